@@ -1,0 +1,28 @@
+// Shared jest settings: swc transform, workspace packages resolved to their TypeScript sources.
+const path = require('node:path');
+
+const root = __dirname;
+const src = (dir, file = 'index.ts') => path.join(root, dir, 'src', file);
+
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.(t|j|mj|cj)sx?$': [
+      '@swc/jest',
+      { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } },
+    ],
+  },
+  // @kubernetes/client-node 1.x and its auth stack are ESM-only: transform them too.
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@kubernetes/client-node|openid-client|oauth4webapi|jose)/)',
+  ],
+  moduleFileExtensions: ['ts', 'tsx', 'js', 'mjs', 'cjs', 'json', 'node'],
+  moduleNameMapper: {
+    '^@switchyard/ipam/cidr$': src('packages/ipam', 'cidr/index.ts'),
+    '^@switchyard/openflow/codec$': src('packages/openflow', 'codec.ts'),
+    '^@switchyard/(apis|openflow|openflow-pipeline|ovsdb|ipam|policy-compiler|multicluster|agent|controller|cli)$':
+      path.join(root, 'packages/$1/src/index.ts'),
+    '^@switchyard/(testbed|kube-api|lab)$': path.join(root, 'tools/$1/src/index.ts'),
+  },
+};

@@ -1,0 +1,5 @@
+/**
+ * @switchyard/agent: Switchyard node agent and switchyard-cni plugin
+ * @packageDocumentation
+ */
+export {};

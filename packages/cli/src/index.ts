@@ -1,0 +1,5 @@
+/**
+ * @switchyard/cli: yardctl, the Switchyard operator CLI
+ * @packageDocumentation
+ */
+export {};

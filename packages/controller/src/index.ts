@@ -1,0 +1,5 @@
+/**
+ * @switchyard/controller: Switchyard controller: central NetworkPolicy computation and controlplane watch server
+ * @packageDocumentation
+ */
+export {};

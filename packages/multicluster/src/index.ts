@@ -1,0 +1,5 @@
+/**
+ * @switchyard/multicluster: Multi-cluster leader and member reconcilers over injected Kubernetes clients
+ * @packageDocumentation
+ */
+export {};
