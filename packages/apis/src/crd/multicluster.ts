@@ -1,0 +1,185 @@
+/** multicluster.crd.antrea.io (ClusterSet, MemberClusterAnnounce, ResourceExport/Import, Gateway, ClusterInfoImport, LabelIdentity) and multicluster.x-k8s.io (ServiceExport, ServiceImport). */
+import type { Condition, ObjectMeta } from '../meta.js';
+import type { EndpointAddress, EndpointPort, ServicePort } from '../core.js';
+import type { AntreaNetworkPolicySpec } from './policy.js';
+import type { ExternalEntity } from './entity.js';
+
+/** A leader cluster of a ClusterSet as seen from a member. */
+export interface LeaderClusterInfo {
+  clusterID?: string;
+  /** Secret (in the member's Namespace) holding the token for the leader. */
+  secret?: string;
+  /** Leader API server URL. */
+  server?: string;
+}
+
+/** v1alpha1 member/leader entry (superseded by spec.clusterID in v1alpha2). */
+export interface MemberCluster {
+  clusterID?: string;
+  server?: string;
+  secret?: string;
+  serviceAccount?: string;
+}
+
+export interface ClusterStatus {
+  clusterID?: string;
+  conditions?: Condition[];
+}
+
+/**
+ * multicluster.crd.antrea.io ClusterSet. The internal (storage) form is v1alpha2; v1alpha1
+ * objects convert to it (see docs/apis.md): `members` is dropped, the local cluster ID is
+ * taken from `spec.clusterID` when present.
+ */
+export interface ClusterSet {
+  apiVersion?: string;
+  kind?: 'ClusterSet';
+  metadata: ObjectMeta;
+  spec: {
+    clusterID?: string;
+    leaders: LeaderClusterInfo[];
+    /** Namespace of the leader's Multi-cluster Controller (members only). */
+    namespace?: string;
+    /** v1alpha1 only. */
+    members?: MemberCluster[];
+  };
+  status?: {
+    totalClusters?: number;
+    readyClusters?: number;
+    observedGeneration?: number;
+    conditions?: Condition[];
+    clusterStatuses?: ClusterStatus[];
+  };
+}
+
+/** MemberClusterAnnounce: a member's heartbeat in the leader cluster (fields at top level). */
+export interface MemberClusterAnnounce {
+  apiVersion?: string;
+  kind?: 'MemberClusterAnnounce';
+  metadata: ObjectMeta;
+  clusterID?: string;
+  clusterSetID?: string;
+  leaderClusterID?: string;
+}
+
+export interface GatewayInfo {
+  gatewayIP: string;
+}
+
+/** A member cluster's network information exported to the others. */
+export interface ClusterInfo {
+  clusterID?: string;
+  gatewayInfos?: GatewayInfo[];
+  serviceCIDR?: string;
+  podCIDRs?: string[];
+  wireGuard?: { publicKey?: string };
+}
+
+export interface LabelIdentitySpec {
+  /** Normalized label string `ns:<labels>&pod:<labels>`. */
+  label?: string;
+  id?: number;
+}
+
+/** Kinds a ResourceExport/ResourceImport can carry. */
+export type ExportedResourceKind =
+  | 'Service'
+  | 'Endpoints'
+  | 'ServiceImport'
+  | 'ClusterInfo'
+  | 'AntreaClusterNetworkPolicy'
+  | 'ExternalEntity'
+  | 'LabelIdentity';
+
+/** multicluster.crd.antrea.io ResourceExport (in the leader cluster). */
+export interface ResourceExport {
+  apiVersion?: string;
+  kind?: 'ResourceExport';
+  metadata: ObjectMeta;
+  spec: {
+    clusterID?: string;
+    name?: string;
+    namespace?: string;
+    kind?: ExportedResourceKind | (string & {});
+    service?: { serviceSpec?: Record<string, unknown> };
+    endpoints?: { subsets?: { addresses?: EndpointAddress[]; ports?: EndpointPort[] }[] };
+    clusterInfo?: ClusterInfo;
+    clusterNetworkPolicy?: AntreaNetworkPolicySpec;
+    externalEntity?: { externalEntitySpec?: ExternalEntity['spec'] };
+    labelIdentity?: { normalizedLabel?: string; id?: number };
+    raw?: { data?: string };
+  };
+  status?: { conditions?: Condition[] };
+}
+
+/** multicluster.crd.antrea.io ResourceImport (in the leader cluster). */
+export interface ResourceImport {
+  apiVersion?: string;
+  kind?: 'ResourceImport';
+  metadata: ObjectMeta;
+  spec: {
+    clusters?: string[];
+    name?: string;
+    namespace?: string;
+    kind?: ExportedResourceKind | (string & {});
+    serviceImport?: ServiceImport;
+    endpoints?: { subsets?: { addresses?: EndpointAddress[]; ports?: EndpointPort[] }[] };
+    clusterInfo?: ClusterInfo;
+    clusterNetworkPolicy?: AntreaNetworkPolicySpec;
+    externalEntity?: { externalEntitySpec?: ExternalEntity['spec'] };
+    labelIdentity?: { normalizedLabel?: string; id?: number };
+    raw?: { data?: string };
+  };
+  status?: { clusterStatuses?: { clusterID?: string; conditions?: Condition[] }[] };
+}
+
+/** multicluster.crd.antrea.io Gateway (member cluster; fields at top level). */
+export interface Gateway {
+  apiVersion?: string;
+  kind?: 'Gateway';
+  metadata: ObjectMeta;
+  gatewayIP: string;
+  internalIP: string;
+  serviceCIDR?: string;
+  wireGuard?: { publicKey?: string };
+}
+
+/** multicluster.crd.antrea.io ClusterInfoImport (member cluster). */
+export interface ClusterInfoImport {
+  apiVersion?: string;
+  kind?: 'ClusterInfoImport';
+  metadata: ObjectMeta;
+  spec: ClusterInfo;
+  status?: { conditions?: Condition[] };
+}
+
+/** multicluster.crd.antrea.io LabelIdentity (cluster-scoped, member cluster). */
+export interface LabelIdentity {
+  apiVersion?: string;
+  kind?: 'LabelIdentity';
+  metadata: ObjectMeta;
+  spec: LabelIdentitySpec;
+}
+
+/** multicluster.x-k8s.io ServiceExport: marks a Service for export; no spec. */
+export interface ServiceExport {
+  apiVersion?: 'multicluster.x-k8s.io/v1alpha1';
+  kind?: 'ServiceExport';
+  metadata: ObjectMeta;
+  status?: { conditions?: Condition[] };
+}
+
+/** multicluster.x-k8s.io ServiceImport. */
+export interface ServiceImport {
+  apiVersion?: 'multicluster.x-k8s.io/v1alpha1';
+  kind?: 'ServiceImport';
+  metadata?: ObjectMeta;
+  spec: {
+    ports: ServicePort[];
+    ips?: string[];
+    type: 'ClusterSetIP' | 'Headless';
+    sessionAffinity?: 'ClientIP' | 'None';
+    sessionAffinityConfig?: { clientIP?: { timeoutSeconds?: number } };
+  };
+  status?: { clusters?: { cluster: string }[] };
+}

@@ -1,0 +1,73 @@
+/** Unions over every kind this package types, for code that handles "any known object". */
+import type { ConfigMap, EndpointSlice, Endpoints, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount } from './core.js';
+import type { K8sNetworkPolicy } from './networking.js';
+import type {
+  AdminNetworkPolicy,
+  AntreaAgentInfo,
+  AntreaControllerInfo,
+  AntreaNetworkPolicy,
+  BaselineAdminNetworkPolicy,
+  ClusterGroup,
+  ClusterInfoImport,
+  ClusterNetworkPolicy,
+  ClusterSet,
+  ExternalEntity,
+  ExternalNode,
+  Gateway,
+  Group,
+  IPPool,
+  LabelIdentity,
+  MemberClusterAnnounce,
+  ResourceExport,
+  ResourceImport,
+  ServiceExport,
+  ServiceImport,
+  Tier,
+  Traceflow,
+} from './crd/index.js';
+
+/** Built-in Kubernetes kinds. */
+export type CoreObject =
+  | Namespace
+  | Pod
+  | Node
+  | Service
+  | Endpoints
+  | EndpointSlice
+  | ServiceAccount
+  | Secret
+  | Event
+  | ConfigMap
+  | K8sNetworkPolicy;
+
+/** crd.antrea.io kinds. */
+export type AntreaObject =
+  | ClusterNetworkPolicy
+  | AntreaNetworkPolicy
+  | Tier
+  | ClusterGroup
+  | Group
+  | ExternalEntity
+  | ExternalNode
+  | IPPool
+  | Traceflow
+  | AntreaAgentInfo
+  | AntreaControllerInfo;
+
+/** policy.networking.k8s.io kinds. */
+export type AdminPolicyObject = AdminNetworkPolicy | BaselineAdminNetworkPolicy;
+
+/** multicluster.crd.antrea.io and multicluster.x-k8s.io kinds. */
+export type MulticlusterObject =
+  | ClusterSet
+  | MemberClusterAnnounce
+  | ResourceExport
+  | ResourceImport
+  | Gateway
+  | ClusterInfoImport
+  | LabelIdentity
+  | ServiceExport
+  | ServiceImport;
+
+/** Every typed kind. */
+export type KnownObject = CoreObject | AntreaObject | AdminPolicyObject | MulticlusterObject;
