@@ -1,5 +1,6 @@
 /**
- * @switchyard/ipam: CIDR math, node subnets, host-local compatible crash-safe allocator and IPPools
+ * @switchyard/ipam: CIDR math, node subnets, host-local compatible crash-safe allocator and IPPools.
+ * The CIDR math is also available alone, without any I/O, as `@switchyard/ipam/cidr`.
  * @packageDocumentation
  */
-export {};
+export * from './cidr/index';

@@ -1,0 +1,125 @@
+// One IP address type for v4 and v6: a family plus a bigint value, parsed with ip-address.
+import { Address4, Address6 } from 'ip-address';
+import { CidrError } from './errors';
+
+/** Address family. */
+export type IpFamily = 4 | 6;
+
+/** Number of bits in an address of the family. */
+export const familyBits = (family: IpFamily): number => (family === 4 ? 32 : 128);
+/** Largest address value of the family. */
+export const familyMax = (family: IpFamily): bigint => (family === 4 ? 0xffffffffn : (1n << 128n) - 1n);
+
+/**
+ * An IPv4 or IPv6 address. Immutable; compare with {@link Ip.equals} / {@link Ip.compare}.
+ * IPv4-mapped IPv6 text (`::ffff:1.2.3.4`) stays IPv6, as ip-address parses it.
+ */
+export class Ip {
+  private text: string | undefined;
+
+  /** @throws CidrError OUT_OF_RANGE when value does not fit the family. */
+  constructor(
+    readonly family: IpFamily,
+    readonly value: bigint,
+  ) {
+    if (value < 0n || value > familyMax(family)) {
+      throw new CidrError('OUT_OF_RANGE', `value ${value} is not an IPv${family} address`, value);
+    }
+  }
+
+  /** Parses dotted-quad IPv4 or any RFC 4291 IPv6 text (no zone, no prefix). */
+  static parse(text: string, path?: string): Ip {
+    return parseIp(text, path);
+  }
+
+  /** Bits in this family (32 or 128). */
+  get bits(): number {
+    return familyBits(this.family);
+  }
+
+  /** The following address, or undefined past the end of the address space. */
+  next(): Ip | undefined {
+    return this.value === familyMax(this.family) ? undefined : new Ip(this.family, this.value + 1n);
+  }
+
+  /** The preceding address, or undefined before the start of the address space. */
+  prev(): Ip | undefined {
+    return this.value === 0n ? undefined : new Ip(this.family, this.value - 1n);
+  }
+
+  /** This address plus `n` (may be negative). @throws CidrError OUT_OF_RANGE on overflow. */
+  add(n: bigint | number): Ip {
+    return new Ip(this.family, this.value + BigInt(n));
+  }
+
+  /** Orders v4 before v6, then by value. */
+  compare(other: Ip): number {
+    if (this.family !== other.family) return this.family - other.family;
+    return this.value < other.value ? -1 : this.value > other.value ? 1 : 0;
+  }
+
+  equals(other: Ip): boolean {
+    return this.family === other.family && this.value === other.value;
+  }
+
+  /** Canonical text: dotted quad, or RFC 5952 IPv6 (as Go's net.IP prints it). */
+  toString(): string {
+    this.text ??= formatIp(this.family, this.value);
+    return this.text;
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+}
+
+const v4Text = /^\d{1,3}(\.\d{1,3}){3}$/;
+
+/**
+ * Parses one address. Rejects prefixes, zones and IPv4 octets with leading zeros (ambiguous:
+ * some tools read them as octal).
+ * @throws CidrError INVALID_IP naming the text.
+ */
+export function parseIp(text: string, path?: string): Ip {
+  if (typeof text !== 'string') throw new CidrError('INVALID_IP', `not an IP address: ${String(text)}`, text, path);
+  const s = text.trim();
+  if (v4Text.test(s)) {
+    if (!Address4.isValid(s) || s.split('.').some((o) => o.length > 1 && o.startsWith('0'))) {
+      throw new CidrError('INVALID_IP', `invalid IPv4 address "${text}"`, text, path);
+    }
+    return new Ip(4, new Address4(s).bigInt());
+  }
+  if (s.includes(':') && !s.includes('/') && !s.includes('%') && Address6.isValid(s)) {
+    return new Ip(6, new Address6(s).bigInt());
+  }
+  throw new CidrError('INVALID_IP', `invalid IP address "${text}"`, text, path);
+}
+
+/** Formats a raw value of a family as canonical text. */
+export function formatIp(family: IpFamily, value: bigint): string {
+  if (family === 4) {
+    const n = Number(value);
+    return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
+  }
+  const groups: number[] = [];
+  for (let i = 7; i >= 0; i--) groups.push(Number((value >> BigInt(i * 16)) & 0xffffn));
+  // RFC 5952: compress the longest run (first on ties) of two or more zero groups.
+  let bestStart = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLen) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (bestStart < 0) return hex.join(':');
+  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLen).join(':')}`;
+}
