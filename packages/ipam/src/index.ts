@@ -4,3 +4,5 @@
  * @packageDocumentation
  */
 export * from './cidr/index';
+export { IpamError, silentLogger, type IpamErrorCode, type Logger } from './errors';
+export { NodeSubnetAllocator, type NodeLike, type NodeSubnetConfig, type NodeSubnets, type RebuildConflict } from './node-subnets';

@@ -1,0 +1,47 @@
+// Typed errors of the allocators (CIDR math has its own CidrError).
+
+/** Stable codes of {@link IpamError}. */
+export type IpamErrorCode =
+  | 'INVALID_CONFIG'
+  | 'OVERLAP'
+  | 'OUTSIDE_POOL'
+  | 'EXHAUSTED'
+  | 'UNAVAILABLE'
+  | 'DUPLICATE'
+  | 'NOT_FOUND'
+  | 'IN_USE'
+  | 'SHRINK'
+  | 'CONFLICT'
+  | 'RETRIES_EXHAUSTED'
+  | 'LOCK_FAILED'
+  | 'STORE_CORRUPT';
+
+/**
+ * Raised by the node subnet, host-local and IPPool allocators. `value` is the offending input
+ * (a CIDR, an address, a pool name) and `path` where it came from (`spec.podCIDRs[0]`,
+ * `<dataDir>/<network>/10.0.0.5`, `spec.ipRanges[1]`).
+ */
+export class IpamError extends Error {
+  override readonly name = 'IpamError';
+  constructor(
+    readonly code: IpamErrorCode,
+    message: string,
+    readonly value?: unknown,
+    readonly path?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+/** pino-compatible logger; every library entry point defaults to a silent one. */
+export interface Logger {
+  debug(obj: unknown, msg?: string): void;
+  info(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+}
+
+const noop = (): void => undefined;
+/** A logger that drops everything. */
+export const silentLogger: Logger = { debug: noop, info: noop, warn: noop, error: noop };
