@@ -1,5 +1,5 @@
 /** core/v1 and discovery.k8s.io/v1 kinds Switchyard reads, reduced to the fields it uses plus common ones. */
-import type { Condition, IntOrString, ObjectMeta, ObjectReference } from './meta.js';
+import type { Condition, IntOrString, ObjectMeta, ObjectReference } from './meta';
 
 /** L4 protocol names used by core/v1 ports. */
 export type Protocol = 'TCP' | 'UDP' | 'SCTP';

@@ -6,9 +6,33 @@
  * protobuf codec with stream framing, and agent/controller configuration parsing.
  * @packageDocumentation
  */
-export type * from './meta.js';
-export type * from './core.js';
-export type * from './networking.js';
-export type * from './crd/index.js';
-export type * as controlplane from './controlplane.js';
-export type * from './kinds.js';
+export type * from './meta';
+export type * from './core';
+export type * from './networking';
+export type * from './crd/index';
+export type * as controlplane from './controlplane';
+export type * from './kinds';
+export * from './errors';
+export { ipToBytes, bytesToIp, canonicalIp } from './ip';
+export {
+  encodeWatchEvent,
+  decodeWatchEvent,
+  encodeNetworkPolicy,
+  decodeNetworkPolicy,
+  encodeAddressGroup,
+  decodeAddressGroup,
+  encodeAppliedToGroup,
+  decodeAppliedToGroup,
+  encodeNetworkPolicyStatus,
+  decodeNetworkPolicyStatus,
+  encodeAgentInfo,
+  decodeAgentInfo,
+  watchEventToProto,
+  watchEventFromProto,
+  networkPolicyToProto,
+  networkPolicyFromProto,
+} from './controlplane-codec';
+export { encodeFrame, encodeWatchEventFrame, FrameDecoder, decodeWatchEventStream, DEFAULT_MAX_FRAME_BYTES } from './framing';
+export type { FrameDecoderOptions } from './framing';
+/** Generated protobuf classes (`switchyard.controlplane.v1.*`), e.g. for gRPC serializers. */
+export { switchyard as proto } from './gen/controlplane';

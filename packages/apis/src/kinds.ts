@@ -1,6 +1,6 @@
 /** Unions over every kind this package types, for code that handles "any known object". */
-import type { ConfigMap, EndpointSlice, Endpoints, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount } from './core.js';
-import type { K8sNetworkPolicy } from './networking.js';
+import type { ConfigMap, EndpointSlice, Endpoints, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount } from './core';
+import type { K8sNetworkPolicy } from './networking';
 import type {
   AdminNetworkPolicy,
   AntreaAgentInfo,
@@ -24,7 +24,7 @@ import type {
   ServiceImport,
   Tier,
   Traceflow,
-} from './crd/index.js';
+} from './crd/index';
 
 /** Built-in Kubernetes kinds. */
 export type CoreObject =

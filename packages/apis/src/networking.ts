@@ -1,6 +1,6 @@
 /** networking.k8s.io/v1 NetworkPolicy. */
-import type { Condition, IntOrString, LabelSelector, ObjectMeta } from './meta.js';
-import type { Protocol } from './core.js';
+import type { Condition, IntOrString, LabelSelector, ObjectMeta } from './meta';
+import type { Protocol } from './core';
 
 /** A CIDR with optional excluded sub-ranges. */
 export interface IPBlock {

@@ -1,5 +1,5 @@
 /** policy.networking.k8s.io/v1alpha1 AdminNetworkPolicy and BaselineAdminNetworkPolicy. */
-import type { Condition, LabelSelector, ObjectMeta } from '../meta.js';
+import type { Condition, LabelSelector, ObjectMeta } from '../meta';
 
 export type AdminNetworkPolicyRuleAction = 'Allow' | 'Deny' | 'Pass';
 export type BaselineAdminNetworkPolicyRuleAction = 'Allow' | 'Deny';

@@ -1,5 +1,5 @@
 /** crd.antrea.io ExternalEntity (v1alpha2) and ExternalNode (v1alpha1). */
-import type { ObjectMeta } from '../meta.js';
+import type { ObjectMeta } from '../meta';
 
 /** An endpoint (address) of an ExternalEntity. */
 export interface ExternalEntityEndpoint {

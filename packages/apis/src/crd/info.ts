@@ -1,5 +1,5 @@
 /** crd.antrea.io AntreaAgentInfo and AntreaControllerInfo (cluster-scoped, fields at top level, no spec). */
-import type { ObjectMeta, ObjectReference } from '../meta.js';
+import type { ObjectMeta, ObjectReference } from '../meta';
 
 export interface OVSInfo {
   version?: string;

@@ -1,5 +1,5 @@
 /** crd.antrea.io IPPool (v1beta1 shape). */
-import type { Condition, ObjectMeta } from '../meta.js';
+import type { Condition, ObjectMeta } from '../meta';
 
 /** A range of an IPPool: either `cidr` or `start`+`end`. */
 export interface IPRange {

@@ -1,8 +1,8 @@
 /** multicluster.crd.antrea.io (ClusterSet, MemberClusterAnnounce, ResourceExport/Import, Gateway, ClusterInfoImport, LabelIdentity) and multicluster.x-k8s.io (ServiceExport, ServiceImport). */
-import type { Condition, ObjectMeta } from '../meta.js';
-import type { EndpointAddress, EndpointPort, ServicePort } from '../core.js';
-import type { AntreaNetworkPolicySpec } from './policy.js';
-import type { ExternalEntity } from './entity.js';
+import type { Condition, ObjectMeta } from '../meta';
+import type { EndpointAddress, EndpointPort, ServicePort } from '../core';
+import type { AntreaNetworkPolicySpec } from './policy';
+import type { ExternalEntity } from './entity';
 
 /** A leader cluster of a ClusterSet as seen from a member. */
 export interface LeaderClusterInfo {

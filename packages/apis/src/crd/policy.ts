@@ -1,5 +1,5 @@
 /** crd.antrea.io Antrea-native policy kinds: ClusterNetworkPolicy, NetworkPolicy, Tier, ClusterGroup, Group (v1beta1 shape). */
-import type { Condition, IntOrString, LabelSelector, ObjectMeta } from '../meta.js';
+import type { Condition, IntOrString, LabelSelector, ObjectMeta } from '../meta';
 
 /** Action of an Antrea-native rule. */
 export type RuleAction = 'Allow' | 'Drop' | 'Reject' | 'Pass';

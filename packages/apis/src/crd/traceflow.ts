@@ -1,5 +1,5 @@
 /** crd.antrea.io Traceflow (v1beta1 shape). */
-import type { ObjectMeta } from '../meta.js';
+import type { ObjectMeta } from '../meta';
 
 export interface TraceflowSource {
   namespace?: string;

@@ -1,0 +1,100 @@
+/** IP address text <-> bytes for the controlplane wire form (no dependency: apis is ground floor). */
+
+/** Parse dotted-quad IPv4; returns undefined when not valid. Leading zeros are rejected (ambiguous). */
+function parseIPv4(text: string): Uint8Array | undefined {
+  const parts = text.split('.');
+  if (parts.length !== 4) return undefined;
+  const out = new Uint8Array(4);
+  for (let i = 0; i < 4; i++) {
+    const p = parts[i] ?? '';
+    if (!/^(0|[1-9]\d{0,2})$/.test(p)) return undefined;
+    const n = Number(p);
+    if (n > 255) return undefined;
+    out[i] = n;
+  }
+  return out;
+}
+
+/** Parse IPv6 (with optional `::` and trailing dotted IPv4); returns undefined when not valid. */
+function parseIPv6(text: string): Uint8Array | undefined {
+  if (!/^[0-9a-fA-F:.]+$/.test(text)) return undefined;
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const groups = (s: string): number[] | undefined => {
+    if (s === '') return [];
+    const out: number[] = [];
+    const parts = s.split(':');
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i] ?? '';
+      if (i === parts.length - 1 && p.includes('.')) {
+        const v4 = parseIPv4(p);
+        if (!v4) return undefined;
+        out.push(((v4[0] ?? 0) << 8) | (v4[1] ?? 0), ((v4[2] ?? 0) << 8) | (v4[3] ?? 0));
+        continue;
+      }
+      if (!/^[0-9a-fA-F]{1,4}$/.test(p)) return undefined;
+      out.push(parseInt(p, 16));
+    }
+    return out;
+  };
+  const head = groups(halves[0] ?? '');
+  const tail = halves.length === 2 ? groups(halves[1] ?? '') : [];
+  if (!head || !tail) return undefined;
+  let all: number[];
+  if (halves.length === 2) {
+    const fill = 8 - head.length - tail.length;
+    if (fill < 1) return undefined;
+    all = [...head, ...new Array<number>(fill).fill(0), ...tail];
+  } else {
+    all = head;
+  }
+  if (all.length !== 8) return undefined;
+  const out = new Uint8Array(16);
+  all.forEach((g, i) => {
+    out[2 * i] = g >> 8;
+    out[2 * i + 1] = g & 0xff;
+  });
+  return out;
+}
+
+/** IP text to 4 (IPv4) or 16 (IPv6) bytes, or undefined when the text is not an address. */
+export function ipToBytes(text: string): Uint8Array | undefined {
+  return text.includes(':') ? parseIPv6(text) : parseIPv4(text);
+}
+
+/** 4 or 16 bytes to canonical text (IPv6 per RFC 5952); undefined for other lengths. */
+export function bytesToIp(bytes: Uint8Array): string | undefined {
+  if (bytes.length === 4) return Array.from(bytes).join('.');
+  if (bytes.length !== 16) return undefined;
+  const g: number[] = [];
+  for (let i = 0; i < 8; i++) g.push(((bytes[2 * i] ?? 0) << 8) | (bytes[2 * i + 1] ?? 0));
+  // IPv4-mapped addresses keep the dotted tail (RFC 5952 section 5).
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) {
+    return `::ffff:${Array.from(bytes.subarray(12)).join('.')}`;
+  }
+  // Longest run of zero groups (length >= 2, leftmost on ties) becomes "::".
+  let bestStart = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (g[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && g[j] === 0) j++;
+    if (j - i > bestLen) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = (xs: number[]): string => xs.map((x) => x.toString(16)).join(':');
+  if (bestLen < 2) return hex(g);
+  return `${hex(g.slice(0, bestStart))}::${hex(g.slice(bestStart + bestLen))}`;
+}
+
+/** Canonical text of an IP address, or undefined when invalid. */
+export function canonicalIp(text: string): string | undefined {
+  const b = ipToBytes(text);
+  return b ? bytesToIp(b) : undefined;
+}
