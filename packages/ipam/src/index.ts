@@ -6,3 +6,14 @@
 export * from './cidr/index';
 export { IpamError, silentLogger, type IpamErrorCode, type Logger } from './errors';
 export { NodeSubnetAllocator, type NodeLike, type NodeSubnetConfig, type NodeSubnets, type RebuildConflict } from './node-subnets';
+export {
+  HostLocalStore,
+  HOST_LOCAL_DATA_DIR,
+  type Attachment,
+  type HostLocalAllocation,
+  type HostLocalBatch,
+  type HostLocalEntry,
+  type HostLocalRange,
+  type HostLocalStoreOptions,
+} from './host-local/store';
+export { createDirLock, FlockCommandLock, PerlHelperLock, type DirLock, type LockMechanism } from './host-local/lock';

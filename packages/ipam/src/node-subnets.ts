@@ -1,5 +1,6 @@
 // Node subnet allocation: cluster CIDRs (dual-stack) carved into one podCIDR per node and family.
-import { Cidr, CidrError, Ip, parseCidr, type IpFamily } from './cidr/index';
+import type { CidrError, Ip} from './cidr/index';
+import { Cidr, parseCidr, type IpFamily } from './cidr/index';
 import { IpamError, silentLogger, type Logger } from './errors';
 import { UsedSet } from './internal/used-set';
 
