@@ -77,7 +77,6 @@ export class PerlHelperLock implements DirLock {
     child.on('error', (e) => fail(`failed: ${e.message}`));
     child.on('exit', (code, signal) => fail(`exited (${signal ?? code})`));
     child.stdin.on('error', () => undefined);
-    this.idle();
     return this.ready;
   }
 
@@ -96,9 +95,10 @@ export class PerlHelperLock implements DirLock {
   }
 
   async acquire(): Promise<void> {
+    const started = this.start();
     this.busy();
     try {
-      await this.start();
+      await started;
       if (this.dead) throw this.dead;
       const got = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
       this.child?.stdin.write('L\n');
