@@ -1,0 +1,636 @@
+// Controller-manager stand-ins running inside the server: namespace lifecycle, ServiceAccounts
+// and their token Secrets, Service IP allocation, Endpoints/EndpointSlices, garbage collection,
+// CRD registration and APIService status.
+
+import type { AdmissionRequest, KubeApi } from './api.js';
+import { randomSuffix } from './api.js';
+import type { Authenticator } from './auth.js';
+import { type FieldError, invalid, KubeApiError } from './errors.js';
+import { grKey, RegistryError, type ResourceType } from './registry.js';
+import { ClusterIPAllocator, NodePortAllocator } from './serviceips.js';
+import type { StoreEvent } from './store.js';
+import type { KubeObject, OwnerReference } from './types.js';
+import { isRecord, rfc3339 } from './types.js';
+
+interface ServicePort {
+  name?: string;
+  protocol?: string;
+  port: number;
+  targetPort?: number | string;
+  nodePort?: number;
+  appProtocol?: string;
+}
+
+interface ServiceSpec {
+  type?: string;
+  selector?: Record<string, string>;
+  clusterIP?: string;
+  clusterIPs?: string[];
+  ports?: ServicePort[];
+  [k: string]: unknown;
+}
+
+interface ContainerPort {
+  name?: string;
+  containerPort: number;
+  protocol?: string;
+}
+
+export interface ControllerOptions {
+  serviceCIDR: string;
+  /** Where the API server itself listens, for the `kubernetes` Service's Endpoints. */
+  selfAddress: { ip: string; port: number };
+  caPem: string;
+}
+
+const sysNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+export class ClusterControllers {
+  readonly clusterIPs: ClusterIPAllocator;
+  readonly nodePorts = new NodePortAllocator();
+  private readonly pendingNs = new Set<string>();
+  private readonly liveUids = new Set<string>();
+  private scheduled = false;
+  private stopped = false;
+  private readonly unsubscribe: () => void;
+  private readonly queue: (() => void)[] = [];
+
+  constructor(
+    private readonly api: KubeApi,
+    private readonly auth: Authenticator,
+    private readonly opts: ControllerOptions,
+  ) {
+    this.clusterIPs = new ClusterIPAllocator(opts.serviceCIDR);
+    this.installAdmission();
+    this.rebuildState();
+    this.unsubscribe = api.store.subscribe((e) => this.onEvent(e));
+  }
+
+  private t(group: string, resource: string): ResourceType {
+    return this.api.type(group, resource);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.unsubscribe();
+  }
+
+  /** Re-derive allocations, registered CRDs and uid index from stored objects (after restore). */
+  private rebuildState(): void {
+    for (const crd of this.api.list(this.t('apiextensions.k8s.io', 'customresourcedefinitions'), undefined).items) {
+      try {
+        this.api.registry.registerCrd(crd);
+      } catch (e) {
+        this.api.logger.error({ err: e, crd: crd.metadata.name }, 'stored CRD could not be registered');
+      }
+    }
+    for (const svc of this.api.list(this.t('', 'services'), undefined).items) {
+      const spec = (svc.spec ?? {}) as ServiceSpec;
+      if (spec.clusterIP && spec.clusterIP !== 'None') this.clusterIPs.reserve(spec.clusterIP, 'spec.clusterIP');
+      for (const p of spec.ports ?? []) if (p.nodePort) this.nodePorts.reserve(p.nodePort, 'nodePort');
+    }
+    for (const gr of this.api.store.groupResources()) {
+      for (const o of this.api.store.list(gr)) if (o.metadata.uid) this.liveUids.add(o.metadata.uid);
+    }
+  }
+
+  /** Create the objects every cluster starts with. Idempotent (restarts with a data dir). */
+  bootstrap(): void {
+    const ns = this.t('', 'namespaces');
+    for (const n of sysNamespaces) if (!this.api.tryGet(ns, undefined, n)) this.api.create(ns, undefined, { metadata: { name: n } });
+    const cr = this.t('rbac.authorization.k8s.io', 'clusterroles');
+    const crb = this.t('rbac.authorization.k8s.io', 'clusterrolebindings');
+    const roles: [string, unknown[]][] = [
+      ['cluster-admin', [{ apiGroups: ['*'], resources: ['*'], verbs: ['*'] }, { nonResourceURLs: ['*'], verbs: ['*'] }]],
+      ['system:discovery', [{ nonResourceURLs: ['/api', '/api/*', '/apis', '/apis/*', '/healthz', '/livez', '/readyz', '/openapi', '/openapi/*', '/version', '/version/'], verbs: ['get'] }]],
+      ['system:basic-user', [{ apiGroups: ['authorization.k8s.io'], resources: ['selfsubjectaccessreviews', 'selfsubjectrulesreviews'], verbs: ['create'] }, { apiGroups: ['authentication.k8s.io'], resources: ['selfsubjectreviews'], verbs: ['create'] }]],
+      ['system:auth-delegator', [{ apiGroups: ['authentication.k8s.io'], resources: ['tokenreviews'], verbs: ['create'] }, { apiGroups: ['authorization.k8s.io'], resources: ['subjectaccessreviews'], verbs: ['create'] }]],
+      ['view', [{ apiGroups: ['', 'apps', 'discovery.k8s.io', 'networking.k8s.io', 'events.k8s.io', 'coordination.k8s.io'], resources: ['*'], verbs: ['get', 'list', 'watch'] }]],
+    ];
+    for (const [name, rules] of roles) {
+      if (!this.api.tryGet(cr, undefined, name)) this.api.create(cr, undefined, { metadata: { name, labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' } }, rules });
+    }
+    const bindings: [string, string, string][] = [
+      ['cluster-admin', 'cluster-admin', 'system:masters'],
+      ['system:discovery', 'system:discovery', 'system:authenticated'],
+      ['system:basic-user', 'system:basic-user', 'system:authenticated'],
+    ];
+    for (const [name, role, group] of bindings) {
+      if (!this.api.tryGet(crb, undefined, name)) {
+        this.api.create(crb, undefined, {
+          metadata: { name, labels: { 'kubernetes.io/bootstrapping': 'rbac-defaults' } },
+          roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+          subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: group }],
+        });
+      }
+    }
+    const svc = this.t('', 'services');
+    if (!this.api.tryGet(svc, 'default', 'kubernetes')) {
+      this.api.create(svc, 'default', {
+        metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
+        spec: { clusterIP: this.clusterIPs.first, ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: this.opts.selfAddress.port }] },
+      });
+    }
+    const ep = this.t('', 'endpoints');
+    const subsets = [{ addresses: [{ ip: this.opts.selfAddress.ip }], ports: [{ name: 'https', port: this.opts.selfAddress.port, protocol: 'TCP' }] }];
+    const cur = this.api.tryGet(ep, 'default', 'kubernetes');
+    if (!cur) this.api.create(ep, 'default', { metadata: { name: 'kubernetes', namespace: 'default' }, subsets });
+    else this.api.update(ep, 'default', 'kubernetes', { ...cur, subsets });
+    for (const n of sysNamespaces) this.pendingNs.add(n);
+    this.schedule();
+  }
+
+  // ---------------------------------------------------------------- admission
+
+  private installAdmission(): void {
+    this.api.admit('', 'namespaces', (r) => {
+      if (r.op === 'create') {
+        r.obj.spec = { finalizers: ['kubernetes'] };
+        r.obj.status = { phase: 'Active' };
+      } else if (r.op === 'update' && r.old) {
+        // spec.finalizers changes only through the finalize subresource.
+        if (r.subresource !== 'finalize') r.obj.spec = r.old.spec;
+        if (r.subresource === 'finalize') r.obj.spec = { ...(isRecord(r.obj.spec) ? r.obj.spec : {}) };
+        if (r.old.metadata.deletionTimestamp) r.obj.status = { phase: 'Terminating' };
+      }
+      if (r.op !== 'delete') r.obj.metadata.labels = { ...(r.obj.metadata.labels ?? {}), 'kubernetes.io/metadata.name': r.obj.metadata.name as string };
+      if (r.op === 'delete' && sysNamespaces.slice(0, 3).includes(r.obj.metadata.name as string)) {
+        throw new KubeApiError('Forbidden', `namespaces "${r.obj.metadata.name as string}" is forbidden: this namespace may not be deleted`, { kind: 'namespaces', name: r.obj.metadata.name as string });
+      }
+    });
+    this.api.admit('', 'pods', (r) => {
+      if (r.op !== 'create') return;
+      const spec = (isRecord(r.obj.spec) ? r.obj.spec : {}) as Record<string, unknown>;
+      if (spec.serviceAccountName === undefined) spec.serviceAccountName = 'default';
+      r.obj.spec = spec;
+      const status = isRecord(r.obj.status) ? r.obj.status : {};
+      if (status.phase === undefined) status.phase = 'Pending';
+      r.obj.status = status;
+    });
+    this.api.admit('', 'services', (r) => this.admitService(r));
+    this.api.admit('', 'secrets', (r) => {
+      if (r.op === 'create' && r.obj.type === 'kubernetes.io/service-account-token') this.populateTokenSecret(r.obj);
+    });
+    this.api.admit('apiextensions.k8s.io', 'customresourcedefinitions', (r) => this.admitCrd(r));
+    this.api.admit('apiregistration.k8s.io', 'apiservices', (r) => {
+      if (r.op === 'delete') return;
+      const spec = (r.obj.spec ?? {}) as { group?: string; version?: string; service?: unknown };
+      const expected = `${spec.version ?? ''}.${spec.group ?? ''}`;
+      if (r.obj.metadata.name !== expected) {
+        throw invalid('APIService', 'apiregistration.k8s.io', r.obj.metadata.name ?? '', [{ field: 'metadata.name', reason: 'FieldValueInvalid', detail: `Invalid value: "${r.obj.metadata.name ?? ''}": must be ${expected}` }]);
+      }
+      if (r.subresource !== 'status') {
+        const local = spec.service === undefined || spec.service === null;
+        r.obj.status = { conditions: [{ type: 'Available', status: 'True', lastTransitionTime: rfc3339(this.api.clock.now()), reason: local ? 'Local' : 'Passed', message: local ? 'Local APIServices are always available' : 'all checks passed' }] };
+      }
+    });
+  }
+
+  private admitService(r: AdmissionRequest): void {
+    if (r.op === 'delete' || r.subresource === 'status') return;
+    const spec = (isRecord(r.obj.spec) ? r.obj.spec : {}) as ServiceSpec;
+    r.obj.spec = spec;
+    const old = r.old ? ((r.old.spec ?? {}) as ServiceSpec) : undefined;
+    spec.type ??= 'ClusterIP';
+    spec.sessionAffinity ??= 'None';
+    const errs: FieldError[] = [];
+    const ports = spec.ports ?? [];
+    ports.forEach((p, i) => {
+      p.protocol ??= 'TCP';
+      p.targetPort ??= p.port;
+      if (!Number.isInteger(p.port) || p.port < 1 || p.port > 65535) {
+        errs.push({ field: `spec.ports[${i}].port`, reason: 'FieldValueInvalid', detail: `Invalid value: ${JSON.stringify(p.port)}: must be between 1 and 65535, inclusive` });
+      }
+      if (!['TCP', 'UDP', 'SCTP'].includes(p.protocol)) {
+        errs.push({ field: `spec.ports[${i}].protocol`, reason: 'FieldValueNotSupported', detail: `Unsupported value: "${p.protocol}": supported values: "SCTP", "TCP", "UDP"` });
+      }
+      if (typeof p.targetPort === 'number' && (p.targetPort < 1 || p.targetPort > 65535)) {
+        errs.push({ field: `spec.ports[${i}].targetPort`, reason: 'FieldValueInvalid', detail: `Invalid value: ${p.targetPort}: must be between 1 and 65535, inclusive` });
+      }
+      if (ports.length > 1 && !p.name) errs.push({ field: `spec.ports[${i}].name`, reason: 'FieldValueRequired', detail: 'Required value' });
+    });
+    if (spec.type === 'ExternalName') {
+      if (errs.length > 0) throw invalid('Service', '', r.obj.metadata.name ?? '', errs);
+      return;
+    }
+    if (old?.clusterIP) {
+      if (spec.clusterIP !== undefined && spec.clusterIP !== '' && spec.clusterIP !== old.clusterIP) {
+        errs.push({ field: 'spec.clusterIPs[0]', reason: 'FieldValueInvalid', detail: `Invalid value: ${JSON.stringify(spec.clusterIP)}: may not change once set` });
+      }
+      spec.clusterIP = old.clusterIP;
+      spec.clusterIPs = old.clusterIPs ?? [old.clusterIP];
+    }
+    if (errs.length > 0) throw invalid('Service', '', r.obj.metadata.name ?? '', errs);
+    const undo: (() => void)[] = [];
+    try {
+      if (!old?.clusterIP) {
+        if (spec.clusterIP === 'None') spec.clusterIPs = ['None'];
+        else if (spec.clusterIP) {
+          const e = this.clusterIPs.reserve(spec.clusterIP, 'spec.clusterIPs[0]');
+          if (e) throw invalid('Service', '', r.obj.metadata.name ?? '', [e]);
+          const ip = spec.clusterIP;
+          undo.push(() => this.clusterIPs.release(ip));
+          spec.clusterIPs = [ip];
+        } else {
+          const ip = this.clusterIPs.allocate();
+          if (!ip) throw new KubeApiError('InternalError', `failed to allocate a serviceIP: range is full`);
+          undo.push(() => this.clusterIPs.release(ip));
+          spec.clusterIP = ip;
+          spec.clusterIPs = [ip];
+        }
+      }
+      spec.ipFamilies ??= ['IPv4'];
+      spec.ipFamilyPolicy ??= 'SingleStack';
+      spec.internalTrafficPolicy ??= 'Cluster';
+      const wantsNodePort = spec.type === 'NodePort' || spec.type === 'LoadBalancer';
+      const oldPorts = new Set((old?.ports ?? []).map((p) => p.nodePort).filter((p): p is number => p !== undefined));
+      if (wantsNodePort) {
+        spec.externalTrafficPolicy ??= 'Cluster';
+        ports.forEach((p, i) => {
+          if (p.nodePort === undefined) {
+            const prev = old?.ports?.find((o) => o.port === p.port && o.protocol === p.protocol)?.nodePort;
+            if (prev !== undefined) p.nodePort = prev;
+          }
+          if (p.nodePort !== undefined && oldPorts.has(p.nodePort)) return;
+          if (p.nodePort !== undefined) {
+            const e = this.nodePorts.reserve(p.nodePort, `spec.ports[${i}].nodePort`);
+            if (e) throw invalid('Service', '', r.obj.metadata.name ?? '', [e]);
+          } else {
+            const np = this.nodePorts.allocate();
+            if (np === undefined) throw new KubeApiError('InternalError', 'failed to allocate a nodePort: range is full');
+            p.nodePort = np;
+          }
+          const np = p.nodePort;
+          undo.push(() => this.nodePorts.release(np));
+        });
+      } else {
+        for (const p of ports) delete p.nodePort;
+      }
+      const keep = new Set(ports.map((p) => p.nodePort));
+      for (const np of oldPorts) if (!keep.has(np)) this.nodePorts.release(np);
+    } catch (e) {
+      for (const u of undo) u();
+      throw e;
+    }
+    if (r.op === 'create') r.obj.status = { loadBalancer: {} };
+  }
+
+  private populateTokenSecret(secret: KubeObject): void {
+    const ns = secret.metadata.namespace as string;
+    const saName = secret.metadata.annotations?.['kubernetes.io/service-account.name'];
+    if (!saName) {
+      throw invalid('Secret', '', secret.metadata.name ?? '', [{ field: 'metadata.annotations[kubernetes.io/service-account.name]', reason: 'FieldValueRequired', detail: 'Required value' }]);
+    }
+    const data = (isRecord(secret.data) ? secret.data : {}) as Record<string, string>;
+    if (data.token) return;
+    const sa = this.api.tryGet(this.t('', 'serviceaccounts'), ns, saName);
+    const uid = sa?.metadata.uid ?? '';
+    if (uid) secret.metadata.annotations = { ...secret.metadata.annotations, 'kubernetes.io/service-account.uid': uid };
+    const token = this.auth.mintServiceAccountToken(ns, saName, uid, secret.metadata.name as string);
+    data.token = Buffer.from(token).toString('base64');
+    data['ca.crt'] = Buffer.from(this.opts.caPem).toString('base64');
+    data.namespace = Buffer.from(ns).toString('base64');
+    secret.data = data;
+  }
+
+  private admitCrd(r: AdmissionRequest): void {
+    if (r.op === 'delete' || r.subresource === 'status') return;
+    const spec = (r.obj.spec ?? {}) as { group?: string; names?: { plural?: string; kind?: string; singular?: string; listKind?: string }; versions?: unknown[]; scope?: string };
+    const name = r.obj.metadata.name ?? '';
+    const errs: FieldError[] = [];
+    if (!spec.group) errs.push({ field: 'spec.group', reason: 'FieldValueRequired', detail: 'Required value' });
+    if (!spec.names?.plural) errs.push({ field: 'spec.names.plural', reason: 'FieldValueRequired', detail: 'Required value' });
+    if (!spec.names?.kind) errs.push({ field: 'spec.names.kind', reason: 'FieldValueRequired', detail: 'Required value' });
+    if (!Array.isArray(spec.versions) || spec.versions.length === 0) errs.push({ field: 'spec.versions', reason: 'FieldValueInvalid', detail: 'Invalid value: null: must have exactly one version marked as storage version' });
+    if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster') errs.push({ field: 'spec.scope', reason: 'FieldValueNotSupported', detail: `Unsupported value: ${JSON.stringify(spec.scope ?? '')}: supported values: "Cluster", "Namespaced"` });
+    if (spec.group && spec.names?.plural && name !== `${spec.names.plural}.${spec.group}`) {
+      errs.push({ field: 'metadata.name', reason: 'FieldValueInvalid', detail: `Invalid value: "${name}": must be spec.names.plural+"."+spec.group` });
+    }
+    if (errs.length > 0) throw invalid('CustomResourceDefinition', 'apiextensions.k8s.io', name, errs);
+    try {
+      this.api.registry.registerCrd(r.obj);
+    } catch (e) {
+      if (e instanceof RegistryError) throw invalid('CustomResourceDefinition', 'apiextensions.k8s.io', name, [{ field: e.field, reason: 'FieldValueInvalid', detail: `Invalid value: "${e.value}": ${e.message}` }]);
+      throw invalid('CustomResourceDefinition', 'apiextensions.k8s.io', name, [{ field: 'spec.versions[0].schema.openAPIV3Schema', reason: 'FieldValueInvalid', detail: `Invalid value: "": ${(e as Error).message}` }]);
+    }
+    const names = spec.names as Record<string, unknown>;
+    const now = rfc3339(this.api.clock.now());
+    r.obj.status = {
+      acceptedNames: { ...names, singular: names.singular ?? String(names.kind).toLowerCase(), listKind: names.listKind ?? `${String(names.kind)}List` },
+      conditions: [
+        { type: 'NamesAccepted', status: 'True', lastTransitionTime: now, reason: 'NoConflicts', message: 'no conflicts found' },
+        { type: 'Established', status: 'True', lastTransitionTime: now, reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' },
+      ],
+      storedVersions: (spec.versions as { name: string; storage?: boolean }[]).filter((v) => v.storage).map((v) => v.name),
+    };
+  }
+
+  // ---------------------------------------------------------------- reconcilers
+
+  private onEvent(e: StoreEvent): void {
+    if (this.stopped) return;
+    const uid = e.obj.metadata.uid;
+    if (uid) {
+      if (e.type === 'DELETED') this.liveUids.delete(uid);
+      else this.liveUids.add(uid);
+    }
+    const ns = e.obj.metadata.namespace;
+    switch (e.gr) {
+      case '/namespaces':
+        if (e.type !== 'DELETED') this.pendingNs.add(e.obj.metadata.name as string);
+        break;
+      case '/services':
+        if (e.type === 'DELETED') this.onServiceDeleted(e.obj);
+        this.enqueue(() => this.reconcileEndpoints(ns as string));
+        break;
+      case '/pods':
+        this.enqueue(() => this.reconcileEndpoints(ns as string));
+        break;
+      case '/serviceaccounts':
+        if (e.type !== 'DELETED') this.enqueue(() => this.ensureSaToken(e.obj));
+        break;
+      case 'apiextensions.k8s.io/customresourcedefinitions':
+        if (e.type === 'DELETED') this.onCrdDeleted(e.obj);
+        break;
+    }
+    if (ns) this.pendingNs.add(ns);
+    if (e.type === 'DELETED' && uid) this.enqueue(() => this.collectDependents(uid));
+    if (e.obj.metadata.deletionTimestamp && e.type !== 'DELETED') {
+      const fin = e.obj.metadata.finalizers ?? [];
+      if (fin.includes('orphan') || fin.includes('foregroundDeletion')) this.enqueue(() => this.finishOwnerDeletion(e.gr, e.obj));
+    }
+    this.schedule();
+  }
+
+  private enqueue(fn: () => void): void {
+    this.queue.push(fn);
+  }
+
+  private schedule(): void {
+    if (this.scheduled || this.stopped) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      if (this.stopped) return;
+      const nsList = [...this.pendingNs];
+      this.pendingNs.clear();
+      for (const fn of this.queue.splice(0)) this.safely(fn);
+      for (const n of nsList) this.safely(() => this.reconcileNamespace(n));
+    });
+  }
+
+  private safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      if (e instanceof KubeApiError && (e.code === 'NotFound' || e.code === 'AlreadyExists' || e.code === 'Conflict')) return;
+      this.api.logger.error({ err: e }, 'controller error');
+    }
+  }
+
+  private reconcileNamespace(name: string): void {
+    const nsType = this.t('', 'namespaces');
+    const ns = this.api.tryGet(nsType, undefined, name);
+    if (!ns) return;
+    if (!ns.metadata.deletionTimestamp) {
+      const sa = this.t('', 'serviceaccounts');
+      if (!this.api.tryGet(sa, name, 'default')) this.api.create(sa, name, { metadata: { name: 'default', namespace: name } });
+      return;
+    }
+    let remaining = 0;
+    for (const rt of this.api.registry.all()) {
+      if (!rt.namespaced) continue;
+      for (const o of this.api.store.list(grKey(rt.group, rt.resource), name)) {
+        remaining++;
+        if (!o.metadata.deletionTimestamp) this.safely(() => this.api.delete(rt, name, o.metadata.name as string));
+      }
+    }
+    // Objects held by finalizers keep the namespace; their DELETED events bring us back here.
+    if (remaining > 0 && this.stillHasObjects(name)) return;
+    const spec = (ns.spec ?? {}) as { finalizers?: string[] };
+    if ((spec.finalizers ?? []).length > 0) {
+      this.api.update(nsType, undefined, name, { ...ns, spec: { ...spec, finalizers: spec.finalizers?.filter((f) => f !== 'kubernetes') } }, { subresource: 'finalize' });
+    }
+    const now = this.api.tryGet(nsType, undefined, name);
+    if (now && ((now.spec as { finalizers?: string[] } | undefined)?.finalizers ?? []).length === 0 && (now.metadata.finalizers ?? []).length === 0) {
+      this.api.forceRemove(nsType, undefined, name);
+    }
+  }
+
+  private stillHasObjects(ns: string): boolean {
+    for (const rt of this.api.registry.all()) {
+      if (rt.namespaced && this.api.store.list(grKey(rt.group, rt.resource), ns).length > 0) return true;
+    }
+    return false;
+  }
+
+  private ensureSaToken(sa: KubeObject): void {
+    const ns = sa.metadata.namespace as string;
+    const name = sa.metadata.name as string;
+    const secretType = this.t('', 'secrets');
+    const live = this.api.tryGet(this.t('', 'serviceaccounts'), ns, name);
+    if (!live || live.metadata.uid !== sa.metadata.uid || live.metadata.deletionTimestamp) return;
+    const existing = this.api
+      .list(secretType, ns)
+      .items.find((s) => s.type === 'kubernetes.io/service-account-token' && s.metadata.annotations?.['kubernetes.io/service-account.name'] === name && s.metadata.name?.startsWith(`${name}-token-`));
+    if (existing) return;
+    const secretName = `${name}-token-${randomSuffix()}`;
+    this.api.create(secretType, ns, {
+      metadata: {
+        name: secretName,
+        namespace: ns,
+        annotations: { 'kubernetes.io/service-account.name': name, 'kubernetes.io/service-account.uid': live.metadata.uid as string },
+        ownerReferences: [{ apiVersion: 'v1', kind: 'ServiceAccount', name, uid: live.metadata.uid as string }],
+      },
+      type: 'kubernetes.io/service-account-token',
+    });
+    const secrets = (live.secrets as { name: string }[] | undefined) ?? [];
+    this.api.update(this.t('', 'serviceaccounts'), ns, name, { ...live, secrets: [...secrets, { name: secretName }] });
+  }
+
+  private onServiceDeleted(svc: KubeObject): void {
+    const spec = (svc.spec ?? {}) as ServiceSpec;
+    if (spec.clusterIP && spec.clusterIP !== 'None') this.clusterIPs.release(spec.clusterIP);
+    for (const p of spec.ports ?? []) if (p.nodePort) this.nodePorts.release(p.nodePort);
+    const ns = svc.metadata.namespace as string;
+    const name = svc.metadata.name as string;
+    this.enqueue(() => {
+      const ep = this.t('', 'endpoints');
+      if (this.api.tryGet(ep, ns, name) && !this.api.tryGet(this.t('', 'services'), ns, name)) this.api.delete(ep, ns, name);
+    });
+  }
+
+  private onCrdDeleted(crd: KubeObject): void {
+    const spec = (crd.spec ?? {}) as { group: string; names: { plural: string } };
+    const gr = grKey(spec.group, spec.names.plural);
+    for (const o of this.api.store.list(gr)) this.api.store.remove(gr, o.metadata.namespace, o.metadata.name as string);
+    this.api.registry.unregister(spec.group, spec.names.plural);
+  }
+
+  /** Background GC: dependents whose owners are all gone are deleted. */
+  private collectDependents(ownerUid: string): void {
+    for (const rt of this.api.registry.all()) {
+      for (const o of this.api.store.list(grKey(rt.group, rt.resource))) {
+        const refs = o.metadata.ownerReferences ?? [];
+        if (!refs.some((r) => r.uid === ownerUid)) continue;
+        if (refs.every((r) => !this.liveUids.has(r.uid)) && !o.metadata.deletionTimestamp) {
+          this.safely(() => this.api.delete(rt, o.metadata.namespace, o.metadata.name as string, { propagationPolicy: 'Background' }));
+        }
+      }
+    }
+  }
+
+  /** Foreground deletion and orphaning: act on dependents, then drop the owner's GC finalizer. */
+  private finishOwnerDeletion(gr: string, owner: KubeObject): void {
+    const uid = owner.metadata.uid as string;
+    const [group, resource] = gr.split('/') as [string, string];
+    const ownerType = this.t(group, resource);
+    const live = this.api.tryGet(ownerType, owner.metadata.namespace, owner.metadata.name as string);
+    if (!live || live.metadata.uid !== uid) return;
+    const fin = live.metadata.finalizers ?? [];
+    let blocking = 0;
+    for (const rt of this.api.registry.all()) {
+      for (const o of this.api.store.list(grKey(rt.group, rt.resource))) {
+        const refs = o.metadata.ownerReferences ?? [];
+        if (!refs.some((r) => r.uid === uid)) continue;
+        if (fin.includes('orphan')) {
+          const next: OwnerReference[] = refs.filter((r) => r.uid !== uid);
+          this.api.update(rt, o.metadata.namespace, o.metadata.name as string, { ...o, metadata: { ...o.metadata, ownerReferences: next } });
+        } else {
+          blocking++;
+          if (!o.metadata.deletionTimestamp) this.api.delete(rt, o.metadata.namespace, o.metadata.name as string, { propagationPolicy: 'Foreground' });
+        }
+      }
+    }
+    if (blocking > 0) return; // the dependents' DELETED events re-trigger this check
+    const cur = this.api.get(ownerType, owner.metadata.namespace, owner.metadata.name as string);
+    const rest = (cur.metadata.finalizers ?? []).filter((f) => f !== 'orphan' && f !== 'foregroundDeletion');
+    this.api.update(ownerType, owner.metadata.namespace, owner.metadata.name as string, { ...cur, metadata: { ...cur.metadata, finalizers: rest } });
+  }
+
+  /** Endpoints + EndpointSlices for every selector Service in a namespace. */
+  private reconcileEndpoints(ns: string): void {
+    const svcType = this.t('', 'services');
+    const pods = this.api.list(this.t('', 'pods'), ns).items;
+    for (const svc of this.api.list(svcType, ns).items) {
+      const spec = (svc.spec ?? {}) as ServiceSpec;
+      if (!spec.selector || Object.keys(spec.selector).length === 0 || spec.type === 'ExternalName') continue;
+      const selected = pods.filter((p) => {
+        const labels = p.metadata.labels ?? {};
+        const phase = (p.status as { phase?: string } | undefined)?.phase;
+        return Object.entries(spec.selector ?? {}).every(([k, v]) => labels[k] === v) && phase !== 'Succeeded' && phase !== 'Failed';
+      });
+      this.writeEndpoints(svc, spec, selected);
+    }
+    // Owner refs make the GC remove slices; watch for services that vanished before that.
+    const sliceType = this.t('discovery.k8s.io', 'endpointslices');
+    for (const s of this.api.list(sliceType, ns).items) {
+      const svcName = s.metadata.labels?.['kubernetes.io/service-name'];
+      if (svcName && s.metadata.labels?.['endpointslice.kubernetes.io/managed-by'] === managedBy && !this.api.tryGet(svcType, ns, svcName)) {
+        this.api.delete(sliceType, ns, s.metadata.name as string);
+      }
+    }
+  }
+
+  private writeEndpoints(svc: KubeObject, spec: ServiceSpec, pods: KubeObject[]): void {
+    const ns = svc.metadata.namespace as string;
+    const name = svc.metadata.name as string;
+    interface Addr {
+      ip: string;
+      ready: boolean;
+      terminating: boolean;
+      pod: KubeObject;
+    }
+    const groups = new Map<string, { ports: { name?: string; port: number; protocol: string; appProtocol?: string }[]; addrs: Addr[] }>();
+    for (const pod of pods) {
+      const status = (pod.status ?? {}) as { podIP?: string; conditions?: { type: string; status: string }[] };
+      if (!status.podIP) continue;
+      const ready = (status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True') && !pod.metadata.deletionTimestamp;
+      const containers = ((pod.spec as { containers?: { ports?: ContainerPort[] }[] } | undefined)?.containers ?? []).flatMap((c) => c.ports ?? []);
+      const ports: { name?: string; port: number; protocol: string; appProtocol?: string }[] = [];
+      for (const sp of spec.ports ?? []) {
+        const protocol = sp.protocol ?? 'TCP';
+        let port: number | undefined;
+        if (typeof sp.targetPort === 'string' && !/^\d+$/.test(sp.targetPort)) {
+          port = containers.find((c) => c.name === sp.targetPort && (c.protocol ?? 'TCP') === protocol)?.containerPort;
+        } else port = Number(sp.targetPort ?? sp.port);
+        if (port === undefined) continue;
+        const entry: { name?: string; port: number; protocol: string; appProtocol?: string } = { port, protocol };
+        if (sp.name !== undefined) entry.name = sp.name;
+        if (sp.appProtocol !== undefined) entry.appProtocol = sp.appProtocol;
+        ports.push(entry);
+      }
+      const key = JSON.stringify(ports);
+      const g = groups.get(key) ?? { ports, addrs: [] };
+      g.addrs.push({ ip: status.podIP, ready, terminating: pod.metadata.deletionTimestamp !== undefined, pod });
+      groups.set(key, g);
+    }
+    const ref = (p: KubeObject): Record<string, unknown> => ({ kind: 'Pod', namespace: ns, name: p.metadata.name, uid: p.metadata.uid });
+    const addrOf = (a: Addr): Record<string, unknown> => {
+      const out: Record<string, unknown> = { ip: a.ip, targetRef: ref(a.pod) };
+      const node = (a.pod.spec as { nodeName?: string } | undefined)?.nodeName;
+      if (node) out.nodeName = node;
+      return out;
+    };
+    const subsets = [...groups.values()]
+      .filter((g) => g.ports.length > 0 || (spec.ports ?? []).length === 0)
+      .map((g) => {
+        const s: Record<string, unknown> = {};
+        const ready = g.addrs.filter((a) => a.ready).sort((a, b) => a.ip.localeCompare(b.ip));
+        const notReady = g.addrs.filter((a) => !a.ready).sort((a, b) => a.ip.localeCompare(b.ip));
+        if (ready.length > 0) s.addresses = ready.map(addrOf);
+        if (notReady.length > 0) s.notReadyAddresses = notReady.map(addrOf);
+        if (g.ports.length > 0) s.ports = g.ports;
+        return s;
+      });
+    const epType = this.t('', 'endpoints');
+    const labels = { ...(svc.metadata.labels ?? {}) };
+    const desired: KubeObject = { metadata: { name, namespace: ns, labels } };
+    if (subsets.length > 0) desired.subsets = subsets;
+    const cur = this.api.tryGet(epType, ns, name);
+    if (!cur) this.api.create(epType, ns, desired);
+    else if (JSON.stringify(cur.subsets) !== JSON.stringify(desired.subsets) || JSON.stringify(cur.metadata.labels ?? {}) !== JSON.stringify(labels)) {
+      this.api.update(epType, ns, name, { ...cur, subsets: desired.subsets, metadata: { ...cur.metadata, labels } });
+    }
+
+    // EndpointSlices: one per distinct resolved port set.
+    const sliceType = this.t('discovery.k8s.io', 'endpointslices');
+    const existing = this.api
+      .list(sliceType, ns)
+      .items.filter((s) => s.metadata.labels?.['kubernetes.io/service-name'] === name && s.metadata.labels?.['endpointslice.kubernetes.io/managed-by'] === managedBy);
+    const wanted = [...groups.values()].map((g) => ({
+      addressType: 'IPv4',
+      ports: g.ports,
+      endpoints: g.addrs
+        .sort((a, b) => a.ip.localeCompare(b.ip))
+        .map((a) => {
+          const e: Record<string, unknown> = {
+            addresses: [a.ip],
+            conditions: { ready: a.ready, serving: a.ready || (a.terminating && isPodReady(a.pod)), terminating: a.terminating },
+            targetRef: ref(a.pod),
+          };
+          const node = (a.pod.spec as { nodeName?: string } | undefined)?.nodeName;
+          if (node) e.nodeName = node;
+          return e;
+        }),
+    }));
+    if (wanted.length === 0) wanted.push({ addressType: 'IPv4', ports: [], endpoints: [] });
+    const sliceLabels = { ...labels, 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': managedBy };
+    const owner: OwnerReference = { apiVersion: 'v1', kind: 'Service', name, uid: svc.metadata.uid as string, controller: true, blockOwnerDeletion: true };
+    wanted.forEach((w, i) => {
+      const cur = existing[i];
+      if (!cur) {
+        this.api.create(sliceType, ns, { metadata: { generateName: `${name}-`, namespace: ns, labels: sliceLabels, ownerReferences: [owner] }, ...w });
+      } else if (JSON.stringify({ a: cur.addressType, p: cur.ports, e: cur.endpoints }) !== JSON.stringify({ a: w.addressType, p: w.ports, e: w.endpoints })) {
+        this.api.update(sliceType, ns, cur.metadata.name as string, { ...cur, ...w, metadata: { ...cur.metadata, labels: sliceLabels } });
+      }
+    });
+    for (const extra of existing.slice(wanted.length)) this.api.delete(sliceType, ns, extra.metadata.name as string);
+  }
+}
+
+const managedBy = 'endpointslice-controller.k8s.io';
+
+function isPodReady(p: KubeObject): boolean {
+  return ((p.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}

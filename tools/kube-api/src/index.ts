@@ -1,0 +1,183 @@
+// @switchyard/kube-api: an embedded Kubernetes API server stand-in with controller-manager
+// functions, reachable by kubectl and @kubernetes/client-node over real HTTP(S).
+
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { KubeApi } from './api.js';
+import { Authenticator, masters, parseTokenFile, RbacAuthorizer, type UserInfo } from './auth.js';
+import { ClusterControllers } from './controllers.js';
+import { SnapshotFile } from './persistence.js';
+import { ResourceRegistry } from './registry.js';
+import { HttpFront } from './server.js';
+import { ObjectStore } from './store.js';
+import { ensurePki, renderKubeconfig } from './tls.js';
+import { type Clock, type Logger, silentLogger, systemClock } from './types.js';
+
+export { KubeApiError, type KubeApiErrorCode, type Status, type StatusCause } from './errors.js';
+export { PkiError } from './tls.js';
+export { ServiceCidrError } from './serviceips.js';
+export { parseTokenFile, type UserInfo } from './auth.js';
+export type { Clock, KubeObject, Logger, ObjectMeta, OwnerReference } from './types.js';
+
+/** A user of the static token table. */
+export interface StaticTokenUser {
+  user: string;
+  uid?: string;
+  groups?: string[];
+}
+
+export interface KubeApiOptions {
+  /** TCP port; 0 (default) picks a free one. */
+  port?: number;
+  /** Listen address (default 127.0.0.1). */
+  host?: string;
+  /** Serve HTTPS with a generated CA (default true). */
+  tls?: boolean;
+  /** Persist objects, PKI, admin token and kubeconfig here; in-memory when absent. */
+  dataDir?: string;
+  /** Static bearer tokens: token -> user. The admin token (system:masters) is added. */
+  tokens?: Record<string, StaticTokenUser>;
+  /** kube-apiserver static token file (`token,user,uid,"group1,group2"`). */
+  tokenFile?: string;
+  /** Admin token to use instead of a random one. */
+  adminToken?: string;
+  /** Service ClusterIP range (default 10.96.0.0/12). */
+  serviceCIDR?: string;
+  /** Extra subjectAltNames for the serving certificate (IPs or DNS names). */
+  extraSans?: string[];
+  /** Watch events kept for resumption; older resourceVersions get 410 Gone (default 5000). */
+  watchHistory?: number;
+  /** Interval of BOOKMARK events on watches that allow them (default 30 s). */
+  bookmarkIntervalMs?: number;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+export interface KubeApiServer {
+  /** Base URL, e.g. https://127.0.0.1:41235 */
+  url: string;
+  port: number;
+  /** PEM of the CA that signed the serving certificate ('' without TLS). */
+  caPem: string;
+  /** Bearer token of the `admin` user in group system:masters. */
+  adminToken: string;
+  /** A kubeconfig for the admin user, written at start. */
+  kubeconfigPath: string;
+  /** Write a kubeconfig for the admin (default) or the given token. Returns the path. */
+  writeKubeconfig(path: string, user?: { name: string; token: string; namespace?: string }): string;
+  /** Mint a token for a ServiceAccount (created if missing), as TokenRequest does. */
+  createServiceAccountToken(namespace: string, serviceAccount: string, expirationSeconds?: number): string;
+  /** Stop listening, end watches, flush the data directory. */
+  stop(): Promise<void>;
+}
+
+const version = {
+  major: '1',
+  minor: '32',
+  gitVersion: 'v1.32.0-switchyard',
+  gitCommit: '0000000000000000000000000000000000000000',
+  gitTreeState: 'clean',
+  buildDate: '2026-01-01T00:00:00Z',
+  goVersion: 'go1.23.0',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+};
+
+/** Start an API server. Resolves once it listens. */
+export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeApiServer> {
+  const logger = options.logger ?? silentLogger;
+  const clock = options.clock ?? systemClock;
+  const host = options.host ?? '127.0.0.1';
+  const useTls = options.tls ?? true;
+  const dataDir = options.dataDir;
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+
+  const registry = new ResourceRegistry();
+  const store = new ObjectStore(options.watchHistory ?? 5000);
+  const api = new KubeApi(registry, store, clock, logger);
+  const snapshot = dataDir ? new SnapshotFile(dataDir, store, logger) : undefined;
+  snapshot?.load();
+
+  let adminToken = options.adminToken;
+  const adminFile = dataDir ? join(dataDir, 'admin-token') : undefined;
+  if (!adminToken && adminFile && existsSync(adminFile)) adminToken = readFileSync(adminFile, 'utf8').trim();
+  adminToken ??= randomBytes(24).toString('base64url');
+  if (adminFile) writeFileSync(adminFile, `${adminToken}\n`, { mode: 0o600 });
+  const tokens = new Map<string, UserInfo>();
+  if (options.tokenFile) for (const [k, v] of parseTokenFile(readFileSync(options.tokenFile, 'utf8'))) tokens.set(k, v);
+  for (const [tok, u] of Object.entries(options.tokens ?? {})) {
+    const info: UserInfo = { username: u.user, groups: u.groups ?? [] };
+    if (u.uid) info.uid = u.uid;
+    tokens.set(tok, info);
+  }
+  tokens.set(adminToken, { username: 'admin', groups: [masters] });
+
+  const pki = useTls ? ensurePki(dataDir ? join(dataDir, 'pki') : undefined, options.extraSans ?? []) : undefined;
+  const authn = new Authenticator(api, tokens);
+  const authz = new RbacAuthorizer(api);
+  let boundPort = options.port ?? 0;
+  const front = new HttpFront({
+    api,
+    authn,
+    authz,
+    clock,
+    logger,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 30000,
+    serverAddress: () => `${host}:${boundPort}`,
+    ...(pki ? { proxyClientCert: { certPem: pki.proxyCertPem, keyPem: pki.proxyKeyPem } } : {}),
+    version,
+  });
+  const server = pki ? https.createServer({ cert: pki.certPem, key: pki.keyPem }, front.handle) : http.createServer(front.handle);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(boundPort, host, () => resolve());
+  });
+  boundPort = (server.address() as AddressInfo).port;
+  const caPem = pki?.caPem ?? '';
+  const controllers = new ClusterControllers(api, authn, { serviceCIDR: options.serviceCIDR ?? '10.96.0.0/12', selfAddress: { ip: host === '0.0.0.0' ? '127.0.0.1' : host, port: boundPort }, caPem });
+  controllers.bootstrap();
+  snapshot?.start();
+
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  const url = `${useTls ? 'https' : 'http'}://${urlHost}:${boundPort}`;
+  const writeKubeconfig = (path: string, user?: { name: string; token: string; namespace?: string }): string => {
+    mkdirSync(dirname(path), { recursive: true });
+    const input: Parameters<typeof renderKubeconfig>[0] = { server: url, token: user?.token ?? adminToken, user: user?.name ?? 'admin' };
+    if (caPem) input.caPem = caPem;
+    if (user?.namespace) input.namespace = user.namespace;
+    writeFileSync(path, renderKubeconfig(input), { mode: 0o600 });
+    return path;
+  };
+  const tmpDir = dataDir ? undefined : mkdtempSync(join(tmpdir(), 'kube-api-'));
+  const kubeconfigPath = writeKubeconfig(join(dataDir ?? (tmpDir as string), 'kubeconfig'));
+  logger.info({ url, kubeconfigPath }, 'kube-api listening');
+
+  return {
+    url,
+    port: boundPort,
+    caPem,
+    adminToken,
+    kubeconfigPath,
+    writeKubeconfig,
+    createServiceAccountToken(namespace, serviceAccount, expirationSeconds) {
+      const saType = api.type('', 'serviceaccounts');
+      const sa = api.tryGet(saType, namespace, serviceAccount) ?? api.create(saType, namespace, { metadata: { name: serviceAccount, namespace } });
+      return authn.mintServiceAccountToken(namespace, serviceAccount, sa.metadata.uid as string, undefined, expirationSeconds);
+    },
+    async stop() {
+      controllers.stop();
+      front.closeWatches();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      snapshot?.stop();
+      if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+    },
+  };
+}
