@@ -9,6 +9,7 @@
 export type * from './meta';
 export type * from './core';
 export type * from './networking';
+export type * from './rbac';
 export type * from './crd/index';
 export type * as controlplane from './controlplane';
 export type * from './kinds';
@@ -36,3 +37,9 @@ export { encodeFrame, encodeWatchEventFrame, FrameDecoder, decodeWatchEventStrea
 export type { FrameDecoderOptions } from './framing';
 /** Generated protobuf classes (`switchyard.controlplane.v1.*`), e.g. for gRPC serializers. */
 export { switchyard as proto } from './gen/controlplane';
+export { loadCrds, findCrd, storageVersion, isServed, parseApiVersion } from './crd-loader';
+export type { CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceColumnDefinition, JSONSchemaProps } from './crd-loader';
+export { validateObject, hasCrdSchema } from './validation';
+export type { SchemaValidationError, ValidationResult } from './validation';
+export { toInternalVersion } from './convert';
+export { isKnownObject, asKnownObject } from './manifest';

@@ -1,6 +1,7 @@
 /** Unions over every kind this package types, for code that handles "any known object". */
 import type { ConfigMap, EndpointSlice, Endpoints, Event, Namespace, Node, Pod, Secret, Service, ServiceAccount } from './core';
 import type { K8sNetworkPolicy } from './networking';
+import type { ClusterRole, ClusterRoleBinding, Role, RoleBinding } from './rbac';
 import type {
   AdminNetworkPolicy,
   AntreaAgentInfo,
@@ -38,7 +39,11 @@ export type CoreObject =
   | Secret
   | Event
   | ConfigMap
-  | K8sNetworkPolicy;
+  | K8sNetworkPolicy
+  | Role
+  | ClusterRole
+  | RoleBinding
+  | ClusterRoleBinding;
 
 /** crd.antrea.io kinds. */
 export type AntreaObject =

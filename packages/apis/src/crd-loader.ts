@@ -1,0 +1,69 @@
+/** The CRD manifests shipped in crds/, embedded at build time, and lookups over them. */
+import { EMBEDDED_CRDS } from './gen/crds';
+
+/** JSON-schema node of a CRD (structural OpenAPI v3 subset plus x-kubernetes-* extensions). */
+export type JSONSchemaProps = Record<string, unknown>;
+
+/** A printer column of a served version. */
+export interface CustomResourceColumnDefinition {
+  name: string;
+  type: string;
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+  format?: string;
+}
+
+/** One served version of a CRD. */
+export interface CustomResourceDefinitionVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  schema: { openAPIV3Schema: JSONSchemaProps };
+  subresources?: { status?: Record<string, never> };
+  additionalPrinterColumns?: CustomResourceColumnDefinition[];
+}
+
+/** apiextensions.k8s.io/v1 CustomResourceDefinition, as shipped. */
+export interface CustomResourceDefinition {
+  apiVersion: 'apiextensions.k8s.io/v1';
+  kind: 'CustomResourceDefinition';
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: {
+    group: string;
+    names: { plural: string; singular: string; kind: string; listKind: string; shortNames?: string[]; categories?: string[] };
+    scope: 'Namespaced' | 'Cluster';
+    versions: CustomResourceDefinitionVersion[];
+  };
+}
+
+/**
+ * Every CRD this package ships (crd.antrea.io, policy.networking.k8s.io,
+ * multicluster.crd.antrea.io, multicluster.x-k8s.io), parsed. Returns fresh copies, so callers
+ * may mutate them (e.g. to add labels before applying).
+ */
+export function loadCrds(): CustomResourceDefinition[] {
+  return structuredClone(EMBEDDED_CRDS) as CustomResourceDefinition[];
+}
+
+/** Split `group/version` (or core `v1`) into its parts. */
+export function parseApiVersion(apiVersion: string): { group: string; version: string } {
+  const slash = apiVersion.lastIndexOf('/');
+  return slash < 0 ? { group: '', version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
+}
+
+/** The shipped CRD for a group and kind, or undefined. */
+export function findCrd(group: string, kind: string): CustomResourceDefinition | undefined {
+  return (EMBEDDED_CRDS as CustomResourceDefinition[]).find((c) => c.spec.group === group && c.spec.names.kind === kind);
+}
+
+/** The storage version name of a shipped CRD kind, or undefined. */
+export function storageVersion(group: string, kind: string): string | undefined {
+  return findCrd(group, kind)?.spec.versions.find((v) => v.storage)?.name;
+}
+
+/** Whether `apiVersion`/`kind` is a served version of a shipped CRD. */
+export function isServed(apiVersion: string, kind: string): boolean {
+  const { group, version } = parseApiVersion(apiVersion);
+  return findCrd(group, kind)?.spec.versions.some((v) => v.name === version && v.served) ?? false;
+}
