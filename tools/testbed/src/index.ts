@@ -1,5 +1,11 @@
 /**
- * @switchyard/testbed: Isolated OVS instances, network namespaces and veth helpers for integration tests and the lab
+ * @switchyard/testbed: isolated Open vSwitch instances, network namespaces and veth pods for
+ * integration tests and the lab. Everything is named with a run-unique prefix and recorded, so
+ * cleanup() (or the next run's reaper, after a crash) removes it all.
  * @packageDocumentation
  */
-export {};
+export { run, start, waitFor, inNetns, CommandError, type RunOptions, type RunResult } from './exec';
+export { Testbed, type Netns, type OvsInstance, type Pod, type TestbedOptions } from './testbed';
+export { reapStale, cleanupRecord } from './reap';
+export { readRecords, registryDir, type RunRecord } from './registry';
+export { assertIntegrationReady, missingRequirements } from './preflight';
