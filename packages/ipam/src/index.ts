@@ -17,3 +17,7 @@ export {
   type HostLocalStoreOptions,
 } from './host-local/store';
 export { createDirLock, FlockCommandLock, PerlHelperLock, type DirLock, type LockMechanism } from './host-local/lock';
+export type { IPPoolAddress, IPPoolOwner, IPPoolPhase, IPPoolPodOwner, IPPoolRange, IPPoolResource, IPPoolStatefulSetOwner } from './ippool/types';
+export { InMemoryIPPoolStore, type IPPoolStore } from './ippool/store';
+export { IPPoolAllocator, poolAddresses, type IPPoolAllocatorOptions, type PoolAllocation, type RetryPolicy } from './ippool/allocator';
+export { ipPoolStoreCompliance, type ComplianceCheck, type StoreFactory } from './testkit';
