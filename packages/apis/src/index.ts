@@ -43,3 +43,25 @@ export { validateObject, hasCrdSchema } from './validation';
 export type { SchemaValidationError, ValidationResult } from './validation';
 export { toInternalVersion } from './convert';
 export { isKnownObject, asKnownObject } from './manifest';
+export {
+  parseAgentConfig,
+  parseControllerConfig,
+  parseMultiClusterConfig,
+  AGENT_FEATURE_GATES,
+  CONTROLLER_FEATURE_GATES,
+  AGENT_CONFIG_SPEC,
+  CONTROLLER_CONFIG_SPEC,
+  MULTICLUSTER_CONFIG_SPEC,
+} from './config';
+export type {
+  AgentConfig,
+  ControllerConfig,
+  MultiClusterConfig,
+  PolicyBypassRule,
+  ParsedConfig,
+  ConfigWarning,
+  TrafficEncapMode,
+  TunnelType,
+  TrafficEncryptionMode,
+} from './config';
+export type { ConfigSpec } from './config-spec';
