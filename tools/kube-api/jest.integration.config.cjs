@@ -1,8 +1,8 @@
-// Integration tests: real OVS / netns / iptables; need root (see tools/testbed).
+// Integration tests: real kubectl and openssl against the server (no OVS needed).
 module.exports = {
   ...require('../../jest.preset.cjs'),
   displayName: 'kube-api:integration',
   roots: ['<rootDir>/test-integration'],
-  testTimeout: 120000,
-  globalSetup: '../../tools/testbed/jest/global-setup.cjs',
+  testTimeout: 60000,
+  globalSetup: '<rootDir>/test-integration/global-setup.cjs',
 };

@@ -3,13 +3,13 @@
 // and the built-in controllers go through this class.
 
 import { randomBytes, randomUUID } from 'node:crypto';
-import { alreadyExists, badRequest, conflict, type FieldError, invalid, KubeApiError, notFound } from './errors.js';
-import { jsonPatch, mergePatch, strategicMerge } from './patch.js';
-import { apiVersionOf, grKey, type ResourceRegistry, type ResourceType, splitApiVersion } from './registry.js';
-import { type FieldRequirement, type LabelRequirement, matchFields, matchLabels } from './selectors.js';
-import type { ObjectStore, StoreEvent, WatchEventType } from './store.js';
-import type { Clock, KubeObject, Logger } from './types.js';
-import { clone, isRecord, rfc3339 } from './types.js';
+import { alreadyExists, badRequest, conflict, type FieldError, invalid, KubeApiError, notFound } from './errors';
+import { jsonPatch, mergePatch, strategicMerge } from './patch';
+import { apiVersionOf, grKey, type ResourceRegistry, type ResourceType, splitApiVersion } from './registry';
+import { type FieldRequirement, type LabelRequirement, matchFields, matchLabels } from './selectors';
+import type { ObjectStore, StoreEvent, WatchEventType } from './store';
+import type { Clock, KubeObject, Logger } from './types';
+import { clone, isRecord, rfc3339 } from './types';
 import YAML from 'yaml';
 
 export type Operation = 'create' | 'update' | 'delete';
@@ -277,6 +277,10 @@ export class KubeApi {
     if (errs.length > 0) throw invalid(rt.kind, rt.group, m.name, errs);
     this.checkNamespace(rt, m.namespace, true);
     if (this.tryGet(rt, m.namespace, m.name)) throw alreadyExists(rt.resource, rt.group, m.name);
+    // kube-apiserver's storage layer refuses this (as an internal error, not a validation one).
+    if (m.resourceVersion !== undefined && m.resourceVersion !== '' && m.resourceVersion !== '0') {
+      throw new KubeApiError('InternalError', 'resourceVersion should not be set on objects to be created');
+    }
     m.uid = randomUUID();
     m.creationTimestamp = rfc3339(this.clock.now());
     delete m.deletionTimestamp;

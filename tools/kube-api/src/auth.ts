@@ -1,9 +1,9 @@
 // Authentication (static bearer tokens + ServiceAccount tokens) and RBAC authorization.
 
 import { createHmac, randomBytes } from 'node:crypto';
-import type { KubeApi } from './api.js';
-import type { KubeObject } from './types.js';
-import { isRecord } from './types.js';
+import type { KubeApi } from './api';
+import type { KubeObject } from './types';
+import { isRecord } from './types';
 
 export interface UserInfo {
   username: string;

@@ -3,7 +3,7 @@
 
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { startKubeApi, type KubeApiOptions } from './index.js';
+import { startKubeApi, type KubeApiOptions } from './index';
 
 const program = new Command()
   .name('switchyard-kube-api')

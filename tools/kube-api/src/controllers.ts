@@ -2,15 +2,15 @@
 // and their token Secrets, Service IP allocation, Endpoints/EndpointSlices, garbage collection,
 // CRD registration and APIService status.
 
-import type { AdmissionRequest, KubeApi } from './api.js';
-import { randomSuffix } from './api.js';
-import type { Authenticator } from './auth.js';
-import { type FieldError, invalid, KubeApiError } from './errors.js';
-import { grKey, RegistryError, type ResourceType } from './registry.js';
-import { ClusterIPAllocator, NodePortAllocator } from './serviceips.js';
-import type { StoreEvent } from './store.js';
-import type { KubeObject, OwnerReference } from './types.js';
-import { isRecord, rfc3339 } from './types.js';
+import type { AdmissionRequest, KubeApi } from './api';
+import { randomSuffix } from './api';
+import type { Authenticator } from './auth';
+import { type FieldError, invalid, KubeApiError } from './errors';
+import { grKey, RegistryError, type ResourceType } from './registry';
+import { ClusterIPAllocator, NodePortAllocator } from './serviceips';
+import type { StoreEvent } from './store';
+import type { KubeObject, OwnerReference } from './types';
+import { isRecord, rfc3339 } from './types';
 
 interface ServicePort {
   name?: string;

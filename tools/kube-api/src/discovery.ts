@@ -1,9 +1,9 @@
 // Discovery documents (/api, /apis, group and group-version resource lists) and Table output.
 
-import type { ResourceRegistry, ResourceType } from './registry.js';
-import { apiVersionOf, sortVersions } from './registry.js';
-import type { KubeObject } from './types.js';
-import { isRecord } from './types.js';
+import type { ResourceRegistry, ResourceType } from './registry';
+import { apiVersionOf, sortVersions } from './registry';
+import type { KubeObject } from './types';
+import { isRecord } from './types';
 
 export interface AggregatedGroup {
   group: string;

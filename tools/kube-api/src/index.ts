@@ -8,21 +8,21 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { KubeApi } from './api.js';
-import { Authenticator, masters, parseTokenFile, RbacAuthorizer, type UserInfo } from './auth.js';
-import { ClusterControllers } from './controllers.js';
-import { SnapshotFile } from './persistence.js';
-import { ResourceRegistry } from './registry.js';
-import { HttpFront } from './server.js';
-import { ObjectStore } from './store.js';
-import { ensurePki, renderKubeconfig } from './tls.js';
-import { type Clock, type Logger, silentLogger, systemClock } from './types.js';
+import { KubeApi } from './api';
+import { Authenticator, masters, parseTokenFile, RbacAuthorizer, type UserInfo } from './auth';
+import { ClusterControllers } from './controllers';
+import { SnapshotFile } from './persistence';
+import { ResourceRegistry } from './registry';
+import { HttpFront } from './server';
+import { ObjectStore } from './store';
+import { ensurePki, renderKubeconfig } from './tls';
+import { type Clock, type Logger, silentLogger, systemClock } from './types';
 
-export { KubeApiError, type KubeApiErrorCode, type Status, type StatusCause } from './errors.js';
-export { PkiError } from './tls.js';
-export { ServiceCidrError } from './serviceips.js';
-export { parseTokenFile, type UserInfo } from './auth.js';
-export type { Clock, KubeObject, Logger, ObjectMeta, OwnerReference } from './types.js';
+export { KubeApiError, type KubeApiErrorCode, type Status, type StatusCause } from './errors';
+export { PkiError } from './tls';
+export { ServiceCidrError } from './serviceips';
+export { parseTokenFile, type UserInfo } from './auth';
+export type { Clock, KubeObject, Logger, ObjectMeta, OwnerReference } from './types';
 
 /** A user of the static token table. */
 export interface StaticTokenUser {

@@ -3,8 +3,8 @@
 // fieldValidation=Strict), and /openapi/v2 is an empty document (no client-side schemas).
 
 import { createHash } from 'node:crypto';
-import type { ResourceRegistry } from './registry.js';
-import { apiVersionOf } from './registry.js';
+import type { ResourceRegistry } from './registry';
+import { apiVersionOf } from './registry';
 
 function gvPath(group: string, version: string): string {
   return group === '' ? `api/${version}` : `apis/${group}/${version}`;

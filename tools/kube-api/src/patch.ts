@@ -1,8 +1,8 @@
 // PATCH bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902) and an approximation of
 // Kubernetes strategic merge patch for the built-in kinds.
 
-import { badRequest, KubeApiError } from './errors.js';
-import { clone, isRecord } from './types.js';
+import { badRequest, KubeApiError } from './errors';
+import { clone, isRecord } from './types';
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
   if (!isRecord(patch)) return clone(patch);

@@ -2,8 +2,8 @@
 
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ObjectStore, StoreSnapshot } from './store.js';
-import type { Logger } from './types.js';
+import type { ObjectStore, StoreSnapshot } from './store';
+import type { Logger } from './types';
 
 export class SnapshotFile {
   private pending = false;

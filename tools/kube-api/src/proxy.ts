@@ -3,10 +3,10 @@
 
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeApi } from './api.js';
-import type { UserInfo } from './auth.js';
-import { badRequest, KubeApiError } from './errors.js';
-import type { KubeObject } from './types.js';
+import type { KubeApi } from './api';
+import type { UserInfo } from './auth';
+import { badRequest, KubeApiError } from './errors';
+import type { KubeObject } from './types';
 
 export interface ProxyTarget {
   scheme: 'http' | 'https';

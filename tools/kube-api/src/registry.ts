@@ -1,8 +1,8 @@
 // The resource registry: built-in kinds plus those registered by CustomResourceDefinitions.
 
-import { compileSchema, type SchemaValidator } from './schema.js';
-import type { KubeObject } from './types.js';
-import { isRecord } from './types.js';
+import { compileSchema, type SchemaValidator } from './schema';
+import type { KubeObject } from './types';
+import { isRecord } from './types';
 
 export const allVerbs = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
 

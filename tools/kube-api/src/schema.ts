@@ -2,8 +2,8 @@
 // defaulting, and pruning of unknown fields.
 
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import type { FieldError } from './errors.js';
-import { isRecord } from './types.js';
+import type { FieldError } from './errors';
+import { isRecord } from './types';
 
 export interface SchemaValidator {
   /** Applies defaults in place and returns field errors (empty when valid). */

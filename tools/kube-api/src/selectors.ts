@@ -1,8 +1,8 @@
 // Label and field selectors in the query-string syntax kube-apiserver accepts.
 
-import { badRequest } from './errors.js';
-import type { KubeObject } from './types.js';
-import { isRecord } from './types.js';
+import { badRequest } from './errors';
+import type { KubeObject } from './types';
+import { isRecord } from './types';
 
 export type LabelRequirement =
   | { key: string; op: 'in' | 'notin'; values: string[] }

@@ -2,16 +2,17 @@
 // discovery, watch streaming and proxying.
 
 import type http from 'node:http';
-import { decodeBody, type DeleteOptions, type KubeApi, type ListOptions, type PatchType, type WatchEvent, type WriteOptions } from './api.js';
-import { type Authenticator, forbiddenMessage, type RbacAuthorizer, type RequestAttributes, reviewAccess, type UserInfo } from './auth.js';
-import { apiGroup, apiGroupList, apiResourceList, apiVersions, type AggregatedGroup, toTable } from './discovery.js';
-import { badRequest, KubeApiError } from './errors.js';
-import { openapiV3Doc, openapiV3Root, parseV3Path } from './openapi.js';
-import { apiServiceTarget, findApiService, forward, nodeTarget, type ProxyClientCert, type ProxyTarget, serviceTarget } from './proxy.js';
-import { apiVersionOf, type ResourceType } from './registry.js';
-import { parseFieldSelector, parseLabelSelector } from './selectors.js';
-import type { Clock, KubeObject, Logger } from './types.js';
-import { isRecord } from './types.js';
+import { decodeBody, type DeleteOptions, type KubeApi, type ListOptions, type PatchType, type WatchEvent, type WriteOptions } from './api';
+import { type Authenticator, forbiddenMessage, type RbacAuthorizer, type RequestAttributes, reviewAccess, type UserInfo } from './auth';
+import { apiGroup, apiGroupList, apiResourceList, apiVersions, type AggregatedGroup, toTable } from './discovery';
+import { badRequest, KubeApiError } from './errors';
+import { decodeKubeProtobuf } from './protobuf';
+import { openapiV3Doc, openapiV3Root, parseV3Path } from './openapi';
+import { apiServiceTarget, findApiService, forward, nodeTarget, type ProxyClientCert, type ProxyTarget, serviceTarget } from './proxy';
+import { apiVersionOf, type ResourceType } from './registry';
+import { parseFieldSelector, parseLabelSelector } from './selectors';
+import type { Clock, KubeObject, Logger } from './types';
+import { isRecord } from './types';
 
 export interface HttpFrontOptions {
   api: KubeApi;
@@ -98,11 +99,11 @@ function patchTypeOf(contentType: string): PatchType {
   throw new KubeApiError('UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml, application/strategic-merge-patch+json`);
 }
 
-function readBody(req: http.IncomingMessage): Promise<string> {
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }
@@ -227,8 +228,11 @@ export class HttpFront {
 
     const ns = p.namespace === '' ? undefined : p.namespace;
     if (verb === 'watch') return this.watch(req, res, t, p, ns, q);
-    const body = method === 'GET' || method === 'HEAD' ? '' : await readBody(req);
+    const raw = method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readBody(req);
     const contentType = req.headers['content-type'] ?? 'application/json';
+    const isProtobuf = contentType.startsWith('application/vnd.kubernetes.protobuf');
+    const body = isProtobuf ? '' : raw.toString('utf8');
+    const decode = (): unknown => (isProtobuf ? decodeKubeProtobuf(raw) : decodeBody(body, contentType));
     const api = this.o.api;
     const warnings: string[] = [];
     const writeOpts = (): WriteOptions => {
@@ -257,7 +261,7 @@ export class HttpFront {
         return send(res, 200, { kind: t.listKind, apiVersion: apiVersionOf(t.group, p.version), metadata: meta, items });
       }
       case 'create': {
-        const input = decodeBody(body, contentType);
+        const input = decode();
         if (!isRecord(input)) throw badRequest('the request body must be a JSON object');
         if (p.subresource === 'token' && t.resource === 'serviceaccounts') return send(res, 201, this.tokenRequest(p.namespace, p.name, input));
         const review = this.review(t, user, input, p.namespace);
@@ -267,7 +271,7 @@ export class HttpFront {
         return send(res, 201, api.present(t, created, p.version), warnings);
       }
       case 'update': {
-        const input = decodeBody(body, contentType);
+        const input = decode();
         if (!isRecord(input)) throw badRequest('the request body must be a JSON object');
         const updated = api.update(t, ns, p.name, input as KubeObject, writeOpts(), p.version);
         return send(res, 200, api.present(t, updated, p.version), warnings);
@@ -279,12 +283,12 @@ export class HttpFront {
         return send(res, 200, api.present(t, patched, p.version), warnings);
       }
       case 'delete': {
-        const opts = deleteOptions(q, decodeBody(body, 'json'));
+        const opts = deleteOptions(q, isProtobuf ? undefined : decodeBody(body, 'json'));
         const gone = api.delete(t, ns, p.name, opts);
         return send(res, 200, api.present(t, gone, p.version));
       }
       case 'deletecollection': {
-        const opts = deleteOptions(q, decodeBody(body, 'json'));
+        const opts = deleteOptions(q, isProtobuf ? undefined : decodeBody(body, 'json'));
         const gone = api.deleteCollection(t, ns, listOptions(q), opts);
         return send(res, 200, { kind: t.listKind, apiVersion: apiVersionOf(t.group, p.version), metadata: { resourceVersion: String(api.store.resourceVersion) }, items: gone.map((o) => api.present(t, o, p.version)) });
       }
@@ -319,7 +323,7 @@ export class HttpFront {
     if (path === '/openapi/v2') {
       // An empty document: kubectl's client-side validation then finds no schema and skips.
       if (/protobuf/.test(accept)) {
-        res.writeHead(200, { 'Content-Type': 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf', 'Content-Length': 0 });
+        res.writeHead(200, { 'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', 'Content-Length': 0 });
         res.end();
         return;
       }

@@ -1,6 +1,6 @@
 // ClusterIP and NodePort allocation for Services (the controller-manager/apiserver allocators).
 
-import { type FieldError } from './errors.js';
+import { type FieldError } from './errors';
 
 /** Thrown for a service CIDR the allocator cannot use. */
 export class ServiceCidrError extends Error {

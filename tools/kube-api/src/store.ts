@@ -1,8 +1,8 @@
 // In-memory object storage with a server-wide resourceVersion, a bounded event history for
 // watch resumption, and snapshot/restore for the optional data directory.
 
-import type { KubeObject } from './types.js';
-import { clone } from './types.js';
+import type { KubeObject } from './types';
+import { clone } from './types';
 
 export type WatchEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 

@@ -1,0 +1,146 @@
+// Decoding of Kubernetes protobuf request bodies for the kinds kubectl's typed `create`
+// subcommands send (namespace, configmap, secret, serviceaccount, token, RBAC). Responses are
+// always JSON, which every client accepts alongside protobuf.
+
+import { KubeApiError } from './errors';
+
+type Scalar = 'string' | 'bytes' | 'bool' | 'int';
+interface MapType {
+  map: [Scalar, Scalar | MessageSchema];
+}
+type FieldType = Scalar | MessageSchema | MapType;
+/** field number -> [json name, type, repeated?] */
+type MessageSchema = { [field: number]: [string, FieldType, boolean?] };
+
+const labelSelectorRequirement: MessageSchema = { 1: ['key', 'string'], 2: ['operator', 'string'], 3: ['values', 'string', true] };
+const labelSelector: MessageSchema = { 1: ['matchLabels', { map: ['string', 'string'] }], 2: ['matchExpressions', labelSelectorRequirement, true] };
+const ownerReference: MessageSchema = { 5: ['apiVersion', 'string'], 1: ['kind', 'string'], 3: ['name', 'string'], 4: ['uid', 'string'], 6: ['controller', 'bool'], 7: ['blockOwnerDeletion', 'bool'] };
+const objectMeta: MessageSchema = {
+  1: ['name', 'string'],
+  2: ['generateName', 'string'],
+  3: ['namespace', 'string'],
+  5: ['uid', 'string'],
+  6: ['resourceVersion', 'string'],
+  7: ['generation', 'int'],
+  11: ['labels', { map: ['string', 'string'] }],
+  12: ['annotations', { map: ['string', 'string'] }],
+  13: ['ownerReferences', ownerReference, true],
+  14: ['finalizers', 'string', true],
+};
+const objectReference: MessageSchema = { 1: ['kind', 'string'], 2: ['namespace', 'string'], 3: ['name', 'string'], 4: ['uid', 'string'], 5: ['apiVersion', 'string'] };
+const policyRule: MessageSchema = { 1: ['verbs', 'string', true], 2: ['apiGroups', 'string', true], 3: ['resources', 'string', true], 4: ['resourceNames', 'string', true], 5: ['nonResourceURLs', 'string', true] };
+const subject: MessageSchema = { 1: ['kind', 'string'], 2: ['apiGroup', 'string'], 3: ['name', 'string'], 4: ['namespace', 'string'] };
+const roleRef: MessageSchema = { 1: ['apiGroup', 'string'], 2: ['kind', 'string'], 3: ['name', 'string'] };
+
+const kinds: Record<string, MessageSchema> = {
+  'v1/Namespace': { 1: ['metadata', objectMeta], 2: ['spec', { 1: ['finalizers', 'string', true] }] },
+  'v1/ConfigMap': { 1: ['metadata', objectMeta], 2: ['data', { map: ['string', 'string'] }], 3: ['binaryData', { map: ['string', 'bytes'] }], 4: ['immutable', 'bool'] },
+  'v1/Secret': { 1: ['metadata', objectMeta], 2: ['data', { map: ['string', 'bytes'] }], 3: ['type', 'string'], 4: ['stringData', { map: ['string', 'string'] }], 5: ['immutable', 'bool'] },
+  'v1/ServiceAccount': { 1: ['metadata', objectMeta], 2: ['secrets', objectReference, true], 3: ['imagePullSecrets', { 1: ['name', 'string'] }, true], 4: ['automountServiceAccountToken', 'bool'] },
+  'authentication.k8s.io/v1/TokenRequest': {
+    1: ['metadata', objectMeta],
+    2: ['spec', { 1: ['audiences', 'string', true], 4: ['expirationSeconds', 'int'], 3: ['boundObjectRef', { 1: ['kind', 'string'], 2: ['apiVersion', 'string'], 3: ['name', 'string'], 4: ['uid', 'string'] }] }],
+  },
+  'rbac.authorization.k8s.io/v1/Role': { 1: ['metadata', objectMeta], 2: ['rules', policyRule, true] },
+  'rbac.authorization.k8s.io/v1/ClusterRole': { 1: ['metadata', objectMeta], 2: ['rules', policyRule, true], 3: ['aggregationRule', { 1: ['clusterRoleSelectors', labelSelector, true] }] },
+  'rbac.authorization.k8s.io/v1/RoleBinding': { 1: ['metadata', objectMeta], 2: ['subjects', subject, true], 3: ['roleRef', roleRef] },
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': { 1: ['metadata', objectMeta], 2: ['subjects', subject, true], 3: ['roleRef', roleRef] },
+};
+
+class Reader {
+  pos = 0;
+  constructor(readonly buf: Buffer) {}
+  get done(): boolean {
+    return this.pos >= this.buf.length;
+  }
+  varint(): number {
+    let result = 0;
+    let mul = 1;
+    for (;;) {
+      const b = this.buf[this.pos++];
+      if (b === undefined) throw new Error('truncated varint');
+      result += (b & 0x7f) * mul;
+      if ((b & 0x80) === 0) return result;
+      mul *= 128;
+    }
+  }
+  bytes(): Buffer {
+    const n = this.varint();
+    const out = this.buf.subarray(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+  skip(wire: number): void {
+    if (wire === 0) this.varint();
+    else if (wire === 1) this.pos += 8;
+    else if (wire === 2) this.bytes();
+    else if (wire === 5) this.pos += 4;
+    else throw new Error(`unsupported wire type ${wire}`);
+  }
+}
+
+function scalar(r: Reader, wire: number, t: Scalar): unknown {
+  switch (t) {
+    case 'string':
+      return r.bytes().toString('utf8');
+    case 'bytes':
+      return r.bytes().toString('base64');
+    case 'bool':
+      return r.varint() !== 0;
+    case 'int':
+      return wire === 0 ? r.varint() : Number(r.bytes().length);
+  }
+}
+
+function decodeMessage(buf: Buffer, schema: MessageSchema): Record<string, unknown> {
+  const r = new Reader(buf);
+  const out: Record<string, unknown> = {};
+  while (!r.done) {
+    const tag = r.varint();
+    const field = Math.floor(tag / 8);
+    const wire = tag & 7;
+    const spec = schema[field];
+    if (!spec) {
+      r.skip(wire);
+      continue;
+    }
+    const [name, type, repeated] = spec;
+    let value: unknown;
+    if (typeof type === 'string') value = scalar(r, wire, type);
+    else if ('map' in type) {
+      const entry = new Reader(r.bytes());
+      let k: unknown = '';
+      let v: unknown = type.map[1] === 'string' || type.map[1] === 'bytes' ? '' : {};
+      while (!entry.done) {
+        const et = entry.varint();
+        const ef = Math.floor(et / 8);
+        if (ef === 1) k = scalar(entry, et & 7, type.map[0]);
+        else if (ef === 2) v = typeof type.map[1] === 'string' ? scalar(entry, et & 7, type.map[1]) : decodeMessage(entry.bytes(), type.map[1]);
+        else entry.skip(et & 7);
+      }
+      const m = (out[name] as Record<string, unknown> | undefined) ?? {};
+      m[String(k)] = v;
+      out[name] = m;
+      continue;
+    } else value = decodeMessage(r.bytes(), type as MessageSchema);
+    if (repeated) out[name] = [...((out[name] as unknown[] | undefined) ?? []), value];
+    // gogo-protobuf writes zero values of non-pointer fields; JSON (omitempty) would not.
+    else if (value !== '' && value !== false && value !== 0) out[name] = value;
+  }
+  return out;
+}
+
+const magic = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+
+/** Decode a `k8s\0`-framed runtime.Unknown body into a JSON object of its kind. */
+export function decodeKubeProtobuf(body: Buffer): Record<string, unknown> {
+  if (!body.subarray(0, 4).equals(magic)) throw new KubeApiError('UnsupportedMediaType', 'protobuf body without the k8s magic prefix');
+  const envelope = decodeMessage(body.subarray(4), { 1: ['typeMeta', { 1: ['apiVersion', 'string'], 2: ['kind', 'string'] }], 2: ['raw', 'bytes'] });
+  const tm = (envelope.typeMeta ?? {}) as { apiVersion?: string; kind?: string };
+  const schema = kinds[`${tm.apiVersion ?? ''}/${tm.kind ?? ''}`];
+  if (!schema) {
+    throw new KubeApiError('UnsupportedMediaType', `the body of the request was in an unknown format - protobuf is only decoded for ${Object.keys(kinds).join(', ')}; send application/json`);
+  }
+  const obj = decodeMessage(Buffer.from(String(envelope.raw ?? ''), 'base64'), schema);
+  return { apiVersion: tm.apiVersion, kind: tm.kind, ...obj };
+}
