@@ -1,2 +1,0 @@
-// Unit tests: pure, fast, no root.
-module.exports = { ...require('../../jest.preset.cjs'), displayName: 'multicluster', roots: ['<rootDir>/test'] };

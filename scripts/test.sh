@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The one test command (npm test): installs what a fresh machine lacks, then lint, typecheck,
+# build, unit tests, package-shape checks and integration tests (real OVS, root) through nx.
+# Prints the time each stage and each integration suite took, and a final "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false NX_SKIP_NX_CACHE=${NX_SKIP_NX_CACHE:-} CI=${CI:-}
+log=$(mktemp -d)/test.log
+declare -a times=()
+failed_stage=""
+
+stage() {
+  local name=$1; shift
+  local t0=$SECONDS
+  echo "::: $name"
+  if "$@" 2>&1 | tee -a "$log"; then rc=0; else rc=${PIPESTATUS[0]}; fi
+  times+=("$(printf '%-40s %5ss  %s' "$name" "$((SECONDS - t0))" "$([ "$rc" = 0 ] && echo ok || echo FAILED)")")
+  if [ "$rc" != 0 ] && [ -z "$failed_stage" ]; then failed_stage=$name; fi
+  return 0
+}
+
+stage "system packages" bash scripts/ensure-system.sh
+[ -z "$failed_stage" ] && stage "npm ci" npm ci --no-audit --no-fund
+if [ -z "$failed_stage" ]; then
+  stage "lint" npx nx run-many -t lint --outputStyle=static
+  stage "typecheck" npx nx run-many -t typecheck --outputStyle=static
+  stage "build" npx nx run-many -t build --outputStyle=static
+  stage "unit tests" npx nx run-many -t test --outputStyle=static
+  stage "package shape (pack, ESM+CJS, publint, attw)" npx nx run-many -t test:pack --parallel=2 --outputStyle=static
+  for p in $(npx nx show projects --with-target test:integration | sort); do
+    stage "integration: $p" npx nx run "$p:test:integration" --outputStyle=static
+  done
+fi
+
+echo
+echo "== time per stage =="
+printf '%s\n' "${times[@]}"
+passed=$(grep -aE '^Tests: ' "$log" | grep -oE '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
+failedn=$(grep -aE '^Tests: ' "$log" | grep -oE '[0-9]+ failed' | awk '{s+=$1} END {print s+0}')
+echo
+if [ -n "$failed_stage" ]; then
+  echo "first failing stage: $failed_stage"
+  echo "$passed passed, $((failedn > 0 ? failedn : 1)) failed"
+  exit 1
+fi
+echo "$passed passed, $failedn failed"
+[ "$failedn" = 0 ]
