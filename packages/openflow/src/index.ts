@@ -2,4 +2,4 @@
  * @switchyard/openflow: OpenFlow 1.5 wire protocol with Nicira extensions, switch connection, bundles and ovs-ofctl text
  * @packageDocumentation
  */
-export {};
+export * from './codec.js';
