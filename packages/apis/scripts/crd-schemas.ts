@@ -428,7 +428,7 @@ export const crdDefinitions: CrdDef[] = [
   },
   {
     group: ANTREA, kind: 'NetworkPolicy', plural: 'networkpolicies', singular: 'networkpolicy', scope: 'Namespaced',
-    shortNames: ['anp', 'annp'], categories: ['antrea'], versions: acnpVersions(),
+    shortNames: ['annp'], categories: ['antrea'], versions: acnpVersions(),
     note: 'v1alpha1 additionally accepts the legacy action `Deny` (converted to `Drop`).',
   },
   {
