@@ -64,13 +64,16 @@ export class FakeClock implements Clock {
   clearTimeout(h: unknown): void {
     this.timers = this.timers.filter((x) => x.id !== h);
   }
+  /** Move time forward, firing due timers in order at their own instants. */
   advance(ms: number): void {
-    this.t += ms;
+    const target = this.t + ms;
     for (;;) {
-      const due = this.timers.filter((x) => x.at <= this.t).sort((a, b) => a.at - b.at)[0];
-      if (!due) return;
+      const due = this.timers.filter((x) => x.at <= target).sort((a, b) => a.at - b.at || a.id - b.id)[0];
+      if (!due) break;
       this.timers = this.timers.filter((x) => x !== due);
+      this.t = due.at;
       due.fn();
     }
+    this.t = target;
   }
 }

@@ -1,0 +1,138 @@
+import type { KubeApiServer } from '../src/index';
+import { startTestServer, type TestClient } from './support/server';
+
+let server: KubeApiServer;
+let c: TestClient;
+type Obj = { metadata: { name: string; uid: string; annotations?: Record<string, string>; ownerReferences?: unknown[] }; spec: Record<string, unknown>; [k: string]: unknown };
+type Status = { message: string; details?: { causes?: { field: string }[] } };
+
+beforeAll(async () => {
+  ({ server, client: c } = await startTestServer({ serviceCIDR: '10.100.0.0/24' }));
+  await c.post('/api/v1/namespaces', { metadata: { name: 'svc' } });
+});
+afterAll(() => server.stop());
+
+function pod(name: string, ip: string, ready: boolean, labels: Record<string, string> = { app: 'web' }): Record<string, unknown> {
+  return {
+    metadata: { name, labels },
+    spec: { nodeName: 'node-a', containers: [{ name: 'c', image: 'nginx', ports: [{ name: 'http', containerPort: 8080 }] }] },
+    status: { phase: 'Running', podIP: ip, conditions: [{ type: 'Ready', status: ready ? 'True' : 'False' }] },
+  };
+}
+
+describe('bootstrap', () => {
+  it('creates the system namespaces, the kubernetes Service and its Endpoints', async () => {
+    const ns = await c.get<{ items: Obj[] }>('/api/v1/namespaces');
+    expect(ns.body.items.map((n) => n.metadata.name)).toEqual(expect.arrayContaining(['default', 'kube-system', 'kube-public', 'kube-node-lease']));
+    const svc = await c.get<Obj>('/api/v1/namespaces/default/services/kubernetes');
+    expect(svc.body.spec.clusterIP).toBe('10.100.0.1');
+    const ep = await c.get<{ subsets: { addresses: { ip: string }[]; ports: { port: number }[] }[] }>('/api/v1/namespaces/default/endpoints/kubernetes');
+    expect(ep.body.subsets[0]?.addresses[0]?.ip).toBe('127.0.0.1');
+    expect(ep.body.subsets[0]?.ports[0]?.port).toBe(server.port);
+  });
+});
+
+describe('service IPs', () => {
+  it('allocates a ClusterIP from the service CIDR and refuses taken or foreign ones', async () => {
+    const a = await c.post<Obj>('/api/v1/namespaces/svc/services', { metadata: { name: 'a' }, spec: { ports: [{ port: 80 }] } });
+    expect(a.status).toBe(201);
+    expect(a.body.spec).toMatchObject({ type: 'ClusterIP', clusterIPs: [a.body.spec.clusterIP], ipFamilies: ['IPv4'] });
+    expect(a.body.spec.clusterIP).toMatch(/^10\.100\.0\.\d+$/);
+    expect(a.body.spec.ports).toEqual([{ port: 80, protocol: 'TCP', targetPort: 80 }]);
+    const taken = await c.post<Status>('/api/v1/namespaces/svc/services', { metadata: { name: 'b' }, spec: { clusterIP: a.body.spec.clusterIP, ports: [{ port: 80 }] } });
+    expect(taken.status).toBe(422);
+    expect(taken.body.message).toContain('provided IP is already allocated');
+    const foreign = await c.post<Status>('/api/v1/namespaces/svc/services', { metadata: { name: 'b' }, spec: { clusterIP: '192.168.1.1', ports: [{ port: 80 }] } });
+    expect(foreign.body.details?.causes?.[0]?.field).toBe('spec.clusterIPs[0]');
+    const bad = await c.post<Status>('/api/v1/namespaces/svc/services', { metadata: { name: 'b' }, spec: { ports: [{ port: 70000 }] } });
+    expect(bad.body.message).toContain('spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive');
+    const headless = await c.post<Obj>('/api/v1/namespaces/svc/services', { metadata: { name: 'headless' }, spec: { clusterIP: 'None', ports: [{ port: 80 }] } });
+    expect(headless.body.spec.clusterIPs).toEqual(['None']);
+  });
+
+  it('keeps the ClusterIP on update, refuses changing it, and frees it on delete', async () => {
+    const s = await c.post<Obj>('/api/v1/namespaces/svc/services', { metadata: { name: 'keep' }, spec: { ports: [{ port: 80 }] } });
+    const ip = s.body.spec.clusterIP as string;
+    const upd = await c.put<Obj>('/api/v1/namespaces/svc/services/keep', { ...s.body, spec: { ports: [{ port: 81 }] } });
+    expect(upd.body.spec.clusterIP).toBe(ip);
+    const change = await c.patch<Status>('/api/v1/namespaces/svc/services/keep', { spec: { clusterIP: '10.100.0.250' } });
+    expect(change.status).toBe(422);
+    await c.delete('/api/v1/namespaces/svc/services/keep');
+    const again = await c.post<Obj>('/api/v1/namespaces/svc/services', { metadata: { name: 'reuse' }, spec: { clusterIP: ip, ports: [{ port: 80 }] } });
+    expect(again.status).toBe(201);
+  });
+
+  it('allocates NodePorts for NodePort Services', async () => {
+    const s = await c.post<Obj>('/api/v1/namespaces/svc/services', { metadata: { name: 'np' }, spec: { type: 'NodePort', ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81, nodePort: 31000 }] } });
+    const ports = s.body.spec.ports as { nodePort: number }[];
+    expect(ports[0]?.nodePort).toBeGreaterThanOrEqual(30000);
+    expect(ports[1]?.nodePort).toBe(31000);
+    const clash = await c.post<Status>('/api/v1/namespaces/svc/services', { metadata: { name: 'np2' }, spec: { type: 'NodePort', ports: [{ port: 80, nodePort: 31000 }] } });
+    expect(clash.status).toBe(422);
+  });
+});
+
+describe('endpoints controller', () => {
+  it('follows pod readiness and resolves named target ports', async () => {
+    await c.post('/api/v1/namespaces/svc/services', { metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } });
+    await c.post('/api/v1/namespaces/svc/pods', pod('w1', '10.0.0.1', true));
+    await c.post('/api/v1/namespaces/svc/pods', pod('w2', '10.0.0.2', false));
+    await c.post('/api/v1/namespaces/svc/pods', pod('other', '10.0.0.3', true, { app: 'db' }));
+    type Ep = { subsets?: { addresses?: { ip: string; nodeName: string; targetRef: { name: string } }[]; notReadyAddresses?: { ip: string }[]; ports: { name: string; port: number }[] }[] };
+    const ep = await c.eventually(async () => {
+      const r = await c.get<Ep>('/api/v1/namespaces/svc/endpoints/web');
+      return r.status === 200 && r.body.subsets?.[0]?.notReadyAddresses ? r.body : undefined;
+    }, 'endpoints');
+    expect(ep.subsets?.[0]?.addresses?.map((a) => [a.ip, a.nodeName, a.targetRef.name])).toEqual([['10.0.0.1', 'node-a', 'w1']]);
+    expect(ep.subsets?.[0]?.notReadyAddresses?.map((a) => a.ip)).toEqual(['10.0.0.2']);
+    expect(ep.subsets?.[0]?.ports).toEqual([{ name: 'http', port: 8080, protocol: 'TCP' }]);
+
+    await c.patch('/api/v1/namespaces/svc/pods/w2/status', { status: { conditions: [{ type: 'Ready', status: 'True' }] } }, 'application/strategic-merge-patch+json');
+    await c.eventually(async () => (await c.get<Ep>('/api/v1/namespaces/svc/endpoints/web')).body.subsets?.[0]?.addresses?.length === 2, 'both ready');
+
+    type Slice = { metadata: { labels: Record<string, string>; ownerReferences: { name: string }[] }; endpoints: { addresses: string[]; conditions: { ready: boolean } }[]; ports: { port: number }[] };
+    const slices = await c.get<{ items: Slice[] }>('/apis/discovery.k8s.io/v1/namespaces/svc/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dweb');
+    expect(slices.body.items).toHaveLength(1);
+    const slice = slices.body.items[0] as Slice;
+    expect(slice.metadata.ownerReferences[0]?.name).toBe('web');
+    expect(slice.endpoints.map((e) => [e.addresses[0], e.conditions.ready])).toEqual([['10.0.0.1', true], ['10.0.0.2', true]]);
+    expect(slice.ports[0]?.port).toBe(8080);
+
+    await c.delete('/api/v1/namespaces/svc/pods/w1');
+    await c.eventually(async () => (await c.get<Ep>('/api/v1/namespaces/svc/endpoints/web')).body.subsets?.[0]?.addresses?.length === 1, 'w1 gone');
+    await c.delete('/api/v1/namespaces/svc/services/web');
+    await c.eventually(async () => (await c.get('/api/v1/namespaces/svc/endpoints/web')).status === 404, 'endpoints removed');
+    await c.eventually(async () => (await c.get<{ items: unknown[] }>('/apis/discovery.k8s.io/v1/namespaces/svc/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dweb')).body.items.length === 0, 'slices removed');
+  });
+});
+
+describe('service accounts', () => {
+  it('creates a default ServiceAccount per namespace with a token Secret', async () => {
+    await c.post('/api/v1/namespaces', { metadata: { name: 'sa-ns' } });
+    const sa = await c.eventually(async () => {
+      const r = await c.get<Obj & { secrets?: { name: string }[] }>('/api/v1/namespaces/sa-ns/serviceaccounts/default');
+      return r.status === 200 && r.body.secrets ? r.body : undefined;
+    }, 'default sa');
+    const secretName = sa.secrets?.[0]?.name as string;
+    expect(secretName).toMatch(/^default-token-[a-z0-9]{5}$/);
+    const secret = await c.get<Obj & { type: string; data: Record<string, string> }>(`/api/v1/namespaces/sa-ns/secrets/${secretName}`);
+    expect(secret.body.type).toBe('kubernetes.io/service-account-token');
+    expect(Object.keys(secret.body.data).sort()).toEqual(['ca.crt', 'namespace', 'token']);
+    expect(Buffer.from(secret.body.data.namespace as string, 'base64').toString()).toBe('sa-ns');
+    expect(secret.body.metadata.annotations?.['kubernetes.io/service-account.name']).toBe('default');
+  });
+
+  it('populates user-created service-account-token Secrets and authenticates their tokens', async () => {
+    await c.post('/api/v1/namespaces/sa-ns/serviceaccounts', { metadata: { name: 'robot' } });
+    const s = await c.post<Obj & { data: Record<string, string> }>('/api/v1/namespaces/sa-ns/secrets', {
+      metadata: { name: 'robot-token', annotations: { 'kubernetes.io/service-account.name': 'robot' } },
+      type: 'kubernetes.io/service-account-token',
+    });
+    const token = Buffer.from(s.body.data.token as string, 'base64').toString();
+    const review = await c.post<{ status: { authenticated: boolean; user: { username: string; groups: string[] } } }>('/apis/authentication.k8s.io/v1/tokenreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token } });
+    expect(review.body.status).toMatchObject({ authenticated: true, user: { username: 'system:serviceaccount:sa-ns:robot', groups: ['system:serviceaccounts', 'system:serviceaccounts:sa-ns', 'system:authenticated'] } });
+    await c.delete('/api/v1/namespaces/sa-ns/secrets/robot-token');
+    const after = await c.post<{ status: { authenticated: boolean } }>('/apis/authentication.k8s.io/v1/tokenreviews', { spec: { token } });
+    expect(after.body.status.authenticated).toBe(false);
+  });
+});
