@@ -1,0 +1,116 @@
+// Drive the real kubectl against a server (asynchronously: the server runs in this process).
+
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import YAML from 'yaml';
+import type { KubeApiServer } from '../../src/index';
+
+export interface KubectlResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export class Kubectl {
+  readonly env: NodeJS.ProcessEnv;
+
+  constructor(server: KubeApiServer, kubeconfig = server.kubeconfigPath) {
+    this.env = { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kubectl-cache-')), HOME: tmpdir() };
+  }
+
+  run(args: string[], stdin?: string): Promise<KubectlResult> {
+    return new Promise((resolve) => {
+      const child = execFile('kubectl', args, { env: this.env, maxBuffer: 32 * 1024 * 1024 }, (err, stdout, stderr) => {
+        resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      });
+      if (stdin !== undefined) child.stdin?.end(stdin);
+    });
+  }
+
+  /** Run and fail the test with kubectl's stderr when it exits non-zero. */
+  async ok(args: string[], stdin?: string): Promise<string> {
+    const r = await this.run(args, stdin);
+    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} failed (${r.code}): ${r.stderr}`);
+    return r.stdout;
+  }
+
+  async json<T = Record<string, unknown>>(args: string[]): Promise<T> {
+    return JSON.parse(await this.ok([...args, '-o', 'json'])) as T;
+  }
+
+  spawn(args: string[]): { child: ChildProcess; output: () => string } {
+    const child = spawn('kubectl', args, { env: this.env });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    return { child, output: () => out };
+  }
+}
+
+const repoRoot = join(__dirname, '..', '..', '..', '..');
+
+/** CRD manifests: @switchyard/apis's when present, else schema-less ones for the seed kinds. */
+export function seedCrds(): { source: 'apis' | 'fallback'; yaml: string } {
+  const dir = join(repoRoot, 'packages', 'apis', 'crds');
+  if (existsSync(dir) && readdirSync(dir).some((f) => f.endsWith('.yaml'))) {
+    const docs = readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort()
+      .map((f) => readFileSync(join(dir, f), 'utf8'));
+    return { source: 'apis', yaml: docs.join('\n---\n') };
+  }
+  const kinds: [string, string, string, 'Namespaced' | 'Cluster', string[]][] = [
+    ['crd.antrea.io', 'ExternalNode', 'externalnodes', 'Namespaced', ['v1alpha1']],
+    ['crd.antrea.io', 'ExternalEntity', 'externalentities', 'Namespaced', ['v1alpha2']],
+    ['crd.antrea.io', 'NetworkPolicy', 'networkpolicies', 'Namespaced', ['v1beta1', 'v1alpha1']],
+    ['crd.antrea.io', 'AntreaNetworkPolicy', 'antreanetworkpolicies', 'Namespaced', ['v1alpha1']],
+    ['crd.antrea.io', 'ClusterNetworkPolicy', 'clusternetworkpolicies', 'Cluster', ['v1beta1', 'v1alpha1']],
+    ['multicluster.crd.antrea.io', 'ClusterSet', 'clustersets', 'Namespaced', ['v1alpha2']],
+    ['multicluster.crd.antrea.io', 'ResourceExport', 'resourceexports', 'Namespaced', ['v1alpha1']],
+    ['multicluster.x-k8s.io', 'ServiceExport', 'serviceexports', 'Namespaced', ['v1alpha1']],
+  ];
+  const docs = kinds.map(([group, kind, plural, scope, versions]) =>
+    YAML.stringify({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: `${plural}.${group}` },
+      spec: {
+        group,
+        scope,
+        names: { kind, plural, singular: kind.toLowerCase() },
+        versions: versions.map((name, i) => ({ name, served: true, storage: i === 0, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } })),
+      },
+    }),
+  );
+  return { source: 'fallback', yaml: docs.join('\n---\n') };
+}
+
+/** Every API object in the seed fixtures, with the file it came from. */
+export function seedDocs(): { file: string; text: string; docs: Record<string, unknown>[] }[] {
+  const dir = join(__dirname, '..', 'fixtures', 'seeds');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()
+    .map((file) => {
+      const text = readFileSync(join(dir, file), 'utf8');
+      const docs = YAML.parseAllDocuments(text)
+        .map((d) => d.toJSON() as Record<string, unknown> | null)
+        .filter((d): d is Record<string, unknown> => d !== null);
+      return { file, text, docs };
+    });
+}
+
+/** Every field of `want` is present with the same value in `got` (extra fields allowed). */
+export function missingFields(want: unknown, got: unknown, path = ''): string[] {
+  if (want !== null && typeof want === 'object' && !Array.isArray(want)) {
+    if (got === null || typeof got !== 'object' || Array.isArray(got)) return [path || '.'];
+    return Object.entries(want).flatMap(([k, v]) => missingFields(v, (got as Record<string, unknown>)[k], path ? `${path}.${k}` : k));
+  }
+  if (Array.isArray(want)) {
+    if (!Array.isArray(got) || got.length !== want.length) return [path];
+    return want.flatMap((v, i) => missingFields(v, got[i], `${path}[${i}]`));
+  }
+  // YAML numbers like 9000.0 read back as 9000: compare as JSON values.
+  return JSON.stringify(want) === JSON.stringify(got) ? [] : [`${path}: want ${JSON.stringify(want)} got ${JSON.stringify(got)}`];
+}
