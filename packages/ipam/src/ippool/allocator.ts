@@ -1,5 +1,6 @@
 // IPPool allocation: pure status transitions, applied through a store with conflict retries.
-import { Cidr, CidrError, Ip, IpRange, IpSet, parseCidr, parseIp } from '../cidr/index';
+import type { Cidr} from '../cidr/index';
+import { CidrError, Ip, IpRange, IpSet, parseCidr, parseIp } from '../cidr/index';
 import { IpamError, silentLogger, type Logger } from '../errors';
 import { UsedSet } from '../internal/used-set';
 import type { IPPoolStore } from './store';
@@ -52,7 +53,8 @@ interface PoolView {
  * @throws IpamError INVALID_CONFIG naming `spec.ipRanges[i]`
  */
 export function poolAddresses(pool: IPPoolResource): IpSet {
-  return IpSet.from(viewOf(pool).ranges).subtract([viewOf(pool).gateway]);
+  const view = viewOf(pool);
+  return IpSet.from(view.ranges).subtract([view.gateway]);
 }
 
 function viewOf(pool: IPPoolResource): PoolView {
