@@ -53,6 +53,11 @@ export class PerlHelperLock implements DirLock {
 
   constructor(private readonly lockPath: string) {}
 
+  /** Process id of the helper, while one runs. */
+  get helperPid(): number | undefined {
+    return this.dead ? undefined : this.child?.pid;
+  }
+
   private start(): Promise<void> {
     if (this.ready) return this.ready;
     const child = spawn('perl', ['-e', PERL_HELPER, this.lockPath], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -95,6 +100,13 @@ export class PerlHelperLock implements DirLock {
   }
 
   async acquire(): Promise<void> {
+    if (this.dead && !this.held) {
+      // A helper that died between critical sections took nothing with it: start a new one.
+      this.child = undefined;
+      this.ready = undefined;
+      this.dead = undefined;
+      this.buffered = '';
+    }
     const started = this.start();
     this.busy();
     try {
@@ -109,16 +121,14 @@ export class PerlHelperLock implements DirLock {
     }
   }
 
+  /**
+   * Gives the lock up. If the helper died while the lock was held, mutual exclusion was lost
+   * for that critical section; the next {@link PerlHelperLock.acquire} starts a new helper.
+   */
   release(): void {
     if (!this.held) return;
     this.held = false;
-    if (this.dead) throw this.dead;
-    this.child?.stdin.write('U\n');
-  }
-
-  /** Throws if the helper died while the lock was held: mutual exclusion may have been lost. */
-  check(): void {
-    if (this.dead) throw this.dead;
+    if (!this.dead) this.child?.stdin.write('U\n');
   }
 
   async close(): Promise<void> {
@@ -138,6 +148,7 @@ export class PerlHelperLock implements DirLock {
  */
 export class FlockCommandLock implements DirLock {
   private child: ChildProcessWithoutNullStreams | undefined;
+  private exiting: Promise<void> | undefined;
 
   constructor(private readonly lockPath: string) {}
 
@@ -165,11 +176,15 @@ export class FlockCommandLock implements DirLock {
   release(): void {
     const child = this.child;
     this.child = undefined;
-    child?.stdin.end();
+    if (!child) return;
+    this.exiting = child.exitCode === null && child.signalCode === null ? new Promise<void>((resolve) => child.once('exit', () => resolve())) : undefined;
+    child.stdin.end();
   }
 
+  /** Releases, and resolves once the flock child is gone (the lock is free for others). */
   async close(): Promise<void> {
     this.release();
+    await this.exiting;
   }
 }
 

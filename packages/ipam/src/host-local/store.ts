@@ -469,6 +469,7 @@ export class HostLocalStore {
         from = last.value + 1n;
       }
     }
+    let rescanned = false;
     for (;;) {
       let found: bigint | undefined;
       for (let k = 0; k <= n && found === undefined; k++) {
@@ -480,6 +481,12 @@ export class HostLocalStore {
         let v = used.nextFree(lo);
         while (v <= hi && r.gateway !== undefined && v === r.gateway.value) v = used.nextFree(v + 1n);
         if (v <= hi) found = v;
+      }
+      if (found === undefined && !rescanned) {
+        // Before calling the range full, make sure the index missed no release.
+        rescanned = true;
+        this.rescan();
+        continue;
       }
       if (found === undefined) {
         const desc = set.ranges.map((r) => `${new Ip(set.family, r.start).toString()}-${new Ip(set.family, r.end).toString()}`).join(',');
