@@ -1,0 +1,426 @@
+// OVSDB client: every RFC 7047 method plus the OVS extensions (monitor_cond*, update2/3, db change awareness).
+import { EventEmitter } from 'node:events';
+import { Connection, type ConnectionOptions } from './connection';
+import { OvsdbError, ProtocolError, RpcError } from './errors';
+import type { Remote } from './transport';
+import {
+  decodeRow,
+  decodeTransactResult,
+  encodeCondition,
+  encodeOperation,
+  type Condition,
+  type DecodedRow,
+  type Operation,
+  type TransactionResult,
+} from './ops';
+import { parseSchema, type DatabaseSchema } from './schema';
+
+/** Options of {@link OvsdbClient}: connection options plus request defaults. */
+export interface OvsdbClientOptions extends ConnectionOptions {
+  /** Default timeout of every request (default: none; the connection's probe catches dead servers). */
+  requestTimeoutMs?: number;
+}
+
+/** Which changes a monitor reports (all true by default). */
+export interface MonitorSelect {
+  initial?: boolean;
+  insert?: boolean;
+  delete?: boolean;
+  modify?: boolean;
+}
+
+/** A condition for monitor_cond: a `[column, fn, value]` triple or a literal true/false. */
+export type MonitorCondition = Condition | boolean;
+
+/** What to monitor in one table. */
+export interface MonitorRequest {
+  /** Columns to report (default: all). */
+  columns?: readonly string[];
+  select?: MonitorSelect;
+  /** monitor_cond only: rows must match every condition (default: all rows). */
+  where?: readonly MonitorCondition[];
+}
+
+/** Monitor requests by table name. */
+export type MonitorRequests = Readonly<Record<string, MonitorRequest | readonly MonitorRequest[]>>;
+
+/** One row change of an `update` (monitor v1) notification. */
+export interface RowUpdate {
+  readonly old?: DecodedRow;
+  readonly new?: DecodedRow;
+}
+/** table -> uuid -> change. */
+export type TableUpdates = Record<string, Record<string, RowUpdate>>;
+
+/** One row change of an `update2`/`update3` notification; `modify` carries the wire diff. */
+export type RowUpdate2 =
+  | { readonly kind: 'initial' | 'insert'; readonly row: DecodedRow }
+  | { readonly kind: 'delete'; readonly row: DecodedRow | undefined }
+  | { readonly kind: 'modify'; readonly diff: Readonly<Record<string, unknown>> };
+export type TableUpdates2 = Record<string, Record<string, RowUpdate2>>;
+
+/** Result of monitor_cond_since. */
+export interface MonitorSinceResult {
+  /** True when the server still had `lastTxnId`: `updates` is then only what changed since. */
+  readonly found: boolean;
+  readonly lastTxnId: string;
+  readonly updates: TableUpdates2;
+}
+
+/** Events of {@link OvsdbClient}. */
+export interface OvsdbClientEvents {
+  connected: [info: { reconnected: boolean }];
+  disconnected: [cause: Error | undefined];
+  update: [monitorId: unknown, updates: TableUpdates];
+  update2: [monitorId: unknown, updates: TableUpdates2];
+  update3: [monitorId: unknown, lastTxnId: string, updates: TableUpdates2];
+  /** A lock requested earlier was granted. */
+  locked: [lockId: string];
+  /** Another client stole a lock this client held. */
+  stolen: [lockId: string];
+  /** The server dropped a monitor because its database changed (set_db_change_aware). */
+  monitorCanceled: [monitorId: unknown];
+  /** A non-fatal problem with what the server sent (bad notification, unknown reply id, ...). */
+  protocolError: [err: OvsdbError];
+}
+
+/** Options of a transaction. */
+export interface TransactOptions {
+  timeoutMs?: number;
+  /** Aborting sends a `cancel` for the pending transaction; it then resolves as failed with error "canceled". */
+  signal?: AbortSignal;
+}
+
+const monitorKey = (id: unknown): string => JSON.stringify(id);
+
+/**
+ * A client for one OVSDB server. Values are checked against the database schema before anything is
+ * sent; transaction outcomes are {@link TransactionResult}s, so a failed transaction cannot be taken
+ * for a successful one.
+ *
+ * @example
+ * ```ts
+ * const client = await OvsdbClient.connect('unix:/var/run/openvswitch/db.sock');
+ * const r = await client.transact('Open_vSwitch', [ops.select('Bridge', [['name', '==', 'br-int']])]);
+ * if (r.ok) console.log(r.results[0]);
+ * client.close();
+ * ```
+ */
+export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
+  readonly connection: Connection;
+  private readonly schemas = new Map<string, Promise<DatabaseSchema>>();
+  private readonly monitors = new Map<string, string>(); // monitor id -> db
+  private readonly opts: OvsdbClientOptions;
+
+  constructor(remote: Remote, opts: OvsdbClientOptions = {}) {
+    super();
+    this.opts = opts;
+    this.connection = new Connection(remote, opts);
+    this.connection.on('connected', (i) => this.emit('connected', i));
+    this.connection.on('disconnected', (c) => this.emit('disconnected', c));
+    this.connection.on('protocolError', (e) => this.emit('protocolError', e));
+    this.connection.on('notification', (m, p) => this.onNotification(m, p));
+  }
+
+  /** Creates a client and waits for its first session. */
+  static async connect(remote: Remote, opts: OvsdbClientOptions = {}): Promise<OvsdbClient> {
+    const c = new OvsdbClient(remote, opts);
+    await c.connection.connect();
+    return c;
+  }
+
+  /** True while connected. */
+  get isConnected(): boolean {
+    return this.connection.isConnected;
+  }
+
+  private request<T>(method: string, params: unknown[], timeoutMs?: number): Promise<T> {
+    const t = timeoutMs ?? this.opts.requestTimeoutMs;
+    return this.connection.request<T>(method, params, t === undefined ? {} : { timeoutMs: t });
+  }
+
+  /** `list_dbs`: names of the databases the server serves. */
+  async listDbs(): Promise<string[]> {
+    const r = await this.request<unknown>('list_dbs', []);
+    if (!Array.isArray(r) || !r.every((x) => typeof x === 'string')) {
+      throw new ProtocolError('OVSDB_BAD_REPLY', 'list_dbs reply is not an array of strings', r);
+    }
+    return r as string[];
+  }
+
+  /** `get_schema`, parsed; cached per database until {@link forgetSchema}. */
+  getSchema(db: string): Promise<DatabaseSchema> {
+    let p = this.schemas.get(db);
+    if (!p) {
+      p = this.getSchemaJson(db).then(parseSchema);
+      p.catch(() => this.schemas.delete(db));
+      this.schemas.set(db, p);
+    }
+    return p;
+  }
+
+  /** Uses a known schema for `db` instead of fetching it (e.g. the bundled vswitch schema). */
+  useSchema(db: string, schema: DatabaseSchema): void {
+    this.schemas.set(db, Promise.resolve(schema));
+  }
+
+  /** Drops the cached schema of `db` (after a schema conversion). */
+  forgetSchema(db: string): void {
+    this.schemas.delete(db);
+  }
+
+  /** `get_schema` as the server sent it. */
+  getSchemaJson(db: string): Promise<unknown> {
+    return this.request<unknown>('get_schema', [db]);
+  }
+
+  /**
+   * `transact`: encodes and validates the operations (throws {@link SchemaValueError} before sending
+   * anything when a value violates the schema), sends them, and returns a typed result. Connection loss
+   * rejects with {@link DisconnectedError}: the outcome is then unknown, so retry only idempotent work.
+   */
+  async transact(db: string, operations: readonly Operation[], opts: TransactOptions = {}): Promise<TransactionResult> {
+    const schema = await this.getSchema(db);
+    const wire = operations.map((o) => encodeOperation(schema, o));
+    const id = this.connection.nextRequestId();
+    const onAbort = (): void => {
+      if (id !== undefined) this.cancel(id);
+    };
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const reply = await this.request<unknown>('transact', [db, ...wire], opts.timeoutMs);
+      return decodeTransactResult(schema, operations, reply);
+    } catch (err) {
+      // The server reports a canceled or malformed transaction as a JSON-RPC error: still a failed transaction.
+      if (err instanceof RpcError) {
+        const e = err.error as { error?: unknown; details?: unknown } | string;
+        const error = typeof e === 'string' ? e : typeof e?.error === 'string' ? e.error : JSON.stringify(e);
+        const details = typeof e === 'object' && typeof e?.details === 'string' ? e.details : undefined;
+        return { ok: false, error, ...(details !== undefined ? { details } : {}), index: undefined, operation: undefined, results: [] };
+      }
+      throw err;
+    } finally {
+      opts.signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** `transact` with pre-encoded wire operations and the raw reply (no schema involved). */
+  transactRaw(db: string, wireOperations: readonly unknown[]): Promise<unknown> {
+    return this.request<unknown>('transact', [db, ...wireOperations]);
+  }
+
+  /** `cancel`: asks the server to abandon the pending request with JSON-RPC id `id`. */
+  cancel(id: unknown): void {
+    this.connection.notify('cancel', [id]);
+  }
+
+  /** `echo`: resolves with the parameters the server echoed back. */
+  echo(...params: unknown[]): Promise<unknown[]> {
+    return this.request<unknown[]>('echo', params);
+  }
+
+  private async encodeMonitorRequests(db: string, requests: MonitorRequests, cond: boolean): Promise<Record<string, unknown[]>> {
+    const schema = await this.getSchema(db);
+    const out: Record<string, unknown[]> = {};
+    for (const [table, r] of Object.entries(requests)) {
+      const list = (Array.isArray(r) ? r : [r]) as readonly MonitorRequest[];
+      out[table] = list.map((req) => {
+        const o: Record<string, unknown> = {};
+        if (req.columns) {
+          for (const c of req.columns) encodeCondition(schema, table, [c, '!=', null]); // validates the column exists
+          o.columns = [...req.columns];
+        }
+        if (req.select) o.select = req.select;
+        if (req.where) {
+          if (!cond) throw new OvsdbError('OVSDB_BAD_REQUEST', `monitor (v1) does not support conditions on ${table}; use monitorCond`);
+          o.where = req.where.map((c) => (typeof c === 'boolean' ? c : encodeCondition(schema, table, c)));
+        }
+        return o;
+      });
+    }
+    return out;
+  }
+
+  private async decodeUpdates(db: string, j: unknown): Promise<TableUpdates> {
+    const schema = await this.getSchema(db);
+    const out: TableUpdates = {};
+    for (const [table, rows] of Object.entries((j ?? {}) as Record<string, Record<string, { old?: unknown; new?: unknown }>>)) {
+      const t: Record<string, RowUpdate> = (out[table] = {});
+      for (const [uuid, u] of Object.entries(rows)) {
+        t[uuid] = {
+          ...(u.old !== undefined ? { old: decodeRow(schema, table, u.old) } : {}),
+          ...(u.new !== undefined ? { new: decodeRow(schema, table, u.new) } : {}),
+        };
+      }
+    }
+    return out;
+  }
+
+  /** Decodes an update2 table-updates object (rows decoded, modify diffs kept in wire form). */
+  async decodeUpdates2(db: string, j: unknown): Promise<TableUpdates2> {
+    const schema = await this.getSchema(db);
+    const out: TableUpdates2 = {};
+    if (typeof j !== 'object' || j === null) throw new ProtocolError('OVSDB_BAD_MESSAGE', 'table-updates2 is not an object', j);
+    for (const [table, rows] of Object.entries(j as Record<string, Record<string, Record<string, unknown>>>)) {
+      const t: Record<string, RowUpdate2> = (out[table] = {});
+      for (const [uuid, u] of Object.entries(rows)) {
+        if (u.initial !== undefined) t[uuid] = { kind: 'initial', row: decodeRow(schema, table, u.initial) };
+        else if (u.insert !== undefined) t[uuid] = { kind: 'insert', row: decodeRow(schema, table, u.insert) };
+        else if (u.modify !== undefined) t[uuid] = { kind: 'modify', diff: u.modify as Record<string, unknown> };
+        else if ('delete' in u) t[uuid] = { kind: 'delete', row: u.delete ? decodeRow(schema, table, u.delete) : undefined };
+        else throw new ProtocolError('OVSDB_BAD_MESSAGE', `row update of ${table} ${uuid} has no known member`, u);
+      }
+    }
+    return out;
+  }
+
+  /** `monitor` (RFC 7047): returns the initial contents; later changes arrive as `update` events. */
+  async monitor(db: string, monitorId: unknown, requests: MonitorRequests): Promise<TableUpdates> {
+    const reqs = await this.encodeMonitorRequests(db, requests, false);
+    this.monitors.set(monitorKey(monitorId), db);
+    try {
+      return await this.decodeUpdates(db, await this.request('monitor', [db, monitorId, reqs]));
+    } catch (err) {
+      this.monitors.delete(monitorKey(monitorId));
+      throw err;
+    }
+  }
+
+  /** `monitor_cond` (OVS): conditional monitoring with update2 notifications. */
+  async monitorCond(db: string, monitorId: unknown, requests: MonitorRequests): Promise<TableUpdates2> {
+    const reqs = await this.encodeMonitorRequests(db, requests, true);
+    this.monitors.set(monitorKey(monitorId), db);
+    try {
+      return await this.decodeUpdates2(db, await this.request('monitor_cond', [db, monitorId, reqs]));
+    } catch (err) {
+      this.monitors.delete(monitorKey(monitorId));
+      throw err;
+    }
+  }
+
+  /**
+   * `monitor_cond_since` (OVS): like monitorCond, but when the server still knows `lastTxnId` only the
+   * changes since then are sent (`found: true`). Updates then arrive as `update3` events.
+   */
+  async monitorCondSince(
+    db: string,
+    monitorId: unknown,
+    requests: MonitorRequests,
+    lastTxnId: string | undefined,
+  ): Promise<MonitorSinceResult> {
+    const reqs = await this.encodeMonitorRequests(db, requests, true);
+    this.monitors.set(monitorKey(monitorId), db);
+    try {
+      const r = await this.request<unknown>('monitor_cond_since', [
+        db,
+        monitorId,
+        reqs,
+        lastTxnId ?? '00000000-0000-0000-0000-000000000000',
+      ]);
+      if (!Array.isArray(r) || r.length !== 3 || typeof r[0] !== 'boolean' || typeof r[1] !== 'string') {
+        throw new ProtocolError('OVSDB_BAD_REPLY', 'monitor_cond_since reply is not [found, last-txn-id, updates]', r);
+      }
+      return { found: r[0], lastTxnId: r[1], updates: await this.decodeUpdates2(db, r[2]) };
+    } catch (err) {
+      this.monitors.delete(monitorKey(monitorId));
+      throw err;
+    }
+  }
+
+  /**
+   * `monitor_cond_change` (OVS): replaces the conditions (and optionally columns) of a monitor; the
+   * resulting row changes arrive as update2/update3 events under `newMonitorId`.
+   */
+  async monitorCondChange(monitorId: unknown, newMonitorId: unknown, requests: MonitorRequests): Promise<void> {
+    const db = this.monitors.get(monitorKey(monitorId));
+    if (db === undefined) throw new OvsdbError('OVSDB_UNKNOWN_MONITOR', `no monitor ${JSON.stringify(monitorId)}`);
+    const reqs = await this.encodeMonitorRequests(db, requests, true);
+    await this.request('monitor_cond_change', [monitorId, newMonitorId, reqs]);
+    this.monitors.delete(monitorKey(monitorId));
+    this.monitors.set(monitorKey(newMonitorId), db);
+  }
+
+  /** `monitor_cancel`. */
+  async monitorCancel(monitorId: unknown): Promise<void> {
+    await this.request('monitor_cancel', [monitorId]);
+    this.monitors.delete(monitorKey(monitorId));
+  }
+
+  /** `lock`: resolves `{ locked }`; when false, a `locked` event follows once the lock is granted. */
+  async lock(lockId: string): Promise<{ locked: boolean }> {
+    const r = await this.request<{ locked?: unknown }>('lock', [lockId]);
+    return { locked: r?.locked === true };
+  }
+
+  /** `steal`: takes the lock from its owner (who gets a `stolen` notification). */
+  async steal(lockId: string): Promise<{ locked: boolean }> {
+    const r = await this.request<{ locked?: unknown }>('steal', [lockId]);
+    return { locked: r?.locked === true };
+  }
+
+  /** `unlock`. */
+  async unlock(lockId: string): Promise<void> {
+    await this.request('unlock', [lockId]);
+  }
+
+  /**
+   * `set_db_change_aware` (OVS): when true the server keeps this session open across schema
+   * conversions and database removal, canceling monitors with `monitor_canceled` instead.
+   */
+  async setDbChangeAware(aware = true): Promise<void> {
+    await this.request('set_db_change_aware', [aware]);
+  }
+
+  private onNotification(method: string, params: unknown[]): void {
+    const bad = (why: string): void => {
+      this.emit('protocolError', new ProtocolError('OVSDB_BAD_MESSAGE', `${method} notification: ${why}`, params));
+    };
+    const dbOf = (id: unknown): string | undefined => this.monitors.get(monitorKey(id));
+    switch (method) {
+      case 'update': {
+        const db = dbOf(params[0]);
+        if (db === undefined) return bad('unknown monitor id');
+        this.decodeUpdates(db, params[1]).then(
+          (u) => this.emit('update', params[0], u),
+          (e: Error) => bad(e.message),
+        );
+        return;
+      }
+      case 'update2': {
+        const db = dbOf(params[0]);
+        if (db === undefined) return bad('unknown monitor id');
+        this.decodeUpdates2(db, params[1]).then(
+          (u) => this.emit('update2', params[0], u),
+          (e: Error) => bad(e.message),
+        );
+        return;
+      }
+      case 'update3': {
+        const db = dbOf(params[0]);
+        if (db === undefined || typeof params[1] !== 'string') return bad('unknown monitor id or bad txn id');
+        this.decodeUpdates2(db, params[2]).then(
+          (u) => this.emit('update3', params[0], params[1] as string, u),
+          (e: Error) => bad(e.message),
+        );
+        return;
+      }
+      case 'locked':
+      case 'stolen':
+        if (typeof params[0] !== 'string') return bad('lock id is not a string');
+        this.emit(method, params[0]);
+        return;
+      case 'monitor_canceled':
+        this.monitors.delete(monitorKey(params[0]));
+        this.emit('monitorCanceled', params[0]);
+        return;
+      default:
+        bad('unknown notification');
+    }
+  }
+
+  /** Closes the client: pending requests fail with a typed error, reconnecting stops. */
+  close(): void {
+    this.connection.close();
+    this.monitors.clear();
+  }
+}
