@@ -1,0 +1,80 @@
+// Member selectors ("leaves") that define shared groups, their canonical keys and matching.
+import type { LabelSelector } from '@switchyard/apis';
+import { fnv64 } from './hash';
+import { EVERYTHING, fromRequirements, matchesNormalized, normalizeSelector, type NormalizedSelector } from './selector';
+
+/** Label every Namespace implicitly carries (API server behaviour since 1.21). */
+export const NAMESPACE_NAME_LABEL = 'kubernetes.io/metadata.name';
+
+/**
+ * One member selector of a group: pods, ExternalEntities or Nodes selected by labels,
+ * optionally restricted to a fixed Namespace and/or Namespaces matching a selector, and (pods)
+ * a ServiceAccount name. A group is the union of its leaves.
+ */
+export interface Leaf {
+  readonly kind: 'pod' | 'ee' | 'node';
+  /** Fixed Namespace (namespaced selection). */
+  readonly ns?: string;
+  /** Namespace selector; absent with `ns` absent means every Namespace for pod/ee leaves. */
+  readonly nsSel?: NormalizedSelector;
+  readonly sel: NormalizedSelector;
+  /** Pods only: `spec.serviceAccountName` (default `default`). */
+  readonly sa?: string;
+}
+
+/** Canonical text of a leaf. */
+export function leafKey(l: Leaf): string {
+  return `${l.kind}|${l.ns ?? ''}|${l.nsSel ? l.nsSel.key : '*'}|${l.sel.key}|${l.sa ?? ''}`;
+}
+
+/** A group definition: sorted, deduplicated leaves; `name` is the hash of their keys. */
+export interface GroupDef {
+  readonly name: string;
+  readonly key: string;
+  readonly leaves: readonly Leaf[];
+}
+
+/** Builds the shared group for a set of leaves (order and duplicates do not matter). */
+export function groupOf(leaves: Iterable<Leaf>): GroupDef {
+  const byKey = new Map<string, Leaf>();
+  for (const l of leaves) byKey.set(leafKey(l), l);
+  const keys = [...byKey.keys()].sort();
+  const key = keys.join(';');
+  return { name: fnv64(key), key, leaves: keys.map((k) => byKey.get(k) as Leaf) };
+}
+
+/** Selector from a raw LabelSelector, `undefined` meaning "everything" (the caller's choice). */
+export function selOrAll(sel: LabelSelector | undefined): NormalizedSelector {
+  return sel === undefined || sel === null ? EVERYTHING : normalizeSelector(sel);
+}
+
+/** ANDs two normalized selectors. */
+export function andSel(a: NormalizedSelector | undefined, b: NormalizedSelector): NormalizedSelector {
+  if (!a) return b;
+  return fromRequirements([...a.requirements, ...b.requirements]);
+}
+
+/** Labels of a Namespace as selectors see them (with the implied name label). */
+export function namespaceLabels(name: string, labels: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  return { ...labels, [NAMESPACE_NAME_LABEL]: name };
+}
+
+/** Candidate to match: what a leaf needs to know about an object. */
+export interface MemberFacts {
+  kind: 'pod' | 'ee' | 'node';
+  namespace: string;
+  labels: Readonly<Record<string, string>> | undefined;
+  nsLabels: Readonly<Record<string, string>> | undefined;
+  serviceAccount?: string;
+}
+
+/** True when the leaf selects the member. */
+export function leafMatches(l: Leaf, m: MemberFacts): boolean {
+  if (l.kind !== m.kind) return false;
+  if (l.kind !== 'node') {
+    if (l.ns !== undefined && l.ns !== m.namespace) return false;
+    if (l.nsSel && !matchesNormalized(l.nsSel, m.nsLabels)) return false;
+    if (l.sa !== undefined && l.sa !== (m.serviceAccount ?? 'default')) return false;
+  }
+  return matchesNormalized(l.sel, m.labels);
+}

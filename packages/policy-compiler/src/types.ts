@@ -1,0 +1,123 @@
+// Input and output shapes of the compiler beyond those defined in @switchyard/apis.
+import type {
+  AdminNetworkPolicy,
+  AntreaIPBlock,
+  AntreaNetworkPolicy,
+  BaselineAdminNetworkPolicy,
+  ClusterGroup,
+  ClusterNetworkPolicy,
+  EndpointSlice,
+  Endpoints,
+  ExternalEntity,
+  ExternalNode,
+  Group,
+  K8sNetworkPolicy,
+  LabelIdentity,
+  Namespace,
+  Node,
+  Pod,
+  PolicyType,
+  Service,
+  ServiceAccount,
+  Tier,
+  controlplane,
+} from '@switchyard/apis';
+
+/**
+ * Antrea's ipBlock with the `except` list this compiler also accepts (Kubernetes-style).
+ * Local extension: `AntreaIPBlock` in @switchyard/apis has only `cidr`.
+ */
+export type AntreaIPBlockWithExcept = AntreaIPBlock & { except?: string[] };
+
+/** Every input kind the compiler understands. Policies are told apart by `apiVersion` + `kind`. */
+export type ClusterObject =
+  | Namespace
+  | Pod
+  | Node
+  | Service
+  | Endpoints
+  | EndpointSlice
+  | ServiceAccount
+  | ExternalEntity
+  | ExternalNode
+  | Tier
+  | ClusterGroup
+  | Group
+  | K8sNetworkPolicy
+  | ClusterNetworkPolicy
+  | AntreaNetworkPolicy
+  | AdminNetworkPolicy
+  | BaselineAdminNetworkPolicy
+  | LabelIdentity;
+
+/** Canonical kind names used by the engine (the two `NetworkPolicy` kinds are told apart). */
+export type ObjectKind =
+  | 'Namespace'
+  | 'Pod'
+  | 'Node'
+  | 'Service'
+  | 'Endpoints'
+  | 'EndpointSlice'
+  | 'ServiceAccount'
+  | 'ExternalEntity'
+  | 'ExternalNode'
+  | 'Tier'
+  | 'ClusterGroup'
+  | 'Group'
+  | 'K8sNetworkPolicy'
+  | 'ClusterNetworkPolicy'
+  | 'AntreaNetworkPolicy'
+  | 'AdminNetworkPolicy'
+  | 'BaselineAdminNetworkPolicy'
+  | 'LabelIdentity';
+
+/** An informer-style event. */
+export interface ClusterEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  object: ClusterObject;
+}
+
+/**
+ * Internal NetworkPolicy as this compiler emits it: the controlplane type plus `policyTypes`,
+ * which K8s NetworkPolicy isolation needs (a policy with `policyTypes: [Ingress]` and no rules
+ * still isolates). Local extension pending in @switchyard/apis.
+ */
+export type InternalNetworkPolicy = controlplane.NetworkPolicy & { policyTypes?: PolicyType[] };
+
+/** The compiled state, whole or as seen by one node. */
+export interface PolicySnapshot {
+  networkPolicies: InternalNetworkPolicy[];
+  addressGroups: controlplane.AddressGroup[];
+  appliedToGroups: controlplane.AppliedToGroup[];
+}
+
+/** Objects of one kind for one node: full objects added or replaced, patches, deletions by name. */
+export interface KindDelta<T, P = never> {
+  added: T[];
+  updated: T[];
+  patched: P[];
+  deleted: string[];
+}
+
+/** What one node must change: directly servable as controlplane watch events ({@link toWatchEvents}). */
+export interface NodeDelta {
+  networkPolicies: KindDelta<InternalNetworkPolicy>;
+  addressGroups: KindDelta<controlplane.AddressGroup, controlplane.AddressGroupPatch>;
+  appliedToGroups: KindDelta<controlplane.AppliedToGroup, controlplane.AppliedToGroupPatch>;
+}
+
+/** An input object that failed validation, with every error. */
+export interface RejectedObject {
+  kind: ObjectKind;
+  namespace: string;
+  name: string;
+  errors: import('./errors').PolicyValidationError[];
+}
+
+/** Result of applying one event. */
+export interface PolicyDelta {
+  /** Per node name; nodes with nothing to change are absent. */
+  nodes: Map<string, NodeDelta>;
+  /** Set when the event's object was refused; the previous valid version (if any) stays in force. */
+  rejected?: RejectedObject;
+}
