@@ -130,6 +130,13 @@ function sameJSON(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
+/** Empty maps and lists in metadata are omitted on the wire by kube-apiserver (omitempty). */
+function dropEmptyMeta(o: KubeObject): void {
+  const m = o.metadata;
+  for (const k of ['labels', 'annotations'] as const) if (m[k] !== undefined && Object.keys(m[k] ?? {}).length === 0) delete m[k];
+  for (const k of ['finalizers', 'ownerReferences'] as const) if (Array.isArray(m[k]) && (m[k] ?? []).length === 0) delete m[k];
+}
+
 function withoutRV(o: KubeObject): KubeObject {
   const c = { ...o, metadata: { ...o.metadata } };
   delete c.metadata.resourceVersion;
@@ -293,6 +300,7 @@ export class KubeApi {
     if (rt.hasStatus && !rt.builtin) delete obj.status;
     this.validateSchema(rt, obj, v, opts);
     this.runHooks({ op: 'create', rt, obj });
+    dropEmptyMeta(obj);
     if (opts.dryRun) return obj;
     return this.store.put(grKey(rt.group, rt.resource), obj);
   }
@@ -357,6 +365,7 @@ export class KubeApi {
     const admission: AdmissionRequest = { op: 'update', rt, obj: next, old };
     if (opts.subresource !== undefined) admission.subresource = opts.subresource;
     this.runHooks(admission);
+    dropEmptyMeta(next);
     if (opts.dryRun) return next;
     if (sameJSON(withoutRV(old), withoutRV(next))) return old;
     if (m.deletionTimestamp && (m.finalizers ?? []).length === 0) {

@@ -169,6 +169,7 @@ export class ClusterControllers {
     });
     this.api.admit('', 'services', (r) => this.admitService(r));
     this.api.admit('', 'secrets', (r) => {
+      if (r.op === 'create') r.obj.type ??= 'Opaque';
       if (r.op === 'create' && r.obj.type === 'kubernetes.io/service-account-token') this.populateTokenSecret(r.obj);
     });
     this.api.admit('apiextensions.k8s.io', 'customresourcedefinitions', (r) => this.admitCrd(r));

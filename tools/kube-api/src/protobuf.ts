@@ -32,7 +32,16 @@ const policyRule: MessageSchema = { 1: ['verbs', 'string', true], 2: ['apiGroups
 const subject: MessageSchema = { 1: ['kind', 'string'], 2: ['apiGroup', 'string'], 3: ['name', 'string'], 4: ['namespace', 'string'] };
 const roleRef: MessageSchema = { 1: ['apiGroup', 'string'], 2: ['kind', 'string'], 3: ['name', 'string'] };
 
+const resourceAttributes: MessageSchema = { 1: ['namespace', 'string'], 2: ['verb', 'string'], 3: ['group', 'string'], 4: ['version', 'string'], 5: ['resource', 'string'], 6: ['subresource', 'string'], 7: ['name', 'string'] };
+const nonResourceAttributes: MessageSchema = { 1: ['path', 'string'], 2: ['verb', 'string'] };
+const sarSpec: MessageSchema = { 1: ['resourceAttributes', resourceAttributes], 2: ['nonResourceAttributes', nonResourceAttributes], 3: ['user', 'string'], 4: ['groups', 'string', true], 6: ['uid', 'string'] };
+
 const kinds: Record<string, MessageSchema> = {
+  'authorization.k8s.io/v1/SelfSubjectAccessReview': { 1: ['metadata', objectMeta], 2: ['spec', { 1: ['resourceAttributes', resourceAttributes], 2: ['nonResourceAttributes', nonResourceAttributes] }] },
+  'authorization.k8s.io/v1/SubjectAccessReview': { 1: ['metadata', objectMeta], 2: ['spec', sarSpec] },
+  'authorization.k8s.io/v1/LocalSubjectAccessReview': { 1: ['metadata', objectMeta], 2: ['spec', sarSpec] },
+  'authentication.k8s.io/v1/TokenReview': { 1: ['metadata', objectMeta], 2: ['spec', { 1: ['token', 'string'], 2: ['audiences', 'string', true] }] },
+  'authentication.k8s.io/v1/SelfSubjectReview': { 1: ['metadata', objectMeta] },
   'v1/Namespace': { 1: ['metadata', objectMeta], 2: ['spec', { 1: ['finalizers', 'string', true] }] },
   'v1/ConfigMap': { 1: ['metadata', objectMeta], 2: ['data', { map: ['string', 'string'] }], 3: ['binaryData', { map: ['string', 'bytes'] }], 4: ['immutable', 'bool'] },
   'v1/Secret': { 1: ['metadata', objectMeta], 2: ['data', { map: ['string', 'bytes'] }], 3: ['type', 'string'], 4: ['stringData', { map: ['string', 'string'] }], 5: ['immutable', 'bool'] },

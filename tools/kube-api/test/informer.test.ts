@@ -1,5 +1,5 @@
 // @kubernetes/client-node informers against the server, as the controller and agents use them.
-import { CoreV1Api, KubeConfig, makeInformer, type Informer, type V1ConfigMap } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, makeInformer, type Informer, type ObjectCache, type V1ConfigMap } from '@kubernetes/client-node';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +26,7 @@ async function until(cond: () => boolean, what: string): Promise<void> {
 }
 
 interface Recorder {
-  informer: Informer<V1ConfigMap>;
+  informer: Informer<V1ConfigMap> & ObjectCache<V1ConfigMap>;
   log: string[];
   connects: number;
   errors: unknown[];
