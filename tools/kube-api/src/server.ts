@@ -187,6 +187,14 @@ export class HttpFront {
     }
     const segs = path.split('/').filter((s) => s !== '');
     const isResourcePath = (segs[0] === 'api' && segs.length >= 3) || (segs[0] === 'apis' && segs.length >= 4);
+    if (segs[0] === 'apis' && segs.length === 3) {
+      // Discovery of an aggregated group-version comes from its backend.
+      const svc = findApiService(this.o.api, segs[1] as string, segs[2] as string);
+      if (svc) {
+        this.authorize({ user, verb: 'get', isResourceRequest: false, path, apiGroup: '', resource: '', subresource: '', namespace: '', name: '' });
+        return this.proxy(req, res, apiServiceTarget(this.o.api, svc, `${path}${url.search}`), user);
+      }
+    }
     if (!isResourcePath) {
       this.authorize({ user, verb: method === 'GET' ? 'get' : method.toLowerCase(), isResourceRequest: false, path, apiGroup: '', resource: '', subresource: '', namespace: '', name: '' });
       return this.nonResource(path, req.headers.accept ?? '', res);
