@@ -4,3 +4,27 @@
  * @packageDocumentation
  */
 export * from './flow.js';
+export * from './errors.js';
+export { encodeMessage, decodeMessage, writeMessage, peekLength, OFP_VERSION, OFPT, NXT } from './messages.js';
+export type {
+  OfMessage,
+  OfMessageType,
+  FlowModCommand,
+  Bucket,
+  GroupType,
+  GroupCommand,
+  MeterBand,
+  MeterFlag,
+  PortDesc,
+  PortStats,
+  TableStats,
+  FlowFilter,
+  MultipartRequest,
+  MultipartReply,
+  BundleControlType,
+  BundleFlags,
+  ControllerRole,
+} from './messages.js';
+export { encodeActions, decodeActions } from './actions.js';
+export { errorTypeName, errorCodeName } from './error-names.js';
+export { toHex, fromHex, Writer } from './buf.js';

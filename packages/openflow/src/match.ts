@@ -1,0 +1,140 @@
+/** OXM/NXM match encoding (OpenFlow 1.5 `ofp_match` of type OXM, and bare NXM/OXM entries). */
+import type { Reader, Writer } from './buf.js';
+import { OfEncodeError } from './errors.js';
+import {
+  CT_STATE_BITS,
+  ctStateFromBits,
+  ctStateToBits,
+  FIELD_BY_HEADER,
+  FIELD_BY_NAME,
+  FIELDS,
+  headerWord,
+  NXM_IN_PORT,
+  NXM_IP_TOS,
+  NXM_VLAN_TCI,
+  oxmPreferred,
+  type FieldInfo,
+} from './fields.js';
+import type { CtState, Match, Masked } from './flow.js';
+import { bytesToValue, isAllOnes, isMasked, valueToBytes } from './values.js';
+
+const OFPMT_OXM = 1;
+
+/** Write one OXM/NXM entry (header, value, optional mask) using header `base`. */
+export function writeEntry(w: Writer, f: FieldInfo, base: number, v: Masked<unknown>, path: string): void {
+  if (f.kind === 'ctState') {
+    const { value, mask } = ctStateToBits(v as CtState);
+    if (mask === 0) return;
+    w.u32(headerWord(base, 4, true)).u32(value).u32(mask);
+    return;
+  }
+  if (isMasked(v)) {
+    if (!f.maskable) throw new OfEncodeError('field cannot be masked', path, v);
+    const value = valueToBytes(f, v.value, `${path}.value`);
+    const mask = valueToBytes(f, v.mask, `${path}.mask`);
+    for (let i = 0; i < value.length; i++) value[i]! &= mask[i]!;
+    w.u32(headerWord(base, f.bytes, true)).bytes(value).bytes(mask);
+  } else {
+    w.u32(headerWord(base, f.bytes, false)).bytes(valueToBytes(f, v, path));
+  }
+}
+
+/** Append the OXM entries of a match (no ofp_match framing). */
+export function writeOxmFields(w: Writer, match: Match, path = 'match'): void {
+  for (const f of FIELDS) {
+    const v = (match as Record<string, unknown>)[f.name];
+    if (v === undefined) continue;
+    writeEntry(w, f, oxmPreferred(f), v as Masked<unknown>, `${path}.${f.name}`);
+  }
+  for (const k of Object.keys(match)) {
+    if (!FIELD_BY_NAME.has(k as keyof Match)) throw new OfEncodeError('unknown match field', `${path}.${k}`, k);
+  }
+}
+
+/** Write an OpenFlow 1.5 `ofp_match` (type OXM), padded to 8 bytes. */
+export function writeMatch(w: Writer, match: Match, path = 'match'): void {
+  const start = w.length;
+  w.u16(OFPMT_OXM).u16(0);
+  writeOxmFields(w, match, path);
+  w.setU16(start + 2, w.length - start);
+  w.pad(8, start);
+}
+
+function isFullMask(f: FieldInfo, mask: Uint8Array): boolean {
+  if (isAllOnes(mask)) return true;
+  if (f.kind === 'uint' && f.bits < f.bytes * 8) {
+    return (bytesToValue(f, mask) as number) === 2 ** f.bits - 1;
+  }
+  return false;
+}
+
+/** Decode one OXM/NXM entry into `match`. */
+export function readEntry(r: Reader, match: Match): void {
+  const start = r.pos;
+  const header = r.u32();
+  const cls = header >>> 16;
+  const hasMask = (header & 0x100) !== 0;
+  let len = header & 0xff;
+  if (cls === 0xffff) {
+    // Experimenter OXM: 4-byte experimenter id follows the header and counts in the length.
+    r.u32();
+    len -= 4;
+    r.fail(`unsupported experimenter OXM field ${((header >>> 9) & 0x7f).toString()}`, start);
+  }
+  const base = (header & 0xfffffe00) >>> 0;
+  const payload = r.bytes(len);
+  const valueLen = hasMask ? len / 2 : len;
+  const m = match as Record<string, unknown>;
+  if (base === NXM_IN_PORT || base === NXM_IP_TOS || base === NXM_VLAN_TCI) {
+    if (valueLen !== 2 && valueLen !== 1) r.fail('bad NXM length', start);
+    let v = 0;
+    for (let i = 0; i < valueLen; i++) v = v * 256 + payload[i]!;
+    let mk = valueLen === 2 ? 0xffff : 0xff;
+    if (hasMask) {
+      mk = 0;
+      for (let i = 0; i < valueLen; i++) mk = mk * 256 + payload[valueLen + i]!;
+    }
+    if (base === NXM_IN_PORT) match.inPort = v >= 0xff00 ? 0xffff0000 + v : v; // 16-bit reserved ports map to 0xffffffxx
+    else if (base === NXM_IP_TOS) match.ipDscp = v >> 2;
+    else {
+      const value = v & 0x1fff;
+      const mask = mk & 0x1fff;
+      match.vlanVid = mask === 0x1fff ? value : { value, mask };
+    }
+    return;
+  }
+  const f = FIELD_BY_HEADER.get(base);
+  if (!f) r.fail(`unknown match field class 0x${cls.toString(16)} field ${(header >>> 9) & 0x7f}`, start);
+  if (valueLen !== f.bytes || (hasMask && len % 2 !== 0)) r.fail(`bad length ${len} for ${f.name}`, start);
+  const value = payload.subarray(0, valueLen);
+  if (f.kind === 'ctState') {
+    const v = bytesToValue(f, value) as number;
+    const mk = hasMask ? (bytesToValue(f, payload.subarray(valueLen)) as number) : 0xffffffff;
+    let known = 0;
+    for (const b of Object.values(CT_STATE_BITS)) known |= b;
+    match.ctState = ctStateFromBits(v, mk & known);
+    return;
+  }
+  if (hasMask) {
+    const mask = payload.subarray(valueLen);
+    if (isFullMask(f, mask)) m[f.name] = bytesToValue(f, value);
+    else m[f.name] = { value: bytesToValue(f, value), mask: bytesToValue(f, mask) };
+  } else {
+    m[f.name] = bytesToValue(f, value);
+  }
+}
+
+/** Read an OpenFlow 1.5 `ofp_match` (with its padding). */
+export function readMatch(r: Reader): Match {
+  const start = r.pos;
+  const type = r.u16();
+  const length = r.u16();
+  if (type !== OFPMT_OXM) r.fail(`unsupported match type ${type}`, start);
+  if (length < 4) r.fail(`bad match length ${length}`, start);
+  const sub = r.sub(length - 4, `${r.path}.match`);
+  const match: Match = {};
+  while (sub.remaining > 0) readEntry(sub, match);
+  const padded = (length + 7) & ~7;
+  r.skip(padded - length);
+  return match;
+}

@@ -1,0 +1,200 @@
+/** Conversions between model values (numbers, bigints, address strings) and field bytes. */
+import { OfEncodeError } from './errors.js';
+import type { FieldInfo } from './fields.js';
+import type { Masked } from './flow.js';
+
+/** True if a field value is the `{ value, mask }` form. */
+export function isMasked<T>(v: Masked<T>): v is { value: T; mask: T } {
+  return typeof v === 'object' && v !== null && 'mask' in v && 'value' in v;
+}
+
+export function parseIpv4(s: string): Uint8Array | undefined {
+  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
+  if (!m) return undefined;
+  const out = new Uint8Array(4);
+  for (let i = 0; i < 4; i++) {
+    const n = Number(m[i + 1]);
+    if (n > 255) return undefined;
+    out[i] = n;
+  }
+  return out;
+}
+
+export function formatIpv4(b: Uint8Array, at = 0): string {
+  return `${b[at]}.${b[at + 1]}.${b[at + 2]}.${b[at + 3]}`;
+}
+
+export function parseMac(s: string): Uint8Array | undefined {
+  const m = /^([0-9a-fA-F]{1,2})[:-]([0-9a-fA-F]{1,2})[:-]([0-9a-fA-F]{1,2})[:-]([0-9a-fA-F]{1,2})[:-]([0-9a-fA-F]{1,2})[:-]([0-9a-fA-F]{1,2})$/.exec(s);
+  if (!m) return undefined;
+  const out = new Uint8Array(6);
+  for (let i = 0; i < 6; i++) out[i] = parseInt(m[i + 1]!, 16);
+  return out;
+}
+
+export function formatMac(b: Uint8Array, at = 0): string {
+  const parts: string[] = [];
+  for (let i = 0; i < 6; i++) parts.push(b[at + i]!.toString(16).padStart(2, '0'));
+  return parts.join(':');
+}
+
+export function parseIpv6(s: string): Uint8Array | undefined {
+  let str = s;
+  if (str.startsWith('[') && str.endsWith(']')) str = str.slice(1, -1);
+  if (!/^[0-9a-fA-F:.]+$/.test(str)) return undefined;
+  const words: number[] = [];
+  const halves = str.split('::');
+  if (halves.length > 2) return undefined;
+  const parseHalf = (h: string): number[] | undefined => {
+    if (h === '') return [];
+    const out: number[] = [];
+    const parts = h.split(':');
+    for (let i = 0; i < parts.length; i++) {
+      const p = parts[i]!;
+      if (i === parts.length - 1 && p.includes('.')) {
+        const v4 = parseIpv4(p);
+        if (!v4) return undefined;
+        out.push((v4[0]! << 8) | v4[1]!, (v4[2]! << 8) | v4[3]!);
+      } else {
+        if (!/^[0-9a-fA-F]{1,4}$/.test(p)) return undefined;
+        out.push(parseInt(p, 16));
+      }
+    }
+    return out;
+  };
+  const a = parseHalf(halves[0]!);
+  const b = halves.length === 2 ? parseHalf(halves[1]!) : [];
+  if (!a || !b) return undefined;
+  if (halves.length === 2) {
+    const fill = 8 - a.length - b.length;
+    if (fill < 1) return undefined;
+    words.push(...a, ...new Array<number>(fill).fill(0), ...b);
+  } else {
+    if (a.length !== 8) return undefined;
+    words.push(...a);
+  }
+  const out = new Uint8Array(16);
+  words.forEach((w, i) => {
+    out[i * 2] = w >> 8;
+    out[i * 2 + 1] = w & 0xff;
+  });
+  return out;
+}
+
+/** RFC 5952 text form (longest run of >= 2 zero words compressed, lower case). */
+export function formatIpv6(b: Uint8Array, at = 0): string {
+  const w: number[] = [];
+  for (let i = 0; i < 8; i++) w.push((b[at + i * 2]! << 8) | b[at + i * 2 + 1]!);
+  let bestStart = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (w[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && w[j] === 0) j++;
+    if (j - i > bestLen && j - i >= 2) {
+      bestStart = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = (x: number): string => x.toString(16);
+  if (bestStart < 0) return w.map(hex).join(':');
+  const head = w.slice(0, bestStart).map(hex).join(':');
+  const tail = w.slice(bestStart + bestLen).map(hex).join(':');
+  return `${head}::${tail}`;
+}
+
+/** Encode one (unmasked) value of a field to its wire bytes. */
+export function valueToBytes(f: FieldInfo, v: unknown, path: string): Uint8Array {
+  const out = new Uint8Array(f.bytes);
+  switch (f.kind) {
+    case 'uint': {
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= 2 ** (f.bytes * 8)) {
+        throw new OfEncodeError(`expected an integer of ${f.bits} bits`, path, v);
+      }
+      let x = v;
+      for (let i = f.bytes - 1; i >= 0; i--) {
+        out[i] = x & 0xff;
+        x = Math.floor(x / 256);
+      }
+      return out;
+    }
+    case 'big': {
+      if (typeof v !== 'bigint' || v < 0n || v >= 1n << BigInt(f.bytes * 8)) {
+        throw new OfEncodeError(`expected a bigint of ${f.bits} bits`, path, v);
+      }
+      let x = v;
+      for (let i = f.bytes - 1; i >= 0; i--) {
+        out[i] = Number(x & 0xffn);
+        x >>= 8n;
+      }
+      return out;
+    }
+    case 'mac': {
+      const b = typeof v === 'string' ? parseMac(v) : undefined;
+      if (!b) throw new OfEncodeError('expected a MAC address', path, v);
+      return b;
+    }
+    case 'ipv4': {
+      const b = typeof v === 'string' ? parseIpv4(v) : undefined;
+      if (!b) throw new OfEncodeError('expected an IPv4 address', path, v);
+      return b;
+    }
+    case 'ipv6': {
+      const b = typeof v === 'string' ? parseIpv6(v) : undefined;
+      if (!b) throw new OfEncodeError('expected an IPv6 address', path, v);
+      return b;
+    }
+    case 'ctState':
+      throw new OfEncodeError('ct_state is encoded from flags', path, v);
+  }
+}
+
+/** Decode wire bytes of a field to the model value. */
+export function bytesToValue(f: FieldInfo, b: Uint8Array): number | bigint | string {
+  switch (f.kind) {
+    case 'uint':
+    case 'ctState': {
+      let x = 0;
+      for (const byte of b) x = x * 256 + byte;
+      return x;
+    }
+    case 'big': {
+      let x = 0n;
+      for (const byte of b) x = (x << 8n) | BigInt(byte);
+      return x;
+    }
+    case 'mac':
+      return formatMac(b);
+    case 'ipv4':
+      return formatIpv4(b);
+    case 'ipv6':
+      return formatIpv6(b);
+  }
+}
+
+/** Big-endian bytes to bigint (any width). */
+export function bytesToBig(b: Uint8Array): bigint {
+  let x = 0n;
+  for (const byte of b) x = (x << 8n) | BigInt(byte);
+  return x;
+}
+
+/** bigint to big-endian bytes of width n. */
+export function bigToBytes(v: bigint, n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  let x = v;
+  for (let i = n - 1; i >= 0; i--) {
+    out[i] = Number(x & 0xffn);
+    x >>= 8n;
+  }
+  return out;
+}
+
+export function isAllOnes(b: Uint8Array): boolean {
+  for (const x of b) if (x !== 0xff) return false;
+  return true;
+}
