@@ -1,0 +1,154 @@
+/**
+ * Pod connectivity and traffic modes: classifier, spoofguard (IP and ARP), ARP responder,
+ * conntrack zone/state, L3 forwarding (local pods, remote pod CIDRs via tunnel or gateway),
+ * dec TTL, L2 forwarding calculation, conntrack commit and output.
+ */
+import type { Action, Flow } from '@switchyard/openflow/codec';
+import { OFPP } from '@switchyard/openflow/codec';
+import { CookieCategory, makeCookie } from '../cookie.js';
+import {
+  CT_ZONE, FromExternalRegMark, HairpinCTMark, NotConnSNATCTMark, FromGatewayCTMark, FromGatewayRegMark, FromLocalRegMark,
+  FromPodRegMark, FromTunnelRegMark, GLOBAL_VIRTUAL_MAC, NotRewriteMACRegMark, NotServiceCTMark,
+  OutputToOFPortRegMark, PRIORITY, PktSourceField, RewriteMACRegMark, ServiceCTMark, SwapField, TargetOFPortField,
+  ToGatewayRegMark, ToTunnelRegMark, loadMarks, matchCtMarks, matchMarks,
+} from '../fields.js';
+import type { Pipeline, TableName } from '../tables.js';
+import type { LocalPod, NodeConfig, RemoteNode } from '../state.js';
+import { ARP, IP, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst } from './common.js';
+import { Cidr } from '@switchyard/ipam/cidr';
+
+/** Tables pod connectivity needs. */
+export function podConnectivityTables(): TableName[] {
+  return [
+    'PipelineRootClassifier', 'ARPSpoofGuard', 'ARPResponder', 'Classifier', 'SpoofGuard', 'ConntrackZone',
+    'ConntrackState', 'L3Forwarding', 'L3DecTTL', 'L2ForwardingCalc', 'ConntrackCommit', 'Output',
+  ];
+}
+
+const cookieOf = (cfg: NodeConfig): bigint => makeCookie(cfg.round, CookieCategory.PodConnectivity);
+
+/** The ARP reply built in place (move/set), answering `tpa` with the global virtual MAC. */
+function arpReplyActions(tpa?: string): Action[] {
+  const acts: Action[] = [
+    { type: 'copyField', src: { field: 'ethSrc' }, dst: { field: 'ethDst' } },
+    setEthSrc(GLOBAL_VIRTUAL_MAC),
+    { type: 'setField', field: 'arpOp', value: 2 },
+    { type: 'copyField', src: { field: 'arpSha' }, dst: { field: 'arpTha' } },
+    { type: 'setField', field: 'arpSha', value: GLOBAL_VIRTUAL_MAC },
+  ];
+  if (tpa) {
+    acts.push({ type: 'copyField', src: { field: 'arpSpa' }, dst: { field: 'arpTpa' } }, { type: 'setField', field: 'arpSpa', value: tpa });
+  } else {
+    // Answer any address: swap spa/tpa through SwapField.
+    acts.push(
+      { type: 'copyField', src: { field: 'arpTpa' }, dst: SwapField.ref() },
+      { type: 'copyField', src: { field: 'arpSpa' }, dst: { field: 'arpTpa' } },
+      { type: 'copyField', src: SwapField.ref(), dst: { field: 'arpSpa' } },
+    );
+  }
+  acts.push({ type: 'output', port: OFPP.IN_PORT });
+  return acts;
+}
+
+/** Flows that exist once per node: gateway, tunnel, conntrack, forwarding defaults. */
+export function podConnectivityBaseFlows(p: Pipeline, cfg: NodeConfig): Flow[] {
+  const c = cookieOf(cfg);
+  const gw = cfg.gateway;
+  const afterValidation = p.stageId('conntrackState');
+  const egressSecurity = p.stageId('egressSecurity');
+  const flows: Flow[] = [
+    flow(p.id('PipelineRootClassifier'), PRIORITY.normal, ARP, [goto(p.id('ARPSpoofGuard'))], c),
+    flow(p.id('PipelineRootClassifier'), PRIORITY.normal, IP, [goto(p.id('Classifier'))], c),
+    flow(p.id('ARPSpoofGuard'), PRIORITY.normal, { ...ARP, inPort: gw.ofport, arpSpa: gw.ip, arpSha: gw.mac }, [goto(p.id('ARPResponder'))], c),
+    flow(p.id('ARPResponder'), PRIORITY.low, ARP, [{ type: 'output', port: OFPP.NORMAL }], c),
+    flow(p.id('Classifier'), PRIORITY.high, { ...IP, inPort: gw.ofport, ipv4Src: gw.ip }, [...loadMarks(FromGatewayRegMark, FromLocalRegMark), goto(p.id('SpoofGuard'))], c),
+    flow(p.id('Classifier'), PRIORITY.normal, { inPort: gw.ofport }, [...loadMarks(FromGatewayRegMark, FromExternalRegMark), goto(p.id('SpoofGuard'))], c),
+    flow(p.id('SpoofGuard'), PRIORITY.normal, { ...IP, inPort: gw.ofport }, [goto(afterValidation)], c),
+    flow(p.id('ConntrackZone'), PRIORITY.normal, IP, [{ type: 'ct', table: p.id('ConntrackState'), zone: CT_ZONE, nat: {} }], c),
+    flow(p.id('ConntrackState'), PRIORITY.normal, { ctState: { inv: true, trk: true }, ...IP }, [], c),
+    flow(p.id('ConntrackState'), PRIORITY.low, { ctState: { new: false, trk: true }, ...matchCtMarks(NotServiceCTMark), ...IP }, [goto(egressSecurity)], c),
+    flow(p.id('L3Forwarding'), PRIORITY.high, { ...IP, ipv4Dst: gw.ip }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c),
+    flow(p.id('L3Forwarding'), PRIORITY.high, { ctState: { rpl: true, trk: true }, ...matchCtMarks(FromGatewayCTMark), ...IP }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c),
+    flow(p.id('L3DecTTL'), PRIORITY.high, { ...IP, ...matchMarks(FromGatewayRegMark) }, [goto(p.nextId('L3DecTTL'))], c),
+    flow(p.id('L3DecTTL'), PRIORITY.normal, IP, [{ type: 'decTtl' }, goto(p.nextId('L3DecTTL'))], c),
+    flow(p.id('L2ForwardingCalc'), PRIORITY.normal, { ethDst: gw.mac }, [...loadMarks(TargetOFPortField.mark(gw.ofport), OutputToOFPortRegMark), goto(p.nextId('L2ForwardingCalc'))], c),
+    flow(p.id('ConntrackCommit'), PRIORITY.normal, { ctState: { new: true, trk: true }, ...matchCtMarks(NotConnSNATCTMark), ...IP }, [
+      { type: 'ct', commit: true, table: p.id('Output'), zone: CT_ZONE, exec: [{ type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
+    ], c),
+    flow(p.id('Output'), PRIORITY.normal, matchMarks(OutputToOFPortRegMark), [{ type: 'output', port: TargetOFPortField.ref() }], c),
+  ];
+  if (cfg.enableProxy) {
+    flows.push(flow(p.id('ConntrackState'), PRIORITY.low, { ctState: { new: false, trk: true }, ...matchCtMarks(ServiceCTMark), ...IP }, [...loadMarks(RewriteMACRegMark), goto(egressSecurity)], c));
+  }
+  if (cfg.trafficMode === 'networkPolicyOnly') {
+    // Every ARP request from a pod is answered with the virtual MAC; all IP goes via the gateway.
+    flows.push(flow(p.id('ARPResponder'), PRIORITY.normal, { ...ARP, arpOp: 1 }, arpReplyActions(), c));
+  } else {
+    flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ...matchMarks(NotRewriteMACRegMark), ipv4Dst: ipv4Net(cfg.podCIDR) }, [goto(p.id('L2ForwardingCalc'))], c));
+  }
+  // L3Forwarding miss: everything else (external) leaves through the gateway.
+  flows.push(flow(p.id('L3Forwarding'), PRIORITY.miss, {}, [...loadMarks(ToGatewayRegMark), goto(p.id('L2ForwardingCalc'))], c));
+  if (cfg.tunnelOfport !== undefined && (cfg.trafficMode === 'encap' || cfg.trafficMode === 'hybrid')) {
+    const t = cfg.tunnelOfport;
+    flows.push(
+      flow(p.id('Classifier'), PRIORITY.normal, { inPort: t }, [...loadMarks(FromTunnelRegMark, RewriteMACRegMark), goto(afterValidation)], c),
+      flow(p.id('L2ForwardingCalc'), PRIORITY.normal, { ethDst: GLOBAL_VIRTUAL_MAC }, [...loadMarks(TargetOFPortField.mark(t), OutputToOFPortRegMark), goto(p.nextId('L2ForwardingCalc'))], c),
+    );
+  }
+  if (cfg.enableProxy) {
+    flows.push(flow(p.id('Output'), PRIORITY.high, matchCtMarks(HairpinCTMark), [{ type: 'output', port: OFPP.IN_PORT }], c));
+  }
+  return flows;
+}
+
+
+/** Flows of one local pod. */
+export function podFlows(p: Pipeline, cfg: NodeConfig, pod: LocalPod): Flow[] {
+  const c = cookieOf(cfg);
+  const flows: Flow[] = [
+    flow(p.id('Classifier'), PRIORITY.low, { inPort: pod.ofport }, [...loadMarks(FromPodRegMark, FromLocalRegMark), goto(p.id('SpoofGuard'))], c),
+    flow(p.id('L2ForwardingCalc'), PRIORITY.normal, { ethDst: pod.mac }, [...loadMarks(TargetOFPortField.mark(pod.ofport), OutputToOFPortRegMark), goto(p.nextId('L2ForwardingCalc'))], c),
+  ];
+  for (const ip of pod.ips) {
+    flows.push(
+      flow(p.id('ARPSpoofGuard'), PRIORITY.normal, { ...ARP, inPort: pod.ofport, arpSpa: ip, arpSha: pod.mac }, [goto(p.id('ARPResponder'))], c),
+      flow(p.id('SpoofGuard'), PRIORITY.normal, { ...IP, inPort: pod.ofport, ethSrc: pod.mac, ipv4Src: ip }, [goto(p.stageId('conntrackState'))], c),
+      flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ...matchMarks(RewriteMACRegMark), ipv4Dst: ip }, [setEthSrc(cfg.gateway.mac), setEthDst(pod.mac), goto(p.id('L3DecTTL'))], c),
+    );
+    if (cfg.trafficMode === 'networkPolicyOnly') {
+      // Packets routed back from the gateway carry the gateway's MAC: deliver by IP.
+      flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ip }, [setEthDst(pod.mac), goto(p.id('L3DecTTL'))], c));
+    }
+  }
+  return flows;
+}
+
+function sameSubnet(cfg: NodeConfig, peer: RemoteNode): boolean {
+  if (!cfg.nodeSubnet) return false;
+  return Cidr.parse(cfg.nodeSubnet).contains(Cidr.parse(`${peer.nodeIP}/32`));
+}
+
+/** Flows for one peer node, by traffic mode. */
+export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode): Flow[] {
+  const c = cookieOf(cfg);
+  const gw = cfg.gateway;
+  const flows: Flow[] = [];
+  if (cfg.trafficMode === 'networkPolicyOnly') return flows;
+  const viaTunnel = !cfg.wireGuard && (cfg.trafficMode === 'encap' || (cfg.trafficMode === 'hybrid' && !sameSubnet(cfg, peer)));
+  if (viaTunnel) {
+    flows.push(
+      flow(p.id('ARPResponder'), PRIORITY.normal, { ...ARP, arpTpa: peer.gatewayIP, arpOp: 1 }, arpReplyActions(peer.gatewayIP), c),
+      flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(peer.podCIDR) }, [
+        setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(peer.nodeIP), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL')),
+      ], c),
+    );
+    if (peer.ipsecTunnelOfport !== undefined) {
+      flows.push(flow(p.id('Classifier'), PRIORITY.normal, { inPort: peer.ipsecTunnelOfport }, [...loadMarks(FromTunnelRegMark, RewriteMACRegMark), goto(p.stageId('conntrackState'))], c));
+    }
+  } else {
+    // noEncap, hybrid within the subnet, WireGuard: the host routes it.
+    flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(peer.podCIDR) }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c));
+  }
+  return flows;
+}
+

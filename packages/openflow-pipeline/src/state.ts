@@ -1,0 +1,135 @@
+/** Inputs of the pipeline builder: the node's configuration and state, as plain data. */
+import type { controlplane } from '@switchyard/apis';
+
+/** Internal rule types from @switchyard/apis (controlplane), re-exported under short names. */
+export type NetworkPolicy = controlplane.NetworkPolicy;
+export type NetworkPolicyRule = controlplane.NetworkPolicyRule;
+export type NetworkPolicyPeer = controlplane.NetworkPolicyPeer;
+export type PolicyService = controlplane.Service;
+export type IPBlock = controlplane.IPBlock;
+export type GroupMember = controlplane.GroupMember;
+export type NamedPort = controlplane.NamedPort;
+export type AddressGroup = controlplane.AddressGroup;
+export type AppliedToGroup = controlplane.AppliedToGroup;
+
+/** How pod traffic crosses nodes. */
+export type TrafficMode = 'encap' | 'noEncap' | 'hybrid' | 'networkPolicyOnly';
+/** Tunnel type in encap/hybrid mode; flows are the same for all (stt is configuration only). */
+export type TunnelType = 'geneve' | 'vxlan' | 'gre' | 'stt';
+
+/** The local Antrea gateway port. */
+export interface GatewayPort {
+  ofport: number;
+  ip: string;
+  mac: string;
+}
+
+/** A Pod (or ExternalEntity interface) attached to the bridge. */
+export interface LocalPod {
+  name: string;
+  namespace: string;
+  ofport: number;
+  /** IPv4 addresses. */
+  ips: string[];
+  mac: string;
+  /** Container ports, used to resolve named ports of policy rules. */
+  namedPorts?: NamedPort[];
+}
+
+/** A peer node. */
+export interface RemoteNode {
+  name: string;
+  podCIDR: string;
+  /** Transport IP: the tunnel destination. */
+  nodeIP: string;
+  /** Gateway IP of the peer (first address of its pod CIDR). */
+  gatewayIP: string;
+  /** Per-peer IPsec tunnel port (classified as tunnel input). */
+  ipsecTunnelOfport?: number;
+}
+
+/** Node-wide configuration; the enabled features decide which tables exist. */
+export interface NodeConfig {
+  /** Cookie round of this agent run. */
+  round: number;
+  trafficMode: TrafficMode;
+  tunnelType?: TunnelType;
+  /** WireGuard encryption: inter-node traffic goes to the gateway for host routing. */
+  wireGuard?: boolean;
+  gateway: GatewayPort;
+  /** Tunnel port (encap, hybrid). */
+  tunnelOfport?: number;
+  /** Local pod CIDR. */
+  podCIDR: string;
+  /** This node's transport IP. */
+  nodeIP: string;
+  /** Transport subnet of this node (hybrid: peers inside it are routed, others tunnelled). */
+  nodeSubnet?: string;
+  /** AntreaProxy: Service load balancing in OVS. */
+  enableProxy?: boolean;
+  /** Antrea-native policies (tiers). */
+  enableAntreaPolicy?: boolean;
+  /** Userspace (netdev) datapath: no pkt_mark for kubelet probes, match the gateway IP instead. */
+  netdevDatapath?: boolean;
+  /** Virtual IP used to SNAT hairpin/NodePort Service traffic. */
+  virtualServiceIP?: string;
+}
+
+/** One Service port (ClusterIP or NodePort). */
+export interface ServicePortSpec {
+  /** Group id allocated for the service port. */
+  groupId: number;
+  protocol: 'TCP' | 'UDP' | 'SCTP';
+  clusterIP: string;
+  port: number;
+  nodePort?: number;
+  /** ClientIP affinity timeout in seconds; absent = no affinity. */
+  affinityTimeout?: number;
+  endpoints: { ip: string; port: number; weight?: number; local?: boolean }[];
+}
+
+/** ExternalNode mode: the host's uplink and its pair (internal) port. */
+export interface ExternalNodeSpec {
+  /** Uplink port and the internal port that holds the host IP. */
+  interfaces: { uplinkOfport: number; pairOfport: number; ips: string[] }[];
+  /** Traffic that bypasses policies (policyBypassRules in the agent config). */
+  bypass?: { direction: 'ingress' | 'egress'; protocol: 'TCP' | 'UDP'; cidr: string; port: number }[];
+}
+
+/** Multicluster gateway settings. */
+export interface MulticlusterSpec {
+  /** This node is the cluster's gateway. */
+  isGateway: boolean;
+  /** Pod/Service CIDRs of the other clusters, with the remote gateway tunnel IP. */
+  remoteClusters: { cidrs: string[]; gatewayIP: string }[];
+  /** Local gateway node's tunnel IP (for regular nodes). */
+  localGatewayIP?: string;
+  /** Label identity ids of local pods by ofport (written into tun_id). */
+  labelIdentities?: { ofport: number; id: number }[];
+}
+
+/** FQDN policy support: DNS responses to local pods are intercepted. */
+export interface FqdnSpec {
+  /** Conjunction id of the DNS-intercept rule. */
+  conjId: number;
+  /** Local pods whose DNS responses are intercepted (those selected by FQDN rules). */
+  podOfports: number[];
+  /** Addresses learned from DNS responses, by FQDN (or pattern) as written in rules. */
+  addresses?: Record<string, string[]>;
+}
+
+/** Everything the pipeline is a function of. */
+export interface NodeState {
+  config: NodeConfig;
+  pods: LocalPod[];
+  remoteNodes: RemoteNode[];
+  policies: NetworkPolicy[];
+  addressGroups: AddressGroup[];
+  appliedToGroups: AppliedToGroup[];
+  /** Conjunction ids by rule key (see ruleKey); kept by the caller across calls so ids are stable. */
+  conjIds?: ReadonlyMap<string, number>;
+  services?: ServicePortSpec[];
+  externalNode?: ExternalNodeSpec;
+  multicluster?: MulticlusterSpec;
+  fqdn?: FqdnSpec;
+}
