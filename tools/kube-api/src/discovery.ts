@@ -142,7 +142,11 @@ export function toTable(t: ResourceType, version: string, objs: KubeObject[], me
     let cells: unknown[];
     if (printer) {
       extraCols = printer.map((p) => col(p.name, p.type, p.priority ?? 0, p.format ?? ''));
-      cells = printer.map((p) => jsonPath(o, p.jsonPath) ?? null);
+      cells = printer.map((p) => {
+        const v = jsonPath(o, p.jsonPath);
+        // kube-apiserver renders date columns as ages, like the default Age column.
+        return p.type === 'date' && typeof v === 'string' ? humanAge((now.getTime() - Date.parse(v)) / 1000) : (v ?? null);
+      });
     } else [extraCols, cells] = builtinColumns(t, o);
     columns = [col('Name', 'string', 0, 'name'), ...extraCols];
     const hasAge = printer?.some((p) => p.name.toLowerCase() === 'age') ?? false;

@@ -287,8 +287,9 @@ export class HttpFront {
       case 'patch': {
         const type = patchTypeOf(contentType);
         const patch = decodeBody(body, type === 'apply' ? 'yaml' : 'json');
+        const existed = api.tryGet(t, ns, p.name) !== undefined;
         const patched = api.patch(t, ns, p.name, type, patch, writeOpts(), p.version);
-        return send(res, 200, api.present(t, patched, p.version), warnings);
+        return send(res, existed ? 200 : 201, api.present(t, patched, p.version), warnings);
       }
       case 'delete': {
         const opts = deleteOptions(q, isProtobuf ? undefined : decodeBody(body, 'json'));

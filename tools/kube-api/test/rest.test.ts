@@ -141,6 +141,26 @@ describe('object lifecycle', () => {
   });
 });
 
+describe('events and apply patches', () => {
+  it('stores core and events.k8s.io Events and selects them by involved object', async () => {
+    const ev = { metadata: { name: 'e1' }, involvedObject: { kind: 'Pod', name: 'p1', namespace: 'default' }, reason: 'Started', message: 'ok', type: 'Normal' };
+    expect((await c.post('/api/v1/namespaces/default/events', ev)).status).toBe(201);
+    await c.post('/api/v1/namespaces/default/events', { ...ev, metadata: { name: 'e2' }, involvedObject: { kind: 'Pod', name: 'p2' } });
+    const sel = await c.get<{ items: Obj[] }>('/api/v1/namespaces/default/events?fieldSelector=involvedObject.name%3Dp1');
+    expect(sel.body.items.map((i) => i.metadata.name)).toEqual(['e1']);
+    const v1 = await c.post<Obj>('/apis/events.k8s.io/v1/namespaces/default/events', { metadata: { name: 'n1' }, eventTime: '2026-01-01T00:00:00.000000Z', reportingController: 'x', reportingInstance: 'y', action: 'Sync', reason: 'Done', regarding: { kind: 'Node', name: 'n' } });
+    expect(v1.status).toBe(201);
+  });
+
+  it('treats server-side apply as create-or-merge', async () => {
+    const path = '/api/v1/namespaces/default/configmaps/applied?fieldManager=test';
+    const created = await c.patch<Obj & { data: Record<string, string> }>(path, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: applied\ndata:\n  a: "1"\n', 'application/apply-patch+yaml');
+    expect(created.status).toBe(201);
+    const merged = await c.patch<Obj & { data: Record<string, string> }>(path, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { b: '2' } }, 'application/apply-patch+yaml');
+    expect(merged.body.data).toEqual({ a: '1', b: '2' });
+  });
+});
+
 describe('deletion', () => {
   it('keeps an object with finalizers until they are removed', async () => {
     await c.post(W, widget('fin', { size: 1 }, { finalizers: ['example.io/hold'] }));
