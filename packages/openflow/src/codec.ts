@@ -28,3 +28,8 @@ export type {
 export { encodeActions, decodeActions } from './actions.js';
 export { errorTypeName, errorCodeName } from './error-names.js';
 export { toHex, fromHex, Writer } from './buf.js';
+export { renderFlow, renderMatch, renderAction, renderActions, renderRef, parseFlow, parseMatch, parseActions, parseDumpFlows } from './text.js';
+export type { ParseOptions } from './text.js';
+export { normalizeFlow, normalizeMatch } from './normalize.js';
+export { FIELDS } from './fields.js';
+export type { FieldInfo, FieldKind } from './fields.js';
