@@ -1,0 +1,353 @@
+// The reference evaluator: which rule decides a flow, in the order the dataplane must follow.
+import type { controlplane } from '@switchyard/apis';
+import { Ip, parseCidr, parseIp, type Cidr } from '@switchyard/ipam/cidr';
+import type { CompiledPolicy } from './compile';
+import { PolicyEngine } from './engine';
+import { PolicyCompilerError } from './errors';
+import type { ClusterObject, InternalNetworkPolicy } from './types';
+import { BASELINE_TIER_PRIORITY } from './validate';
+
+/** A flow endpoint: a Pod as `namespace/name` (or `{pod}`), or an IP address (`{ip}`). */
+export type Endpoint = string | { pod: string } | { ip: string };
+
+/** The flow to explain. */
+export interface FlowQuery {
+  src: Endpoint;
+  dst: Endpoint;
+  protocol: controlplane.ServiceProtocol;
+  /** Destination port (TCP/UDP/SCTP). */
+  port?: number;
+  /** Source port, for rules with sourcePort ranges. */
+  srcPort?: number;
+  icmpType?: number;
+  icmpCode?: number;
+  /** Destination FQDN, for fqdn rules (the evaluator does no DNS). */
+  fqdn?: string;
+}
+
+/** Why a direction was decided the way it was. */
+export type VerdictReason = 'rule' | 'k8s-isolation' | 'default-allow' | 'not-applicable';
+
+/** Decision for one direction (egress at the source, ingress at the destination). */
+export interface DirectionVerdict {
+  direction: 'Egress' | 'Ingress';
+  allowed: boolean;
+  /** Action of the deciding rule; `Drop` for K8s isolation; `Allow` by default. */
+  action: 'Allow' | 'Drop' | 'Reject';
+  reason: VerdictReason;
+  policy?: controlplane.NetworkPolicyReference;
+  /** Index of the deciding rule among the policy's rules of that direction, and its name. */
+  rule?: { index: number; name?: string };
+  /** Tier priority of the deciding policy (Antrea tiers, 251 ANP, 254 BANP). */
+  tierPriority?: number;
+  /** Policies that passed the flow (action Pass) before the decision. */
+  passedBy?: controlplane.NetworkPolicyReference[];
+}
+
+/** Result of {@link explain}. */
+export interface Explanation {
+  allowed: boolean;
+  /** `Reject` when the deciding rule rejects (the dataplane sends a RST / ICMP unreachable). */
+  action: 'Allow' | 'Drop' | 'Reject';
+  egress: DirectionVerdict;
+  ingress: DirectionVerdict;
+}
+
+interface EndpointFacts {
+  memberKey?: string;
+  ips: Ip[];
+  ipTexts: string[];
+  groups: ReadonlySet<string>;
+  ports: controlplane.NamedPort[];
+  namespace?: string;
+  labels?: Record<string, string>;
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
+const cidrCache = new Map<string, Cidr>();
+function cidrOf(text: string): Cidr {
+  let c = cidrCache.get(text);
+  if (!c) {
+    c = parseCidr(text);
+    if (cidrCache.size > 100_000) cidrCache.clear();
+    cidrCache.set(text, c);
+  }
+  return c;
+}
+
+function resolve(engine: PolicyEngine, ep: Endpoint, path: string): EndpointFacts {
+  let podRef: string | undefined;
+  let ip: string | undefined;
+  if (typeof ep === 'string') {
+    if (ep.includes('/') && !ep.includes(':') && !/^\d+\.\d+\.\d+\.\d+/.test(ep)) podRef = ep;
+    else ip = ep;
+  } else if ('pod' in ep) podRef = ep.pod;
+  else ip = ep.ip;
+  let mk: string | undefined;
+  if (podRef !== undefined) {
+    if (!engine.pods.has(`Pod/${podRef}`)) throw new PolicyCompilerError('INVALID_ENDPOINT', path, podRef, `no pod ${podRef}`);
+    mk = `p:${podRef}`;
+  } else {
+    try {
+      parseIp(ip as string);
+    } catch {
+      throw new PolicyCompilerError('INVALID_ENDPOINT', path, ip, `not a pod reference or IP: ${String(ip)}`);
+    }
+    mk = engine.ipOwners.get(ip as string);
+  }
+  if (!mk) return { ips: [parseIp(ip as string)], ipTexts: [ip as string], groups: EMPTY, ports: [] };
+  const rest = mk.slice(2);
+  let ipTexts: string[] = [];
+  let ports: controlplane.NamedPort[] = [];
+  let namespace: string | undefined;
+  let labels: Record<string, string> | undefined;
+  if (mk[0] === 'p') {
+    const pod = engine.pods.get(`Pod/${rest}`);
+    ipTexts = pod?.status?.podIPs?.map((x) => x.ip) ?? (pod?.status?.podIP ? [pod.status.podIP] : []);
+    for (const c of pod?.spec?.containers ?? []) for (const p of c.ports ?? []) if (p.name) ports.push({ name: p.name, port: p.containerPort, protocol: p.protocol ?? 'TCP' });
+    namespace = pod?.metadata.namespace ?? 'default';
+    labels = pod?.metadata.labels;
+  } else if (mk[0] === 'e') {
+    const ee = engine.externalEntities.get(`ExternalEntity/${rest}`);
+    ipTexts = (ee?.spec.endpoints ?? []).map((e) => e.ip);
+    ports = (ee?.spec.ports ?? []).filter((p) => p.name && p.port).map((p) => ({ name: p.name as string, port: p.port as number, protocol: p.protocol ?? 'TCP' }));
+  } else ipTexts = ip !== undefined ? [ip] : [];
+  if (ip !== undefined && !ipTexts.includes(ip)) ipTexts = [ip, ...ipTexts];
+  const facts: EndpointFacts = { memberKey: mk, ips: ipTexts.map((t) => parseIp(t)), ipTexts, groups: engine.memberGroups.get(mk) ?? EMPTY, ports };
+  if (namespace !== undefined) facts.namespace = namespace;
+  if (labels !== undefined) facts.labels = labels;
+  return facts;
+}
+
+function inBlocks(blocks: readonly controlplane.IPBlock[], ips: readonly Ip[]): boolean {
+  for (const b of blocks) {
+    const c = cidrOf(b.cidr);
+    for (const ip of ips) {
+      if (ip.family !== c.family || !c.contains(ip)) continue;
+      if (b.except.some((x) => { const e = cidrOf(x); return e.family === ip.family && e.contains(ip); })) continue;
+      return true;
+    }
+  }
+  return false;
+}
+
+function fqdnMatches(pattern: string, fqdn: string | undefined): boolean {
+  if (fqdn === undefined) return false;
+  const p = pattern.toLowerCase();
+  const f = fqdn.toLowerCase();
+  if (p.startsWith('*')) return f.endsWith(p.slice(1));
+  return p === f;
+}
+
+function peerMatches(engine: PolicyEngine, peer: controlplane.NetworkPolicyPeer, ep: EndpointFacts, q: FlowQuery): boolean {
+  for (const g of peer.addressGroups) if (ep.groups.has(g)) return true;
+  if (peer.ipBlocks.length > 0 && inBlocks(peer.ipBlocks, ep.ips)) return true;
+  for (const f of peer.fqdns ?? []) if (fqdnMatches(f, q.fqdn)) return true;
+  for (const s of peer.toServices ?? []) {
+    const svc = engine.services.get(`Service/${s.namespace}/${s.name}`);
+    if (!svc) continue;
+    const vips = [...(svc.spec?.clusterIPs ?? []), ...(svc.spec?.clusterIP ? [svc.spec.clusterIP] : [])];
+    if (ep.ipTexts.some((ip) => vips.includes(ip))) return true;
+    const sel = svc.spec?.selector;
+    if (sel && Object.keys(sel).length > 0 && ep.namespace === s.namespace && Object.entries(sel).every(([k, v]) => ep.labels?.[k] === v)) return true;
+  }
+  return false;
+}
+
+function servicesMatch(services: readonly controlplane.Service[], q: FlowQuery, dst: EndpointFacts): boolean {
+  if (services.length === 0) return true;
+  for (const s of services) {
+    if (s.protocol !== q.protocol) continue;
+    if (s.protocol === 'ICMP') {
+      if (s.icmpType !== undefined && s.icmpType !== q.icmpType) continue;
+      if (s.icmpCode !== undefined && s.icmpCode !== q.icmpCode) continue;
+      return true;
+    }
+    if (s.protocol === 'IGMP') return true;
+    if (s.port !== undefined) {
+      if (q.port === undefined) continue;
+      if (typeof s.port === 'string') {
+        // Named ports resolve against the destination's container ports of the same protocol.
+        const np = dst.ports.find((p) => p.name === s.port && p.protocol === s.protocol);
+        if (!np || np.port !== q.port) continue;
+      } else if (q.port < s.port || q.port > (s.endPort ?? s.port)) continue;
+    }
+    if (s.srcPort !== undefined) {
+      if (q.srcPort === undefined || q.srcPort < s.srcPort || q.srcPort > (s.srcEndPort ?? s.srcPort)) continue;
+    }
+    return true;
+  }
+  return false;
+}
+
+interface Candidate {
+  c: CompiledPolicy;
+  rule: controlplane.NetworkPolicyRule;
+  index: number;
+}
+
+function kindOfPolicy(p: InternalNetworkPolicy): 'k8s' | 'tiered' | 'baseline' {
+  if (p.sourceRef.type === 'K8sNetworkPolicy') return 'k8s';
+  const tp = p.tierPriority ?? 250;
+  return tp >= BASELINE_TIER_PRIORITY ? 'baseline' : 'tiered';
+}
+
+/** Rules of policies applied to `ep` in `direction`, and the K8s NetworkPolicies isolating it. */
+function rulesFor(engine: PolicyEngine, ep: EndpointFacts, direction: 'In' | 'Out'): { ordered: Candidate[]; k8s: CompiledPolicy[] } {
+  const keys = new Set<string>();
+  for (const g of ep.groups) for (const k of engine.groupUsers(g, 'applied')) keys.add(k);
+  const ordered: Candidate[] = [];
+  const k8s: CompiledPolicy[] = [];
+  for (const key of keys) {
+    const c = engine.policyByKey(key);
+    if (!c) continue;
+    const p = c.policy;
+    const applied = (groups: readonly string[]): boolean => groups.some((g) => ep.groups.has(g));
+    if (kindOfPolicy(p) === 'k8s') {
+      if (applied(p.appliedToGroups) && (p.policyTypes ?? ['Ingress']).includes(direction === 'In' ? 'Ingress' : 'Egress')) k8s.push(c);
+      continue;
+    }
+    p.rules.forEach((rule, index) => {
+      if (rule.direction !== direction) return;
+      const groups = p.appliedToPerRule ? (rule.appliedToGroups ?? []) : p.appliedToGroups;
+      if (applied(groups)) ordered.push({ c, rule, index });
+    });
+  }
+  ordered.sort((a, b) => {
+    const pa = a.c.policy;
+    const pb = b.c.policy;
+    return (pa.tierPriority ?? 250) - (pb.tierPriority ?? 250) || (pa.priority ?? 0) - (pb.priority ?? 0) || a.rule.priority - b.rule.priority || (pa.uid < pb.uid ? -1 : pa.uid > pb.uid ? 1 : 0) || a.index - b.index;
+  });
+  return { ordered, k8s };
+}
+
+function decideDirection(engine: PolicyEngine, self: EndpointFacts, peer: EndpointFacts, dst: EndpointFacts, q: FlowQuery, direction: 'In' | 'Out'): DirectionVerdict {
+  const dirName = direction === 'In' ? 'Ingress' : 'Egress';
+  if (!self.memberKey) return { direction: dirName, allowed: true, action: 'Allow', reason: 'not-applicable' };
+  const { ordered, k8s } = rulesFor(engine, self, direction);
+  const matches = (rule: controlplane.NetworkPolicyRule): boolean => peerMatches(engine, direction === 'In' ? rule.from : rule.to, peer, q) && servicesMatch(rule.services, q, dst);
+  const passedBy: controlplane.NetworkPolicyReference[] = [];
+  const verdict = (cand: Candidate, action: controlplane.RuleAction): DirectionVerdict => {
+    const v: DirectionVerdict = { direction: dirName, allowed: action === 'Allow', action: action === 'Pass' ? 'Allow' : action, reason: 'rule', policy: cand.c.policy.sourceRef, rule: { index: cand.rule.priority, ...(cand.rule.name !== undefined ? { name: cand.rule.name } : {}) } };
+    if (cand.c.policy.tierPriority !== undefined) v.tierPriority = cand.c.policy.tierPriority;
+    if (passedBy.length > 0) v.passedBy = passedBy;
+    return v;
+  };
+  // 1. Antrea tiers (emergency .. application) and AdminNetworkPolicy (tier 251); Pass skips to K8s NP.
+
+  for (const cand of ordered) {
+    if (kindOfPolicy(cand.c.policy) !== 'tiered') break;
+    if (!matches(cand.rule)) continue;
+    const action = cand.rule.action ?? 'Allow';
+    if (action === 'Pass') {
+      passedBy.push(cand.c.policy.sourceRef);
+
+      break;
+    }
+    return verdict(cand, action);
+  }
+
+  // 2. K8s NetworkPolicy: any matching rule allows; isolation without a match drops.
+  if (k8s.length > 0) {
+    k8s.sort((a, b) => (a.policy.uid < b.policy.uid ? -1 : 1));
+    for (const c of k8s) {
+      const idx = c.policy.rules.findIndex((r) => r.direction === direction && matches(r));
+      if (idx >= 0) {
+        const rule = c.policy.rules[idx] as controlplane.NetworkPolicyRule;
+        const v: DirectionVerdict = { direction: dirName, allowed: true, action: 'Allow', reason: 'rule', policy: c.policy.sourceRef, rule: { index: rule.priority } };
+        if (passedBy.length > 0) v.passedBy = passedBy;
+        return v;
+      }
+    }
+    const v: DirectionVerdict = { direction: dirName, allowed: false, action: 'Drop', reason: 'k8s-isolation', policy: (k8s[0] as CompiledPolicy).policy.sourceRef };
+    if (passedBy.length > 0) v.passedBy = passedBy;
+    return v;
+  }
+  // 3. Baseline tier, then BaselineAdminNetworkPolicy (tier 254).
+  for (const cand of ordered) {
+    if (kindOfPolicy(cand.c.policy) !== 'baseline') continue;
+    if (!matches(cand.rule)) continue;
+    return verdict(cand, cand.rule.action ?? 'Allow');
+  }
+  const v: DirectionVerdict = { direction: dirName, allowed: true, action: 'Allow', reason: 'default-allow' };
+  if (passedBy.length > 0) v.passedBy = passedBy;
+  return v;
+}
+
+/**
+ * Explains whether a flow is allowed: egress policies at the source, then ingress policies at
+ * the destination, each in dataplane order (Antrea tiers by priority, policy priority, rule
+ * order; AdminNetworkPolicy as tier 251; Pass to K8s NetworkPolicy; K8s isolation; baseline
+ * tier; BaselineAdminNetworkPolicy; allow).
+ *
+ * `cluster` is a {@link PolicyEngine} (reused, fast) or the input objects (compiled here).
+ */
+export function explain(cluster: PolicyEngine | Iterable<ClusterObject>, query: FlowQuery): Explanation {
+  const engine = cluster instanceof PolicyEngine ? cluster : engineOf(cluster);
+  const src = resolve(engine, query.src, 'query.src');
+  const dst = resolve(engine, query.dst, 'query.dst');
+  const egress = decideDirection(engine, src, dst, dst, query, 'Out');
+  const ingress = decideDirection(engine, dst, src, dst, query, 'In');
+  const denied = !egress.allowed ? egress : !ingress.allowed ? ingress : undefined;
+  return { allowed: !denied, action: denied ? denied.action : 'Allow', egress, ingress };
+}
+
+/** Builds an engine from input objects (policies after the objects they reference). */
+export function engineOf(objects: Iterable<ClusterObject>): PolicyEngine {
+  const engine = new PolicyEngine();
+  const list = [...objects];
+  const rank = (o: ClusterObject): number => (o.kind === 'Tier' ? 0 : o.kind === 'ClusterGroup' || o.kind === 'Group' ? 1 : /Policy$/.test(o.kind ?? '') ? 3 : 2);
+  list.sort((a, b) => rank(a) - rank(b));
+  for (const o of list) engine.apply({ type: 'ADDED', object: o });
+  return engine;
+}
+
+/** Rule reference returned by {@link queryEndpoint}. */
+export interface RuleRef {
+  policy: controlplane.NetworkPolicyReference;
+  direction: controlplane.Direction;
+  index: number;
+  name?: string;
+}
+
+/** Result of {@link queryEndpoint}. */
+export interface EndpointQueryResult {
+  /** Policies applied to the endpoint (policy-level or by some rule). */
+  appliedPolicies: controlplane.NetworkPolicyReference[];
+  /** Rules selecting the endpoint as a peer. */
+  ingressSrcRules: RuleRef[];
+  egressDstRules: RuleRef[];
+}
+
+/** Policies applied to a pod and the rules that select it as a peer (like `antctl query endpoint`). */
+export function queryEndpoint(cluster: PolicyEngine | Iterable<ClusterObject>, pod: string): EndpointQueryResult {
+  const engine = cluster instanceof PolicyEngine ? cluster : engineOf(cluster);
+  const ep = resolve(engine, { pod }, 'pod');
+  const applied = new Set<string>();
+  const asPeer = new Set<string>();
+  for (const g of ep.groups) {
+    for (const k of engine.groupUsers(g, 'applied')) applied.add(k);
+    for (const k of engine.groupUsers(g, 'address')) asPeer.add(k);
+  }
+  const appliedPolicies: controlplane.NetworkPolicyReference[] = [];
+  for (const k of applied) {
+    const c = engine.policyByKey(k);
+    if (c) appliedPolicies.push(c.policy.sourceRef);
+  }
+  const ingressSrcRules: RuleRef[] = [];
+  const egressDstRules: RuleRef[] = [];
+  for (const k of asPeer) {
+    const c = engine.policyByKey(k);
+    if (!c) continue;
+    c.policy.rules.forEach((r, index) => {
+      const peer = r.direction === 'In' ? r.from : r.to;
+      if (!peer.addressGroups.some((g) => ep.groups.has(g))) return;
+      const ref: RuleRef = { policy: c.policy.sourceRef, direction: r.direction, index };
+      if (r.name !== undefined) ref.name = r.name;
+      (r.direction === 'In' ? ingressSrcRules : egressDstRules).push(ref);
+    });
+  }
+  return { appliedPolicies, ingressSrcRules, egressDstRules };
+}
+
+
