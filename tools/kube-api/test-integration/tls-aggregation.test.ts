@@ -21,7 +21,7 @@ beforeAll(async () => {
   // The backend trusts the API server's CA for the front-proxy client certificate.
   backend = https.createServer({ cert: pki.certPem, key: pki.keyPem, ca: server.caPem, requestCert: true, rejectUnauthorized: false }, (req, res) => {
     const peer = (req.socket as TLSSocket).getPeerCertificate();
-    seen.push({ path: req.url ?? '', user: req.headers['x-remote-user'] as string | undefined, groups: req.headers['x-remote-group'], clientCN: (req.socket as TLSSocket).authorized ? peer.subject?.CN : undefined, auth: req.headers.authorization });
+    seen.push({ path: req.url ?? '', user: req.headers['x-remote-user'] as string | undefined, groups: req.headers['x-remote-group'], clientCN: (req.socket as TLSSocket).authorized ? String(peer.subject?.CN) : undefined, auth: req.headers.authorization });
     res.setHeader('content-type', 'application/json');
     if (req.url?.startsWith('/apis/stats.example.io/v1alpha1/things')) {
       res.end(JSON.stringify({ apiVersion: 'stats.example.io/v1alpha1', kind: 'ThingList', metadata: {}, items: [{ apiVersion: 'stats.example.io/v1alpha1', kind: 'Thing', metadata: { name: 'one' } }] }));
