@@ -1,2 +1,9 @@
 // Unit tests: pure, fast, no root.
-module.exports = { ...require('../../jest.preset.cjs'), displayName: 'openflow-pipeline', roots: ['<rootDir>/test'] };
+const preset = require('../../jest.preset.cjs');
+// Sibling sources written with ESM `.js` specifiers (openflow's codec) resolve to their .ts files.
+module.exports = {
+  ...preset,
+  displayName: 'openflow-pipeline',
+  roots: ['<rootDir>/test'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1', ...preset.moduleNameMapper },
+};

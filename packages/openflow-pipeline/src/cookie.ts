@@ -3,7 +3,7 @@
  * as Antrea's cookie allocator. The round changes on every agent restart, so flows of the previous
  * round can be found and deleted once the new round is installed.
  */
-import { PipelineError } from './errors.js';
+import { PipelineError } from './errors';
 
 /** Flow categories (the cookie's category byte). */
 export const CookieCategory = {

@@ -4,7 +4,7 @@
  * The result is sorted by identity, so it does not depend on input order.
  */
 import type { Flow } from '@switchyard/openflow/codec';
-import { PipelineError } from './errors.js';
+import { PipelineError } from './errors';
 
 /** The minimal change that turns the installed flows into the desired ones. */
 export interface FlowDiff {

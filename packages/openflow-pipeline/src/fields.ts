@@ -4,7 +4,7 @@
  * code never writes a raw `reg0[0..3]`.
  */
 import type { Action, FieldRef, Match, Masked } from '@switchyard/openflow/codec';
-import { PipelineError } from './errors.js';
+import { PipelineError } from './errors';
 
 /** Register field names of the Flow model. */
 export type RegName =

@@ -4,26 +4,26 @@
  * returns the minimal change.
  * @packageDocumentation
  */
-export { PipelineError, type PipelineErrorCode } from './errors.js';
-export * from './fields.js';
+export { PipelineError, type PipelineErrorCode } from './errors';
+export * from './fields';
 export {
   Pipeline, PIPELINES, STAGES, TABLE_DECLS, type PipelineId, type StageId, type TableDecl, type TableName, type RealizedTable,
-} from './tables.js';
+} from './tables';
 export {
   CookieCategory, makeCookie, parseCookie, cookieMaskForRound, nextRound, isStaleRound, flowsOfPreviousRounds,
   ROUND_MASK, CATEGORY_MASK, OBJECT_ID_MASK,
-} from './cookie.js';
-export { diffFlows, applyDiff, flowKey, canonical, indexFlows, type FlowDiff, type DiffOptions } from './diff.js';
-export { formatFlow, formatMatch, formatAction, formatFieldRef, type FormatOptions } from './format.js';
-export type * from './state.js';
-export { portRangeToMasks, type PortMask } from './features/ports.js';
-export { aggregateV4, ipBlockCidrs } from './features/addresses.js';
-export { podConnectivityBaseFlows, podFlows, remoteNodeFlows, podConnectivityTables } from './features/pod.js';
+} from './cookie';
+export { diffFlows, applyDiff, flowKey, canonical, indexFlows, type FlowDiff, type DiffOptions } from './diff';
+export { formatFlow, formatMatch, formatAction, formatFieldRef, type FormatOptions } from './format';
+export type * from './state';
+export { portRangeToMasks, type PortMask } from './features/ports';
+export { aggregateV4, ipBlockCidrs } from './features/addresses';
+export { podConnectivityBaseFlows, podFlows, remoteNodeFlows, podConnectivityTables } from './features/pod';
 export {
   networkPolicyFlows, networkPolicyTables, assignConjunctionIds, assignOFPriorities, policyRuleKeys, ruleKey,
   BASELINE_TIER_PRIORITY, BANP_TIER_PRIORITY, DEFAULT_TIER_PRIORITY,
   type GroupSpec, type NetworkPolicyInput, type NetworkPolicyFlows, type RulePriority,
-} from './features/policy.js';
-export { serviceBaseFlows, servicePortFlows, serviceHairpinPodFlows, serviceTables } from './features/service.js';
-export { externalNodeFlows, externalNodeTables, multiclusterFlows, fqdnFlows } from './features/extras.js';
-export { computeNodeFlows, requiredTables, dumpFlows, formatGroup, type NodeFlows, type ComputeOptions } from './node.js';
+} from './features/policy';
+export { serviceBaseFlows, servicePortFlows, serviceHairpinPodFlows, serviceTables } from './features/service';
+export { externalNodeFlows, externalNodeTables, multiclusterFlows, fqdnFlows } from './features/extras';
+export { computeNodeFlows, requiredTables, dumpFlows, formatGroup, type NodeFlows, type ComputeOptions } from './node';

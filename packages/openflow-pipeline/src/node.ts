@@ -1,13 +1,13 @@
 /** The whole node: picks tables from enabled features, runs every feature module, adds miss flows. */
 import type { Flow } from '@switchyard/openflow/codec';
-import { CookieCategory, makeCookie } from './cookie.js';
-import { Pipeline, type TableName } from './tables.js';
-import type { NodeState } from './state.js';
-import { podConnectivityBaseFlows, podConnectivityTables, podFlows, remoteNodeFlows } from './features/pod.js';
-import { type GroupSpec, networkPolicyFlows, networkPolicyTables, policyRuleKeys, assignConjunctionIds } from './features/policy.js';
-import { serviceBaseFlows, serviceHairpinPodFlows, servicePortFlows, serviceTables } from './features/service.js';
-import { externalNodeFlows, externalNodeTables, fqdnFlows, multiclusterFlows } from './features/extras.js';
-import { formatAction, formatFlow } from './format.js';
+import { CookieCategory, makeCookie } from './cookie';
+import { Pipeline, type TableName } from './tables';
+import type { NodeState } from './state';
+import { podConnectivityBaseFlows, podConnectivityTables, podFlows, remoteNodeFlows } from './features/pod';
+import { type GroupSpec, networkPolicyFlows, networkPolicyTables, policyRuleKeys, assignConjunctionIds } from './features/policy';
+import { serviceBaseFlows, serviceHairpinPodFlows, servicePortFlows, serviceTables } from './features/service';
+import { externalNodeFlows, externalNodeTables, fqdnFlows, multiclusterFlows } from './features/extras';
+import { formatAction, formatFlow } from './format';
 
 /** Result of {@link computeNodeFlows}. */
 export interface NodeFlows {

@@ -3,7 +3,7 @@
  * numbers only when an enabled feature needs them, so names (not numbers) are the stable identity.
  */
 import type { Flow } from '@switchyard/openflow/codec';
-import { PipelineError } from './errors.js';
+import { PipelineError } from './errors';
 
 /** Pipelines, in the order their tables are numbered. */
 export const PIPELINES = ['root', 'arp', 'ip', 'multicast', 'nonIp'] as const;

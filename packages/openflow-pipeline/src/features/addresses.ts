@@ -1,7 +1,7 @@
 /** Address sets for policy match flows: member IPs and ipBlocks as the fewest CIDRs. */
-import type { IPBlock } from '../state.js';
+import type { IPBlock } from '../state';
 import { cidrExcept } from '@switchyard/ipam/cidr';
-import { ipv4ToInt } from './common.js';
+import { ipv4ToInt } from './common';
 
 const fmt = (n: number): string => `${n >>> 24}.${(n >>> 16) & 0xff}.${(n >>> 8) & 0xff}.${n & 0xff}`;
 

@@ -1,6 +1,6 @@
 /** Small builders shared by the feature modules. */
 import type { Action, Flow, Match } from '@switchyard/openflow/codec';
-import { ETH_ARP, ETH_IP } from '../fields.js';
+import { ETH_ARP, ETH_IP } from '../fields';
 
 export const IP: Match = { ethType: ETH_IP };
 export const ARP: Match = { ethType: ETH_ARP };

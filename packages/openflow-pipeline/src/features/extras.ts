@@ -1,13 +1,13 @@
 /** ExternalNode connectivity, multicluster gateway routing and the FQDN DNS-intercept flow. */
 import type { Flow } from '@switchyard/openflow/codec';
-import { CookieCategory, makeCookie } from '../cookie.js';
+import { CookieCategory, makeCookie } from '../cookie';
 import {
   CONTROLLER_ID, FromLocalRegMark, FromUplinkRegMark, GLOBAL_VIRTUAL_MAC, OutputToOFPortRegMark, PACKETIN_CATEGORY,
   PRIORITY, PROTO_TCP, PROTO_UDP, TargetOFPortField, ToTunnelRegMark, loadMarks, matchField,
-} from '../fields.js';
-import type { Pipeline, TableName } from '../tables.js';
-import type { ExternalNodeSpec, FqdnSpec, MulticlusterSpec, NodeConfig } from '../state.js';
-import { ARP, IP, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst } from './common.js';
+} from '../fields';
+import type { Pipeline, TableName } from '../tables';
+import type { ExternalNodeSpec, FqdnSpec, MulticlusterSpec, NodeConfig } from '../state';
+import { ARP, IP, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst } from './common';
 
 /** Tables of ExternalNode mode (no pod routing: uplink <-> pair port with policies between). */
 export function externalNodeTables(): TableName[] {

@@ -5,16 +5,16 @@
  */
 import type { Action, Flow } from '@switchyard/openflow/codec';
 import { OFPP } from '@switchyard/openflow/codec';
-import { CookieCategory, makeCookie } from '../cookie.js';
+import { CookieCategory, makeCookie } from '../cookie';
 import {
   CT_ZONE, FromExternalRegMark, HairpinCTMark, NotConnSNATCTMark, FromGatewayCTMark, FromGatewayRegMark, FromLocalRegMark,
   FromPodRegMark, FromTunnelRegMark, GLOBAL_VIRTUAL_MAC, NotRewriteMACRegMark, NotServiceCTMark,
   OutputToOFPortRegMark, PRIORITY, PktSourceField, RewriteMACRegMark, ServiceCTMark, SwapField, TargetOFPortField,
   ToGatewayRegMark, ToTunnelRegMark, loadMarks, matchCtMarks, matchMarks,
-} from '../fields.js';
-import type { Pipeline, TableName } from '../tables.js';
-import type { LocalPod, NodeConfig, RemoteNode } from '../state.js';
-import { ARP, IP, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst } from './common.js';
+} from '../fields';
+import type { Pipeline, TableName } from '../tables';
+import type { LocalPod, NodeConfig, RemoteNode } from '../state';
+import { ARP, IP, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst } from './common';
 import { Cidr } from '@switchyard/ipam/cidr';
 
 /** Tables pod connectivity needs. */

@@ -5,8 +5,9 @@
  * drop per applied-to member; Antrea-native priorities from tier/policy/rule with collision handling.
  */
 import type { Action, Flow, Match } from '@switchyard/openflow/codec';
-import { CookieCategory, makeCookie } from '../cookie.js';
-import { PipelineError } from '../errors.js';
+import { CookieCategory, makeCookie } from '../cookie';
+import { PipelineError } from '../errors';
+import { canonical } from '../diff';
 import {
   APConjIDField, APDenyRegMark, APDispositionField, CONTROLLER_ID, CT_ZONE, DISPOSITION_ALLOW, DISPOSITION_DROP,
   DISPOSITION_PASS, DISPOSITION_REJECT, EgressRuleCTLabel, IngressRuleCTLabel, OutputRegField, OutputToControllerRegMark,
@@ -14,12 +15,12 @@ import {
   PROTO_TCP, PROTO_UDP, PacketInOperationField, PacketInTableField, TFEgressConjIDField, TFIngressConjIDField,
   TargetOFPortField, ToGatewayRegMark, ToTunnelRegMark, ToUplinkRegMark, HairpinCTMark, loadField, loadMarks,
   matchCtMarks, matchField, matchMarks,
-} from '../fields.js';
-import type { Pipeline, TableName } from '../tables.js';
-import type { GroupMember, LocalPod, NetworkPolicy, NetworkPolicyPeer, NetworkPolicyRule, NodeConfig, PolicyService as Service } from '../state.js';
-import { aggregateV4, ipBlockCidrs } from './addresses.js';
-import { IP, flow, goto, ipv4Net, resubmit } from './common.js';
-import { portRangeToMasks } from './ports.js';
+} from '../fields';
+import type { Pipeline, TableName } from '../tables';
+import type { GroupMember, LocalPod, NetworkPolicy, NetworkPolicyPeer, NetworkPolicyRule, NodeConfig, PolicyService as Service } from '../state';
+import { aggregateV4, ipBlockCidrs } from './addresses';
+import { IP, flow, goto, ipv4Net, resubmit } from './common';
+import { portRangeToMasks } from './ports';
 
 /** Tier priority of Antrea's Baseline tier; BANP uses the tier below it. */
 export const BASELINE_TIER_PRIORITY = 253;
@@ -252,7 +253,7 @@ function matchKey(m: Match): string {
   let s = '';
   for (const k of Object.keys(m).sort()) {
     const v = (m as Record<string, unknown>)[k];
-    s += `${k}=${typeof v === 'object' && v !== null ? `${(v as { value: unknown }).value}/${(v as { mask: unknown }).mask}` : String(v)};`;
+    s += `${k}=${k === 'ctState' ? canonical(v) : typeof v === 'object' && v !== null ? `${(v as { value: unknown }).value}/${(v as { mask: unknown }).mask}` : String(v)};`;
   }
   return s;
 }

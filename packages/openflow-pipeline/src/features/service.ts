@@ -4,18 +4,18 @@
  * reject to the controller, and hairpin (a pod reaching itself through its Service).
  */
 import type { Action, Flow, Match } from '@switchyard/openflow/codec';
-import { CookieCategory, makeCookie } from '../cookie.js';
+import { CookieCategory, makeCookie } from '../cookie';
 import {
   CONTROLLER_ID, CT_ZONE, ConnSNATCTMark, EndpointIPField, EndpointPortField, EpSelectedRegMark, EpToLearnRegMark,
   EpToSelectRegMark, EpUnionField, FromPodRegMark, HairpinCTMark, PACKETIN_CATEGORY, PRIORITY, PROTO_SCTP, PROTO_TCP,
   PROTO_UDP, PktSourceField, RewriteMACRegMark, SNAT_CT_ZONE, ServiceCTMark, ServiceEPStateField, ServiceGroupIDField,
   SvcNoEpRegMark, ToExternalAddressRegMark, ToNodePortAddressRegMark, loadCtMark, loadField, loadMarks, matchCtMarks,
   matchField, matchMarks,
-} from '../fields.js';
-import type { Pipeline, TableName } from '../tables.js';
-import type { LocalPod, NodeConfig, ServicePortSpec } from '../state.js';
-import type { GroupSpec } from './policy.js';
-import { IP, flow, goto, ipv4ToInt, resubmit } from './common.js';
+} from '../fields';
+import type { Pipeline, TableName } from '../tables';
+import type { LocalPod, NodeConfig, ServicePortSpec } from '../state';
+import type { GroupSpec } from './policy';
+import { IP, flow, goto, ipv4ToInt, resubmit } from './common';
 
 /** Tables Service LB needs. */
 export function serviceTables(): TableName[] {
