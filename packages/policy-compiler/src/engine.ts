@@ -437,6 +437,8 @@ export class PolicyEngine {
 
   private setNode(key: string, node: Node | undefined): void {
     const name = key.slice('Node/'.length);
+    const nodeIps = (n: Node | undefined): string[] => (n?.status?.addresses ?? []).filter((a) => a.type === 'InternalIP' || a.type === 'ExternalIP').map((a) => a.address);
+    this.trackIps(`n:${name}`, nodeIps(this.nodes.get(key)), nodeIps(node));
     if (node) this.nodes.set(key, node);
     else this.nodes.delete(key);
     for (const g of [...(this.groupIndex.get('n:*') ?? [])]) this.evalMember(g, `n:${name}`);

@@ -51,6 +51,8 @@ export interface Expect {
 export interface Probe {
   protocol: 'TCP' | 'UDP' | 'SCTP';
   port: number;
+  /** Source port of the probe connection (for sourcePort rules). */
+  srcPort?: number;
   expect: Expect[];
 }
 

@@ -31,7 +31,7 @@ export function runCase(c: Case, setup: () => object[] = baseModel, pods: string
         for (const to of pods) {
           if (from === to) continue; // loopback is ignored, as upstream does
           const expected = m.get(from)?.get(to) as boolean;
-          const actual = explain(engine, { src: from, dst: to, protocol: probe.protocol, port: probe.port }).allowed;
+          const actual = explain(engine, { src: from, dst: to, protocol: probe.protocol, port: probe.port, ...(probe.srcPort !== undefined ? { srcPort: probe.srcPort } : {}) }).allowed;
           if (actual !== expected) out.push({ step: i, probe: `${probe.protocol}/${probe.port}`, from, to, expected, actual });
         }
       }

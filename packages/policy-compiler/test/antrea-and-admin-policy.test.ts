@@ -1,0 +1,66 @@
+import { explain, PolicyEngine, type ClusterObject } from '../src/index';
+import { adminNetworkPolicyCases } from './cases/admin-network-policy';
+import { acnp, antreaNativeCases } from './cases/antrea-native';
+import { baseModel } from './cases/model';
+import { runCase } from './cases/runner';
+
+describe('Antrea-native semantics (after antreapolicy_test.go)', () => {
+  it('covers the named behaviours', () => {
+    expect(antreaNativeCases.length).toBeGreaterThanOrEqual(17);
+  });
+  it.each(antreaNativeCases.map((c) => [c.name, c] as const))('%s', (_n, c) => {
+    expect(runCase(c)).toEqual([]);
+  });
+
+  function engineWith(...extra: object[]): PolicyEngine {
+    const e = new PolicyEngine();
+    for (const o of [...baseModel(), ...extra]) e.apply({ type: 'ADDED', object: o as ClusterObject });
+    return e;
+  }
+
+  it('reports Reject and the deciding policy and rule', () => {
+    const e = engineWith(acnp('reject', { priority: 1, appliedTo: [{ podSelector: { matchLabels: { pod: 'a' } } }], ingress: [{ name: 'no-b', action: 'Reject', from: [{ podSelector: { matchLabels: { pod: 'b' } } }] }] }));
+    const r = explain(e, { src: 'x/b', dst: 'y/a', protocol: 'TCP', port: 80 });
+    expect(r).toMatchObject({ allowed: false, action: 'Reject', ingress: { reason: 'rule', policy: { name: 'reject', type: 'AntreaClusterNetworkPolicy' }, rule: { index: 0, name: 'no-b' } } });
+  });
+
+  it('nodeSelector: egress Drop to one Node, by IP', () => {
+    const e = engineWith(acnp('drop-node-1', { priority: 1, appliedTo: [{ podSelector: { matchLabels: { pod: 'a' } } }], egress: [{ action: 'Drop', to: [{ nodeSelector: { matchLabels: { 'kubernetes.io/hostname': 'node-1' } } }] }] }));
+    expect(explain(e, { src: 'x/a', dst: '192.168.0.1', protocol: 'TCP', port: 10250 }).allowed).toBe(false);
+    expect(explain(e, { src: 'x/a', dst: '192.168.0.2', protocol: 'TCP', port: 10250 }).allowed).toBe(true);
+    expect(explain(e, { src: 'x/b', dst: '192.168.0.1', protocol: 'TCP', port: 10250 }).allowed).toBe(true);
+  });
+
+  it('nodeSelector appliedTo: the Node is the member and the span', () => {
+    const e = engineWith(acnp('host-ingress', { priority: 1, appliedTo: [{ nodeSelector: { matchLabels: { 'kubernetes.io/hostname': 'node-2' } } }], ingress: [{ action: 'Drop', from: [{ ipBlock: { cidr: '10.0.1.0/24' } }] }] }));
+    const snap = e.snapshot('node-2');
+    expect(snap.networkPolicies.map((p) => p.name)).toEqual(['host-ingress']);
+    expect(e.snapshot('node-1').networkPolicies).toEqual([]);
+    expect(explain(e, { src: 'x/a', dst: '192.168.0.2', protocol: 'TCP', port: 22 }).allowed).toBe(false);
+  });
+
+  it('fqdn egress rule matches the queried name, wildcard included', () => {
+    const e = engineWith(acnp('no-example', { priority: 1, appliedTo: [{ podSelector: {} }], egress: [{ action: 'Drop', to: [{ fqdn: '*.example.com' }] }] }));
+    expect(explain(e, { src: 'x/a', dst: '93.184.216.34', protocol: 'TCP', port: 443, fqdn: 'www.example.com' }).allowed).toBe(false);
+    expect(explain(e, { src: 'x/a', dst: '93.184.216.34', protocol: 'TCP', port: 443, fqdn: 'example.org' }).allowed).toBe(true);
+  });
+
+  it('ICMP type/code rules', () => {
+    const e = engineWith(acnp('no-ping', { priority: 1, appliedTo: [{ podSelector: {} }], ingress: [{ action: 'Drop', protocols: [{ icmp: { icmpType: 8, icmpCode: 0 } }] }] }));
+    expect(explain(e, { src: 'x/a', dst: 'y/a', protocol: 'ICMP', icmpType: 8, icmpCode: 0 }).allowed).toBe(false);
+    expect(explain(e, { src: 'x/a', dst: 'y/a', protocol: 'ICMP', icmpType: 0, icmpCode: 0 }).allowed).toBe(true);
+    expect(explain(e, { src: 'x/a', dst: 'y/a', protocol: 'TCP', port: 80 }).allowed).toBe(true);
+  });
+
+  it('ClusterSet-scoped peers compile to label identities', () => {
+    const li = { apiVersion: 'multicluster.crd.antrea.io/v1alpha1', kind: 'LabelIdentity', metadata: { name: 'li-1' }, spec: { label: 'ns:kubernetes.io/metadata.name=x,ns=x&pod:pod=a', id: 7 } };
+    const e = engineWith(li, acnp('stretched', { priority: 1, appliedTo: [{ podSelector: {} }], ingress: [{ action: 'Drop', from: [{ podSelector: { matchLabels: { pod: 'a' } }, scope: 'ClusterSet' }] }] }));
+    expect(e.snapshot().networkPolicies[0]?.rules[0]?.from.labelIdentities).toEqual([7]);
+  });
+});
+
+describe('AdminNetworkPolicy and BaselineAdminNetworkPolicy (network-policy-api conformance style)', () => {
+  it.each(adminNetworkPolicyCases.map((c) => [c.name, c] as const))('%s', (_n, c) => {
+    expect(runCase(c)).toEqual([]);
+  });
+});
