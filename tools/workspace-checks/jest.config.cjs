@@ -1,0 +1,1 @@
+module.exports = { ...require('../../jest.preset.cjs'), displayName: 'workspace-checks', roots: ['<rootDir>/test'], testTimeout: 60000 };
