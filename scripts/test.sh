@@ -4,7 +4,7 @@
 # Prints the time each stage and each integration suite took, and a final "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
-export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false NX_SKIP_NX_CACHE=${NX_SKIP_NX_CACHE:-} CI=${CI:-}
+export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false FORCE_COLOR=0 NO_COLOR=1
 log=$(mktemp -d)/test.log
 declare -a times=()
 failed_stage=""
@@ -35,8 +35,9 @@ fi
 echo
 echo "== time per stage =="
 printf '%s\n' "${times[@]}"
-passed=$(grep -aE '^Tests: ' "$log" | grep -oE '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
-failedn=$(grep -aE '^Tests: ' "$log" | grep -oE '[0-9]+ failed' | awk '{s+=$1} END {print s+0}')
+plain=$(sed -E 's/\x1b\[[0-9;]*m//g' "$log")
+passed=$(echo "$plain" | grep -aE '^Tests: ' | grep -oE '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
+failedn=$(echo "$plain" | grep -aE '^Tests: ' | grep -oE '[0-9]+ failed' | awk '{s+=$1} END {print s+0}')
 echo
 if [ -n "$failed_stage" ]; then
   echo "first failing stage: $failed_stage"
