@@ -1,0 +1,178 @@
+import fc from 'fast-check';
+import { PolicyEngine, toWatchEvents, type ClusterObject, type PolicySnapshot } from '../src/index';
+import { fnv64, fnv64Reference } from '../src/hash';
+import { matchesSelector, normalizeSelector, validateSelector } from '../src/selector';
+import { acnp, cg } from './cases/antrea-native';
+import { baseModel, namespace, pod, ALL_PODS, NAMESPACES } from './cases/model';
+
+const labelVals = ['a', 'b', 'c'];
+const podEvent = fc.record({ ref: fc.constantFrom(...ALL_PODS), label: fc.constantFrom(...labelVals), node: fc.constantFrom('node-1', 'node-2', 'node-3'), del: fc.boolean() }).map(({ ref, label, node, del }) => {
+  const p = pod(ref, { pod: label });
+  (p.spec as { nodeName: string }).nodeName = node;
+  return { type: del ? ('DELETED' as const) : ('MODIFIED' as const), object: p as ClusterObject };
+});
+const nsEvent = fc.record({ n: fc.constantFrom(...NAMESPACES), team: fc.constantFrom('red', 'blue') }).map(({ n, team }) => ({ type: 'MODIFIED' as const, object: namespace(n, { team }) as ClusterObject }));
+const policyEvent = fc.record({ i: fc.integer({ min: 0, max: 3 }), sel: fc.constantFrom(...labelVals), team: fc.constantFrom('red', 'blue'), del: fc.boolean() }).map(({ i, sel, team, del }) => {
+  const objs: ClusterObject[] = [
+    { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: `np${i}`, namespace: 'x' }, spec: { podSelector: { matchLabels: { pod: sel } }, ingress: [{ from: [{ namespaceSelector: { matchLabels: { team } } }] }] } },
+    acnp(`acnp${i}`, { priority: i + 1, appliedTo: [{ podSelector: { matchLabels: { pod: sel } } }], egress: [{ action: 'Drop', to: [{ group: 'cg' }] }] }),
+    cg('cg', { namespaceSelector: { matchLabels: { team } }, podSelector: { matchExpressions: [{ key: 'pod', operator: 'NotIn', values: [sel] }] } }),
+    acnp(`self${i}`, { priority: 5, appliedTo: [{ namespaceSelector: { matchLabels: { team } } }], ingress: [{ action: 'Allow', from: [{ namespaces: { match: 'Self' } }] }] }),
+  ];
+  return { type: del ? ('DELETED' as const) : ('MODIFIED' as const), object: objs[i] as ClusterObject };
+});
+const anyEvent = fc.oneof(podEvent, nsEvent, policyEvent);
+
+function fresh(engine: PolicyEngine, objects: ClusterObject[]): PolicyEngine {
+  void engine;
+  const e = new PolicyEngine();
+  const rank = (o: ClusterObject) => (o.kind === 'ClusterGroup' ? 0 : /Policy$/.test(o.kind ?? '') ? 2 : 1);
+  for (const o of [...objects].sort((a, b) => rank(a) - rank(b))) e.apply({ type: 'ADDED', object: o });
+  return e;
+}
+
+/** Applies watch events to a per-node store the way an agent would. */
+class AgentStore {
+  np = new Map<string, unknown>();
+  ag = new Map<string, Map<string, unknown>>();
+  atg = new Map<string, Map<string, unknown>>();
+  apply(ev: ReturnType<typeof toWatchEvents>): void {
+    const key = (m: { pod?: { namespace: string; name: string }; node?: { name: string }; externalEntity?: { namespace: string; name: string } }) => JSON.stringify(m.pod ?? m.node ?? m.externalEntity);
+    for (const e of ev) {
+      if (e.kind === 'NetworkPolicy') {
+        if (e.type === 'DELETED') this.np.delete(e.object.uid);
+        else this.np.set(e.object.uid, e.object);
+      } else if (e.kind === 'AddressGroup' || e.kind === 'AppliedToGroup') {
+        const store = e.kind === 'AddressGroup' ? this.ag : this.atg;
+        if (e.type === 'DELETED') store.delete(e.object.name);
+        else store.set(e.object.name, new Map(e.object.groupMembers.map((m) => [key(m), m])));
+      } else if (e.kind === 'AddressGroupPatch' || e.kind === 'AppliedToGroupPatch') {
+        const store = e.kind === 'AddressGroupPatch' ? this.ag : this.atg;
+        const g = store.get(e.object.name);
+        if (!g) throw new Error(`patch for unknown group ${e.object.name}`);
+        for (const m of e.object.removedGroupMembers) g.delete(key(m));
+        for (const m of e.object.addedGroupMembers) g.set(key(m), m);
+      }
+    }
+  }
+  matches(s: PolicySnapshot): boolean {
+    const sortJ = (x: unknown[]) => x.map((y) => JSON.stringify(y)).sort();
+    const groups = (m: Map<string, Map<string, unknown>>) => [...m.entries()].map(([name, g]) => ({ name, groupMembers: sortJ([...g.values()]) })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    const want = (gs: { name: string; groupMembers: unknown[] }[]) => gs.map((g) => ({ name: g.name, groupMembers: sortJ(g.groupMembers) }));
+    expect(sortJ([...this.np.values()])).toEqual(sortJ(s.networkPolicies));
+    expect(groups(this.ag)).toEqual(want(s.addressGroups));
+    expect(groups(this.atg)).toEqual(want(s.appliedToGroups));
+    return true;
+  }
+}
+
+describe('incremental engine properties', () => {
+  it('incremental result equals a full recompute after random event sequences', () => {
+    fc.assert(
+      fc.property(fc.array(anyEvent, { minLength: 1, maxLength: 25 }), (events) => {
+        const e = new PolicyEngine();
+        const current = new Map<string, ClusterObject>();
+        const k = (o: ClusterObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+        for (const o of baseModel()) {
+          e.apply({ type: 'ADDED', object: o as ClusterObject });
+          current.set(k(o as ClusterObject), o as ClusterObject);
+        }
+        for (const ev of events) {
+          e.apply(ev);
+          if (ev.type === 'DELETED') current.delete(k(ev.object));
+          else current.set(k(ev.object), ev.object);
+        }
+        const full = fresh(e, [...current.values()]);
+        expect(e.snapshot()).toEqual(full.snapshot());
+        for (const n of ['node-1', 'node-2', 'node-3']) expect(e.snapshot(n)).toEqual(full.snapshot(n));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('per-node deltas, applied as watch events, rebuild exactly the per-node snapshot', () => {
+    fc.assert(
+      fc.property(fc.array(anyEvent, { minLength: 1, maxLength: 25 }), (events) => {
+        const e = new PolicyEngine();
+        const agents = new Map<string, AgentStore>();
+        const feed = (d: ReturnType<PolicyEngine['apply']>) => {
+          for (const [n, nd] of d.nodes) {
+            if (!agents.has(n)) agents.set(n, new AgentStore());
+            (agents.get(n) as AgentStore).apply(toWatchEvents(nd));
+          }
+        };
+        for (const o of baseModel()) feed(e.apply({ type: 'ADDED', object: o as ClusterObject }));
+        for (const ev of events) feed(e.apply(ev));
+        for (const n of ['node-1', 'node-2', 'node-3']) (agents.get(n) ?? new AgentStore()).matches(e.snapshot(n));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('per-node output is the full output filtered by span', () => {
+    fc.assert(
+      fc.property(fc.array(anyEvent, { minLength: 1, maxLength: 20 }), (events) => {
+        const e = new PolicyEngine();
+        for (const o of baseModel()) e.apply({ type: 'ADDED', object: o as ClusterObject });
+        for (const ev of events) e.apply(ev);
+        const full = e.snapshot();
+        for (const n of ['node-1', 'node-2', 'node-3']) {
+          const s = e.snapshot(n);
+          expect(s.networkPolicies).toEqual(full.networkPolicies.filter((p) => e.spanOf('NetworkPolicy', p.uid).includes(n)));
+          expect(s.addressGroups).toEqual(full.addressGroups.filter((g) => e.spanOf('AddressGroup', g.name).includes(n)));
+          // applied-to groups: only the node's own members
+          for (const g of s.appliedToGroups) for (const m of g.groupMembers) expect(e.pods.get(`Pod/${m.pod?.namespace}/${m.pod?.name}`)?.spec?.nodeName).toBe(n);
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe('groups, spans and selectors', () => {
+  it('shares one group between policies with the same normalized selector', () => {
+    const e = new PolicyEngine();
+    for (const o of baseModel()) e.apply({ type: 'ADDED', object: o as ClusterObject });
+    e.apply({ type: 'ADDED', object: { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p1', namespace: 'x' }, spec: { podSelector: { matchLabels: { pod: 'a' } }, policyTypes: ['Ingress'] } } });
+    e.apply({ type: 'ADDED', object: { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p2', namespace: 'x' }, spec: { podSelector: { matchExpressions: [{ key: 'pod', operator: 'In', values: ['a'] }] }, policyTypes: ['Ingress'] } } });
+    const s = e.snapshot();
+    expect(s.appliedToGroups).toHaveLength(1);
+    expect(s.networkPolicies[0]?.appliedToGroups).toEqual(s.networkPolicies[1]?.appliedToGroups);
+  });
+
+  it('sends a node only the objects that concern its pods', () => {
+    const e = new PolicyEngine();
+    for (const o of baseModel()) e.apply({ type: 'ADDED', object: o as ClusterObject });
+    const d = e.apply({ type: 'ADDED', object: { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p', namespace: 'x' }, spec: { podSelector: { matchLabels: { pod: 'a' } }, ingress: [{ from: [{ podSelector: { matchLabels: { pod: 'b' } } }] }] } } });
+    // x/a is on node-1 (index 0): only node-1 receives the policy and its groups.
+    expect([...d.nodes.keys()]).toEqual(['node-1']);
+    const n1 = d.nodes.get('node-1');
+    expect(n1?.networkPolicies.added).toHaveLength(1);
+    expect(n1?.addressGroups.added[0]?.groupMembers.map((m) => m.pod?.name)).toEqual(['b']);
+    // moving x/b's label patches the address group on node-1 only
+    const d2 = e.apply({ type: 'MODIFIED', object: pod('x/c', { pod: 'b' }) as ClusterObject });
+    expect(d2.nodes.get('node-1')?.addressGroups.patched[0]?.addedGroupMembers.map((m) => m.pod?.name)).toEqual(['c']);
+  });
+
+  it('matches selectors with Kubernetes semantics (nil vs empty, NotIn on missing key)', () => {
+    expect(matchesSelector(undefined, { a: '1' })).toBe(false);
+    expect(matchesSelector({}, {})).toBe(true);
+    expect(matchesSelector({ matchExpressions: [{ key: 'a', operator: 'NotIn', values: ['1'] }] }, {})).toBe(true);
+    expect(matchesSelector({ matchExpressions: [{ key: 'a', operator: 'DoesNotExist' }] }, { a: '' })).toBe(false);
+    expect(matchesSelector({ matchLabels: { a: '1' }, matchExpressions: [{ key: 'b', operator: 'Exists' }] }, { a: '1', b: 'x' })).toBe(true);
+    expect(normalizeSelector({ matchLabels: { a: '1' } }).key).toBe(normalizeSelector({ matchExpressions: [{ key: 'a', operator: 'In', values: ['1'] }] }).key);
+  });
+
+  it('reports invalid label selectors with field paths', () => {
+    const errs = validateSelector({ matchLabels: { 'bad key!': 'v' }, matchExpressions: [{ key: 'a', operator: 'In', values: [] }, { key: 'b', operator: 'Exists', values: ['x'] }] }, 'spec.podSelector');
+    expect(errs.map((e) => [e.code, e.path])).toEqual([
+      ['INVALID_LABEL_SELECTOR', 'spec.podSelector.matchLabels'],
+      ['INVALID_LABEL_SELECTOR', 'spec.podSelector.matchExpressions[0].values'],
+      ['INVALID_LABEL_SELECTOR', 'spec.podSelector.matchExpressions[1].values'],
+    ]);
+  });
+
+  it('group names are FNV-1a 64 of the normalized selector', () => {
+    fc.assert(fc.property(fc.string(), (s) => fnv64(s) === fnv64Reference(s)));
+  });
+});
