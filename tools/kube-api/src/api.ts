@@ -126,8 +126,13 @@ function specOf(o: KubeObject, rt: ResourceType): unknown {
   return rest;
 }
 
+/** JSON with object keys sorted, so equality ignores key order (as typed decoding would). */
+function canonical(v: unknown): string {
+  return JSON.stringify(v, (_k, x: unknown) => (isRecord(x) ? Object.fromEntries(Object.keys(x).sort().map((k) => [k, x[k]])) : x));
+}
+
 function sameJSON(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return canonical(a) === canonical(b);
 }
 
 /** Empty maps and lists in metadata are omitted on the wire by kube-apiserver (omitempty). */

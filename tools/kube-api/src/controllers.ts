@@ -49,7 +49,10 @@ export class ClusterControllers {
   readonly clusterIPs: ClusterIPAllocator;
   readonly nodePorts = new NodePortAllocator();
   private readonly pendingNs = new Set<string>();
-  private readonly liveUids = new Set<string>();
+  /** uid -> where the live object is stored (GC needs owners by uid). */
+  private readonly liveUids = new Map<string, { gr: string; ns: string | undefined; name: string }>();
+  /** owner uid -> dependents (`gr`, namespace, name), so GC does not scan every object. */
+  private readonly dependents = new Map<string, Map<string, { gr: string; ns: string | undefined; name: string }>>();
   private scheduled = false;
   private stopped = false;
   private readonly unsubscribe: () => void;
@@ -90,7 +93,10 @@ export class ClusterControllers {
       for (const p of spec.ports ?? []) if (p.nodePort) this.nodePorts.reserve(p.nodePort, 'nodePort');
     }
     for (const gr of this.api.store.groupResources()) {
-      for (const o of this.api.store.list(gr)) if (o.metadata.uid) this.liveUids.add(o.metadata.uid);
+      for (const o of this.api.store.list(gr)) {
+        if (o.metadata.uid) this.liveUids.set(o.metadata.uid, { gr, ns: o.metadata.namespace, name: o.metadata.name ?? '' });
+        this.indexOwners(gr, undefined, o);
+      }
     }
   }
 
@@ -328,12 +334,47 @@ export class ClusterControllers {
 
   // ---------------------------------------------------------------- reconcilers
 
+  private indexOwners(gr: string, prev: KubeObject | undefined, next: KubeObject | undefined): void {
+    const o = (next ?? prev) as KubeObject;
+    const key = `${gr}|${o.metadata.namespace ?? ''}|${o.metadata.name ?? ''}`;
+    for (const r of prev?.metadata.ownerReferences ?? []) this.dependents.get(r.uid)?.delete(key);
+    for (const r of next?.metadata.ownerReferences ?? []) {
+      let m = this.dependents.get(r.uid);
+      if (!m) {
+        m = new Map();
+        this.dependents.set(r.uid, m);
+      }
+      m.set(key, { gr, ns: o.metadata.namespace, name: o.metadata.name ?? '' });
+    }
+  }
+
+  /** Current dependents of an owner uid, with their types. */
+  private dependentsOf(uid: string): { rt: ResourceType; obj: KubeObject }[] {
+    const out: { rt: ResourceType; obj: KubeObject }[] = [];
+    for (const d of this.dependents.get(uid)?.values() ?? []) {
+      const obj = this.api.store.get(d.gr, d.ns, d.name);
+      const [group, resource] = d.gr.split('/') as [string, string];
+      const rt = this.api.registry.get(group, resource);
+      if (obj && rt && (obj.metadata.ownerReferences ?? []).some((r) => r.uid === uid)) out.push({ rt, obj });
+    }
+    return out;
+  }
+
   private onEvent(e: StoreEvent): void {
     if (this.stopped) return;
+    this.indexOwners(e.gr, e.prev, e.type === 'DELETED' ? undefined : e.obj);
     const uid = e.obj.metadata.uid;
     if (uid) {
       if (e.type === 'DELETED') this.liveUids.delete(uid);
-      else this.liveUids.add(uid);
+      else this.liveUids.set(uid, { gr: e.gr, ns: e.obj.metadata.namespace, name: e.obj.metadata.name ?? '' });
+    }
+    if (e.type === 'DELETED') {
+      // A dependent going away may release an owner waiting in foreground deletion.
+      for (const ref of e.obj.metadata.ownerReferences ?? []) {
+        const at = this.liveUids.get(ref.uid);
+        const owner = at ? this.api.store.get(at.gr, at.ns, at.name) : undefined;
+        if (at && owner?.metadata.deletionTimestamp && (owner.metadata.finalizers ?? []).includes('foregroundDeletion')) this.enqueue(() => this.finishOwnerDeletion(at.gr, owner));
+      }
     }
     const ns = e.obj.metadata.namespace;
     switch (e.gr) {
@@ -470,15 +511,13 @@ export class ClusterControllers {
 
   /** Background GC: dependents whose owners are all gone are deleted. */
   private collectDependents(ownerUid: string): void {
-    for (const rt of this.api.registry.all()) {
-      for (const o of this.api.store.list(grKey(rt.group, rt.resource))) {
-        const refs = o.metadata.ownerReferences ?? [];
-        if (!refs.some((r) => r.uid === ownerUid)) continue;
-        if (refs.every((r) => !this.liveUids.has(r.uid)) && !o.metadata.deletionTimestamp) {
-          this.safely(() => this.api.delete(rt, o.metadata.namespace, o.metadata.name as string, { propagationPolicy: 'Background' }));
-        }
+    for (const { rt, obj: o } of this.dependentsOf(ownerUid)) {
+      const refs = o.metadata.ownerReferences ?? [];
+      if (refs.every((r) => !this.liveUids.has(r.uid)) && !o.metadata.deletionTimestamp) {
+        this.safely(() => this.api.delete(rt, o.metadata.namespace, o.metadata.name as string, { propagationPolicy: 'Background' }));
       }
     }
+    if (this.dependentsOf(ownerUid).length === 0) this.dependents.delete(ownerUid);
   }
 
   /** Foreground deletion and orphaning: act on dependents, then drop the owner's GC finalizer. */
@@ -490,17 +529,14 @@ export class ClusterControllers {
     if (!live || live.metadata.uid !== uid) return;
     const fin = live.metadata.finalizers ?? [];
     let blocking = 0;
-    for (const rt of this.api.registry.all()) {
-      for (const o of this.api.store.list(grKey(rt.group, rt.resource))) {
-        const refs = o.metadata.ownerReferences ?? [];
-        if (!refs.some((r) => r.uid === uid)) continue;
-        if (fin.includes('orphan')) {
-          const next: OwnerReference[] = refs.filter((r) => r.uid !== uid);
-          this.api.update(rt, o.metadata.namespace, o.metadata.name as string, { ...o, metadata: { ...o.metadata, ownerReferences: next } });
-        } else {
-          blocking++;
-          if (!o.metadata.deletionTimestamp) this.api.delete(rt, o.metadata.namespace, o.metadata.name as string, { propagationPolicy: 'Foreground' });
-        }
+    for (const { rt, obj: o } of this.dependentsOf(uid)) {
+      const refs = o.metadata.ownerReferences ?? [];
+      if (fin.includes('orphan')) {
+        const next: OwnerReference[] = refs.filter((r) => r.uid !== uid);
+        this.api.update(rt, o.metadata.namespace, o.metadata.name as string, { ...o, metadata: { ...o.metadata, ownerReferences: next } });
+      } else {
+        blocking++;
+        if (!o.metadata.deletionTimestamp) this.api.delete(rt, o.metadata.namespace, o.metadata.name as string, { propagationPolicy: 'Foreground' });
       }
     }
     if (blocking > 0) return; // the dependents' DELETED events re-trigger this check

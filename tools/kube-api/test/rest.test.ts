@@ -120,6 +120,12 @@ describe('object lifecycle', () => {
     expect(Number(spec.body.metadata.resourceVersion)).toBeGreaterThan(Number(made.body.metadata.resourceVersion));
   });
 
+  it('treats an update that only reorders keys as a no-op', async () => {
+    const made = await c.post<Obj>('/api/v1/namespaces/default/configmaps', { metadata: { name: 'order' }, data: { a: '1', b: '2' } });
+    const same = await c.put<Obj>('/api/v1/namespaces/default/configmaps/order', { data: { b: '2', a: '1' }, metadata: { ...made.body.metadata } });
+    expect(same.body.metadata.resourceVersion).toBe(made.body.metadata.resourceVersion);
+  });
+
   it('serves every version of a CRD from one storage', async () => {
     await c.post(W, widget('multi', { size: 4 }));
     const alpha = await c.get<Obj & { apiVersion: string }>('/apis/example.switchyard.io/v1alpha1/namespaces/default/widgets/multi');
@@ -197,6 +203,18 @@ describe('deletion', () => {
     const dep = await c.get<Obj>('/api/v1/namespaces/default/configmaps/orphan');
     expect(dep.status).toBe(200);
     expect(dep.body.metadata.ownerReferences).toBeUndefined();
+  });
+
+  it('holds an owner deleted in the foreground until its dependents are gone', async () => {
+    const owner = await c.post<Obj>(W, widget('fg-owner'));
+    const ref = { apiVersion: 'example.switchyard.io/v1beta1', kind: 'Widget', name: 'fg-owner', uid: owner.body.metadata.uid, blockOwnerDeletion: true };
+    await c.post('/api/v1/namespaces/default/configmaps', { metadata: { name: 'fg-dep', ownerReferences: [ref], finalizers: ['x/hold'] } });
+    const del = await c.delete<Obj>(`${W}/fg-owner`, { propagationPolicy: 'Foreground' });
+    expect(del.body.metadata.finalizers).toEqual(['foregroundDeletion']);
+    await c.eventually(async () => (await c.get<Obj>('/api/v1/namespaces/default/configmaps/fg-dep')).body.metadata.deletionTimestamp !== undefined, 'dependent marked');
+    expect((await c.get(`${W}/fg-owner`)).status).toBe(200);
+    await c.patch('/api/v1/namespaces/default/configmaps/fg-dep', { metadata: { finalizers: null } });
+    await c.eventually(async () => (await c.get(`${W}/fg-owner`)).status === 404, 'owner removed after dependent');
   });
 
   it('cascades namespace deletion and forbids new content while terminating', async () => {
