@@ -136,7 +136,7 @@ export class Authenticator {
   }
 }
 
-interface PolicyRule {
+export interface PolicyRule {
   verbs?: string[];
   apiGroups?: string[];
   resources?: string[];
@@ -214,6 +214,24 @@ export class RbacAuthorizer {
     if (ref.kind === 'ClusterRole') return this.rulesOfClusterRole(ref.name);
     const r = this.api.tryGet(this.api.type('rbac.authorization.k8s.io', 'roles'), ns, ref.name);
     return (r?.rules as PolicyRule[] | undefined) ?? [];
+  }
+
+  /** Every rule that applies to `user` in `namespace` (SelfSubjectRulesReview). */
+  rulesFor(user: UserInfo, namespace: string): PolicyRule[] {
+    const rules: PolicyRule[] = [];
+    const crb = this.api.type('rbac.authorization.k8s.io', 'clusterrolebindings');
+    for (const b of this.api.list(crb, undefined).items) {
+      if (((b.subjects as Subject[] | undefined) ?? []).some((s) => subjectMatches(s, user, ''))) {
+        rules.push(...this.rulesOfClusterRole((b.roleRef as { name?: string } | undefined)?.name ?? ''));
+      }
+    }
+    const rb = this.api.type('rbac.authorization.k8s.io', 'rolebindings');
+    for (const b of namespace === '' ? [] : this.api.list(rb, namespace).items) {
+      if (((b.subjects as Subject[] | undefined) ?? []).some((s) => subjectMatches(s, user, namespace))) {
+        rules.push(...this.roleRules(b.roleRef as { kind?: string; name?: string } | undefined, namespace));
+      }
+    }
+    return rules;
   }
 
   authorize(a: RequestAttributes): Decision {

@@ -40,6 +40,7 @@ const kinds: Record<string, MessageSchema> = {
   'authorization.k8s.io/v1/SelfSubjectAccessReview': { 1: ['metadata', objectMeta], 2: ['spec', { 1: ['resourceAttributes', resourceAttributes], 2: ['nonResourceAttributes', nonResourceAttributes] }] },
   'authorization.k8s.io/v1/SubjectAccessReview': { 1: ['metadata', objectMeta], 2: ['spec', sarSpec] },
   'authorization.k8s.io/v1/LocalSubjectAccessReview': { 1: ['metadata', objectMeta], 2: ['spec', sarSpec] },
+  'authorization.k8s.io/v1/SelfSubjectRulesReview': { 1: ['metadata', objectMeta], 2: ['spec', { 1: ['namespace', 'string'] }] },
   'authentication.k8s.io/v1/TokenReview': { 1: ['metadata', objectMeta], 2: ['spec', { 1: ['token', 'string'], 2: ['audiences', 'string', true] }] },
   'authentication.k8s.io/v1/SelfSubjectReview': { 1: ['metadata', objectMeta] },
   'v1/Namespace': { 1: ['metadata', objectMeta], 2: ['spec', { 1: ['finalizers', 'string', true] }] },

@@ -368,6 +368,16 @@ export class HttpFront {
         const subject: UserInfo = { username: String(spec.user ?? ''), groups: (spec.groups as string[] | undefined) ?? [] };
         return { ...base, metadata: { namespace: ns, creationTimestamp: null }, status: reviewAccess(this.o.authz, { ...spec, resourceAttributes: { ...ra, namespace: ns } }, subject) };
       }
+      case 'authorization.k8s.io/selfsubjectrulesreviews': {
+        const rules = this.o.authz.rulesFor(user, String(spec.namespace ?? ''));
+        const resourceRules = rules.filter((r) => (r.nonResourceURLs ?? []).length === 0).map((r) => {
+          const out: Record<string, unknown> = { verbs: r.verbs ?? [], apiGroups: r.apiGroups ?? [], resources: r.resources ?? [] };
+          if ((r.resourceNames ?? []).length > 0) out.resourceNames = r.resourceNames;
+          return out;
+        });
+        const nonResourceRules = rules.filter((r) => (r.nonResourceURLs ?? []).length > 0).map((r) => ({ verbs: r.verbs ?? [], nonResourceURLs: r.nonResourceURLs ?? [] }));
+        return { ...base, status: { resourceRules, nonResourceRules, incomplete: false } };
+      }
       case 'authorization.k8s.io/selfsubjectaccessreviews':
         return { ...base, status: reviewAccess(this.o.authz, spec, user) };
       default:

@@ -103,6 +103,8 @@ describe('kubectl', () => {
     const forbidden = await reader.run(['get', 'secrets']);
     expect(forbidden.stderr).toContain('Error from server (Forbidden): secrets is forbidden: User "system:serviceaccount:kc:reader" cannot list resource "secrets" in API group "" in the namespace "kc"');
     expect(await reader.ok(['get', 'configmaps', '-o', 'name'])).toBeDefined();
+    const list = await reader.ok(['auth', 'can-i', '--list']);
+    expect(list).toMatch(/configmaps\s+\[\]\s+\[\]\s+\[get list\]/);
   });
 
   it('finds the legacy ServiceAccount token Secret as the seed guides expect', async () => {
