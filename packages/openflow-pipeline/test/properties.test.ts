@@ -17,7 +17,7 @@ const ruleArb: fc.Arbitrary<NetworkPolicyRule> = fc.record({
   direction: fc.constantFrom('In' as const, 'Out' as const),
   from: fc.record({ addressGroups: fc.constant(['g']), ipBlocks: fc.array(fc.record({ cidr: fc.constantFrom('10.30.0.0/16', '10.40.1.0/24'), except: fc.constantFrom([], ['10.30.5.0/24']) }), { maxLength: 1 }) }),
   to: fc.record({ addressGroups: fc.constant(['g']), ipBlocks: fc.constant([]) }),
-  services: fc.array(fc.record({ protocol: fc.constantFrom('TCP' as const, 'UDP' as const), port: fc.integer({ min: 1, max: 65000 }), endPort: fc.option(fc.integer({ min: 65000, max: 65535 }), { nil: undefined }) }).map((s) => (s.endPort === undefined ? { protocol: s.protocol, port: s.port } : s)), { maxLength: 2 }),
+  services: fc.array(fc.record({ protocol: fc.constantFrom('TCP' as const, 'UDP' as const), port: fc.integer({ min: 1, max: 65000 }), endPort: fc.option(fc.integer({ min: 65000, max: 65535 }), { nil: undefined }) }).map((s) => (s.endPort === undefined ? { protocol: s.protocol, port: s.port } : { protocol: s.protocol, port: s.port, endPort: s.endPort })), { maxLength: 2 }),
   action: fc.constantFrom('Allow' as const, 'Drop' as const, 'Reject' as const, 'Pass' as const),
   priority: fc.integer({ min: 0, max: 5 }),
   enableLogging: fc.boolean(),
