@@ -1,6 +1,6 @@
 // The reference evaluator: which rule decides a flow, in the order the dataplane must follow.
 import type { controlplane } from '@switchyard/apis';
-import { Ip, parseCidr, parseIp, type Cidr } from '@switchyard/ipam/cidr';
+import { parseCidr, parseIp, type Cidr, type Ip } from '@switchyard/ipam/cidr';
 import type { CompiledPolicy } from './compile';
 import { PolicyEngine } from './engine';
 import { PolicyCompilerError } from './errors';

@@ -1,4 +1,5 @@
 // Input and output shapes of the compiler beyond those defined in @switchyard/apis.
+import type { PolicyValidationError } from './errors';
 import type {
   AdminNetworkPolicy,
   AntreaIPBlock,
@@ -111,7 +112,7 @@ export interface RejectedObject {
   kind: ObjectKind;
   namespace: string;
   name: string;
-  errors: import('./errors').PolicyValidationError[];
+  errors: PolicyValidationError[];
 }
 
 /** Result of applying one event. */

@@ -12,7 +12,7 @@ import type {
   AdminNetworkPolicyPort,
   IntOrString,
 } from '@switchyard/apis';
-import { Cidr, CidrError, parseCidr } from '@switchyard/ipam/cidr';
+import { CidrError, parseCidr, type Cidr } from '@switchyard/ipam/cidr';
 import { PolicyValidationError as E } from './errors';
 import { validateSelector } from './selector';
 import type { AntreaIPBlockWithExcept } from './types';

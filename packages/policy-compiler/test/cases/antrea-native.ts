@@ -19,7 +19,7 @@ export function cg(name: string, spec: GroupSpec): ClusterGroup {
 const nsSel = (n: string): LabelSelector => ({ matchLabels: { [NS]: n } });
 const podIn = (n: string, p: string) => ({ namespaceSelector: nsSel(n), podSelector: { matchLabels: { pod: p } } });
 const xa = [podIn('x', 'a')];
-const fromNs = (n: string): Rule['from'] => [{ namespaceSelector: nsSel(n) }];
+const fromNs = (n: string): NonNullable<Rule['from']> => [{ namespaceSelector: nsSel(n) }];
 const deny = (from: string, to: string): Expect => ({ from, to, allowed: false });
 const allow = (from: string, to: string): Expect => ({ from, to, allowed: true });
 const tcp = (port: number, expect: Expect[], srcPort?: number) => ({ protocol: 'TCP' as const, port, expect, ...(srcPort !== undefined ? { srcPort } : {}) });

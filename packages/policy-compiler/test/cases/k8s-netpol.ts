@@ -1,7 +1,7 @@
 // Kubernetes upstream netpol e2e cases (test/e2e/network/netpol/network_policy.go), re-expressed as
 // data over the full x/y/z x a/b/c model. Expectations follow the upstream reachability calls.
 import type { K8sNetworkPolicy, LabelSelector, NetworkPolicyEgressRule, NetworkPolicyIngressRule, PolicyType } from '@switchyard/apis';
-import { namespace, pod, podIp, type Case, type Expect } from './model';
+import { namespace, pod, podIp, type Case, type Expect, type Probe } from './model';
 
 const NS_LABEL = 'kubernetes.io/metadata.name';
 
@@ -21,7 +21,7 @@ const both: PolicyType[] = ['Ingress', 'Egress'];
 const egressOnly: PolicyType[] = ['Egress'];
 const nsY = { matchLabels: { [NS_LABEL]: 'y' } };
 
-function portsCases(proto: 'TCP' | 'UDP' | 'SCTP', probe: typeof tcp): Case[] {
+function portsCases(proto: 'TCP' | 'UDP' | 'SCTP', probe: (port: number, expect: Expect[]) => Probe): Case[] {
   const p = proto.toLowerCase();
   return [
     {
