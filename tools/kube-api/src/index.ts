@@ -16,7 +16,7 @@ import { ResourceRegistry } from './registry';
 import { HttpFront } from './server';
 import { ObjectStore } from './store';
 import { ensurePki, renderKubeconfig } from './tls';
-import { type Clock, type Logger, silentLogger, systemClock } from './types';
+import { type Clock, type KubeObject, type Logger, silentLogger, systemClock } from './types';
 
 export { KubeApiError, type KubeApiErrorCode, type Status, type StatusCause } from './errors';
 export { PkiError } from './tls';
@@ -48,6 +48,11 @@ export interface KubeApiOptions {
   adminToken?: string;
   /** Service ClusterIP range (default 10.96.0.0/12). */
   serviceCIDR?: string;
+  /**
+   * CustomResourceDefinitions to register at start (e.g. `loadCrds()` of @switchyard/apis);
+   * existing ones (from a data directory) are replaced.
+   */
+  crds?: KubeObject[];
   /** Extra subjectAltNames for the serving certificate (IPs or DNS names). */
   extraSans?: string[];
   /** Watch events kept for resumption; older resourceVersions get 410 Gone (default 5000). */
@@ -141,6 +146,13 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   const caPem = pki?.caPem ?? '';
   const controllers = new ClusterControllers(api, authn, { serviceCIDR: options.serviceCIDR ?? '10.96.0.0/12', selfAddress: { ip: host === '0.0.0.0' ? '127.0.0.1' : host, port: boundPort }, caPem });
   controllers.bootstrap();
+  const crdType = api.type('apiextensions.k8s.io', 'customresourcedefinitions');
+  for (const crd of options.crds ?? []) {
+    const name = crd.metadata.name ?? '';
+    const cur = api.tryGet(crdType, undefined, name);
+    if (cur) api.update(crdType, undefined, name, { ...crd, metadata: { ...crd.metadata, resourceVersion: cur.metadata.resourceVersion as string } });
+    else api.create(crdType, undefined, crd);
+  }
   snapshot?.start();
 
   const urlHost = host.includes(':') ? `[${host}]` : host;

@@ -1,7 +1,7 @@
 // Drive the real kubectl against a server (asynchronously: the server runs in this process).
 
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
@@ -46,44 +46,6 @@ export class Kubectl {
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     return { child, output: () => out };
   }
-}
-
-const repoRoot = join(__dirname, '..', '..', '..', '..');
-
-/** CRD manifests: @switchyard/apis's when present, else schema-less ones for the seed kinds. */
-export function seedCrds(): { source: 'apis' | 'fallback'; yaml: string } {
-  const dir = join(repoRoot, 'packages', 'apis', 'crds');
-  if (existsSync(dir) && readdirSync(dir).some((f) => f.endsWith('.yaml'))) {
-    const docs = readdirSync(dir)
-      .filter((f) => f.endsWith('.yaml'))
-      .sort()
-      .map((f) => readFileSync(join(dir, f), 'utf8'));
-    return { source: 'apis', yaml: docs.join('\n---\n') };
-  }
-  const kinds: [string, string, string, 'Namespaced' | 'Cluster', string[]][] = [
-    ['crd.antrea.io', 'ExternalNode', 'externalnodes', 'Namespaced', ['v1alpha1']],
-    ['crd.antrea.io', 'ExternalEntity', 'externalentities', 'Namespaced', ['v1alpha2']],
-    ['crd.antrea.io', 'NetworkPolicy', 'networkpolicies', 'Namespaced', ['v1beta1', 'v1alpha1']],
-    ['crd.antrea.io', 'AntreaNetworkPolicy', 'antreanetworkpolicies', 'Namespaced', ['v1alpha1']],
-    ['crd.antrea.io', 'ClusterNetworkPolicy', 'clusternetworkpolicies', 'Cluster', ['v1beta1', 'v1alpha1']],
-    ['multicluster.crd.antrea.io', 'ClusterSet', 'clustersets', 'Namespaced', ['v1alpha2']],
-    ['multicluster.crd.antrea.io', 'ResourceExport', 'resourceexports', 'Namespaced', ['v1alpha1']],
-    ['multicluster.x-k8s.io', 'ServiceExport', 'serviceexports', 'Namespaced', ['v1alpha1']],
-  ];
-  const docs = kinds.map(([group, kind, plural, scope, versions]) =>
-    YAML.stringify({
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: `${plural}.${group}` },
-      spec: {
-        group,
-        scope,
-        names: { kind, plural, singular: kind.toLowerCase() },
-        versions: versions.map((name, i) => ({ name, served: true, storage: i === 0, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } })),
-      },
-    }),
-  );
-  return { source: 'fallback', yaml: docs.join('\n---\n') };
 }
 
 /** Every API object in the seed fixtures, with the file it came from. */
