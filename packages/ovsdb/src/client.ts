@@ -1,7 +1,7 @@
 // OVSDB client: every RFC 7047 method plus the OVS extensions (monitor_cond*, update2/3, db change awareness).
 import { EventEmitter } from 'node:events';
 import { Connection, type ConnectionOptions } from './connection';
-import { OvsdbError, ProtocolError, RpcError } from './errors';
+import { CanceledError, OvsdbError, ProtocolError, RpcError } from './errors';
 import type { Remote } from './transport';
 import {
   decodeRow,
@@ -13,7 +13,7 @@ import {
   type Operation,
   type TransactionResult,
 } from './ops';
-import { parseSchema, type DatabaseSchema } from './schema';
+import { columnOf, parseSchema, type DatabaseSchema } from './schema';
 
 /** Options of {@link OvsdbClient}: connection options plus request defaults. */
 export interface OvsdbClientOptions extends ConnectionOptions {
@@ -182,9 +182,16 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   async transact(db: string, operations: readonly Operation[], opts: TransactOptions = {}): Promise<TransactionResult> {
     const schema = await this.getSchema(db);
     const wire = operations.map((o) => encodeOperation(schema, o));
+    if (opts.signal?.aborted) {
+      return { ok: false, error: 'canceled', details: 'canceled by the client', index: undefined, operation: undefined, results: [] };
+    }
     const id = this.connection.nextRequestId();
+    // ovsdb-server (3.1) drops a canceled transaction without replying unless the session is
+    // db-change-aware, so the client stops waiting itself and ignores any late reply.
     const onAbort = (): void => {
-      if (id !== undefined) this.cancel(id);
+      if (id === undefined) return;
+      if (this.connection.isConnected) this.cancel(id);
+      this.connection.abandon(id, new CanceledError('transact'));
     };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     try {
@@ -192,6 +199,9 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
       return decodeTransactResult(schema, operations, reply);
     } catch (err) {
       // The server reports a canceled or malformed transaction as a JSON-RPC error: still a failed transaction.
+      if (err instanceof CanceledError) {
+        return { ok: false, error: 'canceled', details: 'canceled by the client', index: undefined, operation: undefined, results: [] };
+      }
       if (err instanceof RpcError) {
         const e = err.error as { error?: unknown; details?: unknown } | string;
         const error = typeof e === 'string' ? e : typeof e?.error === 'string' ? e.error : JSON.stringify(e);
@@ -227,7 +237,7 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
       out[table] = list.map((req) => {
         const o: Record<string, unknown> = {};
         if (req.columns) {
-          for (const c of req.columns) encodeCondition(schema, table, [c, '!=', null]); // validates the column exists
+          for (const c of req.columns) columnOf(schema, table, c); // unknown columns fail here, not on the server
           o.columns = [...req.columns];
         }
         if (req.select) o.select = req.select;
@@ -335,9 +345,15 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     const db = this.monitors.get(monitorKey(monitorId));
     if (db === undefined) throw new OvsdbError('OVSDB_UNKNOWN_MONITOR', `no monitor ${JSON.stringify(monitorId)}`);
     const reqs = await this.encodeMonitorRequests(db, requests, true);
-    await this.request('monitor_cond_change', [monitorId, newMonitorId, reqs]);
-    this.monitors.delete(monitorKey(monitorId));
+    // The server sends the resulting update under the new id before its reply: register it first.
     this.monitors.set(monitorKey(newMonitorId), db);
+    try {
+      await this.request('monitor_cond_change', [monitorId, newMonitorId, reqs]);
+    } catch (err) {
+      if (monitorKey(newMonitorId) !== monitorKey(monitorId)) this.monitors.delete(monitorKey(newMonitorId));
+      throw err;
+    }
+    if (monitorKey(newMonitorId) !== monitorKey(monitorId)) this.monitors.delete(monitorKey(monitorId));
   }
 
   /** `monitor_cancel`. */

@@ -220,6 +220,11 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     return this.peer?.peekNextId();
   }
 
+  /** Gives up waiting for request `id` on the current session (see JsonRpcPeer.abandon). */
+  abandon(id: unknown, err: Error): boolean {
+    return this.peer?.abandon(id, err) ?? false;
+  }
+
   /** Sends a notification on the live session. */
   notify(method: string, params: unknown[]): void {
     if (this.closed) throw new ClosedError('connection');

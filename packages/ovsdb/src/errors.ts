@@ -137,3 +137,12 @@ export class ConflictError extends OvsdbError {
     this.attempts = attempts;
   }
 }
+
+/** The caller canceled a request (the server may never answer a canceled transaction). */
+export class CanceledError extends OvsdbError {
+  readonly method: string;
+  constructor(method: string) {
+    super('OVSDB_CANCELED', `${method} canceled by the client`);
+    this.method = method;
+  }
+}

@@ -14,6 +14,7 @@ export {
   SchemaError,
   TransactionError,
   ConflictError,
+  CanceledError,
 } from './errors';
 export type { Logger } from './logger';
 export type { Clock, TimerHandle } from './clock';

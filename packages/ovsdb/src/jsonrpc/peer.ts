@@ -36,6 +36,8 @@ export class JsonRpcPeer {
   private readonly framer: JsonFramer;
   private readonly pending = new Map<string, Pending>();
   private nextId = 1;
+  /** Ids of requests given up locally (cancel): a late reply to them is not a protocol error. */
+  private readonly abandoned = new Set<string>();
   private closed = false;
   private closeCause: Error | undefined;
   private readonly log: Logger;
@@ -100,6 +102,22 @@ export class JsonRpcPeer {
   /** The id the next request will get (used to `cancel` a request). */
   peekNextId(): number {
     return this.nextId;
+  }
+
+  /**
+   * Stops waiting for the reply to request `id`: its promise rejects with `err` at once, and a reply
+   * that still arrives later is dropped silently.
+   */
+  abandon(id: unknown, err: Error): boolean {
+    const key = JSON.stringify(id);
+    const p = this.pending.get(key);
+    if (!p) return false;
+    this.pending.delete(key);
+    if (p.timer) clearTimeout(p.timer);
+    this.abandoned.add(key);
+    if (this.abandoned.size > 1024) this.abandoned.delete(this.abandoned.values().next().value as string);
+    p.reject(err);
+    return true;
   }
 
   /** Sends a notification (id null). */
@@ -175,6 +193,7 @@ export class JsonRpcPeer {
       const key = JSON.stringify(msg.id ?? null);
       const p = this.pending.get(key);
       if (!p) {
+        if (this.abandoned.delete(key)) return;
         this.protocolError(new ProtocolError('OVSDB_UNKNOWN_ID', `reply to unknown request id ${key}`, m));
         return;
       }
