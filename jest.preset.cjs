@@ -19,6 +19,8 @@ module.exports = {
   ],
   moduleFileExtensions: ['ts', 'tsx', 'js', 'mjs', 'cjs', 'json', 'node'],
   moduleNameMapper: {
+    // Sources may use NodeNext-style `./x.js` specifiers for `./x.ts` files.
+    '^(\\.{1,2}/.*)\\.js$': '$1',
     '^@switchyard/ipam/cidr$': src('packages/ipam', 'cidr/index.ts'),
     '^@switchyard/openflow/codec$': src('packages/openflow', 'codec.ts'),
     '^@switchyard/(apis|openflow|openflow-pipeline|ovsdb|ipam|policy-compiler|multicluster|agent|controller|cli)$':
