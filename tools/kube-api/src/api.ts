@@ -268,11 +268,9 @@ export class KubeApi {
   }
 
   create(rt: ResourceType, ns: string | undefined, input: KubeObject, opts: WriteOptions = {}, version?: string): KubeObject {
-    if (!isRecord(input) || !isRecord(input.metadata)) {
-      if (isRecord(input)) (input as KubeObject).metadata = {};
-      else throw badRequest('request body must be an object');
-    }
+    if (!isRecord(input)) throw badRequest('request body must be an object');
     const obj = clone(input);
+    if (!isRecord(obj.metadata)) obj.metadata = {};
     const v = this.checkApiVersion(rt, obj, version);
     obj.apiVersion = apiVersionOf(rt.group, rt.versions[0] as string);
     obj.kind = rt.kind;

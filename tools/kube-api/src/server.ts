@@ -215,11 +215,8 @@ export class HttpFront {
         return this.proxy(req, res, target, user);
       }
     }
-    const rt = this.o.api.registry.get(p.group, p.resource);
-    if (!rt || !rt.versions.includes(p.version)) {
-      if (p.resource === '' || !rt) throw new KubeApiError('NotFound', 'the server could not find the requested resource');
-    }
-    const t = rt as ResourceType;
+    const t = this.o.api.registry.lookup(p.group, p.version, p.resource);
+    if (!t) throw new KubeApiError('NotFound', 'the server could not find the requested resource');
     if (!t.namespaced && p.namespace !== '' && !(t.resource === 'namespaces')) throw new KubeApiError('NotFound', 'the server could not find the requested resource');
     if (p.subresource !== '' && p.subresource !== 'status' && !t.subresources.includes(p.subresource)) throw new KubeApiError('NotFound', 'the server could not find the requested resource');
     if (p.subresource === 'status' && !t.hasStatus) throw new KubeApiError('NotFound', 'the server could not find the requested resource');
@@ -401,8 +398,8 @@ export class HttpFront {
   private watch(req: http.IncomingMessage, res: http.ServerResponse, t: ResourceType, p: ParsedPath, ns: string | undefined, q: URLSearchParams): void {
     const api = this.o.api;
     const lo = listOptions(q);
-    if (p.legacyWatch && p.name !== '') lo.fieldSelector = [...(lo.fieldSelector ?? []), { field: 'metadata.name', equal: true, value: p.name }];
-    else if (p.name !== '') lo.fieldSelector = [...(lo.fieldSelector ?? []), { field: 'metadata.name', equal: true, value: p.name }];
+    // Watching one object (`/watch/.../<name>` or `.../<name>?watch=true`) is a name field selector.
+    if (p.name !== '') lo.fieldSelector = [...(lo.fieldSelector ?? []), { field: 'metadata.name', equal: true, value: p.name }];
     const table = wantsTable(req);
     const includeObject = q.get('includeObject') ?? 'Metadata';
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });

@@ -30,6 +30,8 @@ describe('discovery', () => {
     expect(gv.body.resources.find((r) => r.name === 'widgets')).toMatchObject({ shortNames: ['wd'], namespaced: true });
     expect((await c.get<{ gitVersion: string }>('/version')).body.gitVersion).toMatch(/^v1\.32/);
     expect((await c.get('/openapi/v3')).body.paths).toHaveProperty(['apis/example.switchyard.io/v1beta1']);
+    expect((await c.get('/apis/example.switchyard.io/v9/namespaces/default/widgets')).status).toBe(404);
+    expect((await c.get('/api/v1/namespaces/default/nosuchthings')).status).toBe(404);
   });
 
   it('answers health probes without a token and 401 without one elsewhere', async () => {
