@@ -25,10 +25,10 @@ beforeAll(() => {
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-function start(name: string, mode: 'ours' | 'hl', seed: number): Running {
+function start(name: string, mode: 'ours' | 'hl', seed: number, ops = OPS): Running {
   const journal = path.join(tmp, `${name}.journal`);
   // detached: its own process group, so kill -9 takes its perl helper or host-local child too
-  const child = spawn(process.execPath, ['--import', 'tsx', worker, mode, tmp, network, JSON.stringify(ranges), name, String(OPS), journal, String(seed)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', worker, mode, tmp, network, JSON.stringify(ranges), name, String(ops), journal, String(seed)], {
     cwd: path.join(__dirname, '..'),
     detached: true,
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -70,7 +70,8 @@ function replay(runs: Running[]) {
     for (const line of lines) {
       const [kind, id, ips] = line.split(' ');
       if (kind === 'ADD') held.set(id as string, { ips: (ips as string).split(','), worker: r });
-      if (kind === 'DEL') held.delete(id as string);
+      // From BEGIN-DEL on, the addresses may be free (a worker killed mid-DEL): no longer held.
+      if (kind === 'BEGIN-DEL' || kind === 'DEL') held.delete(id as string);
       if (kind === 'VIOLATION') violations.push(line);
       if (kind === 'CRASH') crashes.push(`${r.name}: ${line}`);
     }
@@ -83,9 +84,10 @@ it('never hands one address to two containers and leaks nothing past GC, with ki
   const seed = Number(process.env['STRESS_SEED'] ?? Date.now() % 100000);
   let s = seed;
   const rand = () => ((s = (s * 48271) % 2147483647) / 2147483647);
-  const phase1 = [0, 1, 2, 3, 4, 5].map((i) => start(`w${i}`, i % 2 === 0 ? 'ours' : 'hl', seed + i));
-  // kill one of ours and one host-local worker at random moments
-  const victims = [phase1[Math.floor(rand() * 3) * 2] as Running, phase1[Math.floor(rand() * 3) * 2 + 1] as Running];
+  // one of ours and one host-local worker run without end until killed at a random step
+  const victimIds = [Math.floor(rand() * 3) * 2, Math.floor(rand() * 3) * 2 + 1];
+  const phase1 = [0, 1, 2, 3, 4, 5].map((i) => start(`w${i}`, i % 2 === 0 ? 'ours' : 'hl', seed + i, victimIds.includes(i) ? 1_000_000 : OPS));
+  const victims = victimIds.map((i) => phase1[i] as Running);
   await Promise.all(victims.map((v) => killAt(v, 10 + Math.floor(rand() * OPS))));
   await Promise.all(phase1.map((r) => r.exited));
   expect(victims.map((v) => v.killed)).toEqual([true, true]);
@@ -124,7 +126,11 @@ it('never hands one address to two containers and leaks nothing past GC, with ki
     await store.close();
   }
   // the run really mixed both allocators and really exhausted the range at times
-  const journals = runs.map((r) => journalLines(r).join('\n')).join('\n');
-  expect(journals.split('\nADD ').length).toBeGreaterThan(100);
-  expect(journals).toContain('no IP addresses available');
+  const adds = (mode: number) => runs.filter((_, i) => i % 2 === mode).flatMap(journalLines).filter((l) => l.startsWith('ADD ')).length;
+  expect(adds(0)).toBeGreaterThan(5); // this store (w0, w2, w4, w6)
+  expect(adds(1)).toBeGreaterThan(5); // host-local (w1, w3, w5, w7)
+  // the only failure allowed is a full range
+  const failures = new Set(runs.flatMap(journalLines).filter((l) => l.startsWith('FAIL ')).map((l) => l.replace(/^FAIL \S+ /, '').replace(/range set: .*/, 'range set')));
+  expect([...failures].filter((f) => !f.includes('no IP addresses available'))).toEqual([]);
+  expect(failures.size).toBeGreaterThan(0);
 });
