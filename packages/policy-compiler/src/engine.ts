@@ -413,7 +413,10 @@ export class PolicyEngine {
     };
     addIdx('p:*');
     addIdx(`p:N:${ns}`);
-    for (const p of [old, pod]) if (p) for (const [k, v] of Object.entries(p.metadata.labels ?? {})) addIdx(`p:L:${k}=${v}`);
+    for (const p of [old, pod]) if (p) for (const [k, v] of Object.entries(p.metadata.labels ?? {})) {
+      addIdx(`p:L:${k}=${v}`);
+      addIdx(`p:NL:${ns}|${k}=${v}`);
+    }
     const mk = `p:${podKey}`;
     for (const g of cand) this.evalMember(g, mk);
   }
@@ -587,9 +590,11 @@ export class PolicyEngine {
     if (l.kind === 'node') return ['n:*'];
     if (l.kind === 'ee') out.push('e:*');
     else {
+      // Namespaced leaves are indexed under their Namespace (and label), never cluster-wide keys,
+      // so thousands of per-Namespace groups with the same labels do not all wake on every pod.
       const keys = indexKeysOf(l.sel);
-      if (keys[0] !== '*') out.push(...keys.map((k) => `p:L:${k}`));
-      else if (l.ns !== undefined) out.push(`p:N:${l.ns}`);
+      if (l.ns !== undefined) out.push(...(keys[0] !== '*' ? keys.map((k) => `p:NL:${l.ns}|${k}`) : [`p:N:${l.ns}`]));
+      else if (keys[0] !== '*') out.push(...keys.map((k) => `p:L:${k}`));
       else out.push('p:*');
     }
     if (l.nsSel) out.push(...indexKeysOf(l.nsSel).map((k) => (k === '*' ? 's:*' : `s:L:${k}`)));
@@ -605,12 +610,15 @@ export class PolicyEngine {
     }
     const keys = indexKeysOf(l.sel);
     let pods: Iterable<string>;
-    if (keys[0] !== '*') {
+    const byNs = l.ns !== undefined ? (this.podsByNs.get(l.ns) ?? new Set<string>()) : undefined;
+    const labelled = keys[0] !== '*' ? keys.reduce((n, k) => n + (this.podsByLabel.get(k)?.size ?? 0), 0) : Infinity;
+    if (byNs && byNs.size <= labelled) pods = byNs;
+    else if (keys[0] !== '*') {
+      // Smaller than the Namespace's pods: walk the label index (leafMatches checks the Namespace).
       const u = new Set<string>();
       for (const k of keys) for (const p of this.podsByLabel.get(k) ?? []) u.add(p);
       pods = u;
-    } else if (l.ns !== undefined) pods = this.podsByNs.get(l.ns) ?? [];
-    else pods = [...this.pods.keys()].map((k) => k.slice(4));
+    } else pods = [...this.pods.keys()].map((k) => k.slice(4));
     const out: string[] = [];
     for (const p of pods) out.push(`p:${p}`);
     return out;
