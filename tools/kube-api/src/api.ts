@@ -21,6 +21,8 @@ export interface AdmissionRequest {
   obj: KubeObject;
   old?: KubeObject;
   subresource?: string;
+  /** Nothing will be stored: hooks must not keep allocations. */
+  dryRun?: boolean;
 }
 
 export type AdmissionHook = (req: AdmissionRequest) => void;
@@ -302,7 +304,7 @@ export class KubeApi {
     else delete m.generation;
     if (rt.hasStatus && !rt.builtin) delete obj.status;
     this.validateSchema(rt, obj, v, opts);
-    this.runHooks({ op: 'create', rt, obj });
+    this.runHooks(opts.dryRun ? { op: 'create', rt, obj, dryRun: true } : { op: 'create', rt, obj });
     dropEmptyMeta(obj);
     if (opts.dryRun) return obj;
     return this.store.put(grKey(rt.group, rt.resource), obj);
@@ -367,6 +369,7 @@ export class KubeApi {
     this.validateSchema(rt, next, v, opts);
     const admission: AdmissionRequest = { op: 'update', rt, obj: next, old };
     if (opts.subresource !== undefined) admission.subresource = opts.subresource;
+    if (opts.dryRun) admission.dryRun = true;
     this.runHooks(admission);
     dropEmptyMeta(next);
     if (opts.dryRun) return next;

@@ -279,6 +279,8 @@ export class ClusterControllers {
       for (const u of undo) u();
       throw e;
     }
+    // A dry run shows the addresses it would get but keeps nothing allocated.
+    if (r.dryRun) for (const u of undo) u();
     if (r.op === 'create') r.obj.status = { loadBalancer: {} };
   }
 

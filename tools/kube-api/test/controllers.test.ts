@@ -62,6 +62,15 @@ describe('service IPs', () => {
     expect(again.status).toBe(201);
   });
 
+  it('keeps no allocation for a dry-run create', async () => {
+    const dry = await c.post<Obj>('/api/v1/namespaces/svc/services?dryRun=All', { metadata: { name: 'dry' }, spec: { clusterIP: '10.100.0.200', ports: [{ port: 80 }] } });
+    expect(dry.status).toBe(201);
+    expect(dry.body.spec.clusterIP).toBe('10.100.0.200');
+    expect((await c.get('/api/v1/namespaces/svc/services/dry')).status).toBe(404);
+    const real = await c.post<Obj>('/api/v1/namespaces/svc/services', { metadata: { name: 'wet' }, spec: { clusterIP: '10.100.0.200', ports: [{ port: 80 }] } });
+    expect(real.status).toBe(201);
+  });
+
   it('allocates NodePorts for NodePort Services', async () => {
     const s = await c.post<Obj>('/api/v1/namespaces/svc/services', { metadata: { name: 'np' }, spec: { type: 'NodePort', ports: [{ name: 'a', port: 80 }, { name: 'b', port: 81, nodePort: 31000 }] } });
     const ports = s.body.spec.ports as { nodePort: number }[];
