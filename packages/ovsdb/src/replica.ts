@@ -5,7 +5,7 @@ import { ConflictError, OvsdbError, RpcError } from './errors';
 import { silentLogger, type Logger } from './logger';
 import { ops, type Operation, type TransactionResult } from './ops';
 import type { DatabaseSchema } from './schema';
-import { applyDiff, datumEquals, type Datum } from './values';
+import { applyDiff, datumEquals, defaultDatum, type Datum } from './values';
 
 /** A row in the replica: its columns plus `_uuid`. */
 export type ReplicaRow = Readonly<Record<string, Datum>> & { readonly _uuid: string };
@@ -149,6 +149,23 @@ export class Replica extends EventEmitter<ReplicaEvents> {
     });
   }
 
+  /** update2 rows leave out columns at their default value: fill them in. */
+  private complete(table: string, uuid: string, row: Readonly<Record<string, Datum>>): ReplicaRow {
+    const t = this.schema!.tables[table];
+    const out: Record<string, Datum> = {};
+    const cols = this.opts.tables[table]?.columns ?? Object.keys(t?.columns ?? {});
+    for (const c of cols) {
+      if (c === '_uuid' || c === '_version') continue;
+      const col = t?.columns[c];
+      if (col) out[c] = defaultDatum(col.type);
+    }
+    Object.assign(out, row);
+    // _version comes and goes in update2 rows; the replica does not track it.
+    delete out._version;
+    out._uuid = uuid;
+    return out as ReplicaRow;
+  }
+
   private requests(): MonitorRequests {
     const r: Record<string, { columns?: readonly string[]; where?: readonly MonitorCondition[] }> = {};
     for (const [t, o] of Object.entries(this.opts.tables)) {
@@ -230,7 +247,7 @@ export class Replica extends EventEmitter<ReplicaEvents> {
       const fresh = updates[table] ?? {};
       const next = new Map<string, ReplicaRow>();
       for (const [uuid, u] of Object.entries(fresh)) {
-        if (u.kind === 'initial' || u.kind === 'insert') next.set(uuid, { ...u.row, _uuid: uuid });
+        if (u.kind === 'initial' || u.kind === 'insert') next.set(uuid, this.complete(table, uuid, u.row));
       }
       for (const [uuid, old] of rows) {
         const n = next.get(uuid);
@@ -252,7 +269,7 @@ export class Replica extends EventEmitter<ReplicaEvents> {
         switch (u.kind) {
           case 'initial':
           case 'insert': {
-            const row: ReplicaRow = { ...u.row, _uuid: uuid };
+            const row = this.complete(table, uuid, u.row);
             cache.set(uuid, row);
             if (old) this.emit('update', table, row, old);
             else this.emit('insert', table, row);
@@ -272,7 +289,7 @@ export class Replica extends EventEmitter<ReplicaEvents> {
             const next: Record<string, Datum> = { ...old };
             for (const [col, diff] of Object.entries(u.diff)) {
               const c = schema.tables[table]?.columns[col];
-              if (!c) continue;
+              if (!c || col === '_version') continue;
               next[col] = applyDiff(c.type, old[col] ?? emptyOf(c.type), diff, { table, column: col });
             }
             const row = next as ReplicaRow;

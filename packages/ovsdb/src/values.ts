@@ -247,7 +247,10 @@ export function encodeDatum(t: ColumnType, v: unknown, ctx: ValueContext, opts: 
   return ['set', out.map(([, j]) => j)];
 }
 
-/** The empty value of a column type (`null`, `[]` or an empty Map); scalars have a schema default. */
+/**
+ * The default value of a column type, as ovsdb-server fills in (and leaves out of update2 rows):
+ * `null`, `[]` or an empty Map; scalars get 0, false, "" or the all-zero UUID (enums are ignored, as in OVSDB).
+ */
 export function defaultDatum(t: ColumnType): Datum {
   if (isMap(t)) return new Map();
   if (isOptional(t)) return null;
@@ -255,11 +258,11 @@ export function defaultDatum(t: ColumnType): Datum {
   switch (t.key.type) {
     case 'integer':
     case 'real':
-      return t.key.enum?.[0] ?? 0;
+      return 0;
     case 'boolean':
-      return t.key.enum?.[0] ?? false;
+      return false;
     case 'string':
-      return t.key.enum?.[0] ?? '';
+      return '';
     case 'uuid':
       return '00000000-0000-0000-0000-000000000000';
   }

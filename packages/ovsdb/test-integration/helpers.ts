@@ -93,3 +93,53 @@ export async function ovsdbClientDump(
   }
   return out;
 }
+
+/** Resolves once `pred()` holds, re-checking after every replica commit; rejects after `timeoutMs`. */
+export function until(
+  replica: { on(e: 'commit', f: () => void): unknown; off(e: 'commit', f: () => void): unknown },
+  pred: () => boolean,
+  timeoutMs = 20_000,
+): Promise<void> {
+  if (pred()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      replica.off('commit', check);
+      reject(new Error('replica did not converge in time'));
+    }, timeoutMs);
+    function check(): void {
+      if (pred()) {
+        clearTimeout(timer);
+        replica.off('commit', check);
+        resolve();
+      }
+    }
+    replica.on('commit', check);
+  });
+}
+
+/** Replica snapshot without `_uuid` columns, in the shape of {@link ovsdbClientDump}. */
+export function stripUuids(
+  snap: Record<string, Record<string, Record<string, unknown>>>,
+): Record<string, Record<string, DecodedRow>> {
+  const out: Record<string, Record<string, DecodedRow>> = {};
+  for (const [t, rows] of Object.entries(snap)) {
+    out[t] = {};
+    for (const [u, row] of Object.entries(rows)) {
+      const { _uuid: _ignored, ...rest } = row;
+      out[t][u] = rest as DecodedRow;
+    }
+  }
+  return out;
+}
+
+/** Deterministic PRNG (mulberry32) so a failing random run can be replayed from its seed. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
