@@ -1,7 +1,7 @@
 /** Actions and instructions: OpenFlow 1.5 actions plus the Nicira (NXAST_*) extensions, both directions. */
-import { Reader, Writer } from './buf.js';
-import { OfEncodeError } from './errors.js';
-import { FIELD_BY_HEADER, FIELD_BY_NAME, headerBits, NXM_IN_PORT, nxmPreferred, oxmPreferred, type FieldInfo } from './fields.js';
+import { Reader, Writer } from './buf';
+import { OfEncodeError } from './errors';
+import { FIELD_BY_HEADER, FIELD_BY_NAME, headerBits, NXM_IN_PORT, nxmPreferred, oxmPreferred, type FieldInfo } from './fields';
 import type {
   Action,
   ControllerAction,
@@ -15,10 +15,10 @@ import type {
   ReservedPort,
   SetFieldAction,
   ValueFieldName,
-} from './flow.js';
-import { OFPP } from './flow.js';
-import { readEntry, writeEntry } from './match.js';
-import { bigToBytes, bytesToBig, bytesToValue, isMasked, parseIpv4, parseIpv6, formatIpv4, formatIpv6, valueToBytes } from './values.js';
+} from './flow';
+import { OFPP } from './flow';
+import { readEntry, writeEntry } from './match';
+import { bigToBytes, bytesToBig, bytesToValue, isMasked, parseIpv4, parseIpv6, formatIpv4, formatIpv6, valueToBytes } from './values';
 
 /** OpenFlow 1.5 action types. */
 export const OFPAT = {

@@ -1,5 +1,5 @@
 /** Byte writer/reader used by the codec (big-endian, bounds-checked). */
-import { OfDecodeError } from './errors.js';
+import { OfDecodeError } from './errors';
 
 /** Growable big-endian byte writer. */
 export class Writer {

@@ -3,9 +3,9 @@
  * text). No sockets, files or processes are reachable from here, so pure packages may import it.
  * @packageDocumentation
  */
-export * from './flow.js';
-export * from './errors.js';
-export { encodeMessage, decodeMessage, writeMessage, peekLength, OFP_VERSION, OFPT, NXT } from './messages.js';
+export * from './flow';
+export * from './errors';
+export { encodeMessage, decodeMessage, writeMessage, peekLength, OFP_VERSION, OFPT, NXT } from './messages';
 export type {
   OfMessage,
   OfMessageType,
@@ -24,12 +24,12 @@ export type {
   BundleControlType,
   BundleFlags,
   ControllerRole,
-} from './messages.js';
-export { encodeActions, decodeActions } from './actions.js';
-export { errorTypeName, errorCodeName } from './error-names.js';
-export { toHex, fromHex, Writer } from './buf.js';
-export { renderFlow, renderMatch, renderAction, renderActions, renderRef, parseFlow, parseMatch, parseActions, parseDumpFlows } from './text.js';
-export type { ParseOptions } from './text.js';
-export { normalizeFlow, normalizeMatch } from './normalize.js';
-export { FIELDS } from './fields.js';
-export type { FieldInfo, FieldKind } from './fields.js';
+} from './messages';
+export { encodeActions, decodeActions } from './actions';
+export { errorTypeName, errorCodeName } from './error-names';
+export { toHex, fromHex, Writer } from './buf';
+export { renderFlow, renderMatch, renderAction, renderActions, renderRef, parseFlow, parseMatch, parseActions, parseDumpFlows } from './text';
+export type { ParseOptions } from './text';
+export { normalizeFlow, normalizeMatch } from './normalize';
+export { FIELDS } from './fields';
+export type { FieldInfo, FieldKind } from './fields';

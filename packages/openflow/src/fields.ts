@@ -1,5 +1,5 @@
 /** The match-field table: wire headers (OXM/NXM), widths and text names of every modelled field. */
-import type { CtState, CtStateFlag, FieldName } from './flow.js';
+import type { CtState, CtStateFlag, FieldName } from './flow';
 
 /** How a field's value is represented in the model. */
 export type FieldKind = 'uint' | 'big' | 'mac' | 'ipv4' | 'ipv6' | 'ctState';

@@ -1,6 +1,6 @@
 /** OXM/NXM match encoding (OpenFlow 1.5 `ofp_match` of type OXM, and bare NXM/OXM entries). */
-import type { Reader, Writer } from './buf.js';
-import { OfEncodeError } from './errors.js';
+import type { Reader, Writer } from './buf';
+import { OfEncodeError } from './errors';
 import {
   CT_STATE_BITS,
   ctStateFromBits,
@@ -14,9 +14,9 @@ import {
   NXM_VLAN_TCI,
   oxmPreferred,
   type FieldInfo,
-} from './fields.js';
-import type { CtState, Match, Masked } from './flow.js';
-import { bytesToValue, isAllOnes, isMasked, valueToBytes } from './values.js';
+} from './fields';
+import type { CtState, Match, Masked } from './flow';
+import { bytesToValue, isAllOnes, isMasked, valueToBytes } from './values';
 
 const OFPMT_OXM = 1;
 
@@ -100,6 +100,19 @@ export function readEntry(r: Reader, match: Match): void {
       const value = v & 0x1fff;
       const mask = mk & 0x1fff;
       match.vlanVid = mask === 0x1fff ? value : { value, mask };
+    }
+    return;
+  }
+  if (cls === 0x8001) {
+    // OXM_OF_PKT_REG<n> (OFPXMC_PACKET_REGS): 64 bits = reg(2n) << 32 | reg(2n+1). OVS uses it in OF1.5 replies.
+    const n = (header >>> 9) & 0x7f;
+    if (valueLen !== 8 || n > 7) r.fail(`bad packet register field ${n}`, start);
+    const dv = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+    for (let i = 0; i < 2; i++) {
+      const v = dv.getUint32(i * 4);
+      const mk = hasMask ? dv.getUint32(8 + i * 4) : 0xffffffff;
+      if (mk === 0) continue;
+      m[`reg${2 * n + i}`] = mk === 0xffffffff ? v : { value: v & mk, mask: mk };
     }
     return;
   }

@@ -1,13 +1,13 @@
 /** OpenFlow 1.5 messages (and the Nicira ones the agent needs): types, encoder and decoder. */
-import { readInstructions, writeActions, readActions, writeInstructions } from './actions.js';
-import { Reader, Writer } from './buf.js';
-import { OfDecodeError, OfEncodeError } from './errors.js';
-import { errorCodeName, errorTypeName } from './error-names.js';
-import type { Action, Flow, FlowFlag, Match, PacketInReason } from './flow.js';
-import { OFPP } from './flow.js';
-import { readMatch, writeMatch, readEntry } from './match.js';
-import { formatMac } from './values.js';
-import { NX_VENDOR_ID, REASONS } from './actions.js';
+import { readInstructions, writeActions, readActions, writeInstructions } from './actions';
+import { Reader, Writer } from './buf';
+import { OfDecodeError, OfEncodeError } from './errors';
+import { errorCodeName, errorTypeName } from './error-names';
+import type { Action, Flow, FlowFlag, Match, PacketInReason } from './flow';
+import { OFPP } from './flow';
+import { readMatch, writeMatch, readEntry } from './match';
+import { formatMac } from './values';
+import { NX_VENDOR_ID, REASONS } from './actions';
 
 export const OFP_VERSION = 0x06;
 

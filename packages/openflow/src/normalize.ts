@@ -1,7 +1,7 @@
 /** Canonical form of a Flow: what a switch gives back for it, so desired and installed flows compare equal. */
-import { FIELD_BY_NAME, FIELDS } from './fields.js';
-import type { Action, Flow, Match, Masked, ValueFieldName } from './flow.js';
-import { bigToBytes, bytesToBig, bytesToValue, isMasked, valueToBytes } from './values.js';
+import { FIELD_BY_NAME, FIELDS } from './fields';
+import type { Action, Flow, Match, Masked, ValueFieldName } from './flow';
+import { bigToBytes, bytesToBig, bytesToValue, isMasked, valueToBytes } from './values';
 
 function canon(name: ValueFieldName, v: Masked<unknown>): Masked<unknown> | undefined {
   const f = FIELD_BY_NAME.get(name)!;

@@ -1,8 +1,8 @@
 /** ovs-ofctl text: render a Flow in add-flow syntax, parse `ovs-ofctl -O OpenFlow15 dump-flows` lines back. */
-import { portFromNumber, portNumber, REASONS } from './actions.js';
-import { fromHex, toHex } from './buf.js';
-import { OfTextError } from './errors.js';
-import { CT_STATE_BITS, CT_STATE_ORDER, FIELD_BY_NAME, FIELD_BY_SYM, FIELDS, type FieldInfo } from './fields.js';
+import { portFromNumber, portNumber, REASONS } from './actions';
+import { fromHex, toHex } from './buf';
+import { OfTextError } from './errors';
+import { CT_STATE_BITS, CT_STATE_ORDER, FIELD_BY_NAME, FIELD_BY_SYM, FIELDS, type FieldInfo } from './fields';
 import type {
   Action,
   CtAction,
@@ -20,8 +20,8 @@ import type {
   ReservedPort,
   SetFieldAction,
   ValueFieldName,
-} from './flow.js';
-import { isMasked, parseIpv4, parseIpv6, formatIpv4, formatIpv6, valueToBytes, bytesToValue, bigToBytes, bytesToBig } from './values.js';
+} from './flow';
+import { isMasked, parseIpv4, parseIpv6, formatIpv4, formatIpv6, valueToBytes, bytesToValue, bigToBytes, bytesToBig } from './values';
 
 // ---------------------------------------------------------------- render
 
@@ -806,7 +806,9 @@ export function parseFlow(line: string, opts: ParseOptions = {}): Flow {
     switch (key) {
       case 'cookie': {
         const [c, m] = val.split('/');
-        flow.cookie = p.big(c!, 'cookie');
+        // cookie 0 is the same as no cookie (dump-flows always prints one).
+        const cookie = p.big(c!, 'cookie');
+        if (cookie !== 0n) flow.cookie = cookie;
         if (m !== undefined) flow.cookieMask = p.big(m, 'cookie mask');
         break;
       }

@@ -1,7 +1,7 @@
 /** Conversions between model values (numbers, bigints, address strings) and field bytes. */
-import { OfEncodeError } from './errors.js';
-import type { FieldInfo } from './fields.js';
-import type { Masked } from './flow.js';
+import { OfEncodeError } from './errors';
+import type { FieldInfo } from './fields';
+import type { Masked } from './flow';
 
 /** True if a field value is the `{ value, mask }` form. */
 export function isMasked<T>(v: Masked<T>): v is { value: T; mask: T } {

@@ -1,0 +1,683 @@
+/** A connection to one switch (unix `<bridge>.mgmt` or TCP): handshake, keepalive, xid correlation, bundles, reconnect. */
+import { EventEmitter } from 'node:events';
+import { createConnection, type Socket } from 'node:net';
+import { Writer } from './buf';
+import { OfDecodeError, OpenFlowError } from './errors';
+import type { Action, Flow, Match } from './flow';
+import { OFPP } from './flow';
+import {
+  decodeMessage,
+  encodeMessage,
+  OFP_VERSION,
+  peekLength,
+  writeMessage,
+  type BundleFlags,
+  type ControllerRole,
+  type FlowFilter,
+  type FlowModCommand,
+  type MultipartReply,
+  type MultipartRequest,
+  type OfMessage,
+  type PortDesc,
+  type PortStats,
+  type TableStats,
+} from './messages';
+
+/** pino-compatible logger; the library is silent without one. */
+export interface Logger {
+  debug(obj: unknown, msg?: string): void;
+  info(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+}
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** Time source and timers, injectable so keepalive and timeouts are testable without sleeping. */
+export interface Clock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return t;
+  },
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+/** The switch answered a request with an OpenFlow error. */
+export class OfSwitchError extends OpenFlowError {
+  constructor(
+    readonly typeName: string,
+    readonly codeName: string,
+    /** The request that failed (for bundles: the inner message). */
+    readonly request: OfMessage | undefined,
+    /** For flow-mods: the flow the switch rejected, and its index in the batch/bundle. */
+    readonly flow?: Flow,
+    readonly index?: number,
+    readonly causes: OfSwitchError[] = [],
+  ) {
+    super(
+      'OF_SWITCH_ERROR',
+      `switch rejected ${request?.type ?? 'request'}${index !== undefined ? ` #${index}` : ''}: ${typeName}/${codeName}${flow ? ` (flow table=${flow.table} priority=${flow.priority})` : ''}${causes.length ? `; ${causes.map((c) => c.message).join('; ')}` : ''}`,
+    );
+  }
+}
+
+/** Transport-level failures: not connected, closed, timed out, version mismatch. */
+export class OfConnectionError extends OpenFlowError {
+  constructor(
+    code: 'OF_NOT_CONNECTED' | 'OF_CLOSED' | 'OF_TIMEOUT' | 'OF_VERSION' | 'OF_DEAD',
+    message: string,
+    readonly target: string,
+  ) {
+    super(code, `${target}: ${message}`);
+  }
+}
+
+/** Where to connect: a unix socket path, or a TCP host and port. */
+export type Target = { path: string } | { host: string; port: number };
+
+export interface ConnectionOptions {
+  target: Target;
+  logger?: Logger;
+  clock?: Clock;
+  /** Send an echo request after this long without traffic (ms). Default 5000. */
+  echoInterval?: number;
+  /** Declare the switch dead after this long without any traffic (ms). Default 3 x echoInterval. */
+  deadAfter?: number;
+  /** Default timeout of requests expecting a reply (ms). Default 30000. */
+  requestTimeout?: number;
+  /** Reconnect after a lost connection. Default true, with backoff 100 ms .. 5 s. */
+  reconnect?: boolean | { minDelay?: number; maxDelay?: number };
+  /** Called after each successful reconnect, before `reconnected` is emitted: replay flows here. */
+  onReconnect?: (conn: SwitchConnection) => Promise<void> | void;
+  /** Packet-in format to request (default nxt2: carries controller() userdata and continuations). */
+  packetInFormat?: 'standard' | 'nxt2';
+  controllerId?: number;
+  /** Bytes buffered in the socket before senders wait for 'drain'. Default 1 MiB. */
+  highWaterMark?: number;
+}
+
+/** A packet-in, from either OFPT_PACKET_IN or NXT_PACKET_IN2. */
+export type PacketIn = Extract<OfMessage, { type: 'packetIn' | 'packetIn2' }>;
+
+interface Pending {
+  resolve(m: OfMessage & { xid: number }): void;
+  reject(e: Error): void;
+  timer: unknown;
+  request: OfMessage;
+  /** Multipart replies accumulate here until the last one. */
+  parts?: MultipartReply[];
+}
+
+/** Something sent without a reply of its own, kept until the next barrier so errors can name it. */
+interface Tracked {
+  request: OfMessage;
+  index: number;
+  batch: Batch;
+}
+interface Batch {
+  errors: OfSwitchError[];
+}
+
+export interface SwitchConnectionEvents {
+  packetIn: [PacketIn];
+  message: [OfMessage & { xid: number }];
+  disconnected: [Error];
+  reconnected: [];
+  dead: [];
+  error: [Error];
+}
+
+/**
+ * A connection to a switch. Create with {@link SwitchConnection.connect}.
+ *
+ * Events: `packetIn`, `message` (unsolicited messages), `disconnected`, `dead` (no traffic within
+ * `deadAfter`), `reconnected` (after `onReconnect` ran), `error` (only if a listener exists).
+ */
+export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
+  private socket: Socket | undefined;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private nextXid = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly tracked = new Map<number, Tracked>();
+  private rx: Buffer = Buffer.alloc(0);
+  private lastRx = 0;
+  private keepaliveTimer: unknown;
+  private closed = false;
+  private reconnectDelay: number;
+  private nextBundleId = 1;
+  private readonly packetQueue: PacketIn[] = [];
+  private readonly packetWaiters: Array<(p: IteratorResult<PacketIn>) => void> = [];
+  /** datapath id from the features reply. */
+  datapathId = 0n;
+  readonly targetName: string;
+
+  private constructor(readonly options: ConnectionOptions) {
+    super();
+    this.log = options.logger ?? silent;
+    this.clock = options.clock ?? systemClock;
+    this.reconnectDelay = this.reconnectOpts().minDelay;
+    this.targetName = 'path' in options.target ? `unix:${options.target.path}` : `tcp:${options.target.host}:${options.target.port}`;
+  }
+
+  /** Connect, negotiate OpenFlow 1.5, read features and set the packet-in format. */
+  static async connect(options: ConnectionOptions): Promise<SwitchConnection> {
+    const c = new SwitchConnection(options);
+    await c.open();
+    return c;
+  }
+
+  private reconnectOpts(): { enabled: boolean; minDelay: number; maxDelay: number } {
+    const r = this.options.reconnect ?? true;
+    if (r === false) return { enabled: false, minDelay: 100, maxDelay: 5000 };
+    const o = r === true ? {} : r;
+    return { enabled: true, minDelay: o.minDelay ?? 100, maxDelay: o.maxDelay ?? 5000 };
+  }
+
+  /** True while a socket is up and the handshake completed. */
+  get connected(): boolean {
+    return this.socket !== undefined && !this.socket.destroyed;
+  }
+
+  private async open(): Promise<void> {
+    const socket = await new Promise<Socket>((resolve, reject) => {
+      const t = this.options.target;
+      const s = 'path' in t ? createConnection({ path: t.path }) : createConnection({ host: t.host, port: t.port });
+      s.once('connect', () => {
+        s.off('error', reject);
+        resolve(s);
+      });
+      s.once('error', reject);
+    });
+    socket.setNoDelay?.(true);
+    this.socket = socket;
+    this.rx = Buffer.alloc(0);
+    this.lastRx = this.clock.now();
+    const hello = new Promise<OfMessage>((resolve, reject) => {
+      this.helloWaiter = { resolve, reject };
+    });
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('close', () => this.onClose(socket));
+    socket.on('error', (e) => this.log.debug({ err: e, target: this.targetName }, 'openflow socket error'));
+    socket.write(encodeMessage({ type: 'hello', versions: [OFP_VERSION] }, this.xid()));
+    const peer = await this.withTimeout(hello, this.options.requestTimeout ?? 30000, 'hello');
+    if (peer.type !== 'hello' || !peer.versions.includes(OFP_VERSION)) {
+      socket.destroy();
+      throw new OfConnectionError('OF_VERSION', `switch does not speak OpenFlow 1.5 (offers ${peer.type === 'hello' ? peer.versions.join(',') : peer.type})`, this.targetName);
+    }
+    const features = await this.request({ type: 'featuresRequest' });
+    if (features.type === 'featuresReply') this.datapathId = features.datapathId;
+    // Service connections (the bridge's mgmt socket) get packet-ins only with a nonzero miss_send_len.
+    this.send({ type: 'setConfig', flags: 0, missSendLen: 0xffff });
+    if (this.options.controllerId !== undefined) this.send({ type: 'setControllerId', id: this.options.controllerId });
+    if ((this.options.packetInFormat ?? 'nxt2') === 'nxt2') this.send({ type: 'setPacketInFormat', format: 'nxt2' });
+    await this.barrier();
+    this.scheduleKeepalive();
+    this.log.info({ target: this.targetName, datapathId: this.datapathId.toString(16) }, 'openflow connected');
+  }
+
+  private helloWaiter: { resolve(m: OfMessage): void; reject(e: Error): void } | undefined;
+
+  private withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const t = this.clock.setTimeout(() => reject(new OfConnectionError('OF_TIMEOUT', `${what} timed out after ${ms} ms`, this.targetName)), ms);
+      p.then(
+        (v) => {
+          this.clock.clearTimeout(t);
+          resolve(v);
+        },
+        (e: unknown) => {
+          this.clock.clearTimeout(t);
+          reject(e as Error);
+        },
+      );
+    });
+  }
+
+  private xid(): number {
+    const x = this.nextXid;
+    this.nextXid = this.nextXid >= 0xfffffffe ? 1 : this.nextXid + 1;
+    return x;
+  }
+
+  // ------------------------------------------------------------ receive
+
+  private onData(chunk: Buffer): void {
+    this.lastRx = this.clock.now();
+    this.rx = this.rx.length === 0 ? chunk : Buffer.concat([this.rx, chunk]);
+    let off = 0;
+    while (true) {
+      const len = peekLength(this.rx, off);
+      if (len === undefined || this.rx.length - off < len) break;
+      if (len < 8) {
+        this.log.error({ target: this.targetName }, 'openflow framing error, closing');
+        this.socket?.destroy();
+        return;
+      }
+      const bytes = this.rx.subarray(off, off + len);
+      off += len;
+      try {
+        this.dispatch(decodeMessage(bytes));
+      } catch (e) {
+        if (!(e instanceof OfDecodeError)) throw e;
+        this.log.warn({ err: e, target: this.targetName }, 'undecodable message from switch');
+        // A request waiting for this reply fails with the decode error instead of timing out.
+        const xid = bytes.readUInt32BE(4);
+        const p = this.pending.get(xid);
+        if (p) {
+          this.pending.delete(xid);
+          this.clock.clearTimeout(p.timer);
+          p.reject(e);
+        }
+      }
+    }
+    this.rx = off === this.rx.length ? Buffer.alloc(0) : this.rx.subarray(off);
+  }
+
+  private dispatch(m: OfMessage & { xid: number }): void {
+    if (m.type === 'hello' && this.helloWaiter) {
+      this.helloWaiter.resolve(m);
+      this.helloWaiter = undefined;
+      return;
+    }
+    if (m.type === 'echoRequest') {
+      this.send({ type: 'echoReply', data: m.data }, m.xid);
+      return;
+    }
+    if (m.type === 'packetIn' || m.type === 'packetIn2') {
+      this.emit('packetIn', m);
+      const w = this.packetWaiters.shift();
+      if (w) w({ value: m, done: false });
+      else if (this.packetIterators > 0) this.packetQueue.push(m);
+      return;
+    }
+    if (m.type === 'error') {
+      const t = this.tracked.get(m.xid);
+      if (t) {
+        const flow = t.request.type === 'flowMod' ? t.request.flow : t.request.type === 'bundleAdd' && t.request.message.type === 'flowMod' ? t.request.message.flow : undefined;
+        const inner = t.request.type === 'bundleAdd' ? t.request.message : t.request;
+        t.batch.errors.push(new OfSwitchError(m.typeName, m.codeName, inner, flow, t.index));
+        this.tracked.delete(m.xid);
+        return;
+      }
+      if (m.type === 'error' && this.helloWaiter) {
+        this.helloWaiter.reject(new OfConnectionError('OF_VERSION', `switch refused hello: ${m.codeName}`, this.targetName));
+        this.helloWaiter = undefined;
+        return;
+      }
+    }
+    const p = this.pending.get(m.xid);
+    if (!p) {
+      this.emit('message', m);
+      return;
+    }
+    if (m.type === 'error') {
+      this.pending.delete(m.xid);
+      this.clock.clearTimeout(p.timer);
+      p.reject(new OfSwitchError(m.typeName, m.codeName, p.request));
+      return;
+    }
+    if (m.type === 'multipartReply' && m.more) {
+      (p.parts ??= []).push(m.reply);
+      return;
+    }
+    this.pending.delete(m.xid);
+    this.clock.clearTimeout(p.timer);
+    if (m.type === 'multipartReply' && p.parts) {
+      p.parts.push(m.reply);
+      p.resolve({ ...m, reply: mergeParts(p.parts) });
+    } else p.resolve(m);
+  }
+
+  private onClose(socket: Socket): void {
+    if (this.socket !== socket) return;
+    this.socket = undefined;
+    this.clock.clearTimeout(this.keepaliveTimer);
+    const err = new OfConnectionError('OF_CLOSED', 'connection closed', this.targetName);
+    for (const [, p] of this.pending) {
+      this.clock.clearTimeout(p.timer);
+      p.reject(err);
+    }
+    this.pending.clear();
+    this.tracked.clear();
+    this.helloWaiter?.reject(err);
+    this.helloWaiter = undefined;
+    for (const d of this.drainWaiters.splice(0)) d();
+    if (this.closed) return;
+    this.log.warn({ target: this.targetName }, 'openflow connection lost');
+    this.emit('disconnected', err);
+    if (this.reconnectOpts().enabled) this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    const delay = this.reconnectDelay;
+    this.reconnectDelay = Math.min(this.reconnectDelay * 2, this.reconnectOpts().maxDelay);
+    this.clock.setTimeout(() => {
+      if (this.closed) return;
+      this.open().then(
+        async () => {
+          this.reconnectDelay = this.reconnectOpts().minDelay;
+          try {
+            await this.options.onReconnect?.(this);
+          } catch (e) {
+            this.log.error({ err: e, target: this.targetName }, 'onReconnect hook failed');
+            if (this.listenerCount('error') > 0) this.emit('error', e as Error);
+          }
+          this.emit('reconnected');
+        },
+        (e: unknown) => {
+          this.log.debug({ err: e, target: this.targetName }, 'openflow reconnect failed');
+          this.socket?.destroy();
+          this.socket = undefined;
+          this.scheduleReconnect();
+        },
+      );
+    }, delay);
+  }
+
+  private scheduleKeepalive(): void {
+    const interval = this.options.echoInterval ?? 5000;
+    const deadAfter = this.options.deadAfter ?? interval * 3;
+    this.clock.clearTimeout(this.keepaliveTimer);
+    this.keepaliveTimer = this.clock.setTimeout(() => {
+      if (!this.socket) return;
+      const idle = this.clock.now() - this.lastRx;
+      if (idle >= deadAfter) {
+        this.log.warn({ target: this.targetName, idleMs: idle }, 'switch is not answering echo requests: closing');
+        this.emit('dead');
+        this.socket.destroy();
+        return;
+      }
+      if (idle >= interval) this.send({ type: 'echoRequest', data: new Uint8Array(0) });
+      this.scheduleKeepalive();
+    }, interval);
+  }
+
+  // ------------------------------------------------------------ send
+
+  private drainWaiters: Array<() => void> = [];
+
+  /** Write raw bytes; resolves at once, or after 'drain' when the socket buffer is over the high-water mark. */
+  private async write(bytes: Uint8Array): Promise<void> {
+    const s = this.socket;
+    if (!s) throw new OfConnectionError('OF_NOT_CONNECTED', 'not connected', this.targetName);
+    s.write(bytes);
+    if (s.writableLength > (this.options.highWaterMark ?? 1 << 20)) {
+      await new Promise<void>((resolve) => {
+        this.drainWaiters.push(resolve);
+        s.once('drain', () => {
+          for (const d of this.drainWaiters.splice(0)) d();
+        });
+      });
+    }
+  }
+
+  /** Send a message that expects no reply. Returns the xid used. */
+  send(msg: OfMessage, xid = this.xid()): number {
+    if (!this.socket) throw new OfConnectionError('OF_NOT_CONNECTED', 'not connected', this.targetName);
+    this.socket.write(encodeMessage(msg, xid));
+    return xid;
+  }
+
+  /** Send a request and wait for the reply with the same xid (multipart replies are merged). */
+  request(msg: OfMessage, timeoutMs = this.options.requestTimeout ?? 30000): Promise<OfMessage & { xid: number }> {
+    return new Promise((resolve, reject) => {
+      if (!this.socket) return reject(new OfConnectionError('OF_NOT_CONNECTED', 'not connected', this.targetName));
+      const xid = this.xid();
+      const timer = this.clock.setTimeout(() => {
+        this.pending.delete(xid);
+        reject(new OfConnectionError('OF_TIMEOUT', `${msg.type} (xid ${xid}) timed out after ${timeoutMs} ms`, this.targetName));
+      }, timeoutMs);
+      this.pending.set(xid, { resolve, reject, timer, request: msg });
+      this.socket.write(encodeMessage(msg, xid));
+    });
+  }
+
+  /** Barrier: resolves when the switch has processed everything sent before it. */
+  async barrier(): Promise<void> {
+    await this.request({ type: 'barrierRequest' });
+  }
+
+  /** Echo round trip (ms). */
+  async echo(): Promise<number> {
+    const t0 = this.clock.now();
+    await this.request({ type: 'echoRequest', data: new Uint8Array(0) });
+    return this.clock.now() - t0;
+  }
+
+  /**
+   * Send flow-mods and wait for a barrier. Rejects with an {@link OfSwitchError} naming the first
+   * rejected flow (all rejections in `causes`). Messages are streamed with backpressure.
+   */
+  async flowMods(mods: Iterable<{ command: FlowModCommand; flow: Flow }>): Promise<void> {
+    const batch: Batch = { errors: [] };
+    const w = new Writer(1 << 16);
+    let index = 0;
+    const xids: number[] = [];
+    for (const { command, flow } of mods) {
+      const xid = this.xid();
+      const msg: OfMessage = { type: 'flowMod', command, flow };
+      this.tracked.set(xid, { request: msg, index, batch });
+      xids.push(xid);
+      writeMessage(w, msg, xid);
+      index++;
+      if (w.length >= 1 << 16) {
+        await this.write(w.finish());
+        w.length = 0;
+      }
+    }
+    if (w.length > 0) await this.write(w.finish());
+    try {
+      await this.barrier();
+    } finally {
+      for (const x of xids) this.tracked.delete(x);
+    }
+    throwBatch(batch);
+  }
+
+  /** Add one flow and wait for the barrier. */
+  addFlow(flow: Flow): Promise<void> {
+    return this.flowMods([{ command: 'add', flow }]);
+  }
+
+  /** Delete flows matching `filter` (non-strict: table 255 = all tables). */
+  async deleteFlows(filter: FlowFilter = {}): Promise<void> {
+    const flow: Flow = { table: filter.table ?? 0xff, priority: 0, match: filter.match ?? {}, actions: [] };
+    if (filter.cookie !== undefined) flow.cookie = filter.cookie;
+    if (filter.cookieMask !== undefined) flow.cookieMask = filter.cookieMask;
+    await this.flowMods([{ command: 'delete', flow }]);
+  }
+
+  /**
+   * Install messages in one bundle (atomic and ordered by default): open, add all, commit. The
+   * messages are streamed with backpressure, so the iterable may be lazy and huge. On any error the
+   * bundle is discarded (or the failed commit already dropped it) and the switch is unchanged; the
+   * thrown {@link OfSwitchError} names the offending flow and its index.
+   */
+  async bundle(
+    messages: Iterable<OfMessage> | AsyncIterable<OfMessage>,
+    flags: BundleFlags = { atomic: true, ordered: true },
+  ): Promise<void> {
+    const bundleId = this.nextBundleId++;
+    const open = await this.request({ type: 'bundleControl', bundleId, control: 'openRequest', flags });
+    if (open.type !== 'bundleControl' || open.control !== 'openReply') throw new OfConnectionError('OF_CLOSED', 'unexpected reply to bundle open', this.targetName);
+    const batch: Batch = { errors: [] };
+    const xids: number[] = [];
+    const w = new Writer(1 << 16);
+    let index = 0;
+    try {
+      for await (const message of messages) {
+        const xid = this.xid();
+        const msg: OfMessage = { type: 'bundleAdd', bundleId, flags, message };
+        this.tracked.set(xid, { request: msg, index, batch });
+        xids.push(xid);
+        writeMessage(w, msg, xid);
+        index++;
+        if (w.length >= 1 << 16) {
+          await this.write(w.finish());
+          w.length = 0;
+        }
+      }
+      if (w.length > 0) await this.write(w.finish());
+      if (batch.errors.length === 0) {
+        try {
+          await this.request({ type: 'bundleControl', bundleId, control: 'commitRequest', flags });
+        } catch (e) {
+          // The per-message error (naming the flow) precedes the commit failure: wait for it.
+          await this.barrier().catch(() => undefined);
+          if (batch.errors.length === 0) throw e;
+        }
+      } else {
+        await this.request({ type: 'bundleControl', bundleId, control: 'discardRequest', flags }).catch(() => undefined);
+      }
+    } catch (e) {
+      if (batch.errors.length === 0 && this.socket) {
+        await this.request({ type: 'bundleControl', bundleId, control: 'discardRequest', flags }).catch(() => undefined);
+      }
+      if (batch.errors.length === 0) throw e;
+    } finally {
+      for (const x of xids) this.tracked.delete(x);
+    }
+    throwBatch(batch);
+  }
+
+  /** Install flows in one atomic bundle (see {@link bundle}). */
+  installFlows(flows: Iterable<Flow>, command: FlowModCommand = 'add'): Promise<void> {
+    const self = this;
+    void self;
+    return this.bundle(
+      (function* () {
+        for (const flow of flows) yield { type: 'flowMod', command, flow } as OfMessage;
+      })(),
+    );
+  }
+
+  /** Multipart request helper. */
+  async multipart(request: MultipartRequest): Promise<MultipartReply> {
+    const r = await this.request({ type: 'multipartRequest', request });
+    if (r.type !== 'multipartReply') throw new OfConnectionError('OF_CLOSED', `unexpected ${r.type} to multipart`, this.targetName);
+    return r.reply;
+  }
+
+  /** Dump flows (with stats) via multipart flow-desc. */
+  async dumpFlows(filter: FlowFilter = {}): Promise<Flow[]> {
+    const r = await this.multipart({ kind: 'flow', ...filter });
+    return r.kind === 'flow' ? r.flows : [];
+  }
+  async aggregate(filter: FlowFilter = {}): Promise<{ packets: bigint; bytes: bigint; flows: number }> {
+    const r = await this.multipart({ kind: 'aggregate', ...filter });
+    return r.kind === 'aggregate' ? { packets: r.packets, bytes: r.bytes, flows: r.flows } : { packets: 0n, bytes: 0n, flows: 0 };
+  }
+  async tableStats(): Promise<TableStats[]> {
+    const r = await this.multipart({ kind: 'tableStats' });
+    return r.kind === 'tableStats' ? r.tables : [];
+  }
+  async portStats(port?: number): Promise<PortStats[]> {
+    const r = await this.multipart(port === undefined ? { kind: 'portStats' } : { kind: 'portStats', port });
+    return r.kind === 'portStats' ? r.ports : [];
+  }
+  async portDesc(): Promise<PortDesc[]> {
+    const r = await this.multipart({ kind: 'portDesc' });
+    return r.kind === 'portDesc' ? r.ports : [];
+  }
+
+  /** Send a packet into the switch as if it arrived on `inPort` (default CONTROLLER). */
+  async packetOut(data: Uint8Array, actions: Action[], inPort: number = OFPP.CONTROLLER): Promise<void> {
+    await this.flowLikeSend({ type: 'packetOut', inPort, actions, data });
+  }
+
+  /** Resume a paused pipeline from an NXT_PACKET_IN2 that carried a continuation. */
+  async resume(p: Extract<OfMessage, { type: 'packetIn2' }>): Promise<void> {
+    if (!p.continuation) throw new OpenFlowError('OF_NO_CONTINUATION', 'packet-in has no continuation');
+    const msg: OfMessage = { type: 'resume', packet: p.packet, continuation: p.continuation };
+    if (p.metadata) msg.metadata = p.metadata;
+    await this.flowLikeSend(msg);
+  }
+
+  /** Send any message without a reply of its own (group/meter mods...), then a barrier; rejects on error. */
+  flowLike(msg: OfMessage): Promise<void> {
+    return this.flowLikeSend(msg);
+  }
+
+  /** Send one message whose errors should reject (checked with a barrier). */
+  private async flowLikeSend(msg: OfMessage): Promise<void> {
+    const batch: Batch = { errors: [] };
+    const xid = this.xid();
+    this.tracked.set(xid, { request: msg, index: 0, batch });
+    try {
+      await this.write(encodeMessage(msg, xid));
+      await this.barrier();
+    } finally {
+      this.tracked.delete(xid);
+    }
+    throwBatch(batch);
+  }
+
+  /** Role request (equal/master/slave). */
+  async setRole(role: ControllerRole, generationId = 0n): Promise<ControllerRole> {
+    const r = await this.request({ type: 'roleRequest', role, generationId });
+    return r.type === 'roleReply' ? r.role : role;
+  }
+
+  private packetIterators = 0;
+
+  /** Packet-ins as an async iterator (buffered while at least one iterator is open). */
+  packetIns(): AsyncIterableIterator<PacketIn> {
+    this.packetIterators++;
+    let done = false;
+    const it: AsyncIterableIterator<PacketIn> = {
+      next: () => {
+        if (done) return Promise.resolve({ value: undefined, done: true });
+        const q = this.packetQueue.shift();
+        if (q) return Promise.resolve({ value: q, done: false });
+        return new Promise((resolve) => this.packetWaiters.push(resolve));
+      },
+      return: () => {
+        if (!done) {
+          done = true;
+          this.packetIterators--;
+        }
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      [Symbol.asyncIterator]: () => it,
+    };
+    return it;
+  }
+
+  /** Close for good (no reconnect). */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.clock.clearTimeout(this.keepaliveTimer);
+    for (const w of this.packetWaiters.splice(0)) w({ value: undefined, done: true });
+    const s = this.socket;
+    if (!s) return;
+    await new Promise<void>((resolve) => {
+      s.once('close', () => resolve());
+      s.end();
+      s.destroy();
+    });
+  }
+}
+
+function throwBatch(batch: Batch): void {
+  if (batch.errors.length === 0) return;
+  const first = batch.errors.sort((a, b) => (a.index ?? 0) - (b.index ?? 0))[0]!;
+  throw new OfSwitchError(first.typeName, first.codeName, first.request, first.flow, first.index, batch.errors.length > 1 ? batch.errors.slice(1) : []);
+}
+
+function mergeParts(parts: MultipartReply[]): MultipartReply {
+  const first = parts[0]!;
+  if (first.kind === 'flow') return { kind: 'flow', flows: parts.flatMap((p) => (p.kind === 'flow' ? p.flows : [])) };
+  if (first.kind === 'tableStats') return { kind: 'tableStats', tables: parts.flatMap((p) => (p.kind === 'tableStats' ? p.tables : [])) };
+  if (first.kind === 'portStats') return { kind: 'portStats', ports: parts.flatMap((p) => (p.kind === 'portStats' ? p.ports : [])) };
+  if (first.kind === 'portDesc') return { kind: 'portDesc', ports: parts.flatMap((p) => (p.kind === 'portDesc' ? p.ports : [])) };
+  return parts[parts.length - 1]!;
+}
+
+export type { Match };
