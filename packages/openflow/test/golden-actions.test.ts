@@ -71,7 +71,7 @@ const GOLDEN: Array<[string, string, Action]> = [
   ['ct_clear', 'ffff 0010 00002320 002b 000000000000', { type: 'ctClear' }],
   [
     'learn(table=2,idle_timeout=10,hard_timeout=20,fin_idle_timeout=2,fin_hard_timeout=4,priority=80,cookie=0x123456789abcdef0,NXM_OF_VLAN_TCI[0..11],NXM_OF_ETH_DST[]=NXM_OF_ETH_SRC[],output:NXM_OF_IN_PORT[])',
-    'ffff 0048 00002320 0010 000a 0014 0050 123456789abcdef0 0000 02 00 0002 0004 000c 00000802 0000 00000802 0000 0030 00000406 0000 00000206 0000 1010 00000002 0000 0000',
+    'ffff 0048 00002320 0010 000a 0014 0050 123456789abcdef0 0000 02 00 0002 0004 000c 00000802 0000 00000802 0000 0030 00000406 0000 00000206 0000 1010 00000002 0000 00000000',
     // VLAN_TCI is not a field of the model; the .at row is checked through the decoder test below.
     { type: 'ctClear' },
   ],
