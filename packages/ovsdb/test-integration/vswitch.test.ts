@@ -34,9 +34,7 @@ test('ensureBridge creates a secure netdev bridge with OpenFlow15 once and conve
   expect(b).toEqual({ uuid: a.uuid, created: false });
   expect(await vsctl('list-br')).toBe('br-int');
   expect(await vsctl('get', 'Bridge', 'br-int', 'fail_mode')).toBe('secure');
-  expect(await vsctl('get', 'Bridge', 'br-int', 'protocols')).toBe(
-    '["OpenFlow10", "OpenFlow13", "OpenFlow15"]',
-  );
+  expect(await vsctl('get', 'Bridge', 'br-int', 'protocols')).toBe('[OpenFlow10, OpenFlow13, OpenFlow15]');
   expect(await vsctl('get', 'Bridge', 'br-int', 'datapath_type')).toBe('netdev');
   expect(await vsctl('get', 'Bridge', 'br-int', 'other_config:disable-in-band')).toBe('"true"');
   // Drift is corrected.
