@@ -14,7 +14,7 @@ export {
   ROUND_MASK, CATEGORY_MASK, OBJECT_ID_MASK,
 } from './cookie';
 export { diffFlows, applyDiff, flowKey, canonical, indexFlows, type FlowDiff, type DiffOptions } from './diff';
-export { formatFlow, formatMatch, formatAction, formatFieldRef, type FormatOptions } from './format';
+export { formatFlow, formatActions, formatGroup, parseNamedFlow, type FormatOptions, type Group, type TableNamer } from './format';
 export type * from './state';
 export { portRangeToMasks, type PortMask } from './features/ports';
 export { aggregateV4, ipBlockCidrs } from './features/addresses';
@@ -22,8 +22,8 @@ export { podConnectivityBaseFlows, podFlows, remoteNodeFlows, podConnectivityTab
 export {
   networkPolicyFlows, networkPolicyTables, assignConjunctionIds, assignOFPriorities, policyRuleKeys, ruleKey,
   BASELINE_TIER_PRIORITY, BANP_TIER_PRIORITY, DEFAULT_TIER_PRIORITY,
-  type GroupSpec, type NetworkPolicyInput, type NetworkPolicyFlows, type RulePriority,
+  type NetworkPolicyInput, type NetworkPolicyFlows, type RulePriority,
 } from './features/policy';
 export { serviceBaseFlows, servicePortFlows, serviceHairpinPodFlows, serviceTables } from './features/service';
 export { externalNodeFlows, externalNodeTables, multiclusterFlows, fqdnFlows } from './features/extras';
-export { computeNodeFlows, requiredTables, dumpFlows, formatGroup, type NodeFlows, type ComputeOptions } from './node';
+export { computeNodeFlows, requiredTables, dumpFlows, type NodeFlows, type ComputeOptions } from './node';

@@ -4,16 +4,17 @@ import { CookieCategory, makeCookie } from './cookie';
 import { Pipeline, type TableName } from './tables';
 import type { NodeState } from './state';
 import { podConnectivityBaseFlows, podConnectivityTables, podFlows, remoteNodeFlows } from './features/pod';
-import { type GroupSpec, networkPolicyFlows, networkPolicyTables, policyRuleKeys, assignConjunctionIds } from './features/policy';
+import { networkPolicyFlows, networkPolicyTables, policyRuleKeys, assignConjunctionIds } from './features/policy';
 import { serviceBaseFlows, serviceHairpinPodFlows, servicePortFlows, serviceTables } from './features/service';
 import { externalNodeFlows, externalNodeTables, fqdnFlows, multiclusterFlows } from './features/extras';
-import { formatAction, formatFlow } from './format';
+import { formatFlow, type Group } from './format';
+import { flowKey } from './diff';
 
 /** Result of {@link computeNodeFlows}. */
 export interface NodeFlows {
   pipeline: Pipeline;
   flows: Flow[];
-  groups: GroupSpec[];
+  groups: Group[];
   /** Conjunction ids in use, by rule key: pass back as `state.conjIds` next time. */
   conjIds: Map<string, number>;
 }
@@ -46,7 +47,7 @@ export function computeNodeFlows(state: NodeState, opts: ComputeOptions = {}): N
   const cfg = state.config;
   const p = Pipeline.build(requiredTables(state));
   const flows: Flow[] = [];
-  const groups: GroupSpec[] = [];
+  const groups: Group[] = [];
   if (state.externalNode) {
     flows.push(...externalNodeFlows(p, cfg, state.externalNode));
   } else {
@@ -84,7 +85,7 @@ export function computeNodeFlows(state: NodeState, opts: ComputeOptions = {}): N
 function dedupeFlows(flows: Flow[]): Flow[] {
   const m = new Map<string, Flow>();
   for (const f of flows) {
-    const k = `${f.table}/${f.priority}/${formatFlow({ ...f, actions: [] }, { cookie: false })}`;
+    const k = flowKey(f);
     if (!m.has(k)) m.set(k, f);
   }
   return [...m.values()];
@@ -94,12 +95,3 @@ function dedupeFlows(flows: Flow[]): Flow[] {
 export function dumpFlows(nf: Pick<NodeFlows, 'pipeline' | 'flows'>, opts: { cookie?: boolean } = {}): string[] {
   return nf.flows.map((f) => formatFlow(f, { tableName: (id) => nf.pipeline.nameOf(id), ...opts }));
 }
-
-/** Renders a group for `ovs-ofctl add-group` (tables by number). */
-export function formatGroup(g: GroupSpec, tableName?: (id: number) => string | undefined): string {
-  const tn = (id: number): string => tableName?.(id) ?? String(id);
-  const buckets = g.buckets.map((b, i) => `bucket=bucket_id:${i},${g.type === 'select' ? `weight:${b.weight ?? 100},` : ''}actions=${b.actions.map((a) => formatAction(a, tn)).join(',')}`);
-  return `group_id=${g.id},type=${g.type},${buckets.join(',')}`;
-}
-
-

@@ -2,7 +2,7 @@
 import { run, type OvsInstance } from '@switchyard/testbed';
 import { formatFlow, formatGroup, type NodeFlows } from '../src/index';
 
-/** Installs groups, then all flows in one bundle (ovs-ofctl as the reference encoder; tables by number). */
+/** Installs groups, then all flows in one bundle: the codec's text (tables by number), ovs-ofctl as the independent encoder. */
 export async function install(ovs: OvsInstance, bridge: string, nf: NodeFlows): Promise<void> {
   const sock = ovs.mgmtSocket(bridge);
   await ovs.ofctl('-O', 'OpenFlow15', 'del-groups', sock);

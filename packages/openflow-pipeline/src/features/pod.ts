@@ -4,7 +4,6 @@
  * dec TTL, L2 forwarding calculation, conntrack commit and output.
  */
 import type { Action, Flow } from '@switchyard/openflow/codec';
-import { OFPP } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from '../cookie';
 import {
   CT_ZONE, FromExternalRegMark, HairpinCTMark, NotConnSNATCTMark, FromGatewayCTMark, FromGatewayRegMark, FromLocalRegMark,
@@ -46,7 +45,7 @@ function arpReplyActions(tpa?: string): Action[] {
       { type: 'copyField', src: SwapField.ref(), dst: { field: 'arpSpa' } },
     );
   }
-  acts.push({ type: 'output', port: OFPP.IN_PORT });
+  acts.push({ type: 'output', port: 'IN_PORT' });
   return acts;
 }
 
@@ -60,7 +59,7 @@ export function podConnectivityBaseFlows(p: Pipeline, cfg: NodeConfig): Flow[] {
     flow(p.id('PipelineRootClassifier'), PRIORITY.normal, ARP, [goto(p.id('ARPSpoofGuard'))], c),
     flow(p.id('PipelineRootClassifier'), PRIORITY.normal, IP, [goto(p.id('Classifier'))], c),
     flow(p.id('ARPSpoofGuard'), PRIORITY.normal, { ...ARP, inPort: gw.ofport, arpSpa: gw.ip, arpSha: gw.mac }, [goto(p.id('ARPResponder'))], c),
-    flow(p.id('ARPResponder'), PRIORITY.low, ARP, [{ type: 'output', port: OFPP.NORMAL }], c),
+    flow(p.id('ARPResponder'), PRIORITY.low, ARP, [{ type: 'output', port: 'NORMAL' }], c),
     flow(p.id('Classifier'), PRIORITY.high, { ...IP, inPort: gw.ofport, ipv4Src: gw.ip }, [...loadMarks(FromGatewayRegMark, FromLocalRegMark), goto(p.id('SpoofGuard'))], c),
     flow(p.id('Classifier'), PRIORITY.normal, { inPort: gw.ofport }, [...loadMarks(FromGatewayRegMark, FromExternalRegMark), goto(p.id('SpoofGuard'))], c),
     flow(p.id('SpoofGuard'), PRIORITY.normal, { ...IP, inPort: gw.ofport }, [goto(afterValidation)], c),
@@ -96,7 +95,7 @@ export function podConnectivityBaseFlows(p: Pipeline, cfg: NodeConfig): Flow[] {
     );
   }
   if (cfg.enableProxy) {
-    flows.push(flow(p.id('Output'), PRIORITY.high, matchCtMarks(HairpinCTMark), [{ type: 'output', port: OFPP.IN_PORT }], c));
+    flows.push(flow(p.id('Output'), PRIORITY.high, matchCtMarks(HairpinCTMark), [{ type: 'output', port: 'IN_PORT' }], c));
   }
   return flows;
 }

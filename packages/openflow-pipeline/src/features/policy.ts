@@ -8,6 +8,7 @@ import type { Action, Flow, Match } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from '../cookie';
 import { PipelineError } from '../errors';
 import { canonical } from '../diff';
+import type { Group } from '../format';
 import {
   APConjIDField, APDenyRegMark, APDispositionField, CONTROLLER_ID, CT_ZONE, DISPOSITION_ALLOW, DISPOSITION_DROP,
   DISPOSITION_PASS, DISPOSITION_REJECT, EgressRuleCTLabel, IngressRuleCTLabel, OutputRegField, OutputToControllerRegMark,
@@ -27,13 +28,6 @@ export const BASELINE_TIER_PRIORITY = 253;
 export const BANP_TIER_PRIORITY = 254;
 /** Priority of Antrea's default (application) tier. */
 export const DEFAULT_TIER_PRIORITY = 250;
-
-/** An OpenFlow group (select/all with buckets), for the logging/reject fan-out and Service LB. */
-export interface GroupSpec {
-  id: number;
-  type: 'all' | 'select';
-  buckets: { weight?: number; actions: Action[] }[];
-}
 
 /** Tables the NetworkPolicy feature needs. */
 export function networkPolicyTables(cfg: NodeConfig): TableName[] {
@@ -142,7 +136,7 @@ export interface NetworkPolicyInput {
 /** Output of the feature. */
 export interface NetworkPolicyFlows {
   flows: Flow[];
-  groups: GroupSpec[];
+  groups: Group[];
   /** conj ids used, by rule key (sub-rules of named ports have `key:port`). */
   conjIds: Map<string, number>;
 }
@@ -396,9 +390,9 @@ export function networkPolicyFlows(p: Pipeline, cfg: NodeConfig, input: NetworkP
   const seen = new Map<string, Flow>();
   for (const f of ctx.out) seen.set(`${f.table}/${f.priority}/${matchKey(f.match)}`, f);
 
-  const groups: GroupSpec[] = [...ctx.loggingGroups].map(([nextTable, i]) => ({
-    id: groupBase + i,
-    type: 'all' as const,
+  const groups: Group[] = [...ctx.loggingGroups].map(([nextTable, i]) => ({
+    groupId: groupBase + i,
+    groupType: 'all' as const,
     buckets: [{ actions: [resubmit(nextTable)] }, { actions: [...loadMarks(OutputToControllerRegMark), resubmit(p.id('Output'))] }],
   }));
   return { flows: [...seen.values()], groups, conjIds };

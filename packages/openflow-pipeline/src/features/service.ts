@@ -14,7 +14,7 @@ import {
 } from '../fields';
 import type { Pipeline, TableName } from '../tables';
 import type { LocalPod, NodeConfig, ServicePortSpec } from '../state';
-import type { GroupSpec } from './policy';
+import type { Group } from '../format';
 import { IP, flow, goto, ipv4ToInt, resubmit } from './common';
 
 /** Tables Service LB needs. */
@@ -55,7 +55,7 @@ export function serviceHairpinPodFlows(p: Pipeline, cfg: NodeConfig, pod: LocalP
 }
 
 /** Flows and the select group of one Service port. */
-export function servicePortFlows(p: Pipeline, cfg: NodeConfig, s: ServicePortSpec): { flows: Flow[]; groups: GroupSpec[] } {
+export function servicePortFlows(p: Pipeline, cfg: NodeConfig, s: ServicePortSpec): { flows: Flow[]; groups: Group[] } {
   const c = makeCookie(cfg.round, CookieCategory.Service, s.groupId);
   const pr = proto(s);
   const dk = dstKey(s);
@@ -81,8 +81,9 @@ export function servicePortFlows(p: Pipeline, cfg: NodeConfig, s: ServicePortSpe
           { kind: 'match', dst: { field: 'ipv4Src' }, src: { field: 'ipv4Src' } },
           { kind: 'load', dst: EndpointPortField.ref(), src: EndpointPortField.ref() },
           { kind: 'load', dst: EndpointIPField.ref(), src: EndpointIPField.ref() },
-          { kind: 'load', dst: ServiceEPStateField.ref(), src: { value: EpSelectedRegMark.value } },
-          { kind: 'load', dst: { field: 'reg0', start: 9, end: 9 }, src: { value: 1 } },
+          // Learn immediates sit at the field's bit position in the codec model (the text shows them shifted down).
+          { kind: 'load', dst: ServiceEPStateField.ref(), src: { value: ServiceEPStateField.shift(EpSelectedRegMark.value) } },
+          { kind: 'load', dst: RewriteMACRegMark.field.ref(), src: { value: RewriteMACRegMark.field.shift(RewriteMACRegMark.value) } },
         ],
       },
       ...loadMarks(EpSelectedRegMark), goto(p.id('EndpointDNAT')),
@@ -97,7 +98,7 @@ export function servicePortFlows(p: Pipeline, cfg: NodeConfig, s: ServicePortSpe
       { type: 'ct', commit: true, table: p.stageId('egressSecurity'), zone: CT_ZONE, nat: { kind: 'dst', ipMin: e.ip, portMin: e.port }, exec: [loadCtMark(ServiceCTMark)] },
     ], c));
   }
-  return { flows: dedupe(flows), groups: [{ id: s.groupId, type: 'select', buckets }] };
+  return { flows: dedupe(flows), groups: [{ groupId: s.groupId, groupType: 'select', buckets }] };
 }
 
 function dedupe(flows: Flow[]): Flow[] {
