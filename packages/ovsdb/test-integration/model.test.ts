@@ -167,7 +167,7 @@ test('random insert/update/mutate/delete sequences keep the replica equal to the
       total += [...cmds].length;
       await fc.asyncModelRun(() => ({ model: { prefix, bridges: new Map() }, real: { prefix } }), cmds);
     }),
-    { numRuns: 25 },
+    { numRuns: 50 },
   );
   // The generated sequences really exercised the server (commands whose bridge is missing are skipped).
   expect(total).toBeGreaterThan(300);
