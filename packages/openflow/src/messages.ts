@@ -279,6 +279,13 @@ function writeFilter(w: Writer, f: FlowFilter): void {
   writeMatch(w, f.match ?? {}, 'match');
 }
 
+function bundleFlagsFrom(bits: number): BundleFlags {
+  const f: BundleFlags = {};
+  if (bits & 1) f.atomic = true;
+  if (bits & 2) f.ordered = true;
+  return f;
+}
+
 function bundleFlags(f: BundleFlags): number {
   return (f.atomic ? 1 : 0) | (f.ordered ? 2 : 0);
 }
@@ -366,7 +373,7 @@ function writeBody(w: Writer, msg: OfMessage, xid: number): void {
       const mpType = { desc: OFPMP.DESC, flow: OFPMP.FLOW_DESC, aggregate: OFPMP.AGGREGATE, tableStats: OFPMP.TABLE_STATS, portStats: OFPMP.PORT_STATS, portDesc: OFPMP.PORT_DESC }[r.kind];
       w.u16(mpType).u16(0).zeros(4);
       if (r.kind === 'flow' || r.kind === 'aggregate') writeFilter(w, r);
-      else if (r.kind === 'portStats') w.u32(r.port ?? OFPP.ANY).zeros(4);
+      else if (r.kind === 'portStats' || r.kind === 'portDesc') w.u32(r.kind === 'portStats' ? (r.port ?? OFPP.ANY) : OFPP.ANY).zeros(4);
       return;
     }
     case 'multipartReply':
@@ -397,7 +404,8 @@ function writeBody(w: Writer, msg: OfMessage, xid: number): void {
         if (msg.fullLen !== undefined) prop(w, 1, (x) => x.u32(msg.fullLen!));
         if (msg.bufferId !== undefined) prop(w, 2, (x) => x.u32(msg.bufferId!));
         if (msg.tableId !== undefined) prop(w, 3, (x) => x.u8(msg.tableId!));
-        if (msg.cookie !== undefined) prop(w, 4, (x) => x.u64(msg.cookie!));
+        // 64-bit property values are preceded by 4 bytes of padding (ofpprop_put_be64).
+        if (msg.cookie !== undefined) prop(w, 4, (x) => x.zeros(4).u64(msg.cookie!));
         if (msg.reason !== undefined) prop(w, 5, (x) => x.u8(REASONS.indexOf(msg.reason!)));
         if (msg.userdata !== undefined) prop(w, 7, (x) => x.bytes(msg.userdata!));
       }
@@ -620,7 +628,17 @@ function decodeUnsafe(bytes: Uint8Array): OfMessage & { xid: number } {
         const cookie = r.u64();
         const cookieMask = r.u64();
         const match = readMatch(r);
-        return { type: 'multipartRequest', request: { kind: mp === OFPMP.FLOW_DESC ? 'flow' : 'aggregate', table, outPort, outGroup, cookie, cookieMask, match }, xid };
+        // Defaults (all tables, any port/group, no cookie, empty match) are left out, as when encoding.
+        const filter: FlowFilter = {};
+        if (table !== 0xff) filter.table = table;
+        if (outPort !== OFPP.ANY) filter.outPort = outPort;
+        if (outGroup !== 0xffffffff) filter.outGroup = outGroup;
+        if (cookie || cookieMask) {
+          filter.cookie = cookie;
+          filter.cookieMask = cookieMask;
+        }
+        if (Object.keys(match).length) filter.match = match;
+        return { type: 'multipartRequest', request: { kind: mp === OFPMP.FLOW_DESC ? 'flow' : 'aggregate', ...filter }, xid };
       }
       if (mp === OFPMP.PORT_STATS) return { type: 'multipartRequest', request: { kind: 'portStats', port: r.u32() }, xid };
       const kind = ({ [OFPMP.DESC]: 'desc', [OFPMP.TABLE_STATS]: 'tableStats', [OFPMP.PORT_DESC]: 'portDesc' } as Record<number, 'desc' | 'tableStats' | 'portDesc'>)[mp];
@@ -642,7 +660,7 @@ function decodeUnsafe(bytes: Uint8Array): OfMessage & { xid: number } {
       const fl = r.u16();
       const control = BUNDLE_TYPES[ct];
       if (!control) r.fail(`bad bundle control type ${ct}`);
-      return { type: 'bundleControl', bundleId, control, flags: { atomic: (fl & 1) !== 0, ordered: (fl & 2) !== 0 }, xid };
+      return { type: 'bundleControl', bundleId, control, flags: bundleFlagsFrom(fl), xid };
     }
     case OFPT.BUNDLE_ADD_MESSAGE: {
       const bundleId = r.u32();
@@ -651,7 +669,7 @@ function decodeUnsafe(bytes: Uint8Array): OfMessage & { xid: number } {
       const innerLen = peekLength(bytes, r.pos);
       if (innerLen === undefined || innerLen < 8 || innerLen > r.remaining) r.fail('bad inner message length');
       const message = decodeUnsafe(bytes.subarray(r.pos, r.pos + innerLen));
-      return { type: 'bundleAdd', bundleId, flags: { atomic: (fl & 1) !== 0, ordered: (fl & 2) !== 0 }, message, xid };
+      return { type: 'bundleAdd', bundleId, flags: bundleFlagsFrom(fl), message, xid };
     }
     case OFPT.PACKET_IN: {
       const bufferId = r.u32();
@@ -890,6 +908,7 @@ function readPacketIn2(r: Reader, sub: number): OfMessage {
         m.tableId = b.u8();
         break;
       case 4:
+        if (b.remaining === 12) b.skip(4);
         m.cookie = b.u64();
         break;
       case 5:
