@@ -1,6 +1,32 @@
 /**
- * @switchyard/controller: Switchyard controller: central NetworkPolicy computation and controlplane watch server
+ * @switchyard/controller: the Switchyard controller. Watches the Kubernetes API, compiles
+ * policies with @switchyard/policy-compiler and serves each agent its node's share as
+ * length-delimited protobuf watch streams over HTTPS; ExternalNode -> ExternalEntity; policy
+ * status; node IPAM; the `switchyard-controller` binary.
  * @packageDocumentation
  */
-// Not implemented yet: see the open issues (docs/status.md).
-export {};
+export { Controller, CONTROLLER_VERSION } from './controller';
+export type { ControllerOptions } from './controller';
+export { ControlplaneHub, CONTROLPLANE_RESOURCES, resourceOf } from './hub';
+export type { ControlplaneHubOptions, ControlplaneResource, NodeWatcher, WatchStart, HubStats } from './hub';
+export { ControlplaneServer, WatchConnection, CONTROLPLANE_GROUP, CONTROLPLANE_VERSION, WATCH_CONTENT_TYPE, WATCH_MODE_HEADER } from './server';
+export type { ControlplaneServerOptions, ServerStats } from './server';
+export { KubeDelegatedAuth, nodeOf, NODE_NAME_EXTRA } from './auth';
+export type { RequestAuth, UserInfo, AccessAttributes, DelegatedAuthOptions } from './auth';
+export { Informer } from './informer';
+export type { InformerOptions, InformerEvent, InformerStats, KubeObject, ResourceSpec } from './informer';
+export { KubeConfigClient, collectionPath } from './kube';
+export type { KubeClient, WatchStream } from './kube';
+export { ExternalNodeController, externalEntitiesFor, externalEntityName } from './externalnode';
+export { NodeIpamController } from './nodeipam';
+export { PolicyStatusAggregator } from './status';
+export type { PolicyRealization } from './status';
+export { createPki, ensureClusterPki, defaultSans } from './pki';
+export type { ControllerPki, PkiLocation } from './pki';
+export { MetricsRegistry } from './metrics';
+export { POLICY_INPUTS, EXTERNAL_NODES } from './resources';
+export { systemClock, ManualClock } from './clock';
+export type { Clock, TimerHandle } from './clock';
+export { ControllerError, KubeRequestError } from './errors';
+export type { ControllerErrorCode } from './errors';
+export type { Logger } from './logger';

@@ -1,0 +1,40 @@
+// Typed errors of the controller.
+
+/** Stable codes of {@link ControllerError}. */
+export type ControllerErrorCode =
+  | 'KUBE_REQUEST_FAILED'
+  | 'WATCH_EXPIRED'
+  | 'INVALID_CONFIG'
+  | 'PKI_FAILED'
+  | 'UNAUTHORIZED'
+  | 'FORBIDDEN'
+  | 'BAD_REQUEST';
+
+/** Every error the controller raises, with a stable `code`, the offending value and where it came from. */
+export class ControllerError extends Error {
+  constructor(
+    readonly code: ControllerErrorCode,
+    message: string,
+    /** Where the value came from: a URL path, a config key, a field path. */
+    readonly path: string,
+    readonly value?: unknown,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = 'ControllerError';
+  }
+}
+
+/** A Kubernetes API request that answered with an error status. */
+export class KubeRequestError extends ControllerError {
+  constructor(
+    readonly method: string,
+    path: string,
+    readonly status: number,
+    readonly body: unknown,
+  ) {
+    const msg = typeof body === 'object' && body !== null && 'message' in body ? String((body as { message: unknown }).message) : String(body);
+    super('KUBE_REQUEST_FAILED', `${method} ${path}: ${status} ${msg}`, path, status);
+    this.name = 'KubeRequestError';
+  }
+}

@@ -1,0 +1,113 @@
+// A small JSON REST client for the Kubernetes API on top of @kubernetes/client-node's KubeConfig
+// (which resolves kubeconfig files, in-cluster config, CA, client certs and tokens).
+import http from 'node:http';
+import https from 'node:https';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KubeRequestError } from './errors';
+
+/** One line-delimited JSON watch stream. */
+export interface WatchStream {
+  /** Parsed watch events, in order; ends when the server closes the stream. */
+  events: AsyncIterable<{ type: string; object: Record<string, unknown> }>;
+  /** Close the stream. */
+  abort(): void;
+}
+
+/** The Kubernetes calls the controller makes. A fake can implement this in unit tests. */
+export interface KubeClient {
+  /** JSON request; resolves with the parsed body, rejects with {@link KubeRequestError} on status >= 400. */
+  request<T = Record<string, unknown>>(method: string, path: string, body?: unknown, contentType?: string): Promise<T>;
+  /** Open a watch (`path` must include `watch=1` and query parameters). Rejects on a non-200 answer. */
+  watch(path: string): Promise<WatchStream>;
+}
+
+/** {@link KubeClient} backed by a client-node `KubeConfig`. */
+export class KubeConfigClient implements KubeClient {
+  private readonly server: URL;
+
+  constructor(private readonly kc: KubeConfig) {
+    const cluster = kc.getCurrentCluster();
+    if (!cluster) throw new KubeRequestError('GET', '', 0, 'kubeconfig has no current cluster');
+    this.server = new URL(cluster.server);
+  }
+
+  private async options(method: string, path: string, headers: Record<string, string>): Promise<https.RequestOptions> {
+    const base = this.server.pathname.replace(/\/$/, '');
+    const opts: https.RequestOptions = {
+      method,
+      protocol: this.server.protocol,
+      hostname: this.server.hostname.replace(/^\[|\]$/g, ''),
+      port: this.server.port,
+      path: base + path,
+      headers: { accept: 'application/json', ...headers },
+    };
+    await this.kc.applyToHTTPSOptions(opts);
+    return opts;
+  }
+
+  private send(opts: https.RequestOptions, body?: string): Promise<http.IncomingMessage> {
+    const mod = opts.protocol === 'http:' ? http : https;
+    return new Promise((resolve, reject) => {
+      const req = mod.request(opts, resolve);
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  async request<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const headers: Record<string, string> = text === undefined ? {} : { 'content-type': contentType };
+    const res = await this.send(await this.options(method, path, headers), text);
+    const chunks: Buffer[] = [];
+    for await (const c of res) chunks.push(c as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    let parsed: unknown = raw;
+    try {
+      parsed = raw === '' ? {} : JSON.parse(raw);
+    } catch {
+      // keep the raw text for the error
+    }
+    if ((res.statusCode ?? 0) >= 400) throw new KubeRequestError(method, path, res.statusCode ?? 0, parsed);
+    return parsed as T;
+  }
+
+  async watch(path: string): Promise<WatchStream> {
+    const opts = await this.options('GET', path, {});
+    const res = await this.send(opts);
+    if (res.statusCode !== 200) {
+      const chunks: Buffer[] = [];
+      for await (const c of res) chunks.push(c as Buffer);
+      let body: unknown = Buffer.concat(chunks).toString('utf8');
+      try {
+        body = JSON.parse(body as string);
+      } catch {
+        // raw
+      }
+      throw new KubeRequestError('GET', path, res.statusCode ?? 0, body);
+    }
+    async function* lines(): AsyncGenerator<{ type: string; object: Record<string, unknown> }> {
+      let pending = '';
+      try {
+        for await (const chunk of res) {
+          pending += (chunk as Buffer).toString('utf8');
+          let nl: number;
+          while ((nl = pending.indexOf('\n')) >= 0) {
+            const line = pending.slice(0, nl).trim();
+            pending = pending.slice(nl + 1);
+            if (line !== '') yield JSON.parse(line) as { type: string; object: Record<string, unknown> };
+          }
+        }
+      } catch (e) {
+        // A destroyed response (abort) ends the stream quietly.
+        if ((e as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE' && !res.destroyed) throw e;
+      }
+    }
+    return { events: lines(), abort: () => res.destroy() };
+  }
+}
+
+/** Path of a collection: `/api/v1/pods`, `/apis/crd.antrea.io/v1beta1/namespaces/x/tiers`. */
+export function collectionPath(group: string, version: string, plural: string, namespace?: string): string {
+  const gv = group === '' ? `/api/${version}` : `/apis/${group}/${version}`;
+  return namespace ? `${gv}/namespaces/${namespace}/${plural}` : `${gv}/${plural}`;
+}

@@ -1,0 +1,405 @@
+// The controller's HTTPS API: per-node protobuf watch streams for agents, agents' status reports,
+// the JSON read API for the cli (also reached through the Kubernetes aggregator), metrics, health.
+import https from 'node:https';
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { decodeNetworkPolicyStatus, encodeWatchEventFrame, type controlplane } from '@switchyard/apis';
+import { explain, queryEndpoint, type FlowQuery } from '@switchyard/policy-compiler';
+import { nodeOf, type AccessAttributes, type RequestAuth, type UserInfo } from './auth';
+import { CONTROLPLANE_RESOURCES, type ControlplaneHub, type ControlplaneResource, type NodeWatcher } from './hub';
+import { silentLogger, type Logger } from './logger';
+import type { MetricsRegistry } from './metrics';
+import type { PolicyStatusAggregator } from './status';
+
+/** API group and version of the controlplane API. */
+export const CONTROLPLANE_GROUP = 'controlplane.switchyard.io';
+export const CONTROLPLANE_VERSION = 'v1beta2';
+const PREFIX = `/apis/${CONTROLPLANE_GROUP}/${CONTROLPLANE_VERSION}`;
+/** Content type of watch streams: varint-length-delimited `switchyard.controlplane.v1.WatchEvent` messages. */
+export const WATCH_CONTENT_TYPE = 'application/vnd.switchyard.controlplane.watch+protobuf;stream=delimited';
+/** Response header naming how a watch started: `initial` or `resume`. */
+export const WATCH_MODE_HEADER = 'x-switchyard-watch-mode';
+
+/** Options of {@link ControlplaneServer}. */
+export interface ControlplaneServerOptions {
+  hub: ControlplaneHub;
+  auth: RequestAuth;
+  tls: { certPem: string; keyPem: string; /** CA verifying front-proxy client certificates (aggregation). */ clientCaPem?: string };
+  port?: number;
+  host?: string;
+  /** Largest number of bytes queued for one watcher before it is disconnected (default 16 MiB). */
+  maxWatcherBufferBytes?: number;
+  status?: PolicyStatusAggregator;
+  metrics?: MetricsRegistry;
+  /** Extra data served at /controllerinfo. */
+  info?: () => Record<string, unknown>;
+  logger?: Logger;
+}
+
+/** Counters of the server. */
+export interface ServerStats {
+  watchesOpened: number;
+  watchesExpired: number;
+  overflowDisconnects: number;
+  eventsSent: number;
+  bytesSent: number;
+  statusReports: number;
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** One agent's open watch: frames go straight to the socket while its buffer stays under the bound. */
+export class WatchConnection implements NodeWatcher {
+  /** Most bytes ever buffered for this watcher after the initial state (what the bound limits). */
+  maxBufferedBytes = 0;
+  closed = false;
+  overflowed = false;
+  private initialBytes = 0;
+  private initialDraining = false;
+
+  constructor(
+    readonly node: string,
+    readonly resources: ReadonlySet<ControlplaneResource>,
+    private readonly res: http.ServerResponse,
+    private readonly bound: number,
+    private readonly onOverflow: (w: WatchConnection) => void,
+    private readonly stats: ServerStats,
+  ) {}
+
+  /** Bytes accepted but not yet handed to the kernel. */
+  get bufferedBytes(): number {
+    return this.res.writableLength;
+  }
+
+  /** Write the initial state or replay in one go; the bound applies to what comes after it. */
+  writeInitial(events: readonly controlplane.WatchEvent[]): void {
+    const frames = events.map((e) => encodeWatchEventFrame(e));
+    const buf = Buffer.concat(frames);
+    this.stats.eventsSent += events.length;
+    this.stats.bytesSent += buf.length;
+    this.initialBytes = buf.length;
+    if (!this.res.write(buf)) {
+      this.initialDraining = true;
+      this.res.once('drain', () => {
+        this.initialDraining = false;
+      });
+    }
+  }
+
+  send(events: readonly controlplane.WatchEvent[]): void {
+    if (this.closed) return;
+    for (const e of events) {
+      const frame = encodeWatchEventFrame(e);
+      const limit = this.initialDraining ? this.bound + this.initialBytes : this.bound;
+      if (this.res.writableLength + frame.length > limit) {
+        this.overflowed = true;
+        this.onOverflow(this);
+        return;
+      }
+      this.res.write(frame);
+      this.stats.eventsSent++;
+      this.stats.bytesSent += frame.length;
+      if (!this.initialDraining) this.maxBufferedBytes = Math.max(this.maxBufferedBytes, this.res.writableLength);
+    }
+  }
+
+  /** End the stream cleanly (graceful shutdown) or abruptly. */
+  close(abrupt = false): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (abrupt) this.res.destroy();
+    else this.res.end();
+  }
+}
+
+function sendJson(res: http.ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function statusBody(code: number, reason: string, message: string): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', message, reason, code };
+}
+
+async function readBody(req: http.IncomingMessage, limit = 4 << 20): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let n = 0;
+  for await (const c of req) {
+    n += (c as Buffer).length;
+    if (n > limit) throw new HttpError(413, 'RequestEntityTooLarge', 'request body too large');
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+const KIND_OF: Record<ControlplaneResource, string> = { networkpolicies: 'NetworkPolicy', addressgroups: 'AddressGroup', appliedtogroups: 'AppliedToGroup' };
+
+/**
+ * HTTPS server of the controller. Paths (all under `/apis/controlplane.switchyard.io/v1beta2`):
+ * `{networkpolicies,addressgroups,appliedtogroups}` (JSON list, or `?watch=true&nodeName=` protobuf
+ * stream), `watch?nodeName=` (all three in one stream), `networkpolicies/{uid}/status` (POST),
+ * `endpointquery?pod=ns/name`, `explain?src=&dst=&protocol=&port=`, `controllerinfo`.
+ */
+export class ControlplaneServer {
+  readonly stats: ServerStats = { watchesOpened: 0, watchesExpired: 0, overflowDisconnects: 0, eventsSent: 0, bytesSent: 0, statusReports: 0 };
+  readonly connections = new Set<WatchConnection>();
+  private readonly server: https.Server;
+  private readonly log: Logger;
+  private readonly bound: number;
+  private closing = false;
+
+  constructor(private readonly o: ControlplaneServerOptions) {
+    this.log = o.logger ?? silentLogger;
+    this.bound = o.maxWatcherBufferBytes ?? 16 << 20;
+    const tlsOpts: https.ServerOptions = { cert: o.tls.certPem, key: o.tls.keyPem, minVersion: 'TLSv1.2' };
+    if (o.tls.clientCaPem) {
+      tlsOpts.ca = o.tls.clientCaPem;
+      tlsOpts.requestCert = true;
+      tlsOpts.rejectUnauthorized = false;
+    }
+    this.server = https.createServer(tlsOpts, (req, res) => {
+      this.handle(req, res).catch((e: unknown) => {
+        const err = e instanceof HttpError ? e : new HttpError(500, 'InternalError', (e as Error).message);
+        if (err.status >= 500) this.log.error({ err: (e as Error).message, url: req.url }, 'request failed');
+        if (!res.headersSent) sendJson(res, err.status, statusBody(err.status, err.reason, err.message));
+        else res.destroy();
+      });
+    });
+  }
+
+  /** Listen; resolves with the bound port. */
+  async listen(): Promise<number> {
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.o.port ?? 0, this.o.host ?? '0.0.0.0', () => resolve());
+    });
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** Watchers' buffered bytes in total (queue depth metric). */
+  bufferedBytes(): number {
+    let n = 0;
+    for (const c of this.connections) n += c.bufferedBytes;
+    return n;
+  }
+
+  /** Graceful shutdown: stop accepting, end every stream cleanly (agents resume elsewhere), close. */
+  async close(): Promise<void> {
+    this.closing = true;
+    for (const c of [...this.connections]) this.dropConnection(c, false);
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeIdleConnections();
+      setTimeout(() => this.server.closeAllConnections(), 2000).unref();
+    });
+  }
+
+  private dropConnection(c: WatchConnection, abrupt: boolean): void {
+    this.o.hub.unwatch(c);
+    this.connections.delete(c);
+    c.close(abrupt);
+  }
+
+  private async user(req: http.IncomingMessage): Promise<UserInfo> {
+    const u = await this.o.auth.authenticate(req);
+    if (!u) throw new HttpError(401, 'Unauthorized', 'Unauthorized');
+    return u;
+  }
+
+  private async require(user: UserInfo, attrs: AccessAttributes): Promise<void> {
+    if (!(await this.o.auth.authorize(user, attrs))) {
+      const what = attrs.path ?? `${attrs.resource ?? ''}${attrs.subresource ? `/${attrs.subresource}` : ''}.${attrs.group ?? ''}`;
+      throw new HttpError(403, 'Forbidden', `user "${user.username}" cannot ${attrs.verb} ${what}${attrs.name ? ` "${attrs.name}"` : ''}`);
+    }
+  }
+
+  /** An agent may only use its own node's stream; other identities need `get` on nodestreams/<node>. */
+  private async requireNode(user: UserInfo, node: string): Promise<void> {
+    const own = nodeOf(user);
+    if (own !== undefined) {
+      if (own !== node) throw new HttpError(403, 'Forbidden', `node "${own}" may not access node "${node}"`);
+      return;
+    }
+    await this.require(user, { verb: 'get', group: CONTROLPLANE_GROUP, version: CONTROLPLANE_VERSION, resource: 'nodestreams', name: node });
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://controller');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    if (req.method === 'GET' && (path === '/healthz' || path === '/livez' || path === '/readyz')) {
+      const ok = path !== '/readyz' || this.o.hub.synced;
+      res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' });
+      res.end(ok ? 'ok' : 'not synced');
+      return;
+    }
+    const user = await this.user(req);
+    if (path === '/metrics') {
+      await this.require(user, { verb: 'get', path: '/metrics' });
+      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
+      res.end(this.o.metrics?.render() ?? '');
+      return;
+    }
+    if (path === '/apis') return sendJson(res, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [this.apiGroup()] });
+    if (path === `/apis/${CONTROLPLANE_GROUP}`) return sendJson(res, 200, this.apiGroup());
+    if (path === PREFIX) return sendJson(res, 200, this.resourceList());
+    if (!path.startsWith(`${PREFIX}/`)) throw new HttpError(404, 'NotFound', `no route for ${path}`);
+    const parts = path.slice(PREFIX.length + 1).split('/');
+    const [resource, name, sub] = parts;
+    const q = url.searchParams;
+    const isWatch = q.get('watch') === 'true' || q.get('watch') === '1' || resource === 'watch';
+    if (req.method === 'GET' && isWatch && name === undefined) {
+      const resources = resource === 'watch' ? [...CONTROLPLANE_RESOURCES] : [resource as ControlplaneResource];
+      if (!resources.every((r) => CONTROLPLANE_RESOURCES.includes(r))) throw new HttpError(404, 'NotFound', `unknown resource ${resource}`);
+      return this.serveWatch(user, resources, q, res);
+    }
+    if (req.method === 'POST' && resource === 'networkpolicies' && name && sub === 'status') return this.serveStatus(user, name, req, res);
+    if (req.method !== 'GET') throw new HttpError(405, 'MethodNotAllowed', `${req.method} not allowed on ${path}`);
+    switch (resource) {
+      case 'networkpolicies':
+      case 'addressgroups':
+      case 'appliedtogroups':
+        await this.require(user, { verb: name ? 'get' : 'list', group: CONTROLPLANE_GROUP, version: CONTROLPLANE_VERSION, resource, ...(name ? { name } : {}) });
+        return this.serveRead(resource, name, q, res);
+      case 'endpointquery': {
+        await this.require(user, { verb: 'get', group: CONTROLPLANE_GROUP, version: CONTROLPLANE_VERSION, resource: 'endpointquery' });
+        const pod = q.get('pod') ?? (q.get('namespace') && q.get('name') ? `${q.get('namespace')}/${q.get('name')}` : '');
+        if (!pod.includes('/')) throw new HttpError(400, 'BadRequest', 'pod must be namespace/name');
+        return sendJson(res, 200, { kind: 'EndpointQueryResponse', apiVersion: `${CONTROLPLANE_GROUP}/${CONTROLPLANE_VERSION}`, pod, ...queryEndpoint(this.o.hub.engine, pod) });
+      }
+      case 'explain': {
+        await this.require(user, { verb: 'get', group: CONTROLPLANE_GROUP, version: CONTROLPLANE_VERSION, resource: 'explain' });
+        const ep = (v: string | null, field: string): FlowQuery['src'] => {
+          if (!v) throw new HttpError(400, 'BadRequest', `${field} is required (namespace/pod or an IP)`);
+          return v.includes('/') ? { pod: v } : { ip: v };
+        };
+        const query: FlowQuery = { src: ep(q.get('src'), 'src'), dst: ep(q.get('dst'), 'dst'), protocol: (q.get('protocol') ?? 'TCP').toUpperCase() as FlowQuery['protocol'] };
+        if (q.get('port')) query.port = Number(q.get('port'));
+        try {
+          return sendJson(res, 200, { kind: 'Explanation', apiVersion: `${CONTROLPLANE_GROUP}/${CONTROLPLANE_VERSION}`, ...explain(this.o.hub.engine, query) });
+        } catch (e) {
+          throw new HttpError(400, 'BadRequest', (e as Error).message);
+        }
+      }
+      case 'controllerinfo':
+        await this.require(user, { verb: 'get', group: CONTROLPLANE_GROUP, version: CONTROLPLANE_VERSION, resource: 'controllerinfo' });
+        return sendJson(res, 200, { kind: 'ControllerInfo', apiVersion: `${CONTROLPLANE_GROUP}/${CONTROLPLANE_VERSION}`, ...this.info() });
+      default:
+        throw new HttpError(404, 'NotFound', `unknown resource ${resource ?? ''}`);
+    }
+  }
+
+  /** Controller facts for the cli. */
+  info(): Record<string, unknown> {
+    const snap = this.o.hub.engine.snapshot();
+    return {
+      resourceVersion: this.o.hub.resourceVersion,
+      synced: this.o.hub.synced,
+      networkPolicyNum: snap.networkPolicies.length,
+      addressGroupNum: snap.addressGroups.length,
+      appliedToGroupNum: snap.appliedToGroups.length,
+      connectedAgentNum: this.o.hub.connectedNodes().length,
+      watchers: this.connections.size,
+      ...(this.o.info?.() ?? {}),
+    };
+  }
+
+  private apiGroup(): Record<string, unknown> {
+    const gv = { groupVersion: `${CONTROLPLANE_GROUP}/${CONTROLPLANE_VERSION}`, version: CONTROLPLANE_VERSION };
+    return { kind: 'APIGroup', apiVersion: 'v1', name: CONTROLPLANE_GROUP, versions: [gv], preferredVersion: gv };
+  }
+
+  private resourceList(): Record<string, unknown> {
+    const r = (name: string, kind: string, verbs: string[]): Record<string, unknown> => ({ name, singularName: '', namespaced: false, kind, verbs });
+    return {
+      kind: 'APIResourceList',
+      apiVersion: 'v1',
+      groupVersion: `${CONTROLPLANE_GROUP}/${CONTROLPLANE_VERSION}`,
+      resources: [
+        r('networkpolicies', 'NetworkPolicy', ['get', 'list', 'watch']),
+        r('networkpolicies/status', 'NetworkPolicyStatus', ['create']),
+        r('addressgroups', 'AddressGroup', ['get', 'list', 'watch']),
+        r('appliedtogroups', 'AppliedToGroup', ['get', 'list', 'watch']),
+        r('endpointquery', 'EndpointQueryResponse', ['get']),
+        r('explain', 'Explanation', ['get']),
+        r('controllerinfo', 'ControllerInfo', ['get']),
+      ],
+    };
+  }
+
+  private serveRead(resource: ControlplaneResource, name: string | undefined, q: URLSearchParams, res: http.ServerResponse): void {
+    const engine = this.o.hub.engine;
+    const node = q.get('nodeName') ?? undefined;
+    const snap = engine.snapshot(node);
+    const apiVersion = `${CONTROLPLANE_GROUP}/${CONTROLPLANE_VERSION}`;
+    let items: Record<string, unknown>[];
+    if (resource === 'networkpolicies') {
+      items = snap.networkPolicies.map((p) => ({ kind: 'NetworkPolicy', apiVersion, metadata: { name: p.uid, uid: p.uid }, ...p, span: engine.spanOf('NetworkPolicy', p.uid), ...(this.o.status ? { status: this.o.status.realization(p.uid) } : {}) }));
+    } else {
+      const groups = resource === 'addressgroups' ? snap.addressGroups : snap.appliedToGroups;
+      const kind = resource === 'addressgroups' ? 'AddressGroup' : 'AppliedToGroup';
+      items = groups.map((g) => ({ kind, apiVersion, metadata: { name: g.name }, ...g, span: engine.spanOf(kind, g.name) }));
+    }
+    if (name !== undefined) {
+      const hit = items.find((i) => (i.metadata as { name: string }).name === name || (i as { name?: string }).name === name);
+      if (!hit) throw new HttpError(404, 'NotFound', `${resource} "${name}" not found`);
+      return sendJson(res, 200, hit);
+    }
+    sendJson(res, 200, { kind: `${KIND_OF[resource]}List`, apiVersion, metadata: { resourceVersion: this.o.hub.resourceVersion }, items });
+  }
+
+  private async serveStatus(user: UserInfo, uid: string, req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    await this.require(user, { verb: 'create', group: CONTROLPLANE_GROUP, version: CONTROLPLANE_VERSION, resource: 'networkpolicies', subresource: 'status', name: uid });
+    const body = await readBody(req);
+    let status: controlplane.NetworkPolicyStatus;
+    try {
+      status = (req.headers['content-type'] ?? '').includes('protobuf') ? decodeNetworkPolicyStatus(body) : (JSON.parse(body.toString('utf8')) as controlplane.NetworkPolicyStatus);
+    } catch (e) {
+      throw new HttpError(400, 'BadRequest', `cannot decode NetworkPolicyStatus: ${(e as Error).message}`);
+    }
+    if (status.name !== uid || !Array.isArray(status.nodes)) throw new HttpError(400, 'BadRequest', 'status.name must equal the policy uid in the path and nodes must be a list');
+    for (const n of status.nodes) await this.requireNode(user, n.nodeName);
+    for (const n of status.nodes) this.o.status?.report(n.nodeName, { name: uid, nodes: [n] });
+    this.stats.statusReports++;
+    sendJson(res, 201, { kind: 'NetworkPolicyStatus', apiVersion: `${CONTROLPLANE_GROUP}/${CONTROLPLANE_VERSION}`, ...status });
+  }
+
+  private async serveWatch(user: UserInfo, resources: ControlplaneResource[], q: URLSearchParams, res: http.ServerResponse): Promise<void> {
+    const node = q.get('nodeName') ?? '';
+    if (node === '') throw new HttpError(400, 'BadRequest', 'nodeName is required for watches');
+    for (const r of resources) await this.require(user, { verb: 'watch', group: CONTROLPLANE_GROUP, version: CONTROLPLANE_VERSION, resource: r });
+    await this.requireNode(user, node);
+    if (this.closing) throw new HttpError(503, 'ServiceUnavailable', 'shutting down');
+    await this.o.hub.whenSynced();
+    const conn = new WatchConnection(node, new Set(resources), res, this.bound, (c) => {
+      this.stats.overflowDisconnects++;
+      this.log.warn({ node: c.node, bound: this.bound }, 'watcher too slow: buffer bound exceeded, disconnecting');
+      this.dropConnection(c, true);
+    }, this.stats);
+    const start = this.o.hub.watch(conn, q.get('resourceVersion') ?? undefined);
+    res.writeHead(200, { 'content-type': WATCH_CONTENT_TYPE, 'cache-control': 'no-cache', [WATCH_MODE_HEADER]: start.mode });
+    if (start.mode === 'expired') {
+      this.stats.watchesExpired++;
+      conn.writeInitial([{ type: 'ERROR', kind: 'Status', object: { code: 410, reason: 'Expired', message: start.reason } }]);
+      res.end();
+      return;
+    }
+    this.stats.watchesOpened++;
+    this.connections.add(conn);
+    res.on('close', () => {
+      this.o.hub.unwatch(conn);
+      this.connections.delete(conn);
+      conn.closed = true;
+    });
+    conn.writeInitial([...start.events, { type: 'BOOKMARK', kind: 'Bookmark', object: { resourceVersion: start.resourceVersion }, resourceVersion: start.resourceVersion }]);
+    this.log.debug({ node, mode: start.mode, events: start.events.length }, 'watch opened');
+  }
+}
