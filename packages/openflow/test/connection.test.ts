@@ -1,0 +1,159 @@
+/** Connection logic against a scripted fake switch on a unix socket, with a manual clock. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { decodeMessage, encodeMessage, peekLength, type OfMessage } from '../src/codec';
+import { OfConnectionError, SwitchConnection, type Clock } from '../src/index';
+
+class ManualClock implements Clock {
+  t = 0;
+  private timers = new Map<number, { at: number; fn: () => void }>();
+  private id = 0;
+  now(): number {
+    return this.t;
+  }
+  setTimeout(fn: () => void, ms: number): unknown {
+    const id = ++this.id;
+    this.timers.set(id, { at: this.t + ms, fn });
+    return id;
+  }
+  clearTimeout(h: unknown): void {
+    this.timers.delete(h as number);
+  }
+  /** Advance time, firing due timers in order. */
+  advance(ms: number): void {
+    const end = this.t + ms;
+    for (;;) {
+      const due = [...this.timers.entries()].filter(([, v]) => v.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
+      if (!due) break;
+      this.timers.delete(due[0]);
+      this.t = due[1].at;
+      due[1].fn();
+    }
+    this.t = end;
+  }
+}
+
+/** A fake switch: answers the handshake and barriers; `answerEcho` decides about echo requests. */
+class FakeSwitch {
+  server: Server;
+  received: OfMessage[] = [];
+  sockets: Socket[] = [];
+  answerEcho = true;
+  constructor(readonly path: string) {
+    this.server = createServer((s) => {
+      this.sockets.push(s);
+      let buf = Buffer.alloc(0);
+      s.on('data', (d: Buffer) => {
+        buf = Buffer.concat([buf, d]);
+        for (;;) {
+          const len = peekLength(buf);
+          if (len === undefined || buf.length < len) break;
+          const m = decodeMessage(buf.subarray(0, len));
+          buf = buf.subarray(len);
+          this.received.push(m);
+          this.reply(s, m);
+        }
+      });
+    });
+  }
+  private reply(s: Socket, m: OfMessage & { xid: number }): void {
+    const send = (r: OfMessage): void => void s.write(encodeMessage(r, m.xid));
+    if (m.type === 'hello') send({ type: 'hello', versions: [1, 4, 6] });
+    else if (m.type === 'featuresRequest') send({ type: 'featuresReply', datapathId: 0x1234n, nBuffers: 0, nTables: 254, auxiliaryId: 0, capabilities: 0 });
+    else if (m.type === 'barrierRequest') send({ type: 'barrierReply' });
+    else if (m.type === 'echoRequest' && this.answerEcho) send({ type: 'echoReply', data: m.data });
+  }
+  listen(): Promise<void> {
+    return new Promise((r) => this.server.listen(this.path, r));
+  }
+  close(): Promise<void> {
+    for (const s of this.sockets) s.destroy();
+    return new Promise((r) => this.server.close(() => r()));
+  }
+}
+
+let dir: string;
+let sw: FakeSwitch;
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'of-conn-'));
+  sw = new FakeSwitch(join(dir, 'br.mgmt'));
+  await sw.listen();
+});
+afterEach(async () => {
+  await sw.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const until = async (cond: () => boolean): Promise<void> => {
+  for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setImmediate(r));
+  expect(cond()).toBe(true);
+};
+
+it('negotiates OpenFlow 1.5, reads the datapath id and asks for NXT_PACKET_IN2 with a miss_send_len', async () => {
+  const clock = new ManualClock();
+  const c = await SwitchConnection.connect({ target: { path: sw.path }, clock, reconnect: false });
+  expect(c.datapathId).toBe(0x1234n);
+  expect(sw.received.map((m) => m.type)).toEqual(['hello', 'featuresRequest', 'setConfig', 'setPacketInFormat', 'barrierRequest']);
+  await c.close();
+});
+
+it('sends echo requests when idle and declares a silent switch dead', async () => {
+  const clock = new ManualClock();
+  const c = await SwitchConnection.connect({ target: { path: sw.path }, clock, echoInterval: 1000, deadAfter: 3000, reconnect: false });
+  const events: string[] = [];
+  c.on('dead', () => events.push('dead'));
+  c.on('disconnected', () => events.push('disconnected'));
+  sw.answerEcho = false;
+  clock.advance(1000);
+  await until(() => sw.received.some((m) => m.type === 'echoRequest'));
+  clock.advance(1000);
+  clock.advance(1000);
+  await until(() => events.includes('disconnected'));
+  expect(events).toEqual(['dead', 'disconnected']);
+  await c.close();
+});
+
+it('stays up while the switch answers echo requests', async () => {
+  const clock = new ManualClock();
+  const c = await SwitchConnection.connect({ target: { path: sw.path }, clock, echoInterval: 1000, deadAfter: 3000, reconnect: false });
+  const dead = jest.fn();
+  c.on('dead', dead);
+  for (let i = 0; i < 10; i++) {
+    const n = sw.received.filter((m) => m.type === 'echoRequest').length;
+    clock.advance(1000);
+    await until(() => sw.received.filter((m) => m.type === 'echoRequest').length > n);
+    await new Promise((r) => setTimeout(r, 5)); // let the echo reply arrive
+  }
+  expect(dead).not.toHaveBeenCalled();
+  expect(c.connected).toBe(true);
+  await c.close();
+});
+
+it('times out a request whose reply never comes, by xid', async () => {
+  const clock = new ManualClock();
+  const c = await SwitchConnection.connect({ target: { path: sw.path }, clock, reconnect: false });
+  const p = c.request({ type: 'getConfigRequest' }, 500);
+  await until(() => sw.received.some((m) => m.type === 'getConfigRequest'));
+  clock.advance(500);
+  await expect(p).rejects.toMatchObject({ code: 'OF_TIMEOUT' });
+  await expect(p).rejects.toBeInstanceOf(OfConnectionError);
+  await c.close();
+});
+
+it('reconnects after the switch drops the connection and runs the replay hook', async () => {
+  const clock = new ManualClock();
+  const replays: number[] = [];
+  const c = await SwitchConnection.connect({ target: { path: sw.path }, clock, reconnect: { minDelay: 100, maxDelay: 100 }, onReconnect: () => void replays.push(clock.now()) });
+  const back = new Promise<void>((r) => c.once('reconnected', () => r()));
+  const lost = new Promise<void>((r) => c.once('disconnected', () => r()));
+  for (const s of sw.sockets) s.destroy();
+  await lost;
+  expect(c.connected).toBe(false);
+  clock.advance(100);
+  await back;
+  expect(replays.length).toBe(1);
+  expect(c.connected).toBe(true);
+  await c.close();
+});
