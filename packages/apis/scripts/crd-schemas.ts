@@ -52,6 +52,11 @@ const cidr = (): Schema => str({ format: 'cidr', pattern: CIDR_PATTERN });
 const port = (): Schema => int(1, 65535);
 const portOrName = (): Schema => intOrString({ minimum: 1, maximum: 65535 });
 
+// Antrea-native ipBlock. `except` is a Switchyard extension (Antrea's CRD has only `cidr`); it
+// keeps the K8s NetworkPolicy meaning and the compiler checks each entry lies inside `cidr`.
+const antreaIpBlock = (): Schema =>
+  obj({ cidr: cidr(), except: arr(cidr(), { description: 'Switchyard extension (not in Antrea): CIDRs excluded from cidr.' }) }, ['cidr']);
+
 const labelSelector = (): Schema =>
   obj({
     matchLabels: stringMap(),
@@ -98,7 +103,7 @@ const appliedTo = (): Schema =>
 
 const peer = (): Schema =>
   obj({
-    ipBlock: obj({ cidr: cidr() }, ['cidr']),
+    ipBlock: antreaIpBlock(),
     podSelector: labelSelector(),
     namespaceSelector: labelSelector(),
     namespaces: obj({ match: enumOf('Self'), sameLabels: arr(str()) }),
@@ -175,8 +180,8 @@ const groupSpec = (legacyIpBlock: boolean): Schema =>
     namespaceSelector: labelSelector(),
     externalEntitySelector: labelSelector(),
     nodeSelector: labelSelector(),
-    ...(legacyIpBlock ? { ipBlock: obj({ cidr: cidr() }, ['cidr']) } : {}),
-    ipBlocks: arr(obj({ cidr: cidr() }, ['cidr'])),
+    ...(legacyIpBlock ? { ipBlock: antreaIpBlock() } : {}),
+    ipBlocks: arr(antreaIpBlock()),
     serviceReference: namespacedName(),
     childGroups: arr(str()),
   });

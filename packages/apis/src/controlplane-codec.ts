@@ -48,6 +48,10 @@ const policyType = new EnumMap<cp.NetworkPolicyType>('NetworkPolicyType', [
   ['AdminNetworkPolicy', pb.NetworkPolicyType.ADMIN_NETWORK_POLICY],
   ['BaselineAdminNetworkPolicy', pb.NetworkPolicyType.BASELINE_ADMIN_NETWORK_POLICY],
 ]);
+const policyTypeEnum = new EnumMap<cp.PolicyType>('PolicyType', [
+  ['Ingress', pb.PolicyType.POLICY_TYPE_INGRESS],
+  ['Egress', pb.PolicyType.POLICY_TYPE_EGRESS],
+]);
 const direction = new EnumMap<cp.Direction>('Direction', [
   ['In', pb.Direction.DIRECTION_IN],
   ['Out', pb.Direction.DIRECTION_OUT],
@@ -247,6 +251,10 @@ export function networkPolicyToProto(p: cp.NetworkPolicy, path = ''): P<'Network
   }
   if (p.tierPriority !== undefined) m.tierPriority = int32(p.tierPriority, at('tierPriority'));
   if (p.appliedToPerRule !== undefined) m.appliedToPerRule = p.appliedToPerRule;
+  if (p.policyTypes) {
+    m.policyTypes = p.policyTypes.map((t, i) => policyTypeEnum.num(t, at(`policyTypes[${i}]`)));
+    m.hasPolicyTypes = true;
+  }
   return m;
 }
 
@@ -447,6 +455,7 @@ export function networkPolicyFromProto(m: switchyard.controlplane.v1.NetworkPoli
   setOpt(p, 'priority', m.priority);
   setOpt(p, 'tierPriority', m.tierPriority);
   setOpt(p, 'appliedToPerRule', m.appliedToPerRule);
+  if (m.hasPolicyTypes) p.policyTypes = (m.policyTypes ?? []).map((t, i) => policyTypeEnum.str(t, at(`policyTypes[${i}]`)));
   return p;
 }
 

@@ -97,8 +97,17 @@ export interface NetworkPolicy {
   tierPriority?: number;
   /** True when rules carry their own appliedToGroups. */
   appliedToPerRule?: boolean;
+  /**
+   * Directions the policy isolates, as in K8s NetworkPolicy `spec.policyTypes` (after API-server
+   * defaulting). A direction listed here with no rule in it means "deny all in that direction" for
+   * the applied-to members. Absent for kinds whose isolation follows from their rules alone.
+   */
+  policyTypes?: PolicyType[];
   generation: number;
 }
+
+/** A direction a policy isolates (K8s NetworkPolicy `policyTypes`). */
+export type PolicyType = 'Ingress' | 'Egress';
 
 /** A named port of a group member (container port or ExternalEntity port). */
 export interface NamedPort {

@@ -13,6 +13,7 @@ import {
   encodeNetworkPolicy,
   encodeNetworkPolicyStatus,
   encodeWatchEvent,
+  networkPolicyToProto,
   proto,
 } from '../src/index';
 import type { controlplane as cp } from '../src/index';
@@ -71,6 +72,20 @@ describe('controlplane protobuf round trips', () => {
       { protocol: 'TCP', port: 'http' },
       { protocol: 'UDP', port: 53 },
     ]);
+  });
+
+  test('policyTypes keep absent, empty and listed apart', () => {
+    expect(decodeNetworkPolicy(encodeNetworkPolicy(basePolicy))).not.toHaveProperty('policyTypes');
+    expect(decodeNetworkPolicy(encodeNetworkPolicy({ ...basePolicy, policyTypes: [] })).policyTypes).toEqual([]);
+    expect(decodeNetworkPolicy(encodeNetworkPolicy({ ...basePolicy, policyTypes: ['Egress', 'Ingress'] })).policyTypes).toEqual(['Egress', 'Ingress']);
+  });
+
+  test('an unknown policyType on the wire fails to decode with INVALID_ENUM and its path', () => {
+    const msg = networkPolicyToProto(basePolicy);
+    msg.policyTypes = [1, 7 as proto.controlplane.v1.PolicyType];
+    msg.hasPolicyTypes = true;
+    const bytes = proto.controlplane.v1.NetworkPolicy.encode(msg).finish();
+    expect(() => decodeNetworkPolicy(bytes)).toThrow(expect.objectContaining({ code: 'INVALID_ENUM', path: 'policyTypes[1]', value: 7 }));
   });
 
   test('an invalid IP in a group member is rejected with its field path', () => {

@@ -143,6 +143,14 @@ describe('validateObject rejects mutants with the field path', () => {
     expect(validateObject(o).errors.map((e) => e.path)).toContain('spec.ingress[0].from[1].ipBlock.cidr');
   });
 
+  test('ipBlock.except (Switchyard extension) accepts CIDRs and rejects a bad one with its path', () => {
+    const o: AnyObj = seed('external-node-04-antrea-networkpolicy.yaml');
+    o['spec'].ingress[0].from[1].ipBlock = { cidr: '172.16.0.0/16', except: ['172.16.100.0/24'] };
+    expect(validateObject(o).valid).toBe(true);
+    o['spec'].ingress[0].from[1].ipBlock.except = ['172.16.100.0/24', '172.16.300.0/24'];
+    expect(validateObject(o).errors.map((e) => e.path)).toContain('spec.ingress[0].from[1].ipBlock.except[1]');
+  });
+
   test('port 70000', () => {
     const o: AnyObj = seed('external-node-04-antrea-networkpolicy.yaml');
     o['spec'].ingress[0].ports[0].port = 70000;

@@ -16,9 +16,18 @@ export interface NamespacedName {
   namespace: string;
 }
 
-/** An Antrea ipBlock: only a CIDR (no `except`, unlike K8s NetworkPolicy). */
+/**
+ * An Antrea ipBlock (rule peer, or a ClusterGroup/Group `ipBlocks` entry).
+ *
+ * `except` is a Switchyard extension: Antrea's CRD has no `except` in Antrea-native ipBlocks, but
+ * Switchyard accepts it with the K8s NetworkPolicy meaning (CIDRs carved out of `cidr`; each must
+ * lie strictly inside it, which the policy-compiler checks). Manifests written for Antrea never
+ * set it, so they are unaffected; manifests that use it are not portable back to Antrea.
+ */
 export interface AntreaIPBlock {
   cidr: string;
+  /** Switchyard extension: CIDRs excluded from `cidr`. */
+  except?: string[];
 }
 
 /** Where a policy or a rule is applied. Only one of the selector families may be set. */

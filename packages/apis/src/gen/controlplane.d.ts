@@ -32,6 +32,19 @@ export namespace switchyard {
                 BASELINE_ADMIN_NETWORK_POLICY = 5
             }
 
+            /** PolicyType enum. */
+            enum PolicyType {
+
+                /** POLICY_TYPE_UNSPECIFIED value */
+                POLICY_TYPE_UNSPECIFIED = 0,
+
+                /** POLICY_TYPE_INGRESS value */
+                POLICY_TYPE_INGRESS = 1,
+
+                /** POLICY_TYPE_EGRESS value */
+                POLICY_TYPE_EGRESS = 2
+            }
+
             /** Direction enum. */
             enum Direction {
 
@@ -816,6 +829,12 @@ export namespace switchyard {
                 /** NetworkPolicy generation. */
                 generation: (number|Long);
 
+                /** NetworkPolicy policyTypes. */
+                policyTypes: switchyard.controlplane.v1.PolicyType[];
+
+                /** NetworkPolicy hasPolicyTypes. */
+                hasPolicyTypes: boolean;
+
                 /**
                  * Encodes the specified NetworkPolicy message. Does not implicitly {@link switchyard.controlplane.v1.NetworkPolicy.verify|verify} messages.
                  * @param message NetworkPolicy message or plain object to encode
@@ -870,6 +889,12 @@ export namespace switchyard {
                     /** NetworkPolicy generation */
                     generation?: (number|Long|null);
 
+                    /** NetworkPolicy policyTypes */
+                    policyTypes?: (switchyard.controlplane.v1.PolicyType[]|null);
+
+                    /** NetworkPolicy hasPolicyTypes */
+                    hasPolicyTypes?: (boolean|null);
+
                     /** Unknown fields preserved while decoding when enabled */
                     $unknowns?: Uint8Array[];
                 }
@@ -886,6 +911,8 @@ export namespace switchyard {
                   tierPriority?: number|null;
                   appliedToPerRule?: boolean|null;
                   generation?: number|Long|null;
+                  policyTypes?: switchyard.controlplane.v1.PolicyType[]|null;
+                  hasPolicyTypes?: boolean|null;
                   $unknowns?: Uint8Array[];
                 };
             }

@@ -58,6 +58,22 @@ export const switchyard = $root.switchyard = (() => {
             })();
 
             /**
+             * PolicyType enum.
+             * @name switchyard.controlplane.v1.PolicyType
+             * @enum {number}
+             * @property {number} POLICY_TYPE_UNSPECIFIED=0 POLICY_TYPE_UNSPECIFIED value
+             * @property {number} POLICY_TYPE_INGRESS=1 POLICY_TYPE_INGRESS value
+             * @property {number} POLICY_TYPE_EGRESS=2 POLICY_TYPE_EGRESS value
+             */
+            v1.PolicyType = (function() {
+                const valuesById = $Object.create(null), values = $Object.create(valuesById);
+                values[valuesById[0] = "POLICY_TYPE_UNSPECIFIED"] = 0;
+                values[valuesById[1] = "POLICY_TYPE_INGRESS"] = 1;
+                values[valuesById[2] = "POLICY_TYPE_EGRESS"] = 2;
+                return values;
+            })();
+
+            /**
              * Direction enum.
              * @name switchyard.controlplane.v1.Direction
              * @enum {number}
@@ -1879,6 +1895,8 @@ export const switchyard = $root.switchyard = (() => {
                  * @property {number|null} [tierPriority] NetworkPolicy tierPriority
                  * @property {boolean|null} [appliedToPerRule] NetworkPolicy appliedToPerRule
                  * @property {number|Long|null} [generation] NetworkPolicy generation
+                 * @property {Array.<switchyard.controlplane.v1.PolicyType>|null} [policyTypes] NetworkPolicy policyTypes
+                 * @property {boolean|null} [hasPolicyTypes] NetworkPolicy hasPolicyTypes
                  * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
                  */
 
@@ -1903,6 +1921,8 @@ export const switchyard = $root.switchyard = (() => {
                  *   tierPriority?: number|null;
                  *   appliedToPerRule?: boolean|null;
                  *   generation?: number|Long|null;
+                 *   policyTypes?: Array.<switchyard.controlplane.v1.PolicyType>|null;
+                 *   hasPolicyTypes?: boolean|null;
                  *   $unknowns?: Array.<Uint8Array>;
                  * }} switchyard.controlplane.v1.NetworkPolicy.$Shape
                  */
@@ -1918,6 +1938,7 @@ export const switchyard = $root.switchyard = (() => {
                 const NetworkPolicy = function (properties) {
                     this.rules = [];
                     this.appliedToGroups = [];
+                    this.policyTypes = [];
                     if (properties)
                         for (let keys = $Object.keys(properties), i = 0; i < keys.length; ++i)
                             if (properties[keys[i]] != null && keys[i] !== "__proto__")
@@ -2004,6 +2025,22 @@ export const switchyard = $root.switchyard = (() => {
                  */
                 NetworkPolicy.prototype.generation = $util.Long ? $util.Long.fromBits(0,0,false) : 0;
 
+                /**
+                 * NetworkPolicy policyTypes.
+                 * @member {Array.<switchyard.controlplane.v1.PolicyType>} policyTypes
+                 * @memberof switchyard.controlplane.v1.NetworkPolicy
+                 * @instance
+                 */
+                NetworkPolicy.prototype.policyTypes = $util.emptyArray;
+
+                /**
+                 * NetworkPolicy hasPolicyTypes.
+                 * @member {boolean} hasPolicyTypes
+                 * @memberof switchyard.controlplane.v1.NetworkPolicy
+                 * @instance
+                 */
+                NetworkPolicy.prototype.hasPolicyTypes = false;
+
                 // OneOf field names bound to virtual getters and setters
                 let $oneOfFields;
 
@@ -2063,6 +2100,10 @@ export const switchyard = $root.switchyard = (() => {
                         writer.uint32(/* id 9, wireType 0 =*/72).bool(message.appliedToPerRule);
                     if (message.generation != null && $Object.hasOwnProperty.call(message, "generation") && (typeof message.generation === "object" ? message.generation.low || message.generation.high : message.generation !== 0))
                         writer.uint32(/* id 10, wireType 0 =*/80).int64(message.generation);
+                    if (message.policyTypes != null && message.policyTypes.length)
+                        writer.uint32(/* id 11, wireType 2 =*/90).int32s(message.policyTypes);
+                    if (message.hasPolicyTypes != null && $Object.hasOwnProperty.call(message, "hasPolicyTypes") && message.hasPolicyTypes !== false)
+                        writer.uint32(/* id 12, wireType 0 =*/96).bool(message.hasPolicyTypes);
                     if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
                         for (let i = 0; i < message.$unknowns.length; ++i)
                             writer.raw(message.$unknowns[i]);
@@ -2184,6 +2225,29 @@ export const switchyard = $root.switchyard = (() => {
                                     message.generation = value;
                                 else
                                     delete message.generation;
+                                continue;
+                            }
+                        case 11: {
+                                if (wireType === 2) {
+                                    if (!(message.policyTypes && message.policyTypes.length))
+                                        message.policyTypes = [];
+                                    reader.int32s(message.policyTypes);
+                                    continue;
+                                }
+                                if (wireType !== 0)
+                                    break;
+                                if (!(message.policyTypes && message.policyTypes.length))
+                                    message.policyTypes = [];
+                                message.policyTypes.push(reader.int32());
+                                continue;
+                            }
+                        case 12: {
+                                if (wireType !== 0)
+                                    break;
+                                if (value = reader.bool())
+                                    message.hasPolicyTypes = value;
+                                else
+                                    delete message.hasPolicyTypes;
                                 continue;
                             }
                         }

@@ -99,6 +99,7 @@ export const networkPolicy: fc.Arbitrary<cp.NetworkPolicy> = fc
     priority: opt(fc.double({ noNaN: true, noDefaultInfinity: true })),
     tierPriority: opt(int32),
     appliedToPerRule: opt(fc.boolean()),
+    policyTypes: opt(fc.subarray<cp.PolicyType>(['Ingress', 'Egress'])),
     generation: gen,
   })
   .map((o) => compact<cp.NetworkPolicy>(o));
