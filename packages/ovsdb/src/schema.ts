@@ -110,6 +110,8 @@ export function parseColumnType(j: unknown, where = 'type'): ColumnType {
   if (typeof j === 'string') return { key: parseBaseType(j, where), min: 1, max: 1 };
   if (typeof j !== 'object' || j === null || Array.isArray(j)) return fail(`${where}: invalid column type`);
   const o = j as Record<string, unknown>;
+  // A bare base type (`{"type": "integer", "minInteger": 1}`) is a scalar column type.
+  if (o.key === undefined && typeof o.type === 'string') return { key: parseBaseType(o, where), min: 1, max: 1 };
   const key = parseBaseType(o.key, `${where}.key`);
   const min = o.min === undefined ? 1 : o.min;
   const max = o.max === undefined ? 1 : o.max === 'unlimited' ? Infinity : o.max;
