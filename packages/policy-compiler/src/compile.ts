@@ -23,7 +23,6 @@ import type {
 import { parseCidr } from '@switchyard/ipam/cidr';
 import { andSel, groupOf, NAMESPACE_NAME_LABEL, namespaceLabels, selOrAll, type GroupDef, type Leaf } from './leaf';
 import { EVERYTHING, fromRequirements, matchesNormalized, normalizeSelector, type NormalizedSelector } from './selector';
-import type { AntreaIPBlockWithExcept, InternalNetworkPolicy } from './types';
 import { ANP_TIER_PRIORITY, BANP_TIER_PRIORITY, DEFAULT_TIER } from './validate';
 
 /** Cluster facts a policy's compilation depends on (each read is recorded as a dependency). */
@@ -40,7 +39,7 @@ export interface CompileContext {
 
 /** A compiled policy: the internal object, the groups it references by name and what it read. */
 export interface CompiledPolicy {
-  policy: InternalNetworkPolicy;
+  policy: controlplane.NetworkPolicy;
   addressGroups: Map<string, GroupDef>;
   appliedToGroups: Map<string, GroupDef>;
   /** Dependency keys (`tier:x`, `cg:x`, `grp:ns/x`, `svc:ns/x`, `ns:*`, `li:*`). */
@@ -121,7 +120,7 @@ function scoped(kind: 'pod' | 'ee', namespace: string | undefined, nss: Normaliz
   return { kind, nsSel: EVERYTHING, sel };
 }
 
-function ipBlockOf(b: AntreaIPBlockWithExcept): controlplane.IPBlock {
+function ipBlockOf(b: { cidr: string; except?: readonly string[] }): controlplane.IPBlock {
   return { cidr: canonCidr(b.cidr), except: (b.except ?? []).map(canonCidr) };
 }
 
@@ -262,7 +261,7 @@ interface PeerOptions {
   sameLabels?: NormalizedSelector;
 }
 
-function antreaPeer(b: Builder, peers: (AntreaNetworkPolicyPeer & { ipBlock?: AntreaIPBlockWithExcept })[] | undefined, namespace: string | undefined, opts: PeerOptions): controlplane.NetworkPolicyPeer {
+function antreaPeer(b: Builder, peers: (AntreaNetworkPolicyPeer)[] | undefined, namespace: string | undefined, opts: PeerOptions): controlplane.NetworkPolicyPeer {
   if (!peers || peers.length === 0) return { addressGroups: [], ipBlocks: ALL_IPS.map((x) => ({ ...x })) };
   const out = emptyPeer();
   for (const p of peers) {
@@ -375,7 +374,7 @@ export function compileAntreaPolicy(obj: ClusterNetworkPolicy | AntreaNetworkPol
   }
   const type = namespace === undefined ? 'AntreaClusterNetworkPolicy' : 'AntreaNetworkPolicy';
   const ref = sourceRef(type, { ...obj.metadata, namespace: namespace ?? '' });
-  const policy: InternalNetworkPolicy = {
+  const policy: controlplane.NetworkPolicy = {
     uid: ref.uid,
     name: ref.name,
     namespace: namespace ?? '',

@@ -22,7 +22,7 @@ import { compileAdminPolicy, compileAntreaPolicy, compileK8sNetworkPolicy, type 
 import { PolicyCompilerError, type PolicyValidationError } from './errors';
 import { leafMatches, namespaceLabels, type GroupDef, type Leaf, type MemberFacts } from './leaf';
 import { indexKeysOf } from './selector';
-import type { ClusterEvent, ClusterObject, InternalNetworkPolicy, NodeDelta, ObjectKind, PolicyDelta, PolicySnapshot, RejectedObject } from './types';
+import type { ClusterEvent, ClusterObject, NodeDelta, ObjectKind, PolicyDelta, PolicySnapshot, RejectedObject } from './types';
 import { STATIC_TIERS, validateAdminPolicy, validateAntreaPolicy, validateGroup, validateK8sNetworkPolicy, validateTier, type ValidationContext } from './validate';
 
 /** pino-compatible logger; the engine is silent without one. */
@@ -89,7 +89,7 @@ interface TxGroup {
 }
 interface TxPolicy {
   preSpan: Set<string>;
-  pre: InternalNetworkPolicy | undefined;
+  pre: controlplane.NetworkPolicy | undefined;
 }
 
 function podIps(pod: Pod): string[] {
@@ -209,7 +209,7 @@ export class PolicyEngine {
    * groups whose span has the node; applied-to groups reduced to the node's members).
    */
   snapshot(node?: string): PolicySnapshot {
-    const networkPolicies: InternalNetworkPolicy[] = [];
+    const networkPolicies: controlplane.NetworkPolicy[] = [];
     for (const p of this.policies.values()) if (node === undefined || p.span.has(node)) networkPolicies.push(p.compiled.policy);
     networkPolicies.sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
     const addressGroups: controlplane.AddressGroup[] = [];
@@ -836,12 +836,12 @@ export class PolicyEngine {
       const cur = p?.compiled.policy;
       const changed = cur !== undefined && t.pre !== undefined && cur !== t.pre && JSON.stringify(cur) !== JSON.stringify(t.pre);
       for (const n of post) {
-        if (!t.preSpan.has(n)) at(n).networkPolicies.added.push(cur as InternalNetworkPolicy);
-        else if (changed) at(n).networkPolicies.updated.push(cur as InternalNetworkPolicy);
+        if (!t.preSpan.has(n)) at(n).networkPolicies.added.push(cur as controlplane.NetworkPolicy);
+        else if (changed) at(n).networkPolicies.updated.push(cur as controlplane.NetworkPolicy);
       }
       // A policy replaced under a new uid is a delete of the old uid.
       for (const n of t.preSpan) {
-        if (!post.has(n)) at(n).networkPolicies.deleted.push((t.pre as InternalNetworkPolicy).uid);
+        if (!post.has(n)) at(n).networkPolicies.deleted.push((t.pre as controlplane.NetworkPolicy).uid);
       }
     }
     this.txGroups = new Map();

@@ -4,7 +4,7 @@ import { parseCidr, parseIp, type Cidr, type Ip } from '@switchyard/ipam/cidr';
 import type { CompiledPolicy } from './compile';
 import { PolicyEngine } from './engine';
 import { PolicyCompilerError } from './errors';
-import type { ClusterObject, InternalNetworkPolicy } from './types';
+import type { ClusterObject } from './types';
 import { BASELINE_TIER_PRIORITY } from './validate';
 
 /** A flow endpoint: a Pod as `namespace/name` (or `{pod}`), or an IP address (`{ip}`). */
@@ -186,7 +186,7 @@ interface Candidate {
   index: number;
 }
 
-function kindOfPolicy(p: InternalNetworkPolicy): 'k8s' | 'tiered' | 'baseline' {
+function kindOfPolicy(p: controlplane.NetworkPolicy): 'k8s' | 'tiered' | 'baseline' {
   if (p.sourceRef.type === 'K8sNetworkPolicy') return 'k8s';
   const tp = p.tierPriority ?? 250;
   return tp >= BASELINE_TIER_PRIORITY ? 'baseline' : 'tiered';

@@ -17,7 +17,6 @@ import type {
   Namespace,
   Node,
   Pod,
-  PolicyType,
   Service,
   ServiceAccount,
   Tier,
@@ -25,10 +24,10 @@ import type {
 } from '@switchyard/apis';
 
 /**
- * Antrea's ipBlock with the `except` list this compiler also accepts (Kubernetes-style).
- * Local extension: `AntreaIPBlock` in @switchyard/apis has only `cidr`.
+ * @deprecated `AntreaIPBlock` of @switchyard/apis now carries `except` (a documented Switchyard
+ * extension); this alias stays only so existing imports keep compiling.
  */
-export type AntreaIPBlockWithExcept = AntreaIPBlock & { except?: string[] };
+export type AntreaIPBlockWithExcept = AntreaIPBlock;
 
 /** Every input kind the compiler understands. Policies are told apart by `apiVersion` + `kind`. */
 export type ClusterObject =
@@ -79,15 +78,14 @@ export interface ClusterEvent {
 }
 
 /**
- * Internal NetworkPolicy as this compiler emits it: the controlplane type plus `policyTypes`,
- * which K8s NetworkPolicy isolation needs (a policy with `policyTypes: [Ingress]` and no rules
- * still isolates). Local extension pending in @switchyard/apis.
+ * @deprecated Use `controlplane.NetworkPolicy` of @switchyard/apis, which now has `policyTypes`;
+ * this alias stays only so existing imports keep compiling.
  */
-export type InternalNetworkPolicy = controlplane.NetworkPolicy & { policyTypes?: PolicyType[] };
+export type InternalNetworkPolicy = controlplane.NetworkPolicy;
 
 /** The compiled state, whole or as seen by one node. */
 export interface PolicySnapshot {
-  networkPolicies: InternalNetworkPolicy[];
+  networkPolicies: controlplane.NetworkPolicy[];
   addressGroups: controlplane.AddressGroup[];
   appliedToGroups: controlplane.AppliedToGroup[];
 }
@@ -102,7 +100,7 @@ export interface KindDelta<T, P = never> {
 
 /** What one node must change: directly servable as controlplane watch events ({@link toWatchEvents}). */
 export interface NodeDelta {
-  networkPolicies: KindDelta<InternalNetworkPolicy>;
+  networkPolicies: KindDelta<controlplane.NetworkPolicy>;
   addressGroups: KindDelta<controlplane.AddressGroup, controlplane.AddressGroupPatch>;
   appliedToGroups: KindDelta<controlplane.AppliedToGroup, controlplane.AppliedToGroupPatch>;
 }

@@ -1,6 +1,7 @@
 // Semantic validation of input objects with API-server-style field paths.
 import type {
   AdminNetworkPolicy,
+  AntreaIPBlock,
   AntreaNetworkPolicyPeer,
   AntreaNetworkPolicySpec,
   AppliedTo,
@@ -15,7 +16,6 @@ import type {
 import { CidrError, parseCidr, type Cidr } from '@switchyard/ipam/cidr';
 import { PolicyValidationError as E } from './errors';
 import { validateSelector } from './selector';
-import type { AntreaIPBlockWithExcept } from './types';
 
 /** Priorities of the static Antrea tiers. */
 export const STATIC_TIERS: Readonly<Record<string, number>> = {
@@ -59,7 +59,7 @@ export function checkCidr(text: unknown, path: string, errs: E[]): Cidr | undefi
   }
 }
 
-function checkIpBlock(b: AntreaIPBlockWithExcept, path: string, errs: E[]): void {
+function checkIpBlock(b: AntreaIPBlock, path: string, errs: E[]): void {
   const cidr = checkCidr(b.cidr, `${path}.cidr`, errs);
   (b.except ?? []).forEach((x, i) => {
     const ex = checkCidr(x, `${path}.except[${i}]`, errs);
@@ -133,7 +133,7 @@ function checkAppliedTo(a: AppliedTo, path: string, errs: E[], clusterScoped: bo
   for (const k of ['podSelector', 'namespaceSelector', 'externalEntitySelector', 'nodeSelector'] as const) errs.push(...validateSelector(a[k], `${path}.${k}`));
 }
 
-function checkAntreaPeer(p: AntreaNetworkPolicyPeer & { ipBlock?: AntreaIPBlockWithExcept }, path: string, errs: E[], egress: boolean): void {
+function checkAntreaPeer(p: AntreaNetworkPolicyPeer, path: string, errs: E[], egress: boolean): void {
   for (const k of ['podSelector', 'namespaceSelector', 'externalEntitySelector', 'nodeSelector'] as const) errs.push(...validateSelector(p[k], `${path}.${k}`));
   if (p.ipBlock) {
     checkIpBlock(p.ipBlock, `${path}.ipBlock`, errs);
@@ -210,7 +210,7 @@ export function validateGroup(spec: GroupSpec, namespace: string | undefined, na
   const errs: E[] = [];
   if (!spec || typeof spec !== 'object') return [new E('MISSING_FIELD', 'spec', spec, 'Required value')];
   for (const k of ['podSelector', 'namespaceSelector', 'externalEntitySelector', 'nodeSelector'] as const) errs.push(...validateSelector(spec[k], `spec.${k}`));
-  (spec.ipBlocks ?? []).forEach((b, i) => checkIpBlock(b as AntreaIPBlockWithExcept, `spec.ipBlocks[${i}]`, errs));
+  (spec.ipBlocks ?? []).forEach((b, i) => checkIpBlock(b, `spec.ipBlocks[${i}]`, errs));
   const kinds = [spec.podSelector || spec.namespaceSelector || spec.externalEntitySelector || spec.nodeSelector ? 1 : 0, spec.ipBlocks?.length ? 1 : 0, spec.serviceReference ? 1 : 0, spec.childGroups?.length ? 1 : 0];
   if (kinds.reduce((a, b) => a + b, 0) > 1) errs.push(new E('INVALID_PEER', 'spec', spec, 'only one of selectors, ipBlocks, serviceReference, childGroups may be set'));
   (spec.childGroups ?? []).forEach((child, i) => {
