@@ -1,0 +1,108 @@
+// Shared setup for the integration suites: an embedded API server with the CRDs, RBAC for agents,
+// node tokens, kubectl, and a controller wired to it.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import YAML from 'yaml';
+import { Controller, type ControllerOptions } from '../src/controller';
+import { KubeConfigClient } from '../src/kube';
+
+export const NODE_TOKENS: Record<string, string> = { 'node-a': 'token-node-a', 'node-b': 'token-node-b', 'node-c': 'token-node-c' };
+
+export class Kubectl {
+  readonly env: NodeJS.ProcessEnv;
+  constructor(kubeconfig: string) {
+    this.env = { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kubectl-cache-')), HOME: tmpdir() };
+  }
+  /** Run kubectl asynchronously (the API server lives in this process); rejects on failure. */
+  ok(args: string[], stdin?: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const child = execFile('kubectl', args, { env: this.env, maxBuffer: 32 << 20 }, (err, stdout, stderr) => {
+        if (err) reject(new Error(`kubectl ${args.join(' ')} failed: ${stderr}`));
+        else resolve(stdout);
+      });
+      if (stdin !== undefined) child.stdin?.end(stdin);
+    });
+  }
+  apply(...docs: unknown[]): Promise<string> {
+    // JSON, not YAML: kubectl reads YAML 1.1, where a bare `y` is a boolean.
+    return this.ok(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: docs }));
+  }
+}
+
+export async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+export interface Cluster {
+  api: KubeApiServer;
+  kubectl: Kubectl;
+  kube: KubeConfigClient;
+  controllerPort: number;
+  startController(extra?: Partial<ControllerOptions>): Promise<Controller>;
+}
+
+const CRD_DIR = join(__dirname, '../../apis/crds');
+
+/** API server with CRDs, agent RBAC and the controller's Service/Endpoints on a fixed local port. */
+export async function startCluster(): Promise<Cluster> {
+  const tokens: Record<string, { user: string; groups: string[] }> = {};
+  for (const [node, tok] of Object.entries(NODE_TOKENS)) tokens[tok] = { user: `system:node:${node}`, groups: ['system:nodes', 'system:authenticated'] };
+  const api = await startKubeApi({ tokens });
+  const kubectl = new Kubectl(api.kubeconfigPath);
+  const crds = readdirSync(CRD_DIR).filter((f) => f.endsWith('.yaml')).map((f) => readFileSync(join(CRD_DIR, f), 'utf8'));
+  await kubectl.ok(['apply', '-f', '-'], crds.join('\n---\n'));
+  const controllerPort = await freePort();
+  const build = YAML.parseAllDocuments(readFileSync(join(__dirname, '../build/rbac.yaml'), 'utf8')).map((d) => d.toJSON() as unknown);
+  await kubectl.apply(
+    ...build,
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'switchyard-agent-nodes' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'switchyard-agent' }, subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:nodes' }] },
+    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'switchyard', namespace: 'kube-system' }, spec: { ports: [{ port: 443, targetPort: controllerPort }] } },
+    { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'switchyard', namespace: 'kube-system' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: controllerPort }] }] },
+  );
+  const kc = new KubeConfig();
+  kc.loadFromFile(api.kubeconfigPath);
+  const kube = new KubeConfigClient(kc);
+  return {
+    api,
+    kubectl,
+    kube,
+    controllerPort,
+    async startController(extra = {}) {
+      const c = new Controller({ kube, port: controllerPort, host: '127.0.0.1', requestHeaderCaPem: api.caPem, informer: { initialBackoffMs: 50, maxBackoffMs: 500 }, ...extra });
+      await c.start();
+      return c;
+    },
+  };
+}
+
+/** Poll `fn` until it returns without throwing (propagation through watches is asynchronous). */
+export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 10000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+}
+
+export function podManifest(ns: string, name: string, node: string, ip: string, labels: Record<string, string>): Record<string, unknown> {
+  return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, labels }, spec: { nodeName: node, containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 80, name: 'http' }] }] } };
+}
+
+/** Create a pod and set its status IP (the kubelet's job). */
+export async function createPod(c: Cluster, ns: string, name: string, node: string, ip: string, labels: Record<string, string>): Promise<void> {
+  await c.kube.request('POST', `/api/v1/namespaces/${ns}/pods`, podManifest(ns, name, node, ip, labels));
+  await c.kube.request('PATCH', `/api/v1/namespaces/${ns}/pods/${name}/status`, { status: { phase: 'Running', podIP: ip, podIPs: [{ ip }] } }, 'application/merge-patch+json');
+}
