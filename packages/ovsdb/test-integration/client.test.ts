@@ -231,7 +231,7 @@ describe('monitors', () => {
   });
 
   test('monitor_cond delivers only matching rows and monitor_cond_change moves the window', async () => {
-    const c1 = unwrap(
+    unwrap(
       await client.transact(DB, [
         ops.insert('Bridge', { name: 'c1' }, { uuidName: 'a' }),
         ops.insert('Bridge', { name: 'c2' }, { uuidName: 'b' }),

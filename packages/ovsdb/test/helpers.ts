@@ -47,8 +47,7 @@ export const flush = (): Promise<void> => new Promise((r) => setImmediate(r));
 
 /** Two connected in-memory duplex streams. */
 export function streamPair(): [Duplex, Duplex] {
-  let a!: Duplex;
-  let b!: Duplex;
+  const ends: Duplex[] = [];
   const make = (other: () => Duplex): Duplex =>
     new Duplex({
       read() {},
@@ -61,9 +60,11 @@ export function streamPair(): [Duplex, Duplex] {
         cb();
       },
     });
-  a = make(() => b);
-  b = make(() => a);
-  return [a, b];
+  ends.push(
+    make(() => ends[1]!),
+    make(() => ends[0]!),
+  );
+  return [ends[0]!, ends[1]!];
 }
 
 /** Reads JSON messages from a stream. */

@@ -1,6 +1,6 @@
 // JSON-RPC 1.0 peer over a byte stream: id correlation, notifications, echo in both directions.
 import type { Duplex } from 'node:stream';
-import { DisconnectedError, FramingError, OvsdbError, ProtocolError, RpcError, TimeoutError } from '../errors';
+import { DisconnectedError, OvsdbError, ProtocolError, RpcError, TimeoutError, type FramingError } from '../errors';
 import { silentLogger, type Logger } from '../logger';
 import { JsonFramer } from './framer';
 
