@@ -56,6 +56,20 @@ class HttpError extends Error {
   }
 }
 
+/**
+ * Encoded frames by event object: the engine hands the same policy object to every node in its
+ * span, so a policy change sent to N agents is encoded once. Valid only for the same type and rv.
+ */
+const frameCache = new WeakMap<object, { type: string; rv: string | undefined; frame: Uint8Array }>();
+function frameOf(e: controlplane.WatchEvent): Uint8Array {
+  if (e.kind !== 'NetworkPolicy' || e.type === 'DELETED') return encodeWatchEventFrame(e);
+  const hit = frameCache.get(e.object);
+  if (hit && hit.type === e.type && hit.rv === e.resourceVersion) return hit.frame;
+  const frame = encodeWatchEventFrame(e);
+  frameCache.set(e.object, { type: e.type, rv: e.resourceVersion, frame });
+  return frame;
+}
+
 /** One agent's open watch: frames go straight to the socket while its buffer stays under the bound. */
 export class WatchConnection implements NodeWatcher {
   /** Most bytes ever buffered for this watcher after the initial state (what the bound limits). */
@@ -81,7 +95,7 @@ export class WatchConnection implements NodeWatcher {
 
   /** Write the initial state or replay in one go; the bound applies to what comes after it. */
   writeInitial(events: readonly controlplane.WatchEvent[]): void {
-    const frames = events.map((e) => encodeWatchEventFrame(e));
+    const frames = events.map(frameOf);
     const buf = Buffer.concat(frames);
     this.stats.eventsSent += events.length;
     this.stats.bytesSent += buf.length;
@@ -97,7 +111,7 @@ export class WatchConnection implements NodeWatcher {
   send(events: readonly controlplane.WatchEvent[]): void {
     if (this.closed) return;
     for (const e of events) {
-      const frame = encodeWatchEventFrame(e);
+      const frame = frameOf(e);
       const limit = this.initialDraining ? this.bound + this.initialBytes : this.bound;
       if (this.res.writableLength + frame.length > limit) {
         this.overflowed = true;
