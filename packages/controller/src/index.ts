@@ -24,6 +24,8 @@ export type { PolicyRealization } from './status';
 export { createPki, ensureClusterPki, defaultSans } from './pki';
 export type { ControllerPki, PkiLocation } from './pki';
 export { MetricsRegistry } from './metrics';
+export { optionsFromConfig } from './options';
+export type { ControllerFlags } from './options';
 export { POLICY_INPUTS, EXTERNAL_NODES } from './resources';
 export { systemClock, ManualClock } from './clock';
 export type { Clock, TimerHandle } from './clock';
