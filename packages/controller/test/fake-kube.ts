@@ -21,8 +21,7 @@ export class FakeWatch {
     this.wake?.();
   }
   stream(): WatchStream {
-    const self = this;
-    async function* gen(): AsyncGenerator<{ type: string; object: Record<string, unknown> }> {
+    const gen = async function* (self: FakeWatch): AsyncGenerator<{ type: string; object: Record<string, unknown> }> {
       for (;;) {
         while (self.queue.length === 0 && !self.aborted) await new Promise<void>((r) => (self.wake = r));
         if (self.aborted) return;
@@ -31,8 +30,8 @@ export class FakeWatch {
         if (next instanceof Error) throw next;
         yield next;
       }
-    }
-    return { events: gen(), abort: () => { this.aborted = true; this.wake?.(); } };
+    };
+    return { events: gen(this), abort: () => { this.aborted = true; this.wake?.(); } };
   }
 }
 
