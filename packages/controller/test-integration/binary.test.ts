@@ -55,3 +55,13 @@ test('starts from antrea-controller.conf keys and flags, becomes ready, logs JSO
   const lines = out.split('\n').filter((l) => l.startsWith('{'));
   expect(lines.some((l) => (JSON.parse(l) as { msg?: string }).msg === 'switchyard-controller started')).toBe(true);
 });
+
+test('the manifests in build/ apply to the API server', async () => {
+  const { readFileSync } = await import('node:fs');
+  const YAML = (await import('yaml')).default;
+  const docs = ['rbac.yaml', 'controller.yaml'].flatMap((f) => YAML.parseAllDocuments(readFileSync(join(__dirname, '../build', f), 'utf8')).map((d) => d.toJSON() as { kind: string; metadata: { name: string } }));
+  // The Role it binds to is a kube-apiserver bootstrap object; the embedded server lacks it, so create it.
+  await c.kubectl.apply({ apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'extension-apiserver-authentication-reader', namespace: 'kube-system' }, rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['extension-apiserver-authentication'], verbs: ['get', 'list', 'watch'] }] });
+  await c.kubectl.ok(['apply', '--dry-run=server', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: docs }));
+  expect(docs.map((d) => d.kind)).toEqual(expect.arrayContaining(['Deployment', 'Service', 'APIService', 'ConfigMap', 'ClusterRole', 'ClusterRoleBinding', 'ServiceAccount']));
+});
