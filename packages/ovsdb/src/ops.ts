@@ -1,7 +1,7 @@
 // Typed builders for every transact operation, their schema-checked encoding, and typed results.
 import { SchemaError, TransactionError } from './errors';
 import { columnOf, tableOf, type ColumnType, type DatabaseSchema } from './schema';
-import { NamedUuid, decodeDatum, encodeDatum, type Datum } from './values';
+import { decodeDatum, encodeDatum, type Datum } from './values';
 
 /** Condition functions (RFC 7047 5.1). */
 export type ConditionFunction = '==' | '!=' | '<' | '<=' | '>' | '>=' | 'includes' | 'excludes';
@@ -379,12 +379,4 @@ export function decodeTransactResult(schema: DatabaseSchema, operations: readonl
     };
   }
   return { ok: true, results: results as OperationResult[], uuids };
-}
-
-/** True when a NamedUuid anywhere in a value (used to sanity-check uuid-name references). */
-export function referencesNamedUuid(v: unknown): boolean {
-  if (v instanceof NamedUuid) return true;
-  if (Array.isArray(v)) return v.some(referencesNamedUuid);
-  if (v instanceof Map) return [...v.values()].some(referencesNamedUuid) || [...v.keys()].some(referencesNamedUuid);
-  return false;
 }
