@@ -13,7 +13,8 @@ export {
   CookieCategory, makeCookie, parseCookie, cookieMaskForRound, nextRound, isStaleRound, flowsOfPreviousRounds,
   ROUND_MASK, CATEGORY_MASK, OBJECT_ID_MASK,
 } from './cookie';
-export { diffFlows, applyDiff, flowKey, canonical, indexFlows, type FlowDiff, type DiffOptions } from './diff';
+export { diffFlows, applyDiff, flowKey, matchKey, canonical, indexFlows, type FlowDiff, type DiffOptions } from './diff';
+export { FlowIndex, flowHash, matchHash, sameIdentity, sameValue } from './identity';
 export { formatFlow, formatActions, formatGroup, parseNamedFlow, type FormatOptions, type Group, type TableNamer } from './format';
 export type * from './state';
 export { portRangeToMasks, type PortMask } from './features/ports';

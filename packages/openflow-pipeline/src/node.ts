@@ -8,7 +8,7 @@ import { networkPolicyFlows, networkPolicyTables, policyRuleKeys, assignConjunct
 import { serviceBaseFlows, serviceHairpinPodFlows, servicePortFlows, serviceTables } from './features/service';
 import { externalNodeFlows, externalNodeTables, fqdnFlows, multiclusterFlows } from './features/extras';
 import { formatFlow, type Group } from './format';
-import { flowKey } from './diff';
+import { FlowIndex, flowHash } from './identity';
 
 /** Result of {@link computeNodeFlows}. */
 export interface NodeFlows {
@@ -83,12 +83,12 @@ export function computeNodeFlows(state: NodeState, opts: ComputeOptions = {}): N
 
 /** Later duplicates of one identity are dropped (features may emit the same flow twice). */
 function dedupeFlows(flows: Flow[]): Flow[] {
-  const m = new Map<string, Flow>();
+  const index = new FlowIndex();
   for (const f of flows) {
-    const k = flowKey(f);
-    if (!m.has(k)) m.set(k, f);
+    const h = flowHash(f);
+    if (index.find(f, h) < 0) index.insert(f, h);
   }
-  return [...m.values()];
+  return index.flows;
 }
 
 /** Renders flows with table names, as `antctl get ovsflows` / `yardctl get ovsflows`. */

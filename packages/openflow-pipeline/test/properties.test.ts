@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import type { Flow } from '@switchyard/openflow/codec';
 import {
   applyDiff, assignConjunctionIds, computeNodeFlows, diffFlows, flowKey, policyRuleKeys, portRangeToMasks,
-  makeCookie, parseCookie, flowsOfPreviousRounds, CookieCategory, type NodeState, type NetworkPolicyRule,
+  makeCookie, parseCookie, flowsOfPreviousRounds, CookieCategory, aggregateV4, flowHash, sameIdentity, type NodeState, type NetworkPolicyRule,
 } from '../src/index';
 
 const pods = [1, 2, 3, 4].map((i) => ({ name: `p${i}`, namespace: 'ns', ofport: 10 + i, ips: [`10.10.0.${10 + i}`], mac: `02:00:00:00:00:0${i}` }));
@@ -118,5 +118,40 @@ describe('port ranges and cookies', () => {
     expect(makeCookie(1, CookieCategory.PodConnectivity)).toBe(0x1010000000000n);
     const stale = flowsOfPreviousRounds([{ cookie: makeCookie(1, 1) }, { cookie: makeCookie(2, 1) }], 2);
     expect(stale).toHaveLength(1);
+  });
+});
+
+describe('address aggregation and flow identity', () => {
+  const addrSet = (cidrs: string[]): Set<number> => {
+    const out = new Set<number>();
+    for (const c of cidrs) {
+      const [a, l] = c.split('/');
+      const base = a!.split('.').reduce((x, o) => x * 256 + Number(o), 0);
+      for (let i = 0; i < 2 ** (32 - Number(l ?? 32)); i++) out.add(base + i);
+    }
+    return out;
+  };
+  const item = fc.tuple(fc.integer({ min: 0, max: 255 }), fc.constantFrom(32, 32, 32, 31, 30, 28)).map(([o, len]) => {
+    const base = o - (o % 2 ** (32 - len));
+    return len === 32 ? `10.1.2.${o}` : `10.1.2.${base}/${len}`;
+  });
+
+  it('aggregateV4 covers exactly the input addresses with disjoint CIDRs, never more than the input', () => {
+    fc.assert(fc.property(fc.array(item, { maxLength: 60 }), (items) => {
+      const out = aggregateV4(items);
+      expect([...addrSet(out)].sort()).toEqual([...addrSet(items)].sort());
+      expect(out.reduce((n, c) => n + 2 ** (32 - Number(c.split('/')[1] ?? 32)), 0)).toBe(addrSet(items).size);
+      expect(out.length).toBeLessThanOrEqual(new Set(items).size);
+    }));
+  });
+
+  it('flow identity ignores the order fields were written in, and diff agrees', () => {
+    const a: Flow = { table: 3, priority: 200, match: { ethType: 0x800, ipv4Src: '10.0.0.1', reg1: 5 }, actions: [] };
+    const b: Flow = { table: 3, priority: 200, match: { reg1: 5, ipv4Src: '10.0.0.1', ethType: 0x800 }, actions: [] };
+    expect(flowHash(a)).toBe(flowHash(b));
+    expect(sameIdentity(a, b)).toBe(true);
+    expect(sameIdentity(a, { ...b, match: { ...b.match, reg1: 6 } })).toBe(false);
+    expect(diffFlows([a], [b])).toEqual({ add: [], modify: [], delete: [] });
+    expect(() => diffFlows([a, b], [])).toThrow(expect.objectContaining({ code: 'DUPLICATE_FLOW' }));
   });
 });

@@ -7,7 +7,8 @@
 import type { Action, Flow, Match } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from '../cookie';
 import { PipelineError } from '../errors';
-import { canonical } from '../diff';
+import { matchKey } from '../diff';
+import { FlowIndex } from '../identity';
 import type { Group } from '../format';
 import {
   APConjIDField, APDenyRegMark, APDispositionField, CONTROLLER_ID, CT_ZONE, DISPOSITION_ALLOW, DISPOSITION_DROP,
@@ -19,7 +20,7 @@ import {
 } from '../fields';
 import type { Pipeline, TableName } from '../tables';
 import type { GroupMember, LocalPod, NetworkPolicy, NetworkPolicyPeer, NetworkPolicyRule, NodeConfig, PolicyService as Service } from '../state';
-import { aggregateV4, ipBlockCidrs } from './addresses';
+import { aggregateRanges, codeLen, formatCidrCode, ipBlockCidrs, Ranges } from './addresses';
 import { IP, flow, goto, ipv4Net, resubmit } from './common';
 import { portRangeToMasks } from './ports';
 
@@ -110,8 +111,22 @@ interface Ctx {
   groups: Map<string, GroupMember[]>;
   podsByName: Map<string, LocalPod>;
   podsByIp: Map<string, LocalPod>;
-  /** Shared conjunctive match flows by (table, priority, match). */
-  shared: Map<string, { flow: Flow; conj: Map<string, Action> }>;
+  /**
+   * Shared conjunctive match flows by (table, priority, kind) then by a cheap key: a CIDR code for
+   * address matches, the match key otherwise. Creation order is kept in `sharedOrder`.
+   */
+  shared: Map<string, Map<number | string, SharedFlow>>;
+  sharedOrder: SharedFlow[];
+  /** Number of clauses of each conj id. */
+  nClauses: Map<number, number>;
+  /** (shared flow slot, conjunction code) pairs of all shared flows (see SharedFlow). */
+  pairs: { slot: number[]; code: number[] };
+  /** Scratch buffer for a peer's address ranges. */
+  ranges: Ranges;
+  /** Conjunction action objects by `id * 4 + clause`. */
+  conjActions: Map<number, Action>;
+  /** Aggregated CIDR codes of a peer, by its address-group/ipBlock/FQDN signature. */
+  peerCache: Map<string, number[]>;
   out: Flow[];
   loggingGroups: Map<number, number>;
   controllerId: number;
@@ -216,40 +231,121 @@ function serviceMatches(s: Service, port: number | undefined): Match[] {
   return out;
 }
 
-function peerAddresses(ctx: Ctx, peer: NetworkPolicyPeer): string[] {
-  const items: string[] = [];
-  for (const g of peer.addressGroups) for (const m of ctx.groups.get(`a/${g}`) ?? []) items.push(...m.ips);
-  for (const b of peer.ipBlocks) items.push(...ipBlockCidrs(b));
-  for (const f of peer.fqdns ?? []) items.push(...(ctx.fqdn[f] ?? []));
-  return aggregateV4(items);
+/**
+ * A conjunctive match flow. The (conj id, clause) pairs it carries, coded `id * 4 + clause`, are
+ * appended to `ctx.pairs` with the flow's slot (two flat arrays for all flows instead of an array
+ * each) and grouped per flow by a counting sort at the end.
+ */
+interface SharedFlow {
+  flow: Flow;
+  slot: number;
+}
+
+function pushConj(ctx: Ctx, e: SharedFlow, code: number): void {
+  ctx.pairs.slot.push(e.slot);
+  ctx.pairs.code.push(code);
+}
+
+/** The peer's addresses as the fewest CIDR codes; computed once per distinct peer. */
+function peerAddresses(ctx: Ctx, peer: NetworkPolicyPeer): number[] {
+  const sig = `${peer.addressGroups.join('\0')}|${peer.ipBlocks.map((b) => `${b.cidr}-${b.except.join('-')}`).join('\0')}|${(peer.fqdns ?? []).join('\0')}`;
+  const hit = ctx.peerCache.get(sig);
+  if (hit) return hit;
+  const r = ctx.ranges.reset();
+  for (const g of peer.addressGroups) for (const m of ctx.groups.get(`a/${g}`) ?? []) r.addAll(m.ips);
+  for (const b of peer.ipBlocks) r.addAll(ipBlockCidrs(b));
+  for (const f of peer.fqdns ?? []) r.addAll(ctx.fqdn[f] ?? []);
+  const codes = aggregateRanges(r);
+  ctx.peerCache.set(sig, codes);
+  return codes;
 }
 
 const isEmptyPeer = (peer: NetworkPolicyPeer): boolean =>
   peer.addressGroups.length === 0 && peer.ipBlocks.length === 0 && !(peer.fqdns?.length) && !(peer.toServices?.length) && !(peer.labelIdentities?.length);
 
-function addrMatch(cidr: string, dir: 'src' | 'dst'): Match {
-  if (cidr.endsWith('/0')) return { ...IP };
-  return dir === 'src' ? { ...IP, ipv4Src: ipv4Net(cidr) } : { ...IP, ipv4Dst: ipv4Net(cidr) };
+function sharedBucket(ctx: Ctx, table: number, priority: number, kind: 'src' | 'dst' | 'm'): Map<number | string, SharedFlow> {
+  const k = `${table}/${priority}/${kind}`;
+  let b = ctx.shared.get(k);
+  if (!b) {
+    b = new Map();
+    ctx.shared.set(k, b);
+  }
+  return b;
 }
 
-function addShared(ctx: Ctx, table: number, priority: number, match: Match, id: number, clause: number, n: number): void {
-  const key = `${table}/${priority}/${matchKey(match)}`;
-  let e = ctx.shared.get(key);
+/** Adds (id, clause) to the shared flow of a match; `key` identifies the match within its bucket. */
+function addSharedKeyed(ctx: Ctx, bucket: Map<number | string, SharedFlow>, key: number | string, make: () => Flow, id: number, clause: number): void {
+  let e = bucket.get(key);
   if (!e) {
-    e = { flow: flow(table, priority, match, [], ctx.cookie), conj: new Map() };
-    ctx.shared.set(key, e);
+    e = { flow: make(), slot: ctx.sharedOrder.length };
+    bucket.set(key, e);
+    ctx.sharedOrder.push(e);
   }
-  e.conj.set(`${id}/${clause}`, { type: 'conjunction', id, clause, nClauses: n });
+  pushConj(ctx, e, id * 4 + clause);
 }
 
-/** A cheap, canonical key for the few match shapes policy flows use. */
-function matchKey(m: Match): string {
-  let s = '';
-  for (const k of Object.keys(m).sort()) {
-    const v = (m as Record<string, unknown>)[k];
-    s += `${k}=${k === 'ctState' ? canonical(v) : typeof v === 'object' && v !== null ? `${(v as { value: unknown }).value}/${(v as { mask: unknown }).mask}` : String(v)};`;
+function addShared(ctx: Ctx, table: number, priority: number, match: Match, id: number, clause: number): void {
+  addSharedKeyed(ctx, sharedBucket(ctx, table, priority, 'm'), matchKey(match), () => flow(table, priority, match, [], ctx.cookie), id, clause);
+}
+
+/** Adds (id, clause) to the address match flows of CIDR codes (a /0 is the plain `ip` match). */
+function addSharedAddrs(ctx: Ctx, table: number, priority: number, codes: readonly number[], dir: 'src' | 'dst', id: number, clause: number): void {
+  const bucket = sharedBucket(ctx, table, priority, dir);
+  const conj = id * 4 + clause;
+  // Hot loop (one pass per peer address of every rule): no closures, no strings unless the flow is new.
+  for (const code of codes) {
+    if (codeLen(code) === 0) {
+      addShared(ctx, table, priority, { ...IP }, id, clause);
+      continue;
+    }
+    let e = bucket.get(code);
+    if (!e) {
+      const net = ipv4Net(formatCidrCode(code));
+      e = { flow: flow(table, priority, dir === 'src' ? { ...IP, ipv4Src: net } : { ...IP, ipv4Dst: net }, [], ctx.cookie), slot: ctx.sharedOrder.length };
+      bucket.set(code, e);
+      ctx.sharedOrder.push(e);
+    }
+    pushConj(ctx, e, conj);
   }
-  return s;
+}
+
+/**
+ * The conjunction actions of a shared flow: sorted by (id, clause), duplicates dropped. One
+ * action object per (id, clause) is shared by every flow carrying it (a rule with 100 peer
+ * addresses would otherwise allocate 100 identical objects); actions are never mutated.
+ */
+function conjActions(ctx: Ctx, codes: Float64Array): Action[] {
+  let sorted = true;
+  for (let i = 1; i < codes.length && sorted; i++) sorted = codes[i - 1]! <= codes[i]!;
+  // Rules are usually visited in conj-id order, so most lists are already sorted.
+  if (!sorted) codes.sort();
+  const out: Action[] = [];
+  let prev = -1;
+  for (const c of codes) {
+    if (c === prev) continue;
+    prev = c;
+    let a = ctx.conjActions.get(c);
+    if (!a) {
+      const id = Math.floor(c / 4);
+      a = { type: 'conjunction', id, clause: c % 4, nClauses: ctx.nClauses.get(id)! };
+      ctx.conjActions.set(c, a);
+    }
+    out.push(a);
+  }
+  return out;
+}
+
+/** Sets every shared flow's conjunction actions: pairs grouped per flow by a counting sort. */
+function materializeShared(ctx: Ctx): void {
+  const nFlows = ctx.sharedOrder.length;
+  const { slot, code } = ctx.pairs;
+  const start = new Uint32Array(nFlows + 1);
+  for (let i = 0; i < slot.length; i++) start[slot[i]! + 1]!++;
+  for (let f = 0; f < nFlows; f++) start[f + 1]! += start[f]!;
+  const fill = start.slice(0, nFlows);
+  const grouped = new Float64Array(code.length);
+  for (let i = 0; i < slot.length; i++) grouped[fill[slot[i]!]!++] = code[i]!;
+  for (let f = 0; f < nFlows; f++) ctx.sharedOrder[f]!.flow.actions = conjActions(ctx, grouped.subarray(start[f]!, start[f + 1]!));
 }
 
 function loggingGroup(ctx: Ctx, nextTable: number): number {
@@ -267,7 +363,7 @@ export function networkPolicyFlows(p: Pipeline, cfg: NodeConfig, input: NetworkP
   const podsByName = new Map(input.pods.map((x) => [`${x.namespace}/${x.name}`, x]));
   const ctx: Ctx = {
     p, cfg, cookie: makeCookie(cfg.round, CookieCategory.NetworkPolicy), groups: idx.groups, podsByName, podsByIp: idx.podsByIp,
-    shared: new Map(), out: [], loggingGroups: new Map(), controllerId: input.controllerId ?? CONTROLLER_ID, fqdn: input.fqdnAddresses ?? {},
+    shared: new Map(), sharedOrder: [], nClauses: new Map(), peerCache: new Map(), conjActions: new Map(), pairs: { slot: [], code: [] }, ranges: new Ranges(), out: [], loggingGroups: new Map(), controllerId: input.controllerId ?? CONTROLLER_ID, fqdn: input.fqdnAddresses ?? {},
   };
   const groupBase = input.groupIdBase ?? 1;
   const antrea = cfg.enableAntreaPolicy ?? false;
@@ -350,21 +446,22 @@ export function networkPolicyFlows(p: Pipeline, cfg: NodeConfig, input: NetworkP
       for (const v of variants) {
         const id = idOf(v.key);
         const nClauses = v.services.length ? 3 : 2;
+        ctx.nClauses.set(id, nClauses);
         const peerCidrs = peerAddresses(ctx, peer);
         // Clause 1 (from) and 2 (to): the peer side uses addresses, the applied-to side local ports/IPs.
         const local = v.members.flatMap((m) => m.ips.map((ip) => ctx.podsByIp.get(ip)).filter((x): x is LocalPod => x !== undefined));
         const localPods = [...new Map(local.map((x) => [x.ofport, x])).values()];
         if (!localPods.length) continue;
         if (ingress) {
-          for (const cidr of peerCidrs) addShared(ctx, table, matchPrio, addrMatch(cidr, 'src'), id, 1, nClauses);
+          addSharedAddrs(ctx, table, matchPrio, peerCidrs, 'src', id, 1);
           // Stretched policies: peers in other clusters carry their label identity in tun_id.
-          for (const label of peer.labelIdentities ?? []) addShared(ctx, table, matchPrio, { tunId: BigInt(label) }, id, 1, nClauses);
-          for (const pod of localPods) addShared(ctx, table, matchPrio, matchField(TargetOFPortField, pod.ofport), id, 2, nClauses);
+          for (const label of peer.labelIdentities ?? []) addShared(ctx, table, matchPrio, { tunId: BigInt(label) }, id, 1);
+          for (const pod of localPods) addShared(ctx, table, matchPrio, matchField(TargetOFPortField, pod.ofport), id, 2);
         } else {
-          for (const pod of localPods) for (const ip of pod.ips) addShared(ctx, table, matchPrio, addrMatch(ip, 'src'), id, 1, nClauses);
-          for (const cidr of peerCidrs) addShared(ctx, table, matchPrio, addrMatch(cidr, 'dst'), id, 2, nClauses);
+          for (const pod of localPods) addSharedAddrs(ctx, table, matchPrio, aggregateRanges(ctx.ranges.reset().addAll(pod.ips)), 'src', id, 1);
+          addSharedAddrs(ctx, table, matchPrio, peerCidrs, 'dst', id, 2);
         }
-        for (const { s, port } of v.services) for (const m of serviceMatches(s, port)) addShared(ctx, table, matchPrio, m, id, 3, nClauses);
+        for (const { s, port } of v.services) for (const m of serviceMatches(s, port)) addShared(ctx, table, matchPrio, m, id, 3);
         actionFlows(ctx, table, actionPrio, id, r, native, ingress, groupBase);
       }
     });
@@ -379,23 +476,19 @@ export function networkPolicyFlows(p: Pipeline, cfg: NodeConfig, input: NetworkP
     }
   }
 
-  // Materialize shared match flows with their conjunction actions sorted (deterministic output).
-  for (const e of ctx.shared.values()) {
-    const acts = [...e.conj.values()] as Extract<Action, { type: 'conjunction' }>[];
-    acts.sort((a, b) => a.id - b.id || a.clause - b.clause);
-    e.flow.actions = acts;
-    ctx.out.push(e.flow);
-  }
   // Dedupe identical flows (a K8s default drop can come from two policies on the same pod).
-  const seen = new Map<string, Flow>();
-  for (const f of ctx.out) seen.set(`${f.table}/${f.priority}/${matchKey(f.match)}`, f);
+  const seen = new FlowIndex();
+  for (const f of ctx.out) seen.put(f);
+  // Materialize shared match flows with their conjunction actions sorted (deterministic output).
+  materializeShared(ctx);
+  for (const e of ctx.sharedOrder) seen.put(e.flow);
 
   const groups: Group[] = [...ctx.loggingGroups].map(([nextTable, i]) => ({
     groupId: groupBase + i,
     groupType: 'all' as const,
     buckets: [{ actions: [resubmit(nextTable)] }, { actions: [...loadMarks(OutputToControllerRegMark), resubmit(p.id('Output'))] }],
   }));
-  return { flows: [...seen.values()], groups, conjIds };
+  return { flows: seen.flows, groups, conjIds };
 }
 
 function actionFlows(ctx: Ctx, table: number, prio: number, id: number, r: NetworkPolicyRule, native: boolean, ingress: boolean, groupBase: number): void {
