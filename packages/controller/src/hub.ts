@@ -143,7 +143,9 @@ export class ControlplaneHub {
     this.stats.applyNanos += process.hrtime.bigint() - t0;
     this.stats.clusterEvents++;
     if (delta.rejected) this.stats.rejectedObjects++;
-    if (delta.nodes.size > 0) {
+    // Before the first sync no agent is served and no history is kept: only the engine's state matters.
+    if (delta.nodes.size > 0 && !this.syncedFlag) this.seq++;
+    else if (delta.nodes.size > 0) {
       const seq = ++this.seq;
       const rv = `${this.epoch}.${seq}`;
       for (const [nodeName, d] of delta.nodes) {
@@ -152,10 +154,8 @@ export class ControlplaneHub {
         for (const e of events) e.resourceVersion = rv;
         this.stats.nodeEvents += events.length;
         const n = this.node(nodeName);
-        if (this.syncedFlag) {
-          for (const e of events) n.history.push({ seq, event: e });
-          this.trim(n);
-        } else n.truncatedAt = seq;
+        for (const e of events) n.history.push({ seq, event: e });
+        this.trim(n);
         for (const w of n.watchers) {
           const mine = events.filter((e) => w.resources.has(resourceOf(e) as ControlplaneResource));
           if (mine.length > 0) w.send(mine);

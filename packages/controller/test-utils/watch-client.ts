@@ -38,7 +38,7 @@ export class ControlplaneWatchClient {
   /** Called for every event after it is applied. */
   onEvent: ((e: controlplane.WatchEvent) => void) | undefined;
 
-  constructor(private readonly o: WatchClientOptions) {}
+  constructor(readonly o: WatchClientOptions) {}
 
   /** Open the stream (resuming when a resourceVersion is known). Resolves with the HTTP status. */
   connect(): Promise<{ status: number; body?: string }> {
