@@ -1,5 +1,5 @@
 // Stream transports to an OVSDB server: unix socket, TCP, TLS with a client certificate.
-import { connect as netConnect, type Socket } from 'node:net';
+import { connect as netConnect, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import type { Duplex } from 'node:stream';
 import { OvsdbError } from './errors';
@@ -72,7 +72,10 @@ export function openStream(endpoint: Endpoint, timeoutMs = 10_000): Promise<Dupl
     else if (endpoint.kind === 'tcp') sock = netConnect({ host: endpoint.host, port: endpoint.port });
     else {
       const t = endpoint.tls ?? {};
-      const opts: ConnectionOptions = { host: endpoint.host, port: endpoint.port, servername: t.servername ?? endpoint.host };
+      const opts: ConnectionOptions = { host: endpoint.host, port: endpoint.port };
+      // SNI must not carry an IP address; the certificate's IP SAN is still checked against the host.
+      const servername = t.servername ?? (isIP(endpoint.host) ? undefined : endpoint.host);
+      if (servername !== undefined) opts.servername = servername;
       if (t.key !== undefined) opts.key = t.key;
       if (t.cert !== undefined) opts.cert = t.cert;
       if (t.ca !== undefined) opts.ca = t.ca;
