@@ -45,7 +45,8 @@ beforeAll(async () => {
       execFile(
         join(root, 'node_modules/.bin/eslint'),
         ['-c', join(root, 'eslint.config.mjs'), '--format', 'json', 'packages'],
-        { cwd: scratch, maxBuffer: 64 * 1024 * 1024 },
+        // Without NX_TASK_TARGET_PROJECT: the nx tag rule needs a project graph the scratch dir lacks.
+        { cwd: scratch, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, NX_TASK_TARGET_PROJECT: '' } },
         (_err, out) => resolve(out), // eslint exits 1 when it finds problems: that is the point
       );
     });
