@@ -21,7 +21,7 @@ import type {
 import { compileAdminPolicy, compileAntreaPolicy, compileK8sNetworkPolicy, type CompileContext, type CompiledPolicy } from './compile';
 import { PolicyCompilerError, type PolicyValidationError } from './errors';
 import { leafMatches, namespaceLabels, type GroupDef, type Leaf, type MemberFacts } from './leaf';
-import { indexKeysOf } from './selector';
+import { indexKeysOf, matchesNormalized } from './selector';
 import type { ClusterEvent, ClusterObject, NodeDelta, ObjectKind, PolicyDelta, PolicySnapshot, RejectedObject } from './types';
 import { STATIC_TIERS, validateAdminPolicy, validateAntreaPolicy, validateGroup, validateK8sNetworkPolicy, validateTier, type ValidationContext } from './validate';
 
@@ -80,16 +80,52 @@ interface PolicyState {
   span: Map<string, number>;
 }
 
+/**
+ * What a group looked like when the current event first touched it. Spans are copied lazily,
+ * right before their first change, so touching a group costs O(1) however wide its span is.
+ */
 interface TxGroup {
+  g: GroupState;
   wasAddr: boolean;
   wasApplied: boolean;
-  preAddrSpan: Set<string>;
-  preAppliedSpan: Set<string>;
+  /** Address-group span nodes whose presence changed, with their presence before the event. */
+  addrChanges: SpanChanges;
+  /** Same for the applied-to span (nodes with members). */
+  appliedChanges: SpanChanges;
+  /** Members as they were before the event (null: absent); recorded only for groups nodes already had. */
   preMembers: Map<MemberKey, { m: controlplane.GroupMember; node: string } | null>;
 }
 interface TxPolicy {
-  preSpan: Set<string>;
+  /** The policy's state object at the start of the event (undefined: it did not exist). */
+  state: PolicyState | undefined;
   pre: controlplane.NetworkPolicy | undefined;
+  spanChanges: SpanChanges;
+}
+
+/**
+ * Nodes whose presence in a span changed during an event, mapped to their presence before it
+ * (set on the first change only). Recording changes instead of copying spans keeps touching a
+ * group or policy O(1) however many nodes it spans.
+ */
+type SpanChanges = Map<string, boolean>;
+
+function noteSpan(changes: SpanChanges, node: string, presentBefore: boolean): void {
+  if (!changes.has(node)) changes.set(node, presentBefore);
+}
+
+/** The span before the event, from the current span and the recorded changes. */
+function preSpan(current: ReadonlyMap<string, unknown>, changes: SpanChanges): string[] {
+  const out: string[] = [];
+  for (const n of current.keys()) if (changes.get(n) ?? true) out.push(n);
+  for (const [n, before] of changes) if (before && !current.has(n)) out.push(n);
+  return out;
+}
+
+/** Derived facts of a member, cached per member key until the member or its Namespace changes. */
+interface MemberInfo {
+  facts: MemberFacts;
+  member: controlplane.GroupMember;
+  node: string;
 }
 
 function podIps(pod: Pod): string[] {
@@ -97,12 +133,72 @@ function podIps(pod: Pod): string[] {
 }
 
 function emptyNodeDelta(): NodeDelta {
-  const k = () => ({ added: [], updated: [], patched: [], deleted: [] });
-  return { networkPolicies: k(), addressGroups: k(), appliedToGroups: k() };
+  return {
+    networkPolicies: { added: [], updated: [], patched: [], deleted: [] },
+    addressGroups: { added: [], updated: [], patched: [], deleted: [] },
+    appliedToGroups: { added: [], updated: [], patched: [], deleted: [] },
+  };
 }
 
-function sameMember(a: controlplane.GroupMember, b: controlplane.GroupMember): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+/** Structural equality of plain JSON-like data (no cycles), without building strings. */
+export function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  if (ka.length !== Object.keys(b).length) return false;
+  for (const k of ka) {
+    if (!Object.prototype.hasOwnProperty.call(b, k)) return false;
+    if (!deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+const sameMember = (a: controlplane.GroupMember, b: controlplane.GroupMember): boolean => deepEqual(a, b);
+
+/** Same labels (order-insensitive); absent and empty are the same. */
+function sameLabels(a: Readonly<Record<string, string>> | undefined, b: Readonly<Record<string, string>> | undefined): boolean {
+  const ka = a ? Object.keys(a) : [];
+  const kb = b ? Object.keys(b) : [];
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) if ((a as Record<string, string>)[k] !== b?.[k]) return false;
+  return true;
+}
+
+function addToIndex(index: Map<string, Set<string>>, key: string, value: string): void {
+  let s = index.get(key);
+  if (!s) index.set(key, (s = new Set()));
+  s.add(value);
+}
+function removeFromIndex(index: Map<string, Set<string>>, key: string, value: string): void {
+  const s = index.get(key);
+  if (!s) return;
+  s.delete(value);
+  if (s.size === 0) index.delete(key);
+}
+
+/** Order of a bulk {@link PolicyEngine.load}: what policies reference comes before them. */
+function loadRank(kind: ObjectKind): number {
+  if (kind === 'Tier') return 0;
+  if (kind === 'ClusterGroup' || kind === 'Group') return 1;
+  if (kind === 'Namespace' || kind === 'Node') return 2;
+  return POLICY_KINDS.has(kind) ? 4 : 3;
+}
+
+/** Same inputs to compilation: uid, name, namespace, generation and spec. */
+function samePolicyInput(a: ClusterObject, b: ClusterObject): boolean {
+  return (
+    a.metadata.uid === b.metadata.uid &&
+    a.metadata.name === b.metadata.name &&
+    a.metadata.namespace === b.metadata.namespace &&
+    a.metadata.generation === b.metadata.generation &&
+    deepEqual((a as { spec?: unknown }).spec, (b as { spec?: unknown }).spec)
+  );
 }
 
 const byName = <T extends { name: string }>(a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -143,6 +239,14 @@ export class PolicyEngine {
   // Indexes.
   private readonly podsByNs = new Map<string, Set<string>>();
   private readonly podsByLabel = new Map<string, Set<string>>();
+  /** `ns|key=value` -> pod keys: candidates of namespaced selectors without scanning the Namespace. */
+  private readonly podsByNsLabel = new Map<string, Set<string>>();
+  private readonly infoCache = new Map<MemberKey, MemberInfo | null>();
+  private readonly nsLabelCache = new Map<string, Record<string, string>>();
+  /** Per-group memo for queries (see {@link PolicyEngine.groupMemo}); dropped when the group is touched. */
+  private readonly memo = new Map<string, Map<string, unknown>>();
+  /** True during {@link PolicyEngine.load}: no per-event transaction is recorded. */
+  private bulk = false;
   private readonly eesByNs = new Map<string, Set<string>>();
   private readonly groupIndex = new Map<string, Set<string>>();
   private readonly deps = new Map<string, Set<string>>();
@@ -190,6 +294,60 @@ export class PolicyEngine {
     }
     const nodes = this.buildDelta();
     return rejected ? { nodes, rejected } : { nodes };
+  }
+
+  /**
+   * Bulk initial sync (or resync): adds or replaces every object in one pass, in dependency order
+   * (tiers, groups, Namespaces and Nodes, other objects, then policies), and compiles each policy
+   * and group once, without building per-event deltas. Returns the objects refused by validation.
+   *
+   * No delta is returned: serve each node its {@link PolicyEngine.snapshot} afterwards (agents
+   * start with a full list anyway). Use {@link PolicyEngine.apply} for events after that.
+   */
+  load(objects: Iterable<ClusterObject>): RejectedObject[] {
+    const list: { kind: ObjectKind; key: string; obj: ClusterObject; rank: number }[] = [];
+    for (const obj of objects) {
+      if (!obj || typeof obj !== 'object') throw new PolicyCompilerError('INVALID_EVENT', 'object', obj, 'load() takes input objects');
+      const kind = kindOf(obj);
+      list.push({ kind, key: objectKey(kind, obj), obj, rank: loadRank(kind) });
+    }
+    list.sort((a, b) => a.rank - b.rank);
+    const rejected: RejectedObject[] = [];
+    this.bulk = true;
+    try {
+      for (const { kind, key, obj } of list) {
+        const errors = this.validate(kind, obj);
+        if (errors.length > 0) {
+          const r: RejectedObject = { kind, namespace: CLUSTER_SCOPED.has(kind) ? '' : (obj.metadata.namespace ?? 'default'), name: obj.metadata.name ?? '', errors };
+          this.rejectedObjects.set(key, r);
+          rejected.push(r);
+          this.log?.warn({ kind, key, errors: errors.map((e) => e.message) }, 'object rejected');
+        } else {
+          this.rejectedObjects.delete(key);
+          this.upsert(kind, key, obj);
+        }
+      }
+    } finally {
+      this.bulk = false;
+      this.txGroups = new Map();
+      this.txPolicies = new Map();
+    }
+    this.log?.debug({ objects: list.length, rejected: rejected.length }, 'bulk load done');
+    return rejected;
+  }
+
+  /**
+   * Memo slot of a shared group for read-side queries (queryEndpoint): computed once and kept
+   * until the group or a policy using it changes.
+   * @internal
+   */
+  groupMemo<T>(group: string, slot: string, compute: () => T): T {
+    let m = this.memo.get(group);
+    if (!m) this.memo.set(group, (m = new Map()));
+    if (m.has(slot)) return m.get(slot) as T;
+    const v = compute();
+    m.set(slot, v);
+    return v;
   }
 
   /** Applies events in order, merging nothing: returns each delta. */
@@ -336,7 +494,10 @@ export class PolicyEngine {
         return this.resync('li:*');
       default:
         if (POLICY_KINDS.has(kind)) {
+          const prev = this.policyObjects.get(key);
           this.policyObjects.set(key, { kind, obj });
+          // A metadata-only update (labels, annotations, status) compiles to the same policy.
+          if (prev && this.policies.has(key) && samePolicyInput(prev.obj, obj)) return;
           return this.syncPolicy(key);
         }
         this.others.set(key, obj);
@@ -388,23 +549,38 @@ export class PolicyEngine {
     const ns = (pod ?? old)?.metadata.namespace ?? 'default';
     const name = (pod ?? old)?.metadata.name ?? '';
     const podKey = `${ns}/${name}`;
-    this.trackIps(`p:${podKey}`, old ? podIps(old) : [], pod && !pod.spec?.hostNetwork ? podIps(pod) : []);
-    if (old) {
-      this.podsByNs.get(ns)?.delete(podKey);
-      for (const [k, v] of Object.entries(old.metadata.labels ?? {})) this.podsByLabel.get(`${k}=${v}`)?.delete(podKey);
+    const mk = `p:${podKey}`;
+    this.trackIps(mk, old ? podIps(old) : [], pod && !pod.spec?.hostNetwork ? podIps(pod) : []);
+    const oldLabels = old?.metadata.labels;
+    const newLabels = pod?.metadata.labels;
+    const labelsSame = old !== undefined && pod !== undefined && sameLabels(oldLabels, newLabels);
+    if (old && !labelsSame) {
+      for (const [k, v] of Object.entries(oldLabels ?? {})) {
+        removeFromIndex(this.podsByLabel, `${k}=${v}`, podKey);
+        removeFromIndex(this.podsByNsLabel, `${ns}|${k}=${v}`, podKey);
+      }
     }
     if (pod) {
       this.pods.set(key, pod);
-      let s = this.podsByNs.get(ns);
-      if (!s) this.podsByNs.set(ns, (s = new Set()));
-      s.add(podKey);
-      for (const [k, v] of Object.entries(pod.metadata.labels ?? {})) {
-        const lk = `${k}=${v}`;
-        let ls = this.podsByLabel.get(lk);
-        if (!ls) this.podsByLabel.set(lk, (ls = new Set()));
-        ls.add(podKey);
+      addToIndex(this.podsByNs, ns, podKey);
+      if (!labelsSame) {
+        for (const [k, v] of Object.entries(newLabels ?? {})) {
+          addToIndex(this.podsByLabel, `${k}=${v}`, podKey);
+          addToIndex(this.podsByNsLabel, `${ns}|${k}=${v}`, podKey);
+        }
       }
-    } else this.pods.delete(key);
+    } else {
+      this.pods.delete(key);
+      removeFromIndex(this.podsByNs, ns, podKey);
+    }
+    const before = this.infoCache.get(mk);
+    this.infoCache.delete(mk);
+    if (labelsSame && before !== undefined) {
+      // Labels unchanged: group membership is decided by the same facts unless the service
+      // account or selectability changed; when the member object is equal too, nothing moves.
+      const after = this.memberInfo(mk);
+      if (before === null ? after === undefined : after !== undefined && after.node === before.node && after.facts.serviceAccount === before.facts.serviceAccount && sameMember(after.member, before.member)) return;
+    }
     // Candidate groups: selectors indexed under one of the old or new labels, the Namespace, or '*'.
     const cand = new Set<string>();
     const addIdx = (k: string): void => {
@@ -413,11 +589,10 @@ export class PolicyEngine {
     };
     addIdx('p:*');
     addIdx(`p:N:${ns}`);
-    for (const p of [old, pod]) if (p) for (const [k, v] of Object.entries(p.metadata.labels ?? {})) {
+    for (const labels of labelsSame ? [newLabels] : [oldLabels, newLabels]) for (const [k, v] of Object.entries(labels ?? {})) {
       addIdx(`p:L:${k}=${v}`);
       addIdx(`p:NL:${ns}|${k}=${v}`);
     }
-    const mk = `p:${podKey}`;
     for (const g of cand) this.evalMember(g, mk);
   }
 
@@ -428,13 +603,12 @@ export class PolicyEngine {
     this.trackIps(`e:${eeKey}`, (old?.spec.endpoints ?? []).map((e) => e.ip), (ee?.spec.endpoints ?? []).map((e) => e.ip));
     if (ee) {
       this.externalEntities.set(key, ee);
-      let s = this.eesByNs.get(ns);
-      if (!s) this.eesByNs.set(ns, (s = new Set()));
-      s.add(eeKey);
+      addToIndex(this.eesByNs, ns, eeKey);
     } else {
       this.externalEntities.delete(key);
-      this.eesByNs.get(ns)?.delete(eeKey);
+      removeFromIndex(this.eesByNs, ns, eeKey);
     }
+    this.infoCache.delete(`e:${eeKey}`);
     for (const g of [...(this.groupIndex.get('e:*') ?? [])]) this.evalMember(g, `e:${eeKey}`);
   }
 
@@ -444,6 +618,7 @@ export class PolicyEngine {
     this.trackIps(`n:${name}`, nodeIps(this.nodes.get(key)), nodeIps(node));
     if (node) this.nodes.set(key, node);
     else this.nodes.delete(key);
+    this.infoCache.delete(`n:${name}`);
     for (const g of [...(this.groupIndex.get('n:*') ?? [])]) this.evalMember(g, `n:${name}`);
   }
 
@@ -457,8 +632,9 @@ export class PolicyEngine {
     const old = this.namespaces.get(key);
     if (ns) this.namespaces.set(key, ns);
     else this.namespaces.delete(key);
-    const labelsChanged = !old || !ns || JSON.stringify(old.metadata.labels ?? {}) !== JSON.stringify(ns.metadata.labels ?? {});
+    const labelsChanged = !old || !ns || !sameLabels(old.metadata.labels, ns.metadata.labels);
     if (!labelsChanged) return;
+    this.nsLabelCache.delete(name);
     const cand = new Set<string>();
     const addIdx = (k: string): void => {
       const s = this.groupIndex.get(k);
@@ -467,6 +643,8 @@ export class PolicyEngine {
     addIdx('s:*');
     for (const n of [old, ns]) if (n) for (const [k, v] of Object.entries(namespaceLabels(name, n.metadata.labels))) addIdx(`s:L:${k}=${v}`);
     const members = [...(this.podsByNs.get(name) ?? [])].map((p) => `p:${p}`).concat([...(this.eesByNs.get(name) ?? [])].map((e) => `e:${e}`));
+    // Their cached facts carry the Namespace's labels.
+    for (const m of members) this.infoCache.delete(m);
     for (const g of cand) for (const m of members) this.evalMember(g, m);
     this.resync('ns:*');
   }
@@ -475,11 +653,21 @@ export class PolicyEngine {
   // Members
 
   private nsLabelsOf(ns: string): Record<string, string> {
-    return namespaceLabels(ns, this.namespaces.get(`Namespace/${ns}`)?.metadata.labels);
+    let l = this.nsLabelCache.get(ns);
+    if (!l) this.nsLabelCache.set(ns, (l = namespaceLabels(ns, this.namespaces.get(`Namespace/${ns}`)?.metadata.labels)));
+    return l;
   }
 
-  /** Facts, group member and node of a member key; undefined when it does not exist or is not selectable. */
-  private memberInfo(mk: MemberKey): { facts: MemberFacts; member: controlplane.GroupMember; node: string } | undefined {
+  /** Facts, group member and node of a member key (cached); undefined when it does not exist or is not selectable. */
+  private memberInfo(mk: MemberKey): MemberInfo | undefined {
+    const c = this.infoCache.get(mk);
+    if (c !== undefined) return c ?? undefined;
+    const info = this.computeMemberInfo(mk);
+    this.infoCache.set(mk, info ?? null);
+    return info;
+  }
+
+  private computeMemberInfo(mk: MemberKey): MemberInfo | undefined {
     const kind = mk[0];
     const rest = mk.slice(2);
     if (kind === 'p') {
@@ -520,28 +708,40 @@ export class PolicyEngine {
     else this.deleteMember(g, mk);
   }
 
-  private touchGroup(g: GroupState): TxGroup {
+  /** Starts recording a group's pre-event state (no-op during a bulk load). */
+  private touchGroup(g: GroupState): TxGroup | undefined {
+    this.memo.delete(g.def.name);
+    if (this.bulk) return undefined;
     let t = this.txGroups.get(g.def.name);
     if (!t) {
-      t = {
-        wasAddr: g.addrUsers.size > 0,
-        wasApplied: g.appliedUsers.size > 0,
-        preAddrSpan: new Set(g.addrSpan.keys()),
-        preAppliedSpan: new Set(g.byNode.keys()),
-        preMembers: new Map(),
-      };
+      t = { g, wasAddr: g.addrUsers.size > 0, wasApplied: g.appliedUsers.size > 0, addrChanges: new Map(), appliedChanges: new Map(), preMembers: new Map() };
       this.txGroups.set(g.def.name, t);
+    } else if (t.g !== g) {
+      // Released and acquired again within this event: the pre-event record stays, state moves on.
+      t.g = g;
     }
     return t;
+  }
+
+  private recordMember(g: GroupState, mk: MemberKey, pre: { m: controlplane.GroupMember; node: string } | null): void {
+    const t = this.touchGroup(g);
+    // A group no node received before this event is sent whole: its member history is not needed.
+    if (t && (t.wasAddr || t.wasApplied) && !t.preMembers.has(mk)) t.preMembers.set(mk, pre);
   }
 
   private setMember(g: GroupState, mk: MemberKey, m: controlplane.GroupMember, node: string): void {
     const old = g.members.get(mk);
     const oldNode = g.memberNode.get(mk);
-    if (old && oldNode === node && sameMember(old, m)) return;
-    const t = this.touchGroup(g);
-    if (!t.preMembers.has(mk)) t.preMembers.set(mk, old ? { m: old, node: oldNode ?? '' } : null);
-    if (old) this.unlinkMember(g, mk, old, oldNode ?? '');
+    if (old && oldNode === node && (old === m || sameMember(old, m))) {
+      if (old !== m) {
+        // Equal but a fresh object: keep the shared one so later comparisons stay by reference.
+        g.members.set(mk, m);
+        g.byNode.get(node)?.set(mk, m);
+      }
+      return;
+    }
+    this.recordMember(g, mk, old ? { m: old, node: oldNode ?? '' } : null);
+    if (old) this.unlinkMember(g, mk, oldNode ?? '');
     g.members.set(mk, m);
     g.memberNode.set(mk, node);
     let gs = this.memberGroups.get(mk);
@@ -550,6 +750,8 @@ export class PolicyEngine {
     if (node !== '') {
       let local = g.byNode.get(node);
       if (!local) {
+        const t = this.touchGroup(g);
+        if (t) noteSpan(t.appliedChanges, node, false);
         g.byNode.set(node, (local = new Map()));
         for (const p of g.appliedUsers) this.policyNodeInc(p, node);
       }
@@ -560,16 +762,15 @@ export class PolicyEngine {
   private deleteMember(g: GroupState, mk: MemberKey): void {
     const old = g.members.get(mk);
     if (!old) return;
-    const t = this.touchGroup(g);
     const oldNode = g.memberNode.get(mk) ?? '';
-    if (!t.preMembers.has(mk)) t.preMembers.set(mk, { m: old, node: oldNode });
-    this.unlinkMember(g, mk, old, oldNode);
+    this.recordMember(g, mk, { m: old, node: oldNode });
+    this.unlinkMember(g, mk, oldNode);
     const gs = this.memberGroups.get(mk);
     gs?.delete(g.def.name);
     if (gs && gs.size === 0) this.memberGroups.delete(mk);
   }
 
-  private unlinkMember(g: GroupState, mk: MemberKey, _old: controlplane.GroupMember, node: string): void {
+  private unlinkMember(g: GroupState, mk: MemberKey, node: string): void {
     g.members.delete(mk);
     g.memberNode.delete(mk);
     if (node === '') return;
@@ -577,6 +778,8 @@ export class PolicyEngine {
     if (!local) return;
     local.delete(mk);
     if (local.size === 0) {
+      const t = this.touchGroup(g);
+      if (t) noteSpan(t.appliedChanges, node, true);
       g.byNode.delete(node);
       for (const p of g.appliedUsers) this.policyNodeDec(p, node);
     }
@@ -609,18 +812,29 @@ export class PolicyEngine {
       return src.map((k) => `e:${k}`);
     }
     const keys = indexKeysOf(l.sel);
-    let pods: Iterable<string>;
-    const byNs = l.ns !== undefined ? (this.podsByNs.get(l.ns) ?? new Set<string>()) : undefined;
-    const labelled = keys[0] !== '*' ? keys.reduce((n, k) => n + (this.podsByLabel.get(k)?.size ?? 0), 0) : Infinity;
-    if (byNs && byNs.size <= labelled) pods = byNs;
-    else if (keys[0] !== '*') {
-      // Smaller than the Namespace's pods: walk the label index (leafMatches checks the Namespace).
-      const u = new Set<string>();
-      for (const k of keys) for (const p of this.podsByLabel.get(k) ?? []) u.add(p);
-      pods = u;
-    } else pods = [...this.pods.keys()].map((k) => k.slice(4));
     const out: string[] = [];
-    for (const p of pods) out.push(`p:${p}`);
+    const push = (pods: Iterable<string> | undefined): void => {
+      if (pods) for (const p of pods) out.push(`p:${p}`);
+    };
+    if (l.ns !== undefined) {
+      // Namespace + one `In` requirement: exactly the pods carrying one of its values there.
+      if (keys[0] === '*') push(this.podsByNs.get(l.ns));
+      else for (const k of keys) push(this.podsByNsLabel.get(`${l.ns}|${k}`));
+      return out;
+    }
+    if (keys[0] !== '*') {
+      for (const k of keys) push(this.podsByLabel.get(k));
+      return out;
+    }
+    if (l.nsSel && l.nsSel.requirements.length > 0) {
+      // Cluster-wide pods restricted by a Namespace selector: the pods of the matching Namespaces.
+      for (const n of this.namespaces.values()) {
+        const name = n.metadata.name ?? '';
+        if (matchesNormalized(l.nsSel, this.nsLabelsOf(name))) push(this.podsByNs.get(name));
+      }
+      return out;
+    }
+    for (const k of this.pods.keys()) out.push(`p:${k.slice(4)}`);
     return out;
   }
 
@@ -688,26 +902,33 @@ export class PolicyEngine {
     }
   }
 
-  private touchPolicy(key: string): void {
-    if (this.txPolicies.has(key)) return;
-    const p = this.policies.get(key);
-    this.txPolicies.set(key, { preSpan: new Set(p?.span.keys() ?? []), pre: p?.compiled.policy });
+  /** Starts recording a policy's pre-event state (no-op during a bulk load). */
+  private touchPolicy(key: string): TxPolicy | undefined {
+    if (this.bulk) return undefined;
+    let t = this.txPolicies.get(key);
+    if (!t) {
+      const p = this.policies.get(key);
+      t = { state: p, pre: p?.compiled.policy, spanChanges: new Map() };
+      this.txPolicies.set(key, t);
+    }
+    return t;
   }
 
   private syncPolicy(key: string): void {
-    this.touchPolicy(key);
+    const t = this.touchPolicy(key);
     const input = this.policyObjects.get(key);
     const next = input ? this.compile(input.kind, input.obj) : undefined;
     let p = this.policies.get(key);
     const oldGroups: GroupState[] = [];
+    const oldSpan = p && t ? new Set(p.span.keys()) : undefined;
     if (p) {
       // Detach from the old groups (spans drop), keep them alive until the new ones attach.
       const old = p.compiled;
       for (const name of old.addressGroups.keys()) {
         const g = this.groups.get(name);
         if (!g) continue;
-        for (const n of p.span.keys()) this.addrDec(g, n);
         this.touchGroup(g);
+        for (const n of p.span.keys()) this.addrDec(g, n);
         g.addrUsers.delete(key);
         oldGroups.push(g);
       }
@@ -746,6 +967,11 @@ export class PolicyEngine {
         for (const n of p.span.keys()) this.addrInc(g, n);
       }
     } else if (p) this.policies.delete(key);
+    if (t && oldSpan) {
+      const now = p && next ? p.span : new Map<string, number>();
+      for (const n of oldSpan) if (!now.has(n)) noteSpan(t.spanChanges, n, true);
+      for (const n of now.keys()) if (!oldSpan.has(n)) noteSpan(t.spanChanges, n, false);
+    }
     for (const g of oldGroups) this.releaseIfUnused(g);
   }
 
@@ -753,7 +979,10 @@ export class PolicyEngine {
     const p = this.policies.get(key);
     if (!p) return;
     const c = p.span.get(node) ?? 0;
-    if (c === 0) this.touchPolicy(key);
+    if (c === 0) {
+      const t = this.touchPolicy(key);
+      if (t) noteSpan(t.spanChanges, node, false);
+    }
     p.span.set(node, c + 1);
     if (c === 0) for (const name of p.compiled.addressGroups.keys()) {
       const g = this.groups.get(name);
@@ -766,7 +995,8 @@ export class PolicyEngine {
     if (!p) return;
     const c = p.span.get(node) ?? 0;
     if (c <= 1) {
-      this.touchPolicy(key);
+      const t = this.touchPolicy(key);
+      if (t && c > 0) noteSpan(t.spanChanges, node, true);
       p.span.delete(node);
       for (const name of p.compiled.addressGroups.keys()) {
         const g = this.groups.get(name);
@@ -776,20 +1006,28 @@ export class PolicyEngine {
   }
 
   private addrInc(g: GroupState, node: string): void {
-    this.touchGroup(g);
-    g.addrSpan.set(node, (g.addrSpan.get(node) ?? 0) + 1);
+    const t = this.touchGroup(g);
+    const c = g.addrSpan.get(node) ?? 0;
+    if (c === 0 && t) noteSpan(t.addrChanges, node, false);
+    g.addrSpan.set(node, c + 1);
   }
 
   private addrDec(g: GroupState, node: string): void {
-    this.touchGroup(g);
+    const t = this.touchGroup(g);
     const c = g.addrSpan.get(node) ?? 0;
-    if (c <= 1) g.addrSpan.delete(node);
-    else g.addrSpan.set(node, c - 1);
+    if (c <= 1) {
+      if (c > 0 && t) noteSpan(t.addrChanges, node, true);
+      g.addrSpan.delete(node);
+    } else g.addrSpan.set(node, c - 1);
   }
 
   // ------------------------------------------------------------------------------------------
   // Delta
 
+  /**
+   * The per-node delta of the current event, from what was recorded: work is proportional to
+   * the members and span nodes that changed (plus one patch per node that must receive one).
+   */
   private buildDelta(): Map<string, NodeDelta> {
     const out = new Map<string, NodeDelta>();
     const at = (n: string): NodeDelta => {
@@ -798,50 +1036,90 @@ export class PolicyEngine {
       return d;
     };
     for (const [name, t] of this.txGroups) {
-      const g = this.groups.get(name);
+      const g = t.g;
+      const alive = this.groups.get(name) === g;
       // Net member changes since the start of this event.
       const added: { m: controlplane.GroupMember; node: string }[] = [];
       const removed: { m: controlplane.GroupMember; node: string }[] = [];
       for (const [mk, pre] of t.preMembers) {
-        const cur = g?.members.get(mk);
-        const curNode = g?.memberNode.get(mk) ?? '';
-        if (pre && cur && pre.node === curNode && sameMember(pre.m, cur)) continue;
+        const cur = alive ? g.members.get(mk) : undefined;
+        const curNode = alive ? (g.memberNode.get(mk) ?? '') : '';
+        if (pre && cur && pre.node === curNode && (pre.m === cur || sameMember(pre.m, cur))) continue;
         if (pre) removed.push(pre);
         if (cur) added.push({ m: cur, node: curNode });
       }
-      const isAddr = !!g && g.addrUsers.size > 0;
-      const postAddr = isAddr ? new Set(g.addrSpan.keys()) : new Set<string>();
-      const preAddr = t.wasAddr ? t.preAddrSpan : new Set<string>();
-      for (const n of postAddr) {
-        if (!preAddr.has(n)) at(n).addressGroups.added.push({ name, groupMembers: sortMembers((g as GroupState).members.values()) });
-        else if (added.length + removed.length > 0) at(n).addressGroups.patched.push({ name, addedGroupMembers: added.map((x) => x.m), removedGroupMembers: removed.map((x) => x.m) });
-      }
-      for (const n of preAddr) if (!postAddr.has(n)) at(n).addressGroups.deleted.push(name);
-      const isApplied = !!g && g.appliedUsers.size > 0;
-      const postApplied = isApplied ? new Set(g.byNode.keys()) : new Set<string>();
-      const preApplied = t.wasApplied ? t.preAppliedSpan : new Set<string>();
-      for (const n of postApplied) {
-        if (!preApplied.has(n)) at(n).appliedToGroups.added.push({ name, groupMembers: sortMembers((g as GroupState).byNode.get(n)?.values() ?? []) });
-        else {
-          const a = added.filter((x) => x.node === n).map((x) => x.m);
-          const r = removed.filter((x) => x.node === n).map((x) => x.m);
-          if (a.length + r.length > 0) at(n).appliedToGroups.patched.push({ name, addedGroupMembers: a, removedGroupMembers: r });
+      const full = (members: Iterable<controlplane.GroupMember>) => sortMembers(members);
+      // Address groups: whole group to nodes entering the span, patches to nodes staying.
+      const isAddr = alive && g.addrUsers.size > 0;
+      if (!t.wasAddr) {
+        if (isAddr) for (const n of g.addrSpan.keys()) at(n).addressGroups.added.push({ name, groupMembers: full(g.members.values()) });
+      } else if (!isAddr) {
+        for (const n of preSpan(g.addrSpan, t.addrChanges)) at(n).addressGroups.deleted.push(name);
+      } else {
+        for (const [n, before] of t.addrChanges) {
+          const now = g.addrSpan.has(n);
+          if (!before && now) at(n).addressGroups.added.push({ name, groupMembers: full(g.members.values()) });
+          else if (before && !now) at(n).addressGroups.deleted.push(name);
+        }
+        if (added.length + removed.length > 0) {
+          const patch = { name, addedGroupMembers: added.map((x) => x.m), removedGroupMembers: removed.map((x) => x.m) };
+          for (const n of g.addrSpan.keys()) if (t.addrChanges.get(n) ?? true) at(n).addressGroups.patched.push(patch);
         }
       }
-      for (const n of preApplied) if (!postApplied.has(n)) at(n).appliedToGroups.deleted.push(name);
+      // Applied-to groups: per node, only that node's members.
+      const isApplied = alive && g.appliedUsers.size > 0;
+      const local = (n: string) => full(g.byNode.get(n)?.values() ?? []);
+      if (!t.wasApplied) {
+        if (isApplied) for (const n of g.byNode.keys()) at(n).appliedToGroups.added.push({ name, groupMembers: local(n) });
+      } else if (!isApplied) {
+        for (const n of preSpan(g.byNode, t.appliedChanges)) at(n).appliedToGroups.deleted.push(name);
+      } else {
+        for (const [n, before] of t.appliedChanges) {
+          const now = g.byNode.has(n);
+          if (!before && now) at(n).appliedToGroups.added.push({ name, groupMembers: local(n) });
+          else if (before && !now) at(n).appliedToGroups.deleted.push(name);
+        }
+        const perNode = new Map<string, { a: controlplane.GroupMember[]; r: controlplane.GroupMember[] }>();
+        const slot = (n: string) => {
+          let x = perNode.get(n);
+          if (!x) perNode.set(n, (x = { a: [], r: [] }));
+          return x;
+        };
+        for (const x of added) if (x.node !== '') slot(x.node).a.push(x.m);
+        for (const x of removed) if (x.node !== '') slot(x.node).r.push(x.m);
+        for (const [n, x] of perNode) {
+          // Only nodes that had the group before and still have it get a patch.
+          if (g.byNode.has(n) && (t.appliedChanges.get(n) ?? true)) at(n).appliedToGroups.patched.push({ name, addedGroupMembers: x.a, removedGroupMembers: x.r });
+        }
+      }
     }
     for (const [key, t] of this.txPolicies) {
       const p = this.policies.get(key);
-      const post = p ? new Set(p.span.keys()) : new Set<string>();
       const cur = p?.compiled.policy;
-      const changed = cur !== undefined && t.pre !== undefined && cur !== t.pre && JSON.stringify(cur) !== JSON.stringify(t.pre);
-      for (const n of post) {
-        if (!t.preSpan.has(n)) at(n).networkPolicies.added.push(cur as controlplane.NetworkPolicy);
-        else if (changed) at(n).networkPolicies.updated.push(cur as controlplane.NetworkPolicy);
+      const pre = t.pre;
+      const span = p ? p.span : new Map<string, number>();
+      if (!pre) {
+        if (cur) for (const n of span.keys()) at(n).networkPolicies.added.push(cur);
+        continue;
       }
-      // A policy replaced under a new uid is a delete of the old uid.
-      for (const n of t.preSpan) {
-        if (!post.has(n)) at(n).networkPolicies.deleted.push((t.pre as controlplane.NetworkPolicy).uid);
+      const preNodes = (): Iterable<string> => preSpan(t.state && t.state === p ? span : (t.state?.span ?? new Map<string, number>()), t.spanChanges);
+      if (!cur) {
+        for (const n of preNodes()) at(n).networkPolicies.deleted.push(pre.uid);
+        continue;
+      }
+      if (cur.uid !== pre.uid) {
+        // A policy replaced under a new uid is a delete of the old uid and an add of the new one.
+        for (const n of preNodes()) at(n).networkPolicies.deleted.push(pre.uid);
+        for (const n of span.keys()) at(n).networkPolicies.added.push(cur);
+        continue;
+      }
+      for (const [n, before] of t.spanChanges) {
+        const now = span.has(n);
+        if (!before && now) at(n).networkPolicies.added.push(cur);
+        else if (before && !now) at(n).networkPolicies.deleted.push(pre.uid);
+      }
+      if (cur !== pre && !deepEqual(cur, pre)) {
+        for (const n of span.keys()) if (t.spanChanges.get(n) ?? true) at(n).networkPolicies.updated.push(cur);
       }
     }
     this.txGroups = new Map();

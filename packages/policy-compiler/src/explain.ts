@@ -319,35 +319,70 @@ export interface EndpointQueryResult {
   egressDstRules: RuleRef[];
 }
 
-/** Policies applied to a pod and the rules that select it as a peer (like `antctl query endpoint`). */
+/** What one shared group contributes to {@link queryEndpoint}, memoized per group by the engine. */
+interface GroupQueryPart {
+  applied: { key: string; ref: controlplane.NetworkPolicyReference }[];
+  peerRules: { key: string; index: number; ref: RuleRef }[];
+}
+
+function groupQueryPart(engine: PolicyEngine, group: string): GroupQueryPart {
+  return engine.groupMemo(group, 'queryEndpoint', () => {
+    const part: GroupQueryPart = { applied: [], peerRules: [] };
+    for (const key of engine.groupUsers(group, 'applied')) {
+      const c = engine.policyByKey(key);
+      if (c) part.applied.push({ key, ref: c.policy.sourceRef });
+    }
+    for (const key of engine.groupUsers(group, 'address')) {
+      const c = engine.policyByKey(key);
+      if (!c) continue;
+      c.policy.rules.forEach((r, index) => {
+        const peer = r.direction === 'In' ? r.from : r.to;
+        if (!peer.addressGroups.includes(group)) return;
+        const ref: RuleRef = { policy: c.policy.sourceRef, direction: r.direction, index };
+        if (r.name !== undefined) ref.name = r.name;
+        part.peerRules.push({ key, index, ref });
+      });
+    }
+    return part;
+  });
+}
+
+/**
+ * Policies applied to a pod and the rules that select it as a peer (like `antctl query endpoint`).
+ * Walks member -> groups -> policies: each group's contribution is computed once and reused
+ * until the group or a policy using it changes, so a query costs what it returns.
+ */
 export function queryEndpoint(cluster: PolicyEngine | Iterable<ClusterObject>, pod: string): EndpointQueryResult {
   const engine = cluster instanceof PolicyEngine ? cluster : engineOf(cluster);
   const ep = resolve(engine, { pod }, 'pod');
-  const applied = new Set<string>();
-  const asPeer = new Set<string>();
-  for (const g of ep.groups) {
-    for (const k of engine.groupUsers(g, 'applied')) applied.add(k);
-    for (const k of engine.groupUsers(g, 'address')) asPeer.add(k);
+  const parts = [...ep.groups].map((g) => groupQueryPart(engine, g));
+  const appliedParts = parts.filter((p) => p.applied.length > 0);
+  const ruleParts = parts.filter((p) => p.peerRules.length > 0);
+  let appliedPolicies: controlplane.NetworkPolicyReference[];
+  if (appliedParts.length <= 1) appliedPolicies = (appliedParts[0]?.applied ?? []).map((x) => x.ref);
+  else {
+    // Several groups of the pod may be used by one policy: report it once.
+    const seen = new Set<string>();
+    appliedPolicies = [];
+    for (const part of appliedParts) for (const x of part.applied) if (!seen.has(x.key)) {
+      seen.add(x.key);
+      appliedPolicies.push(x.ref);
+    }
   }
-  const appliedPolicies: controlplane.NetworkPolicyReference[] = [];
-  for (const k of applied) {
-    const c = engine.policyByKey(k);
-    if (c) appliedPolicies.push(c.policy.sourceRef);
+  let rules: RuleRef[];
+  if (ruleParts.length <= 1) rules = (ruleParts[0]?.peerRules ?? []).map((x) => x.ref);
+  else {
+    const seen = new Set<string>();
+    rules = [];
+    for (const part of ruleParts) for (const x of part.peerRules) {
+      const k = `${x.key}#${x.index}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      rules.push(x.ref);
+    }
   }
   const ingressSrcRules: RuleRef[] = [];
   const egressDstRules: RuleRef[] = [];
-  for (const k of asPeer) {
-    const c = engine.policyByKey(k);
-    if (!c) continue;
-    c.policy.rules.forEach((r, index) => {
-      const peer = r.direction === 'In' ? r.from : r.to;
-      if (!peer.addressGroups.some((g) => ep.groups.has(g))) return;
-      const ref: RuleRef = { policy: c.policy.sourceRef, direction: r.direction, index };
-      if (r.name !== undefined) ref.name = r.name;
-      (r.direction === 'In' ? ingressSrcRules : egressDstRules).push(ref);
-    });
-  }
+  for (const r of rules) (r.direction === 'In' ? ingressSrcRules : egressDstRules).push(r);
   return { appliedPolicies, ingressSrcRules, egressDstRules };
 }
-
-

@@ -1,25 +1,29 @@
 import fc from 'fast-check';
-import { PolicyEngine, toWatchEvents, type ClusterObject, type PolicySnapshot } from '../src/index';
+import { PolicyEngine, queryEndpoint, toWatchEvents, type ClusterObject, type PolicySnapshot } from '../src/index';
 import { fnv64, fnv64Reference } from '../src/hash';
 import { matchesSelector, normalizeSelector, validateSelector } from '../src/selector';
 import { acnp, cg } from './cases/antrea-native';
 import { baseModel, namespace, pod, ALL_PODS, NAMESPACES } from './cases/model';
 
 const labelVals = ['a', 'b', 'c'];
-const podEvent = fc.record({ ref: fc.constantFrom(...ALL_PODS), label: fc.constantFrom(...labelVals), node: fc.constantFrom('node-1', 'node-2', 'node-3'), del: fc.boolean() }).map(({ ref, label, node, del }) => {
+// Pods of the model plus two that only come and go through events.
+const podEvent = fc.record({ ref: fc.constantFrom(...ALL_PODS, 'x/d', 'z/e'), label: fc.constantFrom(...labelVals), node: fc.constantFrom('node-1', 'node-2', 'node-3'), del: fc.boolean() }).map(({ ref, label, node, del }) => {
   const p = pod(ref, { pod: label });
   (p.spec as { nodeName: string }).nodeName = node;
   return { type: del ? ('DELETED' as const) : ('MODIFIED' as const), object: p as ClusterObject };
 });
 const nsEvent = fc.record({ n: fc.constantFrom(...NAMESPACES), team: fc.constantFrom('red', 'blue') }).map(({ n, team }) => ({ type: 'MODIFIED' as const, object: namespace(n, { team }) as ClusterObject }));
-const policyEvent = fc.record({ i: fc.integer({ min: 0, max: 3 }), sel: fc.constantFrom(...labelVals), team: fc.constantFrom('red', 'blue'), del: fc.boolean() }).map(({ i, sel, team, del }) => {
+const policyEvent = fc.record({ i: fc.integer({ min: 0, max: 3 }), sel: fc.constantFrom(...labelVals), team: fc.constantFrom('red', 'blue'), del: fc.boolean(), relabel: fc.boolean() }).map(({ i, sel, team, del, relabel }) => {
   const objs: ClusterObject[] = [
     { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: `np${i}`, namespace: 'x' }, spec: { podSelector: { matchLabels: { pod: sel } }, ingress: [{ from: [{ namespaceSelector: { matchLabels: { team } } }] }] } },
     acnp(`acnp${i}`, { priority: i + 1, appliedTo: [{ podSelector: { matchLabels: { pod: sel } } }], egress: [{ action: 'Drop', to: [{ group: 'cg' }] }] }),
     cg('cg', { namespaceSelector: { matchLabels: { team } }, podSelector: { matchExpressions: [{ key: 'pod', operator: 'NotIn', values: [sel] }] } }),
     acnp(`self${i}`, { priority: 5, appliedTo: [{ namespaceSelector: { matchLabels: { team } } }], ingress: [{ action: 'Allow', from: [{ namespaces: { match: 'Self' } }] }] }),
   ];
-  return { type: del ? ('DELETED' as const) : ('MODIFIED' as const), object: objs[i] as ClusterObject };
+  const obj = objs[i] as ClusterObject;
+  // Metadata-only updates (a label) must compile to the same policy and send nothing new.
+  if (relabel) obj.metadata.labels = { touched: 'yes' };
+  return { type: del ? ('DELETED' as const) : ('MODIFIED' as const), object: obj };
 });
 const anyEvent = fc.oneof(podEvent, nsEvent, policyEvent);
 
@@ -106,6 +110,92 @@ describe('incremental engine properties', () => {
         for (const n of ['node-1', 'node-2', 'node-3']) (agents.get(n) ?? new AgentStore()).matches(e.snapshot(n));
       }),
       { numRuns: 150 },
+    );
+  });
+
+  /** Final objects after the base model and `events` (what a full list would return). */
+  function finalObjects(events: { type: string; object: ClusterObject }[]): ClusterObject[] {
+    const current = new Map<string, ClusterObject>();
+    const k = (o: ClusterObject) => `${o.kind}/${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+    for (const o of baseModel()) current.set(k(o as ClusterObject), o as ClusterObject);
+    for (const ev of events) {
+      if (ev.type === 'DELETED') current.delete(k(ev.object));
+      else current.set(k(ev.object), ev.object);
+    }
+    return [...current.values()];
+  }
+
+  it('a bulk load in any order equals applying the objects one by one', () => {
+    fc.assert(
+      fc.property(fc.array(anyEvent, { minLength: 1, maxLength: 25 }), fc.infiniteStream(fc.nat()), (events, seeds) => {
+        const objects = finalObjects(events);
+        // Any input order: load sorts by dependency itself.
+        const shuffled = objects.map((o) => [seeds.next().value as number, o] as const).sort((a, b) => a[0] - b[0]).map(([, o]) => o);
+        const loaded = new PolicyEngine();
+        expect(loaded.load(shuffled)).toEqual([]);
+        const full = fresh(loaded, objects);
+        expect(loaded.snapshot()).toEqual(full.snapshot());
+        for (const n of ['node-1', 'node-2', 'node-3']) expect(loaded.snapshot(n)).toEqual(full.snapshot(n));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('after a bulk load, agents seeded with snapshot(node) stay in sync through per-event deltas', () => {
+    fc.assert(
+      fc.property(fc.array(anyEvent, { maxLength: 10 }), fc.array(anyEvent, { minLength: 1, maxLength: 20 }), (initial, events) => {
+        const e = new PolicyEngine();
+        e.load(finalObjects(initial));
+        const agents = new Map<string, AgentStore>();
+        for (const n of ['node-1', 'node-2', 'node-3']) {
+          const a = new AgentStore();
+          const s = e.snapshot(n);
+          a.apply([
+            ...s.addressGroups.map((object) => ({ type: 'ADDED' as const, kind: 'AddressGroup' as const, object })),
+            ...s.appliedToGroups.map((object) => ({ type: 'ADDED' as const, kind: 'AppliedToGroup' as const, object })),
+            ...s.networkPolicies.map((object) => ({ type: 'ADDED' as const, kind: 'NetworkPolicy' as const, object })),
+          ]);
+          agents.set(n, a);
+        }
+        for (const ev of events) for (const [n, nd] of e.apply(ev).nodes) (agents.get(n) as AgentStore).apply(toWatchEvents(nd));
+        for (const n of ['node-1', 'node-2', 'node-3']) (agents.get(n) as AgentStore).matches(e.snapshot(n));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('queryEndpoint (memoized per group) equals a scan of every policy after random events', () => {
+    fc.assert(
+      fc.property(fc.array(anyEvent, { minLength: 1, maxLength: 25 }), (events) => {
+        const e = new PolicyEngine();
+        for (const o of baseModel()) e.apply({ type: 'ADDED', object: o as ClusterObject });
+        for (const ev of events) {
+          e.apply(ev);
+          // Query between events so stale memo entries would show.
+          for (const ref of ['x/a', 'y/b']) if (e.pods.has(`Pod/${ref}`)) queryEndpoint(e, ref);
+        }
+        for (const ref of ALL_PODS) {
+          if (!e.pods.has(`Pod/${ref}`)) continue;
+          const groups = e.memberGroups.get(`p:${ref}`) ?? new Set<string>();
+          const applied: string[] = [];
+          const inRules: string[] = [];
+          const outRules: string[] = [];
+          for (const c of e.compiledPolicies()) {
+            const p = c.policy;
+            const ruleGroups = p.rules.flatMap((r) => r.appliedToGroups ?? []);
+            if ([...p.appliedToGroups, ...ruleGroups].some((g) => groups.has(g) && e.groupUsers(g, 'applied').size > 0)) applied.push(p.uid);
+            p.rules.forEach((r, i) => {
+              const peer = r.direction === 'In' ? r.from : r.to;
+              if (peer.addressGroups.some((g) => groups.has(g))) (r.direction === 'In' ? inRules : outRules).push(`${p.uid}#${i}`);
+            });
+          }
+          const got = queryEndpoint(e, ref);
+          expect(got.appliedPolicies.map((x) => x.uid).sort()).toEqual(applied.sort());
+          expect(got.ingressSrcRules.map((x) => `${x.policy.uid}#${x.index}`).sort()).toEqual(inRules.sort());
+          expect(got.egressDstRules.map((x) => `${x.policy.uid}#${x.index}`).sort()).toEqual(outRules.sort());
+        }
+      }),
+      { numRuns: 100 },
     );
   });
 
