@@ -1,7 +1,7 @@
 // OVSDB client: every RFC 7047 method plus the OVS extensions (monitor_cond*, update2/3, db change awareness).
 import { EventEmitter } from 'node:events';
 import { Connection, type ConnectionOptions } from './connection';
-import { CanceledError, OvsdbError, ProtocolError, RpcError } from './errors';
+import { CanceledError, ClosedError, OvsdbError, ProtocolError, RpcError } from './errors';
 import type { Remote } from './transport';
 import {
   decodeRow,
@@ -117,7 +117,11 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     this.opts = opts;
     this.connection = new Connection(remote, opts);
     this.connection.on('connected', (i) => this.emit('connected', i));
-    this.connection.on('disconnected', (c) => this.emit('disconnected', c));
+    this.connection.on('disconnected', (c) => {
+      // Monitors and locks live in the session: they are gone with it (a Replica re-creates its monitor).
+      this.monitors.clear();
+      this.emit('disconnected', c);
+    });
     this.connection.on('protocolError', (e) => this.emit('protocolError', e));
     this.connection.on('notification', (m, p) => this.onNotification(m, p));
   }
@@ -132,6 +136,26 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   /** True while connected. */
   get isConnected(): boolean {
     return this.connection.isConnected;
+  }
+
+  /** Resolves when a session is up (at once if it already is); rejects if the client is closed first. */
+  whenConnected(): Promise<void> {
+    if (this.isConnected) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      const onUp = (): void => {
+        this.connection.off('disconnected', onDown);
+        resolve();
+      };
+      const onDown = (cause: Error | undefined): void => {
+        if (cause instanceof ClosedError) {
+          this.connection.off('connected', onUp);
+          this.connection.off('disconnected', onDown);
+          reject(cause);
+        }
+      };
+      this.connection.once('connected', onUp);
+      this.connection.on('disconnected', onDown);
+    });
   }
 
   private request<T>(method: string, params: unknown[], timeoutMs?: number): Promise<T> {

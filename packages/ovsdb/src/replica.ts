@@ -180,7 +180,7 @@ export class Replica extends EventEmitter<ReplicaEvents> {
     this.load(true).catch((err: Error) => {
       // A failed resume (e.g. the session dropped again) is retried on the next 'connected'.
       this.log.warn({ err: err.message }, 'ovsdb replica: resume failed');
-      this.emit('error', err);
+      this.reportError(err);
     });
   }
 
@@ -283,7 +283,9 @@ export class Replica extends EventEmitter<ReplicaEvents> {
             break;
           case 'modify': {
             if (!old) {
-              this.emit('error', new OvsdbError('OVSDB_REPLICA_DIVERGED', `modify of unknown row ${table} ${uuid}`));
+              // The cache missed a row: report it and rebuild from a full dump rather than guess.
+              this.reportError(new OvsdbError('OVSDB_REPLICA_DIVERGED', `modify of unknown row ${table} ${uuid}`));
+              this.resync();
               break;
             }
             const next: Record<string, Datum> = { ...old };
@@ -300,6 +302,21 @@ export class Replica extends EventEmitter<ReplicaEvents> {
         }
       }
     }
+  }
+
+  /** 'error' events only when someone listens: an unheard error must not crash the process. */
+  private reportError(err: Error): void {
+    if (this.listenerCount('error') > 0) this.emit('error', err);
+    else this.log.error({ err: err.message }, 'ovsdb replica error');
+  }
+
+  /** Reloads everything (emitting only the differences), e.g. after a divergence. */
+  private resync(): void {
+    if (this.loading || this.stopped) return;
+    this.lastTxnId = undefined;
+    queueMicrotask(() => {
+      this.load(true).catch((err: Error) => this.reportError(err));
+    });
   }
 
   private notifyChange(): void {

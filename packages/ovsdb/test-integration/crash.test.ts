@@ -65,7 +65,9 @@ test('kill -9 of ovsdb-server: pending requests fail, client reconnects, replica
 
     const reconnected = once(client, 'connected');
     const synced = once(replica, 'synced');
+    const up = client.whenConnected();
     await ovs.startDb();
+    await up;
     expect(await reconnected).toEqual([{ reconnected: true }]);
     await synced;
 
