@@ -34,20 +34,31 @@ export function writeEntry(w: Writer, f: FieldInfo, base: number, v: Masked<unkn
     const mask = valueToBytes(f, v.mask, `${path}.mask`);
     for (let i = 0; i < value.length; i++) value[i]! &= mask[i]!;
     w.u32(headerWord(base, f.bytes, true)).bytes(value).bytes(mask);
+  } else if (f.kind === 'uint' && typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < 2 ** (f.bytes * 8)) {
+    // Fast path for the common small integer fields.
+    w.u32(headerWord(base, f.bytes, false));
+    if (f.bytes === 1) w.u8(v);
+    else if (f.bytes === 2) w.u16(v);
+    else w.u32(v);
   } else {
-    w.u32(headerWord(base, f.bytes, false)).bytes(valueToBytes(f, v, path));
+    w.u32(headerWord(base, f.bytes, false)).bytes(valueToBytes(f, v, `${path}.${f.name}`));
   }
 }
 
-/** Append the OXM entries of a match (no ofp_match framing). */
+const FIELD_ORDER: ReadonlyMap<string, number> = new Map(FIELDS.map((f, i) => [f.name, i]));
+const byFieldOrder = (a: string, b: string): number => (FIELD_ORDER.get(a) ?? 0) - (FIELD_ORDER.get(b) ?? 0);
+
+/** Append the OXM entries of a match (no ofp_match framing), in field-table order. */
 export function writeOxmFields(w: Writer, match: Match, path = 'match'): void {
-  for (const f of FIELDS) {
-    const v = (match as Record<string, unknown>)[f.name];
+  const keys = Object.keys(match);
+  if (keys.length > 1) keys.sort(byFieldOrder);
+  const m = match as Record<string, unknown>;
+  for (const k of keys) {
+    const f = FIELD_BY_NAME.get(k as keyof Match);
+    if (!f) throw new OfEncodeError('unknown match field', `${path}.${k}`, k);
+    const v = m[k];
     if (v === undefined) continue;
-    writeEntry(w, f, oxmPreferred(f), v as Masked<unknown>, `${path}.${f.name}`);
-  }
-  for (const k of Object.keys(match)) {
-    if (!FIELD_BY_NAME.has(k as keyof Match)) throw new OfEncodeError('unknown match field', `${path}.${k}`, k);
+    writeEntry(w, f, oxmPreferred(f), v as Masked<unknown>, path);
   }
 }
 

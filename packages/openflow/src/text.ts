@@ -258,27 +258,76 @@ export interface ParseOptions {
   portNumbers?: ReadonlyMap<string, number>;
 }
 
-/** Split at top-level `sep` characters (not inside (), [] or quotes). */
+/** Split at top-level `sep` characters (not inside (), [] or quotes); empty parts dropped. */
 function splitTop(s: string, seps: string): string[] {
+  const space = seps.includes(' ');
+  if (s.indexOf('(') < 0 && s.indexOf('[') < 0 && s.indexOf('"') < 0) return splitFlat(s, space);
+  return splitNested(s, space);
+}
+
+/** Split with no nesting possible: indexOf scanning, separators `,` (and spaces when `space`). */
+function splitFlat(s: string, space: boolean): string[] {
+  const out: string[] = [];
+  const n = s.length;
+  let start = 0;
+  while (start < n) {
+    let end = s.indexOf(',', start);
+    if (end < 0) end = n;
+    if (space) {
+      const sp = s.indexOf(' ', start);
+      if (sp >= 0 && sp < end) end = sp;
+    }
+    if (end > start) {
+      const part = space ? s.slice(start, end) : s.slice(start, end).trim();
+      if (part !== '') out.push(part);
+    }
+    start = end + 1;
+  }
+  return out;
+}
+
+function splitNested(s: string, space: boolean): string[] {
   const out: string[] = [];
   let depth = 0;
-  let cur = '';
   let quoted = false;
-  for (const ch of s) {
-    if (ch === '"') quoted = !quoted;
-    if (!quoted) {
-      if (ch === '(' || ch === '[') depth++;
-      else if (ch === ')' || ch === ']') depth--;
-      else if (depth === 0 && seps.includes(ch)) {
-        if (cur.trim() !== '') out.push(cur.trim());
-        cur = '';
-        continue;
+  let start = 0;
+  for (let i = 0; i <= s.length; i++) {
+    const c = i === s.length ? 44 : s.charCodeAt(i);
+    if (c === 34 /* " */) quoted = !quoted;
+    else if (quoted && i < s.length) continue;
+    else if (c === 40 || c === 91) depth++;
+    else if (c === 41 || c === 93) depth--;
+    else if ((depth === 0 || i === s.length) && (c === 44 || (c === 32 && space))) {
+      if (i > start) {
+        const part = s.slice(start, i).trim();
+        if (part !== '') out.push(part);
       }
+      start = i + 1;
     }
-    cur += ch;
   }
-  if (cur.trim() !== '') out.push(cur.trim());
   return out;
+}
+
+/** Decimal or 0x-hex non-negative integer (up to 2^53); -1 if `s` is not one. */
+function scanInt(s: string): number {
+  const len = s.length;
+  if (len === 0) return -1;
+  let n = 0;
+  if (len > 2 && s.charCodeAt(0) === 48 && (s.charCodeAt(1) | 32) === 120) {
+    for (let i = 2; i < len; i++) {
+      const c = s.charCodeAt(i) | 32;
+      const d = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1;
+      if (d < 0) return -1;
+      n = n * 16 + d;
+    }
+    return n <= Number.MAX_SAFE_INTEGER ? n : -1;
+  }
+  for (let i = 0; i < len; i++) {
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
+  }
+  return n <= Number.MAX_SAFE_INTEGER ? n : -1;
 }
 
 class TextParser {
@@ -291,11 +340,16 @@ class TextParser {
     throw new OfTextError(msg, this.text, col);
   }
   int(s: string, what: string): number {
-    const n = /^0x[0-9a-f]+$/i.test(s) ? parseInt(s, 16) : /^\d+$/.test(s) ? Number(s) : NaN;
-    if (!Number.isFinite(n)) this.fail(`bad ${what} "${s}"`, s);
+    const n = scanInt(s);
+    if (n < 0) this.fail(`bad ${what} "${s}"`, s);
     return n;
   }
   big(s: string, what: string): bigint {
+    if (s === '0') return 0n;
+    if (s.length < 14) {
+      const n = scanInt(s);
+      if (n >= 0) return BigInt(n);
+    }
     if (!/^(0x[0-9a-f]+|\d+)$/i.test(s)) this.fail(`bad ${what} "${s}"`, s);
     return BigInt(s);
   }
@@ -400,6 +454,16 @@ const TCP_FLAG_NAMES = ['fin', 'syn', 'rst', 'psh', 'ack', 'urg', 'ece', 'cwr', 
 /** Match keys whose meaning depends on the protocol, resolved after the whole match is read. */
 type Deferred = { key: string; value: string };
 
+/** ovs-ofctl match names and meta-flow names -> field (contextual names are resolved separately). */
+const MATCH_KEY: ReadonlyMap<string, FieldInfo> = (() => {
+  const m = new Map<string, FieldInfo>();
+  for (const f of FIELDS) {
+    m.set(f.mf, f);
+    if (!m.has(f.text)) m.set(f.text, f);
+  }
+  return m;
+})();
+
 const MATCH_ALIASES: Record<string, ValueFieldName> = {
   dl_src: 'ethSrc',
   dl_dst: 'ethDst',
@@ -465,7 +529,7 @@ function parseMatchTerms(p: TextParser, terms: string[], match: Match): void {
       continue;
     }
     const alias = MATCH_ALIASES[key];
-    const f = alias ? FIELD_BY_NAME.get(alias) : (FIELDS.find((x) => x.text === key || x.mf === key) ?? undefined);
+    const f = alias ? FIELD_BY_NAME.get(alias) : MATCH_KEY.get(key);
     if (!f) p.fail(`unknown match field "${key}"`, t);
     m[f.name] = p.masked(f, val);
   }
@@ -679,10 +743,13 @@ function parseCt(p: TextParser, inner: string): CtAction {
 }
 
 function parseAction(p: TextParser, t: string): Action {
-  const paren = /^([a-z_0-9]+)\((.*)\)$/is.exec(t);
+  const open = t.indexOf('(');
   const colon = t.indexOf(':');
-  const name = (paren ? paren[1]! : colon >= 0 ? t.slice(0, colon) : t).toLowerCase();
-  const arg = paren ? paren[2]! : colon >= 0 ? t.slice(colon + 1) : undefined;
+  // name(args) when the name comes first (before any ':') and the term ends with ')'.
+  const paren = open > 0 && (colon < 0 || open < colon) && t.charCodeAt(t.length - 1) === 41;
+  const rawName = paren ? t.slice(0, open) : colon >= 0 ? t.slice(0, colon) : t;
+  const name = /[A-Z]/.test(rawName) ? rawName.toLowerCase() : rawName;
+  const arg = paren ? t.slice(open + 1, -1) : colon >= 0 ? t.slice(colon + 1) : undefined;
   switch (name) {
     case 'output':
       if (arg === undefined) return p.fail('output needs a port', t);
@@ -789,85 +856,133 @@ export function parseFlow(line: string, opts: ParseOptions = {}): Flow {
   const p = new TextParser(line, opts);
   const idx = findActions(line);
   if (idx < 0) p.fail('no actions=', line);
-  const head = line.slice(0, idx);
   const actionsText = line.slice(idx + 'actions='.length).trim();
   const flow: Flow = { table: 0, priority: 0x8000, match: {}, actions: [] };
-  const matchTerms: string[] = [];
-  let stats: { duration?: number; packets?: bigint; bytes?: bigint; idleAge?: number; hardAge?: number } | undefined;
-  const flags: FlowFlag[] = [];
-  for (const raw of splitTop(head, ', ')) {
-    // ofp-print writes `table:3`, `cookie:0x5`, `idle:10`, `hard:20`, `importance:2`.
-    const t = raw.replace(/^(table|cookie|idle|hard|importance):/, (_m, k: string) =>
-      k === 'idle' ? 'idle_timeout=' : k === 'hard' ? 'hard_timeout=' : `${k}=`,
-    );
-    const eq = t.indexOf('=');
-    const key = eq < 0 ? t : t.slice(0, eq);
-    const val = eq < 0 ? '' : t.slice(eq + 1);
-    switch (key) {
-      case 'cookie': {
-        const [c, m] = val.split('/');
-        // cookie 0 is the same as no cookie (dump-flows always prints one).
-        const cookie = p.big(c!, 'cookie');
-        if (cookie !== 0n) flow.cookie = cookie;
-        if (m !== undefined) flow.cookieMask = p.big(m, 'cookie mask');
-        break;
-      }
-      case 'table':
-        flow.table = p.int(val, 'table');
-        break;
-      case 'priority':
-        flow.priority = p.int(val, 'priority');
-        break;
-      case 'idle_timeout':
-        flow.idleTimeout = p.int(val, 'idle_timeout');
-        break;
-      case 'hard_timeout':
-        flow.hardTimeout = p.int(val, 'hard_timeout');
-        break;
-      case 'importance':
-        flow.importance = p.int(val, 'importance');
-        break;
-      case 'duration':
-        (stats ??= {}).duration = Number(val.replace(/s$/, ''));
-        break;
-      case 'n_packets':
-        (stats ??= {}).packets = p.big(val, 'n_packets');
-        break;
-      case 'n_bytes':
-        (stats ??= {}).bytes = p.big(val, 'n_bytes');
-        break;
-      case 'idle_age':
-        (stats ??= {}).idleAge = p.int(val, 'idle_age');
-        break;
-      case 'hard_age':
-        (stats ??= {}).hardAge = p.int(val, 'hard_age');
-        break;
-      case 'send_flow_rem':
-      case 'check_overlap':
-      case 'reset_counts':
-      case 'no_packet_counts':
-      case 'no_byte_counts':
-        flags.push(key);
-        break;
-      default:
-        matchTerms.push(t);
-    }
+  const acc: HeadAcc = { flags: [] };
+  let matchTerms: string[];
+  // Fast path for the fixed prefix every dump-flows line has; anything else takes the generic path.
+  const m = DUMP_PREFIX.exec(line);
+  if (m && m.index + m[0].length <= idx) {
+    headTerm(p, flow, acc, 'cookie', m[1]!);
+    acc.duration = Number(m[2]);
+    flow.table = p.int(m[3]!, 'table');
+    acc.packets = p.big(m[4]!, 'n_packets');
+    acc.bytes = p.big(m[5]!, 'n_bytes');
+    const extra = m[6]!;
+    const rest: string[] = [];
+    if (extra !== '') for (const t of splitTop(extra, ', ')) headToken(p, flow, acc, t, rest);
+    flow.priority = p.int(m[7]!, 'priority');
+    matchTerms = splitTop(line.slice(m.index + m[0].length, idx), ',');
+    if (rest.length) matchTerms.push(...rest);
+  } else {
+    matchTerms = [];
+    for (const raw of splitTop(line.slice(0, idx), ', ')) headToken(p, flow, acc, raw, matchTerms);
   }
   parseMatchTerms(p, matchTerms, flow.match);
   flow.actions = parseActionList(p, actionsText);
-  if (flags.length) flow.flags = flags;
-  if (stats) {
-    const s: Flow['stats'] = { duration: stats.duration ?? 0, packets: stats.packets ?? 0n, bytes: stats.bytes ?? 0n };
-    if (stats.idleAge !== undefined) s.idleAge = stats.idleAge;
-    if (stats.hardAge !== undefined) s.hardAge = stats.hardAge;
-    flow.stats = s;
+  if (acc.flags.length) flow.flags = acc.flags;
+  if (acc.duration !== undefined || acc.packets !== undefined || acc.bytes !== undefined || acc.idleAge !== undefined) {
+    const st: Flow['stats'] = { duration: acc.duration ?? 0, packets: acc.packets ?? 0n, bytes: acc.bytes ?? 0n };
+    if (acc.idleAge !== undefined) st.idleAge = acc.idleAge;
+    if (acc.hardAge !== undefined) st.hardAge = acc.hardAge;
+    flow.stats = st;
   }
   return flow;
 }
 
+/** ` cookie=0x5, duration=1.2s, table=3, n_packets=0, n_bytes=0, <extras>priority=100,` */
+const DUMP_PREFIX = /^\s*cookie=(0x[0-9a-fA-F]+), duration=([0-9.]+)s, table=(\d+), n_packets=(\d+), n_bytes=(\d+), ([^]*?)priority=(\d+),?/;
+
+interface HeadAcc {
+  flags: FlowFlag[];
+  duration?: number;
+  packets?: bigint;
+  bytes?: bigint;
+  idleAge?: number;
+  hardAge?: number;
+}
+
+/** One term before `actions=`: a flow attribute or stat, else pushed to `matchTerms`. */
+function headToken(p: TextParser, flow: Flow, acc: HeadAcc, raw: string, matchTerms: string[]): void {
+  const t = raw.indexOf('=') < 0 && raw.indexOf(':') > 0 ? ofpPrintTerm(raw) : raw;
+  const eq = t.indexOf('=');
+  const key = eq < 0 ? t : t.slice(0, eq);
+  const val = eq < 0 ? '' : t.slice(eq + 1);
+  if (!headTerm(p, flow, acc, key, val)) matchTerms.push(t);
+}
+
+function headTerm(p: TextParser, flow: Flow, acc: HeadAcc, key: string, val: string): boolean {
+  switch (key) {
+    case 'cookie': {
+      const slash = val.indexOf('/');
+      const c = slash < 0 ? val : val.slice(0, slash);
+      // cookie 0 is the same as no cookie (dump-flows always prints one).
+      const cookie = p.big(c, 'cookie');
+      if (cookie !== 0n) flow.cookie = cookie;
+      if (slash >= 0) flow.cookieMask = p.big(val.slice(slash + 1), 'cookie mask');
+      return true;
+    }
+    case 'table':
+      flow.table = p.int(val, 'table');
+      return true;
+    case 'priority':
+      flow.priority = p.int(val, 'priority');
+      return true;
+    case 'idle_timeout':
+      flow.idleTimeout = p.int(val, 'idle_timeout');
+      return true;
+    case 'hard_timeout':
+      flow.hardTimeout = p.int(val, 'hard_timeout');
+      return true;
+    case 'importance':
+      flow.importance = p.int(val, 'importance');
+      return true;
+    case 'duration':
+      acc.duration = Number(val.endsWith('s') ? val.slice(0, -1) : val);
+      return true;
+    case 'n_packets':
+      acc.packets = p.big(val, 'n_packets');
+      return true;
+    case 'n_bytes':
+      acc.bytes = p.big(val, 'n_bytes');
+      return true;
+    case 'idle_age':
+      acc.idleAge = p.int(val, 'idle_age');
+      return true;
+    case 'hard_age':
+      acc.hardAge = p.int(val, 'hard_age');
+      return true;
+    case 'send_flow_rem':
+    case 'check_overlap':
+    case 'reset_counts':
+    case 'no_packet_counts':
+    case 'no_byte_counts':
+      acc.flags.push(key);
+      return true;
+    default:
+      return false;
+  }
+}
+
+/** ofp-print writes `table:3`, `cookie:0x5`, `idle:10`, `hard:20`, `importance:2`. */
+function ofpPrintTerm(t: string): string {
+  const c = t.indexOf(':');
+  const k = t.slice(0, c);
+  const v = t.slice(c + 1);
+  if (k === 'idle') return `idle_timeout=${v}`;
+  if (k === 'hard') return `hard_timeout=${v}`;
+  if (k === 'table' || k === 'cookie' || k === 'importance') return `${k}=${v}`;
+  return t;
+}
+
 function findActions(line: string): number {
-  const m = /(^|[\s,])actions=/.exec(line);
-  return m ? m.index + m[1]!.length : -1;
+  let i = line.indexOf('actions=');
+  while (i > 0) {
+    const c = line.charCodeAt(i - 1);
+    if (c === 32 || c === 44 || c === 9) return i;
+    i = line.indexOf('actions=', i + 1);
+  }
+  return i;
 }
 
 /**
@@ -877,8 +992,9 @@ function findActions(line: string): number {
 export function parseDumpFlows(text: string, opts: ParseOptions = {}): Flow[] {
   const out: Flow[] = [];
   for (const line of text.split('\n')) {
+    if (line.indexOf('actions=') < 0) continue;
     const l = line.trim();
-    if (l === '' || /^(OFPST|NXST)_FLOW reply/.test(l) || !l.includes('actions=')) continue;
+    if (l.startsWith('OFPST_FLOW reply') || l.startsWith('NXST_FLOW reply')) continue;
     out.push(parseFlow(l, opts));
   }
   return out;

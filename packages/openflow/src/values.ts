@@ -9,15 +9,23 @@ export function isMasked<T>(v: Masked<T>): v is { value: T; mask: T } {
 }
 
 export function parseIpv4(s: string): Uint8Array | undefined {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(s);
-  if (!m) return undefined;
   const out = new Uint8Array(4);
-  for (let i = 0; i < 4; i++) {
-    const n = Number(m[i + 1]);
-    if (n > 255) return undefined;
-    out[i] = n;
+  let part = 0;
+  let n = 0;
+  let digits = 0;
+  for (let i = 0; i <= s.length; i++) {
+    const c = i === s.length ? 46 : s.charCodeAt(i);
+    if (c === 46 /* . */) {
+      if (digits === 0 || n > 255 || part > 3) return undefined;
+      out[part++] = n;
+      n = 0;
+      digits = 0;
+    } else if (c >= 48 && c <= 57 && digits < 3) {
+      n = n * 10 + (c - 48);
+      digits++;
+    } else return undefined;
   }
-  return out;
+  return part === 4 ? out : undefined;
 }
 
 export function formatIpv4(b: Uint8Array, at = 0): string {
