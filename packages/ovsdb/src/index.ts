@@ -116,6 +116,9 @@ export {
   type ReplicaRow,
   type ReplicaTransaction,
   type ReplicaTransactionResult,
+  type AnyTables,
+  type TableName,
+  type TableHandlers,
 } from './replica';
 export {
   VSwitch,

@@ -41,12 +41,24 @@ export interface ReplicaEvents {
 
 let monitorCounter = 0;
 
+/** Default table map of an untyped replica: any table, rows of decoded values. */
+export type AnyTables = Record<string, ReplicaRow>;
+/** Table names of a table map. */
+export type TableName<DB> = Extract<keyof DB, string>;
+
+/** Typed per-table event handlers for {@link Replica.watch}. */
+export interface TableHandlers<Row> {
+  insert?(row: Row): void;
+  update?(row: Row, old: Row): void;
+  delete?(row: Row): void;
+}
+
 /** A transaction context for {@link Replica.transaction}: reads are recorded and verified at commit. */
-export interface ReplicaTransaction {
+export interface ReplicaTransaction<DB extends object = AnyTables> {
   /** Reads a row (recorded: the transaction fails and retries if it changes before commit). */
-  get(table: string, uuid: string): ReplicaRow | undefined;
+  get<T extends TableName<DB>>(table: T, uuid: string): DB[T] | undefined;
   /** Reads all matching rows of a table (each recorded, and the table's row set too when unfiltered). */
-  find(table: string, pred?: (row: ReplicaRow) => boolean): ReplicaRow[];
+  find<T extends TableName<DB>>(table: T, pred?: (row: DB[T]) => boolean): DB[T][];
   /** Queues operations to run after the read checks. */
   add(...operations: Operation[]): void;
 }
@@ -63,7 +75,7 @@ export interface ReplicaTransactionResult<T> {
  * resumes with monitor_cond_since from the last transaction id it saw, so when the server still has it
  * only the changes are transferred; otherwise it reloads and emits the differences as events.
  */
-export class Replica extends EventEmitter<ReplicaEvents> {
+export class Replica<DB extends object = AnyTables> extends EventEmitter<ReplicaEvents> {
   private readonly tables = new Map<string, Map<string, ReplicaRow>>();
   private readonly log: Logger;
   private readonly monitorId: string;
@@ -118,19 +130,47 @@ export class Replica extends EventEmitter<ReplicaEvents> {
     if (this.client.isConnected) await this.client.monitorCancel(this.monitorId).catch(() => undefined);
   }
 
-  /** A row by uuid. */
-  get(table: string, uuid: string): ReplicaRow | undefined {
-    return this.tables.get(table)?.get(uuid);
+  /**
+   * A row by uuid. With a typed replica (`new Replica<VswitchTables>(...)`) rows have the generated
+   * row type; columns left out of the monitor are absent at run time.
+   */
+  get<T extends TableName<DB>>(table: T, uuid: string): DB[T] | undefined {
+    return this.tables.get(table)?.get(uuid) as DB[T] | undefined;
   }
 
   /** All rows of a table. */
-  list(table: string): ReplicaRow[] {
-    return [...(this.tables.get(table)?.values() ?? [])];
+  list<T extends TableName<DB>>(table: T): DB[T][] {
+    return this.rowsOf(table) as DB[T][];
   }
 
   /** Rows of a table matching a predicate. */
-  find(table: string, pred: (row: ReplicaRow) => boolean): ReplicaRow[] {
+  find<T extends TableName<DB>>(table: T, pred: (row: DB[T]) => boolean): DB[T][] {
     return this.list(table).filter(pred);
+  }
+
+  /** Typed insert/update/delete handlers for one table; returns a function that removes them. */
+  watch<T extends TableName<DB>>(table: T, handlers: TableHandlers<DB[T]>): () => void {
+    const ins = (t: string, row: ReplicaRow): void => {
+      if (t === table) handlers.insert?.(row as DB[T]);
+    };
+    const upd = (t: string, row: ReplicaRow, old: ReplicaRow): void => {
+      if (t === table) handlers.update?.(row as DB[T], old as DB[T]);
+    };
+    const del = (t: string, row: ReplicaRow): void => {
+      if (t === table) handlers.delete?.(row as DB[T]);
+    };
+    this.on('insert', ins);
+    this.on('update', upd);
+    this.on('delete', del);
+    return () => {
+      this.off('insert', ins);
+      this.off('update', upd);
+      this.off('delete', del);
+    };
+  }
+
+  private rowsOf(table: string): ReplicaRow[] {
+    return [...(this.tables.get(table)?.values() ?? [])];
   }
 
   /** A plain copy: table -> uuid -> row (for comparisons and debugging). */
@@ -343,7 +383,7 @@ export class Replica extends EventEmitter<ReplicaEvents> {
    * runs again (up to `maxAttempts`, default 5), else ConflictError. Other failures are returned as is.
    */
   async transaction<T>(
-    fn: (tx: ReplicaTransaction) => T | Promise<T>,
+    fn: (tx: ReplicaTransaction<DB>) => T | Promise<T>,
     opts: { maxAttempts?: number } = {},
   ): Promise<ReplicaTransactionResult<T>> {
     const maxAttempts = opts.maxAttempts ?? 5;
@@ -351,22 +391,23 @@ export class Replica extends EventEmitter<ReplicaEvents> {
       const reads = new Map<string, { table: string; row: ReplicaRow }>();
       const tableReads = new Map<string, string[]>();
       const queued: Operation[] = [];
-      const tx: ReplicaTransaction = {
+      const tx: ReplicaTransaction<AnyTables> = {
         get: (table, uuid) => {
-          const row = this.get(table, uuid);
+          const row = this.tables.get(table)?.get(uuid);
           if (row) reads.set(`${table}/${uuid}`, { table, row });
-          else tableReads.set(table, this.list(table).map((r) => r._uuid));
+          else tableReads.set(table, this.rowsOf(table).map((r) => r._uuid));
           return row;
         },
         find: (table, pred) => {
-          const rows = pred ? this.find(table, pred) : this.list(table);
+          const all = this.rowsOf(table);
+          const rows = pred ? all.filter(pred) : all;
           for (const row of rows) reads.set(`${table}/${row._uuid}`, { table, row });
-          tableReads.set(table, this.list(table).map((r) => r._uuid));
+          tableReads.set(table, all.map((r) => r._uuid));
           return rows;
         },
         add: (...o) => queued.push(...o),
       };
-      const value = await fn(tx);
+      const value = await fn(tx as unknown as ReplicaTransaction<DB>);
       const checks: Operation[] = [];
       for (const { table, row } of reads.values()) {
         const { _uuid, ...cols } = row;

@@ -1,6 +1,13 @@
 // Open_vSwitch helpers against ovsdb-server + ovs-vswitchd (userspace datapath), checked with ovs-vsctl.
 import { Testbed, type OvsInstance } from '@switchyard/testbed';
-import { OvsdbClient, VSwitch, VSwitchError, SchemaValueError } from '../src/index';
+import {
+  OvsdbClient,
+  Replica,
+  VSwitch,
+  VSwitchError,
+  SchemaValueError,
+  type VswitchTables,
+} from '../src/index';
 
 let tb: Testbed;
 let ovs: OvsInstance;
@@ -121,4 +128,30 @@ test('deleteBridge removes the bridge with its ports', async () => {
   expect(await vs.deleteBridge('br-tmp')).toBe(true);
   expect(await vsctl('list-br')).toBe('br-int');
   expect(await vs.deleteBridge('br-tmp')).toBe(false);
+});
+
+test('a typed replica watches Interface rows and sees the ofport ovs-vswitchd assigns', async () => {
+  const replica = new Replica<VswitchTables>(client, {
+    db: 'Open_vSwitch',
+    tables: { Interface: { columns: ['name', 'ofport', 'type'] } },
+  });
+  await replica.start();
+  try {
+    const seen = new Promise<number>((resolve) => {
+      const stop = replica.watch('Interface', {
+        update: (row, old) => {
+          if (row.name === 'watched0' && row.ofport !== null && old.ofport === null) {
+            stop();
+            resolve(row.ofport);
+          }
+        },
+      });
+    });
+    await vs.ensurePort('br-int', 'watched0', { type: 'internal' });
+    const ofport = await seen;
+    expect(ofport).toBe(Number(await vsctl('get', 'Interface', 'watched0', 'ofport')));
+    expect(replica.find('Interface', (r) => r.name === 'watched0')[0]?.type).toBe('internal');
+  } finally {
+    await replica.stop();
+  }
 });
