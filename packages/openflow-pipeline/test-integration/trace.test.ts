@@ -54,8 +54,11 @@ afterAll(async () => {
 
 const tcp = (src: { ofport: number; mac: string; ips: string[] }, dstMac: string, dstIp: string, port: number): string =>
   `in_port=${src.ofport},tcp,dl_src=${src.mac},dl_dst=${dstMac},nw_src=${src.ips[0]},nw_dst=${dstIp},nw_ttl=64,tp_src=40000,tp_dst=${port}`;
-const _udp = (src: { ofport: number; mac: string; ips: string[] }, dstMac: string, dstIp: string, port: number): string =>
-  `in_port=${src.ofport},udp,dl_src=${src.mac},dl_dst=${dstMac},nw_src=${src.ips[0]},nw_dst=${dstIp},nw_ttl=64,tp_src=40000,tp_dst=${port}`;
+// ofproto/trace parses its flow with the meta-flow names, where tp_src/tp_dst are the TCP fields
+// (prerequisite nw_proto=6): a UDP flow must say udp_src/udp_dst or trace fails with
+// "prerequisites not met for setting tp_dst".
+const udp = (src: { ofport: number; mac: string; ips: string[] }, dstMac: string, dstIp: string, port: number): string =>
+  `in_port=${src.ofport},udp,dl_src=${src.mac},dl_dst=${dstMac},nw_src=${src.ips[0]},nw_dst=${dstIp},nw_ttl=64,udp_src=40000,udp_dst=${port}`;
 const NEW = ['trk,new', 'trk,new', 'trk,new', 'trk,new'];
 const EST = ['trk,est', 'trk,est', 'trk,est', 'trk,est'];
 
@@ -96,6 +99,12 @@ describe('encap node with policies and a Service', () => {
     ['non-IP non-ARP dropped at PipelineRootClassifier', () => [`in_port=10,dl_type=0x88cc`, []], /^drop$/],
     ['from tunnel to local pod B via RewriteMAC (not isolated ports)', () => [`in_port=1,tcp,dl_dst=aa:bb:cc:dd:ee:ff,nw_src=10.10.1.5,nw_dst=${C.ips[0]},nw_ttl=64,tp_dst=80`, NEW], /^12$|set\(eth/],
     ['from tunnel to B tcp/8080 from non-A dropped by K8s NP', () => [`in_port=1,tcp,dl_dst=aa:bb:cc:dd:ee:ff,nw_src=10.10.1.5,nw_dst=${B.ips[0]},nw_ttl=64,tp_dst=8080`, NEW], /^drop$/],
+    ['K8s NP port range: A -> B udp/5000 (range start) allowed', () => [udp(A, B.mac, B.ips[0]!, 5000), NEW], /^11$/],
+    ['K8s NP port range: A -> B udp/5003 (inside 5000-5007, a masked match) allowed', () => [udp(A, B.mac, B.ips[0]!, 5003), NEW], /^11$/],
+    ['K8s NP port range: A -> B udp/5007 (range end) allowed', () => [udp(A, B.mac, B.ips[0]!, 5007), NEW], /^11$/],
+    ['K8s NP port range: A -> B udp/5008 (just past the end) dropped', () => [udp(A, B.mac, B.ips[0]!, 5008), NEW], /^drop$/],
+    ['K8s NP port range: A -> B udp/4999 (just before the start) dropped', () => [udp(A, B.mac, B.ips[0]!, 4999), NEW], /^drop$/],
+    ['K8s NP port range: C -> B udp/5003 (not from A) dropped', () => [udp(C, B.mac, B.ips[0]!, 5003), NEW], /^drop$/],
     ['ClusterIP 10.96.0.10:80 from A DNATs to B:8080 (allowed by named port)', () => [tcp(A, GW.mac, '10.96.0.10', 80), NEW], /hash|ct\(|11/],
   ];
   it.each(cases)('%s', async (_name, make, expected) => {
