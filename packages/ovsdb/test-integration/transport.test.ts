@@ -72,6 +72,7 @@ beforeAll(async () => {
   await run(['ovsdb-tool', 'create', f('conf.db'), '/usr/share/openvswitch/vswitch.ovsschema']);
   await run([
     'ovsdb-server',
+    `--remote=punix:${f('db.sock')}`,
     `--remote=ptcp:${tcpPort}:127.0.0.1`,
     `--remote=pssl:${sslPort}:127.0.0.1`,
     `--private-key=${f('server.key')}`,
@@ -91,16 +92,68 @@ afterAll(async () => {
   await tb?.cleanup();
 });
 
-test('tcp: remote transacts over TCP', async () => {
-  const c = await OvsdbClient.connect(`tcp:127.0.0.1:${tcpPort}`, { probeIntervalMs: 0 });
-  try {
-    expect(await c.listDbs()).toContain('Open_vSwitch');
-    expect(
-      unwrap(await c.transact('Open_vSwitch', [ops.select('Open_vSwitch', [], ['ovs_version'])])).results,
-    ).toHaveLength(1);
-  } finally {
-    c.close();
-  }
+// One contract, three transports: the same behaviour over unix, tcp and ssl.
+describe.each([
+  ['unix', () => ({ remote: `unix:${join(dir, 'db.sock')}`, opts: {} })],
+  ['tcp', () => ({ remote: `tcp:127.0.0.1:${tcpPort}`, opts: {} })],
+  [
+    'ssl',
+    () => ({
+      remote: `ssl:127.0.0.1:${sslPort}`,
+      opts: { tls: { key: pem('client.key'), cert: pem('client.pem'), ca: pem('ca.pem') } },
+    }),
+  ],
+])('%s transport', (kind, endpoint) => {
+  test('lists databases, transacts, and delivers monitor updates', async () => {
+    const { remote, opts } = endpoint();
+    const c = await OvsdbClient.connect(remote, { probeIntervalMs: 0, ...opts });
+    try {
+      expect(await c.listDbs()).toContain('Open_vSwitch');
+      expect(await c.echo(kind)).toEqual([kind]);
+      await c.monitorCond('Open_vSwitch', 'm', { Open_vSwitch: { columns: ['external_ids'] } });
+      const update = new Promise((resolve) => c.once('update2', (_id, u) => resolve(u)));
+      unwrap(
+        await c.transact('Open_vSwitch', [
+          ops.mutate(
+            'Open_vSwitch',
+            [],
+            [
+              ['external_ids', 'delete', [kind]],
+              ['external_ids', 'insert', { [kind]: 'seen' }],
+            ],
+          ),
+        ]),
+      );
+      expect(JSON.stringify(await update)).toContain('seen');
+    } finally {
+      c.close();
+    }
+  });
+
+  test('a large reply (a 2 MB value) arrives intact', async () => {
+    const { remote, opts } = endpoint();
+    const c = await OvsdbClient.connect(remote, { probeIntervalMs: 0, ...opts });
+    try {
+      const big = 'x'.repeat(2 * 1024 * 1024);
+      unwrap(
+        await c.transact('Open_vSwitch', [
+          ops.mutate(
+            'Open_vSwitch',
+            [],
+            [
+              ['external_ids', 'delete', ['big']],
+              ['external_ids', 'insert', { big }],
+            ],
+          ),
+        ]),
+      );
+      const r = unwrap(await c.transact('Open_vSwitch', [ops.select('Open_vSwitch', [], ['external_ids'])]));
+      const row = r.results[0]?.op === 'select' ? r.results[0].rows[0] : undefined;
+      expect((row?.external_ids as Map<string, string>).get('big')).toHaveLength(big.length);
+    } finally {
+      c.close();
+    }
+  });
 });
 
 test('ssl: remote with a client certificate verifies the server and is accepted', async () => {
