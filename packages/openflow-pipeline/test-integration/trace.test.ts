@@ -161,3 +161,17 @@ describe('ExternalNode and multicluster', () => {
     expect(await ovs.appctl('ofproto/trace', BR, tcp(A, GW.mac, '10.200.1.1', 80))).toMatch(/tun_id=0x2a|tun_id->.*0x2a|set_field:0x2a->tun_id/);
   });
 });
+
+describe('K8s policyTypes', () => {
+  it('policyTypes [Ingress] with no rules denies all ingress to C, C still reaches out; [Egress] denies C\'s egress', async () => {
+    const s = state();
+    s.policies = [{ uid: 'deny-in', name: 'deny-in', namespace: 'ns', generation: 1, appliedToGroups: ['tc'], policyTypes: ['Ingress'], rules: [], sourceRef: { type: 'K8sNetworkPolicy', namespace: 'ns', name: 'deny-in', uid: 'deny-in' } }];
+    await install(ovs, BR, computeNodeFlows(s));
+    expect(await trace(ovs, BR, tcp(A, C.mac, C.ips[0]!, 80), NEW)).toBe('drop');
+    expect(await trace(ovs, BR, tcp(C, A.mac, A.ips[0]!, 80), NEW)).toBe('10');
+    s.policies = [{ ...s.policies[0]!, uid: 'deny-out', policyTypes: ['Egress'] }];
+    await install(ovs, BR, computeNodeFlows(s));
+    expect(await trace(ovs, BR, tcp(C, A.mac, A.ips[0]!, 80), NEW)).toBe('drop');
+    expect(await trace(ovs, BR, tcp(A, C.mac, C.ips[0]!, 80), NEW)).toBe('12');
+  });
+});

@@ -412,11 +412,15 @@ export function networkPolicyFlows(p: Pipeline, cfg: NodeConfig, input: NetworkP
   for (const [pi, np] of input.policies.entries()) {
     const native = isAntreaNative(np);
     if (native && !antrea) throw new PipelineError('INVALID_INPUT', 'Antrea-native policy while enableAntreaPolicy is off', np.uid, `policies[${pi}]`);
-    const isolated = { In: false, Out: false };
+    // K8s isolation: `policyTypes` when given (a listed direction with no rule denies all that
+    // way; rules of an unlisted direction do not apply, as in K8s), else the rules' directions.
+    const types = native ? undefined : np.policyTypes;
+    const isolated = { In: types?.includes('Ingress') ?? false, Out: types?.includes('Egress') ?? false };
     np.rules.forEach((r, ri) => {
+      if (types && !isolated[r.direction]) return;
       const members = appliedMembers(ctx, np, r);
       const key = ruleKey(np.uid, ri);
-      if (!native) isolated[r.direction === 'In' ? 'In' : 'Out'] = true;
+      if (!native && !types) isolated[r.direction] = true;
       const ingress = r.direction === 'In';
       let table: number;
       let matchPrio: number;
