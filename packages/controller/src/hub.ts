@@ -3,7 +3,7 @@
 // reconnecting agent resumes from its last resourceVersion.
 import { randomBytes } from 'node:crypto';
 import type { controlplane } from '@switchyard/apis';
-import { PolicyEngine, toWatchEvents, type ClusterEvent, type PolicyDelta } from '@switchyard/policy-compiler';
+import { PolicyEngine, toWatchEvents, type ClusterEvent, type PolicyDelta, type PolicySnapshot } from '@switchyard/policy-compiler';
 import type { Clock, TimerHandle } from './clock';
 import { systemClock } from './clock';
 import { silentLogger, type Logger } from './logger';
@@ -87,6 +87,8 @@ export class ControlplaneHub {
   private readonly syncWaiters: (() => void)[] = [];
   private readonly rejectListeners = new Set<(d: PolicyDelta) => void>();
   private readonly applyListeners = new Set<(e: ClusterEvent) => void>();
+  /** Every node's view, built in one pass and reused until the next change (see nodeSnapshot). */
+  private viewIndex: Map<string, PolicySnapshot> | undefined;
 
   constructor(options: ControlplaneHubOptions = {}) {
     this.engine = options.engine ?? new PolicyEngine(options.logger ? { logger: options.logger } : {});
@@ -140,6 +142,7 @@ export class ControlplaneHub {
   apply(event: ClusterEvent): PolicyDelta {
     const t0 = process.hrtime.bigint();
     const delta = this.engine.apply(event);
+    if (delta.nodes.size > 0) this.viewIndex = undefined;
     this.stats.applyNanos += process.hrtime.bigint() - t0;
     this.stats.clusterEvents++;
     if (delta.rejected) this.stats.rejectedObjects++;
@@ -195,13 +198,48 @@ export class ControlplaneHub {
       n.watchers.add(w);
       return { mode: 'resume', events, resourceVersion: rv };
     }
-    const snap = this.engine.snapshot(w.node);
+    const snap = this.nodeSnapshot(w.node);
     const events: controlplane.WatchEvent[] = [];
     if (w.resources.has('addressgroups')) for (const o of snap.addressGroups) events.push({ type: 'ADDED', kind: 'AddressGroup', object: o });
     if (w.resources.has('appliedtogroups')) for (const o of snap.appliedToGroups) events.push({ type: 'ADDED', kind: 'AppliedToGroup', object: o });
     if (w.resources.has('networkpolicies')) for (const o of snap.networkPolicies) events.push({ type: 'ADDED', kind: 'NetworkPolicy', object: o });
     n.watchers.add(w);
     return { mode: 'initial', events, resourceVersion: rv };
+  }
+
+  /**
+   * A node's view. `engine.snapshot(node)` walks every policy and group, so 1,000 agents
+   * connecting at once would cost 1,000 full walks; instead one walk buckets every node's view
+   * and serves all watches until the next change.
+   */
+  nodeSnapshot(node: string): PolicySnapshot {
+    this.viewIndex ??= this.buildViewIndex();
+    return this.viewIndex.get(node) ?? { networkPolicies: [], addressGroups: [], appliedToGroups: [] };
+  }
+
+  private buildViewIndex(): Map<string, PolicySnapshot> {
+    const out = new Map<string, PolicySnapshot>();
+    const at = (n: string): PolicySnapshot => {
+      let v = out.get(n);
+      if (!v) out.set(n, (v = { networkPolicies: [], addressGroups: [], appliedToGroups: [] }));
+      return v;
+    };
+    for (const p of this.engine.policies.values()) for (const n of p.span.keys()) at(n).networkPolicies.push(p.compiled.policy);
+    for (const [name, g] of this.engine.groups) {
+      if (g.addrUsers.size > 0 && g.addrSpan.size > 0) {
+        const group = { name, groupMembers: [...g.members.values()] };
+        for (const n of g.addrSpan.keys()) at(n).addressGroups.push(group);
+      }
+      if (g.appliedUsers.size > 0) for (const [n, local] of g.byNode) at(n).appliedToGroups.push({ name, groupMembers: [...local.values()] });
+    }
+    const byUid = (a: { uid: string }, b: { uid: string }): number => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+    const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    for (const v of out.values()) {
+      v.networkPolicies.sort(byUid);
+      v.addressGroups.sort(byName);
+      v.appliedToGroups.sort(byName);
+    }
+    return out;
   }
 
   /** Remove a watcher. */

@@ -110,3 +110,12 @@ describe('ControlplaneHub', () => {
     hub.close();
   });
 });
+
+test('the one-pass node views equal the engine snapshot of every node', () => {
+  const hub = cluster();
+  hub.apply({ type: 'ADDED', object: pod('web2', 'b', '10.0.0.9', { app: 'web' }) });
+  hub.apply({ type: 'ADDED', object: np('p2', 'cli', 'web') });
+  const norm = (s: ReturnType<ControlplaneHub['nodeSnapshot']>): unknown => JSON.parse(JSON.stringify({ ...s, addressGroups: s.addressGroups.map((g) => ({ ...g, groupMembers: [...g.groupMembers].sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1)) })), appliedToGroups: s.appliedToGroups.map((g) => ({ ...g, groupMembers: [...g.groupMembers].sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1)) })) }));
+  for (const n of ['a', 'b', 'c']) expect(norm(hub.nodeSnapshot(n))).toEqual(norm(hub.engine.snapshot(n)));
+  expect(hub.nodeSnapshot('b').networkPolicies.map((p) => p.name).sort()).toEqual(['p1', 'p2']);
+});
