@@ -18,7 +18,7 @@ import type {
 } from './flow';
 import { OFPP } from './flow';
 import { readEntry, writeEntry } from './match';
-import { bigToBytes, bytesToBig, bytesToValue, isMasked, parseIpv4, parseIpv6, formatIpv4, formatIpv6, valueToBytes } from './values';
+import { bigToBytes, bytesToBig, bytesToValue, parseIpv4, parseIpv6, formatIpv4, formatIpv6, valueToBytes } from './values';
 
 /** OpenFlow 1.5 action types. */
 export const OFPAT = {
@@ -467,16 +467,13 @@ function readAction(r: Reader, type: number): Action | undefined {
 function readSetFieldEntry(r: Reader): Action {
   const tmp: Record<string, unknown> = {};
   const headerAt = r.pos;
-  const header = r.view.getUint32(r.pos);
   readEntry(r, tmp);
   const keys = Object.keys(tmp);
   if (keys.length !== 1) r.fail('set_field without a field', headerAt);
   const field = keys[0] as ValueFieldName;
   if (field === ('ctState' as string)) r.fail('ct_state cannot be set', headerAt);
-  let value = tmp[field];
-  // A masked set_field whose mask is "full" was canonicalised to a plain value by readEntry: keep it.
-  void header;
-  return { type: 'setField', field, value } as SetFieldAction;
+  // A masked set_field whose mask is "full" was canonicalised to a plain value by readEntry.
+  return { type: 'setField', field, value: tmp[field] } as SetFieldAction;
 }
 
 function loadToSetField(r: Reader, header: number, ofs: number, nBits: number, value: bigint): Action {
@@ -765,4 +762,3 @@ export function readInstructions(r: Reader): Action[] {
 export function decodeActions(bytes: Uint8Array): Action[] {
   return readActions(new Reader(bytes, 'actions'));
 }
-export { isMasked };

@@ -559,8 +559,6 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
 
   /** Install flows in one atomic bundle (see {@link bundle}). */
   installFlows(flows: Iterable<Flow>, command: FlowModCommand = 'add'): Promise<void> {
-    const self = this;
-    void self;
     return this.bundle(
       (function* () {
         for (const flow of flows) yield { type: 'flowMod', command, flow } as OfMessage;
