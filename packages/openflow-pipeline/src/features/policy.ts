@@ -120,7 +120,7 @@ interface Ctx {
   /** Number of clauses of each conj id. */
   nClauses: Map<number, number>;
   /** (shared flow slot, conjunction code) pairs of all shared flows (see SharedFlow). */
-  pairs: { slot: number[]; code: number[] };
+  pairs: PairBuffer;
   /** Scratch buffer for a peer's address ranges. */
   ranges: Ranges;
   /** Conjunction action objects by `id * 4 + clause`. */
@@ -241,9 +241,27 @@ interface SharedFlow {
   slot: number;
 }
 
+/** Growable typed buffers of (slot, code) pairs: off the JS heap, so a million pairs cost the GC little. */
+class PairBuffer {
+  slot = new Uint32Array(1024);
+  code = new Float64Array(1024);
+  n = 0;
+  push(slot: number, code: number): void {
+    if (this.n === this.slot.length) {
+      const s = new Uint32Array(this.n * 2);
+      const c = new Float64Array(this.n * 2);
+      s.set(this.slot);
+      c.set(this.code);
+      this.slot = s;
+      this.code = c;
+    }
+    this.slot[this.n] = slot;
+    this.code[this.n++] = code;
+  }
+}
+
 function pushConj(ctx: Ctx, e: SharedFlow, code: number): void {
-  ctx.pairs.slot.push(e.slot);
-  ctx.pairs.code.push(code);
+  ctx.pairs.push(e.slot, code);
 }
 
 /** The peer's addresses as the fewest CIDR codes; computed once per distinct peer. */
@@ -338,13 +356,13 @@ function conjActions(ctx: Ctx, codes: Float64Array): Action[] {
 /** Sets every shared flow's conjunction actions: pairs grouped per flow by a counting sort. */
 function materializeShared(ctx: Ctx): void {
   const nFlows = ctx.sharedOrder.length;
-  const { slot, code } = ctx.pairs;
+  const { slot, code, n } = ctx.pairs;
   const start = new Uint32Array(nFlows + 1);
-  for (let i = 0; i < slot.length; i++) start[slot[i]! + 1]!++;
+  for (let i = 0; i < n; i++) start[slot[i]! + 1]!++;
   for (let f = 0; f < nFlows; f++) start[f + 1]! += start[f]!;
   const fill = start.slice(0, nFlows);
-  const grouped = new Float64Array(code.length);
-  for (let i = 0; i < slot.length; i++) grouped[fill[slot[i]!]!++] = code[i]!;
+  const grouped = new Float64Array(n);
+  for (let i = 0; i < n; i++) grouped[fill[slot[i]!]!++] = code[i]!;
   for (let f = 0; f < nFlows; f++) ctx.sharedOrder[f]!.flow.actions = conjActions(ctx, grouped.subarray(start[f]!, start[f + 1]!));
 }
 
@@ -363,7 +381,7 @@ export function networkPolicyFlows(p: Pipeline, cfg: NodeConfig, input: NetworkP
   const podsByName = new Map(input.pods.map((x) => [`${x.namespace}/${x.name}`, x]));
   const ctx: Ctx = {
     p, cfg, cookie: makeCookie(cfg.round, CookieCategory.NetworkPolicy), groups: idx.groups, podsByName, podsByIp: idx.podsByIp,
-    shared: new Map(), sharedOrder: [], nClauses: new Map(), peerCache: new Map(), conjActions: new Map(), pairs: { slot: [], code: [] }, ranges: new Ranges(), out: [], loggingGroups: new Map(), controllerId: input.controllerId ?? CONTROLLER_ID, fqdn: input.fqdnAddresses ?? {},
+    shared: new Map(), sharedOrder: [], nClauses: new Map(), peerCache: new Map(), conjActions: new Map(), pairs: new PairBuffer(), ranges: new Ranges(), out: [], loggingGroups: new Map(), controllerId: input.controllerId ?? CONTROLLER_ID, fqdn: input.fqdnAddresses ?? {},
   };
   const groupBase = input.groupIdBase ?? 1;
   const antrea = cfg.enableAntreaPolicy ?? false;
