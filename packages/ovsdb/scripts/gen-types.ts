@@ -4,12 +4,14 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseSchema, type BaseType, type ColumnType } from '../src/schema';
 
-const [schemaPath = '/usr/share/openvswitch/vswitch.ovsschema', outDir = 'src/gen', prefix = 'vswitch'] = process.argv.slice(2);
+const [schemaPath = '/usr/share/openvswitch/vswitch.ovsschema', outDir = 'src/gen', prefix = 'vswitch'] =
+  process.argv.slice(2);
 const json: unknown = JSON.parse(readFileSync(schemaPath, 'utf8'));
 const schema = parseSchema(json);
 
 const ident = (s: string): string => s.replace(/[^A-Za-z0-9_]/g, '_');
-const pascal = (s: string): string => ident(s).replace(/(^|_)([a-z])/g, (_m, _u: string, c: string) => c.toUpperCase());
+const pascal = (s: string): string =>
+  ident(s).replace(/(^|_)([a-z])/g, (_m, _u: string, c: string) => c.toUpperCase());
 
 function atomType(b: BaseType): string {
   if (b.enum && b.enum.length > 0) return b.enum.map((e) => JSON.stringify(e)).join(' | ');
@@ -30,7 +32,7 @@ function columnType(t: ColumnType): string {
   if (t.value) return `ReadonlyMap<${k}, ${atomType(t.value)}>`;
   if (t.min === 1 && t.max === 1) return k;
   if (t.min === 0 && t.max === 1) return `${k.includes('|') ? `(${k})` : k} | null`;
-  return k.includes("|") ? `readonly (${k})[]` : `readonly ${k}[]`;
+  return k.includes('|') ? `readonly (${k})[]` : `readonly ${k}[]`;
 }
 
 const lines: string[] = [
@@ -45,9 +47,15 @@ for (const name of tableNames) {
   lines.push('  readonly _uuid: string;');
   for (const [cname, c] of Object.entries(t.columns).sort(([a], [b]) => (a < b ? -1 : 1))) {
     if (cname === '_uuid' || cname === '_version') continue;
-    const ref = c.type.key.refTable ? ` References ${c.type.key.refTable}.` : c.type.value?.refTable ? ` Values reference ${c.type.value.refTable}.` : '';
+    const ref = c.type.key.refTable
+      ? ` References ${c.type.key.refTable}.`
+      : c.type.value?.refTable
+        ? ` Values reference ${c.type.value.refTable}.`
+        : '';
     lines.push(`  /** ${describe(c.type)}.${ref} */`);
-    lines.push(`  readonly ${/^[A-Za-z_][A-Za-z0-9_]*$/.test(cname) ? cname : JSON.stringify(cname)}: ${columnType(c.type)};`);
+    lines.push(
+      `  readonly ${/^[A-Za-z_][A-Za-z0-9_]*$/.test(cname) ? cname : JSON.stringify(cname)}: ${columnType(c.type)};`,
+    );
   }
   lines.push('}', '');
 }
@@ -70,4 +78,6 @@ writeFileSync(
     `/** The ${schema.name} .ovsschema JSON. */\n` +
     `export const ${ident(prefix)}SchemaJson = ${JSON.stringify(json, null, 2)} as const;\n`,
 );
-console.log(`wrote ${join(outDir, `${prefix}.ts`)} and ${join(outDir, `${prefix}-schema.ts`)} (${tableNames.length} tables)`);
+console.log(
+  `wrote ${join(outDir, `${prefix}.ts`)} and ${join(outDir, `${prefix}-schema.ts`)} (${tableNames.length} tables)`,
+);

@@ -203,11 +203,22 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
    * anything when a value violates the schema), sends them, and returns a typed result. Connection loss
    * rejects with {@link DisconnectedError}: the outcome is then unknown, so retry only idempotent work.
    */
-  async transact(db: string, operations: readonly Operation[], opts: TransactOptions = {}): Promise<TransactionResult> {
+  async transact(
+    db: string,
+    operations: readonly Operation[],
+    opts: TransactOptions = {},
+  ): Promise<TransactionResult> {
     const schema = await this.getSchema(db);
     const wire = operations.map((o) => encodeOperation(schema, o));
     if (opts.signal?.aborted) {
-      return { ok: false, error: 'canceled', details: 'canceled by the client', index: undefined, operation: undefined, results: [] };
+      return {
+        ok: false,
+        error: 'canceled',
+        details: 'canceled by the client',
+        index: undefined,
+        operation: undefined,
+        results: [],
+      };
     }
     const id = this.connection.nextRequestId();
     // ovsdb-server (3.1) drops a canceled transaction without replying unless the session is
@@ -224,13 +235,27 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     } catch (err) {
       // The server reports a canceled or malformed transaction as a JSON-RPC error: still a failed transaction.
       if (err instanceof CanceledError) {
-        return { ok: false, error: 'canceled', details: 'canceled by the client', index: undefined, operation: undefined, results: [] };
+        return {
+          ok: false,
+          error: 'canceled',
+          details: 'canceled by the client',
+          index: undefined,
+          operation: undefined,
+          results: [],
+        };
       }
       if (err instanceof RpcError) {
         const e = err.error as { error?: unknown; details?: unknown } | string;
         const error = typeof e === 'string' ? e : typeof e?.error === 'string' ? e.error : JSON.stringify(e);
         const details = typeof e === 'object' && typeof e?.details === 'string' ? e.details : undefined;
-        return { ok: false, error, ...(details !== undefined ? { details } : {}), index: undefined, operation: undefined, results: [] };
+        return {
+          ok: false,
+          error,
+          ...(details !== undefined ? { details } : {}),
+          index: undefined,
+          operation: undefined,
+          results: [],
+        };
       }
       throw err;
     } finally {
@@ -253,7 +278,11 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     return this.request<unknown[]>('echo', params);
   }
 
-  private async encodeMonitorRequests(db: string, requests: MonitorRequests, cond: boolean): Promise<Record<string, unknown[]>> {
+  private async encodeMonitorRequests(
+    db: string,
+    requests: MonitorRequests,
+    cond: boolean,
+  ): Promise<Record<string, unknown[]>> {
     const schema = await this.getSchema(db);
     const out: Record<string, unknown[]> = {};
     for (const [table, r] of Object.entries(requests)) {
@@ -266,7 +295,11 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
         }
         if (req.select) o.select = req.select;
         if (req.where) {
-          if (!cond) throw new OvsdbError('OVSDB_BAD_REQUEST', `monitor (v1) does not support conditions on ${table}; use monitorCond`);
+          if (!cond)
+            throw new OvsdbError(
+              'OVSDB_BAD_REQUEST',
+              `monitor (v1) does not support conditions on ${table}; use monitorCond`,
+            );
           o.where = req.where.map((c) => (typeof c === 'boolean' ? c : encodeCondition(schema, table, c)));
         }
         return o;
@@ -278,7 +311,9 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   private async decodeUpdates(db: string, j: unknown): Promise<TableUpdates> {
     const schema = await this.getSchema(db);
     const out: TableUpdates = {};
-    for (const [table, rows] of Object.entries((j ?? {}) as Record<string, Record<string, { old?: unknown; new?: unknown }>>)) {
+    for (const [table, rows] of Object.entries(
+      (j ?? {}) as Record<string, Record<string, { old?: unknown; new?: unknown }>>,
+    )) {
       const t: Record<string, RowUpdate> = (out[table] = {});
       for (const [uuid, u] of Object.entries(rows)) {
         t[uuid] = {
@@ -294,15 +329,26 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   async decodeUpdates2(db: string, j: unknown): Promise<TableUpdates2> {
     const schema = await this.getSchema(db);
     const out: TableUpdates2 = {};
-    if (typeof j !== 'object' || j === null) throw new ProtocolError('OVSDB_BAD_MESSAGE', 'table-updates2 is not an object', j);
-    for (const [table, rows] of Object.entries(j as Record<string, Record<string, Record<string, unknown>>>)) {
+    if (typeof j !== 'object' || j === null)
+      throw new ProtocolError('OVSDB_BAD_MESSAGE', 'table-updates2 is not an object', j);
+    for (const [table, rows] of Object.entries(
+      j as Record<string, Record<string, Record<string, unknown>>>,
+    )) {
       const t: Record<string, RowUpdate2> = (out[table] = {});
       for (const [uuid, u] of Object.entries(rows)) {
         if (u.initial !== undefined) t[uuid] = { kind: 'initial', row: decodeRow(schema, table, u.initial) };
-        else if (u.insert !== undefined) t[uuid] = { kind: 'insert', row: decodeRow(schema, table, u.insert) };
-        else if (u.modify !== undefined) t[uuid] = { kind: 'modify', diff: u.modify as Record<string, unknown> };
-        else if ('delete' in u) t[uuid] = { kind: 'delete', row: u.delete ? decodeRow(schema, table, u.delete) : undefined };
-        else throw new ProtocolError('OVSDB_BAD_MESSAGE', `row update of ${table} ${uuid} has no known member`, u);
+        else if (u.insert !== undefined)
+          t[uuid] = { kind: 'insert', row: decodeRow(schema, table, u.insert) };
+        else if (u.modify !== undefined)
+          t[uuid] = { kind: 'modify', diff: u.modify as Record<string, unknown> };
+        else if ('delete' in u)
+          t[uuid] = { kind: 'delete', row: u.delete ? decodeRow(schema, table, u.delete) : undefined };
+        else
+          throw new ProtocolError(
+            'OVSDB_BAD_MESSAGE',
+            `row update of ${table} ${uuid} has no known member`,
+            u,
+          );
       }
     }
     return out;
@@ -352,7 +398,11 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
         lastTxnId ?? '00000000-0000-0000-0000-000000000000',
       ]);
       if (!Array.isArray(r) || r.length !== 3 || typeof r[0] !== 'boolean' || typeof r[1] !== 'string') {
-        throw new ProtocolError('OVSDB_BAD_REPLY', 'monitor_cond_since reply is not [found, last-txn-id, updates]', r);
+        throw new ProtocolError(
+          'OVSDB_BAD_REPLY',
+          'monitor_cond_since reply is not [found, last-txn-id, updates]',
+          r,
+        );
       }
       return { found: r[0], lastTxnId: r[1], updates: await this.decodeUpdates2(db, r[2]) };
     } catch (err) {
@@ -365,9 +415,14 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
    * `monitor_cond_change` (OVS): replaces the conditions (and optionally columns) of a monitor; the
    * resulting row changes arrive as update2/update3 events under `newMonitorId`.
    */
-  async monitorCondChange(monitorId: unknown, newMonitorId: unknown, requests: MonitorRequests): Promise<void> {
+  async monitorCondChange(
+    monitorId: unknown,
+    newMonitorId: unknown,
+    requests: MonitorRequests,
+  ): Promise<void> {
     const db = this.monitors.get(monitorKey(monitorId));
-    if (db === undefined) throw new OvsdbError('OVSDB_UNKNOWN_MONITOR', `no monitor ${JSON.stringify(monitorId)}`);
+    if (db === undefined)
+      throw new OvsdbError('OVSDB_UNKNOWN_MONITOR', `no monitor ${JSON.stringify(monitorId)}`);
     const reqs = await this.encodeMonitorRequests(db, requests, true);
     // The server sends the resulting update under the new id before its reply: register it first.
     this.monitors.set(monitorKey(newMonitorId), db);
@@ -413,7 +468,10 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
 
   private onNotification(method: string, params: unknown[]): void {
     const bad = (why: string): void => {
-      this.emit('protocolError', new ProtocolError('OVSDB_BAD_MESSAGE', `${method} notification: ${why}`, params));
+      this.emit(
+        'protocolError',
+        new ProtocolError('OVSDB_BAD_MESSAGE', `${method} notification: ${why}`, params),
+      );
     };
     const dbOf = (id: unknown): string | undefined => this.monitors.get(monitorKey(id));
     switch (method) {

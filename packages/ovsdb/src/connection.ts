@@ -5,7 +5,14 @@ import { systemClock, type Clock, type TimerHandle } from './clock';
 import { ClosedError, DisconnectedError, type OvsdbError } from './errors';
 import { JsonRpcPeer } from './jsonrpc/peer';
 import { silentLogger, type Logger } from './logger';
-import { describeEndpoint, openStream, parseRemote, type Endpoint, type Remote, type TlsOptions } from './transport';
+import {
+  describeEndpoint,
+  openStream,
+  parseRemote,
+  type Endpoint,
+  type Remote,
+  type TlsOptions,
+} from './transport';
 
 /** Reconnect policy: delay = min(maxDelayMs, initialDelayMs * 2^attempt), scaled by a random factor in [1-jitter, 1]. */
 export interface BackoffOptions {
@@ -111,7 +118,9 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     if (this.closed) return;
     let stream: Duplex;
     try {
-      stream = await (this.opts.openStream ?? ((e) => openStream(e, this.opts.connectTimeoutMs)))(this.endpoint);
+      stream = await (this.opts.openStream ?? ((e) => openStream(e, this.opts.connectTimeoutMs)))(
+        this.endpoint,
+      );
     } catch (err) {
       this.onConnectFailure(err as Error);
       return;
@@ -182,7 +191,10 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     if (interval <= 0 || !this.peer) return;
     const peer = this.peer;
     const due = (this.probing ? this.lastProbeAt : this.lastActivity) + interval;
-    this.probeTimer = this.clock.setTimeout(() => this.onProbeTimer(peer, interval), Math.max(0, due - this.clock.now()));
+    this.probeTimer = this.clock.setTimeout(
+      () => this.onProbeTimer(peer, interval),
+      Math.max(0, due - this.clock.now()),
+    );
   }
 
   private lastProbeAt = 0;
@@ -206,11 +218,20 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   }
 
   /** Sends a request on the live session; fails fast with DisconnectedError when there is none. */
-  request<T = unknown>(method: string, params: unknown[], opts: { timeoutMs?: number; id?: unknown } = {}): Promise<T> {
+  request<T = unknown>(
+    method: string,
+    params: unknown[],
+    opts: { timeoutMs?: number; id?: unknown } = {},
+  ): Promise<T> {
     if (this.closed) return Promise.reject(new ClosedError('connection'));
     const peer = this.peer;
     if (!peer || peer.isClosed) {
-      return Promise.reject(new DisconnectedError(`cannot send ${method}: not connected to ${describeEndpoint(this.endpoint)}`, method));
+      return Promise.reject(
+        new DisconnectedError(
+          `cannot send ${method}: not connected to ${describeEndpoint(this.endpoint)}`,
+          method,
+        ),
+      );
     }
     return peer.request<T>(method, params, opts);
   }

@@ -15,7 +15,11 @@ export class OvsdbError extends Error {
 export class FramingError extends OvsdbError {
   /** A short excerpt of the offending input. */
   readonly excerpt: string;
-  constructor(code: 'OVSDB_INVALID_JSON' | 'OVSDB_MESSAGE_TOO_LARGE' | 'OVSDB_TRUNCATED', message: string, excerpt = '') {
+  constructor(
+    code: 'OVSDB_INVALID_JSON' | 'OVSDB_MESSAGE_TOO_LARGE' | 'OVSDB_TRUNCATED',
+    message: string,
+    excerpt = '',
+  ) {
     super(code, message);
     this.excerpt = excerpt;
   }
@@ -25,7 +29,11 @@ export class FramingError extends OvsdbError {
 export class ProtocolError extends OvsdbError {
   /** The offending message. */
   readonly value: unknown;
-  constructor(code: 'OVSDB_BAD_MESSAGE' | 'OVSDB_UNKNOWN_ID' | 'OVSDB_BAD_REPLY', message: string, value: unknown) {
+  constructor(
+    code: 'OVSDB_BAD_MESSAGE' | 'OVSDB_UNKNOWN_ID' | 'OVSDB_BAD_REPLY',
+    message: string,
+    value: unknown,
+  ) {
     super(code, message);
     this.value = value;
   }
@@ -82,7 +90,9 @@ export class SchemaValueError extends OvsdbError {
   constructor(table: string, column: string, value: unknown, expected: string, detail?: string) {
     let shown: string;
     try {
-      shown = JSON.stringify(value, (_k, v: unknown) => (v instanceof Map ? Object.fromEntries(v) : v)) ?? String(value);
+      shown =
+        JSON.stringify(value, (_k, v: unknown) => (v instanceof Map ? Object.fromEntries(v) : v)) ??
+        String(value);
     } catch {
       shown = String(value);
     }

@@ -91,7 +91,13 @@ export {
   type TransactionSuccess,
   type TransactionFailure,
 } from './ops';
-export { Connection, backoffDelay, type ConnectionOptions, type ConnectionEvents, type BackoffOptions } from './connection';
+export {
+  Connection,
+  backoffDelay,
+  type ConnectionOptions,
+  type ConnectionEvents,
+  type BackoffOptions,
+} from './connection';
 export {
   OvsdbClient,
   type OvsdbClientOptions,

@@ -6,7 +6,11 @@ import { decodeDatum, encodeDatum, type Datum } from './values';
 /** Condition functions (RFC 7047 5.1). */
 export type ConditionFunction = '==' | '!=' | '<' | '<=' | '>' | '>=' | 'includes' | 'excludes';
 /** `[column, function, value]`; `value` in JS form (uuids as strings, maps as Map or object). */
-export type Condition<C extends string = string> = readonly [column: C | '_uuid', fn: ConditionFunction, value: unknown];
+export type Condition<C extends string = string> = readonly [
+  column: C | '_uuid',
+  fn: ConditionFunction,
+  value: unknown,
+];
 /** Mutators (RFC 7047 5.1). */
 export type Mutator = '+=' | '-=' | '*=' | '/=' | '%=' | 'insert' | 'delete';
 export type Mutation<C extends string = string> = readonly [column: C, mutator: Mutator, value: unknown];
@@ -97,13 +101,20 @@ export interface OperationBuilders<DB extends object> {
     where?: readonly Condition<Cols<DB[T]>>[],
     columns?: readonly (Cols<DB[T]> | '_uuid' | '_version')[],
   ): SelectOp<DB[T]>;
-  update<T extends Extract<keyof DB, string>>(table: T, where: readonly Condition<Cols<DB[T]>>[], row: Partial<DB[T]>): UpdateOp<DB[T]>;
+  update<T extends Extract<keyof DB, string>>(
+    table: T,
+    where: readonly Condition<Cols<DB[T]>>[],
+    row: Partial<DB[T]>,
+  ): UpdateOp<DB[T]>;
   mutate<T extends Extract<keyof DB, string>>(
     table: T,
     where: readonly Condition<Cols<DB[T]>>[],
     mutations: readonly Mutation<Cols<DB[T]>>[],
   ): MutateOp<DB[T]>;
-  delete<T extends Extract<keyof DB, string>>(table: T, where: readonly Condition<Cols<DB[T]>>[]): DeleteOp<DB[T]>;
+  delete<T extends Extract<keyof DB, string>>(
+    table: T,
+    where: readonly Condition<Cols<DB[T]>>[],
+  ): DeleteOp<DB[T]>;
   wait<T extends Extract<keyof DB, string>>(
     table: T,
     where: readonly Condition<Cols<DB[T]>>[],
@@ -154,11 +165,16 @@ export const ops: OperationBuilders<Record<string, Row>> = {
 const ARITH = new Set<Mutator>(['+=', '-=', '*=', '/=', '%=']);
 const isSetOrMap = (t: ColumnType): boolean => t.value !== undefined || t.max !== 1 || t.min !== 1;
 
-function encodeRow(schema: DatabaseSchema, table: string, row: Record<string, unknown>): Record<string, unknown> {
+function encodeRow(
+  schema: DatabaseSchema,
+  table: string,
+  row: Record<string, unknown>,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [col, v] of Object.entries(row)) {
     if (v === undefined) continue;
-    if (col === '_uuid' || col === '_version') throw new SchemaError(`${table}.${col} cannot be written`, table, col);
+    if (col === '_uuid' || col === '_version')
+      throw new SchemaError(`${table}.${col} cannot be written`, table, col);
     out[col] = encodeDatum(columnOf(schema, table, col).type, v, { table, column: col });
   }
   return out;
@@ -225,7 +241,11 @@ export function encodeOperation(schema: DatabaseSchema, op: Operation): Record<s
         mutations: op.mutations.map((m) => encodeMutation(schema, op.table, m)),
       };
     case 'delete':
-      return { op: 'delete', table: op.table, where: op.where.map((c) => encodeCondition(schema, op.table, c)) };
+      return {
+        op: 'delete',
+        table: op.table,
+        where: op.where.map((c) => encodeCondition(schema, op.table, c)),
+      };
     case 'wait': {
       for (const c of op.columns) columnOf(schema, op.table, c);
       const rows = op.rows.map((r) => {
@@ -323,9 +343,20 @@ function asError(x: unknown): OperationError | undefined {
 }
 
 /** Turns a transact reply into a {@link TransactionResult}. */
-export function decodeTransactResult(schema: DatabaseSchema, operations: readonly Operation[], reply: unknown): TransactionResult {
+export function decodeTransactResult(
+  schema: DatabaseSchema,
+  operations: readonly Operation[],
+  reply: unknown,
+): TransactionResult {
   if (!Array.isArray(reply)) {
-    return { ok: false, error: 'invalid reply', details: 'transact reply is not an array', index: undefined, operation: undefined, results: [] };
+    return {
+      ok: false,
+      error: 'invalid reply',
+      details: 'transact reply is not an array',
+      index: undefined,
+      operation: undefined,
+      results: [],
+    };
   }
   const results: Array<OperationResult | null> = [];
   const uuids: Record<string, string> = {};
@@ -357,7 +388,10 @@ export function decodeTransactResult(schema: DatabaseSchema, operations: readonl
         break;
       }
       case 'select':
-        results.push({ op: 'select', rows: ((o.rows ?? []) as unknown[]).map((row) => decodeRow(schema, op.table, row)) });
+        results.push({
+          op: 'select',
+          rows: ((o.rows ?? []) as unknown[]).map((row) => decodeRow(schema, op.table, row)),
+        });
         break;
       case 'update':
       case 'mutate':

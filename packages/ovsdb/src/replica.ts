@@ -182,7 +182,8 @@ export class Replica<DB extends object = AnyTables> extends EventEmitter<Replica
 
   /** Changes the row conditions of a monitored table (monitor_cond_change); the cache follows. */
   async setConditions(table: string, where: readonly MonitorCondition[] | undefined): Promise<void> {
-    if (!this.tables.has(table)) throw new OvsdbError('OVSDB_BAD_REQUEST', `table ${table} is not replicated`);
+    if (!this.tables.has(table))
+      throw new OvsdbError('OVSDB_BAD_REQUEST', `table ${table} is not replicated`);
     this.where.set(table, where);
     await this.client.monitorCondChange(this.monitorId, this.monitorId, {
       [table]: { where: where ?? [true] },
@@ -231,7 +232,12 @@ export class Replica<DB extends object = AnyTables> extends EventEmitter<Replica
       let found = false;
       let updates: TableUpdates2;
       try {
-        const r = await this.client.monitorCondSince(this.opts.db, this.monitorId, this.requests(), this.lastTxnId);
+        const r = await this.client.monitorCondSince(
+          this.opts.db,
+          this.monitorId,
+          this.requests(),
+          this.lastTxnId,
+        );
         found = r.found && this.lastTxnId !== undefined;
         updates = r.updates;
         this.lastTxnId = r.lastTxnId === '00000000-0000-0000-0000-000000000000' ? undefined : r.lastTxnId;
@@ -324,7 +330,9 @@ export class Replica<DB extends object = AnyTables> extends EventEmitter<Replica
           case 'modify': {
             if (!old) {
               // The cache missed a row: report it and rebuild from a full dump rather than guess.
-              this.reportError(new OvsdbError('OVSDB_REPLICA_DIVERGED', `modify of unknown row ${table} ${uuid}`));
+              this.reportError(
+                new OvsdbError('OVSDB_REPLICA_DIVERGED', `modify of unknown row ${table} ${uuid}`),
+              );
               this.resync();
               break;
             }
@@ -395,14 +403,21 @@ export class Replica<DB extends object = AnyTables> extends EventEmitter<Replica
         get: (table, uuid) => {
           const row = this.tables.get(table)?.get(uuid);
           if (row) reads.set(`${table}/${uuid}`, { table, row });
-          else tableReads.set(table, this.rowsOf(table).map((r) => r._uuid));
+          else
+            tableReads.set(
+              table,
+              this.rowsOf(table).map((r) => r._uuid),
+            );
           return row;
         },
         find: (table, pred) => {
           const all = this.rowsOf(table);
           const rows = pred ? all.filter(pred) : all;
           for (const row of rows) reads.set(`${table}/${row._uuid}`, { table, row });
-          tableReads.set(table, all.map((r) => r._uuid));
+          tableReads.set(
+            table,
+            all.map((r) => r._uuid),
+          );
           return rows;
         },
         add: (...o) => queued.push(...o),
@@ -417,11 +432,25 @@ export class Replica<DB extends object = AnyTables> extends EventEmitter<Replica
       for (const [table, uuids] of tableReads) {
         // The row set itself is only checkable when this replica sees the whole table.
         if (this.where.get(table)) continue;
-        checks.push(ops.wait(table, [], ['_uuid'], '==', uuids.map((u) => ({ _uuid: u })), 0));
+        checks.push(
+          ops.wait(
+            table,
+            [],
+            ['_uuid'],
+            '==',
+            uuids.map((u) => ({ _uuid: u })),
+            0,
+          ),
+        );
       }
       const before = this.lastTxnId;
       const result = await this.client.transact(this.opts.db, [...checks, ...queued]);
-      if (result.ok || result.error !== 'timed out' || result.index === undefined || result.index >= checks.length) {
+      if (
+        result.ok ||
+        result.error !== 'timed out' ||
+        result.index === undefined ||
+        result.index >= checks.length
+      ) {
         return { result, value, attempts: attempt };
       }
       this.log.debug({ attempt }, 'ovsdb replica: optimistic transaction conflicted, retrying');
@@ -438,7 +467,10 @@ function emptyOf(t: { value?: unknown; min: number; max: number }): Datum {
 }
 
 /** Column-wise equality of two replica rows. */
-export function rowEquals(a: Readonly<Record<string, unknown>>, b: Readonly<Record<string, unknown>>): boolean {
+export function rowEquals(
+  a: Readonly<Record<string, unknown>>,
+  b: Readonly<Record<string, unknown>>,
+): boolean {
   const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
   for (const k of keys) if (!datumEquals(a[k], b[k])) return false;
   return true;

@@ -68,7 +68,9 @@ function fail(msg: string, table?: string, column?: string): never {
 function parseEnumAtom(type: AtomicType, j: unknown, where: string): Atom {
   if (type === 'uuid') {
     if (Array.isArray(j) && j[0] === 'uuid' && isUuid(j[1])) return (j[1] as string).toLowerCase();
-  } else if (type === 'integer' ? Number.isInteger(j) : type === 'real' ? typeof j === 'number' : typeof j === type) {
+  } else if (
+    type === 'integer' ? Number.isInteger(j) : type === 'real' ? typeof j === 'number' : typeof j === type
+  ) {
     return j as Atom;
   }
   return fail(`${where}: enum value ${JSON.stringify(j)} is not a ${type}`);
@@ -82,13 +84,13 @@ export function parseBaseType(j: unknown, where = 'type'): BaseType {
   }
   if (typeof j !== 'object' || j === null || Array.isArray(j)) return fail(`${where}: invalid base type`);
   const o = j as Record<string, unknown>;
-  if (typeof o.type !== 'string' || !ATOMIC.has(o.type)) fail(`${where}: unknown atomic type ${String(o.type)}`);
+  if (typeof o.type !== 'string' || !ATOMIC.has(o.type))
+    fail(`${where}: unknown atomic type ${String(o.type)}`);
   const type = o.type as AtomicType;
   const out: { -readonly [K in keyof BaseType]: BaseType[K] } = { type };
   if (o.enum !== undefined) {
     const e = o.enum;
-    const items =
-      Array.isArray(e) && e[0] === 'set' && Array.isArray(e[1]) ? (e[1] as unknown[]) : [e];
+    const items = Array.isArray(e) && e[0] === 'set' && Array.isArray(e[1]) ? (e[1] as unknown[]) : [e];
     out.enum = items.map((x) => parseEnumAtom(type, x, where));
   }
   for (const k of ['minInteger', 'maxInteger', 'minReal', 'maxReal', 'minLength', 'maxLength'] as const) {
@@ -111,13 +113,17 @@ export function parseColumnType(j: unknown, where = 'type'): ColumnType {
   if (typeof j !== 'object' || j === null || Array.isArray(j)) return fail(`${where}: invalid column type`);
   const o = j as Record<string, unknown>;
   // A bare base type (`{"type": "integer", "minInteger": 1}`) is a scalar column type.
-  if (o.key === undefined && typeof o.type === 'string') return { key: parseBaseType(o, where), min: 1, max: 1 };
+  if (o.key === undefined && typeof o.type === 'string')
+    return { key: parseBaseType(o, where), min: 1, max: 1 };
   const key = parseBaseType(o.key, `${where}.key`);
   const min = o.min === undefined ? 1 : o.min;
   const max = o.max === undefined ? 1 : o.max === 'unlimited' ? Infinity : o.max;
   if (typeof min !== 'number' || (min !== 0 && min !== 1)) fail(`${where}: min must be 0 or 1`);
   if (typeof max !== 'number' || max < 1 || max < min) fail(`${where}: invalid max`);
-  const t: ColumnType = o.value === undefined ? { key, min, max } : { key, value: parseBaseType(o.value, `${where}.value`), min, max };
+  const t: ColumnType =
+    o.value === undefined
+      ? { key, min, max }
+      : { key, value: parseBaseType(o.value, `${where}.value`), min, max };
   return t;
 }
 
@@ -183,7 +189,8 @@ export function describeType(t: ColumnType): string {
     if (b.enum) parts.push(`one of [${b.enum.join(', ')}]`);
     if (b.minInteger !== undefined || b.maxInteger !== undefined)
       parts.push(`in [${b.minInteger ?? '-inf'}, ${b.maxInteger ?? 'inf'}]`);
-    if (b.minReal !== undefined || b.maxReal !== undefined) parts.push(`in [${b.minReal ?? '-inf'}, ${b.maxReal ?? 'inf'}]`);
+    if (b.minReal !== undefined || b.maxReal !== undefined)
+      parts.push(`in [${b.minReal ?? '-inf'}, ${b.maxReal ?? 'inf'}]`);
     if (b.minLength !== undefined || b.maxLength !== undefined)
       parts.push(`length ${b.minLength ?? 0}..${b.maxLength ?? 'inf'}`);
     if (b.refTable) parts.push(`referencing ${b.refTable}`);

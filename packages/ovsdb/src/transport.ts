@@ -31,7 +31,12 @@ export type Endpoint = Exclude<Remote, string>;
 /** Error connecting or parsing a remote. */
 export class TransportError extends OvsdbError {
   readonly remote: string;
-  constructor(code: 'OVSDB_BAD_REMOTE' | 'OVSDB_CONNECT_FAILED', message: string, remote: string, cause?: unknown) {
+  constructor(
+    code: 'OVSDB_BAD_REMOTE' | 'OVSDB_CONNECT_FAILED',
+    message: string,
+    remote: string,
+    cause?: unknown,
+  ) {
     super(code, message, { cause });
     this.remote = remote;
   }
@@ -50,7 +55,9 @@ export function parseRemote(remote: Remote, tls?: TlsOptions): Endpoint {
       const host = (m[1] ?? m[2])!;
       const port = Number(m[3]);
       if (port > 0 && port < 65536) {
-        return scheme === 'tcp' ? { kind: 'tcp', host, port } : { kind: 'ssl', host, port, ...(tls ? { tls } : {}) };
+        return scheme === 'tcp'
+          ? { kind: 'tcp', host, port }
+          : { kind: 'ssl', host, port, ...(tls ? { tls } : {}) };
       }
     }
   }
@@ -84,12 +91,20 @@ export function openStream(endpoint: Endpoint, timeoutMs = 10_000): Promise<Dupl
     }
     const timer = setTimeout(() => {
       sock.destroy();
-      reject(new TransportError('OVSDB_CONNECT_FAILED', `connecting to ${name} timed out after ${timeoutMs} ms`, name));
+      reject(
+        new TransportError(
+          'OVSDB_CONNECT_FAILED',
+          `connecting to ${name} timed out after ${timeoutMs} ms`,
+          name,
+        ),
+      );
     }, timeoutMs);
     const onError = (err: Error) => {
       clearTimeout(timer);
       sock.destroy();
-      reject(new TransportError('OVSDB_CONNECT_FAILED', `cannot connect to ${name}: ${err.message}`, name, err));
+      reject(
+        new TransportError('OVSDB_CONNECT_FAILED', `cannot connect to ${name}: ${err.message}`, name, err),
+      );
     };
     sock.once('error', onError);
     sock.once(readyEvent, () => {

@@ -68,22 +68,31 @@ function checkConstraints(base: BaseType, a: AtomInput, ctx: ValueContext, t: Co
     throw new SchemaValueError(ctx.table, ctx.column, a, describeType(t), detail);
   };
   if (a instanceof NamedUuid) return;
-  if (base.enum && !base.enum.some((e) => atomKey(e) === atomKey(a))) bad(`${String(a)} is not one of the allowed values`);
+  if (base.enum && !base.enum.some((e) => atomKey(e) === atomKey(a)))
+    bad(`${String(a)} is not one of the allowed values`);
   if (typeof a === 'number') {
-    const [lo, hi] = base.type === 'integer' ? [base.minInteger, base.maxInteger] : [base.minReal, base.maxReal];
+    const [lo, hi] =
+      base.type === 'integer' ? [base.minInteger, base.maxInteger] : [base.minReal, base.maxReal];
     if (lo !== undefined && a < lo) bad(`${a} is less than minimum allowed value ${lo}`);
     if (hi !== undefined && a > hi) bad(`${a} is greater than maximum allowed value ${hi}`);
   }
   if (typeof a === 'string' && base.type === 'string') {
     // Length limits count Unicode code points, as OVSDB does.
     const len = [...a].length;
-    if (base.minLength !== undefined && len < base.minLength) bad(`length ${len} is less than minimum allowed length ${base.minLength}`);
-    if (base.maxLength !== undefined && len > base.maxLength) bad(`length ${len} is greater than maximum allowed length ${base.maxLength}`);
+    if (base.minLength !== undefined && len < base.minLength)
+      bad(`length ${len} is less than minimum allowed length ${base.minLength}`);
+    if (base.maxLength !== undefined && len > base.maxLength)
+      bad(`length ${len} is greater than maximum allowed length ${base.maxLength}`);
   }
 }
 
 /** Encodes one atom to wire JSON after checking type and constraints. */
-export function encodeAtom(base: BaseType, v: unknown, ctx: ValueContext, t: ColumnType = { key: base, min: 1, max: 1 }): unknown {
+export function encodeAtom(
+  base: BaseType,
+  v: unknown,
+  ctx: ValueContext,
+  t: ColumnType = { key: base, min: 1, max: 1 },
+): unknown {
   const bad = (why: string): never => {
     throw new SchemaValueError(ctx.table, ctx.column, v, describeType(t), why);
   };
@@ -111,7 +120,13 @@ export function encodeAtom(base: BaseType, v: unknown, ctx: ValueContext, t: Col
 }
 
 /** Decodes one wire atom (a uuid must be `["uuid", ...]`). */
-export function decodeAtom(base: BaseType, j: unknown, ctx: ValueContext, opts: DatumOptions = {}, t?: ColumnType): Atom {
+export function decodeAtom(
+  base: BaseType,
+  j: unknown,
+  ctx: ValueContext,
+  opts: DatumOptions = {},
+  t?: ColumnType,
+): Atom {
   const type = t ?? { key: base, min: 1, max: 1 };
   const bad = (why: string): never => {
     throw new SchemaValueError(ctx.table, ctx.column, j, describeType(type), why);
@@ -135,7 +150,8 @@ export function decodeAtom(base: BaseType, j: unknown, ctx: ValueContext, opts: 
       a = j as string;
       break;
     case 'uuid':
-      if (!Array.isArray(j) || j.length !== 2 || j[0] !== 'uuid' || !isUuid(j[1])) bad('syntax error: expected ["uuid", <string>]');
+      if (!Array.isArray(j) || j.length !== 2 || j[0] !== 'uuid' || !isUuid(j[1]))
+        bad('syntax error: expected ["uuid", <string>]');
       a = ((j as unknown[])[1] as string).toLowerCase();
       break;
   }
@@ -144,7 +160,9 @@ export function decodeAtom(base: BaseType, j: unknown, ctx: ValueContext, opts: 
 }
 
 function setElements(j: unknown): unknown[] | undefined {
-  return Array.isArray(j) && j.length === 2 && j[0] === 'set' && Array.isArray(j[1]) ? (j[1] as unknown[]) : undefined;
+  return Array.isArray(j) && j.length === 2 && j[0] === 'set' && Array.isArray(j[1])
+    ? (j[1] as unknown[])
+    : undefined;
 }
 
 function checkSize(t: ColumnType, n: number, ctx: ValueContext, value: unknown, opts: DatumOptions): void {
@@ -158,7 +176,13 @@ function checkSize(t: ColumnType, n: number, ctx: ValueContext, value: unknown, 
 export function decodeDatum(t: ColumnType, j: unknown, ctx: ValueContext, opts: DatumOptions = {}): Datum {
   if (isMap(t)) {
     if (!Array.isArray(j) || j.length !== 2 || j[0] !== 'map' || !Array.isArray(j[1])) {
-      throw new SchemaValueError(ctx.table, ctx.column, j, describeType(t), 'syntax error: expected ["map", [...]]');
+      throw new SchemaValueError(
+        ctx.table,
+        ctx.column,
+        j,
+        describeType(t),
+        'syntax error: expected ["map", [...]]',
+      );
     }
     const out = new Map<Atom, Atom>();
     for (const pair of j[1] as unknown[]) {
@@ -166,7 +190,8 @@ export function decodeDatum(t: ColumnType, j: unknown, ctx: ValueContext, opts: 
         throw new SchemaValueError(ctx.table, ctx.column, j, describeType(t), 'map pair is not [key, value]');
       }
       const k = decodeAtom(t.key, pair[0], ctx, opts, t);
-      if (out.has(k)) throw new SchemaValueError(ctx.table, ctx.column, j, describeType(t), 'map contains duplicate key');
+      if (out.has(k))
+        throw new SchemaValueError(ctx.table, ctx.column, j, describeType(t), 'map contains duplicate key');
       out.set(k, decodeAtom(t.value!, pair[1], ctx, opts, t));
     }
     checkSize(t, out.size, ctx, j, opts);
@@ -178,7 +203,8 @@ export function decodeDatum(t: ColumnType, j: unknown, ctx: ValueContext, opts: 
   for (const e of elems) {
     const a = decodeAtom(t.key, e, ctx, opts, t);
     const k = atomKey(a);
-    if (seen.has(k)) throw new SchemaValueError(ctx.table, ctx.column, j, describeType(t), 'set contains duplicate');
+    if (seen.has(k))
+      throw new SchemaValueError(ctx.table, ctx.column, j, describeType(t), 'set contains duplicate');
     seen.add(k);
     atoms.push(a);
   }
@@ -202,7 +228,10 @@ function inputPairs(t: ColumnType, v: unknown, ctx: ValueContext): Array<[unknow
   if (Array.isArray(v)) return v as Array<[unknown, unknown]>;
   if (typeof v === 'object' && v !== null && !(v instanceof NamedUuid)) {
     // Plain objects are accepted for string- and integer-keyed maps (keys arrive as strings).
-    return Object.entries(v).map(([k, x]) => [t.key.type === 'integer' && /^-?\d+$/.test(k) ? Number(k) : k, x]);
+    return Object.entries(v).map(([k, x]) => [
+      t.key.type === 'integer' && /^-?\d+$/.test(k) ? Number(k) : k,
+      x,
+    ]);
   }
   throw new SchemaValueError(ctx.table, ctx.column, v, describeType(t), 'expected a Map or an object');
 }
@@ -218,12 +247,19 @@ export function encodeDatum(t: ColumnType, v: unknown, ctx: ValueContext, opts: 
     const out: Array<[AtomInput, unknown, unknown]> = [];
     for (const pair of pairs) {
       if (!Array.isArray(pair) || pair.length !== 2) {
-        throw new SchemaValueError(ctx.table, ctx.column, v, describeType(t), 'map entries must be [key, value]');
+        throw new SchemaValueError(
+          ctx.table,
+          ctx.column,
+          v,
+          describeType(t),
+          'map entries must be [key, value]',
+        );
       }
       const [k, x] = pair as [unknown, unknown];
       const kj = encodeAtom(t.key, k, ctx, t);
       const key = atomKey(k as AtomInput);
-      if (seen.has(key)) throw new SchemaValueError(ctx.table, ctx.column, v, describeType(t), 'map contains duplicate key');
+      if (seen.has(key))
+        throw new SchemaValueError(ctx.table, ctx.column, v, describeType(t), 'map contains duplicate key');
       seen.add(key);
       out.push([k as AtomInput, kj, encodeAtom(t.value!, x, ctx, t)]);
     }
@@ -237,7 +273,8 @@ export function encodeDatum(t: ColumnType, v: unknown, ctx: ValueContext, opts: 
   for (const e of elems) {
     const j = encodeAtom(t.key, e, ctx, t);
     const k = atomKey(e as AtomInput);
-    if (seen.has(k)) throw new SchemaValueError(ctx.table, ctx.column, v, describeType(t), 'set contains duplicate');
+    if (seen.has(k))
+      throw new SchemaValueError(ctx.table, ctx.column, v, describeType(t), 'set contains duplicate');
     seen.add(k);
     out.push([e as AtomInput, j]);
   }

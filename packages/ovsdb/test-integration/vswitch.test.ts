@@ -99,6 +99,8 @@ test('findPortsByExternalIds matches on every given pair', async () => {
 });
 
 test('deletePort removes the port and its interface; deleting again reports false', async () => {
+  expect(await vs.deletePort('br-other', 'pod-b')).toBe(false); // not on that bridge: untouched
+  expect(await vsctl('list-ports', 'br-int')).toMatch(/pod-b/);
   expect(await vs.deletePort('br-int', 'pod-b')).toBe(true);
   expect(await vs.deletePort('br-int', 'pod-b')).toBe(false);
   expect(await vsctl('list-ports', 'br-int')).not.toMatch(/pod-b/);

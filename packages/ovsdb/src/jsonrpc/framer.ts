@@ -106,7 +106,11 @@ export class JsonFramer {
     if (this.depth > 0 || this.size > 0) {
       const excerpt = Buffer.concat(this.parts).subarray(0, 40).toString('utf8');
       this.reset();
-      throw new FramingError('OVSDB_TRUNCATED', 'connection closed in the middle of a JSON-RPC message', excerpt);
+      throw new FramingError(
+        'OVSDB_TRUNCATED',
+        'connection closed in the middle of a JSON-RPC message',
+        excerpt,
+      );
     }
   }
 

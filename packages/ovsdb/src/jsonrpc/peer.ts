@@ -1,6 +1,13 @@
 // JSON-RPC 1.0 peer over a byte stream: id correlation, notifications, echo in both directions.
 import type { Duplex } from 'node:stream';
-import { DisconnectedError, OvsdbError, ProtocolError, RpcError, TimeoutError, type FramingError } from '../errors';
+import {
+  DisconnectedError,
+  OvsdbError,
+  ProtocolError,
+  RpcError,
+  TimeoutError,
+  type FramingError,
+} from '../errors';
 import { silentLogger, type Logger } from '../logger';
 import { JsonFramer } from './framer';
 
@@ -46,7 +53,9 @@ export class JsonRpcPeer {
     private readonly stream: Duplex,
     private readonly opts: JsonRpcPeerOptions = {},
   ) {
-    this.framer = new JsonFramer(opts.maxMessageBytes === undefined ? {} : { maxMessageBytes: opts.maxMessageBytes });
+    this.framer = new JsonFramer(
+      opts.maxMessageBytes === undefined ? {} : { maxMessageBytes: opts.maxMessageBytes },
+    );
     this.log = opts.logger ?? silentLogger;
     stream.on('data', (chunk: Buffer) => this.onData(chunk));
     stream.on('end', () => {
@@ -72,10 +81,16 @@ export class JsonRpcPeer {
   }
 
   /** Sends a request and resolves with its `result`; rejects with RpcError if `error` is non-null. */
-  request<T = unknown>(method: string, params: unknown[], opts: { timeoutMs?: number; id?: unknown } = {}): Promise<T> {
+  request<T = unknown>(
+    method: string,
+    params: unknown[],
+    opts: { timeoutMs?: number; id?: unknown } = {},
+  ): Promise<T> {
     if (this.closed) {
       return Promise.reject(
-        new DisconnectedError(`cannot send ${method}: connection is closed`, method, { cause: this.closeCause }),
+        new DisconnectedError(`cannot send ${method}: connection is closed`, method, {
+          cause: this.closeCause,
+        }),
       );
     }
     const id = opts.id ?? this.nextId++;
@@ -159,7 +174,9 @@ export class JsonRpcPeer {
         // A throwing user handler must not take down the read loop.
         this.log.error({ err }, 'ovsdb: handler threw');
         this.opts.onProtocolError?.(
-          err instanceof OvsdbError ? err : new ProtocolError('OVSDB_BAD_MESSAGE', `handler failed: ${String(err)}`, m),
+          err instanceof OvsdbError
+            ? err
+            : new ProtocolError('OVSDB_BAD_MESSAGE', `handler failed: ${String(err)}`, m),
         );
       }
     }
@@ -174,7 +191,9 @@ export class JsonRpcPeer {
     if ('method' in msg) {
       const { method, params, id } = msg;
       if (typeof method !== 'string' || !Array.isArray(params)) {
-        this.protocolError(new ProtocolError('OVSDB_BAD_MESSAGE', 'request needs a string method and array params', m));
+        this.protocolError(
+          new ProtocolError('OVSDB_BAD_MESSAGE', 'request needs a string method and array params', m),
+        );
         if (id !== undefined && id !== null) this.write({ result: null, error: 'invalid request', id });
         return;
       }
@@ -200,7 +219,8 @@ export class JsonRpcPeer {
       this.pending.delete(key);
       if (p.timer) clearTimeout(p.timer);
       if (msg.error !== undefined && msg.error !== null) p.reject(new RpcError(p.method, msg.error));
-      else if (!('result' in msg)) p.reject(new ProtocolError('OVSDB_BAD_REPLY', `reply to ${p.method} has no result`, m));
+      else if (!('result' in msg))
+        p.reject(new ProtocolError('OVSDB_BAD_REPLY', `reply to ${p.method} has no result`, m));
       else p.resolve(msg.result);
       return;
     }

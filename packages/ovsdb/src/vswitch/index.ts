@@ -2,7 +2,14 @@
 import type { OvsdbClient } from '../client';
 import { OvsdbError, TimeoutError, TransactionError } from '../errors';
 import { silentLogger, type Logger } from '../logger';
-import { operationsFor, ops as anyOp, unwrap, type DecodedRow, type Operation, type TransactionResult } from '../ops';
+import {
+  operationsFor,
+  ops as anyOp,
+  unwrap,
+  type DecodedRow,
+  type Operation,
+  type TransactionResult,
+} from '../ops';
 import { parseSchema, type DatabaseSchema } from '../schema';
 import { namedUuid } from '../values';
 import { VSWITCH_DB, type VswitchTables } from '../gen/vswitch';
@@ -14,17 +21,37 @@ type W = Record<string, unknown>;
 
 /** Interface types the helpers accept. `stt` is accepted as configuration only (no STT on OVS 3.1 userspace). */
 export type InterfaceType = '' | 'system' | 'internal' | 'geneve' | 'vxlan' | 'gre' | 'patch' | 'stt';
-const INTERFACE_TYPES: ReadonlySet<string> = new Set(['', 'system', 'internal', 'geneve', 'vxlan', 'gre', 'patch', 'stt']);
+const INTERFACE_TYPES: ReadonlySet<string> = new Set([
+  '',
+  'system',
+  'internal',
+  'geneve',
+  'vxlan',
+  'gre',
+  'patch',
+  'stt',
+]);
 
 /** OpenFlow versions as the Bridge.protocols column names them. */
-export type OpenFlowProtocol = 'OpenFlow10' | 'OpenFlow11' | 'OpenFlow12' | 'OpenFlow13' | 'OpenFlow14' | 'OpenFlow15';
+export type OpenFlowProtocol =
+  | 'OpenFlow10'
+  | 'OpenFlow11'
+  | 'OpenFlow12'
+  | 'OpenFlow13'
+  | 'OpenFlow14'
+  | 'OpenFlow15';
 
 /** Errors of the Open_vSwitch helpers. */
 export class VSwitchError extends OvsdbError {
   /** The bridge/port/interface concerned. */
   readonly subject: string;
   constructor(
-    code: 'OVSDB_BRIDGE_NOT_FOUND' | 'OVSDB_PORT_ON_OTHER_BRIDGE' | 'OVSDB_INTERFACE_NOT_FOUND' | 'OVSDB_OFPORT_FAILED' | 'OVSDB_BAD_INTERFACE_TYPE',
+    code:
+      | 'OVSDB_BRIDGE_NOT_FOUND'
+      | 'OVSDB_PORT_ON_OTHER_BRIDGE'
+      | 'OVSDB_INTERFACE_NOT_FOUND'
+      | 'OVSDB_OFPORT_FAILED'
+      | 'OVSDB_BAD_INTERFACE_TYPE',
     message: string,
     name: string,
   ) {
@@ -108,7 +135,11 @@ export class VSwitch {
     return this.client.transact(this.db, operations);
   }
 
-  private async selectOne(table: keyof VswitchTables, name: string, columns?: string[]): Promise<DecodedRow | undefined> {
+  private async selectOne(
+    table: keyof VswitchTables,
+    name: string,
+    columns?: string[],
+  ): Promise<DecodedRow | undefined> {
     const r = unwrap(await this.run([anyOp.select(table, [['name', '==', name]], columns)]));
     const res = r.results[0];
     return res?.op === 'select' ? res.rows[0] : undefined;
@@ -141,7 +172,13 @@ export class VSwitch {
         for (const [k, v] of Object.entries(desired)) {
           const cur = existing[k];
           const same =
-            v instanceof Map ? mapEquals(cur, v) : Array.isArray(v) ? Array.isArray(cur) && cur.length === v.length && v.every((x) => (cur as unknown[]).includes(x)) : cur === v;
+            v instanceof Map
+              ? mapEquals(cur, v)
+              : Array.isArray(v)
+                ? Array.isArray(cur) &&
+                  cur.length === v.length &&
+                  v.every((x) => (cur as unknown[]).includes(x))
+                : cur === v;
           if (!same) changes[k] = v;
         }
         if (Object.keys(changes).length > 0) {
@@ -153,7 +190,9 @@ export class VSwitch {
         op.wait('Bridge', [['name', '==', name]], ['name'], '==', [], 0),
         op.insert('Interface', { name, type: 'internal' } as W as never, { uuidName: 'iface' }),
         op.insert('Port', { name, interfaces: [namedUuid('iface')] } as W as never, { uuidName: 'port' }),
-        op.insert('Bridge', { name, ports: [namedUuid('port')], ...desired } as W as never, { uuidName: 'br' }),
+        op.insert('Bridge', { name, ports: [namedUuid('port')], ...desired } as W as never, {
+          uuidName: 'br',
+        }),
         op.mutate('Open_vSwitch', [], [['bridges', 'insert', [namedUuid('br')]]]),
       ]);
       if (r.ok) return { uuid: r.uuids.br!, created: true };
@@ -173,7 +212,11 @@ export class VSwitch {
 
   private interfaceRow(name: string, spec: PortSpec): W {
     if (spec.type !== undefined && !INTERFACE_TYPES.has(spec.type)) {
-      throw new VSwitchError('OVSDB_BAD_INTERFACE_TYPE', `interface ${name}: unsupported type ${JSON.stringify(spec.type)}`, name);
+      throw new VSwitchError(
+        'OVSDB_BAD_INTERFACE_TYPE',
+        `interface ${name}: unsupported type ${JSON.stringify(spec.type)}`,
+        name,
+      );
     }
     const row: W = { name };
     if (spec.type !== undefined) row.type = spec.type === 'system' ? '' : spec.type;
@@ -205,10 +248,19 @@ export class VSwitch {
   }
 
   /** Adds many ports in a single transaction (all or nothing). */
-  async addPorts(bridge: string, ports: ReadonlyArray<PortSpec & { name: string }>): Promise<TransactionResult> {
+  async addPorts(
+    bridge: string,
+    ports: ReadonlyArray<PortSpec & { name: string }>,
+  ): Promise<TransactionResult> {
     const body: Operation[] = [];
     ports.forEach((p, i) => body.push(...this.addPortOps(bridge, p.name, p, String(i))));
-    body.push(op.mutate('Bridge', [['name', '==', bridge]], [['ports', 'insert', ports.map((_p, i) => namedUuid(`p${i}`))]]));
+    body.push(
+      op.mutate(
+        'Bridge',
+        [['name', '==', bridge]],
+        [['ports', 'insert', ports.map((_p, i) => namedUuid(`p${i}`))]],
+      ),
+    );
     const r = await this.run(body);
     if (r.ok) {
       const last = r.results[r.results.length - 1];
@@ -249,11 +301,19 @@ export class VSwitch {
       }
       const portUuid = port._uuid as string;
       if (!(br.ports as string[]).includes(portUuid)) {
-        throw new VSwitchError('OVSDB_PORT_ON_OTHER_BRIDGE', `port ${name} exists on another bridge than ${bridge}`, name);
+        throw new VSwitchError(
+          'OVSDB_PORT_ON_OTHER_BRIDGE',
+          `port ${name} exists on another bridge than ${bridge}`,
+          name,
+        );
       }
       const updates: Operation[] = [];
       if (spec.externalIds !== undefined && !mapEquals(port.external_ids, entries(spec.externalIds)!)) {
-        updates.push(op.update('Port', [['_uuid', '==', portUuid]], { external_ids: entries(spec.externalIds) } as never));
+        updates.push(
+          op.update('Port', [['_uuid', '==', portUuid]], {
+            external_ids: entries(spec.externalIds),
+          } as never),
+        );
       }
       if (iface) {
         const changes: W = {};
@@ -262,19 +322,36 @@ export class VSwitch {
           const cur = iface[k];
           if (v instanceof Map ? !mapEquals(cur, v) : cur !== v) changes[k] = v;
         }
-        if (Object.keys(changes).length > 0) updates.push(op.update('Interface', [['_uuid', '==', iface._uuid]], changes as never));
+        if (Object.keys(changes).length > 0)
+          updates.push(op.update('Interface', [['_uuid', '==', iface._uuid]], changes as never));
       }
       if (updates.length > 0) unwrap(await this.run(updates));
       return { uuid: portUuid, created: false };
     }
-    throw new VSwitchError('OVSDB_PORT_ON_OTHER_BRIDGE', `port ${name} kept changing while ensuring it`, name);
+    throw new VSwitchError(
+      'OVSDB_PORT_ON_OTHER_BRIDGE',
+      `port ${name} kept changing while ensuring it`,
+      name,
+    );
   }
 
   /** Removes port `name` from `bridge` (its interfaces are garbage-collected). False if absent. */
   async deletePort(bridge: string, name: string): Promise<boolean> {
     const port = await this.selectOne('Port', name, ['_uuid']);
     if (!port) return false;
-    const r = unwrap(await this.run([op.mutate('Bridge', [['name', '==', bridge]], [['ports', 'delete', [port._uuid]]])]));
+    // `includes` makes the count say whether this bridge really had the port.
+    const r = unwrap(
+      await this.run([
+        op.mutate(
+          'Bridge',
+          [
+            ['name', '==', bridge],
+            ['ports', 'includes', [port._uuid]],
+          ],
+          [['ports', 'delete', [port._uuid]]],
+        ),
+      ]),
+    );
     const res = r.results[0];
     return res?.op === 'mutate' && res.count > 0;
   }
@@ -286,7 +363,14 @@ export class VSwitch {
   async waitForOfport(name: string, opts: { timeoutMs?: number } = {}): Promise<number> {
     const timeoutMs = opts.timeoutMs ?? 10_000;
     const r = await this.run([
-      op.wait('Interface', [['name', '==', name]], ['ofport'], '!=', [{ ofport: null } as W as never], timeoutMs),
+      op.wait(
+        'Interface',
+        [['name', '==', name]],
+        ['ofport'],
+        '!=',
+        [{ ofport: null } as W as never],
+        timeoutMs,
+      ),
       op.select('Interface', [['name', '==', name]], ['ofport', 'error']),
     ]);
     if (!r.ok) {
@@ -298,7 +382,11 @@ export class VSwitch {
     if (!row) throw new VSwitchError('OVSDB_INTERFACE_NOT_FOUND', `interface ${name} does not exist`, name);
     const ofport = row.ofport as number | null;
     if (ofport === null || ofport < 0) {
-      throw new VSwitchError('OVSDB_OFPORT_FAILED', `interface ${name} got no OpenFlow port: ${String(row.error ?? 'unknown error')}`, name);
+      throw new VSwitchError(
+        'OVSDB_OFPORT_FAILED',
+        `interface ${name} got no OpenFlow port: ${String(row.error ?? 'unknown error')}`,
+        name,
+      );
     }
     return ofport;
   }
@@ -306,7 +394,13 @@ export class VSwitch {
   /** Ports whose external_ids contain every given key/value pair. */
   async findPortsByExternalIds(match: Readonly<Record<string, string>>): Promise<PortInfo[]> {
     const r = unwrap(
-      await this.run([op.select('Port', [['external_ids', 'includes', entries(match)]], ['_uuid', 'name', 'external_ids', 'interfaces'])]),
+      await this.run([
+        op.select(
+          'Port',
+          [['external_ids', 'includes', entries(match)]],
+          ['_uuid', 'name', 'external_ids', 'interfaces'],
+        ),
+      ]),
     );
     const res = r.results[0];
     const rows = res?.op === 'select' ? res.rows : [];
@@ -319,14 +413,21 @@ export class VSwitch {
   }
 
   /** Sets keys of Open_vSwitch.external_ids (others are kept; `remove` lists keys to drop). */
-  async setOpenVSwitchExternalIds(ids: Readonly<Record<string, string>>, opts: { remove?: readonly string[] } = {}): Promise<void> {
+  async setOpenVSwitchExternalIds(
+    ids: Readonly<Record<string, string>>,
+    opts: { remove?: readonly string[] } = {},
+  ): Promise<void> {
     const keys = [...Object.keys(ids), ...(opts.remove ?? [])];
     unwrap(
       await this.run([
-        op.mutate('Open_vSwitch', [], [
-          ['external_ids', 'delete', keys],
-          ['external_ids', 'insert', entries(ids)],
-        ]),
+        op.mutate(
+          'Open_vSwitch',
+          [],
+          [
+            ['external_ids', 'delete', keys],
+            ['external_ids', 'insert', entries(ids)],
+          ],
+        ),
       ]),
     );
   }
