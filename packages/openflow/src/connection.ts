@@ -300,9 +300,9 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
     if (m.type === 'error') {
       const t = this.tracked.get(m.xid);
       if (t) {
-        const flow = t.request.type === 'flowMod' ? t.request.flow : t.request.type === 'bundleAdd' && t.request.message.type === 'flowMod' ? t.request.message.flow : undefined;
-        const inner = t.request.type === 'bundleAdd' ? t.request.message : t.request;
-        t.batch.errors.push(new OfSwitchError(m.typeName, m.codeName, inner, flow, t.index));
+        // For bundle adds `request` is the inner message: that is what the caller passed.
+        const flow = t.request.type === 'flowMod' ? t.request.flow : undefined;
+        t.batch.errors.push(new OfSwitchError(m.typeName, m.codeName, t.request, flow, t.index));
         this.tracked.delete(m.xid);
         return;
       }
@@ -514,10 +514,9 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
     /** Appends one bundle-add; true when the buffer should be flushed. */
     const add = (message: OfMessage): boolean => {
       const xid = this.xid();
-      const msg: OfMessage = { type: 'bundleAdd', bundleId, flags, message };
-      this.tracked.set(xid, { request: msg, index, batch });
+      this.tracked.set(xid, { request: message, index, batch });
       xids.push(xid);
-      writeMessage(w, msg, xid);
+      writeMessage(w, { type: 'bundleAdd', bundleId, flags, message }, xid);
       index++;
       return w.length >= 1 << 18;
     };
