@@ -1,6 +1,50 @@
 /**
- * @switchyard/agent: Switchyard node agent and switchyard-cni plugin
+ * @switchyard/agent: Switchyard node agent and switchyard-cni plugin.
+ * The agent composes @switchyard/ovsdb, @switchyard/openflow(-pipeline) and @switchyard/ipam into
+ * pod networking on Open vSwitch; the plugin binary forwards CNI calls to it over gRPC.
  * @packageDocumentation
  */
-// Not implemented yet: see the open issues (docs/status.md).
-export {};
+export { Agent, agentOptionsFromConfig, type AgentOptions } from './agent';
+export { AgentError, type AgentErrorCode } from './errors';
+export type { Logger } from './logger';
+export {
+  TUNNEL_OVERHEAD,
+  ROUND_KEY,
+  bringUpNode,
+  checkDatapathSupport,
+  tunnelInterfaceOptions,
+  podMtu,
+  readRound,
+  writeRound,
+  startRound,
+  type TunnelType,
+  type NodeInfo,
+  type BridgeSetupOptions,
+} from './bridge';
+export { FlowSync, type SyncStats } from './flow-sync';
+export { InterfaceStore, EXTERNAL_IDS, podExternalIds, readPodPorts, type PodInterface, type StoredPort } from './interface-store';
+export { NodeNetwork, netnsPath, probeNetns, type PodLinkSpec, type PodInterfaceState } from './netops';
+export { PodNetwork, hostInterfaceName, randomMac, podResult, type PodRequest, type PodNetworkDeps } from './pods';
+export { CniServer, CniHandler, KeyedSerializer, cniServiceDefinition } from './cni/server';
+export {
+  CniError,
+  CniErrorCode,
+  SUPPORTED_CNI_VERSIONS,
+  CURRENT_CNI_VERSION,
+  CNI_SERVICE,
+  CNI_METHODS,
+  parseNetConf,
+  parseCniArgs,
+  parsePrevResult,
+  formatResult,
+  compareVersions,
+  type CniCommand,
+  type CniRequest,
+  type CniReply,
+  type CniResult,
+  type CniInterface,
+  type CniIpConfig,
+  type CniRoute,
+  type NetConf,
+} from './cni/spec';
+export { grpcUnary, grpcFrame, GrpcCallError } from './cni/plugin/grpc-client';

@@ -1,0 +1,128 @@
+/**
+ * Node bring-up on OVS: the bridge (datapath, fail_mode secure, OpenFlow15), the gateway internal
+ * port with the node's gateway address, the tunnel port, and the cookie round number kept in the
+ * bridge's external_ids.
+ */
+import { ops, unwrap, type OvsdbClient, type VSwitch } from '@switchyard/ovsdb';
+import { nextRound } from '@switchyard/openflow-pipeline';
+import { parseCidr } from '@switchyard/ipam/cidr';
+import { AgentError } from './errors';
+import type { NodeNetwork } from './netops';
+
+/** Tunnel encapsulations and their header overhead over IPv4 (Antrea's values). */
+export const TUNNEL_OVERHEAD = { geneve: 50, vxlan: 50, gre: 38, stt: 50 } as const;
+export type TunnelType = keyof typeof TUNNEL_OVERHEAD;
+
+/** Bridge external_ids key of the cookie round number (Antrea's key). */
+export const ROUND_KEY = 'roundNum';
+
+/** What bring-up needs. */
+export interface BridgeSetupOptions {
+  bridge: string;
+  datapathType: 'system' | 'netdev';
+  gatewayName: string;
+  tunnelName: string;
+  tunnelType: TunnelType;
+  /** UDP port of the tunnel; 0 = the type's default. */
+  tunnelPort: number;
+  tunnelCsum: boolean;
+  podCIDR: string;
+  /** MTU of the pod and gateway interfaces (link MTU minus tunnel overhead). */
+  mtu: number;
+}
+
+/** The node as brought up. */
+export interface NodeInfo {
+  gateway: { name: string; ofport: number; ip: string; mac: string; ipCidr: string };
+  tunnel: { name: string; ofport: number; type: TunnelType };
+}
+
+/** Options of the tunnel interface: flow-based remote and key, as Antrea configures it. */
+export function tunnelInterfaceOptions(o: Pick<BridgeSetupOptions, 'tunnelPort' | 'tunnelCsum' | 'tunnelType'>): Record<string, string> {
+  const options: Record<string, string> = { remote_ip: 'flow', key: 'flow' };
+  if (o.tunnelPort !== 0 && o.tunnelType !== 'gre') options.dst_port = String(o.tunnelPort);
+  if (o.tunnelCsum) options.csum = 'true';
+  return options;
+}
+
+/** Refuses configurations the chosen datapath cannot run. */
+export function checkDatapathSupport(o: Pick<BridgeSetupOptions, 'datapathType' | 'tunnelType'>): void {
+  if (!(o.tunnelType in TUNNEL_OVERHEAD)) {
+    throw new AgentError('INVALID_CONFIG', `unknown tunnel type ${JSON.stringify(o.tunnelType)}`, o.tunnelType, 'tunnelType');
+  }
+  if (o.tunnelType === 'stt' && o.datapathType === 'netdev') {
+    throw new AgentError(
+      'UNSUPPORTED_TUNNEL',
+      'tunnelType stt needs the kernel datapath (ovsDatapathType system): the userspace datapath has no STT',
+      o.tunnelType,
+      'tunnelType',
+    );
+  }
+}
+
+/** Ensures bridge, gateway and tunnel port; puts the gateway address up. Idempotent. */
+export async function bringUpNode(vs: VSwitch, net: NodeNetwork, o: BridgeSetupOptions): Promise<NodeInfo> {
+  checkDatapathSupport(o);
+  const cidr = parseCidr(o.podCIDR);
+  await vs.ensureBridge(o.bridge, {
+    datapathType: o.datapathType,
+    failMode: 'secure',
+    protocols: ['OpenFlow10', 'OpenFlow13', 'OpenFlow15'],
+  });
+  await vs.ensurePort(o.bridge, o.gatewayName, {
+    type: 'internal',
+    externalIds: { 'antrea-type': 'gateway' },
+    mtuRequest: o.mtu,
+  });
+  await vs.ensurePort(o.bridge, o.tunnelName, {
+    type: o.tunnelType,
+    options: tunnelInterfaceOptions(o),
+    externalIds: { 'antrea-type': 'tunnel' },
+  });
+  const [gwOfport, tunOfport] = await Promise.all([vs.waitForOfport(o.gatewayName), vs.waitForOfport(o.tunnelName)]);
+  const gwIp = cidr.gateway().toString();
+  const ipCidr = `${gwIp}/${cidr.prefix}`;
+  const mac = await net.configureGateway(o.gatewayName, ipCidr, o.mtu);
+  return {
+    gateway: { name: o.gatewayName, ofport: gwOfport, ip: gwIp, mac, ipCidr },
+    tunnel: { name: o.tunnelName, ofport: tunOfport, type: o.tunnelType },
+  };
+}
+
+/** Reads the round number the previous agent run used (undefined on a fresh bridge). */
+export async function readRound(client: OvsdbClient, bridge: string): Promise<number | undefined> {
+  const r = unwrap(await client.transact('Open_vSwitch', [ops.select('Bridge', [['name', '==', bridge]], ['external_ids'])]));
+  const res = r.results[0];
+  const ids = res?.op === 'select' ? (res.rows[0]?.external_ids as ReadonlyMap<string, string> | undefined) : undefined;
+  const v = ids?.get(ROUND_KEY);
+  const n = v === undefined ? NaN : Number(v);
+  return Number.isInteger(n) && n >= 0 && n <= 0xffff ? n : undefined;
+}
+
+/** Persists the round number in the bridge's external_ids (other keys kept). */
+export async function writeRound(client: OvsdbClient, bridge: string, round: number): Promise<void> {
+  unwrap(
+    await client.transact('Open_vSwitch', [
+      ops.mutate('Bridge', [['name', '==', bridge]], [
+        ['external_ids', 'delete', [ROUND_KEY]],
+        ['external_ids', 'insert', new Map([[ROUND_KEY, String(round)]])],
+      ]),
+    ]),
+  );
+}
+
+/**
+ * Picks this run's round (the one after the persisted one) and persists it at once: if this run
+ * dies half-way, the next one uses yet another round and deletes everything not its own.
+ */
+export async function startRound(client: OvsdbClient, bridge: string): Promise<{ round: number; previous: number | undefined }> {
+  const previous = await readRound(client, bridge);
+  const round = nextRound(previous ?? 0);
+  await writeRound(client, bridge, round);
+  return { round, previous };
+}
+
+/** MTU for pod interfaces: the link MTU minus the tunnel overhead. */
+export function podMtu(linkMtu: number, tunnelType: TunnelType): number {
+  return linkMtu - TUNNEL_OVERHEAD[tunnelType];
+}

@@ -1,0 +1,181 @@
+/**
+ * The agent's CNI server: gRPC (@grpc/grpc-js) on a unix socket, JSON messages (the plugin is a
+ * bundled script without protobuf). Every request is answered with a result or a CNI spec error,
+ * never a gRPC failure, so a bad input cannot break the plugin's output; requests for one
+ * container id run one at a time, in arrival order.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import * as grpc from '@grpc/grpc-js';
+import type { PodNetwork, PodRequest } from '../pods';
+import { silentLogger, type Logger } from '../logger';
+import {
+  CNI_METHODS,
+  CNI_SERVICE,
+  CniError,
+  CniErrorCode,
+  formatResult,
+  parseCniArgs,
+  parseNetConf,
+  parsePrevResult,
+  type CniCommand,
+  type CniReply,
+  type CniRequest,
+} from './spec';
+
+/** Runs tasks with the same key one after the other. */
+export class KeyedSerializer {
+  private readonly tails = new Map<string, Promise<unknown>>();
+
+  run<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.tails.get(key) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    this.tails.set(key, tail);
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key);
+    });
+    return next;
+  }
+
+  /** Keys with work queued or running. */
+  get pending(): number {
+    return this.tails.size;
+  }
+}
+
+/** Checks the shape of a decoded request (the plugin is trusted to send JSON, not to be right). */
+function validateRequest(command: CniCommand, raw: unknown): CniRequest {
+  if (raw === null || typeof raw !== 'object') throw new CniError(CniErrorCode.DecodeFailure, 'request is not a JSON object');
+  const o = raw as Record<string, unknown>;
+  const str = (k: string): string => (typeof o[k] === 'string' ? (o[k] as string) : '');
+  const req: CniRequest = {
+    command,
+    containerId: str('containerId'),
+    netns: str('netns'),
+    ifname: str('ifname'),
+    args: str('args'),
+    path: str('path'),
+    stdin: str('stdin'),
+  };
+  if (!req.containerId) throw new CniError(CniErrorCode.InvalidEnvironment, 'CNI_CONTAINERID is required');
+  if (!req.ifname) throw new CniError(CniErrorCode.InvalidEnvironment, 'CNI_IFNAME is required');
+  if (command !== 'DEL' && !req.netns) throw new CniError(CniErrorCode.InvalidEnvironment, 'CNI_NETNS is required');
+  return req;
+}
+
+/** Turns a CNI request into a pod operation and its reply. */
+export class CniHandler {
+  private readonly serializer = new KeyedSerializer();
+  private readonly log: Logger;
+
+  constructor(
+    private readonly pods: PodNetwork,
+    opts: { logger?: Logger } = {},
+  ) {
+    this.log = opts.logger ?? silentLogger;
+  }
+
+  /** Handles one request; every failure becomes a spec error in the reply. */
+  async handle(command: CniCommand, raw: unknown): Promise<CniReply> {
+    try {
+      const req = validateRequest(command, raw);
+      const conf = parseNetConf(req.stdin);
+      const args = parseCniArgs(req.args);
+      const podName = args.get('K8S_POD_NAME') ?? '';
+      const podNamespace = args.get('K8S_POD_NAMESPACE') ?? '';
+      if (command !== 'DEL' && (!podName || !podNamespace)) {
+        throw new CniError(CniErrorCode.InvalidEnvironment, 'CNI_ARGS must carry K8S_POD_NAME and K8S_POD_NAMESPACE', req.args);
+      }
+      const pod: PodRequest = { containerId: req.containerId, netns: req.netns, ifname: req.ifname, podName, podNamespace };
+      return await this.serializer.run(req.containerId, async (): Promise<CniReply> => {
+        switch (command) {
+          case 'ADD': {
+            const result = await this.pods.add(pod);
+            return { result: JSON.stringify(formatResult(result, conf.cniVersion)) };
+          }
+          case 'DEL':
+            await this.pods.del(pod);
+            return {};
+          case 'CHECK': {
+            if (conf.prevResult === undefined) throw new CniError(CniErrorCode.InvalidNetworkConfig, 'CHECK needs prevResult in the network configuration');
+            await this.pods.check(pod, parsePrevResult(conf.prevResult));
+            return {};
+          }
+        }
+      });
+    } catch (e) {
+      const err = e instanceof CniError ? e : new CniError(CniErrorCode.InternalError, `${command} failed`, e instanceof Error ? e.message : String(e));
+      this.log.warn({ command, code: err.code, msg: err.msg, details: err.details }, 'CNI request failed');
+      return { error: { code: err.code, msg: err.msg, ...(err.details ? { details: err.details } : {}) } };
+    }
+  }
+}
+
+const serialize = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
+/** Never throws: a malformed message reaches the handler, which answers with a spec error. */
+const deserialize = (b: Buffer): unknown => {
+  try {
+    return JSON.parse(b.toString('utf8')) as unknown;
+  } catch {
+    return null;
+  }
+};
+
+/** The gRPC service definition (paths `/switchyard.cni.v1.Cni/CmdAdd` etc.). */
+export function cniServiceDefinition(): grpc.ServiceDefinition {
+  const def: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
+  for (const method of Object.values(CNI_METHODS)) {
+    def[method] = {
+      path: `/${CNI_SERVICE}/${method}`,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: serialize,
+      requestDeserialize: deserialize,
+      responseSerialize: serialize,
+      responseDeserialize: deserialize,
+    };
+  }
+  return def;
+}
+
+/** A running CNI server. */
+export class CniServer {
+  private constructor(
+    private readonly server: grpc.Server,
+    readonly socketPath: string,
+  ) {}
+
+  /** Binds `socketPath` (a stale socket file is replaced) and serves `handler`. */
+  static async listen(socketPath: string, handler: CniHandler): Promise<CniServer> {
+    mkdirSync(dirname(socketPath), { recursive: true });
+    rmSync(socketPath, { force: true });
+    const server = new grpc.Server();
+    const impl: grpc.UntypedServiceImplementation = {};
+    for (const [command, method] of Object.entries(CNI_METHODS) as [CniCommand, string][]) {
+      impl[method] = (call: grpc.ServerUnaryCall<unknown, CniReply>, callback: grpc.sendUnaryData<CniReply>) => {
+        void handler.handle(command, call.request).then((reply) => callback(null, reply));
+      };
+    }
+    server.addService(cniServiceDefinition(), impl);
+    await new Promise<void>((resolve, reject) => {
+      server.bindAsync(`unix:${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
+    });
+    return new CniServer(server, socketPath);
+  }
+
+  /** Stops accepting calls, lets running ones finish (up to `graceMs`), removes the socket. */
+  async close(graceMs = 5000): Promise<void> {
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.server.forceShutdown();
+        resolve();
+      }, graceMs);
+      this.server.tryShutdown(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+    rmSync(this.socketPath, { force: true });
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * Keeps the bridge's flows equal to what openflow-pipeline computes for the node state: the
+ * first sync of a run installs the whole round in one bundle and then deletes every flow of other
+ * rounds; later syncs send only the diff (add / strict modify / strict delete) in one bundle.
+ */
+import type { Flow, OfMessage } from '@switchyard/openflow/codec';
+import type { SwitchConnection } from '@switchyard/openflow';
+import {
+  ROUND_MASK,
+  computeNodeFlows,
+  diffFlows,
+  makeCookie,
+  parseCookie,
+  type LocalPod,
+  type NodeConfig,
+  type NodeFlows,
+  type NodeState,
+} from '@switchyard/openflow-pipeline';
+import { silentLogger, type Logger } from './logger';
+
+/** Counts of the last sync, for logs and tests. */
+export interface SyncStats {
+  added: number;
+  modified: number;
+  deleted: number;
+}
+
+/** Serialized, diff-based flow realization for one bridge. */
+export class FlowSync {
+  private readonly state: NodeState;
+  private installed: Flow[] = [];
+  private current: NodeFlows | undefined;
+  private chain: Promise<unknown> = Promise.resolve();
+  private readonly log: Logger;
+
+  constructor(
+    private readonly sw: SwitchConnection,
+    config: NodeConfig,
+    opts: { logger?: Logger } = {},
+  ) {
+    this.log = opts.logger ?? silentLogger;
+    this.state = { config, pods: [], remoteNodes: [], policies: [], addressGroups: [], appliedToGroups: [] };
+  }
+
+  /** The round this sync writes in cookies. */
+  get round(): number {
+    return this.state.config.round;
+  }
+
+  /** The flows last installed (the computed desired set). */
+  get flows(): readonly Flow[] {
+    return this.installed;
+  }
+
+  /** The last computed node flows (pipeline with table names, flows). */
+  get nodeFlows(): NodeFlows | undefined {
+    return this.current;
+  }
+
+  /** Sets or replaces a local pod (by ofport identity of name/namespace) and syncs. */
+  upsertPod(pod: LocalPod): Promise<SyncStats> {
+    return this.serialize(async () => {
+      this.state.pods = [...this.state.pods.filter((p) => !(p.name === pod.name && p.namespace === pod.namespace)), pod];
+      return this.syncLocked();
+    });
+  }
+
+  /** Removes a local pod and syncs. */
+  removePod(namespace: string, name: string): Promise<SyncStats> {
+    return this.serialize(async () => {
+      this.state.pods = this.state.pods.filter((p) => !(p.name === name && p.namespace === namespace));
+      return this.syncLocked();
+    });
+  }
+
+  /**
+   * First sync of a run: installs every desired flow of this round in one atomic bundle (flows
+   * that already exist are replaced in place, so traffic keeps flowing), then deletes the flows of
+   * all other rounds. Returns the rounds whose flows were deleted.
+   */
+  initialSync(pods: readonly LocalPod[]): Promise<{ installed: number; staleRounds: number[] }> {
+    return this.serialize(async () => {
+      this.state.pods = [...pods];
+      const nf = this.compute();
+      await this.sw.installFlows(nf.flows, 'add');
+      this.installed = nf.flows;
+      const staleRounds = new Set<number>();
+      for (const f of await this.sw.dumpFlows()) {
+        const r = parseCookie(f.cookie ?? 0n).round;
+        if (r !== this.round) staleRounds.add(r);
+      }
+      // Delete per stale round by cookie mask: one flow-mod each, whatever the number of flows.
+      if (staleRounds.size > 0) {
+        await this.sw.flowMods(
+          [...staleRounds].map((r) => ({
+            command: 'delete' as const,
+            flow: { table: 0xff, priority: 0, match: {}, actions: [], cookie: makeCookie(r, 0), cookieMask: ROUND_MASK },
+          })),
+        );
+      }
+      this.log.info({ round: this.round, flows: nf.flows.length, staleRounds: [...staleRounds] }, 'initial flows installed');
+      return { installed: nf.flows.length, staleRounds: [...staleRounds] };
+    });
+  }
+
+  /** Re-sends every desired flow (after the switch restarted and lost its flows). */
+  replay(): Promise<void> {
+    return this.serialize(async () => {
+      await this.sw.installFlows(this.installed, 'add');
+    });
+  }
+
+  private compute(): NodeFlows {
+    const nf = computeNodeFlows(this.state);
+    this.state.conjIds = nf.conjIds;
+    this.current = nf;
+    return nf;
+  }
+
+  private async syncLocked(): Promise<SyncStats> {
+    const nf = this.compute();
+    const d = diffFlows(nf.flows, this.installed);
+    const messages: OfMessage[] = [
+      ...d.add.map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
+      ...d.modify.map((flow): OfMessage => ({ type: 'flowMod', command: 'modifyStrict', flow })),
+      ...d.delete.map((flow): OfMessage => ({ type: 'flowMod', command: 'deleteStrict', flow: { ...flow, cookieMask: 0n } })),
+    ];
+    if (messages.length > 0) await this.sw.bundle(messages);
+    this.installed = nf.flows;
+    const stats = { added: d.add.length, modified: d.modify.length, deleted: d.delete.length };
+    this.log.debug(stats, 'flows synced');
+    return stats;
+  }
+
+  private serialize<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.chain.then(fn, fn);
+    this.chain = next.catch(() => undefined);
+    return next;
+  }
+}

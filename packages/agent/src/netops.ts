@@ -1,0 +1,179 @@
+/**
+ * Interface work in the node's and pods' network namespaces. Node cannot enter a namespace, so
+ * every operation is ONE short child: `sh -c` running `ip -batch -` (fed on stdin) plus whatever
+ * else that operation needs (ethtool, arping), under `nsenter --net=<path>` when the target is not
+ * the agent's own namespace. Values reach the shell as positional parameters or as batch lines
+ * built from values this module validated, never spliced into the script.
+ */
+import { statfsSync } from 'node:fs';
+import { AgentError } from './errors';
+import { execFile } from './exec';
+
+/** statfs magic of nsfs: a bind-mounted /proc/<pid>/ns/net (what `ip netns add` and runtimes make). */
+const NSFS_MAGIC = 0x6e736673;
+
+const NAME_RE = /^[A-Za-z0-9_.-]{1,15}$/;
+const MAC_RE = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/;
+const IPV4_CIDR_RE = /^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/;
+const IPV4_RE = /^\d{1,3}(\.\d{1,3}){3}$/;
+
+function check(re: RegExp, value: string, what: string): string {
+  if (!re.test(value)) throw new AgentError('INVALID_CONFIG', `invalid ${what}: ${JSON.stringify(value)}`, value, what);
+  return value;
+}
+
+/** Path of a netns given by name (`ip netns` style) or by path. */
+export function netnsPath(nameOrPath: string): string {
+  return nameOrPath.includes('/') ? nameOrPath : `/var/run/netns/${nameOrPath}`;
+}
+
+/** Whether the path is a network namespace file: 'missing', 'not-netns' or 'ok'. */
+export function probeNetns(path: string): 'missing' | 'not-netns' | 'ok' {
+  try {
+    return statfsSync(path).type === NSFS_MAGIC ? 'ok' : 'not-netns';
+  } catch {
+    return 'missing';
+  }
+}
+
+/** One link as `ip -j link` prints it (the fields used here). */
+interface IpLink {
+  ifname: string;
+  address?: string;
+  mtu?: number;
+  operstate?: string;
+  flags?: string[];
+}
+interface IpAddrInfo extends IpLink {
+  addr_info?: { family: string; local: string; prefixlen: number }[];
+}
+
+/** What CHECK reads back from a pod's namespace. */
+export interface PodInterfaceState {
+  mac: string | undefined;
+  up: boolean;
+  addresses: string[];
+  defaultGateway: string | undefined;
+}
+
+/** Settings of a pod's interface inside its namespace. */
+export interface PodLinkSpec {
+  /** Pod netns path (CNI_NETNS). */
+  netns: string;
+  ifname: string;
+  hostIfName: string;
+  mac: string;
+  /** Address with prefix length, e.g. 10.10.0.5/24. */
+  ipCidr: string;
+  gateway: string;
+  mtu: number;
+  /** Turn transmit checksum offload off on both ends (the userspace datapath needs it). */
+  txOffloadOff: boolean;
+}
+
+/**
+ * The host side of the node: the agent's own netns, or (in the lab) a named netns whose
+ * interfaces the agent manages from outside.
+ */
+export class NodeNetwork {
+  private readonly prefix: string[];
+
+  /** @param nodeNetns netns name or path of the node; undefined = the agent's own namespace. */
+  constructor(readonly nodeNetns?: string) {
+    this.prefix = nodeNetns === undefined ? [] : ['nsenter', `--net=${netnsPath(nodeNetns)}`];
+  }
+
+  /** Runs a shell script in the node's namespace. */
+  private node(script: string, args: readonly string[] = [], input = ''): Promise<string> {
+    return execFile([...this.prefix, 'sh', '-c', script, 'sh', ...args], { input }).then((r) => r.stdout);
+  }
+
+  /** Runs a shell script in a pod's namespace. */
+  private pod(netns: string, script: string, args: readonly string[] = [], input = ''): Promise<string> {
+    return execFile(['nsenter', `--net=${netns}`, 'sh', '-c', script, 'sh', ...args], { input }).then((r) => r.stdout);
+  }
+
+  /**
+   * Puts the gateway address on the gateway port, sets its MTU and brings it up, in one child.
+   * Returns the port's MAC address.
+   */
+  async configureGateway(name: string, ipCidr: string, mtu: number): Promise<string> {
+    check(NAME_RE, name, 'gateway interface name');
+    check(IPV4_CIDR_RE, ipCidr, 'gateway address');
+    const batch = [`addr replace ${ipCidr} dev ${name}`, `link set dev ${name} mtu ${mtu} up`].join('\n');
+    const out = await this.node('ip -batch - && ip -j link show dev "$1"', [name], `${batch}\n`);
+    const link = (JSON.parse(out) as IpLink[])[0];
+    if (!link?.address) throw new AgentError('EXEC_FAILED', `cannot read the MAC address of ${name}`, out, name);
+    return link.address;
+  }
+
+  /**
+   * Creates the veth pair with its peer directly in the pod's namespace and turns the host side up
+   * (one child in the node namespace), then configures the pod side (one child in the pod's).
+   * Undo with {@link deleteHostLink}.
+   */
+  async createPodLink(spec: PodLinkSpec): Promise<void> {
+    check(NAME_RE, spec.hostIfName, 'host interface name');
+    check(NAME_RE, spec.ifname, 'CNI_IFNAME');
+    check(MAC_RE, spec.mac, 'MAC address');
+    check(IPV4_CIDR_RE, spec.ipCidr, 'pod address');
+    check(IPV4_RE, spec.gateway, 'gateway address');
+    if (/\s/.test(spec.netns)) throw new AgentError('INVALID_CONFIG', 'netns path contains whitespace', spec.netns, 'CNI_NETNS');
+    const hostBatch = [
+      `link add ${spec.hostIfName} mtu ${spec.mtu} type veth peer name ${spec.ifname} mtu ${spec.mtu} netns ${spec.netns}`,
+      `link set dev ${spec.hostIfName} up`,
+    ].join('\n');
+    const offload = spec.txOffloadOff ? ' && ethtool -K "$1" tx off >/dev/null' : '';
+    await this.node(`ip -batch -${offload}`, [spec.hostIfName], `${hostBatch}\n`);
+    const podBatch = [
+      'link set dev lo up',
+      `link set dev ${spec.ifname} address ${spec.mac}`,
+      `addr add ${spec.ipCidr} dev ${spec.ifname}`,
+      `link set dev ${spec.ifname} up`,
+      `route replace default via ${spec.gateway} dev ${spec.ifname}`,
+    ].join('\n');
+    await this.pod(spec.netns, `ip -batch -${offload}`, [spec.ifname], `${podBatch}\n`);
+  }
+
+  /** Deletes the host side of a pod's veth (the peer goes with it). False when it did not exist. */
+  async deleteHostLink(hostIfName: string): Promise<boolean> {
+    check(NAME_RE, hostIfName, 'host interface name');
+    const out = await this.node('if ip link show dev "$1" >/dev/null 2>&1; then ip link del dev "$1" && echo deleted; fi', [hostIfName]);
+    return out.trim() === 'deleted';
+  }
+
+  /** Whether a link exists in the node namespace and is up. */
+  async hostLinkState(name: string): Promise<{ exists: boolean; up: boolean; mtu?: number }> {
+    check(NAME_RE, name, 'interface name');
+    const out = await this.node('ip -j link show dev "$1" 2>/dev/null || echo "[]"', [name]);
+    const link = (JSON.parse(out) as IpLink[])[0];
+    if (!link) return { exists: false, up: false };
+    return { exists: true, up: link.flags?.includes('UP') ?? false, ...(link.mtu !== undefined ? { mtu: link.mtu } : {}) };
+  }
+
+  /** Reads a pod interface's MAC, state, IPv4 addresses and default gateway (one child). */
+  async podInterfaceState(netns: string, ifname: string): Promise<PodInterfaceState | undefined> {
+    check(NAME_RE, ifname, 'CNI_IFNAME');
+    const out = await this.pod(netns, 'ip -j addr show dev "$1" 2>/dev/null || echo "[]"; echo; ip -j -4 route show default', [ifname]);
+    const [addrText = '[]', routeText = '[]'] = out.split('\n').filter((l) => l.trim() !== '');
+    const link = (JSON.parse(addrText) as IpAddrInfo[])[0];
+    if (!link) return undefined;
+    const routes = JSON.parse(routeText) as { dst: string; gateway?: string; dev?: string }[];
+    return {
+      mac: link.address,
+      up: link.flags?.includes('UP') ?? false,
+      addresses: (link.addr_info ?? []).filter((a) => a.family === 'inet').map((a) => `${a.local}/${a.prefixlen}`),
+      defaultGateway: routes.find((r) => r.dev === ifname)?.gateway,
+    };
+  }
+
+  /**
+   * Announces the pod's address with a gratuitous ARP from inside its namespace. Best effort:
+   * arping exits non-zero when nobody answers, which is normal for an unsolicited announcement.
+   */
+  async announce(netns: string, ifname: string, ip: string): Promise<void> {
+    check(NAME_RE, ifname, 'CNI_IFNAME');
+    check(IPV4_RE, ip, 'pod address');
+    await this.pod(netns, 'arping -q -U -c 1 -w 0 -i "$1" "$2" >/dev/null 2>&1 || true', [ifname, ip]);
+  }
+}

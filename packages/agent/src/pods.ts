@@ -1,0 +1,205 @@
+/**
+ * Pod datapath: what CNI ADD / DEL / CHECK do on this node. ADD runs its steps in order and, on
+ * any failure, undoes the ones already done (in reverse); DEL is idempotent; CHECK compares the
+ * interface, the OVS port and the pod's namespace with what the runtime believes (prevResult).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { HostLocalStore } from '@switchyard/ipam';
+import type { VSwitch } from '@switchyard/ovsdb';
+import { CniError, CniErrorCode, type CniResult } from './cni/spec';
+import type { NodeInfo } from './bridge';
+import type { FlowSync } from './flow-sync';
+import { podExternalIds, type InterfaceStore, type PodInterface } from './interface-store';
+import { probeNetns, type NodeNetwork } from './netops';
+import { silentLogger, type Logger } from './logger';
+
+/** An ADD/DEL/CHECK as the pod datapath sees it (parsed from the CNI request). */
+export interface PodRequest {
+  containerId: string;
+  netns: string;
+  ifname: string;
+  podName: string;
+  podNamespace: string;
+}
+
+/** Host-side veth name: `<up to 6 chars of the pod name>-<8 hex of a hash>`, at most 15 chars. */
+export function hostInterfaceName(podNamespace: string, podName: string, containerId: string): string {
+  const prefix = podName.toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, 6) || 'pod';
+  const hash = createHash('sha1').update(`${podNamespace}/${podName}/${containerId}`).digest('hex').slice(0, 8);
+  return `${prefix}-${hash}`;
+}
+
+/** A random locally administered unicast MAC. */
+export function randomMac(): string {
+  const b = randomBytes(6);
+  b[0] = ((b[0] ?? 0) & 0xfe) | 0x02;
+  return [...b].map((x) => x.toString(16).padStart(2, '0')).join(':');
+}
+
+/** The CNI result (1.0.0 layout) of a pod interface. */
+export function podResult(p: PodInterface): CniResult {
+  return {
+    cniVersion: '1.0.0',
+    interfaces: [{ name: p.hostIfName }, { name: p.ifname, mac: p.mac, mtu: p.mtu, sandbox: p.netns }],
+    ips: [{ address: p.ipCidr, gateway: p.gateway, interface: 1 }],
+    routes: [{ dst: '0.0.0.0/0', gw: p.gateway }],
+    dns: {},
+  };
+}
+
+export interface PodNetworkDeps {
+  vs: VSwitch;
+  bridge: string;
+  net: NodeNetwork;
+  ipam: HostLocalStore;
+  flows: FlowSync;
+  store: InterfaceStore;
+  node: NodeInfo;
+  mtu: number;
+  txOffloadOff: boolean;
+  logger?: Logger;
+}
+
+/** Wraps any failure of a step as a CNI error naming the step. */
+function stepError(step: string, e: unknown): CniError {
+  if (e instanceof CniError) return e;
+  return new CniError(CniErrorCode.InternalError, `pod setup failed at ${step}`, e instanceof Error ? e.message : String(e));
+}
+
+/** The pod datapath of one node. */
+export class PodNetwork {
+  private readonly log: Logger;
+
+  constructor(private readonly d: PodNetworkDeps) {
+    this.log = d.logger ?? silentLogger;
+  }
+
+  /** CNI ADD. A repeated ADD of an attached container returns the same result. */
+  async add(req: PodRequest): Promise<CniResult> {
+    const existing = this.d.store.get(req.containerId);
+    if (existing && existing.ifname === req.ifname && existing.netns === req.netns) return podResult(existing);
+    if (existing) {
+      throw new CniError(CniErrorCode.InvalidEnvironment, `container ${req.containerId} is already attached`, `as ${existing.ifname} in ${existing.netns}`);
+    }
+    const ns = probeNetns(req.netns);
+    if (ns === 'missing') throw new CniError(CniErrorCode.UnknownContainer, `network namespace ${req.netns} does not exist`);
+    if (ns === 'not-netns') throw new CniError(CniErrorCode.InvalidEnvironment, `CNI_NETNS ${req.netns} is not a network namespace`);
+
+    const undo: { step: string; run: () => Promise<unknown> }[] = [];
+    const attachment = { containerId: req.containerId, ifname: req.ifname };
+    let step = 'ipam';
+    try {
+      const [alloc] = await this.d.ipam.add(attachment);
+      undo.push({ step, run: () => this.d.ipam.del(attachment) });
+      if (!alloc) throw new CniError(CniErrorCode.InternalError, 'IPAM returned no address');
+      const iface: PodInterface = {
+        containerId: req.containerId,
+        podName: req.podName,
+        podNamespace: req.podNamespace,
+        ifname: req.ifname,
+        netns: req.netns,
+        hostIfName: hostInterfaceName(req.podNamespace, req.podName, req.containerId),
+        ipCidr: `${alloc.ip.toString()}/${alloc.subnet.prefix}`,
+        gateway: this.d.node.gateway.ip,
+        mac: randomMac(),
+        mtu: this.d.mtu,
+        ofport: -1,
+      };
+
+      step = 'veth';
+      undo.push({ step, run: () => this.d.net.deleteHostLink(iface.hostIfName) });
+      await this.d.net.createPodLink({
+        netns: req.netns,
+        ifname: req.ifname,
+        hostIfName: iface.hostIfName,
+        mac: iface.mac,
+        ipCidr: iface.ipCidr,
+        gateway: iface.gateway,
+        mtu: iface.mtu,
+        txOffloadOff: this.d.txOffloadOff,
+      });
+
+      step = 'ovs-port';
+      undo.push({ step, run: () => this.d.vs.deletePort(this.d.bridge, iface.hostIfName) });
+      await this.d.vs.ensurePort(this.d.bridge, iface.hostIfName, { externalIds: podExternalIds(iface) });
+      iface.ofport = await this.d.vs.waitForOfport(iface.hostIfName);
+
+      step = 'flows';
+      this.d.store.set(iface);
+      undo.push({
+        step,
+        run: async () => {
+          this.d.store.delete(iface.containerId);
+          await this.d.flows.removePod(iface.podNamespace, iface.podName);
+        },
+      });
+      await this.d.flows.upsertPod(this.localPod(iface));
+
+      step = 'announce';
+      await this.d.net.announce(req.netns, req.ifname, alloc.ip.toString()).catch((e: unknown) => {
+        this.log.warn({ err: e, containerId: req.containerId }, 'gratuitous ARP failed');
+      });
+      this.log.info({ pod: `${req.podNamespace}/${req.podName}`, ip: iface.ipCidr, ofport: iface.ofport }, 'pod attached');
+      return podResult(iface);
+    } catch (e) {
+      const err = stepError(step, e);
+      for (const u of undo.reverse()) {
+        await u.run().catch((ue: unknown) => this.log.error({ err: ue, step: u.step, containerId: req.containerId }, 'rollback step failed'));
+      }
+      this.log.warn({ err: e, step, containerId: req.containerId }, 'pod ADD failed and was rolled back');
+      throw err;
+    }
+  }
+
+  /** CNI DEL: removes whatever exists of the attachment; never fails because something is already gone. */
+  async del(req: PodRequest): Promise<void> {
+    const iface = this.d.store.get(req.containerId);
+    const hostIfName = iface?.hostIfName ?? hostInterfaceName(req.podNamespace, req.podName, req.containerId);
+    if (iface) {
+      this.d.store.delete(req.containerId);
+      await this.d.flows.removePod(iface.podNamespace, iface.podName);
+    }
+    // Ports left by a crash between steps carry the container id even if the store lost them.
+    const ports = await this.d.vs.findPortsByExternalIds({ 'container-id': req.containerId });
+    const names = new Set([hostIfName, ...ports.map((p) => p.name)]);
+    for (const name of names) {
+      await this.d.vs.deletePort(this.d.bridge, name);
+      await this.d.net.deleteHostLink(name);
+    }
+    await this.d.ipam.del({ containerId: req.containerId, ifname: iface?.ifname ?? req.ifname });
+    this.log.info({ containerId: req.containerId, pod: `${req.podNamespace}/${req.podName}` }, 'pod detached');
+  }
+
+  /** CNI CHECK: the attachment must exist as `prev` (the runtime's prevResult) describes it. */
+  async check(req: PodRequest, prev: CniResult): Promise<void> {
+    const fail = (msg: string, details = ''): never => {
+      throw new CniError(CniErrorCode.CheckFailed, msg, details);
+    };
+    const iface = this.d.store.get(req.containerId);
+    if (!iface) throw new CniError(CniErrorCode.UnknownContainer, `container ${req.containerId} is not attached`);
+    if (iface.ifname !== req.ifname) fail(`container ${req.containerId} is attached as ${iface.ifname}, not ${req.ifname}`);
+    const prevIps = (prev.ips ?? []).map((i) => i.address);
+    if (!prevIps.includes(iface.ipCidr)) fail('prevResult does not list the pod address', `${iface.ipCidr} not in ${JSON.stringify(prevIps)}`);
+    const prevPod = (prev.interfaces ?? []).find((i) => i.name === req.ifname && i.sandbox !== undefined);
+    if (prevPod && prevPod.mac !== undefined && prevPod.mac !== iface.mac) fail('prevResult MAC differs', `${prevPod.mac} != ${iface.mac}`);
+    const host = await this.d.net.hostLinkState(iface.hostIfName);
+    if (!host.exists) fail(`host interface ${iface.hostIfName} is missing`);
+    if (!host.up) fail(`host interface ${iface.hostIfName} is down`);
+    const ports = await this.d.vs.findPortsByExternalIds({ 'container-id': req.containerId });
+    if (!ports.some((p) => p.name === iface.hostIfName)) fail(`OVS port ${iface.hostIfName} is missing`);
+    const ofport = await this.d.vs.waitForOfport(iface.hostIfName, { timeoutMs: 1000 }).catch(() => -1);
+    if (ofport !== iface.ofport) fail(`OVS port ${iface.hostIfName} has ofport ${ofport}, expected ${iface.ofport}`);
+    if (probeNetns(req.netns) !== 'ok') fail(`network namespace ${req.netns} is gone`);
+    const inPod = await this.d.net.podInterfaceState(req.netns, req.ifname);
+    if (!inPod) return fail(`interface ${req.ifname} is missing in ${req.netns}`);
+    if (inPod.mac !== iface.mac) fail(`interface ${req.ifname} has MAC ${String(inPod.mac)}, expected ${iface.mac}`);
+    if (!inPod.up) fail(`interface ${req.ifname} is down`);
+    if (!inPod.addresses.includes(iface.ipCidr)) fail(`interface ${req.ifname} lacks ${iface.ipCidr}`, `has ${inPod.addresses.join(', ')}`);
+    if (inPod.defaultGateway !== iface.gateway) fail(`default route is via ${String(inPod.defaultGateway)}, expected ${iface.gateway}`);
+  }
+
+  /** The pipeline's view of a pod interface. */
+  localPod(iface: PodInterface): { name: string; namespace: string; ofport: number; ips: string[]; mac: string } {
+    return { name: iface.podName, namespace: iface.podNamespace, ofport: iface.ofport, ips: [iface.ipCidr.split('/')[0] ?? ''], mac: iface.mac };
+  }
+}

@@ -1,0 +1,105 @@
+// Shared setup of the agent integration tests: a real OVS from the testbed, the agent running
+// against it with the node's host side in the OVS netns, and the built switchyard-cni binary.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run, type Netns, type OvsInstance, type Testbed } from '@switchyard/testbed';
+import { Agent, type AgentOptions } from '../src/index';
+
+export const PKG_DIR = join(__dirname, '..');
+export const PLUGIN = join(PKG_DIR, 'dist', 'switchyard-cni.js');
+
+/** Builds the package once if the plugin bundle is missing (CI runs tests from a clean clone). */
+export async function ensurePluginBuilt(): Promise<string> {
+  if (!existsSync(PLUGIN)) await run(['npx', 'tsup'], { timeoutMs: 120_000, env: { ...process.env, NODE_OPTIONS: '' } });
+  return PLUGIN;
+}
+
+export interface Node {
+  ovs: OvsInstance;
+  dir: string;
+  socket: string;
+  options: AgentOptions;
+  agent: Agent;
+}
+
+/** Starts OVS and an agent with a pod CIDR; `overrides` tweak the options. */
+export async function startNode(tb: Testbed, podCIDR: string, overrides: Partial<AgentOptions> = {}): Promise<Node> {
+  const ovs = await tb.startOvs();
+  const dir = mkdtempSync(join(tmpdir(), 'sy-agent-'));
+  const socket = join(dir, 'cni.sock');
+  const options: AgentOptions = {
+    nodeName: 'node-1',
+    podCIDR,
+    nodeIP: '192.168.77.1',
+    ovsdbRemote: ovs.dbRemote,
+    ovsRunDir: ovs.dir,
+    bridge: 'br-int',
+    datapathType: 'netdev',
+    gatewayName: 'sy-gw0',
+    tunnelName: 'sy-tun0',
+    dataDir: dir,
+    cniSocket: socket,
+    nodeNetns: ovs.netns.name,
+    ...overrides,
+  };
+  const agent = await Agent.start(options);
+  return { ovs, dir, socket, options, agent };
+}
+
+export async function stopNode(node: Node | undefined): Promise<void> {
+  if (!node) return;
+  await node.agent.stop().catch(() => undefined);
+  rmSync(node.dir, { recursive: true, force: true });
+}
+
+export interface PluginRun {
+  code: number;
+  out: Record<string, unknown>;
+  raw: string;
+}
+
+/** Execs the plugin the way a container runtime does: CNI_* env, config on stdin, JSON on stdout. */
+export async function cni(
+  command: string,
+  env: { containerId?: string; netns?: string; ifname?: string; args?: string },
+  stdin: string,
+): Promise<PluginRun> {
+  const e: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', CNI_COMMAND: command, CNI_PATH: '/opt/cni/bin' };
+  if (env.containerId !== undefined) e.CNI_CONTAINERID = env.containerId;
+  if (env.netns !== undefined) e.CNI_NETNS = env.netns;
+  if (env.ifname !== undefined) e.CNI_IFNAME = env.ifname;
+  if (env.args !== undefined) e.CNI_ARGS = env.args;
+  const r = await run([PLUGIN], { env: e, input: stdin, allowFailure: true });
+  let out: Record<string, unknown> = {};
+  if (r.stdout.trim()) out = JSON.parse(r.stdout) as Record<string, unknown>;
+  return { code: r.code, out, raw: r.stdout };
+}
+
+/** A network configuration as a runtime passes it. */
+export function netconf(socket: string, extra: Record<string, unknown> = {}): string {
+  return JSON.stringify({ cniVersion: '1.0.0', name: 'switchyard', type: 'switchyard-cni', cniSocket: socket, ...extra });
+}
+
+export const podArgs = (ns: string, name: string): string => `IgnoreUnknown=1;K8S_POD_NAMESPACE=${ns};K8S_POD_NAME=${name};K8S_POD_INFRA_CONTAINER_ID=x`;
+
+/** A pod sandbox: a fresh netns and a container id. */
+export interface Sandbox {
+  netns: Netns;
+  containerId: string;
+  name: string;
+}
+
+let seq = 0;
+export async function sandbox(tb: Testbed, name: string): Promise<Sandbox> {
+  const netns = await tb.createNetns('p');
+  return { netns, containerId: `c${Date.now().toString(16)}${(seq++).toString(16).padStart(4, '0')}`, name };
+}
+
+/** ADD through the plugin; returns the pod address (no prefix). */
+export async function addPod(node: Node, sb: Sandbox): Promise<{ ip: string; result: Record<string, unknown> }> {
+  const r = await cni('ADD', { containerId: sb.containerId, netns: sb.netns.path, ifname: 'eth0', args: podArgs('default', sb.name) }, netconf(node.socket));
+  if (r.code !== 0) throw new Error(`ADD failed: ${r.raw}`);
+  const ips = r.out.ips as { address: string }[];
+  return { ip: (ips[0]?.address ?? '').split('/')[0] ?? '', result: r.out };
+}
