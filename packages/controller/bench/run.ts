@@ -52,7 +52,8 @@ async function main(): Promise<void> {
   console.log(`loaded ${NS} ns, ${k} pods, ${NS * 3} NPs on ${NODES} nodes in ${Math.round(loadMs)} ms, RSS ${mb(rssLoaded)} MB`);
 
   const pki = createPki(['127.0.0.1']);
-  const server = new ControlplaneServer({ hub, auth, tls: { certPem: pki.certPem, keyPem: pki.keyPem }, host: '127.0.0.1', port: 0, maxWatcherBufferBytes: 64 << 20 });
+  const logger = { debug: () => undefined, info: () => undefined, warn: (o: unknown, m?: string) => console.error('WARN', m, o), error: (o: unknown, m?: string) => console.error('ERROR', m, o) };
+  const server = new ControlplaneServer({ hub, auth, tls: { certPem: pki.certPem, keyPem: pki.keyPem }, host: '127.0.0.1', port: 0, maxWatcherBufferBytes: 64 << 20, logger });
   const port = await server.listen();
   const agent = new https.Agent({ keepAlive: false, maxSockets: Infinity, ca: pki.caPem });
   const clients = Array.from({ length: NODES }, (_, i) => new ControlplaneWatchClient({ url: `https://127.0.0.1:${port}`, caPem: pki.caPem, nodeName: `node-${i}`, token: `node:node-${i}`, agent }));

@@ -3,7 +3,7 @@
 // reconnecting agent resumes from its last resourceVersion.
 import { randomBytes } from 'node:crypto';
 import type { controlplane } from '@switchyard/apis';
-import { PolicyEngine, toWatchEvents, type ClusterEvent, type PolicyDelta, type PolicySnapshot } from '@switchyard/policy-compiler';
+import { PolicyEngine, toWatchEvents, type ClusterEvent, type NodeDelta, type PolicyDelta, type PolicySnapshot } from '@switchyard/policy-compiler';
 import type { Clock, TimerHandle } from './clock';
 import { systemClock } from './clock';
 import { silentLogger, type Logger } from './logger';
@@ -19,6 +19,8 @@ const RESOURCE_OF: Record<string, ControlplaneResource> = {
   AppliedToGroup: 'appliedtogroups',
   AppliedToGroupPatch: 'appliedtogroups',
 };
+
+const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** Resource a watch event belongs to (undefined for BOOKMARK/ERROR). */
 export function resourceOf(e: controlplane.WatchEvent): ControlplaneResource | undefined {
@@ -89,6 +91,10 @@ export class ControlplaneHub {
   private readonly applyListeners = new Set<(e: ClusterEvent) => void>();
   /** Every node's view, built in one pass and reused until the next change (see nodeSnapshot). */
   private viewIndex: Map<string, PolicySnapshot> | undefined;
+  /** Names each node holds (policy uids, group names), maintained from the deltas. */
+  private readonly views = new Map<string, { policies: Set<string>; addressGroups: Set<string>; appliedToGroups: Set<string> }>();
+  private readonly podNodes = new Map<string, string>();
+  private readonly entityNodes = new Map<string, string>();
 
   constructor(options: ControlplaneHubOptions = {}) {
     this.engine = options.engine ?? new PolicyEngine(options.logger ? { logger: options.logger } : {});
@@ -142,7 +148,11 @@ export class ControlplaneHub {
   apply(event: ClusterEvent): PolicyDelta {
     const t0 = process.hrtime.bigint();
     const delta = this.engine.apply(event);
-    if (delta.nodes.size > 0) this.viewIndex = undefined;
+    this.trackPlacement(event);
+    if (delta.nodes.size > 0) {
+      this.viewIndex = undefined;
+      for (const [n, d] of delta.nodes) this.trackView(n, d);
+    }
     this.stats.applyNanos += process.hrtime.bigint() - t0;
     this.stats.clusterEvents++;
     if (delta.rejected) this.stats.rejectedObjects++;
@@ -217,29 +227,76 @@ export class ControlplaneHub {
     return this.viewIndex.get(node) ?? { networkPolicies: [], addressGroups: [], appliedToGroups: [] };
   }
 
+  /** One walk: the full snapshot, cut into each node's share by the names it holds. */
   private buildViewIndex(): Map<string, PolicySnapshot> {
-    const out = new Map<string, PolicySnapshot>();
-    const at = (n: string): PolicySnapshot => {
-      let v = out.get(n);
-      if (!v) out.set(n, (v = { networkPolicies: [], addressGroups: [], appliedToGroups: [] }));
-      return v;
-    };
-    for (const p of this.engine.policies.values()) for (const n of p.span.keys()) at(n).networkPolicies.push(p.compiled.policy);
-    for (const [name, g] of this.engine.groups) {
-      if (g.addrUsers.size > 0 && g.addrSpan.size > 0) {
-        const group = { name, groupMembers: [...g.members.values()] };
-        for (const n of g.addrSpan.keys()) at(n).addressGroups.push(group);
+    const full = this.engine.snapshot();
+    const policies = new Map(full.networkPolicies.map((p) => [p.uid, p] as const));
+    const addressGroups = new Map(full.addressGroups.map((g) => [g.name, g] as const));
+    const appliedToGroups = new Map(full.appliedToGroups.map((g) => [g.name, g] as const));
+    // Applied-to groups carry only the node's own members: split each once by member node.
+    const appliedByNode = new Map<string, Map<string, controlplane.GroupMember[]>>();
+    for (const g of full.appliedToGroups) {
+      const split = new Map<string, controlplane.GroupMember[]>();
+      for (const m of g.groupMembers) {
+        const n = this.memberNode(m);
+        if (n === undefined) continue;
+        let l = split.get(n);
+        if (!l) split.set(n, (l = []));
+        l.push(m);
       }
-      if (g.appliedUsers.size > 0) for (const [n, local] of g.byNode) at(n).appliedToGroups.push({ name, groupMembers: [...local.values()] });
+      appliedByNode.set(g.name, split);
     }
-    const byUid = (a: { uid: string }, b: { uid: string }): number => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
-    const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-    for (const v of out.values()) {
-      v.networkPolicies.sort(byUid);
-      v.addressGroups.sort(byName);
-      v.appliedToGroups.sort(byName);
+    const out = new Map<string, PolicySnapshot>();
+    for (const [node, v] of this.views) {
+      const snap: PolicySnapshot = { networkPolicies: [], addressGroups: [], appliedToGroups: [] };
+      for (const uid of v.policies) {
+        const p = policies.get(uid);
+        if (p) snap.networkPolicies.push(p);
+      }
+      for (const name of v.addressGroups) {
+        const g = addressGroups.get(name);
+        if (g) snap.addressGroups.push(g);
+      }
+      for (const name of v.appliedToGroups) {
+        if (appliedToGroups.has(name)) snap.appliedToGroups.push({ name, groupMembers: appliedByNode.get(name)?.get(node) ?? [] });
+      }
+      snap.networkPolicies.sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+      snap.addressGroups.sort(byName);
+      snap.appliedToGroups.sort(byName);
+      out.set(node, snap);
     }
     return out;
+  }
+
+  private memberNode(m: controlplane.GroupMember): string | undefined {
+    if (m.node) return m.node.name;
+    if (m.pod) return this.podNodes.get(`${m.pod.namespace}/${m.pod.name}`);
+    if (m.externalEntity) return this.entityNodes.get(`${m.externalEntity.namespace}/${m.externalEntity.name}`);
+    return undefined;
+  }
+
+  /** Follow the names in a node's view (what the node holds) from its delta. */
+  private trackView(node: string, d: NodeDelta): void {
+    let v = this.views.get(node);
+    if (!v) this.views.set(node, (v = { policies: new Set(), addressGroups: new Set(), appliedToGroups: new Set() }));
+    for (const uid of d.networkPolicies.deleted) v.policies.delete(uid);
+    for (const p of d.networkPolicies.added) v.policies.add(p.uid);
+    for (const p of d.networkPolicies.updated) v.policies.add(p.uid);
+    for (const n of d.addressGroups.deleted) v.addressGroups.delete(n);
+    for (const g of d.addressGroups.added) v.addressGroups.add(g.name);
+    for (const n of d.appliedToGroups.deleted) v.appliedToGroups.delete(n);
+    for (const g of d.appliedToGroups.added) v.appliedToGroups.add(g.name);
+  }
+
+  /** Where pods and ExternalEntities run, from the events themselves (for applied-to splits). */
+  private trackPlacement(e: ClusterEvent): void {
+    const o = e.object as { kind?: string; metadata: { name?: string; namespace?: string }; spec?: { nodeName?: string; externalNode?: string } };
+    if (o.kind !== 'Pod' && o.kind !== 'ExternalEntity') return;
+    const key = `${o.metadata.namespace ?? 'default'}/${o.metadata.name ?? ''}`;
+    const map = o.kind === 'Pod' ? this.podNodes : this.entityNodes;
+    const where = o.kind === 'Pod' ? o.spec?.nodeName : o.spec?.externalNode;
+    if (e.type === 'DELETED' || !where) map.delete(key);
+    else map.set(key, where);
   }
 
   /** Remove a watcher. */

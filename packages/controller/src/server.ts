@@ -183,6 +183,7 @@ export class ControlplaneServer {
     this.server = https.createServer(tlsOpts, (req, res) => {
       this.handle(req, res).catch((e: unknown) => {
         const err = e instanceof HttpError ? e : new HttpError(500, 'InternalError', (e as Error).message);
+        if (!(e instanceof HttpError)) this.log.debug({ stack: (e as Error).stack }, 'stack');
         if (err.status >= 500) this.log.error({ err: (e as Error).message, url: req.url }, 'request failed');
         if (!res.headersSent) sendJson(res, err.status, statusBody(err.status, err.reason, err.message));
         else res.destroy();
