@@ -21,6 +21,7 @@ import type {
 import { compileAdminPolicy, compileAntreaPolicy, compileK8sNetworkPolicy, type CompileContext, type CompiledPolicy } from './compile';
 import { PolicyCompilerError, type PolicyValidationError } from './errors';
 import { leafMatches, namespaceLabels, type GroupDef, type Leaf, type MemberFacts } from './leaf';
+import { MultiIndex } from './multi-index';
 import { indexKeysOf, matchesNormalized } from './selector';
 import type { ClusterEvent, ClusterObject, NodeDelta, ObjectKind, PolicyDelta, PolicySnapshot, RejectedObject } from './types';
 import { STATIC_TIERS, validateAdminPolicy, validateAntreaPolicy, validateGroup, validateK8sNetworkPolicy, validateTier, type ValidationContext } from './validate';
@@ -61,17 +62,27 @@ function objectKey(kind: ObjectKind, obj: ClusterObject): string {
 /** Member key: `p:ns/name`, `e:ns/name` or `n:name`. */
 type MemberKey = string;
 
+/** A member as a group holds it: the controlplane object and the node it is on ('' for none). */
+interface MemberEntry {
+  readonly member: controlplane.GroupMember;
+  readonly node: string;
+}
+
 interface GroupState {
   def: GroupDef;
-  members: Map<MemberKey, controlplane.GroupMember>;
-  memberNode: Map<MemberKey, string>;
+  members: Map<MemberKey, MemberEntry>;
   byNode: Map<string, Map<MemberKey, controlplane.GroupMember>>;
+  /** Policy keys using the group; {@link NO_USERS} until the first one (most groups have one role). */
   addrUsers: Set<string>;
   appliedUsers: Set<string>;
-  /** node -> number of policies using this address group whose span has the node. */
+  /** node -> number of policies using this address group whose span has the node; {@link NO_SPAN} until used. */
   addrSpan: Map<string, number>;
   indexKeys: string[];
 }
+
+// Shared empty placeholders: replaced by a group's own collection on first write, never written.
+const NO_USERS: Set<string> = new Set();
+const NO_SPAN: Map<string, number> = new Map();
 
 interface PolicyState {
   key: string;
@@ -122,10 +133,8 @@ function preSpan(current: ReadonlyMap<string, unknown>, changes: SpanChanges): s
 }
 
 /** Derived facts of a member, cached per member key until the member or its Namespace changes. */
-interface MemberInfo {
+interface MemberInfo extends MemberEntry {
   facts: MemberFacts;
-  member: controlplane.GroupMember;
-  node: string;
 }
 
 function podIps(pod: Pod): string[] {
@@ -170,18 +179,6 @@ function sameLabels(a: Readonly<Record<string, string>> | undefined, b: Readonly
   return true;
 }
 
-function addToIndex(index: Map<string, Set<string>>, key: string, value: string): void {
-  let s = index.get(key);
-  if (!s) index.set(key, (s = new Set()));
-  s.add(value);
-}
-function removeFromIndex(index: Map<string, Set<string>>, key: string, value: string): void {
-  const s = index.get(key);
-  if (!s) return;
-  s.delete(value);
-  if (s.size === 0) index.delete(key);
-}
-
 /** Order of a bulk {@link PolicyEngine.load}: what policies reference comes before them. */
 function loadRank(kind: ObjectKind): number {
   if (kind === 'Tier') return 0;
@@ -199,6 +196,13 @@ function samePolicyInput(a: ClusterObject, b: ClusterObject): boolean {
     a.metadata.generation === b.metadata.generation &&
     deepEqual((a as { spec?: unknown }).spec, (b as { spec?: unknown }).spec)
   );
+}
+
+
+function allMembers(g: GroupState): controlplane.GroupMember[] {
+  const out: controlplane.GroupMember[] = [];
+  for (const e of g.members.values()) out.push(e.member);
+  return sortMembers(out);
 }
 
 const byName = <T extends { name: string }>(a: T, b: T): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -237,19 +241,22 @@ export class PolicyEngine {
   private readonly policyObjects = new Map<string, { kind: ObjectKind; obj: ClusterObject }>();
   private readonly rejectedObjects = new Map<string, RejectedObject>();
   // Indexes.
-  private readonly podsByNs = new Map<string, Set<string>>();
-  private readonly podsByLabel = new Map<string, Set<string>>();
+  // Pod indexes hold member keys (`p:ns/name`), so candidates need no string building.
+  private readonly podsByNs = new MultiIndex<MemberKey>();
+  private readonly podsByLabel = new MultiIndex<MemberKey>();
   /** `ns|key=value` -> pod keys: candidates of namespaced selectors without scanning the Namespace. */
-  private readonly podsByNsLabel = new Map<string, Set<string>>();
+  private readonly podsByNsLabel = new MultiIndex<MemberKey>();
   private readonly infoCache = new Map<MemberKey, MemberInfo | null>();
   private readonly nsLabelCache = new Map<string, Record<string, string>>();
   /** Per-group memo for queries (see {@link PolicyEngine.groupMemo}); dropped when the group is touched. */
   private readonly memo = new Map<string, Map<string, unknown>>();
   /** True during {@link PolicyEngine.load}: no per-event transaction is recorded. */
   private bulk = false;
-  private readonly eesByNs = new Map<string, Set<string>>();
-  private readonly groupIndex = new Map<string, Set<string>>();
-  private readonly deps = new Map<string, Set<string>>();
+  private readonly eesByNs = new MultiIndex<string>();
+  /** Selector index key (see leafIndexKeys) -> names of groups that could select an object under it. */
+  private readonly groupIndex = new MultiIndex<string>();
+  /** Dependency key (`cg:x`, `ns:*`, ...) -> keys of the policies that read it when compiled. */
+  private readonly deps = new MultiIndex<string>();
   /** member key -> names of groups containing it (for explain / queryEndpoint). */
   readonly memberGroups = new Map<MemberKey, Set<string>>();
   /** IP -> member key. */
@@ -373,9 +380,9 @@ export class PolicyEngine {
     const addressGroups: controlplane.AddressGroup[] = [];
     const appliedToGroups: controlplane.AppliedToGroup[] = [];
     for (const [name, g] of this.groups) {
-      if (g.addrUsers.size > 0 && (node === undefined || g.addrSpan.has(node))) addressGroups.push({ name, groupMembers: sortMembers(g.members.values()) });
+      if (g.addrUsers.size > 0 && (node === undefined || g.addrSpan.has(node))) addressGroups.push({ name, groupMembers: allMembers(g) });
       if (g.appliedUsers.size > 0) {
-        if (node === undefined) appliedToGroups.push({ name, groupMembers: sortMembers(g.members.values()) });
+        if (node === undefined) appliedToGroups.push({ name, groupMembers: allMembers(g) });
         else {
           const local = g.byNode.get(node);
           if (local) appliedToGroups.push({ name, groupMembers: sortMembers(local.values()) });
@@ -422,6 +429,9 @@ export class PolicyEngine {
   // ------------------------------------------------------------------------------------------
   // Validation
 
+  private readonly vctx: ValidationContext = this.validationContext();
+  private readonly cctx: CompileContext = this.compileContext();
+
   private validationContext(): ValidationContext {
     return {
       tierPriority: (n) => this.tierPriority(n),
@@ -435,7 +445,7 @@ export class PolicyEngine {
   }
 
   private validate(kind: ObjectKind, obj: ClusterObject): PolicyValidationError[] {
-    const ctx = this.validationContext();
+    const ctx = this.vctx;
     switch (kind) {
       case 'K8sNetworkPolicy':
         return validateK8sNetworkPolicy(obj as K8sNetworkPolicy);
@@ -539,9 +549,8 @@ export class PolicyEngine {
   }
 
   private resync(dep: string): void {
-    const users = this.deps.get(dep);
-    if (!users) return;
-    for (const p of [...users].sort()) this.syncPolicy(p);
+    const users = [...this.deps.get(dep)];
+    for (const p of users.sort()) this.syncPolicy(p);
   }
 
   private setPod(key: string, pod: Pod | undefined): void {
@@ -556,22 +565,22 @@ export class PolicyEngine {
     const labelsSame = old !== undefined && pod !== undefined && sameLabels(oldLabels, newLabels);
     if (old && !labelsSame) {
       for (const [k, v] of Object.entries(oldLabels ?? {})) {
-        removeFromIndex(this.podsByLabel, `${k}=${v}`, podKey);
-        removeFromIndex(this.podsByNsLabel, `${ns}|${k}=${v}`, podKey);
+        this.podsByLabel.delete(`${k}=${v}`, mk);
+        this.podsByNsLabel.delete(`${ns}|${k}=${v}`, mk);
       }
     }
     if (pod) {
       this.pods.set(key, pod);
-      addToIndex(this.podsByNs, ns, podKey);
+      this.podsByNs.add(ns, mk);
       if (!labelsSame) {
         for (const [k, v] of Object.entries(newLabels ?? {})) {
-          addToIndex(this.podsByLabel, `${k}=${v}`, podKey);
-          addToIndex(this.podsByNsLabel, `${ns}|${k}=${v}`, podKey);
+          this.podsByLabel.add(`${k}=${v}`, mk);
+          this.podsByNsLabel.add(`${ns}|${k}=${v}`, mk);
         }
       }
     } else {
       this.pods.delete(key);
-      removeFromIndex(this.podsByNs, ns, podKey);
+      this.podsByNs.delete(ns, mk);
     }
     const before = this.infoCache.get(mk);
     this.infoCache.delete(mk);
@@ -584,8 +593,7 @@ export class PolicyEngine {
     // Candidate groups: selectors indexed under one of the old or new labels, the Namespace, or '*'.
     const cand = new Set<string>();
     const addIdx = (k: string): void => {
-      const s = this.groupIndex.get(k);
-      if (s) for (const g of s) cand.add(g);
+      for (const g of this.groupIndex.get(k)) cand.add(g);
     };
     addIdx('p:*');
     addIdx(`p:N:${ns}`);
@@ -603,13 +611,13 @@ export class PolicyEngine {
     this.trackIps(`e:${eeKey}`, (old?.spec.endpoints ?? []).map((e) => e.ip), (ee?.spec.endpoints ?? []).map((e) => e.ip));
     if (ee) {
       this.externalEntities.set(key, ee);
-      addToIndex(this.eesByNs, ns, eeKey);
+      this.eesByNs.add(ns, eeKey);
     } else {
       this.externalEntities.delete(key);
-      removeFromIndex(this.eesByNs, ns, eeKey);
+      this.eesByNs.delete(ns, eeKey);
     }
     this.infoCache.delete(`e:${eeKey}`);
-    for (const g of [...(this.groupIndex.get('e:*') ?? [])]) this.evalMember(g, `e:${eeKey}`);
+    for (const g of [...this.groupIndex.get('e:*')]) this.evalMember(g, `e:${eeKey}`);
   }
 
   private setNode(key: string, node: Node | undefined): void {
@@ -619,7 +627,7 @@ export class PolicyEngine {
     if (node) this.nodes.set(key, node);
     else this.nodes.delete(key);
     this.infoCache.delete(`n:${name}`);
-    for (const g of [...(this.groupIndex.get('n:*') ?? [])]) this.evalMember(g, `n:${name}`);
+    for (const g of [...this.groupIndex.get('n:*')]) this.evalMember(g, `n:${name}`);
   }
 
   private trackIps(mk: MemberKey, before: string[], after: string[]): void {
@@ -637,12 +645,11 @@ export class PolicyEngine {
     this.nsLabelCache.delete(name);
     const cand = new Set<string>();
     const addIdx = (k: string): void => {
-      const s = this.groupIndex.get(k);
-      if (s) for (const g of s) cand.add(g);
+      for (const g of this.groupIndex.get(k)) cand.add(g);
     };
     addIdx('s:*');
     for (const n of [old, ns]) if (n) for (const [k, v] of Object.entries(namespaceLabels(name, n.metadata.labels))) addIdx(`s:L:${k}=${v}`);
-    const members = [...(this.podsByNs.get(name) ?? [])].map((p) => `p:${p}`).concat([...(this.eesByNs.get(name) ?? [])].map((e) => `e:${e}`));
+    const members = [...this.podsByNs.get(name)].concat([...this.eesByNs.get(name)].map((e) => `e:${e}`));
     // Their cached facts carry the Namespace's labels.
     for (const m of members) this.infoCache.delete(m);
     for (const g of cand) for (const m of members) this.evalMember(g, m);
@@ -704,7 +711,7 @@ export class PolicyEngine {
     const g = this.groups.get(groupName);
     if (!g) return;
     const info = this.memberInfo(mk);
-    if (info && g.def.leaves.some((l) => leafMatches(l, info.facts))) this.setMember(g, mk, info.member, info.node);
+    if (info && g.def.leaves.some((l) => leafMatches(l, info.facts))) this.setMember(g, mk, info);
     else this.deleteMember(g, mk);
   }
 
@@ -729,21 +736,20 @@ export class PolicyEngine {
     if (t && (t.wasAddr || t.wasApplied) && !t.preMembers.has(mk)) t.preMembers.set(mk, pre);
   }
 
-  private setMember(g: GroupState, mk: MemberKey, m: controlplane.GroupMember, node: string): void {
+  private setMember(g: GroupState, mk: MemberKey, e: MemberEntry): void {
     const old = g.members.get(mk);
-    const oldNode = g.memberNode.get(mk);
-    if (old && oldNode === node && (old === m || sameMember(old, m))) {
-      if (old !== m) {
-        // Equal but a fresh object: keep the shared one so later comparisons stay by reference.
-        g.members.set(mk, m);
-        g.byNode.get(node)?.set(mk, m);
-      }
+    if (old === e) return;
+    const node = e.node;
+    const m = e.member;
+    if (old && old.node === node && (old.member === m || sameMember(old.member, m))) {
+      // Equal but a fresh object: keep the newest so later comparisons stay by reference.
+      g.members.set(mk, e);
+      g.byNode.get(node)?.set(mk, m);
       return;
     }
-    this.recordMember(g, mk, old ? { m: old, node: oldNode ?? '' } : null);
-    if (old) this.unlinkMember(g, mk, oldNode ?? '');
-    g.members.set(mk, m);
-    g.memberNode.set(mk, node);
+    this.recordMember(g, mk, old ? { m: old.member, node: old.node } : null);
+    if (old) this.unlinkMember(g, mk, old.node);
+    g.members.set(mk, e);
     let gs = this.memberGroups.get(mk);
     if (!gs) this.memberGroups.set(mk, (gs = new Set()));
     gs.add(g.def.name);
@@ -762,9 +768,8 @@ export class PolicyEngine {
   private deleteMember(g: GroupState, mk: MemberKey): void {
     const old = g.members.get(mk);
     if (!old) return;
-    const oldNode = g.memberNode.get(mk) ?? '';
-    this.recordMember(g, mk, { m: old, node: oldNode });
-    this.unlinkMember(g, mk, oldNode);
+    this.recordMember(g, mk, { m: old.member, node: old.node });
+    this.unlinkMember(g, mk, old.node);
     const gs = this.memberGroups.get(mk);
     gs?.delete(g.def.name);
     if (gs && gs.size === 0) this.memberGroups.delete(mk);
@@ -772,7 +777,6 @@ export class PolicyEngine {
 
   private unlinkMember(g: GroupState, mk: MemberKey, node: string): void {
     g.members.delete(mk);
-    g.memberNode.delete(mk);
     if (node === '') return;
     const local = g.byNode.get(node);
     if (!local) return;
@@ -808,24 +812,21 @@ export class PolicyEngine {
   private leafCandidates(l: Leaf): Iterable<MemberKey> {
     if (l.kind === 'node') return [...this.nodes.keys()].map((k) => `n:${k.slice(5)}`);
     if (l.kind === 'ee') {
-      const src = l.ns !== undefined ? [...(this.eesByNs.get(l.ns) ?? [])] : [...this.externalEntities.keys()].map((k) => k.slice('ExternalEntity/'.length));
+      const src = l.ns !== undefined ? [...this.eesByNs.get(l.ns)] : [...this.externalEntities.keys()].map((k) => k.slice('ExternalEntity/'.length));
       return src.map((k) => `e:${k}`);
     }
     const keys = indexKeysOf(l.sel);
-    const out: string[] = [];
-    const push = (pods: Iterable<string> | undefined): void => {
-      if (pods) for (const p of pods) out.push(`p:${p}`);
-    };
     if (l.ns !== undefined) {
       // Namespace + one `In` requirement: exactly the pods carrying one of its values there.
-      if (keys[0] === '*') push(this.podsByNs.get(l.ns));
-      else for (const k of keys) push(this.podsByNsLabel.get(`${l.ns}|${k}`));
-      return out;
+      if (keys[0] === '*') return this.podsByNs.get(l.ns);
+      if (keys.length === 1) return this.podsByNsLabel.get(`${l.ns}|${keys[0]}`);
+      return keys.flatMap((k) => [...this.podsByNsLabel.get(`${l.ns}|${k}`)]);
     }
-    if (keys[0] !== '*') {
-      for (const k of keys) push(this.podsByLabel.get(k));
-      return out;
-    }
+    if (keys[0] !== '*') return keys.length === 1 ? this.podsByLabel.get(keys[0] as string) : keys.flatMap((k) => [...this.podsByLabel.get(k)]);
+    const out: MemberKey[] = [];
+    const push = (pods: Iterable<MemberKey> | undefined): void => {
+      if (pods) for (const p of pods) out.push(p);
+    };
     if (l.nsSel && l.nsSel.requirements.length > 0) {
       // Cluster-wide pods restricted by a Namespace selector: the pods of the matching Namespaces.
       for (const n of this.namespaces.values()) {
@@ -834,23 +835,22 @@ export class PolicyEngine {
       }
       return out;
     }
-    for (const k of this.pods.keys()) out.push(`p:${k.slice(4)}`);
-    return out;
+    return [...this.podsByNs.all()];
   }
 
   private acquireGroup(def: GroupDef): GroupState {
     let g = this.groups.get(def.name);
     if (g) return g;
-    g = { def, members: new Map(), memberNode: new Map(), byNode: new Map(), addrUsers: new Set(), appliedUsers: new Set(), addrSpan: new Map(), indexKeys: [] };
+    g = { def, members: new Map(), byNode: new Map(), addrUsers: NO_USERS, appliedUsers: NO_USERS, addrSpan: NO_SPAN, indexKeys: [] };
     this.groups.set(def.name, g);
     this.touchGroup(g);
     const keys = new Set<string>();
     for (const l of def.leaves) for (const k of this.leafIndexKeys(l)) keys.add(k);
     g.indexKeys = [...keys];
-    for (const k of g.indexKeys) {
-      let s = this.groupIndex.get(k);
-      if (!s) this.groupIndex.set(k, (s = new Set()));
-      s.add(def.name);
+    for (const k of g.indexKeys) this.groupIndex.add(k, def.name);
+    if (def.leaves.length === 1) {
+      for (const mk of this.leafCandidates(def.leaves[0] as Leaf)) this.evalMember(def.name, mk);
+      return g;
     }
     const seen = new Set<string>();
     for (const l of def.leaves) for (const mk of this.leafCandidates(l)) if (!seen.has(mk)) {
@@ -863,11 +863,7 @@ export class PolicyEngine {
   private releaseIfUnused(g: GroupState): void {
     if (g.addrUsers.size > 0 || g.appliedUsers.size > 0) return;
     this.touchGroup(g);
-    for (const k of g.indexKeys) {
-      const s = this.groupIndex.get(k);
-      s?.delete(g.def.name);
-      if (s && s.size === 0) this.groupIndex.delete(k);
-    }
+    for (const k of g.indexKeys) this.groupIndex.delete(k, g.def.name);
     for (const mk of [...g.members.keys()]) this.deleteMember(g, mk);
     this.groups.delete(g.def.name);
   }
@@ -887,7 +883,7 @@ export class PolicyEngine {
   }
 
   private compile(kind: ObjectKind, obj: ClusterObject): CompiledPolicy {
-    const ctx = this.compileContext();
+    const ctx = this.cctx;
     switch (kind) {
       case 'K8sNetworkPolicy':
         return compileK8sNetworkPolicy(obj as K8sNetworkPolicy, ctx);
@@ -940,29 +936,26 @@ export class PolicyEngine {
         oldGroups.push(g);
       }
       p.span.clear();
-      for (const d of old.deps) {
-        const s = this.deps.get(d);
-        s?.delete(key);
-        if (s && s.size === 0) this.deps.delete(d);
-      }
+      for (const d of old.deps) this.deps.delete(d, key);
     }
     if (next) {
       if (!p) this.policies.set(key, (p = { key, compiled: next, span: new Map() }));
       p.compiled = next;
-      for (const d of next.deps) {
-        let s = this.deps.get(d);
-        if (!s) this.deps.set(d, (s = new Set()));
-        s.add(key);
-      }
+      for (const d of next.deps) this.deps.add(d, key);
       for (const def of next.appliedToGroups.values()) {
         const g = this.acquireGroup(def);
+        // Share the live group's definition instead of keeping an equal copy per policy.
+        if (g.def !== def) next.appliedToGroups.set(def.name, g.def);
         this.touchGroup(g);
+        if (g.appliedUsers === NO_USERS) g.appliedUsers = new Set();
         g.appliedUsers.add(key);
         for (const n of g.byNode.keys()) p.span.set(n, (p.span.get(n) ?? 0) + 1);
       }
       for (const def of next.addressGroups.values()) {
         const g = this.acquireGroup(def);
+        if (g.def !== def) next.addressGroups.set(def.name, g.def);
         this.touchGroup(g);
+        if (g.addrUsers === NO_USERS) g.addrUsers = new Set();
         g.addrUsers.add(key);
         for (const n of p.span.keys()) this.addrInc(g, n);
       }
@@ -1009,6 +1002,7 @@ export class PolicyEngine {
     const t = this.touchGroup(g);
     const c = g.addrSpan.get(node) ?? 0;
     if (c === 0 && t) noteSpan(t.addrChanges, node, false);
+    if (g.addrSpan === NO_SPAN) g.addrSpan = new Map();
     g.addrSpan.set(node, c + 1);
   }
 
@@ -1017,7 +1011,7 @@ export class PolicyEngine {
     const c = g.addrSpan.get(node) ?? 0;
     if (c <= 1) {
       if (c > 0 && t) noteSpan(t.addrChanges, node, true);
-      g.addrSpan.delete(node);
+      if (c > 0) g.addrSpan.delete(node);
     } else g.addrSpan.set(node, c - 1);
   }
 
@@ -1043,22 +1037,21 @@ export class PolicyEngine {
       const removed: { m: controlplane.GroupMember; node: string }[] = [];
       for (const [mk, pre] of t.preMembers) {
         const cur = alive ? g.members.get(mk) : undefined;
-        const curNode = alive ? (g.memberNode.get(mk) ?? '') : '';
-        if (pre && cur && pre.node === curNode && (pre.m === cur || sameMember(pre.m, cur))) continue;
+        if (pre && cur && pre.node === cur.node && (pre.m === cur.member || sameMember(pre.m, cur.member))) continue;
         if (pre) removed.push(pre);
-        if (cur) added.push({ m: cur, node: curNode });
+        if (cur) added.push({ m: cur.member, node: cur.node });
       }
-      const full = (members: Iterable<controlplane.GroupMember>) => sortMembers(members);
+
       // Address groups: whole group to nodes entering the span, patches to nodes staying.
       const isAddr = alive && g.addrUsers.size > 0;
       if (!t.wasAddr) {
-        if (isAddr) for (const n of g.addrSpan.keys()) at(n).addressGroups.added.push({ name, groupMembers: full(g.members.values()) });
+        if (isAddr) for (const n of g.addrSpan.keys()) at(n).addressGroups.added.push({ name, groupMembers: allMembers(g) });
       } else if (!isAddr) {
         for (const n of preSpan(g.addrSpan, t.addrChanges)) at(n).addressGroups.deleted.push(name);
       } else {
         for (const [n, before] of t.addrChanges) {
           const now = g.addrSpan.has(n);
-          if (!before && now) at(n).addressGroups.added.push({ name, groupMembers: full(g.members.values()) });
+          if (!before && now) at(n).addressGroups.added.push({ name, groupMembers: allMembers(g) });
           else if (before && !now) at(n).addressGroups.deleted.push(name);
         }
         if (added.length + removed.length > 0) {
@@ -1068,7 +1061,7 @@ export class PolicyEngine {
       }
       // Applied-to groups: per node, only that node's members.
       const isApplied = alive && g.appliedUsers.size > 0;
-      const local = (n: string) => full(g.byNode.get(n)?.values() ?? []);
+      const local = (n: string) => sortMembers(g.byNode.get(n)?.values() ?? []);
       if (!t.wasApplied) {
         if (isApplied) for (const n of g.byNode.keys()) at(n).appliedToGroups.added.push({ name, groupMembers: local(n) });
       } else if (!isApplied) {

@@ -1,0 +1,47 @@
+// A string-keyed multimap that stores a lone value without a Set: most keys of the engine's
+// per-Namespace and per-selector indexes hold one value, and a Set per key dominated the heap.
+
+const NONE: readonly never[] = [];
+
+/** key -> values (unordered, unique). */
+export class MultiIndex<V extends string> {
+  private readonly m = new Map<string, V | Set<V>>();
+
+  add(key: string, value: V): void {
+    const cur = this.m.get(key);
+    if (cur === undefined) this.m.set(key, value);
+    else if (typeof cur === 'string') {
+      if (cur !== value) this.m.set(key, new Set([cur, value]));
+    } else cur.add(value);
+  }
+
+  delete(key: string, value: V): void {
+    const cur = this.m.get(key);
+    if (cur === undefined) return;
+    if (typeof cur === 'string') {
+      if (cur === value) this.m.delete(key);
+      return;
+    }
+    cur.delete(value);
+    if (cur.size === 1) this.m.set(key, cur.values().next().value as V);
+  }
+
+  /** The values of `key` (a live view: copy before changing the index while iterating). */
+  get(key: string): Iterable<V> {
+    const cur = this.m.get(key);
+    return cur === undefined ? NONE : typeof cur === 'string' ? [cur] : cur;
+  }
+
+  size(key: string): number {
+    const cur = this.m.get(key);
+    return cur === undefined ? 0 : typeof cur === 'string' ? 1 : cur.size;
+  }
+
+  /** Every value under every key. */
+  *all(): IterableIterator<V> {
+    for (const cur of this.m.values()) {
+      if (typeof cur === 'string') yield cur;
+      else yield* cur;
+    }
+  }
+}
