@@ -58,12 +58,41 @@ export class Ranges {
 
   /** Adds `addr` or `addr/len` (IPv4); IPv6 or non-addresses are skipped (no IPv4 match for them). */
   add(item: string): void {
-    const slash = item.indexOf('/');
-    const base = parseIpv4(item, slash < 0 ? item.length : slash);
-    if (base < 0) return;
-    const len = slash < 0 ? 32 : Number(item.slice(slash + 1));
+    // One pass over the text (this runs for every peer address of every rule).
+    let n = 0;
+    let octet = 0;
+    let digits = 0;
+    let dots = 0;
+    let len = 32;
+    const end = item.length;
+    let i = 0;
+    for (; i < end; i++) {
+      const c = item.charCodeAt(i);
+      if (c >= 48 && c <= 57) {
+        octet = octet * 10 + (c - 48);
+        if (++digits > 3 || octet > 255) return;
+      } else if (c === 46) {
+        if (digits === 0 || dots === 3) return;
+        n = n * 256 + octet;
+        octet = 0;
+        digits = 0;
+        dots++;
+      } else if (c === 47) break;
+      else return;
+    }
+    if (dots !== 3 || digits === 0) return;
+    n = n * 256 + octet;
+    if (i < end) {
+      len = 0;
+      for (let j = i + 1; j < end; j++) {
+        const c = item.charCodeAt(j);
+        if (c < 48 || c > 57) return;
+        len = len * 10 + (c - 48);
+      }
+      if (i + 1 === end || len > 32) return;
+    }
     const size = 2 ** (32 - len);
-    const lo = base - (base % size);
+    const lo = n - (n % size);
     if (this.n === this.los.length) this.grow();
     this.los[this.n] = lo;
     this.his[this.n++] = lo + size - 1;

@@ -20,7 +20,7 @@ import {
 } from '../fields';
 import type { Pipeline, TableName } from '../tables';
 import type { GroupMember, LocalPod, NetworkPolicy, NetworkPolicyPeer, NetworkPolicyRule, NodeConfig, PolicyService as Service } from '../state';
-import { aggregateRanges, codeLen, formatCidrCode, ipBlockCidrs, Ranges } from './addresses';
+import { aggregateRanges, codeBase, codeLen, formatCidrCode, ipBlockCidrs, Ranges } from './addresses';
 import { IP, flow, goto, ipv4Net, resubmit } from './common';
 import { portRangeToMasks } from './ports';
 
@@ -111,11 +111,10 @@ interface Ctx {
   groups: Map<string, GroupMember[]>;
   podsByName: Map<string, LocalPod>;
   podsByIp: Map<string, LocalPod>;
-  /**
-   * Shared conjunctive match flows by (table, priority, kind) then by a cheap key: a CIDR code for
-   * address matches, the match key otherwise. Creation order is kept in `sharedOrder`.
-   */
-  shared: Map<string, Map<number | string, SharedFlow>>;
+  /** Shared conjunctive match flows (other than address matches) by (table, priority), then match key. */
+  shared: Map<string, Map<string, SharedFlow>>;
+  /** Address match flows by (table, priority, src|dst), then prefix length, then base address `| 0`. */
+  addrShared: Map<string, (Map<number, SharedFlow> | undefined)[]>;
   sharedOrder: SharedFlow[];
   /** Number of clauses of each conj id. */
   nClauses: Map<number, number>;
@@ -270,7 +269,13 @@ function peerAddresses(ctx: Ctx, peer: NetworkPolicyPeer): number[] {
   const hit = ctx.peerCache.get(sig);
   if (hit) return hit;
   const r = ctx.ranges.reset();
-  for (const g of peer.addressGroups) for (const m of ctx.groups.get(`a/${g}`) ?? []) r.addAll(m.ips);
+  for (const g of peer.addressGroups) {
+    const members = ctx.groups.get(`a/${g}`) ?? [];
+    for (let i = 0; i < members.length; i++) {
+      const ips = members[i]!.ips;
+      for (let k = 0; k < ips.length; k++) r.add(ips[k]!);
+    }
+  }
   for (const b of peer.ipBlocks) r.addAll(ipBlockCidrs(b));
   for (const f of peer.fqdns ?? []) r.addAll(ctx.fqdn[f] ?? []);
   const codes = aggregateRanges(r);
@@ -281,8 +286,8 @@ function peerAddresses(ctx: Ctx, peer: NetworkPolicyPeer): number[] {
 const isEmptyPeer = (peer: NetworkPolicyPeer): boolean =>
   peer.addressGroups.length === 0 && peer.ipBlocks.length === 0 && !(peer.fqdns?.length) && !(peer.toServices?.length) && !(peer.labelIdentities?.length);
 
-function sharedBucket(ctx: Ctx, table: number, priority: number, kind: 'src' | 'dst' | 'm'): Map<number | string, SharedFlow> {
-  const k = `${table}/${priority}/${kind}`;
+function sharedBucket(ctx: Ctx, table: number, priority: number): Map<string, SharedFlow> {
+  const k = `${table}/${priority}`;
   let b = ctx.shared.get(k);
   if (!b) {
     b = new Map();
@@ -292,7 +297,7 @@ function sharedBucket(ctx: Ctx, table: number, priority: number, kind: 'src' | '
 }
 
 /** Adds (id, clause) to the shared flow of a match; `key` identifies the match within its bucket. */
-function addSharedKeyed(ctx: Ctx, bucket: Map<number | string, SharedFlow>, key: number | string, make: () => Flow, id: number, clause: number): void {
+function addSharedKeyed(ctx: Ctx, bucket: Map<string, SharedFlow>, key: string, make: () => Flow, id: number, clause: number): void {
   let e = bucket.get(key);
   if (!e) {
     e = { flow: make(), slot: ctx.sharedOrder.length };
@@ -303,24 +308,39 @@ function addSharedKeyed(ctx: Ctx, bucket: Map<number | string, SharedFlow>, key:
 }
 
 function addShared(ctx: Ctx, table: number, priority: number, match: Match, id: number, clause: number): void {
-  addSharedKeyed(ctx, sharedBucket(ctx, table, priority, 'm'), matchKey(match), () => flow(table, priority, match, [], ctx.cookie), id, clause);
+  addSharedKeyed(ctx, sharedBucket(ctx, table, priority), matchKey(match), () => flow(table, priority, match, [], ctx.cookie), id, clause);
 }
 
 /** Adds (id, clause) to the address match flows of CIDR codes (a /0 is the plain `ip` match). */
 function addSharedAddrs(ctx: Ctx, table: number, priority: number, codes: readonly number[], dir: 'src' | 'dst', id: number, clause: number): void {
-  const bucket = sharedBucket(ctx, table, priority, dir);
+  const bk = `${table}/${priority}/${dir}`;
+  let bucket = ctx.addrShared.get(bk);
+  if (!bucket) {
+    bucket = [];
+    ctx.addrShared.set(bk, bucket);
+  }
   const conj = id * 4 + clause;
-  // Hot loop (one pass per peer address of every rule): no closures, no strings unless the flow is new.
-  for (const code of codes) {
-    if (codeLen(code) === 0) {
+  // Hot loop (one pass per peer address of every rule): no closures, no strings unless the flow
+  // is new, and small-integer map keys (`base | 0` in a map per prefix length) so that looking a
+  // code up allocates nothing.
+  for (let k = 0; k < codes.length; k++) {
+    const code = codes[k]!;
+    const len = codeLen(code);
+    if (len === 0) {
       addShared(ctx, table, priority, { ...IP }, id, clause);
       continue;
     }
-    let e = bucket.get(code);
+    let byBase = bucket[len];
+    if (!byBase) {
+      byBase = new Map();
+      bucket[len] = byBase;
+    }
+    const base = codeBase(code) | 0;
+    let e = byBase.get(base);
     if (!e) {
       const net = ipv4Net(formatCidrCode(code));
       e = { flow: flow(table, priority, dir === 'src' ? { ...IP, ipv4Src: net } : { ...IP, ipv4Dst: net }, [], ctx.cookie), slot: ctx.sharedOrder.length };
-      bucket.set(code, e);
+      byBase.set(base, e);
       ctx.sharedOrder.push(e);
     }
     pushConj(ctx, e, conj);
@@ -381,7 +401,7 @@ export function networkPolicyFlows(p: Pipeline, cfg: NodeConfig, input: NetworkP
   const podsByName = new Map(input.pods.map((x) => [`${x.namespace}/${x.name}`, x]));
   const ctx: Ctx = {
     p, cfg, cookie: makeCookie(cfg.round, CookieCategory.NetworkPolicy), groups: idx.groups, podsByName, podsByIp: idx.podsByIp,
-    shared: new Map(), sharedOrder: [], nClauses: new Map(), peerCache: new Map(), conjActions: new Map(), pairs: new PairBuffer(), ranges: new Ranges(), out: [], loggingGroups: new Map(), controllerId: input.controllerId ?? CONTROLLER_ID, fqdn: input.fqdnAddresses ?? {},
+    shared: new Map(), addrShared: new Map(), sharedOrder: [], nClauses: new Map(), peerCache: new Map(), conjActions: new Map(), pairs: new PairBuffer(), ranges: new Ranges(), out: [], loggingGroups: new Map(), controllerId: input.controllerId ?? CONTROLLER_ID, fqdn: input.fqdnAddresses ?? {},
   };
   const groupBase = input.groupIdBase ?? 1;
   const antrea = cfg.enableAntreaPolicy ?? false;
