@@ -138,6 +138,19 @@ describe('packet-in and packet-out with pods', () => {
     await conn.packetOut(first.packet, [{ type: 'output', port: 'TABLE' }], b.ofport);
     expect(await counter(31)).toBe(1n);
   });
+
+  it('decodes port descriptions and port stats from OVS, and answers a role request', async () => {
+    const ports = await conn.portDesc();
+    const pa = ports.find((p) => p.portNo === a.ofport);
+    expect(pa?.name).toBe(a.hostIf);
+    expect(ports.some((p) => p.portNo === 0xfffffffe && p.name === 'br-int')).toBe(true);
+    const stats = await conn.portStats(b.ofport);
+    expect(stats).toHaveLength(1);
+    expect(stats[0]!.portNo).toBe(b.ofport);
+    // b's port sent the resumed datagram.
+    expect(stats[0]!.txPackets).toBeGreaterThanOrEqual(1n);
+    expect(await conn.setRole('equal')).toBe('equal');
+  });
 });
 
 describe('switch restart', () => {

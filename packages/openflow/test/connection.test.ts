@@ -99,6 +99,21 @@ it('negotiates OpenFlow 1.5, reads the datapath id and asks for NXT_PACKET_IN2 w
   await c.close();
 });
 
+it('connects over TCP as well as a unix socket', async () => {
+  const tcp = new FakeSwitch('');
+  await new Promise<void>((r) => tcp.server.listen(0, '127.0.0.1', r));
+  const port = (tcp.server.address() as { port: number }).port;
+  try {
+    const c = await SwitchConnection.connect({ target: { host: '127.0.0.1', port }, clock: new ManualClock(), reconnect: false });
+    expect(c.targetName).toBe(`tcp:127.0.0.1:${port}`);
+    expect(c.datapathId).toBe(0x1234n);
+    await c.barrier();
+    await c.close();
+  } finally {
+    await tcp.close();
+  }
+});
+
 it('sends echo requests when idle and declares a silent switch dead', async () => {
   const clock = new ManualClock();
   const c = await SwitchConnection.connect({ target: { path: sw.path }, clock, echoInterval: 1000, deadAfter: 3000, reconnect: false });
