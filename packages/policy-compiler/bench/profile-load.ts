@@ -1,5 +1,5 @@
 // Profiling aid (not part of the bench table): builds scenario 1's objects and bulk-loads them once.
-// node --cpu-prof --import tsx bench/profile-load.ts
+// node --cpu-prof --import tsx bench/profile-load.ts   (or --heap-prof: the engine is kept alive to the end)
 import { PolicyEngine, type ClusterObject } from '../src/index';
 
 const ip = (i: number): string => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
@@ -19,4 +19,5 @@ const e = new PolicyEngine();
 e.load(objs);
 const c = process.cpuUsage(c0);
 console.log(`load: ${Math.round(performance.now() - t0)} ms wall, ${Math.round((c.user + c.system) / 1000)} ms CPU, ${e.policies.size} policies, ${e.groups.size} groups`);
+// Keep the engine reachable so a --heap-prof profile written at exit shows what it retains.
 (globalThis as { keep?: unknown }).keep = [e, objs];

@@ -25,18 +25,62 @@ const allow = (from: string, to: string): Expect => ({ from, to, allowed: true }
 const tcp = (port: number, expect: Expect[], srcPort?: number) => ({ protocol: 'TCP' as const, port, expect, ...(srcPort !== undefined ? { srcPort } : {}) });
 const k8sAllowFrom = (ns: string, target: LabelSelector, from: object[]) => ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: `k8s-allow-${ns}`, namespace: ns }, spec: { podSelector: target, policyTypes: ['Ingress'], ingress: [{ from }] } });
 
+// Building blocks of the priority/tier override cases (Antrea's builder1..3): x/a or x are applied-to,
+// z (or z/b) the source, TCP 80.
+const nsLabel = (n: string): LabelSelector => ({ matchLabels: { ns: n } });
+const p80 = [{ protocol: 'TCP' as const, port: 80 }];
+const xaByNs = [{ podSelector: { matchLabels: { pod: 'a' } }, namespaceSelector: nsLabel('x') }];
+type Placement = { tier?: string; priority: number };
+const prio1DropZb = (name: string, at: Placement) => acnp(name, { ...at, appliedTo: xaByNs, ingress: [{ action: 'Drop', from: [{ podSelector: { matchLabels: { pod: 'b' } }, namespaceSelector: nsLabel('z') }], ports: p80 }] });
+const prio2AllowZ = (name: string, at: Placement) => acnp(name, { ...at, appliedTo: xaByNs, ingress: [{ action: 'Allow', from: [{ namespaceSelector: nsLabel('z') }], ports: p80 }] });
+const prio3Drop = (name: string, at: Placement) => acnp(name, { ...at, appliedTo: [{ namespaceSelector: nsLabel('x') }], ingress: [{ action: 'Drop', from: [{ namespaceSelector: nsLabel('z') }], ports: p80 }] });
+const zToXbc = [deny('z/*', 'x/b'), deny('z/*', 'x/c')];
+
 export const antreaNativeCases: Case[] = [
+  // The next cases transcribe Antrea's e2e tests of the same name (antreapolicy_test.go; its
+  // Namespaces carry `ns: <name>` as ours do) with their reachability matrices; Antrea runs the
+  // "Intermediate" and "All" variants as two cases, here they are two cumulative steps.
   {
-    name: 'priority override: a lower priority number wins within a tier',
-    steps: [{ apply: [acnp('allow-xb', { priority: 1, appliedTo: xa, ingress: [{ action: 'Allow', from: [podIn('x', 'b')] }] }), acnp('drop-x', { priority: 2, appliedTo: xa, ingress: [{ action: 'Drop', from: fromNs('x') }] })], probes: [tcp(80, [deny('x/*', 'x/a'), allow('x/b', 'x/a')])] }],
+    name: 'priority override (testACNPPriorityOverride): a lower priority number wins within a tier',
+    steps: [
+      { apply: [prio3Drop('acnp-priority3', { priority: 1.003 }), prio2AllowZ('acnp-priority2', { priority: 1.002 })], probes: [tcp(80, zToXbc)] },
+      { apply: [prio1DropZb('acnp-priority1', { priority: 1.001 })], probes: [tcp(80, [...zToXbc, deny('z/b', 'x/a')])] },
+    ],
   },
   {
-    name: 'tier override: securityops Drop beats application Allow',
-    steps: [{ apply: [acnp('drop-y', { tier: 'securityops', priority: 10, appliedTo: xa, ingress: [{ action: 'Drop', from: fromNs('y') }] }), acnp('allow-y', { priority: 1, appliedTo: xa, ingress: [{ action: 'Allow', from: fromNs('y') }] })], probes: [tcp(80, [deny('y/*', 'x/a')])] }],
+    name: 'tier override (testACNPTierOverride): emergency, then securityops, then application',
+    steps: [
+      { apply: [prio3Drop('acnp-tier-application', { tier: 'application', priority: 1 }), prio2AllowZ('acnp-tier-securityops', { tier: 'securityops', priority: 10 })], probes: [tcp(80, zToXbc)] },
+      { apply: [prio1DropZb('acnp-tier-emergency', { tier: 'emergency', priority: 100 })], probes: [tcp(80, [...zToXbc, deny('z/b', 'x/a')])] },
+    ],
   },
   {
-    name: 'custom tiers: tier 15 evaluated before tier 110',
-    steps: [{ apply: [tier('high', 15), tier('low', 110), acnp('allow-z', { tier: 'low', priority: 1, appliedTo: xa, ingress: [{ action: 'Allow', from: fromNs('z') }] }), acnp('drop-z', { tier: 'high', priority: 50, appliedTo: xa, ingress: [{ action: 'Drop', from: fromNs('z') }] })], probes: [tcp(80, [deny('z/*', 'x/a')])] }],
+    name: 'custom tiers (testACNPCustomTiers): tier 245 is evaluated before tier 246',
+    steps: [{ apply: [tier('high-priority', 245), tier('low-priority', 246), prio3Drop('acnp-tier-low', { tier: 'low-priority', priority: 1 }), prio2AllowZ('acnp-tier-high', { tier: 'high-priority', priority: 100 })], probes: [tcp(80, zToXbc)] }],
+  },
+  {
+    name: 'conflicting rules (testACNPPriorityConflictingRule): the higher-priority policy prevails',
+    steps: [
+      {
+        apply: [
+          acnp('acnp-drop', { priority: 1, appliedTo: [{ namespaceSelector: nsLabel('x') }], ingress: [{ action: 'Drop', from: [{ namespaceSelector: nsLabel('z') }], ports: p80 }] }),
+          acnp('acnp-allow', { priority: 2, appliedTo: [{ namespaceSelector: nsLabel('x') }], ingress: [{ action: 'Allow', from: [{ namespaceSelector: nsLabel('z') }], ports: p80 }] }),
+        ],
+        probes: [tcp(80, [deny('z/*', 'x/*')])],
+      },
+    ],
+  },
+  {
+    name: 'rule priority (testACNPRulePriority): at equal policy priority, rule order decides across policies',
+    steps: [
+      {
+        apply: [
+          acnp('acnp-allow', { priority: 5, appliedTo: [{ namespaceSelector: nsLabel('x') }], egress: [{ action: 'Allow', to: [{ namespaceSelector: nsLabel('z') }], ports: p80 }, { action: 'Allow', to: [{ namespaceSelector: nsLabel('y') }], ports: p80 }] }),
+          acnp('acnp-deny', { priority: 5, appliedTo: [{ namespaceSelector: nsLabel('x') }], egress: [{ action: 'Drop', to: [{ namespaceSelector: nsLabel('y') }], ports: p80 }, { action: 'Drop', to: [{ namespaceSelector: nsLabel('z') }], ports: p80 }] }),
+        ],
+        probes: [tcp(80, [deny('x/*', 'y/*')])],
+      },
+    ],
   },
   {
     name: 'baseline tier vs K8s NetworkPolicy: K8s allow and isolation win over baseline',
@@ -53,8 +97,8 @@ export const antreaNativeCases: Case[] = [
     ],
   },
   {
-    name: 'Reject: the flow is refused',
-    steps: [{ apply: [acnp('reject-x-to-ya', { priority: 1, appliedTo: [podIn('y', 'a')], ingress: [{ action: 'Reject', from: fromNs('x') }] })], probes: [tcp(80, [deny('x/*', 'y/a')])] }],
+    name: 'Reject egress (testACNPRejectEgress): pods a may not reach Namespace z',
+    steps: [{ apply: [acnp('acnp-reject-a-to-z-egress', { priority: 1, appliedTo: [{ podSelector: { matchLabels: { pod: 'a' } } }], egress: [{ action: 'Reject', to: [{ namespaceSelector: nsLabel('z') }], ports: p80 }] })], probes: [tcp(80, [deny('*/a', 'z/*')])] }],
   },
   {
     name: 'Drop egress: x/a may not reach z',
@@ -62,11 +106,16 @@ export const antreaNativeCases: Case[] = [
   },
   {
     name: 'ipBlock with except',
-    steps: [{ apply: [acnp('drop-y-but-b', { priority: 1, appliedTo: xa, egress: [{ action: 'Drop', to: [{ ipBlock: { cidr: '10.0.2.0/24', except: [`${podIp('y/b')}/32`] } as never }] }] })], probes: [tcp(80, [deny('x/a', 'y/*'), allow('x/a', 'y/b')])] }],
+    steps: [{ apply: [acnp('drop-y-but-b', { priority: 1, appliedTo: xa, egress: [{ action: 'Drop', to: [{ ipBlock: { cidr: '10.0.2.0/24', except: [`${podIp('y/b')}/32`] } }] }] })], probes: [tcp(80, [deny('x/a', 'y/*'), allow('x/a', 'y/b')])] }],
   },
   {
-    name: 'port ranges: endPort covers 80-81',
-    steps: [{ apply: [acnp('drop-range', { priority: 1, appliedTo: xa, ingress: [{ action: 'Drop', from: fromNs('y'), ports: [{ protocol: 'TCP', port: 80, endPort: 81 }] }] })], probes: [tcp(80, [deny('y/*', 'x/a')]), tcp(81, [deny('y/*', 'x/a')])] }],
+    name: 'port ranges (testACNPPortRange): egress Drop on 8080-8082 from pods a to Namespace z',
+    steps: [
+      {
+        apply: [acnp('acnp-deny-a-to-z-egress-port-range', { priority: 1, appliedTo: [{ podSelector: { matchLabels: { pod: 'a' } } }], egress: [{ action: 'Drop', name: 'acnp-port-range', to: [{ namespaceSelector: nsLabel('z') }], ports: [{ protocol: 'TCP', port: 8080, endPort: 8082 }] }] })],
+        probes: [8080, 8081, 8082].map((port) => tcp(port, [deny('*/a', 'z/*')])).concat([tcp(8083, []), tcp(80, [])]),
+      },
+    ],
   },
   {
     name: 'source ports: sourcePort..sourceEndPort',
