@@ -49,7 +49,7 @@ export class ControlplaneWatchClient {
     if (this.o.token) headers.authorization = `Bearer ${this.o.token}`;
     return new Promise((resolve, reject) => {
       const req = https.request(
-        { hostname: u.hostname, port: u.port, path: `/apis/controlplane.switchyard.io/v1beta2/${this.o.resource ?? 'watch'}?${q.toString()}`, ca: this.o.caPem, headers, ...(this.o.agent ? { agent: this.o.agent } : {}) },
+        { hostname: u.hostname, port: u.port, path: `/apis/controlplane.switchyard.io/v1beta2/${this.o.resource ?? 'watch'}?${q.toString()}`, headers, ...(this.o.agent ? { agent: this.o.agent } : { ca: this.o.caPem }) },
         (res) => {
           if (res.statusCode !== 200) {
             let body = '';
