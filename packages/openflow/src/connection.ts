@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import { createConnection, type Socket } from 'node:net';
 import { Writer } from './buf';
 import { OfDecodeError, OpenFlowError } from './errors';
-import type { Action, Flow, Match } from './flow';
+import type { Action, Flow } from './flow';
 import { OFPP } from './flow';
 import {
   decodeMessage,
@@ -98,6 +98,8 @@ export interface ConnectionOptions {
   /** Packet-in format to request (default nxt2: carries controller() userdata and continuations). */
   packetInFormat?: 'standard' | 'nxt2';
   controllerId?: number;
+  /** Packet-ins buffered for `packetIns()` iterators before the oldest are dropped. Default 4096. */
+  packetInQueue?: number;
   /** Bytes buffered in the socket before senders wait for 'drain'. Default 1 MiB. */
   highWaterMark?: number;
 }
@@ -153,6 +155,8 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
   private reconnectDelay: number;
   private nextBundleId = 1;
   private readonly packetQueue: PacketIn[] = [];
+  /** Packet-ins dropped because iterators did not keep up. */
+  droppedPacketIns = 0;
   private readonly packetWaiters: Array<(p: IteratorResult<PacketIn>) => void> = [];
   /** datapath id from the features reply. */
   datapathId = 0n;
@@ -294,7 +298,15 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
       this.emit('packetIn', m);
       const w = this.packetWaiters.shift();
       if (w) w({ value: m, done: false });
-      else if (this.packetIterators > 0) this.packetQueue.push(m);
+      else if (this.packetIterators > 0) {
+        // A slow consumer must not grow memory without bound: drop the oldest and say so.
+        if (this.packetQueue.length >= (this.options.packetInQueue ?? 4096)) {
+          this.packetQueue.shift();
+          this.droppedPacketIns++;
+          this.log.warn({ target: this.targetName, dropped: this.droppedPacketIns }, 'packet-in queue full, dropping the oldest');
+        }
+        this.packetQueue.push(m);
+      }
       return;
     }
     if (m.type === 'error') {
@@ -687,4 +699,3 @@ function mergeParts(parts: MultipartReply[]): MultipartReply {
   return parts[parts.length - 1]!;
 }
 
-export type { Match };
