@@ -172,3 +172,24 @@ it('reconnects after the switch drops the connection and runs the replay hook', 
   expect(c.connected).toBe(true);
   await c.close();
 });
+
+it('delivers packet-ins to the emitter and iterators, dropping the oldest when an iterator falls behind', async () => {
+  const c = await SwitchConnection.connect({ target: { path: sw.path }, clock: new ManualClock(), reconnect: false, packetInQueue: 2 });
+  const seen: number[] = [];
+  c.on('packetIn', (p) => seen.push(p.type === 'packetIn2' ? (p.userdata?.[0] ?? -1) : -1));
+  const it = c.packetIns();
+  for (let i = 1; i <= 3; i++) {
+    sw.sockets[0]!.write(encodeMessage({ type: 'packetIn2', packet: new Uint8Array(14), reason: 'action', userdata: new Uint8Array([i]) }, 0));
+  }
+  await until(() => seen.length === 3);
+  expect(seen).toEqual([1, 2, 3]);
+  expect(c.droppedPacketIns).toBe(1);
+  const got: number[] = [];
+  for (let i = 0; i < 2; i++) {
+    const r = await it.next();
+    if (!r.done && r.value.type === 'packetIn2') got.push(r.value.userdata![0]!);
+  }
+  expect(got).toEqual([2, 3]);
+  await it.return?.();
+  await c.close();
+});
