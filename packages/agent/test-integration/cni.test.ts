@@ -1,10 +1,11 @@
 // CNI ADD / CHECK / DEL through the real switchyard-cni binary, as a container runtime execs it,
 // against the agent on a real OVS (userspace datapath) with pods in real network namespaces.
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { Testbed, run, waitFor } from '@switchyard/testbed';
 import { parseDumpFlows } from '@switchyard/openflow/codec';
-import { addPod, cni, ensurePluginBuilt, netconf, podArgs, sandbox, startNode, stopNode, type Node, type Sandbox } from './helpers';
+import { PLUGIN, addPod, cni, ensurePluginBuilt, netconf, podArgs, sandbox, startNode, stopNode, type Node, type Sandbox } from './helpers';
 
 let tb: Testbed;
 let node: Node | undefined;
@@ -53,6 +54,16 @@ async function exchange(from: Sandbox, argv: string[], expected: string): Promis
 
 describe('switchyard-cni against the agent', () => {
   const pods: { sb: Sandbox; ip: string; result: Record<string, unknown> }[] = [];
+
+  it('the plugin is one executable file importing only node builtins', () => {
+    const text = readFileSync(PLUGIN, 'utf8');
+    expect(text.startsWith('#!/usr/bin/env node')).toBe(true);
+    expect(statSync(PLUGIN).mode & 0o111).not.toBe(0);
+    const imports = [...text.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
+    expect(imports.length).toBeGreaterThan(0);
+    for (const i of imports) expect(builtinModules).toContain(i);
+    expect(text).not.toMatch(/require\(/);
+  });
 
   it('answers VERSION with the supported versions', async () => {
     const r = await cni('VERSION', {}, '{"cniVersion":"1.0.0"}');

@@ -7,7 +7,8 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import type { PodNetwork, PodRequest } from '../pods';
+import type { PodRequest } from '../pods';
+import type { CniResult } from './spec';
 import { silentLogger, type Logger } from '../logger';
 import {
   CNI_METHODS,
@@ -44,10 +45,14 @@ export class KeyedSerializer {
   }
 }
 
+/** Key of the stand-in for a request message that is not JSON. */
+const MALFORMED = '\u0000malformed';
+
 /** Checks the shape of a decoded request (the plugin is trusted to send JSON, not to be right). */
 function validateRequest(command: CniCommand, raw: unknown): CniRequest {
   if (raw === null || typeof raw !== 'object') throw new CniError(CniErrorCode.DecodeFailure, 'request is not a JSON object');
   const o = raw as Record<string, unknown>;
+  if (typeof o[MALFORMED] === 'string') throw new CniError(CniErrorCode.DecodeFailure, 'request is not valid JSON', o[MALFORMED]);
   const str = (k: string): string => (typeof o[k] === 'string' ? (o[k] as string) : '');
   const req: CniRequest = {
     command,
@@ -64,13 +69,20 @@ function validateRequest(command: CniCommand, raw: unknown): CniRequest {
   return req;
 }
 
+/** What the CNI handler needs from the pod datapath ({@link PodNetwork} in the agent). */
+export interface PodOperations {
+  add(req: PodRequest): Promise<CniResult>;
+  del(req: PodRequest): Promise<void>;
+  check(req: PodRequest, prev: CniResult): Promise<void>;
+}
+
 /** Turns a CNI request into a pod operation and its reply. */
 export class CniHandler {
   private readonly serializer = new KeyedSerializer();
   private readonly log: Logger;
 
   constructor(
-    private readonly pods: PodNetwork,
+    private readonly pods: PodOperations,
     opts: { logger?: Logger } = {},
   ) {
     this.log = opts.logger ?? silentLogger;
@@ -117,8 +129,9 @@ const serialize = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
 const deserialize = (b: Buffer): unknown => {
   try {
     return JSON.parse(b.toString('utf8')) as unknown;
-  } catch {
-    return null;
+  } catch (e) {
+    // Not null: grpc-js would take that for "no message" and fail the call outside the handler.
+    return { [MALFORMED]: e instanceof Error ? e.message : String(e) };
   }
 };
 
