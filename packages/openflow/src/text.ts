@@ -256,6 +256,8 @@ export function renderFlow(flow: Flow): string {
 export interface ParseOptions {
   /** Port names as printed with `--names`, mapped to numbers. */
   portNumbers?: ReadonlyMap<string, number>;
+  /** Table names as printed with `--names` (when the bridge has named tables), mapped to numbers. */
+  tableNumbers?: ReadonlyMap<string, number>;
 }
 
 /** Split at top-level `sep` characters (not inside (), [] or quotes); empty parts dropped. */
@@ -352,6 +354,11 @@ class TextParser {
     }
     if (!/^(0x[0-9a-f]+|\d+)$/i.test(s)) this.fail(`bad ${what} "${s}"`, s);
     return BigInt(s);
+  }
+  table(s: string): number {
+    const unq = s.replace(/^"|"$/g, '');
+    const n = this.opts.tableNumbers?.get(unq);
+    return n ?? this.int(unq, 'table');
   }
   port(s: string): number {
     const unq = s.replace(/^"|"$/g, '');
@@ -782,7 +789,7 @@ function parseAction(p: TextParser, t: string): Action {
       const [portText, tableText, ct] = (arg ?? '').split(',').map((x) => x.trim());
       const a: Action = { type: 'resubmit' };
       if (portText) a.port = portOrInPort(p.port(portText));
-      if (tableText) a.table = p.int(tableText, 'table');
+      if (tableText) a.table = p.table(tableText);
       if (ct === 'ct') a.ct = true;
       return a;
     }
@@ -811,7 +818,7 @@ function parseAction(p: TextParser, t: string): Action {
     case 'strip_vlan':
       return { type: 'popVlan' };
     case 'goto_table':
-      return { type: 'gotoTable', table: p.int(arg ?? '', 'table') };
+      return { type: 'gotoTable', table: p.table(arg ?? '') };
     case 'write_actions':
       return { type: 'writeActions', actions: parseActionList(p, arg ?? '') };
     case 'clear_actions':
@@ -923,7 +930,7 @@ function headTerm(p: TextParser, flow: Flow, acc: HeadAcc, key: string, val: str
       return true;
     }
     case 'table':
-      flow.table = p.int(val, 'table');
+      flow.table = p.table(val);
       return true;
     case 'priority':
       flow.priority = p.int(val, 'priority');

@@ -139,6 +139,15 @@ describe('packet-in and packet-out with pods', () => {
     expect(await counter(31)).toBe(1n);
   });
 
+  it('parses dump-flows output printed with --names, resolving port names', async () => {
+    const ports = new Map((await conn.portDesc()).map((p) => [p.name, p.portNo]));
+    const text = await ovs.ofctl('-O', 'OpenFlow15', '--names', 'dump-flows', sock, 'table=0');
+    expect(text).toContain(`in_port=${a.hostIf}`);
+    const named = parseDumpFlows(text, { portNumbers: ports }).map(strip);
+    const numbered = (await dumpText('table=0')).map(strip);
+    expect(named).toEqual(numbered);
+  });
+
   it('decodes port descriptions and port stats from OVS, and answers a role request', async () => {
     const ports = await conn.portDesc();
     const pa = ports.find((p) => p.portNo === a.ofport);
