@@ -243,10 +243,13 @@ export class PolicyEngine {
   // Indexes.
   // Pod indexes hold member keys (`p:ns/name`), so candidates need no string building.
   private readonly podsByNs = new MultiIndex<MemberKey>();
-  private readonly podsByLabel = new MultiIndex<MemberKey>();
+  /** `key=value` -> pod member keys, cluster-wide; built on first use by a Namespace-less selector. */
+  private podsByLabel: MultiIndex<MemberKey> | undefined;
   /** `ns|key=value` -> pod keys: candidates of namespaced selectors without scanning the Namespace. */
   private readonly podsByNsLabel = new MultiIndex<MemberKey>();
   private readonly infoCache = new Map<MemberKey, MemberInfo | null>();
+  /** Pods by member key (the key every index already holds, so lookups hash no new string). */
+  private readonly podOf = new Map<MemberKey, Pod>();
   private readonly nsLabelCache = new Map<string, Record<string, string>>();
   /** Per-group memo for queries (see {@link PolicyEngine.groupMemo}); dropped when the group is touched. */
   private readonly memo = new Map<string, Map<string, unknown>>();
@@ -312,13 +315,14 @@ export class PolicyEngine {
    * start with a full list anyway). Use {@link PolicyEngine.apply} for events after that.
    */
   load(objects: Iterable<ClusterObject>): RejectedObject[] {
-    const list: { kind: ObjectKind; key: string; obj: ClusterObject; rank: number }[] = [];
+    // Bucketed by dependency rank (a stable counting sort: input order kept within a rank).
+    const buckets: { kind: ObjectKind; key: string; obj: ClusterObject }[][] = [[], [], [], [], []];
     for (const obj of objects) {
       if (!obj || typeof obj !== 'object') throw new PolicyCompilerError('INVALID_EVENT', 'object', obj, 'load() takes input objects');
       const kind = kindOf(obj);
-      list.push({ kind, key: objectKey(kind, obj), obj, rank: loadRank(kind) });
+      (buckets[loadRank(kind)] as { kind: ObjectKind; key: string; obj: ClusterObject }[]).push({ kind, key: objectKey(kind, obj), obj });
     }
-    list.sort((a, b) => a.rank - b.rank);
+    const list = buckets.flat();
     const rejected: RejectedObject[] = [];
     this.bulk = true;
     try {
@@ -330,7 +334,7 @@ export class PolicyEngine {
           rejected.push(r);
           this.log?.warn({ kind, key, errors: errors.map((e) => e.message) }, 'object rejected');
         } else {
-          this.rejectedObjects.delete(key);
+          if (this.rejectedObjects.size > 0) this.rejectedObjects.delete(key);
           this.upsert(kind, key, obj);
         }
       }
@@ -565,21 +569,23 @@ export class PolicyEngine {
     const labelsSame = old !== undefined && pod !== undefined && sameLabels(oldLabels, newLabels);
     if (old && !labelsSame) {
       for (const [k, v] of Object.entries(oldLabels ?? {})) {
-        this.podsByLabel.delete(`${k}=${v}`, mk);
+        this.podsByLabel?.delete(`${k}=${v}`, mk);
         this.podsByNsLabel.delete(`${ns}|${k}=${v}`, mk);
       }
     }
     if (pod) {
       this.pods.set(key, pod);
+      this.podOf.set(mk, pod);
       this.podsByNs.add(ns, mk);
       if (!labelsSame) {
         for (const [k, v] of Object.entries(newLabels ?? {})) {
-          this.podsByLabel.add(`${k}=${v}`, mk);
+          this.podsByLabel?.add(`${k}=${v}`, mk);
           this.podsByNsLabel.add(`${ns}|${k}=${v}`, mk);
         }
       }
     } else {
       this.pods.delete(key);
+      this.podOf.delete(mk);
       this.podsByNs.delete(ns, mk);
     }
     const before = this.infoCache.get(mk);
@@ -590,6 +596,8 @@ export class PolicyEngine {
       const after = this.memberInfo(mk);
       if (before === null ? after === undefined : after !== undefined && after.node === before.node && after.facts.serviceAccount === before.facts.serviceAccount && sameMember(after.member, before.member)) return;
     }
+    // No group yet (a bulk load adds pods before policies): nothing to evaluate.
+    if (this.groups.size === 0) return;
     // Candidate groups: selectors indexed under one of the old or new labels, the Namespace, or '*'.
     const cand = new Set<string>();
     const addIdx = (k: string): void => {
@@ -680,7 +688,7 @@ export class PolicyEngine {
     if (kind === 'p') {
       const slash = rest.indexOf('/');
       const ns = rest.slice(0, slash);
-      const pod = this.pods.get(`Pod/${rest}`);
+      const pod = this.podOf.get(mk);
       if (!pod || pod.spec?.hostNetwork || pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return undefined;
       const ips = podIps(pod);
       const ports: controlplane.NamedPort[] = [];
@@ -808,6 +816,18 @@ export class PolicyEngine {
     return out;
   }
 
+  private clusterLabelIndex(): MultiIndex<MemberKey> {
+    if (!this.podsByLabel) {
+      const index = new MultiIndex<MemberKey>();
+      for (const [key, pod] of this.pods) {
+        const mk = `p:${key.slice(4)}`;
+        for (const [k, v] of Object.entries(pod.metadata.labels ?? {})) index.add(`${k}=${v}`, mk);
+      }
+      this.podsByLabel = index;
+    }
+    return this.podsByLabel;
+  }
+
   /** Candidate member keys of a leaf, narrowed by the label and Namespace indexes. */
   private leafCandidates(l: Leaf): Iterable<MemberKey> {
     if (l.kind === 'node') return [...this.nodes.keys()].map((k) => `n:${k.slice(5)}`);
@@ -822,7 +842,10 @@ export class PolicyEngine {
       if (keys.length === 1) return this.podsByNsLabel.get(`${l.ns}|${keys[0]}`);
       return keys.flatMap((k) => [...this.podsByNsLabel.get(`${l.ns}|${k}`)]);
     }
-    if (keys[0] !== '*') return keys.length === 1 ? this.podsByLabel.get(keys[0] as string) : keys.flatMap((k) => [...this.podsByLabel.get(k)]);
+    if (keys[0] !== '*') {
+      const index = this.clusterLabelIndex();
+      return keys.length === 1 ? index.get(keys[0] as string) : keys.flatMap((k) => [...index.get(k)]);
+    }
     const out: MemberKey[] = [];
     const push = (pods: Iterable<MemberKey> | undefined): void => {
       if (pods) for (const p of pods) out.push(p);
