@@ -7,6 +7,7 @@ import {
   parseDumpFlows,
   SwitchConnection,
   type Flow,
+  type OfMessage,
   type PacketIn,
 } from '../src/index';
 import { ROUNDTRIP } from '../test/fixtures/roundtrip-table';
@@ -75,6 +76,23 @@ describe('round trip through a real switch', () => {
     expect((await dumpText('table=10')).map(strip)).toEqual([{ ...f, actions: [{ type: 'output', port: 2 }] }]);
     await conn.deleteFlows({ table: 10, cookie: 0xab00n, cookieMask: 0xff00n });
     expect(await dumpText('table=10')).toEqual([]);
+  });
+});
+
+describe('large bundles', () => {
+  it('streams 20,000 flows from a lazy async generator in one bundle, then deletes them by cookie', async () => {
+    let produced = 0;
+    async function* gen(): AsyncGenerator<OfMessage> {
+      for (let i = 0; i < 20_000; i++) {
+        produced++;
+        yield { type: 'flowMod', command: 'add', flow: { table: 50, priority: 100, cookie: 0x77n, match: { ethType: 0x800, ipv4Src: `10.${(i >> 8) & 255}.${i & 255}.1` }, actions: [{ type: 'conjunction', id: 1 + (i % 50), clause: 1, nClauses: 2 }] } };
+      }
+    }
+    await conn.bundle(gen());
+    expect(produced).toBe(20_000);
+    expect((await conn.aggregate({ table: 50 })).flows).toBe(20_000);
+    await conn.deleteFlows({ cookie: 0x77n, cookieMask: 0xffn });
+    expect((await conn.aggregate({ table: 50 })).flows).toBe(0);
   });
 });
 
