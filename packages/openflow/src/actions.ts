@@ -230,7 +230,6 @@ function writeController(w: Writer, a: ControllerAction, path: string): void {
   if (a.userdata !== undefined && a.userdata.length > 0) prop(3, (x) => x.bytes(a.userdata!));
   if (a.pause) prop(4, () => undefined);
   if (a.meterId !== undefined) prop(5, (x) => x.u32(a.meterId!));
-  // Property lengths exclude padding; the 4-byte ones were padded; fix the u16 props' stated lengths.
   finishAction(w, start);
 }
 

@@ -27,8 +27,7 @@ import { isMasked, parseIpv4, parseIpv6, formatIpv4, formatIpv6, valueToBytes, b
 
 const HEX_FIELDS = new Set<string>(['tunId', 'metadata', 'ctMark', 'ctLabel', 'pktMark', 'tcpFlags', 'ethType', 'vlanVid']);
 
-function renderNumber(name: string, v: number | bigint, hex: boolean): string {
-  void name;
+function renderNumber(v: number | bigint, hex: boolean): string {
   return hex ? `0x${v.toString(16)}` : v.toString(10);
 }
 
@@ -52,7 +51,7 @@ export function renderFieldValue(f: FieldInfo, v: Masked<unknown>): string {
   const one = (x: unknown): string => {
     if (typeof x === 'number' || typeof x === 'bigint') {
       const hex = HEX_FIELDS.has(f.name) || f.name.startsWith('reg') || f.name.startsWith('xxreg') || isMasked(v);
-      return renderNumber(f.name, x, hex);
+      return renderNumber(x, hex);
     }
     return String(x);
   };
@@ -132,14 +131,12 @@ function renderNat(n: NatSpec): string {
 
 function renderLearnSrc(spec: { src: FieldRef | { value: number | bigint | string } }, dst: FieldRef): string {
   if ('field' in spec.src) return renderRef(spec.src);
-  const f = FIELD_BY_NAME.get(dst.field)!;
   const v = spec.src.value;
   if (typeof v === 'number' || typeof v === 'bigint') {
     // Immediates are relative to the destination range.
     const shifted = BigInt(v) >> BigInt(dst.start ?? 0);
     return `0x${shifted.toString(16)}`;
   }
-  void f;
   return v;
 }
 
