@@ -5,7 +5,8 @@
  * removed, then the CNI socket opens.
  */
 import { join } from 'node:path';
-import { OvsdbClient, VSwitch } from '@switchyard/ovsdb';
+import { OvsdbClient, VSwitch, ops, unwrap } from '@switchyard/ovsdb';
+import type { TableName } from '@switchyard/openflow-pipeline';
 import { SwitchConnection } from '@switchyard/openflow';
 import { HostLocalStore } from '@switchyard/ipam';
 import { parseCidr } from '@switchyard/ipam/cidr';
@@ -18,6 +19,7 @@ import { PodNetwork } from './pods';
 import { CniHandler, CniServer } from './cni/server';
 import { AgentError } from './errors';
 import { silentLogger, type Logger } from './logger';
+import { LocalApi, type AgentIntrospection } from './api';
 
 /** Everything the agent needs to run a node. */
 export interface AgentOptions {
@@ -56,6 +58,8 @@ export interface AgentOptions {
    * the agent process runs outside it.
    */
   nodeNetns?: string;
+  /** Local API socket (podinterfaces, ovsflows, agentinfo); none when absent. */
+  apiSocket?: string;
   /** Transmit checksum offload off on both veth ends. Default: on the netdev datapath. */
   disableTxChecksumOffload?: boolean;
   logger?: Logger;
@@ -88,7 +92,7 @@ export function agentOptionsFromConfig(
 /** A running node agent. */
 export class Agent {
   private constructor(
-    readonly options: Required<Omit<AgentOptions, 'nodeNetns' | 'logger'>> & Pick<AgentOptions, 'nodeNetns'>,
+    readonly options: Required<Omit<AgentOptions, 'nodeNetns' | 'logger' | 'apiSocket'>> & Pick<AgentOptions, 'nodeNetns' | 'apiSocket'>,
     readonly ovsdb: OvsdbClient,
     readonly vswitch: VSwitch,
     readonly openflow: SwitchConnection,
@@ -100,7 +104,41 @@ export class Agent {
     private readonly ipam: HostLocalStore,
     private readonly cni: CniServer,
     private readonly log: Logger,
+    readonly startTime: Date = new Date(),
   ) {}
+
+  private api: LocalApi | undefined;
+
+  /** Read access for the local API and tests. */
+  introspection(): AgentIntrospection {
+    const pipeline = () => this.flows.nodeFlows?.pipeline;
+    return {
+      nodeName: this.options.nodeName,
+      podCIDR: this.options.podCIDR,
+      bridge: this.options.bridge,
+      round: this.round,
+      startTime: this.startTime,
+      podInterfaces: () => this.interfaces.list(),
+      installedFlows: () => this.openflow.dumpFlows(),
+      tableName: (id) => pipeline()?.nameOf(id),
+      tableId: (name) => {
+        try {
+          return pipeline()?.id(name as TableName);
+        } catch {
+          return undefined; // not a table of this pipeline
+        }
+      },
+      ovsVersion: async () => {
+        // Open_vSwitch.ovs_version is written by ovs-ctl, not by ovs-vswitchd: ask the switch (OFPMP_DESC).
+        const r = unwrap(await this.ovsdb.transact('Open_vSwitch', [ops.select('Open_vSwitch', [], ['ovs_version'])]));
+        const res = r.results[0];
+        const v = res?.op === 'select' ? res.rows[0]?.ovs_version : undefined;
+        if (typeof v === 'string' && v) return v;
+        const desc = await this.openflow.multipart({ kind: 'desc' });
+        return desc.kind === 'desc' ? desc.sw : '';
+      },
+    };
+  }
 
   /** Brings the node up and starts serving CNI. */
   static async start(o: AgentOptions): Promise<Agent> {
@@ -124,6 +162,7 @@ export class Agent {
       cniSocket: o.cniSocket ?? '/var/run/antrea/cni.sock',
       disableTxChecksumOffload: o.disableTxChecksumOffload ?? (o.datapathType ?? 'system') === 'netdev',
       ...(o.nodeNetns !== undefined ? { nodeNetns: o.nodeNetns } : {}),
+      ...(o.apiSocket !== undefined ? { apiSocket: o.apiSocket } : {}),
     };
     checkDatapathSupport(opts);
     const cidr = parseCidr(opts.podCIDR);
@@ -203,7 +242,13 @@ export class Agent {
 
       const cni = await CniServer.listen(opts.cniSocket, new CniHandler(pods, { logger: log }));
       log.info({ socket: opts.cniSocket }, 'CNI server listening');
-      return new Agent(opts, ovsdb, vswitch, openflow, node, round, flows, interfaces, pods, ipam, cni, log);
+      const agent = new Agent(opts, ovsdb, vswitch, openflow, node, round, flows, interfaces, pods, ipam, cni, log);
+      if (opts.apiSocket !== undefined) {
+        cleanups.push(() => cni.close());
+        agent.api = await LocalApi.listen(opts.apiSocket, agent.introspection(), { logger: log });
+        log.info({ socket: opts.apiSocket }, 'local API listening');
+      }
+      return agent;
     } catch (e) {
       for (const c of cleanups.reverse()) await c().catch(() => undefined);
       throw e;
@@ -212,6 +257,7 @@ export class Agent {
 
   /** Stops serving and closes every connection. The datapath (ports, flows) stays as it is. */
   async stop(): Promise<void> {
+    await this.api?.close();
     await this.cni.close();
     await this.openflow.close();
     await this.ipam.close();

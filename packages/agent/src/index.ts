@@ -6,6 +6,7 @@
  */
 export { Agent, agentOptionsFromConfig, type AgentOptions } from './agent';
 export { AgentError, type AgentErrorCode } from './errors';
+export { LocalApi, agentInfo, flowConcernsPod, type AgentInfo, type AgentIntrospection } from './api';
 export type { Logger } from './logger';
 export {
   TUNNEL_OVERHEAD,

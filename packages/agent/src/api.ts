@@ -1,0 +1,138 @@
+/**
+ * The agent's local API for the cli: HTTP/JSON on a unix socket. `GET /podinterfaces`,
+ * `GET /ovsflows?pod=<ns>/<name>&table=<TableName>`, `GET /agentinfo`, `GET /healthz`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { mkdirSync, rmSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Flow } from '@switchyard/openflow/codec';
+import { formatFlow } from '@switchyard/openflow-pipeline';
+import type { PodInterface } from './interface-store';
+import { silentLogger, type Logger } from './logger';
+
+/** What the local API reads from the running agent. */
+export interface AgentIntrospection {
+  nodeName: string;
+  podCIDR: string;
+  bridge: string;
+  round: number;
+  startTime: Date;
+  podInterfaces(): PodInterface[];
+  /** Flows as the switch reports them now. */
+  installedFlows(): Promise<Flow[]>;
+  /** Table name of a table id in the current pipeline. */
+  tableName(id: number): string | undefined;
+  /** Table id of a table name in the current pipeline. */
+  tableId(name: string): number | undefined;
+  ovsVersion(): Promise<string>;
+}
+
+/** AntreaAgentInfo-shaped status (the fields this agent can fill so far). */
+export interface AgentInfo {
+  nodeRef: { kind: 'Node'; name: string };
+  nodeSubnets: string[];
+  ovsInfo: { bridgeName: string; version: string; flowTable: Record<string, number> };
+  localPodNum: number;
+  roundNum: number;
+  agentConditions: { type: 'AgentHealthy'; status: 'True'; lastHeartbeatTime: string }[];
+  networkPolicyControllerInfo: { networkPolicyNum: number; addressGroupNum: number; appliedToGroupNum: number };
+}
+
+/** Builds the agentinfo document. */
+export async function agentInfo(a: AgentIntrospection, now: Date = new Date()): Promise<AgentInfo> {
+  const flowTable: Record<string, number> = {};
+  for (const f of await a.installedFlows()) {
+    const name = a.tableName(f.table) ?? String(f.table);
+    flowTable[name] = (flowTable[name] ?? 0) + 1;
+  }
+  return {
+    nodeRef: { kind: 'Node', name: a.nodeName },
+    nodeSubnets: [a.podCIDR],
+    ovsInfo: { bridgeName: a.bridge, version: await a.ovsVersion(), flowTable },
+    localPodNum: a.podInterfaces().length,
+    roundNum: a.round,
+    agentConditions: [{ type: 'AgentHealthy', status: 'True', lastHeartbeatTime: now.toISOString() }],
+    networkPolicyControllerInfo: { networkPolicyNum: 0, addressGroupNum: 0, appliedToGroupNum: 0 },
+  };
+}
+
+/** Whether a flow concerns a pod: matches or sets its ofport, MAC or address. */
+export function flowConcernsPod(f: Flow, p: PodInterface): boolean {
+  const ip = p.ipCidr.split('/')[0];
+  const m = f.match;
+  const same = (v: unknown, want: string | number): boolean =>
+    v === want || (typeof v === 'object' && v !== null && (v as { value?: unknown }).value === want);
+  if (same(m.inPort, p.ofport) || same(m.ethSrc, p.mac) || same(m.ethDst, p.mac)) return true;
+  if (ip !== undefined && (same(m.ipv4Src, ip) || same(m.ipv4Dst, ip) || same(m.arpSpa, ip) || same(m.arpTpa, ip))) return true;
+  return false;
+}
+
+type Handler = (url: URL) => Promise<{ status: number; body: unknown }>;
+
+/** A running local API server. */
+export class LocalApi {
+  private constructor(
+    private readonly server: Server,
+    readonly socketPath: string,
+  ) {}
+
+  static async listen(socketPath: string, a: AgentIntrospection, opts: { logger?: Logger } = {}): Promise<LocalApi> {
+    const log = opts.logger ?? silentLogger;
+    const routes: Record<string, Handler> = {
+      '/healthz': async () => ({ status: 200, body: { status: 'ok' } }),
+      '/agentinfo': async () => ({ status: 200, body: await agentInfo(a) }),
+      '/podinterfaces': async (url) => {
+        const ns = url.searchParams.get('namespace');
+        const name = url.searchParams.get('name');
+        const list = a.podInterfaces().filter((p) => (!ns || p.podNamespace === ns) && (!name || p.podName === name));
+        return { status: 200, body: list };
+      },
+      '/ovsflows': async (url) => {
+        let flows = await a.installedFlows();
+        const table = url.searchParams.get('table');
+        if (table) {
+          const id = /^\d+$/.test(table) ? Number(table) : a.tableId(table);
+          if (id === undefined) return { status: 404, body: { error: `no table ${table}` } };
+          flows = flows.filter((f) => f.table === id);
+        }
+        const pod = url.searchParams.get('pod');
+        if (pod) {
+          const [ns, name] = pod.includes('/') ? pod.split('/', 2) : ['default', pod];
+          const iface = a.podInterfaces().find((p) => p.podNamespace === ns && p.podName === name);
+          if (!iface) return { status: 404, body: { error: `no pod ${pod} on this node` } };
+          flows = flows.filter((f) => flowConcernsPod(f, iface));
+        }
+        return { status: 200, body: flows.map((f) => formatFlow(f, { tableName: (id) => a.tableName(id) })) };
+      },
+    };
+    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+      const url = new URL(req.url ?? '/', 'http://agent');
+      const route = req.method === 'GET' ? routes[url.pathname] : undefined;
+      const send = (status: number, body: unknown): void => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(`${JSON.stringify(body)}\n`);
+      };
+      if (!route) return send(404, { error: `no route ${req.method ?? ''} ${url.pathname}` });
+      route(url).then(
+        (r) => send(r.status, r.body),
+        (e: unknown) => {
+          log.error({ err: e, path: url.pathname }, 'local API request failed');
+          send(500, { error: e instanceof Error ? e.message : String(e) });
+        },
+      );
+    });
+    mkdirSync(dirname(socketPath), { recursive: true });
+    rmSync(socketPath, { force: true });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(socketPath, () => resolve());
+    });
+    return new LocalApi(server, socketPath);
+  }
+
+  async close(): Promise<void> {
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeAllConnections();
+    rmSync(this.socketPath, { force: true });
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * `switchyard-agent`: the node agent binary. Reads an antrea-agent.conf (Antrea's keys), takes the
+ * node's facts from flags / env or from its Node object, starts the agent and stops it on SIGTERM.
+ */
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { parse as parseYaml } from 'yaml';
+import { pino } from 'pino';
+import { parseAgentConfig, type AgentConfig } from '@switchyard/apis';
+import { Agent, agentOptionsFromConfig } from './agent';
+import { AgentError } from './errors';
+import type { Logger } from './logger';
+
+interface Flags {
+  config?: string;
+  nodeName?: string;
+  podCidr?: string;
+  nodeIp?: string;
+  dataDir: string;
+  nodeNetns?: string;
+  apiSocket: string;
+  ovsdb?: string;
+  logLevel: string;
+}
+
+/** podCIDR and transport address from the Node object, when not given on the command line. */
+async function nodeFacts(cfg: AgentConfig, nodeName: string, log: Logger): Promise<{ podCIDR?: string; nodeIP?: string }> {
+  const k8s = await import('@kubernetes/client-node');
+  const kc = new k8s.KubeConfig();
+  if (cfg.clientConnection.kubeconfig) kc.loadFromFile(cfg.clientConnection.kubeconfig);
+  else kc.loadFromDefault();
+  const node = await kc.makeApiClient(k8s.CoreV1Api).readNode({ name: nodeName });
+  const podCIDR = node.spec?.podCIDRs?.find((c) => !c.includes(':')) ?? node.spec?.podCIDR;
+  const nodeIP = node.status?.addresses?.find((a) => a.type === 'InternalIP' && !a.address.includes(':'))?.address;
+  log.info({ nodeName, podCIDR, nodeIP }, 'node facts from the Node object');
+  return { ...(podCIDR ? { podCIDR } : {}), ...(nodeIP ? { nodeIP } : {}) };
+}
+
+async function main(argv: string[]): Promise<void> {
+  const program = new Command()
+    .name('switchyard-agent')
+    .description('Switchyard node agent: pod networking on Open vSwitch, CNI server for switchyard-cni')
+    .option('-c, --config <file>', 'antrea-agent.conf (YAML, Antrea agent keys)')
+    .option('--node-name <name>', 'this node (default: $NODE_NAME)')
+    .option('--pod-cidr <cidr>', "this node's pod CIDR (default: the Node object's spec.podCIDRs)")
+    .option('--node-ip <ip>', "this node's transport address (default: the Node's InternalIP)")
+    .option('--data-dir <dir>', 'state directory (IPAM store)', '/var/lib/switchyard')
+    .option('--node-netns <netns>', 'lab: netns holding the node host side')
+    .option('--api-socket <path>', 'local API socket', '/var/run/antrea/agent.sock')
+    .option('--ovsdb <remote>', 'OVSDB remote (default: unix:<ovsRunDir>/db.sock)')
+    .option('--log-level <level>', 'pino level', 'info');
+  program.parse(argv);
+  const flags = program.opts<Flags>();
+  const log = pino({ level: flags.logLevel, base: { component: 'switchyard-agent' } });
+
+  const raw: unknown = flags.config ? parseYaml(readFileSync(flags.config, 'utf8')) : {};
+  const { config, warnings } = parseAgentConfig(raw);
+  for (const w of warnings) log.warn({ warning: w }, 'configuration warning');
+  const nodeName = flags.nodeName ?? process.env.NODE_NAME;
+  if (!nodeName) throw new AgentError('INVALID_CONFIG', 'node name missing: pass --node-name or set NODE_NAME', undefined, '--node-name');
+  let podCIDR = flags.podCidr;
+  let nodeIP = flags.nodeIp;
+  if (!podCIDR || !nodeIP) {
+    const facts = await nodeFacts(config, nodeName, log);
+    podCIDR ??= facts.podCIDR;
+    nodeIP ??= facts.nodeIP;
+  }
+  if (!podCIDR) throw new AgentError('INVALID_CONFIG', 'no pod CIDR: pass --pod-cidr or give the Node a spec.podCIDR', undefined, '--pod-cidr');
+  if (!nodeIP) throw new AgentError('INVALID_CONFIG', 'no node IP: pass --node-ip or give the Node an InternalIP', undefined, '--node-ip');
+
+  const options = agentOptionsFromConfig(config, {
+    nodeName,
+    podCIDR,
+    nodeIP,
+    dataDir: flags.dataDir,
+    ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}),
+    logger: log,
+  });
+  const agent = await Agent.start({
+    ...options,
+    apiSocket: flags.apiSocket,
+    ...(flags.ovsdb ? { ovsdbRemote: flags.ovsdb } : {}),
+  });
+  log.info({ nodeName, podCIDR, round: agent.round }, 'agent ready');
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ signal }, 'stopping');
+    agent.stop().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        log.error({ err: e }, 'stop failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main(process.argv).catch((e: unknown) => {
+  const err = e instanceof Error ? e : new Error(String(e));
+  process.stderr.write(`${JSON.stringify({ level: 'fatal', msg: err.message, code: (err as { code?: unknown }).code, path: (err as { path?: unknown }).path })}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,102 @@
+// The switchyard-agent binary with an antrea-agent.conf, serving CNI and the local API, stopped by SIGTERM.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
+import { addPod, ensurePluginBuilt, sandbox, PKG_DIR, type Node } from './helpers';
+
+let tb: Testbed;
+let ovs: OvsInstance;
+let dir: string;
+let child: ChildProcess | undefined;
+let stdout = '';
+
+const get = (socketPath: string, path: string): Promise<{ status: number; body: unknown }> =>
+  new Promise((resolve, reject) => {
+    const req = request({ socketPath, path, method: 'GET' }, (res) => {
+      let data = '';
+      res.on('data', (c: Buffer) => (data += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) as unknown }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+
+beforeAll(async () => {
+  await ensurePluginBuilt();
+  tb = await Testbed.create();
+  ovs = await tb.startOvs();
+  dir = mkdtempSync(join(tmpdir(), 'sy-agent-bin-'));
+});
+afterAll(async () => {
+  child?.kill('SIGKILL');
+  await tb?.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+it('starts from antrea-agent.conf, serves CNI and the local API, exits cleanly on SIGTERM', async () => {
+  const conf = join(dir, 'antrea-agent.conf');
+  const cniSocket = join(dir, 'cni.sock');
+  const apiSocket = join(dir, 'agent.sock');
+  writeFileSync(
+    conf,
+    [
+      'ovsBridge: br-int',
+      'ovsDatapathType: netdev',
+      `ovsRunDir: ${ovs.dir}`,
+      'hostGateway: sy-gw0',
+      'tunnelType: vxlan',
+      `cniSocket: ${cniSocket}`,
+      'someFutureKey: 1',
+      '',
+    ].join('\n'),
+  );
+  child = spawn(
+    process.execPath,
+    ['--import', 'tsx', join(PKG_DIR, 'src/cli.ts'), '--config', conf, '--node-name', 'node-b', '--pod-cidr', '10.92.0.0/24', '--node-ip', '192.168.77.2',
+      '--data-dir', dir, '--node-netns', ovs.netns.name, '--api-socket', apiSocket],
+    { cwd: PKG_DIR, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stdout += d.toString()));
+  await waitFor('agent ready', () => stdout.includes('"msg":"agent ready"'), { timeoutMs: 60_000, intervalMs: 100 });
+  expect(stdout).toContain('someFutureKey'); // unknown keys are reported, not dropped silently
+  expect((await ovs.vsctl('get', 'interface', 'sy-gw0', 'type')).trim()).toBe('internal');
+
+  const node = { socket: cniSocket } as Node;
+  const sb = await sandbox(tb, 'api-pod');
+  const { ip } = await addPod(node, sb);
+  expect(ip).toBe('10.92.0.2');
+
+  const info = (await get(apiSocket, '/agentinfo')).body as {
+    nodeRef: { name: string }; localPodNum: number; nodeSubnets: string[]; ovsInfo: { bridgeName: string; version: string; flowTable: Record<string, number> };
+    agentConditions: { type: string; status: string }[];
+  };
+  expect(info.nodeRef.name).toBe('node-b');
+  expect(info.localPodNum).toBe(1);
+  expect(info.nodeSubnets).toEqual(['10.92.0.0/24']);
+  expect(info.ovsInfo.bridgeName).toBe('br-int');
+  expect(info.ovsInfo.version).toMatch(/^3\./);
+  expect(info.ovsInfo.flowTable.Classifier).toBeGreaterThan(0);
+  expect(info.agentConditions[0]).toMatchObject({ type: 'AgentHealthy', status: 'True' });
+
+  const ifaces = (await get(apiSocket, '/podinterfaces?namespace=default')).body as { podName: string; ipCidr: string }[];
+  expect(ifaces.map((i) => [i.podName, i.ipCidr])).toEqual([['api-pod', '10.92.0.2/24']]);
+  const podFlows = (await get(apiSocket, '/ovsflows?pod=default/api-pod')).body as string[];
+  expect(podFlows.length).toBeGreaterThanOrEqual(5);
+  expect(podFlows.some((l) => l.includes('table=SpoofGuard') && l.includes('nw_src=10.92.0.2'))).toBe(true);
+  const l3 = (await get(apiSocket, '/ovsflows?table=L3Forwarding')).body as string[];
+  expect(l3.length).toBeGreaterThan(0);
+  expect(l3.every((l) => l.includes('table=L3Forwarding'))).toBe(true);
+  expect((await get(apiSocket, '/ovsflows?table=NoSuchTable')).status).toBe(404);
+  expect((await get(apiSocket, '/ovsflows?pod=default/nobody')).status).toBe(404);
+
+  const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
+  child.kill('SIGTERM');
+  expect(await exited).toBe(0);
+  child = undefined;
+  expect(existsSync(cniSocket)).toBe(false);
+  expect(existsSync(apiSocket)).toBe(false);
+});
