@@ -1,8 +1,9 @@
 // The host-local compatible store on a temp directory: order, format, idempotency, GC, repair.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { HostLocalStore, IpamError, type HostLocalStoreOptions } from '@switchyard/ipam';
+import { HostLocalStore, IpamError, PerlHelperLock, type DirLock, type HostLocalStoreOptions } from '@switchyard/ipam';
 
 let dataDir: string;
 const stores: HostLocalStore[] = [];
@@ -106,9 +107,13 @@ describe('HostLocalStore', () => {
     const scans = s.rescans;
     for (const id of ['b', 'c']) await s.add(att(id));
     expect(s.rescans).toBe(scans);
-    // another writer takes .5 and frees .2 (we do not hold the lock between operations)
-    fs.writeFileSync(path.join(dir(), '10.1.0.5'), 'other\r\neth0');
-    fs.unlinkSync(path.join(dir(), '10.1.0.2'));
+    // another process takes .5 and frees .2, under the same flock
+    await new Promise<void>((resolve, reject) =>
+      spawn('flock', [path.join(dir(), 'lock'), 'sh', '-c', "printf 'other\\r\\neth0' > 10.1.0.5 && rm 10.1.0.2"], { cwd: dir(), stdio: 'inherit' })
+        .on('error', reject)
+        .on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`flock writer exited ${code}`)))),
+    );
+    expect(fs.readFileSync(path.join(dir(), '10.1.0.5'), 'utf8')).toBe('other\r\neth0');
     expect(String((await s.add(att('d')))[0]?.ip)).toBe('10.1.0.6');
     expect(s.rescans).toBe(scans + 1);
     expect(String((await s.add(att('e')))[0]?.ip)).toBe('10.1.0.2');
@@ -134,5 +139,23 @@ describe('HostLocalStore', () => {
     ] as const) {
       await expect(open(ranges as unknown as HostLocalStoreOptions['ranges'])).rejects.toMatchObject({ code: 'INVALID_CONFIG', path: p });
     }
+  });
+
+  it('shares one lock acquisition among sequential calls only when asked to linger', async () => {
+    const counted = (inner: DirLock) => {
+      let n = 0;
+      return { lock: { acquire: () => (n++, inner.acquire()), release: () => inner.release(), close: () => inner.close() }, count: () => n };
+    };
+    const plain = counted(new PerlHelperLock(path.join(dataDir, 'lock-a')));
+    fs.writeFileSync(path.join(dataDir, 'lock-a'), '');
+    const a = await open(v4, { network: 'a', lock: plain.lock });
+    for (const id of ['a', 'b', 'c']) await a.add(att(id));
+    expect(plain.count()).toBe(4);
+    fs.writeFileSync(path.join(dataDir, 'lock-b'), '');
+    const lingering = counted(new PerlHelperLock(path.join(dataDir, 'lock-b')));
+    const b = await open(v4, { network: 'b', lock: lingering.lock, lockHoldMs: 10_000 });
+    for (const id of ['a', 'b', 'c']) await b.add(att(id));
+    expect(lingering.count()).toBeLessThan(4);
+    expect((await b.list()).length).toBe(3);
   });
 });

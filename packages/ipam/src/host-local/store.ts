@@ -25,6 +25,14 @@ export interface HostLocalStoreOptions {
   dataDir?: string;
   /** How the flock on `<dir>/lock` is held (default `perl-helper`), or a ready lock (tests). */
   lock?: LockMechanism | DirLock;
+  /**
+   * Opt-in: keep one lock acquisition for up to this many ms while requests keep arriving one
+   * event-loop turn apart (a caller awaiting operations one after another). Default 0: release
+   * as soon as the queued requests are done. While lingering the lock is held with nothing
+   * running, so never block this process's event loop (e.g. spawnSync of host-local on the same
+   * directory) with a linger set: that would deadlock.
+   */
+  lockHoldMs?: number;
   logger?: Logger;
 }
 
@@ -154,6 +162,8 @@ export class HostLocalStore {
   private stale = false;
   private queue: { run: () => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void }[] = [];
   private draining = false;
+  private drainDone: Promise<void> | undefined;
+  private readonly holdNs: bigint;
   private closed = false;
   /** Number of full rescans of the directory (observable for tests and benchmarks). */
   rescans = 0;
@@ -165,6 +175,7 @@ export class HostLocalStore {
     }
     this.dir = path.join(options.dataDir ?? HOST_LOCAL_DATA_DIR, options.network);
     this.log = options.logger ?? silentLogger;
+    this.holdNs = BigInt(Math.round((options.lockHoldMs ?? 0) * 1e6));
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o755 });
     const lockPath = path.join(this.dir, 'lock');
     fs.closeSync(fs.openSync(lockPath, fs.constants.O_RDONLY | fs.constants.O_CREAT, 0o600));
@@ -238,6 +249,7 @@ export class HostLocalStore {
   /** Stops the lock helper. */
   async close(): Promise<void> {
     this.closed = true;
+    await this.drainDone;
     this.closeLastFds();
     await this.lock.close();
   }
@@ -256,7 +268,12 @@ export class HostLocalStore {
     });
   }
 
-  private async drain(): Promise<void> {
+  private drain(): Promise<void> {
+    this.drainDone = this.drainLoop();
+    return this.drainDone;
+  }
+
+  private async drainLoop(): Promise<void> {
     this.draining = true;
     try {
       while (this.queue.length > 0) {
@@ -268,13 +285,20 @@ export class HostLocalStore {
         }
         try {
           this.revalidate();
-          const jobs = this.queue.splice(0);
-          for (const job of jobs) {
-            try {
-              job.resolve(job.run());
-            } catch (e) {
-              job.reject(e);
+          const deadline = process.hrtime.bigint() + this.holdNs;
+          for (;;) {
+            for (const job of this.queue.splice(0)) {
+              try {
+                job.resolve(job.run());
+              } catch (e) {
+                job.reject(e);
+              }
             }
+            // Linger one event-loop turn: a caller awaiting operations one after another
+            // queues its next one here and shares this acquisition (bounded by lockHoldMs).
+            if (this.holdNs === 0n || this.closed || process.hrtime.bigint() >= deadline) break;
+            await new Promise<void>((resolve) => setImmediate(resolve));
+            if (this.queue.length === 0) break;
           }
           this.stamp = this.statDir();
         } catch (e) {
