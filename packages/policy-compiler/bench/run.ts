@@ -89,10 +89,10 @@ if (want(1)) {
   for (let i = 0; i < 200; i++) e1.apply({ type: 'MODIFIED', object: pod(`ns-${24_000 + i}`, 'p0', { app: 'a1', tier: 't0' }, `node-${((24_000 + i) * 4) % 1000}`, ip((24_000 + i) * 4)) });
   const relabel = lat((i) => {
     e1.apply({ type: 'MODIFIED', object: pod(`ns-${i}`, 'p0', { app: 'a1', tier: 't0' }, `node-${(i * 4) % 1000}`, ip(i * 4)) });
-  }, 1000);
+  }, 5000);
   const add = lat((i) => {
     e1.apply({ type: 'ADDED', object: pod(`ns-${i}`, 'new', { app: 'a0', tier: 't9' }, `node-${i % 1000}`, ip(200_000 + i)) });
-  }, 1000);
+  }, 5000);
   global.gc?.();
   const hBefore = process.memoryUsage().heapUsed;
   for (let i = 0; i < 10_000; i++) e1.apply({ type: 'ADDED', object: pod(`ns-${i % 25_000}`, `extra-${i}`, { app: 'a0' }, `node-${i % 1000}`, ip(300_000 + i)) });
@@ -102,8 +102,11 @@ if (want(1)) {
   console.log(`incremental: label change ${fmtLat(relabel)}; pod add ${fmtLat(add)}; heap +${growth.toFixed(1)} MB per 10k pods`);
 }
 
+// Latencies are shown as wall-clock. The per-call CPU figures kept in results.json are only
+// indicative: process CPU time also counts JIT and GC helper threads, and at tens of
+// microseconds the kernel's user/system accounting is too coarse for a percentile.
 function fmtLat(l: Latency): string {
-  return `p50 ${l.p50.toFixed(3)} ms, p99 ${l.p99.toFixed(3)} ms (CPU p50 ${l.cpuP50.toFixed(3)} ms, p99 ${l.cpuP99.toFixed(3)} ms)`;
+  return `p50 ${l.p50.toFixed(3)} ms, p99 ${l.p99.toFixed(3)} ms`;
 }
 
 const podsOneNs = (n: number): ClusterObject[] => Array.from({ length: n }, (_, i) => pod('big', `p${i}`, { app: 'web', id: `i${i}` }, `node-${i % 100}`, ip(i)));

@@ -610,6 +610,8 @@ export class PolicyEngine {
       addIdx(`p:NL:${ns}|${k}=${v}`);
     }
     for (const g of cand) this.evalMember(g, mk);
+    // Evaluating a deleted pod cached its absence: drop it so churned pods leave nothing behind.
+    if (!pod) this.infoCache.delete(mk);
   }
 
   private setEE(key: string, ee: ExternalEntity | undefined): void {
@@ -626,6 +628,7 @@ export class PolicyEngine {
     }
     this.infoCache.delete(`e:${eeKey}`);
     for (const g of [...this.groupIndex.get('e:*')]) this.evalMember(g, `e:${eeKey}`);
+    if (!ee) this.infoCache.delete(`e:${eeKey}`);
   }
 
   private setNode(key: string, node: Node | undefined): void {
@@ -636,6 +639,7 @@ export class PolicyEngine {
     else this.nodes.delete(key);
     this.infoCache.delete(`n:${name}`);
     for (const g of [...this.groupIndex.get('n:*')]) this.evalMember(g, `n:${name}`);
+    if (!node) this.infoCache.delete(`n:${name}`);
   }
 
   private trackIps(mk: MemberKey, before: string[], after: string[]): void {

@@ -230,6 +230,22 @@ describe('groups, spans and selectors', () => {
     expect(s.networkPolicies[0]?.appliedToGroups).toEqual(s.networkPolicies[1]?.appliedToGroups);
   });
 
+  it('sends nothing for a pod status update or a policy metadata update that changes no compiled fact', () => {
+    const e = new PolicyEngine();
+    for (const o of baseModel()) e.apply({ type: 'ADDED', object: o as ClusterObject });
+    const np = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p1', namespace: 'x' }, spec: { podSelector: { matchLabels: { pod: 'a' } }, ingress: [{ from: [{ podSelector: { matchLabels: { pod: 'b' } } }] }] } } as ClusterObject;
+    expect(e.apply({ type: 'ADDED', object: np }).nodes.size).toBeGreaterThan(0);
+    const churned = pod('x/a');
+    (churned.status as { conditions?: unknown[] }).conditions = [{ type: 'Ready', status: 'True' }];
+    expect(e.apply({ type: 'MODIFIED', object: churned as ClusterObject }).nodes.size).toBe(0);
+    expect(e.apply({ type: 'MODIFIED', object: { ...np, metadata: { ...np.metadata, labels: { team: 'red' } } } as ClusterObject }).nodes.size).toBe(0);
+    // A real change still goes out: the pod's IP.
+    const moved = pod('x/b');
+    moved.status = { ...moved.status, podIP: '10.9.9.9', podIPs: [{ ip: '10.9.9.9' }] };
+    const d = e.apply({ type: 'MODIFIED', object: moved as ClusterObject });
+    expect([...d.nodes.values()].flatMap((n) => n.addressGroups.patched.flatMap((p) => p.addedGroupMembers.flatMap((m) => m.ips)))).toContain('10.9.9.9');
+  });
+
   it('sends a node only the objects that concern its pods', () => {
     const e = new PolicyEngine();
     for (const o of baseModel()) e.apply({ type: 'ADDED', object: o as ClusterObject });
