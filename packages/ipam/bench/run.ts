@@ -102,6 +102,11 @@ async function main(): Promise<void> {
     await store.close();
   }
   {
+    const store = await HostLocalStore.open({ dataDir: freshDir(), network, ranges, lockHoldMs: 2 });
+    await sequential('in-process (perl-helper lock, lockHoldMs 2), sequential ADD', N_INPROC, (i) => store.add({ containerId: `lin-${i}`, ifname: 'eth0' }));
+    await store.close();
+  }
+  {
     const store = await HostLocalStore.open({ dataDir: freshDir(), network, ranges });
     const lat: bigint[] = [];
     const t0 = process.hrtime.bigint();
@@ -147,6 +152,7 @@ async function main(): Promise<void> {
     hostLocalExecPerSec: hostLocalRate,
     sequentialRatio: ratio('in-process (perl-helper lock), sequential ADD'),
     concurrentRatio: ratio('in-process (perl-helper lock), 64 concurrent ADD'),
+    lingerRatio: ratio('in-process (perl-helper lock, lockHoldMs 2), sequential ADD'),
     batchRatio: ratio('in-process, batch of 100 ADD per lock'),
     fullness,
   };
