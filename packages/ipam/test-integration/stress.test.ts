@@ -1,6 +1,6 @@
 // Multi-process stress: this store and the real host-local share one directory, workers are
 // killed with -9 at random, then an audit proves no address was held twice and none leaked past GC.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -133,4 +133,23 @@ it('never hands one address to two containers and leaks nothing past GC, with ki
   const failures = new Set(runs.flatMap(journalLines).filter((l) => l.startsWith('FAIL ')).map((l) => l.replace(/^FAIL \S+ /, '').replace(/range set: .*/, 'range set')));
   expect([...failures].filter((f) => !f.includes('no IP addresses available'))).toEqual([]);
   expect(failures.size).toBeGreaterThan(0);
+});
+
+it('releases the lock when only the allocating process is killed -9 (its helper sees stdin close)', async () => {
+  const r = start('solo', 'ours', 1, 1_000_000);
+  // kill the Node process alone, mid-run: the perl helper is not signalled
+  while (journalLines(r).length < 20) await new Promise((resolve) => setTimeout(resolve, 5));
+  process.kill(r.child.pid as number, 'SIGKILL');
+  await r.exited;
+  const lockFile = path.join(tmp, network, 'lock');
+  const got = spawnSync('flock', ['-w', '20', lockFile, 'true']);
+  expect(got.status).toBe(0);
+  // and the directory it left is usable: a new store opens, repairs and allocates
+  const store = await HostLocalStore.open({ dataDir: tmp, network, ranges });
+  try {
+    await store.gc([]);
+    expect((await store.add({ containerId: 'after', ifname: 'eth0' })).length).toBe(2);
+  } finally {
+    await store.close();
+  }
 });
