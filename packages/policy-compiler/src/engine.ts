@@ -82,6 +82,8 @@ interface GroupState {
 
 // Shared empty placeholders: replaced by a group's own collection on first write, never written.
 const NO_USERS: Set<string> = new Set();
+/** Pods a Namespace needs before it gets its own label index (see PolicyEngine.nsLabelIndex). */
+const NS_LABEL_INDEX_MIN = 32;
 const NO_SPAN: Map<string, number> = new Map();
 
 interface PolicyState {
@@ -246,7 +248,12 @@ export class PolicyEngine {
   /** `key=value` -> pod member keys, cluster-wide; built on first use by a Namespace-less selector. */
   private podsByLabel: MultiIndex<MemberKey> | undefined;
   /** `ns|key=value` -> pod keys: candidates of namespaced selectors without scanning the Namespace. */
-  private readonly podsByNsLabel = new MultiIndex<MemberKey>();
+  /**
+   * Per-Namespace `key=value` -> pod member keys, only for Namespaces that grew past
+   * {@link NS_LABEL_INDEX_MIN} pods: in small ones scanning the Namespace's pods is cheaper than
+   * keeping an index entry per label.
+   */
+  private readonly nsLabelIndex = new Map<string, MultiIndex<MemberKey>>();
   private readonly infoCache = new Map<MemberKey, MemberInfo | null>();
   /** Pods by member key (the key every index already holds, so lookups hash no new string). */
   private readonly podOf = new Map<MemberKey, Pod>();
@@ -567,10 +574,11 @@ export class PolicyEngine {
     const oldLabels = old?.metadata.labels;
     const newLabels = pod?.metadata.labels;
     const labelsSame = old !== undefined && pod !== undefined && sameLabels(oldLabels, newLabels);
+    const nsIndex = this.nsLabelIndex.get(ns);
     if (old && !labelsSame) {
       for (const [k, v] of Object.entries(oldLabels ?? {})) {
         this.podsByLabel?.delete(`${k}=${v}`, mk);
-        this.podsByNsLabel.delete(`${ns}|${k}=${v}`, mk);
+        nsIndex?.delete(`${k}=${v}`, mk);
       }
     }
     if (pod) {
@@ -580,13 +588,14 @@ export class PolicyEngine {
       if (!labelsSame) {
         for (const [k, v] of Object.entries(newLabels ?? {})) {
           this.podsByLabel?.add(`${k}=${v}`, mk);
-          this.podsByNsLabel.add(`${ns}|${k}=${v}`, mk);
+          nsIndex?.add(`${k}=${v}`, mk);
         }
       }
     } else {
       this.pods.delete(key);
       this.podOf.delete(mk);
       this.podsByNs.delete(ns, mk);
+      if (this.podsByNs.size(ns) === 0) this.nsLabelIndex.delete(ns);
     }
     const before = this.infoCache.get(mk);
     this.infoCache.delete(mk);
@@ -820,6 +829,18 @@ export class PolicyEngine {
     return out;
   }
 
+  /** The label index of a Namespace, built once it has enough pods to be worth it. */
+  private namespaceLabelIndex(ns: string): MultiIndex<MemberKey> | undefined {
+    let index = this.nsLabelIndex.get(ns);
+    if (index || this.podsByNs.size(ns) < NS_LABEL_INDEX_MIN) return index;
+    index = new MultiIndex<MemberKey>();
+    for (const mk of this.podsByNs.get(ns)) {
+      for (const [k, v] of Object.entries(this.podOf.get(mk)?.metadata.labels ?? {})) index.add(`${k}=${v}`, mk);
+    }
+    this.nsLabelIndex.set(ns, index);
+    return index;
+  }
+
   private clusterLabelIndex(): MultiIndex<MemberKey> {
     if (!this.podsByLabel) {
       const index = new MultiIndex<MemberKey>();
@@ -843,8 +864,10 @@ export class PolicyEngine {
     if (l.ns !== undefined) {
       // Namespace + one `In` requirement: exactly the pods carrying one of its values there.
       if (keys[0] === '*') return this.podsByNs.get(l.ns);
-      if (keys.length === 1) return this.podsByNsLabel.get(`${l.ns}|${keys[0]}`);
-      return keys.flatMap((k) => [...this.podsByNsLabel.get(`${l.ns}|${k}`)]);
+      const index = this.namespaceLabelIndex(l.ns);
+      if (!index) return this.podsByNs.get(l.ns);
+      if (keys.length === 1) return index.get(keys[0] as string);
+      return keys.flatMap((k) => [...index.get(k)]);
     }
     if (keys[0] !== '*') {
       const index = this.clusterLabelIndex();
