@@ -83,6 +83,23 @@ export const antreaNativeCases: Case[] = [
     ],
   },
   {
+    name: 'baseline namespace isolation (testBaselineNamespaceIsolation): a K8s NetworkPolicy opens what baseline drops',
+    steps: [
+      {
+        apply: [
+          acnp('acnp-baseline-isolate-ns-x', { tier: 'baseline', priority: 1, appliedTo: [{ namespaceSelector: nsLabel('x') }], ingress: [{ action: 'Drop', from: [{ namespaceSelector: { matchExpressions: [{ key: 'ns', operator: 'NotIn', values: ['x'] }] } }], ports: p80 }] }),
+          {
+            apiVersion: 'networking.k8s.io/v1',
+            kind: 'NetworkPolicy',
+            metadata: { name: 'allow-ns-x-and-y-a', namespace: 'x' },
+            spec: { podSelector: {}, policyTypes: ['Ingress'], ingress: [{ from: [{ namespaceSelector: nsLabel('x') }], ports: p80 }, { from: [{ podSelector: { matchLabels: { pod: 'a' } }, namespaceSelector: nsLabel('y') }], ports: p80 }] },
+          },
+        ],
+        probes: [tcp(80, [deny('y/b', 'x/*'), deny('y/c', 'x/*'), deny('z/*', 'x/*')])],
+      },
+    ],
+  },
+  {
     name: 'baseline tier vs K8s NetworkPolicy: K8s allow and isolation win over baseline',
     steps: [{ apply: [acnp('baseline-drop-x-to-y', { tier: 'baseline', priority: 1, appliedTo: [{ namespaceSelector: nsSel('y') }], ingress: [{ action: 'Drop', from: fromNs('x') }] }), k8sAllowFrom('y', { matchLabels: { pod: 'a' } }, [{ namespaceSelector: nsSel('x') }])], probes: [tcp(80, [deny('x/*', 'y/*'), deny('*', 'y/a'), allow('x/*', 'y/a')])] }],
   },
