@@ -241,7 +241,7 @@ const ipPoolStatus = obj({
     obj(
       {
         ipAddress: ip(),
-        phase: enumOf('Allocated', 'Reserved'),
+        phase: enumOf('Allocated', 'Preallocated', 'Reserved'),
         owner: obj({
           pod: obj({ name: str(), namespace: str(), containerID: str(), ifName: str() }, ['name', 'namespace', 'containerID']),
           statefulSet: obj({ name: str(), namespace: str(), index: int(0) }, ['name', 'namespace', 'index']),

@@ -198,6 +198,16 @@ describe('validateObject rejects mutants with the field path', () => {
     expect(validateObject(o).errors).toEqual([expect.objectContaining({ path: 'spec.priority', keyword: 'required' })]);
   });
 
+  test('IPPool status accepts the Allocated, Preallocated and Reserved phases and rejects others', () => {
+    const pool = (phase: string) => ({
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'IPPool', metadata: { name: 'p' },
+      spec: { ipRanges: [{ cidr: '10.2.0.0/24' }], subnetInfo: { gateway: '10.2.0.1', prefixLength: 24 } },
+      status: { ipAddresses: [{ ipAddress: '10.2.0.2', phase, owner: { statefulSet: { name: 'web', namespace: 'ns', index: 0 } } }] },
+    });
+    for (const phase of ['Allocated', 'Preallocated', 'Reserved']) expect(validateObject(pool(phase)).errors).toEqual([]);
+    expect(validateObject(pool('Pending')).errors).toEqual([expect.objectContaining({ path: 'status.ipAddresses[0].phase', keyword: 'enum', value: 'Pending' })]);
+  });
+
   test('an unserved version and an unknown kind', () => {
     const o: AnyObj = seed('multicluster-10-acnp-to-services.yaml');
     o['apiVersion'] = 'crd.antrea.io/v9';

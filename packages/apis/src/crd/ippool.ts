@@ -15,17 +15,39 @@ export interface SubnetInfo {
   vlan?: number;
 }
 
-/** Phase of an allocated address. */
-export type IPAddressPhase = 'Allocated' | 'Reserved';
+/**
+ * Phase of an address in `status.ipAddresses`: `Allocated` to a running pod, `Preallocated`
+ * for a StatefulSet ordinal whose pod does not exist yet, `Reserved` for a StatefulSet ordinal
+ * between pods (Antrea's three phases).
+ */
+export type IPAddressPhase = 'Allocated' | 'Preallocated' | 'Reserved';
+
+/** Pod owner of a pool address. */
+export interface IPAddressPodOwner {
+  name: string;
+  namespace: string;
+  containerID: string;
+  ifName?: string;
+}
+
+/** StatefulSet owner of a pool address: ordinal `index` keeps it across pod restarts. */
+export interface IPAddressStatefulSetOwner {
+  name: string;
+  namespace: string;
+  index: number;
+}
+
+/** Owner of a pool address: a pod, a StatefulSet ordinal, or both. */
+export interface IPAddressOwner {
+  pod?: IPAddressPodOwner;
+  statefulSet?: IPAddressStatefulSetOwner;
+}
 
 /** An allocated address with its owner. */
 export interface IPAddressState {
   ipAddress: string;
   phase: IPAddressPhase;
-  owner: {
-    pod?: { name: string; namespace: string; containerID: string; ifName?: string };
-    statefulSet?: { name: string; namespace: string; index: number };
-  };
+  owner: IPAddressOwner;
 }
 
 /** crd.antrea.io IPPool. */
