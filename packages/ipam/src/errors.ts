@@ -10,6 +10,7 @@ export type IpamErrorCode =
   | 'DUPLICATE'
   | 'NOT_FOUND'
   | 'IN_USE'
+  | 'TERMINATING'
   | 'SHRINK'
   | 'CONFLICT'
   | 'RETRIES_EXHAUSTED'

@@ -138,6 +138,29 @@ describe('IPPoolAllocator', () => {
     expect(await store.get('p')).toBeUndefined();
   });
 
+  it('hands out no new address from a pool being deleted, but still releases and keeps ordinals', async () => {
+    const { store, alloc } = await setup();
+    await alloc.preallocateStatefulSet('p', 'default', 'db', 1);
+    await alloc.allocateNext('p', pod(1));
+    const cur = (await store.get('p')) as IPPoolResource;
+    // What the API server does to a pool with a finalizer on DELETE.
+    await store.update({ ...cur, metadata: { ...cur.metadata, deletionTimestamp: '2024-01-01T00:00:00Z' } });
+    expect(await errCode(alloc.allocateNext('p', pod(2)))).toBe('TERMINATING');
+    expect(await errCode(alloc.allocateIP('p', '10.10.0.9', pod(2)))).toBe('TERMINATING');
+    expect(await errCode(alloc.preallocateStatefulSet('p', 'default', 'db', 2))).toBe('TERMINATING');
+    expect((await alloc.allocateNext('p', pod(1))).ip.toString()).toBe('10.10.0.3');
+    expect((await alloc.allocateReservedOrNext('p', pod('db-0'), { namespace: 'default', name: 'db', index: 0 })).ip.toString()).toBe('10.10.0.2');
+    expect((await alloc.releaseContainer('p', 'ctr-1', 'eth0')).map(String)).toEqual(['10.10.0.3']);
+  });
+
+  it('writes nothing when a StatefulSet already has all its pre-allocated addresses', async () => {
+    const { store, alloc } = await setup();
+    await alloc.preallocateStatefulSet('p', 'default', 'db', 2);
+    const before = (await store.get('p'))?.metadata.resourceVersion;
+    expect((await alloc.preallocateStatefulSet('p', 'default', 'db', 2)).map((a) => a.ip.toString())).toEqual(['10.10.0.2', '10.10.0.3']);
+    expect((await store.get('p'))?.metadata.resourceVersion).toBe(before);
+  });
+
   it('accepts IPPool objects typed by @switchyard/apis and names bad ranges', async () => {
     const typed: IPPool = { metadata: { name: 'typed' }, spec: { ipRanges: [{ cidr: '10.10.0.0/30' }], subnetInfo: { gateway: '10.10.0.1', prefixLength: 30 } } };
     const { alloc } = await setup(typed);

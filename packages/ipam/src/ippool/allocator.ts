@@ -96,8 +96,19 @@ class PoolState {
   constructor(
     readonly view: PoolView,
     readonly entries: IPPoolAddress[],
+    /** `metadata.deletionTimestamp` is set: the pool is waiting for its last address to go. */
+    readonly terminating = false,
   ) {
     for (const e of entries) this.used.add(parseIp(e.ipAddress).value);
+  }
+
+  /**
+   * A pool being deleted hands out no new address (like a terminating PVC), so its finalizer
+   * can eventually be removed. Releases and ordinal take-overs are still allowed.
+   * @throws IpamError TERMINATING
+   */
+  assertGrowable(): void {
+    if (this.terminating) throw new IpamError('TERMINATING', `ippool ${this.view.name} is being deleted and hands out no new address`, this.view.name, 'metadata.deletionTimestamp');
   }
 
   /** Lowest free address in range order. */
@@ -167,6 +178,7 @@ export class IPPoolAllocator {
     return this.mutate(pool, (s) => {
       const mine = s.entries.find((e) => samePod(e.owner.pod, pod.containerID, pod.ifName));
       if (mine) return { entries: s.entries, result: mine };
+      s.assertGrowable();
       const ip = s.next();
       if (!ip) throw new IpamError('EXHAUSTED', `ippool ${pool} has no free address (${s.entries.length} of ${s.total()} in use)`, pool, 'status.ipAddresses');
       const entry: IPPoolAddress = { ipAddress: ip.toString(), phase: 'Allocated', owner: { pod } };
@@ -188,6 +200,7 @@ export class IPPoolAllocator {
         if (samePod(held.owner.pod, pod.containerID, pod.ifName)) return { entries: s.entries, result: held };
         throw new IpamError('UNAVAILABLE', `${ip} of ippool ${pool} is ${held.phase} for ${describeOwner(held.owner)}`, ip, 'ip');
       }
+      s.assertGrowable();
       const entry: IPPoolAddress = { ipAddress: want.toString(), phase: 'Allocated', owner: { pod } };
       return { entries: [...s.entries, entry], result: entry };
     });
@@ -208,6 +221,7 @@ export class IPPoolAllocator {
       }
       const mine = s.entries.find((e) => samePod(e.owner.pod, pod.containerID, pod.ifName));
       if (mine) return { entries: s.entries, result: mine };
+      s.assertGrowable();
       const ip = s.next();
       if (!ip) throw new IpamError('EXHAUSTED', `ippool ${pool} has no free address (${s.entries.length} of ${s.total()} in use)`, pool, 'status.ipAddresses');
       const entry: IPPoolAddress = { ipAddress: ip.toString(), phase: 'Allocated', owner };
@@ -228,13 +242,15 @@ export class IPPoolAllocator {
         if (o && o.namespace === namespace && o.name === name) have.set(o.index, e);
       }
       const missing = Array.from({ length: replicas }, (_, i) => i).filter((i) => !have.has(i));
+      if (missing.length > 0) s.assertGrowable();
       const ips = s.nextN(missing.length);
       if (ips.length < missing.length) {
         throw new IpamError('EXHAUSTED', `ippool ${pool} cannot pre-allocate ${missing.length} addresses for statefulset ${namespace}/${name} (${ips.length} free)`, pool, 'status.ipAddresses');
       }
       const added = missing.map((index, k): IPPoolAddress => ({ ipAddress: (ips[k] as Ip).toString(), phase: 'Preallocated', owner: { statefulSet: { name, namespace, index } } }));
       for (const e of added) have.set((e.owner.statefulSet as IPPoolStatefulSetOwner).index, e);
-      return { entries: [...s.entries, ...added], result: Array.from({ length: replicas }, (_, i) => have.get(i) as IPPoolAddress) };
+      // Nothing missing: no status write (and no watch event) for a no-op.
+      return { entries: added.length > 0 ? [...s.entries, ...added] : s.entries, result: Array.from({ length: replicas }, (_, i) => have.get(i) as IPPoolAddress) };
     });
   }
 
@@ -337,7 +353,7 @@ export class IPPoolAllocator {
       const cur = await this.read(pool);
       const view = viewOf(cur);
       const before = cur.status?.ipAddresses ?? [];
-      const s = new PoolState(view, before);
+      const s = new PoolState(view, before, cur.metadata.deletionTimestamp !== undefined);
       const { entries, result } = change(s);
       if (entries !== before) {
         const status = { ...cur.status, ipAddresses: entries, usage: { total: s.total(), used: entries.length } };

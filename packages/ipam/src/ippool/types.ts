@@ -1,58 +1,24 @@
-// Structural types of crd.antrea.io IPPool as this allocator reads and writes it.
-//
-// @switchyard/apis has IPPool too, but its IPAddressPhase lacks 'Preallocated' (Antrea's phase of a
-// StatefulSet address before its pod exists), so ipam keeps this minimal structural copy; a pool
-// typed with @switchyard/apis' IPPool is accepted wherever IPPoolResource is.
+// crd.antrea.io IPPool as the allocator reads and writes it: the @switchyard/apis types, under
+// the names ipam has always exported (kept as aliases so existing users compile unchanged).
+import type { IPAddressOwner, IPAddressPhase, IPAddressPodOwner, IPAddressState, IPAddressStatefulSetOwner, IPPool, IPRange } from '@switchyard/apis';
 
-/** Phase of an address in `status.ipAddresses`. */
-export type IPPoolPhase = 'Allocated' | 'Preallocated' | 'Reserved';
+/** Phase of an address in `status.ipAddresses` (apis `IPAddressPhase`). */
+export type IPPoolPhase = IPAddressPhase;
 
-/** Pod owner of an address. */
-export interface IPPoolPodOwner {
-  name: string;
-  namespace: string;
-  containerID: string;
-  ifName?: string;
-}
+/** Pod owner of an address (apis `IPAddressPodOwner`). */
+export type IPPoolPodOwner = IPAddressPodOwner;
 
-/** StatefulSet owner of an address: ordinal `index` keeps it across pod restarts. */
-export interface IPPoolStatefulSetOwner {
-  name: string;
-  namespace: string;
-  index: number;
-}
+/** StatefulSet owner of an address: ordinal `index` keeps it across pod restarts (apis `IPAddressStatefulSetOwner`). */
+export type IPPoolStatefulSetOwner = IPAddressStatefulSetOwner;
 
-/** Owner of an address: a pod, a StatefulSet ordinal, or both. */
-export interface IPPoolOwner {
-  pod?: IPPoolPodOwner;
-  statefulSet?: IPPoolStatefulSetOwner;
-}
+/** Owner of an address: a pod, a StatefulSet ordinal, or both (apis `IPAddressOwner`). */
+export type IPPoolOwner = IPAddressOwner;
 
-/** One entry of `status.ipAddresses`. */
-export interface IPPoolAddress {
-  ipAddress: string;
-  phase: IPPoolPhase;
-  owner: IPPoolOwner;
-}
+/** One entry of `status.ipAddresses` (apis `IPAddressState`). */
+export type IPPoolAddress = IPAddressState;
 
-/** A range of the pool: `cidr`, or `start` and `end`. */
-export interface IPPoolRange {
-  cidr?: string;
-  start?: string;
-  end?: string;
-}
+/** A range of the pool: `cidr`, or `start` and `end` (apis `IPRange`). */
+export type IPPoolRange = IPRange;
 
-/** crd.antrea.io/v1beta1 IPPool, the fields the allocator uses. */
-export interface IPPoolResource {
-  apiVersion?: string;
-  kind?: 'IPPool';
-  metadata: { name?: string; resourceVersion?: string };
-  spec: {
-    ipRanges: IPPoolRange[];
-    subnetInfo: { gateway: string; prefixLength: number; vlan?: number };
-  };
-  status?: {
-    ipAddresses?: IPPoolAddress[];
-    usage?: { total: number; used: number };
-  };
-}
+/** crd.antrea.io/v1beta1 IPPool (apis `IPPool`). */
+export type IPPoolResource = IPPool;
