@@ -31,6 +31,8 @@ export class FlowSync {
   private installed: Flow[] = [];
   private current: NodeFlows | undefined;
   private chain: Promise<unknown> = Promise.resolve();
+  private waiters: { resolve: (s: SyncStats) => void; reject: (e: unknown) => void }[] = [];
+  private draining = false;
   private readonly log: Logger;
 
   constructor(
@@ -57,20 +59,45 @@ export class FlowSync {
     return this.current;
   }
 
-  /** Sets or replaces a local pod (by ofport identity of name/namespace) and syncs. */
+  /** Sets or replaces a local pod (same name and namespace) and syncs. */
   upsertPod(pod: LocalPod): Promise<SyncStats> {
-    return this.serialize(async () => {
-      this.state.pods = [...this.state.pods.filter((p) => !(p.name === pod.name && p.namespace === pod.namespace)), pod];
-      return this.syncLocked();
-    });
+    this.state.pods = [...this.state.pods.filter((p) => !(p.name === pod.name && p.namespace === pod.namespace)), pod];
+    return this.requestSync();
   }
 
   /** Removes a local pod and syncs. */
   removePod(namespace: string, name: string): Promise<SyncStats> {
-    return this.serialize(async () => {
-      this.state.pods = this.state.pods.filter((p) => !(p.name === name && p.namespace === namespace));
-      return this.syncLocked();
+    this.state.pods = this.state.pods.filter((p) => !(p.name === name && p.namespace === namespace));
+    return this.requestSync();
+  }
+
+  /**
+   * Resolves once a sync that started after this call has been installed. Changes that arrive
+   * while a sync runs are installed together by the next one (group commit): with many pods
+   * attaching at once there is one bundle per round trip, not one per pod.
+   */
+  requestSync(): Promise<SyncStats> {
+    return new Promise<SyncStats>((resolve, reject) => {
+      this.waiters.push({ resolve, reject });
+      if (!this.draining) void this.drain();
     });
+  }
+
+  private async drain(): Promise<void> {
+    this.draining = true;
+    try {
+      while (this.waiters.length > 0) {
+        const batch = this.waiters.splice(0);
+        try {
+          const stats = await this.serialize(() => this.syncLocked());
+          for (const w of batch) w.resolve(stats);
+        } catch (e) {
+          for (const w of batch) w.reject(e);
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
   }
 
   /**

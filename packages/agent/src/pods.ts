@@ -88,10 +88,18 @@ export class PodNetwork {
     const undo: { step: string; run: () => Promise<unknown> }[] = [];
     const attachment = { containerId: req.containerId, ifname: req.ifname };
     let step = 'ipam';
+    const timings: Record<string, number> = {};
+    let mark = performance.now();
+    const lap = (name: string): void => {
+      const now = performance.now();
+      timings[name] = Math.round((now - mark) * 100) / 100;
+      mark = now;
+    };
     try {
       const [alloc] = await this.d.ipam.add(attachment);
       undo.push({ step, run: () => this.d.ipam.del(attachment) });
       if (!alloc) throw new CniError(CniErrorCode.InternalError, 'IPAM returned no address');
+      lap('ipam');
       const iface: PodInterface = {
         containerId: req.containerId,
         podName: req.podName,
@@ -118,11 +126,14 @@ export class PodNetwork {
         mtu: iface.mtu,
         txOffloadOff: this.d.txOffloadOff,
       });
+      lap('veth');
 
       step = 'ovs-port';
       undo.push({ step, run: () => this.d.vs.deletePort(this.d.bridge, iface.hostIfName) });
       await this.d.vs.ensurePort(this.d.bridge, iface.hostIfName, { externalIds: podExternalIds(iface) });
+      lap('ovsPort');
       iface.ofport = await this.d.vs.waitForOfport(iface.hostIfName);
+      lap('ofport');
 
       step = 'flows';
       this.d.store.set(iface);
@@ -134,12 +145,14 @@ export class PodNetwork {
         },
       });
       await this.d.flows.upsertPod(this.localPod(iface));
+      lap('flows');
 
-      step = 'announce';
-      await this.d.net.announce(req.netns, req.ifname, alloc.ip.toString()).catch((e: unknown) => {
+      // Gratuitous ARP in the background, as Antrea does: neighbours learn the (possibly reused)
+      // address's new MAC, and ADD does not wait for arping.
+      void this.d.net.announce(req.netns, req.ifname, alloc.ip.toString()).catch((e: unknown) => {
         this.log.warn({ err: e, containerId: req.containerId }, 'gratuitous ARP failed');
       });
-      this.log.info({ pod: `${req.podNamespace}/${req.podName}`, ip: iface.ipCidr, ofport: iface.ofport }, 'pod attached');
+      this.log.info({ pod: `${req.podNamespace}/${req.podName}`, ip: iface.ipCidr, ofport: iface.ofport, timings }, 'pod attached');
       return podResult(iface);
     } catch (e) {
       const err = stepError(step, e);

@@ -1,0 +1,162 @@
+// Benchmark: CNI ADD latency through the real switchyard-cni binary and the agent on a real OVS
+// (userspace datapath), side by side with Debian's bridge + host-local plugins exec'd the same
+// way; the floor of starting `node` itself; agent RSS with 100 pods. Not run in CI.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Testbed, run, type Netns } from '@switchyard/testbed';
+import { Agent } from '../src/index';
+
+const HERE = new URL('.', import.meta.url).pathname;
+const PLUGIN = join(HERE, '..', 'dist', 'switchyard-cni.js');
+const REF_DIR = '/usr/lib/cni';
+const SEQ = Number(process.env.BENCH_SEQ ?? 100);
+const PAR = Number(process.env.BENCH_PAR ?? 20);
+
+interface Row {
+  name: string;
+  n: number;
+  p50ms: number;
+  p99ms: number;
+  wallMs: number;
+}
+const rows: Row[] = [];
+const pct = (s: number[], p: number): number => s[Math.min(s.length - 1, Math.floor((s.length * p) / 100))] ?? 0;
+const r2 = (x: number): number => Math.round(x * 100) / 100;
+
+function record(name: string, lat: number[], wallMs: number): Row {
+  const s = [...lat].sort((a, b) => a - b);
+  const row = { name, n: s.length, p50ms: r2(pct(s, 50)), p99ms: r2(pct(s, 99)), wallMs: r2(wallMs) };
+  rows.push(row);
+  console.error(`  ${name}: p50 ${row.p50ms} ms, p99 ${row.p99ms} ms (${row.n} ops, ${row.wallMs} ms wall)`);
+  return row;
+}
+
+/** Execs argv with env and stdin; resolves with the elapsed ms; rejects on a non-zero exit. */
+function timedExec(argv: string[], env: NodeJS.ProcessEnv, input: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const [cmd, ...args] = argv;
+    const child = spawn(cmd!, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    child.on('close', (code) => (code === 0 ? resolve(performance.now() - t0) : reject(new Error(`${argv.join(' ')}: exit ${code}: ${out}`))));
+    child.stdin.on('error', () => undefined); // a child that reads no stdin may exit first
+    child.stdin.end(input);
+  });
+}
+
+async function measure(name: string, n: number, concurrency: number, op: (i: number) => Promise<number>): Promise<Row> {
+  const lat: number[] = [];
+  let next = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) lat.push(await op(next++));
+    }),
+  );
+  return record(name, lat, performance.now() - t0);
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(PLUGIN)) await run(['npx', 'tsup'], { timeoutMs: 120_000 });
+  const tb = await Testbed.create();
+  const dir = mkdtempSync(join(tmpdir(), 'sy-agent-bench-'));
+  try {
+    const env = (extra: Record<string, string>): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', CNI_PATH: REF_DIR, ...extra });
+    const total = SEQ + PAR;
+    const sandboxes: Netns[] = [];
+    for (let i = 0; i < 2 * total; i++) sandboxes.push(await tb.createNetns('b'));
+    const args = (i: number): string => `K8S_POD_NAMESPACE=bench;K8S_POD_NAME=pod-${i}`;
+
+    console.error('node start floor');
+    await measure('node -e "" (start floor)', 20, 1, () => timedExec([process.execPath, '-e', ''], env({}), ''));
+
+    console.error('switchyard-cni + agent (OVS netdev, host side in the node netns)');
+    const ovs = await tb.startOvs();
+    const socket = join(dir, 'cni.sock');
+    // Per-step durations of each ADD inside the agent, from its 'pod attached' log line.
+    const steps: Record<string, number>[] = [];
+    const noop = (): void => undefined;
+    const logger = {
+      debug: noop, warn: noop, error: noop,
+      info: (o: unknown, msg?: string) => {
+        if (msg === 'pod attached') steps.push((o as { timings: Record<string, number> }).timings);
+      },
+    };
+    const agent = await Agent.start({
+      logger,
+      nodeName: 'bench', podCIDR: '10.100.0.0/16', nodeIP: '192.168.1.1', ovsdbRemote: ovs.dbRemote, ovsRunDir: ovs.dir,
+      datapathType: 'netdev', gatewayName: 'sy-gw0', tunnelName: 'sy-tun0', dataDir: dir, cniSocket: socket, nodeNetns: ovs.netns.name,
+    });
+    const conf = JSON.stringify({ cniVersion: '1.0.0', name: 'switchyard', type: 'switchyard-cni', cniSocket: socket });
+    const sy = (cmd: string, i: number): Promise<number> =>
+      timedExec(['node', PLUGIN], env({ CNI_COMMAND: cmd, CNI_CONTAINERID: `sy${i}`, CNI_NETNS: sandboxes[i]!.path, CNI_IFNAME: 'eth0', CNI_ARGS: args(i) }), conf);
+    const rssBefore = process.memoryUsage().rss;
+    await measure(`switchyard ADD, ${SEQ} sequential`, SEQ, 1, (i) => sy('ADD', i));
+    await measure(`switchyard ADD, ${PAR} parallel`, PAR, PAR, (i) => sy('ADD', SEQ + i));
+    const rss = process.memoryUsage().rss;
+    const stepP50 = (from: number, to: number): Record<string, number> => {
+      const out: Record<string, number> = {};
+      for (const k of Object.keys(steps[0] ?? {})) out[k] = r2(pct(steps.slice(from, to).map((t) => t[k] ?? 0).sort((a, b) => a - b), 50));
+      return out;
+    };
+    const agentStepsP50 = { first20Pods: stepP50(0, 20), pods80to100: stepP50(80, 100), parallel20: stepP50(100, 120) };
+    console.error('  agent steps p50:', JSON.stringify(agentStepsP50));
+    const flows = agent.flows.flows.length;
+    await measure(`switchyard DEL, ${total} sequential`, total, 1, (i) => sy('DEL', i));
+    await agent.stop();
+
+    console.error("Debian bridge + host-local (exec'd in a node netns through nsenter)");
+    const refNode = await tb.createNetns('r');
+    const refConf = JSON.stringify({
+      cniVersion: '1.0.0', name: 'ref', type: 'bridge', bridge: 'cni-ref0', isGateway: true,
+      ipam: { type: 'host-local', subnet: '10.101.0.0/16', dataDir: join(dir, 'ref-ipam') },
+    });
+    const ref = (cmd: string, i: number): Promise<number> =>
+      timedExec(['nsenter', `--net=${refNode.path}`, join(REF_DIR, 'bridge')], env({ CNI_COMMAND: cmd, CNI_CONTAINERID: `ref${i}`, CNI_NETNS: sandboxes[total + i]!.path, CNI_IFNAME: 'eth0' }), refConf);
+    await measure(`bridge ADD, ${SEQ} sequential`, SEQ, 1, (i) => ref('ADD', i));
+    await measure(`bridge ADD, ${PAR} parallel`, PAR, PAR, (i) => ref('ADD', SEQ + i));
+    await measure(`bridge DEL, ${total} sequential`, total, 1, (i) => ref('DEL', i));
+    await measure('nsenter true (nsenter overhead of the reference)', 20, 1, () => timedExec(['nsenter', `--net=${refNode.path}`, 'true'], env({}), ''));
+
+    console.error('IPAM alone: host-local exec');
+    const hlConf = JSON.stringify({ cniVersion: '1.0.0', name: 'hl', type: 'host-local', ipam: { type: 'host-local', subnet: '10.102.0.0/16', dataDir: join(dir, 'hl') } });
+    await measure('host-local ADD exec, 100 sequential', 100, 1, (i) =>
+      timedExec([join(REF_DIR, 'host-local')], env({ CNI_COMMAND: 'ADD', CNI_CONTAINERID: `hl${i}`, CNI_NETNS: '/dev/null', CNI_IFNAME: 'eth0' }), hlConf));
+
+    const get = (name: string): Row => rows.find((r) => r.name.startsWith(name))!;
+    const floor = get('node -e').p50ms;
+    const summary = {
+      nodeStartFloorP50Ms: floor,
+      switchyardAddP50Ms: get('switchyard ADD, ' + SEQ).p50ms,
+      bridgeAddP50Ms: get('bridge ADD, ' + SEQ).p50ms,
+      targetAddP50Ms: r2(floor + 2 * get('bridge ADD, ' + SEQ).p50ms),
+      ratioAddP50VsBridge: r2(get('switchyard ADD, ' + SEQ).p50ms / get('bridge ADD, ' + SEQ).p50ms),
+      ratioAddP50MinusFloorVsBridge: r2((get('switchyard ADD, ' + SEQ).p50ms - floor) / get('bridge ADD, ' + SEQ).p50ms),
+      flowsAt120Pods: flows,
+      agentStepsP50Ms: agentStepsP50,
+      benchProcessRssMiB: { before: Math.round(rssBefore / 2 ** 20), at120Pods: Math.round(rss / 2 ** 20) },
+    };
+    console.log('| case | n | p50 ms | p99 ms | wall ms |\n|---|---|---|---|---|');
+    for (const r of rows) console.log(`| ${r.name} | ${r.n} | ${r.p50ms} | ${r.p99ms} | ${r.wallMs} |`);
+    console.log(JSON.stringify(summary, null, 2));
+    // The machine is shared: record the load so figures from a busy run are read as such.
+    const load = loadavg().map(r2);
+    console.log(`load average at the end: ${load.join(' ')}`);
+    writeFileSync(join(HERE, 'results.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, loadavg: load, rows, summary }, null, 2)}\n`);
+  } finally {
+    await tb.cleanup();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+void main().then(
+  () => process.exit(0),
+  (e: unknown) => {
+    console.error(e);
+    process.exit(1);
+  },
+);

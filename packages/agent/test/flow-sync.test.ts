@@ -1,0 +1,113 @@
+// FlowSync against a recording stand-in for the switch connection: diffs, group commit, rounds.
+import type { SwitchConnection } from '@switchyard/openflow';
+import type { Flow, OfMessage } from '@switchyard/openflow/codec';
+import { makeCookie, parseCookie, type NodeConfig } from '@switchyard/openflow-pipeline';
+import { FlowSync } from '../src/index';
+
+class RecordingSwitch {
+  bundles: OfMessage[][] = [];
+  flowModBatches: { command: string; flow: Flow }[][] = [];
+  installed: Flow[] = [];
+  failNext = false;
+  gate: Promise<void> | undefined;
+  async installFlows(flows: Iterable<Flow>): Promise<void> {
+    this.installed = [...flows];
+  }
+  async bundle(messages: Iterable<OfMessage>): Promise<void> {
+    await this.gate;
+    if (this.failNext) {
+      this.failNext = false;
+      throw new Error('switch said no');
+    }
+    this.bundles.push([...messages]);
+  }
+  async dumpFlows(): Promise<Flow[]> {
+    return [
+      ...this.installed,
+      { table: 0, priority: 5, match: {}, actions: [], cookie: makeCookie(7, 1) },
+      { table: 3, priority: 5, match: {}, actions: [], cookie: 0n },
+    ];
+  }
+  async flowMods(mods: Iterable<{ command: string; flow: Flow }>): Promise<void> {
+    this.flowModBatches.push([...mods]);
+  }
+}
+
+const config: NodeConfig = {
+  round: 9,
+  trafficMode: 'encap',
+  gateway: { ofport: 1, ip: '10.1.0.1', mac: '02:00:00:00:00:01' },
+  tunnelOfport: 2,
+  podCIDR: '10.1.0.0/24',
+  nodeIP: '192.168.0.1',
+  netdevDatapath: true,
+};
+const pod = (i: number) => ({ name: `p${i}`, namespace: 'd', ofport: 10 + i, ips: [`10.1.0.${10 + i}`], mac: `02:00:00:00:01:${(10 + i).toString(16)}` });
+
+function setup(): { sw: RecordingSwitch; sync: FlowSync } {
+  const sw = new RecordingSwitch();
+  return { sw, sync: new FlowSync(sw as unknown as SwitchConnection, config) };
+}
+
+it('initialSync installs the round and deletes every other round by cookie mask', async () => {
+  const { sw, sync } = setup();
+  const r = await sync.initialSync([pod(1)]);
+  expect(r.installed).toBe(sw.installed.length);
+  expect(sw.installed.every((f) => parseCookie(f.cookie ?? 0n).round === 9)).toBe(true);
+  expect(r.staleRounds.sort()).toEqual([0, 7]);
+  const deletes = sw.flowModBatches[0]!;
+  expect(deletes.map((d) => [d.command, parseCookie(d.flow.cookie!).round, d.flow.cookieMask])).toEqual([
+    ['delete', 7, 0xffff_0000_0000_0000n],
+    ['delete', 0, 0xffff_0000_0000_0000n],
+  ]);
+});
+
+it('a pod change sends only its flows; removing it deletes exactly those', async () => {
+  const { sw, sync } = setup();
+  await sync.initialSync([]);
+  const base = sync.flows.length;
+  const added = await sync.upsertPod(pod(1));
+  expect(added.added).toBeGreaterThan(0);
+  expect(added.modified + added.deleted).toBe(0);
+  expect(sw.bundles[0]!.every((m) => m.type === 'flowMod' && m.command === 'add')).toBe(true);
+  expect(sync.flows.length).toBe(base + added.added);
+  const removed = await sync.removePod('d', 'p1');
+  expect(removed).toEqual({ added: 0, modified: 0, deleted: added.added });
+  expect(sw.bundles[1]!.every((m) => m.type === 'flowMod' && m.command === 'deleteStrict')).toBe(true);
+  expect(sync.flows.length).toBe(base);
+});
+
+it('changes that arrive during a sync are installed together by the next bundle (group commit)', async () => {
+  const { sw, sync } = setup();
+  await sync.initialSync([]);
+  let open!: () => void;
+  sw.gate = new Promise<void>((r) => (open = r));
+  const first = sync.upsertPod(pod(1));
+  await new Promise((r) => setImmediate(r)); // the first sync is now waiting inside bundle()
+  const rest = [2, 3, 4, 5].map((i) => sync.upsertPod(pod(i)));
+  open();
+  await Promise.all([first, ...rest]);
+  expect(sw.bundles.length).toBe(2);
+  const perPod = (await first).added;
+  expect((await rest[0]!).added).toBe(4 * perPod);
+  expect(sw.bundles[1]!.length).toBe(4 * perPod);
+});
+
+it('changes made before a sync starts share its bundle', async () => {
+  const { sw, sync } = setup();
+  await sync.initialSync([]);
+  await Promise.all([1, 2, 3].map((i) => sync.upsertPod(pod(i))));
+  expect(sw.bundles.length).toBe(1);
+});
+
+it('a failed bundle rejects its callers and leaves the installed set as it was', async () => {
+  const { sw, sync } = setup();
+  await sync.initialSync([]);
+  const before = sync.flows;
+  sw.failNext = true;
+  await expect(sync.upsertPod(pod(1))).rejects.toThrow('switch said no');
+  expect(sync.flows).toBe(before);
+  // The rollback's removal finds nothing to change.
+  expect(await sync.removePod('d', 'p1')).toEqual({ added: 0, modified: 0, deleted: 0 });
+  expect(sw.bundles.length).toBe(0);
+});
