@@ -19,6 +19,7 @@ export { KubeConfigClient, collectionPath } from './kube';
 export type { KubeClient, WatchStream } from './kube';
 export { ExternalNodeController, externalEntitiesFor, externalEntityName } from './externalnode';
 export { NodeIpamController } from './nodeipam';
+export { KubeIPPoolStore, ipPoolPath } from './ippool-store';
 export { PolicyStatusAggregator } from './status';
 export type { PolicyRealization } from './status';
 export { createPki, ensureClusterPki, defaultSans } from './pki';

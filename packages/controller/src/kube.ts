@@ -56,7 +56,8 @@ export class KubeConfigClient implements KubeClient {
 
   async request<T>(method: string, path: string, body?: unknown, contentType = 'application/json'): Promise<T> {
     const text = body === undefined ? undefined : JSON.stringify(body);
-    const headers: Record<string, string> = text === undefined ? {} : { 'content-type': contentType };
+    // An explicit length: Node sends no chunked encoding for DELETE, so a DeleteOptions body needs it.
+    const headers: Record<string, string> = text === undefined ? {} : { 'content-type': contentType, 'content-length': String(Buffer.byteLength(text)) };
     const res = await this.send(await this.options(method, path, headers), text);
     const chunks: Buffer[] = [];
     for await (const c of res) chunks.push(c as Buffer);
