@@ -13,7 +13,9 @@ import { silentLogger, type Logger } from './logger';
 import { MetricsRegistry } from './metrics';
 import { NodeIpamController } from './nodeipam';
 import { defaultSans, ensureClusterPki, type ControllerPki } from './pki';
-import { EXTERNAL_NODES, POLICY_INPUTS } from './resources';
+import { IPPoolController } from './ippool';
+import { KubeIPPoolStore } from './ippool-store';
+import { EXTERNAL_NODES, IPPOOLS, POLICY_INPUTS, STATEFULSETS } from './resources';
 import { CONTROLPLANE_GROUP, CONTROLPLANE_VERSION, ControlplaneServer } from './server';
 import { PolicyStatusAggregator } from './status';
 
@@ -49,6 +51,11 @@ export interface ControllerOptions {
   heartbeatIntervalMs?: number;
   /** Node IPAM (Antrea's nodeIPAM.enableNodeIPAM). */
   nodeIPAM?: { clusterCIDRs: string[]; nodeMaskSizeIPv4?: number; nodeMaskSizeIPv6?: number };
+  /**
+   * IPPools (Antrea's AntreaIPAM feature gate, default false): StatefulSet pre-allocation,
+   * status.usage and the in-use finalizer, with state in IPPool status.
+   */
+  ipPools?: boolean;
   /** ExternalNode feature gate (default true). */
   externalNode?: boolean;
   informer?: Omit<InformerOptions, 'clock' | 'logger'>;
@@ -70,6 +77,7 @@ export class Controller {
   pki!: ControllerPki;
   externalNodes: ExternalNodeController | undefined;
   nodeIpam: NodeIpamController | undefined;
+  ipPools: IPPoolController | undefined;
   private readonly clock: Clock;
   private readonly log: Logger;
   private heartbeat: TimerHandle | undefined;
@@ -111,6 +119,12 @@ export class Controller {
       const en = new Informer(this.o.kube, EXTERNAL_NODES, (e) => this.externalNodes?.onEvent(e.type, e.object as never), iopts);
       this.informers.push(en);
     }
+    if (this.o.ipPools) {
+      const ctl = new IPPoolController(new KubeIPPoolStore(this.o.kube), { logger: this.log });
+      this.ipPools = ctl;
+      this.informers.push(new Informer(this.o.kube, IPPOOLS, (e) => ctl.onPoolEvent(e.type, e.object), iopts));
+      this.informers.push(new Informer(this.o.kube, STATEFULSETS, (e) => ctl.onStatefulSetEvent(e.type, e.object), iopts));
+    }
     const t0 = this.clock.now();
     for (const inf of this.informers) {
       inf.start();
@@ -121,6 +135,7 @@ export class Controller {
       this.nodeIpam = new NodeIpamController(this.o.kube, this.o.nodeIPAM, this.log);
       this.nodeIpam.start((this.informers.find((i) => i.spec.plural === 'nodes') as Informer).cache.values());
     }
+    if (this.ipPools) this.ipPools.start(this.cacheOf('ippools')?.values() ?? [], this.cacheOf('statefulsets')?.values() ?? []);
     this.hub.markSynced();
     const auth = this.o.auth ?? new KubeDelegatedAuth(this.o.kube, { clock: this.clock, logger: this.log });
     this.server = new ControlplaneServer({
@@ -228,5 +243,6 @@ export class Controller {
     await Promise.all(this.informers.map((i) => i.stop()));
     await this.externalNodes?.idle();
     await this.nodeIpam?.idle();
+    await this.ipPools?.idle();
   }
 }

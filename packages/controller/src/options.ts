@@ -22,6 +22,7 @@ export function optionsFromConfig(config: ControllerConfig, flags: ControllerFla
     port: flags.port ?? config.apiPort,
     externalNode: config.featureGates.ExternalNode ?? false,
   };
+  if (config.featureGates.AntreaIPAM) out.ipPools = true;
   if (flags.bindAddress) out.host = flags.bindAddress;
   if (flags.namespace) out.namespace = flags.namespace;
   if (flags.serviceName) out.serviceName = flags.serviceName;

@@ -24,3 +24,7 @@ export const POLICY_INPUTS: readonly ResourceSpec[] = [
 
 /** ExternalNodes (ExternalNode controller). */
 export const EXTERNAL_NODES: ResourceSpec = r('crd.antrea.io', 'v1alpha1', 'externalnodes', 'ExternalNode', true);
+
+/** IPPools and StatefulSets (IPPool controller, Antrea's AntreaIPAM feature). */
+export const IPPOOLS: ResourceSpec = r('crd.antrea.io', 'v1beta1', 'ippools', 'IPPool', false);
+export const STATEFULSETS: ResourceSpec = r('apps', 'v1', 'statefulsets', 'StatefulSet', true);

@@ -11,6 +11,11 @@ describe('optionsFromConfig', () => {
     const defaults = optionsFromConfig(parseControllerConfig({}).config);
     expect(defaults.port).toBe(10349);
     expect(defaults.nodeIPAM).toBeUndefined();
+    expect(defaults.ipPools).toBeUndefined();
+  });
+
+  test('the AntreaIPAM feature gate switches the IPPool controller on', () => {
+    expect(optionsFromConfig(parseControllerConfig({ featureGates: { AntreaIPAM: true } }).config).ipPools).toBe(true);
   });
 });
 
