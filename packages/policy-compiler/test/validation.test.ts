@@ -59,3 +59,21 @@ describe('validation with field paths; rejected objects leave the rest compiling
     expect(e.rejected().map((r) => r.name)).toEqual(['p']);
   });
 });
+
+describe('bulk load', () => {
+  it('reports refused objects with their errors and compiles the rest', () => {
+    const e = new PolicyEngine();
+    const bad = acnp('bad-tier', { tier: 'nope', priority: 1, appliedTo: [{ podSelector: {} }] });
+    const good = acnp('good', { priority: 1, appliedTo: [{ podSelector: { matchLabels: { pod: 'a' } } }], ingress: [{ action: 'Drop', from: [{ podSelector: { matchLabels: { pod: 'b' } } }] }] });
+    const refused = e.load([bad, good, ...baseModel()] as ClusterObject[]);
+    expect(refused.map((r) => [r.kind, r.name, r.errors.map((x) => x.code)])).toEqual([['ClusterNetworkPolicy', 'bad-tier', ['UNKNOWN_TIER']]]);
+    expect(e.rejected()).toHaveLength(1);
+    expect(e.snapshot().networkPolicies.map((p) => p.name)).toEqual(['good']);
+  });
+
+  it('refuses an unknown kind with a typed error before changing anything', () => {
+    const e = new PolicyEngine();
+    expect(() => e.load([...baseModel(), { apiVersion: 'v1', kind: 'Gadget', metadata: { name: 'g' } }] as ClusterObject[])).toThrow(expect.objectContaining({ code: 'UNKNOWN_KIND' }));
+    expect(e.pods.size).toBe(0);
+  });
+});
