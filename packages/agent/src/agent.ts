@@ -4,6 +4,7 @@
  * interface store from OVSDB, a new cookie round with every flow, stale ports and addresses
  * removed, then the CNI socket opens.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OvsdbClient, VSwitch, ops, unwrap } from '@switchyard/ovsdb';
 import type { TableName } from '@switchyard/openflow-pipeline';
@@ -20,6 +21,10 @@ import { CniHandler, CniServer } from './cni/server';
 import { AgentError } from './errors';
 import { silentLogger, type Logger } from './logger';
 import { LocalApi, type AgentIntrospection } from './api';
+import { NetworkPolicyController, loadPolicyView } from './policy/controller';
+
+/** File under the data dir holding the last controlplane view. */
+export const POLICY_CACHE_FILE = 'policy-cache.json';
 
 /** Everything the agent needs to run a node. */
 export interface AgentOptions {
@@ -60,6 +65,19 @@ export interface AgentOptions {
   nodeNetns?: string;
   /** Local API socket (podinterfaces, ovsflows, agentinfo); none when absent. */
   apiSocket?: string;
+  /**
+   * The controller's controlplane stream. Without it, pods still get connectivity and the policies
+   * cached on disk (if any) stay enforced.
+   */
+  controlplane?: {
+    /** `https://host:port` of the controller. */
+    url: string;
+    caPem?: string;
+    /** Bearer token, or a file to read it from at each connection (projected ServiceAccount token). */
+    token?: string;
+    tokenFile?: string;
+    backoff?: { initialMs?: number; maxMs?: number };
+  };
   /** Transmit checksum offload off on both veth ends. Default: on the netdev datapath. */
   disableTxChecksumOffload?: boolean;
   logger?: Logger;
@@ -92,7 +110,7 @@ export function agentOptionsFromConfig(
 /** A running node agent. */
 export class Agent {
   private constructor(
-    readonly options: Required<Omit<AgentOptions, 'nodeNetns' | 'logger' | 'apiSocket'>> & Pick<AgentOptions, 'nodeNetns' | 'apiSocket'>,
+    readonly options: Required<Omit<AgentOptions, 'nodeNetns' | 'logger' | 'apiSocket' | 'controlplane'>> & Pick<AgentOptions, 'nodeNetns' | 'apiSocket' | 'controlplane'>,
     readonly ovsdb: OvsdbClient,
     readonly vswitch: VSwitch,
     readonly openflow: SwitchConnection,
@@ -101,6 +119,7 @@ export class Agent {
     readonly flows: FlowSync,
     readonly interfaces: InterfaceStore,
     readonly pods: PodNetwork,
+    readonly policies: NetworkPolicyController,
     private readonly ipam: HostLocalStore,
     private readonly cni: CniServer,
     private readonly log: Logger,
@@ -119,6 +138,8 @@ export class Agent {
       round: this.round,
       startTime: this.startTime,
       podInterfaces: () => this.interfaces.list(),
+      policyCounts: () => this.policies.view.counts,
+      controllerConnected: () => this.policies.client?.connected,
       installedFlows: () => this.openflow.dumpFlows(),
       tableName: (id) => pipeline()?.nameOf(id),
       tableId: (name) => {
@@ -163,6 +184,7 @@ export class Agent {
       disableTxChecksumOffload: o.disableTxChecksumOffload ?? (o.datapathType ?? 'system') === 'netdev',
       ...(o.nodeNetns !== undefined ? { nodeNetns: o.nodeNetns } : {}),
       ...(o.apiSocket !== undefined ? { apiSocket: o.apiSocket } : {}),
+      ...(o.controlplane !== undefined ? { controlplane: o.controlplane } : {}),
     };
     checkDatapathSupport(opts);
     const cidr = parseCidr(opts.podCIDR);
@@ -229,6 +251,31 @@ export class Agent {
         txOffloadOff: opts.disableTxChecksumOffload,
         logger: log,
       });
+      // Policies cached by the previous run are part of the first round: enforced from the start.
+      const cp = opts.controlplane;
+      const policyController = new NetworkPolicyController({
+        nodeName: opts.nodeName,
+        flows,
+        view: loadPolicyView(join(opts.dataDir, POLICY_CACHE_FILE), log),
+        cacheFile: join(opts.dataDir, POLICY_CACHE_FILE),
+        ...(cp
+          ? {
+              controlplane: {
+                url: cp.url,
+                ...(cp.caPem !== undefined ? { caPem: cp.caPem } : {}),
+                ...(cp.backoff !== undefined ? { backoff: cp.backoff } : {}),
+                ...(cp.tokenFile !== undefined
+                  ? { token: () => readFileSync(cp.tokenFile!, 'utf8').trim() }
+                  : cp.token !== undefined
+                    ? { token: cp.token }
+                    : {}),
+              },
+            }
+          : {}),
+        logger: log,
+      });
+      policyController.primeState();
+      cleanups.push(() => policyController.stop());
       const initial = await flows.initialSync(interfaces.list().map((i) => pods.localPod(i)));
       log.info({ round, previous, ...initial, pods: interfaces.size }, 'round installed');
 
@@ -242,7 +289,8 @@ export class Agent {
 
       const cni = await CniServer.listen(opts.cniSocket, new CniHandler(pods, { logger: log }));
       log.info({ socket: opts.cniSocket }, 'CNI server listening');
-      const agent = new Agent(opts, ovsdb, vswitch, openflow, node, round, flows, interfaces, pods, ipam, cni, log);
+      const agent = new Agent(opts, ovsdb, vswitch, openflow, node, round, flows, interfaces, pods, policyController, ipam, cni, log);
+      policyController.start();
       if (opts.apiSocket !== undefined) {
         cleanups.push(() => cni.close());
         agent.api = await LocalApi.listen(opts.apiSocket, agent.introspection(), { logger: log });
@@ -258,6 +306,7 @@ export class Agent {
   /** Stops serving and closes every connection. The datapath (ports, flows) stays as it is. */
   async stop(): Promise<void> {
     await this.api?.close();
+    await this.policies.stop();
     await this.cni.close();
     await this.openflow.close();
     await this.ipam.close();

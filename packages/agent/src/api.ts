@@ -25,6 +25,10 @@ export interface AgentIntrospection {
   /** Table id of a table name in the current pipeline. */
   tableId(name: string): number | undefined;
   ovsVersion(): Promise<string>;
+  /** Sizes of the controlplane view. */
+  policyCounts(): { policies: number; addressGroups: number; appliedToGroups: number };
+  /** Whether the controlplane stream is open (undefined: no controller configured). */
+  controllerConnected(): boolean | undefined;
 }
 
 /** AntreaAgentInfo-shaped status (the fields this agent can fill so far). */
@@ -34,13 +38,15 @@ export interface AgentInfo {
   ovsInfo: { bridgeName: string; version: string; flowTable: Record<string, number> };
   localPodNum: number;
   roundNum: number;
-  agentConditions: { type: 'AgentHealthy'; status: 'True'; lastHeartbeatTime: string }[];
+  agentConditions: { type: 'AgentHealthy' | 'ControllerConnectionUp'; status: 'True' | 'False'; lastHeartbeatTime: string }[];
   networkPolicyControllerInfo: { networkPolicyNum: number; addressGroupNum: number; appliedToGroupNum: number };
 }
 
 /** Builds the agentinfo document. */
 export async function agentInfo(a: AgentIntrospection, now: Date = new Date()): Promise<AgentInfo> {
   const flowTable: Record<string, number> = {};
+  const counts = a.policyCounts();
+  const connected = a.controllerConnected();
   for (const f of await a.installedFlows()) {
     const name = a.tableName(f.table) ?? String(f.table);
     flowTable[name] = (flowTable[name] ?? 0) + 1;
@@ -51,8 +57,11 @@ export async function agentInfo(a: AgentIntrospection, now: Date = new Date()): 
     ovsInfo: { bridgeName: a.bridge, version: await a.ovsVersion(), flowTable },
     localPodNum: a.podInterfaces().length,
     roundNum: a.round,
-    agentConditions: [{ type: 'AgentHealthy', status: 'True', lastHeartbeatTime: now.toISOString() }],
-    networkPolicyControllerInfo: { networkPolicyNum: 0, addressGroupNum: 0, appliedToGroupNum: 0 },
+    agentConditions: [
+      { type: 'AgentHealthy', status: 'True', lastHeartbeatTime: now.toISOString() },
+      ...(connected === undefined ? [] : [{ type: 'ControllerConnectionUp' as const, status: connected ? ('True' as const) : ('False' as const), lastHeartbeatTime: now.toISOString() }]),
+    ],
+    networkPolicyControllerInfo: { networkPolicyNum: counts.policies, addressGroupNum: counts.addressGroups, appliedToGroupNum: counts.appliedToGroups },
   };
 }
 

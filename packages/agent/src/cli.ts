@@ -2,12 +2,12 @@
  * `switchyard-agent`: the node agent binary. Reads an antrea-agent.conf (Antrea's keys), takes the
  * node's facts from flags / env or from its Node object, starts the agent and stops it on SIGTERM.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { pino } from 'pino';
 import { parseAgentConfig, type AgentConfig } from '@switchyard/apis';
-import { Agent, agentOptionsFromConfig } from './agent';
+import { Agent, agentOptionsFromConfig, type AgentOptions } from './agent';
 import { AgentError } from './errors';
 import type { Logger } from './logger';
 
@@ -21,6 +21,23 @@ interface Flags {
   apiSocket: string;
   ovsdb?: string;
   logLevel: string;
+  controllerUrl?: string;
+  controllerCaFile?: string;
+  tokenFile?: string;
+}
+
+const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+/** The controller's CA from ConfigMap kube-system/switchyard-ca (published by the controller). */
+async function controllerCa(cfg: AgentConfig): Promise<string> {
+  const k8s = await import('@kubernetes/client-node');
+  const kc = new k8s.KubeConfig();
+  if (cfg.clientConnection.kubeconfig) kc.loadFromFile(cfg.clientConnection.kubeconfig);
+  else kc.loadFromDefault();
+  const cm = await kc.makeApiClient(k8s.CoreV1Api).readNamespacedConfigMap({ name: 'switchyard-ca', namespace: 'kube-system' });
+  const ca = cm.data?.['ca.crt'];
+  if (!ca) throw new AgentError('INVALID_CONFIG', 'ConfigMap kube-system/switchyard-ca has no ca.crt', undefined, 'kube-system/switchyard-ca');
+  return ca;
 }
 
 /** podCIDR and transport address from the Node object, when not given on the command line. */
@@ -48,7 +65,10 @@ async function main(argv: string[]): Promise<void> {
     .option('--node-netns <netns>', 'lab: netns holding the node host side')
     .option('--api-socket <path>', 'local API socket', '/var/run/antrea/agent.sock')
     .option('--ovsdb <remote>', 'OVSDB remote (default: unix:<ovsRunDir>/db.sock)')
-    .option('--log-level <level>', 'pino level', 'info');
+    .option('--log-level <level>', 'pino level', 'info')
+    .option('--controller-url <url>', 'https://host:port of switchyard-controller (default: the switchyard Service from env)')
+    .option('--controller-ca-file <file>', "controller CA (default: ConfigMap kube-system/switchyard-ca)")
+    .option('--token-file <file>', 'bearer token for the controller (default: the in-cluster ServiceAccount token)');
   program.parse(argv);
   const flags = program.opts<Flags>();
   const log = pino({ level: flags.logLevel, base: { component: 'switchyard-agent' } });
@@ -76,8 +96,24 @@ async function main(argv: string[]): Promise<void> {
     ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}),
     logger: log,
   });
+  // The controller: flags, else the `switchyard` Service's environment variables (as kubelet injects them).
+  const svcHost = process.env.SWITCHYARD_SERVICE_HOST;
+  const controllerUrl =
+    flags.controllerUrl ?? (svcHost ? `https://${svcHost.includes(':') ? `[${svcHost}]` : svcHost}:${process.env.SWITCHYARD_SERVICE_PORT ?? '443'}` : undefined);
+  let controlplane: AgentOptions['controlplane'];
+  if (controllerUrl) {
+    const tokenFile = flags.tokenFile ?? (existsSync(IN_CLUSTER_TOKEN) ? IN_CLUSTER_TOKEN : undefined);
+    controlplane = {
+      url: controllerUrl,
+      caPem: flags.controllerCaFile ? readFileSync(flags.controllerCaFile, 'utf8') : await controllerCa(config),
+      ...(tokenFile ? { tokenFile } : {}),
+    };
+  } else {
+    log.warn({}, 'no controller configured: pod networking only, NetworkPolicies from the local cache');
+  }
   const agent = await Agent.start({
     ...options,
+    ...(controlplane ? { controlplane } : {}),
     apiSocket: flags.apiSocket,
     ...(flags.ovsdb ? { ovsdbRemote: flags.ovsdb } : {}),
   });

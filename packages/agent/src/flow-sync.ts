@@ -7,7 +7,9 @@ import type { Flow, OfMessage } from '@switchyard/openflow/codec';
 import type { SwitchConnection } from '@switchyard/openflow';
 import {
   ROUND_MASK,
+  assignConjunctionIds,
   computeNodeFlows,
+  policyRuleKeys,
   diffFlows,
   makeCookie,
   parseCookie,
@@ -69,6 +71,22 @@ export class FlowSync {
   removePod(namespace: string, name: string): Promise<SyncStats> {
     this.state.pods = this.state.pods.filter((p) => !(p.name === name && p.namespace === namespace));
     return this.requestSync();
+  }
+
+  /**
+   * Replaces the NetworkPolicy inputs (policies, address and applied-to groups as the controller
+   * delivered them) and syncs, unless `sync` is false (state primed before the initial sync).
+   */
+  setPolicies(
+    p: Pick<NodeState, 'policies' | 'addressGroups' | 'appliedToGroups'>,
+    sync?: true,
+  ): Promise<SyncStats>;
+  setPolicies(p: Pick<NodeState, 'policies' | 'addressGroups' | 'appliedToGroups'>, sync: false): undefined;
+  setPolicies(p: Pick<NodeState, 'policies' | 'addressGroups' | 'appliedToGroups'>, sync = true): Promise<SyncStats> | undefined {
+    this.state.policies = p.policies;
+    this.state.addressGroups = p.addressGroups;
+    this.state.appliedToGroups = p.appliedToGroups;
+    return sync ? this.requestSync() : undefined;
   }
 
   /**
@@ -138,6 +156,8 @@ export class FlowSync {
   }
 
   private compute(): NodeFlows {
+    // Conjunction ids stay stable for rules that remain; new rules get fresh ones.
+    this.state.conjIds = assignConjunctionIds(this.state.conjIds ?? new Map(), policyRuleKeys(this.state));
     const nf = computeNodeFlows(this.state);
     this.state.conjIds = nf.conjIds;
     this.current = nf;

@@ -4,7 +4,10 @@
  * pod networking on Open vSwitch; the plugin binary forwards CNI calls to it over gRPC.
  * @packageDocumentation
  */
-export { Agent, agentOptionsFromConfig, type AgentOptions } from './agent';
+export { Agent, agentOptionsFromConfig, POLICY_CACHE_FILE, type AgentOptions } from './agent';
+export { PolicyView, memberKey, type PolicyViewData, type ApplyOutcome } from './policy/view';
+export { ControlplaneClient, CONTROLPLANE_BASE, type ControlplaneClientOptions } from './policy/controlplane-client';
+export { NetworkPolicyController, loadPolicyView, savePolicyView, type NetworkPolicyControllerOptions } from './policy/controller';
 export { AgentError, type AgentErrorCode } from './errors';
 export { LocalApi, agentInfo, flowConcernsPod, type AgentInfo, type AgentIntrospection } from './api';
 export type { Logger } from './logger';

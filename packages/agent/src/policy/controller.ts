@@ -1,0 +1,144 @@
+/**
+ * NetworkPolicy realization on the node: the controlplane view (kept current by
+ * {@link ControlplaneClient}, persisted to disk so policies apply at start even when the controller
+ * is unreachable) goes into the pipeline's node state; flows follow as diffs in bundles; each
+ * realized policy generation is reported back to the controller.
+ */
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { FlowSync } from '../flow-sync';
+import { silentLogger, type Logger } from '../logger';
+import { ControlplaneClient, type ControlplaneClientOptions } from './controlplane-client';
+import { PolicyView, type PolicyViewData } from './view';
+
+/** Reads a persisted view; an absent or unreadable file gives an empty, unsynced view. */
+export function loadPolicyView(file: string, log: Logger = silentLogger): PolicyView {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return new PolicyView();
+  }
+  try {
+    return PolicyView.fromData(JSON.parse(text) as PolicyViewData);
+  } catch (e) {
+    log.warn({ err: e, file }, 'policy cache unreadable: starting without it');
+    return new PolicyView();
+  }
+}
+
+/** Writes the view atomically (temp file + rename), so a crash never leaves half a cache. */
+export function savePolicyView(file: string, view: PolicyView): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.tmp`;
+  writeFileSync(tmp, JSON.stringify(view.toData()));
+  renameSync(tmp, file);
+}
+
+export interface NetworkPolicyControllerOptions {
+  nodeName: string;
+  flows: FlowSync;
+  view: PolicyView;
+  cacheFile: string;
+  /** Without it the agent enforces only the cached view (no controller configured). */
+  controlplane?: Omit<ControlplaneClientOptions, 'nodeName' | 'logger'>;
+  logger?: Logger;
+}
+
+/** Drives flows and status from the controlplane view. */
+export class NetworkPolicyController {
+  readonly view: PolicyView;
+  readonly client: ControlplaneClient | undefined;
+  private readonly log: Logger;
+  private readonly reported = new Map<string, number>();
+  private running: Promise<void> | undefined;
+  private dirty = false;
+  /** Syncs done, and the last error (observable for tests and agentinfo). */
+  syncs = 0;
+  lastError: unknown;
+
+  constructor(private readonly o: NetworkPolicyControllerOptions) {
+    this.view = o.view;
+    this.log = o.logger ?? silentLogger;
+    this.client = o.controlplane
+      ? new ControlplaneClient({ ...o.controlplane, nodeName: o.nodeName, logger: this.log }, this.view, () => this.schedule())
+      : undefined;
+  }
+
+  /** Puts the current view into the node state without syncing (used before the initial sync). */
+  primeState(): void {
+    this.o.flows.setPolicies(this.view.snapshot(), false);
+  }
+
+  start(): void {
+    this.client?.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.client?.stop();
+    await this.running;
+  }
+
+  /** Resolves when everything scheduled so far is realized (tests). */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  /** Coalesces bursts of events into one realization at a time. */
+  private schedule(): void {
+    this.dirty = true;
+    if (this.running) return;
+    this.running = (async () => {
+      while (this.dirty) {
+        this.dirty = false;
+        await this.realize();
+      }
+    })().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  private async realize(): Promise<void> {
+    const snap = this.view.snapshot();
+    try {
+      const stats = await this.o.flows.setPolicies(snap);
+      this.syncs++;
+      this.lastError = undefined;
+      this.log.info({ ...this.view.counts, ...stats }, 'policies realized');
+    } catch (e) {
+      this.lastError = e;
+      this.log.error({ err: e }, 'policy realization failed');
+      await this.report(snap.policies.map((p) => ({ uid: p.uid, generation: p.generation })), e);
+      return;
+    }
+    try {
+      savePolicyView(this.o.cacheFile, this.view);
+    } catch (e) {
+      this.log.warn({ err: e, file: this.o.cacheFile }, 'policy cache not written');
+    }
+    await this.report(snap.policies.filter((p) => this.reported.get(p.uid) !== p.generation).map((p) => ({ uid: p.uid, generation: p.generation })));
+  }
+
+  private async report(items: { uid: string; generation: number }[], failure?: unknown): Promise<void> {
+    if (!this.client) return;
+    await Promise.all(
+      items.map(async ({ uid, generation }) => {
+        try {
+          await this.client!.reportStatus({
+            name: uid,
+            nodes: [
+              {
+                nodeName: this.o.nodeName,
+                generation,
+                ...(failure ? { realizationFailure: true, message: failure instanceof Error ? failure.message : String(failure) } : {}),
+              },
+            ],
+          });
+          if (!failure) this.reported.set(uid, generation);
+        } catch (e) {
+          this.log.warn({ err: e, uid }, 'status report failed');
+        }
+      }),
+    );
+  }
+}

@@ -1,0 +1,141 @@
+// NetworkPolicy enforcement end to end: the embedded Kubernetes API, the real controller serving
+// this node's controlplane stream, the agent realizing it on a real OVS; pods in real netns talk
+// (or not) over TCP as the policies say.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import YAML from 'yaml';
+import { Testbed, waitFor } from '@switchyard/testbed';
+import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import { loadCrds } from '@switchyard/apis';
+import { Controller, KubeConfigClient } from '@switchyard/controller';
+import { Agent, POLICY_CACHE_FILE } from '../src/index';
+import { addPod, ensurePluginBuilt, sandbox, startNode, stopNode, type Node, type Sandbox } from './helpers';
+
+const NODE = 'node-a';
+const TOKEN = 'token-node-a';
+let tb: Testbed;
+let api: KubeApiServer;
+let kube: KubeConfigClient;
+let controller: Controller | undefined;
+let node: Node | undefined;
+const pods: Record<string, { sb: Sandbox; ip: string }> = {};
+
+async function startController(port: number): Promise<Controller> {
+  const c = new Controller({ kube, port, host: '127.0.0.1', registerAPIService: false, informer: { initialBackoffMs: 50, maxBackoffMs: 500 } });
+  await c.start();
+  return c;
+}
+
+/** One TCP attempt: true when the server answered. */
+async function tcp(from: Sandbox, ip: string, port: number): Promise<boolean> {
+  const r = await from.netns.exec(['socat', '-T1', '-', `TCP:${ip}:${port},connect-timeout=1`], { allowFailure: true, input: 'x\n', timeoutMs: 4000 });
+  return r.stdout.trim() === 'pong';
+}
+const eventuallyReach = (from: string, to: string, port: number, want: boolean): Promise<void> =>
+  waitFor(`${from} -> ${to}:${port} ${want ? 'allowed' : 'blocked'}`, async () => (await tcp(pods[from]!.sb, pods[to]!.ip, port)) === want, { timeoutMs: 20_000, intervalMs: 250 });
+
+beforeAll(async () => {
+  await ensurePluginBuilt();
+  tb = await Testbed.create();
+  api = await startKubeApi({ tokens: { [TOKEN]: { user: `system:node:${NODE}`, groups: ['system:nodes', 'system:authenticated'] } }, crds: loadCrds() as never });
+  const kc = new KubeConfig();
+  kc.loadFromFile(api.kubeconfigPath);
+  kube = new KubeConfigClient(kc);
+  const rbac = YAML.parseAllDocuments(readFileSync(join(__dirname, '../../controller/build/rbac.yaml'), 'utf8')).map((d) => d.toJSON() as Record<string, unknown>);
+  for (const obj of [
+    ...rbac,
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'switchyard-agent-nodes' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'switchyard-agent' }, subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:nodes' }] },
+  ]) {
+    const meta = obj.metadata as { namespace?: string };
+    const kind = obj.kind as string;
+    const plural = { ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings', Role: 'roles', RoleBinding: 'rolebindings', ServiceAccount: 'serviceaccounts' }[kind];
+    if (!plural) continue;
+    const group = kind === 'ServiceAccount' ? '/api/v1' : '/apis/rbac.authorization.k8s.io/v1';
+    await kube.request('POST', `${group}${meta.namespace ? `/namespaces/${meta.namespace}` : ''}/${plural}`, obj).catch(() => undefined);
+  }
+  controller = await startController(0);
+  const port = controller!.port;
+  node = await startNode(tb, '10.93.0.0/24', {
+    nodeName: NODE,
+    controlplane: { url: `https://127.0.0.1:${port}`, caPem: controller.pki.caPem, token: TOKEN, backoff: { initialMs: 50, maxMs: 500 } },
+  });
+  for (const [name, app] of [['a', 'a'], ['b', 'b'], ['c', 'c']] as const) {
+    const sb = await sandbox(tb, name);
+    const { ip } = await addPod(node, sb);
+    pods[name] = { sb, ip };
+    await kube.request('POST', '/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app } },
+      spec: { nodeName: NODE, containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 7000, name: 'web' }] }] },
+    });
+    await kube.request('PATCH', `/api/v1/namespaces/default/pods/${name}/status`, { status: { phase: 'Running', podIP: ip, podIPs: [{ ip }] } }, 'application/merge-patch+json');
+    for (const port of [7000, 7001]) tb.spawn(['socat', `TCP-LISTEN:${port},reuseaddr,fork`, 'SYSTEM:echo pong'], sb.netns.name);
+  }
+}, 180_000);
+
+afterAll(async () => {
+  await stopNode(node);
+  await controller?.stop();
+  await api?.stop();
+  await tb?.cleanup();
+});
+
+describe('NetworkPolicy from the controller, enforced by the agent', () => {
+  it('without policies every pod reaches every other', async () => {
+    await eventuallyReach('c', 'b', 7000, true);
+    await eventuallyReach('a', 'b', 7001, true);
+  });
+
+  it('a K8s NetworkPolicy isolates b: only a, only on port 7000', async () => {
+    await kube.request('POST', '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies', {
+      apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'b-from-a', namespace: 'default' },
+      spec: { podSelector: { matchLabels: { app: 'b' } }, policyTypes: ['Ingress'], ingress: [{ from: [{ podSelector: { matchLabels: { app: 'a' } } }], ports: [{ protocol: 'TCP', port: 7000 }] }] },
+    });
+    await waitFor('policy in the agent view', () => node!.agent.policies.view.counts.policies === 1, { timeoutMs: 15_000 });
+    await eventuallyReach('c', 'b', 7000, false);
+    expect(await tcp(pods.a!.sb, pods.b!.ip, 7000)).toBe(true);
+    expect(await tcp(pods.a!.sb, pods.b!.ip, 7001)).toBe(false);
+    // Not selected by the policy: c is still open to everyone.
+    expect(await tcp(pods.b!.sb, pods.c!.ip, 7000)).toBe(true);
+  });
+
+  it('an ACNP Drop in the application tier overrides the K8s allow, and the controller reports it Realized', async () => {
+    await kube.request('POST', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies', {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterNetworkPolicy', metadata: { name: 'drop-a-to-b' },
+      spec: {
+        priority: 5, tier: 'application',
+        appliedTo: [{ podSelector: { matchLabels: { app: 'b' } } }],
+        ingress: [{ action: 'Drop', from: [{ podSelector: { matchLabels: { app: 'a' } } }], ports: [{ protocol: 'TCP', port: 7000 }] }],
+      },
+    });
+    await eventuallyReach('a', 'b', 7000, false);
+    await waitFor(
+      'ACNP status Realized',
+      async () => {
+        const acnp = await kube.request<{ status?: { phase?: string; currentNodesRealized?: number } }>('GET', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/drop-a-to-b');
+        return acnp.status?.phase === 'Realized' && acnp.status.currentNodesRealized === 1;
+      },
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
+  });
+
+  it('policies cached on disk stay enforced when the agent restarts while the controller is down', async () => {
+    const port = controller!.port;
+    await controller!.stop();
+    controller = undefined;
+    await node!.agent.stop();
+    expect(JSON.parse(readFileSync(join(node!.dir, POLICY_CACHE_FILE), 'utf8')).policies).toHaveLength(2);
+    node!.agent = await Agent.start(node!.options);
+    expect(node!.agent.policies.view.counts.policies).toBe(2);
+    expect(await tcp(pods.a!.sb, pods.b!.ip, 7000)).toBe(false);
+    expect(await tcp(pods.c!.sb, pods.b!.ip, 7000)).toBe(false);
+    expect(await tcp(pods.b!.sb, pods.c!.ip, 7000)).toBe(true);
+    // The controller comes back on the same port: the agent resyncs (new epoch) and follows deletions.
+    controller = await startController(port);
+    await kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/drop-a-to-b');
+    await eventuallyReach('a', 'b', 7000, true);
+    await kube.request('DELETE', '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/b-from-a');
+    await eventuallyReach('c', 'b', 7000, true);
+    expect(node!.agent.policies.view.counts.policies).toBe(0);
+  });
+});
