@@ -139,6 +139,12 @@ interface MemberInfo extends MemberEntry {
   facts: MemberFacts;
 }
 
+/** A pod and its member facts (undefined: not computed yet; null: not selectable). */
+interface PodSlot {
+  readonly pod: Pod;
+  info: MemberInfo | null | undefined;
+}
+
 function podIps(pod: Pod): string[] {
   return pod.status?.podIPs?.map((x) => x.ip) ?? (pod.status?.podIP ? [pod.status.podIP] : []);
 }
@@ -254,9 +260,10 @@ export class PolicyEngine {
    * keeping an index entry per label.
    */
   private readonly nsLabelIndex = new Map<string, MultiIndex<MemberKey>>();
+  /** Cached facts of ExternalEntity and Node members (null: not selectable). Pods keep theirs in {@link PodSlot}. */
   private readonly infoCache = new Map<MemberKey, MemberInfo | null>();
-  /** Pods by member key (the key every index already holds, so lookups hash no new string). */
-  private readonly podOf = new Map<MemberKey, Pod>();
+  /** Pods by member key with their cached facts: one lookup serves both (this is the hottest map). */
+  private readonly podOf = new Map<MemberKey, PodSlot>();
   private readonly nsLabelCache = new Map<string, Record<string, string>>();
   /** Per-group memo for queries (see {@link PolicyEngine.groupMemo}); dropped when the group is touched. */
   private readonly memo = new Map<string, Map<string, unknown>>();
@@ -568,8 +575,8 @@ export class PolicyEngine {
     const old = this.pods.get(key);
     const ns = (pod ?? old)?.metadata.namespace ?? 'default';
     const name = (pod ?? old)?.metadata.name ?? '';
-    const podKey = `${ns}/${name}`;
-    const mk = `p:${podKey}`;
+    const mk = `p:${ns}/${name}`;
+    const prevSlot = this.podOf.get(mk);
     this.trackIps(mk, old ? podIps(old) : [], pod && !pod.spec?.hostNetwork ? podIps(pod) : []);
     const oldLabels = old?.metadata.labels;
     const newLabels = pod?.metadata.labels;
@@ -583,7 +590,7 @@ export class PolicyEngine {
     }
     if (pod) {
       this.pods.set(key, pod);
-      this.podOf.set(mk, pod);
+      this.podOf.set(mk, { pod, info: undefined });
       this.podsByNs.add(ns, mk);
       if (!labelsSame) {
         for (const [k, v] of Object.entries(newLabels ?? {})) {
@@ -597,8 +604,7 @@ export class PolicyEngine {
       this.podsByNs.delete(ns, mk);
       if (this.podsByNs.size(ns) === 0) this.nsLabelIndex.delete(ns);
     }
-    const before = this.infoCache.get(mk);
-    this.infoCache.delete(mk);
+    const before = prevSlot?.info;
     if (labelsSame && before !== undefined) {
       // Labels unchanged: group membership is decided by the same facts unless the service
       // account or selectability changed; when the member object is equal too, nothing moves.
@@ -619,8 +625,6 @@ export class PolicyEngine {
       addIdx(`p:NL:${ns}|${k}=${v}`);
     }
     for (const g of cand) this.evalMember(g, mk);
-    // Evaluating a deleted pod cached its absence: drop it so churned pods leave nothing behind.
-    if (!pod) this.infoCache.delete(mk);
   }
 
   private setEE(key: string, ee: ExternalEntity | undefined): void {
@@ -672,7 +676,11 @@ export class PolicyEngine {
     for (const n of [old, ns]) if (n) for (const [k, v] of Object.entries(namespaceLabels(name, n.metadata.labels))) addIdx(`s:L:${k}=${v}`);
     const members = [...this.podsByNs.get(name)].concat([...this.eesByNs.get(name)].map((e) => `e:${e}`));
     // Their cached facts carry the Namespace's labels.
-    for (const m of members) this.infoCache.delete(m);
+    for (const m of members) {
+      const slot = this.podOf.get(m);
+      if (slot) slot.info = undefined;
+      else this.infoCache.delete(m);
+    }
     for (const g of cand) for (const m of members) this.evalMember(g, m);
     this.resync('ns:*');
   }
@@ -688,31 +696,37 @@ export class PolicyEngine {
 
   /** Facts, group member and node of a member key (cached); undefined when it does not exist or is not selectable. */
   private memberInfo(mk: MemberKey): MemberInfo | undefined {
+    if (mk.charCodeAt(0) === 112 /* 'p' */) {
+      const slot = this.podOf.get(mk);
+      if (!slot) return undefined;
+      if (slot.info === undefined) slot.info = this.podInfo(mk, slot.pod) ?? null;
+      return slot.info ?? undefined;
+    }
     const c = this.infoCache.get(mk);
     if (c !== undefined) return c ?? undefined;
-    const info = this.computeMemberInfo(mk);
+    const info = this.otherInfo(mk.slice(0, 1), mk.slice(2));
     this.infoCache.set(mk, info ?? null);
     return info;
   }
 
-  private computeMemberInfo(mk: MemberKey): MemberInfo | undefined {
-    const kind = mk[0];
+
+  private podInfo(mk: MemberKey, pod: Pod): MemberInfo | undefined {
+    if (pod.spec?.hostNetwork || pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return undefined;
     const rest = mk.slice(2);
-    if (kind === 'p') {
-      const slash = rest.indexOf('/');
-      const ns = rest.slice(0, slash);
-      const pod = this.podOf.get(mk);
-      if (!pod || pod.spec?.hostNetwork || pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return undefined;
-      const ips = podIps(pod);
-      const ports: controlplane.NamedPort[] = [];
-      for (const c of pod.spec?.containers ?? []) for (const p of c.ports ?? []) if (p.name) ports.push({ name: p.name, port: p.containerPort, protocol: p.protocol ?? 'TCP' });
-      const member: controlplane.GroupMember = { pod: { name: rest.slice(slash + 1), namespace: ns }, ips };
-      if (ports.length > 0) member.ports = ports;
-      const facts: MemberFacts = { kind: 'pod', namespace: ns, labels: pod.metadata.labels, nsLabels: this.nsLabelsOf(ns) };
-      const sa = pod.spec?.serviceAccountName ?? pod.spec?.serviceAccount;
-      if (sa !== undefined) facts.serviceAccount = sa;
-      return { facts, member, node: pod.spec?.nodeName ?? '' };
-    }
+    const slash = rest.indexOf('/');
+    const ns = rest.slice(0, slash);
+    const ports: controlplane.NamedPort[] = [];
+    for (const c of pod.spec?.containers ?? []) for (const p of c.ports ?? []) if (p.name) ports.push({ name: p.name, port: p.containerPort, protocol: p.protocol ?? 'TCP' });
+    const member: controlplane.GroupMember = { pod: { name: rest.slice(slash + 1), namespace: ns }, ips: podIps(pod) };
+    if (ports.length > 0) member.ports = ports;
+    const facts: MemberFacts = { kind: 'pod', namespace: ns, labels: pod.metadata.labels, nsLabels: this.nsLabelsOf(ns) };
+    const sa = pod.spec?.serviceAccountName ?? pod.spec?.serviceAccount;
+    if (sa !== undefined) facts.serviceAccount = sa;
+    return { facts, member, node: pod.spec?.nodeName ?? '' };
+  }
+
+  /** Facts of an ExternalEntity (`e`) or Node (`n`) member. */
+  private otherInfo(kind: string, rest: string): MemberInfo | undefined {
     if (kind === 'e') {
       const ee = this.externalEntities.get(`ExternalEntity/${rest}`);
       if (!ee) return undefined;
@@ -835,7 +849,7 @@ export class PolicyEngine {
     if (index || this.podsByNs.size(ns) < NS_LABEL_INDEX_MIN) return index;
     index = new MultiIndex<MemberKey>();
     for (const mk of this.podsByNs.get(ns)) {
-      for (const [k, v] of Object.entries(this.podOf.get(mk)?.metadata.labels ?? {})) index.add(`${k}=${v}`, mk);
+      for (const [k, v] of Object.entries(this.podOf.get(mk)?.pod.metadata.labels ?? {})) index.add(`${k}=${v}`, mk);
     }
     this.nsLabelIndex.set(ns, index);
     return index;
