@@ -95,10 +95,19 @@ describe('host-local differential', () => {
     const ours = await open(tmp, ranges);
     const lockFile = path.join(ours.dir, 'lock');
     const probe = () => spawnSync('flock', ['-n', lockFile, 'true']).status;
-    expect(probe()).toBe(0);
+    // The lock helper unlocks asynchronously (a message over its pipe), so "free" is polled for.
+    const eventuallyFree = async (): Promise<number | null> => {
+      let status = probe();
+      for (let i = 0; i < 100 && status !== 0; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        status = probe();
+      }
+      return status;
+    };
+    expect(await eventuallyFree()).toBe(0);
     // inside a batch the lock is held: a non-blocking flock on the same file must fail
     const during = await ours.batch(() => probe());
     expect(during).toBe(1);
-    expect(probe()).toBe(0);
+    expect(await eventuallyFree()).toBe(0);
   });
 });
