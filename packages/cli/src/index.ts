@@ -1,6 +1,17 @@
 /**
- * @switchyard/cli: yardctl, the Switchyard operator CLI
+ * @switchyard/cli: yardctl, the Switchyard operator CLI. The binary is `yardctl` (and
+ * `kubectl-yardctl`); this module exposes the same command runner and its output layer for
+ * embedding and tests.
  * @packageDocumentation
  */
-// Not implemented yet: see the open issues (docs/status.md).
-export {};
+export { runYardctl, parseDuration } from './program';
+export type { CliIo } from './program';
+export { connectReadApi, READ_API_BASE } from './client';
+export type { ReadApi, ConnectOptions } from './client';
+export { CliError, EXIT_ERROR, EXIT_USAGE } from './errors';
+export type { CliErrorCode } from './errors';
+export { renderTable, renderData, parseOutputFormat, abbreviate, styleFor, OUTPUT_FORMATS } from './output';
+export type { OutputFormat, Table, Style } from './output';
+export { networkPolicyTable, addressGroupTable, appliedToGroupTable, controllerInfoTable, explanationTable, endpointQueryTables, policyRefText, tierText } from './views';
+export type { NetworkPolicyItem, GroupItem, ControllerInfo } from './views';
+export { bashCompletion } from './completion';

@@ -1,0 +1,273 @@
+// The yardctl command tree (commander): argument parsing, dispatch, output and exit codes.
+import { Command, CommanderError, Option } from 'commander';
+import type { EndpointQueryResult, Explanation } from '@switchyard/policy-compiler';
+import { connectReadApi, type ConnectOptions, type ReadApi } from './client';
+import { bashCompletion } from './completion';
+import { CliError, EXIT_ERROR, EXIT_USAGE } from './errors';
+import { parseOutputFormat, renderData, renderTable, styleFor, type OutputFormat, type Table } from './output';
+import { addressGroupTable, appliedToGroupTable, controllerInfoTable, endpointQueryTables, explanationTable, networkPolicyTable, type ControllerInfo, type GroupItem, type NetworkPolicyItem } from './views';
+
+/** Where yardctl writes and what it knows about its terminal; injectable for tests. */
+export interface CliIo {
+  stdout: { write(s: string): unknown };
+  stderr: { write(s: string): unknown };
+  /** Whether stdout is a terminal (colors only then). */
+  isTTY: boolean;
+  env: Record<string, string | undefined>;
+  /** Read API factory; defaults to {@link connectReadApi}. */
+  connect?: (o: ConnectOptions) => ReadApi;
+}
+
+interface GlobalOpts {
+  kubeconfig?: string;
+  server?: string;
+  timeout: number;
+  verbose?: boolean;
+}
+interface OutputOpts {
+  output: OutputFormat;
+  headers: boolean;
+}
+
+/** Parse a Go-style duration (`30s`, `1m30s`, `500ms`; a bare number is seconds) into ms. */
+export function parseDuration(v: string): number {
+  const t = v.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t) * 1000;
+  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+  let total = 0;
+  let end = 0;
+  for (let m = re.exec(t); m; m = re.exec(t)) {
+    total += Number(m[1]) * (unit[m[2] as string] as number);
+    end = re.lastIndex;
+  }
+  if (t === '' || end !== t.length) throw new CliError('USAGE', `invalid duration "${v}" (examples: 30s, 1m30s, 500ms)`, v, '--timeout');
+  return total;
+}
+
+function parsePort(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new CliError('USAGE', `invalid port "${v}": must be an integer in 1-65535`, v, '--port');
+  return n;
+}
+
+const PROTOCOLS = ['TCP', 'UDP', 'SCTP', 'ICMP'];
+function parseProtocol(v: string): string {
+  const p = v.toUpperCase();
+  if (!PROTOCOLS.includes(p)) throw new CliError('USAGE', `invalid protocol "${v}": one of ${PROTOCOLS.join(', ')}`, v, '--protocol');
+  return p;
+}
+
+function parseEndpoint(field: string) {
+  return (v: string): string => {
+    const ok = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(v) || /^[0-9.]+$/.test(v) || v.includes(':');
+    if (!ok) throw new CliError('USAGE', `invalid ${field} "${v}": expected namespace/pod or an IP address`, v, field);
+    return v;
+  };
+}
+
+/** Wrap a parser so its CliError becomes a commander usage error (exit 2, message on stderr). */
+function usage<T>(parse: (v: string) => T): (v: string) => T {
+  return (v) => {
+    try {
+      return parse(v);
+    } catch (e) {
+      if (e instanceof CliError) throw new CommanderError(EXIT_USAGE, 'yardctl.usage', `error: ${e.message}`);
+      throw e;
+    }
+  };
+}
+
+function withOutput(cmd: Command): Command {
+  return cmd
+    .addOption(new Option('-o, --output <format>', 'output format: table|wide|json|yaml').default('table').argParser(usage(parseOutputFormat)))
+    .option('--no-headers', 'do not print table headers');
+}
+
+function examples(cmd: Command, lines: [string, string][]): Command {
+  return cmd.addHelpText('after', `\nExamples:\n${lines.map(([what, how]) => `  # ${what}\n  $ ${how}`).join('\n\n')}\n`);
+}
+
+/** Run yardctl with user arguments (no node/script prefix); resolves to the process exit code. */
+export async function runYardctl(argv: readonly string[], io: CliIo): Promise<number> {
+  const connect = io.connect ?? connectReadApi;
+  let pendingError = '';
+  const program = new Command('yardctl');
+  program
+    .description('yardctl: inspect Switchyard (NetworkPolicies, groups, controller and agents) through the Kubernetes API')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+      // Held back until the error code is known: an unknown `get` resource gets kubectl's wording.
+      outputError: (s) => (pendingError += s),
+    })
+    .showSuggestionAfterError()
+    .option('-k, --kubeconfig <file>', 'path to the kubeconfig file (default: $KUBECONFIG, ~/.kube/config, in-cluster)')
+    .option('-s, --server <url>', 'address and port of the API server, taking precedence over the kubeconfig')
+    .addOption(new Option('-t, --timeout <duration>', 'time limit of each request (e.g. 10s, 1m; 0 = none)').default(60_000, '60s').argParser(usage(parseDuration)))
+    .option('-v, --verbose', 'log each request to stderr');
+  examples(program, [
+    ['List NetworkPolicies in all namespaces', 'yardctl get networkpolicy'],
+    ['Explain whether x/client may reach x/web on TCP port 80', 'yardctl policy explain --from x/client --to x/web --port 80'],
+    ['Use as a kubectl plugin', 'kubectl yardctl get addressgroup -o yaml'],
+  ]);
+
+  const api = (): ReadApi => {
+    const g = program.opts<GlobalOpts>();
+    const trace = g.verbose ? (l: string) => io.stderr.write(`${l}\n`) : undefined;
+    return connect({ ...(g.kubeconfig !== undefined ? { kubeconfig: g.kubeconfig } : {}), ...(g.server !== undefined ? { server: g.server } : {}), timeoutMs: g.timeout, ...(trace ? { trace } : {}) });
+  };
+  const print = (o: OutputOpts, data: unknown, table: () => Table): void => {
+    if (o.output === 'json' || o.output === 'yaml') io.stdout.write(renderData(data, o.output));
+    else io.stdout.write(renderTable(table(), { noHeaders: !o.headers }));
+  };
+  const notFound = (resource: string, name: string): CliError => new CliError('NOT_FOUND', `Error from server (NotFound): ${resource} "${name}" not found`, name, resource);
+
+  const get = program.command('get').description('Print controlplane resources (policies, groups, controller information)');
+  examples(get, [
+    ['List AddressGroups', 'yardctl get addressgroup'],
+    ['Show one NetworkPolicy as YAML', 'yardctl get netpol web-policy -n x -o yaml'],
+  ]);
+
+  examples(
+    withOutput(
+      get
+        .command('networkpolicy')
+        .aliases(['netpol', 'networkpolicies'])
+        .description('Print internal NetworkPolicies (all kinds: K8s NetworkPolicy, ACNP, ANNP, ANP, BANP)')
+        .argument('[name]', 'source policy name or internal uid')
+        .option('-n, --namespace <ns>', 'only policies of this namespace (cluster-scoped policies have none)')
+        .option('-A, --all-namespaces', 'policies of all namespaces (the default)'),
+    ),
+    [
+      ['List all NetworkPolicies', 'yardctl get networkpolicy'],
+      ['List those of namespace x with tier, priority and nodes', 'yardctl get netpol -n x -o wide'],
+      ['Show one as JSON', 'yardctl get netpol web-from-client -n x -o json'],
+    ],
+  ).action(async (name: string | undefined, o: OutputOpts & { namespace?: string; allNamespaces?: boolean }) => {
+    if (o.namespace !== undefined && o.allNamespaces) throw new CliError('USAGE', 'a resource cannot be retrieved by name across all namespaces: use only one of -n and -A', o.namespace, '--namespace');
+    const list = await api().get<{ items: NetworkPolicyItem[] }>('networkpolicies');
+    let items = list.items.filter((p) => o.namespace === undefined || p.sourceRef.namespace === o.namespace);
+    if (name !== undefined) {
+      items = items.filter((p) => p.uid === name || p.sourceRef.name === name);
+      if (items.length === 0) throw notFound('networkpolicies', name);
+      if (items.length === 1) return print(o, items[0], () => networkPolicyTable(items, o.output === 'wide'));
+    }
+    print(o, { ...list, items }, () => networkPolicyTable(items, o.output === 'wide'));
+  });
+
+  const groupCommand = (resource: 'addressgroups' | 'appliedtogroups', primary: string, alias: string, what: string, view: (g: GroupItem[], wide: boolean) => Table): void => {
+    examples(
+      withOutput(get.command(primary).aliases([alias, resource]).description(`Print ${what}`).argument('[name]', 'group name').option('--node <name>', 'only the members and groups relevant to this node')),
+      [
+        [`List ${what}`, `yardctl get ${primary}`],
+        [`The same, with members' nodes`, `yardctl get ${alias} -o wide`],
+        ['As an agent on node-a sees them', `yardctl get ${alias} --node node-a -o json`],
+      ],
+    ).action(async (name: string | undefined, o: OutputOpts & { node?: string }) => {
+      const list = await api().get<{ items: GroupItem[] }>(resource, { nodeName: o.node });
+      if (name !== undefined) {
+        const hit = list.items.filter((g) => g.name === name);
+        if (hit.length === 0) throw notFound(resource, name);
+        return print(o, hit[0], () => view(hit, o.output === 'wide'));
+      }
+      print(o, list, () => view(list.items, o.output === 'wide'));
+    });
+  };
+  groupCommand('addressgroups', 'addressgroup', 'ag', 'AddressGroups (peers of rules) and their member IPs', addressGroupTable);
+  groupCommand('appliedtogroups', 'appliedtogroup', 'atg', 'AppliedToGroups (what policies apply to) and their members', appliedToGroupTable);
+
+  examples(withOutput(get.command('controllerinfo').aliases(['ci']).description("Print the controller's version, sync state, object counts and connected agents")), [
+    ['Controller summary', 'yardctl get controllerinfo'],
+    ['Everything, as YAML', 'yardctl get ci -o yaml'],
+  ]).action(async (o: OutputOpts) => {
+    const info = await api().get<ControllerInfo>('controllerinfo');
+    print(o, info, () => controllerInfoTable(info, o.output === 'wide'));
+  });
+
+  const policy = program.command('policy').description('Reason about NetworkPolicy decisions');
+  examples(
+    withOutput(
+      policy
+        .command('explain')
+        .description("Explain whether a flow is allowed: the deciding tier, policy and rule at egress (source) and ingress (destination), from the controller's evaluator")
+        .addOption(new Option('--from <endpoint>', 'source: namespace/pod or an IP').makeOptionMandatory().argParser(usage(parseEndpoint('--from'))))
+        .addOption(new Option('--to <endpoint>', 'destination: namespace/pod or an IP').makeOptionMandatory().argParser(usage(parseEndpoint('--to'))))
+        .addOption(new Option('--port <port>', 'destination port (TCP/UDP/SCTP)').argParser(usage(parsePort)))
+        .addOption(new Option('--protocol <protocol>', 'TCP|UDP|SCTP|ICMP').default('TCP').argParser(usage(parseProtocol))),
+    ),
+    [
+      ['Pod to pod on TCP 80', 'yardctl policy explain --from y/client --to x/web --port 80'],
+      ['From an external IP, UDP 53', 'yardctl policy explain --from 192.0.2.10 --to kube-system/dns --port 53 --protocol UDP'],
+    ],
+  ).action(async (o: OutputOpts & { from: string; to: string; port?: number; protocol: string }) => {
+    const e = await api().get<Explanation>('explain', { src: o.from, dst: o.to, protocol: o.protocol, port: o.port === undefined ? undefined : String(o.port) });
+    if (o.output === 'json' || o.output === 'yaml') return print(o, e, () => explanationTable(e));
+    const st = styleFor(io.isTTY, o.output, io.env);
+    const flow = `${o.protocol} ${o.from} -> ${o.to}${o.port === undefined ? '' : `:${o.port}`}`;
+    if (o.headers) io.stdout.write(`${flow}: ${e.allowed ? st.green('ALLOWED') : st.red('DENIED')} (${e.action})\n`);
+    io.stdout.write(renderTable(explanationTable(e), { noHeaders: !o.headers }));
+  });
+
+  const query = program.command('query').description('Query the controller about an endpoint');
+  examples(
+    withOutput(
+      query
+        .command('endpoint')
+        .description('Print the policies applied to a Pod and the rules that select it as a peer')
+        .argument('<pod>', 'namespace/pod, or a pod name with -n')
+        .option('-n, --namespace <ns>', 'namespace of the pod when <pod> is a bare name'),
+    ),
+    [
+      ['Policies that apply to x/web', 'yardctl query endpoint x/web'],
+      ['Same, by name and namespace, as JSON', 'yardctl query endpoint web -n x -o json'],
+    ],
+  ).action(async (pod: string, o: OutputOpts & { namespace?: string }) => {
+    const ref = pod.includes('/') ? pod : o.namespace !== undefined ? `${o.namespace}/${pod}` : undefined;
+    if (ref === undefined || ref.split('/').length !== 2) throw new CliError('USAGE', `invalid pod "${pod}": expected namespace/pod, or a name with -n`, pod, 'pod');
+    const q = await api().get<EndpointQueryResult & { pod?: string }>('endpointquery', { pod: ref });
+    if (o.output === 'json' || o.output === 'yaml') return print(o, q, () => ({ columns: [], rows: [] }));
+    const st = styleFor(io.isTTY, o.output, io.env);
+    const parts = endpointQueryTables(q);
+    io.stdout.write(parts.map((p) => `${o.headers ? `${st.bold(`${p.title}:`)}\n` : ''}${p.table.rows.length === 0 ? (o.headers ? '  <none>\n' : '') : renderTable(p.table, { noHeaders: !o.headers })}`).join(o.headers ? '\n' : ''));
+  });
+
+  examples(
+    program
+      .command('completion')
+      .description('Print a shell completion script')
+      .argument('<shell>', 'bash')
+      .action((shell: string) => {
+        if (shell !== 'bash') throw new CliError('USAGE', `unsupported shell "${shell}": only bash`, shell, 'shell');
+        io.stdout.write(bashCompletion(program));
+      }),
+    [
+      ['Load completion into the current shell', 'source <(yardctl completion bash)'],
+      ['Install it for every session', 'yardctl completion bash > /etc/bash_completion.d/yardctl'],
+    ],
+  );
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return 0;
+      if (e.code === 'commander.unknownCommand' && argv.includes('get') && !argv.slice(0, argv.indexOf('get')).some((a) => !a.startsWith('-'))) {
+        const resource = argv.slice(argv.indexOf('get') + 1).find((a) => !a.startsWith('-')) ?? '';
+        io.stderr.write(`error: the server doesn't have a resource type "${resource}" (yardctl get --help lists them)\n`);
+        return EXIT_ERROR;
+      }
+      if (e.code === 'yardctl.usage') io.stderr.write(`${e.message}\n`);
+      else io.stderr.write(pendingError);
+      return EXIT_USAGE;
+    }
+    if (e instanceof CliError) {
+      io.stderr.write(`${e.message.startsWith('error') || e.message.startsWith('Error') ? '' : 'error: '}${e.message}\n`);
+      return e.exitCode;
+    }
+    io.stderr.write(`error: ${(e as Error).message ?? String(e)}\n`);
+    return EXIT_ERROR;
+  }
+}
