@@ -106,6 +106,18 @@ async function main(): Promise<void> {
     const agentStepsP50 = { first20Pods: stepP50(0, 20), pods80to100: stepP50(80, 100), parallel20: stepP50(100, 120) };
     console.error('  agent steps p50:', JSON.stringify(agentStepsP50));
     const flows = agent.flows.flows.length;
+    // The OVS floor at this port count: ovs-vsctl add-port (which waits for ovs-vswitchd to attach
+    // the port) of a plain veth into the same bridge, with the 120 pods still attached.
+    const ovsFloor: number[] = [];
+    for (let i = 0; i < 10; i++) {
+      const name = `syref${i}`;
+      await run(['ip', 'link', 'add', name, 'type', 'veth', 'peer', 'name', `${name}p`], { netns: ovs.netns.name });
+      const t0 = performance.now();
+      await ovs.vsctl('add-port', 'br-int', name);
+      ovsFloor.push(performance.now() - t0);
+      await ovs.vsctl('del-port', 'br-int', name);
+    }
+    record(`ovs-vsctl add-port at ${total} ports (OVS floor)`, ovsFloor, ovsFloor.reduce((a, b) => a + b, 0));
     await measure(`switchyard DEL, ${total} sequential`, total, 1, (i) => sy('DEL', i));
     await agent.stop();
 
@@ -134,6 +146,7 @@ async function main(): Promise<void> {
       switchyardAddP50Ms: get('switchyard ADD, ' + SEQ).p50ms,
       bridgeAddP50Ms: get('bridge ADD, ' + SEQ).p50ms,
       targetAddP50Ms: r2(floor + 2 * get('bridge ADD, ' + SEQ).p50ms),
+      ovsAddPortAt120PortsP50Ms: get('ovs-vsctl add-port').p50ms,
       ratioAddP50VsBridge: r2(get('switchyard ADD, ' + SEQ).p50ms / get('bridge ADD, ' + SEQ).p50ms),
       ratioAddP50MinusFloorVsBridge: r2((get('switchyard ADD, ' + SEQ).p50ms - floor) / get('bridge ADD, ' + SEQ).p50ms),
       flowsAt120Pods: flows,
