@@ -1,0 +1,218 @@
+// yardctl against a real API server (tools/kube-api, TLS) and the switchyard-controller binary:
+// outputs are compared with kubectl and with the policy compiler run offline on the same objects.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import { explain, PolicyEngine, type ClusterObject, type Explanation } from '@switchyard/policy-compiler';
+import YAML from 'yaml';
+
+const ROOT = join(__dirname, '../../..');
+const YARDCTL = join(__dirname, '../src/bin.ts');
+
+interface Result {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+function exec(cmd: string, args: string[], env: NodeJS.ProcessEnv, stdin?: string): Promise<Result> {
+  return new Promise((resolve) => {
+    const child = execFile(cmd, args, { env, maxBuffer: 32 << 20 }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+    if (stdin !== undefined) child.stdin?.end(stdin);
+  });
+}
+
+let api: KubeApiServer;
+let env: NodeJS.ProcessEnv;
+let controller: ChildProcess | undefined;
+let controllerLog = '';
+const kubectl = async (args: string[], stdin?: string): Promise<string> => {
+  const r = await exec('kubectl', args, env, stdin);
+  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+};
+const apply = (...docs: unknown[]): Promise<string> => kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: docs }));
+/** The real yardctl, as a child process (through tsx, as the built bundle would run). */
+const yardctl = (args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Result> => exec(process.execPath, ['--import', 'tsx', YARDCTL, ...args], { ...env, ...extraEnv });
+const yardJson = async <T>(args: string[]): Promise<T> => {
+  const r = await yardctl([...args, '-o', 'json']);
+  if (r.code !== 0) throw new Error(`yardctl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
+  return JSON.parse(r.stdout) as T;
+};
+async function eventually<T>(fn: () => Promise<T>, timeoutMs = 30000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+}
+async function freePort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise((r) => s.close(r));
+  return port;
+}
+
+const PODS: [string, string, string, Record<string, string>][] = [
+  ['x', 'web', '10.10.0.2', { app: 'web' }],
+  ['x', 'client', '10.10.0.3', { app: 'client' }],
+  ['y', 'other', '10.10.1.2', { app: 'other' }],
+  ['y', 'client', '10.10.1.3', { app: 'client' }],
+];
+const POLICIES = [
+  { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'web-from-client', namespace: 'x' }, spec: { podSelector: { matchLabels: { app: 'web' } }, ingress: [{ from: [{ namespaceSelector: {}, podSelector: { matchLabels: { app: 'client' } } }], ports: [{ protocol: 'TCP', port: 80 }] }] } },
+  { apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterNetworkPolicy', metadata: { name: 'acnp-drop-other' }, spec: { priority: 5, tier: 'securityops', appliedTo: [{ podSelector: { matchLabels: { app: 'web' } } }], ingress: [{ name: 'drop-other', action: 'Drop', from: [{ podSelector: { matchLabels: { app: 'other' } } }] }] } },
+];
+
+beforeAll(async () => {
+  api = await startKubeApi({});
+  env = { ...process.env, KUBECONFIG: api.kubeconfigPath, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kubectl-cache-')), HOME: tmpdir(), NO_COLOR: '1' };
+  const crdDir = join(ROOT, 'packages/apis/crds');
+  await kubectl(['apply', '-f', '-'], readdirSync(crdDir).filter((f) => f.endsWith('.yaml')).map((f) => readFileSync(join(crdDir, f), 'utf8')).join('\n---\n'));
+  const port = await freePort();
+  const rbac = YAML.parseAllDocuments(readFileSync(join(ROOT, 'packages/controller/build/rbac.yaml'), 'utf8')).map((d) => d.toJSON() as unknown);
+  await apply(
+    ...rbac,
+    { apiVersion: 'v1', kind: 'Service', metadata: { name: 'switchyard', namespace: 'kube-system' }, spec: { ports: [{ port: 443, targetPort: port }] } },
+    { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'switchyard', namespace: 'kube-system' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }] },
+    { apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-a' } },
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } },
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'y' } },
+  );
+  for (const [ns, name, , labels] of PODS) await apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, labels }, spec: { nodeName: 'node-a', containers: [{ name: 'c', image: 'nginx' }] } });
+  // The kubelet's job: report the pod IPs.
+  for (const [ns, name, ip] of PODS) await kubectl(['patch', 'pod', name, '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase: 'Running', podIP: ip, podIPs: [{ ip }] } })]);
+  await apply(...POLICIES);
+  const dir = mkdtempSync(join(tmpdir(), 'yardctl-it-'));
+  const caFile = join(dir, 'front-proxy-ca.crt');
+  writeFileSync(caFile, api.caPem);
+  controller = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'packages/controller/src/cli.ts'), '--kubeconfig', api.kubeconfigPath, '--port', String(port), '--bind-address', '127.0.0.1', '--requestheader-client-ca-file', caFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  controller.stdout?.on('data', (d: Buffer) => (controllerLog += d.toString()));
+  controller.stderr?.on('data', (d: Buffer) => (controllerLog += d.toString()));
+  // Ready once the read API answers through the aggregator with every policy compiled.
+  await eventually(async () => {
+    const info = await yardJson<{ synced: boolean; networkPolicyNum: number }>(['get', 'controllerinfo']);
+    if (!info.synced || info.networkPolicyNum !== POLICIES.length) throw new Error(`not ready: ${JSON.stringify(info)}`);
+  }, 60000).catch((e: unknown) => {
+    throw new Error(`${(e as Error).message}\ncontroller log:\n${controllerLog.slice(-3000)}`);
+  });
+}, 120000);
+
+afterAll(async () => {
+  controller?.kill('SIGKILL');
+  await api?.stop();
+});
+
+/** The same objects, compiled offline: the independent ground truth for groups and explain. */
+async function offlineEngine(): Promise<PolicyEngine> {
+  const kinds = ['namespaces', 'pods', 'nodes', 'networkpolicies.networking.k8s.io', 'clusternetworkpolicies.crd.antrea.io', 'tiers.crd.antrea.io'];
+  const objs: ClusterObject[] = [];
+  for (const k of kinds) objs.push(...(JSON.parse(await kubectl(['get', k, '-A', '-o', 'json'])) as { items: ClusterObject[] }).items);
+  const engine = new PolicyEngine();
+  engine.load(objs);
+  return engine;
+}
+
+const memberKey = (g: { groupMembers: { pod?: { namespace: string; name: string }; ips: string[] }[] }): string[] => g.groupMembers.map((m) => `${m.pod ? `${m.pod.namespace}/${m.pod.name}` : ''}=${[...m.ips].sort().join(',')}`).sort();
+
+test('get networkpolicy lists exactly the policies kubectl shows, with their kinds', async () => {
+  const truth = [
+    ...(JSON.parse(await kubectl(['get', 'networkpolicies.networking.k8s.io', '-A', '-o', 'json'])) as { items: { metadata: { namespace: string; name: string } }[] }).items.map((p) => `K8sNetworkPolicy:${p.metadata.namespace}/${p.metadata.name}`),
+    ...(JSON.parse(await kubectl(['get', 'clusternetworkpolicies.crd.antrea.io', '-o', 'json'])) as { items: { metadata: { name: string } }[] }).items.map((p) => `AntreaClusterNetworkPolicy:/${p.metadata.name}`),
+  ].sort();
+  const list = await yardJson<{ items: { sourceRef: { type: string; namespace: string; name: string } }[] }>(['get', 'networkpolicy']);
+  expect(list.items.map((p) => `${p.sourceRef.type}:${p.sourceRef.namespace}/${p.sourceRef.name}`).sort()).toEqual(truth);
+  const inX = await yardJson<{ items: { sourceRef: { name: string } }[] }>(['get', 'netpol', '-n', 'x']);
+  expect(inX.items.map((p) => p.sourceRef.name)).toEqual(['web-from-client']);
+  const table = await yardctl(['get', 'netpol', '-n', 'x']);
+  expect(table.stdout.split('\n')[0]).toMatch(/^NAMESPACE\s+NAME\s+APPLIED-TO\s+RULES$/);
+  expect(table.stdout.split('\n')[1]).toMatch(/^x\s+web-from-client\s+\S+\s+1$/);
+});
+
+test('address and applied-to groups have the members the compiler computes offline from the same objects', async () => {
+  const snap = (await offlineEngine()).snapshot();
+  const ags = await yardJson<{ items: { name: string; groupMembers: { pod?: { namespace: string; name: string }; ips: string[] }[] }[] }>(['get', 'addressgroup']);
+  const atgs = await yardJson<{ items: { name: string; groupMembers: { pod?: { namespace: string; name: string }; ips: string[] }[] }[] }>(['get', 'appliedtogroup']);
+  const byName = (gs: typeof ags.items) => Object.fromEntries(gs.map((g) => [g.name, memberKey(g)]));
+  expect(byName(ags.items)).toEqual(byName(snap.addressGroups as typeof ags.items));
+  expect(byName(atgs.items)).toEqual(byName(snap.appliedToGroups as typeof atgs.items));
+  expect(ags.items.length).toBeGreaterThan(0);
+  // One group by name, and the table view.
+  const one = ags.items[0] as (typeof ags.items)[0];
+  expect(memberKey(await yardJson<typeof one>(['get', 'ag', one.name]))).toEqual(memberKey(one));
+  const t = await yardctl(['get', 'atg', '--no-headers']);
+  expect(t.stdout).toContain('x/web');
+});
+
+test('policy explain agrees with the compiler for allowed, K8s-isolated and ACNP-dropped flows', async () => {
+  const engine = await offlineEngine();
+  const flows: [string, string, number][] = [
+    ['x/client', 'x/web', 80],
+    ['y/client', 'x/web', 80],
+    ['x/client', 'x/web', 81],
+    ['y/other', 'x/web', 80],
+    ['10.10.1.3', 'x/web', 80],
+    ['x/web', 'y/other', 80],
+  ];
+  for (const [from, to, port] of flows) {
+    const got = await yardJson<Explanation & { kind?: string; apiVersion?: string }>(['policy', 'explain', '--from', from, '--to', to, '--port', String(port)]);
+    const { kind: _k, apiVersion: _a, ...verdict } = got;
+    const want = explain(engine, { src: from.includes('/') ? { pod: from } : { ip: from }, dst: { pod: to }, protocol: 'TCP', port });
+    expect({ flow: `${from}->${to}:${port}`, ...verdict, egress: { ...verdict.egress, policy: verdict.egress.policy?.name }, ingress: { ...verdict.ingress, policy: verdict.ingress.policy?.name } }).toEqual({
+      flow: `${from}->${to}:${port}`,
+      ...want,
+      egress: { ...want.egress, policy: want.egress.policy?.name },
+      ingress: { ...want.ingress, policy: want.ingress.policy?.name },
+    });
+  }
+  const t = await yardctl(['policy', 'explain', '--from', 'y/other', '--to', 'x/web', '--port', '80']);
+  expect(t.stdout.split('\n')[0]).toBe('TCP y/other -> x/web:80: DENIED (Drop)');
+  expect(t.stdout).toMatch(/Ingress\s+Denied\s+Drop\s+rule\s+securityops \(100\)\s+ACNP:acnp-drop-other\s+drop-other \(#0\)/);
+});
+
+test('query endpoint lists the policies applied to a pod', async () => {
+  const q = await yardJson<{ appliedPolicies: { name: string }[]; ingressSrcRules: { policy: { name: string } }[] }>(['query', 'endpoint', 'x/web']);
+  expect(q.appliedPolicies.map((p) => p.name).sort()).toEqual(['acnp-drop-other', 'web-from-client']);
+  const c = await yardJson<{ ingressSrcRules: { policy: { name: string } }[] }>(['query', 'endpoint', 'client', '-n', 'y']);
+  expect(c.ingressSrcRules.map((r) => r.policy.name)).toEqual(['web-from-client']);
+});
+
+test('controllerinfo counts what the API server holds', async () => {
+  const info = await yardJson<{ version: string; networkPolicyNum: number; synced: boolean }>(['get', 'ci']);
+  expect(info).toMatchObject({ synced: true, networkPolicyNum: POLICIES.length });
+  expect(typeof info.version).toBe('string');
+  const y = await yardctl(['get', 'ci', '-o', 'yaml']);
+  expect((YAML.parse(y.stdout) as { networkPolicyNum: number }).networkPolicyNum).toBe(POLICIES.length);
+});
+
+test('a missing object exits 1 with NotFound; a bad kubeconfig exits 1 with a clear message', async () => {
+  const nf = await yardctl(['get', 'ag', 'no-such-group']);
+  expect(nf.code).toBe(1);
+  expect(nf.stderr).toContain('NotFound');
+  const bad = join(mkdtempSync(join(tmpdir(), 'yardctl-bad-')), 'config');
+  writeFileSync(bad, 'this: is: not a kubeconfig');
+  const r = await yardctl(['-k', bad, 'get', 'netpol']);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toMatch(/^error: invalid kubeconfig /);
+  expect(r.stdout).toBe('');
+});
+
+test('an unreachable API server and a stopped controller both exit 1 and say what is unreachable', async () => {
+  const port = await freePort();
+  const r = await yardctl(['-s', `https://127.0.0.1:${port}`, 'get', 'ci']);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toContain(`unable to connect to the server at https://127.0.0.1:${port}`);
+  controller?.kill('SIGKILL');
+  await new Promise((res) => controller?.once('exit', res));
+  controller = undefined;
+  const down = await yardctl(['-t', '5s', 'get', 'netpol']);
+  expect(down.code).toBe(1);
+  expect(down.stderr).toMatch(/controller is unreachable|unable to connect/);
+});
