@@ -15,3 +15,7 @@ export type { OutputFormat, Table, Style } from './output';
 export { networkPolicyTable, addressGroupTable, appliedToGroupTable, controllerInfoTable, explanationTable, endpointQueryTables, policyRefText, tierText } from './views';
 export type { NetworkPolicyItem, GroupItem, ControllerInfo } from './views';
 export { bashCompletion } from './completion';
+export { connectAgent, DEFAULT_AGENT_SOCKET } from './agent-client';
+export type { AgentApi, AgentConnectOptions } from './agent-client';
+export { agentInfoTable, podInterfaceTable, ovsFlowsTable, agentStatus, CONTAINER_ID_WIDTH } from './agent-views';
+export type { AgentInfo, PodInterfaceItem, OvsFlowItem } from './agent-views';

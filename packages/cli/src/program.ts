@@ -1,6 +1,8 @@
 // The yardctl command tree (commander): argument parsing, dispatch, output and exit codes.
 import { Command, CommanderError, Option } from 'commander';
 import type { EndpointQueryResult, Explanation } from '@switchyard/policy-compiler';
+import { connectAgent, DEFAULT_AGENT_SOCKET, type AgentApi, type AgentConnectOptions } from './agent-client';
+import { agentInfoTable, ovsFlowsTable, podInterfaceTable, type AgentInfo, type OvsFlowItem, type PodInterfaceItem } from './agent-views';
 import { connectReadApi, type ConnectOptions, type ReadApi } from './client';
 import { bashCompletion } from './completion';
 import { CliError, EXIT_ERROR, EXIT_USAGE } from './errors';
@@ -16,6 +18,8 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   /** Read API factory; defaults to {@link connectReadApi}. */
   connect?: (o: ConnectOptions) => ReadApi;
+  /** Agent local API factory; defaults to {@link connectAgent}. */
+  connectAgent?: (o: AgentConnectOptions) => AgentApi;
 }
 
 interface GlobalOpts {
@@ -91,6 +95,7 @@ function examples(cmd: Command, lines: [string, string][]): Command {
 /** Run yardctl with user arguments (no node/script prefix); resolves to the process exit code. */
 export async function runYardctl(argv: readonly string[], io: CliIo): Promise<number> {
   const connect = io.connect ?? connectReadApi;
+  const agentConnect = io.connectAgent ?? connectAgent;
   let pendingError = '';
   const program = new Command('yardctl');
   program
@@ -124,7 +129,7 @@ export async function runYardctl(argv: readonly string[], io: CliIo): Promise<nu
   };
   const notFound = (resource: string, name: string): CliError => new CliError('NOT_FOUND', `Error from server (NotFound): ${resource} "${name}" not found`, name, resource);
 
-  const get = program.command('get').description('Print controlplane resources (policies, groups, controller information)');
+  const get = program.command('get').description("Print controlplane resources (policies, groups, controller information) and an agent's state (agentinfo, pod interfaces, OVS flows)");
   examples(get, [
     ['List AddressGroups', 'yardctl get addressgroup'],
     ['Show one NetworkPolicy as YAML', 'yardctl get netpol web-policy -n x -o yaml'],
@@ -184,6 +189,84 @@ export async function runYardctl(argv: readonly string[], io: CliIo): Promise<nu
   ]).action(async (o: OutputOpts) => {
     const info = await api().get<ControllerInfo>('controllerinfo');
     print(o, info, () => controllerInfoTable(info, o.output === 'wide'));
+  });
+
+  // Agent commands: the agent's local API on its unix socket. The agent serves no TCP endpoint
+  // (nothing for the API server's node proxy to reach), so --node is refused with the reason.
+  interface AgentOpts extends OutputOpts {
+    agentSocket?: string;
+    node?: string;
+  }
+  const withAgent = (cmd: Command): Command =>
+    withOutput(cmd)
+      .option('--agent-socket <path>', "unix socket of the agent's local API (switchyard-agent --api-socket; default $YARDCTL_AGENT_SOCKET or /var/run/antrea/agent.sock)")
+      .option('--node <name>', 'reach the agent of this node through the API server node proxy (not supported: the agent serves only a unix socket)');
+  const agent = (o: AgentOpts): AgentApi => {
+    if (o.node !== undefined) {
+      throw new CliError('UNREACHABLE', `cannot reach the agent of node "${o.node}" through the API server: switchyard-agent serves its local API only on a unix socket (no daemon endpoint for the node proxy); run yardctl on that node with --agent-socket`, o.node, '--node');
+    }
+    const g = program.opts<GlobalOpts>();
+    const trace = g.verbose ? (l: string) => io.stderr.write(`${l}\n`) : undefined;
+    return agentConnect({ socketPath: o.agentSocket ?? io.env.YARDCTL_AGENT_SOCKET ?? DEFAULT_AGENT_SOCKET, timeoutMs: g.timeout, ...(trace ? { trace } : {}) });
+  };
+
+  examples(withAgent(get.command('agentinfo').aliases(['ai']).description("Print the agent's basic information: node, health, subnet, policy counts, local pods")), [
+    ["The local agent's summary", 'yardctl get agentinfo'],
+    ['With bridge, OVS version and flow count, from a given socket', 'yardctl get ai -o wide --agent-socket /var/run/antrea/agent.sock'],
+  ]).action(async (o: AgentOpts) => {
+    const info = await agent(o).get<AgentInfo>('/agentinfo');
+    print(o, info, () => agentInfoTable(info, o.output === 'wide'));
+  });
+
+  examples(
+    withAgent(
+      get
+        .command('podinterface')
+        .aliases(['pi', 'podinterfaces'])
+        .description("Print the network interfaces of the agent's local Pods")
+        .argument('[name]', 'pod name')
+        .option('-n, --namespace <ns>', 'only pods of this namespace')
+        .option('-A, --all-namespaces', 'pods of all namespaces (the default)'),
+    ),
+    [
+      ['All local pod interfaces', 'yardctl get podinterface'],
+      ['One pod, as JSON', 'yardctl get pi web -n x -o json'],
+    ],
+  ).action(async (name: string | undefined, o: AgentOpts & { namespace?: string; allNamespaces?: boolean }) => {
+    if (o.namespace !== undefined && o.allNamespaces) throw new CliError('USAGE', 'use only one of -n and -A', o.namespace, '--namespace');
+    const list = await agent(o).get<PodInterfaceItem[]>('/podinterfaces', { namespace: o.namespace, name });
+    if (name !== undefined && list.length === 0) throw notFound('podinterfaces', o.namespace === undefined ? name : `${o.namespace}/${name}`);
+    print(o, list, () => podInterfaceTable(list));
+  });
+
+  examples(
+    withAgent(
+      get
+        .command('ovsflows')
+        .aliases(['of'])
+        .description('Dump the OVS flows, or those of a local Pod or of a flow table, as the agent reads them from the switch')
+        .option('-p, --pod <name>', 'name of a local Pod (namespace from -n, default "default")')
+        .option('-n, --namespace <ns>', 'namespace of the Pod or NetworkPolicy')
+        .option('--networkpolicy <name>', 'flows of a NetworkPolicy (needs -n)')
+        .option('-T, --table <table>', 'flow table name (e.g. L3Forwarding) or number'),
+    ),
+    [
+      ['Dump all OVS flows', 'yardctl get ovsflows'],
+      ['Flows of a local Pod', 'yardctl get ovsflows -p web -n x'],
+      ['Flows of one table, by name or number', 'yardctl get of -T SpoofGuard'],
+    ],
+  ).action(async (o: AgentOpts & { pod?: string; namespace?: string; networkpolicy?: string; table?: string }) => {
+    if (o.networkpolicy !== undefined) {
+      if (o.namespace === undefined) throw new CliError('USAGE', '--networkpolicy needs -n/--namespace', o.networkpolicy, '--networkpolicy');
+      if (o.pod !== undefined) throw new CliError('USAGE', 'use only one of -p/--pod and --networkpolicy', o.networkpolicy, '--networkpolicy');
+      // The agent's local API has no per-policy flow index yet; answering with all flows would mislead.
+      throw new CliError('SERVER', `flows of NetworkPolicy ${o.namespace}/${o.networkpolicy}: the agent's local API does not index flows by policy yet; use -T with a policy table (e.g. -T IngressRule)`, o.networkpolicy, '--networkpolicy');
+    }
+    if (o.table !== undefined && !/^[A-Za-z0-9()_-]+$/.test(o.table)) throw new CliError('USAGE', `invalid table "${o.table}": a table name or number`, o.table, '--table');
+    const pod = o.pod === undefined ? undefined : `${o.namespace ?? 'default'}/${o.pod}`;
+    const lines = await agent(o).get<string[]>('/ovsflows', { pod, table: o.table });
+    const flows: OvsFlowItem[] = lines.map((flow) => ({ flow }));
+    print(o, flows, () => ovsFlowsTable(flows));
   });
 
   const policy = program.command('policy').description('Reason about NetworkPolicy decisions');
