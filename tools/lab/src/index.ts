@@ -1,0 +1,8 @@
+/**
+ * @switchyard/lab: `switchyard-lab`, a multi-node Switchyard cluster on one machine (embedded
+ * API server, controller, N OVS nodes with real agents, a kubelet stand-in).
+ * @packageDocumentation
+ */
+export { DEFAULT_LAB_DIR, FABRIC_PREFIX, LabError, RoundRobin, declaredPorts, planNodes, serverArgv, type NodePlan, type PodPort } from './plan';
+export { Lab, stateFile, type LabOptions, type LabState } from './lab';
+export { labClient, readState } from './client';

@@ -1,0 +1,142 @@
+/**
+ * The lab's kubelet stand-in: for every Pod bound to a lab node it creates the pod netns, calls
+ * the real `switchyard-cni` ADD as a container runtime does (CNI_* env, config on stdin), writes
+ * status.podIP/podIPs and Ready, and starts a server on each declared containerPort. DEL on
+ * deletion. Pods without spec.nodeName are bound round-robin.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type { KubeConfigClient } from '@switchyard/controller';
+import { run, type Netns, type Testbed } from '@switchyard/testbed';
+import { RoundRobin, declaredPorts, serverArgv } from './plan';
+
+export interface LabNodeRuntime {
+  name: string;
+  cniSocket: string;
+}
+
+interface PodObj {
+  metadata: { name: string; namespace: string; uid: string; deletionTimestamp?: string };
+  spec?: { nodeName?: string; containers?: { ports?: { containerPort?: number; protocol?: string }[] }[] };
+}
+
+interface Sandbox {
+  uid: string;
+  namespace: string;
+  name: string;
+  node: LabNodeRuntime;
+  containerId: string;
+  netns: Netns;
+  servers: ChildProcess[];
+}
+
+export interface KubeletOptions {
+  kube: KubeConfigClient;
+  tb: Testbed;
+  nodes: LabNodeRuntime[];
+  plugin: string;
+  /** Poll period of the pod list (ms). */
+  intervalMs?: number;
+}
+
+export class Kubelet {
+  private readonly sandboxes = new Map<string, Sandbox>();
+  private readonly rr: RoundRobin;
+  private timer: NodeJS.Timeout | undefined;
+  private busy: Promise<void> = Promise.resolve();
+  private stopped = false;
+
+  constructor(private readonly o: KubeletOptions) {
+    this.rr = new RoundRobin(o.nodes.map((n) => n.name));
+  }
+
+  start(): void {
+    const tick = (): void => {
+      if (this.stopped) return;
+      this.busy = this.sync().catch((e: unknown) => {
+        process.stderr.write(`kubelet: ${(e as Error).message}\n`);
+      });
+      void this.busy.then(() => {
+        if (!this.stopped) this.timer = setTimeout(tick, this.o.intervalMs ?? 300);
+      });
+    };
+    tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    await this.busy;
+    for (const sb of [...this.sandboxes.values()]) await this.teardown(sb).catch(() => undefined);
+  }
+
+  private async sync(): Promise<void> {
+    const list = await this.o.kube.request<{ items: PodObj[] }>('GET', '/api/v1/pods');
+    const live = new Set<string>();
+    for (const pod of list.items) {
+      const { uid, namespace, name } = pod.metadata;
+      if (pod.metadata.deletionTimestamp) continue;
+      live.add(uid);
+      if (this.sandboxes.has(uid)) continue;
+      let nodeName = pod.spec?.nodeName;
+      if (!nodeName) {
+        nodeName = this.rr.pick();
+        await this.o.kube.request('POST', `/api/v1/namespaces/${namespace}/pods/${name}/binding`, {
+          apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace }, target: { apiVersion: 'v1', kind: 'Node', name: nodeName },
+        }).catch(() => this.o.kube.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${name}`, { spec: { nodeName } }, 'application/merge-patch+json'));
+      }
+      const node = this.o.nodes.find((n) => n.name === nodeName);
+      if (!node) continue; // bound to a node that is not ours
+      await this.setup(pod, node);
+    }
+    for (const sb of [...this.sandboxes.values()]) if (!live.has(sb.uid)) await this.teardown(sb);
+  }
+
+  private cniEnv(cmd: string, sb: Sandbox): NodeJS.ProcessEnv {
+    return {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      CNI_COMMAND: cmd,
+      CNI_CONTAINERID: sb.containerId,
+      CNI_NETNS: sb.netns.path,
+      CNI_IFNAME: 'eth0',
+      CNI_ARGS: `IgnoreUnknown=1;K8S_POD_NAMESPACE=${sb.namespace};K8S_POD_NAME=${sb.name};K8S_POD_INFRA_CONTAINER_ID=${sb.containerId}`,
+      CNI_PATH: '/opt/cni/bin',
+    };
+  }
+
+  private netconf(node: LabNodeRuntime): string {
+    return JSON.stringify({ cniVersion: '1.0.0', name: 'switchyard', type: 'switchyard-cni', cniSocket: node.cniSocket });
+  }
+
+  private async setup(pod: PodObj, node: LabNodeRuntime): Promise<void> {
+    const { uid, namespace, name } = pod.metadata;
+    const netns = await this.o.tb.createNetns('p');
+    const sb: Sandbox = { uid, namespace, name, node, containerId: randomBytes(16).toString('hex'), netns, servers: [] };
+    this.sandboxes.set(uid, sb);
+    const r = await run([this.o.plugin], { env: this.cniEnv('ADD', sb), input: this.netconf(node), allowFailure: true, timeoutMs: 30_000 });
+    if (r.code !== 0) {
+      process.stderr.write(`kubelet: CNI ADD ${namespace}/${name} failed: ${r.stdout}${r.stderr}\n`);
+      return;
+    }
+    const result = JSON.parse(r.stdout) as { ips?: { address: string }[] };
+    const ip = (result.ips?.[0]?.address ?? '').split('/')[0] ?? '';
+    for (const p of declaredPorts(pod.spec)) {
+      const argv = serverArgv(p);
+      if (argv) sb.servers.push(this.o.tb.spawn(argv, netns.name));
+    }
+    const now = new Date().toISOString();
+    await this.o.kube.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${name}/status`, {
+      status: {
+        phase: 'Running', podIP: ip, podIPs: [{ ip }], startTime: now,
+        conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }, { type: 'ContainersReady', status: 'True', lastTransitionTime: now }],
+      },
+    }, 'application/merge-patch+json');
+  }
+
+  private async teardown(sb: Sandbox): Promise<void> {
+    this.sandboxes.delete(sb.uid);
+    for (const s of sb.servers) s.kill('SIGKILL');
+    await run([this.o.plugin], { env: this.cniEnv('DEL', sb), input: this.netconf(sb.node), allowFailure: true, timeoutMs: 30_000 });
+    await run(['ip', 'netns', 'del', sb.netns.name], { allowFailure: true });
+  }
+}

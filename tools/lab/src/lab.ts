@@ -1,0 +1,199 @@
+/**
+ * The lab's supervisor: the embedded API server, the controller, N nodes (OVS in a netns, an
+ * underlay into a shared fabric bridge, a real `switchyard-agent`) and the kubelet stand-in.
+ * Everything made goes into a testbed run record, so `down` (or the next `up`, after a crash)
+ * removes it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import YAML from 'yaml';
+import { Testbed, run, waitFor, type OvsInstance } from '@switchyard/testbed';
+import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import { loadCrds } from '@switchyard/apis';
+import { Controller, KubeConfigClient } from '@switchyard/controller';
+import { LabError, planNodes, type NodePlan } from './plan';
+import { Kubelet, type LabNodeRuntime } from './kubelet';
+
+/**
+ * Root of the monorepo: `$SWITCHYARD_ROOT` (the bin script sets it), else the nearest parent of
+ * the working directory holding packages/agent. (No __dirname/import.meta: this file runs both as
+ * ESM under tsx and as CJS under jest.)
+ */
+export const REPO_ROOT = findRoot();
+function findRoot(): string {
+  if (process.env.SWITCHYARD_ROOT) return resolve(process.env.SWITCHYARD_ROOT);
+  for (let d = process.cwd(); ; d = dirname(d)) {
+    if (existsSync(join(d, 'packages/agent/package.json'))) return d;
+    if (dirname(d) === d) return process.cwd();
+  }
+}
+const AGENT_CLI = join(REPO_ROOT, 'packages/agent/src/cli.ts');
+/** The CNI plugin bundle a runtime execs. */
+export const CNI_PLUGIN = join(REPO_ROOT, 'packages/agent/dist/switchyard-cni.js');
+
+/** What `up` leaves in `<labDir>/state.json` for `status`, `down` and the demo. */
+export interface LabState {
+  pid: number;
+  kubeconfig: string;
+  apiUrl: string;
+  controllerPort: number;
+  nodes: { name: string; podCIDR: string; nodeIP: string; netns: string; apiSocket: string; cniSocket: string }[];
+}
+
+export interface LabOptions {
+  nodes: number;
+  labDir: string;
+}
+
+export const stateFile = (labDir: string): string => join(labDir, 'state.json');
+
+/** Builds the CNI plugin bundle once if missing (CI runs from a clean clone). */
+export async function ensurePluginBuilt(): Promise<void> {
+  if (!existsSync(CNI_PLUGIN)) await run(['sh', '-c', `cd '${join(REPO_ROOT, 'packages/agent')}' && npx tsup`], { timeoutMs: 180_000, env: { ...process.env, NODE_OPTIONS: '' } });
+}
+
+async function applyRbac(kube: KubeConfigClient): Promise<void> {
+  const rbac = YAML.parseAllDocuments(readFileSync(join(REPO_ROOT, 'packages/controller/build/rbac.yaml'), 'utf8')).map((d) => d.toJSON() as Record<string, unknown>);
+  const plurals: Record<string, string> = { ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings', Role: 'roles', RoleBinding: 'rolebindings', ServiceAccount: 'serviceaccounts' };
+  for (const obj of [
+    ...rbac,
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'switchyard-agent-nodes' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'switchyard-agent' }, subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:nodes' }] },
+  ]) {
+    const meta = obj.metadata as { namespace?: string };
+    const plural = plurals[obj.kind as string];
+    if (!plural) continue;
+    const group = obj.kind === 'ServiceAccount' ? '/api/v1' : '/apis/rbac.authorization.k8s.io/v1';
+    await kube.request('POST', `${group}${meta.namespace ? `/namespaces/${meta.namespace}` : ''}/${plural}`, obj).catch(() => undefined);
+  }
+}
+
+/** A running lab (inside the supervisor process). */
+export class Lab {
+  private readonly children: ChildProcess[] = [];
+  private kubelet: Kubelet | undefined;
+  private constructor(
+    readonly tb: Testbed,
+    readonly api: KubeApiServer,
+    readonly kube: KubeConfigClient,
+    readonly controller: Controller,
+    readonly state: LabState,
+  ) {}
+
+  /** Brings everything up; on failure tears down what was made and rethrows. */
+  static async start(opts: LabOptions): Promise<Lab> {
+    mkdirSync(opts.labDir, { recursive: true });
+    await ensurePluginBuilt();
+    const plans = planNodes(opts.nodes, () => randomBytes(18).toString('base64url'));
+    const tb = await Testbed.create({ baseDir: join(opts.labDir, 'run') });
+    let api: KubeApiServer | undefined;
+    let controller: Controller | undefined;
+    try {
+      const tokens = Object.fromEntries(plans.map((p) => [p.token, { user: `system:node:${p.name}`, groups: ['system:nodes', 'system:authenticated'] }]));
+      api = await startKubeApi({ tokens, crds: loadCrds() as never });
+      const kubeconfig = api.writeKubeconfig(join(opts.labDir, 'kubeconfig'));
+      const kc = new KubeConfig();
+      kc.loadFromFile(kubeconfig);
+      const kube = new KubeConfigClient(kc);
+      await applyRbac(kube);
+      controller = new Controller({ kube, port: 0, host: '127.0.0.1', registerAPIService: false });
+      await controller.start();
+      writeFileSync(join(opts.labDir, 'controller-ca.pem'), controller.pki.caPem);
+
+      // Underlay: a Linux bridge in a fabric netns; each node's veth ends on it.
+      const fabric = await tb.createNetns('f');
+      await fabric.exec(['ip', 'link', 'add', 'br0', 'type', 'bridge']);
+      await fabric.exec(['ip', 'link', 'set', 'br0', 'up']);
+
+      const state: LabState = { pid: process.pid, kubeconfig, apiUrl: api.url, controllerPort: controller.port, nodes: [] };
+      const lab = new Lab(tb, api, kube, controller, state);
+      const runtimes: LabNodeRuntime[] = [];
+      for (const plan of plans) {
+        const ovs = await tb.startOvs();
+        await lab.underlay(plan, ovs, fabric.name);
+        await kube.request('POST', '/api/v1/nodes', {
+          apiVersion: 'v1', kind: 'Node', metadata: { name: plan.name, labels: { 'kubernetes.io/hostname': plan.name } },
+          spec: { podCIDR: plan.podCIDR, podCIDRs: [plan.podCIDR] },
+          status: { addresses: [{ type: 'InternalIP', address: plan.nodeIP }, { type: 'Hostname', address: plan.name }], conditions: [{ type: 'Ready', status: 'True' }] },
+        });
+        const node = lab.startAgent(plan, ovs, opts.labDir);
+        state.nodes.push(node);
+        runtimes.push({ name: plan.name, cniSocket: node.cniSocket });
+      }
+      for (const n of state.nodes) await waitFor(`${n.name} agent API`, () => existsSync(n.apiSocket), { timeoutMs: 60_000, intervalMs: 200 });
+      lab.kubelet = new Kubelet({ kube, tb, nodes: runtimes, plugin: CNI_PLUGIN });
+      lab.kubelet.start();
+      writeFileSync(stateFile(opts.labDir), `${JSON.stringify(state, null, 2)}\n`);
+      return lab;
+    } catch (e) {
+      await controller?.stop().catch(() => undefined);
+      await api?.stop().catch(() => undefined);
+      await tb.cleanup();
+      throw e instanceof LabError ? e : new LabError('START_FAILED', `lab start failed: ${(e as Error).message}`, e);
+    }
+  }
+
+  /** veth node<->fabric; br-phy (netdev) carries the node IP, as userspace Geneve needs. */
+  private async underlay(plan: NodePlan, ovs: OvsInstance, fabricNs: string): Promise<void> {
+    const inNode = this.tb.name('u');
+    const inFabric = this.tb.name('u');
+    this.tb.trackLink(inNode);
+    this.tb.trackLink(inFabric);
+    await run(['ip', 'link', 'add', inNode, 'type', 'veth', 'peer', 'name', inFabric]);
+    await run(['ip', 'link', 'set', inNode, 'netns', ovs.netns.name]);
+    await run(['ip', 'link', 'set', inFabric, 'netns', fabricNs]);
+    await run(['ip', 'link', 'set', inFabric, 'master', 'br0', 'up'], { netns: fabricNs });
+    await run(['ethtool', '-K', inFabric, 'tx', 'off'], { netns: fabricNs, allowFailure: true });
+    await ovs.addBridge('br-phy');
+    await ovs.vsctl('add-port', 'br-phy', inNode);
+    for (const argv of [
+      ['ip', 'link', 'set', inNode, 'up'],
+      ['ethtool', '-K', inNode, 'tx', 'off'],
+      ['ip', 'addr', 'add', `${plan.nodeIP}/24`, 'dev', 'br-phy'],
+      ['ip', 'link', 'set', 'br-phy', 'up'],
+    ])
+      await ovs.netns.exec(argv);
+  }
+
+  private startAgent(plan: NodePlan, ovs: OvsInstance, labDir: string): LabState['nodes'][number] {
+    const dir = join(labDir, plan.name);
+    mkdirSync(dir, { recursive: true });
+    const cniSocket = join(dir, 'cni.sock');
+    const apiSocket = join(dir, 'agent.sock');
+    const conf = join(dir, 'antrea-agent.conf');
+    writeFileSync(conf, YAML.stringify({ ovsBridge: 'br-int', ovsDatapathType: 'netdev', ovsRunDir: ovs.dir, hostGateway: 'sy-gw0', tunnelType: 'geneve', cniSocket, trafficEncapMode: 'encap' }));
+    const tokenFile = join(dir, 'token');
+    writeFileSync(tokenFile, plan.token, { mode: 0o600 });
+    const kubeconfig = this.api.writeKubeconfig(join(dir, 'kubeconfig'), { name: plan.name, token: plan.token });
+    const log = openSync(join(dir, 'agent.log'), 'a');
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', AGENT_CLI, '--config', conf, '--node-name', plan.name, '--pod-cidr', plan.podCIDR, '--node-ip', plan.nodeIP, '--data-dir', join(dir, 'data'),
+        '--node-netns', ovs.netns.name, '--api-socket', apiSocket, '--ovsdb', ovs.dbRemote,
+        '--controller-url', `https://127.0.0.1:${this.controller.port}`, '--controller-ca-file', join(labDir, 'controller-ca.pem'), '--token-file', tokenFile],
+      { cwd: join(REPO_ROOT, 'tools/lab'), env: { ...process.env, KUBECONFIG: kubeconfig, TSX_TSCONFIG_PATH: join(REPO_ROOT, 'tools/lab/tsconfig.json') }, stdio: ['ignore', log, log] },
+    );
+    if (child.pid) this.tb.trackPid(child.pid);
+    this.children.push(child);
+    return { name: plan.name, podCIDR: plan.podCIDR, nodeIP: plan.nodeIP, netns: ovs.netns.name, apiSocket, cniSocket };
+  }
+
+  /** Stops the kubelet (pods removed through CNI DEL), the agents, the controller, the API; removes everything. */
+  async stop(labDir: string): Promise<void> {
+    await this.kubelet?.stop();
+    for (const c of this.children) {
+      if (c.exitCode !== null) continue;
+      const exited = new Promise((r) => c.once('exit', r));
+      c.kill('SIGTERM');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+      if (c.exitCode === null) c.kill('SIGKILL');
+    }
+    await this.controller.stop().catch(() => undefined);
+    await this.api.stop().catch(() => undefined);
+    await this.tb.cleanup();
+    rmSync(stateFile(labDir), { force: true });
+    for (const n of this.state.nodes) rmSync(dirname(n.apiSocket), { recursive: true, force: true });
+  }
+}

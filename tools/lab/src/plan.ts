@@ -1,0 +1,85 @@
+/** Pure lab planning: names, addresses and scheduling, kept apart from the I/O so they are unit-tested. */
+
+/** Where a lab keeps its state unless told otherwise. */
+export const DEFAULT_LAB_DIR = '/tmp/switchyard-lab';
+
+/** One node of the lab as planned before anything is made. */
+export interface NodePlan {
+  /** `node1`..`nodeN`, so scenarios can pin pods. */
+  name: string;
+  /** 1-based index. */
+  index: number;
+  /** Pod CIDR `10.10.<i>.0/24`. */
+  podCIDR: string;
+  /** Underlay address on the node's br-phy. */
+  nodeIP: string;
+  /** Bearer token the node's agent presents to the API server and the controller. */
+  token: string;
+}
+
+/** Error in the lab's input (bad node count, unknown node). */
+export class LabError extends Error {
+  constructor(
+    readonly code: 'INVALID_NODES' | 'NOT_RUNNING' | 'ALREADY_RUNNING' | 'START_FAILED',
+    message: string,
+    readonly value?: unknown,
+    readonly path?: string,
+  ) {
+    super(message);
+    this.name = 'LabError';
+  }
+}
+
+/** Underlay subnet shared by every node (a Linux bridge in the fabric netns). */
+export const FABRIC_PREFIX = '192.168.77';
+
+/** Plans `n` nodes: names, pod CIDRs and underlay addresses. */
+export function planNodes(n: number, tokenFor: (name: string) => string): NodePlan[] {
+  if (!Number.isInteger(n) || n < 1 || n > 250) throw new LabError('INVALID_NODES', `--nodes must be an integer in 1..250, got ${String(n)}`, n, '--nodes');
+  return Array.from({ length: n }, (_, k) => {
+    const index = k + 1;
+    const name = `node${index}`;
+    return { name, index, podCIDR: `10.10.${index}.0/24`, nodeIP: `${FABRIC_PREFIX}.${index}`, token: tokenFor(name) };
+  });
+}
+
+/** Round-robin scheduler for pods that come without spec.nodeName. */
+export class RoundRobin {
+  private next = 0;
+  constructor(private readonly nodes: readonly string[]) {}
+  pick(): string {
+    const node = this.nodes[this.next % this.nodes.length];
+    this.next++;
+    if (node === undefined) throw new LabError('INVALID_NODES', 'no node to schedule on');
+    return node;
+  }
+}
+
+/** A declared container port of a pod, as the lab's pod server listens on it. */
+export interface PodPort {
+  port: number;
+  protocol: 'TCP' | 'UDP' | 'SCTP';
+}
+
+interface PodSpecLike {
+  containers?: { ports?: { containerPort?: number; protocol?: string }[] }[];
+}
+
+/** Every distinct declared containerPort of a pod (protocol defaults to TCP as in Kubernetes). */
+export function declaredPorts(spec: PodSpecLike | undefined): PodPort[] {
+  const seen = new Map<string, PodPort>();
+  for (const c of spec?.containers ?? [])
+    for (const p of c.ports ?? []) {
+      if (typeof p.containerPort !== 'number') continue;
+      const protocol = (p.protocol ?? 'TCP').toUpperCase() as PodPort['protocol'];
+      seen.set(`${protocol}/${p.containerPort}`, { port: p.containerPort, protocol });
+    }
+  return [...seen.values()];
+}
+
+/** The argv of the pod's server for one port: answers `pong` to every connection or datagram. */
+export function serverArgv(p: PodPort): string[] | undefined {
+  if (p.protocol === 'TCP') return ['socat', `TCP-LISTEN:${p.port},reuseaddr,fork`, 'SYSTEM:echo pong'];
+  if (p.protocol === 'UDP') return ['socat', `UDP-LISTEN:${p.port},reuseaddr,fork`, 'SYSTEM:echo pong'];
+  return undefined; // SCTP: no kernel module on these machines.
+}

@@ -1,0 +1,36 @@
+/**
+ * The detached supervisor `switchyard-lab up` starts: runs the lab until SIGTERM/SIGINT, then
+ * removes everything. Writes `<labDir>/state.json` when ready, or `<labDir>/failed` with the error.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Lab } from './lab';
+
+async function main(): Promise<void> {
+  const labDir = process.argv[2] ?? '/tmp/switchyard-lab';
+  const nodes = Number(process.argv[3] ?? '2');
+  let lab: Lab;
+  try {
+    lab = await Lab.start({ nodes, labDir });
+  } catch (e) {
+    writeFileSync(join(labDir, 'failed'), `${(e as Error).message}\n`);
+    process.exit(1);
+  }
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    lab.stop(labDir).then(
+      () => process.exit(0),
+      (e: unknown) => {
+        process.stderr.write(`stop failed: ${(e as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', stop);
+  process.on('SIGINT', stop);
+  process.stdout.write(`lab ready (${nodes} nodes)\n`);
+}
+
+void main();

@@ -1,0 +1,46 @@
+import { RoundRobin, declaredPorts, planNodes, serverArgv } from '../src/plan';
+
+describe('planNodes', () => {
+  it('names nodes node1..nodeN with pod CIDR 10.10.<i>.0/24 and an underlay address each', () => {
+    const plans = planNodes(3, (n) => `tok-${n}`);
+    expect(plans.map((p) => [p.name, p.podCIDR, p.nodeIP, p.token])).toEqual([
+      ['node1', '10.10.1.0/24', '192.168.77.1', 'tok-node1'],
+      ['node2', '10.10.2.0/24', '192.168.77.2', 'tok-node2'],
+      ['node3', '10.10.3.0/24', '192.168.77.3', 'tok-node3'],
+    ]);
+  });
+
+  it.each([0, -1, 1.5, 251, Number.NaN])('refuses %p nodes with INVALID_NODES on --nodes', (n) => {
+    expect(() => planNodes(n, () => 't')).toThrow(expect.objectContaining({ code: 'INVALID_NODES', path: '--nodes' }));
+  });
+});
+
+describe('RoundRobin', () => {
+  it('hands out the nodes in turn and wraps around', () => {
+    const rr = new RoundRobin(['node1', 'node2']);
+    expect([rr.pick(), rr.pick(), rr.pick()]).toEqual(['node1', 'node2', 'node1']);
+  });
+});
+
+describe('declaredPorts / serverArgv', () => {
+  it('collects every container port once, protocol defaulting to TCP', () => {
+    const ports = declaredPorts({
+      containers: [
+        { ports: [{ containerPort: 80 }, { containerPort: 81, protocol: 'UDP' }] },
+        { ports: [{ containerPort: 80, protocol: 'TCP' }, { containerPort: 82, protocol: 'SCTP' }] },
+        {},
+      ],
+    });
+    expect(ports).toEqual([
+      { port: 80, protocol: 'TCP' },
+      { port: 81, protocol: 'UDP' },
+      { port: 82, protocol: 'SCTP' },
+    ]);
+  });
+
+  it('serves TCP and UDP with socat and leaves SCTP out (no kernel module here)', () => {
+    expect(serverArgv({ port: 80, protocol: 'TCP' })).toEqual(['socat', 'TCP-LISTEN:80,reuseaddr,fork', 'SYSTEM:echo pong']);
+    expect(serverArgv({ port: 81, protocol: 'UDP' })?.[1]).toBe('UDP-LISTEN:81,reuseaddr,fork');
+    expect(serverArgv({ port: 82, protocol: 'SCTP' })).toBeUndefined();
+  });
+});
