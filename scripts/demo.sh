@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The main job (npm run demo): installs what a fresh machine lacks, then runs the demo.
-# Until the multi-node lab lands (issue 13) the demo is the testbed smoke demo: two pods on a real
-# userspace OVS bridge with a conntrack policy.
+# The demo is the lab's (tools/lab, issue 13): a 2-node Switchyard cluster on this machine and the
+# nginx-allow walkthrough; `npm run demo -- --keep` leaves the lab running.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-system.sh
 [ -d node_modules/.bin ] || npm ci --no-audit --no-fund
-exec node --import tsx tools/testbed/demo.ts "$@"
+exec tools/lab/bin/demo "$@"

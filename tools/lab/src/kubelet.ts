@@ -10,6 +10,9 @@ import type { KubeConfigClient } from '@switchyard/controller';
 import { run, type Netns, type Testbed } from '@switchyard/testbed';
 import { RoundRobin, declaredPorts, serverArgv } from './plan';
 
+/** Pod annotation naming the pod's network namespace. */
+export const NETNS_ANNOTATION = 'lab.switchyard.io/netns';
+
 export interface LabNodeRuntime {
   name: string;
   cniSocket: string;
@@ -125,6 +128,8 @@ export class Kubelet {
       if (argv) sb.servers.push(this.o.tb.spawn(argv, netns.name));
     }
     const now = new Date().toISOString();
+    // Where the pod lives, for probes (`ip netns exec <netns> ...`): the lab's `kubectl exec`.
+    await this.o.kube.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${name}`, { metadata: { annotations: { [NETNS_ANNOTATION]: netns.name } } }, 'application/merge-patch+json');
     await this.o.kube.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${name}/status`, {
       status: {
         phase: 'Running', podIP: ip, podIPs: [{ ip }], startTime: now,

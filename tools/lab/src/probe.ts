@@ -1,0 +1,26 @@
+/** Probes from inside pods (their netns) and reads from the agents' local APIs. */
+import { request } from 'node:http';
+import { run } from '@switchyard/testbed';
+
+/** One TCP connection attempt from `netns` to ip:port with `nc -z` (1 s timeout): true when accepted. */
+export async function tcpProbe(netns: string, ip: string, port: number): Promise<boolean> {
+  const r = await run(['ip', 'netns', 'exec', netns, 'nc', '-z', '-w', '1', ip, String(port)], { allowFailure: true, timeoutMs: 5000 });
+  return r.code === 0;
+}
+
+/** GET on an agent's local API (HTTP on a unix socket). */
+export function agentGet<T>(socketPath: string, path: string): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath, path, method: 'GET' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => {
+        if ((res.statusCode ?? 500) >= 400) reject(new Error(`${path}: HTTP ${res.statusCode}: ${body}`));
+        else resolve(JSON.parse(body) as T);
+      });
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
