@@ -32,7 +32,7 @@ it('iperf3 between two pods never stalls while the agent restarts, and one round
   const desired = node!.agent.flows.flows.length;
   const oldRound = node!.agent.round;
 
-  const client = a.netns.exec(['iperf3', '-c', server, '-t', '6', '-i', '0.1', '-J', '--connect-timeout', '3000'], { timeoutMs: 30_000, allowFailure: true });
+  const client = a.netns.exec(['iperf3', '-c', server, '-t', '6', '-i', '0.1', '-b', '50M', '-J', '--connect-timeout', '3000'], { timeoutMs: 30_000, allowFailure: true });
 
   // Count flows per round through the restart (from just before the stop until the new round is
   // in): flow counts by cookie mask (dump-aggregate), every 50 ms, so the sampling itself does not
@@ -76,14 +76,12 @@ it('iperf3 between two pods never stalls while the agent restarts, and one round
   expect(bps.length).toBeGreaterThanOrEqual(50);
   const sorted = [...bps].sort((x, y) => x - y);
   const median = sorted[Math.floor(sorted.length / 2)]!;
-  // Around the restart (stop - 0.5 s .. started + 0.5 s) no interval drops below half the median;
-  // elsewhere (where only the shared machine's load can slow a 0.1 s interval) none is a stall.
-  const from = Math.max(1, Math.floor((marks.stop! - 500) / 100));
-  const to = Math.ceil((marks.started! + 500) / 100);
-  const around = bps.slice(from, to + 1).filter((x) => x < median / 2);
+  // No interval (after the first, which has the handshake) below half the median. The stream is
+  // paced at 50 Mbit/s, well under what the userspace datapath carries here, so the shared
+  // machine's load does not pass for a stall, while a real one (drops: TCP backs off) would.
+  const low = bps.slice(1).filter((x) => x < median / 2);
   const mbps = bps.map((x) => Math.round(x / 1e6));
-  expect({ around, marks, mbps }).toEqual({ around: [], marks, mbps });
-  expect(bps.slice(1).filter((x) => x === 0)).toEqual([]);
+  expect({ low, marks, mbps }).toEqual({ low: [], marks, mbps });
 
   const newRound = node!.agent.round;
   expect(newRound).toBe(oldRound + 1);
