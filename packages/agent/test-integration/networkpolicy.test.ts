@@ -138,4 +138,22 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     await eventuallyReach('c', 'b', 7000, true);
     expect(node!.agent.policies.view.counts.policies).toBe(0);
   });
+
+  it('build/agent.yaml is accepted by the API server (ConfigMap, RBAC, DaemonSet)', async () => {
+    const docs = YAML.parseAllDocuments(readFileSync(join(__dirname, '../build/agent.yaml'), 'utf8')).map((d) => d.toJSON() as Record<string, unknown>);
+    const paths: Record<string, string> = {
+      ConfigMap: '/api/v1/namespaces/kube-system/configmaps',
+      ClusterRole: '/apis/rbac.authorization.k8s.io/v1/clusterroles',
+      ClusterRoleBinding: '/apis/rbac.authorization.k8s.io/v1/clusterrolebindings',
+      Role: '/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/roles',
+      RoleBinding: '/apis/rbac.authorization.k8s.io/v1/namespaces/kube-system/rolebindings',
+      DaemonSet: '/apis/apps/v1/namespaces/kube-system/daemonsets',
+    };
+    for (const doc of docs) {
+      const path = paths[doc.kind as string];
+      expect(path).toBeDefined();
+      const created = await kube.request<{ metadata: { uid?: string } }>('POST', path!, doc);
+      expect(created.metadata.uid).toBeTruthy();
+    }
+  });
 });
