@@ -13,7 +13,8 @@ import YAML from 'yaml';
 import { Testbed, run, waitFor, type OvsInstance } from '@switchyard/testbed';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { loadCrds } from '@switchyard/apis';
-import { Controller, KubeConfigClient } from '@switchyard/controller';
+import { KubeConfigClient } from '@switchyard/controller';
+import { createServer } from 'node:net';
 import { LabError, planNodes, type NodePlan } from './plan';
 import { Kubelet, type LabNodeRuntime } from './kubelet';
 
@@ -31,6 +32,29 @@ function findRoot(): string {
   }
 }
 const AGENT_CLI = join(REPO_ROOT, 'packages/agent/src/cli.ts');
+const CONTROLLER_CLI = join(REPO_ROOT, 'packages/controller/src/cli.ts');
+
+/** A free TCP port on 127.0.0.1 (the controller binary takes a fixed --port). */
+function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => (typeof a === 'object' && a ? res(a.port) : rej(new Error('no port'))));
+    });
+  });
+}
+
+/** Runs a workspace TypeScript entry point with node + tsx and the lab's path mapping. */
+function spawnTs(entry: string, args: string[], logFile: string, env: NodeJS.ProcessEnv = {}): ChildProcess {
+  const log = openSync(logFile, 'a');
+  return spawn(process.execPath, ['--import', join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs'), entry, ...args], {
+    cwd: join(REPO_ROOT, 'tools/lab'),
+    env: { ...process.env, ...env, TSX_TSCONFIG_PATH: join(REPO_ROOT, 'tools/lab/tsconfig.json') },
+    stdio: ['ignore', log, log],
+  });
+}
 /** The CNI plugin bundle a runtime execs. */
 export const CNI_PLUGIN = join(REPO_ROOT, 'packages/agent/dist/switchyard-cni.js');
 
@@ -72,14 +96,13 @@ async function applyRbac(kube: KubeConfigClient): Promise<void> {
 
 /** A running lab (inside the supervisor process). */
 export class Lab {
-  private readonly children: ChildProcess[] = [];
   private kubelet: Kubelet | undefined;
   private constructor(
     readonly tb: Testbed,
     readonly api: KubeApiServer,
     readonly kube: KubeConfigClient,
-    readonly controller: Controller,
     readonly state: LabState,
+    private readonly children: ChildProcess[],
   ) {}
 
   /** Brings everything up; on failure tears down what was made and rethrows. */
@@ -89,7 +112,7 @@ export class Lab {
     const plans = planNodes(opts.nodes, () => randomBytes(18).toString('base64url'));
     const tb = await Testbed.create({ baseDir: join(opts.labDir, 'run') });
     let api: KubeApiServer | undefined;
-    let controller: Controller | undefined;
+    const children: ChildProcess[] = [];
     try {
       const tokens = Object.fromEntries(plans.map((p) => [p.token, { user: `system:node:${p.name}`, groups: ['system:nodes', 'system:authenticated'] }]));
       api = await startKubeApi({ tokens, crds: loadCrds() as never });
@@ -98,17 +121,27 @@ export class Lab {
       kc.loadFromFile(kubeconfig);
       const kube = new KubeConfigClient(kc);
       await applyRbac(kube);
-      controller = new Controller({ kube, port: 0, host: '127.0.0.1', registerAPIService: false });
-      await controller.start();
-      writeFileSync(join(opts.labDir, 'controller-ca.pem'), controller.pki.caPem);
+      // The real switchyard-controller binary; it publishes its CA in ConfigMap kube-system/switchyard-ca.
+      const controllerPort = await freePort();
+      const controller = spawnTs(CONTROLLER_CLI, ['--kubeconfig', kubeconfig, '--port', String(controllerPort), '--bind-address', '127.0.0.1'], join(opts.labDir, 'controller.log'));
+      children.push(controller);
+      if (controller.pid) tb.trackPid(controller.pid);
+      let caPem = '';
+      await waitFor('the controller CA ConfigMap', async () => {
+        if (controller.exitCode !== null) throw new Error(`switchyard-controller exited (see ${join(opts.labDir, 'controller.log')})`);
+        const cm = await kube.request<{ data?: Record<string, string> }>('GET', '/api/v1/namespaces/kube-system/configmaps/switchyard-ca').catch(() => undefined);
+        caPem = cm?.data?.['ca.crt'] ?? '';
+        return caPem !== '';
+      }, { timeoutMs: 60_000, intervalMs: 200 });
+      writeFileSync(join(opts.labDir, 'controller-ca.pem'), caPem);
 
       // Underlay: a Linux bridge in a fabric netns; each node's veth ends on it.
       const fabric = await tb.createNetns('f');
       await fabric.exec(['ip', 'link', 'add', 'br0', 'type', 'bridge']);
       await fabric.exec(['ip', 'link', 'set', 'br0', 'up']);
 
-      const state: LabState = { pid: process.pid, kubeconfig, apiUrl: api.url, controllerPort: controller.port, nodes: [] };
-      const lab = new Lab(tb, api, kube, controller, state);
+      const state: LabState = { pid: process.pid, kubeconfig, apiUrl: api.url, controllerPort, nodes: [] };
+      const lab = new Lab(tb, api, kube, state, children);
       const runtimes: LabNodeRuntime[] = [];
       for (const plan of plans) {
         const ovs = await tb.startOvs();
@@ -128,7 +161,7 @@ export class Lab {
       writeFileSync(stateFile(opts.labDir), `${JSON.stringify(state, null, 2)}\n`);
       return lab;
     } catch (e) {
-      await controller?.stop().catch(() => undefined);
+      for (const c of children) c.kill('SIGKILL');
       await api?.stop().catch(() => undefined);
       await tb.cleanup();
       throw e instanceof LabError ? e : new LabError('START_FAILED', `lab start failed: ${(e as Error).message}`, e);
@@ -167,13 +200,13 @@ export class Lab {
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, plan.token, { mode: 0o600 });
     const kubeconfig = this.api.writeKubeconfig(join(dir, 'kubeconfig'), { name: plan.name, token: plan.token });
-    const log = openSync(join(dir, 'agent.log'), 'a');
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', AGENT_CLI, '--config', conf, '--node-name', plan.name, '--pod-cidr', plan.podCIDR, '--node-ip', plan.nodeIP, '--data-dir', join(dir, 'data'),
+    const child = spawnTs(
+      AGENT_CLI,
+      ['--config', conf, '--node-name', plan.name, '--pod-cidr', plan.podCIDR, '--node-ip', plan.nodeIP, '--data-dir', join(dir, 'data'),
         '--node-netns', ovs.netns.name, '--api-socket', apiSocket, '--ovsdb', ovs.dbRemote,
-        '--controller-url', `https://127.0.0.1:${this.controller.port}`, '--controller-ca-file', join(labDir, 'controller-ca.pem'), '--token-file', tokenFile],
-      { cwd: join(REPO_ROOT, 'tools/lab'), env: { ...process.env, KUBECONFIG: kubeconfig, TSX_TSCONFIG_PATH: join(REPO_ROOT, 'tools/lab/tsconfig.json') }, stdio: ['ignore', log, log] },
+        '--controller-url', `https://127.0.0.1:${this.state.controllerPort}`, '--controller-ca-file', join(labDir, 'controller-ca.pem'), '--token-file', tokenFile],
+      join(dir, 'agent.log'),
+      { KUBECONFIG: kubeconfig },
     );
     if (child.pid) this.tb.trackPid(child.pid);
     this.children.push(child);
@@ -190,7 +223,6 @@ export class Lab {
       await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
       if (c.exitCode === null) c.kill('SIGKILL');
     }
-    await this.controller.stop().catch(() => undefined);
     await this.api.stop().catch(() => undefined);
     await this.tb.cleanup();
     rmSync(stateFile(labDir), { force: true });
