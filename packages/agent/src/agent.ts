@@ -22,6 +22,10 @@ import { AgentError } from './errors';
 import { silentLogger, type Logger } from './logger';
 import { LocalApi, type AgentIntrospection } from './api';
 import { NetworkPolicyController, loadPolicyView } from './policy/controller';
+import { RejectResponder } from './policy/reject';
+
+/** OpenFlow controller connection id the pipeline's packet-in actions name (Antrea's value). */
+export const CONTROLLER_ID = 62373;
 
 /** File under the data dir holding the last controlplane view. */
 export const POLICY_CACHE_FILE = 'policy-cache.json';
@@ -120,6 +124,7 @@ export class Agent {
     readonly interfaces: InterfaceStore,
     readonly pods: PodNetwork,
     readonly policies: NetworkPolicyController,
+    readonly rejects: RejectResponder,
     private readonly ipam: HostLocalStore,
     private readonly cni: CniServer,
     private readonly log: Logger,
@@ -212,10 +217,13 @@ export class Agent {
       const openflow = await SwitchConnection.connect({
         target: { path: join(opts.ovsRunDir, `${opts.bridge}.mgmt`) },
         logger: log,
+        // The pipeline's controller() actions address this connection id (Antrea's 62373).
+        controllerId: CONTROLLER_ID,
         // ovs-vswitchd restarted: it lost every flow; put this round back.
         onReconnect: async () => replayTarget.flows?.replay(),
       });
       cleanups.push(() => openflow.close());
+      const rejects = new RejectResponder(openflow, { logger: log });
       const flows = new FlowSync(
         openflow,
         {
@@ -289,7 +297,7 @@ export class Agent {
 
       const cni = await CniServer.listen(opts.cniSocket, new CniHandler(pods, { logger: log }));
       log.info({ socket: opts.cniSocket }, 'CNI server listening');
-      const agent = new Agent(opts, ovsdb, vswitch, openflow, node, round, flows, interfaces, pods, policyController, ipam, cni, log);
+      const agent = new Agent(opts, ovsdb, vswitch, openflow, node, round, flows, interfaces, pods, policyController, rejects, ipam, cni, log);
       policyController.start();
       if (opts.apiSocket !== undefined) {
         cleanups.push(() => cni.close());
@@ -307,6 +315,7 @@ export class Agent {
   async stop(): Promise<void> {
     await this.api?.close();
     await this.policies.stop();
+    this.rejects.stop();
     await this.cni.close();
     await this.openflow.close();
     await this.ipam.close();

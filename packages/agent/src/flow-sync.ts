@@ -15,10 +15,17 @@ import {
   parseCookie,
   type LocalPod,
   type NodeConfig,
+  type Group,
   type NodeFlows,
   type NodeState,
 } from '@switchyard/openflow-pipeline';
+import { OfSwitchError } from '@switchyard/openflow';
 import { silentLogger, type Logger } from './logger';
+
+/** Canonical text of a group (buckets in order), to notice a changed one. */
+function groupKey(g: Group): string {
+  return JSON.stringify(g, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? [...v] : v));
+}
 
 /** Counts of the last sync, for logs and tests. */
 export interface SyncStats {
@@ -31,6 +38,8 @@ export interface SyncStats {
 export class FlowSync {
   private readonly state: NodeState;
   private installed: Flow[] = [];
+  /** Groups installed, by id, with their canonical text for change detection. */
+  private installedGroups = new Map<number, { group: Group; key: string }>();
   private current: NodeFlows | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private waiters: { resolve: (s: SyncStats) => void; reject: (e: unknown) => void }[] = [];
@@ -127,8 +136,23 @@ export class FlowSync {
     return this.serialize(async () => {
       this.state.pods = [...pods];
       const nf = this.compute();
-      await this.sw.installFlows(nf.flows, 'add');
+      // Groups may survive from the previous run (there is no add-or-modify): add each, and
+      // modify the ones that exist, in the same bundle as the flows that use them.
+      const modify: Group[] = [];
+      for (const g of nf.groups) {
+        try {
+          await this.sw.bundle([{ type: 'groupMod', command: 'add', ...g }]);
+        } catch (e) {
+          if (!(e instanceof OfSwitchError && e.codeName === 'OFPGMFC_GROUP_EXISTS')) throw e;
+          modify.push(g);
+        }
+      }
+      await this.sw.bundle([
+        ...modify.map((g): OfMessage => ({ type: 'groupMod', command: 'modify', ...g })),
+        ...nf.flows.map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
+      ]);
       this.installed = nf.flows;
+      this.installedGroups = new Map(nf.groups.map((g) => [g.groupId, { group: g, key: groupKey(g) }]));
       const staleRounds = new Set<number>();
       for (const f of await this.sw.dumpFlows()) {
         const r = parseCookie(f.cookie ?? 0n).round;
@@ -151,7 +175,10 @@ export class FlowSync {
   /** Re-sends every desired flow (after the switch restarted and lost its flows). */
   replay(): Promise<void> {
     return this.serialize(async () => {
-      await this.sw.installFlows(this.installed, 'add');
+      await this.sw.bundle([
+        ...[...this.installedGroups.values()].map(({ group }): OfMessage => ({ type: 'groupMod', command: 'add', ...group })),
+        ...this.installed.map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
+      ]);
     });
   }
 
@@ -167,13 +194,26 @@ export class FlowSync {
   private async syncLocked(): Promise<SyncStats> {
     const nf = this.compute();
     const d = diffFlows(nf.flows, this.installed);
+    const groups = new Map(nf.groups.map((g) => [g.groupId, { group: g, key: groupKey(g) }]));
+    const groupAdds: OfMessage[] = [];
+    const groupDeletes: OfMessage[] = [];
+    for (const [id, g] of groups) {
+      const old = this.installedGroups.get(id);
+      if (!old) groupAdds.push({ type: 'groupMod', command: 'add', ...g.group });
+      else if (old.key !== g.key) groupAdds.push({ type: 'groupMod', command: 'modify', ...g.group });
+    }
+    for (const [id, old] of this.installedGroups) if (!groups.has(id)) groupDeletes.push({ type: 'groupMod', command: 'delete', ...old.group });
+    // Groups before the flows that use them; removed groups after the flows that used them.
     const messages: OfMessage[] = [
+      ...groupAdds,
       ...d.add.map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
       ...d.modify.map((flow): OfMessage => ({ type: 'flowMod', command: 'modifyStrict', flow })),
       ...d.delete.map((flow): OfMessage => ({ type: 'flowMod', command: 'deleteStrict', flow: { ...flow, cookieMask: 0n } })),
+      ...groupDeletes,
     ];
     if (messages.length > 0) await this.sw.bundle(messages);
     this.installed = nf.flows;
+    this.installedGroups = groups;
     const stats = { added: d.add.length, modified: d.modify.length, deleted: d.delete.length };
     this.log.debug(stats, 'flows synced');
     return stats;

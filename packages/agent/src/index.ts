@@ -7,6 +7,7 @@
 export { Agent, agentOptionsFromConfig, POLICY_CACHE_FILE, type AgentOptions } from './agent';
 export { PolicyView, memberKey, type PolicyViewData, type ApplyOutcome } from './policy/view';
 export { ControlplaneClient, CONTROLPLANE_BASE, type ControlplaneClientOptions } from './policy/controlplane-client';
+export { RejectResponder, buildRejectReply } from './policy/reject';
 export { NetworkPolicyController, loadPolicyView, savePolicyView, type NetworkPolicyControllerOptions } from './policy/controller';
 export { AgentError, type AgentErrorCode } from './errors';
 export { LocalApi, agentInfo, flowConcernsPod, type AgentInfo, type AgentIntrospection } from './api';

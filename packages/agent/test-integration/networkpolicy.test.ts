@@ -119,6 +119,37 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     );
   });
 
+  it('an ACNP Reject answers TCP with a RST and UDP with ICMP unreachable (the sender fails fast)', async () => {
+    await kube.request('POST', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies', {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterNetworkPolicy', metadata: { name: 'reject-c-to-a' },
+      spec: {
+        priority: 6, tier: 'application',
+        appliedTo: [{ podSelector: { matchLabels: { app: 'a' } } }],
+        ingress: [
+          { action: 'Reject', from: [{ podSelector: { matchLabels: { app: 'c' } } }], ports: [{ protocol: 'TCP', port: 7001 }] },
+          { action: 'Reject', from: [{ podSelector: { matchLabels: { app: 'c' } } }], ports: [{ protocol: 'UDP', port: 7002 }] },
+        ],
+      },
+    });
+    tb.spawn(['socat', 'UDP-RECVFROM:7002,fork', 'SYSTEM:echo pong'], pods.a!.sb.netns.name);
+    let tcpErr = '';
+    await waitFor('TCP refused by a RST', async () => {
+      const r = await pods.c!.sb.netns.exec(['socat', '-T2', '-', `TCP:${pods.a!.ip}:7001,connect-timeout=2`], { allowFailure: true, input: 'x\n', timeoutMs: 5000 });
+      tcpErr = r.stderr;
+      return /Connection refused/.test(r.stderr);
+    }, { timeoutMs: 20_000, intervalMs: 300 });
+    expect(tcpErr).toMatch(/Connection refused/);
+    const udp = await pods.c!.sb.netns.exec(['socat', '-T2', '-', `UDP:${pods.a!.ip}:7002`], { allowFailure: true, input: 'x\n', timeoutMs: 5000 });
+    expect(udp.stdout.trim()).toBe('');
+    expect(udp.stderr).toMatch(/No route to host|unreachable|refused/i);
+    expect(node!.agent.rejects.sent).toBeGreaterThanOrEqual(2);
+    // Other ports and other sources are not affected.
+    expect(await tcp(pods.c!.sb, pods.a!.ip, 7000)).toBe(true);
+    expect(await tcp(pods.b!.sb, pods.a!.ip, 7001)).toBe(true);
+    await kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/reject-c-to-a');
+    await eventuallyReach('c', 'a', 7001, true);
+  });
+
   it('policies cached on disk stay enforced when the agent restarts while the controller is down', async () => {
     const port = controller!.port;
     await controller!.stop();

@@ -19,7 +19,9 @@ class RecordingSwitch {
       this.failNext = false;
       throw new Error('switch said no');
     }
-    this.bundles.push([...messages]);
+    const list = [...messages];
+    this.bundles.push(list);
+    for (const m of list) if (m.type === 'flowMod' && m.command === 'add') this.installed.push(m.flow);
   }
   async dumpFlows(): Promise<Flow[]> {
     return [
@@ -48,6 +50,13 @@ function setup(): { sw: RecordingSwitch; sync: FlowSync } {
   const sw = new RecordingSwitch();
   return { sw, sync: new FlowSync(sw as unknown as SwitchConnection, config) };
 }
+/** A FlowSync after its initial sync, with the switch's records cleared. */
+async function started(): Promise<{ sw: RecordingSwitch; sync: FlowSync }> {
+  const r = setup();
+  await r.sync.initialSync([]);
+  r.sw.bundles = [];
+  return r;
+}
 
 it('initialSync installs the round and deletes every other round by cookie mask', async () => {
   const { sw, sync } = setup();
@@ -63,8 +72,7 @@ it('initialSync installs the round and deletes every other round by cookie mask'
 });
 
 it('a pod change sends only its flows; removing it deletes exactly those', async () => {
-  const { sw, sync } = setup();
-  await sync.initialSync([]);
+  const { sw, sync } = await started();
   const base = sync.flows.length;
   const added = await sync.upsertPod(pod(1));
   expect(added.added).toBeGreaterThan(0);
@@ -78,8 +86,7 @@ it('a pod change sends only its flows; removing it deletes exactly those', async
 });
 
 it('changes that arrive during a sync are installed together by the next bundle (group commit)', async () => {
-  const { sw, sync } = setup();
-  await sync.initialSync([]);
+  const { sw, sync } = await started();
   let open!: () => void;
   sw.gate = new Promise<void>((r) => (open = r));
   const first = sync.upsertPod(pod(1));
@@ -94,15 +101,13 @@ it('changes that arrive during a sync are installed together by the next bundle 
 });
 
 it('changes made before a sync starts share its bundle', async () => {
-  const { sw, sync } = setup();
-  await sync.initialSync([]);
+  const { sw, sync } = await started();
   await Promise.all([1, 2, 3].map((i) => sync.upsertPod(pod(i))));
   expect(sw.bundles.length).toBe(1);
 });
 
 it('a failed bundle rejects its callers and leaves the installed set as it was', async () => {
-  const { sw, sync } = setup();
-  await sync.initialSync([]);
+  const { sw, sync } = await started();
   const before = sync.flows;
   sw.failNext = true;
   await expect(sync.upsertPod(pod(1))).rejects.toThrow('switch said no');
