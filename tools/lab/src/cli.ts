@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { reapStale, waitFor } from '@switchyard/testbed';
-import { DEFAULT_LAB_DIR, LabError } from './plan';
+import { DEFAULT_LAB_DIR, LabError, planNodes } from './plan';
 import { REPO_ROOT, stateFile, type LabState } from './lab';
 import { labClient, readState } from './client';
 
@@ -18,6 +18,7 @@ function alive(pid: number): boolean {
 }
 
 async function up(labDir: string, nodes: number): Promise<void> {
+  planNodes(nodes, () => ''); // refuses a bad --nodes before anything starts
   const prev = readState(labDir);
   if (prev && alive(prev.pid)) throw new LabError('ALREADY_RUNNING', `a lab is already running (pid ${prev.pid}); run switchyard-lab down first`, prev.pid);
   await reapStale();

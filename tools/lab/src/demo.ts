@@ -15,6 +15,10 @@ import { agentGet, tcpProbe } from './probe';
 
 const keep = process.argv.includes('--keep');
 const labBin = join(REPO_ROOT, 'tools/lab/bin/switchyard-lab');
+/** yardctl (packages/cli) from source, output straight to the terminal. */
+const yardctl = (...args: string[]): void => {
+  execFileSync(process.execPath, ['--import', join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs'), join(REPO_ROOT, 'packages/cli/src/bin.ts'), ...args], { stdio: 'inherit' });
+};
 const lab = (...args: string[]): void => {
   execFileSync(labBin, args, { stdio: 'inherit' });
 };
@@ -89,9 +93,10 @@ async function main(): Promise<void> {
     await kube.request('PUT', `${np}/nginx-allow`, { ...policy(['nginx', 'busybox']), metadata: { name: 'nginx-allow', namespace: 'default', resourceVersion: cur.metadata.resourceVersion } });
     await settle();
     await reach('nginx-allow with app=busybox');
-    say(`IngressRule flows on node1 (agent local API /ovsflows?table=IngressRule)`);
-    const flows = await agentGet<string[]>(node1.apiSocket, '/ovsflows?table=IngressRule');
-    for (const f of flows) process.stdout.write(`  ${f}\n`);
+    say(`yardctl get networkpolicy`);
+    yardctl('--kubeconfig', st.kubeconfig, 'get', 'networkpolicy');
+    say(`yardctl get ovsflows -T IngressRule --agent-socket ${node1.apiSocket}   (node1)`);
+    yardctl('get', 'ovsflows', '-T', 'IngressRule', '--agent-socket', node1.apiSocket);
   } finally {
     if (keep) process.stdout.write(`\nlab left running (--keep): kubectl --kubeconfig ${st.kubeconfig} get pods -o wide; tear down with tools/lab/bin/switchyard-lab down\n`);
     else lab('down');

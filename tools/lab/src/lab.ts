@@ -123,7 +123,18 @@ export class Lab {
       await applyRbac(kube);
       // The real switchyard-controller binary; it publishes its CA in ConfigMap kube-system/switchyard-ca.
       const controllerPort = await freePort();
-      const controller = spawnTs(CONTROLLER_CLI, ['--kubeconfig', kubeconfig, '--port', String(controllerPort), '--bind-address', '127.0.0.1'], join(opts.labDir, 'controller.log'));
+      // The `switchyard` Service the controller's APIService points at: kube-api proxies
+      // controlplane.switchyard.io (yardctl, kubectl get) to these endpoints.
+      await kube.request('POST', '/api/v1/namespaces/kube-system/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'switchyard', namespace: 'kube-system' }, spec: { ports: [{ port: 443, targetPort: controllerPort }] } });
+      await kube.request('POST', '/api/v1/namespaces/kube-system/endpoints', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'switchyard', namespace: 'kube-system' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: controllerPort }] }] });
+      // kube-api signs its front-proxy client certificate with its own CA.
+      const frontProxyCa = join(opts.labDir, 'front-proxy-ca.crt');
+      writeFileSync(frontProxyCa, api.caPem);
+      const controller = spawnTs(
+        CONTROLLER_CLI,
+        ['--kubeconfig', kubeconfig, '--port', String(controllerPort), '--bind-address', '127.0.0.1', '--requestheader-client-ca-file', frontProxyCa],
+        join(opts.labDir, 'controller.log'),
+      );
       children.push(controller);
       if (controller.pid) tb.trackPid(controller.pid);
       let caPem = '';
