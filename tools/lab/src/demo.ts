@@ -61,12 +61,13 @@ async function main(): Promise<void> {
         process.stdout.write(`    -> ${s.metadata.name} ${s.status!.podIP}: ${ok ? 'OPEN' : 'BLOCKED'}\n`);
       }
     };
-    /** Waits until node1's agent holds `n` policies, then lets the flow bundle land. */
-    const realized = async (n: number): Promise<void> => {
-      await waitFor(`${n} policies on node1`, async () => (await agentGet<{ networkPolicyControllerInfo: { networkPolicyNum: number } }>(node1.apiSocket, '/agentinfo')).networkPolicyControllerInfo.networkPolicyNum === n, { timeoutMs: 30_000, intervalMs: 200 });
-      await new Promise((r) => setTimeout(r, 1500));
+    const ingressFlows = async (): Promise<string> => (await agentGet<string[]>(node1.apiSocket, '/ovsflows?table=IngressRule')).join('\n');
+    /** Runs a change, then waits until node1's IngressRule flows differ from before it (realized). */
+    const changed = async (change: () => Promise<unknown>): Promise<void> => {
+      const before = await ingressFlows();
+      await change();
+      await waitFor('IngressRule flows to change on node1', async () => (await ingressFlows()) !== before, { timeoutMs: 30_000, intervalMs: 100 });
     };
-    const settle = (): Promise<void> => new Promise((r) => setTimeout(r, 2000));
     const policy = (apps: string[]) => ({
       apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'nginx-allow' },
       spec: { podSelector: { matchLabels: { app: 'nginx' } }, ingress: [{ from: apps.map((app) => ({ podSelector: { matchLabels: { app } } })) }] },
@@ -77,21 +78,17 @@ async function main(): Promise<void> {
     say('step 0: no policy');
     await reach('no policy');
     say('step 1: kubectl apply nginx-allow (ingress to app=nginx only from app=nginx)');
-    await kube.request('POST', np, policy(['nginx']));
-    await realized(1);
+    await changed(() => kube.request('POST', np, policy(['nginx'])));
     await reach('nginx-allow');
     say('step 2: kubectl label pod ch-busybox app=nginx --overwrite');
-    await relabel('nginx');
-    await settle();
+    await changed(() => relabel('nginx'));
     await reach('client labelled app=nginx');
     say('step 3: kubectl label pod ch-busybox app=busybox --overwrite');
-    await relabel('busybox');
-    await settle();
+    await changed(() => relabel('busybox'));
     await reach('client labelled app=busybox');
     say('step 4: nginx-allow also admits app=busybox');
     const cur = await kube.request<{ metadata: { resourceVersion: string } }>('GET', `${np}/nginx-allow`);
-    await kube.request('PUT', `${np}/nginx-allow`, { ...policy(['nginx', 'busybox']), metadata: { name: 'nginx-allow', namespace: 'default', resourceVersion: cur.metadata.resourceVersion } });
-    await settle();
+    await changed(() => kube.request('PUT', `${np}/nginx-allow`, { ...policy(['nginx', 'busybox']), metadata: { name: 'nginx-allow', namespace: 'default', resourceVersion: cur.metadata.resourceVersion } }));
     await reach('nginx-allow with app=busybox');
     say(`yardctl get networkpolicy`);
     yardctl('--kubeconfig', st.kubeconfig, 'get', 'networkpolicy');
