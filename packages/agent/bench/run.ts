@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Testbed, run, type Netns } from '@switchyard/testbed';
+import { Testbed, run, type Netns, type OvsInstance } from '@switchyard/testbed';
 import { Agent } from '../src/index';
 
 const HERE = new URL('.', import.meta.url).pathname;
@@ -60,6 +60,77 @@ async function measure(name: string, n: number, concurrency: number, op: (i: num
   return record(name, lat, performance.now() - t0);
 }
 
+/**
+ * 1,000 Antrea-native rules (each: TCP port 10000+i from its own /32, applied to one pod) handed
+ * to the agent at once, as a controlplane initial state would: time to compute the flows and to
+ * install them (one bundle), and the rate; then the same policy removed.
+ */
+let ovsRef: OvsInstance | undefined;
+async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise<number>, sb: Netns): Promise<Record<string, number>> {
+  void sb;
+  await sy('ADD', 0); // the applied-to pod (container sy0 in the first sandbox)
+  const N = Number(process.env.BENCH_RULES ?? 1000);
+  const rules = Array.from({ length: N }, (_, i) => ({
+    direction: 'In' as const,
+    from: { addressGroups: [], ipBlocks: [{ cidr: `10.${200 + (i >> 16)}.${(i >> 8) & 0xff}.${i & 0xff}/32`, except: [] }] },
+    to: { addressGroups: [], ipBlocks: [] },
+    services: [{ protocol: 'TCP' as const, port: 10000 + i }],
+    action: 'Allow' as const,
+    priority: i,
+    enableLogging: false,
+  }));
+  const policy = {
+    uid: 'bench-acnp', name: 'bench', namespace: '', generation: 1, priority: 5, tierPriority: 250, appliedToGroups: ['bench-atg'],
+    sourceRef: { type: 'AntreaClusterNetworkPolicy' as const, namespace: '', name: 'bench', uid: 'bench-acnp' },
+    rules,
+  };
+  // Members are matched to local pods by address, as the controller sends them.
+  const podIp = agent.interfaces.list().find((i) => i.podName === 'pod-0')!.ipCidr.split('/')[0]!;
+  const appliedToGroups = [{ name: 'bench-atg', groupMembers: [{ pod: { name: 'pod-0', namespace: 'bench' }, ips: [podIp] }] }];
+  const before = agent.flows.flows.length;
+  const rss0 = process.memoryUsage().rss;
+  const t0 = performance.now();
+  const stats = await agent.flows.setPolicies({ policies: [policy], addressGroups: [], appliedToGroups });
+  const t1 = performance.now();
+  const timings = agent.flows.lastTimings!;
+  const rss1 = process.memoryUsage().rss;
+  const flows = stats.added + stats.modified;
+  const installed = (await agent.openflow.dumpFlows()).length;
+  // Reference: the same flows as ovs-ofctl writes them, added back in one bundle by ovs-ofctl.
+  const ovs = ovsRef!;
+  const sock = ovs.mgmtSocket('br-int');
+  const text = await ovs.ofctl('-O', 'OpenFlow15', '--no-stats', 'dump-flows', sock);
+  const file = join(tmpdir(), `sy-bench-flows-${process.pid}.txt`);
+  writeFileSync(file, text.split('\n').filter((l) => l.includes('actions=')).join('\n') + '\n');
+  const t2 = performance.now();
+  const removed = await agent.flows.setPolicies({ policies: [], addressGroups: [], appliedToGroups: [] });
+  const t3 = performance.now();
+  // With the policy gone, ovs-ofctl adds the same flows (the policy's ones fresh) in one bundle.
+  const r0 = performance.now();
+  await ovs.ofctl('-O', 'OpenFlow15', '--bundle', 'add-flows', sock, file);
+  const ofctlMs = performance.now() - r0;
+  rmSync(file, { force: true });
+  await sy('DEL', 0);
+  const out = {
+    rules: N,
+    flowsAdded: flows,
+    flowsBefore: before,
+    flowsOnSwitch: installed,
+    realizeMs: r2(t1 - t0),
+    flowsPerSecond: Math.round((flows * 1000) / (t1 - t0)),
+    removeMs: r2(t3 - t2),
+    flowsDeleted: removed.deleted,
+    ...timings,
+    bundleFlowsPerSecond: Math.round((flows * 1000) / timings.installMs),
+    ovsOfctlBundleAllFlowsMs: r2(ofctlMs),
+    ovsOfctlFlowsPerSecond: Math.round((installed * 1000) / ofctlMs),
+    rssDeltaMiB: Math.round((rss1 - rss0) / 2 ** 20),
+  };
+  console.error(`  reference: ovs-ofctl --bundle add-flows of the ${installed} flows: ${out.ovsOfctlBundleAllFlowsMs} ms = ${out.ovsOfctlFlowsPerSecond} flows/s`);
+  console.error(`  ${N} rules: ${flows} flows in ${out.realizeMs} ms = ${out.flowsPerSecond} flows/s (compute ${timings.computeMs} ms, diff ${timings.diffMs} ms, bundle ${timings.installMs} ms); removal ${out.removeMs} ms`);
+  return out;
+}
+
 async function main(): Promise<void> {
   if (!existsSync(PLUGIN)) await run(['npx', 'tsup'], { timeoutMs: 120_000 });
   const tb = await Testbed.create();
@@ -76,6 +147,7 @@ async function main(): Promise<void> {
 
     console.error('switchyard-cni + agent (OVS netdev, host side in the node netns)');
     const ovs = await tb.startOvs();
+    ovsRef = ovs;
     const socket = join(dir, 'cni.sock');
     // Per-step durations of each ADD inside the agent, from its 'pod attached' log line.
     const steps: Record<string, number>[] = [];
@@ -119,6 +191,9 @@ async function main(): Promise<void> {
     }
     record(`ovs-vsctl add-port at ${total} ports (OVS floor)`, ovsFloor, ovsFloor.reduce((a, b) => a + b, 0));
     await measure(`switchyard DEL, ${total} sequential`, total, 1, (i) => sy('DEL', i));
+
+    console.error('NetworkPolicy realization: 1,000 rules arriving at once');
+    const ruleBench = await policyBench(agent, sy, sandboxes[0]!);
     await agent.stop();
 
     console.error("Debian bridge + host-local (exec'd in a node netns through nsenter)");
@@ -151,6 +226,7 @@ async function main(): Promise<void> {
       ratioAddP50MinusFloorVsBridge: r2((get('switchyard ADD, ' + SEQ).p50ms - floor) / get('bridge ADD, ' + SEQ).p50ms),
       flowsAt120Pods: flows,
       agentStepsP50Ms: agentStepsP50,
+      policy1kRules: ruleBench,
       benchProcessRssMiB: { before: Math.round(rssBefore / 2 ** 20), at120Pods: Math.round(rss / 2 ** 20) },
     };
     console.log('| case | n | p50 ms | p99 ms | wall ms |\n|---|---|---|---|---|');

@@ -23,6 +23,7 @@ import { silentLogger, type Logger } from './logger';
 import { LocalApi, type AgentIntrospection } from './api';
 import { NetworkPolicyController, loadPolicyView } from './policy/controller';
 import { RejectResponder } from './policy/reject';
+import { AgentMetrics } from './metrics';
 
 /** OpenFlow controller connection id the pipeline's packet-in actions name (Antrea's value). */
 export const CONTROLLER_ID = 62373;
@@ -128,6 +129,7 @@ export class Agent {
     private readonly ipam: HostLocalStore,
     private readonly cni: CniServer,
     private readonly log: Logger,
+    readonly metrics: AgentMetrics,
     readonly startTime: Date = new Date(),
   ) {}
 
@@ -144,6 +146,7 @@ export class Agent {
       startTime: this.startTime,
       podInterfaces: () => this.interfaces.list(),
       policyCounts: () => this.policies.view.counts,
+      metrics: this.metrics,
       controllerConnected: () => this.policies.client?.connected,
       installedFlows: () => this.openflow.dumpFlows(),
       tableName: (id) => pipeline()?.nameOf(id),
@@ -196,6 +199,7 @@ export class Agent {
     if (cidr.family !== 4) throw new AgentError('INVALID_CONFIG', 'only an IPv4 pod CIDR is supported so far', opts.podCIDR, 'podCIDR');
     const mtu = podMtu(opts.linkMtu, opts.tunnelType);
     const net = new NodeNetwork(opts.nodeNetns);
+    const metrics = new AgentMetrics();
 
     const ovsdb = await OvsdbClient.connect(opts.ovsdbRemote, { logger: log });
     const cleanups: (() => Promise<unknown>)[] = [async () => ovsdb.close()];
@@ -237,7 +241,7 @@ export class Agent {
           netdevDatapath: opts.datapathType === 'netdev',
           enableAntreaPolicy: true,
         },
-        { logger: log },
+        { logger: log, metrics },
       );
       replayTarget.flows = flows;
       const ipam = await HostLocalStore.open({
@@ -295,9 +299,9 @@ export class Agent {
       const freed = await ipam.gc(interfaces.list().map((i) => ({ containerId: i.containerId, ifname: i.ifname })));
       if (freed.length) log.info({ freed: freed.map(String) }, 'IPAM GC released addresses');
 
-      const cni = await CniServer.listen(opts.cniSocket, new CniHandler(pods, { logger: log }));
+      const cni = await CniServer.listen(opts.cniSocket, new CniHandler(pods, { logger: log, metrics }));
       log.info({ socket: opts.cniSocket }, 'CNI server listening');
-      const agent = new Agent(opts, ovsdb, vswitch, openflow, node, round, flows, interfaces, pods, policyController, rejects, ipam, cni, log);
+      const agent = new Agent(opts, ovsdb, vswitch, openflow, node, round, flows, interfaces, pods, policyController, rejects, ipam, cni, log, metrics);
       policyController.start();
       if (opts.apiSocket !== undefined) {
         cleanups.push(() => cni.close());

@@ -1,6 +1,6 @@
 /**
  * The agent's local API for the cli: HTTP/JSON on a unix socket. `GET /podinterfaces`,
- * `GET /ovsflows?pod=<ns>/<name>&table=<TableName>`, `GET /agentinfo`, `GET /healthz`.
+ * `GET /ovsflows?pod=<ns>/<name>&table=<TableName>`, `GET /agentinfo`, `GET /metrics`, `GET /healthz`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -9,6 +9,7 @@ import type { Flow } from '@switchyard/openflow/codec';
 import { formatFlow } from '@switchyard/openflow-pipeline';
 import type { PodInterface } from './interface-store';
 import { silentLogger, type Logger } from './logger';
+import { renderGauge, type AgentMetrics } from './metrics';
 
 /** What the local API reads from the running agent. */
 export interface AgentIntrospection {
@@ -27,6 +28,8 @@ export interface AgentIntrospection {
   ovsVersion(): Promise<string>;
   /** Sizes of the controlplane view. */
   policyCounts(): { policies: number; addressGroups: number; appliedToGroups: number };
+  /** Metric families to expose at /metrics. */
+  metrics?: AgentMetrics;
   /** Whether the controlplane stream is open (undefined: no controller configured). */
   controllerConnected(): boolean | undefined;
 }
@@ -76,6 +79,11 @@ export function flowConcernsPod(f: Flow, p: PodInterface): boolean {
   return false;
 }
 
+/** A body sent as Prometheus text rather than JSON. */
+class PromText {
+  constructor(readonly text: string) {}
+}
+
 type Handler = (url: URL) => Promise<{ status: number; body: unknown }>;
 
 /** A running local API server. */
@@ -90,6 +98,16 @@ export class LocalApi {
     const routes: Record<string, Handler> = {
       '/healthz': async () => ({ status: 200, body: { status: 'ok' } }),
       '/agentinfo': async () => ({ status: 200, body: await agentInfo(a) }),
+      '/metrics': async () => {
+        const info = await agentInfo(a);
+        const lines = [
+          ...renderGauge('switchyard_agent_ovs_flow_count', 'Flows on the bridge, by table.', Object.entries(info.ovsInfo.flowTable).map(([table, value]) => ({ labels: { table }, value }))),
+          ...renderGauge('switchyard_agent_local_pod_count', 'Pods attached on this node.', [{ value: info.localPodNum }]),
+          ...renderGauge('switchyard_agent_networkpolicy_count', 'NetworkPolicies in the controlplane view.', [{ value: info.networkPolicyControllerInfo.networkPolicyNum }]),
+          ...(a.metrics ? [...a.metrics.cniRequest.render(), ...a.metrics.flowSync.render()] : []),
+        ];
+        return { status: 200, body: new PromText(`${lines.join('\n')}\n`) };
+      },
       '/podinterfaces': async (url) => {
         const ns = url.searchParams.get('namespace');
         const name = url.searchParams.get('name');
@@ -118,6 +136,11 @@ export class LocalApi {
       const url = new URL(req.url ?? '/', 'http://agent');
       const route = req.method === 'GET' ? routes[url.pathname] : undefined;
       const send = (status: number, body: unknown): void => {
+        if (body instanceof PromText) {
+          res.writeHead(status, { 'content-type': 'text/plain; version=0.0.4' });
+          res.end(body.text);
+          return;
+        }
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(`${JSON.stringify(body)}\n`);
       };

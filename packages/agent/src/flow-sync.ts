@@ -21,6 +21,7 @@ import {
 } from '@switchyard/openflow-pipeline';
 import { OfSwitchError } from '@switchyard/openflow';
 import { silentLogger, type Logger } from './logger';
+import type { AgentMetrics } from './metrics';
 
 /** Canonical text of a group (buckets in order), to notice a changed one. */
 function groupKey(g: Group): string {
@@ -42,16 +43,21 @@ export class FlowSync {
   private installedGroups = new Map<number, { group: Group; key: string }>();
   private current: NodeFlows | undefined;
   private chain: Promise<unknown> = Promise.resolve();
+  /** Where the last diff sync spent its time (pipeline compute, diff, bundle round trip). */
+  lastTimings: { computeMs: number; diffMs: number; installMs: number } | undefined;
   private waiters: { resolve: (s: SyncStats) => void; reject: (e: unknown) => void }[] = [];
   private draining = false;
   private readonly log: Logger;
 
+  private readonly metrics: AgentMetrics | undefined;
+
   constructor(
     private readonly sw: SwitchConnection,
     config: NodeConfig,
-    opts: { logger?: Logger } = {},
+    opts: { logger?: Logger; metrics?: AgentMetrics } = {},
   ) {
     this.log = opts.logger ?? silentLogger;
+    this.metrics = opts.metrics;
     this.state = { config, pods: [], remoteNodes: [], policies: [], addressGroups: [], appliedToGroups: [] };
   }
 
@@ -192,8 +198,11 @@ export class FlowSync {
   }
 
   private async syncLocked(): Promise<SyncStats> {
+    const t0 = performance.now();
     const nf = this.compute();
+    const t1 = performance.now();
     const d = diffFlows(nf.flows, this.installed);
+    const t2 = performance.now();
     const groups = new Map(nf.groups.map((g) => [g.groupId, { group: g, key: groupKey(g) }]));
     const groupAdds: OfMessage[] = [];
     const groupDeletes: OfMessage[] = [];
@@ -214,6 +223,9 @@ export class FlowSync {
     if (messages.length > 0) await this.sw.bundle(messages);
     this.installed = nf.flows;
     this.installedGroups = groups;
+    const ms = (a: number, b: number): number => Math.round((b - a) * 100) / 100;
+    this.lastTimings = { computeMs: ms(t0, t1), diffMs: ms(t1, t2), installMs: ms(t2, performance.now()) };
+    this.metrics?.flowSync.observe((performance.now() - t0) / 1000, { kind: 'diff' });
     const stats = { added: d.add.length, modified: d.modify.length, deleted: d.delete.length };
     this.log.debug(stats, 'flows synced');
     return stats;

@@ -10,6 +10,7 @@ export { ControlplaneClient, CONTROLPLANE_BASE, type ControlplaneClientOptions }
 export { RejectResponder, buildRejectReply } from './policy/reject';
 export { NetworkPolicyController, loadPolicyView, savePolicyView, type NetworkPolicyControllerOptions } from './policy/controller';
 export { AgentError, type AgentErrorCode } from './errors';
+export { AgentMetrics, Histogram, renderGauge, LATENCY_BUCKETS } from './metrics';
 export { LocalApi, agentInfo, flowConcernsPod, type AgentInfo, type AgentIntrospection } from './api';
 export type { Logger } from './logger';
 export {

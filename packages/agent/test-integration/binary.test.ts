@@ -13,6 +13,16 @@ let dir: string;
 let child: ChildProcess | undefined;
 let stdout = '';
 
+const getText = (socketPath: string, path: string): Promise<{ status: number; text: string; type: string }> =>
+  new Promise((resolve, reject) => {
+    const req = request({ socketPath, path, method: 'GET' }, (res) => {
+      let data = '';
+      res.on('data', (c: Buffer) => (data += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: data, type: String(res.headers['content-type']) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
 const get = (socketPath: string, path: string): Promise<{ status: number; body: unknown }> =>
   new Promise((resolve, reject) => {
     const req = request({ socketPath, path, method: 'GET' }, (res) => {
@@ -92,6 +102,13 @@ it('starts from antrea-agent.conf, serves CNI and the local API, exits cleanly o
   expect(l3.every((l) => l.includes('table=L3Forwarding'))).toBe(true);
   expect((await get(apiSocket, '/ovsflows?table=NoSuchTable')).status).toBe(404);
   expect((await get(apiSocket, '/ovsflows?pod=default/nobody')).status).toBe(404);
+
+  const metrics = await getText(apiSocket, '/metrics');
+  expect(metrics.type).toContain('text/plain');
+  expect(metrics.text).toMatch(/^switchyard_agent_ovs_flow_count\{table="Classifier"\} [1-9]\d*$/m);
+  expect(metrics.text).toMatch(/^switchyard_agent_local_pod_count 1$/m);
+  expect(metrics.text).toMatch(/^switchyard_agent_cni_request_duration_seconds_count\{command="ADD",result="ok"\} 1$/m);
+  expect(metrics.text).toMatch(/^switchyard_agent_flow_sync_duration_seconds_count\{kind="diff"\} [1-9]/m);
 
   const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
   child.kill('SIGTERM');

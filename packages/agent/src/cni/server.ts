@@ -10,6 +10,7 @@ import * as grpc from '@grpc/grpc-js';
 import type { PodRequest } from '../pods';
 import type { CniResult } from './spec';
 import { silentLogger, type Logger } from '../logger';
+import type { AgentMetrics } from '../metrics';
 import {
   CNI_METHODS,
   CNI_SERVICE,
@@ -81,15 +82,25 @@ export class CniHandler {
   private readonly serializer = new KeyedSerializer();
   private readonly log: Logger;
 
+  private readonly metrics: AgentMetrics | undefined;
+
   constructor(
     private readonly pods: PodOperations,
-    opts: { logger?: Logger } = {},
+    opts: { logger?: Logger; metrics?: AgentMetrics } = {},
   ) {
     this.log = opts.logger ?? silentLogger;
+    this.metrics = opts.metrics;
   }
 
   /** Handles one request; every failure becomes a spec error in the reply. */
   async handle(command: CniCommand, raw: unknown): Promise<CniReply> {
+    const t0 = performance.now();
+    const reply = await this.handleInner(command, raw);
+    this.metrics?.cniRequest.observe((performance.now() - t0) / 1000, { command, result: reply.error ? String(reply.error.code) : 'ok' });
+    return reply;
+  }
+
+  private async handleInner(command: CniCommand, raw: unknown): Promise<CniReply> {
     try {
       const req = validateRequest(command, raw);
       const conf = parseNetConf(req.stdin);
