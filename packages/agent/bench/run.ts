@@ -66,8 +66,7 @@ async function measure(name: string, n: number, concurrency: number, op: (i: num
  * install them (one bundle), and the rate; then the same policy removed.
  */
 let ovsRef: OvsInstance | undefined;
-async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise<number>, sb: Netns): Promise<Record<string, number>> {
-  void sb;
+async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise<number>): Promise<Record<string, number>> {
   await sy('ADD', 0); // the applied-to pod (container sy0 in the first sandbox)
   const N = Number(process.env.BENCH_RULES ?? 1000);
   const rules = Array.from({ length: N }, (_, i) => ({
@@ -193,7 +192,7 @@ async function main(): Promise<void> {
     await measure(`switchyard DEL, ${total} sequential`, total, 1, (i) => sy('DEL', i));
 
     console.error('NetworkPolicy realization: 1,000 rules arriving at once');
-    const ruleBench = await policyBench(agent, sy, sandboxes[0]!);
+    const ruleBench = await policyBench(agent, sy);
     await agent.stop();
 
     console.error("Debian bridge + host-local (exec'd in a node netns through nsenter)");

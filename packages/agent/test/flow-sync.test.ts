@@ -43,6 +43,7 @@ const config: NodeConfig = {
   podCIDR: '10.1.0.0/24',
   nodeIP: '192.168.0.1',
   netdevDatapath: true,
+  enableAntreaPolicy: true,
 };
 const pod = (i: number) => ({ name: `p${i}`, namespace: 'd', ofport: 10 + i, ips: [`10.1.0.${10 + i}`], mac: `02:00:00:00:01:${(10 + i).toString(16)}` });
 
@@ -115,4 +116,31 @@ it('a failed bundle rejects its callers and leaves the installed set as it was',
   // The rollback's removal finds nothing to change.
   expect(await sync.removePod('d', 'p1')).toEqual({ added: 0, modified: 0, deleted: 0 });
   expect(sw.bundles.length).toBe(0);
+});
+
+it('groups of Reject rules go in before the flows that use them and out after them', async () => {
+  const { sw, sync } = await started();
+  await sync.upsertPod(pod(1));
+  sw.bundles = [];
+  const policy = {
+    uid: 'u1', name: 'p', namespace: '', generation: 1, priority: 5, tierPriority: 250, appliedToGroups: ['atg'],
+    sourceRef: { type: 'AntreaClusterNetworkPolicy' as const, namespace: '', name: 'p', uid: 'u1' },
+    rules: [{ direction: 'In' as const, from: { addressGroups: [], ipBlocks: [{ cidr: '10.9.0.0/16', except: [] }] }, to: { addressGroups: [], ipBlocks: [] }, services: [], action: 'Reject' as const, priority: 0, enableLogging: false }],
+  };
+  const groups = { addressGroups: [], appliedToGroups: [{ name: 'atg', groupMembers: [{ ips: ['10.1.0.11'] }] }] };
+  await sync.setPolicies({ policies: [policy], ...groups });
+  const add = sw.bundles[0]!;
+  const firstFlow = add.findIndex((m) => m.type === 'flowMod');
+  const groupAdds = add.filter((m) => m.type === 'groupMod');
+  expect(groupAdds.length).toBeGreaterThan(0);
+  expect(groupAdds.every((m) => m.type === 'groupMod' && m.command === 'add')).toBe(true);
+  expect(add.slice(0, groupAdds.length)).toEqual(groupAdds);
+  expect(firstFlow).toBe(groupAdds.length);
+  await sync.setPolicies({ policies: [], addressGroups: [], appliedToGroups: [] });
+  const del = sw.bundles[1]!;
+  const lastFlow = del.map((m) => m.type).lastIndexOf('flowMod');
+  const groupDels = del.filter((m) => m.type === 'groupMod');
+  expect(groupDels.every((m) => m.type === 'groupMod' && m.command === 'delete')).toBe(true);
+  expect(del.findIndex((m) => m.type === 'groupMod')).toBeGreaterThan(lastFlow);
+  expect(groupDels.length).toBe(groupAdds.length);
 });
