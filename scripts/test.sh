@@ -26,6 +26,7 @@ if [ -z "$failed_stage" ]; then
   stage "typecheck" npx nx run-many -t typecheck --outputStyle=static
   stage "build" npx nx run-many -t build --outputStyle=static
   stage "unit tests" npx nx run-many -t test --outputStyle=static
+  stage "release dry run (nx release, independent versions)" npx nx release --dry-run --skip-publish
   stage "package shape (pack, ESM+CJS, publint, attw)" npx nx run-many -t test:pack --parallel=2 --outputStyle=static
   for p in $(npx nx show projects --with-target test:integration | sort); do
     stage "integration: $p" npx nx run "$p:test:integration" --outputStyle=static
