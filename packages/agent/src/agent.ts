@@ -23,6 +23,7 @@ import { silentLogger, type Logger } from './logger';
 import { LocalApi, type AgentIntrospection } from './api';
 import { NetworkPolicyController, loadPolicyView } from './policy/controller';
 import { RejectResponder } from './policy/reject';
+import { PolicyAuditLog } from './policy/audit-log';
 import { AgentMetrics } from './metrics';
 
 /** OpenFlow controller connection id the pipeline's packet-in actions name (Antrea's value). */
@@ -68,6 +69,8 @@ export interface AgentOptions {
    * the agent process runs outside it.
    */
   nodeNetns?: string;
+  /** np.log of rules with enableLogging. Default `<dataDir>/networkpolicy/np.log`. */
+  policyLogFile?: string;
   /** Local API socket (podinterfaces, ovsflows, agentinfo); none when absent. */
   apiSocket?: string;
   /**
@@ -115,7 +118,8 @@ export function agentOptionsFromConfig(
 /** A running node agent. */
 export class Agent {
   private constructor(
-    readonly options: Required<Omit<AgentOptions, 'nodeNetns' | 'logger' | 'apiSocket' | 'controlplane'>> & Pick<AgentOptions, 'nodeNetns' | 'apiSocket' | 'controlplane'>,
+    readonly options: Required<Omit<AgentOptions, 'nodeNetns' | 'logger' | 'apiSocket' | 'controlplane' | 'policyLogFile'>> &
+      Pick<AgentOptions, 'nodeNetns' | 'apiSocket' | 'controlplane' | 'policyLogFile'>,
     readonly ovsdb: OvsdbClient,
     readonly vswitch: VSwitch,
     readonly openflow: SwitchConnection,
@@ -126,6 +130,7 @@ export class Agent {
     readonly pods: PodNetwork,
     readonly policies: NetworkPolicyController,
     readonly rejects: RejectResponder,
+    readonly auditLog: PolicyAuditLog,
     private readonly ipam: HostLocalStore,
     private readonly cni: CniServer,
     private readonly log: Logger,
@@ -244,6 +249,17 @@ export class Agent {
         { logger: log, metrics },
       );
       replayTarget.flows = flows;
+      const auditLog = new PolicyAuditLog(
+        { file: o.policyLogFile ?? join(opts.dataDir, 'networkpolicy', 'np.log'), logger: log },
+        {
+          policies: () => flows.policies,
+          conjIds: () => flows.conjIds,
+          tableName: (id) => flows.nodeFlows?.pipeline.nameOf(id),
+          rulePriority: (table, conjId) => flows.flows.find((f) => f.table === table && f.match.conjId === conjId)?.priority,
+        },
+        openflow,
+      );
+      cleanups.push(async () => auditLog.stop());
       const ipam = await HostLocalStore.open({
         dataDir: join(opts.dataDir, 'networks'),
         network: opts.ipamNetwork,
@@ -301,7 +317,7 @@ export class Agent {
 
       const cni = await CniServer.listen(opts.cniSocket, new CniHandler(pods, { logger: log, metrics }));
       log.info({ socket: opts.cniSocket }, 'CNI server listening');
-      const agent = new Agent(opts, ovsdb, vswitch, openflow, node, round, flows, interfaces, pods, policyController, rejects, ipam, cni, log, metrics);
+      const agent = new Agent(opts, ovsdb, vswitch, openflow, node, round, flows, interfaces, pods, policyController, rejects, auditLog, ipam, cni, log, metrics);
       policyController.start();
       if (opts.apiSocket !== undefined) {
         cleanups.push(() => cni.close());
@@ -320,6 +336,7 @@ export class Agent {
     await this.api?.close();
     await this.policies.stop();
     this.rejects.stop();
+    this.auditLog.stop();
     await this.cni.close();
     await this.openflow.close();
     await this.ipam.close();

@@ -71,6 +71,16 @@ export class FlowSync {
     return this.installed;
   }
 
+  /** Policies in the node state (for the audit log). */
+  get policies(): readonly NodeState['policies'][number][] {
+    return this.state.policies;
+  }
+
+  /** Conjunction ids by rule key in use. */
+  get conjIds(): ReadonlyMap<string, number> | undefined {
+    return this.state.conjIds;
+  }
+
   /** The last computed node flows (pipeline with table names, flows). */
   get nodeFlows(): NodeFlows | undefined {
     return this.current;

@@ -8,6 +8,7 @@ export { Agent, agentOptionsFromConfig, POLICY_CACHE_FILE, type AgentOptions } f
 export { PolicyView, memberKey, type PolicyViewData, type ApplyOutcome } from './policy/view';
 export { ControlplaneClient, CONTROLPLANE_BASE, type ControlplaneClientOptions } from './policy/controlplane-client';
 export { RejectResponder, buildRejectReply } from './policy/reject';
+export { PolicyAuditLog, summarizeFrame, policyRef, formatTimestamp, type AuditLogOptions, type AuditLogSource, type PacketSummary } from './policy/audit-log';
 export { NetworkPolicyController, loadPolicyView, savePolicyView, type NetworkPolicyControllerOptions } from './policy/controller';
 export { AgentError, type AgentErrorCode } from './errors';
 export { AgentMetrics, Histogram, renderGauge, LATENCY_BUCKETS } from './metrics';

@@ -1,7 +1,7 @@
 // NetworkPolicy enforcement end to end: the embedded Kubernetes API, the real controller serving
 // this node's controlplane stream, the agent realizing it on a real OVS; pods in real netns talk
 // (or not) over TCP as the policies say.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
@@ -148,6 +148,37 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     expect(await tcp(pods.b!.sb, pods.a!.ip, 7001)).toBe(true);
     await kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/reject-c-to-a');
     await eventuallyReach('c', 'a', 7001, true);
+  });
+
+  it('an enableLogging rule writes np.log lines with the policy, rule, action and 5-tuple', async () => {
+    await kube.request('POST', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies', {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterNetworkPolicy', metadata: { name: 'log-b-to-c' },
+      spec: {
+        priority: 7, tier: 'application',
+        appliedTo: [{ podSelector: { matchLabels: { app: 'c' } } }],
+        ingress: [{ action: 'Allow', name: 'allow-b-web', enableLogging: true, logLabel: 'web-audit', from: [{ podSelector: { matchLabels: { app: 'b' } } }], ports: [{ protocol: 'TCP', port: 7000 }] }],
+      },
+    });
+    await waitFor('logging policy realized', () => node!.agent.policies.view.counts.policies === 3, { timeoutMs: 15_000 });
+    await node!.agent.policies.idle();
+    const file = join(node!.dir, 'networkpolicy', 'np.log');
+    let lines: string[] = [];
+    await waitFor('np.log line', async () => {
+      expect(await tcp(pods.b!.sb, pods.c!.ip, 7000)).toBe(true);
+      lines = existsSync(file) ? readFileSync(file, 'utf8').trim().split('\n') : [];
+      return lines.some((l) => l.includes('log-b-to-c'));
+    }, { timeoutMs: 15_000, intervalMs: 300 });
+    const line = lines.find((l) => l.includes('log-b-to-c'))!;
+    const re = new RegExp(
+      `^\\d{4}/\\d{2}/\\d{2} \\d{2}:\\d{2}:\\d{2}\\.\\d{6} AntreaPolicyIngressRule AntreaClusterNetworkPolicy:log-b-to-c allow-b-web Allow \\d+ ${pods.b!.ip.replace(/\./g, '\\.')} \\d+ ${pods.c!.ip.replace(/\./g, '\\.')} 7000 TCP \\d+ web-audit$`,
+    );
+    expect(line).toMatch(re);
+    // Traffic the rule does not log leaves no line.
+    expect(await tcp(pods.a!.sb, pods.c!.ip, 7000)).toBe(true);
+    expect(readFileSync(file, 'utf8')).not.toContain(`${pods.a!.ip} `);
+    await kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/log-b-to-c');
+    await waitFor('logging policy removed', () => node!.agent.policies.view.counts.policies === 2, { timeoutMs: 15_000 });
+    await node!.agent.policies.idle();
   });
 
   it('policies cached on disk stay enforced when the agent restarts while the controller is down', async () => {
