@@ -1,30 +1,11 @@
 // Plain shapes of the Kubernetes objects the server stores and the clock/logger it takes.
 
-export interface OwnerReference {
-  apiVersion: string;
-  kind: string;
-  name: string;
-  uid: string;
-  controller?: boolean;
-  blockOwnerDeletion?: boolean;
-}
+import type { ObjectMeta as ApisObjectMeta, OwnerReference } from '@switchyard/apis';
 
-export interface ObjectMeta {
-  name?: string;
-  generateName?: string;
-  namespace?: string;
-  uid?: string;
-  resourceVersion?: string;
-  generation?: number;
-  creationTimestamp?: string;
-  deletionTimestamp?: string;
-  deletionGracePeriodSeconds?: number;
-  labels?: Record<string, string>;
-  annotations?: Record<string, string>;
-  finalizers?: string[];
-  ownerReferences?: OwnerReference[];
-  [key: string]: unknown;
-}
+export type { OwnerReference };
+
+/** meta/v1 ObjectMeta from @switchyard/apis, open to fields this server does not interpret. */
+export type ObjectMeta = ApisObjectMeta & { [key: string]: unknown };
 
 /** Any Kubernetes object as stored: apiVersion/kind/metadata plus free-form fields. */
 export interface KubeObject {
