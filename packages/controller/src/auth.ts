@@ -3,9 +3,9 @@
 // through SubjectAccessReview. Results are cached briefly (injectable clock).
 import type http from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import type { Clock } from './clock';
-import { systemClock } from './clock';
-import type { KubeClient } from './kube';
+import type { Clock } from '@switchyard/kube';
+import { systemClock } from '@switchyard/kube';
+import type { KubeClient } from '@switchyard/kube';
 import { silentLogger, type Logger } from './logger';
 
 /** An authenticated caller. */

@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import YAML from 'yaml';
 import { Controller, CONTROLLER_VERSION } from './controller';
 import { ControllerError } from './errors';
-import { KubeConfigClient } from './kube';
+import { KubeConfigClient } from '@switchyard/kube';
 import { optionsFromConfig, type ControllerFlags } from './options';
 
 const program = new Command('switchyard-controller')

@@ -2,13 +2,13 @@
 // ExternalNode, node IPAM, status and heartbeat loops. Everything I/O is injected.
 import type { ClusterObject } from '@switchyard/policy-compiler';
 import { KubeDelegatedAuth, type RequestAuth } from './auth';
-import type { Clock, TimerHandle } from './clock';
-import { systemClock } from './clock';
+import type { Clock, TimerHandle } from '@switchyard/kube';
+import { systemClock } from '@switchyard/kube';
 import { KubeRequestError } from './errors';
 import { ExternalNodeController } from './externalnode';
 import { ControlplaneHub } from './hub';
-import { Informer, type InformerOptions, type KubeObject } from './informer';
-import type { KubeClient } from './kube';
+import { Informer, type InformerOptions, type KubeObject } from '@switchyard/kube';
+import type { KubeClient } from '@switchyard/kube';
 import { silentLogger, type Logger } from './logger';
 import { MetricsRegistry } from './metrics';
 import { NodeIpamController } from './nodeipam';

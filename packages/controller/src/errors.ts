@@ -1,4 +1,4 @@
-// Typed errors of the controller.
+// Typed errors of the controller. (KubeRequestError comes from @switchyard/kube.)
 
 /** Stable codes of {@link ControllerError}. */
 export type ControllerErrorCode =
@@ -25,16 +25,4 @@ export class ControllerError extends Error {
   }
 }
 
-/** A Kubernetes API request that answered with an error status. */
-export class KubeRequestError extends ControllerError {
-  constructor(
-    readonly method: string,
-    path: string,
-    readonly status: number,
-    readonly body: unknown,
-  ) {
-    const msg = typeof body === 'object' && body !== null && 'message' in body ? String((body as { message: unknown }).message) : String(body);
-    super('KUBE_REQUEST_FAILED', `${method} ${path}: ${status} ${msg}`, path, status);
-    this.name = 'KubeRequestError';
-  }
-}
+export { KubeRequestError } from '@switchyard/kube';

@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import type { ExternalEntity, ExternalNode } from '@switchyard/apis';
 import { KubeRequestError } from './errors';
-import type { KubeObject } from './informer';
-import type { KubeClient } from './kube';
+import type { KubeObject } from '@switchyard/kube';
+import type { KubeClient } from '@switchyard/kube';
 import { silentLogger, type Logger } from './logger';
 
 /** Label-free API version of ExternalEntity objects the controller writes. */

@@ -4,8 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import type { controlplane } from '@switchyard/apis';
 import { PolicyEngine, toWatchEvents, type ClusterEvent, type NodeDelta, type PolicyDelta, type PolicySnapshot } from '@switchyard/policy-compiler';
-import type { Clock, TimerHandle } from './clock';
-import { systemClock } from './clock';
+import type { Clock, TimerHandle } from '@switchyard/kube';
+import { systemClock } from '@switchyard/kube';
 import { silentLogger, type Logger } from './logger';
 
 /** The three watchable controlplane resources. */

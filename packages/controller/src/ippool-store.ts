@@ -3,7 +3,7 @@
 // against a real API server.
 import { IpamError, type IPPoolResource, type IPPoolStore } from '@switchyard/ipam';
 import { KubeRequestError } from './errors';
-import type { KubeClient } from './kube';
+import type { KubeClient } from '@switchyard/kube';
 
 const GROUP_VERSION = 'crd.antrea.io/v1beta1';
 const COLLECTION = `/apis/${GROUP_VERSION}/ippools`;

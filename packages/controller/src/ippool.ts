@@ -1,7 +1,7 @@
 // IPPool controller (Antrea's AntreaIPAM): StatefulSet pre-allocation from StatefulSet events,
 // status.usage upkeep, and a finalizer that keeps a pool in use from being deleted.
 import { IPPoolAllocator, IpamError, poolAddresses, type IPPoolResource, type IPPoolStore, type RetryPolicy } from '@switchyard/ipam';
-import type { KubeObject } from './informer';
+import type { KubeObject } from '@switchyard/kube';
 import { silentLogger, type Logger } from './logger';
 
 /** StatefulSet annotation naming the pool(s) its pods take addresses from (Antrea's). */

@@ -1,8 +1,8 @@
 // Node IPAM: podCIDRs for Nodes from the cluster CIDRs (@switchyard/ipam NodeSubnetAllocator).
 // State lives on the Node objects themselves, so a restarted controller rebuilds it from them.
 import { NodeSubnetAllocator, type NodeSubnetConfig } from '@switchyard/ipam';
-import type { KubeObject } from './informer';
-import type { KubeClient } from './kube';
+import type { KubeObject } from '@switchyard/kube';
+import type { KubeClient } from '@switchyard/kube';
 import { silentLogger, type Logger } from './logger';
 
 interface NodeLike {

@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ControllerError, KubeRequestError } from './errors';
-import type { KubeClient } from './kube';
+import type { KubeClient } from '@switchyard/kube';
 
 /** CA and serving key pair. */
 export interface ControllerPki {

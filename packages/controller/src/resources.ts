@@ -1,5 +1,5 @@
 // The Kubernetes resources the controller watches, in the order their informers start.
-import type { ResourceSpec } from './informer';
+import type { ResourceSpec } from '@switchyard/kube';
 
 const r = (group: string, version: string, plural: string, kind: string, namespaced: boolean): ResourceSpec => ({ group, version, plural, kind, namespaced });
 

@@ -1,10 +1,10 @@
 // Policy realization status: agents report which generation of each policy they realized; the
 // controller aggregates that over the policy's span into the source object's status.
 import type { AntreaNetworkPolicyStatus, controlplane } from '@switchyard/apis';
-import type { Clock, TimerHandle } from './clock';
-import { systemClock } from './clock';
+import type { Clock, TimerHandle } from '@switchyard/kube';
+import { systemClock } from '@switchyard/kube';
 import type { ControlplaneHub } from './hub';
-import type { KubeClient } from './kube';
+import type { KubeClient } from '@switchyard/kube';
 import { silentLogger, type Logger } from './logger';
 
 /** Aggregated status of one policy. */

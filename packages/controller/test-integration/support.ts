@@ -9,7 +9,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import YAML from 'yaml';
 import { Controller, type ControllerOptions } from '../src/controller';
-import { KubeConfigClient } from '../src/kube';
+import { KubeConfigClient } from '@switchyard/kube';
 
 export const NODE_TOKENS: Record<string, string> = { 'node-a': 'token-node-a', 'node-b': 'token-node-b', 'node-c': 'token-node-c' };
 

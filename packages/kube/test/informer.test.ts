@@ -1,5 +1,5 @@
-import { ManualClock } from '../src/clock';
-import { Informer, type InformerEvent } from '../src/informer';
+import { ManualClock } from '../src';
+import { Informer, type InformerEvent } from '../src';
 import { FakeKube, gone, pod, settle } from './fake-kube';
 
 const spec = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
@@ -13,6 +13,19 @@ function setup(): { kube: FakeKube; clock: ManualClock; events: InformerEvent[];
 }
 
 describe('Informer', () => {
+  test('sends its field and label selectors on every LIST and WATCH', async () => {
+    const kube = new FakeKube();
+    const inf = new Informer(kube, spec, () => undefined, { clock: new ManualClock(), fieldSelector: 'spec.nodeName=node1', labelSelector: 'app=web' });
+    inf.start();
+    const w = await kube.nextWatch(1);
+    for (const path of [kube.lists[0] ?? '', w.path]) {
+      const q = new URLSearchParams(path.split('?')[1]);
+      expect(q.get('fieldSelector')).toBe('spec.nodeName=node1');
+      expect(q.get('labelSelector')).toBe('app=web');
+    }
+    await inf.stop();
+  });
+
   test('lists, then watches from the list resourceVersion with bookmarks and a timeout', async () => {
     const { kube, events, inf } = setup();
     kube.objects = [pod('a', '5')];

@@ -1,7 +1,6 @@
 // A scripted KubeClient for informer tests: LIST answers from `objects`, watches are controlled streams.
-import type { KubeClient, WatchStream } from '../src/kube';
-import { KubeRequestError } from '../src/errors';
-import type { KubeObject } from '../src/informer';
+import type { KubeClient, KubeObject, WatchStream } from '../src';
+import { KubeRequestError } from '../src';
 
 export class FakeWatch {
   private queue: ({ type: string; object: Record<string, unknown> } | null | Error)[] = [];

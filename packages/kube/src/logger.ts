@@ -1,0 +1,13 @@
+// The pino-compatible logger shape the controller takes; silent by default.
+
+/** pino-compatible logger. */
+export interface Logger {
+  debug(obj: unknown, msg?: string): void;
+  info(obj: unknown, msg?: string): void;
+  warn(obj: unknown, msg?: string): void;
+  error(obj: unknown, msg?: string): void;
+}
+
+const noop = (): void => undefined;
+/** Logger that drops everything. */
+export const silentLogger: Logger = { debug: noop, info: noop, warn: noop, error: noop };
