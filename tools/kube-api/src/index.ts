@@ -59,6 +59,12 @@ export interface KubeApiOptions {
   watchHistory?: number;
   /** Interval of BOOKMARK events on watches that allow them (default 30 s). */
   bookmarkIntervalMs?: number;
+  /**
+   * Host to dial for `nodes/<name>/proxy/...` instead of the Node's InternalIP; `undefined` falls
+   * back to the address. The lab needs it: its node addresses live in network namespaces the
+   * server's own namespace cannot reach, while the agents' APIs listen on 127.0.0.1.
+   */
+  nodeProxyHost?: (nodeName: string) => string | undefined;
   clock?: Clock;
   logger?: Logger;
 }
@@ -135,6 +141,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 30000,
     serverAddress: () => `${host}:${boundPort}`,
     ...(pki ? { proxyClientCert: { certPem: pki.proxyCertPem, keyPem: pki.proxyKeyPem } } : {}),
+    ...(options.nodeProxyHost ? { nodeProxyHost: options.nodeProxyHost } : {}),
     version,
   });
   const server = pki ? https.createServer({ cert: pki.certPem, key: pki.keyPem }, front.handle) : http.createServer(front.handle);

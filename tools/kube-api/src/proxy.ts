@@ -39,14 +39,27 @@ function unavailable(msg: string): KubeApiError {
   return new KubeApiError('ServiceUnavailable', msg);
 }
 
-export function nodeTarget(api: KubeApi, nameText: string, path: string): ProxyTarget {
+/**
+ * Where a node proxy request goes, as kube-apiserver resolves `nodes/<[scheme:]name[:port]>/proxy`:
+ * the Node's InternalIP (else its first address), the kubelet port from
+ * `status.daemonEndpoints.kubeletEndpoint.Port` (default 10250) over HTTPS when no port (or that
+ * port) is named, any other port over the scheme named in the URL (default plain HTTP, as for
+ * node-exporter style daemons). An explicit scheme always wins here (kube-apiserver ignores it on
+ * the kubelet port). `dialHost`, when it names a host for the node, replaces the address (the
+ * lab's node addresses live in network namespaces the server cannot reach).
+ */
+export function nodeTarget(api: KubeApi, nameText: string, path: string, dialHost?: (nodeName: string) => string | undefined): ProxyTarget {
   const { scheme, name, port } = parseProxyName(nameText);
+  if (name === '' || (port !== undefined && !/^\d+$/.test(port)) || (scheme !== undefined && scheme !== 'http' && scheme !== 'https')) throw badRequest(`invalid node request "${nameText}"`);
   const node = api.get(api.type('', 'nodes'), undefined, name);
   const status = (node.status ?? {}) as { addresses?: { type: string; address: string }[]; daemonEndpoints?: { kubeletEndpoint?: { Port?: number } } };
-  const addr = status.addresses?.find((a) => a.type === 'InternalIP') ?? status.addresses?.[0];
-  if (!addr) throw unavailable(`no preferred addresses found; known addresses: []`);
-  const p = port !== undefined ? Number(port) : (status.daemonEndpoints?.kubeletEndpoint?.Port ?? 10250);
-  return { scheme: scheme === 'http' ? 'http' : 'https', host: addr.address, port: p, path, insecure: true };
+  const host = dialHost?.(name) ?? (status.addresses?.find((a) => a.type === 'InternalIP') ?? status.addresses?.[0])?.address;
+  if (host === undefined || host === '') throw unavailable(`no preferred addresses found; known addresses: [${(status.addresses ?? []).map((a) => `{${a.type} ${a.address}}`).join(' ')}]`);
+  const kubeletPort = status.daemonEndpoints?.kubeletEndpoint?.Port || 10250;
+  const p = port !== undefined ? Number(port) : kubeletPort;
+  const onKubelet = p === kubeletPort;
+  const s: 'http' | 'https' = scheme === 'http' || scheme === 'https' ? scheme : onKubelet ? 'https' : 'http';
+  return { scheme: s, host, port: p, path, insecure: true };
 }
 
 /** Pick a ready endpoint of a Service for `portSpec` (port name or number; default: first port). */

@@ -23,6 +23,8 @@ export interface HttpFrontOptions {
   bookmarkIntervalMs: number;
   serverAddress: () => string;
   proxyClientCert?: ProxyClientCert;
+  /** Host to dial for a node's proxy subresource instead of its InternalIP (see KubeApiOptions). */
+  nodeProxyHost?: (nodeName: string) => string | undefined;
   version: Record<string, string>;
 }
 
@@ -225,7 +227,7 @@ export class HttpFront {
     if (p.subresource === 'proxy') {
       const fullProxy = `${p.proxyPath}${path.endsWith('/') && p.proxyPath !== '/' ? '/' : ''}${url.search}`;
       let target: ProxyTarget;
-      if (t.resource === 'nodes') target = nodeTarget(this.o.api, p.name, fullProxy);
+      if (t.resource === 'nodes') target = nodeTarget(this.o.api, p.name, fullProxy, this.o.nodeProxyHost);
       else if (t.resource === 'services') target = serviceTarget(this.o.api, p.namespace, p.name, fullProxy);
       else throw new KubeApiError('NotFound', 'the server could not find the requested resource');
       return this.proxy(req, res, target, user);
