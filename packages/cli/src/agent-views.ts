@@ -1,15 +1,22 @@
 // Table views of the agent's local API answers (antctl's columns for agentinfo, podinterface, ovsflows).
 import type { Table } from './output';
 
-/** The agent's `/agentinfo` answer (AntreaAgentInfo-shaped; only the fields yardctl shows are typed). */
+/**
+ * The agent's `/agentinfo` answer, or an AntreaAgentInfo object of the API server (same fields,
+ * plus metadata); only the fields yardctl shows are typed, and an object written by another
+ * agent version may lack any of them.
+ */
 export interface AgentInfo {
+  metadata?: { name?: string };
   podRef?: { namespace?: string; name?: string };
-  nodeRef: { name: string };
-  nodeSubnets: string[];
-  ovsInfo: { bridgeName: string; version: string; flowTable: Record<string, number> };
-  localPodNum: number;
-  agentConditions: { type: string; status: string; lastHeartbeatTime?: string }[];
-  networkPolicyControllerInfo: { networkPolicyNum: number; addressGroupNum: number; appliedToGroupNum: number };
+  nodeRef?: { name: string };
+  nodeSubnets?: string[];
+  ovsInfo?: { bridgeName?: string; version?: string; flowTable?: Record<string, number> };
+  localPodNum?: number;
+  agentConditions?: { type: string; status: string; lastHeartbeatTime?: string }[];
+  networkPolicyControllerInfo?: { networkPolicyNum?: number; addressGroupNum?: number; appliedToGroupNum?: number };
+  /** TCP port of the agent API (AntreaAgentInfo only). */
+  apiPort?: number;
 }
 
 /** One entry of the agent's `/podinterfaces` answer (its interface store). */
@@ -32,25 +39,31 @@ export interface OvsFlowItem {
 
 /** Unhealthy unless the agent reports AgentHealthy=True. */
 export function agentStatus(info: AgentInfo): string {
-  return info.agentConditions.some((c) => c.type === 'AgentHealthy' && c.status === 'True') ? 'Healthy' : 'Unhealthy';
+  return (info.agentConditions ?? []).some((c) => c.type === 'AgentHealthy' && c.status === 'True') ? 'Healthy' : 'Unhealthy';
 }
+
+const num = (n: number | undefined): string => (n === undefined ? '' : String(n));
 
 /**
  * `get agentinfo`: POD NODE STATUS NODE-SUBNET NETWORK-POLICIES ADDRESS-GROUPS APPLIED-TO-GROUPS
- * LOCAL-PODS (wide adds BRIDGE OVS-VERSION FLOWS CONTROLLER).
+ * LOCAL-PODS (wide adds BRIDGE OVS-VERSION FLOWS CONTROLLER), one row per agent.
  */
-export function agentInfoTable(info: AgentInfo, wide: boolean): Table {
+export function agentInfoTable(infos: AgentInfo | readonly AgentInfo[], wide: boolean): Table {
   const columns = ['POD', 'NODE', 'STATUS', 'NODE-SUBNET', 'NETWORK-POLICIES', 'ADDRESS-GROUPS', 'APPLIED-TO-GROUPS', 'LOCAL-PODS'];
-  const pod = info.podRef?.name ? `${info.podRef.namespace ? `${info.podRef.namespace}/` : ''}${info.podRef.name}` : '';
-  const np = info.networkPolicyControllerInfo;
-  const row = [pod, info.nodeRef.name, agentStatus(info), info.nodeSubnets.join(','), String(np.networkPolicyNum), String(np.addressGroupNum), String(np.appliedToGroupNum), String(info.localPodNum)];
-  if (wide) {
-    const flows = Object.values(info.ovsInfo.flowTable).reduce((a, b) => a + b, 0);
-    const ctl = info.agentConditions.find((c) => c.type === 'ControllerConnectionUp');
-    columns.push('BRIDGE', 'OVS-VERSION', 'FLOWS', 'CONTROLLER');
-    row.push(info.ovsInfo.bridgeName, info.ovsInfo.version, String(flows), ctl === undefined ? 'not configured' : ctl.status === 'True' ? 'Connected' : 'Disconnected');
-  }
-  return { columns, rows: [row] };
+  if (wide) columns.push('BRIDGE', 'OVS-VERSION', 'FLOWS', 'CONTROLLER');
+  const rows = (Array.isArray(infos) ? (infos as readonly AgentInfo[]) : [infos as AgentInfo]).map((info) => {
+    const pod = info.podRef?.name ? `${info.podRef.namespace ? `${info.podRef.namespace}/` : ''}${info.podRef.name}` : '';
+    const np = info.networkPolicyControllerInfo ?? {};
+    const row = [pod, info.nodeRef?.name ?? info.metadata?.name ?? '', agentStatus(info), (info.nodeSubnets ?? []).join(','), num(np.networkPolicyNum), num(np.addressGroupNum), num(np.appliedToGroupNum), num(info.localPodNum)];
+    if (wide) {
+      const table = info.ovsInfo?.flowTable;
+      const flows = table === undefined ? undefined : Object.values(table).reduce((a, b) => a + b, 0);
+      const ctl = (info.agentConditions ?? []).find((c) => c.type === 'ControllerConnectionUp');
+      row.push(info.ovsInfo?.bridgeName ?? '', info.ovsInfo?.version ?? '', num(flows), ctl === undefined ? 'not configured' : ctl.status === 'True' ? 'Connected' : 'Disconnected');
+    }
+    return row;
+  });
+  return { columns, rows };
 }
 
 /** Container ids are shown short, as antctl does (first 11 characters). */

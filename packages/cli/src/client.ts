@@ -1,4 +1,5 @@
-// The controller's read API, reached through the Kubernetes API server (APIService aggregation).
+// The Kubernetes API server as yardctl reaches it: one authenticated GET helper (kubeconfig through
+// @kubernetes/client-node), and over it the controller's read API (APIService aggregation).
 import http from 'node:http';
 import https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -11,6 +12,24 @@ export const READ_API_BASE = '/apis/controlplane.switchyard.io/v1beta2';
 export interface ReadApi {
   /** `path` is relative to {@link READ_API_BASE}. */
   get<T>(path: string, query?: Record<string, string | undefined>): Promise<T>;
+}
+
+/** A raw answer of the API server (or of what it proxies to). */
+export interface KubeResponse {
+  status: number;
+  body: string;
+  contentType: string;
+}
+
+/** Authenticated GETs against the API server. */
+export interface KubeHttp {
+  /** Scheme, host and port of the server (for messages). */
+  readonly origin: string;
+  /**
+   * GET an absolute API path (`/api/v1/...`, `/apis/...`) with the defined query parameters.
+   * Resolves with any HTTP status; rejects only when no answer came (UNREACHABLE, TIMEOUT).
+   */
+  request(path: string, query?: Record<string, string | undefined>): Promise<KubeResponse>;
 }
 
 /** How to reach the API server. */
@@ -48,11 +67,26 @@ function serverUrl(kc: KubeConfig, o: ConnectOptions): URL {
   }
 }
 
+/** A Kubernetes `Status` body, if that is what `body` is. */
+export function parseStatus(body: string): { message: string; reason?: string; code?: number } | undefined {
+  try {
+    const s = JSON.parse(body) as { kind?: unknown; message?: unknown; reason?: unknown; code?: unknown };
+    if (s.kind === 'Status' && typeof s.message === 'string') {
+      return { message: s.message, ...(typeof s.reason === 'string' ? { reason: s.reason } : {}), ...(typeof s.code === 'number' ? { code: s.code } : {}) };
+    }
+  } catch {
+    // not JSON
+  }
+  return undefined;
+}
+
 /** Kubernetes `Status` message of an error body, or the raw body. */
 function statusMessage(body: string): string {
+  const s = parseStatus(body);
+  if (s) return s.message;
   try {
-    const s = JSON.parse(body) as { message?: string };
-    if (typeof s.message === 'string') return s.message;
+    const j = JSON.parse(body) as { message?: unknown };
+    if (typeof j.message === 'string') return j.message;
   } catch {
     // not JSON: the raw text is the message
   }
@@ -60,17 +94,40 @@ function statusMessage(body: string): string {
 }
 
 /**
- * Connect to the read API with a kubeconfig (client certificates, bearer tokens and CA handled by
- * @kubernetes/client-node). Only configuration errors are thrown here; network errors surface on
- * the first request.
+ * The error kubectl would print for a non-2xx answer of the API server. `unavailable` words the
+ * 502/503 case, whose meaning depends on what was behind the server (an APIService, a node proxy).
  */
-export function connectReadApi(o: ConnectOptions): ReadApi {
+export function kubeError(status: number, body: string, path: string, unavailable: (msg: string) => string): CliError {
+  const msg = statusMessage(body);
+  if (status === 401) return new CliError('UNAUTHORIZED', `error: You must be logged in to the server (Unauthorized): ${msg}`, status, path);
+  if (status === 403) return new CliError('FORBIDDEN', `Error from server (Forbidden): ${msg}`, status, path);
+  if (status === 404) return new CliError('NOT_FOUND', `Error from server (NotFound): ${msg}`, status, path);
+  if (status === 502 || status === 503) return new CliError('UNREACHABLE', unavailable(msg), status, path);
+  return new CliError('SERVER', `Error from server (${status}): ${msg}`, status, path);
+}
+
+/** Decode a 2xx JSON body, or fail naming the path. */
+export function decodeJson<T>(r: KubeResponse, path: string, who = 'the server'): T {
+  try {
+    return JSON.parse(r.body) as T;
+  } catch {
+    throw new CliError('SERVER', `${who} answered ${path} with something that is not JSON`, r.body.slice(0, 200), path);
+  }
+}
+
+/**
+ * Connect to the API server with a kubeconfig (client certificates, bearer tokens and CA handled
+ * by @kubernetes/client-node). Only configuration errors are thrown here; network errors surface
+ * on the first request.
+ */
+export function connectKube(o: ConnectOptions): KubeHttp {
   const kc = loadKubeConfig(o);
   const base = serverUrl(kc, o);
   return {
-    async get<T>(path: string, query: Record<string, string | undefined> = {}): Promise<T> {
+    origin: base.origin,
+    async request(path: string, query: Record<string, string | undefined> = {}): Promise<KubeResponse> {
       const url = new URL(base.toString());
-      url.pathname = `${base.pathname.replace(/\/$/, '')}${READ_API_BASE}/${path}`;
+      url.pathname = `${base.pathname.replace(/\/$/, '')}${path}`;
       for (const [k, v] of Object.entries(query)) if (v !== undefined) url.searchParams.set(k, v);
       const opts: https.RequestOptions = { method: 'GET', headers: { accept: 'application/json' } };
       try {
@@ -79,13 +136,13 @@ export function connectReadApi(o: ConnectOptions): ReadApi {
         throw new CliError('CONFIG', `kubeconfig credentials: ${(e as Error).message}`, o.kubeconfig, '--kubeconfig');
       }
       const started = Date.now();
-      const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const r = await new Promise<KubeResponse>((resolve, reject) => {
         const mod = url.protocol === 'http:' ? http : https;
         const req = mod.request(url, opts, (res) => {
           let data = '';
           res.setEncoding('utf8');
           res.on('data', (d: string) => (data += d));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data }));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: data, contentType: res.headers['content-type'] ?? '' }));
           res.on('error', reject);
         });
         if (o.timeoutMs > 0) {
@@ -97,22 +154,25 @@ export function connectReadApi(o: ConnectOptions): ReadApi {
         });
         req.end();
       });
-      o.trace?.(`GET ${url.toString()} ${status} in ${Date.now() - started} ms`);
-      if (status >= 200 && status < 300) {
-        try {
-          return JSON.parse(body) as T;
-        } catch {
-          throw new CliError('SERVER', `the server answered ${url.pathname} with something that is not JSON`, body.slice(0, 200), url.pathname);
-        }
-      }
-      const msg = statusMessage(body);
-      if (status === 401) throw new CliError('UNAUTHORIZED', `error: You must be logged in to the server (Unauthorized): ${msg}`, status, url.pathname);
-      if (status === 403) throw new CliError('FORBIDDEN', `Error from server (Forbidden): ${msg}`, status, url.pathname);
-      if (status === 404) throw new CliError('NOT_FOUND', `Error from server (NotFound): ${msg}`, status, url.pathname);
-      if (status === 502 || status === 503) {
-        throw new CliError('UNREACHABLE', `the controller is unreachable through the API server (APIService v1beta2.controlplane.switchyard.io): ${msg}`, status, url.pathname);
-      }
-      throw new CliError('SERVER', `Error from server (${status}): ${msg}`, status, url.pathname);
+      o.trace?.(`GET ${url.toString()} ${r.status} in ${Date.now() - started} ms`);
+      return r;
     },
   };
+}
+
+/** The controller's read API over an API server connection. */
+export function readApiOver(kube: KubeHttp): ReadApi {
+  return {
+    async get<T>(path: string, query: Record<string, string | undefined> = {}): Promise<T> {
+      const full = `${READ_API_BASE}/${path}`;
+      const r = await kube.request(full, query);
+      if (r.status >= 200 && r.status < 300) return decodeJson<T>(r, full);
+      throw kubeError(r.status, r.body, full, (msg) => `the controller is unreachable through the API server (APIService v1beta2.controlplane.switchyard.io): ${msg}`);
+    },
+  };
+}
+
+/** Connect to the controller's read API through the API server (see {@link connectKube}). */
+export function connectReadApi(o: ConnectOptions): ReadApi {
+  return readApiOver(connectKube(o));
 }

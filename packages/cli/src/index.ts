@@ -6,8 +6,8 @@
  */
 export { runYardctl, parseDuration } from './program';
 export type { CliIo } from './program';
-export { connectReadApi, READ_API_BASE } from './client';
-export type { ReadApi, ConnectOptions } from './client';
+export { connectReadApi, connectKube, readApiOver, READ_API_BASE } from './client';
+export type { ReadApi, ConnectOptions, KubeHttp, KubeResponse } from './client';
 export { CliError, EXIT_ERROR, EXIT_USAGE } from './errors';
 export type { CliErrorCode } from './errors';
 export { renderTable, renderData, parseOutputFormat, abbreviate, styleFor, OUTPUT_FORMATS } from './output';
@@ -15,7 +15,7 @@ export type { OutputFormat, Table, Style } from './output';
 export { networkPolicyTable, addressGroupTable, appliedToGroupTable, controllerInfoTable, explanationTable, endpointQueryTables, policyRefText, tierText } from './views';
 export type { NetworkPolicyItem, GroupItem, ControllerInfo } from './views';
 export { bashCompletion } from './completion';
-export { connectAgent, DEFAULT_AGENT_SOCKET } from './agent-client';
-export type { AgentApi, AgentConnectOptions } from './agent-client';
+export { connectAgent, connectAgentThroughNode, DEFAULT_AGENT_SOCKET, DEFAULT_AGENT_API_PORT, AGENT_INFO_PATH } from './agent-client';
+export type { AgentApi, AgentConnectOptions, NodeAgentOptions } from './agent-client';
 export { agentInfoTable, podInterfaceTable, ovsFlowsTable, agentStatus, CONTAINER_ID_WIDTH } from './agent-views';
 export type { AgentInfo, PodInterfaceItem, OvsFlowItem } from './agent-views';

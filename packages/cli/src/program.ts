@@ -1,9 +1,9 @@
 // The yardctl command tree (commander): argument parsing, dispatch, output and exit codes.
 import { Command, CommanderError, Option } from 'commander';
 import type { EndpointQueryResult, Explanation } from '@switchyard/policy-compiler';
-import { connectAgent, DEFAULT_AGENT_SOCKET, type AgentApi, type AgentConnectOptions } from './agent-client';
+import { AGENT_INFO_PATH, connectAgent, connectAgentThroughNode, DEFAULT_AGENT_SOCKET, type AgentApi, type AgentConnectOptions } from './agent-client';
 import { agentInfoTable, ovsFlowsTable, podInterfaceTable, type AgentInfo, type OvsFlowItem, type PodInterfaceItem } from './agent-views';
-import { connectReadApi, type ConnectOptions, type ReadApi } from './client';
+import { connectKube, decodeJson, kubeError, readApiOver, type ConnectOptions, type KubeHttp, type ReadApi } from './client';
 import { bashCompletion } from './completion';
 import { CliError, EXIT_ERROR, EXIT_USAGE } from './errors';
 import { parseOutputFormat, renderData, renderTable, styleFor, type OutputFormat, type Table } from './output';
@@ -16,8 +16,10 @@ export interface CliIo {
   /** Whether stdout is a terminal (colors only then). */
   isTTY: boolean;
   env: Record<string, string | undefined>;
-  /** Read API factory; defaults to {@link connectReadApi}. */
+  /** Read API factory; defaults to the read API over {@link CliIo.connectKube}. */
   connect?: (o: ConnectOptions) => ReadApi;
+  /** API server connection factory (node proxy, AntreaAgentInfo); defaults to {@link connectKube}. */
+  connectKube?: (o: ConnectOptions) => KubeHttp;
   /** Agent local API factory; defaults to {@link connectAgent}. */
   connectAgent?: (o: AgentConnectOptions) => AgentApi;
 }
@@ -94,7 +96,8 @@ function examples(cmd: Command, lines: [string, string][]): Command {
 
 /** Run yardctl with user arguments (no node/script prefix); resolves to the process exit code. */
 export async function runYardctl(argv: readonly string[], io: CliIo): Promise<number> {
-  const connect = io.connect ?? connectReadApi;
+  const kubeConnect = io.connectKube ?? connectKube;
+  const connect = io.connect ?? ((o: ConnectOptions) => readApiOver(kubeConnect(o)));
   const agentConnect = io.connectAgent ?? connectAgent;
   let pendingError = '';
   const program = new Command('yardctl');
@@ -118,11 +121,12 @@ export async function runYardctl(argv: readonly string[], io: CliIo): Promise<nu
     ['Use as a kubectl plugin', 'kubectl yardctl get addressgroup -o yaml'],
   ]);
 
-  const api = (): ReadApi => {
+  const connectOptions = (): ConnectOptions => {
     const g = program.opts<GlobalOpts>();
     const trace = g.verbose ? (l: string) => io.stderr.write(`${l}\n`) : undefined;
-    return connect({ ...(g.kubeconfig !== undefined ? { kubeconfig: g.kubeconfig } : {}), ...(g.server !== undefined ? { server: g.server } : {}), timeoutMs: g.timeout, ...(trace ? { trace } : {}) });
+    return { ...(g.kubeconfig !== undefined ? { kubeconfig: g.kubeconfig } : {}), ...(g.server !== undefined ? { server: g.server } : {}), timeoutMs: g.timeout, ...(trace ? { trace } : {}) };
   };
+  const api = (): ReadApi => connect(connectOptions());
   const print = (o: OutputOpts, data: unknown, table: () => Table): void => {
     if (o.output === 'json' || o.output === 'yaml') io.stdout.write(renderData(data, o.output));
     else io.stdout.write(renderTable(table(), { noHeaders: !o.headers }));
@@ -191,8 +195,8 @@ export async function runYardctl(argv: readonly string[], io: CliIo): Promise<nu
     print(o, info, () => controllerInfoTable(info, o.output === 'wide'));
   });
 
-  // Agent commands: the agent's local API on its unix socket. The agent serves no TCP endpoint
-  // (nothing for the API server's node proxy to reach), so --node is refused with the reason.
+  // Agent commands: the agent's local API, on its unix socket (yardctl on the node) or through the
+  // API server's node proxy to the agent's TCP port (--node, from anywhere with a kubeconfig).
   interface AgentOpts extends OutputOpts {
     agentSocket?: string;
     node?: string;
@@ -200,20 +204,31 @@ export async function runYardctl(argv: readonly string[], io: CliIo): Promise<nu
   const withAgent = (cmd: Command): Command =>
     withOutput(cmd)
       .option('--agent-socket <path>', "unix socket of the agent's local API (switchyard-agent --api-socket; default $YARDCTL_AGENT_SOCKET or /var/run/antrea/agent.sock)")
-      .option('--node <name>', 'reach the agent of this node through the API server node proxy (not supported: the agent serves only a unix socket)');
+      .option('--node <name>', "reach this node's agent through the API server node proxy (port from its AntreaAgentInfo apiPort, default 10350)");
   const agent = (o: AgentOpts): AgentApi => {
+    if (o.node !== undefined && o.agentSocket !== undefined) throw new CliError('USAGE', 'use only one of --node and --agent-socket', o.node, '--node');
     if (o.node !== undefined) {
-      throw new CliError('UNREACHABLE', `cannot reach the agent of node "${o.node}" through the API server: switchyard-agent serves its local API only on a unix socket (no daemon endpoint for the node proxy); run yardctl on that node with --agent-socket`, o.node, '--node');
+      if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(o.node)) throw new CliError('USAGE', `invalid node name "${o.node}"`, o.node, '--node');
+      return connectAgentThroughNode(kubeConnect(connectOptions()), { node: o.node });
     }
     const g = program.opts<GlobalOpts>();
     const trace = g.verbose ? (l: string) => io.stderr.write(`${l}\n`) : undefined;
     return agentConnect({ socketPath: o.agentSocket ?? io.env.YARDCTL_AGENT_SOCKET ?? DEFAULT_AGENT_SOCKET, timeoutMs: g.timeout, ...(trace ? { trace } : {}) });
   };
 
-  examples(withAgent(get.command('agentinfo').aliases(['ai']).description("Print the agent's basic information: node, health, subnet, policy counts, local pods")), [
-    ["The local agent's summary", 'yardctl get agentinfo'],
-    ['With bridge, OVS version and flow count, from a given socket', 'yardctl get ai -o wide --agent-socket /var/run/antrea/agent.sock'],
+  examples(withAgent(get.command('agentinfo').aliases(['ai']).description("Print agents' basic information: node, health, subnet, policy counts, local pods (every agent's AntreaAgentInfo from the API server, or one agent's own answer with --node/--agent-socket)")), [
+    ['Every agent, from their AntreaAgentInfo objects', 'yardctl get agentinfo'],
+    ["The agent of node-a, asked through the API server's node proxy", 'yardctl get ai --node node-a'],
+    ['With bridge, OVS version and flow count, from the local socket', 'yardctl get ai -o wide --agent-socket /var/run/antrea/agent.sock'],
   ]).action(async (o: AgentOpts) => {
+    if (o.node === undefined && o.agentSocket === undefined && io.env.YARDCTL_AGENT_SOCKET === undefined) {
+      // No agent named: every agent, as each reports itself in its AntreaAgentInfo.
+      const r = await kubeConnect(connectOptions()).request(AGENT_INFO_PATH);
+      if (r.status !== 200) throw kubeError(r.status, r.body, AGENT_INFO_PATH, (msg) => `the API server is unavailable: ${msg}`);
+      const list = decodeJson<{ items: AgentInfo[] }>(r, AGENT_INFO_PATH);
+      list.items.sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+      return print(o, list, () => agentInfoTable(list.items, o.output === 'wide'));
+    }
     const info = await agent(o).get<AgentInfo>('/agentinfo');
     print(o, info, () => agentInfoTable(info, o.output === 'wide'));
   });
@@ -244,27 +259,28 @@ export async function runYardctl(argv: readonly string[], io: CliIo): Promise<nu
       get
         .command('ovsflows')
         .aliases(['of'])
-        .description('Dump the OVS flows, or those of a local Pod or of a flow table, as the agent reads them from the switch')
+        .description('Dump the OVS flows, or those of a local Pod, of a NetworkPolicy or of a flow table, as the agent reads them from the switch')
         .option('-p, --pod <name>', 'name of a local Pod (namespace from -n, default "default")')
         .option('-n, --namespace <ns>', 'namespace of the Pod or NetworkPolicy')
-        .option('--networkpolicy <name>', 'flows of a NetworkPolicy (needs -n)')
-        .option('-T, --table <table>', 'flow table name (e.g. L3Forwarding) or number'),
+        .option('--networkpolicy <policy>', 'flows of the rules of a NetworkPolicy: namespace/name, a name (namespace from -n for a namespaced policy) or its uid')
+        .option('-T, --table <table>', 'flow table name (e.g. IngressRule) or number'),
     ),
     [
       ['Dump all OVS flows', 'yardctl get ovsflows'],
       ['Flows of a local Pod', 'yardctl get ovsflows -p web -n x'],
+      ['Flows of a NetworkPolicy', 'yardctl get ovsflows --networkpolicy web-from-client -n x'],
+      ['Flows of a ClusterNetworkPolicy on node-a, through the API server', 'yardctl get of --networkpolicy acnp-drop-other --node node-a'],
       ['Flows of one table, by name or number', 'yardctl get of -T SpoofGuard'],
     ],
   ).action(async (o: AgentOpts & { pod?: string; namespace?: string; networkpolicy?: string; table?: string }) => {
-    if (o.networkpolicy !== undefined) {
-      if (o.namespace === undefined) throw new CliError('USAGE', '--networkpolicy needs -n/--namespace', o.networkpolicy, '--networkpolicy');
-      if (o.pod !== undefined) throw new CliError('USAGE', 'use only one of -p/--pod and --networkpolicy', o.networkpolicy, '--networkpolicy');
-      // The agent's local API has no per-policy flow index yet; answering with all flows would mislead.
-      throw new CliError('SERVER', `flows of NetworkPolicy ${o.namespace}/${o.networkpolicy}: the agent's local API does not index flows by policy yet; use -T with a policy table (e.g. -T IngressRule)`, o.networkpolicy, '--networkpolicy');
+    if (o.networkpolicy !== undefined && o.pod !== undefined) throw new CliError('USAGE', 'use only one of -p/--pod and --networkpolicy', o.networkpolicy, '--networkpolicy');
+    if (o.networkpolicy !== undefined && !/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(o.networkpolicy)) {
+      throw new CliError('USAGE', `invalid NetworkPolicy "${o.networkpolicy}": expected namespace/name, name or uid`, o.networkpolicy, '--networkpolicy');
     }
     if (o.table !== undefined && !/^[A-Za-z0-9()_-]+$/.test(o.table)) throw new CliError('USAGE', `invalid table "${o.table}": a table name or number`, o.table, '--table');
+    const networkpolicy = o.networkpolicy === undefined || o.networkpolicy.includes('/') || o.namespace === undefined ? o.networkpolicy : `${o.namespace}/${o.networkpolicy}`;
     const pod = o.pod === undefined ? undefined : `${o.namespace ?? 'default'}/${o.pod}`;
-    const lines = await agent(o).get<string[]>('/ovsflows', { pod, table: o.table });
+    const lines = await agent(o).get<string[]>('/ovsflows', { pod, table: o.table, networkpolicy });
     const flows: OvsFlowItem[] = lines.map((flow) => ({ flow }));
     print(o, flows, () => ovsFlowsTable(flows));
   });

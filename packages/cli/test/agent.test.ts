@@ -144,17 +144,13 @@ describe('yardctl agent commands', () => {
     expect(r.err).toBe('Error from agent (NotFound): no table NoSuchTable\n');
   });
 
-  test('--networkpolicy without -n is a usage error; with -n it says the agent cannot index flows by policy', async () => {
-    expect((await run(['get', 'of', '--networkpolicy', 'np1', '--agent-socket', socket])).code).toBe(2);
+  test('--networkpolicy goes to the agent as namespace/name (namespace from -n); with -p it is a usage error', async () => {
     const r = await run(['get', 'of', '--networkpolicy', 'np1', '-n', 'x', '--agent-socket', socket]);
-    expect(r.code).toBe(1);
-    expect(r.err).toContain('does not index flows by policy');
-  });
-
-  test('--node is refused with the reason (the agent serves only a unix socket), exit 1', async () => {
-    const r = await run(['get', 'agentinfo', '--node', 'node-a']);
-    expect(r.code).toBe(1);
-    expect(r.err).toContain('only on a unix socket');
+    expect(r.code).toBe(0);
+    expect(seen.at(-1)).toBe('/ovsflows?networkpolicy=x%2Fnp1');
+    const both = await run(['get', 'of', '--networkpolicy', 'np1', '-p', 'web', '--agent-socket', socket]);
+    expect(both).toMatchObject({ code: 2, err: 'error: use only one of -p/--pod and --networkpolicy\n' });
+    expect((await run(['get', 'of', '--networkpolicy', 'a/b/c', '--agent-socket', socket])).code).toBe(2);
   });
 
   test('a missing agent socket exits 1 naming the socket', async () => {
