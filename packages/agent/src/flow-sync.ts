@@ -18,10 +18,12 @@ import {
   type Group,
   type NodeFlows,
   type NodeState,
+  type RemoteNode,
 } from '@switchyard/openflow-pipeline';
 import { OfSwitchError } from '@switchyard/openflow';
 import { silentLogger, type Logger } from './logger';
 import type { AgentMetrics } from './metrics';
+import { fqdnSpecOf, type FqdnSource } from './policy/fqdn';
 
 /** Canonical text of a group (buckets in order), to notice a changed one. */
 function groupKey(g: Group): string {
@@ -50,6 +52,7 @@ export class FlowSync {
   private readonly log: Logger;
 
   private readonly metrics: AgentMetrics | undefined;
+  private fqdnSource: FqdnSource | undefined;
 
   constructor(
     private readonly sw: SwitchConnection,
@@ -92,6 +95,17 @@ export class FlowSync {
     return this.requestSync();
   }
 
+  /** Replaces the remote nodes (other Nodes' pod CIDRs and transport IPs) and syncs. */
+  setRemoteNodes(nodes: readonly RemoteNode[]): Promise<SyncStats> {
+    this.state.remoteNodes = [...nodes];
+    return this.requestSync();
+  }
+
+  /** Remote nodes in the node state. */
+  get remoteNodes(): readonly RemoteNode[] {
+    return this.state.remoteNodes;
+  }
+
   /** Removes a local pod and syncs. */
   removePod(namespace: string, name: string): Promise<SyncStats> {
     this.state.pods = this.state.pods.filter((p) => !(p.name === name && p.namespace === namespace));
@@ -111,6 +125,18 @@ export class FlowSync {
     this.state.policies = p.policies;
     this.state.addressGroups = p.addressGroups;
     this.state.appliedToGroups = p.appliedToGroups;
+    return sync ? this.requestSync() : undefined;
+  }
+
+  /**
+   * Enables FQDN egress rules: every computation then intercepts DNS responses to the local pods
+   * selected by FQDN rules and takes the rules' addresses from `source` (undefined disables it).
+   * Syncs unless `sync` is false (set up before the initial sync).
+   */
+  setFqdn(source: FqdnSource | undefined, sync?: true): Promise<SyncStats>;
+  setFqdn(source: FqdnSource | undefined, sync: false): undefined;
+  setFqdn(source: FqdnSource | undefined, sync = true): Promise<SyncStats> | undefined {
+    this.fqdnSource = source;
     return sync ? this.requestSync() : undefined;
   }
 
@@ -199,6 +225,10 @@ export class FlowSync {
   }
 
   private compute(): NodeFlows {
+    // FQDN intercept ports and addresses follow pods, policies and the DNS cache at every computation.
+    const fqdn = this.fqdnSource ? fqdnSpecOf(this.state, this.fqdnSource) : undefined;
+    if (fqdn) this.state.fqdn = fqdn;
+    else delete this.state.fqdn;
     // Conjunction ids stay stable for rules that remain; new rules get fresh ones.
     this.state.conjIds = assignConjunctionIds(this.state.conjIds ?? new Map(), policyRuleKeys(this.state));
     const nf = computeNodeFlows(this.state);

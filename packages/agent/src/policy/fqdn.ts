@@ -1,0 +1,388 @@
+/**
+ * FQDN egress rules: the pipeline pauses DNS responses to pods selected by rules with `fqdns`
+ * peers and hands them to the agent; the agent learns the addresses the names resolve to, puts
+ * them into the rules' flows, and only then lets the response continue to the pod, so the pod's
+ * first connection after resolving is already allowed. Learned addresses expire with their TTL.
+ */
+import type { PacketIn, SwitchConnection } from '@switchyard/openflow';
+import type { FqdnSpec, LocalPod } from '@switchyard/openflow-pipeline';
+import type { controlplane } from '@switchyard/apis';
+import type { FlowSync } from '../flow-sync';
+import { silentLogger, type Logger } from '../logger';
+import { DnsParseError, decodeDnsMessage, dnsPayloadOfFrame, resolveAnswers } from './dns';
+
+/** Packet-in userdata category of the DNS intercept flow (openflow-pipeline PACKETIN_CATEGORY.DNS). */
+const PACKETIN_CATEGORY_DNS = 2;
+
+/**
+ * Conjunction id of the DNS-intercept flows. Rule conjunctions are numbered from 1 upwards by
+ * `assignConjunctionIds`, so a fixed id at the top of the 32-bit space never meets one of them.
+ */
+export const DNS_INTERCEPT_CONJ_ID = 0xfffffff0;
+
+/** Default floor on how long a learned address stays allowed, in seconds (see {@link FqdnOptions}). */
+export const DEFAULT_MIN_TTL_SECONDS = 5;
+
+/** Timers and time, injectable so tests move time by hand. */
+export interface Clock {
+  /** Milliseconds since an arbitrary epoch. */
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** The process clock; timers do not keep the process alive. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref();
+    return t;
+  },
+  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+};
+
+/** A clock that moves only when told to; `advance` fires the timers that fall due, in order. */
+export class ManualClock implements Clock {
+  private t: number;
+  private seq = 0;
+  private readonly timers = new Map<number, { at: number; fn: () => void }>();
+  constructor(start = 0) {
+    this.t = start;
+  }
+  now(): number {
+    return this.t;
+  }
+  setTimeout(fn: () => void, ms: number): unknown {
+    const id = ++this.seq;
+    this.timers.set(id, { at: this.t + Math.max(0, ms), fn });
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.timers.delete(handle as number);
+  }
+  /** Timers not yet fired. */
+  get pending(): number {
+    return this.timers.size;
+  }
+  advance(ms: number): void {
+    const end = this.t + ms;
+    for (;;) {
+      let next: [number, { at: number; fn: () => void }] | undefined;
+      for (const e of this.timers) if (e[1].at <= end && (!next || e[1].at < next[1].at)) next = e;
+      if (!next) break;
+      this.timers.delete(next[0]);
+      this.t = Math.max(this.t, next[1].at);
+      next[1].fn();
+    }
+    this.t = end;
+  }
+}
+
+/** Names are compared lower-case and without the trailing dot of the absolute form. */
+export function normalizeName(name: string): string {
+  const n = name.trim().toLowerCase();
+  return n.endsWith('.') ? n.slice(0, -1) : n;
+}
+
+const patternCache = new Map<string, RegExp | string>();
+
+/**
+ * Whether a name matches an FQDN as written in a rule. Without `*` the names must be equal
+ * (case-insensitive). `*` stands for any run of name characters, dots included, as in Antrea:
+ * `*.example.com` matches `a.example.com` and `a.b.example.com` but not `example.com`;
+ * `*example.com` matches all three.
+ */
+export function fqdnMatches(pattern: string, name: string): boolean {
+  let m = patternCache.get(pattern);
+  if (m === undefined) {
+    const p = normalizeName(pattern);
+    m = p.includes('*') ? new RegExp(`^${p.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\-]/g, '\\$&')).join('[-a-z0-9_.]*')}$`) : p;
+    if (patternCache.size > 10_000) patternCache.clear();
+    patternCache.set(pattern, m);
+  }
+  const n = normalizeName(name);
+  return typeof m === 'string' ? m === n : m.test(n);
+}
+
+/** The parts of the node state FQDN rules depend on. */
+export interface FqdnRuleInputs {
+  policies: readonly controlplane.NetworkPolicy[];
+  appliedToGroups: readonly controlplane.AppliedToGroup[];
+  pods: readonly Pick<LocalPod, 'ofport' | 'ips'>[];
+}
+
+/**
+ * The FQDN rules' view of the node state: every FQDN written in an egress rule of a policy, and
+ * the local pods those rules apply to (whose DNS responses the pipeline must intercept).
+ */
+export function fqdnRuleTargets(state: FqdnRuleInputs): { patterns: string[]; podOfports: number[] } {
+  const patterns = new Set<string>();
+  const groups = new Set<string>();
+  for (const p of state.policies) {
+    for (const r of p.rules) {
+      const fqdns = r.direction === 'Out' ? (r.to.fqdns ?? []) : [];
+      if (fqdns.length === 0) continue;
+      for (const f of fqdns) patterns.add(f);
+      for (const g of r.appliedToGroups?.length ? r.appliedToGroups : p.appliedToGroups) groups.add(g);
+    }
+  }
+  const ips = new Set<string>();
+  for (const g of state.appliedToGroups) if (groups.has(g.name)) for (const m of g.groupMembers) for (const ip of m.ips) ips.add(ip);
+  const ports = new Set<number>();
+  for (const pod of state.pods) if (pod.ips.some((ip) => ips.has(ip))) ports.add(pod.ofport);
+  return { patterns: [...patterns].sort(), podOfports: [...ports].sort((a, b) => a - b) };
+}
+
+/** Where FlowSync gets the FQDN part of the node state from when it computes flows. */
+export interface FqdnSource {
+  /** Conjunction id of the intercept flows. */
+  readonly conjId: number;
+  /** Addresses currently learned for each FQDN pattern (only patterns with addresses). */
+  addresses(patterns: readonly string[]): Record<string, string[]>;
+}
+
+/** Builds the pipeline's FqdnSpec, or undefined when no local pod is selected by an FQDN rule. */
+export function fqdnSpecOf(state: FqdnRuleInputs, source: FqdnSource): FqdnSpec | undefined {
+  const t = fqdnRuleTargets(state);
+  if (t.podOfports.length === 0) return undefined;
+  return { conjId: source.conjId, podOfports: t.podOfports, addresses: source.addresses(t.patterns) };
+}
+
+/**
+ * Addresses learned per resolved name, each with its expiry time. Pure data: the caller passes
+ * the time. Re-learning an address extends its expiry (never shortens it); a name's other
+ * addresses are kept until they expire on their own, like a resolver cache.
+ */
+export class FqdnCache {
+  private readonly names = new Map<string, Map<string, number>>();
+
+  /** `minTtlSeconds` lifts short TTLs so an address outlives the connection attempt it was asked for. */
+  constructor(readonly minTtlSeconds = DEFAULT_MIN_TTL_SECONDS) {}
+
+  /** Records an address for a name; true when the name did not have it before. */
+  learn(name: string, address: string, ttlSeconds: number, now: number): boolean {
+    const n = normalizeName(name);
+    let m = this.names.get(n);
+    if (!m) {
+      m = new Map();
+      this.names.set(n, m);
+    }
+    const expires = now + Math.max(ttlSeconds, this.minTtlSeconds) * 1000;
+    const old = m.get(address);
+    if (old === undefined || old < expires) m.set(address, expires);
+    return old === undefined;
+  }
+
+  /** Drops what has expired at `now` (expiry time included); true when anything was dropped. */
+  expire(now: number): boolean {
+    let dropped = false;
+    for (const [name, m] of this.names) {
+      for (const [addr, at] of m) {
+        if (at <= now) {
+          m.delete(addr);
+          dropped = true;
+        }
+      }
+      if (m.size === 0) this.names.delete(name);
+    }
+    return dropped;
+  }
+
+  /** The earliest expiry time in the cache. */
+  nextExpiry(): number | undefined {
+    let next: number | undefined;
+    for (const m of this.names.values()) for (const at of m.values()) if (next === undefined || at < next) next = at;
+    return next;
+  }
+
+  /** Addresses of every cached name matching each pattern, sorted; patterns without any are left out. */
+  addresses(patterns: readonly string[]): Record<string, string[]> {
+    const out: Record<string, string[]> = {};
+    for (const p of patterns) {
+      const set = new Set<string>();
+      for (const [name, m] of this.names) if (fqdnMatches(p, name)) for (const a of m.keys()) set.add(a);
+      if (set.size > 0) out[p] = [...set].sort();
+    }
+    return out;
+  }
+
+  /** Cached names with their addresses and expiry times (for introspection and tests). */
+  entries(): { name: string; address: string; expires: number }[] {
+    const out: { name: string; address: string; expires: number }[] = [];
+    for (const [name, m] of this.names) for (const [address, expires] of m) out.push({ name, address, expires });
+    return out.sort((a, b) => a.name.localeCompare(b.name) || a.address.localeCompare(b.address));
+  }
+}
+
+/** Options of {@link FqdnController}. */
+export interface FqdnOptions {
+  logger?: Logger;
+  /** Time source for TTL expiry (default: the process clock). */
+  clock?: Clock;
+  /**
+   * Floor on a learned address's lifetime, in seconds (default {@link DEFAULT_MIN_TTL_SECONDS}).
+   * An answer with TTL 0 would otherwise be forgotten before the pod could use it.
+   */
+  minTtlSeconds?: number;
+}
+
+/** What {@link FqdnController.attach} needs of a running agent. */
+export interface FqdnAgentParts {
+  readonly openflow: SwitchConnection;
+  readonly flows: FlowSync;
+}
+
+/**
+ * Learns addresses from intercepted DNS responses, keeps them in the flows of FQDN rules while
+ * their TTL lasts, and releases every paused response (malformed ones included) to its pod.
+ */
+export class FqdnController implements FqdnSource {
+  readonly conjId = DNS_INTERCEPT_CONJ_ID;
+  readonly cache: FqdnCache;
+  private readonly log: Logger;
+  private readonly clock: Clock;
+  private timer: { handle: unknown; at: number } | undefined;
+  private readonly inflight = new Set<Promise<unknown>>();
+  private stopped = false;
+  /** Counters (observable for tests and metrics). */
+  readonly stats = { responses: 0, released: 0, malformed: 0, learned: 0, expiries: 0, syncErrors: 0 };
+
+  private readonly onPacketIn = (p: PacketIn): void => {
+    if (p.type !== 'packetIn2' || p.userdata?.[0] !== PACKETIN_CATEGORY_DNS) return;
+    this.track(this.handle(p));
+  };
+
+  /**
+   * Registers with the flow sync (no sync yet: create it before the agent's initial sync, or use
+   * {@link attach} on a running agent) and listens for DNS packet-ins on the switch connection.
+   */
+  constructor(
+    private readonly sw: SwitchConnection,
+    private readonly flows: FlowSync,
+    opts: FqdnOptions = {},
+  ) {
+    this.log = opts.logger ?? silentLogger;
+    this.clock = opts.clock ?? systemClock;
+    this.cache = new FqdnCache(opts.minTtlSeconds ?? DEFAULT_MIN_TTL_SECONDS);
+    flows.setFqdn(this, false);
+    sw.on('packetIn', this.onPacketIn);
+  }
+
+  /** Starts FQDN support on a running agent: the intercept flows are installed before this resolves. */
+  static async attach(agent: FqdnAgentParts, opts: FqdnOptions = {}): Promise<FqdnController> {
+    const c = new FqdnController(agent.openflow, agent.flows, opts);
+    await agent.flows.requestSync();
+    return c;
+  }
+
+  /** Stops listening and cancels the expiry timer; installed flows stay as they are. */
+  stop(): void {
+    this.stopped = true;
+    this.sw.off('packetIn', this.onPacketIn);
+    if (this.timer) this.clock.clearTimeout(this.timer.handle);
+    this.timer = undefined;
+  }
+
+  /** Resolves when every response and expiry handled so far is done (flows synced, packets released). */
+  async idle(): Promise<void> {
+    while (this.inflight.size > 0) await Promise.allSettled([...this.inflight]);
+  }
+
+  addresses(patterns: readonly string[]): Record<string, string[]> {
+    return this.cache.addresses(patterns);
+  }
+
+  /**
+   * Drops expired addresses now and removes them from the flows (the expiry timer calls this;
+   * tests may too, after moving a manual clock).
+   */
+  async expireNow(): Promise<void> {
+    if (this.cache.expire(this.clock.now())) {
+      this.stats.expiries++;
+      await this.sync('expiry');
+    }
+    this.arm();
+  }
+
+  private track(p: Promise<unknown>): void {
+    this.inflight.add(p);
+    void p.finally(() => this.inflight.delete(p));
+  }
+
+  private async handle(p: Extract<PacketIn, { type: 'packetIn2' }>): Promise<void> {
+    this.stats.responses++;
+    try {
+      if (this.learnFrom(p.packet)) await this.sync('dns response');
+    } catch (e) {
+      // Whatever went wrong, the pod still gets its answer: the worst case is an address not yet allowed.
+      if (e instanceof DnsParseError) {
+        this.stats.malformed++;
+        this.log.warn({ err: e, code: e.code, offset: e.offset, path: e.path }, 'malformed DNS response released unparsed');
+      } else {
+        this.log.error({ err: e }, 'DNS response handling failed; releasing it');
+      }
+    }
+    if (!p.continuation || this.stopped) return;
+    try {
+      await this.sw.resume(p);
+      this.stats.released++;
+    } catch (e) {
+      this.log.warn({ err: e }, 'paused DNS response not resumed');
+    }
+  }
+
+  /** Learns from one frame; true when a rule's address set grew. */
+  private learnFrom(frame: Uint8Array): boolean {
+    const payload = dnsPayloadOfFrame(frame);
+    if (!payload) return false;
+    const msg = decodeDnsMessage(payload.message);
+    if (!msg.qr || msg.opcode !== 0 || msg.rcode !== 0) return false;
+    const { patterns } = fqdnRuleTargets({ policies: this.flows.policies, appliedToGroups: [], pods: [] });
+    if (patterns.length === 0) return false;
+    const now = this.clock.now();
+    let grew = false;
+    for (const r of resolveAnswers(msg)) {
+      if (!r.names.some((n) => patterns.some((p) => fqdnMatches(p, n)))) continue;
+      for (const a of r.addresses) {
+        // The pipeline's policy flows are IPv4 only; AAAA answers wait for IPv6 support.
+        if (a.family !== 4) continue;
+        // Every name of the chain holds the address, so a rule on the alias or on the canonical name matches.
+        for (const n of r.names) {
+          if (!patterns.some((p) => fqdnMatches(p, n))) continue;
+          if (this.cache.learn(n, a.address, a.ttl, now)) {
+            grew = true;
+            this.stats.learned++;
+            this.log.info({ name: n, address: a.address, ttl: a.ttl }, 'FQDN address learned');
+          }
+        }
+      }
+    }
+    this.arm();
+    return grew;
+  }
+
+  private async sync(why: string): Promise<void> {
+    try {
+      await this.flows.requestSync();
+    } catch (e) {
+      this.stats.syncErrors++;
+      this.log.error({ err: e, why }, 'FQDN flow update failed');
+    }
+  }
+
+  /** Keeps one timer, set for the earliest expiry. */
+  private arm(): void {
+    if (this.stopped) return;
+    const next = this.cache.nextExpiry();
+    if (this.timer && this.timer.at === next) return;
+    if (this.timer) this.clock.clearTimeout(this.timer.handle);
+    this.timer = undefined;
+    if (next === undefined) return;
+    const handle = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.track(this.expireNow());
+    }, Math.max(0, next - this.clock.now()));
+    this.timer = { handle, at: next };
+  }
+}
