@@ -99,7 +99,7 @@ export function refRange(ref: FieldRef, width: number, path: string): { ofs: num
 
 /** The model ref for a decoded (header, ofs, nBits): start/end omitted for the whole field. */
 function makeRef(r: Reader, header: number, ofs: number, nBits: number): FieldRef {
-  const f = FIELD_BY_HEADER.get(header & 0xfffffe00) ?? (header >>> 9 === NXM_IN_PORT >>> 9 ? FIELD_BY_NAME.get('inPort') : undefined);
+  const f = FIELD_BY_HEADER.get((header & 0xfffffe00) >>> 0) ?? (header >>> 9 === NXM_IN_PORT >>> 9 ? FIELD_BY_NAME.get('inPort') : undefined);
   if (!f) r.fail(`unknown field header 0x${header.toString(16)}`);
   const width = headerBits(f, (header & 0xfffffe00) >>> 0);
   if (ofs + nBits > width) r.fail(`bit range ${ofs}+${nBits} beyond ${f.name}`);

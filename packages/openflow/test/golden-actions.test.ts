@@ -152,6 +152,11 @@ describe('golden Nicira action bytes from ovs tests/ofp-actions.at', () => {
     expect(parseActionsWithOvs('OpenFlow15', toHex(encodeActions([{ type: 'copyField', src: { field: 'reg0', start: 0, end: 15 }, dst: { field: 'tcpDst' } }])))).toBe(
       'actions=move:NXM_NX_REG0[0..15]->NXM_OF_TCP_DST[]',
     );
+    // copy_field between OXM basic fields (class 0x8000: the header's top bit is set) decodes back.
+    const swapMacs: Action = { type: 'copyField', src: { field: 'ethSrc' }, dst: { field: 'ethDst' } };
+    const swapBytes = encodeActions([swapMacs]);
+    expect(parseActionsWithOvs('OpenFlow15', toHex(swapBytes))).toBe('actions=move:NXM_OF_ETH_SRC[]->NXM_OF_ETH_DST[]');
+    expect(decodeActions(swapBytes)).toEqual([swapMacs]);
     // set_field with a mask (OVS's reg_load2 equivalent) in OF1.5: the .at row for eth_src.
     expect(toHex(encodeActions([{ type: 'setField', field: 'ethSrc', value: { value: '00:00:00:00:12:34', mask: '00:00:00:00:ff:ff' } }]))).toBe(
       toHex(fromHex('0019 0018 8000090c 000000001234 00000000ffff 00000000')),
