@@ -58,6 +58,8 @@ export function run(argv: readonly string[], opts: RunOptions = {}): Promise<Run
         else resolve(result);
       },
     );
+    // A child may exit before reading its input (a refused connection): not an error of ours.
+    child.stdin?.on('error', () => undefined);
     if (opts.input !== undefined) child.stdin?.end(opts.input);
     else child.stdin?.end();
   });
