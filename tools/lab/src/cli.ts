@@ -1,4 +1,4 @@
-/** `switchyard-lab`: up / down / status of a multi-node Switchyard cluster on this machine. */
+/** `switchyard-lab`: up / down / status / probe of a multi-node Switchyard cluster on this machine. */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,6 +7,8 @@ import { reapStale, waitFor } from '@switchyard/testbed';
 import { DEFAULT_LAB_DIR, LabError, planNodes } from './plan';
 import { REPO_ROOT, stateFile, type LabState } from './lab';
 import { labClient, readState } from './client';
+import { ScenarioRunner } from './probe-run';
+import { ScenarioError, expectedAllowed, formatTruthTable, parseScenario, type ProbeResult, type ProbeSpec, type Protocol } from './scenario';
 
 function alive(pid: number): boolean {
   try {
@@ -17,7 +19,7 @@ function alive(pid: number): boolean {
   }
 }
 
-async function up(labDir: string, nodes: number): Promise<void> {
+async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = process.stdout): Promise<void> {
   planNodes(nodes, () => ''); // refuses a bad --nodes before anything starts
   const prev = readState(labDir);
   if (prev && alive(prev.pid)) throw new LabError('ALREADY_RUNNING', `a lab is already running (pid ${prev.pid}); run switchyard-lab down first`, prev.pid);
@@ -40,7 +42,7 @@ async function up(labDir: string, nodes: number): Promise<void> {
     throw new LabError('START_FAILED', why);
   }
   const st = readState(labDir)!;
-  process.stdout.write(
+  out.write(
     `switchyard-lab: ${st.nodes.length} nodes up in ${((Date.now() - started) / 1000).toFixed(1)} s (supervisor pid ${st.pid})\n` +
       `  kubeconfig: ${st.kubeconfig}\n  API server: ${st.apiUrl}\n` +
       st.nodes.map((n) => `  ${n.name}: podCIDR ${n.podCIDR}, node IP ${n.nodeIP}, netns ${n.netns}, agent API ${n.apiSocket}\n`).join('') +
@@ -48,7 +50,7 @@ async function up(labDir: string, nodes: number): Promise<void> {
   );
 }
 
-async function down(labDir: string): Promise<void> {
+async function down(labDir: string, out: NodeJS.WritableStream = process.stdout): Promise<void> {
   const st = readState(labDir);
   if (st && alive(st.pid)) {
     process.kill(st.pid, 'SIGTERM');
@@ -57,7 +59,7 @@ async function down(labDir: string): Promise<void> {
   // Whatever a crashed supervisor left: its testbed record names it all.
   await reapStale();
   rmSync(labDir, { recursive: true, force: true });
-  process.stdout.write('switchyard-lab: down\n');
+  out.write('switchyard-lab: down\n');
 }
 
 async function status(labDir: string): Promise<void> {
@@ -71,11 +73,87 @@ async function status(labDir: string): Promise<void> {
   for (const p of pods.items) process.stdout.write(`${p.metadata.namespace}/${p.metadata.name}\t${p.spec?.nodeName ?? '-'}\t${p.status?.podIP ?? '-'}\t${p.status?.phase ?? 'Pending'}\n`);
 }
 
+interface ProbeCliOptions {
+  file: string;
+  ports?: string;
+  protocols?: string;
+  output: string;
+  concurrency: string;
+  timeout: string;
+}
+
+/** Cells of probe `p` whose verdict differs from its expectation (unavailable cells are not compared). */
+function mismatches(results: readonly ProbeResult[], p: ProbeSpec): ProbeResult[] {
+  return results.filter((c) => c.protocol === p.protocol && c.port === p.port && c.sourcePort === p.sourcePort && c.allowed !== null && c.allowed !== expectedAllowed(p.expect ?? [], c.from, c.to));
+}
+
+/** Applies a scenario, probes, deletes it; starts (and stops) a lab when none runs. Exit 2 when a Probe expectation is not met. */
+async function probe(labDir: string, o: ProbeCliOptions): Promise<void> {
+  if (o.output !== 'json' && o.output !== 'table') throw new ScenarioError('INVALID_SCENARIO', `-o must be json or table, got ${o.output}`, o.output, '-o');
+  const sc = parseScenario(readFileSync(o.file, 'utf8'), o.file);
+  const ports = o.ports?.split(',').map((p) => Number(p.trim()));
+  if (ports?.some((p) => !Number.isInteger(p) || p < 1 || p > 65535)) throw new ScenarioError('INVALID_SCENARIO', `--ports must be port numbers, got ${o.ports ?? ''}`, o.ports, '--ports');
+  const protocols = o.protocols?.split(',').map((p) => p.trim().toUpperCase() as Protocol);
+  if (protocols?.some((p) => !['TCP', 'UDP', 'SCTP'].includes(p))) throw new ScenarioError('INVALID_SCENARIO', `--protocols must be TCP, UDP, SCTP, got ${o.protocols ?? ''}`, o.protocols, '--protocols');
+  let st = readState(labDir);
+  const started = !st || !alive(st.pid);
+  if (started) {
+    await up(labDir, 2, process.stderr);
+    st = readState(labDir)!;
+  }
+  const runner = new ScenarioRunner({
+    kube: labClient(st!),
+    state: st!,
+    ...(ports ? { ports } : {}),
+    ...(protocols ? { protocols } : {}),
+    overrideProbes: ports !== undefined || protocols !== undefined,
+    concurrency: Number(o.concurrency),
+    timeoutMs: Number(o.timeout),
+  });
+  let failed = 0;
+  try {
+    const steps = await runner.run(sc, (i, r) => {
+      if (o.output !== 'table') return;
+      process.stdout.write(`step ${i + 1} (policies realized in ${r.realizeMs} ms, probed in ${r.probeMs} ms)\n`);
+      for (const p of r.probes) {
+        const cells = r.results.filter((c) => c.protocol === p.protocol && c.port === p.port && c.sourcePort === p.sourcePort);
+        const title = `${p.protocol}/${p.port}${p.sourcePort ? ` from source port ${p.sourcePort}` : ''}`;
+        const unavailable = cells.find((c) => c.unavailable)?.unavailable;
+        process.stdout.write(`\n${title}${unavailable ? ` (unavailable: ${unavailable})` : ''}\n${formatTruthTable(cells, r.pods)}\n`);
+        if (p.expect && !unavailable) {
+          const wrong = mismatches(cells, p);
+          failed += wrong.length;
+          process.stdout.write(wrong.length === 0 ? 'as expected\n' : `${wrong.length} cells differ from the expectation: ${wrong.map((c) => `${c.from} -> ${c.to} ${c.allowed ? 'allowed' : 'blocked'}`).join(', ')}\n`);
+        }
+      }
+      process.stdout.write('\n');
+    });
+    if (o.output === 'json') {
+      for (const s of steps) for (const p of s.probes) if (p.expect) failed += mismatches(s.results, p).length;
+      process.stdout.write(`${JSON.stringify({ steps: steps.map((s) => ({ results: s.results })) }, null, 2)}\n`);
+    }
+  } finally {
+    runner.close();
+    if (started) await down(labDir, process.stderr);
+  }
+  if (failed > 0) process.exitCode = 2;
+}
+
 const program = new Command('switchyard-lab').description('a multi-node Switchyard cluster on one machine').option('--lab-dir <dir>', 'state directory', DEFAULT_LAB_DIR);
 const dir = (): string => program.opts<{ labDir: string }>().labDir;
 program.command('up').option('--nodes <n>', 'number of nodes', '2').action((o: { nodes: string }) => up(dir(), Number(o.nodes)));
 program.command('down').action(() => down(dir()));
 program.command('status').action(() => status(dir()));
+program
+  .command('probe')
+  .description('apply a scenario, probe every ordered pod pair, delete the scenario, print the matrix')
+  .requiredOption('-f, --file <scenario.yaml>', 'multi-document YAML; a `--- # step` line starts the next step')
+  .option('--ports <list>', 'ports to probe, e.g. 80,81 (default: the Probe document, else the pods\' declared ports)')
+  .option('--protocols <list>', 'TCP,UDP,SCTP (SCTP is reported unavailable)')
+  .option('-o, --output <format>', 'json or table', 'table')
+  .option('--concurrency <n>', 'probes in flight', '32')
+  .option('--timeout <ms>', 'timeout of one probe; blocked cells are retried once with twice this', '1000')
+  .action((o: ProbeCliOptions) => probe(dir(), o));
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.stderr.write(`switchyard-lab: ${(e as Error).message}\n`);
   process.exit(1);

@@ -80,6 +80,8 @@ export function declaredPorts(spec: PodSpecLike | undefined): PodPort[] {
 /** The argv of the pod's server for one port: answers `pong` to every connection or datagram. */
 export function serverArgv(p: PodPort): string[] | undefined {
   if (p.protocol === 'TCP') return ['socat', `TCP-LISTEN:${p.port},reuseaddr,fork`, 'SYSTEM:echo pong'];
-  if (p.protocol === 'UDP') return ['socat', `UDP-LISTEN:${p.port},reuseaddr,fork`, 'SYSTEM:echo pong'];
+  // UDP-RECVFROM + fork answers each datagram from a child while the parent keeps the socket;
+  // UDP-LISTEN + fork re-binds after each peer, so concurrent probers would hit a closed port.
+  if (p.protocol === 'UDP') return ['socat', `UDP-RECVFROM:${p.port},reuseaddr,fork`, 'SYSTEM:echo pong'];
   return undefined; // SCTP: no kernel module on these machines.
 }

@@ -1,0 +1,437 @@
+/**
+ * `switchyard-lab probe`: runs a scenario on a running lab. Per step: apply (namespaces and pods
+ * first, then `{{podIP}}` placeholders resolved and the rest), delete, wait until the controller
+ * reports every policy realized on its span and each agent holds the controller's view for its
+ * node, then probe every ordered pod pair on every probe from in-pod probers; at the end delete
+ * what the scenario made.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { KubeConfigClient } from '@switchyard/controller';
+import { NETNS_ANNOTATION } from './kubelet';
+import { REPO_ROOT, type LabState } from './lab';
+import { agentGet } from './probe';
+import type { ProbeAnswer, ProbeRequest } from './prober';
+import {
+  ScenarioError,
+  collectionPathOf,
+  isPolicyKind,
+  kindInfo,
+  objectPathOf,
+  refKey,
+  refOf,
+  substitutePodIPs,
+  type KubeObject,
+  type ObjectRef,
+  type ProbeResult,
+  type ProbeSpec,
+  type Protocol,
+  type Scenario,
+} from './scenario';
+
+/** A pino-compatible logger (silent by default). */
+export interface Logger {
+  debug(o: unknown, msg?: string): void;
+  info(o: unknown, msg?: string): void;
+  warn(o: unknown, msg?: string): void;
+  error(o: unknown, msg?: string): void;
+}
+const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+
+/** Why SCTP cells are never probed here: this kernel has no SCTP module (or Node cannot speak SCTP). */
+export function sctpUnavailableReason(): string {
+  return existsSync('/proc/net/sctp') ? 'SCTP probes are not implemented by the lab prober' : 'no SCTP support in this kernel (sctp module not loaded)';
+}
+
+export interface ProbeRunOptions {
+  kube: KubeConfigClient;
+  state: LabState;
+  /** Probes for steps without a Probe document: every port x protocol (defaults: the pods' declared ones). */
+  ports?: number[];
+  protocols?: Protocol[];
+  /** When set, these replace the step's own Probe documents too (the command line's --ports/--protocols). */
+  overrideProbes?: boolean;
+  /** Probes in flight at once (default 32). */
+  concurrency?: number;
+  /** Timeout of one probe (default 1000 ms); a blocked cell is retried once with twice this. */
+  timeoutMs?: number;
+  /** Objects left in place after the run (shared pods and namespaces of a suite). */
+  keep?: (ref: ObjectRef) => boolean;
+  /** Deadline for pods to be ready and policies realized (default 60 s). */
+  readyTimeoutMs?: number;
+  logger?: Logger;
+}
+
+/** What one step produced. */
+export interface StepResult {
+  /** Probed pods (`ns/name`) in matrix order. */
+  pods: string[];
+  /** Their addresses and network namespaces at probe time. */
+  endpoints: LivePod[];
+  probes: ProbeSpec[];
+  results: ProbeResult[];
+  /** Milliseconds spent waiting for realization, and probing. */
+  realizeMs: number;
+  probeMs: number;
+}
+
+/** A ready pod: `ns/name`, pod IP, network namespace. */
+export interface LivePod {
+  ref: string;
+  ip: string;
+  netns: string;
+}
+
+/** Kinds listed cluster-wide for explain(). */
+const CLUSTER_KINDS: { apiVersion: string; kind: string }[] = [
+  { apiVersion: 'v1', kind: 'Namespace' },
+  { apiVersion: 'v1', kind: 'Pod' },
+  { apiVersion: 'v1', kind: 'Service' },
+  { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy' },
+  { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Tier' },
+  { apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterGroup' },
+  { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Group' },
+  { apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterNetworkPolicy' },
+  { apiVersion: 'crd.antrea.io/v1beta1', kind: 'NetworkPolicy' },
+  { apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'AdminNetworkPolicy' },
+  { apiVersion: 'policy.networking.k8s.io/v1alpha1', kind: 'BaselineAdminNetworkPolicy' },
+];
+function clusterPath(k: { apiVersion: string; kind: string }): string {
+  const info = kindInfo(k.apiVersion, k.kind);
+  return `${info.group === '' ? '/api' : '/apis'}/${k.apiVersion}/${info.plural}`;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const kubeStatus = (e: unknown): number | undefined => (e as { status?: number }).status;
+
+/** One long-lived prober per source pod (inside its netns). */
+class Prober {
+  private next = 1;
+  private readonly pending = new Map<number, (a: ProbeAnswer) => void>();
+  private constructor(private readonly child: ChildProcess) {}
+
+  static async start(netns: string): Promise<Prober> {
+    const child = spawn('ip', ['netns', 'exec', netns, process.execPath, '--import', join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs'), join(REPO_ROOT, 'tools/lab/src/prober.ts')], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    const p = new Prober(child);
+    const ready = new Promise<void>((resolve, reject) => {
+      p.pending.set(0, () => resolve());
+      child.once('exit', (code) => reject(new Error(`prober in ${netns} exited with ${String(code)}`)));
+    });
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const a = JSON.parse(line) as ProbeAnswer;
+      const cb = p.pending.get(a.id);
+      p.pending.delete(a.id);
+      cb?.(a);
+    });
+    await ready;
+    return p;
+  }
+
+  probe(r: Omit<ProbeRequest, 'id'>): Promise<ProbeAnswer> {
+    const id = this.next++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.child.stdin!.write(`${JSON.stringify({ ...r, id })}\n`);
+    });
+  }
+
+  stop(): void {
+    this.child.stdin?.end();
+    this.child.kill('SIGTERM');
+  }
+}
+
+/** Runs `tasks` with at most `n` in flight. */
+async function pool<T>(tasks: (() => Promise<T>)[], n: number): Promise<T[]> {
+  const out: T[] = new Array<T>(tasks.length);
+  let i = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, tasks.length) }, async () => {
+      while (i < tasks.length) {
+        const k = i++;
+        out[k] = await tasks[k]!();
+      }
+    }),
+  );
+  return out;
+}
+
+/** Apply order: namespaces, then pods and other plain objects, then tiers, groups, policies. */
+function applyRank(o: KubeObject): number {
+  if (o.kind === 'Namespace') return 0;
+  if (o.apiVersion === 'v1') return 1;
+  if (o.kind === 'Tier') return 2;
+  if (!isPolicyKind(o)) return 3;
+  return 4;
+}
+
+/** A scenario run on a lab; `run()` per scenario, `close()` at the end (stops the probers). */
+export class ScenarioRunner {
+  private readonly probers = new Map<string, Prober>();
+  private readonly log: Logger;
+  private readonly sctpReason = sctpUnavailableReason();
+
+  constructor(private readonly o: ProbeRunOptions) {
+    this.log = o.logger ?? silent;
+  }
+
+  /** Runs every step, then deletes what the scenario made (except `keep`). */
+  async run(sc: Scenario, onStep?: (i: number, r: StepResult) => void | Promise<void>): Promise<StepResult[]> {
+    const made = new Map<string, ObjectRef>();
+    const podRefs: string[] = [];
+    const out: StepResult[] = [];
+    try {
+      for (const [i, step] of sc.steps.entries()) {
+        const t0 = Date.now();
+        const objs = [...step.apply].sort((a, b) => applyRank(a) - applyRank(b));
+        const early = objs.filter((o) => applyRank(o) <= 1);
+        for (const o of early) await this.apply(o, made);
+        for (const o of early)
+          if (o.kind === 'Pod') {
+            const ref = `${o.metadata.namespace ?? 'default'}/${o.metadata.name}`;
+            if (!podRefs.includes(ref)) podRefs.push(ref);
+          }
+        for (const r of step.delete) {
+          if (r.kind === 'Pod') podRefs.splice(podRefs.indexOf(`${r.namespace ?? 'default'}/${r.name}`), 1);
+        }
+        const pods = await this.waitPods(podRefs);
+        const ipOf = (ref: string): string | undefined => pods.get(ref)?.ip;
+        for (const o of objs.filter((x) => applyRank(x) > 1)) await this.apply(substitutePodIPs(o, ipOf, `step ${i + 1} ${o.kind} ${o.metadata.name}`), made);
+        for (const r of [...step.delete].sort((a, b) => kindInfo(b.apiVersion, b.kind).deleteRank - kindInfo(a.apiVersion, a.kind).deleteRank)) await this.remove(r);
+        await this.waitRealized();
+        const realizeMs = Date.now() - t0;
+        const t1 = Date.now();
+        const probes = this.probesFor(step.probes, sc);
+        const endpoints = podRefs.map((r) => pods.get(r)!);
+        const results = await this.probeMatrix(endpoints, probes);
+        const r: StepResult = { pods: [...podRefs], endpoints, probes, results, realizeMs, probeMs: Date.now() - t1 };
+        out.push(r);
+        // Before the next step changes anything: the caller may check (and re-probe) this one.
+        await onStep?.(i, r);
+      }
+    } finally {
+      await this.cleanup([...made.values()]);
+    }
+    return out;
+  }
+
+  /** Every object the policy compiler needs to explain flows on the lab now (Nodes, Namespaces, Pods, Services, groups, tiers, policies). */
+  async clusterObjects(): Promise<KubeObject[]> {
+    const lists = await Promise.all(
+      [{ apiVersion: 'v1', kind: 'Node', path: '/api/v1/nodes' }, ...CLUSTER_KINDS.map((k) => ({ ...k, path: clusterPath(k) }))].map(async (k) => {
+        const l = await this.o.kube.request<{ items: KubeObject[] }>('GET', k.path).catch(() => ({ items: [] as KubeObject[] }));
+        return l.items.map((o) => ({ ...o, apiVersion: k.apiVersion, kind: k.kind }));
+      }),
+    );
+    return lists.flat();
+  }
+
+  /** Stops the in-pod probers. */
+  close(): void {
+    for (const p of this.probers.values()) p.stop();
+    this.probers.clear();
+  }
+
+  private probesFor(own: ProbeSpec[] | undefined, sc: Scenario): ProbeSpec[] {
+    if (own && !this.o.overrideProbes) return own;
+    const declared: ProbeSpec[] = [];
+    for (const st of sc.steps)
+      for (const o of st.apply)
+        if (o.kind === 'Pod')
+          for (const c of (o.spec as { containers?: { ports?: { containerPort?: number; protocol?: string }[] }[] } | undefined)?.containers ?? [])
+            for (const p of c.ports ?? []) {
+              const protocol = (p.protocol ?? 'TCP').toUpperCase() as Protocol;
+              if (typeof p.containerPort === 'number' && !declared.some((d) => d.port === p.containerPort && d.protocol === protocol)) declared.push({ protocol, port: p.containerPort });
+            }
+    // Neither flag: exactly the declared port/protocol pairs; otherwise the cross product.
+    if (!this.o.ports && !this.o.protocols) return declared.sort((a, b) => a.protocol.localeCompare(b.protocol) || a.port - b.port);
+    const ports = this.o.ports ?? [...new Set(declared.map((d) => d.port))].sort((a, b) => a - b);
+    const protocols = this.o.protocols ?? (['TCP', 'UDP', 'SCTP'] as const).filter((p) => declared.some((d) => d.protocol === p));
+    return protocols.flatMap((protocol) => ports.map((port) => ({ protocol, port })));
+  }
+
+  private async apply(o: KubeObject, made: Map<string, ObjectRef>): Promise<void> {
+    const ref = refOf(o);
+    const body = { ...o, metadata: { ...o.metadata, ...(ref.namespace ? { namespace: ref.namespace } : {}) } };
+    delete (body as Record<string, unknown>).status;
+    try {
+      await this.o.kube.request('POST', collectionPathOf(ref), body);
+    } catch (e) {
+      if (kubeStatus(e) !== 409) throw e;
+      // Exists: replace it (a Pod keeps its spec, only labels and serviceAccountName follow the scenario).
+      const live = await this.o.kube.request<KubeObject & { spec?: Record<string, unknown> }>('GET', objectPathOf(ref));
+      let next: Record<string, unknown>;
+      if (o.kind === 'Pod' || o.kind === 'Namespace') {
+        const labels = { ...(o.metadata.labels ?? {}) };
+        if (o.kind === 'Namespace') labels['kubernetes.io/metadata.name'] = o.metadata.name;
+        next = { ...live, metadata: { ...live.metadata, labels } };
+        if (o.kind === 'Pod') {
+          const spec = { ...(live.spec ?? {}) };
+          const sa = (o.spec as { serviceAccountName?: string } | undefined)?.serviceAccountName;
+          if (sa === undefined) delete spec.serviceAccountName;
+          else spec.serviceAccountName = sa;
+          next.spec = spec;
+        }
+      } else next = { ...body, metadata: { ...body.metadata, resourceVersion: live.metadata.resourceVersion } };
+      await this.o.kube.request('PUT', objectPathOf(ref), next);
+    }
+    made.set(refKey(ref), ref);
+  }
+
+  private async remove(r: ObjectRef): Promise<void> {
+    await this.o.kube.request('DELETE', objectPathOf(r)).catch((e: unknown) => {
+      if (kubeStatus(e) !== 404) throw e;
+    });
+  }
+
+  private async cleanup(refs: ObjectRef[]): Promise<void> {
+    const gone = refs.filter((r) => !(this.o.keep?.(r) ?? false));
+    gone.sort((a, b) => kindInfo(b.apiVersion, b.kind).deleteRank - kindInfo(a.apiVersion, a.kind).deleteRank);
+    for (const r of gone) await this.remove(r).catch((e: unknown) => this.log.warn({ ref: r, err: (e as Error).message }, 'cleanup delete failed'));
+    for (const r of gone.filter((x) => x.kind === 'Pod')) {
+      const key = `${r.namespace ?? 'default'}/${r.name}`;
+      this.probers.get(key)?.stop();
+      this.probers.delete(key);
+    }
+    // Pods and namespaces go before the next run may reuse their names.
+    const deadline = Date.now() + (this.o.readyTimeoutMs ?? 60_000);
+    for (const r of gone.filter((x) => x.kind === 'Pod' || x.kind === 'Namespace'))
+      while (Date.now() < deadline) {
+        const still = await this.o.kube.request('GET', objectPathOf(r)).then(() => true, () => false);
+        if (!still) break;
+        await sleep(200);
+      }
+    if (gone.some(isPolicyKind)) await this.waitRealized().catch((e: unknown) => this.log.warn({ err: (e as Error).message }, 'policy deletions not realized'));
+  }
+
+  /** Waits until every pod has an IP and a netns; returns them by `ns/name`. */
+  private async waitPods(refs: string[]): Promise<Map<string, LivePod>> {
+    const deadline = Date.now() + (this.o.readyTimeoutMs ?? 60_000);
+    for (;;) {
+      const out = new Map<string, LivePod>();
+      for (const ref of refs) {
+        const [ns, name] = ref.split('/') as [string, string];
+        const p = await this.o.kube
+          .request<{ metadata: { annotations?: Record<string, string> }; status?: { podIP?: string } }>('GET', `/api/v1/namespaces/${ns}/pods/${name}`)
+          .catch(() => undefined);
+        const ip = p?.status?.podIP;
+        const netns = p?.metadata.annotations?.[NETNS_ANNOTATION];
+        if (ip && netns) out.set(ref, { ref, ip, netns });
+      }
+      if (out.size === refs.length) return out;
+      if (Date.now() > deadline) {
+        const missing = refs.filter((r) => !out.has(r));
+        throw new ScenarioError('NOT_READY', `pods without an IP after ${this.o.readyTimeoutMs ?? 60_000} ms: ${missing.join(', ')}`, missing);
+      }
+      await sleep(200);
+    }
+  }
+
+  /**
+   * Realized: every policy the controller holds is Realized at its current generation on its
+   * whole span, and each agent's policy/address-group/applied-to-group counts equal the
+   * controller's view for its node; then each agent's flows are stable over 300 ms.
+   */
+  async waitRealized(): Promise<void> {
+    const deadline = Date.now() + (this.o.readyTimeoutMs ?? 60_000);
+    const cp = '/apis/controlplane.switchyard.io/v1beta2';
+    type Item = { generation?: number; sourceRef?: { name: string; namespace?: string }; status?: { phase?: string; observedGeneration?: number } };
+    let why = '';
+    for (;;) {
+      why = '';
+      const all = await this.o.kube.request<{ items: Item[] }>('GET', `${cp}/networkpolicies`);
+      const pending = all.items.filter((p) => p.status?.phase !== 'Realized' || p.status.observedGeneration !== p.generation);
+      if (pending.length > 0) why = `not realized: ${pending.map((p) => `${p.sourceRef?.namespace ?? ''}/${p.sourceRef?.name ?? '?'} (${p.status?.phase ?? 'no status'})`).join(', ')}`;
+      if (!why)
+        for (const n of this.o.state.nodes) {
+          const q = `?nodeName=${n.name}`;
+          const [nps, ags, atgs, info] = await Promise.all([
+            this.o.kube.request<{ items: unknown[] }>('GET', `${cp}/networkpolicies${q}`),
+            this.o.kube.request<{ items: unknown[] }>('GET', `${cp}/addressgroups${q}`),
+            this.o.kube.request<{ items: unknown[] }>('GET', `${cp}/appliedtogroups${q}`),
+            agentGet<{ networkPolicyControllerInfo: { networkPolicyNum: number; addressGroupNum: number; appliedToGroupNum: number } }>(n.apiSocket, '/agentinfo'),
+          ]);
+          const want = [nps.items.length, ags.items.length, atgs.items.length];
+          const c = info.networkPolicyControllerInfo;
+          const have = [c.networkPolicyNum, c.addressGroupNum, c.appliedToGroupNum];
+          if (want.join() !== have.join()) {
+            why = `${n.name}: agent holds ${have.join('/')} policies/address groups/applied-to groups, controller ${want.join('/')}`;
+            break;
+          }
+        }
+      if (!why) {
+        const flows = async (): Promise<string> => (await Promise.all(this.o.state.nodes.map((n) => agentGet<string[]>(n.apiSocket, '/ovsflows')))).map((f) => f.join('\n')).join('\n');
+        const a = await flows();
+        await sleep(300);
+        if (a === (await flows())) return;
+        why = 'flows still changing';
+      }
+      if (Date.now() > deadline) throw new ScenarioError('NOT_REALIZED', `policies not realized after ${this.o.readyTimeoutMs ?? 60_000} ms: ${why}`, why);
+      await sleep(100);
+    }
+  }
+
+  private async prober(p: LivePod): Promise<Prober> {
+    let pr = this.probers.get(p.ref);
+    if (!pr) {
+      pr = await Prober.start(p.netns);
+      this.probers.set(p.ref, pr);
+    }
+    return pr;
+  }
+
+  /** Every ordered pair (no loopback) on every probe; blocked cells are probed once more with twice the timeout. */
+  async probeMatrix(pods: LivePod[], probes: ProbeSpec[]): Promise<ProbeResult[]> {
+    const timeoutMs = this.o.timeoutMs ?? 1000;
+    for (const p of pods) await this.prober(p);
+    const cells: { from: LivePod; to: LivePod; probe: ProbeSpec }[] = [];
+    for (const probe of probes) for (const from of pods) for (const to of pods) if (from.ref !== to.ref) cells.push({ from, to, probe });
+    const one = async (c: (typeof cells)[number], t: number): Promise<boolean | null> => {
+      if (c.probe.protocol === 'SCTP') return null;
+      const a = await this.probers.get(c.from.ref)!.probe({ ip: c.to.ip, port: c.probe.port, protocol: c.probe.protocol, timeoutMs: t, ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}) });
+      return a.ok;
+    };
+    const n = this.o.concurrency ?? 32;
+    // Probes that share a source port would collide on bind: those run one at a time.
+    const shared = cells.map((c, i) => [c, i] as const).filter(([c]) => c.probe.sourcePort !== undefined);
+    const free = cells.map((c, i) => [c, i] as const).filter(([c]) => c.probe.sourcePort === undefined);
+    const verdicts: (boolean | null)[] = new Array<boolean | null>(cells.length);
+    const runAll = async (list: (readonly [(typeof cells)[number], number])[], t: number, width: number): Promise<void> => {
+      await pool(list.map(([c, i]) => async () => void (verdicts[i] = await one(c, t))), width);
+    };
+    await runAll(free, timeoutMs, n);
+    await runAll(shared, timeoutMs, 1);
+    const blocked = cells.map((c, i) => [c, i] as const).filter(([, i]) => verdicts[i] === false);
+    // The guard against reading a slow probe as blocked: a second, longer try.
+    await runAll(blocked.filter(([c]) => c.probe.sourcePort === undefined), 2 * timeoutMs, n);
+    await runAll(blocked.filter(([c]) => c.probe.sourcePort !== undefined), 2 * timeoutMs, 1);
+    return cells.map((c, i) => ({
+      from: c.from.ref,
+      to: c.to.ref,
+      port: c.probe.port,
+      protocol: c.probe.protocol,
+      ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}),
+      allowed: verdicts[i] ?? null,
+      ...(verdicts[i] === null ? { unavailable: this.sctpReason } : {}),
+    }));
+  }
+
+  /** Re-probes only the given cells (the conformance suite's settle loop). */
+  async reprobe(pods: LivePod[], cells: ProbeResult[]): Promise<ProbeResult[]> {
+    const byRef = new Map(pods.map((p) => [p.ref, p]));
+    const timeoutMs = this.o.timeoutMs ?? 1000;
+    return pool(
+      cells.map((c) => async () => {
+        if (c.protocol === 'SCTP') return c;
+        const a = await this.probers.get(c.from)!.probe({ ip: byRef.get(c.to)!.ip, port: c.port, protocol: c.protocol, timeoutMs: 2 * timeoutMs, ...(c.sourcePort ? { sourcePort: c.sourcePort } : {}) });
+        return { ...c, allowed: a.ok };
+      }),
+      cells.some((c) => c.sourcePort !== undefined) ? 1 : (this.o.concurrency ?? 32),
+    );
+  }
+}
+
