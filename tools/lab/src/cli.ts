@@ -152,7 +152,7 @@ program
   .option('--protocols <list>', 'TCP,UDP,SCTP (SCTP is reported unavailable)')
   .option('-o, --output <format>', 'json or table', 'table')
   .option('--concurrency <n>', 'probes in flight', '32')
-  .option('--timeout <ms>', 'timeout of one probe; blocked cells are retried once with twice this', '1000')
+  .option('--timeout <ms>', 'timeout of one probe; blocked cells are retried once', '1000')
   .action((o: ProbeCliOptions) => probe(dir(), o));
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.stderr.write(`switchyard-lab: ${(e as Error).message}\n`);

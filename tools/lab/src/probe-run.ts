@@ -55,8 +55,10 @@ export interface ProbeRunOptions {
   overrideProbes?: boolean;
   /** Probes in flight at once (default 32). */
   concurrency?: number;
-  /** Timeout of one probe (default 1000 ms); a blocked cell is retried once with twice this. */
+  /** Timeout of one probe (default 1000 ms). */
   timeoutMs?: number;
+  /** Timeout of the one retry of a blocked cell (default: timeoutMs). */
+  retryTimeoutMs?: number;
   /** Objects left in place after the run (shared pods and namespaces of a suite). */
   keep?: (ref: ObjectRef) => boolean;
   /** Deadline for pods to be ready and policies realized (default 60 s). */
@@ -269,12 +271,17 @@ export class ScenarioRunner {
         const labels = { ...(o.metadata.labels ?? {}) };
         if (o.kind === 'Namespace') labels['kubernetes.io/metadata.name'] = o.metadata.name;
         next = { ...live, metadata: { ...live.metadata, labels } };
+        const spec = { ...(live.spec ?? {}) };
         if (o.kind === 'Pod') {
-          const spec = { ...(live.spec ?? {}) };
           const sa = (o.spec as { serviceAccountName?: string } | undefined)?.serviceAccountName;
           if (sa === undefined) delete spec.serviceAccountName;
           else spec.serviceAccountName = sa;
           next.spec = spec;
+        }
+        // Unchanged (a suite re-applying its shared pods): no write, no churn in the controller.
+        if (JSON.stringify(Object.entries(labels).sort()) === JSON.stringify(Object.entries(live.metadata.labels ?? {}).sort()) && spec.serviceAccountName === live.spec?.serviceAccountName) {
+          made.set(refKey(ref), ref);
+          return;
         }
       } else next = { ...body, metadata: { ...body.metadata, resourceVersion: live.metadata.resourceVersion } };
       await this.o.kube.request('PUT', objectPathOf(ref), next);
@@ -384,7 +391,7 @@ export class ScenarioRunner {
     return pr;
   }
 
-  /** Every ordered pair (no loopback) on every probe; blocked cells are probed once more with twice the timeout. */
+  /** Every ordered pair (no loopback) on every probe; blocked cells are probed once more. */
   async probeMatrix(pods: LivePod[], probes: ProbeSpec[]): Promise<ProbeResult[]> {
     const timeoutMs = this.o.timeoutMs ?? 1000;
     for (const p of pods) await this.prober(p);
@@ -407,8 +414,9 @@ export class ScenarioRunner {
     await runAll(shared, timeoutMs, 1);
     const blocked = cells.map((c, i) => [c, i] as const).filter(([, i]) => verdicts[i] === false);
     // The guard against reading a slow probe as blocked: a second, longer try.
-    await runAll(blocked.filter(([c]) => c.probe.sourcePort === undefined), 2 * timeoutMs, n);
-    await runAll(blocked.filter(([c]) => c.probe.sourcePort !== undefined), 2 * timeoutMs, 1);
+    const retryMs = this.o.retryTimeoutMs ?? timeoutMs;
+    await runAll(blocked.filter(([c]) => c.probe.sourcePort === undefined), retryMs, n);
+    await runAll(blocked.filter(([c]) => c.probe.sourcePort !== undefined), retryMs, 1);
     return cells.map((c, i) => ({
       from: c.from.ref,
       to: c.to.ref,
@@ -427,7 +435,7 @@ export class ScenarioRunner {
     return pool(
       cells.map((c) => async () => {
         if (c.protocol === 'SCTP') return c;
-        const a = await this.probers.get(c.from)!.probe({ ip: byRef.get(c.to)!.ip, port: c.port, protocol: c.protocol, timeoutMs: 2 * timeoutMs, ...(c.sourcePort ? { sourcePort: c.sourcePort } : {}) });
+        const a = await this.probers.get(c.from)!.probe({ ip: byRef.get(c.to)!.ip, port: c.port, protocol: c.protocol, timeoutMs, ...(c.sourcePort ? { sourcePort: c.sourcePort } : {}) });
         return { ...c, allowed: a.ok };
       }),
       cells.some((c) => c.sourcePort !== undefined) ? 1 : (this.o.concurrency ?? 32),
