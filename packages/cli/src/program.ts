@@ -131,6 +131,14 @@ export async function runYardctl(argv: readonly string[], io: CliIo): Promise<nu
     if (o.output === 'json' || o.output === 'yaml') io.stdout.write(renderData(data, o.output));
     else io.stdout.write(renderTable(table(), { noHeaders: !o.headers }));
   };
+  /** A list: kubectl's `No resources found` on stderr, and nothing on stdout, when a table would be empty. */
+  const printList = (o: OutputOpts, data: unknown, count: number, table: () => Table, where?: string): void => {
+    if (count === 0 && o.output !== 'json' && o.output !== 'yaml') {
+      io.stderr.write(where === undefined ? 'No resources found\n' : `No resources found in ${where} namespace.\n`);
+      return;
+    }
+    print(o, data, table);
+  };
   const notFound = (resource: string, name: string): CliError => new CliError('NOT_FOUND', `Error from server (NotFound): ${resource} "${name}" not found`, name, resource);
 
   const get = program.command('get').description("Print controlplane resources (policies, groups, controller information) and an agent's state (agentinfo, pod interfaces, OVS flows)");
@@ -157,13 +165,14 @@ export async function runYardctl(argv: readonly string[], io: CliIo): Promise<nu
   ).action(async (name: string | undefined, o: OutputOpts & { namespace?: string; allNamespaces?: boolean }) => {
     if (o.namespace !== undefined && o.allNamespaces) throw new CliError('USAGE', 'a resource cannot be retrieved by name across all namespaces: use only one of -n and -A', o.namespace, '--namespace');
     const list = await api().get<{ items: NetworkPolicyItem[] }>('networkpolicies');
-    let items = list.items.filter((p) => o.namespace === undefined || p.sourceRef.namespace === o.namespace);
+    // kubectl's order: by namespace (cluster-scoped first), then name.
+    let items = list.items.filter((p) => o.namespace === undefined || p.sourceRef.namespace === o.namespace).sort((a, b) => a.sourceRef.namespace.localeCompare(b.sourceRef.namespace) || a.sourceRef.name.localeCompare(b.sourceRef.name));
     if (name !== undefined) {
       items = items.filter((p) => p.uid === name || p.sourceRef.name === name);
       if (items.length === 0) throw notFound('networkpolicies', name);
       if (items.length === 1) return print(o, items[0], () => networkPolicyTable(items, o.output === 'wide'));
     }
-    print(o, { ...list, items }, () => networkPolicyTable(items, o.output === 'wide'));
+    printList(o, { ...list, items }, items.length, () => networkPolicyTable(items, o.output === 'wide'), o.namespace);
   });
 
   const groupCommand = (resource: 'addressgroups' | 'appliedtogroups', primary: string, alias: string, what: string, view: (g: GroupItem[], wide: boolean) => Table): void => {
@@ -181,7 +190,7 @@ export async function runYardctl(argv: readonly string[], io: CliIo): Promise<nu
         if (hit.length === 0) throw notFound(resource, name);
         return print(o, hit[0], () => view(hit, o.output === 'wide'));
       }
-      print(o, list, () => view(list.items, o.output === 'wide'));
+      printList(o, list, list.items.length, () => view(list.items, o.output === 'wide'));
     });
   };
   groupCommand('addressgroups', 'addressgroup', 'ag', 'AddressGroups (peers of rules) and their member IPs', addressGroupTable);
@@ -227,7 +236,7 @@ export async function runYardctl(argv: readonly string[], io: CliIo): Promise<nu
       if (r.status !== 200) throw kubeError(r.status, r.body, AGENT_INFO_PATH, (msg) => `the API server is unavailable: ${msg}`);
       const list = decodeJson<{ items: AgentInfo[] }>(r, AGENT_INFO_PATH);
       list.items.sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
-      return print(o, list, () => agentInfoTable(list.items, o.output === 'wide'));
+      return printList(o, list, list.items.length, () => agentInfoTable(list.items, o.output === 'wide'));
     }
     const info = await agent(o).get<AgentInfo>('/agentinfo');
     print(o, info, () => agentInfoTable(info, o.output === 'wide'));

@@ -72,6 +72,20 @@ describe('commands over a read API', () => {
     expect(r.out).toBe('NAMESPACE   NAME              APPLIED-TO   RULES\nx           web-from-client   atg-1        1\n');
   });
 
+  test('an empty list says No resources found on stderr (exit 0, nothing on stdout) in a table, [] in JSON', async () => {
+    const r = await run(['get', 'netpol', '-n', 'z'], { networkpolicies: POLICIES });
+    expect(r).toMatchObject({ code: 0, out: '', err: 'No resources found in z namespace.\n' });
+    const g = await run(['get', 'ag'], { addressgroups: { kind: 'AddressGroupList', items: [] } });
+    expect(g).toMatchObject({ code: 0, out: '', err: 'No resources found\n' });
+    const j = await run(['get', 'netpol', '-n', 'z', '-o', 'json'], { networkpolicies: POLICIES });
+    expect(JSON.parse(j.out).items).toEqual([]);
+  });
+
+  test('get netpol lists in kubectl order: by namespace (cluster-scoped first), then name', async () => {
+    const r = await run(['get', 'netpol', '--no-headers'], { networkpolicies: POLICIES });
+    expect(r.out.split('\n').map((l) => l.split(/\s+/)[1])).toEqual(['acnp-web', 'web-from-client', undefined]);
+  });
+
   test('get netpol <name> -o json prints that item alone', async () => {
     const r = await run(['get', 'networkpolicy', 'acnp-web', '-o', 'json'], { networkpolicies: POLICIES });
     expect(JSON.parse(r.out)).toEqual(POLICIES.items[1]);
