@@ -128,6 +128,11 @@ export class FlowSync {
     return sync ? this.requestSync() : undefined;
   }
 
+  /** The FQDN source in use, if FQDN rules are enabled. */
+  get fqdn(): FqdnSource | undefined {
+    return this.fqdnSource;
+  }
+
   /**
    * Enables FQDN egress rules: every computation then intercepts DNS responses to the local pods
    * selected by FQDN rules and takes the rules' addresses from `source` (undefined disables it).

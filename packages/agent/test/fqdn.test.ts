@@ -104,7 +104,7 @@ const OTHER = { name: 'other', namespace: 'd', ofport: 12, ips: ['10.1.0.12'], m
 const peer = (p: Partial<controlplane.NetworkPolicyPeer> = {}): controlplane.NetworkPolicyPeer => ({ addressGroups: [], ipBlocks: [], ...p });
 const policy = (fqdns: string[]): controlplane.NetworkPolicy => ({
   uid: 'u1', name: 'allow-fqdn', namespace: '', generation: 1, appliedToGroups: ['atg-client'], priority: 5, tierPriority: 250,
-  sourceRef: { type: 'AntreaClusterNetworkPolicy', name: 'allow-fqdn', uid: 'u1' },
+  sourceRef: { type: 'AntreaClusterNetworkPolicy', namespace: '', name: 'allow-fqdn', uid: 'u1' },
   rules: [
     { direction: 'Out', from: peer(), to: peer({ fqdns }), services: [], priority: 0, enableLogging: false, action: 'Allow' },
     { direction: 'Out', from: peer(), to: peer({ ipBlocks: [{ cidr: '0.0.0.0/0', except: [] }] }), services: [], priority: 1, enableLogging: false, action: 'Drop' },
@@ -226,8 +226,8 @@ describe('FqdnController', () => {
   it('releases malformed responses unparsed and keeps serving', async () => {
     const { sw, fqdn, text } = await setup();
     sw.packetIn(dnsPacketIn('x', [], Uint8Array.of(0, 1, 0x81, 0x80, 0, 1, 0, 1, 0, 0, 0, 0, 0xc0, 12)));
-    const cut = dnsPacketIn('x', []);
-    sw.packetIn({ ...cut, packet: cut.packet.subarray(0, 20) } as PacketIn);
+    const cut = dnsPacketIn('x', []) as Extract<PacketIn, { type: 'packetIn2' }>;
+    sw.packetIn({ ...cut, packet: cut.packet.subarray(0, 20) });
     await fqdn.idle();
     expect(fqdn.stats).toMatchObject({ malformed: 2, released: 2 });
     sw.packetIn(dnsPacketIn('svc.example.test', [{ name: 'svc.example.test', ttl: 30, kind: 'A', address: '10.9.0.7' }]));
@@ -292,4 +292,14 @@ describe('FqdnController', () => {
     sw.packetIn(dnsPacketIn('svc.example.test', []));
     expect(fqdn.stats.responses).toBe(1);
   });
+});
+
+it('a second controller on the same flows takes over from the first', async () => {
+  const { sw, flows, fqdn } = await setup();
+  const second = new FqdnController(sw as unknown as SwitchConnection, flows, { clock: new ManualClock() });
+  expect(flows.fqdn).toBe(second);
+  sw.packetIn(dnsPacketIn('svc.example.test', [{ name: 'svc.example.test', ttl: 30, kind: 'A', address: '10.9.0.7' }]));
+  await second.idle();
+  expect(fqdn.stats.responses).toBe(0);
+  expect(sw.events.filter((e) => e.startsWith('resume'))).toHaveLength(1);
 });

@@ -254,7 +254,7 @@ export class FqdnController implements FqdnSource {
   };
 
   /**
-   * Registers with the flow sync (no sync yet: create it before the agent's initial sync, or use
+   * Registers with the flow sync, replacing (and stopping) any controller registered before (no sync yet: create it before the agent's initial sync, or use
    * {@link attach} on a running agent) and listens for DNS packet-ins on the switch connection.
    */
   constructor(
@@ -265,6 +265,9 @@ export class FqdnController implements FqdnSource {
     this.log = opts.logger ?? silentLogger;
     this.clock = opts.clock ?? systemClock;
     this.cache = new FqdnCache(opts.minTtlSeconds ?? DEFAULT_MIN_TTL_SECONDS);
+    // One controller per bridge: two would each resume the same paused packet. The newest wins.
+    const previous = flows.fqdn;
+    if (previous instanceof FqdnController) previous.stop();
     flows.setFqdn(this, false);
     sw.on('packetIn', this.onPacketIn);
   }
