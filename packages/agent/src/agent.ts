@@ -7,7 +7,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OvsdbClient, VSwitch, ops, unwrap } from '@switchyard/ovsdb';
-import type { TableName } from '@switchyard/openflow-pipeline';
+import type { TableName, TrafficMode } from '@switchyard/openflow-pipeline';
+import { Informer, systemClock, type Clock, type KubeClient } from '@switchyard/kube';
 import { SwitchConnection } from '@switchyard/openflow';
 import { HostLocalStore } from '@switchyard/ipam';
 import { parseCidr } from '@switchyard/ipam/cidr';
@@ -25,6 +26,9 @@ import { NetworkPolicyController, loadPolicyView } from './policy/controller';
 import { RejectResponder } from './policy/reject';
 import { PolicyAuditLog } from './policy/audit-log';
 import { AgentMetrics } from './metrics';
+import { NodeRouteController } from './node-routes';
+import { AgentInfoReporter } from './agent-info';
+import { FqdnController } from './policy/fqdn';
 
 /** OpenFlow controller connection id the pipeline's packet-in actions name (Antrea's value). */
 export const CONTROLLER_ID = 62373;
@@ -88,19 +92,44 @@ export interface AgentOptions {
   };
   /** Transmit checksum offload off on both veth ends. Default: on the netdev datapath. */
   disableTxChecksumOffload?: boolean;
+  /** How pod traffic crosses nodes. Default encap. (networkPolicyOnly is not implemented yet.) */
+  trafficMode?: TrafficMode;
+  /** Do not masquerade pod -> external traffic (the network routes pod addresses). Default false. */
+  noSNAT?: boolean;
+  /**
+   * The Kubernetes API. With it the agent watches Nodes (remote nodes' flows and host routes) and
+   * its own node's Pods, and keeps its AntreaAgentInfo current. Without it there are no remote
+   * nodes: pods reach only pods of this node.
+   */
+  kube?: KubeClient;
+  /** TCP port of the agent API (Antrea's apiPort, 10350); none when absent. 0 = any free port. */
+  apiPort?: number;
+  /** Address the TCP API binds. Default 127.0.0.1 (the API is unauthenticated and read-only). */
+  apiBindAddress?: string;
+  /** AntreaAgentInfo heartbeat period. Default 60 s. */
+  agentInfoIntervalMs?: number;
+  /** Time source of heartbeats and informer backoff. */
+  clock?: Clock;
   logger?: Logger;
 }
+
+/** Resource specs of what the agent watches. */
+const NODES = { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false } as const;
+const PODS = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true } as const;
 
 /** Agent options from an antrea-agent.conf (parsed by `parseAgentConfig`) plus the node's facts. */
 export function agentOptionsFromConfig(
   cfg: AgentConfig,
   node: { nodeName: string; podCIDR: string; nodeIP: string; dataDir: string; nodeNetns?: string; logger?: Logger },
 ): AgentOptions {
-  if (cfg.trafficEncapMode !== 'encap') {
-    throw new AgentError('INVALID_CONFIG', `trafficEncapMode ${cfg.trafficEncapMode} is not implemented yet (encap only)`, cfg.trafficEncapMode, 'trafficEncapMode');
+  if (cfg.trafficEncapMode === 'networkPolicyOnly') {
+    throw new AgentError('INVALID_CONFIG', 'trafficEncapMode networkPolicyOnly is not implemented yet (encap, noEncap and hybrid are)', cfg.trafficEncapMode, 'trafficEncapMode');
   }
   return {
     ...node,
+    trafficMode: cfg.trafficEncapMode,
+    noSNAT: cfg.noSNAT,
+    ...(cfg.apiPort > 0 ? { apiPort: cfg.apiPort } : {}),
     ovsdbRemote: `unix:${join(cfg.ovsRunDir, 'db.sock')}`,
     ovsRunDir: cfg.ovsRunDir,
     bridge: cfg.ovsBridge,
@@ -115,11 +144,12 @@ export function agentOptionsFromConfig(
   };
 }
 
+type OptionalKeys = 'nodeNetns' | 'logger' | 'apiSocket' | 'controlplane' | 'policyLogFile' | 'kube' | 'apiPort' | 'clock';
+
 /** A running node agent. */
 export class Agent {
   private constructor(
-    readonly options: Required<Omit<AgentOptions, 'nodeNetns' | 'logger' | 'apiSocket' | 'controlplane' | 'policyLogFile'>> &
-      Pick<AgentOptions, 'nodeNetns' | 'apiSocket' | 'controlplane' | 'policyLogFile'>,
+    readonly options: Required<Omit<AgentOptions, OptionalKeys>> & Pick<AgentOptions, OptionalKeys>,
     readonly ovsdb: OvsdbClient,
     readonly vswitch: VSwitch,
     readonly openflow: SwitchConnection,
@@ -131,6 +161,7 @@ export class Agent {
     readonly policies: NetworkPolicyController,
     readonly rejects: RejectResponder,
     readonly auditLog: PolicyAuditLog,
+    readonly fqdn: FqdnController,
     private readonly ipam: HostLocalStore,
     private readonly cni: CniServer,
     private readonly log: Logger,
@@ -139,6 +170,16 @@ export class Agent {
   ) {}
 
   private api: LocalApi | undefined;
+  private tcpApi: LocalApi | undefined;
+  private informers: Informer[] = [];
+  private reporter: AgentInfoReporter | undefined;
+  /** Remote nodes and host routes (present with a Kubernetes API). */
+  nodeRoutes: NodeRouteController | undefined;
+
+  /** The TCP port of the agent API, when it serves one. */
+  get apiPort(): number | undefined {
+    return this.tcpApi?.port;
+  }
 
   /** Read access for the local API and tests. */
   introspection(): AgentIntrospection {
@@ -153,6 +194,15 @@ export class Agent {
       policyCounts: () => this.policies.view.counts,
       metrics: this.metrics,
       controllerConnected: () => this.policies.client?.connected,
+      policyConjIds: (ref) => {
+        const [ns, name] = ref.includes('/') ? (ref.split('/', 2) as [string, string]) : [undefined, ref];
+        const np = this.flows.policies.find((p) => p.uid === ref) ??
+          this.flows.policies.find((p) => p.sourceRef.name === name && (ns === undefined || p.sourceRef.namespace === ns));
+        if (!np) return undefined;
+        const ids: number[] = [];
+        for (const [k, id] of this.flows.conjIds ?? []) if (k.startsWith(`${np.uid}/`)) ids.push(id);
+        return ids;
+      },
       installedFlows: () => this.openflow.dumpFlows(),
       tableName: (id) => pipeline()?.nameOf(id),
       tableId: (name) => {
@@ -195,6 +245,13 @@ export class Agent {
       ipamNetwork: o.ipamNetwork ?? 'switchyard',
       cniSocket: o.cniSocket ?? '/var/run/antrea/cni.sock',
       disableTxChecksumOffload: o.disableTxChecksumOffload ?? (o.datapathType ?? 'system') === 'netdev',
+      trafficMode: o.trafficMode ?? 'encap',
+      noSNAT: o.noSNAT ?? false,
+      apiBindAddress: o.apiBindAddress ?? '127.0.0.1',
+      agentInfoIntervalMs: o.agentInfoIntervalMs ?? 60_000,
+      ...(o.kube !== undefined ? { kube: o.kube } : {}),
+      ...(o.apiPort !== undefined ? { apiPort: o.apiPort } : {}),
+      ...(o.clock !== undefined ? { clock: o.clock } : {}),
       ...(o.nodeNetns !== undefined ? { nodeNetns: o.nodeNetns } : {}),
       ...(o.apiSocket !== undefined ? { apiSocket: o.apiSocket } : {}),
       ...(o.controlplane !== undefined ? { controlplane: o.controlplane } : {}),
@@ -202,7 +259,9 @@ export class Agent {
     checkDatapathSupport(opts);
     const cidr = parseCidr(opts.podCIDR);
     if (cidr.family !== 4) throw new AgentError('INVALID_CONFIG', 'only an IPv4 pod CIDR is supported so far', opts.podCIDR, 'podCIDR');
-    const mtu = podMtu(opts.linkMtu, opts.tunnelType);
+    if (opts.trafficMode === 'networkPolicyOnly') throw new AgentError('INVALID_CONFIG', 'trafficMode networkPolicyOnly is not implemented yet', opts.trafficMode, 'trafficMode');
+    const encap = opts.trafficMode === 'encap' || opts.trafficMode === 'hybrid';
+    const mtu = podMtu(opts.linkMtu, opts.tunnelType, encap);
     const net = new NodeNetwork(opts.nodeNetns);
     const metrics = new AgentMetrics();
 
@@ -210,7 +269,12 @@ export class Agent {
     const cleanups: (() => Promise<unknown>)[] = [async () => ovsdb.close()];
     try {
       const vswitch = new VSwitch(ovsdb, { logger: log });
-      const node = await bringUpNode(vswitch, net, { ...opts, mtu });
+      const node = await bringUpNode(vswitch, net, { ...opts, mtu, tunnel: encap });
+      // The transport link (holding the node IP): direct routes to peers go out of it.
+      const transport = await net.findAddress(opts.nodeIP);
+      if (!transport && opts.trafficMode !== 'encap') {
+        throw new AgentError('INVALID_CONFIG', `trafficMode ${opts.trafficMode} routes pod traffic on the transport link, but no interface has the node IP ${opts.nodeIP}`, opts.nodeIP, 'nodeIP');
+      }
       log.info({ gateway: node.gateway, tunnel: node.tunnel }, 'node ports ready');
 
       // Pods attached before a restart: kept if their namespace still exists and OVS attached them.
@@ -237,10 +301,11 @@ export class Agent {
         openflow,
         {
           round,
-          trafficMode: 'encap',
+          trafficMode: opts.trafficMode,
           tunnelType: opts.tunnelType,
           gateway: { ofport: node.gateway.ofport, ip: node.gateway.ip, mac: node.gateway.mac },
-          tunnelOfport: node.tunnel.ofport,
+          ...(node.tunnel ? { tunnelOfport: node.tunnel.ofport } : {}),
+          ...(transport ? { nodeSubnet: `${parseCidr(`${opts.nodeIP}/${transport.prefix}`).toString()}` } : {}),
           podCIDR: cidr.toString(),
           nodeIP: opts.nodeIP,
           netdevDatapath: opts.datapathType === 'netdev',
@@ -249,6 +314,9 @@ export class Agent {
         { logger: log, metrics },
       );
       replayTarget.flows = flows;
+      // FQDN rules: DNS answers to the pods they select are learned before they are delivered.
+      const fqdn = new FqdnController(openflow, flows, { logger: log, ...(o.clock ? { clock: o.clock } : {}) });
+      cleanups.push(async () => fqdn.stop());
       const auditLog = new PolicyAuditLog(
         { file: o.policyLogFile ?? join(opts.dataDir, 'networkpolicy', 'np.log'), logger: log },
         {
@@ -315,15 +383,28 @@ export class Agent {
       const freed = await ipam.gc(interfaces.list().map((i) => ({ containerId: i.containerId, ifname: i.ifname })));
       if (freed.length) log.info({ freed: freed.map(String) }, 'IPAM GC released addresses');
 
+      // Pod -> external traffic leaves with the node's address; remote pod CIDRs are added as
+      // Nodes appear.
+      if (opts.noSNAT) await net.removeMasquerade();
+      else await net.syncMasquerade([cidr.toString()], opts.gatewayName);
+
       const cni = await CniServer.listen(opts.cniSocket, new CniHandler(pods, { logger: log, metrics }));
+      cleanups.push(() => cni.close());
       log.info({ socket: opts.cniSocket }, 'CNI server listening');
-      const agent = new Agent(opts, ovsdb, vswitch, openflow, node, round, flows, interfaces, pods, policyController, rejects, auditLog, ipam, cni, log, metrics);
+      const agent = new Agent(opts, ovsdb, vswitch, openflow, node, round, flows, interfaces, pods, policyController, rejects, auditLog, fqdn, ipam, cni, log, metrics);
+      cleanups.push(() => agent.stopKube());
       policyController.start();
       if (opts.apiSocket !== undefined) {
-        cleanups.push(() => cni.close());
         agent.api = await LocalApi.listen(opts.apiSocket, agent.introspection(), { logger: log });
+        cleanups.push(() => agent.api!.close());
         log.info({ socket: opts.apiSocket }, 'local API listening');
       }
+      if (opts.apiPort !== undefined) {
+        agent.tcpApi = await LocalApi.listenTcp(opts.apiBindAddress, opts.apiPort, agent.introspection(), { logger: log });
+        cleanups.push(() => agent.tcpApi!.close());
+        log.info({ address: agent.tcpApi.address }, 'agent API listening on TCP');
+      }
+      if (opts.kube) await agent.startKube(opts.kube, net, transport, cidr.toString());
       return agent;
     } catch (e) {
       for (const c of cleanups.reverse()) await c().catch(() => undefined);
@@ -331,12 +412,74 @@ export class Agent {
     }
   }
 
+  /**
+   * Watches Nodes (remote nodes and host routes) and this node's Pods (start-up GC of pods the
+   * API no longer has), and starts the AntreaAgentInfo heartbeat.
+   */
+  private async startKube(kube: KubeClient, net: NodeNetwork, transport: { dev: string; prefix: number } | undefined, podCIDR: string): Promise<void> {
+    const o = this.options;
+    const clock = o.clock ?? systemClock;
+    const routes = new NodeRouteController({
+      self: { name: o.nodeName, podCIDR, nodeIP: o.nodeIP },
+      mode: o.trafficMode,
+      gatewayName: o.gatewayName,
+      transportDev: transport?.dev ?? o.gatewayName,
+      transportPrefix: transport?.prefix ?? 32,
+      sink: {
+        setRemoteNodes: (nodes) => this.flows.setRemoteNodes(nodes),
+        syncRoutes: (r) => net.syncRoutes(r),
+        syncMasquerade: (cidrs) => (o.noSNAT ? Promise.resolve() : net.syncMasquerade(cidrs, o.gatewayName)),
+      },
+      logger: this.log,
+    });
+    this.nodeRoutes = routes;
+    const nodes = new Informer(kube, NODES, routes.onEvent, { clock, logger: this.log });
+    const live = new Set<string>();
+    const pods = new Informer(kube, PODS, (e) => {
+      const key = `${e.object.metadata.namespace ?? ''}/${e.object.metadata.name ?? ''}`;
+      if (e.type === 'DELETED') live.delete(key);
+      else live.add(key);
+    }, { clock, logger: this.log, fieldSelector: `spec.nodeName=${o.nodeName}` });
+    this.informers.push(nodes, pods);
+    nodes.start();
+    pods.start();
+    // Pods deleted from the API while the agent was down: their attachments go (the runtime's DEL
+    // may never come). Only at start, once the first LIST is in.
+    void pods.synced.then(async () => {
+      for (const iface of this.interfaces.list()) {
+        if (live.has(`${iface.podNamespace}/${iface.podName}`)) continue;
+        this.log.info({ pod: `${iface.podNamespace}/${iface.podName}`, containerId: iface.containerId }, 'pod gone from the API: detaching');
+        await this.pods
+          .del({ containerId: iface.containerId, netns: iface.netns, ifname: iface.ifname, podName: iface.podName, podNamespace: iface.podNamespace })
+          .catch((e: unknown) => this.log.warn({ err: e, containerId: iface.containerId }, 'detaching a gone pod failed'));
+      }
+    });
+    this.reporter = new AgentInfoReporter({
+      kube,
+      agent: this.introspection(),
+      ...(this.apiPort !== undefined ? { apiPort: this.apiPort } : {}),
+      intervalMs: o.agentInfoIntervalMs,
+      clock,
+      logger: this.log,
+    });
+    this.reporter.start();
+  }
+
+  private async stopKube(): Promise<void> {
+    await this.reporter?.stop();
+    await Promise.all(this.informers.map((i) => i.stop()));
+    await this.nodeRoutes?.idle();
+  }
+
   /** Stops serving and closes every connection. The datapath (ports, flows) stays as it is. */
   async stop(): Promise<void> {
+    await this.stopKube();
+    await this.tcpApi?.close();
     await this.api?.close();
     await this.policies.stop();
     this.rejects.stop();
     this.auditLog.stop();
+    this.fqdn.stop();
     await this.cni.close();
     await this.openflow.close();
     await this.ipam.close();

@@ -1,6 +1,8 @@
 /**
- * The agent's local API for the cli: HTTP/JSON on a unix socket. `GET /podinterfaces`,
- * `GET /ovsflows?pod=<ns>/<name>&table=<TableName>`, `GET /agentinfo`, `GET /metrics`, `GET /healthz`.
+ * The agent's local API for the cli: HTTP/JSON on a unix socket and, optionally, on a TCP port
+ * (reached through the API server's node proxy). `GET /podinterfaces`,
+ * `GET /ovsflows?pod=<ns>/<name>&table=<TableName>&networkpolicy=<uid|ns/name|name>`,
+ * `GET /agentinfo`, `GET /metrics`, `GET /healthz`. Read-only.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -32,6 +34,17 @@ export interface AgentIntrospection {
   metrics?: AgentMetrics;
   /** Whether the controlplane stream is open (undefined: no controller configured). */
   controllerConnected(): boolean | undefined;
+  /**
+   * Conjunction ids of a policy's rules, the policy given by uid, `namespace/name` or name (of
+   * its source object); undefined when no policy on this node matches.
+   */
+  policyConjIds?(ref: string): number[] | undefined;
+}
+
+/** Whether a flow belongs to one of the rules with these conjunction ids. */
+export function flowOfConjunctions(f: Flow, ids: ReadonlySet<number>): boolean {
+  if (f.match.conjId !== undefined && ids.has(f.match.conjId)) return true;
+  return f.actions.some((a) => a.type === 'conjunction' && ids.has(a.id));
 }
 
 /** AntreaAgentInfo-shaped status (the fields this agent can fill so far). */
@@ -90,11 +103,42 @@ type Handler = (url: URL) => Promise<{ status: number; body: unknown }>;
 export class LocalApi {
   private constructor(
     private readonly server: Server,
-    readonly socketPath: string,
+    /** The unix socket path, or `host:port`. */
+    readonly address: string,
+    private readonly socketPath?: string,
   ) {}
 
+  /** Serves on a unix socket (replacing a stale socket file). */
   static async listen(socketPath: string, a: AgentIntrospection, opts: { logger?: Logger } = {}): Promise<LocalApi> {
-    const log = opts.logger ?? silentLogger;
+    const server = LocalApi.server(a, opts.logger ?? silentLogger);
+    mkdirSync(dirname(socketPath), { recursive: true });
+    rmSync(socketPath, { force: true });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(socketPath, () => resolve());
+    });
+    return new LocalApi(server, socketPath, socketPath);
+  }
+
+  /** Serves on TCP `host:port` (port 0 = any free port; see {@link port}). */
+  static async listenTcp(host: string, port: number, a: AgentIntrospection, opts: { logger?: Logger } = {}): Promise<LocalApi> {
+    const server = LocalApi.server(a, opts.logger ?? silentLogger);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => resolve());
+    });
+    const addr = server.address();
+    const bound = typeof addr === 'object' && addr ? addr.port : port;
+    return new LocalApi(server, `${host.includes(':') ? `[${host}]` : host}:${bound}`);
+  }
+
+  /** The TCP port served (undefined on a unix socket). */
+  get port(): number | undefined {
+    const addr = this.server.address();
+    return typeof addr === 'object' && addr ? addr.port : undefined;
+  }
+
+  private static server(a: AgentIntrospection, log: Logger): Server {
     const routes: Record<string, Handler> = {
       '/healthz': async () => ({ status: 200, body: { status: 'ok' } }),
       '/agentinfo': async () => ({ status: 200, body: await agentInfo(a) }),
@@ -129,6 +173,13 @@ export class LocalApi {
           if (!iface) return { status: 404, body: { error: `no pod ${pod} on this node` } };
           flows = flows.filter((f) => flowConcernsPod(f, iface));
         }
+        const np = url.searchParams.get('networkpolicy');
+        if (np) {
+          const ids = a.policyConjIds?.(np);
+          if (ids === undefined) return { status: 404, body: { error: `no NetworkPolicy ${np} on this node` } };
+          const set = new Set(ids);
+          flows = flows.filter((f) => flowOfConjunctions(f, set));
+        }
         return { status: 200, body: flows.map((f) => formatFlow(f, { tableName: (id) => a.tableName(id) })) };
       },
     };
@@ -153,18 +204,12 @@ export class LocalApi {
         },
       );
     });
-    mkdirSync(dirname(socketPath), { recursive: true });
-    rmSync(socketPath, { force: true });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(socketPath, () => resolve());
-    });
-    return new LocalApi(server, socketPath);
+    return server;
   }
 
   async close(): Promise<void> {
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     this.server.closeAllConnections();
-    rmSync(this.socketPath, { force: true });
+    if (this.socketPath !== undefined) rmSync(this.socketPath, { force: true });
   }
 }

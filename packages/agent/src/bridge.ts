@@ -29,12 +29,15 @@ export interface BridgeSetupOptions {
   podCIDR: string;
   /** MTU of the pod and gateway interfaces (link MTU minus tunnel overhead). */
   mtu: number;
+  /** Whether the node needs a tunnel port (encap, hybrid). Default true. */
+  tunnel?: boolean;
 }
 
 /** The node as brought up. */
 export interface NodeInfo {
   gateway: { name: string; ofport: number; ip: string; mac: string; ipCidr: string };
-  tunnel: { name: string; ofport: number; type: TunnelType };
+  /** Absent in noEncap and networkPolicyOnly. */
+  tunnel?: { name: string; ofport: number; type: TunnelType };
 }
 
 /** Options of the tunnel interface: flow-based remote and key, as Antrea configures it. */
@@ -74,18 +77,24 @@ export async function bringUpNode(vs: VSwitch, net: NodeNetwork, o: BridgeSetupO
     externalIds: { 'antrea-type': 'gateway' },
     mtuRequest: o.mtu,
   });
-  await vs.ensurePort(o.bridge, o.tunnelName, {
-    type: o.tunnelType,
-    options: tunnelInterfaceOptions(o),
-    externalIds: { 'antrea-type': 'tunnel' },
-  });
-  const [gwOfport, tunOfport] = await Promise.all([vs.waitForOfport(o.gatewayName), vs.waitForOfport(o.tunnelName)]);
+  const withTunnel = o.tunnel ?? true;
+  if (withTunnel) {
+    await vs.ensurePort(o.bridge, o.tunnelName, {
+      type: o.tunnelType,
+      options: tunnelInterfaceOptions(o),
+      externalIds: { 'antrea-type': 'tunnel' },
+    });
+  } else {
+    // A mode change from encap: the old tunnel port goes.
+    await vs.deletePort(o.bridge, o.tunnelName).catch(() => undefined);
+  }
+  const [gwOfport, tunOfport] = await Promise.all([vs.waitForOfport(o.gatewayName), withTunnel ? vs.waitForOfport(o.tunnelName) : Promise.resolve(undefined)]);
   const gwIp = cidr.gateway().toString();
   const ipCidr = `${gwIp}/${cidr.prefix}`;
   const mac = await net.configureGateway(o.gatewayName, ipCidr, o.mtu);
   return {
     gateway: { name: o.gatewayName, ofport: gwOfport, ip: gwIp, mac, ipCidr },
-    tunnel: { name: o.tunnelName, ofport: tunOfport, type: o.tunnelType },
+    ...(tunOfport !== undefined ? { tunnel: { name: o.tunnelName, ofport: tunOfport, type: o.tunnelType } } : {}),
   };
 }
 
@@ -122,7 +131,7 @@ export async function startRound(client: OvsdbClient, bridge: string): Promise<{
   return { round, previous };
 }
 
-/** MTU for pod interfaces: the link MTU minus the tunnel overhead. */
-export function podMtu(linkMtu: number, tunnelType: TunnelType): number {
-  return linkMtu - TUNNEL_OVERHEAD[tunnelType];
+/** MTU for pod interfaces: the link MTU minus the tunnel overhead (when traffic is encapsulated). */
+export function podMtu(linkMtu: number, tunnelType: TunnelType, encapsulated = true): number {
+  return encapsulated ? linkMtu - TUNNEL_OVERHEAD[tunnelType] : linkMtu;
 }

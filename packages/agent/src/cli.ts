@@ -7,7 +7,9 @@ import { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { pino } from 'pino';
 import { parseAgentConfig, type AgentConfig } from '@switchyard/apis';
+import { KubeConfigClient, type KubeClient, type KubeObject } from '@switchyard/kube';
 import { Agent, agentOptionsFromConfig, type AgentOptions } from './agent';
+import { nodeFacts } from './node-routes';
 import { AgentError } from './errors';
 import type { Logger } from './logger';
 
@@ -28,27 +30,34 @@ interface Flags {
 
 const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
+/** The Kubernetes API from the config's kubeconfig, else $KUBECONFIG / in-cluster / ~/.kube/config. */
+async function kubeClient(cfg: AgentConfig, log: Logger): Promise<KubeClient | undefined> {
+  const { KubeConfig } = await import('@kubernetes/client-node');
+  const kc = new KubeConfig();
+  try {
+    if (cfg.clientConnection.kubeconfig) kc.loadFromFile(cfg.clientConnection.kubeconfig);
+    else kc.loadFromDefault();
+    return new KubeConfigClient(kc);
+  } catch (e) {
+    log.warn({ err: (e as Error).message }, 'no Kubernetes API: no remote nodes, no AntreaAgentInfo');
+    return undefined;
+  }
+}
+
 /** The controller's CA from ConfigMap kube-system/switchyard-ca (published by the controller). */
-async function controllerCa(cfg: AgentConfig): Promise<string> {
-  const k8s = await import('@kubernetes/client-node');
-  const kc = new k8s.KubeConfig();
-  if (cfg.clientConnection.kubeconfig) kc.loadFromFile(cfg.clientConnection.kubeconfig);
-  else kc.loadFromDefault();
-  const cm = await kc.makeApiClient(k8s.CoreV1Api).readNamespacedConfigMap({ name: 'switchyard-ca', namespace: 'kube-system' });
+async function controllerCa(kube: KubeClient | undefined): Promise<string> {
+  if (!kube) throw new AgentError('INVALID_CONFIG', 'no Kubernetes API to read the controller CA from: pass --controller-ca-file', undefined, '--controller-ca-file');
+  const cm = await kube.request<{ data?: Record<string, string> }>('GET', '/api/v1/namespaces/kube-system/configmaps/switchyard-ca');
   const ca = cm.data?.['ca.crt'];
   if (!ca) throw new AgentError('INVALID_CONFIG', 'ConfigMap kube-system/switchyard-ca has no ca.crt', undefined, 'kube-system/switchyard-ca');
   return ca;
 }
 
 /** podCIDR and transport address from the Node object, when not given on the command line. */
-async function nodeFacts(cfg: AgentConfig, nodeName: string, log: Logger): Promise<{ podCIDR?: string; nodeIP?: string }> {
-  const k8s = await import('@kubernetes/client-node');
-  const kc = new k8s.KubeConfig();
-  if (cfg.clientConnection.kubeconfig) kc.loadFromFile(cfg.clientConnection.kubeconfig);
-  else kc.loadFromDefault();
-  const node = await kc.makeApiClient(k8s.CoreV1Api).readNode({ name: nodeName });
-  const podCIDR = node.spec?.podCIDRs?.find((c) => !c.includes(':')) ?? node.spec?.podCIDR;
-  const nodeIP = node.status?.addresses?.find((a) => a.type === 'InternalIP' && !a.address.includes(':'))?.address;
+async function nodeFactsFromApi(kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<{ podCIDR?: string; nodeIP?: string }> {
+  if (!kube) return {};
+  const node = await kube.request<KubeObject>('GET', `/api/v1/nodes/${encodeURIComponent(nodeName)}`);
+  const { podCIDR, nodeIP } = nodeFacts(node);
   log.info({ nodeName, podCIDR, nodeIP }, 'node facts from the Node object');
   return { ...(podCIDR ? { podCIDR } : {}), ...(nodeIP ? { nodeIP } : {}) };
 }
@@ -80,8 +89,9 @@ async function main(argv: string[]): Promise<void> {
   if (!nodeName) throw new AgentError('INVALID_CONFIG', 'node name missing: pass --node-name or set NODE_NAME', undefined, '--node-name');
   let podCIDR = flags.podCidr;
   let nodeIP = flags.nodeIp;
+  const kube = await kubeClient(config, log);
   if (!podCIDR || !nodeIP) {
-    const facts = await nodeFacts(config, nodeName, log);
+    const facts = await nodeFactsFromApi(kube, nodeName, log);
     podCIDR ??= facts.podCIDR;
     nodeIP ??= facts.nodeIP;
   }
@@ -105,7 +115,7 @@ async function main(argv: string[]): Promise<void> {
     const tokenFile = flags.tokenFile ?? (existsSync(IN_CLUSTER_TOKEN) ? IN_CLUSTER_TOKEN : undefined);
     controlplane = {
       url: controllerUrl,
-      caPem: flags.controllerCaFile ? readFileSync(flags.controllerCaFile, 'utf8') : await controllerCa(config),
+      caPem: flags.controllerCaFile ? readFileSync(flags.controllerCaFile, 'utf8') : await controllerCa(kube),
       ...(tokenFile ? { tokenFile } : {}),
     };
   } else {
@@ -114,10 +124,11 @@ async function main(argv: string[]): Promise<void> {
   const agent = await Agent.start({
     ...options,
     ...(controlplane ? { controlplane } : {}),
+    ...(kube ? { kube } : {}),
     apiSocket: flags.apiSocket,
     ...(flags.ovsdb ? { ovsdbRemote: flags.ovsdb } : {}),
   });
-  log.info({ nodeName, podCIDR, round: agent.round }, 'agent ready');
+  log.info({ nodeName, podCIDR, round: agent.round, apiPort: agent.apiPort }, 'agent ready');
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;

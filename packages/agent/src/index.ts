@@ -12,7 +12,11 @@ export { PolicyAuditLog, summarizeFrame, policyRef, formatTimestamp, type AuditL
 export { NetworkPolicyController, loadPolicyView, savePolicyView, type NetworkPolicyControllerOptions } from './policy/controller';
 export { AgentError, type AgentErrorCode } from './errors';
 export { AgentMetrics, Histogram, renderGauge, LATENCY_BUCKETS } from './metrics';
-export { LocalApi, agentInfo, flowConcernsPod, type AgentInfo, type AgentIntrospection } from './api';
+export { LocalApi, agentInfo, flowConcernsPod, flowOfConjunctions, type AgentInfo, type AgentIntrospection } from './api';
+export { AgentInfoReporter, buildAgentInfo, AGENT_INFO_PATH, AGENT_VERSION, type AgentInfoReporterOptions } from './agent-info';
+export { NodeRouteController, nodeFacts, remoteNodesOf, hostRoutesFor, sameSubnet, type NodeFacts, type RefusedNode, type HostRoute, type NodeRouteSink, type NodeRouteControllerOptions } from './node-routes';
+export { FqdnController, FqdnCache, fqdnMatches, DNS_INTERCEPT_CONJ_ID, type FqdnOptions } from './policy/fqdn';
+export { decodeDnsMessage, resolveAnswers, dnsPayloadOfFrame, DnsParseError } from './policy/dns';
 export type { Logger } from './logger';
 export {
   TUNNEL_OVERHEAD,
@@ -30,7 +34,7 @@ export {
 } from './bridge';
 export { FlowSync, type SyncStats } from './flow-sync';
 export { InterfaceStore, EXTERNAL_IDS, podExternalIds, readPodPorts, type PodInterface, type StoredPort } from './interface-store';
-export { NodeNetwork, netnsPath, probeNetns, type PodLinkSpec, type PodInterfaceState } from './netops';
+export { NodeNetwork, netnsPath, probeNetns, ROUTE_PROTO, MASQ_CHAIN, type PodLinkSpec, type PodInterfaceState } from './netops';
 export { PodNetwork, hostInterfaceName, randomMac, podResult, type PodRequest, type PodNetworkDeps } from './pods';
 export { CniServer, CniHandler, KeyedSerializer, cniServiceDefinition, type PodOperations } from './cni/server';
 export {

@@ -12,6 +12,11 @@ import { execFile } from './exec';
 /** statfs magic of nsfs: a bind-mounted /proc/<pid>/ns/net (what `ip netns add` and runtimes make). */
 const NSFS_MAGIC = 0x6e736673;
 
+/** Protocol number marking the host routes this agent owns (`ip route ... proto 77`). */
+export const ROUTE_PROTO = 77;
+/** nat chain holding the pod -> external MASQUERADE rule. */
+export const MASQ_CHAIN = 'SWITCHYARD-POSTROUTING';
+
 const NAME_RE = /^[A-Za-z0-9_.-]{1,15}$/;
 const MAC_RE = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/;
 const IPV4_CIDR_RE = /^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/;
@@ -124,7 +129,12 @@ export class NodeNetwork {
       `link set dev ${spec.hostIfName} up`,
     ].join('\n');
     const offload = spec.txOffloadOff ? ' && ethtool -K "$1" tx off >/dev/null' : '';
-    await this.node(`ip -batch -${offload}`, [spec.hostIfName], `${hostBatch}\n`);
+    // The host side belongs to OVS. With the userspace datapath the kernel still receives every
+    // frame on it too: it must neither answer ARP for node addresses (the pod would learn the
+    // veth's MAC as its gateway's) nor forward what arrives there (each packet would reach OVS
+    // twice, once through the gateway). The kernel datapath steals the frames, so this is moot there.
+    const quiet = ' && echo 8 > "/proc/sys/net/ipv4/conf/$1/arp_ignore" && echo 0 > "/proc/sys/net/ipv4/conf/$1/forwarding"';
+    await this.node(`ip -batch -${offload}${quiet}`, [spec.hostIfName], `${hostBatch}\n`);
     const podBatch = [
       'link set dev lo up',
       `link set dev ${spec.ifname} address ${spec.mac}`,
@@ -133,6 +143,86 @@ export class NodeNetwork {
       `route replace default via ${spec.gateway} dev ${spec.ifname}`,
     ].join('\n');
     await this.pod(spec.netns, `ip -batch -${offload}`, [spec.ifname], `${podBatch}\n`);
+  }
+
+  /**
+   * Makes the node's host routes to remote pod CIDRs exactly `routes`: routes of protocol
+   * {@link ROUTE_PROTO} not wanted any more are deleted, the wanted ones replaced (two children:
+   * one reads, one applies a batch).
+   */
+  async syncRoutes(routes: readonly { dst: string; via?: string; dev: string; onlink?: boolean }[]): Promise<{ added: number; deleted: number }> {
+    const out = await this.node(`ip -j -4 route show proto ${ROUTE_PROTO}`);
+    const have = (JSON.parse(out.trim() || '[]') as { dst: string; gateway?: string; dev?: string; flags?: string[] }[]).map((r) => ({
+      dst: r.dst.includes('/') ? r.dst : `${r.dst}/32`,
+      key: `${r.dst.includes('/') ? r.dst : `${r.dst}/32`} ${r.gateway ?? ''} ${r.dev ?? ''}`,
+    }));
+    const lines: string[] = [];
+    const want = new Map<string, string>();
+    for (const r of routes) {
+      check(IPV4_CIDR_RE, r.dst, 'route destination');
+      check(NAME_RE, r.dev, 'route device');
+      if (r.via !== undefined) check(IPV4_RE, r.via, 'route next hop');
+      want.set(`${r.dst} ${r.via ?? ''} ${r.dev}`, `route replace ${r.dst}${r.via !== undefined ? ` via ${r.via}` : ''} dev ${r.dev}${r.onlink ? ' onlink' : ''} proto ${ROUTE_PROTO}`);
+    }
+    const haveKeys = new Set(have.map((h) => h.key));
+    let deleted = 0;
+    for (const h of have) {
+      if (want.has(h.key)) continue;
+      if (![...want.keys()].some((k) => k.startsWith(`${h.dst} `))) {
+        lines.push(`route del ${h.dst} proto ${ROUTE_PROTO}`);
+        deleted++;
+      }
+    }
+    let added = 0;
+    for (const [k, line] of want) {
+      if (haveKeys.has(k)) continue;
+      lines.push(line);
+      added++;
+    }
+    if (lines.length > 0) await this.node('ip -batch -', [], `${lines.join('\n')}\n`);
+    return { added, deleted };
+  }
+
+  /**
+   * Turns IPv4 forwarding on and makes the MASQUERADE rule for pod -> external traffic: packets
+   * from the local pod CIDR leaving by any interface but the gateway are masqueraded, except to
+   * another pod CIDR of the cluster. The rules live in chain {@link MASQ_CHAIN} of the nat table,
+   * rewritten whole with iptables-restore (a declared chain is flushed even with --noflush), and
+   * jumped to from POSTROUTING. `podCIDRs[0]` is this node's.
+   */
+  async syncMasquerade(podCIDRs: readonly string[], gatewayName: string): Promise<void> {
+    check(NAME_RE, gatewayName, 'gateway interface name');
+    for (const c of podCIDRs) check(IPV4_CIDR_RE, c, 'pod CIDR');
+    const [local, ...others] = podCIDRs;
+    if (local === undefined) return;
+    const rules = [
+      '*nat',
+      `:${MASQ_CHAIN} - [0:0]`,
+      ...[local, ...others].map((c) => `-A ${MASQ_CHAIN} -d ${c} -j RETURN`),
+      `-A ${MASQ_CHAIN} -s ${local} ! -o ${gatewayName} -m comment --comment "switchyard: masquerade pod to external packets" -j MASQUERADE`,
+      'COMMIT',
+    ];
+    await this.node(
+      `sysctl -qw net.ipv4.ip_forward=1 && iptables-restore -w --noflush && { iptables -w -t nat -C POSTROUTING -j ${MASQ_CHAIN} 2>/dev/null || iptables -w -t nat -A POSTROUTING -j ${MASQ_CHAIN}; }`,
+      [],
+      `${rules.join('\n')}\n`,
+    );
+  }
+
+  /** Removes the MASQUERADE chain and its jump (networkPolicyOnly, noSNAT). */
+  async removeMasquerade(): Promise<void> {
+    await this.node(`iptables -w -t nat -D POSTROUTING -j ${MASQ_CHAIN} 2>/dev/null; iptables -w -t nat -F ${MASQ_CHAIN} 2>/dev/null; iptables -w -t nat -X ${MASQ_CHAIN} 2>/dev/null; true`);
+  }
+
+  /** The interface holding `ip` in the node namespace and the address's prefix length. */
+  async findAddress(ip: string): Promise<{ dev: string; prefix: number } | undefined> {
+    check(IPV4_RE, ip, 'node IP');
+    const out = await this.node('ip -j -4 addr show');
+    for (const link of JSON.parse(out.trim() || '[]') as IpAddrInfo[]) {
+      const a = (link.addr_info ?? []).find((x) => x.family === 'inet' && x.local === ip);
+      if (a) return { dev: link.ifname, prefix: a.prefixlen };
+    }
+    return undefined;
   }
 
   /** Deletes the host side of a pod's veth (the peer goes with it). False when it did not exist. */

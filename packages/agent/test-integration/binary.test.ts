@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
@@ -46,8 +47,18 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('starts from antrea-agent.conf, serves CNI and the local API, exits cleanly on SIGTERM', async () => {
+/** A free TCP port on 127.0.0.1 (another agent may hold Antrea's 10350). */
+const freePort = (): Promise<number> =>
+  new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+
+it('starts from antrea-agent.conf, serves CNI and the local API (unix socket and TCP apiPort), exits cleanly on SIGTERM', async () => {
   const conf = join(dir, 'antrea-agent.conf');
+  const apiPort = await freePort();
   const cniSocket = join(dir, 'cni.sock');
   const apiSocket = join(dir, 'agent.sock');
   writeFileSync(
@@ -59,6 +70,7 @@ it('starts from antrea-agent.conf, serves CNI and the local API, exits cleanly o
       'hostGateway: sy-gw0',
       'tunnelType: vxlan',
       `cniSocket: ${cniSocket}`,
+      `apiPort: ${apiPort}`,
       'someFutureKey: 1',
       '',
     ].join('\n'),
@@ -71,7 +83,8 @@ it('starts from antrea-agent.conf, serves CNI and the local API, exits cleanly o
   );
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (stdout += d.toString()));
-  await waitFor('agent ready', () => stdout.includes('"msg":"agent ready"'), { timeoutMs: 60_000, intervalMs: 100 });
+  await waitFor('agent ready', () => stdout.includes('"msg":"agent ready"') || child!.exitCode !== null, { timeoutMs: 60_000, intervalMs: 100 });
+  if (child.exitCode !== null) throw new Error(`agent exited: ${stdout}`);
   expect(stdout).toContain('someFutureKey'); // unknown keys are reported, not dropped silently
   expect((await ovs.vsctl('get', 'interface', 'sy-gw0', 'type')).trim()).toBe('internal');
 
@@ -92,6 +105,9 @@ it('starts from antrea-agent.conf, serves CNI and the local API, exits cleanly o
   expect(info.ovsInfo.flowTable.Classifier).toBeGreaterThan(0);
   expect(info.agentConditions[0]).toMatchObject({ type: 'AgentHealthy', status: 'True' });
 
+  // The same API on the TCP port (what the API server's node proxy reaches).
+  const overTcp = (await (await fetch(`http://127.0.0.1:${apiPort}/agentinfo`)).json()) as { nodeRef: { name: string }; localPodNum: number };
+  expect(overTcp).toMatchObject({ nodeRef: { name: 'node-b' }, localPodNum: 1 });
   const ifaces = (await get(apiSocket, '/podinterfaces?namespace=default')).body as { podName: string; ipCidr: string }[];
   expect(ifaces.map((i) => [i.podName, i.ipCidr])).toEqual([['api-pod', '10.92.0.2/24']]);
   const podFlows = (await get(apiSocket, '/ovsflows?pod=default/api-pod')).body as string[];

@@ -6,7 +6,8 @@ import { dumpFlows, type NodeConfig } from '@switchyard/openflow-pipeline';
 import type { controlplane } from '@switchyard/apis';
 import { FlowSync } from '../src/flow-sync';
 import { encodeDnsResponse, type DnsAnswerSpec } from '../src/policy/dns';
-import { DNS_INTERCEPT_CONJ_ID, FqdnCache, FqdnController, ManualClock, fqdnMatches, fqdnRuleTargets } from '../src/policy/fqdn';
+import { ManualClock } from '@switchyard/kube';
+import { DNS_INTERCEPT_CONJ_ID, FqdnCache, FqdnController, fqdnMatches, fqdnRuleTargets } from '../src/policy/fqdn';
 
 describe('fqdnMatches', () => {
   it.each([
@@ -78,22 +79,6 @@ describe('FqdnCache', () => {
       '*.example.test': ['10.0.0.1', '10.0.0.2'],
       'a.example.test': ['10.0.0.1'],
     });
-  });
-});
-
-describe('ManualClock', () => {
-  it('fires due timers in time order as it advances, and only those', () => {
-    const clock = new ManualClock(100);
-    const fired: string[] = [];
-    clock.setTimeout(() => fired.push(`b@${clock.now()}`), 50);
-    clock.setTimeout(() => fired.push(`a@${clock.now()}`), 20);
-    const c = clock.setTimeout(() => fired.push('cancelled'), 10);
-    clock.clearTimeout(c);
-    clock.setTimeout(() => fired.push('later'), 500);
-    clock.advance(60);
-    expect(fired).toEqual(['a@120', 'b@150']);
-    expect(clock.now()).toBe(160);
-    expect(clock.pending).toBe(1);
   });
 });
 

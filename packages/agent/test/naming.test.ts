@@ -61,7 +61,10 @@ describe('agentOptionsFromConfig', () => {
     const o = agentOptionsFromConfig(parseAgentConfig({}).config, node);
     expect(o).toMatchObject({ bridge: 'br-int', gatewayName: 'antrea-gw0', tunnelType: 'geneve', cniSocket: '/var/run/antrea/cni.sock' });
     expect(o.linkMtu).toBeUndefined();
-    expect(() => agentOptionsFromConfig(parseAgentConfig({ trafficEncapMode: 'noEncap' }).config, node)).toThrow(/noEncap/);
+    expect(o).toMatchObject({ trafficMode: 'encap', noSNAT: false, apiPort: 10350 });
+    expect(agentOptionsFromConfig(parseAgentConfig({ trafficEncapMode: 'noEncap', noSNAT: true, apiPort: 10400 }).config, node)).toMatchObject({ trafficMode: 'noEncap', noSNAT: true, apiPort: 10400 });
+    expect(agentOptionsFromConfig(parseAgentConfig({ trafficEncapMode: 'hybrid' }).config, node).trafficMode).toBe('hybrid');
+    expect(() => agentOptionsFromConfig(parseAgentConfig({ trafficEncapMode: 'networkPolicyOnly' }).config, node)).toThrow(/networkPolicyOnly/);
   });
 });
 

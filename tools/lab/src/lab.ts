@@ -162,7 +162,7 @@ export class Lab {
           spec: { podCIDR: plan.podCIDR, podCIDRs: [plan.podCIDR] },
           status: { addresses: [{ type: 'InternalIP', address: plan.nodeIP }, { type: 'Hostname', address: plan.name }], conditions: [{ type: 'Ready', status: 'True' }] },
         });
-        const node = lab.startAgent(plan, ovs, opts.labDir);
+        const node = lab.startAgent(plan, ovs, opts.labDir, await freePort());
         state.nodes.push(node);
         runtimes.push({ name: plan.name, cniSocket: node.cniSocket });
       }
@@ -193,6 +193,9 @@ export class Lab {
     await ovs.addBridge('br-phy');
     await ovs.vsctl('add-port', 'br-phy', inNode);
     for (const argv of [
+      // The kernel must not answer ARP for the node IP on the veth OVS owns: the peer would send
+      // Geneve to the veth's MAC and the kernel, not OVS, would get it.
+      ['sysctl', '-qw', `net.ipv4.conf.${inNode}.arp_ignore=1`],
       ['ip', 'link', 'set', inNode, 'up'],
       ['ethtool', '-K', inNode, 'tx', 'off'],
       ['ip', 'addr', 'add', `${plan.nodeIP}/24`, 'dev', 'br-phy'],
@@ -201,13 +204,14 @@ export class Lab {
       await ovs.netns.exec(argv);
   }
 
-  private startAgent(plan: NodePlan, ovs: OvsInstance, labDir: string): LabState['nodes'][number] {
+  /** Starts a node's agent; `apiPort` is its TCP API (AntreaAgentInfo publishes it for `yardctl --node`). */
+  private startAgent(plan: NodePlan, ovs: OvsInstance, labDir: string, apiPort: number): LabState['nodes'][number] {
     const dir = join(labDir, plan.name);
     mkdirSync(dir, { recursive: true });
     const cniSocket = join(dir, 'cni.sock');
     const apiSocket = join(dir, 'agent.sock');
     const conf = join(dir, 'antrea-agent.conf');
-    writeFileSync(conf, YAML.stringify({ ovsBridge: 'br-int', ovsDatapathType: 'netdev', ovsRunDir: ovs.dir, hostGateway: 'sy-gw0', tunnelType: 'geneve', cniSocket, trafficEncapMode: 'encap' }));
+    writeFileSync(conf, YAML.stringify({ ovsBridge: 'br-int', ovsDatapathType: 'netdev', ovsRunDir: ovs.dir, hostGateway: 'sy-gw0', tunnelType: 'geneve', cniSocket, trafficEncapMode: 'encap', apiPort }));
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, plan.token, { mode: 0o600 });
     const kubeconfig = this.api.writeKubeconfig(join(dir, 'kubeconfig'), { name: plan.name, token: plan.token });

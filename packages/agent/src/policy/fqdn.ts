@@ -4,6 +4,7 @@
  * them into the rules' flows, and only then lets the response continue to the pod, so the pod's
  * first connection after resolving is already allowed. Learned addresses expire with their TTL.
  */
+import { systemClock, type Clock, type TimerHandle } from '@switchyard/kube';
 import type { PacketIn, SwitchConnection } from '@switchyard/openflow';
 import type { FqdnSpec, LocalPod } from '@switchyard/openflow-pipeline';
 import type { controlplane } from '@switchyard/apis';
@@ -22,62 +23,6 @@ export const DNS_INTERCEPT_CONJ_ID = 0xfffffff0;
 
 /** Default floor on how long a learned address stays allowed, in seconds (see {@link FqdnOptions}). */
 export const DEFAULT_MIN_TTL_SECONDS = 5;
-
-/** Timers and time, injectable so tests move time by hand. */
-export interface Clock {
-  /** Milliseconds since an arbitrary epoch. */
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-/** The process clock; timers do not keep the process alive. */
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref();
-    return t;
-  },
-  clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
-};
-
-/** A clock that moves only when told to; `advance` fires the timers that fall due, in order. */
-export class ManualClock implements Clock {
-  private t: number;
-  private seq = 0;
-  private readonly timers = new Map<number, { at: number; fn: () => void }>();
-  constructor(start = 0) {
-    this.t = start;
-  }
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = ++this.seq;
-    this.timers.set(id, { at: this.t + Math.max(0, ms), fn });
-    return id;
-  }
-  clearTimeout(handle: unknown): void {
-    this.timers.delete(handle as number);
-  }
-  /** Timers not yet fired. */
-  get pending(): number {
-    return this.timers.size;
-  }
-  advance(ms: number): void {
-    const end = this.t + ms;
-    for (;;) {
-      let next: [number, { at: number; fn: () => void }] | undefined;
-      for (const e of this.timers) if (e[1].at <= end && (!next || e[1].at < next[1].at)) next = e;
-      if (!next) break;
-      this.timers.delete(next[0]);
-      this.t = Math.max(this.t, next[1].at);
-      next[1].fn();
-    }
-    this.t = end;
-  }
-}
 
 /** Names are compared lower-case and without the trailing dot of the absolute form. */
 export function normalizeName(name: string): string {
@@ -242,7 +187,7 @@ export class FqdnController implements FqdnSource {
   readonly cache: FqdnCache;
   private readonly log: Logger;
   private readonly clock: Clock;
-  private timer: { handle: unknown; at: number } | undefined;
+  private timer: { handle: TimerHandle; at: number } | undefined;
   private readonly inflight = new Set<Promise<unknown>>();
   private stopped = false;
   /** Counters (observable for tests and metrics). */
@@ -283,7 +228,7 @@ export class FqdnController implements FqdnSource {
   stop(): void {
     this.stopped = true;
     this.sw.off('packetIn', this.onPacketIn);
-    if (this.timer) this.clock.clearTimeout(this.timer.handle);
+    this.timer?.handle.cancel();
     this.timer = undefined;
   }
 
@@ -379,7 +324,7 @@ export class FqdnController implements FqdnSource {
     if (this.stopped) return;
     const next = this.cache.nextExpiry();
     if (this.timer && this.timer.at === next) return;
-    if (this.timer) this.clock.clearTimeout(this.timer.handle);
+    this.timer?.handle.cancel();
     this.timer = undefined;
     if (next === undefined) return;
     const handle = this.clock.setTimeout(() => {

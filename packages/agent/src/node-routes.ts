@@ -1,0 +1,198 @@
+/**
+ * The node route controller: every other Node of the cluster becomes a remote node of the
+ * pipeline (tunnel flows in encap, gateway flows where the host routes) and, per traffic mode, a
+ * host route to its pod CIDR. It also keeps the node's pod -> external MASQUERADE rule in step
+ * with the set of pod CIDRs (traffic between pod CIDRs is never masqueraded).
+ *
+ * A pod CIDR claimed by two Nodes goes to the Node that claimed it first; the later claim is
+ * refused (logged) until the first Node is gone or changes its CIDR.
+ */
+import type { RemoteNode, TrafficMode } from '@switchyard/openflow-pipeline';
+import { parseCidr } from '@switchyard/ipam/cidr';
+import type { InformerEvent, KubeObject } from '@switchyard/kube';
+import { silentLogger, type Logger } from './logger';
+
+/** What the controller needs of a Node object. */
+export interface NodeFacts {
+  name: string;
+  /** IPv4 pod CIDR (spec.podCIDRs, else spec.podCIDR). */
+  podCIDR: string | undefined;
+  /** IPv4 InternalIP (else the first IPv4 address). */
+  nodeIP: string | undefined;
+}
+
+/** Reads the facts of a Node object (JSON as the API server sent it). */
+export function nodeFacts(o: KubeObject): NodeFacts {
+  const spec = (o.spec ?? {}) as { podCIDR?: string; podCIDRs?: string[] };
+  const status = (o.status ?? {}) as { addresses?: { type?: string; address?: string }[] };
+  const v4 = (s: string | undefined): s is string => typeof s === 'string' && s !== '' && !s.includes(':');
+  const podCIDR = (spec.podCIDRs ?? []).find(v4) ?? (v4(spec.podCIDR) ? spec.podCIDR : undefined);
+  const addrs = status.addresses ?? [];
+  const nodeIP = addrs.find((a) => a.type === 'InternalIP' && v4(a.address))?.address ?? addrs.find((a) => a.type !== 'Hostname' && v4(a.address))?.address;
+  return { name: o.metadata.name ?? '', podCIDR, nodeIP };
+}
+
+/** A Node refused because another Node holds its pod CIDR. */
+export interface RefusedNode {
+  name: string;
+  podCIDR: string;
+  heldBy: string;
+}
+
+/**
+ * The remote nodes for a set of Nodes, in a stable order. `claims` is the pod CIDR -> Node name
+ * ownership carried from the previous call: an owner keeps its CIDR while it exists.
+ */
+export function remoteNodesOf(
+  nodes: readonly NodeFacts[],
+  self: { name: string; podCIDR: string },
+  claims: Map<string, string>,
+): { remote: RemoteNode[]; refused: RefusedNode[] } {
+  const byName = new Map(nodes.map((n) => [n.name, n]));
+  // Drop claims whose owner is gone or moved to another CIDR.
+  for (const [cidr, owner] of claims) if (byName.get(owner)?.podCIDR !== cidr) claims.delete(cidr);
+  claims.set(self.podCIDR, self.name);
+  const remote: RemoteNode[] = [];
+  const refused: RefusedNode[] = [];
+  for (const n of [...nodes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (n.name === self.name || !n.podCIDR || !n.nodeIP) continue;
+    let cidr: string;
+    try {
+      cidr = parseCidr(n.podCIDR).toString();
+    } catch {
+      continue; // not a CIDR; the Node object is not ours to fix
+    }
+    const owner = claims.get(cidr);
+    if (owner !== undefined && owner !== n.name) {
+      refused.push({ name: n.name, podCIDR: cidr, heldBy: owner });
+      continue;
+    }
+    claims.set(cidr, n.name);
+    remote.push({ name: n.name, podCIDR: cidr, nodeIP: n.nodeIP, gatewayIP: parseCidr(cidr).gateway().toString() });
+  }
+  return { remote, refused };
+}
+
+/** A host route the agent owns. */
+export interface HostRoute {
+  dst: string;
+  /** Next hop; absent = directly on `dev`. */
+  via?: string;
+  dev: string;
+  /** Next hop is on the link even if no address covers it (routes through the gateway). */
+  onlink?: boolean;
+}
+
+/** Whether two IPv4 addresses are in the same subnet of the given prefix length. */
+export function sameSubnet(a: string, b: string, prefix: number): boolean {
+  const n = (ip: string): number => ip.split('.').reduce((acc, o) => ((acc << 8) | Number(o)) >>> 0, 0);
+  const mask = prefix === 0 ? 0 : (~0 << (32 - prefix)) >>> 0;
+  return ((n(a) & mask) >>> 0) === ((n(b) & mask) >>> 0);
+}
+
+/**
+ * Host routes to the remote pod CIDRs: through the gateway (encap: the host's own traffic to
+ * remote pods enters OVS and is tunnelled), or straight to the peer's node IP on the transport
+ * link (noEncap, and hybrid within the transport subnet). networkPolicyOnly routes nothing: the
+ * primary CNI owns routing.
+ */
+export function hostRoutesFor(
+  mode: TrafficMode,
+  remote: readonly RemoteNode[],
+  o: { gatewayName: string; transportDev: string; nodeIP: string; transportPrefix: number },
+): HostRoute[] {
+  if (mode === 'networkPolicyOnly') return [];
+  return remote.map((r) => {
+    const direct = mode === 'noEncap' || (mode === 'hybrid' && sameSubnet(r.nodeIP, o.nodeIP, o.transportPrefix));
+    return direct ? { dst: r.podCIDR, via: r.nodeIP, dev: o.transportDev } : { dst: r.podCIDR, via: r.gatewayIP, dev: o.gatewayName, onlink: true };
+  });
+}
+
+/** Where the node route controller applies its results. */
+export interface NodeRouteSink {
+  setRemoteNodes(nodes: RemoteNode[]): Promise<unknown>;
+  syncRoutes(routes: HostRoute[]): Promise<unknown>;
+  /** The pod CIDRs of the whole cluster (this node's first): never masqueraded between each other. */
+  syncMasquerade(podCIDRs: string[]): Promise<unknown>;
+}
+
+/** Options of {@link NodeRouteController}. */
+export interface NodeRouteControllerOptions {
+  self: { name: string; podCIDR: string; nodeIP: string };
+  mode: TrafficMode;
+  gatewayName: string;
+  /** Transport device and prefix length (the node IP's subnet) for direct routes. */
+  transportDev: string;
+  transportPrefix: number;
+  sink: NodeRouteSink;
+  logger?: Logger;
+}
+
+/**
+ * Feeds Node events into the pipeline's remote nodes and the host's routes. Changes are applied
+ * one at a time, latest state wins: a burst of Node events costs one flow sync and one route sync.
+ */
+export class NodeRouteController {
+  private readonly nodes = new Map<string, NodeFacts>();
+  private readonly claims = new Map<string, string>();
+  private readonly log: Logger;
+  private running: Promise<void> | undefined;
+  private dirty = false;
+  private lastKey = '';
+  /** Remote nodes currently realized. */
+  remote: RemoteNode[] = [];
+  /** Nodes refused for a duplicate pod CIDR. */
+  refused: RefusedNode[] = [];
+  /** Failures of the last apply (kept until an apply succeeds). */
+  lastError: unknown;
+
+  constructor(private readonly o: NodeRouteControllerOptions) {
+    this.log = o.logger ?? silentLogger;
+  }
+
+  /** Informer handler. */
+  readonly onEvent = (e: InformerEvent): void => {
+    const facts = nodeFacts(e.object);
+    if (e.type === 'DELETED') this.nodes.delete(facts.name);
+    else this.nodes.set(facts.name, facts);
+    this.schedule();
+  };
+
+  /** Resolves when every change seen so far has been applied. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private schedule(): void {
+    this.dirty = true;
+    this.running ??= this.loop().finally(() => (this.running = undefined));
+  }
+
+  private async loop(): Promise<void> {
+    while (this.dirty) {
+      this.dirty = false;
+      try {
+        await this.apply();
+        this.lastError = undefined;
+      } catch (e) {
+        this.lastError = e;
+        this.log.error({ err: e }, 'node routes not applied');
+      }
+    }
+  }
+
+  private async apply(): Promise<void> {
+    const { remote, refused } = remoteNodesOf([...this.nodes.values()], this.o.self, this.claims);
+    for (const r of refused) if (!this.refused.some((x) => x.name === r.name)) this.log.warn(r, 'pod CIDR already held by another Node: refused until that Node is gone');
+    this.refused = refused;
+    const key = JSON.stringify(remote);
+    if (key === this.lastKey) return;
+    const routes = hostRoutesFor(this.o.mode, remote, { gatewayName: this.o.gatewayName, transportDev: this.o.transportDev, nodeIP: this.o.self.nodeIP, transportPrefix: this.o.transportPrefix });
+    await this.o.sink.setRemoteNodes(remote);
+    await this.o.sink.syncRoutes(routes);
+    await this.o.sink.syncMasquerade([this.o.self.podCIDR, ...remote.map((r) => r.podCIDR)]);
+    this.remote = remote;
+    this.lastKey = key;
+    this.log.info({ remoteNodes: remote.map((r) => `${r.name}=${r.podCIDR}@${r.nodeIP}`), routes: routes.length }, 'remote nodes realized');
+  }
+}

@@ -1,0 +1,217 @@
+// Two agents on two real OVS "nodes" joined by an underlay, with the embedded Kubernetes API:
+// the agents learn each other from the Node objects (tunnel flows, host routes), pods on
+// different nodes talk in encap and noEncap modes, pod -> external traffic is masqueraded to the
+// node IP, and each agent keeps its AntreaAgentInfo with its API port.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { loadCrds } from '@switchyard/apis';
+import { KubeConfigClient } from '@switchyard/kube';
+import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import { Testbed, run, waitFor, type Netns, type OvsInstance } from '@switchyard/testbed';
+import { Agent, type AgentOptions } from '../src/index';
+import { addPod, ensurePluginBuilt, sandbox, type Node, type Sandbox } from './helpers';
+
+jest.setTimeout(240_000);
+
+let tb: Testbed;
+let api: KubeApiServer;
+let kube: KubeConfigClient;
+let fabric: Netns;
+const dirs: string[] = [];
+
+interface LabNode {
+  name: string;
+  podCIDR: string;
+  nodeIP: string;
+  ovs: OvsInstance;
+}
+
+/** An OVS node with its underlay: veth into the fabric bridge, the node IP on br-phy (netdev). */
+async function makeNode(name: string, podCIDR: string, nodeIP: string): Promise<LabNode> {
+  const ovs = await tb.startOvs();
+  const inNode = tb.name('u');
+  const inFabric = tb.name('u');
+  tb.trackLink(inNode);
+  tb.trackLink(inFabric);
+  await run(['ip', 'link', 'add', inNode, 'type', 'veth', 'peer', 'name', inFabric]);
+  await run(['ip', 'link', 'set', inNode, 'netns', ovs.netns.name]);
+  await run(['ip', 'link', 'set', inFabric, 'netns', fabric.name]);
+  await fabric.exec(['ip', 'link', 'set', inFabric, 'master', 'br0', 'up']);
+  await fabric.exec(['ethtool', '-K', inFabric, 'tx', 'off'], { allowFailure: true });
+  await ovs.addBridge('br-phy');
+  await ovs.vsctl('add-port', 'br-phy', inNode);
+  // The kernel must not answer ARP for the node IP on the veth OVS owns (its MAC would win the
+  // peer's neighbor cache, and Geneve sent to it lands in the kernel, not in OVS).
+  for (const argv of [['sysctl', '-qw', `net.ipv4.conf.${inNode}.arp_ignore=1`], ['ip', 'link', 'set', inNode, 'up'], ['ethtool', '-K', inNode, 'tx', 'off'], ['ip', 'addr', 'add', `${nodeIP}/24`, 'dev', 'br-phy'], ['ip', 'link', 'set', 'br-phy', 'up']]) {
+    await ovs.netns.exec(argv);
+  }
+  await kube.request('POST', '/api/v1/nodes', {
+    apiVersion: 'v1', kind: 'Node', metadata: { name },
+    spec: { podCIDR, podCIDRs: [podCIDR] },
+    status: { addresses: [{ type: 'InternalIP', address: nodeIP }] },
+  });
+  return { name, podCIDR, nodeIP, ovs };
+}
+
+async function startAgent(n: LabNode, overrides: Partial<AgentOptions> = {}): Promise<Node> {
+  const dir = mkdtempSync(join(tmpdir(), `sy-mn-${n.name}-`));
+  dirs.push(dir);
+  const options: AgentOptions = {
+    nodeName: n.name,
+    podCIDR: n.podCIDR,
+    nodeIP: n.nodeIP,
+    ovsdbRemote: n.ovs.dbRemote,
+    ovsRunDir: n.ovs.dir,
+    datapathType: 'netdev',
+    gatewayName: 'sy-gw0',
+    tunnelName: 'sy-tun0',
+    dataDir: dir,
+    cniSocket: join(dir, 'cni.sock'),
+    nodeNetns: n.ovs.netns.name,
+    kube,
+    apiPort: 0,
+    ...overrides,
+  };
+  const agent = await Agent.start(options);
+  return { ovs: n.ovs, dir, socket: options.cniSocket!, options, agent };
+}
+
+/** A pong server on TCP 7000 in the pod. */
+const serve = (sb: Sandbox): void => void tb.spawn(['socat', 'TCP-LISTEN:7000,reuseaddr,fork', 'SYSTEM:echo pong'], sb.netns.name);
+/** One TCP exchange; true when the server answered. */
+async function tcp(from: Sandbox, ip: string): Promise<boolean> {
+  const r = await from.netns.exec(['socat', '-T2', '-', `TCP:${ip}:7000,connect-timeout=2`], { allowFailure: true, input: 'ping\n', timeoutMs: 5000 });
+  return r.stdout.trim() === 'pong';
+}
+
+let n1: LabNode;
+let n2: LabNode;
+let a1: Node | undefined;
+let a2: Node | undefined;
+
+beforeAll(async () => {
+  await ensurePluginBuilt();
+  tb = await Testbed.create();
+  api = await startKubeApi({ crds: loadCrds() as never });
+  const kc = new KubeConfig();
+  kc.loadFromFile(api.writeKubeconfig(join(mkdtempSync(join(tmpdir(), 'sy-mn-kc-')), 'kubeconfig')));
+  kube = new KubeConfigClient(kc);
+  fabric = await tb.createNetns('f');
+  await fabric.exec(['ip', 'link', 'add', 'br0', 'type', 'bridge']);
+  await fabric.exec(['ip', 'link', 'set', 'br0', 'up']);
+  n1 = await makeNode('mn1', '10.71.1.0/24', '192.168.71.1');
+  n2 = await makeNode('mn2', '10.71.2.0/24', '192.168.71.2');
+});
+
+afterAll(async () => {
+  await a1?.agent.stop().catch(() => undefined);
+  await a2?.agent.stop().catch(() => undefined);
+  await api?.stop().catch(() => undefined);
+  await tb?.cleanup();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const flows = async (n: LabNode): Promise<string> => n.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', n.ovs.mgmtSocket('br-int'));
+const routes = async (n: LabNode): Promise<string> => (await n.ovs.netns.exec(['ip', '-4', 'route', 'show', 'proto', '77'])).stdout;
+
+describe('encap (geneve) between two nodes', () => {
+  let p1: Sandbox;
+  let p2: Sandbox;
+  let ip1 = '';
+  let ip2 = '';
+
+  it('each agent learns the other Node: tunnel flow to its pod CIDR, host route through the gateway', async () => {
+    a1 = await startAgent(n1);
+    a2 = await startAgent(n2);
+    await waitFor('remote nodes', () => a1!.agent.nodeRoutes?.remote.length === 1 && a2!.agent.nodeRoutes?.remote.length === 1, { timeoutMs: 20_000, intervalMs: 100 });
+    await a1.agent.nodeRoutes!.idle();
+    expect(a1.agent.nodeRoutes!.remote).toEqual([{ name: 'mn2', podCIDR: '10.71.2.0/24', nodeIP: '192.168.71.2', gatewayIP: '10.71.2.1' }]);
+    const f = await flows(n1);
+    expect(f).toMatch(/nw_dst=10\.71\.2\.0\/24 actions=.*set_field:192\.168\.71\.2->tun_dst/);
+    expect(await routes(n1)).toContain('10.71.2.0/24 via 10.71.2.1 dev sy-gw0');
+  });
+
+  it('pods on different nodes talk over TCP through the tunnel', async () => {
+    p1 = await sandbox(tb, 'mn-a');
+    p2 = await sandbox(tb, 'mn-b');
+    // The Pod objects (kubelet would have them): an agent detaches pods the API does not know.
+    for (const [name, nodeName] of [['mn-a', 'mn1'], ['mn-b', 'mn2']] as const) {
+      await kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName, containers: [{ name: 'c', image: 'x' }] } });
+    }
+    ip1 = (await addPod(a1!, p1)).ip;
+    ip2 = (await addPod(a2!, p2)).ip;
+    serve(p1);
+    serve(p2);
+    // No tunnel warm-up: within 3 s (the servers are just starting), both directions.
+    await waitFor(`${ip1} -> ${ip2}`, () => tcp(p1, ip2), { timeoutMs: 3000, intervalMs: 100 });
+    await waitFor(`${ip2} -> ${ip1}`, () => tcp(p2, ip1), { timeoutMs: 3000, intervalMs: 100 });
+    // The packets took the tunnel flow (the Interface statistics column lags by seconds; flow counters do not).
+    const tunnelFlow = (await flows(n1)).split('\n').find((l) => l.includes('tun_dst'));
+    expect(Number(/n_packets=(\d+)/.exec(tunnelFlow ?? '')?.[1] ?? 0)).toBeGreaterThan(0);
+  });
+
+  it('pod -> a host on the fabric leaves with the node IP as source (MASQUERADE); pod -> pod keeps the pod IP', async () => {
+    // A "host" on the fabric: an address on the fabric bridge, and a server that echoes the peer address.
+    await fabric.exec(['ip', 'addr', 'add', '192.168.71.100/24', 'dev', 'br0']);
+    tb.spawn(['socat', 'TCP-LISTEN:7100,reuseaddr,fork', 'SYSTEM:echo $SOCAT_PEERADDR'], fabric.name);
+    let seen = '';
+    await waitFor('pod -> fabric host', async () => {
+      const r = await p1.netns.exec(['socat', '-T2', '-', 'TCP:192.168.71.100:7100,connect-timeout=2'], { allowFailure: true, input: '\n', timeoutMs: 5000 });
+      seen = r.stdout.trim();
+      return seen !== '';
+    }, { timeoutMs: 20_000, intervalMs: 250 });
+    expect(seen).toBe('192.168.71.1');
+    const rules = (await n1.ovs.netns.exec(['iptables', '-w', '-t', 'nat', '-S', 'SWITCHYARD-POSTROUTING'])).stdout;
+    expect(rules).toContain('-d 10.71.2.0/24 -j RETURN');
+    expect(rules).toMatch(/-s 10\.71\.1\.0\/24 ! -o sy-gw0 .*-j MASQUERADE/);
+    // Pod -> pod across nodes is not masqueraded: the server sees the pod's own address.
+    tb.spawn(['socat', 'TCP-LISTEN:7200,reuseaddr,fork', 'SYSTEM:echo $SOCAT_PEERADDR'], p2.netns.name);
+    let peer = '';
+    await waitFor('pod -> pod peer address', async () => {
+      const r = await p1.netns.exec(['socat', '-T2', '-', `TCP:${ip2}:7200,connect-timeout=2`], { allowFailure: true, input: '\n', timeoutMs: 5000 });
+      peer = r.stdout.trim();
+      return peer !== '';
+    }, { timeoutMs: 20_000, intervalMs: 250 });
+    expect(peer).toBe(ip1);
+  });
+
+  it('AntreaAgentInfo per node, with the API port; the API answers on it', async () => {
+    const info = await kube.request<{ apiPort?: number; localPodNum?: number; nodeSubnets?: string[]; ovsInfo?: { bridgeName?: string; flowTable?: Record<string, number> }; agentConditions?: { type: string; status: string }[] }>(
+      'GET', '/apis/crd.antrea.io/v1beta1/antreaagentinfos/mn1');
+    expect(info.apiPort).toBe(a1!.agent.apiPort);
+    expect(info.nodeSubnets).toEqual(['10.71.1.0/24']);
+    expect(info.ovsInfo?.bridgeName).toBe('br-int');
+    expect(info.agentConditions?.find((c) => c.type === 'AgentHealthy')?.status).toBe('True');
+    const res = await fetch(`http://127.0.0.1:${a1!.agent.apiPort}/podinterfaces`);
+    const pods = (await res.json()) as { podName: string }[];
+    expect(pods.map((p) => p.podName)).toEqual(['mn-a']);
+  });
+
+  it('a deleted Node loses its tunnel flow and host route', async () => {
+    await kube.request('DELETE', '/api/v1/nodes/mn2');
+    await waitFor('mn2 gone on mn1', () => a1!.agent.nodeRoutes?.remote.length === 0, { timeoutMs: 20_000, intervalMs: 100 });
+    await a1!.agent.nodeRoutes!.idle();
+    expect(await flows(n1)).not.toContain('10.71.2.0/24');
+    expect(await routes(n1)).toBe('');
+    expect(await tcp(p1, ip2)).toBe(false);
+    await kube.request('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: 'mn2' }, spec: { podCIDR: n2.podCIDR, podCIDRs: [n2.podCIDR] }, status: { addresses: [{ type: 'InternalIP', address: n2.nodeIP }] } });
+    await waitFor('mn2 back', () => tcp(p1, ip2), { timeoutMs: 20_000, intervalMs: 250 });
+  });
+
+  it('noEncap: after a restart in noEncap mode the tunnel port is gone and pods still talk, routed by the hosts', async () => {
+    await a1!.agent.stop();
+    await a2!.agent.stop();
+    a1 = await startAgent(n1, { trafficMode: 'noEncap', dataDir: a1!.dir, cniSocket: a1!.socket });
+    a2 = await startAgent(n2, { trafficMode: 'noEncap', dataDir: a2!.dir, cniSocket: a2!.socket });
+    await waitFor('remote nodes', () => a1!.agent.nodeRoutes?.remote.length === 1 && a2!.agent.nodeRoutes?.remote.length === 1, { timeoutMs: 20_000, intervalMs: 100 });
+    await a1.agent.nodeRoutes!.idle();
+    await a2.agent.nodeRoutes!.idle();
+    expect((await n1.ovs.vsctl('list-ports', 'br-int')).split('\n')).not.toContain('sy-tun0');
+    expect(await routes(n1)).toContain('10.71.2.0/24 via 192.168.71.2 dev br-phy');
+    expect(await flows(n1)).not.toContain('tun_dst');
+    await waitFor(`${ip1} -> ${ip2} (noEncap)`, () => tcp(p1, ip2), { timeoutMs: 20_000, intervalMs: 250 });
+    await waitFor(`${ip2} -> ${ip1} (noEncap)`, () => tcp(p2, ip1), { timeoutMs: 20_000, intervalMs: 250 });
+  });
+});

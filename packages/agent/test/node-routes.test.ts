@@ -1,0 +1,161 @@
+import type { KubeObject } from '@switchyard/kube';
+import type { RemoteNode } from '@switchyard/openflow-pipeline';
+import { NodeRouteController, hostRoutesFor, nodeFacts, remoteNodesOf, sameSubnet, type HostRoute } from '../src/node-routes';
+
+const node = (name: string, podCIDR: string | undefined, ip: string | undefined): KubeObject => ({
+  metadata: { name },
+  spec: podCIDR ? { podCIDR, podCIDRs: [podCIDR] } : {},
+  status: { addresses: ip ? [{ type: 'Hostname', address: name }, { type: 'InternalIP', address: ip }] : [] },
+});
+const self = { name: 'n1', podCIDR: '10.10.1.0/24', nodeIP: '192.168.1.1' };
+
+describe('nodeFacts', () => {
+  test('takes the IPv4 pod CIDR and InternalIP, skipping IPv6 entries', () => {
+    const o: KubeObject = {
+      metadata: { name: 'n2' },
+      spec: { podCIDR: 'fd00::/64', podCIDRs: ['fd00::/64', '10.10.2.0/24'] },
+      status: { addresses: [{ type: 'InternalIP', address: 'fd00::2' }, { type: 'InternalIP', address: '192.168.1.2' }] },
+    };
+    expect(nodeFacts(o)).toEqual({ name: 'n2', podCIDR: '10.10.2.0/24', nodeIP: '192.168.1.2' });
+  });
+  test('a Node without a pod CIDR or address gives undefined facts', () => {
+    expect(nodeFacts(node('n3', undefined, undefined))).toEqual({ name: 'n3', podCIDR: undefined, nodeIP: undefined });
+  });
+});
+
+describe('remoteNodesOf', () => {
+  test('every other Node with a CIDR and an address, sorted, with its gateway IP', () => {
+    const claims = new Map<string, string>();
+    const { remote, refused } = remoteNodesOf(
+      [nodeFacts(node('n3', '10.10.3.0/24', '192.168.1.3')), nodeFacts(node('n1', self.podCIDR, self.nodeIP)), nodeFacts(node('n2', '10.10.2.0/24', '192.168.1.2')), nodeFacts(node('n4', undefined, '192.168.1.4'))],
+      self,
+      claims,
+    );
+    expect(refused).toEqual([]);
+    expect(remote).toEqual([
+      { name: 'n2', podCIDR: '10.10.2.0/24', nodeIP: '192.168.1.2', gatewayIP: '10.10.2.1' },
+      { name: 'n3', podCIDR: '10.10.3.0/24', nodeIP: '192.168.1.3', gatewayIP: '10.10.3.1' },
+    ]);
+  });
+
+  test('a duplicate pod CIDR is refused until the Node holding it is gone', () => {
+    const claims = new Map<string, string>();
+    const n3 = nodeFacts(node('n3', '10.10.3.0/24', '192.168.1.3'));
+    remoteNodesOf([n3], self, claims);
+    // n2 (sorted first) claims n3's CIDR later: n3 keeps it.
+    const dup = nodeFacts(node('n2', '10.10.3.0/24', '192.168.1.2'));
+    const r1 = remoteNodesOf([dup, n3], self, claims);
+    expect(r1.remote.map((r) => r.name)).toEqual(['n3']);
+    expect(r1.refused).toEqual([{ name: 'n2', podCIDR: '10.10.3.0/24', heldBy: 'n3' }]);
+    // n3 deleted: n2 gets the CIDR.
+    const r2 = remoteNodesOf([dup], self, claims);
+    expect(r2.remote.map((r) => r.name)).toEqual(['n2']);
+    expect(r2.refused).toEqual([]);
+  });
+
+  test("a Node claiming this node's pod CIDR is refused", () => {
+    const r = remoteNodesOf([nodeFacts(node('n9', self.podCIDR, '192.168.1.9'))], self, new Map());
+    expect(r.remote).toEqual([]);
+    expect(r.refused).toEqual([{ name: 'n9', podCIDR: self.podCIDR, heldBy: 'n1' }]);
+  });
+});
+
+describe('hostRoutesFor', () => {
+  const remote: RemoteNode[] = [
+    { name: 'n2', podCIDR: '10.10.2.0/24', nodeIP: '192.168.1.2', gatewayIP: '10.10.2.1' },
+    { name: 'n3', podCIDR: '10.10.3.0/24', nodeIP: '192.168.2.3', gatewayIP: '10.10.3.1' },
+  ];
+  const o = { gatewayName: 'gw0', transportDev: 'eth0', nodeIP: '192.168.1.1', transportPrefix: 24 };
+  test('encap: every remote pod CIDR through the gateway, onlink to the peer gateway IP', () => {
+    expect(hostRoutesFor('encap', remote, o)).toEqual([
+      { dst: '10.10.2.0/24', via: '10.10.2.1', dev: 'gw0', onlink: true },
+      { dst: '10.10.3.0/24', via: '10.10.3.1', dev: 'gw0', onlink: true },
+    ]);
+  });
+  test('noEncap: every remote pod CIDR via the peer node IP on the transport link', () => {
+    expect(hostRoutesFor('noEncap', remote, o).map((r) => [r.dst, r.via, r.dev])).toEqual([
+      ['10.10.2.0/24', '192.168.1.2', 'eth0'],
+      ['10.10.3.0/24', '192.168.2.3', 'eth0'],
+    ]);
+  });
+  test('hybrid: routed within the transport subnet, tunnelled (via the gateway) outside it', () => {
+    expect(hostRoutesFor('hybrid', remote, o).map((r) => [r.dst, r.dev])).toEqual([
+      ['10.10.2.0/24', 'eth0'],
+      ['10.10.3.0/24', 'gw0'],
+    ]);
+  });
+  test('networkPolicyOnly: no routes (the primary CNI routes)', () => {
+    expect(hostRoutesFor('networkPolicyOnly', remote, o)).toEqual([]);
+  });
+});
+
+test('sameSubnet compares the network part only', () => {
+  expect(sameSubnet('192.168.1.1', '192.168.1.254', 24)).toBe(true);
+  expect(sameSubnet('192.168.1.1', '192.168.2.1', 24)).toBe(false);
+  expect(sameSubnet('192.168.1.1', '192.168.2.1', 16)).toBe(true);
+  expect(sameSubnet('200.1.1.1', '10.1.1.1', 0)).toBe(true);
+  expect(sameSubnet('255.255.255.255', '255.255.255.254', 32)).toBe(false);
+});
+
+describe('NodeRouteController', () => {
+  function setup(): { c: NodeRouteController; calls: { remote: RemoteNode[][]; routes: HostRoute[][]; masq: string[][] } } {
+    const calls = { remote: [] as RemoteNode[][], routes: [] as HostRoute[][], masq: [] as string[][] };
+    const c = new NodeRouteController({
+      self,
+      mode: 'encap',
+      gatewayName: 'gw0',
+      transportDev: 'eth0',
+      transportPrefix: 24,
+      sink: {
+        setRemoteNodes: async (n) => void calls.remote.push(n),
+        syncRoutes: async (r) => void calls.routes.push(r),
+        syncMasquerade: async (m) => void calls.masq.push(m),
+      },
+    });
+    return { c, calls };
+  }
+
+  test('a burst of Node events is applied as the latest state, and an unchanged state is not re-applied', async () => {
+    const { c, calls } = setup();
+    c.onEvent({ type: 'ADDED', object: node('n1', self.podCIDR, self.nodeIP) });
+    c.onEvent({ type: 'ADDED', object: node('n2', '10.10.2.0/24', '192.168.1.2') });
+    c.onEvent({ type: 'ADDED', object: node('n3', '10.10.3.0/24', '192.168.1.3') });
+    await c.idle();
+    expect(calls.remote.at(-1)?.map((r) => r.name)).toEqual(['n2', 'n3']);
+    expect(calls.masq.at(-1)).toEqual([self.podCIDR, '10.10.2.0/24', '10.10.3.0/24']);
+    expect(calls.remote.length).toBeLessThanOrEqual(2);
+    const applied = calls.remote.length;
+    // A status-only change (same facts) does not touch flows or routes.
+    c.onEvent({ type: 'MODIFIED', object: node('n2', '10.10.2.0/24', '192.168.1.2') });
+    await c.idle();
+    expect(calls.remote.length).toBe(applied);
+    c.onEvent({ type: 'DELETED', object: node('n3', '10.10.3.0/24', '192.168.1.3') });
+    await c.idle();
+    expect(calls.remote.at(-1)?.map((r) => r.name)).toEqual(['n2']);
+    expect(calls.routes.at(-1)).toEqual([{ dst: '10.10.2.0/24', via: '10.10.2.1', dev: 'gw0', onlink: true }]);
+    expect(c.remote.map((r) => r.name)).toEqual(['n2']);
+  });
+
+  test('a failed apply is retried on the next event and reported until then', async () => {
+    let fail = true;
+    const c = new NodeRouteController({
+      self, mode: 'encap', gatewayName: 'gw0', transportDev: 'eth0', transportPrefix: 24,
+      sink: {
+        setRemoteNodes: async () => {
+          if (fail) throw new Error('switch gone');
+        },
+        syncRoutes: async () => undefined,
+        syncMasquerade: async () => undefined,
+      },
+    });
+    c.onEvent({ type: 'ADDED', object: node('n2', '10.10.2.0/24', '192.168.1.2') });
+    await c.idle();
+    expect((c.lastError as Error).message).toBe('switch gone');
+    expect(c.remote).toEqual([]);
+    fail = false;
+    c.onEvent({ type: 'MODIFIED', object: node('n2', '10.10.2.0/24', '192.168.1.2') });
+    await c.idle();
+    expect(c.lastError).toBeUndefined();
+    expect(c.remote.map((r) => r.name)).toEqual(['n2']);
+  });
+});
