@@ -9,7 +9,8 @@
  * (10.0.<ns>.<pod>) become `{{podIP ns/pod}}` placeholders; a model namespace subnet
  * (10.0.<ns>.0/24, which holds exactly that namespace's pods) becomes one /32 per pod of the
  * namespace (minus `except`ed pods), since lab pod IPs come from node subnets; every pod also
- * serves TCP 8080-8083 (unnamed) for the port-range cases.
+ * serves TCP 8080-8083 (unnamed) for the port-range cases; Services get their ClusterIP from the
+ * lab's API server.
  */
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -89,6 +90,11 @@ function labPod(p: KubeObject): KubeObject {
 function labObject(o: object): KubeObject {
   const k = o as KubeObject;
   if (k.kind === 'Pod') return labPod(k);
+  if (k.kind === 'Service') {
+    // The lab's API server allocates ClusterIPs (the model's may be taken, e.g. by kube-system's Services).
+    const { clusterIP: _ip, clusterIPs: _ips, ...spec } = (k.spec ?? {}) as Record<string, unknown>;
+    return { ...k, spec };
+  }
   if (k.kind === 'Node') throw new Error('cases may not create Nodes (the lab makes them)');
   const out = labAddresses(k) as KubeObject;
   // 10.0.0.0/8 (the except cases) holds the lab's pods too; anything inside 10.0.<ns>.* would not.
