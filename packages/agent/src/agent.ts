@@ -92,7 +92,10 @@ export interface AgentOptions {
   };
   /** Transmit checksum offload off on both veth ends. Default: on the netdev datapath. */
   disableTxChecksumOffload?: boolean;
-  /** How pod traffic crosses nodes. Default encap. (networkPolicyOnly is not implemented yet.) */
+  /**
+   * How pod traffic crosses nodes. Default encap. networkPolicyOnly: chained after a routed
+   * primary CNI, policies only (no IPAM, tunnel, routes or SNAT of ours).
+   */
   trafficMode?: TrafficMode;
   /** Do not masquerade pod -> external traffic (the network routes pod addresses). Default false. */
   noSNAT?: boolean;
@@ -122,9 +125,6 @@ export function agentOptionsFromConfig(
   cfg: AgentConfig,
   node: { nodeName: string; podCIDR: string; nodeIP: string; dataDir: string; nodeNetns?: string; logger?: Logger },
 ): AgentOptions {
-  if (cfg.trafficEncapMode === 'networkPolicyOnly') {
-    throw new AgentError('INVALID_CONFIG', 'trafficEncapMode networkPolicyOnly is not implemented yet (encap, noEncap and hybrid are)', cfg.trafficEncapMode, 'trafficEncapMode');
-  }
   return {
     ...node,
     trafficMode: cfg.trafficEncapMode,
@@ -259,7 +259,7 @@ export class Agent {
     checkDatapathSupport(opts);
     const cidr = parseCidr(opts.podCIDR);
     if (cidr.family !== 4) throw new AgentError('INVALID_CONFIG', 'only an IPv4 pod CIDR is supported so far', opts.podCIDR, 'podCIDR');
-    if (opts.trafficMode === 'networkPolicyOnly') throw new AgentError('INVALID_CONFIG', 'trafficMode networkPolicyOnly is not implemented yet', opts.trafficMode, 'trafficMode');
+    const policyOnly = opts.trafficMode === 'networkPolicyOnly';
     const encap = opts.trafficMode === 'encap' || opts.trafficMode === 'hybrid';
     const mtu = podMtu(opts.linkMtu, opts.tunnelType, encap);
     const net = new NodeNetwork(opts.nodeNetns);
@@ -269,10 +269,10 @@ export class Agent {
     const cleanups: (() => Promise<unknown>)[] = [async () => ovsdb.close()];
     try {
       const vswitch = new VSwitch(ovsdb, { logger: log });
-      const node = await bringUpNode(vswitch, net, { ...opts, mtu, tunnel: encap });
+      const node = await bringUpNode(vswitch, net, { ...opts, mtu, tunnel: encap, ...(policyOnly ? { gatewayAddress: `${opts.nodeIP}/32` } : {}) });
       // The transport link (holding the node IP): direct routes to peers go out of it.
       const transport = await net.findAddress(opts.nodeIP);
-      if (!transport && opts.trafficMode !== 'encap') {
+      if (!transport && (opts.trafficMode === 'noEncap' || opts.trafficMode === 'hybrid')) {
         throw new AgentError('INVALID_CONFIG', `trafficMode ${opts.trafficMode} routes pod traffic on the transport link, but no interface has the node IP ${opts.nodeIP}`, opts.nodeIP, 'nodeIP');
       }
       log.info({ gateway: node.gateway, tunnel: node.tunnel }, 'node ports ready');
@@ -345,6 +345,7 @@ export class Agent {
         node,
         mtu,
         txOffloadOff: opts.disableTxChecksumOffload,
+        chained: policyOnly,
         logger: log,
       });
       // Policies cached by the previous run are part of the first round: enforced from the start.
@@ -385,8 +386,11 @@ export class Agent {
 
       // Pod -> external traffic leaves with the node's address; remote pod CIDRs are added as
       // Nodes appear.
-      if (opts.noSNAT) await net.removeMasquerade();
+      if (opts.noSNAT || policyOnly) await net.removeMasquerade();
       else await net.syncMasquerade([cidr.toString()], opts.gatewayName);
+      // Pods attached before (maybe by an older agent, or before forwarding was turned on): the
+      // kernel stays out of their devices.
+      await net.quietHostLink(...interfaces.list().map((i) => i.hostIfName));
 
       const cni = await CniServer.listen(opts.cniSocket, new CniHandler(pods, { logger: log, metrics }));
       cleanups.push(() => cni.close());
@@ -428,7 +432,7 @@ export class Agent {
       sink: {
         setRemoteNodes: (nodes) => this.flows.setRemoteNodes(nodes),
         syncRoutes: (r) => net.syncRoutes(r),
-        syncMasquerade: (cidrs) => (o.noSNAT ? Promise.resolve() : net.syncMasquerade(cidrs, o.gatewayName)),
+        syncMasquerade: (cidrs) => (o.noSNAT || o.trafficMode === 'networkPolicyOnly' ? Promise.resolve() : net.syncMasquerade(cidrs, o.gatewayName)),
       },
       logger: this.log,
     });

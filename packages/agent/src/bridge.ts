@@ -31,6 +31,11 @@ export interface BridgeSetupOptions {
   mtu: number;
   /** Whether the node needs a tunnel port (encap, hybrid). Default true. */
   tunnel?: boolean;
+  /**
+   * The gateway's address with prefix; default the first address of the pod CIDR. networkPolicyOnly
+   * gives it the node IP (/32): pods are routed by the primary CNI, the gateway only carries them.
+   */
+  gatewayAddress?: string;
 }
 
 /** The node as brought up. */
@@ -89,8 +94,8 @@ export async function bringUpNode(vs: VSwitch, net: NodeNetwork, o: BridgeSetupO
     await vs.deletePort(o.bridge, o.tunnelName).catch(() => undefined);
   }
   const [gwOfport, tunOfport] = await Promise.all([vs.waitForOfport(o.gatewayName), withTunnel ? vs.waitForOfport(o.tunnelName) : Promise.resolve(undefined)]);
-  const gwIp = cidr.gateway().toString();
-  const ipCidr = `${gwIp}/${cidr.prefix}`;
+  const ipCidr = o.gatewayAddress ?? `${cidr.gateway().toString()}/${cidr.prefix}`;
+  const gwIp = ipCidr.split('/')[0] ?? '';
   const mac = await net.configureGateway(o.gatewayName, ipCidr, o.mtu);
   return {
     gateway: { name: o.gatewayName, ofport: gwOfport, ip: gwIp, mac, ipCidr },

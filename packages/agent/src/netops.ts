@@ -203,7 +203,8 @@ export class NodeNetwork {
       'COMMIT',
     ];
     await this.node(
-      `sysctl -qw net.ipv4.ip_forward=1 && iptables-restore -w --noflush && { iptables -w -t nat -C POSTROUTING -j ${MASQ_CHAIN} 2>/dev/null || iptables -w -t nat -A POSTROUTING -j ${MASQ_CHAIN}; }`,
+      // Writing ip_forward resets every interface's forwarding flag (pod veths included): only when off.
+      `{ [ "$(cat /proc/sys/net/ipv4/ip_forward)" = 1 ] || sysctl -qw net.ipv4.ip_forward=1; } && iptables-restore -w --noflush && { iptables -w -t nat -C POSTROUTING -j ${MASQ_CHAIN} 2>/dev/null || iptables -w -t nat -A POSTROUTING -j ${MASQ_CHAIN}; }`,
       [],
       `${rules.join('\n')}\n`,
     );
@@ -223,6 +224,37 @@ export class NodeNetwork {
       if (a) return { dev: link.ifname, prefix: a.prefixlen };
     }
     return undefined;
+  }
+
+  /**
+   * Keeps the kernel out of a device OVS owns (userspace datapath): no ARP answers for node
+   * addresses, no forwarding of what arrives on it.
+   */
+  async quietHostLink(...names: string[]): Promise<void> {
+    for (const n of names) check(NAME_RE, n, 'host interface name');
+    if (names.length === 0) return;
+    await this.node('for i in "$@"; do [ -d "/proc/sys/net/ipv4/conf/$i" ] || continue; echo 8 > "/proc/sys/net/ipv4/conf/$i/arp_ignore" && echo 0 > "/proc/sys/net/ipv4/conf/$i/forwarding" || exit 1; done', names);
+  }
+
+  /** Routes one pod address (/32) onto `dev` (replacing the primary CNI's route). */
+  async podRoute(ip: string, dev: string): Promise<void> {
+    check(IPV4_RE, ip, 'pod address');
+    check(NAME_RE, dev, 'route device');
+    await this.node('ip route replace "$1/32" dev "$2" scope link', [ip, dev]);
+  }
+
+  /** Deletes the /32 route of a pod address on `dev` if it is there. */
+  async deletePodRoute(ip: string, dev: string): Promise<void> {
+    check(IPV4_RE, ip, 'pod address');
+    check(NAME_RE, dev, 'route device');
+    await this.node('ip route del "$1/32" dev "$2" 2>/dev/null; true', [ip, dev]);
+  }
+
+  /** The device the node routes `ip` through (undefined when unroutable). */
+  async routeDevice(ip: string): Promise<string | undefined> {
+    check(IPV4_RE, ip, 'address');
+    const out = await this.node('ip -j route get "$1" 2>/dev/null || echo "[]"', [ip]);
+    return (JSON.parse(out.trim() || '[]') as { dev?: string }[])[0]?.dev;
   }
 
   /** Deletes the host side of a pod's veth (the peer goes with it). False when it did not exist. */

@@ -57,6 +57,12 @@ export interface PodNetworkDeps {
   node: NodeInfo;
   mtu: number;
   txOffloadOff: boolean;
+  /**
+   * networkPolicyOnly: the agent is chained after a routed primary CNI (ptp, EKS): ADD takes the
+   * primary's result, attaches its host-side device to OVS and moves the pod's host route onto
+   * the gateway; no IPAM, no veth of ours.
+   */
+  chained?: boolean;
   logger?: Logger;
 }
 
@@ -74,8 +80,15 @@ export class PodNetwork {
     this.log = d.logger ?? silentLogger;
   }
 
-  /** CNI ADD. A repeated ADD of an attached container returns the same result. */
-  async add(req: PodRequest): Promise<CniResult> {
+  /**
+   * CNI ADD. A repeated ADD of an attached container returns the same result. Chained
+   * (networkPolicyOnly), `prev` is the primary plugin's result and is returned unchanged.
+   */
+  async add(req: PodRequest, prev?: CniResult): Promise<CniResult> {
+    if (this.d.chained) {
+      if (!prev) throw new CniError(CniErrorCode.InvalidNetworkConfig, 'networkPolicyOnly: switchyard-cni runs chained after the primary CNI and needs prevResult');
+      return this.addChained(req, prev);
+    }
     const existing = this.d.store.get(req.containerId);
     if (existing && existing.ifname === req.ifname && existing.netns === req.netns) return podResult(existing);
     if (existing) {
@@ -166,6 +179,7 @@ export class PodNetwork {
 
   /** CNI DEL: removes whatever exists of the attachment; never fails because something is already gone. */
   async del(req: PodRequest): Promise<void> {
+    if (this.d.chained) return this.delChained(req);
     const iface = this.d.store.get(req.containerId);
     const hostIfName = iface?.hostIfName ?? hostInterfaceName(req.podNamespace, req.podName, req.containerId);
     if (iface) {
@@ -190,6 +204,7 @@ export class PodNetwork {
     };
     const iface = this.d.store.get(req.containerId);
     if (!iface) throw new CniError(CniErrorCode.UnknownContainer, `container ${req.containerId} is not attached`);
+    if (this.d.chained) return this.checkChained(req, iface, fail);
     if (iface.ifname !== req.ifname) fail(`container ${req.containerId} is attached as ${iface.ifname}, not ${req.ifname}`);
     const prevIps = (prev.ips ?? []).map((i) => i.address);
     if (!prevIps.includes(iface.ipCidr)) fail('prevResult does not list the pod address', `${iface.ipCidr} not in ${JSON.stringify(prevIps)}`);
@@ -209,6 +224,99 @@ export class PodNetwork {
     if (!inPod.up) fail(`interface ${req.ifname} is down`);
     if (!inPod.addresses.includes(iface.ipCidr)) fail(`interface ${req.ifname} lacks ${iface.ipCidr}`, `has ${inPod.addresses.join(', ')}`);
     if (inPod.defaultGateway !== iface.gateway) fail(`default route is via ${String(inPod.defaultGateway)}, expected ${iface.gateway}`);
+  }
+
+  /** Reads the primary plugin's result: the host-side device, the pod's interface and address. */
+  private chainedInterface(req: PodRequest, prev: CniResult): PodInterface {
+    const bad = (msg: string): never => {
+      throw new CniError(CniErrorCode.InvalidNetworkConfig, `prevResult: ${msg}`, JSON.stringify(prev));
+    };
+    const ifaces = prev.interfaces ?? [];
+    const podIdx = ifaces.findIndex((i) => i.sandbox !== undefined && i.name === req.ifname);
+    if (podIdx < 0) bad(`no interface ${req.ifname} with a sandbox`);
+    const podIf = ifaces[podIdx]!;
+    const ip = (prev.ips ?? []).find((i) => !i.address.includes(':') && (i.interface === undefined || i.interface === podIdx));
+    if (!ip) bad(`no IPv4 address of interface ${req.ifname}`);
+    // The host side: the primary names it in interfaces[] without a sandbox (ptp, EKS do).
+    const host = ifaces.find((i) => i.sandbox === undefined && i.name !== req.ifname);
+    if (!host) bad('no host-side interface (an interface without sandbox)');
+    if (!podIf.mac) bad(`interface ${req.ifname} has no mac`);
+    return {
+      containerId: req.containerId,
+      podName: req.podName,
+      podNamespace: req.podNamespace,
+      ifname: req.ifname,
+      netns: req.netns,
+      hostIfName: host!.name,
+      ipCidr: ip!.address,
+      gateway: ip!.gateway ?? '',
+      mac: podIf.mac!.toLowerCase(),
+      mtu: podIf.mtu ?? this.d.mtu,
+      ofport: -1,
+    };
+  }
+
+  /** networkPolicyOnly ADD: the primary's device into OVS, the host route onto the gateway. */
+  private async addChained(req: PodRequest, prev: CniResult): Promise<CniResult> {
+    const existing = this.d.store.get(req.containerId);
+    if (existing) return prev;
+    if (probeNetns(req.netns) !== 'ok') throw new CniError(CniErrorCode.UnknownContainer, `network namespace ${req.netns} does not exist`);
+    const iface = this.chainedInterface(req, prev);
+    const podIp = iface.ipCidr.split('/')[0] ?? '';
+    const undo: { step: string; run: () => Promise<unknown> }[] = [];
+    let step = 'host-link';
+    try {
+      const host = await this.d.net.hostLinkState(iface.hostIfName);
+      if (!host.exists) throw new CniError(CniErrorCode.InvalidEnvironment, `host interface ${iface.hostIfName} from prevResult does not exist`);
+      await this.d.net.quietHostLink(iface.hostIfName);
+      step = 'ovs-port';
+      undo.push({ step, run: () => this.d.vs.deletePort(this.d.bridge, iface.hostIfName) });
+      await this.d.vs.ensurePort(this.d.bridge, iface.hostIfName, { externalIds: podExternalIds(iface) });
+      iface.ofport = await this.d.vs.waitForOfport(iface.hostIfName);
+      step = 'flows';
+      this.d.store.set(iface);
+      undo.push({
+        step,
+        run: async () => {
+          this.d.store.delete(iface.containerId);
+          await this.d.flows.removePod(iface.podNamespace, iface.podName);
+        },
+      });
+      await this.d.flows.upsertPod(this.localPod(iface));
+      // Last: from here the host reaches the pod through OVS (and its policies).
+      step = 'host-route';
+      undo.push({ step, run: () => this.d.net.podRoute(podIp, iface.hostIfName) });
+      await this.d.net.podRoute(podIp, this.d.node.gateway.name);
+      this.log.info({ pod: `${req.podNamespace}/${req.podName}`, ip: iface.ipCidr, device: iface.hostIfName, ofport: iface.ofport }, 'chained pod attached');
+      return prev;
+    } catch (e) {
+      const err = stepError(step, e);
+      for (const u of undo.reverse()) {
+        await u.run().catch((ue: unknown) => this.log.error({ err: ue, step: u.step, containerId: req.containerId }, 'rollback step failed'));
+      }
+      throw err;
+    }
+  }
+
+  /** networkPolicyOnly DEL: out of OVS, the host route off the gateway; the device is the primary's. */
+  private async delChained(req: PodRequest): Promise<void> {
+    const iface = this.d.store.get(req.containerId);
+    const ports = await this.d.vs.findPortsByExternalIds({ 'container-id': req.containerId });
+    if (iface) {
+      this.d.store.delete(req.containerId);
+      await this.d.flows.removePod(iface.podNamespace, iface.podName);
+      await this.d.net.deletePodRoute(iface.ipCidr.split('/')[0] ?? '', this.d.node.gateway.name);
+    }
+    for (const name of new Set([...(iface ? [iface.hostIfName] : []), ...ports.map((p) => p.name)])) await this.d.vs.deletePort(this.d.bridge, name);
+    this.log.info({ containerId: req.containerId, pod: `${req.podNamespace}/${req.podName}` }, 'chained pod detached');
+  }
+
+  private async checkChained(req: PodRequest, iface: PodInterface, fail: (msg: string, details?: string) => never): Promise<void> {
+    const ofport = await this.d.vs.waitForOfport(iface.hostIfName, { timeoutMs: 1000 }).catch(() => -1);
+    if (ofport !== iface.ofport) fail(`OVS port ${iface.hostIfName} has ofport ${ofport}, expected ${iface.ofport}`);
+    if (probeNetns(req.netns) !== 'ok') fail(`network namespace ${req.netns} is gone`);
+    const dev = await this.d.net.routeDevice(iface.ipCidr.split('/')[0] ?? '');
+    if (dev !== this.d.node.gateway.name) fail(`host route to ${iface.ipCidr} is on ${String(dev)}, expected ${this.d.node.gateway.name}`);
   }
 
   /** The pipeline's view of a pod interface. */

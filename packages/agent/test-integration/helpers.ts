@@ -4,6 +4,12 @@ import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import YAML from 'yaml';
+import { loadCrds } from '@switchyard/apis';
+import { Controller } from '@switchyard/controller';
+import { KubeConfigClient } from '@switchyard/kube';
+import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { run, type Netns, type OvsInstance, type Testbed } from '@switchyard/testbed';
 import { Agent, type AgentOptions } from '../src/index';
 
@@ -116,4 +122,47 @@ export async function addPod(node: Node, sb: Sandbox): Promise<{ ip: string; res
   if (r.code !== 0) throw new Error(`ADD failed: ${r.raw}`);
   const ips = r.out.ips as { address: string }[];
   return { ip: (ips[0]?.address ?? '').split('/')[0] ?? '', result: r.out };
+}
+
+/** The embedded Kubernetes API with the RBAC of the manifests, and the real controller. */
+export interface ControlPlane {
+  api: KubeApiServer;
+  kube: KubeConfigClient;
+  controller: Controller;
+  /** controlplane options for an agent of `nodeName` (its token was registered at start). */
+  agentControlplane(): NonNullable<AgentOptions['controlplane']>;
+  stop(): Promise<void>;
+}
+
+/** Starts kube-api (a node token for `nodeName`), applies the controller's RBAC, starts the controller. */
+export async function startControlPlane(nodeName: string): Promise<ControlPlane> {
+  const token = `token-${nodeName}`;
+  const api = await startKubeApi({ tokens: { [token]: { user: `system:node:${nodeName}`, groups: ['system:nodes', 'system:authenticated'] } }, crds: loadCrds() as never });
+  const kc = new KubeConfig();
+  kc.loadFromFile(api.kubeconfigPath);
+  const kube = new KubeConfigClient(kc);
+  const rbac = YAML.parseAllDocuments(readFileSync(join(__dirname, '../../controller/build/rbac.yaml'), 'utf8')).map((d) => d.toJSON() as Record<string, unknown>);
+  const plurals: Record<string, string> = { ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings', Role: 'roles', RoleBinding: 'rolebindings', ServiceAccount: 'serviceaccounts' };
+  for (const obj of [
+    ...rbac,
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'switchyard-agent-nodes' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'switchyard-agent' }, subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:nodes' }] },
+  ]) {
+    const meta = obj.metadata as { namespace?: string };
+    const plural = plurals[obj.kind as string];
+    if (!plural) continue;
+    const group = obj.kind === 'ServiceAccount' ? '/api/v1' : '/apis/rbac.authorization.k8s.io/v1';
+    await kube.request('POST', `${group}${meta.namespace ? `/namespaces/${meta.namespace}` : ''}/${plural}`, obj).catch(() => undefined);
+  }
+  const controller = new Controller({ kube, port: 0, host: '127.0.0.1', registerAPIService: false, informer: { initialBackoffMs: 50, maxBackoffMs: 500 } });
+  await controller.start();
+  return {
+    api,
+    kube,
+    controller,
+    agentControlplane: () => ({ url: `https://127.0.0.1:${controller.port}`, caPem: controller.pki.caPem, token, backoff: { initialMs: 50, maxMs: 500 } }),
+    stop: async () => {
+      await controller.stop();
+      await api.stop();
+    },
+  };
 }

@@ -3,21 +3,20 @@
 // (or not) over TCP as the policies say.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
 import { Testbed, waitFor } from '@switchyard/testbed';
-import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
-import { loadCrds } from '@switchyard/apis';
-import { Controller, KubeConfigClient } from '@switchyard/controller';
+import { Controller } from '@switchyard/controller';
+import type { KubeConfigClient } from '@switchyard/kube';
+import type { KubeApiServer } from '@switchyard/kube-api';
 import { Agent, POLICY_CACHE_FILE } from '../src/index';
-import { addPod, ensurePluginBuilt, sandbox, startNode, stopNode, type Node, type Sandbox } from './helpers';
+import { addPod, ensurePluginBuilt, sandbox, startControlPlane, startNode, stopNode, type ControlPlane, type Node, type Sandbox } from './helpers';
 
 const NODE = 'node-a';
-const TOKEN = 'token-node-a';
 let tb: Testbed;
 let api: KubeApiServer;
 let kube: KubeConfigClient;
 let controller: Controller | undefined;
+let cp: ControlPlane;
 let node: Node | undefined;
 const pods: Record<string, { sb: Sandbox; ip: string }> = {};
 
@@ -38,28 +37,11 @@ const eventuallyReach = (from: string, to: string, port: number, want: boolean):
 beforeAll(async () => {
   await ensurePluginBuilt();
   tb = await Testbed.create();
-  api = await startKubeApi({ tokens: { [TOKEN]: { user: `system:node:${NODE}`, groups: ['system:nodes', 'system:authenticated'] } }, crds: loadCrds() as never });
-  const kc = new KubeConfig();
-  kc.loadFromFile(api.kubeconfigPath);
-  kube = new KubeConfigClient(kc);
-  const rbac = YAML.parseAllDocuments(readFileSync(join(__dirname, '../../controller/build/rbac.yaml'), 'utf8')).map((d) => d.toJSON() as Record<string, unknown>);
-  for (const obj of [
-    ...rbac,
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'switchyard-agent-nodes' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'switchyard-agent' }, subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:nodes' }] },
-  ]) {
-    const meta = obj.metadata as { namespace?: string };
-    const kind = obj.kind as string;
-    const plural = { ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings', Role: 'roles', RoleBinding: 'rolebindings', ServiceAccount: 'serviceaccounts' }[kind];
-    if (!plural) continue;
-    const group = kind === 'ServiceAccount' ? '/api/v1' : '/apis/rbac.authorization.k8s.io/v1';
-    await kube.request('POST', `${group}${meta.namespace ? `/namespaces/${meta.namespace}` : ''}/${plural}`, obj).catch(() => undefined);
-  }
-  controller = await startController(0);
-  const port = controller!.port;
-  node = await startNode(tb, '10.93.0.0/24', {
-    nodeName: NODE,
-    controlplane: { url: `https://127.0.0.1:${port}`, caPem: controller.pki.caPem, token: TOKEN, backoff: { initialMs: 50, maxMs: 500 } },
-  });
+  cp = await startControlPlane(NODE);
+  api = cp.api;
+  kube = cp.kube;
+  controller = cp.controller;
+  node = await startNode(tb, '10.93.0.0/24', { nodeName: NODE, controlplane: cp.agentControlplane() });
   for (const [name, app] of [['a', 'a'], ['b', 'b'], ['c', 'c']] as const) {
     const sb = await sandbox(tb, name);
     const { ip } = await addPod(node, sb);

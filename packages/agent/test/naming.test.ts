@@ -64,7 +64,7 @@ describe('agentOptionsFromConfig', () => {
     expect(o).toMatchObject({ trafficMode: 'encap', noSNAT: false, apiPort: 10350 });
     expect(agentOptionsFromConfig(parseAgentConfig({ trafficEncapMode: 'noEncap', noSNAT: true, apiPort: 10400 }).config, node)).toMatchObject({ trafficMode: 'noEncap', noSNAT: true, apiPort: 10400 });
     expect(agentOptionsFromConfig(parseAgentConfig({ trafficEncapMode: 'hybrid' }).config, node).trafficMode).toBe('hybrid');
-    expect(() => agentOptionsFromConfig(parseAgentConfig({ trafficEncapMode: 'networkPolicyOnly' }).config, node)).toThrow(/networkPolicyOnly/);
+    expect(agentOptionsFromConfig(parseAgentConfig({ trafficEncapMode: 'networkPolicyOnly' }).config, node).trafficMode).toBe('networkPolicyOnly');
   });
 });
 

@@ -72,7 +72,7 @@ function validateRequest(command: CniCommand, raw: unknown): CniRequest {
 
 /** What the CNI handler needs from the pod datapath ({@link PodNetwork} in the agent). */
 export interface PodOperations {
-  add(req: PodRequest): Promise<CniResult>;
+  add(req: PodRequest, prev?: CniResult): Promise<CniResult>;
   del(req: PodRequest): Promise<void>;
   check(req: PodRequest, prev: CniResult): Promise<void>;
 }
@@ -114,7 +114,9 @@ export class CniHandler {
       return await this.serializer.run(req.containerId, async (): Promise<CniReply> => {
         switch (command) {
           case 'ADD': {
-            const result = await this.pods.add(pod);
+            // Chained after another plugin (networkPolicyOnly): its result comes in prevResult.
+            const prev = conf.prevResult === undefined ? undefined : parsePrevResult(conf.prevResult);
+            const result = await this.pods.add(pod, prev);
             return { result: JSON.stringify(formatResult(result, conf.cniVersion)) };
           }
           case 'DEL':
