@@ -6,3 +6,22 @@
 export { DEFAULT_LAB_DIR, FABRIC_PREFIX, LabError, RoundRobin, declaredPorts, planNodes, serverArgv, type NodePlan, type PodPort } from './plan';
 export { Lab, stateFile, type LabOptions, type LabState } from './lab';
 export { labClient, readState } from './client';
+export {
+  LAB_API_VERSION,
+  ScenarioError,
+  expectedAllowed,
+  formatScenario,
+  formatTruthTable,
+  parseScenario,
+  scenarioPods,
+  substitutePodIPs,
+  type Expect,
+  type KubeObject,
+  type ObjectRef,
+  type ProbeResult,
+  type ProbeSpec,
+  type Protocol,
+  type Scenario,
+  type Step,
+} from './scenario';
+export { ScenarioRunner, sctpUnavailableReason, type LivePod, type ProbeRunOptions, type StepResult } from './probe-run';
