@@ -236,6 +236,18 @@ export class NodeNetwork {
     await this.node('for i in "$@"; do [ -d "/proc/sys/net/ipv4/conf/$i" ] || continue; echo 8 > "/proc/sys/net/ipv4/conf/$i/arp_ignore" && echo 0 > "/proc/sys/net/ipv4/conf/$i/forwarding" || exit 1; done', names);
   }
 
+  /** Turns transmit checksum offload off on a pod's interface, in its namespace (one child). */
+  async podTxOffloadOff(netns: string, ifname: string): Promise<void> {
+    check(NAME_RE, ifname, 'CNI_IFNAME');
+    await this.pod(netns, 'ethtool -K "$1" tx off >/dev/null', [ifname]);
+  }
+
+  /** Turns transmit checksum offload off on a device of the node. */
+  async hostTxOffloadOff(name: string): Promise<void> {
+    check(NAME_RE, name, 'host interface name');
+    await this.node('ethtool -K "$1" tx off >/dev/null', [name]);
+  }
+
   /** Routes one pod address (/32) onto `dev` (replacing the primary CNI's route). */
   async podRoute(ip: string, dev: string): Promise<void> {
     check(IPV4_RE, ip, 'pod address');

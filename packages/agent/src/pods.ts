@@ -269,6 +269,11 @@ export class PodNetwork {
       const host = await this.d.net.hostLinkState(iface.hostIfName);
       if (!host.exists) throw new CniError(CniErrorCode.InvalidEnvironment, `host interface ${iface.hostIfName} from prevResult does not exist`);
       await this.d.net.quietHostLink(iface.hostIfName);
+      if (this.d.txOffloadOff) {
+        // The userspace datapath does not complete partial checksums: both ends must send full ones.
+        await this.d.net.hostTxOffloadOff(iface.hostIfName);
+        await this.d.net.podTxOffloadOff(req.netns, req.ifname);
+      }
       step = 'ovs-port';
       undo.push({ step, run: () => this.d.vs.deletePort(this.d.bridge, iface.hostIfName) });
       await this.d.vs.ensurePort(this.d.bridge, iface.hostIfName, { externalIds: podExternalIds(iface) });
