@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OvsdbClient, VSwitch, ops, unwrap } from '@switchyard/ovsdb';
-import type { TableName, TrafficMode } from '@switchyard/openflow-pipeline';
+import { PACKETIN_METER_ID_DNS, PACKETIN_METER_ID_NP, type TableName, type TrafficMode } from '@switchyard/openflow-pipeline';
 import { Informer, systemClock, type Clock, type KubeClient } from '@switchyard/kube';
-import { SwitchConnection } from '@switchyard/openflow';
+import { OfSwitchError, SwitchConnection, type MeterFlag } from '@switchyard/openflow';
 import { HostLocalStore } from '@switchyard/ipam';
 import { parseCidr } from '@switchyard/ipam/cidr';
 import type { AgentConfig } from '@switchyard/apis';
@@ -109,11 +109,32 @@ export interface AgentOptions {
   apiPort?: number;
   /** Address the TCP API binds. Default 127.0.0.1 (the API is unauthenticated and read-only). */
   apiBindAddress?: string;
+  /**
+   * Packet-ins per second allowed per category (NetworkPolicy logging/Reject, DNS), through
+   * OpenFlow meters; 0 = no meters. Default 500 (Antrea's packetInRate).
+   */
+  packetInRate?: number;
   /** AntreaAgentInfo heartbeat period. Default 60 s. */
   agentInfoIntervalMs?: number;
   /** Time source of heartbeats and informer backoff. */
   clock?: Clock;
   logger?: Logger;
+}
+
+/**
+ * Packet-in meters (NetworkPolicy, DNS): a drop band at `rate` packets/s with a burst of twice
+ * that. Added, or modified when a previous run left them (the rate may have changed).
+ */
+export async function installPacketInMeters(sw: SwitchConnection, rate: number): Promise<void> {
+  for (const meterId of [PACKETIN_METER_ID_NP, PACKETIN_METER_ID_DNS]) {
+    const mod = { type: 'meterMod' as const, meterId, flags: ['pktps', 'burst', 'stats'] as MeterFlag[], bands: [{ type: 'drop' as const, rate, burstSize: rate * 2 }] };
+    try {
+      await sw.flowLike({ ...mod, command: 'add' });
+    } catch (e) {
+      if (!(e instanceof OfSwitchError && e.codeName === 'OFPMMFC_METER_EXISTS')) throw e;
+      await sw.flowLike({ ...mod, command: 'modify' });
+    }
+  }
 }
 
 /** Resource specs of what the agent watches. */
@@ -129,6 +150,7 @@ export function agentOptionsFromConfig(
     ...node,
     trafficMode: cfg.trafficEncapMode,
     noSNAT: cfg.noSNAT,
+    packetInRate: cfg.packetInRate,
     ...(cfg.apiPort > 0 ? { apiPort: cfg.apiPort } : {}),
     ovsdbRemote: `unix:${join(cfg.ovsRunDir, 'db.sock')}`,
     ovsRunDir: cfg.ovsRunDir,
@@ -249,6 +271,7 @@ export class Agent {
       noSNAT: o.noSNAT ?? false,
       apiBindAddress: o.apiBindAddress ?? '127.0.0.1',
       agentInfoIntervalMs: o.agentInfoIntervalMs ?? 60_000,
+      packetInRate: o.packetInRate ?? 500,
       ...(o.kube !== undefined ? { kube: o.kube } : {}),
       ...(o.apiPort !== undefined ? { apiPort: o.apiPort } : {}),
       ...(o.clock !== undefined ? { clock: o.clock } : {}),
@@ -296,6 +319,8 @@ export class Agent {
         onReconnect: async () => replayTarget.flows?.replay(),
       });
       cleanups.push(() => openflow.close());
+      // Meters before the flows that use them (a flow naming a missing meter is refused).
+      if (opts.packetInRate > 0) await installPacketInMeters(openflow, opts.packetInRate);
       const rejects = new RejectResponder(openflow, { logger: log });
       const flows = new FlowSync(
         openflow,
@@ -310,6 +335,7 @@ export class Agent {
           nodeIP: opts.nodeIP,
           netdevDatapath: opts.datapathType === 'netdev',
           enableAntreaPolicy: true,
+          packetInMeters: opts.packetInRate > 0,
         },
         { logger: log, metrics },
       );

@@ -163,6 +163,39 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     await node!.agent.policies.idle();
   });
 
+  it('packet-ins pass OpenFlow meters at packetInRate: a flood of logged connections is cut by the meter band', async () => {
+    const mgmt = node!.ovs.mgmtSocket('br-int');
+    const meters = await node!.ovs.ofctl('-O', 'OpenFlow15', 'dump-meters', mgmt);
+    expect(meters).toMatch(/meter=256 pktps burst stats bands=\s*type=drop rate=500 burst_size=1000/);
+    expect(meters).toMatch(/meter=258 pktps burst stats bands=\s*type=drop rate=500 burst_size=1000/);
+    await kube.request('POST', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies', {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterNetworkPolicy', metadata: { name: 'log-udp' },
+      spec: {
+        priority: 8, tier: 'application',
+        appliedTo: [{ podSelector: { matchLabels: { app: 'c' } } }],
+        ingress: [{ action: 'Allow', enableLogging: true, from: [{ podSelector: { matchLabels: { app: 'b' } } }], ports: [{ protocol: 'UDP', port: 7100 }] }],
+      },
+    });
+    await waitFor('udp logging policy realized', () => node!.agent.policies.view.counts.policies === 3, { timeoutMs: 15_000 });
+    await node!.agent.policies.idle();
+    const flows = await node!.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', mgmt);
+    expect(flows).toMatch(/actions=meter:256,controller\(/);
+    const bandDrops = async (): Promise<number> => {
+      const stats = await node!.ovs.ofctl('-O', 'OpenFlow15', 'meter-stats', mgmt, 'meter=256');
+      
+      return Number(/0: packet_count:(\d+)/.exec(stats)?.[1] ?? 'NaN');
+    };
+    const before = await bandDrops();
+    // 4,000 datagrams, each from a new socket (a new connection, so each hits the logged rule).
+    const flood = `const d=require('dgram');let n=0;(function go(){if(n>=4000)return;const s=d.createSocket('udp4');s.send('x',7100,'${pods.c!.ip}',()=>{s.close();n++;go();});})();`;
+    await pods.b!.sb.netns.exec([process.execPath, '-e', flood], { timeoutMs: 30_000 });
+    await waitFor('meter band drops', async () => (await bandDrops()) > before, { timeoutMs: 5000, intervalMs: 200 });
+    expect(await bandDrops()).toBeGreaterThan(before);
+    await kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/log-udp');
+    await waitFor('udp logging policy removed', () => node!.agent.policies.view.counts.policies === 2, { timeoutMs: 15_000 });
+    await node!.agent.policies.idle();
+  });
+
   it('policies cached on disk stay enforced when the agent restarts while the controller is down', async () => {
     const port = controller!.port;
     await controller!.stop();

@@ -73,6 +73,12 @@ export interface NodeConfig {
   netdevDatapath?: boolean;
   /** Virtual IP used to SNAT hairpin/NodePort Service traffic. */
   virtualServiceIP?: string;
+  /**
+   * Rate-limit packet-ins through OpenFlow meters (the agent installs them): NetworkPolicy
+   * packet-ins (logging, Reject) pass meter PACKETIN_METER_ID_NP, DNS intercepts
+   * PACKETIN_METER_ID_DNS. Off by default (Antrea's literal flows have no meter action).
+   */
+  packetInMeters?: boolean;
 }
 
 /** One Service port (ClusterIP or NodePort). */

@@ -2,7 +2,7 @@
 import type { Flow } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from '../cookie';
 import {
-  CONTROLLER_ID, FromLocalRegMark, FromUplinkRegMark, GLOBAL_VIRTUAL_MAC, OutputToOFPortRegMark, PACKETIN_CATEGORY,
+  CONTROLLER_ID, FromLocalRegMark, FromUplinkRegMark, GLOBAL_VIRTUAL_MAC, OutputToOFPortRegMark, PACKETIN_CATEGORY, PACKETIN_METER_ID_DNS,
   PRIORITY, PROTO_TCP, PROTO_UDP, TargetOFPortField, ToTunnelRegMark, loadMarks, matchField,
 } from '../fields';
 import type { Pipeline, TableName } from '../tables';
@@ -67,7 +67,11 @@ export function fqdnFlows(p: Pipeline, cfg: NodeConfig, spec: FqdnSpec, controll
   const t = p.id('AntreaPolicyIngressRule');
   const id = spec.conjId;
   const flows: Flow[] = [
-    flow(t, PRIORITY.dnsIntercept, { conjId: id }, [{ type: 'controller', reason: 'no_match', id: controllerId, userdata: Uint8Array.of(PACKETIN_CATEGORY.DNS), pause: true }, goto(p.id('IngressMetric'))], c),
+    flow(t, PRIORITY.dnsIntercept, { conjId: id }, [
+      ...(cfg.packetInMeters ? [{ type: 'meter' as const, id: PACKETIN_METER_ID_DNS }] : []),
+      { type: 'controller', reason: 'no_match', id: controllerId, userdata: Uint8Array.of(PACKETIN_CATEGORY.DNS), pause: true },
+      goto(p.id('IngressMetric')),
+    ], c),
     flow(t, PRIORITY.dnsIntercept, { ...IP, ipProto: PROTO_UDP, udpSrc: 53 }, [{ type: 'conjunction', id, clause: 1, nClauses: 2 }], c),
     flow(t, PRIORITY.dnsIntercept, { ...IP, ipProto: PROTO_TCP, tcpSrc: 53 }, [{ type: 'conjunction', id, clause: 1, nClauses: 2 }], c),
   ];

@@ -13,7 +13,8 @@ import type { Group } from '../format';
 import {
   APConjIDField, APDenyRegMark, APDispositionField, CONTROLLER_ID, CT_ZONE, DISPOSITION_ALLOW, DISPOSITION_DROP,
   DISPOSITION_PASS, DISPOSITION_REJECT, EgressRuleCTLabel, IngressRuleCTLabel, OutputRegField, OutputToControllerRegMark,
-  PACKETIN_CATEGORY, PACKETIN_NP_LOGGING_OPERATION, PACKETIN_NP_REJECT_OPERATION, PRIORITY, PROTO_ICMP, PROTO_SCTP,
+  PACKETIN_CATEGORY,
+  PACKETIN_METER_ID_NP, PACKETIN_NP_LOGGING_OPERATION, PACKETIN_NP_REJECT_OPERATION, PRIORITY, PROTO_ICMP, PROTO_SCTP,
   PROTO_TCP, PROTO_UDP, PacketInOperationField, PacketInTableField, TFEgressConjIDField, TFIngressConjIDField,
   TargetOFPortField, ToGatewayRegMark, ToTunnelRegMark, ToUplinkRegMark, HairpinCTMark, loadField, loadMarks,
   matchCtMarks, matchField, matchMarks,
@@ -428,6 +429,7 @@ export function networkPolicyFlows(p: Pipeline, cfg: NodeConfig, input: NetworkP
   // Packet-in flows in Output, one per operation combination.
   for (let op = 1; op <= PACKETIN_NP_LOGGING_OPERATION + 2 + PACKETIN_NP_REJECT_OPERATION; op++) {
     ctx.out.push(flow(p.id('Output'), PRIORITY.normal, matchMarks(OutputToControllerRegMark, PacketInOperationField.mark(op)), [
+      ...(cfg.packetInMeters ? [{ type: 'meter' as const, id: PACKETIN_METER_ID_NP }] : []),
       { type: 'controller', reason: 'no_match', id: ctx.controllerId, userdata: Uint8Array.of(PACKETIN_CATEGORY.NP, op) },
     ], c));
   }
