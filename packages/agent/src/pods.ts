@@ -141,24 +141,7 @@ export class PodNetwork {
       });
       lap('veth');
 
-      step = 'ovs-port';
-      undo.push({ step, run: () => this.d.vs.deletePort(this.d.bridge, iface.hostIfName) });
-      await this.d.vs.ensurePort(this.d.bridge, iface.hostIfName, { externalIds: podExternalIds(iface) });
-      lap('ovsPort');
-      iface.ofport = await this.d.vs.waitForOfport(iface.hostIfName);
-      lap('ofport');
-
-      step = 'flows';
-      this.d.store.set(iface);
-      undo.push({
-        step,
-        run: async () => {
-          this.d.store.delete(iface.containerId);
-          await this.d.flows.removePod(iface.podNamespace, iface.podName);
-        },
-      });
-      await this.d.flows.upsertPod(this.localPod(iface));
-      lap('flows');
+      await this.attach(iface, undo, (s) => (step = s), lap);
 
       // Gratuitous ARP in the background, as Antrea does: neighbours learn the (possibly reused)
       // address's new MAC, and ADD does not wait for arping.
@@ -226,6 +209,35 @@ export class PodNetwork {
     if (inPod.defaultGateway !== iface.gateway) fail(`default route is via ${String(inPod.defaultGateway)}, expected ${iface.gateway}`);
   }
 
+  /**
+   * The OVS side of an ADD: the port with the pod's external_ids, its ofport, the interface store
+   * and the pod's flows; each step pushes its undo.
+   */
+  private async attach(
+    iface: PodInterface,
+    undo: { step: string; run: () => Promise<unknown> }[],
+    setStep: (step: string) => void,
+    lap: (name: string) => void = () => undefined,
+  ): Promise<void> {
+    setStep('ovs-port');
+    undo.push({ step: 'ovs-port', run: () => this.d.vs.deletePort(this.d.bridge, iface.hostIfName) });
+    await this.d.vs.ensurePort(this.d.bridge, iface.hostIfName, { externalIds: podExternalIds(iface) });
+    lap('ovsPort');
+    iface.ofport = await this.d.vs.waitForOfport(iface.hostIfName);
+    lap('ofport');
+    setStep('flows');
+    this.d.store.set(iface);
+    undo.push({
+      step: 'flows',
+      run: async () => {
+        this.d.store.delete(iface.containerId);
+        await this.d.flows.removePod(iface.podNamespace, iface.podName);
+      },
+    });
+    await this.d.flows.upsertPod(this.localPod(iface));
+    lap('flows');
+  }
+
   /** Reads the primary plugin's result: the host-side device, the pod's interface and address. */
   private chainedInterface(req: PodRequest, prev: CniResult): PodInterface {
     const bad = (msg: string): never => {
@@ -274,20 +286,7 @@ export class PodNetwork {
         await this.d.net.hostTxOffloadOff(iface.hostIfName);
         await this.d.net.podTxOffloadOff(req.netns, req.ifname);
       }
-      step = 'ovs-port';
-      undo.push({ step, run: () => this.d.vs.deletePort(this.d.bridge, iface.hostIfName) });
-      await this.d.vs.ensurePort(this.d.bridge, iface.hostIfName, { externalIds: podExternalIds(iface) });
-      iface.ofport = await this.d.vs.waitForOfport(iface.hostIfName);
-      step = 'flows';
-      this.d.store.set(iface);
-      undo.push({
-        step,
-        run: async () => {
-          this.d.store.delete(iface.containerId);
-          await this.d.flows.removePod(iface.podNamespace, iface.podName);
-        },
-      });
-      await this.d.flows.upsertPod(this.localPod(iface));
+      await this.attach(iface, undo, (s) => (step = s));
       // Last: from here the host reaches the pod through OVS (and its policies).
       step = 'host-route';
       undo.push({ step, run: () => this.d.net.podRoute(podIp, iface.hostIfName) });
