@@ -55,6 +55,26 @@ function emptyPeer(): controlplane.NetworkPolicyPeer {
   return { addressGroups: [], ipBlocks: [] };
 }
 
+/** Every pod of every Namespace (Antrea's `matchAllPodsPeer`). */
+const ALL_PODS_LEAF: Leaf = { kind: 'pod', nsSel: EVERYTHING, sel: EVERYTHING };
+
+/** True when some port of the rule is a named port (a container port name, resolved per pod). */
+function hasNamedPort(services: readonly controlplane.Service[]): boolean {
+  return services.some((s) => typeof s.port === 'string');
+}
+
+/**
+ * The peer of a rule without peers: every address. An egress rule with a named port also gets
+ * an address group of every pod, as Antrea does: agents resolve a named port against the pods
+ * of the rule's address groups (an ipBlock carries no container ports), so without the group
+ * the rule would match nothing. Ingress named ports resolve against the applied-to pods instead.
+ */
+function matchAllPeer(b: Builder, direction: controlplane.Direction, services: readonly controlplane.Service[]): controlplane.NetworkPolicyPeer {
+  const peer: controlplane.NetworkPolicyPeer = { addressGroups: [], ipBlocks: ALL_IPS.map((x) => ({ ...x })) };
+  if (direction === 'Out' && hasNamedPort(services)) peer.addressGroups.push(b.addr([ALL_PODS_LEAF]));
+  return peer;
+}
+
 function canonCidr(text: string): string {
   return parseCidr(text).toString();
 }
@@ -148,9 +168,9 @@ function k8sServices(ports: NetworkPolicyPort[] | undefined): controlplane.Servi
   });
 }
 
-function k8sPeer(b: Builder, peers: K8sPeer[] | undefined, ns: string): controlplane.NetworkPolicyPeer {
+function k8sPeer(b: Builder, peers: K8sPeer[] | undefined, ns: string, direction: controlplane.Direction, services: readonly controlplane.Service[]): controlplane.NetworkPolicyPeer {
   // No peers (or an empty list) matches every source/destination.
-  if (!peers || peers.length === 0) return { addressGroups: [], ipBlocks: ALL_IPS.map((x) => ({ ...x })) };
+  if (!peers || peers.length === 0) return matchAllPeer(b, direction, services);
   const out = emptyPeer();
   for (const p of peers) {
     if (p.ipBlock) {
@@ -175,12 +195,14 @@ export function compileK8sNetworkPolicy(np: K8sNetworkPolicy, ctx: CompileContex
   const rules: controlplane.NetworkPolicyRule[] = [];
   if (types.includes('Ingress')) {
     (np.spec.ingress ?? []).forEach((r, i) => {
-      rules.push({ direction: 'In', from: k8sPeer(b, r.from, ns), to: emptyPeer(), services: k8sServices(r.ports), priority: i, enableLogging: false });
+      const services = k8sServices(r.ports);
+      rules.push({ direction: 'In', from: k8sPeer(b, r.from, ns, 'In', services), to: emptyPeer(), services, priority: i, enableLogging: false });
     });
   }
   if (types.includes('Egress')) {
     (np.spec.egress ?? []).forEach((r, i) => {
-      rules.push({ direction: 'Out', from: emptyPeer(), to: k8sPeer(b, r.to, ns), services: k8sServices(r.ports), priority: i, enableLogging: false });
+      const services = k8sServices(r.ports);
+      rules.push({ direction: 'Out', from: emptyPeer(), to: k8sPeer(b, r.to, ns, 'Out', services), services, priority: i, enableLogging: false });
     });
   }
   const ref = sourceRef('K8sNetworkPolicy', { ...np.metadata, namespace: ns });
@@ -261,8 +283,8 @@ interface PeerOptions {
   sameLabels?: NormalizedSelector;
 }
 
-function antreaPeer(b: Builder, peers: (AntreaNetworkPolicyPeer)[] | undefined, namespace: string | undefined, opts: PeerOptions): controlplane.NetworkPolicyPeer {
-  if (!peers || peers.length === 0) return { addressGroups: [], ipBlocks: ALL_IPS.map((x) => ({ ...x })) };
+function antreaPeer(b: Builder, peers: (AntreaNetworkPolicyPeer)[] | undefined, namespace: string | undefined, opts: PeerOptions, direction: controlplane.Direction, services: readonly controlplane.Service[]): controlplane.NetworkPolicyPeer {
+  if (!peers || peers.length === 0) return matchAllPeer(b, direction, services);
   const out = emptyPeer();
   for (const p of peers) {
     if (p.ipBlock) {
@@ -324,7 +346,10 @@ export function compileAntreaPolicy(obj: ClusterNetworkPolicy | AntreaNetworkPol
       const self = (peers ?? []).some((p) => p.namespaces?.match === 'Self');
       const same = (peers ?? []).find((p) => p.namespaces?.sameLabels && p.namespaces.sameLabels.length > 0)?.namespaces?.sameLabels;
       const emit = (leaves: Leaf[][], opts: PeerOptions): void => {
-        const peer = antreaPeer(b, peers, namespace, opts);
+        const services = antreaServices(r.ports, r.protocols);
+        // A toServices rule's destination is the Services alone (no all-pods group for its ports).
+        const peerServices = dir === 'egress' && r.toServices && (!r.to || r.to.length === 0) ? [] : services;
+        const peer = antreaPeer(b, peers, namespace, opts, dir === 'ingress' ? 'In' : 'Out', peerServices);
         if (dir === 'egress' && r.toServices) {
           peer.toServices = r.toServices.map((s) => ({ name: s.name, namespace: s.namespace ?? namespace ?? 'default', ...(s.scope ? { scope: s.scope } : {}) }));
           if (!r.to || r.to.length === 0) peer.ipBlocks = [];
@@ -333,7 +358,7 @@ export function compileAntreaPolicy(obj: ClusterNetworkPolicy | AntreaNetworkPol
           direction: dir === 'ingress' ? 'In' : 'Out',
           from: dir === 'ingress' ? peer : emptyPeer(),
           to: dir === 'ingress' ? emptyPeer() : peer,
-          services: antreaServices(r.ports, r.protocols),
+          services,
           action: r.action ?? 'Allow',
           priority: i,
           enableLogging: r.enableLogging ?? false,

@@ -13,12 +13,14 @@ const podEvent = fc.record({ ref: fc.constantFrom(...ALL_PODS, 'x/d', 'z/e'), la
   return { type: del ? ('DELETED' as const) : ('MODIFIED' as const), object: p as ClusterObject };
 });
 const nsEvent = fc.record({ n: fc.constantFrom(...NAMESPACES), team: fc.constantFrom('red', 'blue') }).map(({ n, team }) => ({ type: 'MODIFIED' as const, object: namespace(n, { team }) as ClusterObject }));
-const policyEvent = fc.record({ i: fc.integer({ min: 0, max: 3 }), sel: fc.constantFrom(...labelVals), team: fc.constantFrom('red', 'blue'), del: fc.boolean(), relabel: fc.boolean() }).map(({ i, sel, team, del, relabel }) => {
+const policyEvent = fc.record({ i: fc.integer({ min: 0, max: 4 }), sel: fc.constantFrom(...labelVals), team: fc.constantFrom('red', 'blue'), del: fc.boolean(), relabel: fc.boolean() }).map(({ i, sel, team, del, relabel }) => {
   const objs: ClusterObject[] = [
     { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: `np${i}`, namespace: 'x' }, spec: { podSelector: { matchLabels: { pod: sel } }, ingress: [{ from: [{ namespaceSelector: { matchLabels: { team } } }] }] } },
     acnp(`acnp${i}`, { priority: i + 1, appliedTo: [{ podSelector: { matchLabels: { pod: sel } } }], egress: [{ action: 'Drop', to: [{ group: 'cg' }] }] }),
     cg('cg', { namespaceSelector: { matchLabels: { team } }, podSelector: { matchExpressions: [{ key: 'pod', operator: 'NotIn', values: [sel] }] } }),
     acnp(`self${i}`, { priority: 5, appliedTo: [{ namespaceSelector: { matchLabels: { team } } }], ingress: [{ action: 'Allow', from: [{ namespaces: { match: 'Self' } }] }] }),
+    // Peerless egress on a named port: carries the all-pods address group, spanned with the policy.
+    { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: `named${i}`, namespace: 'y' }, spec: { podSelector: { matchLabels: { pod: sel } }, policyTypes: ['Egress'], egress: [{ ports: [{ port: 'serve-80-tcp' }] }] } },
   ];
   const obj = objs[i] as ClusterObject;
   // Metadata-only updates (a label) must compile to the same policy and send nothing new.
