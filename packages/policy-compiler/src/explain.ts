@@ -1,5 +1,5 @@
 // The reference evaluator: which rule decides a flow, in the order the dataplane must follow.
-import type { controlplane } from '@switchyard/apis';
+import type { controlplane, Service as K8sService } from '@switchyard/apis';
 import { parseCidr, parseIp, type Cidr, type Ip } from '@switchyard/ipam/cidr';
 import type { CompiledPolicy } from './compile';
 import { PolicyEngine } from './engine';
@@ -145,13 +145,24 @@ function peerMatches(engine: PolicyEngine, peer: controlplane.NetworkPolicyPeer,
   for (const f of peer.fqdns ?? []) if (fqdnMatches(f, q.fqdn)) return true;
   for (const s of peer.toServices ?? []) {
     const svc = engine.services.get(`Service/${s.namespace}/${s.name}`);
-    if (!svc) continue;
-    const vips = [...(svc.spec?.clusterIPs ?? []), ...(svc.spec?.clusterIP ? [svc.spec.clusterIP] : [])];
-    if (ep.ipTexts.some((ip) => vips.includes(ip))) return true;
-    const sel = svc.spec?.selector;
-    if (sel && Object.keys(sel).length > 0 && ep.namespace === s.namespace && Object.entries(sel).every(([k, v]) => ep.labels?.[k] === v)) return true;
+    if (svc && addressesService(svc, ep, q)) return true;
   }
   return false;
+}
+
+/**
+ * True when the flow is addressed to the Service itself: one of its ClusterIPs and one of its
+ * ports. As in Antrea, a toServices peer matches traffic before the Service's DNAT (the agent
+ * matches the Service's load-balancing group), so traffic sent straight to a backend pod's IP
+ * does not match, even though that pod is one of the Service's endpoints.
+ */
+function addressesService(svc: K8sService, ep: EndpointFacts, q: FlowQuery): boolean {
+  const vips = [...(svc.spec?.clusterIPs ?? []), ...(svc.spec?.clusterIP ? [svc.spec.clusterIP] : [])];
+  if (!ep.ipTexts.some((ip) => vips.includes(ip))) return false;
+  const ports = svc.spec?.ports ?? [];
+  // A Service without ports (headless, or not yet complete) is matched on its address alone.
+  if (ports.length === 0) return true;
+  return ports.some((p) => (p.protocol ?? 'TCP') === q.protocol && p.port === q.port);
 }
 
 function servicesMatch(services: readonly controlplane.Service[], q: FlowQuery, dst: EndpointFacts): boolean {

@@ -45,6 +45,34 @@ describe('Antrea-native semantics (after antreapolicy_test.go)', () => {
     expect(explain(e, { src: 'x/a', dst: '93.184.216.34', protocol: 'TCP', port: 443, fqdn: 'example.org' }).allowed).toBe(true);
   });
 
+  describe('toServices matches traffic addressed to the Service, not to its endpoints (as Antrea)', () => {
+    const svc = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'svc-ya', namespace: 'y' }, spec: { selector: { pod: 'a' }, clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'], ports: [{ port: 80 }, { port: 53, protocol: 'UDP' }] } };
+    const dropSvc = acnp('drop-svc', { priority: 1, appliedTo: [{ namespaceSelector: { matchLabels: { ns: 'x' } } }], egress: [{ name: 'no-svc', action: 'Drop', toServices: [{ name: 'svc-ya', namespace: 'y' }] }] });
+
+    it('drops the applied-to pods\' traffic to the ClusterIP on a Service port', () => {
+      const e = engineWith(svc, dropSvc);
+      expect(explain(e, { src: 'x/a', dst: '10.96.0.10', protocol: 'TCP', port: 80 })).toMatchObject({ allowed: false, action: 'Drop', egress: { reason: 'rule', policy: { name: 'drop-svc' }, rule: { index: 0, name: 'no-svc' } } });
+      expect(explain(e, { src: 'x/b', dst: { ip: '10.96.0.10' }, protocol: 'UDP', port: 53 }).allowed).toBe(false);
+    });
+
+    it('does not match traffic sent to a backend pod\'s IP', () => {
+      const e = engineWith(svc, dropSvc);
+      expect(explain(e, { src: 'x/a', dst: 'y/a', protocol: 'TCP', port: 80 })).toMatchObject({ allowed: true, egress: { reason: 'default-allow' } });
+      expect(explain(e, { src: 'x/a', dst: '10.0.2.1', protocol: 'TCP', port: 80 }).allowed).toBe(true);
+    });
+
+    it('does not match the ClusterIP on a port or protocol the Service does not serve', () => {
+      const e = engineWith(svc, dropSvc);
+      expect(explain(e, { src: 'x/a', dst: '10.96.0.10', protocol: 'TCP', port: 81 }).allowed).toBe(true);
+      expect(explain(e, { src: 'x/a', dst: '10.96.0.10', protocol: 'UDP', port: 80 }).allowed).toBe(true);
+    });
+
+    it('leaves pods outside the appliedTo alone', () => {
+      const e = engineWith(svc, dropSvc);
+      expect(explain(e, { src: 'z/a', dst: '10.96.0.10', protocol: 'TCP', port: 80 }).allowed).toBe(true);
+    });
+  });
+
   it('ICMP type/code rules', () => {
     const e = engineWith(acnp('no-ping', { priority: 1, appliedTo: [{ podSelector: {} }], ingress: [{ action: 'Drop', protocols: [{ icmp: { icmpType: 8, icmpCode: 0 } }] }] }));
     expect(explain(e, { src: 'x/a', dst: 'y/a', protocol: 'ICMP', icmpType: 8, icmpCode: 0 }).allowed).toBe(false);
