@@ -167,7 +167,7 @@ export function policyRuleKeys(input: Omit<NetworkPolicyInput, 'conjIds'>): stri
     np.rules.forEach((r, i) => {
       const k = ruleKey(np.uid, i);
       keys.push(k);
-      for (const port of namedPortNumbers(r, appliedMembers(ctx, np, r), ctx.podsByIp)) keys.push(`${k}:${port}`);
+      for (const port of namedPortNumbers(r, namedPortMembers(ctx, np, r), ctx.podsByIp)) keys.push(`${k}:${port}`);
     });
   }
   return keys;
@@ -187,10 +187,20 @@ function appliedMembers(ctx: { groups: Map<string, GroupMember[]> }, np: Network
   return names.flatMap((n) => ctx.groups.get(`t/${n}`) ?? []);
 }
 
-/** Distinct port numbers the named ports of a rule resolve to on local applied-to members. */
+/**
+ * Where a rule's named ports are resolved: ingress on its applied-to members (the destination),
+ * egress on the members of its `to` address groups (the destinations; the compiler gives a
+ * peer-less egress rule with a named port an all-pods group for this, as Antrea does).
+ */
+function namedPortMembers(ctx: { groups: Map<string, GroupMember[]> }, np: NetworkPolicy, r: NetworkPolicyRule): GroupMember[] {
+  if (r.direction === 'In') return appliedMembers(ctx, np, r);
+  return r.to.addressGroups.flatMap((g) => ctx.groups.get(`a/${g}`) ?? []);
+}
+
+/** Distinct port numbers the named ports of a rule resolve to on its destination members. */
 function namedPortNumbers(r: NetworkPolicyRule, members: GroupMember[], podsByIp: Map<string, LocalPod>): number[] {
   const names = r.services.filter((s) => typeof s.port === 'string');
-  if (!names.length || r.direction !== 'In') return [];
+  if (!names.length) return [];
   const ports = new Set<number>();
   for (const m of members) for (const n of names) {
     const p = resolveNamedPort(m, n, podsByIp);
@@ -478,20 +488,23 @@ export function networkPolicyFlows(p: Pipeline, cfg: NodeConfig, input: NetworkP
       const peer = ingress ? r.from : r.to;
       // An empty peer matches nothing; a K8s rule then only isolates.
       if (isEmptyPeer(peer)) return;
-      const named = namedPortNumbers(r, members, ctx.podsByIp);
+      const portMembers = ingress ? members : namedPortMembers(ctx, np, r);
+      const named = namedPortNumbers(r, portMembers, ctx.podsByIp);
       const plain = r.services.filter((s) => typeof s.port !== 'string');
-      const variants: { key: string; members: GroupMember[]; services: { s: Service; port: number | undefined }[] }[] = [];
+      // A variant per resolved named port: ingress narrows the applied-to members to those with the
+      // port, egress narrows the destination addresses to the peers with it.
+      const variants: { key: string; members: GroupMember[]; peerIps?: string[]; services: { s: Service; port: number | undefined }[] }[] = [];
       if (plain.length || !r.services.length) variants.push({ key, members, services: plain.map((s) => ({ s, port: s.port as number | undefined })) });
       for (const port of named) {
-        const ms = members.filter((m) => r.services.some((s) => typeof s.port === 'string' && resolveNamedPort(m, s, ctx.podsByIp) === port));
+        const ms = portMembers.filter((m) => r.services.some((s) => typeof s.port === 'string' && resolveNamedPort(m, s, ctx.podsByIp) === port));
         const svc = r.services.filter((s) => typeof s.port === 'string').map((s) => ({ s, port }));
-        variants.push({ key: `${key}:${port}`, members: ms, services: svc });
+        variants.push(ingress ? { key: `${key}:${port}`, members: ms, services: svc } : { key: `${key}:${port}`, members, peerIps: ms.flatMap((m) => m.ips), services: svc });
       }
       for (const v of variants) {
         const id = idOf(v.key);
         const nClauses = v.services.length ? 3 : 2;
         ctx.nClauses.set(id, nClauses);
-        const peerCidrs = peerAddresses(ctx, peer);
+        const peerCidrs = v.peerIps ? aggregateRanges(ctx.ranges.reset().addAll(v.peerIps)) : peerAddresses(ctx, peer);
         // Clause 1 (from) and 2 (to): the peer side uses addresses, the applied-to side local ports/IPs.
         const local = v.members.flatMap((m) => m.ips.map((ip) => ctx.podsByIp.get(ip)).filter((x): x is LocalPod => x !== undefined));
         const localPods = [...new Map(local.map((x) => [x.ofport, x])).values()];
