@@ -14,11 +14,14 @@ import { ScenarioRunner, type StepResult } from '../src/probe-run';
 import { expectedAllowed, parseScenario, type ProbeResult, type Scenario } from '../src/scenario';
 
 /**
- * Where the pods run. The scenarios spread them over node1 and node2 (LAB_CONFORMANCE_NODE=spread);
- * until switchyard-agent programs remote nodes' pod CIDRs (its Node watch), inter-node pod traffic
- * has no path, so the suite pins every pod to node1 by default.
+ * Where the pods run: the scenarios' own placement (pods spread over node1 and node2, so both the
+ * intra- and the inter-node paths are covered) by default; LAB_CONFORMANCE_NODE=node1 (or any
+ * node) pins every pod to that node.
  */
-const PIN = (process.env.LAB_CONFORMANCE_NODE ?? 'node1') === 'spread' ? undefined : (process.env.LAB_CONFORMANCE_NODE ?? 'node1');
+const PIN = ((): string | undefined => {
+  const v = process.env.LAB_CONFORMANCE_NODE;
+  return v === undefined || v === '' || v === 'spread' ? undefined : v;
+})();
 
 /**
  * Scenarios that fail on the dataplane because of a known bug elsewhere (docs/lab.md lists them):
