@@ -4,10 +4,11 @@ import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { reapStale, waitFor } from '@switchyard/testbed';
-import { DEFAULT_LAB_DIR, LabError, planNodes } from './plan';
+import { DEFAULT_LAB_DIR, LabError, parseMode, planNodes, type LabMode } from './plan';
 import { REPO_ROOT, stateFile, type LabState } from './lab';
 import { labClient, readState } from './client';
 import { ScenarioRunner } from './probe-run';
+import { agentGet } from './probe';
 import { ScenarioError, expectedAllowed, formatTruthTable, parseScenario, type ProbeResult, type ProbeSpec, type Protocol } from './scenario';
 
 function alive(pid: number): boolean {
@@ -19,7 +20,13 @@ function alive(pid: number): boolean {
   }
 }
 
-async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = process.stdout): Promise<void> {
+/** What `up` brings up besides the node count. */
+interface UpOptions {
+  mode?: LabMode;
+  controller?: boolean;
+}
+
+async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = process.stdout, opts: UpOptions = {}): Promise<void> {
   planNodes(nodes, () => ''); // refuses a bad --nodes before anything starts
   const prev = readState(labDir);
   if (prev && alive(prev.pid)) throw new LabError('ALREADY_RUNNING', `a lab is already running (pid ${prev.pid}); run switchyard-lab down first`, prev.pid);
@@ -28,7 +35,7 @@ async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = pr
   rmSync(stateFile(labDir), { force: true });
   mkdirSync(labDir, { recursive: true });
   const log = openSync(join(labDir, 'supervisor.log'), 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes)], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller'], {
     detached: true,
     stdio: ['ignore', log, log],
     cwd: join(REPO_ROOT, 'tools/lab'),
@@ -43,7 +50,7 @@ async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = pr
   }
   const st = readState(labDir)!;
   out.write(
-    `switchyard-lab: ${st.nodes.length} nodes up in ${((Date.now() - started) / 1000).toFixed(1)} s (supervisor pid ${st.pid})\n` +
+    `switchyard-lab: ${st.nodes.length} nodes (${st.mode}${st.controllerPort ? '' : ', no controller'}) up in ${((Date.now() - started) / 1000).toFixed(1)} s (supervisor pid ${st.pid})\n` +
       `  kubeconfig: ${st.kubeconfig}\n  API server: ${st.apiUrl}\n` +
       st.nodes.map((n) => `  ${n.name}: podCIDR ${n.podCIDR}, node IP ${n.nodeIP}, netns ${n.netns}, agent API ${n.apiSocket}\n`).join('') +
       `  try: kubectl --kubeconfig ${st.kubeconfig} get nodes\n`,
@@ -60,6 +67,26 @@ async function down(labDir: string, out: NodeJS.WritableStream = process.stdout)
   await reapStale();
   rmSync(labDir, { recursive: true, force: true });
   out.write('switchyard-lab: down\n');
+}
+
+/**
+ * Restarts one node's agent: kills it (SIGTERM, or SIGKILL with `--kill`); the supervisor starts it
+ * again and writes the new pid to state.json. Returns once the new agent answers on its API socket.
+ */
+async function restartAgent(labDir: string, node: string, signal: NodeJS.Signals, out: NodeJS.WritableStream = process.stdout): Promise<void> {
+  const st = readState(labDir);
+  if (!st || !alive(st.pid)) throw new LabError('NOT_RUNNING', 'no lab is running');
+  const n = st.nodes.find((x) => x.name === node);
+  if (!n) throw new LabError('UNKNOWN_NODE', `no node ${node} in this lab (${st.nodes.map((x) => x.name).join(', ')})`, node, 'node');
+  const old = n.agentPid;
+  const t0 = Date.now();
+  process.kill(old, signal);
+  let pid = old;
+  await waitFor(`${node}'s agent to be started again`, async () => {
+    pid = readState(labDir)?.nodes.find((x) => x.name === node)?.agentPid ?? old;
+    return pid !== old && alive(pid) && existsSync(n.apiSocket) && (await agentGet(n.apiSocket, '/agentinfo').then(() => true, () => false));
+  }, { timeoutMs: 60_000, intervalMs: 100 });
+  out.write(`switchyard-lab: ${node} agent restarted (pid ${old} -> ${pid}) in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
 }
 
 async function status(labDir: string): Promise<void> {
@@ -141,7 +168,17 @@ async function probe(labDir: string, o: ProbeCliOptions): Promise<void> {
 
 const program = new Command('switchyard-lab').description('a multi-node Switchyard cluster on one machine').option('--lab-dir <dir>', 'state directory', DEFAULT_LAB_DIR);
 const dir = (): string => program.opts<{ labDir: string }>().labDir;
-program.command('up').option('--nodes <n>', 'number of nodes', '2').action((o: { nodes: string }) => up(dir(), Number(o.nodes)));
+program
+  .command('up')
+  .option('--nodes <n>', 'number of nodes', '2')
+  .option('--mode <mode>', 'trafficEncapMode of the agents: encap, noEncap, hybrid (fabric split into two subnets)', 'encap')
+  .option('--no-controller', 'no switchyard-controller: pod networking only, no policies')
+  .action((o: { nodes: string; mode: string; controller: boolean }) => up(dir(), Number(o.nodes), process.stdout, { mode: parseMode(o.mode), controller: o.controller }));
+program
+  .command('restart-agent <node>')
+  .description("restart one node's agent (the supervisor starts it again); waits until it answers")
+  .option('--kill', 'SIGKILL instead of SIGTERM')
+  .action((node: string, o: { kill?: boolean }) => restartAgent(dir(), node, o.kill ? 'SIGKILL' : 'SIGTERM'));
 program.command('down').action(() => down(dir()));
 program.command('status').action(() => status(dir()));
 program

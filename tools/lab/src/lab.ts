@@ -15,7 +15,7 @@ import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { loadCrds } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
 import { createServer } from 'node:net';
-import { LabError, planNodes, type NodePlan } from './plan';
+import { FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, LabError, planNodes, type LabMode, type NodePlan } from './plan';
 import { Kubelet, type LabNodeRuntime } from './kubelet';
 
 /**
@@ -63,13 +63,23 @@ export interface LabState {
   pid: number;
   kubeconfig: string;
   apiUrl: string;
+  /** 0 when the lab runs without a controller (`--no-controller`). */
   controllerPort: number;
-  nodes: { name: string; podCIDR: string; nodeIP: string; netns: string; apiSocket: string; cniSocket: string }[];
+  /** The agents' trafficEncapMode. */
+  mode: LabMode;
+  /** The fabric netns: the underlay bridge br0, and the router/host at `<prefix>.254` of each fabric subnet. */
+  fabricNetns: string;
+  /** `agentPid` changes when the supervisor respawns an agent (`restart-agent`, or a crash). */
+  nodes: { name: string; podCIDR: string; nodeIP: string; netns: string; apiSocket: string; cniSocket: string; agentPid: number }[];
 }
 
 export interface LabOptions {
   nodes: number;
   labDir: string;
+  /** trafficEncapMode of every agent (default encap). */
+  mode?: LabMode;
+  /** false: no controller; agents run without policies (pod networking only). Default true. */
+  controller?: boolean;
 }
 
 export const stateFile = (labDir: string): string => join(labDir, 'state.json');
@@ -94,9 +104,40 @@ async function applyRbac(kube: KubeConfigClient): Promise<void> {
   }
 }
 
+/** Starts the real switchyard-controller (and the `switchyard` Service its APIService points at); returns its port. */
+async function startController(kube: KubeConfigClient, api: KubeApiServer, kubeconfig: string, labDir: string, tb: Testbed, children: ChildProcess[]): Promise<number> {
+  // The real switchyard-controller binary; it publishes its CA in ConfigMap kube-system/switchyard-ca.
+  const controllerPort = await freePort();
+  // The `switchyard` Service the controller's APIService points at: kube-api proxies
+  // controlplane.switchyard.io (yardctl, kubectl get) to these endpoints.
+  await kube.request('POST', '/api/v1/namespaces/kube-system/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'switchyard', namespace: 'kube-system' }, spec: { ports: [{ port: 443, targetPort: controllerPort }] } });
+  await kube.request('POST', '/api/v1/namespaces/kube-system/endpoints', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'switchyard', namespace: 'kube-system' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: controllerPort }] }] });
+  // kube-api signs its front-proxy client certificate with its own CA.
+  const frontProxyCa = join(labDir, 'front-proxy-ca.crt');
+  writeFileSync(frontProxyCa, api.caPem);
+  const controller = spawnTs(
+    CONTROLLER_CLI,
+    ['--kubeconfig', kubeconfig, '--port', String(controllerPort), '--bind-address', '127.0.0.1', '--requestheader-client-ca-file', frontProxyCa],
+    join(labDir, 'controller.log'),
+  );
+  children.push(controller);
+  if (controller.pid) tb.trackPid(controller.pid);
+  let caPem = '';
+  await waitFor('the controller CA ConfigMap', async () => {
+    if (controller.exitCode !== null) throw new Error(`switchyard-controller exited (see ${join(labDir, 'controller.log')})`);
+    const cm = await kube.request<{ data?: Record<string, string> }>('GET', '/api/v1/namespaces/kube-system/configmaps/switchyard-ca').catch(() => undefined);
+    caPem = cm?.data?.['ca.crt'] ?? '';
+    return caPem !== '';
+  }, { timeoutMs: 60_000, intervalMs: 200 });
+  writeFileSync(join(labDir, 'controller-ca.pem'), caPem);
+  return controllerPort;
+}
+
 /** A running lab (inside the supervisor process). */
 export class Lab {
   private kubelet: Kubelet | undefined;
+  private labDir = '';
+  private stopping = false;
   private constructor(
     readonly tb: Testbed,
     readonly api: KubeApiServer,
@@ -109,7 +150,9 @@ export class Lab {
   static async start(opts: LabOptions): Promise<Lab> {
     mkdirSync(opts.labDir, { recursive: true });
     await ensurePluginBuilt();
-    const plans = planNodes(opts.nodes, () => randomBytes(18).toString('base64url'));
+    const mode = opts.mode ?? 'encap';
+    const withController = opts.controller ?? true;
+    const plans = planNodes(opts.nodes, () => randomBytes(18).toString('base64url'), mode);
     const tb = await Testbed.create({ baseDir: join(opts.labDir, 'run') });
     let api: KubeApiServer | undefined;
     const children: ChildProcess[] = [];
@@ -121,37 +164,18 @@ export class Lab {
       kc.loadFromFile(kubeconfig);
       const kube = new KubeConfigClient(kc);
       await applyRbac(kube);
-      // The real switchyard-controller binary; it publishes its CA in ConfigMap kube-system/switchyard-ca.
-      const controllerPort = await freePort();
-      // The `switchyard` Service the controller's APIService points at: kube-api proxies
-      // controlplane.switchyard.io (yardctl, kubectl get) to these endpoints.
-      await kube.request('POST', '/api/v1/namespaces/kube-system/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'switchyard', namespace: 'kube-system' }, spec: { ports: [{ port: 443, targetPort: controllerPort }] } });
-      await kube.request('POST', '/api/v1/namespaces/kube-system/endpoints', { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'switchyard', namespace: 'kube-system' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: controllerPort }] }] });
-      // kube-api signs its front-proxy client certificate with its own CA.
-      const frontProxyCa = join(opts.labDir, 'front-proxy-ca.crt');
-      writeFileSync(frontProxyCa, api.caPem);
-      const controller = spawnTs(
-        CONTROLLER_CLI,
-        ['--kubeconfig', kubeconfig, '--port', String(controllerPort), '--bind-address', '127.0.0.1', '--requestheader-client-ca-file', frontProxyCa],
-        join(opts.labDir, 'controller.log'),
-      );
-      children.push(controller);
-      if (controller.pid) tb.trackPid(controller.pid);
-      let caPem = '';
-      await waitFor('the controller CA ConfigMap', async () => {
-        if (controller.exitCode !== null) throw new Error(`switchyard-controller exited (see ${join(opts.labDir, 'controller.log')})`);
-        const cm = await kube.request<{ data?: Record<string, string> }>('GET', '/api/v1/namespaces/kube-system/configmaps/switchyard-ca').catch(() => undefined);
-        caPem = cm?.data?.['ca.crt'] ?? '';
-        return caPem !== '';
-      }, { timeoutMs: 60_000, intervalMs: 200 });
-      writeFileSync(join(opts.labDir, 'controller-ca.pem'), caPem);
-
+      let controllerPort = 0;
+      if (withController) controllerPort = await startController(kube, api, kubeconfig, opts.labDir, tb, children);
       // Underlay: a Linux bridge in a fabric netns; each node's veth ends on it.
       const fabric = await tb.createNetns('f');
       await fabric.exec(['ip', 'link', 'add', 'br0', 'type', 'bridge']);
       await fabric.exec(['ip', 'link', 'set', 'br0', 'up']);
+      // The fabric netns is also the router between the two fabric subnets (hybrid) and the
+      // "host on the fabric" pods reach through MASQUERADE: <prefix>.254 in each subnet.
+      for (const prefix of [FABRIC_PREFIX, FABRIC_PREFIX_2]) await fabric.exec(['ip', 'addr', 'add', `${prefix}.${FABRIC_GATEWAY_HOST}/24`, 'dev', 'br0']);
+      await fabric.exec(['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
 
-      const state: LabState = { pid: process.pid, kubeconfig, apiUrl: api.url, controllerPort, nodes: [] };
+      const state: LabState = { pid: process.pid, kubeconfig, apiUrl: api.url, controllerPort, mode, fabricNetns: fabric.name, nodes: [] };
       const lab = new Lab(tb, api, kube, state, children);
       const runtimes: LabNodeRuntime[] = [];
       for (const plan of plans) {
@@ -167,6 +191,7 @@ export class Lab {
         runtimes.push({ name: plan.name, cniSocket: node.cniSocket });
       }
       for (const n of state.nodes) await waitFor(`${n.name} agent API`, () => existsSync(n.apiSocket), { timeoutMs: 60_000, intervalMs: 200 });
+      lab.labDir = opts.labDir;
       lab.kubelet = new Kubelet({ kube, tb, nodes: runtimes, plugin: CNI_PLUGIN });
       lab.kubelet.start();
       writeFileSync(stateFile(opts.labDir), `${JSON.stringify(state, null, 2)}\n`);
@@ -200,6 +225,8 @@ export class Lab {
       ['ethtool', '-K', inNode, 'tx', 'off'],
       ['ip', 'addr', 'add', `${plan.nodeIP}/24`, 'dev', 'br-phy'],
       ['ip', 'link', 'set', 'br-phy', 'up'],
+      // The other fabric subnet (hybrid's second half) through the fabric router.
+      ['ip', 'route', 'add', `${plan.subnet.startsWith(FABRIC_PREFIX_2) ? FABRIC_PREFIX : FABRIC_PREFIX_2}.0/24`, 'via', plan.fabricGateway, 'dev', 'br-phy'],
     ])
       await ovs.netns.exec(argv);
   }
@@ -211,27 +238,41 @@ export class Lab {
     const cniSocket = join(dir, 'cni.sock');
     const apiSocket = join(dir, 'agent.sock');
     const conf = join(dir, 'antrea-agent.conf');
-    writeFileSync(conf, YAML.stringify({ ovsBridge: 'br-int', ovsDatapathType: 'netdev', ovsRunDir: ovs.dir, hostGateway: 'sy-gw0', tunnelType: 'geneve', cniSocket, trafficEncapMode: 'encap', apiPort }));
+    writeFileSync(conf, YAML.stringify({ ovsBridge: 'br-int', ovsDatapathType: 'netdev', ovsRunDir: ovs.dir, hostGateway: 'sy-gw0', tunnelType: 'geneve', cniSocket, trafficEncapMode: this.state.mode, apiPort }));
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, plan.token, { mode: 0o600 });
     const kubeconfig = this.api.writeKubeconfig(join(dir, 'kubeconfig'), { name: plan.name, token: plan.token });
-    const child = spawnTs(
-      AGENT_CLI,
-      ['--config', conf, '--node-name', plan.name, '--pod-cidr', plan.podCIDR, '--node-ip', plan.nodeIP, '--data-dir', join(dir, 'data'),
-        '--node-netns', ovs.netns.name, '--api-socket', apiSocket, '--ovsdb', ovs.dbRemote,
-        '--controller-url', `https://127.0.0.1:${this.state.controllerPort}`, '--controller-ca-file', join(labDir, 'controller-ca.pem'), '--token-file', tokenFile],
-      join(dir, 'agent.log'),
-      { KUBECONFIG: kubeconfig },
-    );
-    if (child.pid) this.tb.trackPid(child.pid);
-    this.children.push(child);
-    return { name: plan.name, podCIDR: plan.podCIDR, nodeIP: plan.nodeIP, netns: ovs.netns.name, apiSocket, cniSocket };
+    const argv = [
+      '--config', conf, '--node-name', plan.name, '--pod-cidr', plan.podCIDR, '--node-ip', plan.nodeIP, '--data-dir', join(dir, 'data'),
+      '--node-netns', ovs.netns.name, '--api-socket', apiSocket, '--ovsdb', ovs.dbRemote,
+      ...(this.state.controllerPort ? ['--controller-url', `https://127.0.0.1:${this.state.controllerPort}`, '--controller-ca-file', join(labDir, 'controller-ca.pem'), '--token-file', tokenFile] : []),
+    ];
+    const node = { name: plan.name, podCIDR: plan.podCIDR, nodeIP: plan.nodeIP, netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0 };
+    const spawnAgent = (): void => {
+      const child = spawnTs(AGENT_CLI, argv, join(dir, 'agent.log'), { KUBECONFIG: kubeconfig });
+      if (child.pid) this.tb.trackPid(child.pid);
+      this.children.push(child);
+      node.agentPid = child.pid ?? 0;
+      // Like a DaemonSet's kubelet: an agent that exits (killed by `restart-agent`, or crashed) is
+      // started again with the same arguments, and state.json names the new pid.
+      child.once('exit', () => {
+        const i = this.children.indexOf(child);
+        if (i >= 0) this.children.splice(i, 1);
+        if (this.stopping) return;
+        rmSync(apiSocket, { force: true });
+        spawnAgent();
+        if (this.labDir) writeFileSync(stateFile(this.labDir), `${JSON.stringify(this.state, null, 2)}\n`);
+      });
+    };
+    spawnAgent();
+    return node;
   }
 
   /** Stops the kubelet (pods removed through CNI DEL), the agents, the controller, the API; removes everything. */
   async stop(labDir: string): Promise<void> {
     const t0 = Date.now();
     const mark = (what: string): void => void process.stdout.write(`stop: ${what} at ${Date.now() - t0} ms\n`);
+    this.stopping = true;
     await this.kubelet?.stop();
     mark('pods removed');
     // All at once: the controller and the agents each take a moment to drain their streams.

@@ -13,6 +13,10 @@ export interface NodePlan {
   podCIDR: string;
   /** Underlay address on the node's br-phy. */
   nodeIP: string;
+  /** The node's fabric subnet (`<prefix>.0/24`), its transport subnet for `hybrid`. */
+  subnet: string;
+  /** The fabric router's address in that subnet (`<prefix>.254`): the route to the other subnet, and the fabric host pods can reach. */
+  fabricGateway: string;
   /** Bearer token the node's agent presents to the API server and the controller. */
   token: string;
 }
@@ -20,7 +24,7 @@ export interface NodePlan {
 /** Error in the lab's input (bad node count, unknown node). */
 export class LabError extends Error {
   constructor(
-    readonly code: 'INVALID_NODES' | 'NOT_RUNNING' | 'ALREADY_RUNNING' | 'START_FAILED',
+    readonly code: 'INVALID_NODES' | 'INVALID_MODE' | 'UNKNOWN_NODE' | 'NOT_RUNNING' | 'ALREADY_RUNNING' | 'START_FAILED',
     message: string,
     readonly value?: unknown,
     readonly path?: string,
@@ -30,16 +34,37 @@ export class LabError extends Error {
   }
 }
 
-/** Underlay subnet shared by every node (a Linux bridge in the fabric netns). */
+/** Underlay subnet of every node (a Linux bridge in the fabric netns), and of the first half in `hybrid`. */
 export const FABRIC_PREFIX = '192.168.77';
+/** The second underlay subnet (`hybrid`: the second half of the nodes), on the same fabric bridge, routed by the fabric netns. */
+export const FABRIC_PREFIX_2 = '192.168.78';
+/** Host part of the fabric router's address in each subnet. */
+export const FABRIC_GATEWAY_HOST = 254;
 
-/** Plans `n` nodes: names, pod CIDRs and underlay addresses. */
-export function planNodes(n: number, tokenFor: (name: string) => string): NodePlan[] {
+/** The agents' `trafficEncapMode` the lab can run. */
+export type LabMode = 'encap' | 'noEncap' | 'hybrid';
+export const LAB_MODES: readonly LabMode[] = ['encap', 'noEncap', 'hybrid'];
+
+/** Checks a `--mode` value. */
+export function parseMode(v: string): LabMode {
+  if (!(LAB_MODES as readonly string[]).includes(v)) throw new LabError('INVALID_MODE', `--mode must be one of ${LAB_MODES.join(', ')}, got ${v}`, v, '--mode');
+  return v as LabMode;
+}
+
+/**
+ * Plans `n` nodes: names, pod CIDRs and underlay addresses. `encap`/`noEncap`: every node in
+ * 192.168.77.0/24. `hybrid`: the fabric is split, the first ceil(n/2) nodes in 192.168.77.0/24 and
+ * the others in 192.168.78.0/24 (node index as host part in both), so peers in the same half are
+ * routed and peers in the other half tunnelled (the agent's hybrid rule: the transport subnet).
+ */
+export function planNodes(n: number, tokenFor: (name: string) => string, mode: LabMode = 'encap'): NodePlan[] {
   if (!Number.isInteger(n) || n < 1 || n > 250) throw new LabError('INVALID_NODES', `--nodes must be an integer in 1..250, got ${String(n)}`, n, '--nodes');
+  const firstHalf = Math.ceil(n / 2);
   return Array.from({ length: n }, (_, k) => {
     const index = k + 1;
     const name = `node${index}`;
-    return { name, index, podCIDR: `10.10.${index}.0/24`, nodeIP: `${FABRIC_PREFIX}.${index}`, token: tokenFor(name) };
+    const prefix = mode === 'hybrid' && index > firstHalf ? FABRIC_PREFIX_2 : FABRIC_PREFIX;
+    return { name, index, podCIDR: `10.10.${index}.0/24`, nodeIP: `${prefix}.${index}`, subnet: `${prefix}.0/24`, fabricGateway: `${prefix}.${FABRIC_GATEWAY_HOST}`, token: tokenFor(name) };
   });
 }
 

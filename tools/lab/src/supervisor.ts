@@ -5,13 +5,16 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Lab } from './lab';
+import { parseMode } from './plan';
 
 async function main(): Promise<void> {
   const labDir = process.argv[2] ?? '/tmp/switchyard-lab';
   const nodes = Number(process.argv[3] ?? '2');
+  const mode = parseMode(process.argv[4] ?? 'encap');
+  const controller = process.argv[5] !== 'no-controller';
   let lab: Lab;
   try {
-    lab = await Lab.start({ nodes, labDir });
+    lab = await Lab.start({ nodes, labDir, mode, controller });
   } catch (e) {
     writeFileSync(join(labDir, 'failed'), `${(e as Error).message}\n`);
     process.exit(1);

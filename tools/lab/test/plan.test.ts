@@ -1,4 +1,4 @@
-import { RoundRobin, declaredPorts, planNodes, serverArgv } from '../src/plan';
+import { RoundRobin, declaredPorts, parseMode, planNodes, serverArgv } from '../src/plan';
 
 describe('planNodes', () => {
   it('names nodes node1..nodeN with pod CIDR 10.10.<i>.0/24 and an underlay address each', () => {
@@ -8,6 +8,29 @@ describe('planNodes', () => {
       ['node2', '10.10.2.0/24', '192.168.77.2', 'tok-node2'],
       ['node3', '10.10.3.0/24', '192.168.77.3', 'tok-node3'],
     ]);
+  });
+
+  it('puts every node in 192.168.77.0/24 with the fabric router at .254 in encap and noEncap', () => {
+    for (const mode of ['encap', 'noEncap'] as const)
+      expect(planNodes(3, () => 't', mode).map((p) => [p.nodeIP, p.subnet, p.fabricGateway])).toEqual([
+        ['192.168.77.1', '192.168.77.0/24', '192.168.77.254'],
+        ['192.168.77.2', '192.168.77.0/24', '192.168.77.254'],
+        ['192.168.77.3', '192.168.77.0/24', '192.168.77.254'],
+      ]);
+  });
+
+  it('splits the fabric in hybrid: the first ceil(n/2) nodes in 192.168.77.0/24, the rest in 192.168.78.0/24', () => {
+    expect(planNodes(3, () => 't', 'hybrid').map((p) => [p.name, p.nodeIP, p.fabricGateway])).toEqual([
+      ['node1', '192.168.77.1', '192.168.77.254'],
+      ['node2', '192.168.77.2', '192.168.77.254'],
+      ['node3', '192.168.78.3', '192.168.78.254'],
+    ]);
+    expect(planNodes(4, () => 't', 'hybrid').map((p) => p.subnet)).toEqual(['192.168.77.0/24', '192.168.77.0/24', '192.168.78.0/24', '192.168.78.0/24']);
+  });
+
+  it('accepts the three lab modes and refuses others with INVALID_MODE on --mode', () => {
+    expect(['encap', 'noEncap', 'hybrid'].map(parseMode)).toEqual(['encap', 'noEncap', 'hybrid']);
+    expect(() => parseMode('networkPolicyOnly')).toThrow(expect.objectContaining({ code: 'INVALID_MODE', path: '--mode', value: 'networkPolicyOnly' }));
   });
 
   it.each([0, -1, 1.5, 251, Number.NaN])('refuses %p nodes with INVALID_NODES on --nodes', (n) => {

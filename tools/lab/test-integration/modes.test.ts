@@ -1,0 +1,171 @@
+// Traffic modes on the real lab: `up --mode noEncap` (2 nodes, every peer routed through the fabric)
+// and `up --mode hybrid` (3 nodes, the fabric split in two subnets: node1+node2 routed, node3
+// tunnelled) each pass the first k8s-netpol scenarios with pods on different nodes; a pod reaching
+// a host on the fabric is seen with its node's IP (MASQUERADE); and a lab without a controller
+// still carries pod-to-pod traffic across nodes.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run, waitFor } from '@switchyard/testbed';
+import type { KubeConfigClient } from '@switchyard/controller';
+import { labClient, readState, type LabState } from '../src/index';
+import { NETNS_ANNOTATION } from '../src/kubelet';
+import { tcpProbe } from '../src/probe';
+import { ScenarioRunner } from '../src/probe-run';
+import { expectedAllowed, parseScenario, type ProbeResult } from '../src/scenario';
+
+const BIN = join(__dirname, '../bin/switchyard-lab');
+const CONFORMANCE = join(__dirname, '../conformance/k8s-netpol');
+const SCENARIOS = ['01-tcp-should-support-a-default-deny-ingress-policy.yaml', '03-should-enforce-policy-to-allow-traffic-from-pods-within-server-namespace.yaml', '04-should-enforce-policy-to-allow-ingress-traffic-for-a-target.yaml'];
+/** The fabric's echo server: answers each connection with the peer address it saw. */
+const ECHO_PORT = 7777;
+
+interface PodView { metadata: { name: string; namespace: string; annotations?: Record<string, string> }; spec?: { nodeName?: string }; status?: { podIP?: string } }
+
+/** A lab of its own for one describe block. */
+function labFixture(args: string[]) {
+  const labDir = mkdtempSync(join(tmpdir(), 'switchyard-lab-modes-'));
+  const lab = (...a: string[]): string => execFileSync(BIN, ['--lab-dir', labDir, ...a], { encoding: 'utf8', timeout: 180_000 });
+  const f = { labDir, lab, st: undefined as unknown as LabState, kube: undefined as unknown as KubeConfigClient };
+  beforeAll(() => {
+    lab('up', ...args);
+    f.st = readState(labDir)!;
+    f.kube = labClient(f.st);
+  }, 240_000);
+  afterAll(() => {
+    if (readState(labDir)) lab('down');
+  }, 120_000);
+  return f;
+}
+
+/** Runs a conformance scenario with `place` choosing each pod's node; returns the cells that differ from the expectation and the cross-node cell count. */
+async function runScenario(runner: ScenarioRunner, file: string, place: (ns: string, name: string) => string): Promise<{ wrong: ProbeResult[]; crossNode: number; allowedCrossNode: number }> {
+  const sc = parseScenario(readFileSync(join(CONFORMANCE, file), 'utf8'), file);
+  for (const step of sc.steps)
+    for (const o of step.apply) if (o.kind === 'Pod') (o.spec as { nodeName?: string }).nodeName = place(o.metadata.namespace ?? 'default', o.metadata.name);
+  const wrong: ProbeResult[] = [];
+  let crossNode = 0;
+  let allowedCrossNode = 0;
+  await runner.run(sc, (_i, r) => {
+    const nodeOf = new Map(r.pods.map((ref) => [ref, place(ref.split('/')[0]!, ref.split('/')[1]!)]));
+    for (const c of r.results) {
+      if (c.allowed === null) continue; // SCTP: unavailable on this kernel
+      const p = r.probes.find((x) => x.protocol === c.protocol && x.port === c.port && x.sourcePort === c.sourcePort)!;
+      if (nodeOf.get(c.from) !== nodeOf.get(c.to)) {
+        crossNode++;
+        if (c.allowed) allowedCrossNode++;
+      }
+      if (c.allowed !== expectedAllowed(p.expect ?? [], c.from, c.to)) wrong.push(c);
+    }
+  });
+  return { wrong, crossNode, allowedCrossNode };
+}
+
+/** Creates pods and waits until each has an IP and a netns. */
+async function makePods(kube: KubeConfigClient, specs: { name: string; node: string }[]): Promise<Map<string, PodView>> {
+  for (const s of specs)
+    await kube.request('POST', '/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: s.name, namespace: 'default', labels: { app: s.name } },
+      spec: { nodeName: s.node, containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 80 }] }] },
+    });
+  const out = new Map<string, PodView>();
+  await waitFor('pods running with an IP and a netns', async () => {
+    const list = await kube.request<{ items: PodView[] }>('GET', '/api/v1/namespaces/default/pods');
+    for (const p of list.items) out.set(p.metadata.name, p);
+    return specs.every((s) => out.get(s.name)?.status?.podIP && out.get(s.name)?.metadata.annotations?.[NETNS_ANNOTATION]);
+  }, { timeoutMs: 60_000, intervalMs: 200 });
+  return out;
+}
+
+/** Starts the echo server on the fabric; the caller kills it. */
+function fabricEcho(st: LabState): ChildProcess {
+  return spawn('ip', ['netns', 'exec', st.fabricNetns, 'socat', `TCP-LISTEN:${ECHO_PORT},reuseaddr,fork`, 'SYSTEM:echo $SOCAT_PEERADDR'], { stdio: 'ignore' });
+}
+
+/** The source address the fabric host saw for a connection from `netns` to `ip`. */
+async function seenFrom(netns: string, ip: string): Promise<string> {
+  let seen = '';
+  await waitFor(`an answer from ${ip}:${ECHO_PORT}`, async () => {
+    const r = await run(['ip', 'netns', 'exec', netns, 'socat', '-T2', '-', `TCP:${ip}:${ECHO_PORT},connect-timeout=2`], { allowFailure: true, timeoutMs: 5000, input: '' });
+    seen = r.stdout.trim();
+    return r.code === 0 && seen !== '';
+  }, { timeoutMs: 15_000, intervalMs: 300 });
+  return seen;
+}
+
+describe('switchyard-lab up --mode noEncap --nodes 2', () => {
+  const f = labFixture(['--nodes', '2', '--mode', 'noEncap']);
+  let runner: ScenarioRunner;
+  beforeAll(() => {
+    runner = new ScenarioRunner({ kube: f.kube, state: f.st, concurrency: 32, timeoutMs: 1000, keep: (r) => r.kind === 'Namespace' || r.kind === 'Pod' });
+  });
+  afterAll(() => runner?.close());
+
+  it.each(SCENARIOS)('%s: every cell as expected, pods spread over node1 and node2 (routed, no tunnel)', async (file) => {
+    const r = await runScenario(runner, file, (_ns, name) => (name === 'b' ? 'node2' : 'node1'));
+    expect(r.crossNode).toBeGreaterThan(0);
+    expect(r.allowedCrossNode).toBeGreaterThan(0);
+    expect(r.wrong).toEqual([]);
+  }, 120_000);
+
+  it('a pod reaching a host on the fabric is seen with its node IP (MASQUERADE)', async () => {
+    const pods = await makePods(f.kube, [{ name: 'm1', node: 'node1' }, { name: 'm2', node: 'node2' }]);
+    const echo = fabricEcho(f.st);
+    try {
+      expect(await seenFrom(pods.get('m1')!.metadata.annotations![NETNS_ANNOTATION]!, '192.168.77.254')).toBe(f.st.nodes[0]!.nodeIP);
+      expect(await seenFrom(pods.get('m2')!.metadata.annotations![NETNS_ANNOTATION]!, '192.168.77.254')).toBe(f.st.nodes[1]!.nodeIP);
+    } finally {
+      echo.kill();
+    }
+  }, 60_000);
+});
+
+describe('switchyard-lab up --mode hybrid --nodes 3', () => {
+  const f = labFixture(['--nodes', '3', '--mode', 'hybrid']);
+  let runner: ScenarioRunner;
+  beforeAll(() => {
+    runner = new ScenarioRunner({ kube: f.kube, state: f.st, concurrency: 32, timeoutMs: 1000, keep: (r) => r.kind === 'Namespace' || r.kind === 'Pod' });
+  });
+  afterAll(() => runner?.close());
+
+  it('splits the fabric: node1 and node2 in 192.168.77.0/24, node3 in 192.168.78.0/24', () => {
+    expect(f.st.nodes.map((n) => [n.name, n.nodeIP])).toEqual([
+      ['node1', '192.168.77.1'],
+      ['node2', '192.168.77.2'],
+      ['node3', '192.168.78.3'],
+    ]);
+  });
+
+  // a -> node1, b -> node2 (same subnet: routed), c -> node3 (other subnet: tunnelled).
+  it.each(SCENARIOS)('%s: every cell as expected, pods on all three nodes (routed and tunnelled peers)', async (file) => {
+    const r = await runScenario(runner, file, (_ns, name) => ({ a: 'node1', b: 'node2' })[name] ?? 'node3');
+    expect(r.crossNode).toBeGreaterThan(0);
+    expect(r.allowedCrossNode).toBeGreaterThan(0);
+    expect(r.wrong).toEqual([]);
+  }, 120_000);
+
+  it('a pod on the second subnet reaching the fabric host is seen with its node IP (MASQUERADE)', async () => {
+    const pods = await makePods(f.kube, [{ name: 'm3', node: 'node3' }]);
+    const echo = fabricEcho(f.st);
+    try {
+      expect(await seenFrom(pods.get('m3')!.metadata.annotations![NETNS_ANNOTATION]!, '192.168.78.254')).toBe('192.168.78.3');
+    } finally {
+      echo.kill();
+    }
+  }, 60_000);
+});
+
+describe('switchyard-lab up --no-controller --nodes 2', () => {
+  const f = labFixture(['--nodes', '2', '--no-controller']);
+
+  it('runs no controller and still carries pod-to-pod TCP across nodes', async () => {
+    expect(f.st.controllerPort).toBe(0);
+    const pods = await makePods(f.kube, [{ name: 'p1', node: 'node1' }, { name: 'p2', node: 'node2' }]);
+    const ns = (n: string): string => pods.get(n)!.metadata.annotations![NETNS_ANNOTATION]!;
+    const ip = (n: string): string => pods.get(n)!.status!.podIP!;
+    await waitFor('node1 -> node2 pod', () => tcpProbe(ns('p1'), ip('p2'), 80), { timeoutMs: 15_000, intervalMs: 300 });
+    expect(await tcpProbe(ns('p1'), ip('p2'), 80)).toBe(true);
+    expect(await tcpProbe(ns('p2'), ip('p1'), 80)).toBe(true);
+  }, 60_000);
+});
