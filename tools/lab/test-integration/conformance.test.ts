@@ -28,8 +28,6 @@ const PIN = ((): string | undefined => {
  * the test asserts they still disagree, so a fix shows up as a failure asking to drop the entry.
  */
 const KNOWN_FAILURES: Record<string, string> = {
-  'k8s-netpol/19-should-allow-egress-access-on-one-named-port.yaml':
-    'openflow-pipeline: egress named ports are not resolved (namedPortNumbers only handles ingress, against applied-to pods); the compiler now adds the all-pods address group Antrea adds for a peerless egress rule with a named port, whose members carry their container ports, but the pipeline installs no flows for the rule, so the pods are isolated',
 };
 
 const BIN = join(__dirname, '../bin/switchyard-lab');
