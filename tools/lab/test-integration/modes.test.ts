@@ -11,7 +11,7 @@ import { run, waitFor } from '@switchyard/testbed';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { labClient, readState, type LabState } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
-import { tcpProbe } from '../src/probe';
+import { agentGet, tcpProbe } from '../src/probe';
 import { ScenarioRunner } from '../src/probe-run';
 import { expectedAllowed, parseScenario, type ProbeResult } from '../src/scenario';
 
@@ -135,6 +135,20 @@ describe('switchyard-lab up --mode hybrid --nodes 3', () => {
       ['node2', '192.168.77.2'],
       ['node3', '192.168.78.3'],
     ]);
+  });
+
+  it('tunnels only to peers in the other subnet: node1 and node2 to node3, node3 to both', async () => {
+    const tunnelPeers = async (n: LabState['nodes'][number]): Promise<string[]> => {
+      const flows = await agentGet<string[]>(n.apiSocket, '/ovsflows');
+      return [...new Set(flows.flatMap((f) => [...f.matchAll(/(\d+\.\d+\.\d+\.\d+)->tun_dst/g)].map((m) => m[1]!)))].sort();
+    };
+    const [n1, n2, n3] = f.st.nodes as [LabState['nodes'][number], LabState['nodes'][number], LabState['nodes'][number]];
+    let peers: string[][] = [];
+    await waitFor('the agents to know every peer node', async () => {
+      peers = await Promise.all([n1, n2, n3].map(tunnelPeers));
+      return peers[2]!.length === 2;
+    }, { timeoutMs: 15_000, intervalMs: 200 }).catch(() => undefined);
+    expect(peers).toEqual([['192.168.78.3'], ['192.168.78.3'], ['192.168.77.1', '192.168.77.2']]);
   });
 
   // a -> node1, b -> node2 (same subnet: routed), c -> node3 (other subnet: tunnelled).
