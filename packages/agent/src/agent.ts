@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OvsdbClient, VSwitch, ops, unwrap } from '@switchyard/ovsdb';
 import { PACKETIN_METER_ID_DNS, PACKETIN_METER_ID_NP, type TableName, type TrafficMode } from '@switchyard/openflow-pipeline';
-import { Informer, systemClock, type Clock, type KubeClient } from '@switchyard/kube';
+import { Informer, systemClock, type Clock, type KubeClient, type KubeObject } from '@switchyard/kube';
 import { OfSwitchError, SwitchConnection, type MeterFlag } from '@switchyard/openflow';
 import { HostLocalStore } from '@switchyard/ipam';
 import { parseCidr } from '@switchyard/ipam/cidr';
@@ -26,7 +26,7 @@ import { NetworkPolicyController, loadPolicyView } from './policy/controller';
 import { RejectResponder } from './policy/reject';
 import { PolicyAuditLog } from './policy/audit-log';
 import { AgentMetrics } from './metrics';
-import { NodeRouteController } from './node-routes';
+import { NodeRouteController, nodeFacts, remoteNodesOf } from './node-routes';
 import { AgentInfoReporter } from './agent-info';
 import { FqdnController } from './policy/fqdn';
 
@@ -398,6 +398,19 @@ export class Agent {
         logger: log,
       });
       policyController.primeState();
+      // Remote nodes are part of the first round too: without them the new round would replace
+      // the previous one's tunnel flows with nothing until the Node watch caught up.
+      if (opts.kube) {
+        try {
+          const list = await Promise.race([
+            opts.kube.request<{ items: KubeObject[] }>('GET', '/api/v1/nodes'),
+            new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timed out after 5 s')), 5000).unref()),
+          ]);
+          flows.primeRemoteNodes(remoteNodesOf(list.items.map(nodeFacts), { name: opts.nodeName, podCIDR: cidr.toString() }, new Map()).remote);
+        } catch (e) {
+          log.warn({ err: e instanceof Error ? e.message : String(e) }, 'Nodes not listed before the first round; remote nodes follow from the watch');
+        }
+      }
       cleanups.push(() => policyController.stop());
       const initial = await flows.initialSync(interfaces.list().map((i) => pods.localPod(i)));
       log.info({ round, previous, ...initial, pods: interfaces.size }, 'round installed');

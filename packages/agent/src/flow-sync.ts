@@ -101,6 +101,11 @@ export class FlowSync {
     return this.requestSync();
   }
 
+  /** Sets the remote nodes without syncing (before the first sync of a run). */
+  primeRemoteNodes(nodes: readonly RemoteNode[]): void {
+    this.state.remoteNodes = [...nodes];
+  }
+
   /** Remote nodes in the node state. */
   get remoteNodes(): readonly RemoteNode[] {
     return this.state.remoteNodes;

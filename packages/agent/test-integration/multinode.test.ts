@@ -204,6 +204,9 @@ describe('encap (geneve) between two nodes', () => {
     await a1!.agent.stop();
     await a2!.agent.stop();
     a1 = await startAgent(n1, { trafficMode: 'noEncap', dataDir: a1!.dir, cniSocket: a1!.socket });
+    // The remote node is in the first round already (listed before it), not only after the watch.
+    expect(a1.agent.flows.remoteNodes.map((r) => r.name)).toEqual(['mn2']);
+    expect(await flows(n1)).toContain('nw_dst=10.71.2.0/24');
     a2 = await startAgent(n2, { trafficMode: 'noEncap', dataDir: a2!.dir, cniSocket: a2!.socket });
     await waitFor('remote nodes', () => a1!.agent.nodeRoutes?.remote.length === 1 && a2!.agent.nodeRoutes?.remote.length === 1, { timeoutMs: 20_000, intervalMs: 100 });
     await a1.agent.nodeRoutes!.idle();
