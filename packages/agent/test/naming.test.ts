@@ -57,7 +57,7 @@ describe('agentOptionsFromConfig', () => {
       ovsRunDir: '/run/ovs', ovsdbRemote: 'unix:/run/ovs/db.sock', disableTxChecksumOffload: true, ...node,
     });
   });
-  it('defaults to Antrea values and refuses traffic modes not implemented yet', () => {
+  it('defaults to Antrea values and maps every traffic mode, noSNAT and apiPort', () => {
     const o = agentOptionsFromConfig(parseAgentConfig({}).config, node);
     expect(o).toMatchObject({ bridge: 'br-int', gatewayName: 'antrea-gw0', tunnelType: 'geneve', cniSocket: '/var/run/antrea/cni.sock' });
     expect(o.linkMtu).toBeUndefined();

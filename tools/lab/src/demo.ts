@@ -33,8 +33,9 @@ async function main(): Promise<void> {
   const ns = '/api/v1/namespaces/default';
   const say = (s: string): void => void process.stdout.write(`\n== ${s}\n`);
   try {
-    // Pods on node1: cross-node pod traffic needs the agent to program routes to the other nodes'
-    // pod CIDRs (not implemented yet by switchyard-agent, see docs/lab.md).
+    // Pods on node1: the walkthrough waits for node1's IngressRule flows to change after each step
+    // and shows them, so the pods the policy selects live there. (Cross-node traffic is exercised
+    // by the lab's modes, restart and conformance tests.)
     const pod = (name: string, app: string) => ({
       apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app } },
       spec: { nodeName: 'node1', containers: [{ name: 'c', image: app, ports: [{ containerPort: 80, name: 'http' }] }] },
