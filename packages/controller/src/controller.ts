@@ -14,7 +14,7 @@ import { MetricsRegistry } from './metrics';
 import { NodeIpamController } from './nodeipam';
 import { defaultSans, ensureClusterPki, type ControllerPki } from './pki';
 import { IPPoolController } from './ippool';
-import { KubeIPPoolStore } from './ippool-store';
+import { KubeIPPoolStore } from '@switchyard/ipam';
 import { EXTERNAL_NODES, IPPOOLS, POLICY_INPUTS, STATEFULSETS } from './resources';
 import { CONTROLPLANE_GROUP, CONTROLPLANE_VERSION, ControlplaneServer } from './server';
 import { PolicyStatusAggregator } from './status';

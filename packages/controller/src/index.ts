@@ -19,7 +19,7 @@ export { KubeConfigClient, collectionPath } from '@switchyard/kube';
 export type { KubeClient, WatchStream } from '@switchyard/kube';
 export { ExternalNodeController, externalEntitiesFor, externalEntityName } from './externalnode';
 export { NodeIpamController } from './nodeipam';
-export { KubeIPPoolStore, ipPoolPath } from './ippool-store';
+export { KubeIPPoolStore, ipPoolPath } from '@switchyard/ipam';
 export { IPPoolController, IPPOOL_ANNOTATION, IPPOOL_FINALIZER, poolsOf } from './ippool';
 export type { IPPoolControllerOptions } from './ippool';
 export { PolicyStatusAggregator } from './status';

@@ -1,7 +1,7 @@
 // @switchyard/ipam's IPPoolStore compliance kit against KubeIPPoolStore on the embedded API server
 // (crd.antrea.io IPPool CRD with its status subresource).
 import { ipPoolStoreCompliance } from '@switchyard/ipam';
-import { KubeIPPoolStore } from '../src/ippool-store';
+import { KubeIPPoolStore } from '@switchyard/ipam';
 import { startCluster, type Cluster } from './support';
 
 let c: Cluster;

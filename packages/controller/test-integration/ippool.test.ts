@@ -2,11 +2,10 @@
 // events, ordinals keeping their address across pod restarts, release on delete, status.usage,
 // and the finalizer that keeps a pool in use from being deleted.
 import type { IPPool } from '@switchyard/apis';
-import { IpamError, IPPoolAllocator } from '@switchyard/ipam';
+import { IpamError, IPPoolAllocator, KubeIPPoolStore } from '@switchyard/ipam';
 import type { Controller } from '../src/controller';
 import { KubeRequestError } from '../src/errors';
 import { IPPOOL_ANNOTATION, IPPOOL_FINALIZER } from '../src/ippool';
-import { KubeIPPoolStore } from '../src/ippool-store';
 import { eventually, startCluster, type Cluster } from './support';
 
 let c: Cluster;

@@ -19,5 +19,6 @@ export {
 export { createDirLock, FlockCommandLock, PerlHelperLock, type DirLock, type LockMechanism } from './host-local/lock';
 export type { IPPoolAddress, IPPoolOwner, IPPoolPhase, IPPoolPodOwner, IPPoolRange, IPPoolResource, IPPoolStatefulSetOwner } from './ippool/types';
 export { InMemoryIPPoolStore, type IPPoolStore } from './ippool/store';
+export { KubeIPPoolStore, ipPoolPath, type KubeRequester } from './ippool/kube-store';
 export { IPPoolAllocator, poolAddresses, type IPPoolAllocatorOptions, type PoolAllocation, type RetryPolicy } from './ippool/allocator';
 export { ipPoolStoreCompliance, type ComplianceCheck, type StoreFactory } from './testkit';

@@ -1,31 +1,44 @@
-// The @switchyard/ipam IPPoolStore on the Kubernetes API: crd.antrea.io/v1beta1 ippools, with the
-// status subresource and resourceVersion preconditions, so the allocator's conflict retry works
-// against a real API server.
-import { IpamError, type IPPoolResource, type IPPoolStore } from '@switchyard/ipam';
-import { KubeRequestError } from './errors';
-import type { KubeClient } from '@switchyard/kube';
+// The IPPoolStore on the Kubernetes API: crd.antrea.io/v1beta1 ippools, with the status
+// subresource and resourceVersion preconditions, so the allocator's conflict retry works against
+// a real API server. It needs only a JSON requester, so any Kubernetes client fits (the
+// controller's and the agent's @switchyard/kube client, or a thin wrapper over another one).
+import { IpamError } from '../errors';
+import type { IPPoolStore } from './store';
+import type { IPPoolResource } from './types';
 
 const GROUP_VERSION = 'crd.antrea.io/v1beta1';
 const COLLECTION = `/apis/${GROUP_VERSION}/ippools`;
 
+/**
+ * What {@link KubeIPPoolStore} needs of a Kubernetes client: a JSON request that resolves with
+ * the parsed body and rejects, on an HTTP error, with an error carrying the numeric `status`
+ * (as `@switchyard/kube`'s `KubeRequestError` does).
+ */
+export interface KubeRequester {
+  request<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T>;
+}
+
 /** Path of one IPPool (cluster-scoped). */
 export const ipPoolPath = (name: string): string => `${COLLECTION}/${encodeURIComponent(name)}`;
+
+const httpStatus = (e: unknown): number | undefined =>
+  typeof e === 'object' && e !== null && typeof (e as { status?: unknown }).status === 'number' ? (e as { status: number }).status : undefined;
 
 /**
  * An {@link IPPoolStore} backed by the Kubernetes API. `update` is a PUT of the object (the API
  * server ignores `status` there, since the CRD has a status subresource), `updateStatus` a PUT of
  * `.../status` (which ignores spec and metadata other than the resourceVersion); both carry the
  * caller's `metadata.resourceVersion`, so a stale write is a 409 and becomes `IpamError`
- * `CONFLICT`, which {@link IPPoolAllocator} answers by re-reading and retrying.
+ * `CONFLICT`, which `IPPoolAllocator` answers by re-reading and retrying.
  */
 export class KubeIPPoolStore implements IPPoolStore {
-  constructor(private readonly kube: KubeClient) {}
+  constructor(private readonly kube: KubeRequester) {}
 
   async get(name: string): Promise<IPPoolResource | undefined> {
     try {
       return typed(await this.kube.request<IPPoolResource>('GET', ipPoolPath(name)));
     } catch (e) {
-      if (e instanceof KubeRequestError && e.status === 404) return undefined;
+      if (httpStatus(e) === 404) return undefined;
       throw e;
     }
   }
@@ -75,8 +88,10 @@ export class KubeIPPoolStore implements IPPoolStore {
       const out = await req();
       return (typeof out === 'object' && out !== null && 'spec' in out ? typed(out as unknown as IPPoolResource) : out) as T;
     } catch (e) {
-      if (e instanceof KubeRequestError && e.status === 409) throw new IpamError('CONFLICT', `ippool ${name}: ${e.message}`, name, 'metadata.resourceVersion', { cause: e });
-    if (e instanceof KubeRequestError && e.status === 404) throw new IpamError('NOT_FOUND', `ippool ${name} not found`, name, 'metadata.name', { cause: e });
+      const status = httpStatus(e);
+      const msg = e instanceof Error ? e.message : String(e);
+      if (status === 409) throw new IpamError('CONFLICT', `ippool ${name}: ${msg}`, name, 'metadata.resourceVersion', { cause: e });
+      if (status === 404) throw new IpamError('NOT_FOUND', `ippool ${name} not found`, name, 'metadata.name', { cause: e });
       throw e;
     }
   }
