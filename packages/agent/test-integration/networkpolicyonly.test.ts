@@ -66,7 +66,7 @@ async function chain(cmd: 'ADD' | 'DEL' | 'CHECK', sb: Sandbox, prev?: Record<st
 const pods: Record<string, { sb: Sandbox; ip: string; result: Record<string, unknown> }> = {};
 const nodeExec = async (argv: string[]): Promise<string> => (await node!.ovs.netns.exec(argv)).stdout;
 async function tcp(from: Sandbox, ip: string, port: number): Promise<boolean> {
-  const r = await from.netns.exec(['socat', '-T1', '-', `TCP:${ip}:${port},connect-timeout=1`], { allowFailure: true, input: 'x\n', timeoutMs: 4000 });
+  const r = await from.netns.exec(['socat', '-T3', '-', `TCP:${ip}:${port},connect-timeout=3`], { allowFailure: true, input: 'x\n', timeoutMs: 8000 });
   return r.stdout.trim() === 'pong';
 }
 
@@ -136,7 +136,7 @@ describe('networkPolicyOnly with Debian ptp as the primary CNI', () => {
     expect(await tcp(b.sb, a.ip, 7000)).toBe(true);
     // The host's first packet waits for its ARP on the gateway (answered by OVS): allow a retry.
     await waitFor('host -> a', async () => {
-      const r = await node!.ovs.netns.exec(['socat', '-T1', '-', `TCP:${a.ip}:7000,connect-timeout=1`], { allowFailure: true, input: 'x\n', timeoutMs: 4000 });
+      const r = await node!.ovs.netns.exec(['socat', '-T3', '-', `TCP:${a.ip}:7000,connect-timeout=3`], { allowFailure: true, input: 'x\n', timeoutMs: 8000 });
       return r.stdout.trim() === 'pong';
     }, { timeoutMs: 6000, intervalMs: 200 });
   });
