@@ -34,6 +34,12 @@ export interface LocalPod {
   mac: string;
   /** Container ports, used to resolve named ports of policy rules. */
   namedPorts?: NamedPort[];
+  /**
+   * The pod's default gateway when it is not the node gateway's IP (a pod addressed from an
+   * IPPool subnet): ARP requests of this pod for it are answered with the gateway's MAC, so the
+   * pod's routed traffic reaches the node gateway.
+   */
+  gatewayIP?: string;
 }
 
 /** A peer node. */

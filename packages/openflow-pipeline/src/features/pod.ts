@@ -26,14 +26,14 @@ export function podConnectivityTables(): TableName[] {
 
 const cookieOf = (cfg: NodeConfig): bigint => makeCookie(cfg.round, CookieCategory.PodConnectivity);
 
-/** The ARP reply built in place (move/set), answering `tpa` with the global virtual MAC. */
-function arpReplyActions(tpa?: string): Action[] {
+/** The ARP reply built in place (move/set), answering `tpa` with `mac` (the global virtual MAC by default). */
+function arpReplyActions(tpa?: string, mac: string = GLOBAL_VIRTUAL_MAC): Action[] {
   const acts: Action[] = [
     { type: 'copyField', src: { field: 'ethSrc' }, dst: { field: 'ethDst' } },
-    setEthSrc(GLOBAL_VIRTUAL_MAC),
+    setEthSrc(mac),
     { type: 'setField', field: 'arpOp', value: 2 },
     { type: 'copyField', src: { field: 'arpSha' }, dst: { field: 'arpTha' } },
-    { type: 'setField', field: 'arpSha', value: GLOBAL_VIRTUAL_MAC },
+    { type: 'setField', field: 'arpSha', value: mac },
   ];
   if (tpa) {
     acts.push({ type: 'copyField', src: { field: 'arpSpa' }, dst: { field: 'arpTpa' } }, { type: 'setField', field: 'arpSpa', value: tpa });
@@ -118,6 +118,10 @@ export function podFlows(p: Pipeline, cfg: NodeConfig, pod: LocalPod): Flow[] {
       // Packets routed back from the gateway carry the gateway's MAC: deliver by IP.
       flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ip }, [setEthDst(pod.mac), goto(p.id('L3DecTTL'))], c));
     }
+  }
+  if (pod.gatewayIP !== undefined && pod.gatewayIP !== cfg.gateway.ip) {
+    // The node gateway stands in for the pod's own (IPPool) gateway.
+    flows.push(flow(p.id('ARPResponder'), PRIORITY.normal, { ...ARP, inPort: pod.ofport, arpOp: 1, arpTpa: pod.gatewayIP }, arpReplyActions(pod.gatewayIP, cfg.gateway.mac), c));
   }
   return flows;
 }
