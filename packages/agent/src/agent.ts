@@ -29,6 +29,7 @@ import { AgentMetrics } from './metrics';
 import { NodeRouteController, nodeFacts, remoteNodesOf } from './node-routes';
 import { AgentInfoReporter } from './agent-info';
 import { FqdnController } from './policy/fqdn';
+import { ServiceController } from './services';
 
 /** OpenFlow controller connection id the pipeline's packet-in actions name (Antrea's value). */
 export const CONTROLLER_ID = 62373;
@@ -114,6 +115,11 @@ export interface AgentOptions {
    * OpenFlow meters; 0 = no meters. Default 500 (Antrea's packetInRate).
    */
   packetInRate?: number;
+  /**
+   * AntreaProxy: Service load balancing in OVS from the Services and EndpointSlices the agent
+   * watches. Needs `kube`; default true when it is given (antrea-agent.conf `antreaProxy.enable`).
+   */
+  enableProxy?: boolean;
   /** AntreaAgentInfo heartbeat period. Default 60 s. */
   agentInfoIntervalMs?: number;
   /** Time source of heartbeats and informer backoff. */
@@ -140,6 +146,25 @@ export async function installPacketInMeters(sw: SwitchConnection, rate: number):
 /** Resource specs of what the agent watches. */
 const NODES = { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false } as const;
 const PODS = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true } as const;
+const SERVICES = { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true } as const;
+const ENDPOINT_SLICES = { group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', kind: 'EndpointSlice', namespaced: true } as const;
+
+/** A LIST that gives up after `ms` (the API may be down at start; the watches catch up later). */
+async function listWithin(kube: KubeClient, path: string, ms: number): Promise<KubeObject[]> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const list = await Promise.race([
+      kube.request<{ items: KubeObject[] }>('GET', path),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timed out after ${ms / 1000} s`)), ms);
+        timer.unref();
+      }),
+    ]);
+    return list.items;
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** Agent options from an antrea-agent.conf (parsed by `parseAgentConfig`) plus the node's facts. */
 export function agentOptionsFromConfig(
@@ -151,6 +176,8 @@ export function agentOptionsFromConfig(
     trafficMode: cfg.trafficEncapMode,
     noSNAT: cfg.noSNAT,
     packetInRate: cfg.packetInRate,
+    // Antrea >= 2.0 turns AntreaProxy off with antreaProxy.enable; older configs with the gate.
+    enableProxy: cfg.featureGates.AntreaProxy !== false && (cfg.antreaProxy as { enable?: boolean }).enable !== false,
     ...(cfg.apiPort > 0 ? { apiPort: cfg.apiPort } : {}),
     ovsdbRemote: `unix:${join(cfg.ovsRunDir, 'db.sock')}`,
     ovsRunDir: cfg.ovsRunDir,
@@ -166,7 +193,7 @@ export function agentOptionsFromConfig(
   };
 }
 
-type OptionalKeys = 'nodeNetns' | 'logger' | 'apiSocket' | 'controlplane' | 'policyLogFile' | 'kube' | 'apiPort' | 'clock';
+type OptionalKeys = 'nodeNetns' | 'logger' | 'apiSocket' | 'controlplane' | 'policyLogFile' | 'kube' | 'apiPort' | 'clock' | 'enableProxy';
 
 /** A running node agent. */
 export class Agent {
@@ -197,6 +224,8 @@ export class Agent {
   private reporter: AgentInfoReporter | undefined;
   /** Remote nodes and host routes (present with a Kubernetes API). */
   nodeRoutes: NodeRouteController | undefined;
+  /** Service load balancing (present with a Kubernetes API and AntreaProxy on). */
+  services: ServiceController | undefined;
 
   /** The TCP port of the agent API, when it serves one. */
   get apiPort(): number | undefined {
@@ -275,6 +304,7 @@ export class Agent {
       ...(o.kube !== undefined ? { kube: o.kube } : {}),
       ...(o.apiPort !== undefined ? { apiPort: o.apiPort } : {}),
       ...(o.clock !== undefined ? { clock: o.clock } : {}),
+      enableProxy: o.kube !== undefined && (o.enableProxy ?? true),
       ...(o.nodeNetns !== undefined ? { nodeNetns: o.nodeNetns } : {}),
       ...(o.apiSocket !== undefined ? { apiSocket: o.apiSocket } : {}),
       ...(o.controlplane !== undefined ? { controlplane: o.controlplane } : {}),
@@ -335,6 +365,7 @@ export class Agent {
           nodeIP: opts.nodeIP,
           netdevDatapath: opts.datapathType === 'netdev',
           enableAntreaPolicy: true,
+          enableProxy: opts.enableProxy,
           packetInMeters: opts.packetInRate > 0,
         },
         { logger: log, metrics },
@@ -402,13 +433,20 @@ export class Agent {
       // the previous one's tunnel flows with nothing until the Node watch caught up.
       if (opts.kube) {
         try {
-          const list = await Promise.race([
-            opts.kube.request<{ items: KubeObject[] }>('GET', '/api/v1/nodes'),
-            new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timed out after 5 s')), 5000).unref()),
-          ]);
-          flows.primeRemoteNodes(remoteNodesOf(list.items.map(nodeFacts), { name: opts.nodeName, podCIDR: cidr.toString() }, new Map()).remote);
+          const nodes = await listWithin(opts.kube, '/api/v1/nodes', 5000);
+          flows.primeRemoteNodes(remoteNodesOf(nodes.map(nodeFacts), { name: opts.nodeName, podCIDR: cidr.toString() }, new Map()).remote);
         } catch (e) {
           log.warn({ err: e instanceof Error ? e.message : String(e) }, 'Nodes not listed before the first round; remote nodes follow from the watch');
+        }
+      }
+      // Services too: a restart must not drop the Service groups until the watches catch up.
+      const services = opts.enableProxy ? new ServiceController({ nodeName: opts.nodeName, sink: { setServices: (s) => flows.setServices(s) }, logger: log }) : undefined;
+      if (opts.kube && services) {
+        try {
+          const [svcs, slices] = await Promise.all([listWithin(opts.kube, '/api/v1/services', 5000), listWithin(opts.kube, '/apis/discovery.k8s.io/v1/endpointslices', 5000)]);
+          flows.primeServices(services.prime(svcs, slices));
+        } catch (e) {
+          log.warn({ err: e instanceof Error ? e.message : String(e) }, 'Services not listed before the first round; they follow from the watch');
         }
       }
       cleanups.push(() => policyController.stop());
@@ -435,6 +473,7 @@ export class Agent {
       cleanups.push(() => cni.close());
       log.info({ socket: opts.cniSocket }, 'CNI server listening');
       const agent = new Agent(opts, ovsdb, vswitch, openflow, node, round, flows, interfaces, pods, policyController, rejects, auditLog, fqdn, ipam, cni, log, metrics);
+      agent.services = services;
       cleanups.push(() => agent.stopKube());
       policyController.start();
       if (opts.apiSocket !== undefined) {
@@ -456,8 +495,9 @@ export class Agent {
   }
 
   /**
-   * Watches Nodes (remote nodes and host routes) and this node's Pods (start-up GC of pods the
-   * API no longer has), and starts the AntreaAgentInfo heartbeat.
+   * Watches Nodes (remote nodes and host routes), this node's Pods (start-up GC of pods the API
+   * no longer has), Services and EndpointSlices (AntreaProxy), and starts the AntreaAgentInfo
+   * heartbeat.
    */
   private async startKube(kube: KubeClient, net: NodeNetwork, transport: { dev: string; prefix: number } | undefined, podCIDR: string): Promise<void> {
     const o = this.options;
@@ -484,8 +524,12 @@ export class Agent {
       else live.add(key);
     }, { clock, logger: this.log, fieldSelector: `spec.nodeName=${o.nodeName}` });
     this.informers.push(nodes, pods);
-    nodes.start();
-    pods.start();
+    if (this.services) {
+      const svc = new Informer(kube, SERVICES, this.services.onServiceEvent, { clock, logger: this.log });
+      const slices = new Informer(kube, ENDPOINT_SLICES, this.services.onSliceEvent, { clock, logger: this.log });
+      this.informers.push(svc, slices);
+    }
+    for (const i of this.informers) i.start();
     // Pods deleted from the API while the agent was down: their attachments go (the runtime's DEL
     // may never come). Only at start, once the first LIST is in.
     void pods.synced.then(async () => {
@@ -512,6 +556,7 @@ export class Agent {
     await this.reporter?.stop();
     await Promise.all(this.informers.map((i) => i.stop()));
     await this.nodeRoutes?.idle();
+    await this.services?.idle();
   }
 
   /** Stops serving and closes every connection. The datapath (ports, flows) stays as it is. */

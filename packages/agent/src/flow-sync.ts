@@ -19,6 +19,7 @@ import {
   type NodeFlows,
   type NodeState,
   type RemoteNode,
+  type ServicePortSpec,
 } from '@switchyard/openflow-pipeline';
 import { OfSwitchError } from '@switchyard/openflow';
 import { silentLogger, type Logger } from './logger';
@@ -104,6 +105,22 @@ export class FlowSync {
   /** Sets the remote nodes without syncing (before the first sync of a run). */
   primeRemoteNodes(nodes: readonly RemoteNode[]): void {
     this.state.remoteNodes = [...nodes];
+  }
+
+  /** Replaces the Service ports (AntreaProxy) and syncs. */
+  setServices(services: readonly ServicePortSpec[]): Promise<SyncStats> {
+    this.state.services = [...services];
+    return this.requestSync();
+  }
+
+  /** Sets the Service ports without syncing (before the first sync of a run). */
+  primeServices(services: readonly ServicePortSpec[]): void {
+    this.state.services = [...services];
+  }
+
+  /** Service ports in the node state. */
+  get services(): readonly ServicePortSpec[] {
+    return this.state.services ?? [];
   }
 
   /** Remote nodes in the node state. */
@@ -258,7 +275,9 @@ export class FlowSync {
     const groupDeletes: OfMessage[] = [];
     for (const [id, g] of groups) {
       const old = this.installedGroups.get(id);
-      if (!old) groupAdds.push({ type: 'groupMod', command: 'add', ...g.group });
+      // A group this run never installed may still be in the switch (left by a previous run whose
+      // Service went away meanwhile): delete first, a no-op when absent, so the add cannot fail.
+      if (!old) groupAdds.push({ type: 'groupMod', command: 'delete', groupId: id, groupType: g.group.groupType, buckets: [] }, { type: 'groupMod', command: 'add', ...g.group });
       else if (old.key !== g.key) groupAdds.push({ type: 'groupMod', command: 'modify', ...g.group });
     }
     for (const [id, old] of this.installedGroups) if (!groups.has(id)) groupDeletes.push({ type: 'groupMod', command: 'delete', ...old.group });

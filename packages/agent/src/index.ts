@@ -15,6 +15,20 @@ export { AgentMetrics, Histogram, renderGauge, LATENCY_BUCKETS } from './metrics
 export { LocalApi, agentInfo, flowConcernsPod, flowOfConjunctions, type AgentInfo, type AgentIntrospection } from './api';
 export { AgentInfoReporter, buildAgentInfo, AGENT_INFO_PATH, AGENT_VERSION, type AgentInfoReporterOptions } from './agent-info';
 export { NodeRouteController, nodeFacts, remoteNodesOf, hostRoutesFor, sameSubnet, type NodeFacts, type RefusedNode, type HostRoute, type NodeRouteSink, type NodeRouteControllerOptions } from './node-routes';
+export {
+  ServiceController,
+  ServiceGroupIds,
+  servicesToSpecs,
+  servicePortKey,
+  SERVICE_NAME_LABEL,
+  SERVICE_GROUP_ID_BASE,
+  DEFAULT_AFFINITY_TIMEOUT,
+  type ServiceMapping,
+  type ServiceMappingInput,
+  type ServiceSink,
+  type ServiceControllerOptions,
+  type SkippedObject,
+} from './services';
 export { FqdnController, FqdnCache, fqdnMatches, DNS_INTERCEPT_CONJ_ID, type FqdnOptions } from './policy/fqdn';
 export { decodeDnsMessage, resolveAnswers, dnsPayloadOfFrame, DnsParseError } from './policy/dns';
 export type { Logger } from './logger';

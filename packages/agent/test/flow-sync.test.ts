@@ -131,11 +131,15 @@ it('groups of Reject rules go in before the flows that use them and out after th
   await sync.setPolicies({ policies: [policy], ...groups });
   const add = sw.bundles[0]!;
   const firstFlow = add.findIndex((m) => m.type === 'flowMod');
-  const groupAdds = add.filter((m) => m.type === 'groupMod');
+  const groupMods = add.filter((m) => m.type === 'groupMod');
+  const groupAdds = groupMods.filter((m) => m.type === 'groupMod' && m.command === 'add');
   expect(groupAdds.length).toBeGreaterThan(0);
-  expect(groupAdds.every((m) => m.type === 'groupMod' && m.command === 'add')).toBe(true);
-  expect(add.slice(0, groupAdds.length)).toEqual(groupAdds);
-  expect(firstFlow).toBe(groupAdds.length);
+  // Each new group is first deleted (a no-op unless a previous run left one with that id), then added.
+  expect(groupMods.map((m) => m.type === 'groupMod' && [m.command, m.groupId])).toEqual(
+    groupAdds.flatMap((m) => (m.type === 'groupMod' ? [['delete', m.groupId], ['add', m.groupId]] : [])),
+  );
+  expect(add.slice(0, groupMods.length)).toEqual(groupMods);
+  expect(firstFlow).toBe(groupMods.length);
   await sync.setPolicies({ policies: [], addressGroups: [], appliedToGroups: [] });
   const del = sw.bundles[1]!;
   const lastFlow = del.map((m) => m.type).lastIndexOf('flowMod');
@@ -143,4 +147,25 @@ it('groups of Reject rules go in before the flows that use them and out after th
   expect(groupDels.every((m) => m.type === 'groupMod' && m.command === 'delete')).toBe(true);
   expect(del.findIndex((m) => m.type === 'groupMod')).toBeGreaterThan(lastFlow);
   expect(groupDels.length).toBe(groupAdds.length);
+});
+
+it('Service ports become select groups and flows; a changed endpoint set modifies the group in place', async () => {
+  const { sw } = await started();
+  const spec = { groupId: 0x100000, protocol: 'TCP' as const, clusterIP: '10.96.0.10', port: 80, endpoints: [{ ip: '10.1.0.11', port: 8080 }, { ip: '10.1.0.12', port: 8080 }] };
+  const proxied = new FlowSync(sw as unknown as SwitchConnection, { ...config, enableProxy: true });
+  await proxied.initialSync([]);
+  sw.bundles = [];
+  await proxied.setServices([spec]);
+  const add = sw.bundles[0]!;
+  const groupAdd = add.find((m) => m.type === 'groupMod' && m.command === 'add');
+  expect(groupAdd).toMatchObject({ groupId: 0x100000, groupType: 'select' });
+  expect(groupAdd?.type === 'groupMod' && groupAdd.buckets.length).toBe(2);
+  expect(proxied.services).toEqual([spec]);
+  await proxied.setServices([{ ...spec, endpoints: [{ ip: '10.1.0.11', port: 8080 }] }]);
+  const mods = sw.bundles[1]!.filter((m) => m.type === 'groupMod');
+  expect(mods.map((m) => m.type === 'groupMod' && [m.command, m.groupId, m.buckets.length])).toEqual([['modify', 0x100000, 1]]);
+  await proxied.setServices([]);
+  const last = sw.bundles[2]!;
+  expect(last.filter((m) => m.type === 'groupMod').map((m) => m.type === 'groupMod' && [m.command, m.groupId])).toEqual([['delete', 0x100000]]);
+  expect(last.every((m) => m.type !== 'flowMod' || m.command === 'deleteStrict')).toBe(true);
 });

@@ -3,6 +3,7 @@
  * reject operation); the agent answers the sender as the destination would refuse it, a TCP RST
  * for TCP, an ICMP destination unreachable (host administratively prohibited, Antrea's choice)
  * for anything else over IPv4, and sends that straight out of the port the packet came in on.
+ * Connections to a Service without endpoints (packet-in category SvcReject) get the same answer.
  */
 import type { SwitchConnection, PacketIn } from '@switchyard/openflow';
 import { silentLogger, type Logger } from '../logger';
@@ -10,6 +11,8 @@ import { silentLogger, type Logger } from '../logger';
 /** Packet-in userdata: category byte (NetworkPolicy = 1) and operation bits (reject = 0b100). */
 const PACKETIN_CATEGORY_NP = 1;
 const PACKETIN_OP_REJECT = 0b100;
+/** Packet-in userdata category of a Service without endpoints (AntreaProxy rejects those too). */
+const PACKETIN_CATEGORY_SVC_REJECT = 4;
 
 const ETH_HLEN = 14;
 const ETHERTYPE_IPV4 = 0x0800;
@@ -139,7 +142,8 @@ export class RejectResponder {
   private async handle(p: PacketIn): Promise<void> {
     if (p.type !== 'packetIn2') return;
     const ud = p.userdata;
-    if (!ud || ud[0] !== PACKETIN_CATEGORY_NP || ((ud[1] ?? 0) & PACKETIN_OP_REJECT) === 0) return;
+    const npReject = ud?.[0] === PACKETIN_CATEGORY_NP && ((ud[1] ?? 0) & PACKETIN_OP_REJECT) !== 0;
+    if (!npReject && ud?.[0] !== PACKETIN_CATEGORY_SVC_REJECT) return;
     const inPort = p.metadata?.inPort;
     const reply = buildRejectReply(p.packet);
     if (reply === undefined || typeof inPort !== 'number') return;

@@ -1,0 +1,351 @@
+/**
+ * AntreaProxy's input side: Services and their discovery.k8s.io/v1 EndpointSlices become the
+ * pipeline's ServicePortSpecs (one per Service port, with a select group of endpoints), as
+ * kube-proxy reads them. The mapping is a pure function; the controller keeps the caches, the
+ * stable group ids, and hands changes to the flow sync one batch at a time.
+ */
+import type { InformerEvent, KubeObject } from '@switchyard/kube';
+import type { ServicePortSpec } from '@switchyard/openflow-pipeline';
+import { silentLogger, type Logger } from './logger';
+
+/** Label tying an EndpointSlice to its Service. */
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
+/** kube-proxy's default ClientIP affinity timeout (3 hours). */
+export const DEFAULT_AFFINITY_TIMEOUT = 10800;
+/**
+ * First Service group id: NetworkPolicy logging groups count up from 1, so Service groups live
+ * in their own range and the two never meet.
+ */
+export const SERVICE_GROUP_ID_BASE = 0x100000;
+
+/** Why an object (or one of its parts) was left out of the specs. */
+export interface SkippedObject {
+  /** `service ns/name` or `endpointslice ns/name`. */
+  object: string;
+  /** Field path of the offending value. */
+  path: string;
+  value: unknown;
+  reason: string;
+}
+
+/**
+ * Stable group ids per Service port, keyed `ns/name/portName/protocol`. An id stays with its key
+ * while the key exists; ids of released keys are handed out again (lowest first).
+ */
+export class ServiceGroupIds {
+  private readonly ids = new Map<string, number>();
+  private free: number[] = [];
+  private next: number;
+
+  constructor(base = SERVICE_GROUP_ID_BASE) {
+    this.next = base;
+  }
+
+  /** The id of `key`, allocating one the first time. */
+  idOf(key: string): number {
+    let id = this.ids.get(key);
+    if (id === undefined) {
+      id = this.free.shift() ?? this.next++;
+      this.ids.set(key, id);
+    }
+    return id;
+  }
+
+  /** Releases every key not in `live`. */
+  retain(live: ReadonlySet<string>): void {
+    for (const [k, id] of this.ids) {
+      if (live.has(k)) continue;
+      this.ids.delete(k);
+      this.free.push(id);
+    }
+    this.free.sort((a, b) => a - b);
+  }
+
+  /** Keys with their ids (for tests and introspection). */
+  entries(): [string, number][] {
+    return [...this.ids];
+  }
+}
+
+/** The key a Service port's group id is allocated under. */
+export const servicePortKey = (ns: string, name: string, portName: string, protocol: string): string => `${ns}/${name}/${portName}/${protocol}`;
+
+interface ServicePortObj {
+  name?: string;
+  protocol?: string;
+  port?: number;
+  nodePort?: number;
+}
+interface ServiceSpecObj {
+  type?: string;
+  clusterIP?: string;
+  clusterIPs?: string[];
+  ports?: ServicePortObj[];
+  sessionAffinity?: string;
+  sessionAffinityConfig?: { clientIP?: { timeoutSeconds?: number } };
+}
+interface SlicePortObj {
+  name?: string | null;
+  protocol?: string;
+  port?: number | null;
+}
+interface SliceEndpointObj {
+  addresses?: string[];
+  conditions?: { ready?: boolean | null; serving?: boolean | null; terminating?: boolean | null };
+  nodeName?: string;
+}
+interface SliceObj {
+  addressType?: string;
+  ports?: SlicePortObj[] | null;
+  endpoints?: SliceEndpointObj[] | null;
+}
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
+const isPort = (p: unknown): p is number => typeof p === 'number' && Number.isInteger(p) && p >= 1 && p <= 65535;
+const PROTOCOLS = new Set(['TCP', 'UDP', 'SCTP']);
+const nsName = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+const cmpIp = (a: string, b: string): number => {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < 4; i++) if (pa[i] !== pb[i]) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
+};
+
+/** Inputs of {@link servicesToSpecs}. */
+export interface ServiceMappingInput {
+  services: readonly KubeObject[];
+  slices: readonly KubeObject[];
+  /** This node: endpoints on it are `local`. */
+  nodeName: string;
+  /** Group id allocator, kept by the caller across calls so ids are stable. */
+  groupIds: ServiceGroupIds;
+}
+
+/** Result of {@link servicesToSpecs}. */
+export interface ServiceMapping {
+  /** One spec per (Service, port), ordered by Service and port. */
+  specs: ServicePortSpec[];
+  /** What was left out, and why. */
+  skipped: SkippedObject[];
+}
+
+/**
+ * Maps Services and EndpointSlices to the pipeline's Service ports. Headless (`clusterIP: None`)
+ * and ExternalName Services have none; NodePort and LoadBalancer Services add their node ports;
+ * ClientIP affinity sets the timeout (default 10800 s). Endpoints are the ready addresses of every
+ * IPv4 slice of the Service, or the serving ones when none is ready (kube-proxy's terminating
+ * fallback); the target port is the slice port with the Service port's name and protocol. Group
+ * ids of ports that are gone are released. Pure apart from the allocator it is given.
+ */
+export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
+  const skipped: SkippedObject[] = [];
+  const slicesBySvc = new Map<string, KubeObject[]>();
+  for (const s of input.slices) {
+    const svc = s.metadata.labels?.[SERVICE_NAME_LABEL];
+    if (!svc) continue; // not managed for a Service: kube-proxy ignores it too
+    const key = `${s.metadata.namespace ?? ''}/${svc}`;
+    const list = slicesBySvc.get(key) ?? [];
+    list.push(s);
+    slicesBySvc.set(key, list);
+  }
+  const specs: ServicePortSpec[] = [];
+  const live = new Set<string>();
+  const sorted = [...input.services].sort((a, b) => (nsName(a) < nsName(b) ? -1 : nsName(a) > nsName(b) ? 1 : 0));
+  for (const svc of sorted) {
+    const where = `service ${nsName(svc)}`;
+    const spec = (svc.spec ?? {}) as ServiceSpecObj;
+    if (spec.type === 'ExternalName') continue;
+    const clusterIP = spec.clusterIP;
+    if (clusterIP === undefined || clusterIP === '' || clusterIP === 'None') continue; // headless: DNS only
+    if (!IPV4.test(clusterIP)) {
+      skipped.push({ object: where, path: 'spec.clusterIP', value: clusterIP, reason: 'not an IPv4 address (only IPv4 Services are proxied)' });
+      continue;
+    }
+    let affinityTimeout: number | undefined;
+    if (spec.sessionAffinity === 'ClientIP') {
+      const t = spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? DEFAULT_AFFINITY_TIMEOUT;
+      // OVS learn hard_timeout is 16 bits; the API allows up to 86400 s.
+      if (!Number.isInteger(t) || t < 1 || t > 86400) {
+        skipped.push({ object: where, path: 'spec.sessionAffinityConfig.clientIP.timeoutSeconds', value: t, reason: 'must be 1..86400' });
+        continue;
+      }
+      affinityTimeout = Math.min(t, 0xffff);
+    }
+    const nodePorts = spec.type === 'NodePort' || spec.type === 'LoadBalancer';
+    const slices = slicesBySvc.get(nsName(svc)) ?? [];
+    (spec.ports ?? []).forEach((p, i) => {
+      const protocol = p.protocol ?? 'TCP';
+      if (!PROTOCOLS.has(protocol)) {
+        skipped.push({ object: where, path: `spec.ports[${i}].protocol`, value: protocol, reason: 'unknown protocol' });
+        return;
+      }
+      if (!isPort(p.port)) {
+        skipped.push({ object: where, path: `spec.ports[${i}].port`, value: p.port, reason: 'not a port number' });
+        return;
+      }
+      const portName = p.name ?? '';
+      const key = servicePortKey(svc.metadata.namespace ?? '', svc.metadata.name ?? '', portName, protocol);
+      live.add(key);
+      const out: ServicePortSpec = {
+        groupId: input.groupIds.idOf(key),
+        protocol: protocol as ServicePortSpec['protocol'],
+        clusterIP,
+        port: p.port,
+        endpoints: endpointsOf(slices, portName, protocol, input.nodeName, skipped),
+      };
+      if (nodePorts && p.nodePort !== undefined) {
+        if (isPort(p.nodePort)) out.nodePort = p.nodePort;
+        else skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: p.nodePort, reason: 'not a port number' });
+      }
+      if (affinityTimeout !== undefined) out.affinityTimeout = affinityTimeout;
+      specs.push(out);
+    });
+  }
+  input.groupIds.retain(live);
+  return { specs, skipped };
+}
+
+/** Endpoints of one Service port across its slices: ready ones, else serving ones; sorted, unique. */
+function endpointsOf(slices: readonly KubeObject[], portName: string, protocol: string, nodeName: string, skipped: SkippedObject[]): ServicePortSpec['endpoints'] {
+  const ready = new Map<string, ServicePortSpec['endpoints'][number]>();
+  const serving = new Map<string, ServicePortSpec['endpoints'][number]>();
+  for (const s of slices) {
+    const slice = s as KubeObject & SliceObj;
+    if (slice.addressType !== 'IPv4') continue; // IPv6 and FQDN slices: not proxied here
+    const sp = (slice.ports ?? []).find((x) => (x.name ?? '') === portName && (x.protocol ?? 'TCP') === protocol);
+    if (!sp) continue;
+    if (!isPort(sp.port)) {
+      skipped.push({ object: `endpointslice ${nsName(s)}`, path: `ports[${(slice.ports ?? []).indexOf(sp)}].port`, value: sp.port, reason: 'not a port number' });
+      continue;
+    }
+    (slice.endpoints ?? []).forEach((e, i) => {
+      // The API's nil conditions mean ready (and serving follows ready).
+      const isReady = e.conditions?.ready ?? true;
+      const isServing = e.conditions?.serving ?? isReady;
+      if (!isReady && !isServing) return;
+      const ip = e.addresses?.[0];
+      if (ip === undefined || !IPV4.test(ip)) {
+        skipped.push({ object: `endpointslice ${nsName(s)}`, path: `endpoints[${i}].addresses[0]`, value: ip, reason: 'not an IPv4 address' });
+        return;
+      }
+      const ep: ServicePortSpec['endpoints'][number] = { ip, port: sp.port as number };
+      if (e.nodeName !== undefined && e.nodeName === nodeName) ep.local = true;
+      const k = `${ip}:${String(sp.port)}`;
+      if (isReady) ready.set(k, ep);
+      else serving.set(k, ep);
+    });
+  }
+  const chosen = ready.size > 0 ? ready : serving;
+  return [...chosen.values()].sort((a, b) => cmpIp(a.ip, b.ip) || a.port - b.port);
+}
+
+/** Where the controller applies its results. */
+export interface ServiceSink {
+  setServices(specs: ServicePortSpec[]): Promise<unknown>;
+}
+
+/** Options of {@link ServiceController}. */
+export interface ServiceControllerOptions {
+  nodeName: string;
+  sink: ServiceSink;
+  logger?: Logger;
+}
+
+/**
+ * Feeds Service and EndpointSlice events into the pipeline's Service ports. Changes are applied
+ * one batch at a time, latest state wins: a burst of events (a Deployment scaling) costs one flow
+ * sync. Invalid objects are logged and left out; they never stop the others.
+ */
+export class ServiceController {
+  private readonly services = new Map<string, KubeObject>();
+  private readonly slices = new Map<string, KubeObject>();
+  private readonly groupIds = new ServiceGroupIds();
+  private readonly log: Logger;
+  private running: Promise<void> | undefined;
+  private dirty = false;
+  private lastKey = '';
+  private reported = new Set<string>();
+  /** Service ports currently realized. */
+  specs: ServicePortSpec[] = [];
+  /** Failure of the last apply (kept until an apply succeeds). */
+  lastError: unknown;
+
+  constructor(private readonly o: ServiceControllerOptions) {
+    this.log = o.logger ?? silentLogger;
+  }
+
+  /** Informer handler for Services. */
+  readonly onServiceEvent = (e: InformerEvent): void => {
+    this.record(this.services, e);
+  };
+
+  /** Informer handler for EndpointSlices. */
+  readonly onSliceEvent = (e: InformerEvent): void => {
+    this.record(this.slices, e);
+  };
+
+  /**
+   * Loads a full listing and returns the specs without applying them: the agent puts them in the
+   * first round of a run (before the watches start), then the watches' events find nothing new.
+   */
+  prime(services: readonly KubeObject[], slices: readonly KubeObject[]): ServicePortSpec[] {
+    this.services.clear();
+    this.slices.clear();
+    for (const s of services) this.services.set(nsName(s), s);
+    for (const s of slices) this.slices.set(nsName(s), s);
+    this.specs = this.compute();
+    this.lastKey = JSON.stringify(this.specs);
+    return this.specs;
+  }
+
+  /** Group ids in use by Service port key. */
+  groups(): [string, number][] {
+    return this.groupIds.entries();
+  }
+
+  /** Resolves when every change seen so far has been applied. */
+  async idle(): Promise<void> {
+    while (this.running) await this.running;
+  }
+
+  private record(cache: Map<string, KubeObject>, e: InformerEvent): void {
+    if (e.type === 'DELETED') cache.delete(nsName(e.object));
+    else cache.set(nsName(e.object), e.object);
+    this.dirty = true;
+    this.running ??= this.loop().finally(() => (this.running = undefined));
+  }
+
+  private compute(): ServicePortSpec[] {
+    const { specs, skipped } = servicesToSpecs({ services: [...this.services.values()], slices: [...this.slices.values()], nodeName: this.o.nodeName, groupIds: this.groupIds });
+    // Each problem is logged once, not at every recomputation.
+    const now = new Set<string>();
+    for (const s of skipped) {
+      const k = JSON.stringify(s);
+      now.add(k);
+      if (!this.reported.has(k)) this.log.warn(s, 'Service object part skipped');
+    }
+    this.reported = now;
+    return specs;
+  }
+
+  private async loop(): Promise<void> {
+    // Let the events of one burst (one watch chunk) land before computing.
+    await Promise.resolve();
+    while (this.dirty) {
+      this.dirty = false;
+      try {
+        const specs = this.compute();
+        const key = JSON.stringify(specs);
+        if (key === this.lastKey) continue;
+        await this.o.sink.setServices(specs);
+        this.specs = specs;
+        this.lastKey = key;
+        this.lastError = undefined;
+        this.log.info({ servicePorts: specs.length, endpoints: specs.reduce((n, s) => n + s.endpoints.length, 0) }, 'services realized');
+      } catch (e) {
+        this.lastError = e;
+        this.log.error({ err: e }, 'services not applied');
+      }
+    }
+  }
+}

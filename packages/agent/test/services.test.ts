@@ -1,0 +1,238 @@
+import type { KubeObject } from '@switchyard/kube';
+import type { ServicePortSpec } from '@switchyard/openflow-pipeline';
+import { parseAgentConfig } from '@switchyard/apis';
+import {
+  DEFAULT_AFFINITY_TIMEOUT,
+  SERVICE_GROUP_ID_BASE,
+  ServiceController,
+  ServiceGroupIds,
+  agentOptionsFromConfig,
+  servicePortKey,
+  servicesToSpecs,
+} from '../src/index';
+
+const svc = (name: string, spec: Record<string, unknown>, ns = 'default'): KubeObject => ({ metadata: { name, namespace: ns }, spec: { type: 'ClusterIP', ...spec } });
+interface Ep {
+  ip: string;
+  ready?: boolean;
+  serving?: boolean;
+  node?: string;
+}
+const slice = (name: string, service: string, ports: Record<string, unknown>[], eps: Ep[], extra: Record<string, unknown> = {}, ns = 'default'): KubeObject => ({
+  metadata: { name, namespace: ns, labels: { 'kubernetes.io/service-name': service } },
+  addressType: 'IPv4',
+  ports,
+  endpoints: eps.map((e) => ({
+    addresses: [e.ip],
+    conditions: { ready: e.ready ?? true, serving: e.serving ?? e.ready ?? true, terminating: e.ready === false },
+    ...(e.node ? { nodeName: e.node } : {}),
+  })),
+  ...extra,
+});
+const map = (services: KubeObject[], slices: KubeObject[], groupIds = new ServiceGroupIds()) => servicesToSpecs({ services, slices, nodeName: 'n1', groupIds });
+
+describe('servicesToSpecs', () => {
+  test('one spec per Service port, target ports resolved by the slice port names', () => {
+    const { specs, skipped } = map(
+      [svc('web', { clusterIP: '10.96.0.10', ports: [{ name: 'http', port: 80, targetPort: 'web' }, { name: 'dns', port: 53, protocol: 'UDP', targetPort: 5353 }] })],
+      [slice('web-a', 'web', [{ name: 'http', port: 8080, protocol: 'TCP' }, { name: 'dns', port: 5353, protocol: 'UDP' }], [{ ip: '10.1.0.5', node: 'n1' }, { ip: '10.1.0.4', node: 'n2' }])],
+    );
+    expect(skipped).toEqual([]);
+    expect(specs).toEqual<ServicePortSpec[]>([
+      { groupId: SERVICE_GROUP_ID_BASE, protocol: 'TCP', clusterIP: '10.96.0.10', port: 80, endpoints: [{ ip: '10.1.0.4', port: 8080 }, { ip: '10.1.0.5', port: 8080, local: true }] },
+      { groupId: SERVICE_GROUP_ID_BASE + 1, protocol: 'UDP', clusterIP: '10.96.0.10', port: 53, endpoints: [{ ip: '10.1.0.4', port: 5353 }, { ip: '10.1.0.5', port: 5353, local: true }] },
+    ]);
+  });
+
+  test('a named target port may resolve to different numbers on different slices', () => {
+    const { specs } = map(
+      [svc('web', { clusterIP: '10.96.0.10', ports: [{ name: 'http', port: 80, targetPort: 'web' }] })],
+      [slice('web-a', 'web', [{ name: 'http', port: 8080, protocol: 'TCP' }], [{ ip: '10.1.0.4' }]), slice('web-b', 'web', [{ name: 'http', port: 9090, protocol: 'TCP' }], [{ ip: '10.1.0.9' }])],
+    );
+    expect(specs[0]?.endpoints).toEqual([{ ip: '10.1.0.4', port: 8080 }, { ip: '10.1.0.9', port: 9090 }]);
+  });
+
+  test('an unnamed port matches the slice port without a name; protocol must match too', () => {
+    const { specs } = map(
+      [svc('a', { clusterIP: '10.96.0.11', ports: [{ port: 80 }] })],
+      [slice('a-1', 'a', [{ port: 8080, protocol: 'UDP' }, { name: null, port: 8081, protocol: 'TCP' }], [{ ip: '10.1.0.4' }])],
+    );
+    expect(specs[0]?.endpoints).toEqual([{ ip: '10.1.0.4', port: 8081 }]);
+  });
+
+  test('not-ready endpoints are left out while a ready one exists; serving ones are used when none is ready', () => {
+    const service = svc('w', { clusterIP: '10.96.0.12', ports: [{ port: 80 }] });
+    const ports = [{ port: 80, protocol: 'TCP' }];
+    const mixed = map([service], [slice('w-1', 'w', ports, [{ ip: '10.1.0.2', ready: false, serving: true }, { ip: '10.1.0.3' }, { ip: '10.1.0.4', ready: false, serving: false }])]);
+    expect(mixed.specs[0]?.endpoints).toEqual([{ ip: '10.1.0.3', port: 80 }]);
+    const terminating = map([service], [slice('w-1', 'w', ports, [{ ip: '10.1.0.2', ready: false, serving: true }, { ip: '10.1.0.4', ready: false, serving: false }])]);
+    expect(terminating.specs[0]?.endpoints).toEqual([{ ip: '10.1.0.2', port: 80 }]);
+    const none = map([service], [slice('w-1', 'w', ports, [{ ip: '10.1.0.4', ready: false, serving: false }])]);
+    expect(none.specs[0]?.endpoints).toEqual([]);
+  });
+
+  test('endpoints without conditions count as ready (the API leaves nil as unknown = ready)', () => {
+    const s = slice('w-1', 'w', [{ port: 80, protocol: 'TCP' }], []);
+    s.endpoints = [{ addresses: ['10.1.0.7'] }];
+    expect(map([svc('w', { clusterIP: '10.96.0.12', ports: [{ port: 80 }] })], [s]).specs[0]?.endpoints).toEqual([{ ip: '10.1.0.7', port: 80 }]);
+  });
+
+  test('a Service without slices still gets its port (with no endpoints, so the pipeline rejects)', () => {
+    expect(map([svc('e', { clusterIP: '10.96.0.13', ports: [{ port: 80 }] })], []).specs).toEqual([{ groupId: SERVICE_GROUP_ID_BASE, protocol: 'TCP', clusterIP: '10.96.0.13', port: 80, endpoints: [] }]);
+  });
+
+  test('headless and ExternalName Services have no specs', () => {
+    const { specs, skipped } = map(
+      [svc('h', { clusterIP: 'None', ports: [{ port: 80 }] }), svc('x', { type: 'ExternalName', externalName: 'example.com', ports: [{ port: 80 }] }), svc('pending', { ports: [{ port: 80 }] })],
+      [slice('h-1', 'h', [{ port: 80, protocol: 'TCP' }], [{ ip: '10.1.0.2' }])],
+    );
+    expect(specs).toEqual([]);
+    expect(skipped).toEqual([]);
+  });
+
+  test('NodePort and LoadBalancer Services carry their node ports; ClusterIP ones do not', () => {
+    const { specs } = map(
+      [
+        svc('np', { type: 'NodePort', clusterIP: '10.96.0.20', ports: [{ port: 80, nodePort: 30080 }] }),
+        svc('lb', { type: 'LoadBalancer', clusterIP: '10.96.0.21', ports: [{ port: 443, nodePort: 30443 }] }),
+        svc('ci', { clusterIP: '10.96.0.22', ports: [{ port: 80, nodePort: 30999 }] }),
+      ],
+      [],
+    );
+    expect(specs.map((s) => [s.clusterIP, s.nodePort])).toEqual([
+      ['10.96.0.22', undefined],
+      ['10.96.0.21', 30443],
+      ['10.96.0.20', 30080],
+    ]);
+  });
+
+  test('ClientIP affinity takes the configured timeout, else 10800 s', () => {
+    const { specs } = map(
+      [
+        svc('a', { clusterIP: '10.96.0.30', sessionAffinity: 'ClientIP', ports: [{ port: 80 }] }),
+        svc('b', { clusterIP: '10.96.0.31', sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 60 } }, ports: [{ port: 80 }] }),
+        svc('c', { clusterIP: '10.96.0.32', sessionAffinity: 'None', ports: [{ port: 80 }] }),
+      ],
+      [],
+    );
+    expect(specs.map((s) => s.affinityTimeout)).toEqual([DEFAULT_AFFINITY_TIMEOUT, 60, undefined]);
+  });
+
+  test('endpoints of slices split across several objects are merged and deduplicated; other services\' slices ignored', () => {
+    const ports = [{ port: 80, protocol: 'TCP' }];
+    const { specs } = map(
+      [svc('w', { clusterIP: '10.96.0.40', ports: [{ port: 80 }] })],
+      [
+        slice('w-1', 'w', ports, [{ ip: '10.1.0.10' }, { ip: '10.1.0.2' }]),
+        slice('w-2', 'w', ports, [{ ip: '10.1.0.3' }, { ip: '10.1.0.2' }]),
+        slice('w-1', 'w', ports, [{ ip: '10.9.9.9' }], {}, 'other'),
+        slice('v-1', 'v', ports, [{ ip: '10.8.8.8' }]),
+        slice('w-6', 'w', ports, [{ ip: '10.7.7.7' }], { addressType: 'IPv6' }),
+      ],
+    );
+    expect(specs[0]?.endpoints.map((e) => e.ip)).toEqual(['10.1.0.2', '10.1.0.3', '10.1.0.10']);
+  });
+
+  test('invalid objects are reported and skipped without affecting the others', () => {
+    const bad = slice('ok-1', 'ok', [{ port: 80, protocol: 'TCP' }], [{ ip: '10.1.0.2' }, { ip: 'not-an-ip' }]);
+    const { specs, skipped } = map(
+      [
+        svc('v6', { clusterIP: 'fd00::10', ports: [{ port: 80 }] }),
+        svc('ports', { clusterIP: '10.96.0.50', ports: [{ name: 'a', port: 0 }, { name: 'b', port: 81, protocol: 'ICMP' }, { name: 'c', port: 82 }] }),
+        svc('ok', { clusterIP: '10.96.0.51', ports: [{ port: 80 }] }),
+        svc('aff', { clusterIP: '10.96.0.52', sessionAffinity: 'ClientIP', sessionAffinityConfig: { clientIP: { timeoutSeconds: 0 } }, ports: [{ port: 80 }] }),
+      ],
+      [bad],
+    );
+    expect(specs.map((s) => `${s.clusterIP}:${s.port}`)).toEqual(['10.96.0.51:80', '10.96.0.50:82']);
+    expect(specs[0]?.endpoints).toEqual([{ ip: '10.1.0.2', port: 80 }]);
+    expect(skipped.map((s) => [s.object, s.path])).toEqual([
+      ['service default/aff', 'spec.sessionAffinityConfig.clientIP.timeoutSeconds'],
+      ['endpointslice default/ok-1', 'endpoints[1].addresses[0]'],
+      ['service default/ports', 'spec.ports[0].port'],
+      ['service default/ports', 'spec.ports[1].protocol'],
+      ['service default/v6', 'spec.clusterIP'],
+    ]);
+  });
+
+  test('group ids are stable across updates, released on delete and reused by later Services', () => {
+    const ids = new ServiceGroupIds(100);
+    const a = svc('a', { clusterIP: '10.96.0.60', ports: [{ name: 'x', port: 80 }, { name: 'y', port: 81 }] });
+    const b = svc('b', { clusterIP: '10.96.0.61', ports: [{ port: 80 }] });
+    const first = map([a, b], [], ids).specs.map((s) => s.groupId);
+    expect(first).toEqual([100, 101, 102]);
+    // Endpoints change, a port is added: existing ids stay.
+    const a2 = svc('a', { clusterIP: '10.96.0.60', ports: [{ name: 'x', port: 80 }, { name: 'y', port: 81 }, { name: 'z', port: 82 }] });
+    const second = map([a2, b], [slice('a-1', 'a', [{ name: 'x', port: 80, protocol: 'TCP' }], [{ ip: '10.1.0.2' }])], ids).specs;
+    expect(second.map((s) => s.groupId)).toEqual([100, 101, 103, 102]);
+    // a is deleted while c appears: b keeps its id; c does not take an id freed in the same batch
+    // (its group is being deleted in that very sync).
+    const c = svc('c', { clusterIP: '10.96.0.62', ports: [{ port: 80 }] });
+    const third = map([b, c], [], ids).specs;
+    expect(third.map((s) => [s.clusterIP, s.groupId])).toEqual([['10.96.0.61', 102], ['10.96.0.62', 104]]);
+    // A later Service reuses the lowest released id.
+    const d = svc('d', { clusterIP: '10.96.0.63', ports: [{ port: 80 }] });
+    expect(map([b, c, d], [], ids).specs.map((s) => s.groupId)).toEqual([102, 104, 100]);
+    expect(new Map(ids.entries())).toEqual(new Map([[servicePortKey('default', 'b', '', 'TCP'), 102], [servicePortKey('default', 'c', '', 'TCP'), 104], [servicePortKey('default', 'd', '', 'TCP'), 100]]));
+  });
+});
+
+describe('ServiceController', () => {
+  const service = svc('w', { clusterIP: '10.96.1.1', ports: [{ port: 80 }] });
+  const ports = [{ port: 8080, protocol: 'TCP' }];
+
+  test('a burst of events costs one apply with the latest state', async () => {
+    const applied: ServicePortSpec[][] = [];
+    const c = new ServiceController({ nodeName: 'n1', sink: { setServices: async (s) => applied.push(s) } });
+    c.onServiceEvent({ type: 'ADDED', object: service });
+    c.onSliceEvent({ type: 'ADDED', object: slice('w-1', 'w', ports, [{ ip: '10.1.0.2' }]) });
+    c.onSliceEvent({ type: 'MODIFIED', object: slice('w-1', 'w', ports, [{ ip: '10.1.0.2' }, { ip: '10.1.0.3', node: 'n1' }]) });
+    await c.idle();
+    expect(applied).toHaveLength(1);
+    expect(applied[0]?.[0]?.endpoints).toEqual([{ ip: '10.1.0.2', port: 8080 }, { ip: '10.1.0.3', port: 8080, local: true }]);
+  });
+
+  test('primed state is not applied again when the watches replay it; a delete empties the specs', async () => {
+    const applied: ServicePortSpec[][] = [];
+    const c = new ServiceController({ nodeName: 'n1', sink: { setServices: async (s) => applied.push(s) } });
+    const sl = slice('w-1', 'w', ports, [{ ip: '10.1.0.2' }]);
+    const primed = c.prime([service], [sl]);
+    expect(primed).toHaveLength(1);
+    c.onServiceEvent({ type: 'ADDED', object: service });
+    c.onSliceEvent({ type: 'ADDED', object: sl });
+    await c.idle();
+    expect(applied).toEqual([]);
+    c.onServiceEvent({ type: 'DELETED', object: service });
+    await c.idle();
+    expect(applied).toEqual([[]]);
+    expect(c.groups()).toEqual([]);
+  });
+
+  test('a failing apply is logged and retried at the next event', async () => {
+    const errors: unknown[] = [];
+    let fail = true;
+    const applied: ServicePortSpec[][] = [];
+    const c = new ServiceController({
+      nodeName: 'n1',
+      sink: { setServices: async (s) => { if (fail) throw new Error('switch gone'); applied.push(s); } },
+      logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: (o) => errors.push(o) },
+    });
+    c.onServiceEvent({ type: 'ADDED', object: service });
+    await c.idle();
+    expect(errors).toHaveLength(1);
+    expect(c.lastError).toBeInstanceOf(Error);
+    fail = false;
+    c.onSliceEvent({ type: 'ADDED', object: slice('w-1', 'w', ports, [{ ip: '10.1.0.2' }]) });
+    await c.idle();
+    expect(applied).toHaveLength(1);
+    expect(c.lastError).toBeUndefined();
+  });
+});
+
+describe('agentOptionsFromConfig: AntreaProxy', () => {
+  const node = { nodeName: 'n1', podCIDR: '10.0.1.0/24', nodeIP: '192.168.0.2', dataDir: '/var/lib/switchyard' };
+  test('on by default, off with the AntreaProxy feature gate off', () => {
+    expect(agentOptionsFromConfig(parseAgentConfig({}).config, node).enableProxy).toBe(true);
+    expect(agentOptionsFromConfig(parseAgentConfig({ featureGates: { AntreaProxy: false } }).config, node).enableProxy).toBe(false);
+  });
+});
