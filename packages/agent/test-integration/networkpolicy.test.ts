@@ -31,6 +31,14 @@ async function tcp(from: Sandbox, ip: string, port: number): Promise<boolean> {
   const r = await from.netns.exec(['socat', '-T3', '-', `TCP:${ip}:${port},connect-timeout=3`], { allowFailure: true, input: 'x\n', timeoutMs: 8000 });
   return r.stdout.trim() === 'pong';
 }
+/**
+ * An allowed connection: up to three attempts, since on a loaded machine one SYN or one forked
+ * reply can take longer than the probe waits; a blocked one never answers however often it tries.
+ */
+async function reaches(from: Sandbox, ip: string, port: number): Promise<boolean> {
+  for (let i = 0; i < 3; i++) if (await tcp(from, ip, port)) return true;
+  return false;
+}
 const eventuallyReach = (from: string, to: string, port: number, want: boolean): Promise<void> =>
   waitFor(`${from} -> ${to}:${port} ${want ? 'allowed' : 'blocked'}`, async () => (await tcp(pods[from]!.sb, pods[to]!.ip, port)) === want, { timeoutMs: 20_000, intervalMs: 250 });
 
@@ -55,6 +63,12 @@ beforeAll(async () => {
   }
 }, 180_000);
 
+/** Policies a test created: deleted after it even when it failed, so one failure does not cascade. */
+const createdPolicies: string[] = [];
+afterEach(async () => {
+  for (const path of createdPolicies.splice(0)) await kube.request('DELETE', path).catch(() => undefined);
+});
+
 afterAll(async () => {
   await stopNode(node);
   await controller?.stop();
@@ -75,10 +89,10 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     });
     await waitFor('policy in the agent view', () => node!.agent.policies.view.counts.policies === 1, { timeoutMs: 15_000 });
     await eventuallyReach('c', 'b', 7000, false);
-    expect(await tcp(pods.a!.sb, pods.b!.ip, 7000)).toBe(true);
+    expect(await reaches(pods.a!.sb, pods.b!.ip, 7000)).toBe(true);
     expect(await tcp(pods.a!.sb, pods.b!.ip, 7001)).toBe(false);
     // Not selected by the policy: c is still open to everyone.
-    expect(await tcp(pods.b!.sb, pods.c!.ip, 7000)).toBe(true);
+    expect(await reaches(pods.b!.sb, pods.c!.ip, 7000)).toBe(true);
   });
 
   it('an ACNP Drop in the application tier overrides the K8s allow, and the controller reports it Realized', async () => {
@@ -102,6 +116,7 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
   });
 
   it('an ACNP Reject answers TCP with a RST and UDP with ICMP unreachable (the sender fails fast)', async () => {
+    createdPolicies.push('/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/reject-c-to-a');
     await kube.request('POST', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies', {
       apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterNetworkPolicy', metadata: { name: 'reject-c-to-a' },
       spec: {
@@ -126,13 +141,14 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     expect(udp.stderr).toMatch(/No route to host|unreachable|refused/i);
     expect(node!.agent.rejects.sent).toBeGreaterThanOrEqual(2);
     // Other ports and other sources are not affected.
-    expect(await tcp(pods.c!.sb, pods.a!.ip, 7000)).toBe(true);
-    expect(await tcp(pods.b!.sb, pods.a!.ip, 7001)).toBe(true);
+    expect(await reaches(pods.c!.sb, pods.a!.ip, 7000)).toBe(true);
+    expect(await reaches(pods.b!.sb, pods.a!.ip, 7001)).toBe(true);
     await kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/reject-c-to-a');
     await eventuallyReach('c', 'a', 7001, true);
   });
 
   it('an enableLogging rule writes np.log lines with the policy, rule, action and 5-tuple', async () => {
+    createdPolicies.push('/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/log-b-to-c');
     await kube.request('POST', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies', {
       apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterNetworkPolicy', metadata: { name: 'log-b-to-c' },
       spec: {
@@ -156,7 +172,7 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     );
     expect(line).toMatch(re);
     // Traffic the rule does not log leaves no line.
-    expect(await tcp(pods.a!.sb, pods.c!.ip, 7000)).toBe(true);
+    expect(await reaches(pods.a!.sb, pods.c!.ip, 7000)).toBe(true);
     expect(readFileSync(file, 'utf8')).not.toContain(`${pods.a!.ip} `);
     await kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/log-b-to-c');
     await waitFor('logging policy removed', () => node!.agent.policies.view.counts.policies === 2, { timeoutMs: 15_000 });
@@ -168,6 +184,7 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     const meters = await node!.ovs.ofctl('-O', 'OpenFlow15', 'dump-meters', mgmt);
     expect(meters).toMatch(/meter=256 pktps burst stats bands=\s*type=drop rate=500 burst_size=1000/);
     expect(meters).toMatch(/meter=258 pktps burst stats bands=\s*type=drop rate=500 burst_size=1000/);
+    createdPolicies.push('/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/log-udp');
     await kube.request('POST', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies', {
       apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterNetworkPolicy', metadata: { name: 'log-udp' },
       spec: {
@@ -206,7 +223,7 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     expect(node!.agent.policies.view.counts.policies).toBe(2);
     expect(await tcp(pods.a!.sb, pods.b!.ip, 7000)).toBe(false);
     expect(await tcp(pods.c!.sb, pods.b!.ip, 7000)).toBe(false);
-    expect(await tcp(pods.b!.sb, pods.c!.ip, 7000)).toBe(true);
+    expect(await reaches(pods.b!.sb, pods.c!.ip, 7000)).toBe(true);
     // The controller comes back on the same port: the agent resyncs (new epoch) and follows deletions.
     controller = await startController(port);
     await kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/drop-a-to-b');
