@@ -1,7 +1,8 @@
 // Two agents on two real OVS "nodes" joined by an underlay, with the embedded Kubernetes API:
 // the agents learn each other from the Node objects (tunnel flows, host routes), pods on
 // different nodes talk in encap and noEncap modes, pod -> external traffic is masqueraded to the
-// node IP, and each agent keeps its AntreaAgentInfo with its API port.
+// node IP, a Service with its endpoint on the other node is reached through the tunnel, and each
+// agent keeps its AntreaAgentInfo with its API port.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -150,6 +151,32 @@ describe('encap (geneve) between two nodes', () => {
     // The packets took the tunnel flow (the Interface statistics column lags by seconds; flow counters do not).
     const tunnelFlow = (await flows(n1)).split('\n').find((l) => l.includes('tun_dst'));
     expect(Number(/n_packets=(\d+)/.exec(tunnelFlow ?? '')?.[1] ?? 0)).toBeGreaterThan(0);
+  });
+
+  it('a ClusterIP Service whose only endpoint is on the other node is reached through the tunnel', async () => {
+    // No selector: the EndpointSlice is written by hand, as any EndpointSlice producer would.
+    const svc = await kube.request<{ spec: { clusterIP: string } }>('POST', '/api/v1/namespaces/default/services', {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'mn-svc', namespace: 'default' }, spec: { ports: [{ name: 'p', port: 80, protocol: 'TCP' }] },
+    });
+    await kube.request('POST', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
+      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', addressType: 'IPv4',
+      metadata: { name: 'mn-svc-1', namespace: 'default', labels: { 'kubernetes.io/service-name': 'mn-svc' } },
+      ports: [{ name: 'p', port: 7000, protocol: 'TCP' }],
+      endpoints: [{ addresses: [ip2], conditions: { ready: true }, nodeName: 'mn2' }],
+    });
+    const ip = svc.spec.clusterIP;
+    await waitFor('the Service on mn1', () => a1!.agent.services?.specs.some((s) => s.clusterIP === ip && s.endpoints.length === 1) ?? false, { timeoutMs: 20_000, intervalMs: 100 });
+    expect(a1!.agent.services?.specs.find((s) => s.clusterIP === ip)?.endpoints).toEqual([{ ip: ip2, port: 7000 }]);
+    expect(a2!.agent.services?.specs.find((s) => s.clusterIP === ip)?.endpoints).toEqual([{ ip: ip2, port: 7000, local: true }]);
+    const viaService = async (): Promise<boolean> => {
+      const r = await p1.netns.exec(['socat', '-T2', '-', `TCP:${ip}:80,connect-timeout=2`], { allowFailure: true, input: 'ping\n', timeoutMs: 5000 });
+      return r.stdout.trim() === 'pong';
+    };
+    await waitFor(`${ip1} -> ${ip}:80 -> ${ip2}:7000`, viaService, { timeoutMs: 10_000, intervalMs: 250 });
+    for (let i = 0; i < 3; i++) expect(await viaService()).toBe(true);
+    await kube.request('DELETE', '/api/v1/namespaces/default/services/mn-svc');
+    await kube.request('DELETE', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/mn-svc-1');
+    await waitFor('the Service gone on mn1', () => !(a1!.agent.services?.specs.some((s) => s.clusterIP === ip) ?? true), { timeoutMs: 20_000, intervalMs: 100 });
   });
 
   it('pod -> a host on the fabric leaves with the node IP as source (MASQUERADE); pod -> pod keeps the pod IP', async () => {
