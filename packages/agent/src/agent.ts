@@ -17,6 +17,7 @@ import { bringUpNode, checkDatapathSupport, podMtu, startRound, type NodeInfo, t
 import { FlowSync } from './flow-sync';
 import { InterfaceStore, readPodPorts, type PodInterface } from './interface-store';
 import { NodeNetwork, probeNetns } from './netops';
+import { PodIPPools } from './ippools';
 import { PodNetwork } from './pods';
 import { CniHandler, CniServer } from './cni/server';
 import { AgentError } from './errors';
@@ -120,6 +121,11 @@ export interface AgentOptions {
    * watches. Needs `kube`; default true when it is given (antrea-agent.conf `antreaProxy.enable`).
    */
   enableProxy?: boolean;
+  /**
+   * AntreaIPAM: pods (or Namespaces) annotated `ipam.antrea.io/ippools` take their address from
+   * that IPPool. Needs `kube`; default false (antrea-agent.conf feature gate `AntreaIPAM`).
+   */
+  enableIPPools?: boolean;
   /** AntreaAgentInfo heartbeat period. Default 60 s. */
   agentInfoIntervalMs?: number;
   /** Time source of heartbeats and informer backoff. */
@@ -177,6 +183,7 @@ export function agentOptionsFromConfig(
     noSNAT: cfg.noSNAT,
     packetInRate: cfg.packetInRate,
     // Antrea >= 2.0 turns AntreaProxy off with antreaProxy.enable; older configs with the gate.
+    enableIPPools: cfg.featureGates.AntreaIPAM === true,
     enableProxy: cfg.featureGates.AntreaProxy !== false && (cfg.antreaProxy as { enable?: boolean }).enable !== false,
     ...(cfg.apiPort > 0 ? { apiPort: cfg.apiPort } : {}),
     ovsdbRemote: `unix:${join(cfg.ovsRunDir, 'db.sock')}`,
@@ -193,7 +200,7 @@ export function agentOptionsFromConfig(
   };
 }
 
-type OptionalKeys = 'nodeNetns' | 'logger' | 'apiSocket' | 'controlplane' | 'policyLogFile' | 'kube' | 'apiPort' | 'clock' | 'enableProxy';
+type OptionalKeys = 'nodeNetns' | 'logger' | 'apiSocket' | 'controlplane' | 'policyLogFile' | 'kube' | 'apiPort' | 'clock' | 'enableProxy' | 'enableIPPools';
 
 /** A running node agent. */
 export class Agent {
@@ -305,6 +312,7 @@ export class Agent {
       ...(o.apiPort !== undefined ? { apiPort: o.apiPort } : {}),
       ...(o.clock !== undefined ? { clock: o.clock } : {}),
       enableProxy: o.kube !== undefined && (o.enableProxy ?? true),
+      enableIPPools: o.kube !== undefined && (o.enableIPPools ?? false),
       ...(o.nodeNetns !== undefined ? { nodeNetns: o.nodeNetns } : {}),
       ...(o.apiSocket !== undefined ? { apiSocket: o.apiSocket } : {}),
       ...(o.controlplane !== undefined ? { controlplane: o.controlplane } : {}),
@@ -403,6 +411,7 @@ export class Agent {
         mtu,
         txOffloadOff: opts.disableTxChecksumOffload,
         chained: policyOnly,
+        ...(opts.enableIPPools && opts.kube && !policyOnly ? { pools: new PodIPPools({ kube: opts.kube, logger: log }) } : {}),
         logger: log,
       });
       // Policies cached by the previous run are part of the first round: enforced from the start.

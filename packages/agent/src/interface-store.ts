@@ -21,6 +21,8 @@ export interface PodInterface {
   mac: string;
   mtu: number;
   ofport: number;
+  /** The IPPool the address came from (AntreaIPAM); absent for a pod-CIDR address. */
+  ipPool?: string;
 }
 
 /** external_ids keys (Antrea's names where Antrea has one). */
@@ -35,6 +37,7 @@ export const EXTERNAL_IDS = {
   ifname: 'if-name',
   gateway: 'gateway-ip',
   mtu: 'mtu',
+  ipPool: 'ippool',
 } as const;
 
 /** Port external_ids describing a pod interface. */
@@ -50,6 +53,7 @@ export function podExternalIds(p: PodInterface): Record<string, string> {
     [EXTERNAL_IDS.ifname]: p.ifname,
     [EXTERNAL_IDS.gateway]: p.gateway,
     [EXTERNAL_IDS.mtu]: String(p.mtu),
+    ...(p.ipPool !== undefined ? { [EXTERNAL_IDS.ipPool]: p.ipPool } : {}),
   };
 }
 
@@ -102,6 +106,7 @@ export async function readPodPorts(client: OvsdbClient): Promise<StoredPort[]> {
             mac,
             mtu: Number(get(EXTERNAL_IDS.mtu) ?? 1450),
             ofport,
+            ...(get(EXTERNAL_IDS.ipPool) !== undefined ? { ipPool: get(EXTERNAL_IDS.ipPool) as string } : {}),
           }
         : undefined,
     });

@@ -10,6 +10,7 @@ import { CniError, CniErrorCode, type CniResult } from './cni/spec';
 import type { NodeInfo } from './bridge';
 import type { FlowSync } from './flow-sync';
 import { podExternalIds, type InterfaceStore, type PodInterface } from './interface-store';
+import type { PodIPPools } from './ippools';
 import { probeNetns, type NodeNetwork } from './netops';
 import { silentLogger, type Logger } from './logger';
 
@@ -63,6 +64,11 @@ export interface PodNetworkDeps {
    * the gateway; no IPAM, no veth of ours.
    */
   chained?: boolean;
+  /**
+   * AntreaIPAM: pods (or Namespaces) annotated `ipam.antrea.io/ippools` take their address from
+   * that IPPool; absent, every pod gets a pod-CIDR address from host-local.
+   */
+  pools?: PodIPPools;
   logger?: Logger;
 }
 
@@ -99,7 +105,6 @@ export class PodNetwork {
     if (ns === 'not-netns') throw new CniError(CniErrorCode.InvalidEnvironment, `CNI_NETNS ${req.netns} is not a network namespace`);
 
     const undo: { step: string; run: () => Promise<unknown> }[] = [];
-    const attachment = { containerId: req.containerId, ifname: req.ifname };
     let step = 'ipam';
     const timings: Record<string, number> = {};
     let mark = performance.now();
@@ -109,9 +114,7 @@ export class PodNetwork {
       mark = now;
     };
     try {
-      const [alloc] = await this.d.ipam.add(attachment);
-      undo.push({ step, run: () => this.d.ipam.del(attachment) });
-      if (!alloc) throw new CniError(CniErrorCode.InternalError, 'IPAM returned no address');
+      const addr = await this.allocate(req, undo);
       lap('ipam');
       const iface: PodInterface = {
         containerId: req.containerId,
@@ -120,11 +123,12 @@ export class PodNetwork {
         ifname: req.ifname,
         netns: req.netns,
         hostIfName: hostInterfaceName(req.podNamespace, req.podName, req.containerId),
-        ipCidr: `${alloc.ip.toString()}/${alloc.subnet.prefix}`,
-        gateway: this.d.node.gateway.ip,
+        ipCidr: addr.ipCidr,
+        gateway: addr.gateway,
         mac: randomMac(),
         mtu: this.d.mtu,
         ofport: -1,
+        ...(addr.pool !== undefined ? { ipPool: addr.pool } : {}),
       };
 
       step = 'veth';
@@ -142,10 +146,16 @@ export class PodNetwork {
       lap('veth');
 
       await this.attach(iface, undo, (s) => (step = s), lap);
+      if (addr.pool !== undefined) {
+        // Off the pod CIDR: the node reaches the pod through a host route on the gateway.
+        step = 'host-route';
+        undo.push({ step, run: () => this.d.net.deletePodRoute(addr.ip, this.d.node.gateway.name) });
+        await this.d.net.podRoute(addr.ip, this.d.node.gateway.name);
+      }
 
       // Gratuitous ARP in the background, as Antrea does: neighbours learn the (possibly reused)
       // address's new MAC, and ADD does not wait for arping.
-      void this.d.net.announce(req.netns, req.ifname, alloc.ip.toString()).catch((e: unknown) => {
+      void this.d.net.announce(req.netns, req.ifname, addr.ip).catch((e: unknown) => {
         this.log.warn({ err: e, containerId: req.containerId }, 'gratuitous ARP failed');
       });
       this.log.info({ pod: `${req.podNamespace}/${req.podName}`, ip: iface.ipCidr, ofport: iface.ofport, timings }, 'pod attached');
@@ -158,6 +168,27 @@ export class PodNetwork {
       this.log.warn({ err: e, step, containerId: req.containerId }, 'pod ADD failed and was rolled back');
       throw err;
     }
+  }
+
+  /**
+   * The pod's address: from the IPPool its annotation names, else from the node's pod CIDR
+   * (host-local). Pushes the release onto `undo`.
+   */
+  private async allocate(req: PodRequest, undo: { step: string; run: () => Promise<unknown> }[]): Promise<{ ip: string; ipCidr: string; gateway: string; pool?: string }> {
+    const choice = this.d.pools ? await this.d.pools.poolFor(req.podNamespace, req.podName) : undefined;
+    if (choice && this.d.pools) {
+      const pools = this.d.pools;
+      const a = await pools.allocate(choice, { namespace: req.podNamespace, name: req.podName, containerID: req.containerId, ifName: req.ifname });
+      undo.push({ step: 'ippool', run: () => pools.release(choice.pool, req.containerId, req.ifname) });
+      const ip = a.ip.toString();
+      return { ip, ipCidr: `${ip}/${a.prefixLength}`, gateway: a.gateway.toString(), pool: choice.pool };
+    }
+    const attachment = { containerId: req.containerId, ifname: req.ifname };
+    const [alloc] = await this.d.ipam.add(attachment);
+    undo.push({ step: 'ipam', run: () => this.d.ipam.del(attachment) });
+    if (!alloc) throw new CniError(CniErrorCode.InternalError, 'IPAM returned no address');
+    const ip = alloc.ip.toString();
+    return { ip, ipCidr: `${ip}/${alloc.subnet.prefix}`, gateway: this.d.node.gateway.ip };
   }
 
   /** CNI DEL: removes whatever exists of the attachment; never fails because something is already gone. */
@@ -177,6 +208,13 @@ export class PodNetwork {
       await this.d.net.deleteHostLink(name);
     }
     await this.d.ipam.del({ containerId: req.containerId, ifname: iface?.ifname ?? req.ifname });
+    if (iface?.ipPool !== undefined) {
+      await this.d.net.deletePodRoute(iface.ipCidr.split('/')[0] ?? '', this.d.node.gateway.name);
+      await this.d.pools?.release(iface.ipPool, req.containerId, iface.ifname);
+    } else if (!iface && this.d.pools) {
+      // The store lost it (a crash mid-ADD): whichever pool holds the container's address frees it.
+      await this.d.pools.releaseAnywhere(req.containerId, req.ifname);
+    }
     this.log.info({ containerId: req.containerId, pod: `${req.podNamespace}/${req.podName}` }, 'pod detached');
   }
 
@@ -324,7 +362,15 @@ export class PodNetwork {
   }
 
   /** The pipeline's view of a pod interface. */
-  localPod(iface: PodInterface): { name: string; namespace: string; ofport: number; ips: string[]; mac: string } {
-    return { name: iface.podName, namespace: iface.podNamespace, ofport: iface.ofport, ips: [iface.ipCidr.split('/')[0] ?? ''], mac: iface.mac };
+  localPod(iface: PodInterface): { name: string; namespace: string; ofport: number; ips: string[]; mac: string; gatewayIP?: string } {
+    return {
+      name: iface.podName,
+      namespace: iface.podNamespace,
+      ofport: iface.ofport,
+      ips: [iface.ipCidr.split('/')[0] ?? ''],
+      mac: iface.mac,
+      // A pool pod's own gateway is answered by the node gateway.
+      ...(iface.ipPool !== undefined && !this.d.chained ? { gatewayIP: iface.gateway } : {}),
+    };
   }
 }

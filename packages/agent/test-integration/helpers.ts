@@ -135,7 +135,7 @@ export interface ControlPlane {
 }
 
 /** Starts kube-api (a node token for `nodeName`), applies the controller's RBAC, starts the controller. */
-export async function startControlPlane(nodeName: string): Promise<ControlPlane> {
+export async function startControlPlane(nodeName: string, controllerOptions: Partial<ConstructorParameters<typeof Controller>[0]> = {}): Promise<ControlPlane> {
   const token = `token-${nodeName}`;
   const api = await startKubeApi({ tokens: { [token]: { user: `system:node:${nodeName}`, groups: ['system:nodes', 'system:authenticated'] } }, crds: loadCrds() as never });
   const kc = new KubeConfig();
@@ -153,7 +153,7 @@ export async function startControlPlane(nodeName: string): Promise<ControlPlane>
     const group = obj.kind === 'ServiceAccount' ? '/api/v1' : '/apis/rbac.authorization.k8s.io/v1';
     await kube.request('POST', `${group}${meta.namespace ? `/namespaces/${meta.namespace}` : ''}/${plural}`, obj).catch(() => undefined);
   }
-  const controller = new Controller({ kube, port: 0, host: '127.0.0.1', registerAPIService: false, informer: { initialBackoffMs: 50, maxBackoffMs: 500 } });
+  const controller = new Controller({ kube, port: 0, host: '127.0.0.1', registerAPIService: false, informer: { initialBackoffMs: 50, maxBackoffMs: 500 }, ...controllerOptions });
   await controller.start();
   return {
     api,

@@ -24,6 +24,16 @@ describe('pool-subnet pod gateway', () => {
     expect(line).toMatch(/,IN_PORT$/);
   });
 
+  it('routes the pod\'s traffic inside OVS: its packets carry the MAC-rewrite mark, and packets to it through the gateway MAC are delivered to it', () => {
+    const all = dumpFlows(computeNodeFlows(state([pooled])), { cookie: false });
+    const classifier = all.find((l) => l.includes('table=Classifier') && l.includes('in_port=7'))!;
+    expect(classifier).toContain('set_field:0x200/0x200->reg0');
+    const l3 = all.filter((l) => l.includes('table=L3Forwarding') && l.includes('nw_dst=10.50.0.5'));
+    expect(l3.some((l) => l.includes(`dl_dst=${GW_MAC}`) && l.includes('set_field:02:00:00:00:00:07->eth_dst'))).toBe(true);
+    const plain = dumpFlows(computeNodeFlows(state([{ name: pooled.name, namespace: pooled.namespace, ofport: pooled.ofport, ips: pooled.ips, mac: pooled.mac }])), { cookie: false });
+    expect(plain.find((l) => l.includes('table=Classifier') && l.includes('in_port=7'))).not.toContain('0x200/0x200');
+  });
+
   it('adds nothing for a pod whose gateway is the node gateway or that names none', () => {
     const plain: LocalPod = { name: 'web', namespace: 'ns', ofport: 8, ips: ['10.10.0.8'], mac: '02:00:00:00:00:08' };
     const same: LocalPod = { ...plain, name: 'web2', ofport: 9, ips: ['10.10.0.9'], mac: '02:00:00:00:00:09', gatewayIP: '10.10.0.1' };

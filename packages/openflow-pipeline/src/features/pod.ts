@@ -104,8 +104,13 @@ export function podConnectivityBaseFlows(p: Pipeline, cfg: NodeConfig): Flow[] {
 /** Flows of one local pod. */
 export function podFlows(p: Pipeline, cfg: NodeConfig, pod: LocalPod): Flow[] {
   const c = cookieOf(cfg);
+  // A pod off the node's pod CIDR (IPPool subnet) reaches every other address by routing: its
+  // packets are marked for the MAC rewrite so local destinations are routed inside OVS, not
+  // hairpinned through the host (which would pass conntrack twice in one zone).
+  const offSubnet = pod.gatewayIP !== undefined && pod.gatewayIP !== cfg.gateway.ip;
+  const fromMarks = offSubnet ? [FromPodRegMark, FromLocalRegMark, RewriteMACRegMark] : [FromPodRegMark, FromLocalRegMark];
   const flows: Flow[] = [
-    flow(p.id('Classifier'), PRIORITY.low, { inPort: pod.ofport }, [...loadMarks(FromPodRegMark, FromLocalRegMark), goto(p.id('SpoofGuard'))], c),
+    flow(p.id('Classifier'), PRIORITY.low, { inPort: pod.ofport }, [...loadMarks(...fromMarks), goto(p.id('SpoofGuard'))], c),
     flow(p.id('L2ForwardingCalc'), PRIORITY.normal, { ethDst: pod.mac }, [...loadMarks(TargetOFPortField.mark(pod.ofport), OutputToOFPortRegMark), goto(p.nextId('L2ForwardingCalc'))], c),
   ];
   for (const ip of pod.ips) {
@@ -119,9 +124,13 @@ export function podFlows(p: Pipeline, cfg: NodeConfig, pod: LocalPod): Flow[] {
       flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ip }, [setEthDst(pod.mac), goto(p.id('L3DecTTL'))], c));
     }
   }
-  if (pod.gatewayIP !== undefined && pod.gatewayIP !== cfg.gateway.ip) {
+  if (offSubnet && pod.gatewayIP !== undefined) {
     // The node gateway stands in for the pod's own (IPPool) gateway.
     flows.push(flow(p.id('ARPResponder'), PRIORITY.normal, { ...ARP, inPort: pod.ofport, arpOp: 1, arpTpa: pod.gatewayIP }, arpReplyActions(pod.gatewayIP, cfg.gateway.mac), c));
+    // Pods of the pod CIDR send to it through their gateway's MAC: route that inside OVS too.
+    for (const ip of pod.ips) {
+      flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ethDst: cfg.gateway.mac, ipv4Dst: ip }, [setEthSrc(cfg.gateway.mac), setEthDst(pod.mac), goto(p.id('L3DecTTL'))], c));
+    }
   }
   return flows;
 }
