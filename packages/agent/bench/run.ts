@@ -5,6 +5,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { loadCrds } from '@switchyard/apis';
+import { KubeConfigClient } from '@switchyard/kube';
+import { startKubeApi } from '@switchyard/kube-api';
 import { Testbed, run, type Netns, type OvsInstance } from '@switchyard/testbed';
 import { Agent } from '../src/index';
 
@@ -195,6 +199,29 @@ async function main(): Promise<void> {
     const ruleBench = await policyBench(agent, sy);
     await agent.stop();
 
+    console.error('IPAM alone through the plugin (IPAM-only mode, an IPPool on the embedded API server)');
+    const api = await startKubeApi({ crds: loadCrds() as never });
+    const kc = new KubeConfig();
+    kc.loadFromFile(api.kubeconfigPath);
+    const kube = new KubeConfigClient(kc);
+    await kube.request('POST', '/apis/crd.antrea.io/v1beta1/ippools', {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'IPPool', metadata: { name: 'bench' },
+      spec: { ipRanges: [{ cidr: '10.103.0.0/16' }], subnetInfo: { gateway: '10.103.0.1', prefixLength: 16 } },
+    });
+    const ipamDir = mkdtempSync(join(tmpdir(), 'sy-agent-bench-ipam-'));
+    const ipamSocket = join(ipamDir, 'cni.sock');
+    const ipamAgent = await Agent.start({
+      nodeName: 'bench-ipam', podCIDR: '10.104.0.0/16', nodeIP: '192.168.1.2', ovsdbRemote: ovs.dbRemote, ovsRunDir: ovs.dir, bridge: 'br-ipam',
+      datapathType: 'netdev', gatewayName: 'sy-gw1', tunnelName: 'sy-tun1', dataDir: ipamDir, cniSocket: ipamSocket, nodeNetns: ovs.netns.name,
+      kube, enableIPPools: true, enableProxy: false,
+    });
+    const ipamConf = JSON.stringify({ cniVersion: '1.0.0', name: 'sec', type: 'macvlan', ipam: { type: 'switchyard-cni', ippools: ['bench'], cniSocket: ipamSocket } });
+    await measure('switchyard IPAM-only ADD exec (IPPool), 100 sequential', 100, 1, (i) =>
+      timedExec(['node', PLUGIN], env({ CNI_COMMAND: 'ADD', CNI_CONTAINERID: `ipam${i}`, CNI_NETNS: '/dev/null', CNI_IFNAME: 'net1', CNI_ARGS: args(i) }), ipamConf));
+    await ipamAgent.stop();
+    await api.stop();
+    rmSync(ipamDir, { recursive: true, force: true });
+
     console.error("Debian bridge + host-local (exec'd in a node netns through nsenter)");
     const refNode = await tb.createNetns('r');
     const refConf = JSON.stringify({
@@ -221,6 +248,9 @@ async function main(): Promise<void> {
       bridgeAddP50Ms: get('bridge ADD, ' + SEQ).p50ms,
       targetAddP50Ms: r2(floor + 2 * get('bridge ADD, ' + SEQ).p50ms),
       ovsAddPortAt120PortsP50Ms: get('ovs-vsctl add-port').p50ms,
+      ipamOnlyAddP50Ms: get('switchyard IPAM-only').p50ms,
+      hostLocalExecP50Ms: get('host-local ADD exec').p50ms,
+      ratioIpamOnlyVsHostLocal: r2(get('switchyard IPAM-only').p50ms / get('host-local ADD exec').p50ms),
       ratioAddP50VsBridge: r2(get('switchyard ADD, ' + SEQ).p50ms / get('bridge ADD, ' + SEQ).p50ms),
       ratioAddP50MinusFloorVsBridge: r2((get('switchyard ADD, ' + SEQ).p50ms - floor) / get('bridge ADD, ' + SEQ).p50ms),
       flowsAt120Pods: flows,

@@ -50,7 +50,7 @@ export { FlowSync, type SyncStats } from './flow-sync';
 export { InterfaceStore, EXTERNAL_IDS, podExternalIds, readPodPorts, type PodInterface, type StoredPort } from './interface-store';
 export { NodeNetwork, netnsPath, probeNetns, ROUTE_PROTO, MASQ_CHAIN, type PodLinkSpec, type PodInterfaceState } from './netops';
 export { PodNetwork, hostInterfaceName, randomMac, podResult, type PodRequest, type PodNetworkDeps } from './pods';
-export { CniServer, CniHandler, KeyedSerializer, cniServiceDefinition, type PodOperations } from './cni/server';
+export { CniServer, CniHandler, KeyedSerializer, IPAM_TYPES, cniServiceDefinition, ipamModeOf, type PodOperations } from './cni/server';
 export {
   CniError,
   CniErrorCode,

@@ -15,8 +15,8 @@ export const IPPOOL_ANNOTATION = 'ipam.antrea.io/ippools';
 /** The pool a pod asks for, with its StatefulSet ordinal if it has one. */
 export interface PoolChoice {
   pool: string;
-  /** Where the annotation was read: `pod` or `namespace`. */
-  source: 'pod' | 'namespace';
+  /** Where the pool was named: the pod's or Namespace's annotation, or the `ipam` network configuration. */
+  source: 'pod' | 'namespace' | 'ipam';
   statefulSet?: { name: string; namespace: string; index: number };
 }
 
@@ -100,7 +100,7 @@ export class PodIPPools {
       return await this.allocator.allocateReservedOrNext(choice.pool, { name: pod.name, namespace: pod.namespace, containerID: pod.containerID, ifName: pod.ifName }, choice.statefulSet);
     } catch (e) {
       if (e instanceof IpamError) {
-        const where = `${choice.source === 'pod' ? 'pod' : 'namespace'} annotation ${IPPOOL_ANNOTATION}=${choice.pool}`;
+        const where = choice.source === 'ipam' ? `network configuration ipam.ippools: ${choice.pool}` : `${choice.source} annotation ${IPPOOL_ANNOTATION}=${choice.pool}`;
         if (e.code === 'NOT_FOUND') throw new CniError(CniErrorCode.InvalidNetworkConfig, `ippool ${choice.pool} does not exist`, where);
         if (e.code === 'EXHAUSTED') throw new CniError(CniErrorCode.TryAgainLater, `ippool ${choice.pool} has no free address`, where);
         throw new CniError(CniErrorCode.InternalError, `ippool ${choice.pool}: ${e.message}`, where);

@@ -191,6 +191,39 @@ export class PodNetwork {
     return { ip, ipCidr: `${ip}/${alloc.subnet.prefix}`, gateway: this.d.node.gateway.ip };
   }
 
+  /**
+   * IPAM-only ADD: switchyard-cni named as the `ipam` of another plugin (a secondary network, as
+   * Antrea's IPAM is used under Multus). The address comes from the first IPPool of
+   * `ipam.ippools`; no interface is touched. Idempotent for a repeated ADD.
+   */
+  async ipamAdd(req: PodRequest, ippools: readonly string[]): Promise<CniResult> {
+    const pools = this.ipamPools(ippools);
+    const a = await pools.allocate({ pool: ippools[0] as string, source: 'ipam' }, { namespace: req.podNamespace, name: req.podName, containerID: req.containerId, ifName: req.ifname });
+    this.log.info({ pod: `${req.podNamespace}/${req.podName}`, ifname: req.ifname, pool: a.pool, ip: a.ip.toString() }, 'IPAM address allocated');
+    return { cniVersion: '1.0.0', ips: [{ address: `${a.ip.toString()}/${a.prefixLength}`, gateway: a.gateway.toString() }], routes: [], dns: {} };
+  }
+
+  /** IPAM-only DEL: frees the container's address of the pool. Idempotent. */
+  async ipamDel(req: PodRequest, ippools: readonly string[]): Promise<void> {
+    const pools = this.ipamPools(ippools);
+    await pools.release(ippools[0] as string, req.containerId, req.ifname);
+  }
+
+  /** IPAM-only CHECK: the container still holds an address of the pool. */
+  async ipamCheck(req: PodRequest, ippools: readonly string[], prev: CniResult): Promise<void> {
+    const pools = this.ipamPools(ippools);
+    const pool = await pools.store.get(ippools[0] as string);
+    const held = (pool?.status?.ipAddresses ?? []).find((e) => e.owner.pod?.containerID === req.containerId && (e.owner.pod.ifName ?? req.ifname) === req.ifname);
+    if (!held) throw new CniError(CniErrorCode.CheckFailed, `container ${req.containerId} holds no address of ippool ${ippools[0] as string}`);
+    if (!(prev.ips ?? []).some((i) => i.address.split('/')[0] === held.ipAddress)) throw new CniError(CniErrorCode.CheckFailed, 'prevResult does not list the pool address', held.ipAddress);
+  }
+
+  private ipamPools(ippools: readonly string[]): PodIPPools {
+    if (!this.d.pools) throw new CniError(CniErrorCode.InvalidNetworkConfig, 'IPAM mode needs the AntreaIPAM feature gate and the Kubernetes API on this agent');
+    if (ippools.length === 0) throw new CniError(CniErrorCode.InvalidNetworkConfig, 'network configuration: ipam.ippools must name an IPPool in IPAM mode');
+    return this.d.pools;
+  }
+
   /** CNI DEL: removes whatever exists of the attachment; never fails because something is already gone. */
   async del(req: PodRequest): Promise<void> {
     if (this.d.chained) return this.delChained(req);

@@ -140,6 +140,32 @@ describe('IPPool addresses for annotated pods (AntreaIPAM)', () => {
     expect(JSON.parse(routes.stdout || '[]')).toEqual([]);
   });
 
+  it('as another plugin\'s IPAM (a secondary interface), the plugin allocates, checks and frees a pool address without touching interfaces', async () => {
+    const sb = await sandbox(tb, 'multi');
+    const conf = (prevResult?: unknown): string => JSON.stringify({
+      cniVersion: '1.0.0', name: 'secondary', type: 'macvlan',
+      ipam: { type: 'switchyard-cni', ippools: ['pool-ns'], cniSocket: node!.socket },
+      ...(prevResult ? { prevResult } : {}),
+    });
+    const env = { containerId: sb.containerId, netns: sb.netns.path, ifname: 'net1', args: podArgs('default', 'multi') };
+    const r = await cni('ADD', env, conf());
+    expect(r.code).toBe(0);
+    expect(r.out.interfaces).toBeUndefined();
+    const ip = ipOf(r.out);
+    expect(ip).toMatch(/^10\.124\.0\./);
+    expect((r.out.ips as { gateway: string }[])[0]?.gateway).toBe('10.124.0.1');
+    const held = (await getPool('pool-ns')).status?.ipAddresses?.find((a) => a.ipAddress === ip);
+    expect(held?.owner.pod).toEqual({ name: 'multi', namespace: 'default', containerID: sb.containerId, ifName: 'net1' });
+    // No interface was made: the sandbox has only lo.
+    expect((await sb.netns.exec(['ip', '-o', 'link'])).stdout.trim().split('\n')).toHaveLength(1);
+    expect((await cni('CHECK', env, conf(r.out))).code).toBe(0);
+    expect((await cni('DEL', env, conf())).code).toBe(0);
+    expect((await getPool('pool-ns')).status?.ipAddresses?.some((a) => a.ipAddress === ip)).toBe(false);
+    const check = await cni('CHECK', env, conf(r.out));
+    expect(check.out.code).toBe(101);
+    expect(String(check.out.msg)).toContain('holds no address of ippool pool-ns');
+  });
+
   it('a pod naming a pool that does not exist gets a CNI error naming it, and the agent keeps serving', async () => {
     const sb = await sandbox(tb, 'lost');
     await createPod('default', 'lost', { 'ipam.antrea.io/ippools': 'no-such-pool' });

@@ -9,6 +9,7 @@ import {
   CniServer,
   GrpcCallError,
   KeyedSerializer,
+  ipamModeOf,
   grpcUnary,
   type CniReply,
   type CniResult,
@@ -128,4 +129,45 @@ it('KeyedSerializer runs same-key tasks in order even after a failure', async ()
   expect(order).toEqual([1, 2]);
   await new Promise((r) => setTimeout(r, 0));
   expect(s.pending).toBe(0);
+});
+
+describe('IPAM-only mode (switchyard-cni as another plugin\'s ipam)', () => {
+  it('is selected by ipam.type naming this plugin under another plugin\'s type, with the pools listed', () => {
+    expect(ipamModeOf({ type: 'macvlan', ipam: { type: 'switchyard-cni', ippools: ['p1', 'p6'] } })).toEqual({ ippools: ['p1', 'p6'] });
+    expect(ipamModeOf({ type: 'macvlan', ipam: { type: 'switchyard' } })).toEqual({ ippools: [] });
+    expect(ipamModeOf({ type: 'switchyard-cni' })).toBeUndefined();
+    expect(ipamModeOf({ type: 'switchyard-cni', ipam: { type: 'switchyard-cni' } })).toBeUndefined();
+    expect(ipamModeOf({ type: 'bridge', ipam: { type: 'host-local' } })).toBeUndefined();
+  });
+
+  it('refuses ippools that are not a list of names, naming the field', () => {
+    expect(() => ipamModeOf({ type: 'macvlan', ipam: { type: 'switchyard-cni', ippools: 'p1' } })).toThrow(/ipam\.ippools must be a list/);
+    expect(() => ipamModeOf({ type: 'macvlan', ipam: { type: 'switchyard-cni', ippools: [''] } })).toThrow(/ipam\.ippools/);
+  });
+
+  it('routes ADD/CHECK/DEL to the IPAM operations, and answers code 7 when the agent has none', async () => {
+    const calls: string[] = [];
+    const ipamPods: PodOperations = {
+      add: () => Promise.reject(new Error('not the pod path')),
+      del: () => Promise.reject(new Error('not the pod path')),
+      check: () => Promise.reject(new Error('not the pod path')),
+      ipamAdd: async (req, pools) => {
+        calls.push(`add:${req.ifname}:${pools.join(',')}`);
+        return { cniVersion: '1.0.0', ips: [{ address: '10.9.0.5/24', gateway: '10.9.0.1' }], routes: [], dns: {} };
+      },
+      ipamDel: async (req) => void calls.push(`del:${req.ifname}`),
+      ipamCheck: async (req, _p, prev) => void calls.push(`check:${req.ifname}:${prev.ips?.[0]?.address}`),
+    };
+    const h = new CniHandler(ipamPods);
+    const stdin = JSON.stringify({ cniVersion: '0.4.0', name: 'sec', type: 'macvlan', ipam: { type: 'switchyard-cni', ippools: ['pool-a'] } });
+    const base = { containerId: 'c1', netns: '/n', ifname: 'net1', args: 'K8S_POD_NAME=p;K8S_POD_NAMESPACE=d', stdin };
+    const added = await h.handle('ADD', base);
+    expect(JSON.parse(added.result!)).toEqual({ cniVersion: '0.4.0', ips: [{ version: '4', address: '10.9.0.5/24', gateway: '10.9.0.1' }], routes: [], dns: {} });
+    const prevStdin = JSON.stringify({ ...JSON.parse(stdin), prevResult: JSON.parse(added.result!) });
+    expect(await h.handle('CHECK', { ...base, stdin: prevStdin })).toEqual({});
+    expect(await h.handle('DEL', base)).toEqual({});
+    expect(calls).toEqual(['add:net1:pool-a', 'check:net1:10.9.0.5/24', 'del:net1']);
+    const refused = await new CniHandler(new FakePods()).handle('ADD', base);
+    expect(refused.error?.code).toBe(7);
+  });
 });

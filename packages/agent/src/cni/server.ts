@@ -75,6 +75,27 @@ export interface PodOperations {
   add(req: PodRequest, prev?: CniResult): Promise<CniResult>;
   del(req: PodRequest): Promise<void>;
   check(req: PodRequest, prev: CniResult): Promise<void>;
+  /** IPAM-only mode (switchyard-cni as another plugin's `ipam`); absent = not supported. */
+  ipamAdd?(req: PodRequest, ippools: readonly string[]): Promise<CniResult>;
+  ipamDel?(req: PodRequest, ippools: readonly string[]): Promise<void>;
+  ipamCheck?(req: PodRequest, ippools: readonly string[], prev: CniResult): Promise<void>;
+}
+
+/** The IPAM type names that select this plugin as another plugin's IPAM. */
+export const IPAM_TYPES: ReadonlySet<string> = new Set(['switchyard-cni', 'switchyard']);
+
+/**
+ * IPAM-only mode: the network configuration is another plugin's (`type` is not ours) and its
+ * `ipam.type` names this plugin; then `ipam.ippools` lists the pools. Undefined otherwise.
+ */
+export function ipamModeOf(raw: Record<string, unknown>): { ippools: string[] } | undefined {
+  const ipam = raw.ipam as Record<string, unknown> | undefined;
+  if (ipam === null || typeof ipam !== 'object' || typeof ipam.type !== 'string' || !IPAM_TYPES.has(ipam.type) || IPAM_TYPES.has(String(raw.type))) return undefined;
+  const pools = ipam.ippools;
+  if (pools !== undefined && (!Array.isArray(pools) || pools.some((p) => typeof p !== 'string' || p === ''))) {
+    throw new CniError(CniErrorCode.InvalidNetworkConfig, 'network configuration: ipam.ippools must be a list of IPPool names', JSON.stringify(pools));
+  }
+  return { ippools: (pools as string[] | undefined) ?? [] };
 }
 
 /** Turns a CNI request into a pod operation and its reply. */
@@ -111,6 +132,11 @@ export class CniHandler {
         throw new CniError(CniErrorCode.InvalidEnvironment, 'CNI_ARGS must carry K8S_POD_NAME and K8S_POD_NAMESPACE', req.args);
       }
       const pod: PodRequest = { containerId: req.containerId, netns: req.netns, ifname: req.ifname, podName, podNamespace };
+      const ipamMode = ipamModeOf(conf.raw);
+      if (ipamMode) {
+        // Serialized per attachment: a secondary interface's IPAM runs beside the pod's own ADD.
+        return await this.serializer.run(`${req.containerId}/${req.ifname}`, () => this.ipam(command, pod, ipamMode.ippools, conf));
+      }
       return await this.serializer.run(req.containerId, async (): Promise<CniReply> => {
         switch (command) {
           case 'ADD': {
@@ -133,6 +159,22 @@ export class CniHandler {
       const err = e instanceof CniError ? e : new CniError(CniErrorCode.InternalError, `${command} failed`, e instanceof Error ? e.message : String(e));
       this.log.warn({ command, code: err.code, msg: err.msg, details: err.details }, 'CNI request failed');
       return { error: { code: err.code, msg: err.msg, ...(err.details ? { details: err.details } : {}) } };
+    }
+  }
+
+  private async ipam(command: CniCommand, pod: PodRequest, ippools: string[], conf: ReturnType<typeof parseNetConf>): Promise<CniReply> {
+    const p = this.pods;
+    if (!p.ipamAdd || !p.ipamDel || !p.ipamCheck) throw new CniError(CniErrorCode.InvalidNetworkConfig, 'this agent does not serve IPAM-only requests');
+    switch (command) {
+      case 'ADD':
+        return { result: JSON.stringify(formatResult(await p.ipamAdd(pod, ippools), conf.cniVersion)) };
+      case 'DEL':
+        await p.ipamDel(pod, ippools);
+        return {};
+      case 'CHECK':
+        if (conf.prevResult === undefined) throw new CniError(CniErrorCode.InvalidNetworkConfig, 'CHECK needs prevResult in the network configuration');
+        await p.ipamCheck(pod, ippools, parsePrevResult(conf.prevResult));
+        return {};
     }
   }
 }

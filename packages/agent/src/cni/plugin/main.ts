@@ -64,7 +64,9 @@ async function run(env: NodeJS.ProcessEnv, stdin: string, out: (s: string) => vo
     if (cmd === 'CHECK' && compareVersions(version, '0.4.0') < 0) {
       throw new CniError(CniErrorCode.IncompatibleVersion, `CHECK is not defined for CNI version ${version}`, 'CHECK needs 0.4.0 or later');
     }
-    const socket = typeof conf.raw.cniSocket === 'string' ? conf.raw.cniSocket : (env.SWITCHYARD_CNI_SOCKET ?? DEFAULT_SOCKET);
+    // As another plugin's IPAM, the socket is a key of the `ipam` section.
+    const ipamSocket = (conf.raw.ipam as { cniSocket?: unknown } | undefined)?.cniSocket;
+    const socket = typeof conf.raw.cniSocket === 'string' ? conf.raw.cniSocket : typeof ipamSocket === 'string' ? ipamSocket : (env.SWITCHYARD_CNI_SOCKET ?? DEFAULT_SOCKET);
     let reply: CniReply;
     try {
       const bytes = await grpcUnary(socket, `/${CNI_SERVICE}/${CNI_METHODS[cmd]}`, Buffer.from(JSON.stringify(request)), TIMEOUT_MS);
