@@ -14,7 +14,7 @@ import { HostLocalStore } from '@switchyard/ipam';
 import { parseCidr } from '@switchyard/ipam/cidr';
 import type { AgentConfig } from '@switchyard/apis';
 import { bringUpNode, checkDatapathSupport, podMtu, startRound, type NodeInfo, type TunnelType } from './bridge';
-import { FlowSync } from './flow-sync';
+import { FlowSync, purgeDatapathFlows } from './flow-sync';
 import { InterfaceStore, readPodPorts, type PodInterface } from './interface-store';
 import { NodeNetwork, probeNetns } from './netops';
 import { PodIPPools } from './ippools';
@@ -376,7 +376,8 @@ export class Agent {
           enableProxy: opts.enableProxy,
           packetInMeters: opts.packetInRate > 0,
         },
-        { logger: log, metrics },
+        // Userspace datapath: policy changes also empty the megaflow cache (flow-sync.ts, issue 13).
+        { logger: log, metrics, ...(opts.datapathType === 'netdev' ? { flushDatapath: () => purgeDatapathFlows(opts.ovsRunDir) } : {}) },
       );
       replayTarget.flows = flows;
       // FQDN rules: DNS answers to the pods they select are learned before they are delivered.

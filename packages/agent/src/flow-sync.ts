@@ -3,6 +3,8 @@
  * first sync of a run installs the whole round in one bundle and then deletes every flow of other
  * rounds; later syncs send only the diff (add / strict modify / strict delete) in one bundle.
  */
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Flow, OfMessage } from '@switchyard/openflow/codec';
 import type { SwitchConnection } from '@switchyard/openflow';
 import {
@@ -13,6 +15,7 @@ import {
   diffFlows,
   makeCookie,
   parseCookie,
+  CookieCategory,
   type LocalPod,
   type NodeConfig,
   type Group,
@@ -25,6 +28,58 @@ import { OfSwitchError } from '@switchyard/openflow';
 import { silentLogger, type Logger } from './logger';
 import type { AgentMetrics } from './metrics';
 import { fqdnSpecOf, type FqdnSource } from './policy/fqdn';
+import { execFile } from './exec';
+
+/**
+ * The control socket of the ovs-vswitchd serving `ovsRunDir`: `ovs-vswitchd.<pid>.ctl` as OVS
+ * names it by default (pid from `ovs-vswitchd.pid`), else a `vswitchd.ctl` given by --unixctl (the
+ * testbed's), else the first `*vswitchd*.ctl` there. Undefined when there is none.
+ */
+export function vswitchdControlSocket(ovsRunDir: string): string | undefined {
+  for (const pidFile of ['ovs-vswitchd.pid', 'vswitchd.pid']) {
+    const f = join(ovsRunDir, pidFile);
+    if (!existsSync(f)) continue;
+    const ctl = join(ovsRunDir, `ovs-vswitchd.${readFileSync(f, 'utf8').trim()}.ctl`);
+    if (existsSync(ctl)) return ctl;
+  }
+  if (existsSync(join(ovsRunDir, 'vswitchd.ctl'))) return join(ovsRunDir, 'vswitchd.ctl');
+  const any = existsSync(ovsRunDir) ? readdirSync(ovsRunDir).find((n) => /vswitchd.*\.ctl$/.test(n)) : undefined;
+  return any === undefined ? undefined : join(ovsRunDir, any);
+}
+
+/**
+ * Drops every datapath (megaflow) cache entry of the ovs-vswitchd serving `ovsRunDir`
+ * (`ovs-appctl revalidator/purge`); the next packet of each flow is translated afresh against the
+ * OpenFlow tables. For {@link FlowSyncOptions.flushDatapath} on the userspace datapath.
+ */
+export async function purgeDatapathFlows(ovsRunDir: string): Promise<void> {
+  const ctl = vswitchdControlSocket(ovsRunDir);
+  if (ctl === undefined) throw new Error(`no ovs-vswitchd control socket in ${ovsRunDir}`);
+  await execFile(['ovs-appctl', '-t', ctl, 'revalidator/purge'], { timeoutMs: 10_000 });
+}
+
+/** Options of {@link FlowSync}. */
+export interface FlowSyncOptions {
+  logger?: Logger;
+  metrics?: AgentMetrics;
+  /**
+   * Empties the datapath's megaflow cache; called after every sync that changed NetworkPolicy
+   * flows (and after the initial sync), before the sync resolves, so "installed" means "enforced".
+   * Needed on the userspace (netdev) datapath: there megaflows may overlap, and when the
+   * revalidator updates a cached flow whose translation changed, dpif-netdev applies the new
+   * actions to the first megaflow its classifier finds for the key, which can be another,
+   * overlapping one. The stale entry then keeps its old verdict (a Drop that no longer exists, or
+   * an Allow a new Drop should stop) for as long as packets keep hitting it, while the revalidator
+   * believes it is up to date (issue 13: cells wrong for over a minute on the lab). Errors are
+   * logged, not thrown (the flows are installed; only the cache may be stale).
+   */
+  flushDatapath?: () => Promise<void>;
+}
+
+/** True when the diff adds, modifies or deletes a NetworkPolicy flow. */
+function touchesPolicy(flows: readonly Flow[][]): boolean {
+  return flows.some((list) => list.some((f) => parseCookie(f.cookie ?? 0n).category === CookieCategory.NetworkPolicy));
+}
 
 /** Canonical text of a group (buckets in order), to notice a changed one. */
 function groupKey(g: Group): string {
@@ -53,15 +108,19 @@ export class FlowSync {
   private readonly log: Logger;
 
   private readonly metrics: AgentMetrics | undefined;
+  private readonly flushDatapath: (() => Promise<void>) | undefined;
   private fqdnSource: FqdnSource | undefined;
+  /** Datapath flushes done (after policy changes), for logs and tests. */
+  datapathFlushes = 0;
 
   constructor(
     private readonly sw: SwitchConnection,
     config: NodeConfig,
-    opts: { logger?: Logger; metrics?: AgentMetrics } = {},
+    opts: FlowSyncOptions = {},
   ) {
     this.log = opts.logger ?? silentLogger;
     this.metrics = opts.metrics;
+    this.flushDatapath = opts.flushDatapath;
     this.state = { config, pods: [], remoteNodes: [], policies: [], addressGroups: [], appliedToGroups: [] };
   }
 
@@ -236,6 +295,7 @@ export class FlowSync {
           })),
         );
       }
+      await this.flush('initial sync');
       this.log.info({ round: this.round, flows: nf.flows.length, staleRounds: [...staleRounds] }, 'initial flows installed');
       return { installed: nf.flows.length, staleRounds: [...staleRounds] };
     });
@@ -292,12 +352,25 @@ export class FlowSync {
     if (messages.length > 0) await this.sw.bundle(messages);
     this.installed = nf.flows;
     this.installedGroups = groups;
+    if (touchesPolicy([d.add, d.modify, d.delete])) await this.flush('policy flows changed');
     const ms = (a: number, b: number): number => Math.round((b - a) * 100) / 100;
     this.lastTimings = { computeMs: ms(t0, t1), diffMs: ms(t1, t2), installMs: ms(t2, performance.now()) };
     this.metrics?.flowSync.observe((performance.now() - t0) / 1000, { kind: 'diff' });
     const stats = { added: d.add.length, modified: d.modify.length, deleted: d.delete.length };
     this.log.debug(stats, 'flows synced');
     return stats;
+  }
+
+  /** Runs the datapath flush hook, if any; a failure is logged (the OpenFlow tables are right). */
+  private async flush(why: string): Promise<void> {
+    if (!this.flushDatapath) return;
+    try {
+      await this.flushDatapath();
+      this.datapathFlushes++;
+      this.log.debug({ why }, 'datapath flows flushed');
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message, why }, 'datapath flush failed; cached datapath flows may be stale until they idle out');
+    }
   }
 
   private serialize<T>(fn: () => Promise<T>): Promise<T> {

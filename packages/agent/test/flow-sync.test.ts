@@ -2,7 +2,11 @@
 import type { SwitchConnection } from '@switchyard/openflow';
 import type { Flow, OfMessage } from '@switchyard/openflow/codec';
 import { makeCookie, parseCookie, type NodeConfig } from '@switchyard/openflow-pipeline';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { FlowSync } from '../src/index';
+import { vswitchdControlSocket } from '../src/flow-sync';
 
 class RecordingSwitch {
   bundles: OfMessage[][] = [];
@@ -168,4 +172,90 @@ it('Service ports become select groups and flows; a changed endpoint set modifie
   const last = sw.bundles[2]!;
   expect(last.filter((m) => m.type === 'groupMod').map((m) => m.type === 'groupMod' && [m.command, m.groupId])).toEqual([['delete', 0x100000]]);
   expect(last.every((m) => m.type !== 'flowMod' || m.command === 'deleteStrict')).toBe(true);
+});
+
+describe('datapath flush after policy changes (issue 13: stale userspace megaflows)', () => {
+  const policy = {
+    uid: 'u2', name: 'deny', namespace: '', generation: 1, priority: 5, tierPriority: 250, appliedToGroups: ['atg'],
+    sourceRef: { type: 'AntreaClusterNetworkPolicy' as const, namespace: '', name: 'deny', uid: 'u2' },
+    rules: [{ direction: 'In' as const, from: { addressGroups: [], ipBlocks: [{ cidr: '10.9.0.0/16', except: [] }] }, to: { addressGroups: [], ipBlocks: [] }, services: [], action: 'Drop' as const, priority: 0, enableLogging: false }],
+  };
+  const groups = { addressGroups: [], appliedToGroups: [{ name: 'atg', groupMembers: [{ ips: ['10.1.0.11'] }] }] };
+
+  function withFlush(fail = false): { sw: RecordingSwitch; sync: FlowSync; events: string[]; warnings: string[] } {
+    const sw = new RecordingSwitch();
+    const events: string[] = [];
+    const origBundle = sw.bundle.bind(sw);
+    sw.bundle = async (m) => {
+      await origBundle(m);
+      events.push('bundle');
+    };
+    const warnings: string[] = [];
+    const logger = { debug: () => undefined, info: () => undefined, error: () => undefined, warn: (_o: unknown, msg: string) => void warnings.push(msg) };
+    const sync = new FlowSync(sw as unknown as SwitchConnection, config, {
+      logger,
+      flushDatapath: async () => {
+        events.push('flush');
+        if (fail) throw new Error('no ovs-appctl');
+      },
+    });
+    return { sw, sync, events, warnings };
+  }
+
+  it('the initial sync and every sync that adds or removes policy flows flush the datapath after their bundle', async () => {
+    const { sync, events } = withFlush();
+    await sync.initialSync([]);
+    expect(events).toEqual(['bundle', 'flush']);
+    events.length = 0;
+    await sync.upsertPod(pod(1));
+    // A pod that no policy selects changes no NetworkPolicy flow: no flush (pod ADD stays cheap).
+    expect(events).toEqual(['bundle']);
+    events.length = 0;
+    await sync.setPolicies({ policies: [policy], ...groups });
+    expect(events).toEqual(['bundle', 'flush']);
+    events.length = 0;
+    // Deleting the Drop is the case of issue 13: a cached drop megaflow must not outlive it.
+    await sync.setPolicies({ policies: [], addressGroups: [], appliedToGroups: [] });
+    expect(events).toEqual(['bundle', 'flush']);
+    expect(sync.datapathFlushes).toBe(3);
+  });
+
+  it('a failing flush is logged and the sync still resolves with its stats', async () => {
+    const { sync, warnings } = withFlush(true);
+    await sync.initialSync([]);
+    await sync.upsertPod(pod(1));
+    const r = await sync.setPolicies({ policies: [policy], ...groups });
+    expect(r.added).toBeGreaterThan(0);
+    expect(sync.datapathFlushes).toBe(0);
+    // The initial sync's flush and the policy sync's flush both failed, and said so.
+    expect(warnings.length).toBe(2);
+  });
+
+  it('without a flush hook (kernel datapath) policy syncs only send their bundle', async () => {
+    const { sw, sync } = await started();
+    await sync.upsertPod(pod(1));
+    sw.bundles = [];
+    await sync.setPolicies({ policies: [policy], ...groups });
+    expect(sw.bundles.length).toBe(1);
+    expect(sync.datapathFlushes).toBe(0);
+  });
+});
+
+describe('vswitchdControlSocket', () => {
+  const dir = (files: Record<string, string>): string => {
+    const d = mkdtempSync(join(tmpdir(), 'vsctl-'));
+    for (const [n, c] of Object.entries(files)) writeFileSync(join(d, n), c);
+    return d;
+  };
+  it('names ovs-vswitchd.<pid>.ctl from the pid file, as OVS does by default', () => {
+    const d = dir({ 'ovs-vswitchd.pid': '4242\n', 'ovs-vswitchd.4242.ctl': '', 'ovs-vswitchd.17.ctl': '' });
+    expect(vswitchdControlSocket(d)).toBe(join(d, 'ovs-vswitchd.4242.ctl'));
+  });
+  it('takes a --unixctl vswitchd.ctl (the testbed layout), else any vswitchd control socket, else none', () => {
+    const t = dir({ 'vswitchd.pid': '5', 'vswitchd.ctl': '', 'ovsdb.ctl': '' });
+    expect(vswitchdControlSocket(t)).toBe(join(t, 'vswitchd.ctl'));
+    const a = dir({ 'ovs-vswitchd.99.ctl': '' });
+    expect(vswitchdControlSocket(a)).toBe(join(a, 'ovs-vswitchd.99.ctl'));
+    expect(vswitchdControlSocket(dir({ 'ovsdb.ctl': '' }))).toBeUndefined();
+  });
 });
