@@ -5,7 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import https from 'node:https';
 import type { ClusterObject } from '@switchyard/policy-compiler';
-import type { RequestAuth } from '../src/auth';
+import type { RequestAuth } from '@switchyard/kube';
 import { ControlplaneHub } from '../src/hub';
 import { createPki } from '../src/pki';
 import { ControlplaneServer } from '../src/server';

@@ -1,7 +1,7 @@
 // The controller process: informers -> compiler (hub) -> HTTPS watch server, plus the
 // ExternalNode, node IPAM, status and heartbeat loops. Everything I/O is injected.
 import type { ClusterObject } from '@switchyard/policy-compiler';
-import { KubeDelegatedAuth, type RequestAuth } from './auth';
+import { KubeDelegatedAuth, type RequestAuth } from '@switchyard/kube';
 import type { Clock, TimerHandle } from '@switchyard/kube';
 import { systemClock } from '@switchyard/kube';
 import { KubeRequestError } from './errors';

@@ -5,7 +5,7 @@ import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeNetworkPolicyStatus, encodeWatchEventFrame, type controlplane } from '@switchyard/apis';
 import { explain, queryEndpoint, type FlowQuery } from '@switchyard/policy-compiler';
-import { nodeOf, type AccessAttributes, type RequestAuth, type UserInfo } from './auth';
+import { nodeOf, type AccessAttributes, type RequestAuth, type UserInfo } from '@switchyard/kube';
 import { CONTROLPLANE_RESOURCES, type ControlplaneHub, type ControlplaneResource, type NodeWatcher } from './hub';
 import { silentLogger, type Logger } from './logger';
 import type { MetricsRegistry } from './metrics';

@@ -3,7 +3,7 @@
 import { ControlplaneHub } from '../src/hub';
 import { createPki } from '../src/pki';
 import { ControlplaneServer } from '../src/server';
-import type { RequestAuth } from '../src/auth';
+import type { RequestAuth } from '@switchyard/kube';
 import { ControlplaneWatchClient } from '../test-utils/watch-client';
 
 const BOUND = 256 * 1024;

@@ -1,7 +1,7 @@
 import { parseControllerConfig } from '@switchyard/apis';
 import { MetricsRegistry } from '../src/metrics';
 import { optionsFromConfig } from '../src/options';
-import { nodeOf } from '../src/auth';
+import { nodeOf } from '@switchyard/kube';
 
 describe('optionsFromConfig', () => {
   test('maps antrea-controller.conf keys; flags win; node IPAM only when enabled', () => {

@@ -13,5 +13,7 @@ export type { InformerOptions, InformerEvent, InformerStats, KubeObject, Resourc
 export { systemClock, ManualClock } from './clock';
 export type { Clock, TimerHandle } from './clock';
 export { KubeRequestError } from './errors';
+export { KubeDelegatedAuth, nodeOf, NODE_NAME_EXTRA } from './auth';
+export type { RequestAuth, UserInfo, AccessAttributes, DelegatedAuthOptions } from './auth';
 export { silentLogger } from './logger';
 export type { Logger } from './logger';

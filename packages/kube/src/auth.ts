@@ -1,11 +1,12 @@
-// Delegated authentication and authorization against the Kubernetes API: bearer tokens through
-// TokenReview, front-proxy client certificates (aggregation) through request headers, decisions
-// through SubjectAccessReview. Results are cached briefly (injectable clock).
+// Delegated authentication and authorization against the Kubernetes API, as a server the API
+// server proxies to (an aggregated API, a node daemon) does it: bearer tokens through TokenReview,
+// the API server's front-proxy client certificate with the caller in X-Remote-* headers, other
+// verified client certificates as the identity they name, decisions through SubjectAccessReview.
+// Results are cached briefly (injectable clock).
 import type http from 'node:http';
 import type { TLSSocket } from 'node:tls';
-import type { Clock } from '@switchyard/kube';
-import { systemClock } from '@switchyard/kube';
-import type { KubeClient } from '@switchyard/kube';
+import type { KubeClient } from './client';
+import { systemClock, type Clock } from './clock';
 import { silentLogger, type Logger } from './logger';
 
 /** An authenticated caller. */
@@ -50,6 +51,11 @@ export function nodeOf(user: UserInfo): string | undefined {
 export interface DelegatedAuthOptions {
   /** How long answers are cached (default 10 s). */
   cacheTtlMs?: number;
+  /**
+   * Take a verified client certificate that is not a front-proxy one as the caller (CN user, O
+   * groups). Default false: only for servers whose TLS `ca` is the cluster's client CA.
+   */
+  clientCertificates?: boolean;
   /** Common names accepted on front-proxy client certificates (default ['front-proxy-client', 'aggregator']). */
   allowedProxyNames?: string[];
   clock?: Clock;
@@ -64,6 +70,7 @@ export class KubeDelegatedAuth implements RequestAuth {
   private readonly clock: Clock;
   private readonly log: Logger;
   private readonly proxyNames: Set<string>;
+  private readonly clientCerts: boolean;
 
   constructor(
     private readonly kube: KubeClient,
@@ -73,6 +80,7 @@ export class KubeDelegatedAuth implements RequestAuth {
     this.clock = options.clock ?? systemClock;
     this.log = options.logger ?? silentLogger;
     this.proxyNames = new Set(options.allowedProxyNames ?? ['front-proxy-client', 'aggregator']);
+    this.clientCerts = options.clientCertificates ?? false;
   }
 
   async authenticate(req: http.IncomingMessage): Promise<UserInfo | undefined> {
@@ -88,6 +96,16 @@ export class KubeDelegatedAuth implements RequestAuth {
           if (h.startsWith('x-remote-extra-') && v !== undefined) extra[decodeURIComponent(h.slice(15))] = ([] as string[]).concat(v);
         }
         return { username: user, groups, extra };
+      }
+      // Any other certificate the TLS layer verified (against the client CA the server trusts) is
+      // the identity it names: CN the user, O the groups (how the API server reaches kubelets).
+      if (this.clientCerts) {
+        const subject = sock.getPeerCertificate()?.subject;
+        const name = Array.isArray(subject?.CN) ? subject.CN[0] : subject?.CN;
+        if (name && !this.proxyNames.has(name)) {
+          const o = subject?.O;
+          return { username: name, groups: [...(o === undefined ? [] : Array.isArray(o) ? o : [o]), 'system:authenticated'] };
+        }
       }
     }
     const auth = req.headers.authorization;
