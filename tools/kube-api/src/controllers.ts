@@ -142,6 +142,23 @@ export class ClusterControllers {
     const cur = this.api.tryGet(ep, 'default', 'kubernetes');
     if (!cur) this.api.create(ep, 'default', { metadata: { name: 'kubernetes', namespace: 'default' }, subsets });
     else this.api.update(ep, 'default', 'kubernetes', { ...cur, subsets });
+    // What servers the API server proxies to read to authenticate it (as kube-apiserver publishes
+    // it): the client CA, and the front-proxy CA and header names of relayed requests.
+    if (this.opts.caPem) {
+      const cm = this.t('', 'configmaps');
+      const data = {
+        'client-ca-file': this.opts.caPem,
+        'requestheader-client-ca-file': this.opts.caPem,
+        'requestheader-allowed-names': '["front-proxy-client"]',
+        'requestheader-username-headers': '["X-Remote-User"]',
+        'requestheader-group-headers': '["X-Remote-Group"]',
+        'requestheader-extra-headers-prefix': '["X-Remote-Extra-"]',
+      };
+      const name = 'extension-apiserver-authentication';
+      const have = this.api.tryGet(cm, 'kube-system', name);
+      if (!have) this.api.create(cm, 'kube-system', { metadata: { name, namespace: 'kube-system' }, data });
+      else this.api.update(cm, 'kube-system', name, { ...have, data });
+    }
     for (const n of sysNamespaces) this.pendingNs.add(n);
     this.schedule();
   }

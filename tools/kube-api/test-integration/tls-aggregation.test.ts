@@ -93,6 +93,15 @@ describe('API aggregation', () => {
     expect(r.items).toHaveLength(1);
   });
 
+  it('publishes kube-system/extension-apiserver-authentication with its CA for the servers it proxies to', async () => {
+    const k = new Kubectl(server);
+    const cm = JSON.parse(await k.ok(['get', 'configmap', '-n', 'kube-system', 'extension-apiserver-authentication', '-o', 'json'])) as { data: Record<string, string> };
+    expect(cm.data['client-ca-file']).toBe(server.caPem);
+    expect(cm.data['requestheader-client-ca-file']).toBe(server.caPem);
+    expect(JSON.parse(cm.data['requestheader-allowed-names'] ?? '[]')).toEqual(['front-proxy-client']);
+    expect(JSON.parse(cm.data['requestheader-username-headers'] ?? '[]')).toEqual(['X-Remote-User']);
+  });
+
   it('reports the APIService Available', async () => {
     const k = new Kubectl(server);
     const s = JSON.parse(await k.ok(['get', 'apiservice', 'v1alpha1.stats.example.io', '-o', 'json'])) as { status: { conditions: { type: string; status: string }[] } };
