@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OvsdbClient, VSwitch, ops, unwrap } from '@switchyard/ovsdb';
 import { PACKETIN_METER_ID_DNS, PACKETIN_METER_ID_NP, type TableName, type TrafficMode } from '@switchyard/openflow-pipeline';
-import { Informer, systemClock, type Clock, type KubeClient, type KubeObject } from '@switchyard/kube';
+import { Informer, KubeDelegatedAuth, systemClock, type Clock, type KubeClient, type KubeObject } from '@switchyard/kube';
 import { OfSwitchError, SwitchConnection, type MeterFlag } from '@switchyard/openflow';
 import { HostLocalStore } from '@switchyard/ipam';
 import { parseCidr } from '@switchyard/ipam/cidr';
@@ -18,6 +18,7 @@ import { FlowSync, purgeDatapathFlows } from './flow-sync';
 import { InterfaceStore, readPodPorts, type PodInterface } from './interface-store';
 import { NodeNetwork, probeNetns } from './netops';
 import { PodIPPools } from './ippools';
+import { selfSignedCert } from './tls';
 import { PodNetwork } from './pods';
 import { CniHandler, CniServer } from './cni/server';
 import { AgentError } from './errors';
@@ -109,7 +110,10 @@ export interface AgentOptions {
   kube?: KubeClient;
   /** TCP port of the agent API (Antrea's apiPort, 10350); none when absent. 0 = any free port. */
   apiPort?: number;
-  /** Address the TCP API binds. Default 127.0.0.1 (the API is unauthenticated and read-only). */
+  /**
+   * Address the TCP API binds. Default 127.0.0.1. The API is HTTPS; with `kube`, callers are
+   * authenticated and authorized through the Kubernetes API (a non-loopback address needs `kube`).
+   */
   apiBindAddress?: string;
   /**
    * Packet-ins per second allowed per category (NetworkPolicy logging/Reject, DNS), through
@@ -146,6 +150,24 @@ export async function installPacketInMeters(sw: SwitchConnection, rate: number):
       if (!(e instanceof OfSwitchError && e.codeName === 'OFPMMFC_METER_EXISTS')) throw e;
       await sw.flowLike({ ...mod, command: 'modify' });
     }
+  }
+}
+
+const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');
+
+/**
+ * The CAs of client certificates the API server presents (its own client CA and the front-proxy
+ * CA), from kube-system/extension-apiserver-authentication as kube-apiserver publishes them.
+ * Undefined when the ConfigMap cannot be read: then only bearer tokens authenticate.
+ */
+async function clusterClientCa(kube: KubeClient, log: Logger): Promise<string | undefined> {
+  try {
+    const cm = await kube.request<{ data?: Record<string, string> }>('GET', '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication');
+    const pems = [cm.data?.['client-ca-file'], cm.data?.['requestheader-client-ca-file']].filter((p): p is string => typeof p === 'string' && p.includes('BEGIN CERTIFICATE'));
+    return pems.length ? [...new Set(pems)].join('\n') : undefined;
+  } catch (e) {
+    log.warn({ err: e instanceof Error ? e.message : String(e) }, 'cannot read kube-system/extension-apiserver-authentication: the agent API accepts bearer tokens only');
+    return undefined;
   }
 }
 
@@ -492,7 +514,22 @@ export class Agent {
         log.info({ socket: opts.apiSocket }, 'local API listening');
       }
       if (opts.apiPort !== undefined) {
-        agent.tcpApi = await LocalApi.listenTcp(opts.apiBindAddress, opts.apiPort, agent.introspection(), { logger: log });
+        // HTTPS with a self-signed certificate; callers authenticated and authorized through the
+        // Kubernetes API when there is one (without it, only a loopback bind is allowed).
+        const tls = selfSignedCert(`${opts.nodeName}@switchyard-agent`, [opts.nodeIP, opts.apiBindAddress, '127.0.0.1', 'localhost', opts.nodeName].filter((h) => h !== '0.0.0.0' && h !== '::'));
+        let auth: KubeDelegatedAuth | undefined;
+        let clientCaPem: string | undefined;
+        if (opts.kube) {
+          clientCaPem = await clusterClientCa(opts.kube, log);
+          auth = new KubeDelegatedAuth(opts.kube, { clientCertificates: true, logger: log, ...(opts.clock ? { clock: opts.clock } : {}) });
+        } else if (!isLoopback(opts.apiBindAddress)) {
+          throw new AgentError('INVALID_CONFIG', `the agent API cannot bind ${opts.apiBindAddress} without the Kubernetes API to authenticate callers`, opts.apiBindAddress, 'apiBindAddress');
+        }
+        agent.tcpApi = await LocalApi.listenTcp(opts.apiBindAddress, opts.apiPort, agent.introspection(), {
+          logger: log,
+          tls: { ...tls, ...(clientCaPem ? { clientCaPem } : {}) },
+          ...(auth ? { auth } : {}),
+        });
         cleanups.push(() => agent.tcpApi!.close());
         log.info({ address: agent.tcpApi.address }, 'agent API listening on TCP');
       }

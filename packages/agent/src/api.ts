@@ -5,6 +5,8 @@
  * `GET /agentinfo`, `GET /metrics`, `GET /healthz`. Read-only.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { RequestAuth } from '@switchyard/kube';
 import { mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Flow } from '@switchyard/openflow/codec';
@@ -92,6 +94,24 @@ export function flowConcernsPod(f: Flow, p: PodInterface): boolean {
   return false;
 }
 
+/** Health checks answer anyone (kubelet probes carry no credentials). */
+const ALWAYS_ALLOWED: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz']);
+
+/** A Kubernetes Status body (what kubectl-style clients print). */
+function status(code: number, reason: string, message: string): Record<string, unknown> {
+  return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+}
+
+/** Undefined when the caller may `get` the path; else the 401/403 answer. */
+async function checkAccess(auth: RequestAuth, req: IncomingMessage, path: string): Promise<{ status: number; body: unknown } | undefined> {
+  const user = await auth.authenticate(req);
+  if (!user) return { status: 401, body: status(401, 'Unauthorized', 'Unauthorized') };
+  if (!(await auth.authorize(user, { verb: 'get', path }))) {
+    return { status: 403, body: status(403, 'Forbidden', `forbidden: User "${user.username}" cannot get path "${path}"`) };
+  }
+  return undefined;
+}
+
 /** A body sent as Prometheus text rather than JSON. */
 class PromText {
   constructor(readonly text: string) {}
@@ -120,9 +140,20 @@ export class LocalApi {
     return new LocalApi(server, socketPath, socketPath);
   }
 
-  /** Serves on TCP `host:port` (port 0 = any free port; see {@link port}). */
-  static async listenTcp(host: string, port: number, a: AgentIntrospection, opts: { logger?: Logger } = {}): Promise<LocalApi> {
-    const server = LocalApi.server(a, opts.logger ?? silentLogger);
+  /**
+   * Serves on TCP `host:port` (port 0 = any free port; see {@link port}); over HTTPS with `tls`.
+   * With `auth`, every path but the health checks needs a caller the Kubernetes API authenticates
+   * (bearer token, the API server's front-proxy certificate with X-Remote-User, or a client
+   * certificate signed by `tls.clientCaPem`) and allows `get` on the path (a non-resource
+   * SubjectAccessReview, as for a kubelet's or an aggregated server's own paths).
+   */
+  static async listenTcp(
+    host: string,
+    port: number,
+    a: AgentIntrospection,
+    opts: { logger?: Logger; tls?: { certPem: string; keyPem: string; clientCaPem?: string }; auth?: RequestAuth } = {},
+  ): Promise<LocalApi> {
+    const server = LocalApi.server(a, opts.logger ?? silentLogger, opts.auth, opts.tls);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => resolve());
@@ -138,7 +169,7 @@ export class LocalApi {
     return typeof addr === 'object' && addr ? addr.port : undefined;
   }
 
-  private static server(a: AgentIntrospection, log: Logger): Server {
+  private static server(a: AgentIntrospection, log: Logger, auth?: RequestAuth, tls?: { certPem: string; keyPem: string; clientCaPem?: string }): Server {
     const routes: Record<string, Handler> = {
       '/healthz': async () => ({ status: 200, body: { status: 'ok' } }),
       '/agentinfo': async () => ({ status: 200, body: await agentInfo(a) }),
@@ -183,7 +214,7 @@ export class LocalApi {
         return { status: 200, body: flows.map((f) => formatFlow(f, { tableName: (id) => a.tableName(id) })) };
       },
     };
-    const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const handle = (req: IncomingMessage, res: ServerResponse): void => {
       const url = new URL(req.url ?? '/', 'http://agent');
       const route = req.method === 'GET' ? routes[url.pathname] : undefined;
       const send = (status: number, body: unknown): void => {
@@ -195,16 +226,28 @@ export class LocalApi {
         res.writeHead(status, { 'content-type': 'application/json' });
         res.end(`${JSON.stringify(body)}\n`);
       };
-      if (!route) return send(404, { error: `no route ${req.method ?? ''} ${url.pathname}` });
-      route(url).then(
-        (r) => send(r.status, r.body),
+      const serve = (): void => {
+        if (!route) return send(404, { error: `no route ${req.method ?? ''} ${url.pathname}` });
+        route(url).then(
+          (r) => send(r.status, r.body),
+          (e: unknown) => {
+            log.error({ err: e, path: url.pathname }, 'local API request failed');
+            send(500, { error: e instanceof Error ? e.message : String(e) });
+          },
+        );
+      };
+      if (!auth || ALWAYS_ALLOWED.has(url.pathname)) return serve();
+      checkAccess(auth, req, url.pathname).then(
+        (denied) => (denied ? send(denied.status, denied.body) : serve()),
         (e: unknown) => {
-          log.error({ err: e, path: url.pathname }, 'local API request failed');
-          send(500, { error: e instanceof Error ? e.message : String(e) });
+          // The API server could not be asked: fail closed.
+          log.warn({ err: e, path: url.pathname }, 'agent API authentication/authorization failed');
+          send(503, status(503, 'ServiceUnavailable', `cannot authenticate the request: ${e instanceof Error ? e.message : String(e)}`));
         },
       );
-    });
-    return server;
+    };
+    if (!tls) return createServer(handle);
+    return createHttpsServer({ cert: tls.certPem, key: tls.keyPem, ...(tls.clientCaPem ? { ca: tls.clientCaPem, requestCert: true, rejectUnauthorized: false } : {}) }, handle);
   }
 
   async close(): Promise<void> {

@@ -166,3 +166,21 @@ export async function startControlPlane(nodeName: string, controllerOptions: Par
     },
   };
 }
+
+/**
+ * GET over HTTPS from the agent API (a self-signed certificate, so the server is not verified
+ * here), with an optional bearer token.
+ */
+export async function agentApiGet(url: string, token?: string): Promise<{ status: number; body: unknown }> {
+  const { request } = await import('node:https');
+  return new Promise((resolve, reject) => {
+    const req = request(url, { rejectUnauthorized: false, headers: token ? { authorization: `Bearer ${token}` } : {} }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text ? (JSON.parse(text) as unknown) : undefined }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

@@ -12,7 +12,7 @@ import { KubeConfigClient } from '@switchyard/kube';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { Testbed, run, waitFor, type Netns, type OvsInstance } from '@switchyard/testbed';
 import { Agent, type AgentOptions } from '../src/index';
-import { addPod, ensurePluginBuilt, sandbox, type Node, type Sandbox } from './helpers';
+import { addPod, agentApiGet, ensurePluginBuilt, sandbox, type Node, type Sandbox } from './helpers';
 
 jest.setTimeout(240_000);
 
@@ -95,7 +95,8 @@ let a2: Node | undefined;
 beforeAll(async () => {
   await ensurePluginBuilt();
   tb = await Testbed.create();
-  api = await startKubeApi({ crds: loadCrds() as never });
+  // A user the API server knows but RBAC gives nothing; node proxies dial loopback (the agents' API).
+  api = await startKubeApi({ crds: loadCrds() as never, tokens: { 'viewer-token': { user: 'viewer' } }, nodeProxyHost: () => '127.0.0.1' });
   const kc = new KubeConfig();
   kc.loadFromFile(api.writeKubeconfig(join(mkdtempSync(join(tmpdir(), 'sy-mn-kc-')), 'kubeconfig')));
   kube = new KubeConfigClient(kc);
@@ -204,16 +205,27 @@ describe('encap (geneve) between two nodes', () => {
     expect(peer).toBe(ip1);
   });
 
-  it('AntreaAgentInfo per node, with the API port; the API answers on it', async () => {
+  it('AntreaAgentInfo per node, with the API port; the API answers on it over HTTPS, to authorized callers only', async () => {
     const info = await kube.request<{ apiPort?: number; localPodNum?: number; nodeSubnets?: string[]; ovsInfo?: { bridgeName?: string; flowTable?: Record<string, number> }; agentConditions?: { type: string; status: string }[] }>(
       'GET', '/apis/crd.antrea.io/v1beta1/antreaagentinfos/mn1');
     expect(info.apiPort).toBe(a1!.agent.apiPort);
     expect(info.nodeSubnets).toEqual(['10.71.1.0/24']);
     expect(info.ovsInfo?.bridgeName).toBe('br-int');
     expect(info.agentConditions?.find((c) => c.type === 'AgentHealthy')?.status).toBe('True');
-    const res = await fetch(`http://127.0.0.1:${a1!.agent.apiPort}/podinterfaces`);
-    const pods = (await res.json()) as { podName: string }[];
-    expect(pods.map((p) => p.podName)).toEqual(['mn-a']);
+    const url = `https://127.0.0.1:${a1!.agent.apiPort}/podinterfaces`;
+    expect((await agentApiGet(url)).status).toBe(401);
+    const forbidden = await agentApiGet(url, 'viewer-token');
+    expect(forbidden.status).toBe(403);
+    expect((forbidden.body as { message: string }).message).toContain('User "viewer" cannot get path "/podinterfaces"');
+    const res = await agentApiGet(url, api.adminToken);
+    expect(res.status).toBe(200);
+    expect((res.body as { podName: string }[]).map((p) => p.podName)).toEqual(['mn-a']);
+    // Health checks need no credentials (kubelet probes carry none).
+    expect((await agentApiGet(`https://127.0.0.1:${a1!.agent.apiPort}/healthz`)).status).toBe(200);
+    // Through the API server's node proxy: it presents its front-proxy certificate (verified
+    // against the CA in extension-apiserver-authentication) with the caller in X-Remote-User.
+    const proxied = await kube.request<{ podName: string }[]>('GET', `/api/v1/nodes/https:mn1:${a1!.agent.apiPort}/proxy/podinterfaces`);
+    expect(proxied.map((p) => p.podName)).toEqual(['mn-a']);
   });
 
   it('a deleted Node loses its tunnel flow and host route', async () => {

@@ -91,7 +91,7 @@ export interface NodeAgentOptions {
 
 /**
  * Reach the agent of a node as on a real cluster: its API port from the node's AntreaAgentInfo
- * (`apiPort`), then `GET /api/v1/nodes/<node>:<port>/proxy/<path>`. Errors of the API server
+ * (`apiPort`), then `GET /api/v1/nodes/https:<node>:<port>/proxy/<path>`. Errors of the API server
  * (no such node, no RBAC on `nodes/proxy`, agent unreachable) are told apart from the agent's own
  * answers (its `{ error }` bodies), which read as with the unix socket.
  */
@@ -114,7 +114,8 @@ export function connectAgentThroughNode(kube: KubeHttp, o: NodeAgentOptions): Ag
     async get<T>(path: string, query: Record<string, string | undefined> = {}): Promise<T> {
       port ??= apiPort();
       const p = await port;
-      const proxied = `/api/v1/nodes/${encodeURIComponent(o.node)}:${p}/proxy${path}`;
+      // The agent API is HTTPS (a self-signed certificate, which the node proxy does not verify).
+      const proxied = `/api/v1/nodes/https:${encodeURIComponent(o.node)}:${p}/proxy${path}`;
       const r: KubeResponse = await kube.request(proxied, query);
       if (r.status === 200) return decodeJson<T>(r, path, 'the agent');
       // A Status body is the API server speaking (node unknown, forbidden, agent unreachable).

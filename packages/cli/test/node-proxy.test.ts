@@ -1,7 +1,11 @@
 // yardctl --node and `get agentinfo` against the embedded API server (tools/kube-api, TLS)
 // with a stand-in agent API on a TCP port, reached only through the API server's node proxy.
-import { createServer, type Server } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadCrds } from '@switchyard/apis';
 import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/kube-api';
 import { agentInfoTable } from '../src/agent-views';
@@ -46,8 +50,20 @@ async function patchStatus(path: string, status: unknown): Promise<void> {
   if (r.status !== 200) throw new Error(`PATCH ${path}/status: ${r.status} ${r.text}`);
 }
 
+/** A self-signed serving certificate, as the agent makes for its API. */
+function selfSigned(): { cert: string; key: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'yardctl-test-'));
+  try {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=agent', '-keyout', join(dir, 'k'), '-out', join(dir, 'c')], { stdio: 'ignore' });
+    return { cert: readFileSync(join(dir, 'c'), 'utf8'), key: readFileSync(join(dir, 'k'), 'utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 beforeAll(async () => {
-  agent = createServer((req, res) => {
+  // The agent API is HTTPS: the node proxy must dial it with TLS.
+  agent = createServer(selfSigned(), (req, res) => {
     seen.push(req.url ?? '');
     const url = new URL(req.url ?? '/', 'http://agent');
     const send = (status: number, body: unknown): void => {
