@@ -14,15 +14,12 @@ import { ScenarioRunner, type StepResult } from '../src/probe-run';
 import { expectedAllowed, parseScenario, type ProbeResult, type Scenario } from '../src/scenario';
 
 /**
- * Where the pods run. LAB_CONFORMANCE_NODE=spread uses the scenarios' own placement (pods over
- * node1 and node2: intra- and inter-node paths); any node name pins every pod to it. The default
- * is node1 while an open agent bug makes 2 of 77 scenarios fail intermittently when spread
- * (antrea-native/14 and /19, inter-node cells, only after earlier scenarios ran on the same pods;
- * docs/lab.md). Inter-node paths are covered meanwhile by modes.test.ts (noEncap, hybrid matrices),
- * restart.test.ts (iperf3 across nodes) and the agent's multinode test (Geneve).
+ * Where the pods run. The default (and LAB_CONFORMANCE_NODE=spread) uses the scenarios' own
+ * placement: pods over node1 and node2, so intra- and inter-node paths (Geneve) are both probed.
+ * Any node name pins every pod to it.
  */
 const PIN = ((): string | undefined => {
-  const v = process.env.LAB_CONFORMANCE_NODE ?? 'node1';
+  const v = process.env.LAB_CONFORMANCE_NODE ?? 'spread';
   return v === '' || v === 'spread' ? undefined : v;
 })();
 
