@@ -206,7 +206,7 @@ export function agentOptionsFromConfig(
     packetInRate: cfg.packetInRate,
     // Antrea >= 2.0 turns AntreaProxy off with antreaProxy.enable; older configs with the gate.
     enableIPPools: cfg.featureGates.AntreaIPAM === true,
-    enableProxy: cfg.featureGates.AntreaProxy !== false && (cfg.antreaProxy as { enable?: boolean }).enable !== false,
+    enableProxy: cfg.featureGates.AntreaProxy !== false && cfg.antreaProxy.enable,
     ...(cfg.apiPort > 0 ? { apiPort: cfg.apiPort } : {}),
     ovsdbRemote: `unix:${join(cfg.ovsRunDir, 'db.sock')}`,
     ovsRunDir: cfg.ovsRunDir,

@@ -235,4 +235,13 @@ describe('agentOptionsFromConfig: AntreaProxy', () => {
     expect(agentOptionsFromConfig(parseAgentConfig({}).config, node).enableProxy).toBe(true);
     expect(agentOptionsFromConfig(parseAgentConfig({ featureGates: { AntreaProxy: false } }).config, node).enableProxy).toBe(false);
   });
+  test('off with antreaProxy.enable: false (Antrea >= 2.0), which the config parser knows', () => {
+    const parsed = parseAgentConfig({ antreaProxy: { enable: false } });
+    expect(parsed.warnings.filter((w) => w.path.includes('enable'))).toEqual([]);
+    expect(agentOptionsFromConfig(parsed.config, node).enableProxy).toBe(false);
+  });
+  test('IPPools (AntreaIPAM) follow the feature gate, off by default', () => {
+    expect(agentOptionsFromConfig(parseAgentConfig({}).config, node).enableIPPools).toBe(false);
+    expect(agentOptionsFromConfig(parseAgentConfig({ featureGates: { AntreaIPAM: true } }).config, node).enableIPPools).toBe(true);
+  });
 });

@@ -125,6 +125,8 @@ export interface AgentConfig {
   egress: { exceptCIDRs: string[]; maxEgressIPsPerNode: number; snatFullyRandomPorts: boolean };
   nodePortLocal: { enable: boolean; portRange: string };
   antreaProxy: {
+    /** AntreaProxy on (Antrea >= 2.0 key; the AntreaProxy feature gate before). */
+    enable: boolean;
     proxyAll: boolean;
     nodePortAddresses: string[];
     skipServices: string[];
@@ -242,6 +244,7 @@ export const AGENT_CONFIG_SPEC: ConfigSpec = o(
     egress: o({ exceptCIDRs: sl(), maxEgressIPsPerNode: i(255, 1, 255), snatFullyRandomPorts: b(false) }),
     nodePortLocal: o({ enable: b(true), portRange: s('61000-62000') }),
     antreaProxy: o({
+      enable: b(true),
       proxyAll: b(false),
       nodePortAddresses: sl(),
       skipServices: sl(),
