@@ -111,7 +111,8 @@ export interface AgentOptions {
   /** TCP port of the agent API (Antrea's apiPort, 10350); none when absent. 0 = any free port. */
   apiPort?: number;
   /**
-   * Address the TCP API binds. Default 127.0.0.1. The API is HTTPS; with `kube`, callers are
+   * Address the TCP API binds: default 0.0.0.0 with `kube` (every node address, for the API
+   * server's node proxy), 127.0.0.1 without. The API is HTTPS; with `kube`, callers are
    * authenticated and authorized through the Kubernetes API (a non-loopback address needs `kube`).
    */
   apiBindAddress?: string;
@@ -327,7 +328,9 @@ export class Agent {
       disableTxChecksumOffload: o.disableTxChecksumOffload ?? (o.datapathType ?? 'system') === 'netdev',
       trafficMode: o.trafficMode ?? 'encap',
       noSNAT: o.noSNAT ?? false,
-      apiBindAddress: o.apiBindAddress ?? '127.0.0.1',
+      // Authenticated callers only (with `kube`): reachable by the API server's node proxy on
+      // every node address, as Antrea's agent API; without `kube`, loopback only.
+      apiBindAddress: o.apiBindAddress ?? (o.kube !== undefined ? '0.0.0.0' : '127.0.0.1'),
       agentInfoIntervalMs: o.agentInfoIntervalMs ?? 60_000,
       packetInRate: o.packetInRate ?? 500,
       ...(o.kube !== undefined ? { kube: o.kube } : {}),
