@@ -133,7 +133,8 @@ describe('networkPolicyOnly with Debian ptp as the primary CNI', () => {
     const a = pods['npo-a']!;
     const b = pods['npo-b']!;
     await waitFor('a -> b', () => tcp(a.sb, b.ip, 7000), { timeoutMs: 10_000, intervalMs: 200 });
-    expect(await tcp(b.sb, a.ip, 7000)).toBe(true);
+    // The other direction stays open (a second try allowed: one SYN can be slow on a loaded machine).
+    expect((await tcp(b.sb, a.ip, 7000)) || (await tcp(b.sb, a.ip, 7000))).toBe(true);
     // The host's first packet waits for its ARP on the gateway (answered by OVS): allow a retry.
     await waitFor('host -> a', async () => {
       const r = await node!.ovs.netns.exec(['socat', '-T3', '-', `TCP:${a.ip}:7000,connect-timeout=3`], { allowFailure: true, input: 'x\n', timeoutMs: 8000 });
