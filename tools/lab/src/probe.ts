@@ -2,9 +2,9 @@
 import { request } from 'node:http';
 import { run } from '@switchyard/testbed';
 
-/** One TCP connection attempt from `netns` to ip:port with `nc -z` (1 s timeout): true when accepted. */
-export async function tcpProbe(netns: string, ip: string, port: number): Promise<boolean> {
-  const r = await run(['ip', 'netns', 'exec', netns, 'nc', '-z', '-w', '1', ip, String(port)], { allowFailure: true, timeoutMs: 5000 });
+/** One TCP connection attempt from `netns` to ip:port with `nc -z` (`timeoutS`, default 1 s): true when accepted. */
+export async function tcpProbe(netns: string, ip: string, port: number, timeoutS = 1): Promise<boolean> {
+  const r = await run(['ip', 'netns', 'exec', netns, 'nc', '-z', '-w', String(timeoutS), ip, String(port)], { allowFailure: true, timeoutMs: timeoutS * 1000 + 4000 });
   return r.code === 0;
 }
 
