@@ -1,0 +1,82 @@
+// The README demo end to end: `tools/lab/bin/demo` (what `npm run demo` runs after installing) in a
+// temporary lab dir; the reachability it prints by Service ClusterIP (and pod IP) after each step
+// of the walkthrough is what the walkthrough says, over both nodes, and the lab is gone afterwards.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const BIN = join(__dirname, '../bin/demo');
+const labDir = mkdtempSync(join(tmpdir(), 'switchyard-demo-test-'));
+
+interface Row { service: string; clusterIP: string; node?: string; verdict: string; connections?: string; byPodIP?: string }
+interface Step { title: string; client: string; rows: Row[] }
+
+/** Splits the demo's output into its `== step N` sections and their reachability rows. */
+function parse(stdout: string): Step[] {
+  const steps: Step[] = [];
+  for (const section of stdout.split('\n== ').slice(1)) {
+    const [head = '', ...lines] = section.split('\n');
+    if (!head.startsWith('step ')) continue;
+    const client = /reachability from ch-busybox \((node\d), app=([^)]+)\)/.exec(section);
+    const rows: Row[] = [];
+    for (const l of lines) {
+      const spread = /^ {4}ch-busybox -> (\S+)\s+\(ClusterIP ([\d.]+):80, 3 endpoints on ([\w+]+)\): (\w+) \((\d+\/\d+) connections\)$/.exec(l);
+      if (spread) rows.push({ service: spread[1]!, clusterIP: spread[2]!, node: spread[3]!, verdict: spread[4]!, connections: spread[5]! });
+      const one = /^ {4}ch-busybox -> (\S+)\s+\(ClusterIP ([\d.]+):80 -> [\d.]+:80 on (node\d)\): (\w+)\s+by pod IP: (\w+)$/.exec(l);
+      if (one) rows.push({ service: one[1]!, clusterIP: one[2]!, node: one[3]!, verdict: one[4]!, byPodIP: one[5]! });
+    }
+    steps.push({ title: head, client: client ? `${client[1]} app=${client[2]}` : '', rows });
+  }
+  return steps;
+}
+
+let stdout = '';
+let code: number | null = null;
+
+beforeAll(async () => {
+  await new Promise<void>((resolve) => {
+    execFile(BIN, ['--lab-dir', labDir], { encoding: 'utf8', timeout: 240_000, maxBuffer: 16 << 20 }, (err, out, errOut) => {
+      stdout = out;
+      code = err ? ((err as { code?: number }).code ?? -1) : 0;
+      if (err) process.stderr.write(`demo failed:\n${out}\n${errOut}\n`);
+      resolve();
+    });
+  });
+}, 300_000);
+
+describe('npm run demo (tools/lab/bin/demo)', () => {
+  it('runs the walkthrough to the end and tears the lab down', () => {
+    expect(code).toBe(0);
+    expect(stdout).toContain('== yardctl get networkpolicy');
+    expect(stdout).toMatch(/default\s+nginx-allow\s/);
+    expect(existsSync(labDir)).toBe(false);
+  });
+
+  it('prints, after each step, reachability by ClusterIP to every server on both nodes as the walkthrough says', () => {
+    const steps = parse(stdout);
+    expect(steps.map((s) => s.client)).toEqual(['node1 app=busybox-cor', 'node1 app=busybox-cor', 'node1 app=nginx', 'node1 app=busybox', 'node1 app=busybox']);
+    // step 0 no policy, 1 nginx-allow, 2 client app=nginx, 3 client app=busybox, 4 policy admits app=busybox
+    const expected = ['allowed', 'blocked', 'allowed', 'blocked', 'allowed'];
+    for (const [i, s] of steps.entries()) {
+      const want = expected[i]!;
+      expect({ step: s.title, rows: s.rows }).toEqual({
+        step: s.title,
+        rows: [
+          { service: 'nginx', clusterIP: expect.stringMatching(/^10\.(9[6-9]|10[0-9]|11[01])\./), node: 'node1+node2', verdict: want, connections: want === 'allowed' ? '6/6' : '0/6' },
+          { service: 'nginx-1', clusterIP: expect.any(String), node: 'node1', verdict: want, byPodIP: want },
+          { service: 'nginx-2', clusterIP: expect.any(String), node: 'node2', verdict: want, byPodIP: want },
+          { service: 'nginx-3', clusterIP: expect.any(String), node: 'node2', verdict: want, byPodIP: want },
+        ],
+      });
+    }
+    // Four distinct ClusterIPs, the same in every step.
+    const ips = steps.map((s) => s.rows.map((r) => r.clusterIP).join());
+    expect(new Set(ips).size).toBe(1);
+    expect(new Set(steps[0]!.rows.map((r) => r.clusterIP)).size).toBe(4);
+  });
+
+  it('shows the IngressRule flows of both server nodes', () => {
+    for (const node of ['node1', 'node2']) expect(stdout).toMatch(new RegExp(`== yardctl get ovsflows -T IngressRule .*\\(${node}\\)\\nFLOW\\n(?:.*table=IngressRule.*\\n)*.*table=IngressRule.*conj_id=1 `));
+  });
+});
