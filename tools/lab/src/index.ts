@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 export { DEFAULT_LAB_DIR, FABRIC_PREFIX, FABRIC_PREFIX_2, LAB_MODES, LabError, RoundRobin, declaredPorts, parseMode, planNodes, serverArgv, type LabMode, type NodePlan, type PodPort } from './plan';
-export { Lab, stateFile, type LabOptions, type LabState } from './lab';
+export { Lab, stateFile, type LabNodeState, type LabOptions, type LabState } from './lab';
 export { labClient, readState } from './client';
 export {
   LAB_API_VERSION,
@@ -25,3 +25,18 @@ export {
   type Step,
 } from './scenario';
 export { ScenarioRunner, sctpUnavailableReason, type LivePod, type ProbeRunOptions, type StepResult } from './probe-run';
+export { DataplaneTracer, type TraceTopology, type TracedPod } from './trace-run';
+export {
+  CT_NEXT_PASSES,
+  TraceError,
+  arrivingFromTunnel,
+  parseFlowFields,
+  parseTrace,
+  traceArgv,
+  traceFlow,
+  verdictOf,
+  type TracePacket,
+  type TracePass,
+  type TraceResult,
+  type TraceVerdict,
+} from './trace';

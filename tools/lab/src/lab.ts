@@ -58,6 +58,22 @@ function spawnTs(entry: string, args: string[], logFile: string, env: NodeJS.Pro
 /** The CNI plugin bundle a runtime execs. */
 export const CNI_PLUGIN = join(REPO_ROOT, 'packages/agent/dist/switchyard-cni.js');
 
+/** One node of a running lab, as state.json records it. */
+export interface LabNodeState {
+  name: string;
+  podCIDR: string;
+  nodeIP: string;
+  /** The node's netns (its OVS, br-phy, the underlay veth). */
+  netns: string;
+  apiSocket: string;
+  cniSocket: string;
+  agentPid: number;
+  /** ovs-vswitchd's unixctl socket (`ovs-appctl -t`), e.g. for ofproto/trace. */
+  vswitchdCtl: string;
+  /** `unix:<ovsdb socket>` of the node's ovsdb-server (`ovs-vsctl --db=`). */
+  dbRemote: string;
+}
+
 /** What `up` leaves in `<labDir>/state.json` for `status`, `down` and the demo. */
 export interface LabState {
   pid: number;
@@ -70,7 +86,7 @@ export interface LabState {
   /** The fabric netns: the underlay bridge br0, and the router/host at `<prefix>.254` of each fabric subnet. */
   fabricNetns: string;
   /** `agentPid` changes when the supervisor respawns an agent (`restart-agent`, or a crash). */
-  nodes: { name: string; podCIDR: string; nodeIP: string; netns: string; apiSocket: string; cniSocket: string; agentPid: number }[];
+  nodes: LabNodeState[];
 }
 
 export interface LabOptions {
@@ -232,7 +248,7 @@ export class Lab {
   }
 
   /** Starts a node's agent; `apiPort` is its TCP API (AntreaAgentInfo publishes it for `yardctl --node`). */
-  private startAgent(plan: NodePlan, ovs: OvsInstance, labDir: string, apiPort: number): LabState['nodes'][number] {
+  private startAgent(plan: NodePlan, ovs: OvsInstance, labDir: string, apiPort: number): LabNodeState {
     const dir = join(labDir, plan.name);
     mkdirSync(dir, { recursive: true });
     const cniSocket = join(dir, 'cni.sock');
@@ -247,7 +263,7 @@ export class Lab {
       '--node-netns', ovs.netns.name, '--api-socket', apiSocket, '--ovsdb', ovs.dbRemote,
       ...(this.state.controllerPort ? ['--controller-url', `https://127.0.0.1:${this.state.controllerPort}`, '--controller-ca-file', join(labDir, 'controller-ca.pem'), '--token-file', tokenFile] : []),
     ];
-    const node = { name: plan.name, podCIDR: plan.podCIDR, nodeIP: plan.nodeIP, netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0 };
+    const node: LabNodeState = { name: plan.name, podCIDR: plan.podCIDR, nodeIP: plan.nodeIP, netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0, vswitchdCtl: ovs.vswitchdCtl, dbRemote: ovs.dbRemote };
     const spawnAgent = (): void => {
       const child = spawnTs(AGENT_CLI, argv, join(dir, 'agent.log'), { KUBECONFIG: kubeconfig });
       if (child.pid) this.tb.trackPid(child.pid);

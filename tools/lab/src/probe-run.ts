@@ -14,6 +14,7 @@ import { NETNS_ANNOTATION } from './kubelet';
 import { REPO_ROOT, type LabState } from './lab';
 import { agentGet } from './probe';
 import type { ProbeAnswer, ProbeRequest } from './prober';
+import { DataplaneTracer, type TraceTopology } from './trace-run';
 import {
   ScenarioError,
   collectionPathOf,
@@ -57,6 +58,8 @@ export interface ProbeRunOptions {
   concurrency?: number;
   /** Timeout of one probe (default 1000 ms). */
   timeoutMs?: number;
+  /** ofproto/trace runs in flight at once for cells judged by trace (SCTP; default 4). */
+  traceConcurrency?: number;
   /** Timeout of the one retry of a blocked cell (default: timeoutMs). */
   retryTimeoutMs?: number;
   /** Objects left in place after the run (shared pods and namespaces of a suite). */
@@ -176,9 +179,38 @@ export class ScenarioRunner {
   private readonly probers = new Map<string, Prober>();
   private readonly log: Logger;
   private readonly sctpReason = sctpUnavailableReason();
+  private readonly tracer: DataplaneTracer | undefined;
 
   constructor(private readonly o: ProbeRunOptions) {
     this.log = o.logger ?? silent;
+    // A state.json from before the lab recorded OVS control sockets: SCTP stays unavailable.
+    this.tracer = o.state.nodes.every((n) => n.vswitchdCtl && n.dbRemote) ? new DataplaneTracer(o.state.nodes) : undefined;
+  }
+
+  /**
+   * SCTP cells, which cannot be probed here: their dataplane verdicts by ofproto/trace
+   * (`via: 'trace'`), or unavailable with the reason.
+   */
+  private async traceCells(cells: ProbeResult[]): Promise<ProbeResult[]> {
+    if (cells.length === 0) return [];
+    const tracer = this.tracer;
+    if (!tracer) return cells.map((c) => ({ ...c, allowed: null, unavailable: `${this.sctpReason}; no OVS control sockets in the lab state for ofproto/trace` }));
+    let topo: TraceTopology;
+    try {
+      topo = await tracer.topology();
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message }, 'trace topology unreadable');
+      return cells.map((c) => ({ ...c, allowed: null, unavailable: `trace: ${(e as Error).message}` }));
+    }
+    return pool(
+      cells.map((c) => async (): Promise<ProbeResult> => {
+        const v = await tracer.judge(topo, c.from, c.to, c.protocol, c.port, c.sourcePort);
+        const { unavailable: _u, via: _v, ...rest } = c;
+        if (v.allowed === null) return { ...rest, allowed: null, unavailable: v.unavailable ?? 'trace: no verdict' };
+        return { ...rest, allowed: v.allowed, via: 'trace' };
+      }),
+      this.o.traceConcurrency ?? 4,
+    );
   }
 
   /** Runs every step, then deletes what the scenario made (except `keep`). */
@@ -391,14 +423,14 @@ export class ScenarioRunner {
     return pr;
   }
 
-  /** Every ordered pair (no loopback) on every probe; blocked cells are probed once more. */
+  /** Every ordered pair (no loopback) on every probe; blocked cells are probed once more; SCTP cells are traced. */
   async probeMatrix(pods: LivePod[], probes: ProbeSpec[]): Promise<ProbeResult[]> {
     const timeoutMs = this.o.timeoutMs ?? 1000;
     for (const p of pods) await this.prober(p);
     const cells: { from: LivePod; to: LivePod; probe: ProbeSpec }[] = [];
     for (const probe of probes) for (const from of pods) for (const to of pods) if (from.ref !== to.ref) cells.push({ from, to, probe });
     const one = async (c: (typeof cells)[number], t: number): Promise<boolean | null> => {
-      if (c.probe.protocol === 'SCTP') return null;
+      if (c.probe.protocol === 'SCTP') return null; // judged by ofproto/trace below
       const a = await this.probers.get(c.from.ref)!.probe({ ip: c.to.ip, port: c.probe.port, protocol: c.probe.protocol, timeoutMs: t, ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}) });
       return a.ok;
     };
@@ -417,29 +449,33 @@ export class ScenarioRunner {
     const retryMs = this.o.retryTimeoutMs ?? timeoutMs;
     await runAll(blocked.filter(([c]) => c.probe.sourcePort === undefined), retryMs, n);
     await runAll(blocked.filter(([c]) => c.probe.sourcePort !== undefined), retryMs, 1);
-    return cells.map((c, i) => ({
+    const out: ProbeResult[] = cells.map((c, i) => ({
       from: c.from.ref,
       to: c.to.ref,
       port: c.probe.port,
       protocol: c.probe.protocol,
       ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}),
       allowed: verdicts[i] ?? null,
-      ...(verdicts[i] === null ? { unavailable: this.sctpReason } : {}),
     }));
+    const traced = out.map((c, i) => [c, i] as const).filter(([c]) => c.protocol === 'SCTP');
+    const judged = await this.traceCells(traced.map(([c]) => c));
+    traced.forEach(([, i], k) => (out[i] = judged[k]!));
+    return out;
   }
 
-  /** Re-probes only the given cells (the conformance suite's settle loop). */
+  /** Re-probes only the given cells (the conformance suite's settle loop); SCTP cells are traced again. */
   async reprobe(pods: LivePod[], cells: ProbeResult[]): Promise<ProbeResult[]> {
     const byRef = new Map(pods.map((p) => [p.ref, p]));
     const timeoutMs = this.o.timeoutMs ?? 1000;
-    return pool(
-      cells.map((c) => async () => {
-        if (c.protocol === 'SCTP') return c;
-        const a = await this.probers.get(c.from)!.probe({ ip: byRef.get(c.to)!.ip, port: c.port, protocol: c.protocol, timeoutMs, ...(c.sourcePort ? { sourcePort: c.sourcePort } : {}) });
+    const traced = await this.traceCells(cells.filter((c) => c.protocol === 'SCTP'));
+    const probed = await pool(
+      cells.filter((c) => c.protocol !== 'SCTP').map((c) => async () => {
+        const a = await this.probers.get(c.from)!.probe({ ip: byRef.get(c.to)!.ip, port: c.port, protocol: c.protocol as Exclude<Protocol, 'SCTP'>, timeoutMs, ...(c.sourcePort ? { sourcePort: c.sourcePort } : {}) });
         return { ...c, allowed: a.ok };
       }),
       cells.some((c) => c.sourcePort !== undefined) ? 1 : (this.o.concurrency ?? 32),
     );
+    return cells.map((c) => (c.protocol === 'SCTP' ? traced.shift()! : probed.shift()!));
   }
 }
 

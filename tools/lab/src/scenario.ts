@@ -242,7 +242,12 @@ export function expectedAllowed(expect: readonly Expect[], from: string, to: str
   return v;
 }
 
-/** One probed cell. `allowed` is null when the protocol cannot be probed here (`unavailable` says why). */
+/**
+ * One cell. `allowed` is the dataplane verdict: from a probe (a real connection), or with
+ * `via: 'trace'` from `ovs-appctl ofproto/trace` on the node bridges (no packet sent; SCTP, which
+ * this kernel cannot carry). `allowed` is null when neither could judge the cell (`unavailable`
+ * says why).
+ */
 export interface ProbeResult {
   from: string;
   to: string;
@@ -250,10 +255,15 @@ export interface ProbeResult {
   protocol: Protocol;
   sourcePort?: number;
   allowed: boolean | null;
+  /** Set when the verdict comes from ofproto/trace, not from a probe. */
+  via?: 'trace';
   unavailable?: string;
 }
 
-/** Cyclonus-style truth table of one probe: rows from, columns to, `.` allowed, `X` blocked, `?` unavailable. */
+/**
+ * Cyclonus-style truth table of one probe: rows from, columns to; probed cells `.` allowed, `X`
+ * blocked; cells judged by ofproto/trace `o` allowed, `x` blocked; `?` unavailable.
+ */
 export function formatTruthTable(results: readonly ProbeResult[], pods: readonly string[]): string {
   const cell = new Map(results.map((r) => [`${r.from}>${r.to}`, r]));
   const w = Math.max(...pods.map((p) => p.length), 1);
@@ -261,7 +271,7 @@ export function formatTruthTable(results: readonly ProbeResult[], pods: readonly
   for (const f of pods) {
     const row = pods.map((t) => {
       const r = cell.get(`${f}>${t}`);
-      const c = r === undefined ? '-' : r.allowed === null ? '?' : r.allowed ? '.' : 'X';
+      const c = r === undefined ? '-' : r.allowed === null ? '?' : r.via === 'trace' ? (r.allowed ? 'o' : 'x') : r.allowed ? '.' : 'X';
       return c.padEnd(w);
     });
     lines.push(`${f.padEnd(w)} ${row.join(' ')}`);

@@ -50,7 +50,7 @@ async function runScenario(runner: ScenarioRunner, file: string, place: (ns: str
   await runner.run(sc, (_i, r) => {
     const nodeOf = new Map(r.pods.map((ref) => [ref, place(ref.split('/')[0]!, ref.split('/')[1]!)]));
     for (const c of r.results) {
-      if (c.allowed === null) continue; // SCTP: unavailable on this kernel
+      if (c.allowed === null) continue; // SCTP cells the traces cannot judge (paths through the host: noEncap, hybrid within the subnet)
       const p = r.probes.find((x) => x.protocol === c.protocol && x.port === c.port && x.sourcePort === c.sourcePort)!;
       if (nodeOf.get(c.from) !== nodeOf.get(c.to)) {
         crossNode++;
