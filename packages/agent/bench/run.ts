@@ -210,9 +210,11 @@ async function main(): Promise<void> {
     });
     const ipamDir = mkdtempSync(join(tmpdir(), 'sy-agent-bench-ipam-'));
     const ipamSocket = join(ipamDir, 'cni.sock');
+    // Its own OVS: a second Geneve port on the same switch would clash with the first.
+    const ovs2 = await tb.startOvs();
     const ipamAgent = await Agent.start({
-      nodeName: 'bench-ipam', podCIDR: '10.104.0.0/16', nodeIP: '192.168.1.2', ovsdbRemote: ovs.dbRemote, ovsRunDir: ovs.dir, bridge: 'br-ipam',
-      datapathType: 'netdev', gatewayName: 'sy-gw1', tunnelName: 'sy-tun1', dataDir: ipamDir, cniSocket: ipamSocket, nodeNetns: ovs.netns.name,
+      nodeName: 'bench-ipam', podCIDR: '10.104.0.0/16', nodeIP: '192.168.1.2', ovsdbRemote: ovs2.dbRemote, ovsRunDir: ovs2.dir,
+      datapathType: 'netdev', gatewayName: 'sy-gw0', tunnelName: 'sy-tun0', dataDir: ipamDir, cniSocket: ipamSocket, nodeNetns: ovs2.netns.name,
       kube, enableIPPools: true, enableProxy: false,
     });
     const ipamConf = JSON.stringify({ cniVersion: '1.0.0', name: 'sec', type: 'macvlan', ipam: { type: 'switchyard-cni', ippools: ['bench'], cniSocket: ipamSocket } });
