@@ -29,6 +29,7 @@ export { DataplaneTracer, type TraceTopology, type TracedPod } from './trace-run
 export {
   CT_NEXT_PASSES,
   TraceError,
+  arrivingFromGateway,
   arrivingFromTunnel,
   parseFlowFields,
   parseTrace,

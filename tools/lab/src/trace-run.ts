@@ -7,7 +7,7 @@
 import { run } from '@switchyard/testbed';
 import type { LabNodeState } from './lab';
 import { agentGet } from './probe';
-import { TraceError, arrivingFromTunnel, parseTrace, traceArgv, verdictOf, type TracePacket, type TraceResult, type TraceVerdict } from './trace';
+import { TraceError, arrivingFromGateway, arrivingFromTunnel, parseTrace, traceArgv, verdictOf, type TracePacket, type TraceResult, type TraceVerdict } from './trace';
 
 /** The pipeline's bridge, tunnel port and gateway interface as the lab's agents configure them. */
 const BRIDGE = 'br-int';
@@ -138,11 +138,17 @@ export class DataplaneTracer {
     try {
       const sent = await this.trace(na.node, pkt);
       if (a.node === b.node) return this.read(sent, b.ofport, [a.node], `${a.node} output`);
-      const first = verdictOf(sent, na.tunnelOfport ?? -1);
-      if (first.allowed === false) return { allowed: false, nodes: [a.node], ...(first.dropTable !== undefined ? { dropTable: first.dropTable } : {}) };
-      if (first.allowed === null || na.tunnelOfport === undefined || nb.tunnelOfport === undefined)
-        return { allowed: null, unavailable: `trace: ${a.node} sent ${from} -> ${to} to port(s) ${sent.outputs.join(',') || 'none'}, not the tunnel (only encap paths are traced)`, nodes: [a.node] };
-      const arriving = arrivingFromTunnel(sent, na.node, { tunnelOfport: nb.tunnelOfport }, pkt);
+      if (sent.dropped) return this.read(sent, -1, [a.node], `${a.node} output`);
+      let arriving: TracePacket;
+      if (na.tunnelOfport !== undefined && nb.tunnelOfport !== undefined && sent.outputs.includes(na.tunnelOfport)) {
+        // encap (and hybrid across fabric subnets): Geneve to the peer's tunnel port.
+        arriving = arrivingFromTunnel(sent, na.node, { tunnelOfport: nb.tunnelOfport }, pkt);
+      } else if (sent.outputs.includes(na.gateway.ofport)) {
+        // Routed by the hosts (noEncap, hybrid inside a subnet): in through the peer's gateway.
+        arriving = arrivingFromGateway(sent, { gatewayOfport: nb.gateway.ofport, gatewayMac: nb.gateway.mac, podMac: b.mac }, pkt);
+      } else {
+        return { allowed: null, unavailable: `trace: ${a.node} sent ${from} -> ${to} to port(s) ${sent.outputs.join(',') || 'none'}, neither the tunnel nor the gateway`, nodes: [a.node] };
+      }
       const got = await this.trace(nb.node, arriving);
       return this.read(got, b.ofport, [a.node, b.node], `${b.node} output`);
     } catch (e) {

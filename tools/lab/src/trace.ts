@@ -165,6 +165,17 @@ export function arrivingFromTunnel(sent: TraceResult, sender: { nodeIP: string }
   };
 }
 
+/**
+ * The packet as the peer node's host routes it into its bridge through the gateway port (paths
+ * through the host: noEncap, hybrid inside a fabric subnet): source MAC = that gateway's, the
+ * destination = the pod's (the host resolved it), TTL one less than it left the sender's bridge
+ * for each host on the way (the sender's host and the peer's).
+ */
+export function arrivingFromGateway(sent: TraceResult, at: { gatewayOfport: number; gatewayMac: string; podMac: string }, original: TracePacket): TracePacket {
+  const ttl = Number(sent.passes[sent.passes.length - 1]!.finalFlow.nw_ttl ?? original.ttl);
+  return { ...original, inPort: at.gatewayOfport, ethSrc: at.gatewayMac, ethDst: at.podMac, ttl: ttl - 2 };
+}
+
 /** Which way a judged cell went: the verdict and the traces it rests on (for reports). */
 export interface TraceVerdict {
   allowed: boolean | null;

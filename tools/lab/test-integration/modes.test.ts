@@ -1,7 +1,8 @@
 // Traffic modes on the real lab: `up --mode noEncap` (2 nodes, every peer routed through the fabric)
 // and `up --mode hybrid` (3 nodes, the fabric split in two subnets: node1+node2 routed, node3
 // tunnelled) each pass the first k8s-netpol scenarios with pods on different nodes; a pod reaching
-// a host on the fabric is seen with its node's IP (MASQUERADE); and a lab without a controller
+// a host on the fabric is seen with its node's IP (MASQUERADE); the SCTP case's cells are judged
+// by ofproto/trace on routed and tunnelled paths; and a lab without a controller
 // still carries pod-to-pod traffic across nodes.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
@@ -18,6 +19,8 @@ import { expectedAllowed, parseScenario, type ProbeResult } from '../src/scenari
 const BIN = join(__dirname, '../bin/switchyard-lab');
 const CONFORMANCE = join(__dirname, '../conformance/k8s-netpol');
 const SCENARIOS = ['01-tcp-should-support-a-default-deny-ingress-policy.yaml', '03-should-enforce-policy-to-allow-traffic-from-pods-within-server-namespace.yaml', '04-should-enforce-policy-to-allow-ingress-traffic-for-a-target.yaml'];
+/** SCTP 81 (no SCTP in this kernel): every cell judged by ofproto/trace. */
+const SCTP_SCENARIO = '49-sctp-should-enforce-policy-based-on-ports.yaml';
 /** The fabric's echo server: answers each connection with the peer address it saw. */
 const ECHO_PORT = 7777;
 
@@ -40,17 +43,27 @@ function labFixture(args: string[]) {
 }
 
 /** Runs a conformance scenario with `place` choosing each pod's node; returns the cells that differ from the expectation and the cross-node cell count. */
-async function runScenario(runner: ScenarioRunner, file: string, place: (ns: string, name: string) => string): Promise<{ wrong: ProbeResult[]; crossNode: number; allowedCrossNode: number }> {
+async function runScenario(runner: ScenarioRunner, file: string, place: (ns: string, name: string) => string): Promise<{ wrong: ProbeResult[]; crossNode: number; allowedCrossNode: number; traced: number; tracedCrossNode: number; unjudged: ProbeResult[] }> {
   const sc = parseScenario(readFileSync(join(CONFORMANCE, file), 'utf8'), file);
   for (const step of sc.steps)
     for (const o of step.apply) if (o.kind === 'Pod') (o.spec as { nodeName?: string }).nodeName = place(o.metadata.namespace ?? 'default', o.metadata.name);
   const wrong: ProbeResult[] = [];
   let crossNode = 0;
   let allowedCrossNode = 0;
+  let traced = 0;
+  let tracedCrossNode = 0;
+  const unjudged: ProbeResult[] = [];
   await runner.run(sc, (_i, r) => {
     const nodeOf = new Map(r.pods.map((ref) => [ref, place(ref.split('/')[0]!, ref.split('/')[1]!)]));
     for (const c of r.results) {
-      if (c.allowed === null) continue; // SCTP cells the traces cannot judge (paths through the host: noEncap, hybrid within the subnet)
+      if (c.allowed === null) {
+        unjudged.push(c);
+        continue;
+      }
+      if (c.via === 'trace') {
+        traced++;
+        if (nodeOf.get(c.from) !== nodeOf.get(c.to)) tracedCrossNode++;
+      }
       const p = r.probes.find((x) => x.protocol === c.protocol && x.port === c.port && x.sourcePort === c.sourcePort)!;
       if (nodeOf.get(c.from) !== nodeOf.get(c.to)) {
         crossNode++;
@@ -59,7 +72,7 @@ async function runScenario(runner: ScenarioRunner, file: string, place: (ns: str
       if (c.allowed !== expectedAllowed(p.expect ?? [], c.from, c.to)) wrong.push(c);
     }
   });
-  return { wrong, crossNode, allowedCrossNode };
+  return { wrong, crossNode, allowedCrossNode, traced, tracedCrossNode, unjudged };
 }
 
 /** Creates pods and waits until each has an IP and a netns. */
@@ -107,6 +120,13 @@ describe('switchyard-lab up --mode noEncap --nodes 2', () => {
     expect(r.crossNode).toBeGreaterThan(0);
     expect(r.allowedCrossNode).toBeGreaterThan(0);
     expect(r.wrong).toEqual([]);
+  }, 120_000);
+
+  it(`${SCTP_SCENARIO}: every SCTP cell judged by ofproto/trace and as expected, cross-node cells through both hosts`, async () => {
+    const r = await runScenario(runner, SCTP_SCENARIO, (_ns, name) => (name === 'b' ? 'node2' : 'node1'));
+    expect({ unjudged: r.unjudged, wrong: r.wrong }).toEqual({ unjudged: [], wrong: [] });
+    expect(r.traced).toBe(72);
+    expect(r.tracedCrossNode).toBeGreaterThan(0);
   }, 120_000);
 
   it('a pod reaching a host on the fabric is seen with its node IP (MASQUERADE)', async () => {
@@ -157,6 +177,13 @@ describe('switchyard-lab up --mode hybrid --nodes 3', () => {
     expect(r.crossNode).toBeGreaterThan(0);
     expect(r.allowedCrossNode).toBeGreaterThan(0);
     expect(r.wrong).toEqual([]);
+  }, 120_000);
+
+  it(`${SCTP_SCENARIO}: every SCTP cell judged by ofproto/trace and as expected, on routed and tunnelled peers`, async () => {
+    const r = await runScenario(runner, SCTP_SCENARIO, (_ns, name) => ({ a: 'node1', b: 'node2' })[name] ?? 'node3');
+    expect({ unjudged: r.unjudged, wrong: r.wrong }).toEqual({ unjudged: [], wrong: [] });
+    expect(r.traced).toBe(72);
+    expect(r.tracedCrossNode).toBeGreaterThan(0);
   }, 120_000);
 
   it('a pod on the second subnet reaching the fabric host is seen with its node IP (MASQUERADE)', async () => {

@@ -2,7 +2,7 @@
 // (test/fixtures/trace/capture.ts; policy k8s-netpol/49: x/a admits SCTP 81 only from namespace y).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CT_NEXT_PASSES, TraceError, arrivingFromTunnel, parseFlowFields, parseTrace, traceArgv, traceFlow, verdictOf, type TracePacket } from '../src/trace';
+import { CT_NEXT_PASSES, TraceError, arrivingFromGateway, arrivingFromTunnel, parseFlowFields, parseTrace, traceArgv, traceFlow, verdictOf, type TracePacket } from '../src/trace';
 import { formatTruthTable, type ProbeResult } from '../src/scenario';
 
 const dir = join(__dirname, 'fixtures/trace');
@@ -119,6 +119,13 @@ describe('trace flows', () => {
     const recv = fixture('inter-node-allowed.recv.txt').passes[0]!.flow;
     const built = parseFlowFields(traceFlow(arriving));
     for (const k of ['in_port', 'tun_src', 'tun_dst', 'dl_src', 'dl_dst', 'nw_src', 'nw_dst', 'nw_ttl']) expect([k, recv[k]]).toEqual([k, built[k]]);
+  });
+
+  it('builds the packet a peer host routes in through its gateway: gateway MAC to pod MAC, two host hops off the TTL', () => {
+    const gw = node('node1').gateway;
+    const arriving = arrivingFromGateway(fixture('inter-node-allowed.send.txt'), { gatewayOfport: gw.ofport, gatewayMac: gw.mac, podMac: target.mac }, first);
+    expect(arriving).toEqual({ ...first, inPort: gw.ofport, ethSrc: gw.mac, ethDst: target.mac, ttl: 61 });
+    expect(traceFlow(arriving)).not.toContain('tun_');
   });
 
   it('refuses to build the arriving packet from a sender trace without tunnel metadata', () => {
