@@ -8,7 +8,24 @@ import { isRecord } from './types';
 export interface AggregatedGroup {
   group: string;
   versions: string[];
+  /** The APIService's spec.groupPriorityMinimum. */
+  priority?: number;
 }
+
+/**
+ * kube-apiserver's discovery order of built-in groups (kube-aggregator's priorities): clients
+ * such as kubectl resolve a resource name that several groups serve (e.g. `networkpolicies`) to
+ * the first group listed, so the order is part of the API.
+ */
+const BUILTIN_GROUP_PRIORITY: Readonly<Record<string, number>> = {
+  apps: 17800, 'events.k8s.io': 17750, 'authentication.k8s.io': 17700, 'authorization.k8s.io': 17600,
+  autoscaling: 17500, batch: 17400, 'certificates.k8s.io': 17300, 'networking.k8s.io': 17200, policy: 17100,
+  'rbac.authorization.k8s.io': 17000, 'storage.k8s.io': 16800, 'admissionregistration.k8s.io': 16700,
+  'scheduling.k8s.io': 16600, 'coordination.k8s.io': 16500, 'apiextensions.k8s.io': 16400, 'node.k8s.io': 16300,
+  'discovery.k8s.io': 16200, 'flowcontrol.apiserver.k8s.io': 16100, 'apiregistration.k8s.io': 16050,
+};
+/** Groups of CustomResourceDefinitions (and any other group) rank as kube-apiserver ranks CRDs. */
+const DEFAULT_GROUP_PRIORITY = 1000;
 
 function groupDoc(name: string, versions: string[]): Record<string, unknown> {
   const vs = sortVersions(versions);
@@ -24,7 +41,12 @@ export function apiGroupList(reg: ResourceRegistry, aggregated: AggregatedGroup[
   const groups = reg.groups();
   for (const a of aggregated) groups.set(a.group, [...new Set([...(groups.get(a.group) ?? []), ...a.versions])]);
   groups.delete('');
-  return { kind: 'APIGroupList', apiVersion: 'v1', groups: [...groups.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([g, vs]) => groupDoc(g, vs)) };
+  const priority = new Map<string, number>();
+  for (const a of aggregated) if (a.priority !== undefined) priority.set(a.group, Math.max(priority.get(a.group) ?? 0, a.priority));
+  const rank = (g: string): number => BUILTIN_GROUP_PRIORITY[g] ?? priority.get(g) ?? DEFAULT_GROUP_PRIORITY;
+  // Highest priority first, then by name (kube-apiserver's order).
+  const ordered = [...groups.entries()].sort(([a], [b]) => rank(b) - rank(a) || a.localeCompare(b));
+  return { kind: 'APIGroupList', apiVersion: 'v1', groups: ordered.map(([g, vs]) => groupDoc(g, vs)) };
 }
 
 export function apiGroup(reg: ResourceRegistry, aggregated: AggregatedGroup[], group: string): Record<string, unknown> | undefined {

@@ -166,8 +166,10 @@ export class HttpFront {
     if (!t) return [];
     const out: AggregatedGroup[] = [];
     for (const s of this.o.api.list(t, undefined).items) {
-      const spec = (s.spec ?? {}) as { group?: string; version?: string; service?: unknown };
-      if (spec.group && spec.version && spec.service) out.push({ group: spec.group, versions: [spec.version] });
+      const spec = (s.spec ?? {}) as { group?: string; version?: string; service?: unknown; groupPriorityMinimum?: number };
+      if (spec.group && spec.version && spec.service) {
+        out.push({ group: spec.group, versions: [spec.version], ...(typeof spec.groupPriorityMinimum === 'number' ? { priority: spec.groupPriorityMinimum } : {}) });
+      }
     }
     return out;
   }
