@@ -77,9 +77,11 @@ export interface StepResult {
   endpoints: LivePod[];
   probes: ProbeSpec[];
   results: ProbeResult[];
-  /** Milliseconds spent waiting for realization, and probing. */
+  /** Milliseconds spent waiting for realization, and probing (traces included). */
   realizeMs: number;
   probeMs: number;
+  /** Milliseconds the ofproto/trace verdicts (SCTP cells) took; they run alongside the probes, so this overlaps probeMs. */
+  traceMs: number;
 }
 
 /** A ready pod: `ns/name`, pod IP, network namespace. */
@@ -180,6 +182,8 @@ export class ScenarioRunner {
   private readonly log: Logger;
   private readonly sctpReason = sctpUnavailableReason();
   private readonly tracer: DataplaneTracer | undefined;
+  /** Time spent in traceCells since the last step began. */
+  private traceMs = 0;
 
   constructor(private readonly o: ProbeRunOptions) {
     this.log = o.logger ?? silent;
@@ -193,6 +197,15 @@ export class ScenarioRunner {
    */
   private async traceCells(cells: ProbeResult[]): Promise<ProbeResult[]> {
     if (cells.length === 0) return [];
+    const t0 = Date.now();
+    try {
+      return await this.judgeByTrace(cells);
+    } finally {
+      this.traceMs += Date.now() - t0;
+    }
+  }
+
+  private async judgeByTrace(cells: ProbeResult[]): Promise<ProbeResult[]> {
     const tracer = this.tracer;
     if (!tracer) return cells.map((c) => ({ ...c, allowed: null, unavailable: `${this.sctpReason}; no OVS control sockets in the lab state for ofproto/trace` }));
     let topo: TraceTopology;
@@ -239,10 +252,11 @@ export class ScenarioRunner {
         await this.waitRealized();
         const realizeMs = Date.now() - t0;
         const t1 = Date.now();
+        this.traceMs = 0;
         const probes = this.probesFor(step.probes, sc);
         const endpoints = podRefs.map((r) => pods.get(r)!);
         const results = await this.probeMatrix(endpoints, probes);
-        const r: StepResult = { pods: [...podRefs], endpoints, probes, results, realizeMs, probeMs: Date.now() - t1 };
+        const r: StepResult = { pods: [...podRefs], endpoints, probes, results, realizeMs, probeMs: Date.now() - t1, traceMs: this.traceMs };
         out.push(r);
         // Before the next step changes anything: the caller may check (and re-probe) this one.
         await onStep?.(i, r);
@@ -429,37 +443,42 @@ export class ScenarioRunner {
     for (const p of pods) await this.prober(p);
     const cells: { from: LivePod; to: LivePod; probe: ProbeSpec }[] = [];
     for (const probe of probes) for (const from of pods) for (const to of pods) if (from.ref !== to.ref) cells.push({ from, to, probe });
-    const one = async (c: (typeof cells)[number], t: number): Promise<boolean | null> => {
-      if (c.probe.protocol === 'SCTP') return null; // judged by ofproto/trace below
-      const a = await this.probers.get(c.from.ref)!.probe({ ip: c.to.ip, port: c.probe.port, protocol: c.probe.protocol, timeoutMs: t, ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}) });
+    const base = (c: (typeof cells)[number]): ProbeResult => ({
+      from: c.from.ref,
+      to: c.to.ref,
+      port: c.probe.port,
+      protocol: c.probe.protocol,
+      ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}),
+      allowed: null,
+    });
+    // SCTP cells are judged by ofproto/trace; no packet is sent, so the traces run alongside the probes.
+    const sctp = cells.map((c, i) => [c, i] as const).filter(([c]) => c.probe.protocol === 'SCTP');
+    const tracing = this.traceCells(sctp.map(([c]) => base(c))).catch((e: unknown) =>
+      sctp.map(([c]) => ({ ...base(c), unavailable: `trace: ${(e as Error).message}` })),
+    );
+    const one = async (c: (typeof cells)[number], t: number): Promise<boolean> => {
+      const a = await this.probers.get(c.from.ref)!.probe({ ip: c.to.ip, port: c.probe.port, protocol: c.probe.protocol as Exclude<Protocol, 'SCTP'>, timeoutMs: t, ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}) });
       return a.ok;
     };
     const n = this.o.concurrency ?? 32;
+    const probed = cells.map((c, i) => [c, i] as const).filter(([c]) => c.probe.protocol !== 'SCTP');
     // Probes that share a source port would collide on bind: those run one at a time.
-    const shared = cells.map((c, i) => [c, i] as const).filter(([c]) => c.probe.sourcePort !== undefined);
-    const free = cells.map((c, i) => [c, i] as const).filter(([c]) => c.probe.sourcePort === undefined);
+    const shared = probed.filter(([c]) => c.probe.sourcePort !== undefined);
+    const free = probed.filter(([c]) => c.probe.sourcePort === undefined);
     const verdicts: (boolean | null)[] = new Array<boolean | null>(cells.length);
     const runAll = async (list: (readonly [(typeof cells)[number], number])[], t: number, width: number): Promise<void> => {
       await pool(list.map(([c, i]) => async () => void (verdicts[i] = await one(c, t))), width);
     };
     await runAll(free, timeoutMs, n);
     await runAll(shared, timeoutMs, 1);
-    const blocked = cells.map((c, i) => [c, i] as const).filter(([, i]) => verdicts[i] === false);
+    const blocked = probed.filter(([, i]) => verdicts[i] === false);
     // The guard against reading a slow probe as blocked: a second, longer try.
     const retryMs = this.o.retryTimeoutMs ?? timeoutMs;
     await runAll(blocked.filter(([c]) => c.probe.sourcePort === undefined), retryMs, n);
     await runAll(blocked.filter(([c]) => c.probe.sourcePort !== undefined), retryMs, 1);
-    const out: ProbeResult[] = cells.map((c, i) => ({
-      from: c.from.ref,
-      to: c.to.ref,
-      port: c.probe.port,
-      protocol: c.probe.protocol,
-      ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}),
-      allowed: verdicts[i] ?? null,
-    }));
-    const traced = out.map((c, i) => [c, i] as const).filter(([c]) => c.protocol === 'SCTP');
-    const judged = await this.traceCells(traced.map(([c]) => c));
-    traced.forEach(([, i], k) => (out[i] = judged[k]!));
+    const out: ProbeResult[] = cells.map((c, i) => ({ ...base(c), allowed: verdicts[i] ?? null }));
+    const judged = await tracing;
+    sctp.forEach(([, i], k) => (out[i] = judged[k]!));
     return out;
   }
 

@@ -48,7 +48,7 @@ const suites = ['k8s-netpol', 'admin-network-policy', 'antrea-native'].map((suit
 
 let st: LabState;
 let runner: ScenarioRunner;
-const stats = { scenarios: 0, steps: 0, cells: 0, settled: 0, realizeMs: 0, probeMs: 0, started: Date.now() };
+const stats = { scenarios: 0, steps: 0, cells: 0, settled: 0, realizeMs: 0, probeMs: 0, traceMs: 0, started: Date.now() };
 /** SCTP cells judged by ofproto/trace: allowed, blocked, agreeing with explain(), not judgeable. */
 const traced = { allowed: 0, blocked: 0, agree: 0, unavailable: 0 };
 
@@ -71,7 +71,7 @@ afterAll(() => {
   process.stdout.write(
     `conformance: ${stats.scenarios} scenarios, ${stats.steps} steps, ${stats.cells} probed cells, ${stats.settled} cells needed a re-probe; ` +
       `realize ${(stats.realizeMs / 1000).toFixed(1)} s, probe ${(stats.probeMs / 1000).toFixed(1)} s, wall ${((Date.now() - stats.started) / 1000).toFixed(1)} s; ` +
-      `SCTP by ofproto/trace: ${traced.allowed} allowed, ${traced.blocked} blocked, ${traced.agree} agree with explain(), ${traced.unavailable} unavailable\n`,
+      `SCTP by ofproto/trace (${(stats.traceMs / 1000).toFixed(1)} s, alongside the probes): ${traced.allowed} allowed, ${traced.blocked} blocked, ${traced.agree} agree with explain(), ${traced.unavailable} unavailable\n`,
   );
 }, 120_000);
 
@@ -144,6 +144,7 @@ describe.each(suites)('$suite on a 2-node lab', ({ suite, files }) => {
       stats.steps++;
       stats.realizeMs += r.realizeMs;
       stats.probeMs += r.probeMs;
+      stats.traceMs += r.traceMs;
       expect(r.results.length).toBe(r.probes.length * r.pods.length * (r.pods.length - 1));
       disagreements.push(...(await check(i, r)));
     });
