@@ -20,7 +20,7 @@ export interface LabNodeRuntime {
 
 interface PodObj {
   metadata: { name: string; namespace: string; uid: string; deletionTimestamp?: string };
-  spec?: { nodeName?: string; containers?: { ports?: { containerPort?: number; protocol?: string }[] }[] };
+  spec?: { nodeName?: string; containers?: { name?: string; image?: string; ports?: { containerPort?: number; protocol?: string }[] }[] };
 }
 
 interface Sandbox {
@@ -134,6 +134,11 @@ export class Kubelet {
       status: {
         phase: 'Running', podIP: ip, podIPs: [{ ip }], startTime: now,
         conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }, { type: 'ContainersReady', status: 'True', lastTransitionTime: now }],
+        // One running, ready status per container (kubectl's READY column counts them).
+        containerStatuses: (pod.spec?.containers ?? []).map((c, i) => ({
+          name: c.name ?? `c${i}`, image: c.image ?? '', imageID: '', containerID: `switchyard-lab://${sb.containerId}-${i}`,
+          ready: true, started: true, restartCount: 0, state: { running: { startedAt: now } },
+        })),
       },
     }, 'application/merge-patch+json');
   }

@@ -20,7 +20,7 @@ const lab = (...args: string[]): string => execFileSync(BIN, ['--lab-dir', labDi
 let st: LabState;
 let kube: KubeConfigClient;
 let record: RunRecord | undefined;
-interface PodView { kind?: string; apiVersion?: string; metadata: { name: string; namespace: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: { nodeName?: string }; status?: { podIP?: string; phase?: string; conditions?: { type: string; status: string }[] } }
+interface PodView { kind?: string; apiVersion?: string; metadata: { name: string; namespace: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: { nodeName?: string }; status?: { podIP?: string; phase?: string; conditions?: { type: string; status: string }[]; containerStatuses?: { name: string; ready: boolean }[] } }
 const pods = new Map<string, PodView>();
 const netnsOf = (name: string): string => pods.get(name)!.metadata.annotations![NETNS_ANNOTATION]!;
 const ipOf = (name: string): string => pods.get(name)!.status!.podIP!;
@@ -69,6 +69,8 @@ describe('switchyard-lab up --nodes 2', () => {
     expect(['node1', 'node2']).toContain(free.spec?.nodeName);
     expect(ipOf('free').startsWith(free.spec?.nodeName === 'node1' ? '10.10.1.' : '10.10.2.')).toBe(true);
     expect(free.status?.conditions).toContainEqual(expect.objectContaining({ type: 'Ready', status: 'True' }));
+    // A ready status per container, so kubectl's READY column reads 1/1.
+    expect(free.status?.containerStatuses).toEqual([expect.objectContaining({ name: 'c', ready: true })]);
   });
 
   it('pods on one node talk TCP on every declared port (the pod servers answer)', async () => {
