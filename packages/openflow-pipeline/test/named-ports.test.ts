@@ -44,3 +44,25 @@ describe('egress named ports', () => {
     expect(lines.some((l) => l.includes(`nw_src=${client.ips[0]} `))).toBe(true);
   });
 });
+
+describe('a named port listed for several protocols (an ANP namedPort has none)', () => {
+  it('opens only the protocol the pod declares the name with', () => {
+    const server = { name: 'server', namespace: 'ns', ofport: 0x31, ips: ['10.10.0.31'], mac: '02:00:00:00:00:31', namedPorts: [{ name: 'serve-80-udp', port: 80, protocol: 'UDP' as const }] };
+    const np: NetworkPolicy = {
+      uid: 'anp', name: 'anp', namespace: '', generation: 1, appliedToGroups: ['server'], priority: 10, tierPriority: 250,
+      sourceRef: { type: 'AdminNetworkPolicy', namespace: '', name: 'anp', uid: 'anp' },
+      rules: [{
+        direction: 'In', action: 'Allow', to: { addressGroups: [], ipBlocks: [] }, priority: 0, enableLogging: false,
+        from: { addressGroups: [], ipBlocks: [{ cidr: '10.10.0.0/16', except: [] }] },
+        services: (['TCP', 'UDP', 'SCTP'] as const).map((protocol) => ({ protocol, port: 'serve-80-udp' })),
+      }],
+    };
+    const s: NodeState = {
+      config: { round: 1, trafficMode: 'encap', gateway: { ofport: 2, ip: '10.10.0.1', mac: '02:00:00:00:00:01' }, tunnelOfport: 1, podCIDR: '10.10.0.0/24', nodeIP: '192.168.77.100', enableAntreaPolicy: true },
+      pods: [server], remoteNodes: [], addressGroups: [], appliedToGroups: [{ name: 'server', groupMembers: [{ ips: server.ips }] }], policies: [np],
+    };
+    const lines = dumpFlows(computeNodeFlows(s), { cookie: false }).filter((l) => l.startsWith('table=AntreaPolicyIngressRule,'));
+    expect(lines.some((l) => l.includes('udp_dst=80'))).toBe(true);
+    expect(lines.some((l) => l.includes('tcp_dst=80') || l.includes('sctp_dst=80'))).toBe(false);
+  });
+});

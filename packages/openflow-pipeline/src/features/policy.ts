@@ -497,7 +497,11 @@ export function networkPolicyFlows(p: Pipeline, cfg: NodeConfig, input: NetworkP
       if (plain.length || !r.services.length) variants.push({ key, members, services: plain.map((s) => ({ s, port: s.port as number | undefined })) });
       for (const port of named) {
         const ms = portMembers.filter((m) => r.services.some((s) => typeof s.port === 'string' && resolveNamedPort(m, s, ctx.podsByIp) === port));
-        const svc = r.services.filter((s) => typeof s.port === 'string').map((s) => ({ s, port }));
+        // Only the named services that resolve to this number (a name is per protocol: `serve-80-udp`
+        // must not open TCP 80 because the rule also lists it for TCP, where no pod declares it).
+        const svc = r.services
+          .filter((s) => typeof s.port === 'string' && portMembers.some((m) => resolveNamedPort(m, s, ctx.podsByIp) === port))
+          .map((s) => ({ s, port }));
         variants.push(ingress ? { key: `${key}:${port}`, members: ms, services: svc } : { key: `${key}:${port}`, members, peerIps: ms.flatMap((m) => m.ips), services: svc });
       }
       for (const v of variants) {
