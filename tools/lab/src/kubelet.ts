@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { run, type Netns, type Testbed } from '@switchyard/testbed';
-import { RoundRobin, declaredPorts, serverArgv } from './plan';
+import { RoundRobin, declaredPorts, serverArgv, udpServerArgv } from './plan';
 
 /** Pod annotation naming the pod's network namespace. */
 export const NETNS_ANNOTATION = 'lab.switchyard.io/netns';
@@ -123,10 +123,14 @@ export class Kubelet {
     }
     const result = JSON.parse(r.stdout) as { ips?: { address: string }[] };
     const ip = (result.ips?.[0]?.address ?? '').split('/')[0] ?? '';
-    for (const p of declaredPorts(pod.spec)) {
+    const ports = declaredPorts(pod.spec);
+    for (const p of ports.filter((x) => x.protocol === 'TCP')) {
       const argv = serverArgv(p);
       if (argv) sb.servers.push(this.o.tb.spawn(argv, netns.name));
     }
+    // Every UDP port of the pod from one process.
+    const udp = ports.filter((x) => x.protocol === 'UDP').map((x) => x.port);
+    if (udp.length) sb.servers.push(this.o.tb.spawn(udpServerArgv(udp), netns.name));
     const now = new Date().toISOString();
     // Where the pod lives, for probes (`ip netns exec <netns> ...`): the lab's `kubectl exec`.
     await this.o.kube.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${name}`, { metadata: { annotations: { [NETNS_ANNOTATION]: netns.name } } }, 'application/merge-patch+json');

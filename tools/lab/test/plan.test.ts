@@ -63,7 +63,7 @@ describe('declaredPorts / serverArgv', () => {
 
   it('serves TCP and UDP with socat (a datagram server for UDP) and leaves SCTP out (no kernel module here)', () => {
     expect(serverArgv({ port: 80, protocol: 'TCP' })).toEqual(['socat', 'TCP-LISTEN:80,reuseaddr,fork', 'SYSTEM:echo pong']);
-    expect(serverArgv({ port: 81, protocol: 'UDP' })?.[1]).toBe('UDP-RECVFROM:81,reuseaddr,fork');
+    expect(serverArgv({ port: 81, protocol: 'UDP' })).toEqual([process.execPath, '-e', expect.any(String), '81']);
     expect(serverArgv({ port: 82, protocol: 'SCTP' })).toBeUndefined();
   });
 });

@@ -151,11 +151,9 @@ function orderedProbes(dir: Dir, rules: OrderedRule[], probes: [Proto, number][]
 }
 
 /**
- * The other protocol probed in step 1 to show port rules are per protocol. The named-port steps
- * probe only the case's protocol, as upstream: a probe of another protocol on the named port's
- * number (e.g. TCP 80 against `namedPort: serve-80-udp`) is allowed by the dataplane today (the
- * pipeline matches every protocol of a rule's named ports on the number one of them resolved to;
- * openflow-pipeline features/policy.ts), while the API and explain() deny it. Reported on issue 13.
+ * The other protocol probed in step 1 to show port rules are per protocol, and in the named-port
+ * steps to show a name is per protocol too (TCP 80 is not opened by `namedPort: serve-80-udp`;
+ * the pipeline once opened every protocol on the number a name resolved to).
  */
 const otherProto = (p: Proto): Proto => (p === 'TCP' ? 'UDP' : 'TCP');
 
@@ -180,9 +178,8 @@ function anpRuleOrderCase(upstream: string, dir: Dir, proto: Proto, priority: nu
   if (namedPortStep) {
     // The experimental named-port test rewrites the "allow a port" rule (index 5) to a named port;
     // here the name points at port 80, so the allowed port moves from 81 to 80.
-    // Probed on the case's protocol only, as upstream (see otherProto).
     const r5 = r4.map((r, i) => (i === 5 ? { ...r, ports: [{ namedPort: namedPortStep }] } : r));
-    steps.push({ apply: [pol(r5)], probes: orderedProbes(dir, r5, [[proto, 80], [proto, 81]]) });
+    steps.push({ apply: [pol(r5)], probes: orderedProbes(dir, r5, [[proto, 80], [proto, 81], [otherProto(proto), 80]]) });
   }
   return { name: `${upstream}: rule order of Allow, Deny and Pass, per-port rules${namedPortStep ? ', then a named port' : ''} (${proto}, ${dir})`, steps };
 }
@@ -198,7 +195,7 @@ function banpRuleOrderCase(upstream: string, dir: Dir, proto: Proto, namedPortSt
   if (namedPortStep) {
     // The "allow a port" rule is index 3 in the baseline list (upstream rewrites the same rule).
     const r3 = r2.map((r, i) => (i === 3 ? { ...r, ports: [{ namedPort: namedPortStep }] } : r));
-    steps.push({ apply: [orderedBanp({ [dir]: r3 })], probes: orderedProbes(dir, r3, [[proto, 80], [proto, 81]]) });
+    steps.push({ apply: [orderedBanp({ [dir]: r3 })], probes: orderedProbes(dir, r3, [[proto, 80], [proto, 81], [otherProto(proto), 80]]) });
   }
   return { name: `${upstream}: rule order of Allow and Deny, per-port rules${namedPortStep ? ', then a named port' : ''} (${proto}, ${dir})`, steps };
 }
