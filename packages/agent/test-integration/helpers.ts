@@ -9,7 +9,7 @@ import YAML from 'yaml';
 import { loadCrds } from '@switchyard/apis';
 import { Controller } from '@switchyard/controller';
 import { KubeConfigClient } from '@switchyard/kube';
-import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/kube-api';
 import { run, type Netns, type OvsInstance, type Testbed } from '@switchyard/testbed';
 import { Agent, type AgentOptions } from '../src/index';
 
@@ -141,18 +141,12 @@ export async function startControlPlane(nodeName: string, controllerOptions: Par
   const kc = new KubeConfig();
   kc.loadFromFile(api.kubeconfigPath);
   const kube = new KubeConfigClient(kc);
-  const rbac = YAML.parseAllDocuments(readFileSync(join(__dirname, '../../controller/build/rbac.yaml'), 'utf8')).map((d) => d.toJSON() as Record<string, unknown>);
-  const plurals: Record<string, string> = { ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings', Role: 'roles', RoleBinding: 'rolebindings', ServiceAccount: 'serviceaccounts' };
-  for (const obj of [
+  // The controller's RBAC, and the agent role for every node identity (the lab binds it the same way).
+  const rbac = YAML.parseAllDocuments(readFileSync(join(__dirname, '../../controller/build/rbac.yaml'), 'utf8')).map((d) => d.toJSON() as KubeObject);
+  api.createObjects([
     ...rbac,
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'switchyard-agent-nodes' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'switchyard-agent' }, subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:nodes' }] },
-  ]) {
-    const meta = obj.metadata as { namespace?: string };
-    const plural = plurals[obj.kind as string];
-    if (!plural) continue;
-    const group = obj.kind === 'ServiceAccount' ? '/api/v1' : '/apis/rbac.authorization.k8s.io/v1';
-    await kube.request('POST', `${group}${meta.namespace ? `/namespaces/${meta.namespace}` : ''}/${plural}`, obj).catch(() => undefined);
-  }
+  ]);
   const controller = new Controller({ kube, port: 0, host: '127.0.0.1', registerAPIService: false, informer: { initialBackoffMs: 50, maxBackoffMs: 500 }, ...controllerOptions });
   await controller.start();
   return {

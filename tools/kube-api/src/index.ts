@@ -17,6 +17,7 @@ import { HttpFront } from './server';
 import { ObjectStore } from './store';
 import { ensurePki, renderKubeconfig } from './tls';
 import { type Clock, type KubeObject, type Logger, silentLogger, systemClock } from './types';
+import { KubeApiError } from './errors';
 
 export { KubeApiError, type KubeApiErrorCode, type Status, type StatusCause } from './errors';
 export { PkiError } from './tls';
@@ -83,6 +84,12 @@ export interface KubeApiServer {
   writeKubeconfig(path: string, user?: { name: string; token: string; namespace?: string }): string;
   /** Mint a token for a ServiceAccount (created if missing), as TokenRequest does. */
   createServiceAccountToken(namespace: string, serviceAccount: string, expirationSeconds?: number): string;
+  /**
+   * Create objects of any served kind (a parsed manifest) in-process, as an admin `kubectl
+   * create` would, skipping those that already exist. Returns how many were created.
+   * @throws KubeApiError NotFound for a kind the server does not serve
+   */
+  createObjects(objects: readonly KubeObject[]): number;
   /** Stop listening, end watches, flush the data directory. */
   stop(): Promise<void>;
 }
@@ -183,6 +190,20 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     adminToken,
     kubeconfigPath,
     writeKubeconfig,
+    createObjects(objects) {
+      let created = 0;
+      for (const o of objects) {
+        const apiVersion = String(o.apiVersion ?? '');
+        const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+        const t = api.registry.byKind(group, String(o.kind ?? ''));
+        if (!t) throw new KubeApiError('NotFound', `the server does not serve kind ${String(o.kind)} in ${apiVersion}`);
+        const ns = t.namespaced ? ((o.metadata.namespace as string | undefined) ?? 'default') : undefined;
+        if (api.tryGet(t, ns, o.metadata.name as string)) continue;
+        api.create(t, ns, o);
+        created++;
+      }
+      return created;
+    },
     createServiceAccountToken(namespace, serviceAccount, expirationSeconds) {
       const saType = api.type('', 'serviceaccounts');
       const sa = api.tryGet(saType, namespace, serviceAccount) ?? api.create(saType, namespace, { metadata: { name: serviceAccount, namespace } });

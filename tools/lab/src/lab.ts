@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
 import { Testbed, run, waitFor, type OvsInstance } from '@switchyard/testbed';
-import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/kube-api';
 import { loadCrds } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
 import { createServer } from 'node:net';
@@ -105,19 +105,13 @@ export async function ensurePluginBuilt(): Promise<void> {
   if (!existsSync(CNI_PLUGIN)) await run(['sh', '-c', `cd '${join(REPO_ROOT, 'packages/agent')}' && npx tsup`], { timeoutMs: 180_000, env: { ...process.env, NODE_OPTIONS: '' } });
 }
 
-async function applyRbac(kube: KubeConfigClient): Promise<void> {
-  const rbac = YAML.parseAllDocuments(readFileSync(join(REPO_ROOT, 'packages/controller/build/rbac.yaml'), 'utf8')).map((d) => d.toJSON() as Record<string, unknown>);
-  const plurals: Record<string, string> = { ClusterRole: 'clusterroles', ClusterRoleBinding: 'clusterrolebindings', Role: 'roles', RoleBinding: 'rolebindings', ServiceAccount: 'serviceaccounts' };
-  for (const obj of [
+/** The controller's RBAC, and the agent role bound to every node identity. */
+function applyRbac(api: KubeApiServer): void {
+  const rbac = YAML.parseAllDocuments(readFileSync(join(REPO_ROOT, 'packages/controller/build/rbac.yaml'), 'utf8')).map((d) => d.toJSON() as KubeObject);
+  api.createObjects([
     ...rbac,
     { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'switchyard-agent-nodes' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'switchyard-agent' }, subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:nodes' }] },
-  ]) {
-    const meta = obj.metadata as { namespace?: string };
-    const plural = plurals[obj.kind as string];
-    if (!plural) continue;
-    const group = obj.kind === 'ServiceAccount' ? '/api/v1' : '/apis/rbac.authorization.k8s.io/v1';
-    await kube.request('POST', `${group}${meta.namespace ? `/namespaces/${meta.namespace}` : ''}/${plural}`, obj).catch(() => undefined);
-  }
+  ]);
 }
 
 /** Starts the real switchyard-controller (and the `switchyard` Service its APIService points at); returns its port. */
@@ -179,7 +173,7 @@ export class Lab {
       const kc = new KubeConfig();
       kc.loadFromFile(kubeconfig);
       const kube = new KubeConfigClient(kc);
-      await applyRbac(kube);
+      applyRbac(api);
       let controllerPort = 0;
       if (withController) controllerPort = await startController(kube, api, kubeconfig, opts.labDir, tb, children);
       // Underlay: a Linux bridge in a fabric netns; each node's veth ends on it.
