@@ -41,9 +41,13 @@ export interface Logger {
 }
 const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
-/** Why SCTP cells are never probed here: this kernel has no SCTP module (or Node cannot speak SCTP). */
+/**
+ * Why no SCTP packet is sent: the kernel has no SCTP module here, and where it has one, Node.js
+ * still has no SCTP sockets for the prober. SCTP cells are judged by ofproto/trace instead; this
+ * reason is reported only for a cell the trace cannot judge.
+ */
 export function sctpUnavailableReason(): string {
-  return existsSync('/proc/net/sctp') ? 'SCTP probes are not implemented by the lab prober' : 'no SCTP support in this kernel (sctp module not loaded)';
+  return existsSync('/proc/net/sctp') ? 'no SCTP sockets in Node.js for the prober' : 'no SCTP support in this kernel (sctp module not loaded)';
 }
 
 export interface ProbeRunOptions {
