@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The one test command (npm test): installs what a fresh machine lacks, then lint, typecheck,
 # build, unit tests, package-shape checks and integration tests (real OVS, root) through nx.
-# Prints the time each stage and each integration suite took, and a final "N passed, N failed".
+# Prints each stage as it starts (`::: [elapsed] stage`), the time each stage and each integration
+# suite took, and a final "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false FORCE_COLOR=0 NO_COLOR=1
@@ -12,7 +13,7 @@ failed_stage=""
 stage() {
   local name=$1; shift
   local t0=$SECONDS
-  echo "::: $name"
+  printf '::: [%5s s] %s\n' "$SECONDS" "$name"
   if "$@" 2>&1 | tee -a "$log"; then rc=0; else rc=${PIPESTATUS[0]}; fi
   times+=("$(printf '%-40s %5ss  %s' "$name" "$((SECONDS - t0))" "$([ "$rc" = 0 ] && echo ok || echo FAILED)")")
   if [ "$rc" != 0 ] && [ -z "$failed_stage" ]; then failed_stage=$name; fi

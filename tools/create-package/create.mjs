@@ -14,11 +14,17 @@ const { values, positionals } = parseArgs({
     description: { type: 'string', default: '' },
     dir: { type: 'string', default: 'packages' },
     force: { type: 'boolean', default: false },
+    help: { type: 'boolean', short: 'h', default: false },
   },
 });
+const usage = 'Usage: switchyard-create-package <name> --kind lib|composer|tool [--pure] [--description "..."] [--dir packages] [--force]';
+if (values.help) {
+  console.log(usage);
+  process.exit(0);
+}
 const name = positionals[0];
 if (!name || !/^[a-z][a-z0-9-]*$/.test(name)) {
-  console.error('usage: create.mjs <name> --kind lib|composer|tool [--pure] [--description "..."]');
+  console.error(usage);
   process.exit(2);
 }
 if (!['lib', 'composer', 'tool'].includes(values.kind)) {

@@ -1,7 +1,7 @@
 // Shared setup of the agent integration tests: a real OVS from the testbed, the agent running
 // against it with the node's host side in the OVS netns, and the built switchyard-cni binary.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -16,21 +16,10 @@ import { Agent, type AgentOptions } from '../src/index';
 export const PKG_DIR = join(__dirname, '..');
 export const PLUGIN = join(PKG_DIR, 'dist', 'switchyard-cni.js');
 
-/**
- * Builds the plugin bundle if it is missing (CI runs tests from a clean clone): the plugin entry
- * alone, as tsup.config.ts builds it, so it does not need the other packages' dist.
- */
+/** Builds the agent (and what it depends on) through nx when the plugin bundle is missing, as the lab does. */
 export async function ensurePluginBuilt(): Promise<string> {
   if (!existsSync(PLUGIN)) {
-    execFileSync(
-      'npx',
-      ['tsup', '--no-config', '--entry.switchyard-cni', 'src/cni/plugin/main.ts', '--format', 'esm', '--target', 'node20',
-        '--out-dir', 'dist', '--no-splitting'],
-      { cwd: PKG_DIR, timeout: 120_000, stdio: 'ignore', env: { ...process.env, NODE_OPTIONS: '' } },
-    );
-    // tsup's CLI has no banner option: add the shebang the config's banner adds.
-    writeFileSync(PLUGIN, `#!/usr/bin/env node\n${readFileSync(PLUGIN, 'utf8')}`);
-    chmodSync(PLUGIN, 0o755);
+    execFileSync(process.execPath, [join(PKG_DIR, '../../scripts/build.mjs'), '@switchyard/agent'], { timeout: 600_000, stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '' } });
   }
   return PLUGIN;
 }

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { reapStale, waitFor } from '@switchyard/testbed';
 import { DEFAULT_LAB_DIR, LabError, parseMode, planNodes, type LabMode } from './plan';
-import { REPO_ROOT, stateFile, type LabState } from './lab';
+import { LAB_PROJECTS, REPO_ROOT, buildLabPrograms, progressFile, stateFile, type LabState } from './lab';
+import { progressLine } from './progress';
 import { labClient, readState } from './client';
 import { ScenarioRunner } from './probe-run';
 import { agentGet } from './probe';
@@ -33,7 +34,10 @@ async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = pr
   await reapStale();
   rmSync(join(labDir, 'failed'), { force: true });
   rmSync(stateFile(labDir), { force: true });
+  rmSync(progressFile(labDir), { force: true });
   mkdirSync(labDir, { recursive: true });
+  out.write(progressLine('build', `${LAB_PROJECTS.join(', ')} and their dependencies (nx, cached)`));
+  out.write(progressLine('build', await buildLabPrograms()));
   const log = openSync(join(labDir, 'supervisor.log'), 'a');
   const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller'], {
     detached: true,
@@ -43,7 +47,19 @@ async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = pr
   });
   child.unref();
   const started = Date.now();
-  await waitFor('the lab', () => existsSync(stateFile(labDir)) || existsSync(join(labDir, 'failed')) || child.exitCode !== null, { timeoutMs: 300_000, intervalMs: 200 });
+  // The supervisor's progress lines, printed as they land.
+  let shown = 0;
+  const showProgress = (): void => {
+    const text = existsSync(progressFile(labDir)) ? readFileSync(progressFile(labDir), 'utf8') : '';
+    const complete = text.slice(0, text.lastIndexOf('\n') + 1);
+    if (complete.length > shown) out.write(complete.slice(shown));
+    shown = Math.max(shown, complete.length);
+  };
+  await waitFor('the lab', () => {
+    showProgress();
+    return existsSync(stateFile(labDir)) || existsSync(join(labDir, 'failed')) || child.exitCode !== null;
+  }, { timeoutMs: 300_000, intervalMs: 200 });
+  showProgress();
   if (!existsSync(stateFile(labDir))) {
     const why = existsSync(join(labDir, 'failed')) ? readFileSync(join(labDir, 'failed'), 'utf8').trim() : `supervisor exited (see ${join(labDir, 'supervisor.log')})`;
     throw new LabError('START_FAILED', why);

@@ -22,21 +22,22 @@ import { labClient, readState } from './client';
 import { NETNS_ANNOTATION } from './kubelet';
 import { agentGet, tcpProbe } from './probe';
 import { ScenarioRunner } from './probe-run';
+import { elapsed, progressLine, runStart } from './progress';
 
 const argv = process.argv.slice(2);
 const keep = argv.includes('--keep');
 const labDirAt = argv.indexOf('--lab-dir');
 const labDir = labDirAt >= 0 && argv[labDirAt + 1] ? argv[labDirAt + 1]! : DEFAULT_LAB_DIR;
 const labBin = join(REPO_ROOT, 'tools/lab/bin/switchyard-lab');
-/** yardctl (packages/cli) from source, output straight to the terminal. */
+/** The built yardctl (`lab up` built it), output straight to the terminal. */
 const yardctl = (...args: string[]): void => {
-  execFileSync(process.execPath, ['--import', join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs'), join(REPO_ROOT, 'packages/cli/src/bin.ts'), ...args], { stdio: 'inherit' });
+  execFileSync(process.execPath, [join(REPO_ROOT, 'packages/cli/dist/bin.js'), ...args], { stdio: 'inherit' });
 };
 const lab = (...args: string[]): void => {
   execFileSync(labBin, ['--lab-dir', labDir, ...args], { stdio: 'inherit' });
 };
 const out = (s: string): void => void process.stdout.write(s);
-const say = (s: string): void => out(`\n== ${s}\n`);
+const say = (s: string): void => out(`\n== ${elapsed()} ${s}\n`);
 const WAIT = { timeoutMs: 60_000, intervalMs: 100 };
 
 /** Where the walkthrough's pods run: a server next to the client and two on the other node. */
@@ -78,12 +79,14 @@ async function groupEndpoints(node: LabState['nodes'][number]): Promise<Map<stri
 
 async function main(): Promise<void> {
   const t0 = Date.now();
+  runStart();
   lab('up', '--nodes', '2');
   const st = readState(labDir);
   if (!st) throw new Error('lab state missing after up');
   const kube = labClient(st);
   const realization = new ScenarioRunner({ kube, state: st });
   const ns = '/api/v1/namespaces/default';
+  out(progressLine('steps', 'the walkthrough of antctl-and-policies-walkthrough.txt: pods and Services, then nginx-allow and label changes'));
   try {
     say('kubectl apply: nginx-1 (node1), nginx-2 and nginx-3 (node2), the client ch-busybox (node1), Services nginx and nginx-1..3 on port 80');
     const pod = (name: string, node: string, labels: Record<string, string>, ports: boolean) => ({
@@ -225,7 +228,10 @@ async function main(): Promise<void> {
   } finally {
     realization.close();
     if (keep) out(`\nlab left running (--keep): kubectl --kubeconfig ${st.kubeconfig} get pods,svc -o wide; tear down with tools/lab/bin/switchyard-lab --lab-dir ${labDir} down\n`);
-    else lab('down');
+    else {
+      out(progressLine('down', 'removing pods, agents, OVS instances and namespaces'));
+      lab('down');
+    }
   }
 }
 

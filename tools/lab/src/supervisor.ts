@@ -1,11 +1,13 @@
 /**
  * The detached supervisor `switchyard-lab up` starts: runs the lab until SIGTERM/SIGINT, then
- * removes everything. Writes `<labDir>/state.json` when ready, or `<labDir>/failed` with the error.
+ * removes everything. Writes `<labDir>/state.json` when ready, or `<labDir>/failed` with the error,
+ * and a progress line per phase to `<labDir>/progress`.
  */
-import { writeFileSync } from 'node:fs';
+import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Lab } from './lab';
+import { Lab, progressFile } from './lab';
 import { parseMode } from './plan';
+import { progressLine } from './progress';
 
 async function main(): Promise<void> {
   const labDir = process.argv[2] ?? '/tmp/switchyard-lab';
@@ -14,7 +16,8 @@ async function main(): Promise<void> {
   const controller = process.argv[5] !== 'no-controller';
   let lab: Lab;
   try {
-    lab = await Lab.start({ nodes, labDir, mode, controller });
+    // `up` prints these lines as they land (progressFile).
+    lab = await Lab.start({ nodes, labDir, mode, controller, progress: (phase, detail) => appendFileSync(progressFile(labDir), progressLine(phase, detail)) });
   } catch (e) {
     writeFileSync(join(labDir, 'failed'), `${(e as Error).message}\n`);
     process.exit(1);

@@ -16,7 +16,8 @@ interface Step { title: string; client: string; rows: Row[] }
 function parse(stdout: string): Step[] {
   const steps: Step[] = [];
   for (const section of stdout.split('\n== ').slice(1)) {
-    const [head = '', ...lines] = section.split('\n');
+    const [rawHead = '', ...lines] = section.split('\n');
+    const head = rawHead.replace(/^\[\s*[\d.]+ s\] /, ''); // the elapsed-time prefix
     if (!head.startsWith('step ')) continue;
     const client = /reachability from ch-busybox \((node\d), app=([^)]+)\)/.exec(section);
     const rows: Row[] = [];
@@ -48,7 +49,9 @@ beforeAll(async () => {
 describe('npm run demo (tools/lab/bin/demo)', () => {
   it('runs the walkthrough to the end and tears the lab down', () => {
     expect(code).toBe(0);
-    expect(stdout).toContain('== yardctl get networkpolicy');
+    expect(stdout).toMatch(/\n== \[\s*[\d.]+ s\] yardctl get networkpolicy\n/);
+    // a progress line per phase, timed from the start
+    for (const phase of ['build', 'api', 'controller', 'OVS', 'nodes', 'kubelet', 'steps', 'down']) expect(stdout).toMatch(new RegExp(`\\[\\s*[\\d.]+ s\\] ${phase}: `));
     expect(stdout).toMatch(/default\s+nginx-allow\s/);
     expect(existsSync(labDir)).toBe(false);
   });
@@ -77,6 +80,6 @@ describe('npm run demo (tools/lab/bin/demo)', () => {
   });
 
   it('shows the IngressRule flows of both server nodes', () => {
-    for (const node of ['node1', 'node2']) expect(stdout).toMatch(new RegExp(`== yardctl get ovsflows -T IngressRule .*\\(${node}\\)\\nFLOW\\n(?:.*table=IngressRule.*\\n)*.*table=IngressRule.*conj_id=1 `));
+    for (const node of ['node1', 'node2']) expect(stdout).toMatch(new RegExp(`== \\[\\s*[\\d.]+ s\\] yardctl get ovsflows -T IngressRule .*\\(${node}\\)\\nFLOW\\n(?:.*table=IngressRule.*\\n)*.*table=IngressRule.*conj_id=1 `));
   });
 });
