@@ -1,8 +1,16 @@
 // Lint for every package: typescript-eslint, plus the architecture as rules (module boundaries).
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importX } from 'eslint-plugin-import-x';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+
+const root = dirname(fileURLToPath(import.meta.url));
+const rootDevDependencies = Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies ?? {});
 
 /** Imports that do I/O: a pure package (tag purity:pure) may use none of them in src/. */
 const ioModules = [
@@ -22,6 +30,11 @@ const composers = ['@switchyard/agent', '@switchyard/controller', '@switchyard/c
 /** The tag rule needs nx's project graph, which exists when nx runs the lint target (as CI does). */
 const underNx = Boolean(process.env.NX_TASK_TARGET_PROJECT);
 
+/** Folders whose code may use the package's devDependencies (never shipped). */
+export const devFolders = ['test', 'test-integration', 'test-utils', 'bench', 'conformance'];
+/** Build and test configuration, code generators: may also use the root package.json's devDependencies. */
+export const toolingFiles = ['**/*.config.{ts,mts,cts,js,mjs,cjs}', '**/jest.*.cjs', '**/jest/**', '**/scripts/**', 'jest.preset.cjs'];
+
 export const purePackages = ['apis', 'policy-compiler', 'openflow-pipeline'];
 export const libraryPackages = ['apis', 'policy-compiler', 'openflow', 'openflow-pipeline', 'ovsdb', 'ipam', 'multicluster'];
 
@@ -36,6 +49,42 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    // Dependencies: every package imported is declared in the package.json nearest to the importing
+    // file. Shipped code (src/, bin/, anything not listed below) may use `dependencies` and
+    // `peerDependencies` only; type-only imports count (a published .d.ts needs them too).
+    files: ['**/*.{ts,mts,cts,js,mjs,cjs}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // tsconfig paths resolve @switchyard/* to sources, so the rule works before anything is built.
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: join(root, 'tsconfig.paths.json'), alwaysTryTypes: true })],
+    },
+    rules: {
+      'import-x/no-extraneous-dependencies': ['error', { devDependencies: false, optionalDependencies: false, peerDependencies: true, includeTypes: true }],
+    },
+  },
+  {
+    files: devFolders.map((d) => `**/${d}/**`),
+    rules: {
+      'import-x/no-extraneous-dependencies': ['error', { devDependencies: true, optionalDependencies: false, peerDependencies: true, includeTypes: true }],
+    },
+  },
+  {
+    files: toolingFiles,
+    rules: {
+      'import-x/no-extraneous-dependencies': [
+        'error',
+        { devDependencies: true, optionalDependencies: false, peerDependencies: true, includeTypes: true, whitelist: rootDevDependencies },
+      ],
+    },
+  },
+  {
+    // No import cycles inside a package (between packages, nx's module-boundary rule and the
+    // layering forbid them). Type-only imports are erased at build (verbatimModuleSyntax), so the
+    // rule follows the imports that run.
+    files: ['packages/*/src/**/*.ts', 'tools/*/src/**/*.ts'],
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     // The architecture as a rule, on the sources of every package (tests may import their own
