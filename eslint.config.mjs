@@ -8,6 +8,7 @@ import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescrip
 import { importX } from 'eslint-plugin-import-x';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import { devFolders, toolingFileGlobs, toolingFolders, workspaceFolders } from './scripts/dependency-scopes.mjs';
 
 const root = dirname(fileURLToPath(import.meta.url));
 const rootDevDependencies = Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies ?? {});
@@ -30,10 +31,10 @@ const composers = ['@switchyard/agent', '@switchyard/controller', '@switchyard/c
 /** The tag rule needs nx's project graph, which exists when nx runs the lint target (as CI does). */
 const underNx = Boolean(process.env.NX_TASK_TARGET_PROJECT);
 
-/** Folders whose code may use the package's devDependencies (never shipped). */
-export const devFolders = ['test', 'test-integration', 'test-utils', 'bench', 'conformance'];
-/** Build and test configuration, code generators: may also use the root package.json's devDependencies. */
-export const toolingFiles = ['**/*.config.{ts,mts,cts,js,mjs,cjs}', '**/jest.*.cjs', '**/jest/**', '**/scripts/**', 'jest.preset.cjs'];
+/** Globs of the files of every workspace package below `paths` (package-relative globs). */
+const inPackages = (paths) => workspaceFolders.flatMap((w) => paths.map((p) => `${w}/*/${p}`));
+/** Shared options of the dependency rule; the scope of a file decides the rest (scripts/dependency-scopes.mjs). */
+const dependencyRule = { optionalDependencies: false, peerDependencies: true, includeTypes: true };
 
 export const purePackages = ['apis', 'policy-compiler', 'openflow-pipeline'];
 export const libraryPackages = ['apis', 'policy-compiler', 'openflow', 'openflow-pipeline', 'ovsdb', 'ipam', 'multicluster'];
@@ -52,38 +53,38 @@ export default tseslint.config(
   },
   {
     // Dependencies: every package imported is declared in the package.json nearest to the importing
-    // file. Shipped code (src/, bin/, anything not listed below) may use `dependencies` and
-    // `peerDependencies` only; type-only imports count (a published .d.ts needs them too).
+    // file. Shipped code (src/, bin/, anything not in a dev or tooling scope) may use `dependencies`
+    // and `peerDependencies` only; type-only imports count (a published .d.ts needs them too).
+    // Declared but unused dependencies: scripts/check-dependencies.mjs, run after eslint by `lint`.
     files: ['**/*.{ts,mts,cts,js,mjs,cjs}'],
     plugins: { 'import-x': importX },
     settings: {
+      // Files no-cycle follows, and the parser it reads them with.
+      'import-x/extensions': ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.mts', '.cts'] },
       // tsconfig paths resolve @switchyard/* to sources, so the rule works before anything is built.
       'import-x/resolver-next': [createTypeScriptImportResolver({ project: join(root, 'tsconfig.paths.json'), alwaysTryTypes: true })],
     },
     rules: {
-      'import-x/no-extraneous-dependencies': ['error', { devDependencies: false, optionalDependencies: false, peerDependencies: true, includeTypes: true }],
+      'import-x/no-extraneous-dependencies': ['error', { ...dependencyRule, devDependencies: false }],
     },
   },
   {
-    files: devFolders.map((d) => `**/${d}/**`),
-    rules: {
-      'import-x/no-extraneous-dependencies': ['error', { devDependencies: true, optionalDependencies: false, peerDependencies: true, includeTypes: true }],
-    },
+    files: inPackages(devFolders.map((d) => `${d}/**`)),
+    rules: { 'import-x/no-extraneous-dependencies': ['error', { ...dependencyRule, devDependencies: true }] },
   },
   {
-    files: toolingFiles,
+    // Build/test configuration and generators of a package, and the root's own files.
+    files: [...inPackages([...toolingFolders.map((d) => `${d}/**`), ...toolingFileGlobs]), '*.{ts,mts,cts,js,mjs,cjs}', 'scripts/**'],
     rules: {
-      'import-x/no-extraneous-dependencies': [
-        'error',
-        { devDependencies: true, optionalDependencies: false, peerDependencies: true, includeTypes: true, whitelist: rootDevDependencies },
-      ],
+      'import-x/no-extraneous-dependencies': ['error', { ...dependencyRule, devDependencies: true, whitelist: rootDevDependencies }],
     },
   },
   {
     // No import cycles inside a package (between packages, nx's module-boundary rule and the
     // layering forbid them). Type-only imports are erased at build (verbatimModuleSyntax), so the
     // rule follows the imports that run.
-    files: ['packages/*/src/**/*.ts', 'tools/*/src/**/*.ts'],
+    files: inPackages(['src/**/*.ts']),
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {

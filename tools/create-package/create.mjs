@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Scaffolds packages/<name> as an @switchyard package: tsup (ESM+CJS+d.ts), jest unit and
-// integration configs, bench/, README. Usage: create.mjs <name> --kind lib|composer [--pure] [--description "..."]
+// integration configs, README (a `bench` script comes with the first bench/run.ts). Usage: create.mjs <name> --kind lib|composer [--pure] [--description "..."]
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,11 +63,10 @@ const files = {
       scripts: {
         build: 'tsup',
         typecheck: 'tsc -p tsconfig.json',
-        lint: `eslint src test`,
+        lint: `eslint . && node ${up}scripts/check-dependencies.mjs .`,
         test: 'jest -c jest.config.cjs',
         'test:integration': 'jest -c jest.integration.config.cjs --runInBand',
         ...(isPrivate ? {} : { 'test:pack': `node ${up}tools/pack-check/check.mjs .` }),
-        bench: 'tsx bench/run.ts',
       },
       ...(isPrivate ? {} : { publishConfig: { access: 'public' } }),
       nx: { tags },
@@ -139,5 +138,5 @@ for (const [file, text] of Object.entries(files)) {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text.endsWith('\n') ? text : `${text}\n`);
 }
-for (const d of ['test', 'test-integration', 'bench']) mkdirSync(join(pkgDir, d), { recursive: true });
+for (const d of ['test', 'test-integration']) mkdirSync(join(pkgDir, d), { recursive: true });
 console.log(`created ${pkgDir}`);
