@@ -1,4 +1,5 @@
-// Lint for every package: typescript-eslint, plus the architecture as rules (module boundaries).
+// Lint for every package: typescript-eslint, plus the architecture as rules (module boundaries,
+// declared dependencies, no import cycles inside a package).
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
