@@ -66,6 +66,8 @@ export function importedSpecifiers(code) {
   return out;
 }
 
+const exported = (st) => ts.canHaveModifiers(st) && (ts.getModifiers(st) ?? []).some((m) => m.kind === ts.SyntaxKind.ExportKeyword);
+
 /**
  * The CommonJS form of an ES module program, for a `.cts` file: the import declarations stay at
  * the top (TypeScript turns them into require() calls), everything else runs inside an async
@@ -79,7 +81,7 @@ export function toCommonJs(code) {
   for (const st of sf.statements) {
     const text = code.slice(st.getFullStart(), st.getEnd());
     if (ts.isImportDeclaration(st) || ts.isImportEqualsDeclaration(st)) head.push(text.replace(/^\n+/, ''));
-    else if (ts.isExportDeclaration(st) || ts.isExportAssignment(st)) throw new Error('a README program exports nothing');
+    else if (ts.isExportDeclaration(st) || ts.isExportAssignment(st) || exported(st)) throw new Error('a README program exports nothing');
     else body.push(text);
   }
   const trailing = code.slice(sf.statements.length ? sf.statements[sf.statements.length - 1].getEnd() : 0);
