@@ -22,7 +22,8 @@
 import { execFile as execFileCb, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs, promisify } from 'node:util';
 import { extractTsBlocks, importedSpecifiers, packageOf, toCommonJs } from './lib/blocks.mjs';
 import { checkDeclarationDeps, checkLicense, checkReadmeLinks, checkRepository } from './lib/manifest-checks.mjs';
@@ -30,7 +31,7 @@ import { bundleProblems, declarationProblems } from './lib/purity.mjs';
 import { startRuntimeEnv } from './lib/runtime-env.mjs';
 
 const execFile = promisify(execFileCb);
-const root = resolve(new URL('../..', import.meta.url).pathname);
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const { values: opts } = parseArgs({
   options: {
     keep: { type: 'boolean', default: false },
