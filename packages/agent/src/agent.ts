@@ -519,7 +519,7 @@ export class Agent {
       if (opts.apiPort !== undefined) {
         // HTTPS with a self-signed certificate; callers authenticated and authorized through the
         // Kubernetes API when there is one (without it, only a loopback bind is allowed).
-        const tls = selfSignedCert(`${opts.nodeName}@switchyard-agent`, [opts.nodeIP, opts.apiBindAddress, '127.0.0.1', 'localhost', opts.nodeName].filter((h) => h !== '0.0.0.0' && h !== '::'));
+        const tls = await selfSignedCert(`${opts.nodeName}@switchyard-agent`, [opts.nodeIP, opts.apiBindAddress, '127.0.0.1', 'localhost', opts.nodeName].filter((h) => h !== '0.0.0.0' && h !== '::'));
         let auth: KubeDelegatedAuth | undefined;
         let clientCaPem: string | undefined;
         if (opts.kube) {
