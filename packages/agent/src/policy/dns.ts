@@ -125,13 +125,14 @@ export function decodeDnsMessage(bytes: Uint8Array): DnsMessage {
     const rdlen = buf.readUInt16BE(at + 8);
     const start = at + 10;
     if (start + rdlen > buf.length) throw new DnsParseError('TRUNCATED', `needs ${rdlen} more bytes`, start, `${p}.rdata`);
-    const base = { name, type, class: cls, ttl: rawTtl > 0x7fffffff ? 0 : rawTtl };
+    const ttl = rawTtl > 0x7fffffff ? 0 : rawTtl;
+    // Records are written out as literals: `{ ...base, kind }` costs microseconds on Node 20's V8.
     if (type === RR_TYPE.A && cls === CLASS_IN) {
       if (rdlen !== 4) throw new DnsParseError('BAD_RDATA', `A record of ${rdlen} bytes`, start, `${p}.rdata`);
-      answers.push({ ...base, kind: 'A', address: codec.a.decode(buf, at + 8) });
+      answers.push({ name, type, class: cls, ttl, kind: 'A', address: codec.a.decode(buf, at + 8) });
     } else if (type === RR_TYPE.AAAA && cls === CLASS_IN) {
       if (rdlen !== 16) throw new DnsParseError('BAD_RDATA', `AAAA record of ${rdlen} bytes`, start, `${p}.rdata`);
-      answers.push({ ...base, kind: 'AAAA', address: codec.aaaa.decode(buf, at + 8) });
+      answers.push({ name, type, class: cls, ttl, kind: 'AAAA', address: codec.aaaa.decode(buf, at + 8) });
     } else if (type === RR_TYPE.CNAME) {
       let target: string;
       try {
@@ -140,9 +141,9 @@ export function decodeDnsMessage(bytes: Uint8Array): DnsMessage {
         throw nameError(e, start, `${p}.rdata`);
       }
       if (codec.cname.decode.bytes !== rdlen + 2) throw new DnsParseError('BAD_RDATA', 'CNAME target does not fill its rdata', start, `${p}.rdata`);
-      answers.push({ ...base, kind: 'CNAME', target: target === '.' ? '' : target.toLowerCase() });
+      answers.push({ name, type, class: cls, ttl, kind: 'CNAME', target: target === '.' ? '' : target.toLowerCase() });
     } else {
-      answers.push({ ...base, kind: 'other', data: bytes.slice(start, start + rdlen) });
+      answers.push({ name, type, class: cls, ttl, kind: 'other', data: bytes.slice(start, start + rdlen) });
     }
     at = start + rdlen;
   }
