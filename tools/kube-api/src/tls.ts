@@ -4,7 +4,7 @@
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { issueCertificate } from '@switchyard/kube';
+import { issueCertificate } from '@switchyard/kube/pki';
 import YAML from 'yaml';
 
 export interface ServingPki {
