@@ -10,12 +10,12 @@ import * as dnsPacket from 'dns-packet';
 /** Stable codes of {@link DnsParseError}. */
 export type DnsParseErrorCode = 'TRUNCATED' | 'BAD_NAME' | 'NAME_LOOP' | 'NOT_DNS' | 'BAD_RDATA';
 
-/** A frame or DNS message that cannot be decoded; `offset` is where in the input it went wrong. */
+/** A frame or DNS message that cannot be decoded; `offset` and `path` say which field. */
 export class DnsParseError extends Error {
   constructor(
     readonly code: DnsParseErrorCode,
     message: string,
-    /** Byte offset within the DNS message (or the frame, for NOT_DNS) where decoding stopped. */
+    /** Byte offset within the DNS message (or the frame, for NOT_DNS) of the field that failed (a name's first byte). */
     readonly offset: number,
     /** The field being decoded, e.g. `answers[2].rdata`. */
     readonly path: string,
