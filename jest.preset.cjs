@@ -23,8 +23,7 @@ module.exports = {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     '^@switchyard/ipam/cidr$': src('packages/ipam', 'cidr/index.ts'),
     '^@switchyard/openflow/codec$': src('packages/openflow', 'codec.ts'),
-    '^@switchyard/kube/pki$': src('packages/kube', 'pki.ts'),
-    '^@switchyard/(apis|openflow|openflow-pipeline|ovsdb|kube|ipam|policy-compiler|multicluster|agent|controller|cli)$':
+    '^@switchyard/(apis|openflow|openflow-pipeline|ovsdb|kube|pki|ipam|policy-compiler|multicluster|agent|controller|cli)$':
       path.join(root, 'packages/$1/src/index.ts'),
     '^@switchyard/(testbed|kube-api|lab)$': path.join(root, 'tools/$1/src/index.ts'),
   },

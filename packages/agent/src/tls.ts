@@ -1,10 +1,10 @@
 /**
  * The agent API's serving certificate: self-signed and made at every start (as Antrea's agent
  * does), since nothing verifies it but the API server's node proxy, which does not check node
- * serving certificates. Made in-process by @switchyard/kube's issueCertificate, in the shape
+ * serving certificates. Made in-process by @switchyard/pki's issueCertificate, in the shape
  * `openssl req -x509` gave it before (CA:TRUE, serverAuth, PKCS#8 key).
  */
-import { issueCertificate } from '@switchyard/kube';
+import { issueCertificate } from '@switchyard/pki';
 import { AgentError } from './errors';
 
 /** PEM certificate and key. */

@@ -6,7 +6,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { issueCertificate } from '@switchyard/kube';
+import { issueCertificate } from '@switchyard/pki';
 import { createPki, defaultSans } from '../src/pki';
 
 const N = Number(process.env.BENCH_N ?? 20);

@@ -1,7 +1,8 @@
-// The controller's own CA and serving certificate (made by @switchyard/kube's issueCertificate),
+// The controller's own CA and serving certificate (made by @switchyard/pki's issueCertificate),
 // kept in a Secret across restarts and published in a ConfigMap so agents and the APIService can
 // verify the controller.
-import { issueCertificate, type KubeClient } from '@switchyard/kube';
+import type { KubeClient } from '@switchyard/kube';
+import { issueCertificate } from '@switchyard/pki';
 import { ControllerError, KubeRequestError } from './errors';
 
 /** CA and serving key pair. */

@@ -3,7 +3,6 @@
  * (kubeconfig files, in-cluster config, client certificates, tokens) and a resilient list+watch
  * informer: resourceVersion resumption, relist with a cache diff on 410 Gone, exponential backoff
  * with jitter, a liveness timer, and field/label selectors. Time goes through an injectable clock.
- * X.509 certificates for the servers Kubernetes talks to (@peculiar/x509 over webcrypto).
  * Shared by the controller and the agent.
  * @packageDocumentation
  */
@@ -18,5 +17,3 @@ export { KubeDelegatedAuth, nodeOf, NODE_NAME_EXTRA } from './auth';
 export type { RequestAuth, UserInfo, AccessAttributes, DelegatedAuthOptions } from './auth';
 export { silentLogger } from './logger';
 export type { Logger } from './logger';
-export { issueCertificate, CertificateError } from './pki';
-export type { CertificateAndKey, CertificateRequest, CertificateErrorCode, ExtendedKeyUsageName, KeyUsageName } from './pki';

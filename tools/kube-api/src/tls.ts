@@ -1,10 +1,10 @@
 // Certificates for the HTTPS listener: a CA, a serving certificate and the front-proxy client
-// certificate (made by @switchyard/kube's issueCertificate, kept in `dir` when one is given),
+// certificate (made by @switchyard/pki's issueCertificate, kept in `dir` when one is given),
 // plus the kubeconfig writer.
 
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { issueCertificate } from '@switchyard/kube/pki';
+import { issueCertificate } from '@switchyard/pki';
 import YAML from 'yaml';
 
 export interface ServingPki {

@@ -1,7 +1,5 @@
-// X.509 certificates for the servers Kubernetes talks to (controller, agent API, the embedded API
-// server): CA, serving and client certificates made with @peculiar/x509 over node's webcrypto,
-// in the shapes the openssl CLI made them before (same extensions, PEM key formats). Also the
-// subpath export `@switchyard/kube/pki`, for users that must not load @kubernetes/client-node.
+// Issues X.509 certificates (CA, serving, client) with @peculiar/x509 over node's webcrypto, in
+// the shapes the openssl CLI made them before (same extensions, PEM key formats).
 import { createPrivateKey, randomBytes, webcrypto, KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
 import type * as X509Module from '@peculiar/x509';
