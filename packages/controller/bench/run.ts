@@ -52,7 +52,7 @@ async function main(): Promise<void> {
   const rssLoaded = process.memoryUsage().rss;
   console.log(`loaded ${NS} ns, ${k} pods, ${NS * 3} NPs on ${NODES} nodes in ${Math.round(loadMs)} ms, RSS ${mb(rssLoaded)} MB`);
 
-  const pki = createPki(['127.0.0.1']);
+  const pki = await createPki(['127.0.0.1']);
   const logger = { debug: () => undefined, info: () => undefined, warn: (o: unknown, m?: string) => console.error('WARN', m, o), error: (o: unknown, m?: string) => console.error('ERROR', m, o) };
   const server = new ControlplaneServer({ hub, auth, tls: { certPem: pki.certPem, keyPem: pki.keyPem }, host: '127.0.0.1', port: 0, maxWatcherBufferBytes: 64 << 20, logger });
   const port = await server.listen();

@@ -9,3 +9,4 @@ export { Testbed, type Netns, type OvsInstance, type Pod, type TestbedOptions } 
 export { reapStale, cleanupRecord, killNetnsProcesses } from './reap';
 export { isAlive, pidfileProcess, processRef, readRecords, registryDir, signalProcess, type ProcessRef, type RunRecord } from './registry';
 export { assertIntegrationReady, missingRequirements } from './preflight';
+export { parsePromText, PromTextError, type PromFamily, type PromSample } from './prom-text';
