@@ -87,7 +87,9 @@ export function checkDependencies(pkgDir) {
     }
   }
   const excused = usedWithoutImport[pkg.name] ?? {};
-  const usedBy = (name, ...scopes) => scopes.some((s) => used[s].has(name)) || name in excused;
+  /** `@types/x` is used where `x` is imported (`@types/scope__x` for `@scope/x`). */
+  const typedPackage = (name) => (name.startsWith('@types/') ? name.slice(7).replace(/^(.+)__/, '@$1/') : undefined);
+  const usedBy = (name, ...scopes) => scopes.some((s) => used[s].has(name) || used[s].has(typedPackage(name))) || name in excused;
   for (const [field, names] of [['dependencies', deps], ['peerDependencies', peers]]) {
     for (const name of names) {
       if (usedBy(name, 'shipped')) continue;
