@@ -31,7 +31,7 @@ async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = pr
   rmSync(progressFile(labDir), { force: true });
   mkdirSync(labDir, { recursive: true });
   out.write(progressLine('build', `${LAB_PROJECTS.join(', ')} and their dependencies (nx, cached)`));
-  out.write(progressLine('build', await buildLabPrograms()));
+  await buildLabPrograms((line) => out.write(progressLine('build', line)));
   const log = openSync(join(labDir, 'supervisor.log'), 'a');
   const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller'], {
     detached: true,

@@ -115,12 +115,20 @@ export const LAB_PROJECTS = ['@switchyard/agent', '@switchyard/controller', '@sw
 
 /**
  * Builds what the lab runs through nx (dependencies first, cached: about 2 s when nothing
- * changed, a minute on a fresh clone) and returns its one-line summary.
+ * changed, a minute or more on a fresh clone), passing each progress line of the build to `onLine`.
  */
-export async function buildLabPrograms(): Promise<string> {
-  const r = await run([process.execPath, join(REPO_ROOT, 'scripts/build.mjs'), ...LAB_PROJECTS], { timeoutMs: 600_000, allowFailure: true, env: { ...process.env, NODE_OPTIONS: '' } });
-  if (r.code !== 0) throw new LabError('NOT_BUILT', `building ${LAB_PROJECTS.join(', ')} failed:\n${r.stdout}${r.stderr}`);
-  return r.stdout.trim().replace(/^build: /, '');
+export async function buildLabPrograms(onLine: (line: string) => void): Promise<void> {
+  const child = spawn(process.execPath, [join(REPO_ROOT, 'scripts/build.mjs'), ...LAB_PROJECTS], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NODE_OPTIONS: '' } });
+  let err = '';
+  let partial = '';
+  child.stdout.setEncoding('utf8').on('data', (c: string) => {
+    const lines = (partial + c).split('\n');
+    partial = lines.pop() ?? '';
+    for (const l of lines) if (l) onLine(l.replace(/^build: /, ''));
+  });
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const code = await new Promise<number | null>((res) => child.on('close', res));
+  if (code !== 0) throw new LabError('NOT_BUILT', `building ${LAB_PROJECTS.join(', ')} failed:\n${err}`);
 }
 
 /** Refuses to start when a program the lab runs is not built (names the missing file and the command that builds it). */
