@@ -42,6 +42,12 @@ printf '%s\n' "${times[@]}"
 plain=$(sed -E 's/\x1b\[[0-9;]*m//g' "$log")
 passed=$(echo "$plain" | grep -aE '^Tests: ' | grep -oE '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
 failedn=$(echo "$plain" | grep -aE '^Tests: ' | grep -oE '[0-9]+ failed' | awk '{s+=$1} END {print s+0}')
+fails=$(echo "$plain" | grep -aE '^ *(✕|● )' | grep -v '● Console' | sort -u | head -40)
+if [ -n "$fails" ]; then
+  echo
+  echo "== failed tests =="
+  echo "$fails"
+fi
 echo
 if [ -n "$failed_stage" ]; then
   echo "first failing stage: $failed_stage"
