@@ -1,0 +1,79 @@
+// Which groups could select an object: each group is indexed under the `In` values of its
+// selectors (or its Namespace, or `*`), so a member event re-checks only those groups.
+import type { Namespace } from '@switchyard/apis/types';
+import { namespaceLabels, type GroupDef, type Leaf } from './leaf';
+import { MultiIndex } from './multi-index';
+import { indexKeysOf } from './selector';
+
+/**
+ * Index keys of a leaf: `p:*`, `p:N:<ns>`, `p:L:<k=v>`, `p:NL:<ns>|<k=v>` (pods), `e:*`, `n:*`,
+ * and `s:*` / `s:L:<k=v>` for its Namespace selector.
+ */
+export function leafIndexKeys(l: Leaf): string[] {
+  const out: string[] = [];
+  if (l.kind === 'node') return ['n:*'];
+  if (l.kind === 'ee') out.push('e:*');
+  else {
+    // Namespaced leaves are indexed under their Namespace (and label), never cluster-wide keys,
+    // so thousands of per-Namespace groups with the same labels do not all wake on every pod.
+    const keys = indexKeysOf(l.sel);
+    if (l.ns !== undefined) out.push(...(keys[0] !== '*' ? keys.map((k) => `p:NL:${l.ns}|${k}`) : [`p:N:${l.ns}`]));
+    else if (keys[0] !== '*') out.push(...keys.map((k) => `p:L:${k}`));
+    else out.push('p:*');
+  }
+  if (l.nsSel) out.push(...indexKeysOf(l.nsSel).map((k) => (k === '*' ? 's:*' : `s:L:${k}`)));
+  return out;
+}
+
+/** Selector index key -> names of the groups that could select an object under it. */
+export class GroupSelectorIndex {
+  private readonly index = new MultiIndex<string>();
+
+  /** Indexes a group; returns its keys (what {@link GroupSelectorIndex.remove} takes). */
+  add(def: GroupDef): string[] {
+    const keys = new Set<string>();
+    for (const l of def.leaves) for (const k of leafIndexKeys(l)) keys.add(k);
+    for (const k of keys) this.index.add(k, def.name);
+    return [...keys];
+  }
+
+  remove(name: string, keys: readonly string[]): void {
+    for (const k of keys) this.index.delete(k, name);
+  }
+
+  /** Groups that could select a pod of `ns` carrying one of the label sets. */
+  podGroups(ns: string, labelSets: readonly (Readonly<Record<string, string>> | undefined)[]): Set<string> {
+    const cand = new Set<string>();
+    this.collect('p:*', cand);
+    this.collect(`p:N:${ns}`, cand);
+    for (const labels of labelSets) {
+      for (const [k, v] of Object.entries(labels ?? {})) {
+        this.collect(`p:L:${k}=${v}`, cand);
+        this.collect(`p:NL:${ns}|${k}=${v}`, cand);
+      }
+    }
+    return cand;
+  }
+
+  /** Groups whose Namespace selector could match one of the versions of Namespace `name`. */
+  namespaceGroups(name: string, versions: readonly (Namespace | undefined)[]): Set<string> {
+    const cand = new Set<string>();
+    this.collect('s:*', cand);
+    for (const n of versions) if (n) for (const [k, v] of Object.entries(namespaceLabels(name, n.metadata.labels))) this.collect(`s:L:${k}=${v}`, cand);
+    return cand;
+  }
+
+  /** Groups that select ExternalEntities (a copy: evaluating may change the index). */
+  externalEntityGroups(): string[] {
+    return [...this.index.get('e:*')];
+  }
+
+  /** Groups that select Nodes (a copy). */
+  nodeGroups(): string[] {
+    return [...this.index.get('n:*')];
+  }
+
+  private collect(key: string, into: Set<string>): void {
+    for (const g of this.index.get(key)) into.add(g);
+  }
+}

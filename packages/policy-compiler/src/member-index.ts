@@ -1,0 +1,280 @@
+// The selectable members (pods, ExternalEntities, Nodes): their facts for selector matching,
+// cached until the member or its Namespace changes, the indexes that narrow a selector to its
+// candidate members (pods by Namespace and by label, ExternalEntities by Namespace), and IP owners.
+import type { ExternalEntity, Namespace, Node, Pod, controlplane } from '@switchyard/apis/types';
+import { sameLabels, sameMember } from './equality';
+import { namespaceLabels, type Leaf, type MemberFacts } from './leaf';
+import { MultiIndex } from './multi-index';
+import { indexKeysOf, matchesNormalized } from './selector';
+import type { MemberEntry, MemberKey } from './state';
+
+/** Pods a Namespace needs before it gets its own label index (see {@link MemberIndex.namespaceLabelIndex}). */
+export const NS_LABEL_INDEX_MIN = 32;
+
+/** Derived facts of a member, cached per member key until the member or its Namespace changes. */
+export interface MemberInfo extends MemberEntry {
+  facts: MemberFacts;
+}
+
+/** A pod and its member facts (undefined: not computed yet; null: not selectable). */
+interface PodSlot {
+  readonly pod: Pod;
+  info: MemberInfo | null | undefined;
+}
+
+/** The input objects the index reads, by object key (read only: the engine's inputs). */
+export interface MemberInputs {
+  readonly namespaces: ReadonlyMap<string, Namespace>;
+  readonly pods: ReadonlyMap<string, Pod>;
+  readonly nodes: ReadonlyMap<string, Node>;
+  readonly externalEntities: ReadonlyMap<string, ExternalEntity>;
+}
+
+/** Options of {@link MemberIndex}. */
+export interface MemberIndexOptions {
+  inputs: MemberInputs;
+}
+
+/** A pod event that may change group membership: the groups to re-check are found from these. */
+export interface PodChange {
+  readonly member: MemberKey;
+  readonly namespace: string;
+  /** The pod's label sets to look groups up by: the new one, and the old one when it differs. */
+  readonly labelSets: readonly (Readonly<Record<string, string>> | undefined)[];
+}
+
+function podIps(pod: Pod): string[] {
+  return pod.status?.podIPs?.map((x) => x.ip) ?? (pod.status?.podIP ? [pod.status.podIP] : []);
+}
+
+function nodeIps(n: Node | undefined): string[] {
+  return (n?.status?.addresses ?? []).filter((a) => a.type === 'InternalIP' || a.type === 'ExternalIP').map((a) => a.address);
+}
+
+/** Members, their cached facts and the candidate indexes. The caller updates its inputs first. */
+export class MemberIndex {
+  /** IP -> member key. */
+  readonly ipOwners = new Map<string, MemberKey>();
+  private readonly inputs: MemberInputs;
+  // Pod indexes hold member keys (`p:ns/name`), so candidates need no string building.
+  private readonly podsByNs = new MultiIndex<MemberKey>();
+  /** `key=value` -> pod member keys, cluster-wide; built on first use by a Namespace-less selector. */
+  private podsByLabel: MultiIndex<MemberKey> | undefined;
+  /**
+   * Per-Namespace `key=value` -> pod member keys, only for Namespaces that grew past
+   * {@link NS_LABEL_INDEX_MIN} pods: in small ones scanning the Namespace's pods is cheaper than
+   * keeping an index entry per label.
+   */
+  private readonly nsLabelIndex = new Map<string, MultiIndex<MemberKey>>();
+  /** ExternalEntities (`ns/name`) by Namespace. */
+  private readonly eesByNs = new MultiIndex<string>();
+  /** Pods by member key with their cached facts: one lookup serves both (this is the hottest map). */
+  private readonly podOf = new Map<MemberKey, PodSlot>();
+  /** Cached facts of ExternalEntity and Node members (null: not selectable). Pods keep theirs in {@link PodSlot}. */
+  private readonly infoCache = new Map<MemberKey, MemberInfo | null>();
+  private readonly nsLabelCache = new Map<string, Record<string, string>>();
+
+  constructor(options: MemberIndexOptions) {
+    this.inputs = options.inputs;
+  }
+
+  /**
+   * Indexes a pod's new version (`pod` undefined: deleted). Returns what group membership must
+   * re-check, or undefined when the pod's labels are the same and so is everything a group
+   * records of it (its facts, member object and node): status churn stops here.
+   */
+  setPod(old: Pod | undefined, pod: Pod | undefined): PodChange | undefined {
+    const ns = (pod ?? old)?.metadata.namespace ?? 'default';
+    const mk = `p:${ns}/${(pod ?? old)?.metadata.name ?? ''}`;
+    const prevSlot = this.podOf.get(mk);
+    this.trackIps(mk, old ? podIps(old) : [], pod && !pod.spec?.hostNetwork ? podIps(pod) : []);
+    const oldLabels = old?.metadata.labels;
+    const newLabels = pod?.metadata.labels;
+    const labelsSame = old !== undefined && pod !== undefined && sameLabels(oldLabels, newLabels);
+    if (!labelsSame && old) this.indexLabels(ns, mk, oldLabels, false);
+    if (pod) {
+      this.podOf.set(mk, { pod, info: undefined });
+      this.podsByNs.add(ns, mk);
+      if (!labelsSame) this.indexLabels(ns, mk, newLabels, true);
+    } else {
+      this.podOf.delete(mk);
+      this.podsByNs.delete(ns, mk);
+      if (this.podsByNs.size(ns) === 0) this.nsLabelIndex.delete(ns);
+    }
+    const before = prevSlot?.info;
+    if (labelsSame && before !== undefined) {
+      // Labels unchanged: group membership is decided by the same facts unless the service
+      // account or selectability changed; when the member object is equal too, nothing moves.
+      const after = this.memberInfo(mk);
+      if (before === null ? after === undefined : after !== undefined && after.node === before.node && after.facts.serviceAccount === before.facts.serviceAccount && sameMember(after.member, before.member)) return undefined;
+    }
+    return { member: mk, namespace: ns, labelSets: labelsSame ? [newLabels] : [oldLabels, newLabels] };
+  }
+
+  /** Indexes an ExternalEntity's new version (undefined: deleted); returns its member key. */
+  setExternalEntity(old: ExternalEntity | undefined, ee: ExternalEntity | undefined): MemberKey {
+    const ns = (ee ?? old)?.metadata.namespace ?? 'default';
+    const eeKey = `${ns}/${(ee ?? old)?.metadata.name ?? ''}`;
+    const mk = `e:${eeKey}`;
+    this.trackIps(mk, (old?.spec.endpoints ?? []).map((e) => e.ip), (ee?.spec.endpoints ?? []).map((e) => e.ip));
+    if (ee) this.eesByNs.add(ns, eeKey);
+    else this.eesByNs.delete(ns, eeKey);
+    this.infoCache.delete(mk);
+    return mk;
+  }
+
+  /** Indexes a Node's new version (undefined: deleted); returns its member key. */
+  setNode(name: string, old: Node | undefined, node: Node | undefined): MemberKey {
+    const mk = `n:${name}`;
+    this.trackIps(mk, nodeIps(old), nodeIps(node));
+    this.infoCache.delete(mk);
+    return mk;
+  }
+
+  /** Drops the cached facts of a deleted ExternalEntity or Node (evaluating it cached a null). */
+  forget(mk: MemberKey): void {
+    this.infoCache.delete(mk);
+  }
+
+  /**
+   * A Namespace's labels changed: drops the cached facts of its members (they carry the
+   * Namespace's labels) and returns them, pods first.
+   */
+  namespaceChanged(ns: string): MemberKey[] {
+    this.nsLabelCache.delete(ns);
+    const members = [...this.podsByNs.get(ns)].concat([...this.eesByNs.get(ns)].map((e) => `e:${e}`));
+    for (const m of members) {
+      const slot = this.podOf.get(m);
+      if (slot) slot.info = undefined;
+      else this.infoCache.delete(m);
+    }
+    return members;
+  }
+
+  /** Facts, group member and node of a member key (cached); undefined when it does not exist or is not selectable. */
+  memberInfo(mk: MemberKey): MemberInfo | undefined {
+    if (mk.charCodeAt(0) === 112 /* 'p' */) {
+      const slot = this.podOf.get(mk);
+      if (!slot) return undefined;
+      if (slot.info === undefined) slot.info = this.podInfo(mk, slot.pod) ?? null;
+      return slot.info ?? undefined;
+    }
+    const c = this.infoCache.get(mk);
+    if (c !== undefined) return c ?? undefined;
+    const info = this.otherInfo(mk.slice(0, 1), mk.slice(2));
+    this.infoCache.set(mk, info ?? null);
+    return info;
+  }
+
+  /** Candidate member keys of a leaf, narrowed by the label and Namespace indexes. */
+  candidates(l: Leaf): Iterable<MemberKey> {
+    if (l.kind === 'node') return [...this.inputs.nodes.keys()].map((k) => `n:${k.slice(5)}`);
+    if (l.kind === 'ee') {
+      const src = l.ns !== undefined ? [...this.eesByNs.get(l.ns)] : [...this.inputs.externalEntities.keys()].map((k) => k.slice('ExternalEntity/'.length));
+      return src.map((k) => `e:${k}`);
+    }
+    const keys = indexKeysOf(l.sel);
+    if (l.ns !== undefined) {
+      // Namespace + one `In` requirement: exactly the pods carrying one of its values there.
+      if (keys[0] === '*') return this.podsByNs.get(l.ns);
+      const index = this.namespaceLabelIndex(l.ns);
+      if (!index) return this.podsByNs.get(l.ns);
+      return lookup(index, keys);
+    }
+    if (keys[0] !== '*') return lookup(this.clusterLabelIndex(), keys);
+    if (l.nsSel && l.nsSel.requirements.length > 0) {
+      // Cluster-wide pods restricted by a Namespace selector: the pods of the matching Namespaces.
+      const out: MemberKey[] = [];
+      for (const n of this.inputs.namespaces.values()) {
+        const name = n.metadata.name ?? '';
+        if (matchesNormalized(l.nsSel, this.nsLabelsOf(name))) for (const p of this.podsByNs.get(name)) out.push(p);
+      }
+      return out;
+    }
+    return [...this.podsByNs.all()];
+  }
+
+  private indexLabels(ns: string, mk: MemberKey, labels: Readonly<Record<string, string>> | undefined, add: boolean): void {
+    const nsIndex = this.nsLabelIndex.get(ns);
+    for (const [k, v] of Object.entries(labels ?? {})) {
+      if (add) {
+        this.podsByLabel?.add(`${k}=${v}`, mk);
+        nsIndex?.add(`${k}=${v}`, mk);
+      } else {
+        this.podsByLabel?.delete(`${k}=${v}`, mk);
+        nsIndex?.delete(`${k}=${v}`, mk);
+      }
+    }
+  }
+
+  private trackIps(mk: MemberKey, before: string[], after: string[]): void {
+    for (const ip of before) if (this.ipOwners.get(ip) === mk) this.ipOwners.delete(ip);
+    for (const ip of after) this.ipOwners.set(ip, mk);
+  }
+
+  /** The label index of a Namespace, built once it has enough pods to be worth it. */
+  private namespaceLabelIndex(ns: string): MultiIndex<MemberKey> | undefined {
+    let index = this.nsLabelIndex.get(ns);
+    if (index || this.podsByNs.size(ns) < NS_LABEL_INDEX_MIN) return index;
+    index = new MultiIndex<MemberKey>();
+    for (const mk of this.podsByNs.get(ns)) {
+      for (const [k, v] of Object.entries(this.podOf.get(mk)?.pod.metadata.labels ?? {})) index.add(`${k}=${v}`, mk);
+    }
+    this.nsLabelIndex.set(ns, index);
+    return index;
+  }
+
+  private clusterLabelIndex(): MultiIndex<MemberKey> {
+    if (!this.podsByLabel) {
+      const index = new MultiIndex<MemberKey>();
+      for (const [key, pod] of this.inputs.pods) {
+        const mk = `p:${key.slice(4)}`;
+        for (const [k, v] of Object.entries(pod.metadata.labels ?? {})) index.add(`${k}=${v}`, mk);
+      }
+      this.podsByLabel = index;
+    }
+    return this.podsByLabel;
+  }
+
+  private nsLabelsOf(ns: string): Record<string, string> {
+    let l = this.nsLabelCache.get(ns);
+    if (!l) this.nsLabelCache.set(ns, (l = namespaceLabels(ns, this.inputs.namespaces.get(`Namespace/${ns}`)?.metadata.labels)));
+    return l;
+  }
+
+  private podInfo(mk: MemberKey, pod: Pod): MemberInfo | undefined {
+    if (pod.spec?.hostNetwork || pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return undefined;
+    const rest = mk.slice(2);
+    const slash = rest.indexOf('/');
+    const ns = rest.slice(0, slash);
+    const ports: controlplane.NamedPort[] = [];
+    for (const c of pod.spec?.containers ?? []) for (const p of c.ports ?? []) if (p.name) ports.push({ name: p.name, port: p.containerPort, protocol: p.protocol ?? 'TCP' });
+    const member: controlplane.GroupMember = { pod: { name: rest.slice(slash + 1), namespace: ns }, ips: podIps(pod) };
+    if (ports.length > 0) member.ports = ports;
+    const facts: MemberFacts = { kind: 'pod', namespace: ns, labels: pod.metadata.labels, nsLabels: this.nsLabelsOf(ns) };
+    const sa = pod.spec?.serviceAccountName ?? pod.spec?.serviceAccount;
+    if (sa !== undefined) facts.serviceAccount = sa;
+    return { facts, member, node: pod.spec?.nodeName ?? '' };
+  }
+
+  /** Facts of an ExternalEntity (`e`) or Node (`n`) member. */
+  private otherInfo(kind: string, rest: string): MemberInfo | undefined {
+    if (kind === 'e') {
+      const ee = this.inputs.externalEntities.get(`ExternalEntity/${rest}`);
+      if (!ee) return undefined;
+      const ns = ee.metadata.namespace ?? 'default';
+      const member: controlplane.GroupMember = { externalEntity: { name: ee.metadata.name ?? '', namespace: ns }, ips: (ee.spec.endpoints ?? []).map((e) => e.ip) };
+      const ports = (ee.spec.ports ?? []).filter((p) => p.name && p.port).map((p) => ({ name: p.name as string, port: p.port as number, protocol: p.protocol ?? 'TCP' }));
+      if (ports.length > 0) member.ports = ports;
+      return { facts: { kind: 'ee', namespace: ns, labels: ee.metadata.labels, nsLabels: this.nsLabelsOf(ns) }, member, node: ee.spec.externalNode ?? '' };
+    }
+    const node = this.inputs.nodes.get(`Node/${rest}`);
+    if (!node) return undefined;
+    return { facts: { kind: 'node', namespace: '', labels: node.metadata.labels, nsLabels: undefined }, member: { node: { name: rest }, ips: nodeIps(node) }, node: rest };
+  }
+}
+
+/** Values of one key of an index, or of several (a selector's `In` values). */
+function lookup(index: MultiIndex<MemberKey>, keys: readonly string[]): Iterable<MemberKey> {
+  return keys.length === 1 ? index.get(keys[0] as string) : keys.flatMap((k) => [...index.get(k)]);
+}

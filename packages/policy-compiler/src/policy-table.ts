@@ -1,0 +1,112 @@
+// The compiled policies: each policy compiled from its input and attached to its shared groups,
+// and what each read when compiled (its dependencies), so an input change recompiles its readers.
+import type { ChangeRecorder } from './change-record';
+import type { PolicyInput } from './cluster-inputs';
+import type { CompileContext, CompiledPolicy } from './compile';
+import type { GroupMembership } from './group-membership';
+import { MultiIndex } from './multi-index';
+import { compileObject } from './object-kinds';
+import type { SpanCounter } from './span';
+import type { GroupState, PolicyState } from './state';
+
+/** The policy inputs and what compiling them reads (the cluster inputs). */
+export interface PolicySource {
+  policy(key: string): PolicyInput | undefined;
+  readonly compilation: CompileContext;
+}
+
+/** Options of {@link PolicyTable}. */
+export interface PolicyTableOptions {
+  inputs: PolicySource;
+  membership: GroupMembership;
+  spans: SpanCounter;
+  changes: ChangeRecorder;
+}
+
+/** Compiled policies by engine key, kept in step with their inputs. */
+export class PolicyTable {
+  readonly policies = new Map<string, PolicyState>();
+  /** Dependency key (`cg:x`, `ns:*`, ...) -> keys of the policies that read it when compiled. */
+  private readonly deps = new MultiIndex<string>();
+  private readonly inputs: PolicySource;
+  private readonly membership: GroupMembership;
+  private readonly spans: SpanCounter;
+  private readonly changes: ChangeRecorder;
+
+  constructor(options: PolicyTableOptions) {
+    this.inputs = options.inputs;
+    this.membership = options.membership;
+    this.spans = options.spans;
+    this.changes = options.changes;
+  }
+
+  get(key: string): PolicyState | undefined {
+    return this.policies.get(key);
+  }
+
+  /** Recompiles every policy that read dependency `dep`, in key order. */
+  resync(dep: string): void {
+    const users = [...this.deps.get(dep)];
+    for (const p of users.sort()) this.sync(p);
+  }
+
+  /** Compiles policy `key` from its current input (none: removes it) and moves it to its new groups. */
+  sync(key: string): void {
+    let p = this.policies.get(key);
+    const t = this.changes.touchPolicy(key, p);
+    const input = this.inputs.policy(key);
+    const next = input ? compileObject(input.kind, input.obj, this.inputs.compilation) : undefined;
+    const oldSpan = p && t ? new Set(p.span.keys()) : undefined;
+    // Detach from the old groups (spans drop), keep them alive until the new ones attach.
+    const oldGroups = p ? this.detach(key, p) : [];
+    if (next) {
+      if (!p) this.policies.set(key, (p = { key, compiled: next, span: new Map() }));
+      p.compiled = next;
+      this.attach(key, p, next);
+    } else if (p) this.policies.delete(key);
+    if (oldSpan) {
+      const now = p && next ? p.span : new Map<string, number>();
+      for (const n of oldSpan) if (!now.has(n)) this.changes.policySpanChanging(key, p, n, true);
+      for (const n of now.keys()) if (!oldSpan.has(n)) this.changes.policySpanChanging(key, p, n, false);
+    }
+    for (const g of oldGroups) this.membership.releaseIfUnused(g);
+  }
+
+  private detach(key: string, p: PolicyState): GroupState[] {
+    const old = p.compiled;
+    const groups: GroupState[] = [];
+    for (const name of old.addressGroups.keys()) {
+      const g = this.membership.group(name);
+      if (!g) continue;
+      this.membership.removeUser(g, 'address', key);
+      this.spans.uncountAddress(p, g);
+      groups.push(g);
+    }
+    for (const name of old.appliedToGroups.keys()) {
+      const g = this.membership.group(name);
+      if (!g) continue;
+      this.membership.removeUser(g, 'applied', key);
+      groups.push(g);
+    }
+    this.spans.clear(p);
+    for (const d of old.deps) this.deps.delete(d, key);
+    return groups;
+  }
+
+  private attach(key: string, p: PolicyState, next: CompiledPolicy): void {
+    for (const d of next.deps) this.deps.add(d, key);
+    for (const def of next.appliedToGroups.values()) {
+      const g = this.membership.acquire(def);
+      // Share the live group's definition instead of keeping an equal copy per policy.
+      if (g.def !== def) next.appliedToGroups.set(def.name, g.def);
+      this.membership.addUser(g, 'applied', key);
+      this.spans.countApplied(p, g);
+    }
+    for (const def of next.addressGroups.values()) {
+      const g = this.membership.acquire(def);
+      if (g.def !== def) next.addressGroups.set(def.name, g.def);
+      this.membership.addUser(g, 'address', key);
+      this.spans.countAddress(p, g);
+    }
+  }
+}

@@ -1,0 +1,63 @@
+// The records of the compiled state that the engine's parts share (a group, a policy, a member),
+// and the member order of the groups agents receive. Each field names the part that writes it.
+import type { controlplane } from '@switchyard/apis/types';
+import type { CompiledPolicy } from './compile';
+import type { GroupDef } from './leaf';
+
+/** Member key: `p:ns/name`, `e:ns/name` or `n:name`. */
+export type MemberKey = string;
+
+/** A member as a group holds it: the controlplane object and the node it is on ('' for none). */
+export interface MemberEntry {
+  readonly member: controlplane.GroupMember;
+  readonly node: string;
+}
+
+/**
+ * A shared group. {@link GroupMembership} writes every field but `addrSpan`, which
+ * {@link SpanCounter} writes.
+ */
+export interface GroupState {
+  def: GroupDef;
+  members: Map<MemberKey, MemberEntry>;
+  byNode: Map<string, Map<MemberKey, controlplane.GroupMember>>;
+  /** Policy keys using the group; {@link NO_USERS} until the first one (most groups have one role). */
+  addrUsers: Set<string>;
+  appliedUsers: Set<string>;
+  /** node -> number of policies using this address group whose span has the node; {@link NO_SPAN} until used. */
+  addrSpan: Map<string, number>;
+  indexKeys: string[];
+}
+
+/** A compiled policy. {@link PolicyTable} writes `key` and `compiled`, {@link SpanCounter} `span`. */
+export interface PolicyState {
+  key: string;
+  compiled: CompiledPolicy;
+  /** node -> number of the policy's applied-to groups with members there. */
+  span: Map<string, number>;
+}
+
+// Shared empty placeholders: replaced by a group's own collection on first write, never written.
+export const NO_USERS: Set<string> = new Set();
+export const NO_SPAN: Map<string, number> = new Map();
+
+/** Sort order of members in the groups sent to agents. */
+function memberSortKey(m: controlplane.GroupMember): string {
+  return m.pod ? `p:${m.pod.namespace}/${m.pod.name}` : m.externalEntity ? `e:${m.externalEntity.namespace}/${m.externalEntity.name}` : m.node ? `n:${m.node.name}` : `i:${m.ips.join(',')}`;
+}
+
+export function sortMembers(ms: Iterable<controlplane.GroupMember>): controlplane.GroupMember[] {
+  return [...ms].sort((a, b) => (memberSortKey(a) < memberSortKey(b) ? -1 : 1));
+}
+
+/** Every member of a group, sorted. */
+export function allMembers(g: GroupState): controlplane.GroupMember[] {
+  const out: controlplane.GroupMember[] = [];
+  for (const e of g.members.values()) out.push(e.member);
+  return sortMembers(out);
+}
+
+/** The members a node holds of an applied-to group, sorted. */
+export function localMembers(g: GroupState, node: string): controlplane.GroupMember[] {
+  return sortMembers(g.byNode.get(node)?.values() ?? []);
+}
