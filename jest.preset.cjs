@@ -24,6 +24,7 @@ module.exports = {
     '^@switchyard/runtime/testing$': src('packages/runtime', 'testing.ts'),
     '^@switchyard/apis/types$': src('packages/apis', 'types.ts'),
     '^@switchyard/ipam/cidr$': src('packages/ipam', 'cidr/index.ts'),
+    '^@switchyard/ipam/testing$': src('packages/ipam', 'testing.ts'),
     '^@switchyard/openflow/codec$': src('packages/openflow', 'codec.ts'),
     '^@switchyard/(runtime|apis|openflow|openflow-pipeline|ovsdb|kube|pki|ipam|policy-compiler|multicluster|agent|controller|cli)$':
       path.join(root, 'packages/$1/src/index.ts'),
