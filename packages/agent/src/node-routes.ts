@@ -10,7 +10,7 @@
 import type { RemoteNode, TrafficMode } from '@switchyard/openflow-pipeline';
 import { parseCidr } from '@switchyard/ipam/cidr';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 
 /** What the controller needs of a Node object. */
 export interface NodeFacts {

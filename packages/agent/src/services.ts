@@ -6,7 +6,7 @@
  */
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
 import type { ServicePortSpec } from '@switchyard/openflow-pipeline';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 
 /** Label tying an EndpointSlice to its Service. */
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
