@@ -18,6 +18,7 @@ import type {
   Tier,
   controlplane,
 } from '@switchyard/apis/types';
+import type { Logger } from '@switchyard/runtime';
 import { compileAdminPolicy, compileAntreaPolicy, compileK8sNetworkPolicy, type CompileContext, type CompiledPolicy } from './compile';
 import { PolicyCompilerError, type PolicyValidationError } from './errors';
 import { describeObject, loadItems, type LoadInput, type LoadOptions } from './load-input';
@@ -26,14 +27,6 @@ import { MultiIndex } from './multi-index';
 import { indexKeysOf, matchesNormalized } from './selector';
 import type { ClusterEvent, ClusterObject, NodeDelta, ObjectKind, PolicyDelta, PolicySnapshot, RejectedObject } from './types';
 import { STATIC_TIERS, validateAdminPolicy, validateAntreaPolicy, validateGroup, validateK8sNetworkPolicy, validateTier, type ValidationContext } from './validate';
-
-/** pino-compatible logger; the engine is silent without one. */
-export interface Logger {
-  debug(obj: unknown, msg?: string): void;
-  info(obj: unknown, msg?: string): void;
-  warn(obj: unknown, msg?: string): void;
-  error(obj: unknown, msg?: string): void;
-}
 
 /** Options of {@link PolicyEngine}. */
 export interface PolicyEngineOptions {
