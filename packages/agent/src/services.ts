@@ -4,10 +4,11 @@
  * kube-proxy reads them. The mapping is a pure function; the controller keeps the caches, the
  * stable group ids, and hands changes to the flow sync one batch at a time.
  */
-import { parseIp, type Ip } from '@switchyard/ipam/cidr';
+import type { Ip } from '@switchyard/ipam/cidr';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
 import type { ServicePortSpec } from '@switchyard/openflow-pipeline';
 import { silentLogger, type Logger } from '@switchyard/runtime';
+import { ipv4Of } from './ipv4';
 
 /** Label tying an EndpointSlice to its Service. */
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
@@ -104,16 +105,6 @@ interface SliceObj {
 const isPort = (p: unknown): p is number => typeof p === 'number' && Number.isInteger(p) && p >= 1 && p <= 65535;
 const PROTOCOLS = new Set(['TCP', 'UDP', 'SCTP']);
 const nsName = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
-/** The address when `text` is an IPv4 address as the flows carry it (canonical dotted quad), else undefined. */
-function ipv4(text: string | undefined): Ip | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const ip = parseIp(text);
-    return ip.family === 4 && ip.toString() === text ? ip : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Inputs of {@link servicesToSpecs}. */
 export interface ServiceMappingInput {
@@ -161,7 +152,7 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
     if (spec.type === 'ExternalName') continue;
     const clusterIP = spec.clusterIP;
     if (clusterIP === undefined || clusterIP === '' || clusterIP === 'None') continue; // headless: DNS only
-    if (!ipv4(clusterIP)) {
+    if (!ipv4Of(clusterIP)) {
       skipped.push({ object: where, path: 'spec.clusterIP', value: clusterIP, reason: 'not an IPv4 address (only IPv4 Services are proxied)' });
       continue;
     }
@@ -229,7 +220,7 @@ function endpointsOf(slices: readonly KubeObject[], portName: string, protocol: 
       const isServing = e.conditions?.serving ?? isReady;
       if (!isReady && !isServing) return;
       const ip = e.addresses?.[0];
-      const addr = ipv4(ip);
+      const addr = ipv4Of(ip);
       if (ip === undefined || !addr) {
         skipped.push({ object: `endpointslice ${nsName(s)}`, path: `endpoints[${i}].addresses[0]`, value: ip, reason: 'not an IPv4 address' });
         return;
