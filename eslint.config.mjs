@@ -1,6 +1,6 @@
 // Lint for every package: typescript-eslint, plus the architecture as rules (module boundaries,
 // declared dependencies, no import cycles inside a package).
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
@@ -37,8 +37,12 @@ const inPackages = (paths) => workspaceFolders.flatMap((w) => paths.map((p) => `
 /** Shared options of the dependency rule; the scope of a file decides the rest (scripts/dependency-scopes.mjs). */
 const dependencyRule = { optionalDependencies: false, peerDependencies: true, includeTypes: true };
 
-export const purePackages = ['apis', 'policy-compiler', 'openflow-pipeline'];
-export const libraryPackages = ['apis', 'policy-compiler', 'openflow', 'openflow-pipeline', 'ovsdb', 'ipam', 'multicluster'];
+/** The published packages by their nx tags (package.json `nx.tags`), so a new package is covered by its tags alone. */
+const taggedPackages = readdirSync(join(root, 'packages'), { withFileTypes: true })
+  .filter((d) => d.isDirectory() && existsSync(join(root, 'packages', d.name, 'package.json')))
+  .map((d) => ({ dir: d.name, tags: JSON.parse(readFileSync(join(root, 'packages', d.name, 'package.json'), 'utf8')).nx?.tags ?? [] }));
+export const purePackages = taggedPackages.filter((p) => p.tags.includes('purity:pure')).map((p) => p.dir);
+export const libraryPackages = taggedPackages.filter((p) => p.tags.includes('type:lib')).map((p) => p.dir);
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/src/gen/**', '**/coverage/**', '.nx/**'] },

@@ -51,7 +51,7 @@ const TOOLCHAIN = ['typescript', '@types/node'];
  */
 const TYPE_COMPANIONS = { '@kubernetes/client-node': { '@types/ws': '8.18.2' } };
 /** Subpath entries documented as pure (no I/O), besides the root entries of `purity:pure` packages. */
-const PURE_SUBPATHS = ['@switchyard/apis/types', '@switchyard/ipam/cidr', '@switchyard/openflow/codec'];
+const PURE_SUBPATHS = ['@switchyard/apis/types', '@switchyard/ipam/cidr', '@switchyard/openflow/codec', '@switchyard/runtime/testing'];
 /** apis' heavy runtime dependencies: only the root entry of the package that declares them may reach them. */
 const HEAVY = ['ajv', 'protobufjs', 'long'];
 const RUN_TIMEOUT_MS = 30_000;

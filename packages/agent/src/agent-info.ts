@@ -5,9 +5,9 @@
  * the agent's API (what `yardctl --node` reaches through the API server's node proxy).
  */
 import type { AntreaAgentInfo } from '@switchyard/apis';
-import { KubeRequestError, systemClock, type Clock, type KubeClient, type TimerHandle } from '@switchyard/kube';
+import { KubeRequestError, type KubeClient } from '@switchyard/kube';
 import { agentInfo, type AgentIntrospection } from './api';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 
 /** The collection path of AntreaAgentInfo objects. */
 export const AGENT_INFO_PATH = '/apis/crd.antrea.io/v1beta1/antreaagentinfos';

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { OvsdbClient, VSwitch, ops, unwrap } from '@switchyard/ovsdb';
 import { PACKETIN_METER_ID_DNS, PACKETIN_METER_ID_NP, type TableName, type TrafficMode } from '@switchyard/openflow-pipeline';
-import { Informer, KubeDelegatedAuth, systemClock, type Clock, type KubeClient, type KubeObject } from '@switchyard/kube';
+import { Informer, KubeDelegatedAuth, type KubeClient, type KubeObject } from '@switchyard/kube';
 import { OfSwitchError, SwitchConnection, type MeterFlag } from '@switchyard/openflow';
 import { HostLocalStore } from '@switchyard/ipam';
 import { parseCidr } from '@switchyard/ipam/cidr';
@@ -22,7 +22,7 @@ import { selfSignedCert } from './tls';
 import { PodNetwork } from './pods';
 import { CniHandler, CniServer } from './cni/server';
 import { AgentError } from './errors';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, systemClock, type Clock, type Logger } from '@switchyard/runtime';
 import { LocalApi, type AgentIntrospection } from './api';
 import { NetworkPolicyController, loadPolicyView } from './policy/controller';
 import { RejectResponder } from './policy/reject';
@@ -415,7 +415,7 @@ export class Agent {
       const fqdn = new FqdnController(openflow, flows, { logger: log, ...(o.clock ? { clock: o.clock } : {}) });
       cleanups.push(async () => fqdn.stop());
       const auditLog = new PolicyAuditLog(
-        { file: o.policyLogFile ?? join(opts.dataDir, 'networkpolicy', 'np.log'), logger: log },
+        { file: o.policyLogFile ?? join(opts.dataDir, 'networkpolicy', 'np.log'), logger: log, ...(o.clock ? { clock: o.clock } : {}) },
         {
           policies: () => flows.policies,
           conjIds: () => flows.conjIds,

@@ -12,7 +12,7 @@ import { dirname } from 'node:path';
 import type { Flow } from '@switchyard/openflow/codec';
 import { formatFlow } from '@switchyard/openflow-pipeline';
 import type { PodInterface } from './interface-store';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 import { AgentMetrics } from './metrics';
 
 /** What the local API reads from the running agent. */

@@ -11,7 +11,7 @@ import { KubeConfigClient, type KubeClient, type KubeObject } from '@switchyard/
 import { Agent, agentOptionsFromConfig, type AgentOptions } from './agent';
 import { nodeFacts } from './node-routes';
 import { AgentError } from './errors';
-import type { Logger } from './logger';
+import type { Logger } from '@switchyard/runtime';
 
 interface Flags {
   config?: string;

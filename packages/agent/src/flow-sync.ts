@@ -6,7 +6,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Flow, OfMessage } from '@switchyard/openflow/codec';
-import type { SwitchConnection } from '@switchyard/openflow';
+import type { FlowTransport } from '@switchyard/openflow';
 import {
   ROUND_MASK,
   assignConjunctionIds,
@@ -25,7 +25,7 @@ import {
   type ServicePortSpec,
 } from '@switchyard/openflow-pipeline';
 import { OfSwitchError } from '@switchyard/openflow';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 import type { AgentMetrics } from './metrics';
 import { fqdnSpecOf, type FqdnSource } from './policy/fqdn-spec';
 import { execFile } from './exec';
@@ -114,7 +114,7 @@ export class FlowSync {
   datapathFlushes = 0;
 
   constructor(
-    private readonly sw: SwitchConnection,
+    private readonly sw: FlowTransport,
     config: NodeConfig,
     opts: FlowSyncOptions = {},
   ) {

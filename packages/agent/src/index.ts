@@ -31,7 +31,8 @@ export {
 } from './services';
 export { FqdnController, FqdnCache, fqdnMatches, DNS_INTERCEPT_CONJ_ID, type FqdnOptions } from './policy/fqdn';
 export { decodeDnsMessage, resolveAnswers, dnsPayloadOfFrame, DnsParseError } from './policy/dns';
-export type { Logger } from './logger';
+// The logger every Switchyard package shares, re-exported under the agent's name.
+export type { Logger } from '@switchyard/runtime';
 export {
   TUNNEL_OVERHEAD,
   ROUND_KEY,

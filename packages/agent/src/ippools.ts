@@ -7,7 +7,7 @@
  */
 import { IPPoolAllocator, IpamError, KubeIPPoolStore, type PoolAllocation, type KubeRequester } from '@switchyard/ipam';
 import { CniError, CniErrorCode } from './cni/spec';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 
 /** Pod or Namespace annotation naming the pool(s) (Antrea's). */
 export const IPPOOL_ANNOTATION = 'ipam.antrea.io/ippools';

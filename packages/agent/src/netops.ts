@@ -8,6 +8,7 @@
 import { statfsSync } from 'node:fs';
 import { AgentError } from './errors';
 import { execFile } from './exec';
+import { ipv4Of, isIpv4WithPrefix } from './ipv4';
 
 /** statfs magic of nsfs: a bind-mounted /proc/<pid>/ns/net (what `ip netns add` and runtimes make). */
 const NSFS_MAGIC = 0x6e736673;
@@ -19,13 +20,14 @@ export const MASQ_CHAIN = 'SWITCHYARD-POSTROUTING';
 
 const NAME_RE = /^[A-Za-z0-9_.-]{1,15}$/;
 const MAC_RE = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/;
-const IPV4_CIDR_RE = /^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/;
-const IPV4_RE = /^\d{1,3}(\.\d{1,3}){3}$/;
 
-function check(re: RegExp, value: string, what: string): string {
-  if (!re.test(value)) throw new AgentError('INVALID_CONFIG', `invalid ${what}: ${JSON.stringify(value)}`, value, what);
+/** `value` when it passes `valid` (a pattern or a predicate); otherwise AgentError INVALID_CONFIG naming `what`. */
+function check(valid: RegExp | ((value: string) => boolean), value: string, what: string): string {
+  if (!(typeof valid === 'function' ? valid(value) : valid.test(value))) throw new AgentError('INVALID_CONFIG', `invalid ${what}: ${JSON.stringify(value)}`, value, what);
   return value;
 }
+/** A canonical IPv4 address (see ./ipv4). */
+const isIpv4 = (v: string): boolean => ipv4Of(v) !== undefined;
 
 /** Path of a netns given by name (`ip netns` style) or by path. */
 export function netnsPath(nameOrPath: string): string {
@@ -104,7 +106,7 @@ export class NodeNetwork {
    */
   async configureGateway(name: string, ipCidr: string, mtu: number): Promise<string> {
     check(NAME_RE, name, 'gateway interface name');
-    check(IPV4_CIDR_RE, ipCidr, 'gateway address');
+    check(isIpv4WithPrefix, ipCidr, 'gateway address');
     const batch = [`addr replace ${ipCidr} dev ${name}`, `link set dev ${name} mtu ${mtu} up`].join('\n');
     const out = await this.node('ip -batch - && ip -j link show dev "$1"', [name], `${batch}\n`);
     const link = (JSON.parse(out) as IpLink[])[0];
@@ -121,8 +123,8 @@ export class NodeNetwork {
     check(NAME_RE, spec.hostIfName, 'host interface name');
     check(NAME_RE, spec.ifname, 'CNI_IFNAME');
     check(MAC_RE, spec.mac, 'MAC address');
-    check(IPV4_CIDR_RE, spec.ipCidr, 'pod address');
-    check(IPV4_RE, spec.gateway, 'gateway address');
+    check(isIpv4WithPrefix, spec.ipCidr, 'pod address');
+    check(isIpv4, spec.gateway, 'gateway address');
     if (/\s/.test(spec.netns)) throw new AgentError('INVALID_CONFIG', 'netns path contains whitespace', spec.netns, 'CNI_NETNS');
     const hostBatch = [
       `link add ${spec.hostIfName} mtu ${spec.mtu} type veth peer name ${spec.ifname} mtu ${spec.mtu} netns ${spec.netns}`,
@@ -171,9 +173,9 @@ export class NodeNetwork {
     const lines: string[] = [];
     const want = new Map<string, string>();
     for (const r of routes) {
-      check(IPV4_CIDR_RE, r.dst, 'route destination');
+      check(isIpv4WithPrefix, r.dst, 'route destination');
       check(NAME_RE, r.dev, 'route device');
-      if (r.via !== undefined) check(IPV4_RE, r.via, 'route next hop');
+      if (r.via !== undefined) check(isIpv4, r.via, 'route next hop');
       want.set(`${r.dst} ${r.via ?? ''} ${r.dev}`, `route replace ${r.dst}${r.via !== undefined ? ` via ${r.via}` : ''} dev ${r.dev}${r.onlink ? ' onlink' : ''} proto ${ROUTE_PROTO}`);
     }
     const haveKeys = new Set(have.map((h) => h.key));
@@ -204,7 +206,7 @@ export class NodeNetwork {
    */
   async syncMasquerade(podCIDRs: readonly string[], gatewayName: string): Promise<void> {
     check(NAME_RE, gatewayName, 'gateway interface name');
-    for (const c of podCIDRs) check(IPV4_CIDR_RE, c, 'pod CIDR');
+    for (const c of podCIDRs) check(isIpv4WithPrefix, c, 'pod CIDR');
     const [local, ...others] = podCIDRs;
     if (local === undefined) return;
     const rules = [
@@ -229,7 +231,7 @@ export class NodeNetwork {
 
   /** The interface holding `ip` in the node namespace and the address's prefix length. */
   async findAddress(ip: string): Promise<{ dev: string; prefix: number } | undefined> {
-    check(IPV4_RE, ip, 'node IP');
+    check(isIpv4, ip, 'node IP');
     const out = await this.node('ip -j -4 addr show');
     for (const link of JSON.parse(out.trim() || '[]') as IpAddrInfo[]) {
       const a = (link.addr_info ?? []).find((x) => x.family === 'inet' && x.local === ip);
@@ -262,21 +264,21 @@ export class NodeNetwork {
 
   /** Routes one pod address (/32) onto `dev` (replacing the primary CNI's route). */
   async podRoute(ip: string, dev: string): Promise<void> {
-    check(IPV4_RE, ip, 'pod address');
+    check(isIpv4, ip, 'pod address');
     check(NAME_RE, dev, 'route device');
     await this.node('ip route replace "$1/32" dev "$2" scope link', [ip, dev]);
   }
 
   /** Deletes the /32 route of a pod address on `dev` if it is there. */
   async deletePodRoute(ip: string, dev: string): Promise<void> {
-    check(IPV4_RE, ip, 'pod address');
+    check(isIpv4, ip, 'pod address');
     check(NAME_RE, dev, 'route device');
     await this.node('ip route del "$1/32" dev "$2" 2>/dev/null; true', [ip, dev]);
   }
 
   /** The device the node routes `ip` through (undefined when unroutable). */
   async routeDevice(ip: string): Promise<string | undefined> {
-    check(IPV4_RE, ip, 'address');
+    check(isIpv4, ip, 'address');
     const out = await this.node('ip -j route get "$1" 2>/dev/null || echo "[]"', [ip]);
     return (JSON.parse(out.trim() || '[]') as { dev?: string }[])[0]?.dev;
   }
@@ -319,7 +321,7 @@ export class NodeNetwork {
    */
   async announce(netns: string, ifname: string, ip: string): Promise<void> {
     check(NAME_RE, ifname, 'CNI_IFNAME');
-    check(IPV4_RE, ip, 'pod address');
+    check(isIpv4, ip, 'pod address');
     await this.pod(netns, 'arping -q -U -c 1 -w 0 -i "$1" "$2" >/dev/null 2>&1 || true', [ifname, ip]);
   }
 }

@@ -8,9 +8,9 @@
  * refused (logged) until the first Node is gone or changes its CIDR.
  */
 import type { RemoteNode, TrafficMode } from '@switchyard/openflow-pipeline';
-import { parseCidr } from '@switchyard/ipam/cidr';
+import { Cidr, parseCidr, parseIp } from '@switchyard/ipam/cidr';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 
 /** What the controller needs of a Node object. */
 export interface NodeFacts {
@@ -83,11 +83,12 @@ export interface HostRoute {
   onlink?: boolean;
 }
 
-/** Whether two IPv4 addresses are in the same subnet of the given prefix length. */
+/**
+ * Whether two addresses are in the same subnet of the given prefix length.
+ * @throws CidrError for text that is not an address, or a prefix too long for its family.
+ */
 export function sameSubnet(a: string, b: string, prefix: number): boolean {
-  const n = (ip: string): number => ip.split('.').reduce((acc, o) => ((acc << 8) | Number(o)) >>> 0, 0);
-  const mask = prefix === 0 ? 0 : (~0 << (32 - prefix)) >>> 0;
-  return ((n(a) & mask) >>> 0) === ((n(b) & mask) >>> 0);
+  return Cidr.of(parseIp(a), prefix).contains(parseIp(b));
 }
 
 /**

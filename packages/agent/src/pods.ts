@@ -12,7 +12,7 @@ import type { FlowSync } from './flow-sync';
 import { podExternalIds, type InterfaceStore, type PodInterface } from './interface-store';
 import type { PodIPPools } from './ippools';
 import { probeNetns, type NodeNetwork } from './netops';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 
 /** An ADD/DEL/CHECK as the pod datapath sees it (parsed from the CNI request). */
 export interface PodRequest {

@@ -4,9 +4,11 @@
  * kube-proxy reads them. The mapping is a pure function; the controller keeps the caches, the
  * stable group ids, and hands changes to the flow sync one batch at a time.
  */
+import type { Ip } from '@switchyard/ipam/cidr';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
 import type { ServicePortSpec } from '@switchyard/openflow-pipeline';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
+import { ipv4Of } from './ipv4';
 
 /** Label tying an EndpointSlice to its Service. */
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
@@ -100,16 +102,9 @@ interface SliceObj {
   endpoints?: SliceEndpointObj[] | null;
 }
 
-const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
 const isPort = (p: unknown): p is number => typeof p === 'number' && Number.isInteger(p) && p >= 1 && p <= 65535;
 const PROTOCOLS = new Set(['TCP', 'UDP', 'SCTP']);
 const nsName = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
-const cmpIp = (a: string, b: string): number => {
-  const pa = a.split('.').map(Number);
-  const pb = b.split('.').map(Number);
-  for (let i = 0; i < 4; i++) if (pa[i] !== pb[i]) return (pa[i] ?? 0) - (pb[i] ?? 0);
-  return 0;
-};
 
 /** Inputs of {@link servicesToSpecs}. */
 export interface ServiceMappingInput {
@@ -157,7 +152,7 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
     if (spec.type === 'ExternalName') continue;
     const clusterIP = spec.clusterIP;
     if (clusterIP === undefined || clusterIP === '' || clusterIP === 'None') continue; // headless: DNS only
-    if (!IPV4.test(clusterIP)) {
+    if (!ipv4Of(clusterIP)) {
       skipped.push({ object: where, path: 'spec.clusterIP', value: clusterIP, reason: 'not an IPv4 address (only IPv4 Services are proxied)' });
       continue;
     }
@@ -207,8 +202,9 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
 
 /** Endpoints of one Service port across its slices: ready ones, else serving ones; sorted, unique. */
 function endpointsOf(slices: readonly KubeObject[], portName: string, protocol: string, nodeName: string, skipped: SkippedObject[]): ServicePortSpec['endpoints'] {
-  const ready = new Map<string, ServicePortSpec['endpoints'][number]>();
-  const serving = new Map<string, ServicePortSpec['endpoints'][number]>();
+  type Endpoint = { ep: ServicePortSpec['endpoints'][number]; addr: Ip };
+  const ready = new Map<string, Endpoint>();
+  const serving = new Map<string, Endpoint>();
   for (const s of slices) {
     const slice = s as KubeObject & SliceObj;
     if (slice.addressType !== 'IPv4') continue; // IPv6 and FQDN slices: not proxied here
@@ -224,19 +220,20 @@ function endpointsOf(slices: readonly KubeObject[], portName: string, protocol: 
       const isServing = e.conditions?.serving ?? isReady;
       if (!isReady && !isServing) return;
       const ip = e.addresses?.[0];
-      if (ip === undefined || !IPV4.test(ip)) {
+      const addr = ipv4Of(ip);
+      if (ip === undefined || !addr) {
         skipped.push({ object: `endpointslice ${nsName(s)}`, path: `endpoints[${i}].addresses[0]`, value: ip, reason: 'not an IPv4 address' });
         return;
       }
       const ep: ServicePortSpec['endpoints'][number] = { ip, port: sp.port as number };
       if (e.nodeName !== undefined && e.nodeName === nodeName) ep.local = true;
       const k = `${ip}:${String(sp.port)}`;
-      if (isReady) ready.set(k, ep);
-      else serving.set(k, ep);
+      if (isReady) ready.set(k, { ep, addr });
+      else serving.set(k, { ep, addr });
     });
   }
   const chosen = ready.size > 0 ? ready : serving;
-  return [...chosen.values()].sort((a, b) => cmpIp(a.ip, b.ip) || a.port - b.port);
+  return [...chosen.values()].sort((a, b) => a.addr.compare(b.addr) || a.ep.port - b.ep.port).map((e) => e.ep);
 }
 
 /** Where the controller applies its results. */

@@ -11,7 +11,7 @@ import { Testbed, waitFor } from '@switchyard/testbed';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { loadCrds } from '@switchyard/apis';
 import { Controller, KubeConfigClient } from '@switchyard/controller';
-import { ManualClock } from '@switchyard/kube';
+import { ManualClock } from '@switchyard/runtime/testing';
 import { DNS_INTERCEPT_CONJ_ID, FqdnController } from '../src/policy/fqdn';
 import { addPod, ensurePluginBuilt, sandbox, startNode, stopNode, type Node, type Sandbox } from './helpers';
 

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PacketIn } from '@switchyard/openflow';
+import { ManualClock } from '@switchyard/runtime/testing';
 import { PolicyAuditLog, formatTimestamp, summarizeFrame, type AuditLogSource } from '../src/index';
 
 /** A TCP SYN 10.0.0.2:40000 -> 10.0.0.3:80 in an Ethernet frame. */
@@ -39,21 +40,15 @@ const allowPin = (srcPort?: number): PacketIn => ({ type: 'packetIn2', packet: s
 const dropPin = (): PacketIn => ({ type: 'packetIn2', packet: syn(), userdata: Uint8Array.of(1, 1), metadata: { reg2: 15, reg3: 8, reg0: 1 << 11 } }) as PacketIn;
 
 let dir: string;
-let now: number;
-let timers: { at: number; fn: () => void }[];
-const advance = (ms: number): void => {
-  now += ms;
-  for (const t of timers.filter((x) => x.at <= now)) t.fn();
-  timers = timers.filter((x) => x.at > now);
-};
+let clock: ManualClock;
+const advance = (ms: number): void => clock.advance(ms);
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'sy-nplog-'));
-  now = Date.UTC(2026, 0, 2, 3, 4, 5, 678);
-  timers = [];
+  clock = new ManualClock(Date.UTC(2026, 0, 2, 3, 4, 5, 678));
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 const make = (rateLimit?: number): PolicyAuditLog =>
-  new PolicyAuditLog({ file: join(dir, 'np.log'), now: () => now, setTimeout: (fn, ms) => timers.push({ at: now + ms, fn }), ...(rateLimit ? { rateLimit } : {}) }, source);
+  new PolicyAuditLog({ file: join(dir, 'np.log'), clock, ...(rateLimit ? { rateLimit } : {}) }, source);
 const lines = (): string[] => readFileSync(join(dir, 'np.log'), 'utf8').trim().split('\n');
 
 it('writes the table, policy, rule, action, priority, 5-tuple, length and label', () => {

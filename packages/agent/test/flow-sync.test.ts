@@ -1,5 +1,5 @@
 // FlowSync against a recording stand-in for the switch connection: diffs, group commit, rounds.
-import type { SwitchConnection } from '@switchyard/openflow';
+import type { FlowTransport } from '@switchyard/openflow';
 import type { Flow, OfMessage } from '@switchyard/openflow/codec';
 import { makeCookie, parseCookie, type NodeConfig } from '@switchyard/openflow-pipeline';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -8,15 +8,13 @@ import { join } from 'node:path';
 import { FlowSync } from '../src/index';
 import { vswitchdControlSocket } from '../src/flow-sync';
 
-class RecordingSwitch {
+/** Records what FlowSync sends; dumpFlows adds two flows of other rounds to what it installed. */
+class RecordingSwitch implements FlowTransport {
   bundles: OfMessage[][] = [];
   flowModBatches: { command: string; flow: Flow }[][] = [];
   installed: Flow[] = [];
   failNext = false;
   gate: Promise<void> | undefined;
-  async installFlows(flows: Iterable<Flow>): Promise<void> {
-    this.installed = [...flows];
-  }
   async bundle(messages: Iterable<OfMessage>): Promise<void> {
     await this.gate;
     if (this.failNext) {
@@ -53,7 +51,7 @@ const pod = (i: number) => ({ name: `p${i}`, namespace: 'd', ofport: 10 + i, ips
 
 function setup(): { sw: RecordingSwitch; sync: FlowSync } {
   const sw = new RecordingSwitch();
-  return { sw, sync: new FlowSync(sw as unknown as SwitchConnection, config) };
+  return { sw, sync: new FlowSync(sw, config) };
 }
 /** A FlowSync after its initial sync, with the switch's records cleared. */
 async function started(): Promise<{ sw: RecordingSwitch; sync: FlowSync }> {
@@ -156,7 +154,7 @@ it('groups of Reject rules go in before the flows that use them and out after th
 it('Service ports become select groups and flows; a changed endpoint set modifies the group in place', async () => {
   const { sw } = await started();
   const spec = { groupId: 0x100000, protocol: 'TCP' as const, clusterIP: '10.96.0.10', port: 80, endpoints: [{ ip: '10.1.0.11', port: 8080 }, { ip: '10.1.0.12', port: 8080 }] };
-  const proxied = new FlowSync(sw as unknown as SwitchConnection, { ...config, enableProxy: true });
+  const proxied = new FlowSync(sw, { ...config, enableProxy: true });
   await proxied.initialSync([]);
   sw.bundles = [];
   await proxied.setServices([spec]);
@@ -192,7 +190,7 @@ describe('datapath flush after policy changes (issue 13: stale userspace megaflo
     };
     const warnings: string[] = [];
     const logger = { debug: () => undefined, info: () => undefined, error: () => undefined, warn: (_o: unknown, msg: string) => void warnings.push(msg) };
-    const sync = new FlowSync(sw as unknown as SwitchConnection, config, {
+    const sync = new FlowSync(sw, config, {
       logger,
       flushDatapath: async () => {
         events.push('flush');

@@ -1,12 +1,12 @@
 // FQDN rules in the agent: name patterns, the TTL cache under a manual clock, and the controller
 // between a recording switch and a real FlowSync (flows updated before the paused response goes on).
-import type { PacketIn, SwitchConnection } from '@switchyard/openflow';
-import type { Flow, OfMessage } from '@switchyard/openflow/codec';
+import type { FlowTransport, PacketIn, PacketInChannel } from '@switchyard/openflow';
+import type { Action, Flow, OfMessage } from '@switchyard/openflow/codec';
 import { dumpFlows, type NodeConfig } from '@switchyard/openflow-pipeline';
 import type { controlplane } from '@switchyard/apis';
 import { FlowSync } from '../src/flow-sync';
 import { encodeDnsResponse, type DnsAnswerSpec } from '../src/policy/dns';
-import { ManualClock } from '@switchyard/kube';
+import { ManualClock } from '@switchyard/runtime/testing';
 import { DNS_INTERCEPT_CONJ_ID, FqdnCache, FqdnController, fqdnMatches } from '../src/policy/fqdn';
 import { fqdnRuleTargets } from '../src/policy/fqdn-spec';
 
@@ -104,7 +104,7 @@ const config: NodeConfig = {
 };
 
 /** Records bundles and resumes in one log, so tests see their order. */
-class RecordingSwitch {
+class RecordingSwitch implements FlowTransport, PacketInChannel {
   events: string[] = [];
   flows: Flow[] = [];
   listeners: ((p: PacketIn) => void)[] = [];
@@ -128,6 +128,9 @@ class RecordingSwitch {
   async resume(p: Extract<PacketIn, { type: 'packetIn2' }>): Promise<void> {
     this.events.push(`resume:${p.packet.length}`);
   }
+  async packetOut(data: Uint8Array, _actions: Action[]): Promise<void> {
+    this.events.push(`packetOut:${data.length}`);
+  }
   packetIn(p: PacketIn): void {
     for (const l of this.listeners) l(p);
   }
@@ -145,10 +148,10 @@ function dnsPacketIn(question: string, answers: DnsAnswerSpec[], message?: Uint8
 
 async function setup(fqdns = ['svc.example.test']): Promise<{ sw: RecordingSwitch; flows: FlowSync; clock: ManualClock; fqdn: FqdnController; text: () => string }> {
   const sw = new RecordingSwitch();
-  const flows = new FlowSync(sw as unknown as SwitchConnection, config);
+  const flows = new FlowSync(sw, config);
   flows.setPolicies({ policies: [policy(fqdns)], addressGroups: [], appliedToGroups: [atg] }, false);
   const clock = new ManualClock(1_000_000);
-  const fqdn = new FqdnController(sw as unknown as SwitchConnection, flows, { clock, minTtlSeconds: 2 });
+  const fqdn = new FqdnController(sw, flows, { clock, minTtlSeconds: 2 });
   await flows.initialSync([CLIENT, OTHER]);
   sw.events = [];
   return { sw, flows, clock, fqdn, text: () => dumpFlows(flows.nodeFlows!).join('\n') };
@@ -282,7 +285,7 @@ describe('FqdnController', () => {
 
 it('a second controller on the same flows takes over from the first', async () => {
   const { sw, flows, fqdn } = await setup();
-  const second = new FqdnController(sw as unknown as SwitchConnection, flows, { clock: new ManualClock() });
+  const second = new FqdnController(sw, flows, { clock: new ManualClock() });
   expect(flows.fqdn).toBe(second);
   sw.packetIn(dnsPacketIn('svc.example.test', [{ name: 'svc.example.test', ttl: 30, kind: 'A', address: '10.9.0.7' }]));
   await second.idle();

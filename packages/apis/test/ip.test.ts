@@ -21,6 +21,17 @@ describe('IP text and bytes', () => {
     expect(canonicalIp('fe80::')).toBe('fe80::');
   });
 
+  test('IPv4 text is four octets of 0..255 without leading zeros', () => {
+    const octet = fc.oneof(fc.integer({ min: 0, max: 999 }).map(String), fc.stringMatching(/^[0-9]{1,4}$/), fc.constantFrom('', 'a', '-1', ' 1'));
+    fc.assert(
+      fc.property(fc.array(octet, { minLength: 3, maxLength: 5 }), (parts) => {
+        const valid = parts.length === 4 && parts.every((p) => /^(0|[1-9]\d{0,2})$/.test(p) && Number(p) <= 255);
+        expect(ipToBytes(parts.join('.'))).toEqual(valid ? Uint8Array.from(parts.map(Number)) : undefined);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
   test('invalid text is refused', () => {
     for (const bad of ['', '1.2.3', '1.2.3.4.5', '256.0.0.1', '01.2.3.4', '1:2:3:4:5:6:7:8:9', '1::2::3', 'g::1', '1:2:3:4:5:6:7::8', '::1.2.3']) {
       expect(ipToBytes(bad)).toBeUndefined();

@@ -2,14 +2,12 @@
 // ExternalNode, node IPAM, status and heartbeat loops. Everything I/O is injected.
 import type { ClusterObject } from '@switchyard/policy-compiler';
 import { KubeDelegatedAuth, type RequestAuth } from '@switchyard/kube';
-import type { Clock, TimerHandle } from '@switchyard/kube';
-import { systemClock } from '@switchyard/kube';
+import { silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 import { KubeRequestError } from './errors';
 import { ExternalNodeController } from './externalnode';
 import { ControlplaneHub } from './hub';
 import { Informer, type InformerOptions, type KubeObject } from '@switchyard/kube';
 import type { KubeClient } from '@switchyard/kube';
-import { silentLogger, type Logger } from './logger';
 import { MetricsRegistry } from './metrics';
 import { NodeIpamController } from './nodeipam';
 import { defaultSans, ensureClusterPki, type ControllerPki } from './pki';

@@ -5,7 +5,7 @@ import type { ExternalEntity, ExternalNode } from '@switchyard/apis';
 import { KubeRequestError } from './errors';
 import type { KubeObject } from '@switchyard/kube';
 import type { KubeClient } from '@switchyard/kube';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 
 /** Label-free API version of ExternalEntity objects the controller writes. */
 export const EXTERNAL_ENTITY_API_VERSION = 'crd.antrea.io/v1alpha2';

@@ -4,9 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { controlplane } from '@switchyard/apis';
 import { PolicyEngine, toWatchEvents, type ClusterEvent, type NodeDelta, type PolicyDelta, type PolicySnapshot } from '@switchyard/policy-compiler';
-import type { Clock, TimerHandle } from '@switchyard/kube';
-import { systemClock } from '@switchyard/kube';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 
 /** The three watchable controlplane resources. */
 export type ControlplaneResource = 'networkpolicies' | 'addressgroups' | 'appliedtogroups';

@@ -12,7 +12,7 @@ export type { ControlplaneHubOptions, ControlplaneResource, NodeWatcher, WatchSt
 export { ControlplaneServer, WatchConnection, CONTROLPLANE_GROUP, CONTROLPLANE_VERSION, WATCH_CONTENT_TYPE, WATCH_MODE_HEADER } from './server';
 export type { ControlplaneServerOptions, ServerStats } from './server';
 export { KubeDelegatedAuth, nodeOf, NODE_NAME_EXTRA } from '@switchyard/kube';
-export type { RequestAuth, UserInfo, AccessAttributes, DelegatedAuthOptions } from '@switchyard/kube';
+export type { AuthRequest, RequestAuth, UserInfo, AccessAttributes, DelegatedAuthOptions } from '@switchyard/kube';
 export { Informer } from '@switchyard/kube';
 export type { InformerOptions, InformerEvent, InformerStats, KubeObject, ResourceSpec } from '@switchyard/kube';
 export { KubeConfigClient, collectionPath } from '@switchyard/kube';
@@ -30,8 +30,10 @@ export { MetricsRegistry } from './metrics';
 export { optionsFromConfig } from './options';
 export type { ControllerFlags } from './options';
 export { POLICY_INPUTS, EXTERNAL_NODES, IPPOOLS, STATEFULSETS } from './resources';
-export { systemClock, ManualClock } from '@switchyard/kube';
-export type { Clock, TimerHandle } from '@switchyard/kube';
+// The logger and clock every Switchyard package shares, re-exported under the controller's names.
+export { systemClock } from '@switchyard/runtime';
+export type { Clock, Logger, TimerHandle } from '@switchyard/runtime';
+/** @deprecated A test clock: import it from `@switchyard/runtime/testing`. */
+export { ManualClock } from '@switchyard/runtime/testing';
 export { ControllerError, KubeRequestError } from './errors';
 export type { ControllerErrorCode } from './errors';
-export type { Logger } from './logger';

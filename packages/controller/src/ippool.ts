@@ -2,7 +2,7 @@
 // status.usage upkeep, and a finalizer that keeps a pool in use from being deleted.
 import { IPPoolAllocator, IpamError, poolAddresses, type IPPoolResource, type IPPoolStore, type RetryPolicy } from '@switchyard/ipam';
 import type { KubeObject } from '@switchyard/kube';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 
 /** StatefulSet annotation naming the pool(s) its pods take addresses from (Antrea's). */
 export const IPPOOL_ANNOTATION = 'ipam.antrea.io/ippools';

@@ -3,7 +3,7 @@
 import { NodeSubnetAllocator, type NodeSubnetConfig } from '@switchyard/ipam';
 import type { KubeObject } from '@switchyard/kube';
 import type { KubeClient } from '@switchyard/kube';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 
 interface NodeLike {
   metadata: { name?: string };

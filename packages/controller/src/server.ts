@@ -7,7 +7,7 @@ import { decodeNetworkPolicyStatus, encodeWatchEventFrame, type controlplane } f
 import { explain, queryEndpoint, type FlowQuery } from '@switchyard/policy-compiler';
 import { nodeOf, type AccessAttributes, type RequestAuth, type UserInfo } from '@switchyard/kube';
 import { CONTROLPLANE_RESOURCES, type ControlplaneHub, type ControlplaneResource, type NodeWatcher } from './hub';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 import type { MetricsRegistry } from './metrics';
 import type { PolicyStatusAggregator } from './status';
 

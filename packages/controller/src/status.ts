@@ -1,11 +1,9 @@
 // Policy realization status: agents report which generation of each policy they realized; the
 // controller aggregates that over the policy's span into the source object's status.
 import type { AntreaNetworkPolicyStatus, controlplane } from '@switchyard/apis';
-import type { Clock, TimerHandle } from '@switchyard/kube';
-import { systemClock } from '@switchyard/kube';
+import { silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 import type { ControlplaneHub } from './hub';
 import type { KubeClient } from '@switchyard/kube';
-import { silentLogger, type Logger } from './logger';
 
 /** Aggregated status of one policy. */
 export type PolicyRealization = Required<Pick<AntreaNetworkPolicyStatus, 'phase' | 'observedGeneration' | 'currentNodesRealized' | 'desiredNodesRealized'>>;

@@ -1,6 +1,6 @@
 // @switchyard/ipam's IPPoolStore compliance kit against KubeIPPoolStore on the embedded API server
 // (crd.antrea.io IPPool CRD with its status subresource).
-import { ipPoolStoreCompliance } from '@switchyard/ipam';
+import { ipPoolStoreCompliance } from '@switchyard/ipam/testing';
 import { KubeIPPoolStore } from '@switchyard/ipam';
 import { startCluster, type Cluster } from './support';
 

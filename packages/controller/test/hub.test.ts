@@ -1,5 +1,5 @@
 import type { controlplane } from '@switchyard/apis';
-import { ManualClock } from '@switchyard/kube';
+import { ManualClock } from '@switchyard/runtime/testing';
 import { ControlplaneHub, type ControlplaneResource, type NodeWatcher } from '../src/hub';
 
 const ns = (name: string): never => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels: { 'kubernetes.io/metadata.name': name } } }) as never;

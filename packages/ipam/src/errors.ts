@@ -34,15 +34,3 @@ export class IpamError extends Error {
     super(message, options);
   }
 }
-
-/** pino-compatible logger; every library entry point defaults to a silent one. */
-export interface Logger {
-  debug(obj: unknown, msg?: string): void;
-  info(obj: unknown, msg?: string): void;
-  warn(obj: unknown, msg?: string): void;
-  error(obj: unknown, msg?: string): void;
-}
-
-const noop = (): void => undefined;
-/** A logger that drops everything. */
-export const silentLogger: Logger = { debug: noop, info: noop, warn: noop, error: noop };

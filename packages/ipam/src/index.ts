@@ -1,10 +1,13 @@
 /**
  * @switchyard/ipam: CIDR math, node subnets, host-local compatible crash-safe allocator and IPPools.
- * The CIDR math is also available alone, without any I/O, as `@switchyard/ipam/cidr`.
+ * The CIDR math is also available alone, without any I/O, as `@switchyard/ipam/cidr`; the
+ * compliance kit for IPPoolStore implementations is `@switchyard/ipam/testing`.
  * @packageDocumentation
  */
 export * from './cidr/index';
-export { IpamError, silentLogger, type IpamErrorCode, type Logger } from './errors';
+export { IpamError, type IpamErrorCode } from './errors';
+// The logger every Switchyard package shares, re-exported under ipam's names.
+export { silentLogger, type Logger } from '@switchyard/runtime';
 export { NodeSubnetAllocator, type NodeLike, type NodeSubnetConfig, type NodeSubnets, type RebuildConflict } from './node-subnets';
 export {
   HostLocalStore,
@@ -21,4 +24,3 @@ export type { IPPoolAddress, IPPoolOwner, IPPoolPhase, IPPoolPodOwner, IPPoolRan
 export { InMemoryIPPoolStore, type IPPoolStore } from './ippool/store';
 export { KubeIPPoolStore, ipPoolPath, type KubeRequester } from './ippool/kube-store';
 export { IPPoolAllocator, poolAddresses, type IPPoolAllocatorOptions, type PoolAllocation, type RetryPolicy } from './ippool/allocator';
-export { ipPoolStoreCompliance, type ComplianceCheck, type StoreFactory } from './testkit';

@@ -1,7 +1,8 @@
 // Node subnet allocation: cluster CIDRs (dual-stack) carved into one podCIDR per node and family.
 import type { CidrError, Ip} from './cidr/index';
 import { Cidr, parseCidr, type IpFamily } from './cidr/index';
-import { IpamError, silentLogger, type Logger } from './errors';
+import { silentLogger, type Logger } from '@switchyard/runtime';
+import { IpamError } from './errors';
 import { UsedSet } from './internal/used-set';
 
 /** The part of a core/v1 Node this allocator reads (structurally compatible with @switchyard/apis Node). */

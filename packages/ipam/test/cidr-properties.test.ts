@@ -1,6 +1,6 @@
 // Property tests: except-difference and aggregation cover exactly the right addresses, with the fewest blocks.
 import fc from 'fast-check';
-import { Address6 } from 'ip-address';
+import { Address4, Address6 } from 'ip-address';
 import { Cidr, Ip, IpRange, IpSet, aggregate, cidrExcept, formatIp, parseCidr, parseIp, rangeToCidrs, type IpFamily } from '@switchyard/ipam/cidr';
 
 /** A small universe (256 addresses) at a random place in a random family, so sets can be enumerated. */
@@ -145,6 +145,24 @@ describe('cidr set properties', () => {
         if (family === 6) expect(text).toBe(Address6.fromBigInt(v).correctForm());
         expect(parseCidr(`${text}/${family === 4 ? 32 : 128}`).first.value).toBe(v);
       }),
+    );
+  });
+
+  it('reads dotted quads as ip-address does: octets up to 255, no leading zeros', () => {
+    const octet = fc.oneof(fc.integer({ min: 0, max: 999 }).map(String), fc.stringMatching(/^[0-9]{1,3}$/));
+    fc.assert(
+      fc.property(fc.tuple(octet, octet, octet, octet), (parts) => {
+        const text = parts.join('.');
+        const valid = Address4.isValid(text) && parts.every((o) => o.length === 1 || !o.startsWith('0'));
+        let got: bigint | undefined;
+        try {
+          got = parseIp(text).value;
+        } catch {
+          got = undefined;
+        }
+        expect(got).toBe(valid ? new Address4(text).bigInt() : undefined);
+      }),
+      { numRuns: 5000 },
     );
   });
 });

@@ -1,28 +1,12 @@
 // The host-local compatible store on a temp directory: order, format, idempotency, GC, repair.
-import { spawn } from 'node:child_process';
+// An in-process lock stands in for flock(2); other processes: test-integration/host-local-processes.test.ts.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { HostLocalStore, IpamError, PerlHelperLock, type DirLock, type HostLocalStoreOptions } from '@switchyard/ipam';
+import { IpamError, type DirLock, type HostLocalStoreOptions } from '@switchyard/ipam';
+import { att, hostLocalFixture, v4 } from './host-local-fixture';
+import { InProcessLock } from './in-process-lock';
 
-let dataDir: string;
-const stores: HostLocalStore[] = [];
-beforeEach(() => {
-  dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ipam-hl-'));
-});
-afterEach(async () => {
-  for (const s of stores.splice(0)) await s.close();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
-
-const open = async (ranges: HostLocalStoreOptions['ranges'], extra: Partial<HostLocalStoreOptions> = {}) => {
-  const s = await HostLocalStore.open({ dataDir, network: 'net1', ranges, ...extra });
-  stores.push(s);
-  return s;
-};
-const v4 = [[{ subnet: '10.1.0.0/29' }]];
-const att = (id: string, ifname = 'eth0') => ({ containerId: id, ifname });
-const dir = () => path.join(dataDir, 'net1');
+const { open, dir } = hostLocalFixture(() => new InProcessLock());
 
 describe('HostLocalStore', () => {
   it('writes the address file, last_reserved_ip and lock exactly as host-local does', async () => {
@@ -101,25 +85,6 @@ describe('HostLocalStore', () => {
     expect((await s.del(att('legacy', 'eth9'))).map(String)).toEqual(['10.1.0.5']);
   });
 
-  it('notices changes made by another process between its own operations', async () => {
-    const s = await open(v4);
-    await s.add(att('a'));
-    const scans = s.rescans;
-    for (const id of ['b', 'c']) await s.add(att(id));
-    expect(s.rescans).toBe(scans);
-    // another process takes .5 and frees .2, under the same flock
-    await new Promise<void>((resolve, reject) =>
-      spawn('flock', [path.join(dir(), 'lock'), 'sh', '-c', "printf 'other\\r\\neth0' > 10.1.0.5 && rm 10.1.0.2"], { cwd: dir(), stdio: 'inherit' })
-        .on('error', reject)
-        .on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`flock writer exited ${code}`)))),
-    );
-    expect(fs.readFileSync(path.join(dir(), '10.1.0.5'), 'utf8')).toBe('other\r\neth0');
-    expect(String((await s.add(att('d')))[0]?.ip)).toBe('10.1.0.6');
-    expect(s.rescans).toBe(scans + 1);
-    expect(String((await s.add(att('e')))[0]?.ip)).toBe('10.1.0.2');
-    expect((await s.get(att('other'))).map((e) => e.ip.toString())).toEqual(['10.1.0.5']);
-  });
-
   it('runs concurrent requests in one lock acquisition without handing an address out twice', async () => {
     const s = await open([[{ subnet: '10.2.0.0/24' }]]);
     const all = await Promise.all(Array.from({ length: 100 }, (_, i) => s.add(att(`c${i}`))));
@@ -146,13 +111,11 @@ describe('HostLocalStore', () => {
       let n = 0;
       return { lock: { acquire: () => (n++, inner.acquire()), release: () => inner.release(), close: () => inner.close() }, count: () => n };
     };
-    const plain = counted(new PerlHelperLock(path.join(dataDir, 'lock-a')));
-    fs.writeFileSync(path.join(dataDir, 'lock-a'), '');
+    const plain = counted(new InProcessLock());
     const a = await open(v4, { network: 'a', lock: plain.lock });
     for (const id of ['a', 'b', 'c']) await a.add(att(id));
     expect(plain.count()).toBe(4);
-    fs.writeFileSync(path.join(dataDir, 'lock-b'), '');
-    const lingering = counted(new PerlHelperLock(path.join(dataDir, 'lock-b')));
+    const lingering = counted(new InProcessLock());
     const b = await open(v4, { network: 'b', lock: lingering.lock, lockHoldMs: 10_000 });
     for (const id of ['a', 'b', 'c']) await b.add(att(id));
     expect(lingering.count()).toBeLessThan(4);

@@ -1,6 +1,7 @@
 // IPPool allocation: StatefulSet pre-allocation and reuse, conflict retries, exhaustion, growth only.
 import type { IPPool } from '@switchyard/apis';
-import { InMemoryIPPoolStore, IPPoolAllocator, IpamError, ipPoolStoreCompliance, type IPPoolResource, type IPPoolStore } from '@switchyard/ipam';
+import { InMemoryIPPoolStore, IPPoolAllocator, IpamError, type IPPoolResource, type IPPoolStore } from '@switchyard/ipam';
+import { ipPoolStoreCompliance } from '@switchyard/ipam/testing';
 
 const pool = (name: string, ipRanges: IPPoolResource['spec']['ipRanges'], gateway = '10.10.0.1'): IPPoolResource => ({
   apiVersion: 'crd.antrea.io/v1beta1',

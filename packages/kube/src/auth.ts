@@ -5,9 +5,8 @@
 // Results are cached briefly (injectable clock).
 import type http from 'node:http';
 import type { TLSSocket } from 'node:tls';
+import { silentLogger, systemClock, type Clock, type Logger } from '@switchyard/runtime';
 import type { KubeClient } from './client';
-import { systemClock, type Clock } from './clock';
-import { silentLogger, type Logger } from './logger';
 
 /** An authenticated caller. */
 export interface UserInfo {
@@ -30,9 +29,36 @@ export interface AccessAttributes {
   path?: string;
 }
 
+/** The subject of a verified TLS client certificate, as node's `getPeerCertificate()` gives it. */
+export interface PeerCertificateSubject {
+  CN?: string | string[];
+  O?: string | string[];
+}
+
+/**
+ * What authentication reads of a request: its headers and, on a TLS connection, whether the
+ * client certificate verified and its subject. `http.IncomingMessage` is one.
+ */
+export interface AuthRequest {
+  readonly headers: http.IncomingHttpHeaders;
+  /** The connection; a TLS one carries `authorized` and `getPeerCertificate()`. */
+  readonly socket: object;
+}
+
+/** The TLS side of a request's socket, where there is one. */
+interface VerifiedPeer {
+  authorized: boolean;
+  getPeerCertificate(): { subject?: PeerCertificateSubject } | undefined;
+}
+
+function tlsPeer(socket: object): VerifiedPeer | undefined {
+  const s = socket as Partial<Pick<TLSSocket, 'authorized' | 'getPeerCertificate'>>;
+  return s.authorized === true && typeof s.getPeerCertificate === 'function' ? (s as VerifiedPeer) : undefined;
+}
+
 /** Who is calling and may they: implemented on the Kubernetes API by {@link KubeDelegatedAuth}. */
 export interface RequestAuth {
-  authenticate(req: http.IncomingMessage): Promise<UserInfo | undefined>;
+  authenticate(req: AuthRequest): Promise<UserInfo | undefined>;
   authorize(user: UserInfo, attrs: AccessAttributes): Promise<boolean>;
 }
 
@@ -83,10 +109,10 @@ export class KubeDelegatedAuth implements RequestAuth {
     this.clientCerts = options.clientCertificates ?? false;
   }
 
-  async authenticate(req: http.IncomingMessage): Promise<UserInfo | undefined> {
-    const sock = req.socket as TLSSocket;
+  async authenticate(req: AuthRequest): Promise<UserInfo | undefined> {
+    const sock = tlsPeer(req.socket);
     // Requests relayed by the API server's aggregator: trust X-Remote-* only with a verified proxy certificate.
-    if (sock.authorized && typeof sock.getPeerCertificate === 'function') {
+    if (sock) {
       const cn = sock.getPeerCertificate()?.subject?.CN;
       const user = req.headers['x-remote-user'];
       if (cn && this.proxyNames.has(Array.isArray(cn) ? (cn[0] ?? '') : cn) && typeof user === 'string' && user !== '') {

@@ -11,10 +11,11 @@ export { KubeConfigClient, collectionPath } from './client';
 export type { KubeClient, KubeConfigSource, WatchStream } from './client';
 export { Informer } from './informer';
 export type { InformerOptions, InformerEvent, InformerStats, KubeObject, ResourceSpec } from './informer';
-export { systemClock, ManualClock } from './clock';
-export type { Clock, TimerHandle } from './clock';
+// The logger and clock every Switchyard package shares, re-exported under kube's names.
+export { silentLogger, systemClock } from '@switchyard/runtime';
+export type { Clock, Logger, TimerHandle } from '@switchyard/runtime';
+/** @deprecated A test clock: import it from `@switchyard/runtime/testing`. */
+export { ManualClock } from '@switchyard/runtime/testing';
 export { KubeRequestError } from './errors';
 export { KubeDelegatedAuth, nodeOf, NODE_NAME_EXTRA } from './auth';
-export type { RequestAuth, UserInfo, AccessAttributes, DelegatedAuthOptions } from './auth';
-export { silentLogger } from './logger';
-export type { Logger } from './logger';
+export type { AuthRequest, PeerCertificateSubject, RequestAuth, UserInfo, AccessAttributes, DelegatedAuthOptions } from './auth';

@@ -2,11 +2,9 @@
 // cache so no change is lost), reconnect with exponential backoff and jitter, and a liveness timer.
 // Written on raw list/watch rather than client-node's makeInformer, which stops on errors, has no
 // backoff and hands out Date objects from LIST but strings from WATCH.
-import type { Clock } from './clock';
-import { systemClock } from './clock';
+import { Backoff, backoffDelay, silentLogger, sleep, systemClock, type BackoffPolicy, type Clock, type Logger } from '@switchyard/runtime';
 import { KubeRequestError } from './errors';
 import { collectionPath, type KubeClient, type WatchStream } from './client';
-import { silentLogger, type Logger } from './logger';
 
 /** A Kubernetes object as JSON (dates are RFC 3339 strings). */
 export interface KubeObject {
@@ -80,8 +78,10 @@ export class Informer {
   private resourceVersion = '';
   private stopped = false;
   private current: WatchStream | undefined;
-  private sleeping: { cancel(): void; wake(): void } | undefined;
-  private attempt = 0;
+  /** Aborted by stop(): wakes a sleeping loop. */
+  private readonly stopping = new AbortController();
+  private readonly policy: BackoffPolicy;
+  private readonly backoff: Backoff;
   private absent = false;
   private syncedResolve!: () => void;
   /** Resolves after the first successful LIST has been delivered. */
@@ -104,6 +104,9 @@ export class Informer {
       watchTimeoutSeconds: options.watchTimeoutSeconds ?? 300,
       pageSize: options.pageSize ?? 500,
     };
+    // client-go's wait.Jitter: up to `jitter` of the delay added, never less than the base.
+    this.policy = { initialMs: this.o.initialBackoffMs, maxMs: this.o.maxBackoffMs, jitter: { above: this.o.jitter } };
+    this.backoff = new Backoff(this.policy, { random: this.o.random, clock: this.clock });
     this.selectors = {
       ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}),
       ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}),
@@ -124,32 +127,18 @@ export class Informer {
   async stop(): Promise<void> {
     this.stopped = true;
     this.current?.abort();
-    this.sleeping?.wake();
+    this.stopping.abort();
     await this.loopDone;
   }
 
   /** Delay before retry number `attempt` (0-based): exponential, capped, with jitter. */
   backoffDelay(attempt: number): number {
-    const base = Math.min(this.o.maxBackoffMs, this.o.initialBackoffMs * 2 ** Math.min(attempt, 30));
-    return Math.round(base * (1 + this.o.jitter * this.o.random()));
+    return backoffDelay(this.policy, attempt, this.o.random());
   }
 
+  /** Sleeps on the clock; stop() wakes it. */
   private sleep(ms: number): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    return new Promise((resolve) => {
-      const t = this.clock.setTimeout(() => {
-        this.sleeping = undefined;
-        resolve();
-      }, ms);
-      this.sleeping = {
-        cancel: () => t.cancel(),
-        wake: () => {
-          t.cancel();
-          this.sleeping = undefined;
-          resolve();
-        },
-      };
-    });
+    return sleep(ms, { clock: this.clock, signal: this.stopping.signal });
   }
 
   private async run(): Promise<void> {
@@ -173,10 +162,10 @@ export class Informer {
           needList = true;
           continue;
         }
-        if (outcome === 'progress') this.attempt = 0;
+        if (outcome === 'progress') this.backoff.reset();
         if (outcome === 'idle') {
           // Closed without delivering anything: treat as a failure so a flapping server is not hammered.
-          await this.sleep(this.backoffDelay(this.attempt++));
+          await this.backoff.wait(this.stopping.signal);
         }
       } catch (e) {
         if (this.stopped) break;
@@ -186,7 +175,7 @@ export class Informer {
           needList = true;
           continue;
         }
-        const delay = this.backoffDelay(this.attempt++);
+        const delay = this.backoff.next();
         this.log.warn({ resource: this.spec.plural, err: (e as Error).message, delayMs: delay }, 'list/watch failed; retrying');
         await this.sleep(delay);
       }
@@ -267,7 +256,7 @@ export class Informer {
           throw new KubeRequestError('WATCH', this.spec.plural, code ?? 500, obj);
         }
         progress = true;
-        this.attempt = 0;
+        this.backoff.reset();
         const rv = obj.metadata?.resourceVersion;
         if (rv) this.resourceVersion = rv;
         if (ev.type === 'BOOKMARK') continue;

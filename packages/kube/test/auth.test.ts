@@ -1,6 +1,6 @@
 /** Delegated authentication: tokens via TokenReview, front-proxy headers, verified client certificates. */
-import type http from 'node:http';
-import { KubeDelegatedAuth, ManualClock, type KubeClient, type WatchStream } from '../src/index';
+import { ManualClock } from '@switchyard/runtime/testing';
+import { KubeDelegatedAuth, type AuthRequest, type KubeClient, type WatchStream } from '../src/index';
 
 function fakeKube(users: Record<string, { username: string; groups: string[] }>, allowed: (spec: Record<string, unknown>) => boolean) {
   const calls: string[] = [];
@@ -19,8 +19,10 @@ function fakeKube(users: Record<string, { username: string; groups: string[] }>,
   return { kube, calls };
 }
 
-const req = (headers: Record<string, string>, cert?: { CN: string; O?: string | string[] }): http.IncomingMessage =>
-  ({ headers, socket: cert ? { authorized: true, getPeerCertificate: () => ({ subject: cert }) } : { authorized: false } }) as unknown as http.IncomingMessage;
+const req = (headers: Record<string, string>, cert?: { CN: string; O?: string | string[] }): AuthRequest => ({
+  headers,
+  socket: cert ? { authorized: true, getPeerCertificate: () => ({ subject: cert }) } : { authorized: false },
+});
 
 describe('KubeDelegatedAuth', () => {
   it('authenticates a bearer token through TokenReview and caches the answer until the TTL passes', async () => {

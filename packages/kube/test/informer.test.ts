@@ -1,4 +1,4 @@
-import { ManualClock } from '../src';
+import { ManualClock } from '@switchyard/runtime/testing';
 import { Informer, type InformerEvent } from '../src';
 import { FakeKube, gone, pod, settle } from './fake-kube';
 

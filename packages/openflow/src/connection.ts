@@ -1,6 +1,7 @@
 /** A connection to one switch (unix `<bridge>.mgmt` or TCP): handshake, keepalive, xid correlation, bundles, reconnect. */
 import { EventEmitter } from 'node:events';
 import { createConnection, type Socket } from 'node:net';
+import { Backoff, silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 import { Writer } from './buf';
 import { OfDecodeError, OpenFlowError } from './errors';
 import type { Action, Flow } from './flow';
@@ -22,31 +23,6 @@ import {
   type PortStats,
   type TableStats,
 } from './messages';
-
-/** pino-compatible logger; the library is silent without one. */
-export interface Logger {
-  debug(obj: unknown, msg?: string): void;
-  info(obj: unknown, msg?: string): void;
-  warn(obj: unknown, msg?: string): void;
-  error(obj: unknown, msg?: string): void;
-}
-const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-
-/** Time source and timers, injectable so keepalive and timeouts are testable without sleeping. */
-export interface Clock {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-export const systemClock: Clock = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref?.();
-    return t;
-  },
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
-};
 
 /** The switch answered a request with an OpenFlow error. */
 export class OfSwitchError extends OpenFlowError {
@@ -110,7 +86,7 @@ export type PacketIn = Extract<OfMessage, { type: 'packetIn' | 'packetIn2' }>;
 interface Pending {
   resolve(m: OfMessage & { xid: number }): void;
   reject(e: Error): void;
-  timer: unknown;
+  timer: TimerHandle;
   request: OfMessage;
   /** Multipart replies accumulate here until the last one. */
   parts?: MultipartReply[];
@@ -136,12 +112,38 @@ export interface SwitchConnectionEvents {
 }
 
 /**
+ * What a flow installer needs of a switch: atomic bundles, plain flow-mods and a flow dump.
+ * {@link SwitchConnection} is one; a test passes a recording one.
+ */
+export interface FlowTransport {
+  /** Sends the messages in one bundle (atomic and ordered by default); see {@link SwitchConnection.bundle}. */
+  bundle(messages: Iterable<OfMessage> | AsyncIterable<OfMessage>, flags?: BundleFlags): Promise<void>;
+  /** Sends flow-mods outside a bundle, then a barrier. */
+  flowMods(mods: Iterable<{ command: FlowModCommand; flow: Flow }>): Promise<void>;
+  /** The flows in the switch matching `filter` (all by default). */
+  dumpFlows(filter?: FlowFilter): Promise<Flow[]>;
+}
+
+/**
+ * What a packet-in handler needs of a switch: the packet-in events, resuming a paused pipeline
+ * and sending a packet. {@link SwitchConnection} is one; a test passes a scripted one.
+ */
+export interface PacketInChannel {
+  on(event: 'packetIn', listener: (p: PacketIn) => void): unknown;
+  off(event: 'packetIn', listener: (p: PacketIn) => void): unknown;
+  /** Resumes the pipeline of a paused packet (NXT_RESUME from a packet-in2 continuation). */
+  resume(p: Extract<OfMessage, { type: 'packetIn2' }>): Promise<void>;
+  /** Sends `data` through `actions` as if it had arrived on `inPort`. */
+  packetOut(data: Uint8Array, actions: Action[], inPort?: number): Promise<void>;
+}
+
+/**
  * A connection to a switch. Create with {@link SwitchConnection.connect}.
  *
  * Events: `packetIn`, `message` (unsolicited messages), `disconnected`, `dead` (no traffic within
  * `deadAfter`), `reconnected` (after `onReconnect` ran), `error` (only if a listener exists).
  */
-export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
+export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> implements FlowTransport, PacketInChannel {
   private socket: Socket | undefined;
   private readonly log: Logger;
   private readonly clock: Clock;
@@ -150,9 +152,9 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
   private readonly tracked = new Map<number, Tracked>();
   private rx: Buffer = Buffer.alloc(0);
   private lastRx = 0;
-  private keepaliveTimer: unknown;
+  private keepaliveTimer: TimerHandle | undefined;
   private closed = false;
-  private reconnectDelay: number;
+  private readonly reconnectBackoff: Backoff;
   private nextBundleId = 1;
   private readonly packetQueue: PacketIn[] = [];
   /** Packet-ins dropped because iterators did not keep up. */
@@ -164,9 +166,11 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
 
   private constructor(readonly options: ConnectionOptions) {
     super();
-    this.log = options.logger ?? silent;
+    this.log = options.logger ?? silentLogger;
     this.clock = options.clock ?? systemClock;
-    this.reconnectDelay = this.reconnectOpts().minDelay;
+    const r = this.reconnectOpts();
+    // Doubling from minDelay to maxDelay, no jitter (one controller per switch: nothing to spread).
+    this.reconnectBackoff = new Backoff({ initialMs: r.minDelay, maxMs: r.maxDelay });
     this.targetName = 'path' in options.target ? `unix:${options.target.path}` : `tcp:${options.target.host}:${options.target.port}`;
   }
 
@@ -233,11 +237,11 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
       const t = this.clock.setTimeout(() => reject(new OfConnectionError('OF_TIMEOUT', `${what} timed out after ${ms} ms`, this.targetName)), ms);
       p.then(
         (v) => {
-          this.clock.clearTimeout(t);
+          t.cancel();
           resolve(v);
         },
         (e: unknown) => {
-          this.clock.clearTimeout(t);
+          t.cancel();
           reject(e as Error);
         },
       );
@@ -276,7 +280,7 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
         const p = this.pending.get(xid);
         if (p) {
           this.pending.delete(xid);
-          this.clock.clearTimeout(p.timer);
+          p.timer.cancel();
           p.reject(e);
         }
       }
@@ -331,7 +335,7 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
     }
     if (m.type === 'error') {
       this.pending.delete(m.xid);
-      this.clock.clearTimeout(p.timer);
+      p.timer.cancel();
       p.reject(new OfSwitchError(m.typeName, m.codeName, p.request));
       return;
     }
@@ -340,7 +344,7 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
       return;
     }
     this.pending.delete(m.xid);
-    this.clock.clearTimeout(p.timer);
+    p.timer.cancel();
     if (m.type === 'multipartReply' && p.parts) {
       p.parts.push(m.reply);
       p.resolve({ ...m, reply: mergeParts(p.parts) });
@@ -350,10 +354,10 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
   private onClose(socket: Socket): void {
     if (this.socket !== socket) return;
     this.socket = undefined;
-    this.clock.clearTimeout(this.keepaliveTimer);
+    this.keepaliveTimer?.cancel();
     const err = new OfConnectionError('OF_CLOSED', 'connection closed', this.targetName);
     for (const [, p] of this.pending) {
-      this.clock.clearTimeout(p.timer);
+      p.timer.cancel();
       p.reject(err);
     }
     this.pending.clear();
@@ -368,13 +372,12 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
   }
 
   private scheduleReconnect(): void {
-    const delay = this.reconnectDelay;
-    this.reconnectDelay = Math.min(this.reconnectDelay * 2, this.reconnectOpts().maxDelay);
+    const delay = this.reconnectBackoff.next();
     this.clock.setTimeout(() => {
       if (this.closed) return;
       this.open().then(
         async () => {
-          this.reconnectDelay = this.reconnectOpts().minDelay;
+          this.reconnectBackoff.reset();
           try {
             await this.options.onReconnect?.(this);
           } catch (e) {
@@ -396,7 +399,7 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
   private scheduleKeepalive(): void {
     const interval = this.options.echoInterval ?? 5000;
     const deadAfter = this.options.deadAfter ?? interval * 3;
-    this.clock.clearTimeout(this.keepaliveTimer);
+    this.keepaliveTimer?.cancel();
     this.keepaliveTimer = this.clock.setTimeout(() => {
       if (!this.socket) return;
       const idle = this.clock.now() - this.lastRx;
@@ -672,7 +675,7 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> {
   /** Close for good (no reconnect). */
   async close(): Promise<void> {
     this.closed = true;
-    this.clock.clearTimeout(this.keepaliveTimer);
+    this.keepaliveTimer?.cancel();
     for (const w of this.packetWaiters.splice(0)) w({ value: undefined, done: true });
     const s = this.socket;
     if (!s) return;

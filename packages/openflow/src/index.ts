@@ -4,5 +4,8 @@
  * @packageDocumentation
  */
 export * from './codec';
-export { SwitchConnection, OfSwitchError, OfConnectionError, systemClock } from './connection';
-export type { ConnectionOptions, Target, Clock, Logger, PacketIn, SwitchConnectionEvents } from './connection';
+export { SwitchConnection, OfSwitchError, OfConnectionError } from './connection';
+export type { ConnectionOptions, FlowTransport, PacketIn, PacketInChannel, Target, SwitchConnectionEvents } from './connection';
+// The logger and clock every Switchyard package shares, re-exported under openflow's names.
+export { systemClock } from '@switchyard/runtime';
+export type { Clock, Logger } from '@switchyard/runtime';

@@ -4,36 +4,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeMessage, encodeMessage, peekLength, type OfMessage } from '../src/codec';
-import { OfConnectionError, SwitchConnection, type Clock } from '../src/index';
-
-class ManualClock implements Clock {
-  t = 0;
-  private timers = new Map<number, { at: number; fn: () => void }>();
-  private id = 0;
-  now(): number {
-    return this.t;
-  }
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = ++this.id;
-    this.timers.set(id, { at: this.t + ms, fn });
-    return id;
-  }
-  clearTimeout(h: unknown): void {
-    this.timers.delete(h as number);
-  }
-  /** Advance time, firing due timers in order. */
-  advance(ms: number): void {
-    const end = this.t + ms;
-    for (;;) {
-      const due = [...this.timers.entries()].filter(([, v]) => v.at <= end).sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      this.timers.delete(due[0]);
-      this.t = due[1].at;
-      due[1].fn();
-    }
-    this.t = end;
-  }
-}
+import { ManualClock } from '@switchyard/runtime/testing';
+import { OfConnectionError, SwitchConnection } from '../src/index';
 
 /** A fake switch: answers the handshake and barriers; `answerEcho` decides about echo requests. */
 class FakeSwitch {
@@ -92,7 +64,7 @@ const until = async (cond: () => boolean): Promise<void> => {
 };
 
 it('negotiates OpenFlow 1.5, reads the datapath id and asks for NXT_PACKET_IN2 with a miss_send_len', async () => {
-  const clock = new ManualClock();
+  const clock = new ManualClock(0);
   const c = await SwitchConnection.connect({ target: { path: sw.path }, clock, reconnect: false });
   expect(c.datapathId).toBe(0x1234n);
   expect(sw.received.map((m) => m.type)).toEqual(['hello', 'featuresRequest', 'setConfig', 'setPacketInFormat', 'barrierRequest']);
@@ -104,7 +76,7 @@ it('connects over TCP as well as a unix socket', async () => {
   await new Promise<void>((r) => tcp.server.listen(0, '127.0.0.1', r));
   const port = (tcp.server.address() as { port: number }).port;
   try {
-    const c = await SwitchConnection.connect({ target: { host: '127.0.0.1', port }, clock: new ManualClock(), reconnect: false });
+    const c = await SwitchConnection.connect({ target: { host: '127.0.0.1', port }, clock: new ManualClock(0), reconnect: false });
     expect(c.targetName).toBe(`tcp:127.0.0.1:${port}`);
     expect(c.datapathId).toBe(0x1234n);
     await c.barrier();
@@ -115,7 +87,7 @@ it('connects over TCP as well as a unix socket', async () => {
 });
 
 it('sends echo requests when idle and declares a silent switch dead', async () => {
-  const clock = new ManualClock();
+  const clock = new ManualClock(0);
   const c = await SwitchConnection.connect({ target: { path: sw.path }, clock, echoInterval: 1000, deadAfter: 3000, reconnect: false });
   const events: string[] = [];
   c.on('dead', () => events.push('dead'));
@@ -131,7 +103,7 @@ it('sends echo requests when idle and declares a silent switch dead', async () =
 });
 
 it('stays up while the switch answers echo requests', async () => {
-  const clock = new ManualClock();
+  const clock = new ManualClock(0);
   const c = await SwitchConnection.connect({ target: { path: sw.path }, clock, echoInterval: 1000, deadAfter: 3000, reconnect: false });
   const dead = jest.fn();
   c.on('dead', dead);
@@ -147,7 +119,7 @@ it('stays up while the switch answers echo requests', async () => {
 });
 
 it('times out a request whose reply never comes, by xid', async () => {
-  const clock = new ManualClock();
+  const clock = new ManualClock(0);
   const c = await SwitchConnection.connect({ target: { path: sw.path }, clock, reconnect: false });
   const p = c.request({ type: 'getConfigRequest' }, 500);
   await until(() => sw.received.some((m) => m.type === 'getConfigRequest'));
@@ -158,7 +130,7 @@ it('times out a request whose reply never comes, by xid', async () => {
 });
 
 it('reconnects after the switch drops the connection and runs the replay hook', async () => {
-  const clock = new ManualClock();
+  const clock = new ManualClock(0);
   const replays: number[] = [];
   const c = await SwitchConnection.connect({ target: { path: sw.path }, clock, reconnect: { minDelay: 100, maxDelay: 100 }, onReconnect: () => void replays.push(clock.now()) });
   const back = new Promise<void>((r) => c.once('reconnected', () => r()));
@@ -174,7 +146,7 @@ it('reconnects after the switch drops the connection and runs the replay hook', 
 });
 
 it('delivers packet-ins to the emitter and iterators, dropping the oldest when an iterator falls behind', async () => {
-  const c = await SwitchConnection.connect({ target: { path: sw.path }, clock: new ManualClock(), reconnect: false, packetInQueue: 2 });
+  const c = await SwitchConnection.connect({ target: { path: sw.path }, clock: new ManualClock(0), reconnect: false, packetInQueue: 2 });
   const seen: number[] = [];
   c.on('packetIn', (p) => seen.push(p.type === 'packetIn2' ? (p.userdata?.[0] ?? -1) : -1));
   const it = c.packetIns();

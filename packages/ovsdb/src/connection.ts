@@ -1,10 +1,9 @@
 // A self-healing OVSDB session: reconnect with backoff + jitter, inactivity probe, typed failure of pending requests.
 import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
-import { systemClock, type Clock, type TimerHandle } from './clock';
+import { Backoff, backoffDelay as delayOf, silentLogger, systemClock, type BackoffPolicy, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 import { ClosedError, DisconnectedError, type OvsdbError } from './errors';
 import { JsonRpcPeer } from './jsonrpc/peer';
-import { silentLogger, type Logger } from './logger';
 import {
   describeEndpoint,
   openStream,
@@ -54,13 +53,18 @@ export interface ConnectionEvents {
   backoff: [info: { attempt: number; delayMs: number; error: Error }];
 }
 
+/** The reconnect policy in @switchyard/runtime's terms: jitter takes up to its share off the delay. */
+function reconnectPolicy(opts: BackoffOptions): BackoffPolicy {
+  return {
+    initialMs: opts.initialDelayMs ?? 100,
+    maxMs: opts.maxDelayMs ?? 8000,
+    jitter: { below: Math.min(1, Math.max(0, opts.jitter ?? 0.5)) },
+  };
+}
+
 /** Computes the delay before reconnect attempt `attempt` (0-based). Pure; exported for tests. */
 export function backoffDelay(attempt: number, opts: BackoffOptions, random: number): number {
-  const initial = opts.initialDelayMs ?? 100;
-  const max = opts.maxDelayMs ?? 8000;
-  const jitter = Math.min(1, Math.max(0, opts.jitter ?? 0.5));
-  const base = Math.min(max, initial * 2 ** Math.min(attempt, 30));
-  return Math.round(base * (1 - jitter * random));
+  return delayOf(reconnectPolicy(opts), attempt, random);
 }
 
 /**
@@ -76,7 +80,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   private peer: JsonRpcPeer | undefined;
   private closed = false;
   private everConnected = false;
-  private attempt = 0;
+  private readonly backoff: Backoff;
   private retryTimer: TimerHandle | undefined;
   private probeTimer: TimerHandle | undefined;
   private lastActivity = 0;
@@ -89,6 +93,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
     this.opts = opts;
     this.clock = opts.clock ?? systemClock;
     this.log = opts.logger ?? silentLogger;
+    this.backoff = new Backoff(reconnectPolicy(typeof opts.reconnect === 'object' ? opts.reconnect : {}), { random: opts.random ?? Math.random });
   }
 
   /** True while a session is up. */
@@ -129,7 +134,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
       stream.destroy();
       return;
     }
-    this.attempt = 0;
+    this.backoff.reset();
     const peer = new JsonRpcPeer(stream, {
       logger: this.log,
       ...(this.opts.maxMessageBytes !== undefined ? { maxMessageBytes: this.opts.maxMessageBytes } : {}),
@@ -166,18 +171,17 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   }
 
   private scheduleReconnect(err: Error): void {
-    const b = typeof this.opts.reconnect === 'object' ? this.opts.reconnect : {};
-    const delayMs = backoffDelay(this.attempt, b, (this.opts.random ?? Math.random)());
-    this.emit('backoff', { attempt: this.attempt, delayMs, error: err });
-    this.log.debug({ attempt: this.attempt, delayMs, err: err.message }, 'ovsdb: reconnect scheduled');
-    this.attempt++;
+    const attempt = this.backoff.attempt;
+    const delayMs = this.backoff.next();
+    this.emit('backoff', { attempt, delayMs, error: err });
+    this.log.debug({ attempt, delayMs, err: err.message }, 'ovsdb: reconnect scheduled');
     this.retryTimer = this.clock.setTimeout(() => void this.tryConnect(), delayMs);
   }
 
   private onSessionClosed(peer: JsonRpcPeer, cause: Error | undefined): void {
     if (this.peer !== peer) return;
     this.peer = undefined;
-    if (this.probeTimer !== undefined) this.clock.clearTimeout(this.probeTimer);
+    this.probeTimer?.cancel();
     this.probeTimer = undefined;
     this.log.warn({ err: cause?.message }, 'ovsdb: disconnected');
     this.emit('disconnected', cause);
@@ -263,8 +267,8 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.retryTimer !== undefined) this.clock.clearTimeout(this.retryTimer);
-    if (this.probeTimer !== undefined) this.clock.clearTimeout(this.probeTimer);
+    this.retryTimer?.cancel();
+    this.probeTimer?.cancel();
     this.retryTimer = undefined;
     this.probeTimer = undefined;
     const first = this.firstConnect;

@@ -16,9 +16,9 @@ export {
   ConflictError,
   CanceledError,
 } from './errors';
-export type { Logger } from './logger';
-export type { Clock, TimerHandle } from './clock';
-export { systemClock } from './clock';
+// The logger and clock every Switchyard package shares, re-exported under ovsdb's names.
+export type { Clock, Logger, TimerHandle } from '@switchyard/runtime';
+export { systemClock } from '@switchyard/runtime';
 export { JsonFramer, type JsonFramerOptions } from './jsonrpc/framer';
 export { JsonRpcPeer, type JsonRpcPeerOptions, type NotificationHandler } from './jsonrpc/peer';
 export {

@@ -2,7 +2,7 @@
 import { EventEmitter } from 'node:events';
 import type { MonitorCondition, MonitorRequests, OvsdbClient, TableUpdates2 } from './client';
 import { ConflictError, OvsdbError, RpcError } from './errors';
-import { silentLogger, type Logger } from './logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 import { ops, type Operation, type TransactionResult } from './ops';
 import type { DatabaseSchema } from './schema';
 import { applyDiff, datumEquals, defaultDatum, type Datum } from './values';

@@ -1,6 +1,7 @@
 // Reconnect backoff with jitter, the inactivity probe and pending-request failure, driven by a manual clock.
 import { Connection, backoffDelay, DisconnectedError, type OvsdbError } from '../src/index';
-import { ManualClock, flush, onMessages, streamPair } from './helpers';
+import { ManualClock } from '@switchyard/runtime/testing';
+import { flush, onMessages, streamPair } from './helpers';
 import type { Duplex } from 'node:stream';
 
 describe('backoffDelay', () => {
@@ -18,7 +19,7 @@ describe('backoffDelay', () => {
 });
 
 function harness(opts: { failFirst?: number; probeIntervalMs?: number; random?: () => number } = {}) {
-  const clock = new ManualClock();
+  const clock = new ManualClock(0);
   const servers: Duplex[] = [];
   let attempts = 0;
   const conn = new Connection('unix:/nonexistent', {
@@ -44,11 +45,11 @@ describe('Connection', () => {
     h.conn.on('backoff', (b) => delays.push(b.delayMs));
     const connected = h.conn.connect();
     await flush();
-    expect(h.clock.pending()).toEqual([100]);
-    await h.clock.advance(100);
-    expect(h.clock.pending()).toEqual([200]);
-    await h.clock.advance(200);
-    await h.clock.advance(400);
+    expect(h.clock.pendingDelays()).toEqual([100]);
+    await h.clock.advanceAsync(100, flush);
+    expect(h.clock.pendingDelays()).toEqual([200]);
+    await h.clock.advanceAsync(200, flush);
+    await h.clock.advanceAsync(400, flush);
     await connected;
     expect(delays).toEqual([100, 200, 400]);
     expect(h.attempts()).toBe(4);
@@ -62,8 +63,8 @@ describe('Connection', () => {
     h.conn.on('backoff', (b) => delays.push(b.delayMs));
     const connected = h.conn.connect();
     await flush();
-    await h.clock.advance(50);
-    await h.clock.advance(100);
+    await h.clock.advanceAsync(50, flush);
+    await h.clock.advanceAsync(100, flush);
     await connected;
     expect(delays).toEqual([50, 100]);
     h.conn.close();
@@ -80,7 +81,7 @@ describe('Connection', () => {
     await expect(p).rejects.toBeInstanceOf(DisconnectedError);
     await expect(p).rejects.toThrow(/connection lost while waiting for the reply to transact/);
     await expect(h.conn.request('echo', [])).rejects.toThrow(/not connected/);
-    await h.clock.advance(100);
+    await h.clock.advanceAsync(100, flush);
     expect(events).toEqual(['disconnected', 'connected:true']);
     h.conn.close();
   });
@@ -92,13 +93,13 @@ describe('Connection', () => {
     onMessages(h.servers[0]!, (m) => seen.push(m.method));
     let cause: Error | undefined;
     h.conn.on('disconnected', (c) => (cause = c));
-    await h.clock.advance(999);
+    await h.clock.advanceAsync(999, flush);
     expect(seen).toEqual([]);
-    await h.clock.advance(1);
+    await h.clock.advanceAsync(1, flush);
     expect(seen).toEqual(['echo']);
-    await h.clock.advance(999);
+    await h.clock.advanceAsync(999, flush);
     expect(cause).toBeUndefined();
-    await h.clock.advance(1);
+    await h.clock.advanceAsync(1, flush);
     expect(cause?.message).toMatch(/no reply to inactivity probe within 1000 ms/);
     h.conn.close();
   });
@@ -112,13 +113,13 @@ describe('Connection', () => {
     });
     let dropped = false;
     h.conn.on('disconnected', () => (dropped = true));
-    for (let i = 0; i < 10; i++) await h.clock.advance(1000);
+    for (let i = 0; i < 10; i++) await h.clock.advanceAsync(1000, flush);
     expect(dropped).toBe(false);
     h.conn.close();
   });
 
   test('with reconnect off, a failed first connect rejects', async () => {
-    const clock = new ManualClock();
+    const clock = new ManualClock(0);
     const conn = new Connection('unix:/x', {
       clock,
       reconnect: false,
@@ -133,7 +134,7 @@ describe('Connection', () => {
     const p = h.conn.request('transact', []);
     h.conn.close();
     await expect(p).rejects.toMatchObject({ code: 'OVSDB_DISCONNECTED' });
-    await h.clock.advance(10_000);
+    await h.clock.advanceAsync(10_000, flush);
     expect(h.attempts()).toBe(1);
     await expect(h.conn.request('echo', [])).rejects.toMatchObject({
       code: 'OVSDB_CLOSED',

@@ -1,46 +1,10 @@
-// Unit-test helpers: a manual clock, an in-memory stream pair, a scripted fake OVSDB peer on a unix socket.
+// Unit-test helpers: an in-memory stream pair, a scripted fake OVSDB peer on a unix socket.
 import { Duplex } from 'node:stream';
 import { createServer, type Server, type Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { JsonFramer, type Clock } from '../src/index';
-
-/** A clock whose time only moves when the test says so. */
-export class ManualClock implements Clock {
-  private t = 0;
-  private seq = 0;
-  private timers = new Map<number, { at: number; fn: () => void }>();
-  now = (): number => this.t;
-  setTimeout = (fn: () => void, ms: number): unknown => {
-    const id = ++this.seq;
-    this.timers.set(id, { at: this.t + ms, fn });
-    return id;
-  };
-  clearTimeout = (h: unknown): void => {
-    this.timers.delete(h as number);
-  };
-  /** Pending timer delays from now. */
-  pending(): number[] {
-    return [...this.timers.values()].map((x) => x.at - this.t).sort((a, b) => a - b);
-  }
-  /** Moves time forward, firing due timers in order (letting promises settle between them). */
-  async advance(ms: number): Promise<void> {
-    const end = this.t + ms;
-    for (;;) {
-      const due = [...this.timers.entries()]
-        .filter(([, x]) => x.at <= end)
-        .sort((a, b) => a[1].at - b[1].at)[0];
-      if (!due) break;
-      this.timers.delete(due[0]);
-      this.t = due[1].at;
-      due[1].fn();
-      await flush();
-    }
-    this.t = end;
-    await flush();
-  }
-}
+import { JsonFramer } from '../src/index';
 
 /** Lets pending promise callbacks and I/O callbacks run. */
 export const flush = (): Promise<void> => new Promise((r) => setImmediate(r));

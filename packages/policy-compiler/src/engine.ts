@@ -3,6 +3,7 @@
 // state (inputs, member index, group index, membership, span, policies, change records); work per
 // event is proportional to what it changes.
 import type { ClusterGroup, ExternalEntity, Group, LabelIdentity, Namespace, Node, Pod, Service, Tier } from '@switchyard/apis/types';
+import type { Logger } from '@switchyard/runtime';
 import { ChangeRecorder } from './change-record';
 import { ClusterInputs } from './cluster-inputs';
 import type { CompiledPolicy } from './compile';
@@ -25,14 +26,6 @@ import type { ClusterEvent, ClusterObject, ObjectKind, PolicyDelta, PolicySnapsh
 
 export { kindOf } from './object-kinds';
 export { toWatchEvents } from './delta';
-
-/** pino-compatible logger; the engine is silent without one. */
-export interface Logger {
-  debug(obj: unknown, msg?: string): void;
-  info(obj: unknown, msg?: string): void;
-  warn(obj: unknown, msg?: string): void;
-  error(obj: unknown, msg?: string): void;
-}
 
 /** Options of {@link PolicyEngine}. */
 export interface PolicyEngineOptions {

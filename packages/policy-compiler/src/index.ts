@@ -5,7 +5,8 @@
  * @packageDocumentation
  */
 export { PolicyEngine, toWatchEvents, kindOf } from './engine';
-export type { Logger, PolicyEngineOptions } from './engine';
+export type { PolicyEngineOptions } from './engine';
+export type { Logger } from '@switchyard/runtime';
 export type { LoadInput, LoadOptions, ClusterObjectList } from './load-input';
 export { explain, queryEndpoint, engineOf } from './explain';
 export type { Endpoint, FlowQuery, Explanation, DirectionVerdict, VerdictReason, EndpointQueryResult, RuleRef } from './explain';

@@ -111,7 +111,7 @@ export class Authenticator {
     const token = `${body}.${sig}`;
     if (!secretName) {
       const ref: SaTokenRef = { namespace, serviceAccount };
-      if (expirationSeconds !== undefined) ref.expires = this.api.clock.now().getTime() + expirationSeconds * 1000;
+      if (expirationSeconds !== undefined) ref.expires = this.api.clock.now() + expirationSeconds * 1000;
       this.saTokens.set(token, ref);
     }
     return token;
@@ -123,7 +123,7 @@ export class Authenticator {
     if (st) return { ...st, groups: [...new Set([...st.groups, 'system:authenticated'])] };
     const ref = this.saTokens.get(token);
     if (!ref) return undefined;
-    if (ref.expires !== undefined && ref.expires < this.api.clock.now().getTime()) return undefined;
+    if (ref.expires !== undefined && ref.expires < this.api.clock.now()) return undefined;
     const sa = this.api.tryGet(this.api.type('', 'serviceaccounts'), ref.namespace, ref.serviceAccount);
     if (!sa) return undefined;
     if (ref.secretName && !this.api.tryGet(this.api.type('', 'secrets'), ref.namespace, ref.secretName)) return undefined;

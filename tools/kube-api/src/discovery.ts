@@ -155,8 +155,8 @@ export function humanAge(seconds: number): string {
 }
 
 /** meta.k8s.io/v1 Table for kubectl get; printer columns for CRDs, a few built-in layouts. */
-export function toTable(t: ResourceType, version: string, objs: KubeObject[], meta: Record<string, unknown>, includeObject: string, now: Date): Record<string, unknown> {
-  const age = (o: KubeObject): string => (o.metadata.creationTimestamp ? humanAge((now.getTime() - Date.parse(o.metadata.creationTimestamp)) / 1000) : '<unknown>');
+export function toTable(t: ResourceType, version: string, objs: KubeObject[], meta: Record<string, unknown>, includeObject: string, now: number): Record<string, unknown> {
+  const age = (o: KubeObject): string => (o.metadata.creationTimestamp ? humanAge((now - Date.parse(o.metadata.creationTimestamp)) / 1000) : '<unknown>');
   const printer = t.printerColumns.get(version);
   let columns: Column[] = [col('Name', 'string', 0, 'name')];
   const rows = objs.map((o) => {
@@ -167,7 +167,7 @@ export function toTable(t: ResourceType, version: string, objs: KubeObject[], me
       cells = printer.map((p) => {
         const v = jsonPath(o, p.jsonPath);
         // kube-apiserver renders date columns as ages, like the default Age column.
-        return p.type === 'date' && typeof v === 'string' ? humanAge((now.getTime() - Date.parse(v)) / 1000) : (v ?? null);
+        return p.type === 'date' && typeof v === 'string' ? humanAge((now - Date.parse(v)) / 1000) : (v ?? null);
       });
     } else [extraCols, cells] = builtinColumns(t, o);
     columns = [col('Name', 'string', 0, 'name'), ...extraCols];

@@ -11,7 +11,7 @@ import { openapiV3Doc, openapiV3Root, parseV3Path } from './openapi';
 import { apiServiceTarget, findApiService, forward, nodeTarget, type ProxyClientCert, type ProxyTarget, serviceTarget } from './proxy';
 import { apiVersionOf, type ResourceType } from './registry';
 import { parseFieldSelector, parseLabelSelector } from './selectors';
-import type { Clock, KubeObject, Logger } from './types';
+import type { Clock, KubeObject, Logger, TimerHandle } from './types';
 import { isRecord } from './types';
 
 export interface HttpFrontOptions {
@@ -391,7 +391,7 @@ export class HttpFront {
     const spec = isRecord(input.spec) ? input.spec : {};
     const seconds = typeof spec.expirationSeconds === 'number' ? spec.expirationSeconds : 3600;
     const token = this.o.authn.mintServiceAccountToken(ns, name, sa.metadata.uid as string, undefined, seconds);
-    const expires = new Date(this.o.clock.now().getTime() + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const expires = new Date(this.o.clock.now() + seconds * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
     return { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', metadata: { name, namespace: ns, creationTimestamp: null }, spec: { ...spec, expirationSeconds: seconds }, status: { token, expirationTimestamp: expires } };
   }
 
@@ -409,13 +409,13 @@ export class HttpFront {
     res.writeHead(200, { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', 'Transfer-Encoding': 'chunked' });
     res.flushHeaders();
     let closed = false;
-    const timers: unknown[] = [];
+    const timers: TimerHandle[] = [];
     let cancel: () => void = () => undefined;
     const close = (): void => {
       if (closed) return;
       closed = true;
       cancel();
-      for (const h of timers) this.o.clock.clearTimeout(h);
+      for (const h of timers) h.cancel();
       this.openWatches.delete(close);
       res.end();
     };

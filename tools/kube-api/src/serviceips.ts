@@ -1,5 +1,6 @@
 // ClusterIP and NodePort allocation for Services (the controller-manager/apiserver allocators).
 
+import { formatIp, parseCidr, parseIp, type Cidr, type Ip } from '@switchyard/ipam/cidr';
 import { type FieldError } from './errors';
 
 /** Thrown for a service CIDR the allocator cannot use. */
@@ -11,74 +12,78 @@ export class ServiceCidrError extends Error {
   }
 }
 
-function ipToInt(ip: string): number | undefined {
-  const m = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(ip);
-  if (!m) return undefined;
-  const parts = m.slice(1).map(Number);
-  if (parts.some((p) => p > 255)) return undefined;
-  return (((parts[0] as number) << 24) >>> 0) + ((parts[1] as number) << 16) + ((parts[2] as number) << 8) + (parts[3] as number);
-}
-
-function intToIp(n: number): string {
-  return [n >>> 24, (n >>> 16) & 255, (n >>> 8) & 255, n & 255].join('.');
+/** The address when `text` is IPv4, else undefined. */
+function ipv4(text: string): Ip | undefined {
+  try {
+    const ip = parseIp(text);
+    return ip.family === 4 ? ip : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export class ClusterIPAllocator {
-  private readonly base: number;
-  private readonly size: number;
-  private readonly used = new Set<number>();
+  private readonly block: Cidr;
+  /** Allocated addresses, by value. */
+  private readonly used = new Set<bigint>();
   private next = 10;
 
   constructor(readonly cidr: string) {
-    const [addr, lenText] = cidr.split('/');
-    const len = Number(lenText);
-    const a = ipToInt(addr ?? '');
-    if (a === undefined || !Number.isInteger(len) || len < 8 || len > 30) throw new ServiceCidrError(cidr);
-    const mask = len === 0 ? 0 : (0xffffffff << (32 - len)) >>> 0;
-    this.base = (a & mask) >>> 0;
-    this.size = 2 ** (32 - len);
+    let block: Cidr | undefined;
+    try {
+      block = parseCidr(cidr);
+    } catch {
+      block = undefined;
+    }
+    if (!block || block.family !== 4 || block.prefix < 8 || block.prefix > 30) throw new ServiceCidrError(cidr);
+    this.block = block;
   }
 
   /** The first usable address: the `kubernetes` Service's ClusterIP. */
   get first(): string {
-    return intToIp(this.base + 1);
+    return this.block.nth(1).toString();
   }
 
   contains(ip: string): boolean {
-    const n = ipToInt(ip);
-    return n !== undefined && n > this.base && n < this.base + this.size - 1;
+    const a = ipv4(ip);
+    return a !== undefined && this.usable(a);
+  }
+
+  /** In the block and neither its network nor its broadcast address. */
+  private usable(a: Ip): boolean {
+    return this.block.contains(a) && !a.equals(this.block.first) && !a.equals(this.block.last);
   }
 
   /** Reserve a specific address; returns a field error when it cannot be had. */
   reserve(ip: string, field: string): FieldError | undefined {
-    const n = ipToInt(ip);
-    if (n === undefined || !this.contains(ip)) {
+    const a = ipv4(ip);
+    if (a === undefined || !this.usable(a)) {
       return { field, reason: 'FieldValueInvalid', detail: `Invalid value: "${ip}": failed to allocate IP ${ip}: the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${this.cidr}` };
     }
-    if (this.used.has(n)) {
+    if (this.used.has(a.value)) {
       return { field, reason: 'FieldValueInvalid', detail: `Invalid value: "${ip}": failed to allocate IP ${ip}: provided IP is already allocated` };
     }
-    this.used.add(n);
+    this.used.add(a.value);
     return undefined;
   }
 
   allocate(): string | undefined {
-    const usable = this.size - 2;
+    const usable = Number(this.block.size) - 2;
     for (let i = 0; i < usable; i++) {
       const off = ((this.next - 1 + i) % usable) + 1;
-      const n = this.base + off;
-      if (!this.used.has(n)) {
-        this.used.add(n);
+      const value = this.block.base + BigInt(off);
+      if (!this.used.has(value)) {
+        this.used.add(value);
         this.next = off + 1;
-        return intToIp(n);
+        return formatIp(4, value);
       }
     }
     return undefined;
   }
 
   release(ip: string): void {
-    const n = ipToInt(ip);
-    if (n !== undefined) this.used.delete(n);
+    const a = ipv4(ip);
+    if (a !== undefined) this.used.delete(a.value);
   }
 }
 

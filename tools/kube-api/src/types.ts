@@ -15,32 +15,8 @@ export interface KubeObject {
   [key: string]: unknown;
 }
 
-/** Time source; tests inject a fake one. */
-export interface Clock {
-  now(): Date;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const systemClock: Clock = {
-  now: () => new Date(),
-  setTimeout: (fn, ms) => {
-    const t = setTimeout(fn, ms);
-    t.unref?.();
-    return t;
-  },
-  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
-};
-
-/** pino-compatible logger subset. */
-export interface Logger {
-  debug(obj: unknown, msg?: string): void;
-  info(obj: unknown, msg?: string): void;
-  warn(obj: unknown, msg?: string): void;
-  error(obj: unknown, msg?: string): void;
-}
-
-export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+// The clock and logger every Switchyard package shares.
+export { silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -50,7 +26,7 @@ export function clone<T>(v: T): T {
   return structuredClone(v);
 }
 
-/** RFC 3339 at second precision, as metav1.Time serializes. */
-export function rfc3339(d: Date): string {
-  return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** RFC 3339 at second precision, as metav1.Time serializes; `at` in epoch milliseconds. */
+export function rfc3339(at: number): string {
+  return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKubeApi, type KubeApiOptions, type KubeApiServer } from '../src/index';
-import { FakeClock } from './support/fixtures';
+import { ManualClock } from '@switchyard/runtime/testing';
 
 function kubeConfig(s: KubeApiServer): KubeConfig {
   const kc = new KubeConfig();
@@ -71,7 +71,7 @@ describe('client-node informers', () => {
     }));
 
   it('reconnects when the server ends a watch at its timeout', () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     return withServer({ clock }, async (_s, kc) => {
       const r = record(kc, 'default');
       await r.informer.start();

@@ -1,6 +1,6 @@
 import type { KubeApiServer } from '../src/index';
 import { startTestServer, TestClient } from './support/server';
-import { FakeClock } from './support/fixtures';
+import { ManualClock } from '@switchyard/runtime/testing';
 
 let server: KubeApiServer;
 let admin: TestClient;
@@ -136,7 +136,7 @@ describe('review APIs', () => {
 
 describe('token expiry', () => {
   it('stops accepting a ServiceAccount token after its expiration', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const { server: s } = await startTestServer({ clock });
     try {
       const token = s.createServiceAccountToken('default', 'short-lived', 60);

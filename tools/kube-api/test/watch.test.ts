@@ -1,5 +1,5 @@
 import { readWatch, startTestServer } from './support/server';
-import { FakeClock } from './support/fixtures';
+import { ManualClock } from '@switchyard/runtime/testing';
 
 describe('watch resumption and timing', () => {
   it('answers a too-old resourceVersion with an ERROR event carrying a 410 Expired Status', async () => {
@@ -21,7 +21,7 @@ describe('watch resumption and timing', () => {
   });
 
   it('ends the stream at timeoutSeconds and sends bookmarks when allowed', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const { server, client } = await startTestServer({ clock, bookmarkIntervalMs: 1000 });
     try {
       const list = await client.get<{ metadata: { resourceVersion: string } }>('/api/v1/namespaces/default/configmaps');

@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { KubeConfigClient } from '@switchyard/controller';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 import { NETNS_ANNOTATION } from './kubelet';
 import { REPO_ROOT, type LabState } from './lab';
 import { agentGet } from './probe';
@@ -32,14 +33,6 @@ import {
   type Scenario,
 } from './scenario';
 
-/** A pino-compatible logger (silent by default). */
-export interface Logger {
-  debug(o: unknown, msg?: string): void;
-  info(o: unknown, msg?: string): void;
-  warn(o: unknown, msg?: string): void;
-  error(o: unknown, msg?: string): void;
-}
-const silent: Logger = { debug() {}, info() {}, warn() {}, error() {} };
 
 /**
  * Why no SCTP packet is sent: the kernel has no SCTP module here, and where it has one, Node.js
@@ -190,7 +183,7 @@ export class ScenarioRunner {
   private traceMs = 0;
 
   constructor(private readonly o: ProbeRunOptions) {
-    this.log = o.logger ?? silent;
+    this.log = o.logger ?? silentLogger;
     // A state.json from before the lab recorded OVS control sockets: SCTP stays unavailable.
     this.tracer = o.state.nodes.every((n) => n.vswitchdCtl && n.dbRemote) ? new DataplaneTracer(o.state.nodes) : undefined;
   }

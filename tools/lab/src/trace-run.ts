@@ -4,6 +4,7 @@
  * the association is traced through the installed OpenFlow tables of the sender's node, and for a
  * peer on another node, as it arrives from the tunnel on the receiver's node.
  */
+import { sameSubnet } from '@switchyard/agent';
 import { run } from '@switchyard/testbed';
 import type { LabNodeState } from './lab';
 import { agentGet } from './probe';
@@ -56,12 +57,6 @@ async function interfaces(dbRemote: string): Promise<Map<string, { ofport: numbe
   const j = JSON.parse(r.stdout) as { data: [string, number | unknown, string | unknown][] };
   return new Map(j.data.map(([name, ofport, mac]) => [name, { ofport: typeof ofport === 'number' ? ofport : -1, mac: typeof mac === 'string' ? mac : '' }]));
 }
-
-const sameSubnet = (a: string, b: string, len: number): boolean => {
-  const n = (ip: string): number => ip.split('.').reduce((acc, o) => (acc << 8) | Number(o), 0) >>> 0;
-  const mask = len === 0 ? 0 : (~0 << (32 - len)) >>> 0;
-  return ((n(a) & mask) >>> 0) === ((n(b) & mask) >>> 0);
-};
 
 /** Judges cells on a lab's node bridges with ofproto/trace. */
 export class DataplaneTracer {

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { PodRequest } from '../pods';
 import type { CniResult } from './spec';
-import { silentLogger, type Logger } from '../logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 import type { AgentMetrics } from '../metrics';
 import {
   CNI_METHODS,

@@ -8,9 +8,9 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Match } from '@switchyard/openflow/codec';
-import type { PacketIn, SwitchConnection } from '@switchyard/openflow';
+import type { PacketIn, PacketInChannel } from '@switchyard/openflow';
 import { ruleKey, type NetworkPolicy, type NetworkPolicyRule } from '@switchyard/openflow-pipeline';
-import { silentLogger, type Logger } from '../logger';
+import { silentLogger, systemClock, type Clock, type Logger } from '@switchyard/runtime';
 
 const PACKETIN_CATEGORY_NP = 1;
 const PACKETIN_OP_LOGGING = 0b1;
@@ -73,8 +73,8 @@ export interface AuditLogOptions {
   file: string;
   /** Lines per second at most (default 500); extra packets are counted and reported. */
   rateLimit?: number;
-  now?: () => number;
-  setTimeout?: (fn: () => void, ms: number) => unknown;
+  /** Time of the lines and of the one-second folding (default the system clock). */
+  clock?: Clock;
   logger?: Logger;
 }
 
@@ -86,8 +86,7 @@ interface Pending {
 
 /** Writes np.log lines for logged packets. */
 export class PolicyAuditLog {
-  private readonly now: () => number;
-  private readonly timer: (fn: () => void, ms: number) => unknown;
+  private readonly clock: Clock;
   private readonly log: Logger;
   private readonly pending = new Map<string, Pending>();
   private windowStart = 0;
@@ -106,10 +105,9 @@ export class PolicyAuditLog {
   constructor(
     private readonly o: AuditLogOptions,
     private readonly source: AuditLogSource,
-    private readonly sw?: SwitchConnection,
+    private readonly sw?: PacketInChannel,
   ) {
-    this.now = o.now ?? Date.now;
-    this.timer = o.setTimeout ?? ((fn, ms) => setTimeout(fn, ms).unref());
+    this.clock = o.clock ?? systemClock;
     this.log = o.logger ?? silentLogger;
     mkdirSync(dirname(o.file), { recursive: true });
     sw?.on('packetIn', this.onPacketIn);
@@ -171,15 +169,15 @@ export class PolicyAuditLog {
       p.count++;
       return;
     }
-    this.write(body, this.now());
-    this.pending.set(key, { line: body, first: this.now(), count: 0 });
-    this.timer(() => this.flush(key), 1000);
+    this.write(body, this.clock.now());
+    this.pending.set(key, { line: body, first: this.clock.now(), count: 0 });
+    this.clock.setTimeout(() => this.flush(key), 1000);
   }
 
   private flush(key: string): void {
     const p = this.pending.get(key);
     this.pending.delete(key);
-    if (p && p.count > 0) this.write(`${p.line} [${p.count} packets in ${this.now() - p.first}ms]`, this.now());
+    if (p && p.count > 0) this.write(`${p.line} [${p.count} packets in ${this.clock.now() - p.first}ms]`, this.clock.now());
   }
 
   private write(body: string, at: number): void {

@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { FlowSync } from '../flow-sync';
-import { silentLogger, type Logger } from '../logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 import { ControlplaneClient, type ControlplaneClientOptions } from './controlplane-client';
 import { PolicyView, type PolicyViewData } from './view';
 

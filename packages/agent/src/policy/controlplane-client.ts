@@ -7,7 +7,7 @@
 import https from 'node:https';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { FrameDecoder, decodeWatchEvent, type controlplane } from '@switchyard/apis';
-import { silentLogger, type Logger } from '../logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 import type { PolicyView } from './view';
 
 export const CONTROLPLANE_BASE = '/apis/controlplane.switchyard.io/v1beta2';

@@ -4,10 +4,9 @@
  * them into the rules' flows, and only then lets the response continue to the pod, so the pod's
  * first connection after resolving is already allowed. Learned addresses expire with their TTL.
  */
-import { systemClock, type Clock, type TimerHandle } from '@switchyard/kube';
-import type { PacketIn, SwitchConnection } from '@switchyard/openflow';
+import type { PacketIn, PacketInChannel } from '@switchyard/openflow';
 import type { FlowSync } from '../flow-sync';
-import { silentLogger, type Logger } from '../logger';
+import { silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 import { DnsParseError, decodeDnsMessage, dnsPayloadOfFrame, resolveAnswers } from './dns';
 import { fqdnRuleTargets, type FqdnSource } from './fqdn-spec';
 
@@ -129,7 +128,7 @@ export interface FqdnOptions {
 
 /** What {@link FqdnController.attach} needs of a running agent. */
 export interface FqdnAgentParts {
-  readonly openflow: SwitchConnection;
+  readonly openflow: PacketInChannel;
   readonly flows: FlowSync;
 }
 
@@ -158,7 +157,7 @@ export class FqdnController implements FqdnSource {
    * {@link attach} on a running agent) and listens for DNS packet-ins on the switch connection.
    */
   constructor(
-    private readonly sw: SwitchConnection,
+    private readonly sw: PacketInChannel,
     private readonly flows: FlowSync,
     opts: FqdnOptions = {},
   ) {

@@ -5,8 +5,8 @@
  * for anything else over IPv4, and sends that straight out of the port the packet came in on.
  * Connections to a Service without endpoints (packet-in category SvcReject) get the same answer.
  */
-import type { SwitchConnection, PacketIn } from '@switchyard/openflow';
-import { silentLogger, type Logger } from '../logger';
+import type { PacketIn, PacketInChannel } from '@switchyard/openflow';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 
 /** Packet-in userdata: category byte (NetworkPolicy = 1) and operation bits (reject = 0b100). */
 const PACKETIN_CATEGORY_NP = 1;
@@ -128,7 +128,7 @@ export class RejectResponder {
   };
 
   constructor(
-    private readonly sw: SwitchConnection,
+    private readonly sw: PacketInChannel,
     opts: { logger?: Logger } = {},
   ) {
     this.log = opts.logger ?? silentLogger;

@@ -1,5 +1,6 @@
-// One IP address type for v4 and v6: a family plus a bigint value, parsed with ip-address.
-import { Address4, Address6 } from 'ip-address';
+// One IP address type for v4 and v6: a family plus a bigint value; IPv6 parsed with ip-address, IPv4 with apis' reader.
+import { ipToBytes } from '@switchyard/apis/types';
+import { Address6 } from 'ip-address';
 import { CidrError } from './errors';
 
 /**
@@ -96,10 +97,11 @@ export function parseIp(text: string, path?: string): Ip {
   if (typeof text !== 'string') throw new CidrError('INVALID_IP', `not an IP address: ${String(text)}`, text, path);
   const s = text.trim();
   if (v4Text.test(s)) {
-    if (!Address4.isValid(s) || s.split('.').some((o) => o.length > 1 && o.startsWith('0'))) {
-      throw new CidrError('INVALID_IP', `invalid IPv4 address "${text}"`, text, path);
-    }
-    return new Ip(4, new Address4(s).bigInt());
+    // IPv4 through apis' reader rather than ip-address's Address4: 0.4 µs against 5.5 µs per
+    // address (docs/ipam.md); the IPv4 test of test/cidr-properties.test.ts checks they agree.
+    const b = ipToBytes(s);
+    if (b?.length !== 4) throw new CidrError('INVALID_IP', `invalid IPv4 address "${text}"`, text, path);
+    return new Ip(4, BigInt((((b[0] ?? 0) << 24) >>> 0) + ((b[1] ?? 0) << 16) + ((b[2] ?? 0) << 8) + (b[3] ?? 0)));
   }
   if (s.includes(':') && !s.includes('/') && !s.includes('%') && Address6.isValid(s)) {
     return new Ip(6, new Address6(s).bigInt());

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Cidr} from '../cidr/index';
 import { CidrError, Ip, parseCidr, parseIp, type IpFamily } from '../cidr/index';
-import { IpamError, silentLogger, type Logger } from '../errors';
+import { silentLogger, type Logger } from '@switchyard/runtime';
+import { IpamError } from '../errors';
 import { UsedSet } from '../internal/used-set';
 import { createDirLock, type DirLock, type LockMechanism } from './lock';
 

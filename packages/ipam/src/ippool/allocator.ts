@@ -1,7 +1,8 @@
 // IPPool allocation: pure status transitions, applied through a store with conflict retries.
 import type { Cidr} from '../cidr/index';
 import { CidrError, Ip, IpRange, IpSet, parseCidr, parseIp } from '../cidr/index';
-import { IpamError, silentLogger, type Logger } from '../errors';
+import { Backoff, silentLogger, type BackoffPolicy, type Logger } from '@switchyard/runtime';
+import { IpamError } from '../errors';
 import { UsedSet } from '../internal/used-set';
 import type { IPPoolStore } from './store';
 import type { IPPoolAddress, IPPoolOwner, IPPoolPodOwner, IPPoolRange, IPPoolResource, IPPoolStatefulSetOwner } from './types';
@@ -373,6 +374,8 @@ export class IPPoolAllocator {
 
   /** Runs `attempt` until it does not conflict, sleeping with capped exponential backoff and full jitter. */
   private async withRetry<T>(pool: string, attempt: () => Promise<T>): Promise<T> {
+    const policy: BackoffPolicy = { initialMs: this.retry.baseDelayMs, maxMs: this.retry.maxDelayMs, jitter: 'full' };
+    const backoff = new Backoff(policy, { random: this.random });
     for (let i = 1; ; i++) {
       try {
         return await attempt();
@@ -382,8 +385,7 @@ export class IPPoolAllocator {
         if (i >= this.retry.attempts) {
           throw new IpamError('RETRIES_EXHAUSTED', `ippool ${pool}: still conflicting after ${i} attempts`, pool, 'metadata.resourceVersion', { cause: e });
         }
-        const cap = Math.min(this.retry.maxDelayMs, this.retry.baseDelayMs * 2 ** (i - 1));
-        const delay = Math.floor(this.random() * cap);
+        const delay = backoff.next();
         this.log.debug({ pool, attempt: i, delay }, 'ippool conflict, retrying');
         await this.sleep(delay);
       }

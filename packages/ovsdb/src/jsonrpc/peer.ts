@@ -8,7 +8,7 @@ import {
   TimeoutError,
   type FramingError,
 } from '../errors';
-import { silentLogger, type Logger } from '../logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 import { JsonFramer } from './framer';
 
 /** Handler of a request or notification from the peer. */

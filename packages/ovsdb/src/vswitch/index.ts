@@ -1,7 +1,7 @@
 // Open_vSwitch helpers for the agent: idempotent "ensure" operations on bridges, ports and interfaces.
 import type { OvsdbClient } from '../client';
 import { OvsdbError, TimeoutError, TransactionError } from '../errors';
-import { silentLogger, type Logger } from '../logger';
+import { silentLogger, type Logger } from '@switchyard/runtime';
 import {
   operationsFor,
   ops as anyOp,

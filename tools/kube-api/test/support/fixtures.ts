@@ -1,6 +1,4 @@
-// Test fixtures: a CRD with a schema, two served versions and a status subresource; a fake clock.
-
-import type { Clock } from '../../src/index';
+// Test fixtures: a CRD with a schema, two served versions and a status subresource.
 
 export const widgetCrd = {
   apiVersion: 'apiextensions.k8s.io/v1',
@@ -42,38 +40,4 @@ export const widgetCrd = {
 
 export function widget(name: string, spec: Record<string, unknown> = { size: 1 }, metadata: Record<string, unknown> = {}): Record<string, unknown> {
   return { apiVersion: 'example.switchyard.io/v1beta1', kind: 'Widget', metadata: { name, ...metadata }, spec };
-}
-
-/** A clock whose timers fire only when the test advances time. */
-export class FakeClock implements Clock {
-  private t: number;
-  private timers: { at: number; fn: () => void; id: number }[] = [];
-  private seq = 0;
-
-  constructor(start = Date.parse('2026-01-01T00:00:00Z')) {
-    this.t = start;
-  }
-  now(): Date {
-    return new Date(this.t);
-  }
-  setTimeout(fn: () => void, ms: number): unknown {
-    const id = ++this.seq;
-    this.timers.push({ at: this.t + ms, fn, id });
-    return id;
-  }
-  clearTimeout(h: unknown): void {
-    this.timers = this.timers.filter((x) => x.id !== h);
-  }
-  /** Move time forward, firing due timers in order at their own instants. */
-  advance(ms: number): void {
-    const target = this.t + ms;
-    for (;;) {
-      const due = this.timers.filter((x) => x.at <= target).sort((a, b) => a.at - b.at || a.id - b.id)[0];
-      if (!due) break;
-      this.timers = this.timers.filter((x) => x !== due);
-      this.t = due.at;
-      due.fn();
-    }
-    this.t = target;
-  }
 }

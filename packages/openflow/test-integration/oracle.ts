@@ -12,3 +12,8 @@ export function flowModText(printed: string): string {
   if (!m) throw new Error(`not a flow mod: ${printed}`);
   return m[1]!.replace(/\n/g, ' ');
 }
+
+/** `ovs-ofctl parse-actions <version>` of hex-encoded actions: the actions as ovs-ofctl reads them. */
+export function parseActionsWithOvs(version: string, hex: string): string {
+  return execFileSync('ovs-ofctl', ['parse-actions', version], { input: hex + '\n', encoding: 'utf8' }).trim();
+}

@@ -1,4 +1,9 @@
-// Compliance kit for IPPoolStore implementations: runner-agnostic checks (node:assert).
+/**
+ * @switchyard/ipam/testing: the compliance kit for {@link IPPoolStore} implementations,
+ * runner-agnostic checks (node:assert) that any store, in memory or on the Kubernetes API, must
+ * pass. A subpath of its own so that the root entry ships no test code.
+ * @packageDocumentation
+ */
 import assert from 'node:assert/strict';
 import { IpamError } from './errors';
 import { IPPoolAllocator } from './ippool/allocator';
