@@ -41,7 +41,7 @@ export const purePackages = ['apis', 'policy-compiler', 'openflow-pipeline'];
 export const libraryPackages = ['apis', 'policy-compiler', 'openflow', 'openflow-pipeline', 'ovsdb', 'ipam', 'multicluster'];
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/src/gen/**', '**/coverage/**', '.nx/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/src/gen/**', '**/bench/gen/**', '**/coverage/**', '.nx/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

@@ -18,6 +18,7 @@ import {
 } from '../src/index';
 import type { controlplane as cp } from '../src/index';
 import * as arb from './support/arbitraries';
+import golden from './fixtures/controlplane-golden.json';
 
 const basePolicy: cp.NetworkPolicy = {
   uid: 'a1b2',
@@ -54,6 +55,13 @@ describe('controlplane protobuf round trips', () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  test('encodes byte for byte what agents and controllers already exchange (frames recorded from the previous codec)', () => {
+    for (const { event, hex } of golden as { event: cp.WatchEvent; hex: string }[]) {
+      expect(Buffer.from(encodeWatchEvent(event)).toString('hex')).toBe(hex);
+      expect(decodeWatchEvent(Buffer.from(hex, 'hex'))).toEqual(event);
+    }
   });
 
   test('IPs travel as 4 or 16 bytes and come back in canonical text', () => {
