@@ -27,4 +27,3 @@ export type {
   TunnelType,
   TrafficEncryptionMode,
 } from './config';
-export type { ConfigSpec } from './config-spec';
