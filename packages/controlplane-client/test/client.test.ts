@@ -2,6 +2,7 @@
 // mode header, 410): the view follows the stream, HTTP errors come back with their body, the
 // managed loop resumes and resyncs.
 import https from 'node:https';
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { encodeWatchEventFrame, type controlplane } from '@switchyard/apis';
 import { issueCertificate, type CertificateAndKey } from '@switchyard/pki';
@@ -25,7 +26,7 @@ interface Request {
 }
 
 /** Answers each watch with the next scripted reply; records the requests. */
-async function server(ca: CertificateAndKey, replies: ((res: import('node:http').ServerResponse, req: Request) => void)[]) {
+async function server(ca: CertificateAndKey, replies: ((res: ServerResponse, req: Request) => void)[]) {
   const serving = await issueCertificate({ commonName: 'controller', sans: ['127.0.0.1'], validityDays: 1, ca: false, extendedKeyUsage: ['serverAuth'], issuer: ca });
   const requests: Request[] = [];
   const s = https.createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
@@ -39,7 +40,7 @@ async function server(ca: CertificateAndKey, replies: ((res: import('node:http')
   return { url: `https://127.0.0.1:${(s.address() as AddressInfo).port}`, requests, close: () => new Promise<void>((r) => s.close(() => r())), server: s };
 }
 
-const stream = (mode: 'initial' | 'resume', events: E[], end = true) => (res: import('node:http').ServerResponse) => {
+const stream = (mode: 'initial' | 'resume', events: E[], end = true) => (res: ServerResponse) => {
   res.writeHead(200, { 'content-type': 'application/vnd.switchyard.controlplane.watch+protobuf;stream=delimited', 'x-switchyard-watch-mode': mode });
   for (const e of events) res.write(encodeWatchEventFrame(e));
   if (end) res.end();
