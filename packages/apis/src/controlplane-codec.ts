@@ -85,7 +85,7 @@ class ShapeError {
   }
 }
 const within = (e: unknown, segment: string): unknown => {
-  if (e instanceof ShapeError) e.segments.push(segment);
+  if (e instanceof ShapeError && segment !== '') e.segments.push(segment);
   return e;
 };
 const fail = (code: ControlplaneCodecErrorCode, message: string, value: unknown): never => {
@@ -348,18 +348,27 @@ function oneofPlan(owner: string, name: string, members: readonly string[], fiel
   const which = (m: Obj): string | undefined => (m[name] as string | undefined) ?? members.find((x) => m[x] != null);
   if (byMessage) {
     const memberOfKind = new Map(members.map((m) => [(fields[m] as FieldJson).type, m]));
+    // Key '': `kind` and the value are siblings, so each error names its own key.
     return {
-      key: name,
+      key: '',
       enc: (v, out) => {
         const member = memberOfKind.get(v['kind'] as string);
         if (!member) throw within(new ShapeError('INVALID_ENUM', `unknown ${owner} ${name} kind`, v['kind']), 'kind');
-        out[member] = (convs.get(member) as { toPb: Conv }).toPb(v[name]);
+        try {
+          out[member] = (convs.get(member) as { toPb: Conv }).toPb(v[name]);
+        } catch (e) {
+          throw within(e, name);
+        }
       },
       dec: (m, out) => {
         const member = which(m);
-        if (member === undefined || m[member] == null) fail('MISSING_FIELD', `${owner} carries no ${name}`, member);
-        out['kind'] = (fields[member as string] as FieldJson).type;
-        out[name] = (convs.get(member as string) as { fromPb: Conv }).fromPb(m[member as string]);
+        if (member === undefined || m[member] == null) throw within(new ShapeError('MISSING_FIELD', `${owner} carries no ${name}`, member), name);
+        out['kind'] = (fields[member] as FieldJson).type;
+        try {
+          out[name] = (convs.get(member) as { fromPb: Conv }).fromPb(m[member]);
+        } catch (e) {
+          throw within(e, name);
+        }
       },
     };
   }

@@ -124,6 +124,12 @@ describe('controlplane protobuf round trips', () => {
     expect(() => decodeWatchEvent(bytes)).toThrow(expect.objectContaining({ code: 'MISSING_FIELD', path: 'object' }));
   });
 
+  test('errors inside a watch event name their path under object', () => {
+    const ev: cp.WatchEvent = { type: 'ADDED', kind: 'AddressGroup', object: { name: 'g', groupMembers: [{ ips: ['10.0.0.300'] }] } };
+    expect(() => encodeWatchEvent(ev)).toThrow(expect.objectContaining({ code: 'INVALID_IP', path: 'object.groupMembers[0].ips[0]' }));
+    expect(() => encodeWatchEvent({ ...ev, kind: 'Nope' } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ENUM', path: 'kind' }));
+  });
+
   test('an IP of 5 bytes on the wire fails to decode with INVALID_IP', () => {
     const bytes = proto.controlplane.v1.AddressGroup.encode({ name: 'g', groupMembers: [{ ips: [new Uint8Array(5)] }] }).finish();
     expect(() => decodeAddressGroup(bytes)).toThrow(expect.objectContaining({ code: 'INVALID_IP', path: 'groupMembers[0].ips[0]' }));
