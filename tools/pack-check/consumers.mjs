@@ -53,7 +53,7 @@ const TYPE_COMPANIONS = { '@kubernetes/client-node': { '@types/ws': '8.18.2' } }
 /** Subpath entries documented as pure (no I/O), besides the root entries of `purity:pure` packages. */
 const PURE_SUBPATHS = ['@switchyard/apis/types', '@switchyard/ipam/cidr', '@switchyard/openflow/codec', '@switchyard/runtime/testing'];
 /** apis' heavy runtime dependencies: only the root entry of the package that declares them may reach them. */
-const HEAVY = ['ajv', 'protobufjs', 'long'];
+const HEAVY = ['ajv', 'protobufjs', 'long', '@sinclair/typebox'];
 const RUN_TIMEOUT_MS = 30_000;
 /** What a strict consumer compiles with; `module`/`moduleResolution` nodenext pick ESM or CJS by extension. */
 const STRICT = {

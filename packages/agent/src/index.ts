@@ -5,8 +5,8 @@
  * @packageDocumentation
  */
 export { Agent, agentOptionsFromConfig, POLICY_CACHE_FILE, type AgentOptions } from './agent';
-export { PolicyView, memberKey, type PolicyViewData, type ApplyOutcome } from './policy/view';
-export { ControlplaneClient, CONTROLPLANE_BASE, type ControlplaneClientOptions } from './policy/controlplane-client';
+export { PolicyView, memberKey, type PolicyViewData, type ApplyOutcome } from '@switchyard/controlplane-client';
+export { ControlplaneClient, CONTROLPLANE_BASE, type ControlplaneClientOptions } from '@switchyard/controlplane-client';
 export { RejectResponder, buildRejectReply } from './policy/reject';
 export { PolicyAuditLog, summarizeFrame, policyRef, formatTimestamp, type AuditLogOptions, type AuditLogSource, type PacketSummary } from './policy/audit-log';
 export { NetworkPolicyController, loadPolicyView, savePolicyView, type NetworkPolicyControllerOptions } from './policy/controller';

@@ -1,13 +1,23 @@
 /**
  * antrea-agent.conf / antrea-controller.conf / Multi-cluster controller_manager_config.yaml:
  * types with Antrea's keys, and parsers that apply Antrea's defaults and report unknown keys.
- * Input is the YAML-parsed object (this package does no YAML or file I/O).
+ * Input is the YAML-parsed object (this package does no YAML or file I/O). The files are described
+ * as JSON Schema with TypeBox and checked and defaulted by ajv (the comparison with zod that chose
+ * them is in docs/apis.md); the interfaces below are checked against the schemas at compile time.
  */
-import type { ConfigSpec, ConfigWarning } from './config-spec';
-import { parseWithSpec } from './config-spec';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import Ajv from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { ConfigError } from './errors';
 
-export type { ConfigWarning } from './config-spec';
+/** A non-fatal finding while parsing a configuration (e.g. an unknown key). */
+export interface ConfigWarning {
+  /** Stable code: `UNKNOWN_KEY` or `UNKNOWN_FEATURE_GATE`. */
+  code: 'UNKNOWN_KEY' | 'UNKNOWN_FEATURE_GATE';
+  /** Key path, e.g. `multicluster.wireGuard.prot`. */
+  path: string;
+  message: string;
+}
 
 /** Result of a config parse: the defaulted config and the warnings (unknown keys, unknown feature gates). */
 export interface ParsedConfig<T> {
@@ -192,144 +202,228 @@ export interface MultiClusterConfig {
   enableStretchedNetworkPolicy: boolean;
 }
 
-const s = (d: string, e?: readonly string[]): ConfigSpec => (e ? { kind: 'string', default: d, enum: e } : { kind: 'string', default: d });
-const b = (d: boolean): ConfigSpec => ({ kind: 'bool', default: d });
-const i = (d: number, min?: number, max?: number): ConfigSpec => ({
-  kind: 'int',
-  default: d,
-  ...(min === undefined ? {} : { min }),
-  ...(max === undefined ? {} : { max }),
-});
-const sl = (d: readonly string[] = []): ConfigSpec => ({ kind: 'stringList', default: d });
-const o = (fields: Record<string, ConfigSpec>, aliases?: Record<string, string>): ConfigSpec => ({ kind: 'object', fields, ...(aliases ? { aliases } : {}) });
-const port = (d: number): ConfigSpec => i(d, 0, 65535);
+// ---- schemas --------------------------------------------------------------------------------
 
-/** The antrea-agent.conf description (keys, types, defaults). */
-export const AGENT_CONFIG_SPEC: ConfigSpec = o(
+/** A map of unknown keys is reported, never silently dropped; `{}` default lets nested defaults apply. */
+const obj = <P extends Record<string, TSchema>>(properties: P) => Type.Object(properties, { additionalProperties: false, default: {} });
+const root = <P extends Record<string, TSchema>>(properties: P) => Type.Object(properties, { additionalProperties: false });
+const str = (d: string) => Type.String({ default: d });
+/** A string from a fixed set: one `enum` keyword (ajv reports it as one error, with the allowed values). */
+const oneOf = <T extends string>(values: readonly T[], d?: T) => Type.Unsafe<T>({ type: 'string', enum: values, ...(d === undefined ? {} : { default: d }) });
+const bool = (d: boolean) => Type.Boolean({ default: d });
+const int = (d: number, minimum?: number, maximum?: number) =>
+  Type.Integer({ default: d, ...(minimum === undefined ? {} : { minimum }), ...(maximum === undefined ? {} : { maximum }) });
+const port = (d: number) => int(d, 0, 65535);
+const strings = (d: readonly string[] = []) => Type.Array(Type.String(), { default: d });
+const list = <T extends TSchema>(item: T) => Type.Array(item, { default: [] });
+/** Feature gates: any name; unknown names are kept and warned about, defaults merged after validation. */
+const gates = () => Type.Record(Type.String(), Type.Boolean(), { default: {} });
+
+const policyBypassRule = Type.Object(
   {
-    featureGates: { kind: 'gates', defaults: AGENT_FEATURE_GATES },
-    nodeType: s('k8sNode', ['k8sNode', 'externalNode']),
-    cniSocket: s('/var/run/antrea/cni.sock'),
-    clientConnection: o({ kubeconfig: s('') }),
-    antreaClientConnection: o({ kubeconfig: s('') }),
-    ovsBridge: s('br-int'),
-    ovsDatapathType: s('system', ['system', 'netdev']),
-    ovsRunDir: s('/var/run/openvswitch'),
-    hostGateway: s('antrea-gw0'),
-    trafficEncapMode: s('encap', ['encap', 'noEncap', 'hybrid', 'networkPolicyOnly']),
-    noSNAT: b(false),
-    tunnelType: s('geneve', ['geneve', 'vxlan', 'gre', 'stt']),
-    tunnelPort: port(0),
-    tunnelCsum: b(false),
-    trafficEncryptionMode: s('none', ['none', 'ipsec', 'wireGuard']),
-    enableBridgingMode: b(false),
-    disableTXChecksumOffload: b(false),
-    defaultMTU: i(0, 0, 65535),
-    packetInRate: i(500, 1),
-    serviceCIDR: s(''),
-    serviceCIDRv6: s(''),
-    transportInterface: s(''),
-    transportInterfaceCIDRs: sl(),
-    multicastInterfaces: sl(),
-    kubeAPIServerOverride: s(''),
-    dnsServerOverride: s(''),
-    enablePrometheusMetrics: b(true),
-    apiPort: port(10350),
-    clusterMembershipPort: port(10351),
-    tlsCipherSuites: s(''),
-    tlsMinVersion: s(''),
-    fqdnCacheMinTTL: i(0, 0),
-    wireGuard: o({ port: port(51820) }),
-    ipsec: o({ authenticationMode: s('psk', ['psk', 'cert']) }),
-    egress: o({ exceptCIDRs: sl(), maxEgressIPsPerNode: i(255, 1, 255), snatFullyRandomPorts: b(false) }),
-    nodePortLocal: o({ enable: b(true), portRange: s('61000-62000') }),
-    antreaProxy: o({
-      enable: b(true),
-      proxyAll: b(false),
-      nodePortAddresses: sl(),
-      skipServices: sl(),
-      proxyLoadBalancerIPs: b(true),
-      serviceProxyName: s(''),
-      defaultLoadBalancerMode: s('nat', ['nat', 'dsr']),
-    }),
-    flowExporter: o({
-      enable: b(false),
-      flowCollectorAddr: s('flow-aggregator/flow-aggregator:4739:tls'),
-      flowPollInterval: s('5s'),
-      activeFlowExportTimeout: s('5s'),
-      idleFlowExportTimeout: s('15s'),
-    }),
-    multicast: o({ igmpQueryVersions: sl(['1', '2', '3']), igmpQueryInterval: s('125s') }),
-    externalNode: o({
-      externalNodeNamespace: s('default'),
-      policyBypassRules: {
-        kind: 'list',
-        item: o({
-          direction: { kind: 'string', enum: ['ingress', 'egress'] },
-          protocol: { kind: 'string', enum: ['tcp', 'udp', 'icmp', 'ip'] },
-          cidr: { kind: 'string' },
-          port: { kind: 'int', min: 1, max: 65535 },
-        }),
-      },
-    }),
-    multicluster: o({
-      enableGateway: b(false),
-      namespace: s(''),
-      enableStretchedNetworkPolicy: b(false),
-      enablePodToPodConnectivity: b(false),
-      trafficEncryptionMode: s('none', ['none', 'wireGuard']),
-      wireGuard: o({ port: port(51821) }),
-    }),
-    secondaryNetwork: o({ ovsBridges: { kind: 'list', item: o({ bridgeName: { kind: 'string' }, physicalInterfaces: sl() }) } }),
-    auditLogging: o({ maxSize: i(500, 0), maxBackups: i(3, 0), maxAge: i(28, 0), compress: b(true) }),
+    direction: oneOf(['ingress', 'egress'] as const),
+    protocol: oneOf(['tcp', 'udp', 'icmp', 'ip'] as const),
+    cidr: Type.String(),
+    port: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535 })),
   },
-  // The ExternalNode guide writes these two at the top level.
-  { externalNodeNamespace: 'externalNode.externalNodeNamespace', policyBypassRules: 'externalNode.policyBypassRules' },
+  // tcp and udp need a port.
+  { additionalProperties: false, if: { required: ['protocol'], properties: { protocol: { enum: ['tcp', 'udp'] } } }, then: { required: ['port'] } },
 );
 
-/** The antrea-controller.conf description. */
-export const CONTROLLER_CONFIG_SPEC: ConfigSpec = o({
-  featureGates: { kind: 'gates', defaults: CONTROLLER_FEATURE_GATES },
-  clientConnection: o({ kubeconfig: s('') }),
-  selfSignedCert: b(true),
-  apiPort: port(10349),
-  enablePrometheusMetrics: b(true),
-  tlsCipherSuites: s(''),
-  tlsMinVersion: s(''),
-  nodeIPAM: o({
-    enableNodeIPAM: b(false),
-    clusterCIDRs: sl(),
-    serviceCIDR: s(''),
-    serviceCIDRv6: s(''),
-    nodeCIDRMaskSizeIPv4: i(24, 16, 30),
-    nodeCIDRMaskSizeIPv6: i(64, 64, 126),
+/** JSON Schema of antrea-agent.conf (keys, types, defaults). */
+export const AGENT_CONFIG_SCHEMA = root({
+  featureGates: gates(),
+  nodeType: oneOf(['k8sNode', 'externalNode'] as const, 'k8sNode'),
+  cniSocket: str('/var/run/antrea/cni.sock'),
+  clientConnection: obj({ kubeconfig: str('') }),
+  antreaClientConnection: obj({ kubeconfig: str('') }),
+  ovsBridge: str('br-int'),
+  ovsDatapathType: oneOf(['system', 'netdev'] as const, 'system'),
+  ovsRunDir: str('/var/run/openvswitch'),
+  hostGateway: str('antrea-gw0'),
+  trafficEncapMode: oneOf(['encap', 'noEncap', 'hybrid', 'networkPolicyOnly'] as const, 'encap'),
+  noSNAT: bool(false),
+  tunnelType: oneOf(['geneve', 'vxlan', 'gre', 'stt'] as const, 'geneve'),
+  tunnelPort: port(0),
+  tunnelCsum: bool(false),
+  trafficEncryptionMode: oneOf(['none', 'ipsec', 'wireGuard'] as const, 'none'),
+  enableBridgingMode: bool(false),
+  disableTXChecksumOffload: bool(false),
+  defaultMTU: int(0, 0, 65535),
+  packetInRate: int(500, 1),
+  serviceCIDR: str(''),
+  serviceCIDRv6: str(''),
+  transportInterface: str(''),
+  transportInterfaceCIDRs: strings(),
+  multicastInterfaces: strings(),
+  kubeAPIServerOverride: str(''),
+  dnsServerOverride: str(''),
+  enablePrometheusMetrics: bool(true),
+  apiPort: port(10350),
+  clusterMembershipPort: port(10351),
+  tlsCipherSuites: str(''),
+  tlsMinVersion: str(''),
+  fqdnCacheMinTTL: int(0, 0),
+  wireGuard: obj({ port: port(51820) }),
+  ipsec: obj({ authenticationMode: oneOf(['psk', 'cert'] as const, 'psk') }),
+  egress: obj({ exceptCIDRs: strings(), maxEgressIPsPerNode: int(255, 1, 255), snatFullyRandomPorts: bool(false) }),
+  nodePortLocal: obj({ enable: bool(true), portRange: str('61000-62000') }),
+  antreaProxy: obj({
+    enable: bool(true),
+    proxyAll: bool(false),
+    nodePortAddresses: strings(),
+    skipServices: strings(),
+    proxyLoadBalancerIPs: bool(true),
+    serviceProxyName: str(''),
+    defaultLoadBalancerMode: oneOf(['nat', 'dsr'] as const, 'nat'),
   }),
-  ipsecCSRSigner: o({ autoApprove: b(true), selfSignedCA: b(true) }),
-  multicluster: o({ enableStretchedNetworkPolicy: b(false) }),
+  flowExporter: obj({
+    enable: bool(false),
+    flowCollectorAddr: str('flow-aggregator/flow-aggregator:4739:tls'),
+    flowPollInterval: str('5s'),
+    activeFlowExportTimeout: str('5s'),
+    idleFlowExportTimeout: str('15s'),
+  }),
+  multicast: obj({ igmpQueryVersions: strings(['1', '2', '3']), igmpQueryInterval: str('125s') }),
+  externalNode: obj({ externalNodeNamespace: str('default'), policyBypassRules: list(policyBypassRule) }),
+  multicluster: obj({
+    enableGateway: bool(false),
+    namespace: str(''),
+    enableStretchedNetworkPolicy: bool(false),
+    enablePodToPodConnectivity: bool(false),
+    trafficEncryptionMode: oneOf(['none', 'wireGuard'] as const, 'none'),
+    wireGuard: obj({ port: port(51821) }),
+  }),
+  secondaryNetwork: obj({ ovsBridges: list(Type.Object({ bridgeName: Type.String(), physicalInterfaces: strings() }, { additionalProperties: false })) }),
+  auditLogging: obj({ maxSize: int(500, 0), maxBackups: int(3, 0), maxAge: int(28, 0), compress: bool(true) }),
 });
 
-/** The Multi-cluster controller_manager_config.yaml description. */
-export const MULTICLUSTER_CONFIG_SPEC: ConfigSpec = o({
-  apiVersion: s('multicluster.crd.antrea.io/v1alpha1'),
-  kind: s('MultiClusterConfig', ['MultiClusterConfig']),
-  health: o({ healthProbeBindAddress: s(':8080') }),
-  metrics: o({ bindAddress: s('0') }),
-  webhook: o({ port: port(9443) }),
-  leaderElection: o({ leaderElect: b(false), resourceName: s('6536456a.crd.antrea.io') }),
-  serviceCIDR: s(''),
-  podCIDRs: sl(),
-  gatewayIPPrecedence: s('private', ['private', 'public', 'internal', 'external']),
-  endpointIPType: s('ClusterIP', ['ClusterIP', 'PodIP']),
-  enableStretchedNetworkPolicy: b(false),
+/** JSON Schema of antrea-controller.conf. */
+export const CONTROLLER_CONFIG_SCHEMA = root({
+  featureGates: gates(),
+  clientConnection: obj({ kubeconfig: str('') }),
+  selfSignedCert: bool(true),
+  apiPort: port(10349),
+  enablePrometheusMetrics: bool(true),
+  tlsCipherSuites: str(''),
+  tlsMinVersion: str(''),
+  nodeIPAM: obj({
+    enableNodeIPAM: bool(false),
+    clusterCIDRs: strings(),
+    serviceCIDR: str(''),
+    serviceCIDRv6: str(''),
+    nodeCIDRMaskSizeIPv4: int(24, 16, 30),
+    nodeCIDRMaskSizeIPv6: int(64, 64, 126),
+  }),
+  ipsecCSRSigner: obj({ autoApprove: bool(true), selfSignedCA: bool(true) }),
+  multicluster: obj({ enableStretchedNetworkPolicy: bool(false) }),
 });
 
-function parseRoot<T>(input: unknown, spec: ConfigSpec): ParsedConfig<T> {
-  if (input !== null && input !== undefined && (typeof input !== 'object' || Array.isArray(input))) {
-    throw new ConfigError('NOT_AN_OBJECT', 'configuration must be a map', '', input);
+/** JSON Schema of the Multi-cluster controller_manager_config.yaml. */
+export const MULTICLUSTER_CONFIG_SCHEMA = root({
+  apiVersion: str('multicluster.crd.antrea.io/v1alpha1'),
+  kind: oneOf<string>(['MultiClusterConfig'], 'MultiClusterConfig'),
+  health: obj({ healthProbeBindAddress: str(':8080') }),
+  metrics: obj({ bindAddress: str('0') }),
+  webhook: obj({ port: port(9443) }),
+  leaderElection: obj({ leaderElect: bool(false), resourceName: str('6536456a.crd.antrea.io') }),
+  serviceCIDR: str(''),
+  podCIDRs: strings(),
+  gatewayIPPrecedence: oneOf(['private', 'public', 'internal', 'external'] as const, 'private'),
+  endpointIPType: oneOf(['ClusterIP', 'PodIP'] as const, 'ClusterIP'),
+  enableStretchedNetworkPolicy: bool(false),
+});
+
+// The documented interfaces and the schemas describe the same shape (checked both ways).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const sameShape: [Same<Static<typeof AGENT_CONFIG_SCHEMA>, AgentConfig>, Same<Static<typeof CONTROLLER_CONFIG_SCHEMA>, ControllerConfig>, Same<Static<typeof MULTICLUSTER_CONFIG_SCHEMA>, MultiClusterConfig>] = [true, true, true];
+void sameShape;
+
+// ---- parsing --------------------------------------------------------------------------------
+
+/** The ExternalNode guide writes these two at the top level; Antrea nests them under `externalNode`. */
+const AGENT_ALIASES: Readonly<Record<string, readonly [string, string]>> = {
+  externalNodeNamespace: ['externalNode', 'externalNodeNamespace'],
+  policyBypassRules: ['externalNode', 'policyBypassRules'],
+};
+
+const typeName = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
+const isMap = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A copy without null-valued keys: YAML `key:` with nothing after it means "absent" (the default applies). */
+function dropNulls(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(dropNulls);
+  if (!isMap(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) if (x !== null && x !== undefined) out[k] = dropNulls(x);
+  return out;
+}
+
+/** `/externalNode/policyBypassRules/0` -> `externalNode.policyBypassRules[0]`. */
+function keyPath(pointer: string, extra?: string): string {
+  let out = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^\d+$/.test(seg) ? `[${seg}]` : out ? `.${seg}` : seg;
   }
+  return extra === undefined ? out : out ? `${out}.${extra}` : extra;
+}
+
+function configError(e: ErrorObject): ConfigError {
+  const p = e.params as { type?: string; allowedValues?: unknown[]; limit?: number; missingProperty?: string; comparison?: string };
+  switch (e.keyword) {
+    case 'type': {
+      const expected = p.type === 'object' ? 'a map' : p.type === 'array' ? 'a list' : p.type === 'integer' ? 'an integer' : p.type === 'boolean' ? 'a boolean' : `a ${p.type}`;
+      return new ConfigError('INVALID_TYPE', `expected ${expected}, got ${typeName(e.data)}`, keyPath(e.instancePath), e.data);
+    }
+    case 'enum':
+      return new ConfigError('INVALID_VALUE', `must be one of ${(p.allowedValues ?? []).join(', ')}`, keyPath(e.instancePath), e.data);
+    case 'minimum':
+    case 'maximum':
+      return new ConfigError('INVALID_VALUE', `must be ${p.comparison} ${p.limit}`, keyPath(e.instancePath), e.data);
+    case 'required':
+      return new ConfigError('INVALID_VALUE', `required${p.missingProperty === 'port' ? ' (tcp and udp need a port)' : ''}`, keyPath(e.instancePath, p.missingProperty), undefined);
+    default:
+      return new ConfigError('INVALID_VALUE', e.message ?? e.keyword, keyPath(e.instancePath), e.data);
+  }
+}
+
+// Each process parses its file once: an unoptimized validator compiles in half the time (docs/apis.md).
+const ajv = new Ajv({ allErrors: true, useDefaults: true, verbose: true, strict: true, strictTypes: false, strictRequired: false, code: { optimize: false } });
+const compiled = new WeakMap<TSchema, ValidateFunction>();
+
+/** Validate and default `input` against `schema`: unknown keys become warnings, anything else wrong a ConfigError. */
+function parseRoot<T>(input: unknown, schema: TSchema, gateDefaults: Readonly<Record<string, boolean>> | undefined, aliases: Readonly<Record<string, readonly [string, string]>> = {}): ParsedConfig<T> {
+  if (input !== null && input !== undefined && !isMap(input)) throw new ConfigError('NOT_AN_OBJECT', 'configuration must be a map', '', input);
+  const data = dropNulls(input ?? {}) as Record<string, unknown>;
+  for (const [key, [section, field]] of Object.entries(aliases)) {
+    if (!(key in data)) continue;
+    const into = isMap(data[section]) ? data[section] : {};
+    data[section] = { ...into, [field]: data[key] };
+    delete data[key];
+  }
+  let validate = compiled.get(schema);
+  if (!validate) compiled.set(schema, (validate = ajv.compile(schema)));
   const warnings: ConfigWarning[] = [];
-  const config = parseWithSpec(input ?? {}, spec, '', warnings) as T;
-  return { config, warnings };
+  if (!validate(data)) {
+    const errors = validate.errors ?? [];
+    const fatal = errors.find((e) => e.keyword !== 'additionalProperties' && e.keyword !== 'if');
+    if (fatal) throw configError(fatal);
+    for (const e of errors) {
+      const key = (e.params as { additionalProperty: string }).additionalProperty;
+      warnings.push({ code: 'UNKNOWN_KEY', path: keyPath(e.instancePath, key), message: `unknown key ${key}` });
+      delete (e.data as Record<string, unknown>)[key];
+    }
+  }
+  if (gateDefaults) {
+    const given = data['featureGates'] as Record<string, boolean>;
+    for (const k of Object.keys(given)) {
+      if (!(k in gateDefaults)) warnings.push({ code: 'UNKNOWN_FEATURE_GATE', path: `featureGates.${k}`, message: `unknown feature gate ${k}` });
+    }
+    data['featureGates'] = { ...gateDefaults, ...given };
+  }
+  warnings.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { config: data as T, warnings };
 }
 
 /**
@@ -337,25 +431,15 @@ function parseRoot<T>(input: unknown, spec: ConfigSpec): ParsedConfig<T> {
  * values, and returns unknown keys / feature gates as warnings (key paths), never dropping them silently.
  */
 export function parseAgentConfig(input: unknown): ParsedConfig<AgentConfig> {
-  const parsed = parseRoot<AgentConfig>(input, AGENT_CONFIG_SPEC);
-  for (const [idx, r] of parsed.config.externalNode.policyBypassRules.entries()) {
-    const path = `externalNode.policyBypassRules[${idx}]`;
-    for (const key of ['direction', 'protocol', 'cidr'] as const) {
-      if (r[key] === undefined) throw new ConfigError('INVALID_VALUE', 'required', `${path}.${key}`, undefined);
-    }
-    if ((r.protocol === 'tcp' || r.protocol === 'udp') && r.port === undefined) {
-      throw new ConfigError('INVALID_VALUE', 'port is required for tcp and udp', `${path}.port`, undefined);
-    }
-  }
-  return parsed;
+  return parseRoot<AgentConfig>(input, AGENT_CONFIG_SCHEMA, AGENT_FEATURE_GATES, AGENT_ALIASES);
 }
 
 /** Parse a YAML-parsed antrea-controller.conf (see {@link parseAgentConfig}). */
 export function parseControllerConfig(input: unknown): ParsedConfig<ControllerConfig> {
-  return parseRoot<ControllerConfig>(input, CONTROLLER_CONFIG_SPEC);
+  return parseRoot<ControllerConfig>(input, CONTROLLER_CONFIG_SCHEMA, CONTROLLER_FEATURE_GATES);
 }
 
 /** Parse a YAML-parsed Multi-cluster controller_manager_config.yaml (see {@link parseAgentConfig}). */
 export function parseMultiClusterConfig(input: unknown): ParsedConfig<MultiClusterConfig> {
-  return parseRoot<MultiClusterConfig>(input, MULTICLUSTER_CONFIG_SPEC);
+  return parseRoot<MultiClusterConfig>(input, MULTICLUSTER_CONFIG_SCHEMA, undefined);
 }

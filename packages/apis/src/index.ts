@@ -49,9 +49,9 @@ export {
   parseMultiClusterConfig,
   AGENT_FEATURE_GATES,
   CONTROLLER_FEATURE_GATES,
-  AGENT_CONFIG_SPEC,
-  CONTROLLER_CONFIG_SPEC,
-  MULTICLUSTER_CONFIG_SPEC,
+  AGENT_CONFIG_SCHEMA,
+  CONTROLLER_CONFIG_SCHEMA,
+  MULTICLUSTER_CONFIG_SCHEMA,
 } from './config';
 export type {
   AgentConfig,
@@ -64,4 +64,3 @@ export type {
   TunnelType,
   TrafficEncryptionMode,
 } from './config';
-export type { ConfigSpec } from './config-spec';

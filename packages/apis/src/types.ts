@@ -1,7 +1,7 @@
 /**
  * `@switchyard/apis/types`: the plain types of every kind (Kubernetes, crd.antrea.io,
  * policy.networking.k8s.io, multicluster), the controlplane model and the configuration shapes,
- * plus the dependency-free IP text/bytes helpers. Nothing here loads ajv, protobufjs or the
+ * plus the dependency-free IP text/bytes helpers. Nothing here loads ajv, protobufjs, TypeBox or the
  * embedded CRDs, so pure packages (and browser bundles) import their types from this entry.
  * @packageDocumentation
  */
@@ -27,4 +27,3 @@ export type {
   TunnelType,
   TrafficEncryptionMode,
 } from './config';
-export type { ConfigSpec } from './config-spec';

@@ -18,6 +18,7 @@ import {
 } from '../src/index';
 import type { controlplane as cp } from '../src/index';
 import * as arb from './support/arbitraries';
+import golden from './fixtures/controlplane-golden.json';
 
 const basePolicy: cp.NetworkPolicy = {
   uid: 'a1b2',
@@ -54,6 +55,13 @@ describe('controlplane protobuf round trips', () => {
       }),
       { numRuns: 150 },
     );
+  });
+
+  test('encodes byte for byte what agents and controllers already exchange (frames recorded from the previous codec)', () => {
+    for (const { event, hex } of golden as { event: cp.WatchEvent; hex: string }[]) {
+      expect(Buffer.from(encodeWatchEvent(event)).toString('hex')).toBe(hex);
+      expect(decodeWatchEvent(Buffer.from(hex, 'hex'))).toEqual(event);
+    }
   });
 
   test('IPs travel as 4 or 16 bytes and come back in canonical text', () => {
@@ -114,6 +122,12 @@ describe('controlplane protobuf round trips', () => {
   test('a watch event without payload fails to decode with MISSING_FIELD', () => {
     const bytes = proto.controlplane.v1.WatchEvent.encode({ type: proto.controlplane.v1.EventType.ADDED }).finish();
     expect(() => decodeWatchEvent(bytes)).toThrow(expect.objectContaining({ code: 'MISSING_FIELD', path: 'object' }));
+  });
+
+  test('errors inside a watch event name their path under object', () => {
+    const ev: cp.WatchEvent = { type: 'ADDED', kind: 'AddressGroup', object: { name: 'g', groupMembers: [{ ips: ['10.0.0.300'] }] } };
+    expect(() => encodeWatchEvent(ev)).toThrow(expect.objectContaining({ code: 'INVALID_IP', path: 'object.groupMembers[0].ips[0]' }));
+    expect(() => encodeWatchEvent({ ...ev, kind: 'Nope' } as never)).toThrow(expect.objectContaining({ code: 'INVALID_ENUM', path: 'kind' }));
   });
 
   test('an IP of 5 bytes on the wire fails to decode with INVALID_IP', () => {

@@ -10,7 +10,7 @@ import type { RequestAuth } from '@switchyard/kube';
 import { ControlplaneHub } from '../src/hub';
 import { createPki } from '../src/pki';
 import { ControlplaneServer } from '../src/server';
-import { ControlplaneWatchClient } from '../test-utils/watch-client';
+import { ControlplaneClient } from '@switchyard/controlplane-client';
 
 const scale = Number(process.env.BENCH_SCALE ?? '1');
 const NS = Math.round(25_000 * scale);
@@ -57,14 +57,14 @@ async function main(): Promise<void> {
   const server = new ControlplaneServer({ hub, auth, tls: { certPem: pki.certPem, keyPem: pki.keyPem }, host: '127.0.0.1', port: 0, maxWatcherBufferBytes: 64 << 20, logger });
   const port = await server.listen();
   const agent = new https.Agent({ keepAlive: false, maxSockets: Infinity, ca: pki.caPem });
-  const clients = Array.from({ length: NODES }, (_, i) => new ControlplaneWatchClient({ url: `https://127.0.0.1:${port}`, caPem: pki.caPem, nodeName: `node-${i}`, token: `node:node-${i}`, agent }));
+  const clients = Array.from({ length: NODES }, (_, i) => new ControlplaneClient({ url: `https://127.0.0.1:${port}`, caPem: pki.caPem, nodeName: `node-${i}`, token: `node:node-${i}`, agent }));
   const t1 = performance.now();
   // Connect in batches of 100 (as agents would not all arrive in the same millisecond either).
-  for (let i = 0; i < clients.length; i += 100) await Promise.all(clients.slice(i, i + 100).map((c) => c.connect()));
-  await Promise.all(clients.map((c) => c.waitFor(() => c.synced, 600000, 'sync')));
+  for (let i = 0; i < clients.length; i += 100) await Promise.all(clients.slice(i, i + 100).map((c) => c.open()));
+  await Promise.all(clients.map((c) => c.waitFor(() => c.view.synced, 600000, 'sync')));
   const syncMs = performance.now() - t1;
   const bytes = clients.map((c) => c.bytesReceived).sort((a, b) => a - b);
-  const policiesPerNode = clients.map((c) => c.policies.size).sort((a, b) => a - b);
+  const policiesPerNode = clients.map((c) => c.view.counts.policies).sort((a, b) => a - b);
   global.gc?.();
   const rssServing = process.memoryUsage().rss;
   console.log(`initial sync of ${NODES} watchers: ${Math.round(syncMs)} ms; bytes/node p50 ${pct(bytes, 0.5)} max ${bytes.at(-1)}; RSS ${mb(rssServing)} MB`);
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   // of np0, applied-to of np1), so every change moves it between groups. Namespaces are visited
   // from the last one down, round robin at small scales; each visit flips the labels the pod has
   // now, so no sample re-applies labels it already has.
-  const byNode = new Map(clients.map((c) => [c.o.nodeName, c] as const));
+  const byNode = new Map(clients.map((c) => [c.nodeName, c] as const));
   const app = new Map<number, string>(); // namespace index -> current app label of its p0
   const lat: number[] = [];
   let noops = 0;
@@ -93,8 +93,8 @@ async function main(): Promise<void> {
       noops++; // not a change: nothing to measure (the flip above should never get here)
       continue;
     }
-    const affected = [...delta.nodes.keys()].map((x) => byNode.get(x)).filter((c): c is ControlplaneWatchClient => c !== undefined);
-    await Promise.all(affected.map((c) => c.waitFor(() => c.resourceVersion === rv, 10000, 'event')));
+    const affected = [...delta.nodes.keys()].map((x) => byNode.get(x)).filter((c): c is ControlplaneClient => c !== undefined);
+    await Promise.all(affected.map((c) => c.waitFor(() => c.view.resourceVersion === rv, 10000, 'event')));
     if (i >= WARMUP) lat.push(performance.now() - start);
   }
   lat.sort((a, b) => a - b);

@@ -3,18 +3,33 @@
 // resumption, resync, and node-scoped authorization.
 import https from 'node:https';
 import type { Controller } from '../src/controller';
-import { ControlplaneWatchClient } from '../test-utils/watch-client';
+import { ControlplaneClient } from '@switchyard/controlplane-client';
+import type { controlplane } from '@switchyard/apis';
 import { parsePromText } from '@switchyard/testbed';
 import { createPod, eventually, NODE_TOKENS, startCluster, type Cluster } from './support';
 
 let c: Cluster;
 let controller: Controller;
-const clients: ControlplaneWatchClient[] = [];
+const clients: ControlplaneClient[] = [];
+/** Every event each client received, in order (BOOKMARKs included), and the mode of each stream it opened. */
+const received = new Map<ControlplaneClient, controlplane.WatchEvent[]>();
+const modes = new Map<ControlplaneClient, string[]>();
 
-function client(node: string, token = NODE_TOKENS[node]): ControlplaneWatchClient {
-  const w = new ControlplaneWatchClient({ url: `https://127.0.0.1:${c.controllerPort}`, caPem: controller.pki.caPem, nodeName: node, ...(token ? { token } : {}) });
+function client(node: string, token = NODE_TOKENS[node]): ControlplaneClient {
+  const events: controlplane.WatchEvent[] = [];
+  const w = new ControlplaneClient({ url: `https://127.0.0.1:${c.controllerPort}`, caPem: controller.pki.caPem, nodeName: node, ...(token ? { token } : {}), onEvent: (e) => events.push(e) });
   clients.push(w);
+  received.set(w, events);
+  modes.set(w, []);
   return w;
+}
+const eventsOf = (w: ControlplaneClient): controlplane.WatchEvent[] => received.get(w) ?? [];
+const modesOf = (w: ControlplaneClient): string[] => modes.get(w) ?? [];
+/** Open one stream by hand (the tests decide when to reconnect) and record its mode. */
+async function connect(w: ControlplaneClient): Promise<{ status: number; body?: string }> {
+  const r = await w.open();
+  if (r.mode) modesOf(w).push(r.mode);
+  return r;
 }
 
 const np = (name: string, app: string, from: string): Record<string, unknown> => ({
@@ -24,9 +39,15 @@ const np = (name: string, app: string, from: string): Record<string, unknown> =>
   spec: { podSelector: { matchLabels: { app } }, policyTypes: ['Ingress'], ingress: [{ from: [{ podSelector: { matchLabels: { app: from } } }], ports: [{ protocol: 'TCP', port: 80 }] }] },
 });
 
-const names = (w: ControlplaneWatchClient): string[] => [...w.policies.values()].map((p) => p.sourceRef.name).sort();
-const addressMembers = (w: ControlplaneWatchClient): string[] => [...w.addressGroups.keys()].flatMap((g) => w.members('address', g)).sort();
-const appliedMembers = (w: ControlplaneWatchClient): string[] => [...w.appliedToGroups.keys()].flatMap((g) => w.members('applied', g)).sort();
+const member = (m: controlplane.GroupMember): string => (m.pod ? `${m.pod.namespace}/${m.pod.name}` : m.externalEntity ? `ee:${m.externalEntity.namespace}/${m.externalEntity.name}` : m.ips.join(','));
+/** Names of the members of a group (pods as ns/name). */
+const members = (w: ControlplaneClient, kind: 'address' | 'applied', name: string): string[] => {
+  const s = w.view.snapshot();
+  return ((kind === 'address' ? s.addressGroups : s.appliedToGroups).find((g) => g.name === name)?.groupMembers ?? []).map(member).sort();
+};
+const names = (w: ControlplaneClient): string[] => w.view.snapshot().policies.map((p) => p.sourceRef.name).sort();
+const addressMembers = (w: ControlplaneClient): string[] => w.view.snapshot().addressGroups.flatMap((g) => g.groupMembers.map(member)).sort();
+const appliedMembers = (w: ControlplaneClient): string[] => w.view.snapshot().appliedToGroups.flatMap((g) => g.groupMembers.map(member)).sort();
 
 beforeAll(async () => {
   c = await startCluster();
@@ -47,17 +68,17 @@ afterAll(async () => {
 });
 
 describe('controlplane watch over the Kubernetes API', () => {
-  let a: ControlplaneWatchClient;
-  let b: ControlplaneWatchClient;
+  let a: ControlplaneClient;
+  let b: ControlplaneClient;
 
   test('each node receives exactly its own policies and groups', async () => {
     a = client('node-a');
     b = client('node-b');
-    expect((await a.connect()).status).toBe(200);
-    expect((await b.connect()).status).toBe(200);
-    await a.waitFor(() => a.synced, 10000, 'initial sync');
-    await b.waitFor(() => b.synced, 10000, 'initial sync');
-    expect(a.modes).toEqual(['initial']);
+    expect((await connect(a)).status).toBe(200);
+    expect((await connect(b)).status).toBe(200);
+    await a.waitFor(() => a.view.synced, 10000, 'initial sync');
+    await b.waitFor(() => b.view.synced, 10000, 'initial sync');
+    expect(modesOf(a)).toEqual(['initial']);
     expect(names(a)).toEqual(['web-from-client']);
     expect(names(b)).toEqual(['db-from-web']);
     expect(appliedMembers(a)).toEqual(['x/web']);
@@ -68,10 +89,10 @@ describe('controlplane watch over the Kubernetes API', () => {
   });
 
   test('a new matching pod arrives as an address group patch, not a full group', async () => {
-    const before = a.received.length;
+    const before = eventsOf(a).length;
     await createPod(c, 'x', 'client2', 'node-b', '10.0.2.12', { app: 'client' });
     await a.waitFor(() => addressMembers(a).includes('x/client2'), 10000, 'client2 member');
-    const kinds = a.received.slice(before).map((e) => `${e.type}/${e.kind}`);
+    const kinds = eventsOf(a).slice(before).map((e) => `${e.type}/${e.kind}`);
     expect(kinds).toContain('MODIFIED/AddressGroupPatch');
     expect(kinds).not.toContain('ADDED/AddressGroup');
     // node-b applies no policy using that group: it hears nothing of it.
@@ -88,18 +109,18 @@ describe('controlplane watch over the Kubernetes API', () => {
 
   test('deleting a policy removes it and its groups from the node', async () => {
     await c.kubectl.ok(['-n', 'x', 'delete', 'networkpolicy', 'db-from-web']);
-    await b.waitFor(() => b.policies.size === 0, 10000, 'policy deleted');
-    expect(b.addressGroups.size).toBe(0);
-    expect(b.appliedToGroups.size).toBe(0);
+    await b.waitFor(() => b.view.counts.policies === 0, 10000, 'policy deleted');
+    expect(b.view.counts.addressGroups).toBe(0);
+    expect(b.view.counts.appliedToGroups).toBe(0);
     expect(names(a)).toEqual(['web-from-client']);
   });
 
   test('no token is 401 and node A\'s token cannot watch node B (403)', async () => {
     const anon = client('node-b', '');
-    const r1 = await anon.connect();
+    const r1 = await connect(anon);
     expect(r1.status).toBe(401);
     const wrong = client('node-b', NODE_TOKENS['node-a']);
-    const r2 = await wrong.connect();
+    const r2 = await connect(wrong);
     expect(r2.status).toBe(403);
     expect((JSON.parse(r2.body ?? '{}') as { message: string }).message).toBe('node "node-a" may not access node "node-b"');
   });
@@ -107,17 +128,17 @@ describe('controlplane watch over the Kubernetes API', () => {
   test('a reconnecting agent resumes from its resourceVersion and gets only what it missed', async () => {
     a.close();
     await a.ended();
-    const rv = a.resourceVersion;
+    const rv = a.view.resourceVersion;
     await createPod(c, 'x', 'web2', 'node-a', '10.0.1.12', { app: 'web' });
     await eventually(() => expect(controller.hub.engine.pods.has('Pod/x/web2')).toBe(true));
-    const before = a.received.length;
-    expect((await a.connect()).status).toBe(200);
+    const before = eventsOf(a).length;
+    expect((await connect(a)).status).toBe(200);
     await a.waitFor(() => appliedMembers(a).includes('x/web2'), 10000, 'web2 after resume');
-    expect(a.modes.at(-1)).toBe('resume');
-    const replay = a.received.slice(before).filter((e) => e.type !== 'BOOKMARK');
+    expect(modesOf(a).at(-1)).toBe('resume');
+    const replay = eventsOf(a).slice(before).filter((e) => e.type !== 'BOOKMARK');
     expect(replay.length).toBeGreaterThan(0);
     expect(replay.every((e) => e.kind.endsWith('Patch'))).toBe(true);
-    expect(rv).not.toBe(a.resourceVersion);
+    expect(rv).not.toBe(a.view.resourceVersion);
     expect(appliedMembers(a)).toEqual(['x/client', 'x/web', 'x/web2']);
   });
 
@@ -128,13 +149,13 @@ describe('controlplane watch over the Kubernetes API', () => {
     // and ends as it is in the API server, app=web).
     for (let i = 0; i < 60; i++) controller.hub.apply({ type: 'MODIFIED', object: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web2', namespace: 'x', labels: { app: i % 2 === 0 ? 'client' : 'web' } }, spec: { nodeName: 'node-a' }, status: { podIP: '10.0.1.12', podIPs: [{ ip: '10.0.1.12' }] } } as never });
     expect(controller.hub.historyLength('node-a')).toBeLessThanOrEqual(50);
-    const r = await a.connect();
+    const r = await connect(a);
     expect(r.status).toBe(200);
     await a.ended();
-    expect(a.expiredCount).toBe(1);
-    expect(a.resourceVersion).toBe('');
-    await a.connect();
-    await a.waitFor(() => a.modes.length > 0 && a.modes.at(-1) === 'initial' && a.synced, 10000, 'resync');
+    expect(a.stats.expired).toBe(1);
+    expect(a.view.resourceVersion).toBe('');
+    await connect(a);
+    await a.waitFor(() => modesOf(a).length > 0 && modesOf(a).at(-1) === 'initial' && a.view.synced, 10000, 'resync');
     await a.waitFor(() => appliedMembers(a).join() === 'x/client,x/web,x/web2', 10000, 'resynced state');
     expect(names(a)).toEqual(['web-from-client']);
   });
@@ -145,15 +166,15 @@ describe('controlplane watch over the Kubernetes API', () => {
     // A change while no controller runs.
     await c.kubectl.ok(['-n', 'x', 'delete', 'pod', 'client2']);
     controller = await c.startController({ historyPerNode: 50 });
-    expect((await a.connect()).status).toBe(200);
+    expect((await connect(a)).status).toBe(200);
     await a.ended();
-    expect(a.expiredCount).toBe(2);
-    await a.connect();
-    await a.waitFor(() => a.synced && a.modes.at(-1) === 'initial' && !addressMembers(a).includes('x/client2'), 10000, 'post-restart state');
+    expect(a.stats.expired).toBe(2);
+    await connect(a);
+    await a.waitFor(() => a.view.synced && modesOf(a).at(-1) === 'initial' && !addressMembers(a).includes('x/client2'), 10000, 'post-restart state');
     const server = controller.hub.engine.snapshot('node-a');
     expect(names(a)).toEqual(server.networkPolicies.map((p) => p.sourceRef.name).sort());
-    for (const g of server.appliedToGroups) expect(a.members('applied', g.name)).toHaveLength(g.groupMembers.length);
-    for (const g of server.addressGroups) expect(a.members('address', g.name)).toHaveLength(g.groupMembers.length);
+    for (const g of server.appliedToGroups) expect(members(a, 'applied', g.name)).toHaveLength(g.groupMembers.length);
+    for (const g of server.addressGroups) expect(members(a, 'address', g.name)).toHaveLength(g.groupMembers.length);
     // client2 went away while the controller was down; nothing else selects as a peer.
     expect(addressMembers(a)).toEqual([]);
     expect(appliedMembers(a)).toEqual(['x/client', 'x/web', 'x/web2']);
@@ -167,7 +188,7 @@ describe('controlplane watch over the Kubernetes API', () => {
       spec: { priority: 5, tier: 'application', appliedTo: [{ podSelector: { matchLabels: { app: 'web' } } }], ingress: [{ action: 'Drop', from: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'y' } } }] }] },
     });
     const acnp = await eventually(() => {
-      const p = [...a.policies.values()].find((x) => x.sourceRef.name === 'acnp-web');
+      const p = a.view.snapshot().policies.find((x) => x.sourceRef.name === 'acnp-web');
       if (!p) throw new Error('not yet');
       return p;
     });

@@ -4,7 +4,8 @@ import { ControlplaneHub } from '../src/hub';
 import { createPki } from '../src/pki';
 import { ControlplaneServer } from '../src/server';
 import type { RequestAuth } from '@switchyard/kube';
-import { ControlplaneWatchClient } from '../test-utils/watch-client';
+import { ControlplaneClient } from '@switchyard/controlplane-client';
+import type { controlplane } from '@switchyard/apis';
 
 const BOUND = 256 * 1024;
 
@@ -38,12 +39,13 @@ test('a stuck watcher is disconnected at its buffer bound while a reading watche
   const pki = await createPki(['localhost', '127.0.0.1']);
   const server = new ControlplaneServer({ hub, auth, tls: { certPem: pki.certPem, keyPem: pki.keyPem }, host: '127.0.0.1', port: 0, maxWatcherBufferBytes: BOUND });
   const port = await server.listen();
-  const fast = new ControlplaneWatchClient({ url: `https://127.0.0.1:${port}`, caPem: pki.caPem, nodeName: 'node-a', token: 'node:node-a' });
-  const stuck = new ControlplaneWatchClient({ url: `https://127.0.0.1:${port}`, caPem: pki.caPem, nodeName: 'node-b', token: 'node:node-b' });
-  await fast.connect();
-  await stuck.connect();
-  await fast.waitFor(() => fast.synced);
-  await stuck.waitFor(() => stuck.synced);
+  const received: controlplane.WatchEvent[] = [];
+  const fast = new ControlplaneClient({ url: `https://127.0.0.1:${port}`, caPem: pki.caPem, nodeName: 'node-a', token: 'node:node-a', onEvent: (e) => received.push(e) });
+  const stuck = new ControlplaneClient({ url: `https://127.0.0.1:${port}`, caPem: pki.caPem, nodeName: 'node-b', token: 'node:node-b' });
+  await fast.open();
+  await stuck.open();
+  await fast.waitFor(() => fast.view.synced);
+  await stuck.waitFor(() => stuck.view.synced);
   stuck.pause();
   const stuckConn = [...server.connections].find((c) => c.node === 'node-b');
   expect(stuckConn).toBeDefined();
@@ -65,9 +67,9 @@ test('a stuck watcher is disconnected at its buffer bound while a reading watche
   expect(server.connections.size).toBe(1);
   // The reading watcher got every add and delete, in order, ending with nothing left.
   const adds = i;
-  await fast.waitFor(() => fast.received.filter((e) => e.kind === 'NetworkPolicy' && e.type === 'DELETED').length === adds, 30000, 'all deletes');
-  expect(fast.received.filter((e) => e.kind === 'NetworkPolicy' && e.type === 'ADDED')).toHaveLength(adds);
-  expect(fast.policies.size).toBe(0);
+  await fast.waitFor(() => received.filter((e) => e.kind === 'NetworkPolicy' && e.type === 'DELETED').length === adds, 30000, 'all deletes');
+  expect(received.filter((e) => e.kind === 'NetworkPolicy' && e.type === 'ADDED')).toHaveLength(adds);
+  expect(fast.view.counts.policies).toBe(0);
   fast.close();
   stuck.close();
   await server.close();
@@ -79,12 +81,12 @@ test('graceful shutdown ends streams cleanly so agents can resume', async () => 
   const pki = await createPki(['127.0.0.1']);
   const server = new ControlplaneServer({ hub, auth, tls: { certPem: pki.certPem, keyPem: pki.keyPem }, host: '127.0.0.1', port: 0 });
   const port = await server.listen();
-  const w = new ControlplaneWatchClient({ url: `https://127.0.0.1:${port}`, caPem: pki.caPem, nodeName: 'node-a', token: 'node:node-a' });
-  await w.connect();
-  await w.waitFor(() => w.synced);
+  const w = new ControlplaneClient({ url: `https://127.0.0.1:${port}`, caPem: pki.caPem, nodeName: 'node-a', token: 'node:node-a' });
+  await w.open();
+  await w.waitFor(() => w.view.synced);
   const ended = w.ended();
   await server.close();
   await ended;
-  expect(w.resourceVersion).toBe(hub.resourceVersion);
+  expect(w.view.resourceVersion).toBe(hub.resourceVersion);
   expect(hub.watcherCount).toBe(0);
 });

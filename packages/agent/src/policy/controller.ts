@@ -8,8 +8,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { FlowSync } from '../flow-sync';
 import { silentLogger, type Logger } from '@switchyard/runtime';
-import { ControlplaneClient, type ControlplaneClientOptions } from './controlplane-client';
-import { PolicyView, type PolicyViewData } from './view';
+import { ControlplaneClient, PolicyView, type ControlplaneClientOptions, type PolicyViewData } from '@switchyard/controlplane-client';
 
 /** Reads a persisted view; an absent or unreadable file gives an empty, unsynced view. */
 export function loadPolicyView(file: string, log: Logger = silentLogger): PolicyView {
@@ -41,7 +40,7 @@ export interface NetworkPolicyControllerOptions {
   view: PolicyView;
   cacheFile: string;
   /** Without it the agent enforces only the cached view (no controller configured). */
-  controlplane?: Omit<ControlplaneClientOptions, 'nodeName' | 'logger'>;
+  controlplane?: Omit<ControlplaneClientOptions, 'nodeName' | 'logger' | 'view' | 'onChange'>;
   logger?: Logger;
 }
 
@@ -61,7 +60,7 @@ export class NetworkPolicyController {
     this.view = o.view;
     this.log = o.logger ?? silentLogger;
     this.client = o.controlplane
-      ? new ControlplaneClient({ ...o.controlplane, nodeName: o.nodeName, logger: this.log }, this.view, () => this.schedule())
+      ? new ControlplaneClient({ ...o.controlplane, nodeName: o.nodeName, logger: this.log, view: this.view, onChange: () => this.schedule() })
       : undefined;
   }
 
