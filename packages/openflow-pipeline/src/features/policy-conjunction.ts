@@ -1,0 +1,158 @@
+/**
+ * Conjunctive match flows shared between rules: one flow per (table, priority, match) carrying a
+ * `conjunction(id, clause/n)` action for every rule clause that needs the match.
+ */
+import type { Action, Flow, Match } from '@switchyard/openflow/codec';
+import { matchKey } from '../diff';
+import { codeBase, codeLen, formatCidrCode, Ranges } from './addresses';
+import { IP, flow, ipv4Net } from './common';
+
+/**
+ * A conjunctive match flow. The (conj id, clause) pairs it carries, coded `id * 4 + clause`, are
+ * appended to the builder's pair buffer with the flow's slot (two flat arrays for all flows
+ * instead of an array each) and grouped per flow by a counting sort at the end.
+ */
+interface SharedFlow {
+  flow: Flow;
+  slot: number;
+}
+
+/** Growable typed buffers of (slot, code) pairs: off the JS heap, so a million pairs cost the GC little. */
+class PairBuffer {
+  slot = new Uint32Array(1024);
+  code = new Float64Array(1024);
+  n = 0;
+  push(slot: number, code: number): void {
+    if (this.n === this.slot.length) {
+      const s = new Uint32Array(this.n * 2);
+      const c = new Float64Array(this.n * 2);
+      s.set(this.slot);
+      c.set(this.code);
+      this.slot = s;
+      this.code = c;
+    }
+    this.slot[this.n] = slot;
+    this.code[this.n++] = code;
+  }
+}
+
+/** Collects the conjunctive match flows of a set of rules (one policy, or all of them at once). */
+export class ConjunctionBuilder {
+  /** Scratch buffer for a peer's address ranges. */
+  readonly ranges = new Ranges();
+  /** Shared flows other than address matches by (table, priority), then match key. */
+  private readonly shared = new Map<string, Map<string, SharedFlow>>();
+  /** Address match flows by (table, priority, src|dst), then prefix length, then base address `| 0`. */
+  private readonly addrShared = new Map<string, (Map<number, SharedFlow> | undefined)[]>();
+  private readonly order: SharedFlow[] = [];
+  private readonly pairs = new PairBuffer();
+  /** Number of clauses of each conj id. */
+  private readonly nClauses = new Map<number, number>();
+  /** Conjunction action objects by `id * 4 + clause`. */
+  private readonly actions = new Map<number, Action>();
+
+  constructor(private readonly cookie: bigint) {}
+
+  /** Declares how many clauses conj id `id` has. */
+  setClauses(id: number, n: number): void {
+    this.nClauses.set(id, n);
+  }
+
+  /** Adds (id, clause) to the shared flow of a match. */
+  add(table: number, priority: number, match: Match, id: number, clause: number): void {
+    const k = `${table}/${priority}`;
+    let bucket = this.shared.get(k);
+    if (!bucket) {
+      bucket = new Map();
+      this.shared.set(k, bucket);
+    }
+    const key = matchKey(match);
+    let e = bucket.get(key);
+    if (!e) {
+      e = this.slot(flow(table, priority, match, [], this.cookie));
+      bucket.set(key, e);
+    }
+    this.pairs.push(e.slot, id * 4 + clause);
+  }
+
+  /** Adds (id, clause) to the address match flows of CIDR codes (a /0 is the plain `ip` match). */
+  addAddresses(table: number, priority: number, codes: readonly number[], dir: 'src' | 'dst', id: number, clause: number): void {
+    const bk = `${table}/${priority}/${dir}`;
+    let bucket = this.addrShared.get(bk);
+    if (!bucket) {
+      bucket = [];
+      this.addrShared.set(bk, bucket);
+    }
+    const conj = id * 4 + clause;
+    // Hot loop (one pass per peer address of every rule): no closures, no strings unless the flow
+    // is new, and small-integer map keys (`base | 0` in a map per prefix length) so that looking a
+    // code up allocates nothing.
+    for (let k = 0; k < codes.length; k++) {
+      const code = codes[k]!;
+      const len = codeLen(code);
+      if (len === 0) {
+        this.add(table, priority, { ...IP }, id, clause);
+        continue;
+      }
+      let byBase = bucket[len];
+      if (!byBase) {
+        byBase = new Map();
+        bucket[len] = byBase;
+      }
+      const base = codeBase(code) | 0;
+      let e = byBase.get(base);
+      if (!e) {
+        const net = ipv4Net(formatCidrCode(code));
+        e = this.slot(flow(table, priority, dir === 'src' ? { ...IP, ipv4Src: net } : { ...IP, ipv4Dst: net }, [], this.cookie));
+        byBase.set(base, e);
+      }
+      this.pairs.push(e.slot, conj);
+    }
+  }
+
+  private slot(f: Flow): SharedFlow {
+    const e = { flow: f, slot: this.order.length };
+    this.order.push(e);
+    return e;
+  }
+
+  /** The shared flows with their conjunction actions (pairs grouped per flow by a counting sort). */
+  flows(): Flow[] {
+    const nFlows = this.order.length;
+    const { slot, code, n } = this.pairs;
+    const start = new Uint32Array(nFlows + 1);
+    for (let i = 0; i < n; i++) start[slot[i]! + 1]!++;
+    for (let f = 0; f < nFlows; f++) start[f + 1]! += start[f]!;
+    const fill = start.slice(0, nFlows);
+    const grouped = new Float64Array(n);
+    for (let i = 0; i < n; i++) grouped[fill[slot[i]!]!++] = code[i]!;
+    for (let f = 0; f < nFlows; f++) this.order[f]!.flow.actions = this.conjActions(grouped.subarray(start[f]!, start[f + 1]!));
+    return this.order.map((e) => e.flow);
+  }
+
+  /**
+   * The conjunction actions of a shared flow: sorted by (id, clause), duplicates dropped. One
+   * action object per (id, clause) is shared by every flow carrying it (a rule with 100 peer
+   * addresses would otherwise allocate 100 identical objects); actions are never mutated.
+   */
+  private conjActions(codes: Float64Array): Action[] {
+    let sorted = true;
+    for (let i = 1; i < codes.length && sorted; i++) sorted = codes[i - 1]! <= codes[i]!;
+    // Rules are usually visited in conj-id order, so most lists are already sorted.
+    if (!sorted) codes.sort();
+    const out: Action[] = [];
+    let prev = -1;
+    for (const c of codes) {
+      if (c === prev) continue;
+      prev = c;
+      let a = this.actions.get(c);
+      if (!a) {
+        const id = Math.floor(c / 4);
+        a = { type: 'conjunction', id, clause: c % 4, nClauses: this.nClauses.get(id)! };
+        this.actions.set(c, a);
+      }
+      out.push(a);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The node state as keyed objects: every pod, peer node, Service port, policy, group, FQDN pattern
+ * and node-wide spec under a stable key, and what changed between two states. Dependency keys are
+ * `<kind>:<key>` (plus `ip:<address>` for the local pod holding an address).
+ */
+import { PipelineError } from './errors';
+import { sameValue } from './identity';
+import type {
+  ExternalNodeSpec, GroupMember, LocalPod, MulticlusterSpec, NetworkPolicy, NodeState, RemoteNode, ServicePortSpec,
+} from './state';
+
+/** A group as the pipeline reads it. */
+export interface MemberGroup {
+  name: string;
+  groupMembers: readonly GroupMember[];
+}
+
+/** The DNS-intercept part of the FQDN spec (its addresses are objects of their own). */
+export interface FqdnIntercept {
+  conjId: number;
+  podOfports: readonly number[];
+}
+
+/** Object kinds and their types. */
+export interface ObjectKinds {
+  pod: LocalPod;
+  remoteNode: RemoteNode;
+  service: ServicePortSpec;
+  policy: NetworkPolicy;
+  addressGroup: MemberGroup;
+  appliedToGroup: MemberGroup;
+  fqdnAddresses: readonly string[];
+  fqdnIntercept: FqdnIntercept;
+  multicluster: MulticlusterSpec;
+  externalNode: ExternalNodeSpec;
+}
+export type ObjectKind = keyof ObjectKinds;
+export type ObjectOf<K extends ObjectKind> = ObjectKinds[K];
+
+/** Key of a node-wide object (a spec there is at most one of). */
+export const NODE_KEY = 'node';
+
+type Enumerate = (s: NodeState) => Iterable<readonly [string, unknown]>;
+const one = <T>(v: T | undefined): [string, T][] => (v === undefined ? [] : [[NODE_KEY, v]]);
+
+/** How each kind is found in the state, with its key (in state order). */
+const ENUMERATE: { [K in ObjectKind]: Enumerate } = {
+  pod: (s) => s.pods.map((p) => [`${p.namespace}/${p.name}`, p] as const),
+  remoteNode: (s) => s.remoteNodes.map((n) => [n.name, n] as const),
+  service: (s) => (s.services ?? []).map((x) => [String(x.groupId), x] as const),
+  policy: (s) => s.policies.map((p) => [p.uid, p] as const),
+  addressGroup: (s) => s.addressGroups.map((g) => [g.name, g] as const),
+  appliedToGroup: (s) => s.appliedToGroups.map((g) => [g.name, g] as const),
+  fqdnAddresses: (s) => Object.entries(s.fqdn?.addresses ?? {}),
+  fqdnIntercept: (s) => one(s.fqdn && { conjId: s.fqdn.conjId, podOfports: s.fqdn.podOfports }),
+  multicluster: (s) => one(s.multicluster),
+  externalNode: (s) => one(s.externalNode),
+};
+
+export const OBJECT_KINDS = Object.keys(ENUMERATE) as ObjectKind[];
+
+/** Dependency key of an object. */
+export const depKey = (kind: ObjectKind | 'ip', key: string): string => `${kind}:${key}`;
+
+/** The objects of one node state by kind and key, and local pods by address. */
+export class ObjectIndex {
+  readonly byKind = new Map<ObjectKind, Map<string, unknown>>();
+  /** Local pods by IPv4 address; the last pod in state order wins, as in the full computation. */
+  readonly podsByIp = new Map<string, LocalPod>();
+
+  constructor(readonly state: NodeState) {
+    for (const kind of OBJECT_KINDS) {
+      const m = new Map<string, unknown>();
+      for (const [key, obj] of ENUMERATE[kind](state)) {
+        if (m.has(key)) throw new PipelineError('INVALID_INPUT', `two ${kind} objects share the key ${key}`, key, kind);
+        m.set(key, obj);
+      }
+      this.byKind.set(kind, m);
+    }
+    for (const p of state.pods) for (const ip of p.ips) this.podsByIp.set(ip, p);
+  }
+
+  /** Objects of a kind, in state order. */
+  of<K extends ObjectKind>(kind: K): ReadonlyMap<string, ObjectOf<K>> {
+    return this.byKind.get(kind) as Map<string, ObjectOf<K>>;
+  }
+
+  /** Members of a group by name. */
+  members(kind: 'addressGroup' | 'appliedToGroup', name: string): readonly GroupMember[] | undefined {
+    return this.of(kind).get(name)?.groupMembers;
+  }
+}
+
+/** Elementwise: the same member objects (or equal ones) in the same order. */
+function sameMembers(a: readonly GroupMember[], b: readonly GroupMember[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !sameValue(a[i], b[i])) return false;
+  return true;
+}
+
+function sameObject(kind: ObjectKind, a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (kind === 'addressGroup' || kind === 'appliedToGroup') return sameMembers((a as MemberGroup).groupMembers, (b as MemberGroup).groupMembers);
+  return sameValue(a, b);
+}
+
+/**
+ * Dependency keys of everything that differs between two indexes: objects added, removed or
+ * changed (by reference, then by value), and `ip:<address>` of every address a changed pod held
+ * before or holds now.
+ */
+export function changedKeys(prev: ObjectIndex, next: ObjectIndex): Set<string> {
+  const out = new Set<string>();
+  for (const kind of OBJECT_KINDS) {
+    const a = prev.of(kind);
+    const b = next.of(kind);
+    if (a.size === 0 && b.size === 0) continue;
+    for (const [key, obj] of b) if (!a.has(key) || !sameObject(kind, a.get(key), obj)) out.add(depKey(kind, key));
+    for (const key of a.keys()) if (!b.has(key)) out.add(depKey(kind, key));
+  }
+  for (const k of out) {
+    if (!k.startsWith('pod:')) continue;
+    const key = k.slice(4);
+    for (const p of [prev.of('pod').get(key), next.of('pod').get(key)]) for (const ip of p?.ips ?? []) out.add(depKey('ip', ip));
+  }
+  return out;
+}
