@@ -105,6 +105,9 @@ function realize(make: () => { update(s: NodeState): unknown }, empty: NodeState
   return r2(median(times));
 }
 
+/** The 1,000 K8s NP state (for profiling). */
+export const k8sStateForProfile = (): NodeState => k8sPolicies(baseState());
+
 export function runChangeBench(reps = Number(process.env.BENCH_REPS ?? 15)): Record<string, unknown>[] {
   const base = baseState();
   const k8s = k8sPolicies(base);

@@ -63,7 +63,8 @@ export interface Feature {
   readonly ownsMiss?: readonly TableName[];
   /**
    * Match flows of different owners with the same identity whose actions are all `conjunction`
-   * carry the union of those actions (Antrea shares conjunctive match flows between rules).
+   * carry the union of those actions (Antrea shares conjunctive match flows between rules). The
+   * feature gives all its conjunctive match flows one cookie.
    */
   readonly mergesConjunctions?: boolean;
   /** Flows that exist once per node (a function of the pipeline and the configuration only). */

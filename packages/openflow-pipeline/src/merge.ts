@@ -18,6 +18,45 @@ export interface Contribution<T = Flow> {
   /** Position in the owner's output. */
   readonly seq: number;
   readonly value: T;
+  /** Of a conjunctive match flow (actions all `conjunction`): its actions as codes. */
+  readonly codes?: readonly number[] | undefined;
+}
+
+type Conjunction = Extract<Action, { type: 'conjunction' }>;
+
+/** A conjunction action as one number: id, clause (1-3) and clause count (1-3), exact in a double. */
+const encode = (a: Conjunction): number => (a.id * 4 + a.clause) * 4 + a.nClauses;
+
+/** Conjunction action objects by code, shared by every flow that carries one (actions are never mutated). */
+const ACTIONS = new Map<number, Action>();
+function decode(code: number): Action {
+  let a = ACTIONS.get(code);
+  if (!a) {
+    const nClauses = code % 4;
+    const c = (code - nClauses) / 4;
+    a = { type: 'conjunction', id: (c - (c % 4)) / 4, clause: c % 4, nClauses };
+    if (ACTIONS.size >= 1 << 20) ACTIONS.clear();
+    ACTIONS.set(code, a);
+  }
+  return a;
+}
+
+/** A flow's contribution, with its conjunction codes when it is a conjunctive match flow. */
+export function contribution(feature: number, owner: string, seq: number, value: Flow): Contribution {
+  return { feature, owner, seq, value, codes: conjunctionCodes(value) };
+}
+
+/** The codes of a conjunctive match flow's actions; undefined for any other flow. */
+export function conjunctionCodes(f: Flow): number[] | undefined {
+  const acts = f.actions;
+  if (acts.length === 0) return undefined;
+  const codes = new Array<number>(acts.length);
+  for (let i = 0; i < acts.length; i++) {
+    const a = acts[i]!;
+    if (a.type !== 'conjunction') return undefined;
+    codes[i] = encode(a);
+  }
+  return codes;
 }
 
 /** Negative when `a` takes precedence over `b`. */
@@ -31,34 +70,63 @@ function first<T>(cs: readonly Contribution<T>[]): Contribution<T> {
   return best;
 }
 
-const conjOnly = (f: Flow): boolean => f.actions.length > 0 && f.actions.every((a) => a.type === 'conjunction');
-
-/** Conjunction actions of several flows, sorted by (id, clause), each (id, clause) once. */
-function unionConjunctions(flows: readonly Flow[]): Action[] {
-  const all: Extract<Action, { type: 'conjunction' }>[] = [];
-  for (const f of flows) for (const a of f.actions) all.push(a as Extract<Action, { type: 'conjunction' }>);
-  all.sort((a, b) => a.id - b.id || a.clause - b.clause);
-  const out: Action[] = [];
-  for (const a of all) {
-    const prev = out[out.length - 1] as Extract<Action, { type: 'conjunction' }> | undefined;
-    if (!prev || prev.id !== a.id || prev.clause !== a.clause) out.push(a);
-  }
-  return out;
+/** Equal code lists. */
+export function sameCodes(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }
 
-/** The flow of one identity, or undefined when nobody contributes it. */
-export function resolveFlow(cs: readonly Contribution[], mergesConjunctions: (feature: number) => boolean): Flow | undefined {
-  if (cs.length <= 1) return cs[0]?.value;
-  const win = first(cs);
-  if (!mergesConjunctions(win.feature)) return win.value;
-  const same: Flow[] = [];
-  for (const c of cs) {
-    if (c.feature !== win.feature) continue;
-    if (!conjOnly(c.value)) return win.value;
-    same.push(c.value);
+/** The sorted, distinct codes of the contributions of one feature. */
+function unionCodes(cs: readonly Contribution[], feature: number, total: number): Float64Array {
+  const all = new Float64Array(total);
+  let n = 0;
+  for (const c of cs) if (c.feature === feature) for (const x of c.codes!) all[n++] = x;
+  all.sort();
+  let w = 0;
+  for (let r = 0; r < n; r++) if (w === 0 || all[w - 1] !== all[r]) all[w++] = all[r]!;
+  return all.subarray(0, w);
+}
+
+/**
+ * The merged flow: `template` (any of the contributions: a merging feature gives all its
+ * conjunctive match flows one cookie) with the actions of `codes`; `prev` when it is the same.
+ */
+export function mergedFlow(template: Flow, codes: Float64Array, prev?: Resolved): Resolved {
+  if (prev?.flow && prev.codes && sameCodes(prev.codes, codes) && prev.flow.cookie === template.cookie) return prev;
+  return { flow: { ...template, actions: Array.from(codes, decode) }, codes };
+}
+
+/** A resolved identity: its flow, and the conjunction codes of a conjunctive match flow. */
+export interface Resolved {
+  flow: Flow | undefined;
+  codes: Float64Array | undefined;
+}
+
+/**
+ * The flow of one identity (undefined when nobody contributes it). `prev`, the identity's last
+ * resolution, is returned as it is when a merged flow comes out the same.
+ */
+export function resolveFlow(cs: readonly Contribution[], mergesConjunctions: (feature: number) => boolean, prev?: Resolved): Resolved {
+  if (cs.length === 0) return { flow: undefined, codes: undefined };
+  if (cs.length === 1) return { flow: cs[0]!.value, codes: undefined };
+  let feature = cs[0]!.feature;
+  for (const c of cs) if (c.feature < feature) feature = c.feature;
+  if (mergesConjunctions(feature)) {
+    let n = 0;
+    let total = 0;
+    let last: Contribution | undefined;
+    for (const c of cs) {
+      if (c.feature !== feature) continue;
+      if (!c.codes) return { flow: first(cs).value, codes: undefined };
+      n++;
+      total += c.codes.length;
+      last = c;
+    }
+    if (n === 1) return { flow: last!.value, codes: undefined };
+    return mergedFlow(last!.value, unionCodes(cs, feature, total), prev);
   }
-  if (same.length === 1) return win.value;
-  return { ...win.value, actions: unionConjunctions(same) };
+  return { flow: first(cs).value, codes: undefined };
 }
 
 /** The group of one id, or undefined. */
@@ -78,7 +146,7 @@ export function mergeFlows(cs: readonly Contribution[], mergesConjunctions: (fea
       lists.push([c]);
     } else lists[i]!.push(c);
   }
-  return lists.map((l) => resolveFlow(l, mergesConjunctions)!);
+  return lists.map((l) => resolveFlow(l, mergesConjunctions).flow!);
 }
 
 /** Every group id resolved once, in order of first appearance. */

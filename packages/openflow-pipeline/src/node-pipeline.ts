@@ -17,7 +17,7 @@ import { ConjunctionIds } from './ids';
 import { MISS_OWNER, mergerOf, missFlows, type ComputeOptions, type NodeFlows } from './node';
 import { changedKeys, ObjectIndex, type ObjectKind } from './objects';
 import type { NodeState } from './state';
-import { FlowStore, GroupStore, type FlowEntry, type GroupDelta } from './store';
+import { FlowStore, GroupStore, type GroupDelta, type Held } from './store';
 import { Pipeline } from './tables';
 
 export type { GroupDelta } from './store';
@@ -38,7 +38,7 @@ export interface NodeDelta {
 interface Owner {
   readonly key: string;
   readonly feature: number;
-  entries: FlowEntry[];
+  entries: Held[];
   groupIds: number[];
   deps: string[];
 }
@@ -227,8 +227,9 @@ export class NodePipeline {
   private setOwner(r: Realized, feature: number, key: string, c: { output: OwnerOutput; deps: string[] }): void {
     const old = r.owners.get(key);
     const o: Owner = old ?? { key, feature, entries: [], groupIds: [], deps: [] };
-    o.entries = r.flows.replace(key, feature, o.entries, c.output.flows);
-    o.groupIds = r.groups.replace(key, feature, o.groupIds, c.output.groups ?? []);
+    // The owner's first key string throughout: contributions are told apart by it (same string, cheap compare).
+    o.entries = r.flows.replace(o.key, feature, o.entries, c.output.flows);
+    o.groupIds = r.groups.replace(o.key, feature, o.groupIds, c.output.groups ?? []);
     for (const d of o.deps) r.readers.get(d)?.delete(o);
     o.deps = c.deps;
     for (const d of o.deps) {
@@ -244,8 +245,8 @@ export class NodePipeline {
 
   private removeOwner(r: Realized, key: string): void {
     const o = r.owners.get(key)!;
-    r.flows.replace(key, o.feature, o.entries, []);
-    r.groups.replace(key, o.feature, o.groupIds, []);
+    r.flows.replace(o.key, o.feature, o.entries, []);
+    r.groups.replace(o.key, o.feature, o.groupIds, []);
     for (const d of o.deps) r.readers.get(d)?.delete(o);
     r.owners.delete(key);
   }

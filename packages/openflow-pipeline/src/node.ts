@@ -12,7 +12,7 @@ import { conjIdsFrom } from './features/policy';
 import { policyRuleKeys } from './features/policy-members';
 import { assignConjunctionIds } from './features/policy-priorities';
 import { formatFlow, type Group } from './format';
-import { mergeFlows, mergeGroups, type Contribution } from './merge';
+import { contribution, mergeFlows, mergeGroups, type Contribution } from './merge';
 import { ObjectIndex } from './objects';
 import { CONTROLLER_ID } from './fields';
 import { Pipeline, type TableName } from './tables';
@@ -74,11 +74,11 @@ export function computeNodeFlows(state: NodeState, opts: ComputeOptions = {}): N
   features.forEach((f, feature) => {
     for (const o of ownersOf(f, index)) {
       const { output } = reader.compute(f, o.owner, o.run);
-      output.flows.forEach((value, seq) => flows.push({ feature, owner: o.owner, seq, value }));
+      output.flows.forEach((value, seq) => flows.push(contribution(feature, o.owner, seq, value)));
       (output.groups ?? []).forEach((value, seq) => groups.push({ feature, owner: o.owner, seq, value }));
     }
   });
-  missFlows(p, cfg, features).forEach((value, seq) => flows.push({ feature: features.length, owner: MISS_OWNER, seq, value }));
+  missFlows(p, cfg, features).forEach((value, seq) => flows.push(contribution(features.length, MISS_OWNER, seq, value)));
   return { pipeline: p, flows: mergeFlows(flows, mergerOf(features)), groups: mergeGroups(groups), conjIds };
 }
 

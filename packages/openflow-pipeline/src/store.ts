@@ -9,16 +9,35 @@ import type { FlowDiff } from './diff';
 import { sortByIdentity } from './diff';
 import type { Group } from './format';
 import { flowHash, sameIdentity, sameValue } from './identity';
-import { resolveFlow, resolveGroup, type Contribution } from './merge';
+import { conjunctionCodes, mergedFlow, resolveFlow, resolveGroup, sameCodes, type Contribution, type Resolved } from './merge';
 
 /** One identity (table, priority, match) and who contributes it. */
 export interface FlowEntry {
   readonly hash: number;
   /** A flow with the identity (the first contribution's). */
   readonly key: Flow;
-  contribs: Contribution[];
+  contribs: Held[];
   published: Flow | undefined;
+  /** Conjunction codes of the published flow, when it is a conjunctive match flow. */
+  codes: Float64Array | undefined;
+  /**
+   * Conjunctive contributions of merging features: how many carry each code (kept once the entry
+   * is shared), how many there are, of which feature.
+   */
+  counts: Map<number, number> | undefined;
+  merging: number;
+  mergeFeature: number;
+  /** Two merging features contribute: resolve from the list. */
+  mixed: boolean;
+  /** The set of codes changed since the last publication. */
+  codesChanged: boolean;
   dirty: boolean;
+}
+
+/** A contribution held by an entry, at `pos` in its list. */
+export interface Held extends Contribution {
+  readonly entry: FlowEntry;
+  pos: number;
 }
 
 /** Group-mods between two publications. */
@@ -47,18 +66,20 @@ export class FlowStore {
   constructor(private readonly mergesConjunctions: (feature: number) => boolean) {}
 
   /**
-   * Replaces an owner's flows: its contributions leave the entries of `previous` (what the last
-   * call returned for it) and join those of `flows`. Returns the entries it now contributes to.
+   * Replaces an owner's flows: its `previous` contributions (what the last call returned for it)
+   * leave their entries and those of `flows` join theirs. Returns the new contributions.
    */
-  replace(owner: string, feature: number, previous: readonly FlowEntry[], flows: readonly Flow[]): FlowEntry[] {
-    for (const e of previous) if (dropOwner(e.contribs, owner)) this.touch(e);
-    const out = new Array<FlowEntry>(flows.length);
+  replace(owner: string, feature: number, previous: readonly Held[], flows: readonly Flow[]): Held[] {
+    for (const c of previous) this.remove(c);
+    const out = new Array<Held>(flows.length);
     for (let seq = 0; seq < flows.length; seq++) {
       const f = flows[seq]!;
       const e = this.entry(f);
-      e.contribs.push({ feature, owner, seq, value: f });
+      const c: Held = { feature, owner, seq, value: f, codes: conjunctionCodes(f), entry: e, pos: e.contribs.length };
+      e.contribs.push(c);
+      this.count(e, c, 1);
       this.touch(e);
-      out[seq] = e;
+      out[seq] = c;
     }
     return out;
   }
@@ -70,11 +91,14 @@ export class FlowStore {
     const del: Flow[] = [];
     for (const e of this.dirty) {
       e.dirty = false;
-      const next = resolveFlow(e.contribs, this.mergesConjunctions);
       const prev = e.published;
+      const prevCodes = e.codes;
+      const r = this.resolve(e);
+      const next = r.flow;
       if (next === prev) continue;
       this.cache = undefined;
       e.published = next;
+      e.codes = r.codes;
       if (!next) {
         del.push(prev!);
         this.live.delete(e);
@@ -82,7 +106,7 @@ export class FlowStore {
       } else if (!prev) {
         add.push(next);
         this.live.add(e);
-      } else if (!sameValue(prev.actions, next.actions)) {
+      } else if (!(r.codes && prevCodes ? sameCodes(r.codes, prevCodes) : sameValue(prev.actions, next.actions))) {
         modify.push(next);
       }
       // Only the cookie changed: no flow-mod (a strict modify keeps the installed cookie anyway).
@@ -95,6 +119,61 @@ export class FlowStore {
   flows(): Flow[] {
     this.cache ??= [...this.live].map((e) => e.published!);
     return this.cache;
+  }
+
+  /**
+   * An entry's flow. Shared conjunctive match flows (every contribution a conjunctive flow of one
+   * merging feature) come from the code counts: when the set of codes did not change, nothing is done.
+   */
+  private resolve(e: FlowEntry): Resolved {
+    const prev = { flow: e.published, codes: e.codes };
+    if (e.mixed || e.merging < 2 || e.merging !== e.contribs.length) return resolveFlow(e.contribs, this.mergesConjunctions, prev);
+    const template = e.contribs[0]!.value;
+    if (!e.counts) {
+      e.counts = new Map();
+      for (const c of e.contribs) for (const code of c.codes!) e.counts.set(code, (e.counts.get(code) ?? 0) + 1);
+      e.codesChanged = true;
+    }
+    if (!e.codesChanged && prev.flow && prev.codes && prev.flow.cookie === template.cookie) return prev;
+    e.codesChanged = false;
+    const codes = Float64Array.from(e.counts!.keys()).sort();
+    return mergedFlow(template, codes, prev);
+  }
+
+  /** Adds (+1) or removes (-1) a contribution's codes from its entry's counts. */
+  private count(e: FlowEntry, c: Held, sign: 1 | -1): void {
+    if (!c.codes || !this.mergesConjunctions(c.feature)) return;
+    if (sign > 0) {
+      if (e.merging === 0) e.mergeFeature = c.feature;
+      else if (e.mergeFeature !== c.feature) e.mixed = true;
+    }
+    e.merging += sign;
+    if (e.merging === 0) e.mixed = false;
+    if (e.merging < 2) e.counts = undefined;
+    const counts = e.counts;
+    if (!counts) return;
+    for (const code of c.codes) {
+      const n = (counts.get(code) ?? 0) + sign;
+      if (n === 0) {
+        counts.delete(code);
+        e.codesChanged = true;
+      } else {
+        if (n === 1 && sign > 0) e.codesChanged = true;
+        counts.set(code, n);
+      }
+    }
+  }
+
+  /** Takes a contribution out of its entry (the last one moves into its place). */
+  private remove(c: Held): void {
+    const e = c.entry;
+    const last = e.contribs.pop()!;
+    if (last !== c) {
+      e.contribs[c.pos] = last;
+      last.pos = c.pos;
+    }
+    this.count(e, c, -1);
+    this.touch(e);
   }
 
   private touch(e: FlowEntry): void {
@@ -111,7 +190,9 @@ export class FlowStore {
       this.buckets.set(h, list);
     }
     for (const e of list) if (sameIdentity(e.key, f)) return e;
-    const e: FlowEntry = { hash: h, key: f, contribs: [], published: undefined, dirty: false };
+    const e: FlowEntry = {
+      hash: h, key: f, contribs: [], published: undefined, codes: undefined, counts: undefined, merging: 0, mergeFeature: -1, mixed: false, codesChanged: false, dirty: false,
+    };
     list.push(e);
     return e;
   }

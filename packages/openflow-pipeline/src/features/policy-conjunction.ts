@@ -19,13 +19,17 @@ interface SharedFlow {
 
 /** Growable typed buffers of (slot, code) pairs: off the JS heap, so a million pairs cost the GC little. */
 class PairBuffer {
-  slot = new Uint32Array(1024);
-  code = new Float64Array(1024);
+  slot: Uint32Array;
+  code: Float64Array;
   n = 0;
+  constructor(size = 1024) {
+    this.slot = new Uint32Array(size);
+    this.code = new Float64Array(size);
+  }
   push(slot: number, code: number): void {
     if (this.n === this.slot.length) {
-      const s = new Uint32Array(this.n * 2);
-      const c = new Float64Array(this.n * 2);
+      const s = new Uint32Array(Math.max(16, this.n * 2));
+      const c = new Float64Array(Math.max(16, this.n * 2));
       s.set(this.slot);
       c.set(this.code);
       this.slot = s;
@@ -36,22 +40,62 @@ class PairBuffer {
   }
 }
 
+const SPENT = new PairBuffer(0);
+
+/** Scratch buffer for address ranges, shared by every builder (each use is consumed at once). */
+const SCRATCH = new Ranges();
+
+/**
+ * Pair buffers of finished builders, reused: with one builder per policy, allocating typed arrays
+ * for each would make the collector run full collections for their off-heap memory.
+ */
+const PAIR_POOL: PairBuffer[] = [];
+/** Larger buffers (a computation of many rules at once) are left to the collector. */
+const POOLED_MAX = 1 << 16;
+
+/** Scratch for the counting sort in {@link ConjunctionBuilder.flows} (one runs at a time). */
+let sortStart = new Uint32Array(1024);
+let sortGrouped = new Float64Array(1024);
+
+/**
+ * Address matches by (direction, CIDR code), shared by every flow that matches the address: with
+ * one computation per policy, the same peer addresses would otherwise be formatted once per policy.
+ * Matches are never mutated. Bounded: emptied when it grows past MATCH_CACHE_MAX.
+ */
+const ADDRESS_MATCHES = new Map<number, Match>();
+const MATCH_CACHE_MAX = 1 << 18;
+
+function addressMatch(code: number, dir: 'src' | 'dst'): Match {
+  const k = code * 2 + (dir === 'src' ? 0 : 1);
+  let m = ADDRESS_MATCHES.get(k);
+  if (!m) {
+    const net = ipv4Net(formatCidrCode(code));
+    m = dir === 'src' ? { ...IP, ipv4Src: net } : { ...IP, ipv4Dst: net };
+    if (ADDRESS_MATCHES.size >= MATCH_CACHE_MAX) ADDRESS_MATCHES.clear();
+    ADDRESS_MATCHES.set(k, m);
+  }
+  return m;
+}
+
 /** Collects the conjunctive match flows of a set of rules (one policy, or all of them at once). */
 export class ConjunctionBuilder {
   /** Scratch buffer for a peer's address ranges. */
-  readonly ranges = new Ranges();
+  readonly ranges = SCRATCH;
   /** Shared flows other than address matches by (table, priority), then match key. */
   private readonly shared = new Map<string, Map<string, SharedFlow>>();
   /** Address match flows by (table, priority, src|dst), then prefix length, then base address `| 0`. */
   private readonly addrShared = new Map<string, (Map<number, SharedFlow> | undefined)[]>();
   private readonly order: SharedFlow[] = [];
-  private readonly pairs = new PairBuffer();
+  private pairs: PairBuffer;
   /** Number of clauses of each conj id. */
   private readonly nClauses = new Map<number, number>();
   /** Conjunction action objects by `id * 4 + clause`. */
   private readonly actions = new Map<number, Action>();
 
-  constructor(private readonly cookie: bigint) {}
+  constructor(private readonly cookie: bigint) {
+    this.pairs = PAIR_POOL.pop() ?? new PairBuffer();
+    this.pairs.n = 0;
+  }
 
   /** Declares how many clauses conj id `id` has. */
   setClauses(id: number, n: number): void {
@@ -102,8 +146,7 @@ export class ConjunctionBuilder {
       const base = codeBase(code) | 0;
       let e = byBase.get(base);
       if (!e) {
-        const net = ipv4Net(formatCidrCode(code));
-        e = this.slot(flow(table, priority, dir === 'src' ? { ...IP, ipv4Src: net } : { ...IP, ipv4Dst: net }, [], this.cookie));
+        e = this.slot(flow(table, priority, addressMatch(code, dir), [], this.cookie));
         byBase.set(base, e);
       }
       this.pairs.push(e.slot, conj);
@@ -116,17 +159,25 @@ export class ConjunctionBuilder {
     return e;
   }
 
-  /** The shared flows with their conjunction actions (pairs grouped per flow by a counting sort). */
+  /**
+   * The shared flows with their conjunction actions (pairs grouped per flow by a counting sort).
+   * Ends the builder: its buffers go back to the pool.
+   */
   flows(): Flow[] {
     const nFlows = this.order.length;
     const { slot, code, n } = this.pairs;
-    const start = new Uint32Array(nFlows + 1);
+    if (sortStart.length < 2 * (nFlows + 1)) sortStart = new Uint32Array(2 * (nFlows + 1) * 2);
+    if (sortGrouped.length < n) sortGrouped = new Float64Array(n * 2);
+    const start = sortStart.subarray(0, nFlows + 1).fill(0);
+    const fill = sortStart.subarray(nFlows + 1, 2 * (nFlows + 1));
+    const grouped = sortGrouped;
     for (let i = 0; i < n; i++) start[slot[i]! + 1]!++;
     for (let f = 0; f < nFlows; f++) start[f + 1]! += start[f]!;
-    const fill = start.slice(0, nFlows);
-    const grouped = new Float64Array(n);
+    fill.set(start);
     for (let i = 0; i < n; i++) grouped[fill[slot[i]!]!++] = code[i]!;
     for (let f = 0; f < nFlows; f++) this.order[f]!.flow.actions = this.conjActions(grouped.subarray(start[f]!, start[f + 1]!));
+    if (this.pairs.slot.length <= POOLED_MAX) PAIR_POOL.push(this.pairs);
+    this.pairs = SPENT;
     return this.order.map((e) => e.flow);
   }
 

@@ -244,11 +244,16 @@ function loggingGroups(b: PolicyBuild): Group[] {
     .sort((x, y) => x.groupId - y.groupId);
 }
 
-/** The flows (each identity once) and groups collected so far. */
+/**
+ * The flows (each identity once) and groups collected so far. Conjunctive match flows are unique
+ * by construction and never share an identity with an action, metric or default-drop flow (those
+ * match conj_id, a metric mark or sit at another priority), so only the latter are deduplicated.
+ */
 export function finishPolicyBuild(b: PolicyBuild, head: readonly Flow[] = []): OwnerOutput & { groups: Group[] } {
   const seen = new FlowIndex();
   for (const f of head) seen.put(f);
   for (const f of b.out) seen.put(f);
-  for (const f of b.conj.flows()) seen.put(f);
-  return { flows: seen.flows, groups: loggingGroups(b) };
+  const flows = seen.flows;
+  for (const f of b.conj.flows()) flows.push(f);
+  return { flows, groups: loggingGroups(b) };
 }
