@@ -57,14 +57,17 @@ interface Realized {
   index: ObjectIndex;
 }
 
-/** Incrementally maintained flows and groups of one node. */
+/**
+ * Incrementally maintained flows and groups of one node. It keeps references to the objects and
+ * arrays of the states it is given: change a state by replacing them, not by editing them in place.
+ */
 export class NodePipeline {
   private readonly controllerId: number;
   private readonly policyGroupIdBase: number;
   private readonly ids = new ConjunctionIds();
   private cur: Realized | undefined;
   /** The state before the last update, for {@link rollback} (undefined: there was none). */
-  private before: NodeState | undefined;
+  private before: ObjectIndex | undefined;
   private undoable = false;
   /** An update threw half-way: the next one recomputes everything. */
   private broken = false;
@@ -103,7 +106,7 @@ export class NodePipeline {
   /** Applies a new node state; returns what changed since the last one. */
   update(state: NodeState): NodeDelta {
     const index = new ObjectIndex(state);
-    const before = this.cur?.index.state;
+    const before = this.cur?.index;
     this.undoable = false;
     const delta = this.apply(index);
     this.before = before;
@@ -120,7 +123,7 @@ export class NodePipeline {
     this.undoable = false;
     this.ids.undo();
     if (this.before === undefined) this.cur = undefined;
-    else this.apply(new ObjectIndex(this.before));
+    else this.apply(this.before);
   }
 
   private apply(index: ObjectIndex): NodeDelta {

@@ -62,13 +62,19 @@ export const OBJECT_KINDS = Object.keys(ENUMERATE) as ObjectKind[];
 /** Dependency key of an object. */
 export const depKey = (kind: ObjectKind | 'ip', key: string): string => `${kind}:${key}`;
 
-/** The objects of one node state by kind and key, and local pods by address. */
+/**
+ * The objects of one node state by kind and key, and local pods by address. It keeps the state's
+ * top-level fields as they were (a shallow copy): callers replace arrays and objects to change the
+ * state, they do not edit them in place.
+ */
 export class ObjectIndex {
   readonly byKind = new Map<ObjectKind, Map<string, unknown>>();
   /** Local pods by IPv4 address; the last pod in state order wins, as in the full computation. */
   readonly podsByIp = new Map<string, LocalPod>();
+  readonly state: NodeState;
 
-  constructor(readonly state: NodeState) {
+  constructor(state: NodeState) {
+    this.state = { ...state };
     for (const kind of OBJECT_KINDS) {
       const m = new Map<string, unknown>();
       for (const [key, obj] of ENUMERATE[kind](state)) {
