@@ -108,6 +108,13 @@ function realize(make: () => { update(s: NodeState): unknown }, empty: NodeState
 /** The 1,000 K8s NP state (for profiling). */
 export const k8sStateForProfile = (): NodeState => k8sPolicies(baseState());
 
+/** The ACNP state and the same with one rule changed (for profiling). */
+export function acnpStatesForProfile(): { a: NodeState; b: NodeState } {
+  const rules = acnpRules();
+  const a: NodeState = { ...baseState(), policies: [acnp(rules)] };
+  return { a, b: { ...a, policies: [acnp(rules.map((r, i) => (i === 0 ? { ...r, services: [{ protocol: 'TCP', port: 9999 }] } : r)), 2)] } };
+}
+
 export function runChangeBench(reps = Number(process.env.BENCH_REPS ?? 15)): Record<string, unknown>[] {
   const base = baseState();
   const k8s = k8sPolicies(base);

@@ -46,10 +46,33 @@ export function contribution(feature: number, owner: string, seq: number, value:
   return { feature, owner, seq, value, codes: conjunctionCodes(value) };
 }
 
+/** Interned one-action conjunction lists, and the codes of interned lists. */
+const SINGLE = new Map<number, Action[]>();
+const CODES_OF = new WeakMap<readonly Action[], number[]>();
+
+/**
+ * The action list `[conjunction(id, clause/nClauses)]`, one object per distinct action: most
+ * conjunctive match flows carry exactly one, and a policy's address flows mostly the same one.
+ * Lists are never mutated.
+ */
+export function singleConjunction(id: number, clause: number, nClauses: number): Action[] {
+  const code = (id * 4 + clause) * 4 + nClauses;
+  let list = SINGLE.get(code);
+  if (!list) {
+    list = [decode(code)];
+    if (SINGLE.size >= 1 << 20) SINGLE.clear();
+    SINGLE.set(code, list);
+    CODES_OF.set(list, [code]);
+  }
+  return list;
+}
+
 /** The codes of a conjunctive match flow's actions; undefined for any other flow. */
-export function conjunctionCodes(f: Flow): number[] | undefined {
+export function conjunctionCodes(f: Flow): readonly number[] | undefined {
   const acts = f.actions;
   if (acts.length === 0) return undefined;
+  const known = CODES_OF.get(acts);
+  if (known) return known;
   const codes = new Array<number>(acts.length);
   for (let i = 0; i < acts.length; i++) {
     const a = acts[i]!;
@@ -78,29 +101,29 @@ export function sameCodes(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
 }
 
 /** The sorted, distinct codes of the contributions of one feature. */
-function unionCodes(cs: readonly Contribution[], feature: number, total: number): Float64Array {
+function unionCodes(cs: readonly Contribution[], feature: number, total: number): number[] {
   const all = new Float64Array(total);
   let n = 0;
   for (const c of cs) if (c.feature === feature) for (const x of c.codes!) all[n++] = x;
   all.sort();
-  let w = 0;
-  for (let r = 0; r < n; r++) if (w === 0 || all[w - 1] !== all[r]) all[w++] = all[r]!;
-  return all.subarray(0, w);
+  const out: number[] = [];
+  for (let r = 0; r < n; r++) if (r === 0 || all[r - 1] !== all[r]) out.push(all[r]!);
+  return out;
 }
 
 /**
  * The merged flow: `template` (any of the contributions: a merging feature gives all its
  * conjunctive match flows one cookie) with the actions of `codes`; `prev` when it is the same.
  */
-export function mergedFlow(template: Flow, codes: Float64Array, prev?: Resolved): Resolved {
+export function mergedFlow(template: Flow, codes: readonly number[], prev?: Resolved): Resolved {
   if (prev?.flow && prev.codes && sameCodes(prev.codes, codes) && prev.flow.cookie === template.cookie) return prev;
-  return { flow: { ...template, actions: Array.from(codes, decode) }, codes };
+  return { flow: { ...template, actions: codes.map(decode) }, codes };
 }
 
 /** A resolved identity: its flow, and the conjunction codes of a conjunctive match flow. */
 export interface Resolved {
   flow: Flow | undefined;
-  codes: Float64Array | undefined;
+  codes: readonly number[] | undefined;
 }
 
 /**

@@ -160,7 +160,7 @@ export class NodePipeline {
     this.setOwner(r, features.length, MISS_OWNER, { output: { flows: missFlows(r.pipeline, cfg, features) }, deps: [] });
     const gone = [...(this.cur?.owners.keys() ?? [])].filter((k) => !r.owners.has(k));
     this.ids.finish(r.owners.keys(), gone);
-    r.flows.publish();
+    r.flows.publish(false);
     r.groups.publish();
     this.cur = r;
     return { flows: diffFlows(r.flows.flows(), oldFlows), groups: diffGroups(r.groups.groups(), oldGroups), full: true, recomputed: r.owners.size };

@@ -18,8 +18,8 @@ export interface FlowEntry {
   readonly key: Flow;
   contribs: Held[];
   published: Flow | undefined;
-  /** Conjunction codes of the published flow, when it is a conjunctive match flow. */
-  codes: Float64Array | undefined;
+  /** Conjunction codes of the published flow, when it is a merged conjunctive match flow. */
+  codes: readonly number[] | undefined;
   /**
    * Conjunctive contributions of merging features: how many carry each code (kept once the entry
    * is shared), how many there are, of which feature.
@@ -32,6 +32,8 @@ export interface FlowEntry {
   /** The set of codes changed since the last publication. */
   codesChanged: boolean;
   dirty: boolean;
+  /** False once dropped from the index. */
+  live: boolean;
 }
 
 /** A contribution held by an entry, at `pos` in its list. */
@@ -47,6 +49,20 @@ export interface GroupDelta {
   delete: Group[];
 }
 
+/** Scratch for sorting codes (numeric sort of a typed array, no comparator). */
+let scratch = new Float64Array(256);
+
+/** Codes sorted ascending, each once. */
+function sortedDistinct(codes: readonly number[]): number[] {
+  if (scratch.length < codes.length) scratch = new Float64Array(codes.length * 2);
+  const a = scratch.subarray(0, codes.length);
+  a.set(codes);
+  a.sort();
+  const out: number[] = [];
+  for (let i = 0; i < a.length; i++) if (i === 0 || a[i] !== a[i - 1]) out.push(a[i]!);
+  return out;
+}
+
 /** Removes every contribution of `owner` from a list, in place; true when one was there. */
 function dropOwner<T>(list: Contribution<T>[], owner: string): boolean {
   let w = 0;
@@ -59,6 +75,8 @@ function dropOwner<T>(list: Contribution<T>[], owner: string): boolean {
 /** Flows by identity with their contributions. */
 export class FlowStore {
   private readonly buckets = new Map<number, FlowEntry[]>();
+  /** Entries by match object: flows of many owners often share one (interned address matches). */
+  private readonly byMatch = new WeakMap<object, FlowEntry[]>();
   private readonly live = new Set<FlowEntry>();
   private dirty: FlowEntry[] = [];
   private cache: Flow[] | undefined;
@@ -84,8 +102,11 @@ export class FlowStore {
     return out;
   }
 
-  /** Resolves every touched identity; the flow-mods since the last call (diffFlows semantics and order). */
-  publish(): FlowDiff {
+  /**
+   * Resolves every touched identity; the flow-mods since the last call (diffFlows semantics, and
+   * its order unless `sorted` is false).
+   */
+  publish(sorted = true): FlowDiff {
     const add: Flow[] = [];
     const modify: Flow[] = [];
     const del: Flow[] = [];
@@ -95,7 +116,10 @@ export class FlowStore {
       const prevCodes = e.codes;
       const r = this.resolve(e);
       const next = r.flow;
-      if (next === prev) continue;
+      if (next === prev) {
+        if (!next) this.forget(e);
+        continue;
+      }
       this.cache = undefined;
       e.published = next;
       e.codes = r.codes;
@@ -112,6 +136,7 @@ export class FlowStore {
       // Only the cookie changed: no flow-mod (a strict modify keeps the installed cookie anyway).
     }
     this.dirty = [];
+    if (!sorted) return { add, modify, delete: del };
     return { add: sortByIdentity(add), modify: sortByIdentity(modify), delete: sortByIdentity(del) };
   }
 
@@ -130,14 +155,15 @@ export class FlowStore {
     if (e.mixed || e.merging < 2 || e.merging !== e.contribs.length) return resolveFlow(e.contribs, this.mergesConjunctions, prev);
     const template = e.contribs[0]!.value;
     if (!e.counts) {
+      // First publication: the union straight from the contributions. Later changes keep counts.
+      if (!prev.flow) return mergedFlow(template, sortedDistinct(e.contribs.flatMap((c) => c.codes!)), prev);
       e.counts = new Map();
       for (const c of e.contribs) for (const code of c.codes!) e.counts.set(code, (e.counts.get(code) ?? 0) + 1);
       e.codesChanged = true;
     }
     if (!e.codesChanged && prev.flow && prev.codes && prev.flow.cookie === template.cookie) return prev;
     e.codesChanged = false;
-    const codes = Float64Array.from(e.counts!.keys()).sort();
-    return mergedFlow(template, codes, prev);
+    return mergedFlow(template, sortedDistinct([...e.counts.keys()]), prev);
   }
 
   /** Adds (+1) or removes (-1) a contribution's codes from its entry's counts. */
@@ -183,6 +209,15 @@ export class FlowStore {
   }
 
   private entry(f: Flow): FlowEntry {
+    const same = this.byMatch.get(f.match);
+    if (same) for (const e of same) if (e.key.table === f.table && e.key.priority === f.priority && e.live) return e;
+    const e = this.lookup(f);
+    if (same) same.push(e);
+    else this.byMatch.set(f.match, [e]);
+    return e;
+  }
+
+  private lookup(f: Flow): FlowEntry {
     const h = flowHash(f);
     let list = this.buckets.get(h);
     if (!list) {
@@ -191,7 +226,7 @@ export class FlowStore {
     }
     for (const e of list) if (sameIdentity(e.key, f)) return e;
     const e: FlowEntry = {
-      hash: h, key: f, contribs: [], published: undefined, codes: undefined, counts: undefined, merging: 0, mergeFeature: -1, mixed: false, codesChanged: false, dirty: false,
+      hash: h, key: f, contribs: [], published: undefined, codes: undefined, counts: undefined, merging: 0, mergeFeature: -1, mixed: false, codesChanged: false, dirty: false, live: true,
     };
     list.push(e);
     return e;
@@ -200,9 +235,12 @@ export class FlowStore {
   /** Drops an entry nobody contributes to any more. */
   private forget(e: FlowEntry): void {
     if (e.contribs.length > 0) return;
+    e.live = false;
     const list = this.buckets.get(e.hash)!;
     list.splice(list.indexOf(e), 1);
     if (list.length === 0) this.buckets.delete(e.hash);
+    const same = this.byMatch.get(e.key.match);
+    if (same) same.splice(same.indexOf(e), 1);
   }
 }
 

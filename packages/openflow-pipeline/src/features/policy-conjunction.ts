@@ -4,6 +4,7 @@
  */
 import type { Action, Flow, Match } from '@switchyard/openflow/codec';
 import { matchKey } from '../diff';
+import { singleConjunction } from '../merge';
 import { codeBase, codeLen, formatCidrCode, Ranges } from './addresses';
 import { IP, flow, ipv4Net } from './common';
 
@@ -191,6 +192,10 @@ export class ConjunctionBuilder {
     for (let i = 1; i < codes.length && sorted; i++) sorted = codes[i - 1]! <= codes[i]!;
     // Rules are usually visited in conj-id order, so most lists are already sorted.
     if (!sorted) codes.sort();
+    if (codes.length === 1) {
+      const id = Math.floor(codes[0]! / 4);
+      return singleConjunction(id, codes[0]! % 4, this.nClauses.get(id)!);
+    }
     const out: Action[] = [];
     let prev = -1;
     for (const c of codes) {
