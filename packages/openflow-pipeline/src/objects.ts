@@ -6,13 +6,20 @@
 import { PipelineError } from './errors';
 import { sameValue } from './identity';
 import type {
-  ExternalNodeSpec, GroupMember, LocalPod, MulticlusterSpec, NetworkPolicy, NodeState, RemoteNode, ServicePortSpec,
+  ExternalNodeSpec, GroupMember, LocalPod, MulticlusterSpec, NetworkPolicy, NetworkPolicyRule, NodeState, RemoteNode, ServicePortSpec,
 } from './state';
 
 /** A group as the pipeline reads it. */
 export interface MemberGroup {
   name: string;
   groupMembers: readonly GroupMember[];
+}
+
+/** One rule of a policy (key `<uid>/<index>`), with the policy it belongs to. */
+export interface PolicyRule {
+  policy: NetworkPolicy;
+  index: number;
+  rule: NetworkPolicyRule;
 }
 
 /** The DNS-intercept part of the FQDN spec (its addresses are objects of their own). */
@@ -27,6 +34,7 @@ export interface ObjectKinds {
   remoteNode: RemoteNode;
   service: ServicePortSpec;
   policy: NetworkPolicy;
+  policyRule: PolicyRule;
   addressGroup: MemberGroup;
   appliedToGroup: MemberGroup;
   fqdnAddresses: readonly string[];
@@ -49,6 +57,7 @@ const ENUMERATE: { [K in ObjectKind]: Enumerate } = {
   remoteNode: (s) => s.remoteNodes.map((n) => [n.name, n] as const),
   service: (s) => (s.services ?? []).map((x) => [String(x.groupId), x] as const),
   policy: (s) => s.policies.map((p) => [p.uid, p] as const),
+  policyRule: (s) => s.policies.flatMap((policy) => policy.rules.map((rule, index) => [`${policy.uid}/${index}`, { policy, index, rule }] as const)),
   addressGroup: (s) => s.addressGroups.map((g) => [g.name, g] as const),
   appliedToGroup: (s) => s.appliedToGroups.map((g) => [g.name, g] as const),
   fqdnAddresses: (s) => Object.entries(s.fqdn?.addresses ?? {}),
@@ -105,10 +114,37 @@ function sameMembers(a: readonly GroupMember[], b: readonly GroupMember[]): bool
   return true;
 }
 
-function sameObject(kind: ObjectKind, a: unknown, b: unknown): boolean {
+/** A policy's fields other than its rules (and its generation, which no flow depends on). */
+function samePolicyHeader(a: NetworkPolicy, b: NetworkPolicy): boolean {
   if (a === b) return true;
-  if (kind === 'addressGroup' || kind === 'appliedToGroup') return sameMembers((a as MemberGroup).groupMembers, (b as MemberGroup).groupMembers);
-  return sameValue(a, b);
+  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    if (k === 'rules' || k === 'generation') continue;
+    if (!sameValue((a as unknown as Record<string, unknown>)[k], (b as unknown as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}
+
+/** Compares objects of one kind; policy headers are compared once per pair of policies. */
+class Comparer {
+  private readonly headers = new Map<NetworkPolicy, boolean>();
+
+  same(kind: ObjectKind, a: unknown, b: unknown): boolean {
+    if (a === b) return true;
+    if (kind === 'addressGroup' || kind === 'appliedToGroup') return sameMembers((a as MemberGroup).groupMembers, (b as MemberGroup).groupMembers);
+    if (kind === 'policyRule') return this.sameRule(a as PolicyRule, b as PolicyRule);
+    return sameValue(a, b);
+  }
+
+  private sameRule(a: PolicyRule, b: PolicyRule): boolean {
+    if (a.rule !== b.rule && !sameValue(a.rule, b.rule)) return false;
+    if (a.policy === b.policy) return true;
+    let same = this.headers.get(b.policy);
+    if (same === undefined) {
+      same = samePolicyHeader(a.policy, b.policy);
+      this.headers.set(b.policy, same);
+    }
+    return same;
+  }
 }
 
 /**
@@ -118,11 +154,12 @@ function sameObject(kind: ObjectKind, a: unknown, b: unknown): boolean {
  */
 export function changedKeys(prev: ObjectIndex, next: ObjectIndex): Set<string> {
   const out = new Set<string>();
+  const cmp = new Comparer();
   for (const kind of OBJECT_KINDS) {
     const a = prev.of(kind);
     const b = next.of(kind);
     if (a.size === 0 && b.size === 0) continue;
-    for (const [key, obj] of b) if (!a.has(key) || !sameObject(kind, a.get(key), obj)) out.add(depKey(kind, key));
+    for (const [key, obj] of b) if (!a.has(key) || !cmp.same(kind, a.get(key), obj)) out.add(depKey(kind, key));
     for (const key of a.keys()) if (!b.has(key)) out.add(depKey(kind, key));
   }
   for (const k of out) {

@@ -126,9 +126,14 @@ export type NodeEvent =
   | { kind: 'fqdn'; value: FqdnSpec | undefined }
   | { kind: 'multicluster'; value: MulticlusterSpec | undefined }
   | { kind: 'externalNode'; value: ExternalNodeSpec | undefined }
+  /** One rule of an existing policy replaced (native rules stay valid in K8s policies as Allow). */
+  | { kind: 'policyRule'; key: string; index: number; rule: NetworkPolicyRule }
+  /** An existing policy's precedence changed, its rules kept. */
+  | { kind: 'policyPriority'; key: string; priority: number }
   | { kind: 'config'; value: NodeConfig };
 
-const upsertOrDelete = <T>(kind: Extract<NodeEvent, { key: string }>['kind'], n: number, arb: (i: number) => fc.Arbitrary<T>): fc.Arbitrary<NodeEvent> =>
+type ObjectEvent = Extract<NodeEvent, { value: unknown; key: string }>;
+const upsertOrDelete = <T>(kind: ObjectEvent['kind'], n: number, arb: (i: number) => fc.Arbitrary<T>): fc.Arbitrary<NodeEvent> =>
   fc.nat(n - 1).chain((i) => fc.option(arb(i), { freq: 4, nil: undefined }).map((value) => ({ kind, key: String(i), value })));
 
 /** A random event, policies and groups most often (their dependencies are the interesting part). */
@@ -143,6 +148,8 @@ export const eventArb: fc.Arbitrary<NodeEvent> = fc.oneof(
   { weight: 1, arbitrary: multiclusterArb.map((value) => ({ kind: 'multicluster' as const, value })) },
   { weight: 1, arbitrary: configArb.map((value) => ({ kind: 'config' as const, value })) },
   { weight: 1, arbitrary: externalNodeArb.map((value) => ({ kind: 'externalNode' as const, value })) },
+  { weight: 3, arbitrary: fc.record({ key: fc.nat(3).map(String), index: fc.nat(2), rule: ruleArb(true) }).map((e) => ({ kind: 'policyRule' as const, ...e })) },
+  { weight: 1, arbitrary: fc.record({ key: fc.nat(3).map(String), priority: fc.integer({ min: 1, max: 3 }) }).map((e) => ({ kind: 'policyPriority' as const, ...e })) },
 );
 
 /** Events that fill the node first: every pod, group and peer, some policies, Services and FQDN addresses. */
@@ -153,7 +160,7 @@ export const populateArb: fc.Arbitrary<NodeEvent[]> = fc.tuple(
   fc.tuple(...[0, 1, 2, 3].map((i) => fc.option(policyArb(i), { nil: undefined }))).map((ps) => ps.map((value, i): NodeEvent => ({ kind: 'policy', key: String(i), value }))),
   fc.tuple(...[0, 1, 2].map((i) => fc.option(serviceArb(i), { nil: undefined }))).map((ss) => ss.map((value, i): NodeEvent => ({ kind: 'service', key: String(i), value }))),
   fc.tuple(remoteNodeArb(0), fqdnArb).map(([n, f]): NodeEvent[] => [{ kind: 'remoteNode', key: '0', value: n }, { kind: 'fqdn', value: f }]),
-).map((parts) => parts.flat().filter((e) => !('key' in e) || e.value !== undefined));
+).map((parts) => parts.flat().filter((e) => !('value' in e) || e.value !== undefined));
 
 /** The node state as maps (insertion order is state order; an update keeps an object's place). */
 export class NodeModel {
@@ -171,11 +178,22 @@ export class NodeModel {
     else if (e.kind === 'externalNode') this.externalNode = e.value;
     else if (e.kind === 'multicluster') this.multicluster = e.value;
     else if (e.kind === 'config') this.config = e.value;
+    else if (e.kind === 'policyRule') this.editPolicy(e.key, (p) => {
+      if (e.index >= p.rules.length) return p;
+      const native = p.sourceRef.type !== 'K8sNetworkPolicy';
+      return { ...p, rules: p.rules.map((r, i): NetworkPolicyRule => (i === e.index ? { ...e.rule, action: native ? e.rule.action ?? 'Allow' : 'Allow' } : r)) };
+    });
+    else if (e.kind === 'policyPriority') this.editPolicy(e.key, (p) => (p.tierPriority === undefined ? p : { ...p, priority: e.priority }));
     else {
       const m = this.objects[e.kind] as Map<string, unknown>;
       if (e.value === undefined) m.delete(e.key);
       else m.set(e.key, e.value);
     }
+  }
+
+  private editPolicy(key: string, edit: (p: NetworkPolicy) => NetworkPolicy): void {
+    const p = this.objects.policy.get(key);
+    if (p) this.objects.policy.set(key, edit(p));
   }
 
   clone(): NodeModel {

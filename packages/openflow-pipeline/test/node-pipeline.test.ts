@@ -60,13 +60,13 @@ describe('NodePipeline', () => {
     expect(d.flows.delete.some((f) => f.match.reg1 === 10)).toBe(true);
   });
 
-  it('a policy change recomputes only that policy and keeps the other policy\'s conjunction id', () => {
+  it('a policy change recomputes only that policy (the changed rule and the policy\'s own part) and keeps the other policy\'s conjunction id', () => {
     const np = new NodePipeline();
     const s = state();
     np.update(s);
     const ids = np.conjIds();
     const d = np.update({ ...s, policies: [acnp('a', 1, 8080), s.policies[1]!] });
-    expect(d.recomputed).toBe(1);
+    expect(d.recomputed).toBe(2);
     expect(np.conjIds()).toEqual(ids);
     expect(d.flows.add.map((f) => f.match.tcpDst)).toContain(8080);
     expect(d.flows.delete.map((f) => f.match.tcpDst)).toContain(80);
@@ -87,12 +87,27 @@ describe('NodePipeline', () => {
     np.update(s);
     const actionPriorities = (): number[] => np.flows().filter((f) => f.match.conjId !== undefined).map((f) => f.priority).sort();
     expect(actionPriorities()).toEqual([14900]);
-    // Both policies' first guess is 14900; 'c' goes first (1.001 < 1.005) and pushes 'a' down one.
+    // Both policies' first guess is 14900; 'c' goes first (1.001 < 1.005) and pushes 'a' down one:
+    // 'c' (its rule and its own part) and the rule of 'a' are computed.
     const next = { ...s, policies: [acnp('a', 1.005, 80), acnp('c', 1.001, 81)] };
     const d = np.update(next);
-    expect(d.recomputed).toBe(2);
+    expect(d.recomputed).toBe(3);
     expect(actionPriorities()).toEqual([14899, 14900]);
     expect(lines(np)).toEqual(dumpFlows(computeNodeFlows({ ...next, conjIds: np.conjIds() })).sort());
+  });
+
+  it('one rule changed in a policy of many recomputes that rule only (and the policy\'s own part)', () => {
+    const np = new NodePipeline();
+    const many = { ...acnp('m', 1, 1000), rules: Array.from({ length: 50 }, (_, i) => ({ ...rule(1000 + i), priority: i })) };
+    const s = state({ policies: [many] });
+    np.update(s);
+    const ids = np.conjIds();
+    const changed = { ...many, rules: many.rules.map((r, i) => (i === 7 ? { ...r, services: [{ protocol: 'TCP' as const, port: 9 }] } : r)) };
+    const d = np.update({ ...s, policies: [changed] });
+    expect(d.recomputed).toBe(2);
+    expect(np.conjIds()).toEqual(ids);
+    expect(d.flows.add.map((f) => f.match.tcpDst)).toEqual([9]);
+    expect(d.flows.delete.map((f) => f.match.tcpDst)).toEqual([1007]);
   });
 
   it('a configuration change recomputes the whole node', () => {

@@ -158,21 +158,43 @@ function ruleFlows(b: PolicyBuild, np: NetworkPolicy, r: NetworkPolicyRule, ri: 
   }
 }
 
-/** Adds the flows of one policy. */
+/** Adds the flows of one policy: its rules', then its own. */
 export function addPolicyFlows(b: PolicyBuild, np: NetworkPolicy): void {
+  checkedKind(b, np);
+  np.rules.forEach((r, ri) => addRuleFlows(b, np, r, ri));
+  addPolicyLevelFlows(b, np);
+}
+
+/** True for an Antrea-native policy; an input error when the configuration has no tiers for it. */
+function checkedKind(b: PolicyBuild, np: NetworkPolicy): boolean {
   const native = isAntreaNative(np);
   if (native && !b.cfg.enableAntreaPolicy) throw new PipelineError('INVALID_INPUT', 'Antrea-native policy while enableAntreaPolicy is off', np.uid, `policy ${np.uid}`);
-  // K8s isolation: `policyTypes` when given (a listed direction with no rule denies all that
-  // way; rules of an unlisted direction do not apply, as in K8s), else the rules' directions.
+  return native;
+}
+
+/**
+ * Adds the flows of one rule of a policy. Of its policy it reads the uid, kind, tier and
+ * priority, applied-to groups and `policyTypes` (a K8s rule of an unlisted direction does not apply).
+ */
+export function addRuleFlows(b: PolicyBuild, np: NetworkPolicy, r: NetworkPolicyRule, ri: number): void {
+  const native = checkedKind(b, np);
   const types = native ? undefined : np.policyTypes;
-  const isolated = { In: types?.includes('Ingress') ?? false, Out: types?.includes('Egress') ?? false };
-  np.rules.forEach((r, ri) => {
-    if (types && !isolated[r.direction]) return;
-    if (!native && !types) isolated[r.direction] = true;
-    ruleFlows(b, np, r, ri, native);
-  });
-  if (native) return;
-  // K8s default drop per applied-to member.
+  if (types && !types.includes(r.direction === 'In' ? 'Ingress' : 'Egress')) return;
+  ruleFlows(b, np, r, ri, native);
+}
+
+/**
+ * Adds what a policy has besides its rules: the K8s default drop per applied-to member, in the
+ * isolated directions (`policyTypes` when given: a listed direction with no rule denies all that
+ * way; else the directions of its rules).
+ */
+export function addPolicyLevelFlows(b: PolicyBuild, np: NetworkPolicy): void {
+  if (checkedKind(b, np)) return;
+  const types = np.policyTypes;
+  const isolated = {
+    In: types ? types.includes('Ingress') : np.rules.some((r) => r.direction === 'In'),
+    Out: types ? types.includes('Egress') : np.rules.some((r) => r.direction === 'Out'),
+  };
   const locals = localPodsOf(b.rd, np.appliedToGroups.flatMap((n) => b.rd.appliedToGroup(n) ?? []));
   for (const pod of locals) {
     if (isolated.In) b.out.push(flow(b.p.id('IngressDefaultRule'), PRIORITY.normal, matchField(TargetOFPortField, pod.ofport), [], b.cookie));

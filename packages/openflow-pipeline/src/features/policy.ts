@@ -18,7 +18,8 @@ import { IP, flow, goto } from './common';
 import { ConjunctionBuilder } from './policy-conjunction';
 import { inputReader, type PolicyInputs, type PolicyReader } from './policy-members';
 import { nativeRulePriorities } from './policy-priorities';
-import { addPolicyFlows, finishPolicyBuild, type PolicyBuild } from './policy-rules';
+import { addPolicyFlows, addPolicyLevelFlows, addRuleFlows, finishPolicyBuild, type PolicyBuild } from './policy-rules';
+import type { PolicyRule } from '../objects';
 
 export {
   BASELINE_TIER_PRIORITY, BANP_TIER_PRIORITY, DEFAULT_TIER_PRIORITY, assignConjunctionIds, assignOFPriorities, ruleKey, type RulePriority,
@@ -79,6 +80,20 @@ export function policyFlows(ctx: FlowContext, np: NetworkPolicy): OwnerOutput {
   return finishPolicyBuild(b);
 }
 
+/** The flows and logging groups of one rule of a policy. */
+export function policyRuleFlows(ctx: FlowContext, pr: PolicyRule): OwnerOutput {
+  const b = newBuild(ctx.pipeline, ctx.config, ctx, ctx.policyGroupIdBase);
+  addRuleFlows(b, pr.policy, pr.rule, pr.index);
+  return finishPolicyBuild(b);
+}
+
+/** What a policy has besides its rules (the K8s default drops). */
+export function policyLevelFlows(ctx: FlowContext, np: NetworkPolicy): OwnerOutput {
+  const b = newBuild(ctx.pipeline, ctx.config, ctx, ctx.policyGroupIdBase);
+  addPolicyLevelFlows(b, np);
+  return finishPolicyBuild(b);
+}
+
 /** Options of {@link networkPolicyFlows}. */
 export interface NetworkPolicyInput extends PolicyInputs {
   /** Conjunction ids by rule key (see assignConjunctionIds / policyRuleKeys). */
@@ -120,13 +135,16 @@ export function networkPolicyFlows(p: Pipeline, cfg: NodeConfig, input: NetworkP
   return { flows: out.flows, groups: out.groups, conjIds };
 }
 
-/** The NetworkPolicy feature: node-level flows, then each policy's flows. */
+/**
+ * The NetworkPolicy feature: node-level flows; each rule's flows owned by the rule (Antrea
+ * reconciles rules one by one too), each policy's default drops by the policy.
+ */
 export const networkPolicyFeature: Feature = {
   name: 'networkPolicy',
   tables: networkPolicyTables,
   mergesConjunctions: true,
   nodeFlows: (ctx) => ({ flows: networkPolicyBaseFlows(ctx.pipeline, ctx.config, ctx.controllerId) }),
-  perObject: { policy: policyFlows },
+  perObject: { policy: policyLevelFlows, policyRule: policyRuleFlows },
   shared: (state) => nativeRulePriorities(state.policies),
-  sharedInputs: ['policy'],
+  sharedInputs: ['policyRule'],
 };
