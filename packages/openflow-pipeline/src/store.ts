@@ -32,8 +32,6 @@ export interface FlowEntry {
   /** The set of codes changed since the last publication. */
   codesChanged: boolean;
   dirty: boolean;
-  /** False once dropped from the index. */
-  live: boolean;
 }
 
 /** A contribution held by an entry, at `pos` in its list. */
@@ -75,8 +73,6 @@ function dropOwner<T>(list: Contribution<T>[], owner: string): boolean {
 /** Flows by identity with their contributions. */
 export class FlowStore {
   private readonly buckets = new Map<number, FlowEntry[]>();
-  /** Entries by match object: flows of many owners often share one (interned address matches). */
-  private readonly byMatch = new WeakMap<object, FlowEntry[]>();
   private readonly live = new Set<FlowEntry>();
   private dirty: FlowEntry[] = [];
   private cache: Flow[] | undefined;
@@ -209,15 +205,6 @@ export class FlowStore {
   }
 
   private entry(f: Flow): FlowEntry {
-    const same = this.byMatch.get(f.match);
-    if (same) for (const e of same) if (e.key.table === f.table && e.key.priority === f.priority && e.live) return e;
-    const e = this.lookup(f);
-    if (same) same.push(e);
-    else this.byMatch.set(f.match, [e]);
-    return e;
-  }
-
-  private lookup(f: Flow): FlowEntry {
     const h = flowHash(f);
     let list = this.buckets.get(h);
     if (!list) {
@@ -226,7 +213,7 @@ export class FlowStore {
     }
     for (const e of list) if (sameIdentity(e.key, f)) return e;
     const e: FlowEntry = {
-      hash: h, key: f, contribs: [], published: undefined, codes: undefined, counts: undefined, merging: 0, mergeFeature: -1, mixed: false, codesChanged: false, dirty: false, live: true,
+      hash: h, key: f, contribs: [], published: undefined, codes: undefined, counts: undefined, merging: 0, mergeFeature: -1, mixed: false, codesChanged: false, dirty: false,
     };
     list.push(e);
     return e;
@@ -235,12 +222,9 @@ export class FlowStore {
   /** Drops an entry nobody contributes to any more. */
   private forget(e: FlowEntry): void {
     if (e.contribs.length > 0) return;
-    e.live = false;
     const list = this.buckets.get(e.hash)!;
     list.splice(list.indexOf(e), 1);
     if (list.length === 0) this.buckets.delete(e.hash);
-    const same = this.byMatch.get(e.key.match);
-    if (same) same.splice(same.indexOf(e), 1);
   }
 }
 

@@ -3,7 +3,7 @@
  * `conjunction(id, clause/n)` action for every rule clause that needs the match.
  */
 import type { Action, Flow, Match } from '@switchyard/openflow/codec';
-import { matchKey } from '../diff';
+import { clearInternedMatchHashes, flowHash, internMatchHash, sameIdentity } from '../identity';
 import { singleConjunction } from '../merge';
 import { codeBase, codeLen, formatCidrCode, Ranges } from './addresses';
 import { IP, flow, ipv4Net } from './common';
@@ -72,8 +72,12 @@ function addressMatch(code: number, dir: 'src' | 'dst'): Match {
   if (!m) {
     const net = ipv4Net(formatCidrCode(code));
     m = dir === 'src' ? { ...IP, ipv4Src: net } : { ...IP, ipv4Dst: net };
-    if (ADDRESS_MATCHES.size >= MATCH_CACHE_MAX) ADDRESS_MATCHES.clear();
+    if (ADDRESS_MATCHES.size >= MATCH_CACHE_MAX) {
+      ADDRESS_MATCHES.clear();
+      clearInternedMatchHashes();
+    }
     ADDRESS_MATCHES.set(k, m);
+    internMatchHash(m);
   }
   return m;
 }
@@ -82,18 +86,23 @@ function addressMatch(code: number, dir: 'src' | 'dst'): Match {
 export class ConjunctionBuilder {
   /** Scratch buffer for a peer's address ranges. */
   readonly ranges = SCRATCH;
-  /** Shared flows other than address matches by (table, priority), then match key. */
-  private readonly shared = new Map<string, Map<string, SharedFlow>>();
+  /** Shared flows other than address matches by identity hash (table, priority, match). */
+  private shared: Map<number, SharedFlow[]> | undefined;
   /** Address match flows by (table, priority, src|dst), then prefix length, then base address `| 0`. */
-  private readonly addrShared = new Map<string, (Map<number, SharedFlow> | undefined)[]>();
+  private addrShared: Map<string, (Map<number, SharedFlow> | undefined)[]> | undefined;
   private readonly order: SharedFlow[] = [];
   private pairs: PairBuffer;
   /** Number of clauses of each conj id. */
   private readonly nClauses = new Map<number, number>();
-  /** Conjunction action objects by `id * 4 + clause`. */
-  private readonly actions = new Map<number, Action>();
+  /** Conjunction action objects by `id * 4 + clause` (flows with several). */
+  private actions: Map<number, Action> | undefined;
 
-  constructor(private readonly cookie: bigint) {
+  /**
+   * `shareMatches` false: every (id, clause) gets its own flow, even for a match seen before. For a
+   * consumer that merges conjunctive flows of one identity anyway (the pipeline's store and
+   * merge), so one rule's flows cost no lookups.
+   */
+  constructor(private readonly cookie: bigint, private readonly shareMatches = true) {
     this.pairs = PAIR_POOL.pop() ?? new PairBuffer();
     this.pairs.n = 0;
   }
@@ -105,30 +114,43 @@ export class ConjunctionBuilder {
 
   /** Adds (id, clause) to the shared flow of a match. */
   add(table: number, priority: number, match: Match, id: number, clause: number): void {
-    const k = `${table}/${priority}`;
-    let bucket = this.shared.get(k);
-    if (!bucket) {
-      bucket = new Map();
-      this.shared.set(k, bucket);
+    const f = flow(table, priority, match, [], this.cookie);
+    if (!this.shareMatches) {
+      this.pairs.push(this.slot(f).slot, id * 4 + clause);
+      return;
     }
-    const key = matchKey(match);
-    let e = bucket.get(key);
+    const h = flowHash(f);
+    this.shared ??= new Map();
+    let bucket = this.shared.get(h);
+    if (!bucket) {
+      bucket = [];
+      this.shared.set(h, bucket);
+    }
+    let e = bucket.find((x) => sameIdentity(x.flow, f));
     if (!e) {
-      e = this.slot(flow(table, priority, match, [], this.cookie));
-      bucket.set(key, e);
+      e = this.slot(f);
+      bucket.push(e);
     }
     this.pairs.push(e.slot, id * 4 + clause);
   }
 
   /** Adds (id, clause) to the address match flows of CIDR codes (a /0 is the plain `ip` match). */
   addAddresses(table: number, priority: number, codes: readonly number[], dir: 'src' | 'dst', id: number, clause: number): void {
+    const conj = id * 4 + clause;
+    if (!this.shareMatches) {
+      for (const code of codes) {
+        if (codeLen(code) === 0) this.add(table, priority, { ...IP }, id, clause);
+        else this.pairs.push(this.slot(flow(table, priority, addressMatch(code, dir), [], this.cookie)).slot, conj);
+      }
+      return;
+    }
     const bk = `${table}/${priority}/${dir}`;
+    this.addrShared ??= new Map();
     let bucket = this.addrShared.get(bk);
     if (!bucket) {
       bucket = [];
       this.addrShared.set(bk, bucket);
     }
-    const conj = id * 4 + clause;
     // Hot loop (one pass per peer address of every rule): no closures, no strings unless the flow
     // is new, and small-integer map keys (`base | 0` in a map per prefix length) so that looking a
     // code up allocates nothing.
@@ -201,6 +223,7 @@ export class ConjunctionBuilder {
     for (const c of codes) {
       if (c === prev) continue;
       prev = c;
+      this.actions ??= new Map();
       let a = this.actions.get(c);
       if (!a) {
         const id = Math.floor(c / 4);

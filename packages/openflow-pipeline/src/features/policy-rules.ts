@@ -32,9 +32,9 @@ export interface PolicyBuild {
   conj: ConjunctionBuilder;
   out: Flow[];
   /** Aggregated CIDR codes of a peer, by its address-group/ipBlock/FQDN signature. */
-  peerCache: Map<string, number[]>;
-  /** Metric tables whose logging group a rule uses. */
-  loggingTables: Set<number>;
+  peerCache: Map<string, number[]> | undefined;
+  /** Metric tables whose logging group a rule uses (ids: {@link loggingGroupId}). */
+  loggingTables: Set<number> | undefined;
   /** First group id of the logging groups. */
   groupBase: number;
 }
@@ -69,7 +69,7 @@ function serviceMatches(s: Service, port: number | undefined): Match[] {
 /** The peer's addresses as the fewest CIDR codes; computed once per distinct peer. */
 function peerAddresses(b: PolicyBuild, peer: NetworkPolicyPeer): number[] {
   const sig = `${peer.addressGroups.join('\0')}|${peer.ipBlocks.map((x) => `${x.cidr}-${x.except.join('-')}`).join('\0')}|${(peer.fqdns ?? []).join('\0')}`;
-  const hit = b.peerCache.get(sig);
+  const hit = b.peerCache?.get(sig);
   if (hit) return hit;
   const r = b.conj.ranges.reset();
   for (const g of peer.addressGroups) {
@@ -82,7 +82,7 @@ function peerAddresses(b: PolicyBuild, peer: NetworkPolicyPeer): number[] {
   for (const x of peer.ipBlocks) r.addAll(ipBlockCidrs(x));
   for (const f of peer.fqdns ?? []) r.addAll(b.rd.fqdnAddresses(f) ?? []);
   const codes = aggregateRanges(r);
-  b.peerCache.set(sig, codes);
+  (b.peerCache ??= new Map()).set(sig, codes);
   return codes;
 }
 
@@ -207,7 +207,7 @@ export function addPolicyLevelFlows(b: PolicyBuild, np: NetworkPolicy): void {
  * flow does not depend on which other rules log.
  */
 function loggingGroupId(b: PolicyBuild, metric: number): number {
-  b.loggingTables.add(metric);
+  (b.loggingTables ??= new Set()).add(metric);
   return b.groupBase + (metric === b.p.id('IngressMetric') ? 0 : 1);
 }
 
@@ -257,7 +257,7 @@ function allowFlows(b: PolicyBuild, table: number, prio: number, id: number, r: 
 
 /** The logging groups the rules used: bucket 0 back to the metric table, bucket 1 to the controller. */
 function loggingGroups(b: PolicyBuild): Group[] {
-  return [...b.loggingTables]
+  return [...(b.loggingTables ?? [])]
     .map((metric) => ({
       groupId: b.groupBase + (metric === b.p.id('IngressMetric') ? 0 : 1),
       groupType: 'all' as const,
@@ -269,13 +269,17 @@ function loggingGroups(b: PolicyBuild): Group[] {
 /**
  * The flows (each identity once) and groups collected so far. Conjunctive match flows are unique
  * by construction and never share an identity with an action, metric or default-drop flow (those
- * match conj_id, a metric mark or sit at another priority), so only the latter are deduplicated.
+ * match conj_id, a metric mark or sit at another priority), so only the latter are deduplicated,
+ * and only when `dedupe` (one rule's action and metric flows are unique by conj id).
  */
-export function finishPolicyBuild(b: PolicyBuild, head: readonly Flow[] = []): OwnerOutput & { groups: Group[] } {
-  const seen = new FlowIndex();
-  for (const f of head) seen.put(f);
-  for (const f of b.out) seen.put(f);
-  const flows = seen.flows;
+export function finishPolicyBuild(b: PolicyBuild, head: readonly Flow[] = [], dedupe = true): OwnerOutput & { groups: Group[] } {
+  let flows: Flow[];
+  if (dedupe) {
+    const seen = new FlowIndex();
+    for (const f of head) seen.put(f);
+    for (const f of b.out) seen.put(f);
+    flows = seen.flows;
+  } else flows = [...head, ...b.out];
   for (const f of b.conj.flows()) flows.push(f);
   return { flows, groups: loggingGroups(b) };
 }

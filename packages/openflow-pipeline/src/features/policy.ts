@@ -68,9 +68,10 @@ export function networkPolicyBaseFlows(p: Pipeline, cfg: NodeConfig, controllerI
   return out;
 }
 
-function newBuild(p: Pipeline, cfg: NodeConfig, rd: PolicyReader, groupBase: number): PolicyBuild {
+/** A computation of policy flows; `shareMatches` false when the caller merges conjunctive flows itself. */
+function newBuild(p: Pipeline, cfg: NodeConfig, rd: PolicyReader, groupBase: number, shareMatches = true): PolicyBuild {
   const cookie = policyCookie(cfg);
-  return { p, cfg, cookie, rd, conj: new ConjunctionBuilder(cookie), out: [], peerCache: new Map(), loggingTables: new Set(), groupBase };
+  return { p, cfg, cookie, rd, conj: new ConjunctionBuilder(cookie, shareMatches), out: [], peerCache: undefined, loggingTables: undefined, groupBase };
 }
 
 /** The flows and logging groups of one policy (its match flows shared between its own rules). */
@@ -80,11 +81,14 @@ export function policyFlows(ctx: FlowContext, np: NetworkPolicy): OwnerOutput {
   return finishPolicyBuild(b);
 }
 
-/** The flows and logging groups of one rule of a policy. */
+/**
+ * The flows and logging groups of one rule of a policy. A match the rule needs in two clauses or
+ * sub-rules comes out once per use: the feature merges conjunctive flows of one identity.
+ */
 export function policyRuleFlows(ctx: FlowContext, pr: PolicyRule): OwnerOutput {
-  const b = newBuild(ctx.pipeline, ctx.config, ctx, ctx.policyGroupIdBase);
+  const b = newBuild(ctx.pipeline, ctx.config, ctx, ctx.policyGroupIdBase, false);
   addRuleFlows(b, pr.policy, pr.rule, pr.index);
-  return finishPolicyBuild(b);
+  return finishPolicyBuild(b, [], false);
 }
 
 /** What a policy has besides its rules (the K8s default drops). */
