@@ -25,7 +25,7 @@ export { POD_NODE_FEATURES, EXTERNAL_NODE_FEATURES, nodeFeatures } from './featu
 export { podConnectivityBaseFlows, podFlows, podConnectivityTables, podConnectivityFeature } from './features/pod';
 export { remoteNodeFlows, remoteNodesFeature } from './features/remote-nodes';
 export {
-  networkPolicyFlows, networkPolicyBaseFlows, networkPolicyTables, networkPolicyFeature, policyFlows, assignConjunctionIds, assignOFPriorities,
+  networkPolicyFlows, networkPolicyBaseFlows, networkPolicyTables, networkPolicyFeature, policyRuleFlows, policyLevelFlows, assignConjunctionIds, assignOFPriorities,
   policyRuleKeys, ruleKey, BASELINE_TIER_PRIORITY, BANP_TIER_PRIORITY, DEFAULT_TIER_PRIORITY,
   type NetworkPolicyInput, type NetworkPolicyFlows, type RulePriority,
 } from './features/policy';

@@ -74,13 +74,6 @@ function newBuild(p: Pipeline, cfg: NodeConfig, rd: PolicyReader, groupBase: num
   return { p, cfg, cookie, rd, conj: new ConjunctionBuilder(cookie, shareMatches), out: [], peerCache: undefined, loggingTables: undefined, groupBase };
 }
 
-/** The flows and logging groups of one policy (its match flows shared between its own rules). */
-export function policyFlows(ctx: FlowContext, np: NetworkPolicy): OwnerOutput {
-  const b = newBuild(ctx.pipeline, ctx.config, ctx, ctx.policyGroupIdBase);
-  addPolicyFlows(b, np);
-  return finishPolicyBuild(b);
-}
-
 /**
  * The flows and logging groups of one rule of a policy. A match the rule needs in two clauses or
  * sub-rules comes out once per use: the feature merges conjunctive flows of one identity.
