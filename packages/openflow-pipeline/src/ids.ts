@@ -65,11 +65,11 @@ interface Held {
 /** Conjunction ids by rule key, per owner. */
 export class ConjunctionIds {
   private readonly held = new Map<string, Held>();
-  private readonly byOwner = new Map<string, Set<string>>();
+  private readonly byOwner = new Map<string, string[]>();
   private readonly free = new FreeIds();
   private next = 1;
   /** Keys asked for during the current change, per owner computed in it. */
-  private claimed = new Map<string, Set<string>>();
+  private claimed = new Map<string, string[]>();
   /** Undo log of the current change: previous holdings of the keys it touched. */
   private journal: { key: string; was: Held | undefined }[] = [];
   private saved = { next: 1, free: [] as number[] };
@@ -83,12 +83,9 @@ export class ConjunctionIds {
 
   /** The id of `key` for `owner`: its current one, else the lowest free id. */
   acquire(owner: string, key: string): number {
-    let keys = this.claimed.get(owner);
-    if (!keys) {
-      keys = new Set();
-      this.claimed.set(owner, keys);
-    }
-    keys.add(key);
+    const keys = this.claimed.get(owner);
+    if (!keys) this.claimed.set(owner, [key]);
+    else if (!keys.includes(key)) keys.push(key);
     const h = this.held.get(key);
     if (h && h.owner === owner) return h.id;
     const id = this.free.size > 0 ? this.free.pop()! : this.next++;
@@ -104,7 +101,7 @@ export class ConjunctionIds {
     const release: number[] = [];
     for (const owner of computed) {
       const asked = this.claimed.get(owner);
-      for (const key of [...(this.byOwner.get(owner) ?? [])]) if (!asked?.has(key)) release.push(this.drop(key));
+      for (const key of [...(this.byOwner.get(owner) ?? [])]) if (!asked?.includes(key)) release.push(this.drop(key));
     }
     for (const owner of removed) for (const key of [...(this.byOwner.get(owner) ?? [])]) release.push(this.drop(key));
     for (const id of release) this.free.push(id);
@@ -141,20 +138,19 @@ export class ConjunctionIds {
 
   private link(key: string, h: Held): void {
     this.held.set(key, h);
-    let s = this.byOwner.get(h.owner);
-    if (!s) {
-      s = new Set();
-      this.byOwner.set(h.owner, s);
-    }
-    s.add(key);
+    const keys = this.byOwner.get(h.owner);
+    if (!keys) this.byOwner.set(h.owner, [key]);
+    else keys.push(key);
   }
 
   private unlink(key: string): void {
     const h = this.held.get(key);
     if (!h) return;
     this.held.delete(key);
-    const s = this.byOwner.get(h.owner);
-    s?.delete(key);
-    if (s?.size === 0) this.byOwner.delete(h.owner);
+    const keys = this.byOwner.get(h.owner);
+    if (!keys) return;
+    const i = keys.indexOf(key);
+    if (i >= 0) keys.splice(i, 1);
+    if (keys.length === 0) this.byOwner.delete(h.owner);
   }
 }

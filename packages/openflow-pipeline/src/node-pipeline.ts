@@ -17,6 +17,7 @@ import { ConjunctionIds } from './ids';
 import { MISS_OWNER, mergerOf, missFlows, type ComputeOptions, type NodeFlows } from './node';
 import { changedKeys, ObjectIndex, type ObjectKind } from './objects';
 import type { NodeState } from './state';
+import { Readers } from './readers';
 import { FlowStore, GroupStore, type GroupDelta, type Held } from './store';
 import { Pipeline } from './tables';
 
@@ -51,7 +52,7 @@ interface Realized {
   groups: GroupStore;
   owners: Map<string, Owner>;
   /** Owners by dependency key. */
-  readers: Map<string, Set<Owner>>;
+  readers: Readers<Owner>;
   /** Shared values by feature name. */
   shared: Map<string, ReadonlyMap<string, number>>;
   index: ObjectIndex;
@@ -151,7 +152,7 @@ export class NodePipeline {
     const cfg = index.state.config;
     const r: Realized = {
       features, pipeline: Pipeline.build(featureTables(features, cfg)), flows: new FlowStore(mergerOf(features)), groups: new GroupStore(),
-      owners: new Map(), readers: new Map(), shared: new Map(features.map((f) => [f.name, f.shared?.(index.state) ?? new Map()])), index,
+      owners: new Map(), readers: new Readers(), shared: new Map(features.map((f) => [f.name, f.shared?.(index.state) ?? new Map()])), index,
     };
     const reader = this.reader(r, index);
     features.forEach((f, fi) => {
@@ -175,7 +176,7 @@ export class NodePipeline {
     this.refreshShared(r, index, changed);
     const dirty = new Set<string>();
     for (const k of changed) {
-      for (const o of r.readers.get(k) ?? []) dirty.add(o.key);
+      for (const o of r.readers.of(k)) dirty.add(o.key);
       const i = k.indexOf(':');
       const kind = k.slice(0, i) as ObjectKind;
       for (const f of r.features) if (f.perObject?.[kind]) dirty.add(ownerKey(f.name, kind, k.slice(i + 1)));
@@ -233,24 +234,16 @@ export class NodePipeline {
     // The owner's first key string throughout: contributions are told apart by it (same string, cheap compare).
     o.entries = r.flows.replace(o.key, feature, o.entries, c.output.flows);
     o.groupIds = r.groups.replace(o.key, feature, o.groupIds, c.output.groups ?? []);
-    for (const d of o.deps) r.readers.get(d)?.delete(o);
+    r.readers.replace(o, o.deps, c.deps);
     o.deps = c.deps;
-    for (const d of o.deps) {
-      let s = r.readers.get(d);
-      if (!s) {
-        s = new Set();
-        r.readers.set(d, s);
-      }
-      s.add(o);
-    }
-    r.owners.set(key, o);
+    if (!old) r.owners.set(key, o);
   }
 
   private removeOwner(r: Realized, key: string): void {
     const o = r.owners.get(key)!;
     r.flows.replace(o.key, o.feature, o.entries, []);
     r.groups.replace(o.key, o.feature, o.groupIds, []);
-    for (const d of o.deps) r.readers.get(d)?.delete(o);
+    r.readers.replace(o, o.deps, []);
     r.owners.delete(key);
   }
 }
