@@ -1,8 +1,18 @@
-// Lint for every package: typescript-eslint, plus the architecture as rules (module boundaries).
+// Lint for every package: typescript-eslint, plus the architecture as rules (module boundaries,
+// declared dependencies, no import cycles inside a package).
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { importX } from 'eslint-plugin-import-x';
 import prettier from 'eslint-config-prettier';
 import tseslint from 'typescript-eslint';
+import { devFolders, toolingFileGlobs, toolingFolders, workspaceFolders } from './scripts/dependency-scopes.mjs';
+
+const root = dirname(fileURLToPath(import.meta.url));
+const rootDevDependencies = Object.keys(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies ?? {});
 
 /** Imports that do I/O: a pure package (tag purity:pure) may use none of them in src/. */
 const ioModules = [
@@ -22,6 +32,11 @@ const composers = ['@switchyard/agent', '@switchyard/controller', '@switchyard/c
 /** The tag rule needs nx's project graph, which exists when nx runs the lint target (as CI does). */
 const underNx = Boolean(process.env.NX_TASK_TARGET_PROJECT);
 
+/** Globs of the files of every workspace package below `paths` (package-relative globs). */
+const inPackages = (paths) => workspaceFolders.flatMap((w) => paths.map((p) => `${w}/*/${p}`));
+/** Shared options of the dependency rule; the scope of a file decides the rest (scripts/dependency-scopes.mjs). */
+const dependencyRule = { optionalDependencies: false, peerDependencies: true, includeTypes: true };
+
 export const purePackages = ['apis', 'policy-compiler', 'openflow-pipeline'];
 export const libraryPackages = ['apis', 'policy-compiler', 'openflow', 'openflow-pipeline', 'ovsdb', 'ipam', 'multicluster'];
 
@@ -36,6 +51,42 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
+  },
+  {
+    // Dependencies: every package imported is declared in the package.json nearest to the importing
+    // file. Shipped code (src/, bin/, anything not in a dev or tooling scope) may use `dependencies`
+    // and `peerDependencies` only; type-only imports count (a published .d.ts needs them too).
+    // Declared but unused dependencies: scripts/check-dependencies.mjs, run after eslint by `lint`.
+    files: ['**/*.{ts,mts,cts,js,mjs,cjs}'],
+    plugins: { 'import-x': importX },
+    settings: {
+      // Files no-cycle follows, and the parser it reads them with.
+      'import-x/extensions': ['.ts', '.mts', '.cts', '.js', '.mjs', '.cjs'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.mts', '.cts'] },
+      // tsconfig paths resolve @switchyard/* to sources, so the rule works before anything is built.
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: join(root, 'tsconfig.paths.json'), alwaysTryTypes: true })],
+    },
+    rules: {
+      'import-x/no-extraneous-dependencies': ['error', { ...dependencyRule, devDependencies: false }],
+    },
+  },
+  {
+    files: inPackages(devFolders.map((d) => `${d}/**`)),
+    rules: { 'import-x/no-extraneous-dependencies': ['error', { ...dependencyRule, devDependencies: true }] },
+  },
+  {
+    // Build/test configuration and generators of a package, and the root's own files.
+    files: [...inPackages([...toolingFolders.map((d) => `${d}/**`), ...toolingFileGlobs]), '*.{ts,mts,cts,js,mjs,cjs}', 'scripts/**'],
+    rules: {
+      'import-x/no-extraneous-dependencies': ['error', { ...dependencyRule, devDependencies: true, whitelist: rootDevDependencies }],
+    },
+  },
+  {
+    // No import cycles inside a package (between packages, nx's module-boundary rule and the
+    // layering forbid them). Type-only imports are erased at build (verbatimModuleSyntax), so the
+    // rule follows the imports that run.
+    files: inPackages(['src/**/*.ts']),
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
   {
     // The architecture as a rule, on the sources of every package (tests may import their own

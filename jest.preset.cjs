@@ -21,9 +21,10 @@ module.exports = {
   moduleNameMapper: {
     // Sources may use NodeNext-style `./x.js` specifiers for `./x.ts` files.
     '^(\\.{1,2}/.*)\\.js$': '$1',
+    '^@switchyard/apis/types$': src('packages/apis', 'types.ts'),
     '^@switchyard/ipam/cidr$': src('packages/ipam', 'cidr/index.ts'),
     '^@switchyard/openflow/codec$': src('packages/openflow', 'codec.ts'),
-    '^@switchyard/(apis|openflow|openflow-pipeline|ovsdb|kube|ipam|policy-compiler|multicluster|agent|controller|cli)$':
+    '^@switchyard/(apis|openflow|openflow-pipeline|ovsdb|kube|pki|ipam|policy-compiler|multicluster|agent|controller|cli)$':
       path.join(root, 'packages/$1/src/index.ts'),
     '^@switchyard/(testbed|kube-api|lab)$': path.join(root, 'tools/$1/src/index.ts'),
   },

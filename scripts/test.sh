@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one test command (npm test): installs what a fresh machine lacks, then lint, typecheck,
-# build, unit tests, package-shape checks and integration tests (real OVS, root) through nx.
+# build, unit tests, package-shape checks, the npm consumer check (tools/pack-check/consumers.mjs)
+# and integration tests (real OVS, root) through nx.
 # Prints each stage as it starts (`::: [elapsed] stage`), the time each stage and each integration
 # suite took, and a final "N passed, N failed".
 set -uo pipefail
@@ -29,6 +30,7 @@ if [ -z "$failed_stage" ]; then
   stage "unit tests" npx nx run-many -t test --outputStyle=static
   stage "release dry run (nx release, independent versions)" npx nx release --dry-run --skip-publish
   stage "package shape (pack, ESM+CJS, publint, attw)" npx nx run-many -t test:pack --parallel=2 --outputStyle=static
+  stage "npm consumers (README programs from the tarballs, types, LICENSE)" node tools/pack-check/consumers.mjs
   for p in $(npx nx show projects --with-target test:integration | sort); do
     stage "integration: $p" npx nx run "$p:test:integration" --outputStyle=static
   done

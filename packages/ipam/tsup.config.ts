@@ -3,6 +3,9 @@ import { defineConfig } from 'tsup';
 export default defineConfig({
   entry: { index: 'src/index.ts', cidr: 'src/cidr/index.ts' },
   format: ['esm', 'cjs'],
+  // Entries share chunks in both formats, so a class exported by two entries is one class
+  // (`require(pkg).X === require(pkg/subpath).X`; instanceof works across entry points).
+  splitting: true,
   dts: true,
   sourcemap: true,
   clean: true,

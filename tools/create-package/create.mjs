@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Scaffolds packages/<name> as an @switchyard package: tsup (ESM+CJS+d.ts), jest unit and
-// integration configs, bench/, README. Usage: create.mjs <name> --kind lib|composer [--pure] [--description "..."]
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+// integration configs, README (a `bench` script comes with the first bench/run.ts). Usage: create.mjs <name> --kind lib|composer [--pure] [--description "..."]
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -36,6 +36,8 @@ const pkgDir = join(root, values.dir, name);
 const depth = values.dir.split('/').length + 1;
 const up = '../'.repeat(depth);
 
+/** The repository every package.json `repository` field names (tools/pack-check/consumers.mjs checks it). */
+const REPO_URL = 'https://github.com/switchyard-net/switchyard';
 const tags = [`type:${values.kind}`, ...(values.pure ? ['purity:pure'] : [])];
 const isPrivate = values.kind === 'tool';
 const files = {
@@ -46,6 +48,14 @@ const files = {
       ...(isPrivate ? { private: true } : {}),
       description: values.description,
       license: 'Apache-2.0',
+      // Published packages link their README's docs/ references through these on the registry page.
+      ...(isPrivate
+        ? {}
+        : {
+            repository: { type: 'git', url: `git+${REPO_URL}.git`, directory: `${values.dir}/${name}` },
+            homepage: `${REPO_URL}/tree/main/${values.dir}/${name}#readme`,
+            bugs: { url: `${REPO_URL}/issues` },
+          }),
       type: 'module',
       main: './dist/index.cjs',
       module: './dist/index.js',
@@ -63,11 +73,10 @@ const files = {
       scripts: {
         build: 'tsup',
         typecheck: 'tsc -p tsconfig.json',
-        lint: `eslint src test`,
+        lint: `eslint . && node ${up}scripts/check-dependencies.mjs .`,
         test: 'jest -c jest.config.cjs',
         'test:integration': 'jest -c jest.integration.config.cjs --runInBand',
         ...(isPrivate ? {} : { 'test:pack': `node ${up}tools/pack-check/check.mjs .` }),
-        bench: 'tsx bench/run.ts',
       },
       ...(isPrivate ? {} : { publishConfig: { access: 'public' } }),
       nx: { tags },
@@ -139,5 +148,7 @@ for (const [file, text] of Object.entries(files)) {
   mkdirSync(dirname(path), { recursive: true });
   writeFileSync(path, text.endsWith('\n') ? text : `${text}\n`);
 }
-for (const d of ['test', 'test-integration', 'bench']) mkdirSync(join(pkgDir, d), { recursive: true });
+// npm pack includes LICENSE whatever `files` says: every published tarball carries the full text.
+if (!isPrivate) writeFileSync(join(pkgDir, 'LICENSE'), readFileSync(join(root, 'LICENSE')));
+for (const d of ['test', 'test-integration']) mkdirSync(join(pkgDir, d), { recursive: true });
 console.log(`created ${pkgDir}`);

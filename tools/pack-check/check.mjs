@@ -6,9 +6,10 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = resolve(new URL('../..', import.meta.url).pathname);
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const pkgDir = resolve(process.argv[2] ?? '.');
 const readPkg = (dir) => JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
 const pkg = readPkg(pkgDir);

@@ -350,6 +350,12 @@ export class Agent {
     const mtu = podMtu(opts.linkMtu, opts.tunnelType, encap);
     const net = new NodeNetwork(opts.nodeNetns);
     const metrics = new AgentMetrics();
+    // The API certificate is started now: the first one in a process loads @peculiar/x509
+    // (about half a second), which then overlaps the node bring-up instead of following it.
+    const apiCert = opts.apiPort !== undefined
+      ? selfSignedCert(`${opts.nodeName}@switchyard-agent`, [opts.nodeIP, opts.apiBindAddress, '127.0.0.1', 'localhost', opts.nodeName].filter((h) => h !== '0.0.0.0' && h !== '::'))
+      : undefined;
+    apiCert?.catch(() => undefined); // awaited where the TCP API starts; a failure surfaces there
 
     const ovsdb = await OvsdbClient.connect(opts.ovsdbRemote, { logger: log });
     const cleanups: (() => Promise<unknown>)[] = [async () => ovsdb.close()];
@@ -519,7 +525,7 @@ export class Agent {
       if (opts.apiPort !== undefined) {
         // HTTPS with a self-signed certificate; callers authenticated and authorized through the
         // Kubernetes API when there is one (without it, only a loopback bind is allowed).
-        const tls = selfSignedCert(`${opts.nodeName}@switchyard-agent`, [opts.nodeIP, opts.apiBindAddress, '127.0.0.1', 'localhost', opts.nodeName].filter((h) => h !== '0.0.0.0' && h !== '::'));
+        const tls = await apiCert!;
         let auth: KubeDelegatedAuth | undefined;
         let clientCaPem: string | undefined;
         if (opts.kube) {

@@ -26,7 +26,7 @@ import {
 import { OfSwitchError } from '@switchyard/openflow';
 import { silentLogger, type Logger } from './logger';
 import type { AgentMetrics } from './metrics';
-import { fqdnSpecOf, type FqdnSource } from './policy/fqdn';
+import { fqdnSpecOf, type FqdnSource } from './policy/fqdn-spec';
 import { execFile } from './exec';
 
 /**

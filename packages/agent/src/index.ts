@@ -11,7 +11,7 @@ export { RejectResponder, buildRejectReply } from './policy/reject';
 export { PolicyAuditLog, summarizeFrame, policyRef, formatTimestamp, type AuditLogOptions, type AuditLogSource, type PacketSummary } from './policy/audit-log';
 export { NetworkPolicyController, loadPolicyView, savePolicyView, type NetworkPolicyControllerOptions } from './policy/controller';
 export { AgentError, type AgentErrorCode } from './errors';
-export { AgentMetrics, Histogram, renderGauge, LATENCY_BUCKETS } from './metrics';
+export { AgentMetrics, LatencyHistogram, LATENCY_BUCKETS, type NodeState } from './metrics';
 export { LocalApi, agentInfo, flowConcernsPod, flowOfConjunctions, type AgentInfo, type AgentIntrospection } from './api';
 export { AgentInfoReporter, buildAgentInfo, AGENT_INFO_PATH, AGENT_VERSION, type AgentInfoReporterOptions } from './agent-info';
 export { NodeRouteController, nodeFacts, remoteNodesOf, hostRoutesFor, sameSubnet, type NodeFacts, type RefusedNode, type HostRoute, type NodeRouteSink, type NodeRouteControllerOptions } from './node-routes';

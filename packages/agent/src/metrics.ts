@@ -1,57 +1,71 @@
 /**
- * Prometheus metrics of the agent (text exposition format 0.0.4), served by the local API at
- * `/metrics`: CNI request latency, flow sync latency, flow counts per table, local pods.
+ * Prometheus metrics of the agent (prom-client, text exposition format 0.0.4), served by the
+ * local API at `/metrics`: flow counts per table, local pods, NetworkPolicies, CNI request
+ * latency and flow sync latency. Each agent has its own registry, never prom-client's global one,
+ * so several agents (tests, the lab) in one process keep their figures apart.
  */
+import { Gauge, Histogram, Registry } from 'prom-client';
 
 /** Latency buckets in seconds, from 5 ms to 10 s. */
 export const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-/** A histogram with labels, cumulative buckets as Prometheus expects. */
-export class Histogram {
-  private readonly series = new Map<string, { labels: Record<string, string>; counts: number[]; sum: number; count: number }>();
+/** The node state the gauges show, read from agentinfo at every scrape. */
+export interface NodeState {
+  /** Flows on the bridge by table name. */
+  flowsByTable: Record<string, number>;
+  localPods: number;
+  networkPolicies: number;
+}
 
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    readonly buckets: readonly number[] = LATENCY_BUCKETS,
-  ) {}
+/**
+ * A latency histogram as the agent's call sites record into it: seconds first, then labels
+ * (prom-client's own order is the reverse).
+ */
+export class LatencyHistogram<L extends string> {
+  constructor(private readonly histogram: Histogram<L>) {}
 
-  observe(seconds: number, labels: Record<string, string> = {}): void {
-    const key = JSON.stringify(Object.entries(labels).sort());
-    let s = this.series.get(key);
-    if (!s) {
-      s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
-      this.series.set(key, s);
-    }
-    for (let i = 0; i < this.buckets.length; i++) if (seconds <= (this.buckets[i] ?? Infinity)) s.counts[i] = (s.counts[i] ?? 0) + 1;
-    s.sum += seconds;
-    s.count++;
-  }
-
-  render(): string[] {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
-    for (const s of this.series.values()) {
-      this.buckets.forEach((b, i) => lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: String(b) })} ${s.counts[i] ?? 0}`));
-      lines.push(`${this.name}_bucket${labelText({ ...s.labels, le: '+Inf' })} ${s.count}`);
-      lines.push(`${this.name}_sum${labelText(s.labels)} ${s.sum}`);
-      lines.push(`${this.name}_count${labelText(s.labels)} ${s.count}`);
-    }
-    return lines;
+  observe(seconds: number, labels: Partial<Record<L, string>> = {}): void {
+    this.histogram.observe(labels, seconds);
   }
 }
 
-function labelText(labels: Record<string, string>): string {
-  const parts = Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`);
-  return parts.length ? `{${parts.join(',')}}` : '';
-}
-
-/** A gauge family rendered from current values. */
-export function renderGauge(name: string, help: string, values: { labels?: Record<string, string>; value: number }[]): string[] {
-  return [`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, ...values.map((v) => `${name}${labelText(v.labels ?? {})} ${v.value}`)];
-}
-
-/** The agent's metric families. */
+/** The agent's metric families, in one registry of its own. */
 export class AgentMetrics {
-  readonly cniRequest = new Histogram('switchyard_agent_cni_request_duration_seconds', 'CNI requests handled by the agent, by command and result.');
-  readonly flowSync = new Histogram('switchyard_agent_flow_sync_duration_seconds', 'Flow syncs (compute, diff and bundle), by kind.');
+  /** The registry `/metrics` renders. */
+  readonly registry = new Registry();
+  private readonly flowCount = new Gauge({ name: 'switchyard_agent_ovs_flow_count', help: 'Flows on the bridge, by table.', labelNames: ['table'] as const, registers: [this.registry] });
+  private readonly localPods = new Gauge({ name: 'switchyard_agent_local_pod_count', help: 'Pods attached on this node.', registers: [this.registry] });
+  private readonly policies = new Gauge({ name: 'switchyard_agent_networkpolicy_count', help: 'NetworkPolicies in the controlplane view.', registers: [this.registry] });
+  readonly cniRequest = new LatencyHistogram(new Histogram({
+    name: 'switchyard_agent_cni_request_duration_seconds',
+    help: 'CNI requests handled by the agent, by command and result.',
+    labelNames: ['command', 'result'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  }));
+  readonly flowSync = new LatencyHistogram(new Histogram({
+    name: 'switchyard_agent_flow_sync_duration_seconds',
+    help: 'Flow syncs (compute, diff and bundle), by kind.',
+    labelNames: ['kind'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  }));
+
+  /** Content type of {@link render}'s text. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** Sets the gauges to the node's current state; tables absent now disappear from the output. */
+  setNodeState(s: NodeState): void {
+    this.flowCount.reset();
+    for (const [table, n] of Object.entries(s.flowsByTable)) this.flowCount.set({ table }, n);
+    this.localPods.set(s.localPods);
+    this.policies.set(s.networkPolicies);
+  }
+
+  /** Every family as Prometheus text. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
 }

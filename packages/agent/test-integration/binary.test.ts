@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
+import { parsePromText, Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
 import { addPod, agentApiGet, ensurePluginBuilt, sandbox, PKG_DIR, type Node } from './helpers';
 
 let tb: Testbed;
@@ -124,6 +124,7 @@ it('starts from antrea-agent.conf, serves CNI and the local API (unix socket and
 
   const metrics = await getText(apiSocket, '/metrics');
   expect(metrics.type).toContain('text/plain');
+  expect(() => parsePromText(metrics.text)).not.toThrow();
   expect(metrics.text).toMatch(/^switchyard_agent_ovs_flow_count\{table="Classifier"\} [1-9]\d*$/m);
   expect(metrics.text).toMatch(/^switchyard_agent_local_pod_count 1$/m);
   expect(metrics.text).toMatch(/^switchyard_agent_cni_request_duration_seconds_count\{command="ADD",result="ok"\} 1$/m);

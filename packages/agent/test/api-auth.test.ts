@@ -37,7 +37,7 @@ describe('agent API over HTTPS with delegated auth', () => {
   };
   let api: LocalApi;
   beforeAll(async () => {
-    api = await LocalApi.listenTcp('127.0.0.1', 0, intro, { tls: selfSignedCert('n1@switchyard-agent', ['127.0.0.1', 'n1']), auth });
+    api = await LocalApi.listenTcp('127.0.0.1', 0, intro, { tls: await selfSignedCert('n1@switchyard-agent', ['127.0.0.1', 'n1']), auth });
   });
   afterAll(() => api.close());
 

@@ -7,7 +7,8 @@ import type { controlplane } from '@switchyard/apis';
 import { FlowSync } from '../src/flow-sync';
 import { encodeDnsResponse, type DnsAnswerSpec } from '../src/policy/dns';
 import { ManualClock } from '@switchyard/kube';
-import { DNS_INTERCEPT_CONJ_ID, FqdnCache, FqdnController, fqdnMatches, fqdnRuleTargets } from '../src/policy/fqdn';
+import { DNS_INTERCEPT_CONJ_ID, FqdnCache, FqdnController, fqdnMatches } from '../src/policy/fqdn';
+import { fqdnRuleTargets } from '../src/policy/fqdn-spec';
 
 describe('fqdnMatches', () => {
   it.each([

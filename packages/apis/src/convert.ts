@@ -3,7 +3,7 @@
  * their schemas differ. Pure functions over parsed objects; inputs are not mutated. The table in
  * docs/apis.md lists each conversion.
  */
-import { findCrd, parseApiVersion, storageVersion } from './crd-loader';
+import { crdKindList, findCrd, parseApiVersion, storageVersion } from './crd-loader';
 import { ManifestError } from './errors';
 
 type Obj = Record<string, unknown>;
@@ -55,7 +55,9 @@ export function toInternalVersion<T extends object>(input: T): T {
   let kind = typeof obj['kind'] === 'string' ? obj['kind'] : '';
   const { group, version } = parseApiVersion(apiVersion);
   const crd = findCrd(group, kind);
-  if (!crd) throw new ManifestError('UNKNOWN_KIND', `no CRD for kind ${kind} in group "${group}"`, 'kind', kind);
+  if (!crd) {
+    throw new ManifestError('UNKNOWN_KIND', `no CRD for ${apiVersion} ${kind} (toInternalVersion converts the CRD kinds only: ${crdKindList()})`, 'kind', kind);
+  }
   if (!crd.spec.versions.some((v) => v.name === version && v.served)) {
     throw new ManifestError('UNSERVED_VERSION', `version ${version} of ${kind} is not served`, 'apiVersion', apiVersion);
   }

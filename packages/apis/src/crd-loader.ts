@@ -57,6 +57,20 @@ export function findCrd(group: string, kind: string): CustomResourceDefinition |
   return (EMBEDDED_CRDS as CustomResourceDefinition[]).find((c) => c.spec.group === group && c.spec.names.kind === kind);
 }
 
+let kindList: string | undefined;
+/** The shipped CRD kinds by group, as text for error messages: `crd.antrea.io: ClusterGroup, ...; ...`. */
+export function crdKindList(): string {
+  if (kindList !== undefined) return kindList;
+  const byGroup = new Map<string, string[]>();
+  for (const c of EMBEDDED_CRDS as CustomResourceDefinition[]) {
+    const kinds = byGroup.get(c.spec.group) ?? [];
+    kinds.push(c.spec.names.kind);
+    byGroup.set(c.spec.group, kinds);
+  }
+  kindList = [...byGroup].map(([g, kinds]) => `${g}: ${kinds.sort().join(', ')}`).join('; ');
+  return kindList;
+}
+
 /** The storage version name of a shipped CRD kind, or undefined. */
 export function storageVersion(group: string, kind: string): string | undefined {
   return findCrd(group, kind)?.spec.versions.find((v) => v.storage)?.name;

@@ -6,7 +6,7 @@
  */
 import Ajv from 'ajv';
 import type { ValidateFunction, ErrorObject } from 'ajv';
-import { findCrd, parseApiVersion } from './crd-loader';
+import { crdKindList, findCrd, parseApiVersion } from './crd-loader';
 import type { JSONSchemaProps } from './crd-loader';
 import { ipToBytes } from './ip';
 
@@ -153,8 +153,11 @@ function convertErrors(obj: unknown, errors: ErrorObject[]): SchemaValidationErr
 
 /**
  * Validate an object (as parsed from YAML/JSON) against the shipped CRD schema of its
- * apiVersion and kind. Unknown kinds and unserved versions are errors on `kind`/`apiVersion`;
- * built-in Kubernetes kinds have no CRD here and are reported the same way (see {@link hasCrdSchema}).
+ * apiVersion and kind. Only the CRD kinds (crd.antrea.io, policy.networking.k8s.io,
+ * multicluster) have a schema here: built-in Kubernetes kinds (a networking.k8s.io/v1
+ * NetworkPolicy, a Pod) are not validated, and are reported as an error on `kind` that names the
+ * kind and lists the CRD kinds (see {@link hasCrdSchema} to ask first). Unserved versions are an
+ * error on `apiVersion`.
  */
 export function validateObject(obj: unknown): ValidationResult {
   if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
@@ -169,7 +172,10 @@ export function validateObject(obj: unknown): ValidationResult {
   }
   const { group, version } = parseApiVersion(apiVersion);
   const crd = findCrd(group, kind);
-  if (!crd) return { valid: false, errors: [{ path: 'kind', keyword: 'kind', message: `no CRD for kind ${kind} in group "${group}"`, value: kind }] };
+  if (!crd) {
+    const message = `no CRD schema for ${apiVersion} ${kind} (validateObject checks the CRD kinds only: ${crdKindList()})`;
+    return { valid: false, errors: [{ path: 'kind', keyword: 'kind', message, value: kind }] };
+  }
   const fn = validatorFor(group, version, kind);
   if (!fn) {
     const served = crd.spec.versions.filter((v) => v.served).map((v) => v.name);

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { loadCrds, toInternalVersion, validateObject } from '../src/index';
+import { hasCrdSchema, loadCrds, toInternalVersion, validateObject } from '../src/index';
 import type { CustomResourceDefinition, JSONSchemaProps } from '../src/index';
 import { renderCrdYaml } from '../scripts/generate-crds';
 import { seedDocs, withInferredApiVersion } from './support/seeds';
@@ -215,6 +215,26 @@ describe('validateObject rejects mutants with the field path', () => {
     expect(validateObject({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'Nope', metadata: {} }).errors).toEqual([
       expect.objectContaining({ path: 'kind', keyword: 'kind' }),
     ]);
+  });
+
+  test('a built-in kind is refused with a message that names it and says only CRD kinds are checked', () => {
+    const np = {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'deny-all', namespace: 'default' },
+      spec: { podSelector: {}, policyTypes: ['Ingress'] },
+    };
+    const { valid, errors } = validateObject(np);
+    expect(valid).toBe(false);
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ path: 'kind', keyword: 'kind', value: 'NetworkPolicy' });
+    const message = errors[0]?.message ?? '';
+    expect(message).toMatch(/^no CRD schema for networking\.k8s\.io\/v1 NetworkPolicy \(validateObject checks the CRD kinds only: /);
+    // Every shipped CRD kind is listed under its group, so the reader sees what is covered.
+    for (const crd of crds) expect(message).toContain(crd.spec.names.kind);
+    expect(message).toContain('crd.antrea.io: ');
+    expect(hasCrdSchema('networking.k8s.io/v1', 'NetworkPolicy')).toBe(false);
+    expect(hasCrdSchema('crd.antrea.io/v1beta1', 'NetworkPolicy')).toBe(true);
   });
 
   test('a bad IP in an ExternalNode interface', () => {

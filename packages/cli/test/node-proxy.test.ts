@@ -91,7 +91,7 @@ beforeAll(async () => {
   await create('/apis/crd.antrea.io/v1beta1/antreaagentinfos', { apiVersion: 'crd.antrea.io/v1beta1', kind: 'AntreaAgentInfo', metadata: { name: 'node-a' }, ...INFO, podRef: { kind: 'Pod', namespace: 'kube-system', name: 'switchyard-agent-a' }, apiPort: agentPort });
   // node-b's agent reports a port nothing listens on (port 1).
   await create('/apis/crd.antrea.io/v1beta1/antreaagentinfos', { apiVersion: 'crd.antrea.io/v1beta1', kind: 'AntreaAgentInfo', metadata: { name: 'node-b' }, ...INFO, nodeRef: { kind: 'Node', name: 'node-b' }, agentConditions: [], localPodNum: 0, apiPort: 1 });
-});
+}, 30_000); // starting the embedded API server (certificates) takes seconds on a loaded machine
 afterAll(async () => {
   await api?.stop();
   await new Promise((r) => agent.close(r));

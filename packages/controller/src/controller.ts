@@ -160,9 +160,9 @@ export class Controller {
 
   private registerMetrics(): void {
     const m = this.metrics;
-    m.register('switchyard_controller_informer_sync_seconds', 'gauge', 'Time from start to the first complete LIST, per resource', () => [...this.syncSeconds].map(([resource, v]) => ({ labels: { resource }, value: v })));
-    m.register('switchyard_controller_informer_relists_total', 'counter', 'LISTs after 410 Gone, per resource', () => this.informers.map((i) => ({ labels: { resource: i.spec.plural }, value: i.stats.relistsOn410 })));
-    m.register('switchyard_controller_informer_failures_total', 'counter', 'Failed list/watch attempts, per resource', () => this.informers.map((i) => ({ labels: { resource: i.spec.plural }, value: i.stats.failures })));
+    m.register('switchyard_controller_informer_sync_seconds', 'gauge', 'Time from start to the first complete LIST, per resource', () => [...this.syncSeconds].map(([resource, v]) => ({ labels: { resource }, value: v })), ['resource']);
+    m.register('switchyard_controller_informer_relists_total', 'counter', 'LISTs after 410 Gone, per resource', () => this.informers.map((i) => ({ labels: { resource: i.spec.plural }, value: i.stats.relistsOn410 })), ['resource']);
+    m.register('switchyard_controller_informer_failures_total', 'counter', 'Failed list/watch attempts, per resource', () => this.informers.map((i) => ({ labels: { resource: i.spec.plural }, value: i.stats.failures })), ['resource']);
     m.register('switchyard_controller_cluster_events_total', 'counter', 'Cluster events applied to the policy compiler', () => this.hub.stats.clusterEvents);
     m.register('switchyard_controller_compile_seconds_total', 'counter', 'Time spent in the incremental compiler', () => Number(this.hub.stats.applyNanos) / 1e9);
     m.register('switchyard_controller_rejected_objects_total', 'counter', 'Objects refused by validation', () => this.hub.stats.rejectedObjects);

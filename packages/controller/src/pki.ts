@@ -1,12 +1,9 @@
-// The controller's own CA and serving certificate (made with the openssl CLI: Node 20 cannot
-// create X.509 certificates), kept in a Secret across restarts and published in a ConfigMap
-// so agents and the APIService can verify the controller.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { ControllerError, KubeRequestError } from './errors';
+// The controller's own CA and serving certificate (made by @switchyard/pki's issueCertificate),
+// kept in a Secret across restarts and published in a ConfigMap so agents and the APIService can
+// verify the controller.
 import type { KubeClient } from '@switchyard/kube';
+import { issueCertificate } from '@switchyard/pki';
+import { ControllerError, KubeRequestError } from './errors';
 
 /** CA and serving key pair. */
 export interface ControllerPki {
@@ -16,37 +13,29 @@ export interface ControllerPki {
   keyPem: string;
 }
 
-function openssl(args: string[], cwd: string): void {
-  try {
-    execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
-  } catch (e) {
-    throw new ControllerError('PKI_FAILED', `openssl ${args[0] ?? ''} failed: ${(e as { stderr?: Buffer }).stderr?.toString() ?? (e as Error).message}`, 'openssl', args.join(' '), { cause: e });
-  }
-}
-
 /**
  * Make a serving certificate for `sans` (DNS names or IPs), signed by the given CA, or by a new
- * CA when none is given.
+ * CA when none is given. Keys are P-256 in SEC1 PEM; the CA lasts ten years, the serving
+ * certificate one.
  */
-export function createPki(sans: string[], ca?: { caPem: string; caKeyPem: string }): ControllerPki {
-  const dir = mkdtempSync(join(tmpdir(), 'switchyard-pki-'));
+export async function createPki(sans: string[], ca?: { caPem: string; caKeyPem: string }): Promise<ControllerPki> {
   try {
-    if (ca) {
-      writeFileSync(join(dir, 'ca.crt'), ca.caPem);
-      writeFileSync(join(dir, 'ca.key'), ca.caKeyPem, { mode: 0o600 });
-    } else {
-      openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'], dir);
-      openssl(['req', '-x509', '-new', '-key', 'ca.key', '-sha256', '-days', '3650', '-subj', '/CN=switchyard-controller-ca', '-out', 'ca.crt'], dir);
-    }
-    openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'tls.key'], dir);
-    openssl(['req', '-new', '-key', 'tls.key', '-subj', '/CN=switchyard-controller', '-out', 'tls.csr'], dir);
-    const alt = sans.map((s) => (/^[\d.]+$|:/.test(s) ? `IP:${s}` : `DNS:${s}`)).join(',');
-    writeFileSync(join(dir, 'ext.cnf'), `subjectAltName=${alt}\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\nbasicConstraints=CA:FALSE\n`);
-    openssl(['x509', '-req', '-in', 'tls.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '365', '-sha256', '-extfile', 'ext.cnf', '-out', 'tls.crt'], dir);
-    const r = (f: string): string => readFileSync(join(dir, f), 'utf8');
-    return { caPem: r('ca.crt'), caKeyPem: r('ca.key'), certPem: r('tls.crt'), keyPem: r('tls.key') };
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    const authority = ca
+      ? { certPem: ca.caPem, keyPem: ca.caKeyPem }
+      : await issueCertificate({ commonName: 'switchyard-controller-ca', validityDays: 3650, ca: true });
+    const serving = await issueCertificate({
+      commonName: 'switchyard-controller',
+      sans,
+      validityDays: 365,
+      ca: false,
+      keyUsage: ['digitalSignature', 'keyEncipherment'],
+      extendedKeyUsage: ['serverAuth'],
+      issuer: authority,
+    });
+    return { caPem: authority.certPem, caKeyPem: authority.keyPem, certPem: serving.certPem, keyPem: serving.keyPem };
+  } catch (e) {
+    const path = (e as { path?: string }).path ?? 'pki';
+    throw new ControllerError('PKI_FAILED', `cannot make the controller certificates: ${(e as Error).message}`, path, (e as { value?: unknown }).value, { cause: e });
   }
 }
 
@@ -85,9 +74,9 @@ export async function ensureClusterPki(kube: KubeClient, loc: PkiLocation, sans:
   const secret = await getOrUndefined<{ data?: Record<string, string> }>(kube, secretPath);
   let pki: ControllerPki;
   if (secret?.data?.['ca.crt'] && secret.data['ca.key']) {
-    pki = createPki(sans, { caPem: unb64(secret.data['ca.crt']), caKeyPem: unb64(secret.data['ca.key']) });
+    pki = await createPki(sans, { caPem: unb64(secret.data['ca.crt']), caKeyPem: unb64(secret.data['ca.key']) });
   } else {
-    pki = createPki(sans);
+    pki = await createPki(sans);
     const body = { apiVersion: 'v1', kind: 'Secret', metadata: { name: loc.secretName, namespace: loc.namespace }, type: 'Opaque', data: { 'ca.crt': b64(pki.caPem), 'ca.key': b64(pki.caKeyPem) } };
     if (secret) await kube.request('PUT', secretPath, body);
     else await kube.request('POST', `/api/v1/namespaces/${loc.namespace}/secrets`, body);

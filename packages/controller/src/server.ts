@@ -259,8 +259,9 @@ export class ControlplaneServer {
     const user = await this.user(req);
     if (path === '/metrics') {
       await this.require(user, { verb: 'get', path: '/metrics' });
-      res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' });
-      res.end(this.o.metrics?.render() ?? '');
+      const text = (await this.o.metrics?.render()) ?? '';
+      res.writeHead(200, { 'content-type': this.o.metrics?.contentType ?? 'text/plain; version=0.0.4' });
+      res.end(text);
       return;
     }
     if (path === '/apis') return sendJson(res, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [this.apiGroup()] });

@@ -4,6 +4,7 @@
 import https from 'node:https';
 import type { Controller } from '../src/controller';
 import { ControlplaneWatchClient } from '../test-utils/watch-client';
+import { parsePromText } from '@switchyard/testbed';
 import { createPod, eventually, NODE_TOKENS, startCluster, type Cluster } from './support';
 
 let c: Cluster;
@@ -219,6 +220,7 @@ describe('controlplane watch over the Kubernetes API', () => {
         res.on('end', () => resolve(s));
       }).on('error', reject);
     });
+    expect(() => parsePromText(text)).not.toThrow();
     expect(text).toMatch(/^switchyard_controller_watchers 1$/m);
     expect(text).toMatch(/^switchyard_controller_events_sent_total \d+$/m);
     expect(text).toMatch(/^switchyard_controller_informer_sync_seconds\{resource="pods"\} /m);

@@ -35,7 +35,7 @@ test('a stuck watcher is disconnected at its buffer bound while a reading watche
   hub.apply({ type: 'ADDED', object: pod('p1', 'node-a', '10.1.0.1', { app: 'a' }) });
   hub.apply({ type: 'ADDED', object: pod('p2', 'node-b', '10.1.0.2', { app: 'b' }) });
   hub.markSynced();
-  const pki = createPki(['localhost', '127.0.0.1']);
+  const pki = await createPki(['localhost', '127.0.0.1']);
   const server = new ControlplaneServer({ hub, auth, tls: { certPem: pki.certPem, keyPem: pki.keyPem }, host: '127.0.0.1', port: 0, maxWatcherBufferBytes: BOUND });
   const port = await server.listen();
   const fast = new ControlplaneWatchClient({ url: `https://127.0.0.1:${port}`, caPem: pki.caPem, nodeName: 'node-a', token: 'node:node-a' });
@@ -76,7 +76,7 @@ test('a stuck watcher is disconnected at its buffer bound while a reading watche
 test('graceful shutdown ends streams cleanly so agents can resume', async () => {
   const hub = new ControlplaneHub({ bookmarkIntervalMs: 0 });
   hub.markSynced();
-  const pki = createPki(['127.0.0.1']);
+  const pki = await createPki(['127.0.0.1']);
   const server = new ControlplaneServer({ hub, auth, tls: { certPem: pki.certPem, keyPem: pki.keyPem }, host: '127.0.0.1', port: 0 });
   const port = await server.listen();
   const w = new ControlplaneWatchClient({ url: `https://127.0.0.1:${port}`, caPem: pki.caPem, nodeName: 'node-a', token: 'node:node-a' });

@@ -1,4 +1,5 @@
 import { parseControllerConfig } from '@switchyard/apis';
+import { parsePromText } from '@switchyard/testbed';
 import { MetricsRegistry } from '../src/metrics';
 import { optionsFromConfig } from '../src/options';
 import { nodeOf } from '@switchyard/kube';
@@ -28,10 +29,29 @@ describe('nodeOf', () => {
 });
 
 describe('MetricsRegistry', () => {
-  test('renders Prometheus text with labels escaped', () => {
+  test('renders Prometheus text with labels escaped', async () => {
     const m = new MetricsRegistry();
-    m.register('a_total', 'counter', 'A things', () => 3);
-    m.register('b', 'gauge', 'B', () => [{ labels: { r: 'x"y' }, value: 1.5 }]);
-    expect(m.render()).toBe('# HELP a_total A things\n# TYPE a_total counter\na_total 3\n# HELP b B\n# TYPE b gauge\nb{r="x\\"y"} 1.5\n');
+    let events = 3;
+    m.register('a_total', 'counter', 'A things', () => events);
+    m.register('b', 'gauge', 'B', () => [{ labels: { r: 'x"y' }, value: 1.5 }], ['r']);
+    const text = await m.render();
+    expect(text).toContain('# HELP a_total A things\n# TYPE a_total counter\na_total 3\n');
+    expect(text).toContain('# HELP b B\n# TYPE b gauge\nb{r="x\\"y"} 1.5\n');
+    expect([...parsePromText(text).values()]).toEqual([
+      { name: 'a_total', type: 'counter', help: 'A things', samples: [{ name: 'a_total', labels: {}, value: 3 }] },
+      { name: 'b', type: 'gauge', help: 'B', samples: [{ name: 'b', labels: { r: 'x"y' }, value: 1.5 }] },
+    ]);
+    events = 5;
+    expect(await m.render()).toContain('\na_total 5\n');
+  });
+
+  test('two registries keep their families apart, and a bad label is a typed error', async () => {
+    const a = new MetricsRegistry();
+    const b = new MetricsRegistry();
+    a.register('x_total', 'counter', 'X', () => 1n);
+    b.register('x_total', 'counter', 'X', () => 2);
+    expect(await a.render()).toContain('\nx_total 1\n');
+    expect(await b.render()).toContain('\nx_total 2\n');
+    expect(() => a.register('bad name', 'gauge', 'B', () => 1)).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', value: 'bad name' }));
   });
 });

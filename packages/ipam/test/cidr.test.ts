@@ -1,5 +1,6 @@
 // CIDR and address basics: parsing, normalization, errors, neighbours, usable addresses.
-import { Cidr, CidrError, Ip, IpRange, aggregate, cidrExcept, parseAddressLike, parseCidr, parseIp } from '@switchyard/ipam/cidr';
+import { inspect, formatWithOptions } from 'node:util';
+import { Cidr, CidrError, Ip, IpRange, IpSet, aggregate, cidrExcept, parseAddressLike, parseCidr, parseIp } from '@switchyard/ipam/cidr';
 
 const err = (f: () => unknown): CidrError => {
   try {
@@ -96,5 +97,36 @@ describe('set operations', () => {
   it('aggregates a mixed dual-stack list', () => {
     expect(aggregate(['10.0.0.1', '10.0.0.0', '10.0.0.2-10.0.0.3', 'fd00::/65', 'fd00::8000:0:0:0/65']).map(String)).toEqual(['10.0.0.0/30', 'fd00::/64']);
     expect(err(() => aggregate(['10.0.0.1', 'nope'])).path).toBe('[1]');
+  });
+});
+
+describe('printing', () => {
+  it('console.log and util.inspect show the address text, not the raw bigint', () => {
+    expect(inspect(parseIp('10.244.1.2'))).toBe('Ip<10.244.1.2>');
+    expect(inspect(parseIp('FD00::0:1'))).toBe('Ip<fd00::1>');
+    expect(inspect(parseCidr('10.0.0.7/24'))).toBe('Cidr<10.0.0.0/24>');
+    expect(inspect(IpRange.parse('10.0.0.5-10.0.0.12'))).toBe('IpRange<10.0.0.5-10.0.0.12>');
+    expect(inspect(IpSet.from(['10.0.0.0/29', 'fd00::1']).subtract(['10.0.0.7']))).toBe('IpSet<10.0.0.0-10.0.0.6, fd00::1>');
+    // Nested, as a user meets them in a result object.
+    expect(inspect({ podCIDR: parseCidr('10.10.1.0/24'), gateway: parseIp('10.10.1.1') })).toBe(
+      '{ podCIDR: Cidr<10.10.1.0/24>, gateway: Ip<10.10.1.1> }',
+    );
+    expect(formatWithOptions({}, '%o', parseCidr('fd00::/64'))).toContain('Cidr<fd00::/64>');
+  });
+
+  it('toString and JSON give the canonical text that parses back to an equal value', () => {
+    const c = parseCidr('10.0.0.7/24');
+    expect(String(c)).toBe('10.0.0.0/24');
+    expect(parseCidr(JSON.parse(JSON.stringify(c)) as string).equals(c)).toBe(true);
+    const ip = parseIp('fd00:0:0:0::ffff');
+    expect(`${ip}`).toBe('fd00::ffff');
+    expect(parseIp(JSON.parse(JSON.stringify(ip)) as string).equals(ip)).toBe(true);
+    const r = IpRange.parse('10.0.0.5-10.0.0.12');
+    expect(JSON.stringify({ r })).toBe('{"r":"10.0.0.5-10.0.0.12"}');
+    const s = IpSet.from(['10.0.0.0/30', '10.0.0.9']);
+    expect(String(s)).toBe('10.0.0.0-10.0.0.3, 10.0.0.9');
+    expect(JSON.stringify(s)).toBe('["10.0.0.0-10.0.0.3","10.0.0.9"]');
+    expect(IpSet.from(s.toJSON()).toString()).toBe(s.toString());
+    expect(String(IpSet.empty())).toBe('');
   });
 });

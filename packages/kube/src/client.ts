@@ -1,9 +1,24 @@
-// A small JSON REST client for the Kubernetes API on top of @kubernetes/client-node's KubeConfig
-// (which resolves kubeconfig files, in-cluster config, CA, client certs and tokens).
+// A small JSON REST client for the Kubernetes API over any KubeConfig-shaped source (such as
+// @kubernetes/client-node's KubeConfig, which resolves kubeconfig files, in-cluster config, CA,
+// client certs and tokens).
 import http from 'node:http';
 import https from 'node:https';
-import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeRequestError } from './errors';
+
+/**
+ * What {@link KubeConfigClient} needs from a cluster configuration: the API server's URL and a way
+ * to put the credentials (CA, client certificate, token) on HTTPS request options.
+ *
+ * `KubeConfig` of `@kubernetes/client-node` has exactly this shape, so pass one as it is. The type
+ * is declared here instead of imported so that this package does not depend on client-node (57 MB
+ * installed, whose types need `@types/ws` under `skipLibCheck: false`) just for a type.
+ */
+export interface KubeConfigSource {
+  /** The cluster of the current context, or null when there is none. */
+  getCurrentCluster(): { readonly server: string } | null;
+  /** Adds CA, client certificate/key and authorization to `opts` (may refresh a token). */
+  applyToHTTPSOptions(opts: https.RequestOptions): Promise<void>;
+}
 
 /** One line-delimited JSON watch stream. */
 export interface WatchStream {
@@ -21,11 +36,11 @@ export interface KubeClient {
   watch(path: string): Promise<WatchStream>;
 }
 
-/** {@link KubeClient} backed by a client-node `KubeConfig`. */
+/** {@link KubeClient} backed by a {@link KubeConfigSource}, e.g. a client-node `KubeConfig`. */
 export class KubeConfigClient implements KubeClient {
   private readonly server: URL;
 
-  constructor(private readonly kc: KubeConfig) {
+  constructor(private readonly kc: KubeConfigSource) {
     const cluster = kc.getCurrentCluster();
     if (!cluster) throw new KubeRequestError('GET', '', 0, 'kubeconfig has no current cluster');
     this.server = new URL(cluster.server);

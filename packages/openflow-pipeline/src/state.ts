@@ -1,5 +1,5 @@
 /** Inputs of the pipeline builder: the node's configuration and state, as plain data. */
-import type { controlplane } from '@switchyard/apis';
+import type { controlplane } from '@switchyard/apis/types';
 
 /** Internal rule types from @switchyard/apis (controlplane), re-exported under short names. */
 export type NetworkPolicy = controlplane.NetworkPolicy;

@@ -7,7 +7,7 @@ import os from 'node:os';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import path from 'node:path';
-import { Testbed } from '../../../tools/testbed/src/index';
+import { Testbed } from '@switchyard/testbed';
 import { parseDumpFlows, renderFlow, SwitchConnection, type Flow } from '../src/index';
 
 const N = Number(process.env['BENCH_FLOWS'] ?? 100_000);

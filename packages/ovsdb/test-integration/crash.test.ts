@@ -1,6 +1,6 @@
 // kill -9 of ovsdb-server mid-run: in-flight requests fail clearly, the client reconnects, the replica
 // converges to `ovsdb-client dump`, and a retried ensurePort never duplicates a port.
-import { run, Testbed, type OvsInstance } from '@switchyard/testbed';
+import { pidfileProcess, run, signalProcess, Testbed, type OvsInstance } from '@switchyard/testbed';
 import { OvsdbClient, Replica, VSwitch, DisconnectedError, ops, unwrap } from '../src/index';
 import { ovsdbClientDump, startClusteredDb, stripUuids, until } from './helpers';
 
@@ -149,14 +149,15 @@ test('the inactivity probe detects a server that stopped answering', async () =>
     reconnect: false,
   });
   try {
-    const pid = Number((await run(['cat', `${ovs.dir}/ovsdb.pid`])).stdout.trim());
+    const server = pidfileProcess(`${ovs.dir}/ovsdb.pid`);
+    if (!server) throw new Error(`no ovsdb-server behind ${ovs.dir}/ovsdb.pid`);
     const disconnected = once(client, 'disconnected');
-    process.kill(pid, 'SIGSTOP'); // alive but silent: the socket stays open
+    expect(signalProcess(server, 'SIGSTOP')).toBe(true); // alive but silent: the socket stays open
     try {
       const [cause] = (await disconnected) as [Error];
       expect(cause.message).toMatch(/inactivity probe/);
     } finally {
-      process.kill(pid, 'SIGCONT');
+      signalProcess(server, 'SIGCONT');
     }
   } finally {
     client.close();

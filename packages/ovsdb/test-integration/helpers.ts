@@ -1,7 +1,7 @@
 // Shared helpers of the integration suites: a clustered (single-node raft) ovsdb-server, dumps via ovsdb-client.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { run, waitFor, type Testbed } from '@switchyard/testbed';
+import { isAlive, pidfileProcess, run, signalProcess, waitFor, type Testbed } from '@switchyard/testbed';
 import { parseSchema, decodeRow, type DecodedRow } from '../src/index';
 
 const SCHEMA = '/usr/share/openvswitch/vswitch.ovsschema';
@@ -36,21 +36,10 @@ export async function startClusteredDb(tb: Testbed): Promise<ClusteredDb> {
     await run(['ovs-vsctl', `--db=unix:${f('db.sock')}`, '--no-wait', '--timeout=20', 'init']);
   };
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
-    if (!existsSync(f('ovsdb.pid'))) return;
-    const pid = Number(readFileSync(f('ovsdb.pid'), 'utf8').trim());
-    try {
-      process.kill(pid, signal);
-    } catch {
-      return;
-    }
-    await waitFor(`ovsdb-server ${pid} to exit`, () => {
-      try {
-        process.kill(pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    });
+    // Only the ovsdb-server started with this pidfile, identified by its start time.
+    const ref = pidfileProcess(f('ovsdb.pid'));
+    if (!ref || !signalProcess(ref, signal)) return;
+    await waitFor(`ovsdb-server ${ref.pid} to exit`, () => !isAlive(ref.pid, ref.start));
   };
   await start();
   return { dir, socket: f('db.sock'), start, stop };

@@ -19,7 +19,7 @@ import type {
   Rule,
   Service as K8sService,
   controlplane,
-} from '@switchyard/apis';
+} from '@switchyard/apis/types';
 import { parseCidr } from '@switchyard/ipam/cidr';
 import { andSel, groupOf, NAMESPACE_NAME_LABEL, namespaceLabels, selOrAll, type GroupDef, type Leaf } from './leaf';
 import { EVERYTHING, fromRequirements, matchesNormalized, normalizeSelector, type NormalizedSelector } from './selector';

@@ -17,9 +17,10 @@ import type {
   Service,
   Tier,
   controlplane,
-} from '@switchyard/apis';
+} from '@switchyard/apis/types';
 import { compileAdminPolicy, compileAntreaPolicy, compileK8sNetworkPolicy, type CompileContext, type CompiledPolicy } from './compile';
 import { PolicyCompilerError, type PolicyValidationError } from './errors';
+import { describeObject, loadItems, type LoadInput, type LoadOptions } from './load-input';
 import { leafMatches, namespaceLabels, type GroupDef, type Leaf, type MemberFacts } from './leaf';
 import { MultiIndex } from './multi-index';
 import { indexKeysOf, matchesNormalized } from './selector';
@@ -41,21 +42,28 @@ export interface PolicyEngineOptions {
 
 const POLICY_KINDS: ReadonlySet<ObjectKind> = new Set(['K8sNetworkPolicy', 'ClusterNetworkPolicy', 'AntreaNetworkPolicy', 'AdminNetworkPolicy', 'BaselineAdminNetworkPolicy']);
 
-/** Engine kind of an input object (the two `NetworkPolicy` kinds are told apart by apiVersion). */
-export function kindOf(obj: ClusterObject): ObjectKind {
+/**
+ * Engine kind of an input object (the two `NetworkPolicy` kinds are told apart by apiVersion; no
+ * apiVersion means the Kubernetes one). `where` names the object's place in errors.
+ * @throws PolicyCompilerError UNKNOWN_KIND naming the object, its kind and apiVersion.
+ */
+export function kindOf(obj: ClusterObject, where = 'object'): ObjectKind {
   const kind = obj.kind as string | undefined;
   const api = (obj.apiVersion as string | undefined) ?? '';
   if (kind === 'NetworkPolicy') return api.startsWith('crd.antrea.io') ? 'AntreaNetworkPolicy' : 'K8sNetworkPolicy';
   const known: readonly string[] = ['Namespace', 'Pod', 'Node', 'Service', 'Endpoints', 'EndpointSlice', 'ServiceAccount', 'ExternalEntity', 'ExternalNode', 'Tier', 'ClusterGroup', 'Group', 'ClusterNetworkPolicy', 'AdminNetworkPolicy', 'BaselineAdminNetworkPolicy', 'LabelIdentity'];
   if (kind && known.includes(kind)) return kind as ObjectKind;
-  throw new PolicyCompilerError('UNKNOWN_KIND', 'object.kind', kind, `unsupported kind ${String(kind)} (${api})`);
+  const what = kind === undefined || kind === '' ? 'no kind' : `unsupported kind ${kind}${api ? ` (${api})` : ''}`;
+  throw new PolicyCompilerError('UNKNOWN_KIND', `${where}.kind`, kind, `${describeObject(obj)} has ${what}`);
 }
 
 const CLUSTER_SCOPED: ReadonlySet<ObjectKind> = new Set(['Namespace', 'Node', 'ExternalNode', 'Tier', 'ClusterGroup', 'ClusterNetworkPolicy', 'AdminNetworkPolicy', 'BaselineAdminNetworkPolicy', 'LabelIdentity']);
 
-function objectKey(kind: ObjectKind, obj: ClusterObject): string {
+function objectKey(kind: ObjectKind, obj: ClusterObject, where?: string): string {
   const name = obj.metadata?.name;
-  if (!name) throw new PolicyCompilerError('MISSING_NAME', 'metadata.name', name, `${kind} without metadata.name`);
+  if (!name) {
+    throw new PolicyCompilerError('MISSING_NAME', where ? `${where}.metadata.name` : 'metadata.name', name, `${kind} without metadata.name`);
+  }
   return CLUSTER_SCOPED.has(kind) ? `${kind}/${name}` : `${kind}/${obj.metadata.namespace ?? 'default'}/${name}`;
 }
 
@@ -323,21 +331,36 @@ export class PolicyEngine {
   /**
    * Bulk initial sync (or resync): adds or replaces every object in one pass, in dependency order
    * (tiers, groups, Namespaces and Nodes, other objects, then policies), and compiles each policy
-   * and group once, without building per-event deltas. Returns the objects refused by validation.
+   * and group once, without building per-event deltas. Returns the objects refused.
+   *
+   * `input` is an array of objects, a Kubernetes List as a LIST request answers it
+   * (`{ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicyList', items }`), or an array
+   * mixing both. An item without `kind` / `apiVersion` takes them from its List (the List's kind
+   * minus `List`), else from `options.kind` / `options.apiVersion`. An object whose kind is still
+   * unknown is refused (kind `''`, one MISSING_FIELD error whose path is its place in the input,
+   * e.g. `items[3].kind`, and whose message names it as `namespace/name`); it is not kept in
+   * {@link PolicyEngine.rejected}, which is keyed by kind.
    *
    * No delta is returned: serve each node its {@link PolicyEngine.snapshot} afterwards (agents
    * start with a full list anyway). Use {@link PolicyEngine.apply} for events after that.
+   *
+   * @throws PolicyCompilerError UNKNOWN_KIND for a kind the engine does not handle (e.g. a
+   * ConfigMap), MISSING_NAME, INVALID_EVENT for a non-object; nothing is loaded then.
    */
-  load(objects: Iterable<ClusterObject>): RejectedObject[] {
+  load(input: LoadInput, options: LoadOptions = {}): RejectedObject[] {
+    const rejected: RejectedObject[] = [];
     // Bucketed by dependency rank (a stable counting sort: input order kept within a rank).
     const buckets: { kind: ObjectKind; key: string; obj: ClusterObject }[][] = [[], [], [], [], []];
-    for (const obj of objects) {
-      if (!obj || typeof obj !== 'object') throw new PolicyCompilerError('INVALID_EVENT', 'object', obj, 'load() takes input objects');
-      const kind = kindOf(obj);
-      (buckets[loadRank(kind)] as { kind: ObjectKind; key: string; obj: ClusterObject }[]).push({ kind, key: objectKey(kind, obj), obj });
+    for (const { obj, where, error } of loadItems(input, options)) {
+      if (error) {
+        rejected.push({ kind: '', namespace: obj.metadata?.namespace ?? '', name: obj.metadata?.name ?? '', errors: [error] });
+        this.log?.warn({ where, errors: [error.message] }, 'object rejected');
+        continue;
+      }
+      const kind = kindOf(obj, where);
+      (buckets[loadRank(kind)] as { kind: ObjectKind; key: string; obj: ClusterObject }[]).push({ kind, key: objectKey(kind, obj, where), obj });
     }
     const list = buckets.flat();
-    const rejected: RejectedObject[] = [];
     this.bulk = true;
     try {
       for (const { kind, key, obj } of list) {

@@ -1,5 +1,5 @@
 // The reference evaluator: which rule decides a flow, in the order the dataplane must follow.
-import type { controlplane, Service as K8sService } from '@switchyard/apis';
+import type { controlplane, Service as K8sService } from '@switchyard/apis/types';
 import { parseCidr, parseIp, type Cidr, type Ip } from '@switchyard/ipam/cidr';
 import type { CompiledPolicy } from './compile';
 import { PolicyEngine } from './engine';

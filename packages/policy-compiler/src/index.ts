@@ -6,6 +6,7 @@
  */
 export { PolicyEngine, toWatchEvents, kindOf } from './engine';
 export type { Logger, PolicyEngineOptions } from './engine';
+export type { LoadInput, LoadOptions, ClusterObjectList } from './load-input';
 export { explain, queryEndpoint, engineOf } from './explain';
 export type { Endpoint, FlowQuery, Explanation, DirectionVerdict, VerdictReason, EndpointQueryResult, RuleRef } from './explain';
 export { compileK8sNetworkPolicy, compileAntreaPolicy, compileAdminPolicy, defaultPolicyTypes } from './compile';

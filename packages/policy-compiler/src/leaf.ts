@@ -1,5 +1,5 @@
 // Member selectors ("leaves") that define shared groups, their canonical keys and matching.
-import type { LabelSelector } from '@switchyard/apis';
+import type { LabelSelector } from '@switchyard/apis/types';
 import { fnv64 } from './hash';
 import { EVERYTHING, fromRequirements, matchesNormalized, normalizeSelector, type NormalizedSelector } from './selector';
 

@@ -1,5 +1,5 @@
 // The one label selector matcher: normalization (for group dedup), matching and validation.
-import type { LabelSelector, LabelSelectorOperator } from '@switchyard/apis';
+import type { LabelSelector, LabelSelectorOperator } from '@switchyard/apis/types';
 import { PolicyValidationError } from './errors';
 
 /** One requirement of a normalized selector; matchLabels entries become `In` with one value. */

@@ -21,7 +21,7 @@ import type {
   ServiceAccount,
   Tier,
   controlplane,
-} from '@switchyard/apis';
+} from '@switchyard/apis/types';
 
 /**
  * @deprecated `AntreaIPBlock` of @switchyard/apis now carries `except` (a documented Switchyard
@@ -107,7 +107,8 @@ export interface NodeDelta {
 
 /** An input object that failed validation, with every error. */
 export interface RejectedObject {
-  kind: ObjectKind;
+  /** `''` when the kind could not be known (an item of {@link PolicyEngine.load} without one). */
+  kind: ObjectKind | '';
   namespace: string;
   name: string;
   errors: PolicyValidationError[];

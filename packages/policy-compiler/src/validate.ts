@@ -12,7 +12,7 @@ import type {
   Tier,
   AdminNetworkPolicyPort,
   IntOrString,
-} from '@switchyard/apis';
+} from '@switchyard/apis/types';
 import { CidrError, parseCidr, type Cidr } from '@switchyard/ipam/cidr';
 import { PolicyValidationError as E } from './errors';
 import { validateSelector } from './selector';

@@ -135,7 +135,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   }
   tokens.set(adminToken, { username: 'admin', groups: [masters] });
 
-  const pki = useTls ? ensurePki(dataDir ? join(dataDir, 'pki') : undefined, options.extraSans ?? []) : undefined;
+  const pki = useTls ? await ensurePki(dataDir ? join(dataDir, 'pki') : undefined, options.extraSans ?? []) : undefined;
   const authn = new Authenticator(api, tokens);
   const authz = new RbacAuthorizer(api);
   let boundPort = options.port ?? 0;

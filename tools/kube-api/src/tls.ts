@@ -1,10 +1,10 @@
-// Certificates for the HTTPS listener: a CA and a serving certificate made with the openssl CLI
-// (Node 20 cannot create X.509 certificates itself), plus the kubeconfig writer.
+// Certificates for the HTTPS listener: a CA, a serving certificate and the front-proxy client
+// certificate (made by @switchyard/pki's issueCertificate, kept in `dir` when one is given),
+// plus the kubeconfig writer.
 
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { issueCertificate } from '@switchyard/pki';
 import YAML from 'yaml';
 
 export interface ServingPki {
@@ -16,54 +16,57 @@ export interface ServingPki {
   proxyKeyPem: string;
 }
 
-/** Raised when openssl is missing or fails; carries the command line that failed. */
+/** Raised when the certificates cannot be made or stored; `command` names the step that failed. */
 export class PkiError extends Error {
   readonly code = 'PkiFailed';
   constructor(
     message: string,
     readonly command: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'PkiError';
   }
 }
 
-function openssl(args: string[], cwd: string): void {
+async function step<T>(what: string, f: () => Promise<T>): Promise<T> {
   try {
-    execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    return await f();
   } catch (e) {
-    const err = e as { stderr?: Buffer; message: string };
-    throw new PkiError(`openssl failed: ${err.stderr?.toString() ?? err.message}`, `openssl ${args.join(' ')}`);
+    throw new PkiError(`${what} failed: ${(e as Error).message}`, what, { cause: e });
   }
 }
 
 /**
  * Generate (or load from `dir`) a CA and a serving certificate for localhost, 127.0.0.1, ::1,
- * the in-cluster names of the `kubernetes` Service and any extra SANs.
+ * the in-cluster names of the `kubernetes` Service and any extra SANs. Keys are P-256 in SEC1
+ * PEM, every certificate lasts ten years.
  */
-export function ensurePki(dir: string | undefined, extraSans: string[] = []): ServingPki {
-  const work = dir ?? mkdtempSync(join(tmpdir(), 'kube-api-pki-'));
-  mkdirSync(work, { recursive: true });
-  const files = { ca: join(work, 'ca.crt'), caKey: join(work, 'ca.key'), cert: join(work, 'apiserver.crt'), key: join(work, 'apiserver.key'), proxyCert: join(work, 'front-proxy-client.crt'), proxyKey: join(work, 'front-proxy-client.key') };
-  try {
-    if (!Object.values(files).every((f) => existsSync(f))) {
-      openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'ca.key'], work);
-      openssl(['req', '-x509', '-new', '-key', 'ca.key', '-sha256', '-days', '3650', '-subj', '/CN=switchyard-kube-api-ca', '-out', 'ca.crt'], work);
-      openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'apiserver.key'], work);
-      openssl(['req', '-new', '-key', 'apiserver.key', '-subj', '/CN=kube-apiserver', '-out', 'apiserver.csr'], work);
-      const sans = ['DNS:localhost', 'DNS:kubernetes', 'DNS:kubernetes.default', 'DNS:kubernetes.default.svc', 'DNS:kubernetes.default.svc.cluster.local', 'IP:127.0.0.1', 'IP:::1', ...extraSans.map((s) => (/^[\d.]+$|:/.test(s) ? `IP:${s}` : `DNS:${s}`))];
-      writeFileSync(join(work, 'ext.cnf'), `subjectAltName=${sans.join(',')}\nextendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\nbasicConstraints=CA:FALSE\n`);
-      openssl(['x509', '-req', '-in', 'apiserver.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '3650', '-sha256', '-extfile', 'ext.cnf', '-out', 'apiserver.crt'], work);
-      openssl(['ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'front-proxy-client.key'], work);
-      openssl(['req', '-new', '-key', 'front-proxy-client.key', '-subj', '/CN=front-proxy-client', '-out', 'front-proxy-client.csr'], work);
-      writeFileSync(join(work, 'client.cnf'), 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature\nbasicConstraints=CA:FALSE\n');
-      openssl(['x509', '-req', '-in', 'front-proxy-client.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '3650', '-sha256', '-extfile', 'client.cnf', '-out', 'front-proxy-client.crt'], work);
-    }
+export async function ensurePki(dir: string | undefined, extraSans: string[] = []): Promise<ServingPki> {
+  const files = dir ? { ca: join(dir, 'ca.crt'), caKey: join(dir, 'ca.key'), cert: join(dir, 'apiserver.crt'), key: join(dir, 'apiserver.key'), proxyCert: join(dir, 'front-proxy-client.crt'), proxyKey: join(dir, 'front-proxy-client.key') } : undefined;
+  if (files && Object.values(files).every((f) => existsSync(f))) {
     const read = (f: string): string => readFileSync(f, 'utf8');
     return { caPem: read(files.ca), certPem: read(files.cert), keyPem: read(files.key), proxyCertPem: read(files.proxyCert), proxyKeyPem: read(files.proxyKey) };
-  } finally {
-    if (dir === undefined) rmSync(work, { recursive: true, force: true });
   }
+  const ca = await step('CA certificate', () => issueCertificate({ commonName: 'switchyard-kube-api-ca', validityDays: 3650, ca: true }));
+  const sans = ['localhost', 'kubernetes', 'kubernetes.default', 'kubernetes.default.svc', 'kubernetes.default.svc.cluster.local', '127.0.0.1', '::1', ...extraSans];
+  const serving = await step('apiserver certificate', () =>
+    issueCertificate({ commonName: 'kube-apiserver', sans, validityDays: 3650, ca: false, keyUsage: ['digitalSignature', 'keyEncipherment'], extendedKeyUsage: ['serverAuth'], issuer: ca }),
+  );
+  const proxy = await step('front-proxy-client certificate', () =>
+    issueCertificate({ commonName: 'front-proxy-client', validityDays: 3650, ca: false, keyUsage: ['digitalSignature'], extendedKeyUsage: ['clientAuth'], issuer: ca }),
+  );
+  if (files) {
+    mkdirSync(dir!, { recursive: true });
+    const write = (f: string, text: string, mode = 0o644): void => writeFileSync(f, text, { mode });
+    write(files.ca, ca.certPem);
+    write(files.caKey, ca.keyPem, 0o600);
+    write(files.cert, serving.certPem);
+    write(files.key, serving.keyPem, 0o600);
+    write(files.proxyCert, proxy.certPem);
+    write(files.proxyKey, proxy.keyPem, 0o600);
+  }
+  return { caPem: ca.certPem, certPem: serving.certPem, keyPem: serving.keyPem, proxyCertPem: proxy.certPem, proxyKeyPem: proxy.keyPem };
 }
 
 export interface KubeconfigInput {

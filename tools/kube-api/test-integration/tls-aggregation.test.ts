@@ -17,7 +17,7 @@ const seen: { path: string; user: string | undefined; groups: string | string[] 
 
 beforeAll(async () => {
   server = await startKubeApi();
-  const pki = ensurePki(undefined, []);
+  const pki = await ensurePki(undefined, []);
   // The backend trusts the API server's CA for the front-proxy client certificate.
   backend = https.createServer({ cert: pki.certPem, key: pki.keyPem, ca: server.caPem, requestCert: true, rejectUnauthorized: false }, (req, res) => {
     const peer = (req.socket as TLSSocket).getPeerCertificate();
@@ -67,7 +67,7 @@ describe('TLS and kubeconfig', () => {
     server.writeKubeconfig(path);
     const kc = new KubeConfig();
     kc.loadFromFile(path);
-    const other = ensurePki(undefined, []);
+    const other = await ensurePki(undefined, []);
     kc.clusters[0] = { ...kc.clusters[0]!, caData: Buffer.from(other.caPem).toString('base64') };
     await expect(kc.makeApiClient(CoreV1Api).listNamespace()).rejects.toThrow();
   });

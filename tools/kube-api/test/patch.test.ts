@@ -1,8 +1,22 @@
 import { jsonPatch, mergePatch, strategicMerge } from '../src/patch';
+import { prototypeNamedKeys, rfc6902Examples, rfc7396Examples } from './support/patch-vectors';
 
 describe('JSON merge patch', () => {
   it('merges maps, deletes nulls and replaces lists', () => {
     expect(mergePatch({ a: { b: 1, c: 2 }, l: [1, 2] }, { a: { b: null, d: 3 }, l: [3] })).toEqual({ a: { c: 2, d: 3 }, l: [3] });
+  });
+
+  it.each(rfc7396Examples.map((e, i) => [i + 1, ...e]))('RFC 7396 appendix A example %i', (_n, target, patch, result) => {
+    const before = JSON.stringify(target);
+    expect(mergePatch(target, patch)).toEqual(result);
+    expect(JSON.stringify(target)).toBe(before);
+  });
+
+  it('treats keys named like Object.prototype members as data', () => {
+    const [target, patch, result] = prototypeNamedKeys;
+    const out = mergePatch(target, patch) as { data: object };
+    expect(JSON.stringify(out)).toBe(JSON.stringify(result));
+    expect(Object.getPrototypeOf(out.data)).toBe(Object.prototype);
   });
 });
 
@@ -21,6 +35,19 @@ describe('JSON patch', () => {
     ]);
     expect(out).toEqual({ metadata: { labels: { a: 'x', b: '2', 'x/y': 'slash' } }, list: [2, 3], d: '2' });
     expect(doc.list).toEqual([1, 2]);
+  });
+
+  it.each(rfc6902Examples.map((v) => [v.comment, v]))('RFC 6902 %s', (_c, v) => {
+    if (v.error) expect(() => jsonPatch(v.doc, v.patch)).toThrow(expect.objectContaining({ code: 'Invalid' }));
+    else expect(jsonPatch(v.doc, v.patch)).toEqual(v.expected);
+  });
+
+  it('says which operation failed and why, 400 for a body that is not a patch', () => {
+    expect(() => jsonPatch({ a: [1] }, [{ op: 'add', path: '/a/5', value: 2 }])).toThrow('the server rejected our request due to an error in our request: add operation on /a/5: index out of range');
+    expect(() => jsonPatch({ a: 1 }, [{ op: 'move', from: '/nope', path: '/b' }])).toThrow(/move operation on \/b: missing from path/);
+    expect(() => jsonPatch({ a: 1 }, [{ op: 'frobnicate', path: '/a' }])).toThrow(/frobnicate operation on \/a: unknown operation "frobnicate"/);
+    expect(() => jsonPatch({ a: 1 }, [{ op: 'remove', path: 'a' }])).toThrow(expect.objectContaining({ code: 'BadRequest', message: 'invalid JSON pointer "a"' }));
+    expect(() => jsonPatch({ a: 1 }, { op: 'remove', path: '/a' })).toThrow(expect.objectContaining({ code: 'BadRequest' }));
   });
 
   it('fails a failed test operation and a missing path with 422', () => {

@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { reapStale, waitFor } from '@switchyard/testbed';
+import { isAlive, reapStale, signalProcess, waitFor } from '@switchyard/testbed';
 import { DEFAULT_LAB_DIR, LabError, parseMode, planNodes, type LabMode } from './plan';
 import { LAB_PROJECTS, REPO_ROOT, buildLabPrograms, progressFile, stateFile, type LabState } from './lab';
 import { progressLine } from './progress';
@@ -12,14 +12,8 @@ import { ScenarioRunner } from './probe-run';
 import { agentGet } from './probe';
 import { ScenarioError, expectedAllowed, formatTruthTable, parseScenario, type ProbeResult, type ProbeSpec, type Protocol } from './scenario';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** The lab's supervisor is running: its pid is alive with the start time state.json recorded. */
+const running = (st: LabState | undefined): st is LabState => st !== undefined && isAlive(st.pid, st.pidStart || undefined);
 
 /** What `up` brings up besides the node count. */
 interface UpOptions {
@@ -30,7 +24,7 @@ interface UpOptions {
 async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = process.stdout, opts: UpOptions = {}): Promise<void> {
   planNodes(nodes, () => ''); // refuses a bad --nodes before anything starts
   const prev = readState(labDir);
-  if (prev && alive(prev.pid)) throw new LabError('ALREADY_RUNNING', `a lab is already running (pid ${prev.pid}); run switchyard-lab down first`, prev.pid);
+  if (running(prev)) throw new LabError('ALREADY_RUNNING', `a lab is already running (pid ${prev.pid}); run switchyard-lab down first`, prev.pid);
   await reapStale();
   rmSync(join(labDir, 'failed'), { force: true });
   rmSync(stateFile(labDir), { force: true });
@@ -75,9 +69,11 @@ async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = pr
 
 async function down(labDir: string, out: NodeJS.WritableStream = process.stdout): Promise<void> {
   const st = readState(labDir);
-  if (st && alive(st.pid)) {
-    process.kill(st.pid, 'SIGTERM');
-    await waitFor('the supervisor to exit', () => !alive(st.pid), { timeoutMs: 60_000, intervalMs: 200 }).catch(() => process.kill(st.pid, 'SIGKILL'));
+  // Signalled only while its start time matches (a supervisor that died may have left its pid to a stranger).
+  if (running(st) && st.pidStart) {
+    const sup = { pid: st.pid, start: st.pidStart };
+    signalProcess(sup, 'SIGTERM');
+    await waitFor('the supervisor to exit', () => !isAlive(sup.pid, sup.start), { timeoutMs: 60_000, intervalMs: 200 }).catch(() => signalProcess(sup, 'SIGKILL'));
   }
   // Whatever a crashed supervisor left: its testbed record names it all.
   await reapStale();
@@ -91,23 +87,23 @@ async function down(labDir: string, out: NodeJS.WritableStream = process.stdout)
  */
 async function restartAgent(labDir: string, node: string, signal: NodeJS.Signals, out: NodeJS.WritableStream = process.stdout): Promise<void> {
   const st = readState(labDir);
-  if (!st || !alive(st.pid)) throw new LabError('NOT_RUNNING', 'no lab is running');
+  if (!running(st)) throw new LabError('NOT_RUNNING', 'no lab is running');
   const n = st.nodes.find((x) => x.name === node);
   if (!n) throw new LabError('UNKNOWN_NODE', `no node ${node} in this lab (${st.nodes.map((x) => x.name).join(', ')})`, node, 'node');
   const old = n.agentPid;
   const t0 = Date.now();
-  process.kill(old, signal);
+  if (!signalProcess({ pid: old, start: n.agentStart }, signal)) throw new LabError('NOT_RUNNING', `${node}'s agent (pid ${old}) is not running`, old, 'agentPid');
   let pid = old;
   await waitFor(`${node}'s agent to be started again`, async () => {
     pid = readState(labDir)?.nodes.find((x) => x.name === node)?.agentPid ?? old;
-    return pid !== old && alive(pid) && existsSync(n.apiSocket) && (await agentGet(n.apiSocket, '/agentinfo').then(() => true, () => false));
+    return pid !== old && isAlive(pid) && existsSync(n.apiSocket) && (await agentGet(n.apiSocket, '/agentinfo').then(() => true, () => false));
   }, { timeoutMs: 60_000, intervalMs: 100 });
   out.write(`switchyard-lab: ${node} agent restarted (pid ${old} -> ${pid}) in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
 }
 
 async function status(labDir: string): Promise<void> {
   const st = readState(labDir);
-  if (!st || !alive(st.pid)) throw new LabError('NOT_RUNNING', 'no lab is running');
+  if (!running(st)) throw new LabError('NOT_RUNNING', 'no lab is running');
   const kube = labClient(st);
   const pods = await kube.request<{ items: { metadata: { namespace: string; name: string }; spec?: { nodeName?: string }; status?: { podIP?: string; phase?: string } }[] }>('GET', '/api/v1/pods');
   process.stdout.write(`supervisor pid ${st.pid}, kubeconfig ${st.kubeconfig}\nNODE\tPOD CIDR\tNODE IP\n`);
@@ -139,7 +135,7 @@ async function probe(labDir: string, o: ProbeCliOptions): Promise<void> {
   const protocols = o.protocols?.split(',').map((p) => p.trim().toUpperCase() as Protocol);
   if (protocols?.some((p) => !['TCP', 'UDP', 'SCTP'].includes(p))) throw new ScenarioError('INVALID_SCENARIO', `--protocols must be TCP, UDP, SCTP, got ${o.protocols ?? ''}`, o.protocols, '--protocols');
   let st = readState(labDir);
-  const started = !st || !alive(st.pid);
+  const started = !running(st);
   if (started) {
     await up(labDir, 2, process.stderr);
     st = readState(labDir)!;

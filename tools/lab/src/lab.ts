@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } 
 import { dirname, join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
-import { Testbed, run, waitFor, type OvsInstance } from '@switchyard/testbed';
+import { Testbed, processRef, run, waitFor, type OvsInstance } from '@switchyard/testbed';
 import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/kube-api';
 import { loadCrds } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
@@ -70,6 +70,8 @@ export interface LabNodeState {
   apiSocket: string;
   cniSocket: string;
   agentPid: number;
+  /** The agent's start time (`/proc/<pid>/stat`), so `restart-agent` never signals a process that reused the pid. */
+  agentStart: string;
   /** ovs-vswitchd's unixctl socket (`ovs-appctl -t`), e.g. for ofproto/trace. */
   vswitchdCtl: string;
   /** `unix:<ovsdb socket>` of the node's ovsdb-server (`ovs-vsctl --db=`). */
@@ -79,6 +81,8 @@ export interface LabNodeState {
 /** What `up` leaves in `<labDir>/state.json` for `status`, `down` and the demo. */
 export interface LabState {
   pid: number;
+  /** The supervisor's start time: `down` signals `pid` only while it still matches. */
+  pidStart: string;
   kubeconfig: string;
   apiUrl: string;
   /** 0 when the lab runs without a controller (`--no-controller`). */
@@ -210,7 +214,7 @@ export class Lab {
       for (const prefix of [FABRIC_PREFIX, FABRIC_PREFIX_2]) await fabric.exec(['ip', 'addr', 'add', `${prefix}.${FABRIC_GATEWAY_HOST}/24`, 'dev', 'br0']);
       await fabric.exec(['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
 
-      const state: LabState = { pid: process.pid, kubeconfig, apiUrl: api.url, controllerPort, mode, fabricNetns: fabric.name, nodes: [] };
+      const state: LabState = { pid: process.pid, pidStart: processRef(process.pid)?.start ?? '', kubeconfig, apiUrl: api.url, controllerPort, mode, fabricNetns: fabric.name, nodes: [] };
       const lab = new Lab(tb, api, kube, state, children);
       const runtimes: LabNodeRuntime[] = [];
       for (const plan of plans) {
@@ -286,12 +290,13 @@ export class Lab {
       '--node-netns', ovs.netns.name, '--api-socket', apiSocket, '--ovsdb', ovs.dbRemote,
       ...(this.state.controllerPort ? ['--controller-url', `https://127.0.0.1:${this.state.controllerPort}`, '--controller-ca-file', join(labDir, 'controller-ca.pem'), '--token-file', tokenFile] : []),
     ];
-    const node: LabNodeState = { name: plan.name, podCIDR: plan.podCIDR, nodeIP: plan.nodeIP, netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0, vswitchdCtl: ovs.vswitchdCtl, dbRemote: ovs.dbRemote };
+    const node: LabNodeState = { name: plan.name, podCIDR: plan.podCIDR, nodeIP: plan.nodeIP, netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0, agentStart: '', vswitchdCtl: ovs.vswitchdCtl, dbRemote: ovs.dbRemote };
     const spawnAgent = (): void => {
       const child = spawnProgram(AGENT_CLI, argv, join(dir, 'agent.log'), { KUBECONFIG: kubeconfig });
       if (child.pid) this.tb.trackPid(child.pid);
       this.children.push(child);
       node.agentPid = child.pid ?? 0;
+      node.agentStart = (child.pid && processRef(child.pid)?.start) || '';
       // Like a DaemonSet's kubelet: an agent that exits (killed by `restart-agent`, or crashed) is
       // started again with the same arguments, and state.json names the new pid.
       child.once('exit', () => {

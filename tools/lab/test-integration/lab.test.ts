@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readRecords, run, waitFor, type RunRecord } from '@switchyard/testbed';
+import { isAlive, readRecords, run, waitFor, type RunRecord } from '@switchyard/testbed';
 import { explain } from '@switchyard/policy-compiler';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { labClient, readState, type LabState } from '../src/index';
@@ -104,17 +104,11 @@ describe('switchyard-lab up --nodes 2', () => {
 
   it('down removes every process, netns, interface and file the lab made', async () => {
     expect(record).toBeDefined();
-    const agentPids = record!.pids;
+    const procs = record!.procs;
+    expect(procs.length).toBeGreaterThan(0);
     lab('down');
-    const alive = (pid: number): boolean => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    expect([st.pid, ...agentPids].filter(alive)).toEqual([]);
+    // By pid and start time: a pid reused by an unrelated process is not the lab's.
+    expect([{ pid: st.pid, start: st.pidStart }, ...procs].filter((p) => isAlive(p.pid, p.start))).toEqual([]);
     const netns = (await run(['ip', 'netns', 'list'])).stdout;
     expect(record!.netns.filter((n) => netns.includes(n))).toEqual([]);
     const links = (await run(['ip', '-o', 'link', 'show'])).stdout;

@@ -6,6 +6,7 @@
  */
 export { run, start, waitFor, inNetns, CommandError, type RunOptions, type RunResult } from './exec';
 export { Testbed, type Netns, type OvsInstance, type Pod, type TestbedOptions } from './testbed';
-export { reapStale, cleanupRecord } from './reap';
-export { readRecords, registryDir, type RunRecord } from './registry';
+export { reapStale, cleanupRecord, killNetnsProcesses } from './reap';
+export { isAlive, pidfileProcess, processRef, readRecords, registryDir, signalProcess, type ProcessRef, type RunRecord } from './registry';
 export { assertIntegrationReady, missingRequirements } from './preflight';
+export { parsePromText, PromTextError, type PromFamily, type PromSample } from './prom-text';

@@ -1,33 +1,48 @@
 // Removes what dead testbed runs left behind: processes, namespaces, interfaces, directories.
-import { readFileSync, rmSync } from 'node:fs';
+// Only processes proven to be the run's own are signalled: a recorded pid whose start time still
+// matches, a pidfile's pid whose process names that pidfile, or a process inside one of the run's
+// network namespaces (checked by the namespace's inode just before the signal).
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { run } from './exec';
-import { isAlive, readRecords, removeRecord, type RunRecord } from './registry';
+import { isAlive, pidfileProcess, processRef, readRecords, removeRecord, signalProcess, type RunRecord } from './registry';
 
-function kill(pid: number): void {
+/** Identity of a network namespace: its nsfs inode. */
+function netnsId(path: string): string | undefined {
   try {
-    process.kill(pid, 'SIGKILL');
+    const st = statSync(path);
+    return `${st.dev}:${st.ino}`;
   } catch {
-    /* gone already */
+    return undefined;
   }
+}
+
+/** SIGKILLs every process whose network namespace is `ns` (one of the run's own). */
+export function killNetnsProcesses(ns: string): number {
+  const id = netnsId(`/run/netns/${ns}`);
+  if (!id) return 0;
+  let killed = 0;
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
+    const ref = processRef(pid);
+    if (!ref || netnsId(`/proc/${pid}/ns/net`) !== id) continue;
+    if (signalProcess(ref, 'SIGKILL')) killed++;
+  }
+  return killed;
 }
 
 /** Deletes everything named in `rec` (idempotent; missing things are fine). */
 export async function cleanupRecord(rec: RunRecord): Promise<void> {
   for (const file of rec.pidfiles) {
-    try {
-      const pid = Number(readFileSync(file, 'utf8').trim());
-      if (pid > 0) kill(pid);
-    } catch {
-      /* no pidfile */
-    }
+    const ref = pidfileProcess(file);
+    if (ref) signalProcess(ref, 'SIGKILL');
   }
-  for (const pid of rec.pids) kill(pid);
+  for (const ref of rec.procs) signalProcess(ref, 'SIGKILL');
   // Interfaces in the default namespace first; deleting a netns removes everything inside it.
   for (const link of rec.links) await run(['ip', 'link', 'del', link], { allowFailure: true });
   for (const ns of rec.netns) {
     // Processes still inside a namespace keep it alive: kill them first.
-    const pids = await run(['ip', 'netns', 'pids', ns], { allowFailure: true });
-    for (const p of pids.stdout.split(/\s+/).filter(Boolean)) kill(Number(p));
+    killNetnsProcesses(ns);
     await run(['ip', 'netns', 'del', ns], { allowFailure: true });
   }
   for (const dir of rec.dirs) rmSync(dir, { recursive: true, force: true });

@@ -1,10 +1,10 @@
 // A testbed run: a run-unique name prefix, every resource recorded, everything removed on cleanup.
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run, start, waitFor, type RunOptions, type RunResult } from './exec';
-import { processStartTime, removeRecord, writeRecord, type RunRecord } from './registry';
+import { isAlive, pidfileProcess, processRef, removeRecord, signalProcess, writeRecord, type RunRecord } from './registry';
 import { cleanupRecord, reapStale } from './reap';
 import type { ChildProcess } from 'node:child_process';
 
@@ -57,33 +57,14 @@ export interface Pod {
 
 const VSWITCH_SCHEMA = '/usr/share/openvswitch/vswitch.ovsschema';
 
-function pidFromFile(file: string): number | undefined {
-  try {
-    const pid = Number(readFileSync(file, 'utf8').trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
+/** Stops the daemon a pidfile names (only if that process was started with this pidfile), SIGKILL after 10 s. */
 async function killPidfile(file: string, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
-  const pid = pidFromFile(file);
-  if (pid === undefined) return;
-  try {
-    process.kill(pid, signal);
-  } catch {
+  const ref = pidfileProcess(file);
+  if (!ref || !signalProcess(ref, signal)) {
     rmSync(file, { force: true });
     return;
   }
-  await waitFor(`pid ${pid} to exit`, () => processStartTime(pid) === undefined, { timeoutMs: 10_000 }).catch(
-    () => {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    },
-  );
+  await waitFor(`pid ${ref.pid} to exit`, () => !isAlive(ref.pid, ref.start), { timeoutMs: 10_000 }).catch(() => signalProcess(ref, 'SIGKILL'));
   rmSync(file, { force: true });
 }
 
@@ -109,9 +90,9 @@ export class Testbed {
     this.record = {
       prefix,
       ownerPid: process.pid,
-      ownerStart: processStartTime(process.pid) ?? '',
+      ownerStart: processRef(process.pid)?.start ?? '',
       pidfiles: [],
-      pids: [],
+      procs: [],
       netns: [],
       links: [],
       dirs: [baseDir],
@@ -143,9 +124,15 @@ export class Testbed {
     writeRecord(this.record);
   }
 
-  /** Records a process so cleanup (or the reaper) kills it. */
+  /**
+   * Records a running process (pid and start time) so cleanup (or the reaper) kills it, and only
+   * it: once it has exited, a process that reuses its pid is left alone.
+   */
   trackPid(pid: number): void {
-    this.record.pids.push(pid);
+    const ref = processRef(pid);
+    if (!ref) return;
+    // Drop the entries of processes that have exited (an agent restarted many times, say).
+    this.record.procs = [...this.record.procs.filter((p) => isAlive(p.pid, p.start)), ref];
     writeRecord(this.record);
   }
 

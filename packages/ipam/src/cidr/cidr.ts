@@ -1,6 +1,6 @@
 // The CIDR block type and the inclusive address range type.
 import { CidrError } from './errors';
-import { Ip, familyBits, familyMax, parseIp, type IpFamily } from './ip';
+import { Ip, familyBits, familyMax, inspectCustom, parseIp, type IpFamily } from './ip';
 
 /** Largest number of blocks {@link Cidr.split} returns at once; use {@link Cidr.subnets} beyond. */
 export const MAX_SPLIT = 1 << 20;
@@ -166,8 +166,14 @@ export class Cidr {
     return `${this.first.toString()}/${this.prefix}`;
   }
 
+  /** The canonical text, so JSON.stringify writes `"10.0.0.0/24"`. */
   toJSON(): string {
     return this.toString();
+  }
+
+  /** console.log / util.inspect show `Cidr<10.0.0.0/24>`. */
+  [inspectCustom](): string {
+    return `Cidr<${this.toString()}>`;
   }
 
   private checkSubPrefix(prefix: number): void {
@@ -275,8 +281,18 @@ export class IpRange {
     return rangeToCidrs(this.first, this.last);
   }
 
+  /** `first-last`, the text {@link IpRange.parse} reads. */
   toString(): string {
     return `${this.first.toString()}-${this.last.toString()}`;
+  }
+
+  toJSON(): string {
+    return this.toString();
+  }
+
+  /** console.log / util.inspect show `IpRange<10.0.0.5-10.0.0.12>`. */
+  [inspectCustom](): string {
+    return `IpRange<${this.toString()}>`;
   }
 }
 

@@ -2,6 +2,12 @@
 import { Address4, Address6 } from 'ip-address';
 import { CidrError } from './errors';
 
+/**
+ * Key under which Node's util.inspect (and so console.log) looks for a custom rendering. A
+ * registered symbol, so this pure module needs no `node:util` import.
+ */
+export const inspectCustom: unique symbol = Symbol.for('nodejs.util.inspect.custom') as typeof inspectCustom;
+
 /** Address family. */
 export type IpFamily = 4 | 6;
 
@@ -68,8 +74,14 @@ export class Ip {
     return this.text;
   }
 
+  /** The canonical text, so JSON.stringify writes `"10.0.0.1"`. */
   toJSON(): string {
     return this.toString();
+  }
+
+  /** console.log / util.inspect show `Ip<10.0.0.1>` rather than the raw bigint. */
+  [inspectCustom](): string {
+    return `Ip<${this.toString()}>`;
   }
 }
 

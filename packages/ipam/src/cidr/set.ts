@@ -1,7 +1,7 @@
 // Address sets as sorted disjoint intervals: the engine behind except-difference and aggregation.
 import { Cidr, IpRange, parseCidr, valuesToCidrs } from './cidr';
 import { CidrError } from './errors';
-import { Ip, parseIp, type IpFamily } from './ip';
+import { Ip, inspectCustom, parseIp, type IpFamily } from './ip';
 
 /** Anything that names a set of addresses: an address, a block, a range, or their text. */
 export type AddressLike = Ip | Cidr | IpRange | string;
@@ -154,6 +154,23 @@ export class IpSet {
     for (const [lo, hi] of this.v4) valuesToCidrs(4, lo, hi, out);
     for (const [lo, hi] of this.v6) valuesToCidrs(6, lo, hi, out);
     return out;
+  }
+
+  /** Maximal ranges joined by `, ` (a single address as itself); `''` for the empty set. */
+  toString(): string {
+    return this.toRanges()
+      .map((r) => (r.size === 1n ? r.first.toString() : r.toString()))
+      .join(', ');
+  }
+
+  /** The maximal ranges as text (`['10.0.0.0-10.0.0.6', '10.0.0.8']`). */
+  toJSON(): string[] {
+    return this.toRanges().map((r) => (r.size === 1n ? r.first.toString() : r.toString()));
+  }
+
+  /** console.log / util.inspect show `IpSet<10.0.0.0-10.0.0.6, 10.0.0.8>`. */
+  [inspectCustom](): string {
+    return `IpSet<${this.toString()}>`;
   }
 }
 

@@ -1,0 +1,30 @@
+/**
+ * `@switchyard/apis/types`: the plain types of every kind (Kubernetes, crd.antrea.io,
+ * policy.networking.k8s.io, multicluster), the controlplane model and the configuration shapes,
+ * plus the dependency-free IP text/bytes helpers. Nothing here loads ajv, protobufjs or the
+ * embedded CRDs, so pure packages (and browser bundles) import their types from this entry.
+ * @packageDocumentation
+ */
+export type * from './meta';
+export type * from './core';
+export type * from './networking';
+export type * from './rbac';
+export type * from './crd/index';
+export type * as controlplane from './controlplane';
+export type * from './kinds';
+export { ipToBytes, bytesToIp, canonicalIp } from './ip';
+export type { CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceColumnDefinition, JSONSchemaProps } from './crd-loader';
+export type { SchemaValidationError, ValidationResult } from './validation';
+export type { FrameDecoderOptions } from './framing';
+export type {
+  AgentConfig,
+  ControllerConfig,
+  MultiClusterConfig,
+  PolicyBypassRule,
+  ParsedConfig,
+  ConfigWarning,
+  TrafficEncapMode,
+  TunnelType,
+  TrafficEncryptionMode,
+} from './config';
+export type { ConfigSpec } from './config-spec';

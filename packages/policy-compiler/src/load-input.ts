@@ -1,0 +1,110 @@
+// What PolicyEngine.load accepts: objects, Kubernetes List responses (whose items carry no kind),
+// or arrays of Lists, flattened into objects that each know their kind and where they came from.
+import type { List } from '@switchyard/apis/types';
+import { PolicyCompilerError, PolicyValidationError } from './errors';
+import type { ClusterObject } from './types';
+
+/** Options of {@link PolicyEngine.load}. */
+export interface LoadOptions {
+  /**
+   * Kind of the input objects that carry none and come from no List naming one (e.g.
+   * `'NetworkPolicy'` for the items of a `NetworkPolicyList` handed over without their List).
+   */
+  kind?: string;
+  /**
+   * apiVersion of the input objects that carry none and come from no List. Only needed to tell an
+   * Antrea NetworkPolicy (`crd.antrea.io/v1beta1`) from a Kubernetes one, the default.
+   */
+  apiVersion?: string;
+}
+
+/**
+ * A Kubernetes List as the API server answers a LIST request
+ * (`{ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicyList', items }`): the items carry
+ * no `kind` / `apiVersion`; they take them from the List.
+ */
+export type ClusterObjectList = List<ClusterObject>;
+
+/**
+ * Input of {@link PolicyEngine.load}: objects, one List, or objects and Lists mixed (e.g. the
+ * answers of several LIST requests).
+ */
+export type LoadInput = Iterable<ClusterObject | ClusterObjectList> | ClusterObjectList;
+
+/** One input object with its kind resolved (or why it cannot be), and where it was in the input (`[3]`, `items[3]`, `[1].items[3]`). */
+export interface LoadItem {
+  readonly obj: ClusterObject;
+  readonly where: string;
+  readonly error?: PolicyValidationError;
+}
+
+type Header = { kind?: unknown; apiVersion?: unknown; metadata?: { name?: unknown; namespace?: unknown } };
+
+function isList(x: unknown): x is ClusterObjectList {
+  if (x === null || typeof x !== 'object' || !Array.isArray((x as { items?: unknown }).items)) return false;
+  const kind = (x as Header).kind;
+  // No ClusterObject has a top-level `items` array, so an unnamed container is a List too.
+  return kind === undefined || (typeof kind === 'string' && kind.endsWith('List'));
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/** `namespace/name`, `name`, or `(no metadata.name)`: how an error names the object. */
+export function describeObject(obj: unknown): string {
+  const meta = (obj as Header | null)?.metadata;
+  const name = str(meta?.name);
+  const ns = str(meta?.namespace);
+  if (!name) return '(no metadata.name)';
+  return ns ? `${ns}/${name}` : name;
+}
+
+/**
+ * The input's objects in order, each with `kind` and `apiVersion` filled in from its List or the
+ * options when it has none (a shallow copy; the caller's object is not changed). An object whose
+ * kind is still unknown comes with a MISSING_FIELD error naming it and its place in the input.
+ * @throws PolicyCompilerError INVALID_EVENT for an element that is not an object.
+ */
+export function* loadItems(input: LoadInput, options: LoadOptions = {}): Generator<LoadItem> {
+  const fallback = { kind: str(options.kind), apiVersion: str(options.apiVersion) };
+  if (isList(input)) {
+    yield* listItems(input, 'items', fallback);
+    return;
+  }
+  let i = 0;
+  for (const x of input) {
+    const where = `[${i++}]`;
+    if (isList(x)) yield* listItems(x, `${where}.items`, fallback);
+    else yield withKind(x, where, fallback, 'options.kind');
+  }
+}
+
+function* listItems(list: ClusterObjectList, where: string, fallback: { kind: string | undefined; apiVersion: string | undefined }): Generator<LoadItem> {
+  const listKind = str(list.kind);
+  // `kind: List` (kubectl get a,b -o json) mixes kinds: its items carry their own.
+  const itemKind = listKind && listKind !== 'List' ? listKind.slice(0, -'List'.length) : undefined;
+  const from = itemKind
+    ? { kind: itemKind, apiVersion: str(list.apiVersion) ?? fallback.apiVersion }
+    : fallback;
+  const source = itemKind ? `the List's kind (${listKind})` : listKind ? `options.kind (the List is a kind: List)` : 'options.kind';
+  for (let j = 0; j < list.items.length; j++) yield withKind(list.items[j] as ClusterObject, `${where}[${j}]`, from, source);
+}
+
+function withKind(obj: ClusterObject, where: string, from: { kind: string | undefined; apiVersion: string | undefined }, source: string): LoadItem {
+  if (obj === null || typeof obj !== 'object' || Array.isArray(obj)) {
+    throw new PolicyCompilerError('INVALID_EVENT', where, obj, `load() takes objects and Lists; ${where} is ${obj === null ? 'null' : Array.isArray(obj) ? 'an array' : typeof obj}`);
+  }
+  const own = obj as Header;
+  const kind = str(own.kind) ?? from.kind;
+  if (!kind) {
+    const error = new PolicyValidationError(
+      'MISSING_FIELD',
+      `${where}.kind`,
+      own.kind,
+      `${describeObject(obj)} has no kind, and ${source} gives none: pass a List, or load(items, { kind, apiVersion })`,
+    );
+    return { obj, where, error };
+  }
+  const apiVersion = str(own.apiVersion) ?? from.apiVersion;
+  if (kind === own.kind && apiVersion === own.apiVersion) return { obj, where };
+  return { obj: { ...obj, kind, ...(apiVersion === undefined ? {} : { apiVersion }) } as ClusterObject, where };
+}
