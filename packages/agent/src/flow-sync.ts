@@ -97,10 +97,10 @@ export interface SyncStats {
   deleted: number;
 }
 
-/** Serialized, diff-based flow realization for one bridge. */
+/** Serialized, incremental flow realization for one bridge. */
 export class FlowSync {
   private readonly state: NodeState;
-  /** The node's flows and groups as installed: the pipeline publishes a state only once its bundle went in. */
+  /** The node's flows and groups: what the switch holds once the current bundle is in (a refused one is rolled back). */
   private readonly pipeline = new NodePipeline();
   /** The installed flows, pipeline and conjunction ids, materialized on demand after each sync. */
   private current: NodeFlows | undefined;
