@@ -70,7 +70,7 @@ async function measure(name: string, n: number, concurrency: number, op: (i: num
  * install them (one bundle), and the rate; then the same policy removed.
  */
 let ovsRef: OvsInstance | undefined;
-async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise<number>): Promise<Record<string, number>> {
+async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise<number>): Promise<Record<string, unknown>> {
   await sy('ADD', 0); // the applied-to pod (container sy0 in the first sandbox)
   const N = Number(process.env.BENCH_RULES ?? 1000);
   const rules = Array.from({ length: N }, (_, i) => ({
@@ -105,6 +105,19 @@ async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise
   const text = await ovs.ofctl('-O', 'OpenFlow15', '--no-stats', 'dump-flows', sock);
   const file = join(tmpdir(), `sy-bench-flows-${process.pid}.txt`);
   writeFileSync(file, text.split('\n').filter((l) => l.includes('actions=')).join('\n') + '\n');
+  // Single changes with the 1,000 rules in place (sync timings: compute, diff, bundle): a pod no
+  // rule selects attached through the plugin, one rule of the policy changed, and a second,
+  // one-rule policy added.
+  await sy('ADD', 1);
+  const podChange = agent.flows.lastTimings!;
+  const changed = { ...policy, generation: 2, rules: rules.map((r, i) => (i === 0 ? { ...r, services: [{ protocol: 'TCP' as const, port: 9999 }] } : r)) };
+  await agent.flows.setPolicies({ policies: [changed], addressGroups: [], appliedToGroups });
+  const ruleChange = agent.flows.lastTimings!;
+  const small = { ...policy, uid: 'bench-small', name: 'small', priority: 6, sourceRef: { ...policy.sourceRef, name: 'small', uid: 'bench-small' }, rules: rules.slice(0, 1) };
+  await agent.flows.setPolicies({ policies: [changed, small], addressGroups: [], appliedToGroups });
+  const policyAdd = agent.flows.lastTimings!;
+  await sy('DEL', 1);
+  console.error(`  single changes at ${N} rules (compute/diff/bundle ms): pod ADD ${JSON.stringify(podChange)}, one rule ${JSON.stringify(ruleChange)}, one more policy ${JSON.stringify(policyAdd)}`);
   const t2 = performance.now();
   const removed = await agent.flows.setPolicies({ policies: [], addressGroups: [], appliedToGroups: [] });
   const t3 = performance.now();
@@ -128,6 +141,7 @@ async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise
     ovsOfctlBundleAllFlowsMs: r2(ofctlMs),
     ovsOfctlFlowsPerSecond: Math.round((installed * 1000) / ofctlMs),
     rssDeltaMiB: Math.round((rss1 - rss0) / 2 ** 20),
+    singleChanges: { podAdd: podChange, oneRuleOfThePolicy: ruleChange, oneMorePolicy: policyAdd },
   };
   console.error(`  reference: ovs-ofctl --bundle add-flows of the ${installed} flows: ${out.ovsOfctlBundleAllFlowsMs} ms = ${out.ovsOfctlFlowsPerSecond} flows/s`);
   console.error(`  ${N} rules: ${flows} flows in ${out.realizeMs} ms = ${out.flowsPerSecond} flows/s (compute ${timings.computeMs} ms, diff ${timings.diffMs} ms, bundle ${timings.installMs} ms); removal ${out.removeMs} ms`);
@@ -142,7 +156,9 @@ async function main(): Promise<void> {
     const env = (extra: Record<string, string>): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', CNI_PATH: REF_DIR, ...extra });
     const total = SEQ + PAR;
     const sandboxes: Netns[] = [];
-    for (let i = 0; i < 2 * total; i++) sandboxes.push(await tb.createNetns('b'));
+    // BENCH_ONLY=policy: only the NetworkPolicy realization (two pods), results.json left as it is.
+    const policyOnly = process.env.BENCH_ONLY === 'policy';
+    for (let i = 0; i < (policyOnly ? 2 : 2 * total); i++) sandboxes.push(await tb.createNetns('b'));
     const args = (i: number): string => `K8S_POD_NAMESPACE=bench;K8S_POD_NAME=pod-${i}`;
 
     console.error('node start floor');
@@ -169,6 +185,11 @@ async function main(): Promise<void> {
     const conf = JSON.stringify({ cniVersion: '1.0.0', name: 'switchyard', type: 'switchyard-cni', cniSocket: socket });
     const sy = (cmd: string, i: number): Promise<number> =>
       timedExec(['node', PLUGIN], env({ CNI_COMMAND: cmd, CNI_CONTAINERID: `sy${i}`, CNI_NETNS: sandboxes[i]!.path, CNI_IFNAME: 'eth0', CNI_ARGS: args(i) }), conf);
+    if (policyOnly) {
+      console.log(JSON.stringify({ loadavg: loadavg().map(r2), policy1kRules: await policyBench(agent, sy) }, null, 2));
+      await agent.stop();
+      return;
+    }
     const rssBefore = process.memoryUsage().rss;
     await measure(`switchyard ADD, ${SEQ} sequential`, SEQ, 1, (i) => sy('ADD', i));
     await measure(`switchyard ADD, ${PAR} parallel`, PAR, PAR, (i) => sy('ADD', SEQ + i));

@@ -1,24 +1,23 @@
 /**
  * Keeps the bridge's flows equal to what openflow-pipeline computes for the node state: the
  * first sync of a run installs the whole round in one bundle and then deletes every flow of other
- * rounds; later syncs send only the diff (add / strict modify / strict delete) in one bundle.
+ * rounds; later syncs send only what changed (add / strict modify / strict delete), which the
+ * incremental pipeline (NodePipeline) works out from the objects that changed, in one bundle.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Flow, OfMessage } from '@switchyard/openflow/codec';
 import type { FlowTransport } from '@switchyard/openflow';
 import {
+  NodePipeline,
   ROUND_MASK,
-  assignConjunctionIds,
-  computeNodeFlows,
-  policyRuleKeys,
-  diffFlows,
   makeCookie,
   parseCookie,
   CookieCategory,
   type LocalPod,
   type NodeConfig,
   type Group,
+  type NodeDelta,
   type NodeFlows,
   type NodeState,
   type RemoteNode,
@@ -81,9 +80,14 @@ function touchesPolicy(flows: readonly Flow[][]): boolean {
   return flows.some((list) => list.some((f) => parseCookie(f.cookie ?? 0n).category === CookieCategory.NetworkPolicy));
 }
 
-/** Canonical text of a group (buckets in order), to notice a changed one. */
-function groupKey(g: Group): string {
-  return JSON.stringify(g, (_k, v: unknown) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? [...v] : v));
+/** Group-mods before the flows of a change (new and changed groups) and after them (removed ones). */
+function groupMessages(d: NodeDelta['groups']): { before: OfMessage[]; after: OfMessage[] } {
+  const before: OfMessage[] = [];
+  // A group this run never installed may still be in the switch (left by a previous run whose
+  // Service went away meanwhile): delete first, a no-op when absent, so the add cannot fail.
+  for (const g of d.add) before.push({ type: 'groupMod', command: 'delete', groupId: g.groupId, groupType: g.groupType, buckets: [] }, { type: 'groupMod', command: 'add', ...g });
+  for (const g of d.modify) before.push({ type: 'groupMod', command: 'modify', ...g });
+  return { before, after: d.delete.map((g): OfMessage => ({ type: 'groupMod', command: 'delete', ...g })) };
 }
 
 /** Counts of the last sync, for logs and tests. */
@@ -93,15 +97,18 @@ export interface SyncStats {
   deleted: number;
 }
 
-/** Serialized, diff-based flow realization for one bridge. */
+/** Serialized, incremental flow realization for one bridge. */
 export class FlowSync {
   private readonly state: NodeState;
-  private installed: Flow[] = [];
-  /** Groups installed, by id, with their canonical text for change detection. */
-  private installedGroups = new Map<number, { group: Group; key: string }>();
+  /** The node's flows and groups: what the switch holds once the current bundle is in (a refused one is rolled back). */
+  private readonly pipeline = new NodePipeline();
+  /** The installed flows, pipeline and conjunction ids, materialized on demand after each sync. */
   private current: NodeFlows | undefined;
   private chain: Promise<unknown> = Promise.resolve();
-  /** Where the last diff sync spent its time (pipeline compute, diff, bundle round trip). */
+  /**
+   * Where the last sync spent its time: the pipeline's update (the changed owners' flows and the
+   * delta; `diffMs` stays 0 since no separate diff runs any more) and the bundle round trip.
+   */
   lastTimings: { computeMs: number; diffMs: number; installMs: number } | undefined;
   private waiters: { resolve: (s: SyncStats) => void; reject: (e: unknown) => void }[] = [];
   private draining = false;
@@ -131,7 +138,7 @@ export class FlowSync {
 
   /** The flows last installed (the computed desired set). */
   get flows(): readonly Flow[] {
-    return this.installed;
+    return this.nodeFlows?.flows ?? [];
   }
 
   /** Policies in the node state (for the audit log). */
@@ -141,11 +148,15 @@ export class FlowSync {
 
   /** Conjunction ids by rule key in use. */
   get conjIds(): ReadonlyMap<string, number> | undefined {
-    return this.state.conjIds;
+    return this.nodeFlows?.conjIds;
   }
 
-  /** The last computed node flows (pipeline with table names, flows). */
+  /**
+   * The installed node flows (pipeline with table names, flows, groups, conjunction ids). While a
+   * bundle is in flight it may already show that bundle's flows.
+   */
   get nodeFlows(): NodeFlows | undefined {
+    this.current ??= this.pipeline.nodeFlows();
     return this.current;
   }
 
@@ -263,24 +274,32 @@ export class FlowSync {
   initialSync(pods: readonly LocalPod[]): Promise<{ installed: number; staleRounds: number[] }> {
     return this.serialize(async () => {
       this.state.pods = [...pods];
-      const nf = this.compute();
-      // Groups may survive from the previous run (there is no add-or-modify): add each, and
-      // modify the ones that exist, in the same bundle as the flows that use them.
-      const modify: Group[] = [];
-      for (const g of nf.groups) {
-        try {
-          await this.sw.bundle([{ type: 'groupMod', command: 'add', ...g }]);
-        } catch (e) {
-          if (!(e instanceof OfSwitchError && e.codeName === 'OFPGMFC_GROUP_EXISTS')) throw e;
-          modify.push(g);
+      const before = this.current;
+      this.compute();
+      const flows = this.pipeline.flows();
+      const groups = this.pipeline.groups();
+      try {
+        // Groups may survive from the previous run (there is no add-or-modify): add each, and
+        // modify the ones that exist, in the same bundle as the flows that use them.
+        const modify: Group[] = [];
+        for (const g of groups) {
+          try {
+            await this.sw.bundle([{ type: 'groupMod', command: 'add', ...g }]);
+          } catch (e) {
+            if (!(e instanceof OfSwitchError && e.codeName === 'OFPGMFC_GROUP_EXISTS')) throw e;
+            modify.push(g);
+          }
         }
+        await this.sw.bundle([
+          ...modify.map((g): OfMessage => ({ type: 'groupMod', command: 'modify', ...g })),
+          ...flows.map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
+        ]);
+      } catch (e) {
+        this.pipeline.rollback();
+        this.current = before;
+        throw e;
       }
-      await this.sw.bundle([
-        ...modify.map((g): OfMessage => ({ type: 'groupMod', command: 'modify', ...g })),
-        ...nf.flows.map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
-      ]);
-      this.installed = nf.flows;
-      this.installedGroups = new Map(nf.groups.map((g) => [g.groupId, { group: g, key: groupKey(g) }]));
+      this.current = undefined;
       const staleRounds = new Set<number>();
       for (const f of await this.sw.dumpFlows()) {
         const r = parseCookie(f.cookie ?? 0n).round;
@@ -296,8 +315,8 @@ export class FlowSync {
         );
       }
       await this.flush('initial sync');
-      this.log.info({ round: this.round, flows: nf.flows.length, staleRounds: [...staleRounds] }, 'initial flows installed');
-      return { installed: nf.flows.length, staleRounds: [...staleRounds] };
+      this.log.info({ round: this.round, flows: flows.length, staleRounds: [...staleRounds] }, 'initial flows installed');
+      return { installed: flows.length, staleRounds: [...staleRounds] };
     });
   }
 
@@ -305,59 +324,52 @@ export class FlowSync {
   replay(): Promise<void> {
     return this.serialize(async () => {
       await this.sw.bundle([
-        ...[...this.installedGroups.values()].map(({ group }): OfMessage => ({ type: 'groupMod', command: 'add', ...group })),
-        ...this.installed.map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
+        ...this.pipeline.groups().map((group): OfMessage => ({ type: 'groupMod', command: 'add', ...group })),
+        ...this.pipeline.flows().map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
       ]);
     });
   }
 
-  private compute(): NodeFlows {
+  /** Applies the node state to the pipeline: what changed since the last state. */
+  private compute(): NodeDelta {
     // FQDN intercept ports and addresses follow pods, policies and the DNS cache at every computation.
     const fqdn = this.fqdnSource ? fqdnSpecOf(this.state, this.fqdnSource) : undefined;
     if (fqdn) this.state.fqdn = fqdn;
     else delete this.state.fqdn;
-    // Conjunction ids stay stable for rules that remain; new rules get fresh ones.
-    this.state.conjIds = assignConjunctionIds(this.state.conjIds ?? new Map(), policyRuleKeys(this.state));
-    const nf = computeNodeFlows(this.state);
-    this.state.conjIds = nf.conjIds;
-    this.current = nf;
-    return nf;
+    // Conjunction ids are the pipeline's: stable for rules that remain, fresh ones for new rules.
+    return this.pipeline.update(this.state);
   }
 
   private async syncLocked(): Promise<SyncStats> {
     const t0 = performance.now();
-    const nf = this.compute();
+    // What readers saw as installed: restored if this change does not go in.
+    const before = this.current;
+    const d = this.compute();
     const t1 = performance.now();
-    const d = diffFlows(nf.flows, this.installed);
-    const t2 = performance.now();
-    const groups = new Map(nf.groups.map((g) => [g.groupId, { group: g, key: groupKey(g) }]));
-    const groupAdds: OfMessage[] = [];
-    const groupDeletes: OfMessage[] = [];
-    for (const [id, g] of groups) {
-      const old = this.installedGroups.get(id);
-      // A group this run never installed may still be in the switch (left by a previous run whose
-      // Service went away meanwhile): delete first, a no-op when absent, so the add cannot fail.
-      if (!old) groupAdds.push({ type: 'groupMod', command: 'delete', groupId: id, groupType: g.group.groupType, buckets: [] }, { type: 'groupMod', command: 'add', ...g.group });
-      else if (old.key !== g.key) groupAdds.push({ type: 'groupMod', command: 'modify', ...g.group });
-    }
-    for (const [id, old] of this.installedGroups) if (!groups.has(id)) groupDeletes.push({ type: 'groupMod', command: 'delete', ...old.group });
+    const groups = groupMessages(d.groups);
     // Groups before the flows that use them; removed groups after the flows that used them.
     const messages: OfMessage[] = [
-      ...groupAdds,
-      ...d.add.map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
-      ...d.modify.map((flow): OfMessage => ({ type: 'flowMod', command: 'modifyStrict', flow })),
-      ...d.delete.map((flow): OfMessage => ({ type: 'flowMod', command: 'deleteStrict', flow: { ...flow, cookieMask: 0n } })),
-      ...groupDeletes,
+      ...groups.before,
+      ...d.flows.add.map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
+      ...d.flows.modify.map((flow): OfMessage => ({ type: 'flowMod', command: 'modifyStrict', flow })),
+      ...d.flows.delete.map((flow): OfMessage => ({ type: 'flowMod', command: 'deleteStrict', flow: { ...flow, cookieMask: 0n } })),
+      ...groups.after,
     ];
-    if (messages.length > 0) await this.sw.bundle(messages);
-    this.installed = nf.flows;
-    this.installedGroups = groups;
-    if (touchesPolicy([d.add, d.modify, d.delete])) await this.flush('policy flows changed');
+    try {
+      if (messages.length > 0) await this.sw.bundle(messages);
+    } catch (e) {
+      // Not installed: the pipeline goes back to what the switch holds.
+      this.pipeline.rollback();
+      this.current = before;
+      throw e;
+    }
+    this.current = undefined;
+    if (touchesPolicy([d.flows.add, d.flows.modify, d.flows.delete])) await this.flush('policy flows changed');
     const ms = (a: number, b: number): number => Math.round((b - a) * 100) / 100;
-    this.lastTimings = { computeMs: ms(t0, t1), diffMs: ms(t1, t2), installMs: ms(t2, performance.now()) };
+    this.lastTimings = { computeMs: ms(t0, t1), diffMs: 0, installMs: ms(t1, performance.now()) };
     this.metrics?.flowSync.observe((performance.now() - t0) / 1000, { kind: 'diff' });
-    const stats = { added: d.add.length, modified: d.modify.length, deleted: d.delete.length };
-    this.log.debug(stats, 'flows synced');
+    const stats = { added: d.flows.add.length, modified: d.flows.modify.length, deleted: d.flows.delete.length };
+    this.log.debug({ ...stats, owners: d.recomputed }, 'flows synced');
     return stats;
   }
 

@@ -179,6 +179,23 @@ function sortSlots(slots: number[], flows: Flow[], order: (a: number, b: number)
   return out;
 }
 
+/** Flows in the order diffFlows reports them: table, priority (high first), identity hash, match text. */
+export function sortByIdentity(flows: readonly Flow[]): Flow[] {
+  const hashes = flows.map(flowHash);
+  const idx = Array.from(flows.keys());
+  idx.sort((a, b) => {
+    const fa = flows[a]!;
+    const fb = flows[b]!;
+    if (fa.table !== fb.table) return fa.table - fb.table;
+    if (fa.priority !== fb.priority) return fb.priority - fa.priority;
+    if (hashes[a] !== hashes[b]) return hashes[a]! - hashes[b]!;
+    const ka = matchKey(fa.match);
+    const kb = matchKey(fb.match);
+    return ka < kb ? -1 : ka > kb ? 1 : 0;
+  });
+  return idx.map((i) => flows[i]!);
+}
+
 /** Applies a diff to a flow list (what the switch holds after the flow-mods). */
 export function applyDiff(installed: readonly Flow[], diff: FlowDiff): Flow[] {
   const index = new FlowIndex();

@@ -50,8 +50,26 @@ function valueHash(v: unknown): number {
   }
 }
 
+/** Hashes of interned matches (objects shared by many flows, see {@link internMatchHash}). */
+const INTERNED = new Map<Match, number>();
+
+/**
+ * Remembers the hash of a match object that many flows share (the pipeline interns address
+ * matches), so flows carrying it are hashed without reading the match. The caller bounds how many.
+ */
+export function internMatchHash(m: Match): void {
+  INTERNED.set(m, matchHash(m));
+}
+
+/** Forgets every interned match hash. */
+export function clearInternedMatchHashes(): void {
+  INTERNED.clear();
+}
+
 /** Hash of a match, independent of field order. */
 export function matchHash(m: Match): number {
+  const known = INTERNED.get(m);
+  if (known !== undefined) return known;
   let h = 0;
   const o = m as Record<string, unknown>;
   for (const k in o) {

@@ -1,14 +1,22 @@
-/** The whole node: picks tables from enabled features, runs every feature module, adds miss flows. */
+/**
+ * The whole node at once: the enabled features' tables, every owner of every feature, merged by
+ * identity, plus the miss flows no feature replaces. The reference the incremental pipeline
+ * (node-pipeline.ts) is tested against.
+ */
 import type { Flow } from '@switchyard/openflow/codec';
+import { StateReader, ownersOf } from './context';
 import { CookieCategory, makeCookie } from './cookie';
-import { Pipeline, type TableName } from './tables';
-import type { NodeState } from './state';
-import { podConnectivityBaseFlows, podConnectivityTables, podFlows, remoteNodeFlows } from './features/pod';
-import { networkPolicyFlows, networkPolicyTables, policyRuleKeys, assignConjunctionIds } from './features/policy';
-import { serviceBaseFlows, serviceHairpinPodFlows, servicePortFlows, serviceTables } from './features/service';
-import { externalNodeFlows, externalNodeTables, fqdnFlows, multiclusterFlows } from './features/extras';
+import { featureTables, type Feature } from './feature';
+import { nodeFeatures } from './features/index';
+import { conjIdsFrom } from './features/policy';
+import { policyRuleKeys } from './features/policy-members';
+import { assignConjunctionIds } from './features/policy-priorities';
 import { formatFlow, type Group } from './format';
-import { FlowIndex, flowHash } from './identity';
+import { contribution, mergeFlows, mergeGroups, type Contribution } from './merge';
+import { ObjectIndex } from './objects';
+import { CONTROLLER_ID } from './fields';
+import { Pipeline, type TableName } from './tables';
+import type { NodeConfig, NodeState } from './state';
 
 /** Result of {@link computeNodeFlows}. */
 export interface NodeFlows {
@@ -29,66 +37,49 @@ export interface ComputeOptions {
 
 /** Tables realized for a node state. */
 export function requiredTables(state: NodeState): TableName[] {
-  const cfg = state.config;
-  const t: TableName[] = [];
-  if (state.externalNode) t.push(...externalNodeTables());
-  else t.push(...podConnectivityTables());
-  t.push(...networkPolicyTables(cfg));
-  if (state.externalNode) t.push('AntreaPolicyEgressRule', 'AntreaPolicyIngressRule');
-  if (cfg.enableProxy && !state.externalNode) t.push(...serviceTables());
-  return t;
+  return featureTables(nodeFeatures(state), state.config);
 }
 
+/** Owner key of the pipeline's miss flows. */
+export const MISS_OWNER = 'pipeline/miss';
+
+/** The priority-0 miss flows of the tables no feature owns the catch-all of. */
+export function missFlows(p: Pipeline, cfg: NodeConfig, features: readonly Feature[]): Flow[] {
+  const owned = new Set<string>(features.flatMap((f) => f.ownsMiss ?? []));
+  return p.missFlows(makeCookie(cfg.round, CookieCategory.Default)).filter((f) => !owned.has(p.nameOf(f.table)!));
+}
+
+/** Whether a feature (by its index in the list) merges conjunctive match flows. */
+export const mergerOf = (features: readonly Feature[]) => (i: number): boolean => features[i]?.mergesConjunctions ?? false;
+
 /**
- * Computes every flow and group of the node. Pure and deterministic: the same state gives the
- * same flows in the same order.
+ * Computes every flow and group of the node: all features, all owners. Pure and deterministic:
+ * the same state gives the same flows in the same order.
  */
 export function computeNodeFlows(state: NodeState, opts: ComputeOptions = {}): NodeFlows {
   const cfg = state.config;
-  const p = Pipeline.build(requiredTables(state));
-  const flows: Flow[] = [];
-  const groups: Group[] = [];
-  if (state.externalNode) {
-    flows.push(...externalNodeFlows(p, cfg, state.externalNode));
-  } else {
-    flows.push(...podConnectivityBaseFlows(p, cfg));
-    for (const pod of state.pods) flows.push(...podFlows(p, cfg, pod));
-    for (const peer of state.remoteNodes) flows.push(...remoteNodeFlows(p, cfg, peer));
-  }
-  if (cfg.enableProxy && !state.externalNode) {
-    flows.push(...serviceBaseFlows(p, cfg, opts.controllerId));
-    for (const pod of state.pods) flows.push(...serviceHairpinPodFlows(p, cfg, pod));
-    for (const s of state.services ?? []) {
-      const r = servicePortFlows(p, cfg, s);
-      flows.push(...r.flows);
-      groups.push(...r.groups);
-    }
-  }
-  const npInput = { policies: state.policies, addressGroups: state.addressGroups, appliedToGroups: state.appliedToGroups, pods: state.pods };
-  const conjIds = state.conjIds ?? assignConjunctionIds(new Map(), policyRuleKeys(npInput));
-  const np = networkPolicyFlows(p, cfg, {
-    ...npInput, conjIds, ...(opts.controllerId !== undefined ? { controllerId: opts.controllerId } : {}),
-    ...(opts.policyGroupIdBase !== undefined ? { groupIdBase: opts.policyGroupIdBase } : {}),
-    ...(state.fqdn?.addresses ? { fqdnAddresses: state.fqdn.addresses } : {}),
+  const features = nodeFeatures(state);
+  const p = Pipeline.build(featureTables(features, cfg));
+  const index = new ObjectIndex(state);
+  const given = state.conjIds ?? assignConjunctionIds(new Map(), policyRuleKeys({ ...state, fqdnAddresses: state.fqdn?.addresses ?? {} }));
+  const conjIds = new Map<string, number>();
+  const idOf = conjIdsFrom(given, conjIds);
+  const shared = new Map(features.map((f) => [f.name, f.shared?.(state) ?? new Map<string, number>()]));
+  const reader = new StateReader({
+    pipeline: p, config: cfg, index, controllerId: opts.controllerId ?? CONTROLLER_ID, policyGroupIdBase: opts.policyGroupIdBase ?? 1,
+    conjunctionId: (_owner, key) => idOf(key), shared: (f, key) => shared.get(f)?.get(key),
   });
-  flows.push(...np.flows);
-  groups.push(...np.groups);
-  if (state.multicluster && !state.externalNode) flows.push(...multiclusterFlows(p, cfg, state.multicluster));
-  if (state.fqdn && cfg.enableAntreaPolicy) flows.push(...fqdnFlows(p, cfg, state.fqdn, opts.controllerId));
-  // Miss flows last, unless a feature owns the table's priority-0 catch-all.
-  const owned = new Set(flows.filter((f) => f.priority === 0 && Object.keys(f.match).length === 0).map((f) => f.table));
-  flows.push(...p.missFlows(makeCookie(cfg.round, CookieCategory.Default)).filter((f) => !owned.has(f.table)));
-  return { pipeline: p, flows: dedupeFlows(flows), groups, conjIds: np.conjIds };
-}
-
-/** Later duplicates of one identity are dropped (features may emit the same flow twice). */
-function dedupeFlows(flows: Flow[]): Flow[] {
-  const index = new FlowIndex();
-  for (const f of flows) {
-    const h = flowHash(f);
-    if (index.find(f, h) < 0) index.insert(f, h);
-  }
-  return index.flows;
+  const flows: Contribution[] = [];
+  const groups: Contribution<Group>[] = [];
+  features.forEach((f, feature) => {
+    for (const o of ownersOf(f, index)) {
+      const { output } = reader.compute(f, o.owner, o.run);
+      output.flows.forEach((value, seq) => flows.push(contribution(feature, o.owner, seq, value)));
+      (output.groups ?? []).forEach((value, seq) => groups.push({ feature, owner: o.owner, seq, value }));
+    }
+  });
+  missFlows(p, cfg, features).forEach((value, seq) => flows.push(contribution(features.length, MISS_OWNER, seq, value)));
+  return { pipeline: p, flows: mergeFlows(flows, mergerOf(features)), groups: mergeGroups(groups), conjIds };
 }
 
 /** Renders flows with table names, as `antctl get ovsflows` / `yardctl get ovsflows`. */

@@ -1,6 +1,6 @@
 /** Small builders shared by the feature modules. */
 import type { Action, Flow, Match } from '@switchyard/openflow/codec';
-import { ETH_ARP, ETH_IP } from '../fields';
+import { ETH_ARP, ETH_IP, GLOBAL_VIRTUAL_MAC, SwapField } from '../fields';
 
 export const IP: Match = { ethType: ETH_IP };
 export const ARP: Match = { ethType: ETH_ARP };
@@ -28,4 +28,27 @@ export function ipv4Net(cidr: string): string | { value: string; mask: string } 
 /** IPv4 text to a 32-bit number. */
 export function ipv4ToInt(ip: string): number {
   return ip.split('.').reduce((a, o) => a * 256 + Number(o), 0) >>> 0;
+}
+
+/** The ARP reply built in place (move/set), answering `tpa` with `mac` (the global virtual MAC by default). */
+export function arpReplyActions(tpa?: string, mac: string = GLOBAL_VIRTUAL_MAC): Action[] {
+  const acts: Action[] = [
+    { type: 'copyField', src: { field: 'ethSrc' }, dst: { field: 'ethDst' } },
+    setEthSrc(mac),
+    { type: 'setField', field: 'arpOp', value: 2 },
+    { type: 'copyField', src: { field: 'arpSha' }, dst: { field: 'arpTha' } },
+    { type: 'setField', field: 'arpSha', value: mac },
+  ];
+  if (tpa) {
+    acts.push({ type: 'copyField', src: { field: 'arpSpa' }, dst: { field: 'arpTpa' } }, { type: 'setField', field: 'arpSpa', value: tpa });
+  } else {
+    // Answer any address: swap spa/tpa through SwapField.
+    acts.push(
+      { type: 'copyField', src: { field: 'arpTpa' }, dst: SwapField.ref() },
+      { type: 'copyField', src: { field: 'arpSpa' }, dst: { field: 'arpTpa' } },
+      { type: 'copyField', src: SwapField.ref(), dst: { field: 'arpSpa' } },
+    );
+  }
+  acts.push({ type: 'output', port: 'IN_PORT' });
+  return acts;
 }

@@ -1,20 +1,20 @@
 /**
- * Pod connectivity and traffic modes: classifier, spoofguard (IP and ARP), ARP responder,
- * conntrack zone/state, L3 forwarding (local pods, remote pod CIDRs via tunnel or gateway),
- * dec TTL, L2 forwarding calculation, conntrack commit and output.
+ * Pod connectivity: classifier, spoofguard (IP and ARP), ARP responder, conntrack zone/state,
+ * L3 forwarding to local pods and the gateway, dec TTL, L2 forwarding calculation, conntrack
+ * commit and output. Peer nodes are remote-nodes.ts.
  */
-import type { Action, Flow } from '@switchyard/openflow/codec';
+import type { Flow } from '@switchyard/openflow/codec';
+import type { Feature } from '../feature';
 import { CookieCategory, makeCookie } from '../cookie';
 import {
   CT_ZONE, FromExternalRegMark, HairpinCTMark, NotConnSNATCTMark, FromGatewayCTMark, FromGatewayRegMark, FromLocalRegMark,
   FromPodRegMark, FromTunnelRegMark, GLOBAL_VIRTUAL_MAC, NotRewriteMACRegMark, NotServiceCTMark,
-  OutputToOFPortRegMark, PRIORITY, PktSourceField, RewriteMACRegMark, ServiceCTMark, SwapField, TargetOFPortField,
-  ToGatewayRegMark, ToTunnelRegMark, loadMarks, matchCtMarks, matchMarks,
+  OutputToOFPortRegMark, PRIORITY, PktSourceField, RewriteMACRegMark, ServiceCTMark, TargetOFPortField,
+  ToGatewayRegMark, loadMarks, matchCtMarks, matchMarks,
 } from '../fields';
 import type { Pipeline, TableName } from '../tables';
-import type { LocalPod, NodeConfig, RemoteNode } from '../state';
-import { ARP, IP, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst } from './common';
-import { Cidr } from '@switchyard/ipam/cidr';
+import type { LocalPod, NodeConfig } from '../state';
+import { ARP, IP, arpReplyActions, flow, goto, ipv4Net, setEthDst, setEthSrc } from './common';
 
 /** Tables pod connectivity needs. */
 export function podConnectivityTables(): TableName[] {
@@ -24,30 +24,7 @@ export function podConnectivityTables(): TableName[] {
   ];
 }
 
-const cookieOf = (cfg: NodeConfig): bigint => makeCookie(cfg.round, CookieCategory.PodConnectivity);
-
-/** The ARP reply built in place (move/set), answering `tpa` with `mac` (the global virtual MAC by default). */
-function arpReplyActions(tpa?: string, mac: string = GLOBAL_VIRTUAL_MAC): Action[] {
-  const acts: Action[] = [
-    { type: 'copyField', src: { field: 'ethSrc' }, dst: { field: 'ethDst' } },
-    setEthSrc(mac),
-    { type: 'setField', field: 'arpOp', value: 2 },
-    { type: 'copyField', src: { field: 'arpSha' }, dst: { field: 'arpTha' } },
-    { type: 'setField', field: 'arpSha', value: mac },
-  ];
-  if (tpa) {
-    acts.push({ type: 'copyField', src: { field: 'arpSpa' }, dst: { field: 'arpTpa' } }, { type: 'setField', field: 'arpSpa', value: tpa });
-  } else {
-    // Answer any address: swap spa/tpa through SwapField.
-    acts.push(
-      { type: 'copyField', src: { field: 'arpTpa' }, dst: SwapField.ref() },
-      { type: 'copyField', src: { field: 'arpSpa' }, dst: { field: 'arpTpa' } },
-      { type: 'copyField', src: SwapField.ref(), dst: { field: 'arpSpa' } },
-    );
-  }
-  acts.push({ type: 'output', port: 'IN_PORT' });
-  return acts;
-}
+export const cookieOf = (cfg: NodeConfig): bigint => makeCookie(cfg.round, CookieCategory.PodConnectivity);
 
 /** Flows that exist once per node: gateway, tunnel, conntrack, forwarding defaults. */
 export function podConnectivityBaseFlows(p: Pipeline, cfg: NodeConfig): Flow[] {
@@ -100,7 +77,6 @@ export function podConnectivityBaseFlows(p: Pipeline, cfg: NodeConfig): Flow[] {
   return flows;
 }
 
-
 /** Flows of one local pod. */
 export function podFlows(p: Pipeline, cfg: NodeConfig, pod: LocalPod): Flow[] {
   const c = cookieOf(cfg);
@@ -135,32 +111,11 @@ export function podFlows(p: Pipeline, cfg: NodeConfig, pod: LocalPod): Flow[] {
   return flows;
 }
 
-function sameSubnet(cfg: NodeConfig, peer: RemoteNode): boolean {
-  if (!cfg.nodeSubnet) return false;
-  return Cidr.parse(cfg.nodeSubnet).contains(Cidr.parse(`${peer.nodeIP}/32`));
-}
-
-/** Flows for one peer node, by traffic mode. */
-export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode): Flow[] {
-  const c = cookieOf(cfg);
-  const gw = cfg.gateway;
-  const flows: Flow[] = [];
-  if (cfg.trafficMode === 'networkPolicyOnly') return flows;
-  const viaTunnel = !cfg.wireGuard && (cfg.trafficMode === 'encap' || (cfg.trafficMode === 'hybrid' && !sameSubnet(cfg, peer)));
-  if (viaTunnel) {
-    flows.push(
-      flow(p.id('ARPResponder'), PRIORITY.normal, { ...ARP, arpTpa: peer.gatewayIP, arpOp: 1 }, arpReplyActions(peer.gatewayIP), c),
-      flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(peer.podCIDR) }, [
-        setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(peer.nodeIP), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL')),
-      ], c),
-    );
-    if (peer.ipsecTunnelOfport !== undefined) {
-      flows.push(flow(p.id('Classifier'), PRIORITY.normal, { inPort: peer.ipsecTunnelOfport }, [...loadMarks(FromTunnelRegMark, RewriteMACRegMark), goto(p.stageId('conntrackState'))], c));
-    }
-  } else {
-    // noEncap, hybrid within the subnet, WireGuard: the host routes it.
-    flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(peer.podCIDR) }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c));
-  }
-  return flows;
-}
-
+/** Pod connectivity: gateway, tunnel, conntrack and forwarding defaults, then each local pod. */
+export const podConnectivityFeature: Feature = {
+  name: 'podConnectivity',
+  tables: podConnectivityTables,
+  ownsMiss: ['L3Forwarding'],
+  nodeFlows: (ctx) => ({ flows: podConnectivityBaseFlows(ctx.pipeline, ctx.config) }),
+  perObject: { pod: (ctx, pod) => ({ flows: podFlows(ctx.pipeline, ctx.config, pod) }) },
+};

@@ -15,6 +15,7 @@ import {
 import type { Pipeline, TableName } from '../tables';
 import type { LocalPod, NodeConfig, ServicePortSpec } from '../state';
 import type { Group } from '../format';
+import type { Feature } from '../feature';
 import { IP, flow, goto, ipv4ToInt, resubmit } from './common';
 
 /** Tables Service LB needs. */
@@ -98,9 +99,18 @@ export function servicePortFlows(p: Pipeline, cfg: NodeConfig, s: ServicePortSpe
       { type: 'ct', commit: true, table: p.stageId('egressSecurity'), zone: CT_ZONE, nat: { kind: 'dst', ipMin: e.ip, portMin: e.port }, exec: [loadCtMark(ServiceCTMark)] },
     ], c));
   }
-  return { flows: dedupe(flows), groups: [{ groupId: s.groupId, groupType: 'select', buckets }] };
+  return { flows, groups: [{ groupId: s.groupId, groupType: 'select', buckets }] };
 }
 
-function dedupe(flows: Flow[]): Flow[] {
-  return flows;
-}
+/** AntreaProxy: node-level Service flows, the hairpin mark of each local pod, each Service port. */
+export const serviceFeature: Feature = {
+  name: 'service',
+  enabled: (cfg) => cfg.enableProxy ?? false,
+  tables: serviceTables,
+  ownsMiss: ['SessionAffinity'],
+  nodeFlows: (ctx) => ({ flows: serviceBaseFlows(ctx.pipeline, ctx.config, ctx.controllerId) }),
+  perObject: {
+    pod: (ctx, pod) => ({ flows: serviceHairpinPodFlows(ctx.pipeline, ctx.config, pod) }),
+    service: (ctx, s) => servicePortFlows(ctx.pipeline, ctx.config, s),
+  },
+};

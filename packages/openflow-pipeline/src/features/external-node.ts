@@ -1,0 +1,53 @@
+/**
+ * ExternalNode mode (a VM or bare-metal host, no pods): IP between the uplink and its pair port
+ * goes through the policy tables, everything else straight across; policy bypass rules.
+ */
+import type { Flow } from '@switchyard/openflow/codec';
+import { CookieCategory, makeCookie } from '../cookie';
+import type { Feature } from '../feature';
+import {
+  FromLocalRegMark, FromUplinkRegMark, OutputToOFPortRegMark, PRIORITY, PROTO_TCP, PROTO_UDP, TargetOFPortField, loadMarks,
+} from '../fields';
+import type { Pipeline, TableName } from '../tables';
+import type { ExternalNodeSpec, NodeConfig } from '../state';
+import { IP, flow, goto, ipv4Net } from './common';
+
+/** Tables of ExternalNode mode (no pod routing: uplink <-> pair port with policies between). */
+export function externalNodeTables(): TableName[] {
+  return ['PipelineRootClassifier', 'Classifier', 'ConntrackZone', 'ConntrackState', 'EgressSecurityClassifier', 'ConntrackCommit', 'Output', 'NonIP'];
+}
+
+/** ExternalNode flows: IP via the policy pipeline, everything else straight across the pair. */
+export function externalNodeFlows(p: Pipeline, cfg: NodeConfig, spec: ExternalNodeSpec): Flow[] {
+  const c = makeCookie(cfg.round, CookieCategory.ExternalNodeConnectivity);
+  const flows: Flow[] = [
+    flow(p.id('PipelineRootClassifier'), PRIORITY.normal, IP, [goto(p.id('Classifier'))], c),
+    flow(p.id('PipelineRootClassifier'), PRIORITY.low, {}, [goto(p.id('NonIP'))], c),
+  ];
+  for (const i of spec.interfaces) {
+    flows.push(
+      flow(p.id('NonIP'), PRIORITY.normal, { inPort: i.uplinkOfport }, [{ type: 'output', port: i.pairOfport }], c),
+      flow(p.id('NonIP'), PRIORITY.normal, { inPort: i.pairOfport }, [{ type: 'output', port: i.uplinkOfport }], c),
+      flow(p.id('Classifier'), PRIORITY.normal, { ...IP, inPort: i.uplinkOfport }, [...loadMarks(FromUplinkRegMark, TargetOFPortField.mark(i.pairOfport), OutputToOFPortRegMark), goto(p.stageId('conntrackState'))], c),
+      flow(p.id('Classifier'), PRIORITY.normal, { ...IP, inPort: i.pairOfport }, [...loadMarks(FromLocalRegMark, TargetOFPortField.mark(i.uplinkOfport), OutputToOFPortRegMark), goto(p.stageId('conntrackState'))], c),
+    );
+  }
+  // Policy bypass rules (agent config policyBypassRules): straight to the metric table.
+  for (const b of spec.bypass ?? []) {
+    const ingress = b.direction === 'ingress';
+    const table = p.id(ingress ? 'AntreaPolicyIngressRule' : 'AntreaPolicyEgressRule');
+    const proto = b.protocol === 'TCP' ? PROTO_TCP : PROTO_UDP;
+    const portKey = b.protocol === 'TCP' ? 'tcpDst' : 'udpDst';
+    const addr = ingress ? { ipv4Src: ipv4Net(b.cidr) } : { ipv4Dst: ipv4Net(b.cidr) };
+    flows.push(flow(table, PRIORITY.topAntreaPolicy, { ...IP, ipProto: proto, ...addr, [portKey]: b.port }, [goto(p.id(ingress ? 'IngressMetric' : 'EgressMetric'))], c));
+  }
+  return flows;
+}
+
+/** ExternalNode connectivity: the flows of the node's ExternalNode spec. */
+export const externalNodeFeature: Feature = {
+  name: 'externalNode',
+  // The bypass rules sit in the Antrea-native policy tables, whatever the policy configuration.
+  tables: () => [...externalNodeTables(), 'AntreaPolicyEgressRule', 'AntreaPolicyIngressRule'],
+  perObject: { externalNode: (ctx, spec) => ({ flows: externalNodeFlows(ctx.pipeline, ctx.config, spec) }) },
+};

@@ -1,0 +1,39 @@
+/**
+ * FQDN policy support: DNS responses to the local pods selected by FQDN rules are paused and sent
+ * to the agent, which learns the addresses (the rules' flows read them through
+ * `FlowContext.fqdnAddresses`) before it lets the response continue.
+ */
+import type { Flow } from '@switchyard/openflow/codec';
+import { CookieCategory, makeCookie } from '../cookie';
+import type { Feature } from '../feature';
+import type { FqdnIntercept } from '../objects';
+import { CONTROLLER_ID, PACKETIN_CATEGORY, PACKETIN_METER_ID_DNS, PRIORITY, PROTO_TCP, PROTO_UDP, TargetOFPortField, matchField } from '../fields';
+import type { Pipeline } from '../tables';
+import type { NodeConfig } from '../state';
+import { IP, flow, goto } from './common';
+
+/** FQDN: DNS responses to selected pods are paused and sent to the agent before delivery. */
+export function fqdnFlows(p: Pipeline, cfg: NodeConfig, spec: FqdnIntercept, controllerId = CONTROLLER_ID): Flow[] {
+  const c = makeCookie(cfg.round, CookieCategory.NetworkPolicy);
+  const t = p.id('AntreaPolicyIngressRule');
+  const id = spec.conjId;
+  const flows: Flow[] = [
+    flow(t, PRIORITY.dnsIntercept, { conjId: id }, [
+      ...(cfg.packetInMeters ? [{ type: 'meter' as const, id: PACKETIN_METER_ID_DNS }] : []),
+      { type: 'controller', reason: 'no_match', id: controllerId, userdata: Uint8Array.of(PACKETIN_CATEGORY.DNS), pause: true },
+      goto(p.id('IngressMetric')),
+    ], c),
+    flow(t, PRIORITY.dnsIntercept, { ...IP, ipProto: PROTO_UDP, udpSrc: 53 }, [{ type: 'conjunction', id, clause: 1, nClauses: 2 }], c),
+    flow(t, PRIORITY.dnsIntercept, { ...IP, ipProto: PROTO_TCP, tcpSrc: 53 }, [{ type: 'conjunction', id, clause: 1, nClauses: 2 }], c),
+  ];
+  for (const port of spec.podOfports) flows.push(flow(t, PRIORITY.dnsIntercept, matchField(TargetOFPortField, port), [{ type: 'conjunction', id, clause: 2, nClauses: 2 }], c));
+  return flows;
+}
+
+/** DNS interception for FQDN rules (needs the Antrea-native policy tables). */
+export const fqdnFeature: Feature = {
+  name: 'fqdn',
+  enabled: (cfg) => cfg.enableAntreaPolicy ?? false,
+  tables: () => ['AntreaPolicyIngressRule', 'IngressMetric'],
+  perObject: { fqdnIntercept: (ctx, spec) => ({ flows: fqdnFlows(ctx.pipeline, ctx.config, spec, ctx.controllerId) }) },
+};

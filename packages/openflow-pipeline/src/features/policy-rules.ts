@@ -1,0 +1,285 @@
+/**
+ * The flows of NetworkPolicy rules (Antrea's conjunction scheme): each rule becomes up to three
+ * clauses (1 = from, 2 = to, 3 = service) on shared match flows, one action flow per conj id,
+ * metric flows keyed by ct_label or the deny mark, and the K8s default drop per applied-to member.
+ */
+import type { Action, Flow, Match } from '@switchyard/openflow/codec';
+import { PipelineError } from '../errors';
+import type { OwnerOutput } from '../feature';
+import { FlowIndex } from '../identity';
+import type { Group } from '../format';
+import {
+  APConjIDField, APDenyRegMark, APDispositionField, CT_ZONE, DISPOSITION_ALLOW, DISPOSITION_DROP, DISPOSITION_REJECT,
+  EgressRuleCTLabel, IngressRuleCTLabel, OutputToControllerRegMark, PACKETIN_NP_LOGGING_OPERATION, PACKETIN_NP_REJECT_OPERATION,
+  PRIORITY, PROTO_ICMP, PROTO_SCTP, PROTO_TCP, PROTO_UDP, PacketInOperationField, PacketInTableField, TFEgressConjIDField,
+  TFIngressConjIDField, TargetOFPortField, loadField, loadMarks, matchField, matchMarks,
+} from '../fields';
+import type { Pipeline } from '../tables';
+import type { GroupMember, NetworkPolicy, NetworkPolicyPeer, NetworkPolicyRule, NodeConfig, PolicyService as Service } from '../state';
+import { aggregateRanges, ipBlockCidrs } from './addresses';
+import { IP, flow, goto, resubmit } from './common';
+import { portRangeToMasks } from './ports';
+import type { ConjunctionBuilder } from './policy-conjunction';
+import { appliedMembers, localPodsOf, namedPortMembers, namedPortNumbers, resolveNamedPort, type PolicyReader } from './policy-members';
+import { isAntreaNative, isBaseline, ofPriorityKey, ruleKey } from './policy-priorities';
+
+/** The state of one computation of policy flows (one policy, or all of them at once). */
+export interface PolicyBuild {
+  p: Pipeline;
+  cfg: NodeConfig;
+  cookie: bigint;
+  rd: PolicyReader;
+  conj: ConjunctionBuilder;
+  out: Flow[];
+  /** Aggregated CIDR codes of a peer, by its address-group/ipBlock/FQDN signature. */
+  peerCache: Map<string, number[]> | undefined;
+  /** Metric tables whose logging group a rule uses (ids: {@link loggingGroupId}). */
+  loggingTables: Set<number> | undefined;
+  /** First group id of the logging groups. */
+  groupBase: number;
+}
+
+const protoNumber: Record<string, number> = { TCP: PROTO_TCP, UDP: PROTO_UDP, SCTP: PROTO_SCTP, ICMP: PROTO_ICMP, IGMP: 2 };
+
+/** Match flows of a service clause (port ranges split into bitmasks). */
+function serviceMatches(s: Service, port: number | undefined): Match[] {
+  const proto = protoNumber[s.protocol];
+  if (proto === undefined) return [];
+  const base: Match = { ...IP, ipProto: proto };
+  if (s.protocol === 'ICMP') {
+    const m: Match = { ...base };
+    if (s.icmpType !== undefined) m.icmpType = s.icmpType;
+    if (s.icmpCode !== undefined) m.icmpCode = s.icmpCode;
+    return [m];
+  }
+  const dstKey = s.protocol === 'TCP' ? 'tcpDst' : s.protocol === 'UDP' ? 'udpDst' : 'sctpDst';
+  const srcKey = s.protocol === 'TCP' ? 'tcpSrc' : s.protocol === 'UDP' ? 'udpSrc' : 'sctpSrc';
+  const dst = port === undefined ? [undefined] : s.endPort !== undefined ? portRangeToMasks(port, s.endPort) : [{ value: port, mask: 0xffff }];
+  const src = s.srcPort === undefined ? [undefined] : portRangeToMasks(s.srcPort, s.srcEndPort ?? s.srcPort);
+  const out: Match[] = [];
+  for (const d of dst) for (const sp of src) {
+    const m: Match = { ...base };
+    if (d) m[dstKey] = d.mask === 0xffff ? d.value : d;
+    if (sp) m[srcKey] = sp.mask === 0xffff ? sp.value : sp;
+    out.push(m);
+  }
+  return out;
+}
+
+/** The peer's addresses as the fewest CIDR codes; computed once per distinct peer. */
+function peerAddresses(b: PolicyBuild, peer: NetworkPolicyPeer): number[] {
+  const sig = `${peer.addressGroups.join('\0')}|${peer.ipBlocks.map((x) => `${x.cidr}-${x.except.join('-')}`).join('\0')}|${(peer.fqdns ?? []).join('\0')}`;
+  const hit = b.peerCache?.get(sig);
+  if (hit) return hit;
+  const r = b.conj.ranges.reset();
+  for (const g of peer.addressGroups) {
+    const members = b.rd.addressGroup(g) ?? [];
+    for (let i = 0; i < members.length; i++) {
+      const ips = members[i]!.ips;
+      for (let k = 0; k < ips.length; k++) r.add(ips[k]!);
+    }
+  }
+  for (const x of peer.ipBlocks) r.addAll(ipBlockCidrs(x));
+  for (const f of peer.fqdns ?? []) r.addAll(b.rd.fqdnAddresses(f) ?? []);
+  const codes = aggregateRanges(r);
+  (b.peerCache ??= new Map()).set(sig, codes);
+  return codes;
+}
+
+const isEmptyPeer = (peer: NetworkPolicyPeer): boolean =>
+  peer.addressGroups.length === 0 && peer.ipBlocks.length === 0 && !(peer.fqdns?.length) && !(peer.toServices?.length) && !(peer.labelIdentities?.length);
+
+/** A rule, or one of its named-port sub-rules, with what its clauses match. */
+interface Variant {
+  key: string;
+  members: GroupMember[];
+  /** Egress named ports: the destination addresses narrowed to the peers that declare the port. */
+  peerIps?: string[];
+  services: { s: Service; port: number | undefined }[];
+}
+
+/**
+ * A variant per resolved named port: ingress narrows the applied-to members to those with the
+ * port, egress narrows the destination addresses to the peers with it. Only the named services
+ * that resolve to the number go into it (a name is per protocol: `serve-80-udp` must not open TCP
+ * 80 because the rule also lists it for TCP, where no pod declares it).
+ */
+function variantsOf(b: PolicyBuild, np: NetworkPolicy, r: NetworkPolicyRule, key: string, members: GroupMember[]): Variant[] {
+  const ingress = r.direction === 'In';
+  const portMembers = ingress ? members : namedPortMembers(b.rd, np, r);
+  const plain = r.services.filter((s) => typeof s.port !== 'string');
+  const out: Variant[] = [];
+  if (plain.length || !r.services.length) out.push({ key, members, services: plain.map((s) => ({ s, port: s.port as number | undefined })) });
+  for (const port of namedPortNumbers(b.rd, r, portMembers)) {
+    const named = r.services.filter((s) => typeof s.port === 'string');
+    const ms = portMembers.filter((m) => named.some((s) => resolveNamedPort(m, s, b.rd) === port));
+    const svc = named.filter((s) => portMembers.some((m) => resolveNamedPort(m, s, b.rd) === port)).map((s) => ({ s, port }));
+    out.push(ingress ? { key: `${key}:${port}`, members: ms, services: svc } : { key: `${key}:${port}`, members, peerIps: ms.flatMap((m) => m.ips), services: svc });
+  }
+  return out;
+}
+
+/** Table and OpenFlow priorities (match flows, action flow) of a rule. */
+function placement(b: PolicyBuild, np: NetworkPolicy, r: NetworkPolicyRule, native: boolean): { table: number; matchPrio: number; actionPrio: number } {
+  const ingress = r.direction === 'In';
+  if (!native) return { table: b.p.id(ingress ? 'IngressRule' : 'EgressRule'), matchPrio: PRIORITY.normal, actionPrio: PRIORITY.low };
+  const baseline = isBaseline(np);
+  const table = b.p.id(baseline ? (ingress ? 'IngressDefaultRule' : 'EgressDefaultRule') : ingress ? 'AntreaPolicyIngressRule' : 'AntreaPolicyEgressRule');
+  const prio = b.rd.shared(ofPriorityKey(np, r));
+  if (prio === undefined) throw new PipelineError('INVALID_INPUT', 'no OpenFlow priority for rule', ofPriorityKey(np, r), np.uid);
+  return { table, matchPrio: prio, actionPrio: prio };
+}
+
+/** The flows of one rule. */
+function ruleFlows(b: PolicyBuild, np: NetworkPolicy, r: NetworkPolicyRule, ri: number, native: boolean): void {
+  const { table, matchPrio, actionPrio } = placement(b, np, r, native);
+  const ingress = r.direction === 'In';
+  const peer = ingress ? r.from : r.to;
+  // An empty peer matches nothing; a K8s rule then only isolates.
+  if (isEmptyPeer(peer)) return;
+  for (const v of variantsOf(b, np, r, ruleKey(np.uid, ri), appliedMembers(b.rd, np, r))) {
+    const id = b.rd.conjunctionId(v.key);
+    b.conj.setClauses(id, v.services.length ? 3 : 2);
+    const peerCidrs = v.peerIps ? aggregateRanges(b.conj.ranges.reset().addAll(v.peerIps)) : peerAddresses(b, peer);
+    // Clause 1 (from) and 2 (to): the peer side uses addresses, the applied-to side local ports/IPs.
+    const localPods = localPodsOf(b.rd, v.members);
+    if (!localPods.length) continue;
+    if (ingress) {
+      b.conj.addAddresses(table, matchPrio, peerCidrs, 'src', id, 1);
+      // Stretched policies: peers in other clusters carry their label identity in tun_id.
+      for (const label of peer.labelIdentities ?? []) b.conj.add(table, matchPrio, { tunId: BigInt(label) }, id, 1);
+      for (const pod of localPods) b.conj.add(table, matchPrio, matchField(TargetOFPortField, pod.ofport), id, 2);
+    } else {
+      for (const pod of localPods) b.conj.addAddresses(table, matchPrio, aggregateRanges(b.conj.ranges.reset().addAll(pod.ips)), 'src', id, 1);
+      b.conj.addAddresses(table, matchPrio, peerCidrs, 'dst', id, 2);
+    }
+    for (const { s, port } of v.services) for (const m of serviceMatches(s, port)) b.conj.add(table, matchPrio, m, id, 3);
+    actionFlows(b, table, actionPrio, id, r, native);
+  }
+}
+
+/** Adds the flows of one policy: its rules', then its own. */
+export function addPolicyFlows(b: PolicyBuild, np: NetworkPolicy): void {
+  checkedKind(b, np);
+  np.rules.forEach((r, ri) => addRuleFlows(b, np, r, ri));
+  addPolicyLevelFlows(b, np);
+}
+
+/** True for an Antrea-native policy; an input error when the configuration has no tiers for it. */
+function checkedKind(b: PolicyBuild, np: NetworkPolicy): boolean {
+  const native = isAntreaNative(np);
+  if (native && !b.cfg.enableAntreaPolicy) throw new PipelineError('INVALID_INPUT', 'Antrea-native policy while enableAntreaPolicy is off', np.uid, `policy ${np.uid}`);
+  return native;
+}
+
+/**
+ * Adds the flows of one rule of a policy. Of its policy it reads the uid, kind, tier and
+ * priority, applied-to groups and `policyTypes` (a K8s rule of an unlisted direction does not apply).
+ */
+export function addRuleFlows(b: PolicyBuild, np: NetworkPolicy, r: NetworkPolicyRule, ri: number): void {
+  const native = checkedKind(b, np);
+  const types = native ? undefined : np.policyTypes;
+  if (types && !types.includes(r.direction === 'In' ? 'Ingress' : 'Egress')) return;
+  ruleFlows(b, np, r, ri, native);
+}
+
+/**
+ * Adds what a policy has besides its rules: the K8s default drop per applied-to member, in the
+ * isolated directions (`policyTypes` when given: a listed direction with no rule denies all that
+ * way; else the directions of its rules).
+ */
+export function addPolicyLevelFlows(b: PolicyBuild, np: NetworkPolicy): void {
+  if (checkedKind(b, np)) return;
+  const types = np.policyTypes;
+  const isolated = {
+    In: types ? types.includes('Ingress') : np.rules.some((r) => r.direction === 'In'),
+    Out: types ? types.includes('Egress') : np.rules.some((r) => r.direction === 'Out'),
+  };
+  const locals = localPodsOf(b.rd, np.appliedToGroups.flatMap((n) => b.rd.appliedToGroup(n) ?? []));
+  for (const pod of locals) {
+    if (isolated.In) b.out.push(flow(b.p.id('IngressDefaultRule'), PRIORITY.normal, matchField(TargetOFPortField, pod.ofport), [], b.cookie));
+    if (isolated.Out) for (const ip of pod.ips) b.out.push(flow(b.p.id('EgressDefaultRule'), PRIORITY.normal, { ...IP, ipv4Src: ip }, [], b.cookie));
+  }
+}
+
+/**
+ * Id of the logging group of a metric table: fixed per table (ingress first), so a rule's action
+ * flow does not depend on which other rules log.
+ */
+function loggingGroupId(b: PolicyBuild, metric: number): number {
+  (b.loggingTables ??= new Set()).add(metric);
+  return b.groupBase + (metric === b.p.id('IngressMetric') ? 0 : 1);
+}
+
+function actionFlows(b: PolicyBuild, table: number, prio: number, id: number, r: NetworkPolicyRule, native: boolean): void {
+  const ingress = r.direction === 'In';
+  const metric = b.p.id(ingress ? 'IngressMetric' : 'EgressMetric');
+  const action = r.action ?? 'Allow';
+  if (action === 'Allow') return allowFlows(b, table, prio, id, r, metric);
+  if (action === 'Pass') {
+    if (!native) throw new PipelineError('INVALID_INPUT', 'Pass is only valid in Antrea-native policies', action, 'rule.action');
+    b.out.push(flow(table, prio, { conjId: id }, [loadField(ingress ? TFIngressConjIDField : TFEgressConjIDField, id), goto(b.p.id(ingress ? 'IngressRule' : 'EgressRule'))], b.cookie));
+    return;
+  }
+  // Drop / Reject: mark denied, count in the metric table, drop there; Reject/logging also go to the controller.
+  const disposition = action === 'Reject' ? DISPOSITION_REJECT : DISPOSITION_DROP;
+  const acts: Action[] = [loadField(APConjIDField, id), ...loadMarks(APDenyRegMark)];
+  let ops = 0;
+  if (r.enableLogging) ops += PACKETIN_NP_LOGGING_OPERATION;
+  if (action === 'Reject') ops += PACKETIN_NP_REJECT_OPERATION;
+  if (ops) {
+    acts.push(loadField(APDispositionField, disposition), loadField(PacketInOperationField, ops), loadField(PacketInTableField, table), { type: 'group', id: loggingGroupId(b, metric) });
+  } else {
+    acts.push(goto(metric));
+  }
+  b.out.push(flow(table, prio, { conjId: id }, acts, b.cookie));
+  b.out.push(flow(metric, PRIORITY.normal, { ...matchMarks(APDenyRegMark), ...matchField(APConjIDField, id) }, [], b.cookie));
+}
+
+function allowFlows(b: PolicyBuild, table: number, prio: number, id: number, r: NetworkPolicyRule, metric: number): void {
+  const ingress = r.direction === 'In';
+  const conjReg = ingress ? TFIngressConjIDField : TFEgressConjIDField;
+  const label = ingress ? IngressRuleCTLabel : EgressRuleCTLabel;
+  const c = b.cookie;
+  if (r.enableLogging) {
+    // Logging of allowed packets: fan out to the metric table and to the controller.
+    b.out.push(flow(table, prio, { conjId: id, ...IP }, [
+      loadField(conjReg, id), loadField(APDispositionField, DISPOSITION_ALLOW), loadField(PacketInOperationField, PACKETIN_NP_LOGGING_OPERATION),
+      loadField(PacketInTableField, table), { type: 'ct', commit: true, zone: CT_ZONE, exec: [label.load(id)] }, { type: 'group', id: loggingGroupId(b, metric) },
+    ], c));
+  } else {
+    b.out.push(flow(table, prio, { conjId: id, ...IP }, [loadField(conjReg, id), { type: 'ct', commit: true, table: metric, zone: CT_ZONE, exec: [label.load(id)] }], c));
+  }
+  const next = b.p.nextId(ingress ? 'IngressMetric' : 'EgressMetric');
+  b.out.push(flow(metric, PRIORITY.normal, { ctState: { new: true }, ...label.match(id), ...IP }, [goto(next)], c));
+  b.out.push(flow(metric, PRIORITY.normal, { ctState: { new: false }, ...label.match(id), ...IP }, [goto(next)], c));
+}
+
+/** The logging groups the rules used: bucket 0 back to the metric table, bucket 1 to the controller. */
+function loggingGroups(b: PolicyBuild): Group[] {
+  return [...(b.loggingTables ?? [])]
+    .map((metric) => ({
+      groupId: b.groupBase + (metric === b.p.id('IngressMetric') ? 0 : 1),
+      groupType: 'all' as const,
+      buckets: [{ actions: [resubmit(metric)] }, { actions: [...loadMarks(OutputToControllerRegMark), resubmit(b.p.id('Output'))] }],
+    }))
+    .sort((x, y) => x.groupId - y.groupId);
+}
+
+/**
+ * The flows (each identity once) and groups collected so far. Conjunctive match flows are unique
+ * by construction and never share an identity with an action, metric or default-drop flow (those
+ * match conj_id, a metric mark or sit at another priority), so only the latter are deduplicated,
+ * and only when `dedupe` (one rule's action and metric flows are unique by conj id).
+ */
+export function finishPolicyBuild(b: PolicyBuild, head: readonly Flow[] = [], dedupe = true): OwnerOutput & { groups: Group[] } {
+  let flows: Flow[];
+  if (dedupe) {
+    const seen = new FlowIndex();
+    for (const f of head) seen.put(f);
+    for (const f of b.out) seen.put(f);
+    flows = seen.flows;
+  } else flows = [...head, ...b.out];
+  for (const f of b.conj.flows()) flows.push(f);
+  return { flows, groups: loggingGroups(b) };
+}

@@ -1,0 +1,49 @@
+/**
+ * Peer nodes by traffic mode: encap (tunnel with tun_dst, ARP responder for the peer gateway),
+ * noEncap / WireGuard / hybrid within the node subnet (routed through the gateway),
+ * networkPolicyOnly (nothing per peer).
+ */
+import type { Flow } from '@switchyard/openflow/codec';
+import { Cidr } from '@switchyard/ipam/cidr';
+import type { Feature } from '../feature';
+import { FromTunnelRegMark, GLOBAL_VIRTUAL_MAC, PRIORITY, RewriteMACRegMark, ToGatewayRegMark, ToTunnelRegMark, loadMarks } from '../fields';
+import type { Pipeline } from '../tables';
+import type { NodeConfig, RemoteNode } from '../state';
+import { ARP, IP, arpReplyActions, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst } from './common';
+import { cookieOf } from './pod';
+
+function sameSubnet(cfg: NodeConfig, peer: RemoteNode): boolean {
+  if (!cfg.nodeSubnet) return false;
+  return Cidr.parse(cfg.nodeSubnet).contains(Cidr.parse(`${peer.nodeIP}/32`));
+}
+
+/** Flows for one peer node, by traffic mode. */
+export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode): Flow[] {
+  const c = cookieOf(cfg);
+  const gw = cfg.gateway;
+  const flows: Flow[] = [];
+  if (cfg.trafficMode === 'networkPolicyOnly') return flows;
+  const viaTunnel = !cfg.wireGuard && (cfg.trafficMode === 'encap' || (cfg.trafficMode === 'hybrid' && !sameSubnet(cfg, peer)));
+  if (viaTunnel) {
+    flows.push(
+      flow(p.id('ARPResponder'), PRIORITY.normal, { ...ARP, arpTpa: peer.gatewayIP, arpOp: 1 }, arpReplyActions(peer.gatewayIP), c),
+      flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(peer.podCIDR) }, [
+        setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(peer.nodeIP), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL')),
+      ], c),
+    );
+    if (peer.ipsecTunnelOfport !== undefined) {
+      flows.push(flow(p.id('Classifier'), PRIORITY.normal, { inPort: peer.ipsecTunnelOfport }, [...loadMarks(FromTunnelRegMark, RewriteMACRegMark), goto(p.stageId('conntrackState'))], c));
+    }
+  } else {
+    // noEncap, hybrid within the subnet, WireGuard: the host routes it.
+    flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(peer.podCIDR) }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c));
+  }
+  return flows;
+}
+
+/** Remote nodes: the route to each peer's pod CIDR, by traffic mode. */
+export const remoteNodesFeature: Feature = {
+  name: 'remoteNodes',
+  tables: () => ['ARPResponder', 'Classifier', 'L3Forwarding', 'L3DecTTL'],
+  perObject: { remoteNode: (ctx, peer) => ({ flows: remoteNodeFlows(ctx.pipeline, ctx.config, peer) }) },
+};

@@ -1,0 +1,265 @@
+/**
+ * The incremental pipeline: holds every owner's flows, and on a new node state recomputes only
+ * the owners whose object changed or who read something that changed (their recorded
+ * dependencies), then publishes the flow-mods and group-mods that follow. The full computation
+ * (computeNodeFlows) is its specification: after every update, the published flows and groups are
+ * what computeNodeFlows gives for that state with the same conjunction ids.
+ */
+import type { Flow } from '@switchyard/openflow/codec';
+import { StateReader, ownersOf, runFor, ownerKey, sharedKey } from './context';
+import { diffFlows, type FlowDiff } from './diff';
+import { featureTables, type Feature, type OwnerOutput } from './feature';
+import { nodeFeatures } from './features/index';
+import { CONTROLLER_ID } from './fields';
+import type { Group } from './format';
+import { sameValue } from './identity';
+import { ConjunctionIds } from './ids';
+import { MISS_OWNER, mergerOf, missFlows, type ComputeOptions, type NodeFlows } from './node';
+import { changedKeys, ObjectIndex, type ObjectKind } from './objects';
+import type { NodeState } from './state';
+import { Readers } from './readers';
+import { FlowStore, GroupStore, type GroupDelta, type Held } from './store';
+import { Pipeline } from './tables';
+
+export type { GroupDelta } from './store';
+
+/** What one update changed. */
+export interface NodeDelta {
+  /** Flow-mods, with diffFlows's semantics and order (identity = table, priority, match). */
+  flows: FlowDiff;
+  /** Group-mods, by group id. */
+  groups: GroupDelta;
+  /** True when every owner was computed again (first update, configuration or feature change). */
+  full: boolean;
+  /** Owners whose flows were computed (an owner: one feature's part for one object). */
+  recomputed: number;
+}
+
+/** One owner's current output and what it read. */
+interface Owner {
+  readonly key: string;
+  readonly feature: number;
+  entries: Held[];
+  groupIds: number[];
+  deps: string[];
+}
+
+/** Everything that belongs to one realized pipeline (rebuilt when the configuration changes). */
+interface Realized {
+  features: Feature[];
+  pipeline: Pipeline;
+  flows: FlowStore;
+  groups: GroupStore;
+  owners: Map<string, Owner>;
+  /** Owners by dependency key. */
+  readers: Readers<Owner>;
+  /** Shared values by feature name. */
+  shared: Map<string, ReadonlyMap<string, number>>;
+  index: ObjectIndex;
+}
+
+/**
+ * Incrementally maintained flows and groups of one node. It keeps references to the objects and
+ * arrays of the states it is given: change a state by replacing them, not by editing them in place.
+ */
+export class NodePipeline {
+  private readonly controllerId: number;
+  private readonly policyGroupIdBase: number;
+  private readonly ids = new ConjunctionIds();
+  private cur: Realized | undefined;
+  /** The state before the last update, for {@link rollback} (undefined: there was none). */
+  private before: ObjectIndex | undefined;
+  private undoable = false;
+  /** An update threw half-way: the next one recomputes everything. */
+  private broken = false;
+
+  constructor(opts: ComputeOptions = {}) {
+    this.controllerId = opts.controllerId ?? CONTROLLER_ID;
+    this.policyGroupIdBase = opts.policyGroupIdBase ?? 1;
+  }
+
+  /** The realized pipeline (table numbers), once a state was applied. */
+  get pipeline(): Pipeline | undefined {
+    return this.cur?.pipeline;
+  }
+
+  /** The published flows (the same array until the next change). */
+  flows(): Flow[] {
+    return this.cur?.flows.flows() ?? [];
+  }
+
+  /** The published groups, by id. */
+  groups(): Group[] {
+    return this.cur?.groups.groups() ?? [];
+  }
+
+  /** Conjunction ids by rule key (rule keys of every computed policy). */
+  conjIds(): Map<string, number> {
+    return this.ids.entries();
+  }
+
+  /** The published node as computeNodeFlows returns it. */
+  nodeFlows(): NodeFlows | undefined {
+    if (!this.cur) return undefined;
+    return { pipeline: this.cur.pipeline, flows: this.flows(), groups: this.groups(), conjIds: this.conjIds() };
+  }
+
+  /** Applies a new node state; returns what changed since the last one. */
+  update(state: NodeState): NodeDelta {
+    const index = new ObjectIndex(state);
+    const before = this.cur?.index;
+    this.undoable = false;
+    const delta = this.apply(index);
+    this.before = before;
+    this.undoable = true;
+    return delta;
+  }
+
+  /**
+   * Reverts the last update (when the flows it published could not be installed): flows, groups
+   * and conjunction ids are again those of the state before it. Does nothing a second time.
+   */
+  rollback(): void {
+    if (!this.undoable) return;
+    this.undoable = false;
+    this.ids.undo();
+    if (this.before === undefined) this.cur = undefined;
+    else this.apply(this.before);
+  }
+
+  private apply(index: ObjectIndex): NodeDelta {
+    // A change that failed half-way left ids it handed out and owners it replaced: start afresh.
+    if (this.broken) this.ids.undo();
+    this.ids.begin();
+    try {
+      const features = nodeFeatures(index.state);
+      const cur = this.cur;
+      const delta = !cur || this.broken || !sameValue(cur.index.state.config, index.state.config) || !sameList(cur.features, features)
+        ? this.rebuild(index, features)
+        : this.change(cur, index);
+      this.broken = false;
+      return delta;
+    } catch (e) {
+      this.broken = true;
+      throw e;
+    }
+  }
+
+  /** Computes every owner from scratch; the delta is a diff against what was published. */
+  private rebuild(index: ObjectIndex, features: Feature[]): NodeDelta {
+    const oldFlows = this.flows();
+    const oldGroups = this.groups();
+    const cfg = index.state.config;
+    const r: Realized = {
+      features, pipeline: Pipeline.build(featureTables(features, cfg)), flows: new FlowStore(mergerOf(features)), groups: new GroupStore(),
+      owners: new Map(), readers: new Readers(), shared: new Map(features.map((f) => [f.name, f.shared?.(index.state) ?? new Map()])), index,
+    };
+    const reader = this.reader(r, index);
+    features.forEach((f, fi) => {
+      for (const o of ownersOf(f, index)) this.setOwner(r, fi, o.owner, reader.compute(f, o.owner, o.run));
+    });
+    this.setOwner(r, features.length, MISS_OWNER, { output: { flows: missFlows(r.pipeline, cfg, features) }, deps: [] });
+    const gone = [...(this.cur?.owners.keys() ?? [])].filter((k) => !r.owners.has(k));
+    this.ids.finish(r.owners.keys(), gone);
+    r.flows.publish(false);
+    r.groups.publish();
+    this.cur = r;
+    return { flows: diffFlows(r.flows.flows(), oldFlows), groups: diffGroups(r.groups.groups(), oldGroups), full: true, recomputed: r.owners.size };
+  }
+
+  /**
+   * Recomputes the owners a change reaches: those whose own object was added, changed or removed,
+   * and those that read an object or shared value that changed.
+   */
+  private change(r: Realized, index: ObjectIndex): NodeDelta {
+    const changed = changedKeys(r.index, index);
+    this.refreshShared(r, index, changed);
+    const dirty = new Set<string>();
+    for (const k of changed) {
+      for (const o of r.readers.of(k)) dirty.add(o.key);
+      const i = k.indexOf(':');
+      const kind = k.slice(0, i) as ObjectKind;
+      for (const f of r.features) if (f.perObject?.[kind]) dirty.add(ownerKey(f.name, kind, k.slice(i + 1)));
+    }
+    r.index = index;
+    const computed = this.recompute(r, index, dirty);
+    const removed = [...dirty].filter((k) => !computed.has(k) && r.owners.has(k));
+    for (const key of removed) this.removeOwner(r, key);
+    this.ids.finish(computed, removed);
+    return { flows: r.flows.publish(), groups: r.groups.publish(), full: false, recomputed: computed.size };
+  }
+
+  /** Computes the dirty owners that still have an object, in feature then state order. */
+  private recompute(r: Realized, index: ObjectIndex, dirty: Set<string>): Set<string> {
+    const kinds = new Set<string>();
+    for (const key of dirty) kinds.add(key.slice(key.indexOf('/') + 1, key.indexOf(':')));
+    const reader = this.reader(r, index);
+    const computed = new Set<string>();
+    r.features.forEach((f, fi) => {
+      for (const kind of Object.keys(f.perObject ?? {}) as ObjectKind[]) {
+        if (!kinds.has(kind)) continue;
+        for (const [key, obj] of index.of(kind)) {
+          const owner = ownerKey(f.name, kind, key);
+          if (!dirty.has(owner)) continue;
+          this.setOwner(r, fi, owner, reader.compute(f, owner, (ctx) => runFor(f, kind, ctx, obj)));
+          computed.add(owner);
+        }
+      }
+    });
+    return computed;
+  }
+
+  /** Recomputes shared values whose inputs changed; their changed keys join `changed`. */
+  private refreshShared(r: Realized, index: ObjectIndex, changed: Set<string>): void {
+    for (const f of r.features) {
+      if (!f.shared || !(f.sharedInputs ?? []).some((kind) => [...changed].some((k) => k.startsWith(`${kind}:`)))) continue;
+      const before = r.shared.get(f.name) ?? new Map<string, number>();
+      const after = f.shared(index.state);
+      for (const [k, v] of after) if (before.get(k) !== v) changed.add(sharedKey(f.name, k));
+      for (const k of before.keys()) if (!after.has(k)) changed.add(sharedKey(f.name, k));
+      r.shared.set(f.name, after);
+    }
+  }
+
+  private reader(r: Realized, index: ObjectIndex): StateReader {
+    return new StateReader({
+      pipeline: r.pipeline, config: index.state.config, index, controllerId: this.controllerId, policyGroupIdBase: this.policyGroupIdBase,
+      conjunctionId: (owner, key) => this.ids.acquire(owner, key), shared: (f, key) => r.shared.get(f)?.get(key),
+    });
+  }
+
+  private setOwner(r: Realized, feature: number, key: string, c: { output: OwnerOutput; deps: string[] }): void {
+    const old = r.owners.get(key);
+    const o: Owner = old ?? { key, feature, entries: [], groupIds: [], deps: [] };
+    // The owner's first key string throughout: contributions are told apart by it (same string, cheap compare).
+    o.entries = r.flows.replace(o.key, feature, o.entries, c.output.flows);
+    o.groupIds = r.groups.replace(o.key, feature, o.groupIds, c.output.groups ?? []);
+    r.readers.replace(o, o.deps, c.deps);
+    o.deps = c.deps;
+    if (!old) r.owners.set(key, o);
+  }
+
+  private removeOwner(r: Realized, key: string): void {
+    const o = r.owners.get(key)!;
+    r.flows.replace(o.key, o.feature, o.entries, []);
+    r.groups.replace(o.key, o.feature, o.groupIds, []);
+    r.readers.replace(o, o.deps, []);
+    r.owners.delete(key);
+  }
+}
+
+const sameList = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** Group-mods between two group lists. */
+function diffGroups(next: readonly Group[], prev: readonly Group[]): GroupDelta {
+  const before = new Map(prev.map((g) => [g.groupId, g]));
+  const out: GroupDelta = { add: [], modify: [], delete: [] };
+  for (const g of next) {
+    const old = before.get(g.groupId);
+    if (!old) out.add.push(g);
+    else if (!sameValue(old, g)) out.modify.push(g);
+    before.delete(g.groupId);
+  }
+  out.delete.push(...before.values());
+  return out;
+}
