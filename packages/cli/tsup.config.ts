@@ -1,24 +1,5 @@
 import { defineConfig } from 'tsup';
+import { executable, library } from '../../tsup.shared';
 
-export default defineConfig([
-  {
-    entry: { index: 'src/index.ts' },
-    format: ['esm', 'cjs'],
-    dts: true,
-    sourcemap: true,
-    clean: true,
-    target: 'node20',
-    tsconfig: 'tsconfig.build.json',
-  },
-  {
-    // The binary (yardctl, kubectl-yardctl): ESM only, with a shebang.
-    entry: { bin: 'src/bin.ts' },
-    format: ['esm'],
-    dts: false,
-    sourcemap: true,
-    clean: false,
-    target: 'node20',
-    tsconfig: 'tsconfig.build.json',
-    banner: { js: '#!/usr/bin/env node' },
-  },
-]);
+// The binary serves as yardctl and as kubectl-yardctl.
+export default defineConfig([library({ index: 'src/index.ts' }), executable({ bin: 'src/bin.ts' })]);

@@ -1,24 +1,4 @@
 import { defineConfig } from 'tsup';
+import { executable, library } from '../../tsup.shared';
 
-export default defineConfig([
-  {
-    entry: { index: 'src/index.ts' },
-    format: ['esm', 'cjs'],
-    dts: true,
-    sourcemap: true,
-    clean: true,
-    target: 'node20',
-    tsconfig: 'tsconfig.build.json',
-  },
-  {
-    // The binary: ESM only, with a shebang.
-    entry: { cli: 'src/cli.ts' },
-    format: ['esm'],
-    dts: false,
-    sourcemap: true,
-    clean: false,
-    target: 'node20',
-    tsconfig: 'tsconfig.build.json',
-    banner: { js: '#!/usr/bin/env node' },
-  },
-]);
+export default defineConfig([library({ index: 'src/index.ts' }), executable({ cli: 'src/cli.ts' })]);

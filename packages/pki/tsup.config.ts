@@ -1,11 +1,4 @@
 import { defineConfig } from 'tsup';
+import { library } from '../../tsup.shared';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  tsconfig: 'tsconfig.build.json',
-});
+export default defineConfig(library({ index: 'src/index.ts' }));

@@ -1,14 +1,4 @@
 import { defineConfig } from 'tsup';
+import { library } from '../../tsup.shared';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts', testing: 'src/testing.ts' },
-  format: ['esm', 'cjs'],
-  // Entries share chunks in both formats, so a class exported by two entries is one class
-  // (`require(pkg).X === require(pkg/subpath).X`; instanceof works across entry points).
-  splitting: true,
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  tsconfig: 'tsconfig.build.json',
-});
+export default defineConfig(library({ index: 'src/index.ts', testing: 'src/testing.ts' }));

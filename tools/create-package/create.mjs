@@ -95,16 +95,9 @@ const files = {
     2,
   ),
   'tsup.config.ts': `import { defineConfig } from 'tsup';
+import { library } from '${up}tsup.shared';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  sourcemap: true,
-  clean: true,
-  target: 'node20',
-  tsconfig: 'tsconfig.build.json',
-});
+export default defineConfig(library({ index: 'src/index.ts' }));
 `,
   'jest.config.cjs': `// Unit tests: pure, fast, no root.
 module.exports = { ...require('${up}jest.preset.cjs'), displayName: '${name}', roots: ['<rootDir>/test'] };

@@ -1,21 +1,5 @@
 import { defineConfig } from 'tsup';
+import { executable, library } from '../../tsup.shared';
 
-export default defineConfig([
-  {
-    entry: { index: 'src/index.ts' },
-    format: ['esm', 'cjs'],
-    dts: true,
-    sourcemap: true,
-    clean: true,
-    target: 'node20',
-    tsconfig: 'tsconfig.build.json',
-  },
-  {
-    // The CLI uses top-level await: ESM only.
-    entry: { cli: 'src/cli.ts' },
-    format: ['esm'],
-    sourcemap: true,
-    target: 'node20',
-    tsconfig: 'tsconfig.build.json',
-  },
-]);
+// The CLI uses top-level await (so ESM only) and carries its own shebang.
+export default defineConfig([library({ index: 'src/index.ts' }), executable({ cli: 'src/cli.ts' }, { banner: {} })]);
