@@ -7,6 +7,7 @@ const src = (dir, file = 'index.ts') => path.join(root, dir, 'src', file);
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
+  setupFiles: [path.join(root, 'jest.fuzz-setup.cjs')],
   transform: {
     '^.+\\.(t|j|mj|cj)sx?$': [
       '@swc/jest',

@@ -93,6 +93,12 @@ export interface TransactOptions {
 
 const monitorKey = (id: unknown): string => JSON.stringify(id);
 
+/** `value` as a JSON object, or ProtocolError naming `what` (a server's reply is checked before it is read). */
+function objectOf(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ProtocolError('OVSDB_BAD_MESSAGE', `${what} is not an object`, value);
+  return value as Record<string, unknown>;
+}
+
 /**
  * A client for one OVSDB server. Values are checked against the database schema before anything is
  * sent; transaction outcomes are {@link TransactionResult}s, so a failed transaction cannot be taken
@@ -311,11 +317,10 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   private async decodeUpdates(db: string, j: unknown): Promise<TableUpdates> {
     const schema = await this.getSchema(db);
     const out: TableUpdates = {};
-    for (const [table, rows] of Object.entries(
-      (j ?? {}) as Record<string, Record<string, { old?: unknown; new?: unknown }>>,
-    )) {
+    for (const [table, rows] of Object.entries(objectOf(j ?? {}, 'table-updates'))) {
       const t: Record<string, RowUpdate> = (out[table] = {});
-      for (const [uuid, u] of Object.entries(rows)) {
+      for (const [uuid, value] of Object.entries(objectOf(rows, `table-update of ${table}`))) {
+        const u = objectOf(value, `row-update of ${table} ${uuid}`);
         t[uuid] = {
           ...(u.old !== undefined ? { old: decodeRow(schema, table, u.old) } : {}),
           ...(u.new !== undefined ? { new: decodeRow(schema, table, u.new) } : {}),
@@ -329,13 +334,10 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   async decodeUpdates2(db: string, j: unknown): Promise<TableUpdates2> {
     const schema = await this.getSchema(db);
     const out: TableUpdates2 = {};
-    if (typeof j !== 'object' || j === null)
-      throw new ProtocolError('OVSDB_BAD_MESSAGE', 'table-updates2 is not an object', j);
-    for (const [table, rows] of Object.entries(
-      j as Record<string, Record<string, Record<string, unknown>>>,
-    )) {
+    for (const [table, rows] of Object.entries(objectOf(j, 'table-updates2'))) {
       const t: Record<string, RowUpdate2> = (out[table] = {});
-      for (const [uuid, u] of Object.entries(rows)) {
+      for (const [uuid, value] of Object.entries(objectOf(rows, `table-update2 of ${table}`))) {
+        const u = objectOf(value, `row-update2 of ${table} ${uuid}`);
         if (u.initial !== undefined) t[uuid] = { kind: 'initial', row: decodeRow(schema, table, u.initial) };
         else if (u.insert !== undefined)
           t[uuid] = { kind: 'insert', row: decodeRow(schema, table, u.insert) };

@@ -46,7 +46,8 @@ export class RpcError extends OvsdbError {
   readonly error: unknown;
   constructor(method: string, error: unknown) {
     const text = typeof error === 'string' ? error : JSON.stringify(error);
-    super('OVSDB_RPC_ERROR', `${method} failed: ${text}`);
+    // The message quotes at most 200 characters: a server's error can be megabytes (all of it is in `error`).
+    super('OVSDB_RPC_ERROR', `${method} failed: ${text.length > 200 ? `${text.slice(0, 200)}... (${text.length} characters)` : text}`);
     this.method = method;
     this.error = error;
   }

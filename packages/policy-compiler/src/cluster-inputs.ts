@@ -65,6 +65,11 @@ export class ClusterInputs {
     return prev;
   }
 
+  /** The object stored under `key`, if any. */
+  get(kind: ObjectKind, key: string): ClusterObject | undefined {
+    return POLICY_KINDS.has(kind) ? this.policyObjects.get(key)?.obj : this.mapOf(kind).get(key);
+  }
+
   /** The policy input stored under `key`. */
   policy(key: string): PolicyInput | undefined {
     return this.policyObjects.get(key);

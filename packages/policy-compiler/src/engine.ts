@@ -9,7 +9,7 @@ import { ClusterInputs } from './cluster-inputs';
 import type { CompiledPolicy } from './compile';
 import { DeltaBuilder } from './delta';
 import { sameLabels, samePolicyInput } from './equality';
-import { PolicyCompilerError } from './errors';
+import { PolicyCompilerError, PolicyValidationError } from './errors';
 import { loadOrder } from './bulk-load';
 import { GroupSelectorIndex } from './group-index';
 import { GroupMembership } from './group-membership';
@@ -26,6 +26,11 @@ import type { ClusterEvent, ClusterObject, ObjectKind, PolicyDelta, PolicySnapsh
 
 export { kindOf } from './object-kinds';
 export { toWatchEvents } from './delta';
+
+/** The refusal of an object whose fields are not of the shapes its kind defines. */
+function malformed(e: unknown): PolicyValidationError {
+  return new PolicyValidationError('MALFORMED', 'spec', undefined, `a field is not of the shape its kind defines (${e instanceof Error ? e.message : String(e)})`);
+}
 
 /** Options of {@link PolicyEngine}. */
 export interface PolicyEngineOptions {
@@ -216,16 +221,35 @@ export class PolicyEngine {
 
   /** Validates an added or modified object: applies it, or refuses it (its previous version stays in force). */
   private admit(kind: ObjectKind, key: string, obj: ClusterObject): RejectedObject | undefined {
-    const errors = validateObject(kind, obj, this.inputs.validation);
-    if (errors.length > 0) {
-      const rejected: RejectedObject = { kind, namespace: namespaceOf(kind, obj), name: obj.metadata.name ?? '', errors };
-      this.inputs.setRefused(key, rejected);
-      this.log?.warn({ kind, key, errors: errors.map((e) => e.message) }, 'object rejected');
-      return rejected;
+    let errors: PolicyValidationError[];
+    try {
+      errors = validateObject(kind, obj, this.inputs.validation);
+    } catch (e) {
+      // The checks read the fields they expect; a value of another shape (a number where a list
+      // belongs, a list entry that is not an object) can make them throw. That is a refusal too.
+      if (e instanceof PolicyCompilerError) throw e;
+      errors = [malformed(e)];
+    }
+    if (errors.length > 0) return this.refuse(kind, key, obj, errors);
+    const prev = this.inputs.get(kind, key);
+    try {
+      this.change(kind, key, obj, obj);
+    } catch (e) {
+      if (e instanceof PolicyCompilerError) throw e;
+      // Valid as far as the checks go, yet not compilable: refused like an invalid object, and
+      // the previous version goes back in force.
+      this.change(kind, key, obj, prev);
+      return this.refuse(kind, key, obj, [malformed(e)]);
     }
     this.inputs.setRefused(key, undefined);
-    this.change(kind, key, obj, obj);
     return undefined;
+  }
+
+  private refuse(kind: ObjectKind, key: string, obj: ClusterObject, errors: PolicyValidationError[]): RejectedObject {
+    const rejected: RejectedObject = { kind, namespace: namespaceOf(kind, obj), name: obj.metadata.name ?? '', errors };
+    this.inputs.setRefused(key, rejected);
+    this.log?.warn({ kind, key, errors: errors.map((e) => e.message) }, 'object rejected');
+    return rejected;
   }
 
   /** Stores an object's new version (`next` undefined: deleted) and updates what depends on it. */

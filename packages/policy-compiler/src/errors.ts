@@ -20,7 +20,9 @@ export type PolicyValidationErrorCode =
   | 'INVALID_PRIORITY'
   | 'INVALID_ACTION'
   | 'INVALID_NAME'
-  | 'MISSING_FIELD';
+  | 'MISSING_FIELD'
+  /** A field of another shape than its kind defines (a number where a list belongs, ...). */
+  | 'MALFORMED';
 
 /**
  * One semantic validation failure, as the Kubernetes API server reports it: a field path
