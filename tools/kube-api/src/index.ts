@@ -2,12 +2,13 @@
 // functions, reachable by kubectl and @kubernetes/client-node over real HTTP(S).
 
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
 import { KubeApi } from './api';
 import { Authenticator, masters, parseTokenFile, RbacAuthorizer, type UserInfo } from './auth';
 import { ClusterControllers } from './controllers';
@@ -125,7 +126,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   const adminFile = dataDir ? join(dataDir, 'admin-token') : undefined;
   if (!adminToken && adminFile && existsSync(adminFile)) adminToken = readFileSync(adminFile, 'utf8').trim();
   adminToken ??= randomBytes(24).toString('base64url');
-  if (adminFile) writeFileSync(adminFile, `${adminToken}\n`, { mode: 0o600 });
+  if (adminFile) writeFileAtomic.sync(adminFile, `${adminToken}\n`, { mode: 0o600 });
   const tokens = new Map<string, UserInfo>();
   if (options.tokenFile) for (const [k, v] of parseTokenFile(readFileSync(options.tokenFile, 'utf8'))) tokens.set(k, v);
   for (const [tok, u] of Object.entries(options.tokens ?? {})) {
@@ -176,7 +177,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     const input: Parameters<typeof renderKubeconfig>[0] = { server: url, token: user?.token ?? adminToken, user: user?.name ?? 'admin' };
     if (caPem) input.caPem = caPem;
     if (user?.namespace) input.namespace = user.namespace;
-    writeFileSync(path, renderKubeconfig(input), { mode: 0o600 });
+    writeFileAtomic.sync(path, renderKubeconfig(input), { mode: 0o600 });
     return path;
   };
   const tmpDir = dataDir ? undefined : mkdtempSync(join(tmpdir(), 'kube-api-'));

@@ -1,7 +1,8 @@
 // Optional data directory: snapshot-on-write of every object as one JSON file, loaded on start.
 
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
 import type { ObjectStore, StoreSnapshot } from './store';
 import type { Logger } from './types';
 
@@ -19,10 +20,20 @@ export class SnapshotFile {
     this.file = join(dir, 'objects.json');
   }
 
-  /** Load the last snapshot into the store; returns false when there was none. */
+  /**
+   * Load the last snapshot into the store; returns false when there was none. A file that is not a
+   * whole snapshot (cut short by a disk fault: writes themselves are atomic) fails with an error
+   * naming it, instead of starting with an empty or partial store.
+   */
   load(): boolean {
     if (!existsSync(this.file)) return false;
-    const snap = JSON.parse(readFileSync(this.file, 'utf8')) as StoreSnapshot;
+    let snap: StoreSnapshot;
+    try {
+      snap = JSON.parse(readFileSync(this.file, 'utf8')) as StoreSnapshot;
+      if (typeof snap?.resourceVersion !== 'number' || typeof snap.objects !== 'object' || snap.objects === null) throw new Error('no resourceVersion and objects');
+    } catch (e) {
+      throw new Error(`${this.file} is not a whole object snapshot (${e instanceof Error ? e.message : String(e)}); move it away to start with an empty store`);
+    }
     this.store.restore(snap);
     return true;
   }
@@ -41,9 +52,8 @@ export class SnapshotFile {
 
   flush(): void {
     try {
-      const tmp = `${this.file}.tmp`;
-      writeFileSync(tmp, JSON.stringify(this.store.snapshot()));
-      renameSync(tmp, this.file);
+      // A temporary file, fsync, rename: a crash leaves the previous snapshot or this one, whole.
+      writeFileAtomic.sync(this.file, JSON.stringify(this.store.snapshot()), { mode: 0o600 });
     } catch (e) {
       this.logger.error({ err: e, file: this.file }, 'snapshot write failed');
     }

@@ -1,7 +1,10 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startKubeApi } from '../src/index';
+import { SnapshotFile } from '../src/persistence';
+import { ObjectStore } from '../src/store';
+import { silentLogger } from '../src/types';
 import { TestClient } from './support/server';
 import { widget, widgetCrd } from './support/fixtures';
 
@@ -48,6 +51,23 @@ describe('data directory', () => {
       expect((await new TestClient(servers[1]!, servers[0]!.adminToken).get('/api')).status).toBe(401);
     } finally {
       await Promise.all(servers.map((s) => s.stop()));
+    }
+  });
+
+  it('writes the snapshot whole (0600, no temporary file left) and refuses one cut short, naming the file', () => {
+    const store = new ObjectStore(100);
+    store.restore({ resourceVersion: 7, objects: { 'v1/configmaps': [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'a', namespace: 'default' }, data: { k: 'v' } }] } });
+    new SnapshotFile(dir, store, silentLogger).flush();
+    const file = join(dir, 'objects.json');
+    expect(readdirSync(dir)).toEqual(['objects.json']);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const whole = readFileSync(file, 'utf8');
+    const loaded = new ObjectStore(100);
+    expect(new SnapshotFile(dir, loaded, silentLogger).load()).toBe(true);
+    expect(loaded.snapshot()).toEqual(store.snapshot());
+    for (let cut = 0; cut < whole.length; cut++) {
+      writeFileSync(file, whole.slice(0, cut));
+      expect(() => new SnapshotFile(dir, new ObjectStore(100), silentLogger).load()).toThrow(`${file} is not a whole object snapshot`);
     }
   });
 });

@@ -21,9 +21,20 @@ interface UpOptions {
   controller?: boolean;
 }
 
+/** readState for up and down: a state.json cut short does not stop them (the reaper finds what it named). */
+function stateForCleanup(labDir: string, out: NodeJS.WritableStream): LabState | undefined {
+  try {
+    return readState(labDir);
+  } catch (e) {
+    if (!(e instanceof LabError && e.code === 'CORRUPT_STATE')) throw e;
+    out.write(`switchyard-lab: ${e.message}; going on without it\n`);
+    return undefined;
+  }
+}
+
 async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = process.stdout, opts: UpOptions = {}): Promise<void> {
   planNodes(nodes, () => ''); // refuses a bad --nodes before anything starts
-  const prev = readState(labDir);
+  const prev = stateForCleanup(labDir, out);
   if (running(prev)) throw new LabError('ALREADY_RUNNING', `a lab is already running (pid ${prev.pid}); run switchyard-lab down first`, prev.pid);
   await reapStale();
   rmSync(join(labDir, 'failed'), { force: true });
@@ -68,7 +79,7 @@ async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = pr
 }
 
 async function down(labDir: string, out: NodeJS.WritableStream = process.stdout): Promise<void> {
-  const st = readState(labDir);
+  const st = stateForCleanup(labDir, out);
   // Signalled only while its start time matches (a supervisor that died may have left its pid to a stranger).
   if (running(st) && st.pidStart) {
     const sup = { pid: st.pid, start: st.pidStart };

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } 
 import { dirname, join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
+import writeFileAtomic from 'write-file-atomic';
 import { Testbed, processRef, run, waitFor, type OvsInstance } from '@switchyard/testbed';
 import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/kube-api';
 import { loadCrds } from '@switchyard/apis';
@@ -107,6 +108,11 @@ export interface LabOptions {
 }
 
 export const stateFile = (labDir: string): string => join(labDir, 'state.json');
+
+/** Writes state.json atomically (temporary file, fsync, rename): readers see the old or the new state, whole. */
+function writeState(labDir: string, state: LabState): void {
+  writeFileAtomic.sync(stateFile(labDir), `${JSON.stringify(state, null, 2)}\n`);
+}
 /** The supervisor's progress lines while it brings the lab up. */
 export const progressFile = (labDir: string): string => join(labDir, 'progress');
 
@@ -245,7 +251,7 @@ export class Lab {
       lab.kubelet = new Kubelet({ kube, tb, nodes: runtimes, plugin: CNI_PLUGIN });
       lab.kubelet.start();
       progress('kubelet', 'the kubelet stand-in runs pods as network namespaces');
-      writeFileSync(stateFile(opts.labDir), `${JSON.stringify(state, null, 2)}\n`);
+      writeState(opts.labDir, state);
       return lab;
     } catch (e) {
       for (const c of children) c.kill('SIGKILL');
@@ -313,7 +319,7 @@ export class Lab {
         if (this.stopping) return;
         rmSync(apiSocket, { force: true });
         spawnAgent();
-        if (this.labDir) writeFileSync(stateFile(this.labDir), `${JSON.stringify(this.state, null, 2)}\n`);
+        if (this.labDir) writeState(this.labDir, this.state);
       });
     };
     spawnAgent();
