@@ -2,6 +2,7 @@
 // and their token Secrets, Service IP allocation, Endpoints/EndpointSlices, garbage collection,
 // CRD registration and APIService status.
 
+import { admitNetworkPolicy } from './networkpolicy';
 import type { AdmissionRequest, KubeApi } from './api';
 import { randomSuffix } from './api';
 import type { Authenticator } from './auth';
@@ -191,6 +192,7 @@ export class ClusterControllers {
       r.obj.status = status;
     });
     this.api.admit('', 'services', (r) => this.admitService(r));
+    this.api.admit('networking.k8s.io', 'networkpolicies', admitNetworkPolicy);
     this.api.admit('', 'secrets', (r) => {
       if (r.op === 'create') r.obj.type ??= 'Opaque';
       if (r.op === 'create' && r.obj.type === 'kubernetes.io/service-account-token') this.populateTokenSecret(r.obj);
