@@ -26,4 +26,4 @@ export type {
   TrafficEncapMode,
   TunnelType,
   TrafficEncryptionMode,
-} from './config';
+} from './config-types';
