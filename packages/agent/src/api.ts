@@ -97,7 +97,10 @@ export function flowConcernsPod(f: Flow, p: PodInterface): boolean {
   return false;
 }
 
-/** Health checks answer anyone (kubelet probes carry no credentials). */
+/**
+ * Health checks answer anyone (kubelet probes carry no credentials); their `?verbose` form, which
+ * names what each part holds and its errors, only callers allowed the path.
+ */
 const ALWAYS_ALLOWED: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz']);
 
 /** A Kubernetes Status body (what kubectl-style clients print). */
@@ -245,7 +248,7 @@ export class LocalApi {
           },
         );
       };
-      if (!auth || ALWAYS_ALLOWED.has(url.pathname)) return serve();
+      if (!auth || (ALWAYS_ALLOWED.has(url.pathname) && !url.searchParams.has('verbose'))) return serve();
       checkAccess(auth, req, url.pathname).then(
         (denied) => (denied ? send(denied.status, denied.body) : serve()),
         (e: unknown) => {

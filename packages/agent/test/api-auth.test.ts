@@ -44,16 +44,6 @@ describe('agent API over HTTPS with delegated auth', () => {
   it('answers health checks without credentials', async () => {
     expect(await get(api.port!, '/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
   });
-  it('lists the health of each part at /healthz?verbose, still 200 when one is not ok', async () => {
-    const health = { ok: false, controllers: [{ name: 'node', ok: true, detail: 'round 3' }, { name: 'policies', ok: false, detail: 'controlplane stream down' }] };
-    const withHealth = await LocalApi.listenTcp('127.0.0.1', 0, { ...intro, health: () => health }, { tls: await selfSignedCert('n1@switchyard-agent', ['127.0.0.1']), auth });
-    try {
-      expect(await get(withHealth.port!, '/healthz?verbose')).toEqual({ status: 200, body: { status: 'degraded', controllers: health.controllers } });
-      expect(await get(withHealth.port!, '/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
-    } finally {
-      await withHealth.close();
-    }
-  });
   it('is 401 without a caller it can authenticate, 403 for one not allowed the path, 200 otherwise', async () => {
     expect((await get(api.port!, '/agentinfo')).status).toBe(401);
     const denied = await get(api.port!, '/podinterfaces', 'eve');
@@ -68,5 +58,16 @@ describe('agent API over HTTPS with delegated auth', () => {
     const r = await get(api.port!, '/agentinfo', 'broken');
     expect(r.status).toBe(503);
     expect(String(r.body.message)).toContain('connection refused');
+  });
+  it('lists the health of each part at /healthz?verbose to an allowed caller, still 200 when one is not ok', async () => {
+    const health = { ok: false, controllers: [{ name: 'node', ok: true, detail: 'round 3' }, { name: 'policies', ok: false, detail: 'controlplane stream down' }] };
+    const withHealth = await LocalApi.listenTcp('127.0.0.1', 0, { ...intro, health: () => health }, { tls: await selfSignedCert('n1@switchyard-agent', ['127.0.0.1']), auth });
+    try {
+      expect((await get(withHealth.port!, '/healthz?verbose')).status).toBe(401);
+      expect(await get(withHealth.port!, '/healthz?verbose', 'alice')).toEqual({ status: 200, body: { status: 'degraded', controllers: health.controllers } });
+      expect(await get(withHealth.port!, '/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
+    } finally {
+      await withHealth.close();
+    }
   });
 });
