@@ -54,7 +54,7 @@ export class NodeDatapath implements AgentController {
   private flowSync: FlowSync | undefined;
   private installed = false;
   /** Pod ports found at start that this run does not keep; the pods part removes them. */
-  stale: StalePort[] = [];
+  readonly stale: StalePort[] = [];
   /** The link holding the node IP (direct routes to peers leave through it); undefined when none has it. */
   transport: { dev: string; prefix: number } | undefined;
 
