@@ -2,7 +2,7 @@
  * The agent's local API for the cli: HTTP/JSON on a unix socket and, optionally, on a TCP port
  * (reached through the API server's node proxy). `GET /podinterfaces`,
  * `GET /ovsflows?pod=<ns>/<name>&table=<TableName>&networkpolicy=<uid|ns/name|name>`,
- * `GET /agentinfo`, `GET /metrics`, `GET /healthz`. Read-only.
+ * `GET /agentinfo`, `GET /metrics`, `GET /healthz` (`?verbose`: each part's health). Read-only.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -13,6 +13,7 @@ import type { Flow } from '@switchyard/openflow/codec';
 import { formatFlow } from '@switchyard/openflow-pipeline';
 import type { PodInterface } from './interface-store';
 import { silentLogger, type Logger } from '@switchyard/runtime';
+import type { AgentHealth } from './lifecycle';
 import { AgentMetrics } from './metrics';
 
 /** What the local API reads from the running agent. */
@@ -41,6 +42,8 @@ export interface AgentIntrospection {
    * its source object); undefined when no policy on this node matches.
    */
   policyConjIds?(ref: string): number[] | undefined;
+  /** Health of each part of the agent. */
+  health?(): AgentHealth;
 }
 
 /** Whether a flow belongs to one of the rules with these conjunction ids. */
@@ -94,7 +97,10 @@ export function flowConcernsPod(f: Flow, p: PodInterface): boolean {
   return false;
 }
 
-/** Health checks answer anyone (kubelet probes carry no credentials). */
+/**
+ * Health checks answer anyone (kubelet probes carry no credentials); their `?verbose` form, which
+ * names what each part holds and its errors, only callers allowed the path.
+ */
 const ALWAYS_ALLOWED: ReadonlySet<string> = new Set(['/healthz', '/livez', '/readyz']);
 
 /** A Kubernetes Status body (what kubectl-style clients print). */
@@ -176,7 +182,13 @@ export class LocalApi {
     // Without the agent's own families (tests), the node gauges still have a registry of their own.
     const metrics = a.metrics ?? new AgentMetrics();
     const routes: Record<string, Handler> = {
-      '/healthz': async () => ({ status: 200, body: { status: 'ok' } }),
+      // Liveness stays 200 while the process answers: a part that is not ok (a controller away)
+      // is reported, not a reason for the kubelet to restart the agent.
+      '/healthz': async (url) => {
+        const health = url.searchParams.has('verbose') ? a.health?.() : undefined;
+        if (!health) return { status: 200, body: { status: 'ok' } };
+        return { status: 200, body: { status: health.ok ? 'ok' : 'degraded', controllers: health.controllers } };
+      },
       '/agentinfo': async () => ({ status: 200, body: await agentInfo(a) }),
       '/metrics': async () => {
         const info = await agentInfo(a);
@@ -236,7 +248,7 @@ export class LocalApi {
           },
         );
       };
-      if (!auth || ALWAYS_ALLOWED.has(url.pathname)) return serve();
+      if (!auth || (ALWAYS_ALLOWED.has(url.pathname) && !url.searchParams.has('verbose'))) return serve();
       checkAccess(auth, req, url.pathname).then(
         (denied) => (denied ? send(denied.status, denied.body) : serve()),
         (e: unknown) => {

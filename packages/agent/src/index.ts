@@ -2,56 +2,21 @@
  * @switchyard/agent: Switchyard node agent and switchyard-cni plugin.
  * The agent composes @switchyard/ovsdb, @switchyard/openflow(-pipeline) and @switchyard/ipam into
  * pod networking on Open vSwitch; the plugin binary forwards CNI calls to it over gRPC.
+ *
+ * The public surface is running an agent ({@link Agent}, its options and errors) and talking to
+ * it the way the `switchyard-cni` plugin does (the CNI wire types and spec checks, the gRPC call).
+ * The parts the agent is made of stay internal.
  * @packageDocumentation
  */
-export { Agent, agentOptionsFromConfig, POLICY_CACHE_FILE, type AgentOptions } from './agent';
-export { PolicyView, memberKey, type PolicyViewData, type ApplyOutcome } from '@switchyard/controlplane-client';
-export { ControlplaneClient, CONTROLPLANE_BASE, type ControlplaneClientOptions } from '@switchyard/controlplane-client';
-export { RejectResponder, buildRejectReply } from './policy/reject';
-export { PolicyAuditLog, summarizeFrame, policyRef, formatTimestamp, type AuditLogOptions, type AuditLogSource, type PacketSummary } from './policy/audit-log';
-export { NetworkPolicyController, loadPolicyView, savePolicyView, type NetworkPolicyControllerOptions } from './policy/controller';
+export { Agent } from './agent';
+export { agentOptionsFromConfig, type AgentOptions, type ResolvedAgentOptions } from './options';
+export type { AgentHealth, ControllerHealth } from './lifecycle';
+export type { NodeInfo, TunnelType } from './bridge';
 export { AgentError, type AgentErrorCode } from './errors';
-export { AgentMetrics, LatencyHistogram, LATENCY_BUCKETS, type NodeState } from './metrics';
-export { LocalApi, agentInfo, flowConcernsPod, flowOfConjunctions, type AgentInfo, type AgentIntrospection } from './api';
-export { AgentInfoReporter, buildAgentInfo, AGENT_INFO_PATH, AGENT_VERSION, type AgentInfoReporterOptions } from './agent-info';
-export { NodeRouteController, nodeFacts, remoteNodesOf, hostRoutesFor, sameSubnet, type NodeFacts, type RefusedNode, type HostRoute, type NodeRouteSink, type NodeRouteControllerOptions } from './node-routes';
-export {
-  ServiceController,
-  ServiceGroupIds,
-  servicesToSpecs,
-  servicePortKey,
-  SERVICE_NAME_LABEL,
-  SERVICE_GROUP_ID_BASE,
-  DEFAULT_AFFINITY_TIMEOUT,
-  type ServiceMapping,
-  type ServiceMappingInput,
-  type ServiceSink,
-  type ServiceControllerOptions,
-  type SkippedObject,
-} from './services';
-export { FqdnController, FqdnCache, fqdnMatches, DNS_INTERCEPT_CONJ_ID, type FqdnOptions } from './policy/fqdn';
-export { decodeDnsMessage, resolveAnswers, dnsPayloadOfFrame, DnsParseError } from './policy/dns';
 // The logger every Switchyard package shares, re-exported under the agent's name.
 export type { Logger } from '@switchyard/runtime';
-export {
-  TUNNEL_OVERHEAD,
-  ROUND_KEY,
-  bringUpNode,
-  checkDatapathSupport,
-  tunnelInterfaceOptions,
-  podMtu,
-  readRound,
-  writeRound,
-  startRound,
-  type TunnelType,
-  type NodeInfo,
-  type BridgeSetupOptions,
-} from './bridge';
-export { FlowSync, type SyncStats } from './flow-sync';
-export { InterfaceStore, EXTERNAL_IDS, podExternalIds, readPodPorts, type PodInterface, type StoredPort } from './interface-store';
-export { NodeNetwork, netnsPath, probeNetns, ROUTE_PROTO, MASQ_CHAIN, type PodLinkSpec, type PodInterfaceState } from './netops';
-export { PodNetwork, hostInterfaceName, randomMac, podResult, type PodRequest, type PodNetworkDeps } from './pods';
-export { CniServer, CniHandler, KeyedSerializer, IPAM_TYPES, cniServiceDefinition, ipamModeOf, type PodOperations } from './cni/server';
+
+// What the switchyard-cni plugin uses to reach the agent.
 export {
   CniError,
   CniErrorCode,
@@ -60,17 +25,10 @@ export {
   CNI_SERVICE,
   CNI_METHODS,
   parseNetConf,
-  parseCniArgs,
-  parsePrevResult,
-  formatResult,
   compareVersions,
   type CniCommand,
   type CniRequest,
   type CniReply,
-  type CniResult,
-  type CniInterface,
-  type CniIpConfig,
-  type CniRoute,
   type NetConf,
 } from './cni/spec';
-export { grpcUnary, grpcFrame, GrpcCallError } from './cni/plugin/grpc-client';
+export { grpcUnary, GrpcCallError } from './cni/plugin/grpc-client';

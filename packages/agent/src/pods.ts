@@ -5,6 +5,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { HostLocalStore } from '@switchyard/ipam';
+import type { LocalPod } from '@switchyard/openflow-pipeline';
 import type { VSwitch } from '@switchyard/ovsdb';
 import { CniError, CniErrorCode, type CniResult } from './cni/spec';
 import type { NodeInfo } from './bridge';
@@ -395,15 +396,20 @@ export class PodNetwork {
   }
 
   /** The pipeline's view of a pod interface. */
-  localPod(iface: PodInterface): { name: string; namespace: string; ofport: number; ips: string[]; mac: string; gatewayIP?: string } {
-    return {
-      name: iface.podName,
-      namespace: iface.podNamespace,
-      ofport: iface.ofport,
-      ips: [iface.ipCidr.split('/')[0] ?? ''],
-      mac: iface.mac,
-      // A pool pod's own gateway is answered by the node gateway.
-      ...(iface.ipPool !== undefined && !this.d.chained ? { gatewayIP: iface.gateway } : {}),
-    };
+  localPod(iface: PodInterface): LocalPod {
+    return localPodOf(iface, this.d.chained ?? false);
   }
+}
+
+/** The pipeline's view of a pod interface; `chained` as {@link PodNetworkDeps.chained}. */
+export function localPodOf(iface: PodInterface, chained: boolean): LocalPod {
+  return {
+    name: iface.podName,
+    namespace: iface.podNamespace,
+    ofport: iface.ofport,
+    ips: [iface.ipCidr.split('/')[0] ?? ''],
+    mac: iface.mac,
+    // A pool pod's own gateway is answered by the node gateway.
+    ...(iface.ipPool !== undefined && !chained ? { gatewayIP: iface.gateway } : {}),
+  };
 }

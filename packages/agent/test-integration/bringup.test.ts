@@ -53,6 +53,14 @@ describe('node bring-up', () => {
     expect(new Set(flows.map((f) => parseCookie(f.cookie ?? 0n).round))).toEqual(new Set([round]));
   });
 
+  it('reports each of its parts healthy, in start order', () => {
+    const health = node!.agent.health();
+    expect(health.controllers.map((c) => c.name)).toEqual(['node', 'pods', 'policies', 'api']);
+    expect(health.controllers.filter((c) => !c.ok)).toEqual([]);
+    expect(health.ok).toBe(true);
+    expect(health.controllers[0]!.detail).toBe(`bridge br-int, round ${node!.agent.round}, ${node!.agent.flows.flows.length} flows`);
+  });
+
   it('on restart takes the next round, replaces the flows and deletes the previous round', async () => {
     const before = node!.agent.round;
     await node!.agent.stop();

@@ -8,7 +8,8 @@ import { Testbed, waitFor } from '@switchyard/testbed';
 import { Controller } from '@switchyard/controller';
 import type { KubeConfigClient } from '@switchyard/kube';
 import type { KubeApiServer } from '@switchyard/kube-api';
-import { Agent, POLICY_CACHE_FILE } from '../src/index';
+import { Agent } from '../src/index';
+import { POLICY_CACHE_FILE } from '../src/parts/policy-enforcement';
 import { addPod, ensurePluginBuilt, sandbox, startControlPlane, startNode, stopNode, type ControlPlane, type Node, type Sandbox } from './helpers';
 
 const NODE = 'node-a';

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Testbed, run, waitFor } from '@switchyard/testbed';
-import { EXTERNAL_IDS } from '../src/index';
+import { EXTERNAL_IDS } from '../src/interface-store';
 import { PLUGIN, ensurePluginBuilt, sandbox, startControlPlane, startNode, stopNode, type ControlPlane, type Node, type Sandbox } from './helpers';
 
 jest.setTimeout(180_000);

@@ -59,4 +59,15 @@ describe('agent API over HTTPS with delegated auth', () => {
     expect(r.status).toBe(503);
     expect(String(r.body.message)).toContain('connection refused');
   });
+  it('lists the health of each part at /healthz?verbose to an allowed caller, still 200 when one is not ok', async () => {
+    const health = { ok: false, controllers: [{ name: 'node', ok: true, detail: 'round 3' }, { name: 'policies', ok: false, detail: 'controlplane stream down' }] };
+    const withHealth = await LocalApi.listenTcp('127.0.0.1', 0, { ...intro, health: () => health }, { tls: await selfSignedCert('n1@switchyard-agent', ['127.0.0.1']), auth });
+    try {
+      expect((await get(withHealth.port!, '/healthz?verbose')).status).toBe(401);
+      expect(await get(withHealth.port!, '/healthz?verbose', 'alice')).toEqual({ status: 200, body: { status: 'degraded', controllers: health.controllers } });
+      expect(await get(withHealth.port!, '/healthz')).toEqual({ status: 200, body: { status: 'ok' } });
+    } finally {
+      await withHealth.close();
+    }
+  });
 });

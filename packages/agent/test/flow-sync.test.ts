@@ -5,8 +5,7 @@ import { makeCookie, parseCookie, type NodeConfig } from '@switchyard/openflow-p
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { FlowSync } from '../src/index';
-import { vswitchdControlSocket } from '../src/flow-sync';
+import { FlowSync, vswitchdControlSocket } from '../src/flow-sync';
 
 /** Records what FlowSync sends; dumpFlows adds two flows of other rounds to what it installed. */
 class RecordingSwitch implements FlowTransport {

@@ -1,6 +1,6 @@
 // Prometheus text of the agent's metric families (prom-client), read back by a strict parser.
 import { parsePromText } from '@switchyard/testbed';
-import { AgentMetrics, LATENCY_BUCKETS } from '../src/index';
+import { AgentMetrics, LATENCY_BUCKETS } from '../src/metrics';
 
 const sample = (text: string, name: string, labels: Record<string, string>): number | undefined => {
   for (const f of parsePromText(text).values()) {

@@ -1,7 +1,9 @@
 // Pure pieces of the node and pod datapath: names, MACs, tunnel options, MTU, config mapping.
 import fc from 'fast-check';
 import { parseAgentConfig } from '@switchyard/apis';
-import { AgentError, agentOptionsFromConfig, checkDatapathSupport, hostInterfaceName, podMtu, podResult, randomMac, tunnelInterfaceOptions } from '../src/index';
+import { AgentError, agentOptionsFromConfig } from '../src/index';
+import { checkDatapathSupport, podMtu, tunnelInterfaceOptions } from '../src/bridge';
+import { hostInterfaceName, podResult, randomMac } from '../src/pods';
 
 describe('hostInterfaceName', () => {
   it('is at most 15 characters, starts with the sanitized pod name, and is stable', () => {

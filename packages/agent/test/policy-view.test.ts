@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { controlplane } from '@switchyard/apis';
-import { PolicyView, loadPolicyView, memberKey, savePolicyView } from '../src/index';
+import { PolicyView, memberKey } from '@switchyard/controlplane-client';
+import { loadPolicyView, savePolicyView } from '../src/policy/controller';
 
 const pod = (name: string, ip: string): controlplane.GroupMember => ({ pod: { name, namespace: 'default' }, ips: [ip] });
 const policy = (uid: string, generation = 1): controlplane.NetworkPolicy => ({

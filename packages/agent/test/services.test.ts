@@ -1,15 +1,8 @@
 import type { KubeObject } from '@switchyard/kube';
 import type { ServicePortSpec } from '@switchyard/openflow-pipeline';
 import { parseAgentConfig } from '@switchyard/apis';
-import {
-  DEFAULT_AFFINITY_TIMEOUT,
-  SERVICE_GROUP_ID_BASE,
-  ServiceController,
-  ServiceGroupIds,
-  agentOptionsFromConfig,
-  servicePortKey,
-  servicesToSpecs,
-} from '../src/index';
+import { DEFAULT_AFFINITY_TIMEOUT, SERVICE_GROUP_ID_BASE, ServiceController, ServiceGroupIds, servicePortKey, servicesToSpecs } from '../src/services';
+import { agentOptionsFromConfig } from '../src/index';
 
 const svc = (name: string, spec: Record<string, unknown>, ns = 'default'): KubeObject => ({ metadata: { name, namespace: ns }, spec: { type: 'ClusterIP', ...spec } });
 interface Ep {

@@ -1,5 +1,6 @@
 // CNI spec helpers shared by the plugin and the server: config checks, CNI_ARGS, result versions.
-import { CniError, formatResult, parseCniArgs, parseNetConf, parsePrevResult, compareVersions, type CniResult } from '../src/index';
+import { CniError, parseNetConf, compareVersions } from '../src/index';
+import { formatResult, parseCniArgs, parsePrevResult, type CniResult } from '../src/cni/spec';
 
 const codeOf = (fn: () => unknown): number | undefined => {
   try {

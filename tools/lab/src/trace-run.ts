@@ -4,7 +4,7 @@
  * the association is traced through the installed OpenFlow tables of the sender's node, and for a
  * peer on another node, as it arrives from the tunnel on the receiver's node.
  */
-import { sameSubnet } from '@switchyard/agent';
+import { Cidr, parseIp } from '@switchyard/ipam/cidr';
 import { run } from '@switchyard/testbed';
 import type { LabNodeState } from './lab';
 import { agentGet } from './probe';
@@ -104,7 +104,7 @@ export class DataplaneTracer {
     const b = topo.pods.get(to);
     if (!a || !b) return `trace: no pod interface for ${!a ? from : to} on any node`;
     const na = topo.nodes.get(a.node)!;
-    const direct = a.node === b.node && sameSubnet(a.ip, b.ip, a.prefixLength);
+    const direct = a.node === b.node && Cidr.of(parseIp(a.ip), a.prefixLength).contains(parseIp(b.ip));
     const pkt: TracePacket = {
       protocol: protocol.toLowerCase() as TracePacket['protocol'],
       inPort: a.ofport,

@@ -1,0 +1,182 @@
+/** The agent's options: what a caller gives, the defaults, and the mapping from antrea-agent.conf. */
+import { join } from 'node:path';
+import type { AgentConfig } from '@switchyard/apis';
+import type { KubeClient } from '@switchyard/kube';
+import type { TrafficMode } from '@switchyard/openflow-pipeline';
+import { silentLogger, type Clock, type Logger } from '@switchyard/runtime';
+import { checkDatapathSupport, type TunnelType } from './bridge';
+
+/** Everything the agent needs to run a node. */
+export interface AgentOptions {
+  nodeName: string;
+  /** This node's pod CIDR (IPv4); the gateway gets its first address. */
+  podCIDR: string;
+  /** This node's transport address. */
+  nodeIP: string;
+  /** OVSDB remote, as `ovs-vsctl --db` takes it (`unix:/var/run/openvswitch/db.sock`). */
+  ovsdbRemote: string;
+  /** Directory of `<bridge>.mgmt` (the OpenFlow management socket). Default /var/run/openvswitch. */
+  ovsRunDir?: string;
+  /** Bridge name. Default br-int. */
+  bridge?: string;
+  /** `netdev` (userspace) or `system` (kernel). Default system, as Antrea. */
+  datapathType?: 'system' | 'netdev';
+  /** Gateway internal port. Default antrea-gw0. */
+  gatewayName?: string;
+  /** Tunnel port. Default antrea-tun0. */
+  tunnelName?: string;
+  /** Default geneve. `stt` is refused on the netdev datapath. */
+  tunnelType?: TunnelType;
+  /** 0 = the tunnel type's default UDP port. */
+  tunnelPort?: number;
+  tunnelCsum?: boolean;
+  /** MTU of the node's transport link; pods get it minus the tunnel overhead. Default 1500. */
+  linkMtu?: number;
+  /** State directory: the host-local store lives in `<dataDir>/networks/<ipamNetwork>`. */
+  dataDir: string;
+  /** Directory name of the IPAM store (host-local's network name). Default switchyard. */
+  ipamNetwork?: string;
+  /** CNI gRPC socket. Default /var/run/antrea/cni.sock. */
+  cniSocket?: string;
+  /**
+   * Lab only: netns (name or path) holding the node's host side (gateway, veth host ends), when
+   * the agent process runs outside it.
+   */
+  nodeNetns?: string;
+  /** np.log of rules with enableLogging. Default `<dataDir>/networkpolicy/np.log`. */
+  policyLogFile?: string;
+  /** Local API socket (podinterfaces, ovsflows, agentinfo); none when absent. */
+  apiSocket?: string;
+  /**
+   * The controller's controlplane stream. Without it, pods still get connectivity and the policies
+   * cached on disk (if any) stay enforced.
+   */
+  controlplane?: {
+    /** `https://host:port` of the controller. */
+    url: string;
+    caPem?: string;
+    /** Bearer token, or a file to read it from at each connection (projected ServiceAccount token). */
+    token?: string;
+    tokenFile?: string;
+    backoff?: { initialMs?: number; maxMs?: number };
+  };
+  /** Transmit checksum offload off on both veth ends. Default: on the netdev datapath. */
+  disableTxChecksumOffload?: boolean;
+  /**
+   * How pod traffic crosses nodes. Default encap. networkPolicyOnly: chained after a routed
+   * primary CNI, policies only (no IPAM, tunnel, routes or SNAT of ours).
+   */
+  trafficMode?: TrafficMode;
+  /** Do not masquerade pod -> external traffic (the network routes pod addresses). Default false. */
+  noSNAT?: boolean;
+  /**
+   * The Kubernetes API. With it the agent watches Nodes (remote nodes' flows and host routes) and
+   * its own node's Pods, and keeps its AntreaAgentInfo current. Without it there are no remote
+   * nodes: pods reach only pods of this node.
+   */
+  kube?: KubeClient;
+  /** TCP port of the agent API (Antrea's apiPort, 10350); none when absent. 0 = any free port. */
+  apiPort?: number;
+  /**
+   * Address the TCP API binds: default 0.0.0.0 with `kube` (every node address, for the API
+   * server's node proxy), 127.0.0.1 without. The API is HTTPS; with `kube`, callers are
+   * authenticated and authorized through the Kubernetes API (a non-loopback address needs `kube`).
+   */
+  apiBindAddress?: string;
+  /**
+   * Packet-ins per second allowed per category (NetworkPolicy logging/Reject, DNS), through
+   * OpenFlow meters; 0 = no meters. Default 500 (Antrea's packetInRate).
+   */
+  packetInRate?: number;
+  /**
+   * AntreaProxy: Service load balancing in OVS from the Services and EndpointSlices the agent
+   * watches. Needs `kube`; default true when it is given (antrea-agent.conf `antreaProxy.enable`).
+   */
+  enableProxy?: boolean;
+  /**
+   * AntreaIPAM: pods (or Namespaces) annotated `ipam.antrea.io/ippools` take their address from
+   * that IPPool. Needs `kube`; default false (antrea-agent.conf feature gate `AntreaIPAM`).
+   */
+  enableIPPools?: boolean;
+  /** AntreaAgentInfo heartbeat period. Default 60 s. */
+  agentInfoIntervalMs?: number;
+  /** Time source of heartbeats and informer backoff. */
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/** Options without a default: absent means that feature (or override) is off. */
+type Unset = 'nodeNetns' | 'apiSocket' | 'controlplane' | 'kube' | 'apiPort' | 'clock';
+
+/** {@link AgentOptions} with every default applied. */
+export type ResolvedAgentOptions = Required<Omit<AgentOptions, Unset>> & Pick<AgentOptions, Unset>;
+
+/** Applies the defaults; throws `AgentError` (`INVALID_CONFIG`, `UNSUPPORTED_TUNNEL`) for options no node can run. */
+export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
+  const resolved: ResolvedAgentOptions = {
+    nodeName: o.nodeName,
+    podCIDR: o.podCIDR,
+    nodeIP: o.nodeIP,
+    ovsdbRemote: o.ovsdbRemote,
+    ovsRunDir: o.ovsRunDir ?? '/var/run/openvswitch',
+    bridge: o.bridge ?? 'br-int',
+    datapathType: o.datapathType ?? 'system',
+    gatewayName: o.gatewayName ?? 'antrea-gw0',
+    tunnelName: o.tunnelName ?? 'antrea-tun0',
+    tunnelType: o.tunnelType ?? 'geneve',
+    tunnelPort: o.tunnelPort ?? 0,
+    tunnelCsum: o.tunnelCsum ?? false,
+    linkMtu: o.linkMtu ?? 1500,
+    dataDir: o.dataDir,
+    ipamNetwork: o.ipamNetwork ?? 'switchyard',
+    cniSocket: o.cniSocket ?? '/var/run/antrea/cni.sock',
+    disableTxChecksumOffload: o.disableTxChecksumOffload ?? (o.datapathType ?? 'system') === 'netdev',
+    trafficMode: o.trafficMode ?? 'encap',
+    noSNAT: o.noSNAT ?? false,
+    // Authenticated callers only (with `kube`): reachable by the API server's node proxy on
+    // every node address, as Antrea's agent API; without `kube`, loopback only.
+    apiBindAddress: o.apiBindAddress ?? (o.kube !== undefined ? '0.0.0.0' : '127.0.0.1'),
+    agentInfoIntervalMs: o.agentInfoIntervalMs ?? 60_000,
+    packetInRate: o.packetInRate ?? 500,
+    ...(o.kube !== undefined ? { kube: o.kube } : {}),
+    ...(o.apiPort !== undefined ? { apiPort: o.apiPort } : {}),
+    ...(o.clock !== undefined ? { clock: o.clock } : {}),
+    enableProxy: o.kube !== undefined && (o.enableProxy ?? true),
+    enableIPPools: o.kube !== undefined && (o.enableIPPools ?? false),
+    ...(o.nodeNetns !== undefined ? { nodeNetns: o.nodeNetns } : {}),
+    ...(o.apiSocket !== undefined ? { apiSocket: o.apiSocket } : {}),
+    ...(o.controlplane !== undefined ? { controlplane: o.controlplane } : {}),
+    policyLogFile: o.policyLogFile ?? join(o.dataDir, 'networkpolicy', 'np.log'),
+    logger: o.logger ?? silentLogger,
+  };
+  checkDatapathSupport(resolved);
+  return resolved;
+}
+
+/** Agent options from an antrea-agent.conf (parsed by `parseAgentConfig`) plus the node's facts. */
+export function agentOptionsFromConfig(
+  cfg: AgentConfig,
+  node: { nodeName: string; podCIDR: string; nodeIP: string; dataDir: string; nodeNetns?: string; logger?: Logger },
+): AgentOptions {
+  return {
+    ...node,
+    trafficMode: cfg.trafficEncapMode,
+    noSNAT: cfg.noSNAT,
+    packetInRate: cfg.packetInRate,
+    // Antrea >= 2.0 turns AntreaProxy off with antreaProxy.enable; older configs with the gate.
+    enableIPPools: cfg.featureGates.AntreaIPAM === true,
+    enableProxy: cfg.featureGates.AntreaProxy !== false && cfg.antreaProxy.enable,
+    ...(cfg.apiPort > 0 ? { apiPort: cfg.apiPort } : {}),
+    ovsdbRemote: `unix:${join(cfg.ovsRunDir, 'db.sock')}`,
+    ovsRunDir: cfg.ovsRunDir,
+    bridge: cfg.ovsBridge,
+    datapathType: cfg.ovsDatapathType,
+    gatewayName: cfg.hostGateway,
+    tunnelType: cfg.tunnelType as TunnelType,
+    tunnelPort: cfg.tunnelPort,
+    tunnelCsum: cfg.tunnelCsum,
+    ...(cfg.defaultMTU > 0 ? { linkMtu: cfg.defaultMTU } : {}),
+    cniSocket: cfg.cniSocket,
+    disableTxChecksumOffload: cfg.disableTXChecksumOffload || cfg.ovsDatapathType === 'netdev',
+  };
+}

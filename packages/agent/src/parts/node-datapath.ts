@@ -1,0 +1,158 @@
+/**
+ * The node's datapath part: bridge, gateway and tunnel ports, the interface store rebuilt from
+ * OVSDB, a new cookie round, the OpenFlow connection and the flow sync. Its `sync` installs the
+ * first round, with what every other part primed.
+ */
+import { join } from 'node:path';
+import { OvsdbClient, VSwitch } from '@switchyard/ovsdb';
+import { PACKETIN_METER_ID_DNS, PACKETIN_METER_ID_NP } from '@switchyard/openflow-pipeline';
+import { OfSwitchError, SwitchConnection, type MeterFlag } from '@switchyard/openflow';
+import { parseCidr } from '@switchyard/ipam/cidr';
+import { bringUpNode, startRound, type NodeInfo } from '../bridge';
+import type { AgentContext } from '../context';
+import { AgentError } from '../errors';
+import { FlowSync, purgeDatapathFlows } from '../flow-sync';
+import { InterfaceStore, readPodPorts, type PodInterface } from '../interface-store';
+import { probeNetns } from '../netops';
+import { localPodOf } from '../pods';
+import type { AgentController, ControllerHealth } from '../lifecycle';
+
+/** OpenFlow controller connection id the pipeline's packet-in actions name (Antrea's value). */
+export const CONTROLLER_ID = 62373;
+
+/**
+ * Packet-in meters (NetworkPolicy, DNS): a drop band at `rate` packets/s with a burst of twice
+ * that. Added, or modified when a previous run left them (the rate may have changed).
+ */
+export async function installPacketInMeters(sw: SwitchConnection, rate: number): Promise<void> {
+  for (const meterId of [PACKETIN_METER_ID_NP, PACKETIN_METER_ID_DNS]) {
+    const mod = { type: 'meterMod' as const, meterId, flags: ['pktps', 'burst', 'stats'] as MeterFlag[], bands: [{ type: 'drop' as const, rate, burstSize: rate * 2 }] };
+    try {
+      await sw.flowLike({ ...mod, command: 'add' });
+    } catch (e) {
+      if (!(e instanceof OfSwitchError && e.codeName === 'OFPMMFC_METER_EXISTS')) throw e;
+      await sw.flowLike({ ...mod, command: 'modify' });
+    }
+  }
+}
+
+/** A pod port OVS still has but this run does not keep (its netns is gone, or OVS never attached it). */
+export interface StalePort {
+  portName: string;
+  iface: PodInterface | undefined;
+}
+
+export class NodeDatapath implements AgentController {
+  readonly name = 'node';
+  readonly interfaces = new InterfaceStore();
+  private ovsdbClient: OvsdbClient | undefined;
+  private vs: VSwitch | undefined;
+  private nodeInfo: NodeInfo | undefined;
+  private roundNum: number | undefined;
+  private previousRound: number | undefined;
+  private connection: SwitchConnection | undefined;
+  private flowSync: FlowSync | undefined;
+  private installed = false;
+  /** Pod ports found at start that this run does not keep; the pods part removes them. */
+  readonly stale: StalePort[] = [];
+  /** The link holding the node IP (direct routes to peers leave through it); undefined when none has it. */
+  transport: { dev: string; prefix: number } | undefined;
+
+  constructor(private readonly ctx: AgentContext) {}
+
+  get ovsdb(): OvsdbClient {
+    return this.opened(this.ovsdbClient, 'the OVSDB connection');
+  }
+  get vswitch(): VSwitch {
+    return this.opened(this.vs, 'the bridge');
+  }
+  get node(): NodeInfo {
+    return this.opened(this.nodeInfo, 'the node ports');
+  }
+  get round(): number {
+    return this.opened(this.roundNum, 'the cookie round');
+  }
+  get openflow(): SwitchConnection {
+    return this.opened(this.connection, 'the OpenFlow connection');
+  }
+  get flows(): FlowSync {
+    return this.opened(this.flowSync, 'the flow sync');
+  }
+
+  async start(): Promise<void> {
+    const { options: o, net, log } = this.ctx;
+    this.ovsdbClient = await OvsdbClient.connect(o.ovsdbRemote, { logger: log });
+    this.vs = new VSwitch(this.ovsdbClient, { logger: log });
+    this.nodeInfo = await bringUpNode(this.vs, net, { ...o, mtu: this.ctx.mtu, tunnel: this.ctx.encap, ...(this.ctx.policyOnly ? { gatewayAddress: `${o.nodeIP}/32` } : {}) });
+    this.transport = await net.findAddress(o.nodeIP);
+    if (!this.transport && (o.trafficMode === 'noEncap' || o.trafficMode === 'hybrid')) {
+      throw new AgentError('INVALID_CONFIG', `trafficMode ${o.trafficMode} routes pod traffic on the transport link, but no interface has the node IP ${o.nodeIP}`, o.nodeIP, 'nodeIP');
+    }
+    log.info({ gateway: this.nodeInfo.gateway, tunnel: this.nodeInfo.tunnel }, 'node ports ready');
+
+    // Pods attached before a restart: kept if their namespace still exists and OVS attached them.
+    for (const p of await readPodPorts(this.ovsdbClient)) {
+      if (p.iface && p.ofport > 0 && probeNetns(p.iface.netns) === 'ok') this.interfaces.set({ ...p.iface, ofport: p.ofport });
+      else this.stale.push(p);
+    }
+
+    const { round, previous } = await startRound(this.ovsdbClient, o.bridge);
+    this.roundNum = round;
+    this.previousRound = previous;
+    this.connection = await SwitchConnection.connect({
+      target: { path: join(o.ovsRunDir, `${o.bridge}.mgmt`) },
+      logger: log,
+      controllerId: CONTROLLER_ID,
+      // ovs-vswitchd restarted: it lost every flow; put this round back.
+      onReconnect: async () => this.flowSync?.replay(),
+    });
+    // Meters before the flows that use them (a flow naming a missing meter is refused).
+    if (o.packetInRate > 0) await installPacketInMeters(this.connection, o.packetInRate);
+    const gateway = this.nodeInfo.gateway;
+    this.flowSync = new FlowSync(
+      this.connection,
+      {
+        round,
+        trafficMode: o.trafficMode,
+        tunnelType: o.tunnelType,
+        gateway: { ofport: gateway.ofport, ip: gateway.ip, mac: gateway.mac },
+        ...(this.nodeInfo.tunnel ? { tunnelOfport: this.nodeInfo.tunnel.ofport } : {}),
+        ...(this.transport ? { nodeSubnet: `${parseCidr(`${o.nodeIP}/${this.transport.prefix}`).toString()}` } : {}),
+        podCIDR: this.ctx.podCIDR,
+        nodeIP: o.nodeIP,
+        netdevDatapath: o.datapathType === 'netdev',
+        enableAntreaPolicy: true,
+        enableProxy: o.enableProxy,
+        packetInMeters: o.packetInRate > 0,
+      },
+      // Userspace datapath: policy changes also empty the megaflow cache (flow-sync.ts, issue 13).
+      { logger: log, metrics: this.ctx.metrics, ...(o.datapathType === 'netdev' ? { flushDatapath: () => purgeDatapathFlows(o.ovsRunDir) } : {}) },
+    );
+  }
+
+  /** Installs the first round: every flow of the node, in one bundle, replacing the previous run's. */
+  async sync(): Promise<void> {
+    const pods = this.interfaces.list().map((i) => localPodOf(i, this.ctx.policyOnly));
+    const initial = await this.flows.initialSync(pods);
+    this.installed = true;
+    this.ctx.log.info({ round: this.round, previous: this.previousRound, ...initial, pods: this.interfaces.size }, 'round installed');
+  }
+
+  async stop(): Promise<void> {
+    await this.connection?.close();
+    this.ovsdbClient?.close();
+  }
+
+  health(): ControllerHealth {
+    if (!this.connection) return { ok: false, detail: 'not started' };
+    const where = `bridge ${this.ctx.options.bridge}, round ${this.roundNum ?? '?'}`;
+    if (!this.installed) return { ok: false, detail: `${where}: first round not installed` };
+    if (!this.connection.connected) return { ok: false, detail: `${where}: OpenFlow connection down` };
+    return { ok: true, detail: `${where}, ${this.flowSync?.flows.length ?? 0} flows` };
+  }
+
+  private opened<T>(value: T | undefined, what: string): T {
+    if (value === undefined) throw new AgentError('NOT_STARTED', `${what} is read before the node part started`, this.name, 'node');
+    return value;
+  }
+}

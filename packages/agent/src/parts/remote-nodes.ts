@@ -1,0 +1,70 @@
+/**
+ * The routes part (with a Kubernetes API): watches Nodes and keeps the pipeline's remote nodes and
+ * the host's routes and masquerade in line with them. The Nodes listed at start are primed into
+ * the first round: without them it would replace the previous run's tunnel flows with nothing
+ * until the watch caught up.
+ */
+import { Informer, type KubeClient } from '@switchyard/kube';
+import { systemClock } from '@switchyard/runtime';
+import type { AgentContext } from '../context';
+import type { AgentController, ControllerHealth } from '../lifecycle';
+import { NodeRouteController, nodeFacts, remoteNodesOf } from '../node-routes';
+import { NODES, PRIME_LIST_MS, listWithin } from './kube-resources';
+import type { NodeDatapath } from './node-datapath';
+
+export class RemoteNodes implements AgentController {
+  readonly name = 'routes';
+  private informer: Informer | undefined;
+  /** Remote nodes and host routes; present once synced. */
+  routes: NodeRouteController | undefined;
+
+  constructor(
+    private readonly ctx: AgentContext,
+    private readonly kube: KubeClient,
+    private readonly node: NodeDatapath,
+  ) {}
+
+  async start(): Promise<void> {
+    const o = this.ctx.options;
+    try {
+      const nodes = await listWithin(this.kube, '/api/v1/nodes', PRIME_LIST_MS);
+      this.node.flows.primeRemoteNodes(remoteNodesOf(nodes.map(nodeFacts), { name: o.nodeName, podCIDR: this.ctx.podCIDR }, new Map()).remote);
+    } catch (e) {
+      this.ctx.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'Nodes not listed before the first round; remote nodes follow from the watch');
+    }
+  }
+
+  async sync(): Promise<void> {
+    const { options: o, net, log } = this.ctx;
+    const transport = this.node.transport;
+    const masquerade = !(o.noSNAT || this.ctx.policyOnly);
+    this.routes = new NodeRouteController({
+      self: { name: o.nodeName, podCIDR: this.ctx.podCIDR, nodeIP: o.nodeIP },
+      mode: o.trafficMode,
+      gatewayName: o.gatewayName,
+      transportDev: transport?.dev ?? o.gatewayName,
+      transportPrefix: transport?.prefix ?? 32,
+      sink: {
+        setRemoteNodes: (nodes) => this.node.flows.setRemoteNodes(nodes),
+        syncRoutes: (r) => net.syncRoutes(r),
+        syncMasquerade: (cidrs) => (masquerade ? net.syncMasquerade(cidrs, o.gatewayName) : Promise.resolve()),
+      },
+      logger: log,
+    });
+    this.informer = new Informer(this.kube, NODES, this.routes.onEvent, { clock: o.clock ?? systemClock, logger: log });
+    this.informer.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.informer?.stop();
+    await this.routes?.idle();
+  }
+
+  health(): ControllerHealth {
+    const r = this.routes;
+    if (!r) return { ok: false, detail: 'Node watch not started' };
+    const held = `${r.remote.length} remote nodes${r.refused.length ? `, ${r.refused.length} refused (duplicate pod CIDR)` : ''}`;
+    if (r.lastError !== undefined) return { ok: false, detail: `${held}; last apply failed: ${r.lastError instanceof Error ? r.lastError.message : String(r.lastError)}` };
+    return { ok: true, detail: held };
+  }
+}
