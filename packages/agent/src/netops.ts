@@ -239,7 +239,8 @@ export class NodeNetwork {
    * from the local pod CIDR leaving by any interface but the gateway are masqueraded, except to
    * another pod CIDR of the cluster. The rules live in chain {@link MASQ_CHAIN} of the nat table,
    * rewritten whole with iptables-restore (a declared chain is flushed even with --noflush), and
-   * jumped to from POSTROUTING. `podCIDRs[0]` is this node's.
+   * jumped to from POSTROUTING. `podCIDRs[0]` is this node's. iptables children: xtables rules
+   * are not rtnetlink.
    */
   async syncMasquerade(podCIDRs: readonly string[], gatewayName: string): Promise<void> {
     check(NAME_RE, gatewayName, 'gateway interface name');
@@ -299,13 +300,21 @@ export class NodeNetwork {
     await this.node(`for i in "$@"; do [ -d "/proc/sys/net/ipv4/conf/$i" ] || continue; set -- "$i" "$@"; ${QUIET_SH} || exit 1; shift; done`, names);
   }
 
-  /** Turns transmit checksum offload off on a pod's interface, in its namespace (one child). */
+  /**
+   * Turns transmit checksum offload off on a pod's interface, in its namespace (one child: the
+   * pod's namespace is out of the agent's sockets' reach, and feature flags are ethtool's, not
+   * rtnetlink's).
+   */
   async podTxOffloadOff(netns: string, ifname: string): Promise<void> {
     check(NAME_RE, ifname, 'CNI_IFNAME');
     await this.pod(netns, 'ethtool -K "$1" tx off >/dev/null', [ifname]);
   }
 
-  /** Turns transmit checksum offload off on a device of the node. */
+  /**
+   * Turns transmit checksum offload off on a device of the node: an ethtool child. The kernel's
+   * interface for it is the ioctl or the ethtool generic-netlink family, neither of which the
+   * `netlink` package speaks; this runs once per networkPolicyOnly pod, not on the common ADD.
+   */
   async hostTxOffloadOff(name: string): Promise<void> {
     check(NAME_RE, name, 'host interface name');
     await this.node('ethtool -K "$1" tx off >/dev/null', [name]);
@@ -360,7 +369,7 @@ export class NodeNetwork {
     return { exists: true, up: link.flags?.includes('UP') ?? false, ...(link.mtu !== undefined ? { mtu: link.mtu } : {}) };
   }
 
-  /** Reads a pod interface's MAC, state, IPv4 addresses and default gateway (one child). */
+  /** Reads a pod interface's MAC, state, IPv4 addresses and default gateway (one child in the pod's namespace). */
   async podInterfaceState(netns: string, ifname: string): Promise<PodInterfaceState | undefined> {
     check(NAME_RE, ifname, 'CNI_IFNAME');
     const out = await this.pod(netns, 'ip -j addr show dev "$1" 2>/dev/null || echo "[]"; echo; ip -j -4 route show default', [ifname]);
@@ -377,7 +386,8 @@ export class NodeNetwork {
   }
 
   /**
-   * Announces the pod's address with a gratuitous ARP from inside its namespace. Best effort:
+   * Announces the pod's address with a gratuitous ARP from inside its namespace (a packet sent
+   * from the pod's interface: arping in a child there; not an rtnetlink request). Best effort:
    * arping exits non-zero when nobody answers, which is normal for an unsolicited announcement.
    */
   async announce(netns: string, ifname: string, ip: string): Promise<void> {

@@ -5,12 +5,11 @@
  * IFLA_NET_NS_FD, a veth peer's), never for addresses or routes.
  */
 import { closeSync, openSync } from 'node:fs';
-import netlink, { type RtNetlinkSocket, type rt } from 'netlink';
+import { createRtNetlink, FlagsNew, rt, type RtNetlinkSocket } from 'netlink';
 import { vethLinkInfo, type VethPeer } from './attributes';
 
-const { createRtNetlink, FlagsNew } = netlink;
 /** rtm_protocol names the package decodes known values to (ours, 77, stays a number). */
-const PROTOCOLS = netlink.rt.RouteProtocol as unknown as Record<string, unknown>;
+const PROTOCOLS = rt.RouteProtocol as unknown as Record<string, unknown>;
 const AF_INET = 2;
 const RT_TABLE_MAIN = 254;
 const RTN_UNICAST = 1;
@@ -39,7 +38,7 @@ export class NetlinkError extends Error {
 /** errno name of a rejection by the `netlink` package ("Request rejected: EEXIST"). */
 function errnoOf(e: unknown): string {
   const m = /Request rejected: (\w+)/.exec(e instanceof Error ? e.message : String(e));
-  return m?.[1] ?? (e as { code?: string }).code ?? 'EUNKNOWN';
+  return m?.[1] ?? (e as { code?: string }).code ?? (e instanceof Error ? e.message : String(e));
 }
 
 const ipBytes = (ip: string): Buffer => Buffer.from(ip.split('.').map(Number));
@@ -158,7 +157,9 @@ export class Rtnetlink {
 
   /** Every IPv4 address with its link name and prefix length. */
   async addresses(): Promise<{ dev: string; ip: string; prefix: number }[]> {
-    const [addrs, links] = await Promise.all([this.call('RTM_GETADDR', 'dump', (s) => s.getAddresses({ family: AF_INET })), this.linkNames()]);
+    // One dump at a time: the kernel runs a single dump per socket.
+    const addrs = await this.call('RTM_GETADDR', 'dump', (s) => s.getAddresses({ family: AF_INET }));
+    const links = await this.linkNames();
     const out: { dev: string; ip: string; prefix: number }[] = [];
     for (const a of addrs) {
       const ip = ipText(a.attrs.local ?? a.attrs.address);
@@ -175,7 +176,8 @@ export class Rtnetlink {
 
   /** IPv4 routes of the main table with protocol `proto`. */
   async routes(proto: number): Promise<{ dst: string; gateway?: string; dev?: string }[]> {
-    const [routes, links] = await Promise.all([this.call('RTM_GETROUTE', 'dump', (s) => s.getRoutes({ family: AF_INET })), this.linkNames()]);
+    const routes = await this.call('RTM_GETROUTE', 'dump', (s) => s.getRoutes({ family: AF_INET }));
+    const links = await this.linkNames();
     const out: { dst: string; gateway?: string; dev?: string }[] = [];
     for (const r of routes) {
       const table = r.attrs.table ?? r.data.table;
