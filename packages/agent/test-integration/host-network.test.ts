@@ -91,6 +91,7 @@ describe('real-node set-up: the node namespace is the agent’s own', () => {
       sync1: { added: 2, deleted: 0 },
       sync2: { added: 1, deleted: 1 },
       sync3: { added: 0, deleted: 0 },
+      together: [{ dev: 'gw0', prefix: 24 }, { dev: 'gw0', prefix: 24 }, { added: 0, deleted: 0 }],
       routeDevice: 'gw0',
       routeDeviceAfter: null,
       deleted: true,

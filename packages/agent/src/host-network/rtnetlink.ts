@@ -70,6 +70,8 @@ export interface Ipv4Route {
 /** rtnetlink over one lazily opened socket in the agent's namespace (unref'd: it never keeps the process alive). */
 export class Rtnetlink {
   private sock: RtNetlinkSocket | undefined;
+  /** Tail of the queue of dumps: the kernel runs one dump per socket at a time (EBUSY otherwise). */
+  private dumps: Promise<unknown> = Promise.resolve();
 
   private get socket(): RtNetlinkSocket {
     this.sock ??= createRtNetlink();
@@ -79,6 +81,13 @@ export class Rtnetlink {
   close(): void {
     this.sock?.socket.close();
     this.sock = undefined;
+  }
+
+  /** A dump request, queued behind the dumps already in flight. */
+  private dump<T>(request: string, fn: (s: RtNetlinkSocket) => Promise<T>): Promise<T> {
+    const next = this.dumps.then(() => this.call(request, 'dump', fn));
+    this.dumps = next.catch(() => undefined);
+    return next;
   }
 
   private async call<T>(request: string, value: unknown, fn: (s: RtNetlinkSocket) => Promise<T>): Promise<T> {
@@ -157,8 +166,7 @@ export class Rtnetlink {
 
   /** Every IPv4 address with its link name and prefix length. */
   async addresses(): Promise<{ dev: string; ip: string; prefix: number }[]> {
-    // One dump at a time: the kernel runs a single dump per socket.
-    const addrs = await this.call('RTM_GETADDR', 'dump', (s) => s.getAddresses({ family: AF_INET }));
+    const addrs = await this.dump('RTM_GETADDR', (s) => s.getAddresses({ family: AF_INET }));
     const links = await this.linkNames();
     const out: { dev: string; ip: string; prefix: number }[] = [];
     for (const a of addrs) {
@@ -170,13 +178,13 @@ export class Rtnetlink {
   }
 
   private async linkNames(): Promise<Map<number, string>> {
-    const links = await this.call('RTM_GETLINK', 'dump', (s) => s.getLinks());
+    const links = await this.dump('RTM_GETLINK', (s) => s.getLinks());
     return new Map(links.map((l) => [l.data.index ?? -1, l.attrs.ifname ?? '']));
   }
 
   /** IPv4 routes of the main table with protocol `proto`. */
   async routes(proto: number): Promise<{ dst: string; gateway?: string; dev?: string }[]> {
-    const routes = await this.call('RTM_GETROUTE', 'dump', (s) => s.getRoutes({ family: AF_INET }));
+    const routes = await this.dump('RTM_GETROUTE', (s) => s.getRoutes({ family: AF_INET }));
     const links = await this.linkNames();
     const out: { dst: string; gateway?: string; dev?: string }[] = [];
     for (const r of routes) {
