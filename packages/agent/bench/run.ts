@@ -156,9 +156,12 @@ async function main(): Promise<void> {
     const env = (extra: Record<string, string>): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', CNI_PATH: REF_DIR, ...extra });
     const total = SEQ + PAR;
     const sandboxes: Netns[] = [];
-    // BENCH_ONLY=policy: only the NetworkPolicy realization (two pods), results.json left as it is.
+    // BENCH_ONLY=policy: only the NetworkPolicy realization (two pods); BENCH_ONLY=add: only the
+    // switchyard ADD/DEL rows and the agent's step timings (for before/after comparisons run
+    // back to back). Either leaves results.json as it is.
     const policyOnly = process.env.BENCH_ONLY === 'policy';
-    for (let i = 0; i < (policyOnly ? 2 : 2 * total); i++) sandboxes.push(await tb.createNetns('b'));
+    const addOnly = process.env.BENCH_ONLY === 'add';
+    for (let i = 0; i < (policyOnly ? 2 : addOnly ? total : 2 * total); i++) sandboxes.push(await tb.createNetns('b'));
     const args = (i: number): string => `K8S_POD_NAMESPACE=bench;K8S_POD_NAME=pod-${i}`;
 
     console.error('node start floor');
@@ -199,8 +202,14 @@ async function main(): Promise<void> {
       for (const k of Object.keys(steps[0] ?? {})) out[k] = r2(pct(steps.slice(from, to).map((t) => t[k] ?? 0).sort((a, b) => a - b), 50));
       return out;
     };
-    const agentStepsP50 = { first20Pods: stepP50(0, 20), pods80to100: stepP50(80, 100), parallel20: stepP50(100, 120) };
+    const agentStepsP50 = { first20Pods: stepP50(0, 20), pods80to100: stepP50(SEQ - 20, SEQ), parallel20: stepP50(SEQ, SEQ + PAR) };
     console.error('  agent steps p50:', JSON.stringify(agentStepsP50));
+    if (addOnly) {
+      await measure(`switchyard DEL, ${total} sequential`, total, 1, (i) => sy('DEL', i));
+      await agent.stop();
+      console.log(JSON.stringify({ date: new Date().toISOString(), loadavg: loadavg().map(r2), rows, agentStepsP50 }, null, 2));
+      return;
+    }
     const flows = agent.flows.flows.length;
     // The OVS floor at this port count: ovs-vsctl add-port (which waits for ovs-vswitchd to attach
     // the port) of a plain veth into the same bridge, with the 120 pods still attached.

@@ -1,13 +1,36 @@
 /**
- * Interface work in the node's and pods' network namespaces. Node cannot enter a namespace, so
- * every operation is ONE short child: `sh -c` running `ip -batch -` (fed on stdin) plus whatever
- * else that operation needs (ethtool, arping), under `nsenter --net=<path>` when the target is not
- * the agent's own namespace. Values reach the shell as positional parameters or as batch lines
- * built from values this module validated, never spliced into the script.
+ * Interface work in the node's and pods' network namespaces: rtnetlink (the `netlink` package)
+ * where it serves, one short child process where it cannot.
+ *
+ * A netlink socket belongs to the namespace it was opened in, and Node can neither enter another
+ * namespace nor receive a socket opened elsewhere (no setns, no SCM_RIGHTS). So:
+ * - The veth of every pod is created by ONE rtnetlink request from the agent's namespace in both
+ *   set-ups: the host end directly in the node namespace (IFLA_NET_NS_FD of `nodeNetns`, or the
+ *   agent's own namespace), up, with its MTU; the peer directly in the pod's namespace
+ *   (VETH_INFO_PEER's IFLA_NET_NS_FD) with its name, MTU and MAC. This replaced an `ip` exec.
+ * - When the node namespace is the agent's own (`nodeNetns` undefined: a real node), links,
+ *   addresses and routes of the node go through the same socket, and the per-device sysctls are
+ *   plain file writes under /proc/sys: no process at all.
+ * - When it is not (the lab: the agent runs outside each node's netns), those requests would
+ *   reach the wrong namespace, so they stay `ip` children under `nsenter --net=<node>`. The
+ *   alternatives were weighed and not taken: a helper process in the node namespace holding the
+ *   socket would be a second agent to supervise; IFLA_TARGET_NETNSID covers links but not
+ *   addresses or routes.
+ * - Inside a pod's namespace (address, routes, up, lo, IPv6 off, checksum offload, gratuitous
+ *   ARP) and for ethtool, iptables and per-device sysctls of the lab's node namespace there is no
+ *   rtnetlink request that reaches them, so each pod setup keeps one child: `sh` running
+ *   `ip -batch -` and ethtool (host side first, in the node namespace, then `nsenter` into the
+ *   pod's). ethtool's own netlink family (genetlink) is not in the `netlink` package; sysctls
+ *   (disable_ipv6 above all) have no rtnetlink form at link creation; iptables is not rtnetlink.
+ *
+ * Values reach the shell as positional parameters or as batch lines built from values this
+ * module validated, never spliced into the script. Measured before/after: docs/agent.md.
  */
-import { statfsSync } from 'node:fs';
+import { existsSync, statfsSync, writeFileSync } from 'node:fs';
 import { AgentError } from './errors';
 import { execFile } from './exec';
+import { Rtnetlink } from './host-network/rtnetlink';
+import { planRouteSync, type HostRoute } from './host-network/route-plan';
 import { ipv4Of, isIpv4WithPrefix } from './ipv4';
 
 /** statfs magic of nsfs: a bind-mounted /proc/<pid>/ns/net (what `ip netns add` and runtimes make). */
@@ -78,16 +101,35 @@ export interface PodLinkSpec {
   txOffloadOff: boolean;
 }
 
+/** Per-device sysctls that keep the kernel out of a device OVS owns (see {@link NodeNetwork.quietHostLink}). */
+const QUIET_SYSCTLS = [
+  ['ipv4', 'arp_ignore', '8'],
+  ['ipv4', 'forwarding', '0'],
+  ['ipv6', 'disable_ipv6', '1'],
+] as const;
+/** The same as shell commands on "$1" (the lab's node namespace and the pod setup child). */
+const QUIET_SH = QUIET_SYSCTLS.map(([f, k, v]) => `echo ${v} > "/proc/sys/net/${f}/conf/$1/${k}"`).join(' && ');
+
 /**
  * The host side of the node: the agent's own netns, or (in the lab) a named netns whose
  * interfaces the agent manages from outside.
  */
 export class NodeNetwork {
   private readonly prefix: string[];
+  /** rtnetlink in the agent's namespace: veth creation always; everything else only when {@link own}. */
+  private readonly rtnl = new Rtnetlink();
+  /** Whether the node namespace is the agent's own, so its links and routes are reachable by netlink. */
+  private readonly own: boolean;
 
   /** @param nodeNetns netns name or path of the node; undefined = the agent's own namespace. */
   constructor(readonly nodeNetns?: string) {
     this.prefix = nodeNetns === undefined ? [] : ['nsenter', `--net=${netnsPath(nodeNetns)}`];
+    this.own = nodeNetns === undefined;
+  }
+
+  /** Closes the netlink socket (it is unref'd, so this is tidiness, not a requirement). */
+  close(): void {
+    this.rtnl.close();
   }
 
   /** Runs a shell script in the node's namespace. */
@@ -101,12 +143,21 @@ export class NodeNetwork {
   }
 
   /**
-   * Puts the gateway address on the gateway port, sets its MTU and brings it up, in one child.
-   * Returns the port's MAC address.
+   * Puts the gateway address on the gateway port, sets its MTU and brings it up. Returns the
+   * port's MAC address.
    */
   async configureGateway(name: string, ipCidr: string, mtu: number): Promise<string> {
     check(NAME_RE, name, 'gateway interface name');
     check(isIpv4WithPrefix, ipCidr, 'gateway address');
+    if (this.own) {
+      const link = await this.rtnl.link(name);
+      if (!link) throw new AgentError('EXEC_FAILED', `gateway interface ${name} does not exist`, name, 'gatewayName');
+      const [ip = '', prefix = '32'] = ipCidr.split('/');
+      await this.rtnl.replaceAddress(link.index, ip, Number(prefix));
+      await this.rtnl.setUp(name, mtu);
+      if (!link.mac) throw new AgentError('EXEC_FAILED', `cannot read the MAC address of ${name}`, link, name);
+      return link.mac;
+    }
     const batch = [`addr replace ${ipCidr} dev ${name}`, `link set dev ${name} mtu ${mtu} up`].join('\n');
     const out = await this.node('ip -batch - && ip -j link show dev "$1"', [name], `${batch}\n`);
     const link = (JSON.parse(out) as IpLink[])[0];
@@ -115,9 +166,10 @@ export class NodeNetwork {
   }
 
   /**
-   * Creates the veth pair with its peer directly in the pod's namespace and turns the host side up
-   * in the node namespace, then configures the pod side in the pod's (one child for both).
-   * Undo with {@link deleteHostLink}.
+   * Creates the veth pair by rtnetlink: the host side up in the node namespace, the peer (name,
+   * MTU, MAC) directly in the pod's. Then one child: the host side's sysctls and checksum offload
+   * in the node namespace, and through `nsenter` the pod side's address, `lo`, link up, default
+   * route, IPv6 and checksum offload. Undo with {@link deleteHostLink}.
    */
   async createPodLink(spec: PodLinkSpec): Promise<void> {
     check(NAME_RE, spec.hostIfName, 'host interface name');
@@ -126,11 +178,12 @@ export class NodeNetwork {
     check(isIpv4WithPrefix, spec.ipCidr, 'pod address');
     check(isIpv4, spec.gateway, 'gateway address');
     if (/\s/.test(spec.netns)) throw new AgentError('INVALID_CONFIG', 'netns path contains whitespace', spec.netns, 'CNI_NETNS');
-    const hostBatch = [
-      `link add ${spec.hostIfName} mtu ${spec.mtu} type veth peer name ${spec.ifname} mtu ${spec.mtu} netns ${spec.netns}`,
-      `link set dev ${spec.hostIfName} up`,
-    ].join('\n');
-    const offload = spec.txOffloadOff ? ' && ethtool -K "$1" tx off >/dev/null' : '';
+    await this.rtnl.createVeth({
+      name: spec.hostIfName,
+      mtu: spec.mtu,
+      ...(this.nodeNetns !== undefined ? { netnsPath: netnsPath(this.nodeNetns) } : {}),
+      peer: { name: spec.ifname, mtu: spec.mtu, mac: spec.mac, netnsPath: spec.netns },
+    });
     // The host side belongs to OVS. With the userspace datapath the kernel still receives every
     // frame on it too: it must neither answer ARP for node addresses (the pod would learn the
     // veth's MAC as its gateway's) nor forward what arrives there (each packet would reach OVS
@@ -138,63 +191,47 @@ export class NodeNetwork {
     // IPv6 off on both ends while pods are IPv4-only: the link-local chatter (router solicitations,
     // MLD reports, DAD) of every new veth is punted to ovs-vswitchd's main thread, which also
     // attaches ports and commits bundles; at 100 pods it tripled the ADD latency (see the bench).
-    const quiet =
-      ' && echo 8 > "/proc/sys/net/ipv4/conf/$1/arp_ignore" && echo 0 > "/proc/sys/net/ipv4/conf/$1/forwarding" && echo 1 > "/proc/sys/net/ipv6/conf/$1/disable_ipv6"';
+    // These are sysctls of the node namespace: no rtnetlink request sets them (IFLA_AF_SPEC is
+    // refused at link creation, and disable_ipv6 has no netlink form), so they ride in the child
+    // the pod side needs anyway (echo is a shell builtin: no extra process).
+    const hostOffload = spec.txOffloadOff ? ' && ethtool -K "$1" tx off >/dev/null' : '';
     const podBatch = [
       'link set dev lo up',
-      `link set dev ${spec.ifname} address ${spec.mac}`,
       `addr add ${spec.ipCidr} dev ${spec.ifname}`,
       `link set dev ${spec.ifname} up`,
       `route replace default via ${spec.gateway} dev ${spec.ifname}`,
     ].join('\n');
-    // One child for both ends (each process start is on the ADD's critical path): the host side in
-    // the node namespace, then, from the same shell, the pod side through nsenter. The host batch
-    // comes on stdin, the pod's as an argument.
+    // Inside the pod's namespace nothing of the agent's reaches: a child there is the only way.
     const podOffload = spec.txOffloadOff ? ' && ethtool -K "$1" tx off >/dev/null' : '';
     const podScript = `echo 1 > "/proc/sys/net/ipv6/conf/$1/disable_ipv6" && printf "%s\\n" "$2" | ip -batch -${podOffload}`;
-    await this.node(
-      `ip -batch -${offload}${quiet} && nsenter --net="$2" sh -c '${podScript}' sh "$3" "$4"`,
-      [spec.hostIfName, spec.netns, spec.ifname, podBatch],
-      `${hostBatch}\n`,
-    );
+    await this.node(`${QUIET_SH}${hostOffload} && nsenter --net="$2" sh -c '${podScript}' sh "$3" "$4"`, [spec.hostIfName, spec.netns, spec.ifname, podBatch]);
   }
 
   /**
    * Makes the node's host routes to remote pod CIDRs exactly `routes`: routes of protocol
-   * {@link ROUTE_PROTO} not wanted any more are deleted, the wanted ones replaced (two children:
-   * one reads, one applies a batch).
+   * {@link ROUTE_PROTO} not wanted any more are deleted, the wanted ones replaced.
    */
-  async syncRoutes(routes: readonly { dst: string; via?: string; dev: string; onlink?: boolean }[]): Promise<{ added: number; deleted: number }> {
-    const out = await this.node(`ip -j -4 route show proto ${ROUTE_PROTO}`);
-    const have = (JSON.parse(out.trim() || '[]') as { dst: string; gateway?: string; dev?: string; flags?: string[] }[]).map((r) => ({
-      dst: r.dst.includes('/') ? r.dst : `${r.dst}/32`,
-      key: `${r.dst.includes('/') ? r.dst : `${r.dst}/32`} ${r.gateway ?? ''} ${r.dev ?? ''}`,
-    }));
-    const lines: string[] = [];
-    const want = new Map<string, string>();
+  async syncRoutes(routes: readonly HostRoute[]): Promise<{ added: number; deleted: number }> {
     for (const r of routes) {
       check(isIpv4WithPrefix, r.dst, 'route destination');
       check(NAME_RE, r.dev, 'route device');
       if (r.via !== undefined) check(isIpv4, r.via, 'route next hop');
-      want.set(`${r.dst} ${r.via ?? ''} ${r.dev}`, `route replace ${r.dst}${r.via !== undefined ? ` via ${r.via}` : ''} dev ${r.dev}${r.onlink ? ' onlink' : ''} proto ${ROUTE_PROTO}`);
     }
-    const haveKeys = new Set(have.map((h) => h.key));
-    let deleted = 0;
-    for (const h of have) {
-      if (want.has(h.key)) continue;
-      if (![...want.keys()].some((k) => k.startsWith(`${h.dst} `))) {
-        lines.push(`route del ${h.dst} proto ${ROUTE_PROTO}`);
-        deleted++;
-      }
+    if (this.own) {
+      const plan = planRouteSync(await this.rtnl.routes(ROUTE_PROTO), routes);
+      for (const dst of plan.delete) await this.rtnl.deleteRoute({ dst, proto: ROUTE_PROTO });
+      for (const r of plan.replace) await this.rtnl.replaceRoute({ ...r, proto: ROUTE_PROTO });
+      return { added: plan.replace.length, deleted: plan.delete.length };
     }
-    let added = 0;
-    for (const [k, line] of want) {
-      if (haveKeys.has(k)) continue;
-      lines.push(line);
-      added++;
-    }
+    // Two children: one reads, one applies a batch.
+    const out = await this.node(`ip -j -4 route show proto ${ROUTE_PROTO}`);
+    const plan = planRouteSync(JSON.parse(out.trim() || '[]') as { dst: string; gateway?: string; dev?: string }[], routes);
+    const lines = [
+      ...plan.delete.map((dst) => `route del ${dst} proto ${ROUTE_PROTO}`),
+      ...plan.replace.map((r) => `route replace ${r.dst}${r.via !== undefined ? ` via ${r.via}` : ''} dev ${r.dev}${r.onlink ? ' onlink' : ''} proto ${ROUTE_PROTO}`),
+    ];
     if (lines.length > 0) await this.node('ip -batch -', [], `${lines.join('\n')}\n`);
-    return { added, deleted };
+    return { added: plan.replace.length, deleted: plan.delete.length };
   }
 
   /**
@@ -202,7 +239,8 @@ export class NodeNetwork {
    * from the local pod CIDR leaving by any interface but the gateway are masqueraded, except to
    * another pod CIDR of the cluster. The rules live in chain {@link MASQ_CHAIN} of the nat table,
    * rewritten whole with iptables-restore (a declared chain is flushed even with --noflush), and
-   * jumped to from POSTROUTING. `podCIDRs[0]` is this node's.
+   * jumped to from POSTROUTING. `podCIDRs[0]` is this node's. iptables children: xtables rules
+   * are not rtnetlink.
    */
   async syncMasquerade(podCIDRs: readonly string[], gatewayName: string): Promise<void> {
     check(NAME_RE, gatewayName, 'gateway interface name');
@@ -232,6 +270,10 @@ export class NodeNetwork {
   /** The interface holding `ip` in the node namespace and the address's prefix length. */
   async findAddress(ip: string): Promise<{ dev: string; prefix: number } | undefined> {
     check(isIpv4, ip, 'node IP');
+    if (this.own) {
+      const a = (await this.rtnl.addresses()).find((x) => x.ip === ip);
+      return a && { dev: a.dev, prefix: a.prefix };
+    }
     const out = await this.node('ip -j -4 addr show');
     for (const link of JSON.parse(out.trim() || '[]') as IpAddrInfo[]) {
       const a = (link.addr_info ?? []).find((x) => x.family === 'inet' && x.local === ip);
@@ -247,16 +289,32 @@ export class NodeNetwork {
   async quietHostLink(...names: string[]): Promise<void> {
     for (const n of names) check(NAME_RE, n, 'host interface name');
     if (names.length === 0) return;
-    await this.node('for i in "$@"; do [ -d "/proc/sys/net/ipv4/conf/$i" ] || continue; echo 8 > "/proc/sys/net/ipv4/conf/$i/arp_ignore" && echo 0 > "/proc/sys/net/ipv4/conf/$i/forwarding" && echo 1 > "/proc/sys/net/ipv6/conf/$i/disable_ipv6" || exit 1; done', names);
+    if (this.own) {
+      // /proc/sys/net is the namespace of the process that opens it: here, the node's.
+      for (const n of names) {
+        if (!existsSync(`/proc/sys/net/ipv4/conf/${n}`)) continue;
+        for (const [family, key, value] of QUIET_SYSCTLS) writeFileSync(`/proc/sys/net/${family}/conf/${n}/${key}`, value);
+      }
+      return;
+    }
+    await this.node(`for i in "$@"; do [ -d "/proc/sys/net/ipv4/conf/$i" ] || continue; set -- "$i" "$@"; ${QUIET_SH} || exit 1; shift; done`, names);
   }
 
-  /** Turns transmit checksum offload off on a pod's interface, in its namespace (one child). */
+  /**
+   * Turns transmit checksum offload off on a pod's interface, in its namespace (one child: the
+   * pod's namespace is out of the agent's sockets' reach, and feature flags are ethtool's, not
+   * rtnetlink's).
+   */
   async podTxOffloadOff(netns: string, ifname: string): Promise<void> {
     check(NAME_RE, ifname, 'CNI_IFNAME');
     await this.pod(netns, 'ethtool -K "$1" tx off >/dev/null', [ifname]);
   }
 
-  /** Turns transmit checksum offload off on a device of the node. */
+  /**
+   * Turns transmit checksum offload off on a device of the node: an ethtool child. The kernel's
+   * interface for it is the ioctl or the ethtool generic-netlink family, neither of which the
+   * `netlink` package speaks; this runs once per networkPolicyOnly pod, not on the common ADD.
+   */
   async hostTxOffloadOff(name: string): Promise<void> {
     check(NAME_RE, name, 'host interface name');
     await this.node('ethtool -K "$1" tx off >/dev/null', [name]);
@@ -266,6 +324,7 @@ export class NodeNetwork {
   async podRoute(ip: string, dev: string): Promise<void> {
     check(isIpv4, ip, 'pod address');
     check(NAME_RE, dev, 'route device');
+    if (this.own) return this.rtnl.replaceRoute({ dst: `${ip}/32`, dev, scopeLink: true });
     await this.node('ip route replace "$1/32" dev "$2" scope link', [ip, dev]);
   }
 
@@ -273,12 +332,17 @@ export class NodeNetwork {
   async deletePodRoute(ip: string, dev: string): Promise<void> {
     check(isIpv4, ip, 'pod address');
     check(NAME_RE, dev, 'route device');
+    if (this.own) {
+      await this.rtnl.deleteRoute({ dst: `${ip}/32`, dev });
+      return;
+    }
     await this.node('ip route del "$1/32" dev "$2" 2>/dev/null; true', [ip, dev]);
   }
 
   /** The device the node routes `ip` through (undefined when unroutable). */
   async routeDevice(ip: string): Promise<string | undefined> {
     check(isIpv4, ip, 'address');
+    if (this.own) return this.rtnl.routeDevice(ip);
     const out = await this.node('ip -j route get "$1" 2>/dev/null || echo "[]"', [ip]);
     return (JSON.parse(out.trim() || '[]') as { dev?: string }[])[0]?.dev;
   }
@@ -286,6 +350,7 @@ export class NodeNetwork {
   /** Deletes the host side of a pod's veth (the peer goes with it). False when it did not exist. */
   async deleteHostLink(hostIfName: string): Promise<boolean> {
     check(NAME_RE, hostIfName, 'host interface name');
+    if (this.own) return this.rtnl.deleteLink(hostIfName);
     const out = await this.node('if ip link show dev "$1" >/dev/null 2>&1; then ip link del dev "$1" && echo deleted; fi', [hostIfName]);
     return out.trim() === 'deleted';
   }
@@ -293,13 +358,18 @@ export class NodeNetwork {
   /** Whether a link exists in the node namespace and is up. */
   async hostLinkState(name: string): Promise<{ exists: boolean; up: boolean; mtu?: number }> {
     check(NAME_RE, name, 'interface name');
+    if (this.own) {
+      const link = await this.rtnl.link(name);
+      if (!link) return { exists: false, up: false };
+      return { exists: true, up: link.up, ...(link.mtu !== undefined ? { mtu: link.mtu } : {}) };
+    }
     const out = await this.node('ip -j link show dev "$1" 2>/dev/null || echo "[]"', [name]);
     const link = (JSON.parse(out) as IpLink[])[0];
     if (!link) return { exists: false, up: false };
     return { exists: true, up: link.flags?.includes('UP') ?? false, ...(link.mtu !== undefined ? { mtu: link.mtu } : {}) };
   }
 
-  /** Reads a pod interface's MAC, state, IPv4 addresses and default gateway (one child). */
+  /** Reads a pod interface's MAC, state, IPv4 addresses and default gateway (one child in the pod's namespace). */
   async podInterfaceState(netns: string, ifname: string): Promise<PodInterfaceState | undefined> {
     check(NAME_RE, ifname, 'CNI_IFNAME');
     const out = await this.pod(netns, 'ip -j addr show dev "$1" 2>/dev/null || echo "[]"; echo; ip -j -4 route show default', [ifname]);
@@ -316,7 +386,8 @@ export class NodeNetwork {
   }
 
   /**
-   * Announces the pod's address with a gratuitous ARP from inside its namespace. Best effort:
+   * Announces the pod's address with a gratuitous ARP from inside its namespace (a packet sent
+   * from the pod's interface: arping in a child there; not an rtnetlink request). Best effort:
    * arping exits non-zero when nobody answers, which is normal for an unsolicited announcement.
    */
   async announce(netns: string, ifname: string, ip: string): Promise<void> {

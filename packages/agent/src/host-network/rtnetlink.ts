@@ -1,0 +1,258 @@
+/**
+ * rtnetlink requests of the agent (links, veth pairs, IPv4 addresses and routes) over one socket
+ * of the `netlink` package. The socket lives in the namespace of the agent process: a device of
+ * another namespace is reachable only where the kernel takes a namespace fd (a new link's
+ * IFLA_NET_NS_FD, a veth peer's), never for addresses or routes.
+ */
+import { closeSync, openSync } from 'node:fs';
+import { createRtNetlink, FlagsNew, rt, type RtNetlinkSocket } from 'netlink';
+import { vethLinkInfo, type VethPeer } from './attributes';
+
+/** rtm_protocol names the package decodes known values to (ours, 77, stays a number). */
+const PROTOCOLS = rt.RouteProtocol as unknown as Record<string, unknown>;
+const AF_INET = 2;
+const RT_TABLE_MAIN = 254;
+const RTN_UNICAST = 1;
+const RT_SCOPE_UNIVERSE = 0;
+const RT_SCOPE_LINK = 253;
+/** RTNH_F_ONLINK in rtm_flags: the next hop is on the link even if no address says so. */
+const RTNH_F_ONLINK = 4;
+
+/** A failed rtnetlink request: the kernel's errno name, the request and the value it was about. */
+export class NetlinkError extends Error {
+  readonly code = 'NETLINK_FAILED';
+  constructor(
+    /** errno name from the kernel's answer (EEXIST, ENODEV, ...) or the socket's. */
+    readonly errno: string,
+    /** The request, e.g. `RTM_NEWLINK veth`. */
+    readonly request: string,
+    /** The offending value (an interface name, a route). */
+    readonly value: unknown,
+    options?: { cause?: unknown },
+  ) {
+    super(`${request} ${JSON.stringify(value)} failed: ${errno}`, options);
+    this.name = 'NetlinkError';
+  }
+}
+
+/** errno name of a rejection by the `netlink` package ("Request rejected: EEXIST"). */
+function errnoOf(e: unknown): string {
+  const m = /Request rejected: (\w+)/.exec(e instanceof Error ? e.message : String(e));
+  return m?.[1] ?? (e as { code?: string }).code ?? (e instanceof Error ? e.message : String(e));
+}
+
+const ipBytes = (ip: string): Buffer => Buffer.from(ip.split('.').map(Number));
+const ipText = (b: Buffer | undefined): string | undefined => (b && b.length === 4 ? [...b].join('.') : undefined);
+const macText = (b: Buffer | undefined): string | undefined => (b ? [...b].map((x) => x.toString(16).padStart(2, '0')).join(':') : undefined);
+const num = (v: number | string | undefined, names: Record<string, unknown>): number | undefined =>
+  typeof v === 'number' ? v : v !== undefined && typeof names[v] === 'number' ? (names[v] as number) : undefined;
+
+export interface LinkState {
+  index: number;
+  name: string;
+  up: boolean;
+  mtu: number | undefined;
+  mac: string | undefined;
+}
+
+export interface Ipv4Route {
+  /** `a.b.c.d/len`. */
+  dst: string;
+  via?: string;
+  dev: string;
+  onlink?: boolean;
+  /** rtm_protocol; boot (3) when absent, as `ip route` does. */
+  proto?: number;
+  /** Scope link (a directly connected /32) rather than universe. */
+  scopeLink?: boolean;
+}
+
+/** rtnetlink over one lazily opened socket in the agent's namespace (unref'd: it never keeps the process alive). */
+export class Rtnetlink {
+  private sock: RtNetlinkSocket | undefined;
+  /** Tail of the queue of dumps: the kernel runs one dump per socket at a time (EBUSY otherwise). */
+  private dumps: Promise<unknown> = Promise.resolve();
+
+  private get socket(): RtNetlinkSocket {
+    this.sock ??= createRtNetlink();
+    return this.sock;
+  }
+
+  close(): void {
+    this.sock?.socket.close();
+    this.sock = undefined;
+  }
+
+  /** A dump request, queued behind the dumps already in flight. */
+  private dump<T>(request: string, fn: (s: RtNetlinkSocket) => Promise<T>): Promise<T> {
+    const next = this.dumps.then(() => this.call(request, 'dump', fn));
+    this.dumps = next.catch(() => undefined);
+    return next;
+  }
+
+  private async call<T>(request: string, value: unknown, fn: (s: RtNetlinkSocket) => Promise<T>): Promise<T> {
+    try {
+      return await fn(this.socket);
+    } catch (e) {
+      throw new NetlinkError(errnoOf(e), request, value, { cause: e });
+    }
+  }
+
+  /**
+   * Creates a veth pair in one request: `name` (up, `mtu`) in the namespace at `netnsPath` (the
+   * socket's own when undefined) and the peer in its namespace. The namespace files are opened
+   * for the request only.
+   */
+  async createVeth(o: { name: string; mtu: number; netnsPath?: string; peer: Omit<VethPeer, 'netnsFd'> & { netnsPath: string } }): Promise<void> {
+    const fds: number[] = [];
+    try {
+      const hostFd = o.netnsPath !== undefined ? openSync(o.netnsPath, 'r') : undefined;
+      if (hostFd !== undefined) fds.push(hostFd);
+      const peerFd = openSync(o.peer.netnsPath, 'r');
+      fds.push(peerFd);
+      const { netnsPath: _peerPath, ...peer } = o.peer;
+      const linkinfo = vethLinkInfo({ ...peer, netnsFd: peerFd });
+      await this.call('RTM_NEWLINK veth', o.name, (s) =>
+        s.newLink(
+          { flags: { up: true }, change: { up: true } },
+          { ifname: o.name, mtu: o.mtu, linkinfo, ...(hostFd !== undefined ? { netNsFd: hostFd } : {}) },
+          { flags: FlagsNew.CREATE | FlagsNew.EXCL },
+        ),
+      );
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
+  }
+
+  /** The link named `name`, or undefined when there is none. */
+  async link(name: string): Promise<LinkState | undefined> {
+    try {
+      const [m] = await this.call('RTM_GETLINK', name, (s) => s.getLink({}, { ifname: name }));
+      return m ? linkState(m) : undefined;
+    } catch (e) {
+      if (e instanceof NetlinkError && e.errno === 'ENODEV') return undefined;
+      throw e;
+    }
+  }
+
+  private async linkByIndex(index: number): Promise<LinkState | undefined> {
+    const [m] = await this.call('RTM_GETLINK', index, (s) => s.getLink({ index }));
+    return m ? linkState(m) : undefined;
+  }
+
+  /** Deletes the link; false when it did not exist. */
+  async deleteLink(name: string): Promise<boolean> {
+    try {
+      await this.call('RTM_DELLINK', name, (s) => s.delLink({}, { ifname: name }));
+      return true;
+    } catch (e) {
+      if (e instanceof NetlinkError && e.errno === 'ENODEV') return false;
+      throw e;
+    }
+  }
+
+  /** Sets the MTU and brings the link up. */
+  async setUp(name: string, mtu: number): Promise<void> {
+    await this.call('RTM_NEWLINK', name, (s) => s.setLink({ flags: { up: true }, change: { up: true } }, { ifname: name, mtu }));
+  }
+
+  /** `ip addr replace <ip>/<prefix> dev <index>`. */
+  async replaceAddress(index: number, ip: string, prefix: number): Promise<void> {
+    const a = ipBytes(ip);
+    await this.call('RTM_NEWADDR', `${ip}/${prefix}`, (s) =>
+      s.newAddress({ family: AF_INET, prefixlen: prefix, index }, { local: a, address: a }, { flags: FlagsNew.CREATE | FlagsNew.REPLACE }),
+    );
+  }
+
+  /** Every IPv4 address with its link name and prefix length. */
+  async addresses(): Promise<{ dev: string; ip: string; prefix: number }[]> {
+    const addrs = await this.dump('RTM_GETADDR', (s) => s.getAddresses({ family: AF_INET }));
+    const links = await this.linkNames();
+    const out: { dev: string; ip: string; prefix: number }[] = [];
+    for (const a of addrs) {
+      const ip = ipText(a.attrs.local ?? a.attrs.address);
+      const dev = links.get(a.data.index ?? -1);
+      if (ip !== undefined && dev !== undefined) out.push({ dev, ip, prefix: a.data.prefixlen ?? 32 });
+    }
+    return out;
+  }
+
+  private async linkNames(): Promise<Map<number, string>> {
+    const links = await this.dump('RTM_GETLINK', (s) => s.getLinks());
+    return new Map(links.map((l) => [l.data.index ?? -1, l.attrs.ifname ?? '']));
+  }
+
+  /** IPv4 routes of the main table with protocol `proto`. */
+  async routes(proto: number): Promise<{ dst: string; gateway?: string; dev?: string }[]> {
+    const routes = await this.dump('RTM_GETROUTE', (s) => s.getRoutes({ family: AF_INET }));
+    const links = await this.linkNames();
+    const out: { dst: string; gateway?: string; dev?: string }[] = [];
+    for (const r of routes) {
+      const table = r.attrs.table ?? r.data.table;
+      if (table !== RT_TABLE_MAIN || num(r.data.protocol, PROTOCOLS) !== proto) continue;
+      const gateway = ipText(r.attrs.gateway);
+      const dev = r.attrs.oif !== undefined ? links.get(r.attrs.oif) : undefined;
+      out.push({ dst: `${ipText(r.attrs.dst) ?? '0.0.0.0'}/${r.data.dstLen ?? 0}`, ...(gateway ? { gateway } : {}), ...(dev ? { dev } : {}) });
+    }
+    return out;
+  }
+
+  /** `ip route replace` of one IPv4 route in the main table. */
+  async replaceRoute(r: Ipv4Route): Promise<void> {
+    const link = await this.link(r.dev);
+    if (!link) throw new NetlinkError('ENODEV', 'RTM_NEWROUTE', r);
+    const [dst = '', len = '32'] = r.dst.split('/');
+    const data: rt.Route = {
+      family: AF_INET,
+      dstLen: Number(len),
+      table: RT_TABLE_MAIN,
+      protocol: r.proto ?? 3,
+      scope: r.scopeLink || r.via === undefined ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE,
+      type: RTN_UNICAST,
+      ...(r.onlink ? { flags: { __unknown: RTNH_F_ONLINK } } : {}),
+    };
+    const attrs: rt.RouteAttrs = { dst: ipBytes(dst), oif: link.index, ...(r.via !== undefined ? { gateway: ipBytes(r.via) } : {}) };
+    await this.call('RTM_NEWROUTE', r, (s) => s.newRoute(data, attrs, { flags: FlagsNew.CREATE | FlagsNew.REPLACE }));
+  }
+
+  /** Deletes an IPv4 route of the main table matching dst (and dev, proto when given); false when there was none. */
+  async deleteRoute(r: { dst: string; dev?: string; proto?: number }): Promise<boolean> {
+    const [dst = '', len = '32'] = r.dst.split('/');
+    let oif: number | undefined;
+    if (r.dev !== undefined) {
+      oif = (await this.link(r.dev))?.index;
+      if (oif === undefined) return false;
+    }
+    try {
+      await this.call('RTM_DELROUTE', r, (s) =>
+        s.delRoute(
+          { family: AF_INET, dstLen: Number(len), table: RT_TABLE_MAIN, scope: RT_SCOPE_NOWHERE, ...(r.proto !== undefined ? { protocol: r.proto } : {}) },
+          { dst: ipBytes(dst), ...(oif !== undefined ? { oif } : {}) },
+        ),
+      );
+      return true;
+    } catch (e) {
+      if (e instanceof NetlinkError && e.errno === 'ESRCH') return false;
+      throw e;
+    }
+  }
+
+  /** `ip route get <ip>`: the device the kernel would send through, undefined when unroutable. */
+  async routeDevice(ip: string): Promise<string | undefined> {
+    try {
+      const [m] = await this.call('RTM_GETROUTE', ip, (s) => s.getRoute({ family: AF_INET, dstLen: 32 }, { dst: ipBytes(ip) }));
+      const oif = m?.attrs.oif;
+      return oif === undefined ? undefined : (await this.linkByIndex(oif))?.name;
+    } catch (e) {
+      if (e instanceof NetlinkError && ['ENETUNREACH', 'EHOSTUNREACH', 'EINVAL'].includes(e.errno)) return undefined;
+      throw e;
+    }
+  }
+}
+
+/** rtm_scope "nowhere": what `ip route del` sends so a delete matches any scope. */
+const RT_SCOPE_NOWHERE = 255;
+
+function linkState(m: { data: rt.Link; attrs: { ifname?: string; mtu?: number; address?: Buffer } }): LinkState {
+  return { index: m.data.index ?? -1, name: m.attrs.ifname ?? '', up: m.data.flags?.up === true, mtu: m.attrs.mtu, mac: macText(m.attrs.address) };
+}

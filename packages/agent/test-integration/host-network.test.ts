@@ -1,0 +1,112 @@
+// NodeNetwork against real namespaces: the lab set-up (node netns other than the agent's: veth by
+// rtnetlink across namespaces, the rest through nsenter) in this process, and the real-node
+// set-up (node netns = the agent's own: links, addresses, routes by rtnetlink) in a child started
+// inside a node netns.
+import { join } from 'node:path';
+import { Testbed, run, type Netns } from '@switchyard/testbed';
+import { NetlinkError } from '../src/host-network/rtnetlink';
+import { NodeNetwork } from '../src/netops';
+import { PKG_DIR } from './helpers';
+
+let tb: Testbed;
+beforeAll(async () => {
+  tb = await Testbed.create();
+});
+afterAll(async () => {
+  await tb?.cleanup();
+});
+
+interface JsonLink {
+  ifname: string;
+  address: string;
+  mtu: number;
+  flags: string[];
+  link_netnsid?: number;
+}
+const link = async (netns: string, name: string): Promise<JsonLink> => (JSON.parse((await run(['ip', '-j', 'link', 'show', 'dev', name], { netns })).stdout) as JsonLink[])[0]!;
+const links = async (netns: string): Promise<string[]> => (JSON.parse((await run(['ip', '-j', 'link', 'show'], { netns })).stdout) as JsonLink[]).map((l) => l.ifname);
+const sysctl = async (netns: string, path: string): Promise<string> => (await run(['cat', `/proc/sys/net/${path}`], { netns })).stdout.trim();
+const txChecksum = async (netns: string, dev: string): Promise<string> => /tx-checksumming: (\w+)/.exec((await run(['ethtool', '-k', dev], { netns })).stdout)?.[1] ?? '';
+
+describe('lab set-up: the node namespace is not the agent’s', () => {
+  let node: Netns;
+  let pod: Netns;
+  let net: NodeNetwork;
+  const spec = (p: Netns) => ({ netns: p.path, ifname: 'eth0', hostIfName: 'pod-lab', mac: '02:00:0a:4e:00:05', ipCidr: '10.78.0.5/24', gateway: '10.78.0.1', mtu: 1450, txOffloadOff: true });
+  beforeAll(async () => {
+    node = await tb.createNetns('n');
+    pod = await tb.createNetns('p');
+    net = new NodeNetwork(node.name);
+  });
+  afterAll(() => net.close());
+
+  test('creates the host end up in the node namespace and the peer in the pod’s, configured on both sides', async () => {
+    await net.createPodLink(spec(pod));
+    const host = await link(node.name, 'pod-lab');
+    expect(host.flags).toContain('UP');
+    expect(host.mtu).toBe(1450);
+    expect(await links(pod.name)).toContain('eth0');
+    expect(await links(pod.name)).not.toContain('pod-lab');
+    // The host side is kept out of the kernel's way, in the node namespace.
+    expect(await sysctl(node.name, 'ipv4/conf/pod-lab/arp_ignore')).toBe('8');
+    expect(await sysctl(node.name, 'ipv4/conf/pod-lab/forwarding')).toBe('0');
+    expect(await sysctl(node.name, 'ipv6/conf/pod-lab/disable_ipv6')).toBe('1');
+    expect(await txChecksum(node.name, 'pod-lab')).toBe('off');
+    const eth0 = await link(pod.name, 'eth0');
+    expect(eth0.address).toBe('02:00:0a:4e:00:05');
+    expect(eth0.mtu).toBe(1450);
+    expect(await sysctl(pod.name, 'ipv6/conf/eth0/disable_ipv6')).toBe('1');
+    expect(await txChecksum(pod.name, 'eth0')).toBe('off');
+    expect(await net.podInterfaceState(pod.path, 'eth0')).toEqual({ mac: '02:00:0a:4e:00:05', up: true, addresses: ['10.78.0.5/24'], defaultGateway: '10.78.0.1' });
+    expect(await net.hostLinkState('pod-lab')).toEqual({ exists: true, up: true, mtu: 1450 });
+  });
+
+  test('refuses a second veth of the same name with the kernel’s errno', async () => {
+    const other = await tb.createNetns('p');
+    await expect(net.createPodLink(spec(other))).rejects.toMatchObject({ name: 'NetlinkError', code: 'NETLINK_FAILED', errno: 'EEXIST', value: 'pod-lab' });
+    await expect(net.createPodLink(spec(other))).rejects.toBeInstanceOf(NetlinkError);
+  });
+
+  test('deleting the host end takes the pod end with it, and a second delete reports nothing deleted', async () => {
+    expect(await net.deleteHostLink('pod-lab')).toBe(true);
+    expect(await links(pod.name)).not.toContain('eth0');
+    expect(await net.deleteHostLink('pod-lab')).toBe(false);
+    expect(await net.hostLinkState('pod-lab')).toEqual({ exists: false, up: false });
+  });
+});
+
+describe('real-node set-up: the node namespace is the agent’s own', () => {
+  test('configures the gateway, pod veth, host routes and sysctls by rtnetlink', async () => {
+    const node = await tb.createNetns('n');
+    const pod = await tb.createNetns('p');
+    const fixture = join(PKG_DIR, 'test-integration', 'fixtures', 'own-netns.ts');
+    const res = await run([process.execPath, '--import', 'tsx', fixture, pod.path], { netns: node.name, env: { ...process.env, NODE_OPTIONS: '' } });
+    const out = JSON.parse(res.stdout) as Record<string, unknown>;
+    expect(out).toEqual({
+      gatewayMac: (await link(node.name, 'gw0')).address,
+      findAddress: { dev: 'gw0', prefix: 24 },
+      findMissing: null,
+      hostLink: { exists: true, up: true, mtu: 1400 },
+      missingLink: { exists: false, up: false },
+      sync1: { added: 2, deleted: 0 },
+      sync2: { added: 1, deleted: 1 },
+      sync3: { added: 0, deleted: 0 },
+      together: [{ dev: 'gw0', prefix: 24 }, { dev: 'gw0', prefix: 24 }, { added: 0, deleted: 0 }],
+      routeDevice: 'gw0',
+      routeDeviceAfter: null,
+      deleted: true,
+      deletedAgain: false,
+    });
+    const gw = await link(node.name, 'gw0');
+    expect(gw.mtu).toBe(1400);
+    expect(gw.flags).toContain('UP');
+    expect((await run(['ip', '-4', '-o', 'addr', 'show', 'dev', 'gw0'], { netns: node.name })).stdout).toContain('10.77.0.1/24');
+    // Only the last sync's route is left, with its protocol, next hop and onlink flag.
+    expect((await run(['ip', 'route', 'show', 'proto', '77'], { netns: node.name })).stdout.trim()).toBe('10.78.0.0/24 via 10.78.0.2 dev gw0 onlink');
+    expect((await run(['ip', 'route', 'show', '10.80.0.7'], { netns: node.name })).stdout.trim()).toBe('');
+    expect(await sysctl(node.name, 'ipv4/conf/gw0p/arp_ignore')).toBe('8');
+    expect(await sysctl(node.name, 'ipv6/conf/gw0p/disable_ipv6')).toBe('1');
+    expect(await links(node.name)).not.toContain('pod-own');
+    expect(await links(pod.name)).not.toContain('eth0');
+  });
+});
