@@ -79,13 +79,23 @@ export class Agent {
   /** Brings the node up and starts serving CNI; on a failure, what was started is stopped again. */
   static async start(o: AgentOptions): Promise<Agent> {
     const agent = new Agent(agentContext(o));
-    await startControllers(agent.parts.list, agent.ctx.log);
+    try {
+      await startControllers(agent.parts.list, agent.ctx.log);
+    } catch (e) {
+      agent.ctx.net.close();
+      throw e;
+    }
     return agent;
   }
 
   /** Stops serving and closes every connection, parts in reverse start order. The datapath (ports, flows) stays as it is. */
   async stop(): Promise<void> {
-    await stopControllers(this.parts.list, this.ctx.log);
+    try {
+      await stopControllers(this.parts.list, this.ctx.log);
+    } finally {
+      // The netlink socket every part shared goes last.
+      this.ctx.net.close();
+    }
     this.ctx.log.info({}, 'agent stopped');
   }
 

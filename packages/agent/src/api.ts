@@ -7,7 +7,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { RequestAuth } from '@switchyard/kube';
-import { mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Flow } from '@switchyard/openflow/codec';
 import { formatFlow } from '@switchyard/openflow-pipeline';
@@ -146,6 +146,8 @@ export class LocalApi {
       server.once('error', reject);
       server.listen(socketPath, () => resolve());
     });
+    // Owner only: the socket answers without authentication (yardctl on the node runs as root).
+    chmodSync(socketPath, 0o600);
     return new LocalApi(server, socketPath, socketPath);
   }
 

@@ -1,6 +1,6 @@
 // The switchyard-agent binary with an antrea-agent.conf, serving CNI and the local API, stopped by SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -93,6 +93,9 @@ it('starts from antrea-agent.conf, serves CNI and the local API (unix socket and
   const { ip } = await addPod(node, sb);
   expect(ip).toBe('10.92.0.2');
 
+  // Both sockets answer their owner only.
+  expect(statSync(apiSocket).mode & 0o777).toBe(0o600);
+  expect(statSync(cniSocket).mode & 0o777).toBe(0o600);
   const info = (await get(apiSocket, '/agentinfo')).body as {
     nodeRef: { name: string }; localPodNum: number; nodeSubnets: string[]; ovsInfo: { bridgeName: string; version: string; flowTable: Record<string, number> };
     agentConditions: { type: string; status: string }[];

@@ -1,5 +1,5 @@
 // The CNI gRPC server (@grpc/grpc-js) spoken to by the plugin's own http2 unary client.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CNI_SERVICE, CniError, GrpcCallError, grpcUnary, type CniReply } from '../src/index';
@@ -54,6 +54,10 @@ const add = (containerId: string, extra: Record<string, unknown> = {}): Promise<
   request('CmdAdd', { containerId, netns: '/var/run/netns/x', ifname: 'eth0', args: 'K8S_POD_NAME=p;K8S_POD_NAMESPACE=d', stdin: conf(extra) });
 
 describe('CNI server over a unix socket', () => {
+  it('is reachable by its owner only (mode 0600)', () => {
+    expect(statSync(socket).mode & 0o777).toBe(0o600);
+  });
+
   it('answers ADD with the result in the requested version', async () => {
     const r = await add('c1', { cniVersion: '0.4.0' });
     expect(JSON.parse(r.result!)).toEqual({ ...RESULT, cniVersion: '0.4.0', ips: [{ version: '4', ...RESULT.ips![0] }], dns: {} });

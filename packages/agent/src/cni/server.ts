@@ -4,7 +4,7 @@
  * never a gRPC failure, so a bad input cannot break the plugin's output; requests for one
  * container id run one at a time, in arrival order.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { PodRequest } from '../pods';
@@ -229,6 +229,8 @@ export class CniServer {
     await new Promise<void>((resolve, reject) => {
       server.bindAsync(`unix:${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));
     });
+    // Owner only: whoever can connect can attach and detach pods (the runtime execs the plugin as root).
+    chmodSync(socketPath, 0o600);
     return new CniServer(server, socketPath);
   }
 
