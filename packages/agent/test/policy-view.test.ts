@@ -1,6 +1,6 @@
 // The controlplane view: initial state swapped in at the first BOOKMARK, patches, deletions,
 // 410 resync, persistence round trip.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { controlplane } from '@switchyard/apis';
@@ -100,5 +100,36 @@ describe('policy cache file', () => {
     expect(v.counts.policies).toBe(0);
     expect(v.synced).toBe(false);
     expect(warnings).toHaveLength(1);
+  });
+
+  it('writes the cache 0600 through a temporary file, leaving nothing else in the directory', () => {
+    const v = new PolicyView();
+    v.beginStream('resume');
+    v.apply(ev.policy('ADDED', policy('p1'), 'e.1'));
+    const file = join(dir, 'cache.json');
+    savePolicyView(file, v);
+    v.apply(ev.policy('ADDED', policy('p2'), 'e.2'));
+    savePolicyView(file, v);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir)).toEqual(['cache.json']);
+    expect(loadPolicyView(file).counts.policies).toBe(2);
+  });
+
+  it('refuses a cache cut short at any length: an empty, unsynced view that the controller refills', () => {
+    const v = new PolicyView();
+    v.beginStream('resume');
+    v.apply(ev.ag('ag1', [pod('a', '10.0.0.2'), pod('b', '10.0.0.3')]));
+    v.apply(ev.policy('ADDED', policy('p1'), 'e.4'));
+    const file = join(dir, 'cache.json');
+    savePolicyView(file, v);
+    const whole = readFileSync(file);
+    const cut = join(dir, 'cut.json');
+    const log = { debug: () => undefined, info: () => undefined, error: () => undefined, warn: (): void => undefined };
+    for (let n = 0; n < whole.length; n++) {
+      writeFileSync(cut, whole.subarray(0, n));
+      const back = loadPolicyView(cut, log);
+      expect({ n, policies: back.counts.policies, synced: back.synced }).toEqual({ n, policies: 0, synced: false });
+    }
+    expect(loadPolicyView(file, log).counts.policies).toBe(1);
   });
 });

@@ -4,8 +4,9 @@
  * is unreachable) goes into the pipeline's node state; flows follow as diffs in bundles; each
  * realized policy generation is reported back to the controller.
  */
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
 import type { FlowSync } from '../flow-sync';
 import { silentLogger, type Logger } from '@switchyard/runtime';
 import { ControlplaneClient, PolicyView, type ControlplaneClientOptions, type PolicyViewData } from '@switchyard/controlplane-client';
@@ -26,12 +27,13 @@ export function loadPolicyView(file: string, log: Logger = silentLogger): Policy
   }
 }
 
-/** Writes the view atomically (temp file + rename), so a crash never leaves half a cache. */
+/**
+ * Writes the view durably (temporary file, fsync, rename), so a crash or a power loss leaves the
+ * previous cache or this one, whole; never an empty or half file.
+ */
 export function savePolicyView(file: string, view: PolicyView): void {
   mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.tmp`;
-  writeFileSync(tmp, JSON.stringify(view.toData()));
-  renameSync(tmp, file);
+  writeFileAtomic.sync(file, JSON.stringify(view.toData()), { mode: 0o600 });
 }
 
 export interface NetworkPolicyControllerOptions {
