@@ -151,6 +151,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     ...(pki ? { proxyClientCert: { certPem: pki.proxyCertPem, keyPem: pki.proxyKeyPem } } : {}),
     ...(options.nodeProxyHost ? { nodeProxyHost: options.nodeProxyHost } : {}),
     version,
+    ...(snapshot ? { beforeWriteReply: () => snapshot.flushPending() } : {}),
   });
   const server = pki ? https.createServer({ cert: pki.certPem, key: pki.keyPem }, front.handle) : http.createServer(front.handle);
   await new Promise<void>((resolve, reject) => {

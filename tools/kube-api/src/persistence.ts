@@ -43,11 +43,15 @@ export class SnapshotFile {
     this.unsubscribe = this.store.subscribe(() => {
       if (this.pending) return;
       this.pending = true;
-      setImmediate(() => {
-        this.pending = false;
-        this.flush();
-      });
+      setImmediate(() => this.flushPending());
     });
+  }
+
+  /** Writes now if a change is waiting for its coalesced write (before a write is acknowledged). */
+  flushPending(): void {
+    if (!this.pending) return;
+    this.pending = false;
+    this.flush();
   }
 
   flush(): void {

@@ -16,7 +16,7 @@ export interface KubectlResult {
 export class Kubectl {
   readonly env: NodeJS.ProcessEnv;
 
-  constructor(server: KubeApiServer, kubeconfig = server.kubeconfigPath) {
+  constructor(server: Pick<KubeApiServer, 'kubeconfigPath'>, kubeconfig = server.kubeconfigPath) {
     this.env = { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kubectl-cache-')), HOME: tmpdir() };
   }
 
