@@ -97,6 +97,9 @@ export async function bringUpNode(vs: VSwitch, net: NodeNetwork, o: BridgeSetupO
   const ipCidr = o.gatewayAddress ?? `${cidr.gateway().toString()}/${cidr.prefix}`;
   const gwIp = ipCidr.split('/')[0] ?? '';
   const mac = await net.configureGateway(o.gatewayName, ipCidr, o.mtu);
+  // Pinned in OVSDB: with the userspace datapath the gateway is a tap device that dies with
+  // ovs-vswitchd, and the one a restarted vswitchd creates must keep the MAC the flows use.
+  await vs.ensurePort(o.bridge, o.gatewayName, { type: 'internal', externalIds: { 'antrea-type': 'gateway' }, mtuRequest: o.mtu, mac });
   return {
     gateway: { name: o.gatewayName, ofport: gwOfport, ip: gwIp, mac, ipCidr },
     ...(tunOfport !== undefined ? { tunnel: { name: o.tunnelName, ofport: tunOfport, type: o.tunnelType } } : {}),

@@ -159,6 +159,13 @@ export class NodeRouteController {
     this.schedule();
   };
 
+  /** Applies the current state again even if it did not change (host routes lost underneath); resolves when applied. */
+  async resync(): Promise<void> {
+    this.lastKey = '';
+    this.schedule();
+    await this.idle();
+  }
+
   /** Resolves when every change seen so far has been applied. */
   async idle(): Promise<void> {
     while (this.running) await this.running;

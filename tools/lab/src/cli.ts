@@ -1,9 +1,9 @@
 /** `switchyard-lab`: up / down / status / probe of a multi-node Switchyard cluster on this machine. */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Command } from 'commander';
-import { isAlive, reapStale, signalProcess, waitFor } from '@switchyard/testbed';
+import { isAlive, ovsDaemons, reapStale, run, signalProcess, waitFor } from '@switchyard/testbed';
 import { DEFAULT_LAB_DIR, LabError, parseMode, planNodes, type LabMode } from './plan';
 import { LAB_PROJECTS, REPO_ROOT, buildLabPrograms, progressFile, stateFile, type LabState } from './lab';
 import { progressLine } from './progress';
@@ -112,6 +112,26 @@ async function restartAgent(labDir: string, node: string, signal: NodeJS.Signals
   out.write(`switchyard-lab: ${node} agent restarted (pid ${old} -> ${pid}) in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
 }
 
+/**
+ * Restarts one node's ovs-vswitchd (SIGTERM, or SIGKILL with `--kill`) as a package upgrade or a
+ * crash would, then the node's own network configuration gives br-phy its address again. The
+ * agent keeps running: it notices the lost OpenFlow connection and puts everything back. Resolves
+ * once vswitchd answers; prints how long it was down.
+ */
+async function restartOvs(labDir: string, node: string, signal: NodeJS.Signals, out: NodeJS.WritableStream = process.stdout): Promise<void> {
+  const st = readState(labDir);
+  if (!running(st)) throw new LabError('NOT_RUNNING', 'no lab is running');
+  const n = st.nodes.find((x) => x.name === node);
+  if (!n) throw new LabError('UNKNOWN_NODE', `no node ${node} in this lab (${st.nodes.map((x) => x.name).join(', ')})`, node, 'node');
+  const ovs = ovsDaemons(dirname(n.vswitchdCtl), n.netns);
+  const t0 = Date.now();
+  await ovs.stopVswitchd(signal);
+  await ovs.startVswitchd();
+  await waitFor(`${node}'s br-phy`, async () => (await run(['ip', 'link', 'show', 'br-phy'], { netns: n.netns, allowFailure: true })).code === 0, { timeoutMs: 20_000, intervalMs: 50 });
+  for (const argv of n.underlay) await run(argv, { netns: n.netns });
+  out.write(`switchyard-lab: ${node} ovs-vswitchd restarted (${signal}) in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+}
+
 async function status(labDir: string): Promise<void> {
   const st = readState(labDir);
   if (!running(st)) throw new LabError('NOT_RUNNING', 'no lab is running');
@@ -204,6 +224,11 @@ program
   .description("restart one node's agent (the supervisor starts it again); waits until it answers")
   .option('--kill', 'SIGKILL instead of SIGTERM')
   .action((node: string, o: { kill?: boolean }) => restartAgent(dir(), node, o.kill ? 'SIGKILL' : 'SIGTERM'));
+program
+  .command('restart-ovs <node>')
+  .description("restart one node's ovs-vswitchd under its running agent; waits until it answers")
+  .option('--kill', 'SIGKILL instead of SIGTERM')
+  .action((node: string, o: { kill?: boolean }) => restartOvs(dir(), node, o.kill ? 'SIGKILL' : 'SIGTERM'));
 program.command('down').action(() => down(dir()));
 program.command('status').action(() => status(dir()));
 program

@@ -77,6 +77,12 @@ export interface LabNodeState {
   vswitchdCtl: string;
   /** `unix:<ovsdb socket>` of the node's ovsdb-server (`ovs-vsctl --db=`). */
   dbRemote: string;
+  /**
+   * What the node's own network configuration runs (in `netns`) to give br-phy the node IP and
+   * its routes; `restart-ovs` runs it again, since a restarted ovs-vswitchd recreates br-phy (a
+   * userspace-datapath internal port: a tap device) without them.
+   */
+  underlay: string[][];
 }
 
 /** What `up` leaves in `<labDir>/state.json` for `status`, `down` and the demo. */
@@ -181,6 +187,15 @@ async function startController(kube: KubeConfigClient, api: KubeApiServer, kubec
   return controllerPort;
 }
 
+/** br-phy's node IP and the route to the other fabric subnet (hybrid's second half) through the fabric router. */
+function brPhyAddressing(plan: NodePlan): string[][] {
+  return [
+    ['ip', 'addr', 'replace', `${plan.nodeIP}/24`, 'dev', 'br-phy'],
+    ['ip', 'link', 'set', 'br-phy', 'up'],
+    ['ip', 'route', 'replace', `${plan.subnet.startsWith(FABRIC_PREFIX_2) ? FABRIC_PREFIX : FABRIC_PREFIX_2}.0/24`, 'via', plan.fabricGateway, 'dev', 'br-phy'],
+  ];
+}
+
 /** A running lab (inside the supervisor process). */
 export class Lab {
   private kubelet: Kubelet | undefined;
@@ -280,10 +295,7 @@ export class Lab {
       ['sysctl', '-qw', `net.ipv4.conf.${inNode}.arp_ignore=1`],
       ['ip', 'link', 'set', inNode, 'up'],
       ['ethtool', '-K', inNode, 'tx', 'off'],
-      ['ip', 'addr', 'add', `${plan.nodeIP}/24`, 'dev', 'br-phy'],
-      ['ip', 'link', 'set', 'br-phy', 'up'],
-      // The other fabric subnet (hybrid's second half) through the fabric router.
-      ['ip', 'route', 'add', `${plan.subnet.startsWith(FABRIC_PREFIX_2) ? FABRIC_PREFIX : FABRIC_PREFIX_2}.0/24`, 'via', plan.fabricGateway, 'dev', 'br-phy'],
+      ...brPhyAddressing(plan),
     ])
       await ovs.netns.exec(argv);
   }
@@ -304,7 +316,7 @@ export class Lab {
       '--node-netns', ovs.netns.name, '--api-socket', apiSocket, '--ovsdb', ovs.dbRemote,
       ...(this.state.controllerPort ? ['--controller-url', `https://127.0.0.1:${this.state.controllerPort}`, '--controller-ca-file', join(labDir, 'controller-ca.pem'), '--token-file', tokenFile] : []),
     ];
-    const node: LabNodeState = { name: plan.name, podCIDR: plan.podCIDR, nodeIP: plan.nodeIP, netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0, agentStart: '', vswitchdCtl: ovs.vswitchdCtl, dbRemote: ovs.dbRemote };
+    const node: LabNodeState = { name: plan.name, podCIDR: plan.podCIDR, nodeIP: plan.nodeIP, netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0, agentStart: '', vswitchdCtl: ovs.vswitchdCtl, dbRemote: ovs.dbRemote, underlay: brPhyAddressing(plan) };
     const spawnAgent = (): void => {
       const child = spawnProgram(AGENT_CLI, argv, join(dir, 'agent.log'), { KUBECONFIG: kubeconfig });
       if (child.pid) this.tb.trackPid(child.pid);

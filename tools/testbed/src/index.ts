@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 export { run, start, waitFor, inNetns, CommandError, type RunOptions, type RunResult } from './exec';
-export { Testbed, type Netns, type OvsInstance, type Pod, type TestbedOptions } from './testbed';
+export { Testbed, ovsDaemons, type Netns, type OvsDaemons, type OvsInstance, type Pod, type TestbedOptions } from './testbed';
 export { reapStale, cleanupRecord, killNetnsProcesses } from './reap';
 export { isAlive, pidfileProcess, processRef, readRecords, registryDir, signalProcess, type ProcessRef, type RunRecord } from './registry';
 export { assertIntegrationReady, missingRequirements } from './preflight';

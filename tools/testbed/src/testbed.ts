@@ -68,6 +68,37 @@ async function killPidfile(file: string, signal: NodeJS.Signals = 'SIGTERM'): Pr
   rmSync(file, { force: true });
 }
 
+/** Start and stop of one OVS instance's daemons. */
+export interface OvsDaemons {
+  startDb(): Promise<void>;
+  stopDb(signal?: NodeJS.Signals): Promise<void>;
+  startVswitchd(): Promise<void>;
+  stopVswitchd(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * The daemons of the OVS instance in `dir` (its conf.db, sockets, pidfiles and logs) running in
+ * netns `netns`, as {@link Testbed.startOvs} starts them. Usable from another process than the
+ * one that made the instance (the lab's `restart-ovs`): a daemon is stopped only through its
+ * pidfile, and only if the process still carries that `--pidfile=` argument.
+ */
+export function ovsDaemons(dir: string, netns: string): OvsDaemons {
+  const f = (n: string): string => join(dir, n);
+  const env = { ...process.env, OVS_RUNDIR: dir, OVS_LOGDIR: dir, OVS_DBDIR: dir };
+  const dbSocket = f('db.sock');
+  return {
+    startDb: async () => {
+      await run(['ovsdb-server', `--remote=punix:${dbSocket}`, `--pidfile=${f('ovsdb.pid')}`, '--detach', `--log-file=${f('ovsdb.log')}`, `--unixctl=${f('ovsdb.ctl')}`, f('conf.db')], { netns, env });
+      await waitFor('ovsdb socket', () => existsSync(dbSocket));
+    },
+    stopDb: (signal) => killPidfile(f('ovsdb.pid'), signal),
+    startVswitchd: async () => {
+      await run(['ovs-vswitchd', `unix:${dbSocket}`, `--pidfile=${f('vswitchd.pid')}`, '--detach', `--log-file=${f('vswitchd.log')}`, `--unixctl=${f('vswitchd.ctl')}`], { netns, env });
+    },
+    stopVswitchd: (signal) => killPidfile(f('vswitchd.pid'), signal),
+  };
+}
+
 export interface TestbedOptions {
   /** Directory for OVS instances; defaults to a fresh dir under the OS temp dir. */
   baseDir?: string;
@@ -162,34 +193,7 @@ export class Testbed {
     const env = { ...process.env, OVS_RUNDIR: dir, OVS_LOGDIR: dir, OVS_DBDIR: dir };
     if (!existsSync(f('conf.db'))) await run(['ovsdb-tool', 'create', f('conf.db'), VSWITCH_SCHEMA]);
 
-    const startDb = async () => {
-      await run(
-        [
-          'ovsdb-server',
-          `--remote=punix:${dbSocket}`,
-          `--pidfile=${f('ovsdb.pid')}`,
-          '--detach',
-          `--log-file=${f('ovsdb.log')}`,
-          `--unixctl=${f('ovsdb.ctl')}`,
-          f('conf.db'),
-        ],
-        { netns: netns.name, env },
-      );
-      await waitFor('ovsdb socket', () => existsSync(dbSocket));
-    };
-    const startVswitchd = async () => {
-      await run(
-        [
-          'ovs-vswitchd',
-          dbRemote,
-          `--pidfile=${f('vswitchd.pid')}`,
-          '--detach',
-          `--log-file=${f('vswitchd.log')}`,
-          `--unixctl=${f('vswitchd.ctl')}`,
-        ],
-        { netns: netns.name, env },
-      );
-    };
+    const { startDb, startVswitchd, stopDb, stopVswitchd } = ovsDaemons(dir, netns.name);
     const vsctl = async (...args: string[]) =>
       (await run(['ovs-vsctl', `--db=${dbRemote}`, '--timeout=20', ...args], { env })).stdout;
     await startDb();
@@ -222,9 +226,9 @@ export class Testbed {
         await waitFor(`${name}.mgmt`, () => existsSync(f(`${name}.mgmt`)));
       },
       startDb,
-      stopDb: (signal) => killPidfile(f('ovsdb.pid'), signal),
+      stopDb,
       startVswitchd,
-      stopVswitchd: (signal) => killPidfile(f('vswitchd.pid'), signal),
+      stopVswitchd,
       stop: async () => {
         await killPidfile(f('vswitchd.pid'));
         await killPidfile(f('ovsdb.pid'));

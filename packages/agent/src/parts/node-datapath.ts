@@ -103,8 +103,9 @@ export class NodeDatapath implements AgentController {
       target: { path: join(o.ovsRunDir, `${o.bridge}.mgmt`) },
       logger: log,
       controllerId: CONTROLLER_ID,
-      // ovs-vswitchd restarted: it lost every flow; put this round back.
-      onReconnect: async () => this.flowSync?.replay(),
+      // ovs-vswitchd restarted: it lost every flow, meter and group (and, with the userspace
+      // datapath, the gateway's address); put this round back.
+      onReconnect: () => this.afterSwitchRestart(),
     });
     // Meters before the flows that use them (a flow naming a missing meter is refused).
     if (o.packetInRate > 0) await installPacketInMeters(this.connection, o.packetInRate);
@@ -128,6 +129,31 @@ export class NodeDatapath implements AgentController {
       // Userspace datapath: policy changes also empty the megaflow cache (flow-sync.ts, issue 13).
       { logger: log, metrics: this.ctx.metrics, ...(o.datapathType === 'netdev' ? { flushDatapath: () => purgeDatapathFlows(o.ovsRunDir) } : {}) },
     );
+  }
+
+  /** Called after ovs-vswitchd came back and this part re-installed the node's flows (other parts re-apply host state). */
+  onSwitchRestart(listener: () => Promise<void>): void {
+    this.restartListeners.push(listener);
+  }
+  private readonly restartListeners: (() => Promise<void>)[] = [];
+  /** Times ovs-vswitchd came back under this agent (observable for tests and health). */
+  switchRestarts = 0;
+
+  /**
+   * After the OpenFlow connection came back: the gateway's address, MTU and link state (with the
+   * userspace datapath it is a new tap device; OVSDB pins its MAC), the meters, then every group
+   * and flow of this round in one bundle; then the other parts' host state (routes).
+   */
+  private async afterSwitchRestart(): Promise<void> {
+    const { options: o, net, log } = this.ctx;
+    const t0 = performance.now();
+    const gw = this.nodeInfo?.gateway;
+    if (gw) await net.configureGateway(gw.name, gw.ipCidr, this.ctx.mtu);
+    if (o.packetInRate > 0 && this.connection) await installPacketInMeters(this.connection, o.packetInRate);
+    await this.flowSync?.replay();
+    for (const l of this.restartListeners) await l();
+    this.switchRestarts++;
+    log.info({ round: this.roundNum, flows: this.flowSync?.flows.length ?? 0, ms: Math.round(performance.now() - t0) }, 'switch reconnected: gateway, meters, groups and flows re-installed');
   }
 
   /** Installs the first round: every flow of the node, in one bundle, replacing the previous run's. */

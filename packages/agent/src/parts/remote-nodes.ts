@@ -51,6 +51,8 @@ export class RemoteNodes implements AgentController {
       },
       logger: log,
     });
+    // A restarted ovs-vswitchd (userspace datapath) took the gateway's routes with its tap device.
+    this.node.onSwitchRestart(async () => this.routes?.resync());
     this.informer = new Informer(this.kube, NODES, this.routes.onEvent, { clock: o.clock ?? systemClock, logger: log });
     this.informer.start();
   }

@@ -51,7 +51,8 @@ export class VSwitchError extends OvsdbError {
       | 'OVSDB_PORT_ON_OTHER_BRIDGE'
       | 'OVSDB_INTERFACE_NOT_FOUND'
       | 'OVSDB_OFPORT_FAILED'
-      | 'OVSDB_BAD_INTERFACE_TYPE',
+      | 'OVSDB_BAD_INTERFACE_TYPE'
+      | 'OVSDB_BAD_MAC',
     message: string,
     name: string,
   ) {
@@ -84,6 +85,12 @@ export interface PortSpec {
   ofportRequest?: number;
   /** Interface.mtu_request. */
   mtuRequest?: number;
+  /**
+   * Interface.mac: the Ethernet address OVS gives an internal interface whenever it creates it
+   * (e.g. each time ovs-vswitchd restarts with the userspace datapath, whose internal ports are
+   * tap devices that die with it).
+   */
+  mac?: string;
 }
 
 /** A port found by {@link VSwitch.findPortsByExternalIds}. */
@@ -225,6 +232,10 @@ export class VSwitch {
     if (ifIds !== undefined) row.external_ids = entries(ifIds);
     if (spec.ofportRequest !== undefined) row.ofport_request = spec.ofportRequest;
     if (spec.mtuRequest !== undefined) row.mtu_request = spec.mtuRequest;
+    if (spec.mac !== undefined) {
+      if (!/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(spec.mac)) throw new VSwitchError('OVSDB_BAD_MAC', `interface ${name}: mac ${JSON.stringify(spec.mac)} is not an Ethernet address (xx:xx:xx:xx:xx:xx)`, name);
+      row.mac = spec.mac.toLowerCase();
+    }
     return row;
   }
 
