@@ -138,3 +138,35 @@ it('ovs-vswitchd SIGKILLed and restarted under node2\'s running agent: the same 
   server.kill();
   await serverExited;
 }, 120_000);
+
+it('no token the lab issued and no private key appears in any log of the run', async () => {
+  const { readdirSync, statSync } = await import('node:fs');
+  const files: string[] = [];
+  const walk = (d: string): void => {
+    for (const e of readdirSync(d)) {
+      const p = join(d, e);
+      const s = statSync(p, { throwIfNoEntry: false });
+      if (s?.isDirectory()) walk(p);
+      else if (s?.isFile() && /\.log$/.test(e)) files.push(p);
+    }
+  };
+  walk(labDir);
+  // The agents' logs, the controller's, and every OVS daemon's.
+  expect(files.filter((f) => f.endsWith('agent.log'))).toHaveLength(2);
+  expect(files.some((f) => f.endsWith('controller.log'))).toBe(true);
+  const secrets = new Map<string, string>();
+  for (const n of st.nodes) secrets.set(`${n.name} token`, readFileSync(join(labDir, n.name, 'token'), 'utf8').trim());
+  const kubeconfig = YAML.parse(readFileSync(st.kubeconfig, 'utf8')) as { users: { user: { token?: string } }[] };
+  secrets.set('admin token', kubeconfig.users[0]!.user.token!);
+  const caSecret = await kube.request<{ data: Record<string, string> }>('GET', '/api/v1/namespaces/kube-system/secrets/switchyard-controller-ca');
+  const caKey = Buffer.from(caSecret.data['ca.key']!, 'base64').toString('utf8');
+  secrets.set('controller CA key', caKey.split('\n').filter((l) => l && !l.startsWith('-----'))[1]!);
+  for (const value of secrets.values()) expect(value.length).toBeGreaterThan(16);
+  const found: string[] = [];
+  for (const f of files) {
+    const text = readFileSync(f, 'utf8');
+    for (const [what, value] of secrets) if (text.includes(value)) found.push(`${what} in ${f}`);
+    if (/PRIVATE KEY-----/.test(text)) found.push(`a PEM private key in ${f}`);
+  }
+  expect({ files: files.length, found }).toEqual({ files: files.length, found: [] });
+});
