@@ -1,9 +1,11 @@
 /** `switchyard-lab`: up / down / status / probe of a multi-node Switchyard cluster on this machine. */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { Command } from 'commander';
-import { isAlive, ovsDaemons, reapStale, run, signalProcess, waitFor } from '@switchyard/testbed';
+import { isAlive, reapStale, signalProcess, waitFor } from '@switchyard/testbed';
+import { restartAgent, restartVswitchd } from './faults';
+import { formatChaosReport, loadScenarios, runChaos, type ChaosReport } from './chaos';
 import { DEFAULT_LAB_DIR, LabError, parseMode, planNodes, type LabMode } from './plan';
 import { LAB_PROJECTS, REPO_ROOT, buildLabPrograms, progressFile, stateFile, type LabState } from './lab';
 import { progressLine } from './progress';
@@ -96,40 +98,14 @@ async function down(labDir: string, out: NodeJS.WritableStream = process.stdout)
  * Restarts one node's agent: kills it (SIGTERM, or SIGKILL with `--kill`); the supervisor starts it
  * again and writes the new pid to state.json. Returns once the new agent answers on its API socket.
  */
-async function restartAgent(labDir: string, node: string, signal: NodeJS.Signals, out: NodeJS.WritableStream = process.stdout): Promise<void> {
-  const st = readState(labDir);
-  if (!running(st)) throw new LabError('NOT_RUNNING', 'no lab is running');
-  const n = st.nodes.find((x) => x.name === node);
-  if (!n) throw new LabError('UNKNOWN_NODE', `no node ${node} in this lab (${st.nodes.map((x) => x.name).join(', ')})`, node, 'node');
-  const old = n.agentPid;
-  const t0 = Date.now();
-  if (!signalProcess({ pid: old, start: n.agentStart }, signal)) throw new LabError('NOT_RUNNING', `${node}'s agent (pid ${old}) is not running`, old, 'agentPid');
-  let pid = old;
-  await waitFor(`${node}'s agent to be started again`, async () => {
-    pid = readState(labDir)?.nodes.find((x) => x.name === node)?.agentPid ?? old;
-    return pid !== old && isAlive(pid) && existsSync(n.apiSocket) && (await agentGet(n.apiSocket, '/agentinfo').then(() => true, () => false));
-  }, { timeoutMs: 60_000, intervalMs: 100 });
-  out.write(`switchyard-lab: ${node} agent restarted (pid ${old} -> ${pid}) in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+async function restartAgentCmd(labDir: string, node: string, signal: NodeJS.Signals, out: NodeJS.WritableStream = process.stdout): Promise<void> {
+  const r = await restartAgent(labDir, node, signal);
+  out.write(`switchyard-lab: ${node} agent restarted (pid ${r.oldPid} -> ${r.pid}) in ${(r.ms / 1000).toFixed(1)} s\n`);
 }
 
-/**
- * Restarts one node's ovs-vswitchd (SIGTERM, or SIGKILL with `--kill`) as a package upgrade or a
- * crash would, then the node's own network configuration gives br-phy its address again. The
- * agent keeps running: it notices the lost OpenFlow connection and puts everything back. Resolves
- * once vswitchd answers; prints how long it was down.
- */
-async function restartOvs(labDir: string, node: string, signal: NodeJS.Signals, out: NodeJS.WritableStream = process.stdout): Promise<void> {
-  const st = readState(labDir);
-  if (!running(st)) throw new LabError('NOT_RUNNING', 'no lab is running');
-  const n = st.nodes.find((x) => x.name === node);
-  if (!n) throw new LabError('UNKNOWN_NODE', `no node ${node} in this lab (${st.nodes.map((x) => x.name).join(', ')})`, node, 'node');
-  const ovs = ovsDaemons(dirname(n.vswitchdCtl), n.netns);
-  const t0 = Date.now();
-  await ovs.stopVswitchd(signal);
-  await ovs.startVswitchd();
-  await waitFor(`${node}'s br-phy`, async () => (await run(['ip', 'link', 'show', 'br-phy'], { netns: n.netns, allowFailure: true })).code === 0, { timeoutMs: 20_000, intervalMs: 50 });
-  for (const argv of n.underlay) await run(argv, { netns: n.netns });
-  out.write(`switchyard-lab: ${node} ovs-vswitchd restarted (${signal}) in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+async function restartOvsCmd(labDir: string, node: string, signal: NodeJS.Signals, out: NodeJS.WritableStream = process.stdout): Promise<void> {
+  const r = await restartVswitchd(labDir, node, signal);
+  out.write(`switchyard-lab: ${node} ovs-vswitchd restarted (${signal}) in ${(r.ms / 1000).toFixed(1)} s\n`);
 }
 
 async function status(labDir: string): Promise<void> {
@@ -211,6 +187,39 @@ async function probe(labDir: string, o: ProbeCliOptions): Promise<void> {
   if (failed > 0) process.exitCode = 2;
 }
 
+/** `10m`, `90s`, `1500ms` or a bare number of seconds, in ms. */
+function parseDuration(v: string, flag: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v.trim());
+  if (!m) throw new LabError('INVALID_ARGUMENT', `${flag} must be a duration such as 10m, 90s or 1500ms, got ${JSON.stringify(v)}`, v, flag);
+  return Math.round(Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h']);
+}
+
+interface ChaosCliOptions {
+  duration: string;
+  seed?: string;
+  suites: string;
+  output: string;
+}
+
+async function chaos(labDir: string, o: ChaosCliOptions): Promise<void> {
+  if (o.output !== 'json' && o.output !== 'table') throw new LabError('INVALID_ARGUMENT', `-o must be json or table, got ${o.output}`, o.output, '-o');
+  const durationMs = parseDuration(o.duration, '--duration');
+  const seed = o.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : Number(o.seed);
+  if (!Number.isInteger(seed)) throw new LabError('INVALID_ARGUMENT', `--seed must be an integer, got ${JSON.stringify(o.seed)}`, o.seed, '--seed');
+  const scenarios = loadScenarios(join(REPO_ROOT, 'tools/lab/conformance'), o.suites.split(',').map((x) => x.trim()), parseScenario);
+  const started = !running(readState(labDir));
+  if (started) await up(labDir, 2, process.stderr);
+  let report: ChaosReport;
+  try {
+    process.stderr.write(`switchyard-lab chaos: ${(durationMs / 1000).toFixed(0)} s, seed ${seed}, ${scenarios.length} scenarios\n`);
+    report = await runChaos({ labDir, durationMs, seed, scenarios, log: (l) => process.stderr.write(`${l}\n`) });
+  } finally {
+    if (started) await down(labDir, process.stderr);
+  }
+  process.stdout.write(o.output === 'json' ? `${JSON.stringify(report, null, 2)}\n` : formatChaosReport(report));
+  if (!report.ok) process.exitCode = 2;
+}
+
 const program = new Command('switchyard-lab').description('a multi-node Switchyard cluster on one machine').option('--lab-dir <dir>', 'state directory', DEFAULT_LAB_DIR);
 const dir = (): string => program.opts<{ labDir: string }>().labDir;
 program
@@ -223,12 +232,20 @@ program
   .command('restart-agent <node>')
   .description("restart one node's agent (the supervisor starts it again); waits until it answers")
   .option('--kill', 'SIGKILL instead of SIGTERM')
-  .action((node: string, o: { kill?: boolean }) => restartAgent(dir(), node, o.kill ? 'SIGKILL' : 'SIGTERM'));
+  .action((node: string, o: { kill?: boolean }) => restartAgentCmd(dir(), node, o.kill ? 'SIGKILL' : 'SIGTERM'));
 program
   .command('restart-ovs <node>')
   .description("restart one node's ovs-vswitchd under its running agent; waits until it answers")
   .option('--kill', 'SIGKILL instead of SIGTERM')
-  .action((node: string, o: { kill?: boolean }) => restartOvs(dir(), node, o.kill ? 'SIGKILL' : 'SIGTERM'));
+  .action((node: string, o: { kill?: boolean }) => restartOvsCmd(dir(), node, o.kill ? 'SIGKILL' : 'SIGTERM'));
+program
+  .command('chaos')
+  .description('apply and probe conformance scenarios in a loop while killing agents, the controller, ovsdb-server and ovs-vswitchd and churning pods; report recovery times and leftovers (exit 2 on a failure)')
+  .option('--duration <d>', 'how long faults are injected, e.g. 10m, 120s', '10m')
+  .option('--seed <n>', 'seed of the choices (printed; default random)')
+  .option('--suites <list>', 'conformance suites to draw scenarios from', 'k8s-netpol,antrea-native')
+  .option('-o, --output <format>', 'table or json', 'table')
+  .action((o: ChaosCliOptions) => chaos(dir(), o));
 program.command('down').action(() => down(dir()));
 program.command('status').action(() => status(dir()));
 program

@@ -48,6 +48,8 @@ export class Kubelet {
   private timer: NodeJS.Timeout | undefined;
   private busy: Promise<void> = Promise.resolve();
   private stopped = false;
+  /** Pods whose sandbox failed: attempts so far, and when the next may start. */
+  private readonly failures = new Map<string, { tries: number; retryAt: number }>();
 
   constructor(private readonly o: KubeletOptions) {
     this.rr = new RoundRobin(o.nodes.map((n) => n.name));
@@ -81,6 +83,7 @@ export class Kubelet {
       if (pod.metadata.deletionTimestamp) continue;
       live.add(uid);
       if (this.sandboxes.has(uid)) continue;
+      if ((this.failures.get(uid)?.retryAt ?? 0) > Date.now()) continue;
       let nodeName = pod.spec?.nodeName;
       if (!nodeName) {
         nodeName = this.rr.pick();
@@ -93,6 +96,7 @@ export class Kubelet {
       await this.setup(pod, node);
     }
     for (const sb of [...this.sandboxes.values()]) if (!live.has(sb.uid)) await this.teardown(sb);
+    for (const uid of this.failures.keys()) if (!live.has(uid)) this.failures.delete(uid);
   }
 
   private cniEnv(cmd: string, sb: Sandbox): NodeJS.ProcessEnv {
@@ -118,9 +122,15 @@ export class Kubelet {
     this.sandboxes.set(uid, sb);
     const r = await run([this.o.plugin], { env: this.cniEnv('ADD', sb), input: this.netconf(node), allowFailure: true, timeoutMs: 30_000 });
     if (r.code !== 0) {
-      process.stderr.write(`kubelet: CNI ADD ${namespace}/${name} failed: ${r.stdout}${r.stderr}\n`);
+      // As a kubelet does on FailedCreatePodSandBox: CNI DEL, the sandbox goes, and a new one is
+      // tried after a backoff (1 s doubling to 10 s), e.g. once the agent is back.
+      const tries = (this.failures.get(uid)?.tries ?? 0) + 1;
+      this.failures.set(uid, { tries, retryAt: Date.now() + Math.min(10_000, 1000 * 2 ** (tries - 1)) });
+      process.stderr.write(`kubelet: CNI ADD ${namespace}/${name} failed (attempt ${tries}): ${r.stdout}${r.stderr}\n`);
+      await this.teardown(sb);
       return;
     }
+    this.failures.delete(uid);
     const result = JSON.parse(r.stdout) as { ips?: { address: string }[] };
     const ip = (result.ips?.[0]?.address ?? '').split('/')[0] ?? '';
     const ports = declaredPorts(pod.spec);

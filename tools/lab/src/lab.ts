@@ -94,6 +94,9 @@ export interface LabState {
   apiUrl: string;
   /** 0 when the lab runs without a controller (`--no-controller`). */
   controllerPort: number;
+  /** The controller's pid and start time; they change when the supervisor starts it again (it exited or was killed). */
+  controllerPid?: number;
+  controllerStart?: string;
   /** The agents' trafficEncapMode. */
   mode: LabMode;
   /** The fabric netns: the underlay bridge br0, and the router/host at `<prefix>.254` of each fabric subnet. */
@@ -158,8 +161,17 @@ function applyRbac(api: KubeApiServer): void {
   ]);
 }
 
-/** Starts the real switchyard-controller (and the `switchyard` Service its APIService points at); returns its port. */
-async function startController(kube: KubeConfigClient, api: KubeApiServer, kubeconfig: string, labDir: string, tb: Testbed, children: ChildProcess[]): Promise<number> {
+/** The controller process the supervisor keeps running; `onRestart` runs each time it starts it again. */
+interface SupervisedController {
+  port: number;
+  pid: number;
+  start: string;
+  /** Set once the lab is up: from then on an exited controller is started again, like a Deployment's pod. */
+  supervise(stopping: () => boolean, onRestart: () => void): void;
+}
+
+/** Starts the real switchyard-controller (and the `switchyard` Service its APIService points at). */
+async function startController(kube: KubeConfigClient, api: KubeApiServer, kubeconfig: string, labDir: string, tb: Testbed, children: ChildProcess[]): Promise<SupervisedController> {
   // The real switchyard-controller binary; it publishes its CA in ConfigMap kube-system/switchyard-ca.
   const controllerPort = await freePort();
   // The `switchyard` Service the controller's APIService points at: kube-api proxies
@@ -169,13 +181,28 @@ async function startController(kube: KubeConfigClient, api: KubeApiServer, kubec
   // kube-api signs its front-proxy client certificate with its own CA.
   const frontProxyCa = join(labDir, 'front-proxy-ca.crt');
   writeFileSync(frontProxyCa, api.caPem);
-  const controller = spawnProgram(
-    CONTROLLER_CLI,
-    ['--kubeconfig', kubeconfig, '--port', String(controllerPort), '--bind-address', '127.0.0.1', '--requestheader-client-ca-file', frontProxyCa],
-    join(labDir, 'controller.log'),
-  );
-  children.push(controller);
-  if (controller.pid) tb.trackPid(controller.pid);
+  let supervision: { stopping: () => boolean; onRestart: () => void } | undefined;
+  const sup: SupervisedController = { port: controllerPort, pid: 0, start: '', supervise: (stopping, onRestart) => void (supervision = { stopping, onRestart }) };
+  const spawnController = (): ChildProcess => {
+    const child = spawnProgram(
+      CONTROLLER_CLI,
+      ['--kubeconfig', kubeconfig, '--port', String(controllerPort), '--bind-address', '127.0.0.1', '--requestheader-client-ca-file', frontProxyCa],
+      join(labDir, 'controller.log'),
+    );
+    children.push(child);
+    if (child.pid) tb.trackPid(child.pid);
+    sup.pid = child.pid ?? 0;
+    sup.start = (child.pid && processRef(child.pid)?.start) || '';
+    child.once('exit', () => {
+      const i = children.indexOf(child);
+      if (i >= 0) children.splice(i, 1);
+      if (!supervision || supervision.stopping()) return;
+      spawnController();
+      supervision.onRestart();
+    });
+    return child;
+  };
+  const controller = spawnController();
   let caPem = '';
   await waitFor('the controller CA ConfigMap', async () => {
     if (controller.exitCode !== null) throw new Error(`switchyard-controller exited (see ${join(labDir, 'controller.log')})`);
@@ -184,7 +211,7 @@ async function startController(kube: KubeConfigClient, api: KubeApiServer, kubec
     return caPem !== '';
   }, { timeoutMs: 60_000, intervalMs: 200 });
   writeFileSync(join(labDir, 'controller-ca.pem'), caPem);
-  return controllerPort;
+  return sup;
 }
 
 /** br-phy's node IP and the route to the other fabric subnet (hybrid's second half) through the fabric router. */
@@ -199,8 +226,9 @@ function brPhyAddressing(plan: NodePlan): string[][] {
 /** A running lab (inside the supervisor process). */
 export class Lab {
   private kubelet: Kubelet | undefined;
-  private labDir = '';
-  private stopping = false;
+  labDir = '';
+  /** Set by stop(): exited processes are not started again. */
+  stopping = false;
   private constructor(
     readonly tb: Testbed,
     readonly api: KubeApiServer,
@@ -229,11 +257,12 @@ export class Lab {
       const kube = new KubeConfigClient(kc);
       applyRbac(api);
       progress('api', `embedded Kubernetes API server at ${api.url}`);
-      let controllerPort = 0;
+      let controller: SupervisedController | undefined;
       if (withController) {
-        controllerPort = await startController(kube, api, kubeconfig, opts.labDir, tb, children);
-        progress('controller', `switchyard-controller serving on 127.0.0.1:${controllerPort}`);
+        controller = await startController(kube, api, kubeconfig, opts.labDir, tb, children);
+        progress('controller', `switchyard-controller serving on 127.0.0.1:${controller.port}`);
       }
+      const controllerPort = controller?.port ?? 0;
       // Underlay: a Linux bridge in a fabric netns; each node's veth ends on it.
       const fabric = await tb.createNetns('f');
       await fabric.exec(['ip', 'link', 'add', 'br0', 'type', 'bridge']);
@@ -244,7 +273,19 @@ export class Lab {
       await fabric.exec(['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
 
       const state: LabState = { pid: process.pid, pidStart: processRef(process.pid)?.start ?? '', kubeconfig, apiUrl: api.url, controllerPort, mode, fabricNetns: fabric.name, nodes: [] };
+      if (controller) {
+        state.controllerPid = controller.pid;
+        state.controllerStart = controller.start;
+      }
       const lab = new Lab(tb, api, kube, state, children);
+      controller?.supervise(
+        () => lab.stopping,
+        () => {
+          state.controllerPid = controller.pid;
+          state.controllerStart = controller.start;
+          if (lab.labDir) writeState(lab.labDir, state);
+        },
+      );
       const runtimes: LabNodeRuntime[] = [];
       for (const plan of plans) {
         const ovs = await tb.startOvs();

@@ -24,7 +24,7 @@ export interface NodePlan {
 /** Error in the lab's input (bad node count, unknown node). */
 export class LabError extends Error {
   constructor(
-    readonly code: 'INVALID_NODES' | 'INVALID_MODE' | 'UNKNOWN_NODE' | 'NOT_RUNNING' | 'ALREADY_RUNNING' | 'START_FAILED' | 'NOT_BUILT' | 'CORRUPT_STATE',
+    readonly code: 'INVALID_NODES' | 'INVALID_MODE' | 'UNKNOWN_NODE' | 'NOT_RUNNING' | 'ALREADY_RUNNING' | 'START_FAILED' | 'NOT_BUILT' | 'CORRUPT_STATE' | 'INVALID_ARGUMENT',
     message: string,
     readonly value?: unknown,
     readonly path?: string,

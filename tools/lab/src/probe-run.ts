@@ -389,10 +389,20 @@ export class ScenarioRunner {
   async waitRealized(): Promise<void> {
     const deadline = Date.now() + (this.o.readyTimeoutMs ?? 60_000);
     const cp = '/apis/controlplane.switchyard.io/v1beta2';
+    for (;;) {
+      // A component restarting (chaos runs restart agents and the controller) is "not yet", not a failure.
+      const why = await this.realizedOnce(cp).catch((e: unknown) => `unreachable: ${(e as Error).message}`);
+      if (why === '') return;
+      if (Date.now() > deadline) throw new ScenarioError('NOT_REALIZED', `policies not realized after ${this.o.readyTimeoutMs ?? 60_000} ms: ${why}`, why);
+      await sleep(100);
+    }
+  }
+
+  /** One look at realization: '' when realized and stable, else why not. */
+  private async realizedOnce(cp: string): Promise<string> {
     type Item = { generation?: number; sourceRef?: { name: string; namespace?: string }; status?: { phase?: string; observedGeneration?: number } };
     let why = '';
-    for (;;) {
-      why = '';
+    {
       const all = await this.o.kube.request<{ items: Item[] }>('GET', `${cp}/networkpolicies`);
       const pending = all.items.filter((p) => p.status?.phase !== 'Realized' || p.status.observedGeneration !== p.generation);
       if (pending.length > 0) why = `not realized: ${pending.map((p) => `${p.sourceRef?.namespace ?? ''}/${p.sourceRef?.name ?? '?'} (${p.status?.phase ?? 'no status'})`).join(', ')}`;
@@ -417,12 +427,11 @@ export class ScenarioRunner {
         const flows = async (): Promise<string> => (await Promise.all(this.o.state.nodes.map((n) => agentGet<string[]>(n.apiSocket, '/ovsflows')))).map((f) => f.join('\n')).join('\n');
         const a = await flows();
         await sleep(300);
-        if (a === (await flows())) return;
+        if (a === (await flows())) return '';
         why = 'flows still changing';
       }
-      if (Date.now() > deadline) throw new ScenarioError('NOT_REALIZED', `policies not realized after ${this.o.readyTimeoutMs ?? 60_000} ms: ${why}`, why);
-      await sleep(100);
     }
+    return why;
   }
 
   private async prober(p: LivePod): Promise<Prober> {
