@@ -11,7 +11,6 @@ import { LAB_PROJECTS, REPO_ROOT, buildLabPrograms, progressFile, stateFile, typ
 import { progressLine } from './progress';
 import { labClient, readState } from './client';
 import { ScenarioRunner } from './probe-run';
-import { agentGet } from './probe';
 import { ScenarioError, expectedAllowed, formatTruthTable, parseScenario, type ProbeResult, type ProbeSpec, type Protocol } from './scenario';
 
 /** The lab's supervisor is running: its pid is alive with the start time state.json recorded. */
