@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { isAlive, reapStale, signalProcess, waitFor } from '@switchyard/testbed';
-import { restartAgent, restartVswitchd } from './faults';
+import { labRunning, restartAgent, restartVswitchd } from './faults';
 import { formatChaosReport, loadScenarios, runChaos, type ChaosReport } from './chaos';
 import { DEFAULT_LAB_DIR, LabError, parseMode, planNodes, type LabMode } from './plan';
 import { LAB_PROJECTS, REPO_ROOT, buildLabPrograms, progressFile, stateFile, type LabState } from './lab';
@@ -13,8 +13,7 @@ import { labClient, readState } from './client';
 import { ScenarioRunner } from './probe-run';
 import { ScenarioError, expectedAllowed, formatTruthTable, parseScenario, type ProbeResult, type ProbeSpec, type Protocol } from './scenario';
 
-/** The lab's supervisor is running: its pid is alive with the start time state.json recorded. */
-const running = (st: LabState | undefined): st is LabState => st !== undefined && isAlive(st.pid, st.pidStart || undefined);
+const running = labRunning;
 
 /** What `up` brings up besides the node count. */
 interface UpOptions {
