@@ -214,6 +214,23 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     await node!.agent.policies.idle();
   });
 
+  it('a restarted controller hears again that unchanged policies are realized: their status returns to Realized', async () => {
+    const port = controller!.port;
+    await controller!.stop();
+    const path = '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/drop-a-to-b';
+    // What the old instance wrote is gone with it; the new one starts from no reports.
+    await kube.request('PATCH', `${path}/status`, { status: { phase: 'Pending', currentNodesRealized: 0 } }, 'application/merge-patch+json');
+    controller = await startController(port);
+    await waitFor(
+      'ACNP status Realized by the new controller',
+      async () => {
+        const acnp = await kube.request<{ status?: { phase?: string; currentNodesRealized?: number } }>('GET', path);
+        return acnp.status?.phase === 'Realized' && acnp.status.currentNodesRealized === 1;
+      },
+      { timeoutMs: 15_000, intervalMs: 200 },
+    );
+  });
+
   it('policies cached on disk stay enforced when the agent restarts while the controller is down', async () => {
     const port = controller!.port;
     await controller!.stop();

@@ -31,6 +31,11 @@ export interface ControlplaneClientOptions {
   view?: PolicyView;
   /** Called after an event changed the view. */
   onChange?: () => void;
+  /**
+   * Called when a stream opens: `initial` (a controller instance that does not know this client,
+   * e.g. one that restarted: what was reported to the old one is lost) or `resume`.
+   */
+  onStream?: (mode: 'initial' | 'resume') => void;
   /** Called with every decoded event after the view applied it. */
   onEvent?: (event: controlplane.WatchEvent, outcome: ApplyOutcome) => void;
   backoff?: { initialMs?: number; maxMs?: number };
@@ -131,6 +136,7 @@ export class ControlplaneClient {
           this.view.beginStream(mode);
           this.connected = true;
           this.log.info({ mode, resourceVersion: this.view.resourceVersion }, 'controlplane watch open');
+          this.o.onStream?.(mode);
           const decoder = new FrameDecoder();
           res.on('data', (chunk: Buffer) => {
             this.bytesReceived += chunk.length;

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { run, waitFor } from '@switchyard/testbed';
+import { run, signalProcess, waitFor } from '@switchyard/testbed';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { labClient, readState, type LabState } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
@@ -135,6 +135,30 @@ it('ovs-vswitchd SIGKILLed and restarted under node2\'s running agent: the same 
   expect(readState(labDir)!.nodes[1]!.agentPid).toBe(agentPid);
   process.stdout.write(`vswitchd SIGKILL: vswitchd back ${downMs} ms after the kill, pods reach each other ${reachedMs - restartedMs} ms after \`restart-ovs\` returned (${reachedMs} ms after the command started), ${after.flows.length} flows, ${after.groups.length} groups, ${after.meters.length} meters back\n`);
   expect(reachedMs - restartedMs).toBeLessThan(5000);
+  server.kill();
+  await serverExited;
+}, 120_000);
+
+it('a pod created while node1\'s agent is down (SIGKILL) gets networking once the agent is back', async () => {
+  const node = readState(labDir)!.nodes[0]!;
+  const t0 = Date.now();
+  expect(signalProcess({ pid: node.agentPid, start: node.agentStart }, 'SIGKILL')).toBe(true);
+  await kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'late', namespace: 'default' }, spec: { nodeName: 'node1', containers: [{ name: 'c', image: 'socat' }] } });
+  let late: PodView | undefined;
+  await waitFor('pod late running with an IP', async () => {
+    late = await kube.request<PodView>('GET', '/api/v1/namespaces/default/pods/late');
+    return !!late.status?.podIP && !!late.metadata.annotations?.[NETNS_ANNOTATION];
+  }, { timeoutMs: 60_000, intervalMs: 200 });
+  const runningMs = Date.now() - t0;
+  // The first CNI ADD met no agent: the kubelet stand-in tried again once it was back.
+  expect(readFileSync(join(labDir, 'supervisor.log'), 'utf8')).toMatch(/CNI ADD default\/late failed \(attempt 1\)/);
+  const ips = await kube.request<PodView>('GET', '/api/v1/namespaces/default/pods/ips');
+  const server = spawn('ip', ['netns', 'exec', ips.metadata.annotations![NETNS_ANNOTATION]!, 'socat', 'TCP-LISTEN:7071,fork,reuseaddr', 'SYSTEM:echo pong'], { stdio: 'ignore' });
+  const serverExited = new Promise((r) => server.once('exit', r));
+  await waitFor('late (node1) -> ips (node2)', async () =>
+    (await run(['ip', 'netns', 'exec', late!.metadata.annotations![NETNS_ANNOTATION]!, 'socat', '-T', '1', '-', `TCP:${ips.status!.podIP!}:7071,connect-timeout=1`], { allowFailure: true, timeoutMs: 5000 })).stdout.includes('pong'),
+  { timeoutMs: 15_000, intervalMs: 200 });
+  process.stdout.write(`pod created while the agent was down: running with an IP ${runningMs} ms after the kill, reaching node2 ${Date.now() - t0} ms after it\n`);
   server.kill();
   await serverExited;
 }, 120_000);

@@ -62,7 +62,7 @@ export class NetworkPolicyController {
     this.view = o.view;
     this.log = o.logger ?? silentLogger;
     this.client = o.controlplane
-      ? new ControlplaneClient({ ...o.controlplane, nodeName: o.nodeName, logger: this.log, view: this.view, onChange: () => this.schedule() })
+      ? new ControlplaneClient({ ...o.controlplane, nodeName: o.nodeName, logger: this.log, view: this.view, onChange: () => this.schedule(), onStream: (mode) => this.onStream(mode) })
       : undefined;
   }
 
@@ -84,6 +84,19 @@ export class NetworkPolicyController {
   async idle(): Promise<void> {
     while (this.running) await this.running;
   }
+
+  /**
+   * A stream opened. An `initial` one comes from a controller that does not know this node (it
+   * restarted): what was reported before is forgotten there, so every realized policy is reported
+   * again. Either way, reports that failed while the controller was away are sent now.
+   */
+  private onStream(mode: 'initial' | 'resume'): void {
+    if (mode === 'initial') this.reported.clear();
+    void this.report(this.realized.filter((p) => this.reported.get(p.uid) !== p.generation));
+  }
+
+  /** The policies (uid, generation) the last successful realization installed. */
+  private realized: { uid: string; generation: number }[] = [];
 
   /** Coalesces bursts of events into one realization at a time. */
   private schedule(): void {
@@ -117,7 +130,8 @@ export class NetworkPolicyController {
     } catch (e) {
       this.log.warn({ err: e, file: this.o.cacheFile }, 'policy cache not written');
     }
-    await this.report(snap.policies.filter((p) => this.reported.get(p.uid) !== p.generation).map((p) => ({ uid: p.uid, generation: p.generation })));
+    this.realized = snap.policies.map((p) => ({ uid: p.uid, generation: p.generation }));
+    await this.report(this.realized.filter((p) => this.reported.get(p.uid) !== p.generation));
   }
 
   private async report(items: { uid: string; generation: number }[], failure?: unknown): Promise<void> {
