@@ -1,7 +1,9 @@
-// Agent restart on one node during an iperf3 stream across nodes: `switchyard-lab restart-agent
-// node2` (the supervisor starts the agent again) while a pod on node1 streams to a pod on node2
-// over Geneve with 0.1 s intervals; no interval stalls, and afterwards every flow on node2 carries
-// the new round (no stale flows of the old agent).
+// Faults under a running 2-node lab. An agent SIGKILLed during an iperf3 stream across nodes
+// (`switchyard-lab restart-agent node2 --kill`; the supervisor starts the agent again) while a pod
+// on node1 streams to a pod on node2 over Geneve with 0.1 s intervals: no interval stalls, and
+// afterwards every flow on node2 carries the new round (no stale flows of the old agent). Then
+// ovs-vswitchd SIGKILLed under a running agent, a pod created while an agent is down, and the
+// run's logs searched for the secrets it issued.
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -43,7 +45,7 @@ async function roundsOn(node: string): Promise<Map<number, number>> {
   return rounds;
 }
 
-it('iperf3 node1 -> node2 never stalls while node2\'s agent restarts, and node2 keeps only the new round\'s flows', async () => {
+it('iperf3 node1 -> node2 never stalls while node2\'s agent is SIGKILLed and started again, and node2 keeps only the new round\'s flows', async () => {
   for (const [name, node] of [['ipc', 'node1'], ['ips', 'node2']] as const)
     await kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName: node, containers: [{ name: 'c', image: 'iperf3' }] } });
   const pods = new Map<string, PodView>();
@@ -64,7 +66,7 @@ it('iperf3 node1 -> node2 never stalls while node2\'s agent restarts, and node2 
   const client = run(['ip', 'netns', 'exec', netns('ipc'), 'iperf3', '-c', server, '-t', '8', '-i', '0.1', '-b', '50M', '-J', '--connect-timeout', '3000'], { timeoutMs: 60_000, allowFailure: true });
   await new Promise((r) => setTimeout(r, 1500));
   const t0 = Date.now();
-  lab('restart-agent', 'node2');
+  lab('restart-agent', 'node2', '--kill');
   const restartMs = Date.now() - t0;
   const result = await client;
   await srv;
