@@ -14,6 +14,7 @@ import {
   makeCookie,
   parseCookie,
   CookieCategory,
+  type ExternalNodeSpec,
   type LocalPod,
   type NodeConfig,
   type Group,
@@ -196,6 +197,23 @@ export class FlowSync {
   /** Remote nodes in the node state. */
   get remoteNodes(): readonly RemoteNode[] {
     return this.state.remoteNodes;
+  }
+
+  /**
+   * ExternalNode mode: the uplink/pair ports and policy bypass rules (the pipeline then uses the
+   * ExternalNode feature list); undefined returns to the pod pipeline. Syncs unless `sync` is false.
+   */
+  setExternalNode(spec: ExternalNodeSpec | undefined, sync?: true): Promise<SyncStats>;
+  setExternalNode(spec: ExternalNodeSpec | undefined, sync: false): undefined;
+  setExternalNode(spec: ExternalNodeSpec | undefined, sync = true): Promise<SyncStats> | undefined {
+    if (spec) this.state.externalNode = spec;
+    else delete this.state.externalNode;
+    return sync ? this.requestSync() : undefined;
+  }
+
+  /** The ExternalNode spec in the node state. */
+  get externalNode(): ExternalNodeSpec | undefined {
+    return this.state.externalNode;
   }
 
   /** Removes a local pod and syncs. */
