@@ -8,35 +8,19 @@ import { Testbed, run, type Netns, type OvsInstance } from '@switchyard/testbed'
 import { ExternalNodeDatapath } from '../src/external-node/datapath';
 import { SWAP_STEPS } from '../src/external-node/uplink-swap';
 import { PKG_DIR } from './helpers';
+import { VM_MAC, createVm, hostState as vmState, ping, type Vm } from './external-node-vm';
 
-const MAC = '02:00:0a:42:00:02';
 let tb: Testbed;
+let v: Vm;
 let ovs: OvsInstance;
 let vm: Netns;
 let fabric: Netns;
 let dataDir: string;
+const MAC = VM_MAC;
 
 const inVm = async (...argv: string[]) => (await run(argv, { netns: vm.name })).stdout;
 const json = async <T>(netns: string, ...argv: string[]): Promise<T> => JSON.parse((await run(argv, { netns })).stdout) as T;
-
-/** The VM's links, addresses and routes as `ip -j` reports them, without what changes by itself (ifindex, counters, lifetimes). */
-async function hostState(): Promise<unknown> {
-  const volatile = new Set(['ifindex', 'link_index', 'stats64', 'valid_life_time', 'preferred_life_time', 'operstate', 'qdisc', 'txqlen', 'link_netnsid']);
-  const clean = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(clean);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).filter(([k]) => !volatile.has(k)).map(([k, x]) => [k, clean(x)]));
-    return v;
-  };
-  const byName = (a: { ifname: string }, b: { ifname: string }) => a.ifname.localeCompare(b.ifname);
-  return {
-    links: clean((await json<{ ifname: string }[]>(vm.name, 'ip', '-j', 'link', 'show')).sort(byName)),
-    addrs: clean((await json<{ ifname: string }[]>(vm.name, 'ip', '-j', 'addr', 'show')).sort(byName)),
-    routes: clean(await json<unknown[]>(vm.name, 'ip', '-j', 'route', 'show', 'table', 'all')),
-    ovs: await ovs.vsctl('show'),
-  };
-}
-
-const ping = async (from: Netns, ip: string) => (await run(['ping', '-c', '1', '-W', '2', ip], { netns: from.name, allowFailure: true })).code === 0;
+const hostState = () => vmState(v);
 
 async function open(): Promise<ExternalNodeDatapath> {
   return ExternalNodeDatapath.open({ ovsdbRemote: ovs.dbRemote, ovsRunDir: ovs.dir, bridge: 'br-int', datapathType: 'netdev', dataDir, netns: vm.name, txOffloadOff: true });
@@ -44,22 +28,9 @@ async function open(): Promise<ExternalNodeDatapath> {
 
 beforeAll(async () => {
   tb = await Testbed.create();
-  ovs = await tb.startOvs();
-  vm = ovs.netns;
-  fabric = await tb.createNetns('f');
+  v = await createVm(tb);
+  ({ ovs, vm, fabric } = v);
   dataDir = mkdtempSync(join(tmpdir(), 'sy-extnode-'));
-  // IPv4 only (the swap moves IPv4 addresses and routes); no link-local addresses coming and going.
-  for (const n of [vm, fabric]) await run(['sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1'], { netns: n.name });
-  await run(['ip', 'link', 'add', 'eth1', 'netns', vm.name, 'type', 'veth', 'peer', 'name', 'f0', 'netns', fabric.name]);
-  await inVm('ip', 'link', 'set', 'eth1', 'address', MAC);
-  await inVm('ip', 'addr', 'add', '10.66.0.2/24', 'dev', 'eth1');
-  await inVm('ip', 'link', 'set', 'eth1', 'up');
-  await inVm('ip', 'route', 'add', '10.99.0.0/16', 'via', '10.66.0.1', 'dev', 'eth1', 'metric', '50');
-  await inVm('ethtool', '-K', 'eth1', 'tx', 'off');
-  await fabric.exec(['ip', 'addr', 'add', '10.66.0.1/24', 'dev', 'f0']);
-  await fabric.exec(['ip', 'addr', 'add', '10.99.0.1/32', 'dev', 'lo']);
-  await fabric.exec(['ip', 'link', 'set', 'f0', 'up']);
-  await fabric.exec(['ethtool', '-K', 'f0', 'tx', 'off']);
   // The bridge exists before the first snapshot: it is the agent's, and stays between runs.
   await (await open()).close();
 });

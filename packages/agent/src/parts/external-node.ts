@@ -94,6 +94,7 @@ export class ExternalNodeMode implements AgentController {
     this.informer = new Informer(this.kube, EXTERNAL_NODES, (e) => this.onEvent(e), {
       clock: o.clock ?? systemClock,
       logger: this.ctx.log,
+      namespace: this.en.namespace,
       fieldSelector: `metadata.name=${o.nodeName}`,
     });
     this.informer.start();
