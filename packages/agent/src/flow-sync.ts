@@ -98,6 +98,15 @@ export interface SyncStats {
   deleted: number;
 }
 
+/**
+ * The guarded interfaces of an ExternalNode as the policy rules see local endpoints: an address of
+ * the VM is "local" at its pair (internal) port, so rules applied to the ExternalEntity match
+ * packets to the VM (ingress, output to the pair port) and from it (egress, in from the pair port).
+ */
+export function externalNodeEndpoints(spec: ExternalNodeSpec | undefined): LocalPod[] {
+  return (spec?.interfaces ?? []).map((i) => ({ name: `pair-${i.pairOfport}`, namespace: 'external-node', ofport: i.pairOfport, ips: [...i.ips], mac: '' }));
+}
+
 /** Serialized, incremental flow realization for one bridge. */
 export class FlowSync {
   private readonly state: NodeState;
@@ -208,6 +217,7 @@ export class FlowSync {
   setExternalNode(spec: ExternalNodeSpec | undefined, sync = true): Promise<SyncStats> | undefined {
     if (spec) this.state.externalNode = spec;
     else delete this.state.externalNode;
+    this.state.pods = externalNodeEndpoints(spec);
     return sync ? this.requestSync() : undefined;
   }
 

@@ -10,7 +10,7 @@ import type { ExternalNodeSpec, PolicyBypass } from '@switchyard/openflow-pipeli
 import { silentLogger, sleep, type Logger } from '@switchyard/runtime';
 import { startRound } from '../bridge';
 import { AgentError } from '../errors';
-import { FlowSync, purgeDatapathFlows } from '../flow-sync';
+import { FlowSync, externalNodeEndpoints, purgeDatapathFlows } from '../flow-sync';
 import { HostLinks } from './host-links';
 import { UplinkSwap, type SwapStep, type SwappedInterface } from './uplink-swap';
 
@@ -118,7 +118,7 @@ export class ExternalNodeDatapath {
 
   /** Installs the first round (the spec primed by `apply(..., false)`), replacing the previous run's flows. */
   async initialSync(): Promise<void> {
-    const r = await this.flows.initialSync([]);
+    const r = await this.flows.initialSync(externalNodeEndpoints(this.flows.externalNode));
     this.log.info({ round: this.round, ...r }, 'ExternalNode round installed');
   }
 
