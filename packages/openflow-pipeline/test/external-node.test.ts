@@ -1,7 +1,7 @@
 // ExternalNode flows: the pair-port pipeline (conntrack around the policy tables) and the
 // policy bypass rules of every protocol the agent configuration allows.
 import { normalizeFlow, type Flow } from '@switchyard/openflow/codec';
-import { computeNodeFlows, dumpFlows, parseNamedFlow, type ExternalNodeSpec, type NodeFlows, type NodeState } from '../src/index';
+import { assignOFPriorities, computeNodeFlows, dumpFlows, parseNamedFlow, type ExternalNodeSpec, type NodeFlows, type NodeState } from '../src/index';
 
 const state = (externalNode: ExternalNodeSpec): NodeState => ({
   config: { round: 1, trafficMode: 'encap', gateway: { ofport: 0xfffe, ip: '0.0.0.0', mac: '00:00:00:00:00:00' }, podCIDR: '0.0.0.0/32', nodeIP: '172.16.100.3', enableAntreaPolicy: true },
@@ -68,5 +68,19 @@ describe('policy bypass rules', () => {
 
   test('no rules, no bypass flows', () => {
     expect(bypassFlows(undefined).lines).toEqual([]);
+  });
+});
+
+describe('policy priorities of the ExternalNode guide', () => {
+  test('two policies at priorities 9000 and 9001 in the default tier get distinct, ordered OpenFlow priorities', () => {
+    const m = assignOFPriorities([
+      { tierPriority: 250, policyPriority: 9000, rulePriority: 0 },
+      { tierPriority: 250, policyPriority: 9001, rulePriority: 0 },
+      { tierPriority: 250, policyPriority: 5, rulePriority: 0 },
+    ], false);
+    const [a, b, c] = ['250/9000/0', '250/9001/0', '250/5/0'].map((k) => m.get(k)!);
+    expect(c).toBeGreaterThan(a!);
+    expect(a).toBeGreaterThan(b!);
+    expect(b).toBeGreaterThanOrEqual(100);
   });
 });
