@@ -110,6 +110,27 @@ describe('uplink swap', () => {
   });
 });
 
+describe('an uplink another bridge holds', () => {
+  test('is refused by name, and the other bridge and the host stay as they were', async () => {
+    await ovs.addBridge('br-other');
+    await ovs.vsctl('add-port', 'br-other', 'eth1');
+    try {
+      const before = await hostState();
+      const dp = await open();
+      try {
+        await expect(dp.apply([{ name: 'eth1' }])).rejects.toMatchObject({ code: 'EXTERNAL_NODE_INTERFACE', value: 'eth1', message: expect.stringContaining('already a port of an OVS bridge') });
+        expect(dp.swap.recorded().size).toBe(0);
+      } finally {
+        await dp.close();
+      }
+      expect(await hostState()).toEqual(before);
+    } finally {
+      await ovs.vsctl('del-br', 'br-other');
+    }
+    expect(await ping(fabric, '10.66.0.2')).toBe(true);
+  });
+});
+
 describe('an agent killed in the middle of the swap', () => {
   const fixture = join(PKG_DIR, 'test-integration', 'fixtures', 'external-node-swap.ts');
   /** Runs the swap in a child agent inside the VM namespace that SIGKILLs itself once `step` is recorded. */

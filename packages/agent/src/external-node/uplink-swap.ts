@@ -112,6 +112,10 @@ export class UplinkSwap {
     if (link.master !== undefined) {
       throw new AgentError('EXTERNAL_NODE_INTERFACE', `interface ${name} is enslaved to ${link.master}; ExternalNode needs a standalone uplink`, name, 'spec.interfaces[].name');
     }
+    const onOvs = (await this.o.vswitch.findPortsByExternalIds({})).find((p) => p.name === name);
+    if (onOvs) {
+      throw new AgentError('EXTERNAL_NODE_INTERFACE', `interface ${name} is already a port of an OVS bridge; ExternalNode needs an uplink no bridge holds`, name, 'spec.interfaces[].name');
+    }
     if (await links.link(uplinkNameOf(name))) {
       throw new AgentError('EXTERNAL_NODE_INTERFACE', `interface ${uplinkNameOf(name)} already exists without a journal entry; refusing to swap ${name}`, uplinkNameOf(name), 'spec.interfaces[].name');
     }
