@@ -61,13 +61,13 @@ describe('AntreaAgentInfo of an ExternalNode agent', () => {
   test('says why the ExternalNode is not realized, at the next heartbeat', async () => {
     const clock = new ManualClock();
     const kube = new OneObjectApi(clock);
-    let problem: string | undefined;
-    const r = new AgentInfoReporter({ kube, agent: vmAgent(() => problem), clock });
+    const state: { problem?: string } = {};
+    const r = new AgentInfoReporter({ kube, agent: vmAgent(() => state.problem), clock });
     r.start();
     await settle();
-    problem = 'ExternalNode vm-ns/vm1: interface eth9 is not on this host';
+    state.problem = 'ExternalNode vm-ns/vm1: interface eth9 is not on this host';
     await clock.advanceAsync(60_000);
-    expect(kube.obj?.agentConditions?.[0]).toMatchObject({ type: 'AgentHealthy', status: 'False', reason: 'ExternalNodeNotRealized', message: problem });
+    expect(kube.obj?.agentConditions?.[0]).toMatchObject({ type: 'AgentHealthy', status: 'False', reason: 'ExternalNodeNotRealized', message: state.problem });
     await r.stop();
   });
 });
