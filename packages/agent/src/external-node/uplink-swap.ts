@@ -5,7 +5,7 @@
  * one begins, so a later start finishes or undoes a swap an earlier run did not complete; each
  * step is safe to run again.
  */
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { VSwitch } from '@switchyard/ovsdb';
 import { silentLogger, type Logger } from '@switchyard/runtime';
@@ -191,11 +191,24 @@ export class UplinkSwap {
     return join(this.o.journalDir, `${encodeURIComponent(name)}.json`);
   }
 
+  /** Durable before the next step starts: temp file synced, renamed over the entry, directory synced. */
   private save(rec: SwapRecord): void {
     mkdirSync(this.o.journalDir, { recursive: true });
     const f = this.file(rec.original.name);
-    writeFileSync(`${f}.tmp`, JSON.stringify(rec));
+    const fd = openSync(`${f}.tmp`, 'w', 0o600);
+    try {
+      writeSync(fd, JSON.stringify(rec));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
     renameSync(`${f}.tmp`, f);
+    const dirFd = openSync(this.o.journalDir, 'r');
+    try {
+      fsyncSync(dirFd);
+    } finally {
+      closeSync(dirFd);
+    }
   }
 
   private drop(name: string): void {
