@@ -9,7 +9,7 @@ import YAML from 'yaml';
 import { loadCrds, type AntreaAgentInfo } from '@switchyard/apis';
 import { KubeConfigClient, KubeRequestError } from '@switchyard/kube';
 import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/kube-api';
-import { Testbed, waitFor } from '@switchyard/testbed';
+import { Testbed, run, waitFor } from '@switchyard/testbed';
 import { ExternalNodeAgent } from '../src/index';
 import { PKG_DIR } from './helpers';
 import { BEHIND_FABRIC_IP, FABRIC_IP, VM_IP, bridgePorts, createVm, hostState, ping, type Vm } from './external-node-vm';
@@ -124,6 +124,32 @@ describe('external-node mode', () => {
     agent = undefined;
     expect(await hostState(v)).toEqual(before);
     expect(await ping(v.fabric, VM_IP)).toBe(true);
+  });
+
+  test('an agent restart keeps the swap and loses no packets', async () => {
+    const cur = await admin.request<KubeObject>('GET', `${EN_PATH}/vm1`);
+    await admin.request('PUT', `${EN_PATH}/vm1`, { ...cur, spec: { interfaces: [{ name: 'eth1', ips: [VM_IP] }] } });
+    agent = await startAgent();
+    try {
+      expect(agent.health().ok).toBe(true);
+      // 200 echo requests 20 ms apart from the fabric while the agent stops and starts again.
+      const pinger = run(['ping', '-i', '0.02', '-c', '200', '-W', '1', VM_IP], { netns: v.fabric.name, allowFailure: true, timeoutMs: 30_000 });
+      await new Promise((r) => setTimeout(r, 500));
+      const t0 = performance.now();
+      await agent.stop();
+      agent = await startAgent();
+      const restartMs = performance.now() - t0;
+      const out = (await pinger).stdout;
+      const m = /(\d+) packets transmitted, (\d+) received/.exec(out);
+      console.log(`ExternalNode agent restart ${restartMs.toFixed(0)} ms; ping from the fabric: ${m?.[0] ?? out}`);
+      expect(m?.[1]).toBe('200');
+      expect(m?.[2]).toBe('200');
+      expect(await bridgePorts(v.ovs)).toEqual(['eth1', 'eth1~']);
+      await agent.uninstall();
+    } finally {
+      await agent.stop().catch(() => undefined);
+      agent = undefined;
+    }
   });
 
   test('an ExternalNode that does not exist leaves the host alone and says so', async () => {
