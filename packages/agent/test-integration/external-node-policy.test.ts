@@ -77,15 +77,18 @@ beforeAll(async () => {
       },
     },
   ]);
+  // One identity for everything, as on a real VM: the ServiceAccount of vm-agent-rbac.yaml, for
+  // the Kubernetes API and for the controller's policy stream alike.
+  const token = cp.api.createServiceAccountToken(NS, 'vm-agent');
   const kc = new KubeConfig();
-  kc.loadFromFile(cp.api.writeKubeconfig(join(dir, 'vm-agent.kubeconfig'), { name: 'vm-agent', token: cp.api.createServiceAccountToken(NS, 'vm-agent') }));
+  kc.loadFromFile(cp.api.writeKubeconfig(join(dir, 'vm-agent.kubeconfig'), { name: 'vm-agent', token }));
 
   const t0 = performance.now();
   agent = await ExternalNodeAgent.start({
     nodeName: 'vm1',
     kube: new KubeConfigClient(kc),
     externalNode: { namespace: NS, policyBypassRules: [{ direction: 'ingress', protocol: 'TCP', cidr: `${BYPASS}/32`, port: 22 }] },
-    controlplane: cp.agentControlplane(),
+    controlplane: { ...cp.agentControlplane(), token },
     ovsdbRemote: v.ovs.dbRemote,
     ovsRunDir: v.ovs.dir,
     bridge: 'br-int',
