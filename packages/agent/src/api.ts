@@ -49,6 +49,8 @@ export interface AgentIntrospection {
    * reports why its ExternalNode is not realized). Default: True.
    */
   healthCondition?(): { status: 'True' | 'False'; reason?: string; message?: string };
+  /** What AntreaAgentInfo.nodeRef names; default the Node `nodeName`. */
+  nodeRef?: { kind: 'Node' | 'ExternalNode'; name: string; namespace?: string };
 }
 
 /** Whether a flow belongs to one of the rules with these conjunction ids. */

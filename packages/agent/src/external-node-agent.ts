@@ -29,8 +29,10 @@ export class ExternalNodeAgent {
   readonly mode: ExternalNodeMode;
   readonly policies: PolicyEnforcement | undefined;
   private readonly parts: AgentController[];
+  private readonly externalNamespace: string;
 
   private constructor(private readonly ctx: AgentContext, o: ExternalNodeAgentOptions) {
+    this.externalNamespace = o.externalNode.namespace;
     this.mode = new ExternalNodeMode(ctx, o.kube, o.externalNode);
     this.policies = o.controlplane ? new PolicyEnforcement(ctx, this.mode) : undefined;
     const heartbeat = new AgentInfoHeartbeat(ctx, o.kube, () => this.introspection(), { port: undefined });
@@ -76,6 +78,7 @@ export class ExternalNodeAgent {
     const pipeline = () => mode.flows.nodeFlows?.pipeline;
     return {
       nodeName: this.ctx.options.nodeName,
+      nodeRef: { kind: 'ExternalNode', name: this.ctx.options.nodeName, namespace: this.externalNamespace },
       podCIDR: '',
       bridge: this.ctx.options.bridge,
       round: mode.datapath.round,

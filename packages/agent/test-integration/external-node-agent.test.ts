@@ -60,6 +60,8 @@ beforeAll(async () => {
   api.createObjects([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'vm-ns' } }]);
   const rbac = YAML.parseAllDocuments(readFileSync(join(PKG_DIR, 'build', 'externalnode', 'vm-agent-rbac.yaml'), 'utf8')).map((d) => d.toJSON() as KubeObject);
   api.createObjects(rbac);
+  // What switchyard-controller does when the ExternalNode appears (the agent may not create it).
+  api.createObjects([{ apiVersion: 'crd.antrea.io/v1beta1', kind: 'AntreaAgentInfo', metadata: { name: 'vm1' }, nodeRef: { kind: 'ExternalNode', name: 'vm1', namespace: 'vm-ns' } } as KubeObject]);
   const token = api.createServiceAccountToken('vm-ns', 'vm-agent');
   agentKube = client(api.writeKubeconfig(join(dir, 'vm-agent.kubeconfig'), { name: 'vm-agent', token }));
 }, 60_000);
@@ -77,6 +79,7 @@ describe('the VM agent’s identity', () => {
     await expect(agentKube.request('GET', '/apis/crd.antrea.io/v1alpha1/namespaces/default/externalnodes')).rejects.toMatchObject({ status: 403 });
     await expect(agentKube.request('POST', EN_PATH, externalNode({ ips: ['10.0.0.1'] }))).rejects.toMatchObject({ status: 403 });
     await expect(agentKube.request('GET', '/apis/crd.antrea.io/v1beta1/antreaagentinfos/other-vm')).rejects.toMatchObject({ status: 403 });
+    await expect(agentKube.request('POST', '/apis/crd.antrea.io/v1beta1/antreaagentinfos', { apiVersion: 'crd.antrea.io/v1beta1', kind: 'AntreaAgentInfo', metadata: { name: 'other-vm' } })).rejects.toMatchObject({ status: 403 });
   });
 });
 
@@ -94,7 +97,7 @@ describe('external-node mode', () => {
     expect(await ping(v.vm, FABRIC_IP)).toBe(true);
     expect(await ping(v.vm, BEHIND_FABRIC_IP)).toBe(true);
     await waitFor('AntreaAgentInfo written', async () => (await healthy())?.status === 'True', { timeoutMs: 10_000, intervalMs: 100 });
-    expect((await agentInfo()).ovsInfo?.bridgeName).toBe('br-int');
+    expect(await agentInfo()).toMatchObject({ ovsInfo: { bridgeName: 'br-int' }, nodeRef: { kind: 'ExternalNode', name: 'vm1', namespace: 'vm-ns' } });
 
     // The ExternalNode now names an interface this host does not have: nothing is guarded, the
     // host keeps its network, and the AntreaAgentInfo says why, naming the field and value.
