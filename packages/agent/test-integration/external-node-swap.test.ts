@@ -159,6 +159,32 @@ describe('an agent killed in the middle of the swap', () => {
     expect(await hostState()).toEqual(before);
   });
 
+  // Killed inside a step: the host moved on but the journal did not (here the rename happened,
+  // the journal still says "planned"). Each step checks the host, so both ways out still work.
+  test.each([['finishes', true], ['undoes', false]] as const)('killed between a step and its journal entry: the next start %s the swap', async (_what, keep) => {
+    const before = await hostState();
+    await killedAt('planned');
+    await inVm('ip', 'link', 'set', 'dev', 'eth1', 'down');
+    await inVm('ip', 'link', 'set', 'dev', 'eth1', 'name', 'eth1~');
+    const dp = await open();
+    try {
+      expect([...dp.swap.recorded().values()].map((r) => r.step)).toEqual(['planned']);
+      if (keep) {
+        await dp.apply([{ name: 'eth1' }], false);
+        await dp.initialSync();
+        expect((await ovs.vsctl('list-ports', 'br-int')).split('\n').filter(Boolean).sort()).toEqual(['eth1', 'eth1~']);
+        expect(await ping(vm, '10.66.0.1')).toBe(true);
+        await dp.uninstall();
+      } else {
+        await dp.apply([]);
+      }
+    } finally {
+      await dp.close();
+    }
+    expect(await hostState()).toEqual(before);
+    expect(await ping(fabric, '10.66.0.2')).toBe(true);
+  });
+
   test.each(SWAP_STEPS.map((s) => [s]))('killed after "%s": a next start that no longer guards the interface undoes the swap', async (step) => {
     const before = await hostState();
     await killedAt(step);
