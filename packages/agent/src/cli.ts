@@ -189,6 +189,7 @@ async function runExternalNode(flags: Flags, config: AgentConfig, log: Logger): 
     kube,
     externalNode: { namespace: config.externalNode.externalNodeNamespace, policyBypassRules: policyBypassFromConfig(config.externalNode.policyBypassRules) },
     disableTxChecksumOffload: config.disableTXChecksumOffload || config.ovsDatapathType === 'netdev',
+    apiSocket: flags.apiSocket,
     ...(controllerUrl
       ? {
           controlplane: {

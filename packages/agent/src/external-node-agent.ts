@@ -4,6 +4,7 @@
  *
  * - `external-node`: the bridge, the uplink swap of the ExternalNode's interfaces, the pair-port pipeline
  * - `policies`: the controlplane stream and NetworkPolicy realization (when a controller is configured)
+ * - `api`: the local API on `apiSocket` (agentinfo, ovsflows, healthz), when one is given
  * - `agentinfo`: this host's AntreaAgentInfo, with why the ExternalNode is not realized when it is not
  */
 import type { KubeClient } from '@switchyard/kube';
@@ -13,12 +14,13 @@ import type { AgentIntrospection } from './api';
 import { agentContext, type AgentContext } from './context';
 import { healthOf, startControllers, stopControllers, type AgentController, type AgentHealth } from './lifecycle';
 import type { AgentOptions } from './options';
+import { AgentApi } from './parts/agent-api';
 import { AgentInfoHeartbeat } from './parts/agent-info-heartbeat';
 import { ExternalNodeMode, type ExternalNodeOptions } from './parts/external-node';
 import { PolicyEnforcement } from './parts/policy-enforcement';
 
 /** Options of an ExternalNode agent: the node agent's (pod settings unused) plus the ExternalNode ones. */
-export type ExternalNodeAgentOptions = Omit<AgentOptions, 'podCIDR' | 'nodeIP' | 'kube'> & {
+export type ExternalNodeAgentOptions = Omit<AgentOptions, 'podCIDR' | 'nodeIP' | 'kube' | 'apiPort' | 'apiBindAddress'> & {
   kube: KubeClient;
   externalNode: ExternalNodeOptions;
 };
@@ -35,8 +37,10 @@ export class ExternalNodeAgent {
     this.externalNamespace = o.externalNode.namespace;
     this.mode = new ExternalNodeMode(ctx, o.kube, o.externalNode);
     this.policies = o.controlplane ? new PolicyEnforcement(ctx, this.mode) : undefined;
-    const heartbeat = new AgentInfoHeartbeat(ctx, o.kube, () => this.introspection(), { port: undefined });
-    this.parts = [this.mode, ...(this.policies ? [this.policies] : []), heartbeat];
+    // The local API (unix socket, `apiSocket`): agentinfo, ovsflows, health on the VM itself.
+    const api = new AgentApi(ctx, () => this.introspection());
+    const heartbeat = new AgentInfoHeartbeat(ctx, o.kube, () => this.introspection(), api);
+    this.parts = [this.mode, ...(this.policies ? [this.policies] : []), api, heartbeat];
   }
 
   /** Swaps the ExternalNode's interfaces onto OVS and starts following it; on a failure, what was started is stopped. */

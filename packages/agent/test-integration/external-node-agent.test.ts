@@ -2,6 +2,7 @@
 // seed, the agent authenticated as the least-privilege ServiceAccount of
 // build/externalnode/vm-agent-rbac.yaml, and a "VM" on real OVS, netns and veths. Needs root and OVS.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -34,6 +35,19 @@ const externalNode = (iface: { name?: string; ips: string[] }): KubeObject => ({
 const agentInfo = () => admin.request<AntreaAgentInfo>('GET', '/apis/crd.antrea.io/v1beta1/antreaagentinfos/vm1');
 const healthy = async () => (await agentInfo().catch(() => undefined))?.agentConditions?.find((c) => c.type === 'AgentHealthy');
 
+/** GET on the agent's local API (unix socket). */
+function localGet(path: string): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const req = request({ socketPath: join(dir, 'agent.sock'), path, method: 'GET' }, (res) => {
+      let body = '';
+      res.on('data', (d: Buffer) => (body += d.toString()));
+      res.on('end', () => resolve(JSON.parse(body)));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 async function startAgent(): Promise<ExternalNodeAgent> {
   return ExternalNodeAgent.start({
     nodeName: 'vm1',
@@ -46,6 +60,7 @@ async function startAgent(): Promise<ExternalNodeAgent> {
     dataDir: dir,
     nodeNetns: v.vm.name,
     agentInfoIntervalMs: 200,
+    apiSocket: join(dir, 'agent.sock'),
   });
 }
 
@@ -98,6 +113,10 @@ describe('external-node mode', () => {
     expect(await ping(v.vm, BEHIND_FABRIC_IP)).toBe(true);
     await waitFor('AntreaAgentInfo written', async () => (await healthy())?.status === 'True', { timeoutMs: 10_000, intervalMs: 100 });
     expect(await agentInfo()).toMatchObject({ ovsInfo: { bridgeName: 'br-int' }, nodeRef: { kind: 'ExternalNode', name: 'vm1', namespace: 'vm-ns' } });
+    // The local API on the VM answers what the agent holds.
+    const local = await localGet('/agentinfo') as { nodeRef: { name: string }; ovsInfo: { flowTable: Record<string, number> } };
+    expect(local.nodeRef.name).toBe('vm1');
+    expect(local.ovsInfo.flowTable.NonIP).toBe(3);
 
     // The ExternalNode now names an interface this host does not have: nothing is guarded, the
     // host keeps its network, and the AntreaAgentInfo says why, naming the field and value.

@@ -2,7 +2,7 @@
 // runs it (NODE_NAME from the environment): it swaps the VM's interface, stops on SIGTERM leaving
 // the interface on OVS, and `--uninstall` puts the host back. Real OVS and netns, kube-api; needs root.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
@@ -54,7 +54,7 @@ test('runs from antrea-agent.conf, keeps the interface on OVS across SIGTERM, an
     `    cidr: ${FABRIC_IP}/32`,
     '',
   ].join('\n'));
-  const args = ['--import', 'tsx', join(PKG_DIR, 'src/cli.ts'), '--config', conf, '--data-dir', dir, '--node-netns', v.vm.name];
+  const args = ['--import', 'tsx', join(PKG_DIR, 'src/cli.ts'), '--config', conf, '--data-dir', dir, '--node-netns', v.vm.name, '--api-socket', join(dir, 'agent.sock')];
   const before = await hostState(v);
 
   let out = '';
@@ -66,6 +66,7 @@ test('runs from antrea-agent.conf, keeps the interface on OVS across SIGTERM, an
   expect(await bridgePorts(v.ovs)).toEqual(['eth1', 'eth1~']);
   expect(await v.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', v.ovs.mgmtSocket('br-int'))).toContain(`icmp,nw_src=${FABRIC_IP}`);
   expect(await ping(v.vm, FABRIC_IP)).toBe(true);
+  expect(statSync(join(dir, 'agent.sock')).mode & 0o777).toBe(0o600);
 
   const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
   child.kill('SIGTERM');
