@@ -35,7 +35,7 @@ export async function buildAgentInfo(a: AgentIntrospection, apiPort: number | un
     kind: 'AntreaAgentInfo',
     metadata: { name: a.nodeName },
     version: AGENT_VERSION,
-    nodeRef: { kind: 'Node', name: a.nodeName },
+    nodeRef: a.nodeRef ?? { kind: 'Node', name: a.nodeName },
     nodeSubnets: info.nodeSubnets,
     ovsInfo: info.ovsInfo,
     networkPolicyControllerInfo: info.networkPolicyControllerInfo,

@@ -44,6 +44,13 @@ export interface AgentIntrospection {
   policyConjIds?(ref: string): number[] | undefined;
   /** Health of each part of the agent. */
   health?(): AgentHealth;
+  /**
+   * The AgentHealthy condition, when the agent reports more than "running" (an ExternalNode agent
+   * reports why its ExternalNode is not realized). Default: True.
+   */
+  healthCondition?(): { status: 'True' | 'False'; reason?: string; message?: string };
+  /** What AntreaAgentInfo.nodeRef names; default the Node `nodeName`. */
+  nodeRef?: { kind: 'Node' | 'ExternalNode'; name: string; namespace?: string };
 }
 
 /** Whether a flow belongs to one of the rules with these conjunction ids. */
@@ -59,7 +66,7 @@ export interface AgentInfo {
   ovsInfo: { bridgeName: string; version: string; flowTable: Record<string, number> };
   localPodNum: number;
   roundNum: number;
-  agentConditions: { type: 'AgentHealthy' | 'ControllerConnectionUp'; status: 'True' | 'False'; lastHeartbeatTime: string }[];
+  agentConditions: { type: 'AgentHealthy' | 'ControllerConnectionUp'; status: 'True' | 'False'; lastHeartbeatTime: string; reason?: string; message?: string }[];
   networkPolicyControllerInfo: { networkPolicyNum: number; addressGroupNum: number; appliedToGroupNum: number };
 }
 
@@ -79,7 +86,7 @@ export async function agentInfo(a: AgentIntrospection, now: Date = new Date()): 
     localPodNum: a.podInterfaces().length,
     roundNum: a.round,
     agentConditions: [
-      { type: 'AgentHealthy', status: 'True', lastHeartbeatTime: now.toISOString() },
+      { type: 'AgentHealthy', ...(a.healthCondition?.() ?? { status: 'True' }), lastHeartbeatTime: now.toISOString() },
       ...(connected === undefined ? [] : [{ type: 'ControllerConnectionUp' as const, status: connected ? ('True' as const) : ('False' as const), lastHeartbeatTime: now.toISOString() }]),
     ],
     networkPolicyControllerInfo: { networkPolicyNum: counts.policies, addressGroupNum: counts.addressGroups, appliedToGroupNum: counts.appliedToGroups },

@@ -3,13 +3,16 @@
  * node's facts from flags / env or from its Node object, starts the agent and stops it on SIGTERM.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { Command } from 'commander';
 import { parse as parseYaml } from 'yaml';
 import { pino } from 'pino';
 import { parseAgentConfig, type AgentConfig } from '@switchyard/apis';
 import { KubeConfigClient, type KubeClient, type KubeObject } from '@switchyard/kube';
 import { Agent } from './agent';
-import { agentOptionsFromConfig, type AgentOptions } from './options';
+import { agentOptionsFromConfig, policyBypassFromConfig, type AgentOptions } from './options';
+import { ExternalNodeAgent } from './external-node-agent';
+import { ExternalNodeDatapath } from './external-node/datapath';
 import { nodeFacts } from './node-routes';
 import { AgentError } from './errors';
 import type { Logger } from '@switchyard/runtime';
@@ -27,6 +30,7 @@ interface Flags {
   controllerUrl?: string;
   controllerCaFile?: string;
   tokenFile?: string;
+  uninstall?: boolean;
 }
 
 const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
@@ -78,7 +82,8 @@ async function main(argv: string[]): Promise<void> {
     .option('--log-level <level>', 'pino level', 'info')
     .option('--controller-url <url>', 'https://host:port of switchyard-controller (default: the switchyard Service from env)')
     .option('--controller-ca-file <file>', "controller CA (default: ConfigMap kube-system/switchyard-ca)")
-    .option('--token-file <file>', 'bearer token for the controller (default: the in-cluster ServiceAccount token)');
+    .option('--token-file <file>', 'bearer token for the controller (default: the in-cluster ServiceAccount token)')
+    .option('--uninstall', 'nodeType externalNode: put every interface the agent swapped onto OVS back as it was, then exit');
   program.parse(argv);
   const flags = program.opts<Flags>();
   const log = pino({ level: flags.logLevel, base: { component: 'switchyard-agent' } });
@@ -86,6 +91,10 @@ async function main(argv: string[]): Promise<void> {
   const raw: unknown = flags.config ? parseYaml(readFileSync(flags.config, 'utf8')) : {};
   const { config, warnings } = parseAgentConfig(raw);
   for (const w of warnings) log.warn({ warning: w }, 'configuration warning');
+  if (config.nodeType === 'externalNode') {
+    await runExternalNode(flags, config, log);
+    return;
+  }
   const nodeName = flags.nodeName ?? process.env.NODE_NAME;
   if (!nodeName) throw new AgentError('INVALID_CONFIG', 'node name missing: pass --node-name or set NODE_NAME', undefined, '--node-name');
   let podCIDR = flags.podCidr;
@@ -145,6 +154,63 @@ async function main(argv: string[]): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * nodeType externalNode (a VM or bare-metal host): the ExternalNode named by --node-name, NODE_NAME
+ * or the hostname, in `externalNode.externalNodeNamespace`; no pods, no Node object.
+ */
+async function runExternalNode(flags: Flags, config: AgentConfig, log: Logger): Promise<void> {
+  const common = {
+    ovsdbRemote: flags.ovsdb ?? `unix:${config.ovsRunDir}/db.sock`,
+    ovsRunDir: config.ovsRunDir,
+    bridge: config.ovsBridge,
+    datapathType: config.ovsDatapathType,
+    dataDir: flags.dataDir,
+    ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}),
+  };
+  if (flags.uninstall) {
+    const dp = await ExternalNodeDatapath.open({ ...common, ...(flags.nodeNetns ? { netns: flags.nodeNetns } : {}), logger: log });
+    try {
+      await dp.uninstall();
+    } finally {
+      await dp.close();
+    }
+    log.info({}, 'ExternalNode interfaces restored');
+    return;
+  }
+  const nodeName = flags.nodeName ?? process.env.NODE_NAME ?? hostname();
+  const kube = await kubeClient(config, log);
+  if (!kube) throw new AgentError('INVALID_CONFIG', 'nodeType externalNode needs the Kubernetes API: set clientConnection.kubeconfig', undefined, 'clientConnection.kubeconfig');
+  const controllerUrl = flags.controllerUrl;
+  const agent = await ExternalNodeAgent.start({
+    ...common,
+    nodeName,
+    kube,
+    externalNode: { namespace: config.externalNode.externalNodeNamespace, policyBypassRules: policyBypassFromConfig(config.externalNode.policyBypassRules) },
+    disableTxChecksumOffload: config.disableTXChecksumOffload || config.ovsDatapathType === 'netdev',
+    apiSocket: flags.apiSocket,
+    ...(controllerUrl
+      ? {
+          controlplane: {
+            url: controllerUrl,
+            ...(flags.controllerCaFile ? { caPem: readFileSync(flags.controllerCaFile, 'utf8') } : {}),
+            ...(flags.tokenFile ? { tokenFile: flags.tokenFile } : {}),
+          },
+        }
+      : {}),
+    logger: log,
+  });
+  log.info({ nodeName, namespace: config.externalNode.externalNodeNamespace, health: agent.health() }, 'ExternalNode agent ready');
+  const stop = (signal: string): void => {
+    log.info({ signal }, 'stopping');
+    agent.stop().then(() => process.exit(0), (e: unknown) => {
+      log.error({ err: e }, 'stop failed');
+      process.exit(1);
+    });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
 }
 
 main(process.argv).catch((e: unknown) => {

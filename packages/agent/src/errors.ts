@@ -8,7 +8,9 @@ export type AgentErrorCode =
   | 'NETNS_NOT_FOUND'
   | 'POD_SETUP_FAILED'
   | 'POD_CHECK_FAILED'
-  | 'NOT_STARTED';
+  | 'NOT_STARTED'
+  | 'EXTERNAL_NODE_INTERFACE'
+  | 'EXTERNAL_NODE_SWAP_FAILED';
 
 /** An agent failure, with the offending value and where it came from (config key, pod, command). */
 export class AgentError extends Error {

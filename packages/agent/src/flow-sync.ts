@@ -14,6 +14,7 @@ import {
   makeCookie,
   parseCookie,
   CookieCategory,
+  type ExternalNodeSpec,
   type LocalPod,
   type NodeConfig,
   type Group,
@@ -95,6 +96,15 @@ export interface SyncStats {
   added: number;
   modified: number;
   deleted: number;
+}
+
+/**
+ * The guarded interfaces of an ExternalNode as the policy rules see local endpoints: an address of
+ * the VM is "local" at its pair (internal) port, so rules applied to the ExternalEntity match
+ * packets to the VM (ingress, output to the pair port) and from it (egress, in from the pair port).
+ */
+export function externalNodeEndpoints(spec: ExternalNodeSpec | undefined): LocalPod[] {
+  return (spec?.interfaces ?? []).map((i) => ({ name: `pair-${i.pairOfport}`, namespace: 'external-node', ofport: i.pairOfport, ips: [...i.ips], mac: '' }));
 }
 
 /** Serialized, incremental flow realization for one bridge. */
@@ -196,6 +206,24 @@ export class FlowSync {
   /** Remote nodes in the node state. */
   get remoteNodes(): readonly RemoteNode[] {
     return this.state.remoteNodes;
+  }
+
+  /**
+   * ExternalNode mode: the uplink/pair ports and policy bypass rules (the pipeline then uses the
+   * ExternalNode feature list); undefined returns to the pod pipeline. Syncs unless `sync` is false.
+   */
+  setExternalNode(spec: ExternalNodeSpec | undefined, sync?: true): Promise<SyncStats>;
+  setExternalNode(spec: ExternalNodeSpec | undefined, sync: false): undefined;
+  setExternalNode(spec: ExternalNodeSpec | undefined, sync = true): Promise<SyncStats> | undefined {
+    if (spec) this.state.externalNode = spec;
+    else delete this.state.externalNode;
+    this.state.pods = externalNodeEndpoints(spec);
+    return sync ? this.requestSync() : undefined;
+  }
+
+  /** The ExternalNode spec in the node state. */
+  get externalNode(): ExternalNodeSpec | undefined {
+    return this.state.externalNode;
   }
 
   /** Removes a local pod and syncs. */

@@ -9,6 +9,8 @@
  * @packageDocumentation
  */
 export { Agent } from './agent';
+export { ExternalNodeAgent, type ExternalNodeAgentOptions } from './external-node-agent';
+export type { ExternalNodeOptions } from './parts/external-node';
 export { agentOptionsFromConfig, type AgentOptions, type ResolvedAgentOptions } from './options';
 export type { AgentHealth, ControllerHealth } from './lifecycle';
 export type { NodeInfo, TunnelType } from './bridge';

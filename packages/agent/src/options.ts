@@ -2,7 +2,8 @@
 import { join } from 'node:path';
 import type { AgentConfig } from '@switchyard/apis';
 import type { KubeClient } from '@switchyard/kube';
-import type { TrafficMode } from '@switchyard/openflow-pipeline';
+import type { PolicyBypass, TrafficMode } from '@switchyard/openflow-pipeline';
+import { AgentError } from './errors';
 import { silentLogger, type Clock, type Logger } from '@switchyard/runtime';
 import { checkDatapathSupport, type TunnelType } from './bridge';
 
@@ -179,4 +180,22 @@ export function agentOptionsFromConfig(
     cniSocket: cfg.cniSocket,
     disableTxChecksumOffload: cfg.disableTXChecksumOffload || cfg.ovsDatapathType === 'netdev',
   };
+}
+
+/**
+ * antrea-agent.conf `externalNode.policyBypassRules` as the pipeline takes them. The port is the
+ * destination port and is required for tcp and udp (as Antrea's guide says); icmp and ip take none.
+ * Throws `AgentError` `INVALID_CONFIG` naming the rule's field.
+ */
+export function policyBypassFromConfig(rules: AgentConfig['externalNode']['policyBypassRules']): PolicyBypass[] {
+  return rules.map((r, i) => {
+    const at = `externalNode.policyBypassRules[${i}]`;
+    const protocol = r.protocol.toUpperCase() as PolicyBypass['protocol'];
+    if (protocol === 'TCP' || protocol === 'UDP') {
+      if (r.port === undefined) throw new AgentError('INVALID_CONFIG', `${r.protocol} bypass rules need a destination port`, r, `${at}.port`);
+      return { direction: r.direction, protocol, cidr: r.cidr, port: r.port };
+    }
+    if (r.port !== undefined) throw new AgentError('INVALID_CONFIG', `${r.protocol} bypass rules take no port`, r.port, `${at}.port`);
+    return { direction: r.direction, protocol, cidr: r.cidr };
+  });
 }

@@ -50,6 +50,8 @@ export interface InformerOptions {
   fieldSelector?: string;
   /** Server-side label selector. */
   labelSelector?: string;
+  /** Only this namespace (a namespaced resource): what a Role, rather than a ClusterRole, allows. */
+  namespace?: string;
 }
 
 /** Counters an informer exposes for metrics and tests. */
@@ -73,8 +75,9 @@ export class Informer {
   readonly stats: InformerStats = { lists: 0, watches: 0, relistsOn410: 0, failures: 0, events: 0 };
   private readonly clock: Clock;
   private readonly log: Logger;
-  private readonly o: Required<Omit<InformerOptions, 'clock' | 'logger' | 'fieldSelector' | 'labelSelector'>>;
+  private readonly o: Required<Omit<InformerOptions, 'clock' | 'logger' | 'fieldSelector' | 'labelSelector' | 'namespace'>>;
   private readonly selectors: Record<string, string>;
+  private readonly namespace: string | undefined;
   private resourceVersion = '';
   private stopped = false;
   private current: WatchStream | undefined;
@@ -107,6 +110,7 @@ export class Informer {
     // client-go's wait.Jitter: up to `jitter` of the delay added, never less than the base.
     this.policy = { initialMs: this.o.initialBackoffMs, maxMs: this.o.maxBackoffMs, jitter: { above: this.o.jitter } };
     this.backoff = new Backoff(this.policy, { random: this.o.random, clock: this.clock });
+    this.namespace = options.namespace;
     this.selectors = {
       ...(options.fieldSelector ? { fieldSelector: options.fieldSelector } : {}),
       ...(options.labelSelector ? { labelSelector: options.labelSelector } : {}),
@@ -184,7 +188,7 @@ export class Informer {
 
   /** LIST into the cache; false when the API server does not serve the resource (404). */
   private async list(): Promise<boolean> {
-    const base = collectionPath(this.spec.group, this.spec.version, this.spec.plural);
+    const base = collectionPath(this.spec.group, this.spec.version, this.spec.plural, this.namespace);
     const items: KubeObject[] = [];
     let cont = '';
     let rv = '';
@@ -239,7 +243,7 @@ export class Informer {
   private async watchOnce(): Promise<'expired' | 'progress' | 'idle'> {
     const q = new URLSearchParams({ ...this.selectors, watch: '1', allowWatchBookmarks: 'true', timeoutSeconds: String(this.o.watchTimeoutSeconds) });
     if (this.resourceVersion) q.set('resourceVersion', this.resourceVersion);
-    const stream = await this.client.watch(`${collectionPath(this.spec.group, this.spec.version, this.spec.plural)}?${q.toString()}`);
+    const stream = await this.client.watch(`${collectionPath(this.spec.group, this.spec.version, this.spec.plural, this.namespace)}?${q.toString()}`);
     this.stats.watches++;
     this.current = stream;
     if (this.stopped) stream.abort();

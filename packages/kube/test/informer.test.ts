@@ -26,6 +26,15 @@ describe('Informer', () => {
     await inf.stop();
   });
 
+  test('with a namespace, lists and watches that namespace only (what a Role allows)', async () => {
+    const kube = new FakeKube();
+    const inf = new Informer(kube, spec, () => undefined, { clock: new ManualClock(), namespace: 'vm-ns' });
+    inf.start();
+    const w = await kube.nextWatch(1);
+    for (const path of [kube.lists[0] ?? '', w.path]) expect(path.split('?')[0]).toBe('/api/v1/namespaces/vm-ns/pods');
+    await inf.stop();
+  });
+
   test('lists, then watches from the list resourceVersion with bookmarks and a timeout', async () => {
     const { kube, events, inf } = setup();
     kube.objects = [pod('a', '5')];

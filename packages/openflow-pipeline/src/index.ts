@@ -30,7 +30,7 @@ export {
   type NetworkPolicyInput, type NetworkPolicyFlows, type RulePriority,
 } from './features/policy';
 export { serviceBaseFlows, servicePortFlows, serviceHairpinPodFlows, serviceTables, serviceFeature } from './features/service';
-export { externalNodeFlows, externalNodeTables, externalNodeFeature } from './features/external-node';
+export { externalNodeFlows, externalNodeTables, externalNodeFeature, bypassProtocolMatch } from './features/external-node';
 export { multiclusterFlows, multiclusterFeature } from './features/multicluster';
 export { fqdnFlows, fqdnFeature } from './features/fqdn';
 export { computeNodeFlows, requiredTables, dumpFlows, type NodeFlows, type ComputeOptions } from './node';

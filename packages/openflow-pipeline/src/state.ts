@@ -105,7 +105,19 @@ export interface ExternalNodeSpec {
   /** Uplink port and the internal port that holds the host IP. */
   interfaces: { uplinkOfport: number; pairOfport: number; ips: string[] }[];
   /** Traffic that bypasses policies (policyBypassRules in the agent config). */
-  bypass?: { direction: 'ingress' | 'egress'; protocol: 'TCP' | 'UDP'; cidr: string; port: number }[];
+  bypass?: PolicyBypass[];
+}
+
+/**
+ * One policyBypassRules entry: traffic of `protocol` from (ingress) or to (egress) `cidr` skips the
+ * Antrea-native policy tables. `port` (destination port) applies to TCP and UDP only; without it
+ * every port matches. `IP` matches every IPv4 protocol.
+ */
+export interface PolicyBypass {
+  direction: 'ingress' | 'egress';
+  protocol: 'TCP' | 'UDP' | 'ICMP' | 'IP';
+  cidr: string;
+  port?: number;
 }
 
 /** Multicluster gateway settings. */

@@ -12,6 +12,7 @@ const REQUIRED_BINARIES = [
   ['ovs-appctl', 'openvswitch-common'],
   ['ip', 'iproute2'],
   ['ethtool', 'ethtool'],
+  ['ping', 'iputils-ping'],
 ] as const;
 
 function onPath(bin: string): boolean {

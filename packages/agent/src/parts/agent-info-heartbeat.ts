@@ -16,7 +16,7 @@ export class AgentInfoHeartbeat implements AgentController {
     private readonly ctx: AgentContext,
     private readonly kube: KubeClient,
     private readonly introspect: () => AgentIntrospection,
-    private readonly api: AgentApi,
+    private readonly api: Pick<AgentApi, 'port'>,
   ) {}
 
   async start(): Promise<void> {

@@ -26,7 +26,7 @@ export class PolicyEnforcement implements AgentController {
 
   constructor(
     private readonly ctx: AgentContext,
-    private readonly node: NodeDatapath,
+    private readonly node: Pick<NodeDatapath, 'openflow' | 'flows'>,
   ) {}
 
   get policies(): NetworkPolicyController {

@@ -5,11 +5,13 @@
 import type { Flow } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from '../cookie';
 import type { Feature } from '../feature';
+import type { Match } from '@switchyard/openflow/codec';
 import {
-  FromLocalRegMark, FromUplinkRegMark, OutputToOFPortRegMark, PRIORITY, PROTO_TCP, PROTO_UDP, TargetOFPortField, loadMarks,
+  CT_ZONE, FromLocalRegMark, FromUplinkRegMark, OutputToOFPortRegMark, PRIORITY, PROTO_ICMP, PROTO_TCP, PROTO_UDP, TargetOFPortField,
+  loadMarks, matchMarks,
 } from '../fields';
 import type { Pipeline, TableName } from '../tables';
-import type { ExternalNodeSpec, NodeConfig } from '../state';
+import type { ExternalNodeSpec, NodeConfig, PolicyBypass } from '../state';
 import { IP, flow, goto, ipv4Net } from './common';
 
 /** Tables of ExternalNode mode (no pod routing: uplink <-> pair port with policies between). */
@@ -32,16 +34,37 @@ export function externalNodeFlows(p: Pipeline, cfg: NodeConfig, spec: ExternalNo
       flow(p.id('Classifier'), PRIORITY.normal, { ...IP, inPort: i.pairOfport }, [...loadMarks(FromLocalRegMark, TargetOFPortField.mark(i.uplinkOfport), OutputToOFPortRegMark), goto(p.stageId('conntrackState'))], c),
     );
   }
+  // Connection tracking around the policy tables (the pod pipeline's own flows are not in this
+  // list): invalid packets drop, non-new ones skip to the security stage, new ones are committed
+  // after the policies let them through, then out to the port the classifier chose.
+  flows.push(
+    flow(p.id('ConntrackZone'), PRIORITY.normal, IP, [{ type: 'ct', table: p.id('ConntrackState'), zone: CT_ZONE }], c),
+    flow(p.id('ConntrackState'), PRIORITY.normal, { ctState: { inv: true, trk: true }, ...IP }, [], c),
+    flow(p.id('ConntrackCommit'), PRIORITY.normal, { ctState: { new: true, trk: true }, ...IP }, [{ type: 'ct', commit: true, table: p.id('Output'), zone: CT_ZONE }], c),
+    flow(p.id('Output'), PRIORITY.normal, matchMarks(OutputToOFPortRegMark), [{ type: 'output', port: TargetOFPortField.ref() }], c),
+  );
   // Policy bypass rules (agent config policyBypassRules): straight to the metric table.
   for (const b of spec.bypass ?? []) {
     const ingress = b.direction === 'ingress';
     const table = p.id(ingress ? 'AntreaPolicyIngressRule' : 'AntreaPolicyEgressRule');
-    const proto = b.protocol === 'TCP' ? PROTO_TCP : PROTO_UDP;
-    const portKey = b.protocol === 'TCP' ? 'tcpDst' : 'udpDst';
     const addr = ingress ? { ipv4Src: ipv4Net(b.cidr) } : { ipv4Dst: ipv4Net(b.cidr) };
-    flows.push(flow(table, PRIORITY.topAntreaPolicy, { ...IP, ipProto: proto, ...addr, [portKey]: b.port }, [goto(p.id(ingress ? 'IngressMetric' : 'EgressMetric'))], c));
+    flows.push(flow(table, PRIORITY.topAntreaPolicy, { ...IP, ...bypassProtocolMatch(b), ...addr }, [goto(p.id(ingress ? 'IngressMetric' : 'EgressMetric'))], c));
   }
   return flows;
+}
+
+/** The protocol part of a bypass rule's match: IP alone, ICMP, or TCP/UDP with an optional destination port. */
+export function bypassProtocolMatch(b: PolicyBypass): Match {
+  switch (b.protocol) {
+    case 'IP':
+      return {};
+    case 'ICMP':
+      return { ipProto: PROTO_ICMP };
+    case 'TCP':
+      return { ipProto: PROTO_TCP, ...(b.port !== undefined ? { tcpDst: b.port } : {}) };
+    case 'UDP':
+      return { ipProto: PROTO_UDP, ...(b.port !== undefined ? { udpDst: b.port } : {}) };
+  }
 }
 
 /** ExternalNode connectivity: the flows of the node's ExternalNode spec. */

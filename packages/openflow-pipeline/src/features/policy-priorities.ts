@@ -69,16 +69,19 @@ export function assignOFPriorities(priorities: readonly RulePriority[], baseline
   const sorted = [...uniq.values()].sort(cmpPriority);
   const out = new Map<string, number>();
   let prev = top + 1;
-  for (const p of sorted) {
+  sorted.forEach((p, i) => {
     const tierOff = (baseline ? 0 : 200) * p.tierPriority;
     const polOff = Math.floor(p.policyPriority * (baseline ? 10 : p.tierPriority === DEFAULT_TIER_PRIORITY ? 100 : 20));
     const off = tierOff + polOff + p.rulePriority;
-    let of = off > top - bottom ? bottom : top - off;
+    // A guess below the band (a large policy priority, e.g. the 9000 of the ExternalNode guide)
+    // keeps room for the rules that follow it, so that several such rules stay strictly ordered.
+    const remaining = sorted.length - 1 - i;
+    let of = Math.max(off > top - bottom ? bottom : top - off, bottom + remaining);
     if (of >= prev) of = prev - 1;
     if (of < bottom) throw new PipelineError('PRIORITY_EXHAUSTED', 'no OpenFlow priority left for rule', p, baseline ? 'baseline tables' : 'Antrea policy tables');
     out.set(priorityText(p), of);
     prev = of;
-  }
+  });
   return out;
 }
 

@@ -1,0 +1,63 @@
+// A "VM" for the ExternalNode integration tests: the namespace ovs-vswitchd runs in (so OVS
+// internal ports appear there) with an uplink veth eth1 (address, MAC, a route) to a "fabric"
+// namespace that answers on 10.66.0.1 and, behind it, 10.99.0.1.
+import { run, type Netns, type OvsInstance, type Testbed } from '@switchyard/testbed';
+
+export const VM_MAC = '02:00:0a:42:00:02';
+export const VM_IP = '10.66.0.2';
+export const FABRIC_IP = '10.66.0.1';
+export const BEHIND_FABRIC_IP = '10.99.0.1';
+
+export interface Vm {
+  ovs: OvsInstance;
+  vm: Netns;
+  fabric: Netns;
+}
+
+export async function createVm(tb: Testbed): Promise<Vm> {
+  const ovs = await tb.startOvs();
+  const vm = ovs.netns;
+  const fabric = await tb.createNetns('f');
+  const inVm = (...argv: string[]) => vm.exec(argv);
+  // IPv4 only (the swap moves IPv4 addresses and routes); no link-local addresses coming and going.
+  for (const n of [vm, fabric]) await run(['sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1'], { netns: n.name });
+  await run(['ip', 'link', 'add', 'eth1', 'netns', vm.name, 'type', 'veth', 'peer', 'name', 'f0', 'netns', fabric.name]);
+  await inVm('ip', 'link', 'set', 'eth1', 'address', VM_MAC);
+  await inVm('ip', 'addr', 'add', `${VM_IP}/24`, 'dev', 'eth1');
+  await inVm('ip', 'link', 'set', 'eth1', 'up');
+  await inVm('ip', 'route', 'add', '10.99.0.0/16', 'via', FABRIC_IP, 'dev', 'eth1', 'metric', '50');
+  // The userspace datapath's conntrack checks checksums that veth leaves to offload.
+  await inVm('ethtool', '-K', 'eth1', 'tx', 'off');
+  await fabric.exec(['ip', 'addr', 'add', `${FABRIC_IP}/24`, 'dev', 'f0']);
+  await fabric.exec(['ip', 'addr', 'add', `${BEHIND_FABRIC_IP}/32`, 'dev', 'lo']);
+  await fabric.exec(['ip', 'link', 'set', 'f0', 'up']);
+  await fabric.exec(['ethtool', '-K', 'f0', 'tx', 'off']);
+  return { ovs, vm, fabric };
+}
+
+/** One ICMP echo; true when it was answered. */
+export const ping = async (from: Netns, ip: string): Promise<boolean> => (await run(['ping', '-c', '1', '-W', '2', ip], { netns: from.name, allowFailure: true })).code === 0;
+
+const json = async <T>(netns: string, ...argv: string[]): Promise<T> => JSON.parse((await run(argv, { netns })).stdout) as T;
+
+/** The VM's links, addresses and routes as `ip -j` reports them, without what changes by itself (ifindex, counters, lifetimes), and `ovs-vsctl show`. */
+export async function hostState(v: Vm): Promise<unknown> {
+  const volatile = new Set(['ifindex', 'link_index', 'stats64', 'valid_life_time', 'preferred_life_time', 'operstate', 'qdisc', 'txqlen', 'link_netnsid']);
+  const clean = (x: unknown): unknown => {
+    if (Array.isArray(x)) return x.map(clean);
+    if (x && typeof x === 'object') return Object.fromEntries(Object.entries(x).filter(([k]) => !volatile.has(k)).map(([k, y]) => [k, clean(y)]));
+    return x;
+  };
+  const byName = (a: { ifname: string }, b: { ifname: string }) => a.ifname.localeCompare(b.ifname);
+  return {
+    links: clean((await json<{ ifname: string }[]>(v.vm.name, 'ip', '-j', 'link', 'show')).sort(byName)),
+    addrs: clean((await json<{ ifname: string }[]>(v.vm.name, 'ip', '-j', 'addr', 'show')).sort(byName)),
+    routes: clean(await json<unknown[]>(v.vm.name, 'ip', '-j', 'route', 'show', 'table', 'all')),
+    ovs: await v.ovs.vsctl('show'),
+  };
+}
+
+/** Ports of the bridge, sorted. */
+export async function bridgePorts(ovs: OvsInstance, bridge = 'br-int'): Promise<string[]> {
+  return (await ovs.vsctl('list-ports', bridge)).split('\n').filter(Boolean).sort();
+}
