@@ -20,6 +20,24 @@ describe('HostLocalStore', () => {
     expect(fs.readdirSync(dir()).sort()).toEqual(['10.1.0.2', 'last_reserved_ip.0', 'lock']);
   });
 
+  it('syncs each new address file and its directory to disk before the allocation returns (durable: false skips it)', async () => {
+    const spy = jest.spyOn(fs, 'fsyncSync');
+    try {
+      const s = await open(v4);
+      spy.mockClear();
+      await s.add(att('c1'));
+      expect(spy).toHaveBeenCalledTimes(2);
+      await s.close();
+      const fast = await open(v4, { durable: false });
+      spy.mockClear();
+      await fast.add(att('c2'));
+      expect(spy).not.toHaveBeenCalled();
+      expect(fs.readdirSync(dir()).sort()).toEqual(['10.1.0.2', '10.1.0.3', 'last_reserved_ip.0', 'lock']);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
   it('allocates round-robin after the last reserved address, skipping the gateway, and wraps', async () => {
     const s = await open(v4);
     const got: string[] = [];

@@ -34,6 +34,12 @@ export interface HostLocalStoreOptions {
    * directory) with a linger set: that would deadlock.
    */
   lockHoldMs?: number;
+  /**
+   * fsync each new address file and its directory before the allocation returns (default true),
+   * so an address handed out survives a power loss. Costs about 1.7 ms per allocation on an ext4
+   * disk here (49 us without), under 1% of a pod's CNI ADD. host-local itself does not sync.
+   */
+  durable?: boolean;
   logger?: Logger;
 }
 
@@ -165,6 +171,7 @@ export class HostLocalStore {
   private draining = false;
   private drainDone: Promise<void> | undefined;
   private readonly holdNs: bigint;
+  private readonly durable: boolean;
   private closed = false;
   /** Number of full rescans of the directory (observable for tests and benchmarks). */
   rescans = 0;
@@ -177,6 +184,7 @@ export class HostLocalStore {
     this.dir = path.join(options.dataDir ?? HOST_LOCAL_DATA_DIR, options.network);
     this.log = options.logger ?? silentLogger;
     this.holdNs = BigInt(Math.round((options.lockHoldMs ?? 0) * 1e6));
+    this.durable = options.durable ?? true;
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o755 });
     const lockPath = path.join(this.dir, 'lock');
     fs.closeSync(fs.openSync(lockPath, fs.constants.O_RDONLY | fs.constants.O_CREAT, 0o600));
@@ -526,6 +534,16 @@ export class HostLocalStore {
     }
   }
 
+  /** fsync of the network directory: the new address file's name is on disk. */
+  private syncDir(): void {
+    const dfd = fs.openSync(this.dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
+    try {
+      fs.fsyncSync(dfd);
+    } finally {
+      fs.closeSync(dfd);
+    }
+  }
+
   /** Exclusive create of the address file with the attachment; false if it already exists. */
   private tryCreate(a: Attachment, ip: Ip): boolean {
     const name = ip.toString();
@@ -544,6 +562,10 @@ export class HostLocalStore {
     }
     try {
       fs.writeSync(fd, `${a.containerId.trim()}${LINE_BREAK}${a.ifname}`);
+      if (this.durable) {
+        fs.fsyncSync(fd);
+        this.syncDir();
+      }
     } catch (e) {
       fs.closeSync(fd);
       fs.rmSync(file, { force: true });
