@@ -19,11 +19,13 @@ import { ObjectStore } from './store';
 import { ensurePki, renderKubeconfig } from './tls';
 import { type Clock, type KubeObject, type Logger, silentLogger, systemClock } from './types';
 import { KubeApiError } from './errors';
+import { ValidatingWebhooks } from './webhook';
 
 export { KubeApiError, type KubeApiErrorCode, type Status, type StatusCause } from './errors';
 export { PkiError } from './tls';
 export { ServiceCidrError } from './serviceips';
 export { parseTokenFile, type UserInfo } from './auth';
+export { ValidatingWebhooks, admissionReview, parseVerdict, rulesMatch, httpsTransport, type ValidatingWebhook, type WebhookRequest, type WebhookTarget, type WebhookVerdict, type ReviewTransport, type ValidatingWebhooksOptions } from './webhook';
 export type { Clock, KubeObject, Logger, ObjectMeta, OwnerReference } from './types';
 
 /** A user of the static token table. */
@@ -150,6 +152,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     serverAddress: () => `${host}:${boundPort}`,
     ...(pki ? { proxyClientCert: { certPem: pki.proxyCertPem, keyPem: pki.proxyKeyPem } } : {}),
     ...(options.nodeProxyHost ? { nodeProxyHost: options.nodeProxyHost } : {}),
+    webhooks: new ValidatingWebhooks({ api, clock, logger }),
     version,
   });
   const server = pki ? https.createServer({ cert: pki.certPem, key: pki.keyPem }, front.handle) : http.createServer(front.handle);

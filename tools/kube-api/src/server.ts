@@ -13,6 +13,7 @@ import { apiVersionOf, type ResourceType } from './registry';
 import { parseFieldSelector, parseLabelSelector } from './selectors';
 import type { Clock, KubeObject, Logger, TimerHandle } from './types';
 import { isRecord } from './types';
+import { rulesMatch, type ValidatingWebhook, type ValidatingWebhooks, type WebhookRequest } from './webhook';
 
 export interface HttpFrontOptions {
   api: KubeApi;
@@ -26,6 +27,8 @@ export interface HttpFrontOptions {
   /** Host to dial for a node's proxy subresource instead of its InternalIP (see KubeApiOptions). */
   nodeProxyHost?: (nodeName: string) => string | undefined;
   version: Record<string, string>;
+  /** Validating admission webhooks run on writes (after built-in validation, before storage). */
+  webhooks?: ValidatingWebhooks;
 }
 
 interface ParsedPath {
@@ -276,26 +279,29 @@ export class HttpFront {
         const review = this.review(t, user, input, p.namespace);
         if (review) return send(res, 201, review);
         if (p.name !== '' && p.subresource === '') throw new KubeApiError('MethodNotAllowed', 'the server does not allow this method on the requested resource');
-        const created = api.create(t, ns, input as KubeObject, writeOpts(), p.version);
+        const wo = writeOpts();
+        const created = await this.withWebhooks({ op: 'create', t, p, ns, user, dryRun: wo.dryRun === true, warnings }, (dry) => api.create(t, ns, input as KubeObject, dry ? { ...wo, dryRun: true, warnings: [] } : wo, p.version));
         return send(res, 201, api.present(t, created, p.version), warnings);
       }
       case 'update': {
         const input = decode();
         if (!isRecord(input)) throw badRequest('the request body must be a JSON object');
-        const updated = api.update(t, ns, p.name, input as KubeObject, writeOpts(), p.version);
+        const wo = writeOpts();
+        const updated = await this.withWebhooks({ op: 'update', t, p, ns, user, dryRun: wo.dryRun === true, warnings }, (dry) => api.update(t, ns, p.name, input as KubeObject, dry ? { ...wo, dryRun: true, warnings: [] } : wo, p.version));
         return send(res, 200, api.present(t, updated, p.version), warnings);
       }
       case 'patch': {
         const type = patchTypeOf(contentType);
         const patch = decodeBody(body, type === 'apply' ? 'yaml' : 'json');
         const existed = api.tryGet(t, ns, p.name) !== undefined;
-        const patched = api.patch(t, ns, p.name, type, patch, writeOpts(), p.version);
+        const wo = writeOpts();
+        const patched = await this.withWebhooks({ op: existed ? 'update' : 'create', t, p, ns, user, dryRun: wo.dryRun === true, warnings }, (dry) => api.patch(t, ns, p.name, type, patch, dry ? { ...wo, dryRun: true, warnings: [] } : wo, p.version));
         return send(res, existed ? 200 : 201, api.present(t, patched, p.version), warnings);
       }
       case 'delete': {
         const opts = deleteOptions(q, isProtobuf ? undefined : decodeBody(body, 'json'));
-        const gone = api.delete(t, ns, p.name, opts);
-        return send(res, 200, api.present(t, gone, p.version));
+        const gone = await this.withWebhooks({ op: 'delete', t, p, ns, user, dryRun: opts.dryRun === true, warnings }, (dry) => api.delete(t, ns, p.name, dry ? { ...opts, dryRun: true } : opts));
+        return send(res, 200, api.present(t, gone, p.version), warnings);
       }
       case 'deletecollection': {
         const opts = deleteOptions(q, isProtobuf ? undefined : decodeBody(body, 'json'));
@@ -305,6 +311,33 @@ export class HttpFront {
       default:
         throw new KubeApiError('MethodNotAllowed', 'the server does not allow this method on the requested resource');
     }
+  }
+
+  /**
+   * Run `write` behind the validating webhooks: a dry run gives the object as it would be stored
+   * (defaulted, checked by the built-in validation), the webhooks review it, then the write runs
+   * for real. Without a matching webhook the write runs once, as before.
+   */
+  private async withWebhooks(w: { op: WebhookRequest['op']; t: ResourceType; p: ParsedPath; ns: string | undefined; user: UserInfo; dryRun: boolean; warnings: string[] }, write: (dryRun: boolean) => KubeObject): Promise<KubeObject> {
+    const hooks = this.o.webhooks;
+    const sub = w.p.subresource === '' ? {} : { subresource: w.p.subresource };
+    const selects = (h: ValidatingWebhook): boolean => rulesMatch(h, { op: w.op, rt: w.t, version: w.p.version, ...sub });
+    if (!hooks || !this.anyWebhook(selects)) return write(false);
+    const old = w.op === 'create' ? undefined : this.o.api.tryGet(w.t, w.ns, w.p.name);
+    const probe = write(true);
+    const req: WebhookRequest = { op: w.op, rt: w.t, version: w.p.version, name: probe.metadata.name ?? w.p.name, user: w.user, dryRun: w.dryRun, ...sub };
+    const ns = w.t.namespaced ? (probe.metadata.namespace ?? w.ns) : undefined;
+    if (ns !== undefined) req.namespace = ns;
+    if (w.op !== 'delete') req.obj = this.o.api.present(w.t, probe, w.p.version);
+    if (old) req.old = this.o.api.present(w.t, old, w.p.version);
+    w.warnings.push(...(await hooks.admit(req)));
+    return w.dryRun ? probe : write(false);
+  }
+
+  private anyWebhook(selects: (h: ValidatingWebhook) => boolean): boolean {
+    const t = this.o.api.registry.get('admissionregistration.k8s.io', 'validatingwebhookconfigurations');
+    if (!t) return false;
+    return this.o.api.list(t, undefined).items.some((c) => Array.isArray(c.webhooks) && (c.webhooks as ValidatingWebhook[]).some((h) => isRecord(h) && selects(h)));
   }
 
   private nonResource(path: string, accept: string, res: http.ServerResponse): void {
