@@ -159,7 +159,7 @@ function ipAt(text: unknown, path: string, errs: PolicyValidationError[]): Ip | 
   }
 }
 
-/** IPPool: every range a CIDR or a start <= end pair of one family, gateway and prefix in range; ranges may not be removed while allocated from, nor the pool deleted in use. */
+/** IPPool: every range a CIDR or a start <= end pair of one family, gateway and prefix in range; ranges may not be removed or changed while the pool has allocations. */
 export function validateIPPool(pool: IPPool, old: IPPool | undefined): PolicyValidationError[] {
   const errs: PolicyValidationError[] = [];
   const spec = pool.spec ?? ({} as IPPool['spec']);
@@ -196,13 +196,9 @@ export function validateIPPool(pool: IPPool, old: IPPool | undefined): PolicyVal
 }
 
 function admitIPPool(req: AdmissionInput): AdmissionDecision {
-  if (req.operation === 'DELETE') {
-    const old = req.oldObject as unknown as IPPool | undefined;
-    const used = old?.status?.usage?.used ?? old?.status?.ipAddresses?.length ?? 0;
-    if (used > 0) return { allowed: false, message: `status.usage.used: Invalid value: ${used}: IPPool ${old?.metadata.name ?? ''} is in use (${used} addresses allocated) and cannot be deleted` };
-    return allow;
-  }
-  if (!req.object) return allow;
+  // Deleting a pool in use is not refused: its finalizer holds it until the last address is
+  // released (ippool.ts), and it hands out nothing new meanwhile.
+  if (req.operation === 'DELETE' || !req.object) return allow;
   return refuse(validateIPPool(req.object as unknown as IPPool, req.operation === 'UPDATE' ? (req.oldObject as unknown as IPPool | undefined) : undefined));
 }
 
@@ -210,17 +206,17 @@ function admitExternalNode(req: AdmissionInput): AdmissionDecision {
   if (req.operation === 'DELETE' || !req.object) return allow;
   const errs: PolicyValidationError[] = [];
   const ifaces = (req.object.spec as { interfaces?: { name?: string; ips?: unknown[] }[] } | undefined)?.interfaces;
-  // Antrea supports exactly one interface per ExternalNode.
-  if (!Array.isArray(ifaces) || ifaces.length !== 1) errs.push(new PolicyValidationError('MISSING_FIELD', 'spec.interfaces', Array.isArray(ifaces) ? ifaces.length : ifaces, 'exactly one interface is supported'));
+  if (!Array.isArray(ifaces) || ifaces.length === 0) errs.push(new PolicyValidationError('MISSING_FIELD', 'spec.interfaces', ifaces, 'at least one interface is required'));
+  const names = new Map<string, number>();
   (Array.isArray(ifaces) ? ifaces : []).forEach((f, i) => {
     if (!Array.isArray(f.ips) || f.ips.length === 0) errs.push(new PolicyValidationError('MISSING_FIELD', `spec.interfaces[${i}].ips`, f.ips, 'at least one IP is required'));
     else f.ips.forEach((ip, j) => ipAt(ip, `spec.interfaces[${i}].ips[${j}]`, errs));
+    // Each interface becomes an ExternalEntity named after it: two of one name would collide.
+    const name = f.name ?? '';
+    const prev = names.get(name);
+    if (prev !== undefined) errs.push(new PolicyValidationError('INVALID_NAME', `spec.interfaces[${i}].name`, name, `duplicate interface name (also spec.interfaces[${prev}])`));
+    else names.set(name, i);
   });
-  if (req.operation === 'UPDATE' && req.oldObject) {
-    const before = (req.oldObject.spec as { interfaces?: { name?: string }[] } | undefined)?.interfaces?.[0]?.name;
-    const after = Array.isArray(ifaces) ? ifaces[0]?.name : undefined;
-    if (before !== after) errs.push(new PolicyValidationError('INVALID_NAME', 'spec.interfaces[0].name', after, `the interface name is immutable (was ${JSON.stringify(before)})`));
-  }
   return refuse(errs);
 }
 

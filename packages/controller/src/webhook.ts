@@ -97,11 +97,13 @@ export function webhookConfiguration(o: { namespace: string; service: string; ca
     metadata: { name: WEBHOOK_CONFIGURATION_NAME, labels: { app: 'switchyard' } },
     webhooks: (Object.keys(ADMISSION_KINDS) as AdmissionKind[]).map((k) => {
       const spec = ADMISSION_KINDS[k];
-      const operations = k === 'acnp' || k === 'anp' || k === 'traceflow' ? ['CREATE', 'UPDATE'] : ['CREATE', 'UPDATE', 'DELETE'];
+      // Deletes matter only where something may depend on the object.
+      const operations = k === 'tier' || k === 'clustergroup' || k === 'group' ? ['CREATE', 'UPDATE', 'DELETE'] : ['CREATE', 'UPDATE'];
       return {
         name: spec.webhook,
         clientConfig: { service: { namespace: o.namespace, name: o.service, path: `${VALIDATE_PREFIX}${k}`, port: 443 }, caBundle },
-        rules: [{ apiGroups: ['crd.antrea.io'], apiVersions: ['*'], resources: [spec.resource], operations, scope: spec.namespaced ? 'Namespaced' : 'Cluster' }],
+        // IPPool v1alpha2 has another shape and this server does not convert: review v1beta1 only.
+        rules: [{ apiGroups: ['crd.antrea.io'], apiVersions: k === 'ippool' ? ['v1beta1'] : ['*'], resources: [spec.resource], operations, scope: spec.namespaced ? 'Namespaced' : 'Cluster' }],
         admissionReviewVersions: ['v1'],
         sideEffects: 'None',
         failurePolicy: 'Fail',

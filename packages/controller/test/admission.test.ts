@@ -111,18 +111,20 @@ describe('IPPools', () => {
     expect(d.message).toContain(message);
   });
 
-  test('a pool in use can be neither deleted nor lose a range; an empty one can', () => {
+  test('a pool in use cannot lose a range; an unused one can; deletion is left to the finalizer', () => {
     const used = pool({ ipRanges: [{ cidr: '10.2.0.0/24' }], subnetInfo: subnet }, { usage: { total: 254, used: 3 } });
-    expect(decideAdmission('ippool', { operation: 'DELETE', oldObject: used }, view()).message).toBe('status.usage.used: Invalid value: 3: IPPool pool is in use (3 addresses allocated) and cannot be deleted');
-    expect(decideAdmission('ippool', { operation: 'UPDATE', object: pool({ ipRanges: [{ cidr: '10.3.0.0/24' }], subnetInfo: subnet }), oldObject: used }, view()).message).toContain('spec.ipRanges[0]: Invalid value: {"cidr":"10.2.0.0/24"}: existing ranges cannot be removed');
-    expect(decideAdmission('ippool', { operation: 'DELETE', oldObject: pool({ ipRanges: [] }, { usage: { total: 254, used: 0 } }) }, view()).allowed).toBe(true);
+    const moved = pool({ ipRanges: [{ cidr: '10.3.0.0/24' }], subnetInfo: { gateway: '10.3.0.1', prefixLength: 24 } });
+    expect(decideAdmission('ippool', { operation: 'UPDATE', object: moved, oldObject: used }, view()).message).toContain('spec.ipRanges[0]: Invalid value: {"cidr":"10.2.0.0/24"}: existing ranges cannot be removed');
+    expect(decideAdmission('ippool', { operation: 'UPDATE', object: moved, oldObject: pool(used.spec as Record<string, unknown>, { usage: { total: 254, used: 0 } }) }, view()).allowed).toBe(true);
+    expect(decideAdmission('ippool', { operation: 'DELETE', oldObject: used }, view()).allowed).toBe(true);
   });
 });
 
-test('ExternalNode: one interface with valid IPs', () => {
+test('ExternalNode: interfaces with distinct names and valid IPs', () => {
   const en = (interfaces: unknown): KubeObject => ({ metadata: { name: 'vm', namespace: 'x' }, spec: { interfaces } });
-  expect(decideAdmission('externalnode', { operation: 'CREATE', object: en([{ name: 'eth0', ips: ['10.0.0.5'] }]) }, view()).allowed).toBe(true);
-  expect(decideAdmission('externalnode', { operation: 'CREATE', object: en([{ ips: ['1.1.1.1'] }, { ips: ['2.2.2.2'] }]) }, view()).message).toContain('spec.interfaces: Invalid value: 2: exactly one interface is supported');
+  expect(decideAdmission('externalnode', { operation: 'CREATE', object: en([{ name: 'eth0', ips: ['10.0.0.5'] }, { name: 'eth1', ips: ['10.0.1.5'] }]) }, view()).allowed).toBe(true);
+  expect(decideAdmission('externalnode', { operation: 'CREATE', object: en([]) }, view()).message).toContain('spec.interfaces: Invalid value: []: at least one interface is required');
+  expect(decideAdmission('externalnode', { operation: 'CREATE', object: en([{ name: 'e', ips: ['1.1.1.1'] }, { name: 'e', ips: ['2.2.2.2'] }]) }, view()).message).toContain('spec.interfaces[1].name: Invalid value: "e": duplicate interface name (also spec.interfaces[0])');
   expect(decideAdmission('externalnode', { operation: 'CREATE', object: en([{ ips: ['10.0.0.300'] }]) }, view()).message).toContain('spec.interfaces[0].ips[0]: Invalid value: "10.0.0.300"');
 });
 
