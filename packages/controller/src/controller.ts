@@ -95,7 +95,16 @@ export class Controller {
     this.clock = o.clock ?? systemClock;
     this.log = o.logger ?? silentLogger;
     this.hub = new ControlplaneHub({ clock: this.clock, logger: this.log, ...(o.historyPerNode ? { historyPerNode: o.historyPerNode } : {}), ...(o.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: o.bookmarkIntervalMs } : {}) });
-    this.status = new PolicyStatusAggregator(this.hub, o.kube, { clock: this.clock, logger: this.log });
+    this.status = new PolicyStatusAggregator(this.hub, o.kube, {
+      clock: this.clock,
+      logger: this.log,
+      generationOf: (type, ns, name) => {
+        const plural = type === 'AntreaClusterNetworkPolicy' ? 'clusternetworkpolicies' : 'networkpolicies';
+        const cache = this.informers.find((i) => i.spec.group === 'crd.antrea.io' && i.spec.plural === plural)?.cache;
+        for (const o of cache?.values() ?? []) if (o.metadata.name === name && (type === 'AntreaClusterNetworkPolicy' || o.metadata.namespace === ns)) return (o.metadata as { generation?: number }).generation;
+        return undefined;
+      },
+    });
   }
 
   private get namespace(): string {
