@@ -58,7 +58,7 @@ const cases: Case[] = [
   ['NP bad port name', np('np7', { ingress: [{ ports: [{ port: 'HTTP_PORT' }] }] }), 'spec.ingress[0].ports[0].port', '"HTTP_PORT"'],
   ['NP ipBlock with a selector', np('np8', { egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8' }, podSelector: {} }] }] }), 'spec.egress[0].to[0]', '"cidr":"10.0.0.0/8"'],
   ['NP bad except cidr', np('np9', { egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/33'] } }] }] }), 'spec.egress[0].to[0].ipBlock.except[0]', '"10.1.0.0/33"'],
-  ['NP bad namespaceSelector', np('np10', { ingress: [{ from: [{ namespaceSelector: { matchExpressions: [{ key: 'k', operator: 'In' }] } }] }] }), 'spec.ingress[0].from[0].namespaceSelector.matchExpressions[0].values', 'Invalid value: null'],
+  ['NP bad namespaceSelector', np('np10', { ingress: [{ from: [{ namespaceSelector: { matchExpressions: [{ key: 'k', operator: 'In' }] } }] }] }), 'spec.ingress[0].from[0].namespaceSelector.matchExpressions[0].values', 'Invalid value: []'], // kubectl sends the missing list as [],
   // Antrea ClusterNetworkPolicy: the webhook.
   ['ACNP unknown tier', acnp('a1', { priority: 5, tier: 'nope', appliedTo: [web] }), 'spec.tier', '"nope"'],
   ['ACNP duplicate rule names', acnp('a2', { priority: 5, appliedTo: [web], ingress: [{ name: 'r', ...allow([web]) }, { name: 'r', ...allow([web]) }] }), 'spec.ingress[1].name', '"r"'],
