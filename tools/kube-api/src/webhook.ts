@@ -4,9 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import type { KubeApi, Operation } from './api';
+import type { AdmissionRequest, KubeApi, Operation } from './api';
 import type { UserInfo } from './auth';
-import { KubeApiError } from './errors';
+import { type FieldError, invalid, KubeApiError } from './errors';
 import { serviceEndpoint } from './proxy';
 import type { ResourceType } from './registry';
 import { type LabelRequirement, matchLabels } from './selectors';
@@ -293,4 +293,71 @@ export function parseVerdict(body: unknown, uid: string): WebhookVerdict {
   if (isRecord(r.status)) v.status = r.status as NonNullable<WebhookVerdict['status']>;
   if (Array.isArray(r.warnings)) v.warnings = r.warnings.filter((x): x is string => typeof x === 'string');
   return v;
+}
+
+const OPERATIONS = ['*', 'CREATE', 'UPDATE', 'DELETE', 'CONNECT'];
+
+/** Field errors of a ValidatingWebhookConfiguration, worded as kube-apiserver words them. */
+export function validateWebhookConfiguration(cfg: KubeObject): FieldError[] {
+  const errs: FieldError[] = [];
+  const bad = (field: string, value: unknown, why: string): void => {
+    errs.push({ field, reason: 'FieldValueInvalid', detail: `Invalid value: ${JSON.stringify(value) ?? 'null'}: ${why}` });
+  };
+  const required = (field: string, why = 'Required value'): void => {
+    errs.push({ field, reason: 'FieldValueRequired', detail: why });
+  };
+  if (cfg.webhooks !== undefined && !Array.isArray(cfg.webhooks)) {
+    bad('webhooks', cfg.webhooks, 'must be a list');
+    return errs;
+  }
+  const seen = new Set<string>();
+  ((cfg.webhooks ?? []) as unknown[]).forEach((raw, i) => {
+    const p = `webhooks[${i}]`;
+    if (!isRecord(raw)) return bad(p, raw, 'must be an object');
+    const w = raw as Partial<ValidatingWebhook> & { sideEffects?: unknown; admissionReviewVersions?: unknown };
+    if (typeof w.name !== 'string' || w.name === '') required(`${p}.name`);
+    else if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/.test(w.name)) bad(`${p}.name`, w.name, 'should be a domain with at least three segments separated by dots');
+    else if (seen.has(w.name)) errs.push({ field: `${p}.name`, reason: 'FieldValueDuplicate', detail: `Duplicate value: ${JSON.stringify(w.name)}` });
+    else seen.add(w.name);
+    const cc: Record<string, unknown> = isRecord(w.clientConfig) ? w.clientConfig : {};
+    if ((cc.url !== undefined ? 1 : 0) + (cc.service !== undefined ? 1 : 0) !== 1) required(`${p}.clientConfig`, 'Required value: exactly one of url or service is required');
+    if (cc.url !== undefined) {
+      let u: URL | undefined;
+      try {
+        u = new URL(String(cc.url));
+      } catch {
+        bad(`${p}.clientConfig.url`, cc.url, 'must be a valid URL');
+      }
+      if (u && u.protocol !== 'https:') bad(`${p}.clientConfig.url`, cc.url, "'https' is the only allowed URL scheme");
+    }
+    if (cc.service !== undefined) {
+      const s: Record<string, unknown> = isRecord(cc.service) ? cc.service : {};
+      if (typeof s.name !== 'string' || s.name === '') required(`${p}.clientConfig.service.name`);
+      if (typeof s.namespace !== 'string' || s.namespace === '') required(`${p}.clientConfig.service.namespace`);
+      if (s.port !== undefined && !(Number.isInteger(s.port) && (s.port as number) >= 1 && (s.port as number) <= 65535)) bad(`${p}.clientConfig.service.port`, s.port, 'port is not valid: must be between 1 and 65535, inclusive');
+      if (s.path !== undefined && (typeof s.path !== 'string' || !s.path.startsWith('/'))) bad(`${p}.clientConfig.service.path`, s.path, "must start with a '/'");
+    }
+    if (cc.caBundle !== undefined && (typeof cc.caBundle !== 'string' || !Buffer.from(cc.caBundle, 'base64').toString('utf8').includes('-----BEGIN CERTIFICATE-----'))) bad(`${p}.clientConfig.caBundle`, '<omitted>', 'must be base64 of PEM certificates');
+    if (w.failurePolicy !== undefined && w.failurePolicy !== 'Fail' && w.failurePolicy !== 'Ignore') errs.push({ field: `${p}.failurePolicy`, reason: 'FieldValueNotSupported', detail: `Unsupported value: ${JSON.stringify(w.failurePolicy)}: supported values: "Fail", "Ignore"` });
+    if (w.sideEffects === undefined) required(`${p}.sideEffects`, 'Required value: must specify one of None, NoneOnDryRun');
+    else if (w.sideEffects !== 'None' && w.sideEffects !== 'NoneOnDryRun') errs.push({ field: `${p}.sideEffects`, reason: 'FieldValueNotSupported', detail: `Unsupported value: ${JSON.stringify(w.sideEffects)}: supported values: "None", "NoneOnDryRun"` });
+    if (!Array.isArray(w.admissionReviewVersions) || w.admissionReviewVersions.length === 0) required(`${p}.admissionReviewVersions`, 'Required value: must specify one of v1, v1beta1');
+    else if (!w.admissionReviewVersions.includes('v1')) bad(`${p}.admissionReviewVersions`, w.admissionReviewVersions, 'must include at least one of v1 (the only version this server sends)');
+    if (w.timeoutSeconds !== undefined && !(Number.isInteger(w.timeoutSeconds) && w.timeoutSeconds >= 1 && w.timeoutSeconds <= 30)) bad(`${p}.timeoutSeconds`, w.timeoutSeconds, 'the timeout value must be between 1 and 30 seconds');
+    (Array.isArray(w.rules) ? w.rules : []).forEach((r, j) => {
+      (r.operations ?? []).forEach((o, k) => {
+        if (!OPERATIONS.includes(o)) errs.push({ field: `${p}.rules[${j}].operations[${k}]`, reason: 'FieldValueNotSupported', detail: `Unsupported value: ${JSON.stringify(o)}: supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"` });
+      });
+      if (r.scope !== undefined && !['*', 'Cluster', 'Namespaced'].includes(r.scope)) errs.push({ field: `${p}.rules[${j}].scope`, reason: 'FieldValueNotSupported', detail: `Unsupported value: ${JSON.stringify(r.scope)}: supported values: "*", "Cluster", "Namespaced"` });
+      if ((r.resources ?? []).length === 0) required(`${p}.rules[${j}].resources`);
+    });
+  });
+  return errs;
+}
+
+/** Admission hook: a configuration with field errors is refused with 422 Invalid. */
+export function admitWebhookConfiguration(r: AdmissionRequest): void {
+  if (r.op === 'delete') return;
+  const errs = validateWebhookConfiguration(r.obj);
+  if (errs.length > 0) throw invalid('ValidatingWebhookConfiguration', 'admissionregistration.k8s.io', r.obj.metadata.name ?? '', errs);
 }

@@ -171,3 +171,19 @@ test('objectSelector limits the webhook to labelled objects', async () => {
   expect((await c.post(CM, { metadata: { name: 'labelled', labels: { checked: 'yes' } } })).status).toBe(422);
   await c.delete(`${CM}/unlabelled`);
 });
+
+test('a configuration with bad fields is refused with 422 naming each field and value', async () => {
+  const bad = config({ url: 'http://127.0.0.1:8443/x', service: { namespace: 'default', name: 'hook' } }, { failurePolicy: 'Sometimes', timeoutSeconds: 60, sideEffects: 'Some', rules: [{ apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], operations: ['PATCH'] }] });
+  const r = await c.post<{ message: string; details: { causes: { field: string; message: string }[] } }>(CFG, bad);
+  expect(r.status).toBe(422);
+  const byField = Object.fromEntries(r.body.details.causes.map((x) => [x.field, x.message]));
+  expect(byField).toMatchObject({
+    'webhooks[0].clientConfig': 'Required value: exactly one of url or service is required',
+    'webhooks[0].clientConfig.url': `Invalid value: "http://127.0.0.1:8443/x": 'https' is the only allowed URL scheme`,
+    'webhooks[0].failurePolicy': 'Unsupported value: "Sometimes": supported values: "Fail", "Ignore"',
+    'webhooks[0].sideEffects': 'Unsupported value: "Some": supported values: "None", "NoneOnDryRun"',
+    'webhooks[0].timeoutSeconds': 'Invalid value: 60: the timeout value must be between 1 and 30 seconds',
+    'webhooks[0].rules[0].operations[0]': expect.stringContaining('Unsupported value: "PATCH"'),
+  });
+  expect((await c.get(`${CFG}/cm-check`)).status).toBe(404);
+});
