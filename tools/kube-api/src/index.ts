@@ -142,6 +142,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   const authn = new Authenticator(api, tokens);
   const authz = new RbacAuthorizer(api);
   let boundPort = options.port ?? 0;
+  const webhooks = new ValidatingWebhooks({ api, clock, logger });
   const front = new HttpFront({
     api,
     authn,
@@ -152,7 +153,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     serverAddress: () => `${host}:${boundPort}`,
     ...(pki ? { proxyClientCert: { certPem: pki.proxyCertPem, keyPem: pki.proxyKeyPem } } : {}),
     ...(options.nodeProxyHost ? { nodeProxyHost: options.nodeProxyHost } : {}),
-    webhooks: new ValidatingWebhooks({ api, clock, logger }),
+    webhooks,
     version,
   });
   const server = pki ? https.createServer({ cert: pki.certPem, key: pki.keyPem }, front.handle) : http.createServer(front.handle);
@@ -216,6 +217,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     async stop() {
       controllers.stop();
       front.closeWatches();
+      webhooks.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
