@@ -13,7 +13,7 @@ import { apiVersionOf, type ResourceType } from './registry';
 import { parseFieldSelector, parseLabelSelector } from './selectors';
 import type { Clock, KubeObject, Logger, TimerHandle } from './types';
 import { isRecord } from './types';
-import { rulesMatch, type ValidatingWebhook, type ValidatingWebhooks, type WebhookRequest } from './webhook';
+import type { ValidatingWebhooks, WebhookRequest, WriteUnderReview } from './webhook';
 
 export interface HttpFrontOptions {
   api: KubeApi;
@@ -313,31 +313,13 @@ export class HttpFront {
     }
   }
 
-  /**
-   * Run `write` behind the validating webhooks: a dry run gives the object as it would be stored
-   * (defaulted, checked by the built-in validation), the webhooks review it, then the write runs
-   * for real. Without a matching webhook the write runs once, as before.
-   */
-  private async withWebhooks(w: { op: WebhookRequest['op']; t: ResourceType; p: ParsedPath; ns: string | undefined; user: UserInfo; dryRun: boolean; warnings: string[] }, write: (dryRun: boolean) => KubeObject): Promise<KubeObject> {
-    const hooks = this.o.webhooks;
-    const sub = w.p.subresource === '' ? {} : { subresource: w.p.subresource };
-    const selects = (h: ValidatingWebhook): boolean => rulesMatch(h, { op: w.op, rt: w.t, version: w.p.version, ...sub });
-    if (!hooks || !this.anyWebhook(selects)) return write(false);
-    const old = w.op === 'create' ? undefined : this.o.api.tryGet(w.t, w.ns, w.p.name);
-    const probe = write(true);
-    const req: WebhookRequest = { op: w.op, rt: w.t, version: w.p.version, name: probe.metadata.name ?? w.p.name, user: w.user, dryRun: w.dryRun, ...sub };
-    const ns = w.t.namespaced ? (probe.metadata.namespace ?? w.ns) : undefined;
-    if (ns !== undefined) req.namespace = ns;
-    if (w.op !== 'delete') req.obj = this.o.api.present(w.t, probe, w.p.version);
-    if (old) req.old = this.o.api.present(w.t, old, w.p.version);
-    w.warnings.push(...(await hooks.admit(req)));
-    return w.dryRun ? probe : write(false);
-  }
-
-  private anyWebhook(selects: (h: ValidatingWebhook) => boolean): boolean {
-    const t = this.o.api.registry.get('admissionregistration.k8s.io', 'validatingwebhookconfigurations');
-    if (!t) return false;
-    return this.o.api.list(t, undefined).items.some((c) => Array.isArray(c.webhooks) && (c.webhooks as ValidatingWebhook[]).some((h) => isRecord(h) && selects(h)));
+  /** Run `write` behind the validating webhooks (once, as before, when none selects it). */
+  private withWebhooks(w: { op: WebhookRequest['op']; t: ResourceType; p: ParsedPath; ns: string | undefined; user: UserInfo; dryRun: boolean; warnings: string[] }, write: (dryRun: boolean) => KubeObject): Promise<KubeObject> {
+    if (!this.o.webhooks) return Promise.resolve(write(false));
+    const at: WriteUnderReview = { op: w.op, rt: w.t, version: w.p.version, name: w.p.name, user: w.user, dryRun: w.dryRun, warnings: w.warnings };
+    if (w.p.subresource !== '') at.subresource = w.p.subresource;
+    if (w.ns !== undefined) at.namespace = w.ns;
+    return this.o.webhooks.guard(at, write);
   }
 
   private nonResource(path: string, accept: string, res: http.ServerResponse): void {

@@ -46,6 +46,21 @@ export interface WebhookRequest {
   dryRun: boolean;
 }
 
+/** A write about to run, as {@link ValidatingWebhooks.guard} takes it. */
+export interface WriteUnderReview {
+  op: Operation;
+  rt: ResourceType;
+  version: string;
+  subresource?: string;
+  /** Name in the URL ('' for a create by POST). */
+  name: string;
+  namespace?: string;
+  user: UserInfo;
+  dryRun: boolean;
+  /** Webhooks' warnings are appended here. */
+  warnings: string[];
+}
+
 /** Where and how one AdmissionReview is sent. */
 export interface WebhookTarget {
   host: string;
@@ -202,6 +217,31 @@ export class ValidatingWebhooks {
   /** Close kept-alive connections to webhooks (server stop). */
   close(): void {
     this.agent.destroy();
+  }
+
+  /**
+   * Run `write` behind the webhooks: a dry run gives the object as it would be stored
+   * (defaulted, checked by the built-in validation), the webhooks review it, then the write runs
+   * for real. When no webhook's rules select the request, the write runs once, as before.
+   */
+  async guard(w: WriteUnderReview, write: (dryRun: boolean) => KubeObject): Promise<KubeObject> {
+    const sub = w.subresource === undefined ? {} : { subresource: w.subresource };
+    if (!this.configured((h) => rulesMatch(h, { op: w.op, rt: w.rt, version: w.version, ...sub }))) return write(false);
+    const old = w.op === 'create' ? undefined : this.o.api.tryGet(w.rt, w.namespace, w.name);
+    const probe = write(true);
+    const req: WebhookRequest = { op: w.op, rt: w.rt, version: w.version, name: probe.metadata.name ?? w.name, user: w.user, dryRun: w.dryRun, ...sub };
+    const ns = w.rt.namespaced ? (probe.metadata.namespace ?? w.namespace) : undefined;
+    if (ns !== undefined) req.namespace = ns;
+    if (w.op !== 'delete') req.obj = this.o.api.present(w.rt, probe, w.version);
+    if (old) req.old = this.o.api.present(w.rt, old, w.version);
+    w.warnings.push(...(await this.admit(req)));
+    return w.dryRun ? probe : write(false);
+  }
+
+  private configured(selects: (h: ValidatingWebhook) => boolean): boolean {
+    const t = this.o.api.registry.get('admissionregistration.k8s.io', 'validatingwebhookconfigurations');
+    if (!t) return false;
+    return this.o.api.list(t, undefined).items.some((c) => Array.isArray(c.webhooks) && (c.webhooks as unknown[]).some((h) => isRecord(h) && selects(h as unknown as ValidatingWebhook)));
   }
 
   /** Webhooks of every configuration that select this request. */
