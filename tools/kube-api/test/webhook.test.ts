@@ -4,7 +4,8 @@
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { issueCertificate, type CertificateAndKey } from '@switchyard/pki';
-import { startKubeApi, type KubeApiServer } from '../src/index';
+import { ManualClock } from '@switchyard/runtime/testing';
+import { httpsTransport, startKubeApi, type KubeApiServer } from '../src/index';
 import { TestClient } from './support/server';
 
 interface Review {
@@ -186,4 +187,17 @@ test('a configuration with bad fields is refused with 422 naming each field and 
     'webhooks[0].rules[0].operations[0]': expect.stringContaining('Unsupported value: "PATCH"'),
   });
   expect((await c.get(`${CFG}/cm-check`)).status).toBe(404);
+});
+
+test('the review deadline runs on the injected clock', async () => {
+  behaviour = 'hang';
+  const clock = new ManualClock();
+  const pending = httpsTransport({ host: '127.0.0.1', port: hookPort, path: '/validate', ca: ca.certPem, servername: 'hook.default.svc' }, { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: { uid: 'u' } }, 7000, clock);
+  const outcome = pending.then(() => 'answered', (e: Error) => e.message);
+  await new Promise((r) => setTimeout(r, 200));
+  clock.advance(6999);
+  await new Promise((r) => setImmediate(r));
+  expect(await Promise.race([outcome, new Promise((r) => setTimeout(() => r('still waiting'), 50))])).toBe('still waiting');
+  clock.advance(1);
+  expect(await outcome).toBe('context deadline exceeded (timeout 7s)');
 });
