@@ -44,8 +44,10 @@ export interface ControllerOptions {
   /** Register the APIService v1beta2.controlplane.switchyard.io (default true). */
   registerAPIService?: boolean;
   /**
-   * Register the ValidatingWebhookConfiguration for the Antrea kinds (default true), with this
-   * controller's CA as caBundle, as Antrea's controller patches its webhooks' caBundle at start.
+   * Register the ValidatingWebhookConfiguration for the Antrea kinds, with this controller's CA
+   * as caBundle, as Antrea's controller patches its webhooks' caBundle at start. Default: as
+   * `registerAPIService`, since both reach this process through the same Service; an embedded
+   * controller the Service does not point at must not register a webhook that fails every write.
    */
   registerWebhooks?: boolean;
   /** Override authentication/authorization (default: TokenReview + SubjectAccessReview). */
@@ -171,7 +173,7 @@ export class Controller {
     this.port = await this.server.listen();
     this.registerMetrics();
     if (this.o.registerAPIService !== false) await this.registerApiService(service);
-    if (this.o.registerWebhooks !== false) await this.registerWebhooks(service);
+    if (this.o.registerWebhooks ?? (this.o.registerAPIService !== false)) await this.registerWebhooks(service);
     this.beat();
     this.log.info({ port: this.port, resourceVersion: this.hub.resourceVersion }, 'controller serving');
     return this.port;
