@@ -81,7 +81,13 @@ export class AdmissionWebhook {
     } catch {
       return view;
     }
-    return { ...view, tiers: () => [...view.tiers(), fetched] };
+    return {
+      tiers: () => [...view.tiers(), fetched],
+      clusterGroups: () => view.clusterGroups(),
+      groups: () => view.groups(),
+      clusterNetworkPolicies: () => view.clusterNetworkPolicies(),
+      antreaNetworkPolicies: () => view.antreaNetworkPolicies(),
+    };
   }
 }
 
