@@ -201,3 +201,19 @@ test('the review deadline runs on the injected clock', async () => {
   clock.advance(1);
   expect(await outcome).toBe('context deadline exceeded (timeout 7s)');
 });
+
+test('kubectl-style tables count the webhooks of a configuration', async () => {
+  await c.post(CFG, config(viaService()));
+  const table = await fetch(`${server.url}${CFG}`, { headers: { authorization: `Bearer ${server.adminToken}`, accept: 'application/json;as=Table;v=v1;g=meta.k8s.io' } }).then((x) => x.json() as Promise<{ columnDefinitions: { name: string }[]; rows: { cells: unknown[] }[] }>);
+  expect(table.columnDefinitions.map((d) => d.name)).toEqual(['Name', 'Webhooks', 'Age']);
+  expect(table.rows[0]?.cells.slice(0, 2)).toEqual(['cm-check', 1]);
+});
+
+test('namespaceSelector limits the webhook to objects in matching namespaces', async () => {
+  await c.post('/api/v1/namespaces', { metadata: { name: 'checked', labels: { webhook: 'on' } } });
+  await c.post(CFG, config(viaService(), { namespaceSelector: { matchExpressions: [{ key: 'webhook', operator: 'In', values: ['on'] }] } }));
+  behaviour = 'deny';
+  expect((await c.post(CM, { metadata: { name: 'outside' } })).status).toBe(201);
+  expect((await c.post('/api/v1/namespaces/checked/configmaps', { metadata: { name: 'inside' } })).status).toBe(422);
+  await c.delete(`${CM}/outside`);
+});
