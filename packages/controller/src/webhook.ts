@@ -58,7 +58,13 @@ export class AdmissionWebhook {
     if (!isRecord(review) || review.kind !== 'AdmissionReview' || !isRecord(review.request) || typeof review.request.uid !== 'string') return failure(400, 'body must be an AdmissionReview with a request and its uid');
     const req = review.request as unknown as AdmissionInput & { uid: string; name?: string; namespace?: string };
     const view = await this.viewFor(kind, req);
-    const d = decideAdmission(kind, req, view);
+    let d = decideAdmission(kind, req, view);
+    // A delete refused as "in use" may rest on a cache that has not seen the user's policy
+    // deletion of a moment ago: decide once more on what the API holds now.
+    if (!d.allowed && req.operation === 'DELETE') {
+      const live = await this.liveView();
+      if (live) d = decideAdmission(kind, req, live);
+    }
     const response: Record<string, unknown> = { uid: req.uid, allowed: d.allowed };
     if (!d.allowed) {
       // Antrea sets only the message: the API server answers 403 Forbidden with it.
@@ -67,6 +73,25 @@ export class AdmissionWebhook {
       this.log.info({ kind: ADMISSION_KINDS[kind].kind, name: req.name, namespace: req.namespace, operation: req.operation, reason: d.message }, 'admission denied');
     } else this.stats.allowed++;
     return { status: 200, body: { apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', response } };
+  }
+
+  /** The referring kinds as the API holds them now (undefined without a client or on error). */
+  private async liveView(): Promise<AdmissionView | undefined> {
+    if (!this.o.kube) return undefined;
+    const list = async (path: string): Promise<KubeObject[]> => (await this.o.kube?.request<{ items?: KubeObject[] }>('GET', path))?.items ?? [];
+    try {
+      const [cnps, anps, cgs, groups, tiers] = await Promise.all([
+        list('/apis/crd.antrea.io/v1beta1/clusternetworkpolicies'),
+        list('/apis/crd.antrea.io/v1beta1/networkpolicies'),
+        list('/apis/crd.antrea.io/v1beta1/clustergroups'),
+        list('/apis/crd.antrea.io/v1beta1/groups'),
+        list('/apis/crd.antrea.io/v1beta1/tiers'),
+      ]);
+      return { tiers: () => tiers as unknown as Tier[], clusterGroups: () => cgs, groups: () => groups, clusterNetworkPolicies: () => cnps, antreaNetworkPolicies: () => anps };
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message }, 'admission: cannot read the current policies; deciding on the caches');
+      return undefined;
+    }
   }
 
   /** The view, plus the policy's tier read from the API when the caches have not seen it yet. */

@@ -141,6 +141,15 @@ test('a policy naming a tier created just before it is admitted (the webhook rea
   expect(await c.kubectl.ok(['get', 'acnp', 'in-fresh', '-o', 'jsonpath={.spec.tier}'])).toBe('fresh');
 });
 
+test('a Tier deleted right after the policy naming it goes through (the refusal is re-checked against the API)', async () => {
+  await c.kubectl.apply(tier('brief', 55), acnp('in-brief', { priority: 1, tier: 'brief', appliedTo: [web] }));
+  await eventually(() => expect([...(controller.cacheOf('clusternetworkpolicies')?.values() ?? [])].some((p) => p.metadata.name === 'in-brief')).toBe(true));
+  // Back to back, without kubectl's start-up in between: the caches still hold the policy.
+  await c.kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/in-brief');
+  await c.kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/tiers/brief');
+  await expect(c.kube.request('GET', '/apis/crd.antrea.io/v1beta1/tiers/brief')).rejects.toThrow();
+});
+
 test('an unused tier and group can be deleted; the webhook counts its verdicts', async () => {
   await c.kubectl.apply(tier('spare', 30), cg('spare-cg', web));
   await eventually(() => expect([...(controller.cacheOf('tiers')?.values() ?? [])].some((t) => t.metadata.name === 'spare')).toBe(true));
