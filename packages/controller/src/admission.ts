@@ -130,12 +130,12 @@ function admitGroup(req: AdmissionInput, view: AdmissionView, clusterScoped: boo
     const name = req.oldObject?.metadata.name ?? '';
     const ns = req.oldObject?.metadata.namespace;
     const users: string[] = [];
+    // Only policies hold a group in use: a parent group may name a child that does not exist
+    // (yet, or any more), so parent and child can be deleted in either order.
     if (clusterScoped) {
       for (const p of view.clusterNetworkPolicies()) if (groupRefs(specOf(p)).has(name)) users.push(`ClusterNetworkPolicy ${p.metadata.name ?? ''}`);
-      for (const g of view.clusterGroups()) if (((g.spec as GroupSpec | undefined)?.childGroups ?? []).includes(name)) users.push(`ClusterGroup ${g.metadata.name ?? ''}`);
     } else {
       for (const p of view.antreaNetworkPolicies()) if (p.metadata.namespace === ns && groupRefs(specOf(p)).has(name)) users.push(`NetworkPolicy ${ns ?? ''}/${p.metadata.name ?? ''}`);
-      for (const g of view.groups()) if (g.metadata.namespace === ns && ((g.spec as GroupSpec | undefined)?.childGroups ?? []).includes(name)) users.push(`Group ${ns ?? ''}/${g.metadata.name ?? ''}`);
     }
     const kind = clusterScoped ? 'ClusterGroup' : 'Group';
     if (users.length > 0) return { allowed: false, message: `metadata.name: Invalid value: ${JSON.stringify(name)}: ${kind} ${name} is referenced by ${describeUsers(users)} and cannot be deleted` };
