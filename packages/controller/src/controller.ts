@@ -16,6 +16,9 @@ import { KubeIPPoolStore } from '@switchyard/ipam';
 import { EXTERNAL_NODES, IPPOOLS, POLICY_INPUTS, STATEFULSETS } from './resources';
 import { CONTROLPLANE_GROUP, CONTROLPLANE_VERSION, ControlplaneServer } from './server';
 import { PolicyStatusAggregator } from './status';
+import type { AdmissionView } from './admission';
+import { AdmissionWebhook, webhookConfiguration, WEBHOOK_CONFIGURATION_NAME } from './webhook';
+import type { Tier } from '@switchyard/apis/types';
 
 /** Version reported in AntreaControllerInfo and /controllerinfo. */
 export const CONTROLLER_VERSION = '0.1.0';
@@ -40,6 +43,13 @@ export interface ControllerOptions {
   requestHeaderCaPem?: string;
   /** Register the APIService v1beta2.controlplane.switchyard.io (default true). */
   registerAPIService?: boolean;
+  /**
+   * Register the ValidatingWebhookConfiguration for the Antrea kinds, with this controller's CA
+   * as caBundle, as Antrea's controller patches its webhooks' caBundle at start. Default: as
+   * `registerAPIService`, since both reach this process through the same Service; an embedded
+   * controller the Service does not point at must not register a webhook that fails every write.
+   */
+  registerWebhooks?: boolean;
   /** Override authentication/authorization (default: TokenReview + SubjectAccessReview). */
   auth?: RequestAuth;
   maxWatcherBufferBytes?: number;
@@ -76,6 +86,7 @@ export class Controller {
   externalNodes: ExternalNodeController | undefined;
   nodeIpam: NodeIpamController | undefined;
   ipPools: IPPoolController | undefined;
+  admission!: AdmissionWebhook;
   private readonly clock: Clock;
   private readonly log: Logger;
   private heartbeat: TimerHandle | undefined;
@@ -86,7 +97,16 @@ export class Controller {
     this.clock = o.clock ?? systemClock;
     this.log = o.logger ?? silentLogger;
     this.hub = new ControlplaneHub({ clock: this.clock, logger: this.log, ...(o.historyPerNode ? { historyPerNode: o.historyPerNode } : {}), ...(o.bookmarkIntervalMs !== undefined ? { bookmarkIntervalMs: o.bookmarkIntervalMs } : {}) });
-    this.status = new PolicyStatusAggregator(this.hub, o.kube, { clock: this.clock, logger: this.log });
+    this.status = new PolicyStatusAggregator(this.hub, o.kube, {
+      clock: this.clock,
+      logger: this.log,
+      generationOf: (type, ns, name) => {
+        const plural = type === 'AntreaClusterNetworkPolicy' ? 'clusternetworkpolicies' : 'networkpolicies';
+        const cache = this.informers.find((i) => i.spec.group === 'crd.antrea.io' && i.spec.plural === plural)?.cache;
+        for (const o of cache?.values() ?? []) if (o.metadata.name === name && (type === 'AntreaClusterNetworkPolicy' || o.metadata.namespace === ns)) return (o.metadata as { generation?: number }).generation;
+        return undefined;
+      },
+    });
   }
 
   private get namespace(): string {
@@ -135,6 +155,7 @@ export class Controller {
     }
     if (this.ipPools) this.ipPools.start(this.cacheOf('ippools')?.values() ?? [], this.cacheOf('statefulsets')?.values() ?? []);
     this.hub.markSynced();
+    this.admission = new AdmissionWebhook({ view: this.admissionView(), kube: this.o.kube, logger: this.log });
     const auth = this.o.auth ?? new KubeDelegatedAuth(this.o.kube, { clock: this.clock, logger: this.log });
     this.server = new ControlplaneServer({
       hub: this.hub,
@@ -144,6 +165,7 @@ export class Controller {
       ...(this.o.host ? { host: this.o.host } : {}),
       ...(this.o.maxWatcherBufferBytes ? { maxWatcherBufferBytes: this.o.maxWatcherBufferBytes } : {}),
       status: this.status,
+      admission: this.admission,
       metrics: this.metrics,
       info: () => ({ version: CONTROLLER_VERSION, epoch: this.hub.epoch }),
       logger: this.log,
@@ -151,6 +173,7 @@ export class Controller {
     this.port = await this.server.listen();
     this.registerMetrics();
     if (this.o.registerAPIService !== false) await this.registerApiService(service);
+    if (this.o.registerWebhooks ?? (this.o.registerAPIService !== false)) await this.registerWebhooks(service);
     this.beat();
     this.log.info({ port: this.port, resourceVersion: this.hub.resourceVersion }, 'controller serving');
     return this.port;
@@ -170,6 +193,7 @@ export class Controller {
     m.register('switchyard_controller_bytes_sent_total', 'counter', 'Watch bytes sent to agents', () => this.server.stats.bytesSent);
     m.register('switchyard_controller_watcher_overflows_total', 'counter', 'Watchers disconnected for exceeding their buffer bound', () => this.server.stats.overflowDisconnects);
     m.register('switchyard_controller_watch_expired_total', 'counter', 'Watches refused with 410 (stale resourceVersion)', () => this.server.stats.watchesExpired);
+    m.register('switchyard_controller_admission_reviews_total', 'counter', 'Admission reviews answered by the validating webhook, by verdict', () => [{ labels: { verdict: 'allowed' }, value: this.admission.stats.allowed }, { labels: { verdict: 'denied' }, value: this.admission.stats.denied }], ['verdict']);
     m.register('switchyard_controller_network_policies', 'gauge', 'Compiled internal NetworkPolicies', () => this.hub.engine.policies.size);
   }
 
@@ -199,6 +223,22 @@ export class Controller {
         versionPriority: 100,
       },
     });
+  }
+
+  /** What the webhook reads: the informer caches of the policy inputs. */
+  private admissionView(): AdmissionView {
+    const values = (group: string, plural: string): Iterable<KubeObject> => this.informers.find((i) => i.spec.group === group && i.spec.plural === plural)?.cache.values() ?? [];
+    return {
+      tiers: () => values('crd.antrea.io', 'tiers') as Iterable<Tier>,
+      clusterGroups: () => values('crd.antrea.io', 'clustergroups'),
+      groups: () => values('crd.antrea.io', 'groups'),
+      clusterNetworkPolicies: () => values('crd.antrea.io', 'clusternetworkpolicies'),
+      antreaNetworkPolicies: () => values('crd.antrea.io', 'networkpolicies'),
+    };
+  }
+
+  private async registerWebhooks(service: string): Promise<void> {
+    await this.upsert(`/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/${WEBHOOK_CONFIGURATION_NAME}`, '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations', webhookConfiguration({ namespace: this.namespace, service, caPem: this.pki.caPem }) as unknown as Record<string, unknown>);
   }
 
   private beat(): void {

@@ -10,6 +10,7 @@ import { CONTROLPLANE_RESOURCES, type ControlplaneHub, type ControlplaneResource
 import { silentLogger, type Logger } from '@switchyard/runtime';
 import type { MetricsRegistry } from './metrics';
 import type { PolicyStatusAggregator } from './status';
+import { VALIDATE_PREFIX, type AdmissionWebhook } from './webhook';
 
 /** API group and version of the controlplane API. */
 export const CONTROLPLANE_GROUP = 'controlplane.switchyard.io';
@@ -30,6 +31,8 @@ export interface ControlplaneServerOptions {
   /** Largest number of bytes queued for one watcher before it is disconnected (default 16 MiB). */
   maxWatcherBufferBytes?: number;
   status?: PolicyStatusAggregator;
+  /** Validating admission webhook served at `/validate/<kind>` (called by the API server). */
+  admission?: AdmissionWebhook;
   metrics?: MetricsRegistry;
   /** Extra data served at /controllerinfo. */
   info?: () => Record<string, unknown>;
@@ -161,7 +164,8 @@ const KIND_OF: Record<ControlplaneResource, string> = { networkpolicies: 'Networ
  * HTTPS server of the controller. Paths (all under `/apis/controlplane.switchyard.io/v1beta2`):
  * `{networkpolicies,addressgroups,appliedtogroups}` (JSON list, or `?watch=true&nodeName=` protobuf
  * stream), `watch?nodeName=` (all three in one stream), `networkpolicies/{uid}/status` (POST),
- * `endpointquery?pod=ns/name`, `explain?src=&dst=&protocol=&port=`, `controllerinfo`.
+ * `endpointquery?pod=ns/name`, `explain?src=&dst=&protocol=&port=`, `controllerinfo`; and
+ * `POST /validate/<kind>` (AdmissionReview v1, see webhook.ts).
  */
 export class ControlplaneServer {
   readonly stats: ServerStats = { watchesOpened: 0, watchesExpired: 0, overflowDisconnects: 0, eventsSent: 0, bytesSent: 0, statusReports: 0 };
@@ -255,6 +259,12 @@ export class ControlplaneServer {
       res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' });
       res.end(ok ? 'ok' : 'not synced');
       return;
+    }
+    if (req.method === 'POST' && path.startsWith(VALIDATE_PREFIX) && this.o.admission) {
+      // The API server calls webhooks without credentials (as it calls Antrea's); the review only
+      // answers allowed or not, and reveals nothing beyond what the caller sent.
+      const reply = await this.o.admission.review(path, await readBody(req));
+      return sendJson(res, reply.status, reply.body);
     }
     const user = await this.user(req);
     if (path === '/metrics') {

@@ -209,7 +209,7 @@ describe('controlplane watch over the Kubernetes API', () => {
       expect(o.status?.phase).toBe('Realized');
       return o.status;
     });
-    expect(status).toEqual({ phase: 'Realized', observedGeneration: 1, currentNodesRealized: 1, desiredNodesRealized: 1 });
+    expect(status).toEqual({ phase: 'Realized', observedGeneration: 1, currentNodesRealized: 1, desiredNodesRealized: 1, conditions: [{ type: 'Realizable', status: 'True', lastTransitionTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/) }] });
   });
 
   test('the read API answers through the Kubernetes API (APIService aggregation) for kubectl', async () => {

@@ -2,7 +2,8 @@
 // and their token Secrets, Service IP allocation, Endpoints/EndpointSlices, garbage collection,
 // CRD registration and APIService status.
 
-import { admitNetworkPolicy } from './networkpolicy';
+import { admitAdminNetworkPolicy, admitBaselineAdminNetworkPolicy, admitNetworkPolicy } from './networkpolicy';
+import { admitWebhookConfiguration } from './webhook';
 import type { AdmissionRequest, KubeApi } from './api';
 import { randomSuffix } from './api';
 import type { Authenticator } from './auth';
@@ -193,6 +194,9 @@ export class ClusterControllers {
     });
     this.api.admit('', 'services', (r) => this.admitService(r));
     this.api.admit('networking.k8s.io', 'networkpolicies', admitNetworkPolicy);
+    this.api.admit('policy.networking.k8s.io', 'adminnetworkpolicies', admitAdminNetworkPolicy);
+    this.api.admit('policy.networking.k8s.io', 'baselineadminnetworkpolicies', admitBaselineAdminNetworkPolicy);
+    this.api.admit('admissionregistration.k8s.io', 'validatingwebhookconfigurations', admitWebhookConfiguration);
     this.api.admit('', 'secrets', (r) => {
       if (r.op === 'create') r.obj.type ??= 'Opaque';
       if (r.op === 'create' && r.obj.type === 'kubernetes.io/service-account-token') this.populateTokenSecret(r.obj);

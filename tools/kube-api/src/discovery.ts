@@ -128,6 +128,8 @@ function builtinColumns(t: ResourceType, o: KubeObject): [Column[], unknown[]] {
     }
     case '/secrets':
       return [[col('Type'), col('Data', 'integer')], [o.type ?? 'Opaque', Object.keys((o.data as Record<string, string> | undefined) ?? {}).length]];
+    case 'admissionregistration.k8s.io/validatingwebhookconfigurations':
+      return [[col('Webhooks', 'integer')], [Array.isArray(o.webhooks) ? o.webhooks.length : 0]];
     case '/configmaps':
       return [[col('Data', 'integer')], [Object.keys((o.data as Record<string, string> | undefined) ?? {}).length]];
     case '/endpoints': {

@@ -70,11 +70,12 @@ export class KubeApiError extends Error {
   readonly causes: StatusCause[];
   readonly target: StatusTarget;
 
-  constructor(code: KubeApiErrorCode, message: string, target: StatusTarget = {}, causes: StatusCause[] = []) {
+  /** `httpStatus` overrides the code's usual HTTP status (an admission webhook's own status code). */
+  constructor(code: KubeApiErrorCode, message: string, target: StatusTarget = {}, causes: StatusCause[] = [], httpStatus?: number) {
     super(message);
     this.name = 'KubeApiError';
     this.code = code;
-    this.httpStatus = httpCodes[code];
+    this.httpStatus = httpStatus ?? httpCodes[code];
     this.causes = causes;
     this.target = target;
   }

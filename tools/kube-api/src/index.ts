@@ -19,11 +19,13 @@ import { ObjectStore } from './store';
 import { ensurePki, renderKubeconfig } from './tls';
 import { type Clock, type KubeObject, type Logger, silentLogger, systemClock } from './types';
 import { KubeApiError } from './errors';
+import { ValidatingWebhooks } from './webhook';
 
 export { KubeApiError, type KubeApiErrorCode, type Status, type StatusCause } from './errors';
 export { PkiError } from './tls';
 export { ServiceCidrError } from './serviceips';
 export { parseTokenFile, type UserInfo } from './auth';
+export { ValidatingWebhooks, admissionReview, parseVerdict, rulesMatch, httpsTransport, type ValidatingWebhook, type WebhookRequest, type WebhookTarget, type WebhookVerdict, type ReviewTransport, type ValidatingWebhooksOptions } from './webhook';
 export type { Clock, KubeObject, Logger, ObjectMeta, OwnerReference } from './types';
 
 /** A user of the static token table. */
@@ -140,6 +142,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   const authn = new Authenticator(api, tokens);
   const authz = new RbacAuthorizer(api);
   let boundPort = options.port ?? 0;
+  const webhooks = new ValidatingWebhooks({ api, clock, logger });
   const front = new HttpFront({
     api,
     authn,
@@ -150,6 +153,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     serverAddress: () => `${host}:${boundPort}`,
     ...(pki ? { proxyClientCert: { certPem: pki.proxyCertPem, keyPem: pki.proxyKeyPem } } : {}),
     ...(options.nodeProxyHost ? { nodeProxyHost: options.nodeProxyHost } : {}),
+    webhooks,
     version,
     ...(snapshot ? { beforeWriteReply: () => snapshot.flushPending() } : {}),
   });
@@ -214,6 +218,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     async stop() {
       controllers.stop();
       front.closeWatches();
+      webhooks.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -13,6 +13,7 @@ import { apiVersionOf, type ResourceType } from './registry';
 import { parseFieldSelector, parseLabelSelector } from './selectors';
 import type { Clock, KubeObject, Logger, TimerHandle } from './types';
 import { isRecord } from './types';
+import type { ValidatingWebhooks, WebhookRequest, WriteUnderReview } from './webhook';
 
 export interface HttpFrontOptions {
   api: KubeApi;
@@ -32,6 +33,8 @@ export interface HttpFrontOptions {
    * a SIGKILL of the server.
    */
   beforeWriteReply?: () => void;
+  /** Validating admission webhooks run on writes (after built-in validation, before storage). */
+  webhooks?: ValidatingWebhooks;
 }
 
 interface ParsedPath {
@@ -291,26 +294,29 @@ export class HttpFront {
         const review = this.review(t, user, input, p.namespace);
         if (review) return send(res, 201, review);
         if (p.name !== '' && p.subresource === '') throw new KubeApiError('MethodNotAllowed', 'the server does not allow this method on the requested resource');
-        const created = api.create(t, ns, input as KubeObject, writeOpts(), p.version);
+        const wo = writeOpts();
+        const created = await this.withWebhooks({ op: 'create', t, p, ns, user, dryRun: wo.dryRun === true, warnings }, (dry) => api.create(t, ns, input as KubeObject, dry ? { ...wo, dryRun: true, warnings: [] } : wo, p.version));
         return send(res, 201, api.present(t, created, p.version), warnings);
       }
       case 'update': {
         const input = decode();
         if (!isRecord(input)) throw badRequest('the request body must be a JSON object');
-        const updated = api.update(t, ns, p.name, input as KubeObject, writeOpts(), p.version);
+        const wo = writeOpts();
+        const updated = await this.withWebhooks({ op: 'update', t, p, ns, user, dryRun: wo.dryRun === true, warnings }, (dry) => api.update(t, ns, p.name, input as KubeObject, dry ? { ...wo, dryRun: true, warnings: [] } : wo, p.version));
         return send(res, 200, api.present(t, updated, p.version), warnings);
       }
       case 'patch': {
         const type = patchTypeOf(contentType);
         const patch = decodeBody(body, type === 'apply' ? 'yaml' : 'json');
         const existed = api.tryGet(t, ns, p.name) !== undefined;
-        const patched = api.patch(t, ns, p.name, type, patch, writeOpts(), p.version);
+        const wo = writeOpts();
+        const patched = await this.withWebhooks({ op: existed ? 'update' : 'create', t, p, ns, user, dryRun: wo.dryRun === true, warnings }, (dry) => api.patch(t, ns, p.name, type, patch, dry ? { ...wo, dryRun: true, warnings: [] } : wo, p.version));
         return send(res, existed ? 200 : 201, api.present(t, patched, p.version), warnings);
       }
       case 'delete': {
         const opts = deleteOptions(q, isProtobuf ? undefined : decodeBody(body, 'json'));
-        const gone = api.delete(t, ns, p.name, opts);
-        return send(res, 200, api.present(t, gone, p.version));
+        const gone = await this.withWebhooks({ op: 'delete', t, p, ns, user, dryRun: opts.dryRun === true, warnings }, (dry) => api.delete(t, ns, p.name, dry ? { ...opts, dryRun: true } : opts));
+        return send(res, 200, api.present(t, gone, p.version), warnings);
       }
       case 'deletecollection': {
         const opts = deleteOptions(q, isProtobuf ? undefined : decodeBody(body, 'json'));
@@ -320,6 +326,15 @@ export class HttpFront {
       default:
         throw new KubeApiError('MethodNotAllowed', 'the server does not allow this method on the requested resource');
     }
+  }
+
+  /** Run `write` behind the validating webhooks (once, as before, when none selects it). */
+  private withWebhooks(w: { op: WebhookRequest['op']; t: ResourceType; p: ParsedPath; ns: string | undefined; user: UserInfo; dryRun: boolean; warnings: string[] }, write: (dryRun: boolean) => KubeObject): Promise<KubeObject> {
+    if (!this.o.webhooks) return Promise.resolve(write(false));
+    const at: WriteUnderReview = { op: w.op, rt: w.t, version: w.p.version, name: w.p.name, user: w.user, dryRun: w.dryRun, warnings: w.warnings };
+    if (w.p.subresource !== '') at.subresource = w.p.subresource;
+    if (w.ns !== undefined) at.namespace = w.ns;
+    return this.o.webhooks.guard(at, write);
   }
 
   private nonResource(path: string, accept: string, res: http.ServerResponse): void {

@@ -170,7 +170,7 @@ interface SupervisedController {
   supervise(stopping: () => boolean, onRestart: () => void): void;
 }
 
-/** Starts the real switchyard-controller (and the `switchyard` Service its APIService points at). */
+/** Starts the real switchyard-controller (and the `switchyard` Service its APIService and validating webhook point at). */
 async function startController(kube: KubeConfigClient, api: KubeApiServer, kubeconfig: string, labDir: string, tb: Testbed, children: ChildProcess[]): Promise<SupervisedController> {
   // The real switchyard-controller binary; it publishes its CA in ConfigMap kube-system/switchyard-ca.
   const controllerPort = await freePort();
@@ -208,7 +208,11 @@ async function startController(kube: KubeConfigClient, api: KubeApiServer, kubec
     if (controller.exitCode !== null) throw new Error(`switchyard-controller exited (see ${join(labDir, 'controller.log')})`);
     const cm = await kube.request<{ data?: Record<string, string> }>('GET', '/api/v1/namespaces/kube-system/configmaps/switchyard-ca').catch(() => undefined);
     caPem = cm?.data?.['ca.crt'] ?? '';
-    return caPem !== '';
+    if (caPem === '') return false;
+    // The controller registers its validating webhook for the Antrea kinds right after it
+    // serves: wait for it too, so nothing the lab applies next skips admission.
+    const hook = await kube.request('GET', '/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations/crdvalidator.antrea.io').catch(() => undefined);
+    return hook !== undefined;
   }, { timeoutMs: 60_000, intervalMs: 200 });
   writeFileSync(join(labDir, 'controller-ca.pem'), caPem);
   return sup;
