@@ -47,7 +47,7 @@ const peers = (w: ControlplaneClient): string[] => w.view.snapshot().addressGrou
 test('SIGKILL of the controller: the agent keeps its policies, resumes against the restarted controller and catches up', async () => {
   startController();
   const caPem = await eventually(async () => (await c.kube.request<{ data: Record<string, string> }>('GET', '/api/v1/namespaces/kube-system/configmaps/switchyard-ca')).data['ca.crt'] as string, 30_000);
-  client = new ControlplaneClient({ url: `https://127.0.0.1:${c.controllerPort}`, caPem, nodeName: 'node-a', token: NODE_TOKENS['node-a'], backoff: { initialMs: 50, maxMs: 500 } });
+  client = new ControlplaneClient({ url: `https://127.0.0.1:${c.controllerPort}`, caPem, nodeName: 'node-a', token: NODE_TOKENS['node-a']!, backoff: { initialMs: 50, maxMs: 500 } });
   client.start();
   await client.waitFor(() => client!.view.synced && policyNames(client!).length === 2, 30_000, 'initial policies');
   expect(policyNames(client)).toEqual(['acnp-web', 'web-from-client']);
