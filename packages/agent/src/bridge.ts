@@ -4,7 +4,8 @@
  * bridge's external_ids.
  */
 import { ops, unwrap, type OvsdbClient, type VSwitch } from '@switchyard/ovsdb';
-import { nextRound } from '@switchyard/openflow-pipeline';
+import { cookieMaskForRound, nextRound } from '@switchyard/openflow-pipeline';
+import type { FlowTransport } from '@switchyard/openflow';
 import { parseCidr } from '@switchyard/ipam/cidr';
 import { AgentError } from './errors';
 import type { NodeNetwork } from './netops';
@@ -137,6 +138,23 @@ export async function startRound(client: OvsdbClient, bridge: string): Promise<{
   const round = nextRound(previous ?? 0);
   await writeRound(client, bridge, round);
   return { round, previous };
+}
+
+/**
+ * This run's round when the agent restarts on a switch that kept running: the persisted round, if
+ * the switch still holds flows of it (the run then adopts them, see FlowSync.initialSync), else a
+ * new round as {@link startRound} picks it (fresh bridge, or ovs-vswitchd lost its flows).
+ */
+export async function resumeRound(
+  client: OvsdbClient,
+  bridge: string,
+  sw: Pick<FlowTransport, 'dumpFlows'>,
+): Promise<{ round: number; previous: number | undefined; adopt: boolean }> {
+  const previous = await readRound(client, bridge);
+  if (previous !== undefined && (await sw.dumpFlows({ ...cookieMaskForRound(previous), table: 0 })).length > 0) {
+    return { round: previous, previous, adopt: true };
+  }
+  return { ...(await startRound(client, bridge)), adopt: false };
 }
 
 /** MTU for pod interfaces: the link MTU minus the tunnel overhead (when traffic is encapsulated). */

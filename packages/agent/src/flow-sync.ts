@@ -6,10 +6,11 @@
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Flow, OfMessage } from '@switchyard/openflow/codec';
+import { normalizeFlow, type Flow, type OfMessage } from '@switchyard/openflow/codec';
 import type { FlowTransport } from '@switchyard/openflow';
 import {
   NodePipeline,
+  diffFlows,
   ROUND_MASK,
   makeCookie,
   parseCookie,
@@ -91,6 +92,16 @@ function groupMessages(d: NodeDelta['groups']): { before: OfMessage[]; after: Of
   return { before, after: d.delete.map((g): OfMessage => ({ type: 'groupMod', command: 'delete', ...g })) };
 }
 
+/** What {@link FlowSync.initialSync} did. */
+export interface InitialSyncResult {
+  /** Desired flows of this round (all in the switch afterwards). */
+  installed: number;
+  /** Rounds other than this one whose flows were found and deleted. */
+  staleRounds: number[];
+  /** Set when the previous run's flows were adopted: the flow-mods it took. */
+  adopted?: SyncStats;
+}
+
 /** Counts of the last sync, for logs and tests. */
 export interface SyncStats {
   added: number;
@@ -129,6 +140,8 @@ export class FlowSync {
   private fqdnSource: FqdnSource | undefined;
   /** Datapath flushes done (after policy changes), for logs and tests. */
   datapathFlushes = 0;
+  /** What the first sync of this run did (undefined before it), for logs, health and tests. */
+  initialResult: InitialSyncResult | undefined;
 
   constructor(
     private readonly sw: FlowTransport,
@@ -295,11 +308,18 @@ export class FlowSync {
   }
 
   /**
-   * First sync of a run: installs every desired flow of this round in one atomic bundle (flows
-   * that already exist are replaced in place, so traffic keeps flowing), then deletes the flows of
-   * all other rounds. Returns the rounds whose flows were deleted.
+   * First sync of a run. By default it installs every desired flow of this round in one atomic
+   * bundle (flows that already exist are replaced in place, so traffic keeps flowing), then deletes
+   * the flows of all other rounds.
+   *
+   * With `adopt` (the agent restarted and the switch still holds the flows of the round it
+   * resumes), it reads the switch's flows instead and sends only the difference: desired flows
+   * missing from the switch are added, flows whose actions or cookie differ are modified, and
+   * flows nobody wants any more (of this round or another) are deleted, in one bundle. Flows that
+   * are already right are not touched, so their counters and age survive the restart. If that
+   * bundle is refused, the full install runs instead.
    */
-  initialSync(pods: readonly LocalPod[]): Promise<{ installed: number; staleRounds: number[] }> {
+  initialSync(pods: readonly LocalPod[], opts: { adopt?: boolean } = {}): Promise<InitialSyncResult> {
     return this.serialize(async () => {
       this.state.pods = [...pods];
       const before = this.current;
@@ -307,21 +327,18 @@ export class FlowSync {
       const flows = this.pipeline.flows();
       const groups = this.pipeline.groups();
       try {
-        // Groups may survive from the previous run (there is no add-or-modify): add each, and
-        // modify the ones that exist, in the same bundle as the flows that use them.
-        const modify: Group[] = [];
-        for (const g of groups) {
-          try {
-            await this.sw.bundle([{ type: 'groupMod', command: 'add', ...g }]);
-          } catch (e) {
-            if (!(e instanceof OfSwitchError && e.codeName === 'OFPGMFC_GROUP_EXISTS')) throw e;
-            modify.push(g);
+        await this.installGroups(groups);
+        if (opts.adopt) {
+          const adopted = await this.adopt(flows);
+          if (adopted) {
+            this.current = undefined;
+            await this.flush('initial sync (adopted)');
+            this.log.info({ round: this.round, flows: flows.length, ...adopted.stats, staleRounds: adopted.staleRounds }, 'flows of the previous run adopted');
+            this.initialResult = { installed: flows.length, staleRounds: adopted.staleRounds, adopted: adopted.stats };
+            return this.initialResult;
           }
         }
-        await this.sw.bundle([
-          ...modify.map((g): OfMessage => ({ type: 'groupMod', command: 'modify', ...g })),
-          ...flows.map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
-        ]);
+        await this.sw.bundle(flows.map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })));
       } catch (e) {
         this.pipeline.rollback();
         this.current = before;
@@ -344,8 +361,56 @@ export class FlowSync {
       }
       await this.flush('initial sync');
       this.log.info({ round: this.round, flows: flows.length, staleRounds: [...staleRounds] }, 'initial flows installed');
-      return { installed: flows.length, staleRounds: [...staleRounds] };
+      this.initialResult = { installed: flows.length, staleRounds: [...staleRounds] };
+      return this.initialResult;
     });
+  }
+
+  /**
+   * Groups may survive from the previous run (there is no add-or-modify): add each, and modify the
+   * ones that exist. A modify with the same buckets leaves the group's traffic alone.
+   */
+  private async installGroups(groups: readonly Group[]): Promise<void> {
+    const modify: Group[] = [];
+    for (const g of groups) {
+      try {
+        await this.sw.bundle([{ type: 'groupMod', command: 'add', ...g }]);
+      } catch (e) {
+        if (!(e instanceof OfSwitchError && e.codeName === 'OFPGMFC_GROUP_EXISTS')) throw e;
+        modify.push(g);
+      }
+    }
+    if (modify.length > 0) await this.sw.bundle(modify.map((g): OfMessage => ({ type: 'groupMod', command: 'modify', ...g })));
+  }
+
+  /**
+   * The adopting half of {@link initialSync}: one bundle with the difference between the switch's
+   * flows and `desired` (cookies compared too, so a flow of another round is rewritten or
+   * removed). Undefined when the switch refused it (the caller then installs everything).
+   */
+  private async adopt(desired: readonly Flow[]): Promise<{ stats: SyncStats; staleRounds: number[] } | undefined> {
+    const installed = await this.sw.dumpFlows();
+    // Compare in the form the switch reports (masks applied, addresses canonical, note padding).
+    const d = diffFlows(desired.map(normalizeFlow), installed, { compareCookies: true });
+    const staleRounds = new Set<number>();
+    for (const f of installed) {
+      const r = parseCookie(f.cookie ?? 0n).round;
+      if (r !== this.round) staleRounds.add(r);
+    }
+    const messages: OfMessage[] = [
+      ...d.add.map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
+      // A changed flow is re-added (replaced in place) rather than modified: since OpenFlow 1.2 a
+      // modify never rewrites the cookie, and a flow left by another round must take this one's.
+      ...d.modify.map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
+      ...d.delete.map((f): OfMessage => ({ type: 'flowMod', command: 'deleteStrict', flow: { table: f.table, priority: f.priority, match: f.match, actions: [], cookieMask: 0n } })),
+    ];
+    try {
+      if (messages.length > 0) await this.sw.bundle(messages);
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message, add: d.add.length, modify: d.modify.length, delete: d.delete.length }, 'adopting the previous run\'s flows was refused; installing every flow');
+      return undefined;
+    }
+    return { stats: { added: d.add.length, modified: d.modify.length, deleted: d.delete.length }, staleRounds: [...staleRounds] };
   }
 
   /** Re-sends every desired flow (after the switch restarted and lost its flows). */

@@ -1,7 +1,7 @@
 // Node bring-up against a real ovsdb-server / ovs-vswitchd (userspace datapath).
 import { Testbed, run } from '@switchyard/testbed';
 import { parseDumpFlows } from '@switchyard/openflow/codec';
-import { parseCookie } from '@switchyard/openflow-pipeline';
+import { flowKey, parseCookie } from '@switchyard/openflow-pipeline';
 import { Agent, AgentError } from '../src/index';
 import { startNode, stopNode, type Node } from './helpers';
 
@@ -61,11 +61,33 @@ describe('node bring-up', () => {
     expect(health.controllers[0]!.detail).toBe(`bridge br-int, round ${node!.agent.round}, ${node!.agent.flows.flows.length} flows`);
   });
 
-  it('on restart takes the next round, replaces the flows and deletes the previous round', async () => {
+  it('on restart resumes its round and adopts the flows there: no flow is re-sent, each keeps its age', async () => {
     const before = node!.agent.round;
+    const dump = async () => parseDumpFlows(await node!.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', node!.ovs.mgmtSocket('br-int')));
+    const ageBefore = new Map((await dump()).map((f) => [flowKey(f), f.stats!.duration]));
+    const t1 = performance.now();
     await node!.agent.stop();
     node!.agent = await Agent.start(node!.options);
+    const t2 = performance.now();
+    expect(node!.agent.round).toBe(before);
+    expect(node!.agent.flows.initialResult?.adopted).toEqual({ added: 0, modified: 0, deleted: 0 });
+    const flows = await dump();
+    expect(flows.length).toBe(node!.agent.flows.flows.length);
+    expect(new Set(flows.map((f) => parseCookie(f.cookie ?? 0n).round))).toEqual(new Set([before]));
+    // An untouched flow aged by at least the time between the two dumps; one the restart replaced
+    // (re-added) would be younger than that (0.1 s margin for OVS's millisecond durations).
+    const gap = (t2 - t1) / 1000 - 0.1;
+    const younger = flows.filter((f) => !(f.stats!.duration >= (ageBefore.get(flowKey(f)) ?? Infinity) + gap));
+    expect(younger).toEqual([]);
+  });
+
+  it('on restart after the switch lost its flows takes the next round and installs every flow', async () => {
+    const before = node!.agent.round;
+    await node!.agent.stop();
+    await node!.ovs.ofctl('-O', 'OpenFlow15', 'del-flows', node!.ovs.mgmtSocket('br-int'));
+    node!.agent = await Agent.start(node!.options);
     expect(node!.agent.round).toBe(before + 1);
+    expect(node!.agent.flows.initialResult?.adopted).toBeUndefined();
     const flows = parseDumpFlows(await node!.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', node!.ovs.mgmtSocket('br-int')));
     expect(new Set(flows.map((f) => parseCookie(f.cookie ?? 0n).round))).toEqual(new Set([before + 1]));
     expect(flows.length).toBe(node!.agent.flows.flows.length);

@@ -148,7 +148,7 @@ describe('external-node mode', () => {
     expect(await ping(v.fabric, VM_IP)).toBe(true);
   });
 
-  test('an agent restart keeps the swap and loses no packets', async () => {
+  test('an agent restart keeps the swap, adopts the flows (same round) and loses no packets', async () => {
     const cur = await admin.request<KubeObject>('GET', `${EN_PATH}/vm1`);
     await admin.request('PUT', `${EN_PATH}/vm1`, { ...cur, spec: { interfaces: [{ name: 'eth1', ips: [VM_IP] }] } });
     agent = await startAgent();
@@ -157,10 +157,13 @@ describe('external-node mode', () => {
       // 200 echo requests 20 ms apart from the fabric while the agent stops and starts again.
       const pinger = run(['ping', '-i', '0.02', '-c', '200', '-W', '1', VM_IP], { netns: v.fabric.name, allowFailure: true, timeoutMs: 30_000 });
       await new Promise((r) => setTimeout(r, 500));
+      const round = agent.introspection().round;
       const t0 = performance.now();
       await agent.stop();
       agent = await startAgent();
       const restartMs = performance.now() - t0;
+      // OVS kept running: the new agent resumed the round and adopted the flows it found.
+      expect(agent.introspection().round).toBe(round);
       const out = (await pinger).stdout;
       const m = /(\d+) packets transmitted, (\d+) received/.exec(out);
       console.log(`ExternalNode agent restart ${restartMs.toFixed(0)} ms; ping from the fabric: ${m?.[0] ?? out}`);

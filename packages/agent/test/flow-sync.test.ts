@@ -1,7 +1,7 @@
 // FlowSync against a recording stand-in for the switch connection: diffs, group commit, rounds.
 import type { FlowTransport } from '@switchyard/openflow';
-import type { Flow, OfMessage } from '@switchyard/openflow/codec';
-import { makeCookie, parseCookie, type NodeConfig } from '@switchyard/openflow-pipeline';
+import { normalizeFlow, type Flow, type OfMessage } from '@switchyard/openflow/codec';
+import { flowKey, makeCookie, parseCookie, type NodeConfig } from '@switchyard/openflow-pipeline';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -254,5 +254,91 @@ describe('vswitchdControlSocket', () => {
     const a = dir({ 'ovs-vswitchd.99.ctl': '' });
     expect(vswitchdControlSocket(a)).toBe(join(a, 'ovs-vswitchd.99.ctl'));
     expect(vswitchdControlSocket(dir({ 'ovsdb.ctl': '' }))).toBeUndefined();
+  });
+});
+
+describe('adopting the flows of the previous run (agent restart on a running switch)', () => {
+  /** A switch that keeps a flow table the way OVS does: one flow per (table, priority, match). */
+  class ModelSwitch implements FlowTransport {
+    table = new Map<string, Flow>();
+    sent: OfMessage[] = [];
+    refuseFlowBundles = 0;
+    async bundle(messages: Iterable<OfMessage>): Promise<void> {
+      const list = [...messages];
+      if (this.refuseFlowBundles > 0 && list.some((m) => m.type === 'flowMod')) {
+        this.refuseFlowBundles--;
+        throw new Error('switch said no');
+      }
+      for (const m of list) {
+        if (m.type !== 'flowMod') continue;
+        this.sent.push(m);
+        const f = normalizeFlow(m.flow);
+        if (m.command === 'add') this.table.set(flowKey(f), f);
+        else if (m.command === 'deleteStrict') this.table.delete(flowKey(f));
+        else throw new Error(`unexpected ${m.command}`);
+      }
+    }
+    async dumpFlows(): Promise<Flow[]> {
+      return [...this.table.values()];
+    }
+    async flowMods(mods: Iterable<{ command: string; flow: Flow }>): Promise<void> {
+      for (const m of mods) {
+        if (m.command !== 'delete') throw new Error(`unexpected ${m.command}`);
+        const { round } = parseCookie(m.flow.cookie!);
+        for (const [k, f] of this.table) if (parseCookie(f.cookie ?? 0n).round === round) this.table.delete(k);
+      }
+    }
+  }
+  const desiredIn = (sync: FlowSync): Map<string, Flow> => new Map(sync.flows.map((f) => [flowKey(normalizeFlow(f)), normalizeFlow(f)]));
+
+  async function previousRun(): Promise<ModelSwitch> {
+    const sw = new ModelSwitch();
+    await new FlowSync(sw, config).initialSync([pod(1), pod(2)]);
+    sw.sent = [];
+    return sw;
+  }
+
+  it('with the same node state it sends no flow-mod at all', async () => {
+    const sw = await previousRun();
+    const sync = new FlowSync(sw, config);
+    const r = await sync.initialSync([pod(1), pod(2)], { adopt: true });
+    expect(r.adopted).toEqual({ added: 0, modified: 0, deleted: 0 });
+    expect(sw.sent).toEqual([]);
+    expect(sync.initialResult).toEqual(r);
+    expect(sw.table).toEqual(desiredIn(sync));
+  });
+
+  it('sends only the difference: a missing flow, changed or other-round flows, and flows nobody wants', async () => {
+    const sw = await previousRun();
+    const flows = [...sw.table.values()];
+    const missing = flows[3]!;
+    sw.table.delete(flowKey(missing));
+    const changed = flows[5]!;
+    sw.table.set(flowKey(changed), { ...changed, actions: [] });
+    const oldRound = flows[7]!;
+    sw.table.set(flowKey(oldRound), { ...oldRound, cookie: makeCookie(7, 3) });
+    const stray = normalizeFlow({ table: 0, priority: 77, match: { inPort: 999 }, actions: [], cookie: makeCookie(9, 1) });
+    sw.table.set(flowKey(stray), stray);
+    // pod 2 went away while the agent was down: its flows go too.
+    const sync = new FlowSync(sw, config);
+    const r = await sync.initialSync([pod(1)], { adopt: true });
+    const pod2Flows = flows.filter((f) => !desiredIn(sync).has(flowKey(f))).length;
+    expect(pod2Flows).toBeGreaterThan(0);
+    expect(r.adopted).toEqual({ added: 1, modified: 2, deleted: 1 + pod2Flows });
+    expect(r.staleRounds).toEqual([7]);
+    expect(sw.sent.length).toBe(4 + pod2Flows);
+    expect(sw.table).toEqual(desiredIn(sync));
+  });
+
+  it('falls back to installing every flow when the switch refuses the difference', async () => {
+    const sw = await previousRun();
+    const [first] = sw.table.keys();
+    sw.table.delete(first!);
+    sw.refuseFlowBundles = 1;
+    const sync = new FlowSync(sw, config);
+    const r = await sync.initialSync([pod(1), pod(2)], { adopt: true });
+    expect(r.adopted).toBeUndefined();
+    expect(sw.sent.length).toBe(sync.flows.length);
+    expect(sw.table).toEqual(desiredIn(sync));
   });
 });

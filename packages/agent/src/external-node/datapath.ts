@@ -8,7 +8,7 @@ import { OvsdbClient, VSwitch } from '@switchyard/ovsdb';
 import { SwitchConnection } from '@switchyard/openflow';
 import type { ExternalNodeSpec, PolicyBypass } from '@switchyard/openflow-pipeline';
 import { silentLogger, sleep, type Logger } from '@switchyard/runtime';
-import { startRound } from '../bridge';
+import { resumeRound } from '../bridge';
 import { AgentError } from '../errors';
 import { FlowSync, externalNodeEndpoints, purgeDatapathFlows } from '../flow-sync';
 import { HostLinks } from './host-links';
@@ -48,12 +48,14 @@ export class ExternalNodeDatapath {
     readonly flows: FlowSync,
     readonly swap: UplinkSwap,
     readonly round: number,
+    /** The switch held this round's flows at open: the first sync adopts them. */
+    private readonly adopt: boolean,
     private readonly links: HostLinks,
     private readonly o: ExternalNodeDatapathOptions,
     private readonly log: Logger,
   ) {}
 
-  /** Connects to OVS, makes sure the bridge exists and opens this run's cookie round. Nothing on the host changes yet. */
+  /** Connects to OVS, makes sure the bridge exists and opens (or resumes) this run's cookie round. Nothing on the host changes yet. */
   static async open(o: ExternalNodeDatapathOptions): Promise<ExternalNodeDatapath> {
     const log = o.logger ?? silentLogger;
     const ovsdb = await OvsdbClient.connect(o.ovsdbRemote, { logger: log });
@@ -62,8 +64,9 @@ export class ExternalNodeDatapath {
       await vswitch.ensureBridge(o.bridge, { datapathType: o.datapathType, failMode: 'secure', protocols: ['OpenFlow10', 'OpenFlow13', 'OpenFlow15'] });
       const mgmt = join(o.ovsRunDir, `${o.bridge}.mgmt`);
       for (let i = 0; i < 100 && !existsSync(mgmt); i++) await sleep(100);
-      const { round } = await startRound(ovsdb, o.bridge);
       const openflow = await SwitchConnection.connect({ target: { path: mgmt }, logger: log, controllerId: CONTROLLER_ID, onReconnect: async () => flows.replay() });
+      // An agent restart on a running switch resumes its round and adopts the flows there.
+      const { round, adopt } = await resumeRound(ovsdb, o.bridge, openflow);
       const flows = new FlowSync(
         openflow,
         {
@@ -80,7 +83,7 @@ export class ExternalNodeDatapath {
       );
       const links = new HostLinks(o.netns);
       const swap = new UplinkSwap({ links, vswitch, bridge: o.bridge, journalDir: join(o.dataDir, 'external-node'), logger: log, ...(o.onStep ? { onStep: o.onStep } : {}) });
-      return new ExternalNodeDatapath(ovsdb, vswitch, openflow, flows, swap, round, links, o, log);
+      return new ExternalNodeDatapath(ovsdb, vswitch, openflow, flows, swap, round, adopt, links, o, log);
     } catch (e) {
       ovsdb.close();
       throw e;
@@ -116,9 +119,12 @@ export class ExternalNodeDatapath {
     return spec;
   }
 
-  /** Installs the first round (the spec primed by `apply(..., false)`), replacing the previous run's flows. */
+  /**
+   * Installs the first round (the spec primed by `apply(..., false)`): adopts the previous run's
+   * flows when the round was resumed (only the difference is sent), else replaces them.
+   */
   async initialSync(): Promise<void> {
-    const r = await this.flows.initialSync(externalNodeEndpoints(this.flows.externalNode));
+    const r = await this.flows.initialSync(externalNodeEndpoints(this.flows.externalNode), { adopt: this.adopt });
     this.log.info({ round: this.round, ...r }, 'ExternalNode round installed');
   }
 

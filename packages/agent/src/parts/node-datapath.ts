@@ -1,14 +1,15 @@
 /**
  * The node's datapath part: bridge, gateway and tunnel ports, the interface store rebuilt from
- * OVSDB, a new cookie round, the OpenFlow connection and the flow sync. Its `sync` installs the
- * first round, with what every other part primed.
+ * OVSDB, the cookie round (resumed after an agent restart), the OpenFlow connection and the flow
+ * sync. Its `sync` installs (or, after an agent restart, adopts) the first round, with what every
+ * other part primed.
  */
 import { join } from 'node:path';
 import { OvsdbClient, VSwitch } from '@switchyard/ovsdb';
 import { PACKETIN_METER_ID_DNS, PACKETIN_METER_ID_NP } from '@switchyard/openflow-pipeline';
 import { OfSwitchError, SwitchConnection, type MeterFlag } from '@switchyard/openflow';
 import { parseCidr } from '@switchyard/ipam/cidr';
-import { bringUpNode, startRound, type NodeInfo } from '../bridge';
+import { bringUpNode, resumeRound, type NodeInfo } from '../bridge';
 import type { AgentContext } from '../context';
 import { AgentError } from '../errors';
 import { FlowSync, purgeDatapathFlows } from '../flow-sync';
@@ -50,6 +51,8 @@ export class NodeDatapath implements AgentController {
   private nodeInfo: NodeInfo | undefined;
   private roundNum: number | undefined;
   private previousRound: number | undefined;
+  /** The switch held this round's flows at start: the first sync adopts them. */
+  private adopting = false;
   private connection: SwitchConnection | undefined;
   private flowSync: FlowSync | undefined;
   private installed = false;
@@ -96,9 +99,6 @@ export class NodeDatapath implements AgentController {
       else this.stale.push(p);
     }
 
-    const { round, previous } = await startRound(this.ovsdbClient, o.bridge);
-    this.roundNum = round;
-    this.previousRound = previous;
     this.connection = await SwitchConnection.connect({
       target: { path: join(o.ovsRunDir, `${o.bridge}.mgmt`) },
       logger: log,
@@ -107,6 +107,11 @@ export class NodeDatapath implements AgentController {
       // datapath, the gateway's address); put this round back.
       onReconnect: () => this.afterSwitchRestart(),
     });
+    // An agent restart on a running switch resumes its round and adopts the flows there.
+    const { round, previous, adopt } = await resumeRound(this.ovsdbClient, o.bridge, this.connection);
+    this.roundNum = round;
+    this.previousRound = previous;
+    this.adopting = adopt;
     // Meters before the flows that use them (a flow naming a missing meter is refused).
     if (o.packetInRate > 0) await installPacketInMeters(this.connection, o.packetInRate);
     const gateway = this.nodeInfo.gateway;
@@ -156,10 +161,13 @@ export class NodeDatapath implements AgentController {
     log.info({ round: this.roundNum, flows: this.flowSync?.flows.length ?? 0, ms: Math.round(performance.now() - t0) }, 'switch reconnected: gateway, meters, groups and flows re-installed');
   }
 
-  /** Installs the first round: every flow of the node, in one bundle, replacing the previous run's. */
+  /**
+   * The first sync of this run: adopts the previous run's flows (only the difference goes to the
+   * switch) when the round was resumed, else installs every flow of the new round in one bundle.
+   */
   async sync(): Promise<void> {
     const pods = this.interfaces.list().map((i) => localPodOf(i, this.ctx.policyOnly));
-    const initial = await this.flows.initialSync(pods);
+    const initial = await this.flows.initialSync(pods, { adopt: this.adopting });
     this.installed = true;
     this.ctx.log.info({ round: this.round, previous: this.previousRound, ...initial, pods: this.interfaces.size }, 'round installed');
   }
