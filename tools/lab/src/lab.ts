@@ -183,10 +183,14 @@ async function startController(kube: KubeConfigClient, api: KubeApiServer, kubec
   writeFileSync(frontProxyCa, api.caPem);
   let supervision: { stopping: () => boolean; onRestart: () => void } | undefined;
   const sup: SupervisedController = { port: controllerPort, pid: 0, start: '', supervise: (stopping, onRestart) => void (supervision = { stopping, onRestart }) };
+  // antrea-controller.conf: the lab turns on ExternalNode (alpha, off by default in Antrea) so a VM
+  // joined to the fabric can be protected (docs/external-node.md, "In the lab").
+  const controllerConf = join(labDir, 'antrea-controller.conf');
+  writeFileSync(controllerConf, YAML.stringify({ featureGates: { ExternalNode: true } }));
   const spawnController = (): ChildProcess => {
     const child = spawnProgram(
       CONTROLLER_CLI,
-      ['--kubeconfig', kubeconfig, '--port', String(controllerPort), '--bind-address', '127.0.0.1', '--requestheader-client-ca-file', frontProxyCa],
+      ['--config', controllerConf, '--kubeconfig', kubeconfig, '--port', String(controllerPort), '--bind-address', '127.0.0.1', '--requestheader-client-ca-file', frontProxyCa],
       join(labDir, 'controller.log'),
     );
     children.push(child);
