@@ -8,7 +8,7 @@ import { Testbed, run, type Netns, type OvsInstance } from '@switchyard/testbed'
 import { ExternalNodeDatapath } from '../src/external-node/datapath';
 import { SWAP_STEPS } from '../src/external-node/uplink-swap';
 import { PKG_DIR } from './helpers';
-import { VM_MAC, createVm, hostState as vmState, ping, type Vm } from './external-node-vm';
+import { BEHIND_FABRIC_IP6, FABRIC_IP6, VM_IP6, VM_MAC, createVm, hostState as vmState, ping, type Vm } from './external-node-vm';
 
 let tb: Testbed;
 let v: Vm;
@@ -198,5 +198,46 @@ describe('an agent killed in the middle of the swap', () => {
     expect(await hostState()).toEqual(before);
     expect(await ping(vm, '10.66.0.1')).toBe(true);
     expect(await ping(fabric, '10.66.0.2')).toBe(true);
+  });
+});
+
+describe('uplink swap with IPv6', () => {
+  let v6: Vm;
+  let dir6: string;
+  const open6 = () => ExternalNodeDatapath.open({ ovsdbRemote: v6.ovs.dbRemote, ovsRunDir: v6.ovs.dir, bridge: 'br-int', datapathType: 'netdev', dataDir: dir6, netns: v6.vm.name, txOffloadOff: true });
+
+  beforeAll(async () => {
+    v6 = await createVm(tb, { ipv6: true });
+    dir6 = mkdtempSync(join(tmpdir(), 'sy-extnode6-'));
+    await (await open6()).close();
+  });
+  afterAll(() => {
+    if (dir6) rmSync(dir6, { recursive: true, force: true });
+  });
+
+  test('moves the global IPv6 address and route too (no DAD wait), IPv6 crosses the pair, and uninstall restores the host exactly', async () => {
+    const before = await vmState(v6);
+    expect(await ping(v6.vm, BEHIND_FABRIC_IP6)).toBe(true);
+    const dp = await open6();
+    try {
+      const spec = await dp.apply([{ name: 'eth1' }], false);
+      await dp.initialSync();
+      // The pipeline polices IPv4: only the IPv4 address is a local endpoint.
+      expect(spec.interfaces.map((i) => i.ips)).toEqual([['10.66.0.2']]);
+      const eth1 = (await json<{ addr_info: { local: string; prefixlen: number; scope: string }[] }[]>(v6.vm.name, 'ip', '-j', 'addr', 'show', 'dev', 'eth1'))[0]!;
+      expect(eth1.addr_info.filter((a) => a.scope === 'global').map((a) => `${a.local}/${a.prefixlen}`).sort()).toEqual(['10.66.0.2/24', `${VM_IP6}/64`]);
+      expect((await json<{ addr_info?: { scope: string }[] }[]>(v6.vm.name, 'ip', '-j', 'addr', 'show', 'dev', 'eth1~')).flatMap((l) => l.addr_info ?? []).filter((a) => a.scope === 'global')).toEqual([]);
+      expect((await run(['ip', '-6', 'route', 'show', 'fd00:99::/64'], { netns: v6.vm.name })).stdout.trim()).toMatch(new RegExp(`^fd00:99::/64 via ${FABRIC_IP6} dev eth1 metric 60`));
+      // Neighbour discovery and ICMPv6 through OVS, both ways, right after the swap.
+      await v6.fabric.exec(['ip', '-6', 'neigh', 'flush', 'all']);
+      expect(await ping(v6.fabric, VM_IP6)).toBe(true);
+      expect(await ping(v6.vm, BEHIND_FABRIC_IP6)).toBe(true);
+      expect(await ping(v6.vm, '10.99.0.1')).toBe(true);
+      await dp.uninstall();
+    } finally {
+      await dp.close();
+    }
+    expect(await vmState(v6)).toEqual(before);
+    expect(await ping(v6.vm, BEHIND_FABRIC_IP6)).toBe(true);
   });
 });

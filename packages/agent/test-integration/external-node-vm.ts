@@ -14,13 +14,18 @@ export interface Vm {
   fabric: Netns;
 }
 
-export async function createVm(tb: Testbed): Promise<Vm> {
+export const VM_IP6 = 'fd00:66::2';
+export const FABRIC_IP6 = 'fd00:66::1';
+export const BEHIND_FABRIC_IP6 = 'fd00:99::1';
+
+/** `ipv6`: also IPv6 (VM_IP6/64 on eth1, fd00:99::/64 via the fabric); else IPv6 is off in both namespaces. */
+export async function createVm(tb: Testbed, opts: { ipv6?: boolean } = {}): Promise<Vm> {
   const ovs = await tb.startOvs();
   const vm = ovs.netns;
   const fabric = await tb.createNetns('f');
   const inVm = (...argv: string[]) => vm.exec(argv);
-  // IPv4 only (the swap moves IPv4 addresses and routes); no link-local addresses coming and going.
-  for (const n of [vm, fabric]) await run(['sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1'], { netns: n.name });
+  // Without IPv6 no link-local addresses come and go.
+  if (!opts.ipv6) for (const n of [vm, fabric]) await run(['sysctl', '-q', '-w', 'net.ipv6.conf.all.disable_ipv6=1', 'net.ipv6.conf.default.disable_ipv6=1'], { netns: n.name });
   await run(['ip', 'link', 'add', 'eth1', 'netns', vm.name, 'type', 'veth', 'peer', 'name', 'f0', 'netns', fabric.name]);
   await inVm('ip', 'link', 'set', 'eth1', 'address', VM_MAC);
   await inVm('ip', 'addr', 'add', `${VM_IP}/24`, 'dev', 'eth1');
@@ -32,6 +37,13 @@ export async function createVm(tb: Testbed): Promise<Vm> {
   await fabric.exec(['ip', 'addr', 'add', `${BEHIND_FABRIC_IP}/32`, 'dev', 'lo']);
   await fabric.exec(['ip', 'link', 'set', 'f0', 'up']);
   await fabric.exec(['ethtool', '-K', 'f0', 'tx', 'off']);
+  if (opts.ipv6) {
+    // Static addresses (no DAD wait in the test), as a VM with a fixed IPv6 configuration has them.
+    await inVm('ip', 'addr', 'add', `${VM_IP6}/64`, 'dev', 'eth1', 'nodad');
+    await fabric.exec(['ip', 'addr', 'add', `${FABRIC_IP6}/64`, 'dev', 'f0', 'nodad']);
+    await fabric.exec(['ip', 'addr', 'add', `${BEHIND_FABRIC_IP6}/128`, 'dev', 'lo']);
+    await inVm('ip', '-6', 'route', 'add', 'fd00:99::/64', 'via', FABRIC_IP6, 'dev', 'eth1', 'metric', '60');
+  }
   return { ovs, vm, fabric };
 }
 
@@ -51,7 +63,8 @@ export async function hostState(v: Vm): Promise<unknown> {
   const byName = (a: { ifname: string }, b: { ifname: string }) => a.ifname.localeCompare(b.ifname);
   return {
     links: clean((await json<{ ifname: string }[]>(v.vm.name, 'ip', '-j', 'link', 'show')).sort(byName)),
-    addrs: clean((await json<{ ifname: string }[]>(v.vm.name, 'ip', '-j', 'addr', 'show')).sort(byName)),
+    // Address order on a link is the order they were added in, which a swap and its undo may change.
+    addrs: clean((await json<{ ifname: string; addr_info?: { local: string }[] }[]>(v.vm.name, 'ip', '-j', 'addr', 'show')).sort(byName).map((l) => ({ ...l, addr_info: [...(l.addr_info ?? [])].sort((a, b) => a.local.localeCompare(b.local)) }))),
     routes: clean(await json<unknown[]>(v.vm.name, 'ip', '-j', 'route', 'show', 'table', 'all')),
     ovs: await v.ovs.vsctl('show'),
   };

@@ -11,7 +11,7 @@ import { silentLogger, sleep, type Logger } from '@switchyard/runtime';
 import { resumeRound } from '../bridge';
 import { AgentError } from '../errors';
 import { FlowSync, externalNodeEndpoints, purgeDatapathFlows } from '../flow-sync';
-import { HostLinks } from './host-links';
+import { HostLinks, isIpv6 } from './host-links';
 import { UplinkSwap, type SwapStep, type SwappedInterface } from './uplink-swap';
 
 /** OpenFlow controller id the policy pipeline's packet-ins name (as the node part's). */
@@ -111,7 +111,8 @@ export class ExternalNodeDatapath {
       this.interfaces.set(d.name, s);
     }
     const spec: ExternalNodeSpec = {
-      interfaces: [...this.interfaces.values()].map((i) => ({ uplinkOfport: i.uplinkOfport, pairOfport: i.pairOfport, ips: i.addresses.map((a) => a.ip) })),
+      // The pipeline polices IPv4; IPv6 crosses the pair as non-IP traffic (docs/external-node.md).
+      interfaces: [...this.interfaces.values()].map((i) => ({ uplinkOfport: i.uplinkOfport, pairOfport: i.pairOfport, ips: i.addresses.filter((a) => !isIpv6(a.ip)).map((a) => a.ip) })),
       ...(this.o.bypass?.length ? { bypass: [...this.o.bypass] } : {}),
     };
     if (sync) await this.flows.setExternalNode(spec);

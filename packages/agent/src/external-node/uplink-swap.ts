@@ -1,7 +1,7 @@
 /**
  * The uplink swap of ExternalNode mode: the host interface `<if>` is renamed `<if>~` and attached
- * to OVS as the uplink, an OVS internal port takes the name `<if>`, its MAC and MTU, and the IPv4
- * addresses and routes move onto it. Every step is recorded in a journal file before the next
+ * to OVS as the uplink, an OVS internal port takes the name `<if>`, its MAC and MTU, and the
+ * addresses (IPv4, and IPv6 of global scope) and routes move onto it. Every step is recorded in a journal file before the next
  * one begins, so a later start finishes or undoes a swap an earlier run did not complete; each
  * step is safe to run again.
  */
@@ -159,7 +159,8 @@ export class UplinkSwap {
     // 4. Addresses, then the routes that need them, move across.
     for (const a of addresses) {
       await links.deleteAddress(uplink, a);
-      await links.addAddress(name, a);
+      // The address only changes links on this host: no duplicate address detection for IPv6.
+      await links.addAddress(name, a, true);
     }
     for (const r of routes) await links.replaceRoute(name, r);
     await done('addressesMoved');
