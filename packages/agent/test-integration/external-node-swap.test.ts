@@ -241,3 +241,50 @@ describe('uplink swap with IPv6', () => {
     expect(await ping(v6.vm, BEHIND_FABRIC_IP6)).toBe(true);
   });
 });
+
+describe('uplink swap of two interfaces', () => {
+  let v2: Vm;
+  let dir2: string;
+  const open2 = () => ExternalNodeDatapath.open({ ovsdbRemote: v2.ovs.dbRemote, ovsRunDir: v2.ovs.dir, bridge: 'br-int', datapathType: 'netdev', dataDir: dir2, netns: v2.vm.name, txOffloadOff: true });
+
+  beforeAll(async () => {
+    v2 = await createVm(tb);
+    // A second uplink, eth2 (10.67.0.2/24), to the same fabric namespace.
+    await run(['ip', 'link', 'add', 'eth2', 'netns', v2.vm.name, 'type', 'veth', 'peer', 'name', 'f1', 'netns', v2.fabric.name]);
+    await v2.vm.exec(['ip', 'addr', 'add', '10.67.0.2/24', 'dev', 'eth2']);
+    await v2.vm.exec(['ip', 'link', 'set', 'eth2', 'up']);
+    await v2.vm.exec(['ethtool', '-K', 'eth2', 'tx', 'off']);
+    await v2.fabric.exec(['ip', 'addr', 'add', '10.67.0.1/24', 'dev', 'f1']);
+    await v2.fabric.exec(['ip', 'link', 'set', 'f1', 'up']);
+    await v2.fabric.exec(['ethtool', '-K', 'f1', 'tx', 'off']);
+    dir2 = mkdtempSync(join(tmpdir(), 'sy-extnode2-'));
+    await (await open2()).close();
+  });
+  afterAll(() => {
+    if (dir2) rmSync(dir2, { recursive: true, force: true });
+  });
+
+  test('both move onto OVS with their own pair, IP crosses the pipeline on each, and uninstall restores the host exactly', async () => {
+    const before = await vmState(v2);
+    const dp = await open2();
+    try {
+      const spec = await dp.apply([{ name: 'eth1' }, { name: 'eth2' }], false);
+      await dp.initialSync();
+      expect(spec.interfaces.map((i) => i.ips)).toEqual([['10.66.0.2'], ['10.67.0.2']]);
+      const ofports = spec.interfaces.flatMap((i) => [i.uplinkOfport, i.pairOfport]);
+      expect(new Set(ofports).size).toBe(4);
+      expect((await v2.ovs.vsctl('list-ports', 'br-int')).split('\n').filter(Boolean).sort()).toEqual(['eth1', 'eth1~', 'eth2', 'eth2~']);
+      await v2.fabric.exec(['ip', 'neigh', 'flush', 'all']);
+      expect(await ping(v2.fabric, '10.66.0.2')).toBe(true);
+      expect(await ping(v2.fabric, '10.67.0.2')).toBe(true);
+      // Each pair's IP went through conntrack: a committed flow per classifier direction saw packets.
+      const flows = await v2.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', v2.ovs.mgmtSocket('br-int'));
+      for (const p of ofports) expect(flows).toMatch(new RegExp(`n_packets=[1-9]\\d*.*priority=\\d+,ip,in_port=${p} `));
+      await dp.uninstall();
+    } finally {
+      await dp.close();
+    }
+    expect(await vmState(v2)).toEqual(before);
+    expect(await ping(v2.fabric, '10.67.0.2')).toBe(true);
+  });
+});
