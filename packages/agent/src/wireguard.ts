@@ -20,6 +20,13 @@ export const WIREGUARD_OVERHEAD = 80;
 /** The device the agent creates (Antrea's default `antrea-wg0`, renamed for this project). */
 export const WIREGUARD_DEVICE = 'switchyard-wg0';
 
+/**
+ * Keepalive of every peer, seconds. Turning it on makes wireguard-go send one keepalive (so a
+ * handshake) at once: a restarted agent's new device handshakes with its peers right away instead
+ * of waiting for a peer's stale session to time out (about 15 s of one-way loss).
+ */
+export const WIREGUARD_KEEPALIVE_S = 25;
+
 /** A Curve25519 key (private or public): 32 bytes, base64 as `wg` prints it. */
 const KEY_BYTES = 32;
 const BASE64_KEY = /^[A-Za-z0-9+/]{43}=$/;
@@ -112,14 +119,15 @@ const hex = (b64: string): string => Buffer.from(b64, 'base64').toString('hex');
 /**
  * The UAPI `set=1` request that makes the device's peers `peers`, given the public keys it holds
  * now (`current`): peers no longer wanted are removed, the others set in place (a peer set again
- * keeps its session, so a Node update costs no handshake). Ends with the blank line.
+ * keeps its session, so a Node update costs no handshake), each with a keepalive. Ends with the
+ * blank line.
  */
 export function uapiSetPeers(peers: readonly WireGuardPeer[], current: readonly string[]): string {
   const wanted = new Set(peers.map((p) => p.publicKey));
   const lines = ['set=1'];
   for (const k of current) if (!wanted.has(k)) lines.push(`public_key=${hex(k)}`, 'remove=true');
   for (const p of peers) {
-    lines.push(`public_key=${hex(p.publicKey)}`, `endpoint=${p.endpoint}`, 'replace_allowed_ips=true', ...p.allowedIPs.map((c) => `allowed_ip=${c}`));
+    lines.push(`public_key=${hex(p.publicKey)}`, `endpoint=${p.endpoint}`, `persistent_keepalive_interval=${WIREGUARD_KEEPALIVE_S}`, 'replace_allowed_ips=true', ...p.allowedIPs.map((c) => `allowed_ip=${c}`));
   }
   return `${lines.join('\n')}\n\n`;
 }
