@@ -108,8 +108,9 @@ it('a capture on the fabric shows only WireGuard UDP between the node IPs: no po
   const pcap = join(labDir, 'fabric.pcap');
   const payload = `switchyard-wg-secret-${Date.now()}-${Math.random().toString(36).slice(2)}`;
   // Every interface of the fabric netns (the nodes' veth ports): a capture on br0 itself misses
-  // frames the bridge forwards between ports once it has learned the MACs.
-  const capture: ChildProcess = start(['tcpdump', '-i', 'any', '-nn', '-U', '-s', '0', '-w', pcap], { netns: st.fabricNetns });
+  // frames the bridge forwards between ports once it has learned the MACs. Immediate mode: packets
+  // are written as they come, not when a ring block fills or times out (SIGINT would lose them).
+  const capture: ChildProcess = start(['tcpdump', '-i', 'any', '--immediate-mode', '-nn', '-U', '-s', '0', '-w', pcap], { netns: st.fabricNetns });
   const stderr: string[] = [];
   capture.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
   try {
@@ -129,7 +130,8 @@ it('a capture on the fabric shows only WireGuard UDP between the node IPs: no po
   const text = (await run(['tcpdump', '-nn', '-r', pcap])).stdout;
   const ipLines = text.split('\n').filter((l) => / IP /.test(l));
   expect(ipLines.length).toBeGreaterThan(5);
-  const wg = new RegExp(` IP (${nodeIP('node1')}|${nodeIP('node2')})\\.${WG_PORT} > (${nodeIP('node1')}|${nodeIP('node2')})\\.${WG_PORT}: UDP`);
+  const nodes = `(${[nodeIP('node1'), nodeIP('node2')].map((ip) => ip.replaceAll('.', '\\.')).join('|')})`;
+  const wg = new RegExp(` IP ${nodes}\\.${WG_PORT} > ${nodes}\\.${WG_PORT}: UDP`);
   expect(ipLines.filter((l) => !wg.test(l))).toEqual([]);
   for (const p of ['p1', 'p2']) expect(text).not.toContain(pod(p).ip);
 });
