@@ -2,9 +2,10 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseAgentConfig } from '@switchyard/apis';
 import type { KubeObject } from '@switchyard/kube';
 import { hostRoutesFor } from '../src/node-routes';
-import { resolveAgentOptions } from '../src/options';
+import { agentOptionsFromConfig, resolveAgentOptions } from '../src/options';
 import {
   WIREGUARD_PUBLIC_KEY_ANNOTATION,
   generatePrivateKey,
@@ -153,5 +154,13 @@ describe('routes and options in wireGuard mode', () => {
     const kube = { request: () => Promise.reject(new Error('unused')), watch: () => Promise.reject(new Error('unused')) };
     expect(() => resolveAgentOptions({ ...base, kube, trafficMode: 'networkPolicyOnly' })).toThrow('networkPolicyOnly');
     expect(resolveAgentOptions({ ...base, kube })).toMatchObject({ trafficEncryptionMode: 'wireGuard', wireGuardPort: 51820 });
+  });
+
+  test('antrea-agent.conf trafficEncryptionMode and wireGuard.port reach the options; ipsec is refused naming the key', () => {
+    const node = { nodeName: 'n1', podCIDR: '10.10.1.0/24', nodeIP: '192.168.77.1', dataDir: '/tmp/x' };
+    const wg = agentOptionsFromConfig(parseAgentConfig({ trafficEncryptionMode: 'wireGuard', wireGuard: { port: 51821 } }).config, node);
+    expect(wg).toMatchObject({ trafficEncryptionMode: 'wireGuard', wireGuardPort: 51821 });
+    expect(agentOptionsFromConfig(parseAgentConfig({}).config, node)).toMatchObject({ trafficEncryptionMode: 'none', wireGuardPort: 51820 });
+    expect(() => agentOptionsFromConfig(parseAgentConfig({ trafficEncryptionMode: 'ipsec' }).config, node)).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', path: 'trafficEncryptionMode' }));
   });
 });
