@@ -7,7 +7,8 @@
  * - `policies`: controlplane stream, NetworkPolicy realization, Reject replies, np.log, FQDN
  * - `api`: the local API (unix socket) and the agent API (TCP)
  * - with a Kubernetes API: `routes` (remote nodes and host routes), `pod-gc`, `services`
- *   (AntreaProxy, when enabled) and `agentinfo` (AntreaAgentInfo heartbeat)
+ *   (AntreaProxy, when enabled) and `agentinfo` (AntreaAgentInfo heartbeat); with
+ *   trafficEncryptionMode wireGuard, `wireguard` (device, key, peers) before `routes`
  */
 import type { OvsdbClient, VSwitch } from '@switchyard/ovsdb';
 import type { SwitchConnection } from '@switchyard/openflow';
@@ -36,6 +37,7 @@ import { PodGC } from './parts/pod-gc';
 import { PolicyEnforcement } from './parts/policy-enforcement';
 import { RemoteNodes } from './parts/remote-nodes';
 import { ServiceProxy } from './parts/service-proxy';
+import { WireGuardTunnel } from './parts/wireguard';
 
 /** The parts of one agent, by role; `list` is the start order. */
 interface Parts {
@@ -45,6 +47,7 @@ interface Parts {
   api: AgentApi;
   routes?: RemoteNodes;
   services?: ServiceProxy;
+  wireGuard?: WireGuardTunnel;
   list: AgentController[];
 }
 
@@ -58,8 +61,10 @@ function composeParts(ctx: AgentContext, introspect: () => AgentIntrospection): 
   if (!kube) return { node, pods, policies, api, list: [node, pods, policies, api] };
   const routes = new RemoteNodes(ctx, kube, node);
   const services = enableProxy ? new ServiceProxy(ctx, kube, node) : undefined;
-  const list: AgentController[] = [node, pods, policies, api, routes, new PodGC(ctx, kube, node, pods), ...(services ? [services] : []), new AgentInfoHeartbeat(ctx, kube, introspect, api)];
-  return { node, pods, policies, api, routes, ...(services ? { services } : {}), list };
+  // Before the routes part: its routes name the WireGuard device, which must exist.
+  const wireGuard = ctx.wireGuard ? new WireGuardTunnel(ctx, kube) : undefined;
+  const list: AgentController[] = [node, pods, policies, api, ...(wireGuard ? [wireGuard] : []), routes, new PodGC(ctx, kube, node, pods), ...(services ? [services] : []), new AgentInfoHeartbeat(ctx, kube, introspect, api)];
+  return { node, pods, policies, api, routes, ...(services ? { services } : {}), ...(wireGuard ? { wireGuard } : {}), list };
 }
 
 /** A running node agent. */
@@ -166,6 +171,10 @@ export class Agent {
   /** Remote nodes and host routes (present with a Kubernetes API, once started). @internal */
   get nodeRoutes(): NodeRouteController | undefined {
     return this.parts.routes?.routes;
+  }
+  /** The WireGuard device's peers (present with trafficEncryptionMode wireGuard). @internal */
+  get wireGuard(): WireGuardTunnel | undefined {
+    return this.parts.wireGuard;
   }
   /** Service load balancing (present with a Kubernetes API and AntreaProxy on). @internal */
   get services(): ServiceController | undefined {

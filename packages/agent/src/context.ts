@@ -2,6 +2,7 @@
 import { parseCidr } from '@switchyard/ipam/cidr';
 import type { Logger } from '@switchyard/runtime';
 import { podMtu } from './bridge';
+import { WIREGUARD_OVERHEAD } from './wireguard';
 import { AgentError } from './errors';
 import { AgentMetrics } from './metrics';
 import { NodeNetwork } from './netops';
@@ -15,7 +16,9 @@ export interface AgentContext {
   readonly policyOnly: boolean;
   /** Pod traffic to other nodes leaves through the tunnel (encap, hybrid). */
   readonly encap: boolean;
-  /** MTU of pod interfaces and the gateway: the link's, less the tunnel overhead. */
+  /** Pod traffic to other nodes goes through the WireGuard device (trafficEncryptionMode wireGuard). */
+  readonly wireGuard: boolean;
+  /** MTU of pod interfaces and the gateway: the link's, less the tunnel (or WireGuard) overhead. */
   readonly mtu: number;
   /** The node's host side (links, addresses, routes, masquerade). */
   readonly net: NodeNetwork;
@@ -29,12 +32,15 @@ export function agentContext(o: AgentOptions): AgentContext {
   const cidr = parseCidr(options.podCIDR);
   if (cidr.family !== 4) throw new AgentError('INVALID_CONFIG', 'only an IPv4 pod CIDR is supported so far', options.podCIDR, 'podCIDR');
   const encap = options.trafficMode === 'encap' || options.trafficMode === 'hybrid';
+  const wireGuard = options.trafficEncryptionMode === 'wireGuard';
   return {
     options,
     podCIDR: cidr.toString(),
     policyOnly: options.trafficMode === 'networkPolicyOnly',
     encap,
-    mtu: podMtu(options.linkMtu, options.tunnelType, encap),
+    wireGuard,
+    // As Antrea: with WireGuard, inter-node pod traffic pays its overhead instead of the tunnel's.
+    mtu: wireGuard ? options.linkMtu - WIREGUARD_OVERHEAD : podMtu(options.linkMtu, options.tunnelType, encap),
     net: new NodeNetwork(options.nodeNetns),
     metrics: new AgentMetrics(),
     log: options.logger,

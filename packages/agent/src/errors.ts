@@ -10,7 +10,8 @@ export type AgentErrorCode =
   | 'POD_CHECK_FAILED'
   | 'NOT_STARTED'
   | 'EXTERNAL_NODE_INTERFACE'
-  | 'EXTERNAL_NODE_SWAP_FAILED';
+  | 'EXTERNAL_NODE_SWAP_FAILED'
+  | 'WIREGUARD';
 
 /** An agent failure, with the offending value and where it came from (config key, pod, command). */
 export class AgentError extends Error {

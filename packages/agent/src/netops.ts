@@ -207,6 +207,12 @@ export class NodeNetwork {
     await this.node(`${QUIET_SH}${hostOffload} && nsenter --net="$2" sh -c '${podScript}' sh "$3" "$4"`, [spec.hostIfName, spec.netns, spec.ifname, podBatch]);
   }
 
+  /** Sets a link's MTU and brings it up (the WireGuard device, which wireguard-go leaves down). */
+  async setLinkUp(name: string, mtu: number): Promise<void> {
+    check(NAME_RE, name, 'link name');
+    await this.node('ip link set dev "$1" mtu "$2" up', [name, String(mtu)]);
+  }
+
   /**
    * Makes the node's host routes to remote pod CIDRs exactly `routes`: routes of protocol
    * {@link ROUTE_PROTO} not wanted any more are deleted, the wanted ones replaced.

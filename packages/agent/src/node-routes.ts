@@ -94,15 +94,18 @@ export function sameSubnet(a: string, b: string, prefix: number): boolean {
 /**
  * Host routes to the remote pod CIDRs: through the gateway (encap: the host's own traffic to
  * remote pods enters OVS and is tunnelled), or straight to the peer's node IP on the transport
- * link (noEncap, and hybrid within the transport subnet). networkPolicyOnly routes nothing: the
+ * link (noEncap, and hybrid within the transport subnet); with WireGuard, onto its device (which
+ * picks the peer by the destination's pod CIDR) in every mode. networkPolicyOnly routes nothing: the
  * primary CNI owns routing.
  */
 export function hostRoutesFor(
   mode: TrafficMode,
   remote: readonly RemoteNode[],
-  o: { gatewayName: string; transportDev: string; nodeIP: string; transportPrefix: number },
+  o: { gatewayName: string; transportDev: string; nodeIP: string; transportPrefix: number; wireGuardDev?: string },
 ): HostRoute[] {
   if (mode === 'networkPolicyOnly') return [];
+  const wg = o.wireGuardDev;
+  if (wg !== undefined) return remote.map((r) => ({ dst: r.podCIDR, dev: wg }));
   return remote.map((r) => {
     const direct = mode === 'noEncap' || (mode === 'hybrid' && sameSubnet(r.nodeIP, o.nodeIP, o.transportPrefix));
     return direct ? { dst: r.podCIDR, via: r.nodeIP, dev: o.transportDev } : { dst: r.podCIDR, via: r.gatewayIP, dev: o.gatewayName, onlink: true };
@@ -125,6 +128,8 @@ export interface NodeRouteControllerOptions {
   /** Transport device and prefix length (the node IP's subnet) for direct routes. */
   transportDev: string;
   transportPrefix: number;
+  /** trafficEncryptionMode wireGuard: remote pod CIDRs are routed onto this device. */
+  wireGuardDev?: string;
   sink: NodeRouteSink;
   logger?: Logger;
 }
@@ -195,7 +200,13 @@ export class NodeRouteController {
     this.refused = refused;
     const key = JSON.stringify(remote);
     if (key === this.lastKey) return;
-    const routes = hostRoutesFor(this.o.mode, remote, { gatewayName: this.o.gatewayName, transportDev: this.o.transportDev, nodeIP: this.o.self.nodeIP, transportPrefix: this.o.transportPrefix });
+    const routes = hostRoutesFor(this.o.mode, remote, {
+      gatewayName: this.o.gatewayName,
+      transportDev: this.o.transportDev,
+      nodeIP: this.o.self.nodeIP,
+      transportPrefix: this.o.transportPrefix,
+      ...(this.o.wireGuardDev !== undefined ? { wireGuardDev: this.o.wireGuardDev } : {}),
+    });
     await this.o.sink.setRemoteNodes(remote);
     await this.o.sink.syncRoutes(routes);
     await this.o.sink.syncMasquerade([this.o.self.podCIDR, ...remote.map((r) => r.podCIDR)]);

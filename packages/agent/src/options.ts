@@ -68,6 +68,16 @@ export interface AgentOptions {
    * primary CNI, policies only (no IPAM, tunnel, routes or SNAT of ours).
    */
   trafficMode?: TrafficMode;
+  /**
+   * Encryption of pod traffic between nodes. wireGuard: a WireGuard device (`switchyard-wg0`,
+   * userspace wireguard-go) carries it instead of the tunnel; needs `kube` (keys are exchanged
+   * through Node annotations). Default none.
+   */
+  trafficEncryptionMode?: 'none' | 'wireGuard';
+  /** UDP port of the WireGuard device. Default 51820 (antrea-agent.conf `wireGuard.port`). */
+  wireGuardPort?: number;
+  /** The wireguard-go program. Default `wireguard-go` (on PATH). */
+  wireGuardGo?: string;
   /** Do not masquerade pod -> external traffic (the network routes pod addresses). Default false. */
   noSNAT?: boolean;
   /**
@@ -134,6 +144,9 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     disableTxChecksumOffload: o.disableTxChecksumOffload ?? (o.datapathType ?? 'system') === 'netdev',
     trafficMode: o.trafficMode ?? 'encap',
     noSNAT: o.noSNAT ?? false,
+    trafficEncryptionMode: o.trafficEncryptionMode ?? 'none',
+    wireGuardPort: o.wireGuardPort ?? 51820,
+    wireGuardGo: o.wireGuardGo ?? 'wireguard-go',
     // Authenticated callers only (with `kube`): reachable by the API server's node proxy on
     // every node address, as Antrea's agent API; without `kube`, loopback only.
     apiBindAddress: o.apiBindAddress ?? (o.kube !== undefined ? '0.0.0.0' : '127.0.0.1'),
@@ -151,6 +164,10 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     logger: o.logger ?? silentLogger,
   };
   checkDatapathSupport(resolved);
+  if (resolved.trafficEncryptionMode === 'wireGuard') {
+    if (resolved.kube === undefined) throw new AgentError('INVALID_CONFIG', 'trafficEncryptionMode wireGuard exchanges keys through Node annotations and needs the Kubernetes API', resolved.trafficEncryptionMode, 'trafficEncryptionMode');
+    if (resolved.trafficMode === 'networkPolicyOnly') throw new AgentError('INVALID_CONFIG', 'trafficEncryptionMode wireGuard needs a traffic mode where this agent routes pod traffic, not networkPolicyOnly', resolved.trafficMode, 'trafficEncapMode');
+  }
   return resolved;
 }
 
@@ -163,6 +180,7 @@ export function agentOptionsFromConfig(
     ...node,
     trafficMode: cfg.trafficEncapMode,
     noSNAT: cfg.noSNAT,
+    ...encryptionFromConfig(cfg),
     packetInRate: cfg.packetInRate,
     // Antrea >= 2.0 turns AntreaProxy off with antreaProxy.enable; older configs with the gate.
     enableIPPools: cfg.featureGates.AntreaIPAM === true,
@@ -198,4 +216,10 @@ export function policyBypassFromConfig(rules: AgentConfig['externalNode']['polic
     if (r.port !== undefined) throw new AgentError('INVALID_CONFIG', `${r.protocol} bypass rules take no port`, r.port, `${at}.port`);
     return { direction: r.direction, protocol, cidr: r.cidr };
   });
+}
+
+/** antrea-agent.conf `trafficEncryptionMode` and `wireGuard`; ipsec is refused (not implemented by this agent yet). */
+function encryptionFromConfig(cfg: AgentConfig): Pick<AgentOptions, 'trafficEncryptionMode' | 'wireGuardPort'> {
+  if (cfg.trafficEncryptionMode === 'ipsec') throw new AgentError('INVALID_CONFIG', 'trafficEncryptionMode ipsec is not supported by this agent yet (wireGuard is)', cfg.trafficEncryptionMode, 'trafficEncryptionMode');
+  return { trafficEncryptionMode: cfg.trafficEncryptionMode, wireGuardPort: cfg.wireGuard.port };
 }

@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { isAlive, reapStale, signalProcess, waitFor } from '@switchyard/testbed';
 import { labRunning, restartAgent, restartVswitchd } from './faults';
 import { formatChaosReport, loadScenarios, runChaos, type ChaosReport } from './chaos';
-import { DEFAULT_LAB_DIR, LabError, parseMode, planNodes, type LabMode } from './plan';
+import { DEFAULT_LAB_DIR, LabError, parseEncryption, parseMode, planNodes, type LabEncryption, type LabMode } from './plan';
 import { LAB_PROJECTS, REPO_ROOT, buildLabPrograms, progressFile, stateFile, type LabState } from './lab';
 import { progressLine } from './progress';
 import { labClient, readState } from './client';
@@ -18,6 +18,7 @@ const running = labRunning;
 /** What `up` brings up besides the node count. */
 interface UpOptions {
   mode?: LabMode;
+  encryption?: LabEncryption;
   controller?: boolean;
 }
 
@@ -44,7 +45,7 @@ async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = pr
   out.write(progressLine('build', `${LAB_PROJECTS.join(', ')} and their dependencies (nx, cached)`));
   await buildLabPrograms((line) => out.write(progressLine('build', line)));
   const log = openSync(join(labDir, 'supervisor.log'), 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller', opts.encryption ?? 'none'], {
     detached: true,
     stdio: ['ignore', log, log],
     cwd: join(REPO_ROOT, 'tools/lab'),
@@ -71,7 +72,7 @@ async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = pr
   }
   const st = readState(labDir)!;
   out.write(
-    `switchyard-lab: ${st.nodes.length} nodes (${st.mode}${st.controllerPort ? '' : ', no controller'}) up in ${((Date.now() - started) / 1000).toFixed(1)} s (supervisor pid ${st.pid})\n` +
+    `switchyard-lab: ${st.nodes.length} nodes (${st.mode}${st.encryption && st.encryption !== 'none' ? `, ${st.encryption}` : ''}${st.controllerPort ? '' : ', no controller'}) up in ${((Date.now() - started) / 1000).toFixed(1)} s (supervisor pid ${st.pid})\n` +
       `  kubeconfig: ${st.kubeconfig}\n  API server: ${st.apiUrl}\n` +
       st.nodes.map((n) => `  ${n.name}: podCIDR ${n.podCIDR}, node IP ${n.nodeIP}, netns ${n.netns}, agent API ${n.apiSocket}\n`).join('') +
       `  try: kubectl --kubeconfig ${st.kubeconfig} get nodes\n`,
@@ -224,8 +225,10 @@ program
   .command('up')
   .option('--nodes <n>', 'number of nodes', '2')
   .option('--mode <mode>', 'trafficEncapMode of the agents: encap, noEncap, hybrid (fabric split into two subnets)', 'encap')
+  .option('--encryption <mode>', 'trafficEncryptionMode of the agents: none, wireGuard (userspace wireguard-go per node)', 'none')
   .option('--no-controller', 'no switchyard-controller: pod networking only, no policies')
-  .action((o: { nodes: string; mode: string; controller: boolean }) => up(dir(), Number(o.nodes), process.stdout, { mode: parseMode(o.mode), controller: o.controller }));
+  .action((o: { nodes: string; mode: string; encryption: string; controller: boolean }) =>
+    up(dir(), Number(o.nodes), process.stdout, { mode: parseMode(o.mode), encryption: parseEncryption(o.encryption), controller: o.controller }));
 program
   .command('restart-agent <node>')
   .description("restart one node's agent (the supervisor starts it again); waits until it answers")

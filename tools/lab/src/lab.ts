@@ -16,7 +16,7 @@ import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/k
 import { loadCrds } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
 import { createServer } from 'node:net';
-import { FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, LabError, planNodes, type LabMode, type NodePlan } from './plan';
+import { FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, LabError, planNodes, type LabEncryption, type LabMode, type NodePlan } from './plan';
 import { Kubelet, type LabNodeRuntime } from './kubelet';
 import type { Phase } from './progress';
 
@@ -99,6 +99,8 @@ export interface LabState {
   controllerStart?: string;
   /** The agents' trafficEncapMode. */
   mode: LabMode;
+  /** The agents' trafficEncryptionMode (absent in a state.json of an older lab: none). */
+  encryption?: LabEncryption;
   /** The fabric netns: the underlay bridge br0, and the router/host at `<prefix>.254` of each fabric subnet. */
   fabricNetns: string;
   /** `agentPid` changes when the supervisor respawns an agent (`restart-agent`, or a crash). */
@@ -110,6 +112,8 @@ export interface LabOptions {
   labDir: string;
   /** trafficEncapMode of every agent (default encap). */
   mode?: LabMode;
+  /** trafficEncryptionMode of every agent (default none); wireGuard runs wireguard-go per node. */
+  encryption?: LabEncryption;
   /** false: no controller; agents run without policies (pod networking only). Default true. */
   controller?: boolean;
   /** Called as each phase of the bring-up completes (the supervisor turns these into progress lines). */
@@ -280,7 +284,7 @@ export class Lab {
       for (const prefix of [FABRIC_PREFIX, FABRIC_PREFIX_2]) await fabric.exec(['ip', 'addr', 'add', `${prefix}.${FABRIC_GATEWAY_HOST}/24`, 'dev', 'br0']);
       await fabric.exec(['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
 
-      const state: LabState = { pid: process.pid, pidStart: processRef(process.pid)?.start ?? '', kubeconfig, apiUrl: api.url, controllerPort, mode, fabricNetns: fabric.name, nodes: [] };
+      const state: LabState = { pid: process.pid, pidStart: processRef(process.pid)?.start ?? '', kubeconfig, apiUrl: api.url, controllerPort, mode, encryption: opts.encryption ?? 'none', fabricNetns: fabric.name, nodes: [] };
       if (controller) {
         state.controllerPid = controller.pid;
         state.controllerStart = controller.start;
@@ -356,7 +360,7 @@ export class Lab {
     const cniSocket = join(dir, 'cni.sock');
     const apiSocket = join(dir, 'agent.sock');
     const conf = join(dir, 'antrea-agent.conf');
-    writeFileSync(conf, YAML.stringify({ ovsBridge: 'br-int', ovsDatapathType: 'netdev', ovsRunDir: ovs.dir, hostGateway: 'sy-gw0', tunnelType: 'geneve', cniSocket, trafficEncapMode: this.state.mode, apiPort }));
+    writeFileSync(conf, YAML.stringify({ ovsBridge: 'br-int', ovsDatapathType: 'netdev', ovsRunDir: ovs.dir, hostGateway: 'sy-gw0', tunnelType: 'geneve', cniSocket, trafficEncapMode: this.state.mode, trafficEncryptionMode: this.state.encryption ?? 'none', apiPort }));
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, plan.token, { mode: 0o600 });
     const kubeconfig = this.api.writeKubeconfig(join(dir, 'kubeconfig'), { name: plan.name, token: plan.token });

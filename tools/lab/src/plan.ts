@@ -46,6 +46,16 @@ export type LabMode = 'encap' | 'noEncap' | 'hybrid';
 export const LAB_MODES: readonly LabMode[] = ['encap', 'noEncap', 'hybrid'];
 
 /** Checks a `--mode` value. */
+/** The agents' trafficEncryptionMode in the lab (ipsec needs the kernel datapath these machines lack). */
+export type LabEncryption = 'none' | 'wireGuard';
+export const LAB_ENCRYPTIONS: readonly LabEncryption[] = ['none', 'wireGuard'];
+
+/** Checks `--encryption`. */
+export function parseEncryption(v: string): LabEncryption {
+  if (!(LAB_ENCRYPTIONS as readonly string[]).includes(v)) throw new LabError('INVALID_MODE', `--encryption must be one of ${LAB_ENCRYPTIONS.join(', ')}, got ${v}`, v, '--encryption');
+  return v as LabEncryption;
+}
+
 export function parseMode(v: string): LabMode {
   if (!(LAB_MODES as readonly string[]).includes(v)) throw new LabError('INVALID_MODE', `--mode must be one of ${LAB_MODES.join(', ')}, got ${v}`, v, '--mode');
   return v as LabMode;

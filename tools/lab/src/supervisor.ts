@@ -6,7 +6,7 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Lab, progressFile } from './lab';
-import { parseMode } from './plan';
+import { parseEncryption, parseMode } from './plan';
 import { progressLine } from './progress';
 
 async function main(): Promise<void> {
@@ -14,10 +14,11 @@ async function main(): Promise<void> {
   const nodes = Number(process.argv[3] ?? '2');
   const mode = parseMode(process.argv[4] ?? 'encap');
   const controller = process.argv[5] !== 'no-controller';
+  const encryption = parseEncryption(process.argv[6] ?? 'none');
   let lab: Lab;
   try {
     // `up` prints these lines as they land (progressFile).
-    lab = await Lab.start({ nodes, labDir, mode, controller, progress: (phase, detail) => appendFileSync(progressFile(labDir), progressLine(phase, detail)) });
+    lab = await Lab.start({ nodes, labDir, mode, encryption, controller, progress: (phase, detail) => appendFileSync(progressFile(labDir), progressLine(phase, detail)) });
   } catch (e) {
     writeFileSync(join(labDir, 'failed'), `${(e as Error).message}\n`);
     process.exit(1);

@@ -1,4 +1,4 @@
-import { RoundRobin, declaredPorts, parseMode, planNodes, serverArgv } from '../src/plan';
+import { RoundRobin, declaredPorts, parseEncryption, parseMode, planNodes, serverArgv } from '../src/plan';
 
 describe('planNodes', () => {
   it('names nodes node1..nodeN with pod CIDR 10.10.<i>.0/24 and an underlay address each', () => {
@@ -31,6 +31,11 @@ describe('planNodes', () => {
   it('accepts the three lab modes and refuses others with INVALID_MODE on --mode', () => {
     expect(['encap', 'noEncap', 'hybrid'].map(parseMode)).toEqual(['encap', 'noEncap', 'hybrid']);
     expect(() => parseMode('networkPolicyOnly')).toThrow(expect.objectContaining({ code: 'INVALID_MODE', path: '--mode', value: 'networkPolicyOnly' }));
+  });
+
+  it('accepts --encryption none and wireGuard and refuses ipsec (no kernel datapath here) naming --encryption', () => {
+    expect(['none', 'wireGuard'].map(parseEncryption)).toEqual(['none', 'wireGuard']);
+    expect(() => parseEncryption('ipsec')).toThrow(expect.objectContaining({ code: 'INVALID_MODE', path: '--encryption', value: 'ipsec' }));
   });
 
   it.each([0, -1, 1.5, 251, Number.NaN])('refuses %p nodes with INVALID_NODES on --nodes', (n) => {

@@ -126,6 +126,7 @@ export class NodeDatapath implements AgentController {
         ...(this.transport ? { nodeSubnet: `${parseCidr(`${o.nodeIP}/${this.transport.prefix}`).toString()}` } : {}),
         podCIDR: this.ctx.podCIDR,
         nodeIP: o.nodeIP,
+        ...(this.ctx.wireGuard ? { wireGuard: true } : {}),
         netdevDatapath: o.datapathType === 'netdev',
         enableAntreaPolicy: true,
         enableProxy: o.enableProxy,

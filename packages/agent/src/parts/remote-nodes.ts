@@ -9,6 +9,7 @@ import { systemClock } from '@switchyard/runtime';
 import type { AgentContext } from '../context';
 import type { AgentController, ControllerHealth } from '../lifecycle';
 import { NodeRouteController, nodeFacts, remoteNodesOf } from '../node-routes';
+import { WIREGUARD_DEVICE } from '../wireguard';
 import { NODES, PRIME_LIST_MS, listWithin } from './kube-resources';
 import type { NodeDatapath } from './node-datapath';
 
@@ -44,6 +45,7 @@ export class RemoteNodes implements AgentController {
       gatewayName: o.gatewayName,
       transportDev: transport?.dev ?? o.gatewayName,
       transportPrefix: transport?.prefix ?? 32,
+      ...(this.ctx.wireGuard ? { wireGuardDev: WIREGUARD_DEVICE } : {}),
       sink: {
         setRemoteNodes: (nodes) => this.node.flows.setRemoteNodes(nodes),
         syncRoutes: (r) => net.syncRoutes(r),

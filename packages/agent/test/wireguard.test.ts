@@ -1,0 +1,166 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseAgentConfig } from '@switchyard/apis';
+import type { KubeObject } from '@switchyard/kube';
+import { hostRoutesFor } from '../src/node-routes';
+import { agentOptionsFromConfig, resolveAgentOptions } from '../src/options';
+import {
+  WIREGUARD_PUBLIC_KEY_ANNOTATION,
+  generatePrivateKey,
+  loadOrCreatePrivateKey,
+  parseUapiGet,
+  parseWireGuardKey,
+  publicKeyOf,
+  uapiErrno,
+  uapiSetInterface,
+  uapiSetPeers,
+  wireGuardNodeFacts,
+  wireGuardPeersOf,
+  type WireGuardNodeFacts,
+} from '../src/wireguard';
+
+const KEY_A = publicKeyOf(generatePrivateKey());
+const KEY_B = publicKeyOf(generatePrivateKey());
+const facts = (name: string, publicKey: string | undefined, n = Number(name.replace(/\D/g, ''))): WireGuardNodeFacts => ({ name, nodeIP: `192.168.77.${n}`, podCIDR: `10.10.${n}.0/24`, publicKey });
+
+describe('parseWireGuardKey', () => {
+  test('takes a base64 32-byte key and refuses anything else', () => {
+    expect(parseWireGuardKey(KEY_A)).toHaveLength(32);
+    for (const bad of ['', 'not-a-key', KEY_A.slice(0, -2), `${KEY_A}A`, Buffer.alloc(31).toString('base64'), Buffer.alloc(33).toString('base64'), 42, undefined])
+      expect(parseWireGuardKey(bad)).toBeUndefined();
+  });
+});
+
+describe('keys', () => {
+  test('the public key of a private key is the one wg pubkey derives', () => {
+    const priv = generatePrivateKey();
+    // wireguard-tools (scripts/apt-packages.txt) as the independent reference.
+    const wg = execFileSync('wg', ['pubkey'], { input: `${priv}\n`, encoding: 'utf8' }).trim();
+    expect(publicKeyOf(priv)).toBe(wg);
+    expect(parseWireGuardKey(publicKeyOf(priv))).toHaveLength(32);
+  });
+
+  test('the private key is made once, mode 0600, and read back on the next start', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sy-wg-key-'));
+    try {
+      const file = join(dir, 'wireguard', 'private.key');
+      const first = loadOrCreatePrivateKey(file);
+      expect(first.created).toBe(true);
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const second = loadOrCreatePrivateKey(file);
+      expect(second).toEqual({ privateKey: first.privateKey, created: false });
+      expect(readFileSync(file, 'utf8').trim()).toBe(first.privateKey);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a key file holding something else is an error naming the file, not a new key', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sy-wg-key-'));
+    try {
+      const file = join(dir, 'private.key');
+      writeFileSync(file, 'garbage\n');
+      expect(() => loadOrCreatePrivateKey(file)).toThrow(file);
+      expect(readFileSync(file, 'utf8')).toBe('garbage\n');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('wireGuardNodeFacts', () => {
+  test('reads the key annotation with the pod CIDR and InternalIP', () => {
+    const o: KubeObject = {
+      metadata: { name: 'n2', annotations: { [WIREGUARD_PUBLIC_KEY_ANNOTATION]: KEY_A } },
+      spec: { podCIDR: '10.10.2.0/24' },
+      status: { addresses: [{ type: 'InternalIP', address: '192.168.77.2' }] },
+    };
+    expect(wireGuardNodeFacts(o)).toEqual({ name: 'n2', nodeIP: '192.168.77.2', podCIDR: '10.10.2.0/24', publicKey: KEY_A });
+    expect(wireGuardNodeFacts({ metadata: { name: 'n3' } }).publicKey).toBeUndefined();
+  });
+});
+
+describe('wireGuardPeersOf', () => {
+  test('every other Node with a key becomes a peer: endpoint node IP and port, allowed-ips its pod CIDR, in name order', () => {
+    const { peers, skipped } = wireGuardPeersOf([facts('n3', KEY_B), facts('n1', KEY_A), facts('n2', KEY_A)], { name: 'n1' }, 51820);
+    expect(skipped).toEqual([]);
+    expect(peers).toEqual([
+      { node: 'n2', publicKey: KEY_A, endpoint: '192.168.77.2:51820', allowedIPs: ['10.10.2.0/24'] },
+      { node: 'n3', publicKey: KEY_B, endpoint: '192.168.77.3:51820', allowedIPs: ['10.10.3.0/24'] },
+    ]);
+  });
+
+  test('a malformed annotation is skipped with the node and the value; the other Nodes stay peers', () => {
+    const { peers, skipped } = wireGuardPeersOf([facts('n2', 'not-a-key'), facts('n3', KEY_B)], { name: 'n1' }, 51820);
+    expect(peers.map((p) => p.node)).toEqual(['n3']);
+    expect(skipped).toEqual([{ node: 'n2', value: 'not-a-key', reason: expect.stringContaining('not a base64 32-byte') as string }]);
+  });
+
+  test('a Node without the annotation yet, an address or a pod CIDR is not a peer and not a warning', () => {
+    const { peers, skipped } = wireGuardPeersOf([facts('n2', undefined), { ...facts('n3', KEY_A), nodeIP: undefined }, { ...facts('n4', KEY_B), podCIDR: undefined }], { name: 'n1' }, 51820);
+    expect({ peers, skipped }).toEqual({ peers: [], skipped: [] });
+  });
+
+  test("a Node claiming this node's key, or a key another Node holds, is skipped", () => {
+    const { peers, skipped } = wireGuardPeersOf([facts('n2', KEY_A), facts('n3', KEY_B), facts('n4', KEY_B)], { name: 'n1', publicKey: KEY_A }, 51820);
+    expect(peers.map((p) => p.node)).toEqual(['n3']);
+    expect(skipped.map((s) => [s.node, s.reason])).toEqual([['n2', "this node's own public key"], ['n4', 'the same key as Node n3']]);
+  });
+});
+
+describe('UAPI text', () => {
+  const hex = (b64: string): string => Buffer.from(b64, 'base64').toString('hex');
+
+  test('set peers removes the ones no longer wanted and sets the others in place with their allowed IPs', () => {
+    const req = uapiSetPeers([{ node: 'n2', publicKey: KEY_A, endpoint: '192.168.77.2:51820', allowedIPs: ['10.10.2.0/24'] }], [KEY_A, KEY_B]);
+    expect(req).toBe(
+      `set=1\npublic_key=${hex(KEY_B)}\nremove=true\npublic_key=${hex(KEY_A)}\nendpoint=192.168.77.2:51820\npersistent_keepalive_interval=25\nreplace_allowed_ips=true\nallowed_ip=10.10.2.0/24\n\n`,
+    );
+    expect(req).not.toContain('replace_peers');
+  });
+
+  test('set interface carries the private key in hex and the port', () => {
+    const priv = generatePrivateKey();
+    expect(uapiSetInterface(priv, 51821)).toBe(`set=1\nprivate_key=${hex(priv)}\nlisten_port=51821\n\n`);
+  });
+
+  test('a get answer gives the port and each peer with its endpoint, allowed IPs, handshake and counters', () => {
+    const text = `private_key=00\nlisten_port=51820\npublic_key=${hex(KEY_A)}\nendpoint=192.168.77.2:51820\nlast_handshake_time_sec=17\nrx_bytes=5\ntx_bytes=6\nallowed_ip=10.10.2.0/24\npublic_key=${hex(KEY_B)}\nallowed_ip=10.10.3.0/24\nerrno=0\n\n`;
+    expect(parseUapiGet(text)).toEqual({
+      listenPort: 51820,
+      peers: [
+        { publicKey: KEY_A, endpoint: '192.168.77.2:51820', allowedIPs: ['10.10.2.0/24'], lastHandshakeSec: 17, rxBytes: 5, txBytes: 6 },
+        { publicKey: KEY_B, allowedIPs: ['10.10.3.0/24'], lastHandshakeSec: 0, rxBytes: 0, txBytes: 0 },
+      ],
+    });
+    expect(uapiErrno(text)).toBe(0);
+    expect(uapiErrno('errno=-22\n\n')).toBe(-22);
+    expect(uapiErrno('listen_port=1\n')).toBeUndefined();
+  });
+});
+
+describe('routes and options in wireGuard mode', () => {
+  test('remote pod CIDRs are routed onto the WireGuard device in every routed mode', () => {
+    const remote = [{ name: 'n2', podCIDR: '10.10.2.0/24', nodeIP: '192.168.77.2', gatewayIP: '10.10.2.1' }];
+    for (const mode of ['encap', 'noEncap', 'hybrid'] as const)
+      expect(hostRoutesFor(mode, remote, { gatewayName: 'gw0', transportDev: 'eth0', nodeIP: '192.168.77.1', transportPrefix: 24, wireGuardDev: 'switchyard-wg0' })).toEqual([{ dst: '10.10.2.0/24', dev: 'switchyard-wg0' }]);
+  });
+
+  test('wireGuard needs the Kubernetes API (keys travel on Nodes) and a routed traffic mode', () => {
+    const base = { nodeName: 'n1', podCIDR: '10.10.1.0/24', nodeIP: '192.168.77.1', ovsdbRemote: 'unix:/x', dataDir: '/tmp/x', trafficEncryptionMode: 'wireGuard' as const };
+    expect(() => resolveAgentOptions(base)).toThrow('needs the Kubernetes API');
+    const kube = { request: () => Promise.reject(new Error('unused')), watch: () => Promise.reject(new Error('unused')) };
+    expect(() => resolveAgentOptions({ ...base, kube, trafficMode: 'networkPolicyOnly' })).toThrow('networkPolicyOnly');
+    expect(resolveAgentOptions({ ...base, kube })).toMatchObject({ trafficEncryptionMode: 'wireGuard', wireGuardPort: 51820 });
+  });
+
+  test('antrea-agent.conf trafficEncryptionMode and wireGuard.port reach the options; ipsec is refused naming the key', () => {
+    const node = { nodeName: 'n1', podCIDR: '10.10.1.0/24', nodeIP: '192.168.77.1', dataDir: '/tmp/x' };
+    const wg = agentOptionsFromConfig(parseAgentConfig({ trafficEncryptionMode: 'wireGuard', wireGuard: { port: 51821 } }).config, node);
+    expect(wg).toMatchObject({ trafficEncryptionMode: 'wireGuard', wireGuardPort: 51821 });
+    expect(agentOptionsFromConfig(parseAgentConfig({}).config, node)).toMatchObject({ trafficEncryptionMode: 'none', wireGuardPort: 51820 });
+    expect(() => agentOptionsFromConfig(parseAgentConfig({ trafficEncryptionMode: 'ipsec' }).config, node)).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', path: 'trafficEncryptionMode' }));
+  });
+});

@@ -1,0 +1,181 @@
+// trafficEncryptionMode wireGuard on a real 2-node lab (`switchyard-lab up --encryption wireGuard`:
+// userspace wireguard-go per node, OVS userspace datapath): each agent publishes its public key on
+// its Node and sets the other node as its device's peer; a pod on node1 reaches a pod on node2
+// (ping and TCP); a capture on the fabric sees only WireGuard UDP between the node IPs, never a pod
+// address or the payload; a NetworkPolicy deny still applies across nodes; a Node with a malformed
+// key is skipped with a warning naming it; and after node2's agent is SIGKILLed and started again it
+// keeps its key and the pods talk again (the time it took is printed).
+import { execFileSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run, start, waitFor } from '@switchyard/testbed';
+import type { KubeConfigClient } from '@switchyard/controller';
+import { labClient, readState, type LabState } from '../src/index';
+import { NETNS_ANNOTATION } from '../src/kubelet';
+import { tcpProbe } from '../src/probe';
+
+const BIN = join(__dirname, '../bin/switchyard-lab');
+const labDir = mkdtempSync(join(tmpdir(), 'switchyard-lab-wg-'));
+const lab = (...args: string[]): string => execFileSync(BIN, ['--lab-dir', labDir, ...args], { encoding: 'utf8', timeout: 180_000 });
+const KEY_ANNOTATION = 'node.antrea.io/wireguard-public-key';
+const WG_PORT = 51820;
+
+let st: LabState;
+let kube: KubeConfigClient;
+const pods = new Map<string, { ip: string; netns: string }>();
+
+interface PodView { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIP?: string } }
+interface NodeView { metadata: { name: string; annotations?: Record<string, string> } }
+
+beforeAll(async () => {
+  lab('up', '--nodes', '2', '--encryption', 'wireGuard');
+  st = readState(labDir)!;
+  kube = labClient(st);
+  for (const [name, node] of [['p1', 'node1'], ['p2', 'node2']] as const)
+    await kube.request('POST', '/api/v1/namespaces/default/pods', {
+      apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app: name } },
+      spec: { nodeName: node, containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 80 }] }] },
+    });
+  await waitFor('pods with an IP and a netns', async () => {
+    const list = await kube.request<{ items: PodView[] }>('GET', '/api/v1/namespaces/default/pods');
+    for (const p of list.items) {
+      const netns = p.metadata.annotations?.[NETNS_ANNOTATION];
+      if (p.status?.podIP && netns) pods.set(p.metadata.name, { ip: p.status.podIP, netns });
+    }
+    return pods.has('p1') && pods.has('p2');
+  }, { timeoutMs: 60_000, intervalMs: 200 });
+}, 240_000);
+afterAll(() => {
+  if (readState(labDir)) lab('down');
+  rmSync(labDir, { recursive: true, force: true });
+}, 120_000);
+
+const pod = (name: string): { ip: string; netns: string } => pods.get(name)!;
+const nodeIP = (name: string): string => st.nodes.find((n) => n.name === name)!.nodeIP;
+const podCIDR = (name: string): string => st.nodes.find((n) => n.name === name)!.podCIDR;
+
+async function publicKeys(): Promise<Map<string, string | undefined>> {
+  const list = await kube.request<{ items: NodeView[] }>('GET', '/api/v1/nodes');
+  return new Map(list.items.map((n) => [n.metadata.name, n.metadata.annotations?.[KEY_ANNOTATION]]));
+}
+
+/** `get=1` on a node's WireGuard device (its UAPI socket in the agent's data directory). */
+async function deviceOf(node: string): Promise<string> {
+  const sock = join(labDir, node, 'data', 'wireguard', 'run', 'switchyard-wg0.sock');
+  return (await run(['socat', '-', `UNIX-CONNECT:${sock}`], { input: 'get=1\n\n', timeoutMs: 5000 })).stdout;
+}
+const hexKey = (b64: string): string => Buffer.from(b64, 'base64').toString('hex');
+
+async function ping(from: string, to: string): Promise<boolean> {
+  return (await run(['ping', '-c', '3', '-i', '0.2', '-W', '1', pod(to).ip], { netns: pod(from).netns, allowFailure: true, timeoutMs: 10_000 })).code === 0;
+}
+
+it('each node publishes a WireGuard public key on its Node and has the other node as its peer (endpoint node IP:51820, allowed-ips its pod CIDR)', async () => {
+  const keys = await publicKeys();
+  const k1 = keys.get('node1');
+  const k2 = keys.get('node2');
+  expect(k1).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+  expect(k2).toMatch(/^[A-Za-z0-9+/]{43}=$/);
+  expect(k1).not.toBe(k2);
+  const d1 = await deviceOf('node1');
+  expect(d1).toContain(`listen_port=${WG_PORT}\n`);
+  expect(d1).toContain(`public_key=${hexKey(k2!)}\n`);
+  expect(d1).toContain(`endpoint=${nodeIP('node2')}:${WG_PORT}\n`);
+  expect(d1).toContain(`allowed_ip=${podCIDR('node2')}\n`);
+  const d2 = await deviceOf('node2');
+  expect(d2).toContain(`public_key=${hexKey(k1!)}\n`);
+  expect(d2).toContain(`allowed_ip=${podCIDR('node1')}\n`);
+  // Pods get the link MTU less the WireGuard overhead (1500 - 80).
+  const link = await run(['ip', '-j', 'link', 'show', 'eth0'], { netns: pod('p1').netns });
+  expect((JSON.parse(link.stdout) as { mtu: number }[])[0]!.mtu).toBe(1420);
+});
+
+it('a pod on node1 reaches a pod on node2 and back through the WireGuard device (ping, TCP)', async () => {
+  await waitFor('node1 pod -> node2 pod (TCP)', () => tcpProbe(pod('p1').netns, pod('p2').ip, 80), { timeoutMs: 20_000, intervalMs: 300 });
+  expect(await ping('p1', 'p2')).toBe(true);
+  expect(await ping('p2', 'p1')).toBe(true);
+  expect(await tcpProbe(pod('p2').netns, pod('p1').ip, 80)).toBe(true);
+  // The host routes the remote pod CIDR onto the device, and the device carried the packets.
+  const routes = (await run(['ip', 'route', 'show', podCIDR('node2')], { netns: st.nodes[0]!.netns })).stdout;
+  expect(routes).toContain('dev switchyard-wg0');
+  const d1 = await deviceOf('node1');
+  expect(Number(/last_handshake_time_sec=(\d+)/.exec(d1)?.[1])).toBeGreaterThan(0);
+  expect(Number(/rx_bytes=(\d+)/.exec(d1)?.[1])).toBeGreaterThan(0);
+});
+
+it('a capture on the fabric shows only WireGuard UDP between the node IPs: no pod address, no payload', async () => {
+  const pcap = join(labDir, 'fabric.pcap');
+  const payload = `switchyard-wg-secret-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  // Every interface of the fabric netns (the nodes' veth ports): a capture on br0 itself misses
+  // frames the bridge forwards between ports once it has learned the MACs. Immediate mode: packets
+  // are written as they come, not when a ring block fills or times out (SIGINT would lose them).
+  const capture: ChildProcess = start(['tcpdump', '-i', 'any', '--immediate-mode', '-nn', '-U', '-s', '0', '-w', pcap], { netns: st.fabricNetns });
+  const stderr: string[] = [];
+  capture.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
+  try {
+    await waitFor('tcpdump listening', () => stderr.join('').includes('listening on'), { timeoutMs: 10_000, intervalMs: 50 });
+    const server = run(['socat', '-T', '5', '-u', 'TCP-LISTEN:9099,reuseaddr', 'STDOUT'], { netns: pod('p2').netns, timeoutMs: 15_000 });
+    await waitFor('the receiver in p2', async () => (await run(['ss', '-ltn'], { netns: pod('p2').netns })).stdout.includes(':9099'), { timeoutMs: 5000, intervalMs: 50 });
+    await run(['socat', '-u', 'STDIN', `TCP:${pod('p2').ip}:9099,connect-timeout=3`], { netns: pod('p1').netns, input: `${payload}\n`, timeoutMs: 10_000 });
+    expect((await server).stdout).toContain(payload);
+    expect(await ping('p1', 'p2')).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+  } finally {
+    const exited = new Promise((r) => capture.once('exit', r));
+    capture.kill('SIGINT');
+    await exited;
+  }
+  expect(readFileSync(pcap).includes(Buffer.from(payload))).toBe(false);
+  const text = (await run(['tcpdump', '-nn', '-r', pcap])).stdout;
+  const ipLines = text.split('\n').filter((l) => / IP /.test(l));
+  expect(ipLines.length).toBeGreaterThan(5);
+  const nodes = `(${[nodeIP('node1'), nodeIP('node2')].map((ip) => ip.replaceAll('.', '\\.')).join('|')})`;
+  const wg = new RegExp(` IP ${nodes}\\.${WG_PORT} > ${nodes}\\.${WG_PORT}: UDP`);
+  expect(ipLines.filter((l) => !wg.test(l))).toEqual([]);
+  for (const p of ['p1', 'p2']) expect(text).not.toContain(pod(p).ip);
+});
+
+it('a NetworkPolicy deny applies across nodes in wireGuard mode, and lifting it lets traffic through again', async () => {
+  const np = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'deny-p2', namespace: 'default' }, spec: { podSelector: { matchLabels: { app: 'p2' } }, policyTypes: ['Ingress'] } };
+  await kube.request('POST', '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies', np);
+  await waitFor('the deny on p2 enforced', async () => !(await tcpProbe(pod('p1').netns, pod('p2').ip, 80)), { timeoutMs: 20_000, intervalMs: 300 });
+  expect(await ping('p1', 'p2')).toBe(false);
+  // Egress from p2 is not selected: p2 still reaches p1.
+  expect(await tcpProbe(pod('p2').netns, pod('p1').ip, 80)).toBe(true);
+  await kube.request('DELETE', '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/deny-p2');
+  await waitFor('the deny lifted', () => tcpProbe(pod('p1').netns, pod('p2').ip, 80), { timeoutMs: 20_000, intervalMs: 300 });
+}, 60_000);
+
+it('a Node with a malformed key annotation is skipped with a warning naming the node and the value; the other peer stays', async () => {
+  const bad = 'not-a-wireguard-key';
+  await kube.request('POST', '/api/v1/nodes', {
+    apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-badkey', annotations: { [KEY_ANNOTATION]: bad } },
+    spec: { podCIDR: '10.10.99.0/24', podCIDRs: ['10.10.99.0/24'] }, status: { addresses: [{ type: 'InternalIP', address: '192.168.77.99' }] },
+  });
+  try {
+    const log = join(labDir, 'node1', 'agent.log');
+    await waitFor('the warning in node1 agent log', () => readFileSync(log, 'utf8').split('\n').some((l) => l.includes('WireGuard peer skipped') && l.includes('node-badkey') && l.includes(bad)), { timeoutMs: 15_000, intervalMs: 200 });
+    const d1 = await deviceOf('node1');
+    expect(d1.match(/^public_key=/gm)).toHaveLength(1);
+    expect(await tcpProbe(pod('p1').netns, pod('p2').ip, 80)).toBe(true);
+  } finally {
+    await kube.request('DELETE', '/api/v1/nodes/node-badkey');
+  }
+}, 40_000);
+
+it("after node2's agent is SIGKILLed and started again, it keeps its key and node1 -> node2 pod traffic works again (time printed)", async () => {
+  const before = (await publicKeys()).get('node2');
+  const t0 = performance.now();
+  const out = lab('restart-agent', 'node2', '--kill');
+  const tAgent = performance.now();
+  await waitFor('node1 pod -> node2 pod after the restart', () => tcpProbe(pod('p1').netns, pod('p2').ip, 80), { timeoutMs: 30_000, intervalMs: 100 });
+  const tBack = performance.now();
+  expect(await ping('p1', 'p2')).toBe(true);
+  expect((await publicKeys()).get('node2')).toBe(before);
+  expect(await deviceOf('node1')).toContain(`public_key=${hexKey(before!)}\n`);
+  process.stdout.write(
+    `wireguard restart: ${out.trim()}; restart-agent command ${((tAgent - t0) / 1000).toFixed(1)} s, ` +
+      `pod traffic back ${((tBack - t0) / 1000).toFixed(1)} s after the kill command (${((tBack - tAgent) / 1000).toFixed(2)} s after the agent answered)\n`,
+  );
+}, 90_000);
