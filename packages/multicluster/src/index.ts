@@ -1,6 +1,17 @@
 /**
- * @switchyard/multicluster: Multi-cluster leader and member reconcilers over injected Kubernetes clients
+ * @switchyard/multicluster: Antrea Multi-cluster's leader and member reconcilers as a library over
+ * injected Kubernetes clients ({@link @switchyard/kube}). {@link LeaderController} keeps the
+ * ClusterSet status from member heartbeats and merges Service exports into ResourceImports;
+ * {@link MemberController} joins the leader, heartbeats, exports ServiceExports and imports
+ * multi-cluster Services. The pure planning functions are exported for tools and tests.
  * @packageDocumentation
  */
-// Not implemented yet: see the open issues (docs/status.md).
-export {};
+export { LeaderController, type LeaderOptions } from './leader';
+export { MemberController, type MemberOptions } from './member';
+export { connectLeader, readLeaderAccess, tokenConfig, type LeaderAccess, type LeaderConnector } from './leader-access';
+export { validateClusterSet, dashPrefixConflicts, isDashPrefix, leaderStatus, memberStatus, type ClusterSetCheck, type ClusterSetProblem, type MemberState } from './clusterset';
+export { serviceExportPlan, ExportReason, type EndpointIPType, type ExportInput, type ExportPlan } from './service-export';
+export { mergeServiceExports, type MergePlan } from './service-merge';
+export { serviceImportPlan, isImported, type ImportInput, type ImportPlan } from './service-import';
+export { MulticlusterError, type MulticlusterErrorCode } from './errors';
+export { IMPORTED_ANNOTATION, IMPORTED_PREFIX, TOUCH_ANNOTATION, announceName, exportName, importName } from './resources';
