@@ -108,3 +108,29 @@ it('the leader refuses a member whose cluster ID is a dash-prefix of a member th
     expect(readyOf(cs, 'test-cluster-west')).toMatchObject({ status: 'True' });
   });
 });
+
+it('reports a missing token Secret in the member ClusterSet status, naming the Secret', async () => {
+  await east.stop();
+  await env.east.kubectl.apply(memberClusterSet('test-cluster-east', env.leader.api.url, { secret: 'no-such-token' }));
+  east = memberController(env.east, { clock: clocks.east });
+  await east.start();
+  await eventually(async () => {
+    const m = await env.east.kubectl.json<ClusterSet>(['-n', MEMBER_NS, 'get', 'clusterset', CLUSTERSET]);
+    expect(m.status?.conditions?.[0]).toMatchObject({ status: 'False', reason: 'LeaderSecretInvalid', message: 'Secret kube-system/no-such-token named by spec.leaders[0].secret not found' });
+  });
+  expect(east.connected).toBe(false);
+});
+
+it('reports a token the leader rejects as LeaderAccessDenied', async () => {
+  await east.stop();
+  await env.east.kubectl.apply(
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'wrong-token', namespace: MEMBER_NS }, type: 'Opaque', data: { token: Buffer.from('not-a-valid-token').toString('base64'), 'ca.crt': Buffer.from(env.leader.api.caPem).toString('base64') } },
+    memberClusterSet('test-cluster-east', env.leader.api.url, { secret: 'wrong-token' }),
+  );
+  east = memberController(env.east, { clock: clocks.east });
+  await east.start();
+  await eventually(async () => {
+    const m = await env.east.kubectl.json<ClusterSet>(['-n', MEMBER_NS, 'get', 'clusterset', CLUSTERSET]);
+    expect(m.status?.conditions?.[0]).toMatchObject({ status: 'False', reason: 'LeaderAccessDenied', message: expect.stringContaining('heartbeat to leader test-cluster-north failed') });
+  });
+});
