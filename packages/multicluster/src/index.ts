@@ -13,5 +13,6 @@ export { validateClusterSet, dashPrefixConflicts, isDashPrefix, leaderStatus, me
 export { serviceExportPlan, ExportReason, type EndpointIPType, type ExportInput, type ExportPlan } from './service-export';
 export { mergeServiceExports, type MergePlan } from './service-merge';
 export { serviceImportPlan, isImported, type ImportInput, type ImportPlan } from './service-import';
+export { acnpResourceImports, acnpImportPlan, type AcnpPlan } from './acnp';
 export { MulticlusterError, type MulticlusterErrorCode } from './errors';
 export { IMPORTED_ANNOTATION, IMPORTED_PREFIX, TOUCH_ANNOTATION, announceName, exportName, importName } from './resources';

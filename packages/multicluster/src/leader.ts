@@ -5,7 +5,8 @@ import type { ClusterSet, MemberClusterAnnounce, ResourceExport, ResourceImport 
 import { silentLogger, systemClock, type Clock, type InformerOptions, type KubeClient, type KubeObject, type Logger, type TimerHandle } from '@switchyard/kube';
 import { dashPrefixConflicts, leaderStatus, validateClusterSet, type MemberState } from './clusterset';
 import { InformerSet } from './informers';
-import { CLUSTERSETS, MEMBER_ANNOUNCES, RESOURCE_EXPORTS, RESOURCE_IMPORTS } from './resources';
+import { acnpResourceImports } from './acnp';
+import { ACNP_KIND, CLUSTERSETS, MEMBER_ANNOUNCES, RESOURCE_EXPORTS, RESOURCE_IMPORTS } from './resources';
 import { mergeServiceExports } from './service-merge';
 import { Resync, converge, patchStatus } from './sync';
 
@@ -143,10 +144,11 @@ export class LeaderController {
     const plan = mergeServiceExports(exports, this.o.namespace, new Date(this.clock.now()).toISOString(), (c) => !refused.has(c));
     const actual = [...this.imports.values()].filter((o) => {
       const k = (o as unknown as ResourceImport).spec.kind;
-      return k === 'ServiceImport' || k === 'Endpoints';
+      return k === 'ServiceImport' || k === 'Endpoints' || k === ACNP_KIND;
     });
-    const writes = await converge(this.o.kube, RESOURCE_IMPORTS, plan.resourceImports as unknown as KubeObject[], actual, (o) => ({ spec: o['spec'] }));
-    if (writes > 0) this.log.info({ writes, imports: plan.resourceImports.length }, 'ResourceImports converged');
+    const desired = [...plan.resourceImports, ...acnpResourceImports(exports, this.o.namespace)];
+    const writes = await converge(this.o.kube, RESOURCE_IMPORTS, desired as unknown as KubeObject[], actual, (o) => ({ spec: o['spec'] }));
+    if (writes > 0) this.log.info({ writes, imports: desired.length }, 'ResourceImports converged');
     for (const re of exports) {
       const st = plan.exportStatus.get(re.metadata.name ?? '');
       if (st) await patchStatus(this.o.kube, RESOURCE_EXPORTS, re as unknown as KubeObject, st);

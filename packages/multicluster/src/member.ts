@@ -7,7 +7,9 @@ import { condition, memberStatus, validateClusterSet } from './clusterset';
 import { MulticlusterError } from './errors';
 import { InformerSet } from './informers';
 import { connectLeader, readLeaderAccess, type LeaderConnector } from './leader-access';
+import { acnpImportPlan } from './acnp';
 import {
+  CLUSTER_NETWORK_POLICIES,
   CLUSTERSETS,
   ENDPOINTS,
   LABEL_SOURCE_CLUSTER,
@@ -18,6 +20,7 @@ import {
   SERVICES,
   SERVICE_EXPORTS,
   SERVICE_IMPORTS,
+  TIERS,
   TOUCH_ANNOTATION,
   announceName,
   apiVersionOf,
@@ -74,6 +77,10 @@ export class MemberController {
   private endpoints!: Map<string, KubeObject>;
   private serviceImports!: Map<string, KubeObject>;
   private namespaces!: Map<string, KubeObject>;
+  private tiers!: Map<string, KubeObject>;
+  private policies!: Map<string, KubeObject>;
+  /** ACNPImportFailed Events already sent: import uid, resourceVersion and message. */
+  private readonly reported = new Set<string>();
   private session: LeaderSession | undefined;
   private leaderState = { connected: false, reason: 'Connecting', message: 'not connected to the leader yet' };
   private started = false;
@@ -105,6 +112,8 @@ export class MemberController {
     this.endpoints = this.local.watch(ENDPOINTS, whenStarted(() => this.exportPass.schedule()));
     this.serviceImports = this.local.watch(SERVICE_IMPORTS, whenStarted(() => this.importPass.schedule()));
     this.namespaces = this.local.watch(NAMESPACES, whenStarted(() => this.importPass.schedule()));
+    this.tiers = this.local.watch(TIERS, whenStarted(() => this.importPass.schedule()));
+    this.policies = this.local.watch(CLUSTER_NETWORK_POLICIES, whenStarted(() => this.importPass.schedule()));
     await this.local.synced();
     this.started = true;
     this.joinPass.schedule();
@@ -267,7 +276,39 @@ export class MemberController {
       const cur = this.serviceImports.get(`${si.metadata?.namespace ?? ''}/${si.metadata?.name ?? ''}`);
       if (cur && si.status) await patchStatus(this.o.kube, SERVICE_IMPORTS, cur, si.status);
     }
+    writes += await this.importPolicies(s);
     if (writes > 0) this.log.info({ writes, services: plan.services.length }, 'imports converged');
+  }
+
+  /** ACNP replication: `antrea-mc-<name>` per ACNP ResourceImport; a missing Tier is an Event in the leader. */
+  private async importPolicies(s: LeaderSession): Promise<number> {
+    const plan = acnpImportPlan({ resourceImports: [...s.imports.values()] as unknown as ResourceImport[], tierExists: (t) => this.tiers.has(t), clusterID: s.clusterID });
+    const mine = [...this.policies.values()].filter((o) => isImported(o as { metadata: { annotations?: Record<string, string> } }));
+    const writes = await converge(this.o.kube, CLUSTER_NETWORK_POLICIES, plan.policies as unknown as KubeObject[], mine, (o) => ({ metadata: { annotations: o.metadata['annotations'] }, spec: o['spec'] }));
+    for (const f of plan.failures) {
+      const ri = f.resourceImport.metadata;
+      const key = `${ri.uid ?? ''}/${ri.resourceVersion ?? ''}/${f.message}`;
+      if (this.reported.has(key)) continue;
+      const now = this.now();
+      await s.client.request('POST', `/api/v1/namespaces/${s.namespace}/events`, {
+        apiVersion: 'v1',
+        kind: 'Event',
+        metadata: { generateName: `${ri.name ?? ''}.`, namespace: s.namespace },
+        involvedObject: { apiVersion: apiVersionOf(RESOURCE_IMPORTS), kind: 'ResourceImport', name: ri.name, namespace: s.namespace, uid: ri.uid },
+        reason: 'ACNPImportFailed',
+        message: f.message,
+        type: 'Warning',
+        source: { component: 'resourceimport-controller' },
+        reportingComponent: 'resourceimport-controller',
+        reportingInstance: s.clusterID,
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+      });
+      this.reported.add(key);
+      this.log.warn({ resourceImport: ri.name, message: f.message }, 'ACNP import failed');
+    }
+    return writes;
   }
 
   /** Stops heartbeats, informers and passes (exports stay in the leader; see docs). */

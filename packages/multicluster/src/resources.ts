@@ -42,3 +42,9 @@ export const exportName = (clusterID: string, namespace: string, name: string, k
 /** ResourceImport names in the leader: `<ns>-<name>-service` / `-endpoints`. */
 export const importName = (namespace: string, name: string, kind: 'service' | 'endpoints'): string => `${namespace}-${name}-${kind}`;
 export const NAMESPACES: ResourceSpec = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false };
+export const CLUSTER_NETWORK_POLICIES: ResourceSpec = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'clusternetworkpolicies', kind: 'ClusterNetworkPolicy', namespaced: false };
+export const TIERS: ResourceSpec = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'tiers', kind: 'Tier', namespaced: false };
+/** Kind of a ResourceExport/ResourceImport carrying an Antrea ClusterNetworkPolicy to replicate. */
+export const ACNP_KIND = 'AntreaClusterNetworkPolicy';
+/** ResourceImport name of a replicated ACNP: `<name>-antreaclusternetworkpolicy`. */
+export const acnpImportName = (name: string): string => `${name}-antreaclusternetworkpolicy`;

@@ -95,6 +95,7 @@ const memberRole = {
   rules: [
     { apiGroups: ['multicluster.crd.antrea.io'], resources: ['memberclusterannounces', 'resourceexports'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
     { apiGroups: ['multicluster.crd.antrea.io'], resources: ['resourceimports', 'resourceexports/status'], verbs: ['get', 'list', 'watch'] },
+    { apiGroups: [''], resources: ['events'], verbs: ['create'] },
   ],
 };
 
