@@ -16,9 +16,10 @@ const program = new Command('switchyard-mc-controller')
   .requiredOption('--mode <mode>', 'leader or member')
   .option('--kubeconfig <file>', 'kubeconfig of this cluster (default: in-cluster config)')
   .option('--namespace <ns>', 'namespace of this controller (ClusterSet, token Secret, common area)', process.env.POD_NAMESPACE)
-  .option('--config <file>', 'controller_manager_config.yaml (MultiClusterConfig keys: endpointIPType)')
+  .option('--config <file>', 'controller_manager_config.yaml (MultiClusterConfig keys: endpointIPType, enableStretchedNetworkPolicy)')
   .option('--clusterset-id <id>', 'ClusterSet ID; the ClusterSet must be named so (default: its name)')
   .option('--endpoint-ip-type <type>', 'ClusterIP or PodIP (overrides the config file)')
+  .option('--enable-stretched-networkpolicy', 'export label identities and import LabelIdentities (overrides the config file)')
   .option('--log-level <level>', 'pino log level', 'info');
 
 interface Flags {
@@ -28,6 +29,7 @@ interface Flags {
   config?: string;
   clustersetId?: string;
   endpointIpType?: string;
+  enableStretchedNetworkpolicy?: boolean;
   logLevel: string;
 }
 
@@ -37,16 +39,19 @@ async function main(): Promise<void> {
   const log = pino({ level: o.logLevel, base: { component: 'switchyard-mc-controller', mode: o.mode } });
   if (o.mode !== 'leader' && o.mode !== 'member') throw new MulticlusterError('INVALID_OPTION', `--mode must be leader or member, got "${o.mode}"`, '--mode', o.mode);
   const namespace = o.namespace ?? (o.mode === 'leader' ? 'antrea-multicluster' : 'kube-system');
-  const file = o.config ? ((YAML.parse(readFileSync(o.config, 'utf8')) as { endpointIPType?: unknown } | null) ?? {}) : {};
+  const file = o.config ? ((YAML.parse(readFileSync(o.config, 'utf8')) as { endpointIPType?: unknown; enableStretchedNetworkPolicy?: unknown } | null) ?? {}) : {};
   const endpointIPType = o.endpointIpType ?? file.endpointIPType ?? 'ClusterIP';
   if (endpointIPType !== 'ClusterIP' && endpointIPType !== 'PodIP')
     throw new MulticlusterError('INVALID_OPTION', `endpointIPType must be ClusterIP or PodIP, got ${JSON.stringify(endpointIPType)}`, o.endpointIpType ? '--endpoint-ip-type' : `${o.config ?? ''}: endpointIPType`, endpointIPType);
+  const stretched = o.enableStretchedNetworkpolicy ?? file.enableStretchedNetworkPolicy ?? false;
+  if (typeof stretched !== 'boolean')
+    throw new MulticlusterError('INVALID_OPTION', `enableStretchedNetworkPolicy must be true or false, got ${JSON.stringify(stretched)}`, `${o.config ?? ''}: enableStretchedNetworkPolicy`, stretched);
   const kc = new KubeConfig();
   if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
   else kc.loadFromCluster();
   const kube = new KubeConfigClient(kc);
   const common = { kube, namespace, logger: log, ...(o.clustersetId ? { clusterSetID: o.clustersetId } : {}) };
-  const controller = o.mode === 'leader' ? new LeaderController(common) : new MemberController({ ...common, endpointIPType: endpointIPType as EndpointIPType });
+  const controller = o.mode === 'leader' ? new LeaderController(common) : new MemberController({ ...common, endpointIPType: endpointIPType as EndpointIPType, enableStretchedNetworkPolicy: stretched });
   await controller.start();
   log.info({ namespace }, 'switchyard-mc-controller started');
   let stopping = false;

@@ -14,5 +14,6 @@ export { serviceExportPlan, ExportReason, type EndpointIPType, type ExportInput,
 export { mergeServiceExports, type MergePlan } from './service-merge';
 export { serviceImportPlan, isImported, type ImportInput, type ImportPlan } from './service-import';
 export { acnpResourceImports, acnpImportPlan, type AcnpPlan } from './acnp';
+export { allocateLabelIdentities, labelIdentityExports, labelIdentityImports, labelIdentityObjects, labelIdsOf, normalizedLabel, MIN_LABEL_ID, MAX_LABEL_ID, type LabelAllocation } from './label-identity';
 export { MulticlusterError, type MulticlusterErrorCode } from './errors';
 export { IMPORTED_ANNOTATION, IMPORTED_PREFIX, TOUCH_ANNOTATION, announceName, exportName, importName } from './resources';

@@ -6,7 +6,8 @@ import { silentLogger, systemClock, type Clock, type InformerOptions, type KubeC
 import { dashPrefixConflicts, leaderStatus, validateClusterSet, type MemberState } from './clusterset';
 import { InformerSet } from './informers';
 import { acnpResourceImports } from './acnp';
-import { ACNP_KIND, CLUSTERSETS, MEMBER_ANNOUNCES, RESOURCE_EXPORTS, RESOURCE_IMPORTS } from './resources';
+import { labelIdentityImports, labelIdsOf } from './label-identity';
+import { ACNP_KIND, LABEL_IDENTITY_KIND, CLUSTERSETS, MEMBER_ANNOUNCES, RESOURCE_EXPORTS, RESOURCE_IMPORTS } from './resources';
 import { mergeServiceExports } from './service-merge';
 import { Resync, converge, patchStatus } from './sync';
 
@@ -41,6 +42,8 @@ export class LeaderController {
   private exports!: Map<string, KubeObject>;
   private imports!: Map<string, KubeObject>;
   private started = false;
+  /** Label identity IDs given: normalized label -> ID. */
+  private labelIds: Map<string, number> | undefined;
 
   constructor(private readonly o: LeaderOptions) {
     this.clock = o.clock ?? systemClock;
@@ -56,8 +59,13 @@ export class LeaderController {
     this.clustersets = this.informers.watch(CLUSTERSETS, () => this.schedule(), ns);
     // Every announce change is a heartbeat: its resourceVersion moved (see heardAll).
     this.announces = this.informers.watch(MEMBER_ANNOUNCES, () => this.schedule(), ns);
-    this.exports = this.informers.watch(RESOURCE_EXPORTS, () => this.mergePass.schedule(), ns);
-    this.imports = this.informers.watch(RESOURCE_IMPORTS, () => this.mergePass.schedule(), ns);
+    // No pass before every cache is synced: a merge over a half-listed cache would, e.g., hand out
+    // label identity IDs again that the unlisted ResourceImports already hold.
+    const merge = (): void => {
+      if (this.started) this.mergePass.schedule();
+    };
+    this.exports = this.informers.watch(RESOURCE_EXPORTS, merge, ns);
+    this.imports = this.informers.watch(RESOURCE_IMPORTS, merge, ns);
     await this.informers.synced();
     this.started = true;
     this.schedule();
@@ -144,9 +152,20 @@ export class LeaderController {
     const plan = mergeServiceExports(exports, this.o.namespace, new Date(this.clock.now()).toISOString(), (c) => !refused.has(c));
     const actual = [...this.imports.values()].filter((o) => {
       const k = (o as unknown as ResourceImport).spec.kind;
-      return k === 'ServiceImport' || k === 'Endpoints' || k === ACNP_KIND;
+      return k === 'ServiceImport' || k === 'Endpoints' || k === ACNP_KIND || k === LABEL_IDENTITY_KIND;
     });
-    const desired = [...plan.resourceImports, ...acnpResourceImports(exports, this.o.namespace)];
+    // Label identity IDs live in the ResourceImports, so a restarted leader reads them back (the
+    // cache is synced before the first pass); after that the IDs this leader gave are the truth,
+    // since the cache may not show its own last writes yet.
+    this.labelIds ??= labelIdsOf(actual as unknown as ResourceImport[]);
+    const labels = labelIdentityImports(
+      exports.filter((re) => !refused.has(re.spec.clusterID ?? '')),
+      this.labelIds,
+      this.o.namespace,
+    );
+    this.labelIds = new Map(labels.resourceImports.map((r) => [r.spec.labelIdentity!.normalizedLabel!, r.spec.labelIdentity!.id!]));
+    if (labels.exhausted.length > 0) this.log.error({ labels: labels.exhausted.length }, 'label identity IDs exhausted (1..16777214); labels left without an ID');
+    const desired = [...plan.resourceImports, ...acnpResourceImports(exports, this.o.namespace), ...labels.resourceImports];
     const writes = await converge(this.o.kube, RESOURCE_IMPORTS, desired as unknown as KubeObject[], actual, (o) => ({ spec: o['spec'] }));
     if (writes > 0) this.log.info({ writes, imports: desired.length }, 'ResourceImports converged');
     for (const re of exports) {

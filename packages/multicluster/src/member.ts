@@ -8,13 +8,16 @@ import { MulticlusterError } from './errors';
 import { InformerSet } from './informers';
 import { connectLeader, readLeaderAccess, type LeaderConnector } from './leader-access';
 import { acnpImportPlan } from './acnp';
+import { labelIdentityExports, labelIdentityObjects } from './label-identity';
 import {
   CLUSTER_NETWORK_POLICIES,
   CLUSTERSETS,
   ENDPOINTS,
+  LABEL_IDENTITIES,
   LABEL_SOURCE_CLUSTER,
   MEMBER_ANNOUNCES,
   NAMESPACES,
+  PODS,
   RESOURCE_EXPORTS,
   RESOURCE_IMPORTS,
   SERVICES,
@@ -40,6 +43,11 @@ export interface MemberOptions {
   clusterSetID?: string;
   /** Endpoints of exported Services: the Service ClusterIP (default) or the Pod IPs. */
   endpointIPType?: EndpointIPType;
+  /**
+   * Export the label identities of this member's Pods and import the leader's LabelIdentities
+   * (MultiClusterConfig `enableStretchedNetworkPolicy`; default false).
+   */
+  enableStretchedNetworkPolicy?: boolean;
   /** MemberClusterAnnounce refresh period (default 10 000 ms). */
   heartbeatIntervalMs?: number;
   /** How to reach the leader (default: HTTPS with the Secret's token and CA). */
@@ -78,6 +86,8 @@ export class MemberController {
   private serviceImports!: Map<string, KubeObject>;
   private namespaces!: Map<string, KubeObject>;
   private tiers!: Map<string, KubeObject>;
+  private pods: Map<string, KubeObject> | undefined;
+  private labelIdentities: Map<string, KubeObject> | undefined;
   private policies!: Map<string, KubeObject>;
   /** ACNPImportFailed Events already sent: import uid, resourceVersion and message. */
   private readonly reported = new Set<string>();
@@ -111,9 +121,13 @@ export class MemberController {
     this.services = this.local.watch(SERVICES, both);
     this.endpoints = this.local.watch(ENDPOINTS, whenStarted(() => this.exportPass.schedule()));
     this.serviceImports = this.local.watch(SERVICE_IMPORTS, whenStarted(() => this.importPass.schedule()));
-    this.namespaces = this.local.watch(NAMESPACES, whenStarted(() => this.importPass.schedule()));
+    this.namespaces = this.local.watch(NAMESPACES, both);
     this.tiers = this.local.watch(TIERS, whenStarted(() => this.importPass.schedule()));
     this.policies = this.local.watch(CLUSTER_NETWORK_POLICIES, whenStarted(() => this.importPass.schedule()));
+    if (this.o.enableStretchedNetworkPolicy) {
+      this.pods = this.local.watch(PODS, whenStarted(() => this.exportPass.schedule()));
+      this.labelIdentities = this.local.watch(LABEL_IDENTITIES, whenStarted(() => this.importPass.schedule()));
+    }
     await this.local.synced();
     this.started = true;
     this.joinPass.schedule();
@@ -240,7 +254,16 @@ export class MemberController {
       endpoints: get<Endpoints>(this.endpoints),
       now: this.now(),
     });
-    const writes = await converge(s.client, RESOURCE_EXPORTS, plan.resourceExports as unknown as KubeObject[], s.exports.values(), (o) => ({ metadata: { labels: o.metadata.labels }, spec: o['spec'] }));
+    const labelExports = this.pods
+      ? labelIdentityExports({
+          clusterID: s.clusterID,
+          leaderNamespace: s.namespace,
+          pods: [...this.pods.values()].filter((p) => !(p['spec'] as { hostNetwork?: boolean } | undefined)?.hostNetwork),
+          namespaceLabels: (ns) => this.namespaces.get(ns)?.metadata.labels,
+        })
+      : [];
+    const desired = [...plan.resourceExports, ...labelExports];
+    const writes = await converge(s.client, RESOURCE_EXPORTS, desired as unknown as KubeObject[], s.exports.values(), (o) => ({ metadata: { labels: o.metadata.labels }, spec: o['spec'] }));
     if (writes > 0) this.log.info({ writes, exports: plan.resourceExports.length }, 'ResourceExports converged');
     for (const se of ses) {
       const k = `${se.metadata.namespace ?? ''}/${se.metadata.name ?? ''}`;
@@ -277,6 +300,10 @@ export class MemberController {
       if (cur && si.status) await patchStatus(this.o.kube, SERVICE_IMPORTS, cur, si.status);
     }
     writes += await this.importPolicies(s);
+    if (this.labelIdentities) {
+      const objs = labelIdentityObjects([...s.imports.values()] as unknown as ResourceImport[]);
+      writes += await converge(this.o.kube, LABEL_IDENTITIES, objs as unknown as KubeObject[], this.labelIdentities.values(), (o) => ({ spec: o['spec'] }));
+    }
     if (writes > 0) this.log.info({ writes, services: plan.services.length }, 'imports converged');
   }
 

@@ -48,3 +48,6 @@ export const TIERS: ResourceSpec = { group: 'crd.antrea.io', version: 'v1beta1',
 export const ACNP_KIND = 'AntreaClusterNetworkPolicy';
 /** ResourceImport name of a replicated ACNP: `<name>-antreaclusternetworkpolicy`. */
 export const acnpImportName = (name: string): string => `${name}-antreaclusternetworkpolicy`;
+export const PODS: ResourceSpec = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
+export const LABEL_IDENTITIES: ResourceSpec = { group: MC, version: 'v1alpha1', plural: 'labelidentities', kind: 'LabelIdentity', namespaced: false };
+export const LABEL_IDENTITY_KIND = 'LabelIdentity';
