@@ -1,9 +1,10 @@
 /**
  * @switchyard/multicluster: Antrea Multi-cluster's leader and member reconcilers as a library over
  * injected Kubernetes clients ({@link @switchyard/kube}). {@link LeaderController} keeps the
- * ClusterSet status from member heartbeats and merges Service exports into ResourceImports;
- * {@link MemberController} joins the leader, heartbeats, exports ServiceExports and imports
- * multi-cluster Services. The pure planning functions are exported for tools and tests.
+ * ClusterSet status from member heartbeats, merges Service exports into ResourceImports, replicates
+ * ACNP exports and allocates label identities; {@link MemberController} joins the leader,
+ * heartbeats, exports ServiceExports (and label identities) and imports multi-cluster Services,
+ * ACNPs and LabelIdentities. The pure planning functions are exported for tools and tests.
  * @packageDocumentation
  */
 export { LeaderController, type LeaderOptions } from './leader';
