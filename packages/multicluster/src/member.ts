@@ -31,7 +31,7 @@ import {
 } from './resources';
 import { serviceExportPlan, type EndpointIPType } from './service-export';
 import { isImported, serviceImportPlan } from './service-import';
-import { Resync, converge, patchStatus } from './sync';
+import { Resync, converge, deleteIgnoringMissing, patchStatus } from './sync';
 
 /** Options of {@link MemberController}. */
 export interface MemberOptions {
@@ -92,6 +92,8 @@ export class MemberController {
   /** ACNPImportFailed Events already sent: import uid, resourceVersion and message. */
   private readonly reported = new Set<string>();
   private session: LeaderSession | undefined;
+  /** The session of a ClusterSet that was deleted, until its leader-side cleanup succeeded. */
+  private leaving: LeaderSession | undefined;
   private leaderState = { connected: false, reason: 'Connecting', message: 'not connected to the leader yet' };
   private started = false;
   private stopped = false;
@@ -152,7 +154,7 @@ export class MemberController {
   private async join(): Promise<void> {
     const cs = this.clusterSet();
     if (!cs) {
-      await this.disconnect();
+      await this.leave();
       return;
     }
     const problems = validateClusterSet(cs, { role: 'member', clusterSetID: this.o.clusterSetID ?? cs.metadata.name ?? '' });
@@ -203,6 +205,34 @@ export class MemberController {
       this.exportPass.schedule();
       this.importPass.schedule();
     });
+  }
+
+  /**
+   * The ClusterSet is gone: stop heartbeats, take this member's ResourceExports and announce out of
+   * the leader, and delete what it imported here. A failure is retried (the session is kept in
+   * `leaving` until the leader's side is clean).
+   */
+  private async leave(): Promise<void> {
+    if (this.session) {
+      this.leaving = this.session;
+      await this.disconnect();
+    }
+    const s = this.leaving;
+    if (s) {
+      for (const re of s.exports.values()) await deleteIgnoringMissing(s.client, objectPath(RESOURCE_EXPORTS, s.namespace, re.metadata.name ?? ''));
+      await deleteIgnoringMissing(s.client, objectPath(MEMBER_ANNOUNCES, s.namespace, announceName(s.clusterID)));
+      this.leaving = undefined;
+      this.log.info({ leader: s.leaderID, exports: s.exports.size }, 'left the ClusterSet: exports and announce removed from the leader');
+    }
+    const imported = (c: Map<string, KubeObject> | undefined): KubeObject[] => [...(c?.values() ?? [])].filter((o) => isImported(o as { metadata: { annotations?: Record<string, string> } }));
+    const none = (): Record<string, unknown> => ({});
+    let writes = 0;
+    writes += await converge(this.o.kube, SERVICES, [], imported(this.services), none);
+    writes += await converge(this.o.kube, ENDPOINTS, [], imported(this.endpoints), none);
+    writes += await converge(this.o.kube, SERVICE_IMPORTS, [], imported(this.serviceImports), none);
+    writes += await converge(this.o.kube, CLUSTER_NETWORK_POLICIES, [], imported(this.policies), none);
+    if (this.labelIdentities) writes += await converge(this.o.kube, LABEL_IDENTITIES, [], this.labelIdentities.values(), none);
+    if (writes > 0) this.log.info({ deleted: writes }, 'imported objects removed (no ClusterSet)');
   }
 
   private async disconnect(): Promise<void> {

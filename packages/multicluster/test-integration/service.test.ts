@@ -143,3 +143,22 @@ it('unexport removes the exports in the leader and the imports in the members', 
   // The local Service that was in the way is still there.
   expect(await get(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-web'])).toBeDefined();
 });
+
+it('a member whose ClusterSet is deleted takes its exports and announce out of the leader and deletes its imports', async () => {
+  await env.west.kubectl.apply(serviceExport('nginx'));
+  await eventually(async () => expect(await get<Service>(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeDefined());
+  await eventually(async () => expect(await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeDefined());
+  await env.west.kubectl.ok(['-n', 'kube-system', 'delete', 'clusterset', 'test-clusterset']);
+  await eventually(async () => {
+    expect((await names(['-n', LEADER_NS, 'get', 'resourceexports'])).filter((n) => n.startsWith('test-cluster-west-'))).toEqual([]);
+    expect(await names(['-n', LEADER_NS, 'get', 'memberclusterannounces'])).toEqual(['member-announce-from-test-cluster-east']);
+    expect(await get(env.west, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeUndefined();
+    expect(await get(env.west, ['-n', 'default', 'get', 'serviceimport', 'nginx'])).toBeUndefined();
+    // west was the only exporter, so east's import goes too.
+    expect(await get(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeUndefined();
+  });
+  expect(west.connected).toBe(false);
+  // The Service that was exported, and the local Service that was in the way, are untouched.
+  expect(await get(env.west, ['-n', 'default', 'get', 'svc', 'nginx'])).toBeDefined();
+  expect(await get(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-web'])).toBeDefined();
+});
