@@ -57,8 +57,9 @@ export interface TestCluster {
   kube: KubeConfigClient;
 }
 
-async function cluster(id: string, serviceCIDR: string): Promise<TestCluster> {
-  const api = await startKubeApi({ crds: loadCrds() as unknown as KubeObject[], serviceCIDR });
+/** An API server (with the CRDs of @switchyard/apis); `persist` keeps its state and port for a restart. */
+export async function cluster(id: string, serviceCIDR: string, persist?: { dataDir: string; port?: number }): Promise<TestCluster> {
+  const api = await startKubeApi({ crds: loadCrds() as unknown as KubeObject[], serviceCIDR, ...(persist ? { dataDir: persist.dataDir, port: persist.port ?? 0 } : {}) });
   const kc = new KubeConfig();
   kc.loadFromFile(api.kubeconfigPath);
   return { id, api, kubectl: new Kubectl(api.kubeconfigPath), kube: new KubeConfigClient(kc) };
@@ -100,6 +101,7 @@ const memberRole = {
 };
 
 export interface ClusterSetEnv {
+  /** Replaced by a test that restarts the leader's API server. */
   leader: TestCluster;
   west: TestCluster;
   east: TestCluster;
@@ -107,22 +109,23 @@ export interface ClusterSetEnv {
 }
 
 /** Three API servers, the ClusterSets applied with kubectl, member token Secrets copied over. */
-export async function startClusterSet(): Promise<ClusterSetEnv> {
-  const [leader, west, east] = await Promise.all([cluster(LEADER_ID, '10.100.0.0/16'), cluster('test-cluster-west', '10.101.0.0/16'), cluster('test-cluster-east', '10.102.0.0/16')]);
+export async function startClusterSet(opts: { leaderDataDir?: string } = {}): Promise<ClusterSetEnv> {
+  const [leader, west, east] = await Promise.all([cluster(LEADER_ID, '10.100.0.0/16', opts.leaderDataDir ? { dataDir: opts.leaderDataDir } : undefined), cluster('test-cluster-west', '10.101.0.0/16'), cluster('test-cluster-east', '10.102.0.0/16')]);
   await leader.kubectl.ok(['create', 'namespace', LEADER_NS]);
   await leader.kubectl.apply(memberRole, { apiVersion: 'multicluster.crd.antrea.io/v1alpha2', kind: 'ClusterSet', metadata: { name: CLUSTERSET, namespace: LEADER_NS }, spec: { clusterID: LEADER_ID, leaders: [{ clusterID: LEADER_ID }] } });
   for (const m of [west, east]) {
     const data = await grantMember(leader, m.id);
     await m.kubectl.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `member-${m.id}-token`, namespace: MEMBER_NS }, type: 'Opaque', data: { token: data['token'], 'ca.crt': data['ca.crt'] } });
   }
-  return {
+  const env: ClusterSetEnv = {
     leader,
     west,
     east,
     async stop() {
-      await Promise.all([leader.api.stop(), west.api.stop(), east.api.stop()]);
+      await Promise.all([env.leader.api.stop(), west.api.stop(), east.api.stop()]);
     },
   };
+  return env;
 }
 
 export const fastInformers = { initialBackoffMs: 50, maxBackoffMs: 500 };
@@ -131,7 +134,7 @@ export function leaderController(env: ClusterSetEnv, clock?: Clock): LeaderContr
   return new LeaderController({ kube: env.leader.kube, namespace: LEADER_NS, informer: fastInformers, ...(clock ? { clock } : {}) });
 }
 
-export function memberController(m: TestCluster, opts: { clock?: Clock; endpointIPType?: EndpointIPType; clusterSetID?: string; enableStretchedNetworkPolicy?: boolean } = {}): MemberController {
+export function memberController(m: TestCluster, opts: { clock?: Clock; endpointIPType?: EndpointIPType; clusterSetID?: string; enableStretchedNetworkPolicy?: boolean; heartbeatIntervalMs?: number } = {}): MemberController {
   return new MemberController({ kube: m.kube, namespace: MEMBER_NS, informer: fastInformers, ...opts });
 }
 
