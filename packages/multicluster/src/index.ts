@@ -12,7 +12,7 @@ export { MemberController, type MemberOptions } from './member';
 export { connectLeader, readLeaderAccess, tokenConfig, type LeaderAccess, type LeaderConnector } from './leader-access';
 export { validateClusterSet, dashPrefixConflicts, isDashPrefix, leaderStatus, memberStatus, type ClusterSetCheck, type ClusterSetProblem, type MemberState } from './clusterset';
 export { serviceExportPlan, ExportReason, type EndpointIPType, type ExportInput, type ExportPlan } from './service-export';
-export { mergeServiceExports, type MergePlan } from './service-merge';
+export { mergeServiceExports, exportProblem, type MergePlan } from './service-merge';
 export { serviceImportPlan, isImported, type ImportInput, type ImportPlan } from './service-import';
 export { acnpResourceImports, acnpImportPlan, type AcnpPlan } from './acnp';
 export { allocateLabelIdentities, labelIdentityExports, labelIdentityImports, labelIdentityObjects, labelIdsOf, normalizedLabel, MIN_LABEL_ID, MAX_LABEL_ID, type LabelAllocation } from './label-identity';

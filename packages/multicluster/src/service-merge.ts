@@ -21,20 +21,44 @@ const older = (a: ResourceExport, b: ResourceExport): number => {
   return ta === tb ? na.localeCompare(nb) : ta.localeCompare(tb);
 };
 
+const KNOWN_KINDS = ['Service', 'Endpoints', 'AntreaClusterNetworkPolicy', 'LabelIdentity', 'ClusterInfo', 'ExternalEntity'];
+
+/** What is wrong with a (possibly hand-written) ResourceExport, naming the field and value; undefined when nothing. */
+export function exportProblem(re: ResourceExport): string | undefined {
+  const kind = re.spec.kind;
+  if (!kind || !KNOWN_KINDS.includes(kind)) return `spec.kind ${JSON.stringify(kind ?? null)} is not one of ${KNOWN_KINDS.join(', ')}`;
+  if (kind !== 'Service' && kind !== 'Endpoints') return undefined;
+  for (const f of ['clusterID', 'namespace', 'name'] as const) if (!re.spec[f]) return `spec.${f} is required for kind ${kind}`;
+  if (kind === 'Service') {
+    const ports = re.spec.service?.serviceSpec?.['ports'];
+    if (!Array.isArray(ports)) return `spec.service.serviceSpec.ports must be a list, got ${JSON.stringify(ports ?? null)}`;
+    for (const [i, p] of (ports as { port?: unknown }[]).entries())
+      if (typeof p?.port !== 'number' || !Number.isInteger(p.port) || p.port < 1 || p.port > 65535) return `spec.service.serviceSpec.ports[${i}].port must be 1..65535, got ${JSON.stringify(p?.port ?? null)}`;
+  }
+  return undefined;
+}
+
 /**
  * Groups Service/Endpoints exports by the Service they export (namespace/name). The oldest Service
  * export defines the ports; an export whose ports differ (names, numbers, protocols) is in conflict
- * and contributes nothing until fixed. `accepted(clusterID)` leaves out clusters the leader refused.
+ * and contributes nothing until fixed. `accepted(clusterID)` leaves out clusters the leader refused;
+ * a malformed export (see {@link exportProblem}) gets `Ready=False, reason InvalidSpec` and is left out.
  */
 export function mergeServiceExports(exports: readonly ResourceExport[], leaderNamespace: string, now: string, accepted: (clusterID: string) => boolean = () => true): MergePlan {
   const groups = new Map<string, { ns: string; name: string; services: ResourceExport[]; endpoints: Map<string, ResourceExport> }>();
+  const exportStatus = new Map<string, { conditions: Condition[] }>();
   for (const re of exports) {
+    const problem = exportProblem(re);
+    if (problem) {
+      exportStatus.set(re.metadata.name ?? '', { conditions: [condition('Ready', false, 'InvalidSpec', problem, now, re.status?.conditions as Condition[] | undefined)] });
+      continue;
+    }
     const kind = re.spec.kind;
     if (kind !== 'Service' && kind !== 'Endpoints') continue;
     const ns = re.spec.namespace ?? '';
     const name = re.spec.name ?? '';
     const cluster = re.spec.clusterID ?? '';
-    if (!ns || !name || !cluster || !accepted(cluster)) continue;
+    if (!accepted(cluster)) continue;
     const k = `${ns}/${name}`;
     let g = groups.get(k);
     if (!g) groups.set(k, (g = { ns, name, services: [], endpoints: new Map() }));
@@ -42,7 +66,6 @@ export function mergeServiceExports(exports: readonly ResourceExport[], leaderNa
     else g.endpoints.set(cluster, re);
   }
   const resourceImports: ResourceImport[] = [];
-  const exportStatus = new Map<string, { conditions: Condition[] }>();
   for (const g of [...groups.values()].sort((a, b) => `${a.ns}/${a.name}`.localeCompare(`${b.ns}/${b.name}`))) {
     if (g.services.length === 0) continue;
     g.services.sort(older);

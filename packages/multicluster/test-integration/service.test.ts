@@ -162,3 +162,14 @@ it('a member whose ClusterSet is deleted takes its exports and announce out of t
   expect(await get(env.west, ['-n', 'default', 'get', 'svc', 'nginx'])).toBeDefined();
   expect(await get(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-web'])).toBeDefined();
 });
+
+it('marks a hand-written malformed ResourceExport InvalidSpec and keeps converging the others', async () => {
+  await env.leader.kubectl.apply({ apiVersion: 'multicluster.crd.antrea.io/v1alpha1', kind: 'ResourceExport', metadata: { name: 'by-hand', namespace: LEADER_NS }, spec: { kind: 'Service', clusterID: 'test-cluster-east', namespace: 'default', service: { serviceSpec: { ports: [{ port: 80 }] } } } });
+  await eventually(async () => {
+    const re = await env.leader.kubectl.json<ResourceExport>(['-n', LEADER_NS, 'get', 'resourceexport', 'by-hand']);
+    expect(re.status?.conditions?.[0]).toMatchObject({ type: 'Ready', status: 'False', reason: 'InvalidSpec', message: 'spec.name is required for kind Service' });
+  });
+  await env.east.kubectl.apply(serviceExport('web'));
+  await env.east.kubectl.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { selector: { app: 'nginx' }, ports: [{ port: 80, protocol: 'TCP' }] } });
+  await eventually(async () => expect(await names(['-n', LEADER_NS, 'get', 'resourceimports'])).toEqual(['default-web-endpoints', 'default-web-service']));
+});

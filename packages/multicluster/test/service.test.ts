@@ -90,3 +90,17 @@ describe('serviceImportPlan', () => {
     expect(p.skipped[0]!.reason).toMatch(/namespace default does not exist/);
   });
 });
+
+describe('malformed ResourceExports', () => {
+  it.each([
+    [{ kind: 'Servce', name: 'x', namespace: 'd', clusterID: 'c' }, 'spec.kind "Servce" is not one of'],
+    [{ kind: 'Service', namespace: 'd', clusterID: 'c', service: { serviceSpec: { ports: [] } } }, 'spec.name is required for kind Service'],
+    [{ kind: 'Service', name: 'x', namespace: 'd', clusterID: 'c', service: { serviceSpec: { ports: [{ port: 70000 }] } } }, 'spec.service.serviceSpec.ports[0].port must be 1..65535, got 70000'],
+    [{ kind: 'Service', name: 'x', namespace: 'd', clusterID: 'c' }, 'spec.service.serviceSpec.ports must be a list, got null'],
+  ])('gets InvalidSpec naming the field and is left out: %j', (spec, message) => {
+    const bad = { metadata: { name: 'hand-written', creationTimestamp: 't0' }, spec } as ResourceExport;
+    const p = mergeServiceExports([bad, reOf('west', 'Service', [80], 't1'), reOf('west', 'Endpoints', [80], 't1')], 'ns', NOW);
+    expect(p.exportStatus.get('hand-written')?.conditions[0]).toMatchObject({ status: 'False', reason: 'InvalidSpec', message: expect.stringContaining(message) });
+    expect(p.resourceImports[0]!.spec.clusters).toEqual(['west']);
+  });
+});
