@@ -8,15 +8,18 @@ import { MulticlusterError } from './errors';
 import { InformerSet } from './informers';
 import { connectLeader, readLeaderAccess, type LeaderConnector } from './leader-access';
 import { acnpImportPlan } from './acnp';
+import { chooseGateway, type GatewayIPPrecedence, type GatewayNode } from './gateway';
 import { labelIdentityExports, labelIdentityObjects } from './label-identity';
 import {
   CLUSTER_NETWORK_POLICIES,
   CLUSTERSETS,
   ENDPOINTS,
+  GATEWAYS,
   LABEL_IDENTITIES,
   LABEL_SOURCE_CLUSTER,
   MEMBER_ANNOUNCES,
   NAMESPACES,
+  NODES,
   PODS,
   RESOURCE_EXPORTS,
   RESOURCE_IMPORTS,
@@ -48,6 +51,8 @@ export interface MemberOptions {
    * (MultiClusterConfig `enableStretchedNetworkPolicy`; default false).
    */
   enableStretchedNetworkPolicy?: boolean;
+  /** gatewayIP from the Gateway Node's InternalIP (default) or ExternalIP (`gatewayIPPrecedence`). */
+  gatewayIPPrecedence?: GatewayIPPrecedence;
   /** MemberClusterAnnounce refresh period (default 10 000 ms). */
   heartbeatIntervalMs?: number;
   /** How to reach the leader (default: HTTPS with the Secret's token and CA). */
@@ -79,6 +84,9 @@ export class MemberController {
   private readonly joinPass: Resync;
   private readonly exportPass: Resync;
   private readonly importPass: Resync;
+  private readonly gatewayPass: Resync;
+  private nodes!: Map<string, KubeObject>;
+  private gateways!: Map<string, KubeObject>;
   private clustersets!: Map<string, KubeObject>;
   private serviceExports!: Map<string, KubeObject>;
   private services!: Map<string, KubeObject>;
@@ -108,6 +116,7 @@ export class MemberController {
     this.joinPass = r('member-clusterset', () => this.join());
     this.exportPass = r('member-service-export', () => this.exportServices());
     this.importPass = r('member-service-import', () => this.importServices());
+    this.gatewayPass = r('member-gateway', () => this.electGateway());
   }
 
   async start(): Promise<void> {
@@ -130,8 +139,11 @@ export class MemberController {
       this.pods = this.local.watch(PODS, whenStarted(() => this.exportPass.schedule()));
       this.labelIdentities = this.local.watch(LABEL_IDENTITIES, whenStarted(() => this.importPass.schedule()));
     }
+    this.nodes = this.local.watch(NODES, whenStarted(() => this.gatewayPass.schedule()));
+    this.gateways = this.local.watch(GATEWAYS, whenStarted(() => this.gatewayPass.schedule()), { namespace: this.o.namespace });
     await this.local.synced();
     this.started = true;
+    this.gatewayPass.schedule();
     this.joinPass.schedule();
     await this.joinPass.idle();
   }
@@ -368,10 +380,23 @@ export class MemberController {
     return writes;
   }
 
+  /** Gateway pass: one Gateway CR, named after the chosen Node, in this member's namespace. */
+  private async electGateway(): Promise<void> {
+    const current = [...this.gateways.values()][0]?.metadata.name;
+    const gw = chooseGateway({
+      nodes: [...this.nodes.values()] as unknown as GatewayNode[],
+      namespace: this.o.namespace,
+      ...(current ? { current } : {}),
+      ...(this.o.gatewayIPPrecedence ? { precedence: this.o.gatewayIPPrecedence } : {}),
+    });
+    const writes = await converge(this.o.kube, GATEWAYS, gw ? [gw as unknown as KubeObject] : [], this.gateways.values(), (o) => ({ gatewayIP: o['gatewayIP'], internalIP: o['internalIP'] }));
+    if (writes > 0) this.log.info({ gateway: gw?.metadata.name ?? null, gatewayIP: gw?.gatewayIP }, 'Gateway changed');
+  }
+
   /** Stops heartbeats, informers and passes (exports stay in the leader; see docs). */
   async stop(): Promise<void> {
     this.stopped = true;
-    await Promise.all([this.joinPass.stop(), this.exportPass.stop(), this.importPass.stop()]);
+    await Promise.all([this.joinPass.stop(), this.exportPass.stop(), this.importPass.stop(), this.gatewayPass.stop()]);
     await this.disconnect();
     await this.local.stop();
   }

@@ -51,3 +51,9 @@ export const acnpImportName = (name: string): string => `${name}-antreaclusterne
 export const PODS: ResourceSpec = { group: '', version: 'v1', plural: 'pods', kind: 'Pod', namespaced: true };
 export const LABEL_IDENTITIES: ResourceSpec = { group: MC, version: 'v1alpha1', plural: 'labelidentities', kind: 'LabelIdentity', namespaced: false };
 export const LABEL_IDENTITY_KIND = 'LabelIdentity';
+export const NODES: ResourceSpec = { group: '', version: 'v1', plural: 'nodes', kind: 'Node', namespaced: false };
+export const GATEWAYS: ResourceSpec = { group: MC, version: 'v1alpha1', plural: 'gateways', kind: 'Gateway', namespaced: true };
+/** Node annotation making a Node a Gateway candidate (value `true`). */
+export const GATEWAY_ANNOTATION = 'multicluster.antrea.io/gateway';
+/** Node annotation giving the gateway IP explicitly (wins over the address precedence). */
+export const GATEWAY_IP_ANNOTATION = 'multicluster.antrea.io/gateway-ip';
