@@ -17,5 +17,6 @@ export { serviceImportPlan, isImported, type ImportInput, type ImportPlan } from
 export { acnpResourceImports, acnpImportPlan, type AcnpPlan } from './acnp';
 export { allocateLabelIdentities, labelIdentityExports, labelIdentityImports, labelIdentityObjects, labelIdsOf, normalizedLabel, MIN_LABEL_ID, MAX_LABEL_ID, type LabelAllocation } from './label-identity';
 export { chooseGateway, type GatewayIPPrecedence, type GatewayNode } from './gateway';
+export { clusterInfoExport, clusterInfoImports, clusterInfoImportsFor } from './cluster-info';
 export { MulticlusterError, type MulticlusterErrorCode } from './errors';
 export { GATEWAY_ANNOTATION, GATEWAY_IP_ANNOTATION, IMPORTED_ANNOTATION, IMPORTED_PREFIX, TOUCH_ANNOTATION, announceName, exportName, importName } from './resources';

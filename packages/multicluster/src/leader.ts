@@ -6,8 +6,9 @@ import { silentLogger, systemClock, type Clock, type InformerOptions, type KubeC
 import { dashPrefixConflicts, leaderStatus, validateClusterSet, type MemberState } from './clusterset';
 import { InformerSet } from './informers';
 import { acnpResourceImports } from './acnp';
+import { clusterInfoImports } from './cluster-info';
 import { labelIdentityImports, labelIdsOf } from './label-identity';
-import { ACNP_KIND, LABEL_IDENTITY_KIND, CLUSTERSETS, MEMBER_ANNOUNCES, RESOURCE_EXPORTS, RESOURCE_IMPORTS } from './resources';
+import { ACNP_KIND, CLUSTER_INFO_KIND, LABEL_IDENTITY_KIND, CLUSTERSETS, MEMBER_ANNOUNCES, RESOURCE_EXPORTS, RESOURCE_IMPORTS } from './resources';
 import { mergeServiceExports } from './service-merge';
 import { Resync, converge, patchStatus } from './sync';
 
@@ -152,7 +153,7 @@ export class LeaderController {
     const plan = mergeServiceExports(exports, this.o.namespace, new Date(this.clock.now()).toISOString(), (c) => !refused.has(c));
     const actual = [...this.imports.values()].filter((o) => {
       const k = (o as unknown as ResourceImport).spec.kind;
-      return k === 'ServiceImport' || k === 'Endpoints' || k === ACNP_KIND || k === LABEL_IDENTITY_KIND;
+      return k === 'ServiceImport' || k === 'Endpoints' || k === ACNP_KIND || k === LABEL_IDENTITY_KIND || k === CLUSTER_INFO_KIND;
     });
     // Label identity IDs live in the ResourceImports, so a restarted leader reads them back (the
     // cache is synced before the first pass); after that the IDs this leader gave are the truth,
@@ -165,7 +166,7 @@ export class LeaderController {
     );
     this.labelIds = new Map(labels.resourceImports.map((r) => [r.spec.labelIdentity!.normalizedLabel!, r.spec.labelIdentity!.id!]));
     if (labels.exhausted.length > 0) this.log.error({ labels: labels.exhausted.length }, 'label identity IDs exhausted (1..16777214); labels left without an ID');
-    const desired = [...plan.resourceImports, ...acnpResourceImports(exports, this.o.namespace), ...labels.resourceImports];
+    const desired = [...plan.resourceImports, ...acnpResourceImports(exports, this.o.namespace), ...labels.resourceImports, ...clusterInfoImports(exports.filter((re) => !refused.has(re.spec.clusterID ?? '')), this.o.namespace)];
     const writes = await converge(this.o.kube, RESOURCE_IMPORTS, desired as unknown as KubeObject[], actual, (o) => ({ spec: o['spec'] }));
     if (writes > 0) this.log.info({ writes, imports: desired.length }, 'ResourceImports converged');
     for (const re of exports) {

@@ -1,16 +1,18 @@
 // The member cluster's reconcilers: joins the leader named in its ClusterSet (token Secret),
 // heartbeats a MemberClusterAnnounce, exports ServiceExports as ResourceExports and imports the
 // leader's ResourceImports as local Service/Endpoints/ServiceImport.
-import type { ClusterSet, Condition, Endpoints, ResourceExport, ResourceImport, Service, ServiceExport } from '@switchyard/apis';
+import type { ClusterSet, Condition, Endpoints, Gateway, ResourceExport, ResourceImport, Service, ServiceExport } from '@switchyard/apis';
 import { KubeRequestError, silentLogger, systemClock, type Clock, type InformerOptions, type KubeClient, type KubeObject, type Logger, type TimerHandle } from '@switchyard/kube';
 import { condition, memberStatus, validateClusterSet } from './clusterset';
 import { MulticlusterError } from './errors';
 import { InformerSet } from './informers';
 import { connectLeader, readLeaderAccess, type LeaderConnector } from './leader-access';
 import { acnpImportPlan } from './acnp';
+import { clusterInfoExport, clusterInfoImportsFor } from './cluster-info';
 import { chooseGateway, type GatewayIPPrecedence, type GatewayNode } from './gateway';
 import { labelIdentityExports, labelIdentityObjects } from './label-identity';
 import {
+  CLUSTER_INFO_IMPORTS,
   CLUSTER_NETWORK_POLICIES,
   CLUSTERSETS,
   ENDPOINTS,
@@ -53,6 +55,10 @@ export interface MemberOptions {
   enableStretchedNetworkPolicy?: boolean;
   /** gatewayIP from the Gateway Node's InternalIP (default) or ExternalIP (`gatewayIPPrecedence`). */
   gatewayIPPrecedence?: GatewayIPPrecedence;
+  /** Service CIDR exported in this member's ClusterInfo (not discovered yet). */
+  serviceCIDR?: string;
+  /** Pod CIDRs exported in this member's ClusterInfo (MultiClusterConfig `podCIDRs`). */
+  podCIDRs?: string[];
   /** MemberClusterAnnounce refresh period (default 10 000 ms). */
   heartbeatIntervalMs?: number;
   /** How to reach the leader (default: HTTPS with the Secret's token and CA). */
@@ -87,6 +93,7 @@ export class MemberController {
   private readonly gatewayPass: Resync;
   private nodes!: Map<string, KubeObject>;
   private gateways!: Map<string, KubeObject>;
+  private clusterInfoImports!: Map<string, KubeObject>;
   private clustersets!: Map<string, KubeObject>;
   private serviceExports!: Map<string, KubeObject>;
   private services!: Map<string, KubeObject>;
@@ -140,7 +147,11 @@ export class MemberController {
       this.labelIdentities = this.local.watch(LABEL_IDENTITIES, whenStarted(() => this.importPass.schedule()));
     }
     this.nodes = this.local.watch(NODES, whenStarted(() => this.gatewayPass.schedule()));
-    this.gateways = this.local.watch(GATEWAYS, whenStarted(() => this.gatewayPass.schedule()), { namespace: this.o.namespace });
+    this.gateways = this.local.watch(GATEWAYS, whenStarted(() => {
+      this.gatewayPass.schedule();
+      this.exportPass.schedule();
+    }), { namespace: this.o.namespace });
+    this.clusterInfoImports = this.local.watch(CLUSTER_INFO_IMPORTS, whenStarted(() => this.importPass.schedule()), { namespace: this.o.namespace });
     await this.local.synced();
     this.started = true;
     this.gatewayPass.schedule();
@@ -244,6 +255,7 @@ export class MemberController {
     writes += await converge(this.o.kube, SERVICE_IMPORTS, [], imported(this.serviceImports), none);
     writes += await converge(this.o.kube, CLUSTER_NETWORK_POLICIES, [], imported(this.policies), none);
     if (this.labelIdentities) writes += await converge(this.o.kube, LABEL_IDENTITIES, [], this.labelIdentities.values(), none);
+    writes += await converge(this.o.kube, CLUSTER_INFO_IMPORTS, [], this.clusterInfoImports.values(), none);
     if (writes > 0) this.log.info({ deleted: writes }, 'imported objects removed (no ClusterSet)');
   }
 
@@ -304,7 +316,14 @@ export class MemberController {
           namespaceLabels: (ns) => this.namespaces.get(ns)?.metadata.labels,
         })
       : [];
-    const desired = [...plan.resourceExports, ...labelExports];
+    const clusterInfo = clusterInfoExport({
+      clusterID: s.clusterID,
+      leaderNamespace: s.namespace,
+      gateway: [...this.gateways.values()][0] as unknown as Gateway | undefined,
+      ...(this.o.serviceCIDR ? { serviceCIDR: this.o.serviceCIDR } : {}),
+      ...(this.o.podCIDRs ? { podCIDRs: this.o.podCIDRs } : {}),
+    });
+    const desired = [...plan.resourceExports, ...labelExports, ...clusterInfo];
     const writes = await converge(s.client, RESOURCE_EXPORTS, desired as unknown as KubeObject[], s.exports.values(), (o) => ({ metadata: { labels: o.metadata.labels }, spec: o['spec'] }));
     if (writes > 0) this.log.info({ writes, exports: plan.resourceExports.length }, 'ResourceExports converged');
     for (const se of ses) {
@@ -342,6 +361,8 @@ export class MemberController {
       if (cur && si.status) await patchStatus(this.o.kube, SERVICE_IMPORTS, cur, si.status);
     }
     writes += await this.importPolicies(s);
+    const infos = clusterInfoImportsFor([...s.imports.values()] as unknown as ResourceImport[], s.clusterID, this.o.namespace);
+    writes += await converge(this.o.kube, CLUSTER_INFO_IMPORTS, infos as unknown as KubeObject[], this.clusterInfoImports.values(), (o) => ({ spec: o['spec'] }));
     if (this.labelIdentities) {
       const objs = labelIdentityObjects([...s.imports.values()] as unknown as ResourceImport[]);
       writes += await converge(this.o.kube, LABEL_IDENTITIES, objs as unknown as KubeObject[], this.labelIdentities.values(), (o) => ({ spec: o['spec'] }));

@@ -57,3 +57,7 @@ export const GATEWAYS: ResourceSpec = { group: MC, version: 'v1alpha1', plural: 
 export const GATEWAY_ANNOTATION = 'multicluster.antrea.io/gateway';
 /** Node annotation giving the gateway IP explicitly (wins over the address precedence). */
 export const GATEWAY_IP_ANNOTATION = 'multicluster.antrea.io/gateway-ip';
+export const CLUSTER_INFO_IMPORTS: ResourceSpec = { group: MC, version: 'v1alpha1', plural: 'clusterinfoimports', kind: 'ClusterInfoImport', namespaced: true };
+export const CLUSTER_INFO_KIND = 'ClusterInfo';
+/** ResourceExport, ResourceImport and ClusterInfoImport name of a cluster's ClusterInfo. */
+export const clusterInfoName = (clusterID: string): string => `${clusterID}-clusterinfo`;
