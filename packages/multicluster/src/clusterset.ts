@@ -128,8 +128,3 @@ export function memberStatus(cs: ClusterSet, leader: { connected: boolean; reaso
     clusterStatuses: [{ clusterID: leaderID, conditions: [condition('Ready', leader.connected, leader.reason, leader.message, now, prevLeader)] }],
   };
 }
-
-/** Status equality that ignores lastTransitionTime churn only when nothing else changed. */
-export function sameStatus(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-}
