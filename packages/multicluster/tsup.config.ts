@@ -1,4 +1,4 @@
 import { defineConfig } from 'tsup';
-import { library } from '../../tsup.shared';
+import { executable, library } from '../../tsup.shared';
 
-export default defineConfig(library({ index: 'src/index.ts' }));
+export default defineConfig([library({ index: 'src/index.ts' }), executable({ cli: 'src/cli.ts' })]);

@@ -1,0 +1,97 @@
+// Pure: what a member exports for each ServiceExport (ResourceExports for the leader) and the
+// ServiceExport's Valid condition, from the local Service and Endpoints.
+import type { Condition, EndpointAddress, EndpointPort, Endpoints, ResourceExport, Service, ServiceExport } from '@switchyard/apis';
+import { condition } from './clusterset';
+import { IMPORTED_ANNOTATION, LABEL_SOURCE_CLUSTER, LABEL_SOURCE_KIND, LABEL_SOURCE_NAME, LABEL_SOURCE_NAMESPACE, exportName } from './resources';
+
+/** Which addresses a multi-cluster Service's endpoints are: the exporting Service's ClusterIP, or its Pod IPs. */
+export type EndpointIPType = 'ClusterIP' | 'PodIP';
+
+/** Reasons of the ServiceExport `Valid` condition. */
+export const ExportReason = {
+  ServiceNotFound: 'ServiceNotFound',
+  ServiceTypeNotSupported: 'ServiceTypeNotSupported',
+  ServiceNoClusterIP: 'ServiceNoClusterIP',
+  ServiceNoEndpoints: 'ServiceNoEndpoints',
+  ImportedService: 'ImportedService',
+  Succeed: 'Succeed',
+} as const;
+
+/** Input of {@link serviceExportPlan}. */
+export interface ExportInput {
+  clusterID: string;
+  /** The leader's namespace, where ResourceExports go. */
+  leaderNamespace: string;
+  endpointIPType: EndpointIPType;
+  serviceExports: readonly ServiceExport[];
+  service: (namespace: string, name: string) => Service | undefined;
+  endpoints: (namespace: string, name: string) => Endpoints | undefined;
+  now: string;
+}
+
+/** What to write: ResourceExports in the leader and the Valid condition per ServiceExport (`ns/name`). */
+export interface ExportPlan {
+  resourceExports: ResourceExport[];
+  valid: Map<string, Condition>;
+}
+
+/** The ResourceExports and conditions for every ServiceExport of the member. */
+export function serviceExportPlan(input: ExportInput): ExportPlan {
+  const resourceExports: ResourceExport[] = [];
+  const valid = new Map<string, Condition>();
+  for (const se of input.serviceExports) {
+    const ns = se.metadata.namespace ?? '';
+    const name = se.metadata.name ?? '';
+    const prev = se.status?.conditions;
+    const fail = (reason: string, message: string): void => void valid.set(`${ns}/${name}`, condition('Valid', false, reason, message, input.now, prev));
+    const svc = input.service(ns, name);
+    if (!svc) {
+      fail(ExportReason.ServiceNotFound, `Service ${ns}/${name} not found`);
+      continue;
+    }
+    if (svc.metadata.annotations?.[IMPORTED_ANNOTATION] === 'true') {
+      fail(ExportReason.ImportedService, `Service ${ns}/${name} is an imported multi-cluster Service; it cannot be exported`);
+      continue;
+    }
+    const type = svc.spec?.type ?? 'ClusterIP';
+    if (type === 'ExternalName') {
+      fail(ExportReason.ServiceTypeNotSupported, `Service ${ns}/${name} is of type ExternalName, which is not supported`);
+      continue;
+    }
+    const clusterIP = svc.spec?.clusterIP;
+    if (!clusterIP || clusterIP === 'None') {
+      fail(ExportReason.ServiceNoClusterIP, `Service ${ns}/${name} has no ClusterIP (headless Services are not supported)`);
+      continue;
+    }
+    const ports = svc.spec?.ports ?? [];
+    const eps = input.endpoints(ns, name);
+    const ready: { addresses: EndpointAddress[]; ports: EndpointPort[] }[] = (eps?.subsets ?? [])
+      .filter((s) => (s.addresses ?? []).length > 0)
+      .map((s) => ({ addresses: (s.addresses ?? []).map((a) => ({ ip: a.ip })), ports: s.ports ?? [] }));
+    if (ready.length === 0) {
+      fail(ExportReason.ServiceNoEndpoints, `Service ${ns}/${name} has no ready endpoints`);
+      continue;
+    }
+    const subsets =
+      input.endpointIPType === 'PodIP'
+        ? ready
+        : [{ addresses: [{ ip: clusterIP }], ports: ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP' })) }];
+    const labels = (kind: string): Record<string, string> => ({ [LABEL_SOURCE_CLUSTER]: input.clusterID, [LABEL_SOURCE_KIND]: kind, [LABEL_SOURCE_NAMESPACE]: ns, [LABEL_SOURCE_NAME]: name });
+    resourceExports.push({
+      metadata: { name: exportName(input.clusterID, ns, name, 'service'), namespace: input.leaderNamespace, labels: labels('Service') },
+      spec: {
+        clusterID: input.clusterID,
+        name,
+        namespace: ns,
+        kind: 'Service',
+        service: { serviceSpec: { ports: ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP' })), type: 'ClusterIP' } },
+      },
+    });
+    resourceExports.push({
+      metadata: { name: exportName(input.clusterID, ns, name, 'endpoints'), namespace: input.leaderNamespace, labels: labels('Endpoints') },
+      spec: { clusterID: input.clusterID, name, namespace: ns, kind: 'Endpoints', endpoints: { subsets } },
+    });
+    valid.set(`${ns}/${name}`, condition('Valid', true, ExportReason.Succeed, `Service ${ns}/${name} is exported`, input.now, prev));
+  }
+  return { resourceExports, valid };
+}

@@ -1,0 +1,76 @@
+// Pure: what a member creates locally from the leader's Service ResourceImports: Service and
+// Endpoints `antrea-mc-<name>` (annotated as imported) and a ServiceImport `<name>`. A local
+// Service of that name that was not imported is never overwritten.
+import type { Endpoints, ResourceImport, Service, ServiceImport, ServicePort } from '@switchyard/apis';
+import { IMPORTED_ANNOTATION, IMPORTED_PREFIX } from './resources';
+
+/** Input of {@link serviceImportPlan}. */
+export interface ImportInput {
+  resourceImports: readonly ResourceImport[];
+  /** Local Services by `ns/name`. */
+  service: (namespace: string, name: string) => Service | undefined;
+  /** Namespaces that exist locally (imports into others wait for the namespace). */
+  namespaceExists: (namespace: string) => boolean;
+}
+
+/** Output of {@link serviceImportPlan}. */
+export interface ImportPlan {
+  services: Service[];
+  endpoints: Endpoints[];
+  serviceImports: ServiceImport[];
+  /** Imports not made, with why (a local Service in the way, a missing namespace). */
+  skipped: { namespace: string; name: string; reason: string }[];
+}
+
+const imported = { [IMPORTED_ANNOTATION]: 'true' };
+
+/** Whether a local object was made by an import. */
+export const isImported = (o: { metadata: { annotations?: Record<string, string> } }): boolean => o.metadata.annotations?.[IMPORTED_ANNOTATION] === 'true';
+
+export function serviceImportPlan(input: ImportInput): ImportPlan {
+  const plan: ImportPlan = { services: [], endpoints: [], serviceImports: [], skipped: [] };
+  const byService = new Map<string, { svc?: ResourceImport; eps?: ResourceImport }>();
+  for (const ri of input.resourceImports) {
+    const k = `${ri.spec.namespace ?? ''}/${ri.spec.name ?? ''}`;
+    const e = byService.get(k) ?? {};
+    if (ri.spec.kind === 'ServiceImport') e.svc = ri;
+    else if (ri.spec.kind === 'Endpoints') e.eps = ri;
+    else continue;
+    byService.set(k, e);
+  }
+  for (const { svc, eps } of byService.values()) {
+    if (!svc) continue;
+    const ns = svc.spec.namespace ?? '';
+    const name = svc.spec.name ?? '';
+    const local = `${IMPORTED_PREFIX}${name}`;
+    if (!ns || !name) continue;
+    if (!input.namespaceExists(ns)) {
+      plan.skipped.push({ namespace: ns, name, reason: `namespace ${ns} does not exist in this cluster` });
+      continue;
+    }
+    const existing = input.service(ns, local);
+    if (existing && !isImported(existing)) {
+      plan.skipped.push({ namespace: ns, name, reason: `a local Service ${ns}/${local} that was not imported exists; it is left alone` });
+      continue;
+    }
+    const ports: ServicePort[] = svc.spec.serviceImport?.spec.ports ?? [];
+    const clusters = svc.spec.clusters ?? [];
+    plan.services.push({
+      metadata: { name: local, namespace: ns, annotations: imported },
+      spec: { type: 'ClusterIP', ports: ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP', targetPort: p.port })) },
+    });
+    plan.endpoints.push({
+      metadata: { name: local, namespace: ns, annotations: imported },
+      subsets: (eps?.spec.endpoints?.subsets ?? []).map((s) => ({ addresses: s.addresses ?? [], ports: s.ports ?? [] })),
+    });
+    const clusterIP = existing?.spec?.clusterIP;
+    plan.serviceImports.push({
+      apiVersion: 'multicluster.x-k8s.io/v1alpha1',
+      kind: 'ServiceImport',
+      metadata: { name, namespace: ns, annotations: imported },
+      spec: { ports: ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP' })), type: 'ClusterSetIP', ...(clusterIP && clusterIP !== 'None' ? { ips: [clusterIP] } : {}) },
+      status: { clusters: clusters.map((c) => ({ cluster: c })) },
+    });
+  }
+  return plan;
+}

@@ -1,0 +1,62 @@
+// The switchyard-mc-controller binary (built dist/cli.js) in leader mode and in member mode for
+// west and east, each against its own embedded API server: join and a Service export end to end.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import type { ClusterSet, Service } from '@switchyard/apis';
+import { CLUSTERSET, LEADER_NS, eventually, memberClusterSet, nginx, serviceExport, startClusterSet, type ClusterSetEnv } from './support';
+
+const BIN = join(__dirname, '../bin/switchyard-mc-controller.js');
+let env: ClusterSetEnv;
+const children: { child: ChildProcess; out: string[] }[] = [];
+
+function run(args: string[]): { child: ChildProcess; out: string[] } {
+  const child = spawn(process.execPath, [BIN, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = { child, out: [] as string[] };
+  child.stdout?.on('data', (d: Buffer) => proc.out.push(...d.toString('utf8').split('\n').filter(Boolean)));
+  child.stderr?.on('data', (d: Buffer) => proc.out.push(d.toString('utf8')));
+  children.push(proc);
+  return proc;
+}
+
+beforeAll(async () => {
+  env = await startClusterSet();
+  await env.west.kubectl.apply(memberClusterSet('test-cluster-west', env.leader.api.url));
+  await env.east.kubectl.apply(memberClusterSet('test-cluster-east', env.leader.api.url));
+});
+
+afterAll(async () => {
+  await Promise.all(
+    children.map(({ child }) =>
+      child.exitCode !== null || child.signalCode !== null ? undefined : new Promise<void>((r) => {
+        child.once('exit', () => r());
+        child.kill('SIGTERM');
+      }),
+    ),
+  );
+  await env?.stop();
+});
+
+it('runs leader and member modes: members join and an exported Service is imported', async () => {
+  const leader = run(['--mode', 'leader', '--kubeconfig', env.leader.api.kubeconfigPath, '--namespace', LEADER_NS]);
+  const west = run(['--mode', 'member', '--kubeconfig', env.west.api.kubeconfigPath, '--namespace', 'kube-system']);
+  run(['--mode', 'member', '--kubeconfig', env.east.api.kubeconfigPath, '--namespace', 'kube-system', '--clusterset-id', CLUSTERSET]);
+  await eventually(async () => {
+    const cs = await env.leader.kubectl.json<ClusterSet>(['-n', LEADER_NS, 'get', 'clusterset', CLUSTERSET]);
+    expect(cs.status).toMatchObject({ totalClusters: 2, readyClusters: 2 });
+  }, 30000);
+  await nginx(env.west, ['10.10.1.5']);
+  await env.west.kubectl.apply(serviceExport('nginx'));
+  const svc = await eventually(async () => (await env.east.kubectl.maybe<Service>(['-n', 'default', 'get', 'svc', 'antrea-mc-nginx']))!, 30000);
+  expect(svc.spec?.ports).toEqual([expect.objectContaining({ port: 80, protocol: 'TCP' })]);
+  // Structured logs: one JSON object per line, with the component and mode.
+  const started = leader.out.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['msg'] === 'switchyard-mc-controller started');
+  expect(started).toMatchObject({ component: 'switchyard-mc-controller', mode: 'leader', namespace: LEADER_NS, level: 30 });
+  expect(west.out.some((l) => l.includes('"msg":"ResourceExports converged"'))).toBe(true);
+});
+
+it('exits with a clear error naming the option for a bad mode', async () => {
+  const bad = run(['--mode', 'observer', '--kubeconfig', env.leader.api.kubeconfigPath]);
+  const code = await new Promise<number | null>((r) => bad.child.once('exit', (c) => r(c)));
+  expect(code).toBe(1);
+  expect(bad.out.join('')).toContain('switchyard-mc-controller: --mode must be leader or member, got "observer" (--mode)');
+});

@@ -1,0 +1,65 @@
+// The leader's API server goes away and comes back (same port, same data directory): members
+// report LeaderUnreachable meanwhile, then reconnect, and an export made during the outage
+// converges into the other member's import with nothing lost or duplicated.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ClusterSet, Endpoints, ResourceExport } from '@switchyard/apis';
+import type { LeaderController, MemberController } from '../src';
+import { CLUSTERSET, LEADER_ID, LEADER_NS, MEMBER_NS, cluster, eventually, leaderController, memberClusterSet, memberController, nginx, serviceExport, startClusterSet, type ClusterSetEnv } from './support';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'mc-leader-'));
+let env: ClusterSetEnv;
+let leader: LeaderController;
+let west: MemberController;
+let east: MemberController;
+
+beforeAll(async () => {
+  env = await startClusterSet({ leaderDataDir: dataDir });
+  await env.west.kubectl.apply(memberClusterSet('test-cluster-west', env.leader.api.url));
+  await env.east.kubectl.apply(memberClusterSet('test-cluster-east', env.leader.api.url));
+  leader = leaderController(env);
+  west = memberController(env.west, { heartbeatIntervalMs: 300 });
+  east = memberController(env.east, { heartbeatIntervalMs: 300 });
+  await Promise.all([leader.start(), west.start(), east.start()]);
+});
+
+afterAll(async () => {
+  await Promise.all([leader?.stop(), west?.stop(), east?.stop()]);
+  await env?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const memberReady = async (c: ClusterSetEnv['west']) => (await c.kubectl.json<ClusterSet>(['-n', MEMBER_NS, 'get', 'clusterset', CLUSTERSET])).status?.conditions?.[0];
+
+it('converges again after the leader API server is down, with nothing lost or duplicated', async () => {
+  await nginx(env.west, ['10.10.1.5']);
+  await env.west.kubectl.apply(serviceExport('nginx'));
+  await eventually(async () => expect(await env.east.kubectl.maybe(['-n', 'default', 'get', 'endpoints', 'antrea-mc-nginx'])).toBeDefined());
+
+  const port = env.leader.api.port;
+  await env.leader.api.stop();
+  await eventually(async () => expect(await memberReady(env.west)).toMatchObject({ status: 'False', reason: 'LeaderUnreachable' }));
+  // An export made while the leader is away.
+  await nginx(env.east, ['10.20.1.5']);
+  await env.east.kubectl.apply(serviceExport('nginx'));
+  await new Promise((r) => setTimeout(r, 1500));
+
+  env.leader = await cluster(LEADER_ID, '10.100.0.0/16', { dataDir, port });
+  await eventually(async () => expect(await memberReady(env.west)).toMatchObject({ status: 'True', reason: 'Connected' }), 30000);
+  const westIP = (await env.west.kubectl.json<{ spec: { clusterIP: string } }>(['-n', 'default', 'get', 'svc', 'nginx'])).spec.clusterIP;
+  const eastIP = (await env.east.kubectl.json<{ spec: { clusterIP: string } }>(['-n', 'default', 'get', 'svc', 'nginx'])).spec.clusterIP;
+  await eventually(async () => {
+    const eps = (await env.east.kubectl.maybe<Endpoints>(['-n', 'default', 'get', 'endpoints', 'antrea-mc-nginx']))!;
+    expect(eps.subsets?.flatMap((s) => s.addresses?.map((a) => a.ip)).sort()).toEqual([eastIP, westIP].sort());
+  }, 30000);
+  const res = await env.leader.kubectl.json<{ items: ResourceExport[] }>(['-n', LEADER_NS, 'get', 'resourceexports']);
+  expect(res.items.map((r) => r.metadata.name).sort()).toEqual([
+    'test-cluster-east-default-nginx-endpoints',
+    'test-cluster-east-default-nginx-service',
+    'test-cluster-west-default-nginx-endpoints',
+    'test-cluster-west-default-nginx-service',
+  ]);
+  const cs = await env.leader.kubectl.json<ClusterSet>(['-n', LEADER_NS, 'get', 'clusterset', CLUSTERSET]);
+  expect(cs.status).toMatchObject({ totalClusters: 2, readyClusters: 2 });
+}, 90000);

@@ -1,0 +1,175 @@
+// Multi-cluster Service across three embedded API servers: export from west, import in east,
+// merge when both export, port conflicts, unexport, local Services left alone, stale cleanup.
+import type { Endpoints, ResourceExport, ResourceImport, Service, ServiceExport, ServiceImport } from '@switchyard/apis';
+import { IMPORTED_ANNOTATION, type LeaderController, type MemberController } from '../src';
+import { LEADER_NS, eventually, leaderController, memberClusterSet, memberController, nginx, serviceExport, startClusterSet, type ClusterSetEnv } from './support';
+
+let env: ClusterSetEnv;
+let leader: LeaderController;
+let west: MemberController;
+let east: MemberController;
+
+const get = <T>(c: ClusterSetEnv['west'], args: string[]) => c.kubectl.maybe<T>(args);
+const names = async (args: string[]): Promise<string[]> => ((await env.leader.kubectl.json<{ items: { metadata: { name: string } }[] }>(args)).items.map((i) => i.metadata.name)).sort();
+
+beforeAll(async () => {
+  env = await startClusterSet();
+  await env.west.kubectl.apply(memberClusterSet('test-cluster-west', env.leader.api.url));
+  await env.east.kubectl.apply(memberClusterSet('test-cluster-east', env.leader.api.url));
+  // A stale export of west and a stale import, left by an earlier run: removed on start.
+  await env.leader.kubectl.apply(
+    { apiVersion: 'multicluster.crd.antrea.io/v1alpha1', kind: 'ResourceExport', metadata: { name: 'test-cluster-west-default-gone-service', namespace: LEADER_NS, labels: { sourceClusterID: 'test-cluster-west', sourceKind: 'Service' } }, spec: { clusterID: 'test-cluster-west', name: 'gone', namespace: 'default', kind: 'Service', service: { serviceSpec: { ports: [{ port: 1, protocol: 'TCP' }] } } } },
+    { apiVersion: 'multicluster.crd.antrea.io/v1alpha1', kind: 'ResourceImport', metadata: { name: 'default-old-service', namespace: LEADER_NS }, spec: { name: 'old', namespace: 'default', kind: 'ServiceImport', clusters: ['test-cluster-x'], serviceImport: { spec: { ports: [{ port: 1, protocol: 'TCP' }], type: 'ClusterSetIP' } } } },
+  );
+  leader = leaderController(env);
+  west = memberController(env.west);
+  east = memberController(env.east);
+  await Promise.all([leader.start(), west.start(), east.start()]);
+});
+
+afterAll(async () => {
+  await Promise.all([leader?.stop(), west?.stop(), east?.stop()]);
+  await env?.stop();
+});
+
+it('removes stale exports and imports on start', async () => {
+  await eventually(async () => {
+    expect(await names(['-n', LEADER_NS, 'get', 'resourceexports'])).toEqual([]);
+    expect(await names(['-n', LEADER_NS, 'get', 'resourceimports'])).toEqual([]);
+  });
+});
+
+it('exports nginx from west and imports antrea-mc-nginx in east with its ports and endpoints', async () => {
+  await nginx(env.west, ['10.10.1.5', '10.10.1.6']);
+  await env.west.kubectl.apply(serviceExport('nginx'));
+  await eventually(async () => {
+    expect(await names(['-n', LEADER_NS, 'get', 'resourceexports'])).toEqual(['test-cluster-west-default-nginx-endpoints', 'test-cluster-west-default-nginx-service']);
+    expect(await names(['-n', LEADER_NS, 'get', 'resourceimports'])).toEqual(['default-nginx-endpoints', 'default-nginx-service']);
+  });
+  const westSvc = (await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'nginx']))!;
+  const svc = await eventually(async () => {
+    const s = await get<Service>(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx']);
+    expect(s).toBeDefined();
+    return s!;
+  });
+  expect(svc.metadata.annotations?.[IMPORTED_ANNOTATION]).toBe('true');
+  expect(svc.spec?.ports).toEqual([expect.objectContaining({ name: 'tcp80', port: 80, protocol: 'TCP' })]);
+  expect(svc.spec?.clusterIP).toMatch(/^10\.102\./);
+  const eps = await eventually(async () => (await get<Endpoints>(env.east, ['-n', 'default', 'get', 'endpoints', 'antrea-mc-nginx']))!);
+  expect(eps.subsets).toEqual([{ addresses: [{ ip: westSvc.spec?.clusterIP }], ports: [{ name: 'tcp80', port: 80, protocol: 'TCP' }] }]);
+  const si = await eventually(async () => {
+    const si = (await get<ServiceImport>(env.east, ['-n', 'default', 'get', 'serviceimport', 'nginx']))!;
+    expect(si.spec.ips).toEqual([svc.spec?.clusterIP]);
+    return si;
+  });
+  expect(si.spec).toMatchObject({ type: 'ClusterSetIP', ports: [{ name: 'tcp80', port: 80, protocol: 'TCP' }] });
+  const se = await eventually(async () => {
+    const se = (await get<ServiceExport>(env.west, ['-n', 'default', 'get', 'serviceexport', 'nginx']))!;
+    expect(se.status?.conditions?.find((c) => c.type === 'Conflict')).toMatchObject({ status: 'False' });
+    return se;
+  });
+  expect(se.status?.conditions?.[0]).toMatchObject({ type: 'Valid', status: 'True', reason: 'Succeed' });
+  // west imports its own export too (the same multi-cluster Service everywhere).
+  await eventually(async () => expect(await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeDefined());
+});
+
+it('merges the endpoints when east exports the same Service', async () => {
+  await nginx(env.east, ['10.20.1.5']);
+  await env.east.kubectl.apply(serviceExport('nginx'));
+  const westIP = (await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'nginx']))!.spec?.clusterIP;
+  const eastIP = (await get<Service>(env.east, ['-n', 'default', 'get', 'svc', 'nginx']))!.spec?.clusterIP;
+  await eventually(async () => {
+    const eps = (await get<Endpoints>(env.east, ['-n', 'default', 'get', 'endpoints', 'antrea-mc-nginx']))!;
+    expect(eps.subsets?.flatMap((s) => s.addresses?.map((a) => a.ip)).sort()).toEqual([eastIP, westIP].sort());
+    const ri = (await env.leader.kubectl.json<ResourceImport>(['-n', LEADER_NS, 'get', 'resourceimport', 'default-nginx-service']));
+    expect(ri.spec.clusters).toEqual(['test-cluster-east', 'test-cluster-west']);
+  });
+});
+
+it('keeps the first export on a port conflict and reports ConvergeFailure on the other', async () => {
+  await env.east.kubectl.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'nginx', namespace: 'default' }, spec: { selector: { app: 'nginx' }, ports: [{ name: 'tcp8080', port: 8080, targetPort: 80, protocol: 'TCP' }] } });
+  const westIP = (await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'nginx']))!.spec?.clusterIP;
+  await eventually(async () => {
+    const re = await env.leader.kubectl.json<ResourceExport>(['-n', LEADER_NS, 'get', 'resourceexport', 'test-cluster-east-default-nginx-service']);
+    expect(re.status?.conditions?.[0]).toMatchObject({ type: 'Ready', status: 'False', reason: 'ConvergeFailure' });
+    const se = (await get<ServiceExport>(env.east, ['-n', 'default', 'get', 'serviceexport', 'nginx']))!;
+    expect(se.status?.conditions?.find((c) => c.type === 'Conflict')).toMatchObject({ status: 'True', reason: 'ConvergeFailure' });
+    const eps = (await get<Endpoints>(env.east, ['-n', 'default', 'get', 'endpoints', 'antrea-mc-nginx']))!;
+    expect(eps.subsets?.flatMap((s) => s.addresses?.map((a) => a.ip))).toEqual([westIP]);
+  });
+  const svc = (await get<Service>(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx']))!;
+  expect(svc.spec?.ports?.map((p) => p.port)).toEqual([80]);
+  // Fixing the ports ends the conflict.
+  await env.east.kubectl.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'nginx', namespace: 'default' }, spec: { selector: { app: 'nginx' }, ports: [{ name: 'tcp80', port: 80, targetPort: 80, protocol: 'TCP' }] } });
+  await eventually(async () => {
+    const se = (await get<ServiceExport>(env.east, ['-n', 'default', 'get', 'serviceexport', 'nginx']))!;
+    expect(se.status?.conditions?.find((c) => c.type === 'Conflict')).toMatchObject({ status: 'False' });
+  });
+});
+
+it('gives a ServiceExport without a Service the ServiceNotFound reason and exports nothing', async () => {
+  await env.west.kubectl.apply(serviceExport('nosuch'));
+  await eventually(async () => {
+    const se = (await get<ServiceExport>(env.west, ['-n', 'default', 'get', 'serviceexport', 'nosuch']))!;
+    expect(se.status?.conditions).toEqual([expect.objectContaining({ type: 'Valid', status: 'False', reason: 'ServiceNotFound', message: 'Service default/nosuch not found' })]);
+  });
+  expect((await names(['-n', LEADER_NS, 'get', 'resourceexports'])).filter((n) => n.includes('nosuch'))).toEqual([]);
+});
+
+it('never overwrites a local Service of the imported name that was not imported', async () => {
+  await env.east.kubectl.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'antrea-mc-web', namespace: 'default', labels: { owner: 'team-east' } }, spec: { ports: [{ port: 9999, protocol: 'TCP' }] } });
+  await env.west.kubectl.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { selector: { app: 'nginx' }, ports: [{ port: 80, protocol: 'TCP' }] } }, serviceExport('web'));
+  // west imports web, so the export went all the way through.
+  await eventually(async () => expect(await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'antrea-mc-web'])).toBeDefined());
+  await new Promise((r) => setTimeout(r, 500));
+  const local = (await get<Service>(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-web']))!;
+  expect(local.metadata.annotations?.[IMPORTED_ANNOTATION]).toBeUndefined();
+  expect(local.spec?.ports?.map((p) => p.port)).toEqual([9999]);
+  expect(await get(env.east, ['-n', 'default', 'get', 'serviceimport', 'web'])).toBeUndefined();
+});
+
+it('unexport removes the exports in the leader and the imports in the members', async () => {
+  await env.west.kubectl.ok(['-n', 'default', 'delete', 'serviceexport', 'nginx', 'web']);
+  await env.east.kubectl.ok(['-n', 'default', 'delete', 'serviceexport', 'nginx']);
+  await eventually(async () => {
+    expect(await names(['-n', LEADER_NS, 'get', 'resourceexports'])).toEqual([]);
+    expect(await names(['-n', LEADER_NS, 'get', 'resourceimports'])).toEqual([]);
+    for (const m of [env.west, env.east]) {
+      expect(await get(m, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeUndefined();
+      expect(await get(m, ['-n', 'default', 'get', 'endpoints', 'antrea-mc-nginx'])).toBeUndefined();
+      expect(await get(m, ['-n', 'default', 'get', 'serviceimport', 'nginx'])).toBeUndefined();
+    }
+  });
+  // The local Service that was in the way is still there.
+  expect(await get(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-web'])).toBeDefined();
+});
+
+it('a member whose ClusterSet is deleted takes its exports and announce out of the leader and deletes its imports', async () => {
+  await env.west.kubectl.apply(serviceExport('nginx'));
+  await eventually(async () => expect(await get<Service>(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeDefined());
+  await eventually(async () => expect(await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeDefined());
+  await env.west.kubectl.ok(['-n', 'kube-system', 'delete', 'clusterset', 'test-clusterset']);
+  await eventually(async () => {
+    expect((await names(['-n', LEADER_NS, 'get', 'resourceexports'])).filter((n) => n.startsWith('test-cluster-west-'))).toEqual([]);
+    expect(await names(['-n', LEADER_NS, 'get', 'memberclusterannounces'])).toEqual(['member-announce-from-test-cluster-east']);
+    expect(await get(env.west, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeUndefined();
+    expect(await get(env.west, ['-n', 'default', 'get', 'serviceimport', 'nginx'])).toBeUndefined();
+    // west was the only exporter, so east's import goes too.
+    expect(await get(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeUndefined();
+  });
+  expect(west.connected).toBe(false);
+  // The Service that was exported, and the local Service that was in the way, are untouched.
+  expect(await get(env.west, ['-n', 'default', 'get', 'svc', 'nginx'])).toBeDefined();
+  expect(await get(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-web'])).toBeDefined();
+});
+
+it('marks a hand-written malformed ResourceExport InvalidSpec and keeps converging the others', async () => {
+  await env.leader.kubectl.apply({ apiVersion: 'multicluster.crd.antrea.io/v1alpha1', kind: 'ResourceExport', metadata: { name: 'by-hand', namespace: LEADER_NS }, spec: { kind: 'Service', clusterID: 'test-cluster-east', namespace: 'default', service: { serviceSpec: { ports: [{ port: 80 }] } } } });
+  await eventually(async () => {
+    const re = await env.leader.kubectl.json<ResourceExport>(['-n', LEADER_NS, 'get', 'resourceexport', 'by-hand']);
+    expect(re.status?.conditions?.[0]).toMatchObject({ type: 'Ready', status: 'False', reason: 'InvalidSpec', message: 'spec.name is required for kind Service' });
+  });
+  await env.east.kubectl.apply(serviceExport('web'));
+  await env.east.kubectl.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { selector: { app: 'nginx' }, ports: [{ port: 80, protocol: 'TCP' }] } });
+  await eventually(async () => expect(await names(['-n', LEADER_NS, 'get', 'resourceimports'])).toEqual(['default-web-endpoints', 'default-web-service']));
+});

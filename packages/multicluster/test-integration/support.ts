@@ -1,0 +1,165 @@
+// Three embedded API servers as one ClusterSet: leader `test-cluster-north` (namespace
+// antrea-multicluster) and members `test-cluster-west` / `test-cluster-east` (kube-system), set
+// up as the seed user guide does: a ServiceAccount token Secret per member in the leader, copied
+// to the member as an Opaque Secret; objects applied with kubectl.
+import { execFile } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { loadCrds } from '@switchyard/apis';
+import { KubeConfigClient, type KubeObject } from '@switchyard/kube';
+import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import type { Clock } from '@switchyard/runtime';
+import { LeaderController, MemberController, type EndpointIPType } from '../src';
+
+export const LEADER_NS = 'antrea-multicluster';
+export const MEMBER_NS = 'kube-system';
+export const CLUSTERSET = 'test-clusterset';
+export const LEADER_ID = 'test-cluster-north';
+
+export class Kubectl {
+  readonly env: NodeJS.ProcessEnv;
+  constructor(kubeconfig: string) {
+    this.env = { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kubectl-cache-')), HOME: tmpdir() };
+  }
+  /** Run kubectl asynchronously (the API servers live in this process); rejects on failure. */
+  ok(args: string[], stdin?: string): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const child = execFile('kubectl', args, { env: this.env, maxBuffer: 32 << 20 }, (err, stdout, stderr) => {
+        if (err) reject(new Error(`kubectl ${args.join(' ')} failed: ${stderr}`));
+        else resolve(stdout);
+      });
+      if (stdin !== undefined) child.stdin?.end(stdin);
+    });
+  }
+  apply(...docs: unknown[]): Promise<string> {
+    return this.ok(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: docs }));
+  }
+  async json<T = KubeObject>(args: string[]): Promise<T> {
+    return JSON.parse(await this.ok([...args, '-o', 'json'])) as T;
+  }
+  /** The object, or undefined when kubectl says NotFound. */
+  async maybe<T = KubeObject>(args: string[]): Promise<T | undefined> {
+    try {
+      return await this.json<T>(args);
+    } catch (e) {
+      if (/NotFound|not found/.test((e as Error).message)) return undefined;
+      throw e;
+    }
+  }
+}
+
+export interface TestCluster {
+  id: string;
+  api: KubeApiServer;
+  kubectl: Kubectl;
+  kube: KubeConfigClient;
+}
+
+/** An API server (with the CRDs of @switchyard/apis); `persist` keeps its state and port for a restart. */
+export async function cluster(id: string, serviceCIDR: string, persist?: { dataDir: string; port?: number }): Promise<TestCluster> {
+  const api = await startKubeApi({ crds: loadCrds() as unknown as KubeObject[], serviceCIDR, ...(persist ? { dataDir: persist.dataDir, port: persist.port ?? 0 } : {}) });
+  const kc = new KubeConfig();
+  kc.loadFromFile(api.kubeconfigPath);
+  return { id, api, kubectl: new Kubectl(api.kubeconfigPath), kube: new KubeConfigClient(kc) };
+}
+
+export const memberClusterSet = (clusterID: string, leaderUrl: string, over: { name?: string; leaderID?: string; secret?: string } = {}): KubeObject => ({
+  apiVersion: 'multicluster.crd.antrea.io/v1alpha2',
+  kind: 'ClusterSet',
+  metadata: { name: over.name ?? CLUSTERSET, namespace: MEMBER_NS },
+  spec: { clusterID, leaders: [{ clusterID: over.leaderID ?? LEADER_ID, secret: over.secret ?? `member-${clusterID}-token`, server: leaderUrl }], namespace: LEADER_NS },
+});
+
+/** The leader's side of access for one member: ServiceAccount, token Secret, RoleBinding; returns the Secret's data. */
+async function grantMember(leader: TestCluster, clusterID: string): Promise<Record<string, string>> {
+  const sa = `member-${clusterID}`;
+  await leader.kubectl.apply(
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: sa, namespace: LEADER_NS } },
+    { apiVersion: 'v1', kind: 'Secret', metadata: { name: `${sa}-token`, namespace: LEADER_NS, annotations: { 'kubernetes.io/service-account.name': sa } }, type: 'kubernetes.io/service-account-token' },
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: sa, namespace: LEADER_NS }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'antrea-mc-member-cluster-role' }, subjects: [{ kind: 'ServiceAccount', name: sa, namespace: LEADER_NS }] },
+  );
+  for (let i = 0; ; i++) {
+    const s = await leader.kubectl.json<{ data?: Record<string, string> }>(['-n', LEADER_NS, 'get', 'secret', `${sa}-token`]);
+    if (s.data?.['token']) return s.data;
+    if (i > 100) throw new Error(`token Secret ${sa}-token was not populated`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** What the member role may do in the leader's namespace (the seed's antrea-mc-member-cluster-role). */
+const memberRole = {
+  apiVersion: 'rbac.authorization.k8s.io/v1',
+  kind: 'Role',
+  metadata: { name: 'antrea-mc-member-cluster-role', namespace: LEADER_NS },
+  rules: [
+    { apiGroups: ['multicluster.crd.antrea.io'], resources: ['memberclusterannounces', 'resourceexports'], verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'] },
+    { apiGroups: ['multicluster.crd.antrea.io'], resources: ['resourceimports', 'resourceexports/status'], verbs: ['get', 'list', 'watch'] },
+    { apiGroups: [''], resources: ['events'], verbs: ['create'] },
+  ],
+};
+
+export interface ClusterSetEnv {
+  /** Replaced by a test that restarts the leader's API server. */
+  leader: TestCluster;
+  west: TestCluster;
+  east: TestCluster;
+  stop(): Promise<void>;
+}
+
+/** Three API servers, the ClusterSets applied with kubectl, member token Secrets copied over. */
+export async function startClusterSet(opts: { leaderDataDir?: string } = {}): Promise<ClusterSetEnv> {
+  const [leader, west, east] = await Promise.all([cluster(LEADER_ID, '10.100.0.0/16', opts.leaderDataDir ? { dataDir: opts.leaderDataDir } : undefined), cluster('test-cluster-west', '10.101.0.0/16'), cluster('test-cluster-east', '10.102.0.0/16')]);
+  await leader.kubectl.ok(['create', 'namespace', LEADER_NS]);
+  await leader.kubectl.apply(memberRole, { apiVersion: 'multicluster.crd.antrea.io/v1alpha2', kind: 'ClusterSet', metadata: { name: CLUSTERSET, namespace: LEADER_NS }, spec: { clusterID: LEADER_ID, leaders: [{ clusterID: LEADER_ID }] } });
+  for (const m of [west, east]) {
+    const data = await grantMember(leader, m.id);
+    await m.kubectl.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `member-${m.id}-token`, namespace: MEMBER_NS }, type: 'Opaque', data: { token: data['token'], 'ca.crt': data['ca.crt'] } });
+  }
+  const env: ClusterSetEnv = {
+    leader,
+    west,
+    east,
+    async stop() {
+      await Promise.all([env.leader.api.stop(), west.api.stop(), east.api.stop()]);
+    },
+  };
+  return env;
+}
+
+export const fastInformers = { initialBackoffMs: 50, maxBackoffMs: 500 };
+
+export function leaderController(env: ClusterSetEnv, clock?: Clock): LeaderController {
+  return new LeaderController({ kube: env.leader.kube, namespace: LEADER_NS, informer: fastInformers, ...(clock ? { clock } : {}) });
+}
+
+export function memberController(m: TestCluster, opts: { clock?: Clock; endpointIPType?: EndpointIPType; clusterSetID?: string; enableStretchedNetworkPolicy?: boolean; heartbeatIntervalMs?: number; serviceCIDR?: string; podCIDRs?: string[] } = {}): MemberController {
+  return new MemberController({ kube: m.kube, namespace: MEMBER_NS, informer: fastInformers, ...opts });
+}
+
+/** Poll `fn` until it returns without throwing (propagation through watches is asynchronous). */
+export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 15000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
+/** nginx as in the seed guide: a Deployment stand-in (two ready pods) and its Service. */
+export async function nginx(c: TestCluster, podIPs: string[], ports: { name?: string; port: number; targetPort: number }[] = [{ name: 'tcp80', port: 80, targetPort: 80 }]): Promise<void> {
+  await c.kubectl.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'nginx', namespace: 'default' }, spec: { selector: { app: 'nginx' }, ports: ports.map((p) => ({ ...p, protocol: 'TCP' })) } });
+  for (const [i, ip] of podIPs.entries()) {
+    const name = `nginx-${i}`;
+    await c.kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app: 'nginx' } }, spec: { nodeName: 'node-1', containers: [{ name: 'nginx', image: 'nginx', ports: [{ containerPort: 80 }] }] } });
+    // The kubelet's part: the pod runs and is ready.
+    await c.kube.request('PATCH', `/api/v1/namespaces/default/pods/${name}/status`, { status: { phase: 'Running', podIP: ip, podIPs: [{ ip }], conditions: [{ type: 'Ready', status: 'True' }] } }, 'application/merge-patch+json');
+  }
+}
+
+export const serviceExport = (name: string, ns = 'default'): KubeObject => ({ apiVersion: 'multicluster.x-k8s.io/v1alpha1', kind: 'ServiceExport', metadata: { name, namespace: ns } });

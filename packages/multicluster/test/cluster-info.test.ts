@@ -1,0 +1,17 @@
+import { clusterInfoExport, clusterInfoImports, clusterInfoImportsFor } from '../src';
+
+const gw = { metadata: { name: 'node-1', namespace: 'kube-system' }, gatewayIP: '192.0.2.11', internalIP: '172.18.0.11' };
+
+describe('ClusterInfo', () => {
+  it('is exported only with a Gateway, carrying its gateway IP, service and pod CIDRs', () => {
+    expect(clusterInfoExport({ clusterID: 'west', leaderNamespace: 'l', gateway: undefined })).toEqual([]);
+    const [re] = clusterInfoExport({ clusterID: 'west', leaderNamespace: 'l', gateway: gw, serviceCIDR: '10.101.0.0/16', podCIDRs: ['10.10.0.0/16'] });
+    expect(re).toMatchObject({ metadata: { name: 'west-clusterinfo' }, spec: { kind: 'ClusterInfo', clusterInfo: { clusterID: 'west', gatewayInfos: [{ gatewayIP: '192.0.2.11' }], serviceCIDR: '10.101.0.0/16', podCIDRs: ['10.10.0.0/16'] } } });
+  });
+
+  it('is imported by every other member, not by the exporter', () => {
+    const ris = clusterInfoImports([...clusterInfoExport({ clusterID: 'west', leaderNamespace: 'l', gateway: gw }), ...clusterInfoExport({ clusterID: 'east', leaderNamespace: 'l', gateway: gw })], 'l');
+    expect(ris.map((r) => r.metadata.name)).toEqual(['east-clusterinfo', 'west-clusterinfo']);
+    expect(clusterInfoImportsFor(ris, 'west', 'kube-system').map((c) => c.metadata.name)).toEqual(['east-clusterinfo']);
+  });
+});

@@ -1,0 +1,29 @@
+import { chooseGateway, type GatewayNode } from '../src';
+
+const node = (name: string, o: { candidate?: boolean; ready?: boolean; internal?: string; external?: string; gatewayIP?: string } = {}): GatewayNode => ({
+  metadata: { name, annotations: { ...(o.candidate === false ? {} : { 'multicluster.antrea.io/gateway': 'true' }), ...(o.gatewayIP ? { 'multicluster.antrea.io/gateway-ip': o.gatewayIP } : {}) } },
+  status: {
+    addresses: [...(o.internal ? [{ type: 'InternalIP', address: o.internal }] : []), ...(o.external ? [{ type: 'ExternalIP', address: o.external }] : [])],
+    conditions: [{ type: 'Ready', status: o.ready === false ? 'False' : 'True' }],
+  },
+});
+
+describe('chooseGateway', () => {
+  it('picks the first Ready candidate by name, with its InternalIP as both IPs', () => {
+    const gw = chooseGateway({ nodes: [node('n3', { internal: '10.0.0.3' }), node('n2', { internal: '10.0.0.2', ready: false }), node('n1', { internal: '10.0.0.1', candidate: false })], namespace: 'kube-system' });
+    expect(gw).toEqual({ apiVersion: 'multicluster.crd.antrea.io/v1alpha1', kind: 'Gateway', metadata: { name: 'n3', namespace: 'kube-system' }, gatewayIP: '10.0.0.3', internalIP: '10.0.0.3' });
+  });
+
+  it('keeps the current Gateway while it is a Ready candidate', () => {
+    expect(chooseGateway({ nodes: [node('a', { internal: '10.0.0.1' }), node('b', { internal: '10.0.0.2' })], current: 'b', namespace: 'ns' })?.metadata.name).toBe('b');
+  });
+
+  it('uses the ExternalIP with precedence external, and the gateway-ip annotation over both', () => {
+    expect(chooseGateway({ nodes: [node('a', { internal: '10.0.0.1', external: '1.2.3.4' })], namespace: 'ns', precedence: 'external' })).toMatchObject({ gatewayIP: '1.2.3.4', internalIP: '10.0.0.1' });
+    expect(chooseGateway({ nodes: [node('a', { internal: '10.0.0.1', external: '1.2.3.4', gatewayIP: '5.6.7.8' })], namespace: 'ns', precedence: 'external' })).toMatchObject({ gatewayIP: '5.6.7.8' });
+  });
+
+  it('has no Gateway when no candidate is Ready', () => {
+    expect(chooseGateway({ nodes: [node('a', { internal: '10.0.0.1', ready: false })], namespace: 'ns' })).toBeUndefined();
+  });
+});

@@ -1,0 +1,106 @@
+import type { Endpoints, ResourceExport, Service, ServiceExport } from '@switchyard/apis';
+import { ExportReason, IMPORTED_ANNOTATION, mergeServiceExports, serviceExportPlan, serviceImportPlan, type ExportInput } from '../src';
+
+const NOW = '2026-01-01T00:00:00.000Z';
+const se = (name: string, ns = 'default'): ServiceExport => ({ metadata: { name, namespace: ns } });
+const nginx: Service = { metadata: { name: 'nginx', namespace: 'default' }, spec: { type: 'ClusterIP', clusterIP: '10.96.0.10', ports: [{ name: 'http', port: 80, protocol: 'TCP' }] } };
+const nginxEps: Endpoints = { metadata: { name: 'nginx', namespace: 'default' }, subsets: [{ addresses: [{ ip: '10.10.0.5' }, { ip: '10.10.0.6' }], ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] }] };
+
+function plan(services: Service[], endpoints: Endpoints[], exportsOf: ServiceExport[], over: Partial<ExportInput> = {}) {
+  const find = <T extends { metadata: { name?: string; namespace?: string } }>(xs: T[]) => (ns: string, name: string) => xs.find((x) => x.metadata.namespace === ns && x.metadata.name === name);
+  return serviceExportPlan({ clusterID: 'west', leaderNamespace: 'antrea-multicluster', endpointIPType: 'ClusterIP', serviceExports: exportsOf, service: find(services), endpoints: find(endpoints), now: NOW, ...over });
+}
+
+describe('serviceExportPlan', () => {
+  it('exports a Service as <cluster>-<ns>-<name>-service and -endpoints with the ClusterIP as endpoint', () => {
+    const p = plan([nginx], [nginxEps], [se('nginx')]);
+    expect(p.resourceExports.map((r) => r.metadata.name)).toEqual(['west-default-nginx-service', 'west-default-nginx-endpoints']);
+    expect(p.resourceExports[1]!.spec.endpoints?.subsets).toEqual([{ addresses: [{ ip: '10.96.0.10' }], ports: [{ name: 'http', port: 80, protocol: 'TCP' }] }]);
+    expect(p.valid.get('default/nginx')).toMatchObject({ type: 'Valid', status: 'True', reason: ExportReason.Succeed });
+  });
+
+  it('uses the Pod IPs and target ports with endpointIPType PodIP', () => {
+    const p = plan([nginx], [nginxEps], [se('nginx')], { endpointIPType: 'PodIP' });
+    expect(p.resourceExports[1]!.spec.endpoints?.subsets).toEqual([{ addresses: [{ ip: '10.10.0.5' }, { ip: '10.10.0.6' }], ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] }]);
+  });
+
+  it.each([
+    ['a missing Service', [], [], ExportReason.ServiceNotFound],
+    ['an ExternalName Service', [{ ...nginx, spec: { type: 'ExternalName' as const, externalName: 'example.com' } }], [nginxEps], ExportReason.ServiceTypeNotSupported],
+    ['a headless Service', [{ ...nginx, spec: { ...nginx.spec, clusterIP: 'None' } }], [nginxEps], ExportReason.ServiceNoClusterIP],
+    ['a Service without ready endpoints', [nginx], [{ ...nginxEps, subsets: [{ notReadyAddresses: [{ ip: '10.10.0.5' }], ports: [] }] }], ExportReason.ServiceNoEndpoints],
+    ['an imported Service', [{ ...nginx, metadata: { ...nginx.metadata, annotations: { [IMPORTED_ANNOTATION]: 'true' } } }], [nginxEps], ExportReason.ImportedService],
+  ])('does not export %s and says why', (_what, svcs, eps, reason) => {
+    const p = plan(svcs as Service[], eps as Endpoints[], [se('nginx')]);
+    expect(p.resourceExports).toEqual([]);
+    expect(p.valid.get('default/nginx')).toMatchObject({ type: 'Valid', status: 'False', reason });
+  });
+});
+
+const reOf = (cluster: string, kind: 'Service' | 'Endpoints', ports: number[], created: string, ip = `10.${cluster.length}.0.1`): ResourceExport => ({
+  metadata: { name: `${cluster}-default-nginx-${kind.toLowerCase()}`, namespace: 'antrea-multicluster', creationTimestamp: created },
+  spec:
+    kind === 'Service'
+      ? { clusterID: cluster, name: 'nginx', namespace: 'default', kind, service: { serviceSpec: { ports: ports.map((port) => ({ port, protocol: 'TCP' })) } } }
+      : { clusterID: cluster, name: 'nginx', namespace: 'default', kind, endpoints: { subsets: [{ addresses: [{ ip }], ports: ports.map((port) => ({ port, protocol: 'TCP' })) }] } },
+});
+
+describe('mergeServiceExports', () => {
+  it('merges the endpoints of every cluster exporting the same Service', () => {
+    const p = mergeServiceExports([reOf('west', 'Service', [80], 't1'), reOf('west', 'Endpoints', [80], 't1', '10.1.0.1'), reOf('east', 'Service', [80], 't2'), reOf('east', 'Endpoints', [80], 't2', '10.2.0.1')], 'antrea-multicluster', NOW);
+    expect(p.resourceImports.map((r) => r.metadata.name)).toEqual(['default-nginx-service', 'default-nginx-endpoints']);
+    expect(p.resourceImports[0]!.spec).toMatchObject({ kind: 'ServiceImport', clusters: ['east', 'west'], serviceImport: { spec: { ports: [{ port: 80, protocol: 'TCP' }], type: 'ClusterSetIP' } } });
+    expect(p.resourceImports[1]!.spec.endpoints?.subsets?.flatMap((s) => s.addresses?.map((a) => a.ip))).toEqual(['10.2.0.1', '10.1.0.1']);
+  });
+
+  it('keeps the first export on a port conflict and fails the later one with ConvergeFailure', () => {
+    const p = mergeServiceExports([reOf('east', 'Service', [8080], 't2'), reOf('east', 'Endpoints', [8080], 't2'), reOf('west', 'Service', [80], 't1'), reOf('west', 'Endpoints', [80], 't1')], 'antrea-multicluster', NOW);
+    expect(p.resourceImports[0]!.spec.clusters).toEqual(['west']);
+    expect(p.resourceImports[0]!.spec.serviceImport?.spec.ports).toEqual([{ port: 80, protocol: 'TCP' }]);
+    expect(p.exportStatus.get('east-default-nginx-service')?.conditions[0]).toMatchObject({ status: 'False', reason: 'ConvergeFailure' });
+    expect(p.exportStatus.get('west-default-nginx-service')?.conditions[0]).toMatchObject({ status: 'True', reason: 'Succeed' });
+  });
+
+  it('leaves out clusters the leader refused', () => {
+    const p = mergeServiceExports([reOf('west', 'Service', [80], 't1'), reOf('west', 'Endpoints', [80], 't1')], 'ns', NOW, (c) => c !== 'west');
+    expect(p.resourceImports).toEqual([]);
+  });
+});
+
+describe('serviceImportPlan', () => {
+  const ris = mergeServiceExports([reOf('west', 'Service', [80], 't1'), reOf('west', 'Endpoints', [80], 't1', '10.96.0.10')], 'antrea-multicluster', NOW).resourceImports;
+
+  it('imports antrea-mc-<name> Service and Endpoints, annotated, and a ServiceImport', () => {
+    const p = serviceImportPlan({ resourceImports: ris, service: () => undefined, namespaceExists: () => true });
+    expect(p.services).toEqual([{ metadata: { name: 'antrea-mc-nginx', namespace: 'default', annotations: { [IMPORTED_ANNOTATION]: 'true' } }, spec: { type: 'ClusterIP', ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }] } }]);
+    expect(p.endpoints[0]!.subsets).toEqual([{ addresses: [{ ip: '10.96.0.10' }], ports: [{ port: 80, protocol: 'TCP' }] }]);
+    expect(p.serviceImports[0]).toMatchObject({ metadata: { name: 'nginx', namespace: 'default' }, spec: { type: 'ClusterSetIP' }, status: { clusters: [{ cluster: 'west' }] } });
+  });
+
+  it('never overwrites a local Service of the same name that was not imported', () => {
+    const local: Service = { metadata: { name: 'antrea-mc-nginx', namespace: 'default' }, spec: { ports: [{ port: 9 }] } };
+    const p = serviceImportPlan({ resourceImports: ris, service: () => local, namespaceExists: () => true });
+    expect(p.services).toEqual([]);
+    expect(p.skipped).toEqual([expect.objectContaining({ namespace: 'default', name: 'nginx' })]);
+  });
+
+  it('waits for a missing namespace', () => {
+    const p = serviceImportPlan({ resourceImports: ris, service: () => undefined, namespaceExists: () => false });
+    expect(p.services).toEqual([]);
+    expect(p.skipped[0]!.reason).toMatch(/namespace default does not exist/);
+  });
+});
+
+describe('malformed ResourceExports', () => {
+  it.each([
+    [{ kind: 'Servce', name: 'x', namespace: 'd', clusterID: 'c' }, 'spec.kind "Servce" is not one of'],
+    [{ kind: 'Service', namespace: 'd', clusterID: 'c', service: { serviceSpec: { ports: [] } } }, 'spec.name is required for kind Service'],
+    [{ kind: 'Service', name: 'x', namespace: 'd', clusterID: 'c', service: { serviceSpec: { ports: [{ port: 70000 }] } } }, 'spec.service.serviceSpec.ports[0].port must be 1..65535, got 70000'],
+    [{ kind: 'Service', name: 'x', namespace: 'd', clusterID: 'c' }, 'spec.service.serviceSpec.ports must be a list, got null'],
+  ])('gets InvalidSpec naming the field and is left out: %j', (spec, message) => {
+    const bad = { metadata: { name: 'hand-written', creationTimestamp: 't0' }, spec } as ResourceExport;
+    const p = mergeServiceExports([bad, reOf('west', 'Service', [80], 't1'), reOf('west', 'Endpoints', [80], 't1')], 'ns', NOW);
+    expect(p.exportStatus.get('hand-written')?.conditions[0]).toMatchObject({ status: 'False', reason: 'InvalidSpec', message: expect.stringContaining(message) });
+    expect(p.resourceImports[0]!.spec.clusters).toEqual(['west']);
+  });
+});
