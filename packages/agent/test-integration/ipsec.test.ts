@@ -174,6 +174,16 @@ describe('IPsec tunnel ports on a real OVS (three Nodes)', () => {
     }
   });
 
+  it('a packet from the host to a peer\'s pod leaves on that peer\'s port (ofproto/trace)', async () => {
+    const ports = await ipsecPorts();
+    for (const peer of PEERS) {
+      const port = ports.find((p) => p.ifaceIds['node-name'] === peer.name)!;
+      const dst = peer.podCIDR.replace(/0\/24$/, '5');
+      const trace = await ovs.appctl('ofproto/trace', 'br-int', `in_port=sy-gw0,tcp,nw_src=${SELF.podCIDR.replace(/0\/24$/, '1')},nw_dst=${dst},dl_dst=aa:bb:cc:dd:ee:ff,tp_dst=80,nw_ttl=64`);
+      expect(trace).toMatch(new RegExp(`-> output port is ${String(port.ofport)}\\b`));
+    }
+  });
+
   it('ovs-monitor-ipsec writes one strongSwan connection and one PSK secret per peer, and strongSwan\'s parser accepts the config', async () => {
     // --root-prefix keeps every file it writes (etc/ipsec.conf, etc/ipsec.secrets) and every program
     // it calls (usr/sbin/ipsec: a recording stub, as no charon runs) under one directory.
