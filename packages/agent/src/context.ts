@@ -3,6 +3,7 @@ import { parseCidr } from '@switchyard/ipam/cidr';
 import type { Logger } from '@switchyard/runtime';
 import { podMtu } from './bridge';
 import { WIREGUARD_OVERHEAD } from './wireguard';
+import { ipsecPodMtu } from './ipsec';
 import { AgentError } from './errors';
 import { AgentMetrics } from './metrics';
 import { NodeNetwork } from './netops';
@@ -18,6 +19,8 @@ export interface AgentContext {
   readonly encap: boolean;
   /** Pod traffic to other nodes goes through the WireGuard device (trafficEncryptionMode wireGuard). */
   readonly wireGuard: boolean;
+  /** Pod traffic to other nodes goes through per-peer IPsec tunnel ports (trafficEncryptionMode ipsec). */
+  readonly ipsec: boolean;
   /** MTU of pod interfaces and the gateway: the link's, less the tunnel (or WireGuard) overhead. */
   readonly mtu: number;
   /** The node's host side (links, addresses, routes, masquerade). */
@@ -33,14 +36,18 @@ export function agentContext(o: AgentOptions): AgentContext {
   if (cidr.family !== 4) throw new AgentError('INVALID_CONFIG', 'only an IPv4 pod CIDR is supported so far', options.podCIDR, 'podCIDR');
   const encap = options.trafficMode === 'encap' || options.trafficMode === 'hybrid';
   const wireGuard = options.trafficEncryptionMode === 'wireGuard';
+  const ipsec = options.trafficEncryptionMode === 'ipsec';
+  const tunnelMtu = podMtu(options.linkMtu, options.tunnelType, encap);
   return {
     options,
     podCIDR: cidr.toString(),
     policyOnly: options.trafficMode === 'networkPolicyOnly',
     encap,
     wireGuard,
-    // As Antrea: with WireGuard, inter-node pod traffic pays its overhead instead of the tunnel's.
-    mtu: wireGuard ? options.linkMtu - WIREGUARD_OVERHEAD : podMtu(options.linkMtu, options.tunnelType, encap),
+    ipsec,
+    // As Antrea: with WireGuard, inter-node pod traffic pays its overhead instead of the tunnel's;
+    // with IPsec, ESP comes on top of the tunnel's.
+    mtu: wireGuard ? options.linkMtu - WIREGUARD_OVERHEAD : ipsec ? ipsecPodMtu(tunnelMtu) : tunnelMtu,
     net: new NodeNetwork(options.nodeNetns),
     metrics: new AgentMetrics(),
     log: options.logger,

@@ -6,6 +6,7 @@ import type { PolicyBypass, TrafficMode } from '@switchyard/openflow-pipeline';
 import { AgentError } from './errors';
 import { silentLogger, type Clock, type Logger } from '@switchyard/runtime';
 import { checkDatapathSupport, type TunnelType } from './bridge';
+import { ipsecPSK } from './ipsec';
 
 /** Everything the agent needs to run a node. */
 export interface AgentOptions {
@@ -71,9 +72,12 @@ export interface AgentOptions {
   /**
    * Encryption of pod traffic between nodes. wireGuard: a WireGuard device (`switchyard-wg0`,
    * userspace wireguard-go) carries it instead of the tunnel; needs `kube` (keys are exchanged
-   * through Node annotations). Default none.
+   * through Node annotations). ipsec: one tunnel port per peer Node with `remote_ip` and `psk`
+   * (ovs-monitor-ipsec and strongSwan encrypt it); needs `kube` and encap. Default none.
    */
-  trafficEncryptionMode?: 'none' | 'wireGuard';
+  trafficEncryptionMode?: 'none' | 'wireGuard' | 'ipsec';
+  /** IPsec pre-shared key. Default: the environment variable ANTREA_IPSEC_PSK (required with ipsec). */
+  ipsecPSK?: string;
   /** UDP port of the WireGuard device. Default 51820 (antrea-agent.conf `wireGuard.port`). */
   wireGuardPort?: number;
   /** The wireguard-go program. Default `wireguard-go` (on PATH). */
@@ -117,7 +121,7 @@ export interface AgentOptions {
 }
 
 /** Options without a default: absent means that feature (or override) is off. */
-type Unset = 'nodeNetns' | 'apiSocket' | 'controlplane' | 'kube' | 'apiPort' | 'clock';
+type Unset = 'nodeNetns' | 'apiSocket' | 'controlplane' | 'kube' | 'apiPort' | 'clock' | 'ipsecPSK';
 
 /** {@link AgentOptions} with every default applied. */
 export type ResolvedAgentOptions = Required<Omit<AgentOptions, Unset>> & Pick<AgentOptions, Unset>;
@@ -167,6 +171,12 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
   if (resolved.trafficEncryptionMode === 'wireGuard') {
     if (resolved.kube === undefined) throw new AgentError('INVALID_CONFIG', 'trafficEncryptionMode wireGuard exchanges keys through Node annotations and needs the Kubernetes API', resolved.trafficEncryptionMode, 'trafficEncryptionMode');
     if (resolved.trafficMode === 'networkPolicyOnly') throw new AgentError('INVALID_CONFIG', 'trafficEncryptionMode wireGuard needs a traffic mode where this agent routes pod traffic, not networkPolicyOnly', resolved.trafficMode, 'trafficEncapMode');
+  }
+  if (resolved.trafficEncryptionMode === 'ipsec') {
+    if (resolved.kube === undefined) throw new AgentError('INVALID_CONFIG', 'trafficEncryptionMode ipsec makes one tunnel port per peer Node and needs the Kubernetes API', resolved.trafficEncryptionMode, 'trafficEncryptionMode');
+    // As Antrea: IPsec encrypts the tunnel, so every peer must be reached through it.
+    if (resolved.trafficMode !== 'encap') throw new AgentError('INVALID_CONFIG', `trafficEncryptionMode ipsec needs trafficEncapMode encap, not ${resolved.trafficMode}`, resolved.trafficMode, 'trafficEncapMode');
+    resolved.ipsecPSK = ipsecPSK(o.ipsecPSK, process.env);
   }
   return resolved;
 }
@@ -218,8 +228,14 @@ export function policyBypassFromConfig(rules: AgentConfig['externalNode']['polic
   });
 }
 
-/** antrea-agent.conf `trafficEncryptionMode` and `wireGuard`; ipsec is refused (not implemented by this agent yet). */
+/**
+ * antrea-agent.conf `trafficEncryptionMode`, `wireGuard` and `ipsec`. IPsec takes its PSK from
+ * ANTREA_IPSEC_PSK when the options are resolved; certificate authentication is refused (not
+ * implemented by this agent).
+ */
 function encryptionFromConfig(cfg: AgentConfig): Pick<AgentOptions, 'trafficEncryptionMode' | 'wireGuardPort'> {
-  if (cfg.trafficEncryptionMode === 'ipsec') throw new AgentError('INVALID_CONFIG', 'trafficEncryptionMode ipsec is not supported by this agent yet (wireGuard is)', cfg.trafficEncryptionMode, 'trafficEncryptionMode');
+  if (cfg.trafficEncryptionMode === 'ipsec' && cfg.ipsec.authenticationMode !== 'psk') {
+    throw new AgentError('INVALID_CONFIG', `ipsec.authenticationMode ${cfg.ipsec.authenticationMode} is not supported by this agent (psk is)`, cfg.ipsec.authenticationMode, 'ipsec.authenticationMode');
+  }
   return { trafficEncryptionMode: cfg.trafficEncryptionMode, wireGuardPort: cfg.wireGuard.port };
 }

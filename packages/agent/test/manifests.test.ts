@@ -34,6 +34,7 @@ it('the DaemonSet runs the agent with the node name and mounts sockets, netns, s
   expect(pod.serviceAccountName).toBe('switchyard-agent');
   const agent = pod.containers.find((c: { name: string }) => c.name === 'switchyard-agent');
   expect(agent.env).toContainEqual({ name: 'NODE_NAME', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } });
+  expect(agent.env).toContainEqual({ name: 'ANTREA_IPSEC_PSK', valueFrom: { secretKeyRef: { name: 'antrea-ipsec', key: 'psk', optional: true } } });
   const mounts = agent.volumeMounts.map((m: { mountPath: string }) => m.mountPath);
   expect(mounts).toEqual(expect.arrayContaining(['/var/run/antrea', '/var/run/openvswitch', '/var/run/netns', '/var/lib/switchyard', '/etc/antrea']));
   const install = pod.initContainers[0];

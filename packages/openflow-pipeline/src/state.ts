@@ -50,7 +50,10 @@ export interface RemoteNode {
   nodeIP: string;
   /** Gateway IP of the peer (first address of its pod CIDR). */
   gatewayIP: string;
-  /** Per-peer IPsec tunnel port (classified as tunnel input). */
+  /**
+   * Per-peer IPsec tunnel port (trafficEncryptionMode ipsec): classified as tunnel input, and traffic
+   * to the peer's pod CIDR is output there instead of the shared tunnel port with tun_dst.
+   */
   ipsecTunnelOfport?: number;
 }
 

@@ -1,6 +1,6 @@
 /**
  * The routes part (with a Kubernetes API): watches Nodes and keeps the pipeline's remote nodes and
- * the host's routes and masquerade in line with them. The Nodes listed at start are primed into
+ * the host's routes and masquerade in line with them (with IPsec, also one tunnel port per peer). The Nodes listed at start are primed into
  * the first round: without them it would replace the previous run's tunnel flows with nothing
  * until the watch caught up.
  */
@@ -10,6 +10,8 @@ import type { AgentContext } from '../context';
 import type { AgentController, ControllerHealth } from '../lifecycle';
 import { NodeRouteController, nodeFacts, remoteNodesOf } from '../node-routes';
 import { WIREGUARD_DEVICE } from '../wireguard';
+import { IPsecTunnelPorts } from '../ipsec';
+import type { RemoteNode } from '@switchyard/openflow-pipeline';
 import { NODES, PRIME_LIST_MS, listWithin } from './kube-resources';
 import type { NodeDatapath } from './node-datapath';
 
@@ -25,11 +27,22 @@ export class RemoteNodes implements AgentController {
     private readonly node: NodeDatapath,
   ) {}
 
+  /** Per-peer IPsec tunnel ports (trafficEncryptionMode ipsec); set at start. */
+  ipsecPorts: IPsecTunnelPorts | undefined;
+
+  /** The peers as the pipeline takes them: with IPsec, after their tunnel ports exist (with their ofports). */
+  private async withPorts(peers: RemoteNode[]): Promise<RemoteNode[]> {
+    return this.ipsecPorts ? this.ipsecPorts.sync(peers) : peers;
+  }
+
   async start(): Promise<void> {
     const o = this.ctx.options;
+    if (this.ctx.ipsec && o.ipsecPSK !== undefined) {
+      this.ipsecPorts = new IPsecTunnelPorts({ vswitch: this.node.vswitch, bridge: o.bridge, tunnelType: o.tunnelType, tunnelPort: o.tunnelPort, tunnelCsum: o.tunnelCsum, psk: o.ipsecPSK, logger: this.ctx.log });
+    }
     try {
       const nodes = await listWithin(this.kube, '/api/v1/nodes', PRIME_LIST_MS);
-      this.node.flows.primeRemoteNodes(remoteNodesOf(nodes.map(nodeFacts), { name: o.nodeName, podCIDR: this.ctx.podCIDR }, new Map()).remote);
+      this.node.flows.primeRemoteNodes(await this.withPorts(remoteNodesOf(nodes.map(nodeFacts), { name: o.nodeName, podCIDR: this.ctx.podCIDR }, new Map()).remote));
     } catch (e) {
       this.ctx.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'Nodes not listed before the first round; remote nodes follow from the watch');
     }
@@ -47,7 +60,7 @@ export class RemoteNodes implements AgentController {
       transportPrefix: transport?.prefix ?? 32,
       ...(this.ctx.wireGuard ? { wireGuardDev: WIREGUARD_DEVICE } : {}),
       sink: {
-        setRemoteNodes: (nodes) => this.node.flows.setRemoteNodes(nodes),
+        setRemoteNodes: async (nodes) => this.node.flows.setRemoteNodes(await this.withPorts(nodes)),
         syncRoutes: (r) => net.syncRoutes(r),
         syncMasquerade: (cidrs) => (masquerade ? net.syncMasquerade(cidrs, o.gatewayName) : Promise.resolve()),
       },

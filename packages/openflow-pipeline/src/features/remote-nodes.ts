@@ -1,12 +1,13 @@
 /**
- * Peer nodes by traffic mode: encap (tunnel with tun_dst, ARP responder for the peer gateway),
+ * Peer nodes by traffic mode: encap (tunnel with tun_dst, ARP responder for the peer gateway; with
+ * IPsec the peer's own tunnel port instead),
  * noEncap / WireGuard / hybrid within the node subnet (routed through the gateway),
  * networkPolicyOnly (nothing per peer).
  */
 import type { Flow } from '@switchyard/openflow/codec';
 import { Cidr } from '@switchyard/ipam/cidr';
 import type { Feature } from '../feature';
-import { FromTunnelRegMark, GLOBAL_VIRTUAL_MAC, PRIORITY, RewriteMACRegMark, ToGatewayRegMark, ToTunnelRegMark, loadMarks } from '../fields';
+import { FromTunnelRegMark, GLOBAL_VIRTUAL_MAC, OutputToOFPortRegMark, PRIORITY, RewriteMACRegMark, TargetOFPortField, ToGatewayRegMark, ToTunnelRegMark, loadMarks } from '../fields';
 import type { Pipeline } from '../tables';
 import type { NodeConfig, RemoteNode } from '../state';
 import { ARP, IP, arpReplyActions, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst } from './common';
@@ -24,16 +25,28 @@ export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode):
   const flows: Flow[] = [];
   if (cfg.trafficMode === 'networkPolicyOnly') return flows;
   const viaTunnel = !cfg.wireGuard && (cfg.trafficMode === 'encap' || (cfg.trafficMode === 'hybrid' && !sameSubnet(cfg, peer)));
-  if (viaTunnel) {
+  if (viaTunnel && peer.ipsecTunnelOfport !== undefined) {
+    // IPsec: the peer has its own tunnel port (fixed remote_ip, encrypted by strongSwan); traffic
+    // to its pod CIDR leaves there, and what arrives there is tunnel input like the shared port's.
+    const port = peer.ipsecTunnelOfport;
+    flows.push(
+      flow(p.id('ARPResponder'), PRIORITY.normal, { ...ARP, arpTpa: peer.gatewayIP, arpOp: 1 }, arpReplyActions(peer.gatewayIP), c),
+      flow(p.id('Classifier'), PRIORITY.normal, { inPort: port }, [...loadMarks(FromTunnelRegMark, RewriteMACRegMark), goto(p.stageId('conntrackState'))], c),
+      flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(peer.podCIDR) }, [
+        setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL')),
+      ], c),
+      // Above the shared tunnel port's virtual-MAC flow: this peer's pod CIDR goes to its own port.
+      flow(p.id('L2ForwardingCalc'), PRIORITY.high, { ...IP, ethDst: GLOBAL_VIRTUAL_MAC, ipv4Dst: ipv4Net(peer.podCIDR) }, [
+        ...loadMarks(TargetOFPortField.mark(port), OutputToOFPortRegMark), goto(p.nextId('L2ForwardingCalc')),
+      ], c),
+    );
+  } else if (viaTunnel) {
     flows.push(
       flow(p.id('ARPResponder'), PRIORITY.normal, { ...ARP, arpTpa: peer.gatewayIP, arpOp: 1 }, arpReplyActions(peer.gatewayIP), c),
       flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(peer.podCIDR) }, [
         setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(peer.nodeIP), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL')),
       ], c),
     );
-    if (peer.ipsecTunnelOfport !== undefined) {
-      flows.push(flow(p.id('Classifier'), PRIORITY.normal, { inPort: peer.ipsecTunnelOfport }, [...loadMarks(FromTunnelRegMark, RewriteMACRegMark), goto(p.stageId('conntrackState'))], c));
-    }
   } else {
     // noEncap, hybrid within the subnet, WireGuard: the host routes it.
     flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(peer.podCIDR) }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c));
@@ -44,6 +57,6 @@ export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode):
 /** Remote nodes: the route to each peer's pod CIDR, by traffic mode. */
 export const remoteNodesFeature: Feature = {
   name: 'remoteNodes',
-  tables: () => ['ARPResponder', 'Classifier', 'L3Forwarding', 'L3DecTTL'],
+  tables: () => ['ARPResponder', 'Classifier', 'L3Forwarding', 'L3DecTTL', 'L2ForwardingCalc'],
   perObject: { remoteNode: (ctx, peer) => ({ flows: remoteNodeFlows(ctx.pipeline, ctx.config, peer) }) },
 };

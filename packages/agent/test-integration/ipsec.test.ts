@@ -1,0 +1,272 @@
+// trafficEncryptionMode ipsec on a real OVS: one agent (node ip1) and three Nodes in the embedded
+// Kubernetes API. The agent makes one GRE port per peer with remote_ip, psk and external_ids; the
+// real ovs-monitor-ipsec (Debian openvswitch-ipsec), run against the same OVSDB, turns them into a
+// strongSwan ipsec.conf and ipsec.secrets that strongSwan's own config parser (starter) accepts;
+// deleting a Node removes its port, and the monitor drops its connection. No kernel datapath here,
+// so no traffic is encrypted: this checks the agent's rows and what OVS's IPsec tooling makes of them.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { loadCrds } from '@switchyard/apis';
+import { KubeConfigClient } from '@switchyard/kube';
+import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import { Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
+import { Agent } from '../src/index';
+import { IPSEC_PSK_ENV, ipsecTunnelPortName } from '../src/ipsec';
+
+jest.setTimeout(120_000);
+
+const MONITOR = '/usr/share/openvswitch/scripts/ovs-monitor-ipsec';
+const STARTER = '/usr/lib/ipsec/starter';
+const PSK = 'switchyard-test-psk-0123456789';
+const SELF = { name: 'ip1', podCIDR: '10.72.1.0/24', nodeIP: '192.168.72.1' };
+const PEERS = [
+  { name: 'ip2', podCIDR: '10.72.2.0/24', nodeIP: '192.168.72.2' },
+  { name: 'ip3', podCIDR: '10.72.3.0/24', nodeIP: '192.168.72.3' },
+];
+
+let tb: Testbed;
+let api: KubeApiServer;
+let kube: KubeConfigClient;
+let ovs: OvsInstance;
+let agent: Agent | undefined;
+let monitor: ChildProcess | undefined;
+let dir: string;
+const savedPsk = process.env[IPSEC_PSK_ENV];
+
+const postNode = (n: { name: string; podCIDR: string; nodeIP: string }): Promise<unknown> =>
+  kube.request('POST', '/api/v1/nodes', {
+    apiVersion: 'v1', kind: 'Node', metadata: { name: n.name },
+    spec: { podCIDR: n.podCIDR, podCIDRs: [n.podCIDR] },
+    status: { addresses: [{ type: 'InternalIP', address: n.nodeIP }] },
+  });
+
+/** Rows of an OVSDB table as ovs-vsctl (the reference client) prints them, maps decoded. */
+async function vsctlRows(table: string, columns: string[]): Promise<Record<string, unknown>[]> {
+  const out = JSON.parse(await ovs.vsctl('--format=json', `--columns=${columns.join(',')}`, 'list', table)) as { headings: string[]; data: unknown[][] };
+  const decode = (v: unknown): unknown => {
+    if (Array.isArray(v) && v[0] === 'map') return Object.fromEntries(v[1] as [string, string][]);
+    if (Array.isArray(v) && v[0] === 'set') return (v[1] as unknown[]).map(decode);
+    return v;
+  };
+  return out.data.map((row) => Object.fromEntries(out.headings.map((h, i) => [h, decode(row[i])])));
+}
+
+/** The per-peer ports: Interface and Port rows of every port the agent marked ipsec-tunnel. */
+async function ipsecPorts(): Promise<{ name: string; type: string; options: Record<string, string>; ifaceIds: Record<string, string>; portIds: Record<string, string>; ofport: unknown }[]> {
+  const ports = (await vsctlRows('Port', ['name', 'external_ids'])).filter((p) => (p.external_ids as Record<string, string>)['antrea-type'] === 'ipsec-tunnel');
+  const ifaces = await vsctlRows('Interface', ['name', 'type', 'options', 'external_ids', 'ofport']);
+  return ports
+    .map((p) => {
+      const i = ifaces.find((x) => x.name === p.name)!;
+      return { name: p.name as string, type: i.type as string, options: i.options as Record<string, string>, ifaceIds: i.external_ids as Record<string, string>, portIds: p.external_ids as Record<string, string>, ofport: i.ofport };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+}
+
+const expectedPort = (p: { name: string; nodeIP: string }): Record<string, unknown> => ({
+  name: ipsecTunnelPortName(p.name),
+  type: 'gre',
+  options: { remote_ip: p.nodeIP, psk: PSK },
+  ifaceIds: { 'antrea-type': 'ipsec-tunnel', 'node-name': p.name },
+  portIds: { 'antrea-type': 'ipsec-tunnel', 'node-name': p.name },
+});
+const sortedByPort = <T extends { name: string }>(ps: T[]): T[] => [...ps].sort((a, b) => ipsecTunnelPortName(a.name).localeCompare(ipsecTunnelPortName(b.name)));
+
+/** strongSwan `conn` sections of an ipsec.conf: name -> key/value lines. */
+function conns(conf: string): Map<string, Record<string, string>> {
+  const out = new Map<string, Record<string, string>>();
+  let cur: Record<string, string> | undefined;
+  for (const line of conf.split('\n')) {
+    const head = /^conn (\S+)/.exec(line);
+    if (head) {
+      cur = {};
+      out.set(head[1]!, cur);
+    } else if (/^\S/.test(line)) cur = undefined;
+    else if (cur) {
+      const kv = /^\s+(\w+)=(.*)$/.exec(line);
+      if (kv) cur[kv[1]!] = kv[2]!;
+    }
+  }
+  return out;
+}
+
+/**
+ * Runs strongSwan's starter on a config and returns what its parser printed. The starter parses
+ * ipsec.conf, then starts the IKE daemon (charon): in a private mount namespace, /run is a tmpfs
+ * (its pid files) and charon is a stub bind-mounted over /usr/lib/ipsec/charon that exits at once,
+ * so nothing touches the host's IPsec state. The starter is stopped by its handle once it got to
+ * starting the daemon (after parsing).
+ */
+async function starterParse(conf: string): Promise<string> {
+  const stub = join(dir, 'charon-stub');
+  writeFileSync(stub, '#!/bin/sh\nexit 0\n');
+  chmodSync(stub, 0o755);
+  const script = 'mount -t tmpfs none /run && mount --bind "$1" /usr/lib/ipsec/charon && exec "$2" --nofork --debug-all --conf "$3"';
+  const child = spawn('unshare', ['-m', '--propagation', 'private', 'sh', '-c', script, 'sh', stub, STARTER, conf], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let text = '';
+  child.stdout.on('data', (d: Buffer) => (text += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (text += d.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  try {
+    await waitFor('starter parsed the config', () => /Attempting to start|fatal errors|exit|stopped/.test(text), { timeoutMs: 15_000, intervalMs: 50 });
+  } finally {
+    child.kill('SIGTERM');
+    await exited;
+  }
+  return text;
+}
+
+beforeAll(async () => {
+  tb = await Testbed.create();
+  dir = mkdtempSync(join(tmpdir(), 'sy-ipsec-'));
+  api = await startKubeApi({ crds: loadCrds() as never });
+  const kc = new KubeConfig();
+  kc.loadFromFile(api.writeKubeconfig(join(dir, 'kubeconfig')));
+  kube = new KubeConfigClient(kc);
+  ovs = await tb.startOvs();
+  for (const n of [SELF, ...PEERS]) await postNode(n);
+});
+
+afterAll(async () => {
+  if (monitor && monitor.exitCode === null) {
+    const gone = new Promise((resolve) => monitor!.once('exit', resolve));
+    monitor.kill('SIGTERM');
+    await gone;
+  }
+  await agent?.stop().catch(() => undefined);
+  await api?.stop().catch(() => undefined);
+  await tb?.cleanup();
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  if (savedPsk === undefined) delete process.env[IPSEC_PSK_ENV];
+  else process.env[IPSEC_PSK_ENV] = savedPsk;
+});
+
+describe('IPsec tunnel ports on a real OVS (three Nodes)', () => {
+  it(`refuses to start without ${IPSEC_PSK_ENV}, naming the variable`, async () => {
+    delete process.env[IPSEC_PSK_ENV];
+    await expect(Agent.start(agentOptions())).rejects.toMatchObject({ code: 'INVALID_CONFIG', message: expect.stringContaining(IPSEC_PSK_ENV) });
+  });
+
+  it('makes one GRE port per peer with remote_ip, psk and external_ids naming the peer, and flows for it', async () => {
+    process.env[IPSEC_PSK_ENV] = PSK;
+    agent = await Agent.start(agentOptions());
+    await waitFor('ports of both peers', async () => (await ipsecPorts()).length === 2 && agent!.nodeRoutes?.remote.length === 2, { timeoutMs: 20_000, intervalMs: 100 });
+    await agent.nodeRoutes!.idle();
+    const ports = await ipsecPorts();
+    expect(ports.map(({ ofport: _o, ...rest }) => rest)).toEqual(sortedByPort(PEERS).map(expectedPort));
+    // No port for the agent's own Node; the flow-based tunnel port is still there (remote_ip=flow).
+    expect(ports.some((p) => p.name === ipsecTunnelPortName(SELF.name))).toBe(false);
+    const [tun] = await vsctlRows('Interface', ['name', 'options']).then((rows) => rows.filter((r) => r.name === 'sy-tun0'));
+    expect(tun?.options).toEqual({ remote_ip: 'flow', key: 'flow' });
+    // Pod MTU: 1500 less GRE (38) and ESP (38).
+    const [gw] = await vsctlRows('Interface', ['name', 'mtu_request']).then((rows) => rows.filter((r) => r.name === 'sy-gw0'));
+    expect(gw?.mtu_request).toBe(1424);
+    const flows = await ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', ovs.mgmtSocket('br-int'));
+    for (const p of ports) {
+      expect(typeof p.ofport === 'number' && p.ofport > 0).toBe(true);
+      const peer = PEERS.find((x) => x.name === p.ifaceIds['node-name'])!;
+      expect(flows).toMatch(new RegExp(`in_port=${String(p.ofport)} actions=`));
+      expect(flows).toMatch(new RegExp(`nw_dst=${peer.podCIDR.replace(/\./g, '\\.')} actions=.*set_field:0x${(p.ofport as number).toString(16)}->reg1`));
+      expect(flows).not.toContain(`set_field:${peer.nodeIP}->tun_dst`);
+    }
+  });
+
+  it('a packet from the host to a peer\'s pod leaves on that peer\'s port (ofproto/trace)', async () => {
+    const ports = await ipsecPorts();
+    for (const peer of PEERS) {
+      const port = ports.find((p) => p.ifaceIds['node-name'] === peer.name)!;
+      const dst = peer.podCIDR.replace(/0\/24$/, '5');
+      const trace = await ovs.appctl('ofproto/trace', 'br-int', `in_port=sy-gw0,tcp,nw_src=${SELF.podCIDR.replace(/0\/24$/, '1')},nw_dst=${dst},dl_dst=aa:bb:cc:dd:ee:ff,tp_dst=80,nw_ttl=64`);
+      expect(trace).toMatch(new RegExp(`-> output port is ${String(port.ofport)}\\b`));
+    }
+  });
+
+  it('ovs-monitor-ipsec writes one strongSwan connection and one PSK secret per peer, and strongSwan\'s parser accepts the config', async () => {
+    // --root-prefix keeps every file it writes (etc/ipsec.conf, etc/ipsec.secrets) and every program
+    // it calls (usr/sbin/ipsec: a recording stub, as no charon runs) under one directory.
+    const root = join(dir, 'root');
+    for (const d of ['etc/strongswan.d', 'usr/sbin', 'sbin', 'run']) mkdirSync(join(root, d), { recursive: true });
+    writeFileSync(join(root, 'usr/sbin/ipsec'), `#!/bin/sh\necho "$@" >> ${join(dir, 'ipsec-calls.log')}\nexit 0\n`);
+    chmodSync(join(root, 'usr/sbin/ipsec'), 0o755);
+    writeFileSync(join(root, 'sbin/ip'), '#!/bin/sh\nexit 0\n');
+    chmodSync(join(root, 'sbin/ip'), 0o755);
+    monitor = spawn(MONITOR, [`--root-prefix=${root}`, '--ike-daemon=strongswan', '--no-restart-ike-daemon', `--log-file=${join(dir, 'monitor.log')}`, ovs.dbRemote], {
+      env: { ...process.env, OVS_RUNDIR: join(root, 'run') },
+      stdio: 'ignore',
+    });
+    const confFile = join(root, 'etc/ipsec.conf');
+    const secretsFile = join(root, 'etc/ipsec.secrets');
+    const read = (f: string): string => (existsSync(f) ? readFileSync(f, 'utf8') : '');
+    await waitFor('ipsec.conf with both peers', () => conns(read(confFile)).size >= 3, { timeoutMs: 20_000, intervalMs: 100 });
+
+    const c = conns(read(confFile));
+    const perPeer = [...c.entries()].filter(([name]) => name !== '%default');
+    expect(perPeer).toHaveLength(2);
+    for (const peer of PEERS) {
+      const port = ipsecTunnelPortName(peer.name);
+      const mine = perPeer.filter(([name]) => name.startsWith(`${port}-`));
+      expect(mine).toHaveLength(1);
+      // strongSwan's template in OVS 3.1: left=%any (the local address), right = the peer's node IP.
+      expect(mine[0]![1]).toEqual({ left: '%any', right: peer.nodeIP, authby: 'psk', leftprotoport: 'gre', rightprotoport: 'gre' });
+    }
+    expect(c.get('%default')).toMatchObject({ type: 'transport', keyexchange: 'ikev2', auto: 'route' });
+    const secrets = read(secretsFile).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+    expect(secrets.sort()).toEqual(PEERS.map((p) => `%any ${p.nodeIP} : PSK "${PSK}"`).sort());
+    // It asked strongSwan to load them (through the stub).
+    await waitFor('ipsec update', () => /^update$/m.test(read(join(dir, 'ipsec-calls.log'))), { timeoutMs: 5000, intervalMs: 50 });
+
+    const parsed = await starterParse(confFile);
+    expect(parsed).not.toMatch(/unknown keyword|parsing error|fatal/);
+    for (const peer of PEERS) {
+      expect(parsed).toContain(`Loading conn '${ipsecTunnelPortName(peer.name)}-1'`);
+      expect(parsed).toContain(`right=${peer.nodeIP}`);
+    }
+    expect(parsed).toContain('Attempting to start');
+  });
+
+  it('strongSwan\'s parser is a real check: it reports a misspelt key', async () => {
+    const bad = join(dir, 'bad.conf');
+    writeFileSync(bad, 'config setup\n    uniqueids=yes\n\nconn x\n    rihgt=192.168.72.2\n');
+    expect(await starterParse(bad)).toMatch(/unknown keyword 'rihgt'[\s\S]*1 parsing error/);
+  });
+
+  it('deleting a Node removes its port, and ovs-monitor-ipsec drops its connection and secret', async () => {
+    const [gone, kept] = PEERS as [typeof PEERS[0], typeof PEERS[0]];
+    await kube.request('DELETE', `/api/v1/nodes/${gone.name}`);
+    await waitFor('port of the deleted Node removed', async () => (await ipsecPorts()).length === 1, { timeoutMs: 20_000, intervalMs: 100 });
+    const ports = await ipsecPorts();
+    expect(ports.map(({ ofport: _o, ...rest }) => rest)).toEqual([expectedPort(kept)]);
+    const flows = await ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', ovs.mgmtSocket('br-int'));
+    expect(flows).not.toContain(`nw_dst=${gone.podCIDR}`);
+
+    const root = join(dir, 'root');
+    await waitFor('connection dropped', () => conns(readFileSync(join(root, 'etc/ipsec.conf'), 'utf8')).size === 2, { timeoutMs: 20_000, intervalMs: 100 });
+    const names = [...conns(readFileSync(join(root, 'etc/ipsec.conf'), 'utf8')).keys()];
+    expect(names.some((n) => n.startsWith(`${ipsecTunnelPortName(kept.name)}-`))).toBe(true);
+    expect(names.some((n) => n.startsWith(`${ipsecTunnelPortName(gone.name)}-`))).toBe(false);
+    expect(readFileSync(join(root, 'etc/ipsec.secrets'), 'utf8')).not.toContain(gone.nodeIP);
+  });
+});
+
+function agentOptions(): Parameters<typeof Agent.start>[0] {
+  return {
+    nodeName: SELF.name,
+    podCIDR: SELF.podCIDR,
+    nodeIP: SELF.nodeIP,
+    ovsdbRemote: ovs.dbRemote,
+    ovsRunDir: ovs.dir,
+    datapathType: 'netdev',
+    gatewayName: 'sy-gw0',
+    tunnelName: 'sy-tun0',
+    tunnelType: 'gre',
+    trafficEncryptionMode: 'ipsec',
+    dataDir: dir,
+    cniSocket: join(dir, 'cni.sock'),
+    nodeNetns: ovs.netns.name,
+    kube,
+    apiPort: 0,
+  };
+}
