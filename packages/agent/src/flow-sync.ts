@@ -413,14 +413,18 @@ export class FlowSync {
     return { stats: { added: d.add.length, modified: d.modify.length, deleted: d.delete.length }, staleRounds: [...staleRounds] };
   }
 
-  /** Re-sends every desired flow (after the switch restarted and lost its flows). */
-  replay(): Promise<void> {
-    return this.serialize(async () => {
+  /**
+   * After the switch restarted and lost its flows: re-sends every flow and group it held, then
+   * syncs, so changes whose bundle failed while the switch was away (a policy, a pod) go in too.
+   */
+  async replay(): Promise<void> {
+    await this.serialize(async () => {
       await this.sw.bundle([
         ...this.pipeline.groups().map((group): OfMessage => ({ type: 'groupMod', command: 'add', ...group })),
         ...this.pipeline.flows().map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
       ]);
     });
+    await this.requestSync();
   }
 
   /** Applies the node state to the pipeline: what changed since the last state. */

@@ -82,6 +82,7 @@ export class PolicyEnforcement implements AgentController {
           }
         : {}),
       logger: log,
+      ...(o.clock !== undefined ? { clock: o.clock } : {}),
     });
     this.controller.primeState();
   }

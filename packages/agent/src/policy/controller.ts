@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import type { FlowSync } from '../flow-sync';
-import { silentLogger, type Logger } from '@switchyard/runtime';
+import { Backoff, silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 import { ControlplaneClient, PolicyView, type ControlplaneClientOptions, type PolicyViewData } from '@switchyard/controlplane-client';
 
 /** Reads a persisted view; an absent or unreadable file gives an empty, unsynced view. */
@@ -44,7 +44,15 @@ export interface NetworkPolicyControllerOptions {
   /** Without it the agent enforces only the cached view (no controller configured). */
   controlplane?: Omit<ControlplaneClientOptions, 'nodeName' | 'logger' | 'view' | 'onChange'>;
   logger?: Logger;
+  /** Timers of the retry after a failed realization (tests pass a manual clock). */
+  clock?: Clock;
 }
+
+/**
+ * Retry delays after a failed realization (the switch refused or was away): 0.5 s doubling to 10 s,
+ * up to 20% shorter at random so agents do not retry in step.
+ */
+export const REALIZE_RETRY = { initialMs: 500, maxMs: 10_000, jitter: { below: 0.2 } } as const;
 
 /** Drives flows and status from the controlplane view. */
 export class NetworkPolicyController {
@@ -54,6 +62,10 @@ export class NetworkPolicyController {
   private readonly reported = new Map<string, number>();
   private running: Promise<void> | undefined;
   private dirty = false;
+  private readonly clock: Clock;
+  private readonly retryBackoff: Backoff;
+  private retryTimer: TimerHandle | undefined;
+  private stopped = false;
   /** Syncs done, and the last error (observable for tests and agentinfo). */
   syncs = 0;
   lastError: unknown;
@@ -61,6 +73,8 @@ export class NetworkPolicyController {
   constructor(private readonly o: NetworkPolicyControllerOptions) {
     this.view = o.view;
     this.log = o.logger ?? silentLogger;
+    this.clock = o.clock ?? systemClock;
+    this.retryBackoff = new Backoff(REALIZE_RETRY, { clock: this.clock });
     this.client = o.controlplane
       ? new ControlplaneClient({ ...o.controlplane, nodeName: o.nodeName, logger: this.log, view: this.view, onChange: () => this.schedule(), onStream: (mode) => this.onStream(mode) })
       : undefined;
@@ -76,8 +90,16 @@ export class NetworkPolicyController {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    this.retryTimer?.cancel();
     await this.client?.stop();
     await this.running;
+  }
+
+  /** Realizes the current view again and resolves when that is done (successfully or not). */
+  async resync(): Promise<void> {
+    this.schedule();
+    await this.idle();
   }
 
   /** Resolves when everything scheduled so far is realized (tests). */
@@ -118,10 +140,21 @@ export class NetworkPolicyController {
       const stats = await this.o.flows.setPolicies(snap);
       this.syncs++;
       this.lastError = undefined;
+      this.retryBackoff.reset();
       this.log.info({ ...this.view.counts, ...stats }, 'policies realized');
     } catch (e) {
       this.lastError = e;
-      this.log.error({ err: e }, 'policy realization failed');
+      // Nothing else may come to trigger another attempt (the view is complete; the switch was
+      // only away): try again after a backoff, until one succeeds or a newer change does.
+      const delay = this.retryBackoff.next();
+      this.log.error({ err: e, retryInMs: delay }, 'policy realization failed');
+      this.retryTimer?.cancel();
+      if (!this.stopped) {
+        this.retryTimer = this.clock.setTimeout(() => {
+          this.retryTimer = undefined;
+          if (!this.stopped && this.lastError !== undefined) this.schedule();
+        }, delay);
+      }
       await this.report(snap.policies.map((p) => ({ uid: p.uid, generation: p.generation })), e);
       return;
     }

@@ -1,0 +1,63 @@
+// A failed realization (the switch refused the bundle or was away) is retried with backoff on the
+// injected clock until one succeeds; nothing else may come to trigger it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PolicyView } from '@switchyard/controlplane-client';
+import { ManualClock } from '@switchyard/runtime/testing';
+import type { FlowSync } from '../src/flow-sync';
+import { NetworkPolicyController, REALIZE_RETRY } from '../src/policy/controller';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'sy-policy-retry-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A flow sync whose first `failures` calls are refused. */
+function flows(failures: number): { sync: FlowSync; calls: () => number } {
+  let n = 0;
+  const sync = {
+    setPolicies: async () => {
+      n++;
+      if (n <= failures) throw new Error('not connected to the switch');
+      return { added: 0, modified: 0, deleted: 0 };
+    },
+  } as unknown as FlowSync;
+  return { sync, calls: () => n };
+}
+
+it('retries a failed realization after the backoff, until it succeeds, and then stops retrying', async () => {
+  const clock = new ManualClock();
+  const f = flows(2);
+  const c = new NetworkPolicyController({ nodeName: 'n1', flows: f.sync, view: new PolicyView(), cacheFile: join(dir, 'cache.json'), clock });
+  await c.resync();
+  expect(f.calls()).toBe(1);
+  expect((c.lastError as Error).message).toBe('not connected to the switch');
+  // Not before the first delay (at least 80% of initialMs with the jitter)...
+  await clock.advanceAsync(REALIZE_RETRY.initialMs * 0.8 - 1);
+  expect(f.calls()).toBe(1);
+  // ...then once per delay, the second delay twice the first.
+  await clock.advanceAsync(REALIZE_RETRY.initialMs * 0.2 + 1);
+  await c.idle();
+  expect(f.calls()).toBe(2);
+  expect(c.lastError).toBeDefined();
+  await clock.advanceAsync(REALIZE_RETRY.initialMs * 2);
+  await c.idle();
+  expect(f.calls()).toBe(3);
+  expect(c.lastError).toBeUndefined();
+  expect(c.syncs).toBe(1);
+  await clock.advanceAsync(60_000);
+  expect(f.calls()).toBe(3);
+  await c.stop();
+});
+
+it('a stopped controller does not retry', async () => {
+  const clock = new ManualClock();
+  const f = flows(5);
+  const c = new NetworkPolicyController({ nodeName: 'n1', flows: f.sync, view: new PolicyView(), cacheFile: join(dir, 'cache.json'), clock });
+  await c.resync();
+  await c.stop();
+  await clock.advanceAsync(60_000);
+  expect(f.calls()).toBe(1);
+});
