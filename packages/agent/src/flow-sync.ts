@@ -416,6 +416,7 @@ export class FlowSync {
   /**
    * After the switch restarted and lost its flows: re-sends every flow and group it held, then
    * syncs, so changes whose bundle failed while the switch was away (a policy, a pod) go in too.
+   * Only a failed replay rejects.
    */
   async replay(): Promise<void> {
     await this.serialize(async () => {
@@ -424,7 +425,8 @@ export class FlowSync {
         ...this.pipeline.flows().map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
       ]);
     });
-    await this.requestSync();
+    // A change the switch refuses now is its callers' failure (they retry); the replay stands.
+    await this.requestSync().catch((e: unknown) => this.log.warn({ err: (e as Error).message }, 'sync after the replay failed'));
   }
 
   /** Applies the node state to the pipeline: what changed since the last state. */

@@ -119,6 +119,20 @@ it('a failed bundle rejects its callers and leaves the installed set as it was',
   expect(sw.bundles.length).toBe(0);
 });
 
+it('a replay after a switch restart also installs a change whose bundle failed while the switch was away', async () => {
+  const { sw, sync } = await started();
+  const before = sync.flows.length;
+  sw.failNext = true;
+  await expect(sync.upsertPod(pod(1))).rejects.toThrow('switch said no');
+  expect(sync.flows.length).toBe(before);
+  await sync.replay();
+  // The replay bundle re-sends what was installed; the next one adds the pod that failed.
+  expect(sw.bundles.length).toBe(2);
+  expect(sw.bundles[0]!.filter((m) => m.type === 'flowMod').length).toBe(before);
+  expect(sw.bundles[1]!.every((m) => m.type === 'flowMod' && m.command === 'add')).toBe(true);
+  expect(sync.flows.length).toBe(before + sw.bundles[1]!.length);
+});
+
 it('groups of Reject rules go in before the flows that use them and out after them', async () => {
   const { sw, sync } = await started();
   await sync.upsertPod(pod(1));
