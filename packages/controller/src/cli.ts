@@ -49,23 +49,30 @@ async function main(): Promise<void> {
     ...(process.env.POD_NAME ? { podRef: { namespace: o.namespace, name: process.env.POD_NAME } } : {}),
     ...(process.env.NODE_NAME ? { nodeName: process.env.NODE_NAME } : {}),
   });
-  const port = await controller.start();
-  log.info({ port }, 'switchyard-controller started');
+  // Signal handlers before the start: a SIGTERM while starting (the server may already answer
+  // /readyz) waits for the start to settle, then stops cleanly, instead of killing the process.
+  const run: { starting?: Promise<number> } = {};
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'shutting down');
-    controller.stop().then(
-      () => process.exit(0),
-      (e: unknown) => {
-        log.error({ err: (e as Error).message }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+    (run.starting ?? Promise.resolve(0))
+      .catch(() => 0)
+      .then(() => controller.stop())
+      .then(
+        () => process.exit(0),
+        (e: unknown) => {
+          log.error({ err: (e as Error).message }, 'shutdown failed');
+          process.exit(1);
+        },
+      );
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  run.starting = controller.start();
+  const port = await run.starting;
+  log.info({ port }, 'switchyard-controller started');
 }
 
 main().catch((e: unknown) => {
