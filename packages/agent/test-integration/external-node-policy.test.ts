@@ -2,7 +2,7 @@
 // turns ExternalNodes into ExternalEntities and spans the policy to the VM's agent), the agent in
 // external-node mode on a "VM" with real OVS, netns and veths, TCP from several fabric addresses.
 // Needs root and OVS.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -26,12 +26,51 @@ const FRONT = '10.66.0.3'; // the ExternalNode labelled role=front
 const BYPASS = '10.66.0.4'; // dropped by a policy, let through by a bypass rule
 const BLOCKED = '10.66.0.5'; // the seed's ipBlock peer
 const OTHER = '10.66.0.1'; // no rule names it
+const NAMED = '10.66.0.7'; // what svc.example.test resolves to (FQDN egress rule)
+const UNNAMED = '10.66.0.8'; // a fabric address no name resolves to
+
+/** In the VM: resolve `name` with the fabric's DNS server, then connect at once to the first address on port 7000. */
+const RESOLVE_AND_CONNECT = `
+const { Resolver } = require('node:dns').promises;
+const net = require('node:net');
+const [server, name] = process.argv.slice(1);
+const r = new Resolver({ timeout: 2000, tries: 2 });
+r.setServers([server]);
+r.resolve4(name).then((ips) => {
+  const s = net.connect({ host: ips[0], port: 7000, timeout: 2000 });
+  s.on('connect', () => { console.log(ips[0] + ' connected'); s.destroy(); process.exit(0); });
+  s.on('timeout', () => { console.log(ips[0] + ' timeout'); process.exit(0); });
+  s.on('error', (e) => { console.log(ips[0] + ' ' + e.code); process.exit(0); });
+}, (e) => { console.log('resolve-failed ' + e.code); process.exit(0); });
+`;
+async function resolveAndConnect(name: string): Promise<{ ip: string; result: string }> {
+  const r = await v.vm.exec(['node', '-e', RESOLVE_AND_CONNECT, OTHER, name], { allowFailure: true, timeoutMs: 15_000 });
+  const [ip = '', result = ''] = r.stdout.trim().split(' ');
+  return { ip, result };
+}
+/** One TCP connection from the VM to `ip`:7000: true when the fabric's server answered. */
+async function fromVm(ip: string): Promise<boolean> {
+  const r = await v.vm.exec(['socat', '-T2', '-', `TCP:${ip}:7000,connect-timeout=2`], { allowFailure: true, input: 'x\n', timeoutMs: 8000 });
+  return r.stdout.trim() === 'pong';
+}
 
 /** One TCP connection from the fabric with source `src`: 'open', 'refused' (RST) or 'timeout' (dropped). */
 async function connect(src: string, port: number): Promise<'open' | 'refused' | 'timeout'> {
   const r = await v.fabric.exec(['socat', '-T2', '-', `TCP:${VM_IP}:${port},bind=${src},connect-timeout=2`], { allowFailure: true, input: 'x\n', timeoutMs: 8000 });
   if (r.stdout.trim() === 'pong') return 'open';
   if (/refused/i.test(r.stderr)) return 'refused';
+  return 'timeout';
+}
+
+/**
+ * One UDP exchange from the fabric with source `src` to the VM's port 5300: 'answered',
+ * 'unreachable' (the ICMP destination unreachable, code 10 as Antrea sends, which Linux reports as
+ * "No route to host") or 'timeout'.
+ */
+async function udp(src: string): Promise<'answered' | 'unreachable' | 'timeout'> {
+  const r = await v.fabric.exec(['socat', '-T2', '-', `UDP:${VM_IP}:5300,bind=${src}`], { allowFailure: true, input: 'x\n', timeoutMs: 8000 });
+  if (r.stdout.trim() === 'pong') return 'answered';
+  if (/no route to host/i.test(r.stderr)) return 'unreachable';
   return 'timeout';
 }
 
@@ -51,10 +90,15 @@ const externalNode = (name: string, ip: string, role: string): KubeObject => ({
 beforeAll(async () => {
   tb = await Testbed.create();
   v = await createVm(tb);
-  for (const ip of [FRONT, BYPASS, BLOCKED]) await v.fabric.exec(['ip', 'addr', 'add', `${ip}/24`, 'dev', 'f0']);
+  for (const ip of [FRONT, BYPASS, BLOCKED, NAMED, UNNAMED]) await v.fabric.exec(['ip', 'addr', 'add', `${ip}/24`, 'dev', 'f0']);
   for (const port of [22, 80]) tb.spawn(['socat', `TCP-LISTEN:${port},reuseaddr,fork`, 'SYSTEM:echo pong'], v.vm.name);
+  tb.spawn(['socat', 'UDP-LISTEN:5300,reuseaddr,fork', 'SYSTEM:echo pong'], v.vm.name);
+  // The fabric side of the FQDN test: a TCP server on every fabric address and a DNS server.
+  tb.spawn(['socat', '-t5', 'TCP-LISTEN:7000,reuseaddr,fork', 'SYSTEM:echo pong'], v.fabric.name);
   await v.vm.exec(['ethtool', '-K', 'lo', 'tx', 'off']).catch(() => undefined);
   dir = mkdtempSync(join(tmpdir(), 'sy-extnode-np-'));
+  writeFileSync(join(dir, 'zone.json'), JSON.stringify({ 'svc.example.test': { a: [NAMED], ttl: 30 } }));
+  tb.spawn([process.execPath, join(__dirname, 'dns-responder.cjs'), join(dir, 'zone.json'), '53'], v.fabric.name);
 
   cp = await startControlPlane('vm1');
   cp.api.createObjects([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }]);
@@ -143,4 +187,49 @@ describe('Antrea NetworkPolicy applied to an ExternalNode', () => {
     await run(['ovs-appctl', '-t', v.ovs.vswitchdCtl, 'dpctl/del-flows'], { allowFailure: true });
     expect(await connect(BYPASS, 22)).toBe('timeout');
   });
+});
+
+describe('Reject of UDP on an ExternalNode', () => {
+  test('answers the rejected source with ICMP destination unreachable and lets others through', async () => {
+    await waitFor('UDP server answering', async () => (await udp(OTHER)) === 'answered', { timeoutMs: 10_000, intervalMs: 200 });
+    await cp.kube.request('POST', `/apis/crd.antrea.io/v1beta1/namespaces/${NS}/networkpolicies`, {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'NetworkPolicy', metadata: { name: 'reject-udp', namespace: NS },
+      spec: {
+        priority: 8000, appliedTo: [{ externalEntitySelector: { matchLabels: { role: 'db' } } }],
+        ingress: [{ action: 'Reject', ports: [{ protocol: 'UDP', port: 5300 }], from: [{ ipBlock: { cidr: `${BLOCKED}/32` } }] }],
+      },
+    });
+    await waitFor('UDP reject enforced', async () => (await udp(BLOCKED)) === 'unreachable', { timeoutMs: 10_000, intervalMs: 200 });
+    expect(await udp(OTHER)).toBe('answered');
+    await cp.kube.request('DELETE', `/apis/crd.antrea.io/v1beta1/namespaces/${NS}/networkpolicies/reject-udp`);
+    await waitFor('UDP reject removed', async () => (await udp(BLOCKED)) === 'answered', { timeoutMs: 10_000, intervalMs: 200 });
+  }, 60_000);
+});
+
+describe('FQDN egress rules on an ExternalNode', () => {
+  test('an egress rule toFQDN lets the VM reach what the name resolves to, and only that', async () => {
+    // Before the policy the VM reaches every fabric address.
+    expect(await fromVm(UNNAMED)).toBe(true);
+    await cp.kube.request('POST', `/apis/crd.antrea.io/v1beta1/namespaces/${NS}/networkpolicies`, {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'NetworkPolicy', metadata: { name: 'db-egress-fqdn', namespace: NS },
+      spec: {
+        priority: 5, tier: 'application', appliedTo: [{ externalEntitySelector: { matchLabels: { role: 'db' } } }],
+        egress: [
+          { action: 'Allow', name: 'dns', to: [{ ipBlock: { cidr: `${OTHER}/32` } }], ports: [{ protocol: 'UDP', port: 53 }] },
+          { action: 'Allow', name: 'svc', to: [{ fqdn: 'svc.example.test' }] },
+          { action: 'Drop', name: 'rest', to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] },
+        ],
+      },
+    });
+    await waitFor('egress drop enforced on the VM', async () => !(await fromVm(UNNAMED)), { timeoutMs: 10_000, intervalMs: 200 });
+    // Not resolved yet: the named address is dropped like every other.
+    expect(await fromVm(NAMED)).toBe(false);
+    // The VM resolves the name; its first connection right after is allowed.
+    expect(await resolveAndConnect('svc.example.test')).toEqual({ ip: NAMED, result: 'connected' });
+    expect(agent!.policies!.fqdn.cache.entries().map((e) => [e.name, e.address])).toEqual([['svc.example.test', NAMED]]);
+    expect(await fromVm(NAMED)).toBe(true);
+    expect(await fromVm(UNNAMED)).toBe(false);
+    await cp.kube.request('DELETE', `/apis/crd.antrea.io/v1beta1/namespaces/${NS}/networkpolicies/db-egress-fqdn`);
+    await waitFor('egress policy removed', () => fromVm(UNNAMED), { timeoutMs: 10_000, intervalMs: 200 });
+  }, 60_000);
 });
