@@ -183,6 +183,7 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
       live.add(key);
       const out: ServicePortSpec = {
         groupId: input.groupIds.idOf(key),
+        service: nsName(svc),
         protocol: protocol as ServicePortSpec['protocol'],
         clusterIP,
         port: p.port,

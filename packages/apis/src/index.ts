@@ -15,6 +15,7 @@ export type * as controlplane from './controlplane';
 export type * from './kinds';
 export * from './errors';
 export { ipToBytes, bytesToIp, canonicalIp } from './ip';
+export { MULTICLUSTER_SERVICE_PREFIX, serviceReferenceKey } from './service-reference';
 export {
   encodeWatchEvent,
   decodeWatchEvent,

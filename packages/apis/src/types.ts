@@ -13,6 +13,7 @@ export type * from './crd/index';
 export type * as controlplane from './controlplane';
 export type * from './kinds';
 export { ipToBytes, bytesToIp, canonicalIp } from './ip';
+export { MULTICLUSTER_SERVICE_PREFIX, serviceReferenceKey } from './service-reference';
 export type { CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceColumnDefinition, JSONSchemaProps } from './crd-loader';
 export type { SchemaValidationError, ValidationResult } from './validation';
 export type { FrameDecoderOptions } from './framing';

@@ -5,7 +5,7 @@
  */
 import type { Feature, FlowContext, OwnerOutput } from './feature';
 import { depKey, NODE_KEY, type ObjectIndex, type ObjectKind } from './objects';
-import type { GroupMember, LocalPod, NodeConfig } from './state';
+import type { GroupMember, LocalPod, NodeConfig, ServicePortSpec } from './state';
 import type { Pipeline } from './tables';
 
 /** Key of an owner: `<feature>/<kind>:<key>`, or `<feature>/node` for node-level flows. */
@@ -67,6 +67,11 @@ export class StateReader implements FlowContext {
   fqdnAddresses(pattern: string): readonly string[] | undefined {
     this.deps.add(depKey('fqdnAddresses', pattern));
     return this.src.index.of('fqdnAddresses').get(pattern);
+  }
+
+  servicePorts(ref: string): readonly ServicePortSpec[] {
+    this.deps.add(depKey('serviceRef', ref));
+    return this.src.index.servicesByRef.get(ref) ?? [];
   }
 
   conjunctionId(ruleKey: string): number {

@@ -7,7 +7,7 @@
 import type { Flow } from '@switchyard/openflow/codec';
 import type { Group } from './format';
 import type { ObjectKind, ObjectOf } from './objects';
-import type { GroupMember, LocalPod, NodeConfig, NodeState } from './state';
+import type { GroupMember, LocalPod, NodeConfig, NodeState, ServicePortSpec } from './state';
 import type { Pipeline, TableName } from './tables';
 
 /** Flows and groups of one owner (an object, or the feature's node-level part). */
@@ -36,6 +36,8 @@ export interface FlowContext {
   appliedToGroup(name: string): readonly GroupMember[] | undefined;
   /** Addresses learned for an FQDN pattern. Dependency `fqdnAddresses:<pattern>`. */
   fqdnAddresses(pattern: string): readonly string[] | undefined;
+  /** The ports of a Service by its `<namespace>/<name>` (empty when it has none here). Dependency `serviceRef:<namespace>/<name>`. */
+  servicePorts(ref: string): readonly ServicePortSpec[];
   /**
    * The conjunction id of a rule key. Ids of keys an owner keeps asking for stay stable; keys it
    * stops asking for are released after the change.

@@ -68,8 +68,8 @@ const ENUMERATE: { [K in ObjectKind]: Enumerate } = {
 
 export const OBJECT_KINDS = Object.keys(ENUMERATE) as ObjectKind[];
 
-/** Dependency key of an object. */
-export const depKey = (kind: ObjectKind | 'ip', key: string): string => `${kind}:${key}`;
+/** Dependency key of an object (`serviceRef:<namespace>/<name>`: the ports of a Service, by its name). */
+export const depKey = (kind: ObjectKind | 'ip' | 'serviceRef', key: string): string => `${kind}:${key}`;
 
 /**
  * The objects of one node state by kind and key, and local pods by address. It keeps the state's
@@ -80,6 +80,8 @@ export class ObjectIndex {
   readonly byKind = new Map<ObjectKind, Map<string, unknown>>();
   /** Local pods by IPv4 address; the last pod in state order wins, as in the full computation. */
   readonly podsByIp = new Map<string, LocalPod>();
+  /** Service ports by their Service (`<namespace>/<name>`), in state order. */
+  readonly servicesByRef = new Map<string, ServicePortSpec[]>();
   readonly state: NodeState;
 
   constructor(state: NodeState) {
@@ -93,6 +95,12 @@ export class ObjectIndex {
       this.byKind.set(kind, m);
     }
     for (const p of state.pods) for (const ip of p.ips) this.podsByIp.set(ip, p);
+    for (const s of state.services ?? []) {
+      if (s.service === undefined) continue;
+      const ports = this.servicesByRef.get(s.service);
+      if (ports) ports.push(s);
+      else this.servicesByRef.set(s.service, [s]);
+    }
   }
 
   /** Objects of a kind, in state order. */
@@ -149,8 +157,9 @@ class Comparer {
 
 /**
  * Dependency keys of everything that differs between two indexes: objects added, removed or
- * changed (by reference, then by value), and `ip:<address>` of every address a changed pod held
- * before or holds now.
+ * changed (by reference, then by value), `ip:<address>` of every address a changed pod held
+ * before or holds now, and `serviceRef:<namespace>/<name>` of the Service a changed port belonged
+ * to or belongs to now.
  */
 export function changedKeys(prev: ObjectIndex, next: ObjectIndex): Set<string> {
   const out = new Set<string>();
@@ -163,6 +172,11 @@ export function changedKeys(prev: ObjectIndex, next: ObjectIndex): Set<string> {
     for (const key of a.keys()) if (!b.has(key)) out.add(depKey(kind, key));
   }
   for (const k of out) {
+    if (k.startsWith('service:')) {
+      const key = k.slice(8);
+      for (const s of [prev.of('service').get(key), next.of('service').get(key)]) if (s?.service !== undefined) out.add(depKey('serviceRef', s.service));
+      continue;
+    }
     if (!k.startsWith('pod:')) continue;
     const key = k.slice(4);
     for (const p of [prev.of('pod').get(key), next.of('pod').get(key)]) for (const ip of p?.ips ?? []) out.add(depKey('ip', ip));

@@ -94,6 +94,11 @@ export interface NodeConfig {
 export interface ServicePortSpec {
   /** Group id allocated for the service port. */
   groupId: number;
+  /**
+   * The Service this port belongs to, `<namespace>/<name>`: egress rules with `toServices` peers
+   * match the group ids of their Services' ports (absent: no toServices peer can name it).
+   */
+  service?: string;
   protocol: 'TCP' | 'UDP' | 'SCTP';
   clusterIP: string;
   port: number;

@@ -34,8 +34,11 @@ export const serviceArb = (i: number): fc.Arbitrary<ServicePortSpec> =>
   fc.record({
     udp: fc.boolean(), nodePort: fc.boolean(), affinity: fc.boolean(),
     endpoints: subset([...POD_IPS.slice(0, 6), '10.11.0.5'], 3),
-  }).map(({ udp, nodePort, affinity, endpoints }) => ({
+    // The Service the port belongs to (toServices peers name it); two ports may share one.
+    service: fc.option(pick(['ns/web', 'ns/antrea-mc-web', 'ns/db']), { nil: undefined }),
+  }).map(({ udp, nodePort, affinity, endpoints, service }) => ({
     groupId: 100 + i, protocol: udp ? 'UDP' : 'TCP', clusterIP: `10.96.0.${1 + i}`, port: udp ? 53 : 80,
+    ...(service !== undefined ? { service } : {}),
     ...(nodePort ? { nodePort: 30000 + i } : {}), ...(affinity ? { affinityTimeout: 60 } : {}),
     endpoints: endpoints.map((ip) => ({ ip, port: 8080 })),
   }));
@@ -63,6 +66,7 @@ const peerArb: fc.Arbitrary<NetworkPolicyPeer> = fc.record({
   addressGroups: subset(['a0', 'a1', 'a2'], 2),
   ipBlocks: subset([{ cidr: '10.50.0.0/16', except: ['10.50.1.0/24'] }, { cidr: '0.0.0.0/0', except: [] }], 1),
   fqdns: subset(['*.example.com', 'a.test'], 1),
+  toServices: subset([{ name: 'web', namespace: 'ns' }, { name: 'web', namespace: 'ns', scope: 'ClusterSet' as const }, { name: 'db', namespace: 'ns' }], 1),
 });
 
 const ruleArb = (native: boolean): fc.Arbitrary<NetworkPolicyRule> =>

@@ -1,5 +1,6 @@
 // The reference evaluator: which rule decides a flow, in the order the dataplane must follow.
 import type { controlplane, Service as K8sService } from '@switchyard/apis/types';
+import { serviceReferenceKey } from '@switchyard/apis/types';
 import { parseCidr, parseIp, type Cidr, type Ip } from '@switchyard/ipam/cidr';
 import type { CompiledPolicy } from './compile';
 import { PolicyEngine } from './engine';
@@ -144,7 +145,8 @@ function peerMatches(engine: PolicyEngine, peer: controlplane.NetworkPolicyPeer,
   if (peer.ipBlocks.length > 0 && inBlocks(peer.ipBlocks, ep.ips)) return true;
   for (const f of peer.fqdns ?? []) if (fqdnMatches(f, q.fqdn)) return true;
   for (const s of peer.toServices ?? []) {
-    const svc = engine.services.get(`Service/${s.namespace}/${s.name}`);
+    // scope ClusterSet: the multi-cluster Service imported into this cluster (antrea-mc-<name>).
+    const svc = engine.services.get(`Service/${serviceReferenceKey(s)}`);
     if (svc && addressesService(svc, ep, q)) return true;
   }
   return false;

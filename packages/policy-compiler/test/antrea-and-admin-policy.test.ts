@@ -71,6 +71,14 @@ describe('Antrea-native semantics (after antreapolicy_test.go)', () => {
       const e = engineWith(svc, dropSvc);
       expect(explain(e, { src: 'z/a', dst: '10.96.0.10', protocol: 'TCP', port: 80 }).allowed).toBe(true);
     });
+
+    it('scope ClusterSet means the imported multi-cluster Service antrea-mc-<name>, not the local one', () => {
+      const imported = { ...svc, metadata: { name: 'antrea-mc-svc-ya', namespace: 'y' }, spec: { ...svc.spec, clusterIP: '10.96.0.20', clusterIPs: ['10.96.0.20'] } };
+      const dropMc = acnp('drop-mc', { priority: 1, appliedTo: [{ namespaceSelector: { matchLabels: { ns: 'x' } } }], egress: [{ name: 'no-mc', action: 'Drop', toServices: [{ name: 'svc-ya', namespace: 'y', scope: 'ClusterSet' }] }] });
+      const e = engineWith(svc, imported, dropMc);
+      expect(explain(e, { src: 'x/a', dst: '10.96.0.20', protocol: 'TCP', port: 80 })).toMatchObject({ allowed: false, egress: { policy: { name: 'drop-mc' } } });
+      expect(explain(e, { src: 'x/a', dst: '10.96.0.10', protocol: 'TCP', port: 80 }).allowed).toBe(true);
+    });
   });
 
   it('ICMP type/code rules', () => {

@@ -4,11 +4,11 @@
  * FlowContext in the pipeline, so they count as the policy's dependencies).
  */
 import type { FlowContext } from '../feature';
-import type { GroupMember, LocalPod, NetworkPolicy, NetworkPolicyRule, PolicyService as Service } from '../state';
+import type { GroupMember, LocalPod, NetworkPolicy, NetworkPolicyRule, PolicyService as Service, ServicePortSpec } from '../state';
 import { ruleKey } from './policy-priorities';
 
 /** The reads a policy's flows depend on. */
-export type PolicyReader = Pick<FlowContext, 'podByIp' | 'addressGroup' | 'appliedToGroup' | 'fqdnAddresses' | 'conjunctionId' | 'shared'>;
+export type PolicyReader = Pick<FlowContext, 'podByIp' | 'addressGroup' | 'appliedToGroup' | 'fqdnAddresses' | 'servicePorts' | 'conjunctionId' | 'shared'>;
 
 /** Members of the groups a rule applies to (the rule's own, else the policy's). */
 export function appliedMembers(rd: PolicyReader, np: NetworkPolicy, r: NetworkPolicyRule): GroupMember[] {
@@ -62,6 +62,8 @@ export interface PolicyInputs {
   pods: readonly LocalPod[];
   /** Addresses resolved for FQDN peers, by the FQDN as written in the rule. */
   fqdnAddresses?: Record<string, string[]>;
+  /** The node's Service ports (their `service` names them for `toServices` peers). */
+  services?: readonly ServicePortSpec[];
 }
 
 /** A reader over plain inputs; conjunction ids come from `conjIds`, shared values from `shared`. */
@@ -71,11 +73,14 @@ export function inputReader(input: PolicyInputs, conjIds: (key: string) => numbe
   const podsByIp = new Map<string, LocalPod>();
   for (const p of input.pods) for (const ip of p.ips) podsByIp.set(ip, p);
   const fqdn = input.fqdnAddresses ?? {};
+  const servicePorts = new Map<string, ServicePortSpec[]>();
+  for (const s of input.services ?? []) if (s.service !== undefined) servicePorts.set(s.service, [...(servicePorts.get(s.service) ?? []), s]);
   return {
     podByIp: (ip) => podsByIp.get(ip),
     addressGroup: (n) => addr.get(n),
     appliedToGroup: (n) => applied.get(n),
     fqdnAddresses: (f) => fqdn[f],
+    servicePorts: (ref) => servicePorts.get(ref) ?? [],
     conjunctionId: conjIds,
     shared: (k) => shared.get(k),
   };

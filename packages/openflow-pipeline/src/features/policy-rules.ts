@@ -4,6 +4,7 @@
  * metric flows keyed by ct_label or the deny mark, and the K8s default drop per applied-to member.
  */
 import type { Action, Flow, Match } from '@switchyard/openflow/codec';
+import { serviceReferenceKey } from '@switchyard/apis/types';
 import { PipelineError } from '../errors';
 import type { OwnerOutput } from '../feature';
 import { FlowIndex } from '../identity';
@@ -11,7 +12,7 @@ import type { Group } from '../format';
 import {
   APConjIDField, APDenyRegMark, APDispositionField, CT_ZONE, DISPOSITION_ALLOW, DISPOSITION_DROP, DISPOSITION_REJECT,
   EgressRuleCTLabel, IngressRuleCTLabel, OutputToControllerRegMark, PACKETIN_NP_LOGGING_OPERATION, PACKETIN_NP_REJECT_OPERATION,
-  PRIORITY, PROTO_ICMP, PROTO_SCTP, PROTO_TCP, PROTO_UDP, PacketInOperationField, PacketInTableField, TFEgressConjIDField,
+  PRIORITY, PROTO_ICMP, PROTO_SCTP, PROTO_TCP, PROTO_UDP, PacketInOperationField, PacketInTableField, ServiceGroupIDField, TFEgressConjIDField,
   TFIngressConjIDField, TargetOFPortField, loadField, loadMarks, matchField, matchMarks,
 } from '../fields';
 import type { Pipeline } from '../tables';
@@ -152,6 +153,11 @@ function ruleFlows(b: PolicyBuild, np: NetworkPolicy, r: NetworkPolicyRule, ri: 
     } else {
       for (const pod of localPods) b.conj.addAddresses(table, matchPrio, aggregateRanges(b.conj.ranges.reset().addAll(pod.ips)), 'src', id, 1);
       b.conj.addAddresses(table, matchPrio, peerCidrs, 'dst', id, 2);
+      // toServices: connections the Service load-balancing chose an endpoint for (its group id is
+      // in the register), so a backend reached by its own address does not match, as in Antrea.
+      for (const ref of peer.toServices ?? []) {
+        for (const sp of b.rd.servicePorts(serviceReferenceKey(ref))) b.conj.add(table, matchPrio, matchField(ServiceGroupIDField, sp.groupId), id, 2);
+      }
     }
     for (const { s, port } of v.services) for (const m of serviceMatches(s, port)) b.conj.add(table, matchPrio, m, id, 3);
     actionFlows(b, table, actionPrio, id, r, native);
