@@ -13,7 +13,7 @@ import { NodeIpamController } from './nodeipam';
 import { defaultSans, ensureClusterPki, type ControllerPki } from './pki';
 import { IPPoolController } from './ippool';
 import { KubeIPPoolStore } from '@switchyard/ipam';
-import { EXTERNAL_NODES, IPPOOLS, POLICY_INPUTS, STATEFULSETS } from './resources';
+import { EXTERNAL_NODES, IPPOOLS, LABEL_IDENTITIES, POLICY_INPUTS, STATEFULSETS } from './resources';
 import { CONTROLPLANE_GROUP, CONTROLPLANE_VERSION, ControlplaneServer } from './server';
 import { PolicyStatusAggregator } from './status';
 import type { AdmissionView } from './admission';
@@ -66,6 +66,12 @@ export interface ControllerOptions {
   ipPools?: boolean;
   /** ExternalNode feature gate (default true). */
   externalNode?: boolean;
+  /**
+   * Stretched NetworkPolicy (Antrea's Multicluster feature gate with
+   * `multicluster.enableStretchedNetworkPolicy`, default false): the ClusterSet's LabelIdentities
+   * are watched, and ingress peers with `scope: ClusterSet` carry the ids of the labels they select.
+   */
+  stretchedNetworkPolicy?: boolean;
   informer?: Omit<InformerOptions, 'clock' | 'logger'>;
   /** Identity facts for AntreaControllerInfo (pod and node of the controller). */
   podRef?: { namespace: string; name: string };
@@ -120,7 +126,7 @@ export class Controller {
       this.o.pki ??
       (await ensureClusterPki(this.o.kube, { namespace: this.namespace, secretName: `${service}-controller-ca`, configMapName: this.o.caConfigMapName ?? 'switchyard-ca' }, [...defaultSans(this.namespace, service), ...(this.o.extraSans ?? [])]));
     const iopts: InformerOptions = { ...this.o.informer, clock: this.clock, logger: this.log };
-    for (const spec of POLICY_INPUTS) {
+    for (const spec of this.o.stretchedNetworkPolicy ? [...POLICY_INPUTS, LABEL_IDENTITIES] : POLICY_INPUTS) {
       const inf = new Informer(this.o.kube, spec, (e) => {
         try {
           this.hub.apply({ type: e.type, object: e.object as unknown as ClusterObject });

@@ -14,7 +14,8 @@ export interface ControllerFlags {
 
 /**
  * Controller options from a parsed config (pure). Flags win over the file; `nodeIPAM` only when
- * `enableNodeIPAM` is set; the ExternalNode feature gate switches the ExternalNode controller.
+ * `enableNodeIPAM` is set; the ExternalNode feature gate switches the ExternalNode controller;
+ * the Multicluster gate with `multicluster.enableStretchedNetworkPolicy` turns on stretched policies.
  */
 export function optionsFromConfig(config: ControllerConfig, flags: ControllerFlags = {}): Omit<ControllerOptions, 'kube'> & { kubeconfig: string } {
   const out: Omit<ControllerOptions, 'kube'> & { kubeconfig: string } = {
@@ -23,6 +24,7 @@ export function optionsFromConfig(config: ControllerConfig, flags: ControllerFla
     externalNode: config.featureGates.ExternalNode ?? false,
   };
   if (config.featureGates.AntreaIPAM) out.ipPools = true;
+  if (config.featureGates.Multicluster && config.multicluster.enableStretchedNetworkPolicy) out.stretchedNetworkPolicy = true;
   if (flags.bindAddress) out.host = flags.bindAddress;
   if (flags.namespace) out.namespace = flags.namespace;
   if (flags.serviceName) out.serviceName = flags.serviceName;

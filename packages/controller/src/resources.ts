@@ -22,6 +22,12 @@ export const POLICY_INPUTS: readonly ResourceSpec[] = [
   r('policy.networking.k8s.io', 'v1alpha1', 'baselineadminnetworkpolicies', 'BaselineAdminNetworkPolicy', false),
 ];
 
+/**
+ * Label identities of the ClusterSet (imported into each member by the multi-cluster controller):
+ * with stretched NetworkPolicy on, `scope: ClusterSet` peers compile to their ids.
+ */
+export const LABEL_IDENTITIES: ResourceSpec = r('multicluster.crd.antrea.io', 'v1alpha1', 'labelidentities', 'LabelIdentity', false);
+
 /** ExternalNodes (ExternalNode controller). */
 export const EXTERNAL_NODES: ResourceSpec = r('crd.antrea.io', 'v1alpha1', 'externalnodes', 'ExternalNode', true);
 

@@ -18,6 +18,13 @@ describe('optionsFromConfig', () => {
   test('the AntreaIPAM feature gate switches the IPPool controller on', () => {
     expect(optionsFromConfig(parseControllerConfig({ featureGates: { AntreaIPAM: true } }).config).ipPools).toBe(true);
   });
+
+  test('stretched NetworkPolicy needs the Multicluster gate and multicluster.enableStretchedNetworkPolicy', () => {
+    const opts = (raw: Record<string, unknown>) => optionsFromConfig(parseControllerConfig(raw).config).stretchedNetworkPolicy;
+    expect(opts({ featureGates: { Multicluster: true }, multicluster: { enableStretchedNetworkPolicy: true } })).toBe(true);
+    expect(opts({ featureGates: { Multicluster: true } })).toBeUndefined();
+    expect(opts({ multicluster: { enableStretchedNetworkPolicy: true } })).toBeUndefined();
+  });
 });
 
 describe('nodeOf', () => {
