@@ -6,6 +6,7 @@ import type * as X509Module from '@peculiar/x509';
 
 type X509 = typeof X509Module;
 type CryptoKey = webcrypto.CryptoKey;
+export type { X509 };
 type SigningAlgorithm = webcrypto.AlgorithmIdentifier | webcrypto.EcdsaParams | webcrypto.RsaHashedImportParams;
 let x509: Promise<X509> | undefined;
 
@@ -14,7 +15,7 @@ let x509: Promise<X509> | undefined;
  * polyfill loaded first. Both are loaded on first use, so importing this package changes no
  * globals until a certificate is made.
  */
-function loadX509(): Promise<X509> {
+export function loadX509(): Promise<X509> {
   x509 ??= import('reflect-metadata').then(() => import('@peculiar/x509'));
   return x509;
 }
@@ -25,8 +26,13 @@ export interface CertificateAndKey {
   keyPem: string;
 }
 
-/** Extended key usages this module issues. */
-export type ExtendedKeyUsageName = 'serverAuth' | 'clientAuth';
+/** Extended key usages this module issues (`ipsecTunnel`: id-kp-ipsecTunnel, Kubernetes' "ipsec tunnel" usage). */
+export type ExtendedKeyUsageName = 'serverAuth' | 'clientAuth' | 'ipsecTunnel';
+const EXTENDED_KEY_USAGE_OIDS: Record<ExtendedKeyUsageName, string> = {
+  serverAuth: '1.3.6.1.5.5.7.3.1',
+  clientAuth: '1.3.6.1.5.5.7.3.2',
+  ipsecTunnel: '1.3.6.1.5.5.7.3.6',
+};
 /** Key usages this module issues. */
 export type KeyUsageName = 'digitalSignature' | 'keyEncipherment' | 'keyCertSign' | 'cRLSign';
 
@@ -102,7 +108,7 @@ function serialNumber(): string {
   return b.toString('hex');
 }
 
-function checkRequest(r: CertificateRequest): void {
+export function checkRequest(r: Omit<CertificateRequest, 'keyFormat'>): void {
   if (!r.commonName) throw new CertificateError('INVALID_REQUEST', 'a certificate needs a common name', 'commonName', r.commonName);
   if (!Number.isFinite(r.validityDays) || r.validityDays <= 0) throw new CertificateError('INVALID_REQUEST', `validity of ${r.validityDays} days`, 'validityDays', r.validityDays);
   (r.sans ?? []).forEach((s, i) => {
@@ -115,9 +121,19 @@ export async function issueCertificate(r: CertificateRequest): Promise<Certifica
   checkRequest(r);
   const x = await loadX509();
   const keys = (await webcrypto.subtle.generateKey(NEW_KEY, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const certPem = await buildCertificate(x, r, keys.publicKey, keys.privateKey);
+  const keyPem = KeyObject.from(keys.privateKey).export({ type: r.keyFormat ?? 'sec1', format: 'pem' }).toString();
+  return { certPem, keyPem };
+}
+
+/**
+ * A certificate for `publicKey` with the request's subject and extensions, signed by `r.issuer`
+ * or, without one, by `selfKey` (the private half of `publicKey`).
+ */
+export async function buildCertificate(x: X509, r: Omit<CertificateRequest, 'keyFormat'>, publicKey: CryptoKey, selfKey?: CryptoKey): Promise<string> {
   const subject = new x.Name([{ CN: [r.commonName] }]);
   let issuerName = subject;
-  let signing: { key: CryptoKey; algorithm: SigningAlgorithm } = { key: keys.privateKey, algorithm: { name: 'ECDSA', hash: 'SHA-256' } };
+  let signing: { key: CryptoKey; algorithm: SigningAlgorithm };
   let authorityKeyId: InstanceType<X509['AuthorityKeyIdentifierExtension']>;
   if (r.issuer) {
     let ca: InstanceType<X509['X509Certificate']>;
@@ -133,14 +149,16 @@ export async function issueCertificate(r: CertificateRequest): Promise<Certifica
     const skid = ca.getExtension(x.SubjectKeyIdentifierExtension);
     authorityKeyId = skid ? new x.AuthorityKeyIdentifierExtension(skid.keyId) : await x.AuthorityKeyIdentifierExtension.create(ca.publicKey, false, webcrypto);
   } else {
-    authorityKeyId = await x.AuthorityKeyIdentifierExtension.create(keys.publicKey, false, webcrypto);
+    if (!selfKey) throw new CertificateError('INVALID_REQUEST', 'a certificate for a public key alone needs an issuer', 'issuer');
+    signing = { key: selfKey, algorithm: { name: 'ECDSA', hash: 'SHA-256' } };
+    authorityKeyId = await x.AuthorityKeyIdentifierExtension.create(publicKey, false, webcrypto);
   }
   const extensions: InstanceType<X509['Extension']>[] = [];
   if (r.sans?.length) extensions.push(new x.SubjectAlternativeNameExtension(r.sans.map((s) => ({ type: isIP(s) ? 'ip' : 'dns', value: s }))));
-  if (r.extendedKeyUsage?.length) extensions.push(new x.ExtendedKeyUsageExtension(r.extendedKeyUsage.map((u) => x.ExtendedKeyUsage[u])));
+  if (r.extendedKeyUsage?.length) extensions.push(new x.ExtendedKeyUsageExtension(r.extendedKeyUsage.map((u) => EXTENDED_KEY_USAGE_OIDS[u])));
   if (r.keyUsage?.length) extensions.push(new x.KeyUsagesExtension(r.keyUsage.reduce((flags, u) => flags | x.KeyUsageFlags[u], 0), true));
   extensions.push(new x.BasicConstraintsExtension(r.ca, undefined, r.ca));
-  extensions.push(await x.SubjectKeyIdentifierExtension.create(keys.publicKey, false, webcrypto), authorityKeyId);
+  extensions.push(await x.SubjectKeyIdentifierExtension.create(publicKey, false, webcrypto), authorityKeyId);
   const notBefore = r.notBefore ?? new Date();
   const cert = await x.X509CertificateGenerator.create(
     {
@@ -149,13 +167,12 @@ export async function issueCertificate(r: CertificateRequest): Promise<Certifica
       issuer: issuerName,
       notBefore,
       notAfter: new Date(notBefore.getTime() + r.validityDays * 86_400_000),
-      publicKey: keys.publicKey,
+      publicKey,
       signingKey: signing.key,
       signingAlgorithm: signing.algorithm,
       extensions,
     },
     webcrypto as unknown as Parameters<X509['X509CertificateGenerator']['create']>[1],
   );
-  const keyPem = KeyObject.from(keys.privateKey).export({ type: r.keyFormat ?? 'sec1', format: 'pem' }).toString();
-  return { certPem: `${cert.toString('pem')}\n`, keyPem };
+  return `${cert.toString('pem')}\n`;
 }

@@ -7,3 +7,5 @@
  */
 export { issueCertificate, CertificateError } from './certificate';
 export type { CertificateAndKey, CertificateRequest, CertificateErrorCode, ExtendedKeyUsageName, KeyUsageName } from './certificate';
+export { createCertificateRequest, readCertificateRequest, signCertificateRequest } from './certificate-request';
+export type { CertificateRequestAndKey, VerifiedCertificateRequest } from './certificate-request';

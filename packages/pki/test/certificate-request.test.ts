@@ -1,0 +1,64 @@
+// Certificate signing requests: made in process, read back and signed by a CA; openssl checks the
+// request and the issued certificate independently (signature, chain, subject, usages, key).
+import { execFileSync } from 'node:child_process';
+import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCertificateRequest, issueCertificate, readCertificateRequest, signCertificateRequest, type CertificateAndKey } from '../src/index';
+
+let dir: string;
+let ca: CertificateAndKey;
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'sy-pki-csr-'));
+  ca = await issueCertificate({ commonName: 'ipsec-ca', validityDays: 365, ca: true, keyUsage: ['keyCertSign', 'cRLSign', 'digitalSignature'] });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const file = (name: string, text: string): string => {
+  const p = join(dir, name);
+  writeFileSync(p, text);
+  return p;
+};
+const openssl = (...args: string[]): string => execFileSync('openssl', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+
+describe('certificate signing requests', () => {
+  it('a request openssl accepts, for CN=<node>, with its own key', async () => {
+    const r = await createCertificateRequest({ commonName: 'node-1' });
+    const out = openssl('req', '-noout', '-verify', '-subject', '-in', file('n1.csr', r.csrPem));
+    expect(out).toMatch(/subject=CN\s?=\s?node-1/);
+    expect(createPrivateKey(r.keyPem).asymmetricKeyType).toBe('ec');
+    expect(await readCertificateRequest(r.csrPem)).toEqual({ commonName: 'node-1', subject: 'CN=node-1' });
+  });
+
+  it('the CA signs it: chain verifies, subject and public key are the request\'s, IPsec usages present', async () => {
+    const r = await createCertificateRequest({ commonName: 'node-2' });
+    const certPem = await signCertificateRequest({ csrPem: r.csrPem, issuer: ca, validityDays: 30, keyUsage: ['digitalSignature', 'keyEncipherment'], extendedKeyUsage: ['ipsecTunnel'] });
+    const cert = new X509Certificate(certPem);
+    expect(cert.subject).toBe('CN=node-2');
+    expect(cert.issuer).toBe('CN=ipsec-ca');
+    expect(cert.checkIssued(new X509Certificate(ca.certPem))).toBe(true);
+    expect(cert.verify(new X509Certificate(ca.certPem).publicKey)).toBe(true);
+    expect(cert.publicKey.export({ type: 'spki', format: 'pem' })).toBe(createPublicKey(createPrivateKey(r.keyPem)).export({ type: 'spki', format: 'pem' }));
+    expect(cert.ca).toBe(false);
+    expect(cert.keyUsage).toEqual(['1.3.6.1.5.5.7.3.6']);
+    expect(openssl('verify', '-CAfile', file('ca.crt', ca.certPem), file('n2.crt', certPem)).trim()).toMatch(/: OK$/);
+    expect(Math.round((Date.parse(cert.validTo) - Date.parse(cert.validFrom)) / 86_400_000)).toBe(30);
+  });
+
+  it('a forged request (the public key swapped) and garbage are refused, naming csrPem', async () => {
+    const a = await createCertificateRequest({ commonName: 'node-a' });
+    const b = await createCertificateRequest({ commonName: 'node-b' });
+    // Re-encode a's request with b's public key: the self-signature no longer matches.
+    const der = (pem: string): Buffer => Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+    const spki = (pem: string): Buffer => createPublicKey(createPrivateKey(pem)).export({ type: 'spki', format: 'der' });
+    const forgedDer = Buffer.from(der(a.csrPem));
+    const at = forgedDer.indexOf(spki(a.keyPem));
+    expect(at).toBeGreaterThan(0);
+    spki(b.keyPem).copy(forgedDer, at);
+    const forged = `-----BEGIN CERTIFICATE REQUEST-----\n${forgedDer.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
+    await expect(readCertificateRequest(forged)).rejects.toMatchObject({ code: 'INVALID_REQUEST', path: 'csrPem' });
+    await expect(signCertificateRequest({ csrPem: forged, issuer: ca, validityDays: 1 })).rejects.toMatchObject({ code: 'INVALID_REQUEST', path: 'csrPem' });
+    await expect(readCertificateRequest('not a request')).rejects.toMatchObject({ code: 'INVALID_REQUEST', path: 'csrPem' });
+  });
+});
