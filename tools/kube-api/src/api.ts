@@ -3,6 +3,8 @@
 // and the built-in controllers go through this class.
 
 import { randomBytes, randomUUID } from 'node:crypto';
+import { CSR_GROUP, CSR_RESOURCE, admitCsrCreate, csrUpdate } from './csr';
+import type { UserInfo } from './auth';
 import { alreadyExists, badRequest, conflict, type FieldError, invalid, KubeApiError, notFound } from './errors';
 import { jsonPatch, mergePatch, strategicMerge } from './patch';
 import { apiVersionOf, grKey, type ResourceRegistry, type ResourceType, splitApiVersion } from './registry';
@@ -13,6 +15,8 @@ import { clone, isRecord, rfc3339 } from './types';
 import YAML from 'yaml';
 
 export type Operation = 'create' | 'update' | 'delete';
+
+const isCsr = (rt: ResourceType): boolean => rt.group === CSR_GROUP && rt.resource === CSR_RESOURCE;
 
 /** What an admission hook sees; it may mutate `obj` or throw a KubeApiError. */
 export interface AdmissionRequest {
@@ -47,6 +51,8 @@ export interface WriteOptions {
   fieldValidation?: 'Strict' | 'Warn' | 'Ignore';
   warnings?: string[];
   subresource?: string;
+  /** Who writes (CertificateSigningRequests record their requester). */
+  requester?: UserInfo;
 }
 
 export interface DeleteOptions {
@@ -303,6 +309,7 @@ export class KubeApi {
     if (tracksGeneration(rt)) m.generation = 1;
     else delete m.generation;
     if (rt.hasStatus && !rt.builtin) delete obj.status;
+    if (isCsr(rt)) admitCsrCreate(obj, opts.requester);
     this.validateSchema(rt, obj, v, opts);
     this.runHooks(opts.dryRun ? { op: 'create', rt, obj, dryRun: true } : { op: 'create', rt, obj });
     dropEmptyMeta(obj);
@@ -346,6 +353,7 @@ export class KubeApi {
         else next.status = clone(old.status);
       }
     }
+    if (isCsr(rt)) next = csrUpdate(old, next, input, opts.subresource);
     const m = next.metadata;
     m.uid = old.metadata.uid as string;
     m.creationTimestamp = old.metadata.creationTimestamp as string;

@@ -263,7 +263,7 @@ export class HttpFront {
     const api = this.o.api;
     const warnings: string[] = [];
     const writeOpts = (): WriteOptions => {
-      const w: WriteOptions = { warnings };
+      const w: WriteOptions = { warnings, requester: user };
       if (q.getAll('dryRun').includes('All')) w.dryRun = true;
       const fv = q.get('fieldValidation');
       if (fv === 'Strict' || fv === 'Warn' || fv === 'Ignore') w.fieldValidation = fv;
