@@ -14,6 +14,7 @@ import { defaultSans, ensureClusterPki, type ControllerPki } from './pki';
 import { IPPoolController } from './ippool';
 import { KubeIPPoolStore } from '@switchyard/ipam';
 import { EXTERNAL_NODES, IPPOOLS, LABEL_IDENTITIES, POLICY_INPUTS, STATEFULSETS } from './resources';
+import { IPsecCertificateSigner } from './ipsec-signer';
 import { CONTROLPLANE_GROUP, CONTROLPLANE_VERSION, ControlplaneServer } from './server';
 import { PolicyStatusAggregator } from './status';
 import type { AdmissionView } from './admission';
@@ -72,6 +73,12 @@ export interface ControllerOptions {
    * are watched, and ingress peers with `scope: ClusterSet` carry the ids of the labels they select.
    */
   stretchedNetworkPolicy?: boolean;
+  /**
+   * The IPsec certificate signer (feature gate IPsecCertAuth, antrea-controller.conf
+   * `ipsecCSRSigner`): approves and signs agents' CertificateSigningRequests for
+   * antrea.io/antrea-agent-ipsec-tunnel with the CA in Secret `<serviceName>-ipsec-ca`.
+   */
+  ipsecCSRSigner?: { autoApprove: boolean; selfSignedCA: boolean; validityDays?: number };
   informer?: Omit<InformerOptions, 'clock' | 'logger'>;
   /** Identity facts for AntreaControllerInfo (pod and node of the controller). */
   podRef?: { namespace: string; name: string };
@@ -92,6 +99,7 @@ export class Controller {
   externalNodes: ExternalNodeController | undefined;
   nodeIpam: NodeIpamController | undefined;
   ipPools: IPPoolController | undefined;
+  ipsecSigner: IPsecCertificateSigner | undefined;
   admission!: AdmissionWebhook;
   private readonly clock: Clock;
   private readonly log: Logger;
@@ -160,6 +168,13 @@ export class Controller {
       this.nodeIpam.start((this.informers.find((i) => i.spec.plural === 'nodes') as Informer).cache.values());
     }
     if (this.ipPools) this.ipPools.start(this.cacheOf('ippools')?.values() ?? [], this.cacheOf('statefulsets')?.values() ?? []);
+    if (this.o.ipsecCSRSigner) {
+      this.ipsecSigner = new IPsecCertificateSigner({
+        kube: this.o.kube, namespace: this.namespace, caSecretName: `${service}-ipsec-ca`, ...this.o.ipsecCSRSigner,
+        ...(this.o.informer ? { informer: this.o.informer } : {}), clock: this.clock, logger: this.log,
+      });
+      await this.ipsecSigner.start();
+    }
     this.hub.markSynced();
     this.admission = new AdmissionWebhook({ view: this.admissionView(), kube: this.o.kube, logger: this.log });
     const auth = this.o.auth ?? new KubeDelegatedAuth(this.o.kube, { clock: this.clock, logger: this.log });
@@ -288,5 +303,6 @@ export class Controller {
     await this.externalNodes?.idle();
     await this.nodeIpam?.idle();
     await this.ipPools?.idle();
+    await this.ipsecSigner?.stop();
   }
 }

@@ -24,7 +24,9 @@ export { IPPoolController, IPPOOL_ANNOTATION, IPPOOL_FINALIZER, poolsOf } from '
 export type { IPPoolControllerOptions } from './ippool';
 export { PolicyStatusAggregator } from './status';
 export type { PolicyRealization } from './status';
-export { createPki, ensureClusterPki, defaultSans } from './pki';
+export { createPki, ensureClusterPki, ensureCa, defaultSans } from './pki';
+export { IPsecCertificateSigner, IPSEC_SIGNER_NAME, IPSEC_CA_CONFIGMAP, ipsecRequestProblem } from './ipsec-signer';
+export type { IPsecSignerOptions } from './ipsec-signer';
 export type { ControllerPki, PkiLocation } from './pki';
 export { MetricsRegistry } from './metrics';
 export { optionsFromConfig } from './options';

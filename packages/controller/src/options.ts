@@ -25,6 +25,7 @@ export function optionsFromConfig(config: ControllerConfig, flags: ControllerFla
   };
   if (config.featureGates.AntreaIPAM) out.ipPools = true;
   if (config.featureGates.Multicluster && config.multicluster.enableStretchedNetworkPolicy) out.stretchedNetworkPolicy = true;
+  if (config.featureGates.IPsecCertAuth) out.ipsecCSRSigner = { ...config.ipsecCSRSigner };
   if (flags.bindAddress) out.host = flags.bindAddress;
   if (flags.namespace) out.namespace = flags.namespace;
   if (flags.serviceName) out.serviceName = flags.serviceName;

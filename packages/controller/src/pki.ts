@@ -70,20 +70,37 @@ async function getOrUndefined<T>(kube: KubeClient, path: string): Promise<T | un
  * for `sans`, and publish the CA bundle in the ConfigMap.
  */
 export async function ensureClusterPki(kube: KubeClient, loc: PkiLocation, sans: string[]): Promise<ControllerPki> {
+  const ca = await ensureCa(kube, loc, 'switchyard-controller-ca', { create: true });
+  return createPki(sans, ca);
+}
+
+/**
+ * A CA kept in the Secret `loc.secretName` (`ca.crt`, `ca.key`): loaded when there, else made
+ * (ten years, P-256) and stored when `create`, else `PKI_FAILED` naming the Secret. Its
+ * certificate is published as `ca.crt` in the ConfigMap `loc.configMapName`.
+ */
+export async function ensureCa(kube: KubeClient, loc: PkiLocation, commonName: string, opts: { create: boolean }): Promise<{ caPem: string; caKeyPem: string }> {
   const secretPath = `/api/v1/namespaces/${loc.namespace}/secrets/${loc.secretName}`;
   const secret = await getOrUndefined<{ data?: Record<string, string> }>(kube, secretPath);
-  let pki: ControllerPki;
+  let ca: { caPem: string; caKeyPem: string };
   if (secret?.data?.['ca.crt'] && secret.data['ca.key']) {
-    pki = await createPki(sans, { caPem: unb64(secret.data['ca.crt']), caKeyPem: unb64(secret.data['ca.key']) });
+    ca = { caPem: unb64(secret.data['ca.crt']), caKeyPem: unb64(secret.data['ca.key']) };
   } else {
-    pki = await createPki(sans);
-    const body = { apiVersion: 'v1', kind: 'Secret', metadata: { name: loc.secretName, namespace: loc.namespace }, type: 'Opaque', data: { 'ca.crt': b64(pki.caPem), 'ca.key': b64(pki.caKeyPem) } };
+    if (!opts.create) throw new ControllerError('PKI_FAILED', `no CA in Secret ${loc.namespace}/${loc.secretName} (keys ca.crt and ca.key), and making one is off`, 'secret', `${loc.namespace}/${loc.secretName}`);
+    let made: { certPem: string; keyPem: string };
+    try {
+      made = await issueCertificate({ commonName, validityDays: 3650, ca: true });
+    } catch (e) {
+      throw new ControllerError('PKI_FAILED', `cannot make the CA ${commonName}: ${(e as Error).message}`, (e as { path?: string }).path ?? 'pki', (e as { value?: unknown }).value, { cause: e });
+    }
+    ca = { caPem: made.certPem, caKeyPem: made.keyPem };
+    const body = { apiVersion: 'v1', kind: 'Secret', metadata: { name: loc.secretName, namespace: loc.namespace }, type: 'Opaque', data: { 'ca.crt': b64(ca.caPem), 'ca.key': b64(ca.caKeyPem) } };
     if (secret) await kube.request('PUT', secretPath, body);
     else await kube.request('POST', `/api/v1/namespaces/${loc.namespace}/secrets`, body);
   }
   const cmPath = `/api/v1/namespaces/${loc.namespace}/configmaps/${loc.configMapName}`;
-  const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: loc.configMapName, namespace: loc.namespace }, data: { 'ca.crt': pki.caPem } };
+  const cm = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: loc.configMapName, namespace: loc.namespace }, data: { 'ca.crt': ca.caPem } };
   if (await getOrUndefined(kube, cmPath)) await kube.request('PUT', cmPath, cm);
   else await kube.request('POST', `/api/v1/namespaces/${loc.namespace}/configmaps`, cm);
-  return pki;
+  return ca;
 }

@@ -19,6 +19,11 @@ describe('optionsFromConfig', () => {
     expect(optionsFromConfig(parseControllerConfig({ featureGates: { AntreaIPAM: true } }).config).ipPools).toBe(true);
   });
 
+  test('the IPsecCertAuth feature gate runs the IPsec CSR signer with ipsecCSRSigner', () => {
+    expect(optionsFromConfig(parseControllerConfig({ featureGates: { IPsecCertAuth: true }, ipsecCSRSigner: { autoApprove: false } }).config).ipsecCSRSigner).toEqual({ autoApprove: false, selfSignedCA: true });
+    expect(optionsFromConfig(parseControllerConfig({ ipsecCSRSigner: { autoApprove: false } }).config).ipsecCSRSigner).toBeUndefined();
+  });
+
   test('stretched NetworkPolicy needs the Multicluster gate and multicluster.enableStretchedNetworkPolicy', () => {
     const opts = (raw: Record<string, unknown>) => optionsFromConfig(parseControllerConfig(raw).config).stretchedNetworkPolicy;
     expect(opts({ featureGates: { Multicluster: true }, multicluster: { enableStretchedNetworkPolicy: true } })).toBe(true);
