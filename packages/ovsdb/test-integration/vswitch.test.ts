@@ -118,6 +118,16 @@ test('setOpenVSwitchExternalIds sets and removes keys, keeping the others', asyn
   expect(await vsctl('get', 'Open_vSwitch', '.', 'external_ids:system-id')).toBe('node-1');
 });
 
+test('setOpenVSwitchOtherConfig sets and removes keys, keeping the others', async () => {
+  await vsctl('set', 'Open_vSwitch', '.', 'other_config:keep=1');
+  await vs.setOpenVSwitchOtherConfig({ certificate: '/x/cert.pem', private_key: '/x/key.pem', ca_cert: '/x/ca.pem' });
+  await vs.setOpenVSwitchOtherConfig({ certificate: '/y/cert.pem' }, { remove: ['ca_cert'] });
+  const cfg = await vs.getOpenVSwitchOtherConfig();
+  expect(Object.fromEntries(cfg)).toMatchObject({ keep: '1', certificate: '/y/cert.pem', private_key: '/x/key.pem' });
+  expect(cfg.has('ca_cert')).toBe(false);
+  expect(await vsctl('get', 'Open_vSwitch', '.', 'other_config:certificate')).toBe('"/y/cert.pem"');
+});
+
 test('bad input is refused before reaching the server with a typed error', async () => {
   await expect(vs.ensurePort('br-int', 'x', { type: 'bogus' as never })).rejects.toBeInstanceOf(VSwitchError);
   await expect(vs.ensurePort('br-int', 'x', { ofportRequest: 0 })).rejects.toBeInstanceOf(SchemaValueError);

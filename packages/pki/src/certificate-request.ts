@@ -18,18 +18,24 @@ export interface VerifiedCertificateRequest {
   subject: string;
 }
 
-const NEW_KEY: webcrypto.EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
+const EC_KEY: webcrypto.EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
+const RSA_KEY: webcrypto.RsaHashedKeyGenParams = { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' };
 
-/** Makes a P-256 key pair and a signed PKCS#10 request with subject `CN=<commonName>`. */
-export async function createCertificateRequest(r: { commonName: string; keyFormat?: 'sec1' | 'pkcs8' }): Promise<CertificateRequestAndKey> {
+/**
+ * Makes a key pair and a signed PKCS#10 request with subject `CN=<commonName>`. `keyType` `ec`
+ * (default): P-256, the key in SEC1 PEM; `rsa`: 2048 bits, the key in PKCS#1 PEM ("RSA PRIVATE
+ * KEY", what strongSwan's `RSA` secrets load, as ovs-monitor-ipsec writes them).
+ */
+export async function createCertificateRequest(r: { commonName: string; keyType?: 'ec' | 'rsa' }): Promise<CertificateRequestAndKey> {
   if (!r.commonName) throw new CertificateError('INVALID_REQUEST', 'a certificate request needs a common name', 'commonName', r.commonName);
   const x = await loadX509();
-  const keys = (await webcrypto.subtle.generateKey(NEW_KEY, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const rsa = r.keyType === 'rsa';
+  const keys = (await webcrypto.subtle.generateKey(rsa ? RSA_KEY : EC_KEY, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const csr = await x.Pkcs10CertificateRequestGenerator.create(
-    { name: new x.Name([{ CN: [r.commonName] }]), keys, signingAlgorithm: { name: 'ECDSA', hash: 'SHA-256' } as webcrypto.EcdsaParams },
+    { name: new x.Name([{ CN: [r.commonName] }]), keys, signingAlgorithm: rsa ? RSA_KEY : ({ name: 'ECDSA', hash: 'SHA-256' } as webcrypto.EcdsaParams) },
     webcrypto as unknown as Parameters<typeof x.Pkcs10CertificateRequestGenerator.create>[1],
   );
-  const keyPem = KeyObject.from(keys.privateKey).export({ type: r.keyFormat ?? 'sec1', format: 'pem' }).toString();
+  const keyPem = KeyObject.from(keys.privateKey).export({ type: rsa ? 'pkcs1' : 'sec1', format: 'pem' }).toString();
   return { csrPem: `${csr.toString('pem')}\n`, keyPem };
 }
 

@@ -46,6 +46,17 @@ describe('certificate signing requests', () => {
     expect(Math.round((Date.parse(cert.validTo) - Date.parse(cert.validFrom)) / 86_400_000)).toBe(30);
   });
 
+  it('an RSA request (PKCS#1 key) is signed by the EC CA alike', async () => {
+    const r = await createCertificateRequest({ commonName: 'node-rsa', keyType: 'rsa' });
+    expect(r.keyPem).toContain('-----BEGIN RSA PRIVATE KEY-----');
+    expect(createPrivateKey(r.keyPem).asymmetricKeyDetails?.modulusLength).toBe(2048);
+    const certPem = await signCertificateRequest({ csrPem: r.csrPem, issuer: ca, validityDays: 1 });
+    const cert = new X509Certificate(certPem);
+    expect(cert.publicKey.asymmetricKeyType).toBe('rsa');
+    expect(cert.verify(new X509Certificate(ca.certPem).publicKey)).toBe(true);
+    expect(openssl('verify', '-CAfile', file('ca2.crt', ca.certPem), file('rsa.crt', certPem)).trim()).toMatch(/: OK$/);
+  });
+
   it('a forged request (the public key swapped) and garbage are refused, naming csrPem', async () => {
     const a = await createCertificateRequest({ commonName: 'node-a' });
     const b = await createCertificateRequest({ commonName: 'node-b' });

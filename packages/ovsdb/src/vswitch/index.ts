@@ -443,6 +443,26 @@ export class VSwitch {
     );
   }
 
+  /**
+   * Sets keys of Open_vSwitch.other_config (others are kept; `remove` lists keys to drop), e.g. the
+   * `certificate`, `private_key` and `ca_cert` ovs-monitor-ipsec reads.
+   */
+  async setOpenVSwitchOtherConfig(
+    config: Readonly<Record<string, string>>,
+    opts: { remove?: readonly string[] } = {},
+  ): Promise<void> {
+    const keys = [...Object.keys(config), ...(opts.remove ?? [])];
+    unwrap(await this.run([op.mutate('Open_vSwitch', [], [['other_config', 'delete', keys], ['other_config', 'insert', entries(config)]])]));
+  }
+
+  /** The Open_vSwitch row's other_config. */
+  async getOpenVSwitchOtherConfig(): Promise<ReadonlyMap<string, string>> {
+    const r = unwrap(await this.run([op.select('Open_vSwitch', [], ['other_config'])]));
+    const res = r.results[0];
+    const row = res?.op === 'select' ? res.rows[0] : undefined;
+    return (row?.other_config as ReadonlyMap<string, string> | undefined) ?? new Map();
+  }
+
   /** The Open_vSwitch row's external_ids. */
   async getOpenVSwitchExternalIds(): Promise<ReadonlyMap<string, string>> {
     const r = unwrap(await this.run([op.select('Open_vSwitch', [], ['external_ids'])]));
