@@ -11,7 +11,8 @@ export type AgentErrorCode =
   | 'NOT_STARTED'
   | 'EXTERNAL_NODE_INTERFACE'
   | 'EXTERNAL_NODE_SWAP_FAILED'
-  | 'WIREGUARD';
+  | 'WIREGUARD'
+  | 'IPSEC_CERTIFICATE';
 
 /** An agent failure, with the offending value and where it came from (config key, pod, command). */
 export class AgentError extends Error {

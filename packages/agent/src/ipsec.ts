@@ -35,9 +35,18 @@ export function ipsecTunnelPortName(nodeName: string): string {
   return `${prefix}-${hash.slice(0, NAME_MAX - PREFIX_MAX - 1)}`;
 }
 
-/** Interface options of a peer's port: a fixed remote (the peer's node IP) and the PSK; no flow-based key. */
-export function ipsecTunnelOptions(o: { remoteIP: string; psk: string; tunnelType: TunnelType; tunnelPort: number; tunnelCsum: boolean }): Record<string, string> {
-  const options: Record<string, string> = { remote_ip: o.remoteIP, psk: o.psk };
+/**
+ * How peers authenticate: a pre-shared key, or certificates signed by the IPsec CA (each peer
+ * known by its certificate's CN, its Node name).
+ */
+export type IPsecAuthentication = { psk: string } | { certificate: true };
+
+/**
+ * Interface options of a peer's port: a fixed remote (the peer's node IP) and either the PSK or,
+ * with certificates, `remote_name` (the CN the peer's certificate must carry); no flow-based key.
+ */
+export function ipsecTunnelOptions(o: { remoteIP: string; remoteName: string; auth: IPsecAuthentication; tunnelType: TunnelType; tunnelPort: number; tunnelCsum: boolean }): Record<string, string> {
+  const options: Record<string, string> = { remote_ip: o.remoteIP, ...('psk' in o.auth ? { psk: o.auth.psk } : { remote_name: o.remoteName }) };
   if (o.tunnelPort !== 0 && o.tunnelType !== 'gre') options.dst_port = String(o.tunnelPort);
   if (o.tunnelCsum) options.csum = 'true';
   return options;
@@ -79,7 +88,7 @@ export function desiredIPsecPorts(peers: readonly RemoteNode[]): Map<string, Rem
  */
 export class IPsecTunnelPorts {
   constructor(
-    private readonly o: { vswitch: VSwitch; bridge: string; tunnelType: TunnelType; tunnelPort: number; tunnelCsum: boolean; psk: string; logger: Logger },
+    private readonly o: { vswitch: VSwitch; bridge: string; tunnelType: TunnelType; tunnelPort: number; tunnelCsum: boolean; auth: IPsecAuthentication; logger: Logger },
   ) {}
 
   async sync(peers: readonly RemoteNode[]): Promise<RemoteNode[]> {
@@ -95,7 +104,7 @@ export class IPsecTunnelPorts {
     for (const [name, peer] of desired) {
       const { created } = await vs.ensurePort(bridge, name, {
         type: this.o.tunnelType,
-        options: ipsecTunnelOptions({ ...this.o, remoteIP: peer.nodeIP }),
+        options: ipsecTunnelOptions({ ...this.o, remoteIP: peer.nodeIP, remoteName: peer.name }),
         externalIds: ipsecExternalIds(peer.name),
       });
       if (created) this.o.logger.info({ port: name, node: peer.name, remoteIP: peer.nodeIP }, 'IPsec tunnel port created');

@@ -76,8 +76,16 @@ export interface AgentOptions {
    * (ovs-monitor-ipsec and strongSwan encrypt it); needs `kube` and encap. Default none.
    */
   trafficEncryptionMode?: 'none' | 'wireGuard' | 'ipsec';
-  /** IPsec pre-shared key. Default: the environment variable ANTREA_IPSEC_PSK (required with ipsec). */
+  /** IPsec pre-shared key. Default: the environment variable ANTREA_IPSEC_PSK (required with ipsec and psk authentication). */
   ipsecPSK?: string;
+  /**
+   * How IPsec peers authenticate (antrea-agent.conf `ipsec.authenticationMode`): `psk` (default) or
+   * `cert`, a certificate for `CN=<nodeName>` issued by the controller's IPsec signer through a
+   * CertificateSigningRequest, kept in `<dataDir>/ipsec`.
+   */
+  ipsecAuthenticationMode?: 'psk' | 'cert';
+  /** Namespace of the IPsec CA ConfigMap (switchyard-ipsec-ca). Default kube-system. */
+  ipsecCANamespace?: string;
   /** UDP port of the WireGuard device. Default 51820 (antrea-agent.conf `wireGuard.port`). */
   wireGuardPort?: number;
   /** The wireguard-go program. Default `wireguard-go` (on PATH). */
@@ -150,6 +158,8 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     noSNAT: o.noSNAT ?? false,
     trafficEncryptionMode: o.trafficEncryptionMode ?? 'none',
     wireGuardPort: o.wireGuardPort ?? 51820,
+    ipsecAuthenticationMode: o.ipsecAuthenticationMode ?? 'psk',
+    ipsecCANamespace: o.ipsecCANamespace ?? 'kube-system',
     wireGuardGo: o.wireGuardGo ?? 'wireguard-go',
     // Authenticated callers only (with `kube`): reachable by the API server's node proxy on
     // every node address, as Antrea's agent API; without `kube`, loopback only.
@@ -176,7 +186,7 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     if (resolved.kube === undefined) throw new AgentError('INVALID_CONFIG', 'trafficEncryptionMode ipsec makes one tunnel port per peer Node and needs the Kubernetes API', resolved.trafficEncryptionMode, 'trafficEncryptionMode');
     // As Antrea: IPsec encrypts the tunnel, so every peer must be reached through it.
     if (resolved.trafficMode !== 'encap') throw new AgentError('INVALID_CONFIG', `trafficEncryptionMode ipsec needs trafficEncapMode encap, not ${resolved.trafficMode}`, resolved.trafficMode, 'trafficEncapMode');
-    resolved.ipsecPSK = ipsecPSK(o.ipsecPSK, process.env);
+    if (resolved.ipsecAuthenticationMode === 'psk') resolved.ipsecPSK = ipsecPSK(o.ipsecPSK, process.env);
   }
   return resolved;
 }
@@ -229,13 +239,10 @@ export function policyBypassFromConfig(rules: AgentConfig['externalNode']['polic
 }
 
 /**
- * antrea-agent.conf `trafficEncryptionMode`, `wireGuard` and `ipsec`. IPsec takes its PSK from
- * ANTREA_IPSEC_PSK when the options are resolved; certificate authentication is refused (not
- * implemented by this agent).
+ * antrea-agent.conf `trafficEncryptionMode`, `wireGuard` and `ipsec`. With `psk` authentication
+ * the key comes from ANTREA_IPSEC_PSK when the options are resolved; with `cert` from the
+ * controller's IPsec signer at start.
  */
-function encryptionFromConfig(cfg: AgentConfig): Pick<AgentOptions, 'trafficEncryptionMode' | 'wireGuardPort'> {
-  if (cfg.trafficEncryptionMode === 'ipsec' && cfg.ipsec.authenticationMode !== 'psk') {
-    throw new AgentError('INVALID_CONFIG', `ipsec.authenticationMode ${cfg.ipsec.authenticationMode} is not supported by this agent (psk is)`, cfg.ipsec.authenticationMode, 'ipsec.authenticationMode');
-  }
-  return { trafficEncryptionMode: cfg.trafficEncryptionMode, wireGuardPort: cfg.wireGuard.port };
+function encryptionFromConfig(cfg: AgentConfig): Pick<AgentOptions, 'trafficEncryptionMode' | 'wireGuardPort' | 'ipsecAuthenticationMode'> {
+  return { trafficEncryptionMode: cfg.trafficEncryptionMode, wireGuardPort: cfg.wireGuard.port, ...(cfg.trafficEncryptionMode === 'ipsec' ? { ipsecAuthenticationMode: cfg.ipsec.authenticationMode } : {}) };
 }

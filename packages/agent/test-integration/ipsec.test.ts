@@ -4,8 +4,8 @@
 // strongSwan ipsec.conf and ipsec.secrets that strongSwan's own config parser (starter) accepts;
 // deleting a Node removes its port, and the monitor drops its connection. No kernel datapath here,
 // so no traffic is encrypted: this checks the agent's rows and what OVS's IPsec tooling makes of them.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -15,11 +15,10 @@ import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
 import { Agent } from '../src/index';
 import { IPSEC_PSK_ENV, ipsecTunnelPortName } from '../src/ipsec';
+import { conns, starterParse, startMonitor, stopChild, vsctlRows } from './ipsec-support';
 
 jest.setTimeout(120_000);
 
-const MONITOR = '/usr/share/openvswitch/scripts/ovs-monitor-ipsec';
-const STARTER = '/usr/lib/ipsec/starter';
 const PSK = 'switchyard-test-psk-0123456789';
 const SELF = { name: 'ip1', podCIDR: '10.72.1.0/24', nodeIP: '192.168.72.1' };
 const PEERS = [
@@ -43,21 +42,10 @@ const postNode = (n: { name: string; podCIDR: string; nodeIP: string }): Promise
     status: { addresses: [{ type: 'InternalIP', address: n.nodeIP }] },
   });
 
-/** Rows of an OVSDB table as ovs-vsctl (the reference client) prints them, maps decoded. */
-async function vsctlRows(table: string, columns: string[]): Promise<Record<string, unknown>[]> {
-  const out = JSON.parse(await ovs.vsctl('--format=json', `--columns=${columns.join(',')}`, 'list', table)) as { headings: string[]; data: unknown[][] };
-  const decode = (v: unknown): unknown => {
-    if (Array.isArray(v) && v[0] === 'map') return Object.fromEntries(v[1] as [string, string][]);
-    if (Array.isArray(v) && v[0] === 'set') return (v[1] as unknown[]).map(decode);
-    return v;
-  };
-  return out.data.map((row) => Object.fromEntries(out.headings.map((h, i) => [h, decode(row[i])])));
-}
-
 /** The per-peer ports: Interface and Port rows of every port the agent marked ipsec-tunnel. */
 async function ipsecPorts(): Promise<{ name: string; type: string; options: Record<string, string>; ifaceIds: Record<string, string>; portIds: Record<string, string>; ofport: unknown }[]> {
-  const ports = (await vsctlRows('Port', ['name', 'external_ids'])).filter((p) => (p.external_ids as Record<string, string>)['antrea-type'] === 'ipsec-tunnel');
-  const ifaces = await vsctlRows('Interface', ['name', 'type', 'options', 'external_ids', 'ofport']);
+  const ports = (await vsctlRows(ovs, 'Port', ['name', 'external_ids'])).filter((p) => (p.external_ids as Record<string, string>)['antrea-type'] === 'ipsec-tunnel');
+  const ifaces = await vsctlRows(ovs, 'Interface', ['name', 'type', 'options', 'external_ids', 'ofport']);
   return ports
     .map((p) => {
       const i = ifaces.find((x) => x.name === p.name)!;
@@ -75,50 +63,6 @@ const expectedPort = (p: { name: string; nodeIP: string }): Record<string, unkno
 });
 const sortedByPort = <T extends { name: string }>(ps: T[]): T[] => [...ps].sort((a, b) => ipsecTunnelPortName(a.name).localeCompare(ipsecTunnelPortName(b.name)));
 
-/** strongSwan `conn` sections of an ipsec.conf: name -> key/value lines. */
-function conns(conf: string): Map<string, Record<string, string>> {
-  const out = new Map<string, Record<string, string>>();
-  let cur: Record<string, string> | undefined;
-  for (const line of conf.split('\n')) {
-    const head = /^conn (\S+)/.exec(line);
-    if (head) {
-      cur = {};
-      out.set(head[1]!, cur);
-    } else if (/^\S/.test(line)) cur = undefined;
-    else if (cur) {
-      const kv = /^\s+(\w+)=(.*)$/.exec(line);
-      if (kv) cur[kv[1]!] = kv[2]!;
-    }
-  }
-  return out;
-}
-
-/**
- * Runs strongSwan's starter on a config and returns what its parser printed. The starter parses
- * ipsec.conf, then starts the IKE daemon (charon): in a private mount namespace, /run is a tmpfs
- * (its pid files) and charon is a stub bind-mounted over /usr/lib/ipsec/charon that exits at once,
- * so nothing touches the host's IPsec state. The starter is stopped by its handle once it got to
- * starting the daemon (after parsing).
- */
-async function starterParse(conf: string): Promise<string> {
-  const stub = join(dir, 'charon-stub');
-  writeFileSync(stub, '#!/bin/sh\nexit 0\n');
-  chmodSync(stub, 0o755);
-  const script = 'mount -t tmpfs none /run && mount --bind "$1" /usr/lib/ipsec/charon && exec "$2" --nofork --debug-all --conf "$3"';
-  const child = spawn('unshare', ['-m', '--propagation', 'private', 'sh', '-c', script, 'sh', stub, STARTER, conf], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let text = '';
-  child.stdout.on('data', (d: Buffer) => (text += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (text += d.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  try {
-    await waitFor('starter parsed the config', () => /Attempting to start|fatal errors|exit|stopped/.test(text), { timeoutMs: 15_000, intervalMs: 50 });
-  } finally {
-    child.kill('SIGTERM');
-    await exited;
-  }
-  return text;
-}
-
 beforeAll(async () => {
   tb = await Testbed.create();
   dir = mkdtempSync(join(tmpdir(), 'sy-ipsec-'));
@@ -131,11 +75,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (monitor && monitor.exitCode === null) {
-    const gone = new Promise((resolve) => monitor!.once('exit', resolve));
-    monitor.kill('SIGTERM');
-    await gone;
-  }
+  await stopChild(monitor);
   await agent?.stop().catch(() => undefined);
   await api?.stop().catch(() => undefined);
   await tb?.cleanup();
@@ -159,10 +99,10 @@ describe('IPsec tunnel ports on a real OVS (three Nodes)', () => {
     expect(ports.map(({ ofport: _o, ...rest }) => rest)).toEqual(sortedByPort(PEERS).map(expectedPort));
     // No port for the agent's own Node; the flow-based tunnel port is still there (remote_ip=flow).
     expect(ports.some((p) => p.name === ipsecTunnelPortName(SELF.name))).toBe(false);
-    const [tun] = await vsctlRows('Interface', ['name', 'options']).then((rows) => rows.filter((r) => r.name === 'sy-tun0'));
+    const [tun] = await vsctlRows(ovs, 'Interface', ['name', 'options']).then((rows) => rows.filter((r) => r.name === 'sy-tun0'));
     expect(tun?.options).toEqual({ remote_ip: 'flow', key: 'flow' });
     // Pod MTU: 1500 less GRE (38) and ESP (38).
-    const [gw] = await vsctlRows('Interface', ['name', 'mtu_request']).then((rows) => rows.filter((r) => r.name === 'sy-gw0'));
+    const [gw] = await vsctlRows(ovs, 'Interface', ['name', 'mtu_request']).then((rows) => rows.filter((r) => r.name === 'sy-gw0'));
     expect(gw?.mtu_request).toBe(1424);
     const flows = await ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', ovs.mgmtSocket('br-int'));
     for (const p of ports) {
@@ -187,16 +127,9 @@ describe('IPsec tunnel ports on a real OVS (three Nodes)', () => {
   it('ovs-monitor-ipsec writes one strongSwan connection and one PSK secret per peer, and strongSwan\'s parser accepts the config', async () => {
     // --root-prefix keeps every file it writes (etc/ipsec.conf, etc/ipsec.secrets) and every program
     // it calls (usr/sbin/ipsec: a recording stub, as no charon runs) under one directory.
-    const root = join(dir, 'root');
-    for (const d of ['etc/strongswan.d', 'usr/sbin', 'sbin', 'run']) mkdirSync(join(root, d), { recursive: true });
-    writeFileSync(join(root, 'usr/sbin/ipsec'), `#!/bin/sh\necho "$@" >> ${join(dir, 'ipsec-calls.log')}\nexit 0\n`);
-    chmodSync(join(root, 'usr/sbin/ipsec'), 0o755);
-    writeFileSync(join(root, 'sbin/ip'), '#!/bin/sh\nexit 0\n');
-    chmodSync(join(root, 'sbin/ip'), 0o755);
-    monitor = spawn(MONITOR, [`--root-prefix=${root}`, '--ike-daemon=strongswan', '--no-restart-ike-daemon', `--log-file=${join(dir, 'monitor.log')}`, ovs.dbRemote], {
-      env: { ...process.env, OVS_RUNDIR: join(root, 'run') },
-      stdio: 'ignore',
-    });
+    const started = startMonitor(dir, ovs);
+    monitor = started.child;
+    const root = started.root;
     const confFile = join(root, 'etc/ipsec.conf');
     const secretsFile = join(root, 'etc/ipsec.secrets');
     const read = (f: string): string => (existsSync(f) ? readFileSync(f, 'utf8') : '');
@@ -218,7 +151,7 @@ describe('IPsec tunnel ports on a real OVS (three Nodes)', () => {
     // It asked strongSwan to load them (through the stub).
     await waitFor('ipsec update', () => /^update$/m.test(read(join(dir, 'ipsec-calls.log'))), { timeoutMs: 5000, intervalMs: 50 });
 
-    const parsed = await starterParse(confFile);
+    const parsed = await starterParse(dir, confFile);
     expect(parsed).not.toMatch(/unknown keyword|parsing error|fatal/);
     for (const peer of PEERS) {
       expect(parsed).toContain(`Loading conn '${ipsecTunnelPortName(peer.name)}-1'`);
@@ -230,7 +163,7 @@ describe('IPsec tunnel ports on a real OVS (three Nodes)', () => {
   it('strongSwan\'s parser is a real check: it reports a misspelt key', async () => {
     const bad = join(dir, 'bad.conf');
     writeFileSync(bad, 'config setup\n    uniqueids=yes\n\nconn x\n    rihgt=192.168.72.2\n');
-    expect(await starterParse(bad)).toMatch(/unknown keyword 'rihgt'[\s\S]*1 parsing error/);
+    expect(await starterParse(dir, bad)).toMatch(/unknown keyword 'rihgt'[\s\S]*1 parsing error/);
   });
 
   it('deleting a Node removes its port, and ovs-monitor-ipsec drops its connection and secret', async () => {

@@ -28,9 +28,9 @@ describe('ipsecTunnelPortName', () => {
 
 describe('per-peer port rows', () => {
   test('options carry the fixed remote_ip and the psk, no flow-based key; dst_port and csum only when set', () => {
-    expect(ipsecTunnelOptions({ remoteIP: '192.168.77.2', psk: 's3cret', tunnelType: 'geneve', tunnelPort: 0, tunnelCsum: false })).toEqual({ remote_ip: '192.168.77.2', psk: 's3cret' });
-    expect(ipsecTunnelOptions({ remoteIP: '192.168.77.2', psk: 's3cret', tunnelType: 'vxlan', tunnelPort: 4790, tunnelCsum: true })).toEqual({ remote_ip: '192.168.77.2', psk: 's3cret', dst_port: '4790', csum: 'true' });
-    expect(ipsecTunnelOptions({ remoteIP: '192.168.77.2', psk: 'k', tunnelType: 'gre', tunnelPort: 4790, tunnelCsum: false })).not.toHaveProperty('dst_port');
+    expect(ipsecTunnelOptions({ remoteIP: '192.168.77.2', remoteName: 'n2', auth: { psk: 's3cret' }, tunnelType: 'geneve', tunnelPort: 0, tunnelCsum: false })).toEqual({ remote_ip: '192.168.77.2', psk: 's3cret' });
+    expect(ipsecTunnelOptions({ remoteIP: '192.168.77.2', remoteName: 'n2', auth: { psk: 's3cret' }, tunnelType: 'vxlan', tunnelPort: 4790, tunnelCsum: true })).toEqual({ remote_ip: '192.168.77.2', psk: 's3cret', dst_port: '4790', csum: 'true' });
+    expect(ipsecTunnelOptions({ remoteIP: '192.168.77.2', remoteName: 'n2', auth: { psk: 'k' }, tunnelType: 'gre', tunnelPort: 4790, tunnelCsum: false })).not.toHaveProperty('dst_port');
   });
 
   test('external_ids name the interface type and the peer Node', () => {
@@ -92,11 +92,21 @@ describe('IPsec options', () => {
     expect(() => resolveAgentOptions({ ...base, ipsecPSK: 'k', trafficMode: 'hybrid' })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', path: 'trafficEncapMode' }));
   });
 
-  test('antrea-agent.conf trafficEncryptionMode ipsec reaches the options; cert authentication is refused naming the key', () => {
+  test('antrea-agent.conf trafficEncryptionMode ipsec and ipsec.authenticationMode reach the options; cert needs no PSK', () => {
     const node = { nodeName: 'n1', podCIDR: '10.10.1.0/24', nodeIP: '192.168.77.1', dataDir: '/tmp/x' };
-    expect(agentOptionsFromConfig(parseAgentConfig({ trafficEncryptionMode: 'ipsec' }).config, node)).toMatchObject({ trafficEncryptionMode: 'ipsec' });
-    expect(() => agentOptionsFromConfig(parseAgentConfig({ trafficEncryptionMode: 'ipsec', ipsec: { authenticationMode: 'cert' } }).config, node)).toThrow(
-      expect.objectContaining({ code: 'INVALID_CONFIG', path: 'ipsec.authenticationMode' }),
-    );
+    expect(agentOptionsFromConfig(parseAgentConfig({ trafficEncryptionMode: 'ipsec' }).config, node)).toMatchObject({ trafficEncryptionMode: 'ipsec', ipsecAuthenticationMode: 'psk' });
+    const cert = agentOptionsFromConfig(parseAgentConfig({ trafficEncryptionMode: 'ipsec', ipsec: { authenticationMode: 'cert' } }).config, node);
+    expect(cert).toMatchObject({ trafficEncryptionMode: 'ipsec', ipsecAuthenticationMode: 'cert' });
+    const saved = process.env[IPSEC_PSK_ENV];
+    delete process.env[IPSEC_PSK_ENV];
+    try {
+      expect(resolveAgentOptions({ ...base, ipsecAuthenticationMode: 'cert' }).ipsecPSK).toBeUndefined();
+    } finally {
+      if (saved !== undefined) process.env[IPSEC_PSK_ENV] = saved;
+    }
+  });
+
+  test('with certificates a peer port names the peer (remote_name) instead of carrying a PSK', () => {
+    expect(ipsecTunnelOptions({ remoteIP: '192.168.77.2', remoteName: 'node-2', auth: { certificate: true }, tunnelType: 'gre', tunnelPort: 0, tunnelCsum: false })).toEqual({ remote_ip: '192.168.77.2', remote_name: 'node-2' });
   });
 });

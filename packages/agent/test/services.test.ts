@@ -32,8 +32,8 @@ describe('servicesToSpecs', () => {
     );
     expect(skipped).toEqual([]);
     expect(specs).toEqual<ServicePortSpec[]>([
-      { groupId: SERVICE_GROUP_ID_BASE, protocol: 'TCP', clusterIP: '10.96.0.10', port: 80, endpoints: [{ ip: '10.1.0.4', port: 8080 }, { ip: '10.1.0.5', port: 8080, local: true }] },
-      { groupId: SERVICE_GROUP_ID_BASE + 1, protocol: 'UDP', clusterIP: '10.96.0.10', port: 53, endpoints: [{ ip: '10.1.0.4', port: 5353 }, { ip: '10.1.0.5', port: 5353, local: true }] },
+      { groupId: SERVICE_GROUP_ID_BASE, service: 'default/web', protocol: 'TCP', clusterIP: '10.96.0.10', port: 80, endpoints: [{ ip: '10.1.0.4', port: 8080 }, { ip: '10.1.0.5', port: 8080, local: true }] },
+      { groupId: SERVICE_GROUP_ID_BASE + 1, service: 'default/web', protocol: 'UDP', clusterIP: '10.96.0.10', port: 53, endpoints: [{ ip: '10.1.0.4', port: 5353 }, { ip: '10.1.0.5', port: 5353, local: true }] },
     ]);
   });
 
@@ -71,7 +71,7 @@ describe('servicesToSpecs', () => {
   });
 
   test('a Service without slices still gets its port (with no endpoints, so the pipeline rejects)', () => {
-    expect(map([svc('e', { clusterIP: '10.96.0.13', ports: [{ port: 80 }] })], []).specs).toEqual([{ groupId: SERVICE_GROUP_ID_BASE, protocol: 'TCP', clusterIP: '10.96.0.13', port: 80, endpoints: [] }]);
+    expect(map([svc('e', { clusterIP: '10.96.0.13', ports: [{ port: 80 }] })], []).specs).toEqual([{ groupId: SERVICE_GROUP_ID_BASE, service: 'default/e', protocol: 'TCP', clusterIP: '10.96.0.13', port: 80, endpoints: [] }]);
   });
 
   test('headless and ExternalName Services have no specs', () => {

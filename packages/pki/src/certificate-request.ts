@@ -26,13 +26,14 @@ const RSA_KEY: webcrypto.RsaHashedKeyGenParams = { name: 'RSASSA-PKCS1-v1_5', mo
  * (default): P-256, the key in SEC1 PEM; `rsa`: 2048 bits, the key in PKCS#1 PEM ("RSA PRIVATE
  * KEY", what strongSwan's `RSA` secrets load, as ovs-monitor-ipsec writes them).
  */
-export async function createCertificateRequest(r: { commonName: string; keyType?: 'ec' | 'rsa' }): Promise<CertificateRequestAndKey> {
+export async function createCertificateRequest(r: { commonName: string; organization?: string; keyType?: 'ec' | 'rsa' }): Promise<CertificateRequestAndKey> {
   if (!r.commonName) throw new CertificateError('INVALID_REQUEST', 'a certificate request needs a common name', 'commonName', r.commonName);
   const x = await loadX509();
   const rsa = r.keyType === 'rsa';
   const keys = (await webcrypto.subtle.generateKey(rsa ? RSA_KEY : EC_KEY, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const csr = await x.Pkcs10CertificateRequestGenerator.create(
-    { name: new x.Name([{ CN: [r.commonName] }]), keys, signingAlgorithm: rsa ? RSA_KEY : ({ name: 'ECDSA', hash: 'SHA-256' } as webcrypto.EcdsaParams) },
+    // O before CN, as `O=..., CN=...` (RFC 2253 prints `CN=<cn>,O=<o>`, which ovs-monitor-ipsec expects).
+    { name: new x.Name([...(r.organization ? [{ O: [r.organization] }] : []), { CN: [r.commonName] }]), keys, signingAlgorithm: rsa ? RSA_KEY : ({ name: 'ECDSA', hash: 'SHA-256' } as webcrypto.EcdsaParams) },
     webcrypto as unknown as Parameters<typeof x.Pkcs10CertificateRequestGenerator.create>[1],
   );
   const keyPem = KeyObject.from(keys.privateKey).export({ type: rsa ? 'pkcs1' : 'sec1', format: 'pem' }).toString();
@@ -66,8 +67,9 @@ export async function readCertificateRequest(csrPem: string): Promise<VerifiedCe
 }
 
 /**
- * Issues a certificate for a verified request's public key and CN, signed by `issuer`, with the
- * request's other fields (validity, usages, `ca` false) as given. Returns the PEM certificate.
+ * Issues a certificate for a verified request's public key and subject (as the request encodes
+ * it), signed by `issuer`, with the other fields (validity, usages, `ca` false) as given. Returns
+ * the PEM certificate.
  */
 export async function signCertificateRequest(r: Omit<CertificateRequest, 'commonName' | 'issuer' | 'keyFormat' | 'ca'> & { csrPem: string; issuer: CertificateAndKey }): Promise<string> {
   const { x, csr } = await verified(r.csrPem);
@@ -76,5 +78,5 @@ export async function signCertificateRequest(r: Omit<CertificateRequest, 'common
   const req = { ...r, commonName, ca: false };
   checkRequest(req);
   const publicKey = await csr.publicKey.export(webcrypto as unknown as Parameters<typeof csr.publicKey.export>[0]);
-  return buildCertificate(x, req, publicKey as webcrypto.CryptoKey);
+  return buildCertificate(x, req, publicKey as webcrypto.CryptoKey, undefined, csr.subjectName);
 }

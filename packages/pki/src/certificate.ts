@@ -127,11 +127,12 @@ export async function issueCertificate(r: CertificateRequest): Promise<Certifica
 }
 
 /**
- * A certificate for `publicKey` with the request's subject and extensions, signed by `r.issuer`
- * or, without one, by `selfKey` (the private half of `publicKey`).
+ * A certificate for `publicKey` with the request's subject (`CN=<commonName>`, or `subjectName`
+ * as given) and extensions, signed by `r.issuer` or, without one, by `selfKey` (the private half
+ * of `publicKey`).
  */
-export async function buildCertificate(x: X509, r: Omit<CertificateRequest, 'keyFormat'>, publicKey: CryptoKey, selfKey?: CryptoKey): Promise<string> {
-  const subject = new x.Name([{ CN: [r.commonName] }]);
+export async function buildCertificate(x: X509, r: Omit<CertificateRequest, 'keyFormat'>, publicKey: CryptoKey, selfKey?: CryptoKey, subjectName?: InstanceType<X509['Name']>): Promise<string> {
+  const subject = subjectName ?? new x.Name([{ CN: [r.commonName] }]);
   let issuerName = subject;
   let signing: { key: CryptoKey; algorithm: SigningAlgorithm };
   let authorityKeyId: InstanceType<X509['AuthorityKeyIdentifierExtension']>;

@@ -46,13 +46,16 @@ describe('certificate signing requests', () => {
     expect(Math.round((Date.parse(cert.validTo) - Date.parse(cert.validFrom)) / 86_400_000)).toBe(30);
   });
 
-  it('an RSA request (PKCS#1 key) is signed by the EC CA alike', async () => {
-    const r = await createCertificateRequest({ commonName: 'node-rsa', keyType: 'rsa' });
+  it('an RSA request (PKCS#1 key) with an organization is signed by the EC CA alike, subject kept', async () => {
+    const r = await createCertificateRequest({ commonName: 'node-rsa', organization: 'switchyard', keyType: 'rsa' });
     expect(r.keyPem).toContain('-----BEGIN RSA PRIVATE KEY-----');
     expect(createPrivateKey(r.keyPem).asymmetricKeyDetails?.modulusLength).toBe(2048);
     const certPem = await signCertificateRequest({ csrPem: r.csrPem, issuer: ca, validityDays: 1 });
     const cert = new X509Certificate(certPem);
     expect(cert.publicKey.asymmetricKeyType).toBe('rsa');
+    // RFC 2253 order (what ovs-monitor-ipsec reads the CN from): CN first, then O.
+    expect(openssl('x509', '-noout', '-subject', '-nameopt', 'RFC2253', '-in', file('rsa-subj.crt', certPem)).trim()).toBe('subject=CN=node-rsa,O=switchyard');
+    expect(await readCertificateRequest(r.csrPem)).toEqual({ commonName: 'node-rsa', subject: 'O=switchyard, CN=node-rsa' });
     expect(cert.verify(new X509Certificate(ca.certPem).publicKey)).toBe(true);
     expect(openssl('verify', '-CAfile', file('ca2.crt', ca.certPem), file('rsa.crt', certPem)).trim()).toMatch(/: OK$/);
   });

@@ -10,7 +10,9 @@ import type { AgentContext } from '../context';
 import type { AgentController, ControllerHealth } from '../lifecycle';
 import { NodeRouteController, nodeFacts, remoteNodesOf } from '../node-routes';
 import { WIREGUARD_DEVICE } from '../wireguard';
+import { join } from 'node:path';
 import { IPsecTunnelPorts } from '../ipsec';
+import { ensureIPsecCertificate } from '../ipsec-cert';
 import type { RemoteNode } from '@switchyard/openflow-pipeline';
 import { NODES, PRIME_LIST_MS, listWithin } from './kube-resources';
 import type { NodeDatapath } from './node-datapath';
@@ -37,8 +39,16 @@ export class RemoteNodes implements AgentController {
 
   async start(): Promise<void> {
     const o = this.ctx.options;
-    if (this.ctx.ipsec && o.ipsecPSK !== undefined) {
-      this.ipsecPorts = new IPsecTunnelPorts({ vswitch: this.node.vswitch, bridge: o.bridge, tunnelType: o.tunnelType, tunnelPort: o.tunnelPort, tunnelCsum: o.tunnelCsum, psk: o.ipsecPSK, logger: this.ctx.log });
+    if (this.ctx.ipsec) {
+      const ports = { vswitch: this.node.vswitch, bridge: o.bridge, tunnelType: o.tunnelType, tunnelPort: o.tunnelPort, tunnelCsum: o.tunnelCsum, logger: this.ctx.log };
+      if (o.ipsecAuthenticationMode === 'cert') {
+        // The certificate first: ovs-monitor-ipsec needs it before it can configure any peer.
+        const files = await ensureIPsecCertificate({ kube: this.kube, nodeName: o.nodeName, dir: join(o.dataDir, 'ipsec'), caNamespace: o.ipsecCANamespace, ...(o.clock ? { clock: o.clock } : {}), logger: this.ctx.log });
+        await this.node.vswitch.setOpenVSwitchOtherConfig({ ...files });
+        this.ipsecPorts = new IPsecTunnelPorts({ ...ports, auth: { certificate: true } });
+      } else if (o.ipsecPSK !== undefined) {
+        this.ipsecPorts = new IPsecTunnelPorts({ ...ports, auth: { psk: o.ipsecPSK } });
+      }
     }
     try {
       const nodes = await listWithin(this.kube, '/api/v1/nodes', PRIME_LIST_MS);
