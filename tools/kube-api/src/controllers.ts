@@ -613,6 +613,8 @@ export class ClusterControllers {
       const spec = (svc.spec ?? {}) as ServiceSpec;
       if ((spec.selector && Object.keys(spec.selector).length > 0) || spec.type === 'ExternalName') continue;
       const name = svc.metadata.name as string;
+      // The API server's own Service: Kubernetes labels its Endpoints skip-mirror.
+      if (ns === 'default' && name === 'kubernetes') continue;
       const ep = this.api.tryGet(epType, ns, name);
       if (!ep || ep.metadata.labels?.['endpointslice.kubernetes.io/skip-mirror'] === 'true') continue;
       type Addr = { ip: string; nodeName?: string };
