@@ -84,6 +84,9 @@ describe('multi-cluster lab: west and east on one fabric', () => {
     const traffic = Date.now() - t0;
     process.stdout.write(`multicluster: ServiceExport -> import in east ${imported} ms, -> traffic ${traffic} ms\n`);
     expect(await pong(client.netns, importedIP, 80)).toBe(true);
+    // The path: west's node2 saw the connection from east's Gateway (node1), which SNATed it.
+    const ct = await run(['ovs-appctl', '-t', west.lab.state.nodes[1]!.vswitchdCtl, 'dpctl/dump-conntrack']);
+    expect(ct.stdout).toMatch(new RegExp(`src=${east.lab.state.nodes[0]!.nodeIP.replace(/\./g, '\\.')},dst=${server.ip.replace(/\./g, '\\.')},sport=\\d+,dport=80`));
   });
 
   it('a pod in east reaches a west pod IP (enablePodToPodConnectivity)', async () => {
