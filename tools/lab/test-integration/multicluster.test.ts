@@ -2,7 +2,8 @@
 // server, controller and agents) on one fabric, a ClusterSet leader, the real
 // switchyard-mc-controller everywhere. A Service exported from west is reached from a pod in east by
 // its imported antrea-mc-<name> ClusterIP through both gateways; a west pod IP is reached directly
-// (enablePodToPodConnectivity); the Service stays reachable after west's gateway Node goes NotReady.
+// (enablePodToPodConnectivity); the Service stays reachable after west's gateway Node goes NotReady
+// and after east's loses its gateway annotation.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,5 +104,16 @@ describe('multi-cluster lab: west and east on one fabric', () => {
     }, { timeoutMs: 60_000, intervalMs: 200 });
     const ms = await eventuallyPong('east client -> antrea-mc-nginx after failover', client.netns, svc.spec.clusterIP, 80, 30_000);
     process.stdout.write(`multicluster: traffic after gateway failover within ${ms} ms of the new ClusterInfo\n`);
+  });
+
+  it('keeps the Service reachable after east gateway node1 loses its gateway annotation (the client node takes over)', async () => {
+    const svc = await east.kube.request<{ spec: { clusterIP: string } }>('GET', '/api/v1/namespaces/default/services/antrea-mc-nginx');
+    await east.kube.request('PATCH', '/api/v1/nodes/node1', { metadata: { annotations: { 'multicluster.antrea.io/gateway': null } } }, 'application/merge-patch+json');
+    await waitFor('east Gateway node2', async () => {
+      const gws = await east.kube.request<{ items: { metadata: { name: string } }[] }>('GET', '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/kube-system/gateways');
+      return gws.items.length === 1 && gws.items[0]!.metadata.name === 'node2';
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    await eventuallyPong('east client (now on the Gateway) -> antrea-mc-nginx', client.netns, svc.spec.clusterIP, 80, 30_000);
+    await eventuallyPong('east client (now on the Gateway) -> west pod IP', client.netns, server.ip, 80, 30_000);
   });
 });
