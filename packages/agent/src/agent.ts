@@ -8,7 +8,8 @@
  * - `api`: the local API (unix socket) and the agent API (TCP)
  * - with a Kubernetes API: `routes` (remote nodes and host routes), `pod-gc`, `services`
  *   (AntreaProxy, when enabled) and `agentinfo` (AntreaAgentInfo heartbeat); with
- *   trafficEncryptionMode wireGuard, `wireguard` (device, key, peers) before `routes`
+ *   trafficEncryptionMode wireGuard, `wireguard` (device, key, peers) before `routes`; with
+ *   Multicluster (and enableGateway), `multicluster` (routes to other clusters through the Gateway)
  */
 import type { OvsdbClient, VSwitch } from '@switchyard/ovsdb';
 import type { SwitchConnection } from '@switchyard/openflow';
@@ -38,6 +39,7 @@ import { PolicyEnforcement } from './parts/policy-enforcement';
 import { RemoteNodes } from './parts/remote-nodes';
 import { ServiceProxy } from './parts/service-proxy';
 import { WireGuardTunnel } from './parts/wireguard';
+import { MulticlusterRoutes } from './parts/multicluster';
 
 /** The parts of one agent, by role; `list` is the start order. */
 interface Parts {
@@ -48,6 +50,7 @@ interface Parts {
   routes?: RemoteNodes;
   services?: ServiceProxy;
   wireGuard?: WireGuardTunnel;
+  multicluster?: MulticlusterRoutes;
   list: AgentController[];
 }
 
@@ -63,8 +66,12 @@ function composeParts(ctx: AgentContext, introspect: () => AgentIntrospection): 
   const services = enableProxy ? new ServiceProxy(ctx, kube, node) : undefined;
   // Before the routes part: its routes name the WireGuard device, which must exist.
   const wireGuard = ctx.wireGuard ? new WireGuardTunnel(ctx, kube) : undefined;
-  const list: AgentController[] = [node, pods, policies, api, ...(wireGuard ? [wireGuard] : []), routes, new PodGC(ctx, kube, node, pods), ...(services ? [services] : []), new AgentInfoHeartbeat(ctx, kube, introspect, api)];
-  return { node, pods, policies, api, routes, ...(services ? { services } : {}), ...(wireGuard ? { wireGuard } : {}), list };
+  // Multi-cluster routes need AntreaProxy (its SNAT tables, and imported Services' DNAT), as in Antrea.
+  const mc = ctx.options.multicluster;
+  if (mc && !enableProxy) ctx.log.warn({ namespace: mc.namespace }, 'Multicluster needs AntreaProxy: the gateway dataplane stays off');
+  const multicluster = mc && enableProxy ? new MulticlusterRoutes(ctx, kube, node, mc) : undefined;
+  const list: AgentController[] = [node, pods, policies, api, ...(wireGuard ? [wireGuard] : []), routes, new PodGC(ctx, kube, node, pods), ...(services ? [services] : []), ...(multicluster ? [multicluster] : []), new AgentInfoHeartbeat(ctx, kube, introspect, api)];
+  return { node, pods, policies, api, routes, ...(services ? { services } : {}), ...(wireGuard ? { wireGuard } : {}), ...(multicluster ? { multicluster } : {}), list };
 }
 
 /** A running node agent. */
@@ -175,6 +182,10 @@ export class Agent {
   /** The WireGuard device's peers (present with trafficEncryptionMode wireGuard). @internal */
   get wireGuard(): WireGuardTunnel | undefined {
     return this.parts.wireGuard;
+  }
+  /** Multi-cluster routes (present with Multicluster and enableGateway, a Kubernetes API and AntreaProxy). @internal */
+  get multicluster(): MulticlusterRoutes | undefined {
+    return this.parts.multicluster;
   }
   /** Service load balancing (present with a Kubernetes API and AntreaProxy on). @internal */
   get services(): ServiceController | undefined {

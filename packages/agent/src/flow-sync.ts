@@ -17,6 +17,7 @@ import {
   CookieCategory,
   type ExternalNodeSpec,
   type LocalPod,
+  type MulticlusterSpec,
   type NodeConfig,
   type Group,
   type NodeDelta,
@@ -214,6 +215,20 @@ export class FlowSync {
   /** Service ports in the node state. */
   get services(): readonly ServicePortSpec[] {
     return this.state.services ?? [];
+  }
+
+  /** Sets (or, undefined, removes) the Multi-cluster routes and gateway relay, and syncs unless `sync` is false. */
+  setMulticluster(spec: MulticlusterSpec | undefined, sync?: true): Promise<SyncStats>;
+  setMulticluster(spec: MulticlusterSpec | undefined, sync: false): undefined;
+  setMulticluster(spec: MulticlusterSpec | undefined, sync = true): Promise<SyncStats> | undefined {
+    if (spec) this.state.multicluster = spec;
+    else delete this.state.multicluster;
+    return sync ? this.requestSync() : undefined;
+  }
+
+  /** The Multi-cluster spec in the node state. */
+  get multicluster(): MulticlusterSpec | undefined {
+    return this.state.multicluster;
   }
 
   /** Remote nodes in the node state. */

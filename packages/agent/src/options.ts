@@ -7,6 +7,7 @@ import { AgentError } from './errors';
 import { silentLogger, type Clock, type Logger } from '@switchyard/runtime';
 import { checkDatapathSupport, type TunnelType } from './bridge';
 import { ipsecPSK } from './ipsec';
+import type { MulticlusterOptions } from './parts/multicluster';
 
 /** Everything the agent needs to run a node. */
 export interface AgentOptions {
@@ -125,11 +126,16 @@ export interface AgentOptions {
   agentInfoIntervalMs?: number;
   /** Time source of heartbeats and informer backoff. */
   clock?: Clock;
+  /**
+   * Multi-cluster (antrea-agent.conf `featureGates.Multicluster` and `multicluster.enableGateway`):
+   * routes to other clusters through the elected Gateway. Needs `kube` and AntreaProxy.
+   */
+  multicluster?: MulticlusterOptions;
   logger?: Logger;
 }
 
 /** Options without a default: absent means that feature (or override) is off. */
-type Unset = 'nodeNetns' | 'apiSocket' | 'controlplane' | 'kube' | 'apiPort' | 'clock' | 'ipsecPSK';
+type Unset = 'nodeNetns' | 'apiSocket' | 'controlplane' | 'kube' | 'apiPort' | 'clock' | 'ipsecPSK' | 'multicluster';
 
 /** {@link AgentOptions} with every default applied. */
 export type ResolvedAgentOptions = Required<Omit<AgentOptions, Unset>> & Pick<AgentOptions, Unset>;
@@ -172,6 +178,7 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     enableProxy: o.kube !== undefined && (o.enableProxy ?? true),
     enableIPPools: o.kube !== undefined && (o.enableIPPools ?? false),
     ...(o.nodeNetns !== undefined ? { nodeNetns: o.nodeNetns } : {}),
+    ...(o.multicluster !== undefined ? { multicluster: o.multicluster } : {}),
     ...(o.apiSocket !== undefined ? { apiSocket: o.apiSocket } : {}),
     ...(o.controlplane !== undefined ? { controlplane: o.controlplane } : {}),
     policyLogFile: o.policyLogFile ?? join(o.dataDir, 'networkpolicy', 'np.log'),
@@ -206,6 +213,7 @@ export function agentOptionsFromConfig(
     enableIPPools: cfg.featureGates.AntreaIPAM === true,
     enableProxy: cfg.featureGates.AntreaProxy !== false && cfg.antreaProxy.enable,
     ...(cfg.apiPort > 0 ? { apiPort: cfg.apiPort } : {}),
+    ...multiclusterFromConfig(cfg),
     ovsdbRemote: `unix:${join(cfg.ovsRunDir, 'db.sock')}`,
     ovsRunDir: cfg.ovsRunDir,
     bridge: cfg.ovsBridge,
@@ -245,4 +253,14 @@ export function policyBypassFromConfig(rules: AgentConfig['externalNode']['polic
  */
 function encryptionFromConfig(cfg: AgentConfig): Pick<AgentOptions, 'trafficEncryptionMode' | 'wireGuardPort' | 'ipsecAuthenticationMode'> {
   return { trafficEncryptionMode: cfg.trafficEncryptionMode, wireGuardPort: cfg.wireGuard.port, ...(cfg.trafficEncryptionMode === 'ipsec' ? { ipsecAuthenticationMode: cfg.ipsec.authenticationMode } : {}) };
+}
+
+/**
+ * antrea-agent.conf `featureGates.Multicluster` and `multicluster.*`: the gateway dataplane is on
+ * when both the gate and `enableGateway` are; an empty `namespace` means the agent's own
+ * (`$POD_NAMESPACE`, else kube-system, where Antrea installs it).
+ */
+export function multiclusterFromConfig(cfg: AgentConfig, env: NodeJS.ProcessEnv = process.env): Pick<AgentOptions, 'multicluster'> {
+  if (cfg.featureGates.Multicluster !== true || !cfg.multicluster.enableGateway) return {};
+  return { multicluster: { namespace: cfg.multicluster.namespace || env.POD_NAMESPACE || 'kube-system', enablePodToPodConnectivity: cfg.multicluster.enablePodToPodConnectivity } };
 }

@@ -16,7 +16,7 @@ const program = new Command('switchyard-mc-controller')
   .requiredOption('--mode <mode>', 'leader or member')
   .option('--kubeconfig <file>', 'kubeconfig of this cluster (default: in-cluster config)')
   .option('--namespace <ns>', 'namespace of this controller (ClusterSet, token Secret, common area)', process.env.POD_NAMESPACE)
-  .option('--config <file>', 'controller_manager_config.yaml (MultiClusterConfig keys: endpointIPType, enableStretchedNetworkPolicy, gatewayIPPrecedence)')
+  .option('--config <file>', 'controller_manager_config.yaml (MultiClusterConfig keys: endpointIPType, enableStretchedNetworkPolicy, gatewayIPPrecedence, serviceCIDR, podCIDRs)')
   .option('--clusterset-id <id>', 'ClusterSet ID; the ClusterSet must be named so (default: its name)')
   .option('--endpoint-ip-type <type>', 'ClusterIP or PodIP (overrides the config file)')
   .option('--gateway-ip-precedence <p>', 'internal or external: which Node address is the gatewayIP (overrides the config file)')
@@ -41,7 +41,10 @@ async function main(): Promise<void> {
   const log = pino({ level: o.logLevel, base: { component: 'switchyard-mc-controller', mode: o.mode } });
   if (o.mode !== 'leader' && o.mode !== 'member') throw new MulticlusterError('INVALID_OPTION', `--mode must be leader or member, got "${o.mode}"`, '--mode', o.mode);
   const namespace = o.namespace ?? (o.mode === 'leader' ? 'antrea-multicluster' : 'kube-system');
-  const file = o.config ? ((YAML.parse(readFileSync(o.config, 'utf8')) as { endpointIPType?: unknown; enableStretchedNetworkPolicy?: unknown; gatewayIPPrecedence?: unknown } | null) ?? {}) : {};
+  const file = o.config ? ((YAML.parse(readFileSync(o.config, 'utf8')) as { endpointIPType?: unknown; enableStretchedNetworkPolicy?: unknown; gatewayIPPrecedence?: unknown; serviceCIDR?: unknown; podCIDRs?: unknown } | null) ?? {}) : {};
+  // ClusterInfo CIDRs (MultiClusterConfig serviceCIDR, podCIDRs): what other clusters' gateways route here.
+  const serviceCIDR = typeof file.serviceCIDR === 'string' && file.serviceCIDR ? file.serviceCIDR : undefined;
+  const podCIDRs = Array.isArray(file.podCIDRs) ? file.podCIDRs.filter((c): c is string => typeof c === 'string' && c !== '') : [];
   const endpointIPType = o.endpointIpType ?? file.endpointIPType ?? 'ClusterIP';
   if (endpointIPType !== 'ClusterIP' && endpointIPType !== 'PodIP')
     throw new MulticlusterError('INVALID_OPTION', `endpointIPType must be ClusterIP or PodIP, got ${JSON.stringify(endpointIPType)}`, o.endpointIpType ? '--endpoint-ip-type' : `${o.config ?? ''}: endpointIPType`, endpointIPType);
@@ -56,7 +59,7 @@ async function main(): Promise<void> {
   else kc.loadFromCluster();
   const kube = new KubeConfigClient(kc);
   const common = { kube, namespace, logger: log, ...(o.clustersetId ? { clusterSetID: o.clustersetId } : {}) };
-  const controller = o.mode === 'leader' ? new LeaderController(common) : new MemberController({ ...common, endpointIPType: endpointIPType as EndpointIPType, enableStretchedNetworkPolicy: stretched, gatewayIPPrecedence: precedence });
+  const controller = o.mode === 'leader' ? new LeaderController(common) : new MemberController({ ...common, endpointIPType: endpointIPType as EndpointIPType, enableStretchedNetworkPolicy: stretched, gatewayIPPrecedence: precedence, ...(serviceCIDR ? { serviceCIDR } : {}), ...(podCIDRs.length ? { podCIDRs } : {}) });
   await controller.start();
   log.info({ namespace }, 'switchyard-mc-controller started');
   let stopping = false;

@@ -136,6 +136,12 @@ export interface MulticlusterSpec {
   remoteClusters: { cidrs: string[]; gatewayIP: string }[];
   /** Local gateway node's tunnel IP (for regular nodes). */
   localGatewayIP?: string;
+  /**
+   * This gateway's own gateway IP (set when `isGateway`): what the other clusters tunnel to. The
+   * gateway SNATs the traffic it sends to other clusters to this address, so the replies come
+   * back through it (and through the remote gateway, whose nodes route replies to it).
+   */
+  gatewayIP?: string;
   /** Label identity ids of local pods by ofport (written into tun_id). */
   labelIdentities?: { ofport: number; id: number }[];
 }

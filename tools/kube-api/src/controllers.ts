@@ -409,9 +409,13 @@ export class ClusterControllers {
       case '/services':
         if (e.type === 'DELETED') this.onServiceDeleted(e.obj);
         this.enqueue(() => this.reconcileEndpoints(ns as string));
+        this.enqueue(() => this.mirrorEndpoints(ns as string));
         break;
       case '/pods':
         this.enqueue(() => this.reconcileEndpoints(ns as string));
+        break;
+      case '/endpoints':
+        this.enqueue(() => this.mirrorEndpoints(ns as string));
         break;
       case '/serviceaccounts':
         if (e.type !== 'DELETED') this.enqueue(() => this.ensureSaToken(e.obj));
@@ -594,6 +598,44 @@ export class ClusterControllers {
     }
   }
 
+  /**
+   * EndpointSlice mirroring (Kubernetes' endpointslicemirroring controller): a Service without a
+   * selector gets EndpointSlices from the Endpoints someone else writes for it (imported
+   * Multi-cluster Services, for one), unless they are labelled `endpointslice.kubernetes.io/skip-mirror`.
+   */
+  private mirrorEndpoints(ns: string): void {
+    const svcType = this.t('', 'services');
+    const epType = this.t('', 'endpoints');
+    const sliceType = this.t('discovery.k8s.io', 'endpointslices');
+    const mirrored = this.api.list(sliceType, ns).items.filter((x) => x.metadata.labels?.['endpointslice.kubernetes.io/managed-by'] === mirroredBy);
+    const keep = new Set<string>();
+    for (const svc of this.api.list(svcType, ns).items) {
+      const spec = (svc.spec ?? {}) as ServiceSpec;
+      if ((spec.selector && Object.keys(spec.selector).length > 0) || spec.type === 'ExternalName') continue;
+      const name = svc.metadata.name as string;
+      // The API server's own Service: Kubernetes labels its Endpoints skip-mirror.
+      if (ns === 'default' && name === 'kubernetes') continue;
+      const ep = this.api.tryGet(epType, ns, name);
+      if (!ep || ep.metadata.labels?.['endpointslice.kubernetes.io/skip-mirror'] === 'true') continue;
+      type Addr = { ip: string; nodeName?: string };
+      const subsets = (ep.subsets ?? []) as { addresses?: Addr[]; notReadyAddresses?: Addr[]; ports?: unknown[] }[];
+      const endpoint = (a: Addr, ready: boolean): Record<string, unknown> => ({ addresses: [a.ip], conditions: { ready, serving: ready, terminating: false }, ...(a.nodeName ? { nodeName: a.nodeName } : {}) });
+      const wanted = subsets.map((x) => ({ addressType: 'IPv4', ports: x.ports ?? [], endpoints: [...(x.addresses ?? []).map((a) => endpoint(a, true)), ...(x.notReadyAddresses ?? []).map((a) => endpoint(a, false))] }));
+      const existing = mirrored.filter((x) => x.metadata.labels?.['kubernetes.io/service-name'] === name);
+      const sliceLabels = { ...(svc.metadata.labels ?? {}), 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': mirroredBy };
+      const owner: OwnerReference = { apiVersion: 'v1', kind: 'Service', name, uid: svc.metadata.uid as string, controller: true, blockOwnerDeletion: true };
+      wanted.forEach((w, i) => {
+        const cur = existing[i];
+        if (!cur) this.api.create(sliceType, ns, { metadata: { generateName: `${name}-`, namespace: ns, labels: sliceLabels, ownerReferences: [owner] }, ...w });
+        else {
+          keep.add(cur.metadata.name as string);
+          if (JSON.stringify({ p: cur.ports, e: cur.endpoints }) !== JSON.stringify({ p: w.ports, e: w.endpoints })) this.api.update(sliceType, ns, cur.metadata.name as string, { ...cur, ...w, metadata: { ...cur.metadata, labels: sliceLabels } });
+        }
+      });
+    }
+    for (const x of mirrored) if (!keep.has(x.metadata.name as string)) this.api.delete(sliceType, ns, x.metadata.name as string);
+  }
+
   private writeEndpoints(svc: KubeObject, spec: ServiceSpec, pods: KubeObject[]): void {
     const ns = svc.metadata.namespace as string;
     const name = svc.metadata.name as string;
@@ -692,6 +734,7 @@ export class ClusterControllers {
 }
 
 const managedBy = 'endpointslice-controller.k8s.io';
+const mirroredBy = 'endpointslicemirroring-controller.k8s.io';
 
 function isPodReady(p: KubeObject): boolean {
   return ((p.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');

@@ -115,6 +115,37 @@ describe('endpoints controller', () => {
   });
 });
 
+describe('EndpointSlice mirroring', () => {
+  type Slice = { metadata: { name: string; labels: Record<string, string> }; endpoints: { addresses: string[]; conditions: { ready: boolean } }[]; ports: { port: number }[] };
+  const slicesOf = async (svc: string): Promise<Slice[]> => (await c.get<{ items: Slice[] }>(`/apis/discovery.k8s.io/v1/namespaces/svc/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3D${svc}`)).body.items;
+
+  it('mirrors the Endpoints of a Service without a selector into an EndpointSlice, follows changes and removes it with the Service', async () => {
+    await c.post('/api/v1/namespaces/svc/services', { metadata: { name: 'imported' }, spec: { ports: [{ name: 'tcp80', port: 80 }] } });
+    await c.post('/api/v1/namespaces/svc/endpoints', { metadata: { name: 'imported' }, subsets: [{ addresses: [{ ip: '10.111.0.5' }], ports: [{ name: 'tcp80', port: 80, protocol: 'TCP' }] }] });
+    const [slice] = await c.eventually(async () => ((await slicesOf('imported')).length === 1 ? slicesOf('imported') : undefined), 'mirrored slice');
+    expect(slice!.metadata.labels['endpointslice.kubernetes.io/managed-by']).toBe('endpointslicemirroring-controller.k8s.io');
+    expect(slice!.endpoints.map((e) => [e.addresses[0], e.conditions.ready])).toEqual([['10.111.0.5', true]]);
+    expect(slice!.ports.map((p) => p.port)).toEqual([80]);
+    const ep = await c.get<Record<string, unknown>>('/api/v1/namespaces/svc/endpoints/imported');
+    await c.put('/api/v1/namespaces/svc/endpoints/imported', { ...ep.body, subsets: [{ addresses: [{ ip: '10.111.0.6' }], ports: [{ name: 'tcp80', port: 80, protocol: 'TCP' }] }] });
+    await c.eventually(async () => (await slicesOf('imported'))[0]?.endpoints[0]?.addresses[0] === '10.111.0.6', 'slice follows the Endpoints');
+    await c.delete('/api/v1/namespaces/svc/services/imported');
+    await c.eventually(async () => (await slicesOf('imported')).length === 0, 'mirrored slice removed');
+  });
+
+  it('does not mirror the API server\'s own kubernetes Service or Endpoints labelled skip-mirror', async () => {
+    await c.post('/api/v1/namespaces/svc/services', { metadata: { name: 'skipped' }, spec: { ports: [{ port: 80 }] } });
+    await c.post('/api/v1/namespaces/svc/endpoints', { metadata: { name: 'skipped', labels: { 'endpointslice.kubernetes.io/skip-mirror': 'true' } }, subsets: [{ addresses: [{ ip: '10.111.0.7' }], ports: [{ port: 80 }] }] });
+    await c.post('/api/v1/namespaces/svc/services', { metadata: { name: 'probe' }, spec: { ports: [{ port: 80 }] } });
+    await c.post('/api/v1/namespaces/svc/endpoints', { metadata: { name: 'probe' }, subsets: [{ addresses: [{ ip: '10.111.0.8' }], ports: [{ port: 80 }] }] });
+    // Once a later mirror is in, the earlier one would be too.
+    await c.eventually(async () => (await slicesOf('probe')).length === 1, 'probe mirrored');
+    expect(await slicesOf('skipped')).toEqual([]);
+    const k = await c.get<{ items: unknown[] }>('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dkubernetes');
+    expect(k.body.items).toEqual([]);
+  });
+});
+
 describe('service accounts', () => {
   it('creates a default ServiceAccount per namespace with a token Secret', async () => {
     await c.post('/api/v1/namespaces', { metadata: { name: 'sa-ns' } });

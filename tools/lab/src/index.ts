@@ -3,8 +3,8 @@
  * API server, controller, N OVS nodes with real agents, a kubelet stand-in).
  * @packageDocumentation
  */
-export { DEFAULT_LAB_DIR, FABRIC_PREFIX, FABRIC_PREFIX_2, LAB_ENCRYPTIONS, LAB_MODES, LabError, RoundRobin, declaredPorts, parseEncryption, parseMode, planNodes, serverArgv, udpServerArgv, type LabEncryption, type LabMode, type NodePlan, type PodPort } from './plan';
-export { Lab, stateFile, type LabNodeState, type LabOptions, type LabState } from './lab';
+export { DEFAULT_LAB_DIR, FABRIC_PREFIX, FABRIC_PREFIX_2, LAB_ENCRYPTIONS, LAB_MODES, LabError, RoundRobin, declaredPorts, parseEncryption, parseMode, planNodes, serverArgv, udpServerArgv, type LabEncryption, type LabMode, type NodeLayout, type NodePlan, type PodPort } from './plan';
+export { Lab, stateFile, type LabClusterOptions, type LabNodeState, type LabOptions, type LabState } from './lab';
 export { labClient, readState } from './client';
 export {
   LAB_API_VERSION,
@@ -43,3 +43,4 @@ export {
   type TraceResult,
   type TraceVerdict,
 } from './trace';
+export { MulticlusterLab, MEMBER_CLUSTERS, type MemberCluster, type MemberClusterPlan, type MulticlusterLabOptions } from './multicluster-lab';

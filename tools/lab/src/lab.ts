@@ -16,7 +16,7 @@ import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/k
 import { loadCrds } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
 import { createServer } from 'node:net';
-import { FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, LabError, planNodes, type LabEncryption, type LabMode, type NodePlan } from './plan';
+import { FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, LabError, planNodes, type LabEncryption, type LabMode, type NodeLayout, type NodePlan } from './plan';
 import { Kubelet, type LabNodeRuntime } from './kubelet';
 import type { Phase } from './progress';
 
@@ -118,6 +118,20 @@ export interface LabOptions {
   controller?: boolean;
   /** Called as each phase of the bring-up completes (the supervisor turns these into progress lines). */
   progress?: (phase: Phase, detail: string) => void;
+  /** One cluster of several on a shared fabric (multi-cluster lab); absent: the single-cluster lab as before. */
+  cluster?: LabClusterOptions;
+}
+
+/** A lab that is one cluster of a multi-cluster lab (multicluster-lab.ts). */
+export interface LabClusterOptions extends NodeLayout {
+  /** The fabric netns of a lab already running (its cluster made it); absent: this lab makes one. */
+  fabricNetns?: string;
+  /** The API server's Service ClusterIP range. */
+  serviceCIDR: string;
+  /** Extra antrea-agent.conf keys of every agent (featureGates.Multicluster, multicluster.*). */
+  agentConfig?: Record<string, unknown>;
+  /** Nodes annotated `multicluster.antrea.io/gateway: "true"` when registered. */
+  gatewayNodes?: string[];
 }
 
 export const stateFile = (labDir: string): string => join(labDir, 'state.json');
@@ -226,6 +240,18 @@ async function startController(kube: KubeConfigClient, api: KubeApiServer, kubec
   return sup;
 }
 
+/** The fabric netns: bridge br0, router between the fabric subnets and the fabric host <prefix>.254. */
+async function makeFabric(tb: Testbed): Promise<{ name: string }> {
+  const fabric = await tb.createNetns('f');
+  await fabric.exec(['ip', 'link', 'add', 'br0', 'type', 'bridge']);
+  await fabric.exec(['ip', 'link', 'set', 'br0', 'up']);
+  // The fabric netns is also the router between the two fabric subnets (hybrid) and the
+  // "host on the fabric" pods reach through MASQUERADE: <prefix>.254 in each subnet.
+  for (const prefix of [FABRIC_PREFIX, FABRIC_PREFIX_2]) await fabric.exec(['ip', 'addr', 'add', `${prefix}.${FABRIC_GATEWAY_HOST}/24`, 'dev', 'br0']);
+  await fabric.exec(['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+  return { name: fabric.name };
+}
+
 /** br-phy's node IP and the route to the other fabric subnet (hybrid's second half) through the fabric router. */
 function brPhyAddressing(plan: NodePlan): string[][] {
   return [
@@ -247,6 +273,7 @@ export class Lab {
     readonly kube: KubeConfigClient,
     readonly state: LabState,
     private readonly children: ChildProcess[],
+    private readonly agentConfig: Record<string, unknown> = {},
   ) {}
 
   /** Brings everything up; on failure tears down what was made and rethrows. */
@@ -256,13 +283,13 @@ export class Lab {
     const progress = opts.progress ?? ((): void => undefined);
     const mode = opts.mode ?? 'encap';
     const withController = opts.controller ?? true;
-    const plans = planNodes(opts.nodes, () => randomBytes(18).toString('base64url'), mode);
+    const plans = planNodes(opts.nodes, () => randomBytes(18).toString('base64url'), mode, opts.cluster ?? {});
     const tb = await Testbed.create({ baseDir: join(opts.labDir, 'run') });
     let api: KubeApiServer | undefined;
     const children: ChildProcess[] = [];
     try {
       const tokens = Object.fromEntries(plans.map((p) => [p.token, { user: `system:node:${p.name}`, groups: ['system:nodes', 'system:authenticated'] }]));
-      api = await startKubeApi({ tokens, crds: loadCrds() as never, nodeProxyHost: () => '127.0.0.1' });
+      api = await startKubeApi({ tokens, crds: loadCrds() as never, nodeProxyHost: () => '127.0.0.1', ...(opts.cluster ? { serviceCIDR: opts.cluster.serviceCIDR } : {}) });
       const kubeconfig = api.writeKubeconfig(join(opts.labDir, 'kubeconfig'));
       const kc = new KubeConfig();
       kc.loadFromFile(kubeconfig);
@@ -275,21 +302,16 @@ export class Lab {
         progress('controller', `switchyard-controller serving on 127.0.0.1:${controller.port}`);
       }
       const controllerPort = controller?.port ?? 0;
-      // Underlay: a Linux bridge in a fabric netns; each node's veth ends on it.
-      const fabric = await tb.createNetns('f');
-      await fabric.exec(['ip', 'link', 'add', 'br0', 'type', 'bridge']);
-      await fabric.exec(['ip', 'link', 'set', 'br0', 'up']);
-      // The fabric netns is also the router between the two fabric subnets (hybrid) and the
-      // "host on the fabric" pods reach through MASQUERADE: <prefix>.254 in each subnet.
-      for (const prefix of [FABRIC_PREFIX, FABRIC_PREFIX_2]) await fabric.exec(['ip', 'addr', 'add', `${prefix}.${FABRIC_GATEWAY_HOST}/24`, 'dev', 'br0']);
-      await fabric.exec(['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+      // Underlay: a Linux bridge in a fabric netns; each node's veth ends on it (another cluster's
+      // fabric when this lab is one cluster of several).
+      const fabric = opts.cluster?.fabricNetns !== undefined ? { name: opts.cluster.fabricNetns } : await makeFabric(tb);
 
       const state: LabState = { pid: process.pid, pidStart: processRef(process.pid)?.start ?? '', kubeconfig, apiUrl: api.url, controllerPort, mode, encryption: opts.encryption ?? 'none', fabricNetns: fabric.name, nodes: [] };
       if (controller) {
         state.controllerPid = controller.pid;
         state.controllerStart = controller.start;
       }
-      const lab = new Lab(tb, api, kube, state, children);
+      const lab = new Lab(tb, api, kube, state, children, opts.cluster?.agentConfig ?? {});
       controller?.supervise(
         () => lab.stopping,
         () => {
@@ -304,7 +326,7 @@ export class Lab {
         await lab.underlay(plan, ovs, fabric.name);
         progress('OVS', `${plan.name}: ovsdb-server and ovs-vswitchd (userspace datapath) in netns ${ovs.netns.name}, node IP ${plan.nodeIP}`);
         await kube.request('POST', '/api/v1/nodes', {
-          apiVersion: 'v1', kind: 'Node', metadata: { name: plan.name, labels: { 'kubernetes.io/hostname': plan.name } },
+          apiVersion: 'v1', kind: 'Node', metadata: { name: plan.name, labels: { 'kubernetes.io/hostname': plan.name }, ...(opts.cluster?.gatewayNodes?.includes(plan.name) ? { annotations: { 'multicluster.antrea.io/gateway': 'true' } } : {}) },
           spec: { podCIDR: plan.podCIDR, podCIDRs: [plan.podCIDR] },
           status: { addresses: [{ type: 'InternalIP', address: plan.nodeIP }, { type: 'Hostname', address: plan.name }], conditions: [{ type: 'Ready', status: 'True' }] },
         });
@@ -360,7 +382,7 @@ export class Lab {
     const cniSocket = join(dir, 'cni.sock');
     const apiSocket = join(dir, 'agent.sock');
     const conf = join(dir, 'antrea-agent.conf');
-    writeFileSync(conf, YAML.stringify({ ovsBridge: 'br-int', ovsDatapathType: 'netdev', ovsRunDir: ovs.dir, hostGateway: 'sy-gw0', tunnelType: 'geneve', cniSocket, trafficEncapMode: this.state.mode, trafficEncryptionMode: this.state.encryption ?? 'none', apiPort }));
+    writeFileSync(conf, YAML.stringify({ ovsBridge: 'br-int', ovsDatapathType: 'netdev', ovsRunDir: ovs.dir, hostGateway: 'sy-gw0', tunnelType: 'geneve', cniSocket, trafficEncapMode: this.state.mode, trafficEncryptionMode: this.state.encryption ?? 'none', apiPort, ...this.agentConfig }));
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, plan.token, { mode: 0o600 });
     const kubeconfig = this.api.writeKubeconfig(join(dir, 'kubeconfig'), { name: plan.name, token: plan.token });

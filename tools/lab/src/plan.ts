@@ -67,15 +67,26 @@ export function parseMode(v: string): LabMode {
  * the others in 192.168.78.0/24 (node index as host part in both), so peers in the same half are
  * routed and peers in the other half tunnelled (the agent's hybrid rule: the transport subnet).
  */
-export function planNodes(n: number, tokenFor: (name: string) => string, mode: LabMode = 'encap'): NodePlan[] {
-  if (!Number.isInteger(n) || n < 1 || n > 250) throw new LabError('INVALID_NODES', `--nodes must be an integer in 1..250, got ${String(n)}`, n, '--nodes');
+export function planNodes(n: number, tokenFor: (name: string) => string, mode: LabMode = 'encap', layout: NodeLayout = {}): NodePlan[] {
+  const ipBase = layout.nodeIPBase ?? 0;
+  if (!Number.isInteger(n) || n < 1 || n + ipBase > 250) throw new LabError('INVALID_NODES', `--nodes must be an integer in 1..${250 - ipBase}, got ${String(n)}`, n, '--nodes');
   const firstHalf = Math.ceil(n / 2);
+  const podPrefix = layout.podCIDRPrefix ?? '10.10';
   return Array.from({ length: n }, (_, k) => {
     const index = k + 1;
     const name = `node${index}`;
     const prefix = mode === 'hybrid' && index > firstHalf ? FABRIC_PREFIX_2 : FABRIC_PREFIX;
-    return { name, index, podCIDR: `10.10.${index}.0/24`, nodeIP: `${prefix}.${index}`, subnet: `${prefix}.0/24`, fabricGateway: `${prefix}.${FABRIC_GATEWAY_HOST}`, token: tokenFor(name) };
+    return { name, index, podCIDR: `${podPrefix}.${index}.0/24`, nodeIP: `${prefix}.${ipBase + index}`, subnet: `${prefix}.0/24`, fabricGateway: `${prefix}.${FABRIC_GATEWAY_HOST}`, token: tokenFor(name) };
   });
+}
+
+/**
+ * Where a cluster's nodes sit when several clusters share one fabric (multi-cluster lab): pod CIDRs
+ * `<podCIDRPrefix>.<i>.0/24` (default 10.10) and node IPs `<fabric>.<nodeIPBase + i>` (default 0).
+ */
+export interface NodeLayout {
+  podCIDRPrefix?: string;
+  nodeIPBase?: number;
 }
 
 /** Round-robin scheduler for pods that come without spec.nodeName. */

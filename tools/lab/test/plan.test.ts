@@ -28,6 +28,14 @@ describe('planNodes', () => {
     expect(planNodes(4, () => 't', 'hybrid').map((p) => p.subnet)).toEqual(['192.168.77.0/24', '192.168.77.0/24', '192.168.78.0/24', '192.168.78.0/24']);
   });
 
+  it('lays out a cluster of a multi-cluster lab by pod CIDR prefix and node IP offset', () => {
+    expect(planNodes(2, () => 't', 'encap', { podCIDRPrefix: '10.12', nodeIPBase: 20 }).map((p) => [p.name, p.podCIDR, p.nodeIP])).toEqual([
+      ['node1', '10.12.1.0/24', '192.168.77.21'],
+      ['node2', '10.12.2.0/24', '192.168.77.22'],
+    ]);
+    expect(() => planNodes(31, () => 't', 'encap', { nodeIPBase: 220 })).toThrow(expect.objectContaining({ code: 'INVALID_NODES' }));
+  });
+
   it('accepts the three lab modes and refuses others with INVALID_MODE on --mode', () => {
     expect(['encap', 'noEncap', 'hybrid'].map(parseMode)).toEqual(['encap', 'noEncap', 'hybrid']);
     expect(() => parseMode('networkPolicyOnly')).toThrow(expect.objectContaining({ code: 'INVALID_MODE', path: '--mode', value: 'networkPolicyOnly' }));

@@ -1,34 +1,93 @@
-/** Multi-cluster: other clusters' CIDRs leave through the tunnel to the (local or remote) gateway. */
+/**
+ * Multi-cluster: other clusters' CIDRs leave through the tunnel to the local gateway (regular
+ * nodes) or to the remote cluster's gateway (the gateway), and the gateway relays between the
+ * in-cluster tunnel and the gateway-to-gateway tunnel (one Geneve port with remote_ip=flow).
+ *
+ * Connection tracking across gateways: the sending gateway SNATs new connections to other
+ * clusters to its own gateway IP (SNAT zone, as hairpin Service traffic), so the remote side only
+ * ever answers a remote gateway IP. Every node routes replies to a remote gateway IP back through
+ * its own gateway (regular nodes) or to that gateway (the gateway), so the reply passes the same
+ * two gateways and the same conntrack entries (un-SNAT on the sending gateway, un-DNAT of an
+ * imported Service on the client's node).
+ */
 import type { Flow } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from '../cookie';
 import type { Feature } from '../feature';
-import { GLOBAL_VIRTUAL_MAC, PRIORITY, ToTunnelRegMark, loadMarks } from '../fields';
+import {
+  CT_ZONE, ConnSNATCTMark, GLOBAL_VIRTUAL_MAC, OutputToOFPortRegMark, PRIORITY, PktSourceField, SNAT_CT_ZONE, TargetOFPortField,
+  ToTunnelRegMark, loadCtMark, loadMarks, matchCtMarks, matchField, matchMarks,
+} from '../fields';
 import type { Pipeline } from '../tables';
 import type { MulticlusterSpec, NodeConfig } from '../state';
 import { IP, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst } from './common';
 
-/** Multicluster: other clusters' CIDRs go through the tunnel to the gateway (or remote gateway). */
-export function multiclusterFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec): Flow[] {
-  const c = makeCookie(cfg.round, CookieCategory.Multicluster);
+const REPLY = { ctState: { rpl: true, trk: true } } as const;
+const NEW = { ctState: { new: true, trk: true } } as const;
+
+/** L3Forwarding to the tunnel with `tunDst`, as remote-node flows do. */
+function toTunnel(p: Pipeline, cfg: NodeConfig, tunDst: string) {
+  return [setEthSrc(cfg.gateway.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(tunDst), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL'))];
+}
+
+/** Routes to the other clusters: their CIDRs, and replies to their gateway IPs. */
+function routeFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: bigint): Flow[] {
   const flows: Flow[] = [];
   for (const rc of spec.remoteClusters) {
     const tunDst = spec.isGateway ? rc.gatewayIP : spec.localGatewayIP;
     if (!tunDst) continue;
+    const acts = toTunnel(p, cfg, tunDst);
     for (const cidr of rc.cidrs) {
-      const acts = [setEthSrc(cfg.gateway.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(tunDst), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL'))];
       flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(cidr) }, acts, c));
       // Label identity of the source pod travels in tun_id (stretched NetworkPolicy).
       for (const li of spec.labelIdentities ?? []) {
         flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal + 1, { ...IP, inPort: li.ofport, ipv4Dst: ipv4Net(cidr) }, [{ type: 'setField', field: 'tunId', value: BigInt(li.id) }, ...acts], c));
       }
     }
+    // Replies to connections the remote gateway SNATed to its gateway IP.
+    flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...REPLY, ...IP, ipv4Dst: rc.gatewayIP }, acts, c));
   }
   return flows;
+}
+
+/** The gateway's relay: SNAT of new connections to other clusters, un-SNAT of their replies, output back out of the tunnel. */
+function gatewayFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: bigint): Flow[] {
+  const flows: Flow[] = [];
+  const tun = cfg.tunnelOfport;
+  // Traffic from the in-cluster tunnel leaves through the same port: OpenFlow drops an output to
+  // the input port unless it is written as IN_PORT.
+  if (tun !== undefined) {
+    flows.push(flow(p.id('Output'), PRIORITY.high, { inPort: tun, ...matchMarks(OutputToOFPortRegMark), ...matchField(TargetOFPortField, tun) }, [{ type: 'output', port: 'IN_PORT' }], c));
+  }
+  // The SNAT tables exist with AntreaProxy (Multi-cluster needs it, as in Antrea).
+  if (!cfg.enableProxy || !spec.gatewayIP) return flows;
+  const snatIP = spec.gatewayIP;
+  flows.push(flow(p.id('UnSNAT'), PRIORITY.normal, { ...IP, ipv4Dst: snatIP }, [{ type: 'ct', table: p.id('ConntrackZone'), zone: SNAT_CT_ZONE, nat: {} }], c));
+  for (const rc of spec.remoteClusters) {
+    for (const cidr of rc.cidrs) {
+      const dst = { ...IP, ipv4Dst: ipv4Net(cidr) };
+      flows.push(
+        // Committed here (not in ConntrackCommit) with the SNAT mark, so later packets take the SNAT zone too.
+        flow(p.id('SNATMark'), PRIORITY.normal, { ...NEW, ...dst }, [
+          { type: 'ct', commit: true, table: p.id('SNAT'), zone: CT_ZONE, exec: [loadCtMark(ConnSNATCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
+        ], c),
+        flow(p.id('SNAT'), PRIORITY.normal, { ...NEW, ...matchCtMarks(ConnSNATCTMark), ...dst }, [
+          { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: { kind: 'src', ipMin: snatIP }, exec: [loadCtMark(ConnSNATCTMark)] },
+        ], c),
+      );
+    }
+  }
+  return flows;
+}
+
+/** Multicluster: other clusters' CIDRs go through the tunnel to the gateway (or remote gateway); the gateway relays and SNATs. */
+export function multiclusterFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec): Flow[] {
+  const c = makeCookie(cfg.round, CookieCategory.Multicluster);
+  return [...routeFlows(p, cfg, spec, c), ...(spec.isGateway ? gatewayFlows(p, cfg, spec, c) : [])];
 }
 
 /** Multi-cluster gateway routing: the flows of the node's multicluster spec. */
 export const multiclusterFeature: Feature = {
   name: 'multicluster',
-  tables: () => ['L3Forwarding', 'L3DecTTL'],
+  tables: () => ['L3Forwarding', 'L3DecTTL', 'Output'],
   perObject: { multicluster: (ctx, spec) => ({ flows: multiclusterFlows(ctx.pipeline, ctx.config, spec) }) },
 };

@@ -1,0 +1,69 @@
+/** The node's Multi-cluster spec from the Gateway and ClusterInfoImports. */
+import { gatewayFacts, multiclusterSpecOf, remoteClusterFacts } from '../src/multicluster';
+import { multiclusterFromConfig } from '../src/options';
+import { parseAgentConfig } from '@switchyard/apis';
+import YAML from 'yaml';
+
+const GW = { name: 'west-node1', gatewayIP: '192.168.77.11', internalIP: '192.168.77.11' };
+const EAST = { clusterID: 'east', gatewayIPs: ['192.168.77.21'], serviceCIDR: '10.96.2.0/24', podCIDRs: ['10.20.0.0/16'] };
+
+describe('multiclusterSpecOf', () => {
+  test('has no spec without a Gateway', () => {
+    expect(multiclusterSpecOf({ nodeName: 'west-node1', gateways: [], remoteClusters: [EAST], podToPod: false })).toBeUndefined();
+  });
+
+  test('the gateway node routes remote service CIDRs to the remote gateway and SNATs to its own gateway IP', () => {
+    expect(multiclusterSpecOf({ nodeName: 'west-node1', gateways: [GW], remoteClusters: [EAST], podToPod: false })).toEqual({
+      isGateway: true, localGatewayIP: '192.168.77.11', gatewayIP: '192.168.77.11', remoteClusters: [{ cidrs: ['10.96.2.0/24'], gatewayIP: '192.168.77.21' }],
+    });
+  });
+
+  test('a regular node tunnels to the gateway internal IP', () => {
+    const spec = multiclusterSpecOf({ nodeName: 'west-node2', gateways: [{ ...GW, gatewayIP: '203.0.113.5' }], remoteClusters: [EAST], podToPod: false })!;
+    expect(spec.isGateway).toBe(false);
+    expect(spec.localGatewayIP).toBe('192.168.77.11');
+    expect(spec.gatewayIP).toBeUndefined();
+  });
+
+  test('adds remote pod CIDRs with pod-to-pod connectivity', () => {
+    const spec = multiclusterSpecOf({ nodeName: 'west-node1', gateways: [GW], remoteClusters: [EAST], podToPod: true })!;
+    expect(spec.remoteClusters[0]!.cidrs).toEqual(['10.96.2.0/24', '10.20.0.0/16']);
+  });
+
+  test('leaves out clusters without a gateway IP or any CIDR, and sorts by cluster ID', () => {
+    const spec = multiclusterSpecOf({
+      nodeName: 'west-node1', gateways: [GW], podToPod: false,
+      remoteClusters: [{ ...EAST, clusterID: 'south' }, { ...EAST, gatewayIPs: [] }, { clusterID: 'north', gatewayIPs: ['192.168.77.31'], podCIDRs: ['10.30.0.0/16'] }, { ...EAST, clusterID: 'b', gatewayIPs: ['192.168.77.41'] }],
+    })!;
+    expect(spec.remoteClusters.map((r) => r.gatewayIP)).toEqual(['192.168.77.41', '192.168.77.21']);
+  });
+
+  test('with several Gateways the first by name counts', () => {
+    const spec = multiclusterSpecOf({ nodeName: 'a', gateways: [{ ...GW, name: 'b' }, { ...GW, name: 'a', internalIP: '192.168.77.9' }], remoteClusters: [], podToPod: false })!;
+    expect(spec).toMatchObject({ isGateway: true, localGatewayIP: '192.168.77.9' });
+  });
+});
+
+describe('reading the objects', () => {
+  test('a Gateway without gatewayIP or internalIP is ignored', () => {
+    expect(gatewayFacts({ metadata: { name: 'n1' }, gatewayIP: '1.2.3.4' })).toBeUndefined();
+    expect(gatewayFacts({ metadata: { name: 'n1' }, gatewayIP: '1.2.3.4', internalIP: '10.0.0.1' })).toEqual({ name: 'n1', gatewayIP: '1.2.3.4', internalIP: '10.0.0.1' });
+  });
+
+  test('a ClusterInfoImport gives its cluster, gateway IPs and CIDRs', () => {
+    expect(remoteClusterFacts({ metadata: { name: 'east-clusterinfo' }, spec: { clusterID: 'east', gatewayInfos: [{ gatewayIP: '192.168.77.21' }, {}], serviceCIDR: '10.96.2.0/24', podCIDRs: ['10.20.0.0/16'] } })).toEqual(EAST);
+    expect(remoteClusterFacts({ metadata: { name: 'x' }, spec: {} })).toBeUndefined();
+  });
+});
+
+describe('antrea-agent.conf', () => {
+  const conf = (text: string) => parseAgentConfig(YAML.parse(text)).config;
+  test('the dataplane is on with the Multicluster gate and enableGateway, in the agent namespace by default', () => {
+    expect(multiclusterFromConfig(conf('featureGates:\n  Multicluster: true\nmulticluster:\n  enableGateway: true\n'), {})).toEqual({ multicluster: { namespace: 'kube-system', enablePodToPodConnectivity: false } });
+    expect(multiclusterFromConfig(conf('featureGates:\n  Multicluster: true\nmulticluster:\n  enableGateway: true\n  namespace: mc\n  enablePodToPodConnectivity: true\n'), { POD_NAMESPACE: 'x' })).toEqual({ multicluster: { namespace: 'mc', enablePodToPodConnectivity: true } });
+  });
+  test('it is off without the gate or without enableGateway', () => {
+    expect(multiclusterFromConfig(conf('multicluster:\n  enableGateway: true\n'), {})).toEqual({});
+    expect(multiclusterFromConfig(conf('featureGates:\n  Multicluster: true\n'), {})).toEqual({});
+  });
+});

@@ -1,0 +1,63 @@
+/** Multi-cluster: routes to other clusters, and the gateway's relay between the two tunnels. */
+import { computeNodeFlows, dumpFlows, type MulticlusterSpec, type NodeState } from '../src/index';
+
+const REMOTE = [{ cidrs: ['10.96.2.0/24'], gatewayIP: '192.168.77.21' }];
+function lines(multicluster: MulticlusterSpec, enableProxy = true): string[] {
+  const s: NodeState = {
+    config: { round: 1, trafficMode: 'encap', gateway: { ofport: 2, ip: '10.10.1.1', mac: '02:00:00:00:00:01' }, tunnelOfport: 1, podCIDR: '10.10.1.0/24', nodeIP: '192.168.77.11', enableProxy },
+    pods: [], remoteNodes: [], addressGroups: [], appliedToGroups: [], policies: [], multicluster,
+  };
+  return dumpFlows(computeNodeFlows(s), { cookie: false });
+}
+
+describe('a regular node', () => {
+  const flows = lines({ isGateway: false, localGatewayIP: '192.168.77.12', remoteClusters: REMOTE });
+
+  test('sends a remote service CIDR through the tunnel to the local gateway', () => {
+    const l3 = flows.find((l) => l.includes('table=L3Forwarding') && l.includes('nw_dst=10.96.2.0/24'))!;
+    expect(l3).toContain('set_field:192.168.77.12->tun_dst');
+  });
+
+  test('sends replies to a remote gateway IP to the local gateway, and only replies', () => {
+    const l3 = flows.filter((l) => l.includes('table=L3Forwarding') && l.includes('nw_dst=192.168.77.21'));
+    expect(l3).toHaveLength(1);
+    expect(l3[0]).toContain('+rpl+trk');
+    expect(l3[0]).toContain('set_field:192.168.77.12->tun_dst');
+  });
+
+  test('neither SNATs nor outputs to the input port', () => {
+    expect(flows.some((l) => l.includes('nat(src=192.168.77'))).toBe(false);
+    expect(flows.some((l) => l.includes('in_port=1') && l.includes('IN_PORT'))).toBe(false);
+  });
+});
+
+describe('the gateway', () => {
+  const flows = lines({ isGateway: true, localGatewayIP: '192.168.77.11', gatewayIP: '192.168.77.11', remoteClusters: REMOTE });
+
+  test('sends a remote service CIDR to the remote gateway', () => {
+    const l3 = flows.find((l) => l.includes('table=L3Forwarding') && l.includes('nw_dst=10.96.2.0/24'))!;
+    expect(l3).toContain('set_field:192.168.77.21->tun_dst');
+  });
+
+  test('outputs tunnel input back to the tunnel with the in_port action', () => {
+    const out = flows.find((l) => l.includes('table=Output') && l.includes('in_port=1'))!;
+    expect(out).toContain('reg1=0x1');
+    expect(out).toContain('IN_PORT');
+  });
+
+  test('SNATs new connections to other clusters to its gateway IP and un-SNATs replies to it', () => {
+    const snat = flows.find((l) => l.startsWith('table=SNAT,') && l.includes('nw_dst=10.96.2.0/24'))!;
+    expect(snat).toContain('+new+trk');
+    expect(snat).toContain('nat(src=192.168.77.11)');
+    const mark = flows.find((l) => l.includes('table=SNATMark') && l.includes('nw_dst=10.96.2.0/24'))!;
+    expect(mark).toContain('commit');
+    const unsnat = flows.find((l) => l.includes('table=UnSNAT') && l.includes('nw_dst=192.168.77.11'))!;
+    expect(unsnat).toContain('nat');
+  });
+
+  test('without AntreaProxy there are no SNAT tables, so no SNAT (routes and relay remain)', () => {
+    const noProxy = lines({ isGateway: true, localGatewayIP: '192.168.77.11', gatewayIP: '192.168.77.11', remoteClusters: REMOTE }, false);
+    expect(noProxy.some((l) => l.includes('nat(src='))).toBe(false);
+    expect(noProxy.some((l) => l.includes('table=Output') && l.includes('IN_PORT'))).toBe(true);
+  });
+});

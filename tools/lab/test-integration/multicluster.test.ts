@@ -1,0 +1,119 @@
+// The multi-cluster dataplane end to end: two lab clusters (west, east; two nodes each, own API
+// server, controller and agents) on one fabric, a ClusterSet leader, the real
+// switchyard-mc-controller everywhere. A Service exported from west is reached from a pod in east by
+// its imported antrea-mc-<name> ClusterIP through both gateways; a west pod IP is reached directly
+// (enablePodToPodConnectivity); the Service stays reachable after west's gateway Node goes NotReady
+// and after east's loses its gateway annotation.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run, waitFor } from '@switchyard/testbed';
+import { MulticlusterLab, type MemberCluster } from '../src/index';
+import { NETNS_ANNOTATION } from '../src/kubelet';
+
+const labDir = mkdtempSync(join(tmpdir(), 'switchyard-mc-lab-test-'));
+let mcl: MulticlusterLab;
+let west: MemberCluster;
+let east: MemberCluster;
+
+interface PodView { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIP?: string } }
+
+async function runningPod(c: MemberCluster, name: string, app: string, nodeName: string): Promise<{ netns: string; ip: string }> {
+  await c.kube.request('POST', '/api/v1/namespaces/default/pods', {
+    apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app } },
+    spec: { nodeName, containers: [{ name: 'c', image: app, ports: [{ containerPort: 80 }] }] },
+  });
+  let pod: PodView | undefined;
+  await waitFor(`${c.plan.name} pod ${name} running`, async () => {
+    pod = await c.kube.request<PodView>('GET', `/api/v1/namespaces/default/pods/${name}`);
+    return Boolean(pod.status?.podIP && pod.metadata.annotations?.[NETNS_ANNOTATION]);
+  }, { timeoutMs: 60_000, intervalMs: 200 });
+  return { netns: pod!.metadata.annotations![NETNS_ANNOTATION]!, ip: pod!.status!.podIP! };
+}
+
+/** One TCP exchange from a pod: true when the server's `pong` comes back. */
+async function pong(netns: string, ip: string, port: number): Promise<boolean> {
+  const r = await run(['ip', 'netns', 'exec', netns, 'nc', '-w', '1', ip, String(port)], { allowFailure: true, timeoutMs: 5000 });
+  return r.code === 0 && r.stdout.includes('pong');
+}
+
+async function eventuallyPong(what: string, netns: string, ip: string, port: number, timeoutMs = 60_000): Promise<number> {
+  const t0 = Date.now();
+  await waitFor(what, () => pong(netns, ip, port), { timeoutMs, intervalMs: 100 });
+  return Date.now() - t0;
+}
+
+let client: { netns: string; ip: string };
+let server: { netns: string; ip: string };
+
+beforeAll(async () => {
+  mcl = await MulticlusterLab.start({ labDir, nodes: 2 });
+  west = mcl.member('west');
+  east = mcl.member('east');
+  // Both ends off the gateways (node1 is the first candidate): the path is node -> gateway -> gateway -> node.
+  [server, client] = await Promise.all([runningPod(west, 'nginx-0', 'nginx', 'node2'), runningPod(east, 'client', 'client', 'node2')]);
+}, 240_000);
+
+afterAll(async () => {
+  await mcl?.stop();
+}, 60_000);
+
+describe('multi-cluster lab: west and east on one fabric', () => {
+  it('elects node1 as the Gateway in each cluster and exchanges ClusterInfo', async () => {
+    for (const [c, other] of [[west, east], [east, west]] as const) {
+      await waitFor(`${c.plan.name} Gateway and ClusterInfoImport`, async () => {
+        const gws = await c.kube.request<{ items: { metadata: { name: string }; gatewayIP: string }[] }>('GET', '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/kube-system/gateways');
+        const infos = await c.kube.request<{ items: { spec: { clusterID: string; serviceCIDR?: string; podCIDRs?: string[] } }[] }>('GET', '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/kube-system/clusterinfoimports');
+        return gws.items[0]?.metadata.name === 'node1' && infos.items.some((i) => i.spec.clusterID === other.plan.id && i.spec.serviceCIDR === other.plan.serviceCIDR && i.spec.podCIDRs?.[0] === other.plan.podCIDRs[0]);
+      }, { timeoutMs: 60_000, intervalMs: 200 });
+    }
+  });
+
+  it('a pod in east reaches a Service exported from west by its antrea-mc ClusterIP', async () => {
+    await west.kube.request('POST', '/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name: 'nginx', namespace: 'default' }, spec: { selector: { app: 'nginx' }, ports: [{ name: 'tcp80', protocol: 'TCP', port: 80, targetPort: 80 }] } });
+    const t0 = Date.now();
+    await west.kube.request('POST', '/apis/multicluster.x-k8s.io/v1alpha1/namespaces/default/serviceexports', { apiVersion: 'multicluster.x-k8s.io/v1alpha1', kind: 'ServiceExport', metadata: { name: 'nginx', namespace: 'default' } });
+    let importedIP = '';
+    await waitFor('antrea-mc-nginx imported into east', async () => {
+      const svc = await east.kube.request<{ spec?: { clusterIP?: string } }>('GET', '/api/v1/namespaces/default/services/antrea-mc-nginx').catch(() => undefined);
+      importedIP = svc?.spec?.clusterIP ?? '';
+      return importedIP !== '';
+    }, { timeoutMs: 60_000, intervalMs: 100 });
+    const imported = Date.now() - t0;
+    expect(importedIP.startsWith('10.112.')).toBe(true);
+    await eventuallyPong('east client -> antrea-mc-nginx', client.netns, importedIP, 80);
+    const traffic = Date.now() - t0;
+    process.stdout.write(`multicluster: ServiceExport -> import in east ${imported} ms, -> traffic ${traffic} ms\n`);
+    expect(await pong(client.netns, importedIP, 80)).toBe(true);
+    // The path: west's node2 saw the connection from east's Gateway (node1), which SNATed it.
+    const ct = await run(['ovs-appctl', '-t', west.lab.state.nodes[1]!.vswitchdCtl, 'dpctl/dump-conntrack']);
+    expect(ct.stdout).toMatch(new RegExp(`src=${east.lab.state.nodes[0]!.nodeIP.replace(/\./g, '\\.')},dst=${server.ip.replace(/\./g, '\\.')},sport=\\d+,dport=80`));
+  });
+
+  it('a pod in east reaches a west pod IP (enablePodToPodConnectivity)', async () => {
+    expect(server.ip.startsWith('10.11.2.')).toBe(true);
+    await eventuallyPong('east client -> west pod IP', client.netns, server.ip, 80, 30_000);
+  });
+
+  it('keeps the Service reachable after west gateway node1 goes NotReady (node2 takes over)', async () => {
+    const svc = await east.kube.request<{ spec: { clusterIP: string } }>('GET', '/api/v1/namespaces/default/services/antrea-mc-nginx');
+    await west.kube.request('PATCH', '/api/v1/nodes/node1/status', { status: { conditions: [{ type: 'Ready', status: 'False' }] } }, 'application/merge-patch+json');
+    await waitFor('east imports west gateway node2', async () => {
+      const info = await east.kube.request<{ spec: { gatewayInfos?: { gatewayIP: string }[] } }>('GET', '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/kube-system/clusterinfoimports/test-cluster-west-clusterinfo');
+      return info.spec.gatewayInfos?.[0]?.gatewayIP === west.lab.state.nodes[1]!.nodeIP;
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    const ms = await eventuallyPong('east client -> antrea-mc-nginx after failover', client.netns, svc.spec.clusterIP, 80, 30_000);
+    process.stdout.write(`multicluster: traffic after gateway failover within ${ms} ms of the new ClusterInfo\n`);
+  });
+
+  it('keeps the Service reachable after east gateway node1 loses its gateway annotation (the client node takes over)', async () => {
+    const svc = await east.kube.request<{ spec: { clusterIP: string } }>('GET', '/api/v1/namespaces/default/services/antrea-mc-nginx');
+    await east.kube.request('PATCH', '/api/v1/nodes/node1', { metadata: { annotations: { 'multicluster.antrea.io/gateway': null } } }, 'application/merge-patch+json');
+    await waitFor('east Gateway node2', async () => {
+      const gws = await east.kube.request<{ items: { metadata: { name: string } }[] }>('GET', '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/kube-system/gateways');
+      return gws.items.length === 1 && gws.items[0]!.metadata.name === 'node2';
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    await eventuallyPong('east client (now on the Gateway) -> antrea-mc-nginx', client.netns, svc.spec.clusterIP, 80, 30_000);
+    await eventuallyPong('east client (now on the Gateway) -> west pod IP', client.netns, server.ip, 80, 30_000);
+  });
+});
