@@ -3,8 +3,8 @@
 // injected clock its key comes of age and is rotated (file, device, Node), node b follows, and a
 // ping across the devices works again; a new part adopts the device a stopped one left running
 // (same process, nothing reconfigured) and traffic never stops; removal deletes the link and ends
-// the recorded process.
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+// the recorded process, as `switchyard-agent --uninstall` does.
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -15,6 +15,7 @@ import { Testbed, isAlive, run, waitFor, type Netns } from '@switchyard/testbed'
 import { agentContext } from '../src/context';
 import { WireGuardTunnel, removeWireGuardDevice } from '../src/parts/wireguard';
 import { WIREGUARD_DEVICE, WIREGUARD_PUBLIC_KEY_ANNOTATION } from '../src/wireguard';
+import { PKG_DIR, ensurePluginBuilt } from './helpers';
 
 const HOUR = 3_600_000;
 const NODES = [
@@ -156,10 +157,14 @@ it('a recorded process that is gone is not adopted: a new device is started and 
   await waitFor('traffic again', () => ping(1), { timeoutMs: 15_000, intervalMs: 200 });
 });
 
-it('removal deletes the link and ends the recorded process', async () => {
+it('removal (and `switchyard-agent --uninstall`) deletes the link and ends the recorded process', async () => {
   for (const p of parts) await p.stop();
   const recs = [record(0), record(1)];
-  for (const i of [0, 1]) expect(await removeWireGuardDevice({ dataDir: dataDir(i), nodeNetns: netns[i]!.name })).toBe(true);
+  expect(await removeWireGuardDevice({ dataDir: dataDir(0), nodeNetns: netns[0]!.name })).toBe(true);
+  await ensurePluginBuilt();
+  const out = await run([process.execPath, join(PKG_DIR, 'dist', 'agent-cli.js'), '--uninstall', '--data-dir', dataDir(1), '--node-netns', netns[1]!.name], { timeoutMs: 30_000 });
+  expect(out.stdout).toContain('WireGuard device removed');
   for (const r of recs) expect(isAlive(r.pid, r.start)).toBe(false);
+  expect(existsSync(join(dataDir(1), 'wireguard', 'device.json'))).toBe(false);
   for (const i of [0, 1]) expect((await netns[i]!.exec(['ip', 'link', 'show', WIREGUARD_DEVICE], { allowFailure: true })).code).not.toBe(0);
 });
