@@ -312,7 +312,9 @@ it("after node2's agent is SIGKILLed, its WireGuard device runs on (adopted by t
 it('lab down removes the WireGuard devices the agents left running (by their records), with their namespaces', async () => {
   const devices = ['node1', 'node2'].map(deviceRecord);
   for (const d of devices) expect(isAlive(d.pid, d.start)).toBe(true);
-  lab('down');
+  const t0 = performance.now();
+  const out = lab('down');
+  process.stdout.write(`wireguard lab down in ${((performance.now() - t0) / 1000).toFixed(1)} s: ${out.trim().split('\n').join('; ')}\n`);
   for (const d of devices) expect(isAlive(d.pid, d.start)).toBe(false);
   const netns = (await run(['ip', 'netns', 'list'])).stdout;
   for (const n of st.nodes) expect(netns).not.toContain(n.netns);
