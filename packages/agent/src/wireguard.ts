@@ -243,7 +243,7 @@ export function readKeyFile(file: string): KeyFileState {
   let writtenAtMs: number;
   try {
     text = readFileSync(file, 'utf8').trim();
-    writtenAtMs = statSync(file).mtimeMs;
+    writtenAtMs = Math.round(statSync(file).mtimeMs); // ns-based float: 123.999 for 124
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
     throw e;

@@ -4,25 +4,16 @@
  * on the Node, and keeps the device's peers in line with the other Nodes. The routes part sends
  * remote pod CIDRs to the device; the pipeline hands that traffic to the gateway.
  *
- * The device outlives the agent, as a kernel device would: wireguard-go runs detached (own
- * session, output to a file), its pid and start time are recorded, and a restarted agent adopts
- * the running device through its UAPI socket instead of starting another, so pod traffic between
- * nodes does not stop while the agent is away. {@link removeWireGuardDevice} ends it.
- *
- * wireguard-go puts its UAPI socket in the fixed directory /var/run/wireguard. Several lab nodes
- * share one file system, so the device runs in a private mount namespace with the node's own
- * directory mounted there; the agent reaches the socket at that directory's real path.
+ * The device outlives the agent, as a kernel device would (see ./wireguard-device): a restarted
+ * agent adopts the running device instead of starting another, so pod traffic between nodes does
+ * not stop while the agent is away.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, watch, type FSWatcher } from 'node:fs';
+import { watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
 import { Informer, type KubeClient } from '@switchyard/kube';
-import { systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
+import { systemClock, type Clock, type TimerHandle } from '@switchyard/runtime';
 import type { AgentContext } from '../context';
-import { AgentError } from '../errors';
 import type { AgentController, ControllerHealth } from '../lifecycle';
-import { NodeNetwork, netnsPath } from '../netops';
 import {
   WIREGUARD_DEVICE,
   WIREGUARD_PUBLIC_KEY_ANNOTATION,
@@ -43,99 +34,16 @@ import {
   type WireGuardPeer,
 } from '../wireguard';
 import { NODES, PRIME_LIST_MS, listWithin } from './kube-resources';
+import { adoptWireGuardDevice, deviceLogTail, isRunning, startWireGuardDevice, wireGuardDir, wireGuardSocket, type DeviceProcess } from './wireguard-device';
 
-/** How long wireguard-go may take to answer on its socket after it was started. */
-const DEVICE_READY_MS = 10_000;
-/** How long a device may take to go once its link is deleted (wireguard-go exits within a second). */
-const DEVICE_GONE_MS = 5000;
+export { removeWireGuardDevice } from './wireguard-device';
+
 const KEY_FILE = 'private.key';
-
-/** The running wireguard-go as recorded on disk: a pid is only trusted with its start time. */
-export interface DeviceProcess {
-  pid: number;
-  /** Start time in clock ticks since boot (`/proc/<pid>/stat` field 22). */
-  start: string;
-}
-
-/** The start time of process `pid`, or undefined when there is none. */
-function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces) start after the last ')'.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
-const isRunning = (p: DeviceProcess): boolean => processStartTime(p.pid) === p.start;
-
-/** The directory of the node's WireGuard state: key, device record, run directory. */
-const wireGuardDir = (dataDir: string): string => join(dataDir, 'wireguard');
-const recordFile = (dataDir: string): string => join(wireGuardDir(dataDir), 'device.json');
-const runDirOf = (dataDir: string): string => join(wireGuardDir(dataDir), 'run');
-const socketOf = (dataDir: string): string => join(runDirOf(dataDir), `${WIREGUARD_DEVICE}.sock`);
-
-function readRecord(dataDir: string): DeviceProcess | undefined {
-  try {
-    const r = JSON.parse(readFileSync(recordFile(dataDir), 'utf8')) as Partial<DeviceProcess>;
-    return typeof r.pid === 'number' && r.pid > 0 && typeof r.start === 'string' ? { pid: r.pid, start: r.start } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-async function waitGone(p: DeviceProcess, ms: number): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (isRunning(p)) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return true;
-}
-
-/** SIGKILLs the recorded process, only while its start time still matches, and waits for it to go. */
-async function killRecorded(p: DeviceProcess): Promise<void> {
-  if (!isRunning(p)) return;
-  try {
-    process.kill(p.pid, 'SIGKILL');
-  } catch {
-    return;
-  }
-  await waitGone(p, DEVICE_GONE_MS);
-}
-
-/**
- * Removes the node's WireGuard device (agent uninstall, lab teardown): deletes the link, which
- * makes wireguard-go exit, then SIGKILLs the recorded process (pid checked against its start time)
- * if it is still there, and removes the record and the socket. Returns whether anything was there.
- */
-export async function removeWireGuardDevice(o: { dataDir: string; nodeNetns?: string; logger?: Logger }): Promise<boolean> {
-  const rec = readRecord(o.dataDir);
-  const net = new NodeNetwork(o.nodeNetns);
-  let deleted: boolean;
-  try {
-    deleted = await net.deleteHostLink(WIREGUARD_DEVICE);
-  } finally {
-    net.close();
-  }
-  let killed = false;
-  if (rec && !(await waitGone(rec, DEVICE_GONE_MS))) {
-    killed = true;
-    await killRecorded(rec);
-  }
-  rmSync(recordFile(o.dataDir), { force: true });
-  rmSync(socketOf(o.dataDir), { force: true });
-  o.logger?.info({ device: WIREGUARD_DEVICE, linkDeleted: deleted, pid: rec?.pid, killed }, 'WireGuard device removed');
-  return deleted || rec !== undefined;
-}
 
 export class WireGuardTunnel implements AgentController {
   readonly name = 'wireguard';
   /** The device's process: recorded, and either started by this agent or adopted from a previous one. */
   private device: DeviceProcess | undefined;
-  /** Set when this agent started the device (exit events come only for our own children). */
-  private child: ChildProcess | undefined;
   private childExit: { code: number | null; signal: string | null } | undefined;
   private stopping = false;
   private informer: Informer | undefined;
@@ -168,7 +76,7 @@ export class WireGuardTunnel implements AgentController {
 
   /** The UAPI socket of the device (in the node's own run directory). */
   get socketPath(): string {
-    return socketOf(this.ctx.options.dataDir);
+    return wireGuardSocket(this.ctx.options.dataDir);
   }
   private get dir(): string {
     return wireGuardDir(this.ctx.options.dataDir);
@@ -186,7 +94,21 @@ export class WireGuardTunnel implements AgentController {
     this.privateKey = privateKey;
     this.publicKey = publicKeyOf(privateKey);
     log.info({ publicKey: this.publicKey, created }, created ? 'WireGuard key pair generated' : 'WireGuard key loaded');
-    if (!(await this.adoptDevice())) await this.startDevice();
+    this.device = await adoptWireGuardDevice({ dataDir: o.dataDir, log });
+    this.adopted = this.device !== undefined;
+    if (!this.device) {
+      // Exit events come only while this agent is the device's parent; health checks the record too.
+      this.device = await startWireGuardDevice({
+        dataDir: o.dataDir,
+        nodeNetns: o.nodeNetns,
+        wireGuardGo: o.wireGuardGo,
+        log,
+        onExit: (code, signal) => {
+          this.childExit = { code, signal };
+          if (!this.stopping) log.error({ code, signal, output: this.logTail() }, 'wireguard-go exited: inter-node pod traffic stops until the agent restarts');
+        },
+      });
+    }
     // Only what differs: an adopted device with the right key and port is left untouched.
     const set = uapiSetInterface(privateKey, o.wireGuardPort, parseUapiGet(await uapiRequest(this.socketPath, 'get=1\n\n')));
     if (set) await uapiRequest(this.socketPath, set);
@@ -255,95 +177,7 @@ export class WireGuardTunnel implements AgentController {
   }
 
   private logTail(): string {
-    try {
-      return readFileSync(join(this.dir, 'wireguard-go.log'), 'utf8').trim().split('\n').slice(-3).join(' | ');
-    } catch {
-      return '(no output)';
-    }
-  }
-
-  /**
-   * Takes over the device a previous agent left: its recorded process still runs (same pid and
-   * start time) and answers on the socket. A recorded process that does not answer is ended by
-   * its record; a gone one is forgotten.
-   */
-  private async adoptDevice(): Promise<boolean> {
-    const { options: o, log } = this.ctx;
-    const rec = readRecord(o.dataDir);
-    if (!rec) return false;
-    if (!isRunning(rec)) {
-      log.info({ pid: rec.pid }, 'the recorded wireguard-go is gone; starting a new device');
-      return false;
-    }
-    try {
-      await uapiRequest(this.socketPath, 'get=1\n\n', 2000);
-    } catch (e) {
-      log.warn({ pid: rec.pid, err: e instanceof Error ? e.message : String(e) }, 'the recorded wireguard-go does not answer on its socket; ending it and starting a new device');
-      await killRecorded(rec);
-      return false;
-    }
-    this.device = rec;
-    this.adopted = true;
-    log.info({ device: WIREGUARD_DEVICE, pid: rec.pid, socket: this.socketPath }, 'WireGuard device adopted (left running by the previous agent)');
-    return true;
-  }
-
-  /**
-   * Starts wireguard-go in the foreground in the node's namespace, in a private mount namespace
-   * whose /var/run/wireguard is this node's run directory, detached from the agent (own session,
-   * output to a file: a pipe would kill it with SIGPIPE once the agent is gone), and records its
-   * pid and start time (nsenter, unshare and sh exec into it, so the pid is wireguard-go's).
-   * Resolves once the device answers on its socket.
-   */
-  private async startDevice(): Promise<void> {
-    const { options: o, log } = this.ctx;
-    const runDir = runDirOf(o.dataDir);
-    mkdirSync(runDir, { recursive: true, mode: 0o700 });
-    rmSync(this.socketPath, { force: true });
-    const script = 'mkdir -p /var/run/wireguard && mount --bind "$1" /var/run/wireguard && exec "$2" -f "$3"';
-    const argv = [
-      ...(o.nodeNetns !== undefined ? ['nsenter', `--net=${netnsPath(o.nodeNetns)}`] : []),
-      'unshare', '--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', runDir, o.wireGuardGo, WIREGUARD_DEVICE,
-    ];
-    const [cmd, ...args] = argv as [string, ...string[]];
-    const out = openSync(join(this.dir, 'wireguard-go.log'), 'a', 0o600);
-    let child: ChildProcess;
-    try {
-      child = spawn(cmd, args, { detached: true, stdio: ['ignore', out, out], env: { ...process.env, LOG_LEVEL: 'error', WG_PROCESS_FOREGROUND: '1' } });
-    } finally {
-      closeSync(out);
-    }
-    child.unref();
-    this.child = child;
-    let spawnError: string | undefined;
-    child.on('exit', (code, signal) => {
-      this.childExit = { code, signal };
-      if (!this.stopping) log.error({ code, signal, output: this.logTail() }, 'wireguard-go exited: inter-node pod traffic stops until the agent restarts');
-    });
-    child.on('error', (e) => {
-      spawnError = e.message;
-      this.childExit = { code: null, signal: null };
-    });
-    const start = child.pid !== undefined ? processStartTime(child.pid) : undefined;
-    if (child.pid !== undefined && start !== undefined) {
-      this.device = { pid: child.pid, start };
-      writeFileAtomic.sync(recordFile(o.dataDir), `${JSON.stringify(this.device)}\n`, { mode: 0o600 });
-    }
-    const deadline = Date.now() + DEVICE_READY_MS;
-    for (;;) {
-      if (this.childExit) throw new AgentError('WIREGUARD', `wireguard-go exited before its device was ready: ${spawnError ?? this.logTail()}`, argv, 'wireGuard');
-      if (existsSync(this.socketPath)) {
-        try {
-          await uapiRequest(this.socketPath, 'get=1\n\n', 1000);
-          break;
-        } catch {
-          // not listening yet
-        }
-      }
-      if (Date.now() > deadline) throw new AgentError('WIREGUARD', `${WIREGUARD_DEVICE} did not answer on ${this.socketPath} within ${DEVICE_READY_MS} ms`, argv, 'wireGuard');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    log.info({ device: WIREGUARD_DEVICE, pid: child.pid, socket: this.socketPath }, 'WireGuard device up (wireguard-go, detached)');
+    return deviceLogTail(this.ctx.options.dataDir);
   }
 
   private async publish(): Promise<void> {
