@@ -169,13 +169,6 @@ export class WireGuardTunnel implements AgentController {
     while (this.running) await this.running;
   }
 
-  /** Checks the key file now (as its removal, or the rotation timer, would). */
-  checkKey(): Promise<void> {
-    this.keyCheckDue = true;
-    this.kick();
-    return this.idle();
-  }
-
   private logTail(): string {
     return deviceLogTail(this.ctx.options.dataDir);
   }
