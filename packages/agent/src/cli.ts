@@ -15,6 +15,7 @@ import { ExternalNodeAgent } from './external-node-agent';
 import { ExternalNodeDatapath } from './external-node/datapath';
 import { nodeFacts } from './node-routes';
 import { AgentError } from './errors';
+import { removeWireGuardDevice } from './parts/wireguard';
 import type { Logger } from '@switchyard/runtime';
 
 interface Flags {
@@ -83,7 +84,7 @@ async function main(argv: string[]): Promise<void> {
     .option('--controller-url <url>', 'https://host:port of switchyard-controller (default: the switchyard Service from env)')
     .option('--controller-ca-file <file>', "controller CA (default: ConfigMap kube-system/switchyard-ca)")
     .option('--token-file <file>', 'bearer token for the controller (default: the in-cluster ServiceAccount token)')
-    .option('--uninstall', 'nodeType externalNode: put every interface the agent swapped onto OVS back as it was, then exit');
+    .option('--uninstall', 'nodeType externalNode: put every interface the agent swapped onto OVS back as it was, then exit; nodeType Node: remove the WireGuard device the agent leaves running, then exit');
   program.parse(argv);
   const flags = program.opts<Flags>();
   const log = pino({ level: flags.logLevel, base: { component: 'switchyard-agent' } });
@@ -93,6 +94,11 @@ async function main(argv: string[]): Promise<void> {
   for (const w of warnings) log.warn({ warning: w }, 'configuration warning');
   if (config.nodeType === 'externalNode') {
     await runExternalNode(flags, config, log);
+    return;
+  }
+  if (flags.uninstall) {
+    // What outlives the agent on purpose: the WireGuard device (so restarts keep the tunnels).
+    await removeWireGuardDevice({ dataDir: flags.dataDir, ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}), logger: log });
     return;
   }
   const nodeName = flags.nodeName ?? process.env.NODE_NAME;

@@ -91,6 +91,11 @@ export interface AgentOptions {
   wireGuardPort?: number;
   /** The wireguard-go program. Default `wireguard-go` (on PATH). */
   wireGuardGo?: string;
+  /**
+   * Rotate the WireGuard key once it is this old (its key file's time on the agent's clock), ms.
+   * Absent: never by age (removing the key file still rotates it).
+   */
+  wireGuardKeyRotationMs?: number;
   /** Do not masquerade pod -> external traffic (the network routes pod addresses). Default false. */
   noSNAT?: boolean;
   /**
@@ -135,7 +140,7 @@ export interface AgentOptions {
 }
 
 /** Options without a default: absent means that feature (or override) is off. */
-type Unset = 'nodeNetns' | 'apiSocket' | 'controlplane' | 'kube' | 'apiPort' | 'clock' | 'ipsecPSK' | 'multicluster';
+type Unset = 'nodeNetns' | 'apiSocket' | 'controlplane' | 'kube' | 'apiPort' | 'clock' | 'ipsecPSK' | 'multicluster' | 'wireGuardKeyRotationMs';
 
 /** {@link AgentOptions} with every default applied. */
 export type ResolvedAgentOptions = Required<Omit<AgentOptions, Unset>> & Pick<AgentOptions, Unset>;
@@ -175,6 +180,7 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
     ...(o.kube !== undefined ? { kube: o.kube } : {}),
     ...(o.apiPort !== undefined ? { apiPort: o.apiPort } : {}),
     ...(o.clock !== undefined ? { clock: o.clock } : {}),
+    ...(o.wireGuardKeyRotationMs !== undefined ? { wireGuardKeyRotationMs: o.wireGuardKeyRotationMs } : {}),
     enableProxy: o.kube !== undefined && (o.enableProxy ?? true),
     enableIPPools: o.kube !== undefined && (o.enableIPPools ?? false),
     ...(o.nodeNetns !== undefined ? { nodeNetns: o.nodeNetns } : {}),
@@ -188,6 +194,8 @@ export function resolveAgentOptions(o: AgentOptions): ResolvedAgentOptions {
   if (resolved.trafficEncryptionMode === 'wireGuard') {
     if (resolved.kube === undefined) throw new AgentError('INVALID_CONFIG', 'trafficEncryptionMode wireGuard exchanges keys through Node annotations and needs the Kubernetes API', resolved.trafficEncryptionMode, 'trafficEncryptionMode');
     if (resolved.trafficMode === 'networkPolicyOnly') throw new AgentError('INVALID_CONFIG', 'trafficEncryptionMode wireGuard needs a traffic mode where this agent routes pod traffic, not networkPolicyOnly', resolved.trafficMode, 'trafficEncapMode');
+    const period = resolved.wireGuardKeyRotationMs;
+    if (period !== undefined && !(Number.isFinite(period) && period >= 1000)) throw new AgentError('INVALID_CONFIG', `wireGuardKeyRotationMs must be a number of milliseconds of at least 1000, not ${String(period)}`, period, 'wireGuardKeyRotationMs');
   }
   if (resolved.trafficEncryptionMode === 'ipsec') {
     if (resolved.kube === undefined) throw new AgentError('INVALID_CONFIG', 'trafficEncryptionMode ipsec makes one tunnel port per peer Node and needs the Kubernetes API', resolved.trafficEncryptionMode, 'trafficEncryptionMode');

@@ -4,7 +4,7 @@
  * `wg` tool) speak. Pure except for the key file and the UAPI socket at the end.
  */
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
@@ -116,25 +116,43 @@ export function wireGuardPeersOf(
 
 const hex = (b64: string): string => Buffer.from(b64, 'base64').toString('hex');
 
-/**
- * The UAPI `set=1` request that makes the device's peers `peers`, given the public keys it holds
- * now (`current`): peers no longer wanted are removed, the others set in place (a peer set again
- * keeps its session, so a Node update costs no handshake), each with a keepalive. Ends with the
- * blank line.
- */
-export function uapiSetPeers(peers: readonly WireGuardPeer[], current: readonly string[]): string {
-  const wanted = new Set(peers.map((p) => p.publicKey));
-  const lines = ['set=1'];
-  for (const k of current) if (!wanted.has(k)) lines.push(`public_key=${hex(k)}`, 'remove=true');
-  for (const p of peers) {
-    lines.push(`public_key=${hex(p.publicKey)}`, `endpoint=${p.endpoint}`, `persistent_keepalive_interval=${WIREGUARD_KEEPALIVE_S}`, 'replace_allowed_ips=true', ...p.allowedIPs.map((c) => `allowed_ip=${c}`));
-  }
-  return `${lines.join('\n')}\n\n`;
+/** Whether the device already holds `p` exactly as wanted (key, endpoint, allowed IPs, keepalive). */
+function peerMatches(p: WireGuardPeer, d: DevicePeer | undefined): boolean {
+  if (!d || d.endpoint !== p.endpoint || d.persistentKeepaliveS !== WIREGUARD_KEEPALIVE_S) return false;
+  const a = [...d.allowedIPs].sort();
+  const b = [...p.allowedIPs].sort();
+  return a.length === b.length && a.every((c, i) => c === b[i]);
 }
 
-/** The UAPI request that sets the device's private key and listen port. */
-export function uapiSetInterface(privateKey: string, port: number): string {
-  return `set=1\nprivate_key=${hex(privateKey)}\nlisten_port=${port}\n\n`;
+/**
+ * The UAPI `set=1` request that makes the device's peers `peers`, given the peers it holds now
+ * (`current`, from `get=1`): peers no longer wanted are removed, peers that differ are set in place
+ * (a peer set again keeps its session, so a Node update costs no handshake), each with a
+ * keepalive; peers already as wanted are left alone (an adopting agent touches nothing that is
+ * right). Ends with the blank line; undefined when there is nothing to change.
+ */
+export function uapiSetPeers(peers: readonly WireGuardPeer[], current: readonly DevicePeer[]): string | undefined {
+  const wanted = new Set(peers.map((p) => p.publicKey));
+  const held = new Map(current.map((d) => [d.publicKey, d]));
+  const lines = ['set=1'];
+  for (const d of current) if (!wanted.has(d.publicKey)) lines.push(`public_key=${hex(d.publicKey)}`, 'remove=true');
+  for (const p of peers) {
+    if (peerMatches(p, held.get(p.publicKey))) continue;
+    lines.push(`public_key=${hex(p.publicKey)}`, `endpoint=${p.endpoint}`, `persistent_keepalive_interval=${WIREGUARD_KEEPALIVE_S}`, 'replace_allowed_ips=true', ...p.allowedIPs.map((c) => `allowed_ip=${c}`));
+  }
+  return lines.length > 1 ? `${lines.join('\n')}\n\n` : undefined;
+}
+
+/**
+ * The UAPI request that gives the device `privateKey` and `port`, leaving out what it already has
+ * (`device`, from `get=1`): setting the same listen port rebinds the socket, and a new private key
+ * expires every session. Undefined when the device is already right.
+ */
+export function uapiSetInterface(privateKey: string, port: number, device?: { privateKey?: string; listenPort?: number }): string | undefined {
+  const lines = ['set=1'];
+  if (device?.privateKey !== privateKey) lines.push(`private_key=${hex(privateKey)}`);
+  if (device?.listenPort !== port) lines.push(`listen_port=${port}`);
+  return lines.length > 1 ? `${lines.join('\n')}\n\n` : undefined;
 }
 
 /** A peer as the device reports it (`get=1`). */
@@ -144,14 +162,25 @@ export interface DevicePeer {
   allowedIPs: string[];
   /** Seconds since the epoch of the last completed handshake; 0 = none yet. */
   lastHandshakeSec: number;
+  /** Seconds; 0 = off. */
+  persistentKeepaliveS: number;
   rxBytes: number;
   txBytes: number;
 }
 
+/** A device as `get=1` reports it. */
+export interface DeviceState {
+  /** base64 */
+  privateKey?: string;
+  listenPort?: number;
+  peers: DevicePeer[];
+}
+
 /** Parses a UAPI `get=1` answer (without checking errno; {@link uapiErrno} does). */
-export function parseUapiGet(text: string): { listenPort?: number; peers: DevicePeer[] } {
+export function parseUapiGet(text: string): DeviceState {
   const peers: DevicePeer[] = [];
   let listenPort: number | undefined;
+  let privateKey: string | undefined;
   let p: DevicePeer | undefined;
   for (const line of text.split('\n')) {
     const eq = line.indexOf('=');
@@ -159,16 +188,18 @@ export function parseUapiGet(text: string): { listenPort?: number; peers: Device
     const k = line.slice(0, eq);
     const v = line.slice(eq + 1);
     if (k === 'public_key') {
-      p = { publicKey: Buffer.from(v, 'hex').toString('base64'), allowedIPs: [], lastHandshakeSec: 0, rxBytes: 0, txBytes: 0 };
+      p = { publicKey: Buffer.from(v, 'hex').toString('base64'), allowedIPs: [], lastHandshakeSec: 0, persistentKeepaliveS: 0, rxBytes: 0, txBytes: 0 };
       peers.push(p);
     } else if (k === 'listen_port' && !p) listenPort = Number(v);
+    else if (k === 'private_key' && !p) privateKey = Buffer.from(v, 'hex').toString('base64');
+    else if (p && k === 'persistent_keepalive_interval') p.persistentKeepaliveS = Number(v);
     else if (p && k === 'endpoint') p.endpoint = v;
     else if (p && k === 'allowed_ip') p.allowedIPs.push(v);
     else if (p && k === 'last_handshake_time_sec') p.lastHandshakeSec = Number(v);
     else if (p && k === 'rx_bytes') p.rxBytes = Number(v);
     else if (p && k === 'tx_bytes') p.txBytes = Number(v);
   }
-  return listenPort !== undefined ? { listenPort, peers } : { peers };
+  return { ...(privateKey !== undefined ? { privateKey } : {}), ...(listenPort !== undefined ? { listenPort } : {}), peers };
 }
 
 /** The errno of a UAPI answer (0 = success); undefined when the answer has none. */
@@ -195,26 +226,68 @@ export function publicKeyOf(privateKey: string): string {
   return Buffer.from(x, 'base64url').toString('base64');
 }
 
-/**
- * The node's private key from `file`, made (and written durably, mode 0600) the first time, so a
- * restarted agent keeps its identity and its peers keep theirs.
- * @throws AgentError `WIREGUARD` when the file exists but holds no key.
- */
-export function loadOrCreatePrivateKey(file: string): { privateKey: string; created: boolean } {
-  let text: string | undefined;
-  try {
-    text = readFileSync(file, 'utf8').trim();
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  if (text !== undefined) {
-    if (!parseWireGuardKey(text)) throw new AgentError('WIREGUARD', `${file} does not hold a base64 32-byte WireGuard private key`, file, 'wireGuard.privateKey');
-    return { privateKey: text, created: false };
-  }
-  const privateKey = generatePrivateKey();
+/** Writes `privateKey` to `file` durably (fsync + rename), mode 0600, dated `writtenAtMs` (the key's age is the file's). */
+export function writePrivateKey(file: string, privateKey: string, writtenAtMs: number): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
   writeFileAtomic.sync(file, `${privateKey}\n`, { mode: 0o600, fsync: true });
-  return { privateKey, created: true };
+  const t = new Date(writtenAtMs);
+  utimesSync(file, t, t);
+}
+
+/** The key file as the agent finds it. */
+export type KeyFileState = { kind: 'missing' } | { kind: 'invalid' } | { kind: 'key'; privateKey: string; writtenAtMs: number };
+
+/** Reads the key file: its key and when it was written (mtime), or that it is missing or holds no key. */
+export function readKeyFile(file: string): KeyFileState {
+  let text: string;
+  let writtenAtMs: number;
+  try {
+    text = readFileSync(file, 'utf8').trim();
+    writtenAtMs = Math.round(statSync(file).mtimeMs); // ns-based float: 123.999 for 124
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'missing' };
+    throw e;
+  }
+  return parseWireGuardKey(text) ? { kind: 'key', privateKey: text, writtenAtMs } : { kind: 'invalid' };
+}
+
+/**
+ * The node's private key from `file`, made (and written durably, mode 0600, dated `nowMs`) the
+ * first time, so a restarted agent keeps its identity and its peers keep theirs.
+ * @throws AgentError `WIREGUARD` when the file exists but holds no key.
+ */
+export function loadOrCreatePrivateKey(file: string, nowMs = Date.now()): { privateKey: string; created: boolean; writtenAtMs: number } {
+  const found = readKeyFile(file);
+  if (found.kind === 'invalid') throw new AgentError('WIREGUARD', `${file} does not hold a base64 32-byte WireGuard private key`, file, 'wireGuard.privateKey');
+  if (found.kind === 'key') return { privateKey: found.privateKey, created: false, writtenAtMs: found.writtenAtMs };
+  const privateKey = generatePrivateKey();
+  writePrivateKey(file, privateKey, nowMs);
+  return { privateKey, created: true, writtenAtMs: nowMs };
+}
+
+/** What the key check decided: keep the key (and when to look again), or change it, and why. */
+export type KeyRotationDecision =
+  | { action: 'keep'; nextCheckInMs?: number }
+  | { action: 'generate'; reason: string }
+  | { action: 'use'; privateKey: string; reason: string }
+  | { action: 'refuse'; reason: string };
+
+/**
+ * Whether the node's key changes now. The triggers: the key file was removed (an operator asking
+ * for a new key), it holds another valid key (an operator's key, used as is), or the key is
+ * `periodMs` old or older (its file's time on the agent's clock; no period = never by age). A file
+ * holding something else is refused: the device keeps its key, and the file is left for the
+ * operator to fix.
+ */
+export function keyRotationDecision(o: { file: KeyFileState; current: string; nowMs: number; periodMs?: number }): KeyRotationDecision {
+  const { file, current, nowMs, periodMs } = o;
+  if (file.kind === 'missing') return { action: 'generate', reason: 'the key file was removed' };
+  if (file.kind === 'invalid') return { action: 'refuse', reason: 'the key file does not hold a base64 32-byte WireGuard private key' };
+  if (file.privateKey !== current) return { action: 'use', privateKey: file.privateKey, reason: 'the key file holds another key' };
+  if (periodMs === undefined) return { action: 'keep' };
+  const age = nowMs - file.writtenAtMs;
+  if (age >= periodMs) return { action: 'generate', reason: `the key is ${Math.round(age / 1000)} s old, the rotation period ${Math.round(periodMs / 1000)} s` };
+  return { action: 'keep', nextCheckInMs: periodMs - age };
 }
 
 /** Sends one UAPI request to the device's socket and returns the whole answer; throws on a non-zero errno. */

@@ -9,7 +9,10 @@ import { agentOptionsFromConfig, resolveAgentOptions } from '../src/options';
 import {
   WIREGUARD_PUBLIC_KEY_ANNOTATION,
   generatePrivateKey,
+  keyRotationDecision,
   loadOrCreatePrivateKey,
+  readKeyFile,
+  writePrivateKey,
   parseUapiGet,
   parseWireGuardKey,
   publicKeyOf,
@@ -18,8 +21,10 @@ import {
   uapiSetPeers,
   wireGuardNodeFacts,
   wireGuardPeersOf,
+  type DevicePeer,
   type WireGuardNodeFacts,
 } from '../src/wireguard';
+import { ManualClock } from '@switchyard/runtime/testing';
 
 const KEY_A = publicKeyOf(generatePrivateKey());
 const KEY_B = publicKeyOf(generatePrivateKey());
@@ -50,7 +55,7 @@ describe('keys', () => {
       expect(first.created).toBe(true);
       expect(statSync(file).mode & 0o777).toBe(0o600);
       const second = loadOrCreatePrivateKey(file);
-      expect(second).toEqual({ privateKey: first.privateKey, created: false });
+      expect(second).toEqual({ privateKey: first.privateKey, created: false, writtenAtMs: first.writtenAtMs });
       expect(readFileSync(file, 'utf8').trim()).toBe(first.privateKey);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -113,31 +118,105 @@ describe('wireGuardPeersOf', () => {
 describe('UAPI text', () => {
   const hex = (b64: string): string => Buffer.from(b64, 'base64').toString('hex');
 
+  const device = (publicKey: string, over: Partial<DevicePeer> = {}): DevicePeer => ({ publicKey, allowedIPs: [], lastHandshakeSec: 0, persistentKeepaliveS: 0, rxBytes: 0, txBytes: 0, ...over });
+  const peerA = { node: 'n2', publicKey: KEY_A, endpoint: '192.168.77.2:51820', allowedIPs: ['10.10.2.0/24'] };
+
   test('set peers removes the ones no longer wanted and sets the others in place with their allowed IPs', () => {
-    const req = uapiSetPeers([{ node: 'n2', publicKey: KEY_A, endpoint: '192.168.77.2:51820', allowedIPs: ['10.10.2.0/24'] }], [KEY_A, KEY_B]);
+    const req = uapiSetPeers([peerA], [device(KEY_A), device(KEY_B)]);
     expect(req).toBe(
       `set=1\npublic_key=${hex(KEY_B)}\nremove=true\npublic_key=${hex(KEY_A)}\nendpoint=192.168.77.2:51820\npersistent_keepalive_interval=25\nreplace_allowed_ips=true\nallowed_ip=10.10.2.0/24\n\n`,
     );
     expect(req).not.toContain('replace_peers');
   });
 
-  test('set interface carries the private key in hex and the port', () => {
-    const priv = generatePrivateKey();
-    expect(uapiSetInterface(priv, 51821)).toBe(`set=1\nprivate_key=${hex(priv)}\nlisten_port=51821\n\n`);
+  test('set peers leaves a peer the device already holds as wanted alone, and asks nothing when all are', () => {
+    const held = device(KEY_A, { endpoint: '192.168.77.2:51820', allowedIPs: ['10.10.2.0/24'], persistentKeepaliveS: 25, lastHandshakeSec: 9 });
+    expect(uapiSetPeers([peerA], [held])).toBeUndefined();
+    // Another endpoint, allowed IP or keepalive is set again; a new key is a new peer.
+    expect(uapiSetPeers([peerA], [{ ...held, endpoint: '192.168.77.9:51820' }])).toContain(`public_key=${hex(KEY_A)}\nendpoint=192.168.77.2:51820`);
+    expect(uapiSetPeers([peerA], [{ ...held, allowedIPs: ['10.10.9.0/24'] }])).toContain('allowed_ip=10.10.2.0/24');
+    expect(uapiSetPeers([peerA], [{ ...held, persistentKeepaliveS: 0 }])).toContain('persistent_keepalive_interval=25');
+    expect(uapiSetPeers([{ ...peerA, publicKey: KEY_B }], [held])).toBe(
+      `set=1\npublic_key=${hex(KEY_A)}\nremove=true\npublic_key=${hex(KEY_B)}\nendpoint=192.168.77.2:51820\npersistent_keepalive_interval=25\nreplace_allowed_ips=true\nallowed_ip=10.10.2.0/24\n\n`,
+    );
   });
 
-  test('a get answer gives the port and each peer with its endpoint, allowed IPs, handshake and counters', () => {
-    const text = `private_key=00\nlisten_port=51820\npublic_key=${hex(KEY_A)}\nendpoint=192.168.77.2:51820\nlast_handshake_time_sec=17\nrx_bytes=5\ntx_bytes=6\nallowed_ip=10.10.2.0/24\npublic_key=${hex(KEY_B)}\nallowed_ip=10.10.3.0/24\nerrno=0\n\n`;
+  test('set interface carries the private key in hex and the port, only where the device differs', () => {
+    const priv = generatePrivateKey();
+    expect(uapiSetInterface(priv, 51821)).toBe(`set=1\nprivate_key=${hex(priv)}\nlisten_port=51821\n\n`);
+    expect(uapiSetInterface(priv, 51821, { privateKey: priv, listenPort: 51821 })).toBeUndefined();
+    // A rotation: the same port is not set again (that would rebind the device's socket).
+    expect(uapiSetInterface(priv, 51821, { listenPort: 51821 })).toBe(`set=1\nprivate_key=${hex(priv)}\n\n`);
+    expect(uapiSetInterface(priv, 51821, { privateKey: priv, listenPort: 51820 })).toBe('set=1\nlisten_port=51821\n\n');
+  });
+
+  test('a get answer gives the key, the port and each peer with its endpoint, allowed IPs, keepalive, handshake and counters', () => {
+    const priv = generatePrivateKey();
+    const text = `private_key=${hex(priv)}\nlisten_port=51820\npublic_key=${hex(KEY_A)}\nendpoint=192.168.77.2:51820\nlast_handshake_time_sec=17\nrx_bytes=5\ntx_bytes=6\npersistent_keepalive_interval=25\nallowed_ip=10.10.2.0/24\npublic_key=${hex(KEY_B)}\nallowed_ip=10.10.3.0/24\nerrno=0\n\n`;
     expect(parseUapiGet(text)).toEqual({
+      privateKey: priv,
       listenPort: 51820,
       peers: [
-        { publicKey: KEY_A, endpoint: '192.168.77.2:51820', allowedIPs: ['10.10.2.0/24'], lastHandshakeSec: 17, rxBytes: 5, txBytes: 6 },
-        { publicKey: KEY_B, allowedIPs: ['10.10.3.0/24'], lastHandshakeSec: 0, rxBytes: 0, txBytes: 0 },
+        { publicKey: KEY_A, endpoint: '192.168.77.2:51820', allowedIPs: ['10.10.2.0/24'], lastHandshakeSec: 17, persistentKeepaliveS: 25, rxBytes: 5, txBytes: 6 },
+        { publicKey: KEY_B, allowedIPs: ['10.10.3.0/24'], lastHandshakeSec: 0, persistentKeepaliveS: 0, rxBytes: 0, txBytes: 0 },
       ],
     });
     expect(uapiErrno(text)).toBe(0);
     expect(uapiErrno('errno=-22\n\n')).toBe(-22);
     expect(uapiErrno('listen_port=1\n')).toBeUndefined();
+  });
+});
+
+describe('key rotation decision', () => {
+  const KEY = generatePrivateKey();
+  const DAY = 86_400_000;
+
+  test('a key younger than the period is kept, with the next check when it comes of age; at the period it is replaced', () => {
+    const clock = new ManualClock();
+    const file = { kind: 'key' as const, privateKey: KEY, writtenAtMs: clock.now() };
+    clock.advance(DAY);
+    expect(keyRotationDecision({ file, current: KEY, nowMs: clock.now(), periodMs: 7 * DAY })).toEqual({ action: 'keep', nextCheckInMs: 6 * DAY });
+    clock.advance(6 * DAY - 1);
+    expect(keyRotationDecision({ file, current: KEY, nowMs: clock.now(), periodMs: 7 * DAY })).toEqual({ action: 'keep', nextCheckInMs: 1 });
+    clock.advance(1);
+    expect(keyRotationDecision({ file, current: KEY, nowMs: clock.now(), periodMs: 7 * DAY })).toEqual({ action: 'generate', reason: 'the key is 604800 s old, the rotation period 604800 s' });
+  });
+
+  test('without a period the key is kept however old; removing the file asks for a new one', () => {
+    const clock = new ManualClock();
+    const file = { kind: 'key' as const, privateKey: KEY, writtenAtMs: clock.now() };
+    clock.advance(3650 * DAY);
+    expect(keyRotationDecision({ file, current: KEY, nowMs: clock.now() })).toEqual({ action: 'keep' });
+    expect(keyRotationDecision({ file: { kind: 'missing' }, current: KEY, nowMs: clock.now() })).toEqual({ action: 'generate', reason: 'the key file was removed' });
+  });
+
+  test("another valid key in the file is used as it is; a file holding something else is refused and the key kept", () => {
+    const other = generatePrivateKey();
+    expect(keyRotationDecision({ file: { kind: 'key', privateKey: other, writtenAtMs: 0 }, current: KEY, nowMs: 1, periodMs: DAY })).toEqual({ action: 'use', privateKey: other, reason: 'the key file holds another key' });
+    expect(keyRotationDecision({ file: { kind: 'invalid' }, current: KEY, nowMs: 1, periodMs: DAY })).toEqual({ action: 'refuse', reason: 'the key file does not hold a base64 32-byte WireGuard private key' });
+  });
+
+  test('a key written on the agent clock is dated by it: its file time is the age the decision reads', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sy-wg-key-'));
+    try {
+      const clock = new ManualClock(Date.UTC(2026, 0, 1));
+      const file = join(dir, 'wireguard', 'private.key');
+      const made = loadOrCreatePrivateKey(file, clock.now());
+      expect(made.writtenAtMs).toBe(clock.now());
+      expect(readKeyFile(file)).toEqual({ kind: 'key', privateKey: made.privateKey, writtenAtMs: clock.now() });
+      clock.advance(DAY);
+      expect(keyRotationDecision({ file: readKeyFile(file), current: made.privateKey, nowMs: clock.now(), periodMs: DAY }).action).toBe('generate');
+      const next = generatePrivateKey();
+      writePrivateKey(file, next, clock.now());
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      expect(keyRotationDecision({ file: readKeyFile(file), current: next, nowMs: clock.now(), periodMs: DAY })).toEqual({ action: 'keep', nextCheckInMs: DAY });
+      rmSync(file);
+      expect(readKeyFile(file)).toEqual({ kind: 'missing' });
+      writeFileSync(file, 'garbage\n');
+      expect(readKeyFile(file)).toEqual({ kind: 'invalid' });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -154,6 +233,8 @@ describe('routes and options in wireGuard mode', () => {
     const kube = { request: () => Promise.reject(new Error('unused')), watch: () => Promise.reject(new Error('unused')) };
     expect(() => resolveAgentOptions({ ...base, kube, trafficMode: 'networkPolicyOnly' })).toThrow('networkPolicyOnly');
     expect(resolveAgentOptions({ ...base, kube })).toMatchObject({ trafficEncryptionMode: 'wireGuard', wireGuardPort: 51820 });
+    expect(resolveAgentOptions({ ...base, kube, wireGuardKeyRotationMs: 3_600_000 }).wireGuardKeyRotationMs).toBe(3_600_000);
+    expect(() => resolveAgentOptions({ ...base, kube, wireGuardKeyRotationMs: 5 })).toThrow('wireGuardKeyRotationMs must be a number of milliseconds of at least 1000, not 5');
   });
 
   test('antrea-agent.conf trafficEncryptionMode and wireGuard.port reach the options', () => {

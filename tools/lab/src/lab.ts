@@ -19,6 +19,7 @@ import { createServer } from 'node:net';
 import { FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, LabError, planNodes, type LabEncryption, type LabMode, type NodeLayout, type NodePlan } from './plan';
 import { Kubelet, type LabNodeRuntime } from './kubelet';
 import type { Phase } from './progress';
+import { removeWireGuardDevice } from './wireguard-teardown';
 
 /**
  * Root of the monorepo: `$SWITCHYARD_ROOT` (the bin script sets it), else the nearest parent of
@@ -431,6 +432,8 @@ export class Lab {
       }),
     );
     mark('processes stopped');
+    // WireGuard devices outlive their agents; removed by the agents' records before the netns go.
+    if (this.state.encryption === 'wireGuard') for (const n of this.state.nodes) await removeWireGuardDevice(n.netns, join(dirname(n.apiSocket), 'data'));
     await this.api.stop().catch(() => undefined);
     await this.tb.cleanup();
     mark('namespaces and interfaces removed');

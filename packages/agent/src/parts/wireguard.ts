@@ -1,59 +1,72 @@
 /**
  * The WireGuard part (trafficEncryptionMode wireGuard): runs the node's WireGuard device
- * (userspace wireguard-go, a child of the agent), keeps its private key on disk, publishes the
- * public key on the Node, and keeps the device's peers in line with the other Nodes. The routes
- * part sends remote pod CIDRs to the device; the pipeline hands that traffic to the gateway.
+ * (userspace wireguard-go), keeps its private key on disk and rotates it, publishes the public key
+ * on the Node, and keeps the device's peers in line with the other Nodes. The routes part sends
+ * remote pod CIDRs to the device; the pipeline hands that traffic to the gateway.
  *
- * wireguard-go puts its UAPI socket in the fixed directory /var/run/wireguard. Several lab nodes
- * share one file system, so the child runs in a private mount namespace with the node's own
- * directory mounted there; the agent reaches the socket at that directory's real path.
+ * The device outlives the agent, as a kernel device would (see ./wireguard-device): a restarted
+ * agent adopts the running device instead of starting another, so pod traffic between nodes does
+ * not stop while the agent is away.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { Informer, type KubeClient } from '@switchyard/kube';
-import { systemClock } from '@switchyard/runtime';
+import { systemClock, type Clock, type TimerHandle } from '@switchyard/runtime';
 import type { AgentContext } from '../context';
-import { AgentError } from '../errors';
 import type { AgentController, ControllerHealth } from '../lifecycle';
-import { netnsPath } from '../netops';
 import {
   WIREGUARD_DEVICE,
   WIREGUARD_PUBLIC_KEY_ANNOTATION,
+  generatePrivateKey,
+  keyRotationDecision,
   loadOrCreatePrivateKey,
   parseUapiGet,
   publicKeyOf,
+  readKeyFile,
   uapiRequest,
   uapiSetInterface,
   uapiSetPeers,
   wireGuardNodeFacts,
   wireGuardPeersOf,
+  writePrivateKey,
   type SkippedPeer,
   type WireGuardNodeFacts,
   type WireGuardPeer,
 } from '../wireguard';
 import { NODES, PRIME_LIST_MS, listWithin } from './kube-resources';
+import { adoptWireGuardDevice, deviceLogTail, isRunning, startWireGuardDevice, wireGuardDir, wireGuardSocket, type DeviceProcess } from './wireguard-device';
 
-/** How long wireguard-go may take to answer on its socket after it was started. */
-const DEVICE_READY_MS = 10_000;
+export { removeWireGuardDevice } from './wireguard-device';
+
+const KEY_FILE = 'private.key';
 
 export class WireGuardTunnel implements AgentController {
   readonly name = 'wireguard';
-  private child: ChildProcess | undefined;
+  /** The device's process: recorded, and either started by this agent or adopted from a previous one. */
+  private device: DeviceProcess | undefined;
   private childExit: { code: number | null; signal: string | null } | undefined;
   private stopping = false;
-  private readonly output: string[] = [];
   private informer: Informer | undefined;
   private readonly nodes = new Map<string, WireGuardNodeFacts>();
   private running: Promise<void> | undefined;
   private dirty = false;
+  private keyCheckDue = false;
+  private keyTimer: TimerHandle | undefined;
+  private keyWatcher: FSWatcher | undefined;
+  private privateKey = '';
   private warned = new Set<string>();
   /** This node's public key (base64), once started. */
   publicKey: string | undefined;
+  /** Whether this agent adopted a device a previous agent left running. */
+  adopted = false;
   /** The peers last set on the device. */
   peers: WireGuardPeer[] = [];
   /** Nodes whose annotation holds no usable key. */
   skipped: SkippedPeer[] = [];
+  /** Why the key file was not used (it holds no key); cleared once it is right again. */
+  keyProblem: string | undefined;
+  /** Key rotations this agent made. */
+  rotations = 0;
   lastError: unknown;
 
   constructor(
@@ -63,22 +76,44 @@ export class WireGuardTunnel implements AgentController {
 
   /** The UAPI socket of the device (in the node's own run directory). */
   get socketPath(): string {
-    return join(this.runDir, `${WIREGUARD_DEVICE}.sock`);
+    return wireGuardSocket(this.ctx.options.dataDir);
   }
-  private get runDir(): string {
-    return join(this.ctx.options.dataDir, 'wireguard', 'run');
+  private get dir(): string {
+    return wireGuardDir(this.ctx.options.dataDir);
+  }
+  private get keyFile(): string {
+    return join(this.dir, KEY_FILE);
+  }
+  private get clock(): Clock {
+    return this.ctx.options.clock ?? systemClock;
   }
 
   async start(): Promise<void> {
     const { options: o, log } = this.ctx;
-    const { privateKey, created } = loadOrCreatePrivateKey(join(o.dataDir, 'wireguard', 'private.key'));
+    const { privateKey, created } = loadOrCreatePrivateKey(this.keyFile, this.clock.now());
+    this.privateKey = privateKey;
     this.publicKey = publicKeyOf(privateKey);
     log.info({ publicKey: this.publicKey, created }, created ? 'WireGuard key pair generated' : 'WireGuard key loaded');
-    await this.startDevice();
-    await uapiRequest(this.socketPath, uapiSetInterface(privateKey, o.wireGuardPort));
+    this.device = await adoptWireGuardDevice({ dataDir: o.dataDir, log });
+    this.adopted = this.device !== undefined;
+    if (!this.device) {
+      // Exit events come only while this agent is the device's parent; health checks the record too.
+      this.device = await startWireGuardDevice({
+        dataDir: o.dataDir,
+        nodeNetns: o.nodeNetns,
+        wireGuardGo: o.wireGuardGo,
+        log,
+        onExit: (code, signal) => {
+          this.childExit = { code, signal };
+          if (!this.stopping) log.error({ code, signal, output: this.logTail() }, 'wireguard-go exited: inter-node pod traffic stops until the agent restarts');
+        },
+      });
+    }
+    // Only what differs: an adopted device with the right key and port is left untouched.
+    const set = uapiSetInterface(privateKey, o.wireGuardPort, parseUapiGet(await uapiRequest(this.socketPath, 'get=1\n\n')));
+    if (set) await uapiRequest(this.socketPath, set);
     await this.ctx.net.setLinkUp(WIREGUARD_DEVICE, this.ctx.mtu);
-    await this.kube.request('PATCH', `/api/v1/nodes/${encodeURIComponent(o.nodeName)}`, { metadata: { annotations: { [WIREGUARD_PUBLIC_KEY_ANNOTATION]: this.publicKey } } }, 'application/merge-patch+json');
-    log.info({ node: o.nodeName, annotation: WIREGUARD_PUBLIC_KEY_ANNOTATION }, 'WireGuard public key published');
+    await this.publish();
     // Peers from the Nodes listed now: the restarted agent's tunnels are back before the watch runs.
     try {
       for (const n of await listWithin(this.kube, '/api/v1/nodes', PRIME_LIST_MS)) this.onNode(wireGuardNodeFacts(n));
@@ -86,6 +121,7 @@ export class WireGuardTunnel implements AgentController {
     } catch (e) {
       log.warn({ err: e instanceof Error ? e.message : String(e) }, 'Nodes not listed at start; WireGuard peers follow from the watch');
     }
+    this.watchKey();
   }
 
   async sync(): Promise<void> {
@@ -105,78 +141,107 @@ export class WireGuardTunnel implements AgentController {
     this.informer.start();
   }
 
+  /**
+   * Stops watching; the device stays up with its peers (as a kernel device would), so pod
+   * traffic between nodes goes on while no agent runs. The next agent adopts it;
+   * {@link removeWireGuardDevice} removes it.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
+    this.keyTimer?.cancel();
+    this.keyWatcher?.close();
     await this.informer?.stop();
     await this.idle();
-    const child = this.child;
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    // Only the process this part started, by its handle.
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 3000);
-    await exited;
-    clearTimeout(timer);
   }
 
   health(): ControllerHealth {
-    if (this.childExit) return { ok: false, detail: `wireguard-go exited (code ${this.childExit.code}, signal ${this.childExit.signal}): ${this.output.slice(-3).join(' | ')}` };
-    if (!this.publicKey) return { ok: false, detail: 'not started' };
+    if (this.childExit) return { ok: false, detail: `wireguard-go exited (code ${this.childExit.code}, signal ${this.childExit.signal}): ${this.logTail()}` };
+    if (!this.publicKey || !this.device) return { ok: false, detail: 'not started' };
+    if (!isRunning(this.device)) return { ok: false, detail: `wireguard-go (pid ${this.device.pid}) is gone: ${this.logTail()}` };
     const held = `${WIREGUARD_DEVICE}: ${this.peers.length} peers${this.skipped.length ? `, ${this.skipped.length} skipped (bad key)` : ''}`;
+    if (this.keyProblem !== undefined) return { ok: false, detail: `${held}; key file ${this.keyFile}: ${this.keyProblem}` };
     if (this.lastError !== undefined) return { ok: false, detail: `${held}; last apply failed: ${this.lastError instanceof Error ? this.lastError.message : String(this.lastError)}` };
     return { ok: true, detail: held };
   }
 
-  /** Resolves when every Node change seen so far is on the device. */
+  /** Resolves when every Node change and key check seen so far is done. */
   async idle(): Promise<void> {
     while (this.running) await this.running;
   }
 
+  private logTail(): string {
+    return deviceLogTail(this.ctx.options.dataDir);
+  }
+
+  private async publish(): Promise<void> {
+    const o = this.ctx.options;
+    await this.kube.request('PATCH', `/api/v1/nodes/${encodeURIComponent(o.nodeName)}`, { metadata: { annotations: { [WIREGUARD_PUBLIC_KEY_ANNOTATION]: this.publicKey } } }, 'application/merge-patch+json');
+    this.ctx.log.info({ node: o.nodeName, annotation: WIREGUARD_PUBLIC_KEY_ANNOTATION, publicKey: this.publicKey }, 'WireGuard public key published');
+  }
+
   /**
-   * Starts wireguard-go in the foreground in the node's namespace, in a private mount namespace
-   * whose /var/run/wireguard is this node's run directory, and with a parent-death signal so it
-   * never outlives the agent. Resolves once the device answers on its socket.
+   * Key rotation triggers: the key file's directory is watched (removing or replacing the file
+   * asks for a check at once), and with a rotation period a timer on the agent's clock checks
+   * again when the key comes of age.
    */
-  private async startDevice(): Promise<void> {
-    const { options: o, log } = this.ctx;
-    mkdirSync(this.runDir, { recursive: true, mode: 0o700 });
-    const script = 'mkdir -p /var/run/wireguard && mount --bind "$1" /var/run/wireguard && exec setpriv --pdeathsig KILL "$2" -f "$3"';
-    const argv = [
-      ...(o.nodeNetns !== undefined ? ['nsenter', `--net=${netnsPath(o.nodeNetns)}`] : []),
-      'unshare', '--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', this.runDir, o.wireGuardGo, WIREGUARD_DEVICE,
-    ];
-    const [cmd, ...args] = argv as [string, ...string[]];
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, LOG_LEVEL: 'error', WG_PROCESS_FOREGROUND: '1' } });
-    this.child = child;
-    const keep = (d: Buffer): void => {
-      for (const line of d.toString('utf8').split('\n')) if (line.trim()) this.output.push(line.trim());
-      this.output.splice(0, Math.max(0, this.output.length - 20));
-    };
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    child.on('exit', (code, signal) => {
-      this.childExit = { code, signal };
-      if (!this.stopping) log.error({ code, signal, output: this.output.slice(-5) }, 'wireguard-go exited: inter-node pod traffic stops until the agent restarts');
-    });
-    child.on('error', (e) => {
-      this.childExit = { code: null, signal: null };
-      this.output.push(e.message);
-    });
-    const deadline = Date.now() + DEVICE_READY_MS;
-    for (;;) {
-      if (this.childExit) throw new AgentError('WIREGUARD', `wireguard-go exited before its device was ready: ${this.output.slice(-3).join(' | ')}`, argv, 'wireGuard');
-      if (existsSync(this.socketPath)) {
-        try {
-          await uapiRequest(this.socketPath, 'get=1\n\n', 1000);
-          break;
-        } catch {
-          // the socket file may be the previous run's; wireguard-go replaces it
-        }
-      }
-      if (Date.now() > deadline) throw new AgentError('WIREGUARD', `${WIREGUARD_DEVICE} did not answer on ${this.socketPath} within ${DEVICE_READY_MS} ms`, argv, 'wireGuard');
-      await new Promise((r) => setTimeout(r, 50));
+  private watchKey(): void {
+    try {
+      this.keyWatcher = watch(this.dir, (_event, file) => {
+        if (file === KEY_FILE) this.requestKeyCheck();
+      });
+      this.keyWatcher.on('error', (e) => this.ctx.log.warn({ err: e.message, dir: this.dir }, 'WireGuard key directory watch failed; the rotation period still applies'));
+    } catch (e) {
+      this.ctx.log.warn({ err: e instanceof Error ? e.message : String(e), dir: this.dir }, 'WireGuard key directory not watched; the rotation period still applies');
     }
-    log.info({ device: WIREGUARD_DEVICE, pid: child.pid, socket: this.socketPath }, 'WireGuard device up (wireguard-go)');
+    this.requestKeyCheck();
+  }
+
+  private requestKeyCheck(): void {
+    if (this.stopping) return;
+    this.keyCheckDue = true;
+    this.kick();
+  }
+
+  private armKeyTimer(ms: number): void {
+    this.keyTimer?.cancel();
+    if (this.stopping) return;
+    this.keyTimer = this.clock.setTimeout(() => this.requestKeyCheck(), ms);
+  }
+
+  /** Applies the rotation decision for the key file as it is now. */
+  private async rotateIfDue(): Promise<void> {
+    const { options: o, log } = this.ctx;
+    const period = o.wireGuardKeyRotationMs;
+    const d = keyRotationDecision({ file: readKeyFile(this.keyFile), current: this.privateKey, nowMs: this.clock.now(), ...(period !== undefined ? { periodMs: period } : {}) });
+    if (d.action === 'keep') {
+      this.keyProblem = undefined;
+      if (d.nextCheckInMs !== undefined) this.armKeyTimer(d.nextCheckInMs);
+      return;
+    }
+    if (d.action === 'refuse') {
+      if (this.keyProblem === undefined) log.error({ file: this.keyFile }, `WireGuard key file ${this.keyFile}: ${d.reason}; the device keeps its key`);
+      this.keyProblem = d.reason;
+      return;
+    }
+    this.keyProblem = undefined;
+    let next: string;
+    if (d.action === 'generate') {
+      next = generatePrivateKey();
+      // On disk first: an agent that dies from here on comes back with the new key.
+      writePrivateKey(this.keyFile, next, this.clock.now());
+    } else next = d.privateKey;
+    const previous = this.publicKey;
+    // The device drops its sessions (they were made with the old key); each peer handshakes
+    // again once it has the new public key from the Node.
+    const set = uapiSetInterface(next, o.wireGuardPort, { listenPort: o.wireGuardPort });
+    if (set) await uapiRequest(this.socketPath, set);
+    this.privateKey = next;
+    this.publicKey = publicKeyOf(next);
+    this.rotations++;
+    await this.publish();
+    log.info({ previous, publicKey: this.publicKey, reason: d.reason }, `WireGuard key rotated: ${d.reason}`);
+    this.dirty = true; // this node's own key is part of the peer checks
+    if (period !== undefined) this.armKeyTimer(period);
   }
 
   private onNode(f: WireGuardNodeFacts): void {
@@ -186,11 +251,26 @@ export class WireGuardTunnel implements AgentController {
 
   private schedule(): void {
     this.dirty = true;
+    this.kick();
+  }
+
+  private kick(): void {
     this.running ??= this.loop().finally(() => (this.running = undefined));
   }
 
+  /** One at a time: key changes and peer changes both talk to the device. */
   private async loop(): Promise<void> {
-    while (this.dirty) {
+    while (this.dirty || this.keyCheckDue) {
+      if (this.keyCheckDue) {
+        this.keyCheckDue = false;
+        try {
+          await this.rotateIfDue();
+        } catch (e) {
+          this.lastError = e;
+          this.ctx.log.error({ err: e }, 'WireGuard key check failed');
+        }
+        continue;
+      }
       this.dirty = false;
       try {
         await this.apply();
@@ -213,9 +293,10 @@ export class WireGuardTunnel implements AgentController {
     }
     this.skipped = skipped;
     if (JSON.stringify(peers) === JSON.stringify(this.peers) && this.lastError === undefined) return;
-    const current = parseUapiGet(await uapiRequest(this.socketPath, 'get=1\n\n')).peers.map((p) => p.publicKey);
-    await uapiRequest(this.socketPath, uapiSetPeers(peers, current));
+    const current = parseUapiGet(await uapiRequest(this.socketPath, 'get=1\n\n')).peers;
+    const set = uapiSetPeers(peers, current);
+    if (set) await uapiRequest(this.socketPath, set);
     this.peers = peers;
-    log.info({ peers: peers.map((p) => `${p.node}@${p.endpoint} ${p.allowedIPs.join(',')}`) }, 'WireGuard peers set');
+    log.info({ peers: peers.map((p) => `${p.node}@${p.endpoint} ${p.allowedIPs.join(',')}`), changed: set !== undefined }, set ? 'WireGuard peers set' : 'WireGuard peers already as wanted');
   }
 }

@@ -1,0 +1,170 @@
+// The WireGuard part on real wireguard-go devices in two node namespaces joined by a veth, with the
+// embedded Kubernetes API: each part publishes its key and peers with the other; on node a's
+// injected clock its key comes of age and is rotated (file, device, Node), node b follows, and a
+// ping across the devices works again; a new part adopts the device a stopped one left running
+// (same process, nothing reconfigured) and traffic never stops; removal deletes the link and ends
+// the recorded process, as `switchyard-agent --uninstall` does.
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfigClient } from '@switchyard/kube';
+import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import { ManualClock } from '@switchyard/runtime/testing';
+import { Testbed, isAlive, run, waitFor, type Netns } from '@switchyard/testbed';
+import { agentContext } from '../src/context';
+import { WireGuardTunnel, removeWireGuardDevice } from '../src/parts/wireguard';
+import { WIREGUARD_DEVICE, WIREGUARD_PUBLIC_KEY_ANNOTATION } from '../src/wireguard';
+import { PKG_DIR, ensurePluginBuilt } from './helpers';
+
+const HOUR = 3_600_000;
+const NODES = [
+  { name: 'wg-a', nodeIP: '192.168.79.1', podCIDR: '10.79.1.0/24', podIP: '10.79.1.1' },
+  { name: 'wg-b', nodeIP: '192.168.79.2', podCIDR: '10.79.2.0/24', podIP: '10.79.2.1' },
+] as const;
+
+let tb: Testbed;
+let api: KubeApiServer;
+let kube: KubeConfigClient;
+let dir: string;
+const netns: Netns[] = [];
+const parts: WireGuardTunnel[] = [];
+const clock = new ManualClock(Date.UTC(2026, 5, 1));
+
+const dataDir = (i: number): string => join(dir, NODES[i]!.name);
+const hex = (b64: string): string => Buffer.from(b64, 'base64').toString('hex');
+const get = async (i: number): Promise<string> =>
+  (await run(['socat', '-', `UNIX-CONNECT:${join(dataDir(i), 'wireguard', 'run', `${WIREGUARD_DEVICE}.sock`)}`], { input: 'get=1\n\n', timeoutMs: 5000 })).stdout;
+const record = (i: number): { pid: number; start: string } => JSON.parse(readFileSync(join(dataDir(i), 'wireguard', 'device.json'), 'utf8')) as { pid: number; start: string };
+const annotation = async (i: number): Promise<string | undefined> =>
+  (await kube.request<{ metadata: { annotations?: Record<string, string> } }>('GET', `/api/v1/nodes/${NODES[i]!.name}`)).metadata.annotations?.[WIREGUARD_PUBLIC_KEY_ANNOTATION];
+/** A ping from node a's "pod" address to node b's, through the devices. */
+const ping = async (count = 2): Promise<boolean> =>
+  (await run(['ping', '-c', String(count), '-i', '0.2', '-W', '1', '-I', NODES[0].podIP, NODES[1].podIP], { netns: netns[0]!.name, allowFailure: true, timeoutMs: 10_000 })).code === 0;
+
+function part(i: number, extra: { clock?: ManualClock; wireGuardKeyRotationMs?: number } = {}): WireGuardTunnel {
+  const n = NODES[i]!;
+  const ctx = agentContext({ nodeName: n.name, podCIDR: n.podCIDR, nodeIP: n.nodeIP, ovsdbRemote: 'unix:/nonexistent', dataDir: dataDir(i), nodeNetns: netns[i]!.name, kube, trafficEncryptionMode: 'wireGuard', ...extra });
+  const p = new WireGuardTunnel(ctx, kube);
+  parts.push(p);
+  return p;
+}
+
+/** The addresses and routes the routes part would give: each node's "pod" address, the other's CIDR onto the device. */
+async function route(i: number): Promise<void> {
+  const other = NODES[1 - i]!;
+  await netns[i]!.exec(['ip', 'addr', 'add', `${NODES[i]!.podIP}/32`, 'dev', 'lo']);
+  await netns[i]!.exec(['ip', 'route', 'replace', other.podCIDR, 'dev', WIREGUARD_DEVICE]);
+}
+
+beforeAll(async () => {
+  tb = await Testbed.create();
+  dir = mkdtempSync(join(tmpdir(), 'sy-wg-'));
+  api = await startKubeApi(); // Nodes only: no CRDs needed
+  const kc = new KubeConfig();
+  kc.loadFromFile(api.writeKubeconfig(join(dir, 'kubeconfig')));
+  kube = new KubeConfigClient(kc);
+  for (const n of NODES) {
+    netns.push(await tb.createNetns('w'));
+    await kube.request('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: n.name }, spec: { podCIDR: n.podCIDR, podCIDRs: [n.podCIDR] }, status: { addresses: [{ type: 'InternalIP', address: n.nodeIP }] } });
+  }
+  const [a, b] = [tb.name('v'), tb.name('v')];
+  await run(['ip', 'link', 'add', a, 'netns', netns[0]!.name, 'type', 'veth', 'peer', 'name', b, 'netns', netns[1]!.name]);
+  for (const [i, link] of [a, b].entries()) {
+    await netns[i]!.exec(['ip', 'addr', 'add', `${NODES[i]!.nodeIP}/24`, 'dev', link]);
+    await netns[i]!.exec(['ip', 'link', 'set', link, 'up']);
+  }
+}, 60_000);
+
+afterAll(async () => {
+  for (const p of parts) await p.stop().catch(() => undefined);
+  for (const i of [0, 1]) if (netns[i]) await removeWireGuardDevice({ dataDir: dataDir(i), nodeNetns: netns[i]!.name });
+  await api?.stop();
+  await tb?.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+}, 60_000);
+
+it('each part runs a device, publishes its key and sets the other node as its peer; a ping crosses the devices', async () => {
+  const a = part(0, { clock, wireGuardKeyRotationMs: 24 * HOUR });
+  const b = part(1);
+  await a.start();
+  await b.start();
+  await a.sync();
+  await b.sync();
+  for (const i of [0, 1]) await route(i);
+  await waitFor('both peers set', async () => (await get(0)).includes(`public_key=${hex(b.publicKey!)}`) && (await get(1)).includes(`public_key=${hex(a.publicKey!)}`), { timeoutMs: 10_000, intervalMs: 100 });
+  expect(await annotation(0)).toBe(a.publicKey);
+  expect(await annotation(1)).toBe(b.publicKey);
+  expect(await get(0)).toContain(`endpoint=${NODES[1].nodeIP}:51820\n`);
+  expect(await ping()).toBe(true);
+  // The key file is dated by the part's clock: its age is what the rotation period measures.
+  expect(Math.round(statSync(join(dataDir(0), 'wireguard', 'private.key')).mtimeMs)).toBe(clock.now());
+});
+
+it("node a's key is rotated when it comes of age on its clock: file, device and Node change, node b follows, traffic flows again", async () => {
+  const a = parts[0]!;
+  const b = parts[1]!;
+  const old = a.publicKey!;
+  await clock.advanceAsync(24 * HOUR - 1000);
+  await a.idle();
+  expect(a.rotations).toBe(0);
+  await clock.advanceAsync(1000);
+  await waitFor('the rotation', () => a.rotations === 1, { timeoutMs: 5000, intervalMs: 20 });
+  await a.idle();
+  expect(a.publicKey).not.toBe(old);
+  expect(await annotation(0)).toBe(a.publicKey);
+  const key = readFileSync(join(dataDir(0), 'wireguard', 'private.key'), 'utf8').trim();
+  expect(await get(0)).toContain(`private_key=${hex(key)}\n`);
+  expect(Math.round(statSync(join(dataDir(0), 'wireguard', 'private.key')).mtimeMs)).toBe(clock.now());
+  await waitFor("node b's peer is the new key", async () => (await get(1)).includes(`public_key=${hex(a.publicKey!)}`), { timeoutMs: 10_000, intervalMs: 50 });
+  expect(await get(1)).not.toContain(`public_key=${hex(old)}`);
+  expect(b.health().ok).toBe(true);
+  expect(await ping()).toBe(true);
+  // The next rotation is due one period later.
+  expect(clock.pendingDelays()).toContain(24 * HOUR);
+});
+
+it('a new part adopts the device a stopped part left running: same process, key and peers, no reconfiguration, and traffic goes on', async () => {
+  const before = record(0);
+  const peersBefore = (await get(0)).replace(/^(last_handshake|rx_bytes|tx_bytes)[^\n]*\n/gm, '');
+  await parts[0]!.stop();
+  expect(isAlive(before.pid, before.start)).toBe(true);
+  expect(await ping()).toBe(true); // no agent on node a: the device carries on
+  const again = part(0, { clock, wireGuardKeyRotationMs: 24 * HOUR });
+  await again.start();
+  expect(again.adopted).toBe(true);
+  expect(record(0)).toEqual(before);
+  expect(again.publicKey).toBe(parts[0]!.publicKey);
+  expect((await get(0)).replace(/^(last_handshake|rx_bytes|tx_bytes)[^\n]*\n/gm, '')).toBe(peersBefore);
+  expect(again.health()).toMatchObject({ ok: true });
+  expect(await ping()).toBe(true);
+});
+
+it('a recorded process that is gone is not adopted: a new device is started and recorded', async () => {
+  const b = parts[1]!;
+  await b.stop();
+  const before = record(1);
+  // Deleting the link ends wireguard-go, as removal does; the record stays behind.
+  await netns[1]!.exec(['ip', 'link', 'del', WIREGUARD_DEVICE]);
+  await waitFor('wireguard-go of node b to exit', () => !isAlive(before.pid, before.start), { timeoutMs: 5000, intervalMs: 50 });
+  const again = part(1);
+  await again.start();
+  expect(again.adopted).toBe(false);
+  expect(record(1).pid).not.toBe(before.pid);
+  await again.sync();
+  // The route went with the link; the address stays.
+  await netns[1]!.exec(['ip', 'route', 'replace', NODES[0].podCIDR, 'dev', WIREGUARD_DEVICE]);
+  await waitFor('traffic again', () => ping(1), { timeoutMs: 15_000, intervalMs: 200 });
+});
+
+it('removal (and `switchyard-agent --uninstall`) deletes the link and ends the recorded process', async () => {
+  for (const p of parts) await p.stop();
+  const recs = [record(0), record(1)];
+  expect(await removeWireGuardDevice({ dataDir: dataDir(0), nodeNetns: netns[0]!.name })).toBe(true);
+  await ensurePluginBuilt();
+  const out = await run([process.execPath, join(PKG_DIR, 'dist', 'agent-cli.js'), '--uninstall', '--data-dir', dataDir(1), '--node-netns', netns[1]!.name], { timeoutMs: 30_000 });
+  expect(out.stdout).toContain('WireGuard device removed');
+  for (const r of recs) expect(isAlive(r.pid, r.start)).toBe(false);
+  expect(existsSync(join(dataDir(1), 'wireguard', 'device.json'))).toBe(false);
+  for (const i of [0, 1]) expect((await netns[i]!.exec(['ip', 'link', 'show', WIREGUARD_DEVICE], { allowFailure: true })).code).not.toBe(0);
+});
