@@ -3,6 +3,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfigClient, KubeRequestError, type KubeClient } from '@switchyard/kube';
 import { CliError } from './errors';
 
 /** APIService group/version the controller serves its read API under. */
@@ -175,4 +176,44 @@ export function readApiOver(kube: KubeHttp): ReadApi {
 /** Connect to the controller's read API through the API server (see {@link connectKube}). */
 export function connectReadApi(o: ConnectOptions): ReadApi {
   return readApiOver(connectKube(o));
+}
+
+/** A read-write client of the API server (the multi-cluster commands create and delete objects). */
+export interface KubeWriter {
+  /** Scheme, host and port of the server: a join config's `leaderAPIServer`. */
+  readonly server: string;
+  /** JSON request; resolves with the body, rejects with a {@link CliError} worded as kubectl would. */
+  request<T = Record<string, unknown>>(method: string, path: string, body?: unknown, contentType?: string): Promise<T>;
+}
+
+/** Connect a {@link KubeWriter} with a kubeconfig (and `-s`), over `@switchyard/kube`'s client. */
+export function connectKubeWriter(o: ConnectOptions): KubeWriter {
+  const kc = loadKubeConfig(o);
+  const base = serverUrl(kc, o);
+  const server = base.toString().replace(/\/$/, '');
+  const client: KubeClient = new KubeConfigClient({ getCurrentCluster: () => ({ server }), applyToHTTPSOptions: (opts) => kc.applyToHTTPSOptions(opts) });
+  return {
+    server,
+    async request<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
+      const started = Date.now();
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<never>((_, reject) => {
+        if (o.timeoutMs > 0) timer = setTimeout(() => reject(new CliError('TIMEOUT', `request to ${base.origin} timed out after ${o.timeoutMs / 1000}s`, o.timeoutMs, '--timeout')), o.timeoutMs);
+      });
+      try {
+        const r = await Promise.race([client.request<T>(method, path, body, contentType), timeout]);
+        o.trace?.(`${method} ${server}${path} OK in ${Date.now() - started} ms`);
+        return r;
+      } catch (e) {
+        if (e instanceof CliError) throw e;
+        if (e instanceof KubeRequestError) {
+          o.trace?.(`${method} ${server}${path} ${e.status} in ${Date.now() - started} ms`);
+          throw kubeError(e.status, typeof e.body === 'string' ? e.body : JSON.stringify(e.body), path, (msg) => `Error from server (ServiceUnavailable): ${msg}`);
+        }
+        throw new CliError('UNREACHABLE', `unable to connect to the server at ${base.origin}: ${(e as Error).message}`, base.origin, o.server !== undefined ? '--server' : 'kubeconfig cluster.server');
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
 }

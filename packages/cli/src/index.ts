@@ -6,8 +6,11 @@
  */
 export { runYardctl, parseDuration } from './program';
 export type { CliIo } from './program';
-export { connectReadApi, connectKube, readApiOver, READ_API_BASE } from './client';
-export type { ReadApi, ConnectOptions, KubeHttp, KubeResponse } from './client';
+export { connectReadApi, connectKube, connectKubeWriter, readApiOver, READ_API_BASE } from './client';
+export type { ReadApi, ConnectOptions, KubeHttp, KubeResponse, KubeWriter } from './client';
+export { renderJoinConfig, parseJoinConfig, memberTokenSecret, JOIN_CONFIG_API_VERSION, JOIN_CONFIG_KIND, CREATED_BY_ANNOTATION, DEFAULT_MEMBER_TOKEN } from './mc-join-config';
+export type { JoinConfig, TokenSecret } from './mc-join-config';
+export { clusterSetTable, resourceExportTable, resourceImportTable, memberClusterAnnounceTable } from './mc-views';
 export { CliError, EXIT_ERROR, EXIT_USAGE } from './errors';
 export type { CliErrorCode } from './errors';
 export { renderTable, renderData, parseOutputFormat, abbreviate, styleFor, OUTPUT_FORMATS } from './output';

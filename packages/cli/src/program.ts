@@ -3,7 +3,8 @@ import { Command, CommanderError, Option } from 'commander';
 import type { EndpointQueryResult, Explanation } from '@switchyard/policy-compiler';
 import { AGENT_INFO_PATH, connectAgent, connectAgentThroughNode, DEFAULT_AGENT_SOCKET, type AgentApi, type AgentConnectOptions } from './agent-client';
 import { agentInfoTable, ovsFlowsTable, podInterfaceTable, type AgentInfo, type OvsFlowItem, type PodInterfaceItem } from './agent-views';
-import { connectKube, decodeJson, kubeError, readApiOver, type ConnectOptions, type KubeHttp, type ReadApi } from './client';
+import { connectKube, connectKubeWriter, decodeJson, kubeError, readApiOver, type ConnectOptions, type KubeHttp, type KubeWriter, type ReadApi } from './client';
+import { addMcCommands } from './mc';
 import { bashCompletion } from './completion';
 import { CliError, EXIT_ERROR, EXIT_USAGE } from './errors';
 import { parseOutputFormat, renderData, renderTable, styleFor, type OutputFormat, type Table } from './output';
@@ -22,6 +23,8 @@ export interface CliIo {
   connectKube?: (o: ConnectOptions) => KubeHttp;
   /** Agent local API factory; defaults to {@link connectAgent}. */
   connectAgent?: (o: AgentConnectOptions) => AgentApi;
+  /** Read-write API client factory (the `mc` commands); defaults to {@link connectKubeWriter}. */
+  connectKubeWriter?: (o: ConnectOptions) => KubeWriter;
 }
 
 interface GlobalOpts {
@@ -339,6 +342,16 @@ export async function runYardctl(argv: readonly string[], io: CliIo): Promise<nu
     const st = styleFor(io.isTTY, o.output, io.env);
     const parts = endpointQueryTables(q);
     io.stdout.write(parts.map((p) => `${o.headers ? `${st.bold(`${p.title}:`)}\n` : ''}${p.table.rows.length === 0 ? (o.headers ? '  <none>\n' : '') : renderTable(p.table, { noHeaders: !o.headers })}`).join(o.headers ? '\n' : ''));
+  });
+
+  addMcCommands(program, {
+    stdout: io.stdout,
+    stderr: io.stderr,
+    kube: () => (io.connectKubeWriter ?? connectKubeWriter)(connectOptions()),
+    withOutput,
+    examples,
+    print,
+    printList,
   });
 
   examples(

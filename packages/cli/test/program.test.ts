@@ -45,7 +45,7 @@ describe('argument parsing and exit codes', () => {
   });
 
   test('--help on every command exits 0 and shows examples on stdout', async () => {
-    for (const argv of [[], ['get'], ['get', 'netpol'], ['get', 'ag'], ['get', 'atg'], ['get', 'ci'], ['policy', 'explain'], ['query', 'endpoint'], ['completion']]) {
+    for (const argv of [[], ['get'], ['get', 'netpol'], ['get', 'ag'], ['get', 'atg'], ['get', 'ci'], ['policy', 'explain'], ['query', 'endpoint'], ['completion'], ['mc'], ['mc', 'get', 'clusterset'], ['mc', 'get', 'joinconfig'], ['mc', 'init'], ['mc', 'join'], ['mc', 'leave'], ['mc', 'destroy']]) {
       const r = await run([...argv, '--help']);
       expect({ argv, code: r.code }).toEqual({ argv, code: 0 });
       expect(r.out).toContain('Examples:');

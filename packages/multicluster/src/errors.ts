@@ -1,7 +1,7 @@
 // The error family of @switchyard/multicluster: a stable code, the offending field and value.
 
 /** Stable codes of {@link MulticlusterError}. */
-export type MulticlusterErrorCode = 'INVALID_CLUSTERSET' | 'INVALID_OPTION' | 'LEADER_ACCESS';
+export type MulticlusterErrorCode = 'INVALID_CLUSTERSET' | 'INVALID_OPTION' | 'LEADER_ACCESS' | 'SERVICE_CIDR';
 
 /** A bad ClusterSet, option or leader access: names the field and the value it had. */
 export class MulticlusterError extends Error {

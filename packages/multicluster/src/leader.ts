@@ -8,7 +8,7 @@ import { InformerSet } from './informers';
 import { acnpResourceImports } from './acnp';
 import { clusterInfoImports } from './cluster-info';
 import { labelIdentityImports, labelIdsOf } from './label-identity';
-import { ACNP_KIND, CLUSTER_INFO_KIND, LABEL_IDENTITY_KIND, CLUSTERSETS, MEMBER_ANNOUNCES, RESOURCE_EXPORTS, RESOURCE_IMPORTS } from './resources';
+import { ACNP_KIND, CLUSTER_INFO_KIND, LABEL_IDENTITY_KIND, CLUSTERSETS, MEMBER_ANNOUNCES, RESOURCE_EXPORTS, RESOURCE_IMPORTS, apiVersionOf } from './resources';
 import { mergeServiceExports } from './service-merge';
 import { Resync, converge, patchStatus } from './sync';
 
@@ -147,6 +147,10 @@ export class LeaderController {
 
   private async merge(): Promise<void> {
     const cs = this.clusterSet();
+    if (!cs) {
+      await this.cleanUp();
+      return;
+    }
     const refused = new Set(this.members().filter((m) => m.refused).map((m) => m.clusterID));
     if (cs && validateClusterSet(cs, { role: 'leader', clusterSetID: this.o.clusterSetID ?? cs.metadata.name ?? '' }).length > 0) return;
     const exports = [...this.exports.values()] as unknown as ResourceExport[];
@@ -171,8 +175,53 @@ export class LeaderController {
     if (writes > 0) this.log.info({ writes, imports: desired.length }, 'ResourceImports converged');
     for (const re of exports) {
       const st = plan.exportStatus.get(re.metadata.name ?? '');
-      if (st) await patchStatus(this.o.kube, RESOURCE_EXPORTS, re as unknown as KubeObject, st);
+      if (!st) continue;
+      await patchStatus(this.o.kube, RESOURCE_EXPORTS, re as unknown as KubeObject, st);
+      const invalid = st.conditions.find((c) => c.reason === 'InvalidSpec');
+      if (invalid) await this.reportInvalid(re, invalid.message ?? '');
     }
+  }
+
+  /**
+   * No ClusterSet (the leader's was deleted, or there never was one): the ResourceImports and the
+   * members' announces in the common area go. A member that still heartbeats re-creates its
+   * announce, and it is deleted again while the leader has no ClusterSet.
+   */
+  private async cleanUp(): Promise<void> {
+    const none = (): Record<string, unknown> => ({});
+    const imports = await converge(this.o.kube, RESOURCE_IMPORTS, [], this.imports.values(), none);
+    const announces = await converge(this.o.kube, MEMBER_ANNOUNCES, [], this.announces.values(), none);
+    this.labelIds = undefined;
+    this.invalidReported.clear();
+    if (imports + announces > 0) this.log.info({ resourceImports: imports, memberClusterAnnounces: announces }, 'no ClusterSet in the leader: imports and member announces removed');
+  }
+
+  /** ResourceExports already reported as malformed: uid, spec and message (a status write must not repeat it). */
+  private readonly invalidReported = new Set<string>();
+
+  /** A Warning Event `InvalidSpec` on a malformed ResourceExport, once per spec and message. */
+  private async reportInvalid(re: ResourceExport, message: string): Promise<void> {
+    const m = re.metadata;
+    const key = `${m.uid ?? ''}/${JSON.stringify(re.spec)}/${message}`;
+    if (this.invalidReported.has(key)) return;
+    const now = new Date(this.clock.now()).toISOString();
+    await this.o.kube.request('POST', `/api/v1/namespaces/${this.o.namespace}/events`, {
+      apiVersion: 'v1',
+      kind: 'Event',
+      metadata: { generateName: `${m.name ?? ''}.`, namespace: this.o.namespace },
+      involvedObject: { apiVersion: apiVersionOf(RESOURCE_EXPORTS), kind: 'ResourceExport', name: m.name, namespace: this.o.namespace, uid: m.uid, resourceVersion: m.resourceVersion },
+      reason: 'InvalidSpec',
+      message,
+      type: 'Warning',
+      source: { component: 'resourceexport-controller' },
+      reportingComponent: 'resourceexport-controller',
+      reportingInstance: this.clusterSet()?.spec.clusterID ?? '',
+      firstTimestamp: now,
+      lastTimestamp: now,
+      count: 1,
+    });
+    this.invalidReported.add(key);
+    this.log.warn({ resourceExport: m.name, message }, 'malformed ResourceExport left out of the merge');
   }
 
   /** Stops informers, passes and timers. */

@@ -35,6 +35,7 @@ import {
   objectPath,
 } from './resources';
 import { serviceExportPlan, type EndpointIPType } from './service-export';
+import { discoverServiceCIDR } from './service-cidr';
 import { isImported, serviceImportPlan } from './service-import';
 import { Resync, converge, deleteIgnoringMissing, patchStatus } from './sync';
 
@@ -55,8 +56,13 @@ export interface MemberOptions {
   enableStretchedNetworkPolicy?: boolean;
   /** gatewayIP from the Gateway Node's InternalIP (default) or ExternalIP (`gatewayIPPrecedence`). */
   gatewayIPPrecedence?: GatewayIPPrecedence;
-  /** Service CIDR exported in this member's ClusterInfo (not discovered yet). */
+  /** Service CIDR exported in this member's ClusterInfo (MultiClusterConfig `serviceCIDR`). */
   serviceCIDR?: string;
+  /**
+   * Without `serviceCIDR`, discover it from the API server (a refused Service create, as Antrea
+   * does) once this member has a Gateway. Default true.
+   */
+  discoverServiceCIDR?: boolean;
   /** Pod CIDRs exported in this member's ClusterInfo (MultiClusterConfig `podCIDRs`). */
   podCIDRs?: string[];
   /** MemberClusterAnnounce refresh period (default 10 000 ms). */
@@ -107,6 +113,7 @@ export class MemberController {
   /** ACNPImportFailed Events already sent: import uid, resourceVersion and message. */
   private readonly reported = new Set<string>();
   private session: LeaderSession | undefined;
+  private discoveredCIDR: string | undefined;
   /** The session of a ClusterSet that was deleted, until its leader-side cleanup succeeded. */
   private leaving: LeaderSession | undefined;
   private leaderState = { connected: false, reason: 'Connecting', message: 'not connected to the leader yet' };
@@ -316,11 +323,13 @@ export class MemberController {
           namespaceLabels: (ns) => this.namespaces.get(ns)?.metadata.labels,
         })
       : [];
+    const gateway = [...this.gateways.values()][0] as unknown as Gateway | undefined;
+    const serviceCIDR = gateway ? await this.serviceCIDR() : undefined;
     const clusterInfo = clusterInfoExport({
       clusterID: s.clusterID,
       leaderNamespace: s.namespace,
-      gateway: [...this.gateways.values()][0] as unknown as Gateway | undefined,
-      ...(this.o.serviceCIDR ? { serviceCIDR: this.o.serviceCIDR } : {}),
+      gateway,
+      ...(serviceCIDR ? { serviceCIDR } : {}),
       ...(this.o.podCIDRs ? { podCIDRs: this.o.podCIDRs } : {}),
     });
     const desired = [...plan.resourceExports, ...labelExports, ...clusterInfo];
@@ -339,6 +348,19 @@ export class MemberController {
       }
       await patchStatus(this.o.kube, SERVICE_EXPORTS, se as unknown as KubeObject, { conditions });
     }
+  }
+
+  /** The configured service CIDR, else the discovered one; a failed discovery is logged and retried next pass. */
+  private async serviceCIDR(): Promise<string | undefined> {
+    if (this.o.serviceCIDR) return this.o.serviceCIDR;
+    if (this.discoveredCIDR || this.o.discoverServiceCIDR === false) return this.discoveredCIDR;
+    try {
+      this.discoveredCIDR = await discoverServiceCIDR(this.o.kube, this.o.namespace);
+      this.log.info({ serviceCIDR: this.discoveredCIDR }, 'service CIDR discovered');
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message }, 'service CIDR discovery failed; ClusterInfo exported without it');
+    }
+    return this.discoveredCIDR;
   }
 
   /** Import pass: the leader's ResourceImports -> local Service/Endpoints `antrea-mc-<name>` and ServiceImport. */

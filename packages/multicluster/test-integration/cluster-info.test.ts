@@ -42,6 +42,9 @@ it("imports each member's ClusterInfo in the other member once it has a Gateway"
   expect(await infos(env.west)).toEqual([]); // east has no Gateway yet, and west does not import its own
   await gatewayNode(env.east, '172.19.0.11');
   await eventually(async () => expect((await infos(env.west)).map((i) => [i.metadata.name, i.spec.gatewayInfos?.[0]?.gatewayIP])).toEqual([['test-cluster-east-clusterinfo', '172.19.0.11']]));
+  // east has no serviceCIDR configured: discovered from its API server's refusal of ClusterIP 0.0.0.0.
+  expect((await infos(env.west))[0]?.spec.serviceCIDR).toBe('10.102.0.0/16');
+  expect(await env.east.kubectl.maybe(['-n', MEMBER_NS, 'get', 'svc', 'invalid-svc'])).toBeUndefined();
 });
 
 it('follows a Gateway change and withdraws the ClusterInfo when no Gateway is left', async () => {

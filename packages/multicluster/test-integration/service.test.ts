@@ -169,7 +169,20 @@ it('marks a hand-written malformed ResourceExport InvalidSpec and keeps convergi
     const re = await env.leader.kubectl.json<ResourceExport>(['-n', LEADER_NS, 'get', 'resourceexport', 'by-hand']);
     expect(re.status?.conditions?.[0]).toMatchObject({ type: 'Ready', status: 'False', reason: 'InvalidSpec', message: 'spec.name is required for kind Service' });
   });
+  // And a Warning Event on it, once (not one per merge pass).
+  const events = async () => (await env.leader.kubectl.json<{ items: { reason: string; type: string; message: string; involvedObject: { kind: string; name: string } }[] }>(['-n', LEADER_NS, 'get', 'events', '--field-selector', 'involvedObject.name=by-hand'])).items;
+  await eventually(async () => expect(await events()).toEqual([expect.objectContaining({ reason: 'InvalidSpec', type: 'Warning', message: 'spec.name is required for kind Service', involvedObject: expect.objectContaining({ kind: 'ResourceExport', name: 'by-hand' }) })]));
   await env.east.kubectl.apply(serviceExport('web'));
   await env.east.kubectl.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { selector: { app: 'nginx' }, ports: [{ port: 80, protocol: 'TCP' }] } });
   await eventually(async () => expect(await names(['-n', LEADER_NS, 'get', 'resourceimports'])).toEqual(['default-web-endpoints', 'default-web-service']));
+  expect(await events()).toHaveLength(1);
+});
+
+it("deleting the leader's ClusterSet removes its ResourceImports and the members' announces", async () => {
+  expect(await names(['-n', LEADER_NS, 'get', 'memberclusterannounces'])).toEqual(['member-announce-from-test-cluster-east']);
+  await env.leader.kubectl.ok(['-n', LEADER_NS, 'delete', 'clusterset', 'test-clusterset']);
+  await eventually(async () => {
+    expect(await names(['-n', LEADER_NS, 'get', 'resourceimports'])).toEqual([]);
+    expect(await names(['-n', LEADER_NS, 'get', 'memberclusterannounces'])).toEqual([]);
+  });
 });

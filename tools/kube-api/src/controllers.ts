@@ -198,6 +198,7 @@ export class ClusterControllers {
     this.api.admit('policy.networking.k8s.io', 'baselineadminnetworkpolicies', admitBaselineAdminNetworkPolicy);
     this.api.admit('admissionregistration.k8s.io', 'validatingwebhookconfigurations', admitWebhookConfiguration);
     this.api.admit('', 'secrets', (r) => {
+      if (r.op !== 'delete') foldStringData(r.obj);
       if (r.op === 'create') r.obj.type ??= 'Opaque';
       if (r.op === 'create' && r.obj.type === 'kubernetes.io/service-account-token') this.populateTokenSecret(r.obj);
     });
@@ -256,7 +257,7 @@ export class ClusterControllers {
       if (!old?.clusterIP) {
         if (spec.clusterIP === 'None') spec.clusterIPs = ['None'];
         else if (spec.clusterIP) {
-          const e = this.clusterIPs.reserve(spec.clusterIP, 'spec.clusterIPs[0]');
+          const e = this.clusterIPs.reserve(spec.clusterIP, 'spec.clusterIPs');
           if (e) throw invalid('Service', '', r.obj.metadata.name ?? '', [e]);
           const ip = spec.clusterIP;
           undo.push(() => this.clusterIPs.release(ip));
@@ -738,4 +739,18 @@ const mirroredBy = 'endpointslicemirroring-controller.k8s.io';
 
 function isPodReady(p: KubeObject): boolean {
   return ((p.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+}
+
+/**
+ * What the API server does with a Secret's `stringData`: each key is written into `data` as base64
+ * (a `stringData` key wins over the same key in `data`), and `stringData` itself is never stored.
+ */
+function foldStringData(secret: KubeObject): void {
+  const sd = secret.stringData;
+  if (sd === undefined || sd === null) return;
+  delete secret.stringData;
+  if (!isRecord(sd)) return;
+  const data = (isRecord(secret.data) ? secret.data : {}) as Record<string, string>;
+  for (const [k, v] of Object.entries(sd)) data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+  secret.data = data;
 }

@@ -54,14 +54,18 @@ export class ClusterIPAllocator {
     return this.block.contains(a) && !a.equals(this.block.first) && !a.equals(this.block.last);
   }
 
-  /** Reserve a specific address; returns a field error when it cannot be had. */
+  /**
+   * Reserve a specific address; returns a field error when it cannot be had, worded as the real API
+   * server's (`spec.clusterIPs: Invalid value: []string{...}`): Antrea Multi-cluster discovers the
+   * service CIDR by parsing "The range of valid IPs is <cidr>" out of it.
+   */
   reserve(ip: string, field: string): FieldError | undefined {
     const a = ipv4(ip);
     if (a === undefined || !this.usable(a)) {
-      return { field, reason: 'FieldValueInvalid', detail: `Invalid value: "${ip}": failed to allocate IP ${ip}: the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${this.cidr}` };
+      return { field, reason: 'FieldValueInvalid', detail: `Invalid value: []string{"${ip}"}: failed to allocate IP ${ip}: the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${this.cidr}` };
     }
     if (this.used.has(a.value)) {
-      return { field, reason: 'FieldValueInvalid', detail: `Invalid value: "${ip}": failed to allocate IP ${ip}: provided IP is already allocated` };
+      return { field, reason: 'FieldValueInvalid', detail: `Invalid value: []string{"${ip}"}: failed to allocate IP ${ip}: provided IP is already allocated` };
     }
     this.used.add(a.value);
     return undefined;

@@ -43,7 +43,10 @@ describe('service IPs', () => {
     expect(taken.status).toBe(422);
     expect(taken.body.message).toContain('provided IP is already allocated');
     const foreign = await c.post<Status>('/api/v1/namespaces/svc/services', { metadata: { name: 'b' }, spec: { clusterIP: '192.168.1.1', ports: [{ port: 80 }] } });
-    expect(foreign.body.details?.causes?.[0]?.field).toBe('spec.clusterIPs[0]');
+    expect(foreign.body.details?.causes?.[0]?.field).toBe('spec.clusterIPs');
+    // The real API server's wording, which Antrea Multi-cluster parses to discover the service CIDR.
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.message).toBe('Service "b" is invalid: spec.clusterIPs: Invalid value: []string{"192.168.1.1"}: failed to allocate IP 192.168.1.1: the provided IP (192.168.1.1) is not in the valid range. The range of valid IPs is 10.100.0.0/24');
     const bad = await c.post<Status>('/api/v1/namespaces/svc/services', { metadata: { name: 'b' }, spec: { ports: [{ port: 70000 }] } });
     expect(bad.body.message).toContain('spec.ports[0].port: Invalid value: 70000: must be between 1 and 65535, inclusive');
     const headless = await c.post<Obj>('/api/v1/namespaces/svc/services', { metadata: { name: 'headless' }, spec: { clusterIP: 'None', ports: [{ port: 80 }] } });
@@ -143,6 +146,30 @@ describe('EndpointSlice mirroring', () => {
     expect(await slicesOf('skipped')).toEqual([]);
     const k = await c.get<{ items: unknown[] }>('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dkubernetes');
     expect(k.body.items).toEqual([]);
+  });
+});
+
+describe('secrets', () => {
+  const b64 = (s: string): string => Buffer.from(s).toString('base64');
+  it('folds stringData into base64 data (stringData wins) and never stores or returns stringData', async () => {
+    await c.post('/api/v1/namespaces', { metadata: { name: 'sec' } });
+    const created = await c.post<Obj & { data: Record<string, string> }>('/api/v1/namespaces/sec/secrets', {
+      metadata: { name: 's' },
+      data: { token: b64('old'), keep: b64('kept') },
+      stringData: { token: 'new', 'ca.crt': 'PEM' },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.data).toEqual({ token: b64('new'), keep: b64('kept'), 'ca.crt': b64('PEM') });
+    expect(created.body).not.toHaveProperty('stringData');
+    const got = await c.get<Obj & { data: Record<string, string> }>('/api/v1/namespaces/sec/secrets/s');
+    expect(got.body).not.toHaveProperty('stringData');
+    expect(got.body.data.token).toBe(b64('new'));
+    const patched = await c.patch<Obj & { data: Record<string, string> }>('/api/v1/namespaces/sec/secrets/s', { stringData: { keep: 'changed' } });
+    expect(patched.body.data).toEqual({ token: b64('new'), keep: b64('changed'), 'ca.crt': b64('PEM') });
+    expect(patched.body).not.toHaveProperty('stringData');
+    const put = await c.put<Obj & { data: Record<string, string> }>('/api/v1/namespaces/sec/secrets/s', { ...patched.body, data: {}, stringData: { only: 'this' } });
+    expect(put.body.data).toEqual({ only: b64('this') });
+    expect(put.body).not.toHaveProperty('stringData');
   });
 });
 
