@@ -2,6 +2,7 @@
  * Multi-cluster dataplane input: the node's {@link MulticlusterSpec} computed from the elected
  * Gateway and the ClusterInfoImports of the Multi-cluster namespace (pure).
  */
+import { normalizedLabel } from '@switchyard/multicluster';
 import type { MulticlusterSpec } from '@switchyard/openflow-pipeline';
 
 /** The Gateway CR as the agent reads it (multicluster.crd.antrea.io/v1alpha1, named after its Node). */
@@ -41,6 +42,27 @@ export function remoteClusterFacts(o: { metadata: { name?: string }; [k: string]
   return { clusterID: spec.clusterID, gatewayIPs, ...(typeof spec.serviceCIDR === 'string' && spec.serviceCIDR ? { serviceCIDR: spec.serviceCIDR } : {}), podCIDRs };
 }
 
+/** A Pod on this node as stretched NetworkPolicy reads it. */
+export interface LocalPodLabels {
+  namespace: string;
+  labels: Record<string, string>;
+  ip: string;
+}
+
+/**
+ * The label identities of this node's pods: each pod's normalized label (its Namespace's labels
+ * and its own, as the Multi-cluster controller exports them) looked up in the ClusterSet's
+ * LabelIdentities (`label -> id`); pods whose label has no id yet are left out. Sorted by address.
+ */
+export function podLabelIdentities(pods: readonly LocalPodLabels[], namespaceLabels: ReadonlyMap<string, Record<string, string>>, ids: ReadonlyMap<string, number>): { ip: string; id: number }[] {
+  const out: { ip: string; id: number }[] = [];
+  for (const p of pods) {
+    const id = ids.get(normalizedLabel(namespaceLabels.get(p.namespace), p.labels));
+    if (id !== undefined) out.push({ ip: p.ip, id });
+  }
+  return out.sort((a, b) => a.ip.localeCompare(b.ip));
+}
+
 /** What {@link multiclusterSpecOf} computes from. */
 export interface MulticlusterInput {
   nodeName: string;
@@ -49,6 +71,8 @@ export interface MulticlusterInput {
   remoteClusters: readonly RemoteClusterFacts[];
   /** `multicluster.enablePodToPodConnectivity`: remote pod CIDRs are routed too. */
   podToPod: boolean;
+  /** Stretched NetworkPolicy: the label identities of this node's pods (see {@link podLabelIdentities}). */
+  labelIdentities?: readonly { ip: string; id: number }[];
 }
 
 /**
@@ -67,5 +91,8 @@ export function multiclusterSpecOf(input: MulticlusterInput): MulticlusterSpec |
     if (gatewayIP === undefined || cidrs.length === 0) continue;
     remoteClusters.push({ cidrs, gatewayIP });
   }
-  return { isGateway, remoteClusters, localGatewayIP: gw.internalIP, ...(isGateway ? { gatewayIP: gw.gatewayIP } : {}) };
+  return {
+    isGateway, remoteClusters, localGatewayIP: gw.internalIP, ...(isGateway ? { gatewayIP: gw.gatewayIP } : {}),
+    ...(input.labelIdentities?.length ? { labelIdentities: input.labelIdentities.map((l) => ({ ...l })) } : {}),
+  };
 }

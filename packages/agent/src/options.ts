@@ -270,5 +270,11 @@ function encryptionFromConfig(cfg: AgentConfig): Pick<AgentOptions, 'trafficEncr
  */
 export function multiclusterFromConfig(cfg: AgentConfig, env: NodeJS.ProcessEnv = process.env): Pick<AgentOptions, 'multicluster'> {
   if (cfg.featureGates.Multicluster !== true || !cfg.multicluster.enableGateway) return {};
-  return { multicluster: { namespace: cfg.multicluster.namespace || env.POD_NAMESPACE || 'kube-system', enablePodToPodConnectivity: cfg.multicluster.enablePodToPodConnectivity } };
+  return {
+    multicluster: {
+      namespace: cfg.multicluster.namespace || env.POD_NAMESPACE || 'kube-system',
+      enablePodToPodConnectivity: cfg.multicluster.enablePodToPodConnectivity,
+      ...(cfg.multicluster.enableStretchedNetworkPolicy ? { enableStretchedNetworkPolicy: true } : {}),
+    },
+  };
 }

@@ -1,5 +1,5 @@
 /** The node's Multi-cluster spec from the Gateway and ClusterInfoImports. */
-import { gatewayFacts, multiclusterSpecOf, remoteClusterFacts } from '../src/multicluster';
+import { gatewayFacts, multiclusterSpecOf, podLabelIdentities, remoteClusterFacts } from '../src/multicluster';
 import { multiclusterFromConfig } from '../src/options';
 import { parseAgentConfig } from '@switchyard/apis';
 import YAML from 'yaml';
@@ -65,5 +65,25 @@ describe('antrea-agent.conf', () => {
   test('it is off without the gate or without enableGateway', () => {
     expect(multiclusterFromConfig(conf('multicluster:\n  enableGateway: true\n'), {})).toEqual({});
     expect(multiclusterFromConfig(conf('featureGates:\n  Multicluster: true\n'), {})).toEqual({});
+  });
+});
+
+describe('stretched NetworkPolicy: label identities of this node\'s pods', () => {
+  const nsLabels = new Map([['default', { 'kubernetes.io/metadata.name': 'default' }], ['prod', { 'kubernetes.io/metadata.name': 'prod', env: 'prod' }]]);
+  const ids = new Map([['ns:kubernetes.io/metadata.name=default&pod:app=client', 7], ['ns:env=prod,kubernetes.io/metadata.name=prod&pod:app=db,tier=back', 9]]);
+
+  test('each pod\'s normalized label (namespace and pod labels, keys sorted) is looked up; pods without an id are left out', () => {
+    expect(podLabelIdentities([
+      { namespace: 'prod', labels: { tier: 'back', app: 'db' }, ip: '10.12.2.9' },
+      { namespace: 'default', labels: { app: 'client' }, ip: '10.12.2.3' },
+      { namespace: 'default', labels: { app: 'other' }, ip: '10.12.2.4' },
+    ], nsLabels, ids)).toEqual([{ ip: '10.12.2.3', id: 7 }, { ip: '10.12.2.9', id: 9 }]);
+  });
+
+  test('they reach the spec with a Gateway, and the config key turns the watch on', () => {
+    const spec = multiclusterSpecOf({ nodeName: 'n2', gateways: [{ name: 'n1', gatewayIP: '192.168.77.11', internalIP: '192.168.77.11' }], remoteClusters: [], podToPod: true, labelIdentities: [{ ip: '10.12.2.3', id: 7 }] });
+    expect(spec?.labelIdentities).toEqual([{ ip: '10.12.2.3', id: 7 }]);
+    const conf = (text: string) => parseAgentConfig(YAML.parse(text)).config;
+    expect(multiclusterFromConfig(conf('featureGates:\n  Multicluster: true\nmulticluster:\n  enableGateway: true\n  enableStretchedNetworkPolicy: true\n'), {})).toEqual({ multicluster: { namespace: 'kube-system', enablePodToPodConnectivity: false, enableStretchedNetworkPolicy: true } });
   });
 });

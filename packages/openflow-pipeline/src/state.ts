@@ -142,8 +142,8 @@ export interface MulticlusterSpec {
    * back through it (and through the remote gateway, whose nodes route replies to it).
    */
   gatewayIP?: string;
-  /** Label identity ids of local pods by ofport (written into tun_id). */
-  labelIdentities?: { ofport: number; id: number }[];
+  /** Label identity ids of local pods by address (written into tun_id of their traffic to other clusters). */
+  labelIdentities?: { ip: string; id: number }[];
 }
 
 /** FQDN policy support: DNS responses to local pods are intercepted. */

@@ -154,7 +154,7 @@ describe('ExternalNode and multicluster', () => {
   it('multicluster: other clusters\' CIDRs go through the tunnel to the gateway, with the label identity in tun_id', async () => {
     const s = state();
     s.policies = [];
-    s.multicluster = { isGateway: false, localGatewayIP: '192.168.77.150', remoteClusters: [{ cidrs: ['10.200.0.0/16'], gatewayIP: '203.0.113.1' }], labelIdentities: [{ ofport: 10, id: 42 }] };
+    s.multicluster = { isGateway: false, localGatewayIP: '192.168.77.150', remoteClusters: [{ cidrs: ['10.200.0.0/16'], gatewayIP: '203.0.113.1' }], labelIdentities: [{ ip: A.ips[0]!, id: 42 }] };
     await install(ovs, BR, computeNodeFlows(s));
     const out = await trace(ovs, BR, tcp(A, GW.mac, '10.200.1.1', 80), NEW);
     expect(out).toMatch(/tunnel:192\.168\.77\.150/);

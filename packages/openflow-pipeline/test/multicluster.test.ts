@@ -61,3 +61,22 @@ describe('the gateway', () => {
     expect(noProxy.some((l) => l.includes('table=Output') && l.includes('IN_PORT'))).toBe(true);
   });
 });
+
+describe('stretched NetworkPolicy: label identities', () => {
+  test('a local pod with a label identity sends it in tun_id to other clusters, above the plain route', () => {
+    const flows = lines({ isGateway: false, localGatewayIP: '192.168.77.12', remoteClusters: REMOTE, labelIdentities: [{ ip: '10.10.1.5', id: 42 }] });
+    const tagged = flows.filter((l) => l.includes('table=L3Forwarding') && l.includes('nw_src=10.10.1.5'));
+    expect(tagged).toHaveLength(1);
+    expect(tagged[0]).toContain('nw_dst=10.96.2.0/24');
+    expect(tagged[0]).toMatch(/set_field:0x2a->tun_id/);
+    expect(tagged[0]).toContain('set_field:192.168.77.12->tun_dst');
+    const plain = flows.find((l) => l.includes('table=L3Forwarding') && l.includes('nw_dst=10.96.2.0/24') && !l.includes('nw_src'))!;
+    const prio = (l: string): number => Number(/priority=(\d+)/.exec(l)![1]);
+    expect(prio(tagged[0]!)).toBeGreaterThan(prio(plain));
+  });
+
+  test('no flow sets tun_id for pods without one, nor for traffic to this cluster', () => {
+    const flows = lines({ isGateway: false, localGatewayIP: '192.168.77.12', remoteClusters: REMOTE });
+    expect(flows.some((l) => l.includes('->tun_id'))).toBe(false);
+  });
+});

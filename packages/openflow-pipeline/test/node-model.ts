@@ -106,7 +106,7 @@ const multiclusterArb: fc.Arbitrary<MulticlusterSpec | undefined> = fc.option(fc
 }).map(({ isGateway, labels }) => ({
   isGateway, localGatewayIP: '192.168.1.50',
   remoteClusters: [{ cidrs: ['10.200.0.0/16'], gatewayIP: '172.30.0.1' }, { cidrs: ['10.201.0.0/16', '10.11.0.0/24'], gatewayIP: '172.30.0.2' }],
-  ...(labels ? { labelIdentities: [{ ofport: 10, id: 7 }] } : {}),
+  ...(labels ? { labelIdentities: [{ ip: '10.10.0.10', id: 7 }] } : {}),
 })), { nil: undefined });
 
 const externalNodeArb: fc.Arbitrary<ExternalNodeSpec | undefined> = fc.option(fc.record({

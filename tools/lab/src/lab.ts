@@ -131,6 +131,8 @@ export interface LabClusterOptions extends NodeLayout {
   serviceCIDR: string;
   /** Extra antrea-agent.conf keys of every agent (featureGates.Multicluster, multicluster.*). */
   agentConfig?: Record<string, unknown>;
+  /** Extra antrea-controller.conf keys (featureGates are merged with the lab's; multicluster.*). */
+  controllerConfig?: { featureGates?: Record<string, boolean>; [key: string]: unknown };
   /** Nodes annotated `multicluster.antrea.io/gateway: "true"` when registered. */
   gatewayNodes?: string[];
 }
@@ -190,7 +192,7 @@ interface SupervisedController {
 }
 
 /** Starts the real switchyard-controller (and the `switchyard` Service its APIService and validating webhook point at). */
-async function startController(kube: KubeConfigClient, api: KubeApiServer, kubeconfig: string, labDir: string, tb: Testbed, children: ChildProcess[]): Promise<SupervisedController> {
+async function startController(kube: KubeConfigClient, api: KubeApiServer, kubeconfig: string, labDir: string, tb: Testbed, children: ChildProcess[], extraConfig: LabClusterOptions['controllerConfig'] = {}): Promise<SupervisedController> {
   // The real switchyard-controller binary; it publishes its CA in ConfigMap kube-system/switchyard-ca.
   const controllerPort = await freePort();
   // The `switchyard` Service the controller's APIService points at: kube-api proxies
@@ -205,7 +207,7 @@ async function startController(kube: KubeConfigClient, api: KubeApiServer, kubec
   // antrea-controller.conf: the lab turns on ExternalNode (alpha, off by default in Antrea) so a VM
   // joined to the fabric can be protected (docs/external-node.md, "In the lab").
   const controllerConf = join(labDir, 'antrea-controller.conf');
-  writeFileSync(controllerConf, YAML.stringify({ featureGates: { ExternalNode: true } }));
+  writeFileSync(controllerConf, YAML.stringify({ ...extraConfig, featureGates: { ExternalNode: true, ...extraConfig.featureGates } }));
   const spawnController = (): ChildProcess => {
     const child = spawnProgram(
       CONTROLLER_CLI,
@@ -299,7 +301,7 @@ export class Lab {
       progress('api', `embedded Kubernetes API server at ${api.url}`);
       let controller: SupervisedController | undefined;
       if (withController) {
-        controller = await startController(kube, api, kubeconfig, opts.labDir, tb, children);
+        controller = await startController(kube, api, kubeconfig, opts.labDir, tb, children, opts.cluster?.controllerConfig);
         progress('controller', `switchyard-controller serving on 127.0.0.1:${controller.port}`);
       }
       const controllerPort = controller?.port ?? 0;

@@ -4,7 +4,9 @@
  * nodes with real agents, kubelet stand-in) on one shared fabric, with distinct pod CIDRs,
  * service CIDRs and node IPs, joined as the seed user guide does (token Secret, ClusterSets) and
  * run by the real `switchyard-mc-controller` (leader, and a member in each cluster). Every node
- * is a gateway candidate; the agents run with the Multicluster gate and enableGateway.
+ * is a gateway candidate; the agents run with the Multicluster gate and enableGateway, and
+ * stretched NetworkPolicy is on everywhere (mc-controllers export label identities, controllers
+ * compile scope ClusterSet peers, agents tag their pods' traffic with its label identity).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
@@ -110,7 +112,9 @@ export class MulticlusterLab {
             podCIDRPrefix: plan.podCIDRPrefix, nodeIPBase: plan.nodeIPBase, serviceCIDR: plan.serviceCIDR,
             ...(mcl.members[0] ? { fabricNetns: mcl.members[0].lab.state.fabricNetns } : {}),
             gatewayNodes: Array.from({ length: o.nodes ?? 2 }, (_, i) => `node${i + 1}`),
-            agentConfig: { featureGates: { Multicluster: true }, multicluster: { enableGateway: true, namespace: MEMBER_NAMESPACE, enablePodToPodConnectivity: podToPod } },
+            agentConfig: { featureGates: { Multicluster: true }, multicluster: { enableGateway: true, namespace: MEMBER_NAMESPACE, enablePodToPodConnectivity: podToPod, enableStretchedNetworkPolicy: true } },
+            // Stretched NetworkPolicy: the controller compiles scope ClusterSet peers to label identities.
+            controllerConfig: { featureGates: { Multicluster: true }, multicluster: { enableStretchedNetworkPolicy: true } },
           },
         });
         lab.labDir = join(o.labDir, plan.name);
@@ -156,7 +160,7 @@ export class MulticlusterLab {
       });
       // MultiClusterConfig: what this cluster's ClusterInfo tells the other gateways to route here.
       const config = join(this.labDir, `mc-${m.plan.name}.yaml`);
-      writeFileSync(config, YAML.stringify({ serviceCIDR: m.plan.serviceCIDR, ...(podToPod ? { podCIDRs: m.plan.podCIDRs } : {}) }));
+      writeFileSync(config, YAML.stringify({ serviceCIDR: m.plan.serviceCIDR, ...(podToPod ? { podCIDRs: m.plan.podCIDRs } : {}), enableStretchedNetworkPolicy: true }));
       this.spawnController('member', m.lab.state.kubeconfig, MEMBER_NAMESPACE, config, join(this.labDir, `mc-${m.plan.name}.log`));
     }
   }

@@ -117,3 +117,32 @@ describe('multi-cluster lab: west and east on one fabric', () => {
     await eventuallyPong('east client (now on the Gateway) -> west pod IP', client.netns, server.ip, 80, 30_000);
   });
 });
+
+describe('stretched NetworkPolicy across the ClusterSet', () => {
+  it('a west ACNP dropping ingress from scope ClusterSet app=client stops east\'s client, not another east pod; deleting it lets the client in', async () => {
+    // After the failovers above: both pods sit on their cluster's Gateway (node2).
+    const other = await runningPod(east, 'other', 'other', 'node2');
+    await eventuallyPong('east other -> west pod IP', other.netns, server.ip, 80, 30_000);
+    // The client's label identity, allocated by the leader, imported into west.
+    const label = 'ns:kubernetes.io/metadata.name=default&pod:app=client';
+    await waitFor('LabelIdentity of east app=client in west', async () => {
+      const ids = await west.kube.request<{ items: { spec: { label: string; id: number } }[] }>('GET', '/apis/multicluster.crd.antrea.io/v1alpha1/labelidentities');
+      return ids.items.some((i) => i.spec.label === label);
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    const t0 = Date.now();
+    await west.kube.request('POST', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies', {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterNetworkPolicy', metadata: { name: 'drop-clusterset-clients' },
+      spec: {
+        priority: 1, tier: 'securityops', appliedTo: [{ podSelector: { matchLabels: { app: 'nginx' } } }],
+        ingress: [{ action: 'Drop', from: [{ scope: 'ClusterSet', podSelector: { matchLabels: { app: 'client' } } }], ports: [{ protocol: 'TCP', port: 80 }] }],
+      },
+    });
+    await waitFor('east client dropped by the stretched rule', async () => !(await pong(client.netns, server.ip, 80)), { timeoutMs: 60_000, intervalMs: 250 });
+    process.stdout.write(`multicluster: stretched ACNP enforced ${Date.now() - t0} ms after create\n`);
+    // Stays dropped; the other pod (another label identity) still gets through.
+    for (let i = 0; i < 3; i++) expect(await pong(client.netns, server.ip, 80)).toBe(false);
+    await eventuallyPong('east other -> west pod IP under the policy', other.netns, server.ip, 80, 10_000);
+    await west.kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/drop-clusterset-clients');
+    await eventuallyPong('east client -> west pod IP after the policy is gone', client.netns, server.ip, 80, 30_000);
+  });
+});

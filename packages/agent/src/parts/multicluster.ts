@@ -9,19 +9,27 @@ import type { MulticlusterSpec } from '@switchyard/openflow-pipeline';
 import { systemClock } from '@switchyard/runtime';
 import type { AgentContext } from '../context';
 import type { AgentController, ControllerHealth } from '../lifecycle';
-import { gatewayFacts, multiclusterSpecOf, remoteClusterFacts, type GatewayFacts, type RemoteClusterFacts } from '../multicluster';
-import { PRIME_LIST_MS, listWithin } from './kube-resources';
+import { gatewayFacts, multiclusterSpecOf, podLabelIdentities, remoteClusterFacts, type GatewayFacts, type LocalPodLabels, type RemoteClusterFacts } from '../multicluster';
+import { PODS, PRIME_LIST_MS, listWithin } from './kube-resources';
 import type { NodeDatapath } from './node-datapath';
 
 const MC = 'multicluster.crd.antrea.io';
 export const GATEWAYS = { group: MC, version: 'v1alpha1', plural: 'gateways', kind: 'Gateway', namespaced: true } as const;
 export const CLUSTER_INFO_IMPORTS = { group: MC, version: 'v1alpha1', plural: 'clusterinfoimports', kind: 'ClusterInfoImport', namespaced: true } as const;
+export const LABEL_IDENTITIES = { group: MC, version: 'v1alpha1', plural: 'labelidentities', kind: 'LabelIdentity', namespaced: false } as const;
+export const NAMESPACES = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false } as const;
 
 /** The agent's Multi-cluster settings (antrea-agent.conf `multicluster.*`). */
 export interface MulticlusterOptions {
   /** Namespace of the Multi-cluster controller (its Gateway and ClusterInfoImports). */
   namespace: string;
   enablePodToPodConnectivity: boolean;
+  /**
+   * `multicluster.enableStretchedNetworkPolicy`: this node's pods carry their ClusterSet label
+   * identity in `tun_id` to other clusters (the LabelIdentities, this node's Pods and the
+   * Namespaces are watched for it).
+   */
+  enableStretchedNetworkPolicy?: boolean;
 }
 
 export class MulticlusterRoutes implements AgentController {
@@ -29,6 +37,10 @@ export class MulticlusterRoutes implements AgentController {
   private informers: Informer[] = [];
   private readonly gateways = new Map<string, GatewayFacts>();
   private readonly clusters = new Map<string, RemoteClusterFacts>();
+  /** Stretched NetworkPolicy inputs: LabelIdentity label -> id, this node's Pods, Namespace labels. */
+  private readonly labelIds = new Map<string, number>();
+  private readonly pods = new Map<string, LocalPodLabels>();
+  private readonly namespaceLabels = new Map<string, Record<string, string>>();
   private applied = 'undefined';
   private lastError: unknown;
   private chain: Promise<void> = Promise.resolve();
@@ -46,11 +58,29 @@ export class MulticlusterRoutes implements AgentController {
     return `/apis/${MC}/v1alpha1/namespaces/${encodeURIComponent(this.mc.namespace)}/${plural}`;
   }
 
+  private get stretched(): boolean {
+    return this.mc.enableStretchedNetworkPolicy === true;
+  }
+
+  private podsPath(): string {
+    return `/api/v1/pods?fieldSelector=${encodeURIComponent(`spec.nodeName=${this.ctx.options.nodeName}`)}`;
+  }
+
   async start(): Promise<void> {
     try {
       const [gws, infos] = await Promise.all([listWithin(this.kube, this.path('gateways'), PRIME_LIST_MS), listWithin(this.kube, this.path('clusterinfoimports'), PRIME_LIST_MS)]);
       for (const o of gws) this.onGateway('ADDED', o);
       for (const o of infos) this.onClusterInfo('ADDED', o);
+      if (this.stretched) {
+        const [ids, pods, nss] = await Promise.all([
+          listWithin(this.kube, `/apis/${MC}/v1alpha1/labelidentities`, PRIME_LIST_MS),
+          listWithin(this.kube, this.podsPath(), PRIME_LIST_MS),
+          listWithin(this.kube, '/api/v1/namespaces', PRIME_LIST_MS),
+        ]);
+        for (const o of ids) this.onLabelIdentity('ADDED', o);
+        for (const o of pods) this.onPod('ADDED', o);
+        for (const o of nss) this.onNamespace('ADDED', o);
+      }
       this.spec = this.compute();
       this.applied = JSON.stringify(this.spec);
       this.node.flows.setMulticluster(this.spec, false);
@@ -66,6 +96,14 @@ export class MulticlusterRoutes implements AgentController {
       new Informer(this.kube, GATEWAYS, (e) => { this.onGateway(e.type, e.object); this.schedule(); }, common),
       new Informer(this.kube, CLUSTER_INFO_IMPORTS, (e) => { this.onClusterInfo(e.type, e.object); this.schedule(); }, common),
     ];
+    if (this.stretched) {
+      const cluster = { clock: common.clock, logger: log };
+      this.informers.push(
+        new Informer(this.kube, LABEL_IDENTITIES, (e) => { this.onLabelIdentity(e.type, e.object); this.schedule(); }, cluster),
+        new Informer(this.kube, PODS, (e) => { this.onPod(e.type, e.object); this.schedule(); }, { ...cluster, fieldSelector: `spec.nodeName=${o.nodeName}` }),
+        new Informer(this.kube, NAMESPACES, (e) => { this.onNamespace(e.type, e.object); this.schedule(); }, cluster),
+      );
+    }
     for (const i of this.informers) i.start();
   }
 
@@ -95,8 +133,36 @@ export class MulticlusterRoutes implements AgentController {
     else this.clusters.delete(name);
   }
 
+  private onLabelIdentity(type: string, o: KubeObject): void {
+    const spec = (o['spec'] ?? {}) as { label?: unknown; id?: unknown };
+    const name = o.metadata.name ?? '';
+    // Keyed by object name; the label -> id map is rebuilt from it (a label moves ids only through delete + create).
+    if (type === 'DELETED' || typeof spec.label !== 'string' || typeof spec.id !== 'number') this.labelObjects.delete(name);
+    else this.labelObjects.set(name, { label: spec.label, id: spec.id });
+    this.labelIds.clear();
+    for (const l of this.labelObjects.values()) this.labelIds.set(l.label, l.id);
+  }
+  private readonly labelObjects = new Map<string, { label: string; id: number }>();
+
+  private onPod(type: string, o: KubeObject): void {
+    const key = `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
+    const ip = ((o['status'] ?? {}) as { podIP?: unknown }).podIP;
+    const hostNetwork = ((o['spec'] ?? {}) as { hostNetwork?: unknown }).hostNetwork === true;
+    if (type === 'DELETED' || typeof ip !== 'string' || ip === '' || hostNetwork) this.pods.delete(key);
+    else this.pods.set(key, { namespace: o.metadata.namespace ?? '', labels: o.metadata.labels ?? {}, ip });
+  }
+
+  private onNamespace(type: string, o: KubeObject): void {
+    const name = o.metadata.name ?? '';
+    if (type === 'DELETED') this.namespaceLabels.delete(name);
+    else this.namespaceLabels.set(name, o.metadata.labels ?? {});
+  }
+
   private compute(): MulticlusterSpec | undefined {
-    return multiclusterSpecOf({ nodeName: this.ctx.options.nodeName, gateways: [...this.gateways.values()], remoteClusters: [...this.clusters.values()], podToPod: this.mc.enablePodToPodConnectivity });
+    return multiclusterSpecOf({
+      nodeName: this.ctx.options.nodeName, gateways: [...this.gateways.values()], remoteClusters: [...this.clusters.values()], podToPod: this.mc.enablePodToPodConnectivity,
+      ...(this.stretched ? { labelIdentities: podLabelIdentities([...this.pods.values()], this.namespaceLabels, this.labelIds) } : {}),
+    });
   }
 
   /** Recomputes after an event and installs the spec when it changed (one at a time, in order). */

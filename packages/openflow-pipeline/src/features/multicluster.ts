@@ -38,9 +38,11 @@ function routeFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: big
     const acts = toTunnel(p, cfg, tunDst);
     for (const cidr of rc.cidrs) {
       flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(cidr) }, acts, c));
-      // Label identity of the source pod travels in tun_id (stretched NetworkPolicy).
+      // Label identity of the source pod travels in tun_id (stretched NetworkPolicy): the gateways
+      // keep it, and the destination node's ingress rules match it. By source address (the
+      // Classifier's spoof guard already tied it to the pod's port).
       for (const li of spec.labelIdentities ?? []) {
-        flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal + 1, { ...IP, inPort: li.ofport, ipv4Dst: ipv4Net(cidr) }, [{ type: 'setField', field: 'tunId', value: BigInt(li.id) }, ...acts], c));
+        flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal + 1, { ...IP, ipv4Src: li.ip, ipv4Dst: ipv4Net(cidr) }, [{ type: 'setField', field: 'tunId', value: BigInt(li.id) }, ...acts], c));
       }
     }
     // Replies to connections the remote gateway SNATed to its gateway IP.
