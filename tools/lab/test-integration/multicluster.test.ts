@@ -145,4 +145,22 @@ describe('stretched NetworkPolicy across the ClusterSet', () => {
     await west.kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/drop-clusterset-clients');
     await eventuallyPong('east client -> west pod IP after the policy is gone', client.netns, server.ip, 80, 30_000);
   });
+
+  it('an east ACNP dropping egress toServices nginx with scope ClusterSet stops the client reaching antrea-mc-nginx, not the west pod IP', async () => {
+    const svc = await east.kube.request<{ spec: { clusterIP: string } }>('GET', '/api/v1/namespaces/default/services/antrea-mc-nginx');
+    await eventuallyPong('east client -> antrea-mc-nginx before', client.netns, svc.spec.clusterIP, 80, 30_000);
+    await east.kube.request('POST', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies', {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterNetworkPolicy', metadata: { name: 'no-clusterset-nginx' },
+      spec: {
+        priority: 1, tier: 'securityops', appliedTo: [{ podSelector: { matchLabels: { app: 'client' } } }],
+        egress: [{ action: 'Drop', toServices: [{ name: 'nginx', namespace: 'default', scope: 'ClusterSet' }] }],
+      },
+    });
+    await waitFor('east client -> antrea-mc-nginx dropped', async () => !(await pong(client.netns, svc.spec.clusterIP, 80)), { timeoutMs: 60_000, intervalMs: 250 });
+    for (let i = 0; i < 3; i++) expect(await pong(client.netns, svc.spec.clusterIP, 80)).toBe(false);
+    // The same backend by its pod IP is not the Service: not matched.
+    await eventuallyPong('east client -> west pod IP under the toServices rule', client.netns, server.ip, 80, 10_000);
+    await east.kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/no-clusterset-nginx');
+    await eventuallyPong('east client -> antrea-mc-nginx after the policy is gone', client.netns, svc.spec.clusterIP, 80, 30_000);
+  });
 });
