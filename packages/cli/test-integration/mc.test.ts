@@ -12,6 +12,7 @@ import { LeaderController, MemberController } from '@switchyard/multicluster';
 import YAML from 'yaml';
 import { runYardctl } from '../src/program';
 import { parseJoinConfig } from '../src/mc-join-config';
+import { eventually as retryUntil } from '@switchyard/testbed';
 
 interface Cluster {
   api: KubeApiServer;
@@ -51,17 +52,7 @@ async function get<T = KubeObject>(c: Cluster, path: string): Promise<T | undefi
   }
 }
 
-async function eventually<T>(fn: () => Promise<T>, timeoutMs = 20000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
-}
+const eventually = <T>(fn: () => Promise<T>, timeoutMs = 20000): Promise<T> => retryUntil(fn, { timeoutMs, intervalMs: 50 });
 
 beforeAll(async () => {
   [north, west, east] = await Promise.all([cluster('10.100.0.0/16'), cluster('10.101.0.0/16'), cluster('10.102.0.0/16')]);

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { explain, PolicyEngine, type ClusterObject, type Explanation } from '@switchyard/policy-compiler';
 import YAML from 'yaml';
+import { eventually as retryUntil } from '@switchyard/testbed';
 
 const ROOT = join(__dirname, '../../..');
 const YARDCTL = join(__dirname, '../src/bin.ts');
@@ -41,17 +42,7 @@ const yardJson = async <T>(args: string[]): Promise<T> => {
   if (r.code !== 0) throw new Error(`yardctl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
 };
-async function eventually<T>(fn: () => Promise<T>, timeoutMs = 30000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
+const eventually = <T>(fn: () => Promise<T>, timeoutMs = 30000): Promise<T> => retryUntil(fn, { timeoutMs, intervalMs: 100 });
 async function freePort(): Promise<number> {
   const s = net.createServer();
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));

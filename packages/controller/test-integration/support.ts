@@ -10,6 +10,7 @@ import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import YAML from 'yaml';
 import { Controller, type ControllerOptions } from '../src/controller';
 import { KubeConfigClient } from '@switchyard/kube';
+import { eventually as retryUntil } from '@switchyard/testbed';
 
 export const NODE_TOKENS: Record<string, string> = { 'node-a': 'token-node-a', 'node-b': 'token-node-b', 'node-c': 'token-node-c' };
 
@@ -85,17 +86,7 @@ export async function startCluster(): Promise<Cluster> {
 }
 
 /** Poll `fn` until it returns without throwing (propagation through watches is asynchronous). */
-export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 10000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
-}
+export const eventually = <T>(fn: () => T | Promise<T>, timeoutMs = 10000): Promise<T> => retryUntil(fn, { timeoutMs });
 
 export function podManifest(ns: string, name: string, node: string, ip: string, labels: Record<string, string>): Record<string, unknown> {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, labels }, spec: { nodeName: node, containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 80, name: 'http' }] }] } };

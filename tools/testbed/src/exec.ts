@@ -72,6 +72,22 @@ export function start(argv: readonly string[], opts: { netns?: string; env?: Nod
   return spawn(cmd, args, { env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
+/**
+ * Retries `fn` until it returns without throwing (an assertion that becomes true as watches
+ * propagate), every `intervalMs`; after `timeoutMs` the last error is thrown. Returns `fn`'s value.
+ */
+export async function eventually<T>(fn: () => T | Promise<T>, { timeoutMs = 10_000, intervalMs = 25 } = {}): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  }
+}
+
 /** Waits until `probe` returns true, polling every `intervalMs`, failing after `timeoutMs`. */
 export async function waitFor(
   what: string,
