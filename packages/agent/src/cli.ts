@@ -15,6 +15,8 @@ import { ExternalNodeAgent } from './external-node-agent';
 import { ExternalNodeDatapath } from './external-node/datapath';
 import { nodeFacts } from './node-routes';
 import { AgentError } from './errors';
+import { MC_WIREGUARD_DEVICE, NodeNetwork } from './netops';
+import { multiclusterWireGuardDevice } from './parts/multicluster-wireguard';
 import { removeWireGuardDevice } from './parts/wireguard';
 import type { Logger } from '@switchyard/runtime';
 
@@ -97,8 +99,17 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (flags.uninstall) {
-    // What outlives the agent on purpose: the WireGuard device (so restarts keep the tunnels).
-    await removeWireGuardDevice({ dataDir: flags.dataDir, ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}), logger: log });
+    // What outlives the agent on purpose: the WireGuard devices (so restarts keep the tunnels),
+    // and the Multi-cluster gateway's host routes into its device.
+    const where = { dataDir: flags.dataDir, ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}), logger: log };
+    await removeWireGuardDevice(where);
+    const net = new NodeNetwork(flags.nodeNetns);
+    try {
+      await net.syncMulticlusterRoutes(MC_WIREGUARD_DEVICE, config.hostGateway, []);
+    } finally {
+      net.close();
+    }
+    await removeWireGuardDevice({ ...where, device: multiclusterWireGuardDevice(flags.dataDir) });
     return;
   }
   const nodeName = flags.nodeName ?? process.env.NODE_NAME;

@@ -47,7 +47,8 @@ export function agentContext(o: AgentOptions): AgentContext {
     ipsec,
     // As Antrea: with WireGuard, inter-node pod traffic pays its overhead instead of the tunnel's;
     // with IPsec, ESP comes on top of the tunnel's.
-    mtu: wireGuard ? options.linkMtu - WIREGUARD_OVERHEAD : ipsec ? ipsecPodMtu(tunnelMtu) : tunnelMtu,
+    // WireGuard between Multi-cluster gateways adds its overhead to what pods may send.
+    mtu: (wireGuard ? options.linkMtu - WIREGUARD_OVERHEAD : ipsec ? ipsecPodMtu(tunnelMtu) : tunnelMtu) - (options.multicluster?.wireGuard ? WIREGUARD_OVERHEAD : 0),
     net: new NodeNetwork(options.nodeNetns),
     metrics: new AgentMetrics(),
     log: options.logger,

@@ -4,6 +4,7 @@
  */
 import { normalizedLabel } from '@switchyard/multicluster';
 import type { MulticlusterSpec } from '@switchyard/openflow-pipeline';
+import { parseWireGuardKey, type WireGuardPeer } from './wireguard';
 
 /** The Gateway CR as the agent reads it (multicluster.crd.antrea.io/v1alpha1, named after its Node). */
 export interface GatewayFacts {
@@ -20,6 +21,8 @@ export interface RemoteClusterFacts {
   gatewayIPs: string[];
   serviceCIDR?: string;
   podCIDRs: string[];
+  /** `spec.wireGuard.publicKey`: the public key of its gateway's Multi-cluster WireGuard device, as written. */
+  wireGuardPublicKey?: string;
 }
 
 /** Gateway facts of a Gateway object; undefined when a field is missing. */
@@ -33,13 +36,52 @@ export function gatewayFacts(o: { metadata: { name?: string }; [k: string]: unkn
 
 /** Remote cluster facts of a ClusterInfoImport object; undefined without a cluster ID. */
 export function remoteClusterFacts(o: { metadata: { name?: string }; [k: string]: unknown }): RemoteClusterFacts | undefined {
-  const spec = (o['spec'] ?? {}) as { clusterID?: unknown; gatewayInfos?: unknown; serviceCIDR?: unknown; podCIDRs?: unknown };
+  const spec = (o['spec'] ?? {}) as { clusterID?: unknown; gatewayInfos?: unknown; serviceCIDR?: unknown; podCIDRs?: unknown; wireGuard?: { publicKey?: unknown } };
   if (typeof spec.clusterID !== 'string' || !spec.clusterID) return undefined;
   const gatewayIPs = Array.isArray(spec.gatewayInfos)
     ? spec.gatewayInfos.map((g) => (g as { gatewayIP?: unknown }).gatewayIP).filter((ip): ip is string => typeof ip === 'string' && ip !== '')
     : [];
   const podCIDRs = Array.isArray(spec.podCIDRs) ? spec.podCIDRs.filter((c): c is string => typeof c === 'string' && c !== '') : [];
-  return { clusterID: spec.clusterID, gatewayIPs, ...(typeof spec.serviceCIDR === 'string' && spec.serviceCIDR ? { serviceCIDR: spec.serviceCIDR } : {}), podCIDRs };
+  const key = spec.wireGuard?.publicKey;
+  return {
+    clusterID: spec.clusterID, gatewayIPs, ...(typeof spec.serviceCIDR === 'string' && spec.serviceCIDR ? { serviceCIDR: spec.serviceCIDR } : {}), podCIDRs,
+    ...(typeof key === 'string' && key ? { wireGuardPublicKey: key } : {}),
+  };
+}
+
+/** What the gateway's Multi-cluster WireGuard device and host routes should hold. */
+export interface GatewayWireGuardPlan {
+  /** One peer per other cluster (`node` is its cluster ID), in cluster ID order. */
+  peers: WireGuardPeer[];
+  /** The CIDRs routed into the device: every peer's allowed IPs. */
+  cidrs: string[];
+  /** Clusters left out, with why (no gateway IP, no CIDR, no or a malformed key). */
+  skipped: { clusterID: string; reason: string }[];
+}
+
+/**
+ * The WireGuard peers of this cluster's gateway: each other cluster's gateway at
+ * `<gatewayIP>:<port>` with its published key, allowed its service CIDR and pod CIDRs (always
+ * both: the receiving gateway SNATs, so its cluster's replies go back to the original client
+ * address, a remote pod's). Empty when this node is not the gateway.
+ */
+export function gatewayWireGuardPlan(spec: MulticlusterSpec | undefined, remoteClusters: readonly RemoteClusterFacts[], port: number): GatewayWireGuardPlan {
+  const plan: GatewayWireGuardPlan = { peers: [], cidrs: [], skipped: [] };
+  if (!spec?.isGateway) return plan;
+  for (const rc of [...remoteClusters].sort((a, b) => a.clusterID.localeCompare(b.clusterID))) {
+    const gatewayIP = rc.gatewayIPs[0];
+    const allowedIPs = [...(rc.serviceCIDR ? [rc.serviceCIDR] : []), ...rc.podCIDRs];
+    const skip = (reason: string): void => void plan.skipped.push({ clusterID: rc.clusterID, reason });
+    if (gatewayIP === undefined) skip('no gateway IP in its ClusterInfo');
+    else if (allowedIPs.length === 0) skip('neither a service CIDR nor pod CIDRs in its ClusterInfo');
+    else if (rc.wireGuardPublicKey === undefined) skip('its gateway has not published a WireGuard public key (spec.wireGuard.publicKey)');
+    else if (!parseWireGuardKey(rc.wireGuardPublicKey)) skip(`spec.wireGuard.publicKey ${JSON.stringify(rc.wireGuardPublicKey)} is not a base64 32-byte key`);
+    else {
+      plan.peers.push({ node: rc.clusterID, publicKey: rc.wireGuardPublicKey, endpoint: `${gatewayIP}:${port}`, allowedIPs });
+      plan.cidrs.push(...allowedIPs);
+    }
+  }
+  return plan;
 }
 
 /** A Pod on this node as stretched NetworkPolicy reads it. */
@@ -73,12 +115,15 @@ export interface MulticlusterInput {
   podToPod: boolean;
   /** Stretched NetworkPolicy: the label identities of this node's pods (see {@link podLabelIdentities}). */
   labelIdentities?: readonly { ip: string; id: number }[];
+  /** WireGuard between the gateways (`multicluster.trafficEncryptionMode: wireGuard`). */
+  wireGuard?: boolean;
 }
 
 /**
  * The node's Multi-cluster spec: undefined without a Gateway (nothing reaches other clusters);
  * otherwise each remote cluster with a gateway IP and at least one CIDR (its service CIDR, plus
- * its pod CIDRs with pod-to-pod connectivity) goes to its first gateway IP, sorted by cluster ID.
+ * its pod CIDRs with pod-to-pod connectivity or on a WireGuard gateway) goes to its first gateway
+ * IP, sorted by cluster ID.
  */
 export function multiclusterSpecOf(input: MulticlusterInput): MulticlusterSpec | undefined {
   const gw = [...input.gateways].sort((a, b) => a.name.localeCompare(b.name))[0];
@@ -87,12 +132,14 @@ export function multiclusterSpecOf(input: MulticlusterInput): MulticlusterSpec |
   const remoteClusters: MulticlusterSpec['remoteClusters'] = [];
   for (const rc of [...input.remoteClusters].sort((a, b) => a.clusterID.localeCompare(b.clusterID))) {
     const gatewayIP = rc.gatewayIPs[0];
-    const cidrs = [...(rc.serviceCIDR ? [rc.serviceCIDR] : []), ...(input.podToPod ? rc.podCIDRs : [])];
+    // A WireGuard gateway also needs the pod CIDRs: connections from other clusters keep their pod source address up to it.
+    const cidrs = [...(rc.serviceCIDR ? [rc.serviceCIDR] : []), ...(input.podToPod || (isGateway && input.wireGuard) ? rc.podCIDRs : [])];
     if (gatewayIP === undefined || cidrs.length === 0) continue;
     remoteClusters.push({ cidrs, gatewayIP });
   }
   return {
     isGateway, remoteClusters, localGatewayIP: gw.internalIP, ...(isGateway ? { gatewayIP: gw.gatewayIP } : {}),
     ...(input.labelIdentities?.length ? { labelIdentities: input.labelIdentities.map((l) => ({ ...l })) } : {}),
+    ...(input.wireGuard ? { wireGuard: true } : {}),
   };
 }

@@ -266,7 +266,8 @@ function encryptionFromConfig(cfg: AgentConfig): Pick<AgentOptions, 'trafficEncr
 /**
  * antrea-agent.conf `featureGates.Multicluster` and `multicluster.*`: the gateway dataplane is on
  * when both the gate and `enableGateway` are; an empty `namespace` means the agent's own
- * (`$POD_NAMESPACE`, else kube-system, where Antrea installs it).
+ * (`$POD_NAMESPACE`, else kube-system, where Antrea installs it); `trafficEncryptionMode:
+ * wireGuard` with `wireGuard.port` (default 51821) encrypts between the clusters' gateways.
  */
 export function multiclusterFromConfig(cfg: AgentConfig, env: NodeJS.ProcessEnv = process.env): Pick<AgentOptions, 'multicluster'> {
   if (cfg.featureGates.Multicluster !== true || !cfg.multicluster.enableGateway) return {};
@@ -275,6 +276,7 @@ export function multiclusterFromConfig(cfg: AgentConfig, env: NodeJS.ProcessEnv 
       namespace: cfg.multicluster.namespace || env.POD_NAMESPACE || 'kube-system',
       enablePodToPodConnectivity: cfg.multicluster.enablePodToPodConnectivity,
       ...(cfg.multicluster.enableStretchedNetworkPolicy ? { enableStretchedNetworkPolicy: true } : {}),
+      ...(cfg.multicluster.trafficEncryptionMode === 'wireGuard' ? { wireGuard: { port: cfg.multicluster.wireGuard.port } } : {}),
     },
   };
 }

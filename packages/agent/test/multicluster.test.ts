@@ -1,6 +1,7 @@
 /** The node's Multi-cluster spec from the Gateway and ClusterInfoImports. */
-import { gatewayFacts, multiclusterSpecOf, podLabelIdentities, remoteClusterFacts } from '../src/multicluster';
-import { multiclusterFromConfig } from '../src/options';
+import { gatewayFacts, gatewayWireGuardPlan, multiclusterSpecOf, podLabelIdentities, remoteClusterFacts } from '../src/multicluster';
+import { agentContext } from '../src/context';
+import { multiclusterFromConfig, resolveAgentOptions } from '../src/options';
 import { parseAgentConfig } from '@switchyard/apis';
 import YAML from 'yaml';
 
@@ -85,5 +86,57 @@ describe('stretched NetworkPolicy: label identities of this node\'s pods', () =>
     expect(spec?.labelIdentities).toEqual([{ ip: '10.12.2.3', id: 7 }]);
     const conf = (text: string) => parseAgentConfig(YAML.parse(text)).config;
     expect(multiclusterFromConfig(conf('featureGates:\n  Multicluster: true\nmulticluster:\n  enableGateway: true\n  enableStretchedNetworkPolicy: true\n'), {})).toEqual({ multicluster: { namespace: 'kube-system', enablePodToPodConnectivity: false, enableStretchedNetworkPolicy: true } });
+  });
+});
+
+describe('WireGuard between the gateways', () => {
+  const KEY = 'A'.repeat(43) + '=';
+  const keyed = { ...EAST, wireGuardPublicKey: KEY };
+
+  test('the config key turns it on with its port (51821 by default)', () => {
+    const conf = (text: string) => parseAgentConfig(YAML.parse(text)).config;
+    const on = 'featureGates:\n  Multicluster: true\nmulticluster:\n  enableGateway: true\n  trafficEncryptionMode: wireGuard\n';
+    expect(multiclusterFromConfig(conf(on), {}).multicluster?.wireGuard).toEqual({ port: 51821 });
+    expect(multiclusterFromConfig(conf(`${on}  wireGuard:\n    port: 51999\n`), {}).multicluster?.wireGuard).toEqual({ port: 51999 });
+    expect(multiclusterFromConfig(conf('featureGates:\n  Multicluster: true\nmulticluster:\n  enableGateway: true\n'), {}).multicluster).not.toHaveProperty('wireGuard');
+  });
+
+  test('a ClusterInfoImport gives the key of its gateway', () => {
+    expect(remoteClusterFacts({ metadata: { name: 'east' }, spec: { clusterID: 'east', gatewayInfos: [{ gatewayIP: '192.168.77.21' }], wireGuard: { publicKey: KEY } } })?.wireGuardPublicKey).toBe(KEY);
+  });
+
+  test('the gateway peers with each other cluster at <gatewayIP>:<port>, allowed its service and pod CIDRs even without pod-to-pod', () => {
+    const spec = multiclusterSpecOf({ nodeName: 'west-node1', gateways: [GW], remoteClusters: [keyed], podToPod: false, wireGuard: true })!;
+    expect(spec.wireGuard).toBe(true);
+    expect(spec.remoteClusters[0]!.cidrs).toEqual(['10.96.2.0/24', '10.20.0.0/16']);
+    expect(gatewayWireGuardPlan(spec, [keyed], 51821)).toEqual({
+      peers: [{ node: 'east', publicKey: KEY, endpoint: '192.168.77.21:51821', allowedIPs: ['10.96.2.0/24', '10.20.0.0/16'] }],
+      cidrs: ['10.96.2.0/24', '10.20.0.0/16'],
+      skipped: [],
+    });
+  });
+
+  test('a regular node has no peers and routes only what pod-to-pod says; clusters without a usable key are skipped with why', () => {
+    const regular = multiclusterSpecOf({ nodeName: 'west-node2', gateways: [GW], remoteClusters: [keyed], podToPod: false, wireGuard: true });
+    expect(regular!.remoteClusters[0]!.cidrs).toEqual(['10.96.2.0/24']);
+    expect(gatewayWireGuardPlan(regular, [keyed], 51821)).toEqual({ peers: [], cidrs: [], skipped: [] });
+    expect(gatewayWireGuardPlan(undefined, [keyed], 51821).peers).toEqual([]);
+    const gw = multiclusterSpecOf({ nodeName: 'west-node1', gateways: [GW], remoteClusters: [EAST], podToPod: false, wireGuard: true });
+    const plan = gatewayWireGuardPlan(gw, [EAST, { ...EAST, clusterID: 'north', wireGuardPublicKey: 'not-a-key' }], 51821);
+    expect(plan.peers).toEqual([]);
+    expect(plan.cidrs).toEqual([]);
+    expect(plan.skipped).toEqual([
+      { clusterID: 'east', reason: expect.stringContaining('has not published a WireGuard public key') },
+      { clusterID: 'north', reason: expect.stringContaining('"not-a-key" is not a base64 32-byte key') },
+    ]);
+  });
+});
+
+describe('pod MTU with WireGuard between the gateways', () => {
+  test('pods pay the WireGuard overhead on top of the tunnel (geneve: 1500 - 50 - 80)', () => {
+    const base = { nodeName: 'n1', podCIDR: '10.10.1.0/24', nodeIP: '192.168.77.1', ovsdbRemote: 'unix:/x', dataDir: '/tmp/x' };
+    const mc = { namespace: 'kube-system', enablePodToPodConnectivity: false };
+    expect(agentContext(resolveAgentOptions({ ...base, multicluster: { ...mc, wireGuard: { port: 51821 } } })).mtu).toBe(1500 - 50 - 80);
+    expect(agentContext(resolveAgentOptions({ ...base, multicluster: mc })).mtu).toBe(1450);
   });
 });

@@ -1,5 +1,5 @@
 // Pure: ClusterInfo exchange. A member with a Gateway exports its ClusterInfo (gateway IPs,
-// service CIDR, pod CIDRs); the leader copies each into a ResourceImport; every other member
+// service CIDR, pod CIDRs, the Gateway's WireGuard public key); the leader copies each into a ResourceImport; every other member
 // imports it as ClusterInfoImport `<cluster>-clusterinfo`, what a gateway needs to reach it.
 import type { ClusterInfoImport, Gateway, ResourceExport, ResourceImport } from '@switchyard/apis';
 import { CLUSTER_INFO_KIND, LABEL_SOURCE_CLUSTER, LABEL_SOURCE_KIND, clusterInfoName } from './resources';
@@ -19,6 +19,7 @@ export function clusterInfoExport(input: { clusterID: string; leaderNamespace: s
           gatewayInfos: [{ gatewayIP: input.gateway.gatewayIP }],
           ...(input.serviceCIDR ? { serviceCIDR: input.serviceCIDR } : {}),
           ...(input.podCIDRs && input.podCIDRs.length > 0 ? { podCIDRs: [...input.podCIDRs] } : {}),
+          ...(input.gateway.wireGuard?.publicKey ? { wireGuard: { publicKey: input.gateway.wireGuard.publicKey } } : {}),
         },
       },
     },

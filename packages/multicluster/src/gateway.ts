@@ -1,9 +1,10 @@
 // Pure: which Node is a member's Multi-cluster Gateway. Candidates carry the annotation
 // `multicluster.antrea.io/gateway=true`; the current Gateway stays while it is a Ready candidate,
 // otherwise the first Ready candidate by name takes over. gatewayIP is the gateway-ip annotation,
-// else the InternalIP or ExternalIP by precedence; internalIP is always the InternalIP.
+// else the InternalIP or ExternalIP by precedence; internalIP is always the InternalIP; the
+// WireGuard public key its agent published (if any) goes along.
 import type { Gateway } from '@switchyard/apis';
-import { GATEWAY_ANNOTATION, GATEWAY_IP_ANNOTATION } from './resources';
+import { GATEWAY_ANNOTATION, GATEWAY_IP_ANNOTATION, GATEWAY_WIREGUARD_KEY_ANNOTATION } from './resources';
 
 /** Which Node address is the gateway IP (`gatewayIPPrecedence`). */
 export type GatewayIPPrecedence = 'internal' | 'external';
@@ -26,5 +27,9 @@ export function chooseGateway(input: { nodes: readonly GatewayNode[]; current?: 
   const internalIP = address(node, 'InternalIP')!;
   const preferred = input.precedence === 'external' ? (address(node, 'ExternalIP') ?? internalIP) : internalIP;
   const gatewayIP = node.metadata.annotations?.[GATEWAY_IP_ANNOTATION] ?? preferred;
-  return { apiVersion: 'multicluster.crd.antrea.io/v1alpha1', kind: 'Gateway', metadata: { name: node.metadata.name ?? '', namespace: input.namespace }, gatewayIP, internalIP };
+  const publicKey = node.metadata.annotations?.[GATEWAY_WIREGUARD_KEY_ANNOTATION];
+  return {
+    apiVersion: 'multicluster.crd.antrea.io/v1alpha1', kind: 'Gateway', metadata: { name: node.metadata.name ?? '', namespace: input.namespace }, gatewayIP, internalIP,
+    ...(publicKey ? { wireGuard: { publicKey } } : {}),
+  };
 }

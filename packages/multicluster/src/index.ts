@@ -21,4 +21,4 @@ export { clusterInfoExport, clusterInfoImports, clusterInfoImportsFor } from './
 export { discoverServiceCIDR, serviceCIDRFromError, SERVICE_CIDR_PROBE } from './service-cidr';
 export { controllerConfigOf, CONTROLLER_CONFIGMAP, CONTROLLER_CONFIG_KEY, type ControllerConfig } from './controller-config';
 export { MulticlusterError, type MulticlusterErrorCode } from './errors';
-export { GATEWAY_ANNOTATION, GATEWAY_IP_ANNOTATION, IMPORTED_ANNOTATION, IMPORTED_PREFIX, TOUCH_ANNOTATION, announceName, exportName, importName } from './resources';
+export { GATEWAY_ANNOTATION, GATEWAY_IP_ANNOTATION, GATEWAY_WIREGUARD_KEY_ANNOTATION, IMPORTED_ANNOTATION, IMPORTED_PREFIX, TOUCH_ANNOTATION, announceName, exportName, importName } from './resources';

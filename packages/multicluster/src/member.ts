@@ -432,7 +432,7 @@ export class MemberController {
       ...(current ? { current } : {}),
       ...(this.o.gatewayIPPrecedence ? { precedence: this.o.gatewayIPPrecedence } : {}),
     });
-    const writes = await converge(this.o.kube, GATEWAYS, gw ? [gw as unknown as KubeObject] : [], this.gateways.values(), (o) => ({ gatewayIP: o['gatewayIP'], internalIP: o['internalIP'] }));
+    const writes = await converge(this.o.kube, GATEWAYS, gw ? [gw as unknown as KubeObject] : [], this.gateways.values(), (o) => ({ gatewayIP: o['gatewayIP'], internalIP: o['internalIP'], wireGuard: o['wireGuard'] }));
     if (writes > 0) this.log.info({ gateway: gw?.metadata.name ?? null, gatewayIP: gw?.gatewayIP }, 'Gateway changed');
   }
 

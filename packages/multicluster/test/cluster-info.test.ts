@@ -9,6 +9,14 @@ describe('ClusterInfo', () => {
     expect(re).toMatchObject({ metadata: { name: 'west-clusterinfo' }, spec: { kind: 'ClusterInfo', clusterInfo: { clusterID: 'west', gatewayInfos: [{ gatewayIP: '192.0.2.11' }], serviceCIDR: '10.101.0.0/16', podCIDRs: ['10.10.0.0/16'] } } });
   });
 
+  it("carries the Gateway's WireGuard public key into the ClusterInfo and its imports", () => {
+    const keyed = { ...gw, wireGuard: { publicKey: 'P'.repeat(43) + '=' } };
+    const [re] = clusterInfoExport({ clusterID: 'west', leaderNamespace: 'l', gateway: keyed });
+    expect(re?.spec.clusterInfo?.wireGuard).toEqual({ publicKey: 'P'.repeat(43) + '=' });
+    expect(clusterInfoImportsFor(clusterInfoImports([re!], 'l'), 'east', 'kube-system')[0]?.spec.wireGuard).toEqual({ publicKey: 'P'.repeat(43) + '=' });
+    expect(clusterInfoExport({ clusterID: 'west', leaderNamespace: 'l', gateway: gw })[0]?.spec.clusterInfo).not.toHaveProperty('wireGuard');
+  });
+
   it('is imported by every other member, not by the exporter', () => {
     const ris = clusterInfoImports([...clusterInfoExport({ clusterID: 'west', leaderNamespace: 'l', gateway: gw }), ...clusterInfoExport({ clusterID: 'east', leaderNamespace: 'l', gateway: gw })], 'l');
     expect(ris.map((r) => r.metadata.name)).toEqual(['east-clusterinfo', 'west-clusterinfo']);

@@ -23,6 +23,13 @@ describe('chooseGateway', () => {
     expect(chooseGateway({ nodes: [node('a', { internal: '10.0.0.1', external: '1.2.3.4', gatewayIP: '5.6.7.8' })], namespace: 'ns', precedence: 'external' })).toMatchObject({ gatewayIP: '5.6.7.8' });
   });
 
+  it('carries the WireGuard public key the chosen Node published, and none without the annotation', () => {
+    const keyed = node('a', { internal: '10.0.0.1' });
+    keyed.metadata.annotations!['multicluster.antrea.io/wireguard-public-key'] = 'k'.repeat(43) + '=';
+    expect(chooseGateway({ nodes: [keyed], namespace: 'ns' })?.wireGuard).toEqual({ publicKey: 'k'.repeat(43) + '=' });
+    expect(chooseGateway({ nodes: [node('a', { internal: '10.0.0.1' })], namespace: 'ns' })).not.toHaveProperty('wireGuard');
+  });
+
   it('has no Gateway when no candidate is Ready', () => {
     expect(chooseGateway({ nodes: [node('a', { internal: '10.0.0.1', ready: false })], namespace: 'ns' })).toBeUndefined();
   });

@@ -144,6 +144,14 @@ export interface MulticlusterSpec {
   gatewayIP?: string;
   /** Label identity ids of local pods by address (written into tun_id of their traffic to other clusters). */
   labelIdentities?: { ip: string; id: number }[];
+  /**
+   * WireGuard between the gateways (agent `multicluster.trafficEncryptionMode: wireGuard`): the
+   * gateway hands traffic to other clusters to the host (which routes it into its WireGuard
+   * device) instead of tunnelling it, and SNATs what arrives from other clusters through the
+   * host to its own gateway (gw0) address, so this cluster's replies come back through it. It
+   * does not SNAT what it sends (`gatewayIP` is not used), and nothing routes to remote gateway IPs.
+   */
+  wireGuard?: boolean;
 }
 
 /** FQDN policy support: DNS responses to local pods are intercepted. */

@@ -80,3 +80,37 @@ describe('stretched NetworkPolicy: label identities', () => {
     expect(flows.some((l) => l.includes('->tun_id'))).toBe(false);
   });
 });
+
+describe('the gateway with WireGuard between gateways', () => {
+  const flows = lines({ isGateway: true, localGatewayIP: '192.168.77.11', gatewayIP: '192.168.77.11', remoteClusters: REMOTE, wireGuard: true });
+
+  test('hands a remote CIDR to the host gateway port instead of a tunnel', () => {
+    const l3 = flows.find((l) => l.includes('table=L3Forwarding') && l.includes('nw_dst=10.96.2.0/24'))!;
+    expect(l3).toContain('set_field:02:00:00:00:00:01->eth_dst');
+    expect(l3).not.toContain('tun_dst');
+    expect(flows.some((l) => l.includes('->tun_dst'))).toBe(false);
+  });
+
+  test('neither SNATs what it sends to its gateway IP nor routes to the remote gateway IP', () => {
+    expect(flows.some((l) => l.includes('nat(src=192.168.77.11)'))).toBe(false);
+    expect(flows.some((l) => l.includes('table=L3Forwarding') && l.includes('nw_dst=192.168.77.21'))).toBe(false);
+  });
+
+  test('SNATs new connections from other clusters arriving from the gateway port to its gw0 address', () => {
+    const mark = flows.find((l) => l.includes('table=SNATMark') && l.includes('nw_src=10.96.2.0/24'))!;
+    expect(mark).toContain('+new+trk');
+    expect(mark).toContain('reg0=0x2/0xf');
+    expect(mark).toContain('commit');
+    const snat = flows.find((l) => l.startsWith('table=SNAT,') && l.includes('nw_src=10.96.2.0/24'))!;
+    expect(snat).toContain('nat(src=10.10.1.1)');
+    // Replies to the gw0 address are un-SNATed by the Service feature's flow.
+    expect(flows.some((l) => l.includes('table=UnSNAT') && l.includes('nw_dst=10.10.1.1'))).toBe(true);
+  });
+
+  test('a regular node of a WireGuard cluster still tunnels to its own gateway, and no longer routes to remote gateway IPs', () => {
+    const regular = lines({ isGateway: false, localGatewayIP: '192.168.77.12', remoteClusters: REMOTE, wireGuard: true });
+    expect(regular.find((l) => l.includes('table=L3Forwarding') && l.includes('nw_dst=10.96.2.0/24'))).toContain('set_field:192.168.77.12->tun_dst');
+    expect(regular.some((l) => l.includes('nw_dst=192.168.77.21'))).toBe(false);
+    expect(regular.some((l) => l.includes('table=SNAT') && l.includes('10.96.2.0/24'))).toBe(false);
+  });
+});

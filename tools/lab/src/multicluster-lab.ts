@@ -10,7 +10,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
 import { loadCrds } from '@switchyard/apis';
@@ -19,6 +19,7 @@ import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { waitFor } from '@switchyard/testbed';
 import { Lab, REPO_ROOT } from './lab';
 import { LabError } from './plan';
+import { MULTICLUSTER_WIREGUARD, removeWireGuardDevice } from './wireguard-teardown';
 
 const MC_CLI = join(REPO_ROOT, 'packages/multicluster/dist/cli.js');
 /** Namespaces as in the seed guide: the leader's common area, and the members' own. */
@@ -51,6 +52,8 @@ export interface MulticlusterLabOptions {
   nodes?: number;
   /** antrea-agent.conf `multicluster.enablePodToPodConnectivity` (and pod CIDRs in ClusterInfo); default true. */
   enablePodToPodConnectivity?: boolean;
+  /** antrea-agent.conf `multicluster.trafficEncryptionMode`: wireGuard between the gateways (wireguard-go on every candidate). */
+  gatewayEncryption?: 'none' | 'wireGuard';
   progress?: (line: string) => void;
 }
 
@@ -112,7 +115,13 @@ export class MulticlusterLab {
             podCIDRPrefix: plan.podCIDRPrefix, nodeIPBase: plan.nodeIPBase, serviceCIDR: plan.serviceCIDR,
             ...(mcl.members[0] ? { fabricNetns: mcl.members[0].lab.state.fabricNetns } : {}),
             gatewayNodes: Array.from({ length: o.nodes ?? 2 }, (_, i) => `node${i + 1}`),
-            agentConfig: { featureGates: { Multicluster: true }, multicluster: { enableGateway: true, namespace: MEMBER_NAMESPACE, enablePodToPodConnectivity: podToPod, enableStretchedNetworkPolicy: true } },
+            agentConfig: {
+              featureGates: { Multicluster: true },
+              multicluster: {
+                enableGateway: true, namespace: MEMBER_NAMESPACE, enablePodToPodConnectivity: podToPod, enableStretchedNetworkPolicy: true,
+                ...(o.gatewayEncryption === 'wireGuard' ? { trafficEncryptionMode: 'wireGuard' } : {}),
+              },
+            },
             // Stretched NetworkPolicy: the controller compiles scope ClusterSet peers to label identities.
             controllerConfig: { featureGates: { Multicluster: true }, multicluster: { enableStretchedNetworkPolicy: true } },
           },
@@ -184,7 +193,11 @@ export class MulticlusterLab {
         if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
       }),
     );
-    for (const m of [...this.members].reverse()) await m.lab.stop(join(this.labDir, m.plan.name));
+    for (const m of [...this.members].reverse()) {
+      // Multi-cluster WireGuard devices outlive their agents (as the nodes' own do): removed by the agents' records.
+      for (const n of m.lab.state.nodes) await removeWireGuardDevice(n.netns, join(dirname(n.apiSocket), 'data'), MULTICLUSTER_WIREGUARD);
+      await m.lab.stop(join(this.labDir, m.plan.name));
+    }
     await this.leader.api.stop().catch(() => undefined);
     rmSync(this.labDir, { recursive: true, force: true });
   }

@@ -9,11 +9,19 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAlive, run, signalProcess, waitFor, type ProcessRef } from '@switchyard/testbed';
 
-const DEVICE = 'switchyard-wg0';
+/** A device as the agent lays it out: link name, and its state directory under the data directory. */
+export interface LabWireGuardDevice {
+  name: string;
+  dir: string;
+}
+/** The node's device between nodes (trafficEncryptionMode wireGuard). */
+export const NODE_WIREGUARD: LabWireGuardDevice = { name: 'switchyard-wg0', dir: 'wireguard' };
+/** The Multi-cluster gateway's device (multicluster.trafficEncryptionMode wireGuard). */
+export const MULTICLUSTER_WIREGUARD: LabWireGuardDevice = { name: 'switchyard-mcwg', dir: 'multicluster-wireguard' };
 
-function recorded(dataDir: string): ProcessRef | undefined {
+function recorded(dataDir: string, device: LabWireGuardDevice): ProcessRef | undefined {
   try {
-    const r = JSON.parse(readFileSync(join(dataDir, 'wireguard', 'device.json'), 'utf8')) as Partial<ProcessRef>;
+    const r = JSON.parse(readFileSync(join(dataDir, device.dir, 'device.json'), 'utf8')) as Partial<ProcessRef>;
     return typeof r.pid === 'number' && typeof r.start === 'string' ? { pid: r.pid, start: r.start } : undefined;
   } catch {
     return undefined;
@@ -21,9 +29,9 @@ function recorded(dataDir: string): ProcessRef | undefined {
 }
 
 /** Removes the WireGuard device of the node in `netns` whose agent data directory is `dataDir`. */
-export async function removeWireGuardDevice(netns: string, dataDir: string): Promise<void> {
-  await run(['ip', 'link', 'del', DEVICE], { netns, allowFailure: true });
-  const ref = recorded(dataDir);
+export async function removeWireGuardDevice(netns: string, dataDir: string, device: LabWireGuardDevice = NODE_WIREGUARD): Promise<void> {
+  await run(['ip', 'link', 'del', device.name], { netns, allowFailure: true });
+  const ref = recorded(dataDir, device);
   if (!ref) return;
   const gone = await waitFor(`wireguard-go (pid ${ref.pid}) to exit`, () => !isAlive(ref.pid, ref.start), { timeoutMs: 3000, intervalMs: 50 }).then(() => true, () => false);
   if (!gone) signalProcess(ref, 'SIGKILL');

@@ -2,15 +2,17 @@
  * The multicluster part (featureGates.Multicluster with multicluster.enableGateway, and a
  * Kubernetes API): watches the Gateway and the ClusterInfoImports in the Multi-cluster namespace
  * and keeps the pipeline's Multi-cluster routes in line with them (multicluster.ts computes the
- * spec; the pipeline's multicluster feature makes the flows).
+ * spec; the pipeline's multicluster feature makes the flows). With WireGuard between the gateways
+ * it also keeps the gateway's WireGuard peers and host routes (./multicluster-wireguard).
  */
 import { Informer, type KubeClient, type KubeObject } from '@switchyard/kube';
 import type { MulticlusterSpec } from '@switchyard/openflow-pipeline';
 import { systemClock } from '@switchyard/runtime';
 import type { AgentContext } from '../context';
 import type { AgentController, ControllerHealth } from '../lifecycle';
-import { gatewayFacts, multiclusterSpecOf, podLabelIdentities, remoteClusterFacts, type GatewayFacts, type LocalPodLabels, type RemoteClusterFacts } from '../multicluster';
+import { gatewayFacts, gatewayWireGuardPlan, multiclusterSpecOf, podLabelIdentities, remoteClusterFacts, type GatewayFacts, type LocalPodLabels, type RemoteClusterFacts } from '../multicluster';
 import { PODS, PRIME_LIST_MS, listWithin } from './kube-resources';
+import { GatewayWireGuard } from './multicluster-wireguard';
 import type { NodeDatapath } from './node-datapath';
 
 const MC = 'multicluster.crd.antrea.io';
@@ -30,6 +32,11 @@ export interface MulticlusterOptions {
    * Namespaces are watched for it).
    */
   enableStretchedNetworkPolicy?: boolean;
+  /**
+   * `multicluster.trafficEncryptionMode: wireGuard`: traffic between this cluster's gateway and the
+   * other clusters' goes through a WireGuard device of the gateway (`multicluster.wireGuard.port`).
+   */
+  wireGuard?: { port: number };
 }
 
 export class MulticlusterRoutes implements AgentController {
@@ -39,10 +46,15 @@ export class MulticlusterRoutes implements AgentController {
   private readonly clusters = new Map<string, RemoteClusterFacts>();
   /** Stretched NetworkPolicy inputs: LabelIdentity label -> id, this node's Pods, Namespace labels. */
   private readonly labelIds = new Map<string, number>();
+  /** LabelIdentity objects by name (the label -> id map is rebuilt from them). */
+  private readonly labelObjects = new Map<string, { label: string; id: number }>();
   private readonly pods = new Map<string, LocalPodLabels>();
   private readonly namespaceLabels = new Map<string, Record<string, string>>();
   private applied = 'undefined';
+  private appliedWireGuard = '';
   private lastError: unknown;
+  /** The gateway's WireGuard device (multicluster.trafficEncryptionMode wireGuard). */
+  readonly wireGuard: GatewayWireGuard | undefined;
   private chain: Promise<void> = Promise.resolve();
   /** The spec last installed (undefined: no Gateway). */
   spec: MulticlusterSpec | undefined;
@@ -52,7 +64,9 @@ export class MulticlusterRoutes implements AgentController {
     private readonly kube: KubeClient,
     private readonly node: NodeDatapath,
     private readonly mc: MulticlusterOptions,
-  ) {}
+  ) {
+    this.wireGuard = mc.wireGuard ? new GatewayWireGuard(ctx, kube, mc.wireGuard.port) : undefined;
+  }
 
   private path(plural: string): string {
     return `/apis/${MC}/v1alpha1/namespaces/${encodeURIComponent(this.mc.namespace)}/${plural}`;
@@ -67,6 +81,8 @@ export class MulticlusterRoutes implements AgentController {
   }
 
   async start(): Promise<void> {
+    // The device is needed whatever the Gateway: a failure here fails the agent's start.
+    await this.wireGuard?.start();
     try {
       const [gws, infos] = await Promise.all([listWithin(this.kube, this.path('gateways'), PRIME_LIST_MS), listWithin(this.kube, this.path('clusterinfoimports'), PRIME_LIST_MS)]);
       for (const o of gws) this.onGateway('ADDED', o);
@@ -82,6 +98,7 @@ export class MulticlusterRoutes implements AgentController {
         for (const o of nss) this.onNamespace('ADDED', o);
       }
       this.spec = this.compute();
+      await this.applyWireGuard(this.spec);
       this.applied = JSON.stringify(this.spec);
       this.node.flows.setMulticluster(this.spec, false);
     } catch (e) {
@@ -110,13 +127,26 @@ export class MulticlusterRoutes implements AgentController {
   async stop(): Promise<void> {
     await Promise.all(this.informers.map((i) => i.stop()));
     await this.chain;
+    this.wireGuard?.stop();
   }
 
   health(): ControllerHealth {
     const s = this.spec;
     const held = s ? `${s.isGateway ? 'gateway' : `gateway ${s.localGatewayIP ?? '?'}`}, ${s.remoteClusters.length} remote clusters` : 'no Gateway';
+    const wg = this.wireGuard?.health();
+    if (wg && !wg.ok) return { ok: false, detail: `${held}; ${wg.detail}` };
     if (this.lastError !== undefined) return { ok: false, detail: `${held}; last apply failed: ${this.lastError instanceof Error ? this.lastError.message : String(this.lastError)}` };
-    return { ok: true, detail: held };
+    return { ok: true, detail: wg ? `${held}; ${wg.detail}` : held };
+  }
+
+  /** The gateway's WireGuard peers and routes for `spec`, when they changed. */
+  private async applyWireGuard(spec: MulticlusterSpec | undefined): Promise<void> {
+    if (!this.wireGuard || !this.mc.wireGuard) return;
+    const plan = gatewayWireGuardPlan(spec, [...this.clusters.values()], this.mc.wireGuard.port);
+    const text = JSON.stringify(plan);
+    if (text === this.appliedWireGuard) return;
+    await this.wireGuard.apply(plan);
+    this.appliedWireGuard = text;
   }
 
   private onGateway(type: string, o: KubeObject): void {
@@ -142,7 +172,6 @@ export class MulticlusterRoutes implements AgentController {
     this.labelIds.clear();
     for (const l of this.labelObjects.values()) this.labelIds.set(l.label, l.id);
   }
-  private readonly labelObjects = new Map<string, { label: string; id: number }>();
 
   private onPod(type: string, o: KubeObject): void {
     const key = `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
@@ -161,6 +190,7 @@ export class MulticlusterRoutes implements AgentController {
   private compute(): MulticlusterSpec | undefined {
     return multiclusterSpecOf({
       nodeName: this.ctx.options.nodeName, gateways: [...this.gateways.values()], remoteClusters: [...this.clusters.values()], podToPod: this.mc.enablePodToPodConnectivity,
+      ...(this.mc.wireGuard ? { wireGuard: true } : {}),
       ...(this.stretched ? { labelIdentities: podLabelIdentities([...this.pods.values()], this.namespaceLabels, this.labelIds) } : {}),
     });
   }
@@ -170,8 +200,13 @@ export class MulticlusterRoutes implements AgentController {
     this.chain = this.chain.then(async () => {
       const spec = this.compute();
       const text = JSON.stringify(spec);
-      if (text === this.applied) return;
       try {
+        // Routes into the WireGuard device before flows that send to the host (and its peers' changes alone).
+        await this.applyWireGuard(spec);
+        if (text === this.applied) {
+          this.lastError = undefined;
+          return;
+        }
         await this.node.flows.setMulticluster(spec);
         this.applied = text;
         this.spec = spec;

@@ -44,17 +44,31 @@ function processStartTime(pid: number): string | undefined {
 /** Whether the recorded process still runs (its pid has the recorded start time). */
 export const isRunning = (p: DeviceProcess): boolean => processStartTime(p.pid) === p.start;
 
+/**
+ * A WireGuard device of the node: its link name and the directory of its state (key, device
+ * record, run directory, output). The node's own device (trafficEncryptionMode) and the
+ * Multi-cluster gateway's (multicluster.trafficEncryptionMode) are two of these.
+ */
+export interface WireGuardDeviceLocation {
+  name: string;
+  dir: string;
+}
+
 /** The directory of the node's WireGuard state: key, device record, run directory, output. */
 export const wireGuardDir = (dataDir: string): string => join(dataDir, 'wireguard');
-const recordFile = (dataDir: string): string => join(wireGuardDir(dataDir), 'device.json');
-const runDirOf = (dataDir: string): string => join(wireGuardDir(dataDir), 'run');
-const logFileOf = (dataDir: string): string => join(wireGuardDir(dataDir), 'wireguard-go.log');
-/** The device's UAPI socket, at the real path of the directory wireguard-go sees as /var/run/wireguard. */
-export const wireGuardSocket = (dataDir: string): string => join(runDirOf(dataDir), `${WIREGUARD_DEVICE}.sock`);
+/** The node's device between nodes. */
+export const nodeWireGuardDevice = (dataDir: string): WireGuardDeviceLocation => ({ name: WIREGUARD_DEVICE, dir: wireGuardDir(dataDir) });
+const recordFile = (d: WireGuardDeviceLocation): string => join(d.dir, 'device.json');
+const runDirOf = (d: WireGuardDeviceLocation): string => join(d.dir, 'run');
+const logFileOf = (d: WireGuardDeviceLocation): string => join(d.dir, 'wireguard-go.log');
+/** A device's UAPI socket, at the real path of the directory wireguard-go sees as /var/run/wireguard. */
+export const deviceSocket = (d: WireGuardDeviceLocation): string => join(runDirOf(d), `${d.name}.sock`);
+/** The node device's UAPI socket. */
+export const wireGuardSocket = (dataDir: string): string => deviceSocket(nodeWireGuardDevice(dataDir));
 
-function readRecord(dataDir: string): DeviceProcess | undefined {
+function readRecord(d: WireGuardDeviceLocation): DeviceProcess | undefined {
   try {
-    const r = JSON.parse(readFileSync(recordFile(dataDir), 'utf8')) as Partial<DeviceProcess>;
+    const r = JSON.parse(readFileSync(recordFile(d), 'utf8')) as Partial<DeviceProcess>;
     return typeof r.pid === 'number' && r.pid > 0 && typeof r.start === 'string' ? { pid: r.pid, start: r.start } : undefined;
   } catch {
     return undefined;
@@ -86,12 +100,13 @@ async function killRecorded(p: DeviceProcess): Promise<void> {
  * makes wireguard-go exit, then SIGKILLs the recorded process (pid checked against its start time)
  * if it is still there, and removes the record and the socket. Returns whether anything was there.
  */
-export async function removeWireGuardDevice(o: { dataDir: string; nodeNetns?: string; logger?: Logger }): Promise<boolean> {
-  const rec = readRecord(o.dataDir);
+export async function removeWireGuardDevice(o: { dataDir: string; nodeNetns?: string; logger?: Logger; device?: WireGuardDeviceLocation }): Promise<boolean> {
+  const d = o.device ?? nodeWireGuardDevice(o.dataDir);
+  const rec = readRecord(d);
   const net = new NodeNetwork(o.nodeNetns);
   let deleted: boolean;
   try {
-    deleted = await net.deleteHostLink(WIREGUARD_DEVICE);
+    deleted = await net.deleteHostLink(d.name);
   } finally {
     net.close();
   }
@@ -100,16 +115,16 @@ export async function removeWireGuardDevice(o: { dataDir: string; nodeNetns?: st
     killed = true;
     await killRecorded(rec);
   }
-  rmSync(recordFile(o.dataDir), { force: true });
-  rmSync(wireGuardSocket(o.dataDir), { force: true });
-  o.logger?.info({ device: WIREGUARD_DEVICE, linkDeleted: deleted, pid: rec?.pid, killed }, 'WireGuard device removed');
+  rmSync(recordFile(d), { force: true });
+  rmSync(deviceSocket(d), { force: true });
+  o.logger?.info({ device: d.name, linkDeleted: deleted, pid: rec?.pid, killed }, 'WireGuard device removed');
   return deleted || rec !== undefined;
 }
 
 /** The last lines wireguard-go wrote (for errors and health). */
-export function deviceLogTail(dataDir: string): string {
+export function deviceLogTail(d: WireGuardDeviceLocation): string {
   try {
-    return readFileSync(logFileOf(dataDir), 'utf8').trim().split('\n').slice(-3).join(' | ') || '(no output)';
+    return readFileSync(logFileOf(d), 'utf8').trim().split('\n').slice(-3).join(' | ') || '(no output)';
   } catch {
     return '(no output)';
   }
@@ -120,21 +135,22 @@ export function deviceLogTail(dataDir: string): string {
  * time) and answers on the socket. A recorded process that does not answer is ended by its record
  * and undefined returned, as for a gone one.
  */
-export async function adoptWireGuardDevice(o: { dataDir: string; log: Logger }): Promise<DeviceProcess | undefined> {
-  const rec = readRecord(o.dataDir);
+export async function adoptWireGuardDevice(o: { device: WireGuardDeviceLocation; log: Logger }): Promise<DeviceProcess | undefined> {
+  const d = o.device;
+  const rec = readRecord(d);
   if (!rec) return undefined;
   if (!isRunning(rec)) {
     o.log.info({ pid: rec.pid }, 'the recorded wireguard-go is gone; starting a new device');
     return undefined;
   }
   try {
-    await uapiRequest(wireGuardSocket(o.dataDir), 'get=1\n\n', 2000);
+    await uapiRequest(deviceSocket(d), 'get=1\n\n', 2000);
   } catch (e) {
     o.log.warn({ pid: rec.pid, err: e instanceof Error ? e.message : String(e) }, 'the recorded wireguard-go does not answer on its socket; ending it and starting a new device');
     await killRecorded(rec);
     return undefined;
   }
-  o.log.info({ device: WIREGUARD_DEVICE, pid: rec.pid, socket: wireGuardSocket(o.dataDir) }, 'WireGuard device adopted (left running by the previous agent)');
+  o.log.info({ device: d.name, pid: rec.pid, socket: deviceSocket(d) }, 'WireGuard device adopted (left running by the previous agent)');
   return rec;
 }
 
@@ -146,23 +162,24 @@ export async function adoptWireGuardDevice(o: { dataDir: string; log: Logger }):
  * once the device answers on its socket. `onExit` hears of its exit while this agent runs.
  */
 export async function startWireGuardDevice(o: {
-  dataDir: string;
+  device: WireGuardDeviceLocation;
   nodeNetns: string | undefined;
   wireGuardGo: string;
   log: Logger;
   onExit: (code: number | null, signal: string | null) => void;
 }): Promise<DeviceProcess> {
-  const runDir = runDirOf(o.dataDir);
-  const socket = wireGuardSocket(o.dataDir);
+  const d = o.device;
+  const runDir = runDirOf(d);
+  const socket = deviceSocket(d);
   mkdirSync(runDir, { recursive: true, mode: 0o700 });
   rmSync(socket, { force: true });
   const script = 'mkdir -p /var/run/wireguard && mount --bind "$1" /var/run/wireguard && exec "$2" -f "$3"';
   const argv = [
     ...(o.nodeNetns !== undefined ? ['nsenter', `--net=${netnsPath(o.nodeNetns)}`] : []),
-    'unshare', '--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', runDir, o.wireGuardGo, WIREGUARD_DEVICE,
+    'unshare', '--mount', '--propagation', 'private', 'sh', '-c', script, 'sh', runDir, o.wireGuardGo, d.name,
   ];
   const [cmd, ...args] = argv as [string, ...string[]];
-  const out = openSync(logFileOf(o.dataDir), 'a', 0o600);
+  const out = openSync(logFileOf(d), 'a', 0o600);
   let child: ChildProcess;
   try {
     child = spawn(cmd, args, { detached: true, stdio: ['ignore', out, out], env: { ...process.env, LOG_LEVEL: 'error', WG_PROCESS_FOREGROUND: '1' } });
@@ -183,10 +200,10 @@ export async function startWireGuardDevice(o: {
   });
   const start = child.pid !== undefined ? processStartTime(child.pid) : undefined;
   const device = child.pid !== undefined && start !== undefined ? { pid: child.pid, start } : undefined;
-  if (device) writeFileAtomic.sync(recordFile(o.dataDir), `${JSON.stringify(device)}\n`, { mode: 0o600 });
+  if (device) writeFileAtomic.sync(recordFile(d), `${JSON.stringify(device)}\n`, { mode: 0o600 });
   const deadline = Date.now() + DEVICE_READY_MS;
   for (;;) {
-    if (exited || !device) throw new AgentError('WIREGUARD', `wireguard-go exited before its device was ready: ${spawnError ?? deviceLogTail(o.dataDir)}`, argv, 'wireGuard');
+    if (exited || !device) throw new AgentError('WIREGUARD', `wireguard-go exited before its device was ready: ${spawnError ?? deviceLogTail(d)}`, argv, 'wireGuard');
     if (existsSync(socket)) {
       try {
         await uapiRequest(socket, 'get=1\n\n', 1000);
@@ -195,9 +212,9 @@ export async function startWireGuardDevice(o: {
         // not listening yet
       }
     }
-    if (Date.now() > deadline) throw new AgentError('WIREGUARD', `${WIREGUARD_DEVICE} did not answer on ${socket} within ${DEVICE_READY_MS} ms`, argv, 'wireGuard');
+    if (Date.now() > deadline) throw new AgentError('WIREGUARD', `${d.name} did not answer on ${socket} within ${DEVICE_READY_MS} ms`, argv, 'wireGuard');
     await new Promise((r) => setTimeout(r, 50));
   }
-  o.log.info({ device: WIREGUARD_DEVICE, pid: device.pid, socket }, 'WireGuard device up (wireguard-go, detached)');
+  o.log.info({ device: d.name, pid: device.pid, socket }, 'WireGuard device up (wireguard-go, detached)');
   return device;
 }

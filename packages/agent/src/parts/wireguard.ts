@@ -34,7 +34,7 @@ import {
   type WireGuardPeer,
 } from '../wireguard';
 import { NODES, PRIME_LIST_MS, listWithin } from './kube-resources';
-import { adoptWireGuardDevice, deviceLogTail, isRunning, startWireGuardDevice, wireGuardDir, wireGuardSocket, type DeviceProcess } from './wireguard-device';
+import { adoptWireGuardDevice, deviceLogTail, isRunning, nodeWireGuardDevice, startWireGuardDevice, wireGuardDir, wireGuardSocket, type DeviceProcess } from './wireguard-device';
 
 export { removeWireGuardDevice } from './wireguard-device';
 
@@ -94,12 +94,12 @@ export class WireGuardTunnel implements AgentController {
     this.privateKey = privateKey;
     this.publicKey = publicKeyOf(privateKey);
     log.info({ publicKey: this.publicKey, created }, created ? 'WireGuard key pair generated' : 'WireGuard key loaded');
-    this.device = await adoptWireGuardDevice({ dataDir: o.dataDir, log });
+    this.device = await adoptWireGuardDevice({ device: nodeWireGuardDevice(o.dataDir), log });
     this.adopted = this.device !== undefined;
     if (!this.device) {
       // Exit events come only while this agent is the device's parent; health checks the record too.
       this.device = await startWireGuardDevice({
-        dataDir: o.dataDir,
+        device: nodeWireGuardDevice(o.dataDir),
         nodeNetns: o.nodeNetns,
         wireGuardGo: o.wireGuardGo,
         log,
@@ -170,7 +170,7 @@ export class WireGuardTunnel implements AgentController {
   }
 
   private logTail(): string {
-    return deviceLogTail(this.ctx.options.dataDir);
+    return deviceLogTail(nodeWireGuardDevice(this.ctx.options.dataDir));
   }
 
   private async publish(): Promise<void> {

@@ -9,13 +9,21 @@
  * its own gateway (regular nodes) or to that gateway (the gateway), so the reply passes the same
  * two gateways and the same conntrack entries (un-SNAT on the sending gateway, un-DNAT of an
  * imported Service on the client's node).
+ *
+ * With WireGuard between the gateways (`spec.wireGuard`), the gateway does not tunnel to the other
+ * gateways: traffic to other clusters leaves through the host gateway port (the host routes it
+ * into the Multi-cluster WireGuard device), and what the host hands back from that device enters
+ * through the same port. The receiving gateway SNATs those new connections to its gw0 address (a
+ * pod-CIDR address every node already routes to it), so replies from anywhere in its cluster
+ * return through it and leave again through the host (conntrack remembers they came from the
+ * gateway port).
  */
 import type { Flow } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from '../cookie';
 import type { Feature } from '../feature';
 import {
-  CT_ZONE, ConnSNATCTMark, GLOBAL_VIRTUAL_MAC, OutputToOFPortRegMark, PRIORITY, PktSourceField, SNAT_CT_ZONE, TargetOFPortField,
-  ToTunnelRegMark, loadCtMark, loadMarks, matchCtMarks, matchField, matchMarks,
+  CT_ZONE, ConnSNATCTMark, FromGatewayRegMark, GLOBAL_VIRTUAL_MAC, OutputToOFPortRegMark, PRIORITY, PktSourceField, SNAT_CT_ZONE, TargetOFPortField,
+  ToGatewayRegMark, ToTunnelRegMark, loadCtMark, loadMarks, matchCtMarks, matchField, matchMarks,
 } from '../fields';
 import type { Pipeline } from '../tables';
 import type { MulticlusterSpec, NodeConfig } from '../state';
@@ -32,10 +40,12 @@ function toTunnel(p: Pipeline, cfg: NodeConfig, tunDst: string) {
 /** Routes to the other clusters: their CIDRs, and replies to their gateway IPs. */
 function routeFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: bigint): Flow[] {
   const flows: Flow[] = [];
+  // WireGuard gateway: to the host, which routes other clusters' CIDRs into its WireGuard device.
+  const toHost = spec.isGateway && spec.wireGuard === true;
   for (const rc of spec.remoteClusters) {
     const tunDst = spec.isGateway ? rc.gatewayIP : spec.localGatewayIP;
-    if (!tunDst) continue;
-    const acts = toTunnel(p, cfg, tunDst);
+    if (!tunDst && !toHost) continue;
+    const acts = toHost ? [setEthDst(cfg.gateway.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))] : toTunnel(p, cfg, tunDst!);
     for (const cidr of rc.cidrs) {
       flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(cidr) }, acts, c));
       // Label identity of the source pod travels in tun_id (stretched NetworkPolicy): the gateways
@@ -45,8 +55,8 @@ function routeFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: big
         flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal + 1, { ...IP, ipv4Src: li.ip, ipv4Dst: ipv4Net(cidr) }, [{ type: 'setField', field: 'tunId', value: BigInt(li.id) }, ...acts], c));
       }
     }
-    // Replies to connections the remote gateway SNATed to its gateway IP.
-    flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...REPLY, ...IP, ipv4Dst: rc.gatewayIP }, acts, c));
+    // Replies to connections the remote gateway SNATed to its gateway IP (without WireGuard only).
+    if (spec.wireGuard !== true) flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...REPLY, ...IP, ipv4Dst: rc.gatewayIP }, acts, c));
   }
   return flows;
 }
@@ -61,7 +71,9 @@ function gatewayFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: b
     flows.push(flow(p.id('Output'), PRIORITY.high, { inPort: tun, ...matchMarks(OutputToOFPortRegMark), ...matchField(TargetOFPortField, tun) }, [{ type: 'output', port: 'IN_PORT' }], c));
   }
   // The SNAT tables exist with AntreaProxy (Multi-cluster needs it, as in Antrea).
-  if (!cfg.enableProxy || !spec.gatewayIP) return flows;
+  if (!cfg.enableProxy) return flows;
+  if (spec.wireGuard === true) return [...flows, ...wireGuardInboundFlows(p, cfg, spec, c)];
+  if (!spec.gatewayIP) return flows;
   const snatIP = spec.gatewayIP;
   flows.push(flow(p.id('UnSNAT'), PRIORITY.normal, { ...IP, ipv4Dst: snatIP }, [{ type: 'ct', table: p.id('ConntrackZone'), zone: SNAT_CT_ZONE, nat: {} }], c));
   for (const rc of spec.remoteClusters) {
@@ -74,6 +86,29 @@ function gatewayFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: b
         ], c),
         flow(p.id('SNAT'), PRIORITY.normal, { ...NEW, ...matchCtMarks(ConnSNATCTMark), ...dst }, [
           { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: { kind: 'src', ipMin: snatIP }, exec: [loadCtMark(ConnSNATCTMark)] },
+        ], c),
+      );
+    }
+  }
+  return flows;
+}
+
+/**
+ * WireGuard gateway, receiving side: new connections from other clusters' CIDRs that the host hands
+ * in through the gateway port are SNATed to the gw0 address (the un-SNAT of their replies is the
+ * Service feature's flow for that address).
+ */
+function wireGuardInboundFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: bigint): Flow[] {
+  const flows: Flow[] = [];
+  for (const rc of spec.remoteClusters) {
+    for (const cidr of rc.cidrs) {
+      const src = { ...IP, ipv4Src: ipv4Net(cidr) };
+      flows.push(
+        flow(p.id('SNATMark'), PRIORITY.normal, { ...NEW, ...src, ...matchMarks(FromGatewayRegMark) }, [
+          { type: 'ct', commit: true, table: p.id('SNAT'), zone: CT_ZONE, exec: [loadCtMark(ConnSNATCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
+        ], c),
+        flow(p.id('SNAT'), PRIORITY.normal, { ...NEW, ...matchCtMarks(ConnSNATCTMark), ...src }, [
+          { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: { kind: 'src', ipMin: cfg.gateway.ip }, exec: [loadCtMark(ConnSNATCTMark)] },
         ], c),
       );
     }
