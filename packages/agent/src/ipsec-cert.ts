@@ -2,11 +2,13 @@
  * IPsec certificate authentication (`ipsec.authenticationMode: cert`): the agent's key pair and
  * its certificate for `CN=<node name>`, asked of the controller's IPsec signer through a Kubernetes
  * CertificateSigningRequest (signer antrea.io/antrea-agent-ipsec-tunnel), and the CA that signed
- * every peer's certificate (ConfigMap switchyard-ipsec-ca). The files go where ovs-monitor-ipsec
- * reads them from Open_vSwitch other_config (`certificate`, `private_key`, `ca_cert`).
+ * every peer's certificate (ConfigMap switchyard-ipsec-ca). ovs-monitor-ipsec reads the files from
+ * Open_vSwitch other_config (`certificate`, `private_key`, `ca_cert`), and reconfigures strongSwan
+ * only when those paths change: so it is pointed at copies named by their content
+ * ({@link publishIPsecCertificate}), and a renewed certificate or a new CA comes under new names.
  */
-import { X509Certificate, createPrivateKey, createPublicKey } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { X509Certificate, createHash, createPrivateKey, createPublicKey } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { KubeRequestError, type KubeClient } from '@switchyard/kube';
@@ -141,4 +143,48 @@ async function waitFor<T>(clock: Clock, deadline: number, pollMs: number, what: 
     if (clock.now() >= deadline) throw new AgentError('IPSEC_CERTIFICATE', `timed out waiting for ${what}`, what, 'ipsec.authenticationMode');
     await sleep(pollMs, { clock });
   }
+}
+
+/** Sub-directory of the content-named copies ovs-monitor-ipsec is pointed at. */
+const PUBLISHED_DIR = 'ovs';
+const contentId = (pem: Buffer): string => createHash('sha256').update(pem).digest('hex').slice(0, 16);
+
+/**
+ * Copies of the certificate set named by content in `<dir>/ovs` (`cert-<id>.pem`, `key-<id>.pem`
+ * with the certificate's id, `ca-<id>.pem`), made when missing; returns their paths. The same set
+ * gives the same paths (a restart changes nothing in OVSDB); a new certificate or CA, new ones.
+ */
+export function publishIPsecCertificate(files: IPsecCertificateFiles, dir: string): IPsecCertificateFiles {
+  const out = join(dir, PUBLISHED_DIR);
+  mkdirSync(out, { recursive: true, mode: 0o700 });
+  const cert = readFileSync(files.certificate);
+  const ca = readFileSync(files.ca_cert);
+  const id = contentId(cert);
+  const published = { certificate: join(out, `cert-${id}.pem`), private_key: join(out, `key-${id}.pem`), ca_cert: join(out, `ca-${contentId(ca)}.pem`) };
+  // The key first, as for the originals: a published certificate is only ever next to its key.
+  if (!existsSync(published.private_key)) writeFileAtomic.sync(published.private_key, readFileSync(files.private_key), { mode: 0o600, fsync: true });
+  if (!existsSync(published.certificate)) writeFileAtomic.sync(published.certificate, cert, { mode: 0o644, fsync: true });
+  if (!existsSync(published.ca_cert)) writeFileAtomic.sync(published.ca_cert, ca, { mode: 0o644, fsync: true });
+  return published;
+}
+
+/** Removes the published copies in `<dir>/ovs` other than `keep`; returns their names. */
+export function removeStaleIPsecCopies(dir: string, keep: IPsecCertificateFiles): string[] {
+  const out = join(dir, PUBLISHED_DIR);
+  const wanted = new Set(Object.values(keep));
+  const removed: string[] = [];
+  for (const f of existsSync(out) ? readdirSync(out) : []) {
+    if (wanted.has(join(out, f))) continue;
+    rmSync(join(out, f), { force: true });
+    removed.push(f);
+  }
+  return removed;
+}
+
+/** When the certificate at `certificate` enters its renewal window (the last `renewBefore` of its lifetime), ms since the epoch. */
+export function certificateRenewAt(certificate: string, renewBefore = 0.2): number {
+  const cert = new X509Certificate(readFileSync(certificate));
+  const from = Date.parse(cert.validFrom);
+  const to = Date.parse(cert.validTo);
+  return to - (to - from) * renewBefore;
 }

@@ -124,18 +124,22 @@ export interface ControlPlane {
 }
 
 /** Starts kube-api (a node token for `nodeName`), applies the controller's RBAC, starts the controller. */
+/** The controller's RBAC, and the agent role for every node identity (the lab binds it the same way). */
+export function clusterRbac(): KubeObject[] {
+  const rbac = YAML.parseAllDocuments(readFileSync(join(__dirname, '../../controller/build/rbac.yaml'), 'utf8')).map((d) => d.toJSON() as KubeObject);
+  return [
+    ...rbac,
+    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'switchyard-agent-nodes' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'switchyard-agent' }, subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:nodes' }] },
+  ];
+}
+
 export async function startControlPlane(nodeName: string, controllerOptions: Partial<ConstructorParameters<typeof Controller>[0]> = {}): Promise<ControlPlane> {
   const token = `token-${nodeName}`;
   const api = await startKubeApi({ tokens: { [token]: { user: `system:node:${nodeName}`, groups: ['system:nodes', 'system:authenticated'] } }, crds: loadCrds() as never });
   const kc = new KubeConfig();
   kc.loadFromFile(api.kubeconfigPath);
   const kube = new KubeConfigClient(kc);
-  // The controller's RBAC, and the agent role for every node identity (the lab binds it the same way).
-  const rbac = YAML.parseAllDocuments(readFileSync(join(__dirname, '../../controller/build/rbac.yaml'), 'utf8')).map((d) => d.toJSON() as KubeObject);
-  api.createObjects([
-    ...rbac,
-    { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRoleBinding', metadata: { name: 'switchyard-agent-nodes' }, roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'switchyard-agent' }, subjects: [{ kind: 'Group', apiGroup: 'rbac.authorization.k8s.io', name: 'system:nodes' }] },
-  ]);
+  api.createObjects(clusterRbac());
   const controller = new Controller({ kube, port: 0, host: '127.0.0.1', registerAPIService: false, informer: { initialBackoffMs: 50, maxBackoffMs: 500 }, ...controllerOptions });
   await controller.start();
   return {

@@ -6,7 +6,7 @@
 // certificate connections that strongSwan's parser accepts; a restarted agent keeps its
 // certificate. Needs root, OVS, openvswitch-ipsec and strongSwan.
 import type { ChildProcess } from 'node:child_process';
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,6 +35,13 @@ let agent: Agent | undefined;
 let monitor: ChildProcess | undefined;
 let dir: string;
 let startMs = 0;
+
+/** The content-named copies other_config should name (`<dir>/ipsec/ovs/{cert,key,ca}-<sha256 prefix>.pem`). */
+function published(): { certificate: string; private_key: string; ca_cert: string } {
+  const id = (f: string): string => createHash('sha256').update(readFileSync(join(dir, 'ipsec', f))).digest('hex').slice(0, 16);
+  const out = join(dir, 'ipsec', 'ovs');
+  return { certificate: join(out, `cert-${id('cert.pem')}.pem`), private_key: join(out, `key-${id('cert.pem')}.pem`), ca_cert: join(out, `ca-${id('ca.pem')}.pem`) };
+}
 
 function agentOptions(): Parameters<typeof Agent.start>[0] {
   return {
@@ -85,9 +92,11 @@ describe('IPsec certificate authentication (three Nodes, real OVS and controller
     expect(statSync(join(dir, 'ipsec/key.pem')).mode & 0o777).toBe(0o600);
   });
 
-  it('Open_vSwitch other_config names the files, and each peer port carries remote_name, not a PSK', async () => {
+  it('Open_vSwitch other_config names copies of the files named by their content, and each peer port carries remote_name, not a PSK', async () => {
     const [row] = await vsctlRows(ovs, 'Open_vSwitch', ['other_config']);
-    expect(row?.other_config).toMatchObject({ certificate: join(dir, 'ipsec/cert.pem'), private_key: join(dir, 'ipsec/key.pem'), ca_cert: join(dir, 'ipsec/ca.pem') });
+    expect(row?.other_config).toMatchObject(published());
+    for (const [k, f] of Object.entries(published())) expect(readFileSync(f)).toEqual(readFileSync(join(dir, 'ipsec', `${k === 'certificate' ? 'cert' : k === 'private_key' ? 'key' : 'ca'}.pem`)));
+    expect(statSync(published().private_key).mode & 0o777).toBe(0o600);
     await waitFor('ports of both peers', async () => (await vsctlRows(ovs, 'Interface', ['name'])).filter((r) => PEERS.some((p) => ipsecTunnelPortName(p.name) === r.name)).length === 2, { timeoutMs: 20_000, intervalMs: 100 });
     const ifaces = await vsctlRows(ovs, 'Interface', ['name', 'options']);
     for (const p of PEERS) expect(ifaces.find((i) => i.name === ipsecTunnelPortName(p.name))?.options).toEqual({ remote_ip: p.nodeIP, remote_name: p.name });
@@ -106,22 +115,23 @@ describe('IPsec certificate authentication (three Nodes, real OVS and controller
     for (const peer of PEERS) {
       const mine = [...c.entries()].filter(([name]) => name.startsWith(`${ipsecTunnelPortName(peer.name)}-`));
       expect(mine).toHaveLength(1);
-      expect(mine[0]![1]).toMatchObject({ left: '%any', right: peer.nodeIP, leftid: 'ip1', rightid: peer.name, leftcert: join(dir, 'ipsec/cert.pem') });
+      expect(mine[0]![1]).toMatchObject({ left: '%any', right: peer.nodeIP, leftid: 'ip1', rightid: peer.name, leftcert: published().certificate });
       expect(mine[0]![1]).not.toHaveProperty('authby');
     }
-    expect(read(confFile)).toContain(join(dir, 'ipsec/ca.pem'));
+    expect(read(confFile)).toContain(published().ca_cert);
     const secrets = read(join(started.root, 'etc/ipsec.secrets')).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
-    expect(secrets.sort()).toEqual(PEERS.map((p) => `%any ${p.nodeIP} : RSA ${join(dir, 'ipsec/key.pem')}`).sort());
+    expect(secrets.sort()).toEqual(PEERS.map((p) => `%any ${p.nodeIP} : RSA ${published().private_key}`).sort());
     const parsed = await starterParse(dir, confFile);
     expect(parsed).not.toMatch(/unknown keyword|parsing error|fatal/);
     for (const peer of PEERS) expect(parsed).toContain(`rightid=${peer.name}`);
   });
 
-  it('a restarted agent keeps its certificate: no second request', async () => {
+  it('a restarted agent keeps its certificate: no second request, other_config unchanged', async () => {
     const before = readFileSync(join(dir, 'ipsec/cert.pem'), 'utf8');
     await agent!.stop();
     agent = await Agent.start(agentOptions());
     expect(readFileSync(join(dir, 'ipsec/cert.pem'), 'utf8')).toBe(before);
     expect((await cp.kube.request<{ items: unknown[] }>('GET', CSRS)).items).toHaveLength(1);
+    expect((await vsctlRows(ovs, 'Open_vSwitch', ['other_config']))[0]?.other_config).toMatchObject(published());
   });
 });

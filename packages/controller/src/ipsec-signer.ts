@@ -126,6 +126,8 @@ export class IPsecCertificateSigner {
     const certPem = await signCertificateRequest({
       csrPem: Buffer.from(csr.spec.request ?? '', 'base64').toString('utf8'),
       issuer: { certPem: ca.caPem, keyPem: ca.caKeyPem },
+      // Valid from the signer's clock (an injected one in tests), not the machine's.
+      notBefore: new Date((this.o.clock ?? systemClock).now()),
       validityDays: this.o.validityDays ?? 365,
       keyUsage: ['digitalSignature', 'keyEncipherment'],
       extendedKeyUsage: ['ipsecTunnel'],

@@ -12,8 +12,8 @@ import { NodeRouteController, nodeFacts, remoteNodesOf } from '../node-routes';
 import { WIREGUARD_DEVICE } from '../wireguard';
 import { join } from 'node:path';
 import { IPsecTunnelPorts } from '../ipsec';
-import { ensureIPsecCertificate } from '../ipsec-cert';
 import type { RemoteNode } from '@switchyard/openflow-pipeline';
+import { IPsecCertificateKeeper } from './ipsec-certificate';
 import { NODES, PRIME_LIST_MS, listWithin } from './kube-resources';
 import type { NodeDatapath } from './node-datapath';
 
@@ -31,6 +31,8 @@ export class RemoteNodes implements AgentController {
 
   /** Per-peer IPsec tunnel ports (trafficEncryptionMode ipsec); set at start. */
   ipsecPorts: IPsecTunnelPorts | undefined;
+  /** The IPsec certificate, kept renewed (ipsec.authenticationMode cert). */
+  ipsecCertificate: IPsecCertificateKeeper | undefined;
 
   /** The peers as the pipeline takes them: with IPsec, after their tunnel ports exist (with their ofports). */
   private async withPorts(peers: RemoteNode[]): Promise<RemoteNode[]> {
@@ -43,8 +45,10 @@ export class RemoteNodes implements AgentController {
       const ports = { vswitch: this.node.vswitch, bridge: o.bridge, tunnelType: o.tunnelType, tunnelPort: o.tunnelPort, tunnelCsum: o.tunnelCsum, logger: this.ctx.log };
       if (o.ipsecAuthenticationMode === 'cert') {
         // The certificate first: ovs-monitor-ipsec needs it before it can configure any peer.
-        const files = await ensureIPsecCertificate({ kube: this.kube, nodeName: o.nodeName, dir: join(o.dataDir, 'ipsec'), caNamespace: o.ipsecCANamespace, ...(o.clock ? { clock: o.clock } : {}), logger: this.ctx.log });
-        await this.node.vswitch.setOpenVSwitchOtherConfig({ ...files });
+        this.ipsecCertificate = new IPsecCertificateKeeper({
+          kube: this.kube, nodeName: o.nodeName, dir: join(o.dataDir, 'ipsec'), caNamespace: o.ipsecCANamespace, vswitch: this.node.vswitch, clock: o.clock ?? systemClock, logger: this.ctx.log,
+        });
+        await this.ipsecCertificate.start();
         this.ipsecPorts = new IPsecTunnelPorts({ ...ports, auth: { certificate: true } });
       } else if (o.ipsecPSK !== undefined) {
         this.ipsecPorts = new IPsecTunnelPorts({ ...ports, auth: { psk: o.ipsecPSK } });
@@ -83,8 +87,10 @@ export class RemoteNodes implements AgentController {
   }
 
   async stop(): Promise<void> {
+    this.ipsecCertificate?.stop();
     await this.informer?.stop();
     await this.routes?.idle();
+    await this.ipsecCertificate?.idle();
   }
 
   health(): ControllerHealth {
@@ -92,6 +98,8 @@ export class RemoteNodes implements AgentController {
     if (!r) return { ok: false, detail: 'Node watch not started' };
     const held = `${r.remote.length} remote nodes${r.refused.length ? `, ${r.refused.length} refused (duplicate pod CIDR)` : ''}`;
     if (r.lastError !== undefined) return { ok: false, detail: `${held}; last apply failed: ${r.lastError instanceof Error ? r.lastError.message : String(r.lastError)}` };
-    return { ok: true, detail: held };
+    const cert = this.ipsecCertificate?.health();
+    if (cert && !cert.ok) return { ok: false, detail: `${held}; ${cert.detail}` };
+    return { ok: true, detail: cert ? `${held}; ${cert.detail}` : held };
   }
 }
