@@ -46,10 +46,11 @@ const postNode = (n: { name: string; podCIDR: string; nodeIP: string }): Promise
 async function ipsecPorts(): Promise<{ name: string; type: string; options: Record<string, string>; ifaceIds: Record<string, string>; portIds: Record<string, string>; ofport: unknown }[]> {
   const ports = (await vsctlRows(ovs, 'Port', ['name', 'external_ids'])).filter((p) => (p.external_ids as Record<string, string>)['antrea-type'] === 'ipsec-tunnel');
   const ifaces = await vsctlRows(ovs, 'Interface', ['name', 'type', 'options', 'external_ids', 'ofport']);
+  // Two reads: a port deleted between them has a Port row but no Interface row; it is going, so it is left out.
   return ports
-    .map((p) => {
-      const i = ifaces.find((x) => x.name === p.name)!;
-      return { name: p.name as string, type: i.type as string, options: i.options as Record<string, string>, ifaceIds: i.external_ids as Record<string, string>, portIds: p.external_ids as Record<string, string>, ofport: i.ofport };
+    .flatMap((p) => {
+      const i = ifaces.find((x) => x.name === p.name);
+      return i ? [{ name: p.name as string, type: i.type as string, options: i.options as Record<string, string>, ifaceIds: i.external_ids as Record<string, string>, portIds: p.external_ids as Record<string, string>, ofport: i.ofport }] : [];
     })
     .sort((a, b) => a.name.localeCompare(b.name));
 }
