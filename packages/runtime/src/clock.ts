@@ -17,12 +17,23 @@ export interface Clock {
   setTimeout(fn: () => void, ms: number): TimerHandle;
 }
 
-/** The wall clock and the global timers (unref'd where the platform has unref, as Node does). */
+/** The longest delay one platform timer takes (2^31 - 1 ms, about 24.8 days); Node fires a longer one after 1 ms. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The wall clock and the global timers (unref'd where the platform has unref, as Node does). A
+ * delay longer than a platform timer can hold is waited out in several, so it is not cut short.
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout(fn, ms) {
-    const t: unknown = globalThis.setTimeout(fn, ms);
-    (t as { unref?: () => void }).unref?.();
+    let t: unknown;
+    const arm = (left: number): void => {
+      const step = Math.min(left, MAX_TIMER_MS);
+      t = globalThis.setTimeout(() => (left > step ? arm(left - step) : fn()), step);
+      (t as { unref?: () => void }).unref?.();
+    };
+    arm(ms);
     return { cancel: () => globalThis.clearTimeout(t as Parameters<typeof clearTimeout>[0]) };
   },
 };

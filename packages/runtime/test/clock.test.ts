@@ -14,6 +14,24 @@ describe('systemClock', () => {
     await new Promise((r) => setTimeout(r, 20));
     expect(fired).toEqual(['kept']);
   });
+
+  it('waits out a delay longer than one platform timer holds (Node fires those after 1 ms), and cancels it midway', () => {
+    jest.useFakeTimers();
+    try {
+      const DAY = 24 * 60 * 60 * 1000;
+      const fired: string[] = [];
+      systemClock.setTimeout(() => fired.push('60 days'), 60 * DAY);
+      const cancelled = systemClock.setTimeout(() => fired.push('cancelled'), 30 * DAY);
+      jest.advanceTimersByTime(26 * DAY);
+      cancelled.cancel();
+      jest.advanceTimersByTime(33 * DAY);
+      expect(fired).toEqual([]);
+      jest.advanceTimersByTime(1 * DAY);
+      expect(fired).toEqual(['60 days']);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });
 
 describe('ManualClock', () => {
