@@ -4,8 +4,10 @@
 // the Gateway and the ClusterInfo. A pod in east reaches a Service exported from west through both
 // gateways, and a capture on the fabric shows that everything between the two clusters' nodes is
 // WireGuard UDP: the payload crosses in the clear only inside a cluster (its own Geneve tunnel).
+// A gateway agent killed with SIGKILL is replaced by one that adopts the device; removing the
+// gateway's key file rotates its key, which the other cluster's gateway takes as its peer.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive, run, signalProcess, start, waitFor } from '@switchyard/testbed';
@@ -141,4 +143,31 @@ describe('WireGuard between Multi-cluster gateways', () => {
     expect(isAlive(device.pid, device.start)).toBe(true);
     expect(failed).toBe(0);
   }, 90_000);
+
+  it("removing west's gateway key file rotates its key: the new key travels Node -> Gateway -> east's ClusterInfoImport -> east's device, and traffic comes back", async () => {
+    const gw = west.lab.state.nodes.find((n) => n.name === 'node1')!;
+    const eastGw = east.lab.state.nodes.find((n) => n.name === 'node1')!;
+    const nodeKey = async (): Promise<string> => (await west.kube.request<{ metadata: { annotations?: Record<string, string> } }>('GET', '/api/v1/nodes/node1')).metadata.annotations?.[KEY_ANNOTATION] ?? '';
+    const eastPeers = async (): Promise<string[]> => (await run(['wg', 'show', 'switchyard-mcwg', 'peers'], { netns: eastGw.netns })).stdout.trim().split('\n');
+    const old = await nodeKey();
+    expect(await eastPeers()).toEqual([old]);
+    const t0 = Date.now();
+    unlinkSync(join(labDir, 'west', 'node1', 'data', 'multicluster-wireguard', 'private.key'));
+    let fresh = '';
+    await waitFor("west's new key on its Node", async () => {
+      fresh = await nodeKey();
+      return fresh !== old && fresh !== '';
+    }, { timeoutMs: 30_000, intervalMs: 50 });
+    const tNode = Date.now();
+    // The device the agent adopted carries the new key.
+    expect((await run(['wg', 'show', 'switchyard-mcwg', 'public-key'], { netns: gw.netns })).stdout.trim()).toBe(fresh);
+    await waitFor("west's new key as east's gateway's only peer", async () => JSON.stringify(await eastPeers()) === JSON.stringify([fresh]), { timeoutMs: 60_000, intervalMs: 50 });
+    const tPeer = Date.now();
+    await waitFor('east client -> antrea-mc-nginx after the rotation', () => pong(client.netns, importedIP, 80), { timeoutMs: 30_000, intervalMs: 50 });
+    const tTraffic = Date.now();
+    const infos = await east.kube.request<{ items: { spec: { clusterID: string; wireGuard?: { publicKey?: string } } }[] }>('GET', '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/kube-system/clusterinfoimports');
+    expect(infos.items.find((i) => i.spec.clusterID === west.plan.id)?.spec.wireGuard?.publicKey).toBe(fresh);
+    for (let i = 0; i < 3; i++) expect(await pong(client.netns, importedIP, 80)).toBe(true);
+    console.log(`multi-cluster WireGuard key rotation: on the Node ${tNode - t0} ms, east's peer ${tPeer - t0} ms, traffic ${tTraffic - t0} ms after the key file was removed`);
+  }, 120_000);
 });

@@ -128,6 +128,7 @@ export class MulticlusterRoutes implements AgentController {
     await Promise.all(this.informers.map((i) => i.stop()));
     await this.chain;
     this.wireGuard?.stop();
+    await this.wireGuard?.idle();
   }
 
   health(): ControllerHealth {

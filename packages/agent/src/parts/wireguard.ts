@@ -8,33 +8,27 @@
  * agent adopts the running device instead of starting another, so pod traffic between nodes does
  * not stop while the agent is away.
  */
-import { watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { Informer, type KubeClient } from '@switchyard/kube';
-import { systemClock, type Clock, type TimerHandle } from '@switchyard/runtime';
+import { systemClock } from '@switchyard/runtime';
 import type { AgentContext } from '../context';
 import type { AgentController, ControllerHealth } from '../lifecycle';
 import {
   WIREGUARD_DEVICE,
   WIREGUARD_PUBLIC_KEY_ANNOTATION,
-  generatePrivateKey,
-  keyRotationDecision,
-  loadOrCreatePrivateKey,
   parseUapiGet,
-  publicKeyOf,
-  readKeyFile,
   uapiRequest,
   uapiSetInterface,
   uapiSetPeers,
   wireGuardNodeFacts,
   wireGuardPeersOf,
-  writePrivateKey,
   type SkippedPeer,
   type WireGuardNodeFacts,
   type WireGuardPeer,
 } from '../wireguard';
 import { NODES, PRIME_LIST_MS, listWithin } from './kube-resources';
 import { adoptWireGuardDevice, deviceLogTail, isRunning, nodeWireGuardDevice, startWireGuardDevice, wireGuardDir, wireGuardSocket, type DeviceProcess } from './wireguard-device';
+import { WireGuardKey } from './wireguard-key';
 
 export { removeWireGuardDevice } from './wireguard-device';
 
@@ -51,9 +45,7 @@ export class WireGuardTunnel implements AgentController {
   private running: Promise<void> | undefined;
   private dirty = false;
   private keyCheckDue = false;
-  private keyTimer: TimerHandle | undefined;
-  private keyWatcher: FSWatcher | undefined;
-  private privateKey = '';
+  private readonly key: WireGuardKey;
   private warned = new Set<string>();
   /** This node's public key (base64), once started. */
   publicKey: string | undefined;
@@ -63,36 +55,42 @@ export class WireGuardTunnel implements AgentController {
   peers: WireGuardPeer[] = [];
   /** Nodes whose annotation holds no usable key. */
   skipped: SkippedPeer[] = [];
-  /** Why the key file was not used (it holds no key); cleared once it is right again. */
-  keyProblem: string | undefined;
-  /** Key rotations this agent made. */
-  rotations = 0;
   lastError: unknown;
 
   constructor(
     private readonly ctx: AgentContext,
     private readonly kube: KubeClient,
-  ) {}
+  ) {
+    const o = ctx.options;
+    this.key = new WireGuardKey({
+      file: join(wireGuardDir(o.dataDir), KEY_FILE), clock: o.clock ?? systemClock, log: ctx.log, label: 'WireGuard',
+      ...(o.wireGuardKeyRotationMs !== undefined ? { periodMs: o.wireGuardKeyRotationMs } : {}),
+      onCheckDue: () => this.requestKeyCheck(),
+    });
+  }
+
+  /** Why the key file was not used (it holds no key); cleared once it is right again. */
+  get keyProblem(): string | undefined {
+    return this.key.problem;
+  }
+  /** Key rotations this agent made. */
+  get rotations(): number {
+    return this.key.rotations;
+  }
 
   /** The UAPI socket of the device (in the node's own run directory). */
   get socketPath(): string {
     return wireGuardSocket(this.ctx.options.dataDir);
   }
-  private get dir(): string {
-    return wireGuardDir(this.ctx.options.dataDir);
-  }
   private get keyFile(): string {
-    return join(this.dir, KEY_FILE);
-  }
-  private get clock(): Clock {
-    return this.ctx.options.clock ?? systemClock;
+    return join(wireGuardDir(this.ctx.options.dataDir), KEY_FILE);
   }
 
   async start(): Promise<void> {
     const { options: o, log } = this.ctx;
-    const { privateKey, created } = loadOrCreatePrivateKey(this.keyFile, this.clock.now());
-    this.privateKey = privateKey;
-    this.publicKey = publicKeyOf(privateKey);
+    const { created } = this.key.load();
+    const privateKey = this.key.privateKey;
+    this.publicKey = this.key.publicKey;
     log.info({ publicKey: this.publicKey, created }, created ? 'WireGuard key pair generated' : 'WireGuard key loaded');
     this.device = await adoptWireGuardDevice({ device: nodeWireGuardDevice(o.dataDir), log });
     this.adopted = this.device !== undefined;
@@ -121,7 +119,7 @@ export class WireGuardTunnel implements AgentController {
     } catch (e) {
       log.warn({ err: e instanceof Error ? e.message : String(e) }, 'Nodes not listed at start; WireGuard peers follow from the watch');
     }
-    this.watchKey();
+    this.key.watch();
   }
 
   async sync(): Promise<void> {
@@ -148,8 +146,7 @@ export class WireGuardTunnel implements AgentController {
    */
   async stop(): Promise<void> {
     this.stopping = true;
-    this.keyTimer?.cancel();
-    this.keyWatcher?.close();
+    this.key.stop();
     await this.informer?.stop();
     await this.idle();
   }
@@ -179,69 +176,25 @@ export class WireGuardTunnel implements AgentController {
     this.ctx.log.info({ node: o.nodeName, annotation: WIREGUARD_PUBLIC_KEY_ANNOTATION, publicKey: this.publicKey }, 'WireGuard public key published');
   }
 
-  /**
-   * Key rotation triggers: the key file's directory is watched (removing or replacing the file
-   * asks for a check at once), and with a rotation period a timer on the agent's clock checks
-   * again when the key comes of age.
-   */
-  private watchKey(): void {
-    try {
-      this.keyWatcher = watch(this.dir, (_event, file) => {
-        if (file === KEY_FILE) this.requestKeyCheck();
-      });
-      this.keyWatcher.on('error', (e) => this.ctx.log.warn({ err: e.message, dir: this.dir }, 'WireGuard key directory watch failed; the rotation period still applies'));
-    } catch (e) {
-      this.ctx.log.warn({ err: e instanceof Error ? e.message : String(e), dir: this.dir }, 'WireGuard key directory not watched; the rotation period still applies');
-    }
-    this.requestKeyCheck();
-  }
-
   private requestKeyCheck(): void {
     if (this.stopping) return;
     this.keyCheckDue = true;
     this.kick();
   }
 
-  private armKeyTimer(ms: number): void {
-    this.keyTimer?.cancel();
-    if (this.stopping) return;
-    this.keyTimer = this.clock.setTimeout(() => this.requestKeyCheck(), ms);
-  }
-
-  /** Applies the rotation decision for the key file as it is now. */
+  /**
+   * A new key on the device drops its sessions (they were made with the old key); each peer
+   * handshakes again once it has the new public key from the Node.
+   */
   private async rotateIfDue(): Promise<void> {
-    const { options: o, log } = this.ctx;
-    const period = o.wireGuardKeyRotationMs;
-    const d = keyRotationDecision({ file: readKeyFile(this.keyFile), current: this.privateKey, nowMs: this.clock.now(), ...(period !== undefined ? { periodMs: period } : {}) });
-    if (d.action === 'keep') {
-      this.keyProblem = undefined;
-      if (d.nextCheckInMs !== undefined) this.armKeyTimer(d.nextCheckInMs);
-      return;
-    }
-    if (d.action === 'refuse') {
-      if (this.keyProblem === undefined) log.error({ file: this.keyFile }, `WireGuard key file ${this.keyFile}: ${d.reason}; the device keeps its key`);
-      this.keyProblem = d.reason;
-      return;
-    }
-    this.keyProblem = undefined;
-    let next: string;
-    if (d.action === 'generate') {
-      next = generatePrivateKey();
-      // On disk first: an agent that dies from here on comes back with the new key.
-      writePrivateKey(this.keyFile, next, this.clock.now());
-    } else next = d.privateKey;
-    const previous = this.publicKey;
-    // The device drops its sessions (they were made with the old key); each peer handshakes
-    // again once it has the new public key from the Node.
-    const set = uapiSetInterface(next, o.wireGuardPort, { listenPort: o.wireGuardPort });
-    if (set) await uapiRequest(this.socketPath, set);
-    this.privateKey = next;
-    this.publicKey = publicKeyOf(next);
-    this.rotations++;
-    await this.publish();
-    log.info({ previous, publicKey: this.publicKey, reason: d.reason }, `WireGuard key rotated: ${d.reason}`);
-    this.dirty = true; // this node's own key is part of the peer checks
-    if (period !== undefined) this.armKeyTimer(period);
+    const port = this.ctx.options.wireGuardPort;
+    const rotated = await this.key.rotateIfDue(async (next, nextPublic) => {
+      const set = uapiSetInterface(next, port, { listenPort: port });
+      if (set) await uapiRequest(this.socketPath, set);
+      this.publicKey = nextPublic;
+      await this.publish();
+    });
+    if (rotated) this.dirty = true; // this node's own key is part of the peer checks
   }
 
   private onNode(f: WireGuardNodeFacts): void {
