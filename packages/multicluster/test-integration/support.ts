@@ -11,6 +11,7 @@ import { loadCrds } from '@switchyard/apis';
 import { KubeConfigClient, type KubeObject } from '@switchyard/kube';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import type { Clock } from '@switchyard/runtime';
+import { eventually as retryUntilNoThrow } from '@switchyard/testbed';
 import { LeaderController, MemberController, type EndpointIPType } from '../src';
 
 export const LEADER_NS = 'antrea-multicluster';
@@ -138,17 +139,9 @@ export function memberController(m: TestCluster, opts: { clock?: Clock; endpoint
   return new MemberController({ kube: m.kube, namespace: MEMBER_NS, informer: fastInformers, ...opts });
 }
 
-/** Poll `fn` until it returns without throwing (propagation through watches is asynchronous). */
-export async function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 15000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (e) {
-      if (Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+/** Retries `fn` until it stops throwing (testbed's `eventually`, with this suite's default timeout). */
+export function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 15000): Promise<T> {
+  return retryUntilNoThrow(fn, { timeoutMs, intervalMs: 50 });
 }
 
 /** nginx as in the seed guide: a Deployment stand-in (two ready pods) and its Service. */
