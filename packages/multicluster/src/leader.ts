@@ -10,7 +10,7 @@ import { clusterInfoImports } from './cluster-info';
 import { labelIdentityImports, labelIdsOf } from './label-identity';
 import { ACNP_KIND, CLUSTER_INFO_KIND, LABEL_IDENTITY_KIND, CLUSTERSETS, MEMBER_ANNOUNCES, RESOURCE_EXPORTS, RESOURCE_IMPORTS, apiVersionOf } from './resources';
 import { mergeServiceExports } from './service-merge';
-import { Resync, converge, patchStatus } from './sync';
+import { Resync, converge, patchStatus, writeAll } from './sync';
 
 /** Options of {@link LeaderController}. */
 export interface LeaderOptions {
@@ -173,13 +173,13 @@ export class LeaderController {
     const desired = [...plan.resourceImports, ...acnpResourceImports(exports, this.o.namespace), ...labels.resourceImports, ...clusterInfoImports(exports.filter((re) => !refused.has(re.spec.clusterID ?? '')), this.o.namespace)];
     const writes = await converge(this.o.kube, RESOURCE_IMPORTS, desired as unknown as KubeObject[], actual, (o) => ({ spec: o['spec'] }));
     if (writes > 0) this.log.info({ writes, imports: desired.length }, 'ResourceImports converged');
-    for (const re of exports) {
+    await writeAll(exports, async (re) => {
       const st = plan.exportStatus.get(re.metadata.name ?? '');
-      if (!st) continue;
+      if (!st) return;
       await patchStatus(this.o.kube, RESOURCE_EXPORTS, re as unknown as KubeObject, st);
       const invalid = st.conditions.find((c) => c.reason === 'InvalidSpec');
       if (invalid) await this.reportInvalid(re, invalid.message ?? '');
-    }
+    });
   }
 
   /**

@@ -1,9 +1,28 @@
 // Level-triggered reconciling: a Resync runs one async pass at a time, folds the requests that
 // arrive meanwhile into one more pass, and retries a failed pass with backoff on the clock. Plus
 // the create/patch/delete helpers the passes use to make the API match a desired object set.
+import pLimit from 'p-limit';
 import { Backoff, silentLogger, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 import { KubeRequestError, collectionPath, type KubeClient, type KubeObject, type ResourceSpec } from '@switchyard/kube';
 import { apiVersionOf, objectPath } from './resources';
+
+/**
+ * Writes one pass keeps in flight: enough to hide each request's round trip (at 10,000
+ * ResourceExports the leader's one-at-a-time status writes took 8 minutes), few enough not to
+ * crowd the API server (client-go's default burst is 10).
+ */
+export const WRITES_IN_FLIGHT = 8;
+
+/**
+ * Runs `write` for every item, {@link WRITES_IN_FLIGHT} at a time. Every write is tried and
+ * waited for; then the first failure, if any, is thrown (the pass is retried as a whole).
+ */
+export async function writeAll<T>(items: Iterable<T>, write: (item: T) => Promise<void>): Promise<void> {
+  const limit = pLimit(WRITES_IN_FLIGHT);
+  const results = await Promise.allSettled([...items].map((item) => limit(() => write(item))));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}
 
 /** Options of {@link Resync}. */
 export interface ResyncOptions {
@@ -99,24 +118,20 @@ export async function converge(
   const key = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
   const have = new Map<string, KubeObject>();
   for (const o of actual) have.set(key(o), o);
-  let writes = 0;
+  const writes: (() => Promise<unknown>)[] = [];
   for (const d of desired) {
     const cur = have.get(key(d));
     have.delete(key(d));
     const ns = d.metadata.namespace ?? '';
-    if (!cur) {
-      await createOrPatch(client, resource, { apiVersion: apiVersionOf(resource), kind: resource.kind, ...d }, owned(d));
-      writes++;
-    } else if (!same(subset(owned(d), cur), owned(d))) {
-      await client.request('PATCH', objectPath(resource, ns, d.metadata.name ?? ''), owned(d), 'application/merge-patch+json');
-      writes++;
-    }
+    if (!cur) writes.push(() => createOrPatch(client, resource, { apiVersion: apiVersionOf(resource), kind: resource.kind, ...d }, owned(d)));
+    else if (!same(subset(owned(d), cur), owned(d))) writes.push(() => client.request('PATCH', objectPath(resource, ns, d.metadata.name ?? ''), owned(d), 'application/merge-patch+json'));
   }
-  for (const stale of have.values()) {
-    await deleteIgnoringMissing(client, objectPath(resource, stale.metadata.namespace ?? '', stale.metadata.name ?? ''));
-    writes++;
-  }
-  return writes;
+  // Creates and patches before deletes, as one at a time did: a replaced object (a Gateway that
+  // moved to another Node) is never missing in between.
+  await writeAll(writes, async (w) => void (await w()));
+  const stale = [...have.values()];
+  await writeAll(stale, (o) => deleteIgnoringMissing(client, objectPath(resource, o.metadata.namespace ?? '', o.metadata.name ?? '')));
+  return writes.length + stale.length;
 }
 
 /** POST; on 409 (exists, our cache is behind) merge-patch the owned fields instead. */
