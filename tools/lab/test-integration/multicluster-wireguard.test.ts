@@ -145,10 +145,11 @@ describe('WireGuard between Multi-cluster gateways', () => {
   }, 90_000);
 
   it("removing west's gateway key file rotates its key: the new key travels Node -> Gateway -> east's ClusterInfoImport -> east's device, and traffic comes back", async () => {
-    const gw = west.lab.state.nodes.find((n) => n.name === 'node1')!;
-    const eastGw = east.lab.state.nodes.find((n) => n.name === 'node1')!;
     const nodeKey = async (): Promise<string> => (await west.kube.request<{ metadata: { annotations?: Record<string, string> } }>('GET', '/api/v1/nodes/node1')).metadata.annotations?.[KEY_ANNOTATION] ?? '';
-    const eastPeers = async (): Promise<string[]> => (await run(['wg', 'show', 'switchyard-mcwg', 'peers'], { netns: eastGw.netns })).stdout.trim().split('\n');
+    // `get=1` on a gateway's device (its UAPI socket in the agent's data directory); keys are hex there.
+    const uapi = async (c: MemberCluster): Promise<string> => (await run(['socat', '-', `UNIX-CONNECT:${join(labDir, c.plan.name, 'node1', 'data', 'multicluster-wireguard', 'run', 'switchyard-mcwg.sock')}`], { input: 'get=1\n\n', timeoutMs: 5000 })).stdout;
+    const base64 = (hex: string): string => Buffer.from(hex, 'hex').toString('base64');
+    const eastPeers = async (): Promise<string[]> => [...(await uapi(east)).matchAll(/^public_key=([0-9a-f]{64})$/gm)].map((m) => base64(m[1]!));
     const old = await nodeKey();
     expect(await eastPeers()).toEqual([old]);
     const t0 = Date.now();
@@ -160,7 +161,8 @@ describe('WireGuard between Multi-cluster gateways', () => {
     }, { timeoutMs: 30_000, intervalMs: 50 });
     const tNode = Date.now();
     // The device the agent adopted carries the new key.
-    expect((await run(['wg', 'show', 'switchyard-mcwg', 'public-key'], { netns: gw.netns })).stdout.trim()).toBe(fresh);
+    const devicePrivate = /^private_key=([0-9a-f]{64})$/m.exec(await uapi(west))![1]!;
+    expect((await run(['wg', 'pubkey'], { input: `${base64(devicePrivate)}\n` })).stdout.trim()).toBe(fresh);
     await waitFor("west's new key as east's gateway's only peer", async () => JSON.stringify(await eastPeers()) === JSON.stringify([fresh]), { timeoutMs: 60_000, intervalMs: 50 });
     const tPeer = Date.now();
     await waitFor('east client -> antrea-mc-nginx after the rotation', () => pong(client.netns, importedIP, 80), { timeoutMs: 30_000, intervalMs: 50 });
