@@ -1,7 +1,7 @@
 // ExternalNode uplink swap on a real OVS (userspace datapath), real namespaces and veths: a "VM"
 // namespace (where ovs-vswitchd runs, so the internal port is created there) with an uplink veth
 // to a "fabric" namespace. Needs root and OVS (tools/testbed's global setup fails loudly otherwise).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Testbed, run, type Netns, type OvsInstance } from '@switchyard/testbed';
@@ -78,6 +78,39 @@ describe('uplink swap', () => {
     expect(await hostState()).toEqual(before);
     expect(await ping(vm, '10.66.0.1')).toBe(true);
     expect(await ping(vm, '10.99.0.1')).toBe(true);
+  });
+
+  test('uninstall returns only once ovs-vswitchd has let go of the uplink: a stalled switch fails it by name at the deadline, a resumed one lets it finish', async () => {
+    const before = await hostState();
+    const vswitchd = Number(readFileSync(join(ovs.dir, 'vswitchd.pid'), 'utf8').trim());
+    const promisc = async (link: string) => (await json<{ flags: string[] }[]>(vm.name, 'ip', '-j', 'link', 'show', 'dev', link))[0]!.flags.includes('PROMISC');
+    const dp = await ExternalNodeDatapath.open({ ovsdbRemote: ovs.dbRemote, ovsRunDir: ovs.dir, bridge: 'br-int', datapathType: 'netdev', dataDir, netns: vm.name, txOffloadOff: true, releaseTimeoutMs: 500 });
+    try {
+      await dp.apply([{ name: 'eth1' }], false);
+      await dp.initialSync();
+      expect(await promisc('eth1~')).toBe(true);
+      process.kill(vswitchd, 'SIGSTOP');
+      try {
+        // The ports are gone from the database, but the stalled switch still holds the uplink.
+        await expect(dp.uninstall()).rejects.toMatchObject({ code: 'EXTERNAL_NODE_UPLINK_HELD', value: 'eth1~', message: expect.stringContaining('eth1~') });
+        expect(await promisc('eth1~')).toBe(true);
+        expect([...dp.swap.recorded().keys()]).toEqual(['eth1']);
+      } finally {
+        process.kill(vswitchd, 'SIGCONT');
+      }
+      // Again, with the switch running: it closes the uplink (PROMISC cleared) before the rename.
+      await open().then(async (again) => {
+        try {
+          await again.uninstall();
+        } finally {
+          await again.close();
+        }
+      });
+    } finally {
+      await dp.close();
+    }
+    expect(await hostState()).toEqual(before);
+    expect(await ping(vm, '10.66.0.1')).toBe(true);
   });
 
   test('a step that fails is rolled back: the host is as before and the VM answers ping', async () => {

@@ -88,6 +88,20 @@ test('waitForOfport reports a missing interface', async () => {
   await expect(vs.waitForOfport('nope')).rejects.toMatchObject({ code: 'OVSDB_INTERFACE_NOT_FOUND' });
 });
 
+test('waitForSwitch returns once ovs-vswitchd applied the changes before it: a deleted port is closed (its PROMISC flag cleared)', async () => {
+  await ovs.netns.exec(['ip', 'link', 'add', 'up0', 'type', 'veth', 'peer', 'name', 'up0p']);
+  await ovs.netns.exec(['ip', 'link', 'set', 'up0', 'up']);
+  const promisc = async () => (JSON.parse((await ovs.netns.exec(['ip', '-j', 'link', 'show', 'dev', 'up0'])).stdout) as { flags: string[] }[])[0]!.flags.includes('PROMISC');
+  await vs.ensurePort('br-int', 'up0');
+  await vs.waitForOfport('up0');
+  expect(await promisc()).toBe(true);
+  await vs.deletePort('br-int', 'up0');
+  const next = await vs.waitForSwitch();
+  expect(Number(await vsctl('get', 'Open_vSwitch', '.', 'cur_cfg'))).toBeGreaterThanOrEqual(next);
+  expect(await promisc()).toBe(false);
+  await ovs.netns.exec(['ip', 'link', 'del', 'up0']);
+});
+
 test('findPortsByExternalIds matches on every given pair', async () => {
   await vs.ensurePort('br-int', 'pod-a', { externalIds: { 'pod-name': 'a', 'pod-namespace': 'ns1' } });
   await vs.ensurePort('br-int', 'pod-b', { externalIds: { 'pod-name': 'b', 'pod-namespace': 'ns1' } });

@@ -30,6 +30,8 @@ export interface ExternalNodeDatapathOptions {
   /** Transmit checksum offload off on the uplink and the internal port (needed on netdev). */
   txOffloadOff?: boolean;
   onStep?: (name: string, step: SwapStep) => void | Promise<void>;
+  /** How long putting an interface back waits for ovs-vswitchd to let go of it (default 10 s). */
+  releaseTimeoutMs?: number;
   logger?: Logger;
 }
 
@@ -82,7 +84,7 @@ export class ExternalNodeDatapath {
         { logger: log, ...(o.datapathType === 'netdev' ? { flushDatapath: () => purgeDatapathFlows(o.ovsRunDir) } : {}) },
       );
       const links = new HostLinks(o.netns);
-      const swap = new UplinkSwap({ links, vswitch, bridge: o.bridge, journalDir: join(o.dataDir, 'external-node'), logger: log, ...(o.onStep ? { onStep: o.onStep } : {}) });
+      const swap = new UplinkSwap({ links, vswitch, bridge: o.bridge, journalDir: join(o.dataDir, 'external-node'), logger: log, ...(o.onStep ? { onStep: o.onStep } : {}), ...(o.releaseTimeoutMs !== undefined ? { releaseTimeoutMs: o.releaseTimeoutMs } : {}) });
       return new ExternalNodeDatapath(ovsdb, vswitch, openflow, flows, swap, round, adopt, links, o, log);
     } catch (e) {
       ovsdb.close();

@@ -12,6 +12,8 @@ export interface HostLink {
   mac: string;
   mtu: number;
   up: boolean;
+  /** The PROMISC flag (ovs-vswitchd sets it on a port it opens and clears it when it closes it). */
+  promisc: boolean;
   /** Bridge or bond the link is enslaved to (a Linux master, not an OVS bridge). */
   master?: string;
 }
@@ -80,7 +82,7 @@ export class HostLinks {
     const all = JSON.parse(await this.ip(['-j', 'link', 'show'])) as JsonLink[];
     const l = all.find((x) => x.ifname === name);
     if (!l) return undefined;
-    return { name: l.ifname, mac: l.address ?? '', mtu: l.mtu, up: (l.flags ?? []).includes('UP'), ...(l.master !== undefined ? { master: l.master } : {}) };
+    return { name: l.ifname, mac: l.address ?? '', mtu: l.mtu, up: (l.flags ?? []).includes('UP'), promisc: (l.flags ?? []).includes('PROMISC'), ...(l.master !== undefined ? { master: l.master } : {}) };
   }
 
   /** Every link name with its addresses (IPv4, and IPv6 of global scope). */

@@ -5,7 +5,8 @@
  * one begins, so a later start finishes or undoes a swap an earlier run did not complete; each
  * step is safe to run again.
  */
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { writeFileDurableSync } from '@switchyard/durable-file';
 import { join } from 'node:path';
 import type { VSwitch } from '@switchyard/ovsdb';
 import { silentLogger, type Logger } from '@switchyard/runtime';
@@ -21,6 +22,8 @@ export interface OriginalInterface {
   name: string;
   mac: string;
   mtu: number;
+  /** The PROMISC flag before the swap (absent in journals written before it was recorded). */
+  promisc?: boolean;
   addresses: HostAddress[];
   routes: HostRoute[];
 }
@@ -54,6 +57,8 @@ export interface UplinkSwapOptions {
   journalDir: string;
   /** Called after each step is recorded; tests use it to stop a run at a step. */
   onStep?: (name: string, step: SwapStep) => void | Promise<void>;
+  /** How long undoing waits for ovs-vswitchd to let go of the ports it removes (default 10 s). */
+  releaseTimeoutMs?: number;
   logger?: Logger;
 }
 
@@ -122,7 +127,7 @@ export class UplinkSwap {
     const rec: SwapRecord = {
       step: 'planned',
       bridge: this.o.bridge,
-      original: { name, mac: link.mac, mtu: link.mtu, addresses: await links.addresses(name), routes: await links.routes(name) },
+      original: { name, mac: link.mac, mtu: link.mtu, promisc: link.promisc, addresses: await links.addresses(name), routes: await links.routes(name) },
     };
     this.save(rec);
     return rec;
@@ -169,23 +174,51 @@ export class UplinkSwap {
 
   /**
    * Reverses whatever part of the swap happened. Each step checks the host first, so it also
-   * serves a journal whose recorded step is behind what the earlier run actually did.
+   * serves a journal whose recorded step is behind what the earlier run actually did. Returns once
+   * ovs-vswitchd has let go of the uplink (its PROMISC flag is as before the swap).
    */
   private async undo(rec: SwapRecord): Promise<void> {
     const { links, vswitch } = this.o;
     const { name, mac, mtu, addresses, routes } = rec.original;
     const uplink = uplinkNameOf(name);
     const uplinkLink: HostLink | undefined = await links.link(uplink);
-    // The internal port goes with its addresses; `name` is ours only while the uplink is renamed.
-    await vswitch.deletePort(rec.bridge, name);
+    // Both ports leave the bridge, and the switch closes them before the host's links change:
+    // ovs-vswitchd restores the flags it set (PROMISC) by device name when it closes a port, so a
+    // rename before that leaves the flag on the renamed link, and an exit before that on whatever
+    // link has the name then. The internal port goes with its addresses.
+    const deleted = [await vswitch.deletePort(rec.bridge, name), await vswitch.deletePort(rec.bridge, uplink)];
+    const held = uplinkLink ?? (await links.link(name));
+    const flagsDiffer = held !== undefined && rec.original.promisc !== undefined && held.promisc !== rec.original.promisc;
+    // Also when an earlier attempt deleted the ports and the switch has not closed them yet.
+    if (deleted.includes(true) || flagsDiffer) await this.switchReleased(held?.name ?? uplink);
+    if (held) await this.checkFlags(rec.original, held.name);
+    // `name` is ours only while the uplink is renamed (the switch's tap went when it closed it).
     if (uplinkLink && (await links.link(name))) await links.deleteLink(name);
-    await vswitch.deletePort(rec.bridge, uplink);
     if (uplinkLink) await links.rename(uplink, name);
     await links.configure(name, { mac, mtu });
     for (const a of addresses) await links.addAddress(name, a);
     for (const r of routes) await links.replaceRoute(name, r);
     this.drop(name);
     this.log.info({ interface: name, step: rec.step }, 'uplink swap undone');
+  }
+
+  /** Waits until ovs-vswitchd has applied the port deletions (as `ovs-vsctl --wait`). */
+  private async switchReleased(link: string): Promise<void> {
+    const timeoutMs = this.o.releaseTimeoutMs ?? 10_000;
+    try {
+      await this.o.vswitch.waitForSwitch({ timeoutMs });
+    } catch (e) {
+      throw new AgentError('EXTERNAL_NODE_UPLINK_HELD', `ovs-vswitchd did not apply the removal of ${link} from bridge ${this.o.bridge} within ${timeoutMs} ms (is it running?): ${e instanceof Error ? e.message : String(e)}`, link, 'bridge', { cause: e });
+    }
+  }
+
+  /** The link's PROMISC flag is as it was before the swap, now that the switch has closed it. */
+  private async checkFlags(original: OriginalInterface, link: string): Promise<void> {
+    if (original.promisc === undefined) return;
+    const now = await this.o.links.link(link);
+    if (now && now.promisc !== original.promisc) {
+      throw new AgentError('EXTERNAL_NODE_UPLINK_HELD', `interface ${link} (${original.name}) has flag PROMISC ${now.promisc ? 'set' : 'cleared'} after ovs-vswitchd closed it; before the swap it was ${original.promisc ? 'set' : 'cleared'}`, link, 'spec.interfaces[].name');
+    }
   }
 
   private file(name: string): string {
@@ -195,21 +228,7 @@ export class UplinkSwap {
   /** Durable before the next step starts: temp file synced, renamed over the entry, directory synced. */
   private save(rec: SwapRecord): void {
     mkdirSync(this.o.journalDir, { recursive: true });
-    const f = this.file(rec.original.name);
-    const fd = openSync(`${f}.tmp`, 'w', 0o600);
-    try {
-      writeSync(fd, JSON.stringify(rec));
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    renameSync(`${f}.tmp`, f);
-    const dirFd = openSync(this.o.journalDir, 'r');
-    try {
-      fsyncSync(dirFd);
-    } finally {
-      closeSync(dirFd);
-    }
+    writeFileDurableSync(this.file(rec.original.name), JSON.stringify(rec), { mode: 0o600 });
   }
 
   private drop(name: string): void {

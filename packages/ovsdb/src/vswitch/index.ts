@@ -402,6 +402,36 @@ export class VSwitch {
     return ofport;
   }
 
+  /**
+   * Waits until ovs-vswitchd has applied every change committed so far, as `ovs-vsctl --wait`
+   * does: bumps Open_vSwitch.next_cfg, then waits (server-side `wait`, no polling) until
+   * ovs-vswitchd, which copies next_cfg to cur_cfg once it has reconfigured, reaches it. A port
+   * deleted before this returns is closed by the switch (its netdev flags restored). Throws
+   * TimeoutError when ovs-vswitchd does not get there in time (e.g. it is not running).
+   */
+  async waitForSwitch(opts: { timeoutMs?: number } = {}): Promise<number> {
+    const timeoutMs = opts.timeoutMs ?? 10_000;
+    const bumped = unwrap(
+      await this.run([
+        op.mutate('Open_vSwitch', [], [['next_cfg', '+=', 1]]),
+        op.select('Open_vSwitch', [], ['next_cfg']),
+      ]),
+    );
+    const res = bumped.results[1];
+    const next = res?.op === 'select' ? (res.rows[0]?.next_cfg as number | undefined) : undefined;
+    if (next === undefined) throw new OvsdbError('OVSDB_NO_ROOT', 'Open_vSwitch table is empty (run ovs-vsctl init)');
+    // No columns: "==" with one empty row holds as soon as any row matches the where clause
+    // (cur_cfg may pass `next` when another client bumped next_cfg meanwhile).
+    const r = await this.run([
+      op.wait('Open_vSwitch', [['cur_cfg', '>=', next]], [], '==', [{}], timeoutMs),
+    ]);
+    if (!r.ok) {
+      if (r.error === 'timed out') throw new TimeoutError(`waitForSwitch(next_cfg ${next})`, timeoutMs);
+      throw new TransactionError(r.error, r.details, r.index, r.operation);
+    }
+    return next;
+  }
+
   /** Ports whose external_ids contain every given key/value pair. */
   async findPortsByExternalIds(match: Readonly<Record<string, string>>): Promise<PortInfo[]> {
     const r = unwrap(
