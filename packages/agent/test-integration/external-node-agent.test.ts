@@ -12,7 +12,7 @@ import { KubeConfigClient, KubeRequestError } from '@switchyard/kube';
 import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/kube-api';
 import { Testbed, run, waitFor } from '@switchyard/testbed';
 import { ExternalNodeAgent } from '../src/index';
-import { PKG_DIR } from './helpers';
+import { PKG_DIR, flowAges, flowsYoungerThan } from './helpers';
 import { BEHIND_FABRIC_IP, FABRIC_IP, VM_IP, bridgePorts, createVm, hostState, ping, type Vm } from './external-node-vm';
 
 const EN_PATH = '/apis/crd.antrea.io/v1alpha1/namespaces/vm-ns/externalnodes';
@@ -148,7 +148,7 @@ describe('external-node mode', () => {
     expect(await ping(v.fabric, VM_IP)).toBe(true);
   });
 
-  test('an agent restart keeps the swap, adopts the flows (same round) and loses no packets', async () => {
+  test('an agent restart keeps the swap, adopts the flows (same round, no flow added, modified or deleted, every flow keeps aging) and loses no packets', async () => {
     const cur = await admin.request<KubeObject>('GET', `${EN_PATH}/vm1`);
     await admin.request('PUT', `${EN_PATH}/vm1`, { ...cur, spec: { interfaces: [{ name: 'eth1', ips: [VM_IP] }] } });
     agent = await startAgent();
@@ -158,12 +158,16 @@ describe('external-node mode', () => {
       const pinger = run(['ping', '-i', '0.02', '-c', '200', '-W', '1', VM_IP], { netns: v.fabric.name, allowFailure: true, timeoutMs: 30_000 });
       await new Promise((r) => setTimeout(r, 500));
       const round = agent.introspection().round;
+      const ages = await flowAges(v.ovs);
       const t0 = performance.now();
       await agent.stop();
       agent = await startAgent();
       const restartMs = performance.now() - t0;
-      // OVS kept running: the new agent resumed the round and adopted the flows it found.
+      // OVS kept running: the new agent resumed the round and adopted the flows it found, as they
+      // were (no flow-mod), so every flow kept aging through the restart.
       expect(agent.introspection().round).toBe(round);
+      expect(agent.mode.flows.initialResult?.adopted).toEqual({ added: 0, modified: 0, deleted: 0 });
+      expect(await flowsYoungerThan(v.ovs, ages)).toEqual([]);
       const out = (await pinger).stdout;
       const m = /(\d+) packets transmitted, (\d+) received/.exec(out);
       console.log(`ExternalNode agent restart ${restartMs.toFixed(0)} ms; ping from the fabric: ${m?.[0] ?? out}`);
