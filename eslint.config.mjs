@@ -26,6 +26,7 @@ const ioWorkspacePackages = [
   { name: '@switchyard/openflow', message: 'pure packages use @switchyard/openflow/codec' },
   { name: '@switchyard/ovsdb', message: 'ovsdb does I/O' },
   { name: '@switchyard/multicluster', message: 'multicluster takes injected clients' },
+  { name: '@switchyard/durable-file', message: 'durable-file writes files' },
 ];
 const composers = ['@switchyard/agent', '@switchyard/controller', '@switchyard/cli'];
 

@@ -10,7 +10,7 @@
 import { X509Certificate, createHash, createPrivateKey, createPublicKey } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileDurableSync } from '@switchyard/durable-file';
 import { KubeRequestError, type KubeClient } from '@switchyard/kube';
 import { createCertificateRequest } from '@switchyard/pki';
 import { sleep, systemClock, type Clock, type Logger } from '@switchyard/runtime';
@@ -103,7 +103,7 @@ export async function ensureIPsecCertificate(o: IPsecCertificateOptions): Promis
       throw e;
     }
   });
-  writeFileAtomic.sync(files.ca_cert, caPem, { mode: 0o644, fsync: true });
+  writeFileDurableSync(files.ca_cert, caPem, { mode: 0o644 });
   const problem = certificateProblem(files, o.nodeName, caPem, clock.now(), o.renewBefore);
   if (problem === undefined) {
     o.logger.info({ certificate: files.certificate }, 'IPsec certificate on disk still valid');
@@ -127,8 +127,8 @@ export async function ensureIPsecCertificate(o: IPsecCertificateOptions): Promis
     return csr.status?.certificate || undefined;
   });
   // The key first: a certificate on disk is only ever next to its own key.
-  writeFileAtomic.sync(files.private_key, keyPem, { mode: 0o600, fsync: true });
-  writeFileAtomic.sync(files.certificate, Buffer.from(certB64, 'base64').toString('utf8'), { mode: 0o644, fsync: true });
+  writeFileDurableSync(files.private_key, keyPem, { mode: 0o600 });
+  writeFileDurableSync(files.certificate, Buffer.from(certB64, 'base64').toString('utf8'), { mode: 0o644 });
   const after = certificateProblem(files, o.nodeName, caPem, clock.now(), 0);
   if (after !== undefined) throw new AgentError('IPSEC_CERTIFICATE', `the certificate issued for CertificateSigningRequest ${name} is not usable: ${after}`, name, 'ipsec.authenticationMode');
   o.logger.info({ csr: name, certificate: files.certificate }, 'IPsec certificate issued');
@@ -162,9 +162,9 @@ export function publishIPsecCertificate(files: IPsecCertificateFiles, dir: strin
   const id = contentId(cert);
   const published = { certificate: join(out, `cert-${id}.pem`), private_key: join(out, `key-${id}.pem`), ca_cert: join(out, `ca-${contentId(ca)}.pem`) };
   // The key first, as for the originals: a published certificate is only ever next to its key.
-  if (!existsSync(published.private_key)) writeFileAtomic.sync(published.private_key, readFileSync(files.private_key), { mode: 0o600, fsync: true });
-  if (!existsSync(published.certificate)) writeFileAtomic.sync(published.certificate, cert, { mode: 0o644, fsync: true });
-  if (!existsSync(published.ca_cert)) writeFileAtomic.sync(published.ca_cert, ca, { mode: 0o644, fsync: true });
+  if (!existsSync(published.private_key)) writeFileDurableSync(published.private_key, readFileSync(files.private_key), { mode: 0o600 });
+  if (!existsSync(published.certificate)) writeFileDurableSync(published.certificate, cert, { mode: 0o644 });
+  if (!existsSync(published.ca_cert)) writeFileDurableSync(published.ca_cert, ca, { mode: 0o644 });
   return published;
 }
 

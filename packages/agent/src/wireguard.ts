@@ -7,7 +7,7 @@ import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:cry
 import { mkdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileDurableSync } from '@switchyard/durable-file';
 import { parseCidr } from '@switchyard/ipam/cidr';
 import type { KubeObject } from '@switchyard/kube';
 import { AgentError } from './errors';
@@ -226,10 +226,10 @@ export function publicKeyOf(privateKey: string): string {
   return Buffer.from(x, 'base64url').toString('base64');
 }
 
-/** Writes `privateKey` to `file` durably (fsync + rename), mode 0600, dated `writtenAtMs` (the key's age is the file's). */
+/** Writes `privateKey` to `file` durably (fsync, rename, directory fsync), mode 0600, dated `writtenAtMs` (the key's age is the file's). */
 export function writePrivateKey(file: string, privateKey: string, writtenAtMs: number): void {
   mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-  writeFileAtomic.sync(file, `${privateKey}\n`, { mode: 0o600, fsync: true });
+  writeFileDurableSync(file, `${privateKey}\n`, { mode: 0o600 });
   const t = new Date(writtenAtMs);
   utimesSync(file, t, t);
 }

@@ -1,7 +1,8 @@
 // `yardctl mc`: the Multi-cluster commands of antctl mc over the Kubernetes API: get the ClusterSet
 // objects, init a leader's ClusterSet (and a member token), join a member from a join config, leave,
 // destroy.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { writeFileDurableSync } from '@switchyard/durable-file';
 import type { Command } from 'commander';
 import type { KubeWriter } from './client';
 import { CliError } from './errors';
@@ -175,7 +176,7 @@ export function addMcCommands(program: Command, ctx: McContext): void {
       const text = renderJoinConfig(config, token);
       if (o.joinConfigFile === undefined) ctx.stdout.write(text);
       else {
-        writeFileSync(o.joinConfigFile, text, { mode: 0o600 });
+        writeFileDurableSync(o.joinConfigFile, text, { mode: 0o600 });
         log(`Saved ClusterSet join parameters to file: ${o.joinConfigFile}`);
       }
     });

@@ -8,11 +8,11 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileDurableSync } from '@switchyard/durable-file';
 import { KubeApi } from './api';
 import { Authenticator, masters, parseTokenFile, RbacAuthorizer, type UserInfo } from './auth';
 import { ClusterControllers } from './controllers';
-import { SnapshotFile } from './persistence';
+import { type DurableWriter, SnapshotFile } from './persistence';
 import { ResourceRegistry } from './registry';
 import { HttpFront } from './server';
 import { ObjectStore } from './store';
@@ -69,6 +69,12 @@ export interface KubeApiOptions {
    * server's own namespace cannot reach, while the agents' APIs listen on 127.0.0.1.
    */
   nodeProxyHost?: (nodeName: string) => string | undefined;
+  /**
+   * Writes the data directory's object snapshot (default: `writeFileDurableSync` of
+   * @switchyard/durable-file). Tests inject one that fails, to see a write that cannot be
+   * persisted refused.
+   */
+  snapshotWriter?: DurableWriter;
   clock?: Clock;
   logger?: Logger;
 }
@@ -121,14 +127,14 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   const registry = new ResourceRegistry();
   const store = new ObjectStore(options.watchHistory ?? 5000);
   const api = new KubeApi(registry, store, clock, logger);
-  const snapshot = dataDir ? new SnapshotFile(dataDir, store, logger) : undefined;
+  const snapshot = dataDir ? new SnapshotFile(dataDir, store, options.snapshotWriter) : undefined;
   snapshot?.load();
 
   let adminToken = options.adminToken;
   const adminFile = dataDir ? join(dataDir, 'admin-token') : undefined;
   if (!adminToken && adminFile && existsSync(adminFile)) adminToken = readFileSync(adminFile, 'utf8').trim();
   adminToken ??= randomBytes(24).toString('base64url');
-  if (adminFile) writeFileAtomic.sync(adminFile, `${adminToken}\n`, { mode: 0o600 });
+  if (adminFile) writeFileDurableSync(adminFile, `${adminToken}\n`, { mode: 0o600 });
   const tokens = new Map<string, UserInfo>();
   if (options.tokenFile) for (const [k, v] of parseTokenFile(readFileSync(options.tokenFile, 'utf8'))) tokens.set(k, v);
   for (const [tok, u] of Object.entries(options.tokens ?? {})) {
@@ -155,7 +161,6 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     ...(options.nodeProxyHost ? { nodeProxyHost: options.nodeProxyHost } : {}),
     webhooks,
     version,
-    ...(snapshot ? { beforeWriteReply: () => snapshot.flushPending() } : {}),
   });
   const server = pki ? https.createServer({ cert: pki.certPem, key: pki.keyPem }, front.handle) : http.createServer(front.handle);
   await new Promise<void>((resolve, reject) => {
@@ -173,7 +178,15 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     if (cur) api.update(crdType, undefined, name, { ...crd, metadata: { ...crd.metadata, resourceVersion: cur.metadata.resourceVersion as string } });
     else api.create(crdType, undefined, crd);
   }
-  snapshot?.start();
+  try {
+    // From here every change is on disk before it is acknowledged or watched.
+    snapshot?.start();
+  } catch (e) {
+    controllers.stop();
+    webhooks.close();
+    server.close();
+    throw e;
+  }
 
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const url = `${useTls ? 'https' : 'http'}://${urlHost}:${boundPort}`;
@@ -182,7 +195,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     const input: Parameters<typeof renderKubeconfig>[0] = { server: url, token: user?.token ?? adminToken, user: user?.name ?? 'admin' };
     if (caPem) input.caPem = caPem;
     if (user?.namespace) input.namespace = user.namespace;
-    writeFileAtomic.sync(path, renderKubeconfig(input), { mode: 0o600 });
+    writeFileDurableSync(path, renderKubeconfig(input), { mode: 0o600 });
     return path;
   };
   const tmpDir = dataDir ? undefined : mkdtempSync(join(tmpdir(), 'kube-api-'));

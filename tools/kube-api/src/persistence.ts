@@ -1,20 +1,22 @@
-// Optional data directory: snapshot-on-write of every object as one JSON file, loaded on start.
+// Optional data directory: every object as one JSON snapshot, written durably before a change is
+// visible, loaded on start.
 
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileDurableSync } from '@switchyard/durable-file';
+import { KubeApiError } from './errors';
 import type { ObjectStore, StoreSnapshot } from './store';
-import type { Logger } from './types';
+
+/** Replaces a file durably (the default is @switchyard/durable-file's); tests inject a failing one. */
+export type DurableWriter = (file: string, data: string, options: { mode: number }) => void;
 
 export class SnapshotFile {
-  private pending = false;
   private readonly file: string;
-  private unsubscribe: () => void = () => undefined;
 
   constructor(
     private readonly dir: string,
     private readonly store: ObjectStore,
-    private readonly logger: Logger,
+    private readonly write: DurableWriter = writeFileDurableSync,
   ) {
     mkdirSync(dir, { recursive: true });
     this.file = join(dir, 'objects.json');
@@ -38,33 +40,33 @@ export class SnapshotFile {
     return true;
   }
 
-  /** Write after each batch of changes (coalesced to one write per event-loop turn). */
+  /**
+   * Writes the state now, then makes every later change wait for its snapshot: a change that
+   * cannot be written fails (500 InternalError naming the file), stays invisible (no watch
+   * event) and is undone, so what the server serves is always what the disk holds.
+   * @throws KubeApiError when the first write fails
+   */
   start(): void {
-    this.unsubscribe = this.store.subscribe(() => {
-      if (this.pending) return;
-      this.pending = true;
-      setImmediate(() => this.flushPending());
-    });
-  }
-
-  /** Writes now if a change is waiting for its coalesced write (before a write is acknowledged). */
-  flushPending(): void {
-    if (!this.pending) return;
-    this.pending = false;
     this.flush();
+    this.store.persistWith((snap) => this.writeSnapshot(snap));
   }
 
+  /** Writes the current state. @throws KubeApiError InternalError naming the file and the cause */
   flush(): void {
-    try {
-      // A temporary file, fsync, rename: a crash leaves the previous snapshot or this one, whole.
-      writeFileAtomic.sync(this.file, JSON.stringify(this.store.snapshot()), { mode: 0o600 });
-    } catch (e) {
-      this.logger.error({ err: e, file: this.file }, 'snapshot write failed');
-    }
+    this.writeSnapshot(this.store.snapshot());
   }
 
+  /** Every change is already on disk; only detaches. */
   stop(): void {
-    this.unsubscribe();
-    this.flush();
+    this.store.persistWith(undefined);
+  }
+
+  private writeSnapshot(snap: StoreSnapshot): void {
+    try {
+      // Temporary file, fsync, rename, directory fsync: a crash leaves the previous snapshot or this one, whole.
+      this.write(this.file, JSON.stringify(snap), { mode: 0o600 });
+    } catch (e) {
+      throw new KubeApiError('InternalError', `Internal error occurred: the change could not be persisted to ${this.file}: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 }

@@ -27,12 +27,6 @@ export interface HttpFrontOptions {
   /** Host to dial for a node's proxy subresource instead of its InternalIP (see KubeApiOptions). */
   nodeProxyHost?: (nodeName: string) => string | undefined;
   version: Record<string, string>;
-  /**
-   * Runs before the status line of every reply to a request that may write (not GET/HEAD): the
-   * data directory's snapshot is flushed there, so a change a client saw acknowledged survives
-   * a SIGKILL of the server.
-   */
-  beforeWriteReply?: () => void;
   /** Validating admission webhooks run on writes (after built-in validation, before storage). */
   webhooks?: ValidatingWebhooks;
 }
@@ -155,15 +149,6 @@ export class HttpFront {
   }
 
   handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
-    const commit = this.o.beforeWriteReply;
-    if (commit && req.method !== 'GET' && req.method !== 'HEAD') {
-      // Every reply starts with writeHead (send, sendError, the proxy): commit before it.
-      const writeHead = res.writeHead.bind(res) as (...a: unknown[]) => http.ServerResponse;
-      res.writeHead = ((...a: unknown[]) => {
-        commit();
-        return writeHead(...a);
-      }) as typeof res.writeHead;
-    }
     this.route(req, res).catch((e: unknown) => sendError(res, e, this.o.logger));
   };
 

@@ -31,8 +31,18 @@ export class ObjectStore {
   private readonly data = new Map<string, Map<string, KubeObject>>();
   private history: StoreEvent[] = [];
   private readonly listeners = new Set<(e: StoreEvent) => void>();
+  private persist: ((s: StoreSnapshot) => void) | undefined;
 
   constructor(private readonly historyLimit: number) {}
+
+  /**
+   * Makes every later change durable before anyone sees it: `persist` gets the whole state with
+   * the change applied. When it throws, the change is undone (object, resourceVersion), no event
+   * is emitted, and the error goes to the caller. `undefined` detaches.
+   */
+  persistWith(persist: ((s: StoreSnapshot) => void) | undefined): void {
+    this.persist = persist;
+  }
 
   get resourceVersion(): number {
     return this.rv;
@@ -75,9 +85,15 @@ export class ObjectStore {
     this.rv++;
     stored.metadata.resourceVersion = String(this.rv);
     const key = objKey(stored.metadata.namespace, stored.metadata.name ?? '');
+    const fresh = !this.data.has(gr);
     const b = this.bucket(gr);
     const prev = b.get(key);
     b.set(key, stored);
+    this.commit(() => {
+      if (prev) b.set(key, prev);
+      else b.delete(key);
+      if (fresh) this.data.delete(gr);
+    });
     this.emit(prev ? { rv: this.rv, type: 'MODIFIED', gr, obj: stored, prev } : { rv: this.rv, type: 'ADDED', gr, obj: stored });
     return stored;
   }
@@ -90,6 +106,7 @@ export class ObjectStore {
     if (!b || !prev) return undefined;
     b.delete(key);
     this.rv++;
+    this.commit(() => b.set(key, prev));
     const gone = clone(prev);
     gone.metadata.resourceVersion = String(this.rv);
     this.emit({ rv: this.rv, type: 'DELETED', gr, obj: gone, prev });
@@ -99,6 +116,18 @@ export class ObjectStore {
   /** Drop every object of a group/resource without events (CRD removal emits its own). */
   dropAll(gr: string): void {
     this.data.delete(gr);
+  }
+
+  /** Persists the change just applied (rv already counted); on failure `undo` reverts it and the error is rethrown. */
+  private commit(undo: () => void): void {
+    if (!this.persist) return;
+    try {
+      this.persist(this.snapshot());
+    } catch (e) {
+      undo();
+      this.rv--;
+      throw e;
+    }
   }
 
   private emit(e: StoreEvent): void {

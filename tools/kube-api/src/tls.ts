@@ -3,7 +3,7 @@
 // plus the kubeconfig writer.
 
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileDurableSync } from '@switchyard/durable-file';
 import { join } from 'node:path';
 import { issueCertificate } from '@switchyard/pki';
 import YAML from 'yaml';
@@ -59,7 +59,7 @@ export async function ensurePki(dir: string | undefined, extraSans: string[] = [
   );
   if (files) {
     mkdirSync(dir!, { recursive: true });
-    const write = (f: string, text: string, mode = 0o644): void => writeFileAtomic.sync(f, text, { mode });
+    const write = (f: string, text: string, mode = 0o644): void => writeFileDurableSync(f, text, { mode });
     write(files.ca, ca.certPem);
     write(files.caKey, ca.keyPem, 0o600);
     write(files.cert, serving.certPem);

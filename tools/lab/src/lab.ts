@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } 
 import { dirname, join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileDurableSync } from '@switchyard/durable-file';
 import { Testbed, processRef, run, waitFor, type OvsInstance } from '@switchyard/testbed';
 import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/kube-api';
 import { loadCrds } from '@switchyard/apis';
@@ -139,9 +139,9 @@ export interface LabClusterOptions extends NodeLayout {
 
 export const stateFile = (labDir: string): string => join(labDir, 'state.json');
 
-/** Writes state.json atomically (temporary file, fsync, rename): readers see the old or the new state, whole. */
+/** Writes state.json atomically and durably (temporary file, fsync, rename, directory fsync): readers see the old or the new state, whole. */
 function writeState(labDir: string, state: LabState): void {
-  writeFileAtomic.sync(stateFile(labDir), `${JSON.stringify(state, null, 2)}\n`);
+  writeFileDurableSync(stateFile(labDir), `${JSON.stringify(state, null, 2)}\n`);
 }
 /** The supervisor's progress lines while it brings the lab up. */
 export const progressFile = (labDir: string): string => join(labDir, 'progress');

@@ -11,7 +11,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileDurableSync } from '@switchyard/durable-file';
 import type { Logger } from '@switchyard/runtime';
 import { AgentError } from '../errors';
 import { NodeNetwork, netnsPath } from '../netops';
@@ -200,7 +200,7 @@ export async function startWireGuardDevice(o: {
   });
   const start = child.pid !== undefined ? processStartTime(child.pid) : undefined;
   const device = child.pid !== undefined && start !== undefined ? { pid: child.pid, start } : undefined;
-  if (device) writeFileAtomic.sync(recordFile(d), `${JSON.stringify(device)}\n`, { mode: 0o600 });
+  if (device) writeFileDurableSync(recordFile(d), `${JSON.stringify(device)}\n`, { mode: 0o600 });
   const deadline = Date.now() + DEVICE_READY_MS;
   for (;;) {
     if (exited || !device) throw new AgentError('WIREGUARD', `wireguard-go exited before its device was ready: ${spawnError ?? deviceLogTail(d)}`, argv, 'wireGuard');

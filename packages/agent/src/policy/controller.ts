@@ -6,7 +6,7 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { writeFileDurableSync } from '@switchyard/durable-file';
 import type { FlowSync } from '../flow-sync';
 import { Backoff, silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 import { ControlplaneClient, PolicyView, type ControlplaneClientOptions, type PolicyViewData } from '@switchyard/controlplane-client';
@@ -28,12 +28,12 @@ export function loadPolicyView(file: string, log: Logger = silentLogger): Policy
 }
 
 /**
- * Writes the view durably (temporary file, fsync, rename), so a crash or a power loss leaves the
+ * Writes the view durably (temporary file, fsync, rename, directory fsync), so a crash or a power loss leaves the
  * previous cache or this one, whole; never an empty or half file.
  */
 export function savePolicyView(file: string, view: PolicyView): void {
   mkdirSync(dirname(file), { recursive: true });
-  writeFileAtomic.sync(file, JSON.stringify(view.toData()), { mode: 0o600 });
+  writeFileDurableSync(file, JSON.stringify(view.toData()), { mode: 0o600 });
 }
 
 export interface NetworkPolicyControllerOptions {

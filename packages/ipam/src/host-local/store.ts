@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Cidr} from '../cidr/index';
 import { CidrError, Ip, parseCidr, parseIp, type IpFamily } from '../cidr/index';
+import { fsyncDirectorySync } from '@switchyard/durable-file';
 import { silentLogger, type Logger } from '@switchyard/runtime';
 import { IpamError } from '../errors';
 import { UsedSet } from '../internal/used-set';
@@ -534,16 +535,6 @@ export class HostLocalStore {
     }
   }
 
-  /** fsync of the network directory: the new address file's name is on disk. */
-  private syncDir(): void {
-    const dfd = fs.openSync(this.dir, fs.constants.O_RDONLY | fs.constants.O_DIRECTORY);
-    try {
-      fs.fsyncSync(dfd);
-    } finally {
-      fs.closeSync(dfd);
-    }
-  }
-
   /** Exclusive create of the address file with the attachment; false if it already exists. */
   private tryCreate(a: Attachment, ip: Ip): boolean {
     const name = ip.toString();
@@ -564,7 +555,8 @@ export class HostLocalStore {
       fs.writeSync(fd, `${a.containerId.trim()}${LINE_BREAK}${a.ifname}`);
       if (this.durable) {
         fs.fsyncSync(fd);
-        this.syncDir();
+        // The new address file's name is on disk.
+        fsyncDirectorySync(this.dir);
       }
     } catch (e) {
       fs.closeSync(fd);

@@ -1,0 +1,4 @@
+import { defineConfig } from 'tsup';
+import { library } from '../../tsup.shared';
+
+export default defineConfig(library({ index: 'src/index.ts' }));
