@@ -3,7 +3,7 @@
 // a member without the Tier creates nothing and reports ACNPImportFailed in the leader.
 import type { ClusterNetworkPolicy } from '@switchyard/apis';
 import { IMPORTED_ANNOTATION, type LeaderController, type MemberController } from '../src';
-import { LEADER_NS, eventually, leaderController, memberClusterSet, memberController, startClusterSet, type ClusterSetEnv } from './support';
+import { LEADER_NS, eventually, eventuallyPasses, leaderController, memberClusterSet, memberController, startClusterSet, type ClusterSetEnv } from './support';
 
 let env: ClusterSetEnv;
 let leader: LeaderController;
@@ -50,7 +50,7 @@ const acnp = (c: ClusterSetEnv['west']) => c.kubectl.maybe<ClusterNetworkPolicy>
 
 it('replicates the ACNP where the Tier exists and reports ACNPImportFailed where it does not', async () => {
   await env.leader.kubectl.apply(acnpExport);
-  const policy = await eventually(async () => (await acnp(env.west))!);
+  const policy = await eventually(() => acnp(env.west));
   expect(policy.metadata.annotations?.[IMPORTED_ANNOTATION]).toBe('true');
   expect(policy.spec).toMatchObject({ priority: 1, tier: 'securityops', appliedTo: [{ namespaceSelector: {} }] });
   expect(policy.spec.ingress?.map((r) => r.action)).toEqual(['Pass', 'Drop']);
@@ -66,12 +66,12 @@ it('replicates the ACNP where the Tier exists and reports ACNPImportFailed where
 
 it('imports the ACNP once the Tier is created in the member', async () => {
   await env.east.kubectl.apply(tier);
-  await eventually(async () => expect(await acnp(env.east)).toBeDefined());
+  await eventuallyPasses(async () => expect(await acnp(env.east)).toBeDefined());
 });
 
 it('removes the replicated ACNPs when the export is deleted', async () => {
   await env.leader.kubectl.ok(['-n', LEADER_NS, 'delete', 'resourceexport', acnpExport.metadata.name]);
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     expect(await acnp(env.west)).toBeUndefined();
     expect(await acnp(env.east)).toBeUndefined();
   });

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import type { ClusterSet, Service } from '@switchyard/apis';
-import { CLUSTERSET, LEADER_NS, eventually, memberClusterSet, nginx, serviceExport, startClusterSet, type ClusterSetEnv } from './support';
+import { CLUSTERSET, LEADER_NS, eventually, eventuallyPasses, memberClusterSet, nginx, serviceExport, startClusterSet, type ClusterSetEnv } from './support';
 
 const BIN = join(__dirname, '../bin/switchyard-mc-controller.js');
 let env: ClusterSetEnv;
@@ -40,13 +40,13 @@ it('runs leader and member modes: members join and an exported Service is import
   const leader = run(['--mode', 'leader', '--kubeconfig', env.leader.api.kubeconfigPath, '--namespace', LEADER_NS]);
   const west = run(['--mode', 'member', '--kubeconfig', env.west.api.kubeconfigPath, '--namespace', 'kube-system']);
   run(['--mode', 'member', '--kubeconfig', env.east.api.kubeconfigPath, '--namespace', 'kube-system', '--clusterset-id', CLUSTERSET]);
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const cs = await env.leader.kubectl.json<ClusterSet>(['-n', LEADER_NS, 'get', 'clusterset', CLUSTERSET]);
     expect(cs.status).toMatchObject({ totalClusters: 2, readyClusters: 2 });
   }, 30000);
   await nginx(env.west, ['10.10.1.5']);
   await env.west.kubectl.apply(serviceExport('nginx'));
-  const svc = await eventually(async () => (await env.east.kubectl.maybe<Service>(['-n', 'default', 'get', 'svc', 'antrea-mc-nginx']))!, 30000);
+  const svc = await eventually(() => env.east.kubectl.maybe<Service>(['-n', 'default', 'get', 'svc', 'antrea-mc-nginx']), 30000);
   expect(svc.spec?.ports).toEqual([expect.objectContaining({ port: 80, protocol: 'TCP' })]);
   // Structured logs: one JSON object per line, with the component and mode.
   const started = leader.out.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => l['msg'] === 'switchyard-mc-controller started');

@@ -2,7 +2,7 @@
 // ClusterInfo; the other member imports it as ClusterInfoImport <cluster>-clusterinfo.
 import type { ClusterInfoImport } from '@switchyard/apis';
 import type { LeaderController, MemberController } from '../src';
-import { MEMBER_NS, eventually, leaderController, memberClusterSet, memberController, startClusterSet, type ClusterSetEnv, type TestCluster } from './support';
+import { MEMBER_NS, eventually, eventuallyPasses, leaderController, memberClusterSet, memberController, startClusterSet, type ClusterSetEnv, type TestCluster } from './support';
 
 let env: ClusterSetEnv;
 let leader: LeaderController;
@@ -41,7 +41,7 @@ it("imports each member's ClusterInfo in the other member once it has a Gateway"
   expect(info!.spec).toEqual({ clusterID: 'test-cluster-west', gatewayInfos: [{ gatewayIP: '172.18.0.11' }], serviceCIDR: '10.101.0.0/16', podCIDRs: ['10.10.0.0/16'] });
   expect(await infos(env.west)).toEqual([]); // east has no Gateway yet, and west does not import its own
   await gatewayNode(env.east, '172.19.0.11');
-  await eventually(async () => expect((await infos(env.west)).map((i) => [i.metadata.name, i.spec.gatewayInfos?.[0]?.gatewayIP])).toEqual([['test-cluster-east-clusterinfo', '172.19.0.11']]));
+  await eventuallyPasses(async () => expect((await infos(env.west)).map((i) => [i.metadata.name, i.spec.gatewayInfos?.[0]?.gatewayIP])).toEqual([['test-cluster-east-clusterinfo', '172.19.0.11']]));
   // east has no serviceCIDR configured: discovered from its API server's refusal of ClusterIP 0.0.0.0.
   expect((await infos(env.west))[0]?.spec.serviceCIDR).toBe('10.102.0.0/16');
   expect(await env.east.kubectl.maybe(['-n', MEMBER_NS, 'get', 'svc', 'invalid-svc'])).toBeUndefined();
@@ -49,7 +49,7 @@ it("imports each member's ClusterInfo in the other member once it has a Gateway"
 
 it('follows a Gateway change and withdraws the ClusterInfo when no Gateway is left', async () => {
   await env.west.kube.request('PATCH', '/api/v1/nodes/node-1', { metadata: { annotations: { 'multicluster.antrea.io/gateway-ip': '198.51.100.7' } } }, 'application/merge-patch+json');
-  await eventually(async () => expect((await infos(env.east))[0]?.spec.gatewayInfos).toEqual([{ gatewayIP: '198.51.100.7' }]));
+  await eventuallyPasses(async () => expect((await infos(env.east))[0]?.spec.gatewayInfos).toEqual([{ gatewayIP: '198.51.100.7' }]));
   await env.west.kubectl.ok(['annotate', 'node', 'node-1', 'multicluster.antrea.io/gateway-']);
-  await eventually(async () => expect(await infos(env.east)).toEqual([]));
+  await eventuallyPasses(async () => expect(await infos(env.east)).toEqual([]));
 });

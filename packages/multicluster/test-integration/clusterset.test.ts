@@ -3,7 +3,7 @@
 import { ManualClock } from '@switchyard/runtime/testing';
 import type { ClusterSet, MemberClusterAnnounce } from '@switchyard/apis';
 import type { LeaderController, MemberController } from '../src';
-import { CLUSTERSET, LEADER_NS, MEMBER_NS, eventually, leaderController, memberClusterSet, memberController, startClusterSet, type ClusterSetEnv } from './support';
+import { CLUSTERSET, LEADER_NS, MEMBER_NS, eventually, eventuallyPasses, leaderController, memberClusterSet, memberController, startClusterSet, type ClusterSetEnv } from './support';
 
 let env: ClusterSetEnv;
 const clocks = { leader: new ManualClock(), west: new ManualClock(), east: new ManualClock() };
@@ -38,7 +38,7 @@ it('members join: announces in the leader, 2 of 2 clusters ready, each member Re
   expect(readyOf(cs, 'test-cluster-west')).toMatchObject({ type: 'Ready', status: 'True', reason: 'Connected' });
   const mca = await env.leader.kubectl.json<MemberClusterAnnounce>(['-n', LEADER_NS, 'get', 'memberclusterannounce', 'member-announce-from-test-cluster-east']);
   expect(mca).toMatchObject({ clusterID: 'test-cluster-east', clusterSetID: CLUSTERSET, leaderClusterID: 'test-cluster-north' });
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const m = await env.west.kubectl.json<ClusterSet>(['-n', MEMBER_NS, 'get', 'clusterset', CLUSTERSET]);
     expect(m.status).toMatchObject({ totalClusters: 1, readyClusters: 1, conditions: [{ type: 'Ready', status: 'True', reason: 'Connected' }] });
     expect(m.status?.clusterStatuses).toEqual([{ clusterID: 'test-cluster-north', conditions: [expect.objectContaining({ status: 'True' })] }]);
@@ -50,7 +50,7 @@ it('heartbeats every 10 s on the member clock', async () => {
   const touched = async (): Promise<string> => (await env.leader.kubectl.json<MemberClusterAnnounce>(['-n', LEADER_NS, 'get', 'mca', 'member-announce-from-test-cluster-west'])).metadata.annotations?.['multicluster.antrea.io/touch-ts'] ?? '';
   const before = await touched();
   await clocks.west.advanceAsync(10_000);
-  await eventually(async () => expect(await touched()).toBe(new Date(clocks.west.now()).toISOString()));
+  await eventuallyPasses(async () => expect(await touched()).toBe(new Date(clocks.west.now()).toISOString()));
   expect(before).not.toBe(await touched());
 });
 
@@ -66,7 +66,7 @@ it('marks a member Disconnected 30 s after its last heartbeat, and Connected aga
   });
   expect(readyOf(cs, 'test-cluster-east')).toMatchObject({ status: 'False', reason: 'Disconnected', lastTransitionTime: new Date(clocks.leader.now()).toISOString() });
   await clocks.west.advanceAsync(10_000); // west's next heartbeat
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const cs = await leaderSet();
     expect(cs.status).toMatchObject({ readyClusters: 1 });
     expect(readyOf(cs, 'test-cluster-west')).toMatchObject({ status: 'True', reason: 'Connected' });
@@ -78,7 +78,7 @@ it('refuses a ClusterSet whose name is not the configured ClusterSet ID, with a 
   await east.stop();
   east = memberController(env.east, { clock: clocks.east, clusterSetID: 'prod-clusterset' });
   await east.start();
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const m = await env.east.kubectl.json<ClusterSet>(['-n', MEMBER_NS, 'get', 'clusterset', CLUSTERSET]);
     expect(m.status?.conditions?.[0]).toMatchObject({ type: 'Ready', status: 'False', reason: 'InvalidClusterSet', message: 'ClusterSet name "test-clusterset" must equal the ClusterSet ID "prod-clusterset"' });
     expect(m.status?.readyClusters).toBe(0);
@@ -91,7 +91,7 @@ it('refuses a member whose cluster ID is a dash-prefix of the leader ID', async 
   await env.east.kubectl.apply(memberClusterSet('test-cluster-north-2', env.leader.api.url, { secret: 'member-test-cluster-east-token' }));
   east = memberController(env.east, { clock: clocks.east });
   await east.start();
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const m = await env.east.kubectl.json<ClusterSet>(['-n', MEMBER_NS, 'get', 'clusterset', CLUSTERSET]);
     expect(m.status?.conditions?.[0]).toMatchObject({ status: 'False', reason: 'InvalidClusterSet', message: expect.stringContaining('"test-cluster-north-2" and leader cluster ID "test-cluster-north" are a dash-prefix') });
   });
@@ -102,7 +102,7 @@ it('the leader refuses a member whose cluster ID is a dash-prefix of a member th
   await env.east.kubectl.apply(memberClusterSet('test-cluster-west-1', env.leader.api.url, { secret: 'member-test-cluster-east-token' }));
   east = memberController(env.east, { clock: clocks.east });
   await east.start();
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const cs = await leaderSet();
     expect(readyOf(cs, 'test-cluster-west-1')).toMatchObject({ status: 'False', reason: 'ClusterIDConflict', message: 'cluster ID "test-cluster-west-1" and "test-cluster-west" are a dash-prefix of each other' });
     expect(readyOf(cs, 'test-cluster-west')).toMatchObject({ status: 'True' });
@@ -114,7 +114,7 @@ it('reports a missing token Secret in the member ClusterSet status, naming the S
   await env.east.kubectl.apply(memberClusterSet('test-cluster-east', env.leader.api.url, { secret: 'no-such-token' }));
   east = memberController(env.east, { clock: clocks.east });
   await east.start();
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const m = await env.east.kubectl.json<ClusterSet>(['-n', MEMBER_NS, 'get', 'clusterset', CLUSTERSET]);
     expect(m.status?.conditions?.[0]).toMatchObject({ status: 'False', reason: 'LeaderSecretInvalid', message: 'Secret kube-system/no-such-token named by spec.leaders[0].secret not found' });
   });
@@ -129,7 +129,7 @@ it('reports a token the leader rejects as LeaderAccessDenied', async () => {
   );
   east = memberController(env.east, { clock: clocks.east });
   await east.start();
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const m = await env.east.kubectl.json<ClusterSet>(['-n', MEMBER_NS, 'get', 'clusterset', CLUSTERSET]);
     expect(m.status?.conditions?.[0]).toMatchObject({ status: 'False', reason: 'LeaderAccessDenied', message: expect.stringContaining('heartbeat to leader test-cluster-north failed') });
   });

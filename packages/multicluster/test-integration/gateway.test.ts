@@ -2,7 +2,7 @@
 // the Gateway CR; it fails over when that Node goes NotReady or loses the annotation.
 import type { Gateway } from '@switchyard/apis';
 import type { MemberController } from '../src';
-import { MEMBER_NS, cluster, eventually, memberController, type TestCluster } from './support';
+import { MEMBER_NS, cluster, eventuallyPasses, memberController, type TestCluster } from './support';
 
 let c: TestCluster;
 let member: MemberController;
@@ -31,12 +31,12 @@ afterAll(async () => {
 });
 
 it('makes the first Ready candidate the Gateway, with InternalIP as gateway and internal IP', async () => {
-  await eventually(async () => expect((await gateways()).map((g) => [g.metadata.name, g.gatewayIP, g.internalIP])).toEqual([['node-1', '172.18.0.11', '172.18.0.11']]));
+  await eventuallyPasses(async () => expect((await gateways()).map((g) => [g.metadata.name, g.gatewayIP, g.internalIP])).toEqual([['node-1', '172.18.0.11', '172.18.0.11']]));
 });
 
 it('fails over when the Gateway Node goes NotReady, and stays on the new one when the old recovers', async () => {
   await setReady('node-1', false);
-  await eventually(async () => expect((await gateways()).map((g) => g.metadata.name)).toEqual(['node-2']));
+  await eventuallyPasses(async () => expect((await gateways()).map((g) => g.metadata.name)).toEqual(['node-2']));
   await setReady('node-1', true);
   await new Promise((r) => setTimeout(r, 300));
   expect((await gateways()).map((g) => g.metadata.name)).toEqual(['node-2']);
@@ -44,7 +44,7 @@ it('fails over when the Gateway Node goes NotReady, and stays on the new one whe
 
 it('fails over when the Gateway Node loses the annotation, and has none when no candidate is left', async () => {
   await c.kubectl.ok(['annotate', 'node', 'node-2', 'multicluster.antrea.io/gateway-']);
-  await eventually(async () => expect((await gateways()).map((g) => g.metadata.name)).toEqual(['node-1']));
+  await eventuallyPasses(async () => expect((await gateways()).map((g) => g.metadata.name)).toEqual(['node-1']));
   await c.kubectl.ok(['annotate', 'node', 'node-1', 'multicluster.antrea.io/gateway-']);
-  await eventually(async () => expect(await gateways()).toEqual([]));
+  await eventuallyPasses(async () => expect(await gateways()).toEqual([]));
 });

@@ -2,7 +2,7 @@
 // leader gives each distinct label an ID, members import LabelIdentities; IDs survive a leader restart.
 import type { LabelIdentity, ResourceImport } from '@switchyard/apis';
 import type { LeaderController, MemberController } from '../src';
-import { LEADER_NS, eventually, leaderController, memberClusterSet, memberController, startClusterSet, type ClusterSetEnv, type TestCluster } from './support';
+import { LEADER_NS, eventually, eventuallyPasses, leaderController, memberClusterSet, memberController, startClusterSet, type ClusterSetEnv, type TestCluster } from './support';
 
 let env: ClusterSetEnv;
 let leader: LeaderController;
@@ -48,7 +48,7 @@ it('gives each distinct label one ID in 1..16777214 and every member imports the
   expect(labels[0]).toMatch(/^ns:.*&pod:app=db$/);
   expect(labels[1]).toMatch(/^ns:.*&pod:app=web$/);
   expect([...first.values()].sort()).toEqual([1, 2]);
-  for (const m of [env.west, env.east]) await eventually(async () => expect(await memberIds(m)).toEqual(first));
+  for (const m of [env.west, env.east]) await eventuallyPasses(async () => expect(await memberIds(m)).toEqual(first));
 });
 
 it('keeps every ID across a leader restart and gives a new label a free one', async () => {
@@ -65,12 +65,12 @@ it('keeps every ID across a leader restart and gives a new label a free one', as
   for (const [label, id] of first) expect(after.get(label)).toBe(id);
   const fresh = [...after].find(([l]) => l.endsWith('&pod:app=cache'))!;
   expect(fresh[1]).toBe(3);
-  await eventually(async () => expect(await memberIds(env.east)).toEqual(after));
+  await eventuallyPasses(async () => expect(await memberIds(env.east)).toEqual(after));
 });
 
 it('releases the ID of a label no member has any more', async () => {
   await env.east.kubectl.ok(['-n', 'default', 'delete', 'pod', 'web-0']);
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const ids = await leaderIds();
     expect([...ids.keys()].some((l) => l.endsWith('&pod:app=web'))).toBe(false);
     expect(ids.size).toBe(2);

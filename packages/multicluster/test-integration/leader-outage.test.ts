@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClusterSet, Endpoints, ResourceExport } from '@switchyard/apis';
 import type { LeaderController, MemberController } from '../src';
-import { CLUSTERSET, LEADER_ID, LEADER_NS, MEMBER_NS, cluster, eventually, leaderController, memberClusterSet, memberController, nginx, serviceExport, startClusterSet, type ClusterSetEnv } from './support';
+import { CLUSTERSET, LEADER_ID, LEADER_NS, MEMBER_NS, cluster, eventuallyPasses, leaderController, memberClusterSet, memberController, nginx, serviceExport, startClusterSet, type ClusterSetEnv } from './support';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mc-leader-'));
 /** How long the leader's API server stays away. */
@@ -37,12 +37,12 @@ const memberReady = async (c: ClusterSetEnv['west']) => (await c.kubectl.json<Cl
 it('converges again after the leader API server is down, with nothing lost or duplicated', async () => {
   await nginx(env.west, ['10.10.1.5']);
   await env.west.kubectl.apply(serviceExport('nginx'));
-  await eventually(async () => expect(await env.east.kubectl.maybe(['-n', 'default', 'get', 'endpoints', 'antrea-mc-nginx'])).toBeDefined());
+  await eventuallyPasses(async () => expect(await env.east.kubectl.maybe(['-n', 'default', 'get', 'endpoints', 'antrea-mc-nginx'])).toBeDefined());
 
   const port = env.leader.api.port;
   await env.leader.api.stop();
   const downAt = Date.now();
-  await eventually(async () => expect(await memberReady(env.west)).toMatchObject({ status: 'False', reason: 'LeaderUnreachable' }));
+  await eventuallyPasses(async () => expect(await memberReady(env.west)).toMatchObject({ status: 'False', reason: 'LeaderUnreachable' }));
   // An export made while the leader is away.
   await nginx(env.east, ['10.20.1.5']);
   await env.east.kubectl.apply(serviceExport('nginx'));
@@ -53,10 +53,10 @@ it('converges again after the leader API server is down, with nothing lost or du
 
   env.leader = await cluster(LEADER_ID, '10.100.0.0/16', { dataDir, port });
   const upAt = Date.now();
-  await eventually(async () => expect(await memberReady(env.west)).toMatchObject({ status: 'True', reason: 'Connected' }), 45000);
+  await eventuallyPasses(async () => expect(await memberReady(env.west)).toMatchObject({ status: 'True', reason: 'Connected' }), 45000);
   const westIP = (await env.west.kubectl.json<{ spec: { clusterIP: string } }>(['-n', 'default', 'get', 'svc', 'nginx'])).spec.clusterIP;
   const eastIP = (await env.east.kubectl.json<{ spec: { clusterIP: string } }>(['-n', 'default', 'get', 'svc', 'nginx'])).spec.clusterIP;
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const eps = (await env.east.kubectl.maybe<Endpoints>(['-n', 'default', 'get', 'endpoints', 'antrea-mc-nginx']))!;
     expect(eps.subsets?.flatMap((s) => s.addresses?.map((a) => a.ip)).sort()).toEqual([eastIP, westIP].sort());
   }, 45000);

@@ -2,7 +2,7 @@
 // merge when both export, port conflicts, unexport, local Services left alone, stale cleanup.
 import type { Endpoints, ResourceExport, ResourceImport, Service, ServiceExport, ServiceImport } from '@switchyard/apis';
 import { IMPORTED_ANNOTATION, type LeaderController, type MemberController } from '../src';
-import { LEADER_NS, eventually, leaderController, memberClusterSet, memberController, nginx, serviceExport, startClusterSet, type ClusterSetEnv } from './support';
+import { LEADER_NS, eventually, eventuallyPasses, leaderController, memberClusterSet, memberController, nginx, serviceExport, startClusterSet, type ClusterSetEnv } from './support';
 
 let env: ClusterSetEnv;
 let leader: LeaderController;
@@ -33,7 +33,7 @@ afterAll(async () => {
 });
 
 it('removes stale exports and imports on start', async () => {
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     expect(await names(['-n', LEADER_NS, 'get', 'resourceexports'])).toEqual([]);
     expect(await names(['-n', LEADER_NS, 'get', 'resourceimports'])).toEqual([]);
   });
@@ -42,35 +42,31 @@ it('removes stale exports and imports on start', async () => {
 it('exports nginx from west and imports antrea-mc-nginx in east with its ports and endpoints', async () => {
   await nginx(env.west, ['10.10.1.5', '10.10.1.6']);
   await env.west.kubectl.apply(serviceExport('nginx'));
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     expect(await names(['-n', LEADER_NS, 'get', 'resourceexports'])).toEqual(['test-cluster-west-default-nginx-endpoints', 'test-cluster-west-default-nginx-service']);
     expect(await names(['-n', LEADER_NS, 'get', 'resourceimports'])).toEqual(['default-nginx-endpoints', 'default-nginx-service']);
   });
   const westSvc = (await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'nginx']))!;
-  const svc = await eventually(async () => {
-    const s = await get<Service>(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx']);
-    expect(s).toBeDefined();
-    return s!;
-  });
+  const svc = await eventually(() => get<Service>(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx']));
   expect(svc.metadata.annotations?.[IMPORTED_ANNOTATION]).toBe('true');
   expect(svc.spec?.ports).toEqual([expect.objectContaining({ name: 'tcp80', port: 80, protocol: 'TCP' })]);
   expect(svc.spec?.clusterIP).toMatch(/^10\.102\./);
-  const eps = await eventually(async () => (await get<Endpoints>(env.east, ['-n', 'default', 'get', 'endpoints', 'antrea-mc-nginx']))!);
+  const eps = await eventually(() => get<Endpoints>(env.east, ['-n', 'default', 'get', 'endpoints', 'antrea-mc-nginx']));
   expect(eps.subsets).toEqual([{ addresses: [{ ip: westSvc.spec?.clusterIP }], ports: [{ name: 'tcp80', port: 80, protocol: 'TCP' }] }]);
   const si = await eventually(async () => {
-    const si = (await get<ServiceImport>(env.east, ['-n', 'default', 'get', 'serviceimport', 'nginx']))!;
-    expect(si.spec.ips).toEqual([svc.spec?.clusterIP]);
+    const si = await get<ServiceImport>(env.east, ['-n', 'default', 'get', 'serviceimport', 'nginx']);
+    expect(si?.spec.ips).toEqual([svc.spec?.clusterIP]);
     return si;
   });
   expect(si.spec).toMatchObject({ type: 'ClusterSetIP', ports: [{ name: 'tcp80', port: 80, protocol: 'TCP' }] });
   const se = await eventually(async () => {
-    const se = (await get<ServiceExport>(env.west, ['-n', 'default', 'get', 'serviceexport', 'nginx']))!;
-    expect(se.status?.conditions?.find((c) => c.type === 'Conflict')).toMatchObject({ status: 'False' });
+    const se = await get<ServiceExport>(env.west, ['-n', 'default', 'get', 'serviceexport', 'nginx']);
+    expect(se?.status?.conditions?.find((c) => c.type === 'Conflict')).toMatchObject({ status: 'False' });
     return se;
   });
   expect(se.status?.conditions?.[0]).toMatchObject({ type: 'Valid', status: 'True', reason: 'Succeed' });
   // west imports its own export too (the same multi-cluster Service everywhere).
-  await eventually(async () => expect(await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeDefined());
+  await eventuallyPasses(async () => expect(await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeDefined());
 });
 
 it('merges the endpoints when east exports the same Service', async () => {
@@ -78,7 +74,7 @@ it('merges the endpoints when east exports the same Service', async () => {
   await env.east.kubectl.apply(serviceExport('nginx'));
   const westIP = (await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'nginx']))!.spec?.clusterIP;
   const eastIP = (await get<Service>(env.east, ['-n', 'default', 'get', 'svc', 'nginx']))!.spec?.clusterIP;
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const eps = (await get<Endpoints>(env.east, ['-n', 'default', 'get', 'endpoints', 'antrea-mc-nginx']))!;
     expect(eps.subsets?.flatMap((s) => s.addresses?.map((a) => a.ip)).sort()).toEqual([eastIP, westIP].sort());
     const ri = (await env.leader.kubectl.json<ResourceImport>(['-n', LEADER_NS, 'get', 'resourceimport', 'default-nginx-service']));
@@ -89,7 +85,7 @@ it('merges the endpoints when east exports the same Service', async () => {
 it('keeps the first export on a port conflict and reports ConvergeFailure on the other', async () => {
   await env.east.kubectl.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'nginx', namespace: 'default' }, spec: { selector: { app: 'nginx' }, ports: [{ name: 'tcp8080', port: 8080, targetPort: 80, protocol: 'TCP' }] } });
   const westIP = (await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'nginx']))!.spec?.clusterIP;
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const re = await env.leader.kubectl.json<ResourceExport>(['-n', LEADER_NS, 'get', 'resourceexport', 'test-cluster-east-default-nginx-service']);
     expect(re.status?.conditions?.[0]).toMatchObject({ type: 'Ready', status: 'False', reason: 'ConvergeFailure' });
     const se = (await get<ServiceExport>(env.east, ['-n', 'default', 'get', 'serviceexport', 'nginx']))!;
@@ -101,7 +97,7 @@ it('keeps the first export on a port conflict and reports ConvergeFailure on the
   expect(svc.spec?.ports?.map((p) => p.port)).toEqual([80]);
   // Fixing the ports ends the conflict.
   await env.east.kubectl.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'nginx', namespace: 'default' }, spec: { selector: { app: 'nginx' }, ports: [{ name: 'tcp80', port: 80, targetPort: 80, protocol: 'TCP' }] } });
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const se = (await get<ServiceExport>(env.east, ['-n', 'default', 'get', 'serviceexport', 'nginx']))!;
     expect(se.status?.conditions?.find((c) => c.type === 'Conflict')).toMatchObject({ status: 'False' });
   });
@@ -109,7 +105,7 @@ it('keeps the first export on a port conflict and reports ConvergeFailure on the
 
 it('gives a ServiceExport without a Service the ServiceNotFound reason and exports nothing', async () => {
   await env.west.kubectl.apply(serviceExport('nosuch'));
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const se = (await get<ServiceExport>(env.west, ['-n', 'default', 'get', 'serviceexport', 'nosuch']))!;
     expect(se.status?.conditions).toEqual([expect.objectContaining({ type: 'Valid', status: 'False', reason: 'ServiceNotFound', message: 'Service default/nosuch not found' })]);
   });
@@ -120,18 +116,27 @@ it('never overwrites a local Service of the imported name that was not imported'
   await env.east.kubectl.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'antrea-mc-web', namespace: 'default', labels: { owner: 'team-east' } }, spec: { ports: [{ port: 9999, protocol: 'TCP' }] } });
   await env.west.kubectl.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { selector: { app: 'nginx' }, ports: [{ port: 80, protocol: 'TCP' }] } }, serviceExport('web'));
   // west imports web, so the export went all the way through.
-  await eventually(async () => expect(await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'antrea-mc-web'])).toBeDefined());
-  await new Promise((r) => setTimeout(r, 500));
+  await eventuallyPasses(async () => expect(await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'antrea-mc-web'])).toBeDefined());
+  // Instead of sleeping, a later export: its ResourceImports come after web's in east's watch of
+  // the leader, and east plans every import pass from all it has seen. Once the later ServiceImport
+  // has its status (patched after the pass's Service, Endpoints and ServiceImport writes have all
+  // finished), east has made its decision about web, so the negatives below are not vacuous.
+  await env.west.kubectl.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'later', namespace: 'default' }, spec: { selector: { app: 'nginx' }, ports: [{ port: 8080, protocol: 'TCP' }] } }, serviceExport('later'));
+  await eventuallyPasses(async () => expect((await get<ServiceImport>(env.east, ['-n', 'default', 'get', 'serviceimport', 'later']))?.status?.clusters).toEqual([{ cluster: 'test-cluster-west' }]));
   const local = (await get<Service>(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-web']))!;
   expect(local.metadata.annotations?.[IMPORTED_ANNOTATION]).toBeUndefined();
   expect(local.spec?.ports?.map((p) => p.port)).toEqual([9999]);
   expect(await get(env.east, ['-n', 'default', 'get', 'serviceimport', 'web'])).toBeUndefined();
+  // The probe export goes again, so the tests below start from nginx and web only.
+  await env.west.kubectl.ok(['-n', 'default', 'delete', 'serviceexport', 'later']);
+  await env.west.kubectl.ok(['-n', 'default', 'delete', 'svc', 'later']);
+  await eventuallyPasses(async () => expect(await get(env.east, ['-n', 'default', 'get', 'serviceimport', 'later'])).toBeUndefined());
 });
 
 it('unexport removes the exports in the leader and the imports in the members', async () => {
   await env.west.kubectl.ok(['-n', 'default', 'delete', 'serviceexport', 'nginx', 'web']);
   await env.east.kubectl.ok(['-n', 'default', 'delete', 'serviceexport', 'nginx']);
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     expect(await names(['-n', LEADER_NS, 'get', 'resourceexports'])).toEqual([]);
     expect(await names(['-n', LEADER_NS, 'get', 'resourceimports'])).toEqual([]);
     for (const m of [env.west, env.east]) {
@@ -146,10 +151,10 @@ it('unexport removes the exports in the leader and the imports in the members', 
 
 it('a member whose ClusterSet is deleted takes its exports and announce out of the leader and deletes its imports', async () => {
   await env.west.kubectl.apply(serviceExport('nginx'));
-  await eventually(async () => expect(await get<Service>(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeDefined());
-  await eventually(async () => expect(await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeDefined());
+  await eventuallyPasses(async () => expect(await get<Service>(env.east, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeDefined());
+  await eventuallyPasses(async () => expect(await get<Service>(env.west, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeDefined());
   await env.west.kubectl.ok(['-n', 'kube-system', 'delete', 'clusterset', 'test-clusterset']);
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     expect((await names(['-n', LEADER_NS, 'get', 'resourceexports'])).filter((n) => n.startsWith('test-cluster-west-'))).toEqual([]);
     expect(await names(['-n', LEADER_NS, 'get', 'memberclusterannounces'])).toEqual(['member-announce-from-test-cluster-east']);
     expect(await get(env.west, ['-n', 'default', 'get', 'svc', 'antrea-mc-nginx'])).toBeUndefined();
@@ -165,23 +170,23 @@ it('a member whose ClusterSet is deleted takes its exports and announce out of t
 
 it('marks a hand-written malformed ResourceExport InvalidSpec and keeps converging the others', async () => {
   await env.leader.kubectl.apply({ apiVersion: 'multicluster.crd.antrea.io/v1alpha1', kind: 'ResourceExport', metadata: { name: 'by-hand', namespace: LEADER_NS }, spec: { kind: 'Service', clusterID: 'test-cluster-east', namespace: 'default', service: { serviceSpec: { ports: [{ port: 80 }] } } } });
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const re = await env.leader.kubectl.json<ResourceExport>(['-n', LEADER_NS, 'get', 'resourceexport', 'by-hand']);
     expect(re.status?.conditions?.[0]).toMatchObject({ type: 'Ready', status: 'False', reason: 'InvalidSpec', message: 'spec.name is required for kind Service' });
   });
   // And a Warning Event on it, once (not one per merge pass).
   const events = async () => (await env.leader.kubectl.json<{ items: { reason: string; type: string; message: string; involvedObject: { kind: string; name: string } }[] }>(['-n', LEADER_NS, 'get', 'events', '--field-selector', 'involvedObject.name=by-hand'])).items;
-  await eventually(async () => expect(await events()).toEqual([expect.objectContaining({ reason: 'InvalidSpec', type: 'Warning', message: 'spec.name is required for kind Service', involvedObject: expect.objectContaining({ kind: 'ResourceExport', name: 'by-hand' }) })]));
+  await eventuallyPasses(async () => expect(await events()).toEqual([expect.objectContaining({ reason: 'InvalidSpec', type: 'Warning', message: 'spec.name is required for kind Service', involvedObject: expect.objectContaining({ kind: 'ResourceExport', name: 'by-hand' }) })]));
   await env.east.kubectl.apply(serviceExport('web'));
   await env.east.kubectl.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { selector: { app: 'nginx' }, ports: [{ port: 80, protocol: 'TCP' }] } });
-  await eventually(async () => expect(await names(['-n', LEADER_NS, 'get', 'resourceimports'])).toEqual(['default-web-endpoints', 'default-web-service']));
+  await eventuallyPasses(async () => expect(await names(['-n', LEADER_NS, 'get', 'resourceimports'])).toEqual(['default-web-endpoints', 'default-web-service']));
   expect(await events()).toHaveLength(1);
 });
 
 it("deleting the leader's ClusterSet removes its ResourceImports and the members' announces", async () => {
   expect(await names(['-n', LEADER_NS, 'get', 'memberclusterannounces'])).toEqual(['member-announce-from-test-cluster-east']);
   await env.leader.kubectl.ok(['-n', LEADER_NS, 'delete', 'clusterset', 'test-clusterset']);
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     expect(await names(['-n', LEADER_NS, 'get', 'resourceimports'])).toEqual([]);
     expect(await names(['-n', LEADER_NS, 'get', 'memberclusterannounces'])).toEqual([]);
   });

@@ -11,7 +11,7 @@ import { loadCrds } from '@switchyard/apis';
 import { KubeConfigClient, type KubeObject } from '@switchyard/kube';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import type { Clock } from '@switchyard/runtime';
-import { eventually as retryUntilNoThrow } from '@switchyard/testbed';
+import { eventually as waitForValue, eventuallyPasses as waitToPass, type ValueCallback } from '@switchyard/testbed';
 import { LeaderController, MemberController, type EndpointIPType } from '../src';
 
 export const LEADER_NS = 'antrea-multicluster';
@@ -139,9 +139,17 @@ export function memberController(m: TestCluster, opts: { clock?: Clock; endpoint
   return new MemberController({ kube: m.kube, namespace: MEMBER_NS, informer: fastInformers, ...opts });
 }
 
-/** Retries `fn` until it stops throwing (testbed's `eventually`, with this suite's default timeout). */
-export function eventually<T>(fn: () => T | Promise<T>, timeoutMs = 15000): Promise<T> {
-  return retryUntilNoThrow(fn, { timeoutMs, intervalMs: 50 });
+/**
+ * Waits for `fn`'s value: testbed's `eventually` (a throw, `undefined`, `null` or `false` mean
+ * "not yet"), with this suite's default timeout.
+ */
+export function eventually<T>(fn: ValueCallback<T>, timeoutMs = 15000): Promise<Exclude<T, undefined | null | false>> {
+  return waitForValue(fn, { timeoutMs, intervalMs: 50 });
+}
+
+/** Retries an assertion until it holds: testbed's `eventuallyPasses`, with this suite's default timeout. */
+export function eventuallyPasses(assertion: () => void | Promise<void>, timeoutMs = 15000): Promise<void> {
+  return waitToPass(assertion, { timeoutMs, intervalMs: 50 });
 }
 
 /** nginx as in the seed guide: a Deployment stand-in (two ready pods) and its Service. */

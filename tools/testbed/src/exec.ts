@@ -72,20 +72,82 @@ export function start(argv: readonly string[], opts: { netns?: string; env?: Nod
   return spawn(cmd, args, { env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
+/** What a callback of {@link eventually} resolves to while its condition does not hold yet. */
+export type NotYet = undefined | null | false;
+
 /**
- * Retries `fn` until it returns without throwing (an assertion that becomes true as watches
- * propagate), every `intervalMs`; after `timeoutMs` the last error is thrown. Returns `fn`'s value.
+ * Rejects, at compile time, a callback that returns nothing (`void`, or `unknown`/`any`, which may
+ * be nothing): {@link eventually} would wait on it until its deadline. Assertions go to
+ * {@link eventuallyPasses}.
  */
-export async function eventually<T>(fn: () => T | Promise<T>, { timeoutMs = 10_000, intervalMs = 25 } = {}): Promise<T> {
+type ReturnsValue<T> = [void] extends [T] ? { 'eventually: the callback must return what it waits for (use eventuallyPasses for an assertion)': never } : unknown;
+
+/** The callback of {@link eventually}: returns what is waited for, or nothing ({@link NotYet}) yet. */
+export type ValueCallback<T> = (() => T | Promise<T>) & ReturnsValue<T>;
+
+/** Options of {@link eventually} and {@link eventuallyPasses}. */
+export interface EventuallyOptions {
+  /** Give up after this long (default 10 s); the last reason is thrown. */
+  timeoutMs?: number | undefined;
+  /** Pause between tries (default 25 ms). */
+  intervalMs?: number | undefined;
+  /** What is waited for, named in a {@link WaitTimeoutError}. */
+  what?: string | undefined;
+}
+
+/** A wait reached its deadline while its callback still resolved to nothing; carries that value. */
+export class WaitTimeoutError extends Error {
+  readonly code = 'EWAITTIMEOUT';
+  constructor(
+    readonly what: string,
+    readonly timeoutMs: number,
+    readonly last: NotYet,
+  ) {
+    super(`timed out after ${timeoutMs} ms waiting for ${what}: the last try resolved to ${String(last)}`);
+    this.name = 'WaitTimeoutError';
+  }
+}
+
+/**
+ * Retries `fn` every `intervalMs` until it returns a value, and returns that value: the thing
+ * waited for (an object that appears as watches propagate, a status that gets set).
+ *
+ * A try counts as "not yet" when `fn` throws (an assertion that does not hold yet) **or resolves to
+ * `undefined`, `null` or `false`** (a lookup that finds nothing yet, a condition still false), so a
+ * wait cannot pass vacuously: `eventually(async () => (await kubectl.maybe(...))!)` waits for the
+ * object instead of returning `undefined` at once. Other falsy values (`0`, `''`) are values. After
+ * `timeoutMs` the last reason is thrown: `fn`'s last error, or a {@link WaitTimeoutError} naming
+ * the empty value. A callback that returns nothing (an assertion) does not type-check here; use
+ * {@link eventuallyPasses}.
+ */
+export async function eventually<T>(fn: ValueCallback<T>, opts: EventuallyOptions = {}): Promise<Exclude<T, NotYet>> {
+  const { timeoutMs = 10_000, intervalMs = 25, what = 'a value' } = opts;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    let reason: unknown;
     try {
-      return await fn();
+      const v = await fn();
+      if (v !== undefined && v !== null && v !== false) return v as Exclude<T, NotYet>;
+      reason = new WaitTimeoutError(what, timeoutMs, v as NotYet);
     } catch (e) {
-      if (Date.now() > deadline) throw e;
-      await new Promise((r) => setTimeout(r, intervalMs));
+      reason = e;
     }
+    if (Date.now() > deadline) throw reason;
+    await new Promise((r) => setTimeout(r, intervalMs));
   }
+}
+
+/**
+ * Retries `assertion` every `intervalMs` until it returns without throwing (expectations that
+ * become true as watches propagate); after `timeoutMs` its last error is thrown. The assertion
+ * returns nothing: a callback that returns a value (which may be `undefined`) does not type-check
+ * here and belongs to {@link eventually}, which waits for the value.
+ */
+export async function eventuallyPasses(assertion: () => void | Promise<void>, opts: EventuallyOptions = {}): Promise<void> {
+  await eventually(async () => {
+    await assertion();
+    return true as const;
+  }, opts);
 }
 
 /** Waits until `probe` returns true, polling every `intervalMs`, failing after `timeoutMs`. */

@@ -4,7 +4,7 @@
  * cleanup() (or the next run's reaper, after a crash) removes it all.
  * @packageDocumentation
  */
-export { run, start, waitFor, eventually, inNetns, CommandError, type RunOptions, type RunResult } from './exec';
+export { run, start, waitFor, eventually, eventuallyPasses, inNetns, CommandError, WaitTimeoutError, type EventuallyOptions, type NotYet, type ValueCallback, type RunOptions, type RunResult } from './exec';
 export { Testbed, ovsDaemons, type Netns, type OvsDaemons, type OvsInstance, type Pod, type TestbedOptions } from './testbed';
 export { reapStale, cleanupRecord, killNetnsProcesses } from './reap';
 export { isAlive, pidfileProcess, processRef, readRecords, registryDir, signalProcess, type ProcessRef, type RunRecord } from './registry';
