@@ -12,7 +12,7 @@ import { LeaderController, MemberController } from '@switchyard/multicluster';
 import YAML from 'yaml';
 import { runYardctl } from '../src/program';
 import { parseJoinConfig } from '../src/mc-join-config';
-import { eventually as retryUntil } from '@switchyard/testbed';
+import { eventually as waitForValue, eventuallyPasses as waitToPass, type ValueCallback } from '@switchyard/testbed';
 
 interface Cluster {
   api: KubeApiServer;
@@ -52,7 +52,8 @@ async function get<T = KubeObject>(c: Cluster, path: string): Promise<T | undefi
   }
 }
 
-const eventually = <T>(fn: () => Promise<T>, timeoutMs = 20000): Promise<T> => retryUntil(fn, { timeoutMs, intervalMs: 50 });
+const eventually = <T>(fn: ValueCallback<T>, timeoutMs = 20000): Promise<Exclude<T, undefined | null | false>> => waitForValue(fn, { timeoutMs, intervalMs: 50 });
+const eventuallyPasses = (assertion: () => Promise<void>, timeoutMs = 20000): Promise<void> => waitToPass(assertion, { timeoutMs, intervalMs: 50 });
 
 beforeAll(async () => {
   [north, west, east] = await Promise.all([cluster('10.100.0.0/16'), cluster('10.101.0.0/16'), cluster('10.102.0.0/16')]);
@@ -122,7 +123,7 @@ describe('yardctl mc', () => {
       members.push(m);
       await m.start();
     }
-    await eventually(async () => {
+    await eventuallyPasses(async () => {
       const cs = await get<{ status?: { totalClusters?: number; readyClusters?: number } }>(north, `${MC}/v1alpha2/namespaces/${LEADER_NS}/clustersets/test-clusterset`);
       expect(cs?.status).toMatchObject({ totalClusters: 2, readyClusters: 2 });
     });
@@ -175,7 +176,7 @@ describe('yardctl mc', () => {
     expect(r).toMatchObject({ code: 0, out: 'ClusterSet "test-clusterset" deleted in namespace kube-system\nSecret "default-member-token" deleted\n' });
     expect(await get(east, `${MC}/v1alpha2/namespaces/kube-system/clustersets/test-clusterset`)).toBeUndefined();
     expect(await get(east, '/api/v1/namespaces/kube-system/secrets/default-member-token')).toBeUndefined();
-    await eventually(async () => expect(await get(north, `${MC}/v1alpha1/namespaces/${LEADER_NS}/memberclusterannounces/member-announce-from-test-cluster-east`)).toBeUndefined());
+    await eventuallyPasses(async () => expect(await get(north, `${MC}/v1alpha1/namespaces/${LEADER_NS}/memberclusterannounces/member-announce-from-test-cluster-east`)).toBeUndefined());
     const again = await yardctl(east, ['mc', 'leave', '--clusterset', 'test-clusterset']);
     expect(again).toMatchObject({ code: 1, err: 'Error from server (NotFound): ClusterSet "test-clusterset" not found in namespace kube-system\n' });
   });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { explain, PolicyEngine, type ClusterObject, type Explanation } from '@switchyard/policy-compiler';
 import YAML from 'yaml';
-import { eventually as retryUntil } from '@switchyard/testbed';
+import { eventuallyPasses as waitToPass } from '@switchyard/testbed';
 
 const ROOT = join(__dirname, '../../..');
 const YARDCTL = join(__dirname, '../src/bin.ts');
@@ -42,7 +42,7 @@ const yardJson = async <T>(args: string[]): Promise<T> => {
   if (r.code !== 0) throw new Error(`yardctl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
   return JSON.parse(r.stdout) as T;
 };
-const eventually = <T>(fn: () => Promise<T>, timeoutMs = 30000): Promise<T> => retryUntil(fn, { timeoutMs, intervalMs: 100 });
+const eventuallyPasses = (assertion: () => Promise<void>, timeoutMs = 30000): Promise<void> => waitToPass(assertion, { timeoutMs, intervalMs: 100 });
 async function freePort(): Promise<number> {
   const s = net.createServer();
   await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
@@ -88,7 +88,7 @@ beforeAll(async () => {
   controller.stdout?.on('data', (d: Buffer) => (controllerLog += d.toString()));
   controller.stderr?.on('data', (d: Buffer) => (controllerLog += d.toString()));
   // Ready once the read API answers through the aggregator with every policy compiled.
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const info = await yardJson<{ synced: boolean; networkPolicyNum: number }>(['get', 'controllerinfo']);
     if (!info.synced || info.networkPolicyNum !== POLICIES.length) throw new Error(`not ready: ${JSON.stringify(info)}`);
   }, 60000).catch((e: unknown) => {

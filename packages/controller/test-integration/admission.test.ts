@@ -2,7 +2,7 @@
 // kubectl gets an error naming the field and the value for each invalid object (built-in
 // NetworkPolicies refused by the API server itself, Antrea kinds by the webhook), and nothing
 // stored or computed before changes.
-import { createPod, eventually, startCluster, type Cluster } from './support';
+import { createPod, eventuallyPasses, startCluster, type Cluster } from './support';
 import type { Controller } from '../src/controller';
 
 let c: Cluster;
@@ -106,8 +106,8 @@ test(`${cases.length} invalid objects are refused, each naming field and value, 
     pool('valid-pool', { ipRanges: [{ cidr: '10.2.0.0/28' }], subnetInfo: { gateway: '10.2.0.1', prefixLength: 24 } }),
   );
   // The webhook reads the controller's caches: wait until they hold what was applied.
-  await eventually(async () => expect(JSON.parse(await computed())).toHaveLength(3));
-  await eventually(() => expect(controller.cacheOf('clustergroups')?.size).toBe(2));
+  await eventuallyPasses(async () => expect(JSON.parse(await computed())).toHaveLength(3));
+  await eventuallyPasses(() => expect(controller.cacheOf('clustergroups')?.size).toBe(2));
   const storedBefore = await stored();
   const computedBefore = await computed();
   expect(cases.length).toBeGreaterThanOrEqual(30);
@@ -143,7 +143,7 @@ test('a policy naming a tier created just before it is admitted (the webhook rea
 
 test('a Tier deleted right after the policy naming it goes through (the refusal is re-checked against the API)', async () => {
   await c.kubectl.apply(tier('brief', 55), acnp('in-brief', { priority: 1, tier: 'brief', appliedTo: [web] }));
-  await eventually(() => expect([...(controller.cacheOf('clusternetworkpolicies')?.values() ?? [])].some((p) => p.metadata.name === 'in-brief')).toBe(true));
+  await eventuallyPasses(() => expect([...(controller.cacheOf('clusternetworkpolicies')?.values() ?? [])].some((p) => p.metadata.name === 'in-brief')).toBe(true));
   // Back to back, without kubectl's start-up in between: the caches still hold the policy.
   await c.kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/in-brief');
   await c.kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/tiers/brief');
@@ -152,7 +152,7 @@ test('a Tier deleted right after the policy naming it goes through (the refusal 
 
 test('an unused tier and group can be deleted; the webhook counts its verdicts', async () => {
   await c.kubectl.apply(tier('spare', 30), cg('spare-cg', web));
-  await eventually(() => expect([...(controller.cacheOf('tiers')?.values() ?? [])].some((t) => t.metadata.name === 'spare')).toBe(true));
+  await eventuallyPasses(() => expect([...(controller.cacheOf('tiers')?.values() ?? [])].some((t) => t.metadata.name === 'spare')).toBe(true));
   await c.kubectl.ok(['delete', 'tier', 'spare']);
   await c.kubectl.ok(['delete', 'clustergroup', 'spare-cg']);
   expect(controller.admission.stats.denied).toBeGreaterThanOrEqual(20);

@@ -4,7 +4,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { eventually, startCluster, type Cluster } from './support';
+import { eventually, eventuallyPasses, startCluster, type Cluster } from './support';
 
 let c: Cluster;
 let child: ChildProcess | undefined;
@@ -34,7 +34,7 @@ test('starts from antrea-controller.conf keys and flags, becomes ready, logs JSO
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const ca = await eventually(async () => (await c.kube.request<{ data: Record<string, string> }>('GET', '/api/v1/namespaces/kube-system/configmaps/switchyard-ca')).data['ca.crt'] as string, 30000);
+  const ca = await eventually(async () => (await c.kube.request<{ data: Record<string, string> }>('GET', '/api/v1/namespaces/kube-system/configmaps/switchyard-ca')).data['ca.crt'], 30000);
   const ready = await eventually(async () => {
     const r = await get(c.controllerPort, '/readyz', ca);
     expect(r.status).toBe(200);
@@ -42,7 +42,7 @@ test('starts from antrea-controller.conf keys and flags, becomes ready, logs JSO
   }, 30000);
   expect(ready.body).toBe('ok');
   // The config's nodeIPAM section is in force.
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const n = await c.kube.request<{ spec: { podCIDRs?: string[] } }>('GET', '/api/v1/nodes/bin-node');
     expect(n.spec.podCIDRs?.[0]).toMatch(/^10\.50\.\d+\.0\/24$/);
   }, 10000);

@@ -6,7 +6,7 @@ import type { Controller } from '../src/controller';
 import { ControlplaneClient } from '@switchyard/controlplane-client';
 import type { controlplane } from '@switchyard/apis';
 import { parsePromText } from '@switchyard/testbed';
-import { createPod, eventually, NODE_TOKENS, startCluster, type Cluster } from './support';
+import { createPod, eventually, eventuallyPasses, NODE_TOKENS, startCluster, type Cluster } from './support';
 
 let c: Cluster;
 let controller: Controller;
@@ -130,7 +130,7 @@ describe('controlplane watch over the Kubernetes API', () => {
     await a.ended();
     const rv = a.view.resourceVersion;
     await createPod(c, 'x', 'web2', 'node-a', '10.0.1.12', { app: 'web' });
-    await eventually(() => expect(controller.hub.engine.pods.has('Pod/x/web2')).toBe(true));
+    await eventuallyPasses(() => expect(controller.hub.engine.pods.has('Pod/x/web2')).toBe(true));
     const before = eventsOf(a).length;
     expect((await connect(a)).status).toBe(200);
     await a.waitFor(() => appliedMembers(a).includes('x/web2'), 10000, 'web2 after resume');

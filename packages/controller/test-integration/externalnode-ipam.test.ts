@@ -2,7 +2,7 @@
 // against the embedded API server.
 import { createHash } from 'node:crypto';
 import type { Controller } from '../src/controller';
-import { eventually, startCluster, type Cluster } from './support';
+import { eventually, eventuallyPasses, startCluster, type Cluster } from './support';
 
 let c: Cluster;
 let controller: Controller | undefined;
@@ -42,18 +42,18 @@ describe('ExternalNode controller', () => {
     expect(eth0.spec.endpoints).toEqual([{ ip: '172.16.100.4', name: 'eth0' }, { ip: '172.16.100.5', name: 'eth0' }]);
     expect(eth0.metadata.labels).toEqual({ role: 'web' });
     // The entities become policy members like any other.
-    await eventually(() => expect(controller?.hub.engine.externalEntities.size).toBe(2));
+    await eventuallyPasses(() => expect(controller?.hub.engine.externalEntities.size).toBe(2));
   });
 
   test('renaming the interface replaces its entity; deleting the ExternalNode deletes the rest and its AntreaAgentInfo', async () => {
     const h = (s: string): string => createHash('sha1').update(s).digest('hex').slice(0, 5);
     await c.kubectl.apply({ apiVersion: 'crd.antrea.io/v1alpha1', kind: 'ExternalNode', metadata: { name: 'vm2', namespace: 'vm-ns', labels: { role: 'web' } }, spec: { interfaces: [{ ips: ['172.16.100.4'], name: 'ens5' }] } });
-    await eventually(async () => {
+    await eventuallyPasses(async () => {
       const list = await c.kube.request<{ items: EE[] }>('GET', '/apis/crd.antrea.io/v1alpha2/namespaces/vm-ns/externalentities');
       expect(list.items.map((e) => e.metadata.name).sort()).toEqual(['vm1', `vm2-${h('ens5')}`]);
     });
     await c.kubectl.ok(['-n', 'vm-ns', 'delete', 'externalnode', 'vm1']);
-    await eventually(async () => {
+    await eventuallyPasses(async () => {
       const list = await c.kube.request<{ items: EE[] }>('GET', '/apis/crd.antrea.io/v1alpha2/namespaces/vm-ns/externalentities');
       expect(list.items.map((e) => e.metadata.name)).toEqual([`vm2-${h('ens5')}`]);
       const infos = await c.kube.request<{ items: { metadata: { name: string } }[] }>('GET', '/apis/crd.antrea.io/v1beta1/antreaagentinfos');

@@ -6,7 +6,7 @@ import { IpamError, IPPoolAllocator, KubeIPPoolStore } from '@switchyard/ipam';
 import type { Controller } from '../src/controller';
 import { KubeRequestError } from '../src/errors';
 import { IPPOOL_ANNOTATION, IPPOOL_FINALIZER } from '../src/ippool';
-import { eventually, startCluster, type Cluster } from './support';
+import { eventually, eventuallyPasses, startCluster, type Cluster } from './support';
 
 let c: Cluster;
 let controller: Controller | undefined;
@@ -65,7 +65,7 @@ describe('IPPool controller', () => {
       [0, 1, 2].map((index) => ({ ipAddress: `10.2.0.${index + 2}`, phase: 'Preallocated', owner: { statefulSet: { name: 'web', namespace: 'apps', index } } })),
     );
     expect(pool.metadata.finalizers).toContain(IPPOOL_FINALIZER);
-    await eventually(async () => expect((await getPool('pool-a')).status?.usage).toEqual({ total: 13, used: 3 }));
+    await eventuallyPasses(async () => expect((await getPool('pool-a')).status?.usage).toEqual({ total: 13, used: 3 }));
     // kubectl sees the same thing (printer columns read status.usage).
     expect(await c.kubectl.ok(['get', 'ippool', 'pool-a', '-o', 'jsonpath={.status.ipAddresses[*].phase}'])).toBe('Preallocated Preallocated Preallocated');
   });
@@ -82,8 +82,8 @@ describe('IPPool controller', () => {
     expect(again.ip.toString()).toBe('10.2.0.3');
 
     await c.kubectl.ok(['-n', 'apps', 'patch', 'statefulset', 'web', '--type=merge', '-p', '{"spec":{"replicas":4}}']);
-    await eventually(async () => expect(byIndex(await getPool('pool-a'), 'web')).toEqual(['10.2.0.2', '10.2.0.3', '10.2.0.4', '10.2.0.5']));
-    await eventually(async () => expect((await getPool('pool-a')).status?.usage).toEqual({ total: 13, used: 4 }));
+    await eventuallyPasses(async () => expect(byIndex(await getPool('pool-a'), 'web')).toEqual(['10.2.0.2', '10.2.0.3', '10.2.0.4', '10.2.0.5']));
+    await eventuallyPasses(async () => expect((await getPool('pool-a')).status?.usage).toEqual({ total: 13, used: 4 }));
   });
 
   test('a pool in use cannot be deleted: it waits (finalizer), hands out nothing new, and goes once its StatefulSet is deleted', async () => {
@@ -100,20 +100,20 @@ describe('IPPool controller', () => {
     expect((await getPool('pool-a')).status?.ipAddresses).toHaveLength(4);
 
     await c.kubectl.ok(['-n', 'apps', 'delete', 'statefulset', 'web', '--wait=false']);
-    await eventually(() => gone('pool-a'));
+    await eventuallyPasses(() => gone('pool-a'));
   });
 
   test('addresses of a StatefulSet deleted while the controller was down are released when it starts again', async () => {
     await c.kubectl.apply(ipPool('pool-b', '10.3.0.0/28', '10.3.0.1'), statefulSet('db', 2, 'pool-b'));
-    await eventually(async () => expect(byIndex(await getPool('pool-b'), 'db')).toEqual(['10.3.0.2', '10.3.0.3']));
+    await eventuallyPasses(async () => expect(byIndex(await getPool('pool-b'), 'db')).toEqual(['10.3.0.2', '10.3.0.3']));
     await controller?.stop();
     controller = undefined;
     await c.kubectl.ok(['-n', 'apps', 'delete', 'statefulset', 'db', '--wait=false']);
     expect(byIndex(await getPool('pool-b'), 'db')).toHaveLength(2);
     controller = await c.startController({ ipPools: true });
-    await eventually(async () => expect((await getPool('pool-b')).status).toMatchObject({ ipAddresses: [], usage: { total: 13, used: 0 } }));
+    await eventuallyPasses(async () => expect((await getPool('pool-b')).status).toMatchObject({ ipAddresses: [], usage: { total: 13, used: 0 } }));
     // Unused now: deleting it goes through at once.
     await c.kubectl.ok(['delete', 'ippool', 'pool-b', '--wait=false']);
-    await eventually(() => gone('pool-b'));
+    await eventuallyPasses(() => gone('pool-b'));
   });
 });

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { ControlplaneClient } from '@switchyard/controlplane-client';
-import { createPod, eventually, NODE_TOKENS, startCluster, type Cluster } from './support';
+import { createPod, eventually, eventuallyPasses, NODE_TOKENS, startCluster, type Cluster } from './support';
 
 const CLI = join(__dirname, '../dist/cli.js');
 let c: Cluster;
@@ -46,7 +46,7 @@ const peers = (w: ControlplaneClient): string[] => w.view.snapshot().addressGrou
 
 test('SIGKILL of the controller: the agent keeps its policies, resumes against the restarted controller and catches up', async () => {
   startController();
-  const caPem = await eventually(async () => (await c.kube.request<{ data: Record<string, string> }>('GET', '/api/v1/namespaces/kube-system/configmaps/switchyard-ca')).data['ca.crt'] as string, 30_000);
+  const caPem = await eventually(async () => (await c.kube.request<{ data: Record<string, string> }>('GET', '/api/v1/namespaces/kube-system/configmaps/switchyard-ca')).data['ca.crt'], 30_000);
   client = new ControlplaneClient({ url: `https://127.0.0.1:${c.controllerPort}`, caPem, nodeName: 'node-a', token: NODE_TOKENS['node-a']!, backoff: { initialMs: 50, maxMs: 500 } });
   client.start();
   await client.waitFor(() => client!.view.synced && policyNames(client!).length === 2, 30_000, 'initial policies');
@@ -71,7 +71,7 @@ test('SIGKILL of the controller: the agent keeps its policies, resumes against t
   expect(peers(client)).toEqual(['10.0.2.10', '10.0.2.11']);
   expect(client.stats.initial).toBeGreaterThanOrEqual(2);
   // The restarted controller writes the Antrea policy's status again (no agent reported yet).
-  await eventually(async () => {
+  await eventuallyPasses(async () => {
     const acnp = await c.kube.request<{ status?: { phase?: string; observedGeneration?: number } }>('GET', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/acnp-web');
     expect(acnp.status?.observedGeneration).toBe(1);
     expect(acnp.status?.phase).not.toBe('Failed');

@@ -10,7 +10,7 @@ import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import YAML from 'yaml';
 import { Controller, type ControllerOptions } from '../src/controller';
 import { KubeConfigClient } from '@switchyard/kube';
-import { eventually as retryUntil } from '@switchyard/testbed';
+import { eventually as waitForValue, eventuallyPasses as waitToPass, type ValueCallback } from '@switchyard/testbed';
 
 export const NODE_TOKENS: Record<string, string> = { 'node-a': 'token-node-a', 'node-b': 'token-node-b', 'node-c': 'token-node-c' };
 
@@ -85,8 +85,11 @@ export async function startCluster(): Promise<Cluster> {
   };
 }
 
-/** Poll `fn` until it returns without throwing (propagation through watches is asynchronous). */
-export const eventually = <T>(fn: () => T | Promise<T>, timeoutMs = 10000): Promise<T> => retryUntil(fn, { timeoutMs });
+/** Polls `fn` for its value (testbed's `eventually`: a throw, `undefined`, `null` or `false` mean "not yet"); propagation through watches is asynchronous. */
+export const eventually = <T>(fn: ValueCallback<T>, timeoutMs = 10000): Promise<Exclude<T, undefined | null | false>> => waitForValue(fn, { timeoutMs });
+
+/** Retries an assertion until it holds (testbed's `eventuallyPasses`). */
+export const eventuallyPasses = (assertion: () => void | Promise<void>, timeoutMs = 10000): Promise<void> => waitToPass(assertion, { timeoutMs });
 
 export function podManifest(ns: string, name: string, node: string, ip: string, labels: Record<string, string>): Record<string, unknown> {
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, labels }, spec: { nodeName: node, containers: [{ name: 'c', image: 'nginx', ports: [{ containerPort: 80, name: 'http' }] }] } };

@@ -5,7 +5,7 @@
  * (@switchyard/openflow's SwitchConnection) as a packet-in carrying Antrea's userdata.
  * Flows and groups are installed through the same connection, as the agent does.
  */
-import { Testbed, type OvsInstance, type Pod } from '@switchyard/testbed';
+import { Testbed, waitFor, type OvsInstance, type Pod } from '@switchyard/testbed';
 import { SwitchConnection, type PacketIn } from '@switchyard/openflow';
 import { computeNodeFlows, type NetworkPolicy, type NetworkPolicyRule, type NodeFlows, type NodeState } from '../src/index';
 
@@ -87,13 +87,13 @@ beforeAll(async () => {
   await conn.deleteFlows();
   for (const g of nf.groups) await conn.flowLike({ type: 'groupMod', command: 'add', ...g });
   await conn.installFlows(nf.flows);
-  // Listeners must be up before probing; poll the server's sockets (no fixed sleep).
+  // Listeners must be up before probing; poll the server's sockets (no fixed sleep), and fail
+  // here, not in a later probe, if they never come up.
   const want = [':7070', ':8080', ':8081', ':9000', ':9090', ':5353', ':5354', ':6000'];
-  for (let i = 0; i < 100; i++) {
+  await waitFor(`server listening on ${want.join(' ')}`, async () => {
     const ss = (await server.exec(['ss', '-ltnuH'])).stdout;
-    if (want.every((p) => ss.includes(p))) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    return want.every((p) => ss.includes(p));
+  }, { timeoutMs: 10_000, intervalMs: 50 });
 }, 120_000);
 
 afterAll(async () => {
@@ -136,11 +136,7 @@ describe('two pods on a real bridge with K8s NP and Antrea-native rules', () => 
 
   it('the server (no policy on the client) still reaches the client direction: client listens, server connects', async () => {
     tb.spawn(['socat', 'TCP4-LISTEN:7777,fork,reuseaddr', 'SYSTEM:true'], client.netns.name);
-    let up = false;
-    for (let i = 0; i < 100 && !up; i++) {
-      up = (await client.exec(['ss', '-ltnH'])).stdout.includes(':7777');
-      if (!up) await new Promise((r) => setTimeout(r, 50));
-    }
+    await waitFor('client listening on :7777', async () => (await client.exec(['ss', '-ltnH'])).stdout.includes(':7777'), { timeoutMs: 5000, intervalMs: 50 });
     const ok = await server.exec(['nc', '-z', '-n', '-w', '1', client.ip, '7777']).then(() => true, () => false);
     expect(ok).toBe(true);
   });
