@@ -123,8 +123,9 @@ interface ProbeCliOptions {
   ports?: string;
   protocols?: string;
   output: string;
-  concurrency: string;
+  concurrency?: string;
   timeout: string;
+  firstTimeout: string;
 }
 
 /** Cells of probe `p` whose verdict differs from its expectation (unavailable cells are not compared). */
@@ -140,6 +141,8 @@ async function probe(labDir: string, o: ProbeCliOptions): Promise<void> {
   if (ports?.some((p) => !Number.isInteger(p) || p < 1 || p > 65535)) throw new ScenarioError('INVALID_SCENARIO', `--ports must be port numbers, got ${o.ports ?? ''}`, o.ports, '--ports');
   const protocols = o.protocols?.split(',').map((p) => p.trim().toUpperCase() as Protocol);
   if (protocols?.some((p) => !['TCP', 'UDP', 'SCTP'].includes(p))) throw new ScenarioError('INVALID_SCENARIO', `--protocols must be TCP, UDP, SCTP, got ${o.protocols ?? ''}`, o.protocols, '--protocols');
+  for (const [flag, v] of [['--timeout', o.timeout], ['--first-timeout', o.firstTimeout], ['--concurrency', o.concurrency]] as const)
+    if (v !== undefined && !(Number.isInteger(Number(v)) && Number(v) > 0)) throw new ScenarioError('INVALID_SCENARIO', `${flag} must be a positive whole number, got ${v}`, v, flag);
   let st = readState(labDir);
   const started = !running(st);
   if (started) {
@@ -152,8 +155,9 @@ async function probe(labDir: string, o: ProbeCliOptions): Promise<void> {
     ...(ports ? { ports } : {}),
     ...(protocols ? { protocols } : {}),
     overrideProbes: ports !== undefined || protocols !== undefined,
-    concurrency: Number(o.concurrency),
+    ...(o.concurrency !== undefined ? { concurrency: Number(o.concurrency) } : {}),
     timeoutMs: Number(o.timeout),
+    firstTimeoutMs: Number(o.firstTimeout),
   });
   let failed = 0;
   try {
@@ -256,8 +260,9 @@ program
   .option('--ports <list>', 'ports to probe, e.g. 80,81 (default: the Probe document, else the pods\' declared ports)')
   .option('--protocols <list>', 'TCP,UDP,SCTP (SCTP is judged by ofproto/trace: o/x in the table, "via": "trace" in JSON)')
   .option('-o, --output <format>', 'json or table', 'table')
-  .option('--concurrency <n>', 'probes in flight', '32')
-  .option('--timeout <ms>', 'timeout of one probe; blocked cells are retried once', '1000')
+  .option('--concurrency <n>', 'probes in flight (default: every cell of a step at once)')
+  .option('--timeout <ms>', 'how long a probe waits before its cell counts as blocked', '1000')
+  .option('--first-timeout <ms>', 'the first pass\'s shorter window; a cell silent in it is probed again with --timeout', '300')
   .action((o: ProbeCliOptions) => probe(dir(), o));
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.stderr.write(`switchyard-lab: ${(e as Error).message}\n`);

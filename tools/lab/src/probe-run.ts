@@ -51,14 +51,17 @@ export interface ProbeRunOptions {
   protocols?: Protocol[];
   /** When set, these replace the step's own Probe documents too (the command line's --ports/--protocols). */
   overrideProbes?: boolean;
-  /** Probes in flight at once (default 32). */
+  /** Probes in flight at once (default: every cell of a step at once). */
   concurrency?: number;
-  /** Timeout of one probe (default 1000 ms). */
+  /**
+   * How long a probe waits for an answer before the cell counts as blocked (default 1000 ms): a
+   * blocked verdict always rests on a probe that waited this long.
+   */
   timeoutMs?: number;
+  /** The first pass's shorter window (default 300 ms, at most `timeoutMs`): a cell silent in it is probed again with `timeoutMs`. */
+  firstTimeoutMs?: number;
   /** ofproto/trace runs in flight at once for cells judged by trace (SCTP; default 4). */
   traceConcurrency?: number;
-  /** Timeout of the one retry of a blocked cell (default: timeoutMs). */
-  retryTimeoutMs?: number;
   /** Objects left in place after the run (shared pods and namespaces of a suite). */
   keep?: (ref: ObjectRef) => boolean;
   /** Deadline for pods to be ready and policies realized (default 60 s). */
@@ -279,6 +282,7 @@ export class ScenarioRunner {
   close(): void {
     for (const p of this.probers.values()) p.stop();
     this.probers.clear();
+    this.tracer?.close();
   }
 
   private probesFor(own: ProbeSpec[] | undefined, sc: Scenario): ProbeSpec[] {
@@ -443,10 +447,17 @@ export class ScenarioRunner {
     return pr;
   }
 
-  /** Every ordered pair (no loopback) on every probe; blocked cells are probed once more; SCTP cells are traced. */
+  /**
+   * Every ordered pair (no loopback) on every probe; SCTP cells are traced. The whole step goes in
+   * one pass (all cells in flight at once, up to `concurrency`): an allowed cell answers at once,
+   * a rejected one fails at once, and a dropped one is silent. A cell silent for the short first
+   * window (`firstTimeoutMs`) gets a confirming probe with the full `timeoutMs` window before it is
+   * reported blocked, so a blocked verdict always rests on a probe that waited the full window.
+   */
   async probeMatrix(pods: LivePod[], probes: ProbeSpec[]): Promise<ProbeResult[]> {
     const timeoutMs = this.o.timeoutMs ?? 1000;
-    for (const p of pods) await this.prober(p);
+    const firstMs = Math.min(this.o.firstTimeoutMs ?? 300, timeoutMs);
+    await Promise.all(pods.map((p) => this.prober(p)));
     const cells: { from: LivePod; to: LivePod; probe: ProbeSpec }[] = [];
     for (const probe of probes) for (const from of pods) for (const to of pods) if (from.ref !== to.ref) cells.push({ from, to, probe });
     const base = (c: (typeof cells)[number]): ProbeResult => ({
@@ -462,45 +473,55 @@ export class ScenarioRunner {
     const tracing = this.traceCells(sctp.map(([c]) => base(c))).catch((e: unknown) =>
       sctp.map(([c]) => ({ ...base(c), unavailable: `trace: ${(e as Error).message}` })),
     );
-    const one = async (c: (typeof cells)[number], t: number): Promise<boolean> => {
-      const a = await this.probers.get(c.from.ref)!.probe({ ip: c.to.ip, port: c.probe.port, protocol: c.probe.protocol as Exclude<Protocol, 'SCTP'>, timeoutMs: t, ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}) });
-      return a.ok;
-    };
-    const n = this.o.concurrency ?? 32;
     const probed = cells.map((c, i) => [c, i] as const).filter(([c]) => c.probe.protocol !== 'SCTP');
-    // Probes that share a source port would collide on bind: those run one at a time.
-    const shared = probed.filter(([c]) => c.probe.sourcePort !== undefined);
-    const free = probed.filter(([c]) => c.probe.sourcePort === undefined);
     const verdicts: (boolean | null)[] = new Array<boolean | null>(cells.length);
-    const runAll = async (list: (readonly [(typeof cells)[number], number])[], t: number, width: number): Promise<void> => {
-      await pool(list.map(([c, i]) => async () => void (verdicts[i] = await one(c, t))), width);
-    };
-    await runAll(free, timeoutMs, n);
-    await runAll(shared, timeoutMs, 1);
-    const blocked = probed.filter(([, i]) => verdicts[i] === false);
-    // The guard against reading a slow probe as blocked: a second, longer try.
-    const retryMs = this.o.retryTimeoutMs ?? timeoutMs;
-    await runAll(blocked.filter(([c]) => c.probe.sourcePort === undefined), retryMs, n);
-    await runAll(blocked.filter(([c]) => c.probe.sourcePort !== undefined), retryMs, 1);
+    const pass = (list: (readonly [(typeof cells)[number], number])[], t: number): Promise<void> =>
+      this.probeAll(
+        list.map(([c]) => ({ from: c.from.ref, ip: c.to.ip, port: c.probe.port, protocol: c.probe.protocol, ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}) })),
+        t,
+      ).then((ok) => list.forEach(([, i], k) => (verdicts[i] = ok[k]!)));
+    await pass(probed, firstMs);
+    await pass(probed.filter(([, i]) => verdicts[i] === false), timeoutMs);
     const out: ProbeResult[] = cells.map((c, i) => ({ ...base(c), allowed: verdicts[i] ?? null }));
     const judged = await tracing;
     sctp.forEach(([, i], k) => (out[i] = judged[k]!));
     return out;
   }
 
-  /** Re-probes only the given cells (the conformance suite's settle loop); SCTP cells are traced again. */
+  /**
+   * Sends the probes, as many at once as `concurrency` allows, except that probes from one pod
+   * with the same fixed source port go one after another (they would collide on bind); `ok` per
+   * probe, in order.
+   */
+  private async probeAll(list: { from: string; ip: string; port: number; protocol: Protocol; sourcePort?: number }[], timeoutMs: number): Promise<boolean[]> {
+    const ok: boolean[] = new Array<boolean>(list.length).fill(false);
+    const lanes = new Map<string, number[]>();
+    list.forEach((p, k) => {
+      const lane = p.sourcePort === undefined ? `#${k}` : `${p.from}:${p.sourcePort}`;
+      lanes.set(lane, [...(lanes.get(lane) ?? []), k]);
+    });
+    const tasks = [...lanes.values()].map((ks) => async () => {
+      for (const k of ks) {
+        const p = list[k]!;
+        const a = await this.probers.get(p.from)!.probe({ ip: p.ip, port: p.port, protocol: p.protocol as Exclude<Protocol, 'SCTP'>, timeoutMs, ...(p.sourcePort ? { sourcePort: p.sourcePort } : {}) });
+        ok[k] = a.ok;
+      }
+    });
+    await pool(tasks, this.o.concurrency ?? Infinity);
+    return ok;
+  }
+
+  /** Re-probes only the given cells (the conformance suite's settle loop) with the full window; SCTP cells are traced again. */
   async reprobe(pods: LivePod[], cells: ProbeResult[]): Promise<ProbeResult[]> {
     const byRef = new Map(pods.map((p) => [p.ref, p]));
-    const timeoutMs = this.o.timeoutMs ?? 1000;
-    const traced = await this.traceCells(cells.filter((c) => c.protocol === 'SCTP'));
-    const probed = await pool(
-      cells.filter((c) => c.protocol !== 'SCTP').map((c) => async () => {
-        const a = await this.probers.get(c.from)!.probe({ ip: byRef.get(c.to)!.ip, port: c.port, protocol: c.protocol as Exclude<Protocol, 'SCTP'>, timeoutMs, ...(c.sourcePort ? { sourcePort: c.sourcePort } : {}) });
-        return { ...c, allowed: a.ok };
-      }),
-      cells.some((c) => c.sourcePort !== undefined) ? 1 : (this.o.concurrency ?? 32),
-    );
-    return cells.map((c) => (c.protocol === 'SCTP' ? traced.shift()! : probed.shift()!));
+    const [traced, ok] = await Promise.all([
+      this.traceCells(cells.filter((c) => c.protocol === 'SCTP')),
+      this.probeAll(
+        cells.filter((c) => c.protocol !== 'SCTP').map((c) => ({ from: c.from, ip: byRef.get(c.to)!.ip, port: c.port, protocol: c.protocol, ...(c.sourcePort ? { sourcePort: c.sourcePort } : {}) })),
+        this.o.timeoutMs ?? 1000,
+      ),
+    ]);
+    return cells.map((c) => (c.protocol === 'SCTP' ? traced.shift()! : { ...c, allowed: ok.shift()! }));
   }
 }
 

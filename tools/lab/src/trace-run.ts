@@ -5,6 +5,7 @@
  * peer on another node, as it arrives from the tunnel on the receiver's node.
  */
 import { Cidr, parseIp } from '@switchyard/ipam/cidr';
+import { JsonRpcPeer, RpcError, openStream } from '@switchyard/ovsdb';
 import { run } from '@switchyard/testbed';
 import type { LabNodeState } from './lab';
 import { agentGet } from './probe';
@@ -58,9 +59,33 @@ async function interfaces(dbRemote: string): Promise<Map<string, { ofport: numbe
   return new Map(j.data.map(([name, ofport, mac]) => [name, { ofport: typeof ofport === 'number' ? ofport : -1, mac: typeof mac === 'string' ? mac : '' }]));
 }
 
-/** Judges cells on a lab's node bridges with ofproto/trace. */
+/**
+ * Judges cells on a lab's node bridges with ofproto/trace. The traces go over one unixctl session
+ * per node (JSON-RPC 1.0 on the vswitchd control socket, what `ovs-appctl` speaks), pipelined, so a
+ * trace costs a request instead of an `ovs-appctl` process; `close()` ends the sessions.
+ */
 export class DataplaneTracer {
+  private readonly sessions = new Map<string, Promise<JsonRpcPeer>>();
+
   constructor(private readonly nodes: LabNodeState[]) {}
+
+  /** Ends the unixctl sessions (a later trace opens them again). */
+  close(): void {
+    for (const s of this.sessions.values()) void s.then((peer) => peer.close(), () => undefined);
+    this.sessions.clear();
+  }
+
+  /** The node's unixctl session, opened on first use and opened again after it closed. */
+  private async session(n: LabNodeState): Promise<JsonRpcPeer> {
+    let s = this.sessions.get(n.name);
+    if (s) {
+      const peer = await s.catch(() => undefined);
+      if (peer && !peer.isClosed) return peer;
+    }
+    s = openStream({ kind: 'unix', path: n.vswitchdCtl }).then((stream) => new JsonRpcPeer(stream));
+    this.sessions.set(n.name, s);
+    return s;
+  }
 
   /** Reads every node's tunnel and gateway ports and every pod's attachment (once per step). */
   async topology(): Promise<TraceTopology> {
@@ -85,9 +110,13 @@ export class DataplaneTracer {
 
   /** The text of one ofproto/trace of `p` on `n`'s bridge (the fixtures of the parser's tests come from here). */
   async traceText(n: LabNodeState, p: TracePacket): Promise<string> {
-    const r = await run(['ovs-appctl', '-t', n.vswitchdCtl, ...traceArgv(BRIDGE, p)], { allowFailure: true, timeoutMs: 20_000 });
-    if (r.code !== 0) throw new TraceError('TRACE_FAILED', `${n.name}: ofproto/trace failed: ${(r.stderr || r.stdout).trim()}`, p);
-    return r.stdout;
+    const [method, ...params] = traceArgv(BRIDGE, p) as [string, ...string[]];
+    try {
+      return await (await this.session(n)).request<string>(method, params, { timeoutMs: 20_000 });
+    } catch (e) {
+      const why = e instanceof RpcError && typeof e.error === 'string' ? e.error : (e as Error).message;
+      throw new TraceError('TRACE_FAILED', `${n.name}: ofproto/trace failed: ${why.trim()}`, p);
+    }
   }
 
   private async trace(n: LabNodeState, p: TracePacket): Promise<TraceResult> {

@@ -58,7 +58,7 @@ beforeAll(() => {
   runner = new ScenarioRunner({
     kube: labClient(st),
     state: st,
-    concurrency: 32,
+    // Every cell of a step in flight at once; a blocked verdict rests on a probe that waited 1 s.
     timeoutMs: 1000,
     // The model's namespaces and pods stay for the next scenario.
     keep: (r) => r.kind === 'Namespace' || r.kind === 'Pod',
