@@ -169,16 +169,20 @@ describe('WireGuard between Multi-cluster gateways', () => {
     const tTraffic = Date.now();
     const infos = await east.kube.request<{ items: { spec: { clusterID: string; wireGuard?: { publicKey?: string } } }[] }>('GET', '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/kube-system/clusterinfoimports');
     expect(infos.items.find((i) => i.spec.clusterID === west.plan.id)?.spec.wireGuard?.publicKey).toBe(fresh);
-    // And it settles: five exchanges in a row answered. Right after the first answer an exchange
-    // can still miss (seen in 3 of 10 runs: one or two misses within about 2 s of the rotation),
-    // likely while the gateways' handshakes settle on the new key.
+    // And it settles: five exchanges in a row answered, with at most MAX_MISSED misses on the way.
+    // Right after the first answer an exchange can still miss (measured in 3 of 10 runs: one or two
+    // misses within about 2 s of the first answer, docs/multicluster.md), likely while the gateways'
+    // handshakes settle on the new key; more than that is a regression, so the wait stops there.
+    const MAX_MISSED = 2;
     let inARow = 0;
     let missed = 0;
+    let lastMiss = tTraffic;
     await waitFor('five exchanges in a row after the rotation', async () => {
       if (await pong(client.netns, importedIP, 80)) inARow++;
-      else [inARow, missed] = [0, missed + 1];
-      return inARow >= 5;
+      else [inARow, missed, lastMiss] = [0, missed + 1, Date.now()];
+      return inARow >= 5 || missed > MAX_MISSED;
     }, { timeoutMs: 30_000, intervalMs: 10 });
-    console.log(`multi-cluster WireGuard key rotation: on the Node ${tNode - t0} ms, east's peer ${tPeer - t0} ms, traffic ${tTraffic - t0} ms after the key file was removed; ${missed} exchanges missed before five in a row`);
+    console.log(`multi-cluster WireGuard key rotation: on the Node ${tNode - t0} ms, east's peer ${tPeer - t0} ms, traffic ${tTraffic - t0} ms after the key file was removed; ${missed} exchanges missed before five in a row${missed > 0 ? `, the last ${lastMiss - tTraffic} ms after the first answer` : ''}`);
+    expect(missed).toBeLessThanOrEqual(MAX_MISSED);
   }, 120_000);
 });
