@@ -280,8 +280,10 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   }
 
   /** `echo`: resolves with the parameters the server echoed back. */
-  echo(...params: unknown[]): Promise<unknown[]> {
-    return this.request<unknown[]>('echo', params);
+  async echo(...params: unknown[]): Promise<unknown[]> {
+    const r = await this.request<unknown>('echo', params);
+    if (!Array.isArray(r)) throw new ProtocolError('OVSDB_BAD_REPLY', 'echo reply is not an array', r);
+    return r;
   }
 
   private async encodeMonitorRequests(

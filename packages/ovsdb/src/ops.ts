@@ -1,6 +1,6 @@
 // Typed builders for every transact operation, their schema-checked encoding, and typed results.
 import { SchemaError, TransactionError } from './errors';
-import { columnOf, tableOf, type ColumnType, type DatabaseSchema } from './schema';
+import { columnOf, isUuid, tableOf, type ColumnType, type DatabaseSchema } from './schema';
 import { decodeDatum, encodeDatum, type Datum } from './values';
 
 /** Condition functions (RFC 7047 5.1). */
@@ -379,24 +379,35 @@ export function decodeTransactResult(
       results.push(null);
       continue;
     }
-    const o = (r ?? {}) as Record<string, unknown>;
+    // A result not of its operation's shape is no success (a server bug must not pass for a commit).
+    const malformed = (what: string): TransactionFailure => ({
+      ok: false,
+      error: 'invalid reply',
+      details: `result ${i} of ${op.op}: ${what}`,
+      index: i,
+      operation: op,
+      results,
+    });
+    if (typeof r !== 'object' || Array.isArray(r)) return malformed('not an object');
+    const o = r as Record<string, unknown>;
     switch (op.op) {
       case 'insert': {
-        const uuid = Array.isArray(o.uuid) ? String(o.uuid[1]) : '';
+        const u = o.uuid;
+        if (!Array.isArray(u) || u.length !== 2 || u[0] !== 'uuid' || !isUuid(u[1])) return malformed('uuid is not ["uuid", <uuid>]');
+        const uuid = u[1].toLowerCase();
         if (op.uuidName !== undefined) uuids[op.uuidName] = uuid;
         results.push({ op: 'insert', uuid });
         break;
       }
       case 'select':
-        results.push({
-          op: 'select',
-          rows: ((o.rows ?? []) as unknown[]).map((row) => decodeRow(schema, op.table, row)),
-        });
+        if (!Array.isArray(o.rows)) return malformed('rows is not an array');
+        results.push({ op: 'select', rows: (o.rows as unknown[]).map((row) => decodeRow(schema, op.table, row)) });
         break;
       case 'update':
       case 'mutate':
       case 'delete':
-        results.push({ op: op.op, count: typeof o.count === 'number' ? o.count : 0 });
+        if (!Number.isInteger(o.count) || (o.count as number) < 0) return malformed('count is not a non-negative integer');
+        results.push({ op: op.op, count: o.count as number });
         break;
       default:
         results.push({ op: op.op });
