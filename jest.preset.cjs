@@ -8,6 +8,8 @@ const src = (dir, file = 'index.ts') => path.join(root, dir, 'src', file);
 module.exports = {
   testEnvironment: 'node',
   setupFiles: [path.join(root, 'jest.fuzz-setup.cjs')],
+  // The default output, and per-file times for npm test's "slowest test files" list.
+  reporters: ['default', path.join(root, 'scripts/jest-file-times.cjs')],
   transform: {
     '^.+\\.(t|j|mj|cj)sx?$': [
       '@swc/jest',

@@ -10,11 +10,7 @@ progress() { printf '[%6.1f s] %s\n' "$(( $(date +%s%3N) - SWITCHYARD_T0 ))e-3" 
 
 progress "install: Debian packages (scripts/apt-packages.txt)"
 bash scripts/ensure-system.sh
-if [ -d node_modules/.bin ]; then
-  progress "install: node_modules present (npm ci skipped)"
-else
-  progress "install: npm ci (its prepare step builds every package through nx; a minute on a fresh clone)"
-  npm ci --no-audit --no-fund --loglevel=error
-fi
+progress "install: npm ci unless node_modules is from this package-lock.json (its prepare step builds every package through nx; a minute on a fresh clone)"
+bash scripts/ensure-node-modules.sh
 progress "lab: switchyard-lab up --nodes 2, then the walkthrough"
 exec tools/lab/bin/demo "$@"

@@ -2,27 +2,61 @@
 # The one test command (npm test): installs what a fresh machine lacks, then lint, typecheck,
 # build, unit tests, package-shape checks, the npm consumer check (tools/pack-check/consumers.mjs)
 # and integration tests (real OVS, root) through nx.
+# Integration suites run in two lanes side by side: the lab's (its own OVS nodes, API server and
+# controller per file) and every other package's, one suite after another in each lane. Every
+# suite makes its own netns, OVS instances, sockets and ports, so the lanes share nothing; a suite's
+# output is printed whole when it ends. SWITCHYARD_TEST_LANES=1 runs them one after another.
 # Prints each stage as it starts (`::: [elapsed] stage`), the time each stage and each integration
-# suite took, and a final "N passed, N failed".
+# suite took, the 10 slowest test files, and a final "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false FORCE_COLOR=0 NO_COLOR=1
-log=$(mktemp -d)/test.log
-declare -a times=()
+work=$(mktemp -d)
+log=$work/test.log
+times=$work/stages
+export SWITCHYARD_TEST_TIMES=$work/files
+: > "$times"
+: > "$SWITCHYARD_TEST_TIMES"
 failed_stage=""
 
+# Runs a stage with its output shown as it comes; records its time and verdict.
 stage() {
   local name=$1; shift
-  local t0=$SECONDS
+  local t0=$SECONDS rc
   printf '::: [%5s s] %s\n' "$SECONDS" "$name"
   if "$@" 2>&1 | tee -a "$log"; then rc=0; else rc=${PIPESTATUS[0]}; fi
-  times+=("$(printf '%-40s %5ss  %s' "$name" "$((SECONDS - t0))" "$([ "$rc" = 0 ] && echo ok || echo FAILED)")")
-  if [ "$rc" != 0 ] && [ -z "$failed_stage" ]; then failed_stage=$name; fi
-  return 0
+  record "$name" "$((SECONDS - t0))" "$rc"
+}
+
+record() {
+  printf '%-64s %5ss  %s\n' "$1" "$2" "$([ "$3" = 0 ] && echo ok || echo FAILED)" >> "$times"
+  if [ "$3" != 0 ] && [ -z "$failed_stage" ]; then failed_stage=$1; fi
+}
+
+# One lane of integration suites: each suite's output goes to a file and is printed whole when the
+# suite ends (under a lock, so two lanes never interleave); its time and exit code go to $work/lane-*.
+lane() {
+  local id=$1; shift
+  local p t0 rc out
+  for p in "$@"; do
+    t0=$SECONDS
+    out=$work/suite-$id-${p//[^a-zA-Z0-9]/_}.log
+    printf '::: [%5s s] integration: %s (lane %s, output when it ends)\n' "$SECONDS" "$p" "$id"
+    # The build stage has built every package: the suite's own script, not nx (two nx processes at
+    # once would share its cache and workspace database).
+    npm run --silent test:integration -w "$p" > "$out" 2>&1
+    rc=$?
+    {
+      flock 9
+      printf '::: [%5s s] integration: %s ended after %s s (%s)\n' "$SECONDS" "$p" "$((SECONDS - t0))" "$([ $rc = 0 ] && echo ok || echo FAILED)"
+      tee -a "$log" < "$out"
+    } 9> "$work/print.lock"
+    printf '%s\t%s\t%s\n' "integration: $p" "$((SECONDS - t0))" "$rc" >> "$work/lane-$id"
+  done
 }
 
 stage "system packages" bash scripts/ensure-system.sh
-[ -z "$failed_stage" ] && stage "npm ci" npm ci --no-audit --no-fund
+[ -z "$failed_stage" ] && stage "npm ci (skipped when node_modules is from this lock file)" bash scripts/ensure-node-modules.sh
 if [ -z "$failed_stage" ]; then
   stage "lint" npx nx run-many -t lint --outputStyle=static
   stage "typecheck" npx nx run-many -t typecheck --outputStyle=static
@@ -31,14 +65,29 @@ if [ -z "$failed_stage" ]; then
   stage "release dry run (nx release, independent versions)" npx nx release --dry-run --skip-publish
   stage "package shape (pack, ESM+CJS, publint, attw)" npx nx run-many -t test:pack --parallel=2 --outputStyle=static
   stage "npm consumers (README programs from the tarballs, types, LICENSE)" node tools/pack-check/consumers.mjs
-  for p in $(npx nx show projects --with-target test:integration | sort); do
-    stage "integration: $p" npx nx run "$p:test:integration" --outputStyle=static
-  done
+  projects=$(npx nx show projects --with-target test:integration | sort)
+  lab=$(echo "$projects" | grep -x '@switchyard/lab' || true)
+  rest=$(echo "$projects" | grep -vx '@switchyard/lab' || true)
+  t0=$SECONDS
+  printf '::: [%5s s] integration suites\n' "$SECONDS"
+  # shellcheck disable=SC2086 # word splitting of the project lists is intended
+  if [ "${SWITCHYARD_TEST_LANES:-2}" = 1 ]; then
+    lane 1 $lab $rest
+  else
+    lane 1 $lab &
+    lane 2 $rest &
+    wait
+  fi
+  while IFS=$'\t' read -r name secs rc; do record "$name" "$secs" "$rc"; done < <(sort "$work"/lane-*)
+  printf '%-64s %5ss  %s\n' "integration suites, wall time (lanes side by side)" "$((SECONDS - t0))" "" >> "$times"
 fi
 
 echo
 echo "== time per stage =="
-printf '%s\n' "${times[@]}"
+cat "$times"
+echo
+echo "== 10 slowest test files =="
+sort -t$'\t' -k1,1 -rn "$SWITCHYARD_TEST_TIMES" | head -10 | awk -F'\t' '{printf "%7.1f s  %-22s %s (%d passed, %d failed)\n", $1, $2, $3, $4, $5}'
 plain=$(sed -E 's/\x1b\[[0-9;]*m//g' "$log")
 passed=$(echo "$plain" | grep -aE '^Tests: ' | grep -oE '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
 failedn=$(echo "$plain" | grep -aE '^Tests: ' | grep -oE '[0-9]+ failed' | awk '{s+=$1} END {print s+0}')
