@@ -48,10 +48,12 @@ export class KeyedSerializer {
 
 /** Key of the stand-in for a request message that is not JSON. */
 const MALFORMED = '\u0000malformed';
+/** Key of the stand-in for a request message that is JSON but no object (grpc-js takes null, false, 0 or "" for no message). */
+const NOT_OBJECT = '\u0000not-object';
 
 /** Checks the shape of a decoded request (the plugin is trusted to send JSON, not to be right). */
 function validateRequest(command: CniCommand, raw: unknown): CniRequest {
-  if (raw === null || typeof raw !== 'object') throw new CniError(CniErrorCode.DecodeFailure, 'request is not a JSON object');
+  if (raw === null || typeof raw !== 'object' || NOT_OBJECT in raw) throw new CniError(CniErrorCode.DecodeFailure, 'request is not a JSON object');
   const o = raw as Record<string, unknown>;
   if (typeof o[MALFORMED] === 'string') throw new CniError(CniErrorCode.DecodeFailure, 'request is not valid JSON', o[MALFORMED]);
   const str = (k: string): string => (typeof o[k] === 'string' ? (o[k] as string) : '');
@@ -183,7 +185,8 @@ const serialize = (v: unknown): Buffer => Buffer.from(JSON.stringify(v));
 /** Never throws: a malformed message reaches the handler, which answers with a spec error. */
 const deserialize = (b: Buffer): unknown => {
   try {
-    return JSON.parse(b.toString('utf8')) as unknown;
+    const v = JSON.parse(b.toString('utf8')) as unknown;
+    return typeof v === 'object' && v !== null ? v : { [NOT_OBJECT]: true };
   } catch (e) {
     // Not null: grpc-js would take that for "no message" and fail the call outside the handler.
     return { [MALFORMED]: e instanceof Error ? e.message : String(e) };
