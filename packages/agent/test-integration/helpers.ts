@@ -11,8 +11,7 @@ import { Controller } from '@switchyard/controller';
 import { KubeConfigClient } from '@switchyard/kube';
 import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/kube-api';
 import { parseDumpFlows } from '@switchyard/openflow/codec';
-import { flowKey } from '@switchyard/openflow-pipeline';
-import { run, type Netns, type OvsInstance, type Testbed } from '@switchyard/testbed';
+import { flowChanges, flowSnapshot, run, type FlowSnapshot, type Netns, type OvsInstance, type Testbed } from '@switchyard/testbed';
 import { Agent, type AgentOptions } from '../src/index';
 
 export const PKG_DIR = join(__dirname, '..');
@@ -181,23 +180,17 @@ export async function dumpFlows(ovs: OvsInstance, bridge = 'br-int'): Promise<Du
   return parseDumpFlows(await ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', ovs.mgmtSocket(bridge)));
 }
 
-/** Each flow's age (duration) by its key, and when they were read: taken before an agent restart. */
-export interface FlowAges {
-  ages: Map<string, number>;
-  takenAt: number;
-}
-
-export async function flowAges(ovs: OvsInstance, bridge = 'br-int'): Promise<FlowAges> {
-  const ages = new Map((await dumpFlows(ovs, bridge)).map((f) => [flowKey(f), f.stats!.duration]));
-  return { ages, takenAt: performance.now() };
+/** Each flow's age by its identity, and when they were read: taken before an agent restart (@switchyard/testbed's flowSnapshot, shared with the lab's restart test). */
+export function flowAges(ovs: OvsInstance, bridge = 'br-int'): Promise<FlowSnapshot> {
+  return flowSnapshot(ovs.mgmtSocket(bridge));
 }
 
 /**
  * The flows on the bridge now that did not age by at least the time since `before` was taken: an
- * untouched flow did; one added or replaced since (a restart that re-sent it) is younger (0.1 s
- * margin for OVS's millisecond durations). Empty when a restart adopted every flow as it was.
+ * untouched flow did; one added, modified or replaced since (a restart that re-sent it) did not.
+ * Empty when a restart adopted every flow as it was.
  */
-export async function flowsYoungerThan(ovs: OvsInstance, before: FlowAges, bridge = 'br-int'): Promise<DumpedFlow[]> {
-  const gap = (performance.now() - before.takenAt) / 1000 - 0.1;
-  return (await dumpFlows(ovs, bridge)).filter((f) => !(f.stats!.duration >= (before.ages.get(flowKey(f)) ?? Infinity) + gap));
+export async function flowsYoungerThan(ovs: OvsInstance, before: FlowSnapshot, bridge = 'br-int'): Promise<string[]> {
+  const c = flowChanges(before, await flowSnapshot(ovs.mgmtSocket(bridge)));
+  return [...c.added, ...c.younger];
 }

@@ -9,4 +9,5 @@ export { Testbed, ovsDaemons, type Netns, type OvsDaemons, type OvsInstance, typ
 export { reapStale, cleanupRecord, killNetnsProcesses } from './reap';
 export { isAlive, pidfileProcess, processRef, readRecords, registryDir, signalProcess, type ProcessRef, type RunRecord } from './registry';
 export { assertIntegrationReady, missingRequirements } from './preflight';
+export { flowChanges, flowSnapshot, parseFlowAges, type FlowChanges, type FlowSnapshot } from './flows';
 export { parsePromText, PromTextError, type PromFamily, type PromSample } from './prom-text';
