@@ -1,11 +1,13 @@
 /**
  * A chaos run on a running lab (`switchyard-lab chaos`): conformance scenarios are applied and
  * probed in a loop while faults are injected one after another (an agent, the controller,
- * ovsdb-server or ovs-vswitchd killed with SIGKILL, pods created and deleted). Each fault's
- * recovery time is measured; a probed cell that disagrees with its scenario is re-probed until it
- * settles, and one that never settles is a failure. At the end, with the faults stopped, one
- * scenario is run clean and every node is checked for leftovers: OVS ports, addresses and flows
- * that belong to no pod or to another round.
+ * ovsdb-server or ovs-vswitchd killed with SIGKILL, pods created and deleted). A fault has
+ * recovered when every cell of the scenario step in place matches its expected verdict again:
+ * the step is re-probed after the fault until it does, within the recovery limit, and its time is
+ * the fault's recovery time. A scenario a fault interrupts is run again; a probed cell that never
+ * settles (or gets no verdict) is a failure. At the end, with the faults stopped, one scenario is
+ * run clean and every node is checked for leftovers: OVS ports, addresses and flows that belong
+ * to no pod or to another round.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -33,6 +35,10 @@ export interface ChaosOptions {
   pauseMs?: readonly [number, number];
   /** How long a cell that disagrees is re-probed before it counts as wrong (default 30 s). */
   settleMs?: number;
+  /** From a fault to every cell of the scenario step in place matching again, at most (default 60 s). */
+  recoveryLimitMs?: number;
+  /** Runs of a scenario that faults interrupt before it counts as failed (default 3). */
+  maxAttempts?: number;
   /** Progress lines. */
   log?: (line: string) => void;
 }
@@ -43,18 +49,26 @@ export interface FaultRecord {
   target: string;
   /** ms after the start of the run. */
   at: number;
-  /** From the fault to the component (and every agent) healthy again; undefined if it never came back. */
+  /** From the fault to the component (and every agent) healthy again. */
+  healthyMs?: number;
+  /** From the fault to every cell of the scenario step in place matching again; undefined if not within the limit. */
   recoveryMs?: number;
+  /** The step whose cells showed the recovery. */
+  checked?: { scenario: string; step: number; cells: number };
+  /** Cells that never matched again, with their last verdicts. */
+  unsettled?: ChaosDisagreement[];
   error?: string;
 }
 
-/** A probed cell that still disagreed with its scenario after the settle time. */
+/** A probed cell that still disagreed with its scenario (or had no verdict) after the settle time. */
 export interface ChaosDisagreement {
   scenario: string;
   step: number;
   cell: string;
   expected: boolean;
   dataplane: boolean | null;
+  /** Why there was no verdict (dataplane null). */
+  unavailable?: string;
 }
 
 export interface RecoveryStats {
@@ -68,8 +82,21 @@ export interface ChaosReport {
   seed: number;
   durationMs: number;
   faults: FaultRecord[];
+  /** Of recoveryMs: every cell matching again. */
   recovery: Partial<Record<FaultKind | 'all', RecoveryStats>>;
-  scenarios: { runs: number; completed: number; interrupted: { scenario: string; error: string }[]; steps: number; cells: number; reprobed: number };
+  /** Of healthyMs: processes back and healthy. */
+  healthy: Partial<Record<FaultKind | 'all', RecoveryStats>>;
+  scenarios: {
+    runs: number;
+    completed: number;
+    /** Runs a fault interrupted (each run again, up to maxAttempts). */
+    interrupted: { scenario: string; attempt: number; error: string }[];
+    /** Scenarios interrupted maxAttempts times in a row: never completed. */
+    abandoned: string[];
+    steps: number;
+    cells: number;
+    reprobed: number;
+  };
   disagreements: ChaosDisagreement[];
   /** The clean run after the faults stopped. */
   final: { scenario: string; cells: number; disagreements: ChaosDisagreement[] };
@@ -106,6 +133,48 @@ async function allAgentsHealthy(st: LabState, timeoutMs: number): Promise<void> 
   await waitFor('every agent healthy', async () => (await Promise.all(st.nodes.map(agentHealthy))).every(Boolean), { timeoutMs, intervalMs: 100 });
 }
 
+/** The expected verdict of a cell of step `r`. */
+const wantOf = (r: StepResult) => (c: ProbeResult): boolean =>
+  expectedAllowed(r.probes.find((p) => p.protocol === c.protocol && p.port === c.port && p.sourcePort === c.sourcePort)?.expect ?? [], c.from, c.to);
+
+/**
+ * Re-probes the cells of a step that disagree with the scenario (a cell without a verdict always
+ * does) until none does or `deadline` passes; with `all`, every cell is probed afresh first. The
+ * cells' last verdicts, and when they last were all right.
+ */
+async function settleCells(runner: ScenarioRunner, r: StepResult, o: { all: boolean; deadline: number; onReprobe: (n: number) => void }): Promise<{ cells: ProbeResult[]; off: ProbeResult[]; at: number }> {
+  const want = wantOf(r);
+  const isOff = (c: ProbeResult): boolean => c.allowed === null || c.allowed !== want(c);
+  let cells = r.results;
+  let off = o.all ? cells : cells.filter(isOff);
+  for (let first = true; off.length > 0 && (first || Date.now() <= o.deadline); first = false) {
+    if (!first) await sleep(250);
+    o.onReprobe(off.length);
+    const again = await runner.reprobe(r.endpoints, off).catch((e: unknown) => off.map((c) => ({ ...c, allowed: null, unavailable: `re-probe failed: ${(e as Error).message}` })));
+    const byName = new Map(again.map((c) => [cellName(c), c]));
+    cells = cells.map((c) => byName.get(cellName(c)) ?? c);
+    off = cells.filter(isOff);
+  }
+  return { cells, off, at: Date.now() };
+}
+
+const disagreement = (scenario: string, step: number, r: StepResult) => (c: ProbeResult): ChaosDisagreement => ({
+  scenario,
+  step: step + 1,
+  cell: cellName(c),
+  expected: wantOf(r)(c),
+  dataplane: c.allowed,
+  ...(c.allowed === null && c.unavailable ? { unavailable: c.unavailable } : {}),
+});
+
+/** A fault whose processes are back, waiting for the scenario loop to show its recovery on the step in place. */
+interface PendingRecovery {
+  rec: FaultRecord;
+  t0: number;
+  deadline: number;
+  done: () => void;
+}
+
 export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const st0 = readState(o.labDir);
   if (!st0) throw new LabError('NOT_RUNNING', 'no lab is running');
@@ -117,6 +186,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   const started = Date.now();
   const end = started + o.durationMs;
   const settleMs = o.settleMs ?? 30_000;
+  const limitMs = o.recoveryLimitMs ?? 60_000;
+  const maxAttempts = o.maxAttempts ?? 3;
   const [pauseMin, pauseMax] = o.pauseMs ?? [3000, 8000];
   const runner = new ScenarioRunner({ kube, state: st0, concurrency: 16, timeoutMs: 1000, readyTimeoutMs: 90_000, keep: (r) => r.kind === 'Namespace' || r.kind === 'Pod' });
   const report: ChaosReport = {
@@ -124,33 +195,38 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     durationMs: 0,
     faults: [],
     recovery: {},
-    scenarios: { runs: 0, completed: 0, interrupted: [], steps: 0, cells: 0, reprobed: 0 },
+    healthy: {},
+    scenarios: { runs: 0, completed: 0, interrupted: [], abandoned: [], steps: 0, cells: 0, reprobed: 0 },
     disagreements: [],
     final: { scenario: '', cells: 0, disagreements: [] },
     leftovers: [],
     ok: false,
   };
+  const onReprobe = (n: number): void => void (report.scenarios.reprobed += n);
 
-  /** Cells of a step that still disagree with the scenario after re-probing for settleMs. */
-  const settle = async (name: string, i: number, r: StepResult, budgetMs: number): Promise<{ cells: number; wrong: ChaosDisagreement[] }> => {
-    const want = (c: ProbeResult): boolean => expectedAllowed(r.probes.find((p) => p.protocol === c.protocol && p.port === c.port && p.sourcePort === c.sourcePort)?.expect ?? [], c.from, c.to);
-    let cells = r.results;
-    const deadline = Date.now() + budgetMs;
-    for (;;) {
-      // A cell without a verdict (an SCTP trace while vswitchd restarts) is not judged here.
-      const off = cells.filter((c) => c.allowed !== null && c.allowed !== want(c));
-      if (off.length === 0 || Date.now() > deadline) break;
-      report.scenarios.reprobed += off.length;
-      const again = await runner.reprobe(r.endpoints, off).catch(() => off);
-      const byName = new Map(again.map((c) => [cellName(c), c]));
-      cells = cells.map((c) => byName.get(cellName(c)) ?? c);
-      await sleep(250);
+  // Faults whose processes are back; the scenario loop checks each on the next step it probes,
+  // before that step's scenario changes anything (a fault's injector waits for its verdict, so
+  // there is at most one). `unverified` counts faults from injection to verdict: the scenario
+  // loop keeps going until it is 0.
+  const pending: PendingRecovery[] = [];
+  let unverified = 0;
+  const checkRecoveries = async (name: string, i: number, r: StepResult): Promise<void> => {
+    for (let f = pending.shift(); f; f = pending.shift()) {
+      const s = await settleCells(runner, r, { all: true, deadline: f.deadline, onReprobe });
+      f.rec.checked = { scenario: name, step: i + 1, cells: s.cells.length };
+      if (s.off.length === 0 && s.at <= f.deadline) f.rec.recoveryMs = s.at - f.t0;
+      else {
+        f.rec.unsettled = s.off.map(disagreement(name, i, r));
+        f.rec.error =
+          s.off.length === 0
+            ? `every cell of ${name} step ${i + 1} matched only ${s.at - f.t0} ms after the fault, beyond the ${limitMs} ms limit`
+            : `${s.off.length} of ${s.cells.length} cells of ${name} step ${i + 1} never matched within ${limitMs} ms: ${f.rec.unsettled.slice(0, 5).map((d) => `${d.cell} expected ${d.expected ? 'allowed' : 'blocked'}, last ${d.dataplane}${d.unavailable ? ` (${d.unavailable})` : ''}`).join('; ')}`;
+      }
+      f.done();
     }
-    const wrong = cells.filter((c) => c.allowed !== null && c.allowed !== want(c)).map((c) => ({ scenario: name, step: i + 1, cell: cellName(c), expected: want(c), dataplane: c.allowed }));
-    return { cells: cells.filter((c) => c.allowed !== null).length, wrong };
   };
 
-  // The faults, one at a time, each waited out before the next pause.
+  // The faults, one at a time, each waited out (processes back, then the cells) before the next pause.
   const podNs = 'chaos';
   await kube.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: podNs } }).catch(() => undefined);
   let podSeq = 0;
@@ -158,6 +234,8 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const node = pick(st.nodes);
     const rec: FaultRecord = { kind, target: kind === 'controller' ? 'controller' : node.name, at: Date.now() - started };
     const t0 = Date.now();
+    const deadline = t0 + limitMs;
+    unverified++;
     try {
       if (kind === 'agent') await restartAgent(o.labDir, node.name, 'SIGKILL');
       else if (kind === 'controller') await restartController(o.labDir, 'SIGKILL');
@@ -168,13 +246,17 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
         rec.target = `${node.name}/${podNs}/${name}`;
         await podChurn(kube, podNs, name, node.name);
       }
-      await allAgentsHealthy(readState(o.labDir) ?? st, 60_000);
-      if (kind === 'ovs-vswitchd') await waitFor(`${node.name} flows put back`, async () => (await flowLeftovers(node)).length === 0, { timeoutMs: 30_000, intervalMs: 200 });
-      rec.recoveryMs = Date.now() - t0;
+      await allAgentsHealthy(readState(o.labDir) ?? st, Math.max(1000, deadline - Date.now()));
+      if (kind === 'ovs-vswitchd') await waitFor(`${node.name} flows put back`, async () => (await flowLeftovers(node)).length === 0, { timeoutMs: Math.max(1000, deadline - Date.now()), intervalMs: 200 });
+      rec.healthyMs = Date.now() - t0;
+      await new Promise<void>((done) => pending.push({ rec, t0, deadline, done }));
     } catch (e) {
       rec.error = (e as Error).message;
+    } finally {
+      unverified--;
     }
-    log(`fault ${report.faults.length + 1}: ${rec.kind} ${rec.target} at ${(rec.at / 1000).toFixed(1)} s: ${rec.error ? `NOT RECOVERED: ${rec.error}` : `recovered in ${rec.recoveryMs} ms`}`);
+    const recovered = rec.error ? `NOT RECOVERED: ${rec.error}` : `healthy in ${rec.healthyMs} ms, ${rec.checked?.cells} cells of ${rec.checked?.scenario} step ${rec.checked?.step} right again in ${rec.recoveryMs} ms`;
+    log(`fault ${report.faults.length + 1}: ${rec.kind} ${rec.target} at ${(rec.at / 1000).toFixed(1)} s: ${recovered}`);
     return rec;
   };
   const faults = (async (): Promise<void> => {
@@ -188,23 +270,39 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     }
   })();
 
-  // The scenarios, in a loop, until the faults stop.
+  // The scenarios, in a loop, until the faults stop and the last one's recovery is checked. A
+  // scenario a fault interrupts is run again (up to maxAttempts in a row), also after the faults
+  // stopped; the loop gives up on unchecked faults only well past the limits.
+  const hardStop = end + limitMs + 120_000;
   const scenarioLoop = (async (): Promise<void> => {
-    while (Date.now() < end) {
-      const { name, scenario } = pick(o.scenarios);
-      report.scenarios.runs++;
-      try {
-        await runner.run(scenario, async (i, r) => {
-          const s = await settle(name, i, r, settleMs);
-          report.scenarios.steps++;
-          report.scenarios.cells += s.cells;
-          report.disagreements.push(...s.wrong);
-        });
-        report.scenarios.completed++;
-      } catch (e) {
-        // Applying or waiting failed under a fault: counted, and the loop goes on.
-        report.scenarios.interrupted.push({ scenario: name, error: (e as Error).message.slice(0, 300) });
-        await sleep(500);
+    let again: { name: string; scenario: Scenario; attempt: number } | undefined;
+    try {
+      while ((Date.now() < end || unverified > 0 || again) && Date.now() < hardStop) {
+        const { name, scenario, attempt } = again ?? { ...pick(o.scenarios), attempt: 1 };
+        report.scenarios.runs++;
+        try {
+          await runner.run(scenario, async (i, r) => {
+            const s = await settleCells(runner, r, { all: false, deadline: Date.now() + settleMs, onReprobe });
+            report.scenarios.steps++;
+            report.scenarios.cells += s.cells.length;
+            report.disagreements.push(...s.off.map(disagreement(name, i, r)));
+            await checkRecoveries(name, i, r);
+          });
+          report.scenarios.completed++;
+          again = undefined;
+        } catch (e) {
+          // Applying or waiting failed under a fault: run it again.
+          report.scenarios.interrupted.push({ scenario: name, attempt, error: (e as Error).message.slice(0, 300) });
+          if (attempt >= maxAttempts) report.scenarios.abandoned.push(name);
+          again = attempt >= maxAttempts ? undefined : { name, scenario, attempt: attempt + 1 };
+          await sleep(500);
+        }
+      }
+      if (again) report.scenarios.abandoned.push(again.name);
+    } finally {
+      for (let f = pending.shift(); f; f = pending.shift()) {
+        f.rec.error = 'no scenario step was probed after the fault';
+        f.done();
       }
     }
   })();
@@ -217,9 +315,9 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     const last = o.scenarios[0]!;
     report.final.scenario = last.name;
     await runner.run(last.scenario, async (i, r) => {
-      const s = await settle(last.name, i, r, 10_000);
-      report.final.cells += s.cells;
-      report.final.disagreements.push(...s.wrong);
+      const s = await settleCells(runner, r, { all: false, deadline: Date.now() + 10_000, onReprobe });
+      report.final.cells += s.cells.length;
+      report.final.disagreements.push(...s.off.map(disagreement(last.name, i, r)));
     });
     await deletePods(kube, podNs);
     for (const n of st.nodes) report.leftovers.push(...(await nodeLeftovers(kube, n)));
@@ -229,13 +327,27 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
     runner.close();
   }
   report.durationMs = Date.now() - started;
-  const by = new Map<FaultKind | 'all', number[]>();
-  for (const f of report.faults)
-    if (f.recoveryMs !== undefined)
-      for (const k of [f.kind, 'all'] as const) by.set(k, [...(by.get(k) ?? []), f.recoveryMs]);
-  for (const [k, v] of by) report.recovery[k] = recoveryStats(v)!;
-  report.ok = report.faults.every((f) => !f.error) && report.disagreements.length === 0 && report.final.disagreements.length === 0 && report.final.cells > 0 && report.leftovers.length === 0;
+  report.recovery = statsByKind(report.faults, (f) => f.recoveryMs);
+  report.healthy = statsByKind(report.faults, (f) => f.healthyMs);
+  report.ok =
+    report.faults.every((f) => !f.error && f.recoveryMs !== undefined) &&
+    report.scenarios.abandoned.length === 0 &&
+    report.scenarios.completed > 0 &&
+    report.disagreements.length === 0 &&
+    report.final.disagreements.length === 0 &&
+    report.final.cells > 0 &&
+    report.leftovers.length === 0;
   return report;
+}
+
+/** Percentiles of `value` over the faults that have one, per kind and over all. */
+function statsByKind(faults: readonly FaultRecord[], value: (f: FaultRecord) => number | undefined): Partial<Record<FaultKind | 'all', RecoveryStats>> {
+  const by = new Map<FaultKind | 'all', number[]>();
+  for (const f of faults) {
+    const v = value(f);
+    if (v !== undefined) for (const k of [f.kind, 'all'] as const) by.set(k, [...(by.get(k) ?? []), v]);
+  }
+  return Object.fromEntries([...by].map(([k, v]) => [k, recoveryStats(v)!]));
 }
 
 /** Creates a pod on `node`, waits until it runs with an IP, deletes it and waits until it is gone. */
@@ -310,13 +422,17 @@ export function loadScenarios(dir: string, suites: readonly string[], parse: (te
 
 /** The report as the CLI prints it (`-o table`). */
 export function formatChaosReport(r: ChaosReport): string {
-  const lines = [`chaos run: ${(r.durationMs / 1000).toFixed(0)} s, seed ${r.seed}, ${r.faults.length} faults, ${r.ok ? 'PASSED' : 'FAILED'}`, '', 'FAULT\tTARGET\tAT (s)\tRECOVERY (ms)'];
-  for (const f of r.faults) lines.push(`${f.kind}\t${f.target}\t${(f.at / 1000).toFixed(1)}\t${f.recoveryMs ?? `not recovered: ${f.error}`}`);
-  lines.push('', 'KIND\tN\tP50 (ms)\tP99 (ms)\tMAX (ms)');
-  for (const [k, s] of Object.entries(r.recovery)) lines.push(`${k}\t${s.n}\t${s.p50}\t${s.p99}\t${s.max}`);
+  const lines = [`chaos run: ${(r.durationMs / 1000).toFixed(0)} s, seed ${r.seed}, ${r.faults.length} faults, ${r.ok ? 'PASSED' : 'FAILED'}`, '', 'FAULT\tTARGET\tAT (s)\tHEALTHY (ms)\tRECOVERY (ms)\tCHECKED ON'];
+  for (const f of r.faults)
+    lines.push(`${f.kind}\t${f.target}\t${(f.at / 1000).toFixed(1)}\t${f.healthyMs ?? '-'}\t${f.recoveryMs ?? `not recovered: ${f.error}`}\t${f.checked ? `${f.checked.scenario} step ${f.checked.step} (${f.checked.cells} cells)` : '-'}`);
+  lines.push('', 'KIND\tN\tP50 (ms)\tP99 (ms)\tMAX (ms)\tHEALTHY P50/P99 (ms)');
+  for (const [k, s] of Object.entries(r.recovery)) {
+    const h = r.healthy[k as FaultKind | 'all'];
+    lines.push(`${k}\t${s.n}\t${s.p50}\t${s.p99}\t${s.max}\t${h ? `${h.p50}/${h.p99}` : '-'}`);
+  }
   const sc = r.scenarios;
-  lines.push('', `scenarios: ${sc.runs} runs, ${sc.completed} completed, ${sc.interrupted.length} interrupted by a fault, ${sc.steps} steps, ${sc.cells} cells, ${sc.reprobed} re-probes`);
-  lines.push(`disagreements after settling: ${r.disagreements.length}${r.disagreements.slice(0, 10).map((d) => `\n  ${d.scenario} step ${d.step}: ${d.cell} expected ${d.expected ? 'allowed' : 'blocked'}, got ${d.dataplane}`).join('')}`);
+  lines.push('', `scenarios: ${sc.runs} runs, ${sc.completed} completed, ${sc.interrupted.length} interrupted by a fault (run again), ${sc.abandoned.length} never completed${sc.abandoned.length ? ` (${sc.abandoned.join(', ')})` : ''}, ${sc.steps} steps, ${sc.cells} cells, ${sc.reprobed} re-probes`);
+  lines.push(`disagreements after settling: ${r.disagreements.length}${r.disagreements.slice(0, 10).map((d) => `\n  ${d.scenario} step ${d.step}: ${d.cell} expected ${d.expected ? 'allowed' : 'blocked'}, got ${d.dataplane}${d.unavailable ? ` (${d.unavailable})` : ''}`).join('')}`);
   lines.push(`final clean run (${r.final.scenario}): ${r.final.cells} cells, ${r.final.disagreements.length} disagreements`);
   lines.push(`leftovers: ${r.leftovers.length === 0 ? 'none' : `\n  ${r.leftovers.join('\n  ')}`}`);
   return `${lines.join('\n')}\n`;
