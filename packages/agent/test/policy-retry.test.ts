@@ -61,3 +61,40 @@ it('a stopped controller does not retry', async () => {
   await clock.advanceAsync(60_000);
   expect(f.calls()).toBe(1);
 });
+
+it('reports a policy realized again after a failure at the same generation (the controller held it Failed)', async () => {
+  const clock = new ManualClock();
+  // Realized, then the switch goes away (a resync fails), then it is back.
+  let calls = 0;
+  const sync = {
+    setPolicies: async () => {
+      calls++;
+      if (calls === 2) throw new Error('not connected to the switch');
+      return { added: 0, modified: 0, deleted: 0 };
+    },
+  } as unknown as FlowSync;
+  const view = PolicyView.fromData({
+    resourceVersion: '1',
+    policies: [{ uid: 'p1', name: 'p1', namespace: 'default', sourceRef: { type: 'K8sNetworkPolicy', namespace: 'default', name: 'p1', uid: 'p1' }, rules: [], appliedToGroups: ['atg'], generation: 3 }],
+    addressGroups: [],
+    appliedToGroups: [],
+  });
+  // A real client that is never started: only its status reports are recorded.
+  const c = new NetworkPolicyController({ nodeName: 'n1', flows: sync, view, cacheFile: join(dir, 'cache.json'), clock, controlplane: { url: 'https://127.0.0.1:1' } });
+  const reports: { generation: number; failed: boolean }[] = [];
+  jest.spyOn(c.client!, 'reportStatus').mockImplementation(async (s) => {
+    for (const n of s.nodes ?? []) reports.push({ generation: n.generation, failed: n.realizationFailure === true });
+  });
+  await c.resync();
+  expect(reports).toEqual([{ generation: 3, failed: false }]);
+  await c.resync();
+  expect(reports).toEqual([{ generation: 3, failed: false }, { generation: 3, failed: true }]);
+  await clock.advanceAsync(REALIZE_RETRY.initialMs * 2);
+  await c.idle();
+  expect(c.lastError).toBeUndefined();
+  expect(reports).toEqual([{ generation: 3, failed: false }, { generation: 3, failed: true }, { generation: 3, failed: false }]);
+  // Realized and reported: a later resync reports nothing new.
+  await c.resync();
+  expect(reports).toHaveLength(3);
+  await c.stop();
+});

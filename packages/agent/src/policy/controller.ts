@@ -182,7 +182,9 @@ export class NetworkPolicyController {
               },
             ],
           });
-          if (!failure) this.reported.set(uid, generation);
+          // A failure replaces what the controller held for this generation: the next success must be reported again.
+          if (failure) this.reported.delete(uid);
+          else this.reported.set(uid, generation);
         } catch (e) {
           this.log.warn({ err: e, uid }, 'status report failed');
         }
