@@ -1,4 +1,5 @@
 // eventually / eventuallyPasses: a wait fails until its condition holds, and at its deadline with the last reason.
+import { stripVTControlCharacters } from 'node:util';
 import { eventually, eventuallyPasses, WaitTimeoutError } from '../src/index';
 
 /** A callback that resolves to `empty` for its first `n` tries, then to `value`; counts its tries. */
@@ -103,6 +104,7 @@ describe('eventuallyPasses', () => {
       },
       { timeoutMs: 100, intervalMs: 5 },
     ).catch((e: unknown) => e);
-    expect((err as Error).message).toContain(`Received: ${n}`);
+    // The matcher's message may carry colour codes (jest colours it when it thinks it may).
+    expect(stripVTControlCharacters((err as Error).message)).toContain(`Received: ${n}`);
   });
 });
