@@ -35,23 +35,31 @@ record() {
 
 # One lane of integration suites: each suite's output goes to a file and is printed whole when the
 # suite ends (under a lock, so two lanes never interleave); its time and exit code go to $work/lane-*.
+# A suite is a project, or `project|jest arguments` for part of a project's files.
 lane() {
   local id=$1; shift
-  local p t0 rc out
-  for p in "$@"; do
+  local spec p args name t0 rc out
+  for spec in "$@"; do
+    p=${spec%%|*}
+    args=()
+    name="integration: $p"
+    if [ "$spec" != "$p" ]; then
+      read -r -a args <<< "${spec#*|}"
+      name="integration: $p (${spec#*|})"
+    fi
     t0=$SECONDS
-    out=$work/suite-$id-${p//[^a-zA-Z0-9]/_}.log
-    printf '::: [%5s s] integration: %s (lane %s, output when it ends)\n' "$SECONDS" "$p" "$id"
+    out=$work/suite-$id-${p//[^a-zA-Z0-9]/_}-$t0.log
+    printf '::: [%5s s] %s (lane %s, output when it ends)\n' "$SECONDS" "$name" "$id"
     # The build stage has built every package: the suite's own script, not nx (two nx processes at
     # once would share its cache and workspace database).
-    npm run --silent test:integration -w "$p" > "$out" 2>&1
+    npm run --silent test:integration -w "$p" -- "${args[@]}" > "$out" 2>&1
     rc=$?
     {
       flock 9
-      printf '::: [%5s s] integration: %s ended after %s s (%s)\n' "$SECONDS" "$p" "$((SECONDS - t0))" "$([ $rc = 0 ] && echo ok || echo FAILED)"
+      printf '::: [%5s s] %s ended after %s s (%s)\n' "$SECONDS" "$name" "$((SECONDS - t0))" "$([ $rc = 0 ] && echo ok || echo FAILED)"
       tee -a "$log" < "$out"
     } 9> "$work/print.lock"
-    printf '%s\t%s\t%s\n' "integration: $p" "$((SECONDS - t0))" "$rc" >> "$work/lane-$id"
+    printf '%s\t%s\t%s\n' "$name" "$((SECONDS - t0))" "$rc" >> "$work/lane-$id"
   done
 }
 
@@ -63,19 +71,22 @@ if [ -z "$failed_stage" ]; then
   stage "build" npx nx run-many -t build --outputStyle=static
   stage "unit tests" npx nx run-many -t test --outputStyle=static
   stage "release dry run (nx release, independent versions)" npx nx release --dry-run --skip-publish
-  stage "package shape (pack, ESM+CJS, publint, attw)" npx nx run-many -t test:pack --parallel=2 --outputStyle=static
+  # Every package with a test:pack script, packed and installed once for all of them.
+  stage "package shape (pack, ESM+CJS, publint, attw)" node tools/pack-check/check.mjs $(grep -l '"test:pack"' packages/*/package.json | xargs -n1 dirname)
   stage "npm consumers (README programs from the tarballs, types, LICENSE)" node tools/pack-check/consumers.mjs
   projects=$(npx nx show projects --with-target test:integration | sort)
-  lab=$(echo "$projects" | grep -x '@switchyard/lab' || true)
   rest=$(echo "$projects" | grep -vx '@switchyard/lab' || true)
+  # The lab's files are the longest suites: most run in lane 1; these (by path) run in lane 2 after
+  # the other packages' suites, so the lanes end together. Every lab file runs in exactly one lane.
+  lab_lane2='test-integration/(modes)[.]test[.]ts$'
   t0=$SECONDS
   printf '::: [%5s s] integration suites\n' "$SECONDS"
-  # shellcheck disable=SC2086 # word splitting of the project lists is intended
+  # shellcheck disable=SC2086 # word splitting of the project list is intended
   if [ "${SWITCHYARD_TEST_LANES:-2}" = 1 ]; then
-    lane 1 $lab $rest
+    lane 1 @switchyard/lab $rest
   else
-    lane 1 $lab &
-    lane 2 $rest &
+    lane 1 "@switchyard/lab|--testPathIgnorePatterns $lab_lane2" &
+    lane 2 $rest "@switchyard/lab|--testPathPatterns $lab_lane2" &
     wait
   fi
   while IFS=$'\t' read -r name secs rc; do record "$name" "$secs" "$rc"; done < <(sort "$work"/lane-*)
