@@ -54,8 +54,11 @@ describe('never signals a stranger', () => {
 
   it('kills the daemon its pidfile names when that daemon was started with the pidfile', async () => {
     const pidfile = join(scratch, 'daemon.pid');
-    // A stand-in daemon whose argv carries --pidfile=<file>, as ovsdb-server and ovs-vswitchd do.
-    const d = stranger([process.execPath, '-e', 'setInterval(() => {}, 1000)', `--pidfile=${pidfile}`]);
+    // A stand-in daemon whose argv carries --pidfile=<file>, as ovsdb-server and ovs-vswitchd do
+    // (after `--`: node itself rejects an unknown option and exits at once with code 9, which made
+    // this test a race between that exit and the kill).
+    const d = stranger([process.execPath, '-e', 'setInterval(() => {}, 1000)', '--', `--pidfile=${pidfile}`]);
+    await waitFor('the stand-in daemon running its script', () => isAlive(d.ref.pid, d.ref.start) && d.child.exitCode === null);
     writeFileSync(pidfile, `${d.ref.pid}\n`);
     const exited = new Promise((r) => d.child.once('exit', r));
     await cleanupRecord(record({ pidfiles: [pidfile] }));
