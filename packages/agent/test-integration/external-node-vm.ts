@@ -48,7 +48,15 @@ export async function createVm(tb: Testbed, opts: { ipv6?: boolean } = {}): Prom
 }
 
 /** One ICMP echo; true when it was answered. */
-export const ping = async (from: Netns, ip: string): Promise<boolean> => (await run(['ping', '-c', '1', '-W', '2', ip], { netns: from.name, allowFailure: true })).code === 0;
+/**
+ * `ip` answers an ICMP echo from `from`: up to three single pings (on a loaded machine one echo or
+ * its reply can be late; a path that is down answers none of them). The tests use it only for
+ * reachability that must hold.
+ */
+export const ping = async (from: Netns, ip: string): Promise<boolean> => {
+  for (let i = 0; i < 3; i++) if ((await run(['ping', '-c', '1', '-W', '2', ip], { netns: from.name, allowFailure: true })).code === 0) return true;
+  return false;
+};
 
 const json = async <T>(netns: string, ...argv: string[]): Promise<T> => JSON.parse((await run(argv, { netns })).stdout) as T;
 

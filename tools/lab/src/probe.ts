@@ -8,6 +8,15 @@ export async function tcpProbe(netns: string, ip: string, port: number, timeoutS
   return r.code === 0;
 }
 
+/**
+ * A TCP connection from `netns` to ip:port that must open: up to three `tcpProbe` attempts (on a
+ * loaded machine one SYN or accept can be late); a blocked path never opens however often it tries.
+ */
+export async function tcpReaches(netns: string, ip: string, port: number, timeoutS = 1): Promise<boolean> {
+  for (let i = 0; i < 3; i++) if (await tcpProbe(netns, ip, port, timeoutS)) return true;
+  return false;
+}
+
 /** GET on an agent's local API (HTTP on a unix socket). */
 export function agentGet<T>(socketPath: string, path: string): Promise<T> {
   return new Promise((resolve, reject) => {

@@ -11,7 +11,7 @@ import { explain } from '@switchyard/policy-compiler';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { labClient, readState, type LabState } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
-import { agentGet, tcpProbe } from '../src/probe';
+import { agentGet, tcpProbe, tcpReaches } from '../src/probe';
 
 const BIN = join(__dirname, '../bin/switchyard-lab');
 const labDir = mkdtempSync(join(tmpdir(), 'switchyard-lab-test-'));
@@ -74,9 +74,9 @@ describe('switchyard-lab up --nodes 2', () => {
   });
 
   it('pods on one node talk TCP on every declared port (the pod servers answer)', async () => {
-    expect(await tcpProbe(netnsOf('a1'), ipOf('b1'), 80)).toBe(true);
-    expect(await tcpProbe(netnsOf('b1'), ipOf('c1'), 81)).toBe(true);
-    expect(await tcpProbe(netnsOf('a2'), ipOf('a2'), 80)).toBe(true);
+    expect(await tcpReaches(netnsOf('a1'), ipOf('b1'), 80)).toBe(true);
+    expect(await tcpReaches(netnsOf('b1'), ipOf('c1'), 81)).toBe(true);
+    expect(await tcpReaches(netnsOf('a2'), ipOf('a2'), 80)).toBe(true);
   });
 
   it('a K8s NetworkPolicy blocks on the dataplane exactly what explain() says it blocks', async () => {

@@ -12,7 +12,7 @@ import { run, waitFor } from '@switchyard/testbed';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { labClient, readState, type LabState } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
-import { agentGet, tcpProbe } from '../src/probe';
+import { agentGet, tcpProbe, tcpReaches } from '../src/probe';
 import { ScenarioRunner } from '../src/probe-run';
 import { expectedAllowed, parseScenario, type ProbeResult } from '../src/scenario';
 
@@ -206,7 +206,7 @@ describe('switchyard-lab up --no-controller --nodes 2', () => {
     const ns = (n: string): string => pods.get(n)!.metadata.annotations![NETNS_ANNOTATION]!;
     const ip = (n: string): string => pods.get(n)!.status!.podIP!;
     await waitFor('node1 -> node2 pod', () => tcpProbe(ns('p1'), ip('p2'), 80), { timeoutMs: 15_000, intervalMs: 300 });
-    expect(await tcpProbe(ns('p1'), ip('p2'), 80)).toBe(true);
-    expect(await tcpProbe(ns('p2'), ip('p1'), 80)).toBe(true);
+    expect(await tcpReaches(ns('p1'), ip('p2'), 80)).toBe(true);
+    expect(await tcpReaches(ns('p2'), ip('p1'), 80)).toBe(true);
   }, 60_000);
 });

@@ -15,7 +15,7 @@ import { isAlive, run, start, waitFor } from '@switchyard/testbed';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { labClient, readState, type LabState } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
-import { tcpProbe } from '../src/probe';
+import { tcpProbe, tcpReaches } from '../src/probe';
 
 const BIN = join(__dirname, '../bin/switchyard-lab');
 const labDir = mkdtempSync(join(tmpdir(), 'switchyard-lab-wg-'));
@@ -97,7 +97,7 @@ it('a pod on node1 reaches a pod on node2 and back through the WireGuard device 
   await waitFor('node1 pod -> node2 pod (TCP)', () => tcpProbe(pod('p1').netns, pod('p2').ip, 80), { timeoutMs: 20_000, intervalMs: 300 });
   expect(await ping('p1', 'p2')).toBe(true);
   expect(await ping('p2', 'p1')).toBe(true);
-  expect(await tcpProbe(pod('p2').netns, pod('p1').ip, 80)).toBe(true);
+  expect(await tcpReaches(pod('p2').netns, pod('p1').ip, 80)).toBe(true);
   // The host routes the remote pod CIDR onto the device, and the device carried the packets.
   const routes = (await run(['ip', 'route', 'show', podCIDR('node2')], { netns: st.nodes[0]!.netns })).stdout;
   expect(routes).toContain('dev switchyard-wg0');
@@ -144,7 +144,7 @@ it('a NetworkPolicy deny applies across nodes in wireGuard mode, and lifting it 
   await waitFor('the deny on p2 enforced', async () => !(await tcpProbe(pod('p1').netns, pod('p2').ip, 80)), { timeoutMs: 20_000, intervalMs: 300 });
   expect(await ping('p1', 'p2')).toBe(false);
   // Egress from p2 is not selected: p2 still reaches p1.
-  expect(await tcpProbe(pod('p2').netns, pod('p1').ip, 80)).toBe(true);
+  expect(await tcpReaches(pod('p2').netns, pod('p1').ip, 80)).toBe(true);
   await kube.request('DELETE', '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/deny-p2');
   await waitFor('the deny lifted', () => tcpProbe(pod('p1').netns, pod('p2').ip, 80), { timeoutMs: 20_000, intervalMs: 300 });
 }, 60_000);
@@ -160,7 +160,7 @@ it('a Node with a malformed key annotation is skipped with a warning naming the 
     await waitFor('the warning in node1 agent log', () => readFileSync(log, 'utf8').split('\n').some((l) => l.includes('WireGuard peer skipped') && l.includes('node-badkey') && l.includes(bad)), { timeoutMs: 15_000, intervalMs: 200 });
     const d1 = await deviceOf('node1');
     expect(d1.match(/^public_key=/gm)).toHaveLength(1);
-    expect(await tcpProbe(pod('p1').netns, pod('p2').ip, 80)).toBe(true);
+    expect(await tcpReaches(pod('p1').netns, pod('p2').ip, 80)).toBe(true);
   } finally {
     await kube.request('DELETE', '/api/v1/nodes/node-badkey');
   }
@@ -300,7 +300,7 @@ it("after node2's agent is SIGKILLed, its WireGuard device runs on (adopted by t
   await waitFor('the adoption in the new agent log', () => readFileSync(join(labDir, 'node2', 'agent.log'), 'utf8').includes('WireGuard device adopted'), { timeoutMs: 5000, intervalMs: 100 });
   expect((await publicKeys()).get('node2')).toBe(before);
   expect(await deviceOf('node1')).toContain(`public_key=${hexKey(before!)}\n`);
-  expect(await tcpProbe(pod('p1').netns, pod('p2').ip, 80)).toBe(true);
+  expect(await tcpReaches(pod('p1').netns, pod('p2').ip, 80)).toBe(true);
   process.stdout.write(
     `wireguard restart: ${out.trim()}; restart-agent command ${((tAgent - t0) / 1000).toFixed(1)} s; ` +
       `ping every 20 ms: longest gap ${(ping.maxGapMs / 1000).toFixed(2)} s (${ping.sent - ping.received} of ${ping.sent} lost); TCP: longest gap between lines ${(tcp.maxGapMs / 1000).toFixed(2)} s, all ${tcp.lines.length} lines on one connection\n`,
