@@ -10,7 +10,7 @@
 import type { RemoteNode, TrafficMode } from '@switchyard/openflow-pipeline';
 import { Cidr, parseCidr, parseIp } from '@switchyard/ipam/cidr';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
-import { silentLogger, type Logger } from '@switchyard/runtime';
+import { Backoff, silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 
 /** What the controller needs of a Node object. */
 export interface NodeFacts {
@@ -132,7 +132,12 @@ export interface NodeRouteControllerOptions {
   wireGuardDev?: string;
   sink: NodeRouteSink;
   logger?: Logger;
+  /** Clock of the retry after a failed apply (tests drive it). */
+  clock?: Clock;
 }
+
+/** Retry of a failed apply: nothing else may come to trigger one (the Node objects did not change; the host or the switch was away). */
+export const ROUTES_RETRY = { initialMs: 500, maxMs: 10_000, jitter: { below: 0.2 } } as const;
 
 /**
  * Feeds Node events into the pipeline's remote nodes and the host's routes. Changes are applied
@@ -151,9 +156,22 @@ export class NodeRouteController {
   refused: RefusedNode[] = [];
   /** Failures of the last apply (kept until an apply succeeds). */
   lastError: unknown;
+  private readonly clock: Clock;
+  private readonly retryBackoff: Backoff;
+  private retryTimer: TimerHandle | undefined;
+  private stopped = false;
 
   constructor(private readonly o: NodeRouteControllerOptions) {
     this.log = o.logger ?? silentLogger;
+    this.clock = o.clock ?? systemClock;
+    this.retryBackoff = new Backoff(ROUTES_RETRY, { clock: this.clock });
+  }
+
+  /** Cancels a pending retry; nothing is applied after this. */
+  stop(): void {
+    this.stopped = true;
+    this.retryTimer?.cancel();
+    this.retryTimer = undefined;
   }
 
   /** Informer handler. */
@@ -177,6 +195,7 @@ export class NodeRouteController {
   }
 
   private schedule(): void {
+    if (this.stopped) return;
     this.dirty = true;
     this.running ??= this.loop().finally(() => (this.running = undefined));
   }
@@ -187,9 +206,24 @@ export class NodeRouteController {
       try {
         await this.apply();
         this.lastError = undefined;
+        this.retryBackoff.reset();
+        this.retryTimer?.cancel();
+        this.retryTimer = undefined;
       } catch (e) {
         this.lastError = e;
-        this.log.error({ err: e }, 'node routes not applied');
+        // e.g. a restarted ovs-vswitchd has not made the gateway's tap device yet: try again after a
+        // backoff until an apply succeeds (the next Node event may be a minute away).
+        const delay = this.retryBackoff.next();
+        this.log.error({ err: e, retryInMs: delay }, 'node routes not applied');
+        this.retryTimer?.cancel();
+        if (!this.stopped)
+          this.retryTimer = this.clock.setTimeout(() => {
+            this.retryTimer = undefined;
+            if (!this.stopped && this.lastError !== undefined) {
+              this.lastKey = '';
+              this.schedule();
+            }
+          }, delay);
       }
     }
   }

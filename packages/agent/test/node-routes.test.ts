@@ -1,6 +1,7 @@
 import type { KubeObject } from '@switchyard/kube';
 import type { RemoteNode } from '@switchyard/openflow-pipeline';
-import { NodeRouteController, hostRoutesFor, nodeFacts, remoteNodesOf, sameSubnet, type HostRoute } from '../src/node-routes';
+import { ManualClock } from '@switchyard/runtime/testing';
+import { NodeRouteController, ROUTES_RETRY, hostRoutesFor, nodeFacts, remoteNodesOf, sameSubnet, type HostRoute } from '../src/node-routes';
 
 const node = (name: string, podCIDR: string | undefined, ip: string | undefined): KubeObject => ({
   metadata: { name },
@@ -157,5 +158,49 @@ describe('NodeRouteController', () => {
     await c.idle();
     expect(c.lastError).toBeUndefined();
     expect(c.remote.map((r) => r.name)).toEqual(['n2']);
+  });
+
+  test('a failed apply is retried after a backoff on its clock with no event to trigger it (a restarted switch had not made the gateway device yet), and a stopped controller retries nothing', async () => {
+    const clock = new ManualClock();
+    let failures = 2;
+    let routeCalls = 0;
+    const c = new NodeRouteController({
+      self, mode: 'encap', gatewayName: 'gw0', transportDev: 'eth0', transportPrefix: 24, clock,
+      sink: {
+        setRemoteNodes: async () => undefined,
+        syncRoutes: async () => {
+          routeCalls++;
+          if (failures-- > 0) throw new Error('Cannot find device "gw0"');
+        },
+        syncMasquerade: async () => undefined,
+      },
+    });
+    c.onEvent({ type: 'ADDED', object: node('n2', '10.10.2.0/24', '192.168.1.2') });
+    await c.idle();
+    expect((c.lastError as Error).message).toBe('Cannot find device "gw0"');
+    // Not before the first delay (at least 80% of initialMs with the jitter), then once per delay.
+    await clock.advanceAsync(ROUTES_RETRY.initialMs * 0.8 - 1);
+    await c.idle();
+    expect(routeCalls).toBe(1);
+    await clock.advanceAsync(ROUTES_RETRY.initialMs * 0.2 + 1);
+    await c.idle();
+    expect(routeCalls).toBe(2);
+    expect(c.lastError).toBeDefined();
+    await clock.advanceAsync(ROUTES_RETRY.initialMs * 2);
+    await c.idle();
+    expect(routeCalls).toBe(3);
+    expect(c.lastError).toBeUndefined();
+    expect(c.remote.map((r) => r.name)).toEqual(['n2']);
+    await clock.advanceAsync(60_000);
+    await c.idle();
+    expect(routeCalls).toBe(3);
+
+    failures = 1;
+    await c.resync();
+    expect(c.lastError).toBeDefined();
+    c.stop();
+    await clock.advanceAsync(60_000);
+    await c.idle();
+    expect(routeCalls).toBe(4);
   });
 });

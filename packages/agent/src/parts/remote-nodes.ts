@@ -79,6 +79,7 @@ export class RemoteNodes implements AgentController {
         syncMasquerade: (cidrs) => (masquerade ? net.syncMasquerade(cidrs, o.gatewayName) : Promise.resolve()),
       },
       logger: log,
+      clock: o.clock ?? systemClock,
     });
     // A restarted ovs-vswitchd (userspace datapath) took the gateway's routes with its tap device.
     this.node.onSwitchRestart(async () => this.routes?.resync());
@@ -89,6 +90,7 @@ export class RemoteNodes implements AgentController {
   async stop(): Promise<void> {
     this.ipsecCertificate?.stop();
     await this.informer?.stop();
+    this.routes?.stop();
     await this.routes?.idle();
     await this.ipsecCertificate?.idle();
   }
