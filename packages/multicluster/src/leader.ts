@@ -154,11 +154,11 @@ export class LeaderController {
     const refused = new Set(this.members().filter((m) => m.refused).map((m) => m.clusterID));
     if (cs && validateClusterSet(cs, { role: 'leader', clusterSetID: this.o.clusterSetID ?? cs.metadata.name ?? '' }).length > 0) return;
     const exports = [...this.exports.values()] as unknown as ResourceExport[];
-    const plan = mergeServiceExports(exports, this.o.namespace, new Date(this.clock.now()).toISOString(), (c) => !refused.has(c));
     const actual = [...this.imports.values()].filter((o) => {
       const k = (o as unknown as ResourceImport).spec.kind;
       return k === 'ServiceImport' || k === 'Endpoints' || k === ACNP_KIND || k === LABEL_IDENTITY_KIND || k === CLUSTER_INFO_KIND;
     });
+    const plan = mergeServiceExports(exports, this.o.namespace, new Date(this.clock.now()).toISOString(), (c) => !refused.has(c), actual as unknown as ResourceImport[]);
     // Label identity IDs live in the ResourceImports, so a restarted leader reads them back (the
     // cache is synced before the first pass); after that the IDs this leader gave are the truth,
     // since the cache may not show its own last writes yet.

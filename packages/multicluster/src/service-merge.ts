@@ -39,12 +39,25 @@ export function exportProblem(re: ResourceExport): string | undefined {
 }
 
 /**
- * Groups Service/Endpoints exports by the Service they export (namespace/name). The oldest Service
- * export defines the ports; an export whose ports differ (names, numbers, protocols) is in conflict
+ * Groups Service/Endpoints exports by the Service they export (namespace/name). The ports the
+ * Service is imported with now (`current` ResourceImports, while an export still has them), else the
+ * oldest Service export's, define the ports; an export whose ports differ (names, numbers, protocols) is in conflict
  * and contributes nothing until fixed. `accepted(clusterID)` leaves out clusters the leader refused;
  * a malformed export (see {@link exportProblem}) gets `Ready=False, reason InvalidSpec` and is left out.
  */
-export function mergeServiceExports(exports: readonly ResourceExport[], leaderNamespace: string, now: string, accepted: (clusterID: string) => boolean = () => true): MergePlan {
+export function mergeServiceExports(
+  exports: readonly ResourceExport[],
+  leaderNamespace: string,
+  now: string,
+  accepted: (clusterID: string) => boolean = () => true,
+  current: readonly ResourceImport[] = [],
+): MergePlan {
+  // The ports each Service is imported with now: exports with those ports keep winning, so a
+  // conflict never flips the import (creation times have whole seconds: two exports made within
+  // the same second would otherwise be ordered by name).
+  const held = new Map<string, string>();
+  for (const ri of current)
+    if (ri.spec.kind === 'ServiceImport' && ri.spec.serviceImport?.spec.ports) held.set(`${ri.spec.namespace ?? ''}/${ri.spec.name ?? ''}`, portKey(ri.spec.serviceImport.spec.ports as Partial<ServicePort>[]));
   const groups = new Map<string, { ns: string; name: string; services: ResourceExport[]; endpoints: Map<string, ResourceExport> }>();
   const exportStatus = new Map<string, { conditions: Condition[] }>();
   for (const re of exports) {
@@ -68,7 +81,8 @@ export function mergeServiceExports(exports: readonly ResourceExport[], leaderNa
   const resourceImports: ResourceImport[] = [];
   for (const g of [...groups.values()].sort((a, b) => `${a.ns}/${a.name}`.localeCompare(`${b.ns}/${b.name}`))) {
     if (g.services.length === 0) continue;
-    g.services.sort(older);
+    const holds = (re: ResourceExport): number => Number(portKey((re.spec.service?.serviceSpec?.['ports'] as ServicePort[] | undefined) ?? []) === held.get(`${g.ns}/${g.name}`));
+    g.services.sort((a, b) => holds(b) - holds(a) || older(a, b));
     const first = g.services[0]!;
     const ports = ((first.spec.service?.serviceSpec?.['ports'] as ServicePort[] | undefined) ?? []).map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP' }));
     const want = portKey(ports);

@@ -61,6 +61,19 @@ describe('mergeServiceExports', () => {
     expect(p.exportStatus.get('west-default-nginx-service')?.conditions[0]).toMatchObject({ status: 'True', reason: 'Succeed' });
   });
 
+  it('keeps the ports the Service is imported with when exports were made within the same second (no flip to the name order)', () => {
+    const exports = [reOf('east', 'Service', [8080], 't1'), reOf('east', 'Endpoints', [8080], 't1'), reOf('west', 'Service', [80], 't1'), reOf('west', 'Endpoints', [80], 't1')];
+    // Without an import yet, equal creation times fall back to the name order: east first.
+    expect(mergeServiceExports(exports, 'antrea-multicluster', NOW).resourceImports[0]!.spec.clusters).toEqual(['east']);
+    const imported = mergeServiceExports(exports.slice(2), 'antrea-multicluster', NOW).resourceImports;
+    const p = mergeServiceExports(exports, 'antrea-multicluster', NOW, () => true, imported);
+    expect(p.resourceImports[0]!.spec.clusters).toEqual(['west']);
+    expect(p.exportStatus.get('east-default-nginx-service')?.conditions[0]).toMatchObject({ status: 'False', reason: 'ConvergeFailure' });
+    // Once no export has the imported ports any more, the oldest export decides again.
+    const after = mergeServiceExports(exports.slice(0, 2), 'antrea-multicluster', NOW, () => true, imported);
+    expect(after.resourceImports[0]!.spec).toMatchObject({ clusters: ['east'], serviceImport: { spec: { ports: [{ port: 8080, protocol: 'TCP' }] } } });
+  });
+
   it('leaves out clusters the leader refused', () => {
     const p = mergeServiceExports([reOf('west', 'Service', [80], 't1'), reOf('west', 'Endpoints', [80], 't1')], 'ns', NOW, (c) => c !== 'west');
     expect(p.resourceImports).toEqual([]);
