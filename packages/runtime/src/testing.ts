@@ -1,8 +1,10 @@
 /**
- * @switchyard/runtime/testing: {@link ManualClock}, the clock tests in every package drive by hand.
+ * @switchyard/runtime/testing: {@link ManualClock}, the clock tests in every package drive by hand,
+ * and {@link checkPartContract}, the compliance kit for a {@link Part} written outside the repo.
  * @packageDocumentation
  */
 import type { Clock, TimerHandle } from './clock';
+import type { Part, PartHealth } from './parts';
 
 interface Timer {
   at: number;
@@ -81,4 +83,58 @@ export class ManualClock implements Clock {
     this.current = t.at;
     t.fn();
   }
+}
+
+/** Options of {@link checkPartContract}. */
+export interface PartContractOptions {
+  /** Also run `sync` between `start` and `stop` (default true). */
+  sync?: boolean;
+}
+
+/** What {@link checkPartContract} saw, for the caller's own assertions. */
+export interface PartContractReport {
+  name: string;
+  /** Health before start, after start (and sync), after stop. */
+  health: { before: PartHealth; running: PartHealth; stopped: PartHealth };
+}
+
+const checkHealth = (name: string, when: string, h: unknown): PartHealth => {
+  const v = h as Partial<PartHealth> | undefined;
+  if (typeof v?.ok !== 'boolean' || typeof v.detail !== 'string') throw new Error(`part ${name}: health() ${when} returned ${JSON.stringify(h)}, not { ok: boolean, detail: string }`);
+  if (typeof (h as { then?: unknown }).then === 'function') throw new Error(`part ${name}: health() ${when} returned a promise; it must be synchronous`);
+  return v as PartHealth;
+};
+
+/**
+ * The contract every {@link Part} keeps, checked against parts made by `make` (called once per
+ * check, so each check gets a fresh part): a non-empty name that does not change; `health()`
+ * synchronous and well-formed before start, while running and after stop; `stop()` on a part
+ * that was never started resolves (a process stops parts whose start it never reached); start,
+ * sync and stop resolve in that order; a second `stop()` resolves. Throws an Error naming the
+ * part and the broken rule; resolves with what it saw.
+ */
+export async function checkPartContract(make: () => Part | Promise<Part>, opts: PartContractOptions = {}): Promise<PartContractReport> {
+  const unstarted = await make();
+  const name = unstarted.name;
+  if (typeof name !== 'string' || name === '') throw new Error(`a part's name must be a non-empty string, got ${JSON.stringify(name)}`);
+  const before = checkHealth(name, 'before start', unstarted.health());
+  try {
+    await unstarted.stop();
+  } catch (e) {
+    throw new Error(`part ${name}: stop() before start threw: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const part = await make();
+  if (part.name !== name) throw new Error(`part ${name}: a second part from the same maker is named ${part.name}`);
+  await part.start();
+  if (opts.sync ?? true) await part.sync?.();
+  if (part.name !== name) throw new Error(`part ${name}: its name changed to ${part.name} while running`);
+  const running = checkHealth(name, 'while running', part.health());
+  await part.stop();
+  const stopped = checkHealth(name, 'after stop', part.health());
+  try {
+    await part.stop();
+  } catch (e) {
+    throw new Error(`part ${name}: a second stop() threw: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return { name, health: { before, running, stopped } };
 }
