@@ -67,6 +67,7 @@ stage "system packages" bash scripts/ensure-system.sh
 [ -z "$failed_stage" ] && stage "npm ci (skipped when node_modules is from this lock file)" bash scripts/ensure-node-modules.sh
 if [ -z "$failed_stage" ]; then
   stage "lint" npx nx run-many -t lint --outputStyle=static
+  stage "import cycles (type-only imports included)" node scripts/import-cycles.mjs
   stage "typecheck" npx nx run-many -t typecheck --outputStyle=static
   stage "build" npx nx run-many -t build --outputStyle=static
   stage "unit tests" npx nx run-many -t test --outputStyle=static
