@@ -2,7 +2,7 @@
  * Multi-cluster dataplane input: the node's {@link MulticlusterSpec} computed from the elected
  * Gateway and the ClusterInfoImports of the Multi-cluster namespace (pure).
  */
-import { normalizedLabel } from '@switchyard/multicluster';
+import { normalizedLabel } from '@switchyard/apis';
 import type { MulticlusterSpec } from '@switchyard/openflow-pipeline';
 import { parseWireGuardKey, type WireGuardPeer } from './wireguard';
 

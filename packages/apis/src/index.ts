@@ -16,6 +16,7 @@ export type * from './kinds';
 export * from './errors';
 export { ipToBytes, bytesToIp, canonicalIp } from './ip';
 export { MULTICLUSTER_SERVICE_PREFIX, serviceReferenceKey } from './service-reference';
+export { GATEWAY_WIREGUARD_KEY_ANNOTATION, normalizedLabel } from './multicluster';
 export {
   encodeWatchEvent,
   decodeWatchEvent,

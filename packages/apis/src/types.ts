@@ -1,8 +1,9 @@
 /**
  * `@switchyard/apis/types`: the plain types of every kind (Kubernetes, crd.antrea.io,
  * policy.networking.k8s.io, multicluster), the controlplane model and the configuration shapes,
- * plus the dependency-free IP text/bytes helpers. Nothing here loads ajv, protobufjs, TypeBox or the
- * embedded CRDs, so pure packages (and browser bundles) import their types from this entry.
+ * plus the dependency-free IP text/bytes helpers and Multi-cluster naming conventions. Nothing here
+ * loads ajv, protobufjs, TypeBox or the embedded CRDs, so pure packages (and browser bundles)
+ * import their types from this entry.
  * @packageDocumentation
  */
 export type * from './meta';
@@ -14,6 +15,7 @@ export type * as controlplane from './controlplane';
 export type * from './kinds';
 export { ipToBytes, bytesToIp, canonicalIp } from './ip';
 export { MULTICLUSTER_SERVICE_PREFIX, serviceReferenceKey } from './service-reference';
+export { GATEWAY_WIREGUARD_KEY_ANNOTATION, normalizedLabel } from './multicluster';
 export type { CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceColumnDefinition, JSONSchemaProps } from './crd-loader';
 export type { SchemaValidationError, ValidationResult } from './validation';
 export type { FrameDecoderOptions } from './framing';

@@ -3,21 +3,15 @@
 // an ID in 1..16777214, kept in its ResourceImports so the IDs survive a leader restart; members
 // import them as LabelIdentity objects. Pure except for hashing.
 import { createHash } from 'node:crypto';
-import type { LabelIdentity, ResourceExport, ResourceImport } from '@switchyard/apis';
+import { normalizedLabel, type LabelIdentity, type ResourceExport, type ResourceImport } from '@switchyard/apis/types';
 import { LABEL_IDENTITY_KIND, LABEL_SOURCE_CLUSTER, LABEL_SOURCE_KIND } from './resources';
 
 /** Smallest and largest label identity (24 bits; 0 and 2^24-1 are reserved, as in Antrea). */
 export const MIN_LABEL_ID = 1;
 export const MAX_LABEL_ID = 16_777_214;
 
-const sorted = (labels: Record<string, string> | undefined): string =>
-  Object.entries(labels ?? {})
-    .sort(([a], [b]) => a.localeCompare(b))
-    .map(([k, v]) => `${k}=${v}`)
-    .join(',');
-
-/** `ns:<namespace labels>&pod:<pod labels>`, keys sorted. */
-export const normalizedLabel = (nsLabels: Record<string, string> | undefined, podLabels: Record<string, string> | undefined): string => `ns:${sorted(nsLabels)}&pod:${sorted(podLabels)}`;
+/** `ns:<namespace labels>&pod:<pod labels>`, keys sorted; defined with the API types (the agent uses it too). */
+export { normalizedLabel };
 
 /** A stable object name for a normalized label. */
 export const labelHash = (label: string): string => createHash('sha1').update(label).digest('hex');

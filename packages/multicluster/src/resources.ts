@@ -57,12 +57,8 @@ export const GATEWAYS: ResourceSpec = { group: MC, version: 'v1alpha1', plural: 
 export const GATEWAY_ANNOTATION = 'multicluster.antrea.io/gateway';
 /** Node annotation giving the gateway IP explicitly (wins over the address precedence). */
 export const GATEWAY_IP_ANNOTATION = 'multicluster.antrea.io/gateway-ip';
-/**
- * Node annotation where a gateway candidate's agent publishes the public key of its Multi-cluster
- * WireGuard device (agent `multicluster.trafficEncryptionMode: wireGuard`); the member copies it
- * into the Gateway and its ClusterInfo, where the other clusters' gateways read it.
- */
-export const GATEWAY_WIREGUARD_KEY_ANNOTATION = 'multicluster.antrea.io/wireguard-public-key';
+/** Node annotation with a gateway's Multi-cluster WireGuard public key; defined with the API types (the agent writes it). */
+export { GATEWAY_WIREGUARD_KEY_ANNOTATION } from '@switchyard/apis/types';
 export const CLUSTER_INFO_IMPORTS: ResourceSpec = { group: MC, version: 'v1alpha1', plural: 'clusterinfoimports', kind: 'ClusterInfoImport', namespaced: true };
 export const CLUSTER_INFO_KIND = 'ClusterInfo';
 /** ResourceExport, ResourceImport and ClusterInfoImport name of a cluster's ClusterInfo. */

@@ -14,10 +14,9 @@
  */
 import { join } from 'node:path';
 import type { KubeClient } from '@switchyard/kube';
-import { GATEWAY_WIREGUARD_KEY_ANNOTATION } from '@switchyard/multicluster';
-import { systemClock } from '@switchyard/runtime';
+import { GATEWAY_WIREGUARD_KEY_ANNOTATION } from '@switchyard/apis';
+import { systemClock, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../context';
-import type { ControllerHealth } from '../lifecycle';
 import type { GatewayWireGuardPlan } from '../multicluster';
 import { MC_WIREGUARD_DEVICE } from '../netops';
 import { parseUapiGet, uapiRequest, uapiSetInterface, uapiSetPeers, type WireGuardPeer } from '../wireguard';
@@ -175,7 +174,7 @@ export class GatewayWireGuard {
     this.key.stop();
   }
 
-  health(): ControllerHealth {
+  health(): PartHealth {
     if (this.childExit) return { ok: false, detail: `${this.loc.name}: wireguard-go exited (code ${this.childExit.code}, signal ${this.childExit.signal}): ${deviceLogTail(this.loc)}` };
     if (!this.device || !this.publicKey) return { ok: false, detail: `${this.loc.name}: not started` };
     if (!isRunning(this.device)) return { ok: false, detail: `${this.loc.name}: wireguard-go (pid ${this.device.pid}) is gone: ${deviceLogTail(this.loc)}` };
