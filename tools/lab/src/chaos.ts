@@ -175,169 +175,223 @@ interface PendingRecovery {
   done: () => void;
 }
 
-export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
-  const st0 = readState(o.labDir);
-  if (!st0) throw new LabError('NOT_RUNNING', 'no lab is running');
-  if (o.scenarios.length === 0) throw new LabError('INVALID_ARGUMENT', 'a chaos run needs at least one scenario', undefined, 'scenarios');
-  const log = o.log ?? ((): void => undefined);
-  const random = rng(o.seed);
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)]!;
-  const kube = labClient(st0);
-  const started = Date.now();
-  const end = started + o.durationMs;
-  const settleMs = o.settleMs ?? 30_000;
-  const limitMs = o.recoveryLimitMs ?? 60_000;
-  const maxAttempts = o.maxAttempts ?? 3;
-  const [pauseMin, pauseMax] = o.pauseMs ?? [3000, 8000];
-  const runner = new ScenarioRunner({ kube, state: st0, concurrency: 16, timeoutMs: 1000, readyTimeoutMs: 90_000, keep: (r) => r.kind === 'Namespace' || r.kind === 'Pod' });
-  const report: ChaosReport = {
-    seed: o.seed,
-    durationMs: 0,
-    faults: [],
-    recovery: {},
-    healthy: {},
-    scenarios: { runs: 0, completed: 0, interrupted: [], abandoned: [], steps: 0, cells: 0, reprobed: 0 },
-    disagreements: [],
-    final: { scenario: '', cells: 0, disagreements: [] },
-    leftovers: [],
-    ok: false,
-  };
-  const onReprobe = (n: number): void => void (report.scenarios.reprobed += n);
+/** Namespace of the pods the `pod` fault creates and deletes. */
+const CHAOS_NAMESPACE = 'chaos';
 
-  // Faults whose processes are back; the scenario loop checks each on the next step it probes,
-  // before that step's scenario changes anything (a fault's injector waits for its verdict, so
-  // there is at most one). `unverified` counts faults from injection to verdict: the scenario
-  // loop keeps going until it is 0.
-  const pending: PendingRecovery[] = [];
-  let unverified = 0;
-  const checkRecoveries = async (name: string, i: number, r: StepResult): Promise<void> => {
-    for (let f = pending.shift(); f; f = pending.shift()) {
-      const s = await settleCells(runner, r, { all: true, deadline: f.deadline, onReprobe });
+const emptyReport = (seed: number): ChaosReport => ({
+  seed,
+  durationMs: 0,
+  faults: [],
+  recovery: {},
+  healthy: {},
+  scenarios: { runs: 0, completed: 0, interrupted: [], abandoned: [], steps: 0, cells: 0, reprobed: 0 },
+  disagreements: [],
+  final: { scenario: '', cells: 0, disagreements: [] },
+  leftovers: [],
+  ok: false,
+});
+
+/** One chaos run: the fault loop and the scenario loop side by side, then the clean final check. */
+class ChaosRun {
+  readonly report: ChaosReport;
+  private readonly log: (line: string) => void;
+  private readonly random: () => number;
+  private readonly kube: KubeConfigClient;
+  private readonly runner: ScenarioRunner;
+  private readonly started = Date.now();
+  private readonly end: number;
+  private readonly settleMs: number;
+  private readonly limitMs: number;
+  private readonly maxAttempts: number;
+  /**
+   * Faults whose processes are back; the scenario loop checks each on the next step it probes,
+   * before that step's scenario changes anything (a fault's injector waits for its verdict, so
+   * there is at most one).
+   */
+  private readonly pending: PendingRecovery[] = [];
+  /** Faults from injection to verdict: the scenario loop keeps going until it is 0. */
+  private unverified = 0;
+  private podSeq = 0;
+
+  constructor(
+    private readonly o: ChaosOptions,
+    private readonly st0: LabState,
+  ) {
+    this.report = emptyReport(o.seed);
+    this.log = o.log ?? ((): void => undefined);
+    this.random = rng(o.seed);
+    this.kube = labClient(st0);
+    this.end = this.started + o.durationMs;
+    this.settleMs = o.settleMs ?? 30_000;
+    this.limitMs = o.recoveryLimitMs ?? 60_000;
+    this.maxAttempts = o.maxAttempts ?? 3;
+    this.runner = new ScenarioRunner({ kube: this.kube, state: st0, concurrency: 16, timeoutMs: 1000, readyTimeoutMs: 90_000, keep: (r) => r.kind === 'Namespace' || r.kind === 'Pod' });
+  }
+
+  async run(): Promise<ChaosReport> {
+    await this.kube.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: CHAOS_NAMESPACE } }).catch(() => undefined);
+    await Promise.all([this.faultLoop(), this.scenarioLoop()]);
+    await this.finalCheck();
+    return this.verdict();
+  }
+
+  private pick<T>(xs: readonly T[]): T {
+    return xs[Math.floor(this.random() * xs.length)]!;
+  }
+
+  private readonly onReprobe = (n: number): void => void (this.report.scenarios.reprobed += n);
+
+  /** Settles the step in place for every fault waiting for its verdict, and gives it. */
+  private async checkRecoveries(name: string, i: number, r: StepResult): Promise<void> {
+    for (let f = this.pending.shift(); f; f = this.pending.shift()) {
+      const s = await settleCells(this.runner, r, { all: true, deadline: f.deadline, onReprobe: this.onReprobe });
       f.rec.checked = { scenario: name, step: i + 1, cells: s.cells.length };
       if (s.off.length === 0 && s.at <= f.deadline) f.rec.recoveryMs = s.at - f.t0;
       else {
         f.rec.unsettled = s.off.map(disagreement(name, i, r));
         f.rec.error =
           s.off.length === 0
-            ? `every cell of ${name} step ${i + 1} matched only ${s.at - f.t0} ms after the fault, beyond the ${limitMs} ms limit`
-            : `${s.off.length} of ${s.cells.length} cells of ${name} step ${i + 1} never matched within ${limitMs} ms: ${f.rec.unsettled.slice(0, 5).map((d) => `${d.cell} expected ${d.expected ? 'allowed' : 'blocked'}, last ${d.dataplane}${d.unavailable ? ` (${d.unavailable})` : ''}`).join('; ')}`;
+            ? `every cell of ${name} step ${i + 1} matched only ${s.at - f.t0} ms after the fault, beyond the ${this.limitMs} ms limit`
+            : `${s.off.length} of ${s.cells.length} cells of ${name} step ${i + 1} never matched within ${this.limitMs} ms: ${f.rec.unsettled.slice(0, 5).map((d) => `${d.cell} expected ${d.expected ? 'allowed' : 'blocked'}, last ${d.dataplane}${d.unavailable ? ` (${d.unavailable})` : ''}`).join('; ')}`;
       }
       f.done();
     }
-  };
+  }
 
-  // The faults, one at a time, each waited out (processes back, then the cells) before the next pause.
-  const podNs = 'chaos';
-  await kube.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: podNs } }).catch(() => undefined);
-  let podSeq = 0;
-  const inject = async (kind: FaultKind, st: LabState): Promise<FaultRecord> => {
-    const node = pick(st.nodes);
-    const rec: FaultRecord = { kind, target: kind === 'controller' ? 'controller' : node.name, at: Date.now() - started };
+  /** Breaks one thing of this kind. */
+  private async breakOne(kind: FaultKind, node: LabNodeState, rec: FaultRecord): Promise<void> {
+    if (kind === 'agent') await restartAgent(this.o.labDir, node.name, 'SIGKILL');
+    else if (kind === 'controller') await restartController(this.o.labDir, 'SIGKILL');
+    else if (kind === 'ovsdb-server') await restartOvsdb(this.o.labDir, node.name, 'SIGKILL');
+    else if (kind === 'ovs-vswitchd') await restartVswitchd(this.o.labDir, node.name, 'SIGKILL');
+    else {
+      const name = `churn-${++this.podSeq}`;
+      rec.target = `${node.name}/${CHAOS_NAMESPACE}/${name}`;
+      await podChurn(this.kube, CHAOS_NAMESPACE, name, node.name);
+    }
+  }
+
+  /** One fault, waited out: processes back, then the scenario loop's verdict on the cells. */
+  private async inject(kind: FaultKind, st: LabState): Promise<FaultRecord> {
+    const node = this.pick(st.nodes);
+    const rec: FaultRecord = { kind, target: kind === 'controller' ? 'controller' : node.name, at: Date.now() - this.started };
     const t0 = Date.now();
-    const deadline = t0 + limitMs;
-    unverified++;
+    const deadline = t0 + this.limitMs;
+    this.unverified++;
     try {
-      if (kind === 'agent') await restartAgent(o.labDir, node.name, 'SIGKILL');
-      else if (kind === 'controller') await restartController(o.labDir, 'SIGKILL');
-      else if (kind === 'ovsdb-server') await restartOvsdb(o.labDir, node.name, 'SIGKILL');
-      else if (kind === 'ovs-vswitchd') await restartVswitchd(o.labDir, node.name, 'SIGKILL');
-      else {
-        const name = `churn-${++podSeq}`;
-        rec.target = `${node.name}/${podNs}/${name}`;
-        await podChurn(kube, podNs, name, node.name);
-      }
-      await allAgentsHealthy(readState(o.labDir) ?? st, Math.max(1000, deadline - Date.now()));
+      await this.breakOne(kind, node, rec);
+      await allAgentsHealthy(readState(this.o.labDir) ?? st, Math.max(1000, deadline - Date.now()));
       if (kind === 'ovs-vswitchd') await waitFor(`${node.name} flows put back`, async () => (await flowLeftovers(node)).length === 0, { timeoutMs: Math.max(1000, deadline - Date.now()), intervalMs: 200 });
       rec.healthyMs = Date.now() - t0;
-      await new Promise<void>((done) => pending.push({ rec, t0, deadline, done }));
+      await new Promise<void>((done) => this.pending.push({ rec, t0, deadline, done }));
     } catch (e) {
       rec.error = (e as Error).message;
     } finally {
-      unverified--;
+      this.unverified--;
     }
     const recovered = rec.error ? `NOT RECOVERED: ${rec.error}` : `healthy in ${rec.healthyMs} ms, ${rec.checked?.cells} cells of ${rec.checked?.scenario} step ${rec.checked?.step} right again in ${rec.recoveryMs} ms`;
-    log(`fault ${report.faults.length + 1}: ${rec.kind} ${rec.target} at ${(rec.at / 1000).toFixed(1)} s: ${recovered}`);
+    this.log(`fault ${this.report.faults.length + 1}: ${rec.kind} ${rec.target} at ${(rec.at / 1000).toFixed(1)} s: ${recovered}`);
     return rec;
-  };
-  const faults = (async (): Promise<void> => {
-    let order: FaultKind[] = [];
-    while (Date.now() < end) {
-      await sleep(pauseMin + random() * (pauseMax - pauseMin));
-      if (Date.now() >= end) break;
-      // Every kind once per cycle, in a seeded order: short runs still see each kind.
-      if (order.length === 0) order = [...FAULT_KINDS].sort(() => random() - 0.5);
-      report.faults.push(await inject(order.shift()!, readState(o.labDir) ?? st0));
-    }
-  })();
+  }
 
-  // The scenarios, in a loop, until the faults stop and the last one's recovery is checked. A
-  // scenario a fault interrupts is run again (up to maxAttempts in a row), also after the faults
-  // stopped; the loop gives up on unchecked faults only well past the limits.
-  const hardStop = end + limitMs + 120_000;
-  const scenarioLoop = (async (): Promise<void> => {
+  /** The faults, one at a time, each waited out (processes back, then the cells) before the next pause. */
+  private async faultLoop(): Promise<void> {
+    const [pauseMin, pauseMax] = this.o.pauseMs ?? [3000, 8000];
+    let order: FaultKind[] = [];
+    while (Date.now() < this.end) {
+      await sleep(pauseMin + this.random() * (pauseMax - pauseMin));
+      if (Date.now() >= this.end) break;
+      // Every kind once per cycle, in a seeded order: short runs still see each kind.
+      if (order.length === 0) order = [...FAULT_KINDS].sort(() => this.random() - 0.5);
+      this.report.faults.push(await this.inject(order.shift()!, readState(this.o.labDir) ?? this.st0));
+    }
+  }
+
+  /**
+   * The scenarios, in a loop, until the faults stop and the last one's recovery is checked. A
+   * scenario a fault interrupts is run again (up to maxAttempts in a row), also after the faults
+   * stopped; the loop gives up on unchecked faults only well past the limits.
+   */
+  private async scenarioLoop(): Promise<void> {
+    const hardStop = this.end + this.limitMs + 120_000;
+    const sc = this.report.scenarios;
     let again: { name: string; scenario: Scenario; attempt: number } | undefined;
     try {
-      while ((Date.now() < end || unverified > 0 || again) && Date.now() < hardStop) {
-        const { name, scenario, attempt } = again ?? { ...pick(o.scenarios), attempt: 1 };
-        report.scenarios.runs++;
+      while ((Date.now() < this.end || this.unverified > 0 || again) && Date.now() < hardStop) {
+        const { name, scenario, attempt } = again ?? { ...this.pick(this.o.scenarios), attempt: 1 };
+        sc.runs++;
         try {
-          await runner.run(scenario, async (i, r) => {
-            const s = await settleCells(runner, r, { all: false, deadline: Date.now() + settleMs, onReprobe });
-            report.scenarios.steps++;
-            report.scenarios.cells += s.cells.length;
-            report.disagreements.push(...s.off.map(disagreement(name, i, r)));
-            await checkRecoveries(name, i, r);
+          await this.runner.run(scenario, async (i, r) => {
+            const s = await settleCells(this.runner, r, { all: false, deadline: Date.now() + this.settleMs, onReprobe: this.onReprobe });
+            sc.steps++;
+            sc.cells += s.cells.length;
+            this.report.disagreements.push(...s.off.map(disagreement(name, i, r)));
+            await this.checkRecoveries(name, i, r);
           });
-          report.scenarios.completed++;
+          sc.completed++;
           again = undefined;
         } catch (e) {
           // Applying or waiting failed under a fault: run it again.
-          report.scenarios.interrupted.push({ scenario: name, attempt, error: (e as Error).message.slice(0, 300) });
-          if (attempt >= maxAttempts) report.scenarios.abandoned.push(name);
-          again = attempt >= maxAttempts ? undefined : { name, scenario, attempt: attempt + 1 };
+          sc.interrupted.push({ scenario: name, attempt, error: (e as Error).message.slice(0, 300) });
+          if (attempt >= this.maxAttempts) sc.abandoned.push(name);
+          again = attempt >= this.maxAttempts ? undefined : { name, scenario, attempt: attempt + 1 };
           await sleep(500);
         }
       }
-      if (again) report.scenarios.abandoned.push(again.name);
+      if (again) sc.abandoned.push(again.name);
     } finally {
-      for (let f = pending.shift(); f; f = pending.shift()) {
+      for (let f = this.pending.shift(); f; f = this.pending.shift()) {
         f.rec.error = 'no scenario step was probed after the fault';
         f.done();
       }
     }
-  })();
-  await Promise.all([faults, scenarioLoop]);
-
-  // Faults stopped: everything healthy, one clean scenario, then leftovers.
-  const st = readState(o.labDir) ?? st0;
-  try {
-    await allAgentsHealthy(st, 60_000);
-    const last = o.scenarios[0]!;
-    report.final.scenario = last.name;
-    await runner.run(last.scenario, async (i, r) => {
-      const s = await settleCells(runner, r, { all: false, deadline: Date.now() + 10_000, onReprobe });
-      report.final.cells += s.cells.length;
-      report.final.disagreements.push(...s.off.map(disagreement(last.name, i, r)));
-    });
-    await deletePods(kube, podNs);
-    for (const n of st.nodes) report.leftovers.push(...(await nodeLeftovers(kube, n)));
-  } catch (e) {
-    report.leftovers.push(`final check failed: ${(e as Error).message}`);
-  } finally {
-    runner.close();
   }
-  report.durationMs = Date.now() - started;
-  report.recovery = statsByKind(report.faults, (f) => f.recoveryMs);
-  report.healthy = statsByKind(report.faults, (f) => f.healthyMs);
-  report.ok =
-    report.faults.every((f) => !f.error && f.recoveryMs !== undefined) &&
-    report.scenarios.abandoned.length === 0 &&
-    report.scenarios.completed > 0 &&
-    report.disagreements.length === 0 &&
-    report.final.disagreements.length === 0 &&
-    report.final.cells > 0 &&
-    report.leftovers.length === 0;
-  return report;
+
+  /** Faults stopped: everything healthy, one clean scenario, then leftovers. */
+  private async finalCheck(): Promise<void> {
+    const st = readState(this.o.labDir) ?? this.st0;
+    const final = this.report.final;
+    try {
+      await allAgentsHealthy(st, 60_000);
+      const last = this.o.scenarios[0]!;
+      final.scenario = last.name;
+      await this.runner.run(last.scenario, async (i, r) => {
+        const s = await settleCells(this.runner, r, { all: false, deadline: Date.now() + 10_000, onReprobe: this.onReprobe });
+        final.cells += s.cells.length;
+        final.disagreements.push(...s.off.map(disagreement(last.name, i, r)));
+      });
+      await deletePods(this.kube, CHAOS_NAMESPACE);
+      for (const n of st.nodes) this.report.leftovers.push(...(await nodeLeftovers(this.kube, n)));
+    } catch (e) {
+      this.report.leftovers.push(`final check failed: ${(e as Error).message}`);
+    } finally {
+      this.runner.close();
+    }
+  }
+
+  private verdict(): ChaosReport {
+    const report = this.report;
+    report.durationMs = Date.now() - this.started;
+    report.recovery = statsByKind(report.faults, (f) => f.recoveryMs);
+    report.healthy = statsByKind(report.faults, (f) => f.healthyMs);
+    report.ok =
+      report.faults.every((f) => !f.error && f.recoveryMs !== undefined) &&
+      report.scenarios.abandoned.length === 0 &&
+      report.scenarios.completed > 0 &&
+      report.disagreements.length === 0 &&
+      report.final.disagreements.length === 0 &&
+      report.final.cells > 0 &&
+      report.leftovers.length === 0;
+    return report;
+  }
+}
+
+/** Runs chaos on the lab in `o.labDir` for `o.durationMs`, then checks it clean; see the file's head. */
+export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
+  const st0 = readState(o.labDir);
+  if (!st0) throw new LabError('NOT_RUNNING', 'no lab is running');
+  if (o.scenarios.length === 0) throw new LabError('INVALID_ARGUMENT', 'a chaos run needs at least one scenario', undefined, 'scenarios');
+  return new ChaosRun(o, st0).run();
 }
 
 /** Percentiles of `value` over the faults that have one, per kind and over all. */
