@@ -88,17 +88,17 @@ async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise
     rules,
   };
   // Members are matched to local pods by address, as the controller sends them.
-  const podIp = agent.interfaces.list().find((i) => i.podName === 'pod-0')!.ipCidr.split('/')[0]!;
+  const podIp = agent.part('node').interfaces.list().find((i) => i.podName === 'pod-0')!.ipCidr.split('/')[0]!;
   const appliedToGroups = [{ name: 'bench-atg', groupMembers: [{ pod: { name: 'pod-0', namespace: 'bench' }, ips: [podIp] }] }];
-  const before = agent.flows.flows.length;
+  const before = agent.part('node').flows.flows.length;
   const rss0 = process.memoryUsage().rss;
   const t0 = performance.now();
-  const stats = await agent.flows.setPolicies({ policies: [policy], addressGroups: [], appliedToGroups });
+  const stats = await agent.part('node').flows.setPolicies({ policies: [policy], addressGroups: [], appliedToGroups });
   const t1 = performance.now();
-  const timings = agent.flows.lastTimings!;
+  const timings = agent.part('node').flows.lastTimings!;
   const rss1 = process.memoryUsage().rss;
   const flows = stats.added + stats.modified;
-  const installed = (await agent.openflow.dumpFlows()).length;
+  const installed = (await agent.part('node').openflow.dumpFlows()).length;
   // Reference: the same flows as ovs-ofctl writes them, added back in one bundle by ovs-ofctl.
   const ovs = ovsRef!;
   const sock = ovs.mgmtSocket('br-int');
@@ -109,17 +109,17 @@ async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise
   // rule selects attached through the plugin, one rule of the policy changed, and a second,
   // one-rule policy added.
   await sy('ADD', 1);
-  const podChange = agent.flows.lastTimings!;
+  const podChange = agent.part('node').flows.lastTimings!;
   const changed = { ...policy, generation: 2, rules: rules.map((r, i) => (i === 0 ? { ...r, services: [{ protocol: 'TCP' as const, port: 9999 }] } : r)) };
-  await agent.flows.setPolicies({ policies: [changed], addressGroups: [], appliedToGroups });
-  const ruleChange = agent.flows.lastTimings!;
+  await agent.part('node').flows.setPolicies({ policies: [changed], addressGroups: [], appliedToGroups });
+  const ruleChange = agent.part('node').flows.lastTimings!;
   const small = { ...policy, uid: 'bench-small', name: 'small', priority: 6, sourceRef: { ...policy.sourceRef, name: 'small', uid: 'bench-small' }, rules: rules.slice(0, 1) };
-  await agent.flows.setPolicies({ policies: [changed, small], addressGroups: [], appliedToGroups });
-  const policyAdd = agent.flows.lastTimings!;
+  await agent.part('node').flows.setPolicies({ policies: [changed, small], addressGroups: [], appliedToGroups });
+  const policyAdd = agent.part('node').flows.lastTimings!;
   await sy('DEL', 1);
   console.error(`  single changes at ${N} rules (compute/diff/bundle ms): pod ADD ${JSON.stringify(podChange)}, one rule ${JSON.stringify(ruleChange)}, one more policy ${JSON.stringify(policyAdd)}`);
   const t2 = performance.now();
-  const removed = await agent.flows.setPolicies({ policies: [], addressGroups: [], appliedToGroups: [] });
+  const removed = await agent.part('node').flows.setPolicies({ policies: [], addressGroups: [], appliedToGroups: [] });
   const t3 = performance.now();
   // With the policy gone, ovs-ofctl adds the same flows (the policy's ones fresh) in one bundle.
   const r0 = performance.now();
@@ -210,7 +210,7 @@ async function main(): Promise<void> {
       console.log(JSON.stringify({ date: new Date().toISOString(), loadavg: loadavg().map(r2), rows, agentStepsP50 }, null, 2));
       return;
     }
-    const flows = agent.flows.flows.length;
+    const flows = agent.part('node').flows.flows.length;
     // The OVS floor at this port count: ovs-vsctl add-port (which waits for ovs-vswitchd to attach
     // the port) of a plain veth into the same bridge, with the 120 pods still attached.
     const ovsFloor: number[] = [];

@@ -13,7 +13,7 @@ import type { Flow } from '@switchyard/openflow/codec';
 import { formatFlow } from '@switchyard/openflow-pipeline';
 import type { PodInterface } from './interface-store';
 import { silentLogger, type Logger } from '@switchyard/runtime';
-import type { AgentHealth } from './lifecycle';
+import type { AgentHealth } from './health';
 import { AgentMetrics } from './metrics';
 
 /** What the local API reads from the running agent. */

@@ -10,9 +10,10 @@
 import type { KubeClient } from '@switchyard/kube';
 import { ops, unwrap } from '@switchyard/ovsdb';
 import type { TableName } from '@switchyard/openflow-pipeline';
+import { composeParts, type PartEntry, type PartSet } from '@switchyard/runtime';
 import type { AgentIntrospection } from './api';
 import { agentContext, type AgentContext } from './context';
-import { healthOf, startControllers, stopControllers, type AgentController, type AgentHealth } from './lifecycle';
+import { agentHealth, type AgentHealth } from './health';
 import type { AgentOptions } from './options';
 import { AgentApi } from './parts/agent-api';
 import { AgentInfoHeartbeat } from './parts/agent-info-heartbeat';
@@ -25,22 +26,40 @@ export type ExternalNodeAgentOptions = Omit<AgentOptions, 'podCIDR' | 'nodeIP' |
   externalNode: ExternalNodeOptions;
 };
 
+/** What the parts of an ExternalNode agent are made from. */
+interface ExternalNodePartContext extends AgentContext {
+  readonly kube: KubeClient;
+  readonly externalNode: ExternalNodeOptions;
+  readonly introspect: () => AgentIntrospection;
+}
+
+/** The ExternalNode agent's parts in start order (the node agent's list is features/index.ts). */
+const EXTERNAL_NODE_PARTS: readonly PartEntry<ExternalNodePartContext>[] = [
+  { name: 'external-node', make: (ctx) => new ExternalNodeMode(ctx, ctx.kube, ctx.externalNode) },
+  {
+    name: 'policies',
+    enabled: (ctx) => ctx.options.controlplane !== undefined,
+    after: ['external-node'],
+    make: (ctx, parts) => new PolicyEnforcement(ctx, parts.require<ExternalNodeMode>('external-node')),
+  },
+  // The local API (unix socket, `apiSocket`): agentinfo, ovsflows, health on the VM itself.
+  { name: 'api', make: (ctx) => new AgentApi(ctx, ctx.introspect) },
+  { name: 'agentinfo', after: ['api'], make: (ctx, parts) => new AgentInfoHeartbeat(ctx, ctx.kube, ctx.introspect, parts.require<AgentApi>('api')) },
+];
+
 /** A running ExternalNode agent. */
 export class ExternalNodeAgent {
   readonly startTime = new Date();
   readonly mode: ExternalNodeMode;
   readonly policies: PolicyEnforcement | undefined;
-  private readonly parts: AgentController[];
+  private readonly parts: PartSet;
   private readonly externalNamespace: string;
 
   private constructor(private readonly ctx: AgentContext, o: ExternalNodeAgentOptions) {
     this.externalNamespace = o.externalNode.namespace;
-    this.mode = new ExternalNodeMode(ctx, o.kube, o.externalNode);
-    this.policies = o.controlplane ? new PolicyEnforcement(ctx, this.mode) : undefined;
-    // The local API (unix socket, `apiSocket`): agentinfo, ovsflows, health on the VM itself.
-    const api = new AgentApi(ctx, () => this.introspection());
-    const heartbeat = new AgentInfoHeartbeat(ctx, o.kube, () => this.introspection(), api);
-    this.parts = [this.mode, ...(this.policies ? [this.policies] : []), api, heartbeat];
+    this.parts = composeParts(EXTERNAL_NODE_PARTS, { ...ctx, kube: o.kube, externalNode: o.externalNode, introspect: () => this.introspection() });
+    this.mode = this.parts.require<ExternalNodeMode>('external-node');
+    this.policies = this.parts.get<PolicyEnforcement>('policies');
   }
 
   /** Swaps the ExternalNode's interfaces onto OVS and starts following it; on a failure, what was started is stopped. */
@@ -49,7 +68,7 @@ export class ExternalNodeAgent {
     const ctx = agentContext({ ...o, podCIDR: '0.0.0.0/32', nodeIP: '0.0.0.0', trafficMode: 'encap' });
     const agent = new ExternalNodeAgent(ctx, o);
     try {
-      await startControllers(agent.parts, ctx.log);
+      await agent.parts.start(ctx.log);
     } catch (e) {
       ctx.net.close();
       throw e;
@@ -60,7 +79,7 @@ export class ExternalNodeAgent {
   /** Stops following the ExternalNode; the swapped interfaces and flows stay (the host keeps its policies). */
   async stop(): Promise<void> {
     try {
-      await stopControllers(this.parts, this.ctx.log);
+      await this.parts.stop(this.ctx.log);
     } finally {
       this.ctx.net.close();
     }
@@ -73,7 +92,7 @@ export class ExternalNodeAgent {
   }
 
   health(): AgentHealth {
-    return healthOf(this.parts);
+    return agentHealth(this.parts.health());
   }
 
   /** Read access for the AntreaAgentInfo heartbeat and tests. @internal */

@@ -12,7 +12,7 @@ export { Agent } from './agent';
 export { ExternalNodeAgent, type ExternalNodeAgentOptions } from './external-node-agent';
 export type { ExternalNodeOptions } from './parts/external-node';
 export { agentOptionsFromConfig, type AgentOptions, type ResolvedAgentOptions } from './options';
-export type { AgentHealth, ControllerHealth } from './lifecycle';
+export type { AgentHealth, ControllerHealth } from './health';
 export type { NodeInfo, TunnelType } from './bridge';
 export { AgentError, type AgentErrorCode } from './errors';
 // The logger every Switchyard package shares, re-exported under the agent's name.

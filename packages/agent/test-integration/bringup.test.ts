@@ -48,7 +48,7 @@ describe('node bring-up', () => {
     const round = Number(JSON.parse(await vsctl('get', 'bridge', 'br-int', 'external_ids:roundNum')));
     expect(round).toBe(node!.agent.round);
     const flows = parseDumpFlows(await node!.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', node!.ovs.mgmtSocket('br-int')));
-    expect(flows.length).toBe(node!.agent.flows.flows.length);
+    expect(flows.length).toBe(node!.agent.part('node').flows.flows.length);
     expect(flows.length).toBeGreaterThan(20);
     expect(new Set(flows.map((f) => parseCookie(f.cookie ?? 0n).round))).toEqual(new Set([round]));
   });
@@ -58,7 +58,7 @@ describe('node bring-up', () => {
     expect(health.controllers.map((c) => c.name)).toEqual(['node', 'pods', 'policies', 'api']);
     expect(health.controllers.filter((c) => !c.ok)).toEqual([]);
     expect(health.ok).toBe(true);
-    expect(health.controllers[0]!.detail).toBe(`bridge br-int, round ${node!.agent.round}, ${node!.agent.flows.flows.length} flows`);
+    expect(health.controllers[0]!.detail).toBe(`bridge br-int, round ${node!.agent.round}, ${node!.agent.part('node').flows.flows.length} flows`);
   });
 
   it('on restart resumes its round and adopts the flows there: no flow is re-sent, each keeps its age', async () => {
@@ -67,9 +67,9 @@ describe('node bring-up', () => {
     await node!.agent.stop();
     node!.agent = await Agent.start(node!.options);
     expect(node!.agent.round).toBe(before);
-    expect(node!.agent.flows.initialResult?.adopted).toEqual({ added: 0, modified: 0, deleted: 0 });
+    expect(node!.agent.part('node').flows.initialResult?.adopted).toEqual({ added: 0, modified: 0, deleted: 0 });
     const flows = await dumpFlows(node!.ovs);
-    expect(flows.length).toBe(node!.agent.flows.flows.length);
+    expect(flows.length).toBe(node!.agent.part('node').flows.flows.length);
     expect(new Set(flows.map((f) => parseCookie(f.cookie ?? 0n).round))).toEqual(new Set([before]));
     // Every flow kept aging through the restart: none was re-sent.
     expect(await flowsYoungerThan(node!.ovs, ages)).toEqual([]);
@@ -81,10 +81,10 @@ describe('node bring-up', () => {
     await node!.ovs.ofctl('-O', 'OpenFlow15', 'del-flows', node!.ovs.mgmtSocket('br-int'));
     node!.agent = await Agent.start(node!.options);
     expect(node!.agent.round).toBe(before + 1);
-    expect(node!.agent.flows.initialResult?.adopted).toBeUndefined();
+    expect(node!.agent.part('node').flows.initialResult?.adopted).toBeUndefined();
     const flows = parseDumpFlows(await node!.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', node!.ovs.mgmtSocket('br-int')));
     expect(new Set(flows.map((f) => parseCookie(f.cookie ?? 0n).round))).toEqual(new Set([before + 1]));
-    expect(flows.length).toBe(node!.agent.flows.flows.length);
+    expect(flows.length).toBe(node!.agent.part('node').flows.flows.length);
   });
 
   it('refuses an STT tunnel on the userspace datapath with a clear error', async () => {

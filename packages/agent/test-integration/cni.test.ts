@@ -170,7 +170,7 @@ describe('switchyard-cni against the agent', () => {
     expect((await p.sb.netns.exec(['ip', '-j', 'link', 'show'])).stdout).not.toContain('eth0');
     expect(allocated()).not.toContain(p.ip);
     expect(await dumpFlows()).not.toContain(mac);
-    expect(node!.agent.interfaces.get(p.sb.containerId)).toBeUndefined();
+    expect(node!.agent.part('node').interfaces.get(p.sb.containerId)).toBeUndefined();
     expect(await cni('DEL', env, netconf(node!.socket))).toMatchObject({ code: 0, raw: '' });
     expect(await cni('DEL', { ...env, netns: '' }, netconf(node!.socket))).toMatchObject({ code: 0, raw: '' });
   });
@@ -247,7 +247,7 @@ describe('switchyard-cni against the agent', () => {
       expect((await node!.ovs.vsctl('list-ports', 'br-int')).trim()).toBe(portsBefore);
       expect(await nodeLinks()).toEqual(linksBefore);
       expect(allocated()).toEqual(addrsBefore);
-      expect(node!.agent.interfaces.get(sb.containerId)).toBeUndefined();
+      expect(node!.agent.part('node').interfaces.get(sb.containerId)).toBeUndefined();
       await sb.netns.exec(['ip', 'link', 'del', 'eth0']);
     });
 

@@ -105,7 +105,7 @@ beforeAll(async () => {
     controlplane: { url: `https://127.0.0.1:${controller.port}`, caPem: controller.pki.caPem, token: TOKEN, backoff: { initialMs: 50, maxMs: 500 } },
   });
   // The FQDN controller with a clock the test moves (replaces one the agent may have made itself).
-  fqdn = await FqdnController.attach(node.agent, { clock });
+  fqdn = await FqdnController.attach(node.agent.part('node'), { clock });
   for (const name of ['dns', 'client', 'web1', 'web2', 'web3']) {
     const sb = await sandbox(tb, name);
     const { ip } = await addPod(node, sb);
@@ -149,8 +149,8 @@ describe('FQDN egress rules on real OVS', () => {
       },
     });
     await waitFor('policy realized with the DNS intercept', async () => {
-      await node!.agent.policies.idle();
-      return (await node!.agent.openflow.dumpFlows()).some((f) => f.match.conjId === DNS_INTERCEPT_CONJ_ID);
+      await node!.agent.part('policies').policies.idle();
+      return (await node!.agent.part('node').openflow.dumpFlows()).some((f) => f.match.conjId === DNS_INTERCEPT_CONJ_ID);
     }, { timeoutMs: 20_000, intervalMs: 200 });
     await waitFor('web1 blocked before resolving', async () => !(await tcp(pods.web1!.ip)), { timeoutMs: 20_000, intervalMs: 250 });
     expect(await tcp(pods.web2!.ip)).toBe(false);

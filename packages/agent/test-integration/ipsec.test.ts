@@ -94,8 +94,8 @@ describe('IPsec tunnel ports on a real OVS (three Nodes)', () => {
   it('makes one GRE port per peer with remote_ip, psk and external_ids naming the peer, and flows for it', async () => {
     process.env[IPSEC_PSK_ENV] = PSK;
     agent = await Agent.start(agentOptions());
-    await waitFor('ports of both peers', async () => (await ipsecPorts()).length === 2 && agent!.nodeRoutes?.remote.length === 2, { timeoutMs: 20_000, intervalMs: 100 });
-    await agent.nodeRoutes!.idle();
+    await waitFor('ports of both peers', async () => (await ipsecPorts()).length === 2 && agent!.part('routes').routes?.remote.length === 2, { timeoutMs: 20_000, intervalMs: 100 });
+    await agent.part('routes').routes!.idle();
     const ports = await ipsecPorts();
     expect(ports.map(({ ofport: _o, ...rest }) => rest)).toEqual(sortedByPort(PEERS).map(expectedPort));
     // No port for the agent's own Node; the flow-based tunnel port is still there (remote_ip=flow).

@@ -127,9 +127,9 @@ describe('encap (geneve) between two nodes', () => {
   it('each agent learns the other Node: tunnel flow to its pod CIDR, host route through the gateway', async () => {
     a1 = await startAgent(n1);
     a2 = await startAgent(n2);
-    await waitFor('remote nodes', () => a1!.agent.nodeRoutes?.remote.length === 1 && a2!.agent.nodeRoutes?.remote.length === 1, { timeoutMs: 20_000, intervalMs: 100 });
-    await a1.agent.nodeRoutes!.idle();
-    expect(a1.agent.nodeRoutes!.remote).toEqual([{ name: 'mn2', podCIDR: '10.71.2.0/24', nodeIP: '192.168.71.2', gatewayIP: '10.71.2.1' }]);
+    await waitFor('remote nodes', () => a1!.agent.part('routes').routes?.remote.length === 1 && a2!.agent.part('routes').routes?.remote.length === 1, { timeoutMs: 20_000, intervalMs: 100 });
+    await a1.agent.part('routes').routes!.idle();
+    expect(a1.agent.part('routes').routes!.remote).toEqual([{ name: 'mn2', podCIDR: '10.71.2.0/24', nodeIP: '192.168.71.2', gatewayIP: '10.71.2.1' }]);
     const f = await flows(n1);
     expect(f).toMatch(/nw_dst=10\.71\.2\.0\/24 actions=.*set_field:192\.168\.71\.2->tun_dst/);
     expect(await routes(n1)).toContain('10.71.2.0/24 via 10.71.2.1 dev sy-gw0');
@@ -166,9 +166,9 @@ describe('encap (geneve) between two nodes', () => {
       endpoints: [{ addresses: [ip2], conditions: { ready: true }, nodeName: 'mn2' }],
     });
     const ip = svc.spec.clusterIP;
-    await waitFor('the Service on mn1', () => a1!.agent.services?.specs.some((s) => s.clusterIP === ip && s.endpoints.length === 1) ?? false, { timeoutMs: 20_000, intervalMs: 100 });
-    expect(a1!.agent.services?.specs.find((s) => s.clusterIP === ip)?.endpoints).toEqual([{ ip: ip2, port: 7000 }]);
-    expect(a2!.agent.services?.specs.find((s) => s.clusterIP === ip)?.endpoints).toEqual([{ ip: ip2, port: 7000, local: true }]);
+    await waitFor('the Service on mn1', () => a1!.agent.part('services').services.specs.some((s) => s.clusterIP === ip && s.endpoints.length === 1) ?? false, { timeoutMs: 20_000, intervalMs: 100 });
+    expect(a1!.agent.part('services').services.specs.find((s) => s.clusterIP === ip)?.endpoints).toEqual([{ ip: ip2, port: 7000 }]);
+    expect(a2!.agent.part('services').services.specs.find((s) => s.clusterIP === ip)?.endpoints).toEqual([{ ip: ip2, port: 7000, local: true }]);
     const viaService = async (): Promise<boolean> => {
       const r = await p1.netns.exec(['socat', '-T2', '-', `TCP:${ip}:80,connect-timeout=2`], { allowFailure: true, input: 'ping\n', timeoutMs: 5000 });
       return r.stdout.trim() === 'pong';
@@ -178,7 +178,7 @@ describe('encap (geneve) between two nodes', () => {
     for (let i = 0; i < 3; i++) expect((await viaService()) || (await viaService())).toBe(true);
     await kube.request('DELETE', '/api/v1/namespaces/default/services/mn-svc');
     await kube.request('DELETE', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/mn-svc-1');
-    await waitFor('the Service gone on mn1', () => !(a1!.agent.services?.specs.some((s) => s.clusterIP === ip) ?? true), { timeoutMs: 20_000, intervalMs: 100 });
+    await waitFor('the Service gone on mn1', () => !(a1!.agent.part('services').services.specs.some((s) => s.clusterIP === ip) ?? true), { timeoutMs: 20_000, intervalMs: 100 });
   });
 
   it('pod -> a host on the fabric leaves with the node IP as source (MASQUERADE); pod -> pod keeps the pod IP', async () => {
@@ -231,8 +231,8 @@ describe('encap (geneve) between two nodes', () => {
 
   it('a deleted Node loses its tunnel flow and host route', async () => {
     await kube.request('DELETE', '/api/v1/nodes/mn2');
-    await waitFor('mn2 gone on mn1', () => a1!.agent.nodeRoutes?.remote.length === 0, { timeoutMs: 20_000, intervalMs: 100 });
-    await a1!.agent.nodeRoutes!.idle();
+    await waitFor('mn2 gone on mn1', () => a1!.agent.part('routes').routes?.remote.length === 0, { timeoutMs: 20_000, intervalMs: 100 });
+    await a1!.agent.part('routes').routes!.idle();
     expect(await flows(n1)).not.toContain('10.71.2.0/24');
     expect(await routes(n1)).toBe('');
     expect(await tcp(p1, ip2)).toBe(false);
@@ -245,12 +245,12 @@ describe('encap (geneve) between two nodes', () => {
     await a2!.agent.stop();
     a1 = await startAgent(n1, { trafficMode: 'noEncap', dataDir: a1!.dir, cniSocket: a1!.socket });
     // The remote node is in the first round already (listed before it), not only after the watch.
-    expect(a1.agent.flows.remoteNodes.map((r) => r.name)).toEqual(['mn2']);
+    expect(a1.agent.part('node').flows.remoteNodes.map((r) => r.name)).toEqual(['mn2']);
     expect(await flows(n1)).toContain('nw_dst=10.71.2.0/24');
     a2 = await startAgent(n2, { trafficMode: 'noEncap', dataDir: a2!.dir, cniSocket: a2!.socket });
-    await waitFor('remote nodes', () => a1!.agent.nodeRoutes?.remote.length === 1 && a2!.agent.nodeRoutes?.remote.length === 1, { timeoutMs: 20_000, intervalMs: 100 });
-    await a1.agent.nodeRoutes!.idle();
-    await a2.agent.nodeRoutes!.idle();
+    await waitFor('remote nodes', () => a1!.agent.part('routes').routes?.remote.length === 1 && a2!.agent.part('routes').routes?.remote.length === 1, { timeoutMs: 20_000, intervalMs: 100 });
+    await a1.agent.part('routes').routes!.idle();
+    await a2.agent.part('routes').routes!.idle();
     expect((await n1.ovs.vsctl('list-ports', 'br-int')).split('\n')).not.toContain('sy-tun0');
     expect(await routes(n1)).toContain('10.71.2.0/24 via 192.168.71.2 dev br-phy');
     expect(await flows(n1)).not.toContain('tun_dst');

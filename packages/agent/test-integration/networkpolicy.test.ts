@@ -88,7 +88,7 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
       apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'b-from-a', namespace: 'default' },
       spec: { podSelector: { matchLabels: { app: 'b' } }, policyTypes: ['Ingress'], ingress: [{ from: [{ podSelector: { matchLabels: { app: 'a' } } }], ports: [{ protocol: 'TCP', port: 7000 }] }] },
     });
-    await waitFor('policy in the agent view', () => node!.agent.policies.view.counts.policies === 1, { timeoutMs: 15_000 });
+    await waitFor('policy in the agent view', () => node!.agent.part('policies').policies.view.counts.policies === 1, { timeoutMs: 15_000 });
     await eventuallyReach('c', 'b', 7000, false);
     expect(await reaches(pods.a!.sb, pods.b!.ip, 7000)).toBe(true);
     expect(await tcp(pods.a!.sb, pods.b!.ip, 7001)).toBe(false);
@@ -140,7 +140,7 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     const udp = await pods.c!.sb.netns.exec(['socat', '-T2', '-', `UDP:${pods.a!.ip}:7002`], { allowFailure: true, input: 'x\n', timeoutMs: 5000 });
     expect(udp.stdout.trim()).toBe('');
     expect(udp.stderr).toMatch(/No route to host|unreachable|refused/i);
-    expect(node!.agent.rejects.sent).toBeGreaterThanOrEqual(2);
+    expect(node!.agent.part('policies').rejects.sent).toBeGreaterThanOrEqual(2);
     // Other ports and other sources are not affected.
     expect(await reaches(pods.c!.sb, pods.a!.ip, 7000)).toBe(true);
     expect(await reaches(pods.b!.sb, pods.a!.ip, 7001)).toBe(true);
@@ -158,8 +158,8 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
         ingress: [{ action: 'Allow', name: 'allow-b-web', enableLogging: true, logLabel: 'web-audit', from: [{ podSelector: { matchLabels: { app: 'b' } } }], ports: [{ protocol: 'TCP', port: 7000 }] }],
       },
     });
-    await waitFor('logging policy realized', () => node!.agent.policies.view.counts.policies === 3, { timeoutMs: 15_000 });
-    await node!.agent.policies.idle();
+    await waitFor('logging policy realized', () => node!.agent.part('policies').policies.view.counts.policies === 3, { timeoutMs: 15_000 });
+    await node!.agent.part('policies').policies.idle();
     const file = join(node!.dir, 'networkpolicy', 'np.log');
     let lines: string[] = [];
     await waitFor('b reaches c and np.log has its line', async () => {
@@ -176,8 +176,8 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     expect(await reaches(pods.a!.sb, pods.c!.ip, 7000)).toBe(true);
     expect(readFileSync(file, 'utf8')).not.toContain(`${pods.a!.ip} `);
     await kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/log-b-to-c');
-    await waitFor('logging policy removed', () => node!.agent.policies.view.counts.policies === 2, { timeoutMs: 15_000 });
-    await node!.agent.policies.idle();
+    await waitFor('logging policy removed', () => node!.agent.part('policies').policies.view.counts.policies === 2, { timeoutMs: 15_000 });
+    await node!.agent.part('policies').policies.idle();
   });
 
   it('packet-ins pass OpenFlow meters at packetInRate: a flood of logged connections is cut by the meter band', async () => {
@@ -194,8 +194,8 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
         ingress: [{ action: 'Allow', enableLogging: true, from: [{ podSelector: { matchLabels: { app: 'b' } } }], ports: [{ protocol: 'UDP', port: 7100 }] }],
       },
     });
-    await waitFor('udp logging policy realized', () => node!.agent.policies.view.counts.policies === 3, { timeoutMs: 15_000 });
-    await node!.agent.policies.idle();
+    await waitFor('udp logging policy realized', () => node!.agent.part('policies').policies.view.counts.policies === 3, { timeoutMs: 15_000 });
+    await node!.agent.part('policies').policies.idle();
     const flows = await node!.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', mgmt);
     expect(flows).toMatch(/actions=meter:256,controller\(/);
     const bandDrops = async (): Promise<number> => {
@@ -210,8 +210,8 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     await waitFor('meter band drops', async () => (await bandDrops()) > before, { timeoutMs: 5000, intervalMs: 200 });
     expect(await bandDrops()).toBeGreaterThan(before);
     await kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/log-udp');
-    await waitFor('udp logging policy removed', () => node!.agent.policies.view.counts.policies === 2, { timeoutMs: 15_000 });
-    await node!.agent.policies.idle();
+    await waitFor('udp logging policy removed', () => node!.agent.part('policies').policies.view.counts.policies === 2, { timeoutMs: 15_000 });
+    await node!.agent.part('policies').policies.idle();
   });
 
   it('a restarted controller hears again that unchanged policies are realized: their status returns to Realized', async () => {
@@ -238,7 +238,7 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     await node!.agent.stop();
     expect(JSON.parse(readFileSync(join(node!.dir, POLICY_CACHE_FILE), 'utf8')).policies).toHaveLength(2);
     node!.agent = await Agent.start(node!.options);
-    expect(node!.agent.policies.view.counts.policies).toBe(2);
+    expect(node!.agent.part('policies').policies.view.counts.policies).toBe(2);
     expect(await tcp(pods.a!.sb, pods.b!.ip, 7000)).toBe(false);
     expect(await tcp(pods.c!.sb, pods.b!.ip, 7000)).toBe(false);
     expect(await reaches(pods.b!.sb, pods.c!.ip, 7000)).toBe(true);
@@ -248,7 +248,7 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     await eventuallyReach('a', 'b', 7000, true);
     await kube.request('DELETE', '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/b-from-a');
     await eventuallyReach('c', 'b', 7000, true);
-    expect(node!.agent.policies.view.counts.policies).toBe(0);
+    expect(node!.agent.part('policies').policies.view.counts.policies).toBe(0);
   });
 
   it('build/agent.yaml is accepted by the API server (ConfigMap, RBAC, DaemonSet)', async () => {

@@ -129,11 +129,11 @@ describe('networkPolicyOnly with Debian ptp as the primary CNI', () => {
     expect(arpAny.length).toBe(1);
     expect(arpAny[0]).toContain('move:NXM_OF_ETH_SRC[]->NXM_OF_ETH_DST[]');
     for (const p of Object.values(pods)) {
-      const mac = node!.agent.interfaces.list().find((i) => i.ipCidr.startsWith(`${p.ip}/`))!.mac;
+      const mac = node!.agent.part('node').interfaces.list().find((i) => i.ipCidr.startsWith(`${p.ip}/`))!.mac;
       expect(flows).toMatch(new RegExp(`ip,nw_dst=${p.ip.replaceAll('.', '\\.')} actions=set_field:${mac}->eth_dst`));
     }
     // Everything else: L3Forwarding's miss marks the packet for the gateway.
-    const l3 = node!.agent.flows.nodeFlows!.pipeline.id('L3Forwarding');
+    const l3 = node!.agent.part('node').flows.nodeFlows!.pipeline.id('L3Forwarding');
     expect(flows).toMatch(new RegExp(`table=${l3},.*priority=0 actions=set_field:0x20/0xf0->reg0`));
     expect(gwPort).toBeGreaterThan(0);
   });
@@ -172,6 +172,6 @@ describe('networkPolicyOnly with Debian ptp as the primary CNI', () => {
     expect((await node!.ovs.vsctl('list-ports', 'br-int')).split('\n')).not.toContain(hostDev);
     expect((await nodeExec(['ip', '-4', 'route', 'show', `${a.ip}/32`])).trim()).toBe('');
     expect((await node!.ovs.netns.exec(['ip', 'link', 'show', hostDev], { allowFailure: true })).code).not.toBe(0);
-    expect(node!.agent.interfaces.list().map((i) => i.podName)).toEqual(['npo-b']);
+    expect(node!.agent.part('node').interfaces.list().map((i) => i.podName)).toEqual(['npo-b']);
   });
 });

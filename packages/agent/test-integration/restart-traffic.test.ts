@@ -30,7 +30,7 @@ it('iperf3 between two pods never stalls while the agent restarts, the round is 
   await addPod(node!, a);
   const { ip: server } = await addPod(node!, b);
   tb.spawn(['iperf3', '-s', '-1'], b.netns.name);
-  const desired = node!.agent.flows.flows.length;
+  const desired = node!.agent.part('node').flows.flows.length;
   const oldRound = node!.agent.round;
 
   const client = a.netns.exec(['iperf3', '-c', server, '-t', '6', '-i', '0.1', '-b', '50M', '-J', '--connect-timeout', '3000'], { timeoutMs: 30_000, allowFailure: true });
@@ -85,12 +85,12 @@ it('iperf3 between two pods never stalls while the agent restarts, the round is 
 
   // The same round, adopted without a flow-mod, complete in every count taken through the restart.
   expect(node!.agent.round).toBe(oldRound);
-  expect(node!.agent.flows.initialResult?.adopted).toEqual({ added: 0, modified: 0, deleted: 0 });
-  expect(node!.agent.flows.flows.length).toBe(desired);
+  expect(node!.agent.part('node').flows.initialResult?.adopted).toEqual({ added: 0, modified: 0, deleted: 0 });
+  expect(node!.agent.part('node').flows.flows.length).toBe(desired);
   expect(counts.length).toBeGreaterThan(3);
   expect(counts.filter((c) => c !== desired)).toEqual([]);
   const final = parseDumpFlows(await node!.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', node!.ovs.mgmtSocket('br-int')));
   expect(final.filter((f) => parseCookie(f.cookie ?? 0n).round !== oldRound)).toEqual([]);
   // The interface store came back as it was.
-  expect(node!.agent.interfaces.list().map((i) => i.podName).sort()).toEqual(['iperf-c', 'iperf-s']);
+  expect(node!.agent.part('node').interfaces.list().map((i) => i.podName).sort()).toEqual(['iperf-c', 'iperf-s']);
 });

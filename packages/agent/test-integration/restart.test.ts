@@ -41,7 +41,7 @@ describe('agent restart', () => {
     const pc = await addPod(node!, c);
     tb.spawn(['socat', 'TCP-LISTEN:7000,reuseaddr,fork', 'SYSTEM:echo pong'], a.netns.name);
     await reaches(c, pa.ip);
-    const before = node!.agent.interfaces.get(a.containerId);
+    const before = node!.agent.part('node').interfaces.get(a.containerId);
     const oldRound = node!.agent.round;
 
     await node!.agent.stop();
@@ -55,11 +55,11 @@ describe('agent restart', () => {
     const agent = node!.agent;
     // The switch kept running: the round is resumed and its flows adopted; only the gone pod's go.
     expect(agent.round).toBe(oldRound);
-    expect(agent.flows.initialResult?.adopted?.added).toBe(0);
-    expect(agent.flows.initialResult?.adopted?.deleted).toBeGreaterThan(0);
-    expect(agent.interfaces.list().map((i) => i.podName).sort()).toEqual(['keep-a', 'keep-c']);
-    expect(agent.interfaces.get(a.containerId)).toEqual(before);
-    expect(agent.interfaces.get(b.containerId)).toBeUndefined();
+    expect(agent.part('node').flows.initialResult?.adopted?.added).toBe(0);
+    expect(agent.part('node').flows.initialResult?.adopted?.deleted).toBeGreaterThan(0);
+    expect(agent.part('node').interfaces.list().map((i) => i.podName).sort()).toEqual(['keep-a', 'keep-c']);
+    expect(agent.part('node').interfaces.get(a.containerId)).toEqual(before);
+    expect(agent.part('node').interfaces.get(b.containerId)).toBeUndefined();
     const bPort = (pb.result.interfaces as { name: string }[])[0]!.name;
     expect((await node!.ovs.vsctl('list-ports', 'br-int')).split('\n')).not.toContain(bPort);
     expect(allocated().sort()).toEqual([pa.ip, pc.ip].sort());

@@ -146,12 +146,12 @@ describe('ClusterIP Service with two local backends', () => {
     await node!.agent.stop();
     node!.agent = await Agent.start(node!.options);
     expect(node!.agent.round).toBe(before);
-    expect(node!.agent.flows.initialResult?.adopted).toEqual({ added: 0, modified: 0, deleted: 0 });
+    expect(node!.agent.part('node').flows.initialResult?.adopted).toEqual({ added: 0, modified: 0, deleted: 0 });
     // No wait: the Services were listed before the round was installed.
     expect(bucketCount(await groupLine(hexIp(s1.ip)))).toBe(2);
     const lb = (await dumpFlows()).split('\n').filter((l) => l.includes(`nw_dst=${clusterIP},tp_dst=80`));
     expect(lb).toHaveLength(1);
-    expect(node!.agent.services?.specs.find((s) => s.clusterIP === clusterIP)?.endpoints).toHaveLength(2);
+    expect(node!.agent.part('services').services.specs.find((s) => s.clusterIP === clusterIP)?.endpoints).toHaveLength(2);
     const names = new Set<string>();
     for (let i = 0; i < 40 && names.size < 2; i++) names.add((await hit(clusterIP, 80)).name);
     expect([...names].sort()).toEqual(['web-1', 'web-2']);
@@ -177,6 +177,6 @@ describe('ClusterIP Service with two local backends', () => {
     expect(await dumpFlows()).not.toContain(`nw_dst=${clusterIP},tp_dst=80`);
     expect((await hit(clusterIP, 80)).name).toBe('');
     // The other Service is untouched.
-    expect(node!.agent.services?.specs.map((s) => s.port)).toEqual(expect.arrayContaining([81]));
+    expect(node!.agent.part('services').services.specs.map((s) => s.port)).toEqual(expect.arrayContaining([81]));
   });
 });

@@ -3,11 +3,10 @@
  * on TCP (Antrea's apiPort, reached through the API server's node proxy).
  */
 import { KubeDelegatedAuth, type KubeClient } from '@switchyard/kube';
-import type { Logger } from '@switchyard/runtime';
+import type { Logger, Part, PartHealth } from '@switchyard/runtime';
 import { LocalApi, type AgentIntrospection } from '../api';
 import type { AgentContext } from '../context';
 import { AgentError } from '../errors';
-import type { AgentController, ControllerHealth } from '../lifecycle';
 import { selfSignedCert } from '../tls';
 
 const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');
@@ -28,7 +27,7 @@ async function clusterClientCa(kube: KubeClient, log: Logger): Promise<string | 
   }
 }
 
-export class AgentApi implements AgentController {
+export class AgentApi implements Part {
   readonly name = 'api';
   private readonly cert: Promise<{ certPem: string; keyPem: string }> | undefined;
   private unix: LocalApi | undefined;
@@ -88,7 +87,7 @@ export class AgentApi implements AgentController {
     await this.unix?.close();
   }
 
-  health(): ControllerHealth {
+  health(): PartHealth {
     const serving = [this.unix?.address, this.tcp?.address].filter((a): a is string => a !== undefined);
     const o = this.ctx.options;
     const expected = (o.apiSocket !== undefined ? 1 : 0) + (o.apiPort !== undefined ? 1 : 0);

@@ -1,13 +1,12 @@
 /** The agentinfo part (with a Kubernetes API): keeps this node's AntreaAgentInfo current. */
 import type { KubeClient } from '@switchyard/kube';
-import { systemClock } from '@switchyard/runtime';
+import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import { AgentInfoReporter } from '../agent-info';
 import type { AgentIntrospection } from '../api';
 import type { AgentContext } from '../context';
-import type { AgentController, ControllerHealth } from '../lifecycle';
 import type { AgentApi } from './agent-api';
 
-export class AgentInfoHeartbeat implements AgentController {
+export class AgentInfoHeartbeat implements Part {
   readonly name = 'agentinfo';
   private reporter: AgentInfoReporter | undefined;
 
@@ -41,7 +40,7 @@ export class AgentInfoHeartbeat implements AgentController {
     await this.reporter?.stop();
   }
 
-  health(): ControllerHealth {
+  health(): PartHealth {
     const r = this.reporter;
     if (!r) return { ok: false, detail: 'not started' };
     if (r.lastError !== undefined) return { ok: false, detail: `last write failed: ${r.lastError instanceof Error ? r.lastError.message : String(r.lastError)}` };

@@ -9,14 +9,13 @@ import type { ExternalNode } from '@switchyard/apis';
 import { Informer, KubeRequestError, type InformerEvent, type KubeClient } from '@switchyard/kube';
 import type { SwitchConnection } from '@switchyard/openflow';
 import type { PolicyBypass } from '@switchyard/openflow-pipeline';
-import { systemClock } from '@switchyard/runtime';
+import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../context';
 import { AgentError } from '../errors';
 import { ExternalNodeDatapath } from '../external-node/datapath';
 import { HostLinks } from '../external-node/host-links';
 import type { FlowSync } from '../flow-sync';
 import { resolveInterfaces, type ResolvedInterface } from '../external-node/interfaces';
-import type { AgentController, ControllerHealth } from '../lifecycle';
 import { PRIME_LIST_MS } from './kube-resources';
 
 export const EXTERNAL_NODES = { group: 'crd.antrea.io', version: 'v1alpha1', plural: 'externalnodes', kind: 'ExternalNode', namespaced: true } as const;
@@ -29,7 +28,7 @@ export interface ExternalNodeOptions {
   policyBypassRules?: readonly PolicyBypass[];
 }
 
-export class ExternalNodeMode implements AgentController {
+export class ExternalNodeMode implements Part {
   readonly name = 'external-node';
   private dp: ExternalNodeDatapath | undefined;
   private informer: Informer | undefined;
@@ -188,7 +187,7 @@ export class ExternalNodeMode implements AgentController {
     await this.dp?.close();
   }
 
-  health(): ControllerHealth {
+  health(): PartHealth {
     if (!this.dp) return { ok: false, detail: 'not started' };
     if (this.problem !== undefined) return { ok: false, detail: this.problem };
     if (!this.installed) return { ok: false, detail: 'first round not installed' };

@@ -7,8 +7,7 @@
  * other_config is pointed at them, which is what makes ovs-monitor-ipsec reconfigure strongSwan;
  * the previous copies are removed after that. A failed check is retried after `retryMs`.
  */
-import type { Clock, Logger, TimerHandle } from '@switchyard/runtime';
-import type { ControllerHealth } from '../lifecycle';
+import type { Clock, Logger, TimerHandle, PartHealth } from '@switchyard/runtime';
 import {
   certificateRenewAt, ensureIPsecCertificate, publishIPsecCertificate, removeStaleIPsecCopies, type IPsecCertificateFiles, type IPsecCertificateOptions,
 } from '../ipsec-cert';
@@ -58,7 +57,7 @@ export class IPsecCertificateKeeper {
     while (this.running) await this.running;
   }
 
-  health(): ControllerHealth {
+  health(): PartHealth {
     const until = this.renewAt !== undefined ? `, renewed from ${new Date(this.renewAt).toISOString()}` : '';
     if (this.lastError !== undefined) return { ok: false, detail: `IPsec certificate check failed (retried): ${this.lastError instanceof Error ? this.lastError.message : String(this.lastError)}` };
     return { ok: this.files !== undefined, detail: this.files ? `IPsec certificate ${this.files.certificate}${until}` : 'no IPsec certificate yet' };

@@ -7,9 +7,8 @@
  */
 import { Informer, type KubeClient, type KubeObject } from '@switchyard/kube';
 import type { MulticlusterSpec } from '@switchyard/openflow-pipeline';
-import { systemClock } from '@switchyard/runtime';
+import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../context';
-import type { AgentController, ControllerHealth } from '../lifecycle';
 import { gatewayFacts, gatewayWireGuardPlan, multiclusterSpecOf, podLabelIdentities, remoteClusterFacts, type GatewayFacts, type LocalPodLabels, type RemoteClusterFacts } from '../multicluster';
 import { PODS, PRIME_LIST_MS, listWithin } from './kube-resources';
 import { GatewayWireGuard } from './multicluster-wireguard';
@@ -39,7 +38,7 @@ export interface MulticlusterOptions {
   wireGuard?: { port: number };
 }
 
-export class MulticlusterRoutes implements AgentController {
+export class MulticlusterRoutes implements Part {
   readonly name = 'multicluster';
   private informers: Informer[] = [];
   private readonly gateways = new Map<string, GatewayFacts>();
@@ -131,7 +130,7 @@ export class MulticlusterRoutes implements AgentController {
     await this.wireGuard?.idle();
   }
 
-  health(): ControllerHealth {
+  health(): PartHealth {
     const s = this.spec;
     const held = s ? `${s.isGateway ? 'gateway' : `gateway ${s.localGatewayIP ?? '?'}`}, ${s.remoteClusters.length} remote clusters` : 'no Gateway';
     const wg = this.wireGuard?.health();

@@ -16,7 +16,7 @@ import { FlowSync, purgeDatapathFlows } from '../flow-sync';
 import { InterfaceStore, readPodPorts, type PodInterface } from '../interface-store';
 import { probeNetns } from '../netops';
 import { localPodOf } from '../pods';
-import type { AgentController, ControllerHealth } from '../lifecycle';
+import type { Part, PartHealth } from '@switchyard/runtime';
 
 /** OpenFlow controller connection id the pipeline's packet-in actions name (Antrea's value). */
 export const CONTROLLER_ID = 62373;
@@ -43,7 +43,7 @@ export interface StalePort {
   iface: PodInterface | undefined;
 }
 
-export class NodeDatapath implements AgentController {
+export class NodeDatapath implements Part {
   readonly name = 'node';
   readonly interfaces = new InterfaceStore();
   private ovsdbClient: OvsdbClient | undefined;
@@ -178,7 +178,7 @@ export class NodeDatapath implements AgentController {
     this.ovsdbClient?.close();
   }
 
-  health(): ControllerHealth {
+  health(): PartHealth {
     if (!this.connection) return { ok: false, detail: 'not started' };
     const where = `bridge ${this.ctx.options.bridge}, round ${this.roundNum ?? '?'}`;
     if (!this.installed) return { ok: false, detail: `${where}: first round not installed` };

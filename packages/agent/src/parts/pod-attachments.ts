@@ -8,11 +8,11 @@ import { CniHandler, CniServer } from '../cni/server';
 import type { AgentContext } from '../context';
 import { AgentError } from '../errors';
 import { PodIPPools } from '../ippools';
-import type { AgentController, ControllerHealth } from '../lifecycle';
+import type { Part, PartHealth } from '@switchyard/runtime';
 import { PodNetwork } from '../pods';
 import type { NodeDatapath } from './node-datapath';
 
-export class PodAttachments implements AgentController {
+export class PodAttachments implements Part {
   readonly name = 'pods';
   private ipam: HostLocalStore | undefined;
   private network: PodNetwork | undefined;
@@ -81,7 +81,7 @@ export class PodAttachments implements AgentController {
     await this.ipam?.close();
   }
 
-  health(): ControllerHealth {
+  health(): PartHealth {
     if (!this.cni) return { ok: false, detail: 'CNI server not listening' };
     return { ok: true, detail: `${this.node.interfaces.size} pods, CNI on ${this.cni.socketPath}` };
   }

@@ -4,14 +4,13 @@
  * the runtime's DEL may never come.
  */
 import { Informer, type KubeClient } from '@switchyard/kube';
-import { systemClock } from '@switchyard/runtime';
+import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../context';
-import type { AgentController, ControllerHealth } from '../lifecycle';
 import type { NodeDatapath } from './node-datapath';
 import type { PodAttachments } from './pod-attachments';
 import { PODS } from './kube-resources';
 
-export class PodGC implements AgentController {
+export class PodGC implements Part {
   readonly name = 'pod-gc';
   private informer: Informer | undefined;
   private collected: number | undefined;
@@ -56,7 +55,7 @@ export class PodGC implements AgentController {
     await this.informer?.stop();
   }
 
-  health(): ControllerHealth {
+  health(): PartHealth {
     if (!this.informer) return { ok: false, detail: 'Pod watch not started' };
     return { ok: true, detail: this.collected === undefined ? 'waiting for the first Pod list' : `${this.collected} gone pods detached at start` };
   }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentContext } from '../context';
 import { AgentError } from '../errors';
-import type { AgentController, ControllerHealth } from '../lifecycle';
+import type { Part, PartHealth } from '@switchyard/runtime';
 import { PolicyAuditLog } from '../policy/audit-log';
 import { NetworkPolicyController, loadPolicyView } from '../policy/controller';
 import { FqdnController } from '../policy/fqdn';
@@ -17,7 +17,7 @@ import type { NodeDatapath } from './node-datapath';
 /** File under the data dir holding the last controlplane view. */
 export const POLICY_CACHE_FILE = 'policy-cache.json';
 
-export class PolicyEnforcement implements AgentController {
+export class PolicyEnforcement implements Part {
   readonly name = 'policies';
   private rejectResponder: RejectResponder | undefined;
   private fqdnController: FqdnController | undefined;
@@ -99,7 +99,7 @@ export class PolicyEnforcement implements AgentController {
     this.fqdnController?.stop();
   }
 
-  health(): ControllerHealth {
+  health(): PartHealth {
     const c = this.controller;
     if (!c) return { ok: false, detail: 'not started' };
     const n = c.view.counts;

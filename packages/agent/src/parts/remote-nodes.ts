@@ -5,9 +5,8 @@
  * until the watch caught up.
  */
 import { Informer, type KubeClient } from '@switchyard/kube';
-import { systemClock } from '@switchyard/runtime';
+import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../context';
-import type { AgentController, ControllerHealth } from '../lifecycle';
 import { NodeRouteController, nodeFacts, remoteNodesOf } from '../node-routes';
 import { WIREGUARD_DEVICE } from '../wireguard';
 import { join } from 'node:path';
@@ -17,7 +16,7 @@ import { IPsecCertificateKeeper } from './ipsec-certificate';
 import { NODES, PRIME_LIST_MS, listWithin } from './kube-resources';
 import type { NodeDatapath } from './node-datapath';
 
-export class RemoteNodes implements AgentController {
+export class RemoteNodes implements Part {
   readonly name = 'routes';
   private informer: Informer | undefined;
   /** Remote nodes and host routes; present once synced. */
@@ -95,7 +94,7 @@ export class RemoteNodes implements AgentController {
     await this.ipsecCertificate?.idle();
   }
 
-  health(): ControllerHealth {
+  health(): PartHealth {
     const r = this.routes;
     if (!r) return { ok: false, detail: 'Node watch not started' };
     const held = `${r.remote.length} remote nodes${r.refused.length ? `, ${r.refused.length} refused (duplicate pod CIDR)` : ''}`;

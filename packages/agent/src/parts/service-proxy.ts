@@ -4,14 +4,13 @@
  * the first round, so a restart does not drop the Service groups until the watches catch up.
  */
 import { Informer, type KubeClient } from '@switchyard/kube';
-import { systemClock } from '@switchyard/runtime';
+import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../context';
-import type { AgentController, ControllerHealth } from '../lifecycle';
 import { ServiceController } from '../services';
 import { ENDPOINT_SLICES, PRIME_LIST_MS, SERVICES, listWithin } from './kube-resources';
 import type { NodeDatapath } from './node-datapath';
 
-export class ServiceProxy implements AgentController {
+export class ServiceProxy implements Part {
   readonly name = 'services';
   readonly services: ServiceController;
   private informers: Informer[] = [];
@@ -48,7 +47,7 @@ export class ServiceProxy implements AgentController {
     await this.services.idle();
   }
 
-  health(): ControllerHealth {
+  health(): PartHealth {
     const s = this.services;
     const held = `${s.specs.length} Service ports`;
     if (s.lastError !== undefined) return { ok: false, detail: `${held}; last apply failed: ${s.lastError instanceof Error ? s.lastError.message : String(s.lastError)}` };

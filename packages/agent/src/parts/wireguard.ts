@@ -10,9 +10,8 @@
  */
 import { join } from 'node:path';
 import { Informer, type KubeClient } from '@switchyard/kube';
-import { systemClock } from '@switchyard/runtime';
+import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../context';
-import type { AgentController, ControllerHealth } from '../lifecycle';
 import {
   WIREGUARD_DEVICE,
   WIREGUARD_PUBLIC_KEY_ANNOTATION,
@@ -34,7 +33,7 @@ export { removeWireGuardDevice } from './wireguard-device';
 
 const KEY_FILE = 'private.key';
 
-export class WireGuardTunnel implements AgentController {
+export class WireGuardTunnel implements Part {
   readonly name = 'wireguard';
   /** The device's process: recorded, and either started by this agent or adopted from a previous one. */
   private device: DeviceProcess | undefined;
@@ -151,7 +150,7 @@ export class WireGuardTunnel implements AgentController {
     await this.idle();
   }
 
-  health(): ControllerHealth {
+  health(): PartHealth {
     if (this.childExit) return { ok: false, detail: `wireguard-go exited (code ${this.childExit.code}, signal ${this.childExit.signal}): ${this.logTail()}` };
     if (!this.publicKey || !this.device) return { ok: false, detail: 'not started' };
     if (!isRunning(this.device)) return { ok: false, detail: `wireguard-go (pid ${this.device.pid}) is gone: ${this.logTail()}` };

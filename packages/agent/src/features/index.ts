@@ -1,0 +1,88 @@
+/**
+ * The node agent's parts, as one list: each entry says when its part is on, what it starts after,
+ * and how it is made (runtime's `PartEntry`). `Agent` composes this list with `composeParts`;
+ * adding a part is one entry here and a name in {@link AgentParts}.
+ */
+import type { PartEntry, PartSet } from '@switchyard/runtime';
+import type { AgentIntrospection } from '../api';
+import type { AgentContext } from '../context';
+import { AgentApi } from '../parts/agent-api';
+import { AgentInfoHeartbeat } from '../parts/agent-info-heartbeat';
+import { MulticlusterRoutes } from '../parts/multicluster';
+import { NodeDatapath } from '../parts/node-datapath';
+import { PodAttachments } from '../parts/pod-attachments';
+import { PodGC } from '../parts/pod-gc';
+import { PolicyEnforcement } from '../parts/policy-enforcement';
+import { RemoteNodes } from '../parts/remote-nodes';
+import { ServiceProxy } from '../parts/service-proxy';
+import { WireGuardTunnel } from '../parts/wireguard';
+
+/** What the parts of a node agent are made from: the shared context, and the agent's read access for the API parts. */
+export interface AgentPartContext extends AgentContext {
+  /** What the local API and AntreaAgentInfo read of the running agent (called once every part has started). */
+  readonly introspect: () => AgentIntrospection;
+}
+
+/** Each part of the node agent by name: what `Agent.part(name)` returns. */
+export interface AgentParts {
+  node: NodeDatapath;
+  pods: PodAttachments;
+  policies: PolicyEnforcement;
+  api: AgentApi;
+  wireguard: WireGuardTunnel;
+  routes: RemoteNodes;
+  'pod-gc': PodGC;
+  services: ServiceProxy;
+  multicluster: MulticlusterRoutes;
+  agentinfo: AgentInfoHeartbeat;
+}
+
+/** The names of the node agent's parts. */
+export type AgentPartName = keyof AgentParts;
+
+/** The part `name` of a set composed from {@link AGENT_PARTS}, typed by its name (`PartError` `PART_MISSING` when it is off). */
+export function partOf<N extends AgentPartName>(parts: PartSet, name: N): AgentParts[N] {
+  return parts.require<AgentParts[N]>(name);
+}
+
+/** One entry of {@link AGENT_PARTS}: its name is one of {@link AgentParts} and `make` returns that part. */
+interface AgentPartEntry<N extends AgentPartName> extends PartEntry<AgentPartContext> {
+  readonly name: N;
+  make(ctx: AgentPartContext, parts: PartSet): AgentParts[N];
+}
+const entry = <N extends AgentPartName>(e: AgentPartEntry<N>): AgentPartEntry<N> => e;
+
+/** The Kubernetes API of the agent, for parts that are on only with it. */
+const kubeOf = (ctx: AgentContext) => ctx.options.kube!;
+const withKube = (ctx: AgentContext): boolean => ctx.options.kube !== undefined;
+
+/**
+ * The node agent's parts in start order. Without a Kubernetes API only `node`, `pods`,
+ * `policies` and `api` run.
+ */
+export const AGENT_PARTS: readonly PartEntry<AgentPartContext>[] = [
+  entry({ name: 'node', make: (ctx) => new NodeDatapath(ctx) }),
+  entry({ name: 'pods', after: ['node'], make: (ctx, p) => new PodAttachments(ctx, partOf(p, 'node')) }),
+  entry({ name: 'policies', after: ['node'], make: (ctx, p) => new PolicyEnforcement(ctx, partOf(p, 'node')) }),
+  entry({ name: 'api', make: (ctx) => new AgentApi(ctx, ctx.introspect) }),
+  // Before the routes part: its routes name the WireGuard device, which must exist.
+  entry({ name: 'wireguard', enabled: (ctx) => withKube(ctx) && ctx.wireGuard, make: (ctx) => new WireGuardTunnel(ctx, kubeOf(ctx)) }),
+  entry({ name: 'routes', enabled: withKube, after: ['node', 'wireguard'], make: (ctx, p) => new RemoteNodes(ctx, kubeOf(ctx), partOf(p, 'node')) }),
+  entry({ name: 'pod-gc', enabled: withKube, after: ['node', 'pods'], make: (ctx, p) => new PodGC(ctx, kubeOf(ctx), partOf(p, 'node'), partOf(p, 'pods')) }),
+  entry({ name: 'services', enabled: (ctx) => withKube(ctx) && ctx.options.enableProxy, after: ['node'], make: (ctx, p) => new ServiceProxy(ctx, kubeOf(ctx), partOf(p, 'node')) }),
+  entry({
+    name: 'multicluster',
+    enabled: (ctx) => {
+      const mc = ctx.options.multicluster;
+      if (!withKube(ctx) || !mc) return false;
+      // Multi-cluster routes need AntreaProxy (its SNAT tables, and imported Services' DNAT), as in Antrea.
+      // (composeParts asks once per agent, so this warns once.)
+      if (!ctx.options.enableProxy) ctx.log.warn({ namespace: mc.namespace }, 'Multicluster needs AntreaProxy: the gateway dataplane stays off');
+      return ctx.options.enableProxy;
+    },
+    after: ['node'],
+    make: (ctx, p) => new MulticlusterRoutes(ctx, kubeOf(ctx), partOf(p, 'node'), ctx.options.multicluster!),
+  }),
+  // After the API part: the object names the TCP port it serves.
+  entry({ name: 'agentinfo', enabled: withKube, after: ['api'], make: (ctx, p) => new AgentInfoHeartbeat(ctx, kubeOf(ctx), ctx.introspect, partOf(p, 'api')) }),
+];
