@@ -14,7 +14,7 @@ export type * from './crd/index';
 export type * as controlplane from './controlplane';
 export type * from './kinds';
 export * from './errors';
-export { ipToBytes, bytesToIp, canonicalIp } from './ip';
+export { ipToBytes, bytesToIp, canonicalIp, formatIpv6 } from './ip';
 export { MULTICLUSTER_SERVICE_PREFIX, serviceReferenceKey } from './service-reference';
 export { GATEWAY_WIREGUARD_KEY_ANNOTATION, normalizedLabel } from './multicluster';
 export {

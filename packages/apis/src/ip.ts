@@ -78,31 +78,36 @@ export function ipToBytes(text: string): Uint8Array | undefined {
 export function bytesToIp(bytes: Uint8Array): string | undefined {
   if (bytes.length === 4) return Array.from(bytes).join('.');
   if (bytes.length !== 16) return undefined;
-  const g: number[] = [];
-  for (let i = 0; i < 8; i++) g.push(((bytes[2 * i] ?? 0) << 8) | (bytes[2 * i + 1] ?? 0));
   // IPv4-mapped addresses keep the dotted tail (RFC 5952 section 5).
-  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) {
+  if (bytes.subarray(0, 10).every((x) => x === 0) && bytes[10] === 0xff && bytes[11] === 0xff) {
     return `::ffff:${Array.from(bytes.subarray(12)).join('.')}`;
   }
-  // Longest run of zero groups (length >= 2, leftmost on ties) becomes "::".
+  return formatIpv6(bytes);
+}
+
+/**
+ * RFC 5952 text of the IPv6 address in the 16 bytes at `at`: lower-case hex groups without
+ * leading zeros, the longest run of two or more zero groups (the first of equal runs) as `::`. No
+ * dotted IPv4 tail ({@link bytesToIp} writes one for IPv4-mapped addresses). The one IPv6
+ * formatter of the workspace (ipam and openflow use it): about 5x faster than ip-address's
+ * `correctForm()`, with the same output (docs/ipam.md, "Writing IPv6 text").
+ */
+export function formatIpv6(bytes: Uint8Array, at = 0): string {
+  const groups: number[] = [];
   let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (g[i] !== 0) {
-      i++;
-      continue;
+  let bestLen = 1;
+  let runLen = 0;
+  for (let i = 0; i < 8; i++) {
+    const group = ((bytes[at + 2 * i] ?? 0) << 8) | (bytes[at + 2 * i + 1] ?? 0);
+    groups.push(group);
+    runLen = group === 0 ? runLen + 1 : 0;
+    if (runLen > bestLen) {
+      bestLen = runLen;
+      bestStart = i + 1 - runLen;
     }
-    let j = i;
-    while (j < 8 && g[j] === 0) j++;
-    if (j - i > bestLen) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
   }
-  const hex = (xs: number[]): string => xs.map((x) => x.toString(16)).join(':');
-  if (bestLen < 2) return hex(g);
-  return `${hex(g.slice(0, bestStart))}::${hex(g.slice(bestStart + bestLen))}`;
+  const hex = (from: number, to: number): string => groups.slice(from, to).map((g) => g.toString(16)).join(':');
+  return bestStart < 0 ? hex(0, 8) : `${hex(0, bestStart)}::${hex(bestStart + bestLen, 8)}`;
 }
 
 /** Canonical text of an IP address, or undefined when invalid. */

@@ -13,7 +13,7 @@ export type * from './rbac';
 export type * from './crd/index';
 export type * as controlplane from './controlplane';
 export type * from './kinds';
-export { ipToBytes, bytesToIp, canonicalIp } from './ip';
+export { ipToBytes, bytesToIp, canonicalIp, formatIpv6 } from './ip';
 export { MULTICLUSTER_SERVICE_PREFIX, serviceReferenceKey } from './service-reference';
 export { GATEWAY_WIREGUARD_KEY_ANNOTATION, normalizedLabel } from './multicluster';
 export type { CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceColumnDefinition, JSONSchemaProps } from './crd-loader';

@@ -1,5 +1,10 @@
 import fc from 'fast-check';
-import { bytesToIp, canonicalIp, ipToBytes } from '../src/index';
+import { bytesToIp, canonicalIp, formatIpv6, ipToBytes } from '../src/index';
+import { mappedIpv6Bytes, sparseIpv6Bytes } from './support/arbitraries';
+import { previousIpv6Text } from './support/previous-ipv6-text';
+
+/** Any IPv6 address, with many zero runs and IPv4-mapped ones among them. */
+const ipv6Bytes = fc.oneof(fc.uint8Array({ minLength: 16, maxLength: 16 }), sparseIpv6Bytes, mappedIpv6Bytes);
 
 describe('IP text and bytes', () => {
   test('IPv4 and IPv6 bytes survive a text round trip', () => {
@@ -19,6 +24,23 @@ describe('IP text and bytes', () => {
     expect(canonicalIp('::1')).toBe('::1');
     expect(canonicalIp('::ffff:10.0.0.1')).toBe('::ffff:10.0.0.1');
     expect(canonicalIp('fe80::')).toBe('fe80::');
+  });
+
+  test('IPv6 text is what the previous hand-written formatters wrote, at any offset', () => {
+    fc.assert(
+      fc.property(ipv6Bytes, fc.uint8Array({ maxLength: 3 }), (b, before) => {
+        expect(bytesToIp(b)).toBe(previousIpv6Text(b, true));
+        expect(formatIpv6(b)).toBe(previousIpv6Text(b, false));
+        expect(formatIpv6(Uint8Array.of(...before, ...b, 9), before.length)).toBe(previousIpv6Text(b, false));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  test('IPv4-mapped addresses keep a dotted tail in bytesToIp only', () => {
+    const b = ipToBytes('::ffff:10.0.0.1') as Uint8Array;
+    expect(bytesToIp(b)).toBe('::ffff:10.0.0.1');
+    expect(formatIpv6(b)).toBe('::ffff:a00:1');
   });
 
   test('IPv4 text is four octets of 0..255 without leading zeros', () => {

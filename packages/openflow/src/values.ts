@@ -1,4 +1,5 @@
 /** Conversions between model values (numbers, bigints, address strings) and field bytes. */
+import { formatIpv6 } from '@switchyard/apis/types';
 import { OfEncodeError } from './errors';
 import type { FieldInfo } from './fields';
 import type { Masked } from './flow';
@@ -27,6 +28,9 @@ export function parseIpv4(s: string): Uint8Array | undefined {
   }
   return part === 4 ? out : undefined;
 }
+
+/** RFC 5952 IPv6 text, as every package writes it (apis). */
+export { formatIpv6 };
 
 export function formatIpv4(b: Uint8Array, at = 0): string {
   return `${b[at]}.${b[at + 1]}.${b[at + 2]}.${b[at + 3]}`;
@@ -87,32 +91,6 @@ export function parseIpv6(s: string): Uint8Array | undefined {
     out[i * 2 + 1] = w & 0xff;
   });
   return out;
-}
-
-/** RFC 5952 text form (longest run of >= 2 zero words compressed, lower case). */
-export function formatIpv6(b: Uint8Array, at = 0): string {
-  const w: number[] = [];
-  for (let i = 0; i < 8; i++) w.push((b[at + i * 2]! << 8) | b[at + i * 2 + 1]!);
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8; ) {
-    if (w[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && w[j] === 0) j++;
-    if (j - i > bestLen && j - i >= 2) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = (x: number): string => x.toString(16);
-  if (bestStart < 0) return w.map(hex).join(':');
-  const head = w.slice(0, bestStart).map(hex).join(':');
-  const tail = w.slice(bestStart + bestLen).map(hex).join(':');
-  return `${head}::${tail}`;
 }
 
 /** Encode one (unmasked) value of a field to its wire bytes. */

@@ -11,17 +11,19 @@ const opt = <T>(a: fc.Arbitrary<T>): fc.Arbitrary<T | undefined> => fc.option(a,
 
 export const ipv4 = fc.uint8Array({ minLength: 4, maxLength: 4 }).map((b) => bytesToIp(b) as string);
 export const ipv6 = fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => bytesToIp(b) as string);
-/** IPv6 with long zero runs, to exercise `::` compression. */
-export const sparseIpv6 = fc
-  .array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 0xffff })), { minLength: 8, maxLength: 8 })
-  .map((gs) => {
-    const b = new Uint8Array(16);
-    gs.forEach((g, i) => {
-      b[2 * i] = g >> 8;
-      b[2 * i + 1] = g & 0xff;
-    });
-    return bytesToIp(b) as string;
+/** IPv6 bytes with long zero runs, to exercise `::` compression. */
+export const sparseIpv6Bytes = fc.array(fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 0xffff })), { minLength: 8, maxLength: 8 }).map((gs) => {
+  const b = new Uint8Array(16);
+  gs.forEach((g, i) => {
+    b[2 * i] = g >> 8;
+    b[2 * i + 1] = g & 0xff;
   });
+  return b;
+});
+/** IPv4-mapped IPv6 bytes (`::ffff:a.b.c.d`). */
+export const mappedIpv6Bytes = fc.uint8Array({ minLength: 4, maxLength: 4 }).map((v4) => Uint8Array.of(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, ...v4));
+/** IPv6 text with long zero runs, to exercise `::` compression. */
+export const sparseIpv6 = sparseIpv6Bytes.map((b) => bytesToIp(b) as string);
 export const ip = fc.oneof(ipv4, ipv6, sparseIpv6);
 export const cidr = fc.oneof(
   fc.tuple(ipv4, fc.integer({ min: 0, max: 32 })).map(([a, l]) => `${a}/${l}`),

@@ -1,5 +1,5 @@
-// One IP address type for v4 and v6: a family plus a bigint value; IPv6 parsed with ip-address, IPv4 with apis' reader.
-import { ipToBytes } from '@switchyard/apis/types';
+// One IP address type for v4 and v6: a family plus a bigint value; IPv6 parsed with ip-address, IPv4 read and IPv6 written by apis.
+import { formatIpv6, ipToBytes } from '@switchyard/apis/types';
 import { Address6 } from 'ip-address';
 import { CidrError } from './errors';
 
@@ -115,25 +115,9 @@ export function formatIp(family: IpFamily, value: bigint): string {
     const n = Number(value);
     return `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`;
   }
-  const groups: number[] = [];
-  for (let i = 7; i >= 0; i--) groups.push(Number((value >> BigInt(i * 16)) & 0xffffn));
-  // RFC 5952: compress the longest run (first on ties) of two or more zero groups.
-  let bestStart = -1;
-  let bestLen = 1;
-  for (let i = 0; i < 8; ) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  if (bestStart < 0) return hex.join(':');
-  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLen).join(':')}`;
+  const bytes = new Uint8Array(16);
+  const view = new DataView(bytes.buffer);
+  view.setBigUint64(0, value >> 64n);
+  view.setBigUint64(8, value & 0xffff_ffff_ffff_ffffn);
+  return formatIpv6(bytes);
 }
