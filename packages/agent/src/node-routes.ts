@@ -10,7 +10,7 @@
 import type { RemoteNode, TrafficMode } from '@switchyard/openflow-pipeline';
 import { Cidr, parseCidr, parseIp } from '@switchyard/ipam/cidr';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
-import { Backoff, silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
+import { RECONCILE_RETRY, Reconciler, silentLogger, systemClock, type BackoffPolicy, type Clock, type Logger } from '@switchyard/runtime';
 
 /** What the controller needs of a Node object. */
 export interface NodeFacts {
@@ -137,7 +137,7 @@ export interface NodeRouteControllerOptions {
 }
 
 /** Retry of a failed apply: nothing else may come to trigger one (the Node objects did not change; the host or the switch was away). */
-export const ROUTES_RETRY = { initialMs: 500, maxMs: 10_000, jitter: { below: 0.2 } } as const;
+export const ROUTES_RETRY: BackoffPolicy = RECONCILE_RETRY;
 
 /**
  * Feeds Node events into the pipeline's remote nodes and the host's routes. Changes are applied
@@ -147,31 +147,33 @@ export class NodeRouteController {
   private readonly nodes = new Map<string, NodeFacts>();
   private readonly claims = new Map<string, string>();
   private readonly log: Logger;
-  private running: Promise<void> | undefined;
-  private dirty = false;
+  /** What was last applied in full ('' = nothing, or apply again whatever the state). */
   private lastKey = '';
+  private readonly reconciler: Reconciler;
   /** Remote nodes currently realized. */
   remote: RemoteNode[] = [];
   /** Nodes refused for a duplicate pod CIDR. */
   refused: RefusedNode[] = [];
-  /** Failures of the last apply (kept until an apply succeeds). */
-  lastError: unknown;
-  private readonly clock: Clock;
-  private readonly retryBackoff: Backoff;
-  private retryTimer: TimerHandle | undefined;
-  private stopped = false;
 
   constructor(private readonly o: NodeRouteControllerOptions) {
     this.log = o.logger ?? silentLogger;
-    this.clock = o.clock ?? systemClock;
-    this.retryBackoff = new Backoff(ROUTES_RETRY, { clock: this.clock });
+    // A failed apply is retried after a backoff until one succeeds: e.g. a restarted ovs-vswitchd
+    // has not made the gateway's tap device yet, and the next Node event may be a minute away.
+    this.reconciler = new Reconciler(() => this.apply(), {
+      retry: ROUTES_RETRY,
+      clock: o.clock ?? systemClock,
+      onError: (e, retryInMs) => this.log.error({ err: e, retryInMs }, 'node routes not applied'),
+    });
   }
 
-  /** Cancels a pending retry; nothing is applied after this. */
-  stop(): void {
-    this.stopped = true;
-    this.retryTimer?.cancel();
-    this.retryTimer = undefined;
+  /** Failure of the last apply (kept until an apply succeeds). */
+  get lastError(): unknown {
+    return this.reconciler.lastError;
+  }
+
+  /** Cancels a pending retry and waits for a running apply; nothing is applied after this. */
+  stop(): Promise<void> {
+    return this.reconciler.stop();
   }
 
   /** Informer handler. */
@@ -179,53 +181,19 @@ export class NodeRouteController {
     const facts = nodeFacts(e.object);
     if (e.type === 'DELETED') this.nodes.delete(facts.name);
     else this.nodes.set(facts.name, facts);
-    this.schedule();
+    this.reconciler.schedule();
   };
 
   /** Applies the current state again even if it did not change (host routes lost underneath); resolves when applied. */
   async resync(): Promise<void> {
     this.lastKey = '';
-    this.schedule();
+    this.reconciler.schedule();
     await this.idle();
   }
 
-  /** Resolves when every change seen so far has been applied. */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
-  }
-
-  private schedule(): void {
-    if (this.stopped) return;
-    this.dirty = true;
-    this.running ??= this.loop().finally(() => (this.running = undefined));
-  }
-
-  private async loop(): Promise<void> {
-    while (this.dirty) {
-      this.dirty = false;
-      try {
-        await this.apply();
-        this.lastError = undefined;
-        this.retryBackoff.reset();
-        this.retryTimer?.cancel();
-        this.retryTimer = undefined;
-      } catch (e) {
-        this.lastError = e;
-        // e.g. a restarted ovs-vswitchd has not made the gateway's tap device yet: try again after a
-        // backoff until an apply succeeds (the next Node event may be a minute away).
-        const delay = this.retryBackoff.next();
-        this.log.error({ err: e, retryInMs: delay }, 'node routes not applied');
-        this.retryTimer?.cancel();
-        if (!this.stopped)
-          this.retryTimer = this.clock.setTimeout(() => {
-            this.retryTimer = undefined;
-            if (!this.stopped && this.lastError !== undefined) {
-              this.lastKey = '';
-              this.schedule();
-            }
-          }, delay);
-      }
-    }
+  /** Resolves when every change seen so far has been applied (or has failed). */
+  idle(): Promise<void> {
+    return this.reconciler.idle();
   }
 
   private async apply(): Promise<void> {
@@ -234,6 +202,8 @@ export class NodeRouteController {
     this.refused = refused;
     const key = JSON.stringify(remote);
     if (key === this.lastKey) return;
+    // Until every step is done, a half-applied state is not taken as applied.
+    this.lastKey = '';
     const routes = hostRoutesFor(this.o.mode, remote, {
       gatewayName: this.o.gatewayName,
       transportDev: this.o.transportDev,

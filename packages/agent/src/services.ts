@@ -7,7 +7,7 @@
 import type { Ip } from '@switchyard/ipam/cidr';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
 import type { ServicePortSpec } from '@switchyard/openflow-pipeline';
-import { silentLogger, type Logger } from '@switchyard/runtime';
+import { Reconciler, silentLogger, systemClock, type BackoffPolicy, type Clock, type Logger } from '@switchyard/runtime';
 import { ipv4Of } from './ipv4';
 
 /** Label tying an EndpointSlice to its Service. */
@@ -247,29 +247,41 @@ export interface ServiceControllerOptions {
   nodeName: string;
   sink: ServiceSink;
   logger?: Logger;
+  /** Clock of the retry after a failed apply (tests drive it). */
+  clock?: Clock;
+  /** Delays between retries of a failed apply (default runtime's RECONCILE_RETRY). */
+  retry?: BackoffPolicy;
 }
 
 /**
  * Feeds Service and EndpointSlice events into the pipeline's Service ports. Changes are applied
  * one batch at a time, latest state wins: a burst of events (a Deployment scaling) costs one flow
- * sync. Invalid objects are logged and left out; they never stop the others.
+ * sync; a failed apply is retried after a backoff. Invalid objects are logged and left out; they
+ * never stop the others.
  */
 export class ServiceController {
   private readonly services = new Map<string, KubeObject>();
   private readonly slices = new Map<string, KubeObject>();
   private readonly groupIds = new ServiceGroupIds();
   private readonly log: Logger;
-  private running: Promise<void> | undefined;
-  private dirty = false;
+  private readonly reconciler: Reconciler;
   private lastKey = '';
   private reported = new Set<string>();
   /** Service ports currently realized. */
   specs: ServicePortSpec[] = [];
-  /** Failure of the last apply (kept until an apply succeeds). */
-  lastError: unknown;
 
   constructor(private readonly o: ServiceControllerOptions) {
     this.log = o.logger ?? silentLogger;
+    this.reconciler = new Reconciler(() => this.apply(), {
+      ...(o.retry ? { retry: o.retry } : {}),
+      clock: o.clock ?? systemClock,
+      onError: (e, retryInMs) => this.log.error({ err: e, retryInMs }, 'services not applied'),
+    });
+  }
+
+  /** Failure of the last apply (kept until an apply succeeds). */
+  get lastError(): unknown {
+    return this.reconciler.lastError;
   }
 
   /** Informer handler for Services. */
@@ -301,16 +313,20 @@ export class ServiceController {
     return this.groupIds.entries();
   }
 
-  /** Resolves when every change seen so far has been applied. */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
+  /** Resolves when every change seen so far has been applied (or has failed). */
+  idle(): Promise<void> {
+    return this.reconciler.idle();
+  }
+
+  /** No apply starts after this (a pending retry is cancelled); a running one is awaited. */
+  stop(): Promise<void> {
+    return this.reconciler.stop();
   }
 
   private record(cache: Map<string, KubeObject>, e: InformerEvent): void {
     if (e.type === 'DELETED') cache.delete(nsName(e.object));
     else cache.set(nsName(e.object), e.object);
-    this.dirty = true;
-    this.running ??= this.loop().finally(() => (this.running = undefined));
+    this.reconciler.schedule();
   }
 
   private compute(): ServicePortSpec[] {
@@ -326,24 +342,15 @@ export class ServiceController {
     return specs;
   }
 
-  private async loop(): Promise<void> {
+  private async apply(): Promise<void> {
     // Let the events of one burst (one watch chunk) land before computing.
     await Promise.resolve();
-    while (this.dirty) {
-      this.dirty = false;
-      try {
-        const specs = this.compute();
-        const key = JSON.stringify(specs);
-        if (key === this.lastKey) continue;
-        await this.o.sink.setServices(specs);
-        this.specs = specs;
-        this.lastKey = key;
-        this.lastError = undefined;
-        this.log.info({ servicePorts: specs.length, endpoints: specs.reduce((n, s) => n + s.endpoints.length, 0) }, 'services realized');
-      } catch (e) {
-        this.lastError = e;
-        this.log.error({ err: e }, 'services not applied');
-      }
-    }
+    const specs = this.compute();
+    const key = JSON.stringify(specs);
+    if (key === this.lastKey) return;
+    await this.o.sink.setServices(specs);
+    this.specs = specs;
+    this.lastKey = key;
+    this.log.info({ servicePorts: specs.length, endpoints: specs.reduce((n, s) => n + s.endpoints.length, 0) }, 'services realized');
   }
 }

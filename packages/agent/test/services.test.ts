@@ -1,6 +1,8 @@
 import type { KubeObject } from '@switchyard/kube';
 import type { ServicePortSpec } from '@switchyard/openflow-pipeline';
 import { parseAgentConfig } from '@switchyard/apis';
+import { RECONCILE_RETRY } from '@switchyard/runtime';
+import { ManualClock } from '@switchyard/runtime/testing';
 import { DEFAULT_AFFINITY_TIMEOUT, SERVICE_GROUP_ID_BASE, ServiceController, ServiceGroupIds, servicePortKey, servicesToSpecs } from '../src/services';
 import { agentOptionsFromConfig } from '../src/index';
 
@@ -219,6 +221,29 @@ describe('ServiceController', () => {
     await c.idle();
     expect(applied).toHaveLength(1);
     expect(c.lastError).toBeUndefined();
+  });
+  test('a failed apply is retried after a backoff on its clock with no event to trigger it, and a stopped controller retries nothing', async () => {
+    const clock = new ManualClock();
+    let failures = 1;
+    const applied: ServicePortSpec[][] = [];
+    const c = new ServiceController({
+      nodeName: 'n1',
+      clock,
+      sink: { setServices: async (s) => { if (failures-- > 0) throw new Error('switch gone'); applied.push(s); } },
+    });
+    c.onServiceEvent({ type: 'ADDED', object: service });
+    await c.idle();
+    expect(c.lastError).toBeInstanceOf(Error);
+    await clock.advanceAsync(RECONCILE_RETRY.initialMs);
+    await c.idle();
+    expect(applied).toHaveLength(1);
+    expect(c.lastError).toBeUndefined();
+    failures = 1;
+    c.onServiceEvent({ type: 'DELETED', object: service });
+    await c.idle();
+    await c.stop();
+    await clock.advanceAsync(60_000);
+    expect(applied).toHaveLength(1);
   });
 });
 

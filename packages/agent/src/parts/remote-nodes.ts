@@ -89,8 +89,7 @@ export class RemoteNodes implements Part {
   async stop(): Promise<void> {
     this.ipsecCertificate?.stop();
     await this.informer?.stop();
-    this.routes?.stop();
-    await this.routes?.idle();
+    await this.routes?.stop();
     await this.ipsecCertificate?.idle();
   }
 

@@ -20,7 +20,7 @@ export class ServiceProxy implements Part {
     private readonly kube: KubeClient,
     private readonly node: NodeDatapath,
   ) {
-    this.services = new ServiceController({ nodeName: ctx.options.nodeName, sink: { setServices: (s) => node.flows.setServices(s) }, logger: ctx.log });
+    this.services = new ServiceController({ nodeName: ctx.options.nodeName, sink: { setServices: (s) => node.flows.setServices(s) }, logger: ctx.log, ...(ctx.options.clock ? { clock: ctx.options.clock } : {}) });
   }
 
   async start(): Promise<void> {
@@ -44,7 +44,7 @@ export class ServiceProxy implements Part {
 
   async stop(): Promise<void> {
     await Promise.all(this.informers.map((i) => i.stop()));
-    await this.services.idle();
+    await this.services.stop();
   }
 
   health(): PartHealth {

@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import { Informer, type KubeClient } from '@switchyard/kube';
-import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
+import { Reconciler, systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../context';
 import {
   WIREGUARD_DEVICE,
@@ -41,8 +41,8 @@ export class WireGuardTunnel implements Part {
   private stopping = false;
   private informer: Informer | undefined;
   private readonly nodes = new Map<string, WireGuardNodeFacts>();
-  private running: Promise<void> | undefined;
-  private dirty = false;
+  /** Key checks and peer changes, one at a time (both talk to the device); failures are retried. */
+  private readonly reconciler: Reconciler;
   private keyCheckDue = false;
   private readonly key: WireGuardKey;
   private warned = new Set<string>();
@@ -54,7 +54,6 @@ export class WireGuardTunnel implements Part {
   peers: WireGuardPeer[] = [];
   /** Nodes whose annotation holds no usable key. */
   skipped: SkippedPeer[] = [];
-  lastError: unknown;
 
   constructor(
     private readonly ctx: AgentContext,
@@ -66,6 +65,15 @@ export class WireGuardTunnel implements Part {
       ...(o.wireGuardKeyRotationMs !== undefined ? { periodMs: o.wireGuardKeyRotationMs } : {}),
       onCheckDue: () => this.requestKeyCheck(),
     });
+    this.reconciler = new Reconciler(() => this.reconcile(), {
+      clock: o.clock ?? systemClock,
+      onError: (e, retryInMs) => ctx.log.error({ err: e, retryInMs }, 'WireGuard device not brought in line with the Nodes and the key'),
+    });
+  }
+
+  /** Failure of the last key check or peer change, until one succeeds. */
+  get lastError(): unknown {
+    return this.reconciler.lastError;
   }
 
   /** Why the key file was not used (it holds no key); cleared once it is right again. */
@@ -130,7 +138,7 @@ export class WireGuardTunnel implements Part {
         const f = wireGuardNodeFacts(e.object);
         if (e.type === 'DELETED') {
           this.nodes.delete(f.name);
-          this.schedule();
+          this.reconciler.schedule();
         } else this.onNode(f);
       },
       { clock: o.clock ?? systemClock, logger: this.ctx.log },
@@ -147,7 +155,7 @@ export class WireGuardTunnel implements Part {
     this.stopping = true;
     this.key.stop();
     await this.informer?.stop();
-    await this.idle();
+    await this.reconciler.stop();
   }
 
   health(): PartHealth {
@@ -161,8 +169,8 @@ export class WireGuardTunnel implements Part {
   }
 
   /** Resolves when every Node change and key check seen so far is done. */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
+  idle(): Promise<void> {
+    return this.reconciler.idle();
   }
 
   private logTail(): string {
@@ -178,7 +186,7 @@ export class WireGuardTunnel implements Part {
   private requestKeyCheck(): void {
     if (this.stopping) return;
     this.keyCheckDue = true;
-    this.kick();
+    this.reconciler.schedule();
   }
 
   /**
@@ -187,51 +195,37 @@ export class WireGuardTunnel implements Part {
    */
   private async rotateIfDue(): Promise<void> {
     const port = this.ctx.options.wireGuardPort;
-    const rotated = await this.key.rotateIfDue(async (next, nextPublic) => {
+    await this.key.rotateIfDue(async (next, nextPublic) => {
       const set = uapiSetInterface(next, port, { listenPort: port });
       if (set) await uapiRequest(this.socketPath, set);
       this.publicKey = nextPublic;
       await this.publish();
     });
-    if (rotated) this.dirty = true; // this node's own key is part of the peer checks
   }
 
   private onNode(f: WireGuardNodeFacts): void {
     this.nodes.set(f.name, f);
-    this.schedule();
+    this.reconciler.schedule();
   }
 
-  private schedule(): void {
-    this.dirty = true;
-    this.kick();
-  }
-
-  private kick(): void {
-    this.running ??= this.loop().finally(() => (this.running = undefined));
-  }
-
-  /** One at a time: key changes and peer changes both talk to the device. */
-  private async loop(): Promise<void> {
-    while (this.dirty || this.keyCheckDue) {
-      if (this.keyCheckDue) {
-        this.keyCheckDue = false;
-        try {
-          await this.rotateIfDue();
-        } catch (e) {
-          this.lastError = e;
-          this.ctx.log.error({ err: e }, 'WireGuard key check failed');
-        }
-        continue;
-      }
-      this.dirty = false;
+  /**
+   * A due key check, then the peers (this node's own key is part of the peer checks). A failed key
+   * check does not hold the peers back; it is retried with them.
+   */
+  private async reconcile(): Promise<void> {
+    let keyFailure: { error: unknown } | undefined;
+    if (this.keyCheckDue) {
+      this.keyCheckDue = false;
       try {
-        await this.apply();
-        this.lastError = undefined;
+        await this.rotateIfDue();
       } catch (e) {
-        this.lastError = e;
-        this.ctx.log.error({ err: e }, 'WireGuard peers not applied');
+        this.keyCheckDue = true;
+        keyFailure = { error: e };
+        this.ctx.log.error({ err: e }, 'WireGuard key check failed');
       }
     }
+    await this.apply();
+    if (keyFailure) throw keyFailure.error;
   }
 
   private async apply(): Promise<void> {

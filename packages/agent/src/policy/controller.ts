@@ -8,7 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileDurableSync } from '@switchyard/durable-file';
 import type { FlowSync } from '../flow-sync';
-import { Backoff, silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
+import { RECONCILE_RETRY, Reconciler, silentLogger, systemClock, type BackoffPolicy, type Clock, type Logger } from '@switchyard/runtime';
 import { ControlplaneClient, PolicyView, type ControlplaneClientOptions, type PolicyViewData } from '@switchyard/controlplane-client';
 
 /** Reads a persisted view; an absent or unreadable file gives an empty, unsynced view. */
@@ -49,10 +49,10 @@ export interface NetworkPolicyControllerOptions {
 }
 
 /**
- * Retry delays after a failed realization (the switch refused or was away): 0.5 s doubling to 10 s,
- * up to 20% shorter at random so agents do not retry in step.
+ * Retry delays after a failed realization (the switch refused or was away): runtime's reconcile
+ * default, 0.5 s doubling to 10 s, up to 20% shorter at random so agents do not retry in step.
  */
-export const REALIZE_RETRY = { initialMs: 500, maxMs: 10_000, jitter: { below: 0.2 } } as const;
+export const REALIZE_RETRY: BackoffPolicy = RECONCILE_RETRY;
 
 /** Drives flows and status from the controlplane view. */
 export class NetworkPolicyController {
@@ -60,24 +60,30 @@ export class NetworkPolicyController {
   readonly client: ControlplaneClient | undefined;
   private readonly log: Logger;
   private readonly reported = new Map<string, number>();
-  private running: Promise<void> | undefined;
-  private dirty = false;
-  private readonly clock: Clock;
-  private readonly retryBackoff: Backoff;
-  private retryTimer: TimerHandle | undefined;
-  private stopped = false;
-  /** Syncs done, and the last error (observable for tests and agentinfo). */
+  /**
+   * One realization at a time of the latest view; a failed one (the switch refused or was away)
+   * is retried after a backoff: nothing else may come to trigger it (the view is complete).
+   */
+  private readonly reconciler: Reconciler;
+  /** Syncs done (observable for tests and agentinfo). */
   syncs = 0;
-  lastError: unknown;
 
   constructor(private readonly o: NetworkPolicyControllerOptions) {
     this.view = o.view;
     this.log = o.logger ?? silentLogger;
-    this.clock = o.clock ?? systemClock;
-    this.retryBackoff = new Backoff(REALIZE_RETRY, { clock: this.clock });
+    this.reconciler = new Reconciler(() => this.realize(), {
+      retry: REALIZE_RETRY,
+      clock: o.clock ?? systemClock,
+      onError: (e, retryInMs) => this.log.error({ err: e, retryInMs }, 'policy realization failed'),
+    });
     this.client = o.controlplane
-      ? new ControlplaneClient({ ...o.controlplane, nodeName: o.nodeName, logger: this.log, view: this.view, onChange: () => this.schedule(), onStream: (mode) => this.onStream(mode) })
+      ? new ControlplaneClient({ ...o.controlplane, nodeName: o.nodeName, logger: this.log, view: this.view, onChange: () => this.reconciler.schedule(), onStream: (mode) => this.onStream(mode) })
       : undefined;
+  }
+
+  /** The failure of the last realization, until one succeeds. */
+  get lastError(): unknown {
+    return this.reconciler.lastError;
   }
 
   /** Puts the current view into the node state without syncing (used before the initial sync). */
@@ -90,21 +96,21 @@ export class NetworkPolicyController {
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    this.retryTimer?.cancel();
+    // No realization starts from here on (a pending retry is cancelled); a running one is awaited.
+    const realizing = this.reconciler.stop();
     await this.client?.stop();
-    await this.running;
+    await realizing;
   }
 
   /** Realizes the current view again and resolves when that is done (successfully or not). */
   async resync(): Promise<void> {
-    this.schedule();
+    this.reconciler.schedule();
     await this.idle();
   }
 
   /** Resolves when everything scheduled so far is realized (tests). */
-  async idle(): Promise<void> {
-    while (this.running) await this.running;
+  idle(): Promise<void> {
+    return this.reconciler.idle();
   }
 
   /**
@@ -120,43 +126,16 @@ export class NetworkPolicyController {
   /** The policies (uid, generation) the last successful realization installed. */
   private realized: { uid: string; generation: number }[] = [];
 
-  /** Coalesces bursts of events into one realization at a time. */
-  private schedule(): void {
-    this.dirty = true;
-    if (this.running) return;
-    this.running = (async () => {
-      while (this.dirty) {
-        this.dirty = false;
-        await this.realize();
-      }
-    })().finally(() => {
-      this.running = undefined;
-    });
-  }
-
+  /** Realizes the view as it is now; a failure is reported to the controller, then thrown (to be retried). */
   private async realize(): Promise<void> {
     const snap = this.view.snapshot();
     try {
       const stats = await this.o.flows.setPolicies(snap);
       this.syncs++;
-      this.lastError = undefined;
-      this.retryBackoff.reset();
       this.log.info({ ...this.view.counts, ...stats }, 'policies realized');
     } catch (e) {
-      this.lastError = e;
-      // Nothing else may come to trigger another attempt (the view is complete; the switch was
-      // only away): try again after a backoff, until one succeeds or a newer change does.
-      const delay = this.retryBackoff.next();
-      this.log.error({ err: e, retryInMs: delay }, 'policy realization failed');
-      this.retryTimer?.cancel();
-      if (!this.stopped) {
-        this.retryTimer = this.clock.setTimeout(() => {
-          this.retryTimer = undefined;
-          if (!this.stopped && this.lastError !== undefined) this.schedule();
-        }, delay);
-      }
       await this.report(snap.policies.map((p) => ({ uid: p.uid, generation: p.generation })), e);
-      return;
+      throw e;
     }
     try {
       savePolicyView(this.o.cacheFile, this.view);
