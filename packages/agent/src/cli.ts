@@ -1,6 +1,7 @@
 /**
  * `switchyard-agent`: the node agent binary. Reads an antrea-agent.conf (Antrea's keys), takes the
- * node's facts from flags / env or from its Node object, starts the agent and stops it on SIGTERM.
+ * node's facts from flags / env or from its Node object, starts the agent and stops it on SIGTERM
+ * or SIGINT (@switchyard/runtime/process).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -19,6 +20,7 @@ import { MC_WIREGUARD_DEVICE, NodeNetwork } from './netops';
 import { multiclusterWireGuardDevice } from './parts/multicluster-wireguard';
 import { removeWireGuardDevice } from './parts/wireguard';
 import type { Logger } from '@switchyard/runtime';
+import { onShutdown, POD_SHUTDOWN_TIMEOUT_MS } from '@switchyard/runtime/process';
 
 interface Flags {
   config?: string;
@@ -70,7 +72,7 @@ async function nodeFactsFromApi(kube: KubeClient | undefined, nodeName: string, 
   return { ...(podCIDR ? { podCIDR } : {}), ...(nodeIP ? { nodeIP } : {}) };
 }
 
-async function main(argv: string[]): Promise<void> {
+function parseFlags(argv: string[]): Flags {
   const program = new Command()
     .name('switchyard-agent')
     .description('Switchyard node agent: pod networking on Open vSwitch, CNI server for switchyard-cni')
@@ -88,35 +90,40 @@ async function main(argv: string[]): Promise<void> {
     .option('--token-file <file>', 'bearer token for the controller (default: the in-cluster ServiceAccount token)')
     .option('--uninstall', 'nodeType externalNode: put every interface the agent swapped onto OVS back as it was, then exit; nodeType Node: remove the WireGuard device the agent leaves running, then exit');
   program.parse(argv);
-  const flags = program.opts<Flags>();
-  const log = pino({ level: flags.logLevel, base: { component: 'switchyard-agent' } });
+  return program.opts<Flags>();
+}
 
+async function main(argv: string[]): Promise<void> {
+  const flags = parseFlags(argv);
+  const log = pino({ level: flags.logLevel, base: { component: 'switchyard-agent' } });
   const raw: unknown = flags.config ? parseYaml(readFileSync(flags.config, 'utf8')) : {};
   const { config, warnings } = parseAgentConfig(raw);
   for (const w of warnings) log.warn({ warning: w }, 'configuration warning');
-  if (config.nodeType === 'externalNode') {
-    await runExternalNode(flags, config, log);
-    return;
+  if (config.nodeType === 'externalNode') await runExternalNode(flags, config, log);
+  else if (flags.uninstall) await uninstallNode(flags, config, log);
+  else await runNode(flags, config, log);
+}
+
+/**
+ * What outlives the agent on purpose: the WireGuard devices (so restarts keep the tunnels), and
+ * the Multi-cluster gateway's host routes into its device.
+ */
+async function uninstallNode(flags: Flags, config: AgentConfig, log: Logger): Promise<void> {
+  const where = { dataDir: flags.dataDir, ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}), logger: log };
+  await removeWireGuardDevice(where);
+  const net = new NodeNetwork(flags.nodeNetns);
+  try {
+    await net.syncMulticlusterRoutes(MC_WIREGUARD_DEVICE, config.hostGateway, []);
+  } finally {
+    net.close();
   }
-  if (flags.uninstall) {
-    // What outlives the agent on purpose: the WireGuard devices (so restarts keep the tunnels),
-    // and the Multi-cluster gateway's host routes into its device.
-    const where = { dataDir: flags.dataDir, ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}), logger: log };
-    await removeWireGuardDevice(where);
-    const net = new NodeNetwork(flags.nodeNetns);
-    try {
-      await net.syncMulticlusterRoutes(MC_WIREGUARD_DEVICE, config.hostGateway, []);
-    } finally {
-      net.close();
-    }
-    await removeWireGuardDevice({ ...where, device: multiclusterWireGuardDevice(flags.dataDir) });
-    return;
-  }
-  const nodeName = flags.nodeName ?? process.env.NODE_NAME;
-  if (!nodeName) throw new AgentError('INVALID_CONFIG', 'node name missing: pass --node-name or set NODE_NAME', undefined, '--node-name');
+  await removeWireGuardDevice({ ...where, device: multiclusterWireGuardDevice(flags.dataDir) });
+}
+
+/** podCIDR and transport address: the flags, else the Node object. */
+async function nodeAddresses(flags: Flags, kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<{ podCIDR: string; nodeIP: string }> {
   let podCIDR = flags.podCidr;
   let nodeIP = flags.nodeIp;
-  const kube = await kubeClient(config, log);
   if (!podCIDR || !nodeIP) {
     const facts = await nodeFactsFromApi(kube, nodeName, log);
     podCIDR ??= facts.podCIDR;
@@ -124,7 +131,32 @@ async function main(argv: string[]): Promise<void> {
   }
   if (!podCIDR) throw new AgentError('INVALID_CONFIG', 'no pod CIDR: pass --pod-cidr or give the Node a spec.podCIDR', undefined, '--pod-cidr');
   if (!nodeIP) throw new AgentError('INVALID_CONFIG', 'no node IP: pass --node-ip or give the Node an InternalIP', undefined, '--node-ip');
+  return { podCIDR, nodeIP };
+}
 
+/** The controller: flags, else the `switchyard` Service's environment variables (as kubelet injects them). */
+async function controlplaneOf(flags: Flags, kube: KubeClient | undefined, log: Logger): Promise<AgentOptions['controlplane']> {
+  const svcHost = process.env.SWITCHYARD_SERVICE_HOST;
+  const controllerUrl =
+    flags.controllerUrl ?? (svcHost ? `https://${svcHost.includes(':') ? `[${svcHost}]` : svcHost}:${process.env.SWITCHYARD_SERVICE_PORT ?? '443'}` : undefined);
+  if (!controllerUrl) {
+    log.warn({}, 'no controller configured: pod networking only, NetworkPolicies from the local cache');
+    return undefined;
+  }
+  const tokenFile = flags.tokenFile ?? (existsSync(IN_CLUSTER_TOKEN) ? IN_CLUSTER_TOKEN : undefined);
+  return {
+    url: controllerUrl,
+    caPem: flags.controllerCaFile ? readFileSync(flags.controllerCaFile, 'utf8') : await controllerCa(kube),
+    ...(tokenFile ? { tokenFile } : {}),
+  };
+}
+
+/** nodeType Node: the agent of a Kubernetes Node, until SIGTERM/SIGINT. */
+async function runNode(flags: Flags, config: AgentConfig, log: Logger): Promise<void> {
+  const nodeName = flags.nodeName ?? process.env.NODE_NAME;
+  if (!nodeName) throw new AgentError('INVALID_CONFIG', 'node name missing: pass --node-name or set NODE_NAME', undefined, '--node-name');
+  const kube = await kubeClient(config, log);
+  const { podCIDR, nodeIP } = await nodeAddresses(flags, kube, nodeName, log);
   const options = agentOptionsFromConfig(config, {
     nodeName,
     podCIDR,
@@ -133,21 +165,7 @@ async function main(argv: string[]): Promise<void> {
     ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}),
     logger: log,
   });
-  // The controller: flags, else the `switchyard` Service's environment variables (as kubelet injects them).
-  const svcHost = process.env.SWITCHYARD_SERVICE_HOST;
-  const controllerUrl =
-    flags.controllerUrl ?? (svcHost ? `https://${svcHost.includes(':') ? `[${svcHost}]` : svcHost}:${process.env.SWITCHYARD_SERVICE_PORT ?? '443'}` : undefined);
-  let controlplane: AgentOptions['controlplane'];
-  if (controllerUrl) {
-    const tokenFile = flags.tokenFile ?? (existsSync(IN_CLUSTER_TOKEN) ? IN_CLUSTER_TOKEN : undefined);
-    controlplane = {
-      url: controllerUrl,
-      caPem: flags.controllerCaFile ? readFileSync(flags.controllerCaFile, 'utf8') : await controllerCa(kube),
-      ...(tokenFile ? { tokenFile } : {}),
-    };
-  } else {
-    log.warn({}, 'no controller configured: pod networking only, NetworkPolicies from the local cache');
-  }
+  const controlplane = await controlplaneOf(flags, kube, log);
   const agent = await Agent.start({
     ...options,
     ...(controlplane ? { controlplane } : {}),
@@ -156,21 +174,7 @@ async function main(argv: string[]): Promise<void> {
     ...(flags.ovsdb ? { ovsdbRemote: flags.ovsdb } : {}),
   });
   log.info({ nodeName, podCIDR, round: agent.round, apiPort: agent.apiPort }, 'agent ready');
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'stopping');
-    agent.stop().then(
-      () => process.exit(0),
-      (e: unknown) => {
-        log.error({ err: e }, 'stop failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  onShutdown(() => agent.stop(), { log, timeoutMs: POD_SHUTDOWN_TIMEOUT_MS });
 }
 
 /**
@@ -219,15 +223,7 @@ async function runExternalNode(flags: Flags, config: AgentConfig, log: Logger): 
     logger: log,
   });
   log.info({ nodeName, namespace: config.externalNode.externalNodeNamespace, health: agent.health() }, 'ExternalNode agent ready');
-  const stop = (signal: string): void => {
-    log.info({ signal }, 'stopping');
-    agent.stop().then(() => process.exit(0), (e: unknown) => {
-      log.error({ err: e }, 'stop failed');
-      process.exit(1);
-    });
-  };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  onShutdown(() => agent.stop(), { log, timeoutMs: POD_SHUTDOWN_TIMEOUT_MS });
 }
 
 main(process.argv).catch((e: unknown) => {

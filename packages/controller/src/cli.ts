@@ -1,5 +1,6 @@
 // switchyard-controller: the controller binary (config file in antrea-controller.conf keys, flags,
-// kubeconfig or in-cluster config, pino logs, graceful shutdown on SIGTERM/SIGINT).
+// kubeconfig or in-cluster config, pino logs, graceful shutdown on SIGTERM/SIGINT through
+// @switchyard/runtime/process).
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parseControllerConfig } from '@switchyard/apis';
@@ -9,6 +10,7 @@ import YAML from 'yaml';
 import { Controller, CONTROLLER_VERSION } from './controller';
 import { ControllerError } from './errors';
 import { KubeConfigClient } from '@switchyard/kube';
+import { onShutdown, POD_SHUTDOWN_TIMEOUT_MS } from '@switchyard/runtime/process';
 import { optionsFromConfig, type ControllerFlags } from './options';
 
 const program = new Command('switchyard-controller')
@@ -52,24 +54,13 @@ async function main(): Promise<void> {
   // Signal handlers before the start: a SIGTERM while starting (the server may already answer
   // /readyz) waits for the start to settle, then stops cleanly, instead of killing the process.
   const run: { starting?: Promise<number> } = {};
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    (run.starting ?? Promise.resolve(0))
-      .catch(() => 0)
-      .then(() => controller.stop())
-      .then(
-        () => process.exit(0),
-        (e: unknown) => {
-          log.error({ err: (e as Error).message }, 'shutdown failed');
-          process.exit(1);
-        },
-      );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  onShutdown(
+    async () => {
+      await (run.starting ?? Promise.resolve(0)).catch(() => 0);
+      await controller.stop();
+    },
+    { log, timeoutMs: POD_SHUTDOWN_TIMEOUT_MS },
+  );
   run.starting = controller.start();
   const port = await run.starting;
   log.info({ port }, 'switchyard-controller started');

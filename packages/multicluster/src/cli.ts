@@ -1,8 +1,10 @@
 // switchyard-mc-controller: runs the leader or member reconcilers against a cluster from a
-// kubeconfig (or in-cluster config), with pino logs and graceful shutdown on SIGTERM/SIGINT.
+// kubeconfig (or in-cluster config), with pino logs and graceful shutdown on SIGTERM/SIGINT
+// (@switchyard/runtime/process).
 import { readFileSync } from 'node:fs';
 import { KubeConfig } from '@kubernetes/client-node';
 import { KubeConfigClient, KubeRequestError } from '@switchyard/kube';
+import { onShutdown, POD_SHUTDOWN_TIMEOUT_MS } from '@switchyard/runtime/process';
 import { Command } from 'commander';
 import { pino } from 'pino';
 import YAML from 'yaml';
@@ -71,21 +73,7 @@ async function main(): Promise<void> {
   const controller = o.mode === 'leader' ? new LeaderController(common) : new MemberController({ ...common, endpointIPType: endpointIPType as EndpointIPType, enableStretchedNetworkPolicy: stretched, gatewayIPPrecedence: precedence, ...(file.serviceCIDR ? { serviceCIDR: file.serviceCIDR } : {}), ...(file.podCIDRs ? { podCIDRs: file.podCIDRs } : {}) });
   await controller.start();
   log.info({ namespace }, 'switchyard-mc-controller started');
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) return;
-    stopping = true;
-    log.info({ signal }, 'shutting down');
-    controller.stop().then(
-      () => process.exit(0),
-      (e: unknown) => {
-        log.error({ err: (e as Error).message }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  onShutdown(() => controller.stop(), { log, timeoutMs: POD_SHUTDOWN_TIMEOUT_MS });
 }
 
 /** A ConfigMap key's text; undefined when the ConfigMap is missing and not `required`. */

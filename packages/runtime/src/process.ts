@@ -7,6 +7,18 @@
 import { systemClock, type Clock, type TimerHandle } from './clock';
 import { silentLogger, type Logger } from './logger';
 
+/**
+ * A logger for a binary without pino: one line per event, `<level> <msg> <fields as JSON>` (an
+ * Error as its message), to `write` (default the process's stderr).
+ */
+export function lineLogger(write: (line: string) => unknown = (line) => globalThis.process.stderr.write(line)): Logger {
+  const level =
+    (name: string) =>
+    (obj: unknown, msg?: string): void =>
+      void write(`${name} ${msg ?? ''} ${JSON.stringify(obj, (_k, v: unknown) => (v instanceof Error ? v.message : v))}\n`);
+  return { debug: () => undefined, info: level('info'), warn: level('warn'), error: level('error') };
+}
+
 /** What {@link onShutdown} listens on: Node's `process` fits as it is. */
 export interface SignalEmitter {
   on(signal: string, listener: (signal: string) => void): unknown;
@@ -31,6 +43,12 @@ export interface ShutdownOptions {
 
 /** The signals a binary stops on by default: a supervisor's (kubelet, systemd) and a terminal's. */
 export const SHUTDOWN_SIGNALS: readonly string[] = ['SIGTERM', 'SIGINT'];
+
+/**
+ * A stop timeout for a binary run in a pod: below the kubelet's default grace period (30 s), so a
+ * stop that hangs is logged and exits 1 before the kubelet's SIGKILL.
+ */
+export const POD_SHUTDOWN_TIMEOUT_MS = 25_000;
 
 /**
  * Stops the process gracefully on the first of `signals`: runs `stop` once, then exits 0 when it

@@ -1,7 +1,6 @@
 // Graceful shutdown on signals, driven by an injected emitter, exit and clock (no real signals).
 import { EventEmitter } from 'node:events';
-import type { Logger } from '../src/index';
-import { onShutdown, type ShutdownOptions } from '../src/process';
+import { lineLogger, onShutdown, type ShutdownOptions } from '../src/process';
 import { ManualClock } from '../src/testing';
 
 /** A stop the test settles by hand. */
@@ -29,8 +28,7 @@ function harness(extra: Partial<ShutdownOptions> = {}) {
   let exited: (code: number) => void = () => undefined;
   const nextExit = (): Promise<number> => new Promise((r) => (exited = r));
   const lines: string[] = [];
-  const line = (level: string) => (obj: unknown, msg?: string) => void lines.push(`${level} ${msg ?? ''} ${JSON.stringify(obj, (_k, v: unknown) => (v instanceof Error ? v.message : v))}`);
-  const log: Logger = { debug: line('debug'), info: line('info'), warn: line('warn'), error: line('error') };
+  const log = lineLogger((l) => lines.push(l.trimEnd()));
   const options: ShutdownOptions = {
     log,
     process: emitter,
@@ -144,5 +142,16 @@ describe('onShutdown', () => {
     off();
     expect(process.listenerCount('SIGTERM')).toBe(before.term);
     expect(process.listenerCount('SIGINT')).toBe(before.int);
+  });
+});
+
+describe('lineLogger', () => {
+  it('writes one line per event with the level, the message and the fields, an Error as its message, and drops debug', () => {
+    const lines: string[] = [];
+    const log = lineLogger((l) => lines.push(l));
+    log.info({ signal: 'SIGTERM' }, 'shutting down');
+    log.error({ err: new Error('gone') }, 'shutdown failed');
+    log.debug({ noisy: true }, 'dropped');
+    expect(lines).toEqual(['info shutting down {"signal":"SIGTERM"}\n', 'error shutdown failed {"err":"gone"}\n']);
   });
 });

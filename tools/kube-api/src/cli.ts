@@ -1,8 +1,10 @@
 #!/usr/bin/env node
-// switchyard-kube-api: start the embedded API server and print where its kubeconfig is.
+// switchyard-kube-api: start the embedded API server and print where its kubeconfig is; stops on
+// SIGTERM/SIGINT.
 
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
+import { lineLogger, onShutdown } from '@switchyard/runtime/process';
 import { startKubeApi, type KubeApiOptions } from './index';
 
 const program = new Command()
@@ -22,20 +24,16 @@ const program = new Command()
 program.parse();
 const o = program.opts<{ port: string; host: string; tls: boolean; dataDir?: string; tokenFile?: string; adminTokenFile?: string; serviceCidr: string; kubeconfigOut?: string; extraSan?: string[]; verbose?: boolean }>();
 
-const log = (level: string) => (obj: unknown, msg?: string) => process.stderr.write(`${level} ${msg ?? ''} ${JSON.stringify(obj, (_k, v: unknown) => (v instanceof Error ? v.message : v))}\n`);
+const stderrLogger = lineLogger();
 const opts: KubeApiOptions = { port: Number(o.port), host: o.host, tls: o.tls, serviceCIDR: o.serviceCidr };
 if (o.dataDir) opts.dataDir = o.dataDir;
 if (o.tokenFile) opts.tokenFile = o.tokenFile;
 if (o.adminTokenFile) opts.adminToken = readFileSync(o.adminTokenFile, 'utf8').trim();
 if (o.extraSan) opts.extraSans = o.extraSan;
-if (o.verbose) opts.logger = { debug: () => undefined, info: log('info'), warn: log('warn'), error: log('error') };
+if (o.verbose) opts.logger = stderrLogger;
 
 const server = await startKubeApi(opts);
 const path = o.kubeconfigOut ? server.writeKubeconfig(o.kubeconfigOut) : server.kubeconfigPath;
 process.stdout.write(`${path}\n`);
 process.stderr.write(`kube-api listening on ${server.url}\n`);
-const shutdown = (): void => {
-  void server.stop().then(() => process.exit(0));
-};
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
+onShutdown(() => server.stop(), { log: stderrLogger });

@@ -5,6 +5,7 @@
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { lineLogger, onShutdown } from '@switchyard/runtime/process';
 import { Lab, progressFile } from './lab';
 import { parseEncryption, parseMode } from './plan';
 import { progressLine } from './progress';
@@ -23,20 +24,9 @@ async function main(): Promise<void> {
     writeFileSync(join(labDir, 'failed'), `${(e as Error).message}\n`);
     process.exit(1);
   }
-  let stopping = false;
-  const stop = (): void => {
-    if (stopping) return;
-    stopping = true;
-    lab.stop(labDir).then(
-      () => process.exit(0),
-      (e: unknown) => {
-        process.stderr.write(`stop failed: ${(e as Error).message}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', stop);
-  process.on('SIGINT', stop);
+  // No timeout: `down` waits for the removal, and SIGKILLs the supervisor after a minute.
+  // Its stderr is <labDir>/supervisor.log.
+  onShutdown(() => lab.stop(labDir), { log: lineLogger() });
   process.stdout.write(`lab ready (${nodes} nodes)\n`);
 }
 
