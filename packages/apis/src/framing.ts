@@ -1,8 +1,11 @@
 /**
  * Length-delimited framing for controlplane streams: each frame is a protobuf varint (unsigned
  * LEB128) byte length followed by that many payload bytes, the same layout as protobuf's
- * writeDelimited, so any protobuf runtime can read the stream.
+ * writeDelimited, so any protobuf runtime can read the stream. protobufjs writes and reads the
+ * varints; this file adds what a stream needs on top: holding partial frames, the size limit and
+ * typed errors.
  */
+import protobuf from 'protobufjs/minimal.js';
 import type { WatchEvent } from './controlplane';
 import { decodeWatchEvent, encodeWatchEvent } from './controlplane-codec';
 import { FramingError } from './errors';
@@ -13,19 +16,9 @@ export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 /** A varint length never needs more than 5 bytes for a 32-bit length. */
 const MAX_VARINT_BYTES = 5;
 
-/** Prefix `payload` with its varint length. */
+/** Prefix `payload` with its varint length (protobuf's `bytes` field encoding, without the tag). */
 export function encodeFrame(payload: Uint8Array): Uint8Array {
-  let n = payload.length;
-  const head: number[] = [];
-  while (n > 0x7f) {
-    head.push((n & 0x7f) | 0x80);
-    n = Math.floor(n / 128);
-  }
-  head.push(n);
-  const out = new Uint8Array(head.length + payload.length);
-  out.set(head, 0);
-  out.set(payload, head.length);
-  return out;
+  return protobuf.Writer.create().bytes(payload).finish();
 }
 
 /** Encode a watch event as one frame. */
@@ -94,21 +87,20 @@ export class FrameDecoder {
 
   /** Read the varint at `pos`; undefined if more bytes are needed. */
   private readLength(pos: number): { length: number; bytes: number } | undefined {
-    let value = 0;
-    let scale = 1;
-    for (let i = 0; i < MAX_VARINT_BYTES; i++) {
-      const b = this.buffer[pos + i];
-      if (b === undefined) return undefined;
-      value += (b & 0x7f) * scale;
-      scale *= 128;
-      if ((b & 0x80) === 0) {
-        if (value > this.maxFrameBytes) {
-          this.fail(new FramingError('FRAME_TOO_LARGE', `frame of ${value} bytes exceeds limit ${this.maxFrameBytes}`, this.offset + pos, value));
-        }
-        return { length: value, bytes: i + 1 };
-      }
+    // protobufjs's Reader cannot say "not arrived yet" (it reads on past the end of a partial
+    // varint), so it is handed only a complete one: up to the first byte without the high bit.
+    const head = this.buffer.subarray(pos, pos + MAX_VARINT_BYTES);
+    const last = head.findIndex((b) => b < 0x80);
+    if (last < 0) {
+      if (head.length < MAX_VARINT_BYTES) return undefined;
+      return this.fail(new FramingError('MALFORMED_LENGTH', `length varint longer than ${MAX_VARINT_BYTES} bytes`, this.offset + pos, head.slice()));
     }
-    return this.fail(new FramingError('MALFORMED_LENGTH', `length varint longer than ${MAX_VARINT_BYTES} bytes`, this.offset + pos, this.buffer.slice(pos, pos + MAX_VARINT_BYTES)));
+    // uint32 keeps the low 32 bits; a fifth byte's upper bits count too, as a length past any limit.
+    const value = protobuf.Reader.create(head.subarray(0, last + 1)).uint32() + (last === 4 ? ((head[4] ?? 0) >> 4) * 2 ** 32 : 0);
+    if (value > this.maxFrameBytes) {
+      this.fail(new FramingError('FRAME_TOO_LARGE', `frame of ${value} bytes exceeds limit ${this.maxFrameBytes}`, this.offset + pos, value));
+    }
+    return { length: value, bytes: last + 1 };
   }
 
   private fail(err: FramingError): never {

@@ -1,8 +1,10 @@
 import fc from 'fast-check';
 import {
   ControlplaneCodecError,
+  decodeWatchEvent,
   decodeWatchEventStream,
   encodeFrame,
+  encodeWatchEvent,
   encodeWatchEventFrame,
   FrameDecoder,
   FramingError,
@@ -37,6 +39,26 @@ async function* chunks(parts: Uint8Array[]): AsyncGenerator<Uint8Array> {
   for (const p of parts) yield p;
 }
 
+/** The frame encoder as it was written by hand before protobufjs wrote the varints (#30): the reference for the wire format. */
+function previousEncodeFrame(payload: Uint8Array): Uint8Array {
+  let n = payload.length;
+  const head: number[] = [];
+  while (n > 0x7f) {
+    head.push((n & 0x7f) | 0x80);
+    n = Math.floor(n / 128);
+  }
+  head.push(n);
+  return concat([Uint8Array.from(head), payload]);
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
+
+/** An address group of `n` pods with long names (about 300 bytes each), one IPv4 and one IPv6 address each. */
+function addressGroupEvent(n: number): cp.WatchEvent {
+  const groupMembers = Array.from({ length: n }, (_, i) => ({ pod: { name: `pod-${i}-${'x'.repeat(250)}`, namespace: 'prod' }, ips: [`10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`, `fd00::${(i + 1).toString(16)}`] }));
+  return { type: 'ADDED', kind: 'AddressGroup', object: { name: `group-${n}`, groupMembers }, resourceVersion: String(n) };
+}
+
 async function collect(source: AsyncIterable<cp.WatchEvent>): Promise<cp.WatchEvent[]> {
   const out: cp.WatchEvent[] = [];
   for await (const e of source) out.push(e);
@@ -49,6 +71,37 @@ describe('length-delimited framing', () => {
     const big = encodeFrame(new Uint8Array(300));
     expect(Array.from(big.subarray(0, 2))).toEqual([0xac, 0x02]);
     expect(big.length).toBe(302);
+  });
+
+  test('frames are byte for byte what the hand-written encoder wrote, for lengths of one to four varint bytes', () => {
+    for (const n of [0, 1, 127, 128, 300, 16_383, 16_384, 2_097_151, 2_097_152]) {
+      const payload = Uint8Array.from({ length: n }, (_, i) => (i * 31) & 255);
+      const frame = encodeFrame(payload);
+      expect({ n, same: sameBytes(frame, previousEncodeFrame(payload)) }).toEqual({ n, same: true });
+    }
+  });
+
+  test('watch event frames are byte for byte the hand-written ones and decode from any split', () => {
+    const events = [addressGroupEvent(0), addressGroupEvent(1), addressGroupEvent(100), addressGroupEvent(8_000)];
+    const payloads = events.map(encodeWatchEvent);
+    const frames = events.map(encodeWatchEventFrame);
+    frames.forEach((f, i) => expect(sameBytes(f, previousEncodeFrame(payloads[i]!))).toBe(true));
+    expect(frames.map((f, i) => f.length - payloads[i]!.length)).toEqual([1, 2, 3, 4]);
+    const stream = concat(payloads.map(previousEncodeFrame));
+    // cut inside every multi-byte length (the last one byte by byte) and inside payloads
+    const starts = frames.map((_, i) => frames.slice(0, i).reduce((n, f) => n + f.length, 0));
+    const [, second, third, fourth] = starts as [number, number, number, number];
+    const cuts = [1, second + 1, third + 1, third + 2, fourth - 5, fourth + 1, fourth + 2, fourth + 3, fourth + 4, stream.length - 1];
+    const dec = new FrameDecoder();
+    const got = split(stream, cuts).flatMap((c) => dec.push(c));
+    dec.end();
+    expect(got.map(decodeWatchEvent)).toEqual(events);
+  });
+
+  test('a five-byte length is read in full: past 32 bits it is too large, not wrapped', () => {
+    const dec = new FrameDecoder();
+    expect(() => dec.push(Uint8Array.of(0x80, 0x80, 0x80, 0x80, 0x10, 0))).toThrow(expect.objectContaining({ code: 'FRAME_TOO_LARGE', value: 2 ** 32 }));
+    expect(new FrameDecoder().push(Uint8Array.of(0x83, 0x80, 0x80, 0x80, 0x00, 1, 2, 3))).toEqual([Uint8Array.of(1, 2, 3)]);
   });
 
   test('concatenated frames split at arbitrary points decode to the original payloads', () => {
