@@ -8,7 +8,11 @@ export type ControllerErrorCode =
   | 'PKI_FAILED'
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
-  | 'BAD_REQUEST';
+  | 'BAD_REQUEST'
+  /** A part was asked for what it holds before it started. */
+  | 'NOT_STARTED'
+  /** Stopped while starting. */
+  | 'STOPPED';
 
 /** Every error the controller raises, with a stable `code`, the offending value and where it came from. */
 export class ControllerError extends Error {

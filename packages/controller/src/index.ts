@@ -6,7 +6,21 @@
  * @packageDocumentation
  */
 export { Controller, CONTROLLER_VERSION } from './controller';
-export type { ControllerOptions } from './controller';
+export type { ControllerOptions } from './options';
+export { CONTROLLER_PARTS } from './controller-parts';
+export type { ControllerContext } from './context';
+export type { ClusterInformers, Watch, WatchingPart } from './informers';
+// The parts' types, for `controller.part<T>(name)`.
+export type { Admission } from './parts/admission';
+export type { ControllerApi } from './parts/controller-api';
+export type { ControllerInfoHeartbeat } from './parts/controller-info';
+export type { ExternalNodes } from './parts/external-nodes';
+export type { IPPools } from './parts/ip-pools';
+export type { LabelIdentities } from './parts/label-identities';
+export type { NodeIpam } from './parts/node-ipam';
+export type { PolicyCore } from './parts/policy-core';
+export type { Registration } from './parts/registration';
+export type { ServingCertificate } from './parts/serving-certificate';
 export { ControlplaneHub, CONTROLPLANE_RESOURCES, resourceOf } from './hub';
 export type { ControlplaneHubOptions, ControlplaneResource, NodeWatcher, WatchStart, HubStats } from './hub';
 export { ControlplaneServer, WatchConnection, CONTROLPLANE_GROUP, CONTROLPLANE_VERSION, WATCH_CONTENT_TYPE, WATCH_MODE_HEADER } from './server';

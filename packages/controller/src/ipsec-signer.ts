@@ -5,8 +5,9 @@
 // signs approved ones with the IPsec CA, and publishes that CA for the agents to verify peers with.
 import { Informer, KubeRequestError, nodeOf, type InformerOptions, type KubeClient, type KubeObject, type ResourceSpec } from '@switchyard/kube';
 import { readCertificateRequest, signCertificateRequest } from '@switchyard/pki';
-import { silentLogger, systemClock, type Clock, type Logger } from '@switchyard/runtime';
+import { silentLogger, systemClock, type Clock, type Logger, type Part, type PartHealth } from '@switchyard/runtime';
 import { ensureCa } from './pki';
+import { notRunning, type PartState } from './parts/lifecycle';
 
 /** The signer name agents put in their requests (Antrea's). */
 export const IPSEC_SIGNER_NAME = 'antrea.io/antrea-agent-ipsec-tunnel';
@@ -64,9 +65,11 @@ export async function ipsecRequestProblem(csr: Csr): Promise<string | undefined>
   return undefined;
 }
 
-/** Approves and signs IPsec certificate requests; see the file comment. */
-export class IPsecCertificateSigner {
+/** Approves and signs IPsec certificate requests; see the file comment. In the controller, its part `ipsecSigner`. */
+export class IPsecCertificateSigner implements Part {
+  readonly name = 'ipsecSigner';
   private informer: Informer | undefined;
+  private state: PartState = 'new';
   private ca: { caPem: string; caKeyPem: string } | undefined;
   private chain: Promise<void> = Promise.resolve();
   private readonly log: Logger;
@@ -89,11 +92,18 @@ export class IPsecCertificateSigner {
     }, { ...this.o.informer, clock: this.o.clock ?? systemClock, logger: this.log });
     this.informer.start();
     await this.informer.synced;
+    if (this.state === 'new') this.state = 'running';
   }
 
   async stop(): Promise<void> {
+    this.state = 'stopped';
     await this.informer?.stop();
     await this.chain;
+  }
+
+  health(): PartHealth {
+    const c = this.counts;
+    return notRunning(this.state) ?? { ok: true, detail: `${c.approved} requests approved, ${c.denied} denied, ${c.signed} certificates signed` };
   }
 
   /** Waits for the requests seen so far (tests). */

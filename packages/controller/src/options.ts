@@ -1,6 +1,72 @@
-// From antrea-controller.conf (parsed by @switchyard/apis) and command-line flags to Controller options.
+// The controller's options, and how antrea-controller.conf (parsed by @switchyard/apis) and
+// command-line flags become them.
 import type { ControllerConfig } from '@switchyard/apis';
-import type { ControllerOptions } from './controller';
+import type { InformerOptions, KubeClient, RequestAuth } from '@switchyard/kube';
+import type { Clock, Logger } from '@switchyard/runtime';
+import type { ControllerPki } from './pki';
+
+/** Options of the `Controller`: which parts run (see `CONTROLLER_PARTS`) and how. */
+export interface ControllerOptions {
+  kube: KubeClient;
+  /** API port (Antrea's apiPort, default 10349; 0 picks a free one). */
+  port?: number;
+  host?: string;
+  /** Namespace of the controller's Service, Secret and ConfigMap (default kube-system). */
+  namespace?: string;
+  /** Service name agents and the APIService use (default switchyard). */
+  serviceName?: string;
+  /** CA ConfigMap name (default switchyard-ca). */
+  caConfigMapName?: string;
+  /** Use this key pair instead of the one kept in the cluster. */
+  pki?: ControllerPki;
+  /** Extra subjectAltNames for the serving certificate. */
+  extraSans?: string[];
+  /** CA of the API server's front-proxy client certificate (aggregated requests). */
+  requestHeaderCaPem?: string;
+  /** Register the APIService v1beta2.controlplane.switchyard.io (default true). */
+  registerAPIService?: boolean;
+  /**
+   * Register the ValidatingWebhookConfiguration for the Antrea kinds, with this controller's CA
+   * as caBundle, as Antrea's controller patches its webhooks' caBundle at start. Default: as
+   * `registerAPIService`, since both reach this process through the same Service; an embedded
+   * controller the Service does not point at must not register a webhook that fails every write.
+   */
+  registerWebhooks?: boolean;
+  /** Override authentication/authorization (default: TokenReview + SubjectAccessReview). */
+  auth?: RequestAuth;
+  maxWatcherBufferBytes?: number;
+  historyPerNode?: number;
+  bookmarkIntervalMs?: number;
+  /** AntreaControllerInfo heartbeat (default 60 s). */
+  heartbeatIntervalMs?: number;
+  /** Node IPAM (Antrea's nodeIPAM.enableNodeIPAM). */
+  nodeIPAM?: { clusterCIDRs: string[]; nodeMaskSizeIPv4?: number; nodeMaskSizeIPv6?: number };
+  /**
+   * IPPools (Antrea's AntreaIPAM feature gate, default false): StatefulSet pre-allocation,
+   * status.usage and the in-use finalizer, with state in IPPool status.
+   */
+  ipPools?: boolean;
+  /** ExternalNode feature gate (default true). */
+  externalNode?: boolean;
+  /**
+   * Stretched NetworkPolicy (Antrea's Multicluster feature gate with
+   * `multicluster.enableStretchedNetworkPolicy`, default false): the ClusterSet's LabelIdentities
+   * are watched, and ingress peers with `scope: ClusterSet` carry the ids of the labels they select.
+   */
+  stretchedNetworkPolicy?: boolean;
+  /**
+   * The IPsec certificate signer (feature gate IPsecCertAuth, antrea-controller.conf
+   * `ipsecCSRSigner`): approves and signs agents' CertificateSigningRequests for
+   * antrea.io/antrea-agent-ipsec-tunnel with the CA in Secret `<serviceName>-ipsec-ca`.
+   */
+  ipsecCSRSigner?: { autoApprove: boolean; selfSignedCA: boolean; validityDays?: number };
+  informer?: Omit<InformerOptions, 'clock' | 'logger'>;
+  /** Identity facts for AntreaControllerInfo (pod and node of the controller). */
+  podRef?: { namespace: string; name: string };
+  nodeName?: string;
+  clock?: Clock;
+  logger?: Logger;
+}
 
 /** Flags of the binary that override or extend the config file. */
 export interface ControllerFlags {

@@ -1,23 +1,35 @@
-// The Kubernetes resources the controller watches, in the order their informers start.
+// The Kubernetes resources the controller's parts watch. Each part declares the ones it reads;
+// the controller runs one informer per resource, in the order the parts declare them.
 import type { ResourceSpec } from '@switchyard/kube';
 
 const r = (group: string, version: string, plural: string, kind: string, namespaced: boolean): ResourceSpec => ({ group, version, plural, kind, namespaced });
 
+export const NAMESPACES = r('', 'v1', 'namespaces', 'Namespace', false);
+export const NODES = r('', 'v1', 'nodes', 'Node', false);
+export const TIERS = r('crd.antrea.io', 'v1beta1', 'tiers', 'Tier', false);
+export const CLUSTER_GROUPS = r('crd.antrea.io', 'v1beta1', 'clustergroups', 'ClusterGroup', false);
+export const GROUPS = r('crd.antrea.io', 'v1beta1', 'groups', 'Group', true);
+export const PODS = r('', 'v1', 'pods', 'Pod', true);
+export const EXTERNAL_ENTITIES = r('crd.antrea.io', 'v1alpha2', 'externalentities', 'ExternalEntity', true);
+/** Antrea-native policies: ClusterNetworkPolicy, and the namespaced NetworkPolicy of crd.antrea.io. */
+export const CLUSTER_NETWORK_POLICIES = r('crd.antrea.io', 'v1beta1', 'clusternetworkpolicies', 'ClusterNetworkPolicy', false);
+export const ANTREA_NETWORK_POLICIES = r('crd.antrea.io', 'v1beta1', 'networkpolicies', 'NetworkPolicy', true);
+
 /** Inputs of the policy compiler. */
 export const POLICY_INPUTS: readonly ResourceSpec[] = [
-  r('', 'v1', 'namespaces', 'Namespace', false),
-  r('', 'v1', 'nodes', 'Node', false),
-  r('crd.antrea.io', 'v1beta1', 'tiers', 'Tier', false),
-  r('crd.antrea.io', 'v1beta1', 'clustergroups', 'ClusterGroup', false),
-  r('crd.antrea.io', 'v1beta1', 'groups', 'Group', true),
-  r('', 'v1', 'pods', 'Pod', true),
-  r('crd.antrea.io', 'v1alpha2', 'externalentities', 'ExternalEntity', true),
+  NAMESPACES,
+  NODES,
+  TIERS,
+  CLUSTER_GROUPS,
+  GROUPS,
+  PODS,
+  EXTERNAL_ENTITIES,
   r('', 'v1', 'services', 'Service', true),
   r('', 'v1', 'endpoints', 'Endpoints', true),
   r('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true),
   r('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true),
-  r('crd.antrea.io', 'v1beta1', 'clusternetworkpolicies', 'ClusterNetworkPolicy', false),
-  r('crd.antrea.io', 'v1beta1', 'networkpolicies', 'NetworkPolicy', true),
+  CLUSTER_NETWORK_POLICIES,
+  ANTREA_NETWORK_POLICIES,
   r('policy.networking.k8s.io', 'v1alpha1', 'adminnetworkpolicies', 'AdminNetworkPolicy', false),
   r('policy.networking.k8s.io', 'v1alpha1', 'baselineadminnetworkpolicies', 'BaselineAdminNetworkPolicy', false),
 ];

@@ -7,7 +7,7 @@ import { decodeNetworkPolicyStatus, encodeWatchEventFrame, type controlplane } f
 import { explain, queryEndpoint, type FlowQuery } from '@switchyard/policy-compiler';
 import { nodeOf, type AccessAttributes, type RequestAuth, type UserInfo } from '@switchyard/kube';
 import { CONTROLPLANE_RESOURCES, type ControlplaneHub, type ControlplaneResource, type NodeWatcher } from './hub';
-import { silentLogger, type Logger } from '@switchyard/runtime';
+import { silentLogger, type Logger, type PartsHealth } from '@switchyard/runtime';
 import type { MetricsRegistry } from './metrics';
 import type { PolicyStatusAggregator } from './status';
 import { VALIDATE_PREFIX, type AdmissionWebhook } from './webhook';
@@ -36,6 +36,8 @@ export interface ControlplaneServerOptions {
   metrics?: MetricsRegistry;
   /** Extra data served at /controllerinfo. */
   info?: () => Record<string, unknown>;
+  /** Each part's health, served at `/healthz?verbose` (to callers allowed `get` on `/healthz`). */
+  health?: () => PartsHealth;
   logger?: Logger;
 }
 
@@ -254,7 +256,8 @@ export class ControlplaneServer {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://controller');
     const path = url.pathname.replace(/\/+$/, '') || '/';
-    if (req.method === 'GET' && (path === '/healthz' || path === '/livez' || path === '/readyz')) {
+    const verboseHealth = path === '/healthz' && url.searchParams.has('verbose');
+    if (req.method === 'GET' && (path === '/healthz' || path === '/livez' || path === '/readyz') && !verboseHealth) {
       const ok = path !== '/readyz' || this.o.hub.synced;
       res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' });
       res.end(ok ? 'ok' : 'not synced');
@@ -267,6 +270,12 @@ export class ControlplaneServer {
       return sendJson(res, reply.status, reply.body);
     }
     const user = await this.user(req);
+    if (req.method === 'GET' && verboseHealth) {
+      // Only with credentials: the parts' details name errors and addresses.
+      await this.require(user, { verb: 'get', path: '/healthz' });
+      const h = this.o.health?.() ?? { ok: true, parts: [] };
+      return sendJson(res, 200, { status: h.ok ? 'ok' : 'degraded', parts: h.parts });
+    }
     if (path === '/metrics') {
       await this.require(user, { verb: 'get', path: '/metrics' });
       const text = (await this.o.metrics?.render()) ?? '';

@@ -4,6 +4,7 @@
 // stored or computed before changes.
 import { createPod, eventuallyPasses, startCluster, type Cluster } from './support';
 import type { Controller } from '../src/controller';
+import type { Admission } from '../src/parts/admission';
 
 let c: Cluster;
 let controller: Controller;
@@ -155,8 +156,9 @@ test('an unused tier and group can be deleted; the webhook counts its verdicts',
   await eventuallyPasses(() => expect([...(controller.cacheOf('tiers')?.values() ?? [])].some((t) => t.metadata.name === 'spare')).toBe(true));
   await c.kubectl.ok(['delete', 'tier', 'spare']);
   await c.kubectl.ok(['delete', 'clustergroup', 'spare-cg']);
-  expect(controller.admission.stats.denied).toBeGreaterThanOrEqual(20);
-  expect(controller.admission.stats.allowed).toBeGreaterThan(0);
+  const { webhook } = controller.part<Admission>('admission');
+  expect(webhook.stats.denied).toBeGreaterThanOrEqual(20);
+  expect(webhook.stats.allowed).toBeGreaterThan(0);
 });
 
 test('with the controller down, Antrea kinds are refused (failurePolicy Fail) and built-in kinds are not', async () => {

@@ -6,6 +6,7 @@ import { IpamError, IPPoolAllocator, KubeIPPoolStore } from '@switchyard/ipam';
 import type { Controller } from '../src/controller';
 import { KubeRequestError } from '../src/errors';
 import { IPPOOL_ANNOTATION, IPPOOL_FINALIZER } from '../src/ippool';
+import type { IPPools } from '../src/parts/ip-pools';
 import { eventually, eventuallyPasses, startCluster, type Cluster } from './support';
 
 let c: Cluster;
@@ -96,7 +97,7 @@ describe('IPPool controller', () => {
     expect(refused).toBeInstanceOf(IpamError);
     expect((refused as IpamError).code).toBe('TERMINATING');
     // Still there after the controller has handled the deletion event.
-    await controller?.ipPools?.idle();
+    await controller?.part<IPPools>('ipPools').idle();
     expect((await getPool('pool-a')).status?.ipAddresses).toHaveLength(4);
 
     await c.kubectl.ok(['-n', 'apps', 'delete', 'statefulset', 'web', '--wait=false']);

@@ -9,7 +9,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { KubeConfigClient } from '@switchyard/kube';
 import { createCertificateRequest } from '@switchyard/pki';
 import type { Controller } from '../src/controller';
-import { IPSEC_CA_CONFIGMAP, IPSEC_SIGNER_NAME } from '../src/ipsec-signer';
+import { IPSEC_CA_CONFIGMAP, IPSEC_SIGNER_NAME, type IPsecCertificateSigner } from '../src/ipsec-signer';
 import { eventually, NODE_TOKENS, startCluster, type Cluster } from './support';
 
 let c: Cluster;
@@ -71,6 +71,6 @@ describe('IPsec certificate signer', () => {
     expect(await denied('node-a-as-b')).toBe("subject CN node-b is not the requester's Node node-a");
     expect(await denied('node-a-server')).toBe('usages must include "ipsec tunnel"');
     expect((await get('node-a-as-b')).status?.certificate).toBeUndefined();
-    expect(controller.ipsecSigner?.counts).toMatchObject({ approved: 1, denied: 2, signed: 1 });
+    expect(controller.part<IPsecCertificateSigner>('ipsecSigner').counts).toMatchObject({ approved: 1, denied: 2, signed: 1 });
   });
 });
