@@ -1,15 +1,17 @@
 /**
  * The FlowContext features compute with: reads served from an {@link ObjectIndex}, each one noted
- * as a dependency of the owner being computed; conjunction ids and shared values come from the
- * caller (a fixed map for the full computation, the incremental pipeline's allocator otherwise).
+ * as a dependency of the owner being computed, and only of kinds the computing feature declares;
+ * conjunction ids and shared values come from the caller (a fixed map for the full computation,
+ * the incremental pipeline's allocator otherwise).
  */
+import { PipelineError } from './errors';
 import type { Feature, FlowContext, OwnerOutput } from './feature';
-import { depKey, NODE_KEY, type ObjectIndex, type ObjectKind } from './objects';
+import { depKey, NODE_KEY, type ObjectIndex, type ObjectKind, type ObjectOf } from './objects';
 import type { GroupMember, LocalPod, NodeConfig, ServicePortSpec } from './state';
 import type { Pipeline } from './tables';
 
 /** Key of an owner: `<feature>/<kind>:<key>`, or `<feature>/node` for node-level flows. */
-export const ownerKey = (feature: string, kind?: ObjectKind, key?: string): string =>
+export const ownerKey = (feature: string, kind?: string, key?: string): string =>
   kind === undefined ? `${feature}/${NODE_KEY}` : `${feature}/${kind}:${key}`;
 
 /** Where ids and shared values come from. */
@@ -19,9 +21,13 @@ export interface ReaderSources {
   controllerId: number;
   policyGroupIdBase: number;
   index: ObjectIndex;
+  /** The kinds each feature declares ({@link featureKinds}). */
+  declared: ReadonlyMap<Feature, ReadonlySet<string>>;
   conjunctionId(owner: string, ruleKey: string): number;
   shared(feature: string, key: string): number | undefined;
 }
+
+const NOTHING: ReadonlySet<string> = new Set();
 
 /** A FlowContext over one node state that records what each owner reads. */
 export class StateReader implements FlowContext {
@@ -31,6 +37,7 @@ export class StateReader implements FlowContext {
   readonly policyGroupIdBase: number;
   private owner = '';
   private feature = '';
+  private kinds: ReadonlySet<string> = NOTHING;
   private deps = new Set<string>();
 
   constructor(private readonly src: ReaderSources) {
@@ -44,34 +51,49 @@ export class StateReader implements FlowContext {
   compute(feature: Feature, owner: string, fn: (ctx: FlowContext) => OwnerOutput): { output: OwnerOutput; deps: string[] } {
     this.owner = owner;
     this.feature = feature.name;
+    this.kinds = this.src.declared.get(feature) ?? NOTHING;
     this.deps = new Set();
     const output = fn(this);
     return { output, deps: [...this.deps] };
   }
 
+  object<K extends ObjectKind>(kind: K, key: string): ObjectOf<K> | undefined {
+    this.check(kind);
+    this.deps.add(depKey(kind, key));
+    return this.src.index.of(kind).get(key);
+  }
+
+  lookup<K extends ObjectKind>(kind: K, value: string): readonly ObjectOf<K>[] {
+    this.check(kind);
+    const index = this.src.index.indexOf(kind);
+    if (index === undefined) throw new PipelineError('INVALID_FEATURE', `kind ${kind} has no index to look objects up by`, kind, this.feature);
+    this.deps.add(depKey(index, value));
+    return this.src.index.lookup(index, value) as readonly ObjectOf<K>[];
+  }
+
   podByIp(ip: string): LocalPod | undefined {
+    this.check('pod');
     this.deps.add(depKey('ip', ip));
-    return this.src.index.podsByIp.get(ip);
+    const pods = this.src.index.lookup('ip', ip);
+    return pods[pods.length - 1] as LocalPod | undefined;
   }
 
   addressGroup(name: string): readonly GroupMember[] | undefined {
-    this.deps.add(depKey('addressGroup', name));
-    return this.src.index.members('addressGroup', name);
+    return this.object('addressGroup', name)?.groupMembers;
   }
 
   appliedToGroup(name: string): readonly GroupMember[] | undefined {
-    this.deps.add(depKey('appliedToGroup', name));
-    return this.src.index.members('appliedToGroup', name);
+    return this.object('appliedToGroup', name)?.groupMembers;
   }
 
   fqdnAddresses(pattern: string): readonly string[] | undefined {
-    this.deps.add(depKey('fqdnAddresses', pattern));
-    return this.src.index.of('fqdnAddresses').get(pattern);
+    return this.object('fqdnAddresses', pattern);
   }
 
   servicePorts(ref: string): readonly ServicePortSpec[] {
+    this.check('service');
     this.deps.add(depKey('serviceRef', ref));
-    return this.src.index.servicesByRef.get(ref) ?? [];
+    return this.src.index.lookup('serviceRef', ref) as readonly ServicePortSpec[];
   }
 
   conjunctionId(ruleKey: string): number {
@@ -82,13 +104,25 @@ export class StateReader implements FlowContext {
     this.deps.add(sharedKey(this.feature, key));
     return this.src.shared(this.feature, key);
   }
+
+  /** A feature reads only what it declares: anything else would be a dependency nobody indexes. */
+  private check(kind: string): void {
+    if (!this.kinds.has(kind)) throw new PipelineError('INVALID_FEATURE', `feature ${this.feature} reads kind ${kind} without declaring it`, kind, `${this.feature}.kinds`);
+  }
 }
 
 /** Dependency key of a shared value. */
 export const sharedKey = (feature: string, key: string): string => `shared:${feature}:${key}`;
 
+/** One owner of a feature in a state. */
+export interface OwnerRun {
+  owner: string;
+  kind?: ObjectKind;
+  run: (ctx: FlowContext) => OwnerOutput;
+}
+
 /** Every owner of a feature in a state: node-level first, then per object kind in state order. */
-export function* ownersOf(feature: Feature, index: ObjectIndex): Generator<{ owner: string; kind?: ObjectKind; run: (ctx: FlowContext) => OwnerOutput }> {
+export function* ownersOf(feature: Feature, index: ObjectIndex): Generator<OwnerRun> {
   const node = feature.nodeFlows;
   if (node) yield { owner: ownerKey(feature.name), run: (ctx) => node(ctx) };
   for (const kind of Object.keys(feature.perObject ?? {}) as ObjectKind[]) {

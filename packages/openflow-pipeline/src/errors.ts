@@ -8,7 +8,9 @@ export type PipelineErrorCode =
   | 'PRIORITY_EXHAUSTED'
   | 'INVALID_INPUT'
   | 'UNKNOWN_GROUP'
-  | 'DUPLICATE_FLOW';
+  | 'DUPLICATE_FLOW'
+  /** A feature list that cannot work: two features of one name, a kind declared twice differently, an undeclared kind read. */
+  | 'INVALID_FEATURE';
 
 /** Raised for invalid pipeline input or a request the enabled features cannot serve. */
 export class PipelineError extends Error {

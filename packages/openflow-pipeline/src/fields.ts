@@ -313,3 +313,42 @@ export const REG_MARKS: readonly RegMark[] = [
   NotAntreaFlexibleIPAMRegMark, ToExternalAddressRegMark, RemoteEndpointRegMark, FromExternalRegMark,
   FromLocalRegMark, IPCtZoneTypeRegMark,
 ];
+
+/**
+ * A named field of the packet's own headers rather than a register: it travels with the packet,
+ * through tunnels to the next node. The match carries the IP prerequisite.
+ */
+export class IpHeaderField {
+  constructor(
+    readonly name: string,
+    readonly field: 'ipDscp',
+    readonly width: number,
+  ) {}
+  /** Checks that `value` fits the field. */
+  check(value: number): number {
+    if (!Number.isInteger(value) || value < 0 || value > 2 ** this.width - 1) {
+      throw new PipelineError('VALUE_OUT_OF_RANGE', `value ${value} does not fit ${this.width} bits`, value, this.name);
+    }
+    return value;
+  }
+  /** Match entries for `value` (with `dl_type=0x800`). */
+  match(value: number): Partial<Match> {
+    return { ethType: ETH_IP, [this.field]: this.check(value) };
+  }
+  /** set_field action writing `value` (the packet-out that injects a traced packet uses it). */
+  load(value: number): Action {
+    return { type: 'setField', field: this.field, value: this.check(value) } as Action;
+  }
+}
+
+/**
+ * Traceflow's data-plane tag: the DSCP bits of the traced packet's IP header (bits 2..7 of the
+ * ToS byte, `nw_tos` = tag << 2), set by the packet-out that injects it, as in Antrea.
+ */
+export const TraceflowTagField = new IpHeaderField('TraceflowTagField', 'ipDscp', 6);
+
+/**
+ * The tags Antrea's controller hands out to concurrent Traceflows: the DSCP values of RFC 2474's
+ * pool 2 (`xxxx11`, experimental or local use), 7 to 59 in steps of 4.
+ */
+export const TRACEFLOW_TAGS: readonly number[] = Array.from({ length: 14 }, (_, i) => 7 + 4 * i);

@@ -20,18 +20,28 @@ export type * from './state';
 export { portRangeToMasks, type PortMask } from './features/ports';
 export { aggregateV4, ipBlockCidrs } from './features/addresses';
 export type { Feature, FlowContext, OwnerOutput, PerObjectFlows } from './feature';
-export type { ObjectKind, ObjectKinds, MemberGroup, FqdnIntercept } from './objects';
-export { POD_NODE_FEATURES, EXTERNAL_NODE_FEATURES, nodeFeatures } from './features/index';
-export { podConnectivityBaseFlows, podFlows, podConnectivityTables, podConnectivityFeature } from './features/pod';
-export { remoteNodeFlows, remoteNodesFeature } from './features/remote-nodes';
 export {
-  networkPolicyFlows, networkPolicyBaseFlows, networkPolicyTables, networkPolicyFeature, policyRuleFlows, policyLevelFlows, assignConjunctionIds, assignOFPriorities,
-  policyRuleKeys, ruleKey, BASELINE_TIER_PRIORITY, BANP_TIER_PRIORITY, DEFAULT_TIER_PRIORITY,
-  type NetworkPolicyInput, type NetworkPolicyFlows, type RulePriority,
+  defineKind, nodeObject, NODE_KEY, type ObjectKind, type ObjectKinds, type ObjectOf, type ObjectKindDecl, type KindIndex, type MemberGroup, type PolicyRule,
+  type FqdnIntercept,
+} from './objects';
+export { isTraceable, traceFlows, traceCookie, type Traceable, type TraceContext } from './trace';
+export {
+  podNodeFeatures, externalNodeFeatures, nodeFeatures, POD_NODE_FEATURES, EXTERNAL_NODE_FEATURES, type FeatureFlags,
+} from './features/index';
+export {
+  podConnectivity, podConnectivityBaseFlows, podFlows, podConnectivityTables, podConnectivityTraceFlows, podConnectivityFeature, podKind,
+  type PodConnectivityOptions,
+} from './features/pod';
+export { remoteNodes, remoteNodeFlows, remoteNodesFeature, remoteNodeKind, type RemoteNodesOptions } from './features/remote-nodes';
+export {
+  networkPolicy, networkPolicyFlows, networkPolicyBaseFlows, networkPolicyTables, networkPolicyTraceFlows, networkPolicyFeature, policyRuleFlows, policyLevelFlows,
+  assignConjunctionIds, assignOFPriorities, policyRuleKeys, ruleKey, BASELINE_TIER_PRIORITY, BANP_TIER_PRIORITY, DEFAULT_TIER_PRIORITY,
+  type NetworkPolicyOptions, type NetworkPolicyInput, type NetworkPolicyFlows, type RulePriority,
 } from './features/policy';
-export { serviceBaseFlows, servicePortFlows, serviceHairpinPodFlows, serviceTables, serviceFeature } from './features/service';
-export { externalNodeFlows, externalNodeTables, externalNodeFeature, bypassProtocolMatch } from './features/external-node';
-export { multiclusterFlows, multiclusterFeature } from './features/multicluster';
-export { fqdnFlows, fqdnFeature } from './features/fqdn';
+export { policyKind, policyRuleKind, addressGroupKind, appliedToGroupKind, fqdnAddressesKind } from './features/policy-kinds';
+export { service, serviceBaseFlows, servicePortFlows, serviceHairpinPodFlows, serviceTables, serviceFeature, serviceKind } from './features/service';
+export { externalNode, externalNodeFlows, externalNodeTables, externalNodeFeature, externalNodeKind, bypassProtocolMatch } from './features/external-node';
+export { multicluster, multiclusterFlows, multiclusterFeature, multiclusterKind, type MulticlusterOptions } from './features/multicluster';
+export { fqdn, fqdnFlows, fqdnFeature, fqdnInterceptKind, type FqdnOptions } from './features/fqdn';
 export { computeNodeFlows, requiredTables, dumpFlows, type NodeFlows, type ComputeOptions } from './node';
 export { NodePipeline, type NodeDelta, type GroupDelta } from './node-pipeline';

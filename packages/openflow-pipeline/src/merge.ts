@@ -113,43 +113,41 @@ function unionCodes(cs: readonly Contribution[], feature: number, total: number)
 
 /**
  * The merged flow: `template` (any of the contributions: a merging feature gives all its
- * conjunctive match flows one cookie) with the actions of `codes`; `prev` when it is the same.
+ * conjunctive match flows one cookie) with the actions of `codes`; `prev` when it is the same,
+ * `template` itself when its own actions are those.
  */
 export function mergedFlow(template: Flow, codes: readonly number[], prev?: Resolved): Resolved {
   if (prev?.flow && prev.codes && sameCodes(prev.codes, codes) && prev.flow.cookie === template.cookie) return prev;
+  const own = conjunctionCodes(template);
+  if (own && sameCodes(own, codes)) return { flow: template, codes };
   return { flow: { ...template, actions: codes.map(decode) }, codes };
 }
 
-/** A resolved identity: its flow, and the conjunction codes of a conjunctive match flow. */
+/** A resolved identity: its flow, and the conjunction codes of a merged conjunctive match flow. */
 export interface Resolved {
   flow: Flow | undefined;
   codes: readonly number[] | undefined;
 }
 
 /**
- * The flow of one identity (undefined when nobody contributes it). `prev`, the identity's last
- * resolution, is returned as it is when a merged flow comes out the same.
+ * The flow of one identity (undefined when nobody contributes it). The first feature in the list
+ * decides. In a merging feature, a flow that is not a conjunctive match flow wins (the smallest
+ * owner key, then the first in its output); else its conjunctive match flows become one flow with
+ * the sorted union of their actions. In any other feature, the smallest owner key wins. `prev`,
+ * the identity's last resolution, is returned as it is when a merged flow comes out the same.
  */
 export function resolveFlow(cs: readonly Contribution[], mergesConjunctions: (feature: number) => boolean, prev?: Resolved): Resolved {
   if (cs.length === 0) return { flow: undefined, codes: undefined };
-  if (cs.length === 1) return { flow: cs[0]!.value, codes: undefined };
+  if (cs.length === 1 && !(cs[0]!.codes && mergesConjunctions(cs[0]!.feature))) return { flow: cs[0]!.value, codes: undefined };
   let feature = cs[0]!.feature;
   for (const c of cs) if (c.feature < feature) feature = c.feature;
-  if (mergesConjunctions(feature)) {
-    let n = 0;
-    let total = 0;
-    let last: Contribution | undefined;
-    for (const c of cs) {
-      if (c.feature !== feature) continue;
-      if (!c.codes) return { flow: first(cs).value, codes: undefined };
-      n++;
-      total += c.codes.length;
-      last = c;
-    }
-    if (n === 1) return { flow: last!.value, codes: undefined };
-    return mergedFlow(last!.value, unionCodes(cs, feature, total), prev);
-  }
-  return { flow: first(cs).value, codes: undefined };
+  const own = cs.filter((c) => c.feature === feature);
+  if (!mergesConjunctions(feature)) return { flow: first(own).value, codes: undefined };
+  const plain = own.filter((c) => !c.codes);
+  if (plain.length > 0) return { flow: first(plain).value, codes: undefined };
+  let total = 0;
+  for (const c of own) total += c.codes!.length;
+  return mergedFlow(first(own).value, unionCodes(own, feature, total), prev);
 }
 
 /** The group of one id, or undefined. */

@@ -8,8 +8,8 @@
 import type { Flow } from '@switchyard/openflow/codec';
 import { StateReader, ownersOf, runFor, ownerKey, sharedKey } from './context';
 import { diffFlows, type FlowDiff } from './diff';
-import { featureTables, type Feature, type OwnerOutput } from './feature';
-import { nodeFeatures } from './features/index';
+import { featureKinds, featureTables, type Feature, type FeatureKinds, type OwnerOutput } from './feature';
+import { activeFeatures } from './features/index';
 import { CONTROLLER_ID } from './fields';
 import type { Group } from './format';
 import { sameValue } from './identity';
@@ -18,8 +18,9 @@ import { MISS_OWNER, mergerOf, missFlows, type ComputeOptions, type NodeFlows } 
 import { changedKeys, ObjectIndex, type ObjectKind } from './objects';
 import type { NodeState } from './state';
 import { Readers } from './readers';
-import { FlowStore, GroupStore, type GroupDelta, type Held } from './store';
+import { FlowStore, GroupStore, type GroupDelta, type OwnerFlows } from './store';
 import { Pipeline } from './tables';
+import { traceFlows, type TraceContext } from './trace';
 
 export type { GroupDelta } from './store';
 
@@ -39,14 +40,20 @@ export interface NodeDelta {
 interface Owner {
   readonly key: string;
   readonly feature: number;
-  entries: Held[];
+  entries: OwnerFlows;
   groupIds: number[];
   deps: string[];
 }
 
-/** Everything that belongs to one realized pipeline (rebuilt when the configuration changes). */
+/** A checked feature list with its kinds. */
+interface FeatureList extends FeatureKinds {
+  features: Feature[];
+}
+
+/** Everything that belongs to one realized pipeline (rebuilt when the configuration or the feature list changes). */
 interface Realized {
   features: Feature[];
+  list: FeatureList;
   pipeline: Pipeline;
   flows: FlowStore;
   groups: GroupStore;
@@ -58,6 +65,26 @@ interface Realized {
   index: ObjectIndex;
 }
 
+/** Observers of owner computations (the testing kit's), by pipeline. */
+const OBSERVERS = new WeakMap<NodePipeline, (owner: string, computed: { output: OwnerOutput; deps: string[] } | undefined) => void>();
+
+/**
+ * Calls `fn` with every owner the pipeline computes (its output and recorded reads) or removes
+ * (undefined). For the testing kit; not part of the package's API.
+ */
+export function observeOwners(np: NodePipeline, fn: (owner: string, computed: { output: OwnerOutput; deps: string[] } | undefined) => void): void {
+  OBSERVERS.set(np, fn);
+}
+
+/** The same list: the same feature objects, or features of one name with equal `config`. */
+function sameFeatures(a: readonly Feature[], b: readonly Feature[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((x, i) => {
+    const y = b[i]!;
+    return x === y || (x.name === y.name && x.config !== undefined && y.config !== undefined && sameValue(x.config, y.config));
+  });
+}
+
 /**
  * Incrementally maintained flows and groups of one node. It keeps references to the objects and
  * arrays of the states it is given: change a state by replacing them, not by editing them in place.
@@ -65,17 +92,20 @@ interface Realized {
 export class NodePipeline {
   private readonly controllerId: number;
   private readonly policyGroupIdBase: number;
+  private readonly features: readonly Feature[] | undefined;
   private readonly ids = new ConjunctionIds();
   private cur: Realized | undefined;
   /** The state before the last update, for {@link rollback} (undefined: there was none). */
-  private before: ObjectIndex | undefined;
+  private before: { index: ObjectIndex; list: FeatureList } | undefined;
   private undoable = false;
   /** An update threw half-way: the next one recomputes everything. */
   private broken = false;
 
+  /** `features`: the node's feature list (default: the preset of each state, as computeNodeFlows). */
   constructor(opts: ComputeOptions = {}) {
     this.controllerId = opts.controllerId ?? CONTROLLER_ID;
     this.policyGroupIdBase = opts.policyGroupIdBase ?? 1;
+    this.features = opts.features;
   }
 
   /** The realized pipeline (table numbers), once a state was applied. */
@@ -104,12 +134,25 @@ export class NodePipeline {
     return { pipeline: this.cur.pipeline, flows: this.flows(), groups: this.groups(), conjIds: this.conjIds() };
   }
 
+  /**
+   * The trace flows of the node's traceable features for `tag` ({@link traceFlows}), from the
+   * published flows; none before the first update.
+   */
+  traceFlows(tag: number, opts: Pick<TraceContext, 'hardTimeout' | 'packetInMeter'> = {}): Flow[] {
+    const cur = this.cur;
+    if (!cur) return [];
+    return traceFlows(cur.features, { pipeline: cur.pipeline, config: cur.index.state.config, controllerId: this.controllerId, flows: this.flows(), ...opts }, tag);
+  }
+
   /** Applies a new node state; returns what changed since the last one. */
   update(state: NodeState): NodeDelta {
-    const index = new ObjectIndex(state);
-    const before = this.cur?.index;
+    const features = activeFeatures(state, this.features);
+    const cur = this.cur;
+    const list = cur && sameFeatures(cur.features, features) ? cur.list : { features, ...featureKinds(features) };
+    const index = new ObjectIndex(state, list.kinds);
+    const before = cur && { index: cur.index, list: cur.list };
     this.undoable = false;
-    const delta = this.apply(index);
+    const delta = this.apply(index, list);
     this.before = before;
     this.undoable = true;
     return delta;
@@ -124,18 +167,17 @@ export class NodePipeline {
     this.undoable = false;
     this.ids.undo();
     if (this.before === undefined) this.cur = undefined;
-    else this.apply(this.before);
+    else this.apply(this.before.index, this.before.list);
   }
 
-  private apply(index: ObjectIndex): NodeDelta {
+  private apply(index: ObjectIndex, list: FeatureList): NodeDelta {
     // A change that failed half-way left ids it handed out and owners it replaced: start afresh.
     if (this.broken) this.ids.undo();
     this.ids.begin();
     try {
-      const features = nodeFeatures(index.state);
       const cur = this.cur;
-      const delta = !cur || this.broken || !sameValue(cur.index.state.config, index.state.config) || !sameList(cur.features, features)
-        ? this.rebuild(index, features)
+      const delta = !cur || this.broken || !sameValue(cur.index.state.config, index.state.config) || cur.list !== list
+        ? this.rebuild(index, list)
         : this.change(cur, index);
       this.broken = false;
       return delta;
@@ -146,12 +188,13 @@ export class NodePipeline {
   }
 
   /** Computes every owner from scratch; the delta is a diff against what was published. */
-  private rebuild(index: ObjectIndex, features: Feature[]): NodeDelta {
+  private rebuild(index: ObjectIndex, list: FeatureList): NodeDelta {
     const oldFlows = this.flows();
     const oldGroups = this.groups();
     const cfg = index.state.config;
+    const features = list.features;
     const r: Realized = {
-      features, pipeline: Pipeline.build(featureTables(features, cfg)), flows: new FlowStore(mergerOf(features)), groups: new GroupStore(),
+      features, list, pipeline: Pipeline.build(featureTables(features, cfg)), flows: new FlowStore(mergerOf(features)), groups: new GroupStore(),
       owners: new Map(), readers: new Readers(), shared: new Map(features.map((f) => [f.name, f.shared?.(index.state) ?? new Map()])), index,
     };
     const reader = this.reader(r, index);
@@ -223,14 +266,15 @@ export class NodePipeline {
 
   private reader(r: Realized, index: ObjectIndex): StateReader {
     return new StateReader({
-      pipeline: r.pipeline, config: index.state.config, index, controllerId: this.controllerId, policyGroupIdBase: this.policyGroupIdBase,
+      pipeline: r.pipeline, config: index.state.config, index, declared: r.list.declared, controllerId: this.controllerId, policyGroupIdBase: this.policyGroupIdBase,
       conjunctionId: (owner, key) => this.ids.acquire(owner, key), shared: (f, key) => r.shared.get(f)?.get(key),
     });
   }
 
   private setOwner(r: Realized, feature: number, key: string, c: { output: OwnerOutput; deps: string[] }): void {
+    OBSERVERS.get(this)?.(key, c);
     const old = r.owners.get(key);
-    const o: Owner = old ?? { key, feature, entries: [], groupIds: [], deps: [] };
+    const o: Owner = old ?? { key, feature, entries: r.flows.none, groupIds: [], deps: [] };
     // The owner's first key string throughout: contributions are told apart by it (same string, cheap compare).
     o.entries = r.flows.replace(o.key, feature, o.entries, c.output.flows);
     o.groupIds = r.groups.replace(o.key, feature, o.groupIds, c.output.groups ?? []);
@@ -240,6 +284,7 @@ export class NodePipeline {
   }
 
   private removeOwner(r: Realized, key: string): void {
+    OBSERVERS.get(this)?.(key, undefined);
     const o = r.owners.get(key)!;
     r.flows.replace(o.key, o.feature, o.entries, []);
     r.groups.replace(o.key, o.feature, o.groupIds, []);
@@ -247,8 +292,6 @@ export class NodePipeline {
     r.owners.delete(key);
   }
 }
-
-const sameList = <T>(a: readonly T[], b: readonly T[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** Group-mods between two group lists. */
 function diffGroups(next: readonly Group[], prev: readonly Group[]): GroupDelta {

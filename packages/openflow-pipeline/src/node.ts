@@ -6,10 +6,9 @@
 import type { Flow } from '@switchyard/openflow/codec';
 import { StateReader, ownersOf } from './context';
 import { CookieCategory, makeCookie } from './cookie';
-import { featureTables, type Feature } from './feature';
-import { nodeFeatures } from './features/index';
+import { featureKinds, featureTables, type Feature } from './feature';
+import { activeFeatures } from './features/index';
 import { conjIdsFrom } from './features/policy';
-import { policyRuleKeys } from './features/policy-members';
 import { assignConjunctionIds } from './features/policy-priorities';
 import { formatFlow, type Group } from './format';
 import { contribution, mergeFlows, mergeGroups, type Contribution } from './merge';
@@ -33,11 +32,16 @@ export interface ComputeOptions {
   controllerId?: number;
   /** First group id of NetworkPolicy logging groups (Service groups use their own ids). */
   policyGroupIdBase?: number;
+  /**
+   * The node's features, in precedence order (default: the state's preset, {@link nodeFeatures}:
+   * podNodeFeatures or externalNodeFeatures of its configuration).
+   */
+  features?: readonly Feature[];
 }
 
 /** Tables realized for a node state. */
-export function requiredTables(state: NodeState): TableName[] {
-  return featureTables(nodeFeatures(state), state.config);
+export function requiredTables(state: NodeState, opts: Pick<ComputeOptions, 'features'> = {}): TableName[] {
+  return featureTables(activeFeatures(state, opts.features), state.config);
 }
 
 /** Owner key of the pipeline's miss flows. */
@@ -53,20 +57,41 @@ export function missFlows(p: Pipeline, cfg: NodeConfig, features: readonly Featu
 export const mergerOf = (features: readonly Feature[]) => (i: number): boolean => features[i]?.mergesConjunctions ?? false;
 
 /**
+ * Conjunction ids of the full computation: the state's (a key missing is an input error), else
+ * ids assigned in the order of the features' `conjunctionKeys`, then the next free id for a key
+ * first asked for. Every id handed out is recorded in `used`.
+ */
+function conjunctionIds(state: NodeState, features: readonly Feature[], used: Map<string, number>): (key: string) => number {
+  if (state.conjIds) return conjIdsFrom(state.conjIds, used);
+  const ids = assignConjunctionIds(new Map(), features.flatMap((f) => f.conjunctionKeys?.(state) ?? []));
+  let next = 1;
+  for (const id of ids.values()) if (id >= next) next = id + 1;
+  return (key) => {
+    let id = ids.get(key);
+    if (id === undefined) {
+      id = next++;
+      ids.set(key, id);
+    }
+    used.set(key, id);
+    return id;
+  };
+}
+
+/**
  * Computes every flow and group of the node: all features, all owners. Pure and deterministic:
- * the same state gives the same flows in the same order.
+ * the same state (and feature list) gives the same flows in the same order.
  */
 export function computeNodeFlows(state: NodeState, opts: ComputeOptions = {}): NodeFlows {
   const cfg = state.config;
-  const features = nodeFeatures(state);
+  const features = activeFeatures(state, opts.features);
+  const { kinds, declared } = featureKinds(features);
   const p = Pipeline.build(featureTables(features, cfg));
-  const index = new ObjectIndex(state);
-  const given = state.conjIds ?? assignConjunctionIds(new Map(), policyRuleKeys({ ...state, fqdnAddresses: state.fqdn?.addresses ?? {} }));
+  const index = new ObjectIndex(state, kinds);
   const conjIds = new Map<string, number>();
-  const idOf = conjIdsFrom(given, conjIds);
+  const idOf = conjunctionIds(state, features, conjIds);
   const shared = new Map(features.map((f) => [f.name, f.shared?.(state) ?? new Map<string, number>()]));
   const reader = new StateReader({
-    pipeline: p, config: cfg, index, controllerId: opts.controllerId ?? CONTROLLER_ID, policyGroupIdBase: opts.policyGroupIdBase ?? 1,
+    pipeline: p, config: cfg, index, declared, controllerId: opts.controllerId ?? CONTROLLER_ID, policyGroupIdBase: opts.policyGroupIdBase ?? 1,
     conjunctionId: (_owner, key) => idOf(key), shared: (f, key) => shared.get(f)?.get(key),
   });
   const flows: Contribution[] = [];

@@ -1,7 +1,7 @@
 /**
- * The node state as keyed objects: every pod, peer node, Service port, policy, group, FQDN pattern
- * and node-wide spec under a stable key, and what changed between two states. Dependency keys are
- * `<kind>:<key>` (plus `ip:<address>` for the local pod holding an address).
+ * The node state as keyed objects, by the kinds a feature list declares: every object under a
+ * stable key, objects found by a secondary key (a pod by its address), and what changed between
+ * two states. Dependency keys are `<kind>:<key>`, and `<index>:<value>` for secondary keys.
  */
 import { PipelineError } from './errors';
 import { sameValue } from './identity';
@@ -28,7 +28,11 @@ export interface FqdnIntercept {
   podOfports: readonly number[];
 }
 
-/** Object kinds and their types. */
+/**
+ * Object kinds and their types. Open: a feature defined outside this package adds its kind by
+ * declaration merging (`declare module '@switchyard/openflow-pipeline' { interface ObjectKinds {
+ * myKind: MyObject } }`) and declares how it is found in the state ({@link ObjectKindDecl}).
+ */
 export interface ObjectKinds {
   pod: LocalPod;
   remoteNode: RemoteNode;
@@ -45,141 +49,132 @@ export interface ObjectKinds {
 export type ObjectKind = keyof ObjectKinds;
 export type ObjectOf<K extends ObjectKind> = ObjectKinds[K];
 
+/** A secondary key of a kind's objects (a pod's addresses): owners find objects by it. */
+export interface KindIndex<T> {
+  /** Dependency keys of lookups are `<name>:<value>`; a name is used by one kind only. */
+  readonly name: string;
+  /** The values under which an object is found. */
+  keys(obj: T): Iterable<string>;
+}
+
+/**
+ * How a feature finds one kind of object in the node state. The feature's slice of the state is
+ * what its kinds enumerate: the pipeline reads the state through them only, keeps the objects by
+ * key, and recomputes an owner when its object (or one it read) is added, removed or changed.
+ */
+export interface ObjectKindDecl<K extends ObjectKind = ObjectKind> {
+  /** The kind, a key of {@link ObjectKinds}. */
+  readonly name: K;
+  /** Its objects in a state, each with its key, in state order; a key may appear once. */
+  enumerate(state: NodeState): Iterable<readonly [string, ObjectOf<K>]>;
+  /** Whether an object is unchanged between two states (default: the same reference, else equal values). */
+  same?(a: ObjectOf<K>, b: ObjectOf<K>): boolean;
+  /** A secondary key to find objects by ({@link FlowContext.lookup}). */
+  readonly index?: KindIndex<ObjectOf<K>>;
+}
+
+/** Declares an object kind (an identity function that checks the declaration's types). */
+export function defineKind<K extends ObjectKind>(decl: ObjectKindDecl<K>): ObjectKindDecl<K> {
+  return decl;
+}
+
 /** Key of a node-wide object (a spec there is at most one of). */
 export const NODE_KEY = 'node';
 
-type Enumerate = (s: NodeState) => Iterable<readonly [string, unknown]>;
-const one = <T>(v: T | undefined): [string, T][] => (v === undefined ? [] : [[NODE_KEY, v]]);
+/** A node-wide object as an enumeration: key `node`, or nothing when absent. */
+export const nodeObject = <T>(v: T | undefined): [string, T][] => (v === undefined ? [] : [[NODE_KEY, v]]);
 
-/** How each kind is found in the state, with its key (in state order). */
-const ENUMERATE: { [K in ObjectKind]: Enumerate } = {
-  pod: (s) => s.pods.map((p) => [`${p.namespace}/${p.name}`, p] as const),
-  remoteNode: (s) => s.remoteNodes.map((n) => [n.name, n] as const),
-  service: (s) => (s.services ?? []).map((x) => [String(x.groupId), x] as const),
-  policy: (s) => s.policies.map((p) => [p.uid, p] as const),
-  policyRule: (s) => s.policies.flatMap((policy) => policy.rules.map((rule, index) => [`${policy.uid}/${index}`, { policy, index, rule }] as const)),
-  addressGroup: (s) => s.addressGroups.map((g) => [g.name, g] as const),
-  appliedToGroup: (s) => s.appliedToGroups.map((g) => [g.name, g] as const),
-  fqdnAddresses: (s) => Object.entries(s.fqdn?.addresses ?? {}),
-  fqdnIntercept: (s) => one(s.fqdn && { conjId: s.fqdn.conjId, podOfports: s.fqdn.podOfports }),
-  multicluster: (s) => one(s.multicluster),
-  externalNode: (s) => one(s.externalNode),
-};
-
-export const OBJECT_KINDS = Object.keys(ENUMERATE) as ObjectKind[];
-
-/** Dependency key of an object (`serviceRef:<namespace>/<name>`: the ports of a Service, by its name). */
-export const depKey = (kind: ObjectKind | 'ip' | 'serviceRef', key: string): string => `${kind}:${key}`;
+/** Dependency key of an object (`<kind>:<key>`) or of a secondary key (`<index>:<value>`). */
+export const depKey = (kind: string, key: string): string => `${kind}:${key}`;
 
 /**
- * The objects of one node state by kind and key, and local pods by address. It keeps the state's
- * top-level fields as they were (a shallow copy): callers replace arrays and objects to change the
- * state, they do not edit them in place.
+ * The objects of one node state by kind and key, and by secondary key, for the kinds given. It
+ * keeps the state's top-level fields as they were (a shallow copy): callers replace arrays and
+ * objects to change the state, they do not edit them in place.
  */
 export class ObjectIndex {
-  readonly byKind = new Map<ObjectKind, Map<string, unknown>>();
-  /** Local pods by IPv4 address; the last pod in state order wins, as in the full computation. */
-  readonly podsByIp = new Map<string, LocalPod>();
-  /** Service ports by their Service (`<namespace>/<name>`), in state order. */
-  readonly servicesByRef = new Map<string, ServicePortSpec[]>();
+  readonly byKind = new Map<string, Map<string, unknown>>();
+  /** Objects by index name, then value, in state order. */
+  private readonly byIndex = new Map<string, Map<string, unknown[]>>();
+  /** Index name by kind. */
+  private readonly indexNames = new Map<string, string>();
   readonly state: NodeState;
 
-  constructor(state: NodeState) {
+  constructor(state: NodeState, readonly kinds: readonly ObjectKindDecl[]) {
     this.state = { ...state };
-    for (const kind of OBJECT_KINDS) {
+    for (const decl of kinds) {
       const m = new Map<string, unknown>();
-      for (const [key, obj] of ENUMERATE[kind](state)) {
-        if (m.has(key)) throw new PipelineError('INVALID_INPUT', `two ${kind} objects share the key ${key}`, key, kind);
+      const index = decl.index && new Map<string, unknown[]>();
+      for (const [key, obj] of decl.enumerate(state)) {
+        if (m.has(key)) throw new PipelineError('INVALID_INPUT', `two ${decl.name} objects share the key ${key}`, key, decl.name);
         m.set(key, obj);
+        if (index) for (const v of decl.index!.keys(obj)) addTo(index, v, obj);
       }
-      this.byKind.set(kind, m);
-    }
-    for (const p of state.pods) for (const ip of p.ips) this.podsByIp.set(ip, p);
-    for (const s of state.services ?? []) {
-      if (s.service === undefined) continue;
-      const ports = this.servicesByRef.get(s.service);
-      if (ports) ports.push(s);
-      else this.servicesByRef.set(s.service, [s]);
+      this.byKind.set(decl.name, m);
+      if (index) {
+        this.byIndex.set(decl.index!.name, index);
+        this.indexNames.set(decl.name, decl.index!.name);
+      }
     }
   }
 
-  /** Objects of a kind, in state order. */
+  /** Whether the kind is indexed (a feature of the list declares it). */
+  has(kind: string): boolean {
+    return this.byKind.has(kind);
+  }
+
+  /** Objects of a kind, in state order (none when no feature declares the kind). */
   of<K extends ObjectKind>(kind: K): ReadonlyMap<string, ObjectOf<K>> {
-    return this.byKind.get(kind) as Map<string, ObjectOf<K>>;
+    return (this.byKind.get(kind) ?? EMPTY) as ReadonlyMap<string, ObjectOf<K>>;
   }
 
-  /** Members of a group by name. */
-  members(kind: 'addressGroup' | 'appliedToGroup', name: string): readonly GroupMember[] | undefined {
-    return this.of(kind).get(name)?.groupMembers;
+  /** The name of a kind's index (undefined: the kind has none, or is not declared). */
+  indexOf(kind: string): string | undefined {
+    return this.indexNames.get(kind);
+  }
+
+  /** Objects whose index `index` holds `value`, in state order. */
+  lookup(index: string, value: string): readonly unknown[] {
+    return this.byIndex.get(index)?.get(value) ?? NONE;
   }
 }
 
-/** Elementwise: the same member objects (or equal ones) in the same order. */
-function sameMembers(a: readonly GroupMember[], b: readonly GroupMember[]): boolean {
-  if (a === b) return true;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] && !sameValue(a[i], b[i])) return false;
-  return true;
-}
+const EMPTY: ReadonlyMap<string, unknown> = new Map();
+const NONE: readonly unknown[] = [];
 
-/** A policy's fields other than its rules (and its generation, which no flow depends on). */
-function samePolicyHeader(a: NetworkPolicy, b: NetworkPolicy): boolean {
-  if (a === b) return true;
-  for (const k of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    if (k === 'rules' || k === 'generation') continue;
-    if (!sameValue((a as unknown as Record<string, unknown>)[k], (b as unknown as Record<string, unknown>)[k])) return false;
-  }
-  return true;
-}
-
-/** Compares objects of one kind; policy headers are compared once per pair of policies. */
-class Comparer {
-  private readonly headers = new Map<NetworkPolicy, boolean>();
-
-  same(kind: ObjectKind, a: unknown, b: unknown): boolean {
-    if (a === b) return true;
-    if (kind === 'addressGroup' || kind === 'appliedToGroup') return sameMembers((a as MemberGroup).groupMembers, (b as MemberGroup).groupMembers);
-    if (kind === 'policyRule') return this.sameRule(a as PolicyRule, b as PolicyRule);
-    return sameValue(a, b);
-  }
-
-  private sameRule(a: PolicyRule, b: PolicyRule): boolean {
-    if (a.rule !== b.rule && !sameValue(a.rule, b.rule)) return false;
-    if (a.policy === b.policy) return true;
-    let same = this.headers.get(b.policy);
-    if (same === undefined) {
-      same = samePolicyHeader(a.policy, b.policy);
-      this.headers.set(b.policy, same);
-    }
-    return same;
-  }
+function addTo(index: Map<string, unknown[]>, value: string, obj: unknown): void {
+  const l = index.get(value);
+  if (l) {
+    if (l[l.length - 1] !== obj) l.push(obj);
+  } else index.set(value, [obj]);
 }
 
 /**
- * Dependency keys of everything that differs between two indexes: objects added, removed or
- * changed (by reference, then by value), `ip:<address>` of every address a changed pod held
- * before or holds now, and `serviceRef:<namespace>/<name>` of the Service a changed port belonged
- * to or belongs to now.
+ * Dependency keys of everything that differs between two indexes of the same kinds: objects
+ * added, removed or changed (the kind's `same`, else by reference, then by value), and the
+ * secondary keys (`ip:<address>`) a changed object had before or has now.
  */
 export function changedKeys(prev: ObjectIndex, next: ObjectIndex): Set<string> {
   const out = new Set<string>();
-  const cmp = new Comparer();
-  for (const kind of OBJECT_KINDS) {
-    const a = prev.of(kind);
-    const b = next.of(kind);
+  for (const decl of next.kinds) {
+    const a = prev.of(decl.name);
+    const b = next.of(decl.name);
     if (a.size === 0 && b.size === 0) continue;
-    for (const [key, obj] of b) if (!a.has(key) || !cmp.same(kind, a.get(key), obj)) out.add(depKey(kind, key));
-    for (const key of a.keys()) if (!b.has(key)) out.add(depKey(kind, key));
-  }
-  for (const k of out) {
-    if (k.startsWith('service:')) {
-      const key = k.slice(8);
-      for (const s of [prev.of('service').get(key), next.of('service').get(key)]) if (s?.service !== undefined) out.add(depKey('serviceRef', s.service));
-      continue;
+    const same = decl.same;
+    const changed: string[] = [];
+    for (const [key, obj] of b) {
+      if (!a.has(key)) changed.push(key);
+      else {
+        const old = a.get(key);
+        if (old !== obj && !(same ? same(old as never, obj as never) : sameValue(old, obj))) changed.push(key);
+      }
     }
-    if (!k.startsWith('pod:')) continue;
-    const key = k.slice(4);
-    for (const p of [prev.of('pod').get(key), next.of('pod').get(key)]) for (const ip of p?.ips ?? []) out.add(depKey('ip', ip));
+    for (const key of a.keys()) if (!b.has(key)) changed.push(key);
+    for (const key of changed) {
+      out.add(depKey(decl.name, key));
+      if (!decl.index) continue;
+      for (const o of [a.get(key), b.get(key)]) if (o !== undefined) for (const v of decl.index.keys(o as never)) out.add(depKey(decl.index.name, v));
+    }
   }
   return out;
 }

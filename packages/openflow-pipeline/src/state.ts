@@ -57,7 +57,13 @@ export interface RemoteNode {
   ipsecTunnelOfport?: number;
 }
 
-/** Node-wide configuration; the enabled features decide which tables exist. */
+/**
+ * Node-wide configuration: facts of the node that every feature may read (cookie round, traffic
+ * mode, gateway, tunnel port, CIDRs, addresses). The feature switches (`enableProxy`,
+ * `enableAntreaPolicy`, `wireGuard`, `netdevDatapath`, `packetInMeters`) are read by the default
+ * presets ({@link podNodeFeatures}, {@link externalNodeFeatures}), which turn them into the
+ * features' own options; a feature built by its factory reads its options, not these flags.
+ */
 export interface NodeConfig {
   /** Cookie round of this agent run. */
   round: number;
@@ -178,4 +184,16 @@ export interface NodeState {
   externalNode?: ExternalNodeSpec;
   multicluster?: MulticlusterSpec;
   fqdn?: FqdnSpec;
+  /**
+   * Slices of the state for features this package does not define, by the feature's name (its
+   * kinds enumerate them). Typed by declaration merging of {@link NodeStateExtensions}.
+   */
+  extensions?: NodeStateExtensions & { readonly [feature: string]: unknown };
 }
+
+/**
+ * The types of {@link NodeState.extensions}: a feature defined elsewhere adds its slice with
+ * `declare module '@switchyard/openflow-pipeline' { interface NodeStateExtensions { myFeature?: MySpec } }`.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
+export interface NodeStateExtensions {}

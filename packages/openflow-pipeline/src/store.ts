@@ -11,26 +11,27 @@ import type { Group } from './format';
 import { flowHash, sameIdentity, sameValue } from './identity';
 import { conjunctionCodes, mergedFlow, resolveFlow, resolveGroup, sameCodes, type Contribution, type Resolved } from './merge';
 
+/** Conjunctive match flows of one merging feature at one identity: their codes. */
+interface ConjSet {
+  readonly feature: number;
+  /** A flow of the feature with the identity (they share one cookie): the merged flow's template. */
+  readonly template: Flow;
+  /** The codes of every contribution, with repeats (a code once per contribution carrying it). */
+  readonly codes: number[];
+}
+
 /** One identity (table, priority, match) and who contributes it. */
 export interface FlowEntry {
   readonly hash: number;
   /** A flow with the identity (the first contribution's). */
   readonly key: Flow;
-  contribs: Held[];
+  /** Contributions held one by one: every flow but the conjunctive match flows of merging features. */
+  plain: Held[];
+  /** The conjunctive match flows of merging features, as codes per feature (usually one feature). */
+  conj: ConjSet[] | undefined;
   published: Flow | undefined;
   /** Conjunction codes of the published flow, when it is a merged conjunctive match flow. */
   codes: readonly number[] | undefined;
-  /**
-   * Conjunctive contributions of merging features: how many carry each code (kept once the entry
-   * is shared), how many there are, of which feature.
-   */
-  counts: Map<number, number> | undefined;
-  merging: number;
-  mergeFeature: number;
-  /** Two merging features contribute: resolve from the list. */
-  mixed: boolean;
-  /** The set of codes changed since the last publication. */
-  codesChanged: boolean;
   dirty: boolean;
 }
 
@@ -38,6 +39,16 @@ export interface FlowEntry {
 export interface Held extends Contribution {
   readonly entry: FlowEntry;
   pos: number;
+}
+
+/**
+ * What one owner holds: its plain contributions, and its conjunctive match flows as (entry, code)
+ * pairs in two parallel arrays (no object per flow: a rule with 100 peer addresses holds 100 pairs).
+ */
+export interface OwnerFlows {
+  readonly plain: readonly Held[];
+  readonly conjEntries: readonly FlowEntry[];
+  readonly conjCodes: readonly number[];
 }
 
 /** Group-mods between two publications. */
@@ -52,6 +63,7 @@ let scratch = new Float64Array(256);
 
 /** Codes sorted ascending, each once. */
 function sortedDistinct(codes: readonly number[]): number[] {
+  if (codes.length === 1) return [codes[0]!];
   if (scratch.length < codes.length) scratch = new Float64Array(codes.length * 2);
   const a = scratch.subarray(0, codes.length);
   a.set(codes);
@@ -70,32 +82,55 @@ function dropOwner<T>(list: Contribution<T>[], owner: string): boolean {
   return changed;
 }
 
+/** The lowest feature index of an entry's contributions (-1: none). */
+function firstFeature(e: FlowEntry): number {
+  let f = -1;
+  for (const c of e.plain) if (f < 0 || c.feature < f) f = c.feature;
+  for (const set of e.conj ?? []) if (f < 0 || set.feature < f) f = set.feature;
+  return f;
+}
+
 /** Flows by identity with their contributions. */
 export class FlowStore {
   private readonly buckets = new Map<number, FlowEntry[]>();
   private readonly live = new Set<FlowEntry>();
   private dirty: FlowEntry[] = [];
   private cache: Flow[] | undefined;
+  /** What an owner without flows holds. */
+  readonly none: OwnerFlows = { plain: [], conjEntries: [], conjCodes: [] };
 
   constructor(private readonly mergesConjunctions: (feature: number) => boolean) {}
 
   /**
    * Replaces an owner's flows: its `previous` contributions (what the last call returned for it)
-   * leave their entries and those of `flows` join theirs. Returns the new contributions.
+   * leave their entries and those of `flows` join theirs. Returns what the owner now holds.
    */
-  replace(owner: string, feature: number, previous: readonly Held[], flows: readonly Flow[]): Held[] {
-    for (const c of previous) this.remove(c);
-    const out = new Array<Held>(flows.length);
+  replace(owner: string, feature: number, previous: OwnerFlows, flows: readonly Flow[]): OwnerFlows {
+    for (const c of previous.plain) this.remove(c);
+    for (let i = 0; i < previous.conjEntries.length; i++) this.removeCode(previous.conjEntries[i]!, feature, previous.conjCodes[i]!);
+    if (flows.length === 0) return this.none;
+    const merging = this.mergesConjunctions(feature);
+    const plain: Held[] = [];
+    const conjEntries: FlowEntry[] = [];
+    const conjCodes: number[] = [];
     for (let seq = 0; seq < flows.length; seq++) {
       const f = flows[seq]!;
       const e = this.entry(f);
-      const c: Held = { feature, owner, seq, value: f, codes: conjunctionCodes(f), entry: e, pos: e.contribs.length };
-      e.contribs.push(c);
-      this.count(e, c, 1);
+      const codes = merging ? conjunctionCodes(f) : undefined;
+      if (codes) {
+        for (let k = 0; k < codes.length; k++) {
+          this.addCode(e, feature, codes[k]!, f);
+          conjEntries.push(e);
+          conjCodes.push(codes[k]!);
+        }
+      } else {
+        const c: Held = { feature, owner, seq, value: f, codes: undefined, entry: e, pos: e.plain.length };
+        e.plain.push(c);
+        plain.push(c);
+      }
       this.touch(e);
-      out[seq] = c;
     }
-    return out;
+    return { plain, conjEntries, conjCodes };
   }
 
   /**
@@ -142,59 +177,51 @@ export class FlowStore {
     return this.cache;
   }
 
-  /**
-   * An entry's flow. Shared conjunctive match flows (every contribution a conjunctive flow of one
-   * merging feature) come from the code counts: when the set of codes did not change, nothing is done.
-   */
+  /** An entry's flow, by the rules of merge.ts's resolveFlow (the first feature decides). */
   private resolve(e: FlowEntry): Resolved {
-    const prev = { flow: e.published, codes: e.codes };
-    if (e.mixed || e.merging < 2 || e.merging !== e.contribs.length) return resolveFlow(e.contribs, this.mergesConjunctions, prev);
-    const template = e.contribs[0]!.value;
-    if (!e.counts) {
-      // First publication: the union straight from the contributions. Later changes keep counts.
-      if (!prev.flow) return mergedFlow(template, sortedDistinct(e.contribs.flatMap((c) => c.codes!)), prev);
-      e.counts = new Map();
-      for (const c of e.contribs) for (const code of c.codes!) e.counts.set(code, (e.counts.get(code) ?? 0) + 1);
-      e.codesChanged = true;
+    const feature = firstFeature(e);
+    if (feature < 0) return { flow: undefined, codes: undefined };
+    if (e.plain.length > 0) {
+      const own = e.plain.length === 1 ? e.plain : e.plain.filter((c) => c.feature === feature);
+      if (own.length > 0 && own[0]!.feature === feature) return resolveFlow(own, this.mergesConjunctions);
     }
-    if (!e.codesChanged && prev.flow && prev.codes && prev.flow.cookie === template.cookie) return prev;
-    e.codesChanged = false;
-    return mergedFlow(template, sortedDistinct([...e.counts.keys()]), prev);
+    const set = e.conj!.find((x) => x.feature === feature)!;
+    return mergedFlow(set.template, sortedDistinct(set.codes), { flow: e.published, codes: e.codes });
   }
 
-  /** Adds (+1) or removes (-1) a contribution's codes from its entry's counts. */
-  private count(e: FlowEntry, c: Held, sign: 1 | -1): void {
-    if (!c.codes || !this.mergesConjunctions(c.feature)) return;
-    if (sign > 0) {
-      if (e.merging === 0) e.mergeFeature = c.feature;
-      else if (e.mergeFeature !== c.feature) e.mixed = true;
+  private addCode(e: FlowEntry, feature: number, code: number, f: Flow): void {
+    const sets = (e.conj ??= []);
+    let set: ConjSet | undefined;
+    for (const x of sets) if (x.feature === feature) set = x;
+    if (!set) {
+      set = { feature, template: f, codes: [] };
+      sets.push(set);
     }
-    e.merging += sign;
-    if (e.merging === 0) e.mixed = false;
-    if (e.merging < 2) e.counts = undefined;
-    const counts = e.counts;
-    if (!counts) return;
-    for (const code of c.codes) {
-      const n = (counts.get(code) ?? 0) + sign;
-      if (n === 0) {
-        counts.delete(code);
-        e.codesChanged = true;
-      } else {
-        if (n === 1 && sign > 0) e.codesChanged = true;
-        counts.set(code, n);
-      }
+    set.codes.push(code);
+  }
+
+  private removeCode(e: FlowEntry, feature: number, code: number): void {
+    const sets = e.conj!;
+    const si = sets.findIndex((x) => x.feature === feature);
+    const codes = sets[si]!.codes;
+    const i = codes.lastIndexOf(code);
+    codes[i] = codes[codes.length - 1]!;
+    codes.pop();
+    if (codes.length === 0) {
+      sets.splice(si, 1);
+      if (sets.length === 0) e.conj = undefined;
     }
+    this.touch(e);
   }
 
   /** Takes a contribution out of its entry (the last one moves into its place). */
   private remove(c: Held): void {
     const e = c.entry;
-    const last = e.contribs.pop()!;
+    const last = e.plain.pop()!;
     if (last !== c) {
-      e.contribs[c.pos] = last;
+      e.plain[c.pos] = last;
       last.pos = c.pos;
     }
-    this.count(e, c, -1);
     this.touch(e);
   }
 
@@ -212,16 +239,14 @@ export class FlowStore {
       this.buckets.set(h, list);
     }
     for (const e of list) if (sameIdentity(e.key, f)) return e;
-    const e: FlowEntry = {
-      hash: h, key: f, contribs: [], published: undefined, codes: undefined, counts: undefined, merging: 0, mergeFeature: -1, mixed: false, codesChanged: false, dirty: false,
-    };
+    const e: FlowEntry = { hash: h, key: f, plain: [], conj: undefined, published: undefined, codes: undefined, dirty: false };
     list.push(e);
     return e;
   }
 
   /** Drops an entry nobody contributes to any more. */
   private forget(e: FlowEntry): void {
-    if (e.contribs.length > 0) return;
+    if (e.plain.length > 0 || e.conj) return;
     const list = this.buckets.get(e.hash)!;
     list.splice(list.indexOf(e), 1);
     if (list.length === 0) this.buckets.delete(e.hash);

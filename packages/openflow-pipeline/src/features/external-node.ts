@@ -5,6 +5,7 @@
 import type { Flow } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from '../cookie';
 import type { Feature } from '../feature';
+import { defineKind, nodeObject } from '../objects';
 import type { Match } from '@switchyard/openflow/codec';
 import {
   CT_ZONE, FromLocalRegMark, FromUplinkRegMark, OutputToOFPortRegMark, PRIORITY, PROTO_ICMP, PROTO_TCP, PROTO_UDP, TargetOFPortField,
@@ -67,10 +68,22 @@ export function bypassProtocolMatch(b: PolicyBypass): Match {
   }
 }
 
+/** The node's ExternalNode spec (key `node`). */
+export const externalNodeKind = defineKind({ name: 'externalNode', enumerate: (s) => nodeObject(s.externalNode) });
+
 /** ExternalNode connectivity: the flows of the node's ExternalNode spec. */
-export const externalNodeFeature: Feature = {
-  name: 'externalNode',
-  // The bypass rules sit in the Antrea-native policy tables, whatever the policy configuration.
-  tables: () => [...externalNodeTables(), 'AntreaPolicyEgressRule', 'AntreaPolicyIngressRule'],
-  perObject: { externalNode: (ctx, spec) => ({ flows: externalNodeFlows(ctx.pipeline, ctx.config, spec) }) },
-};
+export function externalNode(): Feature {
+  return {
+    name: 'externalNode',
+    config: {},
+    // The bypass rules sit in the Antrea-native policy tables, whatever the policy configuration.
+    tables: () => [...externalNodeTables(), 'AntreaPolicyEgressRule', 'AntreaPolicyIngressRule'],
+    kinds: [externalNodeKind],
+    perObject: { externalNode: (ctx, spec) => ({ flows: externalNodeFlows(ctx.pipeline, ctx.config, spec) }) },
+  };
+}
+
+const { config: _none, ...externalNodeParts } = externalNode();
+
+/** @deprecated The same feature as {@link externalNode}() (kept for the constant lists). */
+export const externalNodeFeature: Feature = externalNodeParts;

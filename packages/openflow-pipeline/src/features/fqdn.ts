@@ -6,20 +6,31 @@
 import type { Flow } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from '../cookie';
 import type { Feature } from '../feature';
-import type { FqdnIntercept } from '../objects';
+import { defineKind, nodeObject, type FqdnIntercept } from '../objects';
 import { CONTROLLER_ID, PACKETIN_CATEGORY, PACKETIN_METER_ID_DNS, PRIORITY, PROTO_TCP, PROTO_UDP, TargetOFPortField, matchField } from '../fields';
 import type { Pipeline } from '../tables';
 import type { NodeConfig } from '../state';
 import { IP, flow, goto } from './common';
 
+/** The DNS intercept of the node's FQDN spec (key `node`). */
+export const fqdnInterceptKind = defineKind({ name: 'fqdnIntercept', enumerate: (s) => nodeObject(s.fqdn && { conjId: s.fqdn.conjId, podOfports: s.fqdn.podOfports }) });
+
+/** Settings of the FQDN feature. */
+export interface FqdnOptions {
+  /** Rate-limit the DNS packet-ins through meter PACKETIN_METER_ID_DNS (the agent installs it). */
+  packetInMeters?: boolean;
+}
+
+const legacyFqdnOptions = (cfg: NodeConfig): FqdnOptions => ({ packetInMeters: cfg.packetInMeters ?? false });
+
 /** FQDN: DNS responses to selected pods are paused and sent to the agent before delivery. */
-export function fqdnFlows(p: Pipeline, cfg: NodeConfig, spec: FqdnIntercept, controllerId = CONTROLLER_ID): Flow[] {
+export function fqdnFlows(p: Pipeline, cfg: NodeConfig, spec: FqdnIntercept, controllerId = CONTROLLER_ID, opts: FqdnOptions = legacyFqdnOptions(cfg)): Flow[] {
   const c = makeCookie(cfg.round, CookieCategory.NetworkPolicy);
   const t = p.id('AntreaPolicyIngressRule');
   const id = spec.conjId;
   const flows: Flow[] = [
     flow(t, PRIORITY.dnsIntercept, { conjId: id }, [
-      ...(cfg.packetInMeters ? [{ type: 'meter' as const, id: PACKETIN_METER_ID_DNS }] : []),
+      ...(opts.packetInMeters ? [{ type: 'meter' as const, id: PACKETIN_METER_ID_DNS }] : []),
       { type: 'controller', reason: 'no_match', id: controllerId, userdata: Uint8Array.of(PACKETIN_CATEGORY.DNS), pause: true },
       goto(p.id('IngressMetric')),
     ], c),
@@ -30,10 +41,21 @@ export function fqdnFlows(p: Pipeline, cfg: NodeConfig, spec: FqdnIntercept, con
   return flows;
 }
 
-/** DNS interception for FQDN rules (needs the Antrea-native policy tables). */
-export const fqdnFeature: Feature = {
-  name: 'fqdn',
-  enabled: (cfg) => cfg.enableAntreaPolicy ?? false,
-  tables: () => ['AntreaPolicyIngressRule', 'IngressMetric'],
-  perObject: { fqdnIntercept: (ctx, spec) => ({ flows: fqdnFlows(ctx.pipeline, ctx.config, spec, ctx.controllerId) }) },
-};
+function fqdnOf(optionsOf: (cfg: NodeConfig) => FqdnOptions, config?: FqdnOptions): Feature {
+  return {
+    name: 'fqdn',
+    ...(config ? { config } : {}),
+    tables: () => ['AntreaPolicyIngressRule', 'IngressMetric'],
+    kinds: [fqdnInterceptKind],
+    perObject: { fqdnIntercept: (ctx, spec) => ({ flows: fqdnFlows(ctx.pipeline, ctx.config, spec, ctx.controllerId, optionsOf(ctx.config)) }) },
+  };
+}
+
+/** DNS interception for FQDN rules (needs the Antrea-native policy tables: list it with `networkPolicy({ antreaPolicy: true })`). */
+export function fqdn(opts: FqdnOptions = {}): Feature {
+  const config = { packetInMeters: opts.packetInMeters ?? false };
+  return fqdnOf(() => config, config);
+}
+
+/** @deprecated On when NodeConfig's `enableAntreaPolicy` is, reads `packetInMeters` from it; use {@link fqdn}. */
+export const fqdnFeature: Feature = { ...fqdnOf(legacyFqdnOptions), enabled: (cfg) => cfg.enableAntreaPolicy ?? false };

@@ -21,6 +21,7 @@
 import type { Flow } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from '../cookie';
 import type { Feature } from '../feature';
+import { defineKind, nodeObject } from '../objects';
 import {
   CT_ZONE, ConnSNATCTMark, FromGatewayRegMark, GLOBAL_VIRTUAL_MAC, OutputToOFPortRegMark, PRIORITY, PktSourceField, SNAT_CT_ZONE, TargetOFPortField,
   ToGatewayRegMark, ToTunnelRegMark, loadCtMark, loadMarks, matchCtMarks, matchField, matchMarks,
@@ -28,6 +29,17 @@ import {
 import type { Pipeline } from '../tables';
 import type { MulticlusterSpec, NodeConfig } from '../state';
 import { IP, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst } from './common';
+
+/** The node's Multi-cluster spec (key `node`). */
+export const multiclusterKind = defineKind({ name: 'multicluster', enumerate: (s) => nodeObject(s.multicluster) });
+
+/** Settings of the Multi-cluster feature. */
+export interface MulticlusterOptions {
+  /** AntreaProxy is on (Multi-cluster needs it, as in Antrea): the gateway SNATs in the proxy's SNAT tables. */
+  proxy?: boolean;
+}
+
+const legacyMulticlusterOptions = (cfg: NodeConfig): MulticlusterOptions => ({ proxy: cfg.enableProxy ?? false });
 
 const REPLY = { ctState: { rpl: true, trk: true } } as const;
 const NEW = { ctState: { new: true, trk: true } } as const;
@@ -62,7 +74,7 @@ function routeFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: big
 }
 
 /** The gateway's relay: SNAT of new connections to other clusters, un-SNAT of their replies, output back out of the tunnel. */
-function gatewayFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: bigint): Flow[] {
+function gatewayFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: bigint, opts: MulticlusterOptions): Flow[] {
   const flows: Flow[] = [];
   const tun = cfg.tunnelOfport;
   // Traffic from the in-cluster tunnel leaves through the same port: OpenFlow drops an output to
@@ -71,7 +83,7 @@ function gatewayFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: b
     flows.push(flow(p.id('Output'), PRIORITY.high, { inPort: tun, ...matchMarks(OutputToOFPortRegMark), ...matchField(TargetOFPortField, tun) }, [{ type: 'output', port: 'IN_PORT' }], c));
   }
   // The SNAT tables exist with AntreaProxy (Multi-cluster needs it, as in Antrea).
-  if (!cfg.enableProxy) return flows;
+  if (!opts.proxy) return flows;
   if (spec.wireGuard === true) return [...flows, ...wireGuardInboundFlows(p, cfg, spec, c)];
   if (!spec.gatewayIP) return flows;
   const snatIP = spec.gatewayIP;
@@ -117,14 +129,26 @@ function wireGuardInboundFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterS
 }
 
 /** Multicluster: other clusters' CIDRs go through the tunnel to the gateway (or remote gateway); the gateway relays and SNATs. */
-export function multiclusterFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec): Flow[] {
+export function multiclusterFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, opts: MulticlusterOptions = legacyMulticlusterOptions(cfg)): Flow[] {
   const c = makeCookie(cfg.round, CookieCategory.Multicluster);
-  return [...routeFlows(p, cfg, spec, c), ...(spec.isGateway ? gatewayFlows(p, cfg, spec, c) : [])];
+  return [...routeFlows(p, cfg, spec, c), ...(spec.isGateway ? gatewayFlows(p, cfg, spec, c, opts) : [])];
+}
+
+function multiclusterOf(optionsOf: (cfg: NodeConfig) => MulticlusterOptions, config?: MulticlusterOptions): Feature {
+  return {
+    name: 'multicluster',
+    ...(config ? { config } : {}),
+    tables: () => ['L3Forwarding', 'L3DecTTL', 'Output'],
+    kinds: [multiclusterKind],
+    perObject: { multicluster: (ctx, spec) => ({ flows: multiclusterFlows(ctx.pipeline, ctx.config, spec, optionsOf(ctx.config)) }) },
+  };
 }
 
 /** Multi-cluster gateway routing: the flows of the node's multicluster spec. */
-export const multiclusterFeature: Feature = {
-  name: 'multicluster',
-  tables: () => ['L3Forwarding', 'L3DecTTL', 'Output'],
-  perObject: { multicluster: (ctx, spec) => ({ flows: multiclusterFlows(ctx.pipeline, ctx.config, spec) }) },
-};
+export function multicluster(opts: MulticlusterOptions = {}): Feature {
+  const config = { proxy: opts.proxy ?? false };
+  return multiclusterOf(() => config, config);
+}
+
+/** @deprecated Reads `enableProxy` from NodeConfig; use {@link multicluster}. */
+export const multiclusterFeature: Feature = multiclusterOf(legacyMulticlusterOptions);

@@ -4,17 +4,37 @@
  * commit and output. Peer nodes are remote-nodes.ts.
  */
 import type { Flow } from '@switchyard/openflow/codec';
-import type { Feature } from '../feature';
+import type { Feature, FlowContext } from '../feature';
 import { CookieCategory, makeCookie } from '../cookie';
 import {
   CT_ZONE, FromExternalRegMark, HairpinCTMark, NotConnSNATCTMark, FromGatewayCTMark, FromGatewayRegMark, FromLocalRegMark,
   FromPodRegMark, FromTunnelRegMark, GLOBAL_VIRTUAL_MAC, NotRewriteMACRegMark, NotServiceCTMark,
   OutputToOFPortRegMark, PRIORITY, PktSourceField, RewriteMACRegMark, ServiceCTMark, TargetOFPortField,
-  ToGatewayRegMark, loadMarks, matchCtMarks, matchMarks,
+  ToGatewayRegMark, loadMarks, matchCtMarks, matchField, matchMarks,
 } from '../fields';
+import { defineKind } from '../objects';
 import type { Pipeline, TableName } from '../tables';
 import type { LocalPod, NodeConfig } from '../state';
+import { traceFlow, traceToController, type TraceContext, type Traceable } from '../trace';
 import { ARP, IP, arpReplyActions, flow, goto, ipv4Net, setEthDst, setEthSrc } from './common';
+
+/** Local pods, by `<namespace>/<name>`; found by address (index `ip`: {@link FlowContext.podByIp}). */
+export const podKind = defineKind({
+  name: 'pod',
+  enumerate: (s) => s.pods.map((p) => [`${p.namespace}/${p.name}`, p] as const),
+  index: { name: 'ip', keys: (p) => p.ips },
+});
+
+/** Settings of pod connectivity (Antrea's featurePodConnectivity fields). */
+export interface PodConnectivityOptions {
+  /** AntreaProxy is on: Service connections keep the MAC rewrite, hairpin packets leave by their input port. */
+  proxy?: boolean;
+  /** WireGuard: inter-node traffic leaves through the gateway, so a traced packet output there goes on. */
+  wireGuard?: boolean;
+}
+
+/** The options as the deprecated constant reads them from NodeConfig's flags. */
+const legacyPodOptions = (cfg: NodeConfig): PodConnectivityOptions => ({ proxy: cfg.enableProxy ?? false, wireGuard: cfg.wireGuard ?? false });
 
 /** Tables pod connectivity needs. */
 export function podConnectivityTables(): TableName[] {
@@ -27,7 +47,7 @@ export function podConnectivityTables(): TableName[] {
 export const cookieOf = (cfg: NodeConfig): bigint => makeCookie(cfg.round, CookieCategory.PodConnectivity);
 
 /** Flows that exist once per node: gateway, tunnel, conntrack, forwarding defaults. */
-export function podConnectivityBaseFlows(p: Pipeline, cfg: NodeConfig): Flow[] {
+export function podConnectivityBaseFlows(p: Pipeline, cfg: NodeConfig, opts: PodConnectivityOptions = legacyPodOptions(cfg)): Flow[] {
   const c = cookieOf(cfg);
   const gw = cfg.gateway;
   const afterValidation = p.stageId('conntrackState');
@@ -53,7 +73,7 @@ export function podConnectivityBaseFlows(p: Pipeline, cfg: NodeConfig): Flow[] {
     ], c),
     flow(p.id('Output'), PRIORITY.normal, matchMarks(OutputToOFPortRegMark), [{ type: 'output', port: TargetOFPortField.ref() }], c),
   ];
-  if (cfg.enableProxy) {
+  if (opts.proxy) {
     flows.push(flow(p.id('ConntrackState'), PRIORITY.low, { ctState: { new: false, trk: true }, ...matchCtMarks(ServiceCTMark), ...IP }, [...loadMarks(RewriteMACRegMark), goto(egressSecurity)], c));
   }
   if (cfg.trafficMode === 'networkPolicyOnly') {
@@ -71,7 +91,7 @@ export function podConnectivityBaseFlows(p: Pipeline, cfg: NodeConfig): Flow[] {
       flow(p.id('L2ForwardingCalc'), PRIORITY.normal, { ethDst: GLOBAL_VIRTUAL_MAC }, [...loadMarks(TargetOFPortField.mark(t), OutputToOFPortRegMark), goto(p.nextId('L2ForwardingCalc'))], c),
     );
   }
-  if (cfg.enableProxy) {
+  if (opts.proxy) {
     flows.push(flow(p.id('Output'), PRIORITY.high, matchCtMarks(HairpinCTMark), [{ type: 'output', port: 'IN_PORT' }], c));
   }
   return flows;
@@ -111,11 +131,54 @@ export function podFlows(p: Pipeline, cfg: NodeConfig, pod: LocalPod): Flow[] {
   return flows;
 }
 
-/** Pod connectivity: gateway, tunnel, conntrack and forwarding defaults, then each local pod. */
-export const podConnectivityFeature: Feature = {
-  name: 'podConnectivity',
-  tables: podConnectivityTables,
-  ownsMiss: ['L3Forwarding'],
-  nodeFlows: (ctx) => ({ flows: podConnectivityBaseFlows(ctx.pipeline, ctx.config) }),
-  perObject: { pod: (ctx, pod) => ({ flows: podFlows(ctx.pipeline, ctx.config, pod) }) },
-};
+/**
+ * Trace flows of pod connectivity: where a tagged packet is output (a local port, the tunnel, the
+ * gateway), where conntrack drops it as invalid, and where it would meet Output's miss drop
+ * because L2 forwarding found no port. A packet bound for the tunnel, or for the gateway when the
+ * host routes between nodes, goes on after its packet-in (the next node reports it again).
+ */
+export function podConnectivityTraceFlows(ctx: TraceContext, tag: number, opts: PodConnectivityOptions = legacyPodOptions(ctx.config)): Flow[] {
+  const p = ctx.pipeline;
+  const cfg = ctx.config;
+  const gw = cfg.gateway;
+  const out = p.id('Output');
+  const report = traceToController(ctx);
+  const toPort = (port: number) => ({ ...matchMarks(OutputToOFPortRegMark), ...matchField(TargetOFPortField, port) });
+  const onward = [{ type: 'output' as const, port: TargetOFPortField.ref() }, ...report];
+  const hostRoutes = cfg.trafficMode !== 'encap' || (opts.wireGuard ?? false);
+  const flows: Flow[] = [
+    traceFlow(ctx, tag, p.id('ConntrackState'), PRIORITY.normal + 2, { ctState: { inv: true, trk: true } }, report),
+    // Above every Output decision (hairpin and relay outputs sit at PRIORITY.high).
+    traceFlow(ctx, tag, out, PRIORITY.high + 2, matchMarks(OutputToOFPortRegMark), report),
+    traceFlow(ctx, tag, out, PRIORITY.high + 3, toPort(gw.ofport), hostRoutes ? onward : report),
+    traceFlow(ctx, tag, out, PRIORITY.high + 4, { ...toPort(gw.ofport), ipv4Dst: gw.ip }, report),
+    traceFlow(ctx, tag, out, PRIORITY.miss + 1, {}, report),
+  ];
+  if (cfg.tunnelOfport !== undefined && (cfg.trafficMode === 'encap' || cfg.trafficMode === 'hybrid')) {
+    flows.push(traceFlow(ctx, tag, out, PRIORITY.high + 3, toPort(cfg.tunnelOfport), onward));
+  }
+  return flows;
+}
+
+/** Pod connectivity with options read by `optionsOf` (fixed for the factory, NodeConfig's flags for the constant). */
+function podConnectivityOf(optionsOf: (cfg: NodeConfig) => PodConnectivityOptions, config?: PodConnectivityOptions): Feature & Traceable {
+  return {
+    name: 'podConnectivity',
+    ...(config ? { config } : {}),
+    tables: podConnectivityTables,
+    kinds: [podKind],
+    ownsMiss: ['L3Forwarding'],
+    nodeFlows: (ctx: FlowContext) => ({ flows: podConnectivityBaseFlows(ctx.pipeline, ctx.config, optionsOf(ctx.config)) }),
+    perObject: { pod: (ctx, pod) => ({ flows: podFlows(ctx.pipeline, ctx.config, pod) }) },
+    traceFlows: (ctx, tag) => podConnectivityTraceFlows(ctx, tag, optionsOf(ctx.config)),
+  };
+}
+
+/** Pod connectivity: gateway, tunnel, conntrack and forwarding defaults, then each local pod. Traceable. */
+export function podConnectivity(opts: PodConnectivityOptions = {}): Feature & Traceable {
+  const config = { proxy: opts.proxy ?? false, wireGuard: opts.wireGuard ?? false };
+  return podConnectivityOf(() => config, config);
+}
+
+/** @deprecated Reads `enableProxy` and `wireGuard` from NodeConfig; use {@link podConnectivity}. */
+export const podConnectivityFeature: Feature & Traceable = podConnectivityOf(legacyPodOptions);

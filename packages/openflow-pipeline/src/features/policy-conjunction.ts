@@ -9,14 +9,11 @@ import { codeBase, codeLen, formatCidrCode, Ranges } from './addresses';
 import { IP, flow, ipv4Net } from './common';
 
 /**
- * A conjunctive match flow. The (conj id, clause) pairs it carries, coded `id * 4 + clause`, are
- * appended to the builder's pair buffer with the flow's slot (two flat arrays for all flows
- * instead of an array each) and grouped per flow by a counting sort at the end.
+ * Conjunctive match flows are kept by slot (their position in the builder's list). The (conj id,
+ * clause) pairs a flow carries, coded `id * 4 + clause`, are appended to the builder's pair
+ * buffer with the flow's slot (two flat arrays for all flows instead of an array each) and
+ * grouped per flow by a counting sort at the end.
  */
-interface SharedFlow {
-  flow: Flow;
-  slot: number;
-}
 
 /** Growable typed buffers of (slot, code) pairs: off the JS heap, so a million pairs cost the GC little. */
 class PairBuffer {
@@ -42,6 +39,9 @@ class PairBuffer {
 }
 
 const SPENT = new PairBuffer(0);
+
+/** Actions of a match flow until {@link ConjunctionBuilder.flows} sets them (never returned). */
+const UNSET: Action[] = [];
 
 /** Scratch buffer for address ranges, shared by every builder (each use is consumed at once). */
 const SCRATCH = new Ranges();
@@ -87,10 +87,10 @@ export class ConjunctionBuilder {
   /** Scratch buffer for a peer's address ranges. */
   readonly ranges = SCRATCH;
   /** Shared flows other than address matches by identity hash (table, priority, match). */
-  private shared: Map<number, SharedFlow[]> | undefined;
+  private shared: Map<number, number[]> | undefined;
   /** Address match flows by (table, priority, src|dst), then prefix length, then base address `| 0`. */
-  private addrShared: Map<string, (Map<number, SharedFlow> | undefined)[]> | undefined;
-  private readonly order: SharedFlow[] = [];
+  private addrShared: Map<string, (Map<number, number> | undefined)[]> | undefined;
+  private readonly order: Flow[] = [];
   private pairs: PairBuffer;
   /** Number of clauses of each conj id. */
   private readonly nClauses = new Map<number, number>();
@@ -114,9 +114,9 @@ export class ConjunctionBuilder {
 
   /** Adds (id, clause) to the shared flow of a match. */
   add(table: number, priority: number, match: Match, id: number, clause: number): void {
-    const f = flow(table, priority, match, [], this.cookie);
+    const f = flow(table, priority, match, UNSET, this.cookie);
     if (!this.shareMatches) {
-      this.pairs.push(this.slot(f).slot, id * 4 + clause);
+      this.pairs.push(this.slot(f), id * 4 + clause);
       return;
     }
     const h = flowHash(f);
@@ -126,12 +126,13 @@ export class ConjunctionBuilder {
       bucket = [];
       this.shared.set(h, bucket);
     }
-    let e = bucket.find((x) => sameIdentity(x.flow, f));
-    if (!e) {
+    let e = -1;
+    for (const x of bucket) if (sameIdentity(this.order[x]!, f)) e = x;
+    if (e < 0) {
       e = this.slot(f);
       bucket.push(e);
     }
-    this.pairs.push(e.slot, id * 4 + clause);
+    this.pairs.push(e, id * 4 + clause);
   }
 
   /** Adds (id, clause) to the address match flows of CIDR codes (a /0 is the plain `ip` match). */
@@ -140,7 +141,7 @@ export class ConjunctionBuilder {
     if (!this.shareMatches) {
       for (const code of codes) {
         if (codeLen(code) === 0) this.add(table, priority, { ...IP }, id, clause);
-        else this.pairs.push(this.slot(flow(table, priority, addressMatch(code, dir), [], this.cookie)).slot, conj);
+        else this.pairs.push(this.slot(flow(table, priority, addressMatch(code, dir), UNSET, this.cookie)), conj);
       }
       return;
     }
@@ -168,18 +169,17 @@ export class ConjunctionBuilder {
       }
       const base = codeBase(code) | 0;
       let e = byBase.get(base);
-      if (!e) {
-        e = this.slot(flow(table, priority, addressMatch(code, dir), [], this.cookie));
+      if (e === undefined) {
+        e = this.slot(flow(table, priority, addressMatch(code, dir), UNSET, this.cookie));
         byBase.set(base, e);
       }
-      this.pairs.push(e.slot, conj);
+      this.pairs.push(e, conj);
     }
   }
 
-  private slot(f: Flow): SharedFlow {
-    const e = { flow: f, slot: this.order.length };
-    this.order.push(e);
-    return e;
+  private slot(f: Flow): number {
+    this.order.push(f);
+    return this.order.length - 1;
   }
 
   /**
@@ -198,10 +198,10 @@ export class ConjunctionBuilder {
     for (let f = 0; f < nFlows; f++) start[f + 1]! += start[f]!;
     fill.set(start);
     for (let i = 0; i < n; i++) grouped[fill[slot[i]!]!++] = code[i]!;
-    for (let f = 0; f < nFlows; f++) this.order[f]!.flow.actions = this.conjActions(grouped.subarray(start[f]!, start[f + 1]!));
+    for (let f = 0; f < nFlows; f++) this.order[f]!.actions = this.conjActions(grouped.subarray(start[f]!, start[f + 1]!));
     if (this.pairs.slot.length <= POOLED_MAX) PAIR_POOL.push(this.pairs);
     this.pairs = SPENT;
-    return this.order.map((e) => e.flow);
+    return this.order;
   }
 
   /**

@@ -38,6 +38,8 @@ export interface PolicyBuild {
   loggingTables: Set<number> | undefined;
   /** First group id of the logging groups. */
   groupBase: number;
+  /** Antrea-native policies are enforced (their tables exist). */
+  antreaPolicy: boolean;
 }
 
 const protoNumber: Record<string, number> = { TCP: PROTO_TCP, UDP: PROTO_UDP, SCTP: PROTO_SCTP, ICMP: PROTO_ICMP, IGMP: 2 };
@@ -174,7 +176,7 @@ export function addPolicyFlows(b: PolicyBuild, np: NetworkPolicy): void {
 /** True for an Antrea-native policy; an input error when the configuration has no tiers for it. */
 function checkedKind(b: PolicyBuild, np: NetworkPolicy): boolean {
   const native = isAntreaNative(np);
-  if (native && !b.cfg.enableAntreaPolicy) throw new PipelineError('INVALID_INPUT', 'Antrea-native policy while enableAntreaPolicy is off', np.uid, `policy ${np.uid}`);
+  if (native && !b.antreaPolicy) throw new PipelineError('INVALID_INPUT', 'Antrea-native policy while enableAntreaPolicy is off', np.uid, `policy ${np.uid}`);
   return native;
 }
 

@@ -7,16 +7,20 @@ import type { Flow } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from '../cookie';
 import { PipelineError } from '../errors';
 import type { Feature, FlowContext, OwnerOutput } from '../feature';
+import { traceFlow, traceToController, type TraceContext, type Traceable } from '../trace';
 import type { Group } from '../format';
 import {
-  CONTROLLER_ID, HairpinCTMark, OutputToControllerRegMark, PACKETIN_CATEGORY, PACKETIN_METER_ID_NP, PACKETIN_NP_LOGGING_OPERATION,
+  APDenyRegMark, CONTROLLER_ID, HairpinCTMark, OutputToControllerRegMark, PACKETIN_CATEGORY, PACKETIN_METER_ID_NP, PACKETIN_NP_LOGGING_OPERATION,
   PACKETIN_NP_REJECT_OPERATION, PRIORITY, PacketInOperationField, ToGatewayRegMark, ToTunnelRegMark, ToUplinkRegMark, matchCtMarks, matchMarks,
 } from '../fields';
 import type { Pipeline, TableName } from '../tables';
 import type { NetworkPolicy, NodeConfig } from '../state';
 import { IP, flow, goto } from './common';
 import { ConjunctionBuilder } from './policy-conjunction';
-import { inputReader, type PolicyInputs, type PolicyReader } from './policy-members';
+import { inputReader, policyRuleKeys, type PolicyInputs, type PolicyReader } from './policy-members';
+import { addressGroupKind, appliedToGroupKind, fqdnAddressesKind, policyKind, policyRuleKind } from './policy-kinds';
+import { podKind } from './pod';
+import { serviceKind } from './service';
 import { nativeRulePriorities } from './policy-priorities';
 import { addPolicyFlows, addPolicyLevelFlows, addRuleFlows, finishPolicyBuild, type PolicyBuild } from './policy-rules';
 import type { PolicyRule } from '../objects';
@@ -26,19 +30,37 @@ export {
 } from './policy-priorities';
 export { policyRuleKeys } from './policy-members';
 
-/** Tables the NetworkPolicy feature needs. */
-export function networkPolicyTables(cfg: NodeConfig): TableName[] {
+/** Settings of the NetworkPolicy feature (Antrea's featureNetworkPolicy fields). */
+export interface NetworkPolicyOptions {
+  /** Antrea-native policies (tiers): the AntreaPolicy*Rule tables and their established bypass. */
+  antreaPolicy?: boolean;
+  /** AntreaProxy is on: hairpin Service connections skip ingress rules. */
+  proxy?: boolean;
+  /** Rate-limit NetworkPolicy packet-ins through meter PACKETIN_METER_ID_NP (the agent installs it). */
+  packetInMeters?: boolean;
+  /** Userspace datapath (default): kubelet probes are recognized by the gateway's address, not by pkt_mark. */
+  netdevDatapath?: boolean;
+}
+
+/** The options as the deprecated constant reads them from NodeConfig's flags. */
+export const legacyPolicyOptions = (cfg: NodeConfig): Required<NetworkPolicyOptions> => ({
+  antreaPolicy: cfg.enableAntreaPolicy ?? false, proxy: cfg.enableProxy ?? false, packetInMeters: cfg.packetInMeters ?? false, netdevDatapath: cfg.netdevDatapath ?? true,
+});
+
+/** Tables the NetworkPolicy feature needs (the Antrea-native ones with `antreaPolicy`: NodeConfig's flag when a config is given). */
+export function networkPolicyTables(opts: NodeConfig | NetworkPolicyOptions): TableName[] {
+  const antrea = 'round' in opts ? legacyPolicyOptions(opts).antreaPolicy : opts.antreaPolicy;
   const t: TableName[] = ['IngressSecurityClassifier', 'EgressRule', 'EgressDefaultRule', 'EgressMetric', 'IngressRule', 'IngressDefaultRule', 'IngressMetric'];
-  if (cfg.enableAntreaPolicy) t.push('AntreaPolicyEgressRule', 'AntreaPolicyIngressRule');
+  if (antrea) t.push('AntreaPolicyEgressRule', 'AntreaPolicyIngressRule');
   return t;
 }
 
 const policyCookie = (cfg: NodeConfig): bigint => makeCookie(cfg.round, CookieCategory.NetworkPolicy);
 
 /** Flows present whenever policies are enforced, whatever the policies. */
-export function networkPolicyBaseFlows(p: Pipeline, cfg: NodeConfig, controllerId = CONTROLLER_ID): Flow[] {
+export function networkPolicyBaseFlows(p: Pipeline, cfg: NodeConfig, controllerId = CONTROLLER_ID, opts: NetworkPolicyOptions = legacyPolicyOptions(cfg)): Flow[] {
   const c = policyCookie(cfg);
-  const antrea = cfg.enableAntreaPolicy ?? false;
+  const antrea = opts.antreaPolicy ?? false;
   const out: Flow[] = [];
   // Established/related bypass: reply traffic never meets a rule.
   const bypassPrio = antrea ? PRIORITY.topAntreaPolicy : PRIORITY.high;
@@ -51,9 +73,9 @@ export function networkPolicyBaseFlows(p: Pipeline, cfg: NodeConfig, controllerI
   // Ingress classifier: traffic to the gateway, tunnel or uplink skips ingress rules.
   const isc = p.id('IngressSecurityClassifier');
   for (const mark of [ToGatewayRegMark, ToTunnelRegMark, ToUplinkRegMark]) out.push(flow(isc, PRIORITY.normal, matchMarks(mark), [goto(p.id('IngressMetric'))], c));
-  if (cfg.enableProxy) out.push(flow(isc, PRIORITY.normal, matchCtMarks(HairpinCTMark), [goto(p.id('ConntrackCommit'))], c));
+  if (opts.proxy) out.push(flow(isc, PRIORITY.normal, matchCtMarks(HairpinCTMark), [goto(p.id('ConntrackCommit'))], c));
   // Kubelet probes from the gateway bypass ingress rules (netdev datapath has no pkt_mark from the host).
-  if (cfg.netdevDatapath ?? true) {
+  if (opts.netdevDatapath ?? true) {
     out.push(flow(isc, PRIORITY.high, { ctState: { rpl: false, trk: true }, ...IP, ipv4Src: cfg.gateway.ip }, [goto(p.id('ConntrackCommit'))], c));
   } else {
     out.push(flow(isc, PRIORITY.high, { pktMark: { value: 0x80000000, mask: 0x80000000 }, ctState: { rpl: false, trk: true }, ...IP }, [goto(p.id('ConntrackCommit'))], c));
@@ -61,7 +83,7 @@ export function networkPolicyBaseFlows(p: Pipeline, cfg: NodeConfig, controllerI
   // Packet-in flows in Output, one per operation combination.
   for (let op = 1; op <= PACKETIN_NP_LOGGING_OPERATION + 2 + PACKETIN_NP_REJECT_OPERATION; op++) {
     out.push(flow(p.id('Output'), PRIORITY.normal, matchMarks(OutputToControllerRegMark, PacketInOperationField.mark(op)), [
-      ...(cfg.packetInMeters ? [{ type: 'meter' as const, id: PACKETIN_METER_ID_NP }] : []),
+      ...(opts.packetInMeters ? [{ type: 'meter' as const, id: PACKETIN_METER_ID_NP }] : []),
       { type: 'controller', reason: 'no_match', id: controllerId, userdata: Uint8Array.of(PACKETIN_CATEGORY.NP, op) },
     ], c));
   }
@@ -69,24 +91,24 @@ export function networkPolicyBaseFlows(p: Pipeline, cfg: NodeConfig, controllerI
 }
 
 /** A computation of policy flows; `shareMatches` false when the caller merges conjunctive flows itself. */
-function newBuild(p: Pipeline, cfg: NodeConfig, rd: PolicyReader, groupBase: number, shareMatches = true): PolicyBuild {
+function newBuild(p: Pipeline, cfg: NodeConfig, rd: PolicyReader, groupBase: number, antreaPolicy: boolean, shareMatches = true): PolicyBuild {
   const cookie = policyCookie(cfg);
-  return { p, cfg, cookie, rd, conj: new ConjunctionBuilder(cookie, shareMatches), out: [], peerCache: undefined, loggingTables: undefined, groupBase };
+  return { p, cfg, cookie, rd, conj: new ConjunctionBuilder(cookie, shareMatches), out: [], peerCache: undefined, loggingTables: undefined, groupBase, antreaPolicy };
 }
 
 /**
  * The flows and logging groups of one rule of a policy. A match the rule needs in two clauses or
  * sub-rules comes out once per use: the feature merges conjunctive flows of one identity.
  */
-export function policyRuleFlows(ctx: FlowContext, pr: PolicyRule): OwnerOutput {
-  const b = newBuild(ctx.pipeline, ctx.config, ctx, ctx.policyGroupIdBase, false);
+export function policyRuleFlows(ctx: FlowContext, pr: PolicyRule, opts: NetworkPolicyOptions = legacyPolicyOptions(ctx.config)): OwnerOutput {
+  const b = newBuild(ctx.pipeline, ctx.config, ctx, ctx.policyGroupIdBase, opts.antreaPolicy ?? false, false);
   addRuleFlows(b, pr.policy, pr.rule, pr.index);
   return finishPolicyBuild(b, [], false);
 }
 
 /** What a policy has besides its rules (the K8s default drops). */
-export function policyLevelFlows(ctx: FlowContext, np: NetworkPolicy): OwnerOutput {
-  const b = newBuild(ctx.pipeline, ctx.config, ctx, ctx.policyGroupIdBase);
+export function policyLevelFlows(ctx: FlowContext, np: NetworkPolicy, opts: NetworkPolicyOptions = legacyPolicyOptions(ctx.config)): OwnerOutput {
+  const b = newBuild(ctx.pipeline, ctx.config, ctx, ctx.policyGroupIdBase, opts.antreaPolicy ?? false);
   addPolicyLevelFlows(b, np);
   return finishPolicyBuild(b);
 }
@@ -126,22 +148,54 @@ export function conjIdsFrom(ids: ReadonlyMap<string, number>, used: Map<string, 
 export function networkPolicyFlows(p: Pipeline, cfg: NodeConfig, input: NetworkPolicyInput): NetworkPolicyFlows {
   const conjIds = new Map<string, number>();
   const rd = inputReader(input, conjIdsFrom(input.conjIds, conjIds), nativeRulePriorities(input.policies));
-  const b = newBuild(p, cfg, rd, input.groupIdBase ?? 1);
+  const b = newBuild(p, cfg, rd, input.groupIdBase ?? 1, legacyPolicyOptions(cfg).antreaPolicy);
   for (const np of input.policies) addPolicyFlows(b, np);
   const out = finishPolicyBuild(b, networkPolicyBaseFlows(p, cfg, input.controllerId));
   return { flows: out.flows, groups: out.groups, conjIds };
 }
 
 /**
- * The NetworkPolicy feature: node-level flows; each rule's flows owned by the rule (Antrea
- * reconciles rules one by one too), each policy's default drops by the policy.
+ * Trace flows of the NetworkPolicy feature: a tagged packet a K8s default drop would drop (a copy
+ * of each default drop flow with the tag, above it), and one an Antrea-native Drop or Reject rule
+ * denies, in the metric tables where the deny is counted and dropped (its rule's conj id is in
+ * APConjIDField, which the packet-in carries).
  */
-export const networkPolicyFeature: Feature = {
-  name: 'networkPolicy',
-  tables: networkPolicyTables,
-  mergesConjunctions: true,
-  nodeFlows: (ctx) => ({ flows: networkPolicyBaseFlows(ctx.pipeline, ctx.config, ctx.controllerId) }),
-  perObject: { policy: policyLevelFlows, policyRule: policyRuleFlows },
-  shared: (state) => nativeRulePriorities(state.policies),
-  sharedInputs: ['policyRule'],
-};
+export function networkPolicyTraceFlows(ctx: TraceContext, tag: number): Flow[] {
+  const p = ctx.pipeline;
+  const report = traceToController(ctx);
+  const defaults = new Set((['IngressDefaultRule', 'EgressDefaultRule'] as const).filter((t) => p.has(t)).map((t) => p.id(t)));
+  const out: Flow[] = [];
+  for (const f of ctx.flows) {
+    if (defaults.has(f.table) && f.priority === PRIORITY.normal && f.actions.length === 0) out.push(traceFlow(ctx, tag, f.table, PRIORITY.normal + 2, f.match, report));
+  }
+  for (const metric of ['IngressMetric', 'EgressMetric'] as const) out.push(traceFlow(ctx, tag, p.id(metric), PRIORITY.normal + 2, matchMarks(APDenyRegMark), report));
+  return out;
+}
+
+function networkPolicyOf(optionsOf: (cfg: NodeConfig) => NetworkPolicyOptions, config?: Required<NetworkPolicyOptions>): Feature & Traceable {
+  return {
+    name: 'networkPolicy',
+    ...(config ? { config } : {}),
+    tables: (cfg) => networkPolicyTables(optionsOf(cfg)),
+    kinds: [policyKind, policyRuleKind, addressGroupKind, appliedToGroupKind, fqdnAddressesKind, podKind, serviceKind],
+    mergesConjunctions: true,
+    nodeFlows: (ctx) => ({ flows: networkPolicyBaseFlows(ctx.pipeline, ctx.config, ctx.controllerId, optionsOf(ctx.config)) }),
+    perObject: { policy: (ctx, np) => policyLevelFlows(ctx, np, optionsOf(ctx.config)), policyRule: (ctx, pr) => policyRuleFlows(ctx, pr, optionsOf(ctx.config)) },
+    shared: (state) => nativeRulePriorities(state.policies),
+    sharedInputs: ['policyRule'],
+    conjunctionKeys: (state) => policyRuleKeys({ ...state, fqdnAddresses: state.fqdn?.addresses ?? {} }),
+    traceFlows: networkPolicyTraceFlows,
+  };
+}
+
+/**
+ * The NetworkPolicy feature: node-level flows; each rule's flows owned by the rule (Antrea
+ * reconciles rules one by one too), each policy's default drops by the policy. Traceable.
+ */
+export function networkPolicy(opts: NetworkPolicyOptions = {}): Feature & Traceable {
+  const config = { antreaPolicy: opts.antreaPolicy ?? false, proxy: opts.proxy ?? false, packetInMeters: opts.packetInMeters ?? false, netdevDatapath: opts.netdevDatapath ?? true };
+  return networkPolicyOf(() => config, config);
+}
+
+/** @deprecated Reads `enableAntreaPolicy`, `enableProxy`, `packetInMeters` and `netdevDatapath` from NodeConfig; use {@link networkPolicy}. */
+export const networkPolicyFeature: Feature & Traceable = networkPolicyOf(legacyPolicyOptions);

@@ -7,11 +7,23 @@
 import type { Flow } from '@switchyard/openflow/codec';
 import { Cidr } from '@switchyard/ipam/cidr';
 import type { Feature } from '../feature';
+import { defineKind } from '../objects';
 import { FromTunnelRegMark, GLOBAL_VIRTUAL_MAC, OutputToOFPortRegMark, PRIORITY, RewriteMACRegMark, TargetOFPortField, ToGatewayRegMark, ToTunnelRegMark, loadMarks } from '../fields';
 import type { Pipeline } from '../tables';
 import type { NodeConfig, RemoteNode } from '../state';
 import { ARP, IP, arpReplyActions, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst } from './common';
 import { cookieOf } from './pod';
+
+/** Peer nodes, by name. */
+export const remoteNodeKind = defineKind({ name: 'remoteNode', enumerate: (s) => s.remoteNodes.map((n) => [n.name, n] as const) });
+
+/** Settings of the remote-node routes. */
+export interface RemoteNodesOptions {
+  /** WireGuard encryption: peers are reached through the gateway (the host routes into its WireGuard device). */
+  wireGuard?: boolean;
+}
+
+const legacyRemoteOptions = (cfg: NodeConfig): RemoteNodesOptions => ({ wireGuard: cfg.wireGuard ?? false });
 
 function sameSubnet(cfg: NodeConfig, peer: RemoteNode): boolean {
   if (!cfg.nodeSubnet) return false;
@@ -19,12 +31,12 @@ function sameSubnet(cfg: NodeConfig, peer: RemoteNode): boolean {
 }
 
 /** Flows for one peer node, by traffic mode. */
-export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode): Flow[] {
+export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode, opts: RemoteNodesOptions = legacyRemoteOptions(cfg)): Flow[] {
   const c = cookieOf(cfg);
   const gw = cfg.gateway;
   const flows: Flow[] = [];
   if (cfg.trafficMode === 'networkPolicyOnly') return flows;
-  const viaTunnel = !cfg.wireGuard && (cfg.trafficMode === 'encap' || (cfg.trafficMode === 'hybrid' && !sameSubnet(cfg, peer)));
+  const viaTunnel = !opts.wireGuard && (cfg.trafficMode === 'encap' || (cfg.trafficMode === 'hybrid' && !sameSubnet(cfg, peer)));
   if (viaTunnel && peer.ipsecTunnelOfport !== undefined) {
     // IPsec: the peer has its own tunnel port (fixed remote_ip, encrypted by strongSwan); traffic
     // to its pod CIDR leaves there, and what arrives there is tunnel input like the shared port's.
@@ -54,9 +66,21 @@ export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode):
   return flows;
 }
 
+function remoteNodesOf(optionsOf: (cfg: NodeConfig) => RemoteNodesOptions, config?: RemoteNodesOptions): Feature {
+  return {
+    name: 'remoteNodes',
+    ...(config ? { config } : {}),
+    tables: () => ['ARPResponder', 'Classifier', 'L3Forwarding', 'L3DecTTL', 'L2ForwardingCalc'],
+    kinds: [remoteNodeKind],
+    perObject: { remoteNode: (ctx, peer) => ({ flows: remoteNodeFlows(ctx.pipeline, ctx.config, peer, optionsOf(ctx.config)) }) },
+  };
+}
+
 /** Remote nodes: the route to each peer's pod CIDR, by traffic mode. */
-export const remoteNodesFeature: Feature = {
-  name: 'remoteNodes',
-  tables: () => ['ARPResponder', 'Classifier', 'L3Forwarding', 'L3DecTTL', 'L2ForwardingCalc'],
-  perObject: { remoteNode: (ctx, peer) => ({ flows: remoteNodeFlows(ctx.pipeline, ctx.config, peer) }) },
-};
+export function remoteNodes(opts: RemoteNodesOptions = {}): Feature {
+  const config = { wireGuard: opts.wireGuard ?? false };
+  return remoteNodesOf(() => config, config);
+}
+
+/** @deprecated Reads `wireGuard` from NodeConfig; use {@link remoteNodes}. */
+export const remoteNodesFeature: Feature = remoteNodesOf(legacyRemoteOptions);

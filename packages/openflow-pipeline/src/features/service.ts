@@ -16,7 +16,16 @@ import type { Pipeline, TableName } from '../tables';
 import type { LocalPod, NodeConfig, ServicePortSpec } from '../state';
 import type { Group } from '../format';
 import type { Feature } from '../feature';
+import { defineKind } from '../objects';
+import { podKind } from './pod';
 import { IP, flow, goto, ipv4ToInt, resubmit } from './common';
+
+/** Service ports, by group id; found by their Service `<namespace>/<name>` (index `serviceRef`). */
+export const serviceKind = defineKind({
+  name: 'service',
+  enumerate: (s) => (s.services ?? []).map((x) => [String(x.groupId), x] as const),
+  index: { name: 'serviceRef', keys: (x) => (x.service === undefined ? [] : [x.service]) },
+});
 
 /** Tables Service LB needs. */
 export function serviceTables(): TableName[] {
@@ -103,14 +112,22 @@ export function servicePortFlows(p: Pipeline, cfg: NodeConfig, s: ServicePortSpe
 }
 
 /** AntreaProxy: node-level Service flows, the hairpin mark of each local pod, each Service port. */
-export const serviceFeature: Feature = {
-  name: 'service',
-  enabled: (cfg) => cfg.enableProxy ?? false,
-  tables: serviceTables,
-  ownsMiss: ['SessionAffinity'],
-  nodeFlows: (ctx) => ({ flows: serviceBaseFlows(ctx.pipeline, ctx.config, ctx.controllerId) }),
-  perObject: {
-    pod: (ctx, pod) => ({ flows: serviceHairpinPodFlows(ctx.pipeline, ctx.config, pod) }),
-    service: (ctx, s) => servicePortFlows(ctx.pipeline, ctx.config, s),
-  },
-};
+export function service(): Feature {
+  return {
+    name: 'service',
+    config: {},
+    tables: serviceTables,
+    kinds: [podKind, serviceKind],
+    ownsMiss: ['SessionAffinity'],
+    nodeFlows: (ctx) => ({ flows: serviceBaseFlows(ctx.pipeline, ctx.config, ctx.controllerId) }),
+    perObject: {
+      pod: (ctx, pod) => ({ flows: serviceHairpinPodFlows(ctx.pipeline, ctx.config, pod) }),
+      service: (ctx, s) => servicePortFlows(ctx.pipeline, ctx.config, s),
+    },
+  };
+}
+
+const { config: _none, ...serviceParts } = service();
+
+/** @deprecated On when NodeConfig's `enableProxy` is; use {@link service} (in a list only where the proxy is on). */
+export const serviceFeature: Feature = { ...serviceParts, enabled: (cfg) => cfg.enableProxy ?? false };
