@@ -93,7 +93,7 @@ async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise
   const before = agent.part('node').flows.flows.length;
   const rss0 = process.memoryUsage().rss;
   const t0 = performance.now();
-  const stats = await agent.part('node').flows.setPolicies({ policies: [policy], addressGroups: [], appliedToGroups });
+  const stats = await agent.part('node').flows.set({ policies: [policy], addressGroups: [], appliedToGroups });
   const t1 = performance.now();
   const timings = agent.part('node').flows.lastTimings!;
   const rss1 = process.memoryUsage().rss;
@@ -111,15 +111,15 @@ async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise
   await sy('ADD', 1);
   const podChange = agent.part('node').flows.lastTimings!;
   const changed = { ...policy, generation: 2, rules: rules.map((r, i) => (i === 0 ? { ...r, services: [{ protocol: 'TCP' as const, port: 9999 }] } : r)) };
-  await agent.part('node').flows.setPolicies({ policies: [changed], addressGroups: [], appliedToGroups });
+  await agent.part('node').flows.set({ policies: [changed], addressGroups: [], appliedToGroups });
   const ruleChange = agent.part('node').flows.lastTimings!;
   const small = { ...policy, uid: 'bench-small', name: 'small', priority: 6, sourceRef: { ...policy.sourceRef, name: 'small', uid: 'bench-small' }, rules: rules.slice(0, 1) };
-  await agent.part('node').flows.setPolicies({ policies: [changed, small], addressGroups: [], appliedToGroups });
+  await agent.part('node').flows.set({ policies: [changed, small], addressGroups: [], appliedToGroups });
   const policyAdd = agent.part('node').flows.lastTimings!;
   await sy('DEL', 1);
   console.error(`  single changes at ${N} rules (compute/diff/bundle ms): pod ADD ${JSON.stringify(podChange)}, one rule ${JSON.stringify(ruleChange)}, one more policy ${JSON.stringify(policyAdd)}`);
   const t2 = performance.now();
-  const removed = await agent.part('node').flows.setPolicies({ policies: [], addressGroups: [], appliedToGroups: [] });
+  const removed = await agent.part('node').flows.set({ policies: [], addressGroups: [], appliedToGroups: [] });
   const t3 = performance.now();
   // With the policy gone, ovs-ofctl adds the same flows (the policy's ones fresh) in one bundle.
   const r0 = performance.now();

@@ -96,8 +96,8 @@ export class Agent {
       policyConjIds: (ref) => {
         const flows = node.flows;
         const [ns, name] = ref.includes('/') ? (ref.split('/', 2) as [string, string]) : [undefined, ref];
-        const np = flows.policies.find((p) => p.uid === ref) ??
-          flows.policies.find((p) => p.sourceRef.name === name && (ns === undefined || p.sourceRef.namespace === ns));
+        const np = flows.get('policies').find((p) => p.uid === ref) ??
+          flows.get('policies').find((p) => p.sourceRef.name === name && (ns === undefined || p.sourceRef.namespace === ns));
         if (!np) return undefined;
         const ids: number[] = [];
         for (const [k, id] of flows.conjIds ?? []) if (k.startsWith(`${np.uid}/`)) ids.push(id);

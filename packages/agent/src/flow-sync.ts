@@ -15,21 +15,16 @@ import {
   makeCookie,
   parseCookie,
   CookieCategory,
-  type ExternalNodeSpec,
   type LocalPod,
-  type MulticlusterSpec,
   type NodeConfig,
   type Group,
   type NodeDelta,
   type NodeFlows,
   type NodeState,
-  type RemoteNode,
-  type ServicePortSpec,
 } from '@switchyard/openflow-pipeline';
 import { OfSwitchError } from '@switchyard/openflow';
 import { silentLogger, type Logger } from '@switchyard/runtime';
 import type { AgentMetrics } from './metrics';
-import { fqdnSpecOf, type FqdnSource } from './policy/fqdn-spec';
 import { execFile } from './exec';
 
 /**
@@ -111,13 +106,17 @@ export interface SyncStats {
 }
 
 /**
- * The guarded interfaces of an ExternalNode as the policy rules see local endpoints: an address of
- * the VM is "local" at its pair (internal) port, so rules applied to the ExternalEntity match
- * packets to the VM (ingress, output to the pair port) and from it (egress, in from the pair port).
+ * A slice of the node state: what one feature sets, as a whole (its remote nodes, its Service
+ * ports, its Multi-cluster spec, ...). Everything but the node's config and what the pipeline
+ * keeps itself (conjunction ids). Pods also change one at a time ({@link FlowSync.upsertPod}).
  */
-export function externalNodeEndpoints(spec: ExternalNodeSpec | undefined): LocalPod[] {
-  return (spec?.interfaces ?? []).map((i) => ({ name: `pair-${i.pairOfport}`, namespace: 'external-node', ofport: i.pairOfport, ips: [...i.ips], mac: '' }));
-}
+export type NodeSlice = Exclude<keyof NodeState, 'config' | 'conjIds'>;
+
+/** Several slices set together, in one computation (the policy slices: policies, address and applied-to groups). */
+export type NodeSlices = { [K in NodeSlice]?: NodeState[K] };
+
+/** Computes a slice from the rest of the state at every computation (see {@link FlowSync.derive}). */
+export type SliceDerivation<K extends NodeSlice> = (state: Readonly<NodeState>) => NodeState[K];
 
 /** Serialized, incremental flow realization for one bridge. */
 export class FlowSync {
@@ -138,7 +137,7 @@ export class FlowSync {
 
   private readonly metrics: AgentMetrics | undefined;
   private readonly flushDatapath: (() => Promise<void>) | undefined;
-  private fqdnSource: FqdnSource | undefined;
+  private readonly derivations = new Map<NodeSlice, SliceDerivation<NodeSlice>>();
   /** Datapath flushes done (after policy changes), for logs and tests. */
   datapathFlushes = 0;
   /** What the first sync of this run did (undefined before it), for logs, health and tests. */
@@ -165,11 +164,6 @@ export class FlowSync {
     return this.nodeFlows?.flows ?? [];
   }
 
-  /** Policies in the node state (for the audit log). */
-  get policies(): readonly NodeState['policies'][number][] {
-    return this.state.policies;
-  }
-
   /** Conjunction ids by rule key in use. */
   get conjIds(): ReadonlyMap<string, number> | undefined {
     return this.nodeFlows?.conjIds;
@@ -190,107 +184,49 @@ export class FlowSync {
     return this.requestSync();
   }
 
-  /** Replaces the remote nodes (other Nodes' pod CIDRs and transport IPs) and syncs. */
-  setRemoteNodes(nodes: readonly RemoteNode[]): Promise<SyncStats> {
-    this.state.remoteNodes = [...nodes];
-    return this.requestSync();
-  }
-
-  /** Sets the remote nodes without syncing (before the first sync of a run). */
-  primeRemoteNodes(nodes: readonly RemoteNode[]): void {
-    this.state.remoteNodes = [...nodes];
-  }
-
-  /** Replaces the Service ports (AntreaProxy) and syncs. */
-  setServices(services: readonly ServicePortSpec[]): Promise<SyncStats> {
-    this.state.services = [...services];
-    return this.requestSync();
-  }
-
-  /** Sets the Service ports without syncing (before the first sync of a run). */
-  primeServices(services: readonly ServicePortSpec[]): void {
-    this.state.services = [...services];
-  }
-
-  /** Service ports in the node state. */
-  get services(): readonly ServicePortSpec[] {
-    return this.state.services ?? [];
-  }
-
-  /** Sets (or, undefined, removes) the Multi-cluster routes and gateway relay, and syncs unless `sync` is false. */
-  setMulticluster(spec: MulticlusterSpec | undefined, sync?: true): Promise<SyncStats>;
-  setMulticluster(spec: MulticlusterSpec | undefined, sync: false): undefined;
-  setMulticluster(spec: MulticlusterSpec | undefined, sync = true): Promise<SyncStats> | undefined {
-    if (spec) this.state.multicluster = spec;
-    else delete this.state.multicluster;
-    return sync ? this.requestSync() : undefined;
-  }
-
-  /** The Multi-cluster spec in the node state. */
-  get multicluster(): MulticlusterSpec | undefined {
-    return this.state.multicluster;
-  }
-
-  /** Remote nodes in the node state. */
-  get remoteNodes(): readonly RemoteNode[] {
-    return this.state.remoteNodes;
-  }
-
-  /**
-   * ExternalNode mode: the uplink/pair ports and policy bypass rules (the pipeline then uses the
-   * ExternalNode feature list); undefined returns to the pod pipeline. Syncs unless `sync` is false.
-   */
-  setExternalNode(spec: ExternalNodeSpec | undefined, sync?: true): Promise<SyncStats>;
-  setExternalNode(spec: ExternalNodeSpec | undefined, sync: false): undefined;
-  setExternalNode(spec: ExternalNodeSpec | undefined, sync = true): Promise<SyncStats> | undefined {
-    if (spec) this.state.externalNode = spec;
-    else delete this.state.externalNode;
-    this.state.pods = externalNodeEndpoints(spec);
-    return sync ? this.requestSync() : undefined;
-  }
-
-  /** The ExternalNode spec in the node state. */
-  get externalNode(): ExternalNodeSpec | undefined {
-    return this.state.externalNode;
-  }
-
   /** Removes a local pod and syncs. */
   removePod(namespace: string, name: string): Promise<SyncStats> {
     this.state.pods = this.state.pods.filter((p) => !(p.name === name && p.namespace === namespace));
     return this.requestSync();
   }
 
-  /**
-   * Replaces the NetworkPolicy inputs (policies, address and applied-to groups as the controller
-   * delivered them) and syncs, unless `sync` is false (state primed before the initial sync).
-   */
-  setPolicies(
-    p: Pick<NodeState, 'policies' | 'addressGroups' | 'appliedToGroups'>,
-    sync?: true,
-  ): Promise<SyncStats>;
-  setPolicies(p: Pick<NodeState, 'policies' | 'addressGroups' | 'appliedToGroups'>, sync: false): undefined;
-  setPolicies(p: Pick<NodeState, 'policies' | 'addressGroups' | 'appliedToGroups'>, sync = true): Promise<SyncStats> | undefined {
-    this.state.policies = p.policies;
-    this.state.addressGroups = p.addressGroups;
-    this.state.appliedToGroups = p.appliedToGroups;
-    return sync ? this.requestSync() : undefined;
+  /** Replaces a slice of the node state (undefined removes an optional one) and syncs. */
+  set<K extends NodeSlice>(slice: K, value: NodeState[K]): Promise<SyncStats>;
+  /** Replaces several slices in one computation and syncs. */
+  set(slices: NodeSlices): Promise<SyncStats>;
+  set<K extends NodeSlice>(slice: K | NodeSlices, value?: NodeState[K]): Promise<SyncStats> {
+    this.prime(slice as K, value as NodeState[K]);
+    return this.requestSync();
   }
 
-  /** The FQDN source in use, if FQDN rules are enabled. */
-  get fqdn(): FqdnSource | undefined {
-    return this.fqdnSource;
+  /** Replaces a slice (or several) without syncing: state put in place before the first sync of a run. */
+  prime<K extends NodeSlice>(slice: K, value: NodeState[K]): void;
+  prime(slices: NodeSlices): void;
+  prime<K extends NodeSlice>(slice: K | NodeSlices, value?: NodeState[K]): void {
+    const slices: NodeSlices = typeof slice === 'string' ? { [slice]: value } : slice;
+    const state = this.state as unknown as Record<string, unknown>;
+    for (const [k, v] of Object.entries(slices)) {
+      if (v === undefined) delete state[k];
+      else state[k] = Array.isArray(v) ? [...(v as unknown[])] : v;
+    }
+  }
+
+  /** A slice of the node state as the next computation sees it. */
+  get<K extends NodeSlice>(slice: K): NodeState[K] {
+    return this.state[slice];
   }
 
   /**
-   * Enables FQDN egress rules: every computation then intercepts DNS responses to the local pods
-   * selected by FQDN rules and takes the rules' addresses from `source` (undefined disables it).
-   * Syncs unless `sync` is false (set up before the initial sync).
+   * Makes `slice` derived: every computation sets it from the rest of the state (the FQDN
+   * intercepts follow pods, policies and the DNS cache). Undefined stops deriving it and removes it.
+   * Does not sync.
    */
-  setFqdn(source: FqdnSource | undefined, sync?: true): Promise<SyncStats>;
-  setFqdn(source: FqdnSource | undefined, sync: false): undefined;
-  setFqdn(source: FqdnSource | undefined, sync = true): Promise<SyncStats> | undefined {
-    this.fqdnSource = source;
-    return sync ? this.requestSync() : undefined;
+  derive<K extends NodeSlice>(slice: K, fn: SliceDerivation<K> | undefined): void {
+    if (fn) this.derivations.set(slice, fn as SliceDerivation<NodeSlice>);
+    else {
+      this.derivations.delete(slice);
+      this.prime(slice, undefined as NodeState[K]);
+    }
   }
 
   /**
@@ -446,10 +382,8 @@ export class FlowSync {
 
   /** Applies the node state to the pipeline: what changed since the last state. */
   private compute(): NodeDelta {
-    // FQDN intercept ports and addresses follow pods, policies and the DNS cache at every computation.
-    const fqdn = this.fqdnSource ? fqdnSpecOf(this.state, this.fqdnSource) : undefined;
-    if (fqdn) this.state.fqdn = fqdn;
-    else delete this.state.fqdn;
+    // Derived slices (the FQDN intercepts) follow the rest of the state at every computation.
+    for (const [slice, derive] of this.derivations) this.prime(slice, derive(this.state));
     // Conjunction ids are the pipeline's: stable for rules that remain, fresh ones for new rules.
     return this.pipeline.update(this.state);
   }

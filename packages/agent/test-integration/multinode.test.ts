@@ -245,7 +245,7 @@ describe('encap (geneve) between two nodes', () => {
     await a2!.agent.stop();
     a1 = await startAgent(n1, { trafficMode: 'noEncap', dataDir: a1!.dir, cniSocket: a1!.socket });
     // The remote node is in the first round already (listed before it), not only after the watch.
-    expect(a1.agent.part('node').flows.remoteNodes.map((r) => r.name)).toEqual(['mn2']);
+    expect(a1.agent.part('node').flows.get('remoteNodes').map((r) => r.name)).toEqual(['mn2']);
     expect(await flows(n1)).toContain('nw_dst=10.71.2.0/24');
     a2 = await startAgent(n2, { trafficMode: 'noEncap', dataDir: a2!.dir, cniSocket: a2!.socket });
     await waitFor('remote nodes', () => a1!.agent.part('routes').routes?.remote.length === 1 && a2!.agent.part('routes').routes?.remote.length === 1, { timeoutMs: 20_000, intervalMs: 100 });

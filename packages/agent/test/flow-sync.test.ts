@@ -143,7 +143,7 @@ it('groups of Reject rules go in before the flows that use them and out after th
     rules: [{ direction: 'In' as const, from: { addressGroups: [], ipBlocks: [{ cidr: '10.9.0.0/16', except: [] }] }, to: { addressGroups: [], ipBlocks: [] }, services: [], action: 'Reject' as const, priority: 0, enableLogging: false }],
   };
   const groups = { addressGroups: [], appliedToGroups: [{ name: 'atg', groupMembers: [{ ips: ['10.1.0.11'] }] }] };
-  await sync.setPolicies({ policies: [policy], ...groups });
+  await sync.set({ policies: [policy], ...groups });
   const add = sw.bundles[0]!;
   const firstFlow = add.findIndex((m) => m.type === 'flowMod');
   const groupMods = add.filter((m) => m.type === 'groupMod');
@@ -155,7 +155,7 @@ it('groups of Reject rules go in before the flows that use them and out after th
   );
   expect(add.slice(0, groupMods.length)).toEqual(groupMods);
   expect(firstFlow).toBe(groupMods.length);
-  await sync.setPolicies({ policies: [], addressGroups: [], appliedToGroups: [] });
+  await sync.set({ policies: [], addressGroups: [], appliedToGroups: [] });
   const del = sw.bundles[1]!;
   const lastFlow = del.map((m) => m.type).lastIndexOf('flowMod');
   const groupDels = del.filter((m) => m.type === 'groupMod');
@@ -170,19 +170,59 @@ it('Service ports become select groups and flows; a changed endpoint set modifie
   const proxied = new FlowSync(sw, { ...config, enableProxy: true });
   await proxied.initialSync([]);
   sw.bundles = [];
-  await proxied.setServices([spec]);
+  await proxied.set('services', [spec]);
   const add = sw.bundles[0]!;
   const groupAdd = add.find((m) => m.type === 'groupMod' && m.command === 'add');
   expect(groupAdd).toMatchObject({ groupId: 0x100000, groupType: 'select' });
   expect(groupAdd?.type === 'groupMod' && groupAdd.buckets.length).toBe(2);
-  expect(proxied.services).toEqual([spec]);
-  await proxied.setServices([{ ...spec, endpoints: [{ ip: '10.1.0.11', port: 8080 }] }]);
+  expect(proxied.get('services')).toEqual([spec]);
+  await proxied.set('services', [{ ...spec, endpoints: [{ ip: '10.1.0.11', port: 8080 }] }]);
   const mods = sw.bundles[1]!.filter((m) => m.type === 'groupMod');
   expect(mods.map((m) => m.type === 'groupMod' && [m.command, m.groupId, m.buckets.length])).toEqual([['modify', 0x100000, 1]]);
-  await proxied.setServices([]);
+  await proxied.set('services', []);
   const last = sw.bundles[2]!;
   expect(last.filter((m) => m.type === 'groupMod').map((m) => m.type === 'groupMod' && [m.command, m.groupId])).toEqual([['delete', 0x100000]]);
   expect(last.every((m) => m.type !== 'flowMod' || m.command === 'deleteStrict')).toBe(true);
+});
+
+describe('node state slices', () => {
+  const remote = { name: 'n2', podCIDR: '10.2.0.0/24', nodeIP: '192.168.0.2', gatewayIP: '10.2.0.1' };
+
+  it('prime puts a slice in place for the next sync without syncing; set replaces it and syncs', async () => {
+    const { sw, sync } = await started();
+    sync.prime('remoteNodes', [remote]);
+    expect(sw.bundles).toEqual([]);
+    expect(sync.get('remoteNodes')).toEqual([remote]);
+    await sync.requestSync();
+    const added = sw.bundles[0]!.filter((m) => m.type === 'flowMod' && m.command === 'add').length;
+    expect(added).toBeGreaterThan(0);
+    await sync.set('remoteNodes', []);
+    expect(sw.bundles[1]!.filter((m) => m.type === 'flowMod' && m.command === 'deleteStrict')).toHaveLength(added);
+  });
+
+  it('undefined removes an optional slice; several slices set together go out in one bundle', async () => {
+    const { sw, sync } = await started();
+    sync.prime('externalNode', undefined);
+    expect(sync.get('externalNode')).toBeUndefined();
+    await sync.set({ remoteNodes: [remote], pods: [pod(1)] });
+    expect(sw.bundles).toHaveLength(1);
+    expect(sync.get('pods')).toEqual([pod(1)]);
+  });
+
+  it('a derived slice is computed from the rest of the state at every computation, until it is no longer derived', async () => {
+    const { sync } = await started();
+    const seen: number[] = [];
+    sync.derive('fqdn', (state) => {
+      seen.push(state.pods.length);
+      return undefined;
+    });
+    await sync.upsertPod(pod(1));
+    await sync.upsertPod(pod(2));
+    expect(seen).toEqual([1, 2]);
+    sync.derive('fqdn', undefined);
+    await sync.removePod('d', 'p1');
+    expect(seen).toEqual([1, 2]);
+  });
 });
 
 describe('datapath flush after policy changes (issue 13: stale userspace megaflows)', () => {
@@ -222,11 +262,11 @@ describe('datapath flush after policy changes (issue 13: stale userspace megaflo
     // A pod that no policy selects changes no NetworkPolicy flow: no flush (pod ADD stays cheap).
     expect(events).toEqual(['bundle']);
     events.length = 0;
-    await sync.setPolicies({ policies: [policy], ...groups });
+    await sync.set({ policies: [policy], ...groups });
     expect(events).toEqual(['bundle', 'flush']);
     events.length = 0;
     // Deleting the Drop is the case of issue 13: a cached drop megaflow must not outlive it.
-    await sync.setPolicies({ policies: [], addressGroups: [], appliedToGroups: [] });
+    await sync.set({ policies: [], addressGroups: [], appliedToGroups: [] });
     expect(events).toEqual(['bundle', 'flush']);
     expect(sync.datapathFlushes).toBe(3);
   });
@@ -235,7 +275,7 @@ describe('datapath flush after policy changes (issue 13: stale userspace megaflo
     const { sync, warnings } = withFlush(true);
     await sync.initialSync([]);
     await sync.upsertPod(pod(1));
-    const r = await sync.setPolicies({ policies: [policy], ...groups });
+    const r = await sync.set({ policies: [policy], ...groups });
     expect(r.added).toBeGreaterThan(0);
     expect(sync.datapathFlushes).toBe(0);
     // The initial sync's flush and the policy sync's flush both failed, and said so.
@@ -246,7 +286,7 @@ describe('datapath flush after policy changes (issue 13: stale userspace megaflo
     const { sw, sync } = await started();
     await sync.upsertPod(pod(1));
     sw.bundles = [];
-    await sync.setPolicies({ policies: [policy], ...groups });
+    await sync.set({ policies: [policy], ...groups });
     expect(sw.bundles.length).toBe(1);
     expect(sync.datapathFlushes).toBe(0);
   });

@@ -149,7 +149,7 @@ function dnsPacketIn(question: string, answers: DnsAnswerSpec[], message?: Uint8
 async function setup(fqdns = ['svc.example.test']): Promise<{ sw: RecordingSwitch; flows: FlowSync; clock: ManualClock; fqdn: FqdnController; text: () => string }> {
   const sw = new RecordingSwitch();
   const flows = new FlowSync(sw, config);
-  flows.setPolicies({ policies: [policy(fqdns)], addressGroups: [], appliedToGroups: [atg] }, false);
+  flows.prime({ policies: [policy(fqdns)], addressGroups: [], appliedToGroups: [atg] });
   const clock = new ManualClock(1_000_000);
   const fqdn = new FqdnController(sw, flows, { clock, minTtlSeconds: 2 });
   await flows.initialSync([CLIENT, OTHER]);
@@ -286,7 +286,7 @@ describe('FqdnController', () => {
 it('a second controller on the same flows takes over from the first', async () => {
   const { sw, flows, fqdn } = await setup();
   const second = new FqdnController(sw, flows, { clock: new ManualClock() });
-  expect(flows.fqdn).toBe(second);
+  expect(FqdnController.registered(flows)).toBe(second);
   sw.packetIn(dnsPacketIn('svc.example.test', [{ name: 'svc.example.test', ttl: 30, kind: 'A', address: '10.9.0.7' }]));
   await second.idle();
   expect(fqdn.stats.responses).toBe(0);

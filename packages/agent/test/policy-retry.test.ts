@@ -18,7 +18,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 function flows(failures: number): { sync: FlowSync; calls: () => number } {
   let n = 0;
   const sync = {
-    setPolicies: async () => {
+    set: async () => {
       n++;
       if (n <= failures) throw new Error('not connected to the switch');
       return { added: 0, modified: 0, deleted: 0 };
@@ -67,7 +67,7 @@ it('reports a policy realized again after a failure at the same generation (the 
   // Realized, then the switch goes away (a resync fails), then it is back.
   let calls = 0;
   const sync = {
-    setPolicies: async () => {
+    set: async () => {
       calls++;
       if (calls === 2) throw new Error('not connected to the switch');
       return { added: 0, modified: 0, deleted: 0 };

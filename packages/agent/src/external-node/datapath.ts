@@ -6,11 +6,11 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { OvsdbClient, VSwitch } from '@switchyard/ovsdb';
 import { SwitchConnection } from '@switchyard/openflow';
-import type { ExternalNodeSpec, PolicyBypass } from '@switchyard/openflow-pipeline';
+import type { ExternalNodeSpec, LocalPod, PolicyBypass } from '@switchyard/openflow-pipeline';
 import { silentLogger, sleep, type Logger } from '@switchyard/runtime';
 import { resumeRound } from '../bridge';
 import { AgentError } from '../errors';
-import { FlowSync, externalNodeEndpoints, purgeDatapathFlows } from '../flow-sync';
+import { FlowSync, purgeDatapathFlows, type NodeSlices } from '../flow-sync';
 import { HostLinks, isIpv6 } from './host-links';
 import { UplinkSwap, type SwapStep, type SwappedInterface } from './uplink-swap';
 
@@ -33,6 +33,20 @@ export interface ExternalNodeDatapathOptions {
   /** How long putting an interface back waits for ovs-vswitchd to let go of it (default 10 s). */
   releaseTimeoutMs?: number;
   logger?: Logger;
+}
+
+/**
+ * The guarded interfaces of an ExternalNode as the policy rules see local endpoints: an address of
+ * the VM is "local" at its pair (internal) port, so rules applied to the ExternalEntity match
+ * packets to the VM (ingress, output to the pair port) and from it (egress, in from the pair port).
+ */
+export function externalNodeEndpoints(spec: ExternalNodeSpec | undefined): LocalPod[] {
+  return (spec?.interfaces ?? []).map((i) => ({ name: `pair-${i.pairOfport}`, namespace: 'external-node', ofport: i.pairOfport, ips: [...i.ips], mac: '' }));
+}
+
+/** The node state slices of an ExternalNode: its spec (the pipeline then uses the ExternalNode feature list), and its endpoints as the pods. */
+export function externalNodeSlices(spec: ExternalNodeSpec): NodeSlices {
+  return { externalNode: spec, pods: externalNodeEndpoints(spec) };
 }
 
 /** What the ExternalNode asks to guard: the interface name on this host. */
@@ -117,8 +131,8 @@ export class ExternalNodeDatapath {
       interfaces: [...this.interfaces.values()].map((i) => ({ uplinkOfport: i.uplinkOfport, pairOfport: i.pairOfport, ips: i.addresses.filter((a) => !isIpv6(a.ip)).map((a) => a.ip) })),
       ...(this.o.bypass?.length ? { bypass: [...this.o.bypass] } : {}),
     };
-    if (sync) await this.flows.setExternalNode(spec);
-    else this.flows.setExternalNode(spec, false);
+    if (sync) await this.flows.set(externalNodeSlices(spec));
+    else this.flows.prime(externalNodeSlices(spec));
     return spec;
   }
 
@@ -127,7 +141,7 @@ export class ExternalNodeDatapath {
    * flows when the round was resumed (only the difference is sent), else replaces them.
    */
   async initialSync(): Promise<void> {
-    const r = await this.flows.initialSync(externalNodeEndpoints(this.flows.externalNode), { adopt: this.adopt });
+    const r = await this.flows.initialSync(externalNodeEndpoints(this.flows.get('externalNode')), { adopt: this.adopt });
     this.log.info({ round: this.round, ...r }, 'ExternalNode round installed');
   }
 
@@ -140,7 +154,7 @@ export class ExternalNodeDatapath {
       await this.swap.uninstall(name);
       this.interfaces.delete(name);
     }
-    await this.flows.setExternalNode({ interfaces: [] }).catch((e: unknown) => {
+    await this.flows.set(externalNodeSlices({ interfaces: [] })).catch((e: unknown) => {
       throw new AgentError('EXTERNAL_NODE_SWAP_FAILED', `interfaces restored, but the ExternalNode flows were not removed: ${e instanceof Error ? e.message : String(e)}`, this.o.bridge, 'bridge');
     });
   }

@@ -12,7 +12,7 @@ import type { PolicyBypass } from '@switchyard/openflow-pipeline';
 import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../context';
 import { AgentError } from '../errors';
-import { ExternalNodeDatapath } from '../external-node/datapath';
+import { ExternalNodeDatapath, externalNodeSlices } from '../external-node/datapath';
 import { HostLinks } from '../external-node/host-links';
 import type { FlowSync } from '../flow-sync';
 import { resolveInterfaces, type ResolvedInterface } from '../external-node/interfaces';
@@ -156,7 +156,7 @@ export class ExternalNodeMode implements Part {
       this.problem = e instanceof Error ? e.message : String(e);
       this.guarded = wanted.filter((w) => this.datapath.interfaces.has(w.name));
       this.ctx.log.error({ err: this.problem }, 'ExternalNode interfaces not swapped; left as they were');
-      if (!sync) this.datapath.flows.setExternalNode({ interfaces: [] }, false);
+      if (!sync) this.datapath.flows.prime(externalNodeSlices({ interfaces: [] }));
     }
   }
 

@@ -99,7 +99,7 @@ export class MulticlusterRoutes implements Part {
       this.spec = this.compute();
       await this.applyWireGuard(this.spec);
       this.applied = JSON.stringify(this.spec);
-      this.node.flows.setMulticluster(this.spec, false);
+      this.node.flows.prime('multicluster', this.spec);
     } catch (e) {
       this.ctx.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'Multi-cluster Gateway not listed before the first round; it follows from the watch');
     }
@@ -207,7 +207,7 @@ export class MulticlusterRoutes implements Part {
           this.lastError = undefined;
           return;
         }
-        await this.node.flows.setMulticluster(spec);
+        await this.node.flows.set('multicluster', spec);
         this.applied = text;
         this.spec = spec;
         this.lastError = undefined;

@@ -53,7 +53,7 @@ export class PolicyEnforcement implements Part {
     this.audit = new PolicyAuditLog(
       { file: o.policyLogFile, logger: log, ...clock },
       {
-        policies: () => flows.policies,
+        policies: () => flows.get('policies'),
         conjIds: () => flows.conjIds,
         tableName: (id) => flows.nodeFlows?.pipeline.nameOf(id),
         rulePriority: (table, conjId) => flows.flows.find((f) => f.table === table && f.match.conjId === conjId)?.priority,

@@ -55,7 +55,7 @@ export class RemoteNodes implements Part {
     }
     try {
       const nodes = await listWithin(this.kube, '/api/v1/nodes', PRIME_LIST_MS);
-      this.node.flows.primeRemoteNodes(await this.withPorts(remoteNodesOf(nodes.map(nodeFacts), { name: o.nodeName, podCIDR: this.ctx.podCIDR }, new Map()).remote));
+      this.node.flows.prime('remoteNodes', await this.withPorts(remoteNodesOf(nodes.map(nodeFacts), { name: o.nodeName, podCIDR: this.ctx.podCIDR }, new Map()).remote));
     } catch (e) {
       this.ctx.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'Nodes not listed before the first round; remote nodes follow from the watch');
     }
@@ -73,7 +73,7 @@ export class RemoteNodes implements Part {
       transportPrefix: transport?.prefix ?? 32,
       ...(this.ctx.wireGuard ? { wireGuardDev: WIREGUARD_DEVICE } : {}),
       sink: {
-        setRemoteNodes: async (nodes) => this.node.flows.setRemoteNodes(await this.withPorts(nodes)),
+        setRemoteNodes: async (nodes) => this.node.flows.set('remoteNodes', await this.withPorts(nodes)),
         syncRoutes: (r) => net.syncRoutes(r),
         syncMasquerade: (cidrs) => (masquerade ? net.syncMasquerade(cidrs, o.gatewayName) : Promise.resolve()),
       },

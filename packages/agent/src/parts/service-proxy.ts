@@ -20,13 +20,13 @@ export class ServiceProxy implements Part {
     private readonly kube: KubeClient,
     private readonly node: NodeDatapath,
   ) {
-    this.services = new ServiceController({ nodeName: ctx.options.nodeName, sink: { setServices: (s) => node.flows.setServices(s) }, logger: ctx.log, ...(ctx.options.clock ? { clock: ctx.options.clock } : {}) });
+    this.services = new ServiceController({ nodeName: ctx.options.nodeName, sink: { setServices: (s) => node.flows.set('services', s) }, logger: ctx.log, ...(ctx.options.clock ? { clock: ctx.options.clock } : {}) });
   }
 
   async start(): Promise<void> {
     try {
       const [svcs, slices] = await Promise.all([listWithin(this.kube, '/api/v1/services', PRIME_LIST_MS), listWithin(this.kube, '/apis/discovery.k8s.io/v1/endpointslices', PRIME_LIST_MS)]);
-      this.node.flows.primeServices(this.services.prime(svcs, slices));
+      this.node.flows.prime('services', this.services.prime(svcs, slices));
     } catch (e) {
       this.ctx.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'Services not listed before the first round; they follow from the watch');
     }

@@ -88,7 +88,7 @@ export class NetworkPolicyController {
 
   /** Puts the current view into the node state without syncing (used before the initial sync). */
   primeState(): void {
-    this.o.flows.setPolicies(this.view.snapshot(), false);
+    this.o.flows.prime(this.view.snapshot());
   }
 
   start(): void {
@@ -130,7 +130,7 @@ export class NetworkPolicyController {
   private async realize(): Promise<void> {
     const snap = this.view.snapshot();
     try {
-      const stats = await this.o.flows.setPolicies(snap);
+      const stats = await this.o.flows.set(snap);
       this.syncs++;
       this.log.info({ ...this.view.counts, ...stats }, 'policies realized');
     } catch (e) {

@@ -1,7 +1,7 @@
 /**
- * The FQDN part of the flows FlowSync computes: which pods' DNS responses to intercept and which
- * learned addresses to allow. Pure, and apart from fqdn.ts (the controller, which drives FlowSync)
- * so that flow-sync.ts and fqdn.ts do not import each other.
+ * The FQDN slice of the node state (the pipeline's FqdnSpec): which pods' DNS responses to
+ * intercept and which learned addresses to allow. Pure; the controller (fqdn.ts) has FlowSync
+ * derive the slice with it at every computation.
  */
 import type { controlplane } from '@switchyard/apis';
 import type { FqdnSpec, LocalPod } from '@switchyard/openflow-pipeline';
@@ -35,7 +35,7 @@ export function fqdnRuleTargets(state: FqdnRuleInputs): { patterns: string[]; po
   return { patterns: [...patterns].sort(), podOfports: [...ports].sort((a, b) => a - b) };
 }
 
-/** Where FlowSync gets the FQDN part of the node state from when it computes flows. */
+/** Where the FQDN slice takes its intercept conjunction and learned addresses from. */
 export interface FqdnSource {
   /** Conjunction id of the intercept flows. */
   readonly conjId: number;

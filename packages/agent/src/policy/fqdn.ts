@@ -8,7 +8,7 @@ import type { PacketIn, PacketInChannel } from '@switchyard/openflow';
 import type { FlowSync } from '../flow-sync';
 import { silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 import { DnsParseError, decodeDnsMessage, dnsPayloadOfFrame, resolveAnswers } from './dns';
-import { fqdnRuleTargets, type FqdnSource } from './fqdn-spec';
+import { fqdnRuleTargets, fqdnSpecOf, type FqdnSource } from './fqdn-spec';
 
 /** Packet-in userdata category of the DNS intercept flow (openflow-pipeline PACKETIN_CATEGORY.DNS). */
 const PACKETIN_CATEGORY_DNS = 2;
@@ -132,6 +132,9 @@ export interface FqdnAgentParts {
   readonly flows: FlowSync;
 }
 
+/** The FQDN controller of each flow sync (one per bridge). */
+const REGISTERED = new WeakMap<FlowSync, FqdnController>();
+
 /**
  * Learns addresses from intercepted DNS responses, keeps them in the flows of FQDN rules while
  * their TTL lasts, and releases every paused response (malformed ones included) to its pod.
@@ -165,10 +168,15 @@ export class FqdnController implements FqdnSource {
     this.clock = opts.clock ?? systemClock;
     this.cache = new FqdnCache(opts.minTtlSeconds ?? DEFAULT_MIN_TTL_SECONDS);
     // One controller per bridge: two would each resume the same paused packet. The newest wins.
-    const previous = flows.fqdn;
-    if (previous instanceof FqdnController) previous.stop();
-    flows.setFqdn(this, false);
+    FqdnController.registered(flows)?.stop();
+    REGISTERED.set(flows, this);
+    flows.derive('fqdn', (state) => fqdnSpecOf(state, this));
     sw.on('packetIn', this.onPacketIn);
+  }
+
+  /** The controller registered last with `flows`. */
+  static registered(flows: FlowSync): FqdnController | undefined {
+    return REGISTERED.get(flows);
   }
 
   /** Starts FQDN support on a running agent: the intercept flows are installed before this resolves. */
@@ -240,7 +248,7 @@ export class FqdnController implements FqdnSource {
     if (!payload) return false;
     const msg = decodeDnsMessage(payload.message);
     if (!msg.qr || msg.opcode !== 0 || msg.rcode !== 0) return false;
-    const { patterns } = fqdnRuleTargets({ policies: this.flows.policies, appliedToGroups: [], pods: [] });
+    const { patterns } = fqdnRuleTargets({ policies: this.flows.get('policies'), appliedToGroups: [], pods: [] });
     if (patterns.length === 0) return false;
     const now = this.clock.now();
     let grew = false;
