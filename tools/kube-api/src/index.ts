@@ -130,20 +130,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   const snapshot = dataDir ? new SnapshotFile(dataDir, store, options.snapshotWriter) : undefined;
   snapshot?.load();
 
-  let adminToken = options.adminToken;
-  const adminFile = dataDir ? join(dataDir, 'admin-token') : undefined;
-  if (!adminToken && adminFile && existsSync(adminFile)) adminToken = readFileSync(adminFile, 'utf8').trim();
-  adminToken ??= randomBytes(24).toString('base64url');
-  if (adminFile) writeFileDurableSync(adminFile, `${adminToken}\n`, { mode: 0o600 });
-  const tokens = new Map<string, UserInfo>();
-  if (options.tokenFile) for (const [k, v] of parseTokenFile(readFileSync(options.tokenFile, 'utf8'))) tokens.set(k, v);
-  for (const [tok, u] of Object.entries(options.tokens ?? {})) {
-    const info: UserInfo = { username: u.user, groups: u.groups ?? [] };
-    if (u.uid) info.uid = u.uid;
-    tokens.set(tok, info);
-  }
-  tokens.set(adminToken, { username: 'admin', groups: [masters] });
-
+  const { adminToken, tokens } = tokenTable(options, dataDir);
   const pki = useTls ? await ensurePki(dataDir ? join(dataDir, 'pki') : undefined, options.extraSans ?? []) : undefined;
   const authn = new Authenticator(api, tokens);
   const authz = new RbacAuthorizer(api);
@@ -163,21 +150,11 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     version,
   });
   const server = pki ? https.createServer({ cert: pki.certPem, key: pki.keyPem }, front.handle) : http.createServer(front.handle);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(boundPort, host, () => resolve());
-  });
-  boundPort = (server.address() as AddressInfo).port;
+  boundPort = await listen(server, boundPort, host);
   const caPem = pki?.caPem ?? '';
   const controllers = new ClusterControllers(api, authn, { serviceCIDR: options.serviceCIDR ?? '10.96.0.0/12', selfAddress: { ip: host === '0.0.0.0' ? '127.0.0.1' : host, port: boundPort }, caPem });
   controllers.bootstrap();
-  const crdType = api.type('apiextensions.k8s.io', 'customresourcedefinitions');
-  for (const crd of options.crds ?? []) {
-    const name = crd.metadata.name ?? '';
-    const cur = api.tryGet(crdType, undefined, name);
-    if (cur) api.update(crdType, undefined, name, { ...crd, metadata: { ...crd.metadata, resourceVersion: cur.metadata.resourceVersion as string } });
-    else api.create(crdType, undefined, crd);
-  }
+  applyCrds(api, options.crds ?? []);
   try {
     // From here every change is on disk before it is acknowledged or watched.
     snapshot?.start();
@@ -190,14 +167,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
 
   const urlHost = host.includes(':') ? `[${host}]` : host;
   const url = `${useTls ? 'https' : 'http'}://${urlHost}:${boundPort}`;
-  const writeKubeconfig = (path: string, user?: { name: string; token: string; namespace?: string }): string => {
-    mkdirSync(dirname(path), { recursive: true });
-    const input: Parameters<typeof renderKubeconfig>[0] = { server: url, token: user?.token ?? adminToken, user: user?.name ?? 'admin' };
-    if (caPem) input.caPem = caPem;
-    if (user?.namespace) input.namespace = user.namespace;
-    writeFileDurableSync(path, renderKubeconfig(input), { mode: 0o600 });
-    return path;
-  };
+  const writeKubeconfig = kubeconfigWriter(url, adminToken, caPem);
   const tmpDir = dataDir ? undefined : mkdtempSync(join(tmpdir(), 'kube-api-'));
   const kubeconfigPath = writeKubeconfig(join(dataDir ?? (tmpDir as string), 'kubeconfig'));
   logger.info({ url, kubeconfigPath }, 'kube-api listening');
@@ -209,20 +179,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     adminToken,
     kubeconfigPath,
     writeKubeconfig,
-    createObjects(objects) {
-      let created = 0;
-      for (const o of objects) {
-        const apiVersion = String(o.apiVersion ?? '');
-        const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
-        const t = api.registry.byKind(group, String(o.kind ?? ''));
-        if (!t) throw new KubeApiError('NotFound', `the server does not serve kind ${String(o.kind)} in ${apiVersion}`);
-        const ns = t.namespaced ? ((o.metadata.namespace as string | undefined) ?? 'default') : undefined;
-        if (api.tryGet(t, ns, o.metadata.name as string)) continue;
-        api.create(t, ns, o);
-        created++;
-      }
-      return created;
-    },
+    createObjects: (objects) => createObjects(api, objects),
     createServiceAccountToken(namespace, serviceAccount, expirationSeconds) {
       const saType = api.type('', 'serviceaccounts');
       const sa = api.tryGet(saType, namespace, serviceAccount) ?? api.create(saType, namespace, { metadata: { name: serviceAccount, namespace } });
@@ -240,4 +197,73 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
       if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The bearer tokens: the token file's, the options', and the admin's (given, kept in the data
+ * directory from an earlier start, or new), which is written back to the data directory.
+ */
+function tokenTable(options: KubeApiOptions, dataDir: string | undefined): { adminToken: string; tokens: Map<string, UserInfo> } {
+  let adminToken = options.adminToken;
+  const adminFile = dataDir ? join(dataDir, 'admin-token') : undefined;
+  if (!adminToken && adminFile && existsSync(adminFile)) adminToken = readFileSync(adminFile, 'utf8').trim();
+  adminToken ??= randomBytes(24).toString('base64url');
+  if (adminFile) writeFileDurableSync(adminFile, `${adminToken}\n`, { mode: 0o600 });
+  const tokens = new Map<string, UserInfo>();
+  if (options.tokenFile) for (const [k, v] of parseTokenFile(readFileSync(options.tokenFile, 'utf8'))) tokens.set(k, v);
+  for (const [tok, u] of Object.entries(options.tokens ?? {})) {
+    const info: UserInfo = { username: u.user, groups: u.groups ?? [] };
+    if (u.uid) info.uid = u.uid;
+    tokens.set(tok, info);
+  }
+  tokens.set(adminToken, { username: 'admin', groups: [masters] });
+  return { adminToken, tokens };
+}
+
+/** Listen on `port` (0: a free one); resolves to the port bound. */
+async function listen(server: http.Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+/** Register CustomResourceDefinitions, replacing those that exist (from a data directory). */
+function applyCrds(api: KubeApi, crds: readonly KubeObject[]): void {
+  const crdType = api.type('apiextensions.k8s.io', 'customresourcedefinitions');
+  for (const crd of crds) {
+    const name = crd.metadata.name ?? '';
+    const cur = api.tryGet(crdType, undefined, name);
+    if (cur) api.update(crdType, undefined, name, { ...crd, metadata: { ...crd.metadata, resourceVersion: cur.metadata.resourceVersion as string } });
+    else api.create(crdType, undefined, crd);
+  }
+}
+
+/** Writes a kubeconfig for the admin, or the user given, of the server at `url`. */
+function kubeconfigWriter(url: string, adminToken: string, caPem: string): KubeApiServer['writeKubeconfig'] {
+  return (path, user) => {
+    mkdirSync(dirname(path), { recursive: true });
+    const input: Parameters<typeof renderKubeconfig>[0] = { server: url, token: user?.token ?? adminToken, user: user?.name ?? 'admin' };
+    if (caPem) input.caPem = caPem;
+    if (user?.namespace) input.namespace = user.namespace;
+    writeFileDurableSync(path, renderKubeconfig(input), { mode: 0o600 });
+    return path;
+  };
+}
+
+/** {@link KubeApiServer.createObjects}: what an admin `kubectl create` would, skipping what exists. */
+function createObjects(api: KubeApi, objects: readonly KubeObject[]): number {
+  let created = 0;
+  for (const o of objects) {
+    const apiVersion = String(o.apiVersion ?? '');
+    const group = apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '';
+    const t = api.registry.byKind(group, String(o.kind ?? ''));
+    if (!t) throw new KubeApiError('NotFound', `the server does not serve kind ${String(o.kind)} in ${apiVersion}`);
+    const ns = t.namespaced ? ((o.metadata.namespace as string | undefined) ?? 'default') : undefined;
+    if (api.tryGet(t, ns, o.metadata.name as string)) continue;
+    api.create(t, ns, o);
+    created++;
+  }
+  return created;
 }

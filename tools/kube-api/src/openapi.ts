@@ -52,11 +52,3 @@ export function openapiV3Root(reg: ResourceRegistry): Record<string, unknown> {
   }
   return { paths };
 }
-
-/** Parse `/openapi/v3/api/v1` or `/openapi/v3/apis/<g>/<v>`. */
-export function parseV3Path(path: string): { group: string; version: string } | undefined {
-  const segs = path.split('/').filter((s) => s !== '').slice(2);
-  if (segs[0] === 'api' && segs.length === 2) return { group: '', version: segs[1] as string };
-  if (segs[0] === 'apis' && segs.length === 3) return { group: segs[1] as string, version: segs[2] as string };
-  return undefined;
-}

@@ -7,9 +7,10 @@ import { type Authenticator, forbiddenMessage, type RbacAuthorizer, type Request
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, type AggregatedGroup, toTable } from './discovery';
 import { badRequest, KubeApiError } from './errors';
 import { decodeKubeProtobuf } from './protobuf';
-import { openapiV3Doc, openapiV3Root, parseV3Path } from './openapi';
+import { openapiV3Doc, openapiV3Root } from './openapi';
 import { apiServiceTarget, findApiService, forward, nodeTarget, type ProxyClientCert, type ProxyTarget, serviceTarget } from './proxy';
 import { apiVersionOf, type ResourceType } from './registry';
+import { parseResourcePath, resourcePatterns, RouteTable, verbFor, type ParsedPath, type RouteParams } from './routes';
 import { parseFieldSelector, parseLabelSelector } from './selectors';
 import type { Clock, KubeObject, Logger, TimerHandle } from './types';
 import { isRecord } from './types';
@@ -29,71 +30,6 @@ export interface HttpFrontOptions {
   version: Record<string, string>;
   /** Validating admission webhooks run on writes (after built-in validation, before storage). */
   webhooks?: ValidatingWebhooks;
-}
-
-interface ParsedPath {
-  group: string;
-  version: string;
-  namespace: string;
-  resource: string;
-  name: string;
-  subresource: string;
-  /** Path after `.../proxy` for proxy subresources (with leading slash). */
-  proxyPath: string;
-  legacyWatch: boolean;
-}
-
-const publicPaths = new Set(['/healthz', '/livez', '/readyz', '/version', '/version/']);
-
-function parseResourcePath(segs: string[]): ParsedPath | undefined {
-  let group: string;
-  let version: string;
-  let rest: string[];
-  if (segs[0] === 'api') {
-    if (segs.length < 3) return undefined;
-    group = '';
-    version = segs[1] as string;
-    rest = segs.slice(2);
-  } else {
-    if (segs.length < 4) return undefined;
-    group = segs[1] as string;
-    version = segs[2] as string;
-    rest = segs.slice(3);
-  }
-  let legacyWatch = false;
-  if (rest[0] === 'watch') {
-    legacyWatch = true;
-    rest = rest.slice(1);
-  }
-  let namespace = '';
-  if (rest[0] === 'namespaces' && rest.length >= 3 && !(group === '' && rest.length === 3 && (rest[2] === 'status' || rest[2] === 'finalize'))) {
-    namespace = rest[1] as string;
-    rest = rest.slice(2);
-  }
-  const resource = rest[0] ?? '';
-  const name = rest[1] ?? '';
-  const subresource = rest[2] ?? '';
-  const proxyPath = subresource === 'proxy' ? `/${rest.slice(3).join('/')}` : '';
-  return { group, version, namespace, resource, name, subresource, proxyPath, legacyWatch };
-}
-
-function verbFor(method: string, p: ParsedPath, watch: boolean): string {
-  switch (method) {
-    case 'GET':
-    case 'HEAD':
-      if (watch || p.legacyWatch) return 'watch';
-      return p.name === '' ? 'list' : 'get';
-    case 'POST':
-      return 'create';
-    case 'PUT':
-      return 'update';
-    case 'PATCH':
-      return 'patch';
-    case 'DELETE':
-      return p.name === '' ? 'deletecollection' : 'delete';
-    default:
-      return method.toLowerCase();
-  }
 }
 
 function patchTypeOf(contentType: string): PatchType {
@@ -138,10 +74,67 @@ function wantsTable(req: http.IncomingMessage): boolean {
   return /as=Table/.test(req.headers.accept ?? '');
 }
 
+/** An authenticated request on its way through the routes. */
+interface Exchange {
+  req: http.IncomingMessage;
+  res: http.ServerResponse;
+  url: URL;
+  /** The URL's path as it came (not decoded). */
+  path: string;
+  method: string;
+  user: UserInfo;
+}
+
+/** What the server does with a request whose path matched. */
+type Route = (x: Exchange, params: RouteParams) => Promise<void> | void;
+
+/** A resource request once its type is known and the caller may make it. */
+interface ResourceRequest {
+  x: Exchange;
+  t: ResourceType;
+  p: ParsedPath;
+  ns: string | undefined;
+  q: URLSearchParams;
+}
+
+const notFound = (): KubeApiError => new KubeApiError('NotFound', 'the server could not find the requested resource');
+
+/** A discovery document, or NotFound when there is none for the path. */
+function found<T>(doc: T | undefined): T {
+  if (doc === undefined) throw notFound();
+  return doc;
+}
+
+/** Paths served without authentication (health and version). */
+const publicRoutes = new RouteTable<(res: http.ServerResponse, version: Record<string, string>) => void>();
+for (const check of ['/healthz', '/livez', '/readyz']) {
+  const ok = (res: http.ServerResponse): void => {
+    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
+    res.end('ok');
+  };
+  publicRoutes.add(check, ok).add(`${check}/*`, ok);
+}
+publicRoutes.add('/version', (res, version) => send(res, 200, version));
+
 export class HttpFront {
   private readonly openWatches = new Set<() => void>();
+  private readonly routes = new RouteTable<Route>();
 
-  constructor(private readonly o: HttpFrontOptions) {}
+  constructor(private readonly o: HttpFrontOptions) {
+    const api = o.api;
+    // Discovery and OpenAPI: non-resource paths.
+    this.routes
+      .add('/api', this.nonResource((x) => send(x.res, 200, apiVersions(o.serverAddress()))))
+      .add('/apis', this.nonResource((x) => send(x.res, 200, apiGroupList(api.registry, this.aggregatedGroups()))))
+      .add('/api/:version', this.nonResource((x, pr) => send(x.res, 200, found(apiResourceList(api.registry, '', pr.version as string)))))
+      .add('/apis/:group', this.nonResource((x, pr) => send(x.res, 200, found(apiGroup(api.registry, this.aggregatedGroups(), pr.group as string)))))
+      .add('/apis/:group/:version', (x, pr) => this.groupVersion(x, pr.group as string, pr.version as string))
+      .add('/openapi/v3', this.nonResource((x) => send(x.res, 200, openapiV3Root(api.registry))))
+      .add('/openapi/v3/api/:version', this.nonResource((x, pr) => send(x.res, 200, found(openapiV3Doc(api.registry, '', pr.version as string)))))
+      .add('/openapi/v3/apis/:group/:version', this.nonResource((x, pr) => send(x.res, 200, found(openapiV3Doc(api.registry, pr.group as string, pr.version as string)))))
+      .add('/openapi/v2', this.nonResource((x) => this.openapiV2(x)));
+    for (const { pattern, shape } of resourcePatterns()) this.routes.add(pattern, (x, pr) => this.resource(x, parseResourcePath(pr, shape, x.path)));
+  }
 
   /** End every open watch stream (server stop). */
   closeWatches(): void {
@@ -181,132 +174,159 @@ export class HttpFront {
     const url = new URL(req.url ?? '/', 'http://x');
     const path = url.pathname;
     const method = req.method ?? 'GET';
-    if (publicPaths.has(path) || path.startsWith('/healthz/') || path.startsWith('/livez/') || path.startsWith('/readyz/')) {
-      if (path.startsWith('/version')) return send(res, 200, this.o.version);
-      res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end('ok');
-      return;
-    }
+    const open = publicRoutes.find(method, path);
+    if (open) return open.route(res, this.o.version);
     const user = this.authenticate(req);
-    if (!user) {
-      send(res, 401, new KubeApiError('Unauthorized', 'Unauthorized').toStatus());
+    if (!user) return send(res, 401, new KubeApiError('Unauthorized', 'Unauthorized').toStatus());
+    const x: Exchange = { req, res, url, path, method, user };
+    const hit = this.routes.find(method, path);
+    if (hit) return hit.route(x, hit.params);
+    this.authorizeNonResource(x);
+    throw notFound();
+  }
+
+  private nonResourceAttributes(x: Exchange, verb: string): RequestAttributes {
+    return { user: x.user, verb, isResourceRequest: false, path: x.path, apiGroup: '', resource: '', subresource: '', namespace: '', name: '' };
+  }
+
+  private authorizeNonResource(x: Exchange): void {
+    this.authorize(this.nonResourceAttributes(x, x.method === 'GET' ? 'get' : x.method.toLowerCase()));
+  }
+
+  /** A non-resource route: the caller's access to the path is checked first. */
+  private nonResource(serve: Route): Route {
+    return (x, params) => {
+      this.authorizeNonResource(x);
+      return serve(x, params);
+    };
+  }
+
+  /** Discovery of a group-version: from its backend when an APIService serves it. */
+  private groupVersion(x: Exchange, group: string, version: string): Promise<void> | void {
+    const svc = findApiService(this.o.api, group, version);
+    if (svc) {
+      this.authorize(this.nonResourceAttributes(x, 'get'));
+      return this.proxy(x.req, x.res, apiServiceTarget(this.o.api, svc, `${x.path}${x.url.search}`), x.user);
+    }
+    this.authorizeNonResource(x);
+    send(x.res, 200, found(apiResourceList(this.o.api.registry, group, version)));
+  }
+
+  private openapiV2(x: Exchange): void {
+    // An empty document: kubectl's client-side validation then finds no schema and skips.
+    if (/protobuf/.test(x.req.headers.accept ?? '')) {
+      x.res.writeHead(200, { 'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', 'Content-Length': 0 });
+      x.res.end();
       return;
     }
-    const segs = path.split('/').filter((s) => s !== '');
-    const isResourcePath = (segs[0] === 'api' && segs.length >= 3) || (segs[0] === 'apis' && segs.length >= 4);
-    if (segs[0] === 'apis' && segs.length === 3) {
-      // Discovery of an aggregated group-version comes from its backend.
-      const svc = findApiService(this.o.api, segs[1] as string, segs[2] as string);
-      if (svc) {
-        this.authorize({ user, verb: 'get', isResourceRequest: false, path, apiGroup: '', resource: '', subresource: '', namespace: '', name: '' });
-        return this.proxy(req, res, apiServiceTarget(this.o.api, svc, `${path}${url.search}`), user);
-      }
-    }
-    if (!isResourcePath) {
-      this.authorize({ user, verb: method === 'GET' ? 'get' : method.toLowerCase(), isResourceRequest: false, path, apiGroup: '', resource: '', subresource: '', namespace: '', name: '' });
-      return this.nonResource(path, req.headers.accept ?? '', res);
-    }
-    const p = parseResourcePath(segs) as ParsedPath;
-    const q = url.searchParams;
+    send(x.res, 200, { swagger: '2.0', info: { title: 'Kubernetes', version: this.o.version.gitVersion }, paths: {}, definitions: {} });
+  }
+
+  private async resource(x: Exchange, p: ParsedPath): Promise<void> {
+    const q = x.url.searchParams;
     const watch = q.get('watch') === 'true' || q.get('watch') === '1';
-    const verb = verbFor(method, p, watch);
-    const attrs: RequestAttributes = { user, verb, isResourceRequest: true, path, apiGroup: p.group, resource: p.resource, subresource: p.subresource, namespace: p.namespace, name: p.name };
+    const verb = verbFor(x.method, p, watch);
+    const attrs: RequestAttributes = { user: x.user, verb, isResourceRequest: true, path: x.path, apiGroup: p.group, resource: p.resource, subresource: p.subresource, namespace: p.namespace, name: p.name };
     if (p.resource === 'namespaces' && p.group === '' && p.name !== '') attrs.namespace = p.name;
-
     // Aggregated APIs go to their backend whole (discovery included).
-    if (p.group !== '') {
-      const svc = findApiService(this.o.api, p.group, p.version);
-      if (svc) {
-        this.authorize(attrs);
-        const target = apiServiceTarget(this.o.api, svc, `${path}${url.search}`);
-        return this.proxy(req, res, target, user);
-      }
+    const svc = p.group === '' ? undefined : findApiService(this.o.api, p.group, p.version);
+    if (svc) {
+      this.authorize(attrs);
+      return this.proxy(x.req, x.res, apiServiceTarget(this.o.api, svc, `${x.path}${x.url.search}`), x.user);
     }
-    const t = this.o.api.registry.lookup(p.group, p.version, p.resource);
-    if (!t) throw new KubeApiError('NotFound', 'the server could not find the requested resource');
-    if (!t.namespaced && p.namespace !== '' && !(t.resource === 'namespaces')) throw new KubeApiError('NotFound', 'the server could not find the requested resource');
-    if (p.subresource !== '' && p.subresource !== 'status' && !t.subresources.includes(p.subresource)) throw new KubeApiError('NotFound', 'the server could not find the requested resource');
-    if (p.subresource === 'status' && !t.hasStatus) throw new KubeApiError('NotFound', 'the server could not find the requested resource');
+    const t = this.servedType(p);
     this.authorize(attrs);
+    if (p.subresource === 'proxy') return this.proxySubresource(x, t, p);
+    const r: ResourceRequest = { x, t, p, ns: p.namespace === '' ? undefined : p.namespace, q };
+    if (verb === 'watch') return this.watch(x.req, x.res, t, p, r.ns, q);
+    if (verb === 'get' || verb === 'list') return this.read(r, verb);
+    return this.write(r, verb);
+  }
 
-    if (p.subresource === 'proxy') {
-      const fullProxy = `${p.proxyPath}${path.endsWith('/') && p.proxyPath !== '/' ? '/' : ''}${url.search}`;
-      let target: ProxyTarget;
-      if (t.resource === 'nodes') target = nodeTarget(this.o.api, p.name, fullProxy, this.o.nodeProxyHost);
-      else if (t.resource === 'services') target = serviceTarget(this.o.api, p.namespace, p.name, fullProxy);
-      else throw new KubeApiError('NotFound', 'the server could not find the requested resource');
-      return this.proxy(req, res, target, user);
+  /** The type a resource path names, with the scope and subresource it asks for. */
+  private servedType(p: ParsedPath): ResourceType {
+    const t = this.o.api.registry.lookup(p.group, p.version, p.resource);
+    if (!t) throw notFound();
+    if (!t.namespaced && p.namespace !== '' && !(t.resource === 'namespaces')) throw notFound();
+    if (p.subresource !== '' && p.subresource !== 'status' && !t.subresources.includes(p.subresource)) throw notFound();
+    if (p.subresource === 'status' && !t.hasStatus) throw notFound();
+    return t;
+  }
+
+  private proxySubresource(x: Exchange, t: ResourceType, p: ParsedPath): Promise<void> {
+    const fullProxy = `${p.proxyPath}${x.path.endsWith('/') && p.proxyPath !== '/' ? '/' : ''}${x.url.search}`;
+    let target: ProxyTarget;
+    if (t.resource === 'nodes') target = nodeTarget(this.o.api, p.name, fullProxy, this.o.nodeProxyHost);
+    else if (t.resource === 'services') target = serviceTarget(this.o.api, p.namespace, p.name, fullProxy);
+    else throw notFound();
+    return this.proxy(x.req, x.res, target, x.user);
+  }
+
+  private read({ x, t, p, ns, q }: ResourceRequest, verb: 'get' | 'list'): void {
+    const api = this.o.api;
+    const includeObject = q.get('includeObject') ?? 'Metadata';
+    if (verb === 'get') {
+      const o = api.present(t, api.get(t, ns, p.name), p.version);
+      if (wantsTable(x.req)) return send(x.res, 200, toTable(t, p.version, [o], { resourceVersion: o.metadata.resourceVersion }, includeObject, this.o.clock.now()));
+      return send(x.res, 200, o);
     }
+    const r = api.list(t, ns, listOptions(q));
+    const items = r.items.map((o) => api.present(t, o, p.version));
+    const meta: Record<string, unknown> = { resourceVersion: r.resourceVersion };
+    if (r.continue) meta.continue = r.continue;
+    if (r.remainingItemCount !== undefined) meta.remainingItemCount = r.remainingItemCount;
+    if (wantsTable(x.req)) return send(x.res, 200, toTable(t, p.version, items, meta, includeObject, this.o.clock.now()));
+    send(x.res, 200, { kind: t.listKind, apiVersion: apiVersionOf(t.group, p.version), metadata: meta, items });
+  }
 
-    const ns = p.namespace === '' ? undefined : p.namespace;
-    if (verb === 'watch') return this.watch(req, res, t, p, ns, q);
-    const raw = method === 'GET' || method === 'HEAD' ? Buffer.alloc(0) : await readBody(req);
-    const contentType = req.headers['content-type'] ?? 'application/json';
+  private async write(r: ResourceRequest, verb: string): Promise<void> {
+    const { x, t, p, ns, q } = r;
+    const api = this.o.api;
+    const raw = x.method === 'GET' || x.method === 'HEAD' ? Buffer.alloc(0) : await readBody(x.req);
+    const contentType = x.req.headers['content-type'] ?? 'application/json';
     const isProtobuf = contentType.startsWith('application/vnd.kubernetes.protobuf');
     const body = isProtobuf ? '' : raw.toString('utf8');
-    const decode = (): unknown => (isProtobuf ? decodeKubeProtobuf(raw) : decodeBody(body, contentType));
-    const api = this.o.api;
-    const warnings: string[] = [];
-    const writeOpts = (): WriteOptions => {
-      const w: WriteOptions = { warnings, requester: user };
-      if (q.getAll('dryRun').includes('All')) w.dryRun = true;
-      const fv = q.get('fieldValidation');
-      if (fv === 'Strict' || fv === 'Warn' || fv === 'Ignore') w.fieldValidation = fv;
-      else w.fieldValidation = 'Warn';
-      if (p.subresource !== '') w.subresource = p.subresource;
-      return w;
+    const decodeObject = (): Record<string, unknown> => {
+      const input = isProtobuf ? decodeKubeProtobuf(raw) : decodeBody(body, contentType);
+      if (!isRecord(input)) throw badRequest('the request body must be a JSON object');
+      return input;
     };
+    const warnings: string[] = [];
+    const wo = writeOptions(q, p, { warnings, requester: x.user });
+    const review = { t, p, ns, user: x.user, dryRun: wo.dryRun === true, warnings };
+    // A webhook's dry run writes nothing and keeps its warnings to itself.
+    const dry = (dryRun: boolean): WriteOptions => (dryRun ? { ...wo, dryRun: true, warnings: [] } : wo);
     switch (verb) {
-      case 'get': {
-        const o = api.present(t, api.get(t, ns, p.name), p.version);
-        if (wantsTable(req)) return send(res, 200, toTable(t, p.version, [o], { resourceVersion: o.metadata.resourceVersion }, q.get('includeObject') ?? 'Metadata', this.o.clock.now()));
-        return send(res, 200, o);
-      }
-      case 'list': {
-        const lo = listOptions(q);
-        const r = api.list(t, ns, lo);
-        const items = r.items.map((o) => api.present(t, o, p.version));
-        const meta: Record<string, unknown> = { resourceVersion: r.resourceVersion };
-        if (r.continue) meta.continue = r.continue;
-        if (r.remainingItemCount !== undefined) meta.remainingItemCount = r.remainingItemCount;
-        if (wantsTable(req)) return send(res, 200, toTable(t, p.version, items, meta, q.get('includeObject') ?? 'Metadata', this.o.clock.now()));
-        return send(res, 200, { kind: t.listKind, apiVersion: apiVersionOf(t.group, p.version), metadata: meta, items });
-      }
       case 'create': {
-        const input = decode();
-        if (!isRecord(input)) throw badRequest('the request body must be a JSON object');
-        if (p.subresource === 'token' && t.resource === 'serviceaccounts') return send(res, 201, this.tokenRequest(p.namespace, p.name, input));
-        const review = this.review(t, user, input, p.namespace);
-        if (review) return send(res, 201, review);
+        const input = decodeObject();
+        if (p.subresource === 'token' && t.resource === 'serviceaccounts') return send(x.res, 201, this.tokenRequest(p.namespace, p.name, input));
+        const answer = this.review(t, x.user, input, p.namespace);
+        if (answer) return send(x.res, 201, answer);
         if (p.name !== '' && p.subresource === '') throw new KubeApiError('MethodNotAllowed', 'the server does not allow this method on the requested resource');
-        const wo = writeOpts();
-        const created = await this.withWebhooks({ op: 'create', t, p, ns, user, dryRun: wo.dryRun === true, warnings }, (dry) => api.create(t, ns, input as KubeObject, dry ? { ...wo, dryRun: true, warnings: [] } : wo, p.version));
-        return send(res, 201, api.present(t, created, p.version), warnings);
+        const created = await this.withWebhooks({ op: 'create', ...review }, (d) => api.create(t, ns, input as KubeObject, dry(d), p.version));
+        return send(x.res, 201, api.present(t, created, p.version), warnings);
       }
       case 'update': {
-        const input = decode();
-        if (!isRecord(input)) throw badRequest('the request body must be a JSON object');
-        const wo = writeOpts();
-        const updated = await this.withWebhooks({ op: 'update', t, p, ns, user, dryRun: wo.dryRun === true, warnings }, (dry) => api.update(t, ns, p.name, input as KubeObject, dry ? { ...wo, dryRun: true, warnings: [] } : wo, p.version));
-        return send(res, 200, api.present(t, updated, p.version), warnings);
+        const input = decodeObject();
+        const updated = await this.withWebhooks({ op: 'update', ...review }, (d) => api.update(t, ns, p.name, input as KubeObject, dry(d), p.version));
+        return send(x.res, 200, api.present(t, updated, p.version), warnings);
       }
       case 'patch': {
         const type = patchTypeOf(contentType);
         const patch = decodeBody(body, type === 'apply' ? 'yaml' : 'json');
         const existed = api.tryGet(t, ns, p.name) !== undefined;
-        const wo = writeOpts();
-        const patched = await this.withWebhooks({ op: existed ? 'update' : 'create', t, p, ns, user, dryRun: wo.dryRun === true, warnings }, (dry) => api.patch(t, ns, p.name, type, patch, dry ? { ...wo, dryRun: true, warnings: [] } : wo, p.version));
-        return send(res, existed ? 200 : 201, api.present(t, patched, p.version), warnings);
+        const patched = await this.withWebhooks({ op: existed ? 'update' : 'create', ...review }, (d) => api.patch(t, ns, p.name, type, patch, dry(d), p.version));
+        return send(x.res, existed ? 200 : 201, api.present(t, patched, p.version), warnings);
       }
       case 'delete': {
         const opts = deleteOptions(q, isProtobuf ? undefined : decodeBody(body, 'json'));
-        const gone = await this.withWebhooks({ op: 'delete', t, p, ns, user, dryRun: opts.dryRun === true, warnings }, (dry) => api.delete(t, ns, p.name, dry ? { ...opts, dryRun: true } : opts));
-        return send(res, 200, api.present(t, gone, p.version), warnings);
+        const gone = await this.withWebhooks({ op: 'delete', ...review, dryRun: opts.dryRun === true }, (d) => api.delete(t, ns, p.name, d ? { ...opts, dryRun: true } : opts));
+        return send(x.res, 200, api.present(t, gone, p.version), warnings);
       }
       case 'deletecollection': {
         const opts = deleteOptions(q, isProtobuf ? undefined : decodeBody(body, 'json'));
         const gone = api.deleteCollection(t, ns, listOptions(q), opts);
-        return send(res, 200, { kind: t.listKind, apiVersion: apiVersionOf(t.group, p.version), metadata: { resourceVersion: String(api.store.resourceVersion) }, items: gone.map((o) => api.present(t, o, p.version)) });
+        return send(x.res, 200, { kind: t.listKind, apiVersion: apiVersionOf(t.group, p.version), metadata: { resourceVersion: String(api.store.resourceVersion) }, items: gone.map((o) => api.present(t, o, p.version)) });
       }
       default:
         throw new KubeApiError('MethodNotAllowed', 'the server does not allow this method on the requested resource');
@@ -320,41 +340,6 @@ export class HttpFront {
     if (w.p.subresource !== '') at.subresource = w.p.subresource;
     if (w.ns !== undefined) at.namespace = w.ns;
     return this.o.webhooks.guard(at, write);
-  }
-
-  private nonResource(path: string, accept: string, res: http.ServerResponse): void {
-    const api = this.o.api;
-    const segs = path.split('/').filter((s) => s !== '');
-    if (path === '/api' || path === '/api/') return send(res, 200, apiVersions(this.o.serverAddress()));
-    if (path === '/apis' || path === '/apis/') return send(res, 200, apiGroupList(api.registry, this.aggregatedGroups()));
-    if (segs[0] === 'api' && segs.length === 2) {
-      const doc = apiResourceList(api.registry, '', segs[1] as string);
-      if (doc) return send(res, 200, doc);
-    }
-    if (segs[0] === 'apis' && segs.length === 2) {
-      const doc = apiGroup(api.registry, this.aggregatedGroups(), segs[1] as string);
-      if (doc) return send(res, 200, doc);
-    }
-    if (segs[0] === 'apis' && segs.length === 3) {
-      const doc = apiResourceList(api.registry, segs[1] as string, segs[2] as string);
-      if (doc) return send(res, 200, doc);
-    }
-    if (path === '/openapi/v3' || path === '/openapi/v3/') return send(res, 200, openapiV3Root(api.registry));
-    if (path.startsWith('/openapi/v3/')) {
-      const gv = parseV3Path(path);
-      const doc = gv ? openapiV3Doc(api.registry, gv.group, gv.version) : undefined;
-      if (doc) return send(res, 200, doc);
-    }
-    if (path === '/openapi/v2') {
-      // An empty document: kubectl's client-side validation then finds no schema and skips.
-      if (/protobuf/.test(accept)) {
-        res.writeHead(200, { 'Content-Type': 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf', 'Content-Length': 0 });
-        res.end();
-        return;
-      }
-      return send(res, 200, { swagger: '2.0', info: { title: 'Kubernetes', version: this.o.version.gitVersion }, paths: {}, definitions: {} });
-    }
-    throw new KubeApiError('NotFound', 'the server could not find the requested resource');
   }
 
   private review(t: ResourceType, user: UserInfo, input: Record<string, unknown>, ns: string): Record<string, unknown> | undefined {
@@ -501,4 +486,14 @@ function deleteOptions(q: URLSearchParams, body: unknown): DeleteOptions {
   if (Array.isArray(b.dryRun) && b.dryRun.includes('All')) o.dryRun = true;
   if (q.getAll('dryRun').includes('All')) o.dryRun = true;
   return o;
+}
+
+/** The options of a write from its query: dry run, field validation (default Warn), subresource. */
+function writeOptions(q: URLSearchParams, p: ParsedPath, base: Pick<WriteOptions, 'warnings' | 'requester'>): WriteOptions {
+  const w: WriteOptions = { ...base };
+  if (q.getAll('dryRun').includes('All')) w.dryRun = true;
+  const fv = q.get('fieldValidation');
+  w.fieldValidation = fv === 'Strict' || fv === 'Warn' || fv === 'Ignore' ? fv : 'Warn';
+  if (p.subresource !== '') w.subresource = p.subresource;
+  return w;
 }
