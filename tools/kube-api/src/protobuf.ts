@@ -1,8 +1,10 @@
 // Decoding of Kubernetes protobuf request bodies for the kinds kubectl's typed `create`
 // subcommands send (namespace, configmap, secret, serviceaccount, token, RBAC). Responses are
-// always JSON, which every client accepts alongside protobuf.
+// always JSON, which every client accepts alongside protobuf. protobufjs's Reader reads the wire
+// format; the schemas below say what each field is.
 
-import { KubeApiError } from './errors';
+import protobuf from 'protobufjs/minimal.js';
+import { badRequest, KubeApiError } from './errors';
 
 type Scalar = 'string' | 'bytes' | 'bool' | 'int';
 interface MapType {
@@ -57,82 +59,59 @@ const kinds: Record<string, MessageSchema> = {
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': { 1: ['metadata', objectMeta], 2: ['subjects', subject, true], 3: ['roleRef', roleRef] },
 };
 
-class Reader {
-  pos = 0;
-  constructor(readonly buf: Buffer) {}
-  get done(): boolean {
-    return this.pos >= this.buf.length;
-  }
-  varint(): number {
-    let result = 0;
-    let mul = 1;
-    for (;;) {
-      const b = this.buf[this.pos++];
-      if (b === undefined) throw new Error('truncated varint');
-      result += (b & 0x7f) * mul;
-      if ((b & 0x80) === 0) return result;
-      mul *= 128;
-    }
-  }
-  bytes(): Buffer {
-    const n = this.varint();
-    const out = this.buf.subarray(this.pos, this.pos + n);
-    this.pos += n;
-    return out;
-  }
-  skip(wire: number): void {
-    if (wire === 0) this.varint();
-    else if (wire === 1) this.pos += 8;
-    else if (wire === 2) this.bytes();
-    else if (wire === 5) this.pos += 4;
-    else throw new Error(`unsupported wire type ${wire}`);
-  }
-}
-
-function scalar(r: Reader, wire: number, t: Scalar): unknown {
+/** A value of a scalar field at the reader's position, in its JSON form. */
+function scalar(r: protobuf.Reader, wire: number, t: Scalar): unknown {
   switch (t) {
     case 'string':
-      return r.bytes().toString('utf8');
-    case 'bytes':
-      return r.bytes().toString('base64');
+      return r.string();
+    case 'bytes': {
+      const b = r.bytes();
+      return Buffer.from(b.buffer, b.byteOffset, b.length).toString('base64');
+    }
     case 'bool':
-      return r.varint() !== 0;
-    case 'int':
-      return wire === 0 ? r.varint() : Number(r.bytes().length);
+      return r.bool();
+    case 'int': {
+      // A length-delimited value where an integer belongs is not one: skipped.
+      if (wire !== 0) {
+        r.skipType(wire);
+        return 0;
+      }
+      return protobuf.util.LongBits.from(r.int64()).toNumber();
+    }
   }
 }
 
-function decodeMessage(buf: Buffer, schema: MessageSchema): Record<string, unknown> {
-  const r = new Reader(buf);
+/** One map entry (key field 1, value field 2) ending at `end`. */
+function mapEntry(r: protobuf.Reader, end: number, type: MapType): [string, unknown] {
+  let k: unknown = '';
+  let v: unknown = type.map[1] === 'string' || type.map[1] === 'bytes' ? '' : {};
+  while (r.pos < end) {
+    const tag = r.uint32();
+    if (tag >>> 3 === 1) k = scalar(r, tag & 7, type.map[0]);
+    else if (tag >>> 3 === 2) v = typeof type.map[1] === 'string' ? scalar(r, tag & 7, type.map[1]) : decodeMessage(r, r.uint32() + r.pos, type.map[1]);
+    else r.skipType(tag & 7);
+  }
+  return [String(k), v];
+}
+
+/** The message of `schema` from the reader's position to `end`, as JSON (unknown fields skipped). */
+function decodeMessage(r: protobuf.Reader, end: number, schema: MessageSchema): Record<string, unknown> {
   const out: Record<string, unknown> = {};
-  while (!r.done) {
-    const tag = r.varint();
-    const field = Math.floor(tag / 8);
+  while (r.pos < end) {
+    const tag = r.uint32();
     const wire = tag & 7;
-    const spec = schema[field];
+    const spec = schema[tag >>> 3];
     if (!spec) {
-      r.skip(wire);
+      r.skipType(wire);
       continue;
     }
     const [name, type, repeated] = spec;
-    let value: unknown;
-    if (typeof type === 'string') value = scalar(r, wire, type);
-    else if ('map' in type) {
-      const entry = new Reader(r.bytes());
-      let k: unknown = '';
-      let v: unknown = type.map[1] === 'string' || type.map[1] === 'bytes' ? '' : {};
-      while (!entry.done) {
-        const et = entry.varint();
-        const ef = Math.floor(et / 8);
-        if (ef === 1) k = scalar(entry, et & 7, type.map[0]);
-        else if (ef === 2) v = typeof type.map[1] === 'string' ? scalar(entry, et & 7, type.map[1]) : decodeMessage(entry.bytes(), type.map[1]);
-        else entry.skip(et & 7);
-      }
-      const m = (out[name] as Record<string, unknown> | undefined) ?? {};
-      m[String(k)] = v;
-      out[name] = m;
+    if (typeof type !== 'string' && 'map' in type) {
+      const [k, v] = mapEntry(r, r.uint32() + r.pos, type);
+      out[name] = { ...((out[name] as Record<string, unknown> | undefined) ?? {}), [k]: v };
       continue;
-    } else value = decodeMessage(r.bytes(), type as MessageSchema);
+    }
+    const value = typeof type === 'string' ? scalar(r, wire, type) : decodeMessage(r, r.uint32() + r.pos, type);
     if (repeated) out[name] = [...((out[name] as unknown[] | undefined) ?? []), value];
     // gogo-protobuf writes zero values of non-pointer fields; JSON (omitempty) would not.
     else if (value !== '' && value !== false && value !== 0) out[name] = value;
@@ -140,17 +119,27 @@ function decodeMessage(buf: Buffer, schema: MessageSchema): Record<string, unkno
   return out;
 }
 
+/** The message of `schema` in `buf`; a body protobufjs cannot read is a bad request. */
+function decode(buf: Uint8Array, schema: MessageSchema): Record<string, unknown> {
+  const r = protobuf.Reader.create(buf);
+  try {
+    return decodeMessage(r, r.len, schema);
+  } catch (e) {
+    throw badRequest(`invalid protobuf body: ${(e as Error).message}`);
+  }
+}
+
 const magic = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
 
 /** Decode a `k8s\0`-framed runtime.Unknown body into a JSON object of its kind. */
 export function decodeKubeProtobuf(body: Buffer): Record<string, unknown> {
   if (!body.subarray(0, 4).equals(magic)) throw new KubeApiError('UnsupportedMediaType', 'protobuf body without the k8s magic prefix');
-  const envelope = decodeMessage(body.subarray(4), { 1: ['typeMeta', { 1: ['apiVersion', 'string'], 2: ['kind', 'string'] }], 2: ['raw', 'bytes'] });
+  const envelope = decode(body.subarray(4), { 1: ['typeMeta', { 1: ['apiVersion', 'string'], 2: ['kind', 'string'] }], 2: ['raw', 'bytes'] });
   const tm = (envelope.typeMeta ?? {}) as { apiVersion?: string; kind?: string };
   const schema = kinds[`${tm.apiVersion ?? ''}/${tm.kind ?? ''}`];
   if (!schema) {
     throw new KubeApiError('UnsupportedMediaType', `the body of the request was in an unknown format - protobuf is only decoded for ${Object.keys(kinds).join(', ')}; send application/json`);
   }
-  const obj = decodeMessage(Buffer.from(String(envelope.raw ?? ''), 'base64'), schema);
+  const obj = decode(Buffer.from(String(envelope.raw ?? ''), 'base64'), schema);
   return { apiVersion: tm.apiVersion, kind: tm.kind, ...obj };
 }
