@@ -71,19 +71,22 @@ export interface MemberState {
   refused?: { reason: string; message: string };
 }
 
+/** The status of a ClusterSet that failed validation: not ready, no clusters counted. */
+function invalidStatus(cs: ClusterSet, problems: readonly ClusterSetProblem[], now: string): NonNullable<ClusterSet['status']> {
+  return {
+    totalClusters: 0,
+    readyClusters: 0,
+    observedGeneration: cs.metadata.generation ?? 0,
+    conditions: [condition('Ready', false, 'InvalidClusterSet', problems.map((p) => p.message).join('; '), now, cs.status?.conditions)],
+    clusterStatuses: [],
+  };
+}
+
 /** The leader's ClusterSet status from its members' states. */
 export function leaderStatus(cs: ClusterSet, members: readonly MemberState[], problems: readonly ClusterSetProblem[], now: string): NonNullable<ClusterSet['status']> {
   const prev = cs.status;
   const prevOf = (id: string): Condition[] | undefined => prev?.clusterStatuses?.find((s) => s.clusterID === id)?.conditions;
-  if (problems.length > 0) {
-    return {
-      totalClusters: 0,
-      readyClusters: 0,
-      observedGeneration: cs.metadata.generation ?? 0,
-      conditions: [condition('Ready', false, 'InvalidClusterSet', problems.map((p) => p.message).join('; '), now, prev?.conditions)],
-      clusterStatuses: [],
-    };
-  }
+  if (problems.length > 0) return invalidStatus(cs, problems, now);
   const clusterStatuses: ClusterStatus[] = [...members]
     .sort((a, b) => a.clusterID.localeCompare(b.clusterID))
     .map((m) => ({
@@ -110,15 +113,7 @@ export function leaderStatus(cs: ClusterSet, members: readonly MemberState[], pr
 export function memberStatus(cs: ClusterSet, leader: { connected: boolean; reason: string; message: string }, problems: readonly ClusterSetProblem[], now: string): NonNullable<ClusterSet['status']> {
   const prev = cs.status;
   const leaderID = cs.spec.leaders[0]?.clusterID ?? '';
-  if (problems.length > 0) {
-    return {
-      totalClusters: 0,
-      readyClusters: 0,
-      observedGeneration: cs.metadata.generation ?? 0,
-      conditions: [condition('Ready', false, 'InvalidClusterSet', problems.map((p) => p.message).join('; '), now, prev?.conditions)],
-      clusterStatuses: [],
-    };
-  }
+  if (problems.length > 0) return invalidStatus(cs, problems, now);
   const prevLeader = prev?.clusterStatuses?.find((s) => s.clusterID === leaderID)?.conditions;
   return {
     totalClusters: 1,

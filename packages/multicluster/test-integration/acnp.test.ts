@@ -3,7 +3,7 @@
 // a member without the Tier creates nothing and reports ACNPImportFailed in the leader.
 import type { ClusterNetworkPolicy } from '@switchyard/apis';
 import { IMPORTED_ANNOTATION, type LeaderController, type MemberController } from '../src';
-import { LEADER_NS, eventually, eventuallyPasses, leaderController, memberClusterSet, memberController, startClusterSet, type ClusterSetEnv } from './support';
+import { LEADER_NS, eventually, eventuallyPasses, startJoinedClusterSet, stopClusterSet, type ClusterSetEnv } from './support';
 
 let env: ClusterSetEnv;
 let leader: LeaderController;
@@ -32,19 +32,10 @@ const acnpExport = {
 };
 
 beforeAll(async () => {
-  env = await startClusterSet();
-  await env.west.kubectl.apply(memberClusterSet('test-cluster-west', env.leader.api.url), tier);
-  await env.east.kubectl.apply(memberClusterSet('test-cluster-east', env.leader.api.url));
-  leader = leaderController(env);
-  west = memberController(env.west);
-  east = memberController(env.east);
-  await Promise.all([leader.start(), west.start(), east.start()]);
+  ({ env, leader, west, east } = await startJoinedClusterSet({ objects: { west: [tier] } }));
 });
 
-afterAll(async () => {
-  await Promise.all([leader?.stop(), west?.stop(), east?.stop()]);
-  await env?.stop();
-});
+afterAll(() => stopClusterSet({ env, leader, west, east }));
 
 const acnp = (c: ClusterSetEnv['west']) => c.kubectl.maybe<ClusterNetworkPolicy>(['get', 'clusternetworkpolicy', 'antrea-mc-strict-namespace-isolation']);
 

@@ -2,7 +2,7 @@
 // ClusterInfo; the other member imports it as ClusterInfoImport <cluster>-clusterinfo.
 import type { ClusterInfoImport } from '@switchyard/apis';
 import type { LeaderController, MemberController } from '../src';
-import { MEMBER_NS, eventually, eventuallyPasses, leaderController, memberClusterSet, memberController, startClusterSet, type ClusterSetEnv, type TestCluster } from './support';
+import { MEMBER_NS, eventually, eventuallyPasses, startJoinedClusterSet, stopClusterSet, type ClusterSetEnv, type TestCluster } from './support';
 
 let env: ClusterSetEnv;
 let leader: LeaderController;
@@ -16,19 +16,10 @@ async function gatewayNode(c: TestCluster, ip: string): Promise<void> {
 const infos = async (c: TestCluster): Promise<ClusterInfoImport[]> => (await c.kubectl.json<{ items: ClusterInfoImport[] }>(['-n', MEMBER_NS, 'get', 'clusterinfoimports'])).items;
 
 beforeAll(async () => {
-  env = await startClusterSet();
-  await env.west.kubectl.apply(memberClusterSet('test-cluster-west', env.leader.api.url));
-  await env.east.kubectl.apply(memberClusterSet('test-cluster-east', env.leader.api.url));
-  leader = leaderController(env);
-  west = memberController(env.west, { serviceCIDR: '10.101.0.0/16', podCIDRs: ['10.10.0.0/16'] });
-  east = memberController(env.east);
-  await Promise.all([leader.start(), west.start(), east.start()]);
+  ({ env, leader, west, east } = await startJoinedClusterSet({ west: { serviceCIDR: '10.101.0.0/16', podCIDRs: ['10.10.0.0/16'] } }));
 });
 
-afterAll(async () => {
-  await Promise.all([leader?.stop(), west?.stop(), east?.stop()]);
-  await env?.stop();
-});
+afterAll(() => stopClusterSet({ env, leader, west, east }));
 
 it("imports each member's ClusterInfo in the other member once it has a Gateway", async () => {
   await gatewayNode(env.west, '172.18.0.11');

@@ -3,7 +3,7 @@
 import { ManualClock } from '@switchyard/runtime/testing';
 import type { ClusterSet, MemberClusterAnnounce } from '@switchyard/apis';
 import type { LeaderController, MemberController } from '../src';
-import { CLUSTERSET, LEADER_NS, MEMBER_NS, eventually, eventuallyPasses, leaderController, memberClusterSet, memberController, startClusterSet, type ClusterSetEnv } from './support';
+import { CLUSTERSET, LEADER_NS, MEMBER_NS, eventually, eventuallyPasses, memberClusterSet, memberController, startJoinedClusterSet, stopClusterSet, type ClusterSetEnv } from './support';
 
 let env: ClusterSetEnv;
 const clocks = { leader: new ManualClock(), west: new ManualClock(), east: new ManualClock() };
@@ -15,19 +15,10 @@ const leaderSet = (): Promise<ClusterSet> => env.leader.kubectl.json<ClusterSet>
 const readyOf = (cs: ClusterSet, id: string) => cs.status?.clusterStatuses?.find((s) => s.clusterID === id)?.conditions?.[0];
 
 beforeAll(async () => {
-  env = await startClusterSet();
-  await env.west.kubectl.apply(memberClusterSet('test-cluster-west', env.leader.api.url));
-  await env.east.kubectl.apply(memberClusterSet('test-cluster-east', env.leader.api.url));
-  leader = leaderController(env, clocks.leader);
-  west = memberController(env.west, { clock: clocks.west });
-  east = memberController(env.east, { clock: clocks.east });
-  await Promise.all([leader.start(), west.start(), east.start()]);
+  ({ env, leader, west, east } = await startJoinedClusterSet({ leaderClock: clocks.leader, west: { clock: clocks.west }, east: { clock: clocks.east } }));
 });
 
-afterAll(async () => {
-  await Promise.all([leader?.stop(), west?.stop(), east?.stop()]);
-  await env?.stop();
-});
+afterAll(() => stopClusterSet({ env, leader, west, east }));
 
 it('members join: announces in the leader, 2 of 2 clusters ready, each member Ready', async () => {
   const cs = await eventually(async () => {

@@ -2,7 +2,7 @@
 // leader gives each distinct label an ID, members import LabelIdentities; IDs survive a leader restart.
 import type { LabelIdentity, ResourceImport } from '@switchyard/apis';
 import type { LeaderController, MemberController } from '../src';
-import { LEADER_NS, eventually, eventuallyPasses, leaderController, memberClusterSet, memberController, startClusterSet, type ClusterSetEnv, type TestCluster } from './support';
+import { LEADER_NS, eventually, eventuallyPasses, leaderController, startJoinedClusterSet, stopClusterSet, type ClusterSetEnv, type TestCluster } from './support';
 
 let env: ClusterSetEnv;
 let leader: LeaderController;
@@ -22,19 +22,14 @@ async function memberIds(c: TestCluster): Promise<Map<string, number>> {
 }
 
 beforeAll(async () => {
-  env = await startClusterSet();
-  await env.west.kubectl.apply(memberClusterSet('test-cluster-west', env.leader.api.url), pod('db-0', { app: 'db' }));
-  await env.east.kubectl.apply(memberClusterSet('test-cluster-east', env.leader.api.url), pod('db-0', { app: 'db' }), pod('web-0', { app: 'web' }));
-  leader = leaderController(env);
-  west = memberController(env.west, { enableStretchedNetworkPolicy: true });
-  east = memberController(env.east, { enableStretchedNetworkPolicy: true });
-  await Promise.all([leader.start(), west.start(), east.start()]);
+  ({ env, leader, west, east } = await startJoinedClusterSet({
+    objects: { west: [pod('db-0', { app: 'db' })], east: [pod('db-0', { app: 'db' }), pod('web-0', { app: 'web' })] },
+    west: { enableStretchedNetworkPolicy: true },
+    east: { enableStretchedNetworkPolicy: true },
+  }));
 });
 
-afterAll(async () => {
-  await Promise.all([leader?.stop(), west?.stop(), east?.stop()]);
-  await env?.stop();
-});
+afterAll(() => stopClusterSet({ env, leader, west, east }));
 
 let first: Map<string, number>;
 

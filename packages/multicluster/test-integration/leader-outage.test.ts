@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ClusterSet, Endpoints, ResourceExport } from '@switchyard/apis';
 import type { LeaderController, MemberController } from '../src';
-import { CLUSTERSET, LEADER_ID, LEADER_NS, MEMBER_NS, cluster, eventuallyPasses, leaderController, memberClusterSet, memberController, nginx, serviceExport, startClusterSet, type ClusterSetEnv } from './support';
+import { CLUSTERSET, LEADER_ID, LEADER_NS, MEMBER_NS, cluster, eventuallyPasses, nginx, serviceExport, startJoinedClusterSet, stopClusterSet, type ClusterSetEnv } from './support';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'mc-leader-'));
 /** How long the leader's API server stays away. */
@@ -17,18 +17,11 @@ let west: MemberController;
 let east: MemberController;
 
 beforeAll(async () => {
-  env = await startClusterSet({ leaderDataDir: dataDir });
-  await env.west.kubectl.apply(memberClusterSet('test-cluster-west', env.leader.api.url));
-  await env.east.kubectl.apply(memberClusterSet('test-cluster-east', env.leader.api.url));
-  leader = leaderController(env);
-  west = memberController(env.west, { heartbeatIntervalMs: 300 });
-  east = memberController(env.east, { heartbeatIntervalMs: 300 });
-  await Promise.all([leader.start(), west.start(), east.start()]);
+  ({ env, leader, west, east } = await startJoinedClusterSet({ leaderDataDir: dataDir, west: { heartbeatIntervalMs: 300 }, east: { heartbeatIntervalMs: 300 } }));
 });
 
 afterAll(async () => {
-  await Promise.all([leader?.stop(), west?.stop(), east?.stop()]);
-  await env?.stop();
+  await stopClusterSet({ env, leader, west, east });
   rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -2,7 +2,7 @@
 // merge when both export, port conflicts, unexport, local Services left alone, stale cleanup.
 import type { Endpoints, ResourceExport, ResourceImport, Service, ServiceExport, ServiceImport } from '@switchyard/apis';
 import { IMPORTED_ANNOTATION, type LeaderController, type MemberController } from '../src';
-import { LEADER_NS, eventually, eventuallyPasses, leaderController, memberClusterSet, memberController, nginx, serviceExport, startClusterSet, type ClusterSetEnv } from './support';
+import { LEADER_NS, eventually, eventuallyPasses, nginx, serviceExport, startJoinedClusterSet, stopClusterSet, type ClusterSetEnv } from './support';
 
 let env: ClusterSetEnv;
 let leader: LeaderController;
@@ -13,24 +13,16 @@ const get = <T>(c: ClusterSetEnv['west'], args: string[]) => c.kubectl.maybe<T>(
 const names = async (args: string[]): Promise<string[]> => ((await env.leader.kubectl.json<{ items: { metadata: { name: string } }[] }>(args)).items.map((i) => i.metadata.name)).sort();
 
 beforeAll(async () => {
-  env = await startClusterSet();
-  await env.west.kubectl.apply(memberClusterSet('test-cluster-west', env.leader.api.url));
-  await env.east.kubectl.apply(memberClusterSet('test-cluster-east', env.leader.api.url));
   // A stale export of west and a stale import, left by an earlier run: removed on start.
-  await env.leader.kubectl.apply(
-    { apiVersion: 'multicluster.crd.antrea.io/v1alpha1', kind: 'ResourceExport', metadata: { name: 'test-cluster-west-default-gone-service', namespace: LEADER_NS, labels: { sourceClusterID: 'test-cluster-west', sourceKind: 'Service' } }, spec: { clusterID: 'test-cluster-west', name: 'gone', namespace: 'default', kind: 'Service', service: { serviceSpec: { ports: [{ port: 1, protocol: 'TCP' }] } } } },
-    { apiVersion: 'multicluster.crd.antrea.io/v1alpha1', kind: 'ResourceImport', metadata: { name: 'default-old-service', namespace: LEADER_NS }, spec: { name: 'old', namespace: 'default', kind: 'ServiceImport', clusters: ['test-cluster-x'], serviceImport: { spec: { ports: [{ port: 1, protocol: 'TCP' }], type: 'ClusterSetIP' } } } },
-  );
-  leader = leaderController(env);
-  west = memberController(env.west);
-  east = memberController(env.east);
-  await Promise.all([leader.start(), west.start(), east.start()]);
+  const stale = (e: ClusterSetEnv) =>
+    e.leader.kubectl.apply(
+      { apiVersion: 'multicluster.crd.antrea.io/v1alpha1', kind: 'ResourceExport', metadata: { name: 'test-cluster-west-default-gone-service', namespace: LEADER_NS, labels: { sourceClusterID: 'test-cluster-west', sourceKind: 'Service' } }, spec: { clusterID: 'test-cluster-west', name: 'gone', namespace: 'default', kind: 'Service', service: { serviceSpec: { ports: [{ port: 1, protocol: 'TCP' }] } } } },
+      { apiVersion: 'multicluster.crd.antrea.io/v1alpha1', kind: 'ResourceImport', metadata: { name: 'default-old-service', namespace: LEADER_NS }, spec: { name: 'old', namespace: 'default', kind: 'ServiceImport', clusters: ['test-cluster-x'], serviceImport: { spec: { ports: [{ port: 1, protocol: 'TCP' }], type: 'ClusterSetIP' } } } },
+    );
+  ({ env, leader, west, east } = await startJoinedClusterSet({ prepare: stale }));
 });
 
-afterAll(async () => {
-  await Promise.all([leader?.stop(), west?.stop(), east?.stop()]);
-  await env?.stop();
-});
+afterAll(() => stopClusterSet({ env, leader, west, east }));
 
 it('removes stale exports and imports on start', async () => {
   await eventuallyPasses(async () => {

@@ -139,6 +139,46 @@ export function memberController(m: TestCluster, opts: { clock?: Clock; endpoint
   return new MemberController({ kube: m.kube, namespace: MEMBER_NS, informer: fastInformers, ...opts });
 }
 
+/** The three API servers with both members joined and the leader's and members' controllers running. */
+export interface RunningClusterSet {
+  env: ClusterSetEnv;
+  leader: LeaderController;
+  west: MemberController;
+  east: MemberController;
+}
+
+type MemberControllerOptions = Parameters<typeof memberController>[1];
+
+/**
+ * {@link startClusterSet}, each member's ClusterSet applied with kubectl (with that member's
+ * `objects`), `prepare` run, then the leader's and members' controllers started. When a step fails,
+ * what was started is stopped before the error is passed on.
+ */
+export async function startJoinedClusterSet(
+  opts: { leaderDataDir?: string; leaderClock?: Clock; west?: MemberControllerOptions; east?: MemberControllerOptions; objects?: { west?: unknown[]; east?: unknown[] }; prepare?: (env: ClusterSetEnv) => Promise<unknown> } = {},
+): Promise<RunningClusterSet> {
+  const env = await startClusterSet(opts.leaderDataDir ? { leaderDataDir: opts.leaderDataDir } : {});
+  let running: Partial<RunningClusterSet> = { env };
+  try {
+    await env.west.kubectl.apply(memberClusterSet(env.west.id, env.leader.api.url), ...(opts.objects?.west ?? []));
+    await env.east.kubectl.apply(memberClusterSet(env.east.id, env.leader.api.url), ...(opts.objects?.east ?? []));
+    await opts.prepare?.(env);
+    const started = { env, leader: leaderController(env, opts.leaderClock), west: memberController(env.west, opts.west), east: memberController(env.east, opts.east) };
+    running = started;
+    await Promise.all([started.leader.start(), started.west.start(), started.east.start()]);
+    return started;
+  } catch (err) {
+    await stopClusterSet(running);
+    throw err;
+  }
+}
+
+/** Stops the controllers, then the API servers: whichever of them there are. */
+export async function stopClusterSet(r: Partial<RunningClusterSet>): Promise<void> {
+  await Promise.all([r.leader?.stop(), r.west?.stop(), r.east?.stop()]);
+  await r.env?.stop();
+}
+
 /**
  * Waits for `fn`'s value: testbed's `eventually` (a throw, `undefined`, `null` or `false` mean
  * "not yet"), with this suite's default timeout.
