@@ -1,4 +1,4 @@
 import { defineConfig } from 'tsup';
 import { library } from '../../tsup.shared';
 
-export default defineConfig(library({ index: 'src/index.ts' }));
+export default defineConfig(library({ index: 'src/index.ts', testing: 'src/testing.ts' }));

@@ -203,6 +203,7 @@ export class NodePipeline {
     });
     this.setOwner(r, features.length, MISS_OWNER, { output: { flows: missFlows(r.pipeline, cfg, features) }, deps: [] });
     const gone = [...(this.cur?.owners.keys() ?? [])].filter((k) => !r.owners.has(k));
+    for (const k of gone) OBSERVERS.get(this)?.(k, undefined);
     this.ids.finish(r.owners.keys(), gone);
     r.flows.publish(false);
     r.groups.publish();

@@ -7,9 +7,11 @@
 import fc from 'fast-check';
 import type { Flow } from '@switchyard/openflow/codec';
 import {
-  FlowIndex, NodePipeline, applyDiff, computeNodeFlows, diffFlows, formatFlow, sameIdentity, sameValue, type Group, type NodeState,
+  FlowIndex, NodePipeline, applyDiff, computeNodeFlows, diffFlows, formatFlow, multicluster, networkPolicy, podConnectivity, remoteNodes, sameIdentity, sameValue, service,
+  type Feature, type Group, type NodeState,
 } from '../src/index';
-import { NodeModel, eventArb, populateArb, type NodeEvent } from './node-model';
+import { NodeModel, eventArb, eventWithQosArb, populateArb, type NodeEvent } from './node-model';
+import { qos } from './qos-feature';
 
 /** Flows with the same identities, actions and (unless `cookies` is false) cookies. */
 function expectSameFlows(got: readonly Flow[], want: readonly Flow[], cookies = true): void {
@@ -26,11 +28,11 @@ function expectSameFlows(got: readonly Flow[], want: readonly Flow[], cookies = 
 const sameGroups = (a: readonly Group[], b: readonly Group[]): boolean => sameValue([...a].sort((x, y) => x.groupId - y.groupId), [...b].sort((x, y) => x.groupId - y.groupId));
 
 /** Updates the pipeline and checks it against the full computation, the previous flows and the previous ids. */
-function step(np: NodePipeline, state: NodeState): void {
+function step(np: NodePipeline, state: NodeState, features?: readonly Feature[]): void {
   const before = np.flows();
   const beforeIds = np.conjIds();
   const delta = np.update(state);
-  const full = computeNodeFlows({ ...state, conjIds: np.conjIds() });
+  const full = computeNodeFlows({ ...state, conjIds: np.conjIds() }, features ? { features } : {});
   expectSameFlows(np.flows(), full.flows);
   expect(sameGroups(np.groups(), full.groups)).toBe(true);
   // Applying the delta to what was there gives what is there now (cookies aside: a strict modify keeps
@@ -54,15 +56,19 @@ const sequenceArb = fc.tuple(
   fc.array(fc.record({ events: fc.array(eventArb, { minLength: 1, maxLength: 3 }), fails: fc.constantFrom(false, false, false, true) }), { minLength: 1, maxLength: 25 }),
 );
 
-function runSequence([startFull, populate, steps]: [boolean, NodeEvent[], { events: NodeEvent[]; fails: boolean }[]]): void {
+type Sequence = [boolean, NodeEvent[], { events: NodeEvent[]; fails: boolean }[]];
+
+/** Runs a sequence on a pipeline with the state's preset, or with a list of features (made afresh for each update when `makeFeatures`). */
+function runSequence([startFull, populate, steps]: Sequence, makeFeatures?: () => readonly Feature[]): void {
   const model = new NodeModel();
-  const np = new NodePipeline();
+  const features = makeFeatures?.();
+  const np = new NodePipeline(features ? { features } : {});
   // Either the node starts populated (one full computation), or empty and then filled by one update.
   if (startFull) for (const e of populate) model.apply(e);
-  step(np, model.state());
+  step(np, model.state(), features);
   if (!startFull) {
     for (const e of populate) model.apply(e);
-    step(np, model.state());
+    step(np, model.state(), features);
   }
   for (const s of steps) {
     const next = model.clone();
@@ -79,14 +85,14 @@ function runSequence([startFull, populate, steps]: [boolean, NodeEvent[], { even
       expect(np.conjIds()).toEqual(ids);
       continue;
     }
-    step(np, next.state());
+    step(np, next.state(), features);
     for (const e of s.events) model.apply(e);
   }
 }
 
 describe('NodePipeline equals computeNodeFlows after every event', () => {
   it('random sequences over pods, peers, Services, groups, policies, FQDN, multicluster, ExternalNode mode and configuration', () => {
-    fc.assert(fc.property(sequenceArb, runSequence), { seed: 18, numRuns: 300 });
+    fc.assert(fc.property(sequenceArb, (seq) => runSequence(seq)), { seed: 18, numRuns: 300 });
   });
 
   it('sequences on an ExternalNode (policies, groups and interfaces; no pod features)', () => {
@@ -97,6 +103,19 @@ describe('NodePipeline equals computeNodeFlows after every event', () => {
       populateArb.map((p) => [...p, external]),
       fc.array(fc.record({ events: fc.array(onlyPolicyEvents, { minLength: 1, maxLength: 3 }), fails: fc.boolean() }), { minLength: 1, maxLength: 15 }),
     );
-    fc.assert(fc.property(arb, runSequence), { seed: 1818, numRuns: 60 });
+    fc.assert(fc.property(arb, (seq) => runSequence(seq)), { seed: 1818, numRuns: 60 });
+  });
+
+  it('sequences with a feature list of the caller\'s own: no FQDN, the outside QoS feature with its own kind and state slice', () => {
+    // The list's options stay fixed whatever the configuration events say (features read their own settings).
+    const custom = (): Feature[] => [
+      podConnectivity({ proxy: true }), remoteNodes(), service(), networkPolicy({ antreaPolicy: true, proxy: true }), multicluster({ proxy: true }), qos({ priority: 205 }),
+    ];
+    const arb = fc.tuple(
+      fc.boolean(),
+      populateArb,
+      fc.array(fc.record({ events: fc.array(eventWithQosArb, { minLength: 1, maxLength: 3 }), fails: fc.constantFrom(false, false, false, true) }), { minLength: 1, maxLength: 20 }),
+    );
+    fc.assert(fc.property(arb, (seq) => runSequence(seq, custom)), { seed: 3030, numRuns: 120 });
   });
 });

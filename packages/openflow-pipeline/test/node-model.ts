@@ -8,6 +8,7 @@ import type {
   AddressGroup, AppliedToGroup, ExternalNodeSpec, FqdnSpec, GroupMember, LocalPod, MulticlusterSpec, NetworkPolicy, NetworkPolicyPeer,
   NetworkPolicyRule, NodeConfig, NodeState, PolicyService, RemoteNode, ServicePortSpec,
 } from '../src/index';
+import { qosArb, type QosMark } from './qos-feature';
 
 const pick = <T>(xs: readonly T[]): fc.Arbitrary<T> => fc.constantFrom(...xs);
 const subset = <T>(xs: readonly T[], max = xs.length): fc.Arbitrary<T[]> => fc.subarray([...xs], { maxLength: max });
@@ -134,7 +135,9 @@ export type NodeEvent =
   | { kind: 'policyRule'; key: string; index: number; rule: NetworkPolicyRule }
   /** An existing policy's precedence changed, its rules kept. */
   | { kind: 'policyPriority'; key: string; priority: number }
-  | { kind: 'config'; value: NodeConfig };
+  | { kind: 'config'; value: NodeConfig }
+  /** The slice of a feature defined outside the package (test/qos-feature.ts). */
+  | { kind: 'qos'; value: { marks: QosMark[] } | undefined };
 
 type ObjectEvent = Extract<NodeEvent, { value: unknown; key: string }>;
 const upsertOrDelete = <T>(kind: ObjectEvent['kind'], n: number, arb: (i: number) => fc.Arbitrary<T>): fc.Arbitrary<NodeEvent> =>
@@ -154,6 +157,12 @@ export const eventArb: fc.Arbitrary<NodeEvent> = fc.oneof(
   { weight: 1, arbitrary: externalNodeArb.map((value) => ({ kind: 'externalNode' as const, value })) },
   { weight: 3, arbitrary: fc.record({ key: fc.nat(3).map(String), index: fc.nat(2), rule: ruleArb(true) }).map((e) => ({ kind: 'policyRule' as const, ...e })) },
   { weight: 1, arbitrary: fc.record({ key: fc.nat(3).map(String), priority: fc.integer({ min: 1, max: 3 }) }).map((e) => ({ kind: 'policyPriority' as const, ...e })) },
+);
+
+/** Events of a node whose list has the outside QoS feature too. */
+export const eventWithQosArb: fc.Arbitrary<NodeEvent> = fc.oneof(
+  { weight: 12, arbitrary: eventArb },
+  { weight: 2, arbitrary: qosArb.map((value) => ({ kind: 'qos' as const, value })) },
 );
 
 /** Events that fill the node first: every pod, group and peer, some policies, Services and FQDN addresses. */
@@ -176,9 +185,11 @@ export class NodeModel {
   fqdn: FqdnSpec | undefined;
   multicluster: MulticlusterSpec | undefined;
   externalNode: ExternalNodeSpec | undefined;
+  qos: { marks: QosMark[] } | undefined;
 
   apply(e: NodeEvent): void {
     if (e.kind === 'fqdn') this.fqdn = e.value;
+    else if (e.kind === 'qos') this.qos = e.value;
     else if (e.kind === 'externalNode') this.externalNode = e.value;
     else if (e.kind === 'multicluster') this.multicluster = e.value;
     else if (e.kind === 'config') this.config = e.value;
@@ -209,6 +220,7 @@ export class NodeModel {
     c.fqdn = this.fqdn;
     c.multicluster = this.multicluster;
     c.externalNode = this.externalNode;
+    c.qos = this.qos;
     return c;
   }
 
@@ -218,7 +230,7 @@ export class NodeModel {
       config: this.config, pods: [...o.pod.values()], remoteNodes: [...o.remoteNode.values()], services: [...o.service.values()],
       addressGroups: [...o.addressGroup.values()], appliedToGroups: [...o.appliedToGroup.values()], policies: [...o.policy.values()],
       ...(this.fqdn ? { fqdn: this.fqdn } : {}), ...(this.multicluster ? { multicluster: this.multicluster } : {}),
-      ...(this.externalNode ? { externalNode: this.externalNode } : {}),
+      ...(this.externalNode ? { externalNode: this.externalNode } : {}), ...(this.qos ? { extensions: { qos: this.qos } } : {}),
     };
   }
 }

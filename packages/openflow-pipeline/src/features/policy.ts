@@ -47,10 +47,16 @@ export const legacyPolicyOptions = (cfg: NodeConfig): Required<NetworkPolicyOpti
   antreaPolicy: cfg.enableAntreaPolicy ?? false, proxy: cfg.enableProxy ?? false, packetInMeters: cfg.packetInMeters ?? false, netdevDatapath: cfg.netdevDatapath ?? true,
 });
 
-/** Tables the NetworkPolicy feature needs (the Antrea-native ones with `antreaPolicy`: NodeConfig's flag when a config is given). */
+/**
+ * Tables the NetworkPolicy feature needs (the Antrea-native ones with `antreaPolicy`: NodeConfig's
+ * flag when a config is given): its own, and Output and ConntrackCommit, where its packet-in flows
+ * sit and its hairpin and probe bypasses jump.
+ */
 export function networkPolicyTables(opts: NodeConfig | NetworkPolicyOptions): TableName[] {
   const antrea = 'round' in opts ? legacyPolicyOptions(opts).antreaPolicy : opts.antreaPolicy;
-  const t: TableName[] = ['IngressSecurityClassifier', 'EgressRule', 'EgressDefaultRule', 'EgressMetric', 'IngressRule', 'IngressDefaultRule', 'IngressMetric'];
+  const t: TableName[] = [
+    'IngressSecurityClassifier', 'EgressRule', 'EgressDefaultRule', 'EgressMetric', 'IngressRule', 'IngressDefaultRule', 'IngressMetric', 'ConntrackCommit', 'Output',
+  ];
   if (antrea) t.push('AntreaPolicyEgressRule', 'AntreaPolicyIngressRule');
   return t;
 }
