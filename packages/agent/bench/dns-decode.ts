@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import * as dnsPacket from 'dns-packet';
 import fc from 'fast-check';
-import { decodeDnsMessage, dnsPayloadOfFrame, encodeDnsResponse, resolveAnswers, type DnsAnswerSpec } from '../src/policy/dns';
+import { decodeDnsMessage, dnsPayloadOfFrame, encodeDnsResponse, resolveAnswers, type DnsAnswerSpec } from '../src/features/policy/dns';
 import * as handwritten from './baseline/dns-handwritten';
 
 /** www.example.com -> CNAME web.example.com -> 2 A + 1 AAAA, compressed (as in test/dns.test.ts). */

@@ -6,7 +6,7 @@
 import { ops, unwrap } from '@switchyard/ovsdb';
 import { composeParts, type PartSet } from '@switchyard/runtime';
 import type { TableName } from '@switchyard/openflow-pipeline';
-import type { AgentIntrospection } from './api';
+import type { AgentIntrospection } from './features/api/api';
 import type { NodeInfo } from './bridge';
 import { agentContext, type AgentContext } from './context';
 import { AGENT_PARTS, partOf, type AgentPartName, type AgentParts } from './features/index';

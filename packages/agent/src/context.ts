@@ -2,8 +2,8 @@
 import { parseCidr } from '@switchyard/ipam/cidr';
 import type { Logger } from '@switchyard/runtime';
 import { podMtu } from './bridge';
-import { WIREGUARD_OVERHEAD } from './wireguard';
-import { ipsecPodMtu } from './ipsec';
+import { WIREGUARD_OVERHEAD } from './features/wireguard/wireguard';
+import { ipsecPodMtu } from './features/ipsec/ipsec';
 import { AgentError } from './errors';
 import { AgentMetrics } from './metrics';
 import { NodeNetwork } from './netops';

@@ -11,14 +11,14 @@ import type { KubeClient } from '@switchyard/kube';
 import { ops, unwrap } from '@switchyard/ovsdb';
 import type { TableName } from '@switchyard/openflow-pipeline';
 import { composeParts, type PartEntry, type PartSet } from '@switchyard/runtime';
-import type { AgentIntrospection } from './api';
+import type { AgentIntrospection } from './features/api/api';
 import { agentContext, type AgentContext } from './context';
 import { agentHealth, type AgentHealth } from './health';
 import type { AgentOptions } from './options';
-import { AgentApi } from './parts/agent-api';
-import { AgentInfoHeartbeat } from './parts/agent-info-heartbeat';
-import { ExternalNodeMode, type ExternalNodeOptions } from './parts/external-node';
-import { PolicyEnforcement } from './parts/policy-enforcement';
+import { AgentApi } from './features/api/part';
+import { AgentInfoHeartbeat } from './features/agentinfo/part';
+import { ExternalNodeMode, type ExternalNodeOptions } from './features/external-node/part';
+import { PolicyEnforcement } from './features/policy/part';
 
 /** Options of an ExternalNode agent: the node agent's (pod settings unused) plus the ExternalNode ones. */
 export type ExternalNodeAgentOptions = Omit<AgentOptions, 'podCIDR' | 'nodeIP' | 'kube' | 'apiPort' | 'apiBindAddress'> & {

@@ -6,8 +6,8 @@ import type { PolicyBypass, TrafficMode } from '@switchyard/openflow-pipeline';
 import { AgentError } from './errors';
 import { silentLogger, type Clock, type Logger } from '@switchyard/runtime';
 import { checkDatapathSupport, type TunnelType } from './bridge';
-import { ipsecPSK } from './ipsec';
-import type { MulticlusterOptions } from './parts/multicluster';
+import { ipsecPSK } from './features/ipsec/ipsec';
+import type { MulticlusterOptions } from './features/multicluster/part';
 
 /** Everything the agent needs to run a node. */
 export interface AgentOptions {

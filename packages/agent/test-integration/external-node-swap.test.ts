@@ -5,8 +5,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Testbed, run, type Netns, type OvsInstance } from '@switchyard/testbed';
-import { ExternalNodeDatapath } from '../src/external-node/datapath';
-import { SWAP_STEPS } from '../src/external-node/uplink-swap';
+import { ExternalNodeDatapath } from '../src/features/external-node/datapath';
+import { SWAP_STEPS } from '../src/features/external-node/uplink-swap';
 import { PKG_DIR } from './helpers';
 import { BEHIND_FABRIC_IP6, FABRIC_IP6, VM_IP6, VM_MAC, createVm, hostState as vmState, ping, type Vm } from './external-node-vm';
 

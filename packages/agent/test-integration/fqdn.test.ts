@@ -12,7 +12,7 @@ import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { loadCrds } from '@switchyard/apis';
 import { Controller, KubeConfigClient } from '@switchyard/controller';
 import { ManualClock } from '@switchyard/runtime/testing';
-import { DNS_INTERCEPT_CONJ_ID, FqdnController } from '../src/policy/fqdn';
+import { DNS_INTERCEPT_CONJ_ID, FqdnController } from '../src/features/policy/fqdn';
 import { addPod, ensurePluginBuilt, sandbox, startNode, stopNode, type Node, type Sandbox } from './helpers';
 
 const NODE = 'node-f';

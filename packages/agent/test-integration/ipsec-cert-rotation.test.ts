@@ -20,7 +20,7 @@ import { OvsdbClient, VSwitch } from '@switchyard/ovsdb';
 import { silentLogger } from '@switchyard/runtime';
 import { ManualClock } from '@switchyard/runtime/testing';
 import { Testbed, type OvsInstance } from '@switchyard/testbed';
-import { IPsecCertificateKeeper } from '../src/parts/ipsec-certificate';
+import { IPsecCertificateKeeper } from '../src/features/ipsec/certificate';
 import { clusterRbac } from './helpers';
 import { conns, startMonitor, stopChild, vsctlRows } from './ipsec-support';
 

@@ -14,7 +14,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { KubeConfigClient } from '@switchyard/kube';
 import { Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
 import { Agent } from '../src/index';
-import { ipsecTunnelPortName } from '../src/ipsec';
+import { ipsecTunnelPortName } from '../src/features/ipsec/ipsec';
 import { startControlPlane, type ControlPlane } from './helpers';
 import { conns, starterParse, startMonitor, stopChild, vsctlRows } from './ipsec-support';
 

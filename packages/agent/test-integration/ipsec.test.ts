@@ -14,7 +14,7 @@ import { KubeConfigClient } from '@switchyard/kube';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
 import { Agent } from '../src/index';
-import { IPSEC_PSK_ENV, ipsecTunnelPortName } from '../src/ipsec';
+import { IPSEC_PSK_ENV, ipsecTunnelPortName } from '../src/features/ipsec/ipsec';
 import { conns, starterParse, startMonitor, stopChild, vsctlRows } from './ipsec-support';
 
 jest.setTimeout(120_000);

@@ -9,7 +9,7 @@ import { Controller } from '@switchyard/controller';
 import type { KubeConfigClient } from '@switchyard/kube';
 import type { KubeApiServer } from '@switchyard/kube-api';
 import { Agent } from '../src/index';
-import { POLICY_CACHE_FILE } from '../src/parts/policy-enforcement';
+import { POLICY_CACHE_FILE } from '../src/features/policy/part';
 import { addPod, ensurePluginBuilt, sandbox, startControlPlane, startNode, stopNode, type ControlPlane, type Node, type Sandbox } from './helpers';
 
 const NODE = 'node-a';

@@ -13,8 +13,8 @@ import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { ManualClock } from '@switchyard/runtime/testing';
 import { Testbed, isAlive, run, waitFor, type Netns } from '@switchyard/testbed';
 import { agentContext } from '../src/context';
-import { WireGuardTunnel, removeWireGuardDevice } from '../src/parts/wireguard';
-import { WIREGUARD_DEVICE, WIREGUARD_PUBLIC_KEY_ANNOTATION } from '../src/wireguard';
+import { WireGuardTunnel, removeWireGuardDevice } from '../src/features/wireguard/part';
+import { WIREGUARD_DEVICE, WIREGUARD_PUBLIC_KEY_ANNOTATION } from '../src/features/wireguard/wireguard';
 import { PKG_DIR, ensurePluginBuilt } from './helpers';
 
 const HOUR = 3_600_000;

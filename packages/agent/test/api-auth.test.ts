@@ -1,8 +1,8 @@
 /** The agent API on TCP: HTTPS, and with a RequestAuth, callers authenticated and authorized per path. */
 import { request } from 'node:https';
 import type { RequestAuth, UserInfo } from '@switchyard/kube';
-import { LocalApi, type AgentIntrospection } from '../src/api';
-import { selfSignedCert } from '../src/tls';
+import { LocalApi, type AgentIntrospection } from '../src/features/api/api';
+import { selfSignedCert } from '../src/features/api/tls';
 
 const intro: AgentIntrospection = {
   nodeName: 'n1', podCIDR: '10.1.0.0/24', bridge: 'br-int', round: 1, startTime: new Date(0),

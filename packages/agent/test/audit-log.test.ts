@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PacketIn } from '@switchyard/openflow';
 import { ManualClock } from '@switchyard/runtime/testing';
-import { PolicyAuditLog, formatTimestamp, summarizeFrame, type AuditLogSource } from '../src/policy/audit-log';
+import { PolicyAuditLog, formatTimestamp, summarizeFrame, type AuditLogSource } from '../src/features/policy/audit-log';
 
 /** A TCP SYN 10.0.0.2:40000 -> 10.0.0.3:80 in an Ethernet frame. */
 function syn(srcPort = 40000): Uint8Array {

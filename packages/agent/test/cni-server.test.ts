@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { CNI_SERVICE, CniError, GrpcCallError, grpcUnary, type CniReply } from '../src/index';
 import { CniHandler, CniServer, KeyedSerializer, ipamModeOf, type PodOperations } from '../src/cni/server';
 import { type CniResult } from '../src/cni/spec';
-import { type PodRequest } from '../src/pods';
+import { type PodRequest } from '../src/features/pods/pod-network';
 
 const RESULT: CniResult = { cniVersion: '1.0.0', interfaces: [{ name: 'eth0', sandbox: '/n' }], ips: [{ address: '10.0.0.2/24', gateway: '10.0.0.1', interface: 0 }] };
 

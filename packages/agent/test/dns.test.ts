@@ -8,7 +8,7 @@ import {
   encodeDnsResponse,
   resolveAnswers,
   type DnsAnswerSpec,
-} from '../src/policy/dns';
+} from '../src/features/policy/dns';
 
 /**
  * A response as a recursive resolver writes it, with name compression: www.example.com ->

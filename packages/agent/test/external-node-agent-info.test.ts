@@ -3,8 +3,8 @@
 import { KubeRequestError, type KubeClient, type WatchStream } from '@switchyard/kube';
 import { ManualClock } from '@switchyard/runtime/testing';
 import type { AntreaAgentInfo } from '@switchyard/apis';
-import { AgentInfoReporter } from '../src/agent-info';
-import type { AgentIntrospection } from '../src/api';
+import { AgentInfoReporter } from '../src/features/agentinfo/agent-info';
+import type { AgentIntrospection } from '../src/features/api/api';
 
 /** A KubeClient over one in-memory AntreaAgentInfo, recording each write. */
 class OneObjectApi implements KubeClient {

@@ -1,5 +1,5 @@
 import type { ExternalNode } from '@switchyard/apis';
-import { resolveInterfaces } from '../src/external-node/interfaces';
+import { resolveInterfaces } from '../src/features/external-node/interfaces';
 
 const en = (interfaces: ExternalNode['spec']['interfaces']): ExternalNode => ({ metadata: { name: 'vm1', namespace: 'vm-ns' }, spec: { interfaces } });
 const host = new Map([

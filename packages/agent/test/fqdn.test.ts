@@ -5,10 +5,10 @@ import type { Action, Flow, OfMessage } from '@switchyard/openflow/codec';
 import { dumpFlows, type NodeConfig } from '@switchyard/openflow-pipeline';
 import type { controlplane } from '@switchyard/apis';
 import { FlowSync } from '../src/flow-sync';
-import { encodeDnsResponse, type DnsAnswerSpec } from '../src/policy/dns';
+import { encodeDnsResponse, type DnsAnswerSpec } from '../src/features/policy/dns';
 import { ManualClock } from '@switchyard/runtime/testing';
-import { DNS_INTERCEPT_CONJ_ID, FqdnCache, FqdnController, fqdnMatches } from '../src/policy/fqdn';
-import { fqdnRuleTargets } from '../src/policy/fqdn-spec';
+import { DNS_INTERCEPT_CONJ_ID, FqdnCache, FqdnController, fqdnMatches } from '../src/features/policy/fqdn';
+import { fqdnRuleTargets } from '../src/features/policy/fqdn-spec';
 
 describe('fqdnMatches', () => {
   it.each([

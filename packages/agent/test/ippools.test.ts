@@ -1,5 +1,5 @@
 /** AntreaIPAM lookups: which pool an annotation names, and a pod's StatefulSet ordinal. */
-import { firstPool, statefulSetOf } from '../src/ippools';
+import { firstPool, statefulSetOf } from '../src/features/ippools/ippools';
 
 describe('firstPool', () => {
   it('takes the first name of `pool[,pool6]`, trimming blanks', () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { parseAgentConfig } from '@switchyard/apis';
 import { agentContext } from '../src/context';
-import { IPSEC_ESP_OVERHEAD, IPSEC_PSK_ENV, desiredIPsecPorts, ipsecExternalIds, ipsecPSK, ipsecPodMtu, ipsecTunnelOptions, ipsecTunnelPortName } from '../src/ipsec';
+import { IPSEC_ESP_OVERHEAD, IPSEC_PSK_ENV, desiredIPsecPorts, ipsecExternalIds, ipsecPSK, ipsecPodMtu, ipsecTunnelOptions, ipsecTunnelPortName } from '../src/features/ipsec/ipsec';
 import { agentOptionsFromConfig, resolveAgentOptions } from '../src/options';
 
 const kube = { request: () => Promise.reject(new Error('unused')), watch: () => Promise.reject(new Error('unused')) };

@@ -1,5 +1,5 @@
 /** The node's Multi-cluster spec from the Gateway and ClusterInfoImports. */
-import { gatewayFacts, gatewayWireGuardPlan, multiclusterSpecOf, podLabelIdentities, remoteClusterFacts } from '../src/multicluster';
+import { gatewayFacts, gatewayWireGuardPlan, multiclusterSpecOf, podLabelIdentities, remoteClusterFacts } from '../src/features/multicluster/spec';
 import { agentContext } from '../src/context';
 import { multiclusterFromConfig, resolveAgentOptions } from '../src/options';
 import { parseAgentConfig } from '@switchyard/apis';

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { parseAgentConfig } from '@switchyard/apis';
 import { AgentError, agentOptionsFromConfig } from '../src/index';
 import { checkDatapathSupport, podMtu, tunnelInterfaceOptions } from '../src/bridge';
-import { hostInterfaceName, podResult, randomMac } from '../src/pods';
+import { hostInterfaceName, podResult, randomMac } from '../src/features/pods/pod-network';
 
 describe('hostInterfaceName', () => {
   it('is at most 15 characters, starts with the sanitized pod name, and is stable', () => {

@@ -1,7 +1,7 @@
 import type { KubeObject } from '@switchyard/kube';
 import type { RemoteNode } from '@switchyard/openflow-pipeline';
 import { ManualClock } from '@switchyard/runtime/testing';
-import { NodeRouteController, ROUTES_RETRY, hostRoutesFor, nodeFacts, remoteNodesOf, sameSubnet, type HostRoute } from '../src/node-routes';
+import { NodeRouteController, ROUTES_RETRY, hostRoutesFor, nodeFacts, remoteNodesOf, sameSubnet, type HostRoute } from '../src/features/routes/node-routes';
 
 const node = (name: string, podCIDR: string | undefined, ip: string | undefined): KubeObject => ({
   metadata: { name },

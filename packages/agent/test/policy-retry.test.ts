@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { PolicyView } from '@switchyard/controlplane-client';
 import { ManualClock } from '@switchyard/runtime/testing';
 import type { FlowSync } from '../src/flow-sync';
-import { NetworkPolicyController, REALIZE_RETRY } from '../src/policy/controller';
+import { NetworkPolicyController, REALIZE_RETRY } from '../src/features/policy/controller';
 
 let dir: string;
 beforeEach(() => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { controlplane } from '@switchyard/apis';
 import { PolicyView, memberKey } from '@switchyard/controlplane-client';
-import { loadPolicyView, savePolicyView } from '../src/policy/controller';
+import { loadPolicyView, savePolicyView } from '../src/features/policy/controller';
 
 const pod = (name: string, ip: string): controlplane.GroupMember => ({ pod: { name, namespace: 'default' }, ips: [ip] });
 const policy = (uid: string, generation = 1): controlplane.NetworkPolicy => ({

@@ -1,5 +1,5 @@
 // Reject replies built from the rejected frame: TCP RST and ICMP unreachable, with valid checksums.
-import { buildRejectReply } from '../src/policy/reject';
+import { buildRejectReply } from '../src/features/policy/reject';
 
 const A = [10, 0, 0, 2];
 const B = [10, 0, 0, 3];

@@ -3,7 +3,7 @@ import type { ServicePortSpec } from '@switchyard/openflow-pipeline';
 import { parseAgentConfig } from '@switchyard/apis';
 import { RECONCILE_RETRY } from '@switchyard/runtime';
 import { ManualClock } from '@switchyard/runtime/testing';
-import { DEFAULT_AFFINITY_TIMEOUT, SERVICE_GROUP_ID_BASE, ServiceController, ServiceGroupIds, servicePortKey, servicesToSpecs } from '../src/services';
+import { DEFAULT_AFFINITY_TIMEOUT, SERVICE_GROUP_ID_BASE, ServiceController, ServiceGroupIds, servicePortKey, servicesToSpecs } from '../src/features/services/services';
 import { agentOptionsFromConfig } from '../src/index';
 
 const svc = (name: string, spec: Record<string, unknown>, ns = 'default'): KubeObject => ({ metadata: { name, namespace: ns }, spec: { type: 'ClusterIP', ...spec } });

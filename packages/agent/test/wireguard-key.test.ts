@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@switchyard/runtime';
 import { ManualClock } from '@switchyard/runtime/testing';
-import { WireGuardKey } from '../src/parts/wireguard-key';
-import { generatePrivateKey, publicKeyOf } from '../src/wireguard';
+import { WireGuardKey } from '../src/features/wireguard/key';
+import { generatePrivateKey, publicKeyOf } from '../src/features/wireguard/wireguard';
 
 const HOUR = 60 * 60 * 1000;
 let dir: string;

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAgentConfig } from '@switchyard/apis';
 import type { KubeObject } from '@switchyard/kube';
-import { hostRoutesFor } from '../src/node-routes';
+import { hostRoutesFor } from '../src/features/routes/node-routes';
 import { agentOptionsFromConfig, resolveAgentOptions } from '../src/options';
 import {
   WIREGUARD_PUBLIC_KEY_ANNOTATION,
@@ -23,7 +23,7 @@ import {
   wireGuardPeersOf,
   type DevicePeer,
   type WireGuardNodeFacts,
-} from '../src/wireguard';
+} from '../src/features/wireguard/wireguard';
 import { ManualClock } from '@switchyard/runtime/testing';
 
 const KEY_A = publicKeyOf(generatePrivateKey());

@@ -7,7 +7,7 @@
 import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
-import type { PodRequest } from '../pods';
+import type { PodRequest } from '../features/pods/pod-network';
 import type { CniResult } from './spec';
 import { silentLogger, type Logger } from '@switchyard/runtime';
 import type { AgentMetrics } from '../metrics';

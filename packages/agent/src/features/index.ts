@@ -4,18 +4,18 @@
  * adding a part is one entry here and a name in {@link AgentParts}.
  */
 import type { PartEntry, PartSet } from '@switchyard/runtime';
-import type { AgentIntrospection } from '../api';
+import type { AgentIntrospection } from './api/api';
 import type { AgentContext } from '../context';
-import { AgentApi } from '../parts/agent-api';
-import { AgentInfoHeartbeat } from '../parts/agent-info-heartbeat';
-import { MulticlusterRoutes } from '../parts/multicluster';
-import { NodeDatapath } from '../parts/node-datapath';
-import { PodAttachments } from '../parts/pod-attachments';
-import { PodGC } from '../parts/pod-gc';
-import { PolicyEnforcement } from '../parts/policy-enforcement';
-import { RemoteNodes } from '../parts/remote-nodes';
-import { ServiceProxy } from '../parts/service-proxy';
-import { WireGuardTunnel } from '../parts/wireguard';
+import { AgentApi } from './api/part';
+import { AgentInfoHeartbeat } from './agentinfo/part';
+import { MulticlusterRoutes } from './multicluster/part';
+import { NodeDatapath } from './node/part';
+import { PodAttachments } from './pods/part';
+import { PodGC } from './pod-gc/part';
+import { PolicyEnforcement } from './policy/part';
+import { RemoteNodes } from './routes/part';
+import { ServiceProxy } from './services/part';
+import { WireGuardTunnel } from './wireguard/part';
 
 /** What the parts of a node agent are made from: the shared context, and the agent's read access for the API parts. */
 export interface AgentPartContext extends AgentContext {

@@ -6,7 +6,7 @@
  */
 import type { AntreaAgentInfo } from '@switchyard/apis';
 import { KubeRequestError, type KubeClient } from '@switchyard/kube';
-import { agentInfo, type AgentIntrospection } from './api';
+import { agentInfo, type AgentIntrospection } from '../api/api';
 import { silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 
 /** The collection path of AntreaAgentInfo objects. */

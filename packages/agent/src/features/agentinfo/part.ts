@@ -1,10 +1,10 @@
 /** The agentinfo part (with a Kubernetes API): keeps this node's AntreaAgentInfo current. */
 import type { KubeClient } from '@switchyard/kube';
 import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
-import { AgentInfoReporter } from '../agent-info';
-import type { AgentIntrospection } from '../api';
-import type { AgentContext } from '../context';
-import type { AgentApi } from './agent-api';
+import { AgentInfoReporter } from './agent-info';
+import type { AgentIntrospection } from '../api/api';
+import type { AgentContext } from '../../context';
+import type { AgentApi } from '../api/part';
 
 export class AgentInfoHeartbeat implements Part {
   readonly name = 'agentinfo';

@@ -11,10 +11,10 @@ import { chmodSync, mkdirSync, rmSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Flow } from '@switchyard/openflow/codec';
 import { formatFlow } from '@switchyard/openflow-pipeline';
-import type { PodInterface } from './interface-store';
+import type { PodInterface } from '../../interface-store';
 import { silentLogger, type Logger } from '@switchyard/runtime';
-import type { AgentHealth } from './health';
-import { AgentMetrics } from './metrics';
+import type { AgentHealth } from '../../health';
+import { AgentMetrics } from '../../metrics';
 
 /** What the local API reads from the running agent. */
 export interface AgentIntrospection {

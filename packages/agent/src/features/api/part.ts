@@ -4,10 +4,10 @@
  */
 import { KubeDelegatedAuth, type KubeClient } from '@switchyard/kube';
 import type { Logger, Part, PartHealth } from '@switchyard/runtime';
-import { LocalApi, type AgentIntrospection } from '../api';
-import type { AgentContext } from '../context';
-import { AgentError } from '../errors';
-import { selfSignedCert } from '../tls';
+import { LocalApi, type AgentIntrospection } from './api';
+import type { AgentContext } from '../../context';
+import { AgentError } from '../../errors';
+import { selfSignedCert } from './tls';
 
 const isLoopback = (host: string): boolean => host === 'localhost' || host === '::1' || host.startsWith('127.');
 

@@ -5,7 +5,7 @@
  * `openssl req -x509` gave it before (CA:TRUE, serverAuth, PKCS#8 key).
  */
 import { issueCertificate } from '@switchyard/pki';
-import { AgentError } from './errors';
+import { AgentError } from '../../errors';
 
 /** PEM certificate and key. */
 export interface ServingCert {

@@ -8,9 +8,9 @@ import { OvsdbClient, VSwitch } from '@switchyard/ovsdb';
 import { SwitchConnection } from '@switchyard/openflow';
 import type { ExternalNodeSpec, LocalPod, PolicyBypass } from '@switchyard/openflow-pipeline';
 import { silentLogger, sleep, type Logger } from '@switchyard/runtime';
-import { resumeRound } from '../bridge';
-import { AgentError } from '../errors';
-import { FlowSync, purgeDatapathFlows, type NodeSlices } from '../flow-sync';
+import { resumeRound } from '../../bridge';
+import { AgentError } from '../../errors';
+import { FlowSync, purgeDatapathFlows, type NodeSlices } from '../../flow-sync';
 import { HostLinks, isIpv6 } from './host-links';
 import { UplinkSwap, type SwapStep, type SwappedInterface } from './uplink-swap';
 

@@ -3,8 +3,8 @@
  * agent guards, read and changed through `ip` (JSON output), in the agent's own network namespace
  * or, in the lab, in another one through `nsenter`.
  */
-import { execFile } from '../exec';
-import { netnsPath } from '../netops';
+import { execFile } from '../../exec';
+import { netnsPath } from '../../netops';
 
 /** A link as the uplink swap needs it. */
 export interface HostLink {

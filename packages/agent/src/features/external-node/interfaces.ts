@@ -1,6 +1,6 @@
 /** Which host interface each ExternalNode interface names: by its name, else by the link holding its IPs. */
 import type { ExternalNode } from '@switchyard/apis';
-import { AgentError } from '../errors';
+import { AgentError } from '../../errors';
 import type { HostAddress } from './host-links';
 
 /** An ExternalNode interface found on the host. */

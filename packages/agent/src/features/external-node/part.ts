@@ -10,13 +10,13 @@ import { Informer, KubeRequestError, type InformerEvent, type KubeClient } from 
 import type { SwitchConnection } from '@switchyard/openflow';
 import type { PolicyBypass } from '@switchyard/openflow-pipeline';
 import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
-import type { AgentContext } from '../context';
-import { AgentError } from '../errors';
-import { ExternalNodeDatapath, externalNodeSlices } from '../external-node/datapath';
-import { HostLinks } from '../external-node/host-links';
-import type { FlowSync } from '../flow-sync';
-import { resolveInterfaces, type ResolvedInterface } from '../external-node/interfaces';
-import { PRIME_LIST_MS } from './kube-resources';
+import type { AgentContext } from '../../context';
+import { AgentError } from '../../errors';
+import { ExternalNodeDatapath, externalNodeSlices } from './datapath';
+import { HostLinks } from './host-links';
+import type { FlowSync } from '../../flow-sync';
+import { resolveInterfaces, type ResolvedInterface } from './interfaces';
+import { PRIME_LIST_MS } from '../../kube-resources';
 
 export const EXTERNAL_NODES = { group: 'crd.antrea.io', version: 'v1alpha1', plural: 'externalnodes', kind: 'ExternalNode', namespaced: true } as const;
 

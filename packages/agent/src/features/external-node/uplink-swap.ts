@@ -10,7 +10,7 @@ import { writeFileDurableSync } from '@switchyard/durable-file';
 import { join } from 'node:path';
 import type { VSwitch } from '@switchyard/ovsdb';
 import { silentLogger, type Logger } from '@switchyard/runtime';
-import { AgentError } from '../errors';
+import { AgentError } from '../../errors';
 import type { HostAddress, HostLink, HostLinks, HostRoute } from './host-links';
 
 /** Steps of the swap, in order; the journal records the last one completed. */

@@ -6,7 +6,7 @@
  * retries, and a StatefulSet pod takes the address kept for its ordinal.
  */
 import { IPPoolAllocator, IpamError, KubeIPPoolStore, type PoolAllocation, type KubeRequester } from '@switchyard/ipam';
-import { CniError, CniErrorCode } from './cni/spec';
+import { CniError, CniErrorCode } from '../../cni/spec';
 import { silentLogger, type Logger } from '@switchyard/runtime';
 
 /** Pod or Namespace annotation naming the pool(s) (Antrea's). */

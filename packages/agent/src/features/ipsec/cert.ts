@@ -14,7 +14,7 @@ import { writeFileDurableSync } from '@switchyard/durable-file';
 import { KubeRequestError, type KubeClient } from '@switchyard/kube';
 import { createCertificateRequest } from '@switchyard/pki';
 import { sleep, systemClock, type Clock, type Logger } from '@switchyard/runtime';
-import { AgentError } from './errors';
+import { AgentError } from '../../errors';
 
 /** The signer the controller answers for (Antrea's name). */
 export const IPSEC_SIGNER_NAME = 'antrea.io/antrea-agent-ipsec-tunnel';

@@ -10,7 +10,7 @@
 import type { Clock, Logger, TimerHandle, PartHealth } from '@switchyard/runtime';
 import {
   certificateRenewAt, ensureIPsecCertificate, publishIPsecCertificate, removeStaleIPsecCopies, type IPsecCertificateFiles, type IPsecCertificateOptions,
-} from '../ipsec-cert';
+} from './cert';
 
 /** Default longest time between two checks: an hour. */
 export const IPSEC_CERT_CHECK_INTERVAL_MS = 60 * 60 * 1000;

@@ -7,8 +7,8 @@ import { createHash } from 'node:crypto';
 import type { VSwitch } from '@switchyard/ovsdb';
 import type { RemoteNode } from '@switchyard/openflow-pipeline';
 import type { Logger } from '@switchyard/runtime';
-import type { TunnelType } from './bridge';
-import { AgentError } from './errors';
+import type { TunnelType } from '../../bridge';
+import { AgentError } from '../../errors';
 
 /** Environment variable holding the pre-shared key (Antrea's name; the manifest fills it from a Secret). */
 export const IPSEC_PSK_ENV = 'ANTREA_IPSEC_PSK';

@@ -16,12 +16,12 @@ import { join } from 'node:path';
 import type { KubeClient } from '@switchyard/kube';
 import { GATEWAY_WIREGUARD_KEY_ANNOTATION } from '@switchyard/apis';
 import { systemClock, type PartHealth } from '@switchyard/runtime';
-import type { AgentContext } from '../context';
-import type { GatewayWireGuardPlan } from '../multicluster';
-import { MC_WIREGUARD_DEVICE } from '../netops';
-import { parseUapiGet, uapiRequest, uapiSetInterface, uapiSetPeers, type WireGuardPeer } from '../wireguard';
-import { adoptWireGuardDevice, deviceLogTail, deviceSocket, isRunning, startWireGuardDevice, type DeviceProcess, type WireGuardDeviceLocation } from './wireguard-device';
-import { WireGuardKey } from './wireguard-key';
+import type { AgentContext } from '../../context';
+import type { GatewayWireGuardPlan } from './spec';
+import { MC_WIREGUARD_DEVICE } from '../../netops';
+import { parseUapiGet, uapiRequest, uapiSetInterface, uapiSetPeers, type WireGuardPeer } from '../wireguard/wireguard';
+import { adoptWireGuardDevice, deviceLogTail, deviceSocket, isRunning, startWireGuardDevice, type DeviceProcess, type WireGuardDeviceLocation } from '../wireguard/device';
+import { WireGuardKey } from '../wireguard/key';
 
 /** The Multi-cluster device of a node whose agent data directory is `dataDir`. */
 export const multiclusterWireGuardDevice = (dataDir: string): WireGuardDeviceLocation => ({ name: MC_WIREGUARD_DEVICE, dir: join(dataDir, 'multicluster-wireguard') });

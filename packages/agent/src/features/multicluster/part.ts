@@ -8,11 +8,11 @@
 import { Informer, type KubeClient, type KubeObject } from '@switchyard/kube';
 import type { MulticlusterSpec } from '@switchyard/openflow-pipeline';
 import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
-import type { AgentContext } from '../context';
-import { gatewayFacts, gatewayWireGuardPlan, multiclusterSpecOf, podLabelIdentities, remoteClusterFacts, type GatewayFacts, type LocalPodLabels, type RemoteClusterFacts } from '../multicluster';
-import { PODS, PRIME_LIST_MS, listWithin } from './kube-resources';
-import { GatewayWireGuard } from './multicluster-wireguard';
-import type { NodeDatapath } from './node-datapath';
+import type { AgentContext } from '../../context';
+import { gatewayFacts, gatewayWireGuardPlan, multiclusterSpecOf, podLabelIdentities, remoteClusterFacts, type GatewayFacts, type LocalPodLabels, type RemoteClusterFacts } from './spec';
+import { PODS, PRIME_LIST_MS, listWithin } from '../../kube-resources';
+import { GatewayWireGuard } from './gateway-wireguard';
+import type { NodeDatapath } from '../node/part';
 
 const MC = 'multicluster.crd.antrea.io';
 export const GATEWAYS = { group: MC, version: 'v1alpha1', plural: 'gateways', kind: 'Gateway', namespaced: true } as const;

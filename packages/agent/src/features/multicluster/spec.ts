@@ -4,7 +4,7 @@
  */
 import { normalizedLabel } from '@switchyard/apis';
 import type { MulticlusterSpec } from '@switchyard/openflow-pipeline';
-import { parseWireGuardKey, type WireGuardPeer } from './wireguard';
+import { parseWireGuardKey, type WireGuardPeer } from '../wireguard/wireguard';
 
 /** The Gateway CR as the agent reads it (multicluster.crd.antrea.io/v1alpha1, named after its Node). */
 export interface GatewayFacts {

@@ -9,13 +9,13 @@ import { OvsdbClient, VSwitch } from '@switchyard/ovsdb';
 import { PACKETIN_METER_ID_DNS, PACKETIN_METER_ID_NP } from '@switchyard/openflow-pipeline';
 import { OfSwitchError, SwitchConnection, type MeterFlag } from '@switchyard/openflow';
 import { parseCidr } from '@switchyard/ipam/cidr';
-import { bringUpNode, resumeRound, type NodeInfo } from '../bridge';
-import type { AgentContext } from '../context';
-import { AgentError } from '../errors';
-import { FlowSync, purgeDatapathFlows } from '../flow-sync';
-import { InterfaceStore, readPodPorts, type PodInterface } from '../interface-store';
-import { probeNetns } from '../netops';
-import { localPodOf } from '../pods';
+import { bringUpNode, resumeRound, type NodeInfo } from '../../bridge';
+import type { AgentContext } from '../../context';
+import { AgentError } from '../../errors';
+import { FlowSync, purgeDatapathFlows } from '../../flow-sync';
+import { InterfaceStore, readPodPorts, type PodInterface } from '../../interface-store';
+import { probeNetns } from '../../netops';
+import { localPodOf } from '../pods/pod-network';
 import type { Part, PartHealth } from '@switchyard/runtime';
 
 /** OpenFlow controller connection id the pipeline's packet-in actions name (Antrea's value). */

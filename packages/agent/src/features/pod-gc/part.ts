@@ -5,10 +5,10 @@
  */
 import { Informer, type KubeClient } from '@switchyard/kube';
 import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
-import type { AgentContext } from '../context';
-import type { NodeDatapath } from './node-datapath';
-import type { PodAttachments } from './pod-attachments';
-import { PODS } from './kube-resources';
+import type { AgentContext } from '../../context';
+import type { NodeDatapath } from '../node/part';
+import type { PodAttachments } from '../pods/part';
+import { PODS } from '../../kube-resources';
 
 export class PodGC implements Part {
   readonly name = 'pod-gc';

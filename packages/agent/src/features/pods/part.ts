@@ -4,13 +4,13 @@
  */
 import { join } from 'node:path';
 import { HostLocalStore } from '@switchyard/ipam';
-import { CniHandler, CniServer } from '../cni/server';
-import type { AgentContext } from '../context';
-import { AgentError } from '../errors';
-import { PodIPPools } from '../ippools';
+import { CniHandler, CniServer } from '../../cni/server';
+import type { AgentContext } from '../../context';
+import { AgentError } from '../../errors';
+import { PodIPPools } from '../ippools/ippools';
 import type { Part, PartHealth } from '@switchyard/runtime';
-import { PodNetwork } from '../pods';
-import type { NodeDatapath } from './node-datapath';
+import { PodNetwork } from './pod-network';
+import type { NodeDatapath } from '../node/part';
 
 export class PodAttachments implements Part {
   readonly name = 'pods';

@@ -7,12 +7,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { HostLocalStore } from '@switchyard/ipam';
 import type { LocalPod } from '@switchyard/openflow-pipeline';
 import type { VSwitch } from '@switchyard/ovsdb';
-import { CniError, CniErrorCode, type CniResult } from './cni/spec';
-import type { NodeInfo } from './bridge';
-import type { FlowSync } from './flow-sync';
-import { podExternalIds, type InterfaceStore, type PodInterface } from './interface-store';
-import type { PodIPPools } from './ippools';
-import { probeNetns, type NodeNetwork } from './netops';
+import { CniError, CniErrorCode, type CniResult } from '../../cni/spec';
+import type { NodeInfo } from '../../bridge';
+import type { FlowSync } from '../../flow-sync';
+import { podExternalIds, type InterfaceStore, type PodInterface } from '../../interface-store';
+import type { PodIPPools } from '../ippools/ippools';
+import { probeNetns, type NodeNetwork } from '../../netops';
 import { silentLogger, type Logger } from '@switchyard/runtime';
 
 /** An ADD/DEL/CHECK as the pod datapath sees it (parsed from the CNI request). */

@@ -7,7 +7,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { writeFileDurableSync } from '@switchyard/durable-file';
-import type { FlowSync } from '../flow-sync';
+import type { FlowSync } from '../../flow-sync';
 import { RECONCILE_RETRY, Reconciler, silentLogger, systemClock, type BackoffPolicy, type Clock, type Logger } from '@switchyard/runtime';
 import { ControlplaneClient, PolicyView, type ControlplaneClientOptions, type PolicyViewData } from '@switchyard/controlplane-client';
 

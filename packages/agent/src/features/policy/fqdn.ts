@@ -5,7 +5,7 @@
  * first connection after resolving is already allowed. Learned addresses expire with their TTL.
  */
 import type { PacketIn, PacketInChannel } from '@switchyard/openflow';
-import type { FlowSync } from '../flow-sync';
+import type { FlowSync } from '../../flow-sync';
 import { silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 import { DnsParseError, decodeDnsMessage, dnsPayloadOfFrame, resolveAnswers } from './dns';
 import { fqdnRuleTargets, fqdnSpecOf, type FqdnSource } from './fqdn-spec';

@@ -5,14 +5,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AgentContext } from '../context';
-import { AgentError } from '../errors';
+import type { AgentContext } from '../../context';
+import { AgentError } from '../../errors';
 import type { Part, PartHealth } from '@switchyard/runtime';
-import { PolicyAuditLog } from '../policy/audit-log';
-import { NetworkPolicyController, loadPolicyView } from '../policy/controller';
-import { FqdnController } from '../policy/fqdn';
-import { RejectResponder } from '../policy/reject';
-import type { NodeDatapath } from './node-datapath';
+import { PolicyAuditLog } from './audit-log';
+import { NetworkPolicyController, loadPolicyView } from './controller';
+import { FqdnController } from './fqdn';
+import { RejectResponder } from './reject';
+import type { NodeDatapath } from '../node/part';
 
 /** File under the data dir holding the last controlplane view. */
 export const POLICY_CACHE_FILE = 'policy-cache.json';

@@ -6,15 +6,15 @@
  */
 import { Informer, type KubeClient } from '@switchyard/kube';
 import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
-import type { AgentContext } from '../context';
-import { NodeRouteController, nodeFacts, remoteNodesOf } from '../node-routes';
-import { WIREGUARD_DEVICE } from '../wireguard';
+import type { AgentContext } from '../../context';
+import { NodeRouteController, nodeFacts, remoteNodesOf } from './node-routes';
+import { WIREGUARD_DEVICE } from '../wireguard/wireguard';
 import { join } from 'node:path';
-import { IPsecTunnelPorts } from '../ipsec';
+import { IPsecTunnelPorts } from '../ipsec/ipsec';
 import type { RemoteNode } from '@switchyard/openflow-pipeline';
-import { IPsecCertificateKeeper } from './ipsec-certificate';
-import { NODES, PRIME_LIST_MS, listWithin } from './kube-resources';
-import type { NodeDatapath } from './node-datapath';
+import { IPsecCertificateKeeper } from '../ipsec/certificate';
+import { NODES, PRIME_LIST_MS, listWithin } from '../../kube-resources';
+import type { NodeDatapath } from '../node/part';
 
 export class RemoteNodes implements Part {
   readonly name = 'routes';

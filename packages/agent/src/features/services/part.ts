@@ -5,10 +5,10 @@
  */
 import { Informer, type KubeClient } from '@switchyard/kube';
 import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
-import type { AgentContext } from '../context';
-import { ServiceController } from '../services';
-import { ENDPOINT_SLICES, PRIME_LIST_MS, SERVICES, listWithin } from './kube-resources';
-import type { NodeDatapath } from './node-datapath';
+import type { AgentContext } from '../../context';
+import { ServiceController } from './services';
+import { ENDPOINT_SLICES, PRIME_LIST_MS, SERVICES, listWithin } from '../../kube-resources';
+import type { NodeDatapath } from '../node/part';
 
 export class ServiceProxy implements Part {
   readonly name = 'services';

@@ -8,7 +8,7 @@ import type { Ip } from '@switchyard/ipam/cidr';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
 import type { ServicePortSpec } from '@switchyard/openflow-pipeline';
 import { Reconciler, silentLogger, systemClock, type BackoffPolicy, type Clock, type Logger } from '@switchyard/runtime';
-import { ipv4Of } from './ipv4';
+import { ipv4Of } from '../../ipv4';
 
 /** Label tying an EndpointSlice to its Service. */
 export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';

@@ -13,9 +13,9 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync } from
 import { join } from 'node:path';
 import { writeFileDurableSync } from '@switchyard/durable-file';
 import type { Logger } from '@switchyard/runtime';
-import { AgentError } from '../errors';
-import { NodeNetwork, netnsPath } from '../netops';
-import { WIREGUARD_DEVICE, uapiRequest } from '../wireguard';
+import { AgentError } from '../../errors';
+import { NodeNetwork, netnsPath } from '../../netops';
+import { WIREGUARD_DEVICE, uapiRequest } from './wireguard';
 
 /** How long wireguard-go may take to answer on its socket after it was started. */
 const DEVICE_READY_MS = 10_000;

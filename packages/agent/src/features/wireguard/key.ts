@@ -12,7 +12,7 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import type { Clock, Logger, TimerHandle } from '@switchyard/runtime';
-import { generatePrivateKey, keyRotationDecision, loadOrCreatePrivateKey, publicKeyOf, readKeyFile, writePrivateKey } from '../wireguard';
+import { generatePrivateKey, keyRotationDecision, loadOrCreatePrivateKey, publicKeyOf, readKeyFile, writePrivateKey } from './wireguard';
 
 export interface WireGuardKeyOptions {
   /** The key file (its directory is watched). */

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { Informer, type KubeClient } from '@switchyard/kube';
 import { Reconciler, systemClock, type Part, type PartHealth } from '@switchyard/runtime';
-import type { AgentContext } from '../context';
+import type { AgentContext } from '../../context';
 import {
   WIREGUARD_DEVICE,
   WIREGUARD_PUBLIC_KEY_ANNOTATION,
@@ -24,12 +24,12 @@ import {
   type SkippedPeer,
   type WireGuardNodeFacts,
   type WireGuardPeer,
-} from '../wireguard';
-import { NODES, PRIME_LIST_MS, listWithin } from './kube-resources';
-import { adoptWireGuardDevice, deviceLogTail, isRunning, nodeWireGuardDevice, startWireGuardDevice, wireGuardDir, wireGuardSocket, type DeviceProcess } from './wireguard-device';
-import { WireGuardKey } from './wireguard-key';
+} from './wireguard';
+import { NODES, PRIME_LIST_MS, listWithin } from '../../kube-resources';
+import { adoptWireGuardDevice, deviceLogTail, isRunning, nodeWireGuardDevice, startWireGuardDevice, wireGuardDir, wireGuardSocket, type DeviceProcess } from './device';
+import { WireGuardKey } from './key';
 
-export { removeWireGuardDevice } from './wireguard-device';
+export { removeWireGuardDevice } from './device';
 
 const KEY_FILE = 'private.key';
 

@@ -10,8 +10,8 @@ import { dirname } from 'node:path';
 import { writeFileDurableSync } from '@switchyard/durable-file';
 import { parseCidr } from '@switchyard/ipam/cidr';
 import type { KubeObject } from '@switchyard/kube';
-import { AgentError } from './errors';
-import { nodeFacts } from './node-routes';
+import { AgentError } from '../../errors';
+import { nodeFacts } from '../routes/node-routes';
 
 /** The Node annotation holding a node's WireGuard public key (base64), Antrea's name. */
 export const WIREGUARD_PUBLIC_KEY_ANNOTATION = 'node.antrea.io/wireguard-public-key';
