@@ -6,17 +6,9 @@
  * protobuf codec with stream framing, and agent/controller configuration parsing.
  * @packageDocumentation
  */
-export type * from './meta';
-export type * from './core';
-export type * from './networking';
-export type * from './rbac';
-export type * from './crd/index';
-export type * as controlplane from './controlplane';
-export type * from './kinds';
+// Everything of the dependency-free `types` entry, then what needs ajv, protobufjs or TypeBox.
+export * from './types';
 export * from './errors';
-export { ipToBytes, bytesToIp, canonicalIp, formatIpv6 } from './ip';
-export { MULTICLUSTER_SERVICE_PREFIX, serviceReferenceKey } from './service-reference';
-export { GATEWAY_WIREGUARD_KEY_ANNOTATION, normalizedLabel } from './multicluster';
 export {
   encodeWatchEvent,
   decodeWatchEvent,
@@ -36,13 +28,10 @@ export {
   networkPolicyFromProto,
 } from './controlplane-codec';
 export { encodeFrame, encodeWatchEventFrame, FrameDecoder, decodeWatchEventStream, DEFAULT_MAX_FRAME_BYTES } from './framing';
-export type { FrameDecoderOptions } from './framing';
 /** Generated protobuf classes (`switchyard.controlplane.v1.*`), e.g. for gRPC serializers. */
 export { switchyard as proto } from './gen/controlplane';
 export { loadCrds, findCrd, storageVersion, isServed, parseApiVersion } from './crd-loader';
-export type { CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceColumnDefinition, JSONSchemaProps } from './crd-loader';
 export { validateObject, hasCrdSchema } from './validation';
-export type { SchemaValidationError, ValidationResult } from './validation';
 export { toInternalVersion } from './convert';
 export { isKnownObject, asKnownObject } from './manifest';
 export {
@@ -54,15 +43,4 @@ export {
   AGENT_CONFIG_SCHEMA,
   CONTROLLER_CONFIG_SCHEMA,
   MULTICLUSTER_CONFIG_SCHEMA,
-} from './config';
-export type {
-  AgentConfig,
-  ControllerConfig,
-  MultiClusterConfig,
-  PolicyBypassRule,
-  ParsedConfig,
-  ConfigWarning,
-  TrafficEncapMode,
-  TunnelType,
-  TrafficEncryptionMode,
 } from './config';

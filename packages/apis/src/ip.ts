@@ -106,7 +106,11 @@ export function formatIpv6(bytes: Uint8Array, at = 0): string {
       bestStart = i + 1 - runLen;
     }
   }
-  const hex = (from: number, to: number): string => groups.slice(from, to).map((g) => g.toString(16)).join(':');
+  const hex = (from: number, to: number): string =>
+    groups
+      .slice(from, to)
+      .map((g) => g.toString(16))
+      .join(':');
   return bestStart < 0 ? hex(0, 8) : `${hex(0, bestStart)}::${hex(bestStart + bestLen, 8)}`;
 }
 

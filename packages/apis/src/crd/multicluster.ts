@@ -91,23 +91,27 @@ export type ExportedResourceKind =
   | 'ExternalEntity'
   | 'LabelIdentity';
 
+/** What a ResourceExport carries and the ResourceImport made from it repeats: the resource and its payload by kind. */
+export interface ResourcePayload {
+  name?: string;
+  namespace?: string;
+  kind?: ExportedResourceKind | (string & {});
+  endpoints?: { subsets?: { addresses?: EndpointAddress[]; ports?: EndpointPort[] }[] };
+  clusterInfo?: ClusterInfo;
+  clusterNetworkPolicy?: AntreaNetworkPolicySpec;
+  externalEntity?: { externalEntitySpec?: ExternalEntity['spec'] };
+  labelIdentity?: { normalizedLabel?: string; id?: number };
+  raw?: { data?: string };
+}
+
 /** multicluster.crd.antrea.io ResourceExport (in the leader cluster). */
 export interface ResourceExport {
   apiVersion?: string;
   kind?: 'ResourceExport';
   metadata: ObjectMeta;
-  spec: {
+  spec: ResourcePayload & {
     clusterID?: string;
-    name?: string;
-    namespace?: string;
-    kind?: ExportedResourceKind | (string & {});
     service?: { serviceSpec?: Record<string, unknown> };
-    endpoints?: { subsets?: { addresses?: EndpointAddress[]; ports?: EndpointPort[] }[] };
-    clusterInfo?: ClusterInfo;
-    clusterNetworkPolicy?: AntreaNetworkPolicySpec;
-    externalEntity?: { externalEntitySpec?: ExternalEntity['spec'] };
-    labelIdentity?: { normalizedLabel?: string; id?: number };
-    raw?: { data?: string };
   };
   status?: { conditions?: Condition[] };
 }
@@ -117,18 +121,9 @@ export interface ResourceImport {
   apiVersion?: string;
   kind?: 'ResourceImport';
   metadata: ObjectMeta;
-  spec: {
+  spec: ResourcePayload & {
     clusters?: string[];
-    name?: string;
-    namespace?: string;
-    kind?: ExportedResourceKind | (string & {});
     serviceImport?: ServiceImport;
-    endpoints?: { subsets?: { addresses?: EndpointAddress[]; ports?: EndpointPort[] }[] };
-    clusterInfo?: ClusterInfo;
-    clusterNetworkPolicy?: AntreaNetworkPolicySpec;
-    externalEntity?: { externalEntitySpec?: ExternalEntity['spec'] };
-    labelIdentity?: { normalizedLabel?: string; id?: number };
-    raw?: { data?: string };
   };
   status?: { clusterStatuses?: { clusterID?: string; conditions?: Condition[] }[] };
 }
