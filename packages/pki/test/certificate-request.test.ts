@@ -1,26 +1,14 @@
 // Certificate signing requests: made in process, read back and signed by a CA; openssl checks the
 // request and the issued certificate independently (signature, chain, subject, usages, key).
-import { execFileSync } from 'node:child_process';
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { createCertificateRequest, issueCertificate, readCertificateRequest, signCertificateRequest, type CertificateAndKey } from '../src/index';
+import { opensslDir } from './openssl-dir';
 
-let dir: string;
+const { file, openssl } = opensslDir('sy-pki-csr-');
 let ca: CertificateAndKey;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'sy-pki-csr-'));
   ca = await issueCertificate({ commonName: 'ipsec-ca', validityDays: 365, ca: true, keyUsage: ['keyCertSign', 'cRLSign', 'digitalSignature'] });
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const file = (name: string, text: string): string => {
-  const p = join(dir, name);
-  writeFileSync(p, text);
-  return p;
-};
-const openssl = (...args: string[]): string => execFileSync('openssl', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 
 describe('certificate signing requests', () => {
   it('a request openssl accepts, for CN=<node>, with its own key', async () => {

@@ -1,24 +1,10 @@
 // Certificates made in-process, checked by openssl as an independent verifier: chain, SANs,
 // key usage, CA flags, validity and key formats; and a CA made by openssl still issues.
-import { execFileSync } from 'node:child_process';
 import { createPrivateKey, createPublicKey, X509Certificate } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { CertificateError, issueCertificate, type CertificateAndKey } from '../src/index';
+import { opensslDir } from './openssl-dir';
 
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), 'sy-pki-test-'));
-});
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-const file = (name: string, text: string): string => {
-  const p = join(dir, name);
-  writeFileSync(p, text);
-  return p;
-};
-const openssl = (...args: string[]): string => execFileSync('openssl', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+const { path, file, openssl } = opensslDir('sy-pki-test-');
 const text = (pem: string): string => openssl('x509', '-noout', '-text', '-in', file('t.crt', pem));
 
 describe('issueCertificate', () => {
@@ -79,14 +65,14 @@ describe('issueCertificate', () => {
     openssl('ecparam', '-name', 'prime256v1', '-genkey', '-noout', '-out', 'old-ca.key');
     openssl('req', '-x509', '-new', '-key', 'old-ca.key', '-sha256', '-days', '30', '-subj', '/CN=old-ca', '-out', 'old-ca.crt');
     const { readFileSync } = await import('node:fs');
-    const old = { certPem: readFileSync(join(dir, 'old-ca.crt'), 'utf8'), keyPem: readFileSync(join(dir, 'old-ca.key'), 'utf8') };
+    const old = { certPem: readFileSync(path('old-ca.crt'), 'utf8'), keyPem: readFileSync(path('old-ca.key'), 'utf8') };
     const s = await issueCertificate({ commonName: 'svc', sans: ['svc'], validityDays: 1, ca: false, issuer: old });
-    expect(openssl('verify', '-CAfile', join(dir, 'old-ca.crt'), file('s2.crt', s.certPem))).toContain(': OK');
+    expect(openssl('verify', '-CAfile', path('old-ca.crt'), file('s2.crt', s.certPem))).toContain(': OK');
     // An RSA CA works too.
     openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'rsa-ca.key', '-days', '1', '-subj', '/CN=rsa-ca', '-out', 'rsa-ca.crt');
-    const rsa = { certPem: readFileSync(join(dir, 'rsa-ca.crt'), 'utf8'), keyPem: readFileSync(join(dir, 'rsa-ca.key'), 'utf8') };
+    const rsa = { certPem: readFileSync(path('rsa-ca.crt'), 'utf8'), keyPem: readFileSync(path('rsa-ca.key'), 'utf8') };
     const r = await issueCertificate({ commonName: 'svc', validityDays: 1, ca: false, issuer: rsa });
-    expect(openssl('verify', '-CAfile', join(dir, 'rsa-ca.crt'), file('s3.crt', r.certPem))).toContain(': OK');
+    expect(openssl('verify', '-CAfile', path('rsa-ca.crt'), file('s3.crt', r.certPem))).toContain(': OK');
   });
 
   it('refuses bad requests and unusable issuers with typed errors naming the field', async () => {
