@@ -359,42 +359,26 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   }
 
   /** `monitor` (RFC 7047): returns the initial contents; later changes arrive as `update` events. */
-  async monitor(db: string, monitorId: unknown, requests: MonitorRequests): Promise<TableUpdates> {
-    const reqs = await this.encodeMonitorRequests(db, requests, false);
-    this.monitors.set(monitorKey(monitorId), db);
-    try {
-      return await this.decodeUpdates(db, await this.request('monitor', [db, monitorId, reqs]));
-    } catch (err) {
-      this.monitors.delete(monitorKey(monitorId));
-      throw err;
-    }
+  monitor(db: string, monitorId: unknown, requests: MonitorRequests): Promise<TableUpdates> {
+    return this.startMonitor(db, monitorId, requests, false, async (reqs) => this.decodeUpdates(db, await this.request('monitor', [db, monitorId, reqs])));
   }
 
   /** `monitor_cond` (OVS): conditional monitoring with update2 notifications. */
-  async monitorCond(db: string, monitorId: unknown, requests: MonitorRequests): Promise<TableUpdates2> {
-    const reqs = await this.encodeMonitorRequests(db, requests, true);
-    this.monitors.set(monitorKey(monitorId), db);
-    try {
-      return await this.decodeUpdates2(db, await this.request('monitor_cond', [db, monitorId, reqs]));
-    } catch (err) {
-      this.monitors.delete(monitorKey(monitorId));
-      throw err;
-    }
+  monitorCond(db: string, monitorId: unknown, requests: MonitorRequests): Promise<TableUpdates2> {
+    return this.startMonitor(db, monitorId, requests, true, async (reqs) => this.decodeUpdates2(db, await this.request('monitor_cond', [db, monitorId, reqs])));
   }
 
   /**
    * `monitor_cond_since` (OVS): like monitorCond, but when the server still knows `lastTxnId` only the
    * changes since then are sent (`found: true`). Updates then arrive as `update3` events.
    */
-  async monitorCondSince(
+  monitorCondSince(
     db: string,
     monitorId: unknown,
     requests: MonitorRequests,
     lastTxnId: string | undefined,
   ): Promise<MonitorSinceResult> {
-    const reqs = await this.encodeMonitorRequests(db, requests, true);
-    this.monitors.set(monitorKey(monitorId), db);
-    try {
+    return this.startMonitor(db, monitorId, requests, true, async (reqs) => {
       const r = await this.request<unknown>('monitor_cond_since', [
         db,
         monitorId,
@@ -409,6 +393,18 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
         );
       }
       return { found: r[0], lastTxnId: r[1], updates: await this.decodeUpdates2(db, r[2]) };
+    });
+  }
+
+  /**
+   * Encodes `requests`, registers `monitorId` for `db` (its updates may arrive before the reply)
+   * and runs `start`; a failed start unregisters the monitor.
+   */
+  private async startMonitor<T>(db: string, monitorId: unknown, requests: MonitorRequests, conditional: boolean, start: (reqs: unknown) => Promise<T>): Promise<T> {
+    const reqs = await this.encodeMonitorRequests(db, requests, conditional);
+    this.monitors.set(monitorKey(monitorId), db);
+    try {
+      return await start(reqs);
     } catch (err) {
       this.monitors.delete(monitorKey(monitorId));
       throw err;

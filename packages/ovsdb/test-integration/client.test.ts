@@ -1,5 +1,5 @@
 // Every RFC 7047 method, every transact operation and the OVS extensions against a real ovsdb-server.
-import { Testbed, type OvsInstance } from '@switchyard/testbed';
+import type { OvsInstance, Testbed } from '@switchyard/testbed';
 import {
   OvsdbClient,
   ops,
@@ -10,22 +10,13 @@ import {
   type TableUpdates,
   type TableUpdates2,
 } from '../src/index';
-import { startClusteredDb } from './helpers';
+import { ovsClientSuite, startClusteredDb } from './helpers';
 
 const DB = 'Open_vSwitch';
 let tb: Testbed;
 let ovs: OvsInstance;
 let client: OvsdbClient;
-
-beforeAll(async () => {
-  tb = await Testbed.create();
-  ovs = await tb.startOvs({ vswitchd: false });
-  client = await OvsdbClient.connect(`unix:${ovs.dbSocket}`, { probeIntervalMs: 0 });
-});
-afterAll(async () => {
-  client?.close();
-  await tb?.cleanup();
-});
+ovsClientSuite((s) => ({ tb, ovs, client } = s));
 
 function nextEvent<T extends unknown[]>(
   emitter: OvsdbClient,

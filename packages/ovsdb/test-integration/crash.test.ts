@@ -1,20 +1,13 @@
 // kill -9 of ovsdb-server mid-run: in-flight requests fail clearly, the client reconnects, the replica
 // converges to `ovsdb-client dump`, and a retried ensurePort never duplicates a port.
-import { pidfileProcess, run, signalProcess, Testbed, type OvsInstance } from '@switchyard/testbed';
+import { pidfileProcess, run, signalProcess, type OvsInstance, type Testbed } from '@switchyard/testbed';
 import { OvsdbClient, Replica, VSwitch, DisconnectedError, ops, unwrap } from '../src/index';
-import { ovsdbClientDump, startClusteredDb, stripUuids, until } from './helpers';
+import { ovsSuite, ovsdbClientDump, startClusteredDb, stripUuids, until } from './helpers';
 
 const DB = 'Open_vSwitch';
 let tb: Testbed;
 let ovs: OvsInstance;
-
-beforeAll(async () => {
-  tb = await Testbed.create();
-  ovs = await tb.startOvs({ vswitchd: false });
-});
-afterAll(async () => {
-  await tb?.cleanup();
-});
+ovsSuite((s) => ({ tb, ovs } = s));
 
 function once(emitter: OvsdbClient | Replica, event: string): Promise<unknown[]> {
   return new Promise((resolve) =>

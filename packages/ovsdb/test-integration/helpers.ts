@@ -1,10 +1,55 @@
 // Shared helpers of the integration suites: a clustered (single-node raft) ovsdb-server, dumps via ovsdb-client.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isAlive, pidfileProcess, run, signalProcess, waitFor, type Testbed } from '@switchyard/testbed';
-import { parseSchema, decodeRow, type DecodedRow } from '../src/index';
+import { isAlive, pidfileProcess, run, signalProcess, Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
+import { OvsdbClient, parseSchema, decodeRow, type DecodedRow } from '../src/index';
 
 const SCHEMA = '/usr/share/openvswitch/vswitch.ovsschema';
+
+/** The testbed and OVS a suite runs against, and (from {@link ovsClientSuite}) a client of its database. */
+export interface OvsSuite {
+  tb: Testbed;
+  ovs: OvsInstance;
+}
+
+/**
+ * Registers the suite's hooks: before its tests a testbed with ovsdb-server (and ovs-vswitchd with
+ * `vswitchd: true`), handed to `use`; after them the testbed cleaned up.
+ */
+export function ovsSuite(use: (s: OvsSuite) => unknown, opts: { vswitchd?: boolean } = {}): void {
+  let tb: Testbed | undefined;
+  beforeAll(async () => {
+    tb = await Testbed.create();
+    await use({ tb, ovs: await tb.startOvs({ vswitchd: opts.vswitchd ?? false }) });
+  });
+  afterAll(async () => {
+    await tb?.cleanup();
+  });
+}
+
+/**
+ * {@link ovsSuite} with a client of the database (no inactivity probe: the tests decide when the
+ * server goes away) and `setup` after it; after the tests, `teardown` (what the suite made on top),
+ * then the client closed, then the testbed cleaned up.
+ */
+export function ovsClientSuite(
+  use: (s: OvsSuite & { client: OvsdbClient }) => unknown,
+  opts: { vswitchd?: boolean; setup?: () => Promise<unknown>; teardown?: () => Promise<unknown> } = {},
+): void {
+  let started: Partial<OvsSuite & { client: OvsdbClient }> = {};
+  beforeAll(async () => {
+    started.tb = await Testbed.create();
+    started.ovs = await started.tb.startOvs({ vswitchd: opts.vswitchd ?? false });
+    started = { ...started, client: await OvsdbClient.connect(`unix:${started.ovs.dbSocket}`, { probeIntervalMs: 0 }) };
+    await use(started as OvsSuite & { client: OvsdbClient });
+    await opts.setup?.();
+  });
+  afterAll(async () => {
+    await opts.teardown?.();
+    started.client?.close();
+    await started.tb?.cleanup();
+  });
+}
 
 /** A single-node clustered Open_vSwitch database: only clustered databases keep the transaction history monitor_cond_since resumes from. */
 export interface ClusteredDb {

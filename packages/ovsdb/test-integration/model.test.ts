@@ -1,30 +1,21 @@
 // Model-based test: random insert/update/mutate/delete sequences through the client keep the replica
 // equal to a simple in-memory model (fast-check commands, real ovsdb-server).
 import fc from 'fast-check';
-import { Testbed, type OvsInstance } from '@switchyard/testbed';
-import { OvsdbClient, Replica, ops, namedUuid, unwrap } from '../src/index';
-import { until } from './helpers';
+import { Replica, ops, namedUuid, unwrap, type OvsdbClient } from '../src/index';
+import { ovsClientSuite, until } from './helpers';
 
 const DB = 'Open_vSwitch';
-let tb: Testbed;
-let ovs: OvsInstance;
 let client: OvsdbClient;
 let replica: Replica;
-
-beforeAll(async () => {
-  tb = await Testbed.create();
-  ovs = await tb.startOvs({ vswitchd: false });
-  client = await OvsdbClient.connect(`unix:${ovs.dbSocket}`, { probeIntervalMs: 0 });
-  replica = new Replica(client, {
-    db: DB,
-    tables: { Bridge: { columns: ['name', 'external_ids', 'stp_enable'] } },
-  });
-  await replica.start();
-});
-afterAll(async () => {
-  await replica?.stop();
-  client?.close();
-  await tb?.cleanup();
+ovsClientSuite((s) => ({ client } = s), {
+  setup: () => {
+    replica = new Replica(client, {
+      db: DB,
+      tables: { Bridge: { columns: ['name', 'external_ids', 'stp_enable'] } },
+    });
+    return replica.start();
+  },
+  teardown: async () => replica?.stop(),
 });
 
 interface Model {

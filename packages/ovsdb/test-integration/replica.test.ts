@@ -1,21 +1,13 @@
 // The replica against the reference client: after 1,000 random transactions (ovs-vsctl and a second
 // connection) it equals `ovsdb-client dump`; conditional monitoring only holds matching rows.
-import { run, Testbed, type OvsInstance } from '@switchyard/testbed';
+import { run, type OvsInstance } from '@switchyard/testbed';
 import { OvsdbClient, Replica, ops, namedUuid, unwrap, type Operation } from '../src/index';
-import { ovsdbClientDump, prng, stripUuids, until } from './helpers';
+import { ovsSuite, ovsdbClientDump, prng, stripUuids, until } from './helpers';
 
 const DB = 'Open_vSwitch';
 const TABLES = ['Open_vSwitch', 'Bridge', 'Port', 'Interface'];
-let tb: Testbed;
 let ovs: OvsInstance;
-
-beforeAll(async () => {
-  tb = await Testbed.create();
-  ovs = await tb.startOvs({ vswitchd: false });
-});
-afterAll(async () => {
-  await tb?.cleanup();
-});
+ovsSuite((s) => ({ ovs } = s));
 
 /** A random workload over a few bridges/ports, tracked so each command is valid when it runs. */
 class Workload {

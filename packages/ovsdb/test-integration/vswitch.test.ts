@@ -1,29 +1,25 @@
 // Open_vSwitch helpers against ovsdb-server + ovs-vswitchd (userspace datapath), checked with ovs-vsctl.
-import { Testbed, type OvsInstance } from '@switchyard/testbed';
+import type { OvsInstance } from '@switchyard/testbed';
 import {
-  OvsdbClient,
   Replica,
   VSwitch,
   VSwitchError,
   SchemaValueError,
+  type OvsdbClient,
   type VswitchTables,
 } from '../src/index';
+import { ovsClientSuite } from './helpers';
 
-let tb: Testbed;
 let ovs: OvsInstance;
 let client: OvsdbClient;
 let vs: VSwitch;
-
-beforeAll(async () => {
-  tb = await Testbed.create();
-  ovs = await tb.startOvs();
-  client = await OvsdbClient.connect(`unix:${ovs.dbSocket}`, { probeIntervalMs: 0 });
-  vs = new VSwitch(client, { useBundledSchema: true });
-});
-afterAll(async () => {
-  client?.close();
-  await tb?.cleanup();
-});
+ovsClientSuite(
+  (s) => {
+    ({ ovs, client } = s);
+    vs = new VSwitch(client, { useBundledSchema: true });
+  },
+  { vswitchd: true },
+);
 
 const vsctl = (...a: string[]) => ovs.vsctl('--no-wait', ...a).then((s) => s.trim());
 
