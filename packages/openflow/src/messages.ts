@@ -719,6 +719,15 @@ function decodeUnsafe(bytes: Uint8Array): OfMessage & { xid: number } {
   }
 }
 
+/** The timeouts, importance and flags a flow-mod or a flow-stats entry carries, set on `flow` where not zero. */
+function setFlowOptions(flow: Flow, idle: number, hard: number, importance: number, flags: number): void {
+  if (idle) flow.idleTimeout = idle;
+  if (hard) flow.hardTimeout = hard;
+  if (importance) flow.importance = importance;
+  const fl = FLOW_FLAGS.filter((_, i) => flags & (1 << i));
+  if (fl.length) flow.flags = fl;
+}
+
 function readFlowMod(r: Reader): Extract<OfMessage, { type: 'flowMod' }> {
   const cookie = r.u64();
   const cookieMask = r.u64();
@@ -738,11 +747,7 @@ function readFlowMod(r: Reader): Extract<OfMessage, { type: 'flowMod' }> {
   const flow: Flow = { table, priority, match, actions };
   if (cookie) flow.cookie = cookie;
   if (cookieMask) flow.cookieMask = cookieMask;
-  if (idle) flow.idleTimeout = idle;
-  if (hard) flow.hardTimeout = hard;
-  if (importance) flow.importance = importance;
-  const fl = FLOW_FLAGS.filter((_, i) => flags & (1 << i));
-  if (fl.length) flow.flags = fl;
+  setFlowOptions(flow, idle, hard, importance, flags);
   const msg: Extract<OfMessage, { type: 'flowMod' }> = { type: 'flowMod', command, flow };
   if (outPort !== OFPP.ANY) msg.outPort = outPort;
   if (outGroup !== 0xffffffff) msg.outGroup = outGroup;
@@ -802,11 +807,7 @@ function readMultipartReply(r: Reader, mp: number): MultipartReply | undefined {
         const actions = readInstructions(e);
         const flow: Flow = { table, priority, match, actions };
         if (cookie) flow.cookie = cookie;
-        if (idle) flow.idleTimeout = idle;
-        if (hard) flow.hardTimeout = hard;
-        if (importance) flow.importance = importance;
-        const fl = FLOW_FLAGS.filter((_, i) => flags & (1 << i));
-        if (fl.length) flow.flags = fl;
+        setFlowOptions(flow, idle, hard, importance, flags);
         flow.stats = { duration: st.duration ?? 0, packets: st.packets ?? 0n, bytes: st.bytes ?? 0n };
         if (st.idle !== undefined) flow.stats.idleAge = Math.floor(st.idle);
         flows.push(flow);
