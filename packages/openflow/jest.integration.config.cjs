@@ -1,8 +1,2 @@
 // Integration tests: real OVS / netns / iptables; need root (see tools/testbed).
-module.exports = {
-  ...require('../../jest.preset.cjs'),
-  displayName: 'openflow:integration',
-  roots: ['<rootDir>/test-integration'],
-  testTimeout: 120000,
-  globalSetup: '../../tools/testbed/jest/global-setup.cjs',
-};
+module.exports = require('../../tools/testbed/jest/integration-config.cjs')('openflow');
