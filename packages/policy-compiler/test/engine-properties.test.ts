@@ -5,6 +5,7 @@ import { fnv64, fnv64Reference } from '../src/hash';
 import { matchesSelector, normalizeSelector, validateSelector } from '../src/selector';
 import { acnp, cg } from './cases/antrea-native';
 import { baseModel, namespace, pod, ALL_PODS, NAMESPACES } from './cases/model';
+import { baseEngine } from './cases/runner';
 
 const labelVals = ['a', 'b', 'c'];
 // Pods of the model plus two that only come and go through events.
@@ -135,8 +136,7 @@ describe('incremental engine properties', () => {
   it('queryEndpoint (memoized per group) equals a scan of every policy after random events', () => {
     fc.assert(
       fc.property(fc.array(anyEvent, { minLength: 1, maxLength: 25 }), (events) => {
-        const e = new PolicyEngine();
-        for (const o of baseModel()) e.apply({ type: 'ADDED', object: o as ClusterObject });
+        const e = baseEngine();
         for (const ev of events) {
           e.apply(ev);
           // Query between events so stale memo entries would show.
@@ -170,8 +170,7 @@ describe('incremental engine properties', () => {
   it('per-node output is the full output filtered by span', () => {
     fc.assert(
       fc.property(fc.array(anyEvent, { minLength: 1, maxLength: 20 }), (events) => {
-        const e = new PolicyEngine();
-        for (const o of baseModel()) e.apply({ type: 'ADDED', object: o as ClusterObject });
+        const e = baseEngine();
         for (const ev of events) e.apply(ev);
         const full = e.snapshot();
         for (const n of ['node-1', 'node-2', 'node-3']) {
@@ -189,8 +188,7 @@ describe('incremental engine properties', () => {
 
 describe('groups, spans and selectors', () => {
   it('shares one group between policies with the same normalized selector', () => {
-    const e = new PolicyEngine();
-    for (const o of baseModel()) e.apply({ type: 'ADDED', object: o as ClusterObject });
+    const e = baseEngine();
     e.apply({ type: 'ADDED', object: { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p1', namespace: 'x' }, spec: { podSelector: { matchLabels: { pod: 'a' } }, policyTypes: ['Ingress'] } } });
     e.apply({ type: 'ADDED', object: { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p2', namespace: 'x' }, spec: { podSelector: { matchExpressions: [{ key: 'pod', operator: 'In', values: ['a'] }] }, policyTypes: ['Ingress'] } } });
     const s = e.snapshot();
@@ -199,8 +197,7 @@ describe('groups, spans and selectors', () => {
   });
 
   it('sends nothing for a pod status update or a policy metadata update that changes no compiled fact', () => {
-    const e = new PolicyEngine();
-    for (const o of baseModel()) e.apply({ type: 'ADDED', object: o as ClusterObject });
+    const e = baseEngine();
     const np = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p1', namespace: 'x' }, spec: { podSelector: { matchLabels: { pod: 'a' } }, ingress: [{ from: [{ podSelector: { matchLabels: { pod: 'b' } } }] }] } } as ClusterObject;
     expect(e.apply({ type: 'ADDED', object: np }).nodes.size).toBeGreaterThan(0);
     const churned = pod('x/a');
@@ -245,8 +242,7 @@ describe('groups, spans and selectors', () => {
   });
 
   it('sends a node only the objects that concern its pods', () => {
-    const e = new PolicyEngine();
-    for (const o of baseModel()) e.apply({ type: 'ADDED', object: o as ClusterObject });
+    const e = baseEngine();
     const d = e.apply({ type: 'ADDED', object: { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'p', namespace: 'x' }, spec: { podSelector: { matchLabels: { pod: 'a' } }, ingress: [{ from: [{ podSelector: { matchLabels: { pod: 'b' } } }] }] } } });
     // x/a is on node-1 (index 0): only node-1 receives the policy and its groups.
     expect([...d.nodes.keys()]).toEqual(['node-1']);

@@ -1,15 +1,9 @@
 // The group selector index on its own: which groups a member event wakes.
 import fc from 'fast-check';
 import { GroupSelectorIndex, leafIndexKeys } from '../src/group-index';
-import { groupOf, leafMatches, namespaceLabels, type Leaf } from '../src/leaf';
-import { EVERYTHING, normalizeSelector } from '../src/selector';
-
-const podLeaf = (sel: object, where: { ns?: string; nsSel?: object } = {}): Leaf => ({
-  kind: 'pod',
-  sel: normalizeSelector(sel),
-  ...(where.ns !== undefined ? { ns: where.ns } : {}),
-  ...(where.nsSel ? { nsSel: normalizeSelector(where.nsSel) } : {}),
-});
+import { groupOf, leafMatches, namespaceLabels } from '../src/leaf';
+import { EVERYTHING } from '../src/selector';
+import { podLeaf } from './leaves';
 
 describe('group selector index', () => {
   it('indexes a namespaced leaf under its Namespace and label, never under cluster-wide keys', () => {

@@ -2,9 +2,10 @@
 import type { Namespace, Pod } from '@switchyard/apis';
 import fc from 'fast-check';
 import { ClusterInputs } from '../src/cluster-inputs';
-import { leafMatches, type Leaf } from '../src/leaf';
+import { leafMatches } from '../src/leaf';
 import { MemberIndex, NS_LABEL_INDEX_MIN } from '../src/member-index';
-import { EVERYTHING, normalizeSelector } from '../src/selector';
+import { EVERYTHING } from '../src/selector';
+import { podLeaf } from './leaves';
 
 const ns = (name: string, labels: Record<string, string> = {}): Namespace => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } });
 const pod = (namespace: string, name: string, labels: Record<string, string>, ip = `10.0.0.${name.length}`): Pod => ({
@@ -30,13 +31,6 @@ function harness() {
   };
   return { inputs, index, putPod, putNs };
 }
-
-const podLeaf = (sel: object, where: { ns?: string; nsSel?: object } = {}): Leaf => ({
-  kind: 'pod',
-  sel: normalizeSelector(sel),
-  ...(where.ns !== undefined ? { ns: where.ns } : {}),
-  ...(where.nsSel ? { nsSel: normalizeSelector(where.nsSel) } : {}),
-});
 
 describe('member index', () => {
   it('narrows a namespaced In selector to the pods carrying one of its values once the Namespace is large', () => {

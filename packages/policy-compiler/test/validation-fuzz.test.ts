@@ -8,6 +8,7 @@ import { PolicyCompilerError, PolicyEngine, type ClusterEvent, type ClusterObjec
 import { anp, banp } from './cases/admin-network-policy';
 import { acnp, annp, cg, tier } from './cases/antrea-native';
 import { baseModel } from './cases/model';
+import { baseEngine } from './cases/runner';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 2000);
 // Time grows with the runs; the work is CPU-bound and bounded per run.
@@ -99,8 +100,7 @@ describe('the engine fed mutated policies', () => {
 
 describe('a policy of the wrong shape', () => {
   test('is refused with MALFORMED, and the version before it stays in force', () => {
-    const e = new PolicyEngine();
-    for (const o of baseModel()) e.apply({ type: 'ADDED', object: o as ClusterObject });
+    const e = baseEngine();
     const good = templates()[0]!;
     e.apply({ type: 'ADDED', object: good });
     const before = JSON.stringify(e.snapshot());

@@ -1,12 +1,9 @@
 import { PolicyEngine, type ClusterObject } from '../src/index';
 import { acnp, cg, tier } from './cases/antrea-native';
 import { baseModel } from './cases/model';
+import { baseEngine } from './cases/runner';
 
-function engine(): PolicyEngine {
-  const e = new PolicyEngine();
-  for (const o of baseModel()) e.apply({ type: 'ADDED', object: o as ClusterObject });
-  return e;
-}
+const engine = baseEngine;
 const codes = (e: PolicyEngine, o: object) => (e.apply({ type: 'ADDED', object: o as ClusterObject }).rejected?.errors ?? []).map((x) => [x.code, x.path]);
 
 describe('validation with field paths; rejected objects leave the rest compiling', () => {

@@ -2,6 +2,13 @@
 import { PolicyEngine, explain, type ClusterObject } from '../../src/index';
 import { ALL_PODS, baseModel, expectedMatrix, type Case } from './model';
 
+/** An engine that has been given the model's Namespaces, Pods and Nodes. */
+export function baseEngine(): PolicyEngine {
+  const e = new PolicyEngine();
+  for (const o of baseModel()) e.apply({ type: 'ADDED', object: o as ClusterObject });
+  return e;
+}
+
 export interface Mismatch {
   step: number;
   probe: string;
