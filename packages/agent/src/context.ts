@@ -1,13 +1,10 @@
 /** What every part of a running agent shares: its options and the node facts derived from them once. */
 import { parseCidr } from '@switchyard/ipam/cidr';
 import type { Logger } from '@switchyard/runtime';
-import { podMtu } from './bridge';
-import { WIREGUARD_OVERHEAD } from './features/wireguard/wireguard';
-import { ipsecPodMtu } from './features/ipsec/ipsec';
 import { AgentError } from './errors';
 import { AgentMetrics } from './metrics';
 import { NodeNetwork } from './netops';
-import { resolveAgentOptions, type AgentOptions, type ResolvedAgentOptions } from './options';
+import { podMtuOf, resolveAgentOptions, type AgentOptions, type ResolvedAgentOptions } from './options';
 
 export interface AgentContext {
   readonly options: ResolvedAgentOptions;
@@ -37,7 +34,6 @@ export function agentContext(o: AgentOptions): AgentContext {
   const encap = options.trafficMode === 'encap' || options.trafficMode === 'hybrid';
   const wireGuard = options.trafficEncryptionMode === 'wireGuard';
   const ipsec = options.trafficEncryptionMode === 'ipsec';
-  const tunnelMtu = podMtu(options.linkMtu, options.tunnelType, encap);
   return {
     options,
     podCIDR: cidr.toString(),
@@ -45,10 +41,8 @@ export function agentContext(o: AgentOptions): AgentContext {
     encap,
     wireGuard,
     ipsec,
-    // As Antrea: with WireGuard, inter-node pod traffic pays its overhead instead of the tunnel's;
-    // with IPsec, ESP comes on top of the tunnel's.
-    // WireGuard between Multi-cluster gateways adds its overhead to what pods may send.
-    mtu: (wireGuard ? options.linkMtu - WIREGUARD_OVERHEAD : ipsec ? ipsecPodMtu(tunnelMtu) : tunnelMtu) - (options.multicluster?.wireGuard ? WIREGUARD_OVERHEAD : 0),
+    // Each feature's overhead on traffic between nodes (tunnel, WireGuard, ESP), as its options fragment says.
+    mtu: podMtuOf(options),
     net: new NodeNetwork(options.nodeNetns),
     metrics: new AgentMetrics(),
     log: options.logger,

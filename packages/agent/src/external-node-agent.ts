@@ -17,7 +17,8 @@ import { agentHealth, type AgentHealth } from './health';
 import type { AgentOptions } from './options';
 import { AgentApi } from './features/api/part';
 import { AgentInfoHeartbeat } from './features/agentinfo/part';
-import { ExternalNodeMode, type ExternalNodeOptions } from './features/external-node/part';
+import { ExternalNodeMode } from './features/external-node/part';
+import type { ExternalNodeOptions } from './features/external-node/options';
 import { PolicyEnforcement } from './features/policy/part';
 
 /** Options of an ExternalNode agent: the node agent's (pod settings unused) plus the ExternalNode ones. */

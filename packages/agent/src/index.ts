@@ -10,7 +10,7 @@
  */
 export { Agent } from './agent';
 export { ExternalNodeAgent, type ExternalNodeAgentOptions } from './external-node-agent';
-export type { ExternalNodeOptions } from './features/external-node/part';
+export type { ExternalNodeOptions } from './features/external-node/options';
 export { agentOptionsFromConfig, type AgentOptions, type ResolvedAgentOptions } from './options';
 export type { AgentHealth, ControllerHealth } from './health';
 export type { NodeInfo, TunnelType } from './bridge';

@@ -2,7 +2,8 @@
 import type { KubeClient } from '@switchyard/kube';
 import { partOrder } from '@switchyard/runtime';
 import { agentContext } from '../src/context';
-import { AGENT_PARTS, type AgentPartContext } from '../src/features/index';
+import { EXTERNAL_NODE_FEATURES, POD_NODE_FEATURES } from '@switchyard/openflow-pipeline';
+import { AGENT_PARTS, EXTERNAL_NODE_PIPELINE_FEATURES, NODE_PIPELINE_FEATURES, type AgentPartContext } from '../src/features/index';
 import { agentHealth } from '../src/health';
 import type { AgentOptions } from '../src/options';
 
@@ -56,4 +57,9 @@ test("the agent's health answer names its parts under controllers", () => {
     ok: false,
     controllers: [{ name: 'node', ok: true, detail: 'd' }, { name: 'pods', ok: false, detail: 'e' }],
   });
+});
+
+test("the feature folders' pipeline features are the pipeline's feature lists, in the same order", () => {
+  expect(NODE_PIPELINE_FEATURES).toEqual(POD_NODE_FEATURES);
+  expect(EXTERNAL_NODE_PIPELINE_FEATURES).toEqual(EXTERNAL_NODE_FEATURES);
 });

@@ -8,7 +8,6 @@
 import type { ExternalNode } from '@switchyard/apis';
 import { Informer, KubeRequestError, type InformerEvent, type KubeClient } from '@switchyard/kube';
 import type { SwitchConnection } from '@switchyard/openflow';
-import type { PolicyBypass } from '@switchyard/openflow-pipeline';
 import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../../context';
 import { AgentError } from '../../errors';
@@ -17,16 +16,9 @@ import { HostLinks } from './host-links';
 import type { FlowSync } from '../../flow-sync';
 import { resolveInterfaces, type ResolvedInterface } from './interfaces';
 import { PRIME_LIST_MS } from '../../kube-resources';
+import type { ExternalNodeOptions } from './options';
 
 export const EXTERNAL_NODES = { group: 'crd.antrea.io', version: 'v1alpha1', plural: 'externalnodes', kind: 'ExternalNode', namespaced: true } as const;
-
-/** The ExternalNode settings of the agent (antrea-agent.conf `externalNode`). */
-export interface ExternalNodeOptions {
-  /** Namespace of this host's ExternalNode (`externalNodeNamespace`). */
-  namespace: string;
-  /** `policyBypassRules`, with protocols as the pipeline spells them. */
-  policyBypassRules?: readonly PolicyBypass[];
-}
 
 export class ExternalNodeMode implements Part {
   readonly name = 'external-node';

@@ -1,9 +1,9 @@
 /**
  * The multicluster part (featureGates.Multicluster with multicluster.enableGateway, and a
  * Kubernetes API): watches the Gateway and the ClusterInfoImports in the Multi-cluster namespace
- * and keeps the pipeline's Multi-cluster routes in line with them (multicluster.ts computes the
+ * and keeps the pipeline's Multi-cluster routes in line with them (spec.ts computes the
  * spec; the pipeline's multicluster feature makes the flows). With WireGuard between the gateways
- * it also keeps the gateway's WireGuard peers and host routes (./multicluster-wireguard).
+ * it also keeps the gateway's WireGuard peers and host routes (./gateway-wireguard).
  */
 import { Informer, type KubeClient, type KubeObject } from '@switchyard/kube';
 import type { MulticlusterSpec } from '@switchyard/openflow-pipeline';
@@ -12,6 +12,7 @@ import type { AgentContext } from '../../context';
 import { gatewayFacts, gatewayWireGuardPlan, multiclusterSpecOf, podLabelIdentities, remoteClusterFacts, type GatewayFacts, type LocalPodLabels, type RemoteClusterFacts } from './spec';
 import { PODS, PRIME_LIST_MS, listWithin } from '../../kube-resources';
 import { GatewayWireGuard } from './gateway-wireguard';
+import type { MulticlusterOptions } from './options';
 import type { NodeDatapath } from '../node/part';
 
 const MC = 'multicluster.crd.antrea.io';
@@ -19,24 +20,6 @@ export const GATEWAYS = { group: MC, version: 'v1alpha1', plural: 'gateways', ki
 export const CLUSTER_INFO_IMPORTS = { group: MC, version: 'v1alpha1', plural: 'clusterinfoimports', kind: 'ClusterInfoImport', namespaced: true } as const;
 export const LABEL_IDENTITIES = { group: MC, version: 'v1alpha1', plural: 'labelidentities', kind: 'LabelIdentity', namespaced: false } as const;
 export const NAMESPACES = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false } as const;
-
-/** The agent's Multi-cluster settings (antrea-agent.conf `multicluster.*`). */
-export interface MulticlusterOptions {
-  /** Namespace of the Multi-cluster controller (its Gateway and ClusterInfoImports). */
-  namespace: string;
-  enablePodToPodConnectivity: boolean;
-  /**
-   * `multicluster.enableStretchedNetworkPolicy`: this node's pods carry their ClusterSet label
-   * identity in `tun_id` to other clusters (the LabelIdentities, this node's Pods and the
-   * Namespaces are watched for it).
-   */
-  enableStretchedNetworkPolicy?: boolean;
-  /**
-   * `multicluster.trafficEncryptionMode: wireGuard`: traffic between this cluster's gateway and the
-   * other clusters' goes through a WireGuard device of the gateway (`multicluster.wireGuard.port`).
-   */
-  wireGuard?: { port: number };
-}
 
 export class MulticlusterRoutes implements Part {
   readonly name = 'multicluster';

@@ -4,7 +4,7 @@
  * on the Node, and keeps the device's peers in line with the other Nodes. The routes part sends
  * remote pod CIDRs to the device; the pipeline hands that traffic to the gateway.
  *
- * The device outlives the agent, as a kernel device would (see ./wireguard-device): a restarted
+ * The device outlives the agent, as a kernel device would (see ./device): a restarted
  * agent adopts the running device instead of starting another, so pod traffic between nodes does
  * not stop while the agent is away.
  */

@@ -1,0 +1,122 @@
+/**
+ * The node's options: who it is (name, pod CIDR, addresses, state directory), what it talks to
+ * (OVS, the Kubernetes API) and its datapath (bridge, gateway, tunnel, traffic mode). Every other
+ * feature's options fragment may read these.
+ */
+import { join } from 'node:path';
+import type { TrafficMode } from '@switchyard/openflow-pipeline';
+import { silentLogger, type Clock, type Logger } from '@switchyard/runtime';
+import type { KubeClient } from '@switchyard/kube';
+import { checkDatapathSupport, podMtu, type TunnelType } from '../../bridge';
+import type { OptionsFragment, Resolved } from '../../options-fragment';
+
+export interface NodeOptions {
+  nodeName: string;
+  /** This node's pod CIDR (IPv4); the gateway gets its first address. */
+  podCIDR: string;
+  /** This node's transport address. */
+  nodeIP: string;
+  /** OVSDB remote, as `ovs-vsctl --db` takes it (`unix:/var/run/openvswitch/db.sock`). */
+  ovsdbRemote: string;
+  /** Directory of `<bridge>.mgmt` (the OpenFlow management socket). Default /var/run/openvswitch. */
+  ovsRunDir?: string;
+  /** Bridge name. Default br-int. */
+  bridge?: string;
+  /** `netdev` (userspace) or `system` (kernel). Default system, as Antrea. */
+  datapathType?: 'system' | 'netdev';
+  /** Gateway internal port. Default antrea-gw0. */
+  gatewayName?: string;
+  /** Tunnel port. Default antrea-tun0. */
+  tunnelName?: string;
+  /** Default geneve. `stt` is refused on the netdev datapath. */
+  tunnelType?: TunnelType;
+  /** 0 = the tunnel type's default UDP port. */
+  tunnelPort?: number;
+  tunnelCsum?: boolean;
+  /** MTU of the node's transport link; pods get it minus the tunnel overhead. Default 1500. */
+  linkMtu?: number;
+  /** State directory: the host-local store lives in `<dataDir>/networks/<ipamNetwork>`. */
+  dataDir: string;
+  /**
+   * Lab only: netns (name or path) holding the node's host side (gateway, veth host ends), when
+   * the agent process runs outside it.
+   */
+  nodeNetns?: string;
+  /** Transmit checksum offload off on both veth ends. Default: on the netdev datapath. */
+  disableTxChecksumOffload?: boolean;
+  /**
+   * How pod traffic crosses nodes. Default encap. networkPolicyOnly: chained after a routed
+   * primary CNI, policies only (no IPAM, tunnel, routes or SNAT of ours).
+   */
+  trafficMode?: TrafficMode;
+  /**
+   * Encryption of pod traffic between nodes. wireGuard: a WireGuard device (`switchyard-wg0`,
+   * userspace wireguard-go) carries it instead of the tunnel; needs `kube` (keys are exchanged
+   * through Node annotations). ipsec: one tunnel port per peer Node with `remote_ip` and `psk`
+   * (ovs-monitor-ipsec and strongSwan encrypt it); needs `kube` and encap. Default none.
+   */
+  trafficEncryptionMode?: 'none' | 'wireGuard' | 'ipsec';
+  /** Do not masquerade pod -> external traffic (the network routes pod addresses). Default false. */
+  noSNAT?: boolean;
+  /**
+   * The Kubernetes API. With it the agent watches Nodes (remote nodes' flows and host routes) and
+   * its own node's Pods, and keeps its AntreaAgentInfo current. Without it there are no remote
+   * nodes: pods reach only pods of this node.
+   */
+  kube?: KubeClient;
+  /** Time source of heartbeats and informer backoff. */
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/** The node's options without a default: absent means that feature (or override) is off. */
+export type NodeUnset = 'nodeNetns' | 'kube' | 'clock';
+export type ResolvedNodeOptions = Resolved<NodeOptions, NodeUnset>;
+
+/** A feature's options fragment, which may read the node's options. */
+export type FeatureOptionsFragment<O extends object, U extends keyof O = never> = OptionsFragment<O, U, NodeOptions, ResolvedNodeOptions>;
+
+export const nodeOptions: OptionsFragment<NodeOptions, NodeUnset> = {
+  resolve: (o) => ({
+    nodeName: o.nodeName,
+    podCIDR: o.podCIDR,
+    nodeIP: o.nodeIP,
+    ovsdbRemote: o.ovsdbRemote,
+    ovsRunDir: o.ovsRunDir ?? '/var/run/openvswitch',
+    bridge: o.bridge ?? 'br-int',
+    datapathType: o.datapathType ?? 'system',
+    gatewayName: o.gatewayName ?? 'antrea-gw0',
+    tunnelName: o.tunnelName ?? 'antrea-tun0',
+    tunnelType: o.tunnelType ?? 'geneve',
+    tunnelPort: o.tunnelPort ?? 0,
+    tunnelCsum: o.tunnelCsum ?? false,
+    linkMtu: o.linkMtu ?? 1500,
+    dataDir: o.dataDir,
+    disableTxChecksumOffload: o.disableTxChecksumOffload ?? (o.datapathType ?? 'system') === 'netdev',
+    trafficMode: o.trafficMode ?? 'encap',
+    trafficEncryptionMode: o.trafficEncryptionMode ?? 'none',
+    noSNAT: o.noSNAT ?? false,
+    ...(o.nodeNetns !== undefined ? { nodeNetns: o.nodeNetns } : {}),
+    ...(o.kube !== undefined ? { kube: o.kube } : {}),
+    ...(o.clock !== undefined ? { clock: o.clock } : {}),
+    logger: o.logger ?? silentLogger,
+  }),
+  check: (r) => checkDatapathSupport(r),
+  fromConfig: (cfg) => ({
+    ovsdbRemote: `unix:${join(cfg.ovsRunDir, 'db.sock')}`,
+    trafficMode: cfg.trafficEncapMode,
+    trafficEncryptionMode: cfg.trafficEncryptionMode,
+    noSNAT: cfg.noSNAT,
+    ovsRunDir: cfg.ovsRunDir,
+    bridge: cfg.ovsBridge,
+    datapathType: cfg.ovsDatapathType,
+    gatewayName: cfg.hostGateway,
+    tunnelType: cfg.tunnelType as TunnelType,
+    tunnelPort: cfg.tunnelPort,
+    tunnelCsum: cfg.tunnelCsum,
+    ...(cfg.defaultMTU > 0 ? { linkMtu: cfg.defaultMTU } : {}),
+    disableTxChecksumOffload: cfg.disableTXChecksumOffload || cfg.ovsDatapathType === 'netdev',
+  }),
+  // Encap (and hybrid) pays the tunnel's overhead.
+  podMtu: (r, mtu) => podMtu(mtu, r.tunnelType, r.trafficMode === 'encap' || r.trafficMode === 'hybrid'),
+};

@@ -1,0 +1,41 @@
+/** The agent's options, merged from each feature's fragment: defaults, config keys, checks, MTU. */
+import { parseAgentConfig } from '@switchyard/apis';
+import { silentLogger } from '@switchyard/runtime';
+import { agentOptionsFromConfig, podMtuOf, resolveAgentOptions } from '../src/options';
+
+const node = { nodeName: 'n1', podCIDR: '10.10.1.0/24', nodeIP: '192.168.1.1', dataDir: '/d' };
+
+test('every field without a default in the given options gets its fragment\'s default', () => {
+  expect(resolveAgentOptions({ ...node, ovsdbRemote: 'unix:/x' })).toEqual({
+    ...node,
+    ovsdbRemote: 'unix:/x', ovsRunDir: '/var/run/openvswitch', bridge: 'br-int', datapathType: 'system', gatewayName: 'antrea-gw0', tunnelName: 'antrea-tun0',
+    tunnelType: 'geneve', tunnelPort: 0, tunnelCsum: false, linkMtu: 1500, disableTxChecksumOffload: false, trafficMode: 'encap', trafficEncryptionMode: 'none', noSNAT: false,
+    logger: silentLogger,
+    ipamNetwork: 'switchyard', cniSocket: '/var/run/antrea/cni.sock',
+    enableIPPools: false,
+    policyLogFile: '/d/networkpolicy/np.log', packetInRate: 500,
+    enableProxy: false,
+    wireGuardPort: 51820, wireGuardGo: 'wireguard-go',
+    ipsecAuthenticationMode: 'psk', ipsecCANamespace: 'kube-system',
+    apiBindAddress: '127.0.0.1',
+    agentInfoIntervalMs: 60_000,
+  });
+});
+
+test('an antrea-agent.conf maps to options through each fragment', () => {
+  const { config } = parseAgentConfig({ ovsDatapathType: 'netdev', defaultMTU: 9000, trafficEncryptionMode: 'wireGuard', wireGuard: { port: 5555 }, featureGates: { AntreaIPAM: true } });
+  expect(agentOptionsFromConfig(config, node)).toEqual({
+    ...node,
+    ovsdbRemote: 'unix:/var/run/openvswitch/db.sock', ovsRunDir: '/var/run/openvswitch', bridge: 'br-int', datapathType: 'netdev', gatewayName: 'antrea-gw0',
+    tunnelType: 'geneve', tunnelPort: 0, tunnelCsum: false, linkMtu: 9000, disableTxChecksumOffload: true, trafficMode: 'encap', trafficEncryptionMode: 'wireGuard', noSNAT: false,
+    cniSocket: '/var/run/antrea/cni.sock', enableIPPools: true, packetInRate: 500, enableProxy: true, wireGuardPort: 5555, apiPort: 10350,
+  });
+});
+
+test('the pods\' MTU pays each feature\'s overhead in fragment order: tunnel, then WireGuard instead of it, ESP on top of it, gateway WireGuard on top of all', () => {
+  const base = { ...node, ovsdbRemote: 'unix:/x' };
+  expect(podMtuOf(resolveAgentOptions(base))).toBe(1450);
+  expect(podMtuOf(resolveAgentOptions({ ...base, trafficMode: 'noEncap' }))).toBe(1500);
+  const mc = { namespace: 'kube-system', enablePodToPodConnectivity: false, wireGuard: { port: 51821 } };
+  expect(podMtuOf(resolveAgentOptions({ ...base, multicluster: mc }))).toBe(1450 - 80);
+});
