@@ -30,6 +30,7 @@ module.exports = {
     '^@switchyard/ipam/cidr$': src('packages/ipam', 'cidr/index.ts'),
     '^@switchyard/ipam/testing$': src('packages/ipam', 'testing.ts'),
     '^@switchyard/openflow/codec$': src('packages/openflow', 'codec.ts'),
+    '^@switchyard/kube-api/testing$': src('tools/kube-api', 'testing.ts'),
     '^@switchyard/(runtime|apis|openflow|openflow-pipeline|ovsdb|kube|pki|durable-file|controlplane-client|ipam|policy-compiler|multicluster|agent|controller|cli)$':
       path.join(root, 'packages/$1/src/index.ts'),
     '^@switchyard/(testbed|kube-api|lab)$': path.join(root, 'tools/$1/src/index.ts'),

@@ -4,10 +4,10 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { loadCrds } from '@switchyard/apis';
 import { KubeConfigClient, KubeRequestError, type KubeObject } from '@switchyard/kube';
-import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import type { KubeApiServer } from '@switchyard/kube-api';
+import { startTestKubeApi } from '@switchyard/kube-api/testing';
 import { LeaderController, MemberController } from '@switchyard/multicluster';
 import YAML from 'yaml';
 import { runYardctl } from '../src/program';
@@ -30,10 +30,8 @@ const members: MemberController[] = [];
 const fast = { initialBackoffMs: 50, maxBackoffMs: 500 };
 
 async function cluster(serviceCIDR: string): Promise<Cluster> {
-  const api = await startKubeApi({ crds: loadCrds() as unknown as KubeObject[], serviceCIDR });
-  const kc = new KubeConfig();
-  kc.loadFromFile(api.kubeconfigPath);
-  return { api, kube: new KubeConfigClient(kc) };
+  const { api, kubeConfig } = await startTestKubeApi({ crds: loadCrds() as unknown as KubeObject[], serviceCIDR });
+  return { api, kube: new KubeConfigClient(kubeConfig) };
 }
 
 async function yardctl(c: Cluster, args: string[]): Promise<{ code: number; out: string; err: string }> {

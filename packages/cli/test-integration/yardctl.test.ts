@@ -1,11 +1,13 @@
 // yardctl against a real API server (tools/kube-api, TLS) and the switchyard-controller binary:
 // outputs are compared with kubectl and with the policy compiler run offline on the same objects.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import { loadCrds } from '@switchyard/apis';
+import type { KubeApiServer, KubeObject } from '@switchyard/kube-api';
+import { startTestKubeApi, type Kubectl } from '@switchyard/kube-api/testing';
 import { explain, PolicyEngine, type ClusterObject, type Explanation } from '@switchyard/policy-compiler';
 import YAML from 'yaml';
 import { eventuallyPasses as waitToPass } from '@switchyard/testbed';
@@ -29,12 +31,9 @@ let api: KubeApiServer;
 let env: NodeJS.ProcessEnv;
 let controller: ChildProcess | undefined;
 let controllerLog = '';
-const kubectl = async (args: string[], stdin?: string): Promise<string> => {
-  const r = await exec('kubectl', args, env, stdin);
-  if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${r.stderr}`);
-  return r.stdout;
-};
-const apply = (...docs: unknown[]): Promise<string> => kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: docs }));
+let k: Kubectl;
+const kubectl = (args: string[], stdin?: string): Promise<string> => k.ok(args, stdin);
+const apply = (...docs: unknown[]): Promise<string> => k.apply(...docs);
 /** The real yardctl, as a child process (through tsx, as the built bundle would run). */
 const yardctl = (args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Result> => exec(process.execPath, ['--import', 'tsx', YARDCTL, ...args], { ...env, ...extraEnv });
 const yardJson = async <T>(args: string[]): Promise<T> => {
@@ -63,10 +62,9 @@ const POLICIES = [
 ];
 
 beforeAll(async () => {
-  api = await startKubeApi({});
-  env = { ...process.env, KUBECONFIG: api.kubeconfigPath, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kubectl-cache-')), HOME: tmpdir(), NO_COLOR: '1' };
-  const crdDir = join(ROOT, 'packages/apis/crds');
-  await kubectl(['apply', '-f', '-'], readdirSync(crdDir).filter((f) => f.endsWith('.yaml')).map((f) => readFileSync(join(crdDir, f), 'utf8')).join('\n---\n'));
+  ({ api, kubectl: k } = await startTestKubeApi({ crds: loadCrds() as unknown as KubeObject[] }));
+  // yardctl runs with kubectl's environment (its kubeconfig), without colours.
+  env = { ...k.env, NO_COLOR: '1' };
   const port = await freePort();
   const rbac = YAML.parseAllDocuments(readFileSync(join(ROOT, 'packages/controller/build/rbac.yaml'), 'utf8')).map((d) => d.toJSON() as unknown);
   await apply(

@@ -1,39 +1,17 @@
 // Shared setup for the integration suites: an embedded API server with the CRDs, RBAC for agents,
-// node tokens, kubectl, and a controller wired to it.
-import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+// node tokens, kubectl (from @switchyard/kube-api/testing), and a controller wired to it.
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
-import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import { loadCrds } from '@switchyard/apis';
+import type { KubeApiServer, KubeObject } from '@switchyard/kube-api';
+import { startTestKubeApi, type Kubectl } from '@switchyard/kube-api/testing';
 import YAML from 'yaml';
 import { Controller, type ControllerOptions } from '../src/controller';
 import { KubeConfigClient } from '@switchyard/kube';
 import { eventually as waitForValue, eventuallyPasses as waitToPass, type ValueCallback } from '@switchyard/testbed';
 
 export const NODE_TOKENS: Record<string, string> = { 'node-a': 'token-node-a', 'node-b': 'token-node-b', 'node-c': 'token-node-c' };
-
-export class Kubectl {
-  readonly env: NodeJS.ProcessEnv;
-  constructor(kubeconfig: string) {
-    this.env = { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kubectl-cache-')), HOME: tmpdir() };
-  }
-  /** Run kubectl asynchronously (the API server lives in this process); rejects on failure. */
-  ok(args: string[], stdin?: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const child = execFile('kubectl', args, { env: this.env, maxBuffer: 32 << 20 }, (err, stdout, stderr) => {
-        if (err) reject(new Error(`kubectl ${args.join(' ')} failed: ${stderr}`));
-        else resolve(stdout);
-      });
-      if (stdin !== undefined) child.stdin?.end(stdin);
-    });
-  }
-  apply(...docs: unknown[]): Promise<string> {
-    // JSON, not YAML: kubectl reads YAML 1.1, where a bare `y` is a boolean.
-    return this.ok(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: docs }));
-  }
-}
 
 export async function freePort(): Promise<number> {
   const s = net.createServer();
@@ -51,16 +29,11 @@ export interface Cluster {
   startController(extra?: Partial<ControllerOptions>): Promise<Controller>;
 }
 
-const CRD_DIR = join(__dirname, '../../apis/crds');
-
 /** API server with CRDs, agent RBAC and the controller's Service/Endpoints on a fixed local port. */
 export async function startCluster(): Promise<Cluster> {
   const tokens: Record<string, { user: string; groups: string[] }> = {};
   for (const [node, tok] of Object.entries(NODE_TOKENS)) tokens[tok] = { user: `system:node:${node}`, groups: ['system:nodes', 'system:authenticated'] };
-  const api = await startKubeApi({ tokens });
-  const kubectl = new Kubectl(api.kubeconfigPath);
-  const crds = readdirSync(CRD_DIR).filter((f) => f.endsWith('.yaml')).map((f) => readFileSync(join(CRD_DIR, f), 'utf8'));
-  await kubectl.ok(['apply', '-f', '-'], crds.join('\n---\n'));
+  const { api, kubectl, kubeConfig } = await startTestKubeApi({ tokens, crds: loadCrds() as unknown as KubeObject[] });
   const controllerPort = await freePort();
   const build = YAML.parseAllDocuments(readFileSync(join(__dirname, '../build/rbac.yaml'), 'utf8')).map((d) => d.toJSON() as unknown);
   await kubectl.apply(
@@ -69,9 +42,7 @@ export async function startCluster(): Promise<Cluster> {
     { apiVersion: 'v1', kind: 'Service', metadata: { name: 'switchyard', namespace: 'kube-system' }, spec: { ports: [{ port: 443, targetPort: controllerPort }] } },
     { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'switchyard', namespace: 'kube-system' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: controllerPort }] }] },
   );
-  const kc = new KubeConfig();
-  kc.loadFromFile(api.kubeconfigPath);
-  const kube = new KubeConfigClient(kc);
+  const kube = new KubeConfigClient(kubeConfig);
   return {
     api,
     kubectl,

@@ -2,14 +2,10 @@
 // antrea-multicluster) and members `test-cluster-west` / `test-cluster-east` (kube-system), set
 // up as the seed user guide does: a ServiceAccount token Secret per member in the leader, copied
 // to the member as an Opaque Secret; objects applied with kubectl.
-import { execFile } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import { loadCrds } from '@switchyard/apis';
 import { KubeConfigClient, type KubeObject } from '@switchyard/kube';
-import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import type { KubeApiServer } from '@switchyard/kube-api';
+import { startTestKubeApi, type Kubectl } from '@switchyard/kube-api/testing';
 import type { Clock } from '@switchyard/runtime';
 import { eventually as waitForValue, eventuallyPasses as waitToPass, type ValueCallback } from '@switchyard/testbed';
 import { LeaderController, MemberController, type EndpointIPType } from '../src';
@@ -18,38 +14,6 @@ export const LEADER_NS = 'antrea-multicluster';
 export const MEMBER_NS = 'kube-system';
 export const CLUSTERSET = 'test-clusterset';
 export const LEADER_ID = 'test-cluster-north';
-
-export class Kubectl {
-  readonly env: NodeJS.ProcessEnv;
-  constructor(kubeconfig: string) {
-    this.env = { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kubectl-cache-')), HOME: tmpdir() };
-  }
-  /** Run kubectl asynchronously (the API servers live in this process); rejects on failure. */
-  ok(args: string[], stdin?: string): Promise<string> {
-    return new Promise((resolve, reject) => {
-      const child = execFile('kubectl', args, { env: this.env, maxBuffer: 32 << 20 }, (err, stdout, stderr) => {
-        if (err) reject(new Error(`kubectl ${args.join(' ')} failed: ${stderr}`));
-        else resolve(stdout);
-      });
-      if (stdin !== undefined) child.stdin?.end(stdin);
-    });
-  }
-  apply(...docs: unknown[]): Promise<string> {
-    return this.ok(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: docs }));
-  }
-  async json<T = KubeObject>(args: string[]): Promise<T> {
-    return JSON.parse(await this.ok([...args, '-o', 'json'])) as T;
-  }
-  /** The object, or undefined when kubectl says NotFound. */
-  async maybe<T = KubeObject>(args: string[]): Promise<T | undefined> {
-    try {
-      return await this.json<T>(args);
-    } catch (e) {
-      if (/NotFound|not found/.test((e as Error).message)) return undefined;
-      throw e;
-    }
-  }
-}
 
 export interface TestCluster {
   id: string;
@@ -60,10 +24,8 @@ export interface TestCluster {
 
 /** An API server (with the CRDs of @switchyard/apis); `persist` keeps its state and port for a restart. */
 export async function cluster(id: string, serviceCIDR: string, persist?: { dataDir: string; port?: number }): Promise<TestCluster> {
-  const api = await startKubeApi({ crds: loadCrds() as unknown as KubeObject[], serviceCIDR, ...(persist ? { dataDir: persist.dataDir, port: persist.port ?? 0 } : {}) });
-  const kc = new KubeConfig();
-  kc.loadFromFile(api.kubeconfigPath);
-  return { id, api, kubectl: new Kubectl(api.kubeconfigPath), kube: new KubeConfigClient(kc) };
+  const { api, kubectl, kubeConfig } = await startTestKubeApi({ crds: loadCrds() as unknown as KubeObject[], serviceCIDR, ...(persist ? { dataDir: persist.dataDir, port: persist.port ?? 0 } : {}) });
+  return { id, api, kubectl, kube: new KubeConfigClient(kubeConfig) };
 }
 
 export const memberClusterSet = (clusterID: string, leaderUrl: string, over: { name?: string; leaderID?: string; secret?: string } = {}): KubeObject => ({

@@ -4,14 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { startKubeApi, type KubeApiServer } from '../src/index';
-import { Kubectl } from './support/kubectl';
+import { Kubectl } from '../src/testing';
 
 let server: KubeApiServer;
 let k: Kubectl;
 
 beforeAll(async () => {
   server = await startKubeApi();
-  k = new Kubectl(server);
+  k = new Kubectl(server.kubeconfigPath);
 });
 afterAll(() => server.stop());
 
@@ -96,7 +96,7 @@ describe('kubectl', () => {
     await k.ok(['-n', 'kc', 'create', 'rolebinding', 'reader', '--role=cm-reader', '--serviceaccount=kc:reader']);
     const token = (await k.ok(['-n', 'kc', 'create', 'token', 'reader'])).trim();
     const path = server.writeKubeconfig(join(mkdtempSync(join(tmpdir(), 'kc-')), 'reader.kubeconfig'), { name: 'reader', token, namespace: 'kc' });
-    const reader = new Kubectl(server, path);
+    const reader = new Kubectl(path);
     expect((await reader.ok(['auth', 'can-i', 'list', 'configmaps'])).trim()).toBe('yes');
     const denied = await reader.run(['auth', 'can-i', 'delete', 'configmaps']);
     expect(denied.stdout.trim()).toBe('no');

@@ -2,7 +2,8 @@
 // mutants rejected with the field paths kube-apiserver would name.
 import { startKubeApi, type KubeApiServer } from '../src/index';
 import { loadCrds } from '@switchyard/apis';
-import { Kubectl, missingFields, seedDocs } from './support/kubectl';
+import { Kubectl } from '../src/testing';
+import { missingFields, seedDocs } from './support/seeds';
 import YAML from 'yaml';
 
 let server: KubeApiServer;
@@ -10,7 +11,7 @@ let k: Kubectl;
 
 beforeAll(async () => {
   server = await startKubeApi();
-  k = new Kubectl(server);
+  k = new Kubectl(server.kubeconfigPath);
   // The CRDs @switchyard/apis ships, applied with kubectl like a user would.
   await k.ok(['apply', '-f', '-'], loadCrds().map((c) => YAML.stringify(c)).join('---\n'));
   for (const ns of ['vm-ns', 'antrea-multicluster', 'prod-us-west']) await k.ok(['create', 'namespace', ns]);

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kubectl } from './support/kubectl';
+import { Kubectl } from '../src/testing';
 
 const BIN = join(__dirname, '../bin/switchyard-kube-api.js');
 const dataDir = mkdtempSync(join(tmpdir(), 'kube-api-sigkill-'));
@@ -52,7 +52,7 @@ afterAll(async () => {
 it('keeps every acknowledged write across a SIGKILL in the middle of a stream of writes', async () => {
   const port = await freePort();
   let server = await startServer(port);
-  const k = new Kubectl({ kubeconfigPath: kubeconfig });
+  const k = new Kubectl(kubeconfig);
   await k.ok(['create', 'namespace', 'durable']);
   await k.ok(['-n', 'durable', 'create', 'configmap', 'counter', '--from-literal=n=0']);
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import { startKubeApi, type KubeApiServer } from '../src/index';
 import { ensurePki } from '../src/tls';
-import { Kubectl } from './support/kubectl';
+import { Kubectl } from '../src/testing';
 
 let server: KubeApiServer;
 let backend: https.Server;
@@ -34,7 +34,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((r) => backend.listen(0, '127.0.0.1', () => r()));
   const port = (backend.address() as AddressInfo).port;
-  const k = new Kubectl(server);
+  const k = new Kubectl(server.kubeconfigPath);
   await k.ok(['apply', '-f', '-'], [
     YAML.stringify({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'stats', namespace: 'kube-system' }, spec: { ports: [{ port: 443, targetPort: port }] } }),
     YAML.stringify({ apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'stats', namespace: 'kube-system' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }] }),
@@ -75,7 +75,7 @@ describe('TLS and kubeconfig', () => {
 
 describe('API aggregation', () => {
   it('lists the aggregated group in discovery and proxies its requests with the caller identity', async () => {
-    const k = new Kubectl(server);
+    const k = new Kubectl(server.kubeconfigPath);
     const groups = JSON.parse(await k.ok(['get', '--raw', '/apis'])) as { groups: { name: string }[] };
     expect(groups.groups.map((g) => g.name)).toContain('stats.example.io');
     expect(await k.ok(['api-resources', '--api-group=stats.example.io', '-o', 'name'])).toBe('things.stats.example.io\n');
@@ -94,7 +94,7 @@ describe('API aggregation', () => {
   });
 
   it('publishes kube-system/extension-apiserver-authentication with its CA for the servers it proxies to', async () => {
-    const k = new Kubectl(server);
+    const k = new Kubectl(server.kubeconfigPath);
     const cm = JSON.parse(await k.ok(['get', 'configmap', '-n', 'kube-system', 'extension-apiserver-authentication', '-o', 'json'])) as { data: Record<string, string> };
     expect(cm.data['client-ca-file']).toBe(server.caPem);
     expect(cm.data['requestheader-client-ca-file']).toBe(server.caPem);
@@ -103,7 +103,7 @@ describe('API aggregation', () => {
   });
 
   it('reports the APIService Available', async () => {
-    const k = new Kubectl(server);
+    const k = new Kubectl(server.kubeconfigPath);
     const s = JSON.parse(await k.ok(['get', 'apiservice', 'v1alpha1.stats.example.io', '-o', 'json'])) as { status: { conditions: { type: string; status: string }[] } };
     expect(s.status.conditions).toEqual([expect.objectContaining({ type: 'Available', status: 'True' })]);
   });
