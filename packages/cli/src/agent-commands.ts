@@ -1,0 +1,107 @@
+// An agent's state as yardctl commands (`get agentinfo`, `get podinterface`, `get ovsflows`): the
+// agent's local API, on its unix socket (yardctl on the node) or through the API server's node
+// proxy to the agent's TCP port (--node, from anywhere with a kubeconfig).
+import type { Command } from 'commander';
+import { AGENT_INFO_PATH, connectAgent, connectAgentThroughNode, DEFAULT_AGENT_SOCKET, type AgentApi } from './agent-client';
+import { agentInfoTable, ovsFlowsTable, podInterfaceTable, type AgentInfo, type OvsFlowItem, type PodInterfaceItem } from './agent-views';
+import { decodeJson, kubeError } from './client';
+import { examples, notFound, withOutput, type CommandContext, type OutputOpts } from './command';
+import { CliError } from './errors';
+
+interface AgentOpts extends OutputOpts {
+  agentSocket?: string;
+  node?: string;
+}
+
+function withAgent(cmd: Command): Command {
+  return withOutput(cmd)
+    .option('--agent-socket <path>', "unix socket of the agent's local API (switchyard-agent --api-socket; default $YARDCTL_AGENT_SOCKET or /var/run/antrea/agent.sock)")
+    .option('--node <name>', "reach this node's agent through the API server node proxy (port from its AntreaAgentInfo apiPort, default 10350)");
+}
+
+/** The agent the flags name: --node through the API server, else the local socket. */
+function agentOf(ctx: CommandContext, o: AgentOpts): AgentApi {
+  if (o.node !== undefined && o.agentSocket !== undefined) throw new CliError('USAGE', 'use only one of --node and --agent-socket', o.node, '--node');
+  if (o.node !== undefined) {
+    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(o.node)) throw new CliError('USAGE', `invalid node name "${o.node}"`, o.node, '--node');
+    return connectAgentThroughNode(ctx.kube(), { node: o.node });
+  }
+  const { timeoutMs, trace } = ctx.connectOptions();
+  return (ctx.io.connectAgent ?? connectAgent)({ socketPath: o.agentSocket ?? ctx.io.env.YARDCTL_AGENT_SOCKET ?? DEFAULT_AGENT_SOCKET, timeoutMs, ...(trace ? { trace } : {}) });
+}
+
+/** `get agentinfo`, `get podinterface`, `get ovsflows`. */
+export function addAgentGetCommands(get: Command, ctx: CommandContext): void {
+  examples(withAgent(get.command('agentinfo').aliases(['ai']).description("Print agents' basic information: node, health, subnet, policy counts, local pods (every agent's AntreaAgentInfo from the API server, or one agent's own answer with --node/--agent-socket)")), [
+    ['Every agent, from their AntreaAgentInfo objects', 'yardctl get agentinfo'],
+    ["The agent of node-a, asked through the API server's node proxy", 'yardctl get ai --node node-a'],
+    ['With bridge, OVS version and flow count, from the local socket', 'yardctl get ai -o wide --agent-socket /var/run/antrea/agent.sock'],
+  ]).action(async (o: AgentOpts) => {
+    if (o.node === undefined && o.agentSocket === undefined && ctx.io.env.YARDCTL_AGENT_SOCKET === undefined) {
+      // No agent named: every agent, as each reports itself in its AntreaAgentInfo.
+      const r = await ctx.kube().request(AGENT_INFO_PATH);
+      if (r.status !== 200) throw kubeError(r.status, r.body, AGENT_INFO_PATH, (msg) => `the API server is unavailable: ${msg}`);
+      const list = decodeJson<{ items: AgentInfo[] }>(r, AGENT_INFO_PATH);
+      list.items.sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+      return ctx.printList(o, list, list.items.length, () => agentInfoTable(list.items, o.output === 'wide'));
+    }
+    const info = await agentOf(ctx, o).get<AgentInfo>('/agentinfo');
+    ctx.print(o, info, () => agentInfoTable(info, o.output === 'wide'));
+  });
+
+  examples(
+    withAgent(
+      get
+        .command('podinterface')
+        .aliases(['pi', 'podinterfaces'])
+        .description("Print the network interfaces of the agent's local Pods")
+        .argument('[name]', 'pod name')
+        .option('-n, --namespace <ns>', 'only pods of this namespace')
+        .option('-A, --all-namespaces', 'pods of all namespaces (the default)'),
+    ),
+    [
+      ['All local pod interfaces', 'yardctl get podinterface'],
+      ['One pod, as JSON', 'yardctl get pi web -n x -o json'],
+    ],
+  ).action(async (name: string | undefined, o: AgentOpts & { namespace?: string; allNamespaces?: boolean }) => {
+    if (o.namespace !== undefined && o.allNamespaces) throw new CliError('USAGE', 'use only one of -n and -A', o.namespace, '--namespace');
+    const list = await agentOf(ctx, o).get<PodInterfaceItem[]>('/podinterfaces', { namespace: o.namespace, name });
+    if (name !== undefined && list.length === 0) throw notFound('podinterfaces', o.namespace === undefined ? name : `${o.namespace}/${name}`);
+    ctx.print(o, list, () => podInterfaceTable(list));
+  });
+
+  addOvsFlowsCommand(get, ctx);
+}
+
+function addOvsFlowsCommand(get: Command, ctx: CommandContext): void {
+  examples(
+    withAgent(
+      get
+        .command('ovsflows')
+        .aliases(['of'])
+        .description('Dump the OVS flows, or those of a local Pod, of a NetworkPolicy or of a flow table, as the agent reads them from the switch')
+        .option('-p, --pod <name>', 'name of a local Pod (namespace from -n, default "default")')
+        .option('-n, --namespace <ns>', 'namespace of the Pod or NetworkPolicy')
+        .option('--networkpolicy <policy>', 'flows of the rules of a NetworkPolicy: namespace/name, a name (namespace from -n for a namespaced policy) or its uid')
+        .option('-T, --table <table>', 'flow table name (e.g. IngressRule) or number'),
+    ),
+    [
+      ['Dump all OVS flows', 'yardctl get ovsflows'],
+      ['Flows of a local Pod', 'yardctl get ovsflows -p web -n x'],
+      ['Flows of a NetworkPolicy', 'yardctl get ovsflows --networkpolicy web-from-client -n x'],
+      ['Flows of a ClusterNetworkPolicy on node-a, through the API server', 'yardctl get of --networkpolicy acnp-drop-other --node node-a'],
+      ['Flows of one table, by name or number', 'yardctl get of -T SpoofGuard'],
+    ],
+  ).action(async (o: AgentOpts & { pod?: string; namespace?: string; networkpolicy?: string; table?: string }) => {
+    if (o.networkpolicy !== undefined && o.pod !== undefined) throw new CliError('USAGE', 'use only one of -p/--pod and --networkpolicy', o.networkpolicy, '--networkpolicy');
+    if (o.networkpolicy !== undefined && !/^([a-z0-9]([-a-z0-9.]*[a-z0-9])?\/)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(o.networkpolicy)) {
+      throw new CliError('USAGE', `invalid NetworkPolicy "${o.networkpolicy}": expected namespace/name, name or uid`, o.networkpolicy, '--networkpolicy');
+    }
+    if (o.table !== undefined && !/^[A-Za-z0-9()_-]+$/.test(o.table)) throw new CliError('USAGE', `invalid table "${o.table}": a table name or number`, o.table, '--table');
+    const networkpolicy = o.networkpolicy === undefined || o.networkpolicy.includes('/') || o.namespace === undefined ? o.networkpolicy : `${o.namespace}/${o.networkpolicy}`;
+    const pod = o.pod === undefined ? undefined : `${o.namespace ?? 'default'}/${o.pod}`;
+    const lines = await agentOf(ctx, o).get<string[]>('/ovsflows', { pod, table: o.table, networkpolicy });
+    const flows: OvsFlowItem[] = lines.map((flow) => ({ flow }));
+    ctx.print(o, flows, () => ovsFlowsTable(flows));
+  });
+}
