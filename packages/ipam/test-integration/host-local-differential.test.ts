@@ -1,28 +1,15 @@
 // Differential and interop tests against the real CNI host-local binary on real directories.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
-import { HostLocalStore, type HostLocalRange } from '../src/index';
+import type { HostLocalRange } from '../src/index';
+import { hostLocalFixture } from '../test/host-local-fixture';
 import { hostLocalSync } from './fixtures/host-local-bin';
 
-let tmp: string;
-const stores: HostLocalStore[] = [];
-beforeEach(() => {
-  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ipam-diff-'));
-});
-afterEach(async () => {
-  for (const s of stores.splice(0)) await s.close();
-  fs.rmSync(tmp, { recursive: true, force: true });
-});
-
 const network = 'diffnet';
-const open = async (dataDir: string, ranges: HostLocalRange[][]) => {
-  const s = await HostLocalStore.open({ dataDir, network, ranges });
-  stores.push(s);
-  return s;
-};
+const fixture = hostLocalFixture(undefined, network);
+const open = (dataDir: string, ranges: HostLocalRange[][]) => fixture.open(ranges, { dataDir });
 
 /** Range layouts that exercise gateway skipping, several ranges per set and dual-stack. */
 const layouts: HostLocalRange[][][] = [
@@ -39,7 +26,7 @@ describe('host-local differential', () => {
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...layouts.keys()), ops, async (layoutIndex, seq: Op[]) => {
         const ranges = layouts[layoutIndex] as HostLocalRange[][];
-        const run = fs.mkdtempSync(path.join(tmp, 'run-'));
+        const run = fs.mkdtempSync(path.join(fixture.root(), 'run-'));
         const ours = await open(path.join(run, 'ours'), ranges);
         const held = new Set<number>();
         for (const op of seq) {
@@ -71,10 +58,10 @@ describe('host-local differential', () => {
 
   it('continues a directory written by host-local, and host-local continues ours', async () => {
     const ranges = [[{ subnet: '10.20.0.0/28' }], [{ subnet: 'fd00:30::/124' }]];
-    const call = (command: 'ADD' | 'DEL', containerId: string) => hostLocalSync({ command, dataDir: tmp, network, ranges, containerId });
+    const call = (command: 'ADD' | 'DEL', containerId: string) => hostLocalSync({ command, dataDir: fixture.root(), network, ranges, containerId });
     expect(call('ADD', 'h1').ips).toEqual(['10.20.0.2', 'fd00:30::2']);
     expect(call('ADD', 'h2').ips).toEqual(['10.20.0.3', 'fd00:30::3']);
-    const ours = await open(tmp, ranges);
+    const ours = await open(fixture.root(), ranges);
     expect((await ours.get({ containerId: 'h1', ifname: 'eth0' })).map((e) => e.ip.toString())).toEqual(['10.20.0.2', 'fd00:30::2']);
     expect((await ours.add({ containerId: 'o1', ifname: 'eth0' })).map((a) => a.ip.toString())).toEqual(['10.20.0.4', 'fd00:30::4']);
     // the store stays open (its lock helper alive) while host-local works on the same directory
@@ -92,7 +79,7 @@ describe('host-local differential', () => {
 
   it('holds the same flock(2) on <dir>/lock that host-local and util-linux flock take', async () => {
     const ranges = [[{ subnet: '10.30.0.0/28' }]];
-    const ours = await open(tmp, ranges);
+    const ours = await open(fixture.root(), ranges);
     const lockFile = path.join(ours.dir, 'lock');
     const probe = () => spawnSync('flock', ['-n', lockFile, 'true']).status;
     // The lock helper unlocks asynchronously (a message over its pipe), so "free" is polled for.

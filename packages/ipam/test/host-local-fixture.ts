@@ -10,10 +10,11 @@ export const v4 = [[{ subnet: '10.1.0.0/29' }]];
 export const att = (id: string, ifname = 'eth0') => ({ containerId: id, ifname });
 
 /**
- * Registers beforeEach/afterEach that make and remove the data directory; `open` makes a store of
- * network `net1` there (with `lock()` unless the options name one), `dir` is that network's directory.
+ * Registers beforeEach/afterEach that make and remove the data directory (`root`); `open` makes a
+ * store of `network` there (with `lock()` unless the options name one; `dataDir` in the options
+ * puts it elsewhere), `dir` is that network's directory. Every store opened is closed after the test.
  */
-export function hostLocalFixture(lock?: () => DirLock) {
+export function hostLocalFixture(lock?: () => DirLock, network = 'net1') {
   let dataDir = '';
   const stores: HostLocalStore[] = [];
   beforeEach(() => {
@@ -24,9 +25,9 @@ export function hostLocalFixture(lock?: () => DirLock) {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
   const open = async (ranges: HostLocalStoreOptions['ranges'], extra: Partial<HostLocalStoreOptions> = {}) => {
-    const s = await HostLocalStore.open({ dataDir, network: 'net1', ranges, ...(lock ? { lock: lock() } : {}), ...extra });
+    const s = await HostLocalStore.open({ dataDir, network, ranges, ...(lock ? { lock: lock() } : {}), ...extra });
     stores.push(s);
     return s;
   };
-  return { open, dir: () => path.join(dataDir, 'net1') };
+  return { open, dir: () => path.join(dataDir, network), root: () => dataDir };
 }
