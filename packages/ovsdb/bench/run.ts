@@ -13,6 +13,17 @@ const ids = (i: number) => ({
   'pod-namespace': 'bench',
   'ip-address': `10.1.${i >> 8}.${i & 255}`,
 });
+/** ovs-vsctl arguments that add port `name` to br-bench with `externalIds`. */
+const addPortArgs = (name: string, externalIds: Record<string, string>): string[] => [
+  'add-port',
+  'br-bench',
+  name,
+  '--',
+  'set',
+  'Port',
+  name,
+  ...Object.entries(externalIds).map(([k, v]) => `external_ids:${k}=${v}`),
+];
 
 interface Row {
   scenario: string;
@@ -82,19 +93,7 @@ async function main(): Promise<void> {
       await timed('ovs-vsctl, one process per port', async () => {
         for (let i = 0; i < N; i++) {
           const x = ids(i);
-          await run([
-            'ovs-vsctl',
-            `--db=${ovs.dbRemote}`,
-            '--no-wait',
-            'add-port',
-            'br-bench',
-            `c${i}`,
-            '--',
-            'set',
-            'Port',
-            `c${i}`,
-            ...Object.entries(x).map(([k, v]) => `external_ids:${k}=${v}`),
-          ]);
+          await run(['ovs-vsctl', `--db=${ovs.dbRemote}`, '--no-wait', ...addPortArgs(`c${i}`, x)]);
         }
       });
       if ((await countPorts(ovs)) !== N) throw new Error('ovs-vsctl per-port run lost ports');
@@ -105,17 +104,7 @@ async function main(): Promise<void> {
       await timed('ovs-vsctl, one chained call (-- separated)', async () => {
         const args: string[] = [];
         for (let i = 0; i < N; i++) {
-          args.push(
-            '--',
-            'add-port',
-            'br-bench',
-            `d${i}`,
-            '--',
-            'set',
-            'Port',
-            `d${i}`,
-            ...Object.entries(ids(i)).map(([k, v]) => `external_ids:${k}=${v}`),
-          );
+          args.push('--', ...addPortArgs(`d${i}`, ids(i)));
         }
         await run(['ovs-vsctl', `--db=${ovs.dbRemote}`, '--no-wait', ...args]);
       });
