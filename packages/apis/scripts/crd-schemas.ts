@@ -173,6 +173,8 @@ const policyColumns = [
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];
 const ageColumn = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+/** A printer column showing the string at `jsonPath`. */
+const stringColumn = (name: string, jsonPath: string) => ({ name, type: 'string', jsonPath });
 
 const groupSpec = (legacyIpBlock: boolean): Schema =>
   obj({
@@ -512,7 +514,7 @@ export const crdDefinitions: CrdDef[] = [
         apiPort: int(0, 65535),
       },
       columns: [
-        { name: 'Version', type: 'string', jsonPath: '.version' },
+        stringColumn('Version', '.version'),
         { name: 'Pod', type: 'string', jsonPath: '.podRef.name', priority: 1 },
         { name: 'Node', type: 'string', jsonPath: '.nodeRef.name', priority: 1 },
         { name: 'Local-Pods', type: 'integer', jsonPath: '.localPodNum', priority: 2 },
@@ -530,7 +532,7 @@ export const crdDefinitions: CrdDef[] = [
         controllerConditions: infoCondition('ControllerHealthy'), apiPort: int(0, 65535),
       },
       columns: [
-        { name: 'Version', type: 'string', jsonPath: '.version' },
+        stringColumn('Version', '.version'),
         { name: 'Connected-Agents', type: 'integer', jsonPath: '.connectedAgentNum' },
         ageColumn,
       ],
@@ -541,7 +543,7 @@ export const crdDefinitions: CrdDef[] = [
     versions: [{
       name: 'v1alpha1', storage: true, status: true, required: ['metadata', 'spec'],
       properties: { spec: anpSpec(false), status: obj({ conditions: conditions() }, ['conditions']) },
-      columns: [{ name: 'Priority', type: 'string', jsonPath: '.spec.priority' }, ageColumn],
+      columns: [stringColumn('Priority', '.spec.priority'), ageColumn],
     }],
   },
   {
@@ -581,7 +583,7 @@ export const crdDefinitions: CrdDef[] = [
           }),
         },
         columns: [
-          { name: 'Leader Cluster Namespace', type: 'string', jsonPath: '.spec.namespace' },
+          stringColumn('Leader Cluster Namespace', '.spec.namespace'),
           { name: 'Total Clusters', type: 'number', jsonPath: '.status.totalClusters' },
           { name: 'Ready Clusters', type: 'number', jsonPath: '.status.readyClusters' },
           ageColumn,
@@ -596,9 +598,9 @@ export const crdDefinitions: CrdDef[] = [
       name: 'v1alpha1', storage: true,
       properties: { clusterID: str(), clusterSetID: str(), leaderClusterID: str() },
       columns: [
-        { name: 'Cluster ID', type: 'string', jsonPath: '.clusterID' },
-        { name: 'ClusterSet ID', type: 'string', jsonPath: '.clusterSetID' },
-        { name: 'Leader Cluster ID', type: 'string', jsonPath: '.leaderClusterID' },
+        stringColumn('Cluster ID', '.clusterID'),
+        stringColumn('ClusterSet ID', '.clusterSetID'),
+        stringColumn('Leader Cluster ID', '.leaderClusterID'),
         ageColumn,
       ],
     }],
@@ -612,10 +614,10 @@ export const crdDefinitions: CrdDef[] = [
         status: obj({ conditions: conditions() }),
       },
       columns: [
-        { name: 'Cluster ID', type: 'string', jsonPath: '.spec.clusterID' },
-        { name: 'Kind', type: 'string', jsonPath: '.spec.kind' },
-        { name: 'Namespace', type: 'string', jsonPath: '.spec.namespace' },
-        { name: 'Name', type: 'string', jsonPath: '.spec.name' },
+        stringColumn('Cluster ID', '.spec.clusterID'),
+        stringColumn('Kind', '.spec.kind'),
+        stringColumn('Namespace', '.spec.namespace'),
+        stringColumn('Name', '.spec.name'),
         ageColumn,
       ],
     }],
@@ -629,9 +631,9 @@ export const crdDefinitions: CrdDef[] = [
         status: obj({ clusterStatuses: arr(obj({ clusterID: str(), conditions: conditions() })) }),
       },
       columns: [
-        { name: 'Kind', type: 'string', jsonPath: '.spec.kind' },
-        { name: 'Namespace', type: 'string', jsonPath: '.spec.namespace' },
-        { name: 'Name', type: 'string', jsonPath: '.spec.name' },
+        stringColumn('Kind', '.spec.kind'),
+        stringColumn('Namespace', '.spec.namespace'),
+        stringColumn('Name', '.spec.name'),
         ageColumn,
       ],
     }],
@@ -642,8 +644,8 @@ export const crdDefinitions: CrdDef[] = [
       name: 'v1alpha1', storage: true, required: ['gatewayIP', 'internalIP'],
       properties: { gatewayIP: ip(), internalIP: ip(), serviceCIDR: cidr(), wireGuard: obj({ publicKey: str() }) },
       columns: [
-        { name: 'Gateway IP', type: 'string', jsonPath: '.gatewayIP' },
-        { name: 'Internal IP', type: 'string', jsonPath: '.internalIP' },
+        stringColumn('Gateway IP', '.gatewayIP'),
+        stringColumn('Internal IP', '.internalIP'),
         ageColumn,
       ],
     }],
@@ -654,8 +656,8 @@ export const crdDefinitions: CrdDef[] = [
       name: 'v1alpha1', storage: true, status: true,
       properties: { spec: clusterInfo(), status: obj({ conditions: conditions() }) },
       columns: [
-        { name: 'Cluster ID', type: 'string', jsonPath: '.spec.clusterID' },
-        { name: 'Service CIDR', type: 'string', jsonPath: '.spec.serviceCIDR' },
+        stringColumn('Cluster ID', '.spec.clusterID'),
+        stringColumn('Service CIDR', '.spec.serviceCIDR'),
         ageColumn,
       ],
     }],
@@ -666,7 +668,7 @@ export const crdDefinitions: CrdDef[] = [
       name: 'v1alpha1', storage: true,
       properties: { spec: obj({ label: str(), id: int(0) }) },
       columns: [
-        { name: 'Label', type: 'string', jsonPath: '.spec.label' },
+        stringColumn('Label', '.spec.label'),
         { name: 'ID', type: 'integer', jsonPath: '.spec.id' },
         ageColumn,
       ],
@@ -682,8 +684,8 @@ export const crdDefinitions: CrdDef[] = [
       name: 'v1alpha1', storage: true, status: true,
       properties: { spec: serviceImportSpec(), status: obj({ clusters: arr(obj({ cluster: str() }, ['cluster'])) }) },
       columns: [
-        { name: 'Type', type: 'string', jsonPath: '.spec.type' },
-        { name: 'IP', type: 'string', jsonPath: '.spec.ips' },
+        stringColumn('Type', '.spec.type'),
+        stringColumn('IP', '.spec.ips'),
         ageColumn,
       ],
     }],
