@@ -4,7 +4,7 @@ import type { Logger } from '@switchyard/runtime';
 import { AgentError } from './errors';
 import { AgentMetrics } from './metrics';
 import { NodeNetwork } from './netops';
-import { podMtuOf, resolveAgentOptions, type AgentOptions, type ResolvedAgentOptions } from './options';
+import { podMtuOf, resolveAgentOptions, unmasqueradedOf, type AgentOptions, type ResolvedAgentOptions } from './options';
 
 export interface AgentContext {
   readonly options: ResolvedAgentOptions;
@@ -43,7 +43,7 @@ export function agentContext(o: AgentOptions): AgentContext {
     ipsec,
     // Each feature's overhead on traffic between nodes (tunnel, WireGuard, ESP), as its options fragment says.
     mtu: podMtuOf(options),
-    net: new NodeNetwork(options.nodeNetns),
+    net: new NodeNetwork(options.nodeNetns, { unmasqueraded: unmasqueradedOf(options) }),
     metrics: new AgentMetrics(),
     log: options.logger,
   };

@@ -107,7 +107,7 @@ export interface SyncStats {
 
 /**
  * A slice of the node state: what one feature sets, as a whole (its remote nodes, its Service
- * ports, its Multi-cluster spec, ...). Everything but the node's config and what the pipeline
+ * ports, its ExternalNode spec, ...). Everything but the node's config and what the pipeline
  * keeps itself (conjunction ids). Pods also change one at a time ({@link FlowSync.upsertPod}).
  */
 export type NodeSlice = Exclude<keyof NodeState, 'config' | 'conjIds'>;

@@ -31,8 +31,9 @@ import { AgentError } from './errors';
 import { execFile } from './exec';
 import { Rtnetlink } from './host-network/rtnetlink';
 import { planRouteSync, type HostRoute } from './host-network/route-plan';
-import { GLOBAL_VIRTUAL_MAC } from '@switchyard/openflow-pipeline';
 import { ipv4Of, isIpv4WithPrefix } from './ipv4';
+import { NAME_RE, check } from './host-network/checks';
+import { syncGatewayWireGuardRoutes } from './features/multicluster/host-routes';
 
 /** statfs magic of nsfs: a bind-mounted /proc/<pid>/ns/net (what `ip netns add` and runtimes make). */
 const NSFS_MAGIC = 0x6e736673;
@@ -41,24 +42,11 @@ const NSFS_MAGIC = 0x6e736673;
 export const ROUTE_PROTO = 77;
 /** nat chain holding the pod -> external MASQUERADE rule. */
 export const MASQ_CHAIN = 'SWITCHYARD-POSTROUTING';
-/** Protocol number of the routes into the Multi-cluster WireGuard device (main table). */
-export const MC_ROUTE_PROTO = 78;
-/** Routing table and rule preferences of what arrives from the Multi-cluster WireGuard device. */
-export const MC_ROUTE_TABLE = 78;
-const MC_RULE_PREF = 7800;
-/** Next hop (a permanent neighbour with the pipeline's virtual MAC) for the host's traffic into OVS. */
-export const MC_VIRTUAL_NEXT_HOP = '169.254.0.253';
-/** The Multi-cluster gateway's WireGuard device (IFNAMSIZ allows 15 characters). */
-export const MC_WIREGUARD_DEVICE = 'switchyard-mcwg';
+// cli.ts (--uninstall) imports the Multi-cluster gateway's device name from here.
+export { MC_WIREGUARD_DEVICE } from './features/multicluster/host-routes';
 
-const NAME_RE = /^[A-Za-z0-9_.-]{1,15}$/;
 const MAC_RE = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/;
 
-/** `value` when it passes `valid` (a pattern or a predicate); otherwise AgentError INVALID_CONFIG naming `what`. */
-function check(valid: RegExp | ((value: string) => boolean), value: string, what: string): string {
-  if (!(typeof valid === 'function' ? valid(value) : valid.test(value))) throw new AgentError('INVALID_CONFIG', `invalid ${what}: ${JSON.stringify(value)}`, value, what);
-  return value;
-}
 /** A canonical IPv4 address (see ./ipv4). */
 const isIpv4 = (v: string): boolean => ipv4Of(v) !== undefined;
 
@@ -131,8 +119,15 @@ export class NodeNetwork {
   /** Whether the node namespace is the agent's own, so its links and routes are reachable by netlink. */
   private readonly own: boolean;
 
-  /** @param nodeNetns netns name or path of the node; undefined = the agent's own namespace. */
-  constructor(readonly nodeNetns?: string) {
+  /** Devices whose traffic is never masqueraded. */
+  private readonly unmasqueraded: readonly string[];
+
+  /**
+   * @param nodeNetns netns name or path of the node; undefined = the agent's own namespace.
+   * @param opts.unmasqueraded devices whose traffic keeps its pod source address (the far end SNATs it; the features' options fragments name them).
+   */
+  constructor(readonly nodeNetns?: string, opts: { unmasqueraded?: readonly string[] } = {}) {
+    this.unmasqueraded = opts.unmasqueraded ?? [];
     this.prefix = nodeNetns === undefined ? [] : ['nsenter', `--net=${netnsPath(nodeNetns)}`];
     this.own = nodeNetns === undefined;
   }
@@ -142,8 +137,8 @@ export class NodeNetwork {
     this.rtnl.close();
   }
 
-  /** Runs a shell script in the node's namespace. */
-  private node(script: string, args: readonly string[] = [], input = ''): Promise<string> {
+  /** Runs a shell script in the node's namespace (`args` are its positional parameters; values never go into the script). */
+  runInNode(script: string, args: readonly string[] = [], input = ''): Promise<string> {
     return execFile([...this.prefix, 'sh', '-c', script, 'sh', ...args], { input }).then((r) => r.stdout);
   }
 
@@ -169,7 +164,7 @@ export class NodeNetwork {
       return link.mac;
     }
     const batch = [`addr replace ${ipCidr} dev ${name}`, `link set dev ${name} mtu ${mtu} up`].join('\n');
-    const out = await this.node('ip -batch - && ip -j link show dev "$1"', [name], `${batch}\n`);
+    const out = await this.runInNode('ip -batch - && ip -j link show dev "$1"', [name], `${batch}\n`);
     const link = (JSON.parse(out) as IpLink[])[0];
     if (!link?.address) throw new AgentError('EXEC_FAILED', `cannot read the MAC address of ${name}`, out, name);
     return link.address;
@@ -214,13 +209,13 @@ export class NodeNetwork {
     // Inside the pod's namespace nothing of the agent's reaches: a child there is the only way.
     const podOffload = spec.txOffloadOff ? ' && ethtool -K "$1" tx off >/dev/null' : '';
     const podScript = `echo 1 > "/proc/sys/net/ipv6/conf/$1/disable_ipv6" && printf "%s\\n" "$2" | ip -batch -${podOffload}`;
-    await this.node(`${QUIET_SH}${hostOffload} && nsenter --net="$2" sh -c '${podScript}' sh "$3" "$4"`, [spec.hostIfName, spec.netns, spec.ifname, podBatch]);
+    await this.runInNode(`${QUIET_SH}${hostOffload} && nsenter --net="$2" sh -c '${podScript}' sh "$3" "$4"`, [spec.hostIfName, spec.netns, spec.ifname, podBatch]);
   }
 
   /** Sets a link's MTU and brings it up (the WireGuard device, which wireguard-go leaves down). */
   async setLinkUp(name: string, mtu: number): Promise<void> {
     check(NAME_RE, name, 'link name');
-    await this.node('ip link set dev "$1" mtu "$2" up', [name, String(mtu)]);
+    await this.runInNode('ip link set dev "$1" mtu "$2" up', [name, String(mtu)]);
   }
 
   /**
@@ -240,13 +235,13 @@ export class NodeNetwork {
       return { added: plan.replace.length, deleted: plan.delete.length };
     }
     // Two children: one reads, one applies a batch.
-    const out = await this.node(`ip -j -4 route show proto ${ROUTE_PROTO}`);
+    const out = await this.runInNode(`ip -j -4 route show proto ${ROUTE_PROTO}`);
     const plan = planRouteSync(JSON.parse(out.trim() || '[]') as { dst: string; gateway?: string; dev?: string }[], routes);
     const lines = [
       ...plan.delete.map((dst) => `route del ${dst} proto ${ROUTE_PROTO}`),
       ...plan.replace.map((r) => `route replace ${r.dst}${r.via !== undefined ? ` via ${r.via}` : ''} dev ${r.dev}${r.onlink ? ' onlink' : ''} proto ${ROUTE_PROTO}`),
     ];
-    if (lines.length > 0) await this.node('ip -batch -', [], `${lines.join('\n')}\n`);
+    if (lines.length > 0) await this.runInNode('ip -batch -', [], `${lines.join('\n')}\n`);
     return { added: plan.replace.length, deleted: plan.delete.length };
   }
 
@@ -267,12 +262,12 @@ export class NodeNetwork {
       '*nat',
       `:${MASQ_CHAIN} - [0:0]`,
       ...[local, ...others].map((c) => `-A ${MASQ_CHAIN} -d ${c} -j RETURN`),
-      // Traffic to other clusters keeps its pod address (their gateway SNATs it).
-      `-A ${MASQ_CHAIN} -o ${MC_WIREGUARD_DEVICE} -j RETURN`,
+      // Traffic through these devices keeps its pod address (the far end SNATs it).
+      ...this.unmasqueraded.map((dev) => `-A ${MASQ_CHAIN} -o ${check(NAME_RE, dev, 'unmasqueraded device')} -j RETURN`),
       `-A ${MASQ_CHAIN} -s ${local} ! -o ${gatewayName} -m comment --comment "switchyard: masquerade pod to external packets" -j MASQUERADE`,
       'COMMIT',
     ];
-    await this.node(
+    await this.runInNode(
       // Writing ip_forward resets every interface's forwarding flag (pod veths included): only when off.
       `{ [ "$(cat /proc/sys/net/ipv4/ip_forward)" = 1 ] || sysctl -qw net.ipv4.ip_forward=1; } && iptables-restore -w --noflush && { iptables -w -t nat -C POSTROUTING -j ${MASQ_CHAIN} 2>/dev/null || iptables -w -t nat -A POSTROUTING -j ${MASQ_CHAIN}; }`,
       [],
@@ -280,38 +275,14 @@ export class NodeNetwork {
     );
   }
 
-  /**
-   * Host routing of a Multi-cluster gateway with WireGuard. Outbound: the other clusters' CIDRs
-   * are routed (main table, protocol {@link MC_ROUTE_PROTO}) into `device`. Inbound: what comes
-   * out of `device` takes the main table's routes except its default route (the pod CIDRs lead to
-   * the gateway port already), and otherwise (this cluster's Service CIDR, which the host does not
-   * route) goes to the gateway port through a next hop the neighbour table maps to the
-   * pipeline's virtual MAC. An empty `cidrs` removes all of it (the node is not the gateway).
-   * One child: `ip` has rule and neighbour commands rtnetlink here does not.
-   */
-  async syncMulticlusterRoutes(device: string, gatewayName: string, cidrs: readonly string[]): Promise<void> {
-    check(NAME_RE, device, 'WireGuard device name');
-    check(NAME_RE, gatewayName, 'gateway interface name');
-    for (const c of cidrs) check(isIpv4WithPrefix, c, 'remote cluster CIDR');
-    const [p1, p2] = [MC_RULE_PREF, MC_RULE_PREF + 1];
-    const stale = `for r in $(ip -4 route show proto ${MC_ROUTE_PROTO} | cut -d' ' -f1); do case " $3 " in *" $r "*) ;; *) ip route del "$r" proto ${MC_ROUTE_PROTO};; esac; done`;
-    // Removal: what is not there is not an error.
-    const script = cidrs.length === 0
-      ? `${stale}; { ip rule del pref ${p1} || true; } 2>/dev/null; { ip rule del pref ${p2} || true; } 2>/dev/null; { ip route flush table ${MC_ROUTE_TABLE} || true; } 2>/dev/null`
-      : [
-        `ip neigh replace ${MC_VIRTUAL_NEXT_HOP} lladdr ${GLOBAL_VIRTUAL_MAC} dev "$2" nud permanent`,
-        `ip route replace default via ${MC_VIRTUAL_NEXT_HOP} dev "$2" onlink table ${MC_ROUTE_TABLE}`,
-        `{ ip rule list pref ${p1} | grep -q . || ip rule add pref ${p1} iif "$1" lookup main suppress_prefixlength 0; }`,
-        `{ ip rule list pref ${p2} | grep -q . || ip rule add pref ${p2} iif "$1" lookup ${MC_ROUTE_TABLE}; }`,
-        stale,
-        `for c in $3; do ip route replace "$c" dev "$1" proto ${MC_ROUTE_PROTO}; done`,
-      ].join(' && ');
-    await this.node(`set -e; ${script}`, [device, gatewayName, cidrs.map((c) => c.endsWith('/32') ? c.slice(0, -3) : c).join(' ')]);
+  /** cli.ts (--uninstall) calls this; the Multi-cluster feature's host routing is features/multicluster/host-routes.ts. */
+  syncMulticlusterRoutes(device: string, gatewayName: string, cidrs: readonly string[]): Promise<void> {
+    return syncGatewayWireGuardRoutes(this, device, gatewayName, cidrs);
   }
 
   /** Removes the MASQUERADE chain and its jump (networkPolicyOnly, noSNAT). */
   async removeMasquerade(): Promise<void> {
-    await this.node(`iptables -w -t nat -D POSTROUTING -j ${MASQ_CHAIN} 2>/dev/null; iptables -w -t nat -F ${MASQ_CHAIN} 2>/dev/null; iptables -w -t nat -X ${MASQ_CHAIN} 2>/dev/null; true`);
+    await this.runInNode(`iptables -w -t nat -D POSTROUTING -j ${MASQ_CHAIN} 2>/dev/null; iptables -w -t nat -F ${MASQ_CHAIN} 2>/dev/null; iptables -w -t nat -X ${MASQ_CHAIN} 2>/dev/null; true`);
   }
 
   /** The interface holding `ip` in the node namespace and the address's prefix length. */
@@ -321,7 +292,7 @@ export class NodeNetwork {
       const a = (await this.rtnl.addresses()).find((x) => x.ip === ip);
       return a && { dev: a.dev, prefix: a.prefix };
     }
-    const out = await this.node('ip -j -4 addr show');
+    const out = await this.runInNode('ip -j -4 addr show');
     for (const link of JSON.parse(out.trim() || '[]') as IpAddrInfo[]) {
       const a = (link.addr_info ?? []).find((x) => x.family === 'inet' && x.local === ip);
       if (a) return { dev: link.ifname, prefix: a.prefixlen };
@@ -344,7 +315,7 @@ export class NodeNetwork {
       }
       return;
     }
-    await this.node(`for i in "$@"; do [ -d "/proc/sys/net/ipv4/conf/$i" ] || continue; set -- "$i" "$@"; ${QUIET_SH} || exit 1; shift; done`, names);
+    await this.runInNode(`for i in "$@"; do [ -d "/proc/sys/net/ipv4/conf/$i" ] || continue; set -- "$i" "$@"; ${QUIET_SH} || exit 1; shift; done`, names);
   }
 
   /**
@@ -364,7 +335,7 @@ export class NodeNetwork {
    */
   async hostTxOffloadOff(name: string): Promise<void> {
     check(NAME_RE, name, 'host interface name');
-    await this.node('ethtool -K "$1" tx off >/dev/null', [name]);
+    await this.runInNode('ethtool -K "$1" tx off >/dev/null', [name]);
   }
 
   /** Routes one pod address (/32) onto `dev` (replacing the primary CNI's route). */
@@ -372,7 +343,7 @@ export class NodeNetwork {
     check(isIpv4, ip, 'pod address');
     check(NAME_RE, dev, 'route device');
     if (this.own) return this.rtnl.replaceRoute({ dst: `${ip}/32`, dev, scopeLink: true });
-    await this.node('ip route replace "$1/32" dev "$2" scope link', [ip, dev]);
+    await this.runInNode('ip route replace "$1/32" dev "$2" scope link', [ip, dev]);
   }
 
   /** Deletes the /32 route of a pod address on `dev` if it is there. */
@@ -383,14 +354,14 @@ export class NodeNetwork {
       await this.rtnl.deleteRoute({ dst: `${ip}/32`, dev });
       return;
     }
-    await this.node('ip route del "$1/32" dev "$2" 2>/dev/null; true', [ip, dev]);
+    await this.runInNode('ip route del "$1/32" dev "$2" 2>/dev/null; true', [ip, dev]);
   }
 
   /** The device the node routes `ip` through (undefined when unroutable). */
   async routeDevice(ip: string): Promise<string | undefined> {
     check(isIpv4, ip, 'address');
     if (this.own) return this.rtnl.routeDevice(ip);
-    const out = await this.node('ip -j route get "$1" 2>/dev/null || echo "[]"', [ip]);
+    const out = await this.runInNode('ip -j route get "$1" 2>/dev/null || echo "[]"', [ip]);
     return (JSON.parse(out.trim() || '[]') as { dev?: string }[])[0]?.dev;
   }
 
@@ -398,7 +369,7 @@ export class NodeNetwork {
   async deleteHostLink(hostIfName: string): Promise<boolean> {
     check(NAME_RE, hostIfName, 'host interface name');
     if (this.own) return this.rtnl.deleteLink(hostIfName);
-    const out = await this.node('if ip link show dev "$1" >/dev/null 2>&1; then ip link del dev "$1" && echo deleted; fi', [hostIfName]);
+    const out = await this.runInNode('if ip link show dev "$1" >/dev/null 2>&1; then ip link del dev "$1" && echo deleted; fi', [hostIfName]);
     return out.trim() === 'deleted';
   }
 
@@ -410,7 +381,7 @@ export class NodeNetwork {
       if (!link) return { exists: false, up: false };
       return { exists: true, up: link.up, ...(link.mtu !== undefined ? { mtu: link.mtu } : {}) };
     }
-    const out = await this.node('ip -j link show dev "$1" 2>/dev/null || echo "[]"', [name]);
+    const out = await this.runInNode('ip -j link show dev "$1" 2>/dev/null || echo "[]"', [name]);
     const link = (JSON.parse(out) as IpLink[])[0];
     if (!link) return { exists: false, up: false };
     return { exists: true, up: link.flags?.includes('UP') ?? false, ...(link.mtu !== undefined ? { mtu: link.mtu } : {}) };

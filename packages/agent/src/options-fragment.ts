@@ -1,6 +1,7 @@
 /**
  * The shape of one feature's share of the agent's options: its fields' defaults, its checks, its
- * antrea-agent.conf keys, and what it costs the pods' MTU. options.ts merges the fragments.
+ * antrea-agent.conf keys, what it costs the pods' MTU, and devices it keeps out of the
+ * masquerade. options.ts merges the fragments.
  */
 import type { AgentConfig } from '@switchyard/apis';
 
@@ -23,4 +24,6 @@ export interface OptionsFragment<O extends object, U extends keyof O = never, Ba
   fromConfig?(cfg: AgentConfig, env: NodeJS.ProcessEnv): Partial<O>;
   /** The pods' MTU once this feature's overhead is paid; `mtu` is what the fragments before it left. */
   podMtu?(r: Resolved<O, U> & ResolvedBase, mtu: number): number;
+  /** Devices whose traffic keeps its pod source address (never masqueraded: the far end SNATs it). */
+  unmasqueraded?(r: Resolved<O, U> & ResolvedBase): readonly string[];
 }

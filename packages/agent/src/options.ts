@@ -50,6 +50,11 @@ export function podMtuOf(o: ResolvedAgentOptions): number {
   return FRAGMENTS.reduce((mtu, f) => f.podMtu?.(o, mtu) ?? mtu, o.linkMtu);
 }
 
+/** Devices whose traffic is never masqueraded, as the features ask. */
+export function unmasqueradedOf(o: ResolvedAgentOptions): string[] {
+  return FRAGMENTS.flatMap((f) => f.unmasqueraded?.(o) ?? []);
+}
+
 /** Agent options from an antrea-agent.conf (parsed by `parseAgentConfig`) plus the node's facts. */
 export function agentOptionsFromConfig(
   cfg: AgentConfig,

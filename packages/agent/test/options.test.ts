@@ -1,7 +1,7 @@
 /** The agent's options, merged from each feature's fragment: defaults, config keys, checks, MTU. */
 import { parseAgentConfig } from '@switchyard/apis';
 import { silentLogger } from '@switchyard/runtime';
-import { agentOptionsFromConfig, podMtuOf, resolveAgentOptions } from '../src/options';
+import { agentOptionsFromConfig, podMtuOf, resolveAgentOptions, unmasqueradedOf } from '../src/options';
 
 const node = { nodeName: 'n1', podCIDR: '10.10.1.0/24', nodeIP: '192.168.1.1', dataDir: '/d' };
 
@@ -38,4 +38,10 @@ test('the pods\' MTU pays each feature\'s overhead in fragment order: tunnel, th
   expect(podMtuOf(resolveAgentOptions({ ...base, trafficMode: 'noEncap' }))).toBe(1500);
   const mc = { namespace: 'kube-system', enablePodToPodConnectivity: false, wireGuard: { port: 51821 } };
   expect(podMtuOf(resolveAgentOptions({ ...base, multicluster: mc }))).toBe(1450 - 80);
+});
+
+test("a Multi-cluster gateway's WireGuard device is kept out of the masquerade, and only with Multi-cluster", () => {
+  const base = { ...node, ovsdbRemote: 'unix:/x' };
+  expect(unmasqueradedOf(resolveAgentOptions(base))).toEqual([]);
+  expect(unmasqueradedOf(resolveAgentOptions({ ...base, multicluster: { namespace: 'kube-system', enablePodToPodConnectivity: false } }))).toEqual(['switchyard-mcwg']);
 });

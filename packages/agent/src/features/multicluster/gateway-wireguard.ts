@@ -4,7 +4,7 @@
  * its own key and port), whose public key the agent publishes on its Node for the member
  * controller to carry into the Gateway and the ClusterInfo. While the node is the elected gateway,
  * the device's peers are the other clusters' gateways and the host routes their CIDRs into it
- * (see NodeNetwork.syncMulticlusterRoutes); otherwise it has neither.
+ * (see ./host-routes); otherwise it has neither.
  *
  * Like the node's device, it outlives the agent and the next agent adopts it, so cross-cluster
  * traffic goes on through a restart. Its key rotates on the node device's triggers (the key file
@@ -18,7 +18,7 @@ import { GATEWAY_WIREGUARD_KEY_ANNOTATION } from '@switchyard/apis';
 import { systemClock, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../../context';
 import type { GatewayWireGuardPlan } from './spec';
-import { MC_WIREGUARD_DEVICE } from '../../netops';
+import { MC_WIREGUARD_DEVICE, syncGatewayWireGuardRoutes } from './host-routes';
 import { parseUapiGet, uapiRequest, uapiSetInterface, uapiSetPeers, type WireGuardPeer } from '../wireguard/wireguard';
 import { adoptWireGuardDevice, deviceLogTail, deviceSocket, isRunning, startWireGuardDevice, type DeviceProcess, type WireGuardDeviceLocation } from '../wireguard/device';
 import { WireGuardKey } from '../wireguard/key';
@@ -158,9 +158,9 @@ export class GatewayWireGuard {
     let changed: boolean;
     if (plan.cidrs.length > 0) {
       changed = await setPeers();
-      await this.ctx.net.syncMulticlusterRoutes(this.loc.name, o.gatewayName, plan.cidrs);
+      await syncGatewayWireGuardRoutes(this.ctx.net, this.loc.name, o.gatewayName, plan.cidrs);
     } else {
-      await this.ctx.net.syncMulticlusterRoutes(this.loc.name, o.gatewayName, []);
+      await syncGatewayWireGuardRoutes(this.ctx.net, this.loc.name, o.gatewayName, []);
       changed = await setPeers();
     }
     this.peers = plan.peers;

@@ -5,6 +5,7 @@
 import type { AgentConfig } from '@switchyard/apis';
 import type { FeatureOptionsFragment } from '../node/options';
 import { WIREGUARD_OVERHEAD } from '../wireguard/wireguard';
+import { MC_WIREGUARD_DEVICE } from './host-routes';
 
 /** The agent's Multi-cluster settings (antrea-agent.conf `multicluster.*`). */
 export interface MulticlusterOptions {
@@ -57,4 +58,6 @@ export const multiclusterOptions: FeatureOptionsFragment<MulticlusterAgentOption
   fromConfig: multiclusterFromConfig,
   // WireGuard between Multi-cluster gateways adds its overhead to what pods may send.
   podMtu: (r, mtu) => mtu - (r.multicluster?.wireGuard ? WIREGUARD_OVERHEAD : 0),
+  // Traffic to other clusters through the gateway's device keeps its pod address (their gateway SNATs it).
+  unmasqueraded: (r) => (r.multicluster ? [MC_WIREGUARD_DEVICE] : []),
 };

@@ -46,8 +46,8 @@ export const isRunning = (p: DeviceProcess): boolean => processStartTime(p.pid) 
 
 /**
  * A WireGuard device of the node: its link name and the directory of its state (key, device
- * record, run directory, output). The node's own device (trafficEncryptionMode) and the
- * Multi-cluster gateway's (multicluster.trafficEncryptionMode) are two of these.
+ * record, run directory, output). The node's own device (trafficEncryptionMode) is one; other
+ * features run theirs with the same functions.
  */
 export interface WireGuardDeviceLocation {
   name: string;

@@ -1,6 +1,6 @@
 /**
- * A WireGuard device's private key while the agent runs, shared by the node's device and the
- * Multi-cluster gateway device: loaded (or made) at start, and rotated on three triggers that one
+ * A WireGuard device's private key while the agent runs, for the node's device and for any other
+ * feature's WireGuard device: loaded (or made) at start, and rotated on three triggers that one
  * pure function decides (`keyRotationDecision`): the key file removed, replaced with another key,
  * or older than the rotation period on the agent's clock. The file's directory is watched for the
  * first two; a timer on the clock wakes the check when the key comes of age.
@@ -21,7 +21,7 @@ export interface WireGuardKeyOptions {
   log: Logger;
   /** Rotate when the key is this old (its file's time on the clock); absent = never by age. */
   periodMs?: number;
-  /** Which device, in log lines (`WireGuard`, `Multi-cluster WireGuard`). */
+  /** Which device, in log lines (`WireGuard`, or the other feature's name for its device). */
   label: string;
   /** Called when a check is due; the owner then calls {@link WireGuardKey.rotateIfDue} in its own order. */
   onCheckDue: () => void;
