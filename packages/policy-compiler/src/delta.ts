@@ -1,7 +1,7 @@
 // Delta building: from the records of one event, what every affected node must add, update, patch
 // or delete; and a node's delta as controlplane watch events in an order an agent can apply.
 import type { controlplane } from '@switchyard/apis/types';
-import { preSpan, type EventChanges, type GroupChanges, type PolicyChanges, type PreMember } from './change-record';
+import { preSpan, type EventChanges, type GroupChanges, type PolicyChanges, type PreMember, type SpanChanges } from './change-record';
 import { deepEqual, sameMember } from './equality';
 import { allMembers, localMembers, type GroupState, type PolicyState } from './state';
 import type { NodeDelta } from './types';
@@ -76,22 +76,38 @@ export class DeltaBuilder {
   }
 }
 
+/**
+ * A group's span on the nodes: the whole group (`members(n)`) to nodes entering it, the group's
+ * name deleted on nodes leaving it (all of them when the group is no longer sent). True when the
+ * group was sent before and still is: then nodes staying in the span get patches.
+ */
+function groupSpanDelta(
+  list: (n: string) => { added: { name: string; groupMembers: controlplane.GroupMember[] }[]; deleted: string[] },
+  name: string,
+  s: { span: ReadonlyMap<string, unknown>; changes: SpanChanges; was: boolean; is: boolean },
+  members: (n: string) => controlplane.GroupMember[],
+): boolean {
+  if (!s.was) {
+    if (s.is) for (const n of s.span.keys()) list(n).added.push({ name, groupMembers: members(n) });
+    return false;
+  }
+  if (!s.is) {
+    for (const n of preSpan(s.span, s.changes)) list(n).deleted.push(name);
+    return false;
+  }
+  for (const [n, before] of s.changes) {
+    const now = s.span.has(n);
+    if (!before && now) list(n).added.push({ name, groupMembers: members(n) });
+    else if (before && !now) list(n).deleted.push(name);
+  }
+  return true;
+}
+
 /** Address groups: the whole group to nodes entering the span, patches to nodes staying. */
 function addressGroupDelta(d: NodeDeltas, name: string, t: GroupChanges, isAddr: boolean, net: { added: Member[]; removed: Member[] }): void {
   const g = t.g;
-  if (!t.wasAddr) {
-    if (isAddr) for (const n of g.addrSpan.keys()) d.at(n).addressGroups.added.push({ name, groupMembers: allMembers(g) });
-    return;
-  }
-  if (!isAddr) {
-    for (const n of preSpan(g.addrSpan, t.addrChanges)) d.at(n).addressGroups.deleted.push(name);
-    return;
-  }
-  for (const [n, before] of t.addrChanges) {
-    const now = g.addrSpan.has(n);
-    if (!before && now) d.at(n).addressGroups.added.push({ name, groupMembers: allMembers(g) });
-    else if (before && !now) d.at(n).addressGroups.deleted.push(name);
-  }
+  const kept = groupSpanDelta((n) => d.at(n).addressGroups, name, { span: g.addrSpan, changes: t.addrChanges, was: t.wasAddr, is: isAddr }, () => allMembers(g));
+  if (!kept) return;
   if (net.added.length + net.removed.length > 0) {
     const patch = { name, addedGroupMembers: net.added.map((x) => x.m), removedGroupMembers: net.removed.map((x) => x.m) };
     for (const n of g.addrSpan.keys()) if (t.addrChanges.get(n) ?? true) d.at(n).addressGroups.patched.push(patch);
@@ -101,19 +117,8 @@ function addressGroupDelta(d: NodeDeltas, name: string, t: GroupChanges, isAddr:
 /** Applied-to groups: per node, only that node's members. */
 function appliedToGroupDelta(d: NodeDeltas, name: string, t: GroupChanges, isApplied: boolean, net: { added: Member[]; removed: Member[] }): void {
   const g = t.g;
-  if (!t.wasApplied) {
-    if (isApplied) for (const n of g.byNode.keys()) d.at(n).appliedToGroups.added.push({ name, groupMembers: localMembers(g, n) });
-    return;
-  }
-  if (!isApplied) {
-    for (const n of preSpan(g.byNode, t.appliedChanges)) d.at(n).appliedToGroups.deleted.push(name);
-    return;
-  }
-  for (const [n, before] of t.appliedChanges) {
-    const now = g.byNode.has(n);
-    if (!before && now) d.at(n).appliedToGroups.added.push({ name, groupMembers: localMembers(g, n) });
-    else if (before && !now) d.at(n).appliedToGroups.deleted.push(name);
-  }
+  const kept = groupSpanDelta((n) => d.at(n).appliedToGroups, name, { span: g.byNode, changes: t.appliedChanges, was: t.wasApplied, is: isApplied }, (n) => localMembers(g, n));
+  if (!kept) return;
   const perNode = new Map<string, { a: controlplane.GroupMember[]; r: controlplane.GroupMember[] }>();
   const slot = (n: string) => {
     let x = perNode.get(n);
