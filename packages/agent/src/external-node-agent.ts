@@ -48,19 +48,32 @@ const EXTERNAL_NODE_PARTS: readonly PartEntry<ExternalNodePartContext>[] = [
   { name: 'agentinfo', after: ['api'], make: (ctx, parts) => new AgentInfoHeartbeat(ctx, ctx.kube, ctx.introspect, parts.require<AgentApi>('api')) },
 ];
 
+/** Each part of the ExternalNode agent by name: what `ExternalNodeAgent.part(name)` returns. */
+export interface ExternalNodeParts {
+  'external-node': ExternalNodeMode;
+  policies: PolicyEnforcement;
+  api: AgentApi;
+  agentinfo: AgentInfoHeartbeat;
+}
+
 /** A running ExternalNode agent. */
 export class ExternalNodeAgent {
   readonly startTime = new Date();
-  readonly mode: ExternalNodeMode;
-  readonly policies: PolicyEnforcement | undefined;
   private readonly parts: PartSet;
   private readonly externalNamespace: string;
 
   private constructor(private readonly ctx: AgentContext, o: ExternalNodeAgentOptions) {
     this.externalNamespace = o.externalNode.namespace;
     this.parts = composeParts(EXTERNAL_NODE_PARTS, { ...ctx, kube: o.kube, externalNode: o.externalNode, introspect: () => this.introspection() });
-    this.mode = this.parts.require<ExternalNodeMode>('external-node');
-    this.policies = this.parts.get<PolicyEnforcement>('policies');
+  }
+
+  /** The part `name` (tests reach a part's state through it); `PartError` `PART_MISSING` when it is off. @internal */
+  part<N extends keyof ExternalNodeParts>(name: N): ExternalNodeParts[N] {
+    return this.parts.require<ExternalNodeParts[N]>(name);
+  }
+
+  private get mode(): ExternalNodeMode {
+    return this.part('external-node');
   }
 
   /** Swaps the ExternalNode's interfaces onto OVS and starts following it; on a failure, what was started is stopped. */
@@ -108,9 +121,9 @@ export class ExternalNodeAgent {
       round: mode.datapath.round,
       startTime: this.startTime,
       podInterfaces: () => [],
-      policyCounts: () => this.policies?.policies.view.counts ?? { policies: 0, addressGroups: 0, appliedToGroups: 0 },
+      policyCounts: () => this.parts.get<PolicyEnforcement>('policies')?.policies.view.counts ?? { policies: 0, addressGroups: 0, appliedToGroups: 0 },
       metrics: this.ctx.metrics,
-      controllerConnected: () => this.policies?.policies.client?.connected,
+      controllerConnected: () => this.parts.get<PolicyEnforcement>('policies')?.policies.client?.connected,
       installedFlows: () => mode.openflow.dumpFlows(),
       tableName: (id) => pipeline()?.nameOf(id),
       tableId: (name) => {

@@ -166,7 +166,7 @@ describe('external-node mode', () => {
       // OVS kept running: the new agent resumed the round and adopted the flows it found, as they
       // were (no flow-mod), so every flow kept aging through the restart.
       expect(agent.introspection().round).toBe(round);
-      expect(agent.mode.flows.initialResult?.adopted).toEqual({ added: 0, modified: 0, deleted: 0 });
+      expect(agent.part('external-node').flows.initialResult?.adopted).toEqual({ added: 0, modified: 0, deleted: 0 });
       expect(await flowsYoungerThan(v.ovs, ages)).toEqual([]);
       const out = (await pinger).stdout;
       const m = /(\d+) packets transmitted, (\d+) received/.exec(out);

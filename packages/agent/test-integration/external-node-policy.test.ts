@@ -155,7 +155,7 @@ beforeAll(async () => {
   try {
     await waitFor('anp1 enforced', async () => (await connect(BLOCKED, 22)) === 'refused', { timeoutMs: 8_000, intervalMs: 50 });
   } catch (e) {
-    console.log('anp1 not enforced; agent health, policy counts, probes:', JSON.stringify(agent.health()), agent.policies?.policies.view.counts, await connect(BLOCKED, 22), await connect(OTHER, 22));
+    console.log('anp1 not enforced; agent health, policy counts, probes:', JSON.stringify(agent.health()), agent.part('policies').policies.view.counts, await connect(BLOCKED, 22), await connect(OTHER, 22));
     console.log(await v.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', v.ovs.mgmtSocket('br-int')));
     throw e;
   }
@@ -174,7 +174,7 @@ describe('Antrea NetworkPolicy applied to an ExternalNode', () => {
   test('the controller made the ExternalEntity and the agent received the policies', async () => {
     const ee = await cp.kube.request<KubeObject>('GET', `/apis/crd.antrea.io/v1alpha2/namespaces/${NS}/externalentities/vm1`);
     expect(ee).toMatchObject({ metadata: { labels: { role: 'db' } }, spec: { externalNode: 'vm1', endpoints: [{ ip: VM_IP }] } });
-    expect(agent!.policies!.policies.view.counts.policies).toBe(2);
+    expect(agent!.part('policies').policies.view.counts.policies).toBe(2);
   });
 
   test('rejects SSH from the role=front ExternalEntity and from the ipBlock with a RST', async () => {
@@ -238,7 +238,7 @@ describe('FQDN egress rules on an ExternalNode', () => {
     expect(await fromVm(NAMED)).toBe(false);
     // The VM resolves the name; its first connection right after is allowed.
     expect(await resolveAndConnect('svc.example.test')).toEqual({ ip: NAMED, result: 'connected' });
-    expect(agent!.policies!.fqdn.cache.entries().map((e) => [e.name, e.address])).toEqual([['svc.example.test', NAMED]]);
+    expect(agent!.part('policies').fqdn.cache.entries().map((e) => [e.name, e.address])).toEqual([['svc.example.test', NAMED]]);
     expect(await vmReaches(NAMED)).toBe(true);
     expect(await fromVm(UNNAMED)).toBe(false);
     await cp.kube.request('DELETE', `/apis/crd.antrea.io/v1beta1/namespaces/${NS}/networkpolicies/db-egress-fqdn`);

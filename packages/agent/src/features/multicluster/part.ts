@@ -44,7 +44,7 @@ export class MulticlusterRoutes implements Part {
   constructor(
     private readonly ctx: AgentContext,
     private readonly kube: KubeClient,
-    private readonly node: NodeDatapath,
+    private readonly node: Pick<NodeDatapath, 'flows'>,
     private readonly mc: MulticlusterOptions,
   ) {
     this.wireGuard = mc.wireGuard ? new GatewayWireGuard(ctx, kube, mc.wireGuard.port) : undefined;

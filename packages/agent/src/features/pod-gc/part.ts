@@ -18,8 +18,8 @@ export class PodGC implements Part {
   constructor(
     private readonly ctx: AgentContext,
     private readonly kube: KubeClient,
-    private readonly node: NodeDatapath,
-    private readonly attachments: PodAttachments,
+    private readonly node: Pick<NodeDatapath, 'interfaces'>,
+    private readonly attachments: Pick<PodAttachments, 'pods'>,
   ) {}
 
   async start(): Promise<void> {

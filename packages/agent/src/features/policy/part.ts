@@ -12,7 +12,8 @@ import { PolicyAuditLog } from './audit-log';
 import { NetworkPolicyController, loadPolicyView } from './controller';
 import { FqdnController } from './fqdn';
 import { RejectResponder } from './reject';
-import type { NodeDatapath } from '../node/part';
+import type { PacketInChannel } from '@switchyard/openflow';
+import type { FlowSync } from '../../flow-sync';
 
 /** File under the data dir holding the last controlplane view. */
 export const POLICY_CACHE_FILE = 'policy-cache.json';
@@ -26,7 +27,7 @@ export class PolicyEnforcement implements Part {
 
   constructor(
     private readonly ctx: AgentContext,
-    private readonly node: Pick<NodeDatapath, 'openflow' | 'flows'>,
+    private readonly node: { readonly openflow: PacketInChannel; readonly flows: FlowSync },
   ) {}
 
   get policies(): NetworkPolicyController {

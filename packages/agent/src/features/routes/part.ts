@@ -25,7 +25,7 @@ export class RemoteNodes implements Part {
   constructor(
     private readonly ctx: AgentContext,
     private readonly kube: KubeClient,
-    private readonly node: NodeDatapath,
+    private readonly node: Pick<NodeDatapath, 'flows' | 'vswitch' | 'transport' | 'onSwitchRestart'>,
   ) {}
 
   /** Per-peer IPsec tunnel ports (trafficEncryptionMode ipsec); set at start. */

@@ -18,7 +18,7 @@ export class ServiceProxy implements Part {
   constructor(
     private readonly ctx: AgentContext,
     private readonly kube: KubeClient,
-    private readonly node: NodeDatapath,
+    private readonly node: Pick<NodeDatapath, 'flows'>,
   ) {
     this.services = new ServiceController({ nodeName: ctx.options.nodeName, sink: { setServices: (s) => node.flows.set('services', s) }, logger: ctx.log, ...(ctx.options.clock ? { clock: ctx.options.clock } : {}) });
   }
