@@ -233,13 +233,20 @@ export class NodePipeline {
     return { flows: r.flows.publish(), groups: r.groups.publish(), full: false, recomputed: computed.size };
   }
 
-  /** Computes the dirty owners that still have an object, in feature then state order. */
+  /** Computes the dirty owners that still have an object (or are node-level), in feature then state order. */
   private recompute(r: Realized, index: ObjectIndex, dirty: Set<string>): Set<string> {
     const kinds = new Set<string>();
     for (const key of dirty) kinds.add(key.slice(key.indexOf('/') + 1, key.indexOf(':')));
     const reader = this.reader(r, index);
     const computed = new Set<string>();
     r.features.forEach((f, fi) => {
+      // Node-level flows that read objects through the context are recomputed when those change.
+      const node = f.nodeFlows;
+      const nodeOwner = ownerKey(f.name);
+      if (node && dirty.has(nodeOwner)) {
+        this.setOwner(r, fi, nodeOwner, reader.compute(f, nodeOwner, (ctx) => node(ctx)));
+        computed.add(nodeOwner);
+      }
       for (const kind of Object.keys(f.perObject ?? {}) as ObjectKind[]) {
         if (!kinds.has(kind)) continue;
         for (const [key, obj] of index.of(kind)) {

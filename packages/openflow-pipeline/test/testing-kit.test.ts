@@ -73,6 +73,16 @@ describe('features that keep the contract pass', () => {
     }), { seed: 3031, numRuns: 25 });
   });
 
+  it('a feature whose node-level flows read an object through the context (they follow it)', () => {
+    const feature: Feature = {
+      name: 'firstPod', tables: () => ['Classifier'], kinds: [podKind],
+      nodeFlows: (ctx) => ({
+        flows: (ctx.object('pod', 'ns/p0')?.ips ?? []).map((ip): Flow => ({ table: ctx.pipeline.id('Classifier'), priority: 300, cookie: 0n, match: { ethType: 0x800, ipv4Src: ip }, actions: [] })),
+      }),
+    };
+    expect(checkFeatureContract({ feature, features: [...base(), feature], states: handStates() }).flows).toBeGreaterThan(0);
+  });
+
   it('the package\'s NetworkPolicy and pod connectivity features, traceable, in the preset of generated nodes', () => {
     fc.assert(fc.property(sequenceArb, (states) => {
       const features = podNodeFeatures({ enableProxy: true, enableAntreaPolicy: true });
@@ -92,10 +102,10 @@ describe('broken features are caught, by name', () => {
     expect(message).toMatch(/leakyQos\/qosMark:ns\/p0 is stale/);
   });
 
-  it('flows not in the codec\'s canonical form: canonical', () => {
+  it('flows not in the codec\'s canonical form (an all-ones mask the switch reports as a plain value): canonical', () => {
     const feature: Feature = {
       name: 'sloppy', tables: () => ['Classifier'], kinds: [podKind],
-      perObject: { pod: (ctx, pod) => ({ flows: [{ table: ctx.pipeline.id('Classifier'), priority: 300, cookie: 0n, match: { ethSrc: pod.mac.toUpperCase() }, actions: [] }] }) },
+      perObject: { pod: (ctx, pod) => ({ flows: [{ table: ctx.pipeline.id('Classifier'), priority: 300, cookie: 0n, match: { ethSrc: { value: pod.mac, mask: 'ff:ff:ff:ff:ff:ff' } }, actions: [] }] }) },
     };
     const { checks, message } = failures(() => checkFeatureContract({ feature, features: [...base(), feature], states: handStates() }));
     expect(checks).toContain('canonical');
