@@ -9,28 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run, waitFor } from '@switchyard/testbed';
 import { labClient, readState } from '../src/index';
-import { NETNS_ANNOTATION } from '../src/kubelet';
+import { IPERF_REPEATS, IPERF_SECONDS, iperf, iperfPods, median } from './iperf';
 
 const ROOT = process.cwd();
 const BIN = join(ROOT, 'bin/switchyard-lab');
-const IPERF_SECONDS = Number(process.env.BENCH_IPERF_SECONDS ?? '5');
-const IPERF_REPEATS = Number(process.env.BENCH_IPERF_REPEATS ?? '3');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? '2');
 type Mode = 'none' | 'wireGuard';
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? (s[(s.length - 1) / 2] ?? 0) : ((s[s.length / 2 - 1] ?? 0) + (s[s.length / 2] ?? 0)) / 2;
-};
-
-/** iperf3 TCP throughput from one netns to an address, bits/s (receiver side). */
-async function iperf(clientNs: string, serverNs: string, serverIp: string): Promise<number> {
-  const srv = run(['ip', 'netns', 'exec', serverNs, 'iperf3', '-s', '-1'], { allowFailure: true, timeoutMs: 120_000 });
-  await waitFor('iperf3 server', async () => (await run(['ip', 'netns', 'exec', serverNs, 'ss', '-ltn'], { allowFailure: true })).stdout.includes(':5201'), { timeoutMs: 10_000, intervalMs: 100 });
-  const r = await run(['ip', 'netns', 'exec', clientNs, 'iperf3', '-c', serverIp, '-t', String(IPERF_SECONDS), '-J'], { timeoutMs: 120_000 });
-  await srv;
-  return (JSON.parse(r.stdout) as { end: { sum_received: { bits_per_second: number } } }).end.sum_received.bits_per_second;
-}
 
 /** One lab in `mode`, IPERF_REPEATS iperf3 runs across nodes; the lab is brought down after. */
 async function series(mode: Mode): Promise<number[]> {
@@ -39,19 +23,7 @@ async function series(mode: Mode): Promise<number[]> {
   lab('up', '--nodes', '2', '--encryption', mode, '--no-controller');
   try {
     const kube = labClient(readState(labDir)!);
-    for (const [name, node] of [['cli', 'node1'], ['srv', 'node2']] as const)
-      await kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName: node, containers: [{ name: 'c', image: 'iperf3' }] } });
-    const pods = new Map<string, { ns: string; ip: string }>();
-    await waitFor('pods', async () => {
-      for (const name of ['cli', 'srv']) {
-        const p = await kube.request<{ metadata: { annotations?: Record<string, string> }; status?: { podIP?: string } }>('GET', `/api/v1/namespaces/default/pods/${name}`);
-        const ns = p.metadata.annotations?.[NETNS_ANNOTATION];
-        if (ns && p.status?.podIP) pods.set(name, { ns, ip: p.status.podIP });
-      }
-      return pods.size === 2;
-    }, { timeoutMs: 60_000, intervalMs: 200 });
-    const cli = pods.get('cli')!;
-    const srv = pods.get('srv')!;
+    const { cli, srv } = await iperfPods(kube);
     await waitFor('node1 pod -> node2 pod', async () => (await run(['ip', 'netns', 'exec', cli.ns, 'ping', '-c', '1', '-W', '1', srv.ip], { allowFailure: true })).code === 0, { timeoutMs: 30_000, intervalMs: 200 });
     const out: number[] = [];
     for (let i = 0; i < IPERF_REPEATS; i++) out.push(await iperf(cli.ns, srv.ns, srv.ip));

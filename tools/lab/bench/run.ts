@@ -8,21 +8,15 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Testbed, run, waitFor } from '@switchyard/testbed';
+import { Testbed, waitFor } from '@switchyard/testbed';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { labClient, readState, type LabState } from '../src/index';
-import { NETNS_ANNOTATION } from '../src/kubelet';
 import { agentGet } from '../src/probe';
 import { ScenarioRunner } from '../src/probe-run';
+import { IPERF_REPEATS, IPERF_SECONDS, iperf, iperfPods, median } from './iperf';
 
 const ROOT = join(process.cwd());
 const BIN = join(ROOT, 'bin/switchyard-lab');
-const IPERF_SECONDS = Number(process.env.BENCH_IPERF_SECONDS ?? '5');
-const IPERF_REPEATS = Number(process.env.BENCH_IPERF_REPEATS ?? '3');
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? (s[(s.length - 1) / 2] ?? 0) : ((s[s.length / 2 - 1] ?? 0) + (s[s.length / 2] ?? 0)) / 2;
-};
 const rows: { metric: string; value: number; unit: string; note?: string }[] = [];
 const row = (metric: string, value: number, unit: string, note?: string): void => {
   rows.push({ metric, value: Math.round(value * 100) / 100, unit, ...(note ? { note } : {}) });
@@ -81,13 +75,6 @@ async function deleteAll(kube: KubeConfigClient, runner: ScenarioRunner, n: numb
 }
 
 /** iperf3 TCP throughput from one netns to an address, bits/s (receiver side). */
-async function iperf(clientNs: string, serverNs: string, serverIp: string): Promise<number> {
-  const srv = run(['ip', 'netns', 'exec', serverNs, 'iperf3', '-s', '-1'], { allowFailure: true, timeoutMs: 120_000 });
-  await waitFor('iperf3 server', async () => (await run(['ip', 'netns', 'exec', serverNs, 'ss', '-ltn'], { allowFailure: true })).stdout.includes(':5201'), { timeoutMs: 10_000, intervalMs: 100 });
-  const r = await run(['ip', 'netns', 'exec', clientNs, 'iperf3', '-c', serverIp, '-t', String(IPERF_SECONDS), '-J'], { timeoutMs: 120_000 });
-  await srv;
-  return (JSON.parse(r.stdout) as { end: { sum_received: { bits_per_second: number } } }).end.sum_received.bits_per_second;
-}
 
 async function labBench(): Promise<void> {
   const labDir = mkdtempSync(join(tmpdir(), 'switchyard-lab-bench-'));
@@ -96,19 +83,7 @@ async function labBench(): Promise<void> {
   const kube = labClient(st);
   const runner = new ScenarioRunner({ kube, state: st, readyTimeoutMs: 300_000 });
   try {
-    for (const [name, node] of [['cli', 'node1'], ['srv', 'node2']] as const)
-      await kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app: name } }, spec: { nodeName: node, containers: [{ name: 'c', image: 'iperf3' }] } });
-    const pods = new Map<string, { ns: string; ip: string }>();
-    await waitFor('pods', async () => {
-      for (const name of ['cli', 'srv']) {
-        const p = await kube.request<{ metadata: { annotations?: Record<string, string> }; status?: { podIP?: string } }>('GET', `/api/v1/namespaces/default/pods/${name}`);
-        const ns = p.metadata.annotations?.[NETNS_ANNOTATION];
-        if (ns && p.status?.podIP) pods.set(name, { ns, ip: p.status.podIP });
-      }
-      return pods.size === 2;
-    }, { timeoutMs: 60_000, intervalMs: 200 });
-    const cli = pods.get('cli')!;
-    const srv = pods.get('srv')!;
+    const { cli, srv } = await iperfPods(kube, { labelled: true });
     // Throughput is noisy on a shared machine: IPERF_REPEATS runs each, 0 policies measured both
     // before and after the 1,000 (drift shows as a gap between the two), medians compared.
     const series = async (): Promise<number[]> => {

@@ -1,6 +1,6 @@
 // Pods and TCP exchanges in the multi-cluster lab tests (multicluster*.test.ts).
 import { run, waitFor } from '@switchyard/testbed';
-import type { MemberCluster } from '../src/index';
+import { MulticlusterLab, type MemberCluster, type MulticlusterLabOptions } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
 
 interface PodView { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIP?: string } }
@@ -17,6 +17,30 @@ export async function runningPod(c: MemberCluster, name: string, app: string, no
     return Boolean(pod.status?.podIP && pod.metadata.annotations?.[NETNS_ANNOTATION]);
   }, { timeoutMs: 60_000, intervalMs: 200 });
   return { netns: pod!.metadata.annotations![NETNS_ANNOTATION]!, ip: pod!.status!.podIP! };
+}
+
+/** A pod's network namespace and address. */
+export interface PodEnd {
+  netns: string;
+  ip: string;
+}
+
+/**
+ * Starts the lab, then a server pod (nginx-0, app nginx) in west and a client pod in east, both on
+ * node2: off the gateways (node1 is the first candidate), so traffic between them goes node ->
+ * gateway -> gateway -> node. A lab that started is stopped again if the pods fail.
+ */
+export async function multiclusterLabWithPods(o: MulticlusterLabOptions): Promise<{ mcl: MulticlusterLab; west: MemberCluster; east: MemberCluster; server: PodEnd; client: PodEnd }> {
+  const mcl = await MulticlusterLab.start(o);
+  try {
+    const west = mcl.member('west');
+    const east = mcl.member('east');
+    const [server, client] = await Promise.all([runningPod(west, 'nginx-0', 'nginx', 'node2'), runningPod(east, 'client', 'client', 'node2')]);
+    return { mcl, west, east, server, client };
+  } catch (err) {
+    await mcl.stop();
+    throw err;
+  }
 }
 
 /** One TCP exchange from a pod, sending `input`: true when the server's `pong` comes back. */

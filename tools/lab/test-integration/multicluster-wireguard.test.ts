@@ -11,8 +11,8 @@ import { mkdtempSync, readFileSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive, run, signalProcess, start, waitFor } from '@switchyard/testbed';
-import { MulticlusterLab, type MemberCluster } from '../src/index';
-import { pong, runningPod } from './multicluster-pods';
+import type { MemberCluster, MulticlusterLab } from '../src/index';
+import { multiclusterLabWithPods, pong, type PodEnd } from './multicluster-pods';
 
 const labDir = mkdtempSync(join(tmpdir(), 'switchyard-mc-wg-lab-test-'));
 const MC_WG_PORT = 51821;
@@ -20,18 +20,15 @@ const KEY_ANNOTATION = 'multicluster.antrea.io/wireguard-public-key';
 let mcl: MulticlusterLab;
 let west: MemberCluster;
 let east: MemberCluster;
-let client: { netns: string; ip: string };
-let server: { netns: string; ip: string };
+let client: PodEnd;
+let server: PodEnd;
 let importedIP = '';
 
 const nodeIPs = (c: MemberCluster): string[] => c.lab.state.nodes.map((n) => n.nodeIP);
 
 beforeAll(async () => {
-  mcl = await MulticlusterLab.start({ labDir, nodes: 2, gatewayEncryption: 'wireGuard' });
-  west = mcl.member('west');
-  east = mcl.member('east');
-  // Both ends off the gateways (node1 is the first candidate): node -> gateway -> WireGuard -> gateway -> node.
-  [server, client] = await Promise.all([runningPod(west, 'nginx-0', 'nginx', 'node2'), runningPod(east, 'client', 'client', 'node2')]);
+  // Both ends off the gateways: node -> gateway -> WireGuard -> gateway -> node.
+  ({ mcl, west, east, server, client } = await multiclusterLabWithPods({ labDir, nodes: 2, gatewayEncryption: 'wireGuard' }));
 }, 240_000);
 
 afterAll(async () => {

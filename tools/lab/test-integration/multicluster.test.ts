@@ -8,8 +8,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run, waitFor } from '@switchyard/testbed';
-import { MulticlusterLab, type MemberCluster } from '../src/index';
-import { pong, runningPod } from './multicluster-pods';
+import type { MemberCluster, MulticlusterLab } from '../src/index';
+import { multiclusterLabWithPods, pong, runningPod, type PodEnd } from './multicluster-pods';
 
 const labDir = mkdtempSync(join(tmpdir(), 'switchyard-mc-lab-test-'));
 let mcl: MulticlusterLab;
@@ -22,15 +22,11 @@ async function eventuallyPong(what: string, netns: string, ip: string, port: num
   return Date.now() - t0;
 }
 
-let client: { netns: string; ip: string };
-let server: { netns: string; ip: string };
+let client: PodEnd;
+let server: PodEnd;
 
 beforeAll(async () => {
-  mcl = await MulticlusterLab.start({ labDir, nodes: 2 });
-  west = mcl.member('west');
-  east = mcl.member('east');
-  // Both ends off the gateways (node1 is the first candidate): the path is node -> gateway -> gateway -> node.
-  [server, client] = await Promise.all([runningPod(west, 'nginx-0', 'nginx', 'node2'), runningPod(east, 'client', 'client', 'node2')]);
+  ({ mcl, west, east, server, client } = await multiclusterLabWithPods({ labDir, nodes: 2 }));
 }, 240_000);
 
 afterAll(async () => {
