@@ -474,33 +474,25 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
       );
     };
     const dbOf = (id: unknown): string | undefined => this.monitors.get(monitorKey(id));
+    /** Emits the decoded updates, or a protocol error when they do not decode. */
+    const relay = <T>(decoded: Promise<T>, emit: (u: T) => void): void => {
+      decoded.then(emit, (e: Error) => bad(e.message));
+    };
     switch (method) {
       case 'update': {
         const db = dbOf(params[0]);
         if (db === undefined) return bad('unknown monitor id');
-        this.decodeUpdates(db, params[1]).then(
-          (u) => this.emit('update', params[0], u),
-          (e: Error) => bad(e.message),
-        );
-        return;
+        return relay(this.decodeUpdates(db, params[1]), (u) => this.emit('update', params[0], u));
       }
       case 'update2': {
         const db = dbOf(params[0]);
         if (db === undefined) return bad('unknown monitor id');
-        this.decodeUpdates2(db, params[1]).then(
-          (u) => this.emit('update2', params[0], u),
-          (e: Error) => bad(e.message),
-        );
-        return;
+        return relay(this.decodeUpdates2(db, params[1]), (u) => this.emit('update2', params[0], u));
       }
       case 'update3': {
         const db = dbOf(params[0]);
         if (db === undefined || typeof params[1] !== 'string') return bad('unknown monitor id or bad txn id');
-        this.decodeUpdates2(db, params[2]).then(
-          (u) => this.emit('update3', params[0], params[1] as string, u),
-          (e: Error) => bad(e.message),
-        );
-        return;
+        return relay(this.decodeUpdates2(db, params[2]), (u) => this.emit('update3', params[0], params[1] as string, u));
       }
       case 'locked':
       case 'stolen':
