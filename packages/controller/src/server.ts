@@ -11,11 +11,22 @@ import { silentLogger, type Logger, type PartsHealth } from '@switchyard/runtime
 import type { MetricsRegistry } from './metrics';
 import type { PolicyStatusAggregator } from './status';
 import { VALIDATE_PREFIX, type AdmissionWebhook } from './webhook';
+import Router from 'find-my-way';
 
 /** API group and version of the controlplane API. */
 export const CONTROLPLANE_GROUP = 'controlplane.switchyard.io';
 export const CONTROLPLANE_VERSION = 'v1beta2';
 const PREFIX = `/apis/${CONTROLPLANE_GROUP}/${CONTROLPLANE_VERSION}`;
+
+/** One request as a route sees it: the path without trailing slashes and find-my-way's params. */
+interface RouteContext {
+  req: http.IncomingMessage;
+  res: http.ServerResponse;
+  url: URL;
+  path: string;
+  params: Record<string, string | undefined>;
+}
+type Route = (c: RouteContext) => Promise<void>;
 /** Content type of watch streams: varint-length-delimited `switchyard.controlplane.v1.WatchEvent` messages. */
 export const WATCH_CONTENT_TYPE = 'application/vnd.switchyard.controlplane.watch+protobuf;stream=delimited';
 /** Response header naming how a watch started: `initial` or `resume`. */
@@ -173,6 +184,7 @@ export class ControlplaneServer {
   readonly stats: ServerStats = { watchesOpened: 0, watchesExpired: 0, overflowDisconnects: 0, eventsSent: 0, bytesSent: 0, statusReports: 0 };
   readonly connections = new Set<WatchConnection>();
   private readonly server: https.Server;
+  private readonly router: Router.Instance<Router.HTTPVersion.V1>;
   private readonly log: Logger;
   private readonly bound: number;
   private closing = false;
@@ -180,6 +192,7 @@ export class ControlplaneServer {
   constructor(private readonly o: ControlplaneServerOptions) {
     this.log = o.logger ?? silentLogger;
     this.bound = o.maxWatcherBufferBytes ?? 16 << 20;
+    this.router = this.routes();
     const tlsOpts: https.ServerOptions = { cert: o.tls.certPem, key: o.tls.keyPem, minVersion: 'TLSv1.2' };
     if (o.tls.clientCaPem) {
       tlsOpts.ca = o.tls.clientCaPem;
@@ -253,82 +266,111 @@ export class ControlplaneServer {
     await this.require(user, { verb: 'get', group: CONTROLPLANE_GROUP, version: CONTROLPLANE_VERSION, resource: 'nodestreams', name: node });
   }
 
-  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    const url = new URL(req.url ?? '/', 'https://controller');
-    const path = url.pathname.replace(/\/+$/, '') || '/';
-    const verboseHealth = path === '/healthz' && url.searchParams.has('verbose');
-    if (req.method === 'GET' && (path === '/healthz' || path === '/livez' || path === '/readyz') && !verboseHealth) {
-      const ok = path !== '/readyz' || this.o.hub.synced;
-      res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' });
-      res.end(ok ? 'ok' : 'not synced');
-      return;
-    }
-    if (req.method === 'POST' && path.startsWith(VALIDATE_PREFIX) && this.o.admission) {
-      // The API server calls webhooks without credentials (as it calls Antrea's); the review only
-      // answers allowed or not, and reveals nothing beyond what the caller sent.
+  /** The routes: find-my-way matches method and path; a path served for other methods only is a 405. */
+  private routes(): Router.Instance<Router.HTTPVersion.V1> {
+    const r = Router({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: true, maxParamLength: 1024 });
+    const on = (method: Router.HTTPMethod, path: string, route: Route): void => void r.on(method, path, () => undefined, route);
+    for (const probe of ['/healthz', '/livez', '/readyz']) on('GET', probe, (c) => this.serveProbe(probe, c));
+    // The API server calls webhooks without credentials (as it calls Antrea's); the review only
+    // answers allowed or not, and reveals nothing beyond what the caller sent.
+    on('POST', `${VALIDATE_PREFIX}*`, async ({ req, res, path }) => {
+      if (!this.o.admission) throw new HttpError(404, 'NotFound', `no route for ${path}`);
       const reply = await this.o.admission.review(path, await readBody(req));
-      return sendJson(res, reply.status, reply.body);
-    }
-    const user = await this.user(req);
-    if (req.method === 'GET' && verboseHealth) {
-      // Only with credentials: the parts' details name errors and addresses.
-      await this.require(user, { verb: 'get', path: '/healthz' });
-      const h = this.o.health?.() ?? { ok: true, parts: [] };
-      return sendJson(res, 200, { status: h.ok ? 'ok' : 'degraded', parts: h.parts });
-    }
-    if (path === '/metrics') {
-      await this.require(user, { verb: 'get', path: '/metrics' });
+      sendJson(res, reply.status, reply.body);
+    });
+    on('GET', '/metrics', async ({ req, res }) => {
+      await this.require(await this.user(req), { verb: 'get', path: '/metrics' });
       const text = (await this.o.metrics?.render()) ?? '';
       res.writeHead(200, { 'content-type': this.o.metrics?.contentType ?? 'text/plain; version=0.0.4' });
       res.end(text);
-      return;
+    });
+    const discovery = (body: () => unknown): Route => async ({ req, res }) => {
+      await this.user(req);
+      sendJson(res, 200, body());
+    };
+    on('GET', '/apis', discovery(() => ({ kind: 'APIGroupList', apiVersion: 'v1', groups: [this.apiGroup()] })));
+    on('GET', `/apis/${CONTROLPLANE_GROUP}`, discovery(() => this.apiGroup()));
+    on('GET', PREFIX, discovery(() => this.resourceList()));
+    on('GET', `${PREFIX}/watch`, async ({ req, res, url }) => this.serveWatch(await this.user(req), [...CONTROLPLANE_RESOURCES], url.searchParams, res));
+    on('GET', `${PREFIX}/:resource`, (c) => this.serveResource(c));
+    on('GET', `${PREFIX}/:resource/:name`, (c) => this.serveResource(c));
+    on('POST', `${PREFIX}/networkpolicies/:name/status`, async ({ req, res, params }) => this.serveStatus(await this.user(req), params.name!, req, res));
+    return r;
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://controller');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const method = (req.method ?? 'GET') as Router.HTTPMethod;
+    const hit = this.router.find(method, path);
+    if (hit) return (hit.store as Route)({ req, res, url, path, params: hit.params });
+    const elsewhere = (['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const).some((m) => m !== method && this.router.find(m, path));
+    // Credentials first: an anonymous caller learns nothing about which paths exist.
+    await this.user(req);
+    if (elsewhere) throw new HttpError(405, 'MethodNotAllowed', `${req.method} not allowed on ${path}`);
+    throw new HttpError(404, 'NotFound', `no route for ${path}`);
+  }
+
+  /** Liveness and readiness without credentials; `/healthz?verbose` (the parts' health) with them. */
+  private async serveProbe(probe: string, { req, res, url }: RouteContext): Promise<void> {
+    if (probe === '/healthz' && url.searchParams.has('verbose')) {
+      // Only with credentials: the parts' details name errors and addresses.
+      await this.require(await this.user(req), { verb: 'get', path: '/healthz' });
+      const h = this.o.health?.() ?? { ok: true, parts: [] };
+      return sendJson(res, 200, { status: h.ok ? 'ok' : 'degraded', parts: h.parts });
     }
-    if (path === '/apis') return sendJson(res, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: [this.apiGroup()] });
-    if (path === `/apis/${CONTROLPLANE_GROUP}`) return sendJson(res, 200, this.apiGroup());
-    if (path === PREFIX) return sendJson(res, 200, this.resourceList());
-    if (!path.startsWith(`${PREFIX}/`)) throw new HttpError(404, 'NotFound', `no route for ${path}`);
-    const parts = path.slice(PREFIX.length + 1).split('/');
-    const [resource, name, sub] = parts;
+    const ok = probe !== '/readyz' || this.o.hub.synced;
+    res.writeHead(ok ? 200 : 503, { 'content-type': 'text/plain' });
+    res.end(ok ? 'ok' : 'not synced');
+  }
+
+  /** GET of a controlplane resource: a watch, a list or one object, or one of the query resources. */
+  private async serveResource({ req, res, url, params }: RouteContext): Promise<void> {
+    const user = await this.user(req);
+    const { resource = '', name } = params;
     const q = url.searchParams;
-    const isWatch = q.get('watch') === 'true' || q.get('watch') === '1' || resource === 'watch';
-    if (req.method === 'GET' && isWatch && name === undefined) {
-      const resources = resource === 'watch' ? [...CONTROLPLANE_RESOURCES] : [resource as ControlplaneResource];
-      if (!resources.every((r) => CONTROLPLANE_RESOURCES.includes(r))) throw new HttpError(404, 'NotFound', `unknown resource ${resource}`);
-      return this.serveWatch(user, resources, q, res);
+    const isWatch = q.get('watch') === 'true' || q.get('watch') === '1';
+    if (isWatch && name === undefined) {
+      if (!CONTROLPLANE_RESOURCES.includes(resource as ControlplaneResource)) throw new HttpError(404, 'NotFound', `unknown resource ${resource}`);
+      return this.serveWatch(user, [resource as ControlplaneResource], q, res);
     }
-    if (req.method === 'POST' && resource === 'networkpolicies' && name && sub === 'status') return this.serveStatus(user, name, req, res);
-    if (req.method !== 'GET') throw new HttpError(405, 'MethodNotAllowed', `${req.method} not allowed on ${path}`);
+    const access = (r: string, extra: Partial<AccessAttributes> = {}): Promise<void> =>
+      this.require(user, { verb: 'get', group: CONTROLPLANE_GROUP, version: CONTROLPLANE_VERSION, resource: r, ...extra });
     switch (resource) {
       case 'networkpolicies':
       case 'addressgroups':
       case 'appliedtogroups':
-        await this.require(user, { verb: name ? 'get' : 'list', group: CONTROLPLANE_GROUP, version: CONTROLPLANE_VERSION, resource, ...(name ? { name } : {}) });
+        await access(resource, name ? { name } : { verb: 'list' });
         return this.serveRead(resource, name, q, res);
       case 'endpointquery': {
-        await this.require(user, { verb: 'get', group: CONTROLPLANE_GROUP, version: CONTROLPLANE_VERSION, resource: 'endpointquery' });
+        await access('endpointquery');
         const pod = q.get('pod') ?? (q.get('namespace') && q.get('name') ? `${q.get('namespace')}/${q.get('name')}` : '');
         if (!pod.includes('/')) throw new HttpError(400, 'BadRequest', 'pod must be namespace/name');
         return sendJson(res, 200, { kind: 'EndpointQueryResponse', apiVersion: `${CONTROLPLANE_GROUP}/${CONTROLPLANE_VERSION}`, pod, ...queryEndpoint(this.o.hub.engine, pod) });
       }
-      case 'explain': {
-        await this.require(user, { verb: 'get', group: CONTROLPLANE_GROUP, version: CONTROLPLANE_VERSION, resource: 'explain' });
-        const ep = (v: string | null, field: string): FlowQuery['src'] => {
-          if (!v) throw new HttpError(400, 'BadRequest', `${field} is required (namespace/pod or an IP)`);
-          return v.includes('/') ? { pod: v } : { ip: v };
-        };
-        const query: FlowQuery = { src: ep(q.get('src'), 'src'), dst: ep(q.get('dst'), 'dst'), protocol: (q.get('protocol') ?? 'TCP').toUpperCase() as FlowQuery['protocol'] };
-        if (q.get('port')) query.port = Number(q.get('port'));
-        try {
-          return sendJson(res, 200, { kind: 'Explanation', apiVersion: `${CONTROLPLANE_GROUP}/${CONTROLPLANE_VERSION}`, ...explain(this.o.hub.engine, query) });
-        } catch (e) {
-          throw new HttpError(400, 'BadRequest', (e as Error).message);
-        }
-      }
+      case 'explain':
+        await access('explain');
+        return sendJson(res, 200, { kind: 'Explanation', apiVersion: `${CONTROLPLANE_GROUP}/${CONTROLPLANE_VERSION}`, ...this.explain(q) });
       case 'controllerinfo':
-        await this.require(user, { verb: 'get', group: CONTROLPLANE_GROUP, version: CONTROLPLANE_VERSION, resource: 'controllerinfo' });
+        await access('controllerinfo');
         return sendJson(res, 200, { kind: 'ControllerInfo', apiVersion: `${CONTROLPLANE_GROUP}/${CONTROLPLANE_VERSION}`, ...this.info() });
       default:
-        throw new HttpError(404, 'NotFound', `unknown resource ${resource ?? ''}`);
+        throw new HttpError(404, 'NotFound', `unknown resource ${resource}`);
+    }
+  }
+
+  /** `policy explain`: which rule decides a flow between two endpoints. */
+  private explain(q: URLSearchParams): ReturnType<typeof explain> {
+    const ep = (v: string | null, field: string): FlowQuery['src'] => {
+      if (!v) throw new HttpError(400, 'BadRequest', `${field} is required (namespace/pod or an IP)`);
+      return v.includes('/') ? { pod: v } : { ip: v };
+    };
+    const query: FlowQuery = { src: ep(q.get('src'), 'src'), dst: ep(q.get('dst'), 'dst'), protocol: (q.get('protocol') ?? 'TCP').toUpperCase() as FlowQuery['protocol'] };
+    if (q.get('port')) query.port = Number(q.get('port'));
+    try {
+      return explain(this.o.hub.engine, query);
+    } catch (e) {
+      throw new HttpError(400, 'BadRequest', (e as Error).message);
     }
   }
 
