@@ -13,6 +13,17 @@ let east: MemberController;
 
 const leaderSet = (): Promise<ClusterSet> => env.leader.kubectl.json<ClusterSet>(['-n', LEADER_NS, 'get', 'clusterset', CLUSTERSET]);
 const readyOf = (cs: ClusterSet, id: string) => cs.status?.clusterStatuses?.find((s) => s.clusterID === id)?.conditions?.[0];
+/** east's own ClusterSet and its Ready condition. */
+const eastSet = (): Promise<ClusterSet> => env.east.kubectl.json<ClusterSet>(['-n', MEMBER_NS, 'get', 'clusterset', CLUSTERSET]);
+const eastReady = async () => (await eastSet()).status?.conditions?.[0];
+
+/** Stops east's member controller, applies `objects` to east, and starts a new controller with `options`. */
+async function restartEast(objects: unknown[], options: { clusterSetID?: string } = {}): Promise<void> {
+  await east.stop();
+  if (objects.length > 0) await env.east.kubectl.apply(...objects);
+  east = memberController(env.east, { clock: clocks.east, ...options });
+  await east.start();
+}
 
 beforeAll(async () => {
   ({ env, leader, west, east } = await startJoinedClusterSet({ leaderClock: clocks.leader, west: { clock: clocks.west }, east: { clock: clocks.east } }));
@@ -66,11 +77,9 @@ it('marks a member Disconnected 30 s after its last heartbeat, and Connected aga
 });
 
 it('refuses a ClusterSet whose name is not the configured ClusterSet ID, with a status naming both', async () => {
-  await east.stop();
-  east = memberController(env.east, { clock: clocks.east, clusterSetID: 'prod-clusterset' });
-  await east.start();
+  await restartEast([], { clusterSetID: 'prod-clusterset' });
   await eventuallyPasses(async () => {
-    const m = await env.east.kubectl.json<ClusterSet>(['-n', MEMBER_NS, 'get', 'clusterset', CLUSTERSET]);
+    const m = await eastSet();
     expect(m.status?.conditions?.[0]).toMatchObject({ type: 'Ready', status: 'False', reason: 'InvalidClusterSet', message: 'ClusterSet name "test-clusterset" must equal the ClusterSet ID "prod-clusterset"' });
     expect(m.status?.readyClusters).toBe(0);
   });
@@ -78,21 +87,14 @@ it('refuses a ClusterSet whose name is not the configured ClusterSet ID, with a 
 });
 
 it('refuses a member whose cluster ID is a dash-prefix of the leader ID', async () => {
-  await east.stop();
-  await env.east.kubectl.apply(memberClusterSet('test-cluster-north-2', env.leader.api.url, { secret: 'member-test-cluster-east-token' }));
-  east = memberController(env.east, { clock: clocks.east });
-  await east.start();
+  await restartEast([memberClusterSet('test-cluster-north-2', env.leader.api.url, { secret: 'member-test-cluster-east-token' })]);
   await eventuallyPasses(async () => {
-    const m = await env.east.kubectl.json<ClusterSet>(['-n', MEMBER_NS, 'get', 'clusterset', CLUSTERSET]);
-    expect(m.status?.conditions?.[0]).toMatchObject({ status: 'False', reason: 'InvalidClusterSet', message: expect.stringContaining('"test-cluster-north-2" and leader cluster ID "test-cluster-north" are a dash-prefix') });
+    expect(await eastReady()).toMatchObject({ status: 'False', reason: 'InvalidClusterSet', message: expect.stringContaining('"test-cluster-north-2" and leader cluster ID "test-cluster-north" are a dash-prefix') });
   });
 });
 
 it('the leader refuses a member whose cluster ID is a dash-prefix of a member that joined earlier', async () => {
-  await east.stop();
-  await env.east.kubectl.apply(memberClusterSet('test-cluster-west-1', env.leader.api.url, { secret: 'member-test-cluster-east-token' }));
-  east = memberController(env.east, { clock: clocks.east });
-  await east.start();
+  await restartEast([memberClusterSet('test-cluster-west-1', env.leader.api.url, { secret: 'member-test-cluster-east-token' })]);
   await eventuallyPasses(async () => {
     const cs = await leaderSet();
     expect(readyOf(cs, 'test-cluster-west-1')).toMatchObject({ status: 'False', reason: 'ClusterIDConflict', message: 'cluster ID "test-cluster-west-1" and "test-cluster-west" are a dash-prefix of each other' });
@@ -101,27 +103,19 @@ it('the leader refuses a member whose cluster ID is a dash-prefix of a member th
 });
 
 it('reports a missing token Secret in the member ClusterSet status, naming the Secret', async () => {
-  await east.stop();
-  await env.east.kubectl.apply(memberClusterSet('test-cluster-east', env.leader.api.url, { secret: 'no-such-token' }));
-  east = memberController(env.east, { clock: clocks.east });
-  await east.start();
+  await restartEast([memberClusterSet('test-cluster-east', env.leader.api.url, { secret: 'no-such-token' })]);
   await eventuallyPasses(async () => {
-    const m = await env.east.kubectl.json<ClusterSet>(['-n', MEMBER_NS, 'get', 'clusterset', CLUSTERSET]);
-    expect(m.status?.conditions?.[0]).toMatchObject({ status: 'False', reason: 'LeaderSecretInvalid', message: 'Secret kube-system/no-such-token named by spec.leaders[0].secret not found' });
+    expect(await eastReady()).toMatchObject({ status: 'False', reason: 'LeaderSecretInvalid', message: 'Secret kube-system/no-such-token named by spec.leaders[0].secret not found' });
   });
   expect(east.connected).toBe(false);
 });
 
 it('reports a token the leader rejects as LeaderAccessDenied', async () => {
-  await east.stop();
-  await env.east.kubectl.apply(
+  await restartEast([
     { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'wrong-token', namespace: MEMBER_NS }, type: 'Opaque', data: { token: Buffer.from('not-a-valid-token').toString('base64'), 'ca.crt': Buffer.from(env.leader.api.caPem).toString('base64') } },
     memberClusterSet('test-cluster-east', env.leader.api.url, { secret: 'wrong-token' }),
-  );
-  east = memberController(env.east, { clock: clocks.east });
-  await east.start();
+  ]);
   await eventuallyPasses(async () => {
-    const m = await env.east.kubectl.json<ClusterSet>(['-n', MEMBER_NS, 'get', 'clusterset', CLUSTERSET]);
-    expect(m.status?.conditions?.[0]).toMatchObject({ status: 'False', reason: 'LeaderAccessDenied', message: expect.stringContaining('heartbeat to leader test-cluster-north failed') });
+    expect(await eastReady()).toMatchObject({ status: 'False', reason: 'LeaderAccessDenied', message: expect.stringContaining('heartbeat to leader test-cluster-north failed') });
   });
 });
