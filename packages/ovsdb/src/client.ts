@@ -99,6 +99,16 @@ function objectOf(value: unknown, what: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** The result of a transaction the client canceled (its signal aborted): a failed transaction, not an exception. */
+const canceledResult = (): TransactionResult => ({
+  ok: false,
+  error: 'canceled',
+  details: 'canceled by the client',
+  index: undefined,
+  operation: undefined,
+  results: [],
+});
+
 /**
  * A client for one OVSDB server. Values are checked against the database schema before anything is
  * sent; transaction outcomes are {@link TransactionResult}s, so a failed transaction cannot be taken
@@ -217,14 +227,7 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     const schema = await this.getSchema(db);
     const wire = operations.map((o) => encodeOperation(schema, o));
     if (opts.signal?.aborted) {
-      return {
-        ok: false,
-        error: 'canceled',
-        details: 'canceled by the client',
-        index: undefined,
-        operation: undefined,
-        results: [],
-      };
+      return canceledResult();
     }
     const id = this.connection.nextRequestId();
     // ovsdb-server (3.1) drops a canceled transaction without replying unless the session is
@@ -241,14 +244,7 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     } catch (err) {
       // The server reports a canceled or malformed transaction as a JSON-RPC error: still a failed transaction.
       if (err instanceof CanceledError) {
-        return {
-          ok: false,
-          error: 'canceled',
-          details: 'canceled by the client',
-          index: undefined,
-          operation: undefined,
-          results: [],
-        };
+        return canceledResult();
       }
       if (err instanceof RpcError) {
         const e = err.error as { error?: unknown; details?: unknown } | string;
