@@ -48,7 +48,8 @@ export interface Held extends Contribution {
 export interface OwnerFlows {
   readonly plain: readonly Held[];
   readonly conjEntries: readonly FlowEntry[];
-  readonly conjCodes: readonly number[];
+  /** The codes, pair by pair: the first `conjEntries.length` (a typed array sized once: most flows carry one code). */
+  readonly conjCodes: Float64Array;
 }
 
 /** Group-mods between two publications. */
@@ -71,6 +72,13 @@ function sortedDistinct(codes: readonly number[]): number[] {
   const out: number[] = [];
   for (let i = 0; i < a.length; i++) if (i === 0 || a[i] !== a[i - 1]) out.push(a[i]!);
   return out;
+}
+
+/** A copy of `a` with twice the room. */
+function grown(a: Float64Array): Float64Array {
+  const b = new Float64Array(Math.max(8, a.length * 2));
+  b.set(a);
+  return b;
 }
 
 /** Removes every contribution of `owner` from a list, in place; true when one was there. */
@@ -97,7 +105,7 @@ export class FlowStore {
   private dirty: FlowEntry[] = [];
   private cache: Flow[] | undefined;
   /** What an owner without flows holds. */
-  readonly none: OwnerFlows = { plain: [], conjEntries: [], conjCodes: [] };
+  readonly none: OwnerFlows = { plain: [], conjEntries: [], conjCodes: new Float64Array(0) };
 
   constructor(private readonly mergesConjunctions: (feature: number) => boolean) {}
 
@@ -112,7 +120,7 @@ export class FlowStore {
     const merging = this.mergesConjunctions(feature);
     const plain: Held[] = [];
     const conjEntries: FlowEntry[] = [];
-    const conjCodes: number[] = [];
+    let conjCodes = merging ? new Float64Array(flows.length) : this.none.conjCodes;
     for (let seq = 0; seq < flows.length; seq++) {
       const f = flows[seq]!;
       const e = this.entry(f);
@@ -120,8 +128,9 @@ export class FlowStore {
       if (codes) {
         for (let k = 0; k < codes.length; k++) {
           this.addCode(e, feature, codes[k]!, f);
+          if (conjEntries.length === conjCodes.length) conjCodes = grown(conjCodes);
+          conjCodes[conjEntries.length] = codes[k]!;
           conjEntries.push(e);
-          conjCodes.push(codes[k]!);
         }
       } else {
         const c: Held = { feature, owner, seq, value: f, codes: undefined, entry: e, pos: e.plain.length };
