@@ -3,10 +3,9 @@
  * with runtime's `composeParts`, started in order, synced in order once the first round is primed,
  * and stopped in reverse.
  */
-import { ops, unwrap } from '@switchyard/ovsdb';
 import { composeParts, type PartSet } from '@switchyard/runtime';
-import type { TableName } from '@switchyard/openflow-pipeline';
 import type { AgentIntrospection } from './features/api/api';
+import { switchIntrospection } from './features/api/introspection';
 import type { NodeInfo } from './bridge';
 import { agentContext, type AgentContext } from './context';
 import { AGENT_PARTS, partOf, type AgentPartName, type AgentParts } from './features/index';
@@ -82,7 +81,6 @@ export class Agent {
   introspection(): AgentIntrospection {
     const node = partOf(this.parts, 'node');
     const policies = partOf(this.parts, 'policies');
-    const pipeline = () => node.flows.nodeFlows?.pipeline;
     return {
       nodeName: this.options.nodeName,
       podCIDR: this.options.podCIDR,
@@ -103,24 +101,7 @@ export class Agent {
         for (const [k, id] of flows.conjIds ?? []) if (k.startsWith(`${np.uid}/`)) ids.push(id);
         return ids;
       },
-      installedFlows: () => node.openflow.dumpFlows(),
-      tableName: (id) => pipeline()?.nameOf(id),
-      tableId: (name) => {
-        try {
-          return pipeline()?.id(name as TableName);
-        } catch {
-          return undefined; // not a table of this pipeline
-        }
-      },
-      ovsVersion: async () => {
-        // Open_vSwitch.ovs_version is written by ovs-ctl, not by ovs-vswitchd: ask the switch (OFPMP_DESC).
-        const r = unwrap(await node.ovsdb.transact('Open_vSwitch', [ops.select('Open_vSwitch', [], ['ovs_version'])]));
-        const res = r.results[0];
-        const v = res?.op === 'select' ? res.rows[0]?.ovs_version : undefined;
-        if (typeof v === 'string' && v) return v;
-        const desc = await node.openflow.multipart({ kind: 'desc' });
-        return desc.kind === 'desc' ? desc.sw : '';
-      },
+      ...switchIntrospection(() => node),
       health: () => this.health(),
     };
   }

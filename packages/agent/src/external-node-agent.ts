@@ -8,10 +8,9 @@
  * - `agentinfo`: this host's AntreaAgentInfo, with why the ExternalNode is not realized when it is not
  */
 import type { KubeClient } from '@switchyard/kube';
-import { ops, unwrap } from '@switchyard/ovsdb';
-import type { TableName } from '@switchyard/openflow-pipeline';
 import { composeParts, type PartEntry, type PartSet } from '@switchyard/runtime';
 import type { AgentIntrospection } from './features/api/api';
+import { switchIntrospection } from './features/api/introspection';
 import { agentContext, type AgentContext } from './context';
 import { agentHealth, type AgentHealth } from './health';
 import type { AgentOptions } from './options';
@@ -112,7 +111,6 @@ export class ExternalNodeAgent {
   /** Read access for the AntreaAgentInfo heartbeat and tests. @internal */
   introspection(): AgentIntrospection {
     const mode = this.mode;
-    const pipeline = () => mode.flows.nodeFlows?.pipeline;
     return {
       nodeName: this.ctx.options.nodeName,
       nodeRef: { kind: 'ExternalNode', name: this.ctx.options.nodeName, namespace: this.externalNamespace },
@@ -124,23 +122,7 @@ export class ExternalNodeAgent {
       policyCounts: () => this.parts.get<PolicyEnforcement>('policies')?.policies.view.counts ?? { policies: 0, addressGroups: 0, appliedToGroups: 0 },
       metrics: this.ctx.metrics,
       controllerConnected: () => this.parts.get<PolicyEnforcement>('policies')?.policies.client?.connected,
-      installedFlows: () => mode.openflow.dumpFlows(),
-      tableName: (id) => pipeline()?.nameOf(id),
-      tableId: (name) => {
-        try {
-          return pipeline()?.id(name as TableName);
-        } catch {
-          return undefined;
-        }
-      },
-      ovsVersion: async () => {
-        const r = unwrap(await mode.datapath.ovsdb.transact('Open_vSwitch', [ops.select('Open_vSwitch', [], ['ovs_version'])]));
-        const res = r.results[0];
-        const v = res?.op === 'select' ? res.rows[0]?.ovs_version : undefined;
-        if (typeof v === 'string' && v) return v;
-        const desc = await mode.openflow.multipart({ kind: 'desc' });
-        return desc.kind === 'desc' ? desc.sw : '';
-      },
+      ...switchIntrospection(() => ({ ovsdb: mode.datapath.ovsdb, openflow: mode.openflow, flows: mode.flows })),
       health: () => this.health(),
       healthCondition: () => (mode.problem === undefined ? { status: 'True' } : { status: 'False', reason: 'ExternalNodeNotRealized', message: mode.problem }),
     };
