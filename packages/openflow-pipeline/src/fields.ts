@@ -115,6 +115,7 @@ export const FromGatewayRegMark = PktSourceField.mark(GATEWAY_VAL, 'FromGatewayR
 export const FromPodRegMark = PktSourceField.mark(LOCAL_VAL, 'FromPodRegMark');
 export const FromUplinkRegMark = PktSourceField.mark(UPLINK_VAL, 'FromUplinkRegMark');
 export const FromBridgeRegMark = PktSourceField.mark(BRIDGE_VAL, 'FromBridgeRegMark');
+export const FromTCReturnRegMark = PktSourceField.mark(TC_RETURN_VAL, 'FromTCReturnRegMark');
 export const PktDestinationField = new RegField('PktDestinationField', 0, 4, 7);
 export const ToTunnelRegMark = PktDestinationField.mark(TUNNEL_VAL, 'ToTunnelRegMark');
 export const ToGatewayRegMark = PktDestinationField.mark(GATEWAY_VAL, 'ToGatewayRegMark');
@@ -161,6 +162,10 @@ const AntreaFlexibleIPAMField = new RegField('AntreaFlexibleIPAMField', 4, 20, 2
 export const AntreaFlexibleIPAMRegMark = AntreaFlexibleIPAMField.mark(1, 'AntreaFlexibleIPAMRegMark');
 export const NotAntreaFlexibleIPAMRegMark = AntreaFlexibleIPAMField.mark(0, 'NotAntreaFlexibleIPAMRegMark');
 export const ToExternalAddressRegMark = new RegField('ToExternalAddressField', 4, 21, 21).mark(1, 'ToExternalAddressRegMark');
+/** reg4[22..23]: what TrafficControl does with the packet (Antrea's TrafficControlActionField). */
+export const TrafficControlActionField = new RegField('TrafficControlActionField', 4, 22, 23);
+export const TrafficControlMirrorRegMark = TrafficControlActionField.mark(0b01, 'TrafficControlMirrorRegMark');
+export const TrafficControlRedirectRegMark = TrafficControlActionField.mark(0b10, 'TrafficControlRedirectRegMark');
 export const RemoteEndpointRegMark = new RegField('RemoteEndpointField', 4, 26, 26).mark(1, 'RemoteEndpointRegMark');
 export const FromExternalRegMark = new RegField('FromExternalField', 4, 27, 27).mark(1, 'FromExternalRegMark');
 export const FromLocalRegMark = new RegField('FromLocalField', 4, 28, 28).mark(1, 'FromLocalRegMark');
@@ -302,7 +307,7 @@ export const REG_FIELDS: readonly RegField[] = [
   PktSourceField, PktDestinationField, APDispositionField, OutputRegField, PacketInOperationField,
   TargetOFPortField, SwapField, PacketInTableField, EndpointIPField, APConjIDField, EndpointPortField,
   ServiceEPStateField, EpUnionField, TFEgressConjIDField, TFIngressConjIDField, ServiceGroupIDField,
-  VLANIDField, CtZoneTypeField, CtZoneField, TrafficControlTargetOFPortField,
+  VLANIDField, CtZoneTypeField, CtZoneField, TrafficControlTargetOFPortField, TrafficControlActionField,
 ];
 export const REG_MARKS: readonly RegMark[] = [
   FromTunnelRegMark, FromGatewayRegMark, FromPodRegMark, FromUplinkRegMark, FromBridgeRegMark,
@@ -311,7 +316,7 @@ export const REG_MARKS: readonly RegMark[] = [
   GeneratedRejectPacketOutRegMark, SvcNoEpRegMark, OutputToOFPortRegMark, OutputToControllerRegMark,
   EpToSelectRegMark, EpSelectedRegMark, EpToLearnRegMark, ToNodePortAddressRegMark, AntreaFlexibleIPAMRegMark,
   NotAntreaFlexibleIPAMRegMark, ToExternalAddressRegMark, RemoteEndpointRegMark, FromExternalRegMark,
-  FromLocalRegMark, IPCtZoneTypeRegMark,
+  FromLocalRegMark, IPCtZoneTypeRegMark, FromTCReturnRegMark, TrafficControlMirrorRegMark, TrafficControlRedirectRegMark,
 ];
 
 /**

@@ -43,5 +43,6 @@ export { service, serviceBaseFlows, servicePortFlows, serviceHairpinPodFlows, se
 export { externalNode, externalNodeFlows, externalNodeTables, externalNodeFeature, externalNodeKind, bypassProtocolMatch } from './features/external-node';
 export { multicluster, multiclusterFlows, multiclusterFeature, multiclusterKind, type MulticlusterOptions } from './features/multicluster';
 export { fqdn, fqdnFlows, fqdnFeature, fqdnInterceptKind, type FqdnOptions } from './features/fqdn';
+export { trafficControl, trafficControlFlows, trafficControlNodeFlows, trafficControlKind, type TrafficControlRule } from './features/traffic-control';
 export { computeNodeFlows, requiredTables, dumpFlows, type NodeFlows, type ComputeOptions } from './node';
 export { NodePipeline, type NodeDelta, type GroupDelta } from './node-pipeline';
