@@ -15,6 +15,7 @@ import {
   makeCookie,
   parseCookie,
   CookieCategory,
+  type Feature,
   type LocalPod,
   type NodeConfig,
   type Group,
@@ -59,6 +60,11 @@ export async function purgeDatapathFlows(ovsRunDir: string): Promise<void> {
 export interface FlowSyncOptions {
   logger?: Logger;
   metrics?: AgentMetrics;
+  /**
+   * The node's pipeline features in precedence order (the agent's feature folders contribute
+   * them: `nodePipelineFeatures`). Default: openflow-pipeline's preset for the configuration.
+   */
+  features?: readonly Feature[];
   /**
    * Empties the datapath's megaflow cache; called after every sync that changed NetworkPolicy
    * flows (and after the initial sync), before the sync resolves, so "installed" means "enforced".
@@ -122,7 +128,7 @@ export type SliceDerivation<K extends NodeSlice> = (state: Readonly<NodeState>) 
 export class FlowSync {
   private readonly state: NodeState;
   /** The node's flows and groups: what the switch holds once the current bundle is in (a refused one is rolled back). */
-  private readonly pipeline = new NodePipeline();
+  private readonly pipeline: NodePipeline;
   /** The installed flows, pipeline and conjunction ids, materialized on demand after each sync. */
   private current: NodeFlows | undefined;
   private chain: Promise<unknown> = Promise.resolve();
@@ -150,6 +156,7 @@ export class FlowSync {
   ) {
     this.log = opts.logger ?? silentLogger;
     this.metrics = opts.metrics;
+    this.pipeline = new NodePipeline(opts.features ? { features: opts.features } : {});
     this.flushDatapath = opts.flushDatapath;
     this.state = { config, pods: [], remoteNodes: [], policies: [], addressGroups: [], appliedToGroups: [] };
   }

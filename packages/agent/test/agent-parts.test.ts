@@ -2,8 +2,8 @@
 import type { KubeClient } from '@switchyard/kube';
 import { partOrder } from '@switchyard/runtime';
 import { agentContext } from '../src/context';
-import { EXTERNAL_NODE_FEATURES, POD_NODE_FEATURES } from '@switchyard/openflow-pipeline';
-import { AGENT_PARTS, EXTERNAL_NODE_PIPELINE_FEATURES, NODE_PIPELINE_FEATURES, type AgentPartContext } from '../src/features/index';
+import { computeNodeFlows, dumpFlows, type NodeState } from '@switchyard/openflow-pipeline';
+import { AGENT_PARTS, externalNodePipelineFeatures, nodePipelineFeatures, type AgentPartContext } from '../src/features/index';
 import { agentHealth } from '../src/health';
 import type { AgentOptions } from '../src/options';
 
@@ -59,7 +59,39 @@ test("the agent's health answer names its parts under controllers", () => {
   });
 });
 
-test("the feature folders' pipeline features are the pipeline's feature lists, in the same order", () => {
-  expect(NODE_PIPELINE_FEATURES).toEqual(POD_NODE_FEATURES);
-  expect(EXTERNAL_NODE_PIPELINE_FEATURES).toEqual(EXTERNAL_NODE_FEATURES);
+/** A node state with something for every feature, and the NodeConfig flags the agent's options stand for. */
+function sampleState(flags: Partial<NodeState['config']>): NodeState {
+  return {
+    config: { round: 1, trafficMode: 'encap', gateway: { ofport: 2, ip: '10.10.1.1', mac: '02:00:00:00:00:01' }, tunnelOfport: 1, podCIDR: '10.10.1.0/24', nodeIP: '192.168.77.1', ...flags },
+    pods: [{ name: 'a', namespace: 'x', ofport: 5, ips: ['10.10.1.5'], mac: '02:00:00:00:00:05' }],
+    remoteNodes: [{ name: 'n2', podCIDR: '10.10.2.0/24', nodeIP: '192.168.77.2', gatewayIP: '10.10.2.1' }],
+    services: [{ groupId: 1, protocol: 'TCP', clusterIP: '10.96.0.10', port: 80, endpoints: [{ ip: '10.10.1.5', port: 8080 }] }],
+    policies: [], addressGroups: [], appliedToGroups: [],
+  };
+}
+
+test.each([
+  ['defaults', {}],
+  ['no proxy, no packet-in meters, netdev datapath', { enableProxy: false, packetInRate: 0, datapathType: 'netdev' as const }],
+  ['WireGuard', { trafficEncryptionMode: 'wireGuard' as const }],
+])("the feature folders' pipeline list gives the flows of the pipeline's preset for the same options (%s)", (_name, o) => {
+  const ctx = agentContext({ ...base, kube, ...o });
+  const flags = {
+    enableProxy: ctx.options.enableProxy, enableAntreaPolicy: true, packetInMeters: ctx.options.packetInRate > 0,
+    netdevDatapath: ctx.options.datapathType === 'netdev', ...(ctx.wireGuard ? { wireGuard: true } : {}),
+  };
+  const state = sampleState(flags);
+  const fromFolders = dumpFlows(computeNodeFlows(state, { features: nodePipelineFeatures(ctx) }));
+  expect(fromFolders).toEqual(dumpFlows(computeNodeFlows(state)));
+  expect(fromFolders.some((l) => l.includes('table=ServiceLB') && l.includes('nw_dst=10.96.0.10'))).toBe(ctx.options.enableProxy);
+  ctx.net.close();
+});
+
+test("an ExternalNode's pipeline list gives the flows of the pipeline's ExternalNode preset", () => {
+  const state: NodeState = {
+    ...sampleState({ enableAntreaPolicy: true, netdevDatapath: false }),
+    pods: [], remoteNodes: [], services: [],
+    externalNode: { interfaces: [{ uplinkOfport: 1, pairOfport: 2, ips: ['192.168.77.1'] }] },
+  };
+  expect(dumpFlows(computeNodeFlows(state, { features: externalNodePipelineFeatures('system') }))).toEqual(dumpFlows(computeNodeFlows(state)));
 });

@@ -3,7 +3,6 @@
  * and how it is made (runtime's `PartEntry`). `Agent` composes this list with `composeParts`;
  * adding a part is one entry here and a name in {@link AgentParts}.
  */
-import type { Feature } from '@switchyard/openflow-pipeline';
 import type { PartEntry, PartSet } from '@switchyard/runtime';
 import type { AgentIntrospection } from './api/api';
 import type { AgentContext } from '../context';
@@ -17,12 +16,6 @@ import { PolicyEnforcement } from './policy/part';
 import { RemoteNodes } from './routes/part';
 import { ServiceProxy } from './services/part';
 import { WireGuardTunnel } from './wireguard/part';
-import * as externalNode from './external-node/pipeline';
-import * as multicluster from './multicluster/pipeline';
-import * as node from './node/pipeline';
-import * as policy from './policy/pipeline';
-import * as routes from './routes/pipeline';
-import * as services from './services/pipeline';
 
 /** What the parts of a node agent are made from: the shared context, and the agent's read access for the API parts. */
 export interface AgentPartContext extends AgentContext {
@@ -94,12 +87,4 @@ export const AGENT_PARTS: readonly PartEntry<AgentPartContext>[] = [
   entry({ name: 'agentinfo', enabled: withKube, after: ['api'], make: (ctx, p) => new AgentInfoHeartbeat(ctx, kubeOf(ctx), ctx.introspect, partOf(p, 'api')) }),
 ];
 
-/**
- * The pipeline features of a node with pods, in precedence order, as the feature folders
- * contribute them: the same list as openflow-pipeline's POD_NODE_FEATURES (a unit test holds them
- * equal) until NodePipeline takes its feature list from the agent, which then gives it this one.
- */
-export const NODE_PIPELINE_FEATURES: readonly Feature[] = [node.pipelineFeature, routes.pipelineFeature, services.pipelineFeature, policy.pipelineFeature, multicluster.pipelineFeature, policy.fqdnFeature];
-
-/** The pipeline features of an ExternalNode (openflow-pipeline's EXTERNAL_NODE_FEATURES). */
-export const EXTERNAL_NODE_PIPELINE_FEATURES: readonly Feature[] = [externalNode.pipelineFeature, policy.pipelineFeature, policy.fqdnFeature];
+export { externalNodePipelineFeatures, nodePipelineFeatures } from './pipeline';

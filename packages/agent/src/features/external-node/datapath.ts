@@ -11,6 +11,7 @@ import { silentLogger, sleep, type Logger } from '@switchyard/runtime';
 import { resumeRound } from '../../bridge';
 import { AgentError } from '../../errors';
 import { FlowSync, purgeDatapathFlows, type NodeSlices } from '../../flow-sync';
+import { externalNodePipelineFeatures } from '../pipeline';
 import { HostLinks, isIpv6 } from './host-links';
 import { UplinkSwap, type SwapStep, type SwappedInterface } from './uplink-swap';
 
@@ -95,7 +96,7 @@ export class ExternalNodeDatapath {
           netdevDatapath: o.datapathType === 'netdev',
           enableAntreaPolicy: true,
         },
-        { logger: log, ...(o.datapathType === 'netdev' ? { flushDatapath: () => purgeDatapathFlows(o.ovsRunDir) } : {}) },
+        { logger: log, features: externalNodePipelineFeatures(o.datapathType), ...(o.datapathType === 'netdev' ? { flushDatapath: () => purgeDatapathFlows(o.ovsRunDir) } : {}) },
       );
       const links = new HostLinks(o.netns);
       const swap = new UplinkSwap({ links, vswitch, bridge: o.bridge, journalDir: join(o.dataDir, 'external-node'), logger: log, ...(o.onStep ? { onStep: o.onStep } : {}), ...(o.releaseTimeoutMs !== undefined ? { releaseTimeoutMs: o.releaseTimeoutMs } : {}) });

@@ -1,2 +1,6 @@
-/** The pipeline feature the ExternalNode part contributes: uplink/pair forwarding with policy bypass rules, openflow-pipeline's. */
-export { externalNodeFeature as pipelineFeature } from '@switchyard/openflow-pipeline';
+/** The pipeline feature the ExternalNode part contributes: uplink/pair forwarding with policy bypass rules. */
+import { externalNode, type Feature } from '@switchyard/openflow-pipeline';
+
+export function pipelineFeatures(): Feature[] {
+  return [externalNode()];
+}

@@ -15,6 +15,7 @@ import { AgentError } from '../../errors';
 import { FlowSync, purgeDatapathFlows } from '../../flow-sync';
 import { InterfaceStore, readPodPorts, type PodInterface } from '../../interface-store';
 import { probeNetns } from '../../netops';
+import { nodePipelineFeatures } from '../pipeline';
 import { localPodOf } from '../pods/pod-network';
 import type { Part, PartHealth } from '@switchyard/runtime';
 
@@ -133,7 +134,7 @@ export class NodeDatapath implements Part {
         packetInMeters: o.packetInRate > 0,
       },
       // Userspace datapath: policy changes also empty the megaflow cache (flow-sync.ts, issue 13).
-      { logger: log, metrics: this.ctx.metrics, ...(o.datapathType === 'netdev' ? { flushDatapath: () => purgeDatapathFlows(o.ovsRunDir) } : {}) },
+      { logger: log, metrics: this.ctx.metrics, features: nodePipelineFeatures(this.ctx), ...(o.datapathType === 'netdev' ? { flushDatapath: () => purgeDatapathFlows(o.ovsRunDir) } : {}) },
     );
   }
 

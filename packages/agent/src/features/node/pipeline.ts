@@ -1,2 +1,7 @@
-/** The pipeline feature the node part contributes: pod connectivity (classifier, spoof guard, L2/L3 forwarding), openflow-pipeline's. */
-export { podConnectivityFeature as pipelineFeature } from '@switchyard/openflow-pipeline';
+/** The pipeline feature the node part contributes: pod connectivity (classifier, spoof guard, L2/L3 forwarding). */
+import { podConnectivity, type Feature } from '@switchyard/openflow-pipeline';
+import type { AgentContext } from '../../context';
+
+export function pipelineFeatures(ctx: AgentContext): Feature[] {
+  return [podConnectivity({ proxy: ctx.options.enableProxy, wireGuard: ctx.wireGuard })];
+}

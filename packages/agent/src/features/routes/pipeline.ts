@@ -1,2 +1,7 @@
-/** The pipeline feature the routes part contributes: remote nodes (tunnel or gateway flows per peer pod CIDR), openflow-pipeline's. */
-export { remoteNodesFeature as pipelineFeature } from '@switchyard/openflow-pipeline';
+/** The pipeline feature the routes part contributes: remote nodes (tunnel or gateway flows per peer pod CIDR). */
+import { remoteNodes, type Feature } from '@switchyard/openflow-pipeline';
+import type { AgentContext } from '../../context';
+
+export function pipelineFeatures(ctx: AgentContext): Feature[] {
+  return [remoteNodes({ wireGuard: ctx.wireGuard })];
+}
