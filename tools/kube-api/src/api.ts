@@ -4,13 +4,12 @@
 
 import { randomBytes, randomUUID } from 'node:crypto';
 import { CSR_GROUP, CSR_RESOURCE, admitCsrCreate, csrUpdate } from './csr';
-import type { UserInfo } from './auth';
 import { alreadyExists, badRequest, conflict, type FieldError, invalid, KubeApiError, notFound } from './errors';
 import { jsonPatch, mergePatch, strategicMerge } from './patch';
 import { apiVersionOf, grKey, type ResourceRegistry, type ResourceType, splitApiVersion } from './registry';
 import { type FieldRequirement, type LabelRequirement, matchFields, matchLabels } from './selectors';
 import type { ObjectStore, StoreEvent, WatchEventType } from './store';
-import type { Clock, KubeObject, Logger } from './types';
+import type { Clock, KubeObject, Logger, UserInfo } from './types';
 import { clone, isRecord, rfc3339 } from './types';
 import YAML from 'yaml';
 

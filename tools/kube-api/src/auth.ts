@@ -2,15 +2,10 @@
 
 import { createHmac, randomBytes } from 'node:crypto';
 import type { KubeApi } from './api';
-import type { KubeObject } from './types';
+import type { KubeObject, UserInfo } from './types';
 import { isRecord } from './types';
 
-export interface UserInfo {
-  username: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
-}
+export type { UserInfo } from './types';
 
 /** The attributes RBAC decides on, as kube-apiserver's RequestInfo. */
 export interface RequestAttributes {

@@ -2,9 +2,8 @@
 // identity is written into the spec by the server (whatever the client sent), the spec never
 // changes after creation, and approval (Approved / Denied conditions) goes through the `approval`
 // subresource while the signer writes `status.certificate` through `status`.
-import type { UserInfo } from './auth';
 import { invalid } from './errors';
-import { isRecord, type KubeObject } from './types';
+import { isRecord, type KubeObject, type UserInfo } from './types';
 
 export const CSR_GROUP = 'certificates.k8s.io';
 export const CSR_RESOURCE = 'certificatesigningrequests';

@@ -30,3 +30,11 @@ export function clone<T>(v: T): T {
 export function rfc3339(at: number): string {
   return new Date(at).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
+
+/** An authenticated user, as kube-apiserver's user.Info. */
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
