@@ -84,6 +84,14 @@ async function inject(dport: number, tagged: boolean): Promise<PacketIn | undefi
   return pin;
 }
 
+/** Injects the tagged SYN and returns its packet-in, which must be a Traceflow packet-in (userdata TF). */
+async function traced(dport: number): Promise<Extract<PacketIn, { type: 'packetIn2' }>> {
+  const pin = await inject(dport, true);
+  if (pin?.type !== 'packetIn2') throw new Error(`no NXT_PACKET_IN2 for TCP ${dport}: ${pin?.type ?? 'none within 10 s'}`);
+  expect(Array.from(pin.userdata ?? [])).toEqual([PACKETIN_CATEGORY.TF]);
+  return pin;
+}
+
 beforeAll(async () => {
   tb = await Testbed.create();
   ovs = await tb.startOvs();
@@ -111,27 +119,19 @@ describe('a tagged packet-out is reported where the pipeline decides it', () => 
   });
 
   it('denied by the K8s default drop (TCP 8080 to B): a Traceflow packet-in from IngressDefaultRule, the tag in the packet', async () => {
-    const pin = await inject(8080, true);
-    expect(pin?.type).toBe('packetIn2');
-    if (pin?.type !== 'packetIn2') return;
-    expect(Array.from(pin.userdata ?? [])).toEqual([PACKETIN_CATEGORY.TF]);
+    const pin = await traced(8080);
     expect(pin.tableId).toBe(np.pipeline!.id('IngressDefaultRule'));
     expect(pin.packet[15]! >> 2).toBe(TAG); // DSCP of the IP header
   });
 
   it('allowed (TCP 80 to B): a Traceflow packet-in from Output, with B\'s port in the target register', async () => {
-    const pin = await inject(80, true);
-    expect(pin?.type).toBe('packetIn2');
-    if (pin?.type !== 'packetIn2') return;
-    expect(Array.from(pin.userdata ?? [])).toEqual([PACKETIN_CATEGORY.TF]);
+    const pin = await traced(80);
     expect(pin.tableId).toBe(np.pipeline!.id('Output'));
     expect(pin.metadata?.reg1).toBe(B.ofport);
   });
 
   it('denied by an Antrea-native Drop rule (TCP 9000): a Traceflow packet-in from IngressMetric, the rule\'s conj id in APConjIDField', async () => {
-    const pin = await inject(9000, true);
-    expect(pin?.type).toBe('packetIn2');
-    if (pin?.type !== 'packetIn2') return;
+    const pin = await traced(9000);
     expect(pin.tableId).toBe(np.pipeline!.id('IngressMetric'));
     expect(pin.metadata?.reg3).toBe(np.conjIds().get('c/0'));
   });

@@ -1,5 +1,7 @@
 /** Small builders shared by the feature modules. */
 import type { Action, Flow, Match } from '@switchyard/openflow/codec';
+import type { Feature } from '../feature';
+import type { NodeConfig } from '../state';
 import { ETH_ARP, ETH_IP, GLOBAL_VIRTUAL_MAC, SwapField } from '../fields';
 
 export const IP: Match = { ethType: ETH_IP };
@@ -51,4 +53,23 @@ export function arpReplyActions(tpa?: string, mac: string = GLOBAL_VIRTUAL_MAC):
   }
   acts.push({ type: 'output', port: 'IN_PORT' });
   return acts;
+}
+
+/**
+ * The two forms of a feature that has options: `build(optionsOf)` makes it. The factory fills the
+ * caller's options (`fill`) and fixes them, as the feature's `config`; the deprecated constant
+ * reads them from NodeConfig's switches (`legacy`) whenever it computes.
+ */
+export function withOptions<O extends object, F extends Feature>(
+  build: (optionsOf: (cfg: NodeConfig) => O) => F,
+  fill: (opts: O) => O,
+  legacy: (cfg: NodeConfig) => O,
+): { factory: (opts?: O) => F; constant: F } {
+  return {
+    factory: (opts = {} as O) => {
+      const config = fill(opts);
+      return { ...build(() => config), config };
+    },
+    constant: build(legacy),
+  };
 }

@@ -10,7 +10,7 @@ import { defineKind, nodeObject, type FqdnIntercept } from '../objects';
 import { CONTROLLER_ID, PACKETIN_CATEGORY, PACKETIN_METER_ID_DNS, PRIORITY, PROTO_TCP, PROTO_UDP, TargetOFPortField, matchField } from '../fields';
 import type { Pipeline } from '../tables';
 import type { NodeConfig } from '../state';
-import { IP, flow, goto } from './common';
+import { IP, flow, goto, withOptions } from './common';
 
 /** The DNS intercept of the node's FQDN spec (key `node`). */
 export const fqdnInterceptKind = defineKind({ name: 'fqdnIntercept', enumerate: (s) => nodeObject(s.fqdn && { conjId: s.fqdn.conjId, podOfports: s.fqdn.podOfports }) });
@@ -41,21 +41,19 @@ export function fqdnFlows(p: Pipeline, cfg: NodeConfig, spec: FqdnIntercept, con
   return flows;
 }
 
-function fqdnOf(optionsOf: (cfg: NodeConfig) => FqdnOptions, config?: FqdnOptions): Feature {
-  return {
+const forms = withOptions(
+  (optionsOf): Feature => ({
     name: 'fqdn',
-    ...(config ? { config } : {}),
     tables: () => ['AntreaPolicyIngressRule', 'IngressMetric'],
     kinds: [fqdnInterceptKind],
     perObject: { fqdnIntercept: (ctx, spec) => ({ flows: fqdnFlows(ctx.pipeline, ctx.config, spec, ctx.controllerId, optionsOf(ctx.config)) }) },
-  };
-}
+  }),
+  (o: FqdnOptions) => ({ packetInMeters: o.packetInMeters ?? false }),
+  legacyFqdnOptions,
+);
 
 /** DNS interception for FQDN rules (needs the Antrea-native policy tables: list it with `networkPolicy({ antreaPolicy: true })`). */
-export function fqdn(opts: FqdnOptions = {}): Feature {
-  const config = { packetInMeters: opts.packetInMeters ?? false };
-  return fqdnOf(() => config, config);
-}
+export const fqdn: (opts?: FqdnOptions) => Feature = forms.factory;
 
 /** @deprecated On when NodeConfig's `enableAntreaPolicy` is, reads `packetInMeters` from it; use {@link fqdn}. */
-export const fqdnFeature: Feature = { ...fqdnOf(legacyFqdnOptions), enabled: (cfg) => cfg.enableAntreaPolicy ?? false };
+export const fqdnFeature: Feature = { ...forms.constant, enabled: (cfg) => cfg.enableAntreaPolicy ?? false };

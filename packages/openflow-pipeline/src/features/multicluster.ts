@@ -28,7 +28,7 @@ import {
 } from '../fields';
 import type { Pipeline } from '../tables';
 import type { MulticlusterSpec, NodeConfig } from '../state';
-import { IP, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst } from './common';
+import { IP, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst, withOptions } from './common';
 
 /** The node's Multi-cluster spec (key `node`). */
 export const multiclusterKind = defineKind({ name: 'multicluster', enumerate: (s) => nodeObject(s.multicluster) });
@@ -134,21 +134,19 @@ export function multiclusterFlows(p: Pipeline, cfg: NodeConfig, spec: Multiclust
   return [...routeFlows(p, cfg, spec, c), ...(spec.isGateway ? gatewayFlows(p, cfg, spec, c, opts) : [])];
 }
 
-function multiclusterOf(optionsOf: (cfg: NodeConfig) => MulticlusterOptions, config?: MulticlusterOptions): Feature {
-  return {
+const forms = withOptions(
+  (optionsOf): Feature => ({
     name: 'multicluster',
-    ...(config ? { config } : {}),
     tables: () => ['L3Forwarding', 'L3DecTTL', 'Output'],
     kinds: [multiclusterKind],
     perObject: { multicluster: (ctx, spec) => ({ flows: multiclusterFlows(ctx.pipeline, ctx.config, spec, optionsOf(ctx.config)) }) },
-  };
-}
+  }),
+  (o: MulticlusterOptions) => ({ proxy: o.proxy ?? false }),
+  legacyMulticlusterOptions,
+);
 
 /** Multi-cluster gateway routing: the flows of the node's multicluster spec. */
-export function multicluster(opts: MulticlusterOptions = {}): Feature {
-  const config = { proxy: opts.proxy ?? false };
-  return multiclusterOf(() => config, config);
-}
+export const multicluster: (opts?: MulticlusterOptions) => Feature = forms.factory;
 
 /** @deprecated Reads `enableProxy` from NodeConfig; use {@link multicluster}. */
-export const multiclusterFeature: Feature = multiclusterOf(legacyMulticlusterOptions);
+export const multiclusterFeature: Feature = forms.constant;

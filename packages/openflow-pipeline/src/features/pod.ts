@@ -16,7 +16,7 @@ import { defineKind } from '../objects';
 import type { Pipeline, TableName } from '../tables';
 import type { LocalPod, NodeConfig } from '../state';
 import { traceFlow, traceToController, type TraceContext, type Traceable } from '../trace';
-import { ARP, IP, arpReplyActions, flow, goto, ipv4Net, setEthDst, setEthSrc } from './common';
+import { ARP, IP, arpReplyActions, flow, goto, ipv4Net, setEthDst, setEthSrc, withOptions } from './common';
 
 /** Local pods, by `<namespace>/<name>`; found by address (index `ip`: {@link FlowContext.podByIp}). */
 export const podKind = defineKind({
@@ -160,25 +160,22 @@ export function podConnectivityTraceFlows(ctx: TraceContext, tag: number, opts: 
   return flows;
 }
 
-/** Pod connectivity with options read by `optionsOf` (fixed for the factory, NodeConfig's flags for the constant). */
-function podConnectivityOf(optionsOf: (cfg: NodeConfig) => PodConnectivityOptions, config?: PodConnectivityOptions): Feature & Traceable {
-  return {
+const forms = withOptions(
+  (optionsOf): Feature & Traceable => ({
     name: 'podConnectivity',
-    ...(config ? { config } : {}),
     tables: podConnectivityTables,
     kinds: [podKind],
     ownsMiss: ['L3Forwarding'],
     nodeFlows: (ctx: FlowContext) => ({ flows: podConnectivityBaseFlows(ctx.pipeline, ctx.config, optionsOf(ctx.config)) }),
     perObject: { pod: (ctx, pod) => ({ flows: podFlows(ctx.pipeline, ctx.config, pod) }) },
     traceFlows: (ctx, tag) => podConnectivityTraceFlows(ctx, tag, optionsOf(ctx.config)),
-  };
-}
+  }),
+  (o: PodConnectivityOptions) => ({ proxy: o.proxy ?? false, wireGuard: o.wireGuard ?? false }),
+  legacyPodOptions,
+);
 
 /** Pod connectivity: gateway, tunnel, conntrack and forwarding defaults, then each local pod. Traceable. */
-export function podConnectivity(opts: PodConnectivityOptions = {}): Feature & Traceable {
-  const config = { proxy: opts.proxy ?? false, wireGuard: opts.wireGuard ?? false };
-  return podConnectivityOf(() => config, config);
-}
+export const podConnectivity: (opts?: PodConnectivityOptions) => Feature & Traceable = forms.factory;
 
 /** @deprecated Reads `enableProxy` and `wireGuard` from NodeConfig; use {@link podConnectivity}. */
-export const podConnectivityFeature: Feature & Traceable = podConnectivityOf(legacyPodOptions);
+export const podConnectivityFeature: Feature & Traceable = forms.constant;

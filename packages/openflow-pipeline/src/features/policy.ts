@@ -15,7 +15,7 @@ import {
 } from '../fields';
 import type { Pipeline, TableName } from '../tables';
 import type { NetworkPolicy, NodeConfig } from '../state';
-import { IP, flow, goto } from './common';
+import { IP, flow, goto, withOptions } from './common';
 import { ConjunctionBuilder } from './policy-conjunction';
 import { inputReader, policyRuleKeys, type PolicyInputs, type PolicyReader } from './policy-members';
 import { addressGroupKind, appliedToGroupKind, fqdnAddressesKind, policyKind, policyRuleKind } from './policy-kinds';
@@ -178,10 +178,9 @@ export function networkPolicyTraceFlows(ctx: TraceContext, tag: number): Flow[] 
   return out;
 }
 
-function networkPolicyOf(optionsOf: (cfg: NodeConfig) => NetworkPolicyOptions, config?: Required<NetworkPolicyOptions>): Feature & Traceable {
-  return {
+const forms = withOptions<NetworkPolicyOptions, Feature & Traceable>(
+  (optionsOf) => ({
     name: 'networkPolicy',
-    ...(config ? { config } : {}),
     tables: (cfg) => networkPolicyTables(optionsOf(cfg)),
     kinds: [policyKind, policyRuleKind, addressGroupKind, appliedToGroupKind, fqdnAddressesKind, podKind, serviceKind],
     mergesConjunctions: true,
@@ -191,17 +190,16 @@ function networkPolicyOf(optionsOf: (cfg: NodeConfig) => NetworkPolicyOptions, c
     sharedInputs: ['policyRule'],
     conjunctionKeys: (state) => policyRuleKeys({ ...state, fqdnAddresses: state.fqdn?.addresses ?? {} }),
     traceFlows: networkPolicyTraceFlows,
-  };
-}
+  }),
+  (o: NetworkPolicyOptions) => ({ antreaPolicy: o.antreaPolicy ?? false, proxy: o.proxy ?? false, packetInMeters: o.packetInMeters ?? false, netdevDatapath: o.netdevDatapath ?? true }),
+  legacyPolicyOptions,
+);
 
 /**
  * The NetworkPolicy feature: node-level flows; each rule's flows owned by the rule (Antrea
  * reconciles rules one by one too), each policy's default drops by the policy. Traceable.
  */
-export function networkPolicy(opts: NetworkPolicyOptions = {}): Feature & Traceable {
-  const config = { antreaPolicy: opts.antreaPolicy ?? false, proxy: opts.proxy ?? false, packetInMeters: opts.packetInMeters ?? false, netdevDatapath: opts.netdevDatapath ?? true };
-  return networkPolicyOf(() => config, config);
-}
+export const networkPolicy: (opts?: NetworkPolicyOptions) => Feature & Traceable = forms.factory;
 
 /** @deprecated Reads `enableAntreaPolicy`, `enableProxy`, `packetInMeters` and `netdevDatapath` from NodeConfig; use {@link networkPolicy}. */
-export const networkPolicyFeature: Feature & Traceable = networkPolicyOf(legacyPolicyOptions);
+export const networkPolicyFeature: Feature & Traceable = forms.constant;

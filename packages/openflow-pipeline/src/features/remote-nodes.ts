@@ -11,7 +11,7 @@ import { defineKind } from '../objects';
 import { FromTunnelRegMark, GLOBAL_VIRTUAL_MAC, OutputToOFPortRegMark, PRIORITY, RewriteMACRegMark, TargetOFPortField, ToGatewayRegMark, ToTunnelRegMark, loadMarks } from '../fields';
 import type { Pipeline } from '../tables';
 import type { NodeConfig, RemoteNode } from '../state';
-import { ARP, IP, arpReplyActions, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst } from './common';
+import { ARP, IP, arpReplyActions, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst, withOptions } from './common';
 import { cookieOf } from './pod';
 
 /** Peer nodes, by name. */
@@ -66,21 +66,19 @@ export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode, 
   return flows;
 }
 
-function remoteNodesOf(optionsOf: (cfg: NodeConfig) => RemoteNodesOptions, config?: RemoteNodesOptions): Feature {
-  return {
+const forms = withOptions(
+  (optionsOf): Feature => ({
     name: 'remoteNodes',
-    ...(config ? { config } : {}),
     tables: () => ['ARPResponder', 'Classifier', 'L3Forwarding', 'L3DecTTL', 'L2ForwardingCalc'],
     kinds: [remoteNodeKind],
     perObject: { remoteNode: (ctx, peer) => ({ flows: remoteNodeFlows(ctx.pipeline, ctx.config, peer, optionsOf(ctx.config)) }) },
-  };
-}
+  }),
+  (o: RemoteNodesOptions) => ({ wireGuard: o.wireGuard ?? false }),
+  legacyRemoteOptions,
+);
 
 /** Remote nodes: the route to each peer's pod CIDR, by traffic mode. */
-export function remoteNodes(opts: RemoteNodesOptions = {}): Feature {
-  const config = { wireGuard: opts.wireGuard ?? false };
-  return remoteNodesOf(() => config, config);
-}
+export const remoteNodes: (opts?: RemoteNodesOptions) => Feature = forms.factory;
 
 /** @deprecated Reads `wireGuard` from NodeConfig; use {@link remoteNodes}. */
-export const remoteNodesFeature: Feature = remoteNodesOf(legacyRemoteOptions);
+export const remoteNodesFeature: Feature = forms.constant;

@@ -1,2 +1,0 @@
-// Where cli.ts imports it from; the module is features/wireguard/part.ts.
-export { removeWireGuardDevice } from '../features/wireguard/part';
