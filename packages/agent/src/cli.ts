@@ -13,12 +13,10 @@ import { KubeConfigClient, type KubeClient, type KubeObject } from '@switchyard/
 import { Agent } from './agent';
 import { agentOptionsFromConfig, policyBypassFromConfig, type AgentOptions } from './options';
 import { ExternalNodeAgent } from './external-node-agent';
-import { ExternalNodeDatapath } from './external-node/datapath';
-import { nodeFacts } from './node-routes';
+import { ExternalNodeDatapath } from './features/external-node/datapath';
+import { nodeFacts } from './features/routes/node-routes';
 import { AgentError } from './errors';
-import { MC_WIREGUARD_DEVICE, NodeNetwork } from './netops';
-import { multiclusterWireGuardDevice } from './parts/multicluster-wireguard';
-import { removeWireGuardDevice } from './parts/wireguard';
+import { uninstallFeatures } from './features/uninstall';
 import type { Logger } from '@switchyard/runtime';
 import { onShutdown, POD_SHUTDOWN_TIMEOUT_MS } from '@switchyard/runtime/process';
 
@@ -104,20 +102,9 @@ async function main(argv: string[]): Promise<void> {
   else await runNode(flags, config, log);
 }
 
-/**
- * What outlives the agent on purpose: the WireGuard devices (so restarts keep the tunnels), and
- * the Multi-cluster gateway's host routes into its device.
- */
+/** `--uninstall`: what each feature left on the node on purpose (features/uninstall.ts). */
 async function uninstallNode(flags: Flags, config: AgentConfig, log: Logger): Promise<void> {
-  const where = { dataDir: flags.dataDir, ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}), logger: log };
-  await removeWireGuardDevice(where);
-  const net = new NodeNetwork(flags.nodeNetns);
-  try {
-    await net.syncMulticlusterRoutes(MC_WIREGUARD_DEVICE, config.hostGateway, []);
-  } finally {
-    net.close();
-  }
-  await removeWireGuardDevice({ ...where, device: multiclusterWireGuardDevice(flags.dataDir) });
+  await uninstallFeatures({ dataDir: flags.dataDir, ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}), hostGateway: config.hostGateway, logger: log });
 }
 
 /** podCIDR and transport address: the flags, else the Node object. */

@@ -33,7 +33,6 @@ import { Rtnetlink } from './host-network/rtnetlink';
 import { planRouteSync, type HostRoute } from './host-network/route-plan';
 import { ipv4Of, isIpv4WithPrefix } from './ipv4';
 import { NAME_RE, check } from './host-network/checks';
-import { syncGatewayWireGuardRoutes } from './features/multicluster/host-routes';
 
 /** statfs magic of nsfs: a bind-mounted /proc/<pid>/ns/net (what `ip netns add` and runtimes make). */
 const NSFS_MAGIC = 0x6e736673;
@@ -43,7 +42,6 @@ export const ROUTE_PROTO = 77;
 /** nat chain holding the pod -> external MASQUERADE rule. */
 export const MASQ_CHAIN = 'SWITCHYARD-POSTROUTING';
 // cli.ts (--uninstall) imports the Multi-cluster gateway's device name from here.
-export { MC_WIREGUARD_DEVICE } from './features/multicluster/host-routes';
 
 const MAC_RE = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/;
 
@@ -273,11 +271,6 @@ export class NodeNetwork {
       [],
       `${rules.join('\n')}\n`,
     );
-  }
-
-  /** cli.ts (--uninstall) calls this; the Multi-cluster feature's host routing is features/multicluster/host-routes.ts. */
-  syncMulticlusterRoutes(device: string, gatewayName: string, cidrs: readonly string[]): Promise<void> {
-    return syncGatewayWireGuardRoutes(this, device, gatewayName, cidrs);
   }
 
   /** Removes the MASQUERADE chain and its jump (networkPolicyOnly, noSNAT). */
