@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import type { Flow } from '@switchyard/openflow/codec';
 import {
   applyDiff, assignConjunctionIds, computeNodeFlows, diffFlows, flowKey, policyRuleKeys, portRangeToMasks,
-  makeCookie, parseCookie, flowsOfPreviousRounds, CookieCategory, aggregateV4, flowHash, sameIdentity, type NodeState, type NetworkPolicyRule,
+  makeCookie, parseCookie, flowsOfPreviousRounds, CookieCategory, aggregateV4, flowHash, sameIdentity, networkPolicy, podConnectivity, service,
+  type ComputeOptions, type NodeState, type NetworkPolicyRule,
 } from '../src/index';
 
 const pods = [1, 2, 3, 4].map((i) => ({ name: `p${i}`, namespace: 'ns', ofport: 10 + i, ips: [`10.10.0.${10 + i}`], mac: `02:00:00:00:00:0${i}` }));
@@ -38,20 +39,29 @@ function withPolicies(ps: { native: boolean; prio: number; rules: NetworkPolicyR
 
 const keys = (fs: Flow[]): string[] => fs.map(flowKey).sort();
 
+/** Adds random policies, then removes them one by one: the flows end as the base pipeline's. */
+function removable(opts: ComputeOptions, numRuns: number): void {
+  const base = keys(computeNodeFlows(baseState(), opts).flows);
+  fc.assert(fc.property(fc.array(policyArb, { minLength: 1, maxLength: 4 }), (ps) => {
+    let conj = new Map<string, number>();
+    for (let n = ps.length; n >= 0; n--) {
+      const s = withPolicies(ps.slice(0, n));
+      conj = assignConjunctionIds(conj, policyRuleKeys(s));
+      s.conjIds = conj;
+      const flows = computeNodeFlows(s, opts).flows;
+      if (n === 0) expect(keys(flows)).toEqual(base);
+      else expect(flows.length).toBeGreaterThanOrEqual(base.length);
+    }
+  }), { numRuns });
+}
+
 describe('policy flows', () => {
   it('adding random rules then removing them one by one leaves exactly the base pipeline', () => {
-    const base = keys(computeNodeFlows(baseState()).flows);
-    fc.assert(fc.property(fc.array(policyArb, { minLength: 1, maxLength: 4 }), (ps) => {
-      let conj = new Map<string, number>();
-      for (let n = ps.length; n >= 0; n--) {
-        const s = withPolicies(ps.slice(0, n));
-        conj = assignConjunctionIds(conj, policyRuleKeys(s));
-        s.conjIds = conj;
-        const flows = computeNodeFlows(s).flows;
-        if (n === 0) expect(keys(flows)).toEqual(base);
-        else expect(flows.length).toBeGreaterThanOrEqual(base.length);
-      }
-    }), { numRuns: 60 });
+    removable({}, 60);
+  });
+
+  it('the same with a feature list of the caller\'s own (no remote nodes, Multi-cluster or FQDN)', () => {
+    removable({ features: [podConnectivity({ proxy: true }), service(), networkPolicy({ antreaPolicy: true, proxy: true })] }, 30);
   });
 
   it('keeps conjunction ids of surviving rules when others go away', () => {
