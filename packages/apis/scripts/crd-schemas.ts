@@ -256,6 +256,27 @@ const ipPoolStatus = obj({
   conditions: conditions(),
 });
 
+// TrafficControl ports: an OVS internal port or a host device by name, or a tunnel to a remote IP.
+const tcPort = (): Schema =>
+  obj({
+    ovsInternal: obj({ name: str() }, ['name']),
+    device: obj({ name: str() }, ['name']),
+    geneve: obj({ remoteIP: ip(), destinationPort: int(1, 65535), vni: int(0, 16777215) }, ['remoteIP']),
+    vxlan: obj({ remoteIP: ip(), destinationPort: int(1, 65535), vni: int(0, 16777215) }, ['remoteIP']),
+    gre: obj({ remoteIP: ip(), key: int64({ minimum: 0, maximum: 4294967295 }) }, ['remoteIP']),
+    erspan: obj({ remoteIP: ip(), sessionID: int(0, 1023), version: int(1, 2), index: int(0), dir: int(0, 1), hardwareID: int(0) }, ['remoteIP', 'version']),
+  });
+const trafficControlSpec = obj(
+  {
+    appliedTo: obj({ podSelector: labelSelector(), namespaceSelector: labelSelector() }),
+    direction: enumOf('Ingress', 'Egress', 'Both'),
+    action: enumOf('Mirror', 'Redirect'),
+    targetPort: tcPort(),
+    returnPort: tcPort(),
+  },
+  ['appliedTo', 'direction', 'action', 'targetPort'],
+);
+
 const traceflowSpec = obj(
   {
     source: obj({ namespace: str(), pod: str(), ip: ip() }),
@@ -497,6 +518,10 @@ export const crdDefinitions: CrdDef[] = [
       },
     ],
     note: 'v1alpha2 per-range gateway/prefixLength/vlan become `spec.subnetInfo` (taken from the first range; all ranges must agree); `ipVersion` is dropped (implied by the addresses).',
+  },
+  {
+    group: ANTREA, kind: 'TrafficControl', plural: 'trafficcontrols', singular: 'trafficcontrol', scope: 'Cluster', shortNames: ['tc'], categories: ['antrea'],
+    versions: [{ name: 'v1alpha2', storage: true, properties: { spec: trafficControlSpec }, required: ['spec'], columns: [ageColumn] }],
   },
   {
     group: ANTREA, kind: 'Traceflow', plural: 'traceflows', singular: 'traceflow', scope: 'Cluster', shortNames: ['tf'], categories: ['antrea'],

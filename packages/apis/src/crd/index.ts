@@ -3,6 +3,7 @@ export type * from './policy';
 export type * from './entity';
 export type * from './ippool';
 export type * from './traceflow';
+export type * from './traffic-control';
 export type * from './info';
 export type * from './adminpolicy';
 export type * from './multicluster';
