@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { KubeClient, WatchStream } from '@switchyard/kube';
 import type { FlowTransport, PacketIn, PacketInChannel } from '@switchyard/openflow';
 import type { Flow } from '@switchyard/openflow/codec';
+import { TrafficControlPart } from '../src/features/traffic-control/part';
 import { checkPartContract, ManualClock } from '@switchyard/runtime/testing';
 import type { Part } from '@switchyard/runtime';
 import { agentContext, type AgentContext } from '../src/context';
@@ -81,6 +82,7 @@ const parts: [string, () => Part][] = [
   ['services', () => new ServiceProxy(ctx, quietKube, node())],
   ['multicluster', () => new MulticlusterRoutes(ctx, quietKube, node(), { namespace: 'kube-system', enablePodToPodConnectivity: false })],
   ['agentinfo', () => new AgentInfoHeartbeat(ctx, quietKube, () => introspection, { port: undefined })],
+  ['traffic-control', () => new TrafficControlPart(ctx, quietKube, node())],
 ];
 
 describe.each(parts)('the %s part', (name, make) => {

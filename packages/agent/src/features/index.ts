@@ -15,6 +15,7 @@ import { PodGC } from './pod-gc/part';
 import { PolicyEnforcement } from './policy/part';
 import { RemoteNodes } from './routes/part';
 import { ServiceProxy } from './services/part';
+import { TrafficControlPart } from './traffic-control/part';
 import { WireGuardTunnel } from './wireguard/part';
 
 /** What the parts of a node agent are made from: the shared context, and the agent's read access for the API parts. */
@@ -35,6 +36,7 @@ export interface AgentParts {
   services: ServiceProxy;
   multicluster: MulticlusterRoutes;
   agentinfo: AgentInfoHeartbeat;
+  'traffic-control': TrafficControlPart;
 }
 
 /** The names of the node agent's parts. */
@@ -83,6 +85,7 @@ export const AGENT_PARTS: readonly PartEntry<AgentPartContext>[] = [
     after: ['node'],
     make: (ctx, p) => new MulticlusterRoutes(ctx, kubeOf(ctx), partOf(p, 'node'), ctx.options.multicluster!),
   }),
+  entry({ name: 'traffic-control', enabled: (ctx) => withKube(ctx) && ctx.options.trafficControl, after: ['node', 'pods'], make: (ctx, p) => new TrafficControlPart(ctx, kubeOf(ctx), partOf(p, 'node')) }),
   // After the API part: the object names the TCP port it serves.
   entry({ name: 'agentinfo', enabled: withKube, after: ['api'], make: (ctx, p) => new AgentInfoHeartbeat(ctx, kubeOf(ctx), ctx.introspect, partOf(p, 'api')) }),
 ];

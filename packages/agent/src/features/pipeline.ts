@@ -11,6 +11,7 @@ import * as node from './node/pipeline';
 import * as policy from './policy/pipeline';
 import * as routes from './routes/pipeline';
 import * as services from './services/pipeline';
+import * as trafficControl from './traffic-control/pipeline';
 
 /**
  * The pipeline features of a node with pods under these options, in precedence order (earlier
@@ -25,6 +26,7 @@ export function nodePipelineFeatures(ctx: AgentContext): Feature[] {
     ...policy.networkPolicyFeatures(ctx.options),
     ...multicluster.pipelineFeatures(ctx),
     ...policy.fqdnFeatures(ctx.options),
+    ...trafficControl.pipelineFeatures(ctx),
   ];
 }
 
