@@ -26,6 +26,7 @@ module.exports = {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     '^@switchyard/runtime/testing$': src('packages/runtime', 'testing.ts'),
     '^@switchyard/runtime/process$': src('packages/runtime', 'process.ts'),
+    '^@switchyard/openflow-pipeline/testing$': src('packages/openflow-pipeline', 'testing.ts'),
     '^@switchyard/apis/types$': src('packages/apis', 'types.ts'),
     '^@switchyard/ipam/cidr$': src('packages/ipam', 'cidr/index.ts'),
     '^@switchyard/ipam/testing$': src('packages/ipam', 'testing.ts'),

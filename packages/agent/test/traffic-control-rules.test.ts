@@ -1,5 +1,9 @@
 /** TrafficControl's pure translation: which pods a TrafficControl selects here, and the rules the pipeline gets. */
 import type { TrafficControl } from '@switchyard/apis/types';
+import type { NodeState } from '@switchyard/openflow-pipeline';
+import { checkFeatureContract } from '@switchyard/openflow-pipeline/testing';
+import { agentContext } from '../src/context';
+import { nodePipelineFeatures } from '../src/features/pipeline';
 import { appliesTo, trafficControlRules, unsupported, type LocalPodFacts } from '../src/features/traffic-control/rules';
 
 const tc = (name: string, spec: Partial<TrafficControl['spec']>): TrafficControl => ({
@@ -55,5 +59,26 @@ describe('trafficControlRules', () => {
     expect(unsupported(tc('r', { action: 'Redirect' }))).toMatch(/^returnPort: /);
     expect(unsupported(tc('m', {}))).toBeUndefined();
     expect(trafficControlRules([tc('g', { targetPort: { geneve: { remoteIP: '10.0.10.2' } }, appliedTo: { podSelector: {} } })], pods, nsLabels, ofportOf)).toEqual([]);
+  });
+});
+
+describe('the folder\'s pipeline feature', () => {
+  test('keeps the pipeline feature contract in the agent\'s own feature list, over states the translation produces', () => {
+    const ctx = agentContext({ nodeName: 'n1', podCIDR: '10.10.1.0/24', nodeIP: '192.168.1.1', ovsdbRemote: 'unix:/x', dataDir: '/tmp/x', kube: { request: async () => ({}), watch: async () => ({}) } as never, trafficControl: true });
+    try {
+      const features = nodePipelineFeatures(ctx);
+      const feature = features.find((f) => f.name === 'trafficControl')!;
+      const base: NodeState = {
+        config: { round: 1, trafficMode: 'encap', gateway: { ofport: 2, ip: '10.10.1.1', mac: '02:00:00:00:00:01' }, tunnelOfport: 1, podCIDR: '10.10.1.0/24', nodeIP: '192.168.1.1' },
+        pods: pods.filter((p) => p.ofport !== undefined).map((p, i) => ({ name: p.name, namespace: p.namespace, ofport: p.ofport!, ips: [`10.10.1.${10 + i}`], mac: `02:00:00:00:01:0${i}` })),
+        remoteNodes: [], policies: [], addressGroups: [], appliedToGroups: [],
+      };
+      const web = tc('web', { appliedTo: { podSelector: { matchLabels: { app: 'web' } } } });
+      const states = [[], [web], [web, tc('prod', { appliedTo: { namespaceSelector: { matchLabels: { env: 'prod' } } }, action: 'Redirect', returnPort: { ovsInternal: { name: 'tap1' } } })], []]
+        .map((tcs) => ({ ...base, extensions: { trafficControl: trafficControlRules(tcs, pods, nsLabels, ofportOf) } }));
+      expect(checkFeatureContract({ feature, features, states }).states).toBe(4);
+    } finally {
+      ctx.net.close();
+    }
   });
 });
