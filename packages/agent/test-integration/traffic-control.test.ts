@@ -113,3 +113,10 @@ test('deleting the TrafficControl removes its flows: traffic flows directly agai
   expect(await ping('web', 5)).toBeGreaterThanOrEqual(4);
   expect((await counter('tap0', 'rx_packets')) - out0).toBeLessThan(4);
 });
+
+test('a tunnel target is not realized here, and the part says which TrafficControl and why', async () => {
+  await applyTrafficControl('to-analyzer', { appliedTo: { podSelector: {} }, direction: 'Both', action: 'Mirror', targetPort: { geneve: { remoteIP: '10.0.10.2' } } });
+  await waitFor('the refusal in the part health', async () => part().health().detail.includes('to-analyzer (targetPort: only ovsInternal and device ports are supported so far)'), { timeoutMs: 20_000 });
+  expect(part().rules).toEqual([]);
+  expect(part().health().ok).toBe(true);
+});

@@ -65,10 +65,13 @@ export class TrafficControlPart implements Part {
   private async apply(): Promise<void> {
     const [tcInf, nsInf, podInf] = this.informers;
     const tcs = [...tcInf!.cache.values()] as unknown as TrafficControl[];
+    const before = new Map(this.refused);
     this.refused.clear();
     for (const tc of tcs) {
       const why = unsupported(tc);
-      if (why) this.refused.set(tc.metadata.name ?? '', why);
+      if (!why) continue;
+      this.refused.set(tc.metadata.name ?? '', why);
+      if (before.get(tc.metadata.name ?? '') !== why) this.ctx.log.warn({ trafficControl: tc.metadata.name, reason: why }, 'TrafficControl not realized on this node');
     }
     const wanted = tcs.filter((tc) => !unsupported(tc)).flatMap((tc) => [localPort(tc.spec.targetPort)!, ...(tc.spec.action === 'Redirect' ? [localPort(tc.spec.returnPort)!] : [])]);
     for (const port of wanted) await this.realize(port);
@@ -108,7 +111,7 @@ export class TrafficControlPart implements Part {
   health(): PartHealth {
     if (!this.reconciler) return { ok: true, detail: 'not started' };
     if (this.reconciler.failing) return { ok: false, detail: `last apply failed: ${String(this.reconciler.lastError)}` };
-    const refused = this.refused.size ? `; ${this.refused.size} not supported here` : '';
+    const refused = this.refused.size ? `; not supported here: ${[...this.refused].map(([name, why]) => `${name} (${why})`).join(', ')}` : '';
     return { ok: true, detail: `${this.rules.length} TrafficControls on ${new Set(this.rules.flatMap((r) => r.podOfports)).size} pods${refused}` };
   }
 }
