@@ -19,16 +19,17 @@ test('every field without a default in the given options gets its fragment\'s de
     ipsecAuthenticationMode: 'psk', ipsecCANamespace: 'kube-system',
     apiBindAddress: '127.0.0.1',
     agentInfoIntervalMs: 60_000,
+    trafficControl: false,
   });
 });
 
 test('an antrea-agent.conf maps to options through each fragment', () => {
-  const { config } = parseAgentConfig({ ovsDatapathType: 'netdev', defaultMTU: 9000, trafficEncryptionMode: 'wireGuard', wireGuard: { port: 5555 }, featureGates: { AntreaIPAM: true } });
+  const { config } = parseAgentConfig({ ovsDatapathType: 'netdev', defaultMTU: 9000, trafficEncryptionMode: 'wireGuard', wireGuard: { port: 5555 }, featureGates: { AntreaIPAM: true, TrafficControl: true } });
   expect(agentOptionsFromConfig(config, node)).toEqual({
     ...node,
     ovsdbRemote: 'unix:/var/run/openvswitch/db.sock', ovsRunDir: '/var/run/openvswitch', bridge: 'br-int', datapathType: 'netdev', gatewayName: 'antrea-gw0',
     tunnelType: 'geneve', tunnelPort: 0, tunnelCsum: false, linkMtu: 9000, disableTxChecksumOffload: true, trafficMode: 'encap', trafficEncryptionMode: 'wireGuard', noSNAT: false,
-    cniSocket: '/var/run/antrea/cni.sock', enableIPPools: true, packetInRate: 500, enableProxy: true, wireGuardPort: 5555, apiPort: 10350,
+    cniSocket: '/var/run/antrea/cni.sock', enableIPPools: true, packetInRate: 500, enableProxy: true, wireGuardPort: 5555, apiPort: 10350, trafficControl: true,
   });
 });
 
