@@ -6,7 +6,7 @@
 import { PipelineError } from './errors';
 import { sameValue } from './identity';
 import type {
-  ExternalNodeSpec, GroupMember, LocalPod, MulticlusterSpec, NetworkPolicy, NetworkPolicyRule, NodeState, RemoteNode, ServicePortSpec,
+  ExternalNodeSpec, GroupMember, LocalPod, MulticlusterSpec, NetworkPolicy, NetworkPolicyRule, NodeState, RemoteNode, ServicePortSpec, TrafficControlRule,
 } from './state';
 
 /** A group as the pipeline reads it. */
@@ -45,6 +45,7 @@ export interface ObjectKinds {
   fqdnIntercept: FqdnIntercept;
   multicluster: MulticlusterSpec;
   externalNode: ExternalNodeSpec;
+  trafficControl: TrafficControlRule;
 }
 export type ObjectKind = keyof ObjectKinds;
 export type ObjectOf<K extends ObjectKind> = ObjectKinds[K];

@@ -195,5 +195,24 @@ export interface NodeState {
  * The types of {@link NodeState.extensions}: a feature defined elsewhere adds its slice with
  * `declare module '@switchyard/openflow-pipeline' { interface NodeStateExtensions { myFeature?: MySpec } }`.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging
-export interface NodeStateExtensions {}
+export interface NodeStateExtensions {
+  /** The TrafficControls that apply on this node (the `trafficControl()` feature). */
+  trafficControl?: readonly TrafficControlRule[];
+}
+
+/** One TrafficControl as it applies on this node. */
+export interface TrafficControlRule {
+  /** The TrafficControl's name: the object's key. */
+  name: string;
+  /** Mirror: the packet goes on to its destination and a copy to the target. Redirect: only to the target. */
+  action: 'Mirror' | 'Redirect';
+  /** Ingress: traffic to the pods; Egress: traffic from them; Both. */
+  direction: 'Ingress' | 'Egress' | 'Both';
+  /** Bridge ports of the local pods it applies to (none: it has no flows on this node). */
+  podOfports: readonly number[];
+  /** Bridge port the traffic is mirrored or redirected to. */
+  targetOfport: number;
+  /** Redirect: the bridge port the traffic comes back through, to continue to its destination. */
+  returnOfport?: number;
+}
+

@@ -8,7 +8,10 @@
  * without passing the policy tables a second time.
  *
  * A feature outside the package's presets: list it with them (`[...podNodeFeatures(flags),
- * trafficControl()]`); its objects come from `NodeState.extensions.trafficControl`.
+ * trafficControl()]`); its objects come from `NodeState.extensions.trafficControl`. Its kind and
+ * slice types are in ObjectKinds (objects.ts) and NodeStateExtensions (state.ts): declaration
+ * merging from inside the package does not survive the bundled .d.ts, so a feature of this
+ * package writes them there, and one written elsewhere merges them into the package's module.
  */
 import type { Flow } from '@switchyard/openflow/codec';
 import type { Feature } from '../feature';
@@ -17,38 +20,12 @@ import {
   TrafficControlTargetOFPortField, loadField, loadMarks, matchField, matchMarks,
 } from '../fields';
 import { defineKind } from '../objects';
-import type { NodeConfig } from '../state';
+import type { NodeConfig, TrafficControlRule } from '../state';
 import type { Pipeline } from '../tables';
 import { flow, goto } from './common';
 import { cookieOf } from './pod';
 
-/** One TrafficControl as it applies on this node. */
-export interface TrafficControlRule {
-  /** The TrafficControl's name: the object's key. */
-  name: string;
-  /** Mirror: the packet goes on to its destination and a copy to the target. Redirect: only to the target. */
-  action: 'Mirror' | 'Redirect';
-  /** Ingress: traffic to the pods; Egress: traffic from them; Both. */
-  direction: 'Ingress' | 'Egress' | 'Both';
-  /** Bridge ports of the local pods it applies to (none: it has no flows on this node). */
-  podOfports: readonly number[];
-  /** Bridge port the traffic is mirrored or redirected to. */
-  targetOfport: number;
-  /** Redirect: the bridge port the traffic comes back through, to continue to its destination. */
-  returnOfport?: number;
-}
-
-declare module '../objects' {
-  interface ObjectKinds {
-    trafficControl: TrafficControlRule;
-  }
-}
-declare module '../state' {
-  interface NodeStateExtensions {
-    /** The TrafficControls that apply on this node ({@link trafficControl}). */
-    trafficControl?: readonly TrafficControlRule[];
-  }
-}
+export type { TrafficControlRule } from '../state';
 
 /** TrafficControls by name, from `NodeState.extensions.trafficControl`. */
 export const trafficControlKind = defineKind({
