@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { flowChanges, flowSnapshot, run, signalProcess, waitFor } from '@switchyard/testbed';
+import { flowChanges, flowSnapshot, run, signalProcess, throughputDisruptions, waitFor } from '@switchyard/testbed';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { agentHealthy, labClient, readState, type LabState } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
@@ -82,12 +82,11 @@ it('iperf3 node1 -> node2 never stalls while node2\'s agent is SIGKILLed and sta
   expect(result.code).toBe(0);
   const bps = (JSON.parse(result.stdout) as { intervals: Interval[] }).intervals.map((i) => i.sum.bits_per_second);
   expect(bps.length).toBeGreaterThanOrEqual(70);
-  const sorted = [...bps].sort((x, y) => x - y);
-  const median = sorted[Math.floor(sorted.length / 2)]!;
-  // No interval (after the first: the handshake) below half the median: paced at 50 Mbit/s, well
-  // under what the userspace datapath carries, so only a real stall (drops, TCP backing off) counts.
-  const low = bps.slice(1).filter((x) => x < median / 2);
-  expect({ low, restartMs, mbps: bps.map((x) => Math.round(x / 1e6)) }).toEqual({ low: [], restartMs, mbps: bps.map((x) => Math.round(x / 1e6)) });
+  // No stall and no lasting dip (testbed's throughputDisruptions): paced at 50 Mbit/s, well under
+  // what the userspace datapath carries, so only a real disruption (drops, TCP backing off for
+  // 200 ms or more) counts, not the shared machine holding back the sender for one interval.
+  const mbps = bps.map((x) => Math.round(x / 1e6));
+  expect({ ...throughputDisruptions(bps), restartMs, mbps }).toEqual({ stalls: [], lastingDips: [], restartMs, mbps });
 
   // The new agent resumed the round and adopted its flows, as node2's switch shows once the agent
   // is healthy again: no flow added, deleted or modified (a flow's identity is its cookie, table,

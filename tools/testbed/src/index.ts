@@ -10,4 +10,5 @@ export { reapStale, cleanupRecord, killNetnsProcesses } from './reap';
 export { isAlive, pidfileProcess, processRef, readRecords, registryDir, signalProcess, type ProcessRef, type RunRecord } from './registry';
 export { assertIntegrationReady, missingRequirements } from './preflight';
 export { flowChanges, flowSnapshot, parseFlowAges, type FlowChanges, type FlowSnapshot } from './flows';
+export { throughputDisruptions, type Disruptions } from './throughput';
 export { parsePromText, PromTextError, type PromFamily, type PromSample } from './prom-text';
