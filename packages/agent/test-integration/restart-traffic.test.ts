@@ -1,7 +1,7 @@
 // Restart without disruption: stop and restart the agent while iperf3 streams between two pods
 // with 0.1 s intervals; flow counts taken all along show the round complete at every moment, and
 // the restarted agent adopts it (no flow-mod when nothing changed).
-import { Testbed, throughputDisruptions } from '@switchyard/testbed';
+import { Testbed, throughputDisruptions, waitFor } from '@switchyard/testbed';
 import { parseDumpFlows } from '@switchyard/openflow/codec';
 import { cookieMaskForRound, parseCookie } from '@switchyard/openflow-pipeline';
 import { Agent } from '../src/index';
@@ -30,6 +30,8 @@ it('iperf3 between two pods never stalls while the agent restarts, the round is 
   await addPod(node!, a);
   const { ip: server } = await addPod(node!, b);
   tb.spawn(['iperf3', '-s', '-1'], b.netns.name);
+  // The client connects once: the server must be listening first.
+  await waitFor('the iperf3 server', async () => (await b.netns.exec(['ss', '-Hltn', 'sport = :5201'])).stdout.includes('5201'), { timeoutMs: 10_000, intervalMs: 50 });
   const desired = node!.agent.part('node').flows.flows.length;
   const oldRound = node!.agent.round;
 
