@@ -174,10 +174,14 @@ describe('external-node mode', () => {
       expect(m?.[1]).toBe('200');
       expect(m?.[2]).toBe('200');
       expect(await bridgePorts(v.ovs)).toEqual(['eth1', 'eth1~']);
-      await agent.uninstall();
     } finally {
-      await agent.stop().catch(() => undefined);
-      agent = undefined;
+      // Uninstalled whether or not the test passed: the next test starts from a host without the swap.
+      try {
+        await agent.uninstall();
+      } finally {
+        await agent.stop().catch(() => undefined);
+        agent = undefined;
+      }
     }
   });
 

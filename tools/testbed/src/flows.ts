@@ -9,7 +9,9 @@ import { run } from './exec';
  */
 export interface FlowSnapshot {
   ages: Map<string, number>;
-  /** performance.now() when the dump was read. */
+  /** performance.now() just before `ovs-ofctl` was started: OVS read the ages after this. */
+  startedAt: number;
+  /** performance.now() once the dump was read: OVS read the ages before this. */
   takenAt: number;
 }
 
@@ -40,19 +42,22 @@ export function parseFlowAges(dump: string): Map<string, number> {
 
 /** Reads the flows of the bridge whose OpenFlow management socket is `mgmtSocket` (`<rundir>/<bridge>.mgmt`). */
 export async function flowSnapshot(mgmtSocket: string): Promise<FlowSnapshot> {
+  const startedAt = performance.now();
   const dump = (await run(['ovs-ofctl', '-O', 'OpenFlow15', 'dump-flows', mgmtSocket])).stdout;
-  return { ages: parseFlowAges(dump), takenAt: performance.now() };
+  return { ages: parseFlowAges(dump), startedAt, takenAt: performance.now() };
 }
 
 /**
  * Flows added, deleted or re-sent between `before` and `after`. An untouched flow aged by at least
- * the time between the snapshots (less `marginS` for OVS's millisecond durations and the time a
- * dump takes); a flow that was replaced restarts its age. OVS keeps a flow's age through a modify
+ * the least time that can have passed between the two readings inside OVS: from the end of the
+ * first dump to the start of the second (a dump's process can take any time to start and exit on
+ * a loaded machine, so neither end alone bounds when OVS read the ages), less `marginS` for OVS's
+ * millisecond durations. A flow that was replaced restarts its age. OVS keeps a flow's age through a modify
  * flow-mod, which is why identity includes the actions and cookie: a modified flow shows up as
  * one deleted and one added.
  */
-export function flowChanges(before: FlowSnapshot, after: FlowSnapshot, marginS = 0.1): FlowChanges {
-  const gap = (after.takenAt - before.takenAt) / 1000 - marginS;
+export function flowChanges(before: FlowSnapshot, after: FlowSnapshot, marginS = 0.01): FlowChanges {
+  const gap = (after.startedAt - before.takenAt) / 1000 - marginS;
   const added = [...after.ages.keys()].filter((f) => !before.ages.has(f));
   const deleted = [...before.ages.keys()].filter((f) => !after.ages.has(f));
   const younger: string[] = [];
