@@ -302,7 +302,7 @@ const traceflowHeaders = {
   transportHeader: preserve(),
 };
 const traceflowStatus = obj({
-  phase: enumOf('Running', 'Succeeded', 'Failed'),
+  phase: enumOf('Pending', 'Running', 'Succeeded', 'Failed'),
   reason: str(),
   startTime: str({ format: 'date-time' }),
   dataplaneTag: int(0, 255),

@@ -352,8 +352,5 @@ export class IpHeaderField {
  */
 export const TraceflowTagField = new IpHeaderField('TraceflowTagField', 'ipDscp', 6);
 
-/**
- * The tags Antrea's controller hands out to concurrent Traceflows: the DSCP values of RFC 2474's
- * pool 2 (`xxxx11`, experimental or local use), 7 to 59 in steps of 4.
- */
-export const TRACEFLOW_TAGS: readonly number[] = Array.from({ length: 14 }, (_, i) => 7 + 4 * i);
+/** The tags the controller hands out to concurrent Traceflows (@switchyard/apis' list, re-exported). */
+export { TRACEFLOW_TAGS } from '@switchyard/apis/types';

@@ -51,7 +51,8 @@ export interface TraceflowNodeResult {
   observations?: TraceflowObservation[];
 }
 
-export type TraceflowPhase = 'Running' | 'Succeeded' | 'Failed';
+/** Pending: waiting for a free data-plane tag. */
+export type TraceflowPhase = 'Pending' | 'Running' | 'Succeeded' | 'Failed';
 
 /** crd.antrea.io Traceflow. */
 export interface Traceflow {
@@ -64,7 +65,7 @@ export interface Traceflow {
     packet?: TraceflowPacket;
     liveTraffic?: boolean;
     droppedOnly?: boolean;
-    /** Seconds. */
+    /** Seconds (default TRACEFLOW_DEFAULT_TIMEOUT_S, at most TRACEFLOW_MAX_TIMEOUT_S), counted from status.startTime. */
     timeout?: number;
   };
   status?: {
