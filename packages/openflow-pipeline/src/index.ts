@@ -24,7 +24,7 @@ export {
   defineKind, nodeObject, NODE_KEY, type ObjectKind, type ObjectKinds, type ObjectOf, type ObjectKindDecl, type KindIndex, type MemberGroup, type PolicyRule,
   type FqdnIntercept,
 } from './objects';
-export { isTraceable, traceFlows, traceFlow, traceCookie, traceMatch, traceToController, type Traceable, type TraceContext } from './trace';
+export { isTraceable, traceFlows, traceFlow, traceCookie, traceMatch, traceToController, traceOutputActions, liveTagFlow, LIVE_TAG_PRIORITY, type Traceable, type TraceContext } from './trace';
 export {
   podNodeFeatures, externalNodeFeatures, nodeFeatures, POD_NODE_FEATURES, EXTERNAL_NODE_FEATURES, type FeatureFlags,
 } from './features/index';

@@ -138,7 +138,7 @@ export class NodePipeline {
    * The trace flows of the node's traceable features for `tag` ({@link traceFlows}), from the
    * published flows; none before the first update.
    */
-  traceFlows(tag: number, opts: Pick<TraceContext, 'hardTimeout' | 'packetInMeter'> = {}): Flow[] {
+  traceFlows(tag: number, opts: Pick<TraceContext, 'hardTimeout' | 'packetInMeter' | 'live' | 'droppedOnly'> = {}): Flow[] {
     const cur = this.cur;
     if (!cur) return [];
     return traceFlows(cur.features, { pipeline: cur.pipeline, config: cur.index.state.config, controllerId: this.controllerId, flows: this.flows(), ...opts }, tag);

@@ -27,6 +27,14 @@ export interface TraceContext {
   readonly hardTimeout?: number;
   /** Trace packet-ins pass meter PACKETIN_METER_ID_TF (the agent installs it). */
   readonly packetInMeter?: boolean;
+  /**
+   * Live traffic (Antrea's liveTraffic): the tagged packets are real ones, so a trace flow at an
+   * output point forwards the packet as well as reporting it (an injected packet is only reported
+   * there, never delivered).
+   */
+  readonly live?: boolean;
+  /** Antrea's droppedOnly: only the points where a packet is dropped report; outputs do not. */
+  readonly droppedOnly?: boolean;
 }
 
 /**
@@ -64,6 +72,39 @@ export function traceToController(ctx: TraceContext): Action[] {
 /** A trace flow: the tag's cookie and the context's hard timeout. */
 export function traceFlow(ctx: TraceContext, tag: number, table: number, priority: number, match: Match, actions: Action[]): Flow {
   const f: Flow = { table, priority, cookie: traceCookie(ctx.config, tag), match: { ...match, ...traceMatch(tag) }, actions };
+  if (ctx.hardTimeout !== undefined) f.hardTimeout = ctx.hardTimeout;
+  return f;
+}
+
+/**
+ * The actions of a trace flow at an output point: `output` forwards the packet on (a tunnel, the
+ * gateway when the host routes, or any output of live traffic) and reports it; an injected
+ * packet at its last output is only reported. Undefined with `droppedOnly`: outputs do not report.
+ */
+export function traceOutputActions(ctx: TraceContext, output: Action[], onward: boolean): Action[] | undefined {
+  if (ctx.droppedOnly) return undefined;
+  return onward || ctx.live ? [...output, ...traceToController(ctx)] : traceToController(ctx);
+}
+
+/** Where live traffic is tagged: the first table, above everything in it. */
+export const LIVE_TAG_PRIORITY = 65000;
+
+/**
+ * The flow that tags live traffic for a Traceflow (Antrea's liveTraffic): IPv4 packets from
+ * `inPort` that match `match` (addresses, protocol, ports) and carry no tag yet get `tag` in their
+ * DSCP and start the pipeline again, now tagged, so every traceable feature reports them. The
+ * agent of the source pod's node installs it beside the trace flows and removes it with them
+ * (same cookie).
+ */
+export function liveTagFlow(ctx: TraceContext, tag: number, inPort: number, match: Partial<Match> = {}): Flow {
+  const root = ctx.pipeline.id('PipelineRootClassifier');
+  const f: Flow = {
+    table: root,
+    priority: LIVE_TAG_PRIORITY,
+    cookie: traceCookie(ctx.config, tag),
+    match: { ...match, inPort, ...traceMatch(0) },
+    actions: [TraceflowTagField.load(tag), { type: 'resubmit', table: root }],
+  };
   if (ctx.hardTimeout !== undefined) f.hardTimeout = ctx.hardTimeout;
   return f;
 }

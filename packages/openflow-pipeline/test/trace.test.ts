@@ -6,7 +6,7 @@
 import { normalizeFlow, parseFlow, renderFlow, type Flow } from '@switchyard/openflow/codec';
 import {
   CONTROLLER_ID, CookieCategory, NodePipeline, PACKETIN_CATEGORY, PACKETIN_METER_ID_TF, TRACEFLOW_TAGS, TraceflowTagField, canonical, computeNodeFlows,
-  diffFlows, dumpFlows, isTraceable, nodeFeatures, parseCookie, podNodeFeatures, remoteNodes, traceFlows, type NodeConfig, type NodeState,
+  diffFlows, dumpFlows, isTraceable, liveTagFlow, nodeFeatures, traceCookie, parseCookie, podNodeFeatures, remoteNodes, traceFlows, type NodeConfig, type NodeState,
   type TraceContext,
 } from '../src/index';
 import { overlaps } from '../src/testing';
@@ -103,6 +103,33 @@ describe('trace flows', () => {
     const gw = t.trace.find((f) => named(t.nf, f) === 'Output' && f.priority === 213 && f.match.reg1 === 2)!;
     expect(gw.actions.map((a) => a.type)).toEqual(['output', 'controller']);
     expect(t.trace.some((f) => f.match.reg1 === 1)).toBe(false); // no tunnel
+  });
+
+  it('pod connectivity: SpoofGuard\'s drop reports a tagged packet it does not know', () => {
+    const sg = trace.filter((t) => named(nf, t) === 'SpoofGuard');
+    expect(sg.map((t) => [t.priority, t.actions.map((a) => a.type)])).toEqual([[1, ['controller']]]);
+  });
+
+  it('live traffic: every output forwards the tagged packet as well as reporting it; drops only report', () => {
+    const { nf: n, trace: t } = traced(state(), TAG, { live: true });
+    const outputs = t.filter((f) => named(n, f) === 'Output' && f.priority > 200);
+    expect(outputs.length).toBe(4);
+    expect(outputs.every((f) => f.actions[0]?.type === 'output' && f.actions[1]?.type === 'controller')).toBe(true);
+    expect(t.filter((f) => ['SpoofGuard', 'IngressDefaultRule', 'IngressMetric'].includes(named(n, f)!)).every((f) => f.actions.map((a) => a.type).join() === 'controller')).toBe(true);
+  });
+
+  it('droppedOnly: no output reports, every drop still reports', () => {
+    const all = traced(state(), TAG).trace;
+    const { nf: n, trace: t } = traced(state(), TAG, { droppedOnly: true });
+    expect(t.some((f) => named(n, f) === 'Output' && f.priority > 200)).toBe(false);
+    expect(t.length).toBe(all.length - 4);
+    expect(t.every((f) => f.actions.every((a) => a.type !== 'output'))).toBe(true);
+  });
+
+  it('liveTagFlow tags untagged IP packets from the source port in the first table and starts the pipeline again', () => {
+    const ctx: TraceContext = { pipeline: nf.pipeline, config: state().config, controllerId: CONTROLLER_ID, flows: nf.flows, hardTimeout: 30 };
+    const f = liveTagFlow(ctx, TAG, A.ofport, { ipv4Dst: B.ips[0], ipProto: 6, tcpDst: 80 });
+    expect(renderFlow(f)).toBe(`table=0,priority=65000,cookie=0x${traceCookie(ctx.config, TAG).toString(16)},hard_timeout=30,in_port=10,dl_type=0x800,ip_dscp=0,nw_proto=6,nw_dst=10.10.0.11,tcp_dst=80,actions=set_field:${TAG}->ip_dscp,resubmit(,0)`);
   });
 
   it('take the hard timeout and the Traceflow meter from the context', () => {

@@ -3,7 +3,7 @@
  * L3 forwarding to local pods and the gateway, dec TTL, L2 forwarding calculation, conntrack
  * commit and output. Peer nodes are remote-nodes.ts.
  */
-import type { Flow } from '@switchyard/openflow/codec';
+import type { Flow, Match } from '@switchyard/openflow/codec';
 import type { Feature, FlowContext } from '../feature';
 import { CookieCategory, makeCookie } from '../cookie';
 import {
@@ -15,7 +15,7 @@ import {
 import { defineKind } from '../objects';
 import type { Pipeline, TableName } from '../tables';
 import type { LocalPod, NodeConfig } from '../state';
-import { traceFlow, traceToController, type TraceContext, type Traceable } from '../trace';
+import { traceFlow, traceOutputActions, traceToController, type TraceContext, type Traceable } from '../trace';
 import { ARP, IP, arpReplyActions, flow, goto, ipv4Net, setEthDst, setEthSrc, withOptions } from './common';
 
 /** Local pods, by `<namespace>/<name>`; found by address (index `ip`: {@link FlowContext.podByIp}). */
@@ -132,10 +132,11 @@ export function podFlows(p: Pipeline, cfg: NodeConfig, pod: LocalPod): Flow[] {
 }
 
 /**
- * Trace flows of pod connectivity: where a tagged packet is output (a local port, the tunnel, the
- * gateway), where conntrack drops it as invalid, and where it would meet Output's miss drop
- * because L2 forwarding found no port. A packet bound for the tunnel, or for the gateway when the
- * host routes between nodes, goes on after its packet-in (the next node reports it again).
+ * Trace flows of pod connectivity: where SpoofGuard drops a tagged packet, where conntrack drops
+ * it as invalid, where it is output (a local port, the tunnel, the gateway) and where it would meet
+ * Output's miss drop because L2 forwarding found no port. A packet bound for the tunnel, or for
+ * the gateway when the host routes between nodes, goes on after its packet-in (the next node
+ * reports it again); live traffic goes on from every output ({@link traceOutputActions}).
  */
 export function podConnectivityTraceFlows(ctx: TraceContext, tag: number, opts: PodConnectivityOptions = legacyPodOptions(ctx.config)): Flow[] {
   const p = ctx.pipeline;
@@ -144,18 +145,24 @@ export function podConnectivityTraceFlows(ctx: TraceContext, tag: number, opts: 
   const out = p.id('Output');
   const report = traceToController(ctx);
   const toPort = (port: number) => ({ ...matchMarks(OutputToOFPortRegMark), ...matchField(TargetOFPortField, port) });
-  const onward = [{ type: 'output' as const, port: TargetOFPortField.ref() }, ...report];
+  const output = [{ type: 'output' as const, port: TargetOFPortField.ref() }];
   const hostRoutes = cfg.trafficMode !== 'encap' || (opts.wireGuard ?? false);
   const flows: Flow[] = [
+    // Drops: a packet SpoofGuard does not know, an invalid connection, no output port.
+    traceFlow(ctx, tag, p.id('SpoofGuard'), PRIORITY.miss + 1, {}, report),
     traceFlow(ctx, tag, p.id('ConntrackState'), PRIORITY.normal + 2, { ctState: { inv: true, trk: true } }, report),
-    // Above every Output decision (hairpin and relay outputs sit at PRIORITY.high).
-    traceFlow(ctx, tag, out, PRIORITY.high + 2, matchMarks(OutputToOFPortRegMark), report),
-    traceFlow(ctx, tag, out, PRIORITY.high + 3, toPort(gw.ofport), hostRoutes ? onward : report),
-    traceFlow(ctx, tag, out, PRIORITY.high + 4, { ...toPort(gw.ofport), ipv4Dst: gw.ip }, report),
     traceFlow(ctx, tag, out, PRIORITY.miss + 1, {}, report),
   ];
-  if (cfg.tunnelOfport !== undefined && (cfg.trafficMode === 'encap' || cfg.trafficMode === 'hybrid')) {
-    flows.push(traceFlow(ctx, tag, out, PRIORITY.high + 3, toPort(cfg.tunnelOfport), onward));
+  // Outputs, above every Output decision (hairpin and relay outputs sit at PRIORITY.high).
+  const outputs: [number, Match, boolean][] = [
+    [PRIORITY.high + 2, matchMarks(OutputToOFPortRegMark), false],
+    [PRIORITY.high + 3, toPort(gw.ofport), hostRoutes],
+    [PRIORITY.high + 4, { ...toPort(gw.ofport), ipv4Dst: gw.ip }, false],
+  ];
+  if (cfg.tunnelOfport !== undefined && (cfg.trafficMode === 'encap' || cfg.trafficMode === 'hybrid')) outputs.push([PRIORITY.high + 3, toPort(cfg.tunnelOfport), true]);
+  for (const [prio, match, onward] of outputs) {
+    const actions = traceOutputActions(ctx, output, onward);
+    if (actions) flows.push(traceFlow(ctx, tag, out, prio, match, actions));
   }
   return flows;
 }
