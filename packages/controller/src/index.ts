@@ -21,6 +21,7 @@ export type { NodeIpam } from './parts/node-ipam';
 export type { PolicyCore } from './parts/policy-core';
 export type { Registration } from './parts/registration';
 export type { ServingCertificate } from './parts/serving-certificate';
+export type { TraceflowController } from './parts/traceflow';
 export { ControlplaneHub, CONTROLPLANE_RESOURCES, resourceOf } from './hub';
 export type { ControlplaneHubOptions, ControlplaneResource, NodeWatcher, WatchStart, HubStats } from './hub';
 export { ControlplaneServer, WatchConnection, CONTROLPLANE_GROUP, CONTROLPLANE_VERSION, WATCH_CONTENT_TYPE, WATCH_MODE_HEADER } from './server';
@@ -45,7 +46,8 @@ export type { ControllerPki, PkiLocation } from './pki';
 export { MetricsRegistry } from './metrics';
 export { optionsFromConfig } from './options';
 export type { ControllerFlags } from './options';
-export { POLICY_INPUTS, EXTERNAL_NODES, IPPOOLS, STATEFULSETS } from './resources';
+export { POLICY_INPUTS, EXTERNAL_NODES, IPPOOLS, STATEFULSETS, TRACEFLOWS } from './resources';
+export { FINAL_ACTIONS as TRACEFLOW_FINAL_ACTIONS, isComplete as traceflowComplete } from './traceflow';
 // The logger and clock every Switchyard package shares, re-exported under the controller's names.
 export { systemClock } from '@switchyard/runtime';
 export type { Clock, Logger, TimerHandle } from '@switchyard/runtime';

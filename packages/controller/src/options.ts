@@ -60,6 +60,18 @@ export interface ControllerOptions {
    * antrea.io/antrea-agent-ipsec-tunnel with the CA in Secret `<serviceName>-ipsec-ca`.
    */
   ipsecCSRSigner?: { autoApprove: boolean; selfSignedCA: boolean; validityDays?: number };
+  /**
+   * The Traceflow controller (Antrea's Traceflow feature gate, default true): data-plane tags,
+   * run-time validation, completion and timeout of crd.antrea.io Traceflows.
+   */
+  traceflow?: boolean;
+  /** How long a finished Traceflow is kept before it is deleted (default 3,600,000 ms, one hour). */
+  traceflowRetentionMs?: number;
+  /**
+   * The agents' AntreaAgentInfo heartbeat period (their `agentInfoIntervalMs`, default 60 s): a
+   * timed-out Traceflow's reason says a node's agent is not running after 3 periods without one.
+   */
+  agentInfoIntervalMs?: number;
   informer?: Omit<InformerOptions, 'clock' | 'logger'>;
   /** Identity facts for AntreaControllerInfo (pod and node of the controller). */
   podRef?: { namespace: string; name: string };
@@ -90,6 +102,7 @@ export function optionsFromConfig(config: ControllerConfig, flags: ControllerFla
     externalNode: config.featureGates.ExternalNode ?? false,
   };
   if (config.featureGates.AntreaIPAM) out.ipPools = true;
+  if (config.featureGates.Traceflow === false) out.traceflow = false;
   if (config.featureGates.Multicluster && config.multicluster.enableStretchedNetworkPolicy) out.stretchedNetworkPolicy = true;
   if (config.featureGates.IPsecCertAuth) out.ipsecCSRSigner = { ...config.ipsecCSRSigner };
   if (flags.bindAddress) out.host = flags.bindAddress;

@@ -14,6 +14,7 @@ export const EXTERNAL_ENTITIES = r('crd.antrea.io', 'v1alpha2', 'externalentitie
 /** Antrea-native policies: ClusterNetworkPolicy, and the namespaced NetworkPolicy of crd.antrea.io. */
 export const CLUSTER_NETWORK_POLICIES = r('crd.antrea.io', 'v1beta1', 'clusternetworkpolicies', 'ClusterNetworkPolicy', false);
 export const ANTREA_NETWORK_POLICIES = r('crd.antrea.io', 'v1beta1', 'networkpolicies', 'NetworkPolicy', true);
+export const SERVICES = r('', 'v1', 'services', 'Service', true);
 
 /** Inputs of the policy compiler. */
 export const POLICY_INPUTS: readonly ResourceSpec[] = [
@@ -24,7 +25,7 @@ export const POLICY_INPUTS: readonly ResourceSpec[] = [
   GROUPS,
   PODS,
   EXTERNAL_ENTITIES,
-  r('', 'v1', 'services', 'Service', true),
+  SERVICES,
   r('', 'v1', 'endpoints', 'Endpoints', true),
   r('discovery.k8s.io', 'v1', 'endpointslices', 'EndpointSlice', true),
   r('networking.k8s.io', 'v1', 'networkpolicies', 'NetworkPolicy', true),
@@ -46,3 +47,7 @@ export const EXTERNAL_NODES: ResourceSpec = r('crd.antrea.io', 'v1alpha1', 'exte
 /** IPPools and StatefulSets (IPPool controller, Antrea's AntreaIPAM feature). */
 export const IPPOOLS: ResourceSpec = r('crd.antrea.io', 'v1beta1', 'ippools', 'IPPool', false);
 export const STATEFULSETS: ResourceSpec = r('apps', 'v1', 'statefulsets', 'StatefulSet', true);
+
+/** Traceflows, and the agents' AntreaAgentInfos the Traceflow controller reads heartbeats from. */
+export const TRACEFLOWS: ResourceSpec = r('crd.antrea.io', 'v1beta1', 'traceflows', 'Traceflow', false);
+export const ANTREA_AGENT_INFOS: ResourceSpec = r('crd.antrea.io', 'v1beta1', 'antreaagentinfos', 'AntreaAgentInfo', false);

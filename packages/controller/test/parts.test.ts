@@ -32,12 +32,12 @@ async function eventuallyTrue(check: () => boolean): Promise<void> {
 const controller = (o: Partial<ControllerOptions> = {}): Controller => new Controller({ kube: noResources, pki, host: '127.0.0.1', port: 0, ...o });
 
 describe('the part list', () => {
-  test('by default: certificates, policy, informers, ExternalNode, admission, server, registrations, heartbeat', () => {
-    expect(controller().parts.names()).toEqual(['pki', 'policy', 'informers', 'externalNode', 'admission', 'server', 'apiService', 'webhookConfiguration', 'controllerInfo']);
+  test('by default: certificates, policy, informers, ExternalNode, Traceflow, admission, server, registrations, heartbeat', () => {
+    expect(controller().parts.names()).toEqual(['pki', 'policy', 'informers', 'externalNode', 'traceflow', 'admission', 'server', 'apiService', 'webhookConfiguration', 'controllerInfo']);
   });
 
   test('every feature on: each part in its place, the allocators after the informers', () => {
-    expect(controller(everyFeature).parts.names()).toEqual(['pki', 'policy', 'labelIdentities', 'informers', 'externalNode', 'nodeIpam', 'ipPools', 'ipsecSigner', 'admission', 'server', 'apiService', 'webhookConfiguration', 'controllerInfo']);
+    expect(controller(everyFeature).parts.names()).toEqual(['pki', 'policy', 'labelIdentities', 'informers', 'externalNode', 'nodeIpam', 'ipPools', 'traceflow', 'ipsecSigner', 'admission', 'server', 'apiService', 'webhookConfiguration', 'controllerInfo']);
   });
 
   test('registerWebhooks follows registerAPIService unless it is set', () => {
@@ -57,8 +57,9 @@ describe('the part list', () => {
   test('one informer per resource the parts declare, in part order', () => {
     const plurals = (c: Controller): string[] => c.informers.map((i) => `${i.spec.plural}.${i.spec.group}`);
     const inputs = POLICY_INPUTS.map((r) => `${r.plural}.${r.group}`);
-    expect(plurals(controller())).toEqual([...inputs, 'externalnodes.crd.antrea.io']);
-    expect(plurals(controller(everyFeature))).toEqual([...inputs, 'labelidentities.multicluster.crd.antrea.io', 'externalnodes.crd.antrea.io', 'ippools.crd.antrea.io', 'statefulsets.apps']);
+    const traceflow = ['traceflows.crd.antrea.io', 'antreaagentinfos.crd.antrea.io'];
+    expect(plurals(controller())).toEqual([...inputs, 'externalnodes.crd.antrea.io', ...traceflow]);
+    expect(plurals(controller(everyFeature))).toEqual([...inputs, 'labelidentities.multicluster.crd.antrea.io', 'externalnodes.crd.antrea.io', 'ippools.crd.antrea.io', 'statefulsets.apps', ...traceflow]);
   });
 });
 
@@ -82,7 +83,7 @@ describe('each part keeps the part contract', () => {
 
   // The others write to the API at start (the IPsec CA) or sync (registrations, heartbeat): their
   // contract runs against the kube-api stand-in, in test-integration/parts.test.ts.
-  test.each(['pki', 'policy', 'labelIdentities', 'informers', 'externalNode', 'nodeIpam', 'ipPools', 'admission', 'server'])('%s', async (name) => {
+  test.each(['pki', 'policy', 'labelIdentities', 'informers', 'externalNode', 'nodeIpam', 'ipPools', 'traceflow', 'admission', 'server'])('%s', async (name) => {
     const report = await checkPartContract(() => partAlone(name));
     expect(report.name).toBe(name);
     expect(report.health.running.ok).toBe(true);
