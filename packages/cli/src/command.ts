@@ -46,6 +46,22 @@ export interface CommandContext {
   printList(o: OutputOpts, data: unknown, count: number, table: () => Table, where?: string): void;
 }
 
+/** Parse a Go-style duration (`30s`, `1m30s`, `500ms`; a bare number is seconds) into ms. */
+export function parseDuration(v: string): number {
+  const t = v.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Number(t) * 1000;
+  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
+  let total = 0;
+  let end = 0;
+  for (let m = re.exec(t); m; m = re.exec(t)) {
+    total += Number(m[1]) * (unit[m[2] as string] as number);
+    end = re.lastIndex;
+  }
+  if (t === '' || end !== t.length) throw new CliError('USAGE', `invalid duration "${v}" (examples: 30s, 1m30s, 500ms)`, v, '--timeout');
+  return total;
+}
+
 /** Wrap a parser so its CliError becomes a commander usage error (exit 2, message on stderr). */
 export function usage<T>(parse: (v: string) => T): (v: string) => T {
   return (v) => {

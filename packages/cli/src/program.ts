@@ -2,36 +2,22 @@
 import { Command, CommanderError, Option } from 'commander';
 import { addAgentGetCommands } from './agent-commands';
 import { connectKube, connectKubeWriter, readApiOver, type ConnectOptions } from './client';
-import { examples, usage, type CliIo, type CommandContext, type OutputOpts } from './command';
+import { examples, parseDuration, usage, type CliIo, type CommandContext, type OutputOpts } from './command';
 import { bashCompletion } from './completion';
 import { addControlplaneGetCommands, addPolicyCommands, addQueryCommands } from './controlplane-commands';
 import { CliError, EXIT_ERROR, EXIT_USAGE } from './errors';
 import { addMcCommands } from './mc';
+import { addTraceflowCommand } from './traceflow-command';
 import { renderData, renderTable, type Table } from './output';
 
 export type { CliIo } from './command';
+export { parseDuration } from './command';
 
 interface GlobalOpts {
   kubeconfig?: string;
   server?: string;
   timeout: number;
   verbose?: boolean;
-}
-
-/** Parse a Go-style duration (`30s`, `1m30s`, `500ms`; a bare number is seconds) into ms. */
-export function parseDuration(v: string): number {
-  const t = v.trim();
-  if (/^\d+(\.\d+)?$/.test(t)) return Number(t) * 1000;
-  const unit: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  const re = /(\d+(?:\.\d+)?)(ms|s|m|h)/gy;
-  let total = 0;
-  let end = 0;
-  for (let m = re.exec(t); m; m = re.exec(t)) {
-    total += Number(m[1]) * (unit[m[2] as string] as number);
-    end = re.lastIndex;
-  }
-  if (t === '' || end !== t.length) throw new CliError('USAGE', `invalid duration "${v}" (examples: 30s, 1m30s, 500ms)`, v, '--timeout');
-  return total;
 }
 
 /** Run yardctl with user arguments (no node/script prefix); resolves to the process exit code. */
@@ -50,6 +36,7 @@ export async function runYardctl(argv: readonly string[], io: CliIo): Promise<nu
   addPolicyCommands(program, ctx);
   addQueryCommands(program, ctx);
   addMcCommands(program, ctx);
+  addTraceflowCommand(program, ctx);
   addCompletionCommand(program, io);
   try {
     await program.parseAsync([...argv], { from: 'user' });

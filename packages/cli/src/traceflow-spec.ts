@@ -1,0 +1,157 @@
+// `yardctl traceflow` input: the -S/-D endpoints, antctl's OVS-like -f flow text, the object name
+// and the Traceflow built from them. Pure: the command resolves names against the API server.
+import { randomInt } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { Traceflow, TraceflowPacket } from '@switchyard/apis';
+import { CliError } from './errors';
+
+/** IP protocol numbers the flow text names. */
+export const IP_PROTOCOLS: Readonly<Record<string, number>> = { icmp: 1, tcp: 6, udp: 17 };
+
+/** A `-S`/`-D` value: an IP literal, or a namespaced name still to be resolved. */
+export type EndpointRef = { ip: string } | { namespace: string; name: string };
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/;
+
+/** Parse `ns/name`, a bare `name` (namespace `defaultNamespace`) or, when `allowIP`, an IP literal. */
+export function parseEndpointRef(value: string, flag: string, defaultNamespace: string, allowIP: boolean): EndpointRef {
+  const v = value.trim();
+  if (isIP(v) !== 0) {
+    if (!allowIP) throw new CliError('USAGE', `invalid ${flag} "${value}": an IP source needs --live (a Pod must inject the packet)`, value, flag);
+    return { ip: v };
+  }
+  const parts = v.split('/');
+  const [namespace, name] = parts.length === 1 ? [defaultNamespace, parts[0] as string] : (parts as [string, string]);
+  if (parts.length > 2 || !DNS_LABEL.test(namespace) || !DNS_SUBDOMAIN.test(name) || name.length > 253) {
+    throw new CliError('USAGE', `invalid ${flag} "${value}": expected namespace/name, a name in -n's namespace${allowIP ? ', or an IP address' : ''}`, value, flag);
+  }
+  return { namespace, name };
+}
+
+function flowNumber(token: string, text: string, max: number): number {
+  const n = Number(text);
+  if (text === '' || !Number.isInteger(n) || n < 0 || n > max) throw new CliError('USAGE', `invalid flow "${token}": the value must be an integer in 0-${max}`, token, '--flow');
+  return n;
+}
+
+/** Which transport each flow field belongs to, its packet path and its largest value. */
+const FLOW_FIELDS: Readonly<Record<string, { proto?: 'tcp' | 'udp'; max: number }>> = {
+  tcp_src: { proto: 'tcp', max: 65535 },
+  tcp_dst: { proto: 'tcp', max: 65535 },
+  tcp_flags: { proto: 'tcp', max: 255 },
+  udp_src: { proto: 'udp', max: 65535 },
+  udp_dst: { proto: 'udp', max: 65535 },
+  nw_ttl: { max: 255 },
+  nw_proto: { max: 255 },
+};
+
+/**
+ * Parse antctl's flow text (`tcp,tcp_dst=80`, `udp,udp_src=5000,udp_dst=53`, `icmp`,
+ * `nw_proto=132`, `nw_ttl=10`) into a Traceflow packet. A TCP packet that yardctl injects (not
+ * `live`) gets SYN (`tcp_flags=2`) unless the text sets flags, as antctl does. Every error names
+ * the token it is about.
+ */
+export function parseFlow(text: string, live: boolean): TraceflowPacket {
+  const fields = new Map<string, number>();
+  let proto: string | undefined;
+  for (const raw of text.split(',')) {
+    const token = raw.trim();
+    if (token === '') continue;
+    const eq = token.indexOf('=');
+    if (eq < 0) {
+      if (!(token.toLowerCase() in IP_PROTOCOLS)) throw new CliError('USAGE', `invalid flow "${token}": a protocol is one of ${Object.keys(IP_PROTOCOLS).join(', ')} (or nw_proto=N)`, token, '--flow');
+      if (proto !== undefined) throw new CliError('USAGE', `invalid flow "${token}": protocol already given as "${proto}"`, token, '--flow');
+      proto = token.toLowerCase();
+      continue;
+    }
+    const key = token.slice(0, eq).trim().toLowerCase();
+    const field = FLOW_FIELDS[key];
+    if (!field) throw new CliError('USAGE', `invalid flow "${token}": unknown field "${key}" (one of ${Object.keys(FLOW_FIELDS).join(', ')})`, token, '--flow');
+    if (field.proto !== undefined && proto !== field.proto) throw new CliError('USAGE', `invalid flow "${token}": ${key} needs the protocol ${field.proto} first (e.g. "${field.proto},${token}")`, token, '--flow');
+    if (fields.has(key)) throw new CliError('USAGE', `invalid flow "${token}": ${key} given twice`, token, '--flow');
+    fields.set(key, flowNumber(token, token.slice(eq + 1).trim(), field.max));
+  }
+  const nwProto = fields.get('nw_proto');
+  if (nwProto !== undefined && proto !== undefined && IP_PROTOCOLS[proto] !== nwProto) throw new CliError('USAGE', `invalid flow "nw_proto=${nwProto}": contradicts the protocol "${proto}"`, `nw_proto=${nwProto}`, '--flow');
+  const protocol = proto !== undefined ? IP_PROTOCOLS[proto] : nwProto;
+  const ttl = fields.get('nw_ttl');
+  const packet: TraceflowPacket = {};
+  if (protocol !== undefined || ttl !== undefined) packet.ipHeader = { ...(protocol !== undefined ? { protocol } : {}), ...(ttl !== undefined ? { ttl } : {}) };
+  const port = (k: string, out: string): Record<string, number> => (fields.has(k) ? { [out]: fields.get(k) as number } : {});
+  if (proto === 'tcp') {
+    const flags = fields.get('tcp_flags') ?? (live ? undefined : 2);
+    packet.transportHeader = { tcp: { ...port('tcp_src', 'srcPort'), ...port('tcp_dst', 'dstPort'), ...(flags !== undefined ? { flags } : {}) } };
+  } else if (proto === 'udp') {
+    packet.transportHeader = { udp: { ...port('udp_src', 'srcPort'), ...port('udp_dst', 'dstPort') } };
+  } else if (proto === 'icmp' && !live) {
+    packet.transportHeader = { icmp: { id: 0, sequence: 0 } };
+  }
+  return packet;
+}
+
+/** The packet of a Traceflow without `-f`: an ICMP echo request when injected (Antrea's default), anything when live. */
+export function defaultPacket(live: boolean): TraceflowPacket | undefined {
+  return live ? undefined : parseFlow('icmp', false);
+}
+
+const NAME_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+function nameSegment(s: string): string {
+  return s
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-+/g, '-')
+    .replace(/^-|-$/g, '');
+}
+
+/**
+ * `<source>-to-<destination>-<5 random chars>`, as antctl names its Traceflows, cleaned to a DNS-1123
+ * label (an IP's dots and colons become dashes) and shortened to 63 characters.
+ */
+export function traceflowName(source: string, destination: string, random: (n: number) => number = randomInt): string {
+  const suffix = Array.from({ length: 5 }, () => NAME_CHARS[random(NAME_CHARS.length)]).join('');
+  const prefix = nameSegment(`${nameSegment(source) || 'any'}-to-${nameSegment(destination) || 'any'}`)
+    .slice(0, 63 - suffix.length - 1)
+    .replace(/-+$/, '');
+  return `${prefix}-${suffix}`;
+}
+
+/** The resolved destination of `-D`. */
+export type ResolvedDestination = { ip: string } | { namespace: string; pod: string } | { namespace: string; service: string };
+
+/** What the command resolved from the flags. */
+export interface TraceflowRequest {
+  source?: EndpointRef;
+  destination?: ResolvedDestination;
+  packet?: TraceflowPacket;
+  live: boolean;
+  droppedOnly: boolean;
+  timeoutS: number;
+}
+
+/** The Traceflow object yardctl creates for `r`, named `name`. */
+export function buildTraceflow(name: string, r: TraceflowRequest): Traceflow {
+  const source = r.source === undefined ? {} : 'ip' in r.source ? { ip: r.source.ip } : { namespace: r.source.namespace, pod: r.source.name };
+  return {
+    apiVersion: 'crd.antrea.io/v1beta1',
+    kind: 'Traceflow',
+    metadata: { name },
+    spec: {
+      source,
+      destination: r.destination ?? {},
+      ...(r.packet !== undefined ? { packet: r.packet } : {}),
+      ...(r.live ? { liveTraffic: true } : {}),
+      ...(r.droppedOnly ? { droppedOnly: true } : {}),
+      timeout: r.timeoutS,
+    },
+  };
+}
+
+/** `name`, or `namespace/name`, or the IP of an endpoint: for names and messages. */
+export function endpointText(e: { namespace?: string; pod?: string; service?: string; ip?: string } | undefined): string {
+  if (!e) return '';
+  const name = e.pod ?? e.service;
+  if (name !== undefined) return `${e.namespace ?? ''}/${name}`;
+  return e.ip ?? '';
+}
