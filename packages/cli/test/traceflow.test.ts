@@ -90,7 +90,7 @@ describe('tree', () => {
         dataplaneTag: 7,
         results: [
           { node: 'node2', role: 'Receiver', observations: [{ component: 'Forwarding', action: 'Received' }, { component: 'NetworkPolicy', componentInfo: 'IngressRule', action: 'Forwarded', networkPolicy: 'K8sNetworkPolicy:default/web' }, { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered', pod: 'default/b' }] },
-          { node: 'node1', role: 'Sender', observations: [{ component: 'SpoofGuard', action: 'Forwarded' }, { component: 'NetworkPolicy', componentInfo: 'EgressRule', action: 'Forwarded', networkPolicy: 'AntreaClusterNetworkPolicy:allow-web' }, { component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', tunnelDstIP: '192.168.77.12' }] },
+          { node: 'node1', role: 'Sender', observations: [{ component: 'SpoofGuard', action: 'Forwarded' }, { component: 'NetworkPolicy', componentInfo: 'EgressRule', action: 'Forwarded', networkPolicy: 'AntreaClusterNetworkPolicy:allow-web', networkPolicyRule: 'rule 0' } as never, { component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', tunnelDstIP: '192.168.77.12' }] },
         ],
       },
     };
@@ -101,7 +101,7 @@ describe('tree', () => {
         'dest      default/b  10.10.2.7  tcp dport 80 flags 2',
         'node1 (Sender)',
         '  SpoofGuard      Forwarded',
-        '  NetworkPolicy   Forwarded   EgressRule  AntreaClusterNetworkPolicy:allow-web',
+        '  NetworkPolicy   Forwarded   EgressRule  AntreaClusterNetworkPolicy:allow-web rule 0',
         '  Forwarding      Forwarded   Output  tunnel to 192.168.77.12',
         'node2 (Receiver)',
         '  Forwarding      Received',
