@@ -12,6 +12,8 @@ import {
   NodePipeline,
   diffFlows,
   ROUND_MASK,
+  CATEGORY_MASK,
+  OBJECT_ID_MASK,
   makeCookie,
   parseCookie,
   CookieCategory,
@@ -22,6 +24,8 @@ import {
   type NodeDelta,
   type NodeFlows,
   type NodeState,
+  type TraceContext,
+  type TraceOptions,
 } from '@switchyard/openflow-pipeline';
 import { OfSwitchError } from '@switchyard/openflow';
 import { silentLogger, type Logger } from '@switchyard/runtime';
@@ -216,6 +220,34 @@ export class FlowSync {
       if (v === undefined) delete state[k];
       else state[k] = Array.isArray(v) ? [...(v as unknown[])] : v;
     }
+  }
+
+  /** The node's configuration (round, gateway, tunnel, addresses) the flows are computed with. */
+  get config(): Readonly<NodeConfig> {
+    return this.state.config;
+  }
+
+  /**
+   * Installs a Traceflow tag's trace flows (the traceable features' flows over the node's flows as
+   * installed) and `extra` flows computed in the same context (live traffic's tagging flow),
+   * after every change queued before it. Returns how many flows went in.
+   */
+  addTrace(tag: number, opts: TraceOptions, extra: (ctx: TraceContext) => Flow[] = () => []): Promise<number> {
+    return this.serialize(async () => {
+      const ctx = this.pipeline.traceContext(opts);
+      if (!ctx) return 0;
+      const flows = [...this.pipeline.traceFlows(tag, opts), ...extra(ctx)];
+      await this.sw.bundle(flows.map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })));
+      return flows.length;
+    });
+  }
+
+  /** Removes every flow of a Traceflow tag (its cookie, whatever the round), in order with the other changes. */
+  removeTrace(tag: number): Promise<void> {
+    return this.serialize(async () => {
+      const flow: Flow = { table: 0xff, priority: 0, match: {}, actions: [], cookie: makeCookie(0, CookieCategory.Traceflow, tag), cookieMask: CATEGORY_MASK | OBJECT_ID_MASK };
+      await this.sw.bundle([{ type: 'flowMod', command: 'delete', flow }]);
+    });
   }
 
   /** A slice of the node state as the next computation sees it. */

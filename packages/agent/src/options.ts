@@ -15,6 +15,7 @@ import { nodeOptions, type NodeOptions, type NodeUnset } from './features/node/o
 import { podsOptions, type PodsOptions } from './features/pods/options';
 import { policyOptions, type PolicyOptions, type PolicyUnset } from './features/policy/options';
 import { servicesOptions, type ServicesOptions } from './features/services/options';
+import { traceflowOptions, type TraceflowOptions } from './features/traceflow/options';
 import { trafficControlOptions, type TrafficControlOptions } from './features/traffic-control/options';
 import { wireGuardOptions, type WireGuardOptions, type WireGuardUnset } from './features/wireguard/options';
 
@@ -24,7 +25,7 @@ export { multiclusterFromConfig } from './features/multicluster/options';
 /** Everything the agent needs to run a node: the node's options and each feature's. */
 export interface AgentOptions
   extends NodeOptions, PodsOptions, IPPoolsOptions, PolicyOptions, ServicesOptions, WireGuardOptions, IPsecOptions, MulticlusterAgentOptions, ApiOptions, AgentInfoOptions,
-    TrafficControlOptions {}
+    TrafficControlOptions, TraceflowOptions {}
 
 /** Options without a default: absent means that feature (or override) is off. */
 type Unset = NodeUnset | PolicyUnset | WireGuardUnset | IPsecUnset | MulticlusterUnset | ApiUnset;
@@ -38,7 +39,7 @@ type Fragment = OptionsFragment<object, never, AgentOptions, ResolvedAgentOption
 /** Every options fragment, node first; checks run in this order, and the pods' MTU is paid in it. */
 const FRAGMENTS: readonly Fragment[] = [
   nodeOptions, podsOptions, ipPoolsOptions, policyOptions, servicesOptions, wireGuardOptions, ipsecOptions, multiclusterOptions, apiOptions, agentInfoOptions,
-  trafficControlOptions,
+  trafficControlOptions, traceflowOptions,
 ];
 
 /** Applies the defaults; throws `AgentError` (`INVALID_CONFIG`, `UNSUPPORTED_TUNNEL`) for options no node can run. */

@@ -319,6 +319,7 @@ const traceflowStatus = obj({
           pod: str(),
           dstMAC: str(),
           networkPolicy: str(),
+          networkPolicyRule: str(),
           egress: str(),
           ttl: int(0, 255),
           translatedSrcIP: str(),

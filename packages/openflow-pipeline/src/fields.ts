@@ -47,6 +47,10 @@ export class RegField {
     }
     return (value * 2 ** this.start) >>> 0;
   }
+  /** This field's value in a register's value (a packet-in's metadata carries the registers). */
+  read(register: number | undefined): number {
+    return register === undefined ? 0 : ((register >>> 0) & this.mask) / 2 ** this.start;
+  }
   /** A mark of this field with the given value. */
   mark(value: number, name = `${this.name}=${value}`): RegMark {
     return new RegMark(name, this, value);

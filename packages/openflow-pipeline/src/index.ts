@@ -45,4 +45,4 @@ export { multicluster, multiclusterFlows, multiclusterFeature, multiclusterKind,
 export { fqdn, fqdnFlows, fqdnFeature, fqdnInterceptKind, type FqdnOptions } from './features/fqdn';
 export { trafficControl, trafficControlFlows, trafficControlNodeFlows, trafficControlKind, type TrafficControlRule } from './features/traffic-control';
 export { computeNodeFlows, requiredTables, dumpFlows, type NodeFlows, type ComputeOptions } from './node';
-export { NodePipeline, type NodeDelta, type GroupDelta } from './node-pipeline';
+export { NodePipeline, type NodeDelta, type GroupDelta, type TraceOptions } from './node-pipeline';

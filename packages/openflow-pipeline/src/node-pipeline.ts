@@ -22,6 +22,9 @@ import { FlowStore, GroupStore, type GroupDelta, type OwnerFlows } from './store
 import { Pipeline } from './tables';
 import { traceFlows, type TraceContext } from './trace';
 
+/** What a Traceflow chooses of its trace flows: timeout, meter, live traffic, dropped only. */
+export type TraceOptions = Pick<TraceContext, 'hardTimeout' | 'packetInMeter' | 'live' | 'droppedOnly'>;
+
 export type { GroupDelta } from './store';
 
 /** What one update changed. */
@@ -138,10 +141,17 @@ export class NodePipeline {
    * The trace flows of the node's traceable features for `tag` ({@link traceFlows}), from the
    * published flows; none before the first update.
    */
-  traceFlows(tag: number, opts: Pick<TraceContext, 'hardTimeout' | 'packetInMeter' | 'live' | 'droppedOnly'> = {}): Flow[] {
+  traceFlows(tag: number, opts: TraceOptions = {}): Flow[] {
     const cur = this.cur;
-    if (!cur) return [];
-    return traceFlows(cur.features, { pipeline: cur.pipeline, config: cur.index.state.config, controllerId: this.controllerId, flows: this.flows(), ...opts }, tag);
+    const ctx = this.traceContext(opts);
+    return cur && ctx ? traceFlows(cur.features, ctx, tag) : [];
+  }
+
+  /** The context trace flows are computed in (for {@link liveTagFlow} beside them); undefined before the first update. */
+  traceContext(opts: TraceOptions = {}): TraceContext | undefined {
+    const cur = this.cur;
+    if (!cur) return undefined;
+    return { pipeline: cur.pipeline, config: cur.index.state.config, controllerId: this.controllerId, flows: this.flows(), ...opts };
   }
 
   /** Applies a new node state; returns what changed since the last one. */

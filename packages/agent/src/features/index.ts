@@ -15,6 +15,7 @@ import { PodGC } from './pod-gc/part';
 import { PolicyEnforcement } from './policy/part';
 import { RemoteNodes } from './routes/part';
 import { ServiceProxy } from './services/part';
+import { TraceflowPart } from './traceflow/part';
 import { TrafficControlPart } from './traffic-control/part';
 import { WireGuardTunnel } from './wireguard/part';
 
@@ -37,6 +38,7 @@ export interface AgentParts {
   multicluster: MulticlusterRoutes;
   agentinfo: AgentInfoHeartbeat;
   'traffic-control': TrafficControlPart;
+  traceflow: TraceflowPart;
 }
 
 /** The names of the node agent's parts. */
@@ -86,6 +88,8 @@ export const AGENT_PARTS: readonly PartEntry<AgentPartContext>[] = [
     make: (ctx, p) => new MulticlusterRoutes(ctx, kubeOf(ctx), partOf(p, 'node'), ctx.options.multicluster!),
   }),
   entry({ name: 'traffic-control', enabled: (ctx) => withKube(ctx) && ctx.options.trafficControl, after: ['node', 'pods'], make: (ctx, p) => new TrafficControlPart(ctx, kubeOf(ctx), partOf(p, 'node')) }),
+  // After the policies: a trace copies the node's policy flows as they are.
+  entry({ name: 'traceflow', enabled: (ctx) => withKube(ctx) && ctx.options.traceflow, after: ['node', 'pods', 'policies'], make: (ctx, p) => new TraceflowPart(ctx, kubeOf(ctx), partOf(p, 'node')) }),
   // After the API part: the object names the TCP port it serves.
   entry({ name: 'agentinfo', enabled: withKube, after: ['api'], make: (ctx, p) => new AgentInfoHeartbeat(ctx, kubeOf(ctx), ctx.introspect, partOf(p, 'api')) }),
 ];

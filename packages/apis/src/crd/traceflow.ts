@@ -35,6 +35,8 @@ export interface TraceflowObservation {
   pod?: string;
   dstMAC?: string;
   networkPolicy?: string;
+  /** The rule of `networkPolicy` (its name, or `rule <index>`). */
+  networkPolicyRule?: string;
   egress?: string;
   ttl?: number;
   translatedSrcIP?: string;

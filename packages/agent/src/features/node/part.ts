@@ -6,7 +6,7 @@
  */
 import { join } from 'node:path';
 import { OvsdbClient, VSwitch } from '@switchyard/ovsdb';
-import { PACKETIN_METER_ID_DNS, PACKETIN_METER_ID_NP } from '@switchyard/openflow-pipeline';
+import { PACKETIN_METER_ID_DNS, PACKETIN_METER_ID_NP, PACKETIN_METER_ID_TF } from '@switchyard/openflow-pipeline';
 import { OfSwitchError, SwitchConnection, type MeterFlag } from '@switchyard/openflow';
 import { parseCidr } from '@switchyard/ipam/cidr';
 import { bringUpNode, resumeRound, type NodeInfo } from '../../bridge';
@@ -23,11 +23,11 @@ import type { Part, PartHealth } from '@switchyard/runtime';
 export const CONTROLLER_ID = 62373;
 
 /**
- * Packet-in meters (NetworkPolicy, DNS): a drop band at `rate` packets/s with a burst of twice
+ * Packet-in meters (NetworkPolicy, DNS, Traceflow): a drop band at `rate` packets/s with a burst of twice
  * that. Added, or modified when a previous run left them (the rate may have changed).
  */
 export async function installPacketInMeters(sw: SwitchConnection, rate: number): Promise<void> {
-  for (const meterId of [PACKETIN_METER_ID_NP, PACKETIN_METER_ID_DNS]) {
+  for (const meterId of [PACKETIN_METER_ID_NP, PACKETIN_METER_ID_DNS, PACKETIN_METER_ID_TF]) {
     const mod = { type: 'meterMod' as const, meterId, flags: ['pktps', 'burst', 'stats'] as MeterFlag[], bands: [{ type: 'drop' as const, rate, burstSize: rate * 2 }] };
     try {
       await sw.flowLike({ ...mod, command: 'add' });

@@ -7,6 +7,7 @@
  */
 import type { PacketIn, PacketInChannel } from '@switchyard/openflow';
 import { silentLogger, type Logger } from '@switchyard/runtime';
+import { ETH_HLEN, ETHERTYPE_IPV4, PROTO_ICMP, PROTO_TCP, checksum, ipv4Header, sum16 } from '../../packet';
 
 /** Packet-in userdata: category byte (NetworkPolicy = 1) and operation bits (reject = 0b100). */
 const PACKETIN_CATEGORY_NP = 1;
@@ -14,39 +15,10 @@ const PACKETIN_OP_REJECT = 0b100;
 /** Packet-in userdata category of a Service without endpoints (AntreaProxy rejects those too). */
 const PACKETIN_CATEGORY_SVC_REJECT = 4;
 
-const ETH_HLEN = 14;
-const ETHERTYPE_IPV4 = 0x0800;
-const PROTO_ICMP = 1;
-const PROTO_TCP = 6;
 const TCP_FIN = 0x01;
 const TCP_SYN = 0x02;
 const TCP_RST = 0x04;
 const TCP_ACK = 0x10;
-
-/** One's-complement sum of 16-bit words, folded (RFC 1071). */
-function sum16(bytes: Uint8Array, start = 0, end = bytes.length, acc = 0): number {
-  let s = acc;
-  for (let i = start; i + 1 < end; i += 2) s += ((bytes[i] ?? 0) << 8) | (bytes[i + 1] ?? 0);
-  if ((end - start) % 2 === 1) s += (bytes[end - 1] ?? 0) << 8;
-  while (s > 0xffff) s = (s & 0xffff) + (s >>> 16);
-  return s;
-}
-const checksum = (bytes: Uint8Array, start?: number, end?: number, acc?: number): number => ~sum16(bytes, start, end, acc) & 0xffff;
-
-function ipv4Header(out: DataView, at: number, totalLen: number, proto: number, src: Uint8Array, dst: Uint8Array): void {
-  out.setUint8(at, 0x45);
-  out.setUint8(at + 1, 0);
-  out.setUint16(at + 2, totalLen);
-  out.setUint16(at + 4, 0);
-  out.setUint16(at + 6, 0x4000); // DF
-  out.setUint8(at + 8, 64);
-  out.setUint8(at + 9, proto);
-  out.setUint16(at + 10, 0);
-  const bytes = new Uint8Array(out.buffer, out.byteOffset);
-  bytes.set(src, at + 12);
-  bytes.set(dst, at + 16);
-  out.setUint16(at + 10, checksum(bytes, at, at + 20));
-}
 
 /**
  * The answer to a rejected IPv4 frame: a TCP RST (RST+ACK for a segment without ACK), or ICMP

@@ -1,0 +1,131 @@
+/**
+ * What one node saw of a traced packet, from the Traceflow packet-in its pipeline sent (pure).
+ * The packet-in comes from the table that decided the packet's fate on this node (a drop, or its
+ * output); the registers it carries say what the pipeline did before that: the NetworkPolicy
+ * rules that allowed it (their conjunction ids), the deny rule and its disposition, the output
+ * port. Observations are listed in the order the pipeline met them, as Antrea lists them.
+ */
+import type { TraceflowObservation } from '@switchyard/apis/types';
+import type { Match } from '@switchyard/openflow/codec';
+import {
+  APConjIDField, APDenyRegMark, APDispositionField, DISPOSITION_REJECT, OutputToOFPortRegMark, TFEgressConjIDField, TFIngressConjIDField, TargetOFPortField,
+  type LocalPod, type RemoteNode,
+} from '@switchyard/openflow-pipeline';
+import { parseCidr, parseIp } from '@switchyard/ipam/cidr';
+import type { ParsedIpv4 } from '../../packet';
+
+/** A NetworkPolicy rule as a Traceflow names it. */
+export interface TracedRule {
+  /** `<type>:<namespace>/<name>` (`AntreaClusterNetworkPolicy:<name>` for cluster-scoped kinds), as Antrea writes it. */
+  policy: string;
+  /** The rule's name, or `rule <index>` when it has none. */
+  rule: string;
+}
+
+/** What the agent knows of its node when it reads a packet-in. */
+export interface TraceNodeView {
+  /** Table names by id (the installed pipeline). */
+  tableName(id: number): string | undefined;
+  gateway: { ofport: number; ip: string };
+  tunnelOfport?: number;
+  nodeIP: string;
+  podCIDR: string;
+  pods: readonly LocalPod[];
+  remoteNodes: readonly RemoteNode[];
+  /** The rule behind each conjunction id in use. */
+  rules: ReadonlyMap<number, TracedRule>;
+}
+
+/** The traced packet-in. */
+export interface TracedPacketIn {
+  tableId: number;
+  metadata: Match;
+  packet: ParsedIpv4;
+}
+
+/** How the traced packet started: injected or tagged on this node (Sender) or arrived from elsewhere. */
+export interface TraceOrigin {
+  sender: boolean;
+  /** The destination the probe was sent to (a Service's ClusterIP for a Service trace). */
+  dstIP?: string;
+}
+
+const reg = (m: Match, r: keyof Match): number | undefined => {
+  const v = m[r];
+  if (v === undefined) return undefined;
+  return typeof v === 'object' ? Number((v as { value: number }).value) : Number(v);
+};
+
+const inCidr = (ip: string, cidr: string): boolean => parseCidr(cidr).contains(parseIp(ip));
+
+/** The NetworkPolicy observation of an allowing rule's conjunction id, if one was hit. */
+function allowedBy(view: TraceNodeView, id: number, info: 'EgressRule' | 'IngressRule'): TraceflowObservation | undefined {
+  if (id === 0) return undefined;
+  const rule = view.rules.get(id);
+  return { component: 'NetworkPolicy', componentInfo: info, action: 'Forwarded', ...(rule ? { networkPolicy: rule.policy, networkPolicyRule: rule.rule } : {}) };
+}
+
+/** A drop in a NetworkPolicy table: a K8s default drop, or an Antrea-native Drop/Reject rule (its id in APConjIDField). */
+function policyDrop(view: TraceNodeView, table: string, md: Match): TraceflowObservation {
+  if (table.endsWith('DefaultRule')) return { component: 'NetworkPolicy', componentInfo: table, action: 'Dropped' };
+  const r0 = reg(md, APDenyRegMark.field.reg);
+  const rule = view.rules.get(APConjIDField.read(reg(md, APConjIDField.reg)));
+  const action = APDispositionField.read(r0) === DISPOSITION_REJECT ? 'Rejected' : 'Dropped';
+  return { component: 'NetworkPolicy', componentInfo: table, action, ...(rule ? { networkPolicy: rule.policy, networkPolicyRule: rule.rule } : {}) };
+}
+
+/** The Output decision: a local pod, the tunnel, the gateway (the node, a peer through host routes, or out of the overlay). */
+function outputObservation(view: TraceNodeView, md: Match, p: ParsedIpv4): TraceflowObservation {
+  const r0 = reg(md, OutputToOFPortRegMark.field.reg);
+  if (OutputToOFPortRegMark.field.read(r0) !== OutputToOFPortRegMark.value) return { component: 'Forwarding', componentInfo: 'Output', action: 'Dropped' };
+  const port = TargetOFPortField.read(reg(md, TargetOFPortField.reg));
+  const pod = view.pods.find((x) => x.ofport === port);
+  if (pod) return { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered', pod: `${pod.namespace}/${pod.name}` };
+  const peer = view.remoteNodes.find((n) => inCidr(p.dstIP, n.podCIDR));
+  if (port === view.tunnelOfport || (peer?.ipsecTunnelOfport !== undefined && port === peer.ipsecTunnelOfport)) {
+    const tunnelDst = md.tunIpv4Dst !== undefined ? (typeof md.tunIpv4Dst === 'string' ? md.tunIpv4Dst : md.tunIpv4Dst.value) : peer?.nodeIP;
+    return { component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', ...(tunnelDst ? { tunnelDstIP: tunnelDst } : {}) };
+  }
+  if (port === view.gateway.ofport) {
+    if (p.dstIP === view.gateway.ip || p.dstIP === view.nodeIP) return { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered' };
+    // The host routes it to the peer (noEncap, hybrid in one subnet, WireGuard): the peer reports it.
+    if (peer) return { component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', tunnelDstIP: peer.nodeIP };
+    // Leaves the cluster: the node masquerades pod addresses to its own.
+    const masqueraded = inCidr(p.srcIP, view.podCIDR);
+    return { component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay', ...(masqueraded ? { translatedSrcIP: view.nodeIP } : {}) };
+  }
+  return { component: 'Forwarding', componentInfo: `Output to port ${port}`, action: 'Forwarded' };
+}
+
+/**
+ * The observations of one node from its Traceflow packet-in: what the pipeline did to the packet
+ * on this node, ending with the decision the packet-in reports.
+ */
+export function observe(view: TraceNodeView, pin: TracedPacketIn, origin: TraceOrigin): TraceflowObservation[] {
+  const table = view.tableName(pin.tableId) ?? `table ${pin.tableId}`;
+  const md = pin.metadata;
+  const obs: TraceflowObservation[] = [];
+  if (origin.sender) {
+    obs.push({ component: 'SpoofGuard', action: table === 'SpoofGuard' ? 'Dropped' : 'Forwarded' });
+    if (table === 'SpoofGuard') return obs;
+  } else {
+    obs.push({ component: 'Forwarding', componentInfo: 'Classification', action: 'Received' });
+  }
+  if (table === 'ConntrackState') return [...obs, { component: 'Forwarding', componentInfo: 'ConntrackState: invalid connection', action: 'Dropped' }];
+  // A Service's endpoint chosen: the packet reached this point with the endpoint's address.
+  if (origin.sender && origin.dstIP !== undefined && pin.packet.dstIP !== origin.dstIP) {
+    obs.push({ component: 'LB', componentInfo: 'EndpointDNAT', action: 'Forwarded', translatedDstIP: pin.packet.dstIP });
+  }
+  const egress = allowedBy(view, TFEgressConjIDField.read(reg(md, TFEgressConjIDField.reg)), 'EgressRule');
+  if (egress) obs.push(egress);
+  if (table === 'EgressDefaultRule' || table === 'EgressMetric') return [...obs, policyDrop(view, table, md)];
+  const ingress = allowedBy(view, TFIngressConjIDField.read(reg(md, TFIngressConjIDField.reg)), 'IngressRule');
+  if (ingress) obs.push(ingress);
+  if (table === 'IngressDefaultRule' || table === 'IngressMetric') return [...obs, policyDrop(view, table, md)];
+  if (table === 'Output') return [...obs, outputObservation(view, md, pin.packet)];
+  return [...obs, { component: 'Forwarding', componentInfo: table, action: 'Dropped' }];
+}
+
+/** Whether an observation ends a trace (nothing follows it on another node). */
+export const isFinal = (o: TraceflowObservation | undefined): boolean =>
+  o?.action === 'Delivered' || o?.action === 'Dropped' || o?.action === 'Rejected' || o?.action === 'ForwardedOutOfOverlay';

@@ -1,0 +1,229 @@
+/**
+ * The Traceflow part (with a Kubernetes API and the `traceflow` option, on by default): for every
+ * Traceflow the controller has set Running with a data-plane tag, this node installs the tag's
+ * trace flows (the pipeline's traceable features, `FlowSync.addTrace`); the source pod's node also
+ * injects the probe (a packet-out into the pipeline from the pod's port, the tag in its DSCP) or,
+ * for live traffic, tags the pod's matching packets. The first Traceflow packet-in of a tag on this
+ * node becomes this node's result in the Traceflow's status (observations.ts). The flows go when
+ * the Traceflow ends (or at their hard timeout, the Traceflow's own).
+ */
+import type { Traceflow, TraceflowNodeResult, TraceflowObservation } from '@switchyard/apis/types';
+import { TRACEFLOW_DEFAULT_TIMEOUT_S } from '@switchyard/apis/types';
+import { Informer, KubeRequestError, type KubeClient, type KubeObject } from '@switchyard/kube';
+import type { PacketIn } from '@switchyard/openflow';
+import { PACKETIN_CATEGORY, TraceflowTagField, liveTagFlow, ruleKey, type LocalPod } from '@switchyard/openflow-pipeline';
+import { Reconciler, systemClock, type Clock, type Part, type PartHealth, type TimerHandle } from '@switchyard/runtime';
+import type { AgentContext } from '../../context';
+import { buildProbe, parseIpv4, type ParsedIpv4 } from '../../packet';
+import type { NodeDatapath } from '../node/part';
+import { isFinal, observe, type TraceNodeView, type TracedRule } from './observations';
+import { probeSpec, resolveDestination, traceMatchOf, type ProbeDestination } from './probe';
+
+export const TRACEFLOWS = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'traceflows', kind: 'Traceflow', namespaced: false } as const;
+
+/** How often the source node injects the probe again while no node has reported the end (a peer may not have its trace flows yet). */
+export const REINJECT_MS = 1000;
+/** How many times a result write is retried on a conflict (other nodes write theirs at the same time). */
+const STATUS_RETRIES = 10;
+
+/** A Traceflow this node takes part in. */
+interface ActiveTrace {
+  readonly name: string;
+  readonly uid: string;
+  readonly tag: number;
+  /** The source pod is on this node: it injects (or tags live traffic). */
+  readonly source: LocalPod | undefined;
+  readonly live: boolean;
+  destination?: ProbeDestination;
+  reported: boolean;
+  timer?: TimerHandle;
+  injections: number;
+  deadline: number;
+}
+
+export class TraceflowPart implements Part {
+  readonly name = 'traceflow';
+  private informer: Informer | undefined;
+  private reconciler: Reconciler | undefined;
+  private readonly active = new Map<string, ActiveTrace>();
+  private readonly clock: Clock;
+  /** Results this node wrote (for health and tests). */
+  reports = 0;
+  /** Probes injected (for health and tests). */
+  injected = 0;
+  private readonly onPacketIn = (p: PacketIn): void => {
+    void this.handle(p).catch((err: unknown) => this.ctx.log.warn({ err }, 'Traceflow packet-in not reported'));
+  };
+
+  constructor(
+    private readonly ctx: AgentContext,
+    private readonly kube: KubeClient,
+    private readonly node: Pick<NodeDatapath, 'flows' | 'openflow'>,
+  ) {
+    this.clock = ctx.options.clock ?? systemClock;
+  }
+
+  async start(): Promise<void> {
+    // Nothing to prime: trace flows follow the Traceflows once the watch is in.
+  }
+
+  async sync(): Promise<void> {
+    const log = this.ctx.log;
+    this.reconciler = new Reconciler(() => this.apply(), { clock: this.clock, onError: (err, retryInMs) => log.error({ err, retryInMs }, 'Traceflows not applied') });
+    this.node.openflow.on('packetIn', this.onPacketIn);
+    this.informer = new Informer(this.kube, TRACEFLOWS, () => this.reconciler?.schedule(), { clock: this.clock, logger: log });
+    this.informer.start();
+  }
+
+  /** Resolves once every change seen so far is applied (or has failed). */
+  idle(): Promise<void> {
+    return this.reconciler?.idle() ?? Promise.resolve();
+  }
+
+  /** The Traceflows this node is taking part in, by name, with their tags. */
+  activeTraces(): { name: string; tag: number; source: boolean }[] {
+    return [...this.active.values()].map((t) => ({ name: t.name, tag: t.tag, source: t.source !== undefined }));
+  }
+
+  private async apply(): Promise<void> {
+    const running = new Map<string, Traceflow>();
+    for (const o of this.informer?.cache.values() ?? []) {
+      const tf = o as unknown as Traceflow;
+      if (tf.status?.phase === 'Running' && tf.status.dataplaneTag) running.set(tf.metadata.name ?? '', tf);
+    }
+    for (const t of [...this.active.values()]) {
+      const tf = running.get(t.name);
+      if (!tf || tf.metadata.uid !== t.uid || tf.status?.dataplaneTag !== t.tag) await this.deactivate(t);
+    }
+    for (const tf of running.values()) {
+      if (this.active.has(tf.metadata.name ?? '')) continue;
+      await this.activate(tf).catch((err: unknown) => this.ctx.log.warn({ err, traceflow: tf.metadata.name }, 'Traceflow not started on this node'));
+    }
+  }
+
+  private async activate(tf: Traceflow): Promise<void> {
+    const tag = tf.status!.dataplaneTag!;
+    const started = Date.parse(tf.status?.startTime ?? '') || this.clock.now();
+    const deadline = started + (tf.spec.timeout ?? TRACEFLOW_DEFAULT_TIMEOUT_S) * 1000;
+    const remainingS = Math.ceil((deadline - this.clock.now()) / 1000);
+    if (remainingS <= 0) return;
+    const src = tf.spec.source;
+    const source = this.node.flows.get('pods').find((p) => p.namespace === src.namespace && p.name === src.pod)
+      ?? (src.ip !== undefined ? this.node.flows.get('pods').find((p) => p.ips.includes(src.ip!)) : undefined);
+    const live = tf.spec.liveTraffic === true;
+    const t: ActiveTrace = { name: tf.metadata.name ?? '', uid: tf.metadata.uid ?? '', tag, source, live, reported: false, injections: 0, deadline };
+    const destination = source ? await resolveDestination(this.kube, tf) : undefined;
+    if (destination) t.destination = destination;
+    this.active.set(t.name, t);
+    const opts = { hardTimeout: remainingS, live, droppedOnly: tf.spec.droppedOnly === true, packetInMeter: this.ctx.options.packetInRate > 0 };
+    const extra = source && live ? traceMatchOf(tf, source, t.destination) : undefined;
+    const n = await this.node.flows.addTrace(tag, opts, extra ? (ctx) => [liveTagFlow(ctx, tag, source!.ofport, extra)] : undefined);
+    this.ctx.log.info({ traceflow: t.name, tag, flows: n, source: source !== undefined, live }, 'Traceflow started on this node');
+    if (source && !live) await this.inject(t, tf);
+  }
+
+  /** Injects the probe, and again every REINJECT_MS while the Traceflow runs (until this trace ends). */
+  private async inject(t: ActiveTrace, tf: Traceflow): Promise<void> {
+    if (this.active.get(t.name) !== t || !t.source || !t.destination) return;
+    const cfg = this.node.flows.config;
+    const spec = probeSpec(tf, t.source, t.destination, this.node.flows.get('pods'), cfg.gateway.mac);
+    await this.node.openflow.packetOut(buildProbe(spec), [TraceflowTagField.load(t.tag), { type: 'output', port: 'TABLE' }], t.source.ofport);
+    t.injections++;
+    this.injected++;
+    if (this.clock.now() + REINJECT_MS < t.deadline) {
+      t.timer = this.clock.setTimeout(() => void this.inject(t, tf).catch((err: unknown) => this.ctx.log.warn({ err, traceflow: t.name }, 'Traceflow probe not injected')), REINJECT_MS);
+    }
+  }
+
+  private async deactivate(t: ActiveTrace): Promise<void> {
+    t.timer?.cancel();
+    this.active.delete(t.name);
+    await this.node.flows.removeTrace(t.tag);
+    this.ctx.log.info({ traceflow: t.name, tag: t.tag, injections: t.injections, reported: t.reported }, 'Traceflow ended on this node');
+  }
+
+  private async handle(p: PacketIn): Promise<void> {
+    if (p.type !== 'packetIn2' || p.userdata?.[0] !== PACKETIN_CATEGORY.TF) return;
+    const packet = parseIpv4(p.packet);
+    if (!packet) return;
+    const t = [...this.active.values()].find((x) => x.tag === packet.dscp);
+    // One result per node: the first packet-in of the tag (a re-injected probe, or later live packets, add nothing).
+    if (!t || t.reported) return;
+    t.reported = true;
+    const observations = observe(this.view(), { tableId: p.tableId ?? 0, metadata: p.metadata ?? {}, packet }, { sender: t.source !== undefined, ...(t.destination ? { dstIP: t.destination.ip } : {}) });
+    if (isFinal(observations.at(-1))) t.timer?.cancel();
+    await this.report(t, observations, packet);
+  }
+
+  /** What the observations are read against: the installed pipeline and the node's state. */
+  private view(): TraceNodeView {
+    const f = this.node.flows;
+    const cfg = f.config;
+    return {
+      tableName: (id) => f.nodeFlows?.pipeline.nameOf(id),
+      gateway: cfg.gateway,
+      ...(cfg.tunnelOfport !== undefined ? { tunnelOfport: cfg.tunnelOfport } : {}),
+      nodeIP: cfg.nodeIP,
+      podCIDR: cfg.podCIDR,
+      pods: f.get('pods'),
+      remoteNodes: f.get('remoteNodes'),
+      rules: this.rulesByConjId(),
+    };
+  }
+
+  /** The rule behind each conjunction id in use, named as a Traceflow names it. */
+  private rulesByConjId(): Map<number, TracedRule> {
+    const ids = this.node.flows.conjIds ?? new Map<string, number>();
+    const out = new Map<number, TracedRule>();
+    for (const np of this.node.flows.get('policies')) {
+      const ref = np.sourceRef;
+      const policy = `${ref.type}:${ref.namespace ? `${ref.namespace}/` : ''}${ref.name}`;
+      np.rules.forEach((r, i) => {
+        const key = ruleKey(np.uid, i);
+        for (const [k, id] of ids) if (k === key || k.startsWith(`${key}:`)) out.set(id, { policy, rule: r.name ?? `rule ${i}` });
+      });
+    }
+    return out;
+  }
+
+  /** Writes this node's result into the Traceflow's status (read, replace this node's entry, write; again on a conflict). */
+  private async report(t: ActiveTrace, observations: TraceflowObservation[], packet: ParsedIpv4): Promise<void> {
+    const nodeName = this.ctx.options.nodeName;
+    const result: TraceflowNodeResult = { node: nodeName, role: t.source ? 'Sender' : 'Receiver', timestamp: Math.floor(this.clock.now() / 1000), observations };
+    const path = `/apis/${TRACEFLOWS.group}/${TRACEFLOWS.version}/traceflows/${encodeURIComponent(t.name)}`;
+    for (let attempt = 0; ; attempt++) {
+      const cur = await this.kube.request<KubeObject & Traceflow>('GET', path);
+      if (cur.metadata.uid !== t.uid || cur.status?.phase !== 'Running') return;
+      const results = [...(cur.status.results ?? []).filter((r) => r.node !== nodeName), result];
+      const captured = t.live && t.source ? { capturedPacket: capturedPacketOf(packet) } : {};
+      try {
+        await this.kube.request('PUT', `${path}/status`, { ...cur, status: { ...cur.status, ...captured, results } });
+        this.reports++;
+        this.ctx.log.info({ traceflow: t.name, role: result.role, last: observations.at(-1) }, 'Traceflow result reported');
+        return;
+      } catch (e) {
+        if (!(e instanceof KubeRequestError && e.status === 409) || attempt >= STATUS_RETRIES) throw e;
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.node.openflow.off('packetIn', this.onPacketIn);
+    await this.reconciler?.stop();
+    await this.informer?.stop();
+    for (const t of [...this.active.values()]) await this.deactivate(t).catch(() => undefined);
+  }
+
+  health(): PartHealth {
+    if (!this.reconciler) return { ok: true, detail: 'not started' };
+    if (this.reconciler.failing) return { ok: false, detail: `last apply failed: ${String(this.reconciler.lastError)}` };
+    return { ok: true, detail: `${this.active.size} Traceflows active; ${this.reports} results reported` };
+  }
+}
+
+/** The captured packet of a live trace, as Antrea's status shows it. */
+function capturedPacketOf(p: ParsedIpv4): NonNullable<Traceflow['status']>['capturedPacket'] {
+  const ports = { ...(p.srcPort !== undefined ? { srcPort: p.srcPort } : {}), ...(p.dstPort !== undefined ? { dstPort: p.dstPort } : {}) };
+  const transport = p.protocol === 6 ? { tcp: { ...ports, ...(p.tcpFlags !== undefined ? { flags: p.tcpFlags } : {}) } } : p.protocol === 17 ? { udp: ports } : {};
+  return { srcIP: p.srcIP, dstIP: p.dstIP, length: p.length, ipHeader: { protocol: p.protocol, ttl: p.ttl, flags: p.flags }, transportHeader: transport };
+}
