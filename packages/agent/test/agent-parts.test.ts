@@ -28,9 +28,9 @@ describe('the node agent parts', () => {
     expect(order({}).names).toEqual(['node', 'pods', 'policies', 'api']);
   });
 
-  test('with a Kubernetes API: routes, pod GC, Services (AntreaProxy on by default) and AntreaAgentInfo after them', () => {
-    expect(order({ kube }).names).toEqual(['node', 'pods', 'policies', 'api', 'routes', 'pod-gc', 'services', 'agentinfo']);
-    expect(order({ kube, enableProxy: false }).names).toEqual(['node', 'pods', 'policies', 'api', 'routes', 'pod-gc', 'agentinfo']);
+  test('with a Kubernetes API: routes, pod GC, Services (AntreaProxy on by default), Traceflow (on by default) and AntreaAgentInfo after them', () => {
+    expect(order({ kube }).names).toEqual(['node', 'pods', 'policies', 'api', 'routes', 'pod-gc', 'services', 'traceflow', 'agentinfo']);
+    expect(order({ kube, enableProxy: false, traceflow: false }).names).toEqual(['node', 'pods', 'policies', 'api', 'routes', 'pod-gc', 'agentinfo']);
   });
 
   test('WireGuard starts before the routes part (its routes name the device)', () => {
@@ -42,7 +42,7 @@ describe('the node agent parts', () => {
   test('Multi-cluster needs AntreaProxy: without it the part is off and the composition warns once', () => {
     const multicluster = { namespace: 'kube-system', enablePodToPodConnectivity: false };
     const on = order({ kube, multicluster });
-    expect(on.names).toEqual(['node', 'pods', 'policies', 'api', 'routes', 'pod-gc', 'services', 'multicluster', 'agentinfo']);
+    expect(on.names).toEqual(['node', 'pods', 'policies', 'api', 'routes', 'pod-gc', 'services', 'multicluster', 'traceflow', 'agentinfo']);
     expect(on.warnings).toEqual([]);
     const off = order({ kube, multicluster, enableProxy: false });
     expect(off.names).not.toContain('multicluster');

@@ -20,6 +20,7 @@ test('every field without a default in the given options gets its fragment\'s de
     apiBindAddress: '127.0.0.1',
     agentInfoIntervalMs: 60_000,
     trafficControl: false,
+    traceflow: false,
   });
 });
 
@@ -29,7 +30,7 @@ test('an antrea-agent.conf maps to options through each fragment', () => {
     ...node,
     ovsdbRemote: 'unix:/var/run/openvswitch/db.sock', ovsRunDir: '/var/run/openvswitch', bridge: 'br-int', datapathType: 'netdev', gatewayName: 'antrea-gw0',
     tunnelType: 'geneve', tunnelPort: 0, tunnelCsum: false, linkMtu: 9000, disableTxChecksumOffload: true, trafficMode: 'encap', trafficEncryptionMode: 'wireGuard', noSNAT: false,
-    cniSocket: '/var/run/antrea/cni.sock', enableIPPools: true, packetInRate: 500, enableProxy: true, wireGuardPort: 5555, apiPort: 10350, trafficControl: true,
+    cniSocket: '/var/run/antrea/cni.sock', enableIPPools: true, packetInRate: 500, enableProxy: true, wireGuardPort: 5555, apiPort: 10350, trafficControl: true, traceflow: true,
   });
 });
 
