@@ -182,7 +182,11 @@ export class TraceflowController implements WatchingPart {
     const waiting: Traceflow[] = [];
     const failures: unknown[] = [];
     const attempt = async (what: () => Promise<void>): Promise<void> => what().catch((e: unknown) => void failures.push(e));
-    for (const obj of [...this.ctx.informers.cache(TRACEFLOWS).values()]) {
+    const cache = this.ctx.informers.cache(TRACEFLOWS);
+    for (const key of [...cache.keys()]) {
+      // Writes await: one deleted meanwhile is not taken in again from a stale copy.
+      const obj = cache.get(key);
+      if (!obj) continue;
       const tf = this.effective(obj as unknown as Traceflow);
       const verdict = reviewTraceflow(tf, now, view, () => this.facts(tf, view, now));
       if (verdict.kind === 'fail') await attempt(() => this.fail(tf, verdict.reason));
@@ -192,8 +196,15 @@ export class TraceflowController implements WatchingPart {
       if (FINISHED.has(tf.status?.phase)) await attempt(() => this.collect(tf, now, wake));
     }
     await attempt(() => this.handOutTags(waiting, now, wake));
+    this.forgetDeleted();
     this.arm(wake, now);
     if (failures.length > 0) throw new AggregateError(failures, `${failures.length} traceflow writes failed: ${failures.map(message).join('; ')}`);
+  }
+
+  /** Drops what it holds for Traceflows no longer in the cache (their tags are free). */
+  private forgetDeleted(): void {
+    const present = new Set([...this.ctx.informers.cache(TRACEFLOWS).values()].map((o) => o.metadata.uid ?? ''));
+    for (const uid of [...this.held.keys()]) if (!present.has(uid)) this.held.delete(uid);
   }
 
   private fail(tf: Traceflow, reason: string): Promise<void> {
@@ -214,7 +225,7 @@ export class TraceflowController implements WatchingPart {
         continue;
       }
       wake.push(pendingDeadline(tf, now));
-      if (tf.status?.phase !== 'Pending') await this.write(tf, () => ({ phase: 'Pending', reason: pendingReason(held.size) }));
+      if (tf.status?.phase !== 'Pending') await this.write(tf, () => ({ phase: 'Pending', reason: pendingReason(held.size + given.size) }));
     }
   }
 
