@@ -23,8 +23,7 @@ export function packetText(p: { [K in keyof TraceflowPacket]?: TraceflowPacket[K
 export function observationDetail(o: TraceflowObservation): string {
   const parts: string[] = [];
   if (o.componentInfo) parts.push(o.componentInfo);
-  // networkPolicyRule is newer than some agents: read it where it is there.
-  const rule = (o as { networkPolicyRule?: string }).networkPolicyRule;
+  const rule = o.networkPolicyRule;
   if (o.networkPolicy) parts.push(rule ? `${o.networkPolicy} ${/^rule /.test(rule) ? rule : `rule ${rule}`}` : o.networkPolicy);
   if (o.egress) parts.push(`Egress ${o.egress}`);
   if (o.translatedSrcIP) parts.push(`SNAT to ${o.translatedSrcIP}`);

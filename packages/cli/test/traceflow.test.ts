@@ -90,7 +90,7 @@ describe('tree', () => {
         dataplaneTag: 7,
         results: [
           { node: 'node2', role: 'Receiver', observations: [{ component: 'Forwarding', action: 'Received' }, { component: 'NetworkPolicy', componentInfo: 'IngressRule', action: 'Forwarded', networkPolicy: 'K8sNetworkPolicy:default/web' }, { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered', pod: 'default/b' }] },
-          { node: 'node1', role: 'Sender', observations: [{ component: 'SpoofGuard', action: 'Forwarded' }, { component: 'NetworkPolicy', componentInfo: 'EgressRule', action: 'Forwarded', networkPolicy: 'AntreaClusterNetworkPolicy:allow-web', networkPolicyRule: 'rule 0' } as never, { component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', tunnelDstIP: '192.168.77.12' }] },
+          { node: 'node1', role: 'Sender', observations: [{ component: 'SpoofGuard', action: 'Forwarded' }, { component: 'NetworkPolicy', componentInfo: 'EgressRule', action: 'Forwarded', networkPolicy: 'AntreaClusterNetworkPolicy:allow-web', networkPolicyRule: 'rule 0' }, { component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', tunnelDstIP: '192.168.77.12' }] },
         ],
       },
     };
