@@ -273,7 +273,7 @@ export class TraceflowController implements WatchingPart {
       if (fresh.metadata.uid !== uid) return void this.held.delete(uid);
       if (fresh.status?.phase !== tf.status?.phase) {
         this.held.delete(uid);
-        this.adopt(fresh);
+        if (fresh.status?.phase !== undefined) this.adopt(fresh);
         return void this.reconciler.schedule();
       }
       const t = next(fresh);
