@@ -120,9 +120,17 @@ export function lastActions(results: readonly TraceflowNodeResult[] | undefined)
   return (results ?? []).map((r) => ({ node: r.node ?? '?', action: r.observations?.at(-1)?.action }));
 }
 
-/** Done: some node's last observation ends the trace (delivered, dropped, rejected, or out of the overlay). */
-export function isComplete(results: readonly TraceflowNodeResult[] | undefined): boolean {
-  return lastActions(results).some((r) => r.action !== undefined && FINAL_ACTIONS.has(r.action));
+/**
+ * Done: some node's last observation ends the trace (delivered, dropped, rejected, or out of the
+ * overlay), and the source pod's node has reported too when it must (as Antrea waits for both
+ * ends): the receiver's packet-in can land before the sender's, and a result written after
+ * Succeeded would be lost. Only a droppedOnly trace, or live traffic from an IP that is no pod,
+ * ends without the sender's result.
+ */
+export function isComplete(results: readonly TraceflowNodeResult[] | undefined, spec?: Pick<Traceflow['spec'], 'source' | 'droppedOnly'>): boolean {
+  const final = lastActions(results).some((r) => r.action !== undefined && FINAL_ACTIONS.has(r.action));
+  const needsSender = spec !== undefined && spec.droppedOnly !== true && spec.source.pod !== undefined;
+  return final && (!needsSender || (results ?? []).some((r) => r.role === 'Sender'));
 }
 
 /** When a Running Traceflow times out (ms), from status.startTime; undefined without one. */
@@ -215,7 +223,7 @@ export function reviewTraceflow(tf: Traceflow, now: number, view: TraceflowView,
       return problem === undefined ? { kind: 'wait-tag' } : { kind: 'fail', reason: problem };
     }
     case 'Running': {
-      if (isComplete(tf.status.results)) return { kind: 'succeed' };
+      if (isComplete(tf.status.results, tf.spec)) return { kind: 'succeed' };
       const deadline = runningDeadline(tf) ?? now;
       return now >= deadline ? { kind: 'fail', reason: timeoutReason(tf, facts()) } : { kind: 'none', wakeAt: deadline };
     }

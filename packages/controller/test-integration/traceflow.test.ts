@@ -111,7 +111,10 @@ describe('Traceflow controller', () => {
 
     const freed = [all[0]!.status?.dataplaneTag, all[1]!.status?.dataplaneTag];
     await agentReports('tf-many-00', { ...sent(), observations: [{ component: 'NetworkPolicy', action: 'Dropped', networkPolicy: 'K8sNetworkPolicy:default/deny' }] });
+    // Succeeded once both ends have reported (the receiver alone is not enough).
     await agentReports('tf-many-01', delivered());
+    expect((await get('tf-many-01')).status?.phase).toBe('Running');
+    await agentReports('tf-many-01', sent());
     const [p14, p15] = [await inPhase('tf-many-14', 'Running'), await inPhase('tf-many-15', 'Running')];
     expect([p14.status?.dataplaneTag, p15.status?.dataplaneTag]).toEqual(freed);
     expect(p14.status?.startTime).toBeDefined();

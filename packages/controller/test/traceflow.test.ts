@@ -104,6 +104,15 @@ describe('completion', () => {
     expect(isComplete([{ node: 'n1', observations: [{ action: 'Dropped' }, { action: 'Forwarded' }] }])).toBe(false);
     expect(isComplete([{ node: 'n1', observations: [{ action: 'Forwarded' }] }, { node: 'n2', observations: [{ action: 'Received' }, { action: 'Delivered' }] }])).toBe(true);
   });
+
+  test('with a source pod, not done until its node (the Sender) has reported too, unless only drops are traced', () => {
+    const receiverOnly = [{ node: 'n2', role: 'Receiver' as const, observations: [{ action: 'Received' as const }, { action: 'Delivered' as const }] }];
+    const source = { namespace: 'ns', pod: 'a' };
+    expect(isComplete(receiverOnly, { source })).toBe(false);
+    expect(isComplete([...receiverOnly, { node: 'n1', role: 'Sender', observations: [{ action: 'Forwarded' }] }], { source })).toBe(true);
+    expect(isComplete(receiverOnly, { source, droppedOnly: true })).toBe(true);
+    expect(isComplete(receiverOnly, { source: { ip: '192.0.2.1' } })).toBe(true);
+  });
 });
 
 describe('deadlines and timeout reasons', () => {

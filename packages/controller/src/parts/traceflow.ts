@@ -209,7 +209,7 @@ export class TraceflowController implements WatchingPart {
 
   private fail(tf: Traceflow, reason: string): Promise<void> {
     // A final result that came in after the cache was read wins over the timeout.
-    return this.write(tf, (fresh) => (tf.status?.phase === 'Running' && isComplete(fresh.status?.results) ? { phase: 'Succeeded' } : { phase: 'Failed', reason }));
+    return this.write(tf, (fresh) => (tf.status?.phase === 'Running' && isComplete(fresh.status?.results, fresh.spec) ? { phase: 'Succeeded' } : { phase: 'Failed', reason }));
   }
 
   /** The oldest waiting ones take the free tags; a new one that gets none is marked Pending. */
