@@ -113,6 +113,9 @@ describe('observations from a Traceflow packet-in', () => {
     expect(observe(view, { tableId: p.id('Output'), metadata: output(2), packet: pkt('10.10.2.7') }, { sender: true, dstIP: '10.10.2.7' }).at(-1))
       .toEqual({ component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', tunnelDstIP: '192.168.77.2' });
     expect(observe(view, { tableId: p.id('Output'), metadata: output(2), packet: pkt('10.10.1.1') }, { sender: true, dstIP: '10.10.1.1' }).at(-1)?.action).toBe('Delivered');
+    // An address of the local pod CIDR no pod has: to the host, not masqueraded.
+    expect(observe(view, { tableId: p.id('Output'), metadata: output(2), packet: pkt('10.10.1.99') }, { sender: true, dstIP: '10.10.1.99' }).at(-1))
+      .toEqual({ component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay' });
   });
 
   it('drops with a reason: SpoofGuard, an invalid connection, no output port', () => {

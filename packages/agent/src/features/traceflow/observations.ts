@@ -90,8 +90,9 @@ function outputObservation(view: TraceNodeView, md: Match, p: ParsedIpv4): Trace
     if (p.dstIP === view.gateway.ip || p.dstIP === view.nodeIP) return { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered' };
     // The host routes it to the peer (noEncap, hybrid in one subnet, WireGuard): the peer reports it.
     if (peer) return { component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', tunnelDstIP: peer.nodeIP };
-    // Leaves the cluster: the node masquerades pod addresses to its own.
-    const masqueraded = inCidr(p.srcIP, view.podCIDR);
+    // Leaves the overlay for the host: the node masquerades pod addresses to its own when the
+    // packet leaves the cluster (not for an address of its own pod CIDR, which the host drops or routes back).
+    const masqueraded = inCidr(p.srcIP, view.podCIDR) && !inCidr(p.dstIP, view.podCIDR);
     return { component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay', ...(masqueraded ? { translatedSrcIP: view.nodeIP } : {}) };
   }
   return { component: 'Forwarding', componentInfo: `Output to port ${port}`, action: 'Forwarded' };
