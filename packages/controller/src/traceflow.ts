@@ -185,7 +185,9 @@ export function timeoutReason(tf: Traceflow, facts: TimeoutFacts): string {
     return `${head}: no result from node ${facts.senderNode} (the source Pod's node)${agentNote(facts.senderNode, facts)}`;
   }
   const nodes = reported.map((r) => `node ${r.node} reported (last: ${r.action ?? 'no observation'})`).join(', ');
-  let out = `${head}: ${nodes}, no final result from any node`;
+  // A final result without the sender's (Succeeded waits for both ends) names only who is missing.
+  const final = reported.some((r) => r.action !== undefined && FINAL_ACTIONS.has(r.action));
+  let out = final ? `${head}: ${nodes}` : `${head}: ${nodes}, no final result from any node`;
   const heard = new Set(reported.map((r) => r.node));
   if (facts.senderNode !== undefined && !heard.has(facts.senderNode)) out += `; no result from node ${facts.senderNode} (the source Pod's node)${agentNote(facts.senderNode, facts)}`;
   if (facts.receiverNode !== undefined && facts.receiverNode !== facts.senderNode && !heard.has(facts.receiverNode)) {

@@ -195,7 +195,7 @@ export class TraceflowPart implements Part {
       const cur = await this.kube.request<KubeObject & Traceflow>('GET', path);
       if (cur.metadata.uid !== t.uid || cur.status?.phase !== 'Running') return;
       const results = [...(cur.status.results ?? []).filter((r) => r.node !== nodeName), result];
-      const captured = t.live && t.source ? { capturedPacket: capturedPacketOf(packet) } : {};
+      const captured = t.live && !cur.status.capturedPacket ? { capturedPacket: capturedPacketOf(packet) } : {};
       try {
         await this.kube.request('PUT', `${path}/status`, { ...cur, status: { ...cur.status, ...captured, results } });
         this.reports++;
