@@ -4,7 +4,7 @@
 // a host on the fabric is seen with its node's IP (MASQUERADE); the SCTP case's cells are judged
 // by ofproto/trace on routed and tunnelled paths; and a lab without a controller
 // still carries pod-to-pod traffic across nodes.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +17,7 @@ import { ScenarioRunner } from '../src/probe-run';
 import { expectedAllowed, parseScenario, type ProbeResult } from '../src/scenario';
 
 const BIN = join(__dirname, '../bin/switchyard-lab');
+const YARDCTL = join(__dirname, '../../../packages/cli/dist/bin.js');
 const CONFORMANCE = join(__dirname, '../conformance/k8s-netpol');
 const SCENARIOS = ['01-tcp-should-support-a-default-deny-ingress-policy.yaml', '03-should-enforce-policy-to-allow-traffic-from-pods-within-server-namespace.yaml', '04-should-enforce-policy-to-allow-ingress-traffic-for-a-target.yaml'];
 /** SCTP 81 (no SCTP in this kernel): every cell judged by ofproto/trace. */
@@ -107,6 +108,21 @@ async function seenFrom(netns: string, ip: string): Promise<string> {
   return seen;
 }
 
+/** `yardctl traceflow -S default/<from> -D default/<to> -f tcp,tcp_dst=80 -o json` on a lab: each node's observations (sender first), as `component/action` with the tunnel or pod. */
+async function traceflowPath(st: LabState, from: string, to: string): Promise<[string, string[]][]> {
+  const r = await new Promise<string>((resolve, reject) => {
+    execFile(process.execPath, [YARDCTL, '--kubeconfig', st.kubeconfig, 'traceflow', '-S', `default/${from}`, '-D', `default/${to}`, '-f', 'tcp,tcp_dst=80', '-o', 'json'], { encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => {
+      if (err) reject(new Error(`yardctl traceflow ${from} -> ${to}: ${err.message} ${stdout}${stderr}`));
+      else resolve(stdout);
+    });
+  });
+  const tf = JSON.parse(r) as { status?: { phase?: string; results?: { node?: string; role?: string; observations?: { component?: string; action?: string; tunnelDstIP?: string; pod?: string }[] }[] } };
+  expect(tf.status?.phase).toBe('Succeeded');
+  // The sender first (nodes write their results in whatever order their packet-ins come).
+  const results = [...(tf.status?.results ?? [])].sort((a, b) => Number(b.role === 'Sender') - Number(a.role === 'Sender'));
+  return results.map((x) => [x.node ?? '', (x.observations ?? []).map((o) => `${o.component}/${o.action}${o.tunnelDstIP ? ` via ${o.tunnelDstIP}` : ''}${o.pod ? ` to ${o.pod}` : ''}`)]);
+}
+
 describe('switchyard-lab up --mode noEncap --nodes 2', () => {
   const f = labFixture(['--nodes', '2', '--mode', 'noEncap']);
   let runner: ScenarioRunner;
@@ -138,6 +154,14 @@ describe('switchyard-lab up --mode noEncap --nodes 2', () => {
     } finally {
       echo.kill();
     }
+  }, 60_000);
+
+  it('Traceflow: node1 hands the packet to the host, which routes it to node2 (no tunnel); node2 delivers it', async () => {
+    await makePods(f.kube, [{ name: 't1', node: 'node1' }, { name: 't2', node: 'node2' }]);
+    expect(await traceflowPath(f.st, 't1', 't2')).toEqual([
+      ['node1', ['SpoofGuard/Forwarded', 'Forwarding/Forwarded via 192.168.77.2']],
+      ['node2', ['Forwarding/Received', 'Forwarding/Delivered to default/t2']],
+    ]);
   }, 60_000);
 });
 
@@ -194,6 +218,19 @@ describe('switchyard-lab up --mode hybrid --nodes 3', () => {
     } finally {
       echo.kill();
     }
+  }, 60_000);
+
+  it('Traceflow: node1 routes to node2 in its subnet and tunnels to node3 in the other', async () => {
+    await makePods(f.kube, [{ name: 't1', node: 'node1' }, { name: 't2', node: 'node2' }, { name: 't3', node: 'node3' }]);
+    const [routed, tunnelled] = await Promise.all([traceflowPath(f.st, 't1', 't2'), traceflowPath(f.st, 't1', 't3')]);
+    expect(routed).toEqual([
+      ['node1', ['SpoofGuard/Forwarded', 'Forwarding/Forwarded via 192.168.77.2']],
+      ['node2', ['Forwarding/Received', 'Forwarding/Delivered to default/t2']],
+    ]);
+    expect(tunnelled).toEqual([
+      ['node1', ['SpoofGuard/Forwarded', 'Forwarding/Forwarded via 192.168.78.3']],
+      ['node3', ['Forwarding/Received', 'Forwarding/Delivered to default/t3']],
+    ]);
   }, 60_000);
 });
 
