@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Testbed, run, waitFor } from '@switchyard/testbed';
+import { Testbed, eventually, run, waitFor } from '@switchyard/testbed';
 import { EXTERNAL_IDS } from '../src/interface-store';
 import { PLUGIN, ensurePluginBuilt, sandbox, startControlPlane, startNode, stopNode, type ControlPlane, type Node, type Sandbox } from './helpers';
 
@@ -84,7 +84,8 @@ beforeAll(async () => {
   tb = await Testbed.create();
   ipamDir = mkdtempSync(join(tmpdir(), 'sy-npo-ipam-'));
   cp = await startControlPlane(NODE);
-  node = await startNode(tb, '10.79.0.0/24', { nodeName: NODE, nodeIP: '192.168.79.1', trafficMode: 'networkPolicyOnly', controlplane: cp.agentControlplane() });
+  // With the Kubernetes API too: Traceflows (and the other API parts) run as on a cluster.
+  node = await startNode(tb, '10.79.0.0/24', { nodeName: NODE, nodeIP: '192.168.79.1', trafficMode: 'networkPolicyOnly', controlplane: cp.agentControlplane(), kube: cp.kube });
 });
 
 afterAll(async () => {
@@ -162,6 +163,30 @@ describe('networkPolicyOnly with Debian ptp as the primary CNI', () => {
     expect(await opens(b.sb, a.ip, 7000)).toBe(true);
     await cp.kube.request('DELETE', '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/deny-b');
     await waitFor('a -> b allowed again', () => tcp(a.sb, b.ip, 7000), { timeoutMs: 15_000, intervalMs: 250 });
+  });
+
+  it('a Traceflow between the chained pods: delivered by OVS on this node; with a default-deny policy, dropped by its ingress default rule', async () => {
+    const traceflow = async (name: string): Promise<{ phase?: string; results?: { node?: string; observations?: { component?: string; action?: string; componentInfo?: string; pod?: string }[] }[] }> => {
+      await cp.kube.request('POST', '/apis/crd.antrea.io/v1beta1/traceflows', {
+        apiVersion: 'crd.antrea.io/v1beta1', kind: 'Traceflow', metadata: { name },
+        spec: { source: { namespace: 'default', pod: 'npo-a' }, destination: { namespace: 'default', pod: 'npo-b' }, packet: { transportHeader: { tcp: { dstPort: 7000 } } } },
+      });
+      return eventually(async () => {
+        const tf = await cp.kube.request<{ status?: { phase?: string; results?: [] } }>('GET', `/apis/crd.antrea.io/v1beta1/traceflows/${name}`);
+        return tf.status?.phase === 'Succeeded' || tf.status?.phase === 'Failed' ? tf.status : undefined;
+      }, { what: `Traceflow ${name} finished`, timeoutMs: 15_000, intervalMs: 100 });
+    };
+    const open = await traceflow('npo-open');
+    expect(open.phase).toBe('Succeeded');
+    expect(open.results?.map((r) => [r.node, r.observations?.map((o) => `${o.component}/${o.action}${o.pod ? ` ${o.pod}` : ''}`)])).toEqual([[NODE, ['SpoofGuard/Forwarded', 'Forwarding/Delivered default/npo-b']]]);
+    await cp.kube.request('POST', '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies', {
+      apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'deny-b-tf', namespace: 'default' },
+      spec: { podSelector: { matchLabels: { app: 'npo-b' } }, policyTypes: ['Ingress'] },
+    });
+    await waitFor('a -> b blocked', async () => !(await tcp(pods['npo-a']!.sb, pods['npo-b']!.ip, 7000)), { timeoutMs: 15_000, intervalMs: 250 });
+    const denied = await traceflow('npo-denied');
+    expect(denied.results?.[0]?.observations?.at(-1)).toEqual({ component: 'NetworkPolicy', componentInfo: 'IngressDefaultRule', action: 'Dropped' });
+    await cp.kube.request('DELETE', '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/deny-b-tf');
   });
 
   it('DEL through the chain leaves no OVS port, no gateway route, and ptp removes its device', async () => {
