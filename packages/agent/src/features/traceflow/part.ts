@@ -21,8 +21,12 @@ import { probeSpec, resolveDestination, traceMatchOf, type ProbeDestination } fr
 
 export const TRACEFLOWS = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'traceflows', kind: 'Traceflow', namespaced: false } as const;
 
-/** How often the source node injects the probe again while no node has reported the end (a peer may not have its trace flows yet). */
-export const REINJECT_MS = 1000;
+/**
+ * When the source node injects the probe again while the trace runs (a peer may not have its trace
+ * flows yet: every node installs them when it sees the Traceflow Running): 100 ms after the first,
+ * doubling to at most a second.
+ */
+export const reinjectDelayMs = (injections: number): number => Math.min(100 * 2 ** Math.max(0, injections - 1), 1000);
 /** How many times a result write is retried on a conflict (other nodes write theirs at the same time). */
 const STATUS_RETRIES = 10;
 
@@ -122,7 +126,7 @@ export class TraceflowPart implements Part {
     if (source && !live) await this.inject(t, tf);
   }
 
-  /** Injects the probe, and again every REINJECT_MS while the Traceflow runs (until this trace ends). */
+  /** Injects the probe, and again after {@link reinjectDelayMs} while the Traceflow runs (until this trace ends). */
   private async inject(t: ActiveTrace, tf: Traceflow): Promise<void> {
     if (this.active.get(t.name) !== t || !t.source || !t.destination) return;
     const cfg = this.node.flows.config;
@@ -130,8 +134,9 @@ export class TraceflowPart implements Part {
     await this.node.openflow.packetOut(buildProbe(spec), [TraceflowTagField.load(t.tag), { type: 'output', port: 'TABLE' }], t.source.ofport);
     t.injections++;
     this.injected++;
-    if (this.clock.now() + REINJECT_MS < t.deadline) {
-      t.timer = this.clock.setTimeout(() => void this.inject(t, tf).catch((err: unknown) => this.ctx.log.warn({ err, traceflow: t.name }, 'Traceflow probe not injected')), REINJECT_MS);
+    const delay = reinjectDelayMs(t.injections);
+    if (this.clock.now() + delay < t.deadline) {
+      t.timer = this.clock.setTimeout(() => void this.inject(t, tf).catch((err: unknown) => this.ctx.log.warn({ err, traceflow: t.name }, 'Traceflow probe not injected')), delay);
     }
   }
 
