@@ -219,10 +219,17 @@ async function walkthrough(w: Workload, realization: ScenarioRunner): Promise<vo
   say(`step 3: kubectl label pod ${CLIENT.name} app=busybox --overwrite`);
   await changed(() => relabel('busybox'));
   await reach(w, 'client labelled app=busybox');
+  const traceflow = (): void => {
+    say(`yardctl traceflow -S default/${CLIENT.name} -D default/nginx-2 -f tcp,tcp_dst=80`);
+    yardctl('--kubeconfig', st.kubeconfig, 'traceflow', '-S', `default/${CLIENT.name}`, '-D', 'default/nginx-2', '-f', 'tcp,tcp_dst=80');
+  };
+  // Why is it blocked? The packet's path through both nodes' pipelines, and where it was dropped.
+  traceflow();
   say('step 4: nginx-allow also admits app=busybox');
   const cur = await kube.request<{ metadata: { resourceVersion: string } }>('GET', `${np}/nginx-allow`);
   await changed(() => kube.request('PUT', `${np}/nginx-allow`, { ...policy(['nginx', 'busybox']), metadata: { name: 'nginx-allow', namespace: 'default', resourceVersion: cur.metadata.resourceVersion } }));
   await reach(w, 'nginx-allow with app=busybox');
+  traceflow();
   say('yardctl get networkpolicy');
   yardctl('--kubeconfig', st.kubeconfig, 'get', 'networkpolicy');
   for (const n of serverNodes) {

@@ -1,6 +1,7 @@
 // The README demo end to end: `tools/lab/bin/demo` (what `npm run demo` runs after installing) in a
 // temporary lab dir; the reachability it prints by Service ClusterIP (and pod IP) after each step
-// of the walkthrough is what the walkthrough says, over both nodes, and the lab is gone afterwards.
+// of the walkthrough is what the walkthrough says, over both nodes, `yardctl traceflow` shows where the
+// blocked packet was dropped and how the admitted one is delivered, and the lab is gone afterwards.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -77,6 +78,13 @@ describe('npm run demo (tools/lab/bin/demo)', () => {
     const ips = steps.map((s) => s.rows.map((r) => r.clusterIP).join());
     expect(new Set(ips).size).toBe(1);
     expect(new Set(steps[0]!.rows.map((r) => r.clusterIP)).size).toBe(4);
+  });
+
+  it('traces the client\'s packet to nginx-2 with yardctl traceflow: dropped by node2\'s ingress default rule while blocked, delivered by the policy\'s rule once admitted', () => {
+    const traces = stdout.split('\n== ').filter((s) => /^\[\s*[\d.]+ s\] yardctl traceflow /.test(s));
+    expect(traces.length).toBe(2);
+    expect(traces[0]).toMatch(/node1 \(Sender\)\n\s+SpoofGuard\s+Forwarded\n\s+Forwarding\s+Forwarded\s+Output\s+tunnel to 192\.168\.77\.2\nnode2 \(Receiver\)\n\s+Forwarding\s+Received\s+Classification\n\s+NetworkPolicy\s+Dropped\s+IngressDefaultRule\n/);
+    expect(traces[1]).toMatch(/NetworkPolicy\s+Forwarded\s+IngressRule\s+K8sNetworkPolicy:default\/nginx-allow rule 0\n\s+Forwarding\s+Delivered\s+Output\s+to default\/nginx-2/);
   });
 
   it('shows the IngressRule flows of both server nodes', () => {
