@@ -56,6 +56,8 @@ describe('the live-traffic match', () => {
     expect(traceMatchOf(tf({ liveTraffic: true, packet: { transportHeader: { tcp: { dstPort: 80 } } } }), A, { ip: '10.96.0.1', port: 443 })).toEqual({ ipv4Src: '10.10.1.5', ipv4Dst: '10.96.0.1', ipProto: 6, tcpDst: 80 });
     expect(traceMatchOf(tf({ liveTraffic: true, packet: { ipHeader: { protocol: 17 } } }), A, { ip: '10.96.0.10', port: 53 })).toEqual({ ipv4Src: '10.10.1.5', ipv4Dst: '10.96.0.10', ipProto: 17, udpDst: 53 });
     expect(traceMatchOf(tf({ liveTraffic: true, destination: {} }), A, undefined)).toEqual({ ipv4Src: '10.10.1.5' });
+    // Only the destination pod named: its node matches what arrives for it, from anywhere.
+    expect(traceMatchOf(tf({ liveTraffic: true, source: {}, packet: { ipHeader: { protocol: 6 } } }), undefined, { ip: B.ips[0]! })).toEqual({ ipv4Dst: '10.10.1.6', ipProto: 6 });
   });
 });
 

@@ -225,7 +225,7 @@ function admitTraceflow(req: AdmissionInput): AdmissionDecision {
   const errs: PolicyValidationError[] = [];
   const spec = (req.object.spec ?? {}) as { source?: { namespace?: string; pod?: string; ip?: string }; destination?: { namespace?: string; pod?: string; service?: string; ip?: string }; liveTraffic?: boolean; packet?: { ipHeader?: { protocol?: number } } };
   const src = spec.source ?? {};
-  if (!src.pod && !(spec.liveTraffic && src.ip)) errs.push(new PolicyValidationError('MISSING_FIELD', 'spec.source.pod', src.pod, 'source Pod must be specified (or an IP in liveTraffic mode)'));
+  if (!src.pod && !(spec.liveTraffic && (src.ip || spec.destination?.pod))) errs.push(new PolicyValidationError('MISSING_FIELD', 'spec.source.pod', src.pod, 'source Pod must be specified (or, in liveTraffic mode, a source IP or a destination Pod)'));
   if (src.pod && !src.namespace) errs.push(new PolicyValidationError('MISSING_FIELD', 'spec.source.namespace', src.namespace, 'required with source.pod'));
   if (src.ip !== undefined) ipAt(src.ip, 'spec.source.ip', errs);
   const dst = spec.destination ?? {};

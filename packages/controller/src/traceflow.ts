@@ -44,7 +44,8 @@ function packetProblem(tf: Traceflow): string | undefined {
 
 function sourceProblem(tf: Traceflow, view: TraceflowView): string | undefined {
   const src = tf.spec.source;
-  if (!src.pod) return tf.spec.liveTraffic && src.ip ? undefined : `spec.source.pod: required (or spec.source.ip with liveTraffic)`;
+  // Live traffic may name only its destination Pod (its node tags what arrives for it), as in Antrea.
+  if (!src.pod) return tf.spec.liveTraffic && (src.ip || tf.spec.destination.pod) ? undefined : `spec.source.pod: required (or, with liveTraffic, spec.source.ip or a destination Pod)`;
   const ns = src.namespace ?? 'default';
   const pod = view.pod(ns, src.pod);
   if (!pod) return `spec.source.pod: Pod ${ns}/${src.pod} not found`;

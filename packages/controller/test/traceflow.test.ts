@@ -59,9 +59,10 @@ describe('run-time validation', () => {
     for (const [spec, reason] of cases) expect(validateTraceflow(traceflow('t', spec), view)).toBe(reason);
   });
 
-  test('a live-traffic Traceflow from an IP needs no source Pod', () => {
+  test('a live-traffic Traceflow from an IP, or to a destination Pod only, needs no source Pod', () => {
     expect(validateTraceflow(traceflow('live', { liveTraffic: true, source: { ip: '10.0.9.9' } }), view)).toBeUndefined();
-    expect(validateTraceflow(traceflow('no-src', { source: { ip: '10.0.9.9' } }), view)).toBe('spec.source.pod: required (or spec.source.ip with liveTraffic)');
+    expect(validateTraceflow(traceflow('live-dst', { liveTraffic: true, source: {} }), view)).toBeUndefined();
+    expect(validateTraceflow(traceflow('no-src', { source: { ip: '10.0.9.9' } }), view)).toBe('spec.source.pod: required (or, with liveTraffic, spec.source.ip or a destination Pod)');
   });
 
   test('refuses two transport headers, and one that disagrees with the IP protocol', () => {

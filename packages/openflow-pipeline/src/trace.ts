@@ -91,18 +91,19 @@ export const LIVE_TAG_PRIORITY = 65000;
 
 /**
  * The flow that tags live traffic for a Traceflow (Antrea's liveTraffic): IPv4 packets from
- * `inPort` that match `match` (addresses, protocol, ports) and carry no tag yet get `tag` in their
+ * `inPort` (any port when undefined: a trace that names only its destination pod tags what arrives
+ * for it) that match `match` (addresses, protocol, ports) and carry no tag yet get `tag` in their
  * DSCP and start the pipeline again, now tagged, so every traceable feature reports them. The
- * agent of the source pod's node installs it beside the trace flows and removes it with them
- * (same cookie).
+ * agent of the source (or destination) pod's node installs it beside the trace flows and removes
+ * it with them (same cookie).
  */
-export function liveTagFlow(ctx: TraceContext, tag: number, inPort: number, match: Partial<Match> = {}): Flow {
+export function liveTagFlow(ctx: TraceContext, tag: number, inPort: number | undefined, match: Partial<Match> = {}): Flow {
   const root = ctx.pipeline.id('PipelineRootClassifier');
   const f: Flow = {
     table: root,
     priority: LIVE_TAG_PRIORITY,
     cookie: traceCookie(ctx.config, tag),
-    match: { ...match, inPort, ...traceMatch(0) },
+    match: { ...match, ...(inPort !== undefined ? { inPort } : {}), ...traceMatch(0) },
     actions: [TraceflowTagField.load(tag), { type: 'resubmit', table: root }],
   };
   if (ctx.hardTimeout !== undefined) f.hardTimeout = ctx.hardTimeout;

@@ -171,6 +171,21 @@ describe('yardctl traceflow on a 2-node encap lab', () => {
     await noTraceFlowsLeft();
   });
 
+  it('live traffic naming only the destination pod: node2 tags what arrives for b, and the drop is caught there', async () => {
+    const r = yardctl('traceflow', '-D', 'default/b', '-f', 'tcp,tcp_dst=9000', '--live', '--dropped-only', '-t', '30s', '-o', 'json');
+    await waitFor('the live Traceflow running with node2 tagging', async () => {
+      const list = await kube.request<{ items: Traceflow[] }>('GET', TRACEFLOWS);
+      return list.items.some((t) => t.spec.liveTraffic && t.status?.phase === 'Running') && (await traceflowFlows('node2')) > 0;
+    }, { timeoutMs: 15_000, intervalMs: 100 });
+    expect(await tcpProbe(netns.get('a')!, ips.get('b')!, 9000, 1)).toBe(false);
+    const done = await r;
+    expect(done.code).toBe(0);
+    const tf = JSON.parse(done.stdout) as Traceflow;
+    expect(tf.status?.results?.map((x) => [x.node, x.role, x.observations?.at(-1)?.action, x.observations?.at(-1)?.networkPolicyRule])).toEqual([['node2', 'Receiver', 'Dropped', 'drop-9000']]);
+    expect(tf.status?.capturedPacket).toMatchObject({ srcIP: ips.get('a'), dstIP: ips.get('b') });
+    await noTraceFlowsLeft();
+  });
+
   it('a trace that cannot complete (live, nothing sent) fails at its timeout with the reason, and leaves no flow', async () => {
     const r = await yardctl('traceflow', '-S', 'default/a', '-D', 'default/b', '-f', 'tcp,tcp_dst=4444', '--live', '-t', '2s');
     expect(r.code).toBe(1);

@@ -115,13 +115,16 @@ export class TraceflowPart implements Part {
     const source = this.node.flows.get('pods').find((p) => p.namespace === src.namespace && p.name === src.pod)
       ?? (src.ip !== undefined ? this.node.flows.get('pods').find((p) => p.ips.includes(src.ip!)) : undefined);
     const live = tf.spec.liveTraffic === true;
+    // Live traffic naming only its destination Pod: that Pod's node tags what arrives for it.
+    const dst = tf.spec.destination;
+    const liveTarget = live && !source && src.ip === undefined ? this.node.flows.get('pods').find((p) => p.namespace === dst.namespace && p.name === dst.pod) : undefined;
     const t: ActiveTrace = { name: tf.metadata.name ?? '', uid: tf.metadata.uid ?? '', tag, source, live, reported: false, injections: 0, deadline };
-    const destination = source ? await resolveDestination(this.kube, tf) : undefined;
+    const destination = source ? await resolveDestination(this.kube, tf) : liveTarget ? { ip: liveTarget.ips[0]! } : undefined;
     if (destination) t.destination = destination;
     this.active.set(t.name, t);
     const opts = { hardTimeout: remainingS, live, droppedOnly: tf.spec.droppedOnly === true, packetInMeter: this.ctx.options.packetInRate > 0 };
-    const extra = source && live ? traceMatchOf(tf, source, t.destination) : undefined;
-    const n = await this.node.flows.addTrace(tag, opts, extra ? (ctx) => [liveTagFlow(ctx, tag, source!.ofport, extra)] : undefined);
+    const tagging = live && (source || liveTarget) ? traceMatchOf(tf, source, t.destination) : undefined;
+    const n = await this.node.flows.addTrace(tag, opts, tagging ? (ctx) => [liveTagFlow(ctx, tag, source?.ofport, tagging)] : undefined);
     this.ctx.log.info({ traceflow: t.name, tag, flows: n, source: source !== undefined, live }, 'Traceflow started on this node');
     if (source && !live) await this.inject(t, tf);
   }

@@ -83,9 +83,15 @@ export function probeSpec(tf: Traceflow, source: LocalPod, dest: ProbeDestinatio
   return spec;
 }
 
-/** What live traffic of a Traceflow matches on the source pod's port: its address, the destination's, the protocol and the ports given. */
-export function traceMatchOf(tf: Traceflow, source: LocalPod, dest: ProbeDestination | undefined): Partial<Match> {
-  const m: Partial<Match> = { ipv4Src: tf.spec.source.ip ?? source.ips[0]! };
+/**
+ * What live traffic of a Traceflow matches: the source's address (the source pod's, or
+ * spec.source.ip; none when only the destination is named), the destination's, the protocol and
+ * the ports given.
+ */
+export function traceMatchOf(tf: Traceflow, source: LocalPod | undefined, dest: ProbeDestination | undefined): Partial<Match> {
+  const m: Partial<Match> = {};
+  const srcIP = tf.spec.source.ip ?? source?.ips[0];
+  if (srcIP !== undefined) m.ipv4Src = srcIP;
   if (dest) m.ipv4Dst = dest.ip;
   const p = tf.spec.packet;
   if (!p?.ipHeader?.protocol && !p?.transportHeader?.tcp && !p?.transportHeader?.udp && !p?.transportHeader?.icmp) return m;
