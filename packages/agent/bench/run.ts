@@ -14,6 +14,11 @@ import { Agent } from '../src/index';
 
 const HERE = new URL('.', import.meta.url).pathname;
 const PLUGIN = join(HERE, '..', 'dist', 'switchyard-cni.js');
+const NATIVE_PLUGIN = join(HERE, '..', 'dist', 'switchyard-cni-native');
+/** The plugin exec'd per pod: the native one (what the DaemonSet installs) unless BENCH_PLUGIN=node or it was not built. */
+const useNode = process.env.BENCH_PLUGIN === 'node' || !existsSync(NATIVE_PLUGIN);
+const PLUGIN_ARGV = useNode ? ['node', PLUGIN] : [NATIVE_PLUGIN];
+const PLUGIN_NAME = useNode ? 'Node.js plugin' : 'native plugin';
 const REF_DIR = '/usr/lib/cni';
 const SEQ = Number(process.env.BENCH_SEQ ?? 100);
 const PAR = Number(process.env.BENCH_PAR ?? 20);
@@ -166,6 +171,7 @@ async function main(): Promise<void> {
 
     console.error('node start floor');
     await measure('node -e "" (start floor)', 20, 1, () => timedExec([process.execPath, '-e', ''], env({}), ''));
+    await measure(`switchyard-cni VERSION (${PLUGIN_NAME} start floor)`, 20, 1, () => timedExec(PLUGIN_ARGV, env({ CNI_COMMAND: 'VERSION' }), ''));
 
     console.error('switchyard-cni + agent (OVS netdev, host side in the node netns)');
     const ovs = await tb.startOvs();
@@ -187,15 +193,15 @@ async function main(): Promise<void> {
     });
     const conf = JSON.stringify({ cniVersion: '1.0.0', name: 'switchyard', type: 'switchyard-cni', cniSocket: socket });
     const sy = (cmd: string, i: number): Promise<number> =>
-      timedExec(['node', PLUGIN], env({ CNI_COMMAND: cmd, CNI_CONTAINERID: `sy${i}`, CNI_NETNS: sandboxes[i]!.path, CNI_IFNAME: 'eth0', CNI_ARGS: args(i) }), conf);
+      timedExec(PLUGIN_ARGV, env({ CNI_COMMAND: cmd, CNI_CONTAINERID: `sy${i}`, CNI_NETNS: sandboxes[i]!.path, CNI_IFNAME: 'eth0', CNI_ARGS: args(i) }), conf);
     if (policyOnly) {
       console.log(JSON.stringify({ loadavg: loadavg().map(r2), policy1kRules: await policyBench(agent, sy) }, null, 2));
       await agent.stop();
       return;
     }
     const rssBefore = process.memoryUsage().rss;
-    await measure(`switchyard ADD, ${SEQ} sequential`, SEQ, 1, (i) => sy('ADD', i));
-    await measure(`switchyard ADD, ${PAR} parallel`, PAR, PAR, (i) => sy('ADD', SEQ + i));
+    await measure(`switchyard ADD (${PLUGIN_NAME}), ${SEQ} sequential`, SEQ, 1, (i) => sy('ADD', i));
+    await measure(`switchyard ADD (${PLUGIN_NAME}), ${PAR} parallel`, PAR, PAR, (i) => sy('ADD', SEQ + i));
     const rss = process.memoryUsage().rss;
     const stepP50 = (from: number, to: number): Record<string, number> => {
       const out: Record<string, number> = {};
@@ -249,7 +255,7 @@ async function main(): Promise<void> {
     });
     const ipamConf = JSON.stringify({ cniVersion: '1.0.0', name: 'sec', type: 'macvlan', ipam: { type: 'switchyard-cni', ippools: ['bench'], cniSocket: ipamSocket } });
     await measure('switchyard IPAM-only ADD exec (IPPool), 100 sequential', 100, 1, (i) =>
-      timedExec(['node', PLUGIN], env({ CNI_COMMAND: 'ADD', CNI_CONTAINERID: `ipam${i}`, CNI_NETNS: '/dev/null', CNI_IFNAME: 'net1', CNI_ARGS: args(i) }), ipamConf));
+      timedExec(PLUGIN_ARGV, env({ CNI_COMMAND: 'ADD', CNI_CONTAINERID: `ipam${i}`, CNI_NETNS: '/dev/null', CNI_IFNAME: 'net1', CNI_ARGS: args(i) }), ipamConf));
     await ipamAgent.stop();
     await api.stop();
     rmSync(ipamDir, { recursive: true, force: true });
@@ -274,17 +280,24 @@ async function main(): Promise<void> {
 
     const get = (name: string): Row => rows.find((r) => r.name.startsWith(name))!;
     const floor = get('node -e').p50ms;
+    const addSeq = `switchyard ADD (${PLUGIN_NAME}), ${SEQ}`;
+    const addPar = `switchyard ADD (${PLUGIN_NAME}), ${PAR} parallel`;
     const summary = {
       nodeStartFloorP50Ms: floor,
-      switchyardAddP50Ms: get('switchyard ADD, ' + SEQ).p50ms,
+      plugin: PLUGIN_NAME,
+      pluginStartFloorP50Ms: get('switchyard-cni VERSION').p50ms,
+      switchyardAddP50Ms: get(addSeq).p50ms,
+      switchyardAddParallelP50Ms: get(addPar).p50ms,
+      bridgeAddParallelP50Ms: get(`bridge ADD, ${PAR} parallel`).p50ms,
+      ratioAddParallelP50VsBridge: r2(get(addPar).p50ms / get(`bridge ADD, ${PAR} parallel`).p50ms),
       bridgeAddP50Ms: get('bridge ADD, ' + SEQ).p50ms,
       targetAddP50Ms: r2(floor + 2 * get('bridge ADD, ' + SEQ).p50ms),
       ovsAddPortAt120PortsP50Ms: get('ovs-vsctl add-port').p50ms,
       ipamOnlyAddP50Ms: get('switchyard IPAM-only').p50ms,
       hostLocalExecP50Ms: get('host-local ADD exec').p50ms,
       ratioIpamOnlyVsHostLocal: r2(get('switchyard IPAM-only').p50ms / get('host-local ADD exec').p50ms),
-      ratioAddP50VsBridge: r2(get('switchyard ADD, ' + SEQ).p50ms / get('bridge ADD, ' + SEQ).p50ms),
-      ratioAddP50MinusFloorVsBridge: r2((get('switchyard ADD, ' + SEQ).p50ms - floor) / get('bridge ADD, ' + SEQ).p50ms),
+      ratioAddP50VsBridge: r2(get(addSeq).p50ms / get('bridge ADD, ' + SEQ).p50ms),
+      ratioAddP50MinusFloorVsBridge: r2((get(addSeq).p50ms - floor) / get('bridge ADD, ' + SEQ).p50ms),
       flowsAt120Pods: flows,
       agentStepsP50Ms: agentStepsP50,
       policy1kRules: ruleBench,

@@ -16,6 +16,8 @@ import { Agent, type AgentOptions } from '../src/index';
 
 export const PKG_DIR = join(__dirname, '..');
 export const PLUGIN = join(PKG_DIR, 'dist', 'switchyard-cni.js');
+/** The native plugin (native/switchyard-cni.c, built with the package): the same contract, no Node.js start. */
+export const NATIVE_PLUGIN = join(PKG_DIR, 'dist', 'switchyard-cni-native');
 
 /** Builds the agent (and what it depends on) through nx when the plugin bundle is missing, as the lab does. */
 export async function ensurePluginBuilt(): Promise<string> {
@@ -72,15 +74,17 @@ export interface PluginRun {
 /** Execs the plugin the way a container runtime does: CNI_* env, config on stdin, JSON on stdout. */
 export async function cni(
   command: string,
-  env: { containerId?: string; netns?: string; ifname?: string; args?: string },
+  env: { containerId?: string; netns?: string; ifname?: string; args?: string; socket?: string },
   stdin: string,
+  plugin: string = PLUGIN,
 ): Promise<PluginRun> {
   const e: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', CNI_COMMAND: command, CNI_PATH: '/opt/cni/bin' };
   if (env.containerId !== undefined) e.CNI_CONTAINERID = env.containerId;
   if (env.netns !== undefined) e.CNI_NETNS = env.netns;
   if (env.ifname !== undefined) e.CNI_IFNAME = env.ifname;
   if (env.args !== undefined) e.CNI_ARGS = env.args;
-  const r = await run([PLUGIN], { env: e, input: stdin, allowFailure: true });
+  if (env.socket !== undefined) e.SWITCHYARD_CNI_SOCKET = env.socket;
+  const r = await run([plugin], { env: e, input: stdin, allowFailure: true });
   let out: Record<string, unknown> = {};
   if (r.stdout.trim()) out = JSON.parse(r.stdout) as Record<string, unknown>;
   return { code: r.code, out, raw: r.stdout };

@@ -61,6 +61,10 @@ function spawnProgram(entry: string, args: string[], logFile: string, env: NodeJ
 }
 /** The CNI plugin bundle a runtime execs. */
 export const CNI_PLUGIN = join(REPO_ROOT, 'packages/agent/dist/switchyard-cni.js');
+/** The native plugin (built with the agent when a C compiler is there): what the DaemonSet installs on a host. */
+export const CNI_PLUGIN_NATIVE = join(REPO_ROOT, 'packages/agent/dist/switchyard-cni-native');
+/** The plugin the lab's kubelet execs: the native one when built, else the Node.js one. */
+export const cniPlugin = (): string => (existsSync(CNI_PLUGIN_NATIVE) ? CNI_PLUGIN_NATIVE : CNI_PLUGIN);
 
 /** One node of a running lab, as state.json records it. */
 export interface LabNodeState {
@@ -341,7 +345,7 @@ export class Lab {
       for (const n of state.nodes) await waitFor(`${n.name} agent API`, () => existsSync(n.apiSocket), { timeoutMs: 60_000, intervalMs: 200 });
       progress('nodes', `agents ready on ${state.nodes.map((n) => n.name).join(', ')}`);
       lab.labDir = opts.labDir;
-      lab.kubelet = new Kubelet({ kube, tb, nodes: runtimes, plugin: CNI_PLUGIN });
+      lab.kubelet = new Kubelet({ kube, tb, nodes: runtimes, plugin: cniPlugin() });
       lab.kubelet.start();
       progress('kubelet', 'the kubelet stand-in runs pods as network namespaces');
       writeState(opts.labDir, state);

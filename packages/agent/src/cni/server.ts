@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import type { PodRequest } from '../features/pods/pod-network';
 import type { CniResult } from './spec';
+import { runPlugin } from './plugin/run';
 import { silentLogger, type Logger } from '@switchyard/runtime';
 import type { AgentMetrics } from '../metrics';
 import {
@@ -193,7 +194,14 @@ const deserialize = (b: Buffer): unknown => {
   }
 };
 
-/** The gRPC service definition (paths `/switchyard.cni.v1.Cni/CmdAdd` etc.). */
+/**
+ * The method the native plugin calls (native/switchyard-cni.c): its whole invocation, the CNI
+ * environment and stdin as `{"env": {...}, "stdin": "..."}`, answered with what it prints and its
+ * exit code as raw bytes (`[code][stdout]`), so the C program decodes no JSON.
+ */
+export const CNI_EXEC_METHOD = 'Exec';
+
+/** The gRPC service definition (paths `/switchyard.cni.v1.Cni/CmdAdd` etc., and Exec). */
 export function cniServiceDefinition(): grpc.ServiceDefinition {
   const def: Record<string, grpc.MethodDefinition<unknown, unknown>> = {};
   for (const method of Object.values(CNI_METHODS)) {
@@ -207,7 +215,19 @@ export function cniServiceDefinition(): grpc.ServiceDefinition {
       responseDeserialize: deserialize,
     };
   }
+  const raw = (b: unknown): Buffer => b as Buffer;
+  def[CNI_EXEC_METHOD] = { path: `/${CNI_SERVICE}/${CNI_EXEC_METHOD}`, requestStream: false, responseStream: false, requestSerialize: serialize, requestDeserialize: deserialize, responseSerialize: raw, responseDeserialize: raw };
   return def;
+}
+
+/** One native-plugin invocation run here: runPlugin with the handler in place of the socket. */
+export async function execInvocation(handler: CniHandler, message: unknown): Promise<Buffer> {
+  const m = (message ?? {}) as { env?: unknown; stdin?: unknown };
+  const env: NodeJS.ProcessEnv = {};
+  if (m.env !== null && typeof m.env === 'object') for (const [k, v] of Object.entries(m.env)) if (typeof v === 'string') env[k] = v;
+  let printed = '';
+  const code = await runPlugin(env, typeof m.stdin === 'string' ? m.stdin : '', (s) => (printed += `${s}\n`), (command, request) => handler.handle(command, request));
+  return Buffer.concat([Buffer.of(code), Buffer.from(printed, 'utf8')]);
 }
 
 /** A running CNI server. */
@@ -228,6 +248,9 @@ export class CniServer {
         void handler.handle(command, call.request).then((reply) => callback(null, reply));
       };
     }
+    impl[CNI_EXEC_METHOD] = (call: grpc.ServerUnaryCall<unknown, Buffer>, callback: grpc.sendUnaryData<Buffer>) => {
+      void execInvocation(handler, call.request).then((reply) => callback(null, reply));
+    };
     server.addService(cniServiceDefinition(), impl);
     await new Promise<void>((resolve, reject) => {
       server.bindAsync(`unix:${socketPath}`, grpc.ServerCredentials.createInsecure(), (err) => (err ? reject(err) : resolve()));

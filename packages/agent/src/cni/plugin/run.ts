@@ -28,11 +28,22 @@ function requireEnv(env: NodeJS.ProcessEnv, name: string): string {
   return v;
 }
 
+/** How an invocation reaches the agent: over its socket (the Node.js plugin), or in-process (the server's Exec). */
+export type CniCall = (command: CniCommand, request: CniRequest, socket: string) => Promise<CniReply>;
+
+/** The Node.js plugin's call: gRPC to the agent's socket (a `GrpcCallError` when it cannot be reached). */
+export const grpcCall: CniCall = async (command, request, socket) => {
+  const bytes = await grpcUnary(socket, `/${CNI_SERVICE}/${CNI_METHODS[command]}`, Buffer.from(JSON.stringify(request)), TIMEOUT_MS);
+  return JSON.parse(bytes.toString('utf8')) as CniReply;
+};
+
 /**
  * Runs one plugin invocation. `out` receives exactly one line's worth of JSON (the result, the
- * VERSION answer or a CNI error); the promise gives the exit code and never rejects.
+ * VERSION answer or a CNI error); the promise gives the exit code and never rejects. The agent's
+ * Exec method runs this same function for the native plugin, with `call` reaching the handler
+ * directly, so both plugins answer alike.
  */
-export async function runPlugin(env: NodeJS.ProcessEnv, stdin: string, out: (s: string) => void): Promise<number> {
+export async function runPlugin(env: NodeJS.ProcessEnv, stdin: string, out: (s: string) => void, call: CniCall = grpcCall): Promise<number> {
   let version = CURRENT_CNI_VERSION;
   try {
     const command = env.CNI_COMMAND;
@@ -63,8 +74,7 @@ export async function runPlugin(env: NodeJS.ProcessEnv, stdin: string, out: (s: 
     const socket = typeof conf.raw.cniSocket === 'string' ? conf.raw.cniSocket : typeof ipamSocket === 'string' ? ipamSocket : (env.SWITCHYARD_CNI_SOCKET ?? DEFAULT_SOCKET);
     let reply: CniReply;
     try {
-      const bytes = await grpcUnary(socket, `/${CNI_SERVICE}/${CNI_METHODS[cmd]}`, Buffer.from(JSON.stringify(request)), TIMEOUT_MS);
-      reply = JSON.parse(bytes.toString('utf8')) as CniReply;
+      reply = await call(cmd, request, socket);
     } catch (e) {
       if (e instanceof GrpcCallError) throw new CniError(CniErrorCode.TryAgainLater, 'switchyard agent unavailable', e.message);
       throw new CniError(CniErrorCode.DecodeFailure, 'bad reply from switchyard agent', e instanceof Error ? e.message : String(e));
