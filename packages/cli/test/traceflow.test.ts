@@ -2,7 +2,7 @@ import type { Traceflow } from '@switchyard/apis';
 import type { KubeWriter } from '../src/client';
 import { CliError } from '../src/errors';
 import { runYardctl } from '../src/program';
-import { awaitTraceflow, TRACEFLOWS_PATH } from '../src/traceflow-command';
+import { awaitTraceflow, POLL_INTERVAL_MS, TRACEFLOWS_PATH } from '../src/traceflow-command';
 import { buildTraceflow, parseEndpointRef, parseFlow, traceflowName } from '../src/traceflow-spec';
 import { explainLine, traceflowTree } from '../src/traceflow-views';
 import { captureIo, EXPLANATION, fakeApi } from './fixtures';
@@ -155,7 +155,7 @@ describe('waiting', () => {
         return Promise.resolve({ metadata: {}, spec: SPEC, status: { phase: phases.shift() } } as Traceflow);
       }, clock, deadline: 10_000 });
     expect(r.done).toBe(true);
-    expect(reads).toEqual([0, 200, 400]);
+    expect(reads).toEqual([0, POLL_INTERVAL_MS, 2 * POLL_INTERVAL_MS]);
     const stuck = await awaitTraceflow({ read: () => Promise.resolve({ metadata: {}, spec: SPEC, status: { phase: 'Running' } } as Traceflow), clock, deadline: t + 1000 });
     expect(stuck).toMatchObject({ done: false, tf: { status: { phase: 'Running' } } });
   });
