@@ -33,11 +33,14 @@ async function tcp(from: Sandbox, ip: string, port: number): Promise<boolean> {
   return r.stdout.trim() === 'pong';
 }
 /**
- * An allowed connection: up to three attempts, since on a loaded machine one SYN or one forked
- * reply can take longer than the probe waits; a blocked one never answers however often it tries.
+ * An allowed connection opens within 15 s of tries: on a loaded machine one SYN or one forked
+ * reply can take longer than a try waits (three tries of 3 s once were not enough in CI); a
+ * blocked one never answers however often it tries.
  */
 async function reaches(from: Sandbox, ip: string, port: number): Promise<boolean> {
-  for (let i = 0; i < 3; i++) if (await tcp(from, ip, port)) return true;
+  const deadline = Date.now() + 15_000;
+  do if (await tcp(from, ip, port)) return true;
+  while (Date.now() < deadline);
   return false;
 }
 const eventuallyReach = (from: string, to: string, port: number, want: boolean): Promise<void> =>
