@@ -128,7 +128,7 @@ describe('trace flows', () => {
 
   it('liveTagFlow tags untagged IP packets from the source port in the first table and starts the pipeline again', () => {
     const ctx: TraceContext = { pipeline: nf.pipeline, config: state().config, controllerId: CONTROLLER_ID, flows: nf.flows, hardTimeout: 30 };
-    const f = liveTagFlow(ctx, TAG, A.ofport, { ipv4Dst: B.ips[0], ipProto: 6, tcpDst: 80 });
+    const f = liveTagFlow(ctx, TAG, A.ofport, { ipv4Dst: B.ips[0]!, ipProto: 6, tcpDst: 80 });
     expect(renderFlow(f)).toBe(`table=0,priority=65000,cookie=0x${traceCookie(ctx.config, TAG).toString(16)},hard_timeout=30,in_port=10,dl_type=0x800,ip_dscp=0,nw_proto=6,nw_dst=10.10.0.11,tcp_dst=80,actions=set_field:${TAG}->ip_dscp,resubmit(,0)`);
   });
 
