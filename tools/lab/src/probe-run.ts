@@ -477,14 +477,20 @@ export class ScenarioRunner {
     );
     const probed = cells.map((c, i) => [c, i] as const).filter(([c]) => c.probe.protocol !== 'SCTP');
     const verdicts: (boolean | null)[] = new Array<boolean | null>(cells.length);
+    const errors: (string | undefined)[] = new Array<string | undefined>(cells.length);
     const pass = (list: (readonly [(typeof cells)[number], number])[], t: number): Promise<void> =>
       this.probeAll(
         list.map(([c]) => ({ from: c.from.ref, ip: c.to.ip, port: c.probe.port, protocol: c.probe.protocol, ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}) })),
         t,
-      ).then((ok) => list.forEach(([, i], k) => (verdicts[i] = ok[k]!)));
+      ).then((ok) =>
+        list.forEach(([, i], k) => {
+          verdicts[i] = ok[k]!.ok;
+          errors[i] = ok[k]!.error;
+        }),
+      );
     await pass(probed, firstMs);
     await pass(probed.filter(([, i]) => verdicts[i] === false), timeoutMs);
-    const out: ProbeResult[] = cells.map((c, i) => ({ ...base(c), allowed: verdicts[i] ?? null }));
+    const out: ProbeResult[] = cells.map((c, i) => ({ ...base(c), allowed: verdicts[i] ?? null, ...(errors[i] && !verdicts[i] ? { error: errors[i] } : {}) }));
     const judged = await tracing;
     sctp.forEach(([, i], k) => (out[i] = judged[k]!));
     return out;
@@ -495,8 +501,8 @@ export class ScenarioRunner {
    * with the same fixed source port go one after another (they would collide on bind); `ok` per
    * probe, in order.
    */
-  private async probeAll(list: { from: string; ip: string; port: number; protocol: Protocol; sourcePort?: number }[], timeoutMs: number): Promise<boolean[]> {
-    const ok: boolean[] = new Array<boolean>(list.length).fill(false);
+  private async probeAll(list: { from: string; ip: string; port: number; protocol: Protocol; sourcePort?: number }[], timeoutMs: number): Promise<ProbeAnswer[]> {
+    const ok: ProbeAnswer[] = new Array<ProbeAnswer>(list.length);
     const lanes = new Map<string, number[]>();
     list.forEach((p, k) => {
       const lane = p.sourcePort === undefined ? `#${k}` : `${p.from}:${p.sourcePort}`;
@@ -506,7 +512,7 @@ export class ScenarioRunner {
       for (const k of ks) {
         const p = list[k]!;
         const a = await this.probers.get(p.from)!.probe({ ip: p.ip, port: p.port, protocol: p.protocol as Exclude<Protocol, 'SCTP'>, timeoutMs, ...(p.sourcePort ? { sourcePort: p.sourcePort } : {}) });
-        ok[k] = a.ok;
+        ok[k] = a;
       }
     });
     await pool(tasks, this.o.concurrency ?? Infinity);
@@ -523,7 +529,21 @@ export class ScenarioRunner {
         this.o.timeoutMs ?? 1000,
       ),
     ]);
-    return cells.map((c) => (c.protocol === 'SCTP' ? traced.shift()! : { ...c, allowed: ok.shift()! }));
+    return cells.map((c) => {
+      if (c.protocol === 'SCTP') return traced.shift()!;
+      const { error: _e, ...rest } = c;
+      const a = ok.shift()!;
+      return { ...rest, allowed: a.ok, ...(a.error && !a.ok ? { error: a.error } : {}) };
+    });
+  }
+
+  /**
+   * What ofproto/trace on the node bridges says about the given cells (any protocol), for a
+   * disagreement's report: a probe that failed where the trace delivers points at the packet path
+   * or the pods, not at the flows.
+   */
+  async traceVerdicts(cells: ProbeResult[]): Promise<ProbeResult[]> {
+    return this.judgeByTrace(cells);
   }
 }
 

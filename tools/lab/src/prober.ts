@@ -25,16 +25,42 @@ export interface ProbeAnswer {
   error?: string;
 }
 
+/**
+ * A probe's time limit. When it expires, the verdict waits for one more pass of the event loop's
+ * poll phase: after a stall of this process (a loaded machine), timers run before the I/O that
+ * arrived meanwhile, and an answer already in the socket must win over the expired timer.
+ */
+function deadline(ms: number, expire: () => void): { clear(): void } {
+  let immediate: NodeJS.Immediate | undefined;
+  const timer = setTimeout(() => (immediate = setImmediate(expire)), ms);
+  return {
+    clear: () => {
+      clearTimeout(timer);
+      if (immediate) clearImmediate(immediate);
+    },
+  };
+}
+
 function tcp(r: ProbeRequest): Promise<ProbeAnswer> {
   return new Promise((resolve) => {
     let data = '';
+    let finished = false;
+    let connected = false;
     const done = (ok: boolean, error?: string): void => {
-      clearTimeout(timer);
+      if (finished) return;
+      finished = true;
+      timer.clear();
       sock.destroy();
       resolve({ id: r.id, ok, ...(error ? { error } : {}) });
     };
     const sock = connect({ host: r.ip, port: r.port, ...(r.sourcePort ? { localPort: r.sourcePort } : {}) });
-    const timer = setTimeout(() => done(false, 'timeout'), r.timeoutMs);
+    // Connected by the deadline (the path is open) but the answer not read yet: once more the window
+    // for the pod server's answer, which the socket may already hold.
+    let timer = deadline(r.timeoutMs, () => {
+      if (!connected) return done(false, 'timeout');
+      timer = deadline(r.timeoutMs, () => done(false, 'connected, no answer'));
+    });
+    sock.once('connect', () => (connected = true));
     sock.setEncoding('utf8');
     sock.on('data', (c: string) => {
       data += c;
@@ -52,11 +78,11 @@ function udp(r: ProbeRequest): Promise<ProbeAnswer> {
     const done = (ok: boolean, error?: string): void => {
       if (finished) return;
       finished = true;
-      clearTimeout(timer);
+      timer.clear();
       sock.close();
       resolve({ id: r.id, ok, ...(error ? { error } : {}) });
     };
-    const timer = setTimeout(() => done(false, 'timeout'), r.timeoutMs);
+    const timer = deadline(r.timeoutMs, () => done(false, 'timeout'));
     sock.on('message', (m) => {
       if (m.toString('utf8').includes('pong')) done(true);
     });

@@ -258,6 +258,8 @@ export interface ProbeResult {
   /** Set when the verdict comes from ofproto/trace, not from a probe. */
   via?: 'trace';
   unavailable?: string;
+  /** Why a probe failed (`timeout`, `ECONNREFUSED`, `closed without answer`, ...). */
+  error?: string;
 }
 
 /**

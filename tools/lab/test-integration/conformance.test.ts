@@ -92,7 +92,14 @@ interface Disagreement {
   dataplane: boolean | null;
   /** How the dataplane verdict was obtained (ofproto/trace for SCTP), or why none was. */
   via?: string;
+  /** Why the probe failed (timeout, ECONNREFUSED, ...). */
+  error?: string;
+  /** For a probed cell off the dataplane: what ofproto/trace says of the same packet (flows vs packet path). */
+  trace?: boolean | string;
 }
+
+/** Probed cells whose disagreement also gets an ofproto/trace verdict in the report. */
+const TRACE_REPORTED = 12;
 
 /** Checks a step: expectation vs explain() for every cell, dataplane vs explain() (re-probing a disagreeing cell until SETTLE_MS). */
 async function check(step: number, r: StepResult): Promise<Disagreement[]> {
@@ -113,6 +120,8 @@ async function check(step: number, r: StepResult): Promise<Disagreement[]> {
     await new Promise((res) => setTimeout(res, 200));
   }
   stats.cells += cells.filter((c) => c.allowed !== null && c.via !== 'trace').length;
+  const probedOff = cells.filter((c) => c.protocol !== 'SCTP' && c.allowed !== verdict(c)).slice(0, TRACE_REPORTED);
+  const traces = new Map((await runner.traceVerdicts(probedOff).catch(() => [])).map((t) => [`${t.protocol}/${t.port}/${t.sourcePort ?? ''}/${t.from}/${t.to}`, t]));
   const out: Disagreement[] = [];
   for (const c of cells) {
     const p = probeOf(c);
@@ -130,11 +139,14 @@ async function check(step: number, r: StepResult): Promise<Disagreement[]> {
     if (ex !== expected || !dataplaneOk)
       out.push({
         step: step + 1, probe: `${c.protocol}/${c.port}${c.sourcePort ? ` from :${c.sourcePort}` : ''}`, from: c.from, to: c.to, expected, explain: ex, dataplane: c.allowed,
-        ...(c.via ? { via: c.via } : {}), ...(c.unavailable ? { via: c.unavailable } : {}),
+        ...(c.via ? { via: c.via } : {}), ...(c.unavailable ? { via: c.unavailable } : {}), ...(c.error ? { error: c.error } : {}),
+        ...traceOf(traces.get(`${c.protocol}/${c.port}/${c.sourcePort ?? ''}/${c.from}/${c.to}`)),
       });
   }
   return out;
 }
+
+const traceOf = (t: ProbeResult | undefined): { trace?: boolean | string } => (t === undefined ? {} : { trace: t.allowed ?? t.unavailable ?? 'no verdict' });
 
 describe.each(suites)('$suite on a 2-node lab', ({ suite, files }) => {
   it.each(files)('%s', async (file) => {
