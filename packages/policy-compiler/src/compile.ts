@@ -79,6 +79,16 @@ function canonCidr(text: string): string {
   return parseCidr(text).toString();
 }
 
+/**
+ * The dependencies of most policies (those reading no Tier, group, Service or Namespace list):
+ * one shared empty set instead of one per policy. Never written: compiled policies are read only.
+ */
+const NO_DEPS: Set<string> = new Set();
+
+function depsOf(b: Builder): Set<string> {
+  return b.deps.size > 0 ? b.deps : NO_DEPS;
+}
+
 /** Accumulates one compilation's groups and dependencies. */
 class Builder {
   readonly addressGroups = new Map<string, GroupDef>();
@@ -210,7 +220,7 @@ export function compileK8sNetworkPolicy(np: K8sNetworkPolicy, ctx: CompileContex
     policy: { uid: ref.uid, name: ref.name, namespace: ns, sourceRef: ref, rules, appliedToGroups: [appliedTo], policyTypes: types, generation: np.metadata.generation ?? 1 },
     addressGroups: b.addressGroups,
     appliedToGroups: b.appliedToGroups,
-    deps: b.deps,
+    deps: depsOf(b),
   };
 }
 
@@ -490,6 +500,6 @@ export function compileAdminPolicy(obj: AdminNetworkPolicy | BaselineAdminNetwor
     },
     addressGroups: b.addressGroups,
     appliedToGroups: b.appliedToGroups,
-    deps: b.deps,
+    deps: depsOf(b),
   };
 }

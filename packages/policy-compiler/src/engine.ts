@@ -60,8 +60,6 @@ export class PolicyEngine {
   readonly clusterGroups: Map<string, ClusterGroup>;
   readonly groupObjects: Map<string, Group>;
   readonly labelIdentities: Map<string, LabelIdentity>;
-  /** member key -> names of groups containing it (for explain / queryEndpoint). */
-  readonly memberGroups: Map<string, Set<string>>;
   /** IP -> member key. */
   readonly ipOwners: Map<string, string>;
   // Compiled state.
@@ -100,10 +98,14 @@ export class PolicyEngine {
     this.clusterGroups = inputs.clusterGroups;
     this.groupObjects = inputs.groupObjects;
     this.labelIdentities = inputs.labelIdentities;
-    this.memberGroups = this.membership.memberGroups;
     this.ipOwners = this.members.ipOwners;
     this.groups = this.membership.groups;
     this.policies = this.policyTable.policies;
+  }
+
+  /** member key -> names of groups containing it (for explain / queryEndpoint; built on first use). */
+  get memberGroups(): Map<string, Set<string>> {
+    return this.membership.memberGroups;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -231,9 +233,9 @@ export class PolicyEngine {
       errors = [malformed(e)];
     }
     if (errors.length > 0) return this.refuse(kind, key, obj, errors);
-    const prev = this.inputs.get(kind, key);
+    const prev = this.inputs.put(kind, key, obj);
     try {
-      this.change(kind, key, obj, obj);
+      this.changed(kind, key, obj, prev, obj);
     } catch (e) {
       if (e instanceof PolicyCompilerError) throw e;
       // Valid as far as the checks go, yet not compilable: refused like an invalid object, and
@@ -254,7 +256,11 @@ export class PolicyEngine {
 
   /** Stores an object's new version (`next` undefined: deleted) and updates what depends on it. */
   private change(kind: ObjectKind, key: string, obj: ClusterObject, next: ClusterObject | undefined): void {
-    const prev = this.inputs.put(kind, key, next);
+    this.changed(kind, key, obj, this.inputs.put(kind, key, next), next);
+  }
+
+  /** Updates what depends on an object whose stored version went from `prev` to `next`. */
+  private changed(kind: ObjectKind, key: string, obj: ClusterObject, prev: ClusterObject | undefined, next: ClusterObject | undefined): void {
     switch (kind) {
       case 'Pod':
         return this.podChanged(prev as Pod | undefined, next as Pod | undefined);

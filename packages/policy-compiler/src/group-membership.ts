@@ -7,6 +7,7 @@ import { sameMember } from './equality';
 import type { GroupSelectorIndex } from './group-index';
 import { leafMatches, type GroupDef, type Leaf } from './leaf';
 import type { MemberInfo } from './member-index';
+import { SmallMap, SmallSet } from './small-collections';
 import { NO_SPAN, NO_USERS, type GroupState, type MemberEntry, type MemberKey } from './state';
 
 /** Where members come from: their facts, and the candidates of a leaf (the member index). */
@@ -35,8 +36,12 @@ export type GroupRole = 'applied' | 'address';
 /** The shared groups, their members and users. */
 export class GroupMembership {
   readonly groups = new Map<string, GroupState>();
-  /** member key -> names of groups containing it (for explain / queryEndpoint). */
-  readonly memberGroups = new Map<MemberKey, Set<string>>();
+  /**
+   * member key -> names of groups containing it, built on first use (explain / queryEndpoint) and
+   * kept up to date from then on: a bulk load needs no reverse index, and a Set per member was
+   * a large share of its heap.
+   */
+  private byMember: Map<MemberKey, Set<string>> | undefined;
   private readonly members: MemberSource;
   private readonly selectors: GroupSelectorIndex;
   private readonly changes: ChangeRecorder;
@@ -47,6 +52,22 @@ export class GroupMembership {
     this.selectors = options.selectors;
     this.changes = options.changes;
     this.spans = options.spans;
+  }
+
+  /** member key -> names of the groups containing it. */
+  get memberGroups(): Map<MemberKey, Set<string>> {
+    if (!this.byMember) {
+      const index = new Map<MemberKey, Set<string>>();
+      for (const [name, g] of this.groups) {
+        for (const mk of g.members.keys()) {
+          let gs = index.get(mk);
+          if (!gs) index.set(mk, (gs = new Set()));
+          gs.add(name);
+        }
+      }
+      this.byMember = index;
+    }
+    return this.byMember;
   }
 
   /** Number of live groups. */
@@ -62,18 +83,18 @@ export class GroupMembership {
   acquire(def: GroupDef): GroupState {
     let g = this.groups.get(def.name);
     if (g) return g;
-    g = { def, members: new Map(), byNode: new Map(), addrUsers: NO_USERS, appliedUsers: NO_USERS, addrSpan: NO_SPAN, indexKeys: [] };
+    g = { def, members: new SmallMap(), byNode: new SmallMap(), addrUsers: NO_USERS, appliedUsers: NO_USERS, addrSpan: NO_SPAN, indexKeys: [] };
     this.groups.set(def.name, g);
     this.changes.touchGroup(g);
     g.indexKeys = this.selectors.add(def);
     if (def.leaves.length === 1) {
-      for (const mk of this.members.candidates(def.leaves[0] as Leaf)) this.evaluate(def.name, mk);
+      for (const mk of this.members.candidates(def.leaves[0] as Leaf)) this.decide(g, mk);
       return g;
     }
     const seen = new Set<string>();
     for (const l of def.leaves) for (const mk of this.members.candidates(l)) if (!seen.has(mk)) {
       seen.add(mk);
-      this.evaluate(def.name, mk);
+      this.decide(g, mk);
     }
     return g;
   }
@@ -91,10 +112,10 @@ export class GroupMembership {
   addUser(g: GroupState, role: GroupRole, key: string): void {
     this.changes.touchGroup(g);
     if (role === 'applied') {
-      if (g.appliedUsers === NO_USERS) g.appliedUsers = new Set();
+      if (g.appliedUsers === NO_USERS) g.appliedUsers = new SmallSet();
       g.appliedUsers.add(key);
     } else {
-      if (g.addrUsers === NO_USERS) g.addrUsers = new Set();
+      if (g.addrUsers === NO_USERS) g.addrUsers = new SmallSet();
       g.addrUsers.add(key);
     }
   }
@@ -108,7 +129,10 @@ export class GroupMembership {
   /** Re-decides whether group `groupName` (if it lives) has member `mk`, from the member's current facts. */
   evaluate(groupName: string, mk: MemberKey): void {
     const g = this.groups.get(groupName);
-    if (!g) return;
+    if (g) this.decide(g, mk);
+  }
+
+  private decide(g: GroupState, mk: MemberKey): void {
     const info = this.members.memberInfo(mk);
     if (info && g.def.leaves.some((l) => leafMatches(l, info.facts))) this.setMember(g, mk, info);
     else this.deleteMember(g, mk);
@@ -122,23 +146,29 @@ export class GroupMembership {
     if (old && old.node === node && (old.member === m || sameMember(old.member, m))) {
       // Equal but a fresh object: keep the newest so later comparisons stay by reference.
       g.members.set(mk, e);
-      g.byNode.get(node)?.set(mk, m);
+      const local = g.byNode.get(node);
+      if (local !== undefined && typeof local !== 'string') local.set(mk, m);
       return;
     }
     this.changes.memberChanging(g, mk, old ? { m: old.member, node: old.node } : null);
     if (old) this.unlinkMember(g, mk, old.node);
     g.members.set(mk, e);
-    let gs = this.memberGroups.get(mk);
-    if (!gs) this.memberGroups.set(mk, (gs = new Set()));
-    gs.add(g.def.name);
+    if (this.byMember) {
+      let gs = this.byMember.get(mk);
+      if (!gs) this.byMember.set(mk, (gs = new Set()));
+      gs.add(g.def.name);
+    }
     if (node !== '') {
-      let local = g.byNode.get(node);
-      if (!local) {
+      const local = g.byNode.get(node);
+      if (local === undefined) {
         this.changes.appliedSpanChanging(g, node, false);
-        g.byNode.set(node, (local = new Map<MemberKey, controlplane.GroupMember>()));
+        g.byNode.set(node, mk);
         this.spans.appliedNodeAdded(g, node);
+      } else if (typeof local !== 'string') local.set(mk, m);
+      else if (local !== mk) {
+        const lone = g.members.get(local) as MemberEntry;
+        g.byNode.set(node, new Map<MemberKey, controlplane.GroupMember>([[local, lone.member], [mk, m]]));
       }
-      local.set(mk, m);
     }
   }
 
@@ -147,21 +177,24 @@ export class GroupMembership {
     if (!old) return;
     this.changes.memberChanging(g, mk, { m: old.member, node: old.node });
     this.unlinkMember(g, mk, old.node);
-    const gs = this.memberGroups.get(mk);
+    const gs = this.byMember?.get(mk);
     gs?.delete(g.def.name);
-    if (gs && gs.size === 0) this.memberGroups.delete(mk);
+    if (gs && gs.size === 0) this.byMember?.delete(mk);
   }
 
   private unlinkMember(g: GroupState, mk: MemberKey, node: string): void {
     g.members.delete(mk);
     if (node === '') return;
     const local = g.byNode.get(node);
-    if (!local) return;
-    local.delete(mk);
-    if (local.size === 0) {
-      this.changes.appliedSpanChanging(g, node, true);
-      g.byNode.delete(node);
-      this.spans.appliedNodeRemoved(g, node);
-    }
+    if (local === undefined) return;
+    if (typeof local !== 'string') {
+      local.delete(mk);
+      // Back to a lone key (Map.set on a present key keeps the node's place in the span's order).
+      if (local.size === 1) g.byNode.set(node, local.keys().next().value as MemberKey);
+      if (local.size > 0) return;
+    } else if (local !== mk) return;
+    this.changes.appliedSpanChanging(g, node, true);
+    g.byNode.delete(node);
+    this.spans.appliedNodeRemoved(g, node);
   }
 }

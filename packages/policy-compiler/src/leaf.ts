@@ -36,6 +36,12 @@ export interface GroupDef {
 
 /** Builds the shared group for a set of leaves (order and duplicates do not matter). */
 export function groupOf(leaves: Iterable<Leaf>): GroupDef {
+  if (Array.isArray(leaves) && leaves.length === 1) {
+    // The common case (one selector): no sorting or deduplication to do.
+    const l = leaves[0] as Leaf;
+    const key = leafKey(l);
+    return { name: fnv64(key), key, leaves: [l] };
+  }
   const byKey = new Map<string, Leaf>();
   for (const l of leaves) byKey.set(leafKey(l), l);
   const keys = [...byKey.keys()].sort();

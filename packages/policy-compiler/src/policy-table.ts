@@ -6,6 +6,7 @@ import type { CompileContext, CompiledPolicy } from './compile';
 import type { GroupMembership } from './group-membership';
 import { MultiIndex } from './multi-index';
 import { compileObject } from './object-kinds';
+import { SmallMap } from './small-collections';
 import type { SpanCounter } from './span';
 import type { GroupState, PolicyState } from './state';
 
@@ -60,7 +61,7 @@ export class PolicyTable {
     // Detach from the old groups (spans drop), keep them alive until the new ones attach.
     const oldGroups = p ? this.detach(key, p) : [];
     if (next) {
-      if (!p) this.policies.set(key, (p = { key, compiled: next, span: new Map() }));
+      if (!p) this.policies.set(key, (p = { key, compiled: next, span: new SmallMap() }));
       p.compiled = next;
       this.attach(key, p, next);
     } else if (p) this.policies.delete(key);

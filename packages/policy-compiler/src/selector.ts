@@ -118,6 +118,57 @@ export function normalizeSelector(sel: LabelSelector): NormalizedSelector;
 export function normalizeSelector(sel: LabelSelector | undefined): NormalizedSelector | undefined;
 export function normalizeSelector(sel: LabelSelector | undefined): NormalizedSelector | undefined {
   if (sel === undefined || sel === null) return undefined;
+  const sig = signature(sel);
+  if (sig === undefined) return normalize(sel);
+  let n = normalized.get(sig);
+  if (n === undefined) {
+    if (normalized.size >= NORMALIZED_CACHE_MAX) normalized.clear();
+    normalized.set(sig, (n = normalize(sel)));
+  }
+  return n;
+}
+
+/**
+ * Normalized selectors by the text of their raw form: thousands of policies (one per Namespace,
+ * say) repeat the same few selectors, and sharing one normalized object (never written) saves
+ * normalizing each again and keeping a copy per group.
+ */
+const normalized = new Map<string, NormalizedSelector>();
+const NORMALIZED_CACHE_MAX = 10_000;
+
+/**
+ * Injective text of a raw selector (each string length-prefixed), or undefined when a field is
+ * not of the shape the API defines (such a selector is normalized without the cache).
+ */
+function signature(sel: LabelSelector): string | undefined {
+  let out = '';
+  const labels = sel.matchLabels;
+  if (labels !== undefined && labels !== null) {
+    if (typeof labels !== 'object') return undefined;
+    for (const k in labels) {
+      if (!Object.prototype.hasOwnProperty.call(labels, k)) continue;
+      const v = labels[k];
+      if (typeof v !== 'string') return undefined;
+      out += `${k.length}:${k}${v.length}:${v}`;
+    }
+  }
+  const exprs = sel.matchExpressions;
+  if (exprs === undefined || exprs === null) return out;
+  if (!Array.isArray(exprs)) return undefined;
+  for (const e of exprs) {
+    if (typeof e?.key !== 'string' || typeof e.operator !== 'string') return undefined;
+    const values: unknown = e.values ?? [];
+    if (!Array.isArray(values)) return undefined;
+    out += `|${e.key.length}:${e.key}${e.operator.length}:${e.operator}${values.length}#`;
+    for (const v of values) {
+      if (typeof v !== 'string') return undefined;
+      out += `${v.length}:${v}`;
+    }
+  }
+  return out;
+}
+
+function normalize(sel: LabelSelector): NormalizedSelector {
   const reqs: Requirement[] = [];
   for (const [k, v] of Object.entries(sel.matchLabels ?? {})) reqs.push({ key: k, op: 'In', values: [v] });
   for (const e of sel.matchExpressions ?? []) reqs.push({ key: e.key, op: e.operator, values: e.values ?? [] });

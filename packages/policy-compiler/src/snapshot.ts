@@ -1,6 +1,6 @@
 // Snapshots of the compiled state: everything, or what one node receives; and spans by name.
 import type { controlplane } from '@switchyard/apis/types';
-import { allMembers, sortMembers, type GroupState, type PolicyState } from './state';
+import { allMembers, localMembers, type GroupState, type PolicyState } from './state';
 import type { PolicySnapshot } from './types';
 
 /** Options of {@link Snapshots}: the compiled state (the parts that own groups and policies). */
@@ -36,8 +36,7 @@ export class Snapshots {
       if (g.appliedUsers.size > 0) {
         if (node === undefined) appliedToGroups.push({ name, groupMembers: allMembers(g) });
         else {
-          const local = g.byNode.get(node);
-          if (local) appliedToGroups.push({ name, groupMembers: sortMembers(local.values()) });
+          if (g.byNode.has(node)) appliedToGroups.push({ name, groupMembers: localMembers(g, node) });
         }
       }
     }

@@ -2,6 +2,7 @@
 // nodes where its applied-to groups have members; an address group spans the nodes of the
 // policies using it. A member appearing on a new node propagates to exactly what now concerns it.
 import type { ChangeRecorder } from './change-record';
+import { SmallMap } from './small-collections';
 import { NO_SPAN, type GroupState, type PolicyState } from './state';
 
 /** Options of {@link SpanCounter}. */
@@ -88,7 +89,7 @@ export class SpanCounter {
     const c = g.addrSpan.get(node) ?? 0;
     if (c === 0) this.changes.addressSpanChanging(g, node, false);
     else this.changes.touchGroup(g);
-    if (g.addrSpan === NO_SPAN) g.addrSpan = new Map();
+    if (g.addrSpan === NO_SPAN) g.addrSpan = new SmallMap();
     g.addrSpan.set(node, c + 1);
   }
 

@@ -20,7 +20,8 @@ export interface MemberEntry {
 export interface GroupState {
   def: GroupDef;
   members: Map<MemberKey, MemberEntry>;
-  byNode: Map<string, Map<MemberKey, controlplane.GroupMember>>;
+  /** node -> the group's members there: a lone member key (its entry is in `members`), or several. */
+  byNode: Map<string, NodeMembers>;
   /** Policy keys using the group; {@link NO_USERS} until the first one (most groups have one role). */
   addrUsers: Set<string>;
   appliedUsers: Set<string>;
@@ -28,6 +29,12 @@ export interface GroupState {
   addrSpan: Map<string, number>;
   indexKeys: string[];
 }
+
+/**
+ * A group's members on one node. Most groups have one member per node, so a lone member is kept
+ * as its key instead of a Map per node (which was a large share of the heap at 100k groups).
+ */
+export type NodeMembers = MemberKey | Map<MemberKey, controlplane.GroupMember>;
 
 /** A compiled policy. {@link PolicyTable} writes `key` and `compiled`, {@link SpanCounter} `span`. */
 export interface PolicyState {
@@ -59,5 +66,9 @@ export function allMembers(g: GroupState): controlplane.GroupMember[] {
 
 /** The members a node holds of an applied-to group, sorted. */
 export function localMembers(g: GroupState, node: string): controlplane.GroupMember[] {
-  return sortMembers(g.byNode.get(node)?.values() ?? []);
+  const local = g.byNode.get(node);
+  if (local === undefined) return [];
+  if (typeof local !== 'string') return sortMembers(local.values());
+  const e = g.members.get(local);
+  return e ? [e.member] : [];
 }
