@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { run, waitFor } from '@switchyard/testbed';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { labClient, readState } from './client';
-import { agentHealthy, restartAgent, restartController, restartOvsdb, restartVswitchd } from './faults';
+import { agentHealthReport, agentHealthy, restartAgent, restartController, restartOvsdb, restartVswitchd } from './faults';
 import type { LabNodeState, LabState } from './lab';
 import { LabError } from './plan';
 import { agentGet } from './probe';
@@ -130,7 +130,13 @@ const cellName = (c: ProbeResult): string => `${c.from} -> ${c.to} ${c.protocol}
 
 /** Every agent healthy (all parts ok), polled until `timeoutMs`. */
 async function allAgentsHealthy(st: LabState, timeoutMs: number): Promise<void> {
-  await waitFor('every agent healthy', async () => (await Promise.all(st.nodes.map(agentHealthy))).every(Boolean), { timeoutMs, intervalMs: 100 });
+  try {
+    await waitFor('every agent healthy', async () => (await Promise.all(st.nodes.map(agentHealthy))).every(Boolean), { timeoutMs, intervalMs: 100 });
+  } catch (e) {
+    // The report names the agents still unhealthy and why: a CI run keeps nothing else of the lab.
+    const bad = (await Promise.all(st.nodes.map(async (n) => ((await agentHealthy(n)) ? undefined : n)))).filter((n) => n !== undefined);
+    throw new Error(`${(e as Error).message}; ${(await Promise.all(bad.map((n) => agentHealthReport(n)))).join('; ')}`);
+  }
 }
 
 /** The expected verdict of a cell of step `r`. */

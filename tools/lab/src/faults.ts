@@ -4,8 +4,8 @@
  * (pid and start time, or the OVS pidfile), waits until the component is back, and returns how
  * long it was gone.
  */
-import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { isAlive, ovsDaemons, run, signalProcess, waitFor } from '@switchyard/testbed';
 import type { LabNodeState, LabState } from './lab';
 import { LabError } from './plan';
@@ -32,6 +32,38 @@ export async function agentHealthy(n: LabNodeState): Promise<boolean> {
   if (!existsSync(n.apiSocket)) return false;
   const h = await agentGet<{ status: string }>(n.apiSocket, '/healthz?verbose').catch(() => undefined);
   return h?.status === 'ok';
+}
+
+/** A pino line in short: its message, its error's message and its other small fields. */
+function logLine(l: string): string {
+  try {
+    const { msg, err, level: _l, time, component: _c, pid: _p, hostname: _h, ...rest } = JSON.parse(l) as Record<string, unknown> & { msg?: string; err?: { message?: string }; time?: number };
+    const extra = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ');
+    return `${time ? new Date(time).toISOString().slice(11, 23) : ''} ${msg ?? ''}${err?.message ? `: ${err.message}` : ''}${extra ? ` (${extra})` : ''}`.slice(0, 300);
+  } catch {
+    return l.slice(0, 300);
+  }
+}
+
+/**
+ * Why a node's agent is not healthy, for a fault's report: its verbose health answer (or why
+ * there is none) and its last warnings and errors from agent.log beside its API socket.
+ */
+export async function agentHealthReport(n: LabNodeState, lines = 8): Promise<string> {
+  const health = !existsSync(n.apiSocket)
+    ? 'no API socket'
+    : await agentGet<unknown>(n.apiSocket, '/healthz?verbose').then((h) => JSON.stringify(h), (e: unknown) => `health unreadable: ${(e as Error).message}`);
+  let log: string[] = [];
+  try {
+    log = readFileSync(join(dirname(n.apiSocket), 'agent.log'), 'utf8')
+      .split('\n')
+      .filter((l) => /"level":(4|5|6)\d/.test(l))
+      .slice(-lines)
+      .map(logLine);
+  } catch {
+    log = ['(no agent.log)'];
+  }
+  return `${n.name}: ${health}; last warnings: ${log.join(' | ') || 'none'}`;
 }
 
 /** Signals a node's agent; the supervisor starts it again. Resolves with the new pid once it answers. */
