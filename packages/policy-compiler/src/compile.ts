@@ -23,6 +23,7 @@ import type {
 import { parseCidr } from '@switchyard/ipam/cidr';
 import { andSel, groupOf, NAMESPACE_NAME_LABEL, namespaceLabels, selOrAll, type GroupDef, type Leaf } from './leaf';
 import { EVERYTHING, fromRequirements, matchesNormalized, normalizeSelector, type NormalizedSelector } from './selector';
+import { SmallMap } from './small-collections';
 import { ANP_TIER_PRIORITY, BANP_TIER_PRIORITY, DEFAULT_TIER } from './validate';
 
 /** Cluster facts a policy's compilation depends on (each read is recorded as a dependency). */
@@ -91,8 +92,9 @@ function depsOf(b: Builder): Set<string> {
 
 /** Accumulates one compilation's groups and dependencies. */
 class Builder {
-  readonly addressGroups = new Map<string, GroupDef>();
-  readonly appliedToGroups = new Map<string, GroupDef>();
+  // Most policies use one or two groups of each role: inline maps (see small-collections.ts).
+  readonly addressGroups: Map<string, GroupDef> = new SmallMap<string, GroupDef>();
+  readonly appliedToGroups: Map<string, GroupDef> = new SmallMap<string, GroupDef>();
   readonly deps = new Set<string>();
   constructor(readonly ctx: CompileContext) {}
 

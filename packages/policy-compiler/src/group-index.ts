@@ -31,6 +31,12 @@ export class GroupSelectorIndex {
 
   /** Indexes a group; returns its keys (what {@link GroupSelectorIndex.remove} takes). */
   add(def: GroupDef): string[] {
+    if (def.leaves.length === 1) {
+      // One leaf's keys are distinct already (sorted `In` values, distinct prefixes).
+      const own = leafIndexKeys(def.leaves[0] as Leaf);
+      for (const k of own) this.index.add(k, def.name);
+      return own;
+    }
     const keys = new Set<string>();
     for (const l of def.leaves) for (const k of leafIndexKeys(l)) keys.add(k);
     for (const k of keys) this.index.add(k, def.name);
