@@ -9,6 +9,8 @@ import vm from 'node:vm';
 import path from 'node:path';
 import { Testbed } from '@switchyard/testbed';
 import { parseDumpFlows, renderFlow, SwitchConnection, type Flow } from '../src/index';
+import type { OfMessage } from '../src/messages';
+import { encodeAddWithBarrier, encodeBundle, RawSwitch, type EncodedBundle } from './raw-switch';
 
 const N = Number(process.env['BENCH_FLOWS'] ?? 100_000);
 const here = path.dirname(new URL(import.meta.url).pathname);
@@ -59,6 +61,57 @@ function ofctlOut(...args: string[]): string {
   return r.stdout;
 }
 const secs = (t0: bigint): number => Number(process.hrtime.bigint() - t0) / 1e9;
+
+/** One timed step: wall clock, CPU of the client process, CPU ovs-vswitchd spent meanwhile. */
+interface Sample {
+  wallSec: number;
+  clientCpuSec: number;
+  switchCpuSec: number;
+}
+const TICK = 100; // USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s
+/** utime + stime of `pid` in seconds. */
+function procCpuSec(pid: number): number {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[11]) + Number(f[12])) / TICK;
+}
+/** Runs `fn` in this process and measures it. */
+async function measure(switchPid: number, fn: () => Promise<unknown>): Promise<Sample> {
+  const s0 = procCpuSec(switchPid);
+  const c0 = process.cpuUsage();
+  const t0 = process.hrtime.bigint();
+  await fn();
+  const wallSec = secs(t0);
+  const c = process.cpuUsage(c0);
+  return { wallSec, clientCpuSec: (c.user + c.system) / 1e6, switchCpuSec: procCpuSec(switchPid) - s0 };
+}
+/** CPU time of this process's waited-for children (ovs-ofctl run by spawnSync counts once it exits). */
+function childrenCpuSec(): number {
+  const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(f[13]) + Number(f[14])) / TICK;
+}
+/** Runs ovs-ofctl and measures it (its CPU time is the client's). */
+async function timedOfctl(switchPid: number, ...args: string[]): Promise<Sample> {
+  const s0 = procCpuSec(switchPid);
+  const c0 = childrenCpuSec();
+  const t0 = process.hrtime.bigint();
+  const r = spawnSync('ovs-ofctl', args, { encoding: 'utf8', maxBuffer: 1 << 30 });
+  const wallSec = secs(t0);
+  if (r.status !== 0) throw new Error(`ovs-ofctl ${args.join(' ')}: ${r.stderr}`);
+  return { wallSec, clientCpuSec: childrenCpuSec() - c0, switchCpuSec: procCpuSec(switchPid) - s0 };
+}
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+};
+/** Each field's median over the samples. */
+const medianSample = (xs: Sample[]): Sample => ({
+  wallSec: median(xs.map((x) => x.wallSec)),
+  clientCpuSec: median(xs.map((x) => x.clientCpuSec)),
+  switchCpuSec: median(xs.map((x) => x.switchCpuSec)),
+});
 const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? 0;
 
 async function main(): Promise<void> {
@@ -67,6 +120,7 @@ async function main(): Promise<void> {
     const ovs = await tb.startOvs();
     await ovs.addBridge('br-bench', { failSecure: true });
     const sock = ovs.mgmtSocket('br-bench');
+    const vswitchdPid = Number(fs.readFileSync(path.join(ovs.dir, 'vswitchd.pid'), 'utf8').trim());
     const conn = await SwitchConnection.connect({ target: { path: sock } });
     const flows = conjunctionFlows(N);
     // 10% of the flows get new actions (another conjunction id / register value).
@@ -83,8 +137,7 @@ async function main(): Promise<void> {
     const modFile = path.join(ovs.dir, 'mod.flows');
     fs.writeFileSync(addFile, flows.map(renderFlow).join('\n') + '\n');
     fs.writeFileSync(modFile, modified.map(renderFlow).join('\n') + '\n');
-    const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 3);
-    const best = { refAdd: Infinity, refMod: Infinity, refDel: Infinity, ourAdd: Infinity, ourMod: Infinity, ourModStrict: Infinity, ourDel: Infinity };
+    const ROUNDS = Number(process.env['BENCH_ROUNDS'] ?? 5);
     const mem = (): { rss: number; heap: number } => {
       const m = process.memoryUsage();
       return { rss: m.rss, heap: m.heapUsed + m.external + m.arrayBuffers };
@@ -96,53 +149,85 @@ async function main(): Promise<void> {
     let rssGrowth = 0;
     let heapGrowth = 0;
     let dumpText = '';
-    let t0: bigint;
-    // The machine is shared: rounds alternate the two tools so both see the same load; best of N.
-    for (let round = 0; round < ROUNDS; round++) {
-      // Reference: ovs-ofctl from files (writing the files is not timed).
-      t0 = process.hrtime.bigint();
-      ofctl('-O', 'OpenFlow15', '--bundle', 'add-flows', sock, addFile);
-      best.refAdd = Math.min(best.refAdd, secs(t0));
-      if ((await count()) !== N) throw new Error('ovs-ofctl did not install all flows');
-      // mod-flows takes one flow, not a file: a bundle of add-flows with the same match and priority
-      // replaces those flows, which is how a file of changes is applied with ovs-ofctl.
-      t0 = process.hrtime.bigint();
-      ofctl('-O', 'OpenFlow15', '--bundle', 'add-flows', sock, modFile);
-      best.refMod = Math.min(best.refMod, secs(t0));
-      t0 = process.hrtime.bigint();
-      ofctl('-O', 'OpenFlow15', '--bundle', 'del-flows', sock);
-      best.refDel = Math.min(best.refDel, secs(t0));
-      if ((await count()) !== 0) throw new Error('ovs-ofctl did not delete all flows');
 
-      // This library: one bundle per step.
-      gc();
-      mem0 = mem();
-      const sampler = setInterval(() => {
-        const m = mem();
-        rssGrowth = Math.max(rssGrowth, m.rss - mem0.rss);
-        heapGrowth = Math.max(heapGrowth, m.heap - mem0.heap);
-      }, 10);
-      t0 = process.hrtime.bigint();
-      await conn.installFlows(flows);
-      best.ourAdd = Math.min(best.ourAdd, secs(t0));
-      clearInterval(sampler);
-      if ((await count()) !== N) throw new Error('library did not install all flows');
-      t0 = process.hrtime.bigint();
-      await conn.installFlows(modified, 'add');
-      best.ourMod = Math.min(best.ourMod, secs(t0));
-      t0 = process.hrtime.bigint();
-      await conn.installFlows(modified, 'modifyStrict');
-      best.ourModStrict = Math.min(best.ourModStrict, secs(t0));
-      if (round === 0) {
-        dumpText = ofctlOut('-O', 'OpenFlow15', '--no-names', 'dump-flows', sock);
-        if (process.env['BENCH_SAVE_DUMP']) fs.writeFileSync(process.env['BENCH_SAVE_DUMP'], dumpText);
-      }
-      t0 = process.hrtime.bigint();
-      await conn.bundle([{ type: 'flowMod', command: 'delete', flow: { table: 0xff, priority: 0, match: {}, actions: [] } }]);
-      best.ourDel = Math.min(best.ourDel, secs(t0));
-      if ((await count()) !== 0) throw new Error('library did not delete all flows');
+    // The switch's own limit: the same bundles pre-encoded (before any clock starts) and written to
+    // a plain unix socket; only reply headers are read. Each round gets fresh bundle ids and xids.
+    const raw = await RawSwitch.connect(sock);
+    const deleteAll: OfMessage = { type: 'flowMod', command: 'delete', flow: { table: 0xff, priority: 0, match: {}, actions: [] } };
+    const encodeRound = (round: number): { add: EncodedBundle; mod: EncodedBundle; del: EncodedBundle } => {
+      const base = 1 + round * 3 * (N + 8);
+      const add = encodeBundle(flows.map((flow) => ({ type: 'flowMod', command: 'add', flow }) as OfMessage), 3 * round + 1, base);
+      const mod = encodeBundle(modified.map((flow) => ({ type: 'flowMod', command: 'add', flow }) as OfMessage), 3 * round + 2, base + N + 4);
+      const del = encodeBundle([deleteAll], 3 * round + 3, base + 2 * N + 8);
+      return { add, mod, del };
+    };
+    const rawSend = async (b: EncodedBundle): Promise<void> => {
+      const errors = await raw.send(b.bytes, b.commitXid);
+      if (errors > 0) throw new Error(`raw bundle: ${errors} OpenFlow errors`);
+    };
+
+    type Tool = 'raw' | 'library' | 'ovsOfctl';
+    type Step = 'install' | 'modify' | 'modifyStrict' | 'delete';
+    const samples: Record<Tool, Partial<Record<Step, Sample[]>>> = { raw: {}, library: {}, ovsOfctl: {} };
+    const record = (tool: Tool, step: Step, s: Sample): void => {
+      (samples[tool][step] ??= []).push(s);
+    };
+    const rounds: Record<Tool, (round: number) => Promise<void>> = {
+      raw: async (round) => {
+        const b = encodeRound(round);
+        record('raw', 'install', await measure(vswitchdPid, () => rawSend(b.add)));
+        if ((await count()) !== N) throw new Error('raw bundle did not install all flows');
+        record('raw', 'modify', await measure(vswitchdPid, () => rawSend(b.mod)));
+        record('raw', 'delete', await measure(vswitchdPid, () => rawSend(b.del)));
+        if ((await count()) !== 0) throw new Error('raw bundle did not delete all flows');
+      },
+      library: async (round) => {
+        gc();
+        mem0 = mem();
+        const sampler = setInterval(() => {
+          const m = mem();
+          rssGrowth = Math.max(rssGrowth, m.rss - mem0.rss);
+          heapGrowth = Math.max(heapGrowth, m.heap - mem0.heap);
+        }, 10);
+        record('library', 'install', await measure(vswitchdPid, () => conn.installFlows(flows)));
+        clearInterval(sampler);
+        if ((await count()) !== N) throw new Error('library did not install all flows');
+        record('library', 'modify', await measure(vswitchdPid, () => conn.installFlows(modified, 'add')));
+        record('library', 'modifyStrict', await measure(vswitchdPid, () => conn.installFlows(modified, 'modifyStrict')));
+        if (round === 0) {
+          dumpText = ofctlOut('-O', 'OpenFlow15', '--no-names', 'dump-flows', sock);
+          if (process.env['BENCH_SAVE_DUMP']) fs.writeFileSync(process.env['BENCH_SAVE_DUMP'], dumpText);
+        }
+        record('library', 'delete', await measure(vswitchdPid, () => conn.bundle([deleteAll])));
+        if ((await count()) !== 0) throw new Error('library did not delete all flows');
+      },
+      ovsOfctl: async () => {
+        record('ovsOfctl', 'install', await timedOfctl(vswitchdPid, '-O', 'OpenFlow15', '--bundle', 'add-flows', sock, addFile));
+        if ((await count()) !== N) throw new Error('ovs-ofctl did not install all flows');
+        // mod-flows takes one flow, not a file: a bundle of add-flows with the same match and priority
+        // replaces those flows, which is how a file of changes is applied with ovs-ofctl.
+        record('ovsOfctl', 'modify', await timedOfctl(vswitchdPid, '-O', 'OpenFlow15', '--bundle', 'add-flows', sock, modFile));
+        record('ovsOfctl', 'delete', await timedOfctl(vswitchdPid, '-O', 'OpenFlow15', '--bundle', 'del-flows', sock));
+        if ((await count()) !== 0) throw new Error('ovs-ofctl did not delete all flows');
+      },
+    };
+    // The machine is shared: every round runs all three against the same switch, in an order that
+    // rotates from round to round so that none always goes first; medians over the rounds.
+    const order: Tool[] = ['raw', 'library', 'ovsOfctl'];
+    const loadBefore = os.loadavg();
+    for (let round = 0; round < ROUNDS; round++) {
+      for (let k = 0; k < order.length; k++) await rounds[order[(round + k) % order.length]!](round);
+      console.error(`  round ${round + 1}/${ROUNDS} done`);
     }
-    const { refAdd, refMod, refDel, ourAdd, ourMod, ourModStrict, ourDel } = best;
+    const loadAfter = os.loadavg();
+    const med = (tool: Tool, step: Step): Sample => medianSample(samples[tool][step] ?? []);
+    const ourAdd = med('library', 'install').wallSec;
+    const ourMod = med('library', 'modify').wallSec;
+    const ourModStrict = med('library', 'modifyStrict').wallSec;
+    const ourDel = med('library', 'delete').wallSec;
+    const refAdd = med('ovsOfctl', 'install').wallSec;
+    const refMod = med('ovsOfctl', 'modify').wallSec;
+    const refDel = med('ovsOfctl', 'delete').wallSec;
 
     // Single-flow add latency, acknowledged by a barrier.
     const lat: number[] = [];
@@ -152,6 +237,19 @@ async function main(): Promise<void> {
       lat.push(Number(process.hrtime.bigint() - t) / 1e6);
     }
     lat.sort((a, b) => a - b);
+    // The same round trip with pre-encoded flow_mod + barrier pairs on the raw socket.
+    const rawPairs = Array.from({ length: 2000 }, (_, i) =>
+      encodeAddWithBarrier({ type: 'flowMod', command: 'add', flow: { table: 22, priority: 100, match: { reg0: i }, actions: [{ type: 'output', port: 1 }] } }, 0x10000000 + 2 * i),
+    );
+    const rawLat: number[] = [];
+    for (const p of rawPairs) {
+      const t = process.hrtime.bigint();
+      const errors = await raw.send(p.bytes, p.barrierXid);
+      rawLat.push(Number(process.hrtime.bigint() - t) / 1e6);
+      if (errors > 0) throw new Error('raw single add failed');
+    }
+    rawLat.sort((a, b) => a - b);
+    raw.close();
     const refLat: number[] = [];
     for (let i = 0; i < 50; i++) {
       const t = process.hrtime.bigint();
@@ -162,7 +260,7 @@ async function main(): Promise<void> {
 
     // Parse rate of `ovs-ofctl dump-flows` text (the 100k flows after the modify step): the first
     // (cold, JIT warming up) parse, then the best of 3 warm ones, wall clock and CPU time.
-    t0 = process.hrtime.bigint();
+    let t0 = process.hrtime.bigint();
     const parsed = parseDumpFlows(dumpText);
     const parseColdSecs = secs(t0);
     if (parsed.length !== N) throw new Error(`parsed ${parsed.length} flows of ${N}`);
@@ -178,6 +276,13 @@ async function main(): Promise<void> {
     }
 
     await conn.close();
+    /** Raw socket, library, ovs-ofctl for one step; libraryOfRaw = library throughput / raw throughput. */
+    const limitRow = (step: Step): { raw: Sample; library: Sample; ovsOfctl: Sample; libraryOfRaw: number; ovsOfctlOfRaw: number } => {
+      const r = med('raw', step);
+      const l = med('library', step);
+      const o = med('ovsOfctl', step);
+      return { raw: r, library: l, ovsOfctl: o, libraryOfRaw: r.wallSec / l.wallSec, ovsOfctlOfRaw: r.wallSec / o.wallSec };
+    };
     const results = {
       flows: N,
       date: new Date().toISOString(),
@@ -185,6 +290,7 @@ async function main(): Promise<void> {
       install: { librarySec: ourAdd, ovsOfctlSec: refAdd, ratio: refAdd / ourAdd },
       modify10pct: { librarySec: ourMod, ovsOfctlSec: refMod, ratio: refMod / ourMod, libraryModifyStrictSec: ourModStrict },
       rounds: ROUNDS,
+      statistic: 'median',
       deleteAll: { librarySec: ourDel, ovsOfctlSec: refDel, ratio: refDel / ourDel },
       singleAddMs: { p50: pct(lat, 50), p99: pct(lat, 99), ovsOfctlP50: pct(refLat, 50), ovsOfctlP99: pct(refLat, 99) },
       parse: {
@@ -195,13 +301,22 @@ async function main(): Promise<void> {
         coldSec: parseColdSecs,
         coldFlowsPerSec: parsed.length / parseColdSecs,
       },
+      limits: {
+        install: limitRow('install'),
+        modify10pct: limitRow('modify'),
+        deleteAll: limitRow('delete'),
+        singleAddMs: { rawP50: pct(rawLat, 50), rawP99: pct(rawLat, 99), libraryP50: pct(lat, 50), libraryP99: pct(lat, 99), libraryOfRaw: pct(rawLat, 50) / pct(lat, 50) },
+      },
+      samples,
       loadAverage: os.loadavg(),
+      loadAverageBefore: loadBefore,
+      loadAverageAfterRounds: loadAfter,
       cpus: os.cpus().length,
       libraryRssGrowthMiB: rssGrowth / (1 << 20),
       libraryHeapGrowthMiB: heapGrowth / (1 << 20),
     };
     const f = (x: number): string => x.toFixed(3);
-    console.log(`OpenFlow bench: ${N} conjunction-style flows, ${results.ovs}, best of ${ROUNDS} alternating rounds`);
+    console.log(`OpenFlow bench: ${N} conjunction-style flows, ${results.ovs}, median of ${ROUNDS} rotating rounds`);
     console.log('| step | this library | ovs-ofctl --bundle | ratio (ofctl/lib, >=1 is faster) |');
     console.log('|---|---|---|---|');
     console.log(`| install ${N} | ${f(ourAdd)} s | ${f(refAdd)} s | ${f(results.install.ratio)} |`);
@@ -213,6 +328,16 @@ async function main(): Promise<void> {
     console.log(`| dump-flows parse (first, cold JIT) | ${Math.round(results.parse.coldFlowsPerSec)} flows/s | | |`);
     console.log(`| load average during run | ${results.loadAverage.map((x) => x.toFixed(1)).join(' ')} on ${results.cpus} CPUs | | |`);
     console.log(`| library memory growth during install: heap+external peak / RSS peak | ${results.libraryHeapGrowthMiB.toFixed(1)} / ${results.libraryRssGrowthMiB.toFixed(1)} MiB | | |`);
+    console.log('\nServer limit (pre-encoded bytes on a raw socket) vs library vs ovs-ofctl, medians: wall s (client CPU s, ovs-vswitchd CPU s)');
+    console.log('| step | raw socket | library | ovs-ofctl | library / raw | ovs-ofctl / raw |');
+    console.log('|---|---|---|---|---|---|');
+    const cell = (x: Sample): string => `${f(x.wallSec)} (${f(x.clientCpuSec)}, ${f(x.switchCpuSec)})`;
+    for (const [name, row] of [['install', results.limits.install], ['modify 10%', results.limits.modify10pct], ['delete all', results.limits.deleteAll]] as const) {
+      console.log(`| ${name} | ${cell(row.raw)} | ${cell(row.library)} | ${cell(row.ovsOfctl)} | ${f(row.libraryOfRaw)} | ${f(row.ovsOfctlOfRaw)} |`);
+    }
+    const sa = results.limits.singleAddMs;
+    console.log(`| single add + barrier p50 / p99 ms | ${f(sa.rawP50)} / ${f(sa.rawP99)} | ${f(sa.libraryP50)} / ${f(sa.libraryP99)} | | ${f(sa.libraryOfRaw)} | |`);
+    console.log(`load average before rounds ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' ')}`);
     fs.writeFileSync(path.join(here, 'results.json'), JSON.stringify(results, null, 2) + '\n');
   } finally {
     await tb.cleanup();
