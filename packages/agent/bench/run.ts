@@ -149,7 +149,7 @@ async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise
     singleChanges: { podAdd: podChange, oneRuleOfThePolicy: ruleChange, oneMorePolicy: policyAdd },
   };
   console.error(`  reference: ovs-ofctl --bundle add-flows of the ${installed} flows: ${out.ovsOfctlBundleAllFlowsMs} ms = ${out.ovsOfctlFlowsPerSecond} flows/s`);
-  console.error(`  ${N} rules: ${flows} flows in ${out.realizeMs} ms = ${out.flowsPerSecond} flows/s (compute ${timings.computeMs} ms, diff ${timings.diffMs} ms, bundle ${timings.installMs} ms); removal ${out.removeMs} ms`);
+  console.error(`  ${N} rules: ${flows} flows in ${out.realizeMs} ms = ${out.flowsPerSecond} flows/s (compute ${timings.computeMs} ms, install ${timings.installMs} ms: bundle ${timings.bundleMs} ms, datapath flush ${timings.flushMs} ms); removal ${out.removeMs} ms`);
   return out;
 }
 

@@ -138,9 +138,10 @@ export class FlowSync {
   private chain: Promise<unknown> = Promise.resolve();
   /**
    * Where the last sync spent its time: the pipeline's update (the changed owners' flows and the
-   * delta; `diffMs` stays 0 since no separate diff runs any more) and the bundle round trip.
+   * delta; `diffMs` stays 0 since no separate diff runs any more), then `installMs`: the bundle
+   * round trip (`bundleMs`) and the userspace datapath's flush after a policy change (`flushMs`).
    */
-  lastTimings: { computeMs: number; diffMs: number; installMs: number } | undefined;
+  lastTimings: { computeMs: number; diffMs: number; installMs: number; bundleMs: number; flushMs: number } | undefined;
   private waiters: { resolve: (s: SyncStats) => void; reject: (e: unknown) => void }[] = [];
   private draining = false;
   private readonly log: Logger;
@@ -451,9 +452,11 @@ export class FlowSync {
       throw e;
     }
     this.current = undefined;
+    const t2 = performance.now();
     if (touchesPolicy([d.flows.add, d.flows.modify, d.flows.delete])) await this.flush('policy flows changed');
     const ms = (a: number, b: number): number => Math.round((b - a) * 100) / 100;
-    this.lastTimings = { computeMs: ms(t0, t1), diffMs: 0, installMs: ms(t1, performance.now()) };
+    const t3 = performance.now();
+    this.lastTimings = { computeMs: ms(t0, t1), diffMs: 0, installMs: ms(t1, t3), bundleMs: ms(t1, t2), flushMs: ms(t2, t3) };
     this.metrics?.flowSync.observe((performance.now() - t0) / 1000, { kind: 'diff' });
     const stats = { added: d.flows.add.length, modified: d.flows.modify.length, deleted: d.flows.delete.length };
     this.log.debug({ ...stats, owners: d.recomputed }, 'flows synced');
