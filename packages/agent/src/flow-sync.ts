@@ -28,9 +28,9 @@ import {
   type TraceOptions,
 } from '@switchyard/openflow-pipeline';
 import { OfSwitchError } from '@switchyard/openflow';
+import { JsonRpcPeer, openStream } from '@switchyard/ovsdb';
 import { silentLogger, type Logger } from '@switchyard/runtime';
 import type { AgentMetrics } from './metrics';
-import { execFile } from './exec';
 
 /**
  * The control socket of the ovs-vswitchd serving `ovsRunDir`: `ovs-vswitchd.<pid>.ctl` as OVS
@@ -50,14 +50,49 @@ export function vswitchdControlSocket(ovsRunDir: string): string | undefined {
 }
 
 /**
- * Drops every datapath (megaflow) cache entry of the ovs-vswitchd serving `ovsRunDir`
- * (`ovs-appctl revalidator/purge`); the next packet of each flow is translated afresh against the
- * OpenFlow tables. For {@link FlowSyncOptions.flushDatapath} on the userspace datapath.
+ * Drops every datapath (megaflow) cache entry of the ovs-vswitchd serving a run directory
+ * (`revalidator/purge`), for {@link FlowSyncOptions.flushDatapath} on the userspace datapath: the
+ * next packet of each flow is translated afresh against the OpenFlow tables. The command goes
+ * over one unixctl session (JSON-RPC on vswitchd's control socket, what `ovs-appctl` speaks),
+ * opened on first use and again when it closed or vswitchd restarted (a new control socket), so a
+ * policy change costs a request instead of an `ovs-appctl` process.
  */
-export async function purgeDatapathFlows(ovsRunDir: string): Promise<void> {
-  const ctl = vswitchdControlSocket(ovsRunDir);
-  if (ctl === undefined) throw new Error(`no ovs-vswitchd control socket in ${ovsRunDir}`);
-  await execFile(['ovs-appctl', '-t', ctl, 'revalidator/purge'], { timeoutMs: 10_000 });
+export class DatapathPurger {
+  private session: { ctl: string; peer: Promise<JsonRpcPeer> } | undefined;
+
+  constructor(private readonly ovsRunDir: string) {}
+
+  async purge(): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      const peer = await this.peer();
+      try {
+        await peer.request('revalidator/purge', [], { timeoutMs: 10_000 });
+        return;
+      } catch (e) {
+        // A session vswitchd closed (it restarted): once more on a new one.
+        if (!peer.isClosed || attempt > 0) throw e;
+      }
+    }
+  }
+
+  private async peer(): Promise<JsonRpcPeer> {
+    const ctl = vswitchdControlSocket(this.ovsRunDir);
+    if (ctl === undefined) throw new Error(`no ovs-vswitchd control socket in ${this.ovsRunDir}`);
+    const cur = this.session;
+    if (cur && cur.ctl === ctl) {
+      const peer = await cur.peer.catch(() => undefined);
+      if (peer && !peer.isClosed) return peer;
+    }
+    if (cur) void cur.peer.then((p) => p.close(), () => undefined);
+    const peer = openStream({ kind: 'unix', path: ctl }).then((stream) => new JsonRpcPeer(stream));
+    this.session = { ctl, peer };
+    return peer;
+  }
+
+  close(): void {
+    if (this.session) void this.session.peer.then((p) => p.close(), () => undefined);
+    this.session = undefined;
+  }
 }
 
 /** Options of {@link FlowSync}. */

@@ -10,7 +10,7 @@ import type { ExternalNodeSpec, LocalPod, PolicyBypass } from '@switchyard/openf
 import { silentLogger, sleep, type Logger } from '@switchyard/runtime';
 import { resumeRound } from '../../bridge';
 import { AgentError } from '../../errors';
-import { FlowSync, purgeDatapathFlows, type NodeSlices } from '../../flow-sync';
+import { DatapathPurger, FlowSync, type NodeSlices } from '../../flow-sync';
 import { externalNodePipelineFeatures } from '../pipeline';
 import { HostLinks, isIpv6 } from './host-links';
 import { UplinkSwap, type SwapStep, type SwappedInterface } from './uplink-swap';
@@ -70,6 +70,7 @@ export class ExternalNodeDatapath {
     private readonly links: HostLinks,
     private readonly o: ExternalNodeDatapathOptions,
     private readonly log: Logger,
+    private readonly purger: DatapathPurger,
   ) {}
 
   /** Connects to OVS, makes sure the bridge exists and opens (or resumes) this run's cookie round. Nothing on the host changes yet. */
@@ -84,6 +85,7 @@ export class ExternalNodeDatapath {
       const openflow = await SwitchConnection.connect({ target: { path: mgmt }, logger: log, controllerId: CONTROLLER_ID, onReconnect: async () => flows.replay() });
       // An agent restart on a running switch resumes its round and adopts the flows there.
       const { round, adopt } = await resumeRound(ovsdb, o.bridge, openflow);
+      const purger = new DatapathPurger(o.ovsRunDir);
       const flows = new FlowSync(
         openflow,
         {
@@ -96,11 +98,11 @@ export class ExternalNodeDatapath {
           netdevDatapath: o.datapathType === 'netdev',
           enableAntreaPolicy: true,
         },
-        { logger: log, features: externalNodePipelineFeatures(o.datapathType), ...(o.datapathType === 'netdev' ? { flushDatapath: () => purgeDatapathFlows(o.ovsRunDir) } : {}) },
+        { logger: log, features: externalNodePipelineFeatures(o.datapathType), ...(o.datapathType === 'netdev' ? { flushDatapath: () => purger.purge() } : {}) },
       );
       const links = new HostLinks(o.netns);
       const swap = new UplinkSwap({ links, vswitch, bridge: o.bridge, journalDir: join(o.dataDir, 'external-node'), logger: log, ...(o.onStep ? { onStep: o.onStep } : {}), ...(o.releaseTimeoutMs !== undefined ? { releaseTimeoutMs: o.releaseTimeoutMs } : {}) });
-      return new ExternalNodeDatapath(ovsdb, vswitch, openflow, flows, swap, round, adopt, links, o, log);
+      return new ExternalNodeDatapath(ovsdb, vswitch, openflow, flows, swap, round, adopt, links, o, log, purger);
     } catch (e) {
       ovsdb.close();
       throw e;
@@ -163,5 +165,6 @@ export class ExternalNodeDatapath {
   async close(): Promise<void> {
     await this.openflow.close();
     this.ovsdb.close();
+    this.purger.close();
   }
 }

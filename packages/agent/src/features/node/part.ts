@@ -12,7 +12,7 @@ import { parseCidr } from '@switchyard/ipam/cidr';
 import { bringUpNode, resumeRound, type NodeInfo } from '../../bridge';
 import type { AgentContext } from '../../context';
 import { AgentError } from '../../errors';
-import { FlowSync, purgeDatapathFlows } from '../../flow-sync';
+import { DatapathPurger, FlowSync } from '../../flow-sync';
 import { InterfaceStore, readPodPorts, type PodInterface } from '../../interface-store';
 import { probeNetns } from '../../netops';
 import { nodePipelineFeatures } from '../pipeline';
@@ -62,7 +62,12 @@ export class NodeDatapath implements Part {
   /** The link holding the node IP (direct routes to peers leave through it); undefined when none has it. */
   transport: { dev: string; prefix: number } | undefined;
 
-  constructor(private readonly ctx: AgentContext) {}
+  /** revalidator/purge after policy changes on the userspace datapath, over one unixctl session. */
+  private readonly purger: DatapathPurger;
+
+  constructor(private readonly ctx: AgentContext) {
+    this.purger = new DatapathPurger(ctx.options.ovsRunDir);
+  }
 
   get ovsdb(): OvsdbClient {
     return this.opened(this.ovsdbClient, 'the OVSDB connection');
@@ -134,7 +139,7 @@ export class NodeDatapath implements Part {
         packetInMeters: o.packetInRate > 0,
       },
       // Userspace datapath: policy changes also empty the megaflow cache (flow-sync.ts, issue 13).
-      { logger: log, metrics: this.ctx.metrics, features: nodePipelineFeatures(this.ctx), ...(o.datapathType === 'netdev' ? { flushDatapath: () => purgeDatapathFlows(o.ovsRunDir) } : {}) },
+      { logger: log, metrics: this.ctx.metrics, features: nodePipelineFeatures(this.ctx), ...(o.datapathType === 'netdev' ? { flushDatapath: () => this.purger.purge() } : {}) },
     );
   }
 
@@ -177,6 +182,7 @@ export class NodeDatapath implements Part {
   async stop(): Promise<void> {
     await this.connection?.close();
     this.ovsdbClient?.close();
+    this.purger.close();
   }
 
   health(): PartHealth {
