@@ -183,6 +183,34 @@ describe('switchyard-cni against the agent', () => {
     pods.push({ sb, ip, result: {} });
   });
 
+  it('the pod port asks for its number; when a port the agent does not know holds it, the flows follow the number vswitchd gave', async () => {
+    // The number the next ADD asks for: the lowest not held by a pod, the gateway or the tunnel.
+    const agentNode = node!.agent.part('node');
+    const used = new Set([...agentNode.interfaces.list().map((i) => i.ofport), agentNode.node.gateway.ofport, agentNode.node.tunnel?.ofport ?? 0]);
+    let next = 3;
+    while (used.has(next)) next++;
+    await node!.ovs.vsctl('add-port', 'br-int', 'foreign0', '--', 'set', 'interface', 'foreign0', 'type=internal', `ofport_request=${next}`);
+    try {
+      const sb = await sandbox(tb, 'web-e');
+      await addPod(node!, sb);
+      const iface = agentNode.interfaces.list().find((i) => i.podName === 'web-e')!;
+      const actual = Number((await node!.ovs.vsctl('get', 'interface', iface.hostIfName, 'ofport')).trim());
+      expect(actual).not.toBe(next);
+      expect(iface.ofport).toBe(actual);
+      expect(await dumpFlows()).toContain(`in_port=${actual},dl_src=${iface.mac}`);
+      await reaches(sb, pods[0]!.ip);
+      // The next pod does not ask for the foreign port's number again.
+      const sb2 = await sandbox(tb, 'web-f');
+      await addPod(node!, sb2);
+      expect(agentNode.interfaces.list().find((i) => i.podName === 'web-f')!.ofport).not.toBe(next);
+      for (const [b, name] of [[sb, 'web-e'], [sb2, 'web-f']] as const) {
+        expect((await cni('DEL', { containerId: b.containerId, netns: b.netns.path, ifname: 'eth0', args: podArgs('default', name) }, netconf(node!.socket))).code).toBe(0);
+      }
+    } finally {
+      await node!.ovs.vsctl('del-port', 'br-int', 'foreign0');
+    }
+  });
+
   describe('bad input gets a spec error and the agent keeps serving', () => {
     let sb: Sandbox;
     beforeAll(async () => {

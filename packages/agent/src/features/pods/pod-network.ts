@@ -82,6 +82,8 @@ function stepError(step: string, e: unknown): CniError {
 /** The pod datapath of one node. */
 export class PodNetwork {
   private readonly log: Logger;
+  /** ofport_request numbers handed to ADDs still in flight (not yet in the interface store). */
+  private readonly requesting = new Set<number>();
 
   constructor(private readonly d: PodNetworkDeps) {
     this.log = d.logger ?? silentLogger;
@@ -293,21 +295,51 @@ export class PodNetwork {
   ): Promise<void> {
     setStep('ovs-port');
     undo.push({ step: 'ovs-port', run: () => this.d.vs.deletePort(this.d.bridge, iface.hostIfName) });
-    await this.d.vs.ensurePort(this.d.bridge, iface.hostIfName, { externalIds: podExternalIds(iface) });
-    lap('ovsPort');
-    iface.ofport = await this.d.vs.waitForOfport(iface.hostIfName);
-    lap('ofport');
-    setStep('flows');
-    this.d.store.set(iface);
-    undo.push({
-      step: 'flows',
-      run: async () => {
-        this.d.store.delete(iface.containerId);
-        await this.d.flows.removePod(iface.podNamespace, iface.podName);
-      },
-    });
-    await this.d.flows.upsertPod(this.localPod(iface));
-    lap('flows');
+    // The port number is asked for (ofport_request), so the pod's flows go in while ovs-vswitchd
+    // attaches the port instead of after: vswitchd honours the request unless the number is taken
+    // (another port added outside the agent), and then the flows are redone with the number it gave.
+    const requested = this.freeOfport();
+    this.requesting.add(requested);
+    try {
+      await this.d.vs.ensurePort(this.d.bridge, iface.hostIfName, { externalIds: podExternalIds(iface), ofportRequest: requested });
+      lap('ovsPort');
+      setStep('flows');
+      iface.ofport = requested;
+      this.d.store.set(iface);
+      undo.push({
+        step: 'flows',
+        run: async () => {
+          this.d.store.delete(iface.containerId);
+          await this.d.flows.removePod(iface.podNamespace, iface.podName);
+        },
+      });
+      // `flows`: the flows and the port's attachment side by side; `ofport`: redoing the flows
+      // when vswitchd gave another number (0 otherwise).
+      const [actual] = await Promise.all([this.d.vs.waitForOfport(iface.hostIfName), this.d.flows.upsertPod(this.localPod(iface))]);
+      lap('flows');
+      if (actual !== requested) {
+        this.log.warn({ port: iface.hostIfName, requested, actual }, 'ovs-vswitchd gave the pod port another number than requested; redoing its flows');
+        this.foreign.add(requested);
+        iface.ofport = actual;
+        this.d.store.set(iface);
+        await this.d.flows.upsertPod(this.localPod(iface));
+      }
+      lap('ofport');
+    } finally {
+      this.requesting.delete(requested);
+    }
+  }
+
+  /** Port numbers vswitchd did not give when asked (a port the agent does not know holds them). */
+  private readonly foreign = new Set<number>();
+
+  /** The lowest port number no attached pod, ADD in flight, gateway, tunnel or foreign port has (from 3: 1 and 2 are Antrea's tunnel and gateway). */
+  private freeOfport(): number {
+    const used = new Set<number>([...this.requesting, ...this.foreign, this.d.node.gateway.ofport, ...(this.d.node.tunnel ? [this.d.node.tunnel.ofport] : [])]);
+    for (const i of this.d.store.list()) used.add(i.ofport);
+    let n = 3;
+    while (used.has(n)) n++;
+    return n;
   }
 
   /** Reads the primary plugin's result: the host-side device, the pod's interface and address. */
