@@ -204,19 +204,17 @@ export function compileK8sNetworkPolicy(np: K8sNetworkPolicy, ctx: CompileContex
   const ns = np.metadata.namespace ?? 'default';
   const types = defaultPolicyTypes(np);
   const appliedTo = b.applied([{ kind: 'pod', ns, sel: selOrAll(np.spec.podSelector) }]);
-  const rules: controlplane.NetworkPolicyRule[] = [];
-  if (types.includes('Ingress')) {
-    (np.spec.ingress ?? []).forEach((r, i) => {
-      const services = k8sServices(r.ports);
-      rules.push({ direction: 'In', from: k8sPeer(b, r.from, ns, 'In', services), to: emptyPeer(), services, priority: i, enableLogging: false });
-    });
-  }
-  if (types.includes('Egress')) {
-    (np.spec.egress ?? []).forEach((r, i) => {
-      const services = k8sServices(r.ports);
-      rules.push({ direction: 'Out', from: emptyPeer(), to: k8sPeer(b, r.to, ns, 'Out', services), services, priority: i, enableLogging: false });
-    });
-  }
+  // Built with map and concat, which size the arrays exactly: an array grown by push keeps room
+  // for 16 entries, and tens of thousands of compiled policies keep their rule lists.
+  const ingress = !types.includes('Ingress') ? [] : (np.spec.ingress ?? []).map((r, i): controlplane.NetworkPolicyRule => {
+    const services = k8sServices(r.ports);
+    return { direction: 'In', from: k8sPeer(b, r.from, ns, 'In', services), to: emptyPeer(), services, priority: i, enableLogging: false };
+  });
+  const egress = !types.includes('Egress') ? [] : (np.spec.egress ?? []).map((r, i): controlplane.NetworkPolicyRule => {
+    const services = k8sServices(r.ports);
+    return { direction: 'Out', from: emptyPeer(), to: k8sPeer(b, r.to, ns, 'Out', services), services, priority: i, enableLogging: false };
+  });
+  const rules = egress.length === 0 ? ingress : ingress.concat(egress);
   const ref = sourceRef('K8sNetworkPolicy', { ...np.metadata, namespace: ns });
   return {
     policy: { uid: ref.uid, name: ref.name, namespace: ns, sourceRef: ref, rules, appliedToGroups: [appliedTo], policyTypes: types, generation: np.metadata.generation ?? 1 },

@@ -10,19 +10,19 @@ import { indexKeysOf } from './selector';
  * and `s:*` / `s:L:<k=v>` for its Namespace selector.
  */
 export function leafIndexKeys(l: Leaf): string[] {
-  const out: string[] = [];
   if (l.kind === 'node') return ['n:*'];
-  if (l.kind === 'ee') out.push('e:*');
+  let own: string[];
+  if (l.kind === 'ee') own = ['e:*'];
   else {
     // Namespaced leaves are indexed under their Namespace (and label), never cluster-wide keys,
     // so thousands of per-Namespace groups with the same labels do not all wake on every pod.
     const keys = indexKeysOf(l.sel);
-    if (l.ns !== undefined) out.push(...(keys[0] !== '*' ? keys.map((k) => `p:NL:${l.ns}|${k}`) : [`p:N:${l.ns}`]));
-    else if (keys[0] !== '*') out.push(...keys.map((k) => `p:L:${k}`));
-    else out.push('p:*');
+    if (l.ns !== undefined) own = keys[0] !== '*' ? keys.map((k) => `p:NL:${l.ns}|${k}`) : [`p:N:${l.ns}`];
+    else if (keys[0] !== '*') own = keys.map((k) => `p:L:${k}`);
+    else own = ['p:*'];
   }
-  if (l.nsSel) out.push(...indexKeysOf(l.nsSel).map((k) => (k === '*' ? 's:*' : `s:L:${k}`)));
-  return out;
+  // Exactly sized arrays (map, concat): each group keeps its keys, and an array grown by push keeps room for 16.
+  return l.nsSel ? own.concat(indexKeysOf(l.nsSel).map((k) => (k === '*' ? 's:*' : `s:L:${k}`))) : own;
 }
 
 /** Selector index key -> names of the groups that could select an object under it. */

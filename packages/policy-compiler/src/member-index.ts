@@ -156,7 +156,7 @@ export class MemberIndex {
     if (mk.charCodeAt(0) === 112 /* 'p' */) {
       const slot = this.podOf.get(mk);
       if (!slot) return undefined;
-      if (slot.info === undefined) slot.info = this.podInfo(mk, slot.pod) ?? null;
+      if (slot.info === undefined) slot.info = this.podInfo(slot.pod) ?? null;
       return slot.info ?? undefined;
     }
     const c = this.infoCache.get(mk);
@@ -242,14 +242,13 @@ export class MemberIndex {
     return l;
   }
 
-  private podInfo(mk: MemberKey, pod: Pod): MemberInfo | undefined {
+  private podInfo(pod: Pod): MemberInfo | undefined {
     if (pod.spec?.hostNetwork || pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return undefined;
-    const rest = mk.slice(2);
-    const slash = rest.indexOf('/');
-    const ns = rest.slice(0, slash);
+    // The pod's own strings (its member key is `p:<namespace>/<name>` of the same fields).
+    const ns = pod.metadata.namespace ?? 'default';
     const ports: controlplane.NamedPort[] = [];
     for (const c of pod.spec?.containers ?? []) for (const p of c.ports ?? []) if (p.name) ports.push({ name: p.name, port: p.containerPort, protocol: p.protocol ?? 'TCP' });
-    const member: controlplane.GroupMember = { pod: { name: rest.slice(slash + 1), namespace: ns }, ips: podIps(pod) };
+    const member: controlplane.GroupMember = { pod: { name: pod.metadata.name ?? '', namespace: ns }, ips: podIps(pod) };
     if (ports.length > 0) member.ports = ports;
     const facts: MemberFacts = { kind: 'pod', namespace: ns, labels: pod.metadata.labels, nsLabels: this.nsLabelsOf(ns) };
     const sa = pod.spec?.serviceAccountName ?? pod.spec?.serviceAccount;
