@@ -153,13 +153,16 @@ export class PolicyEngine {
       rejected.push(r);
       this.log?.warn({ where, errors: r.errors.map((e) => e.message) }, 'object rejected');
     });
+    let objects = 0;
     this.changes.withoutRecording(() => {
+      // The whole input is ordered (and a kind it cannot load throws) before the first object is admitted.
       for (const { kind, key, obj } of list) {
+        objects++;
         const r = this.admit(kind, key, obj);
         if (r) rejected.push(r);
       }
     });
-    this.log?.debug({ objects: list.length, rejected: rejected.length }, 'bulk load done');
+    this.log?.debug({ objects, rejected: rejected.length }, 'bulk load done');
     return rejected;
   }
 
