@@ -9,6 +9,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import https from 'node:https';
+import { Session } from 'node:inspector/promises';
 import type { ClusterObject } from '@switchyard/policy-compiler';
 import type { RequestAuth } from '@switchyard/kube';
 import { ControlplaneHub } from '../src/hub';
@@ -28,6 +29,11 @@ const np = (n: string, name: string, sel: Record<string, string>, from: Record<s
   ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name, namespace: n, uid: `${n}/${name}` }, spec: { podSelector: { matchLabels: sel }, policyTypes: ['Ingress'], ingress: from ? [{ from: [{ podSelector: { matchLabels: from } }] }] : [] } }) as ClusterObject;
 
 const mb = (n: number): number => Math.round(n / 1e6);
+/** Where the memory is: V8 heap used / total, external, array buffers (MB). */
+const memory = (): string => {
+  const m = process.memoryUsage();
+  return `heap ${mb(m.heapUsed)}/${mb(m.heapTotal)} MB, external ${mb(m.external)} MB, array buffers ${mb(m.arrayBuffers)} MB`;
+};
 const pct = (xs: number[], p: number): number => xs[Math.min(xs.length - 1, Math.floor(xs.length * p))] as number;
 
 const auth: RequestAuth = {
@@ -55,7 +61,7 @@ async function main(): Promise<void> {
   const loadMs = performance.now() - t0;
   global.gc?.();
   const rssLoaded = process.memoryUsage().rss;
-  console.log(`loaded ${NS} ns, ${k} pods, ${NS * 3} NPs on ${NODES} nodes in ${Math.round(loadMs)} ms, RSS ${mb(rssLoaded)} MB`);
+  console.log(`loaded ${NS} ns, ${k} pods, ${NS * 3} NPs on ${NODES} nodes in ${Math.round(loadMs)} ms, RSS ${mb(rssLoaded)} MB (${memory()})`);
 
   const pki = await createPki(['127.0.0.1']);
   const logger = { debug: () => undefined, info: () => undefined, warn: (o: unknown, m?: string) => console.error('WARN', m, o), error: (o: unknown, m?: string) => console.error('ERROR', m, o) };
@@ -64,17 +70,19 @@ async function main(): Promise<void> {
   const nodes = Array.from({ length: NODES }, (_, i) => `node-${i}`);
   // Worker processes start before the clock does: an agent's process start is not the controller's cost.
   const pool = WORKERS > 0 ? await startWorkers() : undefined;
+  const profiler = process.env.BENCH_CPU_PROFILE ? await startProfile() : undefined;
   const cpu0 = process.cpuUsage();
   const t1 = performance.now();
   const watchers = pool ? await workerWatchers(pool, nodes, `https://127.0.0.1:${port}`, pki.caPem) : await inProcessWatchers(nodes, port, pki.caPem);
   const syncMs = performance.now() - t1;
   const cpu = process.cpuUsage(cpu0);
+  if (profiler) await stopProfile(profiler, process.env.BENCH_CPU_PROFILE as string);
   const syncCpuMs = (cpu.user + cpu.system) / 1000;
   const bytes = [...watchers.bytes].sort((a, b) => a - b);
   const policiesPerNode = [...watchers.policies].sort((a, b) => a - b);
   global.gc?.();
   const rssServing = process.memoryUsage().rss;
-  console.log(`initial sync of ${NODES} watchers (${WORKERS > 0 ? `${WORKERS} worker processes` : 'in this process'}): ${Math.round(syncMs)} ms, controller CPU ${Math.round(syncCpuMs)} ms; bytes/node p50 ${pct(bytes, 0.5)} max ${bytes.at(-1)}; controller RSS ${mb(rssServing)} MB`);
+  console.log(`initial sync of ${NODES} watchers (${WORKERS > 0 ? `${WORKERS} worker processes` : 'in this process'}): ${Math.round(syncMs)} ms, controller CPU ${Math.round(syncCpuMs)} ms; bytes/node p50 ${pct(bytes, 0.5)} max ${bytes.at(-1)}; controller RSS ${mb(rssServing)} MB (${memory()})`);
 
   // Pod label change: p0 of a namespace flips between app=a0 (applied-to of np0) and app=a1 (a peer
   // of np0, applied-to of np1), so every change moves it between groups. Namespaces are visited
@@ -159,6 +167,21 @@ async function inProcessWatchers(nodes: string[], port: number, caPem: string): 
       for (const c of clients) c.close();
     },
   };
+}
+
+/** BENCH_CPU_PROFILE=<file>: a V8 CPU profile of the controller during the initial sync only. */
+async function startProfile(): Promise<Session> {
+  const session = new Session();
+  session.connect();
+  await session.post('Profiler.enable');
+  await session.post('Profiler.start');
+  return session;
+}
+
+async function stopProfile(session: Session, file: string): Promise<void> {
+  const { profile } = await session.post('Profiler.stop');
+  writeFileSync(file, JSON.stringify(profile));
+  session.disconnect();
 }
 
 /** The next message of `type` (and `id`) from a worker. */

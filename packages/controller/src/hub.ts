@@ -91,8 +91,9 @@ export class ControlplaneHub {
   private viewIndex: Map<string, PolicySnapshot> | undefined;
   /** Names each node holds (policy uids, group names), maintained from the deltas. */
   private readonly views = new Map<string, { policies: Set<string>; addressGroups: Set<string>; appliedToGroups: Set<string> }>();
-  private readonly podNodes = new Map<string, string>();
-  private readonly entityNodes = new Map<string, string>();
+  /** Where pods and ExternalEntities run: namespace -> name -> node (no joined key per lookup). */
+  private readonly podNodes = new Map<string, Map<string, string>>();
+  private readonly entityNodes = new Map<string, Map<string, string>>();
 
   constructor(options: ControlplaneHubOptions = {}) {
     this.engine = options.engine ?? new PolicyEngine(options.logger ? { logger: options.logger } : {});
@@ -230,19 +231,20 @@ export class ControlplaneHub {
     const full = this.engine.snapshot();
     const policies = new Map(full.networkPolicies.map((p) => [p.uid, p] as const));
     const addressGroups = new Map(full.addressGroups.map((g) => [g.name, g] as const));
-    const appliedToGroups = new Map(full.appliedToGroups.map((g) => [g.name, g] as const));
-    // Applied-to groups carry only the node's own members: split each once by member node.
-    const appliedByNode = new Map<string, Map<string, controlplane.GroupMember[]>>();
+    const appliedToGroups = new Set(full.appliedToGroups.map((g) => g.name));
+    // Applied-to groups carry only the node's own members: one pass over every member files it
+    // under its node (node -> group -> members), with no map per group.
+    const local = new Map<string, Map<string, controlplane.GroupMember[]>>();
     for (const g of full.appliedToGroups) {
-      const split = new Map<string, controlplane.GroupMember[]>();
       for (const m of g.groupMembers) {
         const n = this.memberNode(m);
         if (n === undefined) continue;
-        let l = split.get(n);
-        if (!l) split.set(n, (l = []));
-        l.push(m);
+        let groups = local.get(n);
+        if (!groups) local.set(n, (groups = new Map()));
+        const l = groups.get(g.name);
+        if (l) l.push(m);
+        else groups.set(g.name, [m]);
       }
-      appliedByNode.set(g.name, split);
     }
     const out = new Map<string, PolicySnapshot>();
     for (const [node, v] of this.views) {
@@ -255,8 +257,9 @@ export class ControlplaneHub {
         const g = addressGroups.get(name);
         if (g) snap.addressGroups.push(g);
       }
+      const mine = local.get(node);
       for (const name of v.appliedToGroups) {
-        if (appliedToGroups.has(name)) snap.appliedToGroups.push({ name, groupMembers: appliedByNode.get(name)?.get(node) ?? [] });
+        if (appliedToGroups.has(name)) snap.appliedToGroups.push({ name, groupMembers: mine?.get(name) ?? [] });
       }
       snap.networkPolicies.sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
       snap.addressGroups.sort(byName);
@@ -268,8 +271,8 @@ export class ControlplaneHub {
 
   private memberNode(m: controlplane.GroupMember): string | undefined {
     if (m.node) return m.node.name;
-    if (m.pod) return this.podNodes.get(`${m.pod.namespace}/${m.pod.name}`);
-    if (m.externalEntity) return this.entityNodes.get(`${m.externalEntity.namespace}/${m.externalEntity.name}`);
+    if (m.pod) return this.podNodes.get(m.pod.namespace)?.get(m.pod.name);
+    if (m.externalEntity) return this.entityNodes.get(m.externalEntity.namespace)?.get(m.externalEntity.name);
     return undefined;
   }
 
@@ -290,11 +293,18 @@ export class ControlplaneHub {
   private trackPlacement(e: ClusterEvent): void {
     const o = e.object as { kind?: string; metadata: { name?: string; namespace?: string }; spec?: { nodeName?: string; externalNode?: string } };
     if (o.kind !== 'Pod' && o.kind !== 'ExternalEntity') return;
-    const key = `${o.metadata.namespace ?? 'default'}/${o.metadata.name ?? ''}`;
+    const namespace = o.metadata.namespace ?? 'default';
+    const name = o.metadata.name ?? '';
     const map = o.kind === 'Pod' ? this.podNodes : this.entityNodes;
     const where = o.kind === 'Pod' ? o.spec?.nodeName : o.spec?.externalNode;
-    if (e.type === 'DELETED' || !where) map.delete(key);
-    else map.set(key, where);
+    let inNamespace = map.get(namespace);
+    if (e.type === 'DELETED' || !where) {
+      inNamespace?.delete(name);
+      if (inNamespace?.size === 0) map.delete(namespace);
+    } else {
+      if (!inNamespace) map.set(namespace, (inNamespace = new Map()));
+      inNamespace.set(name, where);
+    }
   }
 
   /** Remove a watcher. */

@@ -4,6 +4,7 @@ import https from 'node:https';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { decodeNetworkPolicyStatus, encodeWatchEventFrame, type controlplane } from '@switchyard/apis';
+import { SharedFrames } from './frames';
 import { explain, queryEndpoint, type FlowQuery } from '@switchyard/policy-compiler';
 import { nodeOf, type AccessAttributes, type RequestAuth, type UserInfo } from '@switchyard/kube';
 import { CONTROLPLANE_RESOURCES, type ControlplaneHub, type ControlplaneResource, type NodeWatcher } from './hub';
@@ -72,20 +73,6 @@ class HttpError extends Error {
   }
 }
 
-/**
- * Encoded frames by event object: the engine hands the same policy object to every node in its
- * span, so a policy change sent to N agents is encoded once. Valid only for the same type and rv.
- */
-const frameCache = new WeakMap<object, { type: string; rv: string | undefined; frame: Uint8Array }>();
-function frameOf(e: controlplane.WatchEvent): Uint8Array {
-  if (e.kind !== 'NetworkPolicy' || e.type === 'DELETED') return encodeWatchEventFrame(e);
-  const hit = frameCache.get(e.object);
-  if (hit && hit.type === e.type && hit.rv === e.resourceVersion) return hit.frame;
-  const frame = encodeWatchEventFrame(e);
-  frameCache.set(e.object, { type: e.type, rv: e.resourceVersion, frame });
-  return frame;
-}
-
 /** One agent's open watch: frames go straight to the socket while its buffer stays under the bound. */
 export class WatchConnection implements NodeWatcher {
   /** Most bytes ever buffered for this watcher after the initial state (what the bound limits). */
@@ -102,6 +89,8 @@ export class WatchConnection implements NodeWatcher {
     private readonly bound: number,
     private readonly onOverflow: (w: WatchConnection) => void,
     private readonly stats: ServerStats,
+    /** Frames of live events, shared with the other watchers of the same change. */
+    private readonly liveFrames: SharedFrames = new SharedFrames(),
   ) {}
 
   /** Bytes accepted but not yet handed to the kernel. */
@@ -109,9 +98,13 @@ export class WatchConnection implements NodeWatcher {
     return this.res.writableLength;
   }
 
-  /** Write the initial state or replay in one go; the bound applies to what comes after it. */
-  writeInitial(events: readonly controlplane.WatchEvent[]): void {
-    const frames = events.map(frameOf);
+  /**
+   * Write the initial state or replay in one go; the bound applies to what comes after it. With
+   * `shared` (the initial state at one resourceVersion), objects other nodes also hold are encoded
+   * once for all of them.
+   */
+  writeInitial(events: readonly controlplane.WatchEvent[], shared?: { frames: SharedFrames; version: string }): void {
+    const frames = events.map((e) => (shared ? shared.frames.frameOf(e, shared.version) : encodeWatchEventFrame(e)));
     const buf = Buffer.concat(frames);
     this.stats.eventsSent += events.length;
     this.stats.bytesSent += buf.length;
@@ -127,7 +120,7 @@ export class WatchConnection implements NodeWatcher {
   send(events: readonly controlplane.WatchEvent[]): void {
     if (this.closed) return;
     for (const e of events) {
-      const frame = frameOf(e);
+      const frame = this.liveFrames.frameOf(e, e.resourceVersion ?? '');
       const limit = this.initialDraining ? this.bound + this.initialBytes : this.bound;
       if (this.res.writableLength + frame.length > limit) {
         this.overflowed = true;
@@ -188,6 +181,9 @@ export class ControlplaneServer {
   private readonly log: Logger;
   private readonly bound: number;
   private closing = false;
+  /** Frames of the change being fanned out, and of the initial states at the current resourceVersion. */
+  private readonly liveFrames = new SharedFrames();
+  private readonly initialFrames = new SharedFrames();
 
   constructor(private readonly o: ControlplaneServerOptions) {
     this.log = o.logger ?? silentLogger;
@@ -460,7 +456,7 @@ export class ControlplaneServer {
       this.stats.overflowDisconnects++;
       this.log.warn({ node: c.node, bound: this.bound }, 'watcher too slow: buffer bound exceeded, disconnecting');
       this.dropConnection(c, true);
-    }, this.stats);
+    }, this.stats, this.liveFrames);
     const start = this.o.hub.watch(conn, q.get('resourceVersion') ?? undefined);
     res.writeHead(200, { 'content-type': WATCH_CONTENT_TYPE, 'cache-control': 'no-cache', [WATCH_MODE_HEADER]: start.mode });
     if (start.mode === 'expired') {
@@ -476,7 +472,8 @@ export class ControlplaneServer {
       this.connections.delete(conn);
       conn.closed = true;
     });
-    conn.writeInitial([...start.events, { type: 'BOOKMARK', kind: 'Bookmark', object: { resourceVersion: start.resourceVersion }, resourceVersion: start.resourceVersion }]);
+    const shared = start.mode === 'initial' ? { frames: this.initialFrames, version: start.resourceVersion } : undefined;
+    conn.writeInitial([...start.events, { type: 'BOOKMARK', kind: 'Bookmark', object: { resourceVersion: start.resourceVersion }, resourceVersion: start.resourceVersion }], shared);
     this.log.debug({ node, mode: start.mode, events: start.events.length }, 'watch opened');
   }
 }
