@@ -71,6 +71,29 @@ const tables = [
       ),
   },
   {
+    // ovsdb-limits: the server's own limit (pre-serialized JSON-RPC on a raw socket) per case, this
+    // client and ovs-vsctl on the same workload; medians; the ratio is client throughput / raw.
+    name: 'ovsdb-limits',
+    results: 'packages/ovsdb/bench/results.json',
+    doc: 'docs/ovsdb.md',
+    render: (j) => {
+      const cell = (x) => `${fixed(x.wallSec, 3)} s (${fixed(x.clientCpuSec, 3)} / ${fixed(x.serverCpuSec, 2)})`;
+      const L = j.limits;
+      const n = j.ports.toLocaleString('en-US');
+      const ratio = (x) => `**${fixed(x, 2)}** ${x >= 0.9 ? '✓' : '✗'}`;
+      return table(
+        ['case', 'raw socket (server limit)', 'this client', 'ovs-vsctl', 'this client / raw (target ≥ 0.9)'],
+        ['l', 'r', 'r', 'r', 'r'],
+        [
+          [`${n} ports, one transaction each, each awaited`, cell(L.perPortSequential.raw), cell(L.perPortSequential.library), `${cell(L.perPortSequential.cli)}, one process per port, run once`, ratio(L.perPortSequential.libraryOfRaw)],
+          [`${n} ports, one transaction each, pipelined`, cell(L.perPortPipelined.raw), cell(L.perPortPipelined.library), '', ratio(L.perPortPipelined.libraryOfRaw)],
+          [`${n} ports, one transaction`, cell(L.batched.raw), cell(L.batched.library), `${cell(L.batched.cli)}, one chained call`, ratio(L.batched.libraryOfRaw)],
+          [`monitor: ${j.updates.toLocaleString('en-US')} pipelined updates until the watcher has the last (raw watcher / Replica)`, cell(L.monitor.raw), cell(L.monitor.library), '', ratio(L.monitor.libraryOfRaw)],
+        ],
+      );
+    },
+  },
+  {
     // openflow: one object per step, library against ovs-ofctl, with the package's targets.
     name: 'openflow',
     results: 'packages/openflow/bench/results.json',
@@ -109,7 +132,7 @@ const tables = [
             target(add.p50 < 1, 'p50 < 1 ms'),
           ],
           [
-            `dump-flows text parse (warm, best of ${j.rounds})`,
+            'dump-flows text parse (warm, best of 3)',
             `**${k(parse.flowsPerSec)}** (${Math.round(parse.flowsPerCpuSec / 1000)}k per CPU-second)`,
             '',
             '',
@@ -123,6 +146,29 @@ const tables = [
             '',
             '',
           ],
+        ],
+      );
+    },
+  },
+  {
+    // openflow-limits: the switch's own limit (pre-encoded bytes on a raw socket), the library and
+    // ovs-ofctl on the same bundles against the same ovs-vswitchd; medians; ratio = library / raw.
+    name: 'openflow-limits',
+    results: 'packages/openflow/bench/results.json',
+    doc: 'docs/openflow.md',
+    render: (j) => {
+      const cell = (x) => `${fixed(x.wallSec, 3)} s (${fixed(x.clientCpuSec, 3)} / ${fixed(x.switchCpuSec, 2)})`;
+      const ratio = (x) => `**${fixed(x, 2)}** ${x >= 0.9 ? '✓' : '✗'}`;
+      const L = j.limits;
+      const sa = L.singleAddMs;
+      return table(
+        ['step', 'raw socket (switch limit)', 'this library', 'ovs-ofctl', 'library / raw (target ≥ 0.9)', 'ovs-ofctl / raw'],
+        ['l', 'r', 'r', 'r', 'r', 'r'],
+        [
+          [`install ${j.flows.toLocaleString('en-US')} flows (one bundle)`, cell(L.install.raw), cell(L.install.library), cell(L.install.ovsOfctl), ratio(L.install.libraryOfRaw), fixed(L.install.ovsOfctlOfRaw, 2)],
+          ['modify 10% (re-add, one bundle)', cell(L.modify10pct.raw), cell(L.modify10pct.library), cell(L.modify10pct.ovsOfctl), ratio(L.modify10pct.libraryOfRaw), fixed(L.modify10pct.ovsOfctlOfRaw, 2)],
+          ['delete all', cell(L.deleteAll.raw), cell(L.deleteAll.library), cell(L.deleteAll.ovsOfctl), ratio(L.deleteAll.libraryOfRaw), fixed(L.deleteAll.ovsOfctlOfRaw, 2)],
+          ['single flow add + barrier, p50 / p99', `${fixed(sa.rawP50, 3)} / ${fixed(sa.rawP99, 2)} ms`, `${fixed(sa.libraryP50, 3)} / ${fixed(sa.libraryP99, 2)} ms`, '', ratio(sa.libraryOfRaw), ''],
         ],
       );
     },
