@@ -60,6 +60,8 @@ export class PolicyEngine {
   readonly clusterGroups: Map<string, ClusterGroup>;
   readonly groupObjects: Map<string, Group>;
   readonly labelIdentities: Map<string, LabelIdentity>;
+  /** member key -> names of groups containing it (for explain / queryEndpoint). */
+  readonly memberGroups: Map<string, Set<string>>;
   /** IP -> member key. */
   readonly ipOwners: Map<string, string>;
   // Compiled state.
@@ -98,14 +100,10 @@ export class PolicyEngine {
     this.clusterGroups = inputs.clusterGroups;
     this.groupObjects = inputs.groupObjects;
     this.labelIdentities = inputs.labelIdentities;
+    this.memberGroups = this.membership.memberGroups;
     this.ipOwners = this.members.ipOwners;
     this.groups = this.membership.groups;
     this.policies = this.policyTable.policies;
-  }
-
-  /** member key -> names of groups containing it (for explain / queryEndpoint; built on first use). */
-  get memberGroups(): Map<string, Set<string>> {
-    return this.membership.memberGroups;
   }
 
   // ------------------------------------------------------------------------------------------

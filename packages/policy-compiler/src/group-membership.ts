@@ -37,11 +37,10 @@ export type GroupRole = 'applied' | 'address';
 export class GroupMembership {
   readonly groups = new Map<string, GroupState>();
   /**
-   * member key -> names of groups containing it, built on first use (explain / queryEndpoint) and
-   * kept up to date from then on: a bulk load needs no reverse index, and a Set per member was
-   * a large share of its heap.
+   * member key -> names of groups containing it (for explain / queryEndpoint), in the order the
+   * member joined them. Most members are in one or two groups: inline sets.
    */
-  private byMember: Map<MemberKey, Set<string>> | undefined;
+  readonly memberGroups = new Map<MemberKey, Set<string>>();
   private readonly members: MemberSource;
   private readonly selectors: GroupSelectorIndex;
   private readonly changes: ChangeRecorder;
@@ -52,22 +51,6 @@ export class GroupMembership {
     this.selectors = options.selectors;
     this.changes = options.changes;
     this.spans = options.spans;
-  }
-
-  /** member key -> names of the groups containing it. */
-  get memberGroups(): Map<MemberKey, Set<string>> {
-    if (!this.byMember) {
-      const index = new Map<MemberKey, Set<string>>();
-      for (const [name, g] of this.groups) {
-        for (const mk of g.members.keys()) {
-          let gs = index.get(mk);
-          if (!gs) index.set(mk, (gs = new Set()));
-          gs.add(name);
-        }
-      }
-      this.byMember = index;
-    }
-    return this.byMember;
   }
 
   /** Number of live groups. */
@@ -153,11 +136,9 @@ export class GroupMembership {
     this.changes.memberChanging(g, mk, old ? { m: old.member, node: old.node } : null);
     if (old) this.unlinkMember(g, mk, old.node);
     g.members.set(mk, e);
-    if (this.byMember) {
-      let gs = this.byMember.get(mk);
-      if (!gs) this.byMember.set(mk, (gs = new Set()));
-      gs.add(g.def.name);
-    }
+    let gs = this.memberGroups.get(mk);
+    if (!gs) this.memberGroups.set(mk, (gs = new SmallSet()));
+    gs.add(g.def.name);
     if (node !== '') {
       const local = g.byNode.get(node);
       if (local === undefined) {
@@ -177,9 +158,9 @@ export class GroupMembership {
     if (!old) return;
     this.changes.memberChanging(g, mk, { m: old.member, node: old.node });
     this.unlinkMember(g, mk, old.node);
-    const gs = this.byMember?.get(mk);
+    const gs = this.memberGroups.get(mk);
     gs?.delete(g.def.name);
-    if (gs && gs.size === 0) this.byMember?.delete(mk);
+    if (gs && gs.size === 0) this.memberGroups.delete(mk);
   }
 
   private unlinkMember(g: GroupState, mk: MemberKey, node: string): void {
