@@ -19,6 +19,9 @@ const NATIVE_PLUGIN = join(HERE, '..', 'dist', 'switchyard-cni-native');
 const useNode = process.env.BENCH_PLUGIN === 'node' || !existsSync(NATIVE_PLUGIN);
 const PLUGIN_ARGV = useNode ? ['node', PLUGIN] : [NATIVE_PLUGIN];
 const PLUGIN_NAME = useNode ? 'Node.js plugin' : 'native plugin';
+/** The agent's netns helper as the built agent finds it (dist/), unless BENCH_NETNS_HELPER=0 or it was not built. */
+const NETNS_HELPER = join(HERE, '..', 'dist', 'switchyard-netns');
+const netnsHelper: string | false = process.env.BENCH_NETNS_HELPER !== '0' && existsSync(NETNS_HELPER) ? NETNS_HELPER : false;
 const REF_DIR = '/usr/lib/cni';
 const SEQ = Number(process.env.BENCH_SEQ ?? 100);
 const PAR = Number(process.env.BENCH_PAR ?? 20);
@@ -189,8 +192,9 @@ async function main(): Promise<void> {
     const agent = await Agent.start({
       logger,
       nodeName: 'bench', podCIDR: '10.100.0.0/16', nodeIP: '192.168.1.1', ovsdbRemote: ovs.dbRemote, ovsRunDir: ovs.dir,
-      datapathType: 'netdev', gatewayName: 'sy-gw0', tunnelName: 'sy-tun0', dataDir: dir, cniSocket: socket, nodeNetns: ovs.netns.name,
+      datapathType: 'netdev', gatewayName: 'sy-gw0', tunnelName: 'sy-tun0', dataDir: dir, cniSocket: socket, nodeNetns: ovs.netns.name, netnsHelper,
     });
+    console.error(`  pod interfaces set up by ${netnsHelper ? 'switchyard-netns' : 'a child process per pod (nsenter, sh, ip, ethtool)'}`);
     const conf = JSON.stringify({ cniVersion: '1.0.0', name: 'switchyard', type: 'switchyard-cni', cniSocket: socket });
     const sy = (cmd: string, i: number): Promise<number> =>
       timedExec(PLUGIN_ARGV, env({ CNI_COMMAND: cmd, CNI_CONTAINERID: `sy${i}`, CNI_NETNS: sandboxes[i]!.path, CNI_IFNAME: 'eth0', CNI_ARGS: args(i) }), conf);

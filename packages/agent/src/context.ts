@@ -43,7 +43,7 @@ export function agentContext(o: AgentOptions): AgentContext {
     ipsec,
     // Each feature's overhead on traffic between nodes (tunnel, WireGuard, ESP), as its options fragment says.
     mtu: podMtuOf(options),
-    net: new NodeNetwork(options.nodeNetns, { unmasqueraded: unmasqueradedOf(options) }),
+    net: new NodeNetwork(options.nodeNetns, { unmasqueraded: unmasqueradedOf(options), netnsHelper: options.netnsHelper || undefined }),
     metrics: new AgentMetrics(),
     log: options.logger,
   };

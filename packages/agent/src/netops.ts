@@ -29,6 +29,7 @@
 import { existsSync, statfsSync, writeFileSync } from 'node:fs';
 import { AgentError } from './errors';
 import { execFile } from './exec';
+import { NetnsHelper } from './host-network/netns-helper';
 import { Rtnetlink } from './host-network/rtnetlink';
 import { planRouteSync, type HostRoute } from './host-network/route-plan';
 import { ipv4Of, isIpv4WithPrefix } from './ipv4';
@@ -119,13 +120,17 @@ export class NodeNetwork {
 
   /** Devices whose traffic is never masqueraded. */
   private readonly unmasqueraded: readonly string[];
+  /** switchyard-netns, when there is one: the pod setup without child processes. */
+  private readonly helper: NetnsHelper | undefined;
 
   /**
    * @param nodeNetns netns name or path of the node; undefined = the agent's own namespace.
    * @param opts.unmasqueraded devices whose traffic keeps its pod source address (the far end SNATs it; the features' options fragments name them).
+   * @param opts.netnsHelper path of the switchyard-netns helper; without it each pod setup runs one child (`nsenter`, `sh`, `ip`, `ethtool`).
    */
-  constructor(readonly nodeNetns?: string, opts: { unmasqueraded?: readonly string[] } = {}) {
+  constructor(readonly nodeNetns?: string, opts: { unmasqueraded?: readonly string[]; netnsHelper?: string | undefined } = {}) {
     this.unmasqueraded = opts.unmasqueraded ?? [];
+    this.helper = opts.netnsHelper ? new NetnsHelper(opts.netnsHelper) : undefined;
     this.prefix = nodeNetns === undefined ? [] : ['nsenter', `--net=${netnsPath(nodeNetns)}`];
     this.own = nodeNetns === undefined;
   }
@@ -133,6 +138,7 @@ export class NodeNetwork {
   /** Closes the netlink socket (it is unref'd, so this is tidiness, not a requirement). */
   close(): void {
     this.rtnl.close();
+    this.helper?.close();
   }
 
   /** Runs a shell script in the node's namespace (`args` are its positional parameters; values never go into the script). */
@@ -170,9 +176,10 @@ export class NodeNetwork {
 
   /**
    * Creates the veth pair by rtnetlink: the host side up in the node namespace, the peer (name,
-   * MTU, MAC) directly in the pod's. Then one child: the host side's sysctls and checksum offload
-   * in the node namespace, and through `nsenter` the pod side's address, `lo`, link up, default
-   * route, IPv6 and checksum offload. Undo with {@link deleteHostLink}.
+   * MTU, MAC) directly in the pod's. Then one request to switchyard-netns (or, without it, one
+   * child): the host side's sysctls and checksum offload in the node namespace, and the pod side's
+   * address, `lo`, link up, default route, IPv6 and checksum offload in the pod's. Undo with
+   * {@link deleteHostLink}.
    */
   async createPodLink(spec: PodLinkSpec): Promise<void> {
     check(NAME_RE, spec.hostIfName, 'host interface name');
@@ -195,8 +202,17 @@ export class NodeNetwork {
     // MLD reports, DAD) of every new veth is punted to ovs-vswitchd's main thread, which also
     // attaches ports and commits bundles; at 100 pods it tripled the ADD latency (see the bench).
     // These are sysctls of the node namespace: no rtnetlink request sets them (IFLA_AF_SPEC is
-    // refused at link creation, and disable_ipv6 has no netlink form), so they ride in the child
-    // the pod side needs anyway (echo is a shell builtin: no extra process).
+    // refused at link creation, and disable_ipv6 has no netlink form), so they ride with the pod
+    // side's setup: one request to switchyard-netns, or without it one child (echo is a shell
+    // builtin: no extra process).
+    if (this.helper) {
+      const [ip = '', prefix = '32'] = spec.ipCidr.split('/');
+      await this.helper.podLink({
+        nodeNetns: this.nodeNetns === undefined ? undefined : netnsPath(this.nodeNetns),
+        hostIfName: spec.hostIfName, podNetns: spec.netns, ifname: spec.ifname, ip, prefix: Number(prefix), gateway: spec.gateway, txOffloadOff: spec.txOffloadOff,
+      });
+      return;
+    }
     const hostOffload = spec.txOffloadOff ? ' && ethtool -K "$1" tx off >/dev/null' : '';
     const podBatch = [
       'link set dev lo up',

@@ -2,8 +2,11 @@
 // rtnetlink across namespaces, the rest through nsenter) in this process, and the real-node
 // set-up (node netns = the agent's own: links, addresses, routes by rtnetlink) in a child started
 // inside a node netns.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Testbed, run, type Netns } from '@switchyard/testbed';
+import { NetnsHelper } from '../src/host-network/netns-helper';
 import { NetlinkError } from '../src/host-network/rtnetlink';
 import { NodeNetwork } from '../src/netops';
 import { PKG_DIR } from './helpers';
@@ -28,7 +31,18 @@ const links = async (netns: string): Promise<string[]> => (JSON.parse((await run
 const sysctl = async (netns: string, path: string): Promise<string> => (await run(['cat', `/proc/sys/net/${path}`], { netns })).stdout.trim();
 const txChecksum = async (netns: string, dev: string): Promise<string> => /tx-checksumming: (\w+)/.exec((await run(['ethtool', '-k', dev], { netns })).stdout)?.[1] ?? '';
 
-describe('lab set-up: the node namespace is not the agent’s', () => {
+/** native/switchyard-netns.c compiled for this run (the build puts it in dist/; here it is built afresh). */
+let built: Promise<string> | undefined;
+function buildHelper(): Promise<string> {
+  built ??= (async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'sy-netns-')), 'switchyard-netns');
+    await run(['cc', '-O2', '-Wall', '-Wextra', '-o', out, join(PKG_DIR, 'native', 'switchyard-netns.c')]);
+    return out;
+  })();
+  return built;
+}
+
+describe.each(['child processes', 'switchyard-netns'] as const)('lab set-up: the node namespace is not the agent’s, pod side set by %s', (how) => {
   let node: Netns;
   let pod: Netns;
   let net: NodeNetwork;
@@ -36,7 +50,7 @@ describe('lab set-up: the node namespace is not the agent’s', () => {
   beforeAll(async () => {
     node = await tb.createNetns('n');
     pod = await tb.createNetns('p');
-    net = new NodeNetwork(node.name);
+    net = new NodeNetwork(node.name, how === 'switchyard-netns' ? { netnsHelper: await buildHelper() } : {});
   });
   afterAll(() => net.close());
 
@@ -72,6 +86,44 @@ describe('lab set-up: the node namespace is not the agent’s', () => {
     expect(await links(pod.name)).not.toContain('eth0');
     expect(await net.deleteHostLink('pod-lab')).toBe(false);
     expect(await net.hostLinkState('pod-lab')).toEqual({ exists: false, up: false });
+  });
+});
+
+describe('switchyard-netns', () => {
+  test('a failed step comes back naming the step and the kernel’s reason; the helper serves the next request', async () => {
+    const node = await tb.createNetns('n');
+    const pod = await tb.createNetns('p');
+    const helper = new NetnsHelper(await buildHelper());
+    try {
+      // No such host device in the node namespace.
+      await expect(helper.podLink({ nodeNetns: node.path, hostIfName: 'nope0', podNetns: pod.path, ifname: 'eth0', ip: '10.78.0.5', prefix: 24, gateway: '10.78.0.1', txOffloadOff: false }))
+        .rejects.toMatchObject({ code: 'EXEC_FAILED', message: expect.stringContaining('host side /proc/sys/net/ipv4/conf/nope0/arp_ignore: No such file or directory') });
+      // A pod namespace path that is not there.
+      await run(['ip', 'link', 'add', 'hn-a', 'type', 'veth', 'peer', 'name', 'eth0', 'netns', pod.name], { netns: node.name });
+      await expect(helper.podLink({ nodeNetns: node.path, hostIfName: 'hn-a', podNetns: '/var/run/netns/none-such', ifname: 'eth0', ip: '10.78.0.5', prefix: 24, gateway: '10.78.0.1', txOffloadOff: false }))
+        .rejects.toMatchObject({ message: expect.stringContaining('enter pod namespace /var/run/netns/none-such: No such file or directory') });
+      // The same helper (back in its own namespace) then sets the pod up.
+      await helper.podLink({ nodeNetns: node.path, hostIfName: 'hn-a', podNetns: pod.path, ifname: 'eth0', ip: '10.78.0.5', prefix: 24, gateway: '10.78.0.1', txOffloadOff: false });
+      expect((await run(['ip', '-4', '-o', 'addr', 'show', 'dev', 'eth0'], { netns: pod.name })).stdout).toContain('10.78.0.5/24');
+      // (linkdown: the host end was made here and left down)
+      expect((await run(['ip', 'route', 'show', 'default'], { netns: pod.name })).stdout.trim()).toMatch(/^default via 10.78.0.1 dev eth0\b/);
+      // Closed (its child ended by the handle it holds), it starts a new one on the next request.
+      helper.close();
+      await helper.podLink({ nodeNetns: node.path, hostIfName: 'hn-a', podNetns: pod.path, ifname: 'eth0', ip: '10.78.0.5', prefix: 24, gateway: '10.78.0.1', txOffloadOff: true });
+      expect(await txChecksum(pod.name, 'eth0')).toBe('off');
+    } finally {
+      helper.close();
+    }
+  });
+
+  test('refuses a field with a tab or newline before anything is sent', () => {
+    const helper = new NetnsHelper('/nonexistent/switchyard-netns');
+    expect(() => helper.podLink({ nodeNetns: undefined, hostIfName: 'a\tb', podNetns: '/x', ifname: 'eth0', ip: '10.0.0.1', prefix: 24, gateway: '10.0.0.2', txOffloadOff: false })).toThrow(/tab or newline/);
+  });
+
+  test('a helper that cannot start fails the request with the reason', async () => {
+    const helper = new NetnsHelper('/nonexistent/switchyard-netns');
+    await expect(helper.podLink({ nodeNetns: undefined, hostIfName: 'x', podNetns: '/x', ifname: 'eth0', ip: '10.0.0.1', prefix: 24, gateway: '10.0.0.2', txOffloadOff: false })).rejects.toMatchObject({ code: 'EXEC_FAILED', message: expect.stringContaining('ENOENT') });
   });
 });
 

@@ -2,6 +2,10 @@
 import { parseAgentConfig } from '@switchyard/apis';
 import { silentLogger } from '@switchyard/runtime';
 import { agentOptionsFromConfig, podMtuOf, resolveAgentOptions, unmasqueradedOf } from '../src/options';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { locateNetnsHelper } from '../src/host-network/netns-helper';
 
 const node = { nodeName: 'n1', podCIDR: '10.10.1.0/24', nodeIP: '192.168.1.1', dataDir: '/d' };
 
@@ -11,7 +15,8 @@ test('every field without a default in the given options gets its fragment\'s de
     ovsdbRemote: 'unix:/x', ovsRunDir: '/var/run/openvswitch', bridge: 'br-int', datapathType: 'system', gatewayName: 'antrea-gw0', tunnelName: 'antrea-tun0',
     tunnelType: 'geneve', tunnelPort: 0, tunnelCsum: false, linkMtu: 1500, disableTxChecksumOffload: false, trafficMode: 'encap', trafficEncryptionMode: 'none', noSNAT: false,
     logger: silentLogger,
-    ipamNetwork: 'switchyard', cniSocket: '/var/run/antrea/cni.sock',
+    // No switchyard-netns beside jest's program: pods are set up by child processes.
+    ipamNetwork: 'switchyard', cniSocket: '/var/run/antrea/cni.sock', netnsHelper: false,
     enableIPPools: false,
     policyLogFile: '/d/networkpolicy/np.log', packetInRate: 500,
     enableProxy: false,
@@ -46,4 +51,13 @@ test("a Multi-cluster gateway's WireGuard device is kept out of the masquerade, 
   const base = { ...node, ovsdbRemote: 'unix:/x' };
   expect(unmasqueradedOf(resolveAgentOptions(base))).toEqual([]);
   expect(unmasqueradedOf(resolveAgentOptions({ ...base, multicluster: { namespace: 'kube-system', enablePodToPodConnectivity: false } }))).toEqual(['switchyard-mcwg']);
+});
+
+test('the netns helper is found beside the agent\'s program, named explicitly, or turned off', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sy-helper-'));
+  expect(locateNetnsHelper(join(dir, 'agent-cli.js'))).toBeUndefined();
+  writeFileSync(join(dir, 'switchyard-netns'), '');
+  expect(locateNetnsHelper(join(dir, 'agent-cli.js'))).toBe(join(dir, 'switchyard-netns'));
+  expect(resolveAgentOptions({ ...node, ovsdbRemote: 'unix:/x', netnsHelper: '/opt/sy/switchyard-netns' }).netnsHelper).toBe('/opt/sy/switchyard-netns');
+  expect(resolveAgentOptions({ ...node, ovsdbRemote: 'unix:/x', netnsHelper: false }).netnsHelper).toBe(false);
 });

@@ -1,0 +1,248 @@
+/*
+ * switchyard-netns: the agent's long-lived helper for work inside network namespaces that Node.js
+ * cannot enter (setns is per thread; Node has no binding for it). Started once by the agent
+ * (src/host-network/netns-helper.ts), it reads one request per line on stdin and answers one line
+ * on stdout, so a pod's setup costs a few syscalls instead of an nsenter/sh/ip/ethtool chain.
+ *
+ * Request (fields separated by tabs; the agent validated every value):
+ *   ID  podlink  NODE_NETNS|-  HOST_IF  POD_NETNS  IFNAME  ADDRESS  PREFIX  GATEWAY  TXOFF(0|1)
+ *     In NODE_NETNS (or the helper's own namespace for -): HOST_IF's arp_ignore=8, forwarding=0,
+ *     disable_ipv6=1, and transmit checksum offload off when TXOFF. In POD_NETNS: IFNAME's
+ *     disable_ipv6=1, lo up, ADDRESS/PREFIX on IFNAME, IFNAME up, default route via GATEWAY on
+ *     IFNAME (replaced), and IFNAME's transmit checksum offload off when TXOFF.
+ * Answer: `ID ok` or `ID err STEP: REASON`. The helper always returns to its own namespace.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/ethtool.h>
+#include <linux/if.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+static char failure[512];
+
+/* Records why a step failed (errno's text) and returns -1. */
+static int fail(const char *step, const char *what, int err) {
+  snprintf(failure, sizeof failure, "%s %s: %s", step, what, strerror(err));
+  return -1;
+}
+
+static int write_file(const char *path, const char *value, const char *step) {
+  int fd = open(path, O_WRONLY | O_CLOEXEC);
+  if (fd < 0) return fail(step, path, errno);
+  ssize_t n = write(fd, value, strlen(value));
+  int err = errno;
+  close(fd);
+  return n == (ssize_t)strlen(value) ? 0 : fail(step, path, n < 0 ? err : EIO);
+}
+
+static int sysctl_dev(const char *family, const char *dev, const char *key, const char *value, const char *step) {
+  char path[256];
+  snprintf(path, sizeof path, "/proc/sys/net/%s/conf/%s/%s", family, dev, key);
+  return write_file(path, value, step);
+}
+
+/* Transmit checksum offload off (what `ethtool -K DEV tx off` does), in the current namespace. */
+static int tx_off(const char *dev, const char *step) {
+  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return fail(step, "socket", errno);
+  struct ethtool_value ev = {.cmd = ETHTOOL_STXCSUM, .data = 0};
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  strncpy(ifr.ifr_name, dev, IFNAMSIZ - 1);
+  ifr.ifr_data = (void *)&ev;
+  int r = ioctl(s, SIOCETHTOOL, &ifr);
+  int err = errno;
+  close(s);
+  return r < 0 ? fail(step, dev, err) : 0;
+}
+
+/* A device's index in the current namespace (SIOCGIFINDEX; net/if.h would clash with linux/if.h). */
+static int index_of(const char *dev) {
+  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return 0;
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  strncpy(ifr.ifr_name, dev, IFNAMSIZ - 1);
+  int r = ioctl(s, SIOCGIFINDEX, &ifr);
+  int err = errno;
+  close(s);
+  errno = err;
+  return r < 0 ? 0 : ifr.ifr_ifindex;
+}
+
+struct nlreq {
+  struct nlmsghdr n;
+  union {
+    struct ifinfomsg i;
+    struct ifaddrmsg a;
+    struct rtmsg r;
+  } u;
+  char attrs[128];
+};
+
+static void add_attr(struct nlreq *q, unsigned short type, const void *data, unsigned short len) {
+  struct rtattr *a = (struct rtattr *)((char *)q + NLMSG_ALIGN(q->n.nlmsg_len));
+  a->rta_type = type;
+  a->rta_len = (unsigned short)RTA_LENGTH(len);
+  memcpy(RTA_DATA(a), data, len);
+  q->n.nlmsg_len = NLMSG_ALIGN(q->n.nlmsg_len) + RTA_ALIGN(a->rta_len);
+}
+
+/* Sends one request on a netlink socket of the current namespace and waits for its ack. */
+static int nl_talk(int fd, struct nlreq *q, const char *step, const char *what) {
+  static unsigned seq;
+  q->n.nlmsg_seq = ++seq;
+  q->n.nlmsg_flags |= NLM_F_REQUEST | NLM_F_ACK;
+  if (send(fd, q, q->n.nlmsg_len, 0) < 0) return fail(step, what, errno);
+  char buf[4096];
+  for (;;) {
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return fail(step, what, errno);
+    }
+    for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (unsigned)n); h = NLMSG_NEXT(h, n)) {
+      if (h->nlmsg_seq != q->n.nlmsg_seq || h->nlmsg_type != NLMSG_ERROR) continue;
+      int err = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
+      return err == 0 ? 0 : fail(step, what, -err);
+    }
+  }
+}
+
+static int link_up(int fd, int index, const char *dev, const char *step) {
+  struct nlreq q;
+  memset(&q, 0, sizeof q);
+  q.n.nlmsg_len = NLMSG_LENGTH(sizeof q.u.i);
+  q.n.nlmsg_type = RTM_NEWLINK;
+  q.u.i.ifi_family = AF_UNSPEC;
+  q.u.i.ifi_index = index;
+  q.u.i.ifi_flags = IFF_UP;
+  q.u.i.ifi_change = IFF_UP;
+  char what[64];
+  snprintf(what, sizeof what, "link %s up", dev);
+  return nl_talk(fd, &q, step, what);
+}
+
+static int addr_replace(int fd, int index, struct in_addr ip, int prefix, const char *step) {
+  struct nlreq q;
+  memset(&q, 0, sizeof q);
+  q.n.nlmsg_len = NLMSG_LENGTH(sizeof q.u.a);
+  q.n.nlmsg_type = RTM_NEWADDR;
+  q.n.nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
+  q.u.a.ifa_family = AF_INET;
+  q.u.a.ifa_prefixlen = (unsigned char)prefix;
+  q.u.a.ifa_scope = RT_SCOPE_UNIVERSE;
+  q.u.a.ifa_index = (unsigned)index;
+  add_attr(&q, IFA_LOCAL, &ip, sizeof ip);
+  add_attr(&q, IFA_ADDRESS, &ip, sizeof ip);
+  return nl_talk(fd, &q, step, "address");
+}
+
+static int default_route(int fd, int index, struct in_addr gw, const char *step) {
+  struct nlreq q;
+  memset(&q, 0, sizeof q);
+  q.n.nlmsg_len = NLMSG_LENGTH(sizeof q.u.r);
+  q.n.nlmsg_type = RTM_NEWROUTE;
+  q.n.nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
+  q.u.r.rtm_family = AF_INET;
+  q.u.r.rtm_table = RT_TABLE_MAIN;
+  q.u.r.rtm_protocol = RTPROT_BOOT;
+  q.u.r.rtm_scope = RT_SCOPE_UNIVERSE;
+  q.u.r.rtm_type = RTN_UNICAST;
+  add_attr(&q, RTA_GATEWAY, &gw, sizeof gw);
+  int oif = index;
+  add_attr(&q, RTA_OIF, &oif, sizeof oif);
+  return nl_talk(fd, &q, step, "default route");
+}
+
+static int enter(const char *path, const char *step) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail(step, path, errno);
+  int r = setns(fd, CLONE_NEWNET);
+  int err = errno;
+  close(fd);
+  return r < 0 ? fail(step, path, err) : 0;
+}
+
+/* The node side: quiet sysctls and offload of the host end, in the current namespace. */
+static int host_side(const char *dev, int txoff) {
+  const char *step = "host side";
+  if (sysctl_dev("ipv4", dev, "arp_ignore", "8", step) || sysctl_dev("ipv4", dev, "forwarding", "0", step) || sysctl_dev("ipv6", dev, "disable_ipv6", "1", step)) return -1;
+  return txoff ? tx_off(dev, step) : 0;
+}
+
+/* The pod side, in the current namespace (the pod's). */
+static int pod_side(const char *dev, struct in_addr ip, int prefix, struct in_addr gw, int txoff) {
+  const char *step = "pod side";
+  if (sysctl_dev("ipv6", dev, "disable_ipv6", "1", step)) return -1;
+  int index = index_of(dev);
+  if (index == 0) return fail(step, dev, errno);
+  int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+  if (fd < 0) return fail(step, "netlink socket", errno);
+  int r = link_up(fd, index_of("lo"), "lo", step) || addr_replace(fd, index, ip, prefix, step) || link_up(fd, index, dev, step) || default_route(fd, index, gw, step) ? -1 : 0;
+  close(fd);
+  if (r == 0 && txoff) r = tx_off(dev, step);
+  return r;
+}
+
+static int podlink(int home, char **f) {
+  const char *node = f[2], *host_if = f[3], *pod_ns = f[4], *ifname = f[5];
+  struct in_addr ip, gw;
+  int prefix = atoi(f[7]), txoff = strcmp(f[9], "1") == 0;
+  if (inet_pton(AF_INET, f[6], &ip) != 1 || inet_pton(AF_INET, f[8], &gw) != 1 || prefix < 0 || prefix > 32) {
+    snprintf(failure, sizeof failure, "request: bad address, prefix or gateway");
+    return -1;
+  }
+  int r = 0;
+  if (strcmp(node, "-") != 0) r = enter(node, "enter node namespace");
+  if (r == 0) r = host_side(host_if, txoff);
+  if (r == 0) r = enter(pod_ns, "enter pod namespace");
+  if (r == 0) r = pod_side(ifname, ip, prefix, gw, txoff);
+  if (setns(home, CLONE_NEWNET) < 0) {
+    /* Stuck in another namespace: every later request would act in the wrong place. */
+    fprintf(stderr, "switchyard-netns: cannot return to its own namespace: %s\n", strerror(errno));
+    exit(3);
+  }
+  return r;
+}
+
+int main(void) {
+  int home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+  if (home < 0) {
+    perror("switchyard-netns: /proc/self/ns/net");
+    return 2;
+  }
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t n;
+  while ((n = getline(&line, &cap, stdin)) > 0) {
+    if (line[n - 1] == '\n') line[n - 1] = 0;
+    char *f[16];
+    int nf = 0;
+    for (char *save = NULL, *t = strtok_r(line, "\t", &save); t && nf < 16; t = strtok_r(NULL, "\t", &save)) f[nf++] = t;
+    if (nf < 2) continue;
+    failure[0] = 0;
+    int r;
+    if (strcmp(f[1], "podlink") == 0 && nf == 10) r = podlink(home, f);
+    else {
+      snprintf(failure, sizeof failure, "request: unknown operation or wrong field count (%s, %d fields)", f[1], nf);
+      r = -1;
+    }
+    if (r == 0) printf("%s\tok\n", f[0]);
+    else printf("%s\terr\t%s\n", f[0], failure);
+  }
+  free(line);
+  return 0;
+}

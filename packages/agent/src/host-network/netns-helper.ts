@@ -1,0 +1,120 @@
+/**
+ * The agent's side of switchyard-netns (native/switchyard-netns.c): one long-lived child that
+ * enters network namespaces for the agent (setns is per thread and Node.js has no binding for it),
+ * so a pod's setup is one line on a pipe instead of an nsenter/sh/ip/ethtool chain of processes.
+ * The child is started on first use, started again after it exits, and holds the agent's event
+ * loop open only while a request is pending.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { AgentError } from '../errors';
+
+/** The helper's file name beside the agent's program (dist/ of this package once built). */
+export const NETNS_HELPER_NAME = 'switchyard-netns';
+
+/** The helper beside the running program (`dist/agent-cli.js` -> `dist/switchyard-netns`), if it is there. */
+export function locateNetnsHelper(program = process.argv[1]): string | undefined {
+  if (!program) return undefined;
+  const p = join(dirname(program), NETNS_HELPER_NAME);
+  return existsSync(p) ? p : undefined;
+}
+
+/** What {@link NetnsHelper.podLink} sets up (values already validated by the caller). */
+export interface PodLinkRequest {
+  /** The node namespace's path; undefined: the helper's own (the agent's). */
+  nodeNetns: string | undefined;
+  hostIfName: string;
+  podNetns: string;
+  ifname: string;
+  ip: string;
+  prefix: number;
+  gateway: string;
+  txOffloadOff: boolean;
+}
+
+interface Pending {
+  resolve: () => void;
+  reject: (e: Error) => void;
+}
+
+/** One child and the requests it owes answers to. */
+interface Session {
+  child: ChildProcess;
+  pending: Map<number, Pending>;
+  stderr: string;
+}
+
+export class NetnsHelper {
+  private session: Session | undefined;
+  private next = 1;
+
+  constructor(readonly path: string) {}
+
+  /** The host end's sysctls and offload in the node namespace, then the pod end's address, links, route, IPv6 and offload in the pod's. */
+  podLink(r: PodLinkRequest): Promise<void> {
+    const fields = ['podlink', r.nodeNetns ?? '-', r.hostIfName, r.podNetns, r.ifname, r.ip, String(r.prefix), r.gateway, r.txOffloadOff ? '1' : '0'];
+    for (const f of fields) if (/[\t\n]/.test(f) || f === '') throw new AgentError('INVALID_CONFIG', 'a switchyard-netns field is empty or holds a tab or newline', f);
+    return this.request(fields);
+  }
+
+  /** Ends the child (by its handle); its pending requests fail. */
+  close(): void {
+    const s = this.session;
+    this.session = undefined;
+    if (!s) return;
+    if (s.child.exitCode === null && s.child.signalCode === null) s.child.kill('SIGTERM');
+    this.failAll(s, 'closed');
+  }
+
+  private request(fields: string[]): Promise<void> {
+    const s = this.started();
+    const id = this.next++;
+    return new Promise<void>((resolve, reject) => {
+      s.pending.set(id, { resolve, reject });
+      hold(s.child, true);
+      s.child.stdin!.write(`${id}\t${fields.join('\t')}\n`);
+    });
+  }
+
+  private started(): Session {
+    if (this.session) return this.session;
+    const child = spawn(this.path, [], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const s: Session = { child, pending: new Map(), stderr: '' };
+    this.session = s;
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (s.stderr = (s.stderr + d).slice(-500)));
+    child.on('error', (e) => this.lost(s, e.message));
+    child.on('exit', (code, signal) => this.lost(s, `exited (${signal ?? `code ${String(code)}`})${s.stderr ? `: ${s.stderr.trim()}` : ''}`));
+    // A write to a child that just died: the exit handler fails the request.
+    child.stdin!.on('error', () => undefined);
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const [id, status, ...why] = line.split('\t');
+      const p = s.pending.get(Number(id));
+      if (!p) return;
+      s.pending.delete(Number(id));
+      if (s.pending.size === 0) hold(child, false);
+      if (status === 'ok') p.resolve();
+      else p.reject(new AgentError('EXEC_FAILED', `switchyard-netns: ${why.join(' ')}`, this.path));
+    });
+    hold(child, false);
+    return s;
+  }
+
+  private lost(s: Session, why: string): void {
+    if (this.session === s) this.session = undefined;
+    this.failAll(s, why);
+  }
+
+  private failAll(s: Session, why: string): void {
+    const all = [...s.pending.values()];
+    s.pending.clear();
+    for (const p of all) p.reject(new AgentError('EXEC_FAILED', `switchyard-netns ${why}`, this.path));
+  }
+}
+
+/** A child and its pipes keep the event loop alive only while a request waits for its answer. */
+function hold(c: ChildProcess, on: boolean): void {
+  const items = [c, c.stdin, c.stdout, c.stderr] as unknown as ({ ref?: () => void; unref?: () => void } | null)[];
+  for (const x of items) (on ? x?.ref : x?.unref)?.call(x);
+}
