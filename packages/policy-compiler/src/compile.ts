@@ -159,7 +159,8 @@ function ipBlockOf(b: { cidr: string; except?: readonly string[] }): controlplan
 function sourceRef(type: controlplane.NetworkPolicyType, meta: { namespace?: string; name?: string; uid?: string }): controlplane.NetworkPolicyReference {
   const namespace = meta.namespace ?? '';
   const name = meta.name ?? '';
-  return { type, namespace, name, uid: meta.uid ?? `${type}/${namespace}/${name}` };
+  // join builds one flat string; a template literal keeps a tree of concatenations per policy.
+  return { type, namespace, name, uid: meta.uid ?? [type, namespace, name].join('/') };
 }
 
 // ---------------------------------------------------------------------------------------------

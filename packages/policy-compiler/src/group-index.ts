@@ -17,7 +17,7 @@ export function leafIndexKeys(l: Leaf): string[] {
     // Namespaced leaves are indexed under their Namespace (and label), never cluster-wide keys,
     // so thousands of per-Namespace groups with the same labels do not all wake on every pod.
     const keys = indexKeysOf(l.sel);
-    if (l.ns !== undefined) own = keys[0] !== '*' ? keys.map((k) => `p:NL:${l.ns}|${k}`) : [`p:N:${l.ns}`];
+    if (l.ns !== undefined) own = keys[0] !== '*' ? keys.map((k) => ['p:NL:', l.ns, '|', k].join('')) : [`p:N:${l.ns}`];
     else if (keys[0] !== '*') own = keys.map((k) => `p:L:${k}`);
     else own = ['p:*'];
   }

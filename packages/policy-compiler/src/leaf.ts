@@ -24,7 +24,8 @@ export interface Leaf {
 
 /** Canonical text of a leaf. */
 export function leafKey(l: Leaf): string {
-  return `${l.kind}|${l.ns ?? ''}|${l.nsSel ? l.nsSel.key : '*'}|${l.sel.key}|${l.sa ?? ''}`;
+  // One flat string (join), not a tree of concatenations: a group keeps its key.
+  return [l.kind, l.ns ?? '', l.nsSel ? l.nsSel.key : '*', l.sel.key, l.sa ?? ''].join('|');
 }
 
 /** A group definition: sorted, deduplicated leaves; `name` is the hash of their keys. */

@@ -85,7 +85,8 @@ export class MemberIndex {
    */
   setPod(old: Pod | undefined, pod: Pod | undefined): PodChange | undefined {
     const ns = (pod ?? old)?.metadata.namespace ?? 'default';
-    const mk = `p:${ns}/${(pod ?? old)?.metadata.name ?? ''}`;
+    // Built with join: one flat string, not a tree of concatenations, for a key every index keeps.
+    const mk = ['p:', ns, '/', (pod ?? old)?.metadata.name ?? ''].join('');
     const prevSlot = this.podOf.get(mk);
     this.trackIps(mk, old ? podIps(old) : [], pod && !pod.spec?.hostNetwork ? podIps(pod) : []);
     const oldLabels = old?.metadata.labels;
