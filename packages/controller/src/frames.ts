@@ -1,77 +1,111 @@
-// Watch-event frames encoded once per state version and shared by every watcher that receives them.
+// Watch-event encodings shared by every watcher that receives the same object at one state
+// version, and the initial state written as one length-delimited buffer.
 import { encodeWatchEventFrame, type controlplane } from '@switchyard/apis';
 
-/** Options of {@link SharedFrames}. */
-export interface SharedFramesOptions {
-  /** Bytes of frames kept before starting over (default 4 MiB). */
+/** Options of {@link SharedEncodings}. */
+export interface SharedEncodingsOptions {
+  /** The encoding kept: a frame (`encodeWatchEventFrame`, the default) or the bare message (`encodeWatchEvent`). */
+  encode?: (e: controlplane.WatchEvent) => Uint8Array;
+  /** Bytes kept before starting over (default 4 MiB). */
   maxBytes?: number;
 }
 
-/** Frames shorter than this come out of Node's shared 8 KiB Buffer pool slabs. */
+/** Kinds whose objects the hub hands to several nodes; applied-to groups are cut per node. */
+const SHARED_KINDS: ReadonlySet<string> = new Set(['NetworkPolicy', 'AddressGroup', 'AddressGroupPatch']);
+/** Encodings shorter than this come out of Node's shared 8 KiB Buffer pool slabs. */
 const POOLED_BELOW = 4096;
 const CHUNK_BYTES = 256 * 1024;
 
 /**
- * Frames of one version of the controlplane state (a resourceVersion), by event object: the hub
- * hands the same policy or address-group object to every node that holds it, so an object sent to
- * many watchers is encoded once (an address group every node holds: once instead of once per
- * node). Bounded: another version, or more than `maxBytes` of frames, drops what is held.
+ * Encodings of one version of the controlplane state (a resourceVersion), by event object: the
+ * hub hands the same policy or address-group object to every node that holds it, so an object
+ * sent to many watchers is encoded once (an address group every node holds: once instead of once
+ * per node). Bounded: another version, or more than `maxBytes`, drops what is held.
  *
- * A small frame is copied into chunks of this cache's own, because the encoder cuts it from one
- * of Node's 8 KiB pool slabs and holding it would pin the whole slab: the earlier cache (each
- * policy's frame for the policy's life) held 60 MB of slabs after 1,000 initial syncs, and that
- * external memory set off full collections of the compiler's heap during the sync.
+ * A small encoding is copied into chunks of this cache's own, because the encoder cuts it from
+ * one of Node's 8 KiB pool slabs and holding it would pin the whole slab: the earlier cache (each
+ * policy's frame for the policy's life) held 60 MB of slabs after 1,000 initial syncs, and
+ * external memory growth is what starts V8's full collections of the compiler's heap.
  */
-export class SharedFrames {
+export class SharedEncodings {
+  private readonly encode: (e: controlplane.WatchEvent) => Uint8Array;
   private readonly maxBytes: number;
   private version: string | undefined;
-  private readonly frames = new Map<object, { type: string; kind: string; frame: Uint8Array }>();
+  private readonly held = new Map<object, { type: string; kind: string; bytes: Uint8Array }>();
+  private heldBytes = 0;
   private chunk: Uint8Array = new Uint8Array(0);
   private used = 0;
-  private held = 0;
 
-  constructor(options: SharedFramesOptions = {}) {
+  constructor(options: SharedEncodingsOptions = {}) {
+    this.encode = options.encode ?? encodeWatchEventFrame;
     this.maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
   }
 
-  /** The frame of `e` at `version`; encoded on first use at that version. */
-  frameOf(e: controlplane.WatchEvent, version: string): Uint8Array {
-    // Deletions, bookmarks and errors are made per node: nothing to share.
-    if (e.type !== 'ADDED' && e.type !== 'MODIFIED') return encodeWatchEventFrame(e);
+  /** The encoding of `e` at `version`; made on first use at that version. */
+  of(e: controlplane.WatchEvent, version: string): Uint8Array {
+    // Deletions, bookmarks, errors and applied-to groups are made per node: nothing to share.
+    if ((e.type !== 'ADDED' && e.type !== 'MODIFIED') || !SHARED_KINDS.has(e.kind)) return this.encode(e);
     if (version !== this.version) {
       this.clear();
       this.version = version;
     }
-    const hit = this.frames.get(e.object);
-    if (hit && hit.type === e.type && hit.kind === e.kind) return hit.frame;
-    const encoded = encodeWatchEventFrame(e);
-    if (this.held + encoded.length > this.maxBytes) this.clear();
-    const frame = encoded.length < POOLED_BELOW ? this.copy(encoded) : encoded;
-    this.held += frame.length;
-    this.frames.set(e.object, { type: e.type, kind: e.kind, frame });
-    return frame;
+    const hit = this.held.get(e.object);
+    if (hit && hit.type === e.type && hit.kind === e.kind) return hit.bytes;
+    const encoded = this.encode(e);
+    if (this.heldBytes + encoded.length > this.maxBytes) this.clear();
+    const bytes = encoded.length < POOLED_BELOW ? this.copy(encoded) : encoded;
+    this.heldBytes += bytes.length;
+    this.held.set(e.object, { type: e.type, kind: e.kind, bytes });
+    return bytes;
   }
 
-  /** Frames and bytes held now (for tests and metrics). */
-  get size(): { frames: number; bytes: number } {
-    return { frames: this.frames.size, bytes: this.held };
+  /** Encodings and bytes held now (for tests). */
+  get size(): { encodings: number; bytes: number } {
+    return { encodings: this.held.size, bytes: this.heldBytes };
   }
 
-  private copy(frame: Uint8Array): Uint8Array {
-    if (this.used + frame.length > this.chunk.length) {
+  private copy(encoded: Uint8Array): Uint8Array {
+    if (this.used + encoded.length > this.chunk.length) {
       this.chunk = new Uint8Array(CHUNK_BYTES);
       this.used = 0;
     }
-    const out = this.chunk.subarray(this.used, this.used + frame.length);
-    out.set(frame);
-    this.used += frame.length;
+    const out = this.chunk.subarray(this.used, this.used + encoded.length);
+    out.set(encoded);
+    this.used += encoded.length;
     return out;
   }
 
   private clear(): void {
-    this.frames.clear();
-    this.held = 0;
+    this.held.clear();
+    this.heldBytes = 0;
     this.chunk = new Uint8Array(0);
     this.used = 0;
   }
+}
+
+const varintLength = (n: number): number => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5);
+
+/**
+ * Messages (`encodeWatchEvent` output) as one buffer of frames: each message's unsigned LEB128
+ * varint length, then the message, the layout of `encodeFrame` of `@switchyard/apis`. Written
+ * here rather than concatenating `encodeWatchEventFrame` results because every frame made that way
+ * is one more allocation from the Buffer pool: over 1,000 initial states, 23 MB of slabs that
+ * count towards the external memory whose growth starts a full collection.
+ */
+export function delimited(messages: readonly Uint8Array[]): Buffer {
+  let total = 0;
+  for (const m of messages) total += varintLength(m.length) + m.length;
+  const out = Buffer.allocUnsafe(total);
+  let pos = 0;
+  for (const m of messages) {
+    let n = m.length;
+    while (n >= 0x80) {
+      out[pos++] = (n & 0x7f) | 0x80;
+      n >>>= 7;
+    }
+    out[pos++] = n;
+    out.set(m, pos);
+    pos += m.length;
+  }
+  return out;
 }

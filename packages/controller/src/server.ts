@@ -3,8 +3,8 @@
 import https from 'node:https';
 import type http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { decodeNetworkPolicyStatus, encodeWatchEventFrame, type controlplane } from '@switchyard/apis';
-import { SharedFrames } from './frames';
+import { decodeNetworkPolicyStatus, encodeWatchEvent, type controlplane } from '@switchyard/apis';
+import { delimited, SharedEncodings } from './frames';
 import { explain, queryEndpoint, type FlowQuery } from '@switchyard/policy-compiler';
 import { nodeOf, type AccessAttributes, type RequestAuth, type UserInfo } from '@switchyard/kube';
 import { CONTROLPLANE_RESOURCES, type ControlplaneHub, type ControlplaneResource, type NodeWatcher } from './hub';
@@ -90,7 +90,7 @@ export class WatchConnection implements NodeWatcher {
     private readonly onOverflow: (w: WatchConnection) => void,
     private readonly stats: ServerStats,
     /** Frames of live events, shared with the other watchers of the same change. */
-    private readonly liveFrames: SharedFrames = new SharedFrames(),
+    private readonly liveFrames: SharedEncodings = new SharedEncodings(),
   ) {}
 
   /** Bytes accepted but not yet handed to the kernel. */
@@ -103,9 +103,8 @@ export class WatchConnection implements NodeWatcher {
    * `shared` (the initial state at one resourceVersion), objects other nodes also hold are encoded
    * once for all of them.
    */
-  writeInitial(events: readonly controlplane.WatchEvent[], shared?: { frames: SharedFrames; version: string }): void {
-    const frames = events.map((e) => (shared ? shared.frames.frameOf(e, shared.version) : encodeWatchEventFrame(e)));
-    const buf = Buffer.concat(frames);
+  writeInitial(events: readonly controlplane.WatchEvent[], shared?: { messages: SharedEncodings; version: string }): void {
+    const buf = delimited(events.map((e) => (shared ? shared.messages.of(e, shared.version) : encodeWatchEvent(e))));
     this.stats.eventsSent += events.length;
     this.stats.bytesSent += buf.length;
     this.initialBytes = buf.length;
@@ -120,7 +119,7 @@ export class WatchConnection implements NodeWatcher {
   send(events: readonly controlplane.WatchEvent[]): void {
     if (this.closed) return;
     for (const e of events) {
-      const frame = this.liveFrames.frameOf(e, e.resourceVersion ?? '');
+      const frame = this.liveFrames.of(e, e.resourceVersion ?? '');
       const limit = this.initialDraining ? this.bound + this.initialBytes : this.bound;
       if (this.res.writableLength + frame.length > limit) {
         this.overflowed = true;
@@ -181,9 +180,9 @@ export class ControlplaneServer {
   private readonly log: Logger;
   private readonly bound: number;
   private closing = false;
-  /** Frames of the change being fanned out, and of the initial states at the current resourceVersion. */
-  private readonly liveFrames = new SharedFrames();
-  private readonly initialFrames = new SharedFrames();
+  /** Frames of the change being fanned out, and messages of the initial states at the current resourceVersion. */
+  private readonly liveFrames = new SharedEncodings();
+  private readonly initialMessages = new SharedEncodings({ encode: encodeWatchEvent });
 
   constructor(private readonly o: ControlplaneServerOptions) {
     this.log = o.logger ?? silentLogger;
@@ -472,7 +471,7 @@ export class ControlplaneServer {
       this.connections.delete(conn);
       conn.closed = true;
     });
-    const shared = start.mode === 'initial' ? { frames: this.initialFrames, version: start.resourceVersion } : undefined;
+    const shared = start.mode === 'initial' ? { messages: this.initialMessages, version: start.resourceVersion } : undefined;
     conn.writeInitial([...start.events, { type: 'BOOKMARK', kind: 'Bookmark', object: { resourceVersion: start.resourceVersion }, resourceVersion: start.resourceVersion }], shared);
     this.log.debug({ node, mode: start.mode, events: start.events.length }, 'watch opened');
   }

@@ -1,50 +1,64 @@
-import { decodeWatchEvent, encodeWatchEventFrame, FrameDecoder, type controlplane } from '@switchyard/apis';
-import { SharedFrames } from '../src/frames';
+import { decodeWatchEvent, encodeWatchEvent, encodeWatchEventFrame, FrameDecoder, type controlplane } from '@switchyard/apis';
+import { delimited, SharedEncodings } from '../src/frames';
 
 const group = (name: string, ips: string[]): controlplane.AddressGroup => ({ name, groupMembers: ips.map((ip) => ({ ips: [ip] })) });
 const added = (object: controlplane.AddressGroup): controlplane.WatchEvent => ({ type: 'ADDED', kind: 'AddressGroup', object });
 
-describe('SharedFrames', () => {
+describe('SharedEncodings', () => {
   test('gives every watcher of one version the same bytes for the same object, equal to encoding it alone', () => {
-    const frames = new SharedFrames();
+    const frames = new SharedEncodings();
     const g = group('g1', ['10.0.0.1', '10.0.0.2']);
-    const first = frames.frameOf(added(g), 'e.1');
-    const second = frames.frameOf(added(g), 'e.1');
+    const first = frames.of(added(g), 'e.1');
+    const second = frames.of(added(g), 'e.1');
     expect(second).toBe(first);
     expect(Buffer.from(first)).toEqual(Buffer.from(encodeWatchEventFrame(added(g))));
     expect(new FrameDecoder().push(first).map(decodeWatchEvent)).toEqual([added(g)]);
   });
 
   test('encodes again at another version, or for another event type of the same object', () => {
-    const frames = new SharedFrames();
+    const frames = new SharedEncodings();
     const g = group('g1', ['10.0.0.1']);
-    const a = frames.frameOf(added(g), 'e.1');
-    expect(frames.frameOf(added(g), 'e.2')).not.toBe(a);
-    expect(frames.size.frames).toBe(1);
+    const a = frames.of(added(g), 'e.1');
+    expect(frames.of(added(g), 'e.2')).not.toBe(a);
+    expect(frames.size.encodings).toBe(1);
     const modified: controlplane.WatchEvent = { type: 'MODIFIED', kind: 'AddressGroup', object: g, resourceVersion: 'e.2' };
-    expect(Buffer.from(frames.frameOf(modified, 'e.2'))).toEqual(Buffer.from(encodeWatchEventFrame(modified)));
+    expect(Buffer.from(frames.of(modified, 'e.2'))).toEqual(Buffer.from(encodeWatchEventFrame(modified)));
   });
 
-  test('keeps no deletions, bookmarks or errors', () => {
-    const frames = new SharedFrames();
-    frames.frameOf({ type: 'DELETED', kind: 'AddressGroup', object: group('g1', []) }, 'e.1');
-    frames.frameOf({ type: 'BOOKMARK', kind: 'Bookmark', object: { resourceVersion: 'e.1' }, resourceVersion: 'e.1' }, 'e.1');
-    expect(frames.size.frames).toBe(0);
+  test('keeps no deletions, bookmarks, errors or applied-to groups (made per node)', () => {
+    const frames = new SharedEncodings();
+    frames.of({ type: 'DELETED', kind: 'AddressGroup', object: group('g1', []) }, 'e.1');
+    frames.of({ type: 'BOOKMARK', kind: 'Bookmark', object: { resourceVersion: 'e.1' }, resourceVersion: 'e.1' }, 'e.1');
+    frames.of({ type: 'ADDED', kind: 'AppliedToGroup', object: group('g2', ['10.0.0.1']) }, 'e.1');
+    expect(frames.size.encodings).toBe(0);
   });
 
   test('starts over once it holds more than its byte bound', () => {
-    const frames = new SharedFrames({ maxBytes: 100 });
-    const groups = Array.from({ length: 10 }, (_, i) => group(`g${i}`, ['10.0.0.1']));
-    for (const g of groups) frames.frameOf(added(g), 'e.1');
+    const frames = new SharedEncodings({ maxBytes: 100 });
+    for (let i = 0; i < 10; i++) frames.of(added(group(`g${i}`, ['10.0.0.1'])), 'e.1');
     expect(frames.size.bytes).toBeLessThanOrEqual(100);
-    expect(frames.size.frames).toBeLessThan(10);
+    expect(frames.size.encodings).toBeLessThan(10);
   });
 
-  test('holds small frames in its own chunks, not in slices of the shared Buffer pool', () => {
-    const frames = new SharedFrames();
-    const a = frames.frameOf(added(group('g1', ['10.0.0.1'])), 'e.1');
-    const b = frames.frameOf(added(group('g2', ['10.0.0.2'])), 'e.1');
+  test('holds small encodings in its own chunks, not in slices of the shared Buffer pool', () => {
+    const frames = new SharedEncodings({ encode: encodeWatchEvent });
+    const a = frames.of(added(group('g1', ['10.0.0.1'])), 'e.1');
+    const b = frames.of(added(group('g2', ['10.0.0.2'])), 'e.1');
     expect(a.buffer).toBe(b.buffer);
     expect(a.buffer).not.toBe(Buffer.allocUnsafe(1).buffer);
+    expect(Buffer.from(a)).toEqual(Buffer.from(encodeWatchEvent(added(group('g1', ['10.0.0.1'])))));
+  });
+});
+
+describe('delimited', () => {
+  test('lays messages out as apis frames do, for lengths of one to three varint bytes', () => {
+    const sizes = [0, 1, 127, 128, 300, 16383, 16384, 70000];
+    const messages = sizes.map((n) => Uint8Array.from({ length: n }, (_, i) => i % 251));
+    const events = sizes.map((n, i): controlplane.WatchEvent => added(group(`g${i}`, Array.from({ length: Math.ceil(n / 8) }, (_, j) => `10.${i}.${j >> 8}.${j & 255}`))));
+    const encoded = events.map(encodeWatchEvent);
+    expect(delimited(encoded)).toEqual(Buffer.concat(events.map(encodeWatchEventFrame)));
+    const frames = new FrameDecoder().push(delimited(messages));
+    expect(frames.map((f) => f.length)).toEqual(sizes);
+    expect(frames.map((f) => Buffer.from(f))).toEqual(messages.map((m) => Buffer.from(m)));
   });
 });
