@@ -197,6 +197,8 @@ export class MemberIndex {
 
   private indexLabels(ns: string, mk: MemberKey, labels: Readonly<Record<string, string>> | undefined, add: boolean): void {
     const nsIndex = this.nsLabelIndex.get(ns);
+    // Neither index built yet (a bulk load adds pods first): nothing to do.
+    if (!nsIndex && !this.podsByLabel) return;
     for (const [k, v] of Object.entries(labels ?? {})) {
       if (add) {
         this.podsByLabel?.add(`${k}=${v}`, mk);

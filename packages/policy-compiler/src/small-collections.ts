@@ -1,5 +1,5 @@
 // Map and Set for the engine's many tiny per-group and per-policy collections (members, span
-// counts, users): up to two entries are held in the object itself, more in a native Map or Set.
+// counts, users): a few entries are held in the object itself, more in a native Map or Set.
 // At 100k groups and 75k policies a native Map per collection was a large share of the heap and
 // of the garbage collector's copying (see docs/policy-compiler.md, Benchmark).
 
@@ -9,8 +9,9 @@ function same(a: unknown, b: unknown): boolean {
 }
 
 /**
- * A Map holding up to two entries inline. Iteration follows insertion order, as a Map's does;
- * an iteration of inline entries sees the entries present when it started.
+ * A Map holding up to four entries inline (as many as a native Map's smallest table, so it never
+ * costs more than one until both grow). Iteration follows insertion order, as a Map's does; an
+ * iteration of inline entries sees the entries present when it started.
  */
 export class SmallMap<K, V> implements Map<K, V> {
   private n = 0;
@@ -18,66 +19,92 @@ export class SmallMap<K, V> implements Map<K, V> {
   private v0: V | undefined;
   private k1: K | undefined;
   private v1: V | undefined;
-  /** Every entry once a third one arrived (the inline fields are then unused). */
+  private k2: K | undefined;
+  private v2: V | undefined;
+  private k3: K | undefined;
+  private v3: V | undefined;
+  /** Every entry once a fifth one arrived (the inline fields are then unused). */
   private big: Map<K, V> | undefined;
 
   get size(): number {
     return this.big ? this.big.size : this.n;
   }
 
+  /** Inline slot of `key`, or -1. */
+  private slot(key: K): number {
+    const n = this.n;
+    if (n > 0 && same(this.k0, key)) return 0;
+    if (n > 1 && same(this.k1, key)) return 1;
+    if (n > 2 && same(this.k2, key)) return 2;
+    if (n > 3 && same(this.k3, key)) return 3;
+    return -1;
+  }
+
+  private keyAt(i: number): K {
+    return (i === 0 ? this.k0 : i === 1 ? this.k1 : i === 2 ? this.k2 : this.k3) as K;
+  }
+
+  private valueAt(i: number): V {
+    return (i === 0 ? this.v0 : i === 1 ? this.v1 : i === 2 ? this.v2 : this.v3) as V;
+  }
+
+  private put(i: number, key: K | undefined, value: V | undefined): void {
+    if (i === 0) {
+      this.k0 = key;
+      this.v0 = value;
+    } else if (i === 1) {
+      this.k1 = key;
+      this.v1 = value;
+    } else if (i === 2) {
+      this.k2 = key;
+      this.v2 = value;
+    } else {
+      this.k3 = key;
+      this.v3 = value;
+    }
+  }
+
   get(key: K): V | undefined {
     if (this.big) return this.big.get(key);
-    if (this.n > 0 && same(this.k0, key)) return this.v0;
-    if (this.n > 1 && same(this.k1, key)) return this.v1;
-    return undefined;
+    const i = this.slot(key);
+    return i < 0 ? undefined : this.valueAt(i);
   }
 
   has(key: K): boolean {
-    if (this.big) return this.big.has(key);
-    return (this.n > 0 && same(this.k0, key)) || (this.n > 1 && same(this.k1, key));
+    return this.big ? this.big.has(key) : this.slot(key) >= 0;
   }
 
   set(key: K, value: V): this {
     if (this.big) {
       this.big.set(key, value);
-    } else if (this.n > 0 && same(this.k0, key)) {
-      this.v0 = value;
-    } else if (this.n > 1 && same(this.k1, key)) {
-      this.v1 = value;
-    } else if (this.n === 0) {
-      this.k0 = key;
-      this.v0 = value;
-      this.n = 1;
-    } else if (this.n === 1) {
-      this.k1 = key;
-      this.v1 = value;
-      this.n = 2;
-    } else {
-      this.big = new Map<K, V>([[this.k0 as K, this.v0 as V], [this.k1 as K, this.v1 as V], [key, value]]);
-      this.k0 = this.k1 = undefined;
-      this.v0 = this.v1 = undefined;
-      this.n = 0;
+      return this;
+    }
+    const i = this.slot(key);
+    if (i >= 0) this.put(i, key, value);
+    else if (this.n < 4) this.put(this.n++, key, value);
+    else {
+      const big = new Map<K, V>();
+      for (let j = 0; j < 4; j++) big.set(this.keyAt(j), this.valueAt(j));
+      big.set(key, value);
+      this.clear();
+      this.big = big;
     }
     return this;
   }
 
   delete(key: K): boolean {
     if (this.big) return this.big.delete(key);
-    if (this.n > 0 && same(this.k0, key)) {
-      // The second entry moves up, keeping insertion order.
-      this.k0 = this.k1;
-      this.v0 = this.v1;
-    } else if (!(this.n > 1 && same(this.k1, key))) return false;
-    this.k1 = undefined;
-    this.v1 = undefined;
-    this.n--;
+    const i = this.slot(key);
+    if (i < 0) return false;
+    // Later entries move up, keeping insertion order.
+    for (let j = i; j < this.n - 1; j++) this.put(j, this.keyAt(j + 1), this.valueAt(j + 1));
+    this.put(--this.n, undefined, undefined);
     return true;
   }
 
   clear(): void {
     this.big = undefined;
-    this.k0 = this.k1 = undefined;
-    this.v0 = this.v1 = undefined;
+    for (let j = 0; j < this.n; j++) this.put(j, undefined, undefined);
     this.n = 0;
   }
 
@@ -87,19 +114,22 @@ export class SmallMap<K, V> implements Map<K, V> {
 
   keys(): MapIterator<K> {
     if (this.big) return this.big.keys();
-    return (this.n === 0 ? [] : this.n === 1 ? [this.k0 as K] : [this.k0 as K, this.k1 as K]).values();
+    const out: K[] = [];
+    for (let j = 0; j < this.n; j++) out.push(this.keyAt(j));
+    return out.values();
   }
 
   values(): MapIterator<V> {
     if (this.big) return this.big.values();
-    return (this.n === 0 ? [] : this.n === 1 ? [this.v0 as V] : [this.v0 as V, this.v1 as V]).values();
+    const out: V[] = [];
+    for (let j = 0; j < this.n; j++) out.push(this.valueAt(j));
+    return out.values();
   }
 
   entries(): MapIterator<[K, V]> {
     if (this.big) return this.big.entries();
     const out: [K, V][] = [];
-    if (this.n > 0) out.push([this.k0 as K, this.v0 as V]);
-    if (this.n > 1) out.push([this.k1 as K, this.v1 as V]);
+    for (let j = 0; j < this.n; j++) out.push([this.keyAt(j), this.valueAt(j)]);
     return out.values();
   }
 
