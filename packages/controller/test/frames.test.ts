@@ -62,3 +62,11 @@ describe('delimited', () => {
     expect(frames.map((f) => Buffer.from(f))).toEqual(messages.map((m) => Buffer.from(m)));
   });
 });
+
+test('a new version reuses the chunk being filled instead of allocating another', () => {
+  const frames = new SharedEncodings({ encode: encodeWatchEvent });
+  const first = frames.of(added(group('g1', ['10.0.0.1'])), 'e.1');
+  const next = frames.of(added(group('g1', ['10.0.0.1'])), 'e.2');
+  expect(next.buffer).toBe(first.buffer);
+  expect(next.byteOffset).toBeGreaterThan(first.byteOffset);
+});
