@@ -17,7 +17,7 @@ import { InterfaceStore, readPodPorts, type PodInterface } from '../../interface
 import { probeNetns } from '../../netops';
 import { nodePipelineFeatures } from '../pipeline';
 import { localPodOf } from '../pods/pod-network';
-import type { Part, PartHealth } from '@switchyard/runtime';
+import { Reconciler, systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 
 /** OpenFlow controller connection id the pipeline's packet-in actions name (Antrea's value). */
 export const CONTROLLER_ID = 62373;
@@ -67,6 +67,10 @@ export class NodeDatapath implements Part {
 
   constructor(private readonly ctx: AgentContext) {
     this.purger = new DatapathPurger(ctx.options.ovsRunDir);
+    this.restorer = new Reconciler(() => this.afterSwitchRestart(), {
+      clock: ctx.options.clock ?? systemClock,
+      onError: (e, retryInMs) => ctx.log.warn({ err: e, retryInMs }, 'putting the node back after an ovs-vswitchd restart failed; trying again'),
+    });
   }
 
   get ovsdb(): OvsdbClient {
@@ -110,8 +114,11 @@ export class NodeDatapath implements Part {
       logger: log,
       controllerId: CONTROLLER_ID,
       // ovs-vswitchd restarted: it lost every flow, meter and group (and, with the userspace
-      // datapath, the gateway's address); put this round back.
-      onReconnect: () => this.afterSwitchRestart(),
+      // datapath, the gateway's address); put this round back, again until it all went in.
+      onReconnect: () => {
+        this.restorer.schedule();
+        return this.restorer.idle();
+      },
     });
     // An agent restart on a running switch resumes its round and adopts the flows there.
     const { round, previous, adopt } = await resumeRound(this.ovsdbClient, o.bridge, this.connection);
@@ -152,17 +159,26 @@ export class NodeDatapath implements Part {
   switchRestarts = 0;
 
   /**
-   * After the OpenFlow connection came back: the gateway's address, MTU and link state (with the
-   * userspace datapath it is a new tap device; OVSDB pins its MAC), the meters, then every group
-   * and flow of this round in one bundle; then the other parts' host state (routes).
+   * Puts the node back after ovs-vswitchd restarted, retried with a backoff until every step went
+   * in: right after a restart the OpenFlow socket can answer before vswitchd has made the
+   * gateway's new tap device, and a restore that gave up there left the node without its gateway
+   * address and unhealthy for good. A reconnect while one runs asks for one more pass.
+   */
+  private readonly restorer: Reconciler;
+
+  /**
+   * After the OpenFlow connection came back: the meters, then every group and flow of this round in
+   * one bundle; then the gateway's address, MTU and link state (with the userspace datapath it is a
+   * new tap device; OVSDB pins its MAC); then the other parts' host state (routes). Each step is
+   * idempotent, so a retry starts from the top.
    */
   private async afterSwitchRestart(): Promise<void> {
     const { options: o, net, log } = this.ctx;
     const t0 = performance.now();
-    const gw = this.nodeInfo?.gateway;
-    if (gw) await net.configureGateway(gw.name, gw.ipCidr, this.ctx.mtu);
     if (o.packetInRate > 0 && this.connection) await installPacketInMeters(this.connection, o.packetInRate);
     await this.flowSync?.replay();
+    const gw = this.nodeInfo?.gateway;
+    if (gw) await net.configureGateway(gw.name, gw.ipCidr, this.ctx.mtu);
     for (const l of this.restartListeners) await l();
     this.switchRestarts++;
     log.info({ round: this.roundNum, flows: this.flowSync?.flows.length ?? 0, ms: Math.round(performance.now() - t0) }, 'switch reconnected: gateway, meters, groups and flows re-installed');
@@ -180,6 +196,7 @@ export class NodeDatapath implements Part {
   }
 
   async stop(): Promise<void> {
+    await this.restorer.stop();
     await this.connection?.close();
     this.ovsdbClient?.close();
     this.purger.close();
@@ -190,6 +207,7 @@ export class NodeDatapath implements Part {
     const where = `bridge ${this.ctx.options.bridge}, round ${this.roundNum ?? '?'}`;
     if (!this.installed) return { ok: false, detail: `${where}: first round not installed` };
     if (!this.connection.connected) return { ok: false, detail: `${where}: OpenFlow connection down` };
+    if (this.restorer.failing) return { ok: false, detail: `${where}: not yet put back after an ovs-vswitchd restart: ${String((this.restorer.lastError as Error | undefined)?.message ?? this.restorer.lastError)}` };
     return { ok: true, detail: `${where}, ${this.flowSync?.flows.length ?? 0} flows` };
   }
 
