@@ -3,17 +3,22 @@
 //  - time from `switchyard-lab up` to ready (state written, every agent answering) for 2 and 4 nodes;
 //  - time from applying 1 / 100 / 1,000 K8s NetworkPolicies to realized on every node;
 //  - iperf3 pod-to-pod TCP across nodes (Geneve) with 0 and 1,000 policy rules on the server pod,
-//    and the reference: two ports on a bare OVS netdev bridge with one NORMAL flow.
+//    and the reference: two ports on a bare OVS netdev bridge with one NORMAL flow;
+//  - new connections (TCP_CRR) and UDP request/response (UDP_RR) with bench/rr.c, across nodes and
+//    on one node, with 0 and 1,000 policies, against the same bare bridge.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Testbed, waitFor } from '@switchyard/testbed';
+import { readFileSync } from 'node:fs';
+import { Testbed, processRef, waitFor } from '@switchyard/testbed';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { labClient, readState, type LabState } from '../src/index';
+import { NETNS_ANNOTATION } from '../src/kubelet';
 import { agentGet } from '../src/probe';
 import { ScenarioRunner } from '../src/probe-run';
-import { IPERF_REPEATS, IPERF_SECONDS, iperf, iperfPods, median } from './iperf';
+import { IPERF_REPEATS, IPERF_SECONDS, iperf, iperfPods, median, type PodPlace } from './iperf';
+import { RR_PARALLEL, RR_PORT, RR_REPEATS, RR_SECONDS, rrSeries, startRrServer } from './rr';
 
 const ROOT = join(process.cwd());
 const BIN = join(ROOT, 'bin/switchyard-lab');
@@ -39,12 +44,70 @@ async function upTime(nodes: number): Promise<number> {
   return ms;
 }
 
-/** Policy i selects the server pod; policy 0 admits the client on iperf3's port, the others on 10000+i. */
+/** Policy i selects the server pod; policy 0 admits the clients on iperf3's and rr's ports, the others on 10000+i. */
 function policy(i: number): Record<string, unknown> {
+  const ports = i === 0 ? [{ protocol: 'TCP', port: 5201 }, { protocol: 'TCP', port: RR_PORT }, { protocol: 'UDP', port: RR_PORT }] : [{ protocol: 'TCP', port: 10000 + i }];
   return {
     apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: `bench-${i}`, namespace: 'default' },
-    spec: { podSelector: { matchLabels: { app: 'srv' } }, policyTypes: ['Ingress'], ingress: [{ from: [{ podSelector: { matchLabels: { app: 'cli' } } }], ports: [{ protocol: 'TCP', port: i === 0 ? 5201 : 10000 + i }] }] },
+    spec: { podSelector: { matchLabels: { app: 'srv' } }, policyTypes: ['Ingress'], ingress: [{ from: [{ podSelector: { matchLabels: { app: 'cli' } } }], ports }] },
   };
+}
+
+const RR_NOTE = `${RR_REPEATS} x ${RR_SECONDS} s, ${RR_PARALLEL} stream${RR_PARALLEL === 1 ? '' : 's'}`;
+type RrFigures = Awaited<ReturnType<typeof rrSeries>>;
+
+/** TCP_CRR and UDP_RR rows from `cli` to the server; the figures for ratios. */
+async function rrRows(label: string, cli: PodPlace, srvIp: string): Promise<RrFigures> {
+  const f = await rrSeries(cli.ns, srvIp);
+  row(`TCP_CRR ${label}, median`, f.tcp_crr.median, 'conn/s', `${RR_NOTE}: ${f.tcp_crr.runs.map(Math.round).join(', ')}`);
+  row(`UDP_RR ${label}, median`, f.udp_rr.median, 'trans/s', `${RR_NOTE}: ${f.udp_rr.runs.map(Math.round).join(', ')}`);
+  return f;
+}
+
+const FILL_PODS = 108;
+const FILL_SERVICES = 100;
+
+/** An agent's resident memory in MiB, read from /proc while the lab's pid still names it (its recorded start time). */
+function agentRssMiB(st: LabState, node: string): number {
+  const n = st.nodes.find((x) => x.name === node)!;
+  if (processRef(n.agentPid)?.start !== n.agentStart) throw new Error(`${node}: the agent's pid ${n.agentPid} no longer names the agent the lab started`);
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${n.agentPid}/status`, 'utf8'))?.[1]);
+  return kb / 1024;
+}
+
+/**
+ * The issue's agent-memory case on node2: 110 pods (the server, cli2 and 108 more), the 1,000
+ * policies, and 100 Services of 10 endpoints each; the agents' RSS once it is realized. The extra
+ * pods and Services are removed afterwards.
+ */
+async function agentMemory(kube: KubeConfigClient, runner: ScenarioRunner, st: LabState): Promise<void> {
+  const ns = '/api/v1/namespaces/default';
+  await pool(8, Array.from({ length: FILL_PODS }, (_, i) => () =>
+    kube.request('POST', `${ns}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: `fill-${i}`, namespace: 'default', labels: { app: 'fill', part: String(i % 10) } }, spec: { nodeName: 'node2', containers: [{ name: 'c', image: 'idle' }] } })));
+  await pool(8, Array.from({ length: FILL_SERVICES }, (_, i) => () =>
+    kube.request('POST', `${ns}/services`, { apiVersion: 'v1', kind: 'Service', metadata: { name: `fill-${i}`, namespace: 'default' }, spec: { selector: { app: 'fill', part: String(i % 10) }, ports: [{ protocol: 'TCP', port: 80 + (i % 50), targetPort: 8080 }] } })));
+  await waitFor('the fill pods to run', async () => (await kube.request<{ items: { status?: { podIP?: string } }[] }>('GET', `${ns}/pods?labelSelector=app%3Dfill`)).items.filter((p) => p.status?.podIP).length === FILL_PODS, { timeoutMs: 300_000, intervalMs: 500 });
+  await waitFor('node2 to hold every Service', async () => {
+    const flows = await agentGet<string[]>(st.nodes[1]!.apiSocket, '/ovsflows');
+    return flows.filter((f) => f.includes('group:')).length >= FILL_SERVICES;
+  }, { timeoutMs: 300_000, intervalMs: 500 });
+  await runner.waitRealized();
+  for (const n of st.nodes) row(`agent RSS ${n.name}, ${n.name === 'node2' ? '110 pods' : '1 pod'}, 1,000 policies, ${FILL_SERVICES} Services`, agentRssMiB(st, n.name), 'MiB', n.name === 'node2' ? 'target <= 150 MB' : undefined);
+  await pool(8, Array.from({ length: FILL_SERVICES }, (_, i) => () => kube.request('DELETE', `${ns}/services/fill-${i}`)));
+  await pool(8, Array.from({ length: FILL_PODS }, (_, i) => () => kube.request('DELETE', `${ns}/pods/fill-${i}`)));
+}
+
+/** A third pod, `cli2` (labelled as a client) on node2 beside the server: the same-node path. */
+async function sameNodeClient(kube: KubeConfigClient): Promise<PodPlace> {
+  await kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'cli2', namespace: 'default', labels: { app: 'cli' } }, spec: { nodeName: 'node2', containers: [{ name: 'c', image: 'rr' }] } });
+  let place: PodPlace | undefined;
+  await waitFor('pod cli2', async () => {
+    const p = await kube.request<{ metadata: { annotations?: Record<string, string> }; status?: { podIP?: string } }>('GET', '/api/v1/namespaces/default/pods/cli2');
+    const ns = p.metadata.annotations?.[NETNS_ANNOTATION];
+    if (ns && p.status?.podIP) place = { ns, ip: p.status.podIP };
+    return place !== undefined;
+  }, { timeoutMs: 60_000, intervalMs: 200 });
+  return place!;
 }
 
 async function pool(n: number, tasks: (() => Promise<unknown>)[]): Promise<void> {
@@ -76,14 +139,21 @@ async function deleteAll(kube: KubeConfigClient, runner: ScenarioRunner, n: numb
 
 /** iperf3 TCP throughput from one netns to an address, bits/s (receiver side). */
 
-async function labBench(): Promise<void> {
+async function labBench(): Promise<{ sameNode0: RrFigures; sameNode1k: RrFigures }> {
   const labDir = mkdtempSync(join(tmpdir(), 'switchyard-lab-bench-'));
   labCmd(labDir, 'up', '--nodes', '2');
   const st: LabState = readState(labDir)!;
   const kube = labClient(st);
   const runner = new ScenarioRunner({ kube, state: st, readyTimeoutMs: 300_000 });
+  let rrServer: { stop(): Promise<void> } | undefined;
   try {
     const { cli, srv } = await iperfPods(kube, { labelled: true });
+    const cli2 = await sameNodeClient(kube);
+    rrServer = await startRrServer(srv.ns);
+    const rrAll = async (when: string): Promise<RrFigures> => {
+      await rrRows(`node1 -> node2, ${when}`, cli, srv.ip);
+      return rrRows(`same node (node2), ${when}`, cli2, srv.ip);
+    };
     // Throughput is noisy on a shared machine: IPERF_REPEATS runs each, 0 policies measured both
     // before and after the 1,000 (drift shows as a gap between the two), medians compared.
     const series = async (): Promise<number[]> => {
@@ -93,6 +163,8 @@ async function labBench(): Promise<void> {
     };
     const before = await series();
     row('iperf3 node1 -> node2, 0 policies (before), median', median(before) / 1e6, 'Mbit/s', `Geneve, ${IPERF_REPEATS} x ${IPERF_SECONDS} s: ${before.map((b) => Math.round(b / 1e6)).join(', ')}`);
+    const sameNode0 = await rrAll('0 policies');
+    let sameNode1k: RrFigures | undefined;
     let with1k: number[] = [];
     for (const n of [1, 100, 1000]) {
       const r = await applyAndRealize(kube, runner, n);
@@ -100,20 +172,24 @@ async function labBench(): Promise<void> {
       if (n === 1000) {
         with1k = await series();
         row('iperf3 node1 -> node2, 1,000 policies on the server pod, median', median(with1k) / 1e6, 'Mbit/s', with1k.map((b) => Math.round(b / 1e6)).join(', '));
+        sameNode1k = await rrAll('1,000 policies on the server pod');
+        await agentMemory(kube, runner, st);
       }
       await deleteAll(kube, runner, n);
     }
     const after = await series();
     row('iperf3 node1 -> node2, 0 policies (after), median', median(after) / 1e6, 'Mbit/s', after.map((b) => Math.round(b / 1e6)).join(', '));
     row('ratio 1,000 policies / 0 (medians; 0 = before and after together)', median(with1k) / median([...before, ...after]), 'x', 'target >= 0.9');
+    return { sameNode0, sameNode1k: sameNode1k! };
   } finally {
+    await rrServer?.stop();
     runner.close();
     labCmd(labDir, 'down');
   }
 }
 
 /** Reference: two ports on a bare netdev bridge with one NORMAL flow (same OVS, no pipeline, no tunnel). */
-async function bareBridge(): Promise<number> {
+async function bareBridge(): Promise<{ iperf: number; rr: RrFigures }> {
   const tb = await Testbed.create();
   try {
     const ovs = await tb.startOvs();
@@ -122,7 +198,13 @@ async function bareBridge(): Promise<number> {
     await ovs.ofctl('-O', 'OpenFlow15', 'add-flow', ovs.mgmtSocket('br0'), 'priority=0,actions=NORMAL');
     const a = await tb.addPod(ovs, { bridge: 'br0', ipCidr: '10.99.0.2/24' });
     const b = await tb.addPod(ovs, { bridge: 'br0', ipCidr: '10.99.0.3/24' });
-    return await iperf(a.netns.name, b.netns.name, '10.99.0.3');
+    const bits = await iperf(a.netns.name, b.netns.name, '10.99.0.3');
+    const server = await startRrServer(b.netns.name);
+    try {
+      return { iperf: bits, rr: await rrRows('bare OVS netdev bridge, one NORMAL flow (reference)', { ns: a.netns.name, ip: '10.99.0.2' }, '10.99.0.3') };
+    } finally {
+      await server.stop();
+    }
   } finally {
     await tb.cleanup();
   }
@@ -130,10 +212,16 @@ async function bareBridge(): Promise<number> {
 
 async function main(): Promise<void> {
   const started = Date.now();
-  for (const n of [2, 4]) row(`up -> ready, ${n} nodes`, await upTime(n), 'ms');
-  await labBench();
+  // BENCH_SKIP_UP=1: without the up -> ready rows (a quicker run of the rest).
+  if (process.env.BENCH_SKIP_UP !== '1') for (const n of [2, 4]) row(`up -> ready, ${n} nodes`, await upTime(n), 'ms');
+  const lab = await labBench();
   const bare = await bareBridge();
-  row('iperf3 bare OVS netdev bridge, one NORMAL flow (reference)', bare / 1e6, 'Mbit/s', 'two ports on one bridge, no tunnel');
+  row('iperf3 bare OVS netdev bridge, one NORMAL flow (reference)', bare.iperf / 1e6, 'Mbit/s', 'two ports on one bridge, no tunnel');
+  for (const m of ['tcp_crr', 'udp_rr'] as const) {
+    const name = m === 'tcp_crr' ? 'TCP_CRR' : 'UDP_RR';
+    row(`ratio ${name} same node, 1,000 policies / bare bridge`, lab.sameNode1k[m].median / bare.rr[m].median, 'x', 'target >= 0.8');
+    row(`ratio ${name} same node, 0 policies / bare bridge`, lab.sameNode0[m].median / bare.rr[m].median, 'x');
+  }
   const w = Math.max(...rows.map((r) => r.metric.length));
   process.stdout.write(`\n${'metric'.padEnd(w)}  ${'value'.padStart(10)}  unit\n`);
   for (const r of rows) process.stdout.write(`${r.metric.padEnd(w)}  ${String(r.value).padStart(10)}  ${r.unit}${r.note ? `  (${r.note})` : ''}\n`);
