@@ -64,11 +64,10 @@ export const CNI_PLUGIN = join(REPO_ROOT, 'packages/agent/dist/switchyard-cni.js
 /** The native plugin (built with the agent when a C compiler is there): what the DaemonSet installs on a host. */
 export const CNI_PLUGIN_NATIVE = join(REPO_ROOT, 'packages/agent/dist/switchyard-cni-native');
 /**
- * The plugin the lab's kubelet execs: the Node.js one, or the native one with
- * SWITCHYARD_LAB_CNI=native (kept off by default until a chaos failure seen with it at an
- * ovs-vswitchd restart is understood; the native plugin has its own integration test).
+ * The plugin the lab's kubelet execs: the native one, as the DaemonSet installs it, when it was
+ * built; the Node.js one without a C compiler or with SWITCHYARD_LAB_CNI=node.
  */
-export const cniPlugin = (): string => (process.env.SWITCHYARD_LAB_CNI === 'native' && existsSync(CNI_PLUGIN_NATIVE) ? CNI_PLUGIN_NATIVE : CNI_PLUGIN);
+export const cniPlugin = (): string => (process.env.SWITCHYARD_LAB_CNI !== 'node' && existsSync(CNI_PLUGIN_NATIVE) ? CNI_PLUGIN_NATIVE : CNI_PLUGIN);
 
 /** One node of a running lab, as state.json records it. */
 export interface LabNodeState {
