@@ -395,12 +395,24 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
     if (this.reconnectOpts().enabled) this.scheduleReconnect();
   }
 
+  /**
+   * True from a scheduled reconnect until its attempt settled: a refused attempt is reported
+   * twice (its socket's close, and the failed handshake), and must still make one retry, not two.
+   */
+  private reconnecting = false;
+
   private scheduleReconnect(): void {
+    if (this.reconnecting) return;
+    this.reconnecting = true;
     const delay = this.reconnectBackoff.next();
     this.clock.setTimeout(() => {
-      if (this.closed) return;
+      if (this.closed) {
+        this.reconnecting = false;
+        return;
+      }
       this.open().then(
         async () => {
+          this.reconnecting = false;
           this.reconnectBackoff.reset();
           try {
             await this.options.onReconnect?.(this);
@@ -414,6 +426,7 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
           this.log.debug({ err: e, target: this.targetName }, 'openflow reconnect failed');
           this.socket?.destroy();
           this.socket = undefined;
+          this.reconnecting = false;
           this.scheduleReconnect();
         },
       );

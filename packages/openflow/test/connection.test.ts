@@ -13,8 +13,16 @@ class FakeSwitch {
   received: OfMessage[] = [];
   sockets: Socket[] = [];
   answerEcho = true;
+  /** Accept and close at once, before any answer (a switch that is starting or going away). */
+  slam = false;
+  slammed = 0;
   constructor(readonly path: string) {
     this.server = createServer((s) => {
+      if (this.slam) {
+        this.slammed++;
+        s.destroy();
+        return;
+      }
       this.sockets.push(s);
       let buf = Buffer.alloc(0);
       s.on('data', (d: Buffer) => {
@@ -141,6 +149,35 @@ it('reconnects after the switch drops the connection and runs the replay hook', 
   clock.advance(100);
   await back;
   expect(replays.length).toBe(1);
+  expect(c.connected).toBe(true);
+  await c.close();
+});
+
+it('a switch that accepts and closes at once gets one reconnect attempt per backoff step, not a doubling of them', async () => {
+  const clock = new ManualClock(0);
+  const c = await SwitchConnection.connect({ target: { path: sw.path }, clock, reconnect: { minDelay: 100, maxDelay: 100 } });
+  const lost = new Promise<void>((r) => c.once('disconnected', () => r()));
+  sw.slam = true;
+  for (const s of sw.sockets.splice(0)) s.destroy();
+  await lost;
+  const seen: number[] = [];
+  for (let step = 1; step <= 4; step++) {
+    clock.advance(100);
+    await until(() => sw.slammed >= step);
+    // Both ends of a refused attempt (the socket's close and the failed handshake) have run.
+    await new Promise((r) => setTimeout(r, 20));
+    seen.push(sw.slammed);
+  }
+  expect(seen).toEqual([1, 2, 3, 4]);
+  // The switch is back: one attempt, one connection, the hook and the event once.
+  sw.slam = false;
+  const back = new Promise<void>((r) => c.once('reconnected', () => r()));
+  clock.advance(100);
+  await back;
+  await new Promise((r) => setTimeout(r, 20));
+  clock.advance(100);
+  await new Promise((r) => setTimeout(r, 20));
+  expect(sw.sockets.filter((s) => !s.destroyed)).toHaveLength(1);
   expect(c.connected).toBe(true);
   await c.close();
 });
