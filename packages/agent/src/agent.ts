@@ -81,7 +81,7 @@ export class Agent {
   introspection(): AgentIntrospection {
     const node = partOf(this.parts, 'node');
     const policies = partOf(this.parts, 'policies');
-    return {
+    const intro: AgentIntrospection = {
       nodeName: this.options.nodeName,
       podCIDR: this.options.podCIDR,
       bridge: this.options.bridge,
@@ -104,5 +104,7 @@ export class Agent {
       ...switchIntrospection(() => node),
       health: () => this.health(),
     };
+    const externalIP = this.parts.get<AgentParts['external-ip']>('external-ip');
+    return externalIP ? { ...intro, serviceExternalIPs: () => externalIP.serviceExternalIPs() } : intro;
   }
 }

@@ -8,6 +8,7 @@ import type { Logger } from '@switchyard/runtime';
 import type { OptionsFragment, Resolved } from './options-fragment';
 import { agentInfoOptions, type AgentInfoOptions } from './features/agentinfo/options';
 import { apiOptions, type ApiOptions, type ApiUnset } from './features/api/options';
+import { externalIPOptions, type ExternalIPOptions } from './features/external-ip/options';
 import { ipPoolsOptions, type IPPoolsOptions } from './features/ippools/options';
 import { ipsecOptions, type IPsecOptions, type IPsecUnset } from './features/ipsec/options';
 import { multiclusterOptions, type MulticlusterAgentOptions, type MulticlusterUnset } from './features/multicluster/options';
@@ -25,7 +26,7 @@ export { multiclusterFromConfig } from './features/multicluster/options';
 /** Everything the agent needs to run a node: the node's options and each feature's. */
 export interface AgentOptions
   extends NodeOptions, PodsOptions, IPPoolsOptions, PolicyOptions, ServicesOptions, WireGuardOptions, IPsecOptions, MulticlusterAgentOptions, ApiOptions, AgentInfoOptions,
-    TrafficControlOptions, TraceflowOptions {}
+    TrafficControlOptions, TraceflowOptions, ExternalIPOptions {}
 
 /** Options without a default: absent means that feature (or override) is off. */
 type Unset = NodeUnset | PolicyUnset | WireGuardUnset | IPsecUnset | MulticlusterUnset | ApiUnset;
@@ -39,7 +40,7 @@ type Fragment = OptionsFragment<object, never, AgentOptions, ResolvedAgentOption
 /** Every options fragment, node first; checks run in this order, and the pods' MTU is paid in it. */
 const FRAGMENTS: readonly Fragment[] = [
   nodeOptions, podsOptions, ipPoolsOptions, policyOptions, servicesOptions, wireGuardOptions, ipsecOptions, multiclusterOptions, apiOptions, agentInfoOptions,
-  trafficControlOptions, traceflowOptions,
+  trafficControlOptions, traceflowOptions, externalIPOptions,
 ];
 
 /** Applies the defaults; throws `AgentError` (`INVALID_CONFIG`, `UNSUPPORTED_TUNNEL`) for options no node can run. */

@@ -33,6 +33,11 @@ describe('the node agent parts', () => {
     expect(order({ kube, enableProxy: false, traceflow: false }).names).toEqual(['node', 'pods', 'policies', 'api', 'routes', 'pod-gc', 'agentinfo']);
   });
 
+  test('ServiceExternalIP (off by default) starts after the services part, and only with a Kubernetes API', () => {
+    expect(order({ kube, serviceExternalIP: true }).names).toEqual(['node', 'pods', 'policies', 'api', 'routes', 'pod-gc', 'services', 'traceflow', 'external-ip', 'agentinfo']);
+    expect(order({ serviceExternalIP: true }).names).not.toContain('external-ip');
+  });
+
   test('WireGuard starts before the routes part (its routes name the device)', () => {
     const { names } = order({ kube, trafficEncryptionMode: 'wireGuard' });
     expect(names.indexOf('wireguard')).toBeGreaterThan(-1);

@@ -26,6 +26,7 @@ test('every field without a default in the given options gets its fragment\'s de
     agentInfoIntervalMs: 60_000,
     trafficControl: false,
     traceflow: false,
+    serviceExternalIP: false, memberLeaseRenewSeconds: 2, memberLeaseDurationSeconds: 6, memberLeaseNamespace: 'kube-system',
   });
 });
 
@@ -36,6 +37,7 @@ test('an antrea-agent.conf maps to options through each fragment', () => {
     ovsdbRemote: 'unix:/var/run/openvswitch/db.sock', ovsRunDir: '/var/run/openvswitch', bridge: 'br-int', datapathType: 'netdev', gatewayName: 'antrea-gw0',
     tunnelType: 'geneve', tunnelPort: 0, tunnelCsum: false, linkMtu: 9000, disableTxChecksumOffload: true, trafficMode: 'encap', trafficEncryptionMode: 'wireGuard', noSNAT: false,
     cniSocket: '/var/run/antrea/cni.sock', enableIPPools: true, packetInRate: 500, enableProxy: true, wireGuardPort: 5555, apiPort: 10350, trafficControl: true, traceflow: true,
+    serviceExternalIP: false,
   });
 });
 

@@ -23,6 +23,7 @@ import type { PodNetwork } from '../src/features/pods/pod-network';
 import { PolicyEnforcement } from '../src/features/policy/part';
 import { RemoteNodes } from '../src/features/routes/part';
 import { ServiceProxy } from '../src/features/services/part';
+import { ServiceExternalIPPart } from '../src/features/external-ip/part';
 import { FlowSync } from '../src/flow-sync';
 import { InterfaceStore } from '../src/interface-store';
 
@@ -83,6 +84,7 @@ const parts: [string, () => Part][] = [
   ['multicluster', () => new MulticlusterRoutes(ctx, quietKube, node(), { namespace: 'kube-system', enablePodToPodConnectivity: false })],
   ['agentinfo', () => new AgentInfoHeartbeat(ctx, quietKube, () => introspection, { port: undefined })],
   ['traffic-control', () => new TrafficControlPart(ctx, quietKube, node())],
+  ['external-ip', () => new ServiceExternalIPPart(ctx, quietKube, { transport: { dev: 'eth0', prefix: 24 } })],
 ];
 
 describe.each(parts)('the %s part', (name, make) => {

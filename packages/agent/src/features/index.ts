@@ -8,6 +8,7 @@ import type { AgentIntrospection } from './api/api';
 import type { AgentContext } from '../context';
 import { AgentApi } from './api/part';
 import { AgentInfoHeartbeat } from './agentinfo/part';
+import { ServiceExternalIPPart } from './external-ip/part';
 import { MulticlusterRoutes } from './multicluster/part';
 import { NodeDatapath } from './node/part';
 import { PodAttachments } from './pods/part';
@@ -39,6 +40,7 @@ export interface AgentParts {
   agentinfo: AgentInfoHeartbeat;
   'traffic-control': TrafficControlPart;
   traceflow: TraceflowPart;
+  'external-ip': ServiceExternalIPPart;
 }
 
 /** The names of the node agent's parts. */
@@ -90,6 +92,8 @@ export const AGENT_PARTS: readonly PartEntry<AgentPartContext>[] = [
   entry({ name: 'traffic-control', enabled: (ctx) => withKube(ctx) && ctx.options.trafficControl, after: ['node', 'pods'], make: (ctx, p) => new TrafficControlPart(ctx, kubeOf(ctx), partOf(p, 'node')) }),
   // After the policies: a trace copies the node's policy flows as they are.
   entry({ name: 'traceflow', enabled: (ctx) => withKube(ctx) && ctx.options.traceflow, after: ['node', 'pods', 'policies'], make: (ctx, p) => new TraceflowPart(ctx, kubeOf(ctx), partOf(p, 'node')) }),
+  // After the services part: the ingress IPs' routes and flows it installs are what an owner's ARP answers lead to.
+  entry({ name: 'external-ip', enabled: (ctx) => withKube(ctx) && ctx.options.serviceExternalIP, after: ['node', 'services'], make: (ctx, p) => new ServiceExternalIPPart(ctx, kubeOf(ctx), partOf(p, 'node')) }),
   // After the API part: the object names the TCP port it serves.
   entry({ name: 'agentinfo', enabled: withKube, after: ['api'], make: (ctx, p) => new AgentInfoHeartbeat(ctx, kubeOf(ctx), ctx.introspect, partOf(p, 'api')) }),
 ];

@@ -2,7 +2,8 @@
  * The agent's local API for the cli: HTTP/JSON on a unix socket and, optionally, on a TCP port
  * (reached through the API server's node proxy). `GET /podinterfaces`,
  * `GET /ovsflows?pod=<ns>/<name>&table=<TableName>&networkpolicy=<uid|ns/name|name>`,
- * `GET /agentinfo`, `GET /metrics`, `GET /healthz` (`?verbose`: each part's health). Read-only.
+ * `GET /agentinfo`, `GET /metrics`, `GET /healthz` (`?verbose`: each part's health),
+ * `GET /serviceexternalip?namespace=&name=` (ServiceExternalIP: each external IP and its owner). Read-only.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -14,6 +15,7 @@ import { formatFlow } from '@switchyard/openflow-pipeline';
 import type { PodInterface } from '../../interface-store';
 import { silentLogger, type Logger } from '@switchyard/runtime';
 import type { AgentHealth } from '../../health';
+import type { ServiceExternalIPInfo } from '../external-ip/controller';
 import { AgentMetrics } from '../../metrics';
 
 /** What the local API reads from the running agent. */
@@ -49,6 +51,8 @@ export interface AgentIntrospection {
    * reports why its ExternalNode is not realized). Default: True.
    */
   healthCondition?(): { status: 'True' | 'False'; reason?: string; message?: string };
+  /** Service external IPs with their owner node (ServiceExternalIP on; antctl's `get serviceexternalip`). */
+  serviceExternalIPs?(): ServiceExternalIPInfo[];
   /** What AntreaAgentInfo.nodeRef names; default the Node `nodeName`. */
   nodeRef?: { kind: 'Node' | 'ExternalNode'; name: string; namespace?: string };
 }
@@ -209,6 +213,12 @@ export class LocalApi {
         const name = url.searchParams.get('name');
         const list = a.podInterfaces().filter((p) => (!ns || p.podNamespace === ns) && (!name || p.podName === name));
         return { status: 200, body: list };
+      },
+      '/serviceexternalip': async (url) => {
+        if (!a.serviceExternalIPs) return { status: 404, body: { error: 'ServiceExternalIP is not enabled on this agent' } };
+        const ns = url.searchParams.get('namespace');
+        const name = url.searchParams.get('name');
+        return { status: 200, body: a.serviceExternalIPs().filter((e) => (!ns || e.namespace === ns) && (!name || e.serviceName === name)) };
       },
       '/ovsflows': async (url) => {
         let flows = await a.installedFlows();

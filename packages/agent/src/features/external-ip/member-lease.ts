@@ -1,0 +1,99 @@
+/**
+ * This agent's member Lease (`coordination.k8s.io/v1`, `switchyard-agent-<nodeName>` in the lease
+ * namespace): renewed every period on the agent's clock, deleted on a graceful stop, so the other
+ * agents see at once that this node no longer holds external IPs. What it says: this agent runs.
+ */
+import type { KubeClient } from '@switchyard/kube';
+import { KubeRequestError } from '@switchyard/kube';
+import type { Clock, Logger, TimerHandle } from '@switchyard/runtime';
+import { MEMBER_LEASE_PREFIX } from './ownership';
+
+export interface MemberLeaseOptions {
+  kube: KubeClient;
+  nodeName: string;
+  namespace: string;
+  renewSeconds: number;
+  durationSeconds: number;
+  clock: Clock;
+  logger: Logger;
+  /** Told after every renewal that went through. */
+  onRenewed?: () => void;
+}
+
+/** A Lease's MicroTime: RFC 3339 with microseconds, as the API server writes it. */
+export const microTime = (ms: number): string => new Date(ms).toISOString().replace(/Z$/, '000Z');
+
+export class MemberLease {
+  readonly name: string;
+  /** When the last renewal went through (the agent's clock); undefined before the first. */
+  lastRenewedAt: number | undefined;
+  /** The last renewal's failure, until one goes through. */
+  lastError: unknown;
+  private timer: TimerHandle | undefined;
+  private inFlight: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(private readonly o: MemberLeaseOptions) {
+    this.name = `${MEMBER_LEASE_PREFIX}${o.nodeName}`;
+  }
+
+  private get path(): string {
+    return `/apis/coordination.k8s.io/v1/namespaces/${this.o.namespace}/leases`;
+  }
+
+  /** Whether the Lease is current at `now` as far as this agent knows (renewed less than a duration ago). */
+  current(now: number): boolean {
+    return this.lastRenewedAt !== undefined && now - this.lastRenewedAt < this.o.durationSeconds * 1000;
+  }
+
+  /** Renews now, then every period until {@link stop}. */
+  start(): void {
+    this.tick();
+  }
+
+  private tick(): void {
+    if (this.stopped) return;
+    this.inFlight = this.renew().finally(() => {
+      this.inFlight = undefined;
+      if (!this.stopped) this.timer = this.o.clock.setTimeout(() => this.tick(), this.o.renewSeconds * 1000);
+    });
+  }
+
+  /** One renewal (a merge patch of the spec; the Lease is created when missing). Never throws: the failure is kept in {@link lastError}. */
+  async renew(): Promise<void> {
+    const now = this.o.clock.now();
+    const spec = { holderIdentity: this.o.nodeName, leaseDurationSeconds: this.o.durationSeconds, renewTime: microTime(now) };
+    try {
+      try {
+        await this.o.kube.request('PATCH', `${this.path}/${this.name}`, { spec }, 'application/merge-patch+json');
+      } catch (e) {
+        if (!(e instanceof KubeRequestError && e.status === 404)) throw e;
+        await this.o.kube.request('POST', this.path, {
+          apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
+          metadata: { name: this.name, namespace: this.o.namespace },
+          spec: { ...spec, acquireTime: microTime(now) },
+        });
+      }
+      if (this.lastError !== undefined) this.o.logger.info({ lease: this.name }, 'member Lease renewed again');
+      this.lastError = undefined;
+      this.lastRenewedAt = now;
+      this.o.onRenewed?.();
+    } catch (e) {
+      if (this.lastError === undefined) this.o.logger.warn({ err: e instanceof Error ? e.message : String(e), lease: `${this.o.namespace}/${this.name}` }, 'member Lease not renewed');
+      this.lastError = e;
+    }
+  }
+
+  /** Stops renewing; with `release`, deletes the Lease (a graceful stop). */
+  async stop(opts: { release: boolean }): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    await this.inFlight;
+    if (!opts.release || this.lastRenewedAt === undefined) return;
+    try {
+      await this.o.kube.request('DELETE', `${this.path}/${this.name}`);
+    } catch (e) {
+      if (!(e instanceof KubeRequestError && e.status === 404)) this.o.logger.warn({ err: e instanceof Error ? e.message : String(e), lease: this.name }, 'member Lease not deleted: the other agents wait for it to run out');
+    }
+  }
+}

@@ -1,0 +1,164 @@
+/**
+ * Which node owns each Service external IP (pure): the LoadBalancer ingress IPs of Services annotated
+ * with an ExternalIPPool, the nodes alive and selected by each pool, and one owner per IP by
+ * rendezvous hashing, so every agent computes the same owner from the same objects.
+ */
+import { createHash } from 'node:crypto';
+import type { LabelSelector, Node, Service } from '@switchyard/apis/types';
+import { matchesSelector } from '@switchyard/policy-compiler';
+import { ipv4Of } from '../../ipv4';
+
+/** The Service annotation naming the ExternalIPPool its LoadBalancer IP comes from (Antrea's). */
+export const POOL_ANNOTATION = 'service.antrea.io/external-ip-pool';
+/** Member Leases are named `<prefix><nodeName>`. */
+export const MEMBER_LEASE_PREFIX = 'switchyard-agent-';
+
+/**
+ * What this feature reads of an ExternalIPPool (`crd.antrea.io/v1beta1`): its name and
+ * `spec.nodeSelector`. (The pool's full type is @switchyard/apis'; the ranges are the controller's business.)
+ */
+export interface ExternalIPPoolView {
+  metadata: { name?: string };
+  spec?: { nodeSelector?: LabelSelector };
+}
+
+/** What this feature reads of a `coordination.k8s.io/v1` Lease. */
+export interface LeaseView {
+  metadata: { name?: string };
+  spec?: { holderIdentity?: string; leaseDurationSeconds?: number; renewTime?: string; acquireTime?: string };
+}
+
+/** One external IP and the Services that carry it. */
+export interface ExternalIP {
+  ip: string;
+  pool: string;
+  /** `namespace/name` of each Service with this ingress IP, sorted. */
+  services: string[];
+}
+
+/** Something left out, named by object, field and value. */
+export interface ExternalIPProblem {
+  /** `Service default/web`, `ExternalIPPool pool-a`. */
+  object: string;
+  field: string;
+  value: unknown;
+  message: string;
+}
+
+/** A Service reference as `namespace/name`. */
+const svcKey = (s: Service): string => `${s.metadata.namespace ?? 'default'}/${s.metadata.name ?? ''}`;
+
+/**
+ * The external IPs to place: every `status.loadBalancer.ingress[].ip` of a `type: LoadBalancer`
+ * Service that names a pool in {@link POOL_ANNOTATION}. An ingress IP that is not IPv4, or one IP
+ * claimed through two pools, is a problem naming the field; the rest still applies.
+ */
+export function serviceExternalIPs(services: readonly Service[]): { ips: ExternalIP[]; problems: ExternalIPProblem[] } {
+  const byIp = new Map<string, ExternalIP>();
+  const problems: ExternalIPProblem[] = [];
+  for (const s of [...services].sort((a, b) => svcKey(a).localeCompare(svcKey(b)))) {
+    const pool = s.metadata.annotations?.[POOL_ANNOTATION];
+    if (s.spec?.type !== 'LoadBalancer' || !pool) continue;
+    const key = svcKey(s);
+    (s.status?.loadBalancer?.ingress ?? []).forEach((ing, i) => {
+      if (ing.ip === undefined) return; // a hostname-only ingress is not ours to announce
+      const field = `status.loadBalancer.ingress[${i}].ip`;
+      if (!ipv4Of(ing.ip)) {
+        problems.push({ object: `Service ${key}`, field, value: ing.ip, message: `${field} ${JSON.stringify(ing.ip)} is not an IPv4 address (IPv4 only so far)` });
+        return;
+      }
+      const seen = byIp.get(ing.ip);
+      if (!seen) return void byIp.set(ing.ip, { ip: ing.ip, pool, services: [key] });
+      if (seen.pool !== pool) {
+        problems.push({ object: `Service ${key}`, field: `metadata.annotations["${POOL_ANNOTATION}"]`, value: pool, message: `${field} ${ing.ip} is already placed through pool ${seen.pool} (Service ${seen.services[0]}); pool ${pool} is ignored for it` });
+        return;
+      }
+      if (!seen.services.includes(key)) seen.services.push(key);
+    });
+  }
+  return { ips: [...byIp.values()].sort((a, b) => a.ip.localeCompare(b.ip, 'en', { numeric: true })), problems };
+}
+
+/** When a Lease runs out (ms since the epoch): its last renewal (or acquisition) plus its duration; undefined when it carries neither. */
+export function leaseExpiry(lease: LeaseView): number | undefined {
+  const at = Date.parse(lease.spec?.renewTime ?? lease.spec?.acquireTime ?? '');
+  const seconds = lease.spec?.leaseDurationSeconds;
+  if (!Number.isFinite(at) || typeof seconds !== 'number' || !(seconds > 0)) return undefined;
+  return at + seconds * 1000;
+}
+
+/** A node as owner choice sees it. */
+export interface Member {
+  name: string;
+  labels: Readonly<Record<string, string>>;
+  /** The Ready condition is neither False nor Unknown (absent counts as ready). */
+  ready: boolean;
+  /** When its agent's member Lease runs out; undefined: no Lease (no agent, or stopped). */
+  leaseExpiresAt: number | undefined;
+}
+
+/** Nodes joined with their agents' member Leases (by name `switchyard-agent-<node>`). */
+export function membersOf(nodes: readonly Node[], leases: readonly LeaseView[]): Member[] {
+  const expiry = new Map<string, number | undefined>();
+  for (const l of leases) {
+    const name = l.metadata.name ?? '';
+    if (name.startsWith(MEMBER_LEASE_PREFIX)) expiry.set(name.slice(MEMBER_LEASE_PREFIX.length), leaseExpiry(l));
+  }
+  return nodes.map((n) => {
+    const ready = n.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+    const name = n.metadata.name ?? '';
+    return { name, labels: n.metadata.labels ?? {}, ready: ready !== 'False' && ready !== 'Unknown', leaseExpiresAt: expiry.get(name) };
+  });
+}
+
+/** Whether a member can hold IPs at `now`: Ready and its Lease not run out. */
+export const alive = (m: Member, now: number): boolean => m.ready && m.leaseExpiresAt !== undefined && m.leaseExpiresAt > now;
+
+/** The nodes that may own a pool's IPs at `now`, sorted by name. A pool without a nodeSelector selects every node (as Antrea). */
+export function candidatesOf(pool: ExternalIPPoolView, members: readonly Member[], now: number): string[] {
+  const sel = pool.spec?.nodeSelector;
+  return members.filter((m) => alive(m, now) && (sel === undefined || matchesSelector(sel, m.labels))).map((m) => m.name).sort();
+}
+
+/** The weight of (ip, node) in rendezvous hashing: 48 bits of SHA-256, exact in a double. */
+function weight(ip: string, node: string): number {
+  return createHash('sha256').update(`${ip}\0${node}`).digest().readUIntBE(0, 6);
+}
+
+/**
+ * The owner of `ip` among `candidates` (highest random weight): the same on every agent, IPs spread
+ * evenly, and when a candidate leaves only the IPs it owned move. Undefined without candidates.
+ */
+export function rendezvousOwner(ip: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestWeight = -1;
+  for (const c of candidates) {
+    const w = weight(ip, c);
+    if (w > bestWeight || (w === bestWeight && best !== undefined && c < best)) [best, bestWeight] = [c, w];
+  }
+  return best;
+}
+
+/** One external IP with its owner (or why it has none). */
+export interface Assignment extends ExternalIP {
+  owner: string | undefined;
+  /** Why there is no owner. */
+  reason?: string;
+}
+
+/** Places every external IP on its owner at `now`. */
+export function assignOwners(ips: readonly ExternalIP[], pools: ReadonlyMap<string, ExternalIPPoolView>, members: readonly Member[], now: number): Assignment[] {
+  return ips.map((e) => {
+    const pool = pools.get(e.pool);
+    if (!pool) return { ...e, owner: undefined, reason: `ExternalIPPool ${e.pool} does not exist` };
+    const owner = rendezvousOwner(e.ip, candidatesOf(pool, members, now));
+    return owner !== undefined ? { ...e, owner } : { ...e, owner: undefined, reason: `no Ready node with a live agent matches ExternalIPPool ${e.pool}'s nodeSelector` };
+  });
+}
+
+/** The earliest Lease expiry after `now` among Ready members: when owners must be chosen again even if no object changes. */
+export function nextExpiry(members: readonly Member[], now: number): number | undefined {
+  let next: number | undefined;
+  for (const m of members) if (m.ready && m.leaseExpiresAt !== undefined && m.leaseExpiresAt > now && (next === undefined || m.leaseExpiresAt < next)) next = m.leaseExpiresAt;
+  return next;
+}

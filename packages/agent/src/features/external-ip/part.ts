@@ -1,0 +1,162 @@
+/**
+ * The ServiceExternalIP part (with a Kubernetes API and `serviceExternalIP`): keeps this agent's
+ * member Lease, watches Services, ExternalIPPools, Nodes and the member Leases, and makes this node
+ * answer ARP for exactly the LoadBalancer IPs it owns (controller.ts chooses, announcer.ts puts them
+ * on the transport device). A graceful stop takes its IPs off and deletes its Lease, so they move at
+ * once; a crash leaves them until the Lease runs out on the other agents' clocks.
+ */
+import type { Event } from '@switchyard/apis/types';
+import { Informer, type KubeClient } from '@switchyard/kube';
+import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
+import type { AgentContext } from '../../context';
+import { NODES, SERVICES } from '../../kube-resources';
+import type { NodeDatapath } from '../node/part';
+import { ProxyArpAnnouncer, readTaken, releaseProxyNeighbour, writeTaken } from './announcer';
+import { ExternalIPController, type ServiceExternalIPInfo } from './controller';
+import { MemberLease, microTime } from './member-lease';
+import { alive, type Assignment } from './ownership';
+
+export const EXTERNAL_IP_POOLS = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'externalippools', kind: 'ExternalIPPool', namespaced: false } as const;
+export const LEASES = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true } as const;
+
+/** The Event reason when this node takes a Service's external IP. */
+export const IP_TAKEN_REASON = 'ExternalIPAssigned';
+
+export class ServiceExternalIPPart implements Part {
+  readonly name = 'external-ip';
+  private informers: Informer[] = [];
+  lease: MemberLease | undefined;
+  controller: ExternalIPController | undefined;
+  /** The transport device IPs are announced on (the interface holding the node IP). */
+  dev: string | undefined;
+  private eventFailure: string | undefined;
+  /** Set by sync when no interface holds the node IP. */
+  private noTransport = false;
+
+  constructor(
+    private readonly ctx: AgentContext,
+    private readonly kube: KubeClient,
+    private readonly node: Pick<NodeDatapath, 'transport'>,
+  ) {}
+
+  async start(): Promise<void> {
+    // Nothing to prime: no flows of its own (the services part installs the ingress IPs' routes and flows).
+  }
+
+  async sync(): Promise<void> {
+    const { options: o, log } = this.ctx;
+    const clock = o.clock ?? systemClock;
+    this.dev = this.node.transport?.dev;
+    if (this.dev === undefined) {
+      this.noTransport = true;
+      log.error({ nodeIP: o.nodeIP }, 'no interface holds the node IP: Service external IPs cannot be announced on this node');
+      return;
+    }
+    const dev = this.dev;
+    const record = readTaken(o.dataDir);
+    if (record && record.dev !== dev) {
+      // The transport device changed since the last run: what was taken there goes.
+      for (const ip of record.ips) await releaseProxyNeighbour(this.ctx.net, record.dev, ip).catch((err: unknown) => log.warn({ err, ip, dev: record.dev }, 'stale proxy neighbour not removed'));
+    }
+    this.lease = new MemberLease({
+      kube: this.kube, nodeName: o.nodeName, namespace: o.memberLeaseNamespace, renewSeconds: o.memberLeaseRenewSeconds, durationSeconds: o.memberLeaseDurationSeconds, clock, logger: log,
+      onRenewed: () => {
+        if (this.controller?.frozen) this.controller.schedule();
+      },
+    });
+    const lease = this.lease;
+    this.controller = new ExternalIPController({
+      nodeName: o.nodeName,
+      sink: new ProxyArpAnnouncer({ net: this.ctx.net, dev, logger: log }),
+      clock,
+      logger: log,
+      selfAlive: (now) => lease.current(now),
+      installed: record?.dev === dev ? record.ips : [],
+      onInstalled: (ips) => writeTaken(o.dataDir, { dev, ips: [...ips] }),
+      onTaken: (a) => void this.recordTaken(a),
+    });
+    const c = this.controller;
+    this.lease.start();
+    const opts = { clock, logger: log };
+    this.informers = [
+      new Informer(this.kube, SERVICES, c.onServiceEvent, opts),
+      new Informer(this.kube, EXTERNAL_IP_POOLS, c.onPoolEvent, opts),
+      new Informer(this.kube, NODES, c.onNodeEvent, opts),
+      new Informer(this.kube, LEASES, c.onLeaseEvent, { ...opts, namespace: o.memberLeaseNamespace }),
+    ];
+    for (const i of this.informers) i.start();
+  }
+
+  /** An Event on each Service whose IP this node took (best effort: logged once when the API refuses). */
+  private async recordTaken(a: Assignment): Promise<void> {
+    const { nodeName } = this.ctx.options;
+    const now = microTime((this.ctx.options.clock ?? systemClock).now()).replace(/\.\d+Z$/, 'Z');
+    for (const svc of a.services) {
+      const [namespace = 'default', name = ''] = svc.split('/', 2);
+      const event: Event = {
+        apiVersion: 'v1', kind: 'Event',
+        metadata: { generateName: `${name}.`, namespace },
+        involvedObject: { apiVersion: 'v1', kind: 'Service', namespace, name },
+        reason: IP_TAKEN_REASON,
+        message: `Service external IP ${a.ip} (ExternalIPPool ${a.pool}) is announced by Node ${nodeName} on ${this.dev ?? ''}`,
+        type: 'Normal',
+        source: { component: 'switchyard-agent', host: nodeName },
+        reportingComponent: 'switchyard-agent',
+        reportingInstance: nodeName,
+        firstTimestamp: now,
+        lastTimestamp: now,
+        count: 1,
+      };
+      try {
+        await this.kube.request('POST', `/api/v1/namespaces/${namespace}/events`, event);
+        this.eventFailure = undefined;
+      } catch (e) {
+        const why = e instanceof Error ? e.message : String(e);
+        if (this.eventFailure === undefined) this.ctx.log.warn({ err: why, service: svc }, 'Event not recorded');
+        this.eventFailure = why;
+      }
+    }
+  }
+
+  /** Resolves once every change seen so far is applied (or has failed). */
+  idle(): Promise<void> {
+    return this.controller?.idle() ?? Promise.resolve();
+  }
+
+  /** Every external IP this agent knows of, with its Services and owner (the agent API's `/serviceexternalip`). */
+  serviceExternalIPs(): ServiceExternalIPInfo[] {
+    return this.controller?.info() ?? [];
+  }
+
+  /** The IPs this node answers for now. */
+  get owned(): string[] {
+    return [...(this.controller?.taken ?? [])].sort();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.informers.map((i) => i.stop()));
+    this.informers = [];
+    // IPs first, then the Lease: once the Lease is gone another node takes them, and two answering is worse than a moment with none.
+    await this.controller?.stop({ release: true }).catch((err: unknown) => this.ctx.log.error({ err }, 'Service external IPs not all released'));
+    await this.lease?.stop({ release: true });
+  }
+
+  health(): PartHealth {
+    const c = this.controller;
+    if (this.noTransport) return { ok: false, detail: `no interface holds the node IP ${this.ctx.options.nodeIP}: external IPs cannot be announced` };
+    if (!c) return { ok: true, detail: 'not started' };
+    const now = (this.ctx.options.clock ?? systemClock).now();
+    const members = c.members();
+    const owned = c.assignments.filter((a) => c.taken.has(a.ip)).map((a) => `${a.ip} (${a.services.join(', ')})`);
+    const unplaced = c.assignments.filter((a) => a.owner === undefined).map((a) => `${a.ip}: ${a.reason ?? ''}`);
+    const held = [
+      `owns ${owned.length ? owned.join(', ') : 'no external IP'} on ${this.dev ?? '?'}`,
+      `${c.assignments.length} external IPs, ${members.filter((m) => alive(m, now)).length} of ${members.length} nodes alive`,
+      ...(unplaced.length ? [`unplaced: ${unplaced.join('; ')}`] : []),
+      ...(c.problems.length ? [`left out: ${c.problems.map((p) => `${p.object} ${p.message}`).join('; ')}`] : []),
+    ].join('; ');
+    if (this.lease?.lastError !== undefined) return { ok: false, detail: `${held}; member Lease not renewed: ${this.lease.lastError instanceof Error ? this.lease.lastError.message : String(this.lease.lastError)}` };
+    if (c.lastError !== undefined) return { ok: false, detail: `${held}; last apply failed: ${c.lastError instanceof Error ? c.lastError.message : String(c.lastError)}` };
+    return { ok: true, detail: held };
+  }
+}

@@ -1,0 +1,336 @@
+/**
+ * ServiceExternalIP on the manual clock: which ingress IPs are placed, who is a candidate, the
+ * owner choice (rendezvous hashing), failover when an owner's Lease runs out, is deleted or its
+ * Node goes NotReady, the member Lease's renewals, and the options' checks.
+ */
+import type { Node, Service } from '@switchyard/apis/types';
+import { KubeRequestError, type InformerEvent, type KubeClient } from '@switchyard/kube';
+import { silentLogger } from '@switchyard/runtime';
+import { ManualClock } from '@switchyard/runtime/testing';
+import { ExternalIPController, type ExternalIPSink } from '../src/features/external-ip/controller';
+import { MemberLease, microTime } from '../src/features/external-ip/member-lease';
+import { assignOwners, candidatesOf, membersOf, rendezvousOwner, serviceExternalIPs, type ExternalIPPoolView, type LeaseView } from '../src/features/external-ip/ownership';
+import { resolveAgentOptions } from '../src/options';
+
+const T0 = Date.parse('2026-01-01T00:00:00Z');
+
+const svc = (name: string, ips: string[], pool: string | null = 'pool-a', type: 'LoadBalancer' | 'ClusterIP' = 'LoadBalancer'): Service => ({
+  apiVersion: 'v1', kind: 'Service',
+  metadata: { name, namespace: 'default', ...(pool ? { annotations: { 'service.antrea.io/external-ip-pool': pool } } : {}) },
+  spec: { type, ports: [{ port: 80 }] },
+  status: { loadBalancer: { ingress: ips.map((ip) => ({ ip })) } },
+});
+const node = (name: string, labels: Record<string, string> = { lb: 'yes' }, ready: 'True' | 'False' | 'Unknown' = 'True'): Node => ({
+  apiVersion: 'v1', kind: 'Node', metadata: { name, labels }, status: { conditions: [{ type: 'Ready', status: ready }] },
+});
+const lease = (nodeName: string, renewedAt: number, seconds = 6): LeaseView => ({
+  metadata: { name: `switchyard-agent-${nodeName}` }, spec: { holderIdentity: nodeName, leaseDurationSeconds: seconds, renewTime: microTime(renewedAt) },
+});
+const pool = (name: string, matchLabels?: Record<string, string>): ExternalIPPoolView => ({ metadata: { name }, spec: matchLabels ? { nodeSelector: { matchLabels } } : {} });
+
+describe('the external IPs to place', () => {
+  it('takes the ingress IPs of annotated LoadBalancer Services only, and names each bad value with its field', () => {
+    const { ips, problems } = serviceExternalIPs([
+      svc('web', ['192.168.77.200']),
+      svc('shared', ['192.168.77.200', '192.168.77.201']),
+      svc('plain', ['192.168.77.202'], null),
+      svc('internal', ['192.168.77.203'], 'pool-a', 'ClusterIP'),
+      svc('bad', ['not-an-ip']),
+      svc('other-pool', ['192.168.77.201'], 'pool-b'),
+    ]);
+    expect(ips).toEqual([
+      { ip: '192.168.77.200', pool: 'pool-a', services: ['default/shared', 'default/web'] },
+      // Services are read in namespace/name order: other-pool claimed .201 first.
+      { ip: '192.168.77.201', pool: 'pool-b', services: ['default/other-pool'] },
+    ]);
+    expect(problems.map((p) => [p.object, p.field, p.value])).toEqual([
+      ['Service default/bad', 'status.loadBalancer.ingress[0].ip', 'not-an-ip'],
+      ['Service default/shared', 'metadata.annotations["service.antrea.io/external-ip-pool"]', 'pool-a'],
+    ]);
+    expect(problems[1]!.message).toBe('status.loadBalancer.ingress[1].ip 192.168.77.201 is already placed through pool pool-b (Service default/other-pool); pool pool-a is ignored for it');
+    expect(problems[0]!.message).toContain('"not-an-ip" is not an IPv4 address');
+  });
+});
+
+describe('candidates and the owner choice', () => {
+  it('a node is a candidate when the pool selects it, it is Ready and its Lease has not run out', () => {
+    const members = membersOf(
+      [node('ready'), node('unlabelled', {}), node('notready', { lb: 'yes' }, 'False'), node('unknown', { lb: 'yes' }, 'Unknown'), node('expired'), node('nolease'), { metadata: { name: 'nocond', labels: { lb: 'yes' } } }],
+      [lease('ready', T0), lease('unlabelled', T0), lease('notready', T0), lease('unknown', T0), lease('expired', T0 - 6_000), lease('nocond', T0)],
+    );
+    expect(candidatesOf(pool('p', { lb: 'yes' }), members, T0 + 1000)).toEqual(['nocond', 'ready']);
+    // No nodeSelector: every live Ready node.
+    expect(candidatesOf(pool('p'), members, T0 + 1000)).toEqual(['nocond', 'ready', 'unlabelled']);
+  });
+
+  it('is the same for the same inputs in any order, spreads IPs over the nodes, and moves only the IPs of a node that leaves', () => {
+    const ips = Array.from({ length: 90 }, (_, i) => `10.200.${Math.floor(i / 200)}.${(i % 200) + 1}`);
+    const three = ['n1', 'n2', 'n3'];
+    const before = new Map(ips.map((ip) => [ip, rendezvousOwner(ip, three)]));
+    expect(ips.every((ip) => rendezvousOwner(ip, ['n3', 'n1', 'n2']) === before.get(ip))).toBe(true);
+    const counts = three.map((n) => [...before.values()].filter((o) => o === n).length);
+    for (const c of counts) expect(c).toBeGreaterThan(15);
+    const after = new Map(ips.map((ip) => [ip, rendezvousOwner(ip, ['n1', 'n3'])]));
+    for (const ip of ips) if (before.get(ip) !== 'n2') expect(after.get(ip)).toBe(before.get(ip));
+    expect(rendezvousOwner('10.0.0.1', [])).toBeUndefined();
+  });
+
+  it('an IP whose pool is missing or selects no live node has no owner, and says why', () => {
+    const members = membersOf([node('n1', { lb: 'no' })], [lease('n1', T0)]);
+    const [missing, none] = assignOwners(
+      [{ ip: '10.0.0.1', pool: 'gone', services: ['default/a'] }, { ip: '10.0.0.2', pool: 'p', services: ['default/b'] }],
+      new Map([['p', pool('p', { lb: 'yes' })]]),
+      members,
+      T0,
+    );
+    expect(missing).toMatchObject({ owner: undefined, reason: 'ExternalIPPool gone does not exist' });
+    expect(none).toMatchObject({ owner: undefined, reason: expect.stringContaining("no Ready node with a live agent matches ExternalIPPool p's nodeSelector") });
+  });
+});
+
+/** A sink that records what is on the node. */
+class RecordingSink implements ExternalIPSink {
+  readonly on = new Set<string>();
+  readonly log: string[] = [];
+  async take(ip: string): Promise<void> {
+    this.on.add(ip);
+    this.log.push(`take ${ip}`);
+  }
+  async release(ip: string): Promise<void> {
+    this.on.delete(ip);
+    this.log.push(`release ${ip}`);
+  }
+}
+
+const ev = (type: InformerEvent['type'], object: unknown): InformerEvent => ({ type, object: object as InformerEvent['object'] });
+
+/** Agents on nodes n1..n3, each with its controller, fed the same objects, on one manual clock. */
+function cluster(names: string[], clock: ManualClock) {
+  const renewed = new Map(names.map((n) => [n, clock.now()]));
+  const agents = names.map((name) => {
+    const sink = new RecordingSink();
+    const taken: string[] = [];
+    const c = new ExternalIPController({
+      nodeName: name, sink, clock, logger: silentLogger,
+      selfAlive: (now) => now - (renewed.get(name) ?? -Infinity) < 6000,
+      onTaken: (a) => taken.push(a.ip),
+    });
+    return { name, sink, c, taken };
+  });
+  const all = (e: (c: ExternalIPController) => void): void => agents.forEach((a) => e(a.c));
+  return {
+    agents,
+    renewed,
+    all,
+    /** Every agent renews its Lease now (the ones in `except` do not: stopped or crashed). */
+    renew(except: string[] = []) {
+      for (const a of agents) {
+        if (except.includes(a.name)) continue;
+        renewed.set(a.name, clock.now());
+        all((c) => c.onLeaseEvent(ev('MODIFIED', lease(a.name, clock.now()))));
+      }
+    },
+    async idle() {
+      for (const a of agents) await a.c.idle();
+    },
+    /** The owners as the nodes' sinks show them: ip -> nodes answering for it. */
+    answering(): Map<string, string[]> {
+      const m = new Map<string, string[]>();
+      for (const a of agents) for (const ip of a.sink.on) m.set(ip, [...(m.get(ip) ?? []), a.name].sort());
+      return m;
+    },
+  };
+}
+
+describe('failover on the manual clock', () => {
+  const IPS = ['192.168.77.200', '192.168.77.201', '192.168.77.202', '192.168.77.203', '192.168.77.204', '192.168.77.205'];
+
+  async function setUp() {
+    const clock = new ManualClock(T0);
+    const k = cluster(['n1', 'n2', 'n3'], clock);
+    k.all((c) => {
+      c.onPoolEvent(ev('ADDED', pool('pool-a', { lb: 'yes' })));
+      for (const n of ['n1', 'n2', 'n3']) c.onNodeEvent(ev('ADDED', node(n)));
+      IPS.forEach((ip, i) => c.onServiceEvent(ev('ADDED', svc(`s${i}`, [ip]))));
+    });
+    k.renew();
+    await k.idle();
+    return { clock, k };
+  }
+
+  it('exactly one node answers for each IP, the one every agent names, and it records an Event', async () => {
+    const { k } = await setUp();
+    const answering = k.answering();
+    expect([...answering.keys()].sort()).toEqual(IPS);
+    for (const [ip, nodes] of answering) {
+      expect(nodes).toHaveLength(1);
+      for (const a of k.agents) expect(a.c.assignments.find((x) => x.ip === ip)?.owner).toBe(nodes[0]);
+    }
+    expect(k.agents.flatMap((a) => a.taken).sort()).toEqual(IPS);
+    expect(k.agents[0]!.c.info()).toContainEqual({ serviceName: 's0', namespace: 'default', externalIP: IPS[0], externalIPPool: 'pool-a', assignedNode: answering.get(IPS[0]!)![0] });
+  });
+
+  it("a crashed owner's IPs move when its Lease runs out, with no object changing, and only its IPs move", async () => {
+    const { clock, k } = await setUp();
+    const before = k.answering();
+    const victim = before.get(IPS[0]!)![0]!;
+    // Renewals every 2 s, but not the victim's (crashed: its Lease stays as it was).
+    await clock.advanceAsync(2000);
+    k.renew([victim]);
+    await clock.advanceAsync(2000);
+    k.renew([victim]);
+    await k.idle();
+    expect(k.answering().get(IPS[0]!)).toEqual([victim]); // 4 s: not run out yet
+    await clock.advanceAsync(2001); // 6 s after its last renewal: run out
+    await k.idle();
+    // The crashed agent's process is gone (its simulated controller, frozen, still holds its IPs): only the live agents count.
+    const live = k.agents.filter((a) => a.name !== victim);
+    for (const ip of IPS) {
+      const owner = before.get(ip)![0]!;
+      const now = live.filter((a) => a.sink.on.has(ip)).map((a) => a.name);
+      if (owner === victim) {
+        expect(now).toHaveLength(1);
+        expect(now[0]).not.toBe(victim);
+      } else expect(now).toEqual([owner]);
+    }
+  });
+
+  it('a deleted Lease (graceful stop) or a NotReady Node moves the IPs at once', async () => {
+    const { k } = await setUp();
+    const owner = k.answering().get(IPS[1]!)![0]!;
+    const gone = k.agents.find((a) => a.name === owner)!;
+    await gone.c.stop({ release: true });
+    expect(gone.sink.on.size).toBe(0);
+    for (const a of k.agents) if (a !== gone) a.c.onLeaseEvent(ev('DELETED', lease(owner, 0)));
+    await k.idle();
+    const next = k.answering().get(IPS[1]!)!;
+    expect(next).toHaveLength(1);
+    expect(next[0]).not.toBe(owner);
+    // Now that one's Node goes NotReady: its IPs move to the last node.
+    for (const a of k.agents) if (a !== gone) a.c.onNodeEvent(ev('MODIFIED', node(next[0]!, { lb: 'yes' }, 'False')));
+    await k.idle();
+    const last = k.agents.find((a) => a.name !== owner && a.name !== next[0])!;
+    expect([...last.sink.on].sort()).toEqual(IPS);
+    expect(k.agents.find((a) => a.name === next[0])!.sink.on.size).toBe(0);
+  });
+
+  it('an agent that cannot renew its own Lease keeps what it has and moves nothing until it can', async () => {
+    const { clock, k } = await setUp();
+    const a = k.agents[0]!;
+    const held = [...a.sink.on].sort();
+    // Nobody's Lease is renewed (the API is away): after 6 s every Lease looks run out.
+    await clock.advanceAsync(7000);
+    await k.idle();
+    expect(a.c.frozen).toBe(true);
+    expect([...a.sink.on].sort()).toEqual(held);
+    k.renew();
+    for (const x of k.agents) x.c.schedule();
+    await k.idle();
+    expect(a.c.frozen).toBe(false);
+    expect([...a.sink.on].sort()).toEqual(held);
+  });
+
+  it("IPs a previous run left taken are released unless this node still owns them, and a Service's deletion releases its IP", async () => {
+    const clock = new ManualClock(T0);
+    const sink = new RecordingSink();
+    sink.on.add('10.9.9.9');
+    const recorded: string[][] = [];
+    const c = new ExternalIPController({ nodeName: 'n1', sink, clock, logger: silentLogger, selfAlive: () => true, installed: ['10.9.9.9'], onInstalled: (ips) => void recorded.push([...ips]) });
+    c.onPoolEvent(ev('ADDED', pool('pool-a')));
+    c.onNodeEvent(ev('ADDED', node('n1')));
+    c.onLeaseEvent(ev('ADDED', lease('n1', T0)));
+    c.onServiceEvent(ev('ADDED', svc('web', ['192.168.77.210'])));
+    await c.idle();
+    expect(sink.log).toEqual(['release 10.9.9.9', 'take 192.168.77.210']);
+    expect(recorded.at(-1)).toEqual(['192.168.77.210']);
+    c.onServiceEvent(ev('DELETED', svc('web', ['192.168.77.210'])));
+    await c.idle();
+    expect(sink.on.size).toBe(0);
+    expect(recorded.at(-1)).toEqual([]);
+  });
+});
+
+/** A Kubernetes API holding Leases in memory, answering as the API server does for the calls MemberLease makes. */
+function leaseApi() {
+  const store = new Map<string, Record<string, unknown>>();
+  const calls: string[] = [];
+  let down = false;
+  const kube: KubeClient = {
+    async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+      calls.push(`${method} ${path}`);
+      if (down) throw new KubeRequestError(method, path, 503, 'unavailable');
+      const name = path.split('/').at(-1)!;
+      if (method === 'POST') {
+        const o = body as { metadata: { name: string } };
+        store.set(o.metadata.name, o as unknown as Record<string, unknown>);
+        return o as T;
+      }
+      const have = store.get(name);
+      if (!have) throw new KubeRequestError(method, path, 404, 'not found');
+      if (method === 'PATCH') {
+        const spec = { ...(have.spec as object), ...(body as { spec: object }).spec };
+        store.set(name, { ...have, spec });
+        return store.get(name) as T;
+      }
+      if (method === 'DELETE') store.delete(name);
+      return have as T;
+    },
+    watch: () => Promise.reject(new Error('no watches here')),
+  };
+  return { kube, store, calls, setDown: (d: boolean) => (down = d) };
+}
+
+describe('the member Lease', () => {
+  it('is created, renewed every period on the clock, and deleted on a graceful stop', async () => {
+    const clock = new ManualClock(T0);
+    const api = leaseApi();
+    const renewals: number[] = [];
+    const l = new MemberLease({ kube: api.kube, nodeName: 'n1', namespace: 'kube-system', renewSeconds: 2, durationSeconds: 6, clock, logger: silentLogger, onRenewed: () => renewals.push(clock.now() - T0) });
+    l.start();
+    await clock.advanceAsync(0);
+    expect(api.store.get('switchyard-agent-n1')).toMatchObject({ spec: { holderIdentity: 'n1', leaseDurationSeconds: 6, renewTime: '2026-01-01T00:00:00.000000Z', acquireTime: '2026-01-01T00:00:00.000000Z' } });
+    await clock.advanceAsync(4000);
+    expect(renewals).toEqual([0, 2000, 4000]);
+    expect((api.store.get('switchyard-agent-n1')!.spec as { renewTime: string }).renewTime).toBe('2026-01-01T00:00:04.000000Z');
+    expect(l.current(clock.now())).toBe(true);
+    await l.stop({ release: true });
+    expect(api.store.has('switchyard-agent-n1')).toBe(false);
+    expect(api.calls.at(-1)).toBe('DELETE /apis/coordination.k8s.io/v1/namespaces/kube-system/leases/switchyard-agent-n1');
+  });
+
+  it('a failed renewal is kept, and the Lease stops being current a duration after the last good one', async () => {
+    const clock = new ManualClock(T0);
+    const api = leaseApi();
+    const l = new MemberLease({ kube: api.kube, nodeName: 'n1', namespace: 'kube-system', renewSeconds: 2, durationSeconds: 6, clock, logger: silentLogger });
+    l.start();
+    await clock.advanceAsync(0);
+    api.setDown(true);
+    await clock.advanceAsync(4000);
+    expect(l.lastError).toBeInstanceOf(KubeRequestError);
+    expect(l.current(clock.now())).toBe(true);
+    await clock.advanceAsync(2000);
+    expect(l.current(clock.now())).toBe(false);
+    api.setDown(false);
+    await clock.advanceAsync(2000);
+    expect(l.lastError).toBeUndefined();
+    expect(l.current(clock.now())).toBe(true);
+    // A crash (no release) leaves the Lease to run out.
+    await l.stop({ release: false });
+    expect(api.store.has('switchyard-agent-n1')).toBe(true);
+  });
+});
+
+describe('options', () => {
+  const base = { nodeName: 'n1', podCIDR: '10.10.1.0/24', nodeIP: '192.168.1.1', dataDir: '/d', ovsdbRemote: 'unix:/x' };
+  const kube = leaseApi().kube;
+  it('needs a Kubernetes API to be on', () => {
+    expect(resolveAgentOptions({ ...base, serviceExternalIP: true }).serviceExternalIP).toBe(false);
+    expect(resolveAgentOptions({ ...base, kube, serviceExternalIP: true }).serviceExternalIP).toBe(true);
+  });
+  it('refuses periods no Lease can keep, naming the field and the value', () => {
+    expect(() => resolveAgentOptions({ ...base, memberLeaseDurationSeconds: 2.5 })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', path: 'memberLeaseDurationSeconds', value: 2.5 }));
+    expect(() => resolveAgentOptions({ ...base, memberLeaseRenewSeconds: 6 })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', path: 'memberLeaseRenewSeconds', message: expect.stringContaining('must be shorter than memberLeaseDurationSeconds (6)') }));
+    expect(() => resolveAgentOptions({ ...base, memberLeaseRenewSeconds: 0 })).toThrow(expect.objectContaining({ path: 'memberLeaseRenewSeconds', value: 0 }));
+    expect(() => resolveAgentOptions({ ...base, memberLeaseNamespace: 'Kube System' })).toThrow(expect.objectContaining({ path: 'memberLeaseNamespace' }));
+  });
+});
