@@ -256,6 +256,17 @@ const ipPoolStatus = obj({
   conditions: conditions(),
 });
 
+// ExternalIPPool (Egress IPs and ServiceExternalIP): ranges, optional subnet, the Nodes that may host its IPs.
+const externalIPPoolSpec = obj(
+  {
+    ipRanges: arr(obj({ cidr: cidr(), start: ip(), end: ip() })),
+    subnetInfo: obj({ gateway: ip(), prefixLength: int(1, 127), vlan: int(0, 4094) }, ['gateway', 'prefixLength']),
+    nodeSelector: labelSelector(),
+  },
+  ['ipRanges', 'nodeSelector'],
+);
+const externalIPPoolStatus = obj({ usage: obj({ total: int(0), used: int(0) }) });
+
 // TrafficControl ports: an OVS internal port or a host device by name, or a tunnel to a remote IP.
 const tcPort = (): Schema =>
   obj({
@@ -519,6 +530,14 @@ export const crdDefinitions: CrdDef[] = [
       },
     ],
     note: 'v1alpha2 per-range gateway/prefixLength/vlan become `spec.subnetInfo` (taken from the first range; all ranges must agree); `ipVersion` is dropped (implied by the addresses).',
+  },
+  {
+    // Antrea serves v1beta1 only (v1alpha2 was removed in Antrea 2.0).
+    group: ANTREA, kind: 'ExternalIPPool', plural: 'externalippools', singular: 'externalippool', scope: 'Cluster', shortNames: ['eip'], categories: ['antrea'],
+    versions: [{
+      name: 'v1beta1', storage: true, status: true, properties: { spec: externalIPPoolSpec, status: externalIPPoolStatus }, required: ['spec'],
+      columns: [{ name: 'Total', type: 'integer', jsonPath: '.status.usage.total' }, { name: 'Used', type: 'integer', jsonPath: '.status.usage.used' }, ageColumn],
+    }],
   },
   {
     group: ANTREA, kind: 'TrafficControl', plural: 'trafficcontrols', singular: 'trafficcontrol', scope: 'Cluster', shortNames: ['tc'], categories: ['antrea'],

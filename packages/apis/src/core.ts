@@ -145,6 +145,8 @@ export interface Service {
     loadBalancerIP?: string;
     externalName?: string;
     externalTrafficPolicy?: 'Cluster' | 'Local';
+    /** Node port kube-proxy (and the agent) answer health checks on: `type: LoadBalancer` with `externalTrafficPolicy: Local` only; allocated by the API server unless given. */
+    healthCheckNodePort?: number;
     internalTrafficPolicy?: 'Cluster' | 'Local';
     sessionAffinity?: 'ClientIP' | 'None';
     sessionAffinityConfig?: { clientIP?: { timeoutSeconds?: number } };

@@ -13,6 +13,7 @@ import type {
   ClusterNetworkPolicy,
   ClusterSet,
   ExternalEntity,
+  ExternalIPPool,
   ExternalNode,
   Gateway,
   Group,
@@ -55,6 +56,7 @@ export type AntreaObject =
   | ExternalEntity
   | ExternalNode
   | IPPool
+  | ExternalIPPool
   | Traceflow
   | AntreaAgentInfo
   | AntreaControllerInfo;

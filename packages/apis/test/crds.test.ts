@@ -63,7 +63,7 @@ describe('CRD manifests', () => {
     expect(kinds).toEqual(
       [
         'crd.antrea.io/AntreaAgentInfo', 'crd.antrea.io/AntreaControllerInfo', 'crd.antrea.io/AntreaNetworkPolicy', 'crd.antrea.io/ClusterGroup',
-        'crd.antrea.io/ClusterNetworkPolicy', 'crd.antrea.io/ExternalEntity', 'crd.antrea.io/ExternalNode', 'crd.antrea.io/Group', 'crd.antrea.io/IPPool',
+        'crd.antrea.io/ClusterNetworkPolicy', 'crd.antrea.io/ExternalEntity', 'crd.antrea.io/ExternalIPPool', 'crd.antrea.io/ExternalNode', 'crd.antrea.io/Group', 'crd.antrea.io/IPPool',
         'crd.antrea.io/NetworkPolicy', 'crd.antrea.io/Tier', 'crd.antrea.io/Traceflow', 'crd.antrea.io/TrafficControl',
         'multicluster.crd.antrea.io/ClusterInfoImport', 'multicluster.crd.antrea.io/ClusterSet', 'multicluster.crd.antrea.io/Gateway',
         'multicluster.crd.antrea.io/LabelIdentity', 'multicluster.crd.antrea.io/MemberClusterAnnounce', 'multicluster.crd.antrea.io/ResourceExport',
@@ -110,6 +110,8 @@ describe('CRD manifests', () => {
     expect(served('IPPool')).toContain('v1beta1');
     expect(served('ExternalEntity')).toContain('v1alpha2');
     expect(served('ExternalNode')).toEqual(['v1alpha1']);
+    // Antrea 2.x serves ExternalIPPool in v1beta1 only.
+    expect(served('ExternalIPPool')).toEqual(['v1beta1']);
   });
 });
 
@@ -206,6 +208,13 @@ describe('validateObject rejects mutants with the field path', () => {
     });
     for (const phase of ['Allocated', 'Preallocated', 'Reserved']) expect(validateObject(pool(phase)).errors).toEqual([]);
     expect(validateObject(pool('Pending')).errors).toEqual([expect.objectContaining({ path: 'status.ipAddresses[0].phase', keyword: 'enum', value: 'Pending' })]);
+  });
+
+  test('ExternalIPPool: the example of Antrea\'s service-loadbalancer.md is valid; a malformed start and a missing nodeSelector are not', () => {
+    const pool = (spec: Record<string, unknown>) => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name: 'service-external-ip-pool' }, spec, status: { usage: { total: 9, used: 1 } } });
+    expect(validateObject(pool({ ipRanges: [{ start: '10.10.0.2', end: '10.10.0.10' }, { cidr: '10.10.1.0/24' }], nodeSelector: { matchLabels: { 'network-role': 'ingress-node' } } })).errors).toEqual([]);
+    expect(validateObject(pool({ ipRanges: [{ start: '10.10.0.300', end: '10.10.0.10' }], nodeSelector: {} })).errors).toEqual([expect.objectContaining({ path: 'spec.ipRanges[0].start', keyword: 'pattern' })]);
+    expect(validateObject(pool({ ipRanges: [] })).errors).toEqual([expect.objectContaining({ path: 'spec.nodeSelector', keyword: 'required' })]);
   });
 
   test('an unserved version and an unknown kind', () => {

@@ -2,6 +2,7 @@
 export type * from './policy';
 export type * from './entity';
 export type * from './ippool';
+export type * from './external-ip-pool';
 export type * from './traceflow';
 export type * from './traffic-control';
 export type * from './info';
