@@ -29,6 +29,8 @@ interface ServiceSpec {
   clusterIP?: string;
   clusterIPs?: string[];
   ports?: ServicePort[];
+  externalTrafficPolicy?: string;
+  healthCheckNodePort?: number;
   [k: string]: unknown;
 }
 
@@ -93,6 +95,7 @@ export class ClusterControllers {
       const spec = (svc.spec ?? {}) as ServiceSpec;
       if (spec.clusterIP && spec.clusterIP !== 'None') this.clusterIPs.reserve(spec.clusterIP, 'spec.clusterIP');
       for (const p of spec.ports ?? []) if (p.nodePort) this.nodePorts.reserve(p.nodePort, 'nodePort');
+      if (spec.healthCheckNodePort) this.nodePorts.reserve(spec.healthCheckNodePort, 'spec.healthCheckNodePort');
     }
     for (const gr of this.api.store.groupResources()) {
       for (const o of this.api.store.list(gr)) {
@@ -253,6 +256,8 @@ export class ClusterControllers {
     }
     if (errs.length > 0) throw invalid('Service', '', r.obj.metadata.name ?? '', errs);
     const undo: (() => void)[] = [];
+    /** Ports the old object held that this one gives up, released once the change is kept. */
+    const releases: (() => void)[] = [];
     try {
       if (!old?.clusterIP) {
         if (spec.clusterIP === 'None') spec.clusterIPs = ['None'];
@@ -299,13 +304,51 @@ export class ClusterControllers {
       }
       const keep = new Set(ports.map((p) => p.nodePort));
       for (const np of oldPorts) if (!keep.has(np)) this.nodePorts.release(np);
+      this.admitHealthCheckNodePort(r, spec, old, undo, releases);
     } catch (e) {
       for (const u of undo) u();
       throw e;
     }
     // A dry run shows the addresses it would get but keeps nothing allocated.
     if (r.dryRun) for (const u of undo) u();
+    else for (const release of releases) release();
     if (r.op === 'create') r.obj.status = { loadBalancer: {} };
+  }
+
+  /**
+   * `spec.healthCheckNodePort` as kube-apiserver keeps it: a `type: LoadBalancer` Service with
+   * `externalTrafficPolicy: Local` gets one from the node port range (the same allocator as the
+   * node ports) unless it gives one; it keeps it across updates; leaving that type or policy drops
+   * and releases it, and setting one on any other Service is refused.
+   */
+  private admitHealthCheckNodePort(r: AdmissionRequest, spec: ServiceSpec, old: ServiceSpec | undefined, undo: (() => void)[], releases: (() => void)[]): void {
+    const name = r.obj.metadata.name ?? '';
+    const oldPort = old?.type === 'LoadBalancer' && old.externalTrafficPolicy === 'Local' ? old.healthCheckNodePort : undefined;
+    const field = 'spec.healthCheckNodePort';
+    if (spec.type === 'LoadBalancer' && spec.externalTrafficPolicy === 'Local') {
+      if (spec.healthCheckNodePort === undefined && oldPort !== undefined) spec.healthCheckNodePort = oldPort;
+      if (spec.healthCheckNodePort === undefined) {
+        const port = this.nodePorts.allocate();
+        if (port === undefined) throw new KubeApiError('InternalError', 'failed to allocate a healthCheckNodePort: range is full');
+        spec.healthCheckNodePort = port;
+        undo.push(() => this.nodePorts.release(port));
+      } else if (spec.healthCheckNodePort !== oldPort) {
+        const port = spec.healthCheckNodePort;
+        if (!Number.isInteger(port)) throw invalid('Service', '', name, [{ field, reason: 'FieldValueInvalid', detail: `Invalid value: ${JSON.stringify(port)}: must be an integer` }]);
+        const e = this.nodePorts.reserve(port, field);
+        if (e) throw invalid('Service', '', name, [e]);
+        undo.push(() => this.nodePorts.release(port));
+      }
+      const kept = spec.healthCheckNodePort;
+      if (oldPort !== undefined && oldPort !== kept) releases.push(() => this.nodePorts.release(oldPort));
+      return;
+    }
+    // An update that leaves the type or policy carries the old port along: it is dropped, not refused.
+    if (spec.healthCheckNodePort !== undefined && spec.healthCheckNodePort !== old?.healthCheckNodePort) {
+      throw invalid('Service', '', name, [{ field, reason: 'FieldValueInvalid', detail: `Invalid value: ${JSON.stringify(spec.healthCheckNodePort)}: may only be set when \`type\` is 'LoadBalancer' and \`externalTrafficPolicy\` is 'Local'` }]);
+    }
+    delete spec.healthCheckNodePort;
+    if (oldPort !== undefined) releases.push(() => this.nodePorts.release(oldPort));
   }
 
   private populateTokenSecret(secret: KubeObject): void {
@@ -524,6 +567,7 @@ export class ClusterControllers {
     const spec = (svc.spec ?? {}) as ServiceSpec;
     if (spec.clusterIP && spec.clusterIP !== 'None') this.clusterIPs.release(spec.clusterIP);
     for (const p of spec.ports ?? []) if (p.nodePort) this.nodePorts.release(p.nodePort);
+    if (spec.healthCheckNodePort) this.nodePorts.release(spec.healthCheckNodePort);
     const ns = svc.metadata.namespace as string;
     const name = svc.metadata.name as string;
     this.enqueue(() => {

@@ -84,6 +84,57 @@ describe('service IPs', () => {
   });
 });
 
+describe('LoadBalancer Services', () => {
+  const lb = (name: string, spec: Record<string, unknown> = {}): Record<string, unknown> => ({ metadata: { name }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }], ...spec } });
+
+  it('externalTrafficPolicy Local gets a healthCheckNodePort from the node port range, kept on update and released when the policy changes or the Service goes', async () => {
+    const s = await c.post<Obj>('/api/v1/namespaces/svc/services', lb('hc-local', { externalTrafficPolicy: 'Local' }));
+    expect(s.status).toBe(201);
+    const hc = s.body.spec.healthCheckNodePort as number;
+    expect(hc).toBeGreaterThanOrEqual(30000);
+    expect(hc).not.toBe((s.body.spec.ports as { nodePort: number }[])[0]?.nodePort);
+    const upd = await c.put<Obj>('/api/v1/namespaces/svc/services/hc-local', { ...s.body, spec: { type: 'LoadBalancer', externalTrafficPolicy: 'Local', ports: [{ port: 81 }] } });
+    expect(upd.body.spec.healthCheckNodePort).toBe(hc);
+    // Another Service cannot have it while it is held.
+    const clash = await c.post<Status>('/api/v1/namespaces/svc/services', lb('hc-clash', { externalTrafficPolicy: 'Local', healthCheckNodePort: hc }));
+    expect(clash.status).toBe(422);
+    expect(clash.body.message).toContain(`spec.healthCheckNodePort: Invalid value: ${hc}: provided port is already allocated`);
+    // Cluster policy: the field is dropped (the PUT carries the old value along, as kubectl does) and the port freed.
+    const cluster = await c.put<Obj>('/api/v1/namespaces/svc/services/hc-local', { ...upd.body, spec: { ...upd.body.spec, externalTrafficPolicy: 'Cluster' } });
+    expect(cluster.status).toBe(200);
+    expect(cluster.body.spec.healthCheckNodePort).toBeUndefined();
+    const taken = await c.post<Obj>('/api/v1/namespaces/svc/services', lb('hc-given', { externalTrafficPolicy: 'Local', healthCheckNodePort: hc }));
+    expect(taken.status).toBe(201);
+    expect(taken.body.spec.healthCheckNodePort).toBe(hc);
+    await c.delete('/api/v1/namespaces/svc/services/hc-given');
+    const again = await c.post<Obj>('/api/v1/namespaces/svc/services', { metadata: { name: 'hc-np' }, spec: { type: 'NodePort', ports: [{ port: 80, nodePort: hc }] } });
+    expect(again.status).toBe(201);
+  });
+
+  it('a healthCheckNodePort on a Service that is not LoadBalancer with Local policy is refused', async () => {
+    const r = await c.post<Status>('/api/v1/namespaces/svc/services', lb('hc-bad', { healthCheckNodePort: 32100 }));
+    expect(r.status).toBe(422);
+    expect(r.body.message).toContain("spec.healthCheckNodePort: Invalid value: 32100: may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'");
+    expect((await c.post<Obj>('/api/v1/namespaces/svc/services', lb('hc-none'))).body.spec.healthCheckNodePort).toBeUndefined();
+  });
+
+  it('status.loadBalancer is written through the status subresource by PUT and by merge PATCH, and only there', async () => {
+    const s = await c.post<Obj>('/api/v1/namespaces/svc/services', lb('lb-status'));
+    expect(s.body.status).toEqual({ loadBalancer: {} });
+    const put = await c.put<Obj>('/api/v1/namespaces/svc/services/lb-status/status', { ...s.body, status: { loadBalancer: { ingress: [{ ip: '192.0.2.10' }] } } });
+    expect(put.status).toBe(200);
+    expect(put.body.status).toEqual({ loadBalancer: { ingress: [{ ip: '192.0.2.10' }] } });
+    const patched = await c.patch<Obj>('/api/v1/namespaces/svc/services/lb-status/status', { status: { loadBalancer: { ingress: [{ ip: '192.0.2.11' }] } } }, 'application/merge-patch+json');
+    expect(patched.status).toBe(200);
+    expect(patched.body.status).toEqual({ loadBalancer: { ingress: [{ ip: '192.0.2.11' }] } });
+    // A stale resourceVersion conflicts; the main resource ignores status.
+    const stale = await c.put<Status>('/api/v1/namespaces/svc/services/lb-status/status', { ...s.body, status: { loadBalancer: {} } });
+    expect(stale.status).toBe(409);
+    const main = await c.put<Obj>('/api/v1/namespaces/svc/services/lb-status', { ...patched.body, status: { loadBalancer: {} } });
+    expect(main.body.status).toEqual({ loadBalancer: { ingress: [{ ip: '192.0.2.11' }] } });
+  });
+});
+
 describe('endpoints controller', () => {
   it('follows pod readiness and resolves named target ports', async () => {
     await c.post('/api/v1/namespaces/svc/services', { metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } });
