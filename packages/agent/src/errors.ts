@@ -13,7 +13,8 @@ export type AgentErrorCode =
   | 'EXTERNAL_NODE_SWAP_FAILED'
   | 'EXTERNAL_NODE_UPLINK_HELD'
   | 'WIREGUARD'
-  | 'IPSEC_CERTIFICATE';
+  | 'IPSEC_CERTIFICATE'
+  | 'SERVICE_HOST_NETWORK';
 
 /** An agent failure, with the offending value and where it came from (config key, pod, command). */
 export class AgentError extends Error {

@@ -40,6 +40,8 @@ const NSFS_MAGIC = 0x6e736673;
 
 /** Protocol number marking the host routes this agent owns (`ip route ... proto 77`). */
 export const ROUTE_PROTO = 77;
+/** Protocol number marking the host routes the Services part owns (node port DNAT address, external IPs). */
+export const SERVICE_ROUTE_PROTO = 78;
 /** nat chain holding the pod -> external MASQUERADE rule. */
 export const MASQ_CHAIN = 'SWITCHYARD-POSTROUTING';
 // cli.ts (--uninstall) imports the Multi-cluster gateway's device name from here.
@@ -233,27 +235,27 @@ export class NodeNetwork {
   }
 
   /**
-   * Makes the node's host routes to remote pod CIDRs exactly `routes`: routes of protocol
-   * {@link ROUTE_PROTO} not wanted any more are deleted, the wanted ones replaced.
+   * Makes the node's host routes of protocol `proto` exactly `routes` (default {@link ROUTE_PROTO}:
+   * the routes to remote pod CIDRs): the ones not wanted any more are deleted, the wanted ones replaced.
    */
-  async syncRoutes(routes: readonly HostRoute[]): Promise<{ added: number; deleted: number }> {
+  async syncRoutes(routes: readonly HostRoute[], proto = ROUTE_PROTO): Promise<{ added: number; deleted: number }> {
     for (const r of routes) {
       check(isIpv4WithPrefix, r.dst, 'route destination');
       check(NAME_RE, r.dev, 'route device');
       if (r.via !== undefined) check(isIpv4, r.via, 'route next hop');
     }
     if (this.own) {
-      const plan = planRouteSync(await this.rtnl.routes(ROUTE_PROTO), routes);
-      for (const dst of plan.delete) await this.rtnl.deleteRoute({ dst, proto: ROUTE_PROTO });
-      for (const r of plan.replace) await this.rtnl.replaceRoute({ ...r, proto: ROUTE_PROTO });
+      const plan = planRouteSync(await this.rtnl.routes(proto), routes);
+      for (const dst of plan.delete) await this.rtnl.deleteRoute({ dst, proto });
+      for (const r of plan.replace) await this.rtnl.replaceRoute({ ...r, proto });
       return { added: plan.replace.length, deleted: plan.delete.length };
     }
     // Two children: one reads, one applies a batch.
-    const out = await this.runInNode(`ip -j -4 route show proto ${ROUTE_PROTO}`);
+    const out = await this.runInNode(`ip -j -4 route show proto ${proto}`);
     const plan = planRouteSync(JSON.parse(out.trim() || '[]') as { dst: string; gateway?: string; dev?: string }[], routes);
     const lines = [
-      ...plan.delete.map((dst) => `route del ${dst} proto ${ROUTE_PROTO}`),
-      ...plan.replace.map((r) => `route replace ${r.dst}${r.via !== undefined ? ` via ${r.via}` : ''} dev ${r.dev}${r.onlink ? ' onlink' : ''} proto ${ROUTE_PROTO}`),
+      ...plan.delete.map((dst) => `route del ${dst} proto ${proto}`),
+      ...plan.replace.map((r) => `route replace ${r.dst}${r.via !== undefined ? ` via ${r.via}` : ''} dev ${r.dev}${r.onlink ? ' onlink' : ''} proto ${proto}`),
     ];
     if (lines.length > 0) await this.runInNode('ip -batch -', [], `${lines.join('\n')}\n`);
     return { added: plan.replace.length, deleted: plan.delete.length };

@@ -86,8 +86,18 @@ export interface NodeConfig {
   enableAntreaPolicy?: boolean;
   /** Userspace (netdev) datapath: no pkt_mark for kubelet probes, match the gateway IP instead. */
   netdevDatapath?: boolean;
-  /** Virtual IP used to SNAT hairpin/NodePort Service traffic. */
+  /**
+   * Source address of external Service traffic (NodePort, LoadBalancer, externalIPs with
+   * `externalTrafficPolicy: Cluster`) SNATed to a local endpoint; the host routes it to the
+   * gateway. Default {@link VIRTUAL_SERVICE_IP} (Antrea's 169.254.0.253).
+   */
   virtualServiceIP?: string;
+  /**
+   * Where the host DNATs NodePort traffic it receives (`nodeIP:nodePort` -> this address, same
+   * port) to hand it to OVS through the gateway. Default {@link VIRTUAL_NODEPORT_DNAT_IP}
+   * (Antrea's 169.254.0.252).
+   */
+  nodePortDnatIP?: string;
   /**
    * Rate-limit packet-ins through OpenFlow meters (the agent installs them): NetworkPolicy
    * packet-ins (logging, Reject) pass meter PACKETIN_METER_ID_NP, DNS intercepts
@@ -111,8 +121,28 @@ export interface ServicePortSpec {
   nodePort?: number;
   /** ClientIP affinity timeout in seconds; absent = no affinity. */
   affinityTimeout?: number;
+  /**
+   * External addresses served on `port`: LoadBalancer ingress IPs and `spec.externalIPs`. Traffic
+   * to them (and to the node port) from the gateway is external traffic.
+   */
+  externalAddresses?: string[];
+  /**
+   * `externalTrafficPolicy: Local`: external traffic arriving from the gateway goes to this node's
+   * endpoints only (group `localGroupId`; none: dropped) and keeps its client source address.
+   * Otherwise it may go to any endpoint and is SNATed (so the reply returns through this node).
+   */
+  externalLocal?: boolean;
+  /** `internalTrafficPolicy: Local`: ClusterIP traffic goes to this node's endpoints only (none: dropped). */
+  internalLocal?: boolean;
+  /** Group of this node's endpoints; required when `externalLocal` or `internalLocal` is set. */
+  localGroupId?: number;
   endpoints: { ip: string; port: number; weight?: number; local?: boolean }[];
 }
+
+/** Antrea's default virtual source address of SNATed external Service traffic to local endpoints. */
+export const VIRTUAL_SERVICE_IP = '169.254.0.253';
+/** Antrea's default virtual address the host DNATs NodePort traffic to. */
+export const VIRTUAL_NODEPORT_DNAT_IP = '169.254.0.252';
 
 /** ExternalNode mode: the host's uplink and its pair (internal) port. */
 export interface ExternalNodeSpec {

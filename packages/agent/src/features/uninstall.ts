@@ -7,12 +7,13 @@
 import type { UninstallTarget } from './uninstall-target';
 import * as externalIP from './external-ip/uninstall';
 import * as multicluster from './multicluster/uninstall';
+import * as services from './services/uninstall';
 import * as wireguard from './wireguard/uninstall';
 
 export type { UninstallTarget } from './uninstall-target';
 
 /** Each feature's removal, in order. */
-const UNINSTALLS: readonly ((t: UninstallTarget) => Promise<void>)[] = [wireguard.uninstall, multicluster.uninstall, externalIP.uninstall];
+const UNINSTALLS: readonly ((t: UninstallTarget) => Promise<void>)[] = [wireguard.uninstall, multicluster.uninstall, externalIP.uninstall, services.uninstall];
 
 /** Removes what every feature left on the node. */
 export async function uninstallFeatures(t: UninstallTarget): Promise<void> {

@@ -7,13 +7,13 @@ import type { Action, Flow, Match } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from '../cookie';
 import {
   CONTROLLER_ID, CT_ZONE, ConnSNATCTMark, EndpointIPField, EndpointPortField, EpSelectedRegMark, EpToLearnRegMark,
-  EpToSelectRegMark, EpUnionField, FromPodRegMark, HairpinCTMark, PACKETIN_CATEGORY, PRIORITY, PROTO_SCTP, PROTO_TCP,
+  EpToSelectRegMark, EpUnionField, FromGatewayRegMark, FromPodRegMark, ToTunnelRegMark, HairpinCTMark, PACKETIN_CATEGORY, PRIORITY, PROTO_SCTP, PROTO_TCP,
   PROTO_UDP, PktSourceField, RewriteMACRegMark, SNAT_CT_ZONE, ServiceCTMark, ServiceEPStateField, ServiceGroupIDField,
-  SvcNoEpRegMark, ToExternalAddressRegMark, ToNodePortAddressRegMark, loadCtMark, loadField, loadMarks, matchCtMarks,
+  SvcNoEpRegMark, ToExternalAddressRegMark, ToNodePortAddressRegMark, type RegMark, loadCtMark, loadField, loadMarks, matchCtMarks,
   matchField, matchMarks,
 } from '../fields';
 import type { Pipeline, TableName } from '../tables';
-import type { LocalPod, NodeConfig, ServicePortSpec } from '../state';
+import { VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_SERVICE_IP, type LocalPod, type NodeConfig, type ServicePortSpec } from '../state';
 import type { Group } from '../format';
 import type { Feature } from '../feature';
 import { defineKind } from '../objects';
@@ -39,15 +39,34 @@ const dstKey = (s: ServicePortSpec): 'tcpDst' | 'udpDst' | 'sctpDst' => (s.proto
 export function serviceBaseFlows(p: Pipeline, cfg: NodeConfig, controllerId = CONTROLLER_ID): Flow[] {
   const c = makeCookie(cfg.round, CookieCategory.Service);
   const gwIP = cfg.gateway.ip;
+  const virtualIP = cfg.virtualServiceIP ?? VIRTUAL_SERVICE_IP;
+  const NEW = { ctState: { new: true, trk: true } };
   return [
     flow(p.id('UnSNAT'), PRIORITY.normal, { ...IP, ipv4Dst: gwIP }, [{ type: 'ct', table: p.id('ConntrackZone'), zone: SNAT_CT_ZONE, nat: {} }], c),
+    flow(p.id('UnSNAT'), PRIORITY.normal, { ...IP, ipv4Dst: virtualIP }, [{ type: 'ct', table: p.id('ConntrackZone'), zone: SNAT_CT_ZONE, nat: {} }], c),
     flow(p.id('PreRoutingClassifier'), PRIORITY.normal, IP, [resubmit(p.id('NodePortMark')), resubmit(p.id('SessionAffinity')), resubmit(p.id('ServiceLB'))], c),
     flow(p.id('NodePortMark'), PRIORITY.normal, { ...IP, ipv4Dst: cfg.nodeIP }, loadMarks(ToNodePortAddressRegMark), c),
+    // What the host DNATs the node ports it receives to (nodeIP:nodePort -> this:nodePort).
+    flow(p.id('NodePortMark'), PRIORITY.normal, { ...IP, ipv4Dst: cfg.nodePortDnatIP ?? VIRTUAL_NODEPORT_DNAT_IP }, loadMarks(ToNodePortAddressRegMark), c),
     flow(p.id('SessionAffinity'), PRIORITY.miss, {}, loadMarks(EpToSelectRegMark), c),
     flow(p.id('EndpointDNAT'), PRIORITY.normal, matchMarks(SvcNoEpRegMark), [{ type: 'controller', reason: 'no_match', id: controllerId, userdata: Uint8Array.of(PACKETIN_CATEGORY.SvcReject) }], c),
     flow(p.id('EndpointDNAT'), PRIORITY.low, matchMarks(EpSelectedRegMark), [...loadMarks(EpToSelectRegMark), resubmit(p.id('ServiceLB'))], c),
+    // External traffic (from the gateway, to a node port or an external address, Cluster policy):
+    // SNAT so the reply comes back through this node. The source kind goes into ct_mark, so the
+    // reply is sent back to the gateway.
+    flow(p.id('SNATMark'), PRIORITY.normal, { ...NEW, ...IP, ...matchMarks(FromGatewayRegMark, ToExternalAddressRegMark) }, [
+      { type: 'ct', commit: true, table: p.id('SNAT'), zone: CT_ZONE, exec: [loadCtMark(ConnSNATCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
+    ], c),
+    // To a remote endpoint: the gateway IP (a pod CIDR address, routed back here by every node);
+    // to a local one: the virtual Service IP (never a host connection's own address).
+    flow(p.id('SNAT'), PRIORITY.normal + 1, { ...NEW, ...matchCtMarks(ConnSNATCTMark), ...IP, ...matchMarks(FromGatewayRegMark, ToTunnelRegMark) }, [
+      { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: { kind: 'src', ipMin: gwIP }, exec: [loadCtMark(ServiceCTMark), loadCtMark(ConnSNATCTMark)] },
+    ], c),
+    flow(p.id('SNAT'), PRIORITY.normal, { ...NEW, ...matchCtMarks(ConnSNATCTMark), ...IP, ...matchMarks(FromGatewayRegMark) }, [
+      { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: { kind: 'src', ipMin: virtualIP }, exec: [loadCtMark(ServiceCTMark), loadCtMark(ConnSNATCTMark)] },
+    ], c),
     // Hairpin: SNAT to the gateway IP so the reply comes back through OVS.
-    flow(p.id('SNAT'), PRIORITY.normal, { ctState: { new: true, trk: true }, ...matchCtMarks(HairpinCTMark), ...IP, ...matchMarks(FromPodRegMark) }, [
+    flow(p.id('SNAT'), PRIORITY.normal, { ...NEW, ...matchCtMarks(HairpinCTMark), ...IP, ...matchMarks(FromPodRegMark) }, [
       { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: { kind: 'src', ipMin: gwIP }, exec: [loadCtMark(ServiceCTMark), loadCtMark(ConnSNATCTMark), loadCtMark(HairpinCTMark)] },
     ], c),
     flow(p.id('SNAT'), PRIORITY.normal, { ctState: { new: false, rpl: false, trk: true }, ...matchCtMarks(ConnSNATCTMark), ...IP }, [{ type: 'ct', table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: {} }], c),
@@ -64,51 +83,91 @@ export function serviceHairpinPodFlows(p: Pipeline, cfg: NodeConfig, pod: LocalP
   );
 }
 
-/** Flows and the select group of one Service port. */
+/** Where a Service port is reached: its match (with the register marks it needs), the group it selects from, and whether the traffic is external. */
+interface Frontend {
+  match: Match;
+  marks: RegMark[];
+  groupId: number;
+  external: boolean;
+  priority: number;
+}
+
+/**
+ * The frontends of a Service port: the ClusterIP; the node port and the external addresses. With
+ * `externalTrafficPolicy: Local`, external traffic from the gateway (the host handed it in) goes
+ * to the local group without the external mark (no SNAT); from pods it may use every endpoint.
+ */
+function frontendsOf(s: ServicePortSpec): Frontend[] {
+  const pr = proto(s);
+  const dk = dstKey(s);
+  const local = s.localGroupId ?? s.groupId;
+  const out: Frontend[] = [{ match: { ...IP, ipProto: pr, ipv4Dst: s.clusterIP, [dk]: s.port } as Match, marks: [], groupId: s.internalLocal ? local : s.groupId, external: false, priority: PRIORITY.normal }];
+  const external: { match: Match; marks: RegMark[] }[] = [];
+  if (s.nodePort !== undefined) external.push({ match: { ...IP, ipProto: pr, [dk]: s.nodePort } as Match, marks: [ToNodePortAddressRegMark] });
+  for (const a of s.externalAddresses ?? []) external.push({ match: { ...IP, ipProto: pr, ipv4Dst: a, [dk]: s.port } as Match, marks: [] });
+  for (const e of external) {
+    out.push({ ...e, groupId: s.groupId, external: !s.externalLocal, priority: PRIORITY.normal });
+    if (s.externalLocal) out.push({ match: e.match, marks: [...e.marks, FromGatewayRegMark], groupId: local, external: false, priority: PRIORITY.normal + 1 });
+  }
+  return out;
+}
+
+/** The learn action remembering a client's endpoint (ClientIP affinity) for one frontend. */
+function affinityLearn(p: Pipeline, s: ServicePortSpec, f: Frontend, cookie: bigint): Action {
+  const pr = proto(s);
+  const portField = dstKey(s);
+  return {
+    type: 'learn', table: p.id('SessionAffinity'), hardTimeout: s.affinityTimeout!, priority: PRIORITY.normal, deleteLearned: true, cookie,
+    specs: [
+      { kind: 'match', dst: { field: 'ethType' }, src: { value: 0x800 } },
+      { kind: 'match', dst: { field: 'ipProto' }, src: { value: pr } },
+      { kind: 'match', dst: { field: portField }, src: { field: portField } },
+      { kind: 'match', dst: { field: 'ipv4Dst' }, src: { field: 'ipv4Dst' } },
+      { kind: 'match', dst: { field: 'ipv4Src' }, src: { field: 'ipv4Src' } },
+      { kind: 'load', dst: EndpointPortField.ref(), src: EndpointPortField.ref() },
+      { kind: 'load', dst: EndpointIPField.ref(), src: EndpointIPField.ref() },
+      // Learn immediates sit at the field's bit position in the codec model (the text shows them shifted down).
+      { kind: 'load', dst: ServiceEPStateField.ref(), src: { value: ServiceEPStateField.shift(EpSelectedRegMark.value) } },
+      { kind: 'load', dst: RewriteMACRegMark.field.ref(), src: { value: RewriteMACRegMark.field.shift(RewriteMACRegMark.value) } },
+      ...(f.external ? [{ kind: 'load' as const, dst: ToExternalAddressRegMark.field.ref(), src: { value: ToExternalAddressRegMark.field.shift(ToExternalAddressRegMark.value) } }] : []),
+    ],
+  };
+}
+
+/** Buckets of a select group: one per endpoint, or the no-endpoint reject (`drop`: none, the packet is dropped). */
+function bucketsOf(p: Pipeline, endpoints: ServicePortSpec['endpoints'], afterSelect: number, onEmpty: 'reject' | 'drop'): Group['buckets'] {
+  if (endpoints.length > 0) return endpoints.map((e) => ({ weight: e.weight ?? 100, actions: [loadField(EndpointIPField, ipv4ToInt(e.ip)), loadField(EndpointPortField, e.port), resubmit(afterSelect)] }));
+  return onEmpty === 'reject' ? [{ weight: 100, actions: [...loadMarks(SvcNoEpRegMark), resubmit(p.id('EndpointDNAT'))] }] : [];
+}
+
+/** Flows and the select group(s) of one Service port. */
 export function servicePortFlows(p: Pipeline, cfg: NodeConfig, s: ServicePortSpec): { flows: Flow[]; groups: Group[] } {
   const c = makeCookie(cfg.round, CookieCategory.Service, s.groupId);
   const pr = proto(s);
-  const dk = dstKey(s);
   const affinity = s.affinityTimeout !== undefined && s.endpoints.length > 0;
   const stateMark = affinity ? EpToLearnRegMark : EpSelectedRegMark;
-  const lbActions = (...extra: Action[]): Action[] => [...loadMarks(RewriteMACRegMark, stateMark), ...extra, loadField(ServiceGroupIDField, s.groupId), { type: 'group', id: s.groupId }];
-  const flows: Flow[] = [
-    flow(p.id('ServiceLB'), PRIORITY.normal, { ...IP, ipProto: pr, ...matchMarks(EpToSelectRegMark), ipv4Dst: s.clusterIP, [dk]: s.port } as Match, lbActions(), c),
-  ];
-  if (s.nodePort !== undefined) {
-    flows.push(flow(p.id('ServiceLB'), PRIORITY.normal, { ...IP, ipProto: pr, ...matchMarks(EpToSelectRegMark, ToNodePortAddressRegMark), [dk]: s.nodePort } as Match, lbActions(...loadMarks(ToExternalAddressRegMark)), c));
-  }
-  if (affinity) {
-    const portField = s.protocol === 'TCP' ? 'tcpDst' : s.protocol === 'UDP' ? 'udpDst' : 'sctpDst';
-    flows.push(flow(p.id('ServiceLB'), PRIORITY.low, { ...IP, ipProto: pr, ...matchMarks(EpToLearnRegMark), ipv4Dst: s.clusterIP, [dk]: s.port } as Match, [
-      {
-        type: 'learn', table: p.id('SessionAffinity'), hardTimeout: s.affinityTimeout!, priority: PRIORITY.normal, deleteLearned: true, cookie: c,
-        specs: [
-          { kind: 'match', dst: { field: 'ethType' }, src: { value: 0x800 } },
-          { kind: 'match', dst: { field: 'ipProto' }, src: { value: pr } },
-          { kind: 'match', dst: { field: portField }, src: { field: portField } },
-          { kind: 'match', dst: { field: 'ipv4Dst' }, src: { field: 'ipv4Dst' } },
-          { kind: 'match', dst: { field: 'ipv4Src' }, src: { field: 'ipv4Src' } },
-          { kind: 'load', dst: EndpointPortField.ref(), src: EndpointPortField.ref() },
-          { kind: 'load', dst: EndpointIPField.ref(), src: EndpointIPField.ref() },
-          // Learn immediates sit at the field's bit position in the codec model (the text shows them shifted down).
-          { kind: 'load', dst: ServiceEPStateField.ref(), src: { value: ServiceEPStateField.shift(EpSelectedRegMark.value) } },
-          { kind: 'load', dst: RewriteMACRegMark.field.ref(), src: { value: RewriteMACRegMark.field.shift(RewriteMACRegMark.value) } },
-        ],
-      },
-      ...loadMarks(EpSelectedRegMark), goto(p.id('EndpointDNAT')),
-    ], c));
+  const flows: Flow[] = [];
+  for (const f of frontendsOf(s)) {
+    const marks = f.external ? [RewriteMACRegMark, stateMark, ToExternalAddressRegMark] : [RewriteMACRegMark, stateMark];
+    flows.push(flow(p.id('ServiceLB'), f.priority, { ...f.match, ...matchMarks(EpToSelectRegMark, ...f.marks) } as Match, [...loadMarks(...marks), loadField(ServiceGroupIDField, f.groupId), { type: 'group', id: f.groupId }], c));
+    if (affinity) {
+      flows.push(flow(p.id('ServiceLB'), f.priority === PRIORITY.normal ? PRIORITY.low : PRIORITY.low + 1, { ...f.match, ...matchMarks(EpToLearnRegMark, ...f.marks) } as Match, [
+        affinityLearn(p, s, f, c), ...loadMarks(EpSelectedRegMark), goto(p.id('EndpointDNAT')),
+      ], c));
+    }
   }
   const afterSelect = affinity ? p.id('ServiceLB') : p.id('EndpointDNAT');
-  const buckets = s.endpoints.length
-    ? s.endpoints.map((e) => ({ weight: e.weight ?? 100, actions: [loadField(EndpointIPField, ipv4ToInt(e.ip)), loadField(EndpointPortField, e.port), resubmit(afterSelect)] }))
-    : [{ weight: 100, actions: [...loadMarks(SvcNoEpRegMark), resubmit(p.id('EndpointDNAT'))] }];
   for (const e of s.endpoints) {
     flows.push(flow(p.id('EndpointDNAT'), PRIORITY.normal, { ...IP, ipProto: pr, ...matchField(EndpointIPField, ipv4ToInt(e.ip)), ...matchField(EpUnionField, (EpSelectedRegMark.value << 16) | e.port) }, [
       { type: 'ct', commit: true, table: p.stageId('egressSecurity'), zone: CT_ZONE, nat: { kind: 'dst', ipMin: e.ip, portMin: e.port }, exec: [loadCtMark(ServiceCTMark)] },
     ], c));
   }
-  return { flows, groups: [{ groupId: s.groupId, groupType: 'select', buckets }] };
+  const groups: Group[] = [{ groupId: s.groupId, groupType: 'select', buckets: bucketsOf(p, s.endpoints, afterSelect, 'reject') }];
+  if ((s.externalLocal || s.internalLocal) && s.localGroupId !== undefined) {
+    // kube-proxy drops what a Local policy cannot send to a local endpoint.
+    groups.push({ groupId: s.localGroupId, groupType: 'select', buckets: bucketsOf(p, s.endpoints.filter((e) => e.local), afterSelect, 'drop') });
+  }
+  return { flows, groups };
 }
 
 /** AntreaProxy: node-level Service flows, the hairpin mark of each local pod, each Service port. */

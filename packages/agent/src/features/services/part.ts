@@ -9,18 +9,38 @@ import type { AgentContext } from '../../context';
 import { ServiceController } from './services';
 import { ENDPOINT_SLICES, PRIME_LIST_MS, SERVICES, listWithin } from '../../kube-resources';
 import type { NodeDatapath } from '../node/part';
+import { ServiceHostNetwork } from './host-proxy';
+import { NetnsListener } from '../../host-network/netns-listener';
+import { SERVICE_ROUTE_PROTO, netnsPath } from '../../netops';
+import { isIpv4WithPrefix } from '../../ipv4';
+import { AgentError } from '../../errors';
 
 export class ServiceProxy implements Part {
   readonly name = 'services';
   readonly services: ServiceController;
   private informers: Informer[] = [];
 
+  /** Node port rules, routes to external addresses and health-check ports on the host. */
+  readonly host: ServiceHostNetwork;
+
   constructor(
     private readonly ctx: AgentContext,
     private readonly kube: KubeClient,
-    private readonly node: Pick<NodeDatapath, 'flows'>,
+    private readonly node: Pick<NodeDatapath, 'flows' | 'onSwitchRestart'>,
   ) {
-    this.services = new ServiceController({ nodeName: ctx.options.nodeName, sink: { setServices: (s) => node.flows.set('services', s) }, logger: ctx.log, ...(ctx.options.clock ? { clock: ctx.options.clock } : {}) });
+    const o = ctx.options;
+    o.nodePortAddresses.forEach((c, i) => {
+      if (!isIpv4WithPrefix(c)) throw new AgentError('INVALID_CONFIG', `antreaProxy.nodePortAddresses[${i}]: ${JSON.stringify(c)} is not an IPv4 CIDR`, c, `antreaProxy.nodePortAddresses[${i}]`);
+    });
+    this.host = new ServiceHostNetwork({
+      ops: ctx.net, listener: new NetnsListener(o.nodeNetns === undefined ? undefined : netnsPath(o.nodeNetns)),
+      gatewayName: o.gatewayName, nodePortAddresses: o.nodePortAddresses, routeProto: SERVICE_ROUTE_PROTO, logger: ctx.log,
+    });
+    this.services = new ServiceController({
+      nodeName: o.nodeName, logger: ctx.log, proxyLoadBalancerIPs: o.proxyLoadBalancerIPs, skipServices: o.skipServices,
+      sink: { setServices: (s) => node.flows.set('services', s), setHost: (s, h) => this.host.sync(s, h) },
+      ...(o.clock ? { clock: o.clock } : {}),
+    });
   }
 
   async start(): Promise<void> {
@@ -35,21 +55,35 @@ export class ServiceProxy implements Part {
   async sync(): Promise<void> {
     const clock = this.ctx.options.clock ?? systemClock;
     const logger = this.ctx.log;
+    // The primed Services' host part (their flows went in with the first round).
+    try {
+      await this.host.sync(this.services.specs, this.services.healthChecks);
+    } catch (e) {
+      logger.warn({ err: e instanceof Error ? e.message : String(e) }, 'Service host rules not applied; retried at the next change');
+      this.services.resync();
+    }
     this.informers = [
       new Informer(this.kube, SERVICES, this.services.onServiceEvent, { clock, logger }),
       new Informer(this.kube, ENDPOINT_SLICES, this.services.onSliceEvent, { clock, logger }),
     ];
     for (const i of this.informers) i.start();
+    // A restarted ovs-vswitchd took the gateway's routes and neighbours with its tap device.
+    this.node.onSwitchRestart(async () => {
+      this.host.invalidate();
+      this.services.resync();
+    });
   }
 
   async stop(): Promise<void> {
     await Promise.all(this.informers.map((i) => i.stop()));
     await this.services.stop();
+    await this.host.stop();
   }
 
   health(): PartHealth {
     const s = this.services;
-    const held = `${s.specs.length} Service ports`;
+    const served = this.host.healthChecks().length;
+    const held = `${s.specs.length} Service ports${s.healthChecks.length ? `, ${served}/${s.healthChecks.length} health-check node ports served` : ''}`;
     if (s.lastError !== undefined) return { ok: false, detail: `${held}; last apply failed: ${s.lastError instanceof Error ? s.lastError.message : String(s.lastError)}` };
     return { ok: true, detail: held };
   }

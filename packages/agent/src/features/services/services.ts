@@ -83,6 +83,10 @@ interface ServiceSpecObj {
   clusterIP?: string;
   clusterIPs?: string[];
   ports?: ServicePortObj[];
+  externalIPs?: string[];
+  externalTrafficPolicy?: string;
+  internalTrafficPolicy?: string;
+  healthCheckNodePort?: number;
   sessionAffinity?: string;
   sessionAffinityConfig?: { clientIP?: { timeoutSeconds?: number } };
 }
@@ -114,6 +118,19 @@ export interface ServiceMappingInput {
   nodeName: string;
   /** Group id allocator, kept by the caller across calls so ids are stable. */
   groupIds: ServiceGroupIds;
+  /** Serve LoadBalancer ingress IPs (antreaProxy.proxyLoadBalancerIPs; default true). */
+  proxyLoadBalancerIPs?: boolean;
+  /** `namespace/name` of Services left to another proxy (antreaProxy.skipServices). */
+  skipServices?: ReadonlySet<string>;
+}
+
+/** A Service with `externalTrafficPolicy: Local` and a health-check node port (kube-proxy serves these). */
+export interface HealthCheckPort {
+  /** `namespace/name`. */
+  service: string;
+  port: number;
+  /** Ready endpoints of the Service on this node (any port). */
+  localEndpoints: number;
 }
 
 /** Result of {@link servicesToSpecs}. */
@@ -122,6 +139,8 @@ export interface ServiceMapping {
   specs: ServicePortSpec[];
   /** What was left out, and why. */
   skipped: SkippedObject[];
+  /** Health-check node ports to serve, by port. */
+  healthChecks: HealthCheckPort[];
 }
 
 /**
@@ -144,12 +163,14 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
     slicesBySvc.set(key, list);
   }
   const specs: ServicePortSpec[] = [];
+  const healthChecks: HealthCheckPort[] = [];
   const live = new Set<string>();
   const sorted = [...input.services].sort((a, b) => (nsName(a) < nsName(b) ? -1 : nsName(a) > nsName(b) ? 1 : 0));
   for (const svc of sorted) {
     const where = `service ${nsName(svc)}`;
     const spec = (svc.spec ?? {}) as ServiceSpecObj;
     if (spec.type === 'ExternalName') continue;
+    if (input.skipServices?.has(nsName(svc))) continue;
     const clusterIP = spec.clusterIP;
     if (clusterIP === undefined || clusterIP === '' || clusterIP === 'None') continue; // headless: DNS only
     if (!ipv4Of(clusterIP)) {
@@ -168,6 +189,10 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
     }
     const nodePorts = spec.type === 'NodePort' || spec.type === 'LoadBalancer';
     const slices = slicesBySvc.get(nsName(svc)) ?? [];
+    const externalAddresses = externalAddressesOf(svc, spec, input.proxyLoadBalancerIPs ?? true, skipped);
+    const externalLocal = spec.externalTrafficPolicy === 'Local' && (nodePorts || externalAddresses.length > 0);
+    const internalLocal = spec.internalTrafficPolicy === 'Local';
+    let localEndpoints = 0;
     (spec.ports ?? []).forEach((p, i) => {
       const protocol = p.protocol ?? 'TCP';
       if (!PROTOCOLS.has(protocol)) {
@@ -194,11 +219,45 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
         else skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: p.nodePort, reason: 'not a port number' });
       }
       if (affinityTimeout !== undefined) out.affinityTimeout = affinityTimeout;
+      if (externalAddresses.length > 0) out.externalAddresses = externalAddresses;
+      if (externalLocal) out.externalLocal = true;
+      if (internalLocal) out.internalLocal = true;
+      if (externalLocal || internalLocal) {
+        const localKey = `${key}/local`;
+        live.add(localKey);
+        out.localGroupId = input.groupIds.idOf(localKey);
+      }
+      localEndpoints = Math.max(localEndpoints, out.endpoints.filter((e) => e.local).length);
       specs.push(out);
     });
+    if (externalLocal && spec.type === 'LoadBalancer' && spec.healthCheckNodePort !== undefined) {
+      if (isPort(spec.healthCheckNodePort)) healthChecks.push({ service: nsName(svc), port: spec.healthCheckNodePort, localEndpoints });
+      else skipped.push({ object: where, path: 'spec.healthCheckNodePort', value: spec.healthCheckNodePort, reason: 'not a port number' });
+    }
   }
   input.groupIds.retain(live);
-  return { specs, skipped };
+  return { specs, skipped, healthChecks };
+}
+
+/** LoadBalancer ingress IPs (when proxied) and `spec.externalIPs`, IPv4, unique, in order. */
+function externalAddressesOf(svc: KubeObject, spec: ServiceSpecObj, proxyLoadBalancerIPs: boolean, skipped: SkippedObject[]): string[] {
+  const where = `service ${nsName(svc)}`;
+  const out: string[] = [];
+  const add = (ip: unknown, path: string): void => {
+    if (typeof ip !== 'string' || !ipv4Of(ip)) {
+      skipped.push({ object: where, path, value: ip, reason: 'not an IPv4 address' });
+      return;
+    }
+    if (!out.includes(ip)) out.push(ip);
+  };
+  (spec.externalIPs ?? []).forEach((ip, i) => add(ip, `spec.externalIPs[${i}]`));
+  if (spec.type === 'LoadBalancer' && proxyLoadBalancerIPs) {
+    const ingress = (svc.status as { loadBalancer?: { ingress?: { ip?: string }[] } } | undefined)?.loadBalancer?.ingress ?? [];
+    ingress.forEach((g, i) => {
+      if (g.ip !== undefined) add(g.ip, `status.loadBalancer.ingress[${i}].ip`);
+    });
+  }
+  return out;
 }
 
 /** Endpoints of one Service port across its slices: ready ones, else serving ones; sorted, unique. */
@@ -240,6 +299,8 @@ function endpointsOf(slices: readonly KubeObject[], portName: string, protocol: 
 /** Where the controller applies its results. */
 export interface ServiceSink {
   setServices(specs: ServicePortSpec[]): Promise<unknown>;
+  /** The host's part: node port rules, routes to external addresses, health-check ports (after the flows). */
+  setHost?(specs: ServicePortSpec[], healthChecks: HealthCheckPort[]): Promise<unknown>;
 }
 
 /** Options of {@link ServiceController}. */
@@ -251,6 +312,10 @@ export interface ServiceControllerOptions {
   clock?: Clock;
   /** Delays between retries of a failed apply (default runtime's RECONCILE_RETRY). */
   retry?: BackoffPolicy;
+  /** See {@link ServiceMappingInput.proxyLoadBalancerIPs}. */
+  proxyLoadBalancerIPs?: boolean;
+  /** See {@link ServiceMappingInput.skipServices}. */
+  skipServices?: readonly string[];
 }
 
 /**
@@ -267,11 +332,15 @@ export class ServiceController {
   private readonly reconciler: Reconciler;
   private lastKey = '';
   private reported = new Set<string>();
+  private readonly skip: ReadonlySet<string>;
   /** Service ports currently realized. */
   specs: ServicePortSpec[] = [];
+  /** Health-check node ports currently wanted. */
+  healthChecks: HealthCheckPort[] = [];
 
   constructor(private readonly o: ServiceControllerOptions) {
     this.log = o.logger ?? silentLogger;
+    this.skip = new Set(o.skipServices ?? []);
     this.reconciler = new Reconciler(() => this.apply(), {
       ...(o.retry ? { retry: o.retry } : {}),
       clock: o.clock ?? systemClock,
@@ -303,8 +372,10 @@ export class ServiceController {
     this.slices.clear();
     for (const s of services) this.services.set(nsName(s), s);
     for (const s of slices) this.slices.set(nsName(s), s);
-    this.specs = this.compute();
-    this.lastKey = JSON.stringify(this.specs);
+    const { specs, healthChecks } = this.compute();
+    this.specs = specs;
+    this.healthChecks = healthChecks;
+    this.lastKey = JSON.stringify([specs, healthChecks]);
     return this.specs;
   }
 
@@ -329,8 +400,17 @@ export class ServiceController {
     this.reconciler.schedule();
   }
 
-  private compute(): ServicePortSpec[] {
-    const { specs, skipped } = servicesToSpecs({ services: [...this.services.values()], slices: [...this.slices.values()], nodeName: this.o.nodeName, groupIds: this.groupIds });
+  /** Applies again even if nothing changed (the host lost its routes with the gateway). */
+  resync(): void {
+    this.lastKey = '';
+    this.reconciler.schedule();
+  }
+
+  private compute(): { specs: ServicePortSpec[]; healthChecks: HealthCheckPort[] } {
+    const { specs, skipped, healthChecks } = servicesToSpecs({
+      services: [...this.services.values()], slices: [...this.slices.values()], nodeName: this.o.nodeName, groupIds: this.groupIds,
+      skipServices: this.skip, ...(this.o.proxyLoadBalancerIPs !== undefined ? { proxyLoadBalancerIPs: this.o.proxyLoadBalancerIPs } : {}),
+    });
     // Each problem is logged once, not at every recomputation.
     const now = new Set<string>();
     for (const s of skipped) {
@@ -339,17 +419,19 @@ export class ServiceController {
       if (!this.reported.has(k)) this.log.warn(s, 'Service object part skipped');
     }
     this.reported = now;
-    return specs;
+    return { specs, healthChecks };
   }
 
   private async apply(): Promise<void> {
     // Let the events of one burst (one watch chunk) land before computing.
     await Promise.resolve();
-    const specs = this.compute();
-    const key = JSON.stringify(specs);
+    const { specs, healthChecks } = this.compute();
+    const key = JSON.stringify([specs, healthChecks]);
     if (key === this.lastKey) return;
     await this.o.sink.setServices(specs);
     this.specs = specs;
+    this.healthChecks = healthChecks;
+    await this.o.sink.setHost?.(specs, healthChecks);
     this.lastKey = key;
     this.log.info({ servicePorts: specs.length, endpoints: specs.reduce((n, s) => n + s.endpoints.length, 0) }, 'services realized');
   }

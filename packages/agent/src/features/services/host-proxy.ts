@@ -1,0 +1,172 @@
+/**
+ * The host's half of external Service traffic (what kube-proxy's iptables did for NodePort when
+ * AntreaProxy serves it, as Antrea's proxyAll does):
+ * - node ports: a packet the node receives for one of its addresses (within `nodePortAddresses`)
+ *   and a node port is DNATed to the virtual NodePort address, same port, which the host routes
+ *   into OVS through the gateway; OVS load-balances it (NodePortMark, ServiceLB) and the reply
+ *   comes back through the gateway, where the host's conntrack undoes the DNAT;
+ * - external addresses (LoadBalancer ingress IPs, `externalIPs`): routed into OVS the same way;
+ * - health-check node ports of `externalTrafficPolicy: Local` Services: HTTP 200 with the count of
+ *   this node's endpoints, 503 with none, as kube-proxy answers a cloud load balancer.
+ * The rules and routes are rewritten whole from the Service ports at each change.
+ */
+import type { Server as NetServer } from 'node:net';
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
+import type { ServicePortSpec } from '@switchyard/openflow-pipeline';
+import { VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_SERVICE_IP } from '@switchyard/openflow-pipeline';
+import { silentLogger, type Logger } from '@switchyard/runtime';
+import type { HostRoute } from '../routes/node-routes';
+import type { HealthCheckPort } from './services';
+
+/** nat chain of the node port DNAT rules (jumped to from PREROUTING). */
+export const NODEPORT_CHAIN = 'SWITCHYARD-NODEPORT';
+/** MAC of the virtual addresses' permanent neighbour entries on the gateway (OVS rewrites it). */
+export const SERVICE_VIRTUAL_MAC = 'aa:bb:cc:dd:ee:ff';
+
+/**
+ * iptables-restore input for {@link NODEPORT_CHAIN}: one DNAT rule per node port and address
+ * range. Without `nodePortAddresses` every local address but loopback serves node ports.
+ */
+export function nodePortRules(specs: readonly ServicePortSpec[], nodePortAddresses: readonly string[], dnatIP = VIRTUAL_NODEPORT_DNAT_IP): string[] {
+  const ports = new Map<string, { protocol: string; port: number }>();
+  for (const s of specs) if (s.nodePort !== undefined) ports.set(`${s.protocol}/${s.nodePort}`, { protocol: s.protocol.toLowerCase(), port: s.nodePort });
+  const dsts = nodePortAddresses.length > 0 ? nodePortAddresses.map((c) => `-d ${c}`) : ['! -d 127.0.0.0/8'];
+  const rules = ['*nat', `:${NODEPORT_CHAIN} - [0:0]`];
+  for (const { protocol, port } of [...ports.values()].sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol))) {
+    for (const d of dsts) {
+      rules.push(`-A ${NODEPORT_CHAIN} ${d} -m addrtype --dst-type LOCAL -p ${protocol} -m ${protocol} --dport ${port} -j DNAT --to-destination ${dnatIP}`);
+    }
+  }
+  rules.push('COMMIT');
+  return rules;
+}
+
+/** Host routes into OVS: the NodePort DNAT address, and each external address through the virtual Service address. */
+export function serviceHostRoutes(specs: readonly ServicePortSpec[], gatewayName: string, dnatIP = VIRTUAL_NODEPORT_DNAT_IP, virtualIP = VIRTUAL_SERVICE_IP): HostRoute[] {
+  const external = new Set<string>();
+  for (const s of specs) for (const a of s.externalAddresses ?? []) external.add(a);
+  return [
+    { dst: `${dnatIP}/32`, dev: gatewayName },
+    ...[...external].sort().map((a) => ({ dst: `${a}/32`, via: virtualIP, dev: gatewayName, onlink: true })),
+  ];
+}
+
+/** The body kube-proxy's health-check server answers with. */
+export function healthCheckBody(h: HealthCheckPort): { service: { namespace: string; name: string }; localEndpoints: number; serviceProxyHealthy: boolean } {
+  const [namespace = '', name = ''] = h.service.split('/');
+  return { service: { namespace, name }, localEndpoints: h.localEndpoints, serviceProxyHealthy: true };
+}
+
+/** What the host part runs on the node (NodeNetwork, or a fake in unit tests). */
+export interface ServiceHostOps {
+  runInNode(script: string, args?: readonly string[], input?: string): Promise<string>;
+  syncRoutes(routes: readonly HostRoute[], proto: number): Promise<unknown>;
+}
+
+/** Listening sockets in the node's namespace (NetnsListener). */
+export interface ServiceListener {
+  listen(port: number, host?: string): Promise<NetServer>;
+  close(): void;
+}
+
+export interface ServiceHostNetworkOptions {
+  ops: ServiceHostOps;
+  listener: ServiceListener;
+  gatewayName: string;
+  /** CIDRs of the node addresses serving node ports (antreaProxy.nodePortAddresses); empty: all. */
+  nodePortAddresses: readonly string[];
+  /** Route protocol number of the routes this part owns. */
+  routeProto: number;
+  logger?: Logger;
+}
+
+/** Keeps the node's node port rules, routes and health-check servers in line with the Service ports. */
+export class ServiceHostNetwork {
+  private readonly log: Logger;
+  private readonly servers = new Map<number, { http: HttpServer; check: HealthCheckPort }>();
+  private lastRules = '';
+  private lastRoutes = '';
+
+  constructor(private readonly o: ServiceHostNetworkOptions) {
+    this.log = o.logger ?? silentLogger;
+  }
+
+  /** Health-check ports served now. */
+  healthChecks(): HealthCheckPort[] {
+    return [...this.servers.values()].map((s) => s.check);
+  }
+
+  /** Applies what `specs` and `checks` need; unchanged rules and routes are not rewritten. */
+  async sync(specs: readonly ServicePortSpec[], checks: readonly HealthCheckPort[]): Promise<void> {
+    const rules = nodePortRules(specs, this.o.nodePortAddresses).join('\n');
+    if (rules !== this.lastRules) {
+      await this.applyRules(rules);
+      this.lastRules = rules;
+    }
+    const routes = serviceHostRoutes(specs, this.o.gatewayName);
+    const routesKey = JSON.stringify(routes);
+    if (routesKey !== this.lastRoutes) {
+      await this.o.ops.syncRoutes(routes, this.o.routeProto);
+      this.lastRoutes = routesKey;
+    }
+    await this.syncHealthChecks(checks);
+  }
+
+  /** Writes everything again at the next sync (after ovs-vswitchd took the gateway's routes and neighbours with its tap). */
+  invalidate(): void {
+    this.lastRules = '';
+    this.lastRoutes = '';
+  }
+
+  /** Closes the health-check servers (rules and routes stay: traffic keeps flowing across an agent restart). */
+  async stop(): Promise<void> {
+    await Promise.all([...this.servers.values()].map((s) => new Promise<void>((resolve) => {
+      s.http.close(() => resolve());
+      s.http.closeAllConnections();
+    })));
+    this.servers.clear();
+    this.o.listener.close();
+  }
+
+  private async applyRules(rules: string): Promise<void> {
+    const gw = this.o.gatewayName;
+    // The permanent neighbours let the host send to the virtual addresses without ARP (OVS answers none).
+    await this.o.ops.runInNode(
+      'ip neigh replace "$1" lladdr "$3" dev "$4" nud permanent && ip neigh replace "$2" lladdr "$3" dev "$4" nud permanent && ' +
+        `iptables-restore -w --noflush && { iptables -w -t nat -C PREROUTING -j ${NODEPORT_CHAIN} 2>/dev/null || iptables -w -t nat -I PREROUTING -j ${NODEPORT_CHAIN}; }`,
+      [VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_SERVICE_IP, SERVICE_VIRTUAL_MAC, gw],
+      `${rules}\n`,
+    );
+  }
+
+  private async syncHealthChecks(checks: readonly HealthCheckPort[]): Promise<void> {
+    const want = new Map(checks.map((c) => [c.port, c]));
+    for (const [port, s] of this.servers) {
+      if (want.has(port)) continue;
+      this.servers.delete(port);
+      s.http.close();
+      s.http.closeAllConnections();
+    }
+    for (const [port, check] of want) {
+      const have = this.servers.get(port);
+      if (have) {
+        have.check = check;
+        continue;
+      }
+      try {
+        const socket = await this.o.listener.listen(port);
+        const entry = { http: createServer((req, res) => this.answer(entry.check, req, res)), check };
+        entry.http.listen(socket);
+        this.servers.set(port, entry);
+      } catch (e) {
+        // One port taken by another process does not stop the others; the next change retries.
+        this.log.warn({ service: check.service, healthCheckNodePort: port, err: e instanceof Error ? e.message : String(e) }, 'health-check node port not served');
+      }
+    }
+  }
+
+  private answer(check: HealthCheckPort, _req: IncomingMessage, res: ServerResponse): void {
+    res.writeHead(check.localEndpoints > 0 ? 200 : 503, { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff', 'X-Load-Balancing-Endpoint-Weight': String(check.localEndpoints) });
+    res.end(`${JSON.stringify(healthCheckBody(check))}\n`);
+  }
+}

@@ -1,0 +1,111 @@
+/**
+ * External Service traffic on the agent side: Services to specs (external addresses, Local
+ * policies, health-check ports, skipServices), the host's node port rules and routes, and the
+ * health-check server answering as kube-proxy does (real HTTP on loopback).
+ */
+import { request } from 'node:http';
+import type { KubeObject } from '@switchyard/kube';
+import { ServiceGroupIds, servicesToSpecs } from '../src/features/services/services';
+import { NODEPORT_CHAIN, ServiceHostNetwork, nodePortRules, serviceHostRoutes } from '../src/features/services/host-proxy';
+import { NetnsListener } from '../src/host-network/netns-listener';
+
+const svc = (name: string, spec: Record<string, unknown>, status?: Record<string, unknown>): KubeObject => ({ metadata: { name, namespace: 'default' }, spec: { clusterIP: '10.96.0.10', ...spec }, ...(status ? { status } : {}) });
+const slice = (service: string, eps: { ip: string; node: string }[]): KubeObject => ({
+  metadata: { name: `${service}-x`, namespace: 'default', labels: { 'kubernetes.io/service-name': service } },
+  addressType: 'IPv4', ports: [{ name: '', port: 8080, protocol: 'TCP' }],
+  endpoints: eps.map((e) => ({ addresses: [e.ip], conditions: { ready: true }, nodeName: e.node })),
+});
+const lb = (spec: Record<string, unknown> = {}) =>
+  svc('web', { type: 'LoadBalancer', ports: [{ port: 80, nodePort: 30080 }], externalIPs: ['192.168.77.201'], healthCheckNodePort: 32000, ...spec }, { loadBalancer: { ingress: [{ ip: '192.168.77.200' }] } });
+
+describe('Services to specs: external traffic', () => {
+  it('serves LoadBalancer ingress IPs and externalIPs on the Service port, Cluster policy by default', () => {
+    const { specs, healthChecks, skipped } = servicesToSpecs({ services: [lb()], slices: [slice('web', [{ ip: '10.10.1.5', node: 'n1' }])], nodeName: 'n1', groupIds: new ServiceGroupIds() });
+    expect(skipped).toEqual([]);
+    expect(specs[0]).toMatchObject({ nodePort: 30080, externalAddresses: ['192.168.77.201', '192.168.77.200'] });
+    expect(specs[0]!.externalLocal).toBeUndefined();
+    expect(specs[0]!.localGroupId).toBeUndefined();
+    expect(healthChecks).toEqual([]);
+  });
+
+  it('externalTrafficPolicy Local: a local group and the health-check port with the local endpoint count', () => {
+    const { specs, healthChecks } = servicesToSpecs({
+      services: [lb({ externalTrafficPolicy: 'Local' })], slices: [slice('web', [{ ip: '10.10.1.5', node: 'n1' }, { ip: '10.10.2.5', node: 'n2' }])], nodeName: 'n1', groupIds: new ServiceGroupIds(),
+    });
+    expect(specs[0]).toMatchObject({ externalLocal: true, localGroupId: specs[0]!.groupId + 1 });
+    expect(healthChecks).toEqual([{ service: 'default/web', port: 32000, localEndpoints: 1 }]);
+  });
+
+  it('internalTrafficPolicy Local gets a local group too; proxyLoadBalancerIPs false leaves the ingress IPs out', () => {
+    const { specs } = servicesToSpecs({ services: [lb({ internalTrafficPolicy: 'Local' })], slices: [], nodeName: 'n1', groupIds: new ServiceGroupIds(), proxyLoadBalancerIPs: false });
+    expect(specs[0]).toMatchObject({ internalLocal: true, externalAddresses: ['192.168.77.201'] });
+    expect(specs[0]!.localGroupId).toBeDefined();
+  });
+
+  it('skipServices leaves a Service alone; a bad external IP is skipped by name, the rest kept', () => {
+    const skipOut = servicesToSpecs({ services: [lb()], slices: [], nodeName: 'n1', groupIds: new ServiceGroupIds(), skipServices: new Set(['default/web']) });
+    expect(skipOut.specs).toEqual([]);
+    const { specs, skipped } = servicesToSpecs({ services: [lb({ externalIPs: ['not-an-ip', '192.168.77.9'] })], slices: [], nodeName: 'n1', groupIds: new ServiceGroupIds() });
+    expect(skipped).toEqual([{ object: 'service default/web', path: 'spec.externalIPs[0]', value: 'not-an-ip', reason: 'not an IPv4 address' }]);
+    expect(specs[0]!.externalAddresses).toEqual(['192.168.77.9', '192.168.77.200']);
+  });
+});
+
+describe('host rules and routes', () => {
+  const specs = [
+    { groupId: 1, protocol: 'TCP' as const, clusterIP: '10.96.0.10', port: 80, nodePort: 30080, externalAddresses: ['192.168.77.200'], endpoints: [] },
+    { groupId: 2, protocol: 'UDP' as const, clusterIP: '10.96.0.10', port: 53, nodePort: 30053, endpoints: [] },
+  ];
+  it('one DNAT rule per node port and address range, to the NodePort DNAT address', () => {
+    expect(nodePortRules(specs, [])).toEqual([
+      '*nat', `:${NODEPORT_CHAIN} - [0:0]`,
+      `-A ${NODEPORT_CHAIN} ! -d 127.0.0.0/8 -m addrtype --dst-type LOCAL -p udp -m udp --dport 30053 -j DNAT --to-destination 169.254.0.252`,
+      `-A ${NODEPORT_CHAIN} ! -d 127.0.0.0/8 -m addrtype --dst-type LOCAL -p tcp -m tcp --dport 30080 -j DNAT --to-destination 169.254.0.252`,
+      'COMMIT',
+    ]);
+    expect(nodePortRules(specs, ['192.168.77.0/24', '10.0.0.0/8']).filter((l) => l.startsWith('-A'))).toHaveLength(4);
+  });
+  it('routes the DNAT address and each external address into the gateway', () => {
+    expect(serviceHostRoutes(specs, 'antrea-gw0')).toEqual([
+      { dst: '169.254.0.252/32', dev: 'antrea-gw0' },
+      { dst: '192.168.77.200/32', via: '169.254.0.253', dev: 'antrea-gw0', onlink: true },
+    ]);
+  });
+});
+
+const get = (port: number): Promise<{ status: number; body: string; weight: string | undefined }> =>
+  new Promise((resolve, reject) => {
+    request({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => {
+      let body = '';
+      res.on('data', (c: Buffer) => (body += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, weight: res.headers['x-load-balancing-endpoint-weight'] as string | undefined }));
+    }).on('error', reject).end();
+  });
+
+describe('health-check node ports', () => {
+  it('answer 200 with the local endpoint count, 503 with none, and close when the Service goes', async () => {
+    const scripts: string[] = [];
+    const host = new ServiceHostNetwork({
+      ops: { runInNode: async (s) => {
+        scripts.push(s);
+        return '';
+      }, syncRoutes: async () => undefined },
+      listener: new NetnsListener(undefined), gatewayName: 'antrea-gw0', nodePortAddresses: [], routeProto: 78,
+    });
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    try {
+      await host.sync([], [{ service: 'default/web', port, localEndpoints: 2 }]);
+      expect(scripts[0]).toContain('iptables-restore');
+      const ok = await get(port);
+      expect([ok.status, JSON.parse(ok.body), ok.weight]).toEqual([200, { service: { namespace: 'default', name: 'web' }, localEndpoints: 2, serviceProxyHealthy: true }, '2']);
+      await host.sync([], [{ service: 'default/web', port, localEndpoints: 0 }]);
+      expect((await get(port)).status).toBe(503);
+      // Unchanged rules are not written again.
+      expect(scripts).toHaveLength(1);
+      await host.sync([], []);
+      await expect(get(port)).rejects.toThrow(/ECONNREFUSED/);
+    } finally {
+      await host.stop();
+    }
+  });
+});
