@@ -1,10 +1,11 @@
 // Admission decisions for the Antrea kinds the controller owns, as Antrea's validating webhook makes
 // them: pure functions over the request and a view of the cluster. Spec checks are the policy
 // compiler's, so the webhook and the compiler refuse the same objects with the same messages.
-import type { AntreaNetworkPolicySpec, GroupSpec, IPPool, Tier } from '@switchyard/apis/types';
+import type { AntreaNetworkPolicySpec, ExternalIPPool, GroupSpec, IPPool, Tier } from '@switchyard/apis/types';
 import { CidrError, parseCidr, parseIp, type Ip } from '@switchyard/ipam/cidr';
 import { PolicyValidationError, STATIC_TIERS, validateAntreaPolicy, validateGroup, validateTier, type ValidationContext } from '@switchyard/policy-compiler';
 import type { KubeObject } from '@switchyard/kube';
+import { validateExternalIPPool } from './external-ip-pool';
 
 /** The kinds with a webhook, by the path segment after `/validate/`. */
 export const ADMISSION_KINDS = {
@@ -14,6 +15,7 @@ export const ADMISSION_KINDS = {
   clustergroup: { kind: 'ClusterGroup', resource: 'clustergroups', namespaced: false, webhook: 'clustergroupvalidator.antrea.io' },
   group: { kind: 'Group', resource: 'groups', namespaced: true, webhook: 'groupvalidator.antrea.io' },
   ippool: { kind: 'IPPool', resource: 'ippools', namespaced: false, webhook: 'ippoolvalidator.antrea.io' },
+  externalippool: { kind: 'ExternalIPPool', resource: 'externalippools', namespaced: false, webhook: 'externalippoolvalidator.antrea.io' },
   externalnode: { kind: 'ExternalNode', resource: 'externalnodes', namespaced: true, webhook: 'externalnodevalidator.antrea.io' },
   traceflow: { kind: 'Traceflow', resource: 'traceflows', namespaced: false, webhook: 'traceflowvalidator.antrea.io' },
 } as const;
@@ -28,6 +30,8 @@ export interface AdmissionView {
   groups(): Iterable<KubeObject>;
   clusterNetworkPolicies(): Iterable<KubeObject>;
   antreaNetworkPolicies(): Iterable<KubeObject>;
+  /** The ExternalIPPools stored now (a new pool's ranges may overlap none of theirs). */
+  externalIPPools(): Iterable<ExternalIPPool>;
 }
 
 /** The request part of an AdmissionReview. */
@@ -202,6 +206,13 @@ function admitIPPool(req: AdmissionInput): AdmissionDecision {
   return refuse(validateIPPool(req.object as unknown as IPPool, req.operation === 'UPDATE' ? (req.oldObject as unknown as IPPool | undefined) : undefined));
 }
 
+function admitExternalIPPool(req: AdmissionInput, view: AdmissionView): AdmissionDecision {
+  // Deleting a pool in use is allowed, as in Antrea: its Services lose their IPs with an Event.
+  if (req.operation === 'DELETE' || !req.object) return allow;
+  const old = req.operation === 'UPDATE' ? (req.oldObject as unknown as ExternalIPPool | null | undefined) : undefined;
+  return refuse(guarded(() => validateExternalIPPool(req.object as unknown as ExternalIPPool, view.externalIPPools(), old ?? undefined)));
+}
+
 function admitExternalNode(req: AdmissionInput): AdmissionDecision {
   if (req.operation === 'DELETE' || !req.object) return allow;
   const errs: PolicyValidationError[] = [];
@@ -254,6 +265,8 @@ export function decideAdmission(kind: AdmissionKind, req: AdmissionInput, view: 
       return admitGroup(req, view, false);
     case 'ippool':
       return admitIPPool(req);
+    case 'externalippool':
+      return admitExternalIPPool(req, view);
     case 'externalnode':
       return admitExternalNode(req);
     case 'traceflow':

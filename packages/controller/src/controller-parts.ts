@@ -14,6 +14,7 @@ import { NodeIpam } from './parts/node-ipam';
 import { PolicyCore } from './parts/policy-core';
 import { apiServiceObject, Registration, webhookConfigurationObject } from './parts/registration';
 import { ServingCertificate } from './parts/serving-certificate';
+import { ServiceExternalIP } from './parts/service-external-ip';
 import { TraceflowController } from './parts/traceflow';
 
 /**
@@ -41,6 +42,7 @@ export const CONTROLLER_PARTS: PartEntry<ControllerContext>[] = [
     make: (ctx) => new NodeIpam(ctx, ctx.options.nodeIPAM ?? { clusterCIDRs: [] }),
   },
   { name: 'ipPools', enabled: (ctx) => Boolean(ctx.options.ipPools), after: ['informers'], make: (ctx) => new IPPools(ctx) },
+  { name: 'serviceExternalIP', enabled: (ctx) => Boolean(ctx.options.serviceExternalIP), after: ['informers'], make: (ctx) => new ServiceExternalIP(ctx) },
   { name: 'traceflow', enabled: (ctx) => ctx.options.traceflow !== false, after: ['informers'], make: (ctx) => new TraceflowController(ctx) },
   {
     name: 'ipsecSigner',

@@ -46,6 +46,12 @@ export interface ControllerOptions {
    * status.usage and the in-use finalizer, with state in IPPool status.
    */
   ipPools?: boolean;
+  /**
+   * ServiceExternalIP (Antrea's feature gate, default false here as in Antrea before 2.3): Services
+   * of type LoadBalancer annotated `service.antrea.io/external-ip-pool: <pool>` get
+   * `status.loadBalancer.ingress` IPs from that ExternalIPPool; the pools' `status.usage` is kept.
+   */
+  serviceExternalIP?: boolean;
   /** ExternalNode feature gate (default true). */
   externalNode?: boolean;
   /**
@@ -103,6 +109,7 @@ export function optionsFromConfig(config: ControllerConfig, flags: ControllerFla
   };
   if (config.featureGates.AntreaIPAM) out.ipPools = true;
   if (config.featureGates.Traceflow === false) out.traceflow = false;
+  if (config.featureGates.ServiceExternalIP) out.serviceExternalIP = true;
   if (config.featureGates.Multicluster && config.multicluster.enableStretchedNetworkPolicy) out.stretchedNetworkPolicy = true;
   if (config.featureGates.IPsecCertAuth) out.ipsecCSRSigner = { ...config.ipsecCSRSigner };
   if (flags.bindAddress) out.host = flags.bindAddress;

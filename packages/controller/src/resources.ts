@@ -48,6 +48,9 @@ export const EXTERNAL_NODES: ResourceSpec = r('crd.antrea.io', 'v1alpha1', 'exte
 export const IPPOOLS: ResourceSpec = r('crd.antrea.io', 'v1beta1', 'ippools', 'IPPool', false);
 export const STATEFULSETS: ResourceSpec = r('apps', 'v1', 'statefulsets', 'StatefulSet', true);
 
+/** ExternalIPPools (ServiceExternalIP, and the webhook's overlap check across pools). */
+export const EXTERNAL_IP_POOLS: ResourceSpec = r('crd.antrea.io', 'v1beta1', 'externalippools', 'ExternalIPPool', false);
+
 /** Traceflows, and the agents' AntreaAgentInfos the Traceflow controller reads heartbeats from. */
 export const TRACEFLOWS: ResourceSpec = r('crd.antrea.io', 'v1beta1', 'traceflows', 'Traceflow', false);
 export const ANTREA_AGENT_INFOS: ResourceSpec = r('crd.antrea.io', 'v1beta1', 'antreaagentinfos', 'AntreaAgentInfo', false);

@@ -1,7 +1,7 @@
 // The validating admission webhook of the controller: AdmissionReview v1 in, verdict out, for the
 // Antrea kinds in ADMISSION_KINDS (served at /validate/<kind>), and the
 // ValidatingWebhookConfiguration that registers it with the API server.
-import type { Tier } from '@switchyard/apis/types';
+import type { ExternalIPPool, Tier } from '@switchyard/apis/types';
 import { STATIC_TIERS } from '@switchyard/policy-compiler';
 import type { KubeClient, KubeObject } from '@switchyard/kube';
 import { silentLogger, type Logger } from '@switchyard/runtime';
@@ -87,7 +87,7 @@ export class AdmissionWebhook {
         list('/apis/crd.antrea.io/v1beta1/groups'),
         list('/apis/crd.antrea.io/v1beta1/tiers'),
       ]);
-      return { tiers: () => tiers as unknown as Tier[], clusterGroups: () => cgs, groups: () => groups, clusterNetworkPolicies: () => cnps, antreaNetworkPolicies: () => anps };
+      return { tiers: () => tiers as unknown as Tier[], clusterGroups: () => cgs, groups: () => groups, clusterNetworkPolicies: () => cnps, antreaNetworkPolicies: () => anps, externalIPPools: () => this.o.view.externalIPPools() };
     } catch (e) {
       this.log.warn({ err: (e as Error).message }, 'admission: cannot read the current policies; deciding on the caches');
       return undefined;
@@ -97,6 +97,7 @@ export class AdmissionWebhook {
   /** The view, plus the policy's tier read from the API when the caches have not seen it yet. */
   private async viewFor(kind: AdmissionKind, req: AdmissionInput): Promise<AdmissionView> {
     const view = this.o.view;
+    if (kind === 'externalippool') return this.withLivePools(view);
     if ((kind !== 'acnp' && kind !== 'anp') || !req.object || !this.o.kube) return view;
     const tier = String((req.object.spec as { tier?: unknown } | undefined)?.tier ?? '').toLowerCase();
     if (tier === '' || STATIC_TIERS[tier] !== undefined || [...view.tiers()].some((t) => t.metadata.name === tier)) return view;
@@ -112,7 +113,21 @@ export class AdmissionWebhook {
       groups: () => view.groups(),
       clusterNetworkPolicies: () => view.clusterNetworkPolicies(),
       antreaNetworkPolicies: () => view.antreaNetworkPolicies(),
+      externalIPPools: () => view.externalIPPools(),
     };
+  }
+
+  /** The view with the ExternalIPPools the API holds now: a pool created a moment ago counts for the overlap check. */
+  private async withLivePools(view: AdmissionView): Promise<AdmissionView> {
+    if (!this.o.kube) return view;
+    let pools: ExternalIPPool[];
+    try {
+      pools = (await this.o.kube.request<{ items?: ExternalIPPool[] }>('GET', '/apis/crd.antrea.io/v1beta1/externalippools')).items ?? [];
+    } catch (e) {
+      this.log.warn({ err: (e as Error).message }, 'admission: cannot list ExternalIPPools; deciding on the cache');
+      return view;
+    }
+    return { ...view, externalIPPools: () => pools };
   }
 }
 

@@ -27,12 +27,13 @@ const tier = (name: string, priority: number): Record<string, unknown> => ({ api
 const cg = (name: string, spec: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterGroup', metadata: { name }, spec });
 const group = (name: string, spec: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'Group', metadata: { name, namespace: 'x' }, spec });
 const pool = (name: string, spec: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'IPPool', metadata: { name }, spec });
+const eip = (name: string, ipRanges: unknown[]): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name }, spec: { ipRanges, nodeSelector: {} } });
 const en = (name: string, interfaces: unknown): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1alpha1', kind: 'ExternalNode', metadata: { name, namespace: 'x' }, spec: { interfaces } });
 const tf = (name: string, spec: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'Traceflow', metadata: { name }, spec });
 const allow = (from: unknown[]): Record<string, unknown> => ({ action: 'Allow', from });
 
 /** What must not change: every stored kind the cases touch, and the controller's computed state. */
-const KINDS = 'networkpolicies.networking.k8s.io,clusternetworkpolicies.crd.antrea.io,networkpolicies.crd.antrea.io,tiers.crd.antrea.io,clustergroups.crd.antrea.io,groups.crd.antrea.io,ippools.crd.antrea.io,externalnodes.crd.antrea.io,traceflows.crd.antrea.io';
+const KINDS = 'networkpolicies.networking.k8s.io,clusternetworkpolicies.crd.antrea.io,networkpolicies.crd.antrea.io,tiers.crd.antrea.io,clustergroups.crd.antrea.io,groups.crd.antrea.io,ippools.crd.antrea.io,externalippools.crd.antrea.io,externalnodes.crd.antrea.io,traceflows.crd.antrea.io';
 
 async function stored(): Promise<string[]> {
   const out = JSON.parse(await c.kubectl.ok(['get', KINDS, '-A', '-o', 'json'])) as { items: { kind: string; metadata: { namespace?: string; name: string; resourceVersion: string; generation?: number } }[] };
@@ -88,6 +89,12 @@ const cases: Case[] = [
   // IPPools, ExternalNodes, Traceflows.
   ['IPPool start after end', pool('p1', { ipRanges: [{ start: '10.2.0.50', end: '10.2.0.10' }], subnetInfo: { gateway: '10.2.0.1', prefixLength: 24 } }), 'spec.ipRanges[0].end', '"10.2.0.10"'],
   ['IPPool range of another family', pool('p2', { ipRanges: [{ cidr: 'fd00::/120' }], subnetInfo: { gateway: '10.2.0.1', prefixLength: 24 } }), 'spec.ipRanges[0].cidr', '"fd00::/120"'],
+  ['ExternalIPPool start after end', eip('e1', [{ start: '10.3.0.9', end: '10.3.0.1' }]), 'spec.ipRanges[0].end', '"10.3.0.1"'],
+  ['ExternalIPPool malformed CIDR', eip('e2', [{ cidr: '10.3.0.0/33' }]), 'spec.ipRanges[0].cidr', '"10.3.0.0/33"'],
+  ['ExternalIPPool range mixing families', eip('e3', [{ start: '10.3.0.1', end: 'fd00::1' }]), 'spec.ipRanges[0].end', '"fd00::1"'],
+  ['ExternalIPPool ranges overlapping in the pool', eip('e4', [{ cidr: '10.3.1.0/24' }, { start: '10.3.1.9', end: '10.3.2.1' }]), 'spec.ipRanges[1]', '"10.3.1.9-10.3.2.1"'],
+  ['ExternalIPPool overlapping another pool', eip('e5', [{ start: '10.4.0.10', end: '10.4.0.20' }]), 'spec.ipRanges[0]', 'overlaps range 10.4.0.0/28 of ExternalIPPool valid-eip'],
+  ['ExternalIPPool range changed', eip('valid-eip', [{ cidr: '10.4.0.0/29' }]), 'spec.ipRanges[0]', '"10.4.0.0/28": existing ranges cannot be updated or deleted'],
   ['ExternalNode bad IP', en('vm1', [{ name: 'eth0', ips: ['10.0.0.300'] }]), 'spec.interfaces[0].ips[0]', '"10.0.0.300"'],
   ['Traceflow without source pod', tf('tf1', { source: { namespace: 'x' }, destination: { ip: '10.0.0.1' } }), 'spec.source.pod', 'null'],
   ['Traceflow two destinations', tf('tf2', { source: { namespace: 'x', pod: 'web-1' }, destination: { namespace: 'x', pod: 'db-1', ip: '10.0.0.1' } }), 'spec.destination', '"ip":"10.0.0.1"'],
@@ -105,6 +112,7 @@ test(`${cases.length} invalid objects are refused, each naming field and value, 
     acnp('valid-acnp', { priority: 5, tier: 'mine', appliedTo: [{ group: 'web-cg' }], ingress: [{ action: 'Drop', from: [{ podSelector: sel({ app: 'db' }) }] }] }),
     anp('valid-anp', { priority: 3, appliedTo: [{ podSelector: sel({ app: 'db' }) }], egress: [{ action: 'Allow', to: [web] }] }),
     pool('valid-pool', { ipRanges: [{ cidr: '10.2.0.0/28' }], subnetInfo: { gateway: '10.2.0.1', prefixLength: 24 } }),
+    eip('valid-eip', [{ cidr: '10.4.0.0/28' }]),
   );
   // The webhook reads the controller's caches: wait until they hold what was applied.
   await eventuallyPasses(async () => expect(JSON.parse(await computed())).toHaveLength(3));

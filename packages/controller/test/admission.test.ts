@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import type { Tier } from '@switchyard/apis/types';
+import type { ExternalIPPool, Tier } from '@switchyard/apis/types';
 import type { KubeObject } from '@switchyard/kube';
 import { decideAdmission, type AdmissionView } from '../src/admission';
 import { AdmissionWebhook, webhookConfiguration } from '../src/webhook';
@@ -13,8 +13,8 @@ const acnp = (name: string, spec: Record<string, unknown>): KubeObject => ({ api
 const anp = (ns: string, name: string, spec: Record<string, unknown>): KubeObject => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'NetworkPolicy', metadata: { name, namespace: ns }, spec });
 const web = { podSelector: { matchLabels: { app: 'web' } } };
 
-function view(o: { tiers?: Tier[]; cgs?: KubeObject[]; groups?: KubeObject[]; acnps?: KubeObject[]; anps?: KubeObject[] } = {}): AdmissionView {
-  return { tiers: () => o.tiers ?? [], clusterGroups: () => o.cgs ?? [], groups: () => o.groups ?? [], clusterNetworkPolicies: () => o.acnps ?? [], antreaNetworkPolicies: () => o.anps ?? [] };
+function view(o: { tiers?: Tier[]; cgs?: KubeObject[]; groups?: KubeObject[]; acnps?: KubeObject[]; anps?: KubeObject[]; eips?: ExternalIPPool[] } = {}): AdmissionView {
+  return { tiers: () => o.tiers ?? [], clusterGroups: () => o.cgs ?? [], groups: () => o.groups ?? [], clusterNetworkPolicies: () => o.acnps ?? [], antreaNetworkPolicies: () => o.anps ?? [], externalIPPools: () => o.eips ?? [] };
 }
 
 describe('policies', () => {

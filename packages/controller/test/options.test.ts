@@ -19,6 +19,11 @@ describe('optionsFromConfig', () => {
     expect(optionsFromConfig(parseControllerConfig({ featureGates: { AntreaIPAM: true } }).config).ipPools).toBe(true);
   });
 
+  test('the ServiceExternalIP feature gate switches the external IP allocator on (off by default, as the agents\' gate)', () => {
+    expect(optionsFromConfig(parseControllerConfig({ featureGates: { ServiceExternalIP: true } }).config).serviceExternalIP).toBe(true);
+    expect(optionsFromConfig(parseControllerConfig({}).config).serviceExternalIP).toBeUndefined();
+  });
+
   test('the IPsecCertAuth feature gate runs the IPsec CSR signer with ipsecCSRSigner', () => {
     expect(optionsFromConfig(parseControllerConfig({ featureGates: { IPsecCertAuth: true }, ipsecCSRSigner: { autoApprove: false } }).config).ipsecCSRSigner).toEqual({ autoApprove: false, selfSignedCA: true });
     expect(optionsFromConfig(parseControllerConfig({ ipsecCSRSigner: { autoApprove: false } }).config).ipsecCSRSigner).toBeUndefined();

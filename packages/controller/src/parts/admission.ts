@@ -1,11 +1,11 @@
 // The `admission` part: the validating webhook the server answers at /validate/<kind>, deciding
 // over the informer caches of tiers, groups and Antrea-native policies.
-import type { Tier } from '@switchyard/apis/types';
+import type { ExternalIPPool, Tier } from '@switchyard/apis/types';
 import type { PartHealth } from '@switchyard/runtime';
 import type { AdmissionView } from '../admission';
 import type { ControllerContext } from '../context';
 import type { ClusterInformers, Watch, WatchingPart } from '../informers';
-import { ANTREA_NETWORK_POLICIES, CLUSTER_GROUPS, CLUSTER_NETWORK_POLICIES, GROUPS, TIERS } from '../resources';
+import { ANTREA_NETWORK_POLICIES, CLUSTER_GROUPS, CLUSTER_NETWORK_POLICIES, EXTERNAL_IP_POOLS, GROUPS, TIERS } from '../resources';
 import { AdmissionWebhook } from '../webhook';
 
 /** What the webhook reads: the informer caches of the policy inputs. */
@@ -16,13 +16,14 @@ function admissionView(informers: ClusterInformers): AdmissionView {
     groups: () => informers.cache(GROUPS).values(),
     clusterNetworkPolicies: () => informers.cache(CLUSTER_NETWORK_POLICIES).values(),
     antreaNetworkPolicies: () => informers.cache(ANTREA_NETWORK_POLICIES).values(),
+    externalIPPools: () => informers.cache(EXTERNAL_IP_POOLS).values() as Iterable<ExternalIPPool>,
   };
 }
 
 export class Admission implements WatchingPart {
   readonly name = 'admission';
   readonly webhook: AdmissionWebhook;
-  readonly watches: readonly Watch[] = [TIERS, CLUSTER_GROUPS, GROUPS, CLUSTER_NETWORK_POLICIES, ANTREA_NETWORK_POLICIES].map((resource) => ({ resource }));
+  readonly watches: readonly Watch[] = [TIERS, CLUSTER_GROUPS, GROUPS, CLUSTER_NETWORK_POLICIES, ANTREA_NETWORK_POLICIES, EXTERNAL_IP_POOLS].map((resource) => ({ resource }));
 
   constructor(ctx: ControllerContext) {
     const webhook = new AdmissionWebhook({ view: admissionView(ctx.informers), kube: ctx.kube, logger: ctx.log });

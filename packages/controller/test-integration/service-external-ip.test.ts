@@ -1,0 +1,155 @@
+// ServiceExternalIP against the embedded API server: LoadBalancer Services annotated with an
+// ExternalIPPool get status.loadBalancer.ingress IPs (lowest free first, loadBalancerIP honoured),
+// the pool's status.usage follows; bad input (exhausted pool, an IP outside every pool, two Services
+// asking for one IP, a missing pool, a pool deleted while in use, ranges that do not parse) leaves
+// the Service pending with an Event naming field and value and disturbs no other Service; a
+// restarted controller keeps every IP.
+import type { Event, ExternalIPPool, Service } from '@switchyard/apis/types';
+import type { Controller } from '../src/controller';
+import type { ServiceExternalIP } from '../src/parts/service-external-ip';
+import { eventually, eventuallyPasses, startCluster, type Cluster } from './support';
+
+let c: Cluster;
+let controller: Controller | undefined;
+const NS = 'lb';
+const POOLS = '/apis/crd.antrea.io/v1beta1/externalippools';
+const SVCS = `/api/v1/namespaces/${NS}/services`;
+
+beforeAll(async () => {
+  c = await startCluster();
+  await c.kube.request('POST', '/api/v1/namespaces', { metadata: { name: NS } });
+  await createPool('p', [{ start: '10.10.0.2', end: '10.10.0.4' }]);
+  controller = await c.startController({ serviceExternalIP: true, registerAPIService: false });
+});
+afterAll(async () => {
+  await controller?.stop();
+  await c?.api.stop();
+});
+
+async function createPool(name: string, ipRanges: ExternalIPPool['spec']['ipRanges']): Promise<void> {
+  await c.kube.request('POST', POOLS, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name }, spec: { ipRanges, nodeSelector: {} } });
+}
+async function createService(name: string, pool: string | undefined, spec: Service['spec'] = {}): Promise<void> {
+  const annotations = pool === undefined ? {} : { 'service.antrea.io/external-ip-pool': pool };
+  await c.kube.request('POST', SVCS, { metadata: { name, annotations }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }], ...spec } });
+}
+const getService = (name: string): Promise<Service> => c.kube.request<Service>('GET', `${SVCS}/${name}`);
+const ingressOf = async (name: string): Promise<string[]> => ((await getService(name)).status?.loadBalancer?.ingress ?? []).map((i) => i.ip ?? '');
+/** Waits until the Service's ingress is exactly `ips`. */
+const ingressBecomes = (name: string, ips: string[]): Promise<void> => eventuallyPasses(async () => expect(await ingressOf(name)).toEqual(ips));
+const usageOf = async (pool: string): Promise<unknown> => (await c.kube.request<ExternalIPPool>('GET', `${POOLS}/${pool}`)).status?.usage;
+const usageBecomes = (pool: string, usage: { total: number; used: number }): Promise<void> => eventuallyPasses(async () => expect(await usageOf(pool)).toEqual(usage));
+/** The Events about one object, oldest first. */
+async function eventsOf(name: string, ns = NS): Promise<Event[]> {
+  const list = await c.kube.request<{ items: Event[] }>('GET', `/api/v1/namespaces/${ns}/events`);
+  return list.items.filter((e) => e.involvedObject.name === name);
+}
+/** Waits for an Event of `reason` about `name` and answers its message. */
+const eventSaid = (name: string, reason: string, ns = NS): Promise<string> => eventually(async () => (await eventsOf(name, ns)).find((e) => e.reason === reason)?.message);
+const part = (): ServiceExternalIP => controller!.part<ServiceExternalIP>('serviceExternalIP');
+
+describe('ServiceExternalIP', () => {
+  test('a Service gets the lowest free IP of its pool in status.loadBalancer.ingress, with an Event, and the pool counts it', async () => {
+    await createService('a', 'p');
+    await ingressBecomes('a', ['10.10.0.2']);
+    expect(await eventSaid('a', 'ExternalIPAllocated')).toBe('external IP 10.10.0.2 allocated from ExternalIPPool p');
+    await usageBecomes('p', { total: 3, used: 1 });
+  });
+
+  test('spec.loadBalancerIP is honoured', async () => {
+    await createService('b', 'p', { loadBalancerIP: '10.10.0.4' });
+    await ingressBecomes('b', ['10.10.0.4']);
+  });
+
+  test('an exhausted pool leaves the next Service pending with an Event; it gets the IP another Service releases', async () => {
+    await createService('c', 'p');
+    await ingressBecomes('c', ['10.10.0.3']);
+    await createService('d', 'p');
+    expect(await eventSaid('d', 'ExternalIPPoolExhausted')).toBe(
+      'metadata.annotations[service.antrea.io/external-ip-pool]: Invalid value: "p": ExternalIPPool p has no free IP (3 of 3 in use); the Service stays pending until one is released',
+    );
+    expect(await ingressOf('d')).toEqual([]);
+    await usageBecomes('p', { total: 3, used: 3 });
+    await c.kube.request('DELETE', `${SVCS}/a`);
+    await ingressBecomes('d', ['10.10.0.2']);
+    expect(await ingressOf('b')).toEqual(['10.10.0.4']);
+    expect(await ingressOf('c')).toEqual(['10.10.0.3']);
+  });
+
+  test('a second Service asking for a loadBalancerIP in use stays pending; the first keeps it', async () => {
+    await createService('e', 'p', { loadBalancerIP: '10.10.0.4' });
+    expect(await eventSaid('e', 'LoadBalancerIPInUse')).toContain('spec.loadBalancerIP: Invalid value: "10.10.0.4": already allocated to Service lb/b');
+    expect(await ingressOf('e')).toEqual([]);
+    expect(await ingressOf('b')).toEqual(['10.10.0.4']);
+  });
+
+  test('a loadBalancerIP outside every pool, a malformed one and a pool that does not exist: pending with an Event naming field and value', async () => {
+    await createService('f', 'p', { loadBalancerIP: '192.0.2.99' });
+    expect(await eventSaid('f', 'LoadBalancerIPNotInPool')).toBe('spec.loadBalancerIP: Invalid value: "192.0.2.99": not in ExternalIPPool p; it is in no ExternalIPPool');
+    await createService('f2', 'p', { loadBalancerIP: '10.10.0.300' });
+    expect(await eventSaid('f2', 'InvalidLoadBalancerIP')).toBe('spec.loadBalancerIP: Invalid value: "10.10.0.300": not an IP address');
+    await createService('g', 'later');
+    expect(await eventSaid('g', 'ExternalIPPoolNotFound')).toBe('metadata.annotations[service.antrea.io/external-ip-pool]: Invalid value: "later": ExternalIPPool later not found; the Service stays pending until it exists');
+    // The pool appears: the waiting Service gets its IP.
+    await createPool('later', [{ cidr: '10.20.0.0/30' }]);
+    await ingressBecomes('g', ['10.20.0.1']);
+    await usageBecomes('later', { total: 2, used: 1 });
+    for (const s of ['f', 'f2', 'e']) expect(await ingressOf(s)).toEqual([]);
+  });
+
+  test('a type change and a removed annotation release the IP (status cleared); the pending Service takes it', async () => {
+    const c1 = await getService('c');
+    await c.kube.request('PUT', `${SVCS}/c`, { ...c1, spec: { ...c1.spec, type: 'ClusterIP' } });
+    await ingressBecomes('c', []);
+    expect(await eventSaid('c', 'ExternalIPReleased')).toContain('external IP 10.10.0.3 of ExternalIPPool p released');
+    // d and b hold .2 and .4; e waits for .4, so nobody else takes .3 until a new Service asks.
+    await usageBecomes('p', { total: 3, used: 2 });
+    const b = await getService('b');
+    await c.kube.request('PUT', `${SVCS}/b`, { ...b, metadata: { ...b.metadata, annotations: {} } });
+    await ingressBecomes('b', []);
+    // e asked for 10.10.0.4 first: it is free now.
+    await ingressBecomes('e', ['10.10.0.4']);
+  });
+
+  test('a pool deleted while in use: its Services lose their ingress with an Event; no other Service loses its IP', async () => {
+    await createPool('doomed', [{ start: '10.30.0.1', end: '10.30.0.2' }]);
+    await createService('h1', 'doomed');
+    await createService('h2', 'doomed');
+    await ingressBecomes('h1', ['10.30.0.1']);
+    await ingressBecomes('h2', ['10.30.0.2']);
+    const others = { d: await ingressOf('d'), e: await ingressOf('e'), g: await ingressOf('g') };
+    await c.kube.request('DELETE', `${POOLS}/doomed`);
+    await ingressBecomes('h1', []);
+    await ingressBecomes('h2', []);
+    expect(await eventSaid('h1', 'ExternalIPPoolDeleted')).toBe('metadata.annotations[service.antrea.io/external-ip-pool]: Invalid value: "doomed": ExternalIPPool doomed was deleted; external IP 10.30.0.1 released');
+    expect({ d: await ingressOf('d'), e: await ingressOf('e'), g: await ingressOf('g') }).toEqual(others);
+    expect(others).toEqual({ d: ['10.10.0.2'], e: ['10.10.0.4'], g: ['10.20.0.1'] });
+  });
+
+  test('a pool whose ranges do not parse (stored without the webhook) gets an Event naming the field and value, and hands out its good ranges', async () => {
+    await createPool('half', [{ start: '10.40.0.9', end: '10.40.0.1' }, { cidr: '10.40.1.0/30' }]);
+    expect(await eventSaid('half', 'InvalidIPRange', 'default')).toBe('spec.ipRanges[0].end: Invalid value: "10.40.0.1": must not be below start 10.40.0.9 (the other ranges are used)');
+    await createService('i', 'half');
+    await ingressBecomes('i', ['10.40.1.1']);
+    await usageBecomes('half', { total: 2, used: 1 });
+  });
+
+  test('a restarted controller keeps every IP: Services deleted while it was down free theirs, new ones get a free IP', async () => {
+    const before = Object.fromEntries(await Promise.all(['d', 'e', 'g', 'i', 'h1', 'f'].map(async (s) => [s, await ingressOf(s)] as const)));
+    await controller!.stop();
+    // While no controller runs: one holder goes, and a Service arrives asking for the IP a held one has.
+    await c.kube.request('DELETE', `${SVCS}/g`);
+    await createService('j', 'p', { loadBalancerIP: '10.10.0.2' });
+    await createService('k', 'p');
+    controller = await c.startController({ serviceExternalIP: true, registerAPIService: false });
+    await part().idle();
+    // k gets the free .3; j stays pending (d keeps .2); g's .1 of `later` is free again.
+    await ingressBecomes('k', ['10.10.0.3']);
+    expect(await eventSaid('j', 'LoadBalancerIPInUse')).toContain('already allocated to Service lb/d');
+    await usageBecomes('later', { total: 2, used: 0 });
+    await usageBecomes('p', { total: 3, used: 3 });
+    const after = Object.fromEntries(await Promise.all(['d', 'e', 'i', 'h1', 'f'].map(async (s) => [s, await ingressOf(s)] as const)));
+    expect(after).toEqual({ d: before.d, e: before.e, i: before.i, h1: before.h1, f: before.f });
+    expect(controller.health().parts.find((p) => p.name === 'serviceExternalIP')).toMatchObject({ ok: true });
+  });
+});
