@@ -1,0 +1,125 @@
+// Services from outside the cluster, on a 2-node lab, probed from the fabric host (the lab's
+// host at <prefix>.254 on the underlay): NodePort on both nodes' addresses, the source each
+// backend sees (SNAT for Cluster policy, the client's own address for Local), a node without a
+// local endpoint not answering a Local Service, the health-check node port's 200/503, and
+// externalIPs routed to a node by the fabric.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run, waitFor } from '@switchyard/testbed';
+import type { KubeConfigClient } from '@switchyard/controller';
+import { labClient, readState, type LabState } from '../src/index';
+import { NETNS_ANNOTATION } from '../src/kubelet';
+
+const BIN = join(__dirname, '../bin/switchyard-lab');
+const labDir = mkdtempSync(join(tmpdir(), 'switchyard-lab-services-'));
+const lab = (...args: string[]): string => execFileSync(BIN, ['--lab-dir', labDir, ...args], { encoding: 'utf8', timeout: 120_000 });
+/** The port each backend's echo server answers on with `<pod> <peer address>`. */
+const ECHO_PORT = 8080;
+const EXTERNAL_IP = '192.168.77.50';
+
+let st: LabState;
+let kube: KubeConfigClient;
+const echoServers: ChildProcess[] = [];
+const nodeIP = (name: string): string => st.nodes.find((n) => n.name === name)!.nodeIP;
+
+interface PodView { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIP?: string } }
+const pod = (name: string, nodeName: string) => ({
+  apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app: 'echo' } },
+  spec: { nodeName, containers: [{ name: 'c', image: 'echo', ports: [{ containerPort: 80 }] }] },
+});
+const service = (name: string, spec: Record<string, unknown>) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default' }, spec: { selector: { app: 'echo' }, ...spec } });
+
+/** One TCP exchange from the fabric host: the first line the server sends, or '' when nothing answers within 2 s. */
+async function fromFabric(ip: string, port: number): Promise<string> {
+  const r = await run(['ip', 'netns', 'exec', st.fabricNetns, 'socat', '-T2', '-', `TCP:${ip}:${port},connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+  return r.code === 0 ? r.stdout.trim().split('\n')[0] ?? '' : '';
+}
+/** HTTP GET from the fabric host: status code and body. */
+async function httpFromFabric(ip: string, port: number): Promise<{ code: number; body: string }> {
+  const r = await run(['ip', 'netns', 'exec', st.fabricNetns, 'curl', '-s', '-m', '3', '-w', '\n%{http_code}', `http://${ip}:${port}/`], { allowFailure: true, timeoutMs: 8000 });
+  const lines = r.stdout.trim().split('\n');
+  return { code: Number(lines.pop()), body: lines.join('\n') };
+}
+/** Answers from `n` connections (each a new connection, so a new load-balancing choice). */
+async function answers(ip: string, port: number, n: number): Promise<string[]> {
+  const out: string[] = [];
+  for (let i = 0; i < n; i++) out.push(await fromFabric(ip, port));
+  return out;
+}
+
+beforeAll(async () => {
+  lab('up', '--nodes', '2');
+  st = readState(labDir)!;
+  kube = labClient(st);
+  for (const p of [pod('echo1', 'node1'), pod('echo2', 'node2')]) await kube.request('POST', '/api/v1/namespaces/default/pods', p);
+  const pods = new Map<string, PodView>();
+  await waitFor('echo pods with an IP and a netns', async () => {
+    const list = await kube.request<{ items: PodView[] }>('GET', '/api/v1/namespaces/default/pods');
+    for (const p of list.items) pods.set(p.metadata.name, p);
+    return list.items.length === 2 && list.items.every((p) => p.status?.podIP && p.metadata.annotations?.[NETNS_ANNOTATION]);
+  }, { timeoutMs: 60_000, intervalMs: 200 });
+  // Echo servers telling which pod answered and whom it saw.
+  for (const [name, p] of pods) {
+    const netns = p.metadata.annotations![NETNS_ANNOTATION]!;
+    const child = spawn('ip', ['netns', 'exec', netns, 'socat', `TCP-LISTEN:${ECHO_PORT},reuseaddr,fork`, `SYSTEM:echo ${name} $SOCAT_PEERADDR`], { stdio: 'ignore' });
+    echoServers.push(child);
+  }
+  await kube.request('POST', '/api/v1/namespaces/default/services', service('cluster', { type: 'NodePort', ports: [{ port: ECHO_PORT, targetPort: ECHO_PORT, nodePort: 30090 }], externalIPs: [EXTERNAL_IP] }));
+  await kube.request('POST', '/api/v1/namespaces/default/services', service('local', { type: 'LoadBalancer', externalTrafficPolicy: 'Local', ports: [{ port: ECHO_PORT, targetPort: ECHO_PORT, nodePort: 30091 }] }));
+  // The fabric routes the external IP to node1 (as a user's router would).
+  await run(['ip', 'netns', 'exec', st.fabricNetns, 'ip', 'route', 'replace', `${EXTERNAL_IP}/32`, 'via', nodeIP('node1')]);
+  await waitFor('both node ports answer from the fabric', async () => (await fromFabric(nodeIP('node1'), 30090)) !== '' && (await fromFabric(nodeIP('node2'), 30091)) !== '', { timeoutMs: 60_000, intervalMs: 500 });
+}, 240_000);
+
+afterAll(() => {
+  for (const c of echoServers) c.kill('SIGKILL');
+  if (readState(labDir)) lab('down');
+});
+
+describe('Services from outside the cluster', () => {
+  it('a NodePort answers on every node address, from backends on both nodes; Cluster policy SNATs (virtual IP to a local backend, the gateway IP across the tunnel)', async () => {
+    const seen = new Set<string>();
+    for (const node of ['node1', 'node2']) {
+      const gwIP = node === 'node1' ? '10.10.1.1' : '10.10.2.1';
+      const local = node === 'node1' ? 'echo1' : 'echo2';
+      // 16 connections make missing a backend of two unlikely (2^-15); any answer must be one of the two forms.
+      for (const a of await answers(nodeIP(node), 30090, 16)) {
+        expect([`${local} 169.254.0.253`, `${local === 'echo1' ? 'echo2' : 'echo1'} ${gwIP}`]).toContain(a);
+        seen.add(`${node} ${a.split(' ')[0]!}`);
+      }
+    }
+    expect([...seen].sort()).toEqual(['node1 echo1', 'node1 echo2', 'node2 echo1', 'node2 echo2']);
+  });
+
+  it('externalTrafficPolicy Local: each node sends to its own backend only, which sees the client address', async () => {
+    const fabricHost = '192.168.77.254';
+    expect(new Set(await answers(nodeIP('node1'), 30091, 6))).toEqual(new Set([`echo1 ${fabricHost}`]));
+    expect(new Set(await answers(nodeIP('node2'), 30091, 6))).toEqual(new Set([`echo2 ${fabricHost}`]));
+  });
+
+  it('the health-check node port answers 200 with the local endpoint count, then 503 and no answer on the node that lost its backend', async () => {
+    const svc = await kube.request<{ spec: { healthCheckNodePort?: number } }>('GET', '/api/v1/namespaces/default/services/local');
+    const hc = svc.spec.healthCheckNodePort!;
+    expect(hc).toBeGreaterThanOrEqual(30000);
+    for (const node of ['node1', 'node2']) {
+      const r = await httpFromFabric(nodeIP(node), hc);
+      expect([r.code, JSON.parse(r.body)]).toEqual([200, { service: { namespace: 'default', name: 'local' }, localEndpoints: 1, serviceProxyHealthy: true }]);
+    }
+    await kube.request('DELETE', '/api/v1/namespaces/default/pods/echo2');
+    await waitFor('node2 health check turns 503', async () => (await httpFromFabric(nodeIP('node2'), hc)).code === 503, { timeoutMs: 30_000, intervalMs: 300 });
+    expect(JSON.parse((await httpFromFabric(nodeIP('node2'), hc)).body)).toMatchObject({ localEndpoints: 0 });
+    // node2 has no local endpoint: the Local Service does not answer there (dropped, as kube-proxy does) ...
+    expect(await answers(nodeIP('node2'), 30091, 2)).toEqual(['', '']);
+    // ... while node1 still does, and its health check stays 200.
+    expect(await fromFabric(nodeIP('node1'), 30091)).toBe('echo1 192.168.77.254');
+    expect((await httpFromFabric(nodeIP('node1'), hc)).code).toBe(200);
+  });
+
+  it('externalIPs: the address the fabric routes to node1 reaches the Service on its port', async () => {
+    // echo2 is gone (previous case): every answer comes from echo1.
+    await waitFor('the external IP answers', async () => (await fromFabric(EXTERNAL_IP, ECHO_PORT)) !== '', { timeoutMs: 20_000, intervalMs: 300 });
+    expect(new Set(await answers(EXTERNAL_IP, ECHO_PORT, 3))).toEqual(new Set(['echo1 169.254.0.253']));
+  });
+});
