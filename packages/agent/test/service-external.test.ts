@@ -66,6 +66,7 @@ describe('host rules and routes', () => {
     expect(nodePortRules(specs, ['192.168.77.0/24', '10.0.0.0/8']).filter((l) => l.startsWith('-A'))).toHaveLength(4);
   });
   it('routes the DNAT address and each external address into the gateway', () => {
+    expect(serviceHostRoutes(specs, 'antrea-gw0', { proxyAll: true }).map((r) => r.dst)).toEqual(['169.254.0.252/32', '10.96.0.10/32', '192.168.77.200/32']);
     expect(serviceHostRoutes(specs, 'antrea-gw0')).toEqual([
       { dst: '169.254.0.252/32', dev: 'antrea-gw0' },
       { dst: '192.168.77.200/32', via: '169.254.0.253', dev: 'antrea-gw0', onlink: true },

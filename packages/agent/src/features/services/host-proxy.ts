@@ -41,10 +41,16 @@ export function nodePortRules(specs: readonly ServicePortSpec[], nodePortAddress
   return rules;
 }
 
-/** Host routes into OVS: the NodePort DNAT address, and each external address through the virtual Service address. */
-export function serviceHostRoutes(specs: readonly ServicePortSpec[], gatewayName: string, dnatIP = VIRTUAL_NODEPORT_DNAT_IP, virtualIP = VIRTUAL_SERVICE_IP): HostRoute[] {
+/**
+ * Host routes into OVS: the NodePort DNAT address, and each external address through the virtual
+ * Service address; with proxyAll each ClusterIP too, so the node's own processes reach Services
+ * through OVS (their packets leave by the gateway with its address as source, which every node
+ * routes back here).
+ */
+export function serviceHostRoutes(specs: readonly ServicePortSpec[], gatewayName: string, o: { proxyAll?: boolean } = {}, dnatIP = VIRTUAL_NODEPORT_DNAT_IP, virtualIP = VIRTUAL_SERVICE_IP): HostRoute[] {
   const external = new Set<string>();
   for (const s of specs) for (const a of s.externalAddresses ?? []) external.add(a);
+  if (o.proxyAll) for (const s of specs) external.add(s.clusterIP);
   return [
     { dst: `${dnatIP}/32`, dev: gatewayName },
     ...[...external].sort().map((a) => ({ dst: `${a}/32`, via: virtualIP, dev: gatewayName, onlink: true })),
@@ -77,6 +83,11 @@ export interface ServiceHostNetworkOptions {
   nodePortAddresses: readonly string[];
   /** Route protocol number of the routes this part owns. */
   routeProto: number;
+  /**
+   * antreaProxy.proxyAll: the node's own traffic to ClusterIPs and node ports goes through OVS too
+   * (ClusterIP routes into the gateway, the node port rules also on OUTPUT).
+   */
+  proxyAll?: boolean;
   logger?: Logger;
 }
 
@@ -103,7 +114,7 @@ export class ServiceHostNetwork {
       await this.applyRules(rules);
       this.lastRules = rules;
     }
-    const routes = serviceHostRoutes(specs, this.o.gatewayName);
+    const routes = serviceHostRoutes(specs, this.o.gatewayName, { proxyAll: this.o.proxyAll ?? false });
     const routesKey = JSON.stringify(routes);
     if (routesKey !== this.lastRoutes) {
       await this.o.ops.syncRoutes(routes, this.o.routeProto);
@@ -130,10 +141,12 @@ export class ServiceHostNetwork {
 
   private async applyRules(rules: string): Promise<void> {
     const gw = this.o.gatewayName;
+    const jump = (chain: string): string => `{ iptables -w -t nat -C ${chain} -j ${NODEPORT_CHAIN} 2>/dev/null || iptables -w -t nat -I ${chain} -j ${NODEPORT_CHAIN}; }`;
+    const output = this.o.proxyAll ? jump('OUTPUT') : `{ iptables -w -t nat -D OUTPUT -j ${NODEPORT_CHAIN} 2>/dev/null; true; }`;
     // The permanent neighbours let the host send to the virtual addresses without ARP (OVS answers none).
     await this.o.ops.runInNode(
       'ip neigh replace "$1" lladdr "$3" dev "$4" nud permanent && ip neigh replace "$2" lladdr "$3" dev "$4" nud permanent && ' +
-        `iptables-restore -w --noflush && { iptables -w -t nat -C PREROUTING -j ${NODEPORT_CHAIN} 2>/dev/null || iptables -w -t nat -I PREROUTING -j ${NODEPORT_CHAIN}; }`,
+        `iptables-restore -w --noflush && ${jump('PREROUTING')} && ${output}`,
       [VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_SERVICE_IP, SERVICE_VIRTUAL_MAC, gw],
       `${rules}\n`,
     );

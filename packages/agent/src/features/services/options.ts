@@ -16,6 +16,11 @@ export interface ServicesOptions {
   proxyLoadBalancerIPs?: boolean;
   /** `namespace/name` of Services this proxy leaves alone (`antreaProxy.skipServices`). */
   skipServices?: string[];
+  /**
+   * The node's own processes reach ClusterIPs and node ports through OVS too
+   * (`antreaProxy.proxyAll`, default false): kube-proxy can be removed.
+   */
+  proxyAll?: boolean;
 }
 
 export const servicesOptions: FeatureOptionsFragment<ServicesOptions> = {
@@ -24,6 +29,7 @@ export const servicesOptions: FeatureOptionsFragment<ServicesOptions> = {
     nodePortAddresses: o.nodePortAddresses ?? [],
     proxyLoadBalancerIPs: o.proxyLoadBalancerIPs ?? true,
     skipServices: o.skipServices ?? [],
+    proxyAll: o.proxyAll ?? false,
   }),
   // Antrea >= 2.0 turns AntreaProxy off with antreaProxy.enable; older configs with the gate.
   fromConfig: (cfg) => ({
@@ -31,5 +37,6 @@ export const servicesOptions: FeatureOptionsFragment<ServicesOptions> = {
     nodePortAddresses: cfg.antreaProxy.nodePortAddresses,
     proxyLoadBalancerIPs: cfg.antreaProxy.proxyLoadBalancerIPs,
     skipServices: cfg.antreaProxy.skipServices,
+    proxyAll: cfg.antreaProxy.proxyAll,
   }),
 };

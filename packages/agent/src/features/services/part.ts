@@ -34,7 +34,7 @@ export class ServiceProxy implements Part {
     });
     this.host = new ServiceHostNetwork({
       ops: ctx.net, listener: new NetnsListener(o.nodeNetns === undefined ? undefined : netnsPath(o.nodeNetns)),
-      gatewayName: o.gatewayName, nodePortAddresses: o.nodePortAddresses, routeProto: SERVICE_ROUTE_PROTO, logger: ctx.log,
+      gatewayName: o.gatewayName, nodePortAddresses: o.nodePortAddresses, routeProto: SERVICE_ROUTE_PROTO, proxyAll: o.proxyAll, logger: ctx.log,
     });
     this.services = new ServiceController({
       nodeName: o.nodeName, logger: ctx.log, proxyLoadBalancerIPs: o.proxyLoadBalancerIPs, skipServices: o.skipServices,

@@ -9,7 +9,7 @@ export async function uninstall(t: UninstallTarget): Promise<void> {
   try {
     await net.syncRoutes([], SERVICE_ROUTE_PROTO);
     await net.runInNode(
-      `iptables -w -t nat -D PREROUTING -j ${NODEPORT_CHAIN} 2>/dev/null; iptables -w -t nat -F ${NODEPORT_CHAIN} 2>/dev/null; iptables -w -t nat -X ${NODEPORT_CHAIN} 2>/dev/null; ` +
+      `iptables -w -t nat -D PREROUTING -j ${NODEPORT_CHAIN} 2>/dev/null; iptables -w -t nat -D OUTPUT -j ${NODEPORT_CHAIN} 2>/dev/null; iptables -w -t nat -F ${NODEPORT_CHAIN} 2>/dev/null; iptables -w -t nat -X ${NODEPORT_CHAIN} 2>/dev/null; ` +
         'ip neigh del "$1" dev "$3" 2>/dev/null; ip neigh del "$2" dev "$3" 2>/dev/null; true',
       [VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_SERVICE_IP, t.hostGateway],
     );
