@@ -4,9 +4,9 @@ import { existsSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import { isAlive, reapStale, signalProcess, waitFor } from '@switchyard/testbed';
-import { labRunning, restartAgent, restartVswitchd } from './faults';
+import { labRunning, restartAgent, restartVswitchd, startAgent, stopAgent } from './faults';
 import { formatChaosReport, loadScenarios, runChaos, type ChaosReport } from './chaos';
-import { DEFAULT_LAB_DIR, LabError, parseEncryption, parseMode, planNodes, type LabEncryption, type LabMode } from './plan';
+import { DEFAULT_LAB_DIR, LabError, parseEncryption, parseFeatureGates, parseMode, planNodes, type LabEncryption, type LabMode } from './plan';
 import { LAB_PROJECTS, REPO_ROOT, buildLabPrograms, progressFile, stateFile, type LabState } from './lab';
 import { progressLine } from './progress';
 import { labClient, readState } from './client';
@@ -20,6 +20,8 @@ interface UpOptions {
   mode?: LabMode;
   encryption?: LabEncryption;
   controller?: boolean;
+  /** Feature gates of every agent and the controller. */
+  featureGates?: Record<string, boolean>;
 }
 
 /** readState for up and down: a state.json cut short does not stop them (the reaper finds what it named). */
@@ -45,7 +47,7 @@ async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = pr
   out.write(progressLine('build', `${LAB_PROJECTS.join(', ')} and their dependencies (nx, cached)`));
   await buildLabPrograms((line) => out.write(progressLine('build', line)));
   const log = openSync(join(labDir, 'supervisor.log'), 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller', opts.encryption ?? 'none'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller', opts.encryption ?? 'none', JSON.stringify(opts.featureGates ?? {})], {
     detached: true,
     stdio: ['ignore', log, log],
     cwd: join(REPO_ROOT, 'tools/lab'),
@@ -100,6 +102,16 @@ async function down(labDir: string, out: NodeJS.WritableStream = process.stdout)
 async function restartAgentCmd(labDir: string, node: string, signal: NodeJS.Signals, out: NodeJS.WritableStream = process.stdout): Promise<void> {
   const r = await restartAgent(labDir, node, signal);
   out.write(`switchyard-lab: ${node} agent restarted (pid ${r.oldPid} -> ${r.pid}) in ${(r.ms / 1000).toFixed(1)} s\n`);
+}
+
+async function stopAgentCmd(labDir: string, node: string, signal: NodeJS.Signals, out: NodeJS.WritableStream = process.stdout): Promise<void> {
+  const r = await stopAgent(labDir, node, signal);
+  out.write(`switchyard-lab: ${node} agent stopped (pid ${r.pid}, ${signal}) in ${(r.ms / 1000).toFixed(1)} s; it stays down until start-agent\n`);
+}
+
+async function startAgentCmd(labDir: string, node: string, out: NodeJS.WritableStream = process.stdout): Promise<void> {
+  const r = await startAgent(labDir, node);
+  out.write(`switchyard-lab: ${node} agent started (pid ${r.pid}) in ${(r.ms / 1000).toFixed(1)} s\n`);
 }
 
 async function restartOvsCmd(labDir: string, node: string, signal: NodeJS.Signals, out: NodeJS.WritableStream = process.stdout): Promise<void> {
@@ -231,13 +243,23 @@ program
   .option('--mode <mode>', 'trafficEncapMode of the agents: encap, noEncap, hybrid (fabric split into two subnets)', 'encap')
   .option('--encryption <mode>', 'trafficEncryptionMode of the agents: none, wireGuard (userspace wireguard-go per node)', 'none')
   .option('--no-controller', 'no switchyard-controller: pod networking only, no policies')
-  .action((o: { nodes: string; mode: string; encryption: string; controller: boolean }) =>
-    up(dir(), Number(o.nodes), process.stdout, { mode: parseMode(o.mode), encryption: parseEncryption(o.encryption), controller: o.controller }));
+  .option('--feature-gates <list>', 'feature gates of every agent and the controller, e.g. ServiceExternalIP=true')
+  .action((o: { nodes: string; mode: string; encryption: string; controller: boolean; featureGates?: string }) =>
+    up(dir(), Number(o.nodes), process.stdout, { mode: parseMode(o.mode), encryption: parseEncryption(o.encryption), controller: o.controller, ...(o.featureGates ? { featureGates: parseFeatureGates(o.featureGates) } : {}) }));
 program
   .command('restart-agent <node>')
   .description("restart one node's agent (the supervisor starts it again); waits until it answers")
   .option('--kill', 'SIGKILL instead of SIGTERM')
   .action((node: string, o: { kill?: boolean }) => restartAgentCmd(dir(), node, o.kill ? 'SIGKILL' : 'SIGTERM'));
+program
+  .command('stop-agent <node>')
+  .description("stop one node's agent and keep it stopped (no respawn) until start-agent; OVS and its flows stay")
+  .option('--kill', 'SIGKILL (a crash) instead of SIGTERM (a graceful stop)')
+  .action((node: string, o: { kill?: boolean }) => stopAgentCmd(dir(), node, o.kill ? 'SIGKILL' : 'SIGTERM'));
+program
+  .command('start-agent <node>')
+  .description("start again an agent stop-agent stopped; waits until it answers")
+  .action((node: string) => startAgentCmd(dir(), node));
 program
   .command('restart-ovs <node>')
   .description("restart one node's ovs-vswitchd under its running agent; waits until it answers")

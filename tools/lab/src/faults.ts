@@ -4,10 +4,10 @@
  * (pid and start time, or the OVS pidfile), waits until the component is back, and returns how
  * long it was gone.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { isAlive, ovsDaemons, run, signalProcess, waitFor } from '@switchyard/testbed';
-import type { LabNodeState, LabState } from './lab';
+import { agentHeldFile, type LabNodeState, type LabState } from './lab';
 import { LabError } from './plan';
 import { readState } from './client';
 import { agentGet } from './probe';
@@ -79,6 +79,39 @@ export async function restartAgent(labDir: string, node: string, signal: NodeJS.
     return pid !== old && isAlive(pid) && existsSync(n.apiSocket) && (await agentGet(n.apiSocket, '/agentinfo').then(() => true, () => false));
   }, { timeoutMs: 60_000, intervalMs: 100 });
   return { oldPid: old, pid, ms: Date.now() - t0 };
+}
+
+/**
+ * Stops a node's agent and keeps it stopped (SIGTERM: a graceful stop; SIGKILL: a crash): the
+ * supervisor leaves it down until {@link startAgent}. OVS, its flows and the node's routes stay.
+ * Resolves once the process is gone.
+ */
+export async function stopAgent(labDir: string, node: string, signal: NodeJS.Signals): Promise<{ pid: number; ms: number }> {
+  const n = nodeOf(runningLab(labDir), node);
+  if (existsSync(agentHeldFile(n))) throw new LabError('NOT_RUNNING', `${node}'s agent is already stopped (start it with start-agent)`, node, 'node');
+  writeFileSync(agentHeldFile(n), `${new Date().toISOString()} ${signal}\n`);
+  const t0 = Date.now();
+  if (!signalProcess({ pid: n.agentPid, start: n.agentStart }, signal)) {
+    rmSync(agentHeldFile(n), { force: true });
+    throw new LabError('NOT_RUNNING', `${node}'s agent (pid ${n.agentPid}) is not running`, n.agentPid, 'agentPid');
+  }
+  await waitFor(`${node}'s agent to exit`, () => !isAlive(n.agentPid, n.agentStart || undefined), { timeoutMs: 30_000, intervalMs: 50 });
+  return { pid: n.agentPid, ms: Date.now() - t0 };
+}
+
+/** Lets the supervisor start a node's agent that {@link stopAgent} stopped. Resolves with the new pid once it answers. */
+export async function startAgent(labDir: string, node: string): Promise<{ pid: number; ms: number }> {
+  const n = nodeOf(runningLab(labDir), node);
+  if (!existsSync(agentHeldFile(n))) throw new LabError('ALREADY_RUNNING', `${node}'s agent was not stopped with stop-agent`, node, 'node');
+  const old = n.agentPid;
+  const t0 = Date.now();
+  rmSync(agentHeldFile(n), { force: true });
+  let pid = old;
+  await waitFor(`${node}'s agent to be started again`, async () => {
+    pid = readState(labDir)?.nodes.find((x) => x.name === node)?.agentPid ?? old;
+    return pid !== old && isAlive(pid) && existsSync(n.apiSocket) && (await agentGet(n.apiSocket, '/agentinfo').then(() => true, () => false));
+  }, { timeoutMs: 60_000, intervalMs: 100 });
+  return { pid, ms: Date.now() - t0 };
 }
 
 /**

@@ -3,7 +3,7 @@
  * API server, controller, N OVS nodes with real agents, a kubelet stand-in).
  * @packageDocumentation
  */
-export { DEFAULT_LAB_DIR, FABRIC_PREFIX, FABRIC_PREFIX_2, LAB_ENCRYPTIONS, LAB_MODES, LabError, RoundRobin, declaredPorts, parseEncryption, parseMode, planNodes, serverArgv, udpServerArgv, type LabEncryption, type LabMode, type NodeLayout, type NodePlan, type PodPort } from './plan';
+export { DEFAULT_LAB_DIR, FABRIC_PREFIX, FABRIC_PREFIX_2, LAB_ENCRYPTIONS, LAB_MODES, LabError, RoundRobin, declaredPorts, parseEncryption, parseFeatureGates, parseMode, planNodes, serverArgv, udpServerArgv, type LabEncryption, type LabMode, type NodeLayout, type NodePlan, type PodPort } from './plan';
 export { Lab, stateFile, type LabClusterOptions, type LabNodeState, type LabOptions, type LabState } from './lab';
 export { labClient, readState } from './client';
 export {
@@ -25,7 +25,7 @@ export {
   type Step,
 } from './scenario';
 export { FAULT_KINDS, formatChaosReport, loadScenarios, recoveryStats, runChaos, type ChaosDisagreement, type ChaosOptions, type ChaosReport, type FaultKind, type FaultRecord, type RecoveryStats } from './chaos';
-export { agentHealthy, restartAgent, restartController, restartOvsdb, restartVswitchd } from './faults';
+export { agentHealthy, restartAgent, restartController, restartOvsdb, restartVswitchd, startAgent, stopAgent } from './faults';
 export { ScenarioRunner, sctpUnavailableReason, type LivePod, type ProbeRunOptions, type StepResult } from './probe-run';
 export { DataplaneTracer, type TraceTopology, type TracedPod } from './trace-run';
 export {

@@ -128,6 +128,8 @@ export interface LabOptions {
   progress?: (phase: Phase, detail: string) => void;
   /** One cluster of several on a shared fabric (multi-cluster lab); absent: the single-cluster lab as before. */
   cluster?: LabClusterOptions;
+  /** Feature gates of every agent and of the controller (`up --feature-gates`; Antrea names them the same on both). */
+  featureGates?: Record<string, boolean>;
 }
 
 /** A lab that is one cluster of a multi-cluster lab (multicluster-lab.ts). */
@@ -145,6 +147,8 @@ export interface LabClusterOptions extends NodeLayout {
 }
 
 export const stateFile = (labDir: string): string => join(labDir, 'state.json');
+/** While this file exists beside a node's agent socket, the supervisor does not start that agent again (`stop-agent` / `start-agent`). */
+export const agentHeldFile = (n: Pick<LabNodeState, 'apiSocket'>): string => join(dirname(n.apiSocket), 'agent.held');
 
 /** Writes state.json atomically and durably (temporary file, fsync, rename, directory fsync): readers see the old or the new state, whole. */
 function writeState(labDir: string, state: LabState): void {
@@ -308,7 +312,8 @@ export class Lab {
       progress('api', `embedded Kubernetes API server at ${api.url}`);
       let controller: SupervisedController | undefined;
       if (withController) {
-        controller = await startController(kube, api, kubeconfig, opts.labDir, tb, children, opts.cluster?.controllerConfig);
+        const cc = opts.cluster?.controllerConfig ?? {};
+        controller = await startController(kube, api, kubeconfig, opts.labDir, tb, children, opts.featureGates ? { ...cc, featureGates: { ...cc.featureGates, ...opts.featureGates } } : cc);
         progress('controller', `switchyard-controller serving on 127.0.0.1:${controller.port}`);
       }
       const controllerPort = controller?.port ?? 0;
@@ -321,7 +326,9 @@ export class Lab {
         state.controllerPid = controller.pid;
         state.controllerStart = controller.start;
       }
-      const lab = new Lab(tb, api, kube, state, children, opts.cluster?.agentConfig ?? {});
+      const ac = opts.cluster?.agentConfig ?? {};
+      const agentConfig = opts.featureGates ? { ...ac, featureGates: { ...(ac['featureGates'] as Record<string, boolean> | undefined), ...opts.featureGates } } : ac;
+      const lab = new Lab(tb, api, kube, state, children, agentConfig);
       controller?.supervise(
         () => lab.stopping,
         () => {
@@ -415,8 +422,18 @@ export class Lab {
         if (i >= 0) this.children.splice(i, 1);
         if (this.stopping) return;
         rmSync(apiSocket, { force: true });
-        spawnAgent();
-        if (this.labDir) writeState(this.labDir, this.state);
+        const respawn = (): void => {
+          spawnAgent();
+          if (this.labDir) writeState(this.labDir, this.state);
+        };
+        // `stop-agent` holds it down (a node whose agent is gone) until `start-agent` lifts the hold.
+        if (!existsSync(agentHeldFile(node))) return respawn();
+        const poll = setInterval(() => {
+          if (this.stopping) return clearInterval(poll);
+          if (existsSync(agentHeldFile(node))) return;
+          clearInterval(poll);
+          respawn();
+        }, 100);
       });
     };
     spawnAgent();

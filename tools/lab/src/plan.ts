@@ -56,6 +56,17 @@ export function parseEncryption(v: string): LabEncryption {
   return v as LabEncryption;
 }
 
+/** `--feature-gates A=true,B=false` (antrea-agent.conf / antrea-controller.conf featureGates). */
+export function parseFeatureGates(v: string): Record<string, boolean> {
+  const gates: Record<string, boolean> = {};
+  for (const item of v.split(',').map((x) => x.trim()).filter(Boolean)) {
+    const m = /^([A-Za-z][A-Za-z0-9]*)=(true|false)$/.exec(item);
+    if (!m) throw new LabError('INVALID_ARGUMENT', `--feature-gates takes Name=true|false pairs separated by commas, got ${JSON.stringify(item)}`, item, '--feature-gates');
+    gates[m[1]!] = m[2] === 'true';
+  }
+  return gates;
+}
+
 export function parseMode(v: string): LabMode {
   if (!(LAB_MODES as readonly string[]).includes(v)) throw new LabError('INVALID_MODE', `--mode must be one of ${LAB_MODES.join(', ')}, got ${v}`, v, '--mode');
   return v as LabMode;

@@ -1,4 +1,4 @@
-import { RoundRobin, declaredPorts, parseEncryption, parseMode, planNodes, serverArgv } from '../src/plan';
+import { RoundRobin, declaredPorts, parseEncryption, parseFeatureGates, parseMode, planNodes, serverArgv } from '../src/plan';
 
 describe('planNodes', () => {
   it('names nodes node1..nodeN with pod CIDR 10.10.<i>.0/24 and an underlay address each', () => {
@@ -39,6 +39,11 @@ describe('planNodes', () => {
   it('accepts the three lab modes and refuses others with INVALID_MODE on --mode', () => {
     expect(['encap', 'noEncap', 'hybrid'].map(parseMode)).toEqual(['encap', 'noEncap', 'hybrid']);
     expect(() => parseMode('networkPolicyOnly')).toThrow(expect.objectContaining({ code: 'INVALID_MODE', path: '--mode', value: 'networkPolicyOnly' }));
+  });
+
+  it('reads --feature-gates as Name=true|false pairs and names a bad one', () => {
+    expect(parseFeatureGates('ServiceExternalIP=true, Egress=false')).toEqual({ ServiceExternalIP: true, Egress: false });
+    expect(() => parseFeatureGates('ServiceExternalIP')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--feature-gates', value: 'ServiceExternalIP' }));
   });
 
   it('accepts --encryption none and wireGuard and refuses ipsec (no kernel datapath here) naming --encryption', () => {
