@@ -19,7 +19,7 @@ test('every field without a default in the given options gets its fragment\'s de
     ipamNetwork: 'switchyard', cniSocket: '/var/run/antrea/cni.sock', netnsHelper: false,
     enableIPPools: false,
     policyLogFile: '/d/networkpolicy/np.log', packetInRate: 500,
-    enableProxy: false,
+    enableProxy: false, nodePortAddresses: [], proxyLoadBalancerIPs: true, skipServices: [], proxyAll: false,
     wireGuardPort: 51820, wireGuardGo: 'wireguard-go',
     ipsecAuthenticationMode: 'psk', ipsecCANamespace: 'kube-system',
     apiBindAddress: '127.0.0.1',
@@ -36,7 +36,7 @@ test('an antrea-agent.conf maps to options through each fragment', () => {
     ...node,
     ovsdbRemote: 'unix:/var/run/openvswitch/db.sock', ovsRunDir: '/var/run/openvswitch', bridge: 'br-int', datapathType: 'netdev', gatewayName: 'antrea-gw0',
     tunnelType: 'geneve', tunnelPort: 0, tunnelCsum: false, linkMtu: 9000, disableTxChecksumOffload: true, trafficMode: 'encap', trafficEncryptionMode: 'wireGuard', noSNAT: false,
-    cniSocket: '/var/run/antrea/cni.sock', enableIPPools: true, packetInRate: 500, enableProxy: true, wireGuardPort: 5555, apiPort: 10350, trafficControl: true, traceflow: true,
+    cniSocket: '/var/run/antrea/cni.sock', enableIPPools: true, packetInRate: 500, enableProxy: true, nodePortAddresses: [], proxyLoadBalancerIPs: true, skipServices: [], proxyAll: false, wireGuardPort: 5555, apiPort: 10350, trafficControl: true, traceflow: true,
     serviceExternalIP: false,
   });
 });
