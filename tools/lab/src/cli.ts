@@ -22,6 +22,8 @@ interface UpOptions {
   controller?: boolean;
   /** Feature gates of every agent and the controller. */
   featureGates?: Record<string, boolean>;
+  /** antreaProxy.proxyAll on every agent (the lab has no kube-proxy). */
+  proxyAll?: boolean;
 }
 
 /** readState for up and down: a state.json cut short does not stop them (the reaper finds what it named). */
@@ -47,7 +49,7 @@ async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = pr
   out.write(progressLine('build', `${LAB_PROJECTS.join(', ')} and their dependencies (nx, cached)`));
   await buildLabPrograms((line) => out.write(progressLine('build', line)));
   const log = openSync(join(labDir, 'supervisor.log'), 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller', opts.encryption ?? 'none', JSON.stringify(opts.featureGates ?? {})], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller', opts.encryption ?? 'none', JSON.stringify(opts.featureGates ?? {}), opts.proxyAll ? 'proxy-all' : 'no-proxy-all'], {
     detached: true,
     stdio: ['ignore', log, log],
     cwd: join(REPO_ROOT, 'tools/lab'),
@@ -244,8 +246,9 @@ program
   .option('--encryption <mode>', 'trafficEncryptionMode of the agents: none, wireGuard (userspace wireguard-go per node)', 'none')
   .option('--no-controller', 'no switchyard-controller: pod networking only, no policies')
   .option('--feature-gates <list>', 'feature gates of every agent and the controller, e.g. ServiceExternalIP=true')
-  .action((o: { nodes: string; mode: string; encryption: string; controller: boolean; featureGates?: string }) =>
-    up(dir(), Number(o.nodes), process.stdout, { mode: parseMode(o.mode), encryption: parseEncryption(o.encryption), controller: o.controller, ...(o.featureGates ? { featureGates: parseFeatureGates(o.featureGates) } : {}) }));
+  .option('--proxy-all', "antreaProxy.proxyAll on every agent: the nodes' own processes reach ClusterIPs and node ports through OVS")
+  .action((o: { nodes: string; mode: string; encryption: string; controller: boolean; featureGates?: string; proxyAll?: boolean }) =>
+    up(dir(), Number(o.nodes), process.stdout, { mode: parseMode(o.mode), encryption: parseEncryption(o.encryption), controller: o.controller, ...(o.featureGates ? { featureGates: parseFeatureGates(o.featureGates) } : {}), ...(o.proxyAll ? { proxyAll: true } : {}) }));
 program
   .command('restart-agent <node>')
   .description("restart one node's agent (the supervisor starts it again); waits until it answers")

@@ -130,6 +130,8 @@ export interface LabOptions {
   cluster?: LabClusterOptions;
   /** Feature gates of every agent and of the controller (`up --feature-gates`; Antrea names them the same on both). */
   featureGates?: Record<string, boolean>;
+  /** antreaProxy.proxyAll on every agent. */
+  proxyAll?: boolean;
 }
 
 /** A lab that is one cluster of a multi-cluster lab (multicluster-lab.ts). */
@@ -327,7 +329,8 @@ export class Lab {
         state.controllerStart = controller.start;
       }
       const ac = opts.cluster?.agentConfig ?? {};
-      const agentConfig = opts.featureGates ? { ...ac, featureGates: { ...(ac['featureGates'] as Record<string, boolean> | undefined), ...opts.featureGates } } : ac;
+      const gated = opts.featureGates ? { ...ac, featureGates: { ...(ac['featureGates'] as Record<string, boolean> | undefined), ...opts.featureGates } } : ac;
+      const agentConfig = opts.proxyAll ? { ...gated, antreaProxy: { ...(gated['antreaProxy'] as Record<string, unknown> | undefined), proxyAll: true } } : gated;
       const lab = new Lab(tb, api, kube, state, children, agentConfig);
       controller?.supervise(
         () => lab.stopping,

@@ -17,10 +17,11 @@ async function main(): Promise<void> {
   const controller = process.argv[5] !== 'no-controller';
   const encryption = parseEncryption(process.argv[6] ?? 'none');
   const featureGates = JSON.parse(process.argv[7] ?? '{}') as Record<string, boolean>;
+  const proxyAll = process.argv[8] === 'proxy-all';
   let lab: Lab;
   try {
     // `up` prints these lines as they land (progressFile).
-    lab = await Lab.start({ nodes, labDir, mode, encryption, controller, ...(Object.keys(featureGates).length ? { featureGates } : {}), progress: (phase, detail) => appendFileSync(progressFile(labDir), progressLine(phase, detail)) });
+    lab = await Lab.start({ nodes, labDir, mode, encryption, controller, ...(Object.keys(featureGates).length ? { featureGates } : {}), ...(proxyAll ? { proxyAll } : {}), progress: (phase, detail) => appendFileSync(progressFile(labDir), progressLine(phase, detail)) });
   } catch (e) {
     writeFileSync(join(labDir, 'failed'), `${(e as Error).message}\n`);
     process.exit(1);

@@ -2,7 +2,8 @@
 // host at <prefix>.254 on the underlay): NodePort on both nodes' addresses, the source each
 // backend sees (SNAT for Cluster policy, the client's own address for Local), a node without a
 // local endpoint not answering a Local Service, the health-check node port's 200/503, and
-// externalIPs routed to a node by the fabric.
+// externalIPs routed to a node by the fabric; with proxyAll (the lab runs it), a node's own
+// processes reach a ClusterIP and node ports through OVS.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,6 +37,12 @@ async function fromFabric(ip: string, port: number): Promise<string> {
   const r = await run(['ip', 'netns', 'exec', st.fabricNetns, 'socat', '-T2', '-', `TCP:${ip}:${port},connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
   return r.code === 0 ? r.stdout.trim().split('\n')[0] ?? '' : '';
 }
+/** One TCP exchange from a node's own namespace (its host processes). */
+async function fromNode(node: string, ip: string, port: number): Promise<string> {
+  const netns = st.nodes.find((n) => n.name === node)!.netns;
+  const r = await run(['ip', 'netns', 'exec', netns, 'socat', '-T2', '-', `TCP:${ip}:${port},connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+  return r.code === 0 ? r.stdout.trim().split('\n')[0] ?? '' : '';
+}
 /** HTTP GET from the fabric host: status code and body. */
 async function httpFromFabric(ip: string, port: number): Promise<{ code: number; body: string }> {
   const r = await run(['ip', 'netns', 'exec', st.fabricNetns, 'curl', '-s', '-m', '3', '-w', '\n%{http_code}', `http://${ip}:${port}/`], { allowFailure: true, timeoutMs: 8000 });
@@ -50,7 +57,7 @@ async function answers(ip: string, port: number, n: number): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  lab('up', '--nodes', '2');
+  lab('up', '--nodes', '2', '--proxy-all');
   st = readState(labDir)!;
   kube = labClient(st);
   for (const p of [pod('echo1', 'node1'), pod('echo2', 'node2')]) await kube.request('POST', '/api/v1/namespaces/default/pods', p);
@@ -91,6 +98,20 @@ describe('Services from outside the cluster', () => {
       }
     }
     expect([...seen].sort()).toEqual(['node1 echo1', 'node1 echo2', 'node2 echo1', 'node2 echo2']);
+  });
+
+  it('proxyAll: a node\'s own processes reach a ClusterIP and both nodes\' node ports through OVS', async () => {
+    const svc = await kube.request<{ spec: { clusterIP: string } }>('GET', '/api/v1/namespaces/default/services/cluster');
+    const seen = new Set<string>();
+    for (let i = 0; i < 12; i++) {
+      const a = await fromNode('node1', svc.spec.clusterIP, ECHO_PORT);
+      // From the host: its connection leaves by the gateway with the gateway's address (routed back by every node).
+      expect(['echo1 10.10.1.1', 'echo2 10.10.1.1']).toContain(a);
+      seen.add(a.split(' ')[0]!);
+    }
+    expect([...seen].sort()).toEqual(['echo1', 'echo2']);
+    expect(await fromNode('node1', nodeIP('node1'), 30090)).toMatch(/^echo[12] /);
+    expect(await fromNode('node1', nodeIP('node2'), 30090)).toMatch(/^echo[12] /);
   });
 
   it('externalTrafficPolicy Local: each node sends to its own backend only, which sees the client address', async () => {
