@@ -250,38 +250,45 @@ describe('failover on the manual clock', () => {
   });
 });
 
-/** A Kubernetes API holding Leases in memory, answering as the API server does for the calls MemberLease makes. */
+/** A Kubernetes API holding Leases in memory, answering as the API server does for the calls MemberLease makes (updates conditional on resourceVersion). */
 function leaseApi() {
-  const store = new Map<string, Record<string, unknown>>();
+  const store = new Map<string, Record<string, unknown> & { metadata: { name: string; resourceVersion?: string } }>();
   const calls: string[] = [];
   let down = false;
+  let rv = 0;
   const kube: KubeClient = {
     async request<T>(method: string, path: string, body?: unknown): Promise<T> {
       calls.push(`${method} ${path}`);
       if (down) throw new KubeRequestError(method, path, 503, 'unavailable');
       const name = path.split('/').at(-1)!;
       if (method === 'POST') {
-        const o = body as { metadata: { name: string } };
-        store.set(o.metadata.name, o as unknown as Record<string, unknown>);
-        return o as T;
+        const o = structuredClone(body) as Record<string, unknown> & { metadata: { name: string; resourceVersion?: string } };
+        if (store.has(o.metadata.name)) throw new KubeRequestError(method, path, 409, 'already exists');
+        o.metadata.resourceVersion = String(++rv);
+        store.set(o.metadata.name, o);
+        return structuredClone(o) as T;
       }
       const have = store.get(name);
       if (!have) throw new KubeRequestError(method, path, 404, 'not found');
-      if (method === 'PATCH') {
-        const spec = { ...(have.spec as object), ...(body as { spec: object }).spec };
-        store.set(name, { ...have, spec });
-        return store.get(name) as T;
+      if (method === 'PUT') {
+        const o = structuredClone(body) as typeof have;
+        if (o.metadata.resourceVersion !== have.metadata.resourceVersion) throw new KubeRequestError(method, path, 409, 'the object has been modified');
+        o.metadata.resourceVersion = String(++rv);
+        store.set(name, o);
+        return structuredClone(o) as T;
       }
       if (method === 'DELETE') store.delete(name);
-      return have as T;
+      return structuredClone(have) as T;
     },
     watch: () => Promise.reject(new Error('no watches here')),
   };
-  return { kube, store, calls, setDown: (d: boolean) => (down = d) };
+  /** Someone else writes the Lease (its resourceVersion moves on). */
+  const touch = (name: string): void => void (store.get(name)!.metadata.resourceVersion = String(++rv));
+  return { kube, store, calls, touch, setDown: (d: boolean) => (down = d) };
 }
 
 describe('the member Lease', () => {
-  it('is created, renewed every period on the clock, and deleted on a graceful stop', async () => {
+  it('is created, updated every period on the clock (read again after a conflict), and deleted on a graceful stop', async () => {
     const clock = new ManualClock(T0);
     const api = leaseApi();
     const renewals: number[] = [];
@@ -293,6 +300,11 @@ describe('the member Lease', () => {
     expect(renewals).toEqual([0, 2000, 4000]);
     expect((api.store.get('switchyard-agent-n1')!.spec as { renewTime: string }).renewTime).toBe('2026-01-01T00:00:04.000000Z');
     expect(l.current(clock.now())).toBe(true);
+    // Written meanwhile by someone else: the update conflicts, the Lease is read again and updated.
+    api.touch('switchyard-agent-n1');
+    await clock.advanceAsync(2000);
+    expect(renewals).toEqual([0, 2000, 4000, 6000]);
+    expect(api.calls.slice(-3).map((c) => c.split(' ')[0])).toEqual(['PUT', 'GET', 'PUT']);
     await l.stop({ release: true });
     expect(api.store.has('switchyard-agent-n1')).toBe(false);
     expect(api.calls.at(-1)).toBe('DELETE /apis/coordination.k8s.io/v1/namespaces/kube-system/leases/switchyard-agent-n1');

@@ -103,10 +103,11 @@ describe('a LoadBalancer Service on an ExternalIPPool, from the fabric host', ()
     let answered = 0;
     await waitFor(`the IP to answer through ${to.name}`, async () => {
       if ((await fabricNeighbour(ip)) !== toMac) {
-        // As a client whose entry went stale would: ask again (after a crash the old node may answer too, so only the gratuitous ARP counts).
+        // As a client whose entry went stale would: resolve again, by connecting (after a crash the old
+        // node still answers ARP too, so there only the new owner's gratuitous ARP counts).
         if (ask) {
           await run(['ip', 'neigh', 'flush', 'to', ip], { netns: st.fabricNetns, allowFailure: true });
-          await run(['arping', '-C', '1', '-c', '1', '-w', '1', '-i', 'br0', ip], { netns: st.fabricNetns, allowFailure: true, timeoutMs: 3000 });
+          await tcpProbe(st.fabricNetns, ip, 80, 1);
         }
         return false;
       }

@@ -20,6 +20,14 @@ export interface MemberLeaseOptions {
   onRenewed?: () => void;
 }
 
+/** A Lease as this agent reads and writes it. */
+interface LeaseObject {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { name?: string; namespace?: string; resourceVersion?: string };
+  spec?: Record<string, unknown>;
+}
+
 /** A Lease's MicroTime: RFC 3339 with microseconds, as the API server writes it. */
 export const microTime = (ms: number): string => new Date(ms).toISOString().replace(/Z$/, '000Z');
 
@@ -59,20 +67,29 @@ export class MemberLease {
     });
   }
 
-  /** One renewal (a merge patch of the spec; the Lease is created when missing). Never throws: the failure is kept in {@link lastError}. */
+  /** The Lease as last written (its resourceVersion makes the next update conditional). */
+  private written: LeaseObject | undefined;
+
+  /**
+   * One renewal: an update of the Lease last written (created when missing; read again after a
+   * conflict). Never throws: the failure is kept in {@link lastError}.
+   */
   async renew(): Promise<void> {
     const now = this.o.clock.now();
     const spec = { holderIdentity: this.o.nodeName, leaseDurationSeconds: this.o.durationSeconds, renewTime: microTime(now) };
     try {
-      try {
-        await this.o.kube.request('PATCH', `${this.path}/${this.name}`, { spec }, 'application/merge-patch+json');
-      } catch (e) {
-        if (!(e instanceof KubeRequestError && e.status === 404)) throw e;
-        await this.o.kube.request('POST', this.path, {
-          apiVersion: 'coordination.k8s.io/v1', kind: 'Lease',
-          metadata: { name: this.name, namespace: this.o.namespace },
-          spec: { ...spec, acquireTime: microTime(now) },
-        });
+      for (let attempt = 0; ; attempt++) {
+        try {
+          this.written ??= await this.read();
+          this.written = this.written
+            ? await this.o.kube.request<LeaseObject>('PUT', `${this.path}/${this.name}`, { ...this.written, spec: { ...this.written.spec, ...spec } })
+            : await this.o.kube.request<LeaseObject>('POST', this.path, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.name, namespace: this.o.namespace }, spec: { ...spec, acquireTime: microTime(now) } });
+          break;
+        } catch (e) {
+          // Someone else wrote it (a previous run of this agent, an operator) or deleted it: read it again, once.
+          this.written = undefined;
+          if (attempt > 0 || !(e instanceof KubeRequestError && (e.status === 409 || e.status === 404))) throw e;
+        }
       }
       if (this.lastError !== undefined) this.o.logger.info({ lease: this.name }, 'member Lease renewed again');
       this.lastError = undefined;
@@ -81,6 +98,16 @@ export class MemberLease {
     } catch (e) {
       if (this.lastError === undefined) this.o.logger.warn({ err: e instanceof Error ? e.message : String(e), lease: `${this.o.namespace}/${this.name}` }, 'member Lease not renewed');
       this.lastError = e;
+    }
+  }
+
+  /** The Lease as the API has it, or undefined when there is none. */
+  private async read(): Promise<LeaseObject | undefined> {
+    try {
+      return await this.o.kube.request<LeaseObject>('GET', `${this.path}/${this.name}`);
+    } catch (e) {
+      if (e instanceof KubeRequestError && e.status === 404) return undefined;
+      throw e;
     }
   }
 

@@ -4,23 +4,17 @@
  * rendezvous hashing, so every agent computes the same owner from the same objects.
  */
 import { createHash } from 'node:crypto';
-import type { LabelSelector, Node, Service } from '@switchyard/apis/types';
+import { SERVICE_EXTERNAL_IP_POOL_ANNOTATION, type ExternalIPPool, type Node, type Service } from '@switchyard/apis/types';
 import { matchesSelector } from '@switchyard/policy-compiler';
 import { ipv4Of } from '../../ipv4';
 
 /** The Service annotation naming the ExternalIPPool its LoadBalancer IP comes from (Antrea's). */
-export const POOL_ANNOTATION = 'service.antrea.io/external-ip-pool';
+export const POOL_ANNOTATION = SERVICE_EXTERNAL_IP_POOL_ANNOTATION;
 /** Member Leases are named `<prefix><nodeName>`. */
 export const MEMBER_LEASE_PREFIX = 'switchyard-agent-';
 
-/**
- * What this feature reads of an ExternalIPPool (`crd.antrea.io/v1beta1`): its name and
- * `spec.nodeSelector`. (The pool's full type is @switchyard/apis'; the ranges are the controller's business.)
- */
-export interface ExternalIPPoolView {
-  metadata: { name?: string };
-  spec?: { nodeSelector?: LabelSelector };
-}
+/** What this feature reads of an ExternalIPPool (`crd.antrea.io/v1beta1`): its name and `spec.nodeSelector` (the ranges are the controller's business). */
+export type ExternalIPPoolView = Pick<ExternalIPPool, 'metadata'> & { spec?: Partial<Pick<ExternalIPPool['spec'], 'nodeSelector'>> };
 
 /** What this feature reads of a `coordination.k8s.io/v1` Lease. */
 export interface LeaseView {
