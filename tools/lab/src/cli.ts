@@ -140,6 +140,7 @@ interface ProbeCliOptions {
   concurrency?: string;
   timeout: string;
   firstTimeout: string;
+  via: string;
 }
 
 /** Cells of probe `p` whose verdict differs from its expectation (unavailable cells are not compared). */
@@ -157,6 +158,7 @@ async function probe(labDir: string, o: ProbeCliOptions): Promise<void> {
   if (protocols?.some((p) => !['TCP', 'UDP', 'SCTP'].includes(p))) throw new ScenarioError('INVALID_SCENARIO', `--protocols must be TCP, UDP, SCTP, got ${o.protocols ?? ''}`, o.protocols, '--protocols');
   for (const [flag, v] of [['--timeout', o.timeout], ['--first-timeout', o.firstTimeout], ['--concurrency', o.concurrency]] as const)
     if (v !== undefined && !(Number.isInteger(Number(v)) && Number(v) > 0)) throw new ScenarioError('INVALID_SCENARIO', `${flag} must be a positive whole number, got ${v}`, v, flag);
+  if (o.via !== 'pod' && o.via !== 'service') throw new ScenarioError('INVALID_SCENARIO', `--via must be pod or service, got ${o.via}`, o.via, '--via');
   let st = readState(labDir);
   const started = !running(st);
   if (started) {
@@ -172,6 +174,7 @@ async function probe(labDir: string, o: ProbeCliOptions): Promise<void> {
     ...(o.concurrency !== undefined ? { concurrency: Number(o.concurrency) } : {}),
     timeoutMs: Number(o.timeout),
     firstTimeoutMs: Number(o.firstTimeout),
+    via: o.via,
   });
   let failed = 0;
   try {
@@ -288,6 +291,7 @@ program
   .option('--concurrency <n>', 'probes in flight (default: every cell of a step at once)')
   .option('--timeout <ms>', 'how long a probe waits before its cell counts as blocked', '1000')
   .option('--first-timeout <ms>', 'the first pass\'s shorter window; a cell silent in it is probed again with --timeout', '300')
+  .option('--via <how>', 'pod: probe the pod IPs; service: probe through a ClusterIP Service made for each target pod (TCP/UDP; SCTP stays traced on the pod address)', 'pod')
   .action((o: ProbeCliOptions) => probe(dir(), o));
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.stderr.write(`switchyard-lab: ${(e as Error).message}\n`);

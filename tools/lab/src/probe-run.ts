@@ -66,8 +66,20 @@ export interface ProbeRunOptions {
   keep?: (ref: ObjectRef) => boolean;
   /** Deadline for pods to be ready and policies realized (default 60 s). */
   readyTimeoutMs?: number;
+  /**
+   * How TCP and UDP probes reach their target: its pod IP (`pod`, the default), or the ClusterIP of
+   * a Service made for that pod alone (`service`: no selector, one EndpointSlice naming the pod
+   * with every probed port), as the upstream NetworkPolicy suite can probe through Services. SCTP
+   * cells are judged by trace on the pod address either way.
+   */
+  via?: 'pod' | 'service';
   logger?: Logger;
 }
+
+/** Label of the Services (and their EndpointSlices) `via: 'service'` makes. */
+export const PROBE_SERVICE_LABEL = 'switchyard.io/probe-target';
+/** `endpointslice.kubernetes.io/managed-by` of their EndpointSlices (the API server's controllers leave them alone). */
+const PROBE_SLICE_MANAGER = 'switchyard-lab';
 
 /** What one step produced. */
 export interface StepResult {
@@ -184,6 +196,10 @@ export class ScenarioRunner {
   private readonly tracer: DataplaneTracer | undefined;
   /** Time spent in traceCells since the last step began. */
   private traceMs = 0;
+  /** `via: 'service'`: the Service of each target pod (by `ns/name`), as last written. */
+  private readonly probeServices = new Map<string, { ns: string; name: string; podIP: string; ports: string; clusterIP: string }>();
+  /** Where each target is probed now (pod ref -> address). */
+  private targetIP = new Map<string, string>();
 
   constructor(private readonly o: ProbeRunOptions) {
     this.log = o.logger ?? silentLogger;
@@ -263,8 +279,87 @@ export class ScenarioRunner {
       }
     } finally {
       await this.cleanup([...made.values()]);
+      // A kept pod keeps its probe Service for the next run (a suite's shared pods).
+      await this.removeProbeServices((ref) => {
+        const [namespace, name] = ref.split('/') as [string, string];
+        return !(this.o.keep?.({ apiVersion: 'v1', kind: 'Pod', namespace, name }) ?? false);
+      });
     }
     return out;
+  }
+
+  /**
+   * `via: 'service'`: makes (or updates) the Service of each target pod, with every probed TCP/UDP
+   * port, and waits until every node's flows load-balance each ClusterIP to its pod.
+   */
+  private async serviceTargets(pods: LivePod[], probes: ProbeSpec[]): Promise<Map<string, string>> {
+    const ports = [...new Map(probes.filter((p) => p.protocol !== 'SCTP').map((p) => [`${p.protocol}/${p.port}`, p])).values()];
+    const portsKey = JSON.stringify(ports.map((p) => [p.protocol, p.port]));
+    const out = new Map<string, string>();
+    for (const pod of pods) {
+      const [ns, podName] = pod.ref.split('/') as [string, string];
+      const have = this.probeServices.get(pod.ref);
+      if (have && have.podIP === pod.ip && have.ports === portsKey) {
+        out.set(pod.ref, have.clusterIP);
+        continue;
+      }
+      const name = `probe-${podName}`.slice(0, 63).replace(/-+$/, '');
+      const labels = { [PROBE_SERVICE_LABEL]: podName };
+      const svcPorts = ports.map((p, i) => ({ name: `p${i}`, protocol: p.protocol, port: p.port, targetPort: p.port }));
+      const svc = await this.upsert(`/api/v1/namespaces/${ns}/services`, name, (live) => ({
+        apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns, labels, ...(live ? { resourceVersion: live.metadata.resourceVersion } : {}) },
+        spec: { ...(live?.spec as Record<string, unknown> | undefined), ports: svcPorts },
+      }));
+      await this.upsert(`/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`, name, (live) => ({
+        apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', addressType: 'IPv4',
+        metadata: { name, namespace: ns, labels: { ...labels, 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': PROBE_SLICE_MANAGER }, ...(live ? { resourceVersion: live.metadata.resourceVersion } : {}) },
+        endpoints: [{ addresses: [pod.ip], conditions: { ready: true } }],
+        ports: ports.map((p, i) => ({ name: `p${i}`, protocol: p.protocol, port: p.port })),
+      }));
+      const clusterIP = (svc.spec as { clusterIP?: string } | undefined)?.clusterIP ?? '';
+      this.probeServices.set(pod.ref, { ns, name, podIP: pod.ip, ports: portsKey, clusterIP });
+      out.set(pod.ref, clusterIP);
+    }
+    await this.waitServicesRealized(pods.map((p) => ({ clusterIP: out.get(p.ref)!, podIP: p.ip })));
+    return out;
+  }
+
+  /** Where the last step's TCP/UDP probes went, by target pod (`ns/name`): its Service's ClusterIP with `via: 'service'`, else nothing. */
+  probeTargets(): ReadonlyMap<string, string> {
+    return new Map(this.targetIP);
+  }
+
+  /** Creates or replaces one object (`body` gets the live object when there is one). */
+  private async upsert(collection: string, name: string, body: (live: KubeObject | undefined) => KubeObject): Promise<KubeObject> {
+    const live = await this.o.kube.request<KubeObject>('GET', `${collection}/${name}`).catch((e: unknown) => {
+      if (kubeStatus(e) === 404) return undefined;
+      throw e;
+    });
+    return live ? this.o.kube.request<KubeObject>('PUT', `${collection}/${name}`, body(live)) : this.o.kube.request<KubeObject>('POST', collection, body(undefined));
+  }
+
+  /** Waits until every node's flows send each ClusterIP to its pod (the ServiceLB match and the endpoint's DNAT). */
+  private async waitServicesRealized(targets: { clusterIP: string; podIP: string }[]): Promise<void> {
+    const deadline = Date.now() + (this.o.readyTimeoutMs ?? 60_000);
+    for (;;) {
+      const flows = await Promise.all(this.o.state.nodes.map((n) => agentGet<string[]>(n.apiSocket, '/ovsflows').then((f) => f.join('\n'), () => '')));
+      const missing = targets.filter((t) => flows.some((f) => !f.includes(`nw_dst=${t.clusterIP},`) || !f.includes(`nat(dst=${t.podIP}:`)));
+      if (missing.length === 0) return;
+      if (Date.now() > deadline) throw new ScenarioError('NOT_REALIZED', `probe Services not realized on every node after ${this.o.readyTimeoutMs ?? 60_000} ms: ${missing.map((m) => m.clusterIP).join(', ')}`, missing);
+      await sleep(100);
+    }
+  }
+
+  /** Deletes the Services (and EndpointSlices) `via: 'service'` made (those of the pods `which` picks; default all). */
+  async removeProbeServices(which: (podRef: string) => boolean = () => true): Promise<void> {
+    for (const [ref, s] of [...this.probeServices]) {
+      if (!which(ref)) continue;
+      this.probeServices.delete(ref);
+      for (const path of [`/api/v1/namespaces/${s.ns}/services/${s.name}`, `/apis/discovery.k8s.io/v1/namespaces/${s.ns}/endpointslices/${s.name}`])
+        await this.o.kube.request('DELETE', path).catch((e: unknown) => {
+          if (kubeStatus(e) !== 404) this.log.warn({ path, err: (e as Error).message }, 'probe Service cleanup failed');
+        });
+    }
   }
 
   /** Every object the policy compiler needs to explain flows on the lab now (Nodes, Namespaces, Pods, Services, groups, tiers, policies). */
@@ -460,6 +555,8 @@ export class ScenarioRunner {
     const timeoutMs = this.o.timeoutMs ?? 1000;
     const firstMs = Math.min(this.o.firstTimeoutMs ?? 300, timeoutMs);
     await Promise.all(pods.map((p) => this.prober(p)));
+    this.targetIP = this.o.via === 'service' ? await this.serviceTargets(pods, probes) : new Map();
+    const ipOf = (p: LivePod): string => this.targetIP.get(p.ref) ?? p.ip;
     const cells: { from: LivePod; to: LivePod; probe: ProbeSpec }[] = [];
     for (const probe of probes) for (const from of pods) for (const to of pods) if (from.ref !== to.ref) cells.push({ from, to, probe });
     const base = (c: (typeof cells)[number]): ProbeResult => ({
@@ -480,7 +577,7 @@ export class ScenarioRunner {
     const errors: (string | undefined)[] = new Array<string | undefined>(cells.length);
     const pass = (list: (readonly [(typeof cells)[number], number])[], t: number): Promise<void> =>
       this.probeAll(
-        list.map(([c]) => ({ from: c.from.ref, ip: c.to.ip, port: c.probe.port, protocol: c.probe.protocol, ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}) })),
+        list.map(([c]) => ({ from: c.from.ref, ip: ipOf(c.to), port: c.probe.port, protocol: c.probe.protocol, ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}) })),
         t,
       ).then((ok) =>
         list.forEach(([, i], k) => {
@@ -521,7 +618,7 @@ export class ScenarioRunner {
 
   /** Re-probes only the given cells (the conformance suite's settle loop) with the full window; SCTP cells are traced again. */
   async reprobe(pods: LivePod[], cells: ProbeResult[]): Promise<ProbeResult[]> {
-    const byRef = new Map(pods.map((p) => [p.ref, p]));
+    const byRef = new Map(pods.map((p) => [p.ref, { ...p, ip: this.targetIP.get(p.ref) ?? p.ip }]));
     const [traced, ok] = await Promise.all([
       this.traceCells(cells.filter((c) => c.protocol === 'SCTP')),
       this.probeAll(

@@ -4,7 +4,9 @@
 // dataplane verdict, the policy compiler's explain() on the same live objects, and the case's
 // expected matrix must all agree. SCTP cells (no SCTP in this kernel) get their dataplane verdict
 // from ofproto/trace on the node bridges (`via: 'trace'`), not from a probe; a cell the traces
-// cannot judge stays unavailable, is counted, and fails the case.
+// cannot judge stays unavailable, is counted, and fails the case. Then the upstream suite
+// (k8s-netpol) once more with every TCP/UDP probe sent through a ClusterIP Service of its target
+// pod (`via: 'service'`), on the same lab and pods: the verdicts must not change.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -48,6 +50,8 @@ const suites = ['k8s-netpol', 'admin-network-policy', 'antrea-native'].map((suit
 
 let st: LabState;
 let runner: ScenarioRunner;
+/** The same pods probed through a ClusterIP Service per target pod. */
+let viaService: ScenarioRunner;
 const stats = { scenarios: 0, steps: 0, cells: 0, settled: 0, realizeMs: 0, probeMs: 0, traceMs: 0, started: Date.now() };
 /** SCTP cells judged by ofproto/trace: allowed, blocked, agreeing with explain(), not judgeable. */
 const traced = { allowed: 0, blocked: 0, agree: 0, unavailable: 0 };
@@ -63,10 +67,13 @@ beforeAll(() => {
     // The model's namespaces and pods stay for the next scenario.
     keep: (r) => r.kind === 'Namespace' || r.kind === 'Pod',
   });
+  viaService = new ScenarioRunner({ kube: labClient(st), state: st, timeoutMs: 1000, keep: (r) => r.kind === 'Namespace' || r.kind === 'Pod', via: 'service' });
 }, 240_000);
 
-afterAll(() => {
+afterAll(async () => {
   runner?.close();
+  await viaService?.removeProbeServices();
+  viaService?.close();
   if (readState(labDir)) lab('down');
   process.stdout.write(
     `conformance: ${stats.scenarios} scenarios, ${stats.steps} steps, ${stats.cells} probed cells, ${stats.settled} cells needed a re-probe; ` +
@@ -102,7 +109,7 @@ interface Disagreement {
 const TRACE_REPORTED = 12;
 
 /** Checks a step: expectation vs explain() for every cell, dataplane vs explain() (re-probing a disagreeing cell until SETTLE_MS). */
-async function check(step: number, r: StepResult): Promise<Disagreement[]> {
+async function check(runner: ScenarioRunner, step: number, r: StepResult): Promise<Disagreement[]> {
   const engine = engineOf((await runner.clusterObjects()) as unknown as ClusterObject[]);
   const verdict = (c: ProbeResult): boolean =>
     explain(engine, { src: c.from, dst: c.to, protocol: c.protocol, port: c.port, ...(c.sourcePort !== undefined ? { srcPort: c.sourcePort } : {}) }).allowed;
@@ -148,26 +155,38 @@ async function check(step: number, r: StepResult): Promise<Disagreement[]> {
 
 const traceOf = (t: ProbeResult | undefined): { trace?: boolean | string } => (t === undefined ? {} : { trace: t.allowed ?? t.unavailable ?? 'no verdict' });
 
-describe.each(suites)('$suite on a 2-node lab', ({ suite, files }) => {
-  it.each(files)('%s', async (file) => {
-    const sc = load(suite, file);
-    const disagreements: Disagreement[] = [];
-    await runner.run(sc, async (i, r) => {
-      stats.steps++;
-      stats.realizeMs += r.realizeMs;
-      stats.probeMs += r.probeMs;
-      stats.traceMs += r.traceMs;
-      expect(r.results.length).toBe(r.probes.length * r.pods.length * (r.pods.length - 1));
-      disagreements.push(...(await check(i, r)));
-    });
-    stats.scenarios++;
-    const known = KNOWN_FAILURES[`${suite}/${file}`];
-    if (known !== undefined) {
-      // Still broken as documented; when this fails, the bug is fixed: remove the KNOWN_FAILURES entry.
-      expect({ known, disagreements: disagreements.length > 0 }).toEqual({ known, disagreements: true });
-      return;
+/** Runs one scenario file with `via` and asserts dataplane == explain() == expected, cell by cell, every step. */
+async function conform(via: ScenarioRunner, suite: string, file: string): Promise<void> {
+  const sc = load(suite, file);
+  const disagreements: Disagreement[] = [];
+  await via.run(sc, async (i, r) => {
+    stats.steps++;
+    stats.realizeMs += r.realizeMs;
+    stats.probeMs += r.probeMs;
+    stats.traceMs += r.traceMs;
+    expect(r.results.length).toBe(r.probes.length * r.pods.length * (r.pods.length - 1));
+    if (via === viaService) {
+      // Every target was probed at its own Service's ClusterIP, never at its pod IP.
+      const targets = via.probeTargets();
+      expect(r.endpoints.map((p) => targets.get(p.ref)?.startsWith('10.96.') && targets.get(p.ref) !== p.ip)).toEqual(r.endpoints.map(() => true));
     }
-    // The one assertion: dataplane == explain() == expected, cell by cell, every step.
-    expect(disagreements).toEqual([]);
-  }, 180_000);
+    disagreements.push(...(await check(via, i, r)));
+  });
+  stats.scenarios++;
+  const known = KNOWN_FAILURES[`${suite}/${file}`];
+  if (known !== undefined) {
+    // Still broken as documented; when this fails, the bug is fixed: remove the KNOWN_FAILURES entry.
+    expect({ known, disagreements: disagreements.length > 0 }).toEqual({ known, disagreements: true });
+    return;
+  }
+  // The one assertion: dataplane == explain() == expected, cell by cell, every step.
+  expect(disagreements).toEqual([]);
+}
+
+describe.each(suites)('$suite on a 2-node lab', ({ suite, files }) => {
+  it.each(files)('%s', (file) => conform(runner, suite, file), 180_000);
+});
+
+describe('k8s-netpol through Services (a ClusterIP Service per target pod)', () => {
+  it.each(suites.find((s) => s.suite === 'k8s-netpol')!.files)('%s', (file) => conform(viaService, 'k8s-netpol', file), 180_000);
 });
