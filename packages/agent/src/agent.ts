@@ -6,6 +6,7 @@
 import { composeParts, type PartSet } from '@switchyard/runtime';
 import type { AgentIntrospection } from './features/api/api';
 import { switchIntrospection } from './features/api/introspection';
+import { servicePortInfos } from './features/services/introspection';
 import type { NodeInfo } from './bridge';
 import { agentContext, type AgentContext } from './context';
 import { AGENT_PARTS, partOf, type AgentPartName, type AgentParts } from './features/index';
@@ -104,6 +105,8 @@ export class Agent {
       ...switchIntrospection(() => node),
       health: () => this.health(),
     };
+    const proxy = this.parts.get<AgentParts['services']>('services');
+    if (proxy) intro.services = () => servicePortInfos({ specs: proxy.services.specs, groups: proxy.services.groups(), healthChecks: proxy.services.healthChecks, served: proxy.host.healthChecks() });
     const externalIP = this.parts.get<AgentParts['external-ip']>('external-ip');
     return externalIP ? { ...intro, serviceExternalIPs: () => externalIP.serviceExternalIPs() } : intro;
   }

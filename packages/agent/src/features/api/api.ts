@@ -3,7 +3,8 @@
  * (reached through the API server's node proxy). `GET /podinterfaces`,
  * `GET /ovsflows?pod=<ns>/<name>&table=<TableName>&networkpolicy=<uid|ns/name|name>`,
  * `GET /agentinfo`, `GET /metrics`, `GET /healthz` (`?verbose`: each part's health),
- * `GET /serviceexternalip?namespace=&name=` (ServiceExternalIP: each external IP and its owner). Read-only.
+ * `GET /serviceexternalip?namespace=&name=` (ServiceExternalIP: each external IP and its owner),
+ * `GET /services?namespace=&name=` (AntreaProxy: each Service port with its groups and buckets). Read-only.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -16,6 +17,7 @@ import type { PodInterface } from '../../interface-store';
 import { silentLogger, type Logger } from '@switchyard/runtime';
 import type { AgentHealth } from '../../health';
 import type { ServiceExternalIPInfo } from '../external-ip/controller';
+import type { ServicePortInfo } from '../services/introspection';
 import { AgentMetrics } from '../../metrics';
 
 /** What the local API reads from the running agent. */
@@ -53,6 +55,8 @@ export interface AgentIntrospection {
   healthCondition?(): { status: 'True' | 'False'; reason?: string; message?: string };
   /** Service external IPs with their owner node (ServiceExternalIP on; antctl's `get serviceexternalip`). */
   serviceExternalIPs?(): ServiceExternalIPInfo[];
+  /** The Service ports AntreaProxy realises on this node (AntreaProxy on; `yardctl get service`). */
+  services?(): ServicePortInfo[];
   /** What AntreaAgentInfo.nodeRef names; default the Node `nodeName`. */
   nodeRef?: { kind: 'Node' | 'ExternalNode'; name: string; namespace?: string };
 }
@@ -219,6 +223,12 @@ export class LocalApi {
         const ns = url.searchParams.get('namespace');
         const name = url.searchParams.get('name');
         return { status: 200, body: a.serviceExternalIPs().filter((e) => (!ns || e.namespace === ns) && (!name || e.serviceName === name)) };
+      },
+      '/services': async (url) => {
+        if (!a.services) return { status: 404, body: { error: 'AntreaProxy is not enabled on this agent' } };
+        const ns = url.searchParams.get('namespace');
+        const name = url.searchParams.get('name');
+        return { status: 200, body: a.services().filter((s) => (!ns || s.namespace === ns) && (!name || s.name === name)) };
       },
       '/ovsflows': async (url) => {
         let flows = await a.installedFlows();
