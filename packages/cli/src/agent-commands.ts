@@ -1,9 +1,10 @@
-// An agent's state as yardctl commands (`get agentinfo`, `get podinterface`, `get ovsflows`): the
+// An agent's state as yardctl commands (`get agentinfo`, `get podinterface`, `get ovsflows`,
+// `get service`): the
 // agent's local API, on its unix socket (yardctl on the node) or through the API server's node
 // proxy to the agent's TCP port (--node, from anywhere with a kubeconfig).
 import type { Command } from 'commander';
 import { AGENT_INFO_PATH, connectAgent, connectAgentThroughNode, DEFAULT_AGENT_SOCKET, type AgentApi } from './agent-client';
-import { agentInfoTable, ovsFlowsTable, podInterfaceTable, type AgentInfo, type OvsFlowItem, type PodInterfaceItem } from './agent-views';
+import { agentInfoTable, ovsFlowsTable, podInterfaceTable, servicePortTable, type AgentInfo, type OvsFlowItem, type PodInterfaceItem, type ServiceExternalIPItem, type ServicePortItem } from './agent-views';
 import { decodeJson, kubeError } from './client';
 import { examples, notFound, withOutput, type CommandContext, type OutputOpts } from './command';
 import { CliError } from './errors';
@@ -30,7 +31,7 @@ function agentOf(ctx: CommandContext, o: AgentOpts): AgentApi {
   return (ctx.io.connectAgent ?? connectAgent)({ socketPath: o.agentSocket ?? ctx.io.env.YARDCTL_AGENT_SOCKET ?? DEFAULT_AGENT_SOCKET, timeoutMs, ...(trace ? { trace } : {}) });
 }
 
-/** `get agentinfo`, `get podinterface`, `get ovsflows`. */
+/** `get agentinfo`, `get podinterface`, `get ovsflows`, `get service`. */
 export function addAgentGetCommands(get: Command, ctx: CommandContext): void {
   examples(withAgent(get.command('agentinfo').aliases(['ai']).description("Print agents' basic information: node, health, subnet, policy counts, local pods (every agent's AntreaAgentInfo from the API server, or one agent's own answer with --node/--agent-socket)")), [
     ['Every agent, from their AntreaAgentInfo objects', 'yardctl get agentinfo'],
@@ -71,6 +72,7 @@ export function addAgentGetCommands(get: Command, ctx: CommandContext): void {
   });
 
   addOvsFlowsCommand(get, ctx);
+  addServiceCommand(get, ctx);
 }
 
 function addOvsFlowsCommand(get: Command, ctx: CommandContext): void {
@@ -103,5 +105,60 @@ function addOvsFlowsCommand(get: Command, ctx: CommandContext): void {
     const lines = await agentOf(ctx, o).get<string[]>('/ovsflows', { pod, table: o.table, networkpolicy });
     const flows: OvsFlowItem[] = lines.map((flow) => ({ flow }));
     ctx.print(o, flows, () => ovsFlowsTable(flows));
+  });
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+/** The Service named by `[namespace/]name` and `-n`; a usage error when they disagree or are not DNS labels. */
+function serviceRef(arg: string | undefined, namespace: string | undefined): { namespace?: string; name?: string } {
+  if (namespace !== undefined && !DNS_LABEL.test(namespace)) throw new CliError('USAGE', `invalid namespace "${namespace}"`, namespace, '--namespace');
+  if (arg === undefined) return namespace === undefined ? {} : { namespace };
+  const [ns, name] = arg.includes('/') ? (arg.split('/', 2) as [string, string]) : [namespace, arg];
+  if ((ns !== undefined && !DNS_LABEL.test(ns)) || !DNS_LABEL.test(name) || arg.split('/').length > 2) {
+    throw new CliError('USAGE', `invalid Service "${arg}": expected namespace/name or name`, arg, 'service');
+  }
+  if (namespace !== undefined && ns !== namespace) throw new CliError('USAGE', `Service "${arg}" is not in namespace "${namespace}" (-n)`, arg, '--namespace');
+  return { ...(ns !== undefined ? { namespace: ns } : {}), name };
+}
+
+function addServiceCommand(get: Command, ctx: CommandContext): void {
+  examples(
+    withAgent(
+      get
+        .command('service')
+        .aliases(['svc', 'services'])
+        .description("Print how the agent's AntreaProxy realises each Service port on its node: ClusterIP, node port, external addresses (with the owner node of a LoadBalancer IP), traffic policies, the select group and its endpoint buckets, the local group, session affinity")
+        .argument('[service]', 'namespace/name, or a name (namespace from -n, else any)')
+        .option('-n, --namespace <ns>', 'only Services of this namespace')
+        .option('-A, --all-namespaces', 'Services of all namespaces (the default)'),
+    ),
+    [
+      ['Every Service port on the local agent', 'yardctl get service'],
+      ["One Service on node-a, through the API server's node proxy", 'yardctl get svc default/web --node node-a'],
+      ['With port names, the local group buckets and health-check node ports', 'yardctl get svc -n x -o wide'],
+      ['The full objects', 'yardctl get svc web -n x -o yaml'],
+    ],
+  ).action(async (arg: string | undefined, o: AgentOpts & { namespace?: string; allNamespaces?: boolean }) => {
+    if (o.namespace !== undefined && o.allNamespaces) throw new CliError('USAGE', 'use only one of -n and -A', o.namespace, '--namespace');
+    const ref = serviceRef(arg, o.namespace);
+    const agent = agentOf(ctx, o);
+    const query = { namespace: ref.namespace, name: ref.name };
+    const placed = agent.get<ServiceExternalIPItem[]>('/serviceexternalip', query);
+    placed.catch(() => undefined); // awaited below, after /services (whose error comes first)
+    const ports = await agent.get<ServicePortItem[]>('/services', query);
+    let owners: ServiceExternalIPItem[] = [];
+    try {
+      owners = await placed;
+    } catch (e) {
+      // NotFound: ServiceExternalIP is off on this agent (no owners to show); anything else is said, and the ports still printed.
+      if (!(e instanceof CliError && e.code === 'NOT_FOUND')) ctx.io.stderr.write(`warning: owners of LoadBalancer IPs not shown: ${e instanceof Error ? e.message : String(e)}\n`);
+    }
+    const items = ports.map((p) => {
+      const mine = owners.filter((e) => e.namespace === p.namespace && e.serviceName === p.name);
+      return mine.length ? { ...p, serviceExternalIPs: mine } : p;
+    });
+    if (ref.name !== undefined && items.length === 0) throw notFound('services', ref.namespace === undefined ? ref.name : `${ref.namespace}/${ref.name}`);
+    ctx.printList(o, items, items.length, () => servicePortTable(items, o.output === 'wide'), ref.namespace);
   });
 }

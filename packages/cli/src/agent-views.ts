@@ -1,5 +1,5 @@
-// Table views of the agent's local API answers (antctl's columns for agentinfo, podinterface, ovsflows).
-import type { Table } from './output';
+// Table views of the agent's local API answers (antctl's columns for agentinfo, podinterface, ovsflows; yardctl's for service).
+import { abbreviate, type Table } from './output';
 
 /**
  * The agent's `/agentinfo` answer, or an AntreaAgentInfo object of the API server (same fields,
@@ -81,4 +81,94 @@ export function podInterfaceTable(items: readonly PodInterfaceItem[]): Table {
 /** `get ovsflows`: a single FLOW column, one flow per row. */
 export function ovsFlowsTable(flows: readonly OvsFlowItem[]): Table {
   return { columns: ['FLOW'], rows: flows.map((f) => [f.flow]) };
+}
+
+/** One endpoint of a Service port: a bucket of its select group (and of its local group when `local`). */
+export interface ServiceEndpointItem {
+  ip: string;
+  port: number;
+  weight?: number;
+  /** On the agent's node. */
+  local?: boolean;
+}
+
+/** One entry of the agent's `/services` answer: a Service port as AntreaProxy realises it on that node. */
+export interface ServicePortItem {
+  namespace: string;
+  name: string;
+  portName: string;
+  protocol: string;
+  clusterIP: string;
+  port: number;
+  nodePort?: number;
+  /** LoadBalancer ingress IPs and `spec.externalIPs` served on `port`. */
+  externalAddresses?: string[];
+  /** `externalTrafficPolicy: Local`. */
+  externalLocal?: boolean;
+  /** `internalTrafficPolicy: Local`. */
+  internalLocal?: boolean;
+  /** The select group: one bucket per endpoint (none: one bucket that rejects). */
+  groupId: number;
+  /** With a Local policy: the group of the local endpoints (none: no bucket, packets dropped). */
+  localGroupId?: number;
+  endpoints: ServiceEndpointItem[];
+  /** ClientIP session affinity timeout (s); absent: no affinity. */
+  affinityTimeout?: number;
+  healthCheckNodePort?: number;
+  healthCheckServed?: boolean;
+  /** yardctl's join: the agent's `/serviceexternalip` entries of this Service (owner of each LoadBalancer IP from an ExternalIPPool). */
+  serviceExternalIPs?: ServiceExternalIPItem[];
+}
+
+/** One entry of the agent's `/serviceexternalip` answer (antctl's `get serviceexternalip` fields). */
+export interface ServiceExternalIPItem {
+  serviceName: string;
+  namespace: string;
+  externalIP: string;
+  externalIPPool: string;
+  /** The owner node ('' when no node can own it). */
+  assignedNode: string;
+}
+
+const endpointText = (e: ServiceEndpointItem): string => `${e.ip}:${e.port}${e.local ? '(local)' : ''}`;
+
+/** An external address, with `@<owner node>` when an ExternalIPPool placed it (`@<none>` when no node can own it). */
+function externalText(s: ServicePortItem, ip: string): string {
+  const placed = s.serviceExternalIPs?.find((e) => e.externalIP === ip);
+  return placed === undefined ? ip : `${ip}@${placed.assignedNode || '<none>'}`;
+}
+
+/**
+ * `get service`: NAMESPACE NAME PORT CLUSTER-IP NODE-PORT EXTERNAL-IP EXT-POLICY INT-POLICY GROUP
+ * ENDPOINTS LOCAL-GROUP AFFINITY (wide adds PORT-NAME LOCAL-ENDPOINTS HEALTH-CHECK-PORT and lists
+ * every endpoint), one row per Service port, sorted by namespace/name then port.
+ */
+export function servicePortTable(items: readonly ServicePortItem[], wide: boolean): Table {
+  const columns = ['NAMESPACE', 'NAME', 'PORT', 'CLUSTER-IP', 'NODE-PORT', 'EXTERNAL-IP', 'EXT-POLICY', 'INT-POLICY', 'GROUP', 'ENDPOINTS', 'LOCAL-GROUP', 'AFFINITY'];
+  if (wide) columns.push('PORT-NAME', 'LOCAL-ENDPOINTS', 'HEALTH-CHECK-PORT');
+  const sorted = [...items].sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name) || a.port - b.port || a.protocol.localeCompare(b.protocol));
+  const rows = sorted.map((s) => {
+    const endpoints = s.endpoints.map(endpointText);
+    const row = [
+      s.namespace,
+      s.name,
+      `${s.port}/${s.protocol}`,
+      s.clusterIP,
+      num(s.nodePort),
+      (s.externalAddresses ?? []).map((ip) => externalText(s, ip)).join(','),
+      s.externalLocal ? 'Local' : 'Cluster',
+      s.internalLocal ? 'Local' : 'Cluster',
+      String(s.groupId),
+      wide ? endpoints.join(',') : abbreviate(endpoints),
+      num(s.localGroupId),
+      s.affinityTimeout === undefined ? 'None' : `ClientIP(${s.affinityTimeout}s)`,
+    ];
+    if (wide) {
+      const local = s.localGroupId === undefined ? '' : s.endpoints.filter((e) => e.local).map((e) => `${e.ip}:${e.port}`).join(',');
+      const hc = s.healthCheckNodePort === undefined ? '' : `${s.healthCheckNodePort}${s.healthCheckServed === false ? '(not served)' : ''}`;
+      row.push(s.portName, local, hc);
+    }
+    return row;
+  });
+  return { columns, rows };
 }

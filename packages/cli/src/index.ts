@@ -24,5 +24,5 @@ export { traceflowTree, explainLine, packetText } from './traceflow-views';
 export type { TraceflowTreeOptions } from './traceflow-views';
 export { connectAgent, connectAgentThroughNode, DEFAULT_AGENT_SOCKET, DEFAULT_AGENT_API_PORT, AGENT_INFO_PATH } from './agent-client';
 export type { AgentApi, AgentConnectOptions, NodeAgentOptions } from './agent-client';
-export { agentInfoTable, podInterfaceTable, ovsFlowsTable, agentStatus, CONTAINER_ID_WIDTH } from './agent-views';
-export type { AgentInfo, PodInterfaceItem, OvsFlowItem } from './agent-views';
+export { agentInfoTable, podInterfaceTable, ovsFlowsTable, servicePortTable, agentStatus, CONTAINER_ID_WIDTH } from './agent-views';
+export type { AgentInfo, PodInterfaceItem, OvsFlowItem, ServicePortItem, ServiceEndpointItem, ServiceExternalIPItem } from './agent-views';

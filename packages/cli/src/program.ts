@@ -26,7 +26,7 @@ export async function runYardctl(argv: readonly string[], io: CliIo): Promise<nu
   const held = { error: '' };
   const program = rootCommand(io, held);
   const ctx = commandContext(program, io);
-  const get = program.command('get').description("Print controlplane resources (policies, groups, controller information) and an agent's state (agentinfo, pod interfaces, OVS flows)");
+  const get = program.command('get').description("Print controlplane resources (policies, groups, controller information) and an agent's state (agentinfo, pod interfaces, OVS flows, Service ports)");
   examples(get, [
     ['List AddressGroups', 'yardctl get addressgroup'],
     ['Show one NetworkPolicy as YAML', 'yardctl get netpol web-policy -n x -o yaml'],
