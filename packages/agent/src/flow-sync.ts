@@ -63,10 +63,22 @@ export class DatapathPurger {
   constructor(private readonly ovsRunDir: string) {}
 
   async purge(): Promise<void> {
+    await this.call('revalidator/purge', []);
+  }
+
+  /**
+   * `dpctl/flush-conntrack` in `zone`: the connections whose original tuple matches `orig` and whose
+   * reply tuple matches `reply` (partial tuples, `ct_nw_src=…,ct_tp_src=…`; '' matches all).
+   */
+  async flushConntrack(zone: number, orig: string, reply: string): Promise<void> {
+    await this.call('dpctl/flush-conntrack', [`zone=${zone}`, orig, reply]);
+  }
+
+  private async call(method: string, params: string[]): Promise<void> {
     for (let attempt = 0; ; attempt++) {
       const peer = await this.peer();
       try {
-        await peer.request('revalidator/purge', [], { timeoutMs: 10_000 });
+        await peer.request(method, params, { timeoutMs: 10_000 });
         return;
       } catch (e) {
         // A session vswitchd closed (it restarted): once more on a new one.

@@ -5,7 +5,7 @@
  */
 import { request } from 'node:http';
 import type { KubeObject } from '@switchyard/kube';
-import { ServiceGroupIds, servicesToSpecs } from '../src/features/services/services';
+import { ServiceGroupIds, servicesToSpecs, staleUdpEndpoints } from '../src/features/services/services';
 import { NODEPORT_CHAIN, ServiceHostNetwork, nodePortRules, serviceHostRoutes } from '../src/features/services/host-proxy';
 import { NetnsListener } from '../src/host-network/netns-listener';
 
@@ -108,5 +108,18 @@ describe('health-check node ports', () => {
     } finally {
       await host.stop();
     }
+  });
+});
+
+describe('stale UDP endpoints', () => {
+  const udp = { groupId: 7, protocol: 'UDP' as const, clusterIP: '10.96.0.53', port: 53, nodePort: 30053, externalAddresses: ['192.168.77.9'], endpoints: [{ ip: '10.10.1.5', port: 5353 }, { ip: '10.10.2.5', port: 5353 }] };
+  it('are the endpoints a UDP port lost, with every address the port is reached at; TCP ports and kept endpoints are not', () => {
+    expect(staleUdpEndpoints([udp], [{ ...udp, endpoints: [udp.endpoints[1]!] }])).toEqual([
+      { endpoint: { ip: '10.10.1.5', port: 5353 }, frontends: [{ ip: '10.96.0.53', port: 53 }, { ip: '192.168.77.9', port: 53 }, { ip: '169.254.0.252', port: 30053 }] },
+    ]);
+    expect(staleUdpEndpoints([{ ...udp, protocol: 'TCP' }], [{ ...udp, protocol: 'TCP', endpoints: [] }])).toEqual([]);
+    expect(staleUdpEndpoints([udp], [udp])).toEqual([]);
+    // The port itself gone: all its endpoints.
+    expect(staleUdpEndpoints([udp], []).map((s) => s.endpoint.ip)).toEqual(['10.10.1.5', '10.10.2.5']);
   });
 });

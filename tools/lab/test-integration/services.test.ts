@@ -3,14 +3,17 @@
 // backend sees (SNAT for Cluster policy, the client's own address for Local), a node without a
 // local endpoint not answering a Local Service, the health-check node port's 200/503, and
 // externalIPs routed to a node by the fabric; with proxyAll (the lab runs it), a node's own
-// processes reach a ClusterIP and node ports through OVS.
+// processes reach a ClusterIP and node ports through OVS; 200 long-lived connections through a
+// ClusterIP survive its backends scaling from 3 to 5 and back.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { run, waitFor } from '@switchyard/testbed';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { labClient, readState, type LabState } from '../src/index';
+import { agentGet } from '../src/probe';
 import { NETNS_ANNOTATION } from '../src/kubelet';
 
 const BIN = join(__dirname, '../bin/switchyard-lab');
@@ -81,7 +84,7 @@ beforeAll(async () => {
 }, 240_000);
 
 afterAll(() => {
-  for (const c of echoServers) c.kill('SIGKILL');
+  for (const c of [...echoServers, ...churnProcs]) c.kill('SIGKILL');
   if (readState(labDir)) lab('down');
 });
 
@@ -142,5 +145,135 @@ describe('Services from outside the cluster', () => {
     // echo2 is gone (previous case): every answer comes from echo1.
     await waitFor('the external IP answers', async () => (await fromFabric(EXTERNAL_IP, ECHO_PORT)) !== '', { timeoutMs: 20_000, intervalMs: 300 });
     expect(new Set(await answers(EXTERNAL_IP, ECHO_PORT, 3))).toEqual(new Set(['echo1 169.254.0.253']));
+  });
+});
+
+// ---- Endpoint churn -------------------------------------------------------------------------
+
+const CHURN_PORT = 9000;
+const churnProcs: ChildProcess[] = [];
+/** An echo server for every connection, first line the pod's name (one process per pod, not one per connection). */
+const ECHO_SERVER = "require('net').createServer((s) => { s.write(process.argv[1] + '\\n'); s.pipe(s); s.on('error', () => undefined); }).listen(Number(process.argv[2]))";
+/**
+ * A client holding N connections to ip:port. It prints `ready` once each connection has read its
+ * backend's name; on each `check` line from stdin it sends a line on every connection and prints
+ * one JSON line: per connection its backend, whether the line came back, errors, and whether it closed.
+ */
+const CLIENT = `
+const net = require('net');
+const [ip, port, n] = [process.argv[1], Number(process.argv[2]), Number(process.argv[3])];
+const conns = Array.from({ length: n }, () => {
+  const c = { backend: '', buf: '', errors: [], closed: false };
+  c.s = net.connect(port, ip);
+  c.s.setEncoding('utf8');
+  c.s.on('data', (d) => { c.buf += d; if (!c.backend && c.buf.includes('\\n')) { c.backend = c.buf.split('\\n')[0]; c.buf = ''; } });
+  c.s.on('error', (e) => c.errors.push(e.code || e.message));
+  c.s.on('close', () => { c.closed = true; });
+  return c;
+});
+const waitUntil = (f, ms) => new Promise((res) => { const t0 = Date.now(); const i = setInterval(() => { if (f() || Date.now() - t0 > ms) { clearInterval(i); res(); } }, 20); });
+waitUntil(() => conns.every((c) => c.backend || c.closed), 20000).then(() => console.log('ready'));
+let round = 0;
+require('readline').createInterface({ input: process.stdin }).on('line', async () => {
+  round++;
+  for (const [i, c] of conns.entries()) { c.buf = ''; if (!c.closed) c.s.write('ping ' + round + ' ' + i + '\\n'); }
+  await waitUntil(() => conns.every((c, i) => c.closed || c.buf.includes('ping ' + round + ' ' + i)), 5000);
+  console.log(JSON.stringify(conns.map((c, i) => ({ backend: c.backend, echoed: c.buf.includes('ping ' + round + ' ' + i), errors: c.errors, closed: c.closed }))));
+});
+`;
+interface ConnState { backend: string; echoed: boolean; errors: string[]; closed: boolean }
+
+describe('endpoint churn', () => {
+  const netnsOf = async (name: string): Promise<string> => {
+    let netns = '';
+    await waitFor(`${name} has a netns`, async () => {
+      const p = await kube.request<PodView>('GET', `/api/v1/namespaces/default/pods/${name}`);
+      netns = p.metadata.annotations?.[NETNS_ANNOTATION] ?? '';
+      return netns !== '' && p.status?.podIP !== undefined;
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    return netns;
+  };
+  const podIP = async (name: string): Promise<string> => (await kube.request<PodView>('GET', `/api/v1/namespaces/default/pods/${name}`)).status!.podIP!;
+  const backend = async (name: string, node: string): Promise<string> => {
+    await kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app: 'churn' } }, spec: { nodeName: node, containers: [{ name: 'c', image: 'churn' }] } });
+    churnProcs.push(spawn('ip', ['netns', 'exec', await netnsOf(name), process.execPath, '-e', ECHO_SERVER, name, String(CHURN_PORT)], { stdio: 'ignore' }));
+    return podIP(name);
+  };
+  /** Every node's flows DNAT to exactly these endpoints of the churn port. */
+  const realized = (ips: string[]) =>
+    waitFor(`flows DNAT to exactly ${ips.join(', ')}`, async () => {
+      for (const n of st.nodes) {
+        const flows = (await agentGet<string[]>(n.apiSocket, '/ovsflows')).filter((l) => l.includes(`:${CHURN_PORT})`) && l.includes('nat(dst='));
+        const have = flows.map((l) => /nat\(dst=([0-9.]+):/.exec(l)?.[1]).sort();
+        if (JSON.stringify(have) !== JSON.stringify([...ips].sort())) return false;
+      }
+      return true;
+    }, { timeoutMs: 30_000, intervalMs: 200 });
+
+  it('200 connections through a ClusterIP keep their backends, with no reset, while the backends scale from 3 to 5 and back', async () => {
+    const ips = [await backend('churn1', 'node1'), await backend('churn2', 'node2'), await backend('churn3', 'node1')];
+    const svc = await kube.request<{ spec: { clusterIP: string } }>('POST', '/api/v1/namespaces/default/services', service('churn', { selector: { app: 'churn' }, ports: [{ port: CHURN_PORT, targetPort: CHURN_PORT }] }));
+    await realized(ips);
+    await kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'churn-client', namespace: 'default', labels: { app: 'client' } }, spec: { nodeName: 'node2', containers: [{ name: 'c', image: 'client' }] } });
+    const client = spawn('ip', ['netns', 'exec', await netnsOf('churn-client'), process.execPath, '-e', CLIENT, svc.spec.clusterIP, String(CHURN_PORT), '200'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    churnProcs.push(client);
+    const lines = createInterface({ input: client.stdout! });
+    const next = (): Promise<string> => new Promise((resolve) => lines.once('line', resolve));
+    expect(await next()).toBe('ready');
+    const check = async (): Promise<ConnState[]> => {
+      const answer = next();
+      client.stdin!.write('check\n');
+      return JSON.parse(await answer) as ConnState[];
+    };
+    const before = await check();
+    const backendsOf = (states: ConnState[]) => [...new Set(states.map((c) => c.backend))].sort();
+    expect(backendsOf(before)).toEqual(['churn1', 'churn2', 'churn3']);
+    const healthy = (states: ConnState[]) => states.filter((c) => c.echoed && !c.closed && c.errors.length === 0).length;
+    expect(healthy(before)).toBe(200);
+
+    const more = [await backend('churn4', 'node2'), await backend('churn5', 'node1')];
+    await realized([...ips, ...more]);
+    const scaledUp = await check();
+    for (const name of ['churn4', 'churn5']) await kube.request('DELETE', `/api/v1/namespaces/default/pods/${name}`);
+    await realized(ips);
+    const scaledDown = await check();
+    // Every connection still on the backend it started with, none reset or closed.
+    for (const states of [scaledUp, scaledDown]) {
+      expect(states.map((c) => c.backend)).toEqual(before.map((c) => c.backend));
+      expect(healthy(states)).toBe(200);
+    }
+  });
+
+  it('UDP: a client whose endpoint goes moves to the other one at once (its conntrack entry is flushed), though it never stops sending', async () => {
+    const UDP_PORT = 5300;
+    const UDP_SERVER = "const s = require('dgram').createSocket('udp4'); s.on('message', (_m, r) => s.send(process.argv[1], r.port, r.address)); s.bind(Number(process.argv[2]))";
+    const CLIENT_UDP = "const s = require('dgram').createSocket('udp4'); s.on('message', (m) => console.log(m.toString())); s.bind(40000, () => setInterval(() => s.send('x', Number(process.argv[2]), process.argv[1]), 100))";
+    const udpBackend = async (name: string, node: string): Promise<string> => {
+      await kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app: 'udp' } }, spec: { nodeName: node, containers: [{ name: 'c', image: 'udp' }] } });
+      churnProcs.push(spawn('ip', ['netns', 'exec', await netnsOf(name), process.execPath, '-e', UDP_SERVER, name, String(UDP_PORT)], { stdio: 'ignore' }));
+      return podIP(name);
+    };
+    const ips = new Map([['udp1', await udpBackend('udp1', 'node1')], ['udp2', await udpBackend('udp2', 'node2')]]);
+    const svc = await kube.request<{ spec: { clusterIP: string } }>('POST', '/api/v1/namespaces/default/services', service('udp', { selector: { app: 'udp' }, ports: [{ port: UDP_PORT, targetPort: UDP_PORT, protocol: 'UDP' }] }));
+    await waitFor('both UDP endpoints in every node\'s flows', async () => {
+      for (const n of st.nodes) {
+        const f = (await agentGet<string[]>(n.apiSocket, '/ovsflows')).join('\n');
+        if (![...ips.values()].every((ip) => f.includes(`nat(dst=${ip}:${UDP_PORT})`))) return false;
+      }
+      return true;
+    }, { timeoutMs: 30_000, intervalMs: 200 });
+    const client = spawn('ip', ['netns', 'exec', await netnsOf('churn-client'), process.execPath, '-e', CLIENT_UDP, svc.spec.clusterIP, String(UDP_PORT)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    churnProcs.push(client);
+    const answers: string[] = [];
+    createInterface({ input: client.stdout! }).on('line', (l) => answers.push(l));
+    await waitFor('the UDP client gets answers', () => answers.length >= 3, { timeoutMs: 20_000, intervalMs: 50 });
+    const first = answers[answers.length - 1]!;
+    // One flow, one endpoint: every answer so far from the same backend.
+    expect(new Set(answers)).toEqual(new Set([first]));
+    const other = first === 'udp1' ? 'udp2' : 'udp1';
+    await kube.request('DELETE', `/api/v1/namespaces/default/pods/${first}`);
+    const seen = answers.length;
+    // Without the flush the entry, refreshed every 100 ms, would keep the flow on the gone endpoint for good.
+    await waitFor(`answers from ${other} after ${first} is gone`, () => answers.slice(seen).includes(other), { timeoutMs: 15_000, intervalMs: 50 });
   });
 });

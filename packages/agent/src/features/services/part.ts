@@ -6,7 +6,9 @@
 import { Informer, type KubeClient } from '@switchyard/kube';
 import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../../context';
-import { ServiceController } from './services';
+import { ServiceController, type StaleUdpEndpoint } from './services';
+import { DatapathPurger } from '../../flow-sync';
+import { CT_ZONE, SNAT_CT_ZONE } from '@switchyard/openflow-pipeline';
 import { ENDPOINT_SLICES, PRIME_LIST_MS, SERVICES, listWithin } from '../../kube-resources';
 import type { NodeDatapath } from '../node/part';
 import { ServiceHostNetwork } from './host-proxy';
@@ -22,6 +24,8 @@ export class ServiceProxy implements Part {
 
   /** Node port rules, routes to external addresses and health-check ports on the host. */
   readonly host: ServiceHostNetwork;
+  /** ovs-vswitchd's control socket, for flushing stale UDP connections. */
+  private readonly conntrack: DatapathPurger;
 
   constructor(
     private readonly ctx: AgentContext,
@@ -36,11 +40,23 @@ export class ServiceProxy implements Part {
       ops: ctx.net, listener: new NetnsListener(o.nodeNetns === undefined ? undefined : netnsPath(o.nodeNetns)),
       gatewayName: o.gatewayName, nodePortAddresses: o.nodePortAddresses, routeProto: SERVICE_ROUTE_PROTO, proxyAll: o.proxyAll, logger: ctx.log,
     });
+    this.conntrack = new DatapathPurger(o.ovsRunDir);
     this.services = new ServiceController({
       nodeName: o.nodeName, logger: ctx.log, proxyLoadBalancerIPs: o.proxyLoadBalancerIPs, skipServices: o.skipServices,
-      sink: { setServices: (s) => node.flows.set('services', s), setHost: (s, h) => this.host.sync(s, h) },
+      sink: { setServices: (s) => node.flows.set('services', s), setHost: (s, h) => this.host.sync(s, h), flushStale: (stale) => this.flushStale(stale) },
       ...(o.clock ? { clock: o.clock } : {}),
     });
+  }
+
+  /** The stale UDP endpoints' entries in both Service zones (DNAT, and SNAT for external traffic). */
+  private async flushStale(stale: StaleUdpEndpoint[]): Promise<void> {
+    for (const s of stale) {
+      const reply = `ct_nw_src=${s.endpoint.ip},ct_nw_proto=17,ct_tp_src=${s.endpoint.port}`;
+      for (const f of s.frontends) await this.conntrack.flushConntrack(CT_ZONE, `ct_nw_dst=${f.ip},ct_nw_proto=17,ct_tp_dst=${f.port}`, reply);
+      // External traffic SNATed to it: its reply goes from the endpoint to the SNAT address.
+      await this.conntrack.flushConntrack(SNAT_CT_ZONE, '', reply);
+    }
+    this.ctx.log.info({ endpoints: stale.map((s) => `${s.endpoint.ip}:${s.endpoint.port}`) }, 'stale UDP Service connections flushed');
   }
 
   async start(): Promise<void> {
@@ -78,6 +94,7 @@ export class ServiceProxy implements Part {
     await Promise.all(this.informers.map((i) => i.stop()));
     await this.services.stop();
     await this.host.stop();
+    this.conntrack.close();
   }
 
   health(): PartHealth {

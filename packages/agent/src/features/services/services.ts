@@ -6,7 +6,7 @@
  */
 import type { Ip } from '@switchyard/ipam/cidr';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
-import type { ServicePortSpec } from '@switchyard/openflow-pipeline';
+import { VIRTUAL_NODEPORT_DNAT_IP, type ServicePortSpec } from '@switchyard/openflow-pipeline';
 import { Reconciler, silentLogger, systemClock, type BackoffPolicy, type Clock, type Logger } from '@switchyard/runtime';
 import { ipv4Of } from '../../ipv4';
 
@@ -296,11 +296,39 @@ function endpointsOf(slices: readonly KubeObject[], portName: string, protocol: 
   return [...chosen.values()].sort((a, b) => a.addr.compare(b.addr) || a.ep.port - b.ep.port).map((e) => e.ep);
 }
 
+/** A UDP endpoint a change took out of a Service port, with the addresses the port is reached at. */
+export interface StaleUdpEndpoint {
+  endpoint: { ip: string; port: number };
+  /** ClusterIP:port, each external address:port, the NodePort DNAT address:nodePort. */
+  frontends: { ip: string; port: number }[];
+}
+
+/**
+ * UDP endpoints that were in a Service port before and are not after (the port itself may be
+ * gone): their connection tracking entries would keep sending datagrams to an endpoint that is
+ * no more, so they are flushed (Antrea's CleanupStaleUDPSvcConntrack). TCP connections are left to
+ * end with their endpoint.
+ */
+export function staleUdpEndpoints(before: readonly ServicePortSpec[], after: readonly ServicePortSpec[]): StaleUdpEndpoint[] {
+  const now = new Map(after.map((s) => [s.groupId, s]));
+  const out: StaleUdpEndpoint[] = [];
+  for (const s of before) {
+    if (s.protocol !== 'UDP') continue;
+    const next = now.get(s.groupId);
+    const kept = new Set((next?.protocol === 'UDP' ? next.endpoints : []).map((e) => `${e.ip}:${e.port}`));
+    const frontends = [{ ip: s.clusterIP, port: s.port }, ...(s.externalAddresses ?? []).map((ip) => ({ ip, port: s.port })), ...(s.nodePort !== undefined ? [{ ip: VIRTUAL_NODEPORT_DNAT_IP, port: s.nodePort }] : [])];
+    for (const e of s.endpoints) if (!kept.has(`${e.ip}:${e.port}`)) out.push({ endpoint: { ip: e.ip, port: e.port }, frontends });
+  }
+  return out;
+}
+
 /** Where the controller applies its results. */
 export interface ServiceSink {
   setServices(specs: ServicePortSpec[]): Promise<unknown>;
   /** The host's part: node port rules, routes to external addresses, health-check ports (after the flows). */
   setHost?(specs: ServicePortSpec[], healthChecks: HealthCheckPort[]): Promise<unknown>;
+  /** Flushes the connection tracking entries of UDP endpoints that left their Service (after the flows). */
+  flushStale?(stale: StaleUdpEndpoint[]): Promise<unknown>;
 }
 
 /** Options of {@link ServiceController}. */
@@ -428,9 +456,15 @@ export class ServiceController {
     const { specs, healthChecks } = this.compute();
     const key = JSON.stringify([specs, healthChecks]);
     if (key === this.lastKey) return;
+    const before = this.specs;
     await this.o.sink.setServices(specs);
     this.specs = specs;
     this.healthChecks = healthChecks;
+    const stale = staleUdpEndpoints(before, specs);
+    if (stale.length > 0) {
+      // A failed flush only delays the move of those flows (until their conntrack entries expire): logged, not retried.
+      await this.o.sink.flushStale?.(stale)?.catch((e: unknown) => this.log.warn({ err: e instanceof Error ? e.message : String(e), stale: stale.length }, 'stale UDP Service connections not flushed'));
+    }
     await this.o.sink.setHost?.(specs, healthChecks);
     this.lastKey = key;
     this.log.info({ servicePorts: specs.length, endpoints: specs.reduce((n, s) => n + s.endpoints.length, 0) }, 'services realized');
