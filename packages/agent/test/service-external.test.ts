@@ -123,3 +123,29 @@ describe('stale UDP endpoints', () => {
     expect(staleUdpEndpoints([udp], []).map((s) => s.endpoint.ip)).toEqual(['10.10.1.5', '10.10.2.5']);
   });
 });
+
+describe('topology hints', () => {
+  const hinted = (eps: { ip: string; zones?: string[] }[]): KubeObject => ({
+    metadata: { name: 'web-x', namespace: 'default', labels: { 'kubernetes.io/service-name': 'web' } },
+    addressType: 'IPv4', ports: [{ name: '', port: 8080, protocol: 'TCP' }],
+    endpoints: eps.map((e) => ({ addresses: [e.ip], conditions: { ready: true }, ...(e.zones ? { hints: { forZones: e.zones.map((name) => ({ name })) } } : {}) })),
+  });
+  const web = (annotations: Record<string, string>): KubeObject => ({ metadata: { name: 'web', namespace: 'default', annotations }, spec: { clusterIP: '10.96.0.10', ports: [{ port: 80 }] } });
+  const ips = (svc: KubeObject, slice: KubeObject, nodeZone?: string) =>
+    servicesToSpecs({ services: [svc], slices: [slice], nodeName: 'n1', groupIds: new ServiceGroupIds(), ...(nodeZone ? { nodeZone } : {}) }).specs[0]!.endpoints.map((e) => e.ip);
+  const slice = hinted([{ ip: '10.0.0.1', zones: ['a'] }, { ip: '10.0.0.2', zones: ['b'] }, { ip: '10.0.0.3', zones: ['a', 'b'] }]);
+
+  it('with topology-mode Auto and a zoned node: only the endpoints hinted for its zone', () => {
+    expect(ips(web({ 'service.kubernetes.io/topology-mode': 'Auto' }), slice, 'a')).toEqual(['10.0.0.1', '10.0.0.3']);
+    expect(ips(web({ 'service.kubernetes.io/topology-aware-hints': 'auto' }), slice, 'b')).toEqual(['10.0.0.2', '10.0.0.3']);
+  });
+
+  it('falls back to every endpoint: no annotation, Disabled, a node without zone, an endpoint without hints, or no endpoint for the zone', () => {
+    const all = ['10.0.0.1', '10.0.0.2', '10.0.0.3'];
+    expect(ips(web({}), slice, 'a')).toEqual(all);
+    expect(ips(web({ 'service.kubernetes.io/topology-mode': 'Disabled' }), slice, 'a')).toEqual(all);
+    expect(ips(web({ 'service.kubernetes.io/topology-mode': 'Auto' }), slice)).toEqual(all);
+    expect(ips(web({ 'service.kubernetes.io/topology-mode': 'Auto' }), hinted([{ ip: '10.0.0.1', zones: ['a'] }, { ip: '10.0.0.2' }]), 'a')).toEqual(['10.0.0.1', '10.0.0.2']);
+    expect(ips(web({ 'service.kubernetes.io/topology-mode': 'Auto' }), slice, 'c')).toEqual(all);
+  });
+});

@@ -17,6 +17,9 @@ import { SERVICE_ROUTE_PROTO, netnsPath } from '../../netops';
 import { isIpv4WithPrefix } from '../../ipv4';
 import { AgentError } from '../../errors';
 
+/** The Node label naming its zone (topology-aware routing). */
+const ZONE_LABEL = 'topology.kubernetes.io/zone';
+
 export class ServiceProxy implements Part {
   readonly name = 'services';
   readonly services: ServiceController;
@@ -60,6 +63,13 @@ export class ServiceProxy implements Part {
   }
 
   async start(): Promise<void> {
+    try {
+      // Its zone, for topology hints (a Node without the label: hints are not followed).
+      const self = await this.kube.request<{ metadata: { labels?: Record<string, string> } }>('GET', `/api/v1/nodes/${encodeURIComponent(this.ctx.options.nodeName)}`);
+      this.services.nodeZone = self.metadata.labels?.[ZONE_LABEL];
+    } catch (e) {
+      this.ctx.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'own Node not read: topology hints are not followed');
+    }
     try {
       const [svcs, slices] = await Promise.all([listWithin(this.kube, '/api/v1/services', PRIME_LIST_MS), listWithin(this.kube, '/apis/discovery.k8s.io/v1/endpointslices', PRIME_LIST_MS)]);
       this.node.flows.prime('services', this.services.prime(svcs, slices));

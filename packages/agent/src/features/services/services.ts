@@ -99,7 +99,12 @@ interface SliceEndpointObj {
   addresses?: string[];
   conditions?: { ready?: boolean | null; serving?: boolean | null; terminating?: boolean | null };
   nodeName?: string;
+  hints?: { forZones?: { name?: string }[] | null } | null;
 }
+
+/** Annotations asking for topology-aware routing (the current one, and the beta one before it). */
+export const TOPOLOGY_MODE_ANNOTATION = 'service.kubernetes.io/topology-mode';
+export const TOPOLOGY_HINTS_ANNOTATION = 'service.kubernetes.io/topology-aware-hints';
 interface SliceObj {
   addressType?: string;
   ports?: SlicePortObj[] | null;
@@ -122,6 +127,8 @@ export interface ServiceMappingInput {
   proxyLoadBalancerIPs?: boolean;
   /** `namespace/name` of Services left to another proxy (antreaProxy.skipServices). */
   skipServices?: ReadonlySet<string>;
+  /** This node's `topology.kubernetes.io/zone`: with it, topology hints are followed. */
+  nodeZone?: string;
 }
 
 /** A Service with `externalTrafficPolicy: Local` and a health-check node port (kube-proxy serves these). */
@@ -212,7 +219,7 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
         protocol: protocol as ServicePortSpec['protocol'],
         clusterIP,
         port: p.port,
-        endpoints: endpointsOf(slices, portName, protocol, input.nodeName, skipped),
+        endpoints: endpointsOf(slices, portName, protocol, input.nodeName, skipped, topologyZone(svc, input.nodeZone)),
       };
       if (nodePorts && p.nodePort !== undefined) {
         if (isPort(p.nodePort)) out.nodePort = p.nodePort;
@@ -260,9 +267,22 @@ function externalAddressesOf(svc: KubeObject, spec: ServiceSpecObj, proxyLoadBal
   return out;
 }
 
-/** Endpoints of one Service port across its slices: ready ones, else serving ones; sorted, unique. */
-function endpointsOf(slices: readonly KubeObject[], portName: string, protocol: string, nodeName: string, skipped: SkippedObject[]): ServicePortSpec['endpoints'] {
-  type Endpoint = { ep: ServicePortSpec['endpoints'][number]; addr: Ip };
+/** The zone whose hints a Service's endpoints are filtered by: the node's, when the Service asks for topology-aware routing. */
+function topologyZone(svc: KubeObject, nodeZone: string | undefined): string | undefined {
+  if (nodeZone === undefined || nodeZone === '') return undefined;
+  const a = (svc.metadata.annotations ?? {}) as Record<string, string | undefined>;
+  const mode = a[TOPOLOGY_MODE_ANNOTATION] ?? a[TOPOLOGY_HINTS_ANNOTATION] ?? '';
+  return mode === '' || mode.toLowerCase() === 'disabled' ? undefined : nodeZone;
+}
+
+/**
+ * Endpoints of one Service port across its slices: ready ones, else serving ones; sorted, unique.
+ * With a `zone`, as kube-proxy: when every chosen endpoint carries zone hints and at least one is
+ * hinted for the zone, only those are kept; otherwise all (a slice without hints, or a zone no
+ * endpoint serves, falls back to the whole set).
+ */
+function endpointsOf(slices: readonly KubeObject[], portName: string, protocol: string, nodeName: string, skipped: SkippedObject[], zone?: string): ServicePortSpec['endpoints'] {
+  type Endpoint = { ep: ServicePortSpec['endpoints'][number]; addr: Ip; zones: string[] | undefined };
   const ready = new Map<string, Endpoint>();
   const serving = new Map<string, Endpoint>();
   for (const s of slices) {
@@ -288,12 +308,17 @@ function endpointsOf(slices: readonly KubeObject[], portName: string, protocol: 
       const ep: ServicePortSpec['endpoints'][number] = { ip, port: sp.port as number };
       if (e.nodeName !== undefined && e.nodeName === nodeName) ep.local = true;
       const k = `${ip}:${String(sp.port)}`;
-      if (isReady) ready.set(k, { ep, addr });
-      else serving.set(k, { ep, addr });
+      const zones = e.hints?.forZones?.map((z) => z.name ?? '').filter((z) => z !== '');
+      if (isReady) ready.set(k, { ep, addr, zones });
+      else serving.set(k, { ep, addr, zones });
     });
   }
-  const chosen = ready.size > 0 ? ready : serving;
-  return [...chosen.values()].sort((a, b) => a.addr.compare(b.addr) || a.ep.port - b.ep.port).map((e) => e.ep);
+  let chosen = [...(ready.size > 0 ? ready : serving).values()];
+  if (zone !== undefined && chosen.every((e) => e.zones !== undefined && e.zones.length > 0)) {
+    const inZone = chosen.filter((e) => e.zones!.includes(zone));
+    if (inZone.length > 0) chosen = inZone;
+  }
+  return chosen.sort((a, b) => a.addr.compare(b.addr) || a.ep.port - b.ep.port).map((e) => e.ep);
 }
 
 /** A UDP endpoint a change took out of a Service port, with the addresses the port is reached at. */
@@ -361,6 +386,8 @@ export class ServiceController {
   private lastKey = '';
   private reported = new Set<string>();
   private readonly skip: ReadonlySet<string>;
+  /** This node's zone (topology hints); set by the part once it has read its Node. */
+  nodeZone: string | undefined;
   /** Service ports currently realized. */
   specs: ServicePortSpec[] = [];
   /** Health-check node ports currently wanted. */
@@ -437,7 +464,7 @@ export class ServiceController {
   private compute(): { specs: ServicePortSpec[]; healthChecks: HealthCheckPort[] } {
     const { specs, skipped, healthChecks } = servicesToSpecs({
       services: [...this.services.values()], slices: [...this.slices.values()], nodeName: this.o.nodeName, groupIds: this.groupIds,
-      skipServices: this.skip, ...(this.o.proxyLoadBalancerIPs !== undefined ? { proxyLoadBalancerIPs: this.o.proxyLoadBalancerIPs } : {}),
+      skipServices: this.skip, ...(this.nodeZone !== undefined ? { nodeZone: this.nodeZone } : {}), ...(this.o.proxyLoadBalancerIPs !== undefined ? { proxyLoadBalancerIPs: this.o.proxyLoadBalancerIPs } : {}),
     });
     // Each problem is logged once, not at every recomputation.
     const now = new Set<string>();
