@@ -10,7 +10,7 @@ import { DEFAULT_LAB_DIR, LabError, parseEncryption, parseFeatureGates, parseMod
 import { LAB_PROJECTS, REPO_ROOT, buildLabPrograms, progressFile, stateFile, type LabState } from './lab';
 import { progressLine } from './progress';
 import { labClient, readState } from './client';
-import { ScenarioRunner } from './probe-run';
+import { FABRIC_SOURCE, ScenarioRunner } from './probe-run';
 import { ScenarioError, expectedAllowed, formatTruthTable, parseScenario, type ProbeResult, type ProbeSpec, type Protocol } from './scenario';
 
 const running = labRunning;
@@ -158,7 +158,9 @@ async function probe(labDir: string, o: ProbeCliOptions): Promise<void> {
   if (protocols?.some((p) => !['TCP', 'UDP', 'SCTP'].includes(p))) throw new ScenarioError('INVALID_SCENARIO', `--protocols must be TCP, UDP, SCTP, got ${o.protocols ?? ''}`, o.protocols, '--protocols');
   for (const [flag, v] of [['--timeout', o.timeout], ['--first-timeout', o.firstTimeout], ['--concurrency', o.concurrency]] as const)
     if (v !== undefined && !(Number.isInteger(Number(v)) && Number(v) > 0)) throw new ScenarioError('INVALID_SCENARIO', `${flag} must be a positive whole number, got ${v}`, v, flag);
-  if (o.via !== 'pod' && o.via !== 'service') throw new ScenarioError('INVALID_SCENARIO', `--via must be pod or service, got ${o.via}`, o.via, '--via');
+  if (o.via !== 'pod' && o.via !== 'service' && o.via !== 'nodeport') throw new ScenarioError('INVALID_SCENARIO', `--via must be pod, service or nodeport, got ${o.via}`, o.via, '--via');
+  // From the fabric host the scenario's pod-to-pod expectations do not apply.
+  const compare = o.via !== 'nodeport';
   let st = readState(labDir);
   const started = !running(st);
   if (started) {
@@ -174,7 +176,7 @@ async function probe(labDir: string, o: ProbeCliOptions): Promise<void> {
     ...(o.concurrency !== undefined ? { concurrency: Number(o.concurrency) } : {}),
     timeoutMs: Number(o.timeout),
     firstTimeoutMs: Number(o.firstTimeout),
-    via: o.via,
+    via: o.via as 'pod' | 'service' | 'nodeport',
   });
   let failed = 0;
   try {
@@ -187,8 +189,8 @@ async function probe(labDir: string, o: ProbeCliOptions): Promise<void> {
         const off = cells.filter((c) => c.unavailable);
         const unavailable = off.length > 0 ? ` (${off.length} unavailable: ${off[0]!.unavailable ?? ''})` : '';
         const traced = cells.some((c) => c.via === 'trace') ? ' (by ofproto/trace, no packet sent: o allowed, x blocked)' : '';
-        process.stdout.write(`\n${title}${traced}${unavailable}\n${formatTruthTable(cells, r.pods)}\n`);
-        if (p.expect && off.length < cells.length) {
+        process.stdout.write(`\n${title}${traced}${unavailable}\n${formatTruthTable(cells, r.pods, compare ? r.pods : [FABRIC_SOURCE])}\n`);
+        if (compare && p.expect && off.length < cells.length) {
           const wrong = mismatches(cells, p);
           failed += wrong.length;
           process.stdout.write(wrong.length === 0 ? 'as expected\n' : `${wrong.length} cells differ from the expectation: ${wrong.map((c) => `${c.from} -> ${c.to} ${c.allowed ? 'allowed' : 'blocked'}`).join(', ')}\n`);
@@ -197,7 +199,7 @@ async function probe(labDir: string, o: ProbeCliOptions): Promise<void> {
       process.stdout.write('\n');
     });
     if (o.output === 'json') {
-      for (const s of steps) for (const p of s.probes) if (p.expect) failed += mismatches(s.results, p).length;
+      if (compare) for (const s of steps) for (const p of s.probes) if (p.expect) failed += mismatches(s.results, p).length;
       process.stdout.write(`${JSON.stringify({ steps: steps.map((s) => ({ results: s.results })) }, null, 2)}\n`);
     }
   } finally {
@@ -291,7 +293,7 @@ program
   .option('--concurrency <n>', 'probes in flight (default: every cell of a step at once)')
   .option('--timeout <ms>', 'how long a probe waits before its cell counts as blocked', '1000')
   .option('--first-timeout <ms>', 'the first pass\'s shorter window; a cell silent in it is probed again with --timeout', '300')
-  .option('--via <how>', 'pod: probe the pod IPs; service: probe through a ClusterIP Service made for each target pod (TCP/UDP; SCTP stays traced on the pod address)', 'pod')
+  .option('--via <how>', "pod: probe the pod IPs; service: through a ClusterIP Service made for each target pod (TCP/UDP; SCTP stays traced on the pod address); nodeport: from the fabric host through a NodePort Service (externalTrafficPolicy Local) of each pod on its node's address (one row, 'fabric'; no expectations compared)", 'pod')
   .action((o: ProbeCliOptions) => probe(dir(), o));
 program.parseAsync(process.argv).catch((e: unknown) => {
   process.stderr.write(`switchyard-lab: ${(e as Error).message}\n`);

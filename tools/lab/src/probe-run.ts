@@ -70,9 +70,12 @@ export interface ProbeRunOptions {
    * How TCP and UDP probes reach their target: its pod IP (`pod`, the default), or the ClusterIP of
    * a Service made for that pod alone (`service`: no selector, one EndpointSlice naming the pod
    * with every probed port), as the upstream NetworkPolicy suite can probe through Services. SCTP
-   * cells are judged by trace on the pod address either way.
+   * cells are judged by trace on the pod address either way. `nodeport`: the fabric host probes
+   * each pod through a NodePort Service made for it alone (`externalTrafficPolicy: Local`, so the
+   * pod sees the fabric host's own address) on the pod's node address: one source row, `fabric`;
+   * SCTP cells are not probed.
    */
-  via?: 'pod' | 'service';
+  via?: 'pod' | 'service' | 'nodeport';
   logger?: Logger;
 }
 
@@ -101,6 +104,22 @@ export interface LivePod {
   ref: string;
   ip: string;
   netns: string;
+  /** The node it runs on. */
+  node?: string;
+}
+
+/** The source name of the fabric host's probes (`via: 'nodeport'`). */
+export const FABRIC_SOURCE = 'fabric';
+
+/** What `via: 'service' | 'nodeport'` made for one target pod. */
+interface ProbeService {
+  ns: string;
+  name: string;
+  podIP: string;
+  ports: string;
+  clusterIP: string;
+  /** `PROTOCOL/port` -> node port (`via: 'nodeport'`). */
+  nodePorts: Map<string, number>;
 }
 
 /** Kinds listed cluster-wide for explain(). */
@@ -197,7 +216,7 @@ export class ScenarioRunner {
   /** Time spent in traceCells since the last step began. */
   private traceMs = 0;
   /** `via: 'service'`: the Service of each target pod (by `ns/name`), as last written. */
-  private readonly probeServices = new Map<string, { ns: string; name: string; podIP: string; ports: string; clusterIP: string }>();
+  private readonly probeServices = new Map<string, ProbeService>();
   /** Where each target is probed now (pod ref -> address). */
   private targetIP = new Map<string, string>();
 
@@ -289,38 +308,42 @@ export class ScenarioRunner {
   }
 
   /**
-   * `via: 'service'`: makes (or updates) the Service of each target pod, with every probed TCP/UDP
-   * port, and waits until every node's flows load-balance each ClusterIP to its pod.
+   * `via: 'service' | 'nodeport'`: makes (or updates) the Service of each target pod, with every
+   * probed TCP/UDP port, and waits until the flows load-balance it to its pod (every node's for a
+   * ClusterIP, the pod's node's for a node port).
    */
-  private async serviceTargets(pods: LivePod[], probes: ProbeSpec[]): Promise<Map<string, string>> {
+  private async serviceTargets(pods: LivePod[], probes: ProbeSpec[], nodePort: boolean): Promise<Map<string, ProbeService>> {
     const ports = [...new Map(probes.filter((p) => p.protocol !== 'SCTP').map((p) => [`${p.protocol}/${p.port}`, p])).values()];
-    const portsKey = JSON.stringify(ports.map((p) => [p.protocol, p.port]));
-    const out = new Map<string, string>();
+    const portsKey = JSON.stringify([nodePort, ports.map((p) => [p.protocol, p.port])]);
+    const out = new Map<string, ProbeService>();
     for (const pod of pods) {
       const [ns, podName] = pod.ref.split('/') as [string, string];
       const have = this.probeServices.get(pod.ref);
       if (have && have.podIP === pod.ip && have.ports === portsKey) {
-        out.set(pod.ref, have.clusterIP);
+        out.set(pod.ref, have);
         continue;
       }
       const name = `probe-${podName}`.slice(0, 63).replace(/-+$/, '');
       const labels = { [PROBE_SERVICE_LABEL]: podName };
       const svcPorts = ports.map((p, i) => ({ name: `p${i}`, protocol: p.protocol, port: p.port, targetPort: p.port }));
+      const external = nodePort ? { type: 'NodePort', externalTrafficPolicy: 'Local' } : { type: 'ClusterIP' };
       const svc = await this.upsert(`/api/v1/namespaces/${ns}/services`, name, (live) => ({
         apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns, labels, ...(live ? { resourceVersion: live.metadata.resourceVersion } : {}) },
-        spec: { ...(live?.spec as Record<string, unknown> | undefined), ports: svcPorts },
+        spec: { ...(live?.spec as Record<string, unknown> | undefined), ...external, ports: svcPorts },
       }));
       await this.upsert(`/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`, name, (live) => ({
         apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', addressType: 'IPv4',
         metadata: { name, namespace: ns, labels: { ...labels, 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': PROBE_SLICE_MANAGER }, ...(live ? { resourceVersion: live.metadata.resourceVersion } : {}) },
-        endpoints: [{ addresses: [pod.ip], conditions: { ready: true } }],
+        endpoints: [{ addresses: [pod.ip], conditions: { ready: true }, ...(pod.node ? { nodeName: pod.node } : {}) }],
         ports: ports.map((p, i) => ({ name: `p${i}`, protocol: p.protocol, port: p.port })),
       }));
-      const clusterIP = (svc.spec as { clusterIP?: string } | undefined)?.clusterIP ?? '';
-      this.probeServices.set(pod.ref, { ns, name, podIP: pod.ip, ports: portsKey, clusterIP });
-      out.set(pod.ref, clusterIP);
+      const spec = svc.spec as { clusterIP?: string; ports?: { protocol?: string; port: number; nodePort?: number }[] } | undefined;
+      const nodePorts = new Map((spec?.ports ?? []).filter((p) => p.nodePort !== undefined).map((p) => [`${p.protocol ?? 'TCP'}/${p.port}`, p.nodePort!]));
+      const made: ProbeService = { ns, name, podIP: pod.ip, ports: portsKey, clusterIP: spec?.clusterIP ?? '', nodePorts };
+      this.probeServices.set(pod.ref, made);
+      out.set(pod.ref, made);
     }
-    await this.waitServicesRealized(pods.map((p) => ({ clusterIP: out.get(p.ref)!, podIP: p.ip })));
+    await this.waitServicesRealized(pods.map((p) => ({ pod: p, svc: out.get(p.ref)! })), nodePort);
     return out;
   }
 
@@ -338,14 +361,16 @@ export class ScenarioRunner {
     return live ? this.o.kube.request<KubeObject>('PUT', `${collection}/${name}`, body(live)) : this.o.kube.request<KubeObject>('POST', collection, body(undefined));
   }
 
-  /** Waits until every node's flows send each ClusterIP to its pod (the ServiceLB match and the endpoint's DNAT). */
-  private async waitServicesRealized(targets: { clusterIP: string; podIP: string }[]): Promise<void> {
+  /** Waits until the flows send each Service to its pod: the ServiceLB match (ClusterIP, or every node port on the pod's node) and the endpoint's DNAT. */
+  private async waitServicesRealized(targets: { pod: LivePod; svc: ProbeService }[], nodePort: boolean): Promise<void> {
     const deadline = Date.now() + (this.o.readyTimeoutMs ?? 60_000);
     for (;;) {
-      const flows = await Promise.all(this.o.state.nodes.map((n) => agentGet<string[]>(n.apiSocket, '/ovsflows').then((f) => f.join('\n'), () => '')));
-      const missing = targets.filter((t) => flows.some((f) => !f.includes(`nw_dst=${t.clusterIP},`) || !f.includes(`nat(dst=${t.podIP}:`)));
+      const flows = new Map(await Promise.all(this.o.state.nodes.map(async (n) => [n.name, await agentGet<string[]>(n.apiSocket, '/ovsflows').then((f) => f.join('\n'), () => '')] as const)));
+      const done = (f: string, t: { pod: LivePod; svc: ProbeService }): boolean =>
+        f.includes(`nat(dst=${t.pod.ip}:`) && (nodePort ? [...t.svc.nodePorts.values()].every((np) => f.includes(`_dst=${np},`)) : f.includes(`nw_dst=${t.svc.clusterIP},`));
+      const missing = targets.filter((t) => (nodePort ? [flows.get(t.pod.node ?? '') ?? ''] : [...flows.values()]).some((f) => !done(f, t)));
       if (missing.length === 0) return;
-      if (Date.now() > deadline) throw new ScenarioError('NOT_REALIZED', `probe Services not realized on every node after ${this.o.readyTimeoutMs ?? 60_000} ms: ${missing.map((m) => m.clusterIP).join(', ')}`, missing);
+      if (Date.now() > deadline) throw new ScenarioError('NOT_REALIZED', `probe Services not realized after ${this.o.readyTimeoutMs ?? 60_000} ms: ${missing.map((m) => `${m.svc.ns}/${m.svc.name}`).join(', ')}`, missing.map((m) => m.pod.ref));
       await sleep(100);
     }
   }
@@ -467,11 +492,11 @@ export class ScenarioRunner {
       for (const ref of refs) {
         const [ns, name] = ref.split('/') as [string, string];
         const p = await this.o.kube
-          .request<{ metadata: { annotations?: Record<string, string> }; status?: { podIP?: string } }>('GET', `/api/v1/namespaces/${ns}/pods/${name}`)
+          .request<{ metadata: { annotations?: Record<string, string> }; spec?: { nodeName?: string }; status?: { podIP?: string } }>('GET', `/api/v1/namespaces/${ns}/pods/${name}`)
           .catch(() => undefined);
         const ip = p?.status?.podIP;
         const netns = p?.metadata.annotations?.[NETNS_ANNOTATION];
-        if (ip && netns) out.set(ref, { ref, ip, netns });
+        if (ip && netns) out.set(ref, { ref, ip, netns, ...(p?.spec?.nodeName ? { node: p.spec.nodeName } : {}) });
       }
       if (out.size === refs.length) return out;
       if (Date.now() > deadline) {
@@ -554,8 +579,9 @@ export class ScenarioRunner {
   async probeMatrix(pods: LivePod[], probes: ProbeSpec[]): Promise<ProbeResult[]> {
     const timeoutMs = this.o.timeoutMs ?? 1000;
     const firstMs = Math.min(this.o.firstTimeoutMs ?? 300, timeoutMs);
+    if (this.o.via === 'nodeport') return this.probeFromFabric(pods, probes);
     await Promise.all(pods.map((p) => this.prober(p)));
-    this.targetIP = this.o.via === 'service' ? await this.serviceTargets(pods, probes) : new Map();
+    this.targetIP = this.o.via === 'service' ? new Map([...(await this.serviceTargets(pods, probes, false))].map(([ref, svc]) => [ref, svc.clusterIP])) : new Map();
     const ipOf = (p: LivePod): string => this.targetIP.get(p.ref) ?? p.ip;
     const cells: { from: LivePod; to: LivePod; probe: ProbeSpec }[] = [];
     for (const probe of probes) for (const from of pods) for (const to of pods) if (from.ref !== to.ref) cells.push({ from, to, probe });
@@ -591,6 +617,43 @@ export class ScenarioRunner {
     const judged = await tracing;
     sctp.forEach(([, i], k) => (out[i] = judged[k]!));
     return out;
+  }
+
+  /**
+   * `via: 'nodeport'`: the fabric host probes each pod on each TCP/UDP probe through the node port
+   * of its Service on the pod's node address (two passes, as the matrix). SCTP cells are left
+   * unavailable.
+   */
+  private async probeFromFabric(pods: LivePod[], probes: ProbeSpec[]): Promise<ProbeResult[]> {
+    const timeoutMs = this.o.timeoutMs ?? 1000;
+    const svcs = await this.serviceTargets(pods, probes, true);
+    if (!this.probers.has(FABRIC_SOURCE)) this.probers.set(FABRIC_SOURCE, await Prober.start(this.o.state.fabricNetns));
+    const nodeIP = new Map(this.o.state.nodes.map((n) => [n.name, n.nodeIP]));
+    const cells = probes.flatMap((probe) => pods.map((to) => ({ to, probe })));
+    const base = (c: (typeof cells)[number]): ProbeResult => ({ from: FABRIC_SOURCE, to: c.to.ref, port: c.probe.port, protocol: c.probe.protocol, ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}), allowed: null });
+    const probed = cells.map((c, i) => [c, i] as const).filter(([c]) => c.probe.protocol !== 'SCTP');
+    const verdicts: (boolean | null)[] = new Array<boolean | null>(cells.length);
+    const errors: (string | undefined)[] = new Array<string | undefined>(cells.length);
+    const pass = async (list: (readonly [(typeof cells)[number], number])[], t: number): Promise<void> => {
+      const ok = await this.probeAll(
+        list.map(([c]) => ({
+          from: FABRIC_SOURCE, ip: nodeIP.get(c.to.node ?? '') ?? '', port: svcs.get(c.to.ref)!.nodePorts.get(`${c.probe.protocol}/${c.probe.port}`)!, protocol: c.probe.protocol,
+          ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}),
+        })),
+        t,
+      );
+      list.forEach(([, i], k) => {
+        verdicts[i] = ok[k]!.ok;
+        errors[i] = ok[k]!.error;
+      });
+    };
+    await pass(probed, Math.min(this.o.firstTimeoutMs ?? 300, timeoutMs));
+    await pass(probed.filter(([, i]) => verdicts[i] === false), timeoutMs);
+    return cells.map((c, i) =>
+      c.probe.protocol === 'SCTP'
+        ? { ...base(c), unavailable: 'SCTP is not probed through node ports' }
+        : { ...base(c), allowed: verdicts[i] ?? null, ...(errors[i] && !verdicts[i] ? { error: errors[i] } : {}) },
+    );
   }
 
   /**

@@ -266,11 +266,11 @@ export interface ProbeResult {
  * Cyclonus-style truth table of one probe: rows from, columns to; probed cells `.` allowed, `X`
  * blocked; cells judged by ofproto/trace `o` allowed, `x` blocked; `?` unavailable.
  */
-export function formatTruthTable(results: readonly ProbeResult[], pods: readonly string[]): string {
+export function formatTruthTable(results: readonly ProbeResult[], pods: readonly string[], sources: readonly string[] = pods): string {
   const cell = new Map(results.map((r) => [`${r.from}>${r.to}`, r]));
-  const w = Math.max(...pods.map((p) => p.length), 1);
+  const w = Math.max(...[...pods, ...sources].map((p) => p.length), 1);
   const lines = [`${''.padEnd(w)} ${pods.map((p) => p.padEnd(w)).join(' ')}`];
-  for (const f of pods) {
+  for (const f of sources) {
     const row = pods.map((t) => {
       const r = cell.get(`${f}>${t}`);
       const c = r === undefined ? '-' : r.allowed === null ? '?' : r.via === 'trace' ? (r.allowed ? 'o' : 'x') : r.allowed ? '.' : 'X';

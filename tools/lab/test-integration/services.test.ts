@@ -14,6 +14,8 @@ import { run, waitFor } from '@switchyard/testbed';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { labClient, readState, type LabState } from '../src/index';
 import { agentGet } from '../src/probe';
+import { FABRIC_SOURCE, ScenarioRunner } from '../src/probe-run';
+import { parseScenario } from '../src/scenario';
 import { NETNS_ANNOTATION } from '../src/kubelet';
 
 const BIN = join(__dirname, '../bin/switchyard-lab');
@@ -275,5 +277,56 @@ describe('endpoint churn', () => {
     const seen = answers.length;
     // Without the flush the entry, refreshed every 100 ms, would keep the flow on the gone endpoint for good.
     await waitFor(`answers from ${other} after ${first} is gone`, () => answers.slice(seen).includes(other), { timeoutMs: 15_000, intervalMs: 50 });
+  });
+});
+
+describe('probe --via nodeport', () => {
+  it('the fabric host probes each pod through its own NodePort (Local): a policy allowing only the fabric host to one pod shows in the row', async () => {
+    const scenario = parseScenario(
+      `apiVersion: v1
+kind: Namespace
+metadata: {name: np}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: open, namespace: np, labels: {pod: open}}
+spec: {nodeName: node1, containers: [{name: c, ports: [{containerPort: 80}]}]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: shut, namespace: np, labels: {pod: shut}}
+spec: {nodeName: node2, containers: [{name: c, ports: [{containerPort: 80}]}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: only-fabric-to-open, namespace: np}
+spec:
+  podSelector: {matchLabels: {pod: open}}
+  policyTypes: [Ingress]
+  ingress:
+    - from: [{ipBlock: {cidr: 192.168.77.254/32}}]
+      ports: [{port: 80}]
+---
+apiVersion: networking.k8s.io/v1
+kind: NetworkPolicy
+metadata: {name: shut-off, namespace: np}
+spec:
+  podSelector: {matchLabels: {pod: shut}}
+  policyTypes: [Ingress]
+  ingress: []
+`,
+      'via-nodeport.yaml',
+    );
+    const runner = new ScenarioRunner({ kube, state: st, via: 'nodeport', timeoutMs: 1000 });
+    try {
+      const [r] = await runner.run(scenario);
+      const cells = r!.results.filter((c) => c.protocol === 'TCP' && c.port === 80).map((c) => [c.from, c.to, c.allowed]);
+      expect(cells).toEqual([[FABRIC_SOURCE, 'np/open', true], [FABRIC_SOURCE, 'np/shut', false]]);
+    } finally {
+      runner.close();
+    }
+    // The probe Services went with the scenario's pods.
+    const left = await kube.request<{ items: unknown[] }>('GET', '/api/v1/namespaces/np/services');
+    expect(left.items).toEqual([]);
   });
 });
