@@ -316,6 +316,8 @@ export class ScenarioRunner {
     const ports = [...new Map(probes.filter((p) => p.protocol !== 'SCTP').map((p) => [`${p.protocol}/${p.port}`, p])).values()];
     const portsKey = JSON.stringify([nodePort, ports.map((p) => [p.protocol, p.port])]);
     const out = new Map<string, ProbeService>();
+    // Nothing to send through a Service (SCTP only: traced on the pod address).
+    if (ports.length === 0) return out;
     for (const pod of pods) {
       const [ns, podName] = pod.ref.split('/') as [string, string];
       const have = this.probeServices.get(pod.ref);
