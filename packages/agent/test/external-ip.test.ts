@@ -9,7 +9,7 @@ import { silentLogger } from '@switchyard/runtime';
 import { ManualClock } from '@switchyard/runtime/testing';
 import { ExternalIPController, type ExternalIPSink } from '../src/features/external-ip/controller';
 import { MemberLease, microTime } from '../src/features/external-ip/member-lease';
-import { assignOwners, candidatesOf, membersOf, rendezvousOwner, serviceExternalIPs, type ExternalIPPoolView, type LeaseView } from '../src/features/external-ip/ownership';
+import { assignOwners, candidatesOf, endpointNodes, membersOf, rendezvousOwner, serviceExternalIPs, type ExternalIPPoolView, type LeaseView } from '../src/features/external-ip/ownership';
 import { resolveAgentOptions } from '../src/options';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -73,6 +73,21 @@ describe('candidates and the owner choice', () => {
     const after = new Map(ips.map((ip) => [ip, rendezvousOwner(ip, ['n1', 'n3'])]));
     for (const ip of ips) if (before.get(ip) !== 'n2') expect(after.get(ip)).toBe(before.get(ip));
     expect(rendezvousOwner('10.0.0.1', [])).toBeUndefined();
+  });
+
+  it('externalTrafficPolicy Local: the owner is chosen among the nodes with a ready endpoint of every Service of the IP (any candidate when none has)', () => {
+    const local = (name: string, ip: string): Service => ({ ...svc(name, [ip]), spec: { type: 'LoadBalancer', externalTrafficPolicy: 'Local', ports: [{ port: 80 }] } });
+    const slice = (service: string, eps: [string, boolean][]) => ({
+      metadata: { namespace: 'default', labels: { 'kubernetes.io/service-name': service } }, endpoints: eps.map(([nodeName, ready]) => ({ nodeName, conditions: { ready } })),
+    });
+    const eps = endpointNodes([slice('web', [['n2', true], ['n3', false]]), slice('none', [])]);
+    const { ips } = serviceExternalIPs([local('web', '10.0.0.1'), local('none', '10.0.0.2'), svc('cluster', ['10.0.0.3'])], eps);
+    expect(ips.map((e) => [e.ip, e.localNodes])).toEqual([['10.0.0.1', ['n2']], ['10.0.0.2', []], ['10.0.0.3', undefined]]);
+    const members = membersOf([node('n1'), node('n2'), node('n3')], [lease('n1', T0), lease('n2', T0), lease('n3', T0)]);
+    const owners = assignOwners(ips, new Map([['pool-a', pool('pool-a')]]), members, T0 + 1000).map((a) => a.owner);
+    expect(owners[0]).toBe('n2');
+    // No node can serve it locally: any live candidate still owns it.
+    expect(['n1', 'n2', 'n3']).toContain(owners[1]);
   });
 
   it('an IP whose pool is missing or selects no live node has no owner, and says why', () => {

@@ -7,7 +7,7 @@
 import type { Node, Service } from '@switchyard/apis/types';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
 import { Reconciler, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
-import { assignOwners, membersOf, nextExpiry, serviceExternalIPs, type Assignment, type ExternalIPPoolView, type ExternalIPProblem, type LeaseView, type Member } from './ownership';
+import { assignOwners, endpointNodes, membersOf, nextExpiry, serviceExternalIPs, type Assignment, type EndpointSliceView, type ExternalIPPoolView, type ExternalIPProblem, type LeaseView, type Member } from './ownership';
 
 /** Where owned IPs are put on and taken off the node. */
 export interface ExternalIPSink {
@@ -52,6 +52,7 @@ export class ExternalIPController {
   private readonly pools = new Map<string, ExternalIPPoolView>();
   private readonly nodes = new Map<string, Node>();
   private readonly leases = new Map<string, LeaseView>();
+  private readonly slices = new Map<string, EndpointSliceView>();
   private readonly reconciler: Reconciler;
   private expiryTimer: TimerHandle | undefined;
   private stopped = false;
@@ -77,6 +78,8 @@ export class ExternalIPController {
   readonly onPoolEvent = (e: InformerEvent): void => this.follow(this.pools, e);
   readonly onNodeEvent = (e: InformerEvent): void => this.follow(this.nodes, e);
   readonly onLeaseEvent = (e: InformerEvent): void => this.follow(this.leases, e);
+  /** EndpointSlices: where `externalTrafficPolicy: Local` Services have endpoints. */
+  readonly onSliceEvent = (e: InformerEvent): void => this.follow(this.slices, e);
 
   private follow<T>(cache: Map<string, T>, e: InformerEvent): void {
     if (e.type === 'DELETED') cache.delete(keyOf(e.object));
@@ -113,7 +116,7 @@ export class ExternalIPController {
       return;
     }
     this.frozen = false;
-    const { ips, problems } = serviceExternalIPs([...this.services.values()]);
+    const { ips, problems } = serviceExternalIPs([...this.services.values()], endpointNodes(this.slices.values()));
     this.problems = problems;
     this.assignments = assignOwners(ips, this.pools, members, now);
     const mine = new Set(this.assignments.filter((a) => a.owner === this.o.nodeName).map((a) => a.ip));

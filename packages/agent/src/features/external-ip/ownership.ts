@@ -28,6 +28,31 @@ export interface ExternalIP {
   pool: string;
   /** `namespace/name` of each Service with this ingress IP, sorted. */
   services: string[];
+  /**
+   * With `externalTrafficPolicy: Local` (every Service of the IP): the nodes holding a ready
+   * endpoint of each of them, sorted (only they can answer, so the owner is chosen among them).
+   */
+  localNodes?: string[];
+}
+
+/** What this feature reads of a discovery.k8s.io/v1 EndpointSlice. */
+export interface EndpointSliceView {
+  metadata: { namespace?: string; labels?: Record<string, string> };
+  endpoints?: { nodeName?: string; conditions?: { ready?: boolean | null } }[] | null;
+}
+
+/** Nodes with a ready endpoint, by Service `namespace/name` (from the `kubernetes.io/service-name` label). */
+export function endpointNodes(slices: Iterable<EndpointSliceView>): Map<string, Set<string>> {
+  const out = new Map<string, Set<string>>();
+  for (const s of slices) {
+    const svc = s.metadata.labels?.['kubernetes.io/service-name'];
+    if (!svc) continue;
+    const key = `${s.metadata.namespace ?? 'default'}/${svc}`;
+    const set = out.get(key) ?? new Set<string>();
+    for (const e of s.endpoints ?? []) if ((e.conditions?.ready ?? true) && e.nodeName) set.add(e.nodeName);
+    out.set(key, set);
+  }
+  return out;
 }
 
 /** Something left out, named by object, field and value. */
@@ -47,13 +72,15 @@ const svcKey = (s: Service): string => `${s.metadata.namespace ?? 'default'}/${s
  * Service that names a pool in {@link POOL_ANNOTATION}. An ingress IP that is not IPv4, or one IP
  * claimed through two pools, is a problem naming the field; the rest still applies.
  */
-export function serviceExternalIPs(services: readonly Service[]): { ips: ExternalIP[]; problems: ExternalIPProblem[] } {
+export function serviceExternalIPs(services: readonly Service[], endpoints: ReadonlyMap<string, ReadonlySet<string>> = new Map()): { ips: ExternalIP[]; problems: ExternalIPProblem[] } {
   const byIp = new Map<string, ExternalIP>();
+  const local = new Map<string, boolean>();
   const problems: ExternalIPProblem[] = [];
   for (const s of [...services].sort((a, b) => svcKey(a).localeCompare(svcKey(b)))) {
     const pool = s.metadata.annotations?.[POOL_ANNOTATION];
     if (s.spec?.type !== 'LoadBalancer' || !pool) continue;
     const key = svcKey(s);
+    const isLocal = (s.spec as { externalTrafficPolicy?: string } | undefined)?.externalTrafficPolicy === 'Local';
     (s.status?.loadBalancer?.ingress ?? []).forEach((ing, i) => {
       if (ing.ip === undefined) return; // a hostname-only ingress is not ours to announce
       const field = `status.loadBalancer.ingress[${i}].ip`;
@@ -61,6 +88,7 @@ export function serviceExternalIPs(services: readonly Service[]): { ips: Externa
         problems.push({ object: `Service ${key}`, field, value: ing.ip, message: `${field} ${JSON.stringify(ing.ip)} is not an IPv4 address (IPv4 only so far)` });
         return;
       }
+      local.set(ing.ip, (local.get(ing.ip) ?? true) && isLocal);
       const seen = byIp.get(ing.ip);
       if (!seen) return void byIp.set(ing.ip, { ip: ing.ip, pool, services: [key] });
       if (seen.pool !== pool) {
@@ -69,6 +97,12 @@ export function serviceExternalIPs(services: readonly Service[]): { ips: Externa
       }
       if (!seen.services.includes(key)) seen.services.push(key);
     });
+  }
+  for (const e of byIp.values()) {
+    if (!local.get(e.ip)) continue;
+    // Nodes that can serve every Service of the IP locally.
+    const sets = e.services.map((k) => endpoints.get(k) ?? new Set<string>());
+    e.localNodes = [...(sets[0] ?? [])].filter((n) => sets.every((x) => x.has(n))).sort();
   }
   return { ips: [...byIp.values()].sort((a, b) => a.ip.localeCompare(b.ip, 'en', { numeric: true })), problems };
 }
@@ -145,7 +179,10 @@ export function assignOwners(ips: readonly ExternalIP[], pools: ReadonlyMap<stri
   return ips.map((e) => {
     const pool = pools.get(e.pool);
     if (!pool) return { ...e, owner: undefined, reason: `ExternalIPPool ${e.pool} does not exist` };
-    const owner = rendezvousOwner(e.ip, candidatesOf(pool, members, now));
+    const all = candidatesOf(pool, members, now);
+    // Local policy: among the nodes with a local endpoint when any can (else any candidate, as none could answer anyway).
+    const local = e.localNodes === undefined ? [] : all.filter((n) => e.localNodes!.includes(n));
+    const owner = rendezvousOwner(e.ip, local.length > 0 ? local : all);
     return owner !== undefined ? { ...e, owner } : { ...e, owner: undefined, reason: `no Ready node with a live agent matches ExternalIPPool ${e.pool}'s nodeSelector` };
   });
 }

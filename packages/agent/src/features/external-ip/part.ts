@@ -9,7 +9,7 @@ import type { Event } from '@switchyard/apis/types';
 import { Informer, type KubeClient } from '@switchyard/kube';
 import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../../context';
-import { NODES, SERVICES } from '../../kube-resources';
+import { ENDPOINT_SLICES, NODES, SERVICES } from '../../kube-resources';
 import type { NodeDatapath } from '../node/part';
 import { ProxyArpAnnouncer, readTaken, releaseProxyNeighbour, writeTaken } from './announcer';
 import { ExternalIPController, type ServiceExternalIPInfo } from './controller';
@@ -82,6 +82,7 @@ export class ServiceExternalIPPart implements Part {
       new Informer(this.kube, SERVICES, c.onServiceEvent, opts),
       new Informer(this.kube, EXTERNAL_IP_POOLS, c.onPoolEvent, opts),
       new Informer(this.kube, NODES, c.onNodeEvent, opts),
+      new Informer(this.kube, ENDPOINT_SLICES, c.onSliceEvent, opts),
       new Informer(this.kube, LEASES, c.onLeaseEvent, { ...opts, namespace: o.memberLeaseNamespace }),
     ];
     for (const i of this.informers) i.start();
