@@ -51,12 +51,15 @@ export async function startRrServer(netns: string): Promise<RrServer> {
   };
 }
 
-/** One run: transactions per second from `clientNs` to `ip`; errors make it fail (a blocked path is not a figure). */
-export async function rrOnce(clientNs: string, ip: string, mode: 'tcp_crr' | 'udp_rr'): Promise<number> {
+/**
+ * One run: transactions per second from `clientNs` to `ip` (on `port`: a Service's node port may
+ * differ from the server's); errors make it fail (a blocked path is not a figure).
+ */
+export async function rrOnce(clientNs: string, ip: string, mode: 'tcp_crr' | 'udp_rr', port = RR_PORT): Promise<number> {
   const bin = await rrBinary();
-  const r = await run(['ip', 'netns', 'exec', clientNs, bin, mode, ip, String(RR_PORT), String(RR_SECONDS), String(RR_PARALLEL)], { timeoutMs: (RR_SECONDS + 30) * 1000 });
+  const r = await run(['ip', 'netns', 'exec', clientNs, bin, mode, ip, String(port), String(RR_SECONDS), String(RR_PARALLEL)], { timeoutMs: (RR_SECONDS + 30) * 1000 });
   const [done, secs, errors] = r.stdout.trim().split(/\s+/).map(Number) as [number, number, number];
-  if (errors > done / 100) throw new Error(`${mode} ${clientNs} -> ${ip}: ${errors} failed transactions of ${done + errors}`);
+  if (errors > done / 100) throw new Error(`${mode} ${clientNs} -> ${ip}:${port}: ${errors} failed transactions of ${done + errors}`);
   return done / secs;
 }
 
