@@ -58,17 +58,18 @@ describe('host rules and routes', () => {
   ];
   it('one DNAT rule per node port and address range, to the NodePort DNAT address', () => {
     expect(nodePortRules(specs, [])).toEqual([
-      '*nat', `:${NODEPORT_CHAIN} - [0:0]`,
+      '*nat', `:${NODEPORT_CHAIN} - [0:0]`, ':SWITCHYARD-SVC-MASQ - [0:0]', '-A SWITCHYARD-SVC-MASQ -s 169.254.0.253/32 -j MASQUERADE',
       `-A ${NODEPORT_CHAIN} ! -d 127.0.0.0/8 -m addrtype --dst-type LOCAL -p udp -m udp --dport 30053 -j DNAT --to-destination 169.254.0.252`,
       `-A ${NODEPORT_CHAIN} ! -d 127.0.0.0/8 -m addrtype --dst-type LOCAL -p tcp -m tcp --dport 30080 -j DNAT --to-destination 169.254.0.252`,
       'COMMIT',
     ]);
-    expect(nodePortRules(specs, ['192.168.77.0/24', '10.0.0.0/8']).filter((l) => l.startsWith('-A'))).toHaveLength(4);
+    expect(nodePortRules(specs, ['192.168.77.0/24', '10.0.0.0/8']).filter((l) => l.startsWith('-A SWITCHYARD-NODEPORT'))).toHaveLength(4);
   });
   it('routes the DNAT address and each external address into the gateway', () => {
-    expect(serviceHostRoutes(specs, 'antrea-gw0', { proxyAll: true }).map((r) => r.dst)).toEqual(['169.254.0.252/32', '10.96.0.10/32', '192.168.77.200/32']);
+    expect(serviceHostRoutes(specs, 'antrea-gw0', { proxyAll: true }).map((r) => r.dst)).toEqual(['169.254.0.252/32', '169.254.0.253/32', '10.96.0.10/32', '192.168.77.200/32']);
     expect(serviceHostRoutes(specs, 'antrea-gw0')).toEqual([
       { dst: '169.254.0.252/32', dev: 'antrea-gw0' },
+      { dst: '169.254.0.253/32', dev: 'antrea-gw0' },
       { dst: '192.168.77.200/32', via: '169.254.0.253', dev: 'antrea-gw0', onlink: true },
     ]);
   });

@@ -82,3 +82,17 @@ describe('external Service traffic', () => {
     expect(lb.filter((l) => l.includes('load:0x1->NXM_NX_REG4[21]'))).toHaveLength(2);
   });
 });
+
+describe('from the host to an endpoint outside the pod network', () => {
+  it('goes back out by the gateway with its MAC, SNATed to the virtual Service IP and marked hairpin in both zones', () => {
+    const flows = compute([base]).flows;
+    expect(table(flows, 'L3Forwarding').find((l) => l.includes('priority=190,') && l.includes('reg0=0x200/0x200'))).toMatch(/set_field:02:00:00:00:00:01->eth_dst.*set_field:0x20\/0xf0->reg0/);
+    // FromGateway (2) and ToGateway (2 << 4), Service connections only; ahead of the external-address mark.
+    const mark = table(flows, 'SNATMark').find((l) => l.includes('reg0=0x22/0xff'))!;
+    expect(mark).toMatch(/priority=201,.*ct_mark=0x10\/0x10/);
+    expect(mark).toContain('set_field:0x40/0x40->ct_mark');
+    const snat = table(flows, 'SNAT').find((l) => l.includes('reg0=0x22/0xff'))!;
+    expect(snat).toContain(`nat(src=${VIRTUAL_SERVICE_IP})`);
+    expect(snat).toContain('set_field:0x40/0x40->ct_mark');
+  });
+});

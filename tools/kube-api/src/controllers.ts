@@ -105,6 +105,51 @@ export class ClusterControllers {
     }
   }
 
+  /**
+   * The address the API server advertises (kube-apiserver's --advertise-address): the `kubernetes`
+   * Service's target port, its Endpoints, and an EndpointSlice for it, so a Service proxy sends
+   * `kubernetes.default` there. Without one the server's own listening address is in the Endpoints
+   * and no EndpointSlice is written (a loopback address means nothing to pods).
+   */
+  advertise(address: { ip: string; port: number }): void {
+    this.advertised = address;
+    this.reconcileKubernetesService();
+  }
+
+  private advertised: { ip: string; port: number } | undefined;
+
+  /** The `kubernetes` Service, its Endpoints and (when advertised) its EndpointSlice. */
+  private reconcileKubernetesService(): void {
+    const self = this.advertised ?? this.opts.selfAddress;
+    const svc = this.t('', 'services');
+    const ports = [{ name: 'https', port: 443, protocol: 'TCP', targetPort: self.port }];
+    const cur = this.api.tryGet(svc, 'default', 'kubernetes');
+    if (!cur) {
+      this.api.create(svc, 'default', {
+        metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
+        spec: { clusterIP: this.clusterIPs.first, ports },
+      });
+    } else if (JSON.stringify((cur.spec as { ports?: unknown } | undefined)?.ports) !== JSON.stringify(ports)) {
+      this.api.update(svc, 'default', 'kubernetes', { ...cur, spec: { ...(cur.spec as object), ports } });
+    }
+    const ep = this.t('', 'endpoints');
+    const subsets = [{ addresses: [{ ip: self.ip }], ports: [{ name: 'https', port: self.port, protocol: 'TCP' }] }];
+    const curEp = this.api.tryGet(ep, 'default', 'kubernetes');
+    if (!curEp) this.api.create(ep, 'default', { metadata: { name: 'kubernetes', namespace: 'default' }, subsets });
+    else this.api.update(ep, 'default', 'kubernetes', { ...curEp, subsets });
+    if (!this.advertised) return;
+    const sliceType = this.t('discovery.k8s.io', 'endpointslices');
+    const slice = {
+      metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes', 'endpointslice.kubernetes.io/managed-by': 'kube-apiserver' } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: [self.ip], conditions: { ready: true, serving: true, terminating: false } }],
+      ports: [{ name: 'https', port: self.port, protocol: 'TCP' }],
+    };
+    const curSlice = this.api.tryGet(sliceType, 'default', 'kubernetes');
+    if (!curSlice) this.api.create(sliceType, 'default', slice);
+    else this.api.update(sliceType, 'default', 'kubernetes', { ...curSlice, ...slice, metadata: { ...curSlice.metadata, labels: slice.metadata.labels } });
+  }
+
   /** Create the objects every cluster starts with. Idempotent (restarts with a data dir). */
   bootstrap(): void {
     const ns = this.t('', 'namespaces');
@@ -135,18 +180,7 @@ export class ClusterControllers {
         });
       }
     }
-    const svc = this.t('', 'services');
-    if (!this.api.tryGet(svc, 'default', 'kubernetes')) {
-      this.api.create(svc, 'default', {
-        metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
-        spec: { clusterIP: this.clusterIPs.first, ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: this.opts.selfAddress.port }] },
-      });
-    }
-    const ep = this.t('', 'endpoints');
-    const subsets = [{ addresses: [{ ip: this.opts.selfAddress.ip }], ports: [{ name: 'https', port: this.opts.selfAddress.port, protocol: 'TCP' }] }];
-    const cur = this.api.tryGet(ep, 'default', 'kubernetes');
-    if (!cur) this.api.create(ep, 'default', { metadata: { name: 'kubernetes', namespace: 'default' }, subsets });
-    else this.api.update(ep, 'default', 'kubernetes', { ...cur, subsets });
+    this.reconcileKubernetesService();
     // What servers the API server proxies to read to authenticate it (as kube-apiserver publishes
     // it): the client CA, and the front-proxy CA and header names of relayed requests.
     if (this.opts.caPem) {

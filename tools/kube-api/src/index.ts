@@ -99,6 +99,12 @@ export interface KubeApiServer {
    * @throws KubeApiError NotFound for a kind the server does not serve
    */
   createObjects(objects: readonly KubeObject[]): number;
+  /**
+   * Advertise the API server at `address` (kube-apiserver's --advertise-address): the `kubernetes`
+   * Service's Endpoints and EndpointSlice point there, so Service proxies send `kubernetes.default`
+   * to it. The caller makes that address reach this server.
+   */
+  advertise(address: { ip: string; port: number }): void;
   /** Stop listening, end watches, flush the data directory. */
   stop(): Promise<void>;
 }
@@ -180,6 +186,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     kubeconfigPath,
     writeKubeconfig,
     createObjects: (objects) => createObjects(api, objects),
+    advertise: (address) => controllers.advertise(address),
     createServiceAccountToken(namespace, serviceAccount, expirationSeconds) {
       const saType = api.type('', 'serviceaccounts');
       const sa = api.tryGet(saType, namespace, serviceAccount) ?? api.create(saType, namespace, { metadata: { name: serviceAccount, namespace } });

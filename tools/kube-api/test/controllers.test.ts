@@ -29,6 +29,18 @@ describe('bootstrap', () => {
     const ep = await c.get<{ subsets: { addresses: { ip: string }[]; ports: { port: number }[] }[] }>('/api/v1/namespaces/default/endpoints/kubernetes');
     expect(ep.body.subsets[0]?.addresses[0]?.ip).toBe('127.0.0.1');
     expect(ep.body.subsets[0]?.ports[0]?.port).toBe(server.port);
+    // No advertised address yet: no EndpointSlice (a loopback address means nothing to pods).
+    expect((await c.get('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes')).status).toBe(404);
+  });
+
+  it('an advertised address goes into the kubernetes Service target port, its Endpoints and an EndpointSlice', async () => {
+    server.advertise({ ip: '192.0.2.10', port: 6443 });
+    const svc = await c.get<Obj>('/api/v1/namespaces/default/services/kubernetes');
+    expect(svc.body.spec.ports).toEqual([{ name: 'https', port: 443, protocol: 'TCP', targetPort: 6443 }]);
+    const ep = await c.get<{ subsets: { addresses: { ip: string }[]; ports: { port: number }[] }[] }>('/api/v1/namespaces/default/endpoints/kubernetes');
+    expect([ep.body.subsets[0]?.addresses[0]?.ip, ep.body.subsets[0]?.ports[0]?.port]).toEqual(['192.0.2.10', 6443]);
+    const slice = await c.get<{ metadata: { labels: Record<string, string> }; endpoints: { addresses: string[] }[]; ports: { port: number }[] }>('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes');
+    expect([slice.body.metadata.labels['kubernetes.io/service-name'], slice.body.endpoints[0]?.addresses, slice.body.ports[0]?.port]).toEqual(['kubernetes', ['192.0.2.10'], 6443]);
   });
 });
 
@@ -195,8 +207,9 @@ describe('EndpointSlice mirroring', () => {
     // Once a later mirror is in, the earlier one would be too.
     await c.eventually(async () => (await slicesOf('probe')).length === 1, 'probe mirrored');
     expect(await slicesOf('skipped')).toEqual([]);
-    const k = await c.get<{ items: unknown[] }>('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dkubernetes');
-    expect(k.body.items).toEqual([]);
+    // The API server's own (once it advertises an address) is written by it, not mirrored.
+    const k = await c.get<{ items: { metadata: { labels: Record<string, string> } }[] }>('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices?labelSelector=kubernetes.io%2Fservice-name%3Dkubernetes');
+    expect(k.body.items.map((x) => x.metadata.labels['endpointslice.kubernetes.io/managed-by']).filter((m) => m !== 'kube-apiserver')).toEqual([]);
   });
 });
 

@@ -15,7 +15,7 @@ import { Testbed, processRef, run, waitFor, type OvsInstance } from '@switchyard
 import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/kube-api';
 import { loadCrds } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
-import { createServer } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, LabError, planNodes, type LabEncryption, type LabMode, type NodeLayout, type NodePlan } from './plan';
 import { Kubelet, type LabNodeRuntime } from './kubelet';
 import type { Phase } from './progress';
@@ -268,6 +268,43 @@ async function makeFabric(tb: Testbed): Promise<{ name: string }> {
   return { name: fabric.name };
 }
 
+/** The port the API server is reached at on the fabric host (what the `kubernetes` Service's endpoint is). */
+export const FABRIC_API_PORT = 6443;
+
+/** Pipes two sockets into each other; either closing or failing ends both. */
+function splice(a: Socket, b: Socket): void {
+  a.pipe(b).pipe(a);
+  a.on('error', () => b.destroy());
+  b.on('error', () => a.destroy());
+}
+
+/** What runs in the fabric netns: each connection to ip:port is piped to the supervisor's unix socket (a path works across namespaces). */
+const FABRIC_API_RELAY = [
+  "const net = require('net');",
+  'net.createServer((c) => { const u = net.connect(process.argv[3]); c.pipe(u).pipe(c); c.on("error", () => u.destroy()); u.on("error", () => c.destroy()); })',
+  '  .listen(Number(process.argv[2]), process.argv[1]);',
+  'process.on("SIGTERM", () => process.exit(0));',
+].join('\n');
+
+/**
+ * Makes the API server reachable from the fabric at the fabric host's address (as a real cluster's
+ * API server is on the node network) and advertises it there, so the `kubernetes` Service proxies
+ * to it: a relay process in the fabric netns, then a unix socket in the lab directory, then the API
+ * server on loopback. Returns the unix-socket server (closed at stop); the relay is in `children`.
+ */
+async function exposeApiOnFabric(api: KubeApiServer, fabricNetns: string, labDir: string, children: ChildProcess[]): Promise<Server> {
+  const sock = join(labDir, 'api-relay.sock');
+  rmSync(sock, { force: true });
+  const relay = createServer((c) => splice(c, connect(api.port, '127.0.0.1')));
+  await new Promise<void>((res, rej) => relay.once('error', rej).listen(sock, () => res()));
+  const ip = `${FABRIC_PREFIX}.${FABRIC_GATEWAY_HOST}`;
+  const child = spawn('ip', ['netns', 'exec', fabricNetns, process.execPath, '-e', FABRIC_API_RELAY, ip, String(FABRIC_API_PORT), sock], { stdio: 'ignore' });
+  children.push(child);
+  await waitFor('the API relay on the fabric', async () => (await run(['ip', 'netns', 'exec', fabricNetns, 'nc', '-z', '-w', '1', ip, String(FABRIC_API_PORT)], { allowFailure: true })).code === 0, { timeoutMs: 10_000, intervalMs: 50 });
+  api.advertise({ ip, port: FABRIC_API_PORT });
+  return relay;
+}
+
 /** br-phy's node IP and the route to the other fabric subnet (hybrid's second half) through the fabric router. */
 function brPhyAddressing(plan: NodePlan): string[][] {
   return [
@@ -283,6 +320,8 @@ export class Lab {
   labDir = '';
   /** Set by stop(): exited processes are not started again. */
   stopping = false;
+  /** The API server's relay from the fabric (closed at stop). */
+  apiRelay: Server | undefined;
   private constructor(
     readonly tb: Testbed,
     readonly api: KubeApiServer,
@@ -322,6 +361,8 @@ export class Lab {
       // Underlay: a Linux bridge in a fabric netns; each node's veth ends on it (another cluster's
       // fabric when this lab is one cluster of several).
       const fabric = opts.cluster?.fabricNetns !== undefined ? { name: opts.cluster.fabricNetns } : await makeFabric(tb);
+      // One API server per fabric at its host address: a cluster sharing another's fabric keeps loopback.
+      const apiRelay = opts.cluster?.fabricNetns === undefined ? await exposeApiOnFabric(api, fabric.name, opts.labDir, children) : undefined;
 
       const state: LabState = { pid: process.pid, pidStart: processRef(process.pid)?.start ?? '', kubeconfig, apiUrl: api.url, controllerPort, mode, encryption: opts.encryption ?? 'none', fabricNetns: fabric.name, nodes: [] };
       if (controller) {
@@ -332,6 +373,7 @@ export class Lab {
       const gated = opts.featureGates ? { ...ac, featureGates: { ...(ac['featureGates'] as Record<string, boolean> | undefined), ...opts.featureGates } } : ac;
       const agentConfig = opts.proxyAll ? { ...gated, antreaProxy: { ...(gated['antreaProxy'] as Record<string, unknown> | undefined), proxyAll: true } } : gated;
       const lab = new Lab(tb, api, kube, state, children, agentConfig);
+      lab.apiRelay = apiRelay;
       controller?.supervise(
         () => lab.stopping,
         () => {
@@ -463,6 +505,7 @@ export class Lab {
     mark('processes stopped');
     // WireGuard devices outlive their agents; removed by the agents' records before the netns go.
     if (this.state.encryption === 'wireGuard') for (const n of this.state.nodes) await removeWireGuardDevice(n.netns, join(dirname(n.apiSocket), 'data'));
+    this.apiRelay?.close();
     await this.api.stop().catch(() => undefined);
     await this.tb.cleanup();
     mark('namespaces and interfaces removed');

@@ -6,7 +6,7 @@
 // processes reach a ClusterIP and node ports through OVS; 200 long-lived connections through a
 // ClusterIP survive its backends scaling from 3 to 5 and back.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -117,6 +117,19 @@ describe('Services from outside the cluster', () => {
     expect([...seen].sort()).toEqual(['echo1', 'echo2']);
     expect(await fromNode('node1', nodeIP('node1'), 30090)).toMatch(/^echo[12] /);
     expect(await fromNode('node1', nodeIP('node2'), 30090)).toMatch(/^echo[12] /);
+  });
+
+  it('kube-proxy replacement: the node\'s own processes and pods reach the API server through the kubernetes Service\'s ClusterIP', async () => {
+    const k8s = await kube.request<{ spec: { clusterIP: string } }>('GET', '/api/v1/namespaces/default/services/kubernetes');
+    const token = /token:\s*(\S+)/.exec(readFileSync(st.kubeconfig, 'utf8'))![1]!;
+    const version = async (netns: string): Promise<string> => {
+      const r = await run(['ip', 'netns', 'exec', netns, 'curl', '-sk', '-m', '5', '-H', `Authorization: Bearer ${token}`, `https://${k8s.spec.clusterIP}/version`], { allowFailure: true, timeoutMs: 10_000 });
+      return r.code === 0 ? (JSON.parse(r.stdout) as { gitVersion?: string }).gitVersion ?? '' : `curl exit ${r.code}`;
+    };
+    const podNetns = (await kube.request<PodView>('GET', '/api/v1/namespaces/default/pods/echo1')).metadata.annotations![NETNS_ANNOTATION]!;
+    for (const netns of [st.nodes.find((n) => n.name === 'node1')!.netns, st.nodes.find((n) => n.name === 'node2')!.netns, podNetns]) {
+      expect(await version(netns)).toMatch(/^v1\.\d+/);
+    }
   });
 
   it('externalTrafficPolicy Local: each node sends to its own backend only, which sees the client address', async () => {

@@ -7,7 +7,7 @@ import type { Action, Flow, Match } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from '../cookie';
 import {
   CONTROLLER_ID, CT_ZONE, ConnSNATCTMark, EndpointIPField, EndpointPortField, EpSelectedRegMark, EpToLearnRegMark,
-  EpToSelectRegMark, EpUnionField, FromGatewayRegMark, FromPodRegMark, ToTunnelRegMark, HairpinCTMark, PACKETIN_CATEGORY, PRIORITY, PROTO_SCTP, PROTO_TCP,
+  EpToSelectRegMark, EpUnionField, FromGatewayRegMark, FromPodRegMark, ToGatewayRegMark, ToTunnelRegMark, HairpinCTMark, PACKETIN_CATEGORY, PRIORITY, PROTO_SCTP, PROTO_TCP,
   PROTO_UDP, PktSourceField, RewriteMACRegMark, SNAT_CT_ZONE, ServiceCTMark, ServiceEPStateField, ServiceGroupIDField,
   SvcNoEpRegMark, ToExternalAddressRegMark, ToNodePortAddressRegMark, type RegMark, loadCtMark, loadField, loadMarks, matchCtMarks,
   matchField, matchMarks,
@@ -18,7 +18,7 @@ import type { Group } from '../format';
 import type { Feature } from '../feature';
 import { defineKind } from '../objects';
 import { podKind } from './pod';
-import { IP, flow, goto, ipv4ToInt, resubmit } from './common';
+import { IP, flow, goto, ipv4ToInt, resubmit, setEthDst, setEthSrc } from './common';
 
 /** Service ports, by group id; found by their Service `<namespace>/<name>` (index `serviceRef`). */
 export const serviceKind = defineKind({
@@ -29,7 +29,7 @@ export const serviceKind = defineKind({
 
 /** Tables Service LB needs. */
 export function serviceTables(): TableName[] {
-  return ['UnSNAT', 'PreRoutingClassifier', 'NodePortMark', 'SessionAffinity', 'ServiceLB', 'EndpointDNAT', 'SNATMark', 'SNAT'];
+  return ['UnSNAT', 'PreRoutingClassifier', 'NodePortMark', 'SessionAffinity', 'ServiceLB', 'EndpointDNAT', 'L3Forwarding', 'L3DecTTL', 'SNATMark', 'SNAT'];
 }
 
 const proto = (s: ServicePortSpec): number => (s.protocol === 'TCP' ? PROTO_TCP : s.protocol === 'UDP' ? PROTO_UDP : PROTO_SCTP);
@@ -56,6 +56,17 @@ export function serviceBaseFlows(p: Pipeline, cfg: NodeConfig, controllerId = CO
     // reply is sent back to the gateway.
     flow(p.id('SNATMark'), PRIORITY.normal, { ...NEW, ...IP, ...matchMarks(FromGatewayRegMark, ToExternalAddressRegMark) }, [
       { type: 'ct', commit: true, table: p.id('SNAT'), zone: CT_ZONE, exec: [loadCtMark(ConnSNATCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
+    ], c),
+    // From the host to an endpoint outside the pod network (through a ClusterIP or node port, e.g. the
+    // API server behind `kubernetes`): back out by the gateway, with the gateway's MAC, and SNATed to
+    // the virtual Service IP (the host would drop its own address coming in; it masquerades this one).
+    flow(p.id('L3Forwarding'), PRIORITY.low, { ...IP, ...matchMarks(RewriteMACRegMark) }, [setEthSrc(cfg.gateway.mac), setEthDst(cfg.gateway.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c),
+    // It leaves by the port it came in on: hairpin (Output sends those to IN_PORT), in both zones.
+    flow(p.id('SNATMark'), PRIORITY.normal + 1, { ...NEW, ...IP, ...matchCtMarks(ServiceCTMark), ...matchMarks(FromGatewayRegMark, ToGatewayRegMark) }, [
+      { type: 'ct', commit: true, table: p.id('SNAT'), zone: CT_ZONE, exec: [loadCtMark(ConnSNATCTMark), loadCtMark(HairpinCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
+    ], c),
+    flow(p.id('SNAT'), PRIORITY.normal + 1, { ...NEW, ...matchCtMarks(ConnSNATCTMark), ...IP, ...matchMarks(FromGatewayRegMark, ToGatewayRegMark) }, [
+      { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: { kind: 'src', ipMin: virtualIP }, exec: [loadCtMark(ServiceCTMark), loadCtMark(ConnSNATCTMark), loadCtMark(HairpinCTMark)] },
     ], c),
     // To a remote endpoint: the gateway IP (a pod CIDR address, routed back here by every node);
     // to a local one: the virtual Service IP (never a host connection's own address).

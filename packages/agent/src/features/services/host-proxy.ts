@@ -20,6 +20,8 @@ import type { HealthCheckPort } from './services';
 
 /** nat chain of the node port DNAT rules (jumped to from PREROUTING). */
 export const NODEPORT_CHAIN = 'SWITCHYARD-NODEPORT';
+/** nat chain masquerading what OVS SNATed to the virtual Service IP on its way out of the node (jumped to from POSTROUTING). */
+export const SERVICE_MASQ_CHAIN = 'SWITCHYARD-SVC-MASQ';
 /** MAC of the virtual addresses' permanent neighbour entries on the gateway (OVS rewrites it). */
 export const SERVICE_VIRTUAL_MAC = 'aa:bb:cc:dd:ee:ff';
 
@@ -31,7 +33,7 @@ export function nodePortRules(specs: readonly ServicePortSpec[], nodePortAddress
   const ports = new Map<string, { protocol: string; port: number }>();
   for (const s of specs) if (s.nodePort !== undefined) ports.set(`${s.protocol}/${s.nodePort}`, { protocol: s.protocol.toLowerCase(), port: s.nodePort });
   const dsts = nodePortAddresses.length > 0 ? nodePortAddresses.map((c) => `-d ${c}`) : ['! -d 127.0.0.0/8'];
-  const rules = ['*nat', `:${NODEPORT_CHAIN} - [0:0]`];
+  const rules = ['*nat', `:${NODEPORT_CHAIN} - [0:0]`, `:${SERVICE_MASQ_CHAIN} - [0:0]`, `-A ${SERVICE_MASQ_CHAIN} -s ${VIRTUAL_SERVICE_IP}/32 -j MASQUERADE`];
   for (const { protocol, port } of [...ports.values()].sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol))) {
     for (const d of dsts) {
       rules.push(`-A ${NODEPORT_CHAIN} ${d} -m addrtype --dst-type LOCAL -p ${protocol} -m ${protocol} --dport ${port} -j DNAT --to-destination ${dnatIP}`);
@@ -53,6 +55,8 @@ export function serviceHostRoutes(specs: readonly ServicePortSpec[], gatewayName
   if (o.proxyAll) for (const s of specs) external.add(s.clusterIP);
   return [
     { dst: `${dnatIP}/32`, dev: gatewayName },
+    // Replies to what OVS SNATed to the virtual Service IP (host -> Service -> outside), after the host's unmasquerade.
+    { dst: `${virtualIP}/32`, dev: gatewayName },
     ...[...external].sort().map((a) => ({ dst: `${a}/32`, via: virtualIP, dev: gatewayName, onlink: true })),
   ];
 }
@@ -146,7 +150,8 @@ export class ServiceHostNetwork {
     // The permanent neighbours let the host send to the virtual addresses without ARP (OVS answers none).
     await this.o.ops.runInNode(
       'ip neigh replace "$1" lladdr "$3" dev "$4" nud permanent && ip neigh replace "$2" lladdr "$3" dev "$4" nud permanent && ' +
-        `iptables-restore -w --noflush && ${jump('PREROUTING')} && ${output}`,
+        `iptables-restore -w --noflush && ${jump('PREROUTING')} && ${output} && ` +
+        `{ iptables -w -t nat -C POSTROUTING -j ${SERVICE_MASQ_CHAIN} 2>/dev/null || iptables -w -t nat -A POSTROUTING -j ${SERVICE_MASQ_CHAIN}; }`,
       [VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_SERVICE_IP, SERVICE_VIRTUAL_MAC, gw],
       `${rules}\n`,
     );

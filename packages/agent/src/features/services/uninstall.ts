@@ -1,7 +1,7 @@
 /** What `switchyard-agent --uninstall` removes of the Services part: the node port chain and its jump, the routes into OVS, the virtual neighbours. */
 import { NodeNetwork, SERVICE_ROUTE_PROTO } from '../../netops';
 import type { UninstallTarget } from '../uninstall-target';
-import { NODEPORT_CHAIN } from './host-proxy';
+import { NODEPORT_CHAIN, SERVICE_MASQ_CHAIN } from './host-proxy';
 import { VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_SERVICE_IP } from '@switchyard/openflow-pipeline';
 
 export async function uninstall(t: UninstallTarget): Promise<void> {
@@ -10,6 +10,7 @@ export async function uninstall(t: UninstallTarget): Promise<void> {
     await net.syncRoutes([], SERVICE_ROUTE_PROTO);
     await net.runInNode(
       `iptables -w -t nat -D PREROUTING -j ${NODEPORT_CHAIN} 2>/dev/null; iptables -w -t nat -D OUTPUT -j ${NODEPORT_CHAIN} 2>/dev/null; iptables -w -t nat -F ${NODEPORT_CHAIN} 2>/dev/null; iptables -w -t nat -X ${NODEPORT_CHAIN} 2>/dev/null; ` +
+        `iptables -w -t nat -D POSTROUTING -j ${SERVICE_MASQ_CHAIN} 2>/dev/null; iptables -w -t nat -F ${SERVICE_MASQ_CHAIN} 2>/dev/null; iptables -w -t nat -X ${SERVICE_MASQ_CHAIN} 2>/dev/null; ` +
         'ip neigh del "$1" dev "$3" 2>/dev/null; ip neigh del "$2" dev "$3" 2>/dev/null; true',
       [VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_SERVICE_IP, t.hostGateway],
     );
