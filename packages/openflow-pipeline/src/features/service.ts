@@ -18,7 +18,7 @@ import type { Group } from '../format';
 import type { Feature } from '../feature';
 import { defineKind } from '../objects';
 import { podKind } from './pod';
-import { IP, flow, goto, ipv4ToInt, resubmit, setEthDst, setEthSrc } from './common';
+import { IP, flow, goto, ipv4ToInt, resubmit, setEthDst } from './common';
 
 /** Service ports, by group id; found by their Service `<namespace>/<name>` (index `serviceRef`). */
 export const serviceKind = defineKind({
@@ -60,7 +60,7 @@ export function serviceBaseFlows(p: Pipeline, cfg: NodeConfig, controllerId = CO
     // From the host to an endpoint outside the pod network (through a ClusterIP or node port, e.g. the
     // API server behind `kubernetes`): back out by the gateway, with the gateway's MAC, and SNATed to
     // the virtual Service IP (the host would drop its own address coming in; it masquerades this one).
-    flow(p.id('L3Forwarding'), PRIORITY.low, { ...IP, ...matchMarks(RewriteMACRegMark) }, [setEthSrc(cfg.gateway.mac), setEthDst(cfg.gateway.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c),
+    flow(p.id('L3Forwarding'), PRIORITY.low, { ...IP, ...matchMarks(RewriteMACRegMark) }, [setEthDst(cfg.gateway.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c),
     // It leaves by the port it came in on: hairpin (Output sends those to IN_PORT), in both zones.
     flow(p.id('SNATMark'), PRIORITY.normal + 1, { ...NEW, ...IP, ...matchCtMarks(ServiceCTMark), ...matchMarks(FromGatewayRegMark, ToGatewayRegMark) }, [
       { type: 'ct', commit: true, table: p.id('SNAT'), zone: CT_ZONE, exec: [loadCtMark(ConnSNATCTMark), loadCtMark(HairpinCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
