@@ -21,7 +21,11 @@ export interface ReconcilerOptions {
 /** The default retry policy of {@link Reconciler}. */
 export const RECONCILE_RETRY: BackoffPolicy = { initialMs: 500, maxMs: 10_000, jitter: { below: 0.2 } };
 
-/** Runs `apply` whenever {@link schedule} is called, coalescing bursts and retrying failures. */
+/**
+ * Runs `apply` whenever {@link schedule} is called, coalescing bursts and retrying failures. The
+ * first apply of a burst starts after the current synchronous run: events handed over in one loop
+ * (an informer's initial list) are all seen by one apply, never the first of them alone.
+ */
 export class Reconciler {
   private running: Promise<void> | undefined;
   private dirty = false;
@@ -71,6 +75,8 @@ export class Reconciler {
   }
 
   private async loop(): Promise<void> {
+    // Let the rest of a synchronous burst of schedule() calls land first.
+    await Promise.resolve();
     while (this.dirty && !this.stopped) {
       this.dirty = false;
       try {

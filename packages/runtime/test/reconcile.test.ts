@@ -10,14 +10,18 @@ function gatedApply() {
 const turn = () => new Promise((r) => setImmediate(r));
 
 describe('Reconciler', () => {
-  it('coalesces a burst of changes behind the running apply into one more apply', async () => {
+  it('coalesces a synchronous burst into one apply, and a burst behind the running apply into one more', async () => {
     const { apply, calls } = gatedApply();
     const r = new Reconciler(apply, { clock: new ManualClock() });
     r.schedule();
+    // The burst's first apply has not started yet: it sees every change of the burst (an informer's list).
+    expect(calls).toHaveLength(0);
     r.schedule();
     r.schedule();
     await turn();
     expect(calls).toHaveLength(1);
+    r.schedule();
+    r.schedule();
     calls[0]!.resolve();
     await turn();
     expect(calls).toHaveLength(2); // the two later changes: one apply
