@@ -138,6 +138,24 @@ describe('Services from outside the cluster', () => {
     expect(new Set(await answers(nodeIP('node2'), 30091, 6))).toEqual(new Set([`echo2 ${fabricHost}`]));
   });
 
+  it('internalTrafficPolicy Local: a pod reaches only the endpoints on its own node through the ClusterIP', async () => {
+    const svc = await kube.request<{ spec: { clusterIP: string } }>('POST', '/api/v1/namespaces/default/services', service('itp', { internalTrafficPolicy: 'Local', ports: [{ port: ECHO_PORT, targetPort: ECHO_PORT }] }));
+    const netnsOfPod = async (name: string): Promise<string> => (await kube.request<PodView>('GET', `/api/v1/namespaces/default/pods/${name}`)).metadata.annotations![NETNS_ANNOTATION]!;
+    const through = async (pod: string): Promise<string[]> => {
+      const netns = await netnsOfPod(pod);
+      const out: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const r = await run(['ip', 'netns', 'exec', netns, 'socat', '-T2', '-', `TCP:${svc.spec.clusterIP}:${ECHO_PORT},connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+        out.push(r.stdout.trim().split(' ')[0] ?? '');
+      }
+      return out;
+    };
+    await waitFor('the itp Service answers', async () => (await through('echo1'))[0] !== '', { timeoutMs: 30_000, intervalMs: 300 });
+    // Without the Local policy, 8 connections would reach the other node's backend with probability 1 - 2^-8.
+    expect(new Set(await through('echo1'))).toEqual(new Set(['echo1']));
+    expect(new Set(await through('echo2'))).toEqual(new Set(['echo2']));
+  });
+
   it('the health-check node port answers 200 with the local endpoint count, then 503 and no answer on the node that lost its backend', async () => {
     const svc = await kube.request<{ spec: { healthCheckNodePort?: number } }>('GET', '/api/v1/namespaces/default/services/local');
     const hc = svc.spec.healthCheckNodePort!;
