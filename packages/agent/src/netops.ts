@@ -40,8 +40,12 @@ const NSFS_MAGIC = 0x6e736673;
 
 /** Protocol number marking the host routes this agent owns (`ip route ... proto 77`). */
 export const ROUTE_PROTO = 77;
-/** Protocol number marking the host routes the Services part owns (node port DNAT address, external IPs). */
-export const SERVICE_ROUTE_PROTO = 78;
+/**
+ * Protocol number marking the host routes the Services part owns (node port DNAT address, external
+ * IPs). Each owner of host routes has its own number, as each sync deletes the routes of its number
+ * it does not want: 77 {@link ROUTE_PROTO}, 78 the Multi-cluster gateway's (MC_ROUTE_PROTO), 79 this.
+ */
+export const SERVICE_ROUTE_PROTO = 79;
 /** nat chain holding the pod -> external MASQUERADE rule. */
 export const MASQ_CHAIN = 'SWITCHYARD-POSTROUTING';
 // cli.ts (--uninstall) imports the Multi-cluster gateway's device name from here.

@@ -150,3 +150,11 @@ describe('topology hints', () => {
     expect(ips(web({ 'service.kubernetes.io/topology-mode': 'Auto' }), slice, 'c')).toEqual(all);
   });
 });
+
+describe('host route protocols', () => {
+  it('each owner of host routes has its own protocol number (each sync deletes the routes of its number it does not want)', async () => {
+    const { ROUTE_PROTO, SERVICE_ROUTE_PROTO } = await import('../src/netops');
+    const { MC_ROUTE_PROTO } = await import('../src/features/multicluster/host-routes');
+    expect(new Set([ROUTE_PROTO, SERVICE_ROUTE_PROTO, MC_ROUTE_PROTO]).size).toBe(3);
+  });
+});
