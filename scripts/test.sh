@@ -79,7 +79,7 @@ if [ -z "$failed_stage" ]; then
   rest=$(echo "$projects" | grep -vx '@switchyard/lab' || true)
   # The lab's files are the longest suites: most run in lane 1; these (by path) run in lane 2 after
   # the other packages' suites, so the lanes end together. Every lab file runs in exactly one lane.
-  lab_lane2='test-integration/(modes|services|loadbalancer|traceflow)[.]test[.]ts$'
+  lab_lane2='test-integration/(modes|services|loadbalancer)[.]test[.]ts$'
   t0=$SECONDS
   printf '::: [%5s s] integration suites\n' "$SECONDS"
   # shellcheck disable=SC2086 # word splitting of the project list is intended
