@@ -7,6 +7,7 @@
 // IPC; 500 changes, each a real one, after 50 warm-up). `BENCH_SCALE=0.1 npm run bench` scales it down.
 import { fork, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import https from 'node:https';
 import { Session } from 'node:inspector/promises';
@@ -78,12 +79,14 @@ async function main(): Promise<void> {
   const cpu = process.cpuUsage(cpu0);
   if (profiler) await stopProfile(profiler, process.env.BENCH_CPU_PROFILE as string);
   const syncCpuMs = (cpu.user + cpu.system) / 1000;
+  const load = loadavg().map((x) => +x.toFixed(2));
   const bytes = [...watchers.bytes].sort((a, b) => a - b);
   const policiesPerNode = [...watchers.policies].sort((a, b) => a - b);
   global.gc?.();
   const rssServing = process.memoryUsage().rss;
   const rssPeak = process.resourceUsage().maxRSS * 1024; // high-water mark so far (load and sync)
-  console.log(`initial sync of ${NODES} watchers (${WORKERS > 0 ? `${WORKERS} worker processes` : 'in this process'}): ${Math.round(syncMs)} ms, controller CPU ${Math.round(syncCpuMs)} ms; bytes/node p50 ${pct(bytes, 0.5)} max ${bytes.at(-1)}; controller RSS ${mb(rssServing)} MB, peak ${mb(rssPeak)} MB (${memory()})`);
+  const clientsCpu = watchers.clientsCpuMs === undefined ? '' : `, clients' CPU ${Math.round(watchers.clientsCpuMs)} ms`;
+  console.log(`initial sync of ${NODES} watchers (${WORKERS > 0 ? `${WORKERS} worker processes` : 'in this process'}): ${Math.round(syncMs)} ms, controller CPU ${Math.round(syncCpuMs)} ms${clientsCpu} (load average ${load.join(' ')}); bytes/node p50 ${pct(bytes, 0.5)} max ${bytes.at(-1)}; controller RSS ${mb(rssServing)} MB, peak ${mb(rssPeak)} MB (${memory()})`);
 
   // Pod label change: p0 of a namespace flips between app=a0 (applied-to of np0) and app=a1 (a peer
   // of np0, applied-to of np1), so every change moves it between groups. Namespaces are visited
@@ -124,6 +127,9 @@ async function main(): Promise<void> {
     loadMs: Math.round(loadMs),
     initialSyncAllWatchersMs: Math.round(syncMs),
     initialSyncControllerCpuMs: Math.round(syncCpuMs),
+    /** CPU of the worker processes from their `open` to their `synced` (TLS, HTTP, decoding): the other share of the two cores. */
+    ...(watchers.clientsCpuMs === undefined ? {} : { initialSyncClientsCpuMs: Math.round(watchers.clientsCpuMs) }),
+    loadAverageAtSync: load,
     bytesPerNode: { p50: pct(bytes, 0.5), max: bytes.at(-1) },
     policiesPerNode: { p50: pct(policiesPerNode, 0.5), max: policiesPerNode.at(-1) },
     rssMB: { start: mb(rss0), loaded: mb(rssLoaded), serving: mb(rssServing), peakThroughSync: mb(rssPeak), end: mb(rssEnd) },
@@ -135,6 +141,7 @@ async function main(): Promise<void> {
     [`initial sync, ${NODES} watchers`, `${results.initialSyncAllWatchersMs} ms`, '-'],
     ['bytes per node (p50 / max)', `${results.bytesPerNode.p50} / ${results.bytesPerNode.max}`, '-'],
     [`initial sync, controller CPU`, `${results.initialSyncControllerCpuMs} ms`, '-'],
+    ...(watchers.clientsCpuMs === undefined ? [] : [[`initial sync, clients' CPU (${WORKERS} processes)`, `${Math.round(watchers.clientsCpuMs)} ms`, '-']]),
     [`RSS loaded / serving / peak through the sync (${WORKERS > 0 ? 'controller alone' : 'incl. clients'})`, `${results.rssMB.loaded} / ${results.rssMB.serving} / ${results.rssMB.peakThroughSync} MB`, '<= 600 MB'],
     [`label change latency p50 / p99 (${lat.length} changes)`, `${results.labelChangeLatencyMs.p50} / ${results.labelChangeLatencyMs.p99} ms`, 'p99 < 50 ms'],
   ];
@@ -146,6 +153,8 @@ async function main(): Promise<void> {
 /** The watch clients, wherever they run: synced at creation; `reached` waits until the nodes' views are at rv. */
 interface Watchers {
   bytes: number[];
+  /** CPU of the worker processes through the sync (undefined in-process: it is in the controller's). */
+  clientsCpuMs?: number;
   policies: number[];
   reached(nodes: string[], rv: string): Promise<void>;
   close(): Promise<void>;
@@ -215,6 +224,7 @@ async function workerWatchers(procs: ChildProcess[], nodes: string[], url: strin
   let seq = 0;
   return {
     bytes: replies.flatMap((r) => r.bytes as number[]),
+    clientsCpuMs: replies.reduce((sum, r) => sum + (r.cpuMs as number), 0),
     policies: replies.flatMap((r) => r.policies as number[]),
     reached: async (ns, rv) => {
       const id = ++seq;

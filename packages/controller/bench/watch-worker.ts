@@ -1,7 +1,7 @@
 // A bench worker process (forked by bench/run.ts): runs the watch clients of a slice of the nodes,
 // as that many agents would, so the controller's own process is what the benchmark measures.
 // Messages from the parent: `open` (connect every client, then report `synced` with the bytes of
-// each initial state), `await` (report `reached` once the listed nodes' views are at rv), `close`.
+// each initial state and this process's CPU time from `open` to `synced`), `await` (report `reached` once the listed nodes' views are at rv), `close`.
 import { ControlplaneClient } from '@switchyard/controlplane-client';
 import https from 'node:https';
 
@@ -20,13 +20,15 @@ send({ type: 'ready' });
 
 async function handle(m: Msg): Promise<void> {
   if (m.type === 'open') {
+    const cpu0 = process.cpuUsage();
     const agent = new https.Agent({ keepAlive: false, maxSockets: Infinity, ca: m.caPem });
     for (const n of m.nodes) clients.set(n, new ControlplaneClient({ url: m.url, caPem: m.caPem, nodeName: n, token: `node:${n}`, agent }));
     const list = [...clients.values()];
     // Batches of 50: agents do not all arrive in the same millisecond either.
     for (let i = 0; i < list.length; i += 50) await Promise.all(list.slice(i, i + 50).map((c) => c.open()));
     await Promise.all(list.map((c) => c.waitFor(() => c.view.synced, 600_000, 'sync')));
-    send({ type: 'synced', bytes: list.map((c) => c.bytesReceived), policies: list.map((c) => c.view.counts.policies) });
+    const cpu = process.cpuUsage(cpu0);
+    send({ type: 'synced', bytes: list.map((c) => c.bytesReceived), policies: list.map((c) => c.view.counts.policies), cpuMs: (cpu.user + cpu.system) / 1000 });
   } else if (m.type === 'await') {
     const cs = m.nodes.map((n) => clients.get(n)).filter((c): c is ControlplaneClient => c !== undefined);
     await Promise.all(cs.map((c) => c.waitFor(() => c.view.resourceVersion === m.rv, 10_000, 'event')));
