@@ -1,8 +1,10 @@
 /**
- * The controlplane model (controlplane.ts) to and from protobuf bytes. Bytes are read and written
- * by the generated protobufjs static code (gen/controlplane.js); the conversion between its
- * messages and the TS model is not written per message but compiled once per message type from
- * the generated descriptor (gen/controlplane.json) and the few rules in {@link SHAPE}.
+ * The controlplane model (controlplane.ts) from protobuf bytes, and to and from the generated
+ * messages. Bytes are read by the generated protobufjs static code (gen/controlplane.js) and
+ * written by controlplane-writer.ts straight from the TS value (the same rules, without message
+ * objects); the conversion between the generated messages and the TS model is not written per
+ * message but compiled once per message type from the generated descriptor
+ * (gen/controlplane.json) and the few rules in {@link SHAPE}.
  *
  * Why a conversion at all: the TS model is what the policy-compiler, the pipeline and the agent
  * work with, and it differs from the wire on purpose (IPs and CIDRs as canonical text, enums as
@@ -28,7 +30,7 @@ type Pb = typeof switchyard.controlplane.v1;
  * name) plus the value under the oneof's name (`WatchEvent.object`); an enum value is its name
  * without the enum's prefix in PascalCase (`DIRECTION_IN` is `In`), and zero means unset.
  */
-const SHAPE = {
+export const SHAPE = {
   /** Message fields the TS type requires: decoding without them fails with MISSING_FIELD. */
   required: new Set(['NetworkPolicy.sourceRef', 'NetworkPolicyRule.from', 'NetworkPolicyRule.to', 'IPBlock.cidr']),
   /** Enum fields that are optional in TS (zero = absent); every other enum field must be set. */
@@ -48,27 +50,27 @@ const SHAPE = {
 
 // ---- the descriptor (pbjs -t json) ----------------------------------------------------------
 
-interface FieldJson {
+export interface FieldJson {
   type: string;
   id: number;
   rule?: string;
   keyType?: string;
   options?: { proto3_optional?: boolean };
 }
-interface TypeJson {
+export interface TypeJson {
   fields: Record<string, FieldJson>;
   oneofs?: Record<string, { oneof: string[] }>;
 }
-interface EnumJson {
+export interface EnumJson {
   values: Record<string, number>;
 }
-const defs = descriptor.nested.switchyard.nested.controlplane.nested.v1.nested as Record<string, TypeJson | EnumJson>;
-const isEnum = (d: TypeJson | EnumJson | undefined): d is EnumJson => d !== undefined && 'values' in d;
+export const defs = descriptor.nested.switchyard.nested.controlplane.nested.v1.nested as Record<string, TypeJson | EnumJson>;
+export const isEnum = (d: TypeJson | EnumJson | undefined): d is EnumJson => d !== undefined && 'values' in d;
 
 // ---- errors with lazily built paths ---------------------------------------------------------
 
 /** A conversion failure; path segments are collected while unwinding (no path work on success). */
-class ShapeError {
+export class ShapeError {
   readonly segments: string[] = [];
   constructor(
     readonly code: ControlplaneCodecErrorCode,
@@ -84,14 +86,14 @@ class ShapeError {
     return new ControlplaneCodecError(this.code, this.message, path, this.value);
   }
 }
-const within = (e: unknown, segment: string): unknown => {
+export const within = (e: unknown, segment: string): unknown => {
   if (e instanceof ShapeError && segment !== '') e.segments.push(segment);
   return e;
 };
-const fail = (code: ControlplaneCodecErrorCode, message: string, value: unknown): never => {
+export const fail = (code: ControlplaneCodecErrorCode, message: string, value: unknown): never => {
   throw new ShapeError(code, message, value);
 };
-function run<T>(base: string, f: () => T): T {
+export function run<T>(base: string, f: () => T): T {
   try {
     return f();
   } catch (e) {
@@ -103,7 +105,7 @@ function run<T>(base: string, f: () => T): T {
 
 type Obj = Record<string, unknown>;
 /** Converts one value; throws ShapeError. */
-type Conv = (v: unknown) => unknown;
+export type Conv = (v: unknown) => unknown;
 
 const INT_RANGES: Record<string, readonly [number, number]> = {
   int32: [-0x80000000, 0x7fffffff],
@@ -134,7 +136,7 @@ const ipToPb: Conv = (v) => (typeof v === 'string' && ipToBytes(v)) || fail('INV
 const ipFromPb: Conv = (v) => (v instanceof Uint8Array && bytesToIp(v)) || fail('INVALID_IP', 'IP must be 4 or 16 bytes', v);
 
 /** CIDR text to `{ ip, prefixLength }`. */
-function parseCidr(v: unknown): { ip: Uint8Array; prefixLength: number } {
+export function parseCidr(v: unknown): { ip: Uint8Array; prefixLength: number } {
   const text = typeof v === 'string' ? v : fail('INVALID_CIDR', 'not a CIDR', v);
   const slash = text.indexOf('/');
   const ip = ipToBytes(slash < 0 ? text : text.slice(0, slash)) ?? fail('INVALID_CIDR', 'not a CIDR', text);
@@ -172,7 +174,7 @@ function enumConvs(name: string, d: EnumJson): { toPb: Conv; fromPb: Conv; names
 }
 
 /** Value converters of one (non-repeated) field type, both ways. */
-function valueConvs(owner: string, key: string, f: FieldJson): { toPb: Conv; fromPb: Conv } {
+export function valueConvs(owner: string, key: string, f: FieldJson): { toPb: Conv; fromPb: Conv } {
   const d = defs[f.type];
   if (isEnum(d)) return enumConvs(f.type, d);
   if (d) {
@@ -189,7 +191,7 @@ function valueConvs(owner: string, key: string, f: FieldJson): { toPb: Conv; fro
 }
 
 /** Wrap a converter with a check that the TS value is one of `allowed`. */
-function narrow(conv: { toPb: Conv; fromPb: Conv }, allowed: ReadonlySet<string> | undefined): { toPb: Conv; fromPb: Conv } {
+export function narrow(conv: { toPb: Conv; fromPb: Conv }, allowed: ReadonlySet<string> | undefined): { toPb: Conv; fromPb: Conv } {
   if (!allowed) return conv;
   const check = (v: unknown): unknown => (allowed.has(v as string) ? v : fail('INVALID_ENUM', `must be one of ${[...allowed].join(', ')}`, v));
   return { toPb: (v) => conv.toPb(check(v)), fromPb: (v) => check(conv.fromPb(v)) };
@@ -414,55 +416,37 @@ export function watchEventFromProto(m: Props<'WatchEvent'>): cp.WatchEvent {
 // ---- bytes ----------------------------------------------------------------------------------
 
 interface Static {
-  encode(m: never): { finish(): Uint8Array };
   decode(b: Uint8Array): unknown;
 }
 
-/** Encoder and decoder of one message type: TS value to bytes and back. */
-function bytesCodec<T>(type: keyof Pb & string): { encode(v: T): Uint8Array; decode(b: Uint8Array): T } {
+/** Decoder of one message type: bytes to the TS value (encoders: controlplane-writer.ts). */
+function decoderOf<T>(type: keyof Pb & string): (b: Uint8Array) => T {
   const generated = pb[type] as unknown as Static;
-  return {
-    encode: (v) => generated.encode(run('', () => codec(type).toPb(v)) as never).finish(),
-    decode: (bytes) => {
-      let m: unknown;
-      try {
-        m = generated.decode(bytes);
-      } catch (err) {
-        throw new ControlplaneCodecError('MALFORMED_MESSAGE', `cannot decode ${type}: ${(err as Error).message}`, '', bytes.length);
-      }
-      return run('', () => codec(type).fromPb(m)) as T;
-    },
+  return (bytes) => {
+    let m: unknown;
+    try {
+      m = generated.decode(bytes);
+    } catch (err) {
+      throw new ControlplaneCodecError('MALFORMED_MESSAGE', `cannot decode ${type}: ${(err as Error).message}`, '', bytes.length);
+    }
+    return run('', () => codec(type).fromPb(m)) as T;
   };
 }
 
-const watchEvent = bytesCodec<cp.WatchEvent>('WatchEvent');
-const networkPolicy = bytesCodec<cp.NetworkPolicy>('NetworkPolicy');
-const addressGroup = bytesCodec<cp.AddressGroup>('AddressGroup');
-const appliedToGroup = bytesCodec<cp.AppliedToGroup>('AppliedToGroup');
-const networkPolicyStatus = bytesCodec<cp.NetworkPolicyStatus>('NetworkPolicyStatus');
-const agentInfo = bytesCodec<cp.AgentInfo>('AgentInfo');
-
-/** Serialize a watch event (no framing). */
-export const encodeWatchEvent = (e: cp.WatchEvent): Uint8Array => watchEvent.encode(e);
 /** Parse a watch event (no framing). Throws ControlplaneCodecError on malformed or invalid input. */
-export const decodeWatchEvent = (bytes: Uint8Array): cp.WatchEvent => watchEvent.decode(bytes);
-/** Serialize a NetworkPolicy. */
-export const encodeNetworkPolicy = (p: cp.NetworkPolicy): Uint8Array => networkPolicy.encode(p);
+export const decodeWatchEvent = decoderOf<cp.WatchEvent>('WatchEvent');
 /** Parse a NetworkPolicy. */
-export const decodeNetworkPolicy = (bytes: Uint8Array): cp.NetworkPolicy => networkPolicy.decode(bytes);
-/** Serialize an AddressGroup. */
-export const encodeAddressGroup = (g: cp.AddressGroup): Uint8Array => addressGroup.encode(g);
+export const decodeNetworkPolicy = decoderOf<cp.NetworkPolicy>('NetworkPolicy');
 /** Parse an AddressGroup. */
-export const decodeAddressGroup = (bytes: Uint8Array): cp.AddressGroup => addressGroup.decode(bytes);
-/** Serialize an AppliedToGroup. */
-export const encodeAppliedToGroup = (g: cp.AppliedToGroup): Uint8Array => appliedToGroup.encode(g);
+export const decodeAddressGroup = decoderOf<cp.AddressGroup>('AddressGroup');
 /** Parse an AppliedToGroup. */
-export const decodeAppliedToGroup = (bytes: Uint8Array): cp.AppliedToGroup => appliedToGroup.decode(bytes);
-/** Serialize a NetworkPolicyStatus (agent -> controller). */
-export const encodeNetworkPolicyStatus = (s: cp.NetworkPolicyStatus): Uint8Array => networkPolicyStatus.encode(s);
+export const decodeAppliedToGroup = decoderOf<cp.AppliedToGroup>('AppliedToGroup');
 /** Parse a NetworkPolicyStatus. */
-export const decodeNetworkPolicyStatus = (bytes: Uint8Array): cp.NetworkPolicyStatus => networkPolicyStatus.decode(bytes);
-/** Serialize an AgentInfo. */
-export const encodeAgentInfo = (a: cp.AgentInfo): Uint8Array => agentInfo.encode(a);
+export const decodeNetworkPolicyStatus = decoderOf<cp.NetworkPolicyStatus>('NetworkPolicyStatus');
 /** Parse an AgentInfo. */
-export const decodeAgentInfo = (bytes: Uint8Array): cp.AgentInfo => agentInfo.decode(bytes);
+export const decodeAgentInfo = decoderOf<cp.AgentInfo>('AgentInfo');
+
+/** A message type's TS value as the generated message (plain properties); for tests comparing encoders. */
+export function messageToProto(type: keyof Pb & string, v: unknown): unknown {
+  return run('', () => codec(type).toPb(v));
+}

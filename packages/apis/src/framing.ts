@@ -7,7 +7,8 @@
  */
 import protobuf from 'protobufjs/minimal.js';
 import type { WatchEvent } from './controlplane';
-import { decodeWatchEvent, encodeWatchEvent } from './controlplane-codec';
+import { decodeWatchEvent } from './controlplane-codec';
+import { encodeWatchEvent } from './controlplane-writer';
 import { FramingError } from './errors';
 
 /** Default largest accepted frame: 16 MiB (a full NetworkPolicy set for a big node fits easily). */

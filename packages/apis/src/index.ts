@@ -10,23 +10,26 @@
 export * from './types';
 export * from './errors';
 export {
-  encodeWatchEvent,
   decodeWatchEvent,
-  encodeNetworkPolicy,
   decodeNetworkPolicy,
-  encodeAddressGroup,
   decodeAddressGroup,
-  encodeAppliedToGroup,
   decodeAppliedToGroup,
-  encodeNetworkPolicyStatus,
   decodeNetworkPolicyStatus,
-  encodeAgentInfo,
   decodeAgentInfo,
   watchEventToProto,
   watchEventFromProto,
   networkPolicyToProto,
   networkPolicyFromProto,
 } from './controlplane-codec';
+export {
+  encodeWatchEvent,
+  encodeNetworkPolicy,
+  encodeAddressGroup,
+  encodeAppliedToGroup,
+  encodeNetworkPolicyStatus,
+  encodeAgentInfo,
+  WatchEventEncoder,
+} from './controlplane-writer';
 export { encodeFrame, encodeWatchEventFrame, FrameDecoder, decodeWatchEventStream, DEFAULT_MAX_FRAME_BYTES } from './framing';
 /** Generated protobuf classes (`switchyard.controlplane.v1.*`), e.g. for gRPC serializers. */
 export { switchyard as proto } from './gen/controlplane';
