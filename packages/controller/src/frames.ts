@@ -1,20 +1,20 @@
 // Watch-event encodings shared by every watcher that receives the same object at one state
 // version, and the initial state written as one length-delimited buffer.
-import { encodeWatchEventFrame, type controlplane } from '@switchyard/apis';
+import { WatchEventEncoder, type controlplane } from '@switchyard/apis';
 
 /** Options of {@link SharedEncodings}. */
 export interface SharedEncodingsOptions {
-  /** The encoding kept: a frame (`encodeWatchEventFrame`, the default) or the bare message (`encodeWatchEvent`). */
-  encode?: (e: controlplane.WatchEvent) => Uint8Array;
+  /** The encoding kept: a frame (`encodeWatchEventFrame`'s bytes, the default) or the bare message (`encodeWatchEvent`'s). */
+  framed?: boolean;
   /** Bytes kept before starting over (default 4 MiB). */
   maxBytes?: number;
 }
 
 /** Kinds whose objects the hub hands to several nodes; applied-to groups are cut per node. */
 const SHARED_KINDS: ReadonlySet<string> = new Set(['NetworkPolicy', 'AddressGroup', 'AddressGroupPatch']);
-/** Encodings shorter than this come out of Node's shared 8 KiB Buffer pool slabs. */
-const POOLED_BELOW = 4096;
 const CHUNK_BYTES = 256 * 1024;
+/** Encodings at least this long get memory of their own instead of a piece of a chunk. */
+const OWN_BUFFER_FROM = 32 * 1024;
 
 /**
  * Encodings of one version of the controlplane state (a resourceVersion), by event object: the
@@ -22,13 +22,15 @@ const CHUNK_BYTES = 256 * 1024;
  * sent to many watchers is encoded once (an address group every node holds: once instead of once
  * per node). Bounded: another version, or more than `maxBytes`, drops what is held.
  *
- * A small encoding is copied into chunks of this cache's own, because the encoder cuts it from
- * one of Node's 8 KiB pool slabs and holding it would pin the whole slab: the earlier cache (each
- * policy's frame for the policy's life) held 60 MB of slabs after 1,000 initial syncs, and
- * external memory growth is what starts V8's full collections of the compiler's heap.
+ * Every encoding (shared or not) is written by `WatchEventEncoder` straight into 256 KiB chunks
+ * of this cache's own: no allocation per event, and no pinned 8 KiB slab of Node's Buffer pool
+ * (the earlier cache held each policy's frame for the policy's life, 60 MB of slabs after 1,000
+ * initial syncs, and external memory growth is what starts V8's full collections of the
+ * compiler's heap). A chunk is only ever appended to, so a piece handed to a socket stays intact.
  */
 export class SharedEncodings {
-  private readonly encode: (e: controlplane.WatchEvent) => Uint8Array;
+  private readonly encoder = new WatchEventEncoder();
+  private readonly framed: boolean;
   private readonly maxBytes: number;
   private version: string | undefined;
   private readonly held = new Map<object, { type: string; kind: string; bytes: Uint8Array }>();
@@ -37,25 +39,30 @@ export class SharedEncodings {
   private used = 0;
 
   constructor(options: SharedEncodingsOptions = {}) {
-    this.encode = options.encode ?? encodeWatchEventFrame;
+    this.framed = options.framed ?? true;
     this.maxBytes = options.maxBytes ?? 4 * 1024 * 1024;
   }
 
-  /** The encoding of `e` at `version`; made on first use at that version. */
+  /** The encoding of `e` at `version`; made on first use at that version. Throws ControlplaneCodecError. */
   of(e: controlplane.WatchEvent, version: string): Uint8Array {
     // Deletions, bookmarks, errors and applied-to groups are made per node: nothing to share.
-    if ((e.type !== 'ADDED' && e.type !== 'MODIFIED') || !SHARED_KINDS.has(e.kind)) return this.encode(e);
-    if (version !== this.version) {
-      this.clear();
-      this.version = version;
+    const shared = (e.type === 'ADDED' || e.type === 'MODIFIED') && SHARED_KINDS.has(e.kind);
+    if (shared) {
+      if (version !== this.version) {
+        this.clear();
+        this.version = version;
+      }
+      const hit = this.held.get(e.object);
+      if (hit && hit.type === e.type && hit.kind === e.kind) return hit.bytes;
     }
-    const hit = this.held.get(e.object);
-    if (hit && hit.type === e.type && hit.kind === e.kind) return hit.bytes;
-    const encoded = this.encode(e);
-    if (this.heldBytes + encoded.length > this.maxBytes) this.clear();
-    const bytes = encoded.length < POOLED_BELOW ? this.copy(encoded) : encoded;
-    this.heldBytes += bytes.length;
-    this.held.set(e.object, { type: e.type, kind: e.kind, bytes });
+    const size = this.encoder.prepare(e, this.framed);
+    const bytes = this.place(size);
+    this.encoder.writeTo(bytes, 0);
+    if (shared) {
+      if (this.heldBytes + size > this.maxBytes) this.clear();
+      this.heldBytes += size;
+      this.held.set(e.object, { type: e.type, kind: e.kind, bytes });
+    }
     return bytes;
   }
 
@@ -64,14 +71,15 @@ export class SharedEncodings {
     return { encodings: this.held.size, bytes: this.heldBytes };
   }
 
-  private copy(encoded: Uint8Array): Uint8Array {
-    if (this.used + encoded.length > this.chunk.length) {
+  /** `size` bytes to write an encoding into: the next piece of the current chunk, or memory of its own. */
+  private place(size: number): Uint8Array {
+    if (size >= OWN_BUFFER_FROM) return new Uint8Array(size);
+    if (this.used + size > this.chunk.length) {
       this.chunk = new Uint8Array(CHUNK_BYTES);
       this.used = 0;
     }
-    const out = this.chunk.subarray(this.used, this.used + encoded.length);
-    out.set(encoded);
-    this.used += encoded.length;
+    const out = this.chunk.subarray(this.used, this.used + size);
+    this.used += size;
     return out;
   }
 

@@ -182,7 +182,7 @@ export class ControlplaneServer {
   private closing = false;
   /** Frames of the change being fanned out, and messages of the initial states at the current resourceVersion. */
   private readonly liveFrames = new SharedEncodings();
-  private readonly initialMessages = new SharedEncodings({ encode: encodeWatchEvent });
+  private readonly initialMessages = new SharedEncodings({ framed: false });
 
   constructor(private readonly o: ControlplaneServerOptions) {
     this.log = o.logger ?? silentLogger;

@@ -41,7 +41,7 @@ describe('SharedEncodings', () => {
   });
 
   test('holds small encodings in its own chunks, not in slices of the shared Buffer pool', () => {
-    const frames = new SharedEncodings({ encode: encodeWatchEvent });
+    const frames = new SharedEncodings({ framed: false });
     const a = frames.of(added(group('g1', ['10.0.0.1'])), 'e.1');
     const b = frames.of(added(group('g2', ['10.0.0.2'])), 'e.1');
     expect(a.buffer).toBe(b.buffer);
@@ -64,9 +64,22 @@ describe('delimited', () => {
 });
 
 test('a new version reuses the chunk being filled instead of allocating another', () => {
-  const frames = new SharedEncodings({ encode: encodeWatchEvent });
+  const frames = new SharedEncodings({ framed: false });
   const first = frames.of(added(group('g1', ['10.0.0.1'])), 'e.1');
   const next = frames.of(added(group('g1', ['10.0.0.1'])), 'e.2');
   expect(next.buffer).toBe(first.buffer);
   expect(next.byteOffset).toBeGreaterThan(first.byteOffset);
+});
+
+test('an encoding already handed out stays intact while later ones are written, and a large one gets memory of its own', () => {
+  const frames = new SharedEncodings();
+  const first = frames.of(added(group('g1', ['10.0.0.1'])), 'e.1');
+  const copy = Buffer.from(first);
+  for (let i = 0; i < 3000; i++) frames.of({ type: 'ADDED', kind: 'AppliedToGroup', object: group(`a${i}`, [`10.1.${i >> 8}.${i & 255}`]) }, 'e.1');
+  expect(Buffer.from(first)).toEqual(copy);
+  const big = group('big', Array.from({ length: 5000 }, (_, j) => `10.2.${j >> 8}.${j & 255}`));
+  const bytes = frames.of(added(big), 'e.1');
+  expect(bytes.byteOffset).toBe(0);
+  expect(bytes.buffer.byteLength).toBe(bytes.length);
+  expect(Buffer.from(bytes)).toEqual(Buffer.from(encodeWatchEventFrame(added(big))));
 });
