@@ -229,8 +229,9 @@ export class NodePipeline {
     const changed = changedKeys(r.index, index);
     this.refreshShared(r, index, changed);
     const dirty = new Set<string>();
+    const read = (o: Owner): void => void dirty.add(o.key);
     for (const k of changed) {
-      for (const o of r.readers.of(k)) dirty.add(o.key);
+      r.readers.each(k, read);
       const i = k.indexOf(':');
       const kind = k.slice(0, i) as ObjectKind;
       for (const f of r.features) if (f.perObject?.[kind]) dirty.add(ownerKey(f.name, kind, k.slice(i + 1)));

@@ -6,7 +6,7 @@
  */
 import type { Flow } from '@switchyard/openflow/codec';
 import type { FlowDiff } from './diff';
-import { sortByIdentity } from './diff';
+import { matchKey } from './diff';
 import type { Group } from './format';
 import { flowHash, sameIdentity, sameValue } from './identity';
 import { conjunctionCodes, mergedFlow, resolveFlow, resolveGroup, sameCodes, type Contribution, type Resolved } from './merge';
@@ -48,8 +48,11 @@ export interface Held extends Contribution {
 export interface OwnerFlows {
   readonly plain: readonly Held[];
   readonly conjEntries: readonly FlowEntry[];
-  /** The codes, pair by pair: the first `conjEntries.length` (a typed array sized once: most flows carry one code). */
-  readonly conjCodes: Float64Array;
+  /**
+   * The codes, pair by pair. A plain array of small integers (V8 keeps them unboxed, as compact
+   * as a Float64Array): a typed array per owner cost more to allocate, and a node has thousands of owners.
+   */
+  readonly conjCodes: readonly number[];
 }
 
 /** Group-mods between two publications. */
@@ -74,13 +77,6 @@ function sortedDistinct(codes: readonly number[]): number[] {
   return out;
 }
 
-/** A copy of `a` with twice the room. */
-function grown(a: Float64Array): Float64Array {
-  const b = new Float64Array(Math.max(8, a.length * 2));
-  b.set(a);
-  return b;
-}
-
 /** Removes every contribution of `owner` from a list, in place; true when one was there. */
 function dropOwner<T>(list: Contribution<T>[], owner: string): boolean {
   let w = 0;
@@ -98,6 +94,28 @@ function firstFeature(e: FlowEntry): number {
   return f;
 }
 
+/**
+ * diffFlows's order (sortByIdentity: table, priority high first, identity hash, match text) from
+ * the hashes the entries hold: a big change sorts thousands of them, hashing each again cost more
+ * than the sort.
+ */
+function byIdentity(a: FlowEntry, b: FlowEntry): number {
+  const fa = a.key;
+  const fb = b.key;
+  if (fa.table !== fb.table) return fa.table - fb.table;
+  if (fa.priority !== fb.priority) return fb.priority - fa.priority;
+  if (a.hash !== b.hash) return a.hash - b.hash;
+  const ka = matchKey(fa.match);
+  const kb = matchKey(fb.match);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/** `flows[i]` (the flow of `entries[i]`) in the entries' identity order. */
+function sortedFlows(entries: readonly FlowEntry[], flows: readonly Flow[]): Flow[] {
+  const idx = Array.from(entries.keys()).sort((i, j) => byIdentity(entries[i]!, entries[j]!));
+  return idx.map((i) => flows[i]!);
+}
+
 /** Flows by identity with their contributions. */
 export class FlowStore {
   private readonly buckets = new Map<number, FlowEntry[]>();
@@ -105,7 +123,7 @@ export class FlowStore {
   private dirty: FlowEntry[] = [];
   private cache: Flow[] | undefined;
   /** What an owner without flows holds. */
-  readonly none: OwnerFlows = { plain: [], conjEntries: [], conjCodes: new Float64Array(0) };
+  readonly none: OwnerFlows = { plain: [], conjEntries: [], conjCodes: [] };
 
   constructor(private readonly mergesConjunctions: (feature: number) => boolean) {}
 
@@ -120,7 +138,7 @@ export class FlowStore {
     const merging = this.mergesConjunctions(feature);
     const plain: Held[] = [];
     const conjEntries: FlowEntry[] = [];
-    let conjCodes = merging ? new Float64Array(flows.length) : this.none.conjCodes;
+    const conjCodes: number[] = [];
     for (let seq = 0; seq < flows.length; seq++) {
       const f = flows[seq]!;
       const e = this.entry(f);
@@ -128,8 +146,7 @@ export class FlowStore {
       if (codes) {
         for (let k = 0; k < codes.length; k++) {
           this.addCode(e, feature, codes[k]!, f);
-          if (conjEntries.length === conjCodes.length) conjCodes = grown(conjCodes);
-          conjCodes[conjEntries.length] = codes[k]!;
+          conjCodes.push(codes[k]!);
           conjEntries.push(e);
         }
       } else {
@@ -147,9 +164,11 @@ export class FlowStore {
    * its order unless `sorted` is false).
    */
   publish(sorted = true): FlowDiff {
-    const add: Flow[] = [];
-    const modify: Flow[] = [];
+    // Entries, not flows: sorting them reads the identity hash each already has.
+    const add: FlowEntry[] = [];
+    const modify: FlowEntry[] = [];
     const del: Flow[] = [];
+    const delEntries: FlowEntry[] = [];
     for (const e of this.dirty) {
       e.dirty = false;
       const prev = e.published;
@@ -165,19 +184,25 @@ export class FlowStore {
       e.codes = r.codes;
       if (!next) {
         del.push(prev!);
+        delEntries.push(e);
         this.live.delete(e);
         this.forget(e);
       } else if (!prev) {
-        add.push(next);
+        add.push(e);
         this.live.add(e);
       } else if (!(r.codes && prevCodes ? sameCodes(r.codes, prevCodes) : sameValue(prev.actions, next.actions))) {
-        modify.push(next);
+        modify.push(e);
       }
       // Only the cookie changed: no flow-mod (a strict modify keeps the installed cookie anyway).
     }
     this.dirty = [];
-    if (!sorted) return { add, modify, delete: del };
-    return { add: sortByIdentity(add), modify: sortByIdentity(modify), delete: sortByIdentity(del) };
+    const published = (es: FlowEntry[]): Flow[] => {
+      const out = new Array<Flow>(es.length);
+      for (let i = 0; i < es.length; i++) out[i] = es[i]!.published!;
+      return out;
+    };
+    if (!sorted) return { add: published(add), modify: published(modify), delete: del };
+    return { add: published(add.sort(byIdentity)), modify: published(modify.sort(byIdentity)), delete: sortedFlows(delEntries, del) };
   }
 
   /** The published flows. */

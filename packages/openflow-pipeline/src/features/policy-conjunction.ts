@@ -103,7 +103,7 @@ export class ConjunctionBuilder {
    * merge), so one rule's flows cost no lookups.
    */
   constructor(private readonly cookie: bigint, private readonly shareMatches = true) {
-    this.pairs = PAIR_POOL.pop() ?? new PairBuffer();
+    this.pairs = shareMatches ? PAIR_POOL.pop() ?? new PairBuffer() : SPENT;
     this.pairs.n = 0;
   }
 
@@ -114,11 +114,11 @@ export class ConjunctionBuilder {
 
   /** Adds (id, clause) to the shared flow of a match. */
   add(table: number, priority: number, match: Match, id: number, clause: number): void {
-    const f = flow(table, priority, match, UNSET, this.cookie);
     if (!this.shareMatches) {
-      this.pairs.push(this.slot(f), id * 4 + clause);
+      this.order.push(flow(table, priority, match, this.single(id, clause), this.cookie));
       return;
     }
+    const f = flow(table, priority, match, UNSET, this.cookie);
     const h = flowHash(f);
     this.shared ??= new Map();
     let bucket = this.shared.get(h);
@@ -139,10 +139,8 @@ export class ConjunctionBuilder {
   addAddresses(table: number, priority: number, codes: readonly number[], dir: 'src' | 'dst', id: number, clause: number): void {
     const conj = id * 4 + clause;
     if (!this.shareMatches) {
-      for (const code of codes) {
-        if (codeLen(code) === 0) this.add(table, priority, { ...IP }, id, clause);
-        else this.pairs.push(this.slot(flow(table, priority, addressMatch(code, dir), UNSET, this.cookie)), conj);
-      }
+      const actions = this.single(id, clause);
+      for (const code of codes) this.order.push(flow(table, priority, codeLen(code) === 0 ? { ...IP } : addressMatch(code, dir), actions, this.cookie));
       return;
     }
     const bk = `${table}/${priority}/${dir}`;
@@ -177,6 +175,14 @@ export class ConjunctionBuilder {
     }
   }
 
+  /**
+   * The one-action list of (id, clause): without shared matches every flow carries exactly one,
+   * so it is set when the flow is made (no pairs to group).
+   */
+  private single(id: number, clause: number): Action[] {
+    return singleConjunction(id, clause, this.nClauses.get(id)!);
+  }
+
   private slot(f: Flow): number {
     this.order.push(f);
     return this.order.length - 1;
@@ -187,6 +193,7 @@ export class ConjunctionBuilder {
    * Ends the builder: its buffers go back to the pool.
    */
   flows(): Flow[] {
+    if (!this.shareMatches) return this.order;
     const nFlows = this.order.length;
     const { slot, code, n } = this.pairs;
     if (sortStart.length < 2 * (nFlows + 1)) sortStart = new Uint32Array(2 * (nFlows + 1) * 2);
