@@ -2,7 +2,7 @@
 // (userspace datapath), side by side with Debian's bridge + host-local plugins exec'd the same
 // way; the floor of starting `node` itself; agent RSS with 100 pods. Not run in CI.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -58,6 +58,21 @@ function timedExec(argv: string[], env: NodeJS.ProcessEnv, input: string): Promi
     child.stdin.on('error', () => undefined); // a child that reads no stdin may exit first
     child.stdin.end(input);
   });
+}
+
+interface VswitchdSample {
+  cpuNs: number;
+  reconfigures: number;
+}
+/** ovs-vswitchd's main thread CPU time (schedstat, ns) and its bridge_reconfigure coverage count. */
+async function vswitchdSample(ovs: OvsInstance): Promise<VswitchdSample> {
+  // Lets the last change settle, and coverage counters reach the totals (about once a second).
+  await new Promise((r) => setTimeout(r, 1100));
+  const pid = readFileSync(join(ovs.dir, 'vswitchd.pid'), 'utf8').trim();
+  const cpuNs = Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[0]);
+  const cov = await ovs.appctl('coverage/show');
+  const reconfigures = Number(/^bridge_reconfigure .* total: (\d+)/m.exec(cov)?.[1] ?? NaN);
+  return { cpuNs, reconfigures };
 }
 
 async function measure(name: string, n: number, concurrency: number, op: (i: number) => Promise<number>): Promise<Row> {
@@ -204,7 +219,20 @@ async function main(): Promise<void> {
       return;
     }
     const rssBefore = process.memoryUsage().rss;
-    await measure(`switchyard ADD (${PLUGIN_NAME}), ${SEQ} sequential`, SEQ, 1, (i) => sy('ADD', i));
+    // ovs-vswitchd's side of the last 20 sequential ADDs: its main thread's CPU time (which also
+    // attaches ports and commits bundles) and its bridge reconfigurations (each link event in the
+    // node namespace and each port change is one, and each refreshes every port's status).
+    let vsAt80: VswitchdSample | undefined;
+    await measure(`switchyard ADD (${PLUGIN_NAME}), ${SEQ} sequential`, SEQ, 1, async (i) => {
+      if (i === SEQ - 20) vsAt80 = await vswitchdSample(ovs);
+      return sy('ADD', i);
+    });
+    const vsAt100 = await vswitchdSample(ovs);
+    const vswitchdPerAdd = vsAt80 && {
+      mainThreadCpuMs: r2((vsAt100.cpuNs - vsAt80.cpuNs) / 1e6 / 20),
+      reconfigures: r2((vsAt100.reconfigures - vsAt80.reconfigures) / 20),
+    };
+    console.error('  ovs-vswitchd per ADD at pods 80-100:', JSON.stringify(vswitchdPerAdd));
     await measure(`switchyard ADD (${PLUGIN_NAME}), ${PAR} parallel`, PAR, PAR, (i) => sy('ADD', SEQ + i));
     const rss = process.memoryUsage().rss;
     const stepP50 = (from: number, to: number): Record<string, number> => {
@@ -212,7 +240,7 @@ async function main(): Promise<void> {
       for (const k of Object.keys(steps[0] ?? {})) out[k] = r2(pct(steps.slice(from, to).map((t) => t[k] ?? 0).sort((a, b) => a - b), 50));
       return out;
     };
-    const agentStepsP50 = { first20Pods: stepP50(0, 20), pods80to100: stepP50(SEQ - 20, SEQ), parallel20: stepP50(SEQ, SEQ + PAR) };
+    const agentStepsP50 = { first20Pods: stepP50(0, 20), pods80to100: stepP50(SEQ - 20, SEQ), parallel20: stepP50(SEQ, SEQ + PAR), vswitchdPerAddAt80to100: vswitchdPerAdd };
     console.error('  agent steps p50:', JSON.stringify(agentStepsP50));
     if (addOnly) {
       await measure(`switchyard DEL, ${total} sequential`, total, 1, (i) => sy('DEL', i));

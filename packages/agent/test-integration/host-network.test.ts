@@ -58,6 +58,8 @@ describe.each(['child processes', 'switchyard-netns'] as const)('lab set-up: the
     await net.createPodLink(spec(pod));
     const host = await link(node.name, 'pod-lab');
     expect(host.flags).toContain('UP');
+    // Promiscuous already, so ovs-vswitchd attaching it changes no flag (no link event, no reconfiguration).
+    expect(host.flags).toContain('PROMISC');
     expect(host.mtu).toBe(1450);
     expect(await links(pod.name)).toContain('eth0');
     expect(await links(pod.name)).not.toContain('pod-lab');

@@ -102,6 +102,12 @@ export class Rtnetlink {
    * Creates a veth pair in one request: `name` (up, `mtu`) in the namespace at `netnsPath` (the
    * socket's own when undefined) and the peer in its namespace. The namespace files are opened
    * for the request only.
+   *
+   * `name` is created promiscuous, as ovs-vswitchd (userspace datapath) sets it when it attaches
+   * the port: already set, vswitchd's flag change is none and sends no link event. Every link event
+   * in the namespace where vswitchd runs makes it reconfigure every bridge and refresh every port's
+   * status (two RTM_GETLINK per port): ~10 ms of its main thread at 120 ports here, one fewer per
+   * pod ADD (docs/agent.md, "Where the ADD waits").
    */
   async createVeth(o: { name: string; mtu: number; netnsPath?: string; peer: Omit<VethPeer, 'netnsFd'> & { netnsPath: string } }): Promise<void> {
     const fds: number[] = [];
@@ -114,7 +120,7 @@ export class Rtnetlink {
       const linkinfo = vethLinkInfo({ ...peer, netnsFd: peerFd });
       await this.call('RTM_NEWLINK veth', o.name, (s) =>
         s.newLink(
-          { flags: { up: true }, change: { up: true } },
+          { flags: { up: true, promisc: true }, change: { up: true, promisc: true } },
           { ifname: o.name, mtu: o.mtu, linkinfo, ...(hostFd !== undefined ? { netNsFd: hostFd } : {}) },
           { flags: FlagsNew.CREATE | FlagsNew.EXCL },
         ),
