@@ -2,7 +2,7 @@
 // lookups over them that validation and compilation read (tiers, groups, Services, Namespaces).
 import type { ClusterGroup, ExternalEntity, Group, GroupSpec, LabelIdentity, Namespace, Node, Pod, Service, Tier } from '@switchyard/apis/types';
 import type { CompileContext } from './compile';
-import { POLICY_KINDS } from './object-kinds';
+import { kindOf, POLICY_KINDS } from './object-kinds';
 import type { ClusterObject, ObjectKind, RejectedObject } from './types';
 import { STATIC_TIERS, type ValidationContext } from './validate';
 
@@ -23,7 +23,8 @@ export class ClusterInputs {
   readonly clusterGroups = new Map<string, ClusterGroup>();
   readonly groupObjects = new Map<string, Group>();
   readonly labelIdentities = new Map<string, LabelIdentity>();
-  private readonly policyObjects = new Map<string, PolicyInput>();
+  /** Policy inputs by key (their engine kind is recomputed from the object: no record per policy). */
+  private readonly policyObjects = new Map<string, ClusterObject>();
   /** Kinds the engine accepts but compiles nothing from (Endpoints, ServiceAccounts, ...). */
   private readonly others = new Map<string, ClusterObject>();
   /** Objects whose latest version validation refused, by key. */
@@ -52,13 +53,7 @@ export class ClusterInputs {
 
   /** Stores `obj` under `key` (undefined: forgets it); returns the version it replaces. */
   put(kind: ObjectKind, key: string, obj: ClusterObject | undefined): ClusterObject | undefined {
-    if (POLICY_KINDS.has(kind)) {
-      const prev = this.policyObjects.get(key);
-      if (obj) this.policyObjects.set(key, { kind, obj });
-      else this.policyObjects.delete(key);
-      return prev?.obj;
-    }
-    const map = this.mapOf(kind);
+    const map = POLICY_KINDS.has(kind) ? this.policyObjects : this.mapOf(kind);
     const prev = map.get(key);
     if (obj) map.set(key, obj);
     else map.delete(key);
@@ -67,12 +62,13 @@ export class ClusterInputs {
 
   /** The object stored under `key`, if any. */
   get(kind: ObjectKind, key: string): ClusterObject | undefined {
-    return POLICY_KINDS.has(kind) ? this.policyObjects.get(key)?.obj : this.mapOf(kind).get(key);
+    return (POLICY_KINDS.has(kind) ? this.policyObjects : this.mapOf(kind)).get(key);
   }
 
   /** The policy input stored under `key`. */
   policy(key: string): PolicyInput | undefined {
-    return this.policyObjects.get(key);
+    const obj = this.policyObjects.get(key);
+    return obj && { kind: kindOf(obj), obj };
   }
 
   /** Records that validation refused the latest version of `key` (undefined: it accepted it). */

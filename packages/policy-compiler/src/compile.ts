@@ -56,6 +56,34 @@ function emptyPeer(): controlplane.NetworkPolicyPeer {
   return { addressGroups: [], ipBlocks: [] };
 }
 
+// Shared, frozen parts of compiled policies (which are read only): tens of thousands of policies
+// would otherwise each keep their own empty peer (three objects) on the side a rule does not
+// select, their own empty service list and their own copy of the same policyTypes.
+const NO_STRINGS = Object.freeze([]) as unknown as string[];
+/** The peer on the side of a rule that selects nothing (`to` of an ingress rule, `from` of an egress rule). */
+const NO_PEER: controlplane.NetworkPolicyPeer = Object.freeze({ addressGroups: NO_STRINGS, ipBlocks: Object.freeze([]) as unknown as controlplane.IPBlock[] });
+const NO_SERVICES = Object.freeze([]) as unknown as controlplane.Service[];
+const NO_RULES = Object.freeze([]) as unknown as controlplane.NetworkPolicyRule[];
+const POLICY_TYPES: Readonly<Record<string, PolicyType[]>> = {
+  Ingress: Object.freeze(['Ingress']) as unknown as PolicyType[],
+  Egress: Object.freeze(['Egress']) as unknown as PolicyType[],
+  'Ingress,Egress': Object.freeze(['Ingress', 'Egress']) as unknown as PolicyType[],
+  'Egress,Ingress': Object.freeze(['Egress', 'Ingress']) as unknown as PolicyType[],
+};
+/** `types`, or the shared frozen list equal to it. */
+function sharedPolicyTypes(types: PolicyType[]): PolicyType[] {
+  return (types.length <= 2 ? POLICY_TYPES[types.join(',')] : undefined) ?? types;
+}
+/** The distinct group names of a peer, in order, in an exactly sized array (a pushed one keeps room for 16). */
+function distinct(names: string[]): string[] {
+  return names.length === 1 ? [names[0] as string] : [...new Set(names)];
+}
+/** The group map of a policy using no group in that role: one shared empty map (compiled policies are read only). */
+const NO_GROUP_DEFS: Map<string, GroupDef> = new SmallMap<string, GroupDef>();
+function groupDefs(m: Map<string, GroupDef>): Map<string, GroupDef> {
+  return m.size > 0 ? m : NO_GROUP_DEFS;
+}
+
 /** Every pod of every Namespace (Antrea's `matchAllPodsPeer`). */
 const ALL_PODS_LEAF: Leaf = { kind: 'pod', nsSel: EVERYTHING, sel: EVERYTHING };
 
@@ -87,7 +115,7 @@ function canonCidr(text: string): string {
 const NO_DEPS: Set<string> = new Set();
 
 function depsOf(b: Builder): Set<string> {
-  return b.deps.size > 0 ? b.deps : NO_DEPS;
+  return b.hasDeps ? b.deps : NO_DEPS;
 }
 
 /** Accumulates one compilation's groups and dependencies. */
@@ -95,8 +123,16 @@ class Builder {
   // Most policies use one or two groups of each role: inline maps (see small-collections.ts).
   readonly addressGroups: Map<string, GroupDef> = new SmallMap<string, GroupDef>();
   readonly appliedToGroups: Map<string, GroupDef> = new SmallMap<string, GroupDef>();
-  readonly deps = new Set<string>();
+  private depSet: Set<string> | undefined;
   constructor(readonly ctx: CompileContext) {}
+
+  /** What the compilation read (created on the first dependency: most policies read none). */
+  get deps(): Set<string> {
+    return (this.depSet ??= new Set<string>());
+  }
+  get hasDeps(): boolean {
+    return this.depSet !== undefined && this.depSet.size > 0;
+  }
 
   addr(leaves: Leaf[]): string {
     const g = groupOf(leaves);
@@ -156,8 +192,7 @@ function ipBlockOf(b: { cidr: string; except?: readonly string[] }): controlplan
   return { cidr: canonCidr(b.cidr), except: (b.except ?? []).map(canonCidr) };
 }
 
-function sourceRef(type: controlplane.NetworkPolicyType, meta: { namespace?: string; name?: string; uid?: string }): controlplane.NetworkPolicyReference {
-  const namespace = meta.namespace ?? '';
+function sourceRef(type: controlplane.NetworkPolicyType, meta: { name?: string; uid?: string }, namespace: string): controlplane.NetworkPolicyReference {
   const name = meta.name ?? '';
   // join builds one flat string; a template literal keeps a tree of concatenations per policy.
   return { type, namespace, name, uid: meta.uid ?? [type, namespace, name].join('/') };
@@ -173,7 +208,8 @@ export function defaultPolicyTypes(np: K8sNetworkPolicy): PolicyType[] {
 }
 
 function k8sServices(ports: NetworkPolicyPort[] | undefined): controlplane.Service[] {
-  return (ports ?? []).map((p) => {
+  if (!ports || ports.length === 0) return NO_SERVICES;
+  return ports.map((p) => {
     const s: controlplane.Service = { protocol: p.protocol ?? 'TCP' };
     if (p.port !== undefined) s.port = p.port;
     if (p.endPort !== undefined) s.endPort = p.endPort;
@@ -195,7 +231,7 @@ function k8sPeer(b: Builder, peers: K8sPeer[] | undefined, ns: string, direction
       : { kind: 'pod', ns, sel: selOrAll(p.podSelector) };
     out.addressGroups.push(b.addr([leaf]));
   }
-  out.addressGroups = [...new Set(out.addressGroups)];
+  out.addressGroups = distinct(out.addressGroups);
   return out;
 }
 
@@ -209,17 +245,17 @@ export function compileK8sNetworkPolicy(np: K8sNetworkPolicy, ctx: CompileContex
   // for 16 entries, and tens of thousands of compiled policies keep their rule lists.
   const ingress = !types.includes('Ingress') ? [] : (np.spec.ingress ?? []).map((r, i): controlplane.NetworkPolicyRule => {
     const services = k8sServices(r.ports);
-    return { direction: 'In', from: k8sPeer(b, r.from, ns, 'In', services), to: emptyPeer(), services, priority: i, enableLogging: false };
+    return { direction: 'In', from: k8sPeer(b, r.from, ns, 'In', services), to: NO_PEER, services, priority: i, enableLogging: false };
   });
   const egress = !types.includes('Egress') ? [] : (np.spec.egress ?? []).map((r, i): controlplane.NetworkPolicyRule => {
     const services = k8sServices(r.ports);
-    return { direction: 'Out', from: emptyPeer(), to: k8sPeer(b, r.to, ns, 'Out', services), services, priority: i, enableLogging: false };
+    return { direction: 'Out', from: NO_PEER, to: k8sPeer(b, r.to, ns, 'Out', services), services, priority: i, enableLogging: false };
   });
-  const rules = egress.length === 0 ? ingress : ingress.concat(egress);
-  const ref = sourceRef('K8sNetworkPolicy', { ...np.metadata, namespace: ns });
+  const rules = egress.length === 0 ? (ingress.length === 0 ? NO_RULES : ingress) : ingress.concat(egress);
+  const ref = sourceRef('K8sNetworkPolicy', np.metadata, ns);
   return {
-    policy: { uid: ref.uid, name: ref.name, namespace: ns, sourceRef: ref, rules, appliedToGroups: [appliedTo], policyTypes: types, generation: np.metadata.generation ?? 1 },
-    addressGroups: b.addressGroups,
+    policy: { uid: ref.uid, name: ref.name, namespace: ns, sourceRef: ref, rules, appliedToGroups: [appliedTo], policyTypes: sharedPolicyTypes(types), generation: np.metadata.generation ?? 1 },
+    addressGroups: groupDefs(b.addressGroups),
     appliedToGroups: b.appliedToGroups,
     deps: depsOf(b),
   };
@@ -367,8 +403,8 @@ export function compileAntreaPolicy(obj: ClusterNetworkPolicy | AntreaNetworkPol
         }
         const rule: controlplane.NetworkPolicyRule = {
           direction: dir === 'ingress' ? 'In' : 'Out',
-          from: dir === 'ingress' ? peer : emptyPeer(),
-          to: dir === 'ingress' ? emptyPeer() : peer,
+          from: dir === 'ingress' ? peer : NO_PEER,
+          to: dir === 'ingress' ? NO_PEER : peer,
           services,
           action: r.action ?? 'Allow',
           priority: i,
@@ -409,7 +445,7 @@ export function compileAntreaPolicy(obj: ClusterNetworkPolicy | AntreaNetworkPol
     });
   }
   const type = namespace === undefined ? 'AntreaClusterNetworkPolicy' : 'AntreaNetworkPolicy';
-  const ref = sourceRef(type, { ...obj.metadata, namespace: namespace ?? '' });
+  const ref = sourceRef(type, obj.metadata, namespace ?? '');
   const policy: controlplane.NetworkPolicy = {
     uid: ref.uid,
     name: ref.name,
@@ -427,7 +463,7 @@ export function compileAntreaPolicy(obj: ClusterNetworkPolicy | AntreaNetworkPol
     const policyGroups = [...new Set(policyLeaves.map((l) => b.applied(l)))];
     for (const rule of rules) if (!rule.appliedToGroups) rule.appliedToGroups = policyGroups;
   }
-  return { policy, addressGroups: b.addressGroups, appliedToGroups: b.appliedToGroups, deps: b.deps };
+  return { policy, addressGroups: b.addressGroups, appliedToGroups: b.appliedToGroups, deps: depsOf(b) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -469,7 +505,7 @@ export function compileAdminPolicy(obj: AdminNetworkPolicy | BaselineAdminNetwor
       if (leaf) peer.addressGroups.push(b.addr([leaf]));
     }
     peer.addressGroups = [...new Set(peer.addressGroups)];
-    const rule: controlplane.NetworkPolicyRule = { direction: 'In', from: peer, to: emptyPeer(), services: anpServices(r.ports), action: action(r.action), priority: i, enableLogging: false };
+    const rule: controlplane.NetworkPolicyRule = { direction: 'In', from: peer, to: NO_PEER, services: anpServices(r.ports), action: action(r.action), priority: i, enableLogging: false };
     if (r.name !== undefined) rule.name = r.name;
     rules.push(rule);
   });
@@ -481,12 +517,12 @@ export function compileAdminPolicy(obj: AdminNetworkPolicy | BaselineAdminNetwor
       if (leaf) peer.addressGroups.push(b.addr([leaf]));
     }
     peer.addressGroups = [...new Set(peer.addressGroups)];
-    const rule: controlplane.NetworkPolicyRule = { direction: 'Out', from: emptyPeer(), to: peer, services: anpServices(r.ports), action: action(r.action), priority: i, enableLogging: false };
+    const rule: controlplane.NetworkPolicyRule = { direction: 'Out', from: NO_PEER, to: peer, services: anpServices(r.ports), action: action(r.action), priority: i, enableLogging: false };
     if (r.name !== undefined) rule.name = r.name;
     rules.push(rule);
   });
   const type = baseline ? 'BaselineAdminNetworkPolicy' : 'AdminNetworkPolicy';
-  const ref = sourceRef(type, { ...obj.metadata, namespace: '' });
+  const ref = sourceRef(type, obj.metadata, '');
   return {
     policy: {
       uid: ref.uid,

@@ -295,7 +295,8 @@ export class PolicyEngine {
 
   private namespaceChanged(name: string, old: Namespace | undefined, ns: Namespace | undefined): void {
     if (old && ns && sameLabels(old.metadata.labels, ns.metadata.labels)) return;
-    const groups = this.selectors.namespaceGroups(name, [old, ns]);
+    // No group yet (a bulk load adds Namespaces before policies): none to look up.
+    const groups = this.membership.size === 0 ? [] : this.selectors.namespaceGroups(name, [old, ns]);
     const members = this.members.namespaceChanged(name);
     for (const g of groups) for (const m of members) this.membership.evaluate(g, m);
     this.policyTable.resync('ns:*');

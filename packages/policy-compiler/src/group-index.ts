@@ -25,26 +25,27 @@ export function leafIndexKeys(l: Leaf): string[] {
   return l.nsSel ? own.concat(indexKeysOf(l.nsSel).map((k) => (k === '*' ? 's:*' : `s:L:${k}`))) : own;
 }
 
+/** The distinct index keys of a group's leaves. */
+function groupIndexKeys(def: GroupDef): Iterable<string> {
+  // One leaf's keys are distinct already (sorted `In` values, distinct prefixes).
+  if (def.leaves.length === 1) return leafIndexKeys(def.leaves[0] as Leaf);
+  const keys = new Set<string>();
+  for (const l of def.leaves) for (const k of leafIndexKeys(l)) keys.add(k);
+  return keys;
+}
+
 /** Selector index key -> names of the groups that could select an object under it. */
 export class GroupSelectorIndex {
   private readonly index = new MultiIndex<string>();
 
-  /** Indexes a group; returns its keys (what {@link GroupSelectorIndex.remove} takes). */
-  add(def: GroupDef): string[] {
-    if (def.leaves.length === 1) {
-      // One leaf's keys are distinct already (sorted `In` values, distinct prefixes).
-      const own = leafIndexKeys(def.leaves[0] as Leaf);
-      for (const k of own) this.index.add(k, def.name);
-      return own;
-    }
-    const keys = new Set<string>();
-    for (const l of def.leaves) for (const k of leafIndexKeys(l)) keys.add(k);
-    for (const k of keys) this.index.add(k, def.name);
-    return [...keys];
+  /** Indexes a group. */
+  add(def: GroupDef): void {
+    for (const k of groupIndexKeys(def)) this.index.add(k, def.name);
   }
 
-  remove(name: string, keys: readonly string[]): void {
-    for (const k of keys) this.index.delete(k, name);
+  /** Removes a group indexed by {@link GroupSelectorIndex.add} (its keys are computed again: groups do not keep them). */
+  remove(def: GroupDef): void {
+    for (const k of groupIndexKeys(def)) this.index.delete(k, def.name);
   }
 
   /** Groups that could select a pod of `ns` carrying one of the label sets. */

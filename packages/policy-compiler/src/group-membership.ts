@@ -10,10 +10,10 @@ import type { MemberInfo } from './member-index';
 import { SmallMap, SmallSet } from './small-collections';
 import { NO_SPAN, NO_USERS, type GroupState, type MemberEntry, type MemberKey } from './state';
 
-/** Where members come from: their facts, and the candidates of a leaf (the member index). */
+/** Where members come from: their facts, and the candidates of a leaf with theirs (the member index). */
 export interface MemberSource {
   memberInfo(mk: MemberKey): MemberInfo | undefined;
-  candidates(l: Leaf): Iterable<MemberKey>;
+  visitCandidates(l: Leaf, visit: (mk: MemberKey, info: MemberInfo | undefined) => void): void;
 }
 
 /** Told when a group gets its first member on a node or loses its last one there (the span). */
@@ -66,18 +66,22 @@ export class GroupMembership {
   acquire(def: GroupDef): GroupState {
     let g = this.groups.get(def.name);
     if (g) return g;
-    g = { def, members: new SmallMap(), byNode: new SmallMap(), addrUsers: NO_USERS, appliedUsers: NO_USERS, addrSpan: NO_SPAN, indexKeys: [] };
+    g = { def, members: new SmallMap(), byNode: new SmallMap(), addrUsers: NO_USERS, appliedUsers: NO_USERS, addrSpan: NO_SPAN };
     this.groups.set(def.name, g);
     this.changes.touchGroup(g);
-    g.indexKeys = this.selectors.add(def);
+    this.selectors.add(def);
+    const group = g;
     if (def.leaves.length === 1) {
-      for (const mk of this.members.candidates(def.leaves[0] as Leaf)) this.decide(g, mk);
+      this.members.visitCandidates(def.leaves[0] as Leaf, (mk, info) => this.decide(group, mk, info));
       return g;
     }
     const seen = new Set<string>();
-    for (const l of def.leaves) for (const mk of this.members.candidates(l)) if (!seen.has(mk)) {
-      seen.add(mk);
-      this.decide(g, mk);
+    for (const l of def.leaves) {
+      this.members.visitCandidates(l, (mk, info) => {
+        if (seen.has(mk)) return;
+        seen.add(mk);
+        this.decide(group, mk, info);
+      });
     }
     return g;
   }
@@ -86,7 +90,7 @@ export class GroupMembership {
   releaseIfUnused(g: GroupState): void {
     if (g.addrUsers.size > 0 || g.appliedUsers.size > 0) return;
     this.changes.touchGroup(g);
-    this.selectors.remove(g.def.name, g.indexKeys);
+    this.selectors.remove(g.def);
     for (const mk of [...g.members.keys()]) this.deleteMember(g, mk);
     this.groups.delete(g.def.name);
   }
@@ -112,11 +116,10 @@ export class GroupMembership {
   /** Re-decides whether group `groupName` (if it lives) has member `mk`, from the member's current facts. */
   evaluate(groupName: string, mk: MemberKey): void {
     const g = this.groups.get(groupName);
-    if (g) this.decide(g, mk);
+    if (g) this.decide(g, mk, this.members.memberInfo(mk));
   }
 
-  private decide(g: GroupState, mk: MemberKey): void {
-    const info = this.members.memberInfo(mk);
+  private decide(g: GroupState, mk: MemberKey, info: MemberInfo | undefined): void {
     if (info && g.def.leaves.some((l) => leafMatches(l, info.facts))) this.setMember(g, mk, info);
     else this.deleteMember(g, mk);
   }

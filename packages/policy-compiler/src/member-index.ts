@@ -16,9 +16,14 @@ export interface MemberInfo extends MemberEntry {
   facts: MemberFacts;
 }
 
-/** A pod and its member facts (undefined: not computed yet; null: not selectable). */
+/**
+ * A pod, its member key and its member facts (undefined: not computed yet; null: not
+ * selectable). One slot per pod for its lifetime: the pod indexes hold slots, so a group
+ * evaluating its candidates reads their facts without looking each member up again.
+ */
 interface PodSlot {
-  readonly pod: Pod;
+  readonly mk: MemberKey;
+  pod: Pod;
   info: MemberInfo | null | undefined;
 }
 
@@ -56,16 +61,17 @@ export class MemberIndex {
   /** IP -> member key. */
   readonly ipOwners = new Map<string, MemberKey>();
   private readonly inputs: MemberInputs;
-  // Pod indexes hold member keys (`p:ns/name`), so candidates need no string building.
-  private readonly podsByNs = new MultiIndex<MemberKey>();
-  /** `key=value` -> pod member keys, cluster-wide; built on first use by a Namespace-less selector. */
-  private podsByLabel: MultiIndex<MemberKey> | undefined;
+  // Pod indexes hold pod slots (member key, pod, facts), so candidates need no string building
+  // and no second lookup.
+  private readonly podsByNs = new MultiIndex<PodSlot>();
+  /** `key=value` -> pods, cluster-wide; built on first use by a Namespace-less selector. */
+  private podsByLabel: MultiIndex<PodSlot> | undefined;
   /**
    * Per-Namespace `key=value` -> pod member keys, only for Namespaces that grew past
    * {@link NS_LABEL_INDEX_MIN} pods: in small ones scanning the Namespace's pods is cheaper than
    * keeping an index entry per label.
    */
-  private readonly nsLabelIndex = new Map<string, MultiIndex<MemberKey>>();
+  private readonly nsLabelIndex = new Map<string, MultiIndex<PodSlot>>();
   /** ExternalEntities (`ns/name`) by Namespace. */
   private readonly eesByNs = new MultiIndex<string>();
   /** Pods by member key with their cached facts: one lookup serves both (this is the hottest map). */
@@ -87,22 +93,25 @@ export class MemberIndex {
     const ns = (pod ?? old)?.metadata.namespace ?? 'default';
     // Built with join: one flat string, not a tree of concatenations, for a key every index keeps.
     const mk = ['p:', ns, '/', (pod ?? old)?.metadata.name ?? ''].join('');
-    const prevSlot = this.podOf.get(mk);
+    let slot = this.podOf.get(mk);
+    const before = slot?.info;
     this.trackIps(mk, old ? podIps(old) : [], pod && !pod.spec?.hostNetwork ? podIps(pod) : []);
     const oldLabels = old?.metadata.labels;
     const newLabels = pod?.metadata.labels;
     const labelsSame = old !== undefined && pod !== undefined && sameLabels(oldLabels, newLabels);
-    if (!labelsSame && old) this.indexLabels(ns, mk, oldLabels, false);
+    if (!labelsSame && old && slot) this.indexLabels(ns, slot, oldLabels, false);
     if (pod) {
-      this.podOf.set(mk, { pod, info: undefined });
-      this.podsByNs.add(ns, mk);
-      if (!labelsSame) this.indexLabels(ns, mk, newLabels, true);
-    } else {
+      if (slot) {
+        slot.pod = pod;
+        slot.info = undefined;
+      } else this.podOf.set(mk, (slot = { mk, pod, info: undefined }));
+      this.podsByNs.add(ns, slot);
+      if (!labelsSame) this.indexLabels(ns, slot, newLabels, true);
+    } else if (slot) {
       this.podOf.delete(mk);
-      this.podsByNs.delete(ns, mk);
+      this.podsByNs.delete(ns, slot);
       if (this.podsByNs.size(ns) === 0) this.nsLabelIndex.delete(ns);
     }
-    const before = prevSlot?.info;
     if (labelsSame && before !== undefined) {
       // Labels unchanged: group membership is decided by the same facts unless the service
       // account or selectability changed; when the member object is equal too, nothing moves.
@@ -143,22 +152,18 @@ export class MemberIndex {
    */
   namespaceChanged(ns: string): MemberKey[] {
     this.nsLabelCache.delete(ns);
-    const members = [...this.podsByNs.get(ns)].concat([...this.eesByNs.get(ns)].map((e) => `e:${e}`));
-    for (const m of members) {
-      const slot = this.podOf.get(m);
-      if (slot) slot.info = undefined;
-      else this.infoCache.delete(m);
-    }
-    return members;
+    const pods = [...this.podsByNs.get(ns)];
+    for (const slot of pods) slot.info = undefined;
+    const ees = [...this.eesByNs.get(ns)].map((e) => `e:${e}`);
+    for (const m of ees) this.infoCache.delete(m);
+    return pods.map((slot) => slot.mk).concat(ees);
   }
 
   /** Facts, group member and node of a member key (cached); undefined when it does not exist or is not selectable. */
   memberInfo(mk: MemberKey): MemberInfo | undefined {
     if (mk.charCodeAt(0) === 112 /* 'p' */) {
       const slot = this.podOf.get(mk);
-      if (!slot) return undefined;
-      if (slot.info === undefined) slot.info = this.podInfo(slot.pod) ?? null;
-      return slot.info ?? undefined;
+      return slot ? this.slotInfo(slot) : undefined;
     }
     const c = this.infoCache.get(mk);
     if (c !== undefined) return c ?? undefined;
@@ -169,11 +174,34 @@ export class MemberIndex {
 
   /** Candidate member keys of a leaf, narrowed by the label and Namespace indexes. */
   candidates(l: Leaf): Iterable<MemberKey> {
-    if (l.kind === 'node') return [...this.inputs.nodes.keys()].map((k) => `n:${k.slice(5)}`);
-    if (l.kind === 'ee') {
-      const src = l.ns !== undefined ? [...this.eesByNs.get(l.ns)] : [...this.inputs.externalEntities.keys()].map((k) => k.slice('ExternalEntity/'.length));
-      return src.map((k) => `e:${k}`);
+    if (l.kind !== 'pod') return this.otherCandidates(l);
+    return [...this.podCandidates(l)].map((slot) => slot.mk);
+  }
+
+  /**
+   * Calls `visit` with each candidate of a leaf and its facts (undefined: not selectable), in
+   * the order of {@link MemberIndex.candidates}; pods need no lookup by key.
+   */
+  visitCandidates(l: Leaf, visit: (mk: MemberKey, info: MemberInfo | undefined) => void): void {
+    if (l.kind !== 'pod') {
+      for (const mk of this.otherCandidates(l)) visit(mk, this.memberInfo(mk));
+      return;
     }
+    for (const slot of this.podCandidates(l)) visit(slot.mk, this.slotInfo(slot));
+  }
+
+  private slotInfo(slot: PodSlot): MemberInfo | undefined {
+    if (slot.info === undefined) slot.info = this.podInfo(slot.pod) ?? null;
+    return slot.info ?? undefined;
+  }
+
+  private otherCandidates(l: Leaf): MemberKey[] {
+    if (l.kind === 'node') return [...this.inputs.nodes.keys()].map((k) => `n:${k.slice(5)}`);
+    const src = l.ns !== undefined ? [...this.eesByNs.get(l.ns)] : [...this.inputs.externalEntities.keys()].map((k) => k.slice('ExternalEntity/'.length));
+    return src.map((k) => `e:${k}`);
+  }
+
+  private podCandidates(l: Leaf): Iterable<PodSlot> {
     const keys = indexKeysOf(l.sel);
     if (l.ns !== undefined) {
       // Namespace + one `In` requirement: exactly the pods carrying one of its values there.
@@ -185,7 +213,7 @@ export class MemberIndex {
     if (keys[0] !== '*') return lookup(this.clusterLabelIndex(), keys);
     if (l.nsSel && l.nsSel.requirements.length > 0) {
       // Cluster-wide pods restricted by a Namespace selector: the pods of the matching Namespaces.
-      const out: MemberKey[] = [];
+      const out: PodSlot[] = [];
       for (const n of this.inputs.namespaces.values()) {
         const name = n.metadata.name ?? '';
         if (matchesNormalized(l.nsSel, this.nsLabelsOf(name))) for (const p of this.podsByNs.get(name)) out.push(p);
@@ -195,7 +223,7 @@ export class MemberIndex {
     return [...this.podsByNs.all()];
   }
 
-  private indexLabels(ns: string, mk: MemberKey, labels: Readonly<Record<string, string>> | undefined, add: boolean): void {
+  private indexLabels(ns: string, mk: PodSlot, labels: Readonly<Record<string, string>> | undefined, add: boolean): void {
     const nsIndex = this.nsLabelIndex.get(ns);
     // Neither index built yet (a bulk load adds pods first): nothing to do.
     if (!nsIndex && !this.podsByLabel) return;
@@ -216,23 +244,23 @@ export class MemberIndex {
   }
 
   /** The label index of a Namespace, built once it has enough pods to be worth it. */
-  private namespaceLabelIndex(ns: string): MultiIndex<MemberKey> | undefined {
+  private namespaceLabelIndex(ns: string): MultiIndex<PodSlot> | undefined {
     let index = this.nsLabelIndex.get(ns);
     if (index || this.podsByNs.size(ns) < NS_LABEL_INDEX_MIN) return index;
-    index = new MultiIndex<MemberKey>();
-    for (const mk of this.podsByNs.get(ns)) {
-      for (const [k, v] of Object.entries(this.podOf.get(mk)?.pod.metadata.labels ?? {})) index.add(`${k}=${v}`, mk);
+    index = new MultiIndex<PodSlot>();
+    for (const slot of this.podsByNs.get(ns)) {
+      for (const [k, v] of Object.entries(slot.pod.metadata.labels ?? {})) index.add(`${k}=${v}`, slot);
     }
     this.nsLabelIndex.set(ns, index);
     return index;
   }
 
-  private clusterLabelIndex(): MultiIndex<MemberKey> {
+  private clusterLabelIndex(): MultiIndex<PodSlot> {
     if (!this.podsByLabel) {
-      const index = new MultiIndex<MemberKey>();
-      for (const [key, pod] of this.inputs.pods) {
-        const mk = `p:${key.slice(4)}`;
-        for (const [k, v] of Object.entries(pod.metadata.labels ?? {})) index.add(`${k}=${v}`, mk);
+      const index = new MultiIndex<PodSlot>();
+      // Slots are in the order pods were first added, as the inputs are.
+      for (const slot of this.podOf.values()) {
+        for (const [k, v] of Object.entries(slot.pod.metadata.labels ?? {})) index.add(`${k}=${v}`, slot);
       }
       this.podsByLabel = index;
     }
@@ -253,10 +281,12 @@ export class MemberIndex {
     for (const c of pod.spec?.containers ?? []) for (const p of c.ports ?? []) if (p.name) ports.push({ name: p.name, port: p.containerPort, protocol: p.protocol ?? 'TCP' });
     const member: controlplane.GroupMember = { pod: { name: pod.metadata.name ?? '', namespace: ns }, ips: podIps(pod) };
     if (ports.length > 0) member.ports = ports;
-    const facts: MemberFacts = { kind: 'pod', namespace: ns, labels: pod.metadata.labels, nsLabels: this.nsLabelsOf(ns) };
+    // One object per pod: the facts are the info itself (`facts` points back to it).
+    const info: MemberInfo & MemberFacts = { kind: 'pod', namespace: ns, labels: pod.metadata.labels, nsLabels: this.nsLabelsOf(ns), member, node: pod.spec?.nodeName ?? '', facts: undefined as unknown as MemberFacts };
+    info.facts = info;
     const sa = pod.spec?.serviceAccountName ?? pod.spec?.serviceAccount;
-    if (sa !== undefined) facts.serviceAccount = sa;
-    return { facts, member, node: pod.spec?.nodeName ?? '' };
+    if (sa !== undefined) info.serviceAccount = sa;
+    return info;
   }
 
   /** Facts of an ExternalEntity (`e`) or Node (`n`) member. */
@@ -277,6 +307,6 @@ export class MemberIndex {
 }
 
 /** Values of one key of an index, or of several (a selector's `In` values). */
-function lookup(index: MultiIndex<MemberKey>, keys: readonly string[]): Iterable<MemberKey> {
+function lookup(index: MultiIndex<PodSlot>, keys: readonly string[]): Iterable<PodSlot> {
   return keys.length === 1 ? index.get(keys[0] as string) : keys.flatMap((k) => [...index.get(k)]);
 }

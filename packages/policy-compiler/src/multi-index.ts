@@ -1,16 +1,17 @@
 // A string-keyed multimap that stores a lone value without a Set: most keys of the engine's
 // per-Namespace and per-selector indexes hold one value, and a Set per key dominated the heap.
+// Values are strings (group names, member keys) or records (pod slots), never Sets.
 
 const NONE: readonly never[] = [];
 
 /** key -> values (unordered, unique). */
-export class MultiIndex<V extends string> {
+export class MultiIndex<V extends string | object> {
   private readonly m = new Map<string, V | Set<V>>();
 
   add(key: string, value: V): void {
     const cur = this.m.get(key);
     if (cur === undefined) this.m.set(key, value);
-    else if (typeof cur === 'string') {
+    else if (!(cur instanceof Set)) {
       if (cur !== value) this.m.set(key, new Set([cur, value]));
     } else cur.add(value);
   }
@@ -18,7 +19,7 @@ export class MultiIndex<V extends string> {
   delete(key: string, value: V): void {
     const cur = this.m.get(key);
     if (cur === undefined) return;
-    if (typeof cur === 'string') {
+    if (!(cur instanceof Set)) {
       if (cur === value) this.m.delete(key);
       return;
     }
@@ -29,19 +30,19 @@ export class MultiIndex<V extends string> {
   /** The values of `key` (a live view: copy before changing the index while iterating). */
   get(key: string): Iterable<V> {
     const cur = this.m.get(key);
-    return cur === undefined ? NONE : typeof cur === 'string' ? [cur] : cur;
+    return cur === undefined ? NONE : cur instanceof Set ? cur : [cur];
   }
 
   size(key: string): number {
     const cur = this.m.get(key);
-    return cur === undefined ? 0 : typeof cur === 'string' ? 1 : cur.size;
+    return cur === undefined ? 0 : cur instanceof Set ? cur.size : 1;
   }
 
   /** Every value under every key. */
   *all(): IterableIterator<V> {
     for (const cur of this.m.values()) {
-      if (typeof cur === 'string') yield cur;
-      else yield* cur;
+      if (cur instanceof Set) yield* cur;
+      else yield cur;
     }
   }
 }

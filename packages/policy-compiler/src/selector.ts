@@ -223,8 +223,19 @@ export function labelIndexKeys(labels: Readonly<Record<string, string>> | undefi
  * one of `key=value` for that requirement, so the selector is indexed under those; otherwise it
  * can match objects with any labels and is indexed under `*`.
  */
-export function indexKeysOf(sel: NormalizedSelector): string[] {
-  let best: Requirement | undefined;
-  for (const r of sel.requirements) if (r.op === 'In' && (!best || r.values.length < best.values.length)) best = r;
-  return best ? best.values.map((v) => `${best.key}=${v}`) : ['*'];
+export function indexKeysOf(sel: NormalizedSelector): readonly string[] {
+  let keys = indexKeysMemo.get(sel);
+  if (keys === undefined) {
+    let best: Requirement | undefined;
+    for (const r of sel.requirements) if (r.op === 'In' && (!best || r.values.length < best.values.length)) best = r;
+    keys = best ? best.values.map((v) => [best.key, '=', v].join('')) : ['*'];
+    indexKeysMemo.set(sel, keys);
+  }
+  return keys;
 }
+
+/**
+ * Index keys per normalized selector: selectors are shared (see {@link normalizeSelector}), and a
+ * bulk load asks for the keys of the same few selectors for every group it creates, twice.
+ */
+const indexKeysMemo = new WeakMap<NormalizedSelector, readonly string[]>();

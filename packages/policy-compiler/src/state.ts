@@ -27,7 +27,6 @@ export interface GroupState {
   appliedUsers: Set<string>;
   /** node -> number of policies using this address group whose span has the node; {@link NO_SPAN} until used. */
   addrSpan: Map<string, number>;
-  indexKeys: string[];
 }
 
 /**

@@ -18,12 +18,12 @@ describe('group selector index', () => {
     const index = new GroupSelectorIndex();
     const web = groupOf([podLeaf({ matchLabels: { app: 'web' } }, { ns: 'x' })]);
     const all = groupOf([podLeaf({}, { nsSel: {} })]);
-    const keys = index.add(web);
+    index.add(web);
     index.add(all);
     expect([...index.podGroups('x', [{ app: 'web' }])].sort()).toEqual([web.name, all.name].sort());
     expect([...index.podGroups('y', [{ app: 'web' }])]).toEqual([all.name]);
     expect([...index.podGroups('x', [{ app: 'db' }, undefined])]).toEqual([all.name]);
-    index.remove(web.name, keys);
+    index.remove(web);
     expect([...index.podGroups('x', [{ app: 'web' }])]).toEqual([all.name]);
   });
 

@@ -10,7 +10,7 @@ const def = (ns: string): GroupDef => groupOf([{ kind: 'pod', ns, sel: EVERYTHIN
 
 function group(ns: string, nodes: string[]): GroupState {
   const d = def(ns);
-  return { def: d, members: new Map(), byNode: new Map(nodes.map((n) => [n, new Map()])), addrUsers: NO_USERS, appliedUsers: NO_USERS, addrSpan: NO_SPAN, indexKeys: [] };
+  return { def: d, members: new Map(), byNode: new Map(nodes.map((n) => [n, new Map()])), addrUsers: NO_USERS, appliedUsers: NO_USERS, addrSpan: NO_SPAN };
 }
 
 function policy(key: string, address: GroupState[]): PolicyState {
