@@ -35,19 +35,32 @@ export interface GroupDef {
   readonly leaves: readonly Leaf[];
 }
 
+/**
+ * A group definition whose key text is recomputed when read: the engine keeps one per group
+ * (100k in scenario 1) and never reads the text after hashing it into the name.
+ */
+class SharedGroupDef implements GroupDef {
+  constructor(
+    readonly name: string,
+    readonly leaves: readonly Leaf[],
+  ) {}
+
+  get key(): string {
+    return this.leaves.length === 1 ? leafKey(this.leaves[0] as Leaf) : this.leaves.map(leafKey).join(';');
+  }
+}
+
 /** Builds the shared group for a set of leaves (order and duplicates do not matter). */
 export function groupOf(leaves: Iterable<Leaf>): GroupDef {
   if (Array.isArray(leaves) && leaves.length === 1) {
     // The common case (one selector): no sorting or deduplication to do.
     const l = leaves[0] as Leaf;
-    const key = leafKey(l);
-    return { name: fnv64(key), key, leaves: [l] };
+    return new SharedGroupDef(fnv64(leafKey(l)), [l]);
   }
   const byKey = new Map<string, Leaf>();
   for (const l of leaves) byKey.set(leafKey(l), l);
   const keys = [...byKey.keys()].sort();
-  const key = keys.join(';');
-  return { name: fnv64(key), key, leaves: keys.map((k) => byKey.get(k) as Leaf) };
+  return new SharedGroupDef(fnv64(keys.join(';')), keys.map((k) => byKey.get(k) as Leaf));
 }
 
 /** Selector from a raw LabelSelector, `undefined` meaning "everything" (the caller's choice). */

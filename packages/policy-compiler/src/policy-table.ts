@@ -57,6 +57,12 @@ export class PolicyTable {
     const t = this.changes.touchPolicy(key, p);
     const input = this.inputs.policy(key);
     const next = input ? compileObject(input.kind, input.obj, this.inputs.compilation) : undefined;
+    // A K8s NetworkPolicy without metadata.uid gets `K8sNetworkPolicy/<ns>/<name>` as uid: the
+    // text of its key. Keep one string for both (75k policies in scenario 1).
+    if (next && next.policy.uid === key) {
+      next.policy.uid = key;
+      next.policy.sourceRef.uid = key;
+    }
     const oldSpan = p && t ? new Set(p.span.keys()) : undefined;
     // Detach from the old groups (spans drop), keep them alive until the new ones attach.
     const oldGroups = p ? this.detach(key, p) : [];
