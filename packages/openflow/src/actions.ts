@@ -121,8 +121,12 @@ function finishAction(w: Writer, start: number): void {
 
 /** Encode an action list (no instructions) into `w`. */
 export function writeActions(w: Writer, actions: readonly Action[], path: string): void {
-  actions.forEach((a, i) => writeAction(w, a, `${path}[${i}]`));
+  for (let i = 0; i < actions.length; i++) writeAction(w, actions[i]!, itemPath(path, i));
 }
+
+/** Error paths of a flow's first actions, made once: a string per action per flow-mod adds up. */
+const FLOW_ACTION_PATHS = Array.from({ length: 16 }, (_v, i) => `flow.actions[${i}]`);
+const itemPath = (path: string, i: number): string => (path === 'flow.actions' && i < FLOW_ACTION_PATHS.length ? FLOW_ACTION_PATHS[i]! : `${path}[${i}]`);
 
 function writeNxRef(w: Writer, ref: FieldRef, path: string): { header: number; ofs: number; nBits: number } {
   const f = fieldInfo(ref.field, `${path}.field`);
@@ -367,22 +371,25 @@ export function writeAction(w: Writer, a: Action, path: string): void {
 
 /** Encode a flow's action list as OpenFlow 1.5 instructions (apply, clear, write, goto). */
 export function writeInstructions(w: Writer, actions: readonly Action[], path = 'actions'): void {
-  const apply: Action[] = [];
+  // The apply actions are the prefix before the first instruction-like entry: written from the
+  // list itself, with no array or closure per flow.
+  let nApply = 0;
   let clear = false;
   let write: Action[] | undefined;
   let gotoTable: number | undefined;
-  actions.forEach((a, i) => {
+  for (let i = 0; i < actions.length; i++) {
+    const a = actions[i]!;
     if (a.type === 'gotoTable') gotoTable = a.table;
     else if (a.type === 'clearActions') clear = true;
     else if (a.type === 'writeActions') write = a.actions;
     else if (gotoTable !== undefined || write !== undefined || clear) {
       throw new OfEncodeError('apply actions must come before clearActions/writeActions/gotoTable', `${path}[${i}]`, a);
-    } else apply.push(a);
-  });
-  if (apply.length > 0) {
+    } else nApply++;
+  }
+  if (nApply > 0) {
     const s = w.length;
     w.u16(OFPIT.APPLY_ACTIONS).u16(0).zeros(4);
-    writeActions(w, apply, path);
+    for (let i = 0; i < nApply; i++) writeAction(w, actions[i]!, itemPath(path, i));
     w.setU16(s + 2, w.length - s);
   }
   if (clear) w.u16(OFPIT.CLEAR_ACTIONS).u16(8).zeros(4);

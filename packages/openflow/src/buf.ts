@@ -1,6 +1,8 @@
 /** Byte writer/reader used by the codec (big-endian, bounds-checked). */
 import { OfDecodeError } from './errors';
 
+const U64_MAX = (1n << 64n) - 1n;
+
 /** Growable big-endian byte writer. */
 export class Writer {
   private buf: Uint8Array;
@@ -42,7 +44,9 @@ export class Writer {
   }
   u64(v: bigint): this {
     this.ensure(8);
-    this.view.setBigUint64(this.length, BigInt.asUintN(64, v));
+    // BigInt.asUintN allocates a new bigint: only negative or wide values need it (a flow's cookie
+    // and cookie mask are written per flow-mod).
+    this.view.setBigUint64(this.length, v >= 0n && v <= U64_MAX ? v : BigInt.asUintN(64, v));
     this.length += 8;
     return this;
   }
@@ -71,6 +75,17 @@ export class Writer {
   }
   finish(): Uint8Array {
     return this.buf.slice(0, this.length);
+  }
+  /**
+   * The bytes written so far, without a copy; the writer starts over on a fresh buffer of the same
+   * size (for a caller that hands each chunk to a socket and keeps writing).
+   */
+  take(): Uint8Array {
+    const out = this.buf.subarray(0, this.length);
+    this.buf = new Uint8Array(this.buf.length);
+    this.view = new DataView(this.buf.buffer);
+    this.length = 0;
+    return out;
   }
 }
 

@@ -242,20 +242,42 @@ export function writeMessage(w: Writer, msg: OfMessage, xid = msg.xid ?? 0): voi
   w.setU16(start + 2, len);
 }
 
+/**
+ * Appends a bundle-add whose inner message is a flow-mod of `flow`: the bytes writeMessage writes
+ * for `{ type: 'bundleAdd', bundleId, flags, message: { type: 'flowMod', command, flow } }` with
+ * `xid`, without those two objects per flow (a bundle of 100k flows is written this way).
+ * `flagBits` is {@link bundleFlags} of the bundle's flags.
+ */
+export function writeBundleAddFlowMod(w: Writer, bundleId: number, flagBits: number, command: FlowModCommand, flow: Flow, xid: number): void {
+  const start = header(w, OFPT.BUNDLE_ADD_MESSAGE, xid);
+  w.u32(bundleId).zeros(2).u16(flagBits);
+  const inner = header(w, OFPT.FLOW_MOD, xid);
+  writeFlowModFields(w, command, flow, undefined, undefined, undefined);
+  const len = w.length - start;
+  if (len > 0xffff) throw new OfEncodeError(`message of ${len} bytes exceeds 65535`, 'bundleAdd', { type: 'flowMod', command, flow });
+  w.setU16(inner + 2, w.length - inner);
+  w.setU16(start + 2, len);
+}
+
 function writeFlowMod(w: Writer, msg: Extract<OfMessage, { type: 'flowMod' }>): void {
-  const f = msg.flow;
-  const cmd = FLOW_MOD_COMMANDS.indexOf(msg.command);
-  if (cmd < 0) throw new OfEncodeError('unknown flow-mod command', 'command', msg.command);
+  writeFlowModFields(w, msg.command, msg.flow, msg.bufferId, msg.outPort, msg.outGroup);
+}
+
+function writeFlowModFields(w: Writer, command: FlowModCommand, f: Flow, bufferId: number | undefined, outPort: number | undefined, outGroup: number | undefined): void {
+  const cmd = FLOW_MOD_COMMANDS.indexOf(command);
+  if (cmd < 0) throw new OfEncodeError('unknown flow-mod command', 'command', command);
   let flags = 0;
-  for (const fl of f.flags ?? []) {
-    const i = FLOW_FLAGS.indexOf(fl);
-    if (i < 0) throw new OfEncodeError('unknown flag', 'flow.flags', fl);
-    flags |= 1 << i;
+  if (f.flags !== undefined) {
+    for (const fl of f.flags) {
+      const i = FLOW_FLAGS.indexOf(fl);
+      if (i < 0) throw new OfEncodeError('unknown flag', 'flow.flags', fl);
+      flags |= 1 << i;
+    }
   }
-  const isDelete = msg.command === 'delete' || msg.command === 'deleteStrict';
+  const isDelete = command === 'delete' || command === 'deleteStrict';
   w.u64(f.cookie ?? 0n).u64(f.cookieMask ?? 0n);
   w.u8(f.table).u8(cmd).u16(f.idleTimeout ?? 0).u16(f.hardTimeout ?? 0).u16(f.priority);
-  w.u32(msg.bufferId ?? 0xffffffff).u32(msg.outPort ?? OFPP.ANY).u32(msg.outGroup ?? 0xffffffff);
+  w.u32(bufferId ?? 0xffffffff).u32(outPort ?? OFPP.ANY).u32(outGroup ?? 0xffffffff);
   w.u16(flags).u16(f.importance ?? 0);
   writeMatch(w, f.match, 'flow.match');
   if (!isDelete) writeInstructions(w, f.actions, 'flow.actions');
@@ -286,7 +308,8 @@ function bundleFlagsFrom(bits: number): BundleFlags {
   return f;
 }
 
-function bundleFlags(f: BundleFlags): number {
+/** The wire bits of bundle flags. */
+export function bundleFlags(f: BundleFlags): number {
   return (f.atomic ? 1 : 0) | (f.ordered ? 2 : 0);
 }
 

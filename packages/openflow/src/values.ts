@@ -95,12 +95,12 @@ export function parseIpv6(s: string): Uint8Array | undefined {
 
 /** Encode one (unmasked) value of a field to its wire bytes. */
 export function valueToBytes(f: FieldInfo, v: unknown, path: string): Uint8Array {
-  const out = new Uint8Array(f.bytes);
   switch (f.kind) {
     case 'uint': {
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v >= 2 ** (f.bytes * 8)) {
         throw new OfEncodeError(`expected an integer of ${f.bits} bits`, path, v);
       }
+      const out = new Uint8Array(f.bytes);
       let x = v;
       for (let i = f.bytes - 1; i >= 0; i--) {
         out[i] = x & 0xff;
@@ -112,6 +112,7 @@ export function valueToBytes(f: FieldInfo, v: unknown, path: string): Uint8Array
       if (typeof v !== 'bigint' || v < 0n || v >= 1n << BigInt(f.bytes * 8)) {
         throw new OfEncodeError(`expected a bigint of ${f.bits} bits`, path, v);
       }
+      const out = new Uint8Array(f.bytes);
       let x = v;
       for (let i = f.bytes - 1; i >= 0; i--) {
         out[i] = Number(x & 0xffn);
