@@ -23,8 +23,37 @@ export interface MemberInfo extends MemberEntry {
  */
 interface PodSlot {
   readonly mk: MemberKey;
+  /** The pod's Namespace in the index. */
+  readonly ns: NamespacePods;
   pod: Pod;
   info: MemberInfo | null | undefined;
+}
+
+/**
+ * What the index keeps per Namespace with pods: the pods, their label index once there are
+ * enough of them, and the Namespace's labels as selectors see them. One lookup by name finds
+ * all three (and a pod's slot points to it), where three maps keyed by Namespace name did.
+ */
+interface NamespacePods {
+  /** The pods: a lone one without a Set (most Namespaces in scenario 1 have four). */
+  pods: PodSlot | Set<PodSlot>;
+  /**
+   * `key=value` -> pods, only once the Namespace has {@link NS_LABEL_INDEX_MIN} pods: in small
+   * ones scanning the pods is cheaper than keeping an index entry per label.
+   */
+  labelIndex: MultiIndex<PodSlot> | undefined;
+  /** Labels with the implied name label (undefined: not read since the Namespace last changed). */
+  labels: Record<string, string> | undefined;
+}
+
+const NO_PODS: readonly PodSlot[] = [];
+
+function podsOf(n: NamespacePods | undefined): Iterable<PodSlot> {
+  return n === undefined ? NO_PODS : n.pods instanceof Set ? n.pods : [n.pods];
+}
+
+function podCount(n: NamespacePods | undefined): number {
+  return n === undefined ? 0 : n.pods instanceof Set ? n.pods.size : 1;
 }
 
 /** The input objects the index reads, by object key (read only: the engine's inputs). */
@@ -63,22 +92,16 @@ export class MemberIndex {
   private readonly inputs: MemberInputs;
   // Pod indexes hold pod slots (member key, pod, facts), so candidates need no string building
   // and no second lookup.
-  private readonly podsByNs = new MultiIndex<PodSlot>();
+  /** Namespaces with pods (in the order they got their first pod). */
+  private readonly podsByNs = new Map<string, NamespacePods>();
   /** `key=value` -> pods, cluster-wide; built on first use by a Namespace-less selector. */
   private podsByLabel: MultiIndex<PodSlot> | undefined;
-  /**
-   * Per-Namespace `key=value` -> pod member keys, only for Namespaces that grew past
-   * {@link NS_LABEL_INDEX_MIN} pods: in small ones scanning the Namespace's pods is cheaper than
-   * keeping an index entry per label.
-   */
-  private readonly nsLabelIndex = new Map<string, MultiIndex<PodSlot>>();
   /** ExternalEntities (`ns/name`) by Namespace. */
   private readonly eesByNs = new MultiIndex<string>();
   /** Pods by member key with their cached facts: one lookup serves both (this is the hottest map). */
   private readonly podOf = new Map<MemberKey, PodSlot>();
   /** Cached facts of ExternalEntity and Node members (null: not selectable). Pods keep theirs in {@link PodSlot}. */
   private readonly infoCache = new Map<MemberKey, MemberInfo | null>();
-  private readonly nsLabelCache = new Map<string, Record<string, string>>();
 
   constructor(options: MemberIndexOptions) {
     this.inputs = options.inputs;
@@ -99,18 +122,16 @@ export class MemberIndex {
     const oldLabels = old?.metadata.labels;
     const newLabels = pod?.metadata.labels;
     const labelsSame = old !== undefined && pod !== undefined && sameLabels(oldLabels, newLabels);
-    if (!labelsSame && old && slot) this.indexLabels(ns, slot, oldLabels, false);
+    if (!labelsSame && old && slot) this.indexLabels(slot, oldLabels, false);
     if (pod) {
       if (slot) {
         slot.pod = pod;
         slot.info = undefined;
-      } else this.podOf.set(mk, (slot = { mk, pod, info: undefined }));
-      this.podsByNs.add(ns, slot);
-      if (!labelsSame) this.indexLabels(ns, slot, newLabels, true);
+      } else this.podOf.set(mk, (slot = this.addSlot(ns, mk, pod)));
+      if (!labelsSame) this.indexLabels(slot, newLabels, true);
     } else if (slot) {
       this.podOf.delete(mk);
-      this.podsByNs.delete(ns, slot);
-      if (this.podsByNs.size(ns) === 0) this.nsLabelIndex.delete(ns);
+      this.removeSlot(ns, slot);
     }
     if (labelsSame && before !== undefined) {
       // Labels unchanged: group membership is decided by the same facts unless the service
@@ -151,8 +172,9 @@ export class MemberIndex {
    * Namespace's labels) and returns them, pods first.
    */
   namespaceChanged(ns: string): MemberKey[] {
-    this.nsLabelCache.delete(ns);
-    const pods = [...this.podsByNs.get(ns)];
+    const nsPods = this.podsByNs.get(ns);
+    if (nsPods) nsPods.labels = undefined;
+    const pods = [...podsOf(nsPods)];
     for (const slot of pods) slot.info = undefined;
     const ees = [...this.eesByNs.get(ns)].map((e) => `e:${e}`);
     for (const m of ees) this.infoCache.delete(m);
@@ -191,7 +213,7 @@ export class MemberIndex {
   }
 
   private slotInfo(slot: PodSlot): MemberInfo | undefined {
-    if (slot.info === undefined) slot.info = this.podInfo(slot.pod) ?? null;
+    if (slot.info === undefined) slot.info = this.podInfo(slot) ?? null;
     return slot.info ?? undefined;
   }
 
@@ -205,9 +227,10 @@ export class MemberIndex {
     const keys = indexKeysOf(l.sel);
     if (l.ns !== undefined) {
       // Namespace + one `In` requirement: exactly the pods carrying one of its values there.
-      if (keys[0] === '*') return this.podsByNs.get(l.ns);
-      const index = this.namespaceLabelIndex(l.ns);
-      if (!index) return this.podsByNs.get(l.ns);
+      const nsPods = this.podsByNs.get(l.ns);
+      if (keys[0] === '*' || nsPods === undefined) return podsOf(nsPods);
+      const index = this.namespaceLabelIndex(nsPods);
+      if (!index) return podsOf(nsPods);
       return lookup(index, keys);
     }
     if (keys[0] !== '*') return lookup(this.clusterLabelIndex(), keys);
@@ -215,25 +238,58 @@ export class MemberIndex {
       // Cluster-wide pods restricted by a Namespace selector: the pods of the matching Namespaces.
       const out: PodSlot[] = [];
       for (const n of this.inputs.namespaces.values()) {
-        const name = n.metadata.name ?? '';
-        if (matchesNormalized(l.nsSel, this.nsLabelsOf(name))) for (const p of this.podsByNs.get(name)) out.push(p);
+        const nsPods = this.podsByNs.get(n.metadata.name ?? '');
+        if (nsPods && matchesNormalized(l.nsSel, this.podNamespaceLabels(n.metadata.name ?? '', nsPods))) for (const p of podsOf(nsPods)) out.push(p);
       }
       return out;
     }
-    return [...this.podsByNs.all()];
+    const out: PodSlot[] = [];
+    for (const nsPods of this.podsByNs.values()) for (const p of podsOf(nsPods)) out.push(p);
+    return out;
   }
 
-  private indexLabels(ns: string, mk: PodSlot, labels: Readonly<Record<string, string>> | undefined, add: boolean): void {
-    const nsIndex = this.nsLabelIndex.get(ns);
+  /** A new pod's slot, added to its Namespace's pods (which are created with the first pod). */
+  private addSlot(ns: string, mk: MemberKey, pod: Pod): PodSlot {
+    const nsPods = this.podsByNs.get(ns);
+    if (nsPods === undefined) {
+      const created: NamespacePods = { pods: undefined as unknown as PodSlot, labelIndex: undefined, labels: undefined };
+      const slot: PodSlot = { mk, ns: created, pod, info: undefined };
+      created.pods = slot;
+      this.podsByNs.set(ns, created);
+      return slot;
+    }
+    const slot: PodSlot = { mk, ns: nsPods, pod, info: undefined };
+    if (nsPods.pods instanceof Set) nsPods.pods.add(slot);
+    else {
+      const both = new Set<PodSlot>();
+      both.add(nsPods.pods).add(slot);
+      nsPods.pods = both;
+    }
+    return slot;
+  }
+
+  /** Removes a deleted pod's slot; a Namespace without pods is forgotten (its label index and labels too). */
+  private removeSlot(ns: string, slot: PodSlot): void {
+    const nsPods = slot.ns;
+    if (!(nsPods.pods instanceof Set)) {
+      this.podsByNs.delete(ns);
+      return;
+    }
+    nsPods.pods.delete(slot);
+    if (nsPods.pods.size === 1) nsPods.pods = nsPods.pods.values().next().value as PodSlot;
+  }
+
+  private indexLabels(slot: PodSlot, labels: Readonly<Record<string, string>> | undefined, add: boolean): void {
+    const nsIndex = slot.ns.labelIndex;
     // Neither index built yet (a bulk load adds pods first): nothing to do.
     if (!nsIndex && !this.podsByLabel) return;
     for (const [k, v] of Object.entries(labels ?? {})) {
       if (add) {
-        this.podsByLabel?.add(`${k}=${v}`, mk);
-        nsIndex?.add(`${k}=${v}`, mk);
+        this.podsByLabel?.add(`${k}=${v}`, slot);
+        nsIndex?.add(`${k}=${v}`, slot);
       } else {
-        this.podsByLabel?.delete(`${k}=${v}`, mk);
-        nsIndex?.delete(`${k}=${v}`, mk);
+        this.podsByLabel?.delete(`${k}=${v}`, slot);
+        nsIndex?.delete(`${k}=${v}`, slot);
       }
     }
   }
@@ -244,14 +300,14 @@ export class MemberIndex {
   }
 
   /** The label index of a Namespace, built once it has enough pods to be worth it. */
-  private namespaceLabelIndex(ns: string): MultiIndex<PodSlot> | undefined {
-    let index = this.nsLabelIndex.get(ns);
-    if (index || this.podsByNs.size(ns) < NS_LABEL_INDEX_MIN) return index;
+  private namespaceLabelIndex(nsPods: NamespacePods): MultiIndex<PodSlot> | undefined {
+    let index = nsPods.labelIndex;
+    if (index || podCount(nsPods) < NS_LABEL_INDEX_MIN) return index;
     index = new MultiIndex<PodSlot>();
-    for (const slot of this.podsByNs.get(ns)) {
+    for (const slot of podsOf(nsPods)) {
       for (const [k, v] of Object.entries(slot.pod.metadata.labels ?? {})) index.add(`${k}=${v}`, slot);
     }
-    this.nsLabelIndex.set(ns, index);
+    nsPods.labelIndex = index;
     return index;
   }
 
@@ -267,13 +323,18 @@ export class MemberIndex {
     return this.podsByLabel;
   }
 
+  /** Labels of a Namespace as selectors see them (cached with its pods when it has some). */
   private nsLabelsOf(ns: string): Record<string, string> {
-    let l = this.nsLabelCache.get(ns);
-    if (!l) this.nsLabelCache.set(ns, (l = namespaceLabels(ns, this.inputs.namespaces.get(`Namespace/${ns}`)?.metadata.labels)));
-    return l;
+    const nsPods = this.podsByNs.get(ns);
+    return nsPods ? this.podNamespaceLabels(ns, nsPods) : namespaceLabels(ns, this.inputs.namespaces.get(`Namespace/${ns}`)?.metadata.labels);
   }
 
-  private podInfo(pod: Pod): MemberInfo | undefined {
+  private podNamespaceLabels(ns: string, nsPods: NamespacePods): Record<string, string> {
+    return (nsPods.labels ??= namespaceLabels(ns, this.inputs.namespaces.get(`Namespace/${ns}`)?.metadata.labels));
+  }
+
+  private podInfo(slot: PodSlot): MemberInfo | undefined {
+    const pod = slot.pod;
     if (pod.spec?.hostNetwork || pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed') return undefined;
     // The pod's own strings (its member key is `p:<namespace>/<name>` of the same fields).
     const ns = pod.metadata.namespace ?? 'default';
@@ -282,7 +343,7 @@ export class MemberIndex {
     const member: controlplane.GroupMember = { pod: { name: pod.metadata.name ?? '', namespace: ns }, ips: podIps(pod) };
     if (ports.length > 0) member.ports = ports;
     // One object per pod: the facts are the info itself (`facts` points back to it).
-    const info: MemberInfo & MemberFacts = { kind: 'pod', namespace: ns, labels: pod.metadata.labels, nsLabels: this.nsLabelsOf(ns), member, node: pod.spec?.nodeName ?? '', facts: undefined as unknown as MemberFacts };
+    const info: MemberInfo & MemberFacts = { kind: 'pod', namespace: ns, labels: pod.metadata.labels, nsLabels: this.podNamespaceLabels(ns, slot.ns), member, node: pod.spec?.nodeName ?? '', facts: undefined as unknown as MemberFacts };
     info.facts = info;
     const sa = pod.spec?.serviceAccountName ?? pod.spec?.serviceAccount;
     if (sa !== undefined) info.serviceAccount = sa;
