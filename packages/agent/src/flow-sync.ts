@@ -145,6 +145,21 @@ function groupMessages(d: NodeDelta['groups']): { before: OfMessage[]; after: Of
   return { before, after: d.delete.map((g): OfMessage => ({ type: 'groupMod', command: 'delete', ...g })) };
 }
 
+/**
+ * The messages of a delta, in one array (a policy's realization is thousands of flow-mods):
+ * groups before the flows that use them, removed groups after the flows that used them.
+ */
+function deltaMessages(d: NodeDelta): OfMessage[] {
+  const groups = groupMessages(d.groups);
+  const { add, modify, delete: del } = d.flows;
+  const out: OfMessage[] = [...groups.before];
+  for (let i = 0; i < add.length; i++) out.push({ type: 'flowMod', command: 'add', flow: add[i]! });
+  for (let i = 0; i < modify.length; i++) out.push({ type: 'flowMod', command: 'modifyStrict', flow: modify[i]! });
+  for (let i = 0; i < del.length; i++) out.push({ type: 'flowMod', command: 'deleteStrict', flow: { ...del[i]!, cookieMask: 0n } });
+  for (const m of groups.after) out.push(m);
+  return out;
+}
+
 /** What {@link FlowSync.initialSync} did. */
 export interface InitialSyncResult {
   /** Desired flows of this round (all in the switch afterwards). */
@@ -481,15 +496,7 @@ export class FlowSync {
     const before = this.current;
     const d = this.compute();
     const t1 = performance.now();
-    const groups = groupMessages(d.groups);
-    // Groups before the flows that use them; removed groups after the flows that used them.
-    const messages: OfMessage[] = [
-      ...groups.before,
-      ...d.flows.add.map((flow): OfMessage => ({ type: 'flowMod', command: 'add', flow })),
-      ...d.flows.modify.map((flow): OfMessage => ({ type: 'flowMod', command: 'modifyStrict', flow })),
-      ...d.flows.delete.map((flow): OfMessage => ({ type: 'flowMod', command: 'deleteStrict', flow: { ...flow, cookieMask: 0n } })),
-      ...groups.after,
-    ];
+    const messages = deltaMessages(d);
     try {
       if (messages.length > 0) await this.sw.bundle(messages);
     } catch (e) {

@@ -244,20 +244,22 @@ export const L7NPRedirectCTMark = new CtMarkField('L7NPRedirectCTMarkField', 7, 
 /** A named bit range of the 128-bit ct_label. */
 export class CtLabelField {
   readonly mask: bigint;
+  private readonly shift: bigint;
   constructor(
     readonly name: string,
     readonly start: number,
     readonly end: number,
   ) {
-    this.mask = ((1n << BigInt(end - start + 1)) - 1n) << BigInt(start);
+    this.shift = BigInt(start);
+    this.mask = ((1n << BigInt(end - start + 1)) - 1n) << this.shift;
   }
   /** Match the field against a value. */
   match(value: number | bigint): Partial<Match> {
-    return { ctLabel: { value: BigInt(value) << BigInt(this.start), mask: this.mask } };
+    return { ctLabel: { value: BigInt(value) << this.shift, mask: this.mask } };
   }
   /** set_field on ct_label, for ct(exec(...)). */
   load(value: number | bigint): Action {
-    return { type: 'setField', field: 'ctLabel', value: { value: BigInt(value) << BigInt(this.start), mask: this.mask } };
+    return { type: 'setField', field: 'ctLabel', value: { value: BigInt(value) << this.shift, mask: this.mask } };
   }
 }
 

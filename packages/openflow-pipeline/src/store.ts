@@ -213,6 +213,17 @@ export class FlowStore {
 
   /** An entry's flow, by the rules of merge.ts's resolveFlow (the first feature decides). */
   private resolve(e: FlowEntry): Resolved {
+    const conj = e.conj;
+    // The common conjunctive match flow: one rule clause holds it. What mergedFlow gives, without
+    // its allocations (thousands of these come with one big policy).
+    if (e.plain.length === 0 && conj?.length === 1 && conj[0]!.codes.length === 1) {
+      const { template, codes } = conj[0]!;
+      const code = codes[0]!;
+      const prev = e.codes;
+      if (e.published && prev?.length === 1 && prev[0] === code && e.published.cookie === template.cookie) return { flow: e.published, codes: prev };
+      const own = conjunctionCodes(template);
+      if (own?.length === 1 && own[0] === code) return { flow: template, codes: own };
+    }
     const feature = firstFeature(e);
     if (feature < 0) return { flow: undefined, codes: undefined };
     if (e.plain.length > 0) {

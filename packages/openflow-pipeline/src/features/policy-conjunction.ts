@@ -107,6 +107,11 @@ export class ConjunctionBuilder {
     this.pairs.n = 0;
   }
 
+  /** True when flows of one match are shared (a build of many rules); false for one rule's flows. */
+  get sharesMatches(): boolean {
+    return this.shareMatches;
+  }
+
   /** Declares how many clauses conj id `id` has. */
   setClauses(id: number, n: number): void {
     this.nClauses.set(id, n);

@@ -32,8 +32,12 @@ export interface PolicyBuild {
   rd: PolicyReader;
   conj: ConjunctionBuilder;
   out: Flow[];
-  /** Aggregated CIDR codes of a peer, by its address-group/ipBlock/FQDN signature. */
-  peerCache: Map<string, number[]> | undefined;
+  /**
+   * Aggregated CIDR codes of a peer: by its address-group/ipBlock/FQDN signature when the build
+   * covers many rules (peers of different rules that name the same groups), else by the peer object
+   * (one rule's variants).
+   */
+  peerCache: Map<string | NetworkPolicyPeer, number[]> | undefined;
   /** Metric tables whose logging group a rule uses (ids: {@link loggingGroupId}). */
   loggingTables: Set<number> | undefined;
   /** First group id of the logging groups. */
@@ -71,7 +75,9 @@ function serviceMatches(s: Service, port: number | undefined): Match[] {
 
 /** The peer's addresses as the fewest CIDR codes; computed once per distinct peer. */
 function peerAddresses(b: PolicyBuild, peer: NetworkPolicyPeer): number[] {
-  const sig = `${peer.addressGroups.join('\0')}|${peer.ipBlocks.map((x) => `${x.cidr}-${x.except.join('-')}`).join('\0')}|${(peer.fqdns ?? []).join('\0')}`;
+  const sig = b.conj.sharesMatches
+    ? `${peer.addressGroups.join('\0')}|${peer.ipBlocks.map((x) => `${x.cidr}-${x.except.join('-')}`).join('\0')}|${(peer.fqdns ?? []).join('\0')}`
+    : peer;
   const hit = b.peerCache?.get(sig);
   if (hit) return hit;
   const r = b.conj.ranges.reset();
