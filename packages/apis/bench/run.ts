@@ -1,6 +1,6 @@
 // Benchmark: controlplane watch events on realistic frames (a big node's initial state, then small
-// patches): this package's path (TS model -> protobufjs static code -> frame, and back, with the
-// descriptor-driven conversion), against the two runtimes alone on identical messages: protobufjs
+// patches): this package's path (TS model -> controlplane-writer.ts -> frame; frame -> protobufjs
+// static decoder -> descriptor-driven conversion), the encode path before the writer, and the two runtimes alone on identical messages: protobufjs
 // static code (what the package uses) and protobuf-es 2.13 (code in bench/gen, `npm run
 // generate:bench-es`). Also validateObject throughput. Best of 7 rounds per row (the lab machine is
 // shared, so the fastest round is the least disturbed one).
@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import { WatchEventSchema } from './gen/controlplane_pb';
-import { decodeWatchEvent, encodeWatchEventFrame, FrameDecoder, proto, validateObject, watchEventToProto } from '../src/index';
+import { decodeWatchEvent, encodeFrame, encodeWatchEventFrame, FrameDecoder, proto, validateObject, WatchEventEncoder, watchEventToProto } from '../src/index';
 import type { controlplane as cp } from '../src/index';
 import { initialState, patches } from './frames';
 
@@ -41,6 +41,21 @@ function workload(label: string, events: cp.WatchEvent[]): void {
   const stream = Buffer.concat(frames);
   time(`${label}: this package, encode + frame`, events.length, bytes, () => {
     for (const e of events) encodeWatchEventFrame(e);
+  });
+  // The encode path before controlplane-writer.ts: the TS model converted to message objects, then
+  // the generated encoder (the reference for docs/apis.md, "Encoding without message objects").
+  time(`${label}: conversion to messages + protobufjs static encode + frame (the path before)`, events.length, bytes, () => {
+    for (const e of events) encodeFrame(proto.controlplane.v1.WatchEvent.encode(watchEventToProto(e)).finish());
+  });
+  // What the controller does: every frame written into one buffer of its own (no allocation per event).
+  const encoder = new WatchEventEncoder();
+  const into = new Uint8Array(bytes);
+  time(`${label}: WatchEventEncoder, frames into one buffer`, events.length, bytes, () => {
+    let at = 0;
+    for (const e of events) {
+      encoder.prepare(e, true);
+      at = encoder.writeTo(into, at);
+    }
   });
   time(`${label}: this package, stream decode (64 KiB chunks)`, events.length, bytes, () => {
     const dec = new FrameDecoder();
