@@ -2,8 +2,9 @@
 // (userspace datapath), side by side with Debian's bridge + host-local plugins exec'd the same
 // way; the floor of starting `node` itself; agent RSS with 100 pods. Not run in CI.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
+import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { loadCrds } from '@switchyard/apis';
@@ -87,6 +88,27 @@ async function measure(name: string, n: number, concurrency: number, op: (i: num
   return record(name, lat, performance.now() - t0);
 }
 
+/** CPU ms ovs-vswitchd's threads have run so far (schedstat, ns): its share of a bundle beside ours. */
+function vswitchdCpuMs(ovs: OvsInstance): number {
+  const pid = readFileSync(join(ovs.dir, 'vswitchd.pid'), 'utf8').trim();
+  let ns = 0;
+  for (const t of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${t}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // a thread that exited meanwhile
+    }
+  }
+  return ns / 1e6;
+}
+
+/** CPU ms of this process's children that have exited and been waited for (cutime + cstime; 10 ms ticks). */
+function childrenCpuMs(): number {
+  const f = readFileSync('/proc/self/stat', 'utf8');
+  const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
+
 /**
  * 1,000 Antrea-native rules (each: TCP port 10000+i from its own /32, applied to one pod) handed
  * to the agent at once, as a controlplane initial state would: time to compute the flows and to
@@ -115,15 +137,32 @@ async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise
   const appliedToGroups = [{ name: 'bench-atg', groupMembers: [{ pod: { name: 'pod-0', namespace: 'bench' }, ips: [podIp] }] }];
   const before = agent.part('node').flows.flows.length;
   const rss0 = process.memoryUsage().rss;
+  const ovs = ovsRef!;
+  // BENCH_CPU_PROFILE=<file>: a CPU profile of the realization alone (the agent's side).
+  const profiler = process.env.BENCH_CPU_PROFILE ? new Session() : undefined;
+  if (profiler) {
+    profiler.connect();
+    await profiler.post('Profiler.enable');
+    await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
+    await profiler.post('Profiler.start');
+  }
+  const v0 = vswitchdCpuMs(ovs);
+  const c0 = process.cpuUsage();
   const t0 = performance.now();
   const stats = await agent.part('node').flows.set({ policies: [policy], addressGroups: [], appliedToGroups });
   const t1 = performance.now();
+  const cpu = process.cpuUsage(c0);
+  const agentCpuMs = (cpu.user + cpu.system) / 1000;
+  const vswitchdMs = vswitchdCpuMs(ovs) - v0;
+  if (profiler) {
+    writeFileSync(process.env.BENCH_CPU_PROFILE!, JSON.stringify((await profiler.post('Profiler.stop')).profile));
+    profiler.disconnect();
+  }
   const timings = agent.part('node').flows.lastTimings!;
   const rss1 = process.memoryUsage().rss;
   const flows = stats.added + stats.modified;
   const installed = (await agent.part('node').openflow.dumpFlows()).length;
   // Reference: the same flows as ovs-ofctl writes them, added back in one bundle by ovs-ofctl.
-  const ovs = ovsRef!;
   const sock = ovs.mgmtSocket('br-int');
   const text = await ovs.ofctl('-O', 'OpenFlow15', '--no-stats', 'dump-flows', sock);
   const file = join(tmpdir(), `sy-bench-flows-${process.pid}.txt`);
@@ -145,9 +184,13 @@ async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise
   const removed = await agent.part('node').flows.set({ policies: [], addressGroups: [], appliedToGroups: [] });
   const t3 = performance.now();
   // With the policy gone, ovs-ofctl adds the same flows (the policy's ones fresh) in one bundle.
+  const rv0 = vswitchdCpuMs(ovs);
+  const rc0 = childrenCpuMs();
   const r0 = performance.now();
   await ovs.ofctl('-O', 'OpenFlow15', '--bundle', 'add-flows', sock, file);
   const ofctlMs = performance.now() - r0;
+  const ofctlCpuMs = childrenCpuMs() - rc0;
+  const refVswitchdMs = vswitchdCpuMs(ovs) - rv0;
   rmSync(file, { force: true });
   await sy('DEL', 0);
   const out = {
@@ -163,10 +206,14 @@ async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise
     bundleFlowsPerSecond: Math.round((flows * 1000) / timings.installMs),
     ovsOfctlBundleAllFlowsMs: r2(ofctlMs),
     ovsOfctlFlowsPerSecond: Math.round((installed * 1000) / ofctlMs),
+    // CPU beside wall (the machine is shared): the agent's and vswitchd's for ours, ovs-ofctl's (10 ms
+    // ticks) and vswitchd's for the reference.
+    cpuMs: { agent: r2(agentCpuMs), vswitchd: r2(vswitchdMs), ovsOfctl: r2(ofctlCpuMs), vswitchdForOvsOfctl: r2(refVswitchdMs) },
     rssDeltaMiB: Math.round((rss1 - rss0) / 2 ** 20),
     singleChanges: { podAdd: podChange, oneRuleOfThePolicy: ruleChange, oneMorePolicy: policyAdd },
   };
-  console.error(`  reference: ovs-ofctl --bundle add-flows of the ${installed} flows: ${out.ovsOfctlBundleAllFlowsMs} ms = ${out.ovsOfctlFlowsPerSecond} flows/s`);
+  console.error(`  reference: ovs-ofctl --bundle add-flows of the ${installed} flows: ${out.ovsOfctlBundleAllFlowsMs} ms = ${out.ovsOfctlFlowsPerSecond} flows/s (CPU: ovs-ofctl ${r2(ofctlCpuMs)} ms, vswitchd ${r2(refVswitchdMs)} ms)`);
+  console.error(`  CPU of the realization: agent ${r2(agentCpuMs)} ms, vswitchd ${r2(vswitchdMs)} ms`);
   console.error(`  ${N} rules: ${flows} flows in ${out.realizeMs} ms = ${out.flowsPerSecond} flows/s (compute ${timings.computeMs} ms, install ${timings.installMs} ms: bundle ${timings.bundleMs} ms, datapath flush ${timings.flushMs} ms); removal ${out.removeMs} ms`);
   return out;
 }
