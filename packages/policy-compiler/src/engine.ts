@@ -61,7 +61,7 @@ export class PolicyEngine {
   readonly groupObjects: Map<string, Group>;
   readonly labelIdentities: Map<string, LabelIdentity>;
   /** member key -> names of groups containing it (for explain / queryEndpoint). */
-  readonly memberGroups: Map<string, Set<string>>;
+  readonly memberGroups: ReadonlyMap<string, ReadonlySet<string>>;
   /** IP -> member key. */
   readonly ipOwners: Map<string, string>;
   // Compiled state.

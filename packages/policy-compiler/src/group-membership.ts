@@ -8,12 +8,65 @@ import type { GroupSelectorIndex } from './group-index';
 import { leafMatches, type GroupDef, type Leaf } from './leaf';
 import type { MemberInfo } from './member-index';
 import { SmallMap, SmallSet } from './small-collections';
-import { NO_SPAN, NO_USERS, type GroupState, type MemberEntry, type MemberKey } from './state';
+import { NO_SPAN, NO_USERS, type GroupsHolder, type GroupState, type MemberEntry, type MemberKey } from './state';
 
-/** Where members come from: their facts, and the candidates of a leaf with theirs (the member index). */
+/**
+ * Where members come from: their facts, the candidates of a leaf with theirs, and where a pod
+ * keeps its groups (the member index).
+ */
 export interface MemberSource {
   memberInfo(mk: MemberKey): MemberInfo | undefined;
-  visitCandidates(l: Leaf, visit: (mk: MemberKey, info: MemberInfo | undefined) => void): void;
+  visitCandidates(l: Leaf, visit: (mk: MemberKey, info: MemberInfo | undefined, holder: GroupsHolder | undefined) => void): void;
+  groupsHolder(mk: MemberKey): GroupsHolder | undefined;
+  podGroups(): IterableIterator<[MemberKey, Set<string>]>;
+}
+
+/**
+ * member key -> names of the groups containing it, in the order the member joined them: pods
+ * keep theirs in the member index, other members in a map of their own. Read only.
+ */
+class MemberGroups implements ReadonlyMap<MemberKey, ReadonlySet<string>> {
+  constructor(
+    private readonly members: MemberSource,
+    private readonly others: ReadonlyMap<MemberKey, Set<string>>,
+  ) {}
+
+  /** Counted on each read (nothing in the engine reads it; a deleted pod's slot leaves with its groups). */
+  get size(): number {
+    let n = this.others.size;
+    for (const _ of this.members.podGroups()) n++;
+    return n;
+  }
+
+  get(mk: MemberKey): ReadonlySet<string> | undefined {
+    return mk.charCodeAt(0) === 112 /* 'p' */ ? this.members.groupsHolder(mk)?.groups : this.others.get(mk);
+  }
+
+  has(mk: MemberKey): boolean {
+    return this.get(mk) !== undefined;
+  }
+
+  /** Pods first (in the order they were first added), then ExternalEntities and Nodes. */
+  *entries(): MapIterator<[MemberKey, ReadonlySet<string>]> {
+    yield* this.members.podGroups();
+    yield* this.others;
+  }
+
+  *keys(): MapIterator<MemberKey> {
+    for (const [k] of this.entries()) yield k;
+  }
+
+  *values(): MapIterator<ReadonlySet<string>> {
+    for (const [, v] of this.entries()) yield v;
+  }
+
+  forEach(fn: (value: ReadonlySet<string>, key: MemberKey, map: ReadonlyMap<MemberKey, ReadonlySet<string>>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
+  }
+
+  [Symbol.iterator](): MapIterator<[MemberKey, ReadonlySet<string>]> {
+    return this.entries();
+  }
 }
 
 /** Told when a group gets its first member on a node or loses its last one there (the span). */
@@ -40,7 +93,9 @@ export class GroupMembership {
    * member key -> names of groups containing it (for explain / queryEndpoint), in the order the
    * member joined them. Most members are in one or two groups: inline sets.
    */
-  readonly memberGroups = new Map<MemberKey, Set<string>>();
+  readonly memberGroups: ReadonlyMap<MemberKey, ReadonlySet<string>>;
+  /** The groups of ExternalEntity and Node members (pods keep theirs in the member index). */
+  private readonly otherGroups = new Map<MemberKey, Set<string>>();
   private readonly members: MemberSource;
   private readonly selectors: GroupSelectorIndex;
   private readonly changes: ChangeRecorder;
@@ -51,6 +106,7 @@ export class GroupMembership {
     this.selectors = options.selectors;
     this.changes = options.changes;
     this.spans = options.spans;
+    this.memberGroups = new MemberGroups(this.members, this.otherGroups);
   }
 
   /** Number of live groups. */
@@ -72,15 +128,15 @@ export class GroupMembership {
     this.selectors.add(def);
     const group = g;
     if (def.leaves.length === 1) {
-      this.members.visitCandidates(def.leaves[0] as Leaf, (mk, info) => this.decide(group, mk, info));
+      this.members.visitCandidates(def.leaves[0] as Leaf, (mk, info, holder) => this.decide(group, mk, info, holder));
       return g;
     }
     const seen = new Set<string>();
     for (const l of def.leaves) {
-      this.members.visitCandidates(l, (mk, info) => {
+      this.members.visitCandidates(l, (mk, info, holder) => {
         if (seen.has(mk)) return;
         seen.add(mk);
-        this.decide(group, mk, info);
+        this.decide(group, mk, info, holder);
       });
     }
     return g;
@@ -91,7 +147,7 @@ export class GroupMembership {
     if (g.addrUsers.size > 0 || g.appliedUsers.size > 0) return;
     this.changes.touchGroup(g);
     this.selectors.remove(g.def);
-    for (const mk of [...g.members.keys()]) this.deleteMember(g, mk);
+    for (const mk of [...g.members.keys()]) this.deleteMember(g, mk, this.members.groupsHolder(mk));
     this.groups.delete(g.def.name);
   }
 
@@ -116,15 +172,16 @@ export class GroupMembership {
   /** Re-decides whether group `groupName` (if it lives) has member `mk`, from the member's current facts. */
   evaluate(groupName: string, mk: MemberKey): void {
     const g = this.groups.get(groupName);
-    if (g) this.decide(g, mk, this.members.memberInfo(mk));
+    if (g) this.decide(g, mk, this.members.memberInfo(mk), this.members.groupsHolder(mk));
   }
 
-  private decide(g: GroupState, mk: MemberKey, info: MemberInfo | undefined): void {
-    if (info && g.def.leaves.some((l) => leafMatches(l, info.facts))) this.setMember(g, mk, info);
-    else this.deleteMember(g, mk);
+  /** `holder`: where member `mk` keeps its groups if it is a pod (undefined: `otherGroups`, or a deleted pod). */
+  private decide(g: GroupState, mk: MemberKey, info: MemberInfo | undefined, holder: GroupsHolder | undefined): void {
+    if (info && g.def.leaves.some((l) => leafMatches(l, info.facts))) this.setMember(g, mk, info, holder);
+    else this.deleteMember(g, mk, holder);
   }
 
-  private setMember(g: GroupState, mk: MemberKey, e: MemberEntry): void {
+  private setMember(g: GroupState, mk: MemberKey, e: MemberEntry, holder: GroupsHolder | undefined): void {
     const old = g.members.get(mk);
     if (old === e) return;
     const node = e.node;
@@ -139,8 +196,12 @@ export class GroupMembership {
     this.changes.memberChanging(g, mk, old ? { m: old.member, node: old.node } : null);
     if (old) this.unlinkMember(g, mk, old.node);
     g.members.set(mk, e);
-    let gs = this.memberGroups.get(mk);
-    if (!gs) this.memberGroups.set(mk, (gs = new SmallSet()));
+    let gs = holder ? holder.groups : this.otherGroups.get(mk);
+    if (!gs) {
+      gs = new SmallSet();
+      if (holder) holder.groups = gs;
+      else this.otherGroups.set(mk, gs);
+    }
     gs.add(g.def.name);
     if (node !== '') {
       const local = g.byNode.get(node);
@@ -156,14 +217,18 @@ export class GroupMembership {
     }
   }
 
-  private deleteMember(g: GroupState, mk: MemberKey): void {
+  private deleteMember(g: GroupState, mk: MemberKey, holder: GroupsHolder | undefined): void {
     const old = g.members.get(mk);
     if (!old) return;
     this.changes.memberChanging(g, mk, { m: old.member, node: old.node });
     this.unlinkMember(g, mk, old.node);
-    const gs = this.memberGroups.get(mk);
+    // A deleted pod's slot is gone with its groups: nothing to update there.
+    const gs = holder ? holder.groups : mk.charCodeAt(0) === 112 /* 'p' */ ? undefined : this.otherGroups.get(mk);
     gs?.delete(g.def.name);
-    if (gs && gs.size === 0) this.memberGroups.delete(mk);
+    if (gs && gs.size === 0) {
+      if (holder) holder.groups = undefined;
+      else this.otherGroups.delete(mk);
+    }
   }
 
   private unlinkMember(g: GroupState, mk: MemberKey, node: string): void {

@@ -6,7 +6,7 @@ import { sameLabels, sameMember } from './equality';
 import { namespaceLabels, type Leaf, type MemberFacts } from './leaf';
 import { MultiIndex } from './multi-index';
 import { indexKeysOf, matchesNormalized } from './selector';
-import type { MemberEntry, MemberKey } from './state';
+import type { GroupsHolder, MemberEntry, MemberKey } from './state';
 
 /** Pods a Namespace needs before it gets its own label index (see {@link MemberIndex.namespaceLabelIndex}). */
 export const NS_LABEL_INDEX_MIN = 32;
@@ -21,7 +21,7 @@ export interface MemberInfo extends MemberEntry {
  * selectable). One slot per pod for its lifetime: the pod indexes hold slots, so a group
  * evaluating its candidates reads their facts without looking each member up again.
  */
-interface PodSlot {
+interface PodSlot extends GroupsHolder {
   readonly mk: MemberKey;
   /** The pod's Namespace in the index. */
   readonly ns: NamespacePods;
@@ -204,12 +204,22 @@ export class MemberIndex {
    * Calls `visit` with each candidate of a leaf and its facts (undefined: not selectable), in
    * the order of {@link MemberIndex.candidates}; pods need no lookup by key.
    */
-  visitCandidates(l: Leaf, visit: (mk: MemberKey, info: MemberInfo | undefined) => void): void {
+  visitCandidates(l: Leaf, visit: (mk: MemberKey, info: MemberInfo | undefined, holder: GroupsHolder | undefined) => void): void {
     if (l.kind !== 'pod') {
-      for (const mk of this.otherCandidates(l)) visit(mk, this.memberInfo(mk));
+      for (const mk of this.otherCandidates(l)) visit(mk, this.memberInfo(mk), undefined);
       return;
     }
-    for (const slot of this.podCandidates(l)) visit(slot.mk, this.slotInfo(slot));
+    for (const slot of this.podCandidates(l)) visit(slot.mk, this.slotInfo(slot), slot);
+  }
+
+  /** Where a pod keeps the names of its groups (its slot); undefined for other members and absent pods. */
+  groupsHolder(mk: MemberKey): GroupsHolder | undefined {
+    return mk.charCodeAt(0) === 112 /* 'p' */ ? this.podOf.get(mk) : undefined;
+  }
+
+  /** Pods in groups with the names of their groups, in the order pods were first added. */
+  *podGroups(): IterableIterator<[MemberKey, Set<string>]> {
+    for (const slot of this.podOf.values()) if (slot.groups !== undefined) yield [slot.mk, slot.groups];
   }
 
   private slotInfo(slot: PodSlot): MemberInfo | undefined {
@@ -253,12 +263,12 @@ export class MemberIndex {
     const nsPods = this.podsByNs.get(ns);
     if (nsPods === undefined) {
       const created: NamespacePods = { pods: undefined as unknown as PodSlot, labelIndex: undefined, labels: undefined };
-      const slot: PodSlot = { mk, ns: created, pod, info: undefined };
+      const slot: PodSlot = { mk, ns: created, pod, info: undefined, groups: undefined };
       created.pods = slot;
       this.podsByNs.set(ns, created);
       return slot;
     }
-    const slot: PodSlot = { mk, ns: nsPods, pod, info: undefined };
+    const slot: PodSlot = { mk, ns: nsPods, pod, info: undefined, groups: undefined };
     if (nsPods.pods instanceof Set) nsPods.pods.add(slot);
     else {
       const both = new Set<PodSlot>();

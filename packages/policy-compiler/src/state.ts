@@ -7,6 +7,15 @@ import type { GroupDef } from './leaf';
 /** Member key: `p:ns/name`, `e:ns/name` or `n:name`. */
 export type MemberKey = string;
 
+/**
+ * Where a member keeps the names of the groups containing it, in the order it joined them
+ * (undefined: none). A pod keeps them in its slot of the member index, so the member -> groups
+ * index needs no map entry per pod.
+ */
+export interface GroupsHolder {
+  groups: Set<string> | undefined;
+}
+
 /** A member as a group holds it: the controlplane object and the node it is on ('' for none). */
 export interface MemberEntry {
   readonly member: controlplane.GroupMember;

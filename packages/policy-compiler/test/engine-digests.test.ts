@@ -195,7 +195,9 @@ function run(seed: number): string[] {
   for (const p of e.policies.values()) spans.push(p.compiled.policy.uid, e.spanOf('NetworkPolicy', p.compiled.policy.uid));
   for (const name of e.groups.keys()) spans.push(name, e.spanOf('AddressGroup', name), e.spanOf('AppliedToGroup', name));
   out.push(digest(spans));
-  out.push(digest([...e.memberGroups].map(([m, gs]) => [m, [...gs]])));
+  // Each member's groups in the order it joined them (queryEndpoint lists policies in that order);
+  // the order of members in the index is no part of the contract (pods keep theirs in the member index).
+  out.push(digest([...e.memberGroups].map(([m, gs]) => [m, [...gs]]).sort((a, b) => (a[0] < b[0] ? -1 : 1))));
   out.push(digest([...e.ipOwners].sort()));
   return out;
 }
