@@ -3,7 +3,8 @@
 // reconnecting agent resumes from its last resourceVersion.
 import { randomBytes } from 'node:crypto';
 import type { controlplane } from '@switchyard/apis';
-import { PolicyEngine, toWatchEvents, type ClusterEvent, type NodeDelta, type PolicyDelta, type PolicySnapshot } from '@switchyard/policy-compiler';
+import { PolicyEngine, toWatchEvents, type ClusterEvent, type PolicyDelta, type PolicySnapshot } from '@switchyard/policy-compiler';
+import { NodeViews } from './node-views';
 import { silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 
 /** The three watchable controlplane resources. */
@@ -17,8 +18,6 @@ const RESOURCE_OF: Record<string, ControlplaneResource> = {
   AppliedToGroup: 'appliedtogroups',
   AppliedToGroupPatch: 'appliedtogroups',
 };
-
-const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
 /** Resource a watch event belongs to (undefined for BOOKMARK/ERROR). */
 export function resourceOf(e: controlplane.WatchEvent): ControlplaneResource | undefined {
@@ -87,13 +86,8 @@ export class ControlplaneHub {
   private readonly syncWaiters: (() => void)[] = [];
   private readonly rejectListeners = new Set<(d: PolicyDelta) => void>();
   private readonly applyListeners = new Set<(e: ClusterEvent) => void>();
-  /** Every node's view, built in one pass and reused until the next change (see nodeSnapshot). */
-  private viewIndex: Map<string, PolicySnapshot> | undefined;
-  /** Names each node holds (policy uids, group names), maintained from the deltas. */
-  private readonly views = new Map<string, { policies: Set<string>; addressGroups: Set<string>; appliedToGroups: Set<string> }>();
-  /** Where pods and ExternalEntities run: namespace -> name -> node (no joined key per lookup). */
-  private readonly podNodes = new Map<string, Map<string, string>>();
-  private readonly entityNodes = new Map<string, Map<string, string>>();
+  /** Every node's view, kept up to date from the deltas (what a new watcher receives). */
+  private readonly views = new NodeViews();
 
   constructor(options: ControlplaneHubOptions = {}) {
     this.engine = options.engine ?? new PolicyEngine(options.logger ? { logger: options.logger } : {});
@@ -147,11 +141,7 @@ export class ControlplaneHub {
   apply(event: ClusterEvent): PolicyDelta {
     const t0 = process.hrtime.bigint();
     const delta = this.engine.apply(event);
-    this.trackPlacement(event);
-    if (delta.nodes.size > 0) {
-      this.viewIndex = undefined;
-      for (const [n, d] of delta.nodes) this.trackView(n, d);
-    }
+    if (delta.nodes.size > 0) this.views.apply(delta.nodes);
     this.stats.applyNanos += process.hrtime.bigint() - t0;
     this.stats.clusterEvents++;
     if (delta.rejected) this.stats.rejectedObjects++;
@@ -217,94 +207,11 @@ export class ControlplaneHub {
   }
 
   /**
-   * A node's view. `engine.snapshot(node)` walks every policy and group, so 1,000 agents
-   * connecting at once would cost 1,000 full walks; instead one walk buckets every node's view
-   * and serves all watches until the next change.
+   * A node's view: what a new watcher of the node receives, kept from the deltas (equal to
+   * `engine.snapshot(node)` up to the order of group members, without its walk of every policy).
    */
   nodeSnapshot(node: string): PolicySnapshot {
-    this.viewIndex ??= this.buildViewIndex();
-    return this.viewIndex.get(node) ?? { networkPolicies: [], addressGroups: [], appliedToGroups: [] };
-  }
-
-  /** One walk: the full snapshot, cut into each node's share by the names it holds. */
-  private buildViewIndex(): Map<string, PolicySnapshot> {
-    const full = this.engine.snapshot();
-    const policies = new Map(full.networkPolicies.map((p) => [p.uid, p] as const));
-    const addressGroups = new Map(full.addressGroups.map((g) => [g.name, g] as const));
-    const appliedToGroups = new Set(full.appliedToGroups.map((g) => g.name));
-    // Applied-to groups carry only the node's own members: one pass over every member files it
-    // under its node (node -> group -> members), with no map per group.
-    const local = new Map<string, Map<string, controlplane.GroupMember[]>>();
-    for (const g of full.appliedToGroups) {
-      for (const m of g.groupMembers) {
-        const n = this.memberNode(m);
-        if (n === undefined) continue;
-        let groups = local.get(n);
-        if (!groups) local.set(n, (groups = new Map()));
-        const l = groups.get(g.name);
-        if (l) l.push(m);
-        else groups.set(g.name, [m]);
-      }
-    }
-    const out = new Map<string, PolicySnapshot>();
-    for (const [node, v] of this.views) {
-      const snap: PolicySnapshot = { networkPolicies: [], addressGroups: [], appliedToGroups: [] };
-      for (const uid of v.policies) {
-        const p = policies.get(uid);
-        if (p) snap.networkPolicies.push(p);
-      }
-      for (const name of v.addressGroups) {
-        const g = addressGroups.get(name);
-        if (g) snap.addressGroups.push(g);
-      }
-      const mine = local.get(node);
-      for (const name of v.appliedToGroups) {
-        if (appliedToGroups.has(name)) snap.appliedToGroups.push({ name, groupMembers: mine?.get(name) ?? [] });
-      }
-      snap.networkPolicies.sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
-      snap.addressGroups.sort(byName);
-      snap.appliedToGroups.sort(byName);
-      out.set(node, snap);
-    }
-    return out;
-  }
-
-  private memberNode(m: controlplane.GroupMember): string | undefined {
-    if (m.node) return m.node.name;
-    if (m.pod) return this.podNodes.get(m.pod.namespace)?.get(m.pod.name);
-    if (m.externalEntity) return this.entityNodes.get(m.externalEntity.namespace)?.get(m.externalEntity.name);
-    return undefined;
-  }
-
-  /** Follow the names in a node's view (what the node holds) from its delta. */
-  private trackView(node: string, d: NodeDelta): void {
-    let v = this.views.get(node);
-    if (!v) this.views.set(node, (v = { policies: new Set(), addressGroups: new Set(), appliedToGroups: new Set() }));
-    for (const uid of d.networkPolicies.deleted) v.policies.delete(uid);
-    for (const p of d.networkPolicies.added) v.policies.add(p.uid);
-    for (const p of d.networkPolicies.updated) v.policies.add(p.uid);
-    for (const n of d.addressGroups.deleted) v.addressGroups.delete(n);
-    for (const g of d.addressGroups.added) v.addressGroups.add(g.name);
-    for (const n of d.appliedToGroups.deleted) v.appliedToGroups.delete(n);
-    for (const g of d.appliedToGroups.added) v.appliedToGroups.add(g.name);
-  }
-
-  /** Where pods and ExternalEntities run, from the events themselves (for applied-to splits). */
-  private trackPlacement(e: ClusterEvent): void {
-    const o = e.object as { kind?: string; metadata: { name?: string; namespace?: string }; spec?: { nodeName?: string; externalNode?: string } };
-    if (o.kind !== 'Pod' && o.kind !== 'ExternalEntity') return;
-    const namespace = o.metadata.namespace ?? 'default';
-    const name = o.metadata.name ?? '';
-    const map = o.kind === 'Pod' ? this.podNodes : this.entityNodes;
-    const where = o.kind === 'Pod' ? o.spec?.nodeName : o.spec?.externalNode;
-    let inNamespace = map.get(namespace);
-    if (e.type === 'DELETED' || !where) {
-      inNamespace?.delete(name);
-      if (inNamespace?.size === 0) map.delete(namespace);
-    } else {
-      if (!inNamespace) map.set(namespace, (inNamespace = new Map()));
-      inNamespace.set(name, where);
-    }
+    return this.views.snapshot(node);
   }
 
   /** Remove a watcher. */

@@ -1,0 +1,140 @@
+// Every node's view of the compiled policy state (what a new watcher of that node receives), kept
+// up to date from the engine's per-node deltas so a watch never waits for a walk of the whole state.
+import type { controlplane } from '@switchyard/apis';
+import type { NodeDelta, PolicySnapshot } from '@switchyard/policy-compiler';
+
+type Member = controlplane.GroupMember;
+
+/**
+ * A group's members as this index holds them. `served` is the object last handed out (to a
+ * watcher, or the delta's own object this entry started from): once handed out, the member list is
+ * copied before the next patch changes it, so nothing a watcher or the history holds ever changes.
+ */
+interface GroupEntry {
+  readonly name: string;
+  members: Member[];
+  served: { name: string; groupMembers: Member[] } | undefined;
+}
+
+/** An address group is one entry for every node holding it (one object, encoded once for all). */
+interface SharedGroup extends GroupEntry {
+  holders: number;
+}
+
+interface NodeView {
+  policies: Map<string, controlplane.NetworkPolicy>;
+  addressGroups: Set<string>;
+  /** Applied-to groups carry only this node's members: one entry per node. */
+  appliedToGroups: Map<string, GroupEntry>;
+}
+
+const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const byUid = (a: { uid: string }, b: { uid: string }): number => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
+
+/** What identifies a member in a group (its object, or its addresses when it has none). */
+function identity(m: Member): string {
+  if (m.pod) return `p\0${m.pod.namespace}\0${m.pod.name}`;
+  if (m.externalEntity) return `e\0${m.externalEntity.namespace}\0${m.externalEntity.name}`;
+  if (m.node) return `n\0${m.node.name}`;
+  return `i\0${m.ips.join(',')}`;
+}
+
+const entryOf = (g: { name: string; groupMembers: Member[] }): GroupEntry => ({ name: g.name, members: g.groupMembers, served: g });
+
+/** The members after a patch: removed ones (the engine's own objects; by identity otherwise) out, added ones in. */
+function patched(e: GroupEntry, added: readonly Member[], removed: readonly Member[]): void {
+  let members = e.served ? e.members.slice() : e.members;
+  e.served = undefined;
+  if (removed.length > 0) {
+    const gone = new Set(removed);
+    const kept = members.filter((m) => !gone.has(m));
+    if (members.length - kept.length < removed.length) {
+      const keys = new Set(removed.map(identity));
+      members = kept.filter((m) => !keys.has(identity(m)));
+    } else members = kept;
+  }
+  for (const m of added) members.push(m);
+  e.members = members;
+}
+
+const served = (e: GroupEntry): { name: string; groupMembers: Member[] } => (e.served ??= { name: e.name, groupMembers: e.members });
+
+/**
+ * Node views maintained from the deltas of {@link PolicyEngine.apply}: a node's policies, the
+ * address groups it holds (shared by all nodes) and its applied-to groups cut to its own members.
+ * Equal to `engine.snapshot(node)` up to the order of group members (the test
+ * "node views equal the engine's snapshot after random changes" checks that). Every delta the
+ * engine returns must come through {@link NodeViews.apply}, in order.
+ */
+export class NodeViews {
+  private readonly nodes = new Map<string, NodeView>();
+  private readonly addressGroups = new Map<string, SharedGroup>();
+
+  /** Follow one event's per-node deltas. */
+  apply(deltas: ReadonlyMap<string, NodeDelta>): void {
+    // An address group's patch is one object for every node holding the group: applied once.
+    let seen: Set<controlplane.AddressGroupPatch> | undefined;
+    for (const [node, d] of deltas) {
+      const v = this.view(node);
+      for (const uid of d.networkPolicies.deleted) v.policies.delete(uid);
+      for (const p of d.networkPolicies.added) v.policies.set(p.uid, p);
+      for (const p of d.networkPolicies.updated) v.policies.set(p.uid, p);
+
+      const ag = d.addressGroups;
+      for (const name of ag.deleted) if (v.addressGroups.delete(name)) this.release(name);
+      for (const g of ag.added) {
+        if (v.addressGroups.has(g.name)) continue;
+        v.addressGroups.add(g.name);
+        const e = this.addressGroups.get(g.name);
+        // Held elsewhere: that entry is already at this event's state (patches are applied once).
+        if (e) e.holders++;
+        else this.addressGroups.set(g.name, { ...entryOf(g), holders: 1 });
+      }
+      for (const g of ag.updated) {
+        const e = this.addressGroups.get(g.name);
+        if (e) Object.assign(e, entryOf(g));
+      }
+      for (const p of ag.patched) {
+        if (seen?.has(p)) continue;
+        (seen ??= new Set()).add(p);
+        const e = this.addressGroups.get(p.name);
+        if (e) patched(e, p.addedGroupMembers, p.removedGroupMembers);
+      }
+
+      const at = d.appliedToGroups;
+      for (const n of at.deleted) v.appliedToGroups.delete(n);
+      for (const g of at.added) v.appliedToGroups.set(g.name, entryOf(g));
+      for (const g of at.updated) v.appliedToGroups.set(g.name, entryOf(g));
+      for (const p of at.patched) {
+        const e = v.appliedToGroups.get(p.name);
+        if (e) patched(e, p.addedGroupMembers, p.removedGroupMembers);
+      }
+      if (v.policies.size === 0 && v.addressGroups.size === 0 && v.appliedToGroups.size === 0) this.nodes.delete(node);
+    }
+  }
+
+  /** What a new watcher of `node` receives: policies by uid, groups by name. */
+  snapshot(node: string): PolicySnapshot {
+    const v = this.nodes.get(node);
+    if (!v) return { networkPolicies: [], addressGroups: [], appliedToGroups: [] };
+    const addressGroups: controlplane.AddressGroup[] = [];
+    for (const name of v.addressGroups) {
+      const e = this.addressGroups.get(name);
+      if (e) addressGroups.push(served(e));
+    }
+    const appliedToGroups: controlplane.AppliedToGroup[] = [];
+    for (const e of v.appliedToGroups.values()) appliedToGroups.push(served(e));
+    return { networkPolicies: [...v.policies.values()].sort(byUid), addressGroups: addressGroups.sort(byName), appliedToGroups: appliedToGroups.sort(byName) };
+  }
+
+  private view(node: string): NodeView {
+    let v = this.nodes.get(node);
+    if (!v) this.nodes.set(node, (v = { policies: new Map(), addressGroups: new Set(), appliedToGroups: new Map() }));
+    return v;
+  }
+
+  private release(name: string): void {
+    const e = this.addressGroups.get(name);
+    if (e && --e.holders === 0) this.addressGroups.delete(name);
+  }
+}
