@@ -25,38 +25,60 @@ export function leafIndexKeys(l: Leaf): string[] {
   return l.nsSel ? own.concat(indexKeysOf(l.nsSel).map((k) => (k === '*' ? 's:*' : `s:L:${k}`))) : own;
 }
 
-/** The distinct index keys of a group's leaves. */
-function groupIndexKeys(def: GroupDef): Iterable<string> {
-  // One leaf's keys are distinct already (sorted `In` values, distinct prefixes).
-  if (def.leaves.length === 1) return leafIndexKeys(def.leaves[0] as Leaf);
-  const keys = new Set<string>();
-  for (const l of def.leaves) for (const k of leafIndexKeys(l)) keys.add(k);
-  return keys;
-}
-
-/** Selector index key -> names of the groups that could select an object under it. */
+/**
+ * Selector index key -> names of the groups that could select an object under it. The keys of
+ * namespaced pod leaves (`p:N:<ns>`, `p:NL:<ns>|<k=v>` in {@link leafIndexKeys}) live in a small
+ * index per Namespace, under `*` or `k=v` (strings shared by every group with the selector), so
+ * no key string is built per group or per pod event; the others in one cluster-wide index.
+ */
 export class GroupSelectorIndex {
   private readonly index = new MultiIndex<string>();
+  private readonly byNamespace = new Map<string, MultiIndex<string>>();
 
-  /** Indexes a group. */
+  /** Indexes a group (adding a name twice under a key is a no-op, so leaves sharing keys need no deduplication). */
   add(def: GroupDef): void {
-    for (const k of groupIndexKeys(def)) this.index.add(k, def.name);
+    for (const l of def.leaves) this.leafKeys(l, def.name, true);
   }
 
   /** Removes a group indexed by {@link GroupSelectorIndex.add} (its keys are computed again: groups do not keep them). */
   remove(def: GroupDef): void {
-    for (const k of groupIndexKeys(def)) this.index.delete(k, def.name);
+    for (const l of def.leaves) this.leafKeys(l, def.name, false);
+  }
+
+  private leafKeys(l: Leaf, name: string, add: boolean): void {
+    if (l.kind === 'pod' && l.ns !== undefined) {
+      let nsIndex = this.byNamespace.get(l.ns);
+      if (!nsIndex) {
+        if (!add) return;
+        this.byNamespace.set(l.ns, (nsIndex = new MultiIndex<string>({ inline: true })));
+      }
+      for (const k of indexKeysOf(l.sel)) {
+        if (add) nsIndex.add(k, name);
+        else nsIndex.delete(k, name);
+      }
+      if (nsIndex.empty) this.byNamespace.delete(l.ns);
+      if (l.nsSel) for (const k of indexKeysOf(l.nsSel)) this.cluster(k === '*' ? 's:*' : `s:L:${k}`, name, add);
+      return;
+    }
+    for (const k of leafIndexKeys(l)) this.cluster(k, name, add);
+  }
+
+  private cluster(key: string, name: string, add: boolean): void {
+    if (add) this.index.add(key, name);
+    else this.index.delete(key, name);
   }
 
   /** Groups that could select a pod of `ns` carrying one of the label sets. */
   podGroups(ns: string, labelSets: readonly (Readonly<Record<string, string>> | undefined)[]): Set<string> {
     const cand = new Set<string>();
     this.collect('p:*', cand);
-    this.collect(`p:N:${ns}`, cand);
+    const nsIndex = this.byNamespace.get(ns);
+    if (nsIndex) for (const g of nsIndex.get('*')) cand.add(g);
     for (const labels of labelSets) {
       for (const [k, v] of Object.entries(labels ?? {})) {
-        this.collect(`p:L:${k}=${v}`, cand);
-        this.collect(`p:NL:${ns}|${k}=${v}`, cand);
+        const kv = [k, '=', v].join('');
+        this.collect(`p:L:${kv}`, cand);
+        if (nsIndex) for (const g of nsIndex.get(kv)) cand.add(g);
       }
     }
     return cand;

@@ -2,11 +2,23 @@
 // per-Namespace and per-selector indexes hold one value, and a Set per key dominated the heap.
 // Values are strings (group names, member keys) or records (pod slots), never Sets.
 
+import { SmallMap } from './small-collections';
+
 const NONE: readonly never[] = [];
 
 /** key -> values (unordered, unique). */
 export class MultiIndex<V extends string | object> {
-  private readonly m = new Map<string, V | Set<V>>();
+  private readonly m: Map<string, V | Set<V>>;
+
+  /** `inline`: for the many indexes with a few keys (see small-collections.ts). */
+  constructor(options: { inline?: boolean } = {}) {
+    this.m = options.inline ? new SmallMap<string, V | Set<V>>() : new Map<string, V | Set<V>>();
+  }
+
+  /** True when no key holds a value. */
+  get empty(): boolean {
+    return this.m.size === 0;
+  }
 
   add(key: string, value: V): void {
     const cur = this.m.get(key);

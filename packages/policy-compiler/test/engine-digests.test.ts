@@ -197,7 +197,7 @@ function run(seed: number): string[] {
   out.push(digest(spans));
   // Each member's groups in the order it joined them (queryEndpoint lists policies in that order);
   // the order of members in the index is no part of the contract (pods keep theirs in the member index).
-  out.push(digest([...e.memberGroups].map(([m, gs]) => [m, [...gs]]).sort((a, b) => (a[0] < b[0] ? -1 : 1))));
+  out.push(digest([...e.memberGroups].map(([m, gs]) => [m, [...gs]]).sort((a, b) => ((a[0] as string) < (b[0] as string) ? -1 : 1))));
   out.push(digest([...e.ipOwners].sort()));
   return out;
 }
