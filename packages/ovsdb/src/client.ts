@@ -99,6 +99,39 @@ function objectOf(value: unknown, what: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
+/** Decodes an `update` (monitor v1) table-updates object against `schema`. */
+function decodeTableUpdates(schema: DatabaseSchema, j: unknown): TableUpdates {
+  const out: TableUpdates = {};
+  for (const [table, rows] of Object.entries(objectOf(j ?? {}, 'table-updates'))) {
+    const t: Record<string, RowUpdate> = (out[table] = {});
+    for (const [uuid, value] of Object.entries(objectOf(rows, `table-update of ${table}`))) {
+      const u = objectOf(value, `row-update of ${table} ${uuid}`);
+      t[uuid] = {
+        ...(u.old !== undefined ? { old: decodeRow(schema, table, u.old) } : {}),
+        ...(u.new !== undefined ? { new: decodeRow(schema, table, u.new) } : {}),
+      };
+    }
+  }
+  return out;
+}
+
+/** Decodes an update2 table-updates object against `schema` (rows decoded, modify diffs kept in wire form). */
+function decodeTableUpdates2(schema: DatabaseSchema, j: unknown): TableUpdates2 {
+  const out: TableUpdates2 = {};
+  for (const [table, rows] of Object.entries(objectOf(j, 'table-updates2'))) {
+    const t: Record<string, RowUpdate2> = (out[table] = {});
+    for (const [uuid, value] of Object.entries(objectOf(rows, `table-update2 of ${table}`))) {
+      const u = objectOf(value, `row-update2 of ${table} ${uuid}`);
+      if (u.initial !== undefined) t[uuid] = { kind: 'initial', row: decodeRow(schema, table, u.initial) };
+      else if (u.insert !== undefined) t[uuid] = { kind: 'insert', row: decodeRow(schema, table, u.insert) };
+      else if (u.modify !== undefined) t[uuid] = { kind: 'modify', diff: u.modify as Record<string, unknown> };
+      else if ('delete' in u) t[uuid] = { kind: 'delete', row: u.delete ? decodeRow(schema, table, u.delete) : undefined };
+      else throw new ProtocolError('OVSDB_BAD_MESSAGE', `row update of ${table} ${uuid} has no known member`, u);
+    }
+  }
+  return out;
+}
+
 /** The result of a transaction the client canceled (its signal aborted): a failed transaction, not an exception. */
 const canceledResult = (): TransactionResult => ({
   ok: false,
@@ -125,6 +158,13 @@ const canceledResult = (): TransactionResult => ({
 export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   readonly connection: Connection;
   private readonly schemas = new Map<string, Promise<DatabaseSchema>>();
+  /**
+   * The schemas of `schemas` that have arrived: transact and update notifications use them without
+   * an await (each await is a turn of the microtask queue on every call of an awaited caller).
+   */
+  private readonly loadedSchemas = new Map<string, DatabaseSchema>();
+  /** Update notifications whose decoding waits for a schema (later ones wait behind them). */
+  private decodesWaiting = 0;
   private readonly monitors = new Map<string, string>(); // monitor id -> db
   private readonly opts: OvsdbClientOptions;
 
@@ -192,8 +232,16 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   getSchema(db: string): Promise<DatabaseSchema> {
     let p = this.schemas.get(db);
     if (!p) {
-      p = this.getSchemaJson(db).then(parseSchema);
-      p.catch(() => this.schemas.delete(db));
+      const fetched = this.getSchemaJson(db).then(parseSchema);
+      p = fetched;
+      fetched.then(
+        (schema) => {
+          if (this.schemas.get(db) === fetched) this.loadedSchemas.set(db, schema);
+        },
+        () => {
+          if (this.schemas.get(db) === fetched) this.schemas.delete(db);
+        },
+      );
       this.schemas.set(db, p);
     }
     return p;
@@ -202,11 +250,13 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   /** Uses a known schema for `db` instead of fetching it (e.g. the bundled vswitch schema). */
   useSchema(db: string, schema: DatabaseSchema): void {
     this.schemas.set(db, Promise.resolve(schema));
+    this.loadedSchemas.set(db, schema);
   }
 
   /** Drops the cached schema of `db` (after a schema conversion). */
   forgetSchema(db: string): void {
     this.schemas.delete(db);
+    this.loadedSchemas.delete(db);
   }
 
   /** `get_schema` as the server sent it. */
@@ -224,7 +274,7 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     operations: readonly Operation[],
     opts: TransactOptions = {},
   ): Promise<TransactionResult> {
-    const schema = await this.getSchema(db);
+    const schema = this.loadedSchemas.get(db) ?? (await this.getSchema(db));
     const wire = operations.map((o) => encodeOperation(schema, o));
     if (opts.signal?.aborted) {
       return canceledResult();
@@ -313,45 +363,12 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
   }
 
   private async decodeUpdates(db: string, j: unknown): Promise<TableUpdates> {
-    const schema = await this.getSchema(db);
-    const out: TableUpdates = {};
-    for (const [table, rows] of Object.entries(objectOf(j ?? {}, 'table-updates'))) {
-      const t: Record<string, RowUpdate> = (out[table] = {});
-      for (const [uuid, value] of Object.entries(objectOf(rows, `table-update of ${table}`))) {
-        const u = objectOf(value, `row-update of ${table} ${uuid}`);
-        t[uuid] = {
-          ...(u.old !== undefined ? { old: decodeRow(schema, table, u.old) } : {}),
-          ...(u.new !== undefined ? { new: decodeRow(schema, table, u.new) } : {}),
-        };
-      }
-    }
-    return out;
+    return decodeTableUpdates(await this.getSchema(db), j);
   }
 
   /** Decodes an update2 table-updates object (rows decoded, modify diffs kept in wire form). */
   async decodeUpdates2(db: string, j: unknown): Promise<TableUpdates2> {
-    const schema = await this.getSchema(db);
-    const out: TableUpdates2 = {};
-    for (const [table, rows] of Object.entries(objectOf(j, 'table-updates2'))) {
-      const t: Record<string, RowUpdate2> = (out[table] = {});
-      for (const [uuid, value] of Object.entries(objectOf(rows, `table-update2 of ${table}`))) {
-        const u = objectOf(value, `row-update2 of ${table} ${uuid}`);
-        if (u.initial !== undefined) t[uuid] = { kind: 'initial', row: decodeRow(schema, table, u.initial) };
-        else if (u.insert !== undefined)
-          t[uuid] = { kind: 'insert', row: decodeRow(schema, table, u.insert) };
-        else if (u.modify !== undefined)
-          t[uuid] = { kind: 'modify', diff: u.modify as Record<string, unknown> };
-        else if ('delete' in u)
-          t[uuid] = { kind: 'delete', row: u.delete ? decodeRow(schema, table, u.delete) : undefined };
-        else
-          throw new ProtocolError(
-            'OVSDB_BAD_MESSAGE',
-            `row update of ${table} ${uuid} has no known member`,
-            u,
-          );
-      }
-    }
-    return out;
+    return decodeTableUpdates2(await this.getSchema(db), j);
   }
 
   /** `monitor` (RFC 7047): returns the initial contents; later changes arrive as `update` events. */
@@ -470,25 +487,44 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
       );
     };
     const dbOf = (id: unknown): string | undefined => this.monitors.get(monitorKey(id));
-    /** Emits the decoded updates, or a protocol error when they do not decode. */
-    const relay = <T>(decoded: Promise<T>, emit: (u: T) => void): void => {
-      decoded.then(emit, (e: Error) => bad(e.message));
+    /**
+     * Decodes and emits the updates, or reports a protocol error when they do not decode: at once
+     * when the schema is loaded and no earlier notification still waits for it (order is kept),
+     * else once the schema arrives.
+     */
+    const relay = <T>(db: string, decode: (schema: DatabaseSchema) => T, emit: (u: T) => void): void => {
+      const schema = this.loadedSchemas.get(db);
+      if (schema !== undefined && this.decodesWaiting === 0) {
+        let u: T;
+        try {
+          u = decode(schema);
+        } catch (e) {
+          return bad((e as Error).message);
+        }
+        emit(u);
+        return;
+      }
+      this.decodesWaiting++;
+      this.getSchema(db)
+        .then(decode)
+        .finally(() => this.decodesWaiting--)
+        .then(emit, (e: Error) => bad(e.message));
     };
     switch (method) {
       case 'update': {
         const db = dbOf(params[0]);
         if (db === undefined) return bad('unknown monitor id');
-        return relay(this.decodeUpdates(db, params[1]), (u) => this.emit('update', params[0], u));
+        return relay(db, (s) => decodeTableUpdates(s, params[1]), (u) => this.emit('update', params[0], u));
       }
       case 'update2': {
         const db = dbOf(params[0]);
         if (db === undefined) return bad('unknown monitor id');
-        return relay(this.decodeUpdates2(db, params[1]), (u) => this.emit('update2', params[0], u));
+        return relay(db, (s) => decodeTableUpdates2(s, params[1]), (u) => this.emit('update2', params[0], u));
       }
       case 'update3': {
         const db = dbOf(params[0]);
         if (db === undefined || typeof params[1] !== 'string') return bad('unknown monitor id or bad txn id');
-        return relay(this.decodeUpdates2(db, params[2]), (u) => this.emit('update3', params[0], params[1] as string, u));
+        return relay(db, (s) => decodeTableUpdates2(s, params[2]), (u) => this.emit('update3', params[0], params[1] as string, u));
       }
       case 'locked':
       case 'stolen':

@@ -252,12 +252,29 @@ function inputPairs(t: ColumnType, v: unknown, ctx: ValueContext): Array<[unknow
   throw new SchemaValueError(ctx.table, ctx.column, v, describeType(t), 'expected a Map or an object');
 }
 
+const NO_OPTIONS: DatumOptions = {};
+
+/**
+ * A Map for a string-keyed map column (external_ids, options, other_config...): its keys are
+ * distinct strings already, so no duplicate check, and they sort with `<` as compareAtoms sorts
+ * strings. Per-transaction CPU of one-port transactions was led by encodeDatum in the ovsdb bench.
+ */
+function encodeStringKeyedMap(t: ColumnType, v: Map<unknown, unknown>, ctx: ValueContext, opts: DatumOptions): unknown {
+  const out: Array<[string, unknown]> = [];
+  for (const [k, x] of v) out.push([encodeAtom(t.key, k, ctx, t) as string, encodeAtom(t.value!, x, ctx, t)]);
+  checkSize(t, out.length, ctx, v, opts);
+  if (out.length > 1) out.sort(byFirstString);
+  return ['map', out];
+}
+const byFirstString = (a: [string, unknown], b: [string, unknown]): number => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0);
+
 /**
  * Encodes a JS value for a column into wire JSON, checking type, constraints and size; sets and maps
  * come out sorted, singletons as bare atoms, as ovsdb-server prints them. Throws SchemaValueError.
  */
-export function encodeDatum(t: ColumnType, v: unknown, ctx: ValueContext, opts: DatumOptions = {}): unknown {
+export function encodeDatum(t: ColumnType, v: unknown, ctx: ValueContext, opts: DatumOptions = NO_OPTIONS): unknown {
   if (isMap(t)) {
+    if (v instanceof Map && t.key.type === 'string') return encodeStringKeyedMap(t, v as Map<unknown, unknown>, ctx, opts);
     const pairs = inputPairs(t, v, ctx);
     const seen = new Set<string>();
     const out: Array<[AtomInput, unknown, unknown]> = [];
@@ -283,7 +300,14 @@ export function encodeDatum(t: ColumnType, v: unknown, ctx: ValueContext, opts: 
     out.sort((a, b) => compareAtoms(a[0], b[0]));
     return ['map', out.map(([, kj, vj]) => [kj, vj])];
   }
+  if (v !== null && v !== undefined && !Array.isArray(v) && !(v instanceof Set)) {
+    // One atom (a scalar column's value, or a one-element set): it is its own wire form.
+    const j = encodeAtom(t.key, v, ctx, t);
+    checkSize(t, 1, ctx, v, opts);
+    return j;
+  }
   const elems = inputElements(t, v);
+  if (elems.length > 1 && elems.every(isNamedUuid)) return encodeNamedUuidSet(t, elems as NamedUuid[], ctx, v, opts);
   const seen = new Set<string>();
   const out: Array<[AtomInput, unknown]> = [];
   for (const e of elems) {
@@ -298,6 +322,25 @@ export function encodeDatum(t: ColumnType, v: unknown, ctx: ValueContext, opts: 
   out.sort((a, b) => compareAtoms(a[0], b[0]));
   if (out.length === 1) return out[0]![1];
   return ['set', out.map(([, j]) => j)];
+}
+
+const isNamedUuid = (e: unknown): e is NamedUuid => e instanceof NamedUuid;
+
+/**
+ * A set of rows inserted in the same transaction (a bridge's new ports): ordered by name, as
+ * compareAtoms orders named uuids among themselves, without the two strings compareAtoms makes per
+ * comparison (1,000 ports added in one transaction made ~20,000 of them).
+ */
+function encodeNamedUuidSet(t: ColumnType, elems: readonly NamedUuid[], ctx: ValueContext, v: unknown, opts: DatumOptions): unknown {
+  if (t.key.type !== 'uuid') return encodeAtom(t.key, elems[0], ctx, t); // throws: not a uuid column
+  const names = new Set<string>();
+  for (const e of elems) {
+    if (names.has(e.name)) throw new SchemaValueError(ctx.table, ctx.column, v, describeType(t), 'set contains duplicate');
+    names.add(e.name);
+  }
+  checkSize(t, elems.length, ctx, v, opts);
+  const sorted = [...names].sort();
+  return ['set', sorted.map((name) => ['named-uuid', name])];
 }
 
 /**

@@ -138,7 +138,7 @@ export class VSwitch {
     if (opts.useBundledSchema) client.useSchema(VSWITCH_DB, bundledVswitchSchema());
   }
 
-  private async run(operations: Operation[]): Promise<TransactionResult> {
+  private run(operations: Operation[]): Promise<TransactionResult> {
     return this.client.transact(this.db, operations);
   }
 
@@ -254,7 +254,7 @@ export class VSwitch {
    * Adds a port in one transaction; fails (typed result, nothing changed) if a port of that name exists.
    * Use {@link ensurePort} for idempotent convergence.
    */
-  async addPort(bridge: string, name: string, spec: PortSpec = {}): Promise<TransactionResult> {
+  addPort(bridge: string, name: string, spec: PortSpec = {}): Promise<TransactionResult> {
     return this.addPorts(bridge, [{ name, ...spec }]);
   }
 
