@@ -21,7 +21,7 @@ import type {
   controlplane,
 } from '@switchyard/apis/types';
 import { parseCidr } from '@switchyard/ipam/cidr';
-import { andSel, groupOf, NAMESPACE_NAME_LABEL, namespaceLabels, selOrAll, type GroupDef, type Leaf } from './leaf';
+import { andSel, groupOf, groupOfOwned, NAMESPACE_NAME_LABEL, namespaceLabels, selOrAll, type GroupDef, type Leaf } from './leaf';
 import { EVERYTHING, fromRequirements, matchesNormalized, normalizeSelector, type NormalizedSelector } from './selector';
 import { SmallMap } from './small-collections';
 import { ANP_TIER_PRIORITY, BANP_TIER_PRIORITY, DEFAULT_TIER } from './validate';
@@ -61,7 +61,8 @@ function emptyPeer(): controlplane.NetworkPolicyPeer {
 // select, their own empty service list and their own copy of the same policyTypes.
 const NO_STRINGS = Object.freeze([]) as unknown as string[];
 /** The peer on the side of a rule that selects nothing (`to` of an ingress rule, `from` of an egress rule). */
-const NO_PEER: controlplane.NetworkPolicyPeer = Object.freeze({ addressGroups: NO_STRINGS, ipBlocks: Object.freeze([]) as unknown as controlplane.IPBlock[] });
+const NO_IPBLOCKS = Object.freeze([]) as unknown as controlplane.IPBlock[];
+const NO_PEER: controlplane.NetworkPolicyPeer = Object.freeze({ addressGroups: NO_STRINGS, ipBlocks: NO_IPBLOCKS });
 const NO_SERVICES = Object.freeze([]) as unknown as controlplane.Service[];
 const NO_RULES = Object.freeze([]) as unknown as controlplane.NetworkPolicyRule[];
 const POLICY_TYPES: Readonly<Record<string, PolicyType[]>> = {
@@ -134,13 +135,14 @@ class Builder {
     return this.depSet !== undefined && this.depSet.size > 0;
   }
 
-  addr(leaves: Leaf[]): string {
-    const g = groupOf(leaves);
+  /** `owned`: `leaves` is a literal handed over (see {@link groupOfOwned}). */
+  addr(leaves: Leaf[], owned = false): string {
+    const g = owned ? groupOfOwned(leaves) : groupOf(leaves);
     this.addressGroups.set(g.name, g);
     return g.name;
   }
-  applied(leaves: Leaf[]): string {
-    const g = groupOf(leaves);
+  applied(leaves: Leaf[], owned = false): string {
+    const g = owned ? groupOfOwned(leaves) : groupOf(leaves);
     this.appliedToGroups.set(g.name, g);
     return g.name;
   }
@@ -229,9 +231,10 @@ function k8sPeer(b: Builder, peers: K8sPeer[] | undefined, ns: string, direction
     const leaf: Leaf = p.namespaceSelector
       ? { kind: 'pod', nsSel: normalizeSelector(p.namespaceSelector), sel: selOrAll(p.podSelector) }
       : { kind: 'pod', ns, sel: selOrAll(p.podSelector) };
-    out.addressGroups.push(b.addr([leaf]));
+    out.addressGroups.push(b.addr([leaf], true));
   }
   out.addressGroups = distinct(out.addressGroups);
+  if (out.ipBlocks.length === 0) out.ipBlocks = NO_IPBLOCKS;
   return out;
 }
 
@@ -240,7 +243,7 @@ export function compileK8sNetworkPolicy(np: K8sNetworkPolicy, ctx: CompileContex
   const b = new Builder(ctx);
   const ns = np.metadata.namespace ?? 'default';
   const types = defaultPolicyTypes(np);
-  const appliedTo = b.applied([{ kind: 'pod', ns, sel: selOrAll(np.spec.podSelector) }]);
+  const appliedTo = b.applied([{ kind: 'pod', ns, sel: selOrAll(np.spec.podSelector) }], true);
   // Built with map and concat, which size the arrays exactly: an array grown by push keeps room
   // for 16 entries, and tens of thousands of compiled policies keep their rule lists.
   const ingress = !types.includes('Ingress') ? [] : (np.spec.ingress ?? []).map((r, i): controlplane.NetworkPolicyRule => {

@@ -50,6 +50,14 @@ class SharedGroupDef implements GroupDef {
   }
 }
 
+/**
+ * {@link groupOf} for a one-leaf array the caller hands over (an exactly sized literal it never
+ * touches again): the definition keeps that array instead of a copy.
+ */
+export function groupOfOwned(leaves: readonly Leaf[]): GroupDef {
+  return leaves.length === 1 ? new SharedGroupDef(fnv64(leafKey(leaves[0] as Leaf)), leaves) : groupOf(leaves);
+}
+
 /** Builds the shared group for a set of leaves (order and duplicates do not matter). */
 export function groupOf(leaves: Iterable<Leaf>): GroupDef {
   if (Array.isArray(leaves) && leaves.length === 1) {
