@@ -23,7 +23,7 @@ import type {
 import { parseCidr } from '@switchyard/ipam/cidr';
 import { andSel, groupOf, groupOfOwned, NAMESPACE_NAME_LABEL, namespaceLabels, selOrAll, type GroupDef, type Leaf } from './leaf';
 import { EVERYTHING, fromRequirements, matchesNormalized, normalizeSelector, type NormalizedSelector } from './selector';
-import { SmallMap } from './small-collections';
+import { SmallMap, SoloMap } from './small-collections';
 import { ANP_TIER_PRIORITY, BANP_TIER_PRIORITY, DEFAULT_TIER } from './validate';
 
 /** Cluster facts a policy's compilation depends on (each read is recorded as a dependency). */
@@ -79,10 +79,17 @@ function sharedPolicyTypes(types: PolicyType[]): PolicyType[] {
 function distinct(names: string[]): string[] {
   return names.length === 1 ? [names[0] as string] : [...new Set(names)];
 }
-/** The group map of a policy using no group in that role: one shared empty map (compiled policies are read only). */
+/**
+ * A compiled policy's group map of one role as it is kept: one shared empty map when it uses no
+ * group in that role (compiled policies are read only), a {@link SoloMap} for one group (most
+ * policies), the builder's map otherwise.
+ */
 const NO_GROUP_DEFS: Map<string, GroupDef> = new SmallMap<string, GroupDef>();
 function groupDefs(m: Map<string, GroupDef>): Map<string, GroupDef> {
-  return m.size > 0 ? m : NO_GROUP_DEFS;
+  if (m.size === 0) return NO_GROUP_DEFS;
+  if (m.size > 1) return m;
+  const [name, def] = m.entries().next().value as [string, GroupDef];
+  return new SoloMap<string, GroupDef>().set(name, def);
 }
 
 /** Every pod of every Namespace (Antrea's `matchAllPodsPeer`). */
@@ -259,7 +266,7 @@ export function compileK8sNetworkPolicy(np: K8sNetworkPolicy, ctx: CompileContex
   return {
     policy: { uid: ref.uid, name: ref.name, namespace: ns, sourceRef: ref, rules, appliedToGroups: [appliedTo], policyTypes: sharedPolicyTypes(types), generation: np.metadata.generation ?? 1 },
     addressGroups: groupDefs(b.addressGroups),
-    appliedToGroups: b.appliedToGroups,
+    appliedToGroups: groupDefs(b.appliedToGroups),
     deps: depsOf(b),
   };
 }

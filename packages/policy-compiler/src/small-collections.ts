@@ -142,6 +142,87 @@ export class SmallMap<K, V> implements Map<K, V> {
   }
 }
 
+/**
+ * A Map holding one entry inline, more in a native Map: for collections that almost always hold
+ * one entry and are built once, such as a compiled policy's groups of one role (56 bytes, a
+ * SmallMap 104). Same answers and iteration order as a Map.
+ */
+export class SoloMap<K, V> implements Map<K, V> {
+  private one = false;
+  private k: K | undefined;
+  private v: V | undefined;
+  private big: Map<K, V> | undefined;
+
+  get size(): number {
+    return this.big ? this.big.size : this.one ? 1 : 0;
+  }
+
+  get(key: K): V | undefined {
+    if (this.big) return this.big.get(key);
+    return this.one && same(this.k, key) ? this.v : undefined;
+  }
+
+  has(key: K): boolean {
+    return this.big ? this.big.has(key) : this.one && same(this.k, key);
+  }
+
+  set(key: K, value: V): this {
+    if (this.big) this.big.set(key, value);
+    else if (!this.one || same(this.k, key)) {
+      this.one = true;
+      this.k = key;
+      this.v = value;
+    } else {
+      const big = new Map<K, V>();
+      big.set(this.k as K, this.v as V).set(key, value);
+      this.clear();
+      this.big = big;
+    }
+    return this;
+  }
+
+  delete(key: K): boolean {
+    if (this.big) return this.big.delete(key);
+    if (!this.one || !same(this.k, key)) return false;
+    this.clear();
+    return true;
+  }
+
+  clear(): void {
+    this.big = undefined;
+    this.one = false;
+    this.k = undefined;
+    this.v = undefined;
+  }
+
+  forEach(fn: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
+  }
+
+  keys(): MapIterator<K> {
+    if (this.big) return this.big.keys();
+    return (this.one ? [this.k as K] : []).values();
+  }
+
+  values(): MapIterator<V> {
+    if (this.big) return this.big.values();
+    return (this.one ? [this.v as V] : []).values();
+  }
+
+  entries(): MapIterator<[K, V]> {
+    if (this.big) return this.big.entries();
+    return (this.one ? [[this.k as K, this.v as V] as [K, V]] : []).values();
+  }
+
+  [Symbol.iterator](): MapIterator<[K, V]> {
+    return this.entries();
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'SoloMap';
+  }
+}
+
 /** A Set holding up to two values inline (see {@link SmallMap}). */
 export class SmallSet<T> implements Set<T> {
   private n = 0;
