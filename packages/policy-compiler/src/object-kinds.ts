@@ -34,7 +34,7 @@ export function objectKey(kind: ObjectKind, obj: ClusterObject, where?: string):
     throw new PolicyCompilerError('MISSING_NAME', where ? `${where}.metadata.name` : 'metadata.name', name, `${kind} without metadata.name`);
   }
   // join: one flat string (the engine keeps every key), not a tree of concatenations.
-  return CLUSTER_SCOPED.has(kind) ? `${kind}/${name}` : [kind, obj.metadata.namespace ?? 'default', name].join('/');
+  return CLUSTER_SCOPED.has(kind) ? [kind, name].join('/') : [kind, obj.metadata.namespace ?? 'default', name].join('/');
 }
 
 /** Namespace of an object as a {@link RejectedObject} names it ('' for cluster-scoped kinds). */
