@@ -13,6 +13,7 @@ import { KubeConfigClient, type KubeClient, type KubeObject } from '@switchyard/
 import { Agent } from './agent';
 import { agentOptionsFromConfig, policyBypassFromConfig, type AgentOptions } from './options';
 import { ExternalNodeAgent } from './external-node-agent';
+import { ResolvedKubeConfig } from './kube-config';
 import { ExternalNodeDatapath } from './features/external-node/datapath';
 import { nodeFacts } from './features/routes/node-routes';
 import { AgentError } from './errors';
@@ -38,12 +39,19 @@ interface Flags {
 
 const IN_CLUSTER_TOKEN = '/var/run/secrets/kubernetes.io/serviceaccount/token';
 
-/** The Kubernetes API from the config's kubeconfig, else $KUBECONFIG / in-cluster / ~/.kube/config. */
+/**
+ * The Kubernetes API from the config's kubeconfig, else $KUBECONFIG / in-cluster / ~/.kube/config,
+ * as client-node's KubeConfig resolves it: in a short-lived child (kube-config.ts), so the agent
+ * does not carry client-node's generated API; in-process only for what cannot leave it (a proxy).
+ */
 async function kubeClient(cfg: AgentConfig, log: Logger): Promise<KubeClient | undefined> {
-  const { KubeConfig } = await import('@kubernetes/client-node');
-  const kc = new KubeConfig();
+  const path = cfg.clientConnection.kubeconfig || undefined;
   try {
-    if (cfg.clientConnection.kubeconfig) kc.loadFromFile(cfg.clientConnection.kubeconfig);
+    const resolved = await ResolvedKubeConfig.load({ path, onUnsupported: (why) => log.info({ why }, 'kubeconfig resolved in-process') });
+    if (resolved) return new KubeConfigClient(resolved);
+    const { KubeConfig } = await import('@kubernetes/client-node');
+    const kc = new KubeConfig();
+    if (path) kc.loadFromFile(path);
     else kc.loadFromDefault();
     return new KubeConfigClient(kc);
   } catch (e) {

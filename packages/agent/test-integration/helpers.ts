@@ -16,12 +16,14 @@ import { Agent, type AgentOptions } from '../src/index';
 
 export const PKG_DIR = join(__dirname, '..');
 export const PLUGIN = join(PKG_DIR, 'dist', 'switchyard-cni.js');
+/** The kubeconfig resolver the built agent runs as a child (src/kube-config-resolve.ts). */
+export const KUBE_CONFIG_RESOLVER = join(PKG_DIR, 'dist', 'kube-config-resolve.js');
 /** The native plugin (native/switchyard-cni.c, built with the package): the same contract, no Node.js start. */
 export const NATIVE_PLUGIN = join(PKG_DIR, 'dist', 'switchyard-cni-native');
 
 /** Builds the agent (and what it depends on) through nx when the plugin bundle is missing, as the lab does. */
 export async function ensurePluginBuilt(): Promise<string> {
-  if (!existsSync(PLUGIN)) {
+  if (!existsSync(PLUGIN) || !existsSync(KUBE_CONFIG_RESOLVER)) {
     execFileSync(process.execPath, [join(PKG_DIR, '../../scripts/build.mjs'), '@switchyard/agent'], { timeout: 600_000, stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '' } });
   }
   return PLUGIN;
