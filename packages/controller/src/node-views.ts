@@ -4,28 +4,19 @@ import type { controlplane } from '@switchyard/apis';
 import type { NodeDelta, PolicySnapshot } from '@switchyard/policy-compiler';
 
 type Member = controlplane.GroupMember;
+type Group = { name: string; groupMembers: Member[] };
 
-/**
- * A group's members as this index holds them. `served` is the object last handed out (to a
- * watcher, or the delta's own object this entry started from): once handed out, the member list is
- * copied before the next patch changes it, so nothing a watcher or the history holds ever changes.
- */
-interface GroupEntry {
-  readonly name: string;
-  members: Member[];
-  served: { name: string; groupMembers: Member[] } | undefined;
-}
-
-/** An address group is one entry for every node holding it (one object, encoded once for all). */
-interface SharedGroup extends GroupEntry {
+/** An address group is one object for every node holding it (encoded once for all of them). */
+interface SharedGroup {
+  group: Group;
   holders: number;
 }
 
 interface NodeView {
   policies: Map<string, controlplane.NetworkPolicy>;
   addressGroups: Set<string>;
-  /** Applied-to groups carry only this node's members: one entry per node. */
-  appliedToGroups: Map<string, GroupEntry>;
+  /** Applied-to groups carry only this node's members: one object per node. */
+  appliedToGroups: Map<string, Group>;
 }
 
 const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
@@ -39,12 +30,13 @@ function identity(m: Member): string {
   return `i\0${m.ips.join(',')}`;
 }
 
-const entryOf = (g: { name: string; groupMembers: Member[] }): GroupEntry => ({ name: g.name, members: g.groupMembers, served: g });
-
-/** The members after a patch: removed ones (the engine's own objects; by identity otherwise) out, added ones in. */
-function patched(e: GroupEntry, added: readonly Member[], removed: readonly Member[]): void {
-  let members = e.served ? e.members.slice() : e.members;
-  e.served = undefined;
+/**
+ * The group after a patch, as a new object: the one before may be in a watcher's initial state, in
+ * the history or in a delta, none of which may change. Removed members are the engine's own
+ * objects (matched by identity otherwise).
+ */
+function patched(g: Group, added: readonly Member[], removed: readonly Member[]): Group {
+  let members = g.groupMembers;
   if (removed.length > 0) {
     const gone = new Set(removed);
     const kept = members.filter((m) => !gone.has(m));
@@ -52,18 +44,17 @@ function patched(e: GroupEntry, added: readonly Member[], removed: readonly Memb
       const keys = new Set(removed.map(identity));
       members = kept.filter((m) => !keys.has(identity(m)));
     } else members = kept;
-  }
+  } else members = members.slice();
   for (const m of added) members.push(m);
-  e.members = members;
+  return { name: g.name, groupMembers: members };
 }
-
-const served = (e: GroupEntry): { name: string; groupMembers: Member[] } => (e.served ??= { name: e.name, groupMembers: e.members });
 
 /**
  * Node views maintained from the deltas of {@link PolicyEngine.apply}: a node's policies, the
  * address groups it holds (shared by all nodes) and its applied-to groups cut to its own members.
  * Equal to `engine.snapshot(node)` up to the order of group members (the test
- * "node views equal the engine's snapshot after random changes" checks that). Every delta the
+ * "node views kept from the deltas equal the engine snapshot of every node after random changes"
+ * checks that). Every delta the
  * engine returns must come through {@link NodeViews.apply}, in order.
  */
 export class NodeViews {
@@ -88,26 +79,26 @@ export class NodeViews {
         const e = this.addressGroups.get(g.name);
         // Held elsewhere: that entry is already at this event's state (patches are applied once).
         if (e) e.holders++;
-        else this.addressGroups.set(g.name, { ...entryOf(g), holders: 1 });
+        else this.addressGroups.set(g.name, { group: g, holders: 1 });
       }
       for (const g of ag.updated) {
         const e = this.addressGroups.get(g.name);
-        if (e) Object.assign(e, entryOf(g));
+        if (e) e.group = g;
       }
       for (const p of ag.patched) {
         if (seen?.has(p)) continue;
         (seen ??= new Set()).add(p);
         const e = this.addressGroups.get(p.name);
-        if (e) patched(e, p.addedGroupMembers, p.removedGroupMembers);
+        if (e) e.group = patched(e.group, p.addedGroupMembers, p.removedGroupMembers);
       }
 
       const at = d.appliedToGroups;
       for (const n of at.deleted) v.appliedToGroups.delete(n);
-      for (const g of at.added) v.appliedToGroups.set(g.name, entryOf(g));
-      for (const g of at.updated) v.appliedToGroups.set(g.name, entryOf(g));
+      for (const g of at.added) v.appliedToGroups.set(g.name, g);
+      for (const g of at.updated) v.appliedToGroups.set(g.name, g);
       for (const p of at.patched) {
-        const e = v.appliedToGroups.get(p.name);
-        if (e) patched(e, p.addedGroupMembers, p.removedGroupMembers);
+        const g = v.appliedToGroups.get(p.name);
+        if (g) v.appliedToGroups.set(p.name, patched(g, p.addedGroupMembers, p.removedGroupMembers));
       }
       if (v.policies.size === 0 && v.addressGroups.size === 0 && v.appliedToGroups.size === 0) this.nodes.delete(node);
     }
@@ -120,10 +111,9 @@ export class NodeViews {
     const addressGroups: controlplane.AddressGroup[] = [];
     for (const name of v.addressGroups) {
       const e = this.addressGroups.get(name);
-      if (e) addressGroups.push(served(e));
+      if (e) addressGroups.push(e.group);
     }
-    const appliedToGroups: controlplane.AppliedToGroup[] = [];
-    for (const e of v.appliedToGroups.values()) appliedToGroups.push(served(e));
+    const appliedToGroups = [...v.appliedToGroups.values()];
     return { networkPolicies: [...v.policies.values()].sort(byUid), addressGroups: addressGroups.sort(byName), appliedToGroups: appliedToGroups.sort(byName) };
   }
 
