@@ -19,9 +19,6 @@ interface NodeView {
   appliedToGroups: Map<string, Group>;
 }
 
-const byName = (a: { name: string }, b: { name: string }): number => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-const byUid = (a: { uid: string }, b: { uid: string }): number => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0);
-
 /** What identifies a member in a group (its object, or its addresses when it has none). */
 function identity(m: Member): string {
   if (m.pod) return `p\0${m.pod.namespace}\0${m.pod.name}`;
@@ -54,8 +51,7 @@ function patched(g: Group, added: readonly Member[], removed: readonly Member[])
  * address groups it holds (shared by all nodes) and its applied-to groups cut to its own members.
  * Equal to `engine.snapshot(node)` up to the order of group members (the test
  * "node views kept from the deltas equal the engine snapshot of every node after random changes"
- * checks that). Every delta the
- * engine returns must come through {@link NodeViews.apply}, in order.
+ * checks that). Every delta the engine returns must come through {@link NodeViews.apply}, in order.
  */
 export class NodeViews {
   private readonly nodes = new Map<string, NodeView>();
@@ -108,13 +104,18 @@ export class NodeViews {
   snapshot(node: string): PolicySnapshot {
     const v = this.nodes.get(node);
     if (!v) return { networkPolicies: [], addressGroups: [], appliedToGroups: [] };
+    // Names sorted by the default order (UTF-16 code units, as `<` compares) with no comparator
+    // call per comparison: sorting objects with a comparator was half of this function's time.
+    const networkPolicies: controlplane.NetworkPolicy[] = [];
+    for (const uid of [...v.policies.keys()].sort()) networkPolicies.push(v.policies.get(uid) as controlplane.NetworkPolicy);
     const addressGroups: controlplane.AddressGroup[] = [];
-    for (const name of v.addressGroups) {
+    for (const name of [...v.addressGroups].sort()) {
       const e = this.addressGroups.get(name);
       if (e) addressGroups.push(e.group);
     }
-    const appliedToGroups = [...v.appliedToGroups.values()];
-    return { networkPolicies: [...v.policies.values()].sort(byUid), addressGroups: addressGroups.sort(byName), appliedToGroups: appliedToGroups.sort(byName) };
+    const appliedToGroups: controlplane.AppliedToGroup[] = [];
+    for (const name of [...v.appliedToGroups.keys()].sort()) appliedToGroups.push(v.appliedToGroups.get(name) as controlplane.AppliedToGroup);
+    return { networkPolicies, addressGroups, appliedToGroups };
   }
 
   private view(node: string): NodeView {
