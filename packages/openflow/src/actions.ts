@@ -148,12 +148,20 @@ function writeOutput(w: Writer, a: OutputAction, path: string): void {
   w.u16(OFPAT.OUTPUT).u16(16).u32(port).u16(a.maxLen ?? (port === OFPP.CONTROLLER ? 0xffff : 0)).zeros(6);
 }
 
+/** A field's facts with `maskable` set, made once per field (not one object per set_field). */
+const SETTABLE = new Map<FieldInfo, FieldInfo>();
+function settable(f: FieldInfo): FieldInfo {
+  let s = SETTABLE.get(f);
+  if (!s) SETTABLE.set(f, (s = { ...f, maskable: true }));
+  return s;
+}
+
 function writeSetField(w: Writer, a: SetFieldAction, path: string): void {
   const f = fieldInfo(a.field, `${path}.field`);
   const start = w.length;
   w.u16(OFPAT.SET_FIELD).u16(0);
   // OVS lets any field be partially written in OF1.5 (masked OXM), even if not maskable in a match.
-  writeEntry(w, { ...f, maskable: true }, oxmPreferred(f), a.value, `${path}.value`);
+  writeEntry(w, settable(f), oxmPreferred(f), a.value, `${path}.value`);
   finishAction(w, start);
 }
 

@@ -1,5 +1,6 @@
 /** Byte writer/reader used by the codec (big-endian, bounds-checked). */
 import { OfDecodeError } from './errors';
+import { putBig } from './values';
 
 const U64_MAX = (1n << 64n) - 1n;
 
@@ -54,6 +55,14 @@ export class Writer {
     this.ensure(b.length);
     this.buf.set(b, this.length);
     this.length += b.length;
+    return this;
+  }
+  /** `v` as `n` big-endian bytes (the low n bytes of its two's complement), by 32-bit limbs. */
+  big(v: bigint, n: number): this {
+    this.ensure(n);
+    this.buf.fill(0, this.length, this.length + n);
+    putBig(this.buf, this.length, v, n);
+    this.length += n;
     return this;
   }
   zeros(n: number): this {

@@ -16,7 +16,7 @@ import {
   type FieldInfo,
 } from './fields';
 import type { CtState, Match, Masked } from './flow';
-import { bytesToValue, isAllOnes, isMasked, valueToBytes } from './values';
+import { bytesToValue, isAllOnes, isBigOfWidth, isMasked, valueToBytes } from './values';
 
 const OFPMT_OXM = 1;
 
@@ -27,6 +27,19 @@ export function writeEntry(w: Writer, f: FieldInfo, base: number, v: Masked<unkn
     if (mask === 0) return;
     w.u32(headerWord(base, 4, true)).u32(value).u32(mask);
     return;
+  }
+  if (f.kind === 'big') {
+    // 64- and 128-bit fields written in place (ct_label: one per policy rule flow).
+    if (!isMasked(v)) {
+      if (isBigOfWidth(v, f.bytes)) {
+        w.u32(headerWord(base, f.bytes, false)).big(v, f.bytes);
+        return;
+      }
+    } else if (f.maskable && isBigOfWidth(v.value, f.bytes) && isBigOfWidth(v.mask, f.bytes)) {
+      w.u32(headerWord(base, f.bytes, true)).big(v.value & v.mask, f.bytes).big(v.mask, f.bytes);
+      return;
+    }
+    // Anything else takes the general path below, which reports the error.
   }
   if (isMasked(v)) {
     if (!f.maskable) throw new OfEncodeError('field cannot be masked', path, v);

@@ -109,15 +109,9 @@ export function valueToBytes(f: FieldInfo, v: unknown, path: string): Uint8Array
       return out;
     }
     case 'big': {
-      if (typeof v !== 'bigint' || v < 0n || v >= 1n << BigInt(f.bytes * 8)) {
-        throw new OfEncodeError(`expected a bigint of ${f.bits} bits`, path, v);
-      }
+      if (!isBigOfWidth(v, f.bytes)) throw new OfEncodeError(`expected a bigint of ${f.bits} bits`, path, v);
       const out = new Uint8Array(f.bytes);
-      let x = v;
-      for (let i = f.bytes - 1; i >= 0; i--) {
-        out[i] = Number(x & 0xffn);
-        x >>= 8n;
-      }
+      putBig(out, 0, v, f.bytes);
       return out;
     }
     case 'mac': {
@@ -149,11 +143,8 @@ export function bytesToValue(f: FieldInfo, b: Uint8Array): number | bigint | str
       for (const byte of b) x = x * 256 + byte;
       return x;
     }
-    case 'big': {
-      let x = 0n;
-      for (const byte of b) x = (x << 8n) | BigInt(byte);
-      return x;
-    }
+    case 'big':
+      return bytesToBig(b);
     case 'mac':
       return formatMac(b);
     case 'ipv4':
@@ -163,21 +154,77 @@ export function bytesToValue(f: FieldInfo, b: Uint8Array): number | bigint | str
   }
 }
 
+// 128-bit fields (ct_label, xxreg) and 64-bit ones (metadata, tun_id) are bigints in the model.
+// Shifting a bigint allocates a new one, so a byte at a time cost 32 BigInt operations per
+// 16-byte field; these convert by 32-bit limbs, and values below 2^53 (most ct_label values: a
+// rule id in one 32-bit half) by plain number arithmetic with no BigInt operation at all.
+const TWO32 = 0x1_0000_0000;
+const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
+/** 2^(8n) for the widths a field can have, computed once. */
+const BIG_LIMIT: readonly bigint[] = Array.from({ length: 17 }, (_, n) => 1n << BigInt(8 * n));
+
+/** True if `v` is a bigint that fits in `bytes` bytes unsigned. */
+export function isBigOfWidth(v: unknown, bytes: number): v is bigint {
+  return typeof v === 'bigint' && v >= 0n && v < (BIG_LIMIT[bytes] ?? 1n << BigInt(8 * bytes));
+}
+
+/** Write a 32-bit limb's low `n` (1-4) bytes big-endian ending before `end`. */
+function putLimb(out: Uint8Array, end: number, limb: number, n: number): void {
+  let x = limb;
+  for (let i = 1; i <= n; i++) {
+    out[end - i] = x & 0xff;
+    x >>>= 8;
+  }
+}
+
+/**
+ * Write `v` as `n` big-endian bytes at `at` (the low n bytes of its two's complement, as
+ * `bigToBytes` always did). The bytes past the value's limbs are left as they are: a fresh or
+ * zeroed range is expected.
+ */
+export function putBig(out: Uint8Array, at: number, v: bigint, n: number): void {
+  let end = at + n;
+  if (v >= 0n && v <= SAFE_MAX) {
+    const x = Number(v);
+    const lo = x % TWO32;
+    putLimb(out, end, lo, Math.min(4, n));
+    if (n > 4) putLimb(out, end - 4, (x - lo) / TWO32, Math.min(4, n - 4));
+    return;
+  }
+  let x = v;
+  for (let left = n; left > 0; left -= 4) {
+    putLimb(out, end, Number(BigInt.asUintN(32, x)), Math.min(4, left));
+    end -= 4;
+    x >>= 32n;
+  }
+}
+
 /** Big-endian bytes to bigint (any width). */
 export function bytesToBig(b: Uint8Array): bigint {
-  let x = 0n;
-  for (const byte of b) x = (x << 8n) | BigInt(byte);
+  const n = b.length;
+  let i = 0;
+  while (i < n && b[i] === 0) i++;
+  if (n - i <= 6) {
+    let x = 0;
+    for (; i < n; i++) x = x * 256 + b[i]!;
+    return BigInt(x);
+  }
+  // Leading partial limb as a number, then whole 32-bit limbs.
+  let head = 0;
+  const first = i + ((n - i) % 4);
+  for (; i < first; i++) head = head * 256 + b[i]!;
+  let x = BigInt(head);
+  for (; i < n; i += 4) {
+    const limb = ((b[i]! << 24) | (b[i + 1]! << 16) | (b[i + 2]! << 8) | b[i + 3]!) >>> 0;
+    x = (x << 32n) | BigInt(limb);
+  }
   return x;
 }
 
 /** bigint to big-endian bytes of width n. */
 export function bigToBytes(v: bigint, n: number): Uint8Array {
   const out = new Uint8Array(n);
-  let x = v;
-  for (let i = n - 1; i >= 0; i--) {
-    out[i] = Number(x & 0xffn);
-    x >>= 8n;
-  }
+  putBig(out, 0, v, n);
   return out;
 }
 
