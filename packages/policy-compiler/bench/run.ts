@@ -2,6 +2,7 @@
 // `npm run bench` runs everything; `npx tsx bench/run.ts 2 4` runs only scenarios 2 and 4 (for
 // profiling: `node --cpu-prof --import tsx bench/run.ts 4`) and does not write results.json.
 import { writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { PolicyEngine, explain, queryEndpoint, type ClusterEvent, type ClusterObject } from '../src/index';
 
 const ns = (name: string): ClusterObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
@@ -12,6 +13,8 @@ const added = (objs: ClusterObject[]): ClusterEvent[] => objs.map((object) => ({
 
 interface Row { scenario: string; mode: string; ms: number; cpuMs: number; heapMB: number; target: string; antrea: string }
 const rows: Row[] = [];
+// The machine is shared: the load average beside the figures says how contended they were.
+const loadAtStart = loadavg().map((x) => Math.round(x * 100) / 100);
 const only = new Set(process.argv.slice(2).map(Number).filter((n) => n > 0));
 const want = (n: number): boolean => only.size === 0 || only.has(n);
 
@@ -165,7 +168,9 @@ if (incremental) {
   table.push(`| incremental pod label change (scenario 1) | event | ${fmtLat(relabel)} | | | p99 <= 1 ms | |`);
   table.push(`| incremental pod add (scenario 1) | event | ${fmtLat(add)} | | +${growth.toFixed(1)} MB / 10k pods | p99 <= 1 ms | |`);
 }
+const loadAtEnd = loadavg().map((x) => Math.round(x * 100) / 100);
 console.log(table.join('\n'));
+console.log(`load average (1, 5, 15 min): ${loadAtStart.join(', ')} at start, ${loadAtEnd.join(', ')} at end`);
 if (only.size === 0) {
-  writeFileSync(new URL('./results.json', import.meta.url), JSON.stringify({ date: new Date().toISOString(), node: process.version, rows, incremental }, null, 2));
+  writeFileSync(new URL('./results.json', import.meta.url), JSON.stringify({ date: new Date().toISOString(), node: process.version, loadAverage: { start: loadAtStart, end: loadAtEnd }, rows, incremental }, null, 2));
 }
