@@ -5,7 +5,9 @@
 //  - iperf3 pod-to-pod TCP across nodes (Geneve) with 0 and 1,000 policy rules on the server pod,
 //    and the reference: two ports on a bare OVS netdev bridge with one NORMAL flow;
 //  - new connections (TCP_CRR) and UDP request/response (UDP_RR) with bench/rr.c, across nodes and
-//    on one node, with 0 and 1,000 policies, against the same bare bridge.
+//    on one node, with 0 and 1,000 policies, against the same bare bridge; after the 1,000 the
+//    same-node runs are interleaved (server under the policies, a server none selects, the bare
+//    bridge, round after round) with the datapath counters per connection.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +20,7 @@ import { NETNS_ANNOTATION } from '../src/kubelet';
 import { agentGet } from '../src/probe';
 import { ScenarioRunner } from '../src/probe-run';
 import { IPERF_REPEATS, IPERF_SECONDS, iperf, iperfPods, median, type PodPlace } from './iperf';
-import { RR_PARALLEL, RR_PORT, RR_REPEATS, RR_SECONDS, rrSeries, startRrServer } from './rr';
+import { RR_PARALLEL, RR_PORT, RR_REPEATS, RR_SECONDS, rrOnce, rrSeries, startRrServer, type RrServer } from './rr';
 
 const ROOT = join(process.cwd());
 const BIN = join(ROOT, 'bin/switchyard-lab');
@@ -97,12 +99,12 @@ async function agentMemory(kube: KubeConfigClient, runner: ScenarioRunner, st: L
   await pool(8, Array.from({ length: FILL_PODS }, (_, i) => () => kube.request('DELETE', `${ns}/pods/fill-${i}`)));
 }
 
-/** A third pod, `cli2` (labelled as a client) on node2 beside the server: the same-node path. */
-async function sameNodeClient(kube: KubeConfigClient): Promise<PodPlace> {
-  await kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'cli2', namespace: 'default', labels: { app: 'cli' } }, spec: { nodeName: 'node2', containers: [{ name: 'c', image: 'rr' }] } });
+/** Another pod on node2 beside the server (`cli2` labelled as a client: the same-node path). */
+async function sameNodeClient(kube: KubeConfigClient, name: string, app: string): Promise<PodPlace> {
+  await kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app } }, spec: { nodeName: 'node2', containers: [{ name: 'c', image: 'rr' }] } });
   let place: PodPlace | undefined;
-  await waitFor('pod cli2', async () => {
-    const p = await kube.request<{ metadata: { annotations?: Record<string, string> }; status?: { podIP?: string } }>('GET', '/api/v1/namespaces/default/pods/cli2');
+  await waitFor(`pod ${name}`, async () => {
+    const p = await kube.request<{ metadata: { annotations?: Record<string, string> }; status?: { podIP?: string } }>('GET', `/api/v1/namespaces/default/pods/${name}`);
     const ns = p.metadata.annotations?.[NETNS_ANNOTATION];
     if (ns && p.status?.podIP) place = { ns, ip: p.status.podIP };
     return place !== undefined;
@@ -139,17 +141,21 @@ async function deleteAll(kube: KubeConfigClient, runner: ScenarioRunner, n: numb
 
 /** iperf3 TCP throughput from one netns to an address, bits/s (receiver side). */
 
-async function labBench(): Promise<{ sameNode0: RrFigures; sameNode1k: RrFigures }> {
+async function labBench(bare: BareBridge): Promise<{ sameNode0: RrFigures; sameNode1k: RrFigures; interleaved: Interleaved }> {
   const labDir = mkdtempSync(join(tmpdir(), 'switchyard-lab-bench-'));
   labCmd(labDir, 'up', '--nodes', '2');
   const st: LabState = readState(labDir)!;
   const kube = labClient(st);
   const runner = new ScenarioRunner({ kube, state: st, readyTimeoutMs: 300_000 });
-  let rrServer: { stop(): Promise<void> } | undefined;
+  let rrServer: RrServer | undefined;
+  let rrServer0: RrServer | undefined;
   try {
     const { cli, srv } = await iperfPods(kube, { labelled: true });
-    const cli2 = await sameNodeClient(kube);
+    const cli2 = await sameNodeClient(kube, 'cli2', 'cli');
+    // A second server on node2 that no policy selects, for the interleaved same-node runs.
+    const srv0 = await sameNodeClient(kube, 'srv0', 'srv0');
     rrServer = await startRrServer(srv.ns);
+    rrServer0 = await startRrServer(srv0.ns);
     const rrAll = async (when: string): Promise<RrFigures> => {
       await rrRows(`node1 -> node2, ${when}`, cli, srv.ip);
       return rrRows(`same node (node2), ${when}`, cli2, srv.ip);
@@ -165,6 +171,7 @@ async function labBench(): Promise<{ sameNode0: RrFigures; sameNode1k: RrFigures
     row('iperf3 node1 -> node2, 0 policies (before), median', median(before) / 1e6, 'Mbit/s', `Geneve, ${IPERF_REPEATS} x ${IPERF_SECONDS} s: ${before.map((b) => Math.round(b / 1e6)).join(', ')}`);
     const sameNode0 = await rrAll('0 policies');
     let sameNode1k: RrFigures | undefined;
+    let interleaved: Interleaved | undefined;
     let with1k: number[] = [];
     for (const n of [1, 100, 1000]) {
       const r = await applyAndRealize(kube, runner, n);
@@ -173,6 +180,7 @@ async function labBench(): Promise<{ sameNode0: RrFigures; sameNode1k: RrFigures
         with1k = await series();
         row('iperf3 node1 -> node2, 1,000 policies on the server pod, median', median(with1k) / 1e6, 'Mbit/s', with1k.map((b) => Math.round(b / 1e6)).join(', '));
         sameNode1k = await rrAll('1,000 policies on the server pod');
+        interleaved = await interleavedRr(st, cli2, srv, srv0, bare);
         await agentMemory(kube, runner, st);
       }
       await deleteAll(kube, runner, n);
@@ -180,17 +188,28 @@ async function labBench(): Promise<{ sameNode0: RrFigures; sameNode1k: RrFigures
     const after = await series();
     row('iperf3 node1 -> node2, 0 policies (after), median', median(after) / 1e6, 'Mbit/s', after.map((b) => Math.round(b / 1e6)).join(', '));
     row('ratio 1,000 policies / 0 (medians; 0 = before and after together)', median(with1k) / median([...before, ...after]), 'x', 'target >= 0.9');
-    return { sameNode0, sameNode1k: sameNode1k! };
+    return { sameNode0, sameNode1k: sameNode1k!, interleaved: interleaved! };
   } finally {
     await rrServer?.stop();
+    await rrServer0?.stop();
     runner.close();
     labCmd(labDir, 'down');
   }
 }
 
+/** The bare bridge, kept up through the lab runs so its rr runs interleave with the pipeline's. */
+interface BareBridge {
+  iperf: number;
+  rr: RrFigures;
+  /** One rr run on the bare bridge (client a -> server b). */
+  rrOnce(mode: RrMode): Promise<number>;
+  close(): Promise<void>;
+}
+
 /** Reference: two ports on a bare netdev bridge with one NORMAL flow (same OVS, no pipeline, no tunnel). */
-async function bareBridge(): Promise<{ iperf: number; rr: RrFigures }> {
+async function bareBridge(): Promise<BareBridge> {
   const tb = await Testbed.create();
+  let server: RrServer | undefined;
   try {
     const ovs = await tb.startOvs();
     await ovs.addBridge('br0');
@@ -199,28 +218,87 @@ async function bareBridge(): Promise<{ iperf: number; rr: RrFigures }> {
     const a = await tb.addPod(ovs, { bridge: 'br0', ipCidr: '10.99.0.2/24' });
     const b = await tb.addPod(ovs, { bridge: 'br0', ipCidr: '10.99.0.3/24' });
     const bits = await iperf(a.netns.name, b.netns.name, '10.99.0.3');
-    const server = await startRrServer(b.netns.name);
-    try {
-      return { iperf: bits, rr: await rrRows('bare OVS netdev bridge, one NORMAL flow (reference)', { ns: a.netns.name, ip: '10.99.0.2' }, '10.99.0.3') };
-    } finally {
-      await server.stop();
-    }
-  } finally {
+    const srv = await startRrServer(b.netns.name);
+    server = srv;
+    const rr = await rrRows('bare OVS netdev bridge, one NORMAL flow (reference)', { ns: a.netns.name, ip: '10.99.0.2' }, '10.99.0.3');
+    return {
+      iperf: bits, rr,
+      rrOnce: (mode) => rrOnce(a.netns.name, '10.99.0.3', mode),
+      close: async () => {
+        await srv.stop();
+        await tb.cleanup();
+      },
+    };
+  } catch (e) {
+    await server?.stop();
     await tb.cleanup();
+    throw e;
   }
+}
+
+/** ovs-vswitchd's datapath counters (`dpif-netdev/pmd-stats-show`, summed over threads) and its CPU seconds. */
+function datapathCounters(st: LabState, node: string): { stats: Record<string, number>; cpuS: number } {
+  const n = st.nodes.find((x) => x.name === node)!;
+  const out = execFileSync('ovs-appctl', ['-t', n.vswitchdCtl, 'dpif-netdev/pmd-stats-show'], { encoding: 'utf8' });
+  const stats: Record<string, number> = {};
+  for (const m of out.matchAll(/^\s*([a-z][a-z /()-]+?):\s+(\d+)/gm)) stats[m[1]!] = (stats[m[1]!] ?? 0) + Number(m[2]);
+  const pid = Number(readFileSync(n.vswitchdCtl.replace(/vswitchd\.ctl$/, 'vswitchd.pid'), 'utf8').trim());
+  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return { stats, cpuS: (Number(f[11]) + Number(f[12])) / 100 };
+}
+
+type RrMode = 'tcp_crr' | 'udp_rr';
+type Interleaved = Record<'policed' | 'unpoliced' | 'bare', Record<RrMode, number[]>>;
+
+/**
+ * Same-node runs interleaved (RR_REPEATS rounds of: the server the 1,000 policies select, a
+ * server no policy selects, the bare bridge), so load drift on a shared machine reaches all three
+ * alike; the first round also records node2's datapath counters per transaction for both servers.
+ */
+async function interleavedRr(st: LabState, cli2: PodPlace, policed: PodPlace, unpoliced: PodPlace, bare: BareBridge): Promise<Interleaved> {
+  const out: Interleaved = { policed: { tcp_crr: [], udp_rr: [] }, unpoliced: { tcp_crr: [], udp_rr: [] }, bare: { tcp_crr: [], udp_rr: [] } };
+  for (let rep = 0; rep < RR_REPEATS; rep++) {
+    for (const mode of ['tcp_crr', 'udp_rr'] as const) {
+      for (const [cell, target] of [['policed', policed], ['unpoliced', unpoliced]] as const) {
+        const before = datapathCounters(st, 'node2');
+        const rate = await rrOnce(cli2.ns, target.ip, mode);
+        const after = datapathCounters(st, 'node2');
+        out[cell][mode].push(rate);
+        if (rep === 0) {
+          const n = rate * RR_SECONDS;
+          const per = (k: string): string => (((after.stats[k] ?? 0) - (before.stats[k] ?? 0)) / n).toFixed(2);
+          row(`datapath per ${mode === 'tcp_crr' ? 'connection' : 'transaction'}, ${mode.toUpperCase()} to the ${cell === 'policed' ? 'server under 1,000 policies' : 'server no policy selects'}: upcalls`, Number(per('miss with success upcall')), 'upcalls',
+            `megaflow hits ${per('megaflow hits')}, EMC hits ${per('emc hits')}, ovs-vswitchd CPU ${((1000 * (after.cpuS - before.cpuS)) / n).toFixed(3)} ms`);
+        }
+      }
+      out.bare[mode].push(await bare.rrOnce(mode));
+    }
+  }
+  for (const [cell, label] of [['policed', 'server under 1,000 policies'], ['unpoliced', 'server no policy selects (1,000 policies on its neighbour)'], ['bare', 'bare OVS netdev bridge']] as const) {
+    row(`TCP_CRR same node, interleaved, ${label}, median`, median(out[cell].tcp_crr), 'conn/s', out[cell].tcp_crr.map(Math.round).join(', '));
+    row(`UDP_RR same node, interleaved, ${label}, median`, median(out[cell].udp_rr), 'trans/s', out[cell].udp_rr.map(Math.round).join(', '));
+  }
+  return out;
 }
 
 async function main(): Promise<void> {
   const started = Date.now();
   // BENCH_SKIP_UP=1: without the up -> ready rows (a quicker run of the rest).
   if (process.env.BENCH_SKIP_UP !== '1') for (const n of [2, 4]) row(`up -> ready, ${n} nodes`, await upTime(n), 'ms');
-  const lab = await labBench();
   const bare = await bareBridge();
-  row('iperf3 bare OVS netdev bridge, one NORMAL flow (reference)', bare.iperf / 1e6, 'Mbit/s', 'two ports on one bridge, no tunnel');
-  for (const m of ['tcp_crr', 'udp_rr'] as const) {
-    const name = m === 'tcp_crr' ? 'TCP_CRR' : 'UDP_RR';
-    row(`ratio ${name} same node, 1,000 policies / bare bridge`, lab.sameNode1k[m].median / bare.rr[m].median, 'x', 'target >= 0.8');
-    row(`ratio ${name} same node, 0 policies / bare bridge`, lab.sameNode0[m].median / bare.rr[m].median, 'x');
+  try {
+    const lab = await labBench(bare);
+    row('iperf3 bare OVS netdev bridge, one NORMAL flow (reference)', bare.iperf / 1e6, 'Mbit/s', 'two ports on one bridge, no tunnel');
+    for (const m of ['tcp_crr', 'udp_rr'] as const) {
+      const name = m === 'tcp_crr' ? 'TCP_CRR' : 'UDP_RR';
+      const i = lab.interleaved;
+      row(`ratio ${name} same node, 1,000 policies / bare bridge (interleaved)`, median(i.policed[m]) / median(i.bare[m]), 'x', 'target >= 0.8');
+      row(`ratio ${name} same node, no policy on the server / bare bridge (interleaved)`, median(i.unpoliced[m]) / median(i.bare[m]), 'x');
+      row(`ratio ${name} same node, 1,000 policies / no policy on the server (interleaved)`, median(i.policed[m]) / median(i.unpoliced[m]), 'x');
+      row(`ratio ${name} same node, 0 policies (before) / 1,000 policies`, lab.sameNode0[m].median / lab.sameNode1k[m].median, 'x', 'sequential runs minutes apart: load drift shows here');
+    }
+  } finally {
+    await bare.close();
   }
   const w = Math.max(...rows.map((r) => r.metric.length));
   process.stdout.write(`\n${'metric'.padEnd(w)}  ${'value'.padStart(10)}  unit\n`);
