@@ -91,6 +91,14 @@ describe('Egress IPs', () => {
     await usageBecomes(3);
   });
 
+  test('two Egresses selecting one pod: the younger gets an Event naming the field, the pod and the older Egress; both keep their IPs', async () => {
+    await c.kube.request('POST', `/api/v1/namespaces/${NS}/pods`, { metadata: { name: 'web-1', labels: { app: 'c', tier: 'web' } }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+    await c.kube.request('POST', EGRESSES, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Egress', metadata: { name: 'wide' }, spec: { appliedTo: { podSelector: { matchLabels: { tier: 'web' } } }, externalIPPool: 'later' } });
+    expect(await eventSaid('wide', 'EgressOverlap')).toBe(`spec.appliedTo: selects pod ${NS}/web-1, which the older Egress c applies to: that traffic leaves from the older Egress's IP`);
+    expect((await eventsOf('c')).some((e) => e.reason === 'EgressOverlap')).toBe(false);
+    expect((await getEgress('c')).spec.egressIP).toBe('10.10.0.2');
+  });
+
   test('a restarted controller keeps every IP; an Egress deleted meanwhile frees its IP for a new one', async () => {
     await controller!.stop();
     await c.kube.request('DELETE', `${EGRESSES}/b`);

@@ -7,12 +7,12 @@ import { parseIp, type Ip } from '@switchyard/ipam/cidr';
 import { KubeRequestError, type InformerEvent } from '@switchyard/kube';
 import { Reconciler, type PartHealth } from '@switchyard/runtime';
 import type { ControllerContext } from '../context';
-import { egressAllocatedNote, egressIPSlots, egressRefusalNote, invalidEgressNote, noPoolNote, validateEgress, type EgressIPSlot } from '../egress';
+import { egressAllocatedNote, egressIPSlots, egressRefusalNote, invalidEgressNote, noPoolNote, overlapNotes, validateEgress, type EgressIPSlot, type EgressPodView } from '../egress';
 import { EventRecorder, type EventNote } from '../events';
 import { egressHolderKey, usableRanges, type ExternalIPAllocator, type ExternalIPHolding } from '../external-ip-allocator';
 import { poolRanges } from '../external-ip-pool';
 import type { Watch, WatchingPart } from '../informers';
-import { EGRESSES, EXTERNAL_IP_POOLS } from '../resources';
+import { EGRESSES, EXTERNAL_IP_POOLS, NAMESPACES, PODS } from '../resources';
 import { notRunning, type PartState } from './lifecycle';
 
 const CONFLICT_ATTEMPTS = 10;
@@ -65,6 +65,9 @@ export class EgressController implements WatchingPart {
     this.watches = [
       { resource: EGRESSES, onEvent: (e) => this.onEvent(e) },
       { resource: EXTERNAL_IP_POOLS, onEvent: (e) => this.onEvent(e) },
+      // Members are the agents' to compute; the controller reads them only to name overlaps.
+      { resource: PODS, onEvent: (e) => this.onEvent(e) },
+      { resource: NAMESPACES, onEvent: (e) => this.onEvent(e) },
     ];
     ctx.metrics.register('switchyard_controller_egresses', 'gauge', 'Egresses naming an ExternalIPPool, by state', () => [
       { labels: { state: 'allocated' }, value: new Set(this.allocator.holdings('Egress').map((h) => h.service.replace(/#\d+$/, ''))).size },
@@ -118,6 +121,14 @@ export class EgressController implements WatchingPart {
 
   private pools(): ExternalIPPool[] {
     return [...this.ctx.informers.cache(EXTERNAL_IP_POOLS).values()] as unknown as ExternalIPPool[];
+  }
+
+  private podViews(): EgressPodView[] {
+    return [...this.ctx.informers.cache(PODS).values()].map((p) => ({ namespace: p.metadata.namespace ?? '', name: p.metadata.name ?? '', labels: p.metadata.labels ?? {} }));
+  }
+
+  private namespaceLabels(): Map<string, Readonly<Record<string, string>>> {
+    return new Map([...this.ctx.informers.cache(NAMESPACES).values()].map((n) => [n.metadata.name ?? '', n.metadata.labels ?? {}]));
   }
 
   /** The allocator's pools from the cache (ServiceExternalIP, when on, does the same and reports bad ranges). */
@@ -219,6 +230,12 @@ export class EgressController implements WatchingPart {
       if (o?.allocated) await attempt(() => this.writeCondition(nameOf(eg), eg.metadata.uid, o.allocated!));
     }
     for (const t of events) await this.events.report(t.ref, TOPIC, t.note);
+    const overlaps = overlapNotes(egresses.filter((eg) => valid.has(nameOf(eg))), this.podViews(), this.namespaceLabels());
+    for (const eg of egresses) {
+      const note = overlaps.get(nameOf(eg));
+      if (note) await this.events.report(egressRef(eg), 'overlap', note);
+      else this.events.clear(egressRef(eg), 'overlap');
+    }
     // Usage counts Services and Egresses alike; ServiceExternalIP writes it too, on its own events.
     for (const pool of this.pools()) await attempt(() => this.writeUsage(pool));
     if (failures.length > 0) throw new AggregateError(failures, `${failures.length} Egress writes failed: ${failures.map(message).join('; ')}`);
