@@ -134,7 +134,7 @@ export function egressSelects(eg: Egress, pod: EgressPodView, namespaceLabels: R
 /**
  * Pods two Egresses select: each belongs to the older Egress (creation time, then name), as every
  * agent decides; the younger gets a Warning naming the field, the pods and the Egress that keeps them.
- * `egresses` oldest first.
+ * `egresses`: those with an IP, oldest first.
  */
 export function overlapNotes(egresses: readonly Egress[], pods: readonly EgressPodView[], namespaceLabels: ReadonlyMap<string, Readonly<Record<string, string>>>): Map<string, EventNote> {
   const lost = new Map<string, { keeper: string; pods: string[] }[]>();

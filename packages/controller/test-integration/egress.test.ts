@@ -93,9 +93,14 @@ describe('Egress IPs', () => {
 
   test('two Egresses selecting one pod: the younger gets an Event naming the field, the pod and the older Egress; both keep their IPs', async () => {
     await c.kube.request('POST', `/api/v1/namespaces/${NS}/pods`, { metadata: { name: 'web-1', labels: { app: 'c', tier: 'web' } }, spec: { containers: [{ name: 'c', image: 'x' }] } });
-    await c.kube.request('POST', EGRESSES, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Egress', metadata: { name: 'wide' }, spec: { appliedTo: { podSelector: { matchLabels: { tier: 'web' } } }, externalIPPool: 'later' } });
+    await c.kube.request('POST', POOLS, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name: 'q' }, spec: { ipRanges: [{ cidr: '10.30.0.0/30' }], nodeSelector: {} } });
+    // An Egress without an IP competes for no pod: no overlap Event for it.
+    await createEgress('idle', { appliedTo: { podSelector: { matchLabels: { tier: 'web' } } }, externalIPPool: 'none-such' });
+    await c.kube.request('POST', EGRESSES, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Egress', metadata: { name: 'wide' }, spec: { appliedTo: { podSelector: { matchLabels: { tier: 'web' } } }, externalIPPool: 'q' } });
+    await ipBecomes('wide', '10.30.0.1');
     expect(await eventSaid('wide', 'EgressOverlap')).toBe(`spec.appliedTo: selects pod ${NS}/web-1, which the older Egress c applies to: that traffic leaves from the older Egress's IP`);
     expect((await eventsOf('c')).some((e) => e.reason === 'EgressOverlap')).toBe(false);
+    expect((await eventsOf('idle')).some((e) => e.reason === 'EgressOverlap')).toBe(false);
     expect((await getEgress('c')).spec.egressIP).toBe('10.10.0.2');
   });
 

@@ -111,18 +111,28 @@ describe('Egress from the fabric host\'s point of view', () => {
     expect(await fromPod('a2', svc.spec.clusterIP, ECHO_PORT)).toBe(`echo ${podIPs.get('a2')!}`);
   });
 
-  it('bad Egresses get IPAllocated=False and an Event naming the field; the good one keeps working', async () => {
+  it('bad Egresses get IPAllocated=False and an Event naming the field, an overlapping one EgressOverlap; the good one keeps working', async () => {
     await createEgress('eg-bad-ip', { externalIPPool: 'egress-pool', egressIP: '192.168.77.300' });
     await createEgress('eg-outside', { externalIPPool: 'egress-pool', egressIP: `${FABRIC_PREFIX}.99` });
+    // A younger Egress with an IP of its own that selects app=a too.
+    await createEgress('eg-a-again', { externalIPPool: 'egress-pool' });
     type Ev = { reason?: string; message?: string; involvedObject?: { kind?: string; name?: string } };
-    const eventOf = async (name: string): Promise<Ev | undefined> =>
-      (await kube.request<{ items: Ev[] }>('GET', '/api/v1/namespaces/default/events')).items.find((e) => e.involvedObject?.kind === 'Egress' && e.involvedObject.name === name && e.reason !== 'EgressIPAllocated');
+    const eventsAbout = async (name: string): Promise<Ev[]> =>
+      (await kube.request<{ items: Ev[] }>('GET', '/api/v1/namespaces/default/events')).items.filter((e) => e.involvedObject?.kind === 'Egress' && e.involvedObject.name === name);
+    const eventOf = async (name: string, reason: string): Promise<Ev | undefined> =>
+      (await kube.request<{ items: Ev[] }>('GET', '/api/v1/namespaces/default/events')).items.find((e) => e.involvedObject?.kind === 'Egress' && e.involvedObject.name === name && e.reason === reason);
     let bad: Ev | undefined;
     let outside: Ev | undefined;
-    await waitFor('Events on both', async () => (bad = await eventOf('eg-bad-ip')) !== undefined && (outside = await eventOf('eg-outside')) !== undefined, { timeoutMs: 30_000, intervalMs: 200 });
-    expect(bad).toMatchObject({ reason: 'InvalidEgress', message: 'spec.egressIP: Invalid value: "192.168.77.300": not an IP address' });
-    expect(outside).toMatchObject({ reason: 'EgressIPNotInPool' });
+    let overlap: Ev | undefined;
+    await waitFor('Events on both', async () =>
+      (bad = await eventOf('eg-bad-ip', 'InvalidEgress')) !== undefined && (outside = await eventOf('eg-outside', 'EgressIPNotInPool')) !== undefined && (overlap = await eventOf('eg-a-again', 'EgressOverlap')) !== undefined,
+    { timeoutMs: 30_000, intervalMs: 200 });
+    expect(bad!.message).toBe('spec.egressIP: Invalid value: "192.168.77.300": not an IP address');
     expect(outside!.message).toContain(`spec.egressIP: Invalid value: "${FABRIC_PREFIX}.99": not in ExternalIPPool egress-pool`);
+    // The pods stay with the older eg-a (below: still its IP), and the younger is told so.
+    expect(overlap!.message).toBe("spec.appliedTo: selects pods default/a1, default/a2, which the older Egress eg-a applies to: that traffic leaves from the older Egress's IP");
+    // Egresses without an IP compete for no pod.
+    for (const n of ['eg-bad-ip', 'eg-outside']) expect((await eventsAbout(n)).some((e) => e.reason === 'EgressOverlap')).toBe(false);
     for (const n of ['eg-bad-ip', 'eg-outside']) expect((await getEgress(n)).status?.conditions?.find((c) => c.type === 'IPAllocated')?.status).toBe('False');
     expect(await seenFromFabric('a1')).toBe(EGRESS_IP);
     expect(await seenFromFabric('b1')).toBe(nodeNamed('node1').nodeIP);
@@ -148,5 +158,22 @@ describe('Egress from the fabric host\'s point of view', () => {
     // node2 is the owner again once its agent is back: the IP returns, and so does the tunnel path.
     await waitFor('node2 owns the IP again', async () => (await getEgress('eg-a')).status?.egressNode === 'node2', { timeoutMs: 60_000, intervalMs: 200 });
     await waitFor('a1 seen from the egress IP through node2', async () => (await seenFromFabric('a1')) === EGRESS_IP && !(await proxyEntries(nodeNamed('node1'))).includes(EGRESS_IP), { timeoutMs: 60_000, intervalMs: 300 });
+  });
+
+  it('when node2\'s agent is killed, node1 takes the IP once node2\'s Lease runs out, and a1\'s new connections come from it again', async () => {
+    const t0 = Date.now();
+    await stopAgent(labDir, 'node2', 'SIGKILL');
+    let movedMs = 0;
+    await waitFor('a1 seen from the egress IP through node1', async () => {
+      if ((await getEgress('eg-a')).status?.egressNode !== 'node1') return false;
+      if ((await seenFromFabric('a1')) !== EGRESS_IP) return false;
+      movedMs = Date.now() - t0;
+      return true;
+    }, { timeoutMs: 60_000, intervalMs: 100 });
+    process.stdout.write(`Egress IP failover, node2's agent killed: a1 seen from ${EGRESS_IP} through node1 after ${movedMs} ms (Lease 6 s, renewed every 2 s)\n`);
+    expect(await proxyEntries(nodeNamed('node1'))).toContain(EGRESS_IP);
+    await startAgent(labDir, 'node2');
+    await waitFor('node2 owns the IP again', async () => (await getEgress('eg-a')).status?.egressNode === 'node2', { timeoutMs: 60_000, intervalMs: 200 });
+    await waitFor('a1 seen from the egress IP through node2, node1 answering for it no more', async () => (await seenFromFabric('a1')) === EGRESS_IP && !(await proxyEntries(nodeNamed('node1'))).includes(EGRESS_IP), { timeoutMs: 60_000, intervalMs: 300 });
   });
 });

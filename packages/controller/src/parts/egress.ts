@@ -230,7 +230,8 @@ export class EgressController implements WatchingPart {
       if (o?.allocated) await attempt(() => this.writeCondition(nameOf(eg), eg.metadata.uid, o.allocated!));
     }
     for (const t of events) await this.events.report(t.ref, TOPIC, t.note);
-    const overlaps = overlapNotes(egresses.filter((eg) => valid.has(nameOf(eg))), this.podViews(), this.namespaceLabels());
+    // Only Egresses with an IP compete for pods, as on the agents (which realize only Egresses whose IP is placed).
+    const overlaps = overlapNotes(egresses.filter((eg) => outcomes.get(nameOf(eg))?.allocated?.status === 'True'), this.podViews(), this.namespaceLabels());
     for (const eg of egresses) {
       const note = overlaps.get(nameOf(eg));
       if (note) await this.events.report(egressRef(eg), 'overlap', note);

@@ -98,7 +98,8 @@ export class EgressPart implements Part {
     const namespaceLabels = new Map([...nsInf!.cache.values()].map((n) => [n.metadata.name ?? '', n.metadata.labels ?? {}]));
     const nodes = [...nodeInf!.cache.values()].map(nodeFacts);
     const nodeIPs = new Map(nodes.flatMap((n) => (n.nodeIP ? [[n.name, n.nodeIP] as const] : [])));
-    const { members, problems } = egressMembers(egresses, pods, namespaceLabels);
+    // Only Egresses whose IP is placed compete for pods (an Egress without an IP does nothing), as the controller judges overlaps.
+    const { members, problems } = egressMembers(egresses.filter((eg) => this.placements.has(eg.metadata.name ?? '')), pods, namespaceLabels);
     this.problems = problems;
     const owned = [...this.placements.values()].filter((p) => p.owner === o.nodeName).map((p) => p.ip);
     this.marks = egressMarks(this.marks, owned);
