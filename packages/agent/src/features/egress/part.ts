@@ -6,7 +6,10 @@
  * every node the Egress IPs are routed into the gateway (replies reach OVS, and the owner's proxy
  * ARP answers for them). The owner writes the Egress's status (egressNode, egressIP, IPAssigned).
  */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Condition, Egress } from '@switchyard/apis/types';
+import { writeFileDurableSync } from '@switchyard/durable-file';
 import { Informer, KubeRequestError, type KubeClient, type KubeObject } from '@switchyard/kube';
 import { VIRTUAL_SERVICE_IP, type EgressSpec } from '@switchyard/openflow-pipeline';
 import { Reconciler, systemClock, type Part, type PartHealth } from '@switchyard/runtime';
@@ -22,6 +25,19 @@ import { egressMarks, egressMembers, egressRules, type EgressPlacement, type Egr
 
 export const NAMESPACES = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false } as const;
 const CONFLICT_ATTEMPTS = 10;
+/** The Egress slice last handed to the pipeline: a restarted agent's first round keeps it (its flows are adopted, not replaced). */
+export const egressSpecFile = (dataDir: string): string => join(dataDir, 'egress', 'spec.json');
+
+function readSpec(dataDir: string): EgressSpec | undefined {
+  const file = egressSpecFile(dataDir);
+  if (!existsSync(file)) return undefined;
+  try {
+    const s = JSON.parse(readFileSync(file, 'utf8')) as Partial<EgressSpec>;
+    return Array.isArray(s.exceptCIDRs) && Array.isArray(s.egresses) ? { exceptCIDRs: s.exceptCIDRs, egresses: s.egresses } : undefined;
+  } catch {
+    return undefined; // an unreadable record is no record: the first sync computes the slice again
+  }
+}
 const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 function podFacts(o: KubeObject): EgressPodFacts | undefined {
@@ -53,8 +69,12 @@ export class EgressPart implements Part {
     private readonly externalIP: Pick<ServiceExternalIPPart, 'onAssigned'>,
   ) {}
 
+  /** Primes the slice of the last run, so a restart replaces no Egress flow; the watches correct it at sync. */
   async start(): Promise<void> {
-    // Nothing to prime: EgressMark's miss flows are node flows; Egresses follow once the watches are in.
+    const saved = readSpec(this.ctx.options.dataDir);
+    if (!saved) return;
+    this.node.flows.prime('egress', saved);
+    this.spec = saved;
   }
 
   async sync(): Promise<void> {
@@ -104,12 +124,16 @@ export class EgressPart implements Part {
     const owned = [...this.placements.values()].filter((p) => p.owner === o.nodeName).map((p) => p.ip);
     this.marks = egressMarks(this.marks, owned);
     const egressRulesNow = egressRules({ nodeName: o.nodeName, members, placements: this.placements, nodeIPs, marks: this.marks });
-    const exceptCIDRs = [...new Set([...[...nodeIPs.values(), o.nodeIP].map((ip) => `${ip}/32`), ...o.egressExceptCIDRs])].sort();
+    // Only diverted traffic meets the exceptions: without Egress rules they would be flows for nothing.
+    const exceptCIDRs = egressRulesNow.length === 0 ? [] : [...new Set([...[...nodeIPs.values(), o.nodeIP].map((ip) => `${ip}/32`), ...o.egressExceptCIDRs])].sort();
     await this.syncRoutes([...new Set([...this.placements.values()].map((p) => p.ip))].sort());
     const spec: EgressSpec = { exceptCIDRs, egresses: egressRulesNow };
     if (JSON.stringify(spec) !== JSON.stringify(this.spec)) {
       await this.node.flows.set('egress', spec);
       this.spec = spec;
+      const file = egressSpecFile(o.dataDir);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileDurableSync(file, `${JSON.stringify(spec)}\n`, { mode: 0o600 });
       this.ctx.log.info({ egresses: egressRulesNow.map((r) => `${r.name} ${r.ip} ${r.local ? `SNAT here (mark ${r.mark ?? '-'})` : `via ${r.ownerIP ?? 'no owner'}`}: ${r.localPods.length} local, ${r.remotePods.length} remote pods`) }, 'Egress realized');
     }
     for (const eg of egresses) {
