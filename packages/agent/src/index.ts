@@ -13,6 +13,8 @@ export { ExternalNodeAgent, type ExternalNodeAgentOptions } from './external-nod
 export type { ExternalNodeOptions } from './features/external-node/options';
 export { agentOptionsFromConfig, type AgentOptions, type ResolvedAgentOptions } from './options';
 export type { AgentHealth, ControllerHealth } from './health';
+/** Which node owns an external IP (LoadBalancer or Egress) among the candidates: what every agent computes alike. */
+export { rendezvousOwner } from './features/external-ip/ownership';
 export type { NodeInfo, TunnelType } from './bridge';
 export { AgentError, type AgentErrorCode } from './errors';
 // The logger every Switchyard package shares, re-exported under the agent's name.

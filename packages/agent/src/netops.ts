@@ -46,6 +46,8 @@ export const ROUTE_PROTO = 77;
  * it does not want: 77 {@link ROUTE_PROTO}, 78 the Multi-cluster gateway's (MC_ROUTE_PROTO), 79 this.
  */
 export const SERVICE_ROUTE_PROTO = 79;
+/** Protocol number of the Egress part's host routes (each Egress IP into the gateway). */
+export const EGRESS_ROUTE_PROTO = 80;
 /** nat chain holding the pod -> external MASQUERADE rule. */
 export const MASQ_CHAIN = 'SWITCHYARD-POSTROUTING';
 // cli.ts (--uninstall) imports the Multi-cluster gateway's device name from here.

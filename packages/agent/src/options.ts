@@ -18,6 +18,7 @@ import { policyOptions, type PolicyOptions, type PolicyUnset } from './features/
 import { servicesOptions, type ServicesOptions } from './features/services/options';
 import { traceflowOptions, type TraceflowOptions } from './features/traceflow/options';
 import { trafficControlOptions, type TrafficControlOptions } from './features/traffic-control/options';
+import { egressOptions, type EgressOptions } from './features/egress/options';
 import { wireGuardOptions, type WireGuardOptions, type WireGuardUnset } from './features/wireguard/options';
 
 export { policyBypassFromConfig } from './features/external-node/options';
@@ -26,7 +27,7 @@ export { multiclusterFromConfig } from './features/multicluster/options';
 /** Everything the agent needs to run a node: the node's options and each feature's. */
 export interface AgentOptions
   extends NodeOptions, PodsOptions, IPPoolsOptions, PolicyOptions, ServicesOptions, WireGuardOptions, IPsecOptions, MulticlusterAgentOptions, ApiOptions, AgentInfoOptions,
-    TrafficControlOptions, TraceflowOptions, ExternalIPOptions {}
+    TrafficControlOptions, TraceflowOptions, ExternalIPOptions, EgressOptions {}
 
 /** Options without a default: absent means that feature (or override) is off. */
 type Unset = NodeUnset | PolicyUnset | WireGuardUnset | IPsecUnset | MulticlusterUnset | ApiUnset;
@@ -40,7 +41,7 @@ type Fragment = OptionsFragment<object, never, AgentOptions, ResolvedAgentOption
 /** Every options fragment, node first; checks run in this order, and the pods' MTU is paid in it. */
 const FRAGMENTS: readonly Fragment[] = [
   nodeOptions, podsOptions, ipPoolsOptions, policyOptions, servicesOptions, wireGuardOptions, ipsecOptions, multiclusterOptions, apiOptions, agentInfoOptions,
-  trafficControlOptions, traceflowOptions, externalIPOptions,
+  trafficControlOptions, traceflowOptions, externalIPOptions, egressOptions,
 ];
 
 /** Applies the defaults; throws `AgentError` (`INVALID_CONFIG`, `UNSUPPORTED_TUNNEL`) for options no node can run. */

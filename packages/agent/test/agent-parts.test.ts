@@ -36,6 +36,9 @@ describe('the node agent parts', () => {
   test('ServiceExternalIP (off by default) starts after the services part, and only with a Kubernetes API', () => {
     expect(order({ kube, serviceExternalIP: true }).names).toEqual(['node', 'pods', 'policies', 'api', 'routes', 'pod-gc', 'services', 'traceflow', 'external-ip', 'agentinfo']);
     expect(order({ serviceExternalIP: true }).names).not.toContain('external-ip');
+    // Egress places its IPs through the external IP part, after it; without AntreaProxy it stays off.
+    expect(order({ kube, egress: true, enableProxy: true }).names).toEqual(['node', 'pods', 'policies', 'api', 'routes', 'pod-gc', 'services', 'traceflow', 'external-ip', 'egress', 'agentinfo']);
+    expect(order({ kube, egress: true, enableProxy: false }).names).not.toContain('egress');
   });
 
   test('WireGuard starts before the routes part (its routes name the device)', () => {

@@ -27,6 +27,7 @@ test('every field without a default in the given options gets its fragment\'s de
     trafficControl: false,
     traceflow: false,
     serviceExternalIP: false, memberLeaseRenewSeconds: 2, memberLeaseDurationSeconds: 6, memberLeaseNamespace: 'kube-system',
+    egress: false, egressExceptCIDRs: [],
   });
 });
 
@@ -38,6 +39,8 @@ test('an antrea-agent.conf maps to options through each fragment', () => {
     tunnelType: 'geneve', tunnelPort: 0, tunnelCsum: false, linkMtu: 9000, disableTxChecksumOffload: true, trafficMode: 'encap', trafficEncryptionMode: 'wireGuard', noSNAT: false,
     cniSocket: '/var/run/antrea/cni.sock', enableIPPools: true, packetInRate: 500, enableProxy: true, nodePortAddresses: [], proxyLoadBalancerIPs: true, skipServices: [], proxyAll: false, wireGuardPort: 5555, apiPort: 10350, trafficControl: true, traceflow: true,
     serviceExternalIP: false,
+    // Antrea's Egress gate is on by default.
+    egress: true, egressExceptCIDRs: [],
   });
 });
 

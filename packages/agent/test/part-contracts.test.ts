@@ -24,6 +24,7 @@ import { PolicyEnforcement } from '../src/features/policy/part';
 import { RemoteNodes } from '../src/features/routes/part';
 import { ServiceProxy } from '../src/features/services/part';
 import { ServiceExternalIPPart } from '../src/features/external-ip/part';
+import { EgressPart } from '../src/features/egress/part';
 import { FlowSync } from '../src/flow-sync';
 import { InterfaceStore } from '../src/interface-store';
 
@@ -85,6 +86,7 @@ const parts: [string, () => Part][] = [
   ['agentinfo', () => new AgentInfoHeartbeat(ctx, quietKube, () => introspection, { port: undefined })],
   ['traffic-control', () => new TrafficControlPart(ctx, quietKube, node())],
   ['external-ip', () => new ServiceExternalIPPart(ctx, quietKube, { transport: { dev: 'eth0', prefix: 24 } })],
+  ['egress', () => new EgressPart(ctx, quietKube, node(), { onAssigned: () => undefined })],
 ];
 
 describe.each(parts)('the %s part', (name, make) => {

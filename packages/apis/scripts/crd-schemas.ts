@@ -267,6 +267,21 @@ const externalIPPoolSpec = obj(
 );
 const externalIPPoolStatus = obj({ usage: obj({ total: int(0), used: int(0) }) });
 
+// Egress: the pods it applies to, the IP (given, or allocated from a pool), dual stack, bandwidth.
+const egressSpec = obj(
+  {
+    appliedTo: obj({ podSelector: labelSelector(), namespaceSelector: labelSelector() }),
+    // Checked by the controller (an Event and IPAllocated=False name a bad value), not refused here.
+    egressIP: str(),
+    egressIPs: arr(str(), { maxItems: 2 }),
+    externalIPPool: str(),
+    externalIPPools: arr(str(), { maxItems: 2 }),
+    bandwidth: obj({ rate: str(), burst: str() }, ['rate', 'burst']),
+  },
+  ['appliedTo'],
+);
+const egressStatus = obj({ egressNode: str(), egressIP: str(), conditions: conditions() });
+
 // TrafficControl ports: an OVS internal port or a host device by name, or a tunnel to a remote IP.
 const tcPort = (): Schema =>
   obj({
@@ -537,6 +552,13 @@ export const crdDefinitions: CrdDef[] = [
     versions: [{
       name: 'v1beta1', storage: true, status: true, properties: { spec: externalIPPoolSpec, status: externalIPPoolStatus }, required: ['spec'],
       columns: [{ name: 'Total', type: 'integer', jsonPath: '.status.usage.total' }, { name: 'Used', type: 'integer', jsonPath: '.status.usage.used' }, ageColumn],
+    }],
+  },
+  {
+    group: ANTREA, kind: 'Egress', plural: 'egresses', singular: 'egress', scope: 'Cluster', shortNames: ['eg'], categories: ['antrea'],
+    versions: [{
+      name: 'v1beta1', storage: true, status: true, properties: { spec: egressSpec, status: egressStatus }, required: ['spec'],
+      columns: [stringColumn('EgressIP', '.spec.egressIP'), ageColumn, stringColumn('Node', '.status.egressNode')],
     }],
   },
   {

@@ -63,7 +63,7 @@ describe('CRD manifests', () => {
     expect(kinds).toEqual(
       [
         'crd.antrea.io/AntreaAgentInfo', 'crd.antrea.io/AntreaControllerInfo', 'crd.antrea.io/AntreaNetworkPolicy', 'crd.antrea.io/ClusterGroup',
-        'crd.antrea.io/ClusterNetworkPolicy', 'crd.antrea.io/ExternalEntity', 'crd.antrea.io/ExternalIPPool', 'crd.antrea.io/ExternalNode', 'crd.antrea.io/Group', 'crd.antrea.io/IPPool',
+        'crd.antrea.io/ClusterNetworkPolicy', 'crd.antrea.io/Egress', 'crd.antrea.io/ExternalEntity', 'crd.antrea.io/ExternalIPPool', 'crd.antrea.io/ExternalNode', 'crd.antrea.io/Group', 'crd.antrea.io/IPPool',
         'crd.antrea.io/NetworkPolicy', 'crd.antrea.io/Tier', 'crd.antrea.io/Traceflow', 'crd.antrea.io/TrafficControl',
         'multicluster.crd.antrea.io/ClusterInfoImport', 'multicluster.crd.antrea.io/ClusterSet', 'multicluster.crd.antrea.io/Gateway',
         'multicluster.crd.antrea.io/LabelIdentity', 'multicluster.crd.antrea.io/MemberClusterAnnounce', 'multicluster.crd.antrea.io/ResourceExport',

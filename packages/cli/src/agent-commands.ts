@@ -4,7 +4,7 @@
 // proxy to the agent's TCP port (--node, from anywhere with a kubeconfig).
 import type { Command } from 'commander';
 import { AGENT_INFO_PATH, connectAgent, connectAgentThroughNode, DEFAULT_AGENT_SOCKET, type AgentApi } from './agent-client';
-import { agentInfoTable, ovsFlowsTable, podInterfaceTable, servicePortTable, type AgentInfo, type OvsFlowItem, type PodInterfaceItem, type ServiceExternalIPItem, type ServicePortItem } from './agent-views';
+import { agentInfoTable, egressTable, ovsFlowsTable, podInterfaceTable, servicePortTable, type AgentInfo, type EgressItem, type OvsFlowItem, type PodInterfaceItem, type ServiceExternalIPItem, type ServicePortItem } from './agent-views';
 import { decodeJson, kubeError } from './client';
 import { examples, notFound, withOutput, type CommandContext, type OutputOpts } from './command';
 import { CliError } from './errors';
@@ -31,7 +31,7 @@ function agentOf(ctx: CommandContext, o: AgentOpts): AgentApi {
   return (ctx.io.connectAgent ?? connectAgent)({ socketPath: o.agentSocket ?? ctx.io.env.YARDCTL_AGENT_SOCKET ?? DEFAULT_AGENT_SOCKET, timeoutMs, ...(trace ? { trace } : {}) });
 }
 
-/** `get agentinfo`, `get podinterface`, `get ovsflows`, `get service`. */
+/** `get agentinfo`, `get podinterface`, `get ovsflows`, `get service`, `get egress`. */
 export function addAgentGetCommands(get: Command, ctx: CommandContext): void {
   examples(withAgent(get.command('agentinfo').aliases(['ai']).description("Print agents' basic information: node, health, subnet, policy counts, local pods (every agent's AntreaAgentInfo from the API server, or one agent's own answer with --node/--agent-socket)")), [
     ['Every agent, from their AntreaAgentInfo objects', 'yardctl get agentinfo'],
@@ -73,6 +73,7 @@ export function addAgentGetCommands(get: Command, ctx: CommandContext): void {
 
   addOvsFlowsCommand(get, ctx);
   addServiceCommand(get, ctx);
+  addEgressCommand(get, ctx);
 }
 
 function addOvsFlowsCommand(get: Command, ctx: CommandContext): void {
@@ -120,6 +121,31 @@ function serviceRef(arg: string | undefined, namespace: string | undefined): { n
   }
   if (namespace !== undefined && ns !== namespace) throw new CliError('USAGE', `Service "${arg}" is not in namespace "${namespace}" (-n)`, arg, '--namespace');
   return { ...(ns !== undefined ? { namespace: ns } : {}), name };
+}
+
+const EGRESSES_PATH = '/apis/crd.antrea.io/v1beta1/egresses';
+
+/** `get egress [name]`: every Egress with the IP in use and the node that SNATs it, from the API server. */
+function addEgressCommand(get: Command, ctx: CommandContext): void {
+  examples(
+    withOutput(get.command('egress').aliases(['eg', 'egresses']).description('Print Egresses: the IP in use, the egress node that owns it and SNATs the members\' traffic, and the IPAllocated (controller) and IPAssigned (egress node) conditions').argument('[name]', 'Egress name')),
+    [
+      ['Every Egress', 'yardctl get egress'],
+      ['One, with its pool and appliedTo', 'yardctl get eg eg-a -o wide'],
+    ],
+  ).action(async (name: string | undefined, o: OutputOpts) => {
+    if (name !== undefined && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(name)) throw new CliError('USAGE', `invalid Egress name "${name}"`, name, 'name');
+    const path = name === undefined ? EGRESSES_PATH : `${EGRESSES_PATH}/${name}`;
+    const r = await ctx.kube().request(path);
+    if (r.status === 404 && name !== undefined) throw notFound('egresses', name);
+    if (r.status !== 200) throw kubeError(r.status, r.body, path, (msg) => `the API server is unavailable: ${msg}`);
+    if (name !== undefined) {
+      const one = decodeJson<EgressItem>(r, path);
+      return ctx.print(o, one, () => egressTable([one], o.output === 'wide'));
+    }
+    const list = decodeJson<{ items: EgressItem[] }>(r, path);
+    ctx.printList(o, list, list.items.length, () => egressTable(list.items, o.output === 'wide'));
+  });
 }
 
 function addServiceCommand(get: Command, ctx: CommandContext): void {

@@ -172,3 +172,31 @@ export function servicePortTable(items: readonly ServicePortItem[], wide: boolea
   });
   return { columns, rows };
 }
+
+/** An Egress (`crd.antrea.io/v1beta1`) as the API server answers it; only the fields yardctl shows are typed. */
+export interface EgressItem {
+  metadata?: { name?: string };
+  spec?: { egressIP?: string; egressIPs?: string[]; externalIPPool?: string; externalIPPools?: string[]; appliedTo?: { podSelector?: unknown; namespaceSelector?: unknown } };
+  status?: { egressNode?: string; egressIP?: string; conditions?: { type: string; status: string; reason?: string }[] };
+}
+
+/** A condition as `True`, or `False (<reason>)`; '' when absent. */
+function conditionCell(e: EgressItem, type: string): string {
+  const c = (e.status?.conditions ?? []).find((x) => x.type === type);
+  if (!c) return '';
+  return c.status === 'True' || !c.reason ? c.status : `${c.status} (${c.reason})`;
+}
+
+/** `get egress`: NAME EGRESS-IP EGRESS-NODE IP-ALLOCATED IP-ASSIGNED; wide adds the pools and appliedTo. Sorted by name. */
+export function egressTable(items: readonly EgressItem[], wide: boolean): Table {
+  const columns = ['NAME', 'EGRESS-IP', 'EGRESS-NODE', 'IP-ALLOCATED', 'IP-ASSIGNED'];
+  if (wide) columns.push('POOL', 'APPLIED-TO');
+  const rows = [...items].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '')).map((e) => {
+    const ips = e.spec?.egressIP ? [e.spec.egressIP] : (e.spec?.egressIPs ?? []);
+    // The IP in use on the egress node, else what the spec asks for.
+    const row = [e.metadata?.name ?? '', e.status?.egressIP ?? ips.join(','), e.status?.egressNode ?? '', conditionCell(e, 'IPAllocated'), conditionCell(e, 'IPAssigned')];
+    if (wide) row.push(e.spec?.externalIPPool ?? (e.spec?.externalIPPools ?? []).join(','), JSON.stringify(e.spec?.appliedTo ?? {}));
+    return row;
+  });
+  return { columns, rows };
+}

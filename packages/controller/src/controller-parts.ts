@@ -6,6 +6,8 @@ import type { ControllerContext } from './context';
 import { IPsecCertificateSigner } from './ipsec-signer';
 import { Admission } from './parts/admission';
 import { ControllerApi } from './parts/controller-api';
+import { EgressController } from './parts/egress';
+import { ExternalIPAllocator } from './external-ip-allocator';
 import { ControllerInfoHeartbeat } from './parts/controller-info';
 import { ExternalNodes } from './parts/external-nodes';
 import { IPPools } from './parts/ip-pools';
@@ -43,6 +45,13 @@ export const CONTROLLER_PARTS: PartEntry<ControllerContext>[] = [
   },
   { name: 'ipPools', enabled: (ctx) => Boolean(ctx.options.ipPools), after: ['informers'], make: (ctx) => new IPPools(ctx) },
   { name: 'serviceExternalIP', enabled: (ctx) => Boolean(ctx.options.serviceExternalIP), after: ['informers'], make: (ctx) => new ServiceExternalIP(ctx) },
+  {
+    // After ServiceExternalIP: one allocator for both, so an IP is never given to a Service and an Egress.
+    name: 'egress',
+    enabled: (ctx) => Boolean(ctx.options.egress),
+    after: ['informers', 'serviceExternalIP'],
+    make: (ctx, parts) => new EgressController(ctx, parts.get<ServiceExternalIP>('serviceExternalIP')?.allocator ?? new ExternalIPAllocator()),
+  },
   { name: 'traceflow', enabled: (ctx) => ctx.options.traceflow !== false, after: ['informers'], make: (ctx) => new TraceflowController(ctx) },
   {
     name: 'ipsecSigner',

@@ -1,11 +1,19 @@
-// Which Service holds which external IP of which ExternalIPPool (pure, in memory): the state the
-// ServiceExternalIP part rebuilds from Service statuses at start and keeps while it runs.
+// Which object (a Service, an Egress) holds which external IP of which ExternalIPPool (pure, in
+// memory): the one allocator the ServiceExternalIP and Egress parts share, rebuilt at start from the
+// Services' statuses and the Egresses' specs, so an IP is never given to two objects.
 import type { Ip, IpRange } from '@switchyard/ipam/cidr';
 
-/** One Service's external IP. */
+/** The kinds of objects holding external IPs. */
+export type ExternalIPHolderKind = 'Service' | 'Egress';
+
+/** The allocator key of an Egress (cluster-scoped; no Service key starts with an upper-case letter). */
+export const egressHolderKey = (name: string): string => `Egress/${name}`;
+
+/** One object's external IP. */
 export interface ExternalIPHolding {
-  /** `namespace/name` of the Service. */
+  /** The holder's key: `namespace/name` of a Service, {@link egressHolderKey} of an Egress. */
   service: string;
+  kind: ExternalIPHolderKind;
   pool: string;
   ip: Ip;
   /** The Service allows sharing its IP (`service.antrea.io/allow-shared-load-balancer-ip: "true"`). */
@@ -75,9 +83,10 @@ export class ExternalIPAllocator {
     return this.byService.get(service);
   }
 
-  /** Every holding, in the order they were made. */
-  holdings(): IterableIterator<ExternalIPHolding> {
-    return this.byService.values();
+  /** Every holding (of one kind when given), in the order they were made. */
+  holdings(kind?: ExternalIPHolderKind): ExternalIPHolding[] {
+    const all = [...this.byService.values()];
+    return kind === undefined ? all : all.filter((h) => h.kind === kind);
   }
 
   /** Services holding `ip`. */
@@ -86,7 +95,7 @@ export class ExternalIPAllocator {
   }
 
   /** Takes a given IP of a pool for a Service (its `loadBalancerIP`, or the IP its status had). */
-  claim(service: string, pool: string, ip: Ip, sharable: boolean): ExternalIPResult {
+  claim(service: string, pool: string, ip: Ip, sharable: boolean, kind: ExternalIPHolderKind = 'Service'): ExternalIPResult {
     if (!this.pools.has(pool)) return { ok: false, reason: 'PoolNotFound', pool };
     if (!this.contains(pool, ip)) {
       const owner = this.poolOf(ip);
@@ -94,17 +103,17 @@ export class ExternalIPAllocator {
     }
     const others = this.holders(ip).filter((s) => s !== service);
     if (others.length > 0 && !(sharable && others.every((s) => this.byService.get(s)?.sharable === true))) return { ok: false, reason: 'InUse', pool, ip, holders: others };
-    return { ok: true, holding: this.hold({ service, pool, ip, sharable }) };
+    return { ok: true, holding: this.hold({ service, kind, pool, ip, sharable }) };
   }
 
-  /** Gives a Service the lowest free IP of a pool. */
-  allocate(service: string, pool: string, sharable: boolean): ExternalIPResult {
+  /** Gives a Service (or an Egress) the lowest free IP of a pool. */
+  allocate(service: string, pool: string, sharable: boolean, kind: ExternalIPHolderKind = 'Service'): ExternalIPResult {
     const ranges = this.pools.get(pool);
     if (!ranges) return { ok: false, reason: 'PoolNotFound', pool };
     for (const r of ranges) {
       // Bounded by the number of held IPs: each step skips one.
       for (let ip: Ip | undefined = r.first; ip !== undefined && r.contains(ip); ip = ip.next()) {
-        if (!this.byIp.has(ip.toString())) return { ok: true, holding: this.hold({ service, pool, ip, sharable }) };
+        if (!this.byIp.has(ip.toString())) return { ok: true, holding: this.hold({ service, kind, pool, ip, sharable }) };
       }
     }
     return { ok: false, reason: 'Exhausted', pool, ...this.usage(pool) };

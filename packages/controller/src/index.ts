@@ -22,6 +22,8 @@ export type { PolicyCore } from './parts/policy-core';
 export type { Registration } from './parts/registration';
 export type { ServingCertificate } from './parts/serving-certificate';
 export type { ServiceExternalIP } from './parts/service-external-ip';
+export type { EgressController } from './parts/egress';
+export { validateEgress, egressIPSlots, type EgressIPSlot } from './egress';
 export type { TraceflowController } from './parts/traceflow';
 export { ControlplaneHub, CONTROLPLANE_RESOURCES, resourceOf } from './hub';
 export type { ControlplaneHubOptions, ControlplaneResource, NodeWatcher, WatchStart, HubStats } from './hub';

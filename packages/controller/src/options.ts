@@ -52,6 +52,12 @@ export interface ControllerOptions {
    * `status.loadBalancer.ingress` IPs from that ExternalIPPool; the pools' `status.usage` is kept.
    */
   serviceExternalIP?: boolean;
+  /**
+   * Egress (Antrea's feature gate): Egresses naming an ExternalIPPool get `spec.egressIP` from it
+   * (from the allocator ServiceExternalIP uses too), with the IPAllocated condition and Events.
+   * Default false here; antrea-controller.conf's `Egress` gate turns it on.
+   */
+  egress?: boolean;
   /** ExternalNode feature gate (default true). */
   externalNode?: boolean;
   /**
@@ -110,6 +116,7 @@ export function optionsFromConfig(config: ControllerConfig, flags: ControllerFla
   if (config.featureGates.AntreaIPAM) out.ipPools = true;
   if (config.featureGates.Traceflow === false) out.traceflow = false;
   if (config.featureGates.ServiceExternalIP) out.serviceExternalIP = true;
+  if (config.featureGates.Egress) out.egress = true;
   if (config.featureGates.Multicluster && config.multicluster.enableStretchedNetworkPolicy) out.stretchedNetworkPolicy = true;
   if (config.featureGates.IPsecCertAuth) out.ipsecCSRSigner = { ...config.ipsecCSRSigner };
   if (flags.bindAddress) out.host = flags.bindAddress;

@@ -51,6 +51,9 @@ export const STATEFULSETS: ResourceSpec = r('apps', 'v1', 'statefulsets', 'State
 /** ExternalIPPools (ServiceExternalIP, and the webhook's overlap check across pools). */
 export const EXTERNAL_IP_POOLS: ResourceSpec = r('crd.antrea.io', 'v1beta1', 'externalippools', 'ExternalIPPool', false);
 
+/** Egresses (the Egress part: IPs from ExternalIPPools, the IPAllocated condition). */
+export const EGRESSES: ResourceSpec = r('crd.antrea.io', 'v1beta1', 'egresses', 'Egress', false);
+
 /** Traceflows, and the agents' AntreaAgentInfos the Traceflow controller reads heartbeats from. */
 export const TRACEFLOWS: ResourceSpec = r('crd.antrea.io', 'v1beta1', 'traceflows', 'Traceflow', false);
 export const ANTREA_AGENT_INFOS: ResourceSpec = r('crd.antrea.io', 'v1beta1', 'antreaagentinfos', 'AntreaAgentInfo', false);

@@ -29,6 +29,9 @@ export function ingressIP(svc: Service): string | undefined {
   return ip === '' ? undefined : ip;
 }
 
+/** `Service ns/name` or `Egress name`, from an allocator key. */
+export const holderName = (key: string): string => (key.startsWith('Egress/') ? `Egress ${key.slice('Egress/'.length).replace(/#\d+$/, '')}` : `Service ${key}`);
+
 const POOL_FIELD = `metadata.annotations[${SERVICE_EXTERNAL_IP_POOL_ANNOTATION}]`;
 const invalid = (field: string, value: string, why: string): string => `${field}: Invalid value: ${JSON.stringify(value)}: ${why}`;
 
@@ -47,7 +50,7 @@ export function refusalNote(r: ExternalIPRefusal): EventNote {
       return {
         type: 'Warning',
         reason: 'LoadBalancerIPInUse',
-        message: invalid('spec.loadBalancerIP', r.ip.toString(), `already allocated to Service ${r.holders.join(', ')} (only Services that all set ${SERVICE_ALLOW_SHARED_IP_ANNOTATION}: "true" share an IP); the Service stays pending until it is released`),
+        message: invalid('spec.loadBalancerIP', r.ip.toString(), `already allocated to ${r.holders.map(holderName).join(', ')} (only Services that all set ${SERVICE_ALLOW_SHARED_IP_ANNOTATION}: "true" share an IP); the Service stays pending until it is released`),
       };
     case 'Exhausted':
       return { type: 'Warning', reason: 'ExternalIPPoolExhausted', message: invalid(POOL_FIELD, r.pool, `ExternalIPPool ${r.pool} has no free IP (${r.used} of ${r.total} in use); the Service stays pending until one is released`) };

@@ -7,7 +7,7 @@ import { nodeOf } from '@switchyard/kube';
 describe('optionsFromConfig', () => {
   test('maps antrea-controller.conf keys; flags win; node IPAM only when enabled', () => {
     const { config } = parseControllerConfig({ apiPort: 10350, featureGates: { ExternalNode: true }, clientConnection: { kubeconfig: '/etc/k.conf' }, nodeIPAM: { enableNodeIPAM: true, clusterCIDRs: ['10.0.0.0/16'], nodeCIDRMaskSizeIPv4: 26 } });
-    expect(optionsFromConfig(config)).toEqual({ kubeconfig: '/etc/k.conf', port: 10350, externalNode: true, nodeIPAM: { clusterCIDRs: ['10.0.0.0/16'], nodeMaskSizeIPv4: 26, nodeMaskSizeIPv6: 64 } });
+    expect(optionsFromConfig(config)).toEqual({ kubeconfig: '/etc/k.conf', port: 10350, externalNode: true, egress: true, nodeIPAM: { clusterCIDRs: ['10.0.0.0/16'], nodeMaskSizeIPv4: 26, nodeMaskSizeIPv6: 64 } });
     expect(optionsFromConfig(config, { port: 1, kubeconfig: '/x' })).toMatchObject({ port: 1, kubeconfig: '/x' });
     const defaults = optionsFromConfig(parseControllerConfig({}).config);
     expect(defaults.port).toBe(10349);

@@ -16,7 +16,7 @@ const noResources: KubeClient = {
 };
 
 /** Every part that starts without writing to the API. */
-const offlineFeatures: Partial<ControllerOptions> = { stretchedNetworkPolicy: true, nodeIPAM: { clusterCIDRs: ['10.10.0.0/16'] }, ipPools: true, serviceExternalIP: true };
+const offlineFeatures: Partial<ControllerOptions> = { stretchedNetworkPolicy: true, nodeIPAM: { clusterCIDRs: ['10.10.0.0/16'] }, ipPools: true, serviceExternalIP: true, egress: true };
 const everyFeature: Partial<ControllerOptions> = { ...offlineFeatures, ipsecCSRSigner: { autoApprove: true, selfSignedCA: true } };
 
 let pki: ControllerPki;
@@ -37,7 +37,7 @@ describe('the part list', () => {
   });
 
   test('every feature on: each part in its place, the allocators after the informers', () => {
-    expect(controller(everyFeature).parts.names()).toEqual(['pki', 'policy', 'labelIdentities', 'informers', 'externalNode', 'nodeIpam', 'ipPools', 'serviceExternalIP', 'traceflow', 'ipsecSigner', 'admission', 'server', 'apiService', 'webhookConfiguration', 'controllerInfo']);
+    expect(controller(everyFeature).parts.names()).toEqual(['pki', 'policy', 'labelIdentities', 'informers', 'externalNode', 'nodeIpam', 'ipPools', 'serviceExternalIP', 'egress', 'traceflow', 'ipsecSigner', 'admission', 'server', 'apiService', 'webhookConfiguration', 'controllerInfo']);
   });
 
   test('registerWebhooks follows registerAPIService unless it is set', () => {
@@ -59,7 +59,7 @@ describe('the part list', () => {
     const inputs = POLICY_INPUTS.map((r) => `${r.plural}.${r.group}`);
     const traceflow = ['traceflows.crd.antrea.io', 'antreaagentinfos.crd.antrea.io'];
     expect(plurals(controller())).toEqual([...inputs, 'externalnodes.crd.antrea.io', ...traceflow, 'externalippools.crd.antrea.io']);
-    expect(plurals(controller(everyFeature))).toEqual([...inputs, 'labelidentities.multicluster.crd.antrea.io', 'externalnodes.crd.antrea.io', 'ippools.crd.antrea.io', 'statefulsets.apps', 'externalippools.crd.antrea.io', ...traceflow]);
+    expect(plurals(controller(everyFeature))).toEqual([...inputs, 'labelidentities.multicluster.crd.antrea.io', 'externalnodes.crd.antrea.io', 'ippools.crd.antrea.io', 'statefulsets.apps', 'externalippools.crd.antrea.io', 'egresses.crd.antrea.io', ...traceflow]);
   });
 });
 
@@ -83,7 +83,7 @@ describe('each part keeps the part contract', () => {
 
   // The others write to the API at start (the IPsec CA) or sync (registrations, heartbeat): their
   // contract runs against the kube-api stand-in, in test-integration/parts.test.ts.
-  test.each(['pki', 'policy', 'labelIdentities', 'informers', 'externalNode', 'nodeIpam', 'ipPools', 'serviceExternalIP', 'traceflow', 'admission', 'server'])('%s', async (name) => {
+  test.each(['pki', 'policy', 'labelIdentities', 'informers', 'externalNode', 'nodeIpam', 'ipPools', 'serviceExternalIP', 'egress', 'traceflow', 'admission', 'server'])('%s', async (name) => {
     const report = await checkPartContract(() => partAlone(name));
     expect(report.name).toBe(name);
     expect(report.health.running.ok).toBe(true);

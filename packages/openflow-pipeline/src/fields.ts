@@ -181,6 +181,11 @@ export const CtZoneTypeField = new RegField('CtZoneTypeField', 8, 12, 15);
 export const IPCtZoneTypeRegMark = CtZoneTypeField.mark(0b0001, 'IPCtZoneTypeRegMark');
 export const CtZoneField = new RegField('CtZoneField', 8, 0, 15);
 export const TrafficControlTargetOFPortField = new RegField('TrafficControlTargetOFPortField', 9, 0, 31);
+/**
+ * The Egress a packet leaves by, on the node owning its IP (1..255). Antrea carries it in pkt_mark
+ * (SNATIPMarkField) for the host's iptables SNAT; here OVS SNATs itself, so a register is enough.
+ */
+export const EgressMarkField = new RegField('EgressMarkField', 10, 0, 7);
 
 /** A named bit range of ct_mark (32 bits). */
 export class CtMarkField {

@@ -6,7 +6,7 @@
 import { PipelineError } from './errors';
 import { sameValue } from './identity';
 import type {
-  ExternalNodeSpec, GroupMember, LocalPod, MulticlusterSpec, NetworkPolicy, NetworkPolicyRule, NodeState, RemoteNode, ServicePortSpec, TrafficControlRule,
+  EgressRule, ExternalNodeSpec, GroupMember, LocalPod, MulticlusterSpec, NetworkPolicy, NetworkPolicyRule, NodeState, RemoteNode, ServicePortSpec, TrafficControlRule,
 } from './state';
 
 /** A group as the pipeline reads it. */
@@ -46,6 +46,8 @@ export interface ObjectKinds {
   multicluster: MulticlusterSpec;
   externalNode: ExternalNodeSpec;
   trafficControl: TrafficControlRule;
+  egress: EgressRule;
+  egressExcept: readonly string[];
 }
 export type ObjectKind = keyof ObjectKinds;
 export type ObjectOf<K extends ObjectKind> = ObjectKinds[K];

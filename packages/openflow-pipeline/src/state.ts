@@ -214,6 +214,8 @@ export interface NodeState {
   externalNode?: ExternalNodeSpec;
   multicluster?: MulticlusterSpec;
   fqdn?: FqdnSpec;
+  /** The Egresses that apply on this node (the `egress()` feature). */
+  egress?: EgressSpec;
   /**
    * Slices of the state for features this package does not define, by the feature's name (its
    * kinds enumerate them). Typed by declaration merging of {@link NodeStateExtensions}.
@@ -246,3 +248,35 @@ export interface TrafficControlRule {
   returnOfport?: number;
 }
 
+
+/** The Egresses as this node realizes them, and the destinations no Egress applies to. */
+export interface EgressSpec {
+  /**
+   * Destinations never SNATed to an egress IP (Antrea's `egress.exceptCIDRs`, plus the nodes'
+   * own addresses): traffic to them leaves as it would without Egress. Pod CIDRs and Services never
+   * reach the Egress tables (they are routed or load-balanced first).
+   */
+  exceptCIDRs: readonly string[];
+  egresses: readonly EgressRule[];
+}
+
+/** One Egress as it applies on this node. */
+export interface EgressRule {
+  /** The Egress's name: the object's key. */
+  name: string;
+  /** The egress IP. */
+  ip: string;
+  /**
+   * This node owns the IP: it SNATs the members' traffic to it, its own pods' and the other nodes'
+   * pods' arriving through the tunnel, under {@link EgressRule.mark}.
+   */
+  local: boolean;
+  /** The owner's transport address when another node owns the IP: this node's members are tunnelled there. */
+  ownerIP?: string;
+  /** The Egress's mark on this node (1..255, Antrea's SNAT IP mark), when {@link EgressRule.local}. */
+  mark?: number;
+  /** Addresses of the member pods on this node. */
+  localPods: readonly string[];
+  /** Addresses of the member pods on other nodes (SNATed here when this node owns the IP). */
+  remotePods: readonly string[];
+}

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import type { Flow } from '@switchyard/openflow/codec';
 import {
-  FlowIndex, NodePipeline, applyDiff, computeNodeFlows, diffFlows, formatFlow, multicluster, networkPolicy, podConnectivity, remoteNodes, sameIdentity, sameValue, service,
+  FlowIndex, NodePipeline, applyDiff, computeNodeFlows, diffFlows, egress, formatFlow, multicluster, networkPolicy, podConnectivity, remoteNodes, sameIdentity, sameValue, service,
   type Feature, type Group, type NodeState,
 } from '../src/index';
 import { NodeModel, eventArb, eventWithQosArb, populateArb, type NodeEvent } from './node-model';
@@ -106,10 +106,10 @@ describe('NodePipeline equals computeNodeFlows after every event', () => {
     fc.assert(fc.property(arb, (seq) => runSequence(seq)), { seed: 1818, numRuns: 60 });
   });
 
-  it('sequences with a feature list of the caller\'s own: no FQDN, the outside QoS feature with its own kind and state slice', () => {
+  it('sequences with a feature list of the caller\'s own: no FQDN, the outside QoS feature with its own kind and state slice, Egress', () => {
     // The list's options stay fixed whatever the configuration events say (features read their own settings).
     const custom = (): Feature[] => [
-      podConnectivity({ proxy: true }), remoteNodes(), service(), networkPolicy({ antreaPolicy: true, proxy: true }), multicluster({ proxy: true }), qos({ priority: 205 }),
+      podConnectivity({ proxy: true }), remoteNodes(), service(), networkPolicy({ antreaPolicy: true, proxy: true }), multicluster({ proxy: true }), qos({ priority: 205 }), egress(),
     ];
     const arb = fc.tuple(
       fc.boolean(),

@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import type {
-  AddressGroup, AppliedToGroup, ExternalNodeSpec, FqdnSpec, GroupMember, LocalPod, MulticlusterSpec, NetworkPolicy, NetworkPolicyPeer,
+  AddressGroup, AppliedToGroup, EgressRule, EgressSpec, ExternalNodeSpec, FqdnSpec, GroupMember, LocalPod, MulticlusterSpec, NetworkPolicy, NetworkPolicyPeer,
   NetworkPolicyRule, NodeConfig, NodeState, PolicyService, RemoteNode, ServicePortSpec,
 } from '../src/index';
 import { qosArb, type QosMark } from './qos-feature';
@@ -117,6 +117,17 @@ const externalNodeArb: fc.Arbitrary<ExternalNodeSpec | undefined> = fc.option(fc
   ...(bypass ? { bypass: [{ direction: 'ingress' as const, protocol: 'TCP' as const, cidr: '10.70.0.0/16', port: 22 }] } : {}),
 })), { freq: 3, nil: undefined });
 
+/** Egresses: owned here (SNAT under a mark) or elsewhere (tunnel to the owner) or by no node, over the pods' addresses. */
+const egressRuleArb = (name: string, ip: string): fc.Arbitrary<EgressRule> => fc.record({
+  where: pick(['here', 'there', 'nowhere'] as const), mark: fc.integer({ min: 1, max: 3 }), local: subset(POD_IPS, 3), remote: subset(['10.11.0.5', '10.11.0.6'], 2),
+}).map(({ where, mark, local, remote }) => ({
+  name, ip, local: where === 'here', localPods: local, remotePods: remote,
+  ...(where === 'here' ? { mark } : {}), ...(where === 'there' ? { ownerIP: '192.168.1.2' } : {}),
+}));
+export const egressArb: fc.Arbitrary<EgressSpec | undefined> = fc.option(fc.record({
+  except: subset(['192.168.1.1/32', '192.168.1.2/32', '172.16.0.0/16'], 3), a: fc.option(egressRuleArb('a', '192.168.1.200'), { nil: undefined }), b: fc.option(egressRuleArb('b', '192.168.1.201'), { nil: undefined }),
+}).map(({ except, a, b }) => ({ exceptCIDRs: except, egresses: [a, b].filter((r): r is EgressRule => r !== undefined) })), { freq: 4, nil: undefined });
+
 const baseConfig: NodeConfig = {
   round: 3, trafficMode: 'encap', gateway: { ofport: 2, ip: '10.10.0.1', mac: '02:00:00:00:00:aa' }, tunnelOfport: 1,
   podCIDR: '10.10.0.0/24', nodeIP: '192.168.1.1', nodeSubnet: '192.168.1.0/24', enableProxy: true, enableAntreaPolicy: true,
@@ -137,7 +148,9 @@ export type NodeEvent =
   | { kind: 'policyPriority'; key: string; priority: number }
   | { kind: 'config'; value: NodeConfig }
   /** The slice of a feature defined outside the package (test/qos-feature.ts). */
-  | { kind: 'qos'; value: { marks: QosMark[] } | undefined };
+  | { kind: 'qos'; value: { marks: QosMark[] } | undefined }
+  /** The Egress slice (the egress() feature, in the caller's list). */
+  | { kind: 'egress'; value: EgressSpec | undefined };
 
 type ObjectEvent = Extract<NodeEvent, { value: unknown; key: string }>;
 const upsertOrDelete = <T>(kind: ObjectEvent['kind'], n: number, arb: (i: number) => fc.Arbitrary<T>): fc.Arbitrary<NodeEvent> =>
@@ -163,6 +176,7 @@ export const eventArb: fc.Arbitrary<NodeEvent> = fc.oneof(
 export const eventWithQosArb: fc.Arbitrary<NodeEvent> = fc.oneof(
   { weight: 12, arbitrary: eventArb },
   { weight: 2, arbitrary: qosArb.map((value) => ({ kind: 'qos' as const, value })) },
+  { weight: 2, arbitrary: egressArb.map((value) => ({ kind: 'egress' as const, value })) },
 );
 
 /** Events that fill the node first: every pod, group and peer, some policies, Services and FQDN addresses. */
@@ -186,10 +200,12 @@ export class NodeModel {
   multicluster: MulticlusterSpec | undefined;
   externalNode: ExternalNodeSpec | undefined;
   qos: { marks: QosMark[] } | undefined;
+  egress: EgressSpec | undefined;
 
   apply(e: NodeEvent): void {
     if (e.kind === 'fqdn') this.fqdn = e.value;
     else if (e.kind === 'qos') this.qos = e.value;
+    else if (e.kind === 'egress') this.egress = e.value;
     else if (e.kind === 'externalNode') this.externalNode = e.value;
     else if (e.kind === 'multicluster') this.multicluster = e.value;
     else if (e.kind === 'config') this.config = e.value;
@@ -221,6 +237,7 @@ export class NodeModel {
     c.multicluster = this.multicluster;
     c.externalNode = this.externalNode;
     c.qos = this.qos;
+    c.egress = this.egress;
     return c;
   }
 
@@ -231,6 +248,7 @@ export class NodeModel {
       addressGroups: [...o.addressGroup.values()], appliedToGroups: [...o.appliedToGroup.values()], policies: [...o.policy.values()],
       ...(this.fqdn ? { fqdn: this.fqdn } : {}), ...(this.multicluster ? { multicluster: this.multicluster } : {}),
       ...(this.externalNode ? { externalNode: this.externalNode } : {}), ...(this.qos ? { extensions: { qos: this.qos } } : {}),
+      ...(this.egress ? { egress: this.egress } : {}),
     };
   }
 }

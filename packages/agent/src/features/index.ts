@@ -9,6 +9,7 @@ import type { AgentContext } from '../context';
 import { AgentApi } from './api/part';
 import { AgentInfoHeartbeat } from './agentinfo/part';
 import { ServiceExternalIPPart } from './external-ip/part';
+import { EgressPart } from './egress/part';
 import { MulticlusterRoutes } from './multicluster/part';
 import { NodeDatapath } from './node/part';
 import { PodAttachments } from './pods/part';
@@ -41,6 +42,7 @@ export interface AgentParts {
   'traffic-control': TrafficControlPart;
   traceflow: TraceflowPart;
   'external-ip': ServiceExternalIPPart;
+  egress: EgressPart;
 }
 
 /** The names of the node agent's parts. */
@@ -61,6 +63,13 @@ const entry = <N extends AgentPartName>(e: AgentPartEntry<N>): AgentPartEntry<N>
 /** The Kubernetes API of the agent, for parts that are on only with it. */
 const kubeOf = (ctx: AgentContext) => ctx.options.kube!;
 const withKube = (ctx: AgentContext): boolean => ctx.options.kube !== undefined;
+
+/** Egress runs with a Kubernetes API and AntreaProxy (its SNAT tables, and the route of its IPs through the virtual Service address). */
+const egressOn = (ctx: AgentContext): boolean => {
+  if (!withKube(ctx) || !ctx.options.egress) return false;
+  if (!ctx.options.enableProxy) ctx.log.warn('Egress needs AntreaProxy: Egresses are not realized on this node');
+  return ctx.options.enableProxy;
+};
 
 /**
  * The node agent's parts in start order. Without a Kubernetes API only `node`, `pods`,
@@ -93,7 +102,9 @@ export const AGENT_PARTS: readonly PartEntry<AgentPartContext>[] = [
   // After the policies: a trace copies the node's policy flows as they are.
   entry({ name: 'traceflow', enabled: (ctx) => withKube(ctx) && ctx.options.traceflow, after: ['node', 'pods', 'policies'], make: (ctx, p) => new TraceflowPart(ctx, kubeOf(ctx), partOf(p, 'node')) }),
   // After the services part: the ingress IPs' routes and flows it installs are what an owner's ARP answers lead to.
-  entry({ name: 'external-ip', enabled: (ctx) => withKube(ctx) && ctx.options.serviceExternalIP, after: ['node', 'services'], make: (ctx, p) => new ServiceExternalIPPart(ctx, kubeOf(ctx), partOf(p, 'node')) }),
+  entry({ name: 'external-ip', enabled: (ctx) => withKube(ctx) && (ctx.options.serviceExternalIP || egressOn(ctx)), after: ['node', 'services'], make: (ctx, p) => new ServiceExternalIPPart(ctx, kubeOf(ctx), partOf(p, 'node')) }),
+  // After the external IP part: it places each Egress IP on its owner, the same way as LoadBalancer IPs.
+  entry({ name: 'egress', enabled: egressOn, after: ['node', 'services', 'external-ip'], make: (ctx, p) => new EgressPart(ctx, kubeOf(ctx), partOf(p, 'node'), partOf(p, 'external-ip')) }),
   // After the API part: the object names the TCP port it serves.
   entry({ name: 'agentinfo', enabled: withKube, after: ['api'], make: (ctx, p) => new AgentInfoHeartbeat(ctx, kubeOf(ctx), ctx.introspect, partOf(p, 'api')) }),
 ];

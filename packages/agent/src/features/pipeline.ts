@@ -5,6 +5,7 @@
  */
 import type { Feature } from '@switchyard/openflow-pipeline';
 import type { AgentContext } from '../context';
+import * as egress from './egress/pipeline';
 import * as externalNode from './external-node/pipeline';
 import * as multicluster from './multicluster/pipeline';
 import * as node from './node/pipeline';
@@ -27,6 +28,7 @@ export function nodePipelineFeatures(ctx: AgentContext): Feature[] {
     ...multicluster.pipelineFeatures(ctx),
     ...policy.fqdnFeatures(ctx.options),
     ...trafficControl.pipelineFeatures(ctx),
+    ...egress.pipelineFeatures(ctx),
   ];
 }
 

@@ -5,6 +5,7 @@
  * adds its `uninstall.ts` here.
  */
 import type { UninstallTarget } from './uninstall-target';
+import * as egress from './egress/uninstall';
 import * as externalIP from './external-ip/uninstall';
 import * as multicluster from './multicluster/uninstall';
 import * as services from './services/uninstall';
@@ -13,7 +14,7 @@ import * as wireguard from './wireguard/uninstall';
 export type { UninstallTarget } from './uninstall-target';
 
 /** Each feature's removal, in order. */
-const UNINSTALLS: readonly ((t: UninstallTarget) => Promise<void>)[] = [wireguard.uninstall, multicluster.uninstall, externalIP.uninstall, services.uninstall];
+const UNINSTALLS: readonly ((t: UninstallTarget) => Promise<void>)[] = [wireguard.uninstall, multicluster.uninstall, egress.uninstall, externalIP.uninstall, services.uninstall];
 
 /** Removes what every feature left on the node. */
 export async function uninstallFeatures(t: UninstallTarget): Promise<void> {

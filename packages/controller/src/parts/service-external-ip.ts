@@ -54,7 +54,8 @@ function parsed(text: string | undefined): Ip | undefined {
 export class ServiceExternalIP implements WatchingPart {
   readonly name = 'serviceExternalIP';
   readonly watches: readonly Watch[];
-  readonly allocator = new ExternalIPAllocator();
+  /** Shared with the Egress part when it is on (one IP is never given to a Service and an Egress). */
+  readonly allocator: ExternalIPAllocator;
   readonly events: EventRecorder;
   private readonly reconciler: Reconciler;
   /** Pool name -> the spec taken in (ranges are parsed again only when it changes). */
@@ -64,7 +65,8 @@ export class ServiceExternalIP implements WatchingPart {
   private readonly queued: EventTask[] = [];
   private state: PartState = 'new';
 
-  constructor(private readonly ctx: ControllerContext) {
+  constructor(private readonly ctx: ControllerContext, allocator = new ExternalIPAllocator()) {
+    this.allocator = allocator;
     this.events = new EventRecorder({ kube: ctx.kube, clock: ctx.clock, log: ctx.log, component: 'switchyard-controller', ...(ctx.options.podRef ? { instance: ctx.options.podRef.name } : {}) });
     this.reconciler = new Reconciler(() => this.apply(), {
       clock: ctx.clock,
@@ -79,7 +81,7 @@ export class ServiceExternalIP implements WatchingPart {
       'gauge',
       'Services of type LoadBalancer asking for an external IP, by state',
       () => [
-        { labels: { state: 'allocated' }, value: this.allocator.size },
+        { labels: { state: 'allocated' }, value: this.allocator.holdings('Service').length },
         { labels: { state: 'pending' }, value: this.pending },
       ],
       ['state'],
@@ -116,7 +118,7 @@ export class ServiceExternalIP implements WatchingPart {
   health(): PartHealth {
     const off = notRunning(this.state);
     if (off) return off;
-    const detail = `${this.allocator.size} external IPs, ${this.pending} pending, ${this.poolSpecs.size} pools`;
+    const detail = `${this.allocator.holdings('Service').length} external IPs, ${this.pending} pending, ${this.poolSpecs.size} pools`;
     if (this.reconciler.failing) return { ok: false, detail: `${detail}; last pass failed: ${message(this.reconciler.lastError)}` };
     return { ok: true, detail };
   }
@@ -164,7 +166,7 @@ export class ServiceExternalIP implements WatchingPart {
     const byKey = new Map(this.services().map((s) => [keyOf(s), s]));
     const ingress = new Map<string, string | undefined>();
     // Releases: what a Service no longer asks for, or can no longer have.
-    for (const h of [...this.allocator.holdings()]) {
+    for (const h of this.allocator.holdings('Service')) {
       const svc = byKey.get(h.service);
       const req = svc && externalIPRequest(svc);
       const why = this.releaseReason(h, req);

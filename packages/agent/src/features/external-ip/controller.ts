@@ -7,7 +7,7 @@
 import type { Node, Service } from '@switchyard/apis/types';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
 import { Reconciler, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
-import { assignOwners, endpointNodes, membersOf, nextExpiry, serviceExternalIPs, type Assignment, type EndpointSliceView, type ExternalIPPoolView, type ExternalIPProblem, type LeaseView, type Member } from './ownership';
+import { assignOwners, egressExternalIPs, endpointNodes, membersOf, nextExpiry, serviceExternalIPs, type Assignment, type EgressView, type EndpointSliceView, type ExternalIPPoolView, type ExternalIPProblem, type LeaseView, type Member } from './ownership';
 
 /** Where owned IPs are put on and taken off the node. */
 export interface ExternalIPSink {
@@ -33,6 +33,8 @@ export interface ExternalIPControllerOptions {
   onInstalled?: (ips: readonly string[]) => void | Promise<void>;
   /** Told when this node took an IP (the Event on its Services). */
   onTaken?: (a: Assignment) => void;
+  /** Told after every pass that chose owners (the Egress part follows where its IPs are). */
+  onAssigned?: (assignments: readonly Assignment[]) => void;
 }
 
 /** One external IP as the agent API reports it (antctl's `get serviceexternalip` fields). */
@@ -53,6 +55,7 @@ export class ExternalIPController {
   private readonly nodes = new Map<string, Node>();
   private readonly leases = new Map<string, LeaseView>();
   private readonly slices = new Map<string, EndpointSliceView>();
+  private readonly egresses = new Map<string, EgressView>();
   private readonly reconciler: Reconciler;
   private expiryTimer: TimerHandle | undefined;
   private stopped = false;
@@ -80,6 +83,8 @@ export class ExternalIPController {
   readonly onLeaseEvent = (e: InformerEvent): void => this.follow(this.leases, e);
   /** EndpointSlices: where `externalTrafficPolicy: Local` Services have endpoints. */
   readonly onSliceEvent = (e: InformerEvent): void => this.follow(this.slices, e);
+  /** Egresses: their IPs are placed like LoadBalancer IPs (one mechanism for both). */
+  readonly onEgressEvent = (e: InformerEvent): void => this.follow(this.egresses, e);
 
   private follow<T>(cache: Map<string, T>, e: InformerEvent): void {
     if (e.type === 'DELETED') cache.delete(keyOf(e.object));
@@ -116,9 +121,11 @@ export class ExternalIPController {
       return;
     }
     this.frozen = false;
-    const { ips, problems } = serviceExternalIPs([...this.services.values()], endpointNodes(this.slices.values()));
-    this.problems = problems;
-    this.assignments = assignOwners(ips, this.pools, members, now);
+    const svc = serviceExternalIPs([...this.services.values()], endpointNodes(this.slices.values()));
+    const eg = egressExternalIPs([...this.egresses.values()], svc.ips);
+    this.problems = [...svc.problems, ...eg.problems];
+    this.assignments = assignOwners([...svc.ips, ...eg.ips], this.pools, members, now);
+    this.o.onAssigned?.(this.assignments);
     const mine = new Set(this.assignments.filter((a) => a.owner === this.o.nodeName).map((a) => a.ip));
     let changed = false;
     try {
@@ -128,14 +135,14 @@ export class ExternalIPController {
         await this.o.sink.release(ip);
         this.taken.delete(ip);
         changed = true;
-        this.o.logger.info({ ip, owner: this.assignments.find((a) => a.ip === ip)?.owner ?? null }, 'Service external IP released');
+        this.o.logger.info({ ip, owner: this.assignments.find((a) => a.ip === ip)?.owner ?? null }, 'external IP released');
       }
       for (const a of this.assignments) {
         if (a.owner !== this.o.nodeName || this.taken.has(a.ip)) continue;
         await this.o.sink.take(a.ip);
         this.taken.add(a.ip);
         changed = true;
-        this.o.logger.info({ ip: a.ip, pool: a.pool, services: a.services }, 'Service external IP taken');
+        this.o.logger.info({ ip: a.ip, pool: a.pool, services: a.services, egresses: a.egresses ?? [] }, 'external IP taken');
         this.o.onTaken?.(a);
       }
     } finally {

@@ -22,12 +22,14 @@ export interface LeaseView {
   spec?: { holderIdentity?: string; leaseDurationSeconds?: number; renewTime?: string; acquireTime?: string };
 }
 
-/** One external IP and the Services that carry it. */
+/** One external IP and the Services (or the Egress) that carry it. */
 export interface ExternalIP {
   ip: string;
   pool: string;
   /** `namespace/name` of each Service with this ingress IP, sorted. */
   services: string[];
+  /** Names of the Egresses with this IP (the controller gives an IP to one object only; more is a problem reported). */
+  egresses?: string[];
   /**
    * With `externalTrafficPolicy: Local` (every Service of the IP): the nodes holding a ready
    * endpoint of each of them, sorted (only they can answer, so the owner is chosen among them).
@@ -105,6 +107,41 @@ export function serviceExternalIPs(services: readonly Service[], endpoints: Read
     e.localNodes = [...(sets[0] ?? [])].filter((n) => sets.every((x) => x.has(n))).sort();
   }
   return { ips: [...byIp.values()].sort((a, b) => a.ip.localeCompare(b.ip, 'en', { numeric: true })), problems };
+}
+
+/** What this feature reads of an Egress (`crd.antrea.io/v1beta1`): its IP and pool. */
+export interface EgressView {
+  metadata: { name?: string };
+  spec?: { egressIP?: string; externalIPPool?: string; egressIPs?: string[]; externalIPPools?: string[] };
+}
+
+/**
+ * The Egress IPs to place: each IPv4 `spec.egressIP` of an Egress naming its `spec.externalIPPool`
+ * (or the IPv4 entry of `egressIPs` with its pool of `externalIPPools`), as the controller
+ * allocated it. An IP already carried by a Service or another Egress is a problem naming the field;
+ * the first keeps it.
+ */
+export function egressExternalIPs(egresses: readonly EgressView[], taken: readonly ExternalIP[] = []): { ips: ExternalIP[]; problems: ExternalIPProblem[] } {
+  const byIp = new Map(taken.map((e) => [e.ip, e]));
+  const ips: ExternalIP[] = [];
+  const problems: ExternalIPProblem[] = [];
+  for (const eg of [...egresses].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))) {
+    const name = eg.metadata.name ?? '';
+    const spec = eg.spec ?? {};
+    const slots = spec.externalIPPool ? [{ ip: spec.egressIP, pool: spec.externalIPPool, field: 'spec.egressIP' }] : (spec.externalIPPools ?? []).map((pool, i) => ({ ip: spec.egressIPs?.[i], pool, field: `spec.egressIPs[${i}]` }));
+    const slot = slots.find((x) => x.ip !== undefined && ipv4Of(x.ip) !== undefined);
+    if (!slot?.ip) continue; // no IPv4 allocated yet (or IPv6 only: not announced so far)
+    const seen = byIp.get(slot.ip);
+    if (seen) {
+      const holder = seen.egresses?.length ? `Egress ${seen.egresses[0]}` : `Service ${seen.services[0] ?? ''}`;
+      problems.push({ object: `Egress ${name}`, field: slot.field, value: slot.ip, message: `${slot.field} ${slot.ip} is already placed for ${holder}; this Egress is ignored` });
+      continue;
+    }
+    const e: ExternalIP = { ip: slot.ip, pool: slot.pool, services: [], egresses: [name] };
+    byIp.set(slot.ip, e);
+    ips.push(e);
+  }
+  return { ips, problems };
 }
 
 /** When a Lease runs out (ms since the epoch): its last renewal (or acquisition) plus its duration; undefined when it carries neither. */

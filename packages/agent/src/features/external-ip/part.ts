@@ -1,7 +1,8 @@
 /**
- * The ServiceExternalIP part (with a Kubernetes API and `serviceExternalIP`): keeps this agent's
- * member Lease, watches Services, ExternalIPPools, Nodes and the member Leases, and makes this node
- * answer ARP for exactly the LoadBalancer IPs it owns (controller.ts chooses, announcer.ts puts them
+ * The external IP part (with a Kubernetes API and `serviceExternalIP` or `egress`): keeps this
+ * agent's member Lease, watches Services (ServiceExternalIP), Egresses (Egress), ExternalIPPools,
+ * Nodes and the member Leases, and makes this node answer ARP for exactly the LoadBalancer and
+ * Egress IPs it owns: one ownership mechanism for both (controller.ts chooses, announcer.ts puts them
  * on the transport device). A graceful stop takes its IPs off and deletes its Lease, so they move at
  * once; a crash leaves them until the Lease runs out on the other agents' clocks.
  */
@@ -13,10 +14,12 @@ import { ENDPOINT_SLICES, NODES, SERVICES } from '../../kube-resources';
 import type { NodeDatapath } from '../node/part';
 import { ProxyArpAnnouncer, readTaken, releaseProxyNeighbour, writeTaken } from './announcer';
 import { ExternalIPController, type ServiceExternalIPInfo } from './controller';
+import type { Assignment as OwnerAssignment } from './ownership';
 import { MemberLease, microTime } from './member-lease';
 import { alive, type Assignment } from './ownership';
 
 export const EXTERNAL_IP_POOLS = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'externalippools', kind: 'ExternalIPPool', namespaced: false } as const;
+export const EGRESSES = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'egresses', kind: 'Egress', namespaced: false } as const;
 export const LEASES = { group: 'coordination.k8s.io', version: 'v1', plural: 'leases', kind: 'Lease', namespaced: true } as const;
 
 /** The Event reason when this node takes a Service's external IP. */
@@ -32,6 +35,7 @@ export class ServiceExternalIPPart implements Part {
   private eventFailure: string | undefined;
   /** Set by sync when no interface holds the node IP. */
   private noTransport = false;
+  private readonly assignedListeners: ((a: readonly OwnerAssignment[]) => void)[] = [];
 
   constructor(
     private readonly ctx: AgentContext,
@@ -74,15 +78,18 @@ export class ServiceExternalIPPart implements Part {
       installed: record?.dev === dev ? record.ips : [],
       onInstalled: (ips) => writeTaken(o.dataDir, { dev, ips: [...ips] }),
       onTaken: (a) => void this.recordTaken(a),
+      onAssigned: (a) => {
+        for (const l of this.assignedListeners) l(a);
+      },
     });
     const c = this.controller;
     this.lease.start();
     const opts = { clock, logger: log };
     this.informers = [
-      new Informer(this.kube, SERVICES, c.onServiceEvent, opts),
+      ...(o.serviceExternalIP ? [new Informer(this.kube, SERVICES, c.onServiceEvent, opts), new Informer(this.kube, ENDPOINT_SLICES, c.onSliceEvent, opts)] : []),
+      ...(o.egress ? [new Informer(this.kube, EGRESSES, c.onEgressEvent, opts)] : []),
       new Informer(this.kube, EXTERNAL_IP_POOLS, c.onPoolEvent, opts),
       new Informer(this.kube, NODES, c.onNodeEvent, opts),
-      new Informer(this.kube, ENDPOINT_SLICES, c.onSliceEvent, opts),
       new Informer(this.kube, LEASES, c.onLeaseEvent, { ...opts, namespace: o.memberLeaseNamespace }),
     ];
     for (const i of this.informers) i.start();
@@ -124,6 +131,12 @@ export class ServiceExternalIPPart implements Part {
     return this.controller?.idle() ?? Promise.resolve();
   }
 
+  /** Calls `listener` with every IP and its owner after each pass that chose owners (the Egress part). */
+  onAssigned(listener: (assignments: readonly OwnerAssignment[]) => void): void {
+    this.assignedListeners.push(listener);
+    if (this.controller && this.controller.assignments.length > 0) listener(this.controller.assignments);
+  }
+
   /** Every external IP this agent knows of, with its Services and owner (the agent API's `/serviceexternalip`). */
   serviceExternalIPs(): ServiceExternalIPInfo[] {
     return this.controller?.info() ?? [];
@@ -148,7 +161,7 @@ export class ServiceExternalIPPart implements Part {
     if (!c) return { ok: true, detail: 'not started' };
     const now = (this.ctx.options.clock ?? systemClock).now();
     const members = c.members();
-    const owned = c.assignments.filter((a) => c.taken.has(a.ip)).map((a) => `${a.ip} (${a.services.join(', ')})`);
+    const owned = c.assignments.filter((a) => c.taken.has(a.ip)).map((a) => `${a.ip} (${[...a.services, ...(a.egresses ?? []).map((e) => `Egress ${e}`)].join(', ')})`);
     const unplaced = c.assignments.filter((a) => a.owner === undefined).map((a) => `${a.ip}: ${a.reason ?? ''}`);
     const held = [
       `owns ${owned.length ? owned.join(', ') : 'no external IP'} on ${this.dev ?? '?'}`,

@@ -1,0 +1,31 @@
+/** The Egress feature's options: on/off, and the destinations no Egress applies to. */
+import { parseCidr } from '@switchyard/ipam/cidr';
+import { AgentError } from '../../errors';
+import type { FeatureOptionsFragment } from '../node/options';
+
+export interface EgressOptions {
+  /**
+   * Egress: traffic of the pods an Egress selects to outside the cluster leaves through the node
+   * owning the Egress's IP (the ExternalIPPool ownership of ServiceExternalIP), SNATed to it. Needs
+   * `kube` and AntreaProxy; default false (antrea-agent.conf feature gate `Egress`, on in Antrea).
+   */
+  egress?: boolean;
+  /** Destinations never SNATed to an egress IP (antrea-agent.conf `egress.exceptCIDRs`); the nodes' own addresses always are. */
+  egressExceptCIDRs?: string[];
+}
+
+export const egressOptions: FeatureOptionsFragment<EgressOptions> = {
+  resolve: (o) => ({ egress: o.kube !== undefined && (o.egress ?? false), egressExceptCIDRs: o.egressExceptCIDRs ?? [] }),
+  check: (r) => {
+    r.egressExceptCIDRs.forEach((c, i) => {
+      let ok = false;
+      try {
+        ok = parseCidr(c).family === 4;
+      } catch {
+        ok = false;
+      }
+      if (!ok) throw new AgentError('INVALID_CONFIG', `egress.exceptCIDRs[${i}]: ${JSON.stringify(c)} is not an IPv4 CIDR`, c, `egress.exceptCIDRs[${i}]`);
+    });
+  },
+  fromConfig: (cfg) => ({ egress: cfg.featureGates.Egress === true, egressExceptCIDRs: [...cfg.egress.exceptCIDRs] }),
+};

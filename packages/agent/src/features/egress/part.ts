@@ -1,0 +1,206 @@
+/**
+ * The Egress part (with a Kubernetes API, the `egress` option and AntreaProxy): watches Egresses,
+ * every Pod, the Namespaces and the Nodes, follows where the external IP part places each Egress IP
+ * (one ownership mechanism with LoadBalancer IPs), and keeps the pipeline's Egress slice equal to
+ * what applies here: the owner SNATs the members' traffic, the other nodes tunnel theirs to it. On
+ * every node the Egress IPs are routed into the gateway (replies reach OVS, and the owner's proxy
+ * ARP answers for them). The owner writes the Egress's status (egressNode, egressIP, IPAssigned).
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Condition, Egress } from '@switchyard/apis/types';
+import { writeFileDurableSync } from '@switchyard/durable-file';
+import { Informer, KubeRequestError, type KubeClient, type KubeObject } from '@switchyard/kube';
+import { VIRTUAL_SERVICE_IP, type EgressSpec } from '@switchyard/openflow-pipeline';
+import { Reconciler, systemClock, type Part, type PartHealth } from '@switchyard/runtime';
+import type { AgentContext } from '../../context';
+import { NODES, PODS } from '../../kube-resources';
+import { EGRESS_ROUTE_PROTO } from '../../netops';
+import { EGRESSES } from '../external-ip/part';
+import type { ServiceExternalIPPart } from '../external-ip/part';
+import type { Assignment } from '../external-ip/ownership';
+import type { NodeDatapath } from '../node/part';
+import { nodeFacts } from '../routes/node-routes';
+import { egressMarks, egressMembers, egressRules, type EgressPlacement, type EgressPodFacts, type EgressProblem } from './rules';
+
+export const NAMESPACES = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false } as const;
+const CONFLICT_ATTEMPTS = 10;
+/** The Egress slice last handed to the pipeline: a restarted agent's first round keeps it (its flows are adopted, not replaced). */
+export const egressSpecFile = (dataDir: string): string => join(dataDir, 'egress', 'spec.json');
+
+function readSpec(dataDir: string): EgressSpec | undefined {
+  const file = egressSpecFile(dataDir);
+  if (!existsSync(file)) return undefined;
+  try {
+    const s = JSON.parse(readFileSync(file, 'utf8')) as Partial<EgressSpec>;
+    return Array.isArray(s.exceptCIDRs) && Array.isArray(s.egresses) ? { exceptCIDRs: s.exceptCIDRs, egresses: s.egresses } : undefined;
+  } catch {
+    return undefined; // an unreadable record is no record: the first sync computes the slice again
+  }
+}
+const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+function podFacts(o: KubeObject): EgressPodFacts | undefined {
+  const spec = (o.spec ?? {}) as { nodeName?: string; hostNetwork?: boolean };
+  const status = (o.status ?? {}) as { podIP?: string; podIPs?: { ip: string }[]; phase?: string };
+  if (!spec.nodeName || spec.hostNetwork || status.phase === 'Succeeded' || status.phase === 'Failed') return undefined;
+  const ip = [...(status.podIPs ?? []).map((p) => p.ip), status.podIP].find((a) => typeof a === 'string' && a !== '' && !a.includes(':'));
+  return { namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '', nodeName: spec.nodeName, labels: o.metadata.labels ?? {}, ...(ip ? { ip } : {}) };
+}
+
+export class EgressPart implements Part {
+  readonly name = 'egress';
+  private informers: Informer[] = [];
+  private reconciler: Reconciler | undefined;
+  private placements = new Map<string, EgressPlacement>();
+  private marks = new Map<string, number>();
+  private lastRoutes = '';
+  /** The slice last handed to the pipeline. */
+  spec: EgressSpec = { exceptCIDRs: [], egresses: [] };
+  /** Pods left out of an Egress (selected by an older one too). */
+  problems: EgressProblem[] = [];
+  /** Status last written per Egress (`node|ip`), so a pass writes only what changed. */
+  private readonly written = new Map<string, string>();
+
+  constructor(
+    private readonly ctx: AgentContext,
+    private readonly kube: KubeClient,
+    private readonly node: Pick<NodeDatapath, 'flows' | 'onSwitchRestart'>,
+    private readonly externalIP: Pick<ServiceExternalIPPart, 'onAssigned'>,
+  ) {}
+
+  /** Primes the slice of the last run, so a restart replaces no Egress flow; the watches correct it at sync. */
+  async start(): Promise<void> {
+    const saved = readSpec(this.ctx.options.dataDir);
+    if (!saved) return;
+    this.node.flows.prime('egress', saved);
+    this.spec = saved;
+  }
+
+  async sync(): Promise<void> {
+    const { options: o, log } = this.ctx;
+    const clock = o.clock ?? systemClock;
+    this.reconciler = new Reconciler(() => this.apply(), { clock, onError: (err, retryInMs) => log.error({ err, retryInMs }, 'Egress not applied') });
+    const changed = (): void => this.reconciler?.schedule();
+    this.informers = [
+      new Informer(this.kube, EGRESSES, changed, { clock, logger: log }),
+      new Informer(this.kube, PODS, changed, { clock, logger: log }),
+      new Informer(this.kube, NAMESPACES, changed, { clock, logger: log }),
+      new Informer(this.kube, NODES, changed, { clock, logger: log }),
+    ];
+    for (const i of this.informers) i.start();
+    this.externalIP.onAssigned((a) => this.onAssigned(a));
+    // A restarted ovs-vswitchd took the gateway's routes with its tap device.
+    this.node.onSwitchRestart(async () => {
+      this.lastRoutes = '';
+      this.reconciler?.schedule();
+    });
+  }
+
+  private onAssigned(assignments: readonly Assignment[]): void {
+    const next = new Map<string, EgressPlacement>();
+    for (const a of assignments) for (const e of a.egresses ?? []) next.set(e, { ip: a.ip, ...(a.owner !== undefined ? { owner: a.owner } : {}) });
+    if (JSON.stringify([...next]) === JSON.stringify([...this.placements])) return;
+    this.placements = next;
+    this.reconciler?.schedule();
+  }
+
+  /** Resolves once every change seen so far is applied (or has failed). */
+  idle(): Promise<void> {
+    return this.reconciler?.idle() ?? Promise.resolve();
+  }
+
+  private async apply(): Promise<void> {
+    const { options: o } = this.ctx;
+    const [egInf, podInf, nsInf, nodeInf] = this.informers;
+    const egresses = [...egInf!.cache.values()] as unknown as Egress[];
+    const pods = [...podInf!.cache.values()].flatMap((p) => podFacts(p) ?? []);
+    const namespaceLabels = new Map([...nsInf!.cache.values()].map((n) => [n.metadata.name ?? '', n.metadata.labels ?? {}]));
+    const nodes = [...nodeInf!.cache.values()].map(nodeFacts);
+    const nodeIPs = new Map(nodes.flatMap((n) => (n.nodeIP ? [[n.name, n.nodeIP] as const] : [])));
+    // Only Egresses whose IP is placed compete for pods (an Egress without an IP does nothing), as the controller judges overlaps.
+    const { members, problems } = egressMembers(egresses.filter((eg) => this.placements.has(eg.metadata.name ?? '')), pods, namespaceLabels);
+    this.problems = problems;
+    const owned = [...this.placements.values()].filter((p) => p.owner === o.nodeName).map((p) => p.ip);
+    this.marks = egressMarks(this.marks, owned);
+    const egressRulesNow = egressRules({ nodeName: o.nodeName, members, placements: this.placements, nodeIPs, marks: this.marks });
+    // Only diverted traffic meets the exceptions: without Egress rules they would be flows for nothing.
+    const exceptCIDRs = egressRulesNow.length === 0 ? [] : [...new Set([...[...nodeIPs.values(), o.nodeIP].map((ip) => `${ip}/32`), ...o.egressExceptCIDRs])].sort();
+    await this.syncRoutes([...new Set([...this.placements.values()].map((p) => p.ip))].sort());
+    const spec: EgressSpec = { exceptCIDRs, egresses: egressRulesNow };
+    if (JSON.stringify(spec) !== JSON.stringify(this.spec)) {
+      await this.node.flows.set('egress', spec);
+      this.spec = spec;
+      const file = egressSpecFile(o.dataDir);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileDurableSync(file, `${JSON.stringify(spec)}\n`, { mode: 0o600 });
+      this.ctx.log.info({ egresses: egressRulesNow.map((r) => `${r.name} ${r.ip} ${r.local ? `SNAT here (mark ${r.mark ?? '-'})` : `via ${r.ownerIP ?? 'no owner'}`}: ${r.localPods.length} local, ${r.remotePods.length} remote pods`) }, 'Egress realized');
+    }
+    for (const eg of egresses) {
+      const name = eg.metadata.name ?? '';
+      const placed = this.placements.get(name);
+      if (placed?.owner === o.nodeName && this.marks.has(placed.ip)) await this.writeStatus(eg, placed.ip);
+    }
+  }
+
+  /** `<ip>/32 via 169.254.0.253 dev <gateway> onlink` for every Egress IP: replies go into OVS, and proxy ARP answers on the owner. */
+  private async syncRoutes(ips: readonly string[]): Promise<void> {
+    const { gatewayName } = this.ctx.options;
+    const routes = ips.map((ip) => ({ dst: `${ip}/32`, via: VIRTUAL_SERVICE_IP, dev: gatewayName, onlink: true }));
+    const key = JSON.stringify(routes);
+    if (key === this.lastRoutes) return;
+    await this.ctx.net.syncRoutes(routes, EGRESS_ROUTE_PROTO);
+    this.lastRoutes = key;
+  }
+
+  /** status.egressNode, status.egressIP and IPAssigned=True, written by the owner (read-modify-write, again on 409). */
+  private async writeStatus(eg: Egress, ip: string): Promise<void> {
+    const name = eg.metadata.name ?? '';
+    const { nodeName } = this.ctx.options;
+    const said = `${eg.metadata.uid ?? ''}|${nodeName}|${ip}`;
+    if (this.written.get(name) === said && eg.status?.egressNode === nodeName && eg.status.egressIP === ip) return;
+    const path = `/apis/crd.antrea.io/v1beta1/egresses/${encodeURIComponent(name)}`;
+    const now = rfc3339((this.ctx.options.clock ?? systemClock).now());
+    for (let i = 0; ; i++) {
+      let fresh: Egress;
+      try {
+        fresh = await this.kube.request<Egress>('GET', path);
+      } catch (e) {
+        if (e instanceof KubeRequestError && e.status === 404) return;
+        throw e;
+      }
+      const conditions = fresh.status?.conditions ?? [];
+      const old = conditions.find((c) => c.type === 'IPAssigned');
+      const message = `${ip} is assigned to Node ${nodeName}`;
+      if (fresh.status?.egressNode === nodeName && fresh.status.egressIP === ip && old?.status === 'True' && old.message === message) {
+        this.written.set(name, said);
+        return;
+      }
+      const cond: Condition = { type: 'IPAssigned', status: 'True', reason: 'Assigned', message, lastTransitionTime: old?.status === 'True' && old.lastTransitionTime ? old.lastTransitionTime : now };
+      try {
+        await this.kube.request('PUT', `${path}/status`, { ...fresh, status: { ...fresh.status, egressNode: nodeName, egressIP: ip, conditions: [...conditions.filter((c) => c.type !== 'IPAssigned'), cond] } });
+        this.written.set(name, said);
+        return;
+      } catch (e) {
+        if (e instanceof KubeRequestError && e.status === 409 && i + 1 < CONFLICT_ATTEMPTS) continue;
+        throw e;
+      }
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.reconciler?.stop();
+    await Promise.all(this.informers.map((i) => i.stop()));
+  }
+
+  health(): PartHealth {
+    if (!this.reconciler) return { ok: true, detail: 'not started' };
+    const rules = this.spec.egresses;
+    const detail = [
+      `${rules.length} Egresses, SNAT here for ${rules.filter((r) => r.local).map((r) => `${r.name} (${r.ip})`).join(', ') || 'none'}`,
+      ...(this.problems.length ? [`left out: ${this.problems.map((p) => `Egress ${p.egress}: ${p.message}`).join('; ')}`] : []),
+    ].join('; ');
+    if (this.reconciler.failing) return { ok: false, detail: `${detail}; last apply failed: ${String(this.reconciler.lastError)}` };
+    return { ok: true, detail };
+  }
+}

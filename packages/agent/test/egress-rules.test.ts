@@ -1,0 +1,77 @@
+/** Egress on a node: which pods each Egress applies to, where its IP is owned, and what the pipeline gets. */
+import type { Egress } from '@switchyard/apis/types';
+import { egressExternalIPs } from '../src/features/external-ip/ownership';
+import { egressMarks, egressMembers, egressRules, type EgressPodFacts } from '../src/features/egress/rules';
+
+const egress = (name: string, created: string, appliedTo: Egress['spec']['appliedTo'], spec: Partial<Egress['spec']> = {}): Egress => ({
+  metadata: { name, creationTimestamp: created }, spec: { appliedTo, ...spec },
+});
+const pod = (name: string, nodeName: string, ip: string | undefined, labels: Record<string, string>, namespace = 'default'): EgressPodFacts => ({ namespace, name, nodeName, labels, ...(ip ? { ip } : {}) });
+const NS = new Map([['default', { team: 'x' }], ['other', { team: 'y' }]]);
+
+describe('members', () => {
+  test('a pod selector applies in every Namespace, a Namespace selector to all its pods, both together to their intersection', () => {
+    const pods = [pod('a1', 'n1', '10.0.1.5', { app: 'a' }), pod('a2', 'n2', '10.0.2.5', { app: 'a' }, 'other'), pod('b1', 'n1', '10.0.1.6', { app: 'b' })];
+    const { members, problems } = egressMembers([
+      egress('by-pod', '2026-01-01T00:00:00Z', { podSelector: { matchLabels: { app: 'a' } } }),
+      egress('by-ns', '2026-01-02T00:00:00Z', { namespaceSelector: { matchLabels: { team: 'y' } }, podSelector: { matchLabels: { app: 'b' } } }),
+      egress('none', '2026-01-03T00:00:00Z', {}),
+    ], pods, NS);
+    expect(members.get('by-pod')!.map((p) => p.name)).toEqual(['a1', 'a2']);
+    expect(members.get('by-ns')).toEqual([]);
+    expect(members.get('none')).toEqual([]);
+    expect(problems).toEqual([]);
+  });
+
+  test('a pod two Egresses select belongs to the older one; the younger is told which pod and which Egress', () => {
+    const pods = [pod('a1', 'n1', '10.0.1.5', { app: 'a' })];
+    const { members, problems } = egressMembers([
+      egress('young', '2026-02-01T00:00:00Z', { podSelector: {} }),
+      egress('old', '2026-01-01T00:00:00Z', { podSelector: { matchLabels: { app: 'a' } } }),
+    ], pods, NS);
+    expect(members.get('old')!.map((p) => p.name)).toEqual(['a1']);
+    expect(members.get('young')).toEqual([]);
+    expect(problems).toEqual([{ egress: 'young', message: 'spec.appliedTo also selects pod default/a1, which Egress old (older) applies to' }]);
+  });
+});
+
+describe('rules', () => {
+  const members = new Map([['e', [pod('a1', 'n1', '10.0.1.5', {}), pod('a2', 'n2', '10.0.2.5', {}), pod('pending', 'n1', undefined, {})]]]);
+  const nodeIPs = new Map([['n1', '192.168.77.11'], ['n2', '192.168.77.12']]);
+
+  test('on the owner: SNAT here under its mark, for the local and the remote members', () => {
+    const marks = egressMarks(new Map(), ['192.168.77.200']);
+    expect(egressRules({ nodeName: 'n2', members, placements: new Map([['e', { ip: '192.168.77.200', owner: 'n2' }]]), nodeIPs, marks })).toEqual([
+      { name: 'e', ip: '192.168.77.200', local: true, mark: 1, localPods: ['10.0.2.5'], remotePods: ['10.0.1.5'] },
+    ]);
+  });
+
+  test('elsewhere: tunnelled to the owner\'s address; without an owner, no owner address', () => {
+    expect(egressRules({ nodeName: 'n1', members, placements: new Map([['e', { ip: '192.168.77.200', owner: 'n2' }]]), nodeIPs, marks: new Map() })).toEqual([
+      { name: 'e', ip: '192.168.77.200', local: false, ownerIP: '192.168.77.12', localPods: ['10.0.1.5'], remotePods: ['10.0.2.5'] },
+    ]);
+    expect(egressRules({ nodeName: 'n1', members, placements: new Map([['e', { ip: '192.168.77.200' }]]), nodeIPs, marks: new Map() })[0]).not.toHaveProperty('ownerIP');
+    // An Egress without a placed IP has no rule.
+    expect(egressRules({ nodeName: 'n1', members, placements: new Map(), nodeIPs, marks: new Map() })).toEqual([]);
+  });
+
+  test('marks stay with their IP while it is owned; a new IP takes the lowest free mark', () => {
+    const first = egressMarks(new Map(), ['10.0.0.2', '10.0.0.1']);
+    expect([...first]).toEqual([['10.0.0.1', 1], ['10.0.0.2', 2]]);
+    expect([...egressMarks(first, ['10.0.0.2', '10.0.0.3'])]).toEqual([['10.0.0.2', 2], ['10.0.0.3', 1]]);
+  });
+});
+
+describe('Egress IPs placed by the external IP part', () => {
+  test('the IPv4 egressIP of an Egress naming a pool; none before the controller wrote one; an IP a Service carries is a problem naming the field', () => {
+    const taken = [{ ip: '10.9.0.1', pool: 'p', services: ['default/lb'] }];
+    const { ips, problems } = egressExternalIPs([
+      { metadata: { name: 'a' }, spec: { externalIPPool: 'p', egressIP: '10.9.0.2' } },
+      { metadata: { name: 'b' }, spec: { externalIPPool: 'p' } },
+      { metadata: { name: 'c' }, spec: { externalIPPool: 'p', egressIP: '10.9.0.1' } },
+      { metadata: { name: 'd' }, spec: { externalIPPools: ['p6', 'p'], egressIPs: ['fd00::2', '10.9.0.3'] } },
+    ], taken);
+    expect(ips).toEqual([{ ip: '10.9.0.2', pool: 'p', services: [], egresses: ['a'] }, { ip: '10.9.0.3', pool: 'p', services: [], egresses: ['d'] }]);
+    expect(problems).toEqual([{ object: 'Egress c', field: 'spec.egressIP', value: '10.9.0.1', message: 'spec.egressIP 10.9.0.1 is already placed for Service default/lb; this Egress is ignored' }]);
+  });
+});

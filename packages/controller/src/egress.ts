@@ -1,0 +1,167 @@
+// What an Egress asks of the external IP allocator, its admission checks, and the wording of its
+// Events and IPAllocated condition (pure): each problem names the field and the value.
+import type { Egress, LabelSelector } from '@switchyard/apis/types';
+import { parseIp, type Ip } from '@switchyard/ipam/cidr';
+import { PolicyValidationError, matchesSelector, validateSelector } from '@switchyard/policy-compiler';
+import type { EventNote } from './events';
+import { egressHolderKey, type ExternalIPHolding, type ExternalIPRefusal } from './external-ip-allocator';
+import { holderName } from './service-external-ip';
+
+/** One IP an Egress asks for: from a pool (`externalIPPool`, or `externalIPPools[i]`), given or not. */
+export interface EgressIPSlot {
+  /** The allocator key: {@link egressHolderKey}, `#<i>` after the first of a dual-stack Egress. */
+  key: string;
+  pool: string;
+  /** The IP written in the spec (given by the user, or allocated before), as written. */
+  ip?: string;
+  poolField: string;
+  ipField: string;
+}
+
+// A Kubernetes quantity (as `resource.ParseQuantity` takes it, without exponents).
+const QUANTITY = /^[+]?(\d+(\.\d*)?|\.\d+)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
+
+const bad = (path: string, value: unknown, why: string): PolicyValidationError => new PolicyValidationError('MALFORMED', path, value, why);
+
+function parsedIp(text: string | undefined): Ip | undefined {
+  if (text === undefined || text === '') return undefined;
+  try {
+    return parseIp(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Antrea's Egress checks: appliedTo selects with valid selectors; `egressIP` and `egressIPs`, and
+ * `externalIPPool` and `externalIPPools`, are exclusive; every IP parses; a dual-stack Egress names
+ * no more IPs than pools; `bandwidth` rate and burst are quantities.
+ */
+export function validateEgress(eg: Egress): PolicyValidationError[] {
+  const errors: PolicyValidationError[] = [];
+  const spec = eg.spec ?? ({} as Egress['spec']);
+  const applied = spec.appliedTo;
+  if (applied?.podSelector === undefined && applied?.namespaceSelector === undefined) errors.push(new PolicyValidationError('MISSING_FIELD', 'spec.appliedTo', applied ?? null, 'must set podSelector or namespaceSelector'));
+  errors.push(...validateSelector(applied?.podSelector as LabelSelector | undefined, 'spec.appliedTo.podSelector'));
+  errors.push(...validateSelector(applied?.namespaceSelector as LabelSelector | undefined, 'spec.appliedTo.namespaceSelector'));
+  const hasIP = spec.egressIP !== undefined && spec.egressIP !== '';
+  if (hasIP && parsedIp(spec.egressIP) === undefined) errors.push(bad('spec.egressIP', spec.egressIP, 'not an IP address'));
+  if (hasIP && (spec.egressIPs?.length ?? 0) > 0) errors.push(bad('spec.egressIPs', spec.egressIPs, 'set either egressIP or egressIPs, not both'));
+  const hasPool = spec.externalIPPool !== undefined && spec.externalIPPool !== '';
+  if (hasPool && (spec.externalIPPools?.length ?? 0) > 0) errors.push(bad('spec.externalIPPools', spec.externalIPPools, 'set either externalIPPool or externalIPPools, not both'));
+  (spec.egressIPs ?? []).forEach((ip, i) => {
+    if (parsedIp(ip) === undefined) errors.push(bad(`spec.egressIPs[${i}]`, ip, 'not an IP address'));
+  });
+  const pools = spec.externalIPPools ?? [];
+  if (pools.length > 0 && (spec.egressIPs?.length ?? 0) > pools.length) errors.push(bad('spec.egressIPs', spec.egressIPs, `names more IPs than spec.externalIPPools has pools (${pools.length})`));
+  if (pools.length > 0 && new Set(pools).size !== pools.length) errors.push(bad('spec.externalIPPools', pools, 'names a pool twice'));
+  if (spec.bandwidth !== undefined) {
+    for (const f of ['rate', 'burst'] as const) {
+      const v = spec.bandwidth[f];
+      if (typeof v !== 'string' || !QUANTITY.test(v)) errors.push(bad(`spec.bandwidth.${f}`, v, 'must be a quantity such as 10M'));
+    }
+  }
+  return errors;
+}
+
+/** The IPs an Egress asks the allocator for: none when it names no pool (its IP, if any, is the user's to place). */
+export function egressIPSlots(eg: Egress): EgressIPSlot[] {
+  const name = eg.metadata.name ?? '';
+  const spec = eg.spec ?? ({} as Egress['spec']);
+  const single = (v: string | undefined): string | undefined => (v === undefined || v === '' ? undefined : v);
+  const pool = single(spec.externalIPPool);
+  if (pool !== undefined) {
+    const ip = single(spec.egressIP);
+    return [{ key: egressHolderKey(name), pool, ...(ip !== undefined ? { ip } : {}), poolField: 'spec.externalIPPool', ipField: 'spec.egressIP' }];
+  }
+  return (spec.externalIPPools ?? []).map((p, i) => {
+    const ip = single(spec.egressIPs?.[i]);
+    return { key: i === 0 ? egressHolderKey(name) : `${egressHolderKey(name)}#${i}`, pool: p, ...(ip !== undefined ? { ip } : {}), poolField: `spec.externalIPPools[${i}]`, ipField: `spec.egressIPs[${i}]` };
+  });
+}
+
+const invalid = (field: string, value: unknown, why: string): string => `${field}: Invalid value: ${JSON.stringify(value)}: ${why}`;
+
+/** The Warning (and the IPAllocated=False reason) for a refusal of one slot. */
+export function egressRefusalNote(slot: EgressIPSlot, r: ExternalIPRefusal): EventNote {
+  switch (r.reason) {
+    case 'PoolNotFound':
+      return { type: 'Warning', reason: 'ExternalIPPoolNotFound', message: invalid(slot.poolField, r.pool, `ExternalIPPool ${r.pool} not found; the Egress has no IP until it exists`) };
+    case 'NotInPool':
+      return {
+        type: 'Warning',
+        reason: 'EgressIPNotInPool',
+        message: invalid(slot.ipField, r.ip.toString(), `not in ExternalIPPool ${r.pool} (${slot.poolField}); ${r.owner !== undefined ? `it belongs to ExternalIPPool ${r.owner}` : 'it is in no ExternalIPPool'}`),
+      };
+    case 'InUse':
+      return { type: 'Warning', reason: 'EgressIPInUse', message: invalid(slot.ipField, r.ip.toString(), `already allocated to ${r.holders.map(holderName).join(', ')}; the Egress has no IP until it is released`) };
+    case 'Exhausted':
+      return { type: 'Warning', reason: 'ExternalIPPoolExhausted', message: invalid(slot.poolField, r.pool, `ExternalIPPool ${r.pool} has no free IP (${r.used} of ${r.total} in use); the Egress has no IP until one is released`) };
+  }
+}
+
+/** The Warning of an Egress that fails {@link validateEgress}: every field error, in one Event. */
+export function invalidEgressNote(errors: readonly PolicyValidationError[]): EventNote {
+  return { type: 'Warning', reason: 'InvalidEgress', message: errors.map((e) => `${e.path}: Invalid value: ${JSON.stringify(e.value) ?? 'null'}: ${e.message.slice(e.path.length + 2)}`).join('; ') };
+}
+
+/** The Warning of an `egressIP` without a pool that lies in no pool either: no node will own it. */
+export function noPoolNote(ip: string, inPool: string | undefined): EventNote {
+  return {
+    type: 'Warning',
+    reason: 'EgressIPWithoutPool',
+    message: invalid('spec.egressIP', ip, inPool !== undefined
+      ? `spec.externalIPPool is not set; set it to ExternalIPPool ${inPool}, which holds the IP, so a node takes it`
+      : 'in no ExternalIPPool and spec.externalIPPool is not set: no node takes it (put it in a pool and name the pool)'),
+  };
+}
+
+/** A pod as Egress membership sees it: its Namespace and labels. */
+export interface EgressPodView {
+  namespace: string;
+  name: string;
+  labels: Readonly<Record<string, string>>;
+}
+
+/** Whether an Egress selects a pod, as Antrea selects (the agents' rules.ts selects the same way). */
+export function egressSelects(eg: Egress, pod: EgressPodView, namespaceLabels: ReadonlyMap<string, Readonly<Record<string, string>>>): boolean {
+  const { podSelector, namespaceSelector } = eg.spec?.appliedTo ?? {};
+  if (!podSelector && !namespaceSelector) return false;
+  if (podSelector && !matchesSelector(podSelector, pod.labels)) return false;
+  return !namespaceSelector || matchesSelector(namespaceSelector, namespaceLabels.get(pod.namespace));
+}
+
+/**
+ * Pods two Egresses select: each belongs to the older Egress (creation time, then name), as every
+ * agent decides; the younger gets a Warning naming the field, the pods and the Egress that keeps them.
+ * `egresses`: those with an IP, oldest first.
+ */
+export function overlapNotes(egresses: readonly Egress[], pods: readonly EgressPodView[], namespaceLabels: ReadonlyMap<string, Readonly<Record<string, string>>>): Map<string, EventNote> {
+  const lost = new Map<string, { keeper: string; pods: string[] }[]>();
+  for (const pod of pods) {
+    const selecting = egresses.filter((eg) => egressSelects(eg, pod, namespaceLabels));
+    const keeper = selecting[0]?.metadata.name ?? '';
+    for (const eg of selecting.slice(1)) {
+      const name = eg.metadata.name ?? '';
+      const list = lost.get(name) ?? [];
+      const entry = list.find((x) => x.keeper === keeper) ?? (list.push({ keeper, pods: [] }), list[list.length - 1]!);
+      entry.pods.push(`${pod.namespace}/${pod.name}`);
+      lost.set(name, list);
+    }
+  }
+  const notes = new Map<string, EventNote>();
+  for (const [name, list] of lost) {
+    const parts = list.map(({ keeper, pods: p }) => {
+      const sorted = [...p].sort();
+      const shown = sorted.slice(0, 3).join(', ') + (sorted.length > 3 ? ` and ${sorted.length - 3} more` : '');
+      return `selects pod${sorted.length > 1 ? 's' : ''} ${shown}, which the older Egress ${keeper} applies to`;
+    });
+    notes.set(name, { type: 'Warning', reason: 'EgressOverlap', message: `spec.appliedTo: ${parts.join('; ')}: that traffic leaves from the older Egress's IP` });
+  }
+  return notes;
+}
+
+/** The Normal Event of an allocation. */
+export function egressAllocatedNote(holdings: readonly ExternalIPHolding[]): EventNote {
+  return { type: 'Normal', reason: 'EgressIPAllocated', message: holdings.map((h) => `egress IP ${h.ip.toString()} allocated from ExternalIPPool ${h.pool}`).join('; ') };
+}

@@ -1,0 +1,117 @@
+// The Egress part against the embedded API server, with ServiceExternalIP on (one allocator for
+// both): an Egress naming an ExternalIPPool gets the lowest free IP in spec.egressIP with
+// IPAllocated=True and an Event; a Service and an Egress never get the same IP; a malformed IP, an
+// IP outside every pool, an IP held by a Service, an exhausted pool and a missing pool each leave the
+// Egress without an IP, with IPAllocated=False and an Event naming field and value, while the other
+// Egresses keep theirs; a restarted controller keeps every IP.
+import type { Egress, Event, ExternalIPPool, Service } from '@switchyard/apis/types';
+import type { Controller } from '../src/controller';
+import type { EgressController } from '../src/parts/egress';
+import { eventually, eventuallyPasses, startCluster, type Cluster } from './support';
+
+let c: Cluster;
+let controller: Controller | undefined;
+const NS = 'eg';
+const POOLS = '/apis/crd.antrea.io/v1beta1/externalippools';
+const EGRESSES = '/apis/crd.antrea.io/v1beta1/egresses';
+const SVCS = `/api/v1/namespaces/${NS}/services`;
+const OPTIONS = { serviceExternalIP: true, egress: true, registerAPIService: false } as const;
+
+beforeAll(async () => {
+  c = await startCluster();
+  await c.kube.request('POST', '/api/v1/namespaces', { metadata: { name: NS } });
+  await c.kube.request('POST', POOLS, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name: 'p' }, spec: { ipRanges: [{ start: '10.10.0.2', end: '10.10.0.4' }], nodeSelector: {} } });
+  controller = await c.startController(OPTIONS);
+});
+afterAll(async () => {
+  await controller?.stop();
+  await c?.api.stop();
+});
+
+async function createEgress(name: string, spec: Partial<Egress['spec']>): Promise<void> {
+  await c.kube.request('POST', EGRESSES, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Egress', metadata: { name }, spec: { appliedTo: { podSelector: { matchLabels: { app: name } } }, ...spec } });
+}
+const getEgress = (name: string): Promise<Egress> => c.kube.request<Egress>('GET', `${EGRESSES}/${name}`);
+const ipBecomes = (name: string, ip: string | undefined): Promise<void> => eventuallyPasses(async () => expect((await getEgress(name)).spec.egressIP).toBe(ip));
+const allocated = async (name: string): Promise<unknown> => (await getEgress(name)).status?.conditions?.find((x) => x.type === 'IPAllocated');
+const conditionBecomes = (name: string, status: string, reason: string): Promise<void> =>
+  eventuallyPasses(async () => expect(await allocated(name)).toMatchObject({ status, reason }));
+async function eventsOf(name: string): Promise<Event[]> {
+  const list = await c.kube.request<{ items: Event[] }>('GET', '/api/v1/namespaces/default/events');
+  return list.items.filter((e) => e.involvedObject.kind === 'Egress' && e.involvedObject.name === name);
+}
+const eventSaid = (name: string, reason: string): Promise<string> => eventually(async () => (await eventsOf(name)).find((e) => e.reason === reason)?.message);
+const usageBecomes = (used: number): Promise<void> =>
+  eventuallyPasses(async () => expect((await c.kube.request<ExternalIPPool>('GET', `${POOLS}/p`)).status?.usage).toEqual({ total: 3, used }));
+const part = (): EgressController => controller!.part<EgressController>('egress');
+
+describe('Egress IPs', () => {
+  test('an Egress naming a pool gets its lowest free IP in spec.egressIP, IPAllocated=True and an Event; the pool counts it', async () => {
+    await createEgress('a', { externalIPPool: 'p' });
+    await ipBecomes('a', '10.10.0.2');
+    await conditionBecomes('a', 'True', 'Allocated');
+    expect(await eventSaid('a', 'EgressIPAllocated')).toBe('egress IP 10.10.0.2 allocated from ExternalIPPool p');
+    await usageBecomes(1);
+  });
+
+  test('a LoadBalancer Service of the same pool gets another IP; an Egress asking for the Service\'s IP is refused naming the field', async () => {
+    await c.kube.request('POST', SVCS, { metadata: { name: 'lb', annotations: { 'service.antrea.io/external-ip-pool': 'p' } }, spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } });
+    await eventuallyPasses(async () => expect((await c.kube.request<Service>('GET', `${SVCS}/lb`)).status?.loadBalancer?.ingress).toEqual([{ ip: '10.10.0.3' }]));
+    await createEgress('taken', { externalIPPool: 'p', egressIP: '10.10.0.3' });
+    expect(await eventSaid('taken', 'EgressIPInUse')).toBe('spec.egressIP: Invalid value: "10.10.0.3": already allocated to Service eg/lb; the Egress has no IP until it is released');
+    await conditionBecomes('taken', 'False', 'EgressIPInUse');
+    await usageBecomes(2);
+  });
+
+  test('a malformed IP, an IP outside the pool, an IP in no pool, a missing pool: IPAllocated=False with an Event naming field and value', async () => {
+    await createEgress('bad', { externalIPPool: 'p', egressIP: '10.10.0.300' });
+    expect(await eventSaid('bad', 'InvalidEgress')).toBe('spec.egressIP: Invalid value: "10.10.0.300": not an IP address');
+    await conditionBecomes('bad', 'False', 'InvalidEgress');
+    await createEgress('outside', { externalIPPool: 'p', egressIP: '192.0.2.9' });
+    expect(await eventSaid('outside', 'EgressIPNotInPool')).toBe('spec.egressIP: Invalid value: "192.0.2.9": not in ExternalIPPool p (spec.externalIPPool); it is in no ExternalIPPool');
+    await createEgress('nopool', { egressIP: '192.0.2.10' });
+    expect(await eventSaid('nopool', 'EgressIPWithoutPool')).toContain('spec.egressIP: Invalid value: "192.0.2.10": in no ExternalIPPool and spec.externalIPPool is not set');
+    await createEgress('missing', { externalIPPool: 'later' });
+    expect(await eventSaid('missing', 'ExternalIPPoolNotFound')).toBe('spec.externalIPPool: Invalid value: "later": ExternalIPPool later not found; the Egress has no IP until it exists');
+    await conditionBecomes('missing', 'False', 'ExternalIPPoolNotFound');
+    for (const n of ['bad', 'outside', 'nopool']) expect((await getEgress(n)).spec.egressIP).not.toMatch(/^10\.10\.0\.[234]$/);
+    expect((await getEgress('a')).spec.egressIP).toBe('10.10.0.2');
+  });
+
+  test('an exhausted pool leaves the next Egress without an IP; it gets the IP a deleted Egress frees; the others keep theirs', async () => {
+    await createEgress('b', { externalIPPool: 'p' });
+    await ipBecomes('b', '10.10.0.4');
+    await createEgress('c', { externalIPPool: 'p' });
+    expect(await eventSaid('c', 'ExternalIPPoolExhausted')).toBe('spec.externalIPPool: Invalid value: "p": ExternalIPPool p has no free IP (3 of 3 in use); the Egress has no IP until one is released');
+    await conditionBecomes('c', 'False', 'ExternalIPPoolExhausted');
+    await c.kube.request('DELETE', `${EGRESSES}/a`);
+    await ipBecomes('c', '10.10.0.2');
+    await conditionBecomes('c', 'True', 'Allocated');
+    expect((await getEgress('b')).spec.egressIP).toBe('10.10.0.4');
+    await usageBecomes(3);
+  });
+
+  test('two Egresses selecting one pod: the younger gets an Event naming the field, the pod and the older Egress; both keep their IPs', async () => {
+    await c.kube.request('POST', `/api/v1/namespaces/${NS}/pods`, { metadata: { name: 'web-1', labels: { app: 'c', tier: 'web' } }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+    await c.kube.request('POST', POOLS, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name: 'q' }, spec: { ipRanges: [{ cidr: '10.30.0.0/30' }], nodeSelector: {} } });
+    // An Egress without an IP competes for no pod: no overlap Event for it.
+    await createEgress('idle', { appliedTo: { podSelector: { matchLabels: { tier: 'web' } } }, externalIPPool: 'none-such' });
+    await c.kube.request('POST', EGRESSES, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Egress', metadata: { name: 'wide' }, spec: { appliedTo: { podSelector: { matchLabels: { tier: 'web' } } }, externalIPPool: 'q' } });
+    await ipBecomes('wide', '10.30.0.1');
+    expect(await eventSaid('wide', 'EgressOverlap')).toBe(`spec.appliedTo: selects pod ${NS}/web-1, which the older Egress c applies to: that traffic leaves from the older Egress's IP`);
+    expect((await eventsOf('c')).some((e) => e.reason === 'EgressOverlap')).toBe(false);
+    expect((await eventsOf('idle')).some((e) => e.reason === 'EgressOverlap')).toBe(false);
+    expect((await getEgress('c')).spec.egressIP).toBe('10.10.0.2');
+  });
+
+  test('a restarted controller keeps every IP; an Egress deleted meanwhile frees its IP for a new one', async () => {
+    await controller!.stop();
+    await c.kube.request('DELETE', `${EGRESSES}/b`);
+    await createEgress('d', { externalIPPool: 'p' });
+    controller = await c.startController(OPTIONS);
+    await part().idle();
+    await ipBecomes('d', '10.10.0.4');
+    expect((await getEgress('c')).spec.egressIP).toBe('10.10.0.2');
+    expect(controller.health().parts.find((p) => p.name === 'egress')).toMatchObject({ ok: true });
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * Egress (Antrea's Egress API, crd.antrea.io/v1beta1): traffic of selected pods to outside the
+ * cluster leaves through the node owning the Egress's IP, SNATed to it.
+ *
+ * - L3Forwarding: a member pod's packet that no pod, node or Service flow routed (it is going out of
+ *   the cluster) goes to EgressMark instead of straight to the gateway.
+ * - EgressMark: on the node owning the IP, the members' packets (its own pods', and the other nodes'
+ *   arriving through the tunnel) get the Egress's mark and go to the gateway; on any other node, its
+ *   members' packets are tunnelled to the owner. Destinations of `exceptCIDRs` (the nodes' addresses)
+ *   and non-members leave as before (the table's own miss flows repeat L3Forwarding's).
+ * - SNATMark / SNAT: a new marked connection is committed in the pod zone with ConnSNATCTMark, then
+ *   SNATed to the IP in the SNAT zone; later packets are translated there too.
+ * - UnSNAT: replies to the IP (routed into the gateway by the host) are un-SNATed back to the pod,
+ *   then routed to it, locally or through the tunnel.
+ *
+ * Antrea SNATs in the host (pkt_mark + iptables); a userspace datapath hands no pkt_mark to the
+ * host through the gateway's tap, so OVS SNATs here (docs/egress.md).
+ */
+import type { Flow } from '@switchyard/openflow/codec';
+import type { Feature } from '../feature';
+import { CookieCategory, makeCookie } from '../cookie';
+import {
+  CT_ZONE, ConnSNATCTMark, EgressMarkField, GLOBAL_VIRTUAL_MAC, NotRewriteMACRegMark, NotServiceCTMark, PRIORITY, PktSourceField, RewriteMACRegMark,
+  SNAT_CT_ZONE, ToGatewayRegMark, ToTunnelRegMark, loadCtMark, loadField, loadMarks, matchCtMarks, matchField, matchMarks,
+} from '../fields';
+import { defineKind, nodeObject } from '../objects';
+import type { EgressRule, NodeConfig } from '../state';
+import type { Pipeline, TableName } from '../tables';
+import { IP, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst } from './common';
+
+export type { EgressRule, EgressSpec } from '../state';
+
+/** Egresses by name, from `NodeState.egress`. */
+export const egressKind = defineKind({ name: 'egress', enumerate: (s) => (s.egress?.egresses ?? []).map((r) => [r.name, r] as const) });
+/** The destinations no Egress applies to (key `node`). */
+export const egressExceptKind = defineKind({ name: 'egressExcept', enumerate: (s) => nodeObject(s.egress?.exceptCIDRs) });
+
+const cookieOf = (cfg: NodeConfig): bigint => makeCookie(cfg.round, CookieCategory.Egress);
+const NEW = { ctState: { new: true, trk: true } } as const;
+const NOT_NEW = { ctState: { new: false, trk: true } } as const;
+/** Above the Service feature's catch-all for routed packets (PRIORITY.low), below every pod and node route. */
+const DIVERT = PRIORITY.low + 1;
+
+/** Tables the Egress feature writes or jumps to. */
+export function egressTables(): TableName[] {
+  return ['UnSNAT', 'ConntrackZone', 'L3Forwarding', 'EgressMark', 'L3DecTTL', 'SNATMark', 'SNAT', 'L2ForwardingCalc'];
+}
+
+/** What a packet leaving the cluster without Egress does after L3Forwarding, as EgressMark actions. */
+function asBefore(p: Pipeline, cfg: NodeConfig, rewriteMAC: boolean) {
+  // As L3Forwarding's miss (to the gateway as addressed) or, for packets to be routed (tunnel,
+  // off-subnet pods), as the Service feature's routed catch-all (gateway MAC, then TTL).
+  return rewriteMAC ? [setEthDst(cfg.gateway.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))] : [...loadMarks(ToGatewayRegMark), goto(p.id('L2ForwardingCalc'))];
+}
+
+/** EgressMark's miss flows: non-members leave as before. */
+export function egressNodeFlows(p: Pipeline, cfg: NodeConfig): Flow[] {
+  const c = cookieOf(cfg);
+  const t = p.id('EgressMark');
+  return [
+    flow(t, PRIORITY.miss, {}, asBefore(p, cfg, false), c),
+    flow(t, PRIORITY.miss + 1, { ...IP, ...matchMarks(RewriteMACRegMark) }, asBefore(p, cfg, true), c),
+  ];
+}
+
+/** Destinations no Egress applies to leave as before, members' packets too. */
+export function egressExceptFlows(p: Pipeline, cfg: NodeConfig, exceptCIDRs: readonly string[]): Flow[] {
+  const c = cookieOf(cfg);
+  const t = p.id('EgressMark');
+  return exceptCIDRs.flatMap((cidr) => [
+    flow(t, PRIORITY.high, { ...IP, ...matchMarks(NotRewriteMACRegMark), ipv4Dst: ipv4Net(cidr) }, asBefore(p, cfg, false), c),
+    flow(t, PRIORITY.high, { ...IP, ...matchMarks(RewriteMACRegMark), ipv4Dst: ipv4Net(cidr) }, asBefore(p, cfg, true), c),
+  ]);
+}
+
+/** The flows of one Egress on this node. */
+export function egressFlows(p: Pipeline, cfg: NodeConfig, rule: EgressRule): Flow[] {
+  const c = cookieOf(cfg);
+  const gw = cfg.gateway;
+  const divert = (src: string): Flow => flow(p.id('L3Forwarding'), DIVERT, { ...IP, ...matchCtMarks(NotServiceCTMark), ipv4Src: src }, [goto(p.id('EgressMark'))], c);
+  if (rule.local && rule.mark !== undefined) {
+    const members = [...new Set([...rule.localPods, ...rule.remotePods])].sort();
+    const marked = matchField(EgressMarkField, rule.mark);
+    return [
+      ...members.flatMap((src) => [
+        divert(src),
+        flow(p.id('EgressMark'), PRIORITY.normal, { ...IP, ipv4Src: src }, [setEthDst(gw.mac), loadField(EgressMarkField, rule.mark!), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c),
+      ]),
+      flow(p.id('SNATMark'), PRIORITY.normal, { ...NEW, ...IP, ...marked }, [
+        { type: 'ct', commit: true, table: p.id('SNAT'), zone: CT_ZONE, exec: [loadCtMark(ConnSNATCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
+      ], c),
+      flow(p.id('SNAT'), PRIORITY.normal, { ...NEW, ...IP, ...marked }, [
+        { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: { kind: 'src', ipMin: rule.ip }, exec: [loadCtMark(ConnSNATCTMark)] },
+      ], c),
+      flow(p.id('SNAT'), PRIORITY.normal, { ...NOT_NEW, ...IP, ...marked }, [{ type: 'ct', table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: {} }], c),
+      // Replies: back to the pod's address; routed to it by address (the host's neighbour MAC is not the pod's).
+      flow(p.id('UnSNAT'), PRIORITY.normal, { ...IP, ipv4Dst: rule.ip }, [...loadMarks(RewriteMACRegMark), { type: 'ct', table: p.id('ConntrackZone'), zone: SNAT_CT_ZONE, nat: {} }], c),
+    ];
+  }
+  if (rule.ownerIP === undefined) return []; // no node owns the IP: the members leave through their own node, as without Egress
+  return [...rule.localPods].sort().flatMap((src) => [
+    divert(src),
+    flow(p.id('EgressMark'), PRIORITY.normal, { ...IP, ipv4Src: src }, [setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(rule.ownerIP!), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL'))], c),
+  ]);
+}
+
+/** Egress: selected pods' traffic out of the cluster leaves SNATed to the Egress IP, through the node owning it. */
+export function egress(): Feature {
+  return {
+    name: 'egress',
+    tables: egressTables,
+    kinds: [egressKind, egressExceptKind],
+    ownsMiss: ['EgressMark'],
+    nodeFlows: (ctx) => ({ flows: egressNodeFlows(ctx.pipeline, ctx.config) }),
+    perObject: {
+      egressExcept: (ctx, cidrs) => ({ flows: egressExceptFlows(ctx.pipeline, ctx.config, cidrs) }),
+      egress: (ctx, rule) => ({ flows: egressFlows(ctx.pipeline, ctx.config, rule) }),
+    },
+  };
+}
