@@ -48,7 +48,7 @@ function edgeValues(bytes: number): bigint[] {
   return out.filter((v) => v >= 0n && v <= max);
 }
 
-const bigFields = ['ctLabel', 'metadata', 'tunId'].map((n) => FIELD_BY_NAME.get(n)!);
+const bigFields = (['ctLabel', 'metadata', 'tunId'] as const).map((n) => FIELD_BY_NAME.get(n)!);
 
 describe.each(bigFields.map((f) => [f.name, f] as const))('%s bytes', (_name, f: FieldInfo) => {
   const values = [...edgeValues(f.bytes), ...Array.from({ length: 2000 }, () => randomBig(f.bytes))];
