@@ -15,6 +15,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { loadCrds } from '@switchyard/apis';
+import { KubeConfigClient } from '@switchyard/kube';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { Testbed } from '@switchyard/testbed';
 
@@ -80,7 +81,6 @@ function policyCache(podIp: string): string {
 /** 100 selector-less Services with an EndpointSlice of 10 endpoints each. */
 async function createServices(api: KubeApiServer): Promise<void> {
   const { KubeConfig } = await import('@kubernetes/client-node');
-  const { KubeConfigClient } = await import('@switchyard/kube');
   const kc = new KubeConfig();
   kc.loadFromFile(api.kubeconfigPath);
   const kube = new KubeConfigClient(kc);
