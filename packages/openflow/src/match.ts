@@ -16,7 +16,7 @@ import {
   type FieldInfo,
 } from './fields';
 import type { CtState, Match, Masked } from './flow';
-import { bytesToValue, isAllOnes, isBigOfWidth, isMasked, valueToBytes } from './values';
+import { bytesToValue, ipv4ToUint32, isAllOnes, isBigOfWidth, isMasked, valueToBytes } from './values';
 
 const OFPMT_OXM = 1;
 
@@ -62,24 +62,8 @@ export function writeEntry(w: Writer, f: FieldInfo, base: number, v: Masked<unkn
 
 /** A dotted-quad IPv4 address written as an OXM entry with `header`; false (nothing written) if `s` is not one. */
 function writeIpv4(w: Writer, header: number, s: string): boolean {
-  let addr = 0;
-  let part = 0;
-  let n = 0;
-  let digits = 0;
-  for (let i = 0; i <= s.length; i++) {
-    const c = i === s.length ? 46 : s.charCodeAt(i);
-    if (c === 46 /* . */) {
-      if (digits === 0 || n > 255 || part > 3) return false;
-      addr = addr * 256 + n;
-      part++;
-      n = 0;
-      digits = 0;
-    } else if (c >= 48 && c <= 57 && digits < 3) {
-      n = n * 10 + (c - 48);
-      digits++;
-    } else return false;
-  }
-  if (part !== 4) return false;
+  const addr = ipv4ToUint32(s);
+  if (addr < 0) return false;
   w.u32(header).u32(addr);
   return true;
 }

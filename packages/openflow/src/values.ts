@@ -9,24 +9,32 @@ export function isMasked<T>(v: Masked<T>): v is { value: T; mask: T } {
   return typeof v === 'object' && v !== null && 'mask' in v && 'value' in v;
 }
 
-export function parseIpv4(s: string): Uint8Array | undefined {
-  const out = new Uint8Array(4);
+/** A dotted-quad IPv4 address as an unsigned 32-bit number, or -1 if `s` is not one (no allocation). */
+export function ipv4ToUint32(s: string): number {
+  let addr = 0;
   let part = 0;
   let n = 0;
   let digits = 0;
   for (let i = 0; i <= s.length; i++) {
     const c = i === s.length ? 46 : s.charCodeAt(i);
     if (c === 46 /* . */) {
-      if (digits === 0 || n > 255 || part > 3) return undefined;
-      out[part++] = n;
+      if (digits === 0 || n > 255 || part > 3) return -1;
+      addr = addr * 256 + n;
+      part++;
       n = 0;
       digits = 0;
     } else if (c >= 48 && c <= 57 && digits < 3) {
       n = n * 10 + (c - 48);
       digits++;
-    } else return undefined;
+    } else return -1;
   }
-  return part === 4 ? out : undefined;
+  return part === 4 ? addr : -1;
+}
+
+export function parseIpv4(s: string): Uint8Array | undefined {
+  const addr = ipv4ToUint32(s);
+  if (addr < 0) return undefined;
+  return new Uint8Array([addr >>> 24, (addr >>> 16) & 0xff, (addr >>> 8) & 0xff, addr & 0xff]);
 }
 
 /** RFC 5952 IPv6 text, as every package writes it (apis). */
