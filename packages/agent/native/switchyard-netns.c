@@ -7,9 +7,10 @@
  * Request (fields separated by tabs; the agent validated every value):
  *   ID  podlink  NODE_NETNS|-  HOST_IF  POD_NETNS  IFNAME  ADDRESS  PREFIX  GATEWAY  TXOFF(0|1)
  *     In NODE_NETNS (or the helper's own namespace for -): HOST_IF's arp_ignore=8, forwarding=0,
- *     disable_ipv6=1, and transmit checksum offload off when TXOFF. In POD_NETNS: IFNAME's
- *     disable_ipv6=1, lo up, ADDRESS/PREFIX on IFNAME, IFNAME up, default route via GATEWAY on
- *     IFNAME (replaced), and IFNAME's transmit checksum offload off when TXOFF.
+ *     disable_ipv6=1. In POD_NETNS: IFNAME's disable_ipv6=1, lo up, ADDRESS/PREFIX on IFNAME,
+ *     IFNAME up, default route via GATEWAY on IFNAME (replaced), and IFNAME's transmit checksum
+ *     offload off when TXOFF. HOST_IF's offload is left as created: only OVS sends on it, through
+ *     a packet socket, with checksums already complete (docs/agent.md, "Checksum offload").
  * Answer: `ID ok` or `ID err STEP: REASON`. The helper always returns to its own namespace.
  */
 #define _GNU_SOURCE
@@ -175,11 +176,14 @@ static int enter(const char *path, const char *step) {
   return r < 0 ? fail(step, path, err) : 0;
 }
 
-/* The node side: quiet sysctls and offload of the host end, in the current namespace. */
-static int host_side(const char *dev, int txoff) {
+/*
+ * The node side: quiet sysctls of the host end, in the current namespace. No offload change: it
+ * would be one more link event (NETDEV_FEAT_CHANGE) in the namespace where ovs-vswitchd runs, and
+ * each is a full reconfiguration there.
+ */
+static int host_side(const char *dev) {
   const char *step = "host side";
-  if (sysctl_dev("ipv4", dev, "arp_ignore", "8", step) || sysctl_dev("ipv4", dev, "forwarding", "0", step) || sysctl_dev("ipv6", dev, "disable_ipv6", "1", step)) return -1;
-  return txoff ? tx_off(dev, step) : 0;
+  return sysctl_dev("ipv4", dev, "arp_ignore", "8", step) || sysctl_dev("ipv4", dev, "forwarding", "0", step) || sysctl_dev("ipv6", dev, "disable_ipv6", "1", step) ? -1 : 0;
 }
 
 /* The pod side, in the current namespace (the pod's). */
@@ -206,7 +210,7 @@ static int podlink(int home, char **f) {
   }
   int r = 0;
   if (strcmp(node, "-") != 0) r = enter(node, "enter node namespace");
-  if (r == 0) r = host_side(host_if, txoff);
+  if (r == 0) r = host_side(host_if);
   if (r == 0) r = enter(pod_ns, "enter pod namespace");
   if (r == 0) r = pod_side(ifname, ip, prefix, gw, txoff);
   if (setns(home, CLONE_NEWNET) < 0) {

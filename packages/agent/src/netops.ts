@@ -102,7 +102,12 @@ export interface PodLinkSpec {
   ipCidr: string;
   gateway: string;
   mtu: number;
-  /** Turn transmit checksum offload off on both ends (the userspace datapath needs it). */
+  /**
+   * Turn transmit checksum offload off on the pod's end (the userspace datapath's conntrack
+   * checks the checksums of what the pod sends). The host end's is left as created: only OVS
+   * sends on it, through a packet socket, with checksums already complete, and changing it would
+   * be one more link event (a full ovs-vswitchd reconfiguration) per pod.
+   */
   txOffloadOff: boolean;
 }
 
@@ -185,7 +190,7 @@ export class NodeNetwork {
   /**
    * Creates the veth pair by rtnetlink: the host side up in the node namespace, the peer (name,
    * MTU, MAC) directly in the pod's. Then one request to switchyard-netns (or, without it, one
-   * child): the host side's sysctls and checksum offload in the node namespace, and the pod side's
+   * child): the host side's sysctls in the node namespace, and the pod side's
    * address, `lo`, link up, default route, IPv6 and checksum offload in the pod's. Undo with
    * {@link deleteHostLink}.
    */
@@ -221,7 +226,6 @@ export class NodeNetwork {
       });
       return;
     }
-    const hostOffload = spec.txOffloadOff ? ' && ethtool -K "$1" tx off >/dev/null' : '';
     const podBatch = [
       'link set dev lo up',
       `addr add ${spec.ipCidr} dev ${spec.ifname}`,
@@ -231,7 +235,7 @@ export class NodeNetwork {
     // Inside the pod's namespace nothing of the agent's reaches: a child there is the only way.
     const podOffload = spec.txOffloadOff ? ' && ethtool -K "$1" tx off >/dev/null' : '';
     const podScript = `echo 1 > "/proc/sys/net/ipv6/conf/$1/disable_ipv6" && printf "%s\\n" "$2" | ip -batch -${podOffload}`;
-    await this.runInNode(`${QUIET_SH}${hostOffload} && nsenter --net="$2" sh -c '${podScript}' sh "$3" "$4"`, [spec.hostIfName, spec.netns, spec.ifname, podBatch]);
+    await this.runInNode(`${QUIET_SH} && nsenter --net="$2" sh -c '${podScript}' sh "$3" "$4"`, [spec.hostIfName, spec.netns, spec.ifname, podBatch]);
   }
 
   /** Sets a link's MTU and brings it up (the WireGuard device, which wireguard-go leaves down). */

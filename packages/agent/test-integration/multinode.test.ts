@@ -12,7 +12,7 @@ import { KubeConfigClient } from '@switchyard/kube';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { Testbed, run, waitFor, type Netns, type OvsInstance } from '@switchyard/testbed';
 import { Agent, type AgentOptions } from '../src/index';
-import { addPod, agentApiGet, ensurePluginBuilt, sandbox, type Node, type Sandbox } from './helpers';
+import { addPod, agentApiGet, cni, ensurePluginBuilt, netconf, podArgs, sandbox, type Node, type Sandbox } from './helpers';
 
 jest.setTimeout(240_000);
 
@@ -152,6 +152,34 @@ describe('encap (geneve) between two nodes', () => {
     // The packets took the tunnel flow (the Interface statistics column lags by seconds; flow counters do not).
     const tunnelFlow = (await flows(n1)).split('\n').find((l) => l.includes('tun_dst'));
     expect(Number(/n_packets=(\d+)/.exec(tunnelFlow ?? '')?.[1] ?? 0)).toBeGreaterThan(0);
+  });
+
+  it('TCP through conntrack works on one node and across nodes with the host ends\' checksum offload left as created', async () => {
+    // The agent turns transmit checksum offload off on the pod end only (the userspace datapath's
+    // conntrack checks what the pod sends); the host end is OVS's, which sends there with checksums
+    // complete. A third pod on mn1 reaches mn-a beside it and mn-b on mn2.
+    const p3 = await sandbox(tb, 'mn-c');
+    await kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'mn-c', namespace: 'default' }, spec: { nodeName: 'mn1', containers: [{ name: 'c', image: 'x' }] } });
+    await addPod(a1!, p3);
+    const txChecksum = async (netns: string, dev: string): Promise<string> => /tx-checksumming: (\w+)/.exec((await run(['ethtool', '-k', dev], { netns })).stdout)?.[1] ?? '';
+    for (const [node, a] of [[n1, a1!], [n2, a2!]] as const) {
+      for (const i of a.agent.part('node').interfaces.list()) {
+        expect([i.podName, await txChecksum(node.ovs.netns.name, i.hostIfName)]).toEqual([i.podName, 'on']);
+      }
+    }
+    expect(await txChecksum(p3.netns.name, 'eth0')).toBe('off');
+    await waitFor(`mn-c -> ${ip1} (same node)`, () => tcp(p3, ip1), { timeoutMs: 10_000, intervalMs: 100 });
+    await waitFor(`mn-c -> ${ip2} (other node)`, () => tcp(p3, ip2), { timeoutMs: 10_000, intervalMs: 100 });
+    // Both went through ct(): mn1's userspace conntrack holds a TCP entry for each, past SYN_SENT
+    // (a segment with a bad checksum is invalid and never moves an entry on).
+    const ct = (await n1.ovs.appctl('dpctl/dump-conntrack')).split('\n').filter((l) => l.startsWith('tcp,') && l.includes('dport=7000'));
+    for (const ip of [ip1, ip2]) {
+      const entry = ct.find((l) => l.includes(`dst=${ip},`));
+      expect(entry).toBeDefined();
+      expect(entry).toMatch(/(ESTABLISHED|FIN_WAIT|CLOSE_WAIT|LAST_ACK|TIME_WAIT|CLOSING)/);
+    }
+    const del = await cni('DEL', { containerId: p3.containerId, netns: p3.netns.path, ifname: 'eth0', args: podArgs('default', 'mn-c') }, netconf(a1!.socket));
+    expect(del.code).toBe(0);
   });
 
   it('a ClusterIP Service whose only endpoint is on the other node is reached through the tunnel', async () => {

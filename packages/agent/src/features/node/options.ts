@@ -42,7 +42,7 @@ export interface NodeOptions {
    * the agent process runs outside it.
    */
   nodeNetns?: string;
-  /** Transmit checksum offload off on both veth ends. Default: on the netdev datapath. */
+  /** Transmit checksum offload off on the pod end of each veth (the host end is OVS's: only it sends there). Default: on the netdev datapath. */
   disableTxChecksumOffload?: boolean;
   /**
    * How pod traffic crosses nodes. Default encap. networkPolicyOnly: chained after a routed
