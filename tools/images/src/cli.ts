@@ -1,0 +1,122 @@
+/** CLI of tools/images: `build` (npm run images) and `manifest` (switchyard.yml). */
+import { execFileSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { buildImages, type BuildResult } from './build';
+import { renderManifest, type ManifestOptions } from './manifest';
+import { REPO_ROOT } from './components';
+import { compareBuilds, sizeTable } from './report';
+
+const USAGE = `Usage:
+  npm run images [-- --out DIR] [--repository REPO] [--verify] [--skip-package-build] [--no-install]
+      Builds switchyard-agent and switchyard-controller as OCI archives in DIR (default dist/images),
+      prints a size table per layer and writes DIR/report.json. --verify builds a second time into
+      DIR/second and compares the digests. Installs its Debian prerequisites
+      (tools/images/apt-packages.txt) unless --no-install.
+  npm run manifest -w @switchyard/images -- [--traffic-encap-mode encap|noEncap|hybrid] [--tunnel-type geneve|vxlan|gre]
+      [--encryption none|ipsec|wireGuard] [--network-policy-only] [--multicluster] [--repository REPO] [--tag TAG] [-o FILE]
+      Prints switchyard.yml (or writes FILE); the images it names are the ones npm run images builds.
+`;
+
+interface Flags {
+  out: string;
+  repository?: string;
+  verify: boolean;
+  skipPackageBuild: boolean;
+  install: boolean;
+}
+
+function parseBuildFlags(argv: readonly string[]): Flags {
+  const f: Flags = { out: join(REPO_ROOT, 'dist/images'), verify: false, skipPackageBuild: false, install: true };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const value = (): string => {
+      const v = argv[++i];
+      if (v === undefined || v.startsWith('--')) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--out') f.out = resolve(value());
+    else if (a === '--repository') f.repository = value();
+    else if (a === '--verify') f.verify = true;
+    else if (a === '--skip-package-build') f.skipPackageBuild = true;
+    else if (a === '--no-install') f.install = false;
+    else throw new Error(`unknown flag ${JSON.stringify(a)}\n${USAGE}`);
+  }
+  return f;
+}
+
+function build(argv: readonly string[]): number {
+  const f = parseBuildFlags(argv);
+  if (f.install) execFileSync('bash', [join(REPO_ROOT, 'scripts/ensure-system.sh'), join(REPO_ROOT, 'tools/images/apt-packages.txt')], { stdio: 'inherit' });
+  const opts = { ...(f.repository ? { repository: f.repository } : {}), skipPackageBuild: f.skipPackageBuild };
+  const first = buildImages({ out: f.out, ...opts });
+  print(first);
+  if (!f.verify) return 0;
+  const second = buildImages({ out: join(f.out, 'second'), ...opts, skipPackageBuild: true });
+  print(second);
+  const diffs = compareBuilds(first, second);
+  const verdict = { identical: diffs.length === 0, differences: diffs, first: first.images.map((i) => [i.reference, i.manifestDigest]), second: second.images.map((i) => [i.reference, i.manifestDigest]) };
+  writeFileSync(join(f.out, 'verify.json'), `${JSON.stringify(verdict, null, 2)}\n`);
+  if (diffs.length === 0) {
+    process.stdout.write('verify: both builds gave the same manifest digests\n');
+    return 0;
+  }
+  process.stdout.write(`verify: the builds differ:\n${diffs.map((d) => `  ${d.image}: ${d.what}`).join('\n')}\n`);
+  return 1;
+}
+
+function print(r: BuildResult): void {
+  process.stdout.write(`${sizeTable(r.images)}\n`);
+  for (const i of r.images) process.stdout.write(`${i.reference} ${i.manifestDigest} ${i.archive}\n`);
+  process.stdout.write(`revision ${r.revision}, SOURCE_DATE_EPOCH ${r.sourceDateEpoch}, ${r.seconds.toFixed(0)} s, load average ${r.loadAverage.start.map((x) => x.toFixed(1)).join(' ')} -> ${r.loadAverage.end.map((x) => x.toFixed(1)).join(' ')}\n`);
+}
+
+/** Flags of `manifest`, kubectl-style long names of the ManifestOptions fields. */
+export function parseManifestFlags(argv: readonly string[]): { options: Partial<ManifestOptions>; out?: string } {
+  const options: Partial<ManifestOptions> = {};
+  let out: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === '') throw new Error(`${flag} needs a value`);
+      return v;
+    };
+    if (flag === '--traffic-encap-mode') options.trafficEncapMode = value() as ManifestOptions['trafficEncapMode'];
+    else if (flag === '--tunnel-type') options.tunnelType = value() as ManifestOptions['tunnelType'];
+    else if (flag === '--encryption') options.encryption = value() as ManifestOptions['encryption'];
+    else if (flag === '--network-policy-only') options.networkPolicyOnly = true;
+    else if (flag === '--multicluster') options.multicluster = true;
+    else if (flag === '--repository') options.repository = value();
+    else if (flag === '--tag') options.tag = value();
+    else if (flag === '-o' || flag === '--output') out = resolve(value());
+    else throw new Error(`unknown flag ${JSON.stringify(flag)}\n${USAGE}`);
+  }
+  return { options, ...(out ? { out } : {}) };
+}
+
+function manifest(argv: readonly string[]): number {
+  const { options, out } = parseManifestFlags(argv);
+  const text = renderManifest(options);
+  if (out) writeFileSync(out, text);
+  else process.stdout.write(text);
+  return 0;
+}
+
+function main(argv: readonly string[]): number {
+  const [cmd, ...rest] = argv;
+  if (cmd === 'build') return build(rest);
+  if (cmd === 'manifest') return manifest(rest);
+  if (cmd === '--help' || cmd === '-h' || cmd === undefined) {
+    process.stdout.write(USAGE);
+    return cmd === undefined ? 1 : 0;
+  }
+  throw new Error(`unknown command ${JSON.stringify(cmd)}\n${USAGE}`);
+}
+
+try {
+  process.exitCode = main(process.argv.slice(2));
+} catch (e) {
+  process.stderr.write(`images: ${(e as Error).message}\n`);
+  process.exitCode = 1;
+}
