@@ -9,6 +9,8 @@ import { archive, assemble, type ImageReport } from './oci';
 export interface BuildOptions {
   out: string;
   repository?: string;
+  /** The commit to label and date the images by; read from git when absent (`--verify` reads it once for both builds). */
+  source?: GitSource;
   /** Skip `nx build` of the packages (they are built already). */
   skipPackageBuild?: boolean;
   log?: (line: string) => void;
@@ -61,8 +63,14 @@ export function internalClosure(roots: readonly string[], pkgs: ReadonlyMap<stri
   return [...seen].sort();
 }
 
+export interface GitSource {
+  revision: string;
+  sourceDateEpoch: number;
+  dirty: boolean;
+}
+
 /** The commit the images are built from: revision label, SOURCE_DATE_EPOCH (commit time), and whether the tree has uncommitted changes. */
-export function gitSource(runner: Run = run): { revision: string; sourceDateEpoch: number; dirty: boolean } {
+export function gitSource(runner: Run = run): GitSource {
   const revision = runner('git', ['rev-parse', 'HEAD'], { cwd: REPO_ROOT }).trim();
   const sourceDateEpoch = Number(runner('git', ['log', '-1', '--format=%ct'], { cwd: REPO_ROOT }).trim());
   const dirty = runner('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO_ROOT }).trim() !== '';
@@ -98,7 +106,7 @@ export function buildImages(o: BuildOptions): BuildResult {
     return r;
   };
 
-  const git = gitSource(runner);
+  const git = o.source ?? gitSource(runner);
   const revision = git.dirty ? `${git.revision}-dirty` : git.revision;
   if (git.dirty) log(`images: the working tree has uncommitted changes; the images contain them and are labelled ${revision}`);
   const created = new Date(git.sourceDateEpoch * 1000).toISOString().replace(/\.000Z$/, 'Z');

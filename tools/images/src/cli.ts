@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { buildImages, type BuildResult } from './build';
+import { buildImages, gitSource, type BuildResult } from './build';
 import { renderManifest, type ManifestOptions } from './manifest';
 import { REPO_ROOT } from './components';
 import { compareBuilds, sizeTable } from './report';
@@ -48,7 +48,8 @@ function parseBuildFlags(argv: readonly string[]): Flags {
 function build(argv: readonly string[]): number {
   const f = parseBuildFlags(argv);
   if (f.install) execFileSync('bash', [join(REPO_ROOT, 'scripts/ensure-system.sh'), join(REPO_ROOT, 'tools/images/apt-packages.txt')], { stdio: 'inherit' });
-  const opts = { ...(f.repository ? { repository: f.repository } : {}), skipPackageBuild: f.skipPackageBuild };
+  // One reading of the commit for both builds of --verify: a commit landing in between would change the date and labels, not the build.
+  const opts = { ...(f.repository ? { repository: f.repository } : {}), skipPackageBuild: f.skipPackageBuild, source: gitSource() };
   const first = buildImages({ out: f.out, ...opts });
   print(first);
   if (!f.verify) return 0;
