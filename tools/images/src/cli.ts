@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import { buildImages, gitSource, type BuildResult } from './build';
 import { renderManifest, type ManifestOptions } from './manifest';
 import { REPO_ROOT } from './components';
-import { compareBuilds, sizeTable } from './report';
+import { run } from './layers';
+import { compareBuilds, listingDifferences, sizeTable } from './report';
 
 const USAGE = `Usage:
   npm run images [-- --out DIR] [--repository REPO] [--verify] [--skip-package-build] [--no-install]
@@ -62,7 +63,15 @@ function build(argv: readonly string[]): number {
     process.stdout.write('verify: both builds gave the same manifest digests\n');
     return 0;
   }
-  process.stdout.write(`verify: the builds differ:\n${diffs.map((d) => `  ${d.image}: ${d.what}`).join('\n')}\n`);
+  process.stdout.write('verify: the builds differ:\n');
+  for (const d of diffs) {
+    process.stdout.write(`  ${d.image}: ${d.what}\n`);
+    if (!d.tars) continue;
+    // Same names, sizes and times but other bytes shows as no line here: then the contents differ.
+    const [a, b] = d.tars.map((t) => run('tar', ['-tvf', t]).split('\n').filter((l) => l !== ''));
+    const lines = listingDifferences(a!, b!);
+    process.stdout.write(lines.length > 0 ? `${lines.map((l) => `      ${l}`).join('\n')}\n` : '      (same entries, names, sizes and times: file contents differ)\n');
+  }
   return 1;
 }
 

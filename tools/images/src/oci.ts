@@ -27,6 +27,8 @@ export interface AssembleOptions {
 
 export interface LayerReport {
   description: string;
+  /** The uncompressed tar it was made from (kept under the build's work directory). */
+  tar: string;
   digest: string;
   compressedBytes: number;
   uncompressedBytes: number;
@@ -107,7 +109,7 @@ export function describe(layout: string, reference: string, layers: readonly Lay
     const uncompressed = readFileSync(tar.file);
     const diffId = `sha256:${createHash('sha256').update(uncompressed).digest('hex')}`;
     if (config.rootfs.diff_ids[i] !== diffId) throw new Error(`${layout}: layer ${i} diff_id ${config.rootfs.diff_ids[i]} is not the tar's ${diffId}`);
-    return { description: tar.description, digest: d.digest, compressedBytes: d.size, uncompressedBytes: uncompressed.length };
+    return { description: tar.description, tar: tar.file, digest: d.digest, compressedBytes: d.size, uncompressedBytes: uncompressed.length };
   });
   return {
     reference,

@@ -19,6 +19,15 @@ export function sizeTable(images: readonly ImageReport[]): string {
 export interface Difference {
   image: string;
   what: string;
+  /** For a layer: its two tars, so the entries can be compared (`layerEntryDifferences`). */
+  tars?: [string, string];
+}
+
+/** The `tar -tv` lines (mode, owner, size, mtime, name) present in one listing and not the other, `-`/`+` prefixed, at most `limit`. */
+export function listingDifferences(a: readonly string[], b: readonly string[], limit = 20): string[] {
+  const inB = new Set(b);
+  const inA = new Set(a);
+  return [...a.filter((l) => !inB.has(l)).map((l) => `- ${l}`), ...b.filter((l) => !inA.has(l)).map((l) => `+ ${l}`)].slice(0, limit);
 }
 
 /** Where two builds of the same commit differ: manifest, config, and which layers. Empty when every manifest digest matches. */
@@ -34,7 +43,7 @@ export function compareBuilds(a: BuildResult, b: BuildResult): Difference[] {
     if (x.configDigest !== y.configDigest) out.push({ image: x.reference, what: `config ${x.configDigest} vs ${y.configDigest}` });
     x.layers.forEach((l, i) => {
       const m = y.layers[i];
-      if (!m || m.digest !== l.digest) out.push({ image: x.reference, what: `layer ${i + 1} (${l.description}): ${l.digest} vs ${m?.digest ?? 'none'}` });
+      if (!m || m.digest !== l.digest) out.push({ image: x.reference, what: `layer ${i + 1} (${l.description}): ${l.digest} vs ${m?.digest ?? 'none'}`, ...(m ? { tars: [l.tar, m.tar] as [string, string] } : {}) });
     });
   }
   return out;

@@ -1,7 +1,7 @@
 // The archives `npm run images` wrote, loaded and run with podman as docs/install.md says (runc, the
 // sandbox's ulimits): the binaries start, the init step installs the plugin, the labels and users are right.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -37,6 +37,7 @@ describe('switchyard-agent image', () => {
     const host = mkdtempSync(join(tmpdir(), 'switchyard-install-cni-'));
     try {
       writeFileSync(join(host, '10-switchyard.conflist'), JSON.stringify(cniConflist(DEFAULT_OPTIONS)));
+      mkdirSync(join(host, 'conf-dir'));
       await podman([...RUN, '-v', `${host}:/host/opt/cni/bin`, '-v', `${host}:/src:ro`, '-v', `${host}/conf-dir:/host/etc/cni/net.d`, '-e', 'CNI_CONFLIST=/src/10-switchyard.conflist', AGENT, 'install-cni']);
       expect(readdirSync(host).sort()).toEqual(expect.arrayContaining(['bandwidth', 'loopback', 'portmap', 'switchyard-cni']));
       expect(statSync(join(host, 'switchyard-cni')).mode & 0o777).toBe(0o755);
@@ -49,8 +50,25 @@ describe('switchyard-agent image', () => {
     }
   }, 300_000);
 
+  it('install-cni with networkPolicyOnly appends the plugin to the primary CNI conflist as 05-switchyard.conflist', async () => {
+    const host = mkdtempSync(join(tmpdir(), 'switchyard-install-cni-'));
+    try {
+      mkdirSync(join(host, 'bin'));
+      mkdirSync(join(host, 'conf'));
+      const primary = { cniVersion: '1.0.0', name: 'primary', plugins: [{ type: 'ptp', ipam: { type: 'host-local', subnet: '10.1.0.0/24' } }] };
+      writeFileSync(join(host, 'conf/10-primary.conflist'), JSON.stringify(primary));
+      writeFileSync(join(host, 'switchyard-cni.conf'), JSON.stringify(cniConflist({ ...DEFAULT_OPTIONS, networkPolicyOnly: true })));
+      await podman([...RUN, '-v', `${host}/bin:/host/opt/cni/bin`, '-v', `${host}/conf:/host/etc/cni/net.d`, '-v', `${host}/switchyard-cni.conf:/etc/antrea/switchyard-cni.conf:ro`, '-e', 'CNI_CHAINED_CONF=/etc/antrea/switchyard-cni.conf', AGENT, 'install-cni']);
+      expect(readdirSync(join(host, 'conf')).sort()).toEqual(['05-switchyard.conflist', '10-primary.conflist']);
+      const chained = JSON.parse(readFileSync(join(host, 'conf/05-switchyard.conflist'), 'utf8')) as typeof primary;
+      expect(chained).toEqual({ ...primary, plugins: [...primary.plugins, { type: 'switchyard-cni', cniSocket: '/var/run/antrea/cni.sock' }] });
+    } finally {
+      rmSync(host, { recursive: true, force: true });
+    }
+  }, 300_000);
+
   it('holds the OVS userspace tools and the programs the agent execs', async () => {
-    const out = await podman([...RUN, AGENT, 'sh', '-c', 'for p in ovsdb-server ovs-vswitchd ovs-vsctl ovs-appctl ovs-monitor-ipsec ip tc iptables iptables-restore ethtool conntrack arping sysctl nsenter flock perl wireguard-go wg ipsec start-ovs install-cni; do command -v $p >/dev/null || echo missing $p; done; for p in npm gcc cc make; do command -v $p >/dev/null && echo build-tool $p; done; true']);
+    const out = await podman([...RUN, AGENT, 'sh', '-c', 'for p in ovsdb-server ovs-vswitchd ovs-vsctl ovs-appctl /usr/share/openvswitch/scripts/ovs-monitor-ipsec ip tc iptables iptables-restore ethtool conntrack arping sysctl nsenter flock perl wireguard-go wg ipsec start-ovs install-cni; do command -v $p >/dev/null || echo missing $p; done; for p in npm gcc cc make; do command -v $p >/dev/null && echo build-tool $p; done; true']);
     expect(out.trim()).toBe('');
   }, 300_000);
 

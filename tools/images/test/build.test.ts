@@ -1,7 +1,7 @@
 import { COMPONENTS, imageReference } from '../src/components';
 import { internalClosure, workspacePackages } from '../src/build';
 import { mmdebstrapArgs } from '../src/layers';
-import { compareBuilds, sizeTable } from '../src/report';
+import { compareBuilds, listingDifferences, sizeTable } from '../src/report';
 import type { BuildResult } from '../src/build';
 import type { ImageReport } from '../src/oci';
 
@@ -10,7 +10,7 @@ const image = (digests: string[], manifest: string): ImageReport => ({
   archive: 'a.tar',
   manifestDigest: manifest,
   configDigest: 'sha256:c',
-  layers: digests.map((d, i) => ({ description: `layer ${i}`, digest: d, compressedBytes: 1024 * 1024, uncompressedBytes: 3 * 1024 * 1024 })),
+  layers: digests.map((d, i) => ({ description: `layer ${i}`, tar: `/w/layer-${i}.tar`, digest: d, compressedBytes: 1024 * 1024, uncompressedBytes: 3 * 1024 * 1024 })),
   compressedBytes: digests.length * 1024 * 1024,
   uncompressedBytes: digests.length * 3 * 1024 * 1024,
 });
@@ -62,6 +62,13 @@ describe('report', () => {
   it('finds no difference between builds with equal manifest digests, and names the layer that differs otherwise', () => {
     expect(compareBuilds(result([image(['sha256:a'], 'sha256:m')]), result([image(['sha256:a'], 'sha256:m')]))).toEqual([]);
     const diffs = compareBuilds(result([image(['sha256:a', 'sha256:b'], 'sha256:m')]), result([image(['sha256:a', 'sha256:c'], 'sha256:n')]));
-    expect(diffs).toEqual([{ image: 'r/switchyard-agent:1', what: 'layer 2 (layer 1): sha256:b vs sha256:c' }]);
+    expect(diffs).toEqual([{ image: 'r/switchyard-agent:1', what: 'layer 2 (layer 1): sha256:b vs sha256:c', tars: ['/w/layer-1.tar', '/w/layer-1.tar'] }]);
+  });
+
+  it('lists the tar entries only one build has', () => {
+    const a = ['-rw-r--r-- 0/0 10 2026-11-29 10:36 opt/a', '-rw-r--r-- 0/0 5 2026-11-29 10:36 opt/b'];
+    const b = ['-rw-r--r-- 0/0 10 2026-11-29 10:36 opt/a', '-rw-r--r-- 0/0 6 2026-11-29 10:36 opt/b'];
+    expect(listingDifferences(a, b)).toEqual(['- -rw-r--r-- 0/0 5 2026-11-29 10:36 opt/b', '+ -rw-r--r-- 0/0 6 2026-11-29 10:36 opt/b']);
+    expect(listingDifferences(a, a)).toEqual([]);
   });
 });
