@@ -152,6 +152,8 @@ export function buildImages(o: BuildOptions): BuildResult {
     );
     const out = join(o.out, `${c.name}.oci.tar`);
     step(`${c.name}: oci archive`, () => archive({ layout: image.layout, reference, out, sourceDateEpoch: git.sourceDateEpoch, runner }));
+    // The layer tars stay (report.json names them; --verify lists their entries); the trees and the layout are in the archive.
+    for (const d of ['app-root', 'node-root', 'node-x', 'layout']) rmSync(join(dir, d), { recursive: true, force: true });
     const { layout: _layout, ...report } = image;
     images.push({ ...report, archive: out });
   }
