@@ -11,7 +11,14 @@
  *     IFNAME up, default route via GATEWAY on IFNAME (replaced), and IFNAME's transmit checksum
  *     offload off when TXOFF. HOST_IF's offload is left as created: only OVS sends on it, through
  *     a packet socket, with checksums already complete (docs/agent.md, "Checksum offload").
- * Answer: `ID ok` or `ID err STEP: REASON`. The helper always returns to its own namespace.
+ *   ID  podveth  (the ten fields above)  MTU  MAC
+ *     The same, after creating the veth pair in NODE_NETNS with one RTM_NEWLINK: HOST_IF up and
+ *     promiscuous with MTU, its peer IFNAME (MTU, MAC) directly in POD_NETNS. The pod end is brought
+ *     up within microseconds of the creation (the kernel refuses a veth peer created up: ENOTCONN),
+ *     so ovs-vswitchd, which reconfigures every bridge on each link event in its namespace, sees the
+ *     creation and the host end's carrier as one burst (docs/agent.md, "Where the ADD waits").
+ * Answer: `ID ok`, `ID err STEP: REASON`, or for a refused creation `ID nlerr ERRNO_NAME REASON`.
+ * The helper always returns to its own namespace.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -21,6 +28,7 @@
 #include <linux/if.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
+#include <linux/veth.h>
 #include <linux/sockios.h>
 #include <sched.h>
 #include <stdio.h>
@@ -31,9 +39,13 @@
 #include <unistd.h>
 
 static char failure[512];
+/* Set when the veth creation itself was refused: the kernel's errno, answered by name. */
+static int create_errno;
 
 /* Records why a step failed (errno's text) and returns -1. */
+static int last_err;
 static int fail(const char *step, const char *what, int err) {
+  last_err = err;
   snprintf(failure, sizeof failure, "%s %s: %s", step, what, strerror(err));
   return -1;
 }
@@ -89,15 +101,26 @@ struct nlreq {
     struct ifaddrmsg a;
     struct rtmsg r;
   } u;
-  char attrs[128];
+  char attrs[512];
 };
 
 static void add_attr(struct nlreq *q, unsigned short type, const void *data, unsigned short len) {
   struct rtattr *a = (struct rtattr *)((char *)q + NLMSG_ALIGN(q->n.nlmsg_len));
   a->rta_type = type;
   a->rta_len = (unsigned short)RTA_LENGTH(len);
-  memcpy(RTA_DATA(a), data, len);
+  if (len) memcpy(RTA_DATA(a), data, len);
   q->n.nlmsg_len = NLMSG_ALIGN(q->n.nlmsg_len) + RTA_ALIGN(a->rta_len);
+}
+
+/* Opens a nested attribute; close it with nest_end. */
+static struct rtattr *nest_start(struct nlreq *q, unsigned short type) {
+  struct rtattr *a = (struct rtattr *)((char *)q + NLMSG_ALIGN(q->n.nlmsg_len));
+  add_attr(q, type | NLA_F_NESTED, NULL, 0);
+  return a;
+}
+
+static void nest_end(struct nlreq *q, struct rtattr *a) {
+  a->rta_len = (unsigned short)((char *)q + NLMSG_ALIGN(q->n.nlmsg_len) - (char *)a);
 }
 
 /* Sends one request on a netlink socket of the current namespace and waits for its ack. */
@@ -167,6 +190,46 @@ static int default_route(int fd, int index, struct in_addr gw, const char *step)
   return nl_talk(fd, &q, step, "default route");
 }
 
+/*
+ * The veth pair in the current namespace (the node's): DEV up and promiscuous (as ovs-vswitchd
+ * would set it when attaching it: already set, its flag change sends no link event), the peer
+ * PEER_DEV directly in the namespace of PEER_NS_FD, with its MAC; both with MTU.
+ */
+static int create_veth(const char *dev, const char *peer_dev, int mtu, const unsigned char mac[6], int peer_ns_fd) {
+  const char *step = "create veth";
+  struct nlreq q;
+  memset(&q, 0, sizeof q);
+  q.n.nlmsg_len = NLMSG_LENGTH(sizeof q.u.i);
+  q.n.nlmsg_type = RTM_NEWLINK;
+  q.n.nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
+  q.u.i.ifi_family = AF_UNSPEC;
+  q.u.i.ifi_flags = IFF_UP | IFF_PROMISC;
+  q.u.i.ifi_change = IFF_UP | IFF_PROMISC;
+  add_attr(&q, IFLA_IFNAME, dev, (unsigned short)(strlen(dev) + 1));
+  add_attr(&q, IFLA_MTU, &mtu, sizeof mtu);
+  struct rtattr *linkinfo = nest_start(&q, IFLA_LINKINFO);
+  add_attr(&q, IFLA_INFO_KIND, "veth", 5);
+  struct rtattr *data = nest_start(&q, IFLA_INFO_DATA);
+  /* VETH_INFO_PEER: an ifinfomsg (zeroed: a peer created up is refused) and the peer's attributes. */
+  struct rtattr *peer = (struct rtattr *)((char *)&q + NLMSG_ALIGN(q.n.nlmsg_len));
+  struct ifinfomsg peer_info;
+  memset(&peer_info, 0, sizeof peer_info);
+  add_attr(&q, VETH_INFO_PEER, &peer_info, sizeof peer_info);
+  add_attr(&q, IFLA_IFNAME, peer_dev, (unsigned short)(strlen(peer_dev) + 1));
+  add_attr(&q, IFLA_MTU, &mtu, sizeof mtu);
+  add_attr(&q, IFLA_ADDRESS, mac, 6);
+  add_attr(&q, IFLA_NET_NS_FD, &peer_ns_fd, sizeof peer_ns_fd);
+  nest_end(&q, peer);
+  nest_end(&q, data);
+  nest_end(&q, linkinfo);
+  int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+  if (fd < 0) return fail(step, "netlink socket", errno);
+  int r = nl_talk(fd, &q, step, dev);
+  if (r < 0) create_errno = last_err;
+  close(fd);
+  return r;
+}
+
 static int enter(const char *path, const char *step) {
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   if (fd < 0) return fail(step, path, errno);
@@ -186,7 +249,11 @@ static int host_side(const char *dev) {
   return sysctl_dev("ipv4", dev, "arp_ignore", "8", step) || sysctl_dev("ipv4", dev, "forwarding", "0", step) || sysctl_dev("ipv6", dev, "disable_ipv6", "1", step) ? -1 : 0;
 }
 
-/* The pod side, in the current namespace (the pod's). */
+/*
+ * The pod side, in the current namespace (the pod's): IPv6 off, then the link up first (its carrier
+ * is the host end's, a link event in the node's namespace: as close to the creation as it can be),
+ * then lo, the address, the default route and the offload.
+ */
 static int pod_side(const char *dev, struct in_addr ip, int prefix, struct in_addr gw, int txoff) {
   const char *step = "pod side";
   if (sysctl_dev("ipv6", dev, "disable_ipv6", "1", step)) return -1;
@@ -194,25 +261,41 @@ static int pod_side(const char *dev, struct in_addr ip, int prefix, struct in_ad
   if (index == 0) return fail(step, dev, errno);
   int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
   if (fd < 0) return fail(step, "netlink socket", errno);
-  int r = link_up(fd, index_of("lo"), "lo", step) || addr_replace(fd, index, ip, prefix, step) || link_up(fd, index, dev, step) || default_route(fd, index, gw, step) ? -1 : 0;
+  int r = link_up(fd, index, dev, step) || link_up(fd, index_of("lo"), "lo", step) || addr_replace(fd, index, ip, prefix, step) || default_route(fd, index, gw, step) ? -1 : 0;
   close(fd);
   if (r == 0 && txoff) r = tx_off(dev, step);
   return r;
 }
 
-static int podlink(int home, char **f) {
+/* `aa:bb:cc:dd:ee:ff` into 6 bytes; -1 when malformed. */
+static int parse_mac(const char *text, unsigned char mac[6]) {
+  unsigned v[6];
+  char end;
+  if (sscanf(text, "%2x:%2x:%2x:%2x:%2x:%2x%c", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &end) != 6) return -1;
+  for (int i = 0; i < 6; i++) mac[i] = (unsigned char)v[i];
+  return 0;
+}
+
+/* podlink (f has 10 fields) or podveth (12: MTU and MAC follow, and the veth is created first). */
+static int podlink(int home, char **f, int create) {
   const char *node = f[2], *host_if = f[3], *pod_ns = f[4], *ifname = f[5];
   struct in_addr ip, gw;
   int prefix = atoi(f[7]), txoff = strcmp(f[9], "1") == 0;
-  if (inet_pton(AF_INET, f[6], &ip) != 1 || inet_pton(AF_INET, f[8], &gw) != 1 || prefix < 0 || prefix > 32) {
-    snprintf(failure, sizeof failure, "request: bad address, prefix or gateway");
+  int mtu = create ? atoi(f[10]) : 0;
+  unsigned char mac[6];
+  if (inet_pton(AF_INET, f[6], &ip) != 1 || inet_pton(AF_INET, f[8], &gw) != 1 || prefix < 0 || prefix > 32 || (create && (mtu < 68 || parse_mac(f[11], mac) < 0))) {
+    snprintf(failure, sizeof failure, "request: bad address, prefix, gateway, MTU or MAC");
     return -1;
   }
+  int pod_fd = open(pod_ns, O_RDONLY | O_CLOEXEC);
+  if (pod_fd < 0) return fail("enter pod namespace", pod_ns, errno);
   int r = 0;
   if (strcmp(node, "-") != 0) r = enter(node, "enter node namespace");
+  if (r == 0 && create) r = create_veth(host_if, ifname, mtu, mac, pod_fd);
   if (r == 0) r = host_side(host_if);
-  if (r == 0) r = enter(pod_ns, "enter pod namespace");
+  if (r == 0 && setns(pod_fd, CLONE_NEWNET) < 0) r = fail("enter pod namespace", pod_ns, errno);
   if (r == 0) r = pod_side(ifname, ip, prefix, gw, txoff);
+  close(pod_fd);
   if (setns(home, CLONE_NEWNET) < 0) {
     /* Stuck in another namespace: every later request would act in the wrong place. */
     fprintf(stderr, "switchyard-netns: cannot return to its own namespace: %s\n", strerror(errno));
@@ -238,13 +321,16 @@ int main(void) {
     for (char *save = NULL, *t = strtok_r(line, "\t", &save); t && nf < 16; t = strtok_r(NULL, "\t", &save)) f[nf++] = t;
     if (nf < 2) continue;
     failure[0] = 0;
+    create_errno = 0;
     int r;
-    if (strcmp(f[1], "podlink") == 0 && nf == 10) r = podlink(home, f);
+    if (strcmp(f[1], "podlink") == 0 && nf == 10) r = podlink(home, f, 0);
+    else if (strcmp(f[1], "podveth") == 0 && nf == 12) r = podlink(home, f, 1);
     else {
       snprintf(failure, sizeof failure, "request: unknown operation or wrong field count (%s, %d fields)", f[1], nf);
       r = -1;
     }
     if (r == 0) printf("%s\tok\n", f[0]);
+    else if (create_errno) printf("%s\tnlerr\t%s\t%s\n", f[0], strerrorname_np(create_errno) ? strerrorname_np(create_errno) : "EIO", failure);
     else printf("%s\terr\t%s\n", f[0], failure);
   }
   free(line);

@@ -188,11 +188,13 @@ export class NodeNetwork {
   }
 
   /**
-   * Creates the veth pair by rtnetlink: the host side up in the node namespace, the peer (name,
-   * MTU, MAC) directly in the pod's. Then one request to switchyard-netns (or, without it, one
-   * child): the host side's sysctls in the node namespace, and the pod side's
-   * address, `lo`, link up, default route, IPv6 and checksum offload in the pod's. Undo with
-   * {@link deleteHostLink}.
+   * Creates the veth pair: the host side up and promiscuous in the node namespace, the peer (name,
+   * MTU, MAC) directly in the pod's; then the host side's sysctls in the node namespace, and the
+   * pod side's IPv6 off, link up, `lo`, address, default route and checksum offload in the pod's.
+   * With switchyard-netns all of it is one request to the helper, which brings the pod end up
+   * microseconds after creating the pair (so ovs-vswitchd sees the creation and the host end's
+   * carrier as one burst of link events, one reconfiguration); without it, the pair is created by
+   * the agent's rtnetlink request and the rest is one child. Undo with {@link deleteHostLink}.
    */
   async createPodLink(spec: PodLinkSpec): Promise<void> {
     check(NAME_RE, spec.hostIfName, 'host interface name');
@@ -201,12 +203,6 @@ export class NodeNetwork {
     check(isIpv4WithPrefix, spec.ipCidr, 'pod address');
     check(isIpv4, spec.gateway, 'gateway address');
     if (/\s/.test(spec.netns)) throw new AgentError('INVALID_CONFIG', 'netns path contains whitespace', spec.netns, 'CNI_NETNS');
-    await this.rtnl.createVeth({
-      name: spec.hostIfName,
-      mtu: spec.mtu,
-      ...(this.nodeNetns !== undefined ? { netnsPath: netnsPath(this.nodeNetns) } : {}),
-      peer: { name: spec.ifname, mtu: spec.mtu, mac: spec.mac, netnsPath: spec.netns },
-    });
     // The host side belongs to OVS. With the userspace datapath the kernel still receives every
     // frame on it too: it must neither answer ARP for node addresses (the pod would learn the
     // veth's MAC as its gateway's) nor forward what arrives there (each packet would reach OVS
@@ -220,12 +216,19 @@ export class NodeNetwork {
     // builtin: no extra process).
     if (this.helper) {
       const [ip = '', prefix = '32'] = spec.ipCidr.split('/');
-      await this.helper.podLink({
+      await this.helper.podVeth({
         nodeNetns: this.nodeNetns === undefined ? undefined : netnsPath(this.nodeNetns),
         hostIfName: spec.hostIfName, podNetns: spec.netns, ifname: spec.ifname, ip, prefix: Number(prefix), gateway: spec.gateway, txOffloadOff: spec.txOffloadOff,
+        mtu: spec.mtu, mac: spec.mac,
       });
       return;
     }
+    await this.rtnl.createVeth({
+      name: spec.hostIfName,
+      mtu: spec.mtu,
+      ...(this.nodeNetns !== undefined ? { netnsPath: netnsPath(this.nodeNetns) } : {}),
+      peer: { name: spec.ifname, mtu: spec.mtu, mac: spec.mac, netnsPath: spec.netns },
+    });
     const podBatch = [
       'link set dev lo up',
       `addr add ${spec.ipCidr} dev ${spec.ifname}`,

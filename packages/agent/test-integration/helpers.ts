@@ -21,6 +21,17 @@ export const KUBE_CONFIG_RESOLVER = join(PKG_DIR, 'dist', 'kube-config-resolve.j
 /** The native plugin (native/switchyard-cni.c, built with the package): the same contract, no Node.js start. */
 export const NATIVE_PLUGIN = join(PKG_DIR, 'dist', 'switchyard-cni-native');
 
+/** native/switchyard-netns.c compiled afresh for this run (the build puts it in dist/; a test must not depend on that). */
+let netnsHelperBuilt: Promise<string> | undefined;
+export function buildNetnsHelper(): Promise<string> {
+  netnsHelperBuilt ??= (async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'sy-netns-')), 'switchyard-netns');
+    await run(['cc', '-O2', '-Wall', '-Wextra', '-o', out, join(PKG_DIR, 'native', 'switchyard-netns.c')]);
+    return out;
+  })();
+  return netnsHelperBuilt;
+}
+
 /** Builds the agent (and what it depends on) through nx when the plugin bundle is missing, as the lab does. */
 export async function ensurePluginBuilt(): Promise<string> {
   if (!existsSync(PLUGIN) || !existsSync(KUBE_CONFIG_RESOLVER)) {

@@ -2,14 +2,12 @@
 // rtnetlink across namespaces, the rest through nsenter) in this process, and the real-node
 // set-up (node netns = the agent's own: links, addresses, routes by rtnetlink) in a child started
 // inside a node netns.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Testbed, run, type Netns } from '@switchyard/testbed';
 import { NetnsHelper } from '../src/host-network/netns-helper';
 import { NetlinkError } from '../src/host-network/rtnetlink';
 import { NodeNetwork } from '../src/netops';
-import { PKG_DIR } from './helpers';
+import { buildNetnsHelper, PKG_DIR } from './helpers';
 
 let tb: Testbed;
 beforeAll(async () => {
@@ -31,17 +29,6 @@ const links = async (netns: string): Promise<string[]> => (JSON.parse((await run
 const sysctl = async (netns: string, path: string): Promise<string> => (await run(['cat', `/proc/sys/net/${path}`], { netns })).stdout.trim();
 const txChecksum = async (netns: string, dev: string): Promise<string> => /tx-checksumming: (\w+)/.exec((await run(['ethtool', '-k', dev], { netns })).stdout)?.[1] ?? '';
 
-/** native/switchyard-netns.c compiled for this run (the build puts it in dist/; here it is built afresh). */
-let built: Promise<string> | undefined;
-function buildHelper(): Promise<string> {
-  built ??= (async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'sy-netns-')), 'switchyard-netns');
-    await run(['cc', '-O2', '-Wall', '-Wextra', '-o', out, join(PKG_DIR, 'native', 'switchyard-netns.c')]);
-    return out;
-  })();
-  return built;
-}
-
 describe.each(['child processes', 'switchyard-netns'] as const)('lab set-up: the node namespace is not the agent’s, pod side set by %s', (how) => {
   let node: Netns;
   let pod: Netns;
@@ -50,7 +37,7 @@ describe.each(['child processes', 'switchyard-netns'] as const)('lab set-up: the
   beforeAll(async () => {
     node = await tb.createNetns('n');
     pod = await tb.createNetns('p');
-    net = new NodeNetwork(node.name, how === 'switchyard-netns' ? { netnsHelper: await buildHelper() } : {});
+    net = new NodeNetwork(node.name, how === 'switchyard-netns' ? { netnsHelper: await buildNetnsHelper() } : {});
   });
   afterAll(() => net.close());
 
@@ -97,7 +84,7 @@ describe('switchyard-netns', () => {
   test('a failed step comes back naming the step and the kernel’s reason; the helper serves the next request', async () => {
     const node = await tb.createNetns('n');
     const pod = await tb.createNetns('p');
-    const helper = new NetnsHelper(await buildHelper());
+    const helper = new NetnsHelper(await buildNetnsHelper());
     try {
       // No such host device in the node namespace.
       await expect(helper.podLink({ nodeNetns: node.path, hostIfName: 'nope0', podNetns: pod.path, ifname: 'eth0', ip: '10.78.0.5', prefix: 24, gateway: '10.78.0.1', txOffloadOff: false }))

@@ -12,7 +12,7 @@ import { KubeConfigClient } from '@switchyard/kube';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { Testbed, run, waitFor, type Netns, type OvsInstance } from '@switchyard/testbed';
 import { Agent, type AgentOptions } from '../src/index';
-import { addPod, agentApiGet, cni, ensurePluginBuilt, netconf, podArgs, sandbox, type Node, type Sandbox } from './helpers';
+import { addPod, agentApiGet, buildNetnsHelper, cni, ensurePluginBuilt, netconf, podArgs, sandbox, type Node, type Sandbox } from './helpers';
 
 jest.setTimeout(240_000);
 
@@ -73,6 +73,8 @@ async function startAgent(n: LabNode, overrides: Partial<AgentOptions> = {}): Pr
     nodeNetns: n.ovs.netns.name,
     kube,
     apiPort: 0,
+    // The pods' links set up as the built agent does (switchyard-netns beside it).
+    netnsHelper: await buildNetnsHelper(),
     ...overrides,
   };
   const agent = await Agent.start(options);

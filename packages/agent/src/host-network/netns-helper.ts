@@ -10,6 +10,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { AgentError } from '../errors';
+import { NetlinkError } from './rtnetlink';
 
 /** The helper's file name beside the agent's program (dist/ of this package once built). */
 export const NETNS_HELPER_NAME = 'switchyard-netns';
@@ -34,9 +35,18 @@ export interface PodLinkRequest {
   txOffloadOff: boolean;
 }
 
+/** {@link NetnsHelper.podVeth}: the pod link request, and the veth pair's MTU and the pod end's MAC. */
+export interface PodVethRequest extends PodLinkRequest {
+  mtu: number;
+  /** `aa:bb:cc:dd:ee:ff`. */
+  mac: string;
+}
+
 interface Pending {
   resolve: () => void;
   reject: (e: Error) => void;
+  /** The host end named in a podveth request: a refused creation answers as a {@link NetlinkError} about it. */
+  hostIfName?: string;
 }
 
 /** One child and the requests it owes answers to. */
@@ -59,6 +69,18 @@ export class NetnsHelper {
     return this.request(fields);
   }
 
+  /**
+   * Creates the veth pair (the host end up and promiscuous in the node namespace, the pod end in
+   * the pod's), then does what {@link podLink} does, the pod end brought up first: its carrier
+   * follows the creation within microseconds. A refused creation rejects with a
+   * {@link NetlinkError} carrying the kernel's errno, as the agent's own rtnetlink request would.
+   */
+  podVeth(r: PodVethRequest): Promise<void> {
+    const fields = ['podveth', r.nodeNetns ?? '-', r.hostIfName, r.podNetns, r.ifname, r.ip, String(r.prefix), r.gateway, r.txOffloadOff ? '1' : '0', String(r.mtu), r.mac];
+    for (const f of fields) if (/[\t\n]/.test(f) || f === '') throw new AgentError('INVALID_CONFIG', 'a switchyard-netns field is empty or holds a tab or newline', f);
+    return this.request(fields, r.hostIfName);
+  }
+
   /** Ends the child (by its handle); its pending requests fail. */
   close(): void {
     const s = this.session;
@@ -68,11 +90,11 @@ export class NetnsHelper {
     this.failAll(s, 'closed');
   }
 
-  private request(fields: string[]): Promise<void> {
+  private request(fields: string[], hostIfName?: string): Promise<void> {
     const s = this.started();
     const id = this.next++;
     return new Promise<void>((resolve, reject) => {
-      s.pending.set(id, { resolve, reject });
+      s.pending.set(id, { resolve, reject, ...(hostIfName !== undefined ? { hostIfName } : {}) });
       hold(s.child, true);
       s.child.stdin!.write(`${id}\t${fields.join('\t')}\n`);
     });
@@ -95,6 +117,7 @@ export class NetnsHelper {
       s.pending.delete(Number(id));
       if (s.pending.size === 0) hold(child, false);
       if (status === 'ok') p.resolve();
+      else if (status === 'nlerr') p.reject(new NetlinkError(why[0] ?? 'EIO', 'RTM_NEWLINK veth', p.hostIfName, { cause: new Error(`switchyard-netns: ${why.slice(1).join(' ')}`) }));
       else p.reject(new AgentError('EXEC_FAILED', `switchyard-netns: ${why.join(' ')}`, this.path));
     });
     hold(child, false);
