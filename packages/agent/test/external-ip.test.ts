@@ -1,7 +1,8 @@
 /**
  * ServiceExternalIP on the manual clock: which ingress IPs are placed, who is a candidate, the
  * owner choice (rendezvous hashing), failover when an owner's Lease runs out, is deleted or its
- * Node goes NotReady, the member Lease's renewals, and the options' checks.
+ * Node goes NotReady, self-fencing of an agent that cannot renew its Lease (never two nodes
+ * answering), the proxy-ARP keeper's script, the member Lease's renewals, and the options' checks.
  */
 import type { Node, Service } from '@switchyard/apis/types';
 import { KubeRequestError, type InformerEvent, type KubeClient } from '@switchyard/kube';
@@ -127,7 +128,8 @@ function cluster(names: string[], clock: ManualClock) {
     const taken: string[] = [];
     const c = new ExternalIPController({
       nodeName: name, sink, clock, logger: silentLogger,
-      selfAlive: (now) => now - (renewed.get(name) ?? -Infinity) < 6000,
+      // MemberLease.fenceAt with its default margin: a duration (6 s) less 1 s after the last renewal.
+      selfFenceAt: () => (renewed.has(name) ? renewed.get(name)! + 5000 : undefined),
       onTaken: (a) => taken.push(a.ip),
     });
     return { name, sink, c, taken };
@@ -189,25 +191,58 @@ describe('failover on the manual clock', () => {
     const { clock, k } = await setUp();
     const before = k.answering();
     const victim = before.get(IPS[0]!)![0]!;
-    // Renewals every 2 s, but not the victim's (crashed: its Lease stays as it was).
+    // Renewals every 2 s, but not the victim's (crashed: its Lease stays as it was; its keeper took its entries off).
+    const gone = k.agents.find((a) => a.name === victim)!;
+    await gone.c.stop({ release: true });
     await clock.advanceAsync(2000);
     k.renew([victim]);
     await clock.advanceAsync(2000);
     k.renew([victim]);
     await k.idle();
-    expect(k.answering().get(IPS[0]!)).toEqual([victim]); // 4 s: not run out yet
+    expect(k.answering().get(IPS[0]!)).toBeUndefined(); // 4 s: not run out yet, so nobody has taken it
     await clock.advanceAsync(2001); // 6 s after its last renewal: run out
     await k.idle();
-    // The crashed agent's process is gone (its simulated controller, frozen, still holds its IPs): only the live agents count.
-    const live = k.agents.filter((a) => a.name !== victim);
     for (const ip of IPS) {
       const owner = before.get(ip)![0]!;
-      const now = live.filter((a) => a.sink.on.has(ip)).map((a) => a.name);
+      const now = k.answering().get(ip) ?? [];
       if (owner === victim) {
         expect(now).toHaveLength(1);
         expect(now[0]).not.toBe(victim);
       } else expect(now).toEqual([owner]);
     }
+  });
+
+  it('a live agent that cannot renew its Lease (cut off from the API) lets go of its IPs by its own clock before the others take them: never two nodes answering', async () => {
+    const { clock, k } = await setUp();
+    const victim = k.answering().get(IPS[0]!)![0]!;
+    const cut = k.agents.find((a) => a.name === victim)!;
+    const held = [...cut.sink.on].sort();
+    const releasedAt = new Map<string, number>();
+    const takenAt = new Map<string, number>();
+    // Every 100 ms on the manual clock for 8 s: the others renew every 2 s, the victim cannot.
+    for (let t = 100; t <= 8000; t += 100) {
+      await clock.advanceAsync(100);
+      if (t % 2000 === 0) k.renew([victim]);
+      await k.idle();
+      for (const [ip, nodes] of k.answering()) {
+        expect({ ip, t, nodes: nodes.length }).toEqual({ ip, t, nodes: 1 });
+        if (!nodes.includes(victim) && held.includes(ip) && !takenAt.has(ip)) takenAt.set(ip, t);
+      }
+      for (const ip of held) if (!cut.sink.on.has(ip) && !releasedAt.has(ip)) releasedAt.set(ip, t);
+    }
+    expect(cut.c.fenced).toBe(true);
+    for (const ip of held) {
+      // Released at 5 s (the deadline, its own clock), taken by another at 6 s (the Lease's end on theirs).
+      expect(releasedAt.get(ip)).toBe(5000);
+      expect(takenAt.get(ip)).toBeGreaterThanOrEqual(6000);
+    }
+    // Once it renews again it is a candidate again and takes back what rendezvous gives it.
+    k.renew();
+    for (const x of k.agents) x.c.schedule();
+    await k.idle();
+    expect(cut.c.fenced).toBe(false);
+    expect([...cut.sink.on].sort()).toEqual(held);
+    for (const nodes of k.answering().values()) expect(nodes).toHaveLength(1);
   });
 
   it('a deleted Lease (graceful stop) or a NotReady Node moves the IPs at once', async () => {
@@ -229,15 +264,18 @@ describe('failover on the manual clock', () => {
     expect(k.agents.find((a) => a.name === next[0])!.sink.on.size).toBe(0);
   });
 
-  it('an agent that cannot renew its own Lease keeps what it has and moves nothing until it can', async () => {
+  it('when no agent can renew (the API is away), every agent lets go of its IPs and takes none until its Lease is renewed', async () => {
     const { clock, k } = await setUp();
     const a = k.agents[0]!;
     const held = [...a.sink.on].sort();
-    // Nobody's Lease is renewed (the API is away): after 6 s every Lease looks run out.
-    await clock.advanceAsync(7000);
+    await clock.advanceAsync(4999);
+    await k.idle();
+    expect([...a.sink.on].sort()).toEqual(held);
+    // After 6 s every Lease looks run out: nobody takes anyone's IPs, everyone has let go of its own.
+    await clock.advanceAsync(2001);
     await k.idle();
     expect(a.c.frozen).toBe(true);
-    expect([...a.sink.on].sort()).toEqual(held);
+    expect(k.answering().size).toBe(0);
     k.renew();
     for (const x of k.agents) x.c.schedule();
     await k.idle();
@@ -245,12 +283,35 @@ describe('failover on the manual clock', () => {
     expect([...a.sink.on].sort()).toEqual(held);
   });
 
+  it('before its first renewal a restarted agent moves nothing; then it takes again the IPs it still owns (its keeper took them off) without a new Event', async () => {
+    const clock = new ManualClock(T0);
+    const sink = new RecordingSink();
+    const lease1: { fenceAt?: number } = {};
+    const taken: string[] = [];
+    const c = new ExternalIPController({ nodeName: 'n1', sink, clock, logger: silentLogger, selfFenceAt: () => lease1.fenceAt, installed: ['192.168.77.210'], onTaken: (a) => void taken.push(a.ip) });
+    c.onPoolEvent(ev('ADDED', pool('pool-a')));
+    c.onNodeEvent(ev('ADDED', node('n1')));
+    c.onLeaseEvent(ev('ADDED', lease('n1', T0)));
+    c.onServiceEvent(ev('ADDED', svc('web', ['192.168.77.210'])));
+    await c.idle();
+    expect(c.frozen).toBe(true);
+    expect(sink.log).toEqual([]);
+    lease1.fenceAt = T0 + 5000; // its first renewal
+    c.schedule();
+    await c.idle();
+    expect(sink.log).toEqual(['take 192.168.77.210']);
+    expect(taken).toEqual([]);
+    c.schedule();
+    await c.idle();
+    expect(sink.log).toEqual(['take 192.168.77.210']);
+  });
+
   it("IPs a previous run left taken are released unless this node still owns them, and a Service's deletion releases its IP", async () => {
     const clock = new ManualClock(T0);
     const sink = new RecordingSink();
     sink.on.add('10.9.9.9');
     const recorded: string[][] = [];
-    const c = new ExternalIPController({ nodeName: 'n1', sink, clock, logger: silentLogger, selfAlive: () => true, installed: ['10.9.9.9'], onInstalled: (ips) => void recorded.push([...ips]) });
+    const c = new ExternalIPController({ nodeName: 'n1', sink, clock, logger: silentLogger, selfFenceAt: () => Infinity, installed: ['10.9.9.9'], onInstalled: (ips) => void recorded.push([...ips]) });
     c.onPoolEvent(ev('ADDED', pool('pool-a')));
     c.onNodeEvent(ev('ADDED', node('n1')));
     c.onLeaseEvent(ev('ADDED', lease('n1', T0)));

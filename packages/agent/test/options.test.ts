@@ -26,7 +26,7 @@ test('every field without a default in the given options gets its fragment\'s de
     agentInfoIntervalMs: 60_000,
     trafficControl: false,
     traceflow: false,
-    serviceExternalIP: false, memberLeaseRenewSeconds: 2, memberLeaseDurationSeconds: 6, memberLeaseNamespace: 'kube-system',
+    serviceExternalIP: false, memberLeaseRenewSeconds: 2, memberLeaseDurationSeconds: 6, memberLeaseFenceMarginSeconds: 1, memberLeaseNamespace: 'kube-system',
     egress: false, egressExceptCIDRs: [],
   });
 });

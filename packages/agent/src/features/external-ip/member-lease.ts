@@ -14,6 +14,8 @@ export interface MemberLeaseOptions {
   namespace: string;
   renewSeconds: number;
   durationSeconds: number;
+  /** How long before the Lease runs out (by this agent's clock) its IPs must be off the node; default 1. */
+  fenceMarginSeconds?: number;
   clock: Clock;
   logger: Logger;
   /** Told after every renewal that went through. */
@@ -52,6 +54,14 @@ export class MemberLease {
   /** Whether the Lease is current at `now` as far as this agent knows (renewed less than a duration ago). */
   current(now: number): boolean {
     return this.lastRenewedAt !== undefined && now - this.lastRenewedAt < this.o.durationSeconds * 1000;
+  }
+
+  /**
+   * When this agent must have let go of its IPs (ms, its clock): the last good renewal's `renewTime`
+   * plus the duration, less the margin. Undefined before the first renewal.
+   */
+  fenceAt(): number | undefined {
+    return this.lastRenewedAt === undefined ? undefined : this.lastRenewedAt + (this.o.durationSeconds - (this.o.fenceMarginSeconds ?? 1)) * 1000;
   }
 
   /** Renews now, then every period until {@link stop}. */

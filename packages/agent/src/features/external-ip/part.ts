@@ -4,7 +4,9 @@
  * Nodes and the member Leases, and makes this node answer ARP for exactly the LoadBalancer and
  * Egress IPs it owns: one ownership mechanism for both (controller.ts chooses, announcer.ts puts them
  * on the transport device). A graceful stop takes its IPs off and deletes its Lease, so they move at
- * once; a crash leaves them until the Lease runs out on the other agents' clocks.
+ * once; after a crash the keeper (keeper.ts) takes them off at once and they move when the Lease runs
+ * out on the other agents' clocks; an agent that cannot renew its Lease lets go of them before that
+ * (self-fencing, controller.ts).
  */
 import type { Event } from '@switchyard/apis/types';
 import { Informer, type KubeClient } from '@switchyard/kube';
@@ -14,6 +16,7 @@ import { ENDPOINT_SLICES, NODES, SERVICES } from '../../kube-resources';
 import type { NodeDatapath } from '../node/part';
 import { ProxyArpAnnouncer, readTaken, releaseProxyNeighbour, writeTaken } from './announcer';
 import { ExternalIPController, type ServiceExternalIPInfo } from './controller';
+import { ProxyArpKeeper } from './keeper';
 import type { Assignment as OwnerAssignment } from './ownership';
 import { MemberLease, microTime } from './member-lease';
 import { alive, type Assignment } from './ownership';
@@ -33,6 +36,8 @@ export class ServiceExternalIPPart implements Part {
   /** The transport device IPs are announced on (the interface holding the node IP). */
   dev: string | undefined;
   private eventFailure: string | undefined;
+  /** Holds the IPs taken, and takes them off if this agent dies (keeper.ts). */
+  keeper: ProxyArpKeeper | undefined;
   /** Set by sync when no interface holds the node IP. */
   private noTransport = false;
   private readonly assignedListeners: ((a: readonly OwnerAssignment[]) => void)[] = [];
@@ -57,13 +62,14 @@ export class ServiceExternalIPPart implements Part {
       return;
     }
     const dev = this.dev;
+    this.keeper = new ProxyArpKeeper({ dev, nodeNetns: this.ctx.net.nodeNetns, logger: log });
     const record = readTaken(o.dataDir);
     if (record && record.dev !== dev) {
       // The transport device changed since the last run: what was taken there goes.
       for (const ip of record.ips) await releaseProxyNeighbour(this.ctx.net, record.dev, ip).catch((err: unknown) => log.warn({ err, ip, dev: record.dev }, 'stale proxy neighbour not removed'));
     }
     this.lease = new MemberLease({
-      kube: this.kube, nodeName: o.nodeName, namespace: o.memberLeaseNamespace, renewSeconds: o.memberLeaseRenewSeconds, durationSeconds: o.memberLeaseDurationSeconds, clock, logger: log,
+      kube: this.kube, nodeName: o.nodeName, namespace: o.memberLeaseNamespace, renewSeconds: o.memberLeaseRenewSeconds, durationSeconds: o.memberLeaseDurationSeconds, fenceMarginSeconds: o.memberLeaseFenceMarginSeconds, clock, logger: log,
       onRenewed: () => {
         if (this.controller?.frozen) this.controller.schedule();
       },
@@ -71,10 +77,10 @@ export class ServiceExternalIPPart implements Part {
     const lease = this.lease;
     this.controller = new ExternalIPController({
       nodeName: o.nodeName,
-      sink: new ProxyArpAnnouncer({ net: this.ctx.net, dev, logger: log }),
+      sink: new ProxyArpAnnouncer({ net: this.ctx.net, dev, logger: log, keeper: this.keeper }),
       clock,
       logger: log,
-      selfAlive: (now) => lease.current(now),
+      selfFenceAt: () => lease.fenceAt(),
       installed: record?.dev === dev ? record.ips : [],
       onInstalled: (ips) => writeTaken(o.dataDir, { dev, ips: [...ips] }),
       onTaken: (a) => void this.recordTaken(a),
@@ -153,6 +159,7 @@ export class ServiceExternalIPPart implements Part {
     // IPs first, then the Lease: once the Lease is gone another node takes them, and two answering is worse than a moment with none.
     await this.controller?.stop({ release: true }).catch((err: unknown) => this.ctx.log.error({ err }, 'Service external IPs not all released'));
     await this.lease?.stop({ release: true });
+    await this.keeper?.close();
   }
 
   health(): PartHealth {
