@@ -177,3 +177,140 @@ describe('Egress from the fabric host\'s point of view', () => {
     await waitFor('a1 seen from the egress IP through node2, node1 answering for it no more', async () => (await seenFromFabric('a1')) === EGRESS_IP && !(await proxyEntries(nodeNamed('node1'))).includes(EGRESS_IP), { timeoutMs: 60_000, intervalMs: 300 });
   });
 });
+
+// Issue 34, second slice: NetworkPolicy still applies to egress traffic, Traceflow shows the SNAT hop,
+// and fencing after a crash (the proxy-ARP keeper: a killed agent's node stops answering ARP for the
+// IP at once, so node1 and node2 never both hold it while it moves). Runs after the blocks above,
+// with node2 back as the owner of EGRESS_IP.
+describe('Egress with NetworkPolicy, Traceflow and fencing', () => {
+  const YARDCTL = join(__dirname, '../../../packages/cli/dist/bin.js');
+  const ACNPS = '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies';
+  const DENY_LABEL = { app: 'a', 'egress-np': 'deny' };
+
+  beforeAll(async () => {
+    await waitFor('node2 owns the egress IP', async () => (await getEgress('eg-a')).status?.egressNode === 'node2' && (await proxyEntries(nodeNamed('node2'))).includes(EGRESS_IP), { timeoutMs: 60_000, intervalMs: 200 });
+    // Two more members of eg-a, one per node, that the policy below selects.
+    for (const [name, node] of [['a3', 'node1'], ['a4', 'node2']] as const) {
+      await kube.request('POST', '/api/v1/namespaces/default/pods', { ...pod(name, node, 'a'), metadata: { name, namespace: 'default', labels: DENY_LABEL } });
+    }
+    await waitFor('a3 and a4 with an IP and a netns', async () => {
+      const list = await kube.request<{ items: { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIP?: string } }[] }>('GET', '/api/v1/namespaces/default/pods');
+      for (const p of list.items) {
+        if (p.status?.podIP) podIPs.set(p.metadata.name, p.status.podIP);
+        const ns = p.metadata.annotations?.[NETNS_ANNOTATION];
+        if (ns) netnsOf.set(p.metadata.name, ns);
+      }
+      return ['a3', 'a4'].every((n) => podIPs.has(n) && netnsOf.has(n));
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    await waitFor('a3 (node1) and a4 (node2) seen from the egress IP', async () => (await seenFromFabric('a3')) === EGRESS_IP && (await seenFromFabric('a4')) === EGRESS_IP, { timeoutMs: 60_000, intervalMs: 300 });
+  }, 180_000);
+
+  it('an Antrea-native policy dropping the fabric server for a3 (tunnelled) and a4 (on the egress node) stops their connections; a1 and a2 still leave from the egress IP; deleting it restores them', async () => {
+    await kube.request('POST', ACNPS, {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterNetworkPolicy', metadata: { name: 'deny-fabric-server' },
+      spec: {
+        priority: 5, appliedTo: [{ podSelector: { matchLabels: { 'egress-np': 'deny' } } }],
+        egress: [{ action: 'Drop', name: 'drop-fabric', to: [{ ipBlock: { cidr: `${FABRIC_HOST}/32` } }] }],
+      },
+    });
+    await waitFor('the policy realized on both nodes', async () => {
+      const p = await kube.request<{ status?: { phase?: string; currentNodesRealized?: number; desiredNodesRealized?: number } }>('GET', `${ACNPS}/deny-fabric-server`);
+      return p.status?.phase === 'Realized' && p.status.currentNodesRealized === p.status.desiredNodesRealized && p.status.desiredNodesRealized === 2;
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    await waitFor('a3 and a4 no longer reach the fabric server', async () => (await seenFromFabric('a3')) === '' && (await seenFromFabric('a4')) === '', { timeoutMs: 60_000, intervalMs: 300 });
+    expect(await seenFromFabric('a1')).toBe(EGRESS_IP);
+    expect(await seenFromFabric('a2')).toBe(EGRESS_IP);
+    expect(await seenFromFabric('a3')).toBe('');
+    // The policy is the fabric server's address only: a3 still reaches a pod.
+    expect(await fromPod('a3', podIPs.get('echo')!, ECHO_PORT)).toBe(`echo ${podIPs.get('a3')!}`);
+    await kube.request('DELETE', `${ACNPS}/deny-fabric-server`);
+    await waitFor('a3 and a4 seen from the egress IP again', async () => (await seenFromFabric('a3')) === EGRESS_IP && (await seenFromFabric('a4')) === EGRESS_IP, { timeoutMs: 60_000, intervalMs: 300 });
+  });
+
+  it('a Kubernetes NetworkPolicy allowing every address but the fabric server does the same', async () => {
+    await kube.request('POST', '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies', {
+      apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'no-fabric-server', namespace: 'default' },
+      spec: { podSelector: { matchLabels: { 'egress-np': 'deny' } }, policyTypes: ['Egress'], egress: [{ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: [`${FABRIC_HOST}/32`] } }] }] },
+    });
+    await waitFor('a3 and a4 no longer reach the fabric server', async () => (await seenFromFabric('a3')) === '' && (await seenFromFabric('a4')) === '', { timeoutMs: 60_000, intervalMs: 300 });
+    expect(await seenFromFabric('a1')).toBe(EGRESS_IP);
+    expect(await fromPod('a4', podIPs.get('echo')!, ECHO_PORT)).toBe(`echo ${podIPs.get('a4')!}`);
+    await kube.request('DELETE', '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/no-fabric-server');
+    await waitFor('a3 and a4 seen from the egress IP again', async () => (await seenFromFabric('a3')) === EGRESS_IP && (await seenFromFabric('a4')) === EGRESS_IP, { timeoutMs: 60_000, intervalMs: 300 });
+  });
+
+  it('yardctl traceflow from a1 (node1) to the fabric server: forwarded to the egress node node2, tunnelled, marked for SNAT to the egress IP there and out of the overlay', async () => {
+    const args = ['--kubeconfig', st.kubeconfig, 'traceflow', '-S', 'default/a1', '-D', FABRIC_HOST, '-f', `tcp,tcp_dst=${SERVER_PORT}`];
+    const text = execFileSync(process.execPath, [YARDCTL, ...args], { encoding: 'utf8', timeout: 60_000 });
+    process.stdout.write(`$ yardctl traceflow -S default/a1 -D ${FABRIC_HOST} -f tcp,tcp_dst=${SERVER_PORT}\n${text}`);
+    expect(text).toMatch(/: Succeeded \(tag \d+\)/);
+    const tf = JSON.parse(execFileSync(process.execPath, [YARDCTL, ...args, '-o', 'json'], { encoding: 'utf8', timeout: 60_000 })) as { status?: { phase?: string; results?: { node?: string; role?: string; observations?: Record<string, unknown>[] }[] } };
+    expect(tf.status?.phase).toBe('Succeeded');
+    const node1 = tf.status?.results?.find((r) => r.node === 'node1');
+    const node2 = tf.status?.results?.find((r) => r.node === 'node2');
+    expect(node1).toMatchObject({ role: 'Sender' });
+    expect(node1?.observations).toEqual([
+      { component: 'SpoofGuard', action: 'Forwarded' },
+      { component: 'Egress', action: 'ForwardedToEgressNode', egress: 'eg-a', egressIP: EGRESS_IP, egressNode: 'node2' },
+      { component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', tunnelDstIP: nodeNamed('node2').nodeIP },
+    ]);
+    expect(node2).toMatchObject({ role: 'Receiver' });
+    expect(node2?.observations).toEqual([
+      { component: 'Forwarding', componentInfo: 'Classification', action: 'Received' },
+      { component: 'Egress', action: 'MarkedForSNAT', egress: 'eg-a', egressIP: EGRESS_IP, egressNode: 'node2' },
+      { component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay', translatedSrcIP: EGRESS_IP },
+    ]);
+    // The trace disturbed nothing: a1 still leaves from the egress IP.
+    expect(await seenFromFabric('a1')).toBe(EGRESS_IP);
+  });
+
+  it("node2's agent killed: its keeper takes the proxy entry off at once, node1 takes the IP once the Lease runs out, and the two never hold it together", async () => {
+    const n1 = nodeNamed('node1');
+    const n2 = nodeNamed('node2');
+    expect(await proxyEntries(n2)).toContain(EGRESS_IP);
+    // Sampled continuously: node1 (the taker) first, then node2 (which only lets go meanwhile). Seen
+    // on node1 and then still on node2 means both held it at node1's reading.
+    const samples: { t: number; n1: boolean; n2: boolean }[] = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        const on1 = (await proxyEntries(n1)).includes(EGRESS_IP);
+        const on2 = (await proxyEntries(n2)).includes(EGRESS_IP);
+        samples.push({ t: Date.now(), n1: on1, n2: on2 });
+      }
+    })();
+    const t0 = Date.now();
+    await stopAgent(labDir, 'node2', 'SIGKILL');
+    let offMs = 0;
+    await waitFor("node2's proxy entry gone", async () => {
+      if ((await proxyEntries(n2)).includes(EGRESS_IP)) return false;
+      offMs = Date.now() - t0;
+      return true;
+    }, { timeoutMs: 30_000, intervalMs: 20 });
+    let movedMs = 0;
+    await waitFor('a1 seen from the egress IP through node1', async () => {
+      if ((await getEgress('eg-a')).status?.egressNode !== 'node1') return false;
+      if ((await seenFromFabric('a1')) !== EGRESS_IP) return false;
+      movedMs = Date.now() - t0;
+      return true;
+    }, { timeoutMs: 60_000, intervalMs: 100 });
+    sampling = false;
+    await sampler;
+    const both = samples.filter((s) => s.n1 && s.n2);
+    const firstOn1 = samples.find((s) => s.n1);
+    process.stdout.write(`Egress fencing, node2's agent killed: node2's proxy entry gone ${offMs} ms after the kill, a1 seen from ${EGRESS_IP} through node1 after ${movedMs} ms; ${samples.length} samples of both nodes, ${both.length} with both holding it\n`);
+    expect(both).toEqual([]);
+    expect(firstOn1).toBeDefined();
+    expect(offMs).toBeLessThan(movedMs);
+    // From the fabric host, exactly one MAC answers ARP for the IP: node1's br-phy.
+    const dev = (await run(['ip', '-o', '-4', 'addr', 'show'], { netns: st.fabricNetns })).stdout.split('\n').find((l) => l.includes(`${FABRIC_HOST}/`))!.trim().split(/\s+/)[1]!;
+    // Thomas Habets' arping (Debian's `arping`): one line `... bytes from <mac> (<ip>): ...` per answer.
+    const arp = await run(['arping', '-c', '3', '-w', '5', '-i', dev, EGRESS_IP], { netns: st.fabricNetns, allowFailure: true });
+    const macs = new Set([...arp.stdout.matchAll(/bytes from ([0-9A-Fa-f:]{17}) \(/g)].map((m) => m[1]!.toLowerCase()));
+    const n1Mac = JSON.parse((await run(['ip', '-j', 'link', 'show', 'br-phy'], { netns: n1.netns })).stdout)[0].address as string;
+    expect({ macs: [...macs], out: arp.stdout }).toMatchObject({ macs: [n1Mac.toLowerCase()] });
+    await startAgent(labDir, 'node2');
+    await waitFor('node2 owns the IP again', async () => (await getEgress('eg-a')).status?.egressNode === 'node2', { timeoutMs: 60_000, intervalMs: 200 });
+    await waitFor('a1 seen from the egress IP through node2, node1 answering for it no more', async () => (await seenFromFabric('a1')) === EGRESS_IP && !(await proxyEntries(n1)).includes(EGRESS_IP), { timeoutMs: 60_000, intervalMs: 300 });
+  });
+});
