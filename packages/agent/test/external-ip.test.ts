@@ -24,8 +24,9 @@ const svc = (name: string, ips: string[], pool: string | null = 'pool-a', type: 
 const node = (name: string, labels: Record<string, string> = { lb: 'yes' }, ready: 'True' | 'False' | 'Unknown' = 'True'): Node => ({
   apiVersion: 'v1', kind: 'Node', metadata: { name, labels }, status: { conditions: [{ type: 'Ready', status: ready }] },
 });
-const lease = (nodeName: string, renewedAt: number, seconds = 6): LeaseView => ({
-  metadata: { name: `switchyard-agent-${nodeName}` }, spec: { holderIdentity: nodeName, leaseDurationSeconds: seconds, renewTime: microTime(renewedAt) },
+const lease = (nodeName: string, renewedAt: number, seconds = 6, claims?: readonly string[]): LeaseView => ({
+  metadata: { name: `switchyard-agent-${nodeName}`, ...(claims?.length ? { annotations: { 'switchyard.io/external-ips': claims.join(',') } } : {}) },
+  spec: { holderIdentity: nodeName, leaseDurationSeconds: seconds, renewTime: microTime(renewedAt) },
 });
 const pool = (name: string, matchLabels?: Record<string, string>): ExternalIPPoolView => ({ metadata: { name }, spec: matchLabels ? { nodeSelector: { matchLabels } } : {} });
 
@@ -120,10 +121,16 @@ class RecordingSink implements ExternalIPSink {
 
 const ev = (type: InformerEvent['type'], object: unknown): InformerEvent => ({ type, object: object as InformerEvent['object'] });
 
-/** Agents on nodes n1..n3, each with its controller, fed the same objects, on one manual clock. */
-function cluster(names: string[], clock: ManualClock) {
+/**
+ * Agents on nodes n1..n3, each with its controller, fed the same objects, on one manual clock. With
+ * `claims`, each agent publishes its claims in its Lease (as MemberLease.claim does), seen at once by all.
+ */
+function cluster(names: string[], clock: ManualClock, opts: { claims?: boolean } = {}) {
   const renewed = new Map(names.map((n) => [n, clock.now()]));
-  const agents = names.map((name) => {
+  const claims = new Map<string, readonly string[]>();
+  let agents: { name: string; sink: RecordingSink; c: ExternalIPController; taken: string[] }[] = [];
+  const all = (e: (c: ExternalIPController) => void): void => agents.forEach((a) => e(a.c));
+  agents = names.map((name) => {
     const sink = new RecordingSink();
     const taken: string[] = [];
     const c = new ExternalIPController({
@@ -131,10 +138,15 @@ function cluster(names: string[], clock: ManualClock) {
       // MemberLease.fenceAt with its default margin: a duration (6 s) less 1 s after the last renewal.
       selfFenceAt: () => (renewed.has(name) ? renewed.get(name)! + 5000 : undefined),
       onTaken: (a) => taken.push(a.ip),
+      ...(opts.claims ? {
+        claim: async (ips: readonly string[]) => {
+          claims.set(name, [...ips]);
+          all((x) => x.onLeaseEvent(ev('MODIFIED', lease(name, renewed.get(name) ?? clock.now(), 6, ips))));
+        },
+      } : {}),
     });
     return { name, sink, c, taken };
   });
-  const all = (e: (c: ExternalIPController) => void): void => agents.forEach((a) => e(a.c));
   return {
     agents,
     renewed,
@@ -144,7 +156,7 @@ function cluster(names: string[], clock: ManualClock) {
       for (const a of agents) {
         if (except.includes(a.name)) continue;
         renewed.set(a.name, clock.now());
-        all((c) => c.onLeaseEvent(ev('MODIFIED', lease(a.name, clock.now()))));
+        all((c) => c.onLeaseEvent(ev('MODIFIED', lease(a.name, clock.now(), 6, claims.get(a.name)))));
       }
     },
     async idle() {
@@ -243,6 +255,40 @@ describe('failover on the manual clock', () => {
     expect(cut.c.fenced).toBe(false);
     expect([...cut.sink.on].sort()).toEqual(held);
     for (const nodes of k.answering().values()) expect(nodes).toHaveLength(1);
+  });
+
+  it('an owner back after a restart waits until the live node holding its IPs no longer claims them in its Lease: never two nodes answering', async () => {
+    const clock = new ManualClock(T0);
+    const k = cluster(['n1', 'n2'], clock, { claims: true });
+    const ip = IPS.find((x) => rendezvousOwner(x, ['n1', 'n2']) === 'n2')!;
+    const [n1, n2] = k.agents as [(typeof k.agents)[0], (typeof k.agents)[0]];
+    k.all((c) => {
+      c.onPoolEvent(ev('ADDED', pool('pool-a', { lb: 'yes' })));
+      for (const n of ['n1', 'n2']) c.onNodeEvent(ev('ADDED', node(n)));
+      c.onServiceEvent(ev('ADDED', svc('s', [ip])));
+    });
+    // n2's agent is not running yet: n1 owns the IP and claims it.
+    k.renewed.delete('n2');
+    k.renew(['n2']);
+    await k.idle();
+    expect(k.answering().get(ip)).toEqual(['n1']);
+    // n2's agent starts: its first renewal is seen by both. Each step of the handover is checked.
+    const seen: string[][] = [];
+    const sample = (): void => void seen.push(k.answering().get(ip) ?? []);
+    n1.sink.take = ((take) => async (x: string) => { sample(); await take(x); sample(); })(n1.sink.take.bind(n1.sink));
+    n2.sink.take = ((take) => async (x: string) => { sample(); await take(x); sample(); })(n2.sink.take.bind(n2.sink));
+    n1.sink.release = ((release) => async (x: string) => { sample(); await release(x); sample(); })(n1.sink.release.bind(n1.sink));
+    k.renewed.set('n2', clock.now());
+    n2.c.onLeaseEvent(ev('MODIFIED', lease('n2', clock.now())));
+    await n2.c.idle();
+    expect(n2.c.waiting.get(ip)).toBe('n1');
+    expect(n2.sink.on.has(ip)).toBe(false);
+    n1.c.onLeaseEvent(ev('MODIFIED', lease('n2', clock.now())));
+    await k.idle();
+    await k.idle();
+    expect(k.answering().get(ip)).toEqual(['n2']);
+    expect(n2.c.waiting.size).toBe(0);
+    for (const s of seen) expect(s.length).toBeLessThanOrEqual(1);
   });
 
   it('a deleted Lease (graceful stop) or a NotReady Node moves the IPs at once', async () => {
@@ -405,6 +451,30 @@ describe('the member Lease', () => {
     // A crash (no release) leaves the Lease to run out.
     await l.stop({ release: false });
     expect(api.store.has('switchyard-agent-n1')).toBe(true);
+  });
+});
+
+describe('the member Lease claims', () => {
+  it('writes the claimed IPs into the Lease at once, keeps them on renewals, and rejects a claim it could not write', async () => {
+    const clock = new ManualClock(T0);
+    const api = leaseApi();
+    const l = new MemberLease({ kube: api.kube, nodeName: 'n1', namespace: 'kube-system', renewSeconds: 2, durationSeconds: 6, clock, logger: silentLogger });
+    l.start();
+    await clock.advanceAsync(0);
+    const annotations = (): unknown => (api.store.get('switchyard-agent-n1')!.metadata as { annotations?: Record<string, string> }).annotations;
+    expect(annotations()).toEqual({});
+    await l.claim(['192.168.77.221', '192.168.77.220']);
+    expect(annotations()).toEqual({ 'switchyard.io/external-ips': '192.168.77.220,192.168.77.221' });
+    const writes = api.calls.length;
+    await l.claim(['192.168.77.220', '192.168.77.221']);
+    expect(api.calls.length).toBe(writes); // unchanged: no write
+    await clock.advanceAsync(2000);
+    expect(annotations()).toEqual({ 'switchyard.io/external-ips': '192.168.77.220,192.168.77.221' });
+    await l.claim([]);
+    expect(annotations()).toEqual({});
+    api.setDown(true);
+    await expect(l.claim(['192.168.77.222'])).rejects.toBeInstanceOf(KubeRequestError);
+    await l.stop({ release: false });
   });
 });
 

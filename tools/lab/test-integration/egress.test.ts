@@ -264,21 +264,36 @@ describe('Egress with NetworkPolicy, Traceflow and fencing', () => {
     expect(await seenFromFabric('a1')).toBe(EGRESS_IP);
   });
 
-  it("node2's agent killed: its keeper takes the proxy entry off at once, node1 takes the IP once the Lease runs out, and the two never hold it together", async () => {
+  /**
+   * Samples both nodes' proxy entries for the IP until stopped: the taker first, then the node
+   * letting go (which only lets go meanwhile). Seen on the taker and then still on the other means
+   * both held it at the taker's reading.
+   */
+  function sampleBoth(taker: LabNodeState, giver: LabNodeState) {
+    const samples: { taker: boolean; giver: boolean }[] = [];
+    let sampling = true;
+    const loop = (async () => {
+      while (sampling) {
+        const t = (await proxyEntries(taker)).includes(EGRESS_IP);
+        const g = (await proxyEntries(giver)).includes(EGRESS_IP);
+        samples.push({ taker: t, giver: g });
+      }
+    })();
+    return {
+      samples,
+      stop: async () => {
+        sampling = false;
+        await loop;
+        return samples;
+      },
+    };
+  }
+
+  it("node2's agent killed: its keeper takes the proxy entry off at once, node1 takes the IP once the Lease runs out, and the two never hold it together; nor when node2 takes it back", async () => {
     const n1 = nodeNamed('node1');
     const n2 = nodeNamed('node2');
     expect(await proxyEntries(n2)).toContain(EGRESS_IP);
-    // Sampled continuously: node1 (the taker) first, then node2 (which only lets go meanwhile). Seen
-    // on node1 and then still on node2 means both held it at node1's reading.
-    const samples: { t: number; n1: boolean; n2: boolean }[] = [];
-    let sampling = true;
-    const sampler = (async () => {
-      while (sampling) {
-        const on1 = (await proxyEntries(n1)).includes(EGRESS_IP);
-        const on2 = (await proxyEntries(n2)).includes(EGRESS_IP);
-        samples.push({ t: Date.now(), n1: on1, n2: on2 });
-      }
-    })();
+    const sampler = sampleBoth(n1, n2);
     const t0 = Date.now();
     await stopAgent(labDir, 'node2', 'SIGKILL');
     let offMs = 0;
@@ -294,13 +309,11 @@ describe('Egress with NetworkPolicy, Traceflow and fencing', () => {
       movedMs = Date.now() - t0;
       return true;
     }, { timeoutMs: 60_000, intervalMs: 100 });
-    sampling = false;
-    await sampler;
-    const both = samples.filter((s) => s.n1 && s.n2);
-    const firstOn1 = samples.find((s) => s.n1);
+    const samples = await sampler.stop();
+    const both = samples.filter((s) => s.taker && s.giver);
     process.stdout.write(`Egress fencing, node2's agent killed: node2's proxy entry gone ${offMs} ms after the kill, a1 seen from ${EGRESS_IP} through node1 after ${movedMs} ms; ${samples.length} samples of both nodes, ${both.length} with both holding it\n`);
     expect(both).toEqual([]);
-    expect(firstOn1).toBeDefined();
+    expect(samples.some((s) => s.taker)).toBe(true);
     expect(offMs).toBeLessThan(movedMs);
     // From the fabric host, exactly one MAC answers ARP for the IP: node1's br-phy.
     const dev = (await run(['ip', '-o', '-4', 'addr', 'show'], { netns: st.fabricNetns })).stdout.split('\n').find((l) => l.includes(`${FABRIC_HOST}/`))!.trim().split(/\s+/)[1]!;
@@ -309,8 +322,14 @@ describe('Egress with NetworkPolicy, Traceflow and fencing', () => {
     const macs = new Set([...arp.stdout.matchAll(/bytes from ([0-9A-Fa-f:]{17}) \(/g)].map((m) => m[1]!.toLowerCase()));
     const n1Mac = JSON.parse((await run(['ip', '-j', 'link', 'show', 'br-phy'], { netns: n1.netns })).stdout)[0].address as string;
     expect({ macs: [...macs], out: arp.stdout }).toMatchObject({ macs: [n1Mac.toLowerCase()] });
+    // node2's agent back: it waits until node1's Lease no longer claims the IP before taking it.
+    const back = sampleBoth(n2, n1);
     await startAgent(labDir, 'node2');
     await waitFor('node2 owns the IP again', async () => (await getEgress('eg-a')).status?.egressNode === 'node2', { timeoutMs: 60_000, intervalMs: 200 });
     await waitFor('a1 seen from the egress IP through node2, node1 answering for it no more', async () => (await seenFromFabric('a1')) === EGRESS_IP && !(await proxyEntries(n1)).includes(EGRESS_IP), { timeoutMs: 60_000, intervalMs: 300 });
+    const handback = await back.stop();
+    process.stdout.write(`Egress handback to node2's restarted agent: ${handback.length} samples of both nodes, ${handback.filter((s) => s.taker && s.giver).length} with both holding it\n`);
+    expect(handback.filter((s) => s.taker && s.giver)).toEqual([]);
+    expect(handback.at(-1)).toEqual({ taker: true, giver: false });
   });
 });

@@ -7,7 +7,7 @@
 import type { Node, Service } from '@switchyard/apis/types';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
 import { Reconciler, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
-import { assignOwners, egressExternalIPs, endpointNodes, membersOf, nextExpiry, serviceExternalIPs, type Assignment, type EgressView, type EndpointSliceView, type ExternalIPPoolView, type ExternalIPProblem, type LeaseView, type Member } from './ownership';
+import { assignOwners, claimedElsewhere, egressExternalIPs, endpointNodes, membersOf, nextExpiry, serviceExternalIPs, type Assignment, type EgressView, type EndpointSliceView, type ExternalIPPoolView, type ExternalIPProblem, type LeaseView, type Member } from './ownership';
 
 /** Where owned IPs are put on and taken off the node. */
 export interface ExternalIPSink {
@@ -37,6 +37,11 @@ export interface ExternalIPControllerOptions {
    * them, and taken again if it does (the keeper of a killed agent removed their entries).
    */
   installed?: Iterable<string>;
+  /**
+   * Publishes the IPs this node answers for (the member Lease's claims): called with the set about
+   * to be answered before taking, and with what is left after releasing. A rejection stops the pass.
+   */
+  claim?: (ips: readonly string[]) => Promise<void>;
   /** Told after each change of the taken set (to keep the record). */
   onInstalled?: (ips: readonly string[]) => void | Promise<void>;
   /** Told when this node took an IP (the Event on its Services). */
@@ -80,6 +85,8 @@ export class ExternalIPController {
   frozen = false;
   /** True while this agent has let go of its IPs because its own Lease may have run out for the others. */
   fenced = false;
+  /** IPs this node owns but waits for: another live node's Lease still claims them (ip -> that node). */
+  waiting = new Map<string, string>();
 
   constructor(private readonly o: ExternalIPControllerOptions) {
     for (const ip of o.installed ?? []) {
@@ -163,8 +170,19 @@ export class ExternalIPController {
         changed = true;
         this.o.logger.info({ ip, owner: this.assignments.find((a) => a.ip === ip)?.owner ?? null }, 'external IP released');
       }
-      for (const a of this.assignments) {
-        if (a.owner !== this.o.nodeName) continue;
+      if (changed) await this.o.claim?.([...this.taken]);
+      // Take only what no other live node still claims: it answers until it sees this node's Lease, then releases and says so.
+      const waiting = new Map<string, string>();
+      const toTake = this.assignments.filter((a) => {
+        if (a.owner !== this.o.nodeName || (this.taken.has(a.ip) && !this.adopted.has(a.ip))) return false;
+        const holder = claimedElsewhere(a.ip, this.o.nodeName, members, now);
+        if (holder !== undefined) waiting.set(a.ip, holder);
+        return holder === undefined;
+      });
+      for (const [ip, holder] of waiting) if (this.waiting.get(ip) !== holder) this.o.logger.info({ ip, holder }, 'external IP waits: another live node still claims it');
+      this.waiting = waiting;
+      if (toTake.length > 0) await this.o.claim?.([...new Set([...this.taken, ...toTake.map((a) => a.ip)])]);
+      for (const a of toTake) {
         if (this.adopted.has(a.ip)) {
           // Still this node's after a restart: put it on again (idempotent), so the keeper holds it and a removed entry comes back.
           await this.o.sink.take(a.ip);
@@ -172,7 +190,6 @@ export class ExternalIPController {
           this.o.logger.info({ ip: a.ip }, 'external IP adopted from the previous run');
           continue;
         }
-        if (this.taken.has(a.ip)) continue;
         await this.o.sink.take(a.ip);
         this.taken.add(a.ip);
         changed = true;
@@ -198,6 +215,8 @@ export class ExternalIPController {
     } finally {
       await this.o.onInstalled?.([...this.taken].sort());
     }
+    // Best effort: a fenced agent usually cannot write its Lease, and a stopping one deletes it.
+    await this.o.claim?.([...this.taken]).catch(() => undefined);
   }
 
   /**

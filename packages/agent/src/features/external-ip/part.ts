@@ -81,6 +81,7 @@ export class ServiceExternalIPPart implements Part {
       clock,
       logger: log,
       selfFenceAt: () => lease.fenceAt(),
+      claim: (ips) => lease.claim(ips),
       installed: record?.dev === dev ? record.ips : [],
       onInstalled: (ips) => writeTaken(o.dataDir, { dev, ips: [...ips] }),
       onTaken: (a) => void this.recordTaken(a),
