@@ -175,9 +175,12 @@ export class ServiceExternalIPPart implements Part {
       `owns ${owned.length ? owned.join(', ') : 'no external IP'} on ${this.dev ?? '?'}`,
       `${c.assignments.length} external IPs, ${members.filter((m) => alive(m, now)).length} of ${members.length} nodes alive`,
       ...(unplaced.length ? [`unplaced: ${unplaced.join('; ')}`] : []),
+      ...(c.waiting.size ? [`waiting for: ${[...c.waiting].map(([ip, node]) => `${ip} (still claimed by ${node})`).join(', ')}`] : []),
+      ...(this.keeper?.restarts ? [`proxy ARP keeper restarted ${this.keeper.restarts} times`] : []),
       ...(c.problems.length ? [`left out: ${c.problems.map((p) => `${p.object} ${p.message}`).join('; ')}`] : []),
     ].join('; ');
-    if (this.lease?.lastError !== undefined) return { ok: false, detail: `${held}; member Lease not renewed: ${this.lease.lastError instanceof Error ? this.lease.lastError.message : String(this.lease.lastError)}` };
+    const fenced = c.fenced ? '; self-fenced: every external IP released until the Lease is renewed' : '';
+    if (this.lease?.lastError !== undefined) return { ok: false, detail: `${held}; member Lease not renewed: ${this.lease.lastError instanceof Error ? this.lease.lastError.message : String(this.lease.lastError)}${fenced}` };
     if (c.lastError !== undefined) return { ok: false, detail: `${held}; last apply failed: ${c.lastError instanceof Error ? c.lastError.message : String(c.lastError)}` };
     return { ok: true, detail: held };
   }
