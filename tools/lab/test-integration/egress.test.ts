@@ -264,6 +264,19 @@ describe('Egress with NetworkPolicy, Traceflow and fencing', () => {
     expect(await seenFromFabric('a1')).toBe(EGRESS_IP);
   });
 
+  it('yardctl traceflow from a2, a member on the egress node itself: marked for SNAT there and out of the overlay, one node', async () => {
+    const tf = JSON.parse(execFileSync(process.execPath, [YARDCTL, '--kubeconfig', st.kubeconfig, 'traceflow', '-S', 'default/a2', '-D', FABRIC_HOST, '-f', `tcp,tcp_dst=${SERVER_PORT}`, '-o', 'json'], { encoding: 'utf8', timeout: 60_000 })) as { status?: { phase?: string; results?: { node?: string; role?: string; observations?: Record<string, unknown>[] }[] } };
+    expect(tf.status?.phase).toBe('Succeeded');
+    expect(tf.status?.results).toEqual([expect.objectContaining({
+      node: 'node2', role: 'Sender',
+      observations: [
+        { component: 'SpoofGuard', action: 'Forwarded' },
+        { component: 'Egress', action: 'MarkedForSNAT', egress: 'eg-a', egressIP: EGRESS_IP, egressNode: 'node2' },
+        { component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay', translatedSrcIP: EGRESS_IP },
+      ],
+    })]);
+  });
+
   /**
    * Samples both nodes' proxy entries for the IP until stopped: the taker first, then the node
    * letting go (which only lets go meanwhile). Seen on the taker and then still on the other means
