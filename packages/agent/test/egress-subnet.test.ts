@@ -198,6 +198,22 @@ describe('SubnetAnnouncer: the external IP sink with EgressSeparateSubnet', () =
     expect(existsSync(subnetsFile(dataDir))).toBe(false);
   });
 
+  test('a VLAN link the kernel refuses: nothing half made stays, the take fails naming the field, and the problem stays in the health', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'egress-subnet-'));
+    const node = fakeNode();
+    const apply = node.host.apply.bind(node.host);
+    node.host.apply = async (steps, dev) => {
+      if (steps.some((s) => s.op === 'addLink')) throw new Error('Error: Unknown device type.');
+      await apply(steps, dev);
+    };
+    const a = announcer(dataDir, node);
+    await expect(a.take('10.20.0.5')).rejects.toThrow('Egress IP 10.20.0.5: spec.subnetInfo.vlan 10 not applied on antrea-ext.10: Error: Unknown device type.');
+    expect(node.state()).toEqual(emptyHostState());
+    expect(node.proxies.size).toBe(0);
+    expect(a.placements()).toEqual([]);
+    expect(a.problems.get('10.20.0.5')).toMatchObject({ field: 'spec.subnetInfo.vlan', value: 10 });
+  });
+
   test('an unusable subnetInfo is a problem naming the field, and the IP is announced on the transport device', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'egress-subnet-'));
     const node = fakeNode();

@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { writeFileDurableSync } from '@switchyard/durable-file';
 import type { Logger } from '@switchyard/runtime';
+import { AgentError } from '../../errors';
 import { ipv4Of } from '../../ipv4';
 import type { ExternalIPSink } from '../external-ip/controller';
 import { assignTables, desiredHostState, planSubnetSync, subnetKey, subnetLink, type EgressSubnet, type SubnetIP, type SubnetProblem } from './subnet';
@@ -113,7 +114,19 @@ export class SubnetAnnouncer implements ExternalIPSink {
     // A VLAN IP is answered in its VLAN only; one announced untagged before (the gate was off) stops being so.
     if (subnet.vlan > 0) await this.o.plain.release(ip);
     this.owned.set(ip, subnet);
-    const { unplaced } = await this.sync();
+    let unplaced: string[];
+    try {
+      ({ unplaced } = await this.sync());
+      if (!unplaced.includes(ip)) await this.o.proxyOn(subnetLink(subnet, this.o.dev)).take(ip);
+    } catch (e) {
+      // Nothing half made stays (a kernel without 802.1Q refuses the VLAN link); the pass fails naming the subnet, and is retried.
+      this.owned.delete(ip);
+      await this.sync().catch(() => undefined);
+      const field = subnet.vlan > 0 ? 'spec.subnetInfo.vlan' : 'spec.subnetInfo';
+      const why = e instanceof Error ? e.message : String(e);
+      this.problems.set(ip, { field, value: subnet.vlan > 0 ? subnet.vlan : subnetKey(subnet), message: `not applied on this node: ${why}` });
+      throw new AgentError('EXEC_FAILED', `Egress IP ${ip}: ${field} ${subnet.vlan > 0 ? subnet.vlan : subnetKey(subnet)} not applied on ${subnetLink(subnet, this.o.dev)}: ${why}`, ip, field, { cause: e });
+    }
     if (unplaced.includes(ip)) {
       this.owned.delete(ip);
       this.problems.set(ip, { field: 'spec.subnetInfo', value: subnetKey(subnet), message: 'no Egress route table left (101..120: 20 subnets per node)' });
@@ -121,7 +134,6 @@ export class SubnetAnnouncer implements ExternalIPSink {
       await this.o.plain.take(ip);
       return;
     }
-    await this.o.proxyOn(subnetLink(subnet, this.o.dev)).take(ip);
     this.o.logger.info({ ip, link: subnetLink(subnet, this.o.dev), table: this.tables.get(subnetKey(subnet)), gateway: subnet.gateway, vlan: subnet.vlan }, 'Egress IP taken through its subnet');
   }
 

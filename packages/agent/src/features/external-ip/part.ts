@@ -88,11 +88,14 @@ export class ServiceExternalIPPart implements Part {
         },
       });
       sink = this.subnets;
-    } else if (readSubnets(o.dataDir)) {
-      // EgressSeparateSubnet was on in the last run: its subnets go, and their IPs are taken again plainly.
-      const left = new Set(readSubnets(o.dataDir)?.ips.map((x) => x.ip));
-      await clearSubnets(new SubnetHost(this.ctx.net), dev, o.dataDir).catch((err: unknown) => log.warn({ err }, 'Egress subnets of the last run not removed'));
-      installed = installed.filter((ip) => !left.has(ip));
+    } else {
+      const last = readSubnets(o.dataDir);
+      if (last) {
+        // EgressSeparateSubnet was on in the last run: its subnets go, and their IPs are taken again plainly.
+        const left = new Set(last.ips.map((x) => x.ip));
+        await clearSubnets(new SubnetHost(this.ctx.net), last.dev, o.dataDir).catch((err: unknown) => log.warn({ err }, 'Egress subnets of the last run not removed'));
+        installed = installed.filter((ip) => !left.has(ip));
+      }
     }
     this.controller = new ExternalIPController({
       nodeName: o.nodeName,
