@@ -219,6 +219,13 @@ describe('Egress through a separate subnet (ExternalIPPool subnetInfo)', () => {
     expect(await seenFromFar('s1')).toBe('');
   }, 120_000);
 
+  // The lab is shared with the blocks after this one: the Egress, its pool and its pods go.
+  afterAll(async () => {
+    await kube.request('DELETE', `${EGRESSES}/eg-sub`).catch(() => undefined);
+    await kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/externalippools/subnet-pool').catch(() => undefined);
+    for (const name of ['s1', 's2']) await kube.request('DELETE', `/api/v1/namespaces/default/pods/${name}`).catch(() => undefined);
+  });
+
   it('the owner (node2) takes the IP through the subnet: a source rule into a table with the default route via subnetInfo.gateway', async () => {
     await kube.request('POST', '/apis/crd.antrea.io/v1beta1/externalippools', {
       apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name: 'subnet-pool' },
