@@ -54,7 +54,8 @@ const createEgress = (name: string, spec: Partial<Egress['spec']>): Promise<unkn
 const proxyEntries = async (n: LabNodeState): Promise<string> => (await run(['ip', 'neigh', 'show', 'proxy'], { netns: n.netns })).stdout.trim();
 
 beforeAll(async () => {
-  lab('up', '--nodes', '2');
+  // EgressSeparateSubnet is alpha (off by default, as in Antrea); the subnet block at the end needs it, and it changes nothing for pools without subnetInfo.
+  lab('up', '--nodes', '2', '--feature-gates', 'EgressSeparateSubnet=true');
   st = readState(labDir)!;
   kube = labClient(st);
   const pods = [pod('a1', 'node1', 'a'), pod('a2', 'node2', 'a'), pod('b1', 'node1', 'b'), pod('echo', 'node2', 'echo')];
@@ -344,5 +345,93 @@ describe('Egress with NetworkPolicy, Traceflow and fencing', () => {
     process.stdout.write(`Egress handback to node2's restarted agent: ${handback.length} samples of both nodes, ${handback.filter((s) => s.taker && s.giver).length} with both holding it\n`);
     expect(handback.filter((s) => s.taker && s.giver)).toEqual([]);
     expect(handback.at(-1)).toEqual({ taker: true, giver: false });
+  });
+});
+
+// EgressSeparateSubnet (issue 34): an ExternalIPPool with subnetInfo (gateway, prefixLength) whose
+// gateway is a second address of the fabric host, and a far server on the fabric host that the nodes
+// have no route to: only a packet the owner routes through the subnet's table (default via the
+// subnet's gateway) reaches it. app=sub pods leave from the subnet's egress IP; the owner holds the
+// source rule and the table; on a graceful stop of the owner's agent both move with the IP. The VLAN
+// half (a tagged sub-interface antrea-ext.<vlan>) cannot be shown here: this machine's kernel has no
+// 802.1Q support (docs/egress.md, "Separate subnet").
+describe('Egress through a separate subnet (ExternalIPPool subnetInfo)', () => {
+  const SUBNET = '192.168.80';
+  const GATEWAY = `${SUBNET}.1`;
+  /** On the fabric host's loopback: the nodes reach it only through the subnet's gateway. */
+  const FAR_SERVER = '198.51.100.10';
+  const SUB_IP = Array.from({ length: 10 }, (_, i) => `${SUBNET}.${20 + i}`).find((ip) => rendezvousOwner(ip, ['node1', 'node2']) === 'node2')!;
+  const fabric = (...args: string[]): Promise<unknown> => run(['ip', ...args], { netns: st.fabricNetns });
+  const seenFromFar = (podName: string): Promise<string> => fromPod(podName, FAR_SERVER, SERVER_PORT);
+  /** The node's source rules and table routes for the egress IP (`ip rule`, `ip route show table all`). */
+  const subnetState = async (n: LabNodeState): Promise<{ rule: boolean; table: string }> => {
+    const rules = (await run(['ip', '-4', 'rule', 'show'], { netns: n.netns })).stdout;
+    const m = new RegExp(`from ${SUB_IP.replace(/\./g, '\\.')} lookup (\\d+)`).exec(rules);
+    const table = m ? (await run(['ip', '-4', 'route', 'show', 'table', m[1]!], { netns: n.netns })).stdout.trim() : '';
+    return { rule: m !== null, table };
+  };
+
+  beforeAll(async () => {
+    await fabric('addr', 'add', `${GATEWAY}/24`, 'dev', 'br0');
+    await fabric('addr', 'add', `${FAR_SERVER}/32`, 'dev', 'lo');
+    servers.push(spawn('ip', ['netns', 'exec', st.fabricNetns, 'socat', `TCP-LISTEN:${SERVER_PORT},bind=${FAR_SERVER},reuseaddr,fork`, 'SYSTEM:echo $SOCAT_PEERADDR'], { stdio: 'ignore' }));
+    for (const p of [pod('s1', 'node1', 'sub'), pod('s2', 'node2', 'sub')]) await kube.request('POST', '/api/v1/namespaces/default/pods', p);
+    await waitFor('s1 and s2 with a netns', async () => {
+      const list = await kube.request<{ items: { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIP?: string } }[] }>('GET', '/api/v1/namespaces/default/pods');
+      for (const p of list.items) {
+        const ns = p.metadata.annotations?.[NETNS_ANNOTATION];
+        if (ns && p.status?.podIP) netnsOf.set(p.metadata.name, ns);
+      }
+      return netnsOf.has('s1') && netnsOf.has('s2');
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    // Before any Egress: the far server is out of the nodes' reach.
+    expect(await seenFromFar('s1')).toBe('');
+  }, 120_000);
+
+  // The lab is shared with the blocks after this one: the Egress, its pool and its pods go.
+  afterAll(async () => {
+    await kube.request('DELETE', `${EGRESSES}/eg-sub`).catch(() => undefined);
+    await kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/externalippools/subnet-pool').catch(() => undefined);
+    for (const name of ['s1', 's2']) await kube.request('DELETE', `/api/v1/namespaces/default/pods/${name}`).catch(() => undefined);
+  });
+
+  it('the owner (node2) takes the IP through the subnet: a source rule into a table with the default route via subnetInfo.gateway', async () => {
+    await kube.request('POST', '/apis/crd.antrea.io/v1beta1/externalippools', {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name: 'subnet-pool' },
+      spec: { ipRanges: [{ start: `${SUBNET}.20`, end: `${SUBNET}.29` }], subnetInfo: { gateway: GATEWAY, prefixLength: 24 }, nodeSelector: {} },
+    });
+    await kube.request('POST', EGRESSES, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Egress', metadata: { name: 'eg-sub' }, spec: { appliedTo: { podSelector: { matchLabels: { app: 'sub' } } }, externalIPPool: 'subnet-pool', egressIP: SUB_IP } });
+    await waitFor('eg-sub on node2', async () => {
+      const s = (await getEgress('eg-sub')).status;
+      return s?.egressNode === 'node2' && s.egressIP === SUB_IP;
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    await waitFor('node2 routes the IP through the subnet', async () => (await subnetState(nodeNamed('node2'))).rule, { timeoutMs: 30_000, intervalMs: 200 });
+    const table = (await subnetState(nodeNamed('node2'))).table;
+    expect(table).toContain(`default via ${GATEWAY} dev br-phy`);
+    expect(table).toContain(`${SUBNET}.0/24 dev br-phy`);
+    expect(await proxyEntries(nodeNamed('node2'))).toContain(SUB_IP);
+    expect((await subnetState(nodeNamed('node1'))).rule).toBe(false);
+  });
+
+  it('app=sub reaches the far server from the subnet\'s egress IP, from node1 (tunnelled) and node2; other pods are unchanged', async () => {
+    await waitFor('s1 (node1) seen from the subnet egress IP', async () => (await seenFromFar('s1')) === SUB_IP, { timeoutMs: 60_000, intervalMs: 300 });
+    await waitFor('s2 (node2) seen from the subnet egress IP', async () => (await seenFromFar('s2')) === SUB_IP, { timeoutMs: 30_000, intervalMs: 300 });
+    // Every destination outside the cluster goes the subnet's way, the fabric host's own address too.
+    expect(await seenFromFabric('s1')).toBe(SUB_IP);
+    // app=b is still masqueraded to its node's address, and still cannot reach the far server.
+    expect(await seenFromFabric('b1')).toBe(nodeNamed('node1').nodeIP);
+    expect(await seenFromFar('b1')).toBe('');
+  });
+
+  it('when node2\'s agent stops, node1 takes the IP with the rule and the table; node2 keeps neither; node2 back, they return', async () => {
+    await stopAgent(labDir, 'node2', 'SIGTERM');
+    await waitFor('s1 seen from the subnet egress IP through node1', async () => (await getEgress('eg-sub')).status?.egressNode === 'node1' && (await seenFromFar('s1')) === SUB_IP, { timeoutMs: 60_000, intervalMs: 200 });
+    expect((await subnetState(nodeNamed('node1'))).table).toContain(`default via ${GATEWAY} dev br-phy`);
+    expect(await subnetState(nodeNamed('node2'))).toEqual({ rule: false, table: '' });
+    expect(await proxyEntries(nodeNamed('node2'))).not.toContain(SUB_IP);
+    await startAgent(labDir, 'node2');
+    await waitFor('node2 owns the subnet IP again', async () => (await getEgress('eg-sub')).status?.egressNode === 'node2', { timeoutMs: 60_000, intervalMs: 200 });
+    await waitFor('s1 through node2 again, node1 without the rule', async () => (await seenFromFar('s1')) === SUB_IP && !(await subnetState(nodeNamed('node1'))).rule, { timeoutMs: 60_000, intervalMs: 300 });
+    expect((await subnetState(nodeNamed('node2'))).table).toContain(`default via ${GATEWAY} dev br-phy`);
   });
 });

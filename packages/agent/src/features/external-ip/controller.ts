@@ -129,6 +129,11 @@ export class ExternalIPController {
     return this.reconciler.lastError;
   }
 
+  /** An ExternalIPPool as last seen (the Egress subnet sink reads its `subnetInfo`). */
+  pool(name: string): ExternalIPPoolView | undefined {
+    return this.pools.get(name);
+  }
+
   /** The members as last seen (Nodes joined with their Leases). */
   members(): Member[] {
     return membersOf([...this.nodes.values()], [...this.leases.values()]);

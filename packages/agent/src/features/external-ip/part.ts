@@ -14,8 +14,11 @@ import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../../context';
 import { ENDPOINT_SLICES, NODES, SERVICES } from '../../kube-resources';
 import type { NodeDatapath } from '../node/part';
+import { subnetOfPool } from '../egress/subnet';
+import { clearSubnets, readSubnets, SubnetAnnouncer } from '../egress/subnet-announcer';
+import { SubnetHost } from '../egress/subnet-host';
 import { ProxyArpAnnouncer, readTaken, releaseProxyNeighbour, writeTaken } from './announcer';
-import { ExternalIPController, type ServiceExternalIPInfo } from './controller';
+import { ExternalIPController, type ExternalIPSink, type ServiceExternalIPInfo } from './controller';
 import { ProxyArpKeeper } from './keeper';
 import type { Assignment as OwnerAssignment } from './ownership';
 import { MemberLease, microTime } from './member-lease';
@@ -41,6 +44,8 @@ export class ServiceExternalIPPart implements Part {
   /** Set by sync when no interface holds the node IP. */
   private noTransport = false;
   private readonly assignedListeners: ((a: readonly OwnerAssignment[]) => void)[] = [];
+  /** EgressSeparateSubnet's sink (with `egress` and `egressSeparateSubnet`): Egress IPs of pools with subnetInfo leave through their subnet. */
+  subnets: SubnetAnnouncer | undefined;
 
   constructor(
     private readonly ctx: AgentContext,
@@ -75,14 +80,37 @@ export class ServiceExternalIPPart implements Part {
       },
     });
     const lease = this.lease;
+    const plain = new ProxyArpAnnouncer({ net: this.ctx.net, dev, logger: log, keeper: this.keeper });
+    let sink: ExternalIPSink = plain;
+    let installed = record?.dev === dev ? record.ips : [];
+    if (o.egress && o.egressSeparateSubnet) {
+      this.subnets = new SubnetAnnouncer({
+        dev, dataDir: o.dataDir, plain, host: new SubnetHost(this.ctx.net), logger: log,
+        proxyOn: (link) => new ProxyArpAnnouncer({ net: this.ctx.net, dev: link, logger: log }),
+        subnetOf: (ip) => {
+          const a = this.controller?.assignments.find((x) => x.ip === ip);
+          if (!a?.egresses?.length) return undefined;
+          return subnetOfPool((this.controller?.pool(a.pool)?.spec as { subnetInfo?: unknown } | undefined)?.subnetInfo, ip);
+        },
+      });
+      sink = this.subnets;
+    } else {
+      const last = readSubnets(o.dataDir);
+      if (last) {
+        // EgressSeparateSubnet was on in the last run: its subnets go, and their IPs are taken again plainly.
+        const left = new Set(last.ips.map((x) => x.ip));
+        await clearSubnets(new SubnetHost(this.ctx.net), last.dev, o.dataDir).catch((err: unknown) => log.warn({ err }, 'Egress subnets of the last run not removed'));
+        installed = installed.filter((ip) => !left.has(ip));
+      }
+    }
     this.controller = new ExternalIPController({
       nodeName: o.nodeName,
-      sink: new ProxyArpAnnouncer({ net: this.ctx.net, dev, logger: log, keeper: this.keeper }),
+      sink,
       clock,
       logger: log,
       selfFenceAt: () => lease.fenceAt(),
       claim: (ips) => lease.claim(ips),
-      installed: record?.dev === dev ? record.ips : [],
+      installed,
       onInstalled: (ips) => writeTaken(o.dataDir, { dev, ips: [...ips] }),
       onTaken: (a) => void this.recordTaken(a),
       onAssigned: (a) => {
@@ -178,6 +206,8 @@ export class ServiceExternalIPPart implements Part {
       ...(c.waiting.size ? [`waiting for: ${[...c.waiting].map(([ip, node]) => `${ip} (still claimed by ${node})`).join(', ')}`] : []),
       ...(this.keeper?.restarts ? [`proxy ARP keeper restarted ${this.keeper.restarts} times`] : []),
       ...(c.problems.length ? [`left out: ${c.problems.map((p) => `${p.object} ${p.message}`).join('; ')}`] : []),
+      ...(this.subnets?.placements().length ? [`through Egress subnets: ${this.subnets.placements().map((p) => `${p.ip} on ${p.link} table ${p.table ?? '-'}`).join(', ')}`] : []),
+      ...(this.subnets?.problems.size ? [`subnetInfo not used: ${[...this.subnets.problems].map(([ip, p]) => `${ip}: ${p.field} ${JSON.stringify(p.value)} ${p.message}`).join('; ')}`] : []),
     ].join('; ');
     const fenced = c.fenced ? '; self-fenced: every external IP released until the Lease is renewed' : '';
     if (this.lease?.lastError !== undefined) return { ok: false, detail: `${held}; member Lease not renewed: ${this.lease.lastError instanceof Error ? this.lease.lastError.message : String(this.lease.lastError)}${fenced}` };
