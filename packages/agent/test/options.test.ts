@@ -27,7 +27,7 @@ test('every field without a default in the given options gets its fragment\'s de
     trafficControl: false,
     traceflow: false,
     serviceExternalIP: false, memberLeaseRenewSeconds: 2, memberLeaseDurationSeconds: 6, memberLeaseNamespace: 'kube-system',
-    egress: false, egressExceptCIDRs: [],
+    egress: false, egressExceptCIDRs: [], egressTrafficShaping: false,
   });
 });
 
@@ -40,7 +40,7 @@ test('an antrea-agent.conf maps to options through each fragment', () => {
     cniSocket: '/var/run/antrea/cni.sock', enableIPPools: true, packetInRate: 500, enableProxy: true, nodePortAddresses: [], proxyLoadBalancerIPs: true, skipServices: [], proxyAll: false, wireGuardPort: 5555, apiPort: 10350, trafficControl: true, traceflow: true,
     serviceExternalIP: false,
     // Antrea's Egress gate is on by default.
-    egress: true, egressExceptCIDRs: [],
+    egress: true, egressExceptCIDRs: [], egressTrafficShaping: false,
   });
 });
 

@@ -12,10 +12,16 @@ export interface EgressOptions {
   egress?: boolean;
   /** Destinations never SNATed to an egress IP (antrea-agent.conf `egress.exceptCIDRs`); the nodes' own addresses always are. */
   egressExceptCIDRs?: string[];
+  /**
+   * EgressTrafficShaping: an Egress's `spec.bandwidth` limits its members' traffic through an OVS
+   * meter on the egress node (antrea-agent.conf feature gate `EgressTrafficShaping`); default false,
+   * as in Antrea, where the gate is alpha.
+   */
+  egressTrafficShaping?: boolean;
 }
 
 export const egressOptions: FeatureOptionsFragment<EgressOptions> = {
-  resolve: (o) => ({ egress: o.kube !== undefined && (o.egress ?? false), egressExceptCIDRs: o.egressExceptCIDRs ?? [] }),
+  resolve: (o) => ({ egress: o.kube !== undefined && (o.egress ?? false), egressExceptCIDRs: o.egressExceptCIDRs ?? [], egressTrafficShaping: o.egressTrafficShaping ?? false }),
   check: (r) => {
     r.egressExceptCIDRs.forEach((c, i) => {
       let ok = false;
@@ -27,5 +33,5 @@ export const egressOptions: FeatureOptionsFragment<EgressOptions> = {
       if (!ok) throw new AgentError('INVALID_CONFIG', `egress.exceptCIDRs[${i}]: ${JSON.stringify(c)} is not an IPv4 CIDR`, c, `egress.exceptCIDRs[${i}]`);
     });
   },
-  fromConfig: (cfg) => ({ egress: cfg.featureGates.Egress === true, egressExceptCIDRs: [...cfg.egress.exceptCIDRs] }),
+  fromConfig: (cfg) => ({ egress: cfg.featureGates.Egress === true, egressExceptCIDRs: [...cfg.egress.exceptCIDRs], egressTrafficShaping: cfg.featureGates.EgressTrafficShaping === true }),
 };
