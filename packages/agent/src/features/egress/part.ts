@@ -68,6 +68,12 @@ export class EgressPart implements Part {
   bandwidthProblems: EgressProblem[] = [];
   /** What the record last said (slice and meters), so a pass writes it only when it changed. */
   private recorded = '';
+  /**
+   * Every watch has listed and the external IP part has placed the IPs once: until then a pass
+   * would compute from partial caches and take away the flows and meters a restart adopted.
+   */
+  private informersSynced = false;
+  private placedOnce = false;
 
   constructor(
     private readonly ctx: AgentContext,
@@ -100,6 +106,10 @@ export class EgressPart implements Part {
       new Informer(this.kube, NODES, changed, { clock, logger: log }),
     ];
     for (const i of this.informers) i.start();
+    void Promise.all(this.informers.map((i) => i.synced)).then(() => {
+      this.informersSynced = true;
+      this.reconciler?.schedule();
+    });
     this.externalIP.onAssigned((a) => this.onAssigned(a));
     // A restarted ovs-vswitchd took the gateway's routes with its tap device.
     this.node.onSwitchRestart(async () => {
@@ -111,7 +121,8 @@ export class EgressPart implements Part {
   private onAssigned(assignments: readonly Assignment[]): void {
     const next = new Map<string, EgressPlacement>();
     for (const a of assignments) for (const e of a.egresses ?? []) next.set(e, { ip: a.ip, ...(a.owner !== undefined ? { owner: a.owner } : {}) });
-    if (JSON.stringify([...next]) === JSON.stringify([...this.placements])) return;
+    if (this.placedOnce && JSON.stringify([...next]) === JSON.stringify([...this.placements])) return;
+    this.placedOnce = true;
     this.placements = next;
     this.reconciler?.schedule();
   }
@@ -122,6 +133,7 @@ export class EgressPart implements Part {
   }
 
   private async apply(): Promise<void> {
+    if (!this.informersSynced || !this.placedOnce) return;
     const { options: o } = this.ctx;
     const [egInf, podInf, nsInf, nodeInf] = this.informers;
     const egresses = [...egInf!.cache.values()] as unknown as Egress[];
