@@ -203,6 +203,25 @@ describe('the egress node\'s meters (EgressPart with a recording switch)', () =>
     expect(sw.log).toEqual(['meter add 1 10000/10000']);
   });
 
+  test('a switch that refuses the meter leaves the Egress SNATed here, unlimited, and the part\'s health says why', async () => {
+    const sw = new RecordingSwitch();
+    sw.flowLike = async (msg) => {
+      throw new OfSwitchError('METER_MOD_FAILED', 'OFPMMFC_OUT_OF_METERS', msg);
+    };
+    const { part, flows, place } = agent(sw);
+    objects.egresses = [eg('eg-a', { rate: '10M', burst: '10M' })];
+    await part.start();
+    await flows.initialSync([], { adopt: false });
+    await part.sync();
+    place('n1');
+    await waitFor('the Egress realized', async () => (await part.idle(), part.spec.egresses.length === 1), { timeoutMs: 10_000, intervalMs: 10 });
+    expect(part.spec.egresses[0]).toMatchObject({ name: 'eg-a', local: true, mark: 1 });
+    expect(part.spec.egresses[0]!.meter).toBeUndefined();
+    expect(part.health()).toMatchObject({ ok: true });
+    expect(part.health().detail).toContain('Egress eg-a: spec.bandwidth: the switch refused meter 1');
+    await part.stop();
+  });
+
   test('the meter table puts every meter back after ovs-vswitchd restarted', async () => {
     const sw = new RecordingSwitch();
     const table = new MeterTable(() => sw);

@@ -153,8 +153,17 @@ export class EgressPart implements Part {
       ...shaped.problems,
       ...(o.egressTrafficShaping ? [] : plainRules.filter((r) => r.local && egresses.some((e) => e.metadata.name === r.name && e.spec?.bandwidth)).map((r) => ({ egress: r.name, message: 'spec.bandwidth is ignored: the EgressTrafficShaping feature gate is off' }))),
     ];
+    for (const [id, b] of [...shaped.meters]) {
+      try {
+        await this.node.meters.set(id, meterConfig(b));
+      } catch (err) {
+        // A switch without meters (an old kernel datapath) or refusing this one: the Egress still SNATs, unlimited.
+        shaped.meters.delete(id);
+        const name = plainRules.find((r) => r.mark === id)?.name ?? '';
+        this.bandwidthProblems.push({ egress: name, message: `spec.bandwidth: the switch refused meter ${id} (${(err as Error).message}); the Egress is not limited` });
+      }
+    }
     const egressRulesNow = withMeters(plainRules, shaped.meters);
-    for (const [id, b] of shaped.meters) await this.node.meters.set(id, meterConfig(b));
     // Only diverted traffic meets the exceptions: without Egress rules they would be flows for nothing.
     const exceptCIDRs = egressRulesNow.length === 0 ? [] : [...new Set([...[...nodeIPs.values(), o.nodeIP].map((ip) => `${ip}/32`), ...o.egressExceptCIDRs])].sort();
     await this.syncRoutes([...new Set([...this.placements.values()].map((p) => p.ip))].sort());
