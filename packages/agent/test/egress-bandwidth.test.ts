@@ -127,8 +127,9 @@ describe('the egress node\'s meters (EgressPart with a recording switch)', () =>
     const meters = new MeterTable(() => sw);
     let assigned: ((a: readonly Assignment[]) => void) | undefined;
     const part = new EgressPart(ctx, kube, { flows, meters, onSwitchRestart: () => undefined }, { onAssigned: (cb) => void (assigned = cb) });
-    const place = (owner: string): void => assigned!([{ ip: '10.201.0.10', pool: 'p', services: [], egresses: ['eg-a'], owner } as unknown as Assignment]);
-    return { part, flows, meters, place };
+    const placeAll = (placed: [string, string, string][]): void => assigned!(placed.map(([name, ip, owner]) => ({ ip, pool: 'p', services: [], egresses: [name], owner }) as unknown as Assignment));
+    const place = (owner: string): void => placeAll([['eg-a', '10.201.0.10', owner]]);
+    return { part, flows, meters, place, placeAll };
   }
 
   beforeEach(() => {
@@ -201,6 +202,33 @@ describe('the egress node\'s meters (EgressPart with a recording switch)', () =>
     const third = agent(sw);
     await third.part.start();
     expect(sw.log).toEqual(['meter add 1 10000/10000']);
+  });
+
+  test('a restarted agent keeps each owned IP\'s mark, so two limited Egresses keep their meters (not swapped by address order)', async () => {
+    const sw = new RecordingSwitch();
+    const first = agent(sw);
+    objects.egresses = [eg('eg-b', { rate: '2M', burst: '2M' })];
+    await first.part.start();
+    await first.flows.initialSync([], { adopt: false });
+    await first.part.sync();
+    first.placeAll([['eg-b', '10.201.0.20', 'n1']]);
+    await waitFor('eg-b\'s meter', async () => (await first.part.idle(), sw.meters.size === 1), { timeoutMs: 10_000, intervalMs: 10 });
+    update(eg('eg-a', { rate: '1M', burst: '1M' }));
+    first.placeAll([['eg-b', '10.201.0.20', 'n1'], ['eg-a', '10.201.0.10', 'n1']]);
+    await waitFor('both meters', async () => (await first.part.idle(), sw.meters.size === 2), { timeoutMs: 10_000, intervalMs: 10 });
+    // eg-b came first: mark and meter 1, though its address sorts after eg-a's.
+    expect([...sw.meters]).toEqual([[1, '2000/2000'], [2, '1000/1000']]);
+    await first.part.stop();
+
+    sw.log.length = 0;
+    const second = agent(sw);
+    await second.part.start();
+    await second.part.sync();
+    second.placeAll([['eg-b', '10.201.0.20', 'n1'], ['eg-a', '10.201.0.10', 'n1']]);
+    await waitFor('the second run settled', async () => (await second.part.idle(), second.part.meters.size === 2), { timeoutMs: 10_000, intervalMs: 10 });
+    expect(second.part.spec.egresses.map((r) => [r.name, r.mark, r.meter])).toEqual([['eg-a', 2, 2], ['eg-b', 1, 1]]);
+    expect(sw.log.filter((l) => l.startsWith('meter'))).toEqual([]);
+    await second.part.stop();
   });
 
   test('a switch that refuses the meter leaves the Egress SNATed here, unlimited, and the part\'s health says why', async () => {

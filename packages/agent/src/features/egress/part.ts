@@ -91,6 +91,8 @@ export class EgressPart implements Part {
     for (const [id, b] of this.meters) await this.node.meters.adopt(id, meterConfig(b));
     this.node.flows.prime('egress', saved);
     this.spec = saved;
+    // The marks (and so the meter ids) of the last run: an IP still owned keeps its mark, its flows and its meter.
+    this.marks = new Map(saved.egresses.flatMap((r) => (r.local && r.mark !== undefined ? [[r.ip, r.mark] as const] : [])));
     this.recorded = JSON.stringify({ ...saved, meters: [...this.meters] });
   }
 
