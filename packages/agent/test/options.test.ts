@@ -28,7 +28,7 @@ test('every field without a default in the given options gets its fragment\'s de
     traceflow: false,
     serviceExternalIP: false, memberLeaseRenewSeconds: 2, memberLeaseDurationSeconds: 6, memberLeaseFenceMarginSeconds: 1, memberLeaseNamespace: 'kube-system',
     egress: false, egressExceptCIDRs: [],
-    egressSeparateSubnet: false,
+    egressSeparateSubnet: false, egressTrafficShaping: false,
   });
 });
 
@@ -42,7 +42,7 @@ test('an antrea-agent.conf maps to options through each fragment', () => {
     serviceExternalIP: false,
     // Antrea's Egress gate is on by default.
     egress: true, egressExceptCIDRs: [],
-    egressSeparateSubnet: false,
+    egressSeparateSubnet: false, egressTrafficShaping: false,
   });
 });
 
