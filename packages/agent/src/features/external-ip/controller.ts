@@ -7,7 +7,7 @@
 import type { Node, Service } from '@switchyard/apis/types';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
 import { Reconciler, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
-import { assignOwners, egressExternalIPs, endpointNodes, membersOf, nextExpiry, serviceExternalIPs, type Assignment, type EgressView, type EndpointSliceView, type ExternalIPPoolView, type ExternalIPProblem, type LeaseView, type Member } from './ownership';
+import { assignOwners, egressExternalIPs, endpointNodes, heldElsewhere, membersOf, nextExpiry, serviceExternalIPs, type Assignment, type EgressView, type EndpointSliceView, type ExternalIPPoolView, type ExternalIPProblem, type LeaseView, type Member } from './ownership';
 
 /** Where owned IPs are put on and taken off the node. */
 export interface ExternalIPSink {
@@ -67,6 +67,8 @@ export class ExternalIPController {
   problems: ExternalIPProblem[] = [];
   /** True while this agent's own Lease is not current (owners are not chosen again meanwhile). */
   frozen = false;
+  /** IPs this node owns but does not take yet: another node's live Lease still lists them (the handover). */
+  waiting: { ip: string; holder: string }[] = [];
 
   constructor(private readonly o: ExternalIPControllerOptions) {
     for (const ip of o.installed ?? []) this.taken.add(ip);
@@ -137,8 +139,18 @@ export class ExternalIPController {
         changed = true;
         this.o.logger.info({ ip, owner: this.assignments.find((a) => a.ip === ip)?.owner ?? null }, 'external IP released');
       }
+      const waited = new Set(this.waiting.map((w) => `${w.ip} ${w.holder}`));
+      this.waiting = [];
       for (const a of this.assignments) {
         if (a.owner !== this.o.nodeName || this.taken.has(a.ip)) continue;
+        // The old owner's agent still runs (its Node NotReady, say) and says it answers: it lets
+        // go at the same event; this node takes the IP at its Lease's update, never both at once.
+        const holder = heldElsewhere(a.ip, this.o.nodeName, members, now);
+        if (holder !== undefined) {
+          this.waiting.push({ ip: a.ip, holder });
+          if (!waited.has(`${a.ip} ${holder}`)) this.o.logger.info({ ip: a.ip, holder }, 'external IP owned here: waiting for the old owner to release it');
+          continue;
+        }
         await this.o.sink.take(a.ip);
         this.taken.add(a.ip);
         changed = true;
@@ -154,7 +166,9 @@ export class ExternalIPController {
   private armExpiry(members: readonly Member[], now: number): void {
     this.expiryTimer?.cancel();
     this.expiryTimer = undefined;
-    const next = nextExpiry(members, now);
+    // Also when a Lease listing IPs runs out (a NotReady holder's agent gone): its word lapses then.
+    const lapses = members.filter((m) => m.holds.length > 0 && m.leaseExpiresAt !== undefined && m.leaseExpiresAt > now).map((m) => m.leaseExpiresAt!);
+    const next = [nextExpiry(members, now), ...lapses].reduce<number | undefined>((a, b) => (b === undefined ? a : a === undefined ? b : Math.min(a, b)), undefined);
     if (next === undefined || this.stopped) return;
     this.expiryTimer = this.o.clock.setTimeout(() => this.schedule(), next - now + 1);
   }

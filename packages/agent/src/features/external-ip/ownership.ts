@@ -12,13 +12,19 @@ import { ipv4Of } from '../../ipv4';
 export const POOL_ANNOTATION = SERVICE_EXTERNAL_IP_POOL_ANNOTATION;
 /** Member Leases are named `<prefix><nodeName>`. */
 export const MEMBER_LEASE_PREFIX = 'switchyard-agent-';
+/**
+ * On a member Lease: the external IPs its node answers ARP for now, comma-separated. Another node
+ * takes an IP only once no live Lease lists it: the handover when the old owner's agent still runs
+ * (its Node NotReady, its pool's nodeSelector no longer selecting it).
+ */
+export const HELD_IPS_ANNOTATION = 'switchyard.io/external-ips-held';
 
 /** What this feature reads of an ExternalIPPool (`crd.antrea.io/v1beta1`): its name and `spec.nodeSelector` (the ranges are the controller's business). */
 export type ExternalIPPoolView = Pick<ExternalIPPool, 'metadata'> & { spec?: Partial<Pick<ExternalIPPool['spec'], 'nodeSelector'>> };
 
 /** What this feature reads of a `coordination.k8s.io/v1` Lease. */
 export interface LeaseView {
-  metadata: { name?: string };
+  metadata: { name?: string; annotations?: Record<string, string> };
   spec?: { holderIdentity?: string; leaseDurationSeconds?: number; renewTime?: string; acquireTime?: string };
 }
 
@@ -160,20 +166,35 @@ export interface Member {
   ready: boolean;
   /** When its agent's member Lease runs out; undefined: no Lease (no agent, or stopped). */
   leaseExpiresAt: number | undefined;
+  /** The IPs its Lease says the node answers for ({@link HELD_IPS_ANNOTATION}). */
+  holds: readonly string[];
 }
 
 /** Nodes joined with their agents' member Leases (by name `switchyard-agent-<node>`). */
 export function membersOf(nodes: readonly Node[], leases: readonly LeaseView[]): Member[] {
   const expiry = new Map<string, number | undefined>();
+  const holds = new Map<string, string[]>();
   for (const l of leases) {
     const name = l.metadata.name ?? '';
-    if (name.startsWith(MEMBER_LEASE_PREFIX)) expiry.set(name.slice(MEMBER_LEASE_PREFIX.length), leaseExpiry(l));
+    if (!name.startsWith(MEMBER_LEASE_PREFIX)) continue;
+    expiry.set(name.slice(MEMBER_LEASE_PREFIX.length), leaseExpiry(l));
+    const held = l.metadata.annotations?.[HELD_IPS_ANNOTATION];
+    if (held) holds.set(name.slice(MEMBER_LEASE_PREFIX.length), held.split(',').map((x) => x.trim()).filter((x) => x !== ''));
   }
   return nodes.map((n) => {
     const ready = n.status?.conditions?.find((c) => c.type === 'Ready')?.status;
     const name = n.metadata.name ?? '';
-    return { name, labels: n.metadata.labels ?? {}, ready: ready !== 'False' && ready !== 'Unknown', leaseExpiresAt: expiry.get(name) };
+    return { name, labels: n.metadata.labels ?? {}, ready: ready !== 'False' && ready !== 'Unknown', leaseExpiresAt: expiry.get(name), holds: holds.get(name) ?? [] };
   });
+}
+
+/**
+ * The other node still answering for `ip` by its own word: its Lease is live at `now` (Ready or
+ * not: a NotReady node's agent runs on) and lists the IP. Undefined when none does. A Lease that
+ * ran out says nothing: its agent is gone (or cut off) and cannot hand over.
+ */
+export function heldElsewhere(ip: string, self: string, members: readonly Member[], now: number): string | undefined {
+  return members.find((m) => m.name !== self && m.leaseExpiresAt !== undefined && m.leaseExpiresAt > now && m.holds.includes(ip))?.name;
 }
 
 /** Whether a member can hold IPs at `now`: Ready and its Lease not run out. */

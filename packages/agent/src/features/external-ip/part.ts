@@ -35,6 +35,8 @@ export class ServiceExternalIPPart implements Part {
   private eventFailure: string | undefined;
   /** Set by sync when no interface holds the node IP. */
   private noTransport = false;
+  /** Set when stop begins. */
+  private stopping = false;
   private readonly assignedListeners: ((a: readonly OwnerAssignment[]) => void)[] = [];
 
   constructor(
@@ -62,8 +64,10 @@ export class ServiceExternalIPPart implements Part {
       // The transport device changed since the last run: what was taken there goes.
       for (const ip of record.ips) await releaseProxyNeighbour(this.ctx.net, record.dev, ip).catch((err: unknown) => log.warn({ err, ip, dev: record.dev }, 'stale proxy neighbour not removed'));
     }
+    const installed = record?.dev === dev ? record.ips : [];
     this.lease = new MemberLease({
       kube: this.kube, nodeName: o.nodeName, namespace: o.memberLeaseNamespace, renewSeconds: o.memberLeaseRenewSeconds, durationSeconds: o.memberLeaseDurationSeconds, clock, logger: log,
+      held: installed,
       onRenewed: () => {
         if (this.controller?.frozen) this.controller.schedule();
       },
@@ -75,8 +79,13 @@ export class ServiceExternalIPPart implements Part {
       clock,
       logger: log,
       selfAlive: (now) => lease.current(now),
-      installed: record?.dev === dev ? record.ips : [],
-      onInstalled: (ips) => writeTaken(o.dataDir, { dev, ips: [...ips] }),
+      installed,
+      onInstalled: async (ips) => {
+        writeTaken(o.dataDir, { dev, ips: [...ips] });
+        // Then the Lease says so: a new owner waiting for an IP this node let go takes it at this write.
+        // Not on a graceful stop: the Lease is deleted right after, which says more.
+        if (!this.stopping) await lease.setHeld(ips);
+      },
       onTaken: (a) => void this.recordTaken(a),
       onAssigned: (a) => {
         for (const l of this.assignedListeners) l(a);
@@ -148,6 +157,7 @@ export class ServiceExternalIPPart implements Part {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     await Promise.all(this.informers.map((i) => i.stop()));
     this.informers = [];
     // IPs first, then the Lease: once the Lease is gone another node takes them, and two answering is worse than a moment with none.
@@ -167,6 +177,7 @@ export class ServiceExternalIPPart implements Part {
       `owns ${owned.length ? owned.join(', ') : 'no external IP'} on ${this.dev ?? '?'}`,
       `${c.assignments.length} external IPs, ${members.filter((m) => alive(m, now)).length} of ${members.length} nodes alive`,
       ...(unplaced.length ? [`unplaced: ${unplaced.join('; ')}`] : []),
+      ...(c.waiting.length ? [`waiting for the old owner to release: ${c.waiting.map((w) => `${w.ip} (${w.holder})`).join(', ')}`] : []),
       ...(c.problems.length ? [`left out: ${c.problems.map((p) => `${p.object} ${p.message}`).join('; ')}`] : []),
     ].join('; ');
     if (this.lease?.lastError !== undefined) return { ok: false, detail: `${held}; member Lease not renewed: ${this.lease.lastError instanceof Error ? this.lease.lastError.message : String(this.lease.lastError)}` };
