@@ -139,6 +139,35 @@ describe('the handover', () => {
   });
 });
 
+describe('a restarted owner', () => {
+  it('takes an IP its record holds again, announcing it, once the node that held it meanwhile let go; one it no longer owns it releases', async () => {
+    const clock = new ManualClock(T0);
+    const log: string[] = [];
+    const installed: string[][] = [];
+    const sink: ExternalIPSink = { take: async (ip) => void log.push(`take ${ip}`), release: async (ip) => void log.push(`release ${ip}`) };
+    // n2 was killed while it owned IP; n1 took it at n2's Lease expiry and still holds it.
+    const c = new ExternalIPController({ nodeName: 'n2', sink, clock, logger: silentLogger, selfAlive: () => true, installed: [IP, '10.9.9.9'], onInstalled: (ips) => void installed.push([...ips]) });
+    c.onPoolEvent(ev('ADDED', pool));
+    c.onNodeEvent(ev('ADDED', node('n1')));
+    c.onNodeEvent(ev('ADDED', node('n2')));
+    c.onEgressEvent(ev('ADDED', egress));
+    c.onLeaseEvent(ev('ADDED', lease('n1', T0, [IP])));
+    c.onLeaseEvent(ev('ADDED', lease('n2', T0, [IP, '10.9.9.9'])));
+    await c.idle();
+    // What it no longer owns goes at once; its own IP waits for n1 (the entry left on the node stays meanwhile).
+    expect(log).toEqual(['release 10.9.9.9']);
+    expect(installed.at(-1)).toEqual([IP]);
+    expect(c.waiting).toEqual([{ ip: IP, holder: 'n1' }]);
+    c.onLeaseEvent(ev('MODIFIED', lease('n1', T0)));
+    await c.idle();
+    expect(log).toEqual(['release 10.9.9.9', `take ${IP}`]);
+    expect([...c.taken]).toEqual([IP]);
+    await c.stop({ release: true });
+    expect(log.at(-1)).toBe(`release ${IP}`);
+    expect(installed.at(-1)).toEqual([]);
+  });
+});
+
 /** Leases in memory, as the API server answers MemberLease's calls (updates conditional on resourceVersion). */
 function leaseApi() {
   const store = new Map<string, { metadata: { name: string; resourceVersion?: string; annotations?: Record<string, string> } }>();

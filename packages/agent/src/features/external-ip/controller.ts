@@ -61,6 +61,13 @@ export class ExternalIPController {
   private stopped = false;
   /** IPs this node answers for now. */
   readonly taken = new Set<string>();
+  /**
+   * IPs a previous run left on the node (its record) that this run has not announced: released when
+   * another node owns them, taken again (the gratuitous ARP sent again) when this one does. Kept
+   * apart from {@link taken} so a restarted owner announces its IPs: the fabric's caches may point
+   * at the node that held them meanwhile, and that node no longer answers.
+   */
+  private readonly leftover = new Set<string>();
   /** Every external IP with its owner, as last chosen. */
   assignments: Assignment[] = [];
   /** Ingress IPs left out, with why. */
@@ -71,7 +78,7 @@ export class ExternalIPController {
   waiting: { ip: string; holder: string }[] = [];
 
   constructor(private readonly o: ExternalIPControllerOptions) {
-    for (const ip of o.installed ?? []) this.taken.add(ip);
+    for (const ip of o.installed ?? []) this.leftover.add(ip);
     this.reconciler = new Reconciler(() => this.apply(), {
       clock: o.clock,
       onError: (err, retryInMs) => o.logger.error({ err, retryInMs }, 'Service external IPs not applied'),
@@ -132,10 +139,11 @@ export class ExternalIPController {
     let changed = false;
     try {
       // Release first: an IP that moved away must stop being answered here before anything else.
-      for (const ip of [...this.taken]) {
+      for (const ip of new Set([...this.taken, ...this.leftover])) {
         if (mine.has(ip)) continue;
         await this.o.sink.release(ip);
         this.taken.delete(ip);
+        this.leftover.delete(ip);
         changed = true;
         this.o.logger.info({ ip, owner: this.assignments.find((a) => a.ip === ip)?.owner ?? null }, 'external IP released');
       }
@@ -153,12 +161,13 @@ export class ExternalIPController {
         }
         await this.o.sink.take(a.ip);
         this.taken.add(a.ip);
+        this.leftover.delete(a.ip);
         changed = true;
         this.o.logger.info({ ip: a.ip, pool: a.pool, services: a.services, egresses: a.egresses ?? [] }, 'external IP taken');
         this.o.onTaken?.(a);
       }
     } finally {
-      if (changed) await this.o.onInstalled?.([...this.taken].sort());
+      if (changed) await this.o.onInstalled?.(this.onNode());
     }
   }
 
@@ -171,6 +180,11 @@ export class ExternalIPController {
     const next = [nextExpiry(members, now), ...lapses].reduce<number | undefined>((a, b) => (b === undefined ? a : a === undefined ? b : Math.min(a, b)), undefined);
     if (next === undefined || this.stopped) return;
     this.expiryTimer = this.o.clock.setTimeout(() => this.schedule(), next - now + 1);
+  }
+
+  /** Every IP on the node: taken by this run or left by the previous one, sorted (the record). */
+  private onNode(): string[] {
+    return [...new Set([...this.taken, ...this.leftover])].sort();
   }
 
   /** What the agent API reports: every external IP with its Services and owner. */
@@ -191,10 +205,11 @@ export class ExternalIPController {
     this.stopped = true;
     this.expiryTimer?.cancel();
     await this.reconciler.stop();
-    if (!opts.release || this.taken.size === 0) return;
-    for (const ip of [...this.taken]) {
+    if (!opts.release || this.onNode().length === 0) return;
+    for (const ip of this.onNode()) {
       await this.o.sink.release(ip);
       this.taken.delete(ip);
+      this.leftover.delete(ip);
     }
     await this.o.onInstalled?.([]);
   }
