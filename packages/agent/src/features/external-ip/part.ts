@@ -84,7 +84,10 @@ export class ServiceExternalIPPart implements Part {
         writeTaken(o.dataDir, { dev, ips: [...ips] });
         // Then the Lease says so: a new owner waiting for an IP this node let go takes it at this write.
         // Not on a graceful stop: the Lease is deleted right after, which says more.
-        if (!this.stopping) await lease.setHeld(ips);
+        if (this.stopping) return;
+        await lease.setHeld(ips);
+        // The Egress part writes a status naming this node once the IP is taken here: tell it.
+        for (const l of this.assignedListeners) l(this.controller?.assignments ?? []);
       },
       onTaken: (a) => void this.recordTaken(a),
       onAssigned: (a) => {
