@@ -7,11 +7,12 @@
 // When node2's agent stops (stop-agent), the IP moves to node1 and new connections from app=a still
 // arrive from the same egress IP; node2 answers ARP for it no more. Waits on state, never on time.
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { rendezvousOwner } from '@switchyard/agent';
 import type { Egress } from '@switchyard/apis/types';
+import YAML from 'yaml';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { run, waitFor } from '@switchyard/testbed';
 import { FABRIC_PREFIX, agentHealthy, labClient, readState, restartAgent, startAgent, stopAgent, type LabNodeState, type LabState } from '../src/index';
@@ -542,5 +543,110 @@ describe('Egress bandwidth through an OVS meter on the egress node', () => {
     process.stdout.write(`Egress without bandwidth: a1 (node1, tunnelled) ${free.toFixed(2)} Mbit/s (load ${load()})\n`);
     expect(free).toBeGreaterThan(1.5 * RATE_BPS / 1e6);
     expect(await seenFromFabric('a1')).toBe(EGRESS_IP);
+  }, 240_000);
+});
+
+// The egress node goes NotReady while its agent keeps running (issue 34: "when the egress node goes
+// NotReady or its agent stops"). The lab's kubelet stand-in never writes Node status after `up`, so
+// a Ready=False written through the API stays until the test writes Ready=True again.
+describe('Egress when the egress node goes NotReady (its agent still running)', () => {
+  const NODES = '/api/v1/nodes';
+  type NodeObj = { metadata: { name: string; resourceVersion?: string }; status?: { conditions?: { type: string; status: string; reason?: string; message?: string; lastTransitionTime?: string }[] } };
+  const readyOf = async (name: string): Promise<string | undefined> => (await kube.request<NodeObj>('GET', `${NODES}/${name}`)).status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  /** Writes the node's Ready condition through the status subresource (read, modify, write; again on a conflict). */
+  async function setReady(name: string, ready: boolean): Promise<void> {
+    await waitFor(`${name} Ready=${ready ? 'True' : 'False'} written`, async () => {
+      const n = await kube.request<NodeObj>('GET', `${NODES}/${name}`);
+      const others = (n.status?.conditions ?? []).filter((c) => c.type !== 'Ready');
+      const cond = ready
+        ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'the lab test marks the node Ready', lastTransitionTime: new Date().toISOString() }
+        : { type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'the lab test marks the node NotReady', lastTransitionTime: new Date().toISOString() };
+      try {
+        await kube.request('PUT', `${NODES}/${name}/status`, { ...n, status: { ...n.status, conditions: [...others, cond] } });
+        return true;
+      } catch (e) {
+        if (/409|Conflict/i.test(String((e as Error).message))) return false;
+        throw e;
+      }
+    }, { timeoutMs: 30_000, intervalMs: 100 });
+  }
+  /** The node's br-int flows that carry the IP as an owner's SNAT or un-SNAT (`nat(src=X)`, `nw_dst=X`). */
+  async function ownerFlows(n: LabNodeState, ip: string): Promise<string[]> {
+    const { ovsRunDir } = YAML.parse(readFileSync(join(labDir, n.name, 'antrea-agent.conf'), 'utf8')) as { ovsRunDir: string };
+    const out = (await run(['ovs-ofctl', '-O', 'OpenFlow15', '--no-stats', 'dump-flows', join(ovsRunDir, 'br-int.mgmt')])).stdout;
+    return out.split('\n').filter((l) => l.includes(`nat(src=${ip})`) || new RegExp(`nw_dst=${ip.replaceAll('.', '\\.')}[ ,]`).test(l));
+  }
+
+  /** The agents' `external IP taken` / `released` log records for an IP (pino JSON lines in `<labDir>/<node>/agent.log`). */
+  function ipMoves(ip: string): { node: string; msg: string; time: number }[] {
+    return ['node1', 'node2'].flatMap((node) =>
+      readFileSync(join(labDir, node, 'agent.log'), 'utf8').split('\n').flatMap((line) => {
+        if (!line.startsWith('{')) return [];
+        const r = JSON.parse(line) as { msg?: string; ip?: string; time?: number };
+        return r.ip === ip && (r.msg === 'external IP taken' || r.msg === 'external IP released') ? [{ node, msg: r.msg, time: r.time ?? 0 }] : [];
+      }),
+    );
+  }
+
+  it('node2 NotReady: node1 takes the IP, node2 drops its proxy entry and owner flows (never both answer), members leave from the same IP; Ready again: the IP returns', async () => {
+    const n1 = nodeNamed('node1');
+    const n2 = nodeNamed('node2');
+    // Where the previous block left it: node2 owns the IP.
+    await waitFor('node2 owns the IP with node1 answering for it no more', async () =>
+      (await getEgress('eg-a')).status?.egressNode === 'node2' && (await proxyEntries(n2)).includes(EGRESS_IP) && !(await proxyEntries(n1)).includes(EGRESS_IP),
+    { timeoutMs: 60_000, intervalMs: 200 });
+    expect((await ownerFlows(n2, EGRESS_IP)).length).toBeGreaterThan(0);
+    expect(await ownerFlows(n1, EGRESS_IP)).toEqual([]);
+
+    // Watch both nodes' proxy entries all along: a sample where both answer ARP for the IP is a fencing failure.
+    const both: string[] = [];
+    let watching = true;
+    const t0 = Date.now();
+    const watcher = (async () => {
+      while (watching) {
+        const [p1, p2] = await Promise.all([proxyEntries(n1), proxyEntries(n2)]);
+        if (p1.includes(EGRESS_IP) && p2.includes(EGRESS_IP)) both.push(new Date().toISOString());
+      }
+    })();
+    try {
+      await setReady('node2', false);
+      let movedMs = 0;
+      await waitFor('a1 seen from the egress IP through node1', async () => {
+        if ((await getEgress('eg-a')).status?.egressNode !== 'node1') return false;
+        if ((await seenFromFabric('a1')) !== EGRESS_IP) return false;
+        movedMs = Date.now() - t0;
+        return true;
+      }, { timeoutMs: 60_000, intervalMs: 100 });
+      process.stdout.write(`Egress IP failover, node2 NotReady (agent running): a1 seen from ${EGRESS_IP} through node1 after ${movedMs} ms\n`);
+      // The change sticks: nothing in the lab writes node2 Ready again behind the test's back.
+      expect(await readyOf('node2')).toBe('False');
+      await waitFor('node2 answers ARP for the IP no more and has no owner flows for it', async () => !(await proxyEntries(n2)).includes(EGRESS_IP) && (await ownerFlows(n2, EGRESS_IP)).length === 0, { timeoutMs: 60_000, intervalMs: 200 });
+      expect(await proxyEntries(n1)).toContain(EGRESS_IP);
+      expect((await ownerFlows(n1, EGRESS_IP)).length).toBeGreaterThan(0);
+      // Members on both nodes: a2 on the NotReady node2 is tunnelled to node1 now.
+      for (let i = 0; i < 3; i++) expect(await seenFromFabric('a1')).toBe(EGRESS_IP);
+      await waitFor('a2 (node2) seen from the egress IP through node1', async () => (await seenFromFabric('a2')) === EGRESS_IP, { timeoutMs: 30_000, intervalMs: 300 });
+      expect(await seenFromFabric('b1')).toBe(n1.nodeIP);
+      expect((await getEgress('eg-a')).status).toMatchObject({ egressNode: 'node1', egressIP: EGRESS_IP });
+
+      await setReady('node2', true);
+      await waitFor('node2 owns the IP again', async () => (await getEgress('eg-a')).status?.egressNode === 'node2', { timeoutMs: 60_000, intervalMs: 200 });
+      await waitFor('node1 answers for the IP no more and has no owner flows for it', async () => !(await proxyEntries(n1)).includes(EGRESS_IP) && (await ownerFlows(n1, EGRESS_IP)).length === 0, { timeoutMs: 60_000, intervalMs: 200 });
+      await waitFor('a1 seen from the egress IP through node2', async () => (await seenFromFabric('a1')) === EGRESS_IP, { timeoutMs: 60_000, intervalMs: 300 });
+      expect(await proxyEntries(n2)).toContain(EGRESS_IP);
+      expect(await seenFromFabric('a2')).toBe(EGRESS_IP);
+    } finally {
+      watching = false;
+      await watcher;
+    }
+    expect(both).toEqual([]);
+    // The same from the agents' own records (one clock, the machine's): for each move, the old owner
+    // logged its release before the new owner logged its take.
+    const moves = ipMoves(EGRESS_IP);
+    const toNode1 = moves.find((m) => m.node === 'node1' && m.msg === 'external IP taken' && m.time >= t0);
+    const offNode2 = moves.find((m) => m.node === 'node2' && m.msg === 'external IP released' && m.time >= t0);
+    expect(toNode1).toBeDefined();
+    expect(offNode2).toBeDefined();
+    expect(offNode2!.time).toBeLessThanOrEqual(toNode1!.time);
   }, 240_000);
 });

@@ -74,12 +74,15 @@ export class EgressPart implements Part {
    */
   private informersSynced = false;
   private placedOnce = false;
+  /** The placements and the IPs taken as last told (a pass runs when either changes). */
+  private assignedKey = '';
 
   constructor(
     private readonly ctx: AgentContext,
     private readonly kube: KubeClient,
     private readonly node: Pick<NodeDatapath, 'flows' | 'onSwitchRestart' | 'meters'>,
-    private readonly externalIP: Pick<ServiceExternalIPPart, 'onAssigned'>,
+    // `owned`: the IPs this node answers ARP for; the status names this node only once it does (absent: as soon as it owns one).
+    private readonly externalIP: Pick<ServiceExternalIPPart, 'onAssigned'> & Partial<Pick<ServiceExternalIPPart, 'owned'>>,
   ) {}
 
   /** Primes the slice of the last run, so a restart replaces no Egress flow; the watches correct it at sync. */
@@ -123,8 +126,11 @@ export class EgressPart implements Part {
   private onAssigned(assignments: readonly Assignment[]): void {
     const next = new Map<string, EgressPlacement>();
     for (const a of assignments) for (const e of a.egresses ?? []) next.set(e, { ip: a.ip, ...(a.owner !== undefined ? { owner: a.owner } : {}) });
-    if (this.placedOnce && JSON.stringify([...next]) === JSON.stringify([...this.placements])) return;
+    // The IPs taken count too: a new owner that waits for the old one to let go takes its IP later, and says so then.
+    const key = JSON.stringify([[...next], this.externalIP.owned ?? []]);
+    if (this.placedOnce && key === this.assignedKey) return;
     this.placedOnce = true;
+    this.assignedKey = key;
     this.placements = next;
     this.reconciler?.schedule();
   }
@@ -189,7 +195,7 @@ export class EgressPart implements Part {
     for (const eg of egresses) {
       const name = eg.metadata.name ?? '';
       const placed = this.placements.get(name);
-      if (placed?.owner === o.nodeName && this.marks.has(placed.ip)) await this.writeStatus(eg, placed.ip);
+      if (placed?.owner === o.nodeName && this.marks.has(placed.ip) && (this.externalIP.owned?.includes(placed.ip) ?? true)) await this.writeStatus(eg, placed.ip);
     }
   }
 

@@ -44,6 +44,8 @@ export class ServiceExternalIPPart implements Part {
   /** Set by sync when no interface holds the node IP. */
   private noTransport = false;
   private readonly assignedListeners: ((a: readonly OwnerAssignment[]) => void)[] = [];
+  /** Set by stop(): the releases of a graceful stop are not news for the listeners. */
+  private stopping = false;
   /** EgressSeparateSubnet's sink (with `egress` and `egressSeparateSubnet`): Egress IPs of pools with subnetInfo leave through their subnet. */
   subnets: SubnetAnnouncer | undefined;
 
@@ -111,7 +113,11 @@ export class ServiceExternalIPPart implements Part {
       selfFenceAt: () => lease.fenceAt(),
       claim: (ips) => lease.claim(ips),
       installed,
-      onInstalled: (ips) => writeTaken(o.dataDir, { dev, ips: [...ips] }),
+      onInstalled: (ips) => {
+        writeTaken(o.dataDir, { dev, ips: [...ips] });
+        // The Egress part names this node in a status only once it answers for the IP: tell it what is taken now.
+        if (!this.stopping) for (const l of this.assignedListeners) l(this.controller?.assignments ?? []);
+      },
       onTaken: (a) => void this.recordTaken(a),
       onAssigned: (a) => {
         for (const l of this.assignedListeners) l(a);
@@ -183,6 +189,7 @@ export class ServiceExternalIPPart implements Part {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     await Promise.all(this.informers.map((i) => i.stop()));
     this.informers = [];
     // IPs first, then the Lease: once the Lease is gone another node takes them, and two answering is worse than a moment with none.
