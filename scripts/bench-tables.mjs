@@ -229,6 +229,18 @@ const tables = [
     },
   },
   {
+    // tools/lab Egress bench: one row per measure (value with its unit, then the runs or the tables).
+    name: 'lab-egress',
+    results: 'tools/lab/bench/egress-results.json',
+    doc: 'docs/egress.md',
+    render: (j) =>
+      table(
+        ['measure', 'value', 'runs, or flows per table'],
+        ['l', 'r', 'l'],
+        j.rows.map((r) => [r.metric, `${r.value.toLocaleString('en-US')} ${r.unit}`, r.note ?? '']),
+      ),
+  },
+  {
     // tools/lab encryption bench: medians per mode with their runs, then the ratio row.
     name: 'lab-encryption',
     results: 'tools/lab/bench/encryption-results.json',

@@ -1,7 +1,8 @@
 /**
  * ServiceExternalIP on the manual clock: which ingress IPs are placed, who is a candidate, the
  * owner choice (rendezvous hashing), failover when an owner's Lease runs out, is deleted or its
- * Node goes NotReady, the member Lease's renewals, and the options' checks.
+ * Node goes NotReady, self-fencing of an agent that cannot renew its Lease (never two nodes
+ * answering), the proxy-ARP keeper's script, the member Lease's renewals, and the options' checks.
  */
 import type { Node, Service } from '@switchyard/apis/types';
 import { KubeRequestError, type InformerEvent, type KubeClient } from '@switchyard/kube';
@@ -23,8 +24,9 @@ const svc = (name: string, ips: string[], pool: string | null = 'pool-a', type: 
 const node = (name: string, labels: Record<string, string> = { lb: 'yes' }, ready: 'True' | 'False' | 'Unknown' = 'True'): Node => ({
   apiVersion: 'v1', kind: 'Node', metadata: { name, labels }, status: { conditions: [{ type: 'Ready', status: ready }] },
 });
-const lease = (nodeName: string, renewedAt: number, seconds = 6): LeaseView => ({
-  metadata: { name: `switchyard-agent-${nodeName}` }, spec: { holderIdentity: nodeName, leaseDurationSeconds: seconds, renewTime: microTime(renewedAt) },
+const lease = (nodeName: string, renewedAt: number, seconds = 6, claims?: readonly string[]): LeaseView => ({
+  metadata: { name: `switchyard-agent-${nodeName}`, ...(claims?.length ? { annotations: { 'switchyard.io/external-ips': claims.join(',') } } : {}) },
+  spec: { holderIdentity: nodeName, leaseDurationSeconds: seconds, renewTime: microTime(renewedAt) },
 });
 const pool = (name: string, matchLabels?: Record<string, string>): ExternalIPPoolView => ({ metadata: { name }, spec: matchLabels ? { nodeSelector: { matchLabels } } : {} });
 
@@ -119,20 +121,32 @@ class RecordingSink implements ExternalIPSink {
 
 const ev = (type: InformerEvent['type'], object: unknown): InformerEvent => ({ type, object: object as InformerEvent['object'] });
 
-/** Agents on nodes n1..n3, each with its controller, fed the same objects, on one manual clock. */
-function cluster(names: string[], clock: ManualClock) {
+/**
+ * Agents on nodes n1..n3, each with its controller, fed the same objects, on one manual clock. With
+ * `claims`, each agent publishes its claims in its Lease (as MemberLease.claim does), seen at once by all.
+ */
+function cluster(names: string[], clock: ManualClock, opts: { claims?: boolean } = {}) {
   const renewed = new Map(names.map((n) => [n, clock.now()]));
-  const agents = names.map((name) => {
+  const claims = new Map<string, readonly string[]>();
+  let agents: { name: string; sink: RecordingSink; c: ExternalIPController; taken: string[] }[] = [];
+  const all = (e: (c: ExternalIPController) => void): void => agents.forEach((a) => e(a.c));
+  agents = names.map((name) => {
     const sink = new RecordingSink();
     const taken: string[] = [];
     const c = new ExternalIPController({
       nodeName: name, sink, clock, logger: silentLogger,
-      selfAlive: (now) => now - (renewed.get(name) ?? -Infinity) < 6000,
+      // MemberLease.fenceAt with its default margin: a duration (6 s) less 1 s after the last renewal.
+      selfFenceAt: () => (renewed.has(name) ? renewed.get(name)! + 5000 : undefined),
       onTaken: (a) => taken.push(a.ip),
+      ...(opts.claims ? {
+        claim: async (ips: readonly string[]) => {
+          claims.set(name, [...ips]);
+          all((x) => x.onLeaseEvent(ev('MODIFIED', lease(name, renewed.get(name) ?? clock.now(), 6, ips))));
+        },
+      } : {}),
     });
     return { name, sink, c, taken };
   });
-  const all = (e: (c: ExternalIPController) => void): void => agents.forEach((a) => e(a.c));
   return {
     agents,
     renewed,
@@ -142,7 +156,7 @@ function cluster(names: string[], clock: ManualClock) {
       for (const a of agents) {
         if (except.includes(a.name)) continue;
         renewed.set(a.name, clock.now());
-        all((c) => c.onLeaseEvent(ev('MODIFIED', lease(a.name, clock.now()))));
+        all((c) => c.onLeaseEvent(ev('MODIFIED', lease(a.name, clock.now(), 6, claims.get(a.name)))));
       }
     },
     async idle() {
@@ -189,25 +203,92 @@ describe('failover on the manual clock', () => {
     const { clock, k } = await setUp();
     const before = k.answering();
     const victim = before.get(IPS[0]!)![0]!;
-    // Renewals every 2 s, but not the victim's (crashed: its Lease stays as it was).
+    // Renewals every 2 s, but not the victim's (crashed: its Lease stays as it was; its keeper took its entries off).
+    const gone = k.agents.find((a) => a.name === victim)!;
+    await gone.c.stop({ release: true });
     await clock.advanceAsync(2000);
     k.renew([victim]);
     await clock.advanceAsync(2000);
     k.renew([victim]);
     await k.idle();
-    expect(k.answering().get(IPS[0]!)).toEqual([victim]); // 4 s: not run out yet
+    expect(k.answering().get(IPS[0]!)).toBeUndefined(); // 4 s: not run out yet, so nobody has taken it
     await clock.advanceAsync(2001); // 6 s after its last renewal: run out
     await k.idle();
-    // The crashed agent's process is gone (its simulated controller, frozen, still holds its IPs): only the live agents count.
-    const live = k.agents.filter((a) => a.name !== victim);
     for (const ip of IPS) {
       const owner = before.get(ip)![0]!;
-      const now = live.filter((a) => a.sink.on.has(ip)).map((a) => a.name);
+      const now = k.answering().get(ip) ?? [];
       if (owner === victim) {
         expect(now).toHaveLength(1);
         expect(now[0]).not.toBe(victim);
       } else expect(now).toEqual([owner]);
     }
+  });
+
+  it('a live agent that cannot renew its Lease (cut off from the API) lets go of its IPs by its own clock before the others take them: never two nodes answering', async () => {
+    const { clock, k } = await setUp();
+    const victim = k.answering().get(IPS[0]!)![0]!;
+    const cut = k.agents.find((a) => a.name === victim)!;
+    const held = [...cut.sink.on].sort();
+    const releasedAt = new Map<string, number>();
+    const takenAt = new Map<string, number>();
+    // Every 100 ms on the manual clock for 8 s: the others renew every 2 s, the victim cannot.
+    for (let t = 100; t <= 8000; t += 100) {
+      await clock.advanceAsync(100);
+      if (t % 2000 === 0) k.renew([victim]);
+      await k.idle();
+      for (const [ip, nodes] of k.answering()) {
+        expect({ ip, t, nodes: nodes.length }).toEqual({ ip, t, nodes: 1 });
+        if (!nodes.includes(victim) && held.includes(ip) && !takenAt.has(ip)) takenAt.set(ip, t);
+      }
+      for (const ip of held) if (!cut.sink.on.has(ip) && !releasedAt.has(ip)) releasedAt.set(ip, t);
+    }
+    expect(cut.c.fenced).toBe(true);
+    for (const ip of held) {
+      // Released at 5 s (the deadline, its own clock), taken by another at 6 s (the Lease's end on theirs).
+      expect(releasedAt.get(ip)).toBe(5000);
+      expect(takenAt.get(ip)).toBeGreaterThanOrEqual(6000);
+    }
+    // Once it renews again it is a candidate again and takes back what rendezvous gives it.
+    k.renew();
+    for (const x of k.agents) x.c.schedule();
+    await k.idle();
+    expect(cut.c.fenced).toBe(false);
+    expect([...cut.sink.on].sort()).toEqual(held);
+    for (const nodes of k.answering().values()) expect(nodes).toHaveLength(1);
+  });
+
+  it('an owner back after a restart waits until the live node holding its IPs no longer claims them in its Lease: never two nodes answering', async () => {
+    const clock = new ManualClock(T0);
+    const k = cluster(['n1', 'n2'], clock, { claims: true });
+    const ip = IPS.find((x) => rendezvousOwner(x, ['n1', 'n2']) === 'n2')!;
+    const [n1, n2] = k.agents as [(typeof k.agents)[0], (typeof k.agents)[0]];
+    k.all((c) => {
+      c.onPoolEvent(ev('ADDED', pool('pool-a', { lb: 'yes' })));
+      for (const n of ['n1', 'n2']) c.onNodeEvent(ev('ADDED', node(n)));
+      c.onServiceEvent(ev('ADDED', svc('s', [ip])));
+    });
+    // n2's agent is not running yet: n1 owns the IP and claims it.
+    k.renewed.delete('n2');
+    k.renew(['n2']);
+    await k.idle();
+    expect(k.answering().get(ip)).toEqual(['n1']);
+    // n2's agent starts: its first renewal is seen by both. Each step of the handover is checked.
+    const seen: string[][] = [];
+    const sample = (): void => void seen.push(k.answering().get(ip) ?? []);
+    n1.sink.take = ((take) => async (x: string) => { sample(); await take(x); sample(); })(n1.sink.take.bind(n1.sink));
+    n2.sink.take = ((take) => async (x: string) => { sample(); await take(x); sample(); })(n2.sink.take.bind(n2.sink));
+    n1.sink.release = ((release) => async (x: string) => { sample(); await release(x); sample(); })(n1.sink.release.bind(n1.sink));
+    k.renewed.set('n2', clock.now());
+    n2.c.onLeaseEvent(ev('MODIFIED', lease('n2', clock.now())));
+    await n2.c.idle();
+    expect(n2.c.waiting.get(ip)).toBe('n1');
+    expect(n2.sink.on.has(ip)).toBe(false);
+    n1.c.onLeaseEvent(ev('MODIFIED', lease('n2', clock.now())));
+    await k.idle();
+    await k.idle();
+    expect(k.answering().get(ip)).toEqual(['n2']);
+    expect(n2.c.waiting.size).toBe(0);
+    for (const s of seen) expect(s.length).toBeLessThanOrEqual(1);
   });
 
   it('a deleted Lease (graceful stop) or a NotReady Node moves the IPs at once', async () => {
@@ -229,15 +310,18 @@ describe('failover on the manual clock', () => {
     expect(k.agents.find((a) => a.name === next[0])!.sink.on.size).toBe(0);
   });
 
-  it('an agent that cannot renew its own Lease keeps what it has and moves nothing until it can', async () => {
+  it('when no agent can renew (the API is away), every agent lets go of its IPs and takes none until its Lease is renewed', async () => {
     const { clock, k } = await setUp();
     const a = k.agents[0]!;
     const held = [...a.sink.on].sort();
-    // Nobody's Lease is renewed (the API is away): after 6 s every Lease looks run out.
-    await clock.advanceAsync(7000);
+    await clock.advanceAsync(4999);
+    await k.idle();
+    expect([...a.sink.on].sort()).toEqual(held);
+    // After 6 s every Lease looks run out: nobody takes anyone's IPs, everyone has let go of its own.
+    await clock.advanceAsync(2001);
     await k.idle();
     expect(a.c.frozen).toBe(true);
-    expect([...a.sink.on].sort()).toEqual(held);
+    expect(k.answering().size).toBe(0);
     k.renew();
     for (const x of k.agents) x.c.schedule();
     await k.idle();
@@ -245,12 +329,35 @@ describe('failover on the manual clock', () => {
     expect([...a.sink.on].sort()).toEqual(held);
   });
 
+  it('before its first renewal a restarted agent moves nothing; then it takes again the IPs it still owns (its keeper took them off) without a new Event', async () => {
+    const clock = new ManualClock(T0);
+    const sink = new RecordingSink();
+    const lease1: { fenceAt?: number } = {};
+    const taken: string[] = [];
+    const c = new ExternalIPController({ nodeName: 'n1', sink, clock, logger: silentLogger, selfFenceAt: () => lease1.fenceAt, installed: ['192.168.77.210'], onTaken: (a) => void taken.push(a.ip) });
+    c.onPoolEvent(ev('ADDED', pool('pool-a')));
+    c.onNodeEvent(ev('ADDED', node('n1')));
+    c.onLeaseEvent(ev('ADDED', lease('n1', T0)));
+    c.onServiceEvent(ev('ADDED', svc('web', ['192.168.77.210'])));
+    await c.idle();
+    expect(c.frozen).toBe(true);
+    expect(sink.log).toEqual([]);
+    lease1.fenceAt = T0 + 5000; // its first renewal
+    c.schedule();
+    await c.idle();
+    expect(sink.log).toEqual(['take 192.168.77.210']);
+    expect(taken).toEqual([]);
+    c.schedule();
+    await c.idle();
+    expect(sink.log).toEqual(['take 192.168.77.210']);
+  });
+
   it("IPs a previous run left taken are released unless this node still owns them, and a Service's deletion releases its IP", async () => {
     const clock = new ManualClock(T0);
     const sink = new RecordingSink();
     sink.on.add('10.9.9.9');
     const recorded: string[][] = [];
-    const c = new ExternalIPController({ nodeName: 'n1', sink, clock, logger: silentLogger, selfAlive: () => true, installed: ['10.9.9.9'], onInstalled: (ips) => void recorded.push([...ips]) });
+    const c = new ExternalIPController({ nodeName: 'n1', sink, clock, logger: silentLogger, selfFenceAt: () => Infinity, installed: ['10.9.9.9'], onInstalled: (ips) => void recorded.push([...ips]) });
     c.onPoolEvent(ev('ADDED', pool('pool-a')));
     c.onNodeEvent(ev('ADDED', node('n1')));
     c.onLeaseEvent(ev('ADDED', lease('n1', T0)));
@@ -344,6 +451,30 @@ describe('the member Lease', () => {
     // A crash (no release) leaves the Lease to run out.
     await l.stop({ release: false });
     expect(api.store.has('switchyard-agent-n1')).toBe(true);
+  });
+});
+
+describe('the member Lease claims', () => {
+  it('writes the claimed IPs into the Lease at once, keeps them on renewals, and rejects a claim it could not write', async () => {
+    const clock = new ManualClock(T0);
+    const api = leaseApi();
+    const l = new MemberLease({ kube: api.kube, nodeName: 'n1', namespace: 'kube-system', renewSeconds: 2, durationSeconds: 6, clock, logger: silentLogger });
+    l.start();
+    await clock.advanceAsync(0);
+    const annotations = (): unknown => (api.store.get('switchyard-agent-n1')!.metadata as { annotations?: Record<string, string> }).annotations;
+    expect(annotations()).toEqual({});
+    await l.claim(['192.168.77.221', '192.168.77.220']);
+    expect(annotations()).toEqual({ 'switchyard.io/external-ips': '192.168.77.220,192.168.77.221' });
+    const writes = api.calls.length;
+    await l.claim(['192.168.77.220', '192.168.77.221']);
+    expect(api.calls.length).toBe(writes); // unchanged: no write
+    await clock.advanceAsync(2000);
+    expect(annotations()).toEqual({ 'switchyard.io/external-ips': '192.168.77.220,192.168.77.221' });
+    await l.claim([]);
+    expect(annotations()).toEqual({});
+    api.setDown(true);
+    await expect(l.claim(['192.168.77.222'])).rejects.toBeInstanceOf(KubeRequestError);
+    await l.stop({ release: false });
   });
 });
 

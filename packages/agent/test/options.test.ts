@@ -26,8 +26,9 @@ test('every field without a default in the given options gets its fragment\'s de
     agentInfoIntervalMs: 60_000,
     trafficControl: false,
     traceflow: false,
-    serviceExternalIP: false, memberLeaseRenewSeconds: 2, memberLeaseDurationSeconds: 6, memberLeaseNamespace: 'kube-system',
+    serviceExternalIP: false, memberLeaseRenewSeconds: 2, memberLeaseDurationSeconds: 6, memberLeaseFenceMarginSeconds: 1, memberLeaseNamespace: 'kube-system',
     egress: false, egressExceptCIDRs: [],
+    egressSeparateSubnet: false, egressTrafficShaping: false,
   });
 });
 
@@ -41,6 +42,7 @@ test('an antrea-agent.conf maps to options through each fragment', () => {
     serviceExternalIP: false,
     // Antrea's Egress gate is on by default.
     egress: true, egressExceptCIDRs: [],
+    egressSeparateSubnet: false, egressTrafficShaping: false,
   });
 });
 

@@ -2,12 +2,12 @@
 // spec.packet), the live-traffic match, and the observations it reads from a packet-in.
 import type { Traceflow } from '@switchyard/apis/types';
 import {
-  APConjIDField, APDenyRegMark, DispositionRejectRegMark, OutputToOFPortRegMark, Pipeline, TABLE_DECLS, TFEgressConjIDField, TFIngressConjIDField, TargetOFPortField,
+  APConjIDField, APDenyRegMark, DispositionRejectRegMark, EgressMarkField, OutputToOFPortRegMark, Pipeline, TABLE_DECLS, TFEgressConjIDField, TFIngressConjIDField, TargetOFPortField,
   type LocalPod,
 } from '@switchyard/openflow-pipeline';
 import type { Match } from '@switchyard/openflow/codec';
 import { buildProbe, checksum, parseIpv4, sum16, type ParsedIpv4 } from '../src/packet';
-import { isFinal, observe, type TraceNodeView } from '../src/features/traceflow/observations';
+import { isFinal, observe, type TracedEgress, type TraceNodeView } from '../src/features/traceflow/observations';
 import { probeSpec, protocolOf, traceMatchOf } from '../src/features/traceflow/probe';
 
 const A: LocalPod = { name: 'a', namespace: 'ns', ofport: 10, ips: ['10.10.1.5'], mac: '02:00:00:00:00:0a' };
@@ -124,5 +124,67 @@ describe('observations from a Traceflow packet-in', () => {
     expect(observe(view, { tableId: p.id('SpoofGuard'), metadata: {}, packet: pkt('10.10.2.7', '10.10.1.99') }, { sender: true })).toEqual([{ component: 'SpoofGuard', action: 'Dropped' }]);
     expect(observe(view, { tableId: p.id('ConntrackState'), metadata: {}, packet: pkt('10.10.2.7') }, { sender: true }).at(-1)?.componentInfo).toBe('ConntrackState: invalid connection');
     expect(observe(view, { tableId: p.id('Output'), metadata: {}, packet: pkt('10.10.2.7') }, { sender: true }).at(-1)).toEqual({ component: 'Forwarding', componentInfo: 'Output', action: 'Dropped' });
+  });
+});
+
+describe('the Egress hop in a Traceflow (as Antrea reports it)', () => {
+  const p = Pipeline.build(TABLE_DECLS.map((d) => d.name));
+  const EGRESS_IP = '192.168.77.220';
+  const REMOTE_MEMBER = '10.10.2.5';
+  const base = {
+    tableName: (id: number) => p.nameOf(id), gateway: { ofport: 2, ip: '10.10.1.1' }, tunnelOfport: 1, podCIDR: '10.10.1.0/24', pods: [A, B], rules: new Map(),
+  };
+  /** node1: A is a member of eg-a, whose IP node2 owns. */
+  const node1: TraceNodeView = {
+    ...base, nodeIP: '192.168.77.1',
+    remoteNodes: [{ name: 'node2', podCIDR: '10.10.2.0/24', nodeIP: '192.168.77.2', gatewayIP: '10.10.2.1' }],
+    egresses: [{ name: 'eg-a', ip: EGRESS_IP, local: false, ownerIP: '192.168.77.2', localPods: [A.ips[0]!], egressNode: 'node2' } satisfies TracedEgress],
+  };
+  /** node2: owns eg-a's IP under mark 3. */
+  const node2: TraceNodeView = {
+    ...base, nodeIP: '192.168.77.2', podCIDR: '10.10.2.0/24',
+    remoteNodes: [{ name: 'node1', podCIDR: '10.10.1.0/24', nodeIP: '192.168.77.1', gatewayIP: '10.10.1.1' }],
+    egresses: [{ name: 'eg-a', ip: EGRESS_IP, local: true, mark: 3, localPods: [], egressNode: 'node2' }],
+  };
+  const pkt = (srcIP: string, dstIP: string): ParsedIpv4 => ({ srcIP, dstIP, dscp: 11, ttl: 64, protocol: 6, flags: 2, length: 40 });
+  const output = (port: number, extra: Match = {}): Match => ({ reg0: OutputToOFPortRegMark.field.shift(OutputToOFPortRegMark.value), reg1: TargetOFPortField.shift(port), ...extra });
+
+  it('on a node that does not own the IP: the member is forwarded to the egress node, tunnelled to it (not final)', () => {
+    const obs = observe(node1, { tableId: p.id('Output'), metadata: output(1, { tunIpv4Dst: '192.168.77.2' }), packet: pkt(A.ips[0]!, '192.168.77.254') }, { sender: true, dstIP: '192.168.77.254' });
+    expect(obs).toEqual([
+      { component: 'SpoofGuard', action: 'Forwarded' },
+      { component: 'Egress', action: 'ForwardedToEgressNode', egress: 'eg-a', egressIP: EGRESS_IP, egressNode: 'node2' },
+      { component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', tunnelDstIP: '192.168.77.2' },
+    ]);
+    expect(isFinal(obs.at(-1))).toBe(false);
+  });
+
+  it('on the egress node: received from the tunnel, marked for SNAT to the Egress IP, out of the overlay with that source (final)', () => {
+    const obs = observe(node2, { tableId: p.id('Output'), metadata: output(2, { reg10: EgressMarkField.shift(3) }), packet: pkt(EGRESS_IP, '192.168.77.254') }, { sender: false });
+    expect(obs).toEqual([
+      { component: 'Forwarding', componentInfo: 'Classification', action: 'Received' },
+      { component: 'Egress', action: 'MarkedForSNAT', egress: 'eg-a', egressIP: EGRESS_IP, egressNode: 'node2' },
+      { component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay', translatedSrcIP: EGRESS_IP },
+    ]);
+    expect(isFinal(obs.at(-1))).toBe(true);
+  });
+
+  it("a member on the egress node itself: SNAT to the Egress IP, not the node's masquerade", () => {
+    const own = { ...node2, pods: [{ ...B, ips: ['10.10.2.9'] }] };
+    const obs = observe(own, { tableId: p.id('Output'), metadata: output(2, { reg10: EgressMarkField.shift(3) }), packet: pkt('10.10.2.9', '192.168.77.254') }, { sender: true, dstIP: '192.168.77.254' });
+    expect(obs.slice(1)).toEqual([
+      { component: 'Egress', action: 'MarkedForSNAT', egress: 'eg-a', egressIP: EGRESS_IP, egressNode: 'node2' },
+      { component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay', translatedSrcIP: EGRESS_IP },
+    ]);
+  });
+
+  it('no Egress hop for a member going to a pod on the egress node, for a non-member, or for an unknown mark', () => {
+    const toPod = observe(node1, { tableId: p.id('Output'), metadata: output(1, { tunIpv4Dst: '192.168.77.2' }), packet: pkt(A.ips[0]!, REMOTE_MEMBER) }, { sender: true, dstIP: REMOTE_MEMBER });
+    expect(toPod.map((o) => o.component)).toEqual(['SpoofGuard', 'Forwarding']);
+    const nonMember = observe(node1, { tableId: p.id('Output'), metadata: output(2), packet: pkt(B.ips[0]!, '192.168.77.254') }, { sender: true, dstIP: '192.168.77.254' });
+    expect(nonMember.at(-1)).toEqual({ component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay', translatedSrcIP: '192.168.77.1' });
+    expect(nonMember.some((o) => o.component === 'Egress')).toBe(false);
+    const unknown = observe(node2, { tableId: p.id('Output'), metadata: output(2, { reg10: EgressMarkField.shift(9) }), packet: pkt('10.10.1.5', '192.168.77.254') }, { sender: false });
+    expect(unknown.some((o) => o.component === 'Egress')).toBe(false);
   });
 });

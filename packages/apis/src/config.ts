@@ -62,6 +62,7 @@ export const CONTROLLER_FEATURE_GATES: Readonly<Record<string, boolean>> = {
   SupportBundleCollection: false,
   L7NetworkPolicy: false,
   AdminNetworkPolicy: false,
+  EgressSeparateSubnet: false,
   NodeNetworkPolicy: false,
   BGPPolicy: false,
   PacketCapture: false,

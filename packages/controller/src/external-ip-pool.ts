@@ -95,15 +95,30 @@ function checkSubnet(pool: ExternalIPPool, ranges: readonly PoolRange[], errors:
   const prefix = info.prefixLength;
   if (typeof prefix !== 'number' || !Number.isInteger(prefix) || prefix < 1 || prefix > max) return void errors.push(bad('spec.subnetInfo.prefixLength', prefix, `must be an integer in 1..${max} for an IPv${gateway.family} gateway`));
   const subnet = Cidr.of(gateway, prefix);
+  const vlan = info.vlan;
+  if (vlan !== undefined && (typeof vlan !== 'number' || !Number.isInteger(vlan) || vlan < 0 || vlan > 4094)) errors.push(bad('spec.subnetInfo.vlan', vlan, 'must be an integer in 0..4094 (0: untagged)'));
+  // The gateway is a host of the subnet: neither its network address nor (IPv4) its broadcast address.
+  const hostRange = usableOf(subnet);
+  if (!hostRange || gateway.value < hostRange.first.value || gateway.value > hostRange.last.value) errors.push(bad('spec.subnetInfo.gateway', info.gateway, `must be a host address of the subnet ${subnet.toString()}, not its network${gateway.family === 4 ? ' or broadcast' : ''} address`));
   for (const r of ranges) {
     if (r.covers.family !== gateway.family) errors.push(bad(r.path, r.text, `is IPv${r.covers.family}, the subnet's gateway ${info.gateway} is IPv${gateway.family}`));
     else if (!subnet.contains(r.covers.first) || !subnet.contains(r.covers.last)) errors.push(bad(r.path, r.text, `must lie inside the subnet ${subnet.toString()} (spec.subnetInfo)`));
+    // The pool would hand the gateway out as an Egress IP.
+    else if (r.usable && gateway.value >= r.usable.first.value && gateway.value <= r.usable.last.value) errors.push(bad(r.path, r.text, `holds the subnet's gateway ${info.gateway} (spec.subnetInfo.gateway), which would be handed out as an Egress IP`));
   }
+}
+
+/** The `spec.subnetInfo` checks of {@link validateExternalIPPool} alone (what the Egress part reports on the Egresses of a pool stored without admission). */
+export function subnetInfoErrors(pool: ExternalIPPool): PolicyValidationError[] {
+  const errors: PolicyValidationError[] = [];
+  checkSubnet(pool, poolRanges(pool.spec).ranges, errors);
+  return errors;
 }
 
 /**
  * Admission checks of an ExternalIPPool (Antrea's `ValidateExternalIPPool`): every range a CIDR
- * or a start/end pair of one family with start <= end, inside `subnetInfo` when set; no two ranges
+ * or a start/end pair of one family with start <= end, inside `subnetInfo` when set (whose gateway is a
+ * host of the subnet and in no range, whose `vlan` is 0..4094, and which never changes); no two ranges
  * of the pool overlapping, none overlapping a range of another pool (`others`, the pools stored
  * now); `nodeSelector` a valid label selector; on update (`old`), existing ranges kept as they were.
  * IPv4 and IPv6 ranges may sit in one pool (a dual-stack pool), as in Antrea.
@@ -127,6 +142,8 @@ export function validateExternalIPPool(pool: ExternalIPPool, others: Iterable<Ex
     }
   }
   if (old) {
+    // The nodes route the pool's IPs through its subnet: another subnet would strand the IPs in use.
+    if (JSON.stringify(old.spec?.subnetInfo ?? null) !== JSON.stringify(pool.spec?.subnetInfo ?? null)) errors.push(bad('spec.subnetInfo', pool.spec?.subnetInfo ?? null, `cannot be changed (was ${JSON.stringify(old.spec?.subnetInfo ?? null)})`));
     const kept = new Set((Array.isArray(pool.spec?.ipRanges) ? pool.spec.ipRanges : []).map(rangeText));
     (Array.isArray(old.spec?.ipRanges) ? old.spec.ipRanges : []).forEach((r, i) => {
       if (!kept.has(rangeText(r))) errors.push(bad(`spec.ipRanges[${i}]`, rangeText(r), 'existing ranges cannot be updated or deleted'));

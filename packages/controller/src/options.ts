@@ -58,6 +58,12 @@ export interface ControllerOptions {
    * Default false here; antrea-controller.conf's `Egress` gate turns it on.
    */
   egress?: boolean;
+  /**
+   * EgressSeparateSubnet (the agents' feature gate of that name, default false): an Egress whose
+   * ExternalIPPool has a `subnetInfo` the nodes cannot use (stored without the admission webhook)
+   * gets no IP, with IPAllocated=False and an Event naming the pool's field and value.
+   */
+  egressSeparateSubnet?: boolean;
   /** ExternalNode feature gate (default true). */
   externalNode?: boolean;
   /**
@@ -117,6 +123,7 @@ export function optionsFromConfig(config: ControllerConfig, flags: ControllerFla
   if (config.featureGates.Traceflow === false) out.traceflow = false;
   if (config.featureGates.ServiceExternalIP) out.serviceExternalIP = true;
   if (config.featureGates.Egress) out.egress = true;
+  if (config.featureGates.EgressSeparateSubnet) out.egressSeparateSubnet = true;
   if (config.featureGates.Multicluster && config.multicluster.enableStretchedNetworkPolicy) out.stretchedNetworkPolicy = true;
   if (config.featureGates.IPsecCertAuth) out.ipsecCSRSigner = { ...config.ipsecCSRSigner };
   if (flags.bindAddress) out.host = flags.bindAddress;

@@ -113,12 +113,31 @@ describe('the ExternalIPPool webhook', () => {
 
   test('subnetInfo: ranges of its family inside it, prefixLength in range', () => {
     const subnet = { gateway: '10.10.0.1', prefixLength: 24 };
-    expect(messages(pool('p', [{ cidr: '10.10.0.0/25' }], { subnetInfo: subnet }))).toEqual([]);
+    expect(messages(pool('p', [{ cidr: '10.10.0.128/25' }], { subnetInfo: subnet }))).toEqual([]);
     expect(messages(pool('p', [{ cidr: '10.10.1.0/25' }, { cidr: 'fd00::/120' }], { subnetInfo: subnet }))).toEqual([
       'spec.ipRanges[0]: Invalid value: "10.10.1.0/25": must lie inside the subnet 10.10.0.0/24 (spec.subnetInfo)',
       'spec.ipRanges[1]: Invalid value: "fd00::/120": is IPv6, the subnet\'s gateway 10.10.0.1 is IPv4',
     ]);
     expect(messages(pool('p', [{ cidr: '10.10.0.0/25' }], { subnetInfo: { gateway: '10.10.0.1', prefixLength: 32 } }))).toEqual(['spec.subnetInfo.prefixLength: Invalid value: 32: must be an integer in 1..31 for an IPv4 gateway']);
+  });
+
+  test.each([
+    ['a VLAN above 4094', { gateway: '10.10.0.1', prefixLength: 24, vlan: 4095 }, [{ start: '10.10.0.10', end: '10.10.0.20' }], 'spec.subnetInfo.vlan: Invalid value: 4095: must be an integer in 0..4094 (0: untagged)'],
+    ['a negative VLAN', { gateway: '10.10.0.1', prefixLength: 24, vlan: -1 }, [{ start: '10.10.0.10', end: '10.10.0.20' }], 'spec.subnetInfo.vlan: Invalid value: -1: must be an integer in 0..4094 (0: untagged)'],
+    ['the subnet\'s network address as gateway', { gateway: '10.10.0.0', prefixLength: 24 }, [{ start: '10.10.0.10', end: '10.10.0.20' }], 'spec.subnetInfo.gateway: Invalid value: "10.10.0.0": must be a host address of the subnet 10.10.0.0/24, not its network or broadcast address'],
+    ['its broadcast address', { gateway: '10.10.0.255', prefixLength: 24 }, [{ start: '10.10.0.10', end: '10.10.0.20' }], 'spec.subnetInfo.gateway: Invalid value: "10.10.0.255": must be a host address of the subnet 10.10.0.0/24, not its network or broadcast address'],
+    ['a gateway the pool would hand out', { gateway: '10.10.0.15', prefixLength: 24 }, [{ start: '10.10.0.10', end: '10.10.0.20' }], 'spec.ipRanges[0]: Invalid value: "10.10.0.10-10.10.0.20": holds the subnet\'s gateway 10.10.0.15 (spec.subnetInfo.gateway), which would be handed out as an Egress IP'],
+    ['a range outside the gateway\'s subnet', { gateway: '192.168.80.1', prefixLength: 24, vlan: 10 }, [{ start: '192.168.81.10', end: '192.168.81.20' }], 'spec.ipRanges[0]: Invalid value: "192.168.81.10-192.168.81.20": must lie inside the subnet 192.168.80.0/24 (spec.subnetInfo)'],
+  ])('subnetInfo with %s is refused naming the field and value', (_what, subnetInfo, ranges, message) => {
+    expect(messages(pool('p', ranges, { subnetInfo }))).toEqual([message]);
+  });
+
+  test('a VLAN subnet with its gateway outside the ranges is allowed, and its subnetInfo can never change', () => {
+    const subnetInfo = { gateway: '192.168.80.1', prefixLength: 24, vlan: 10 };
+    const old = pool('p', [{ start: '192.168.80.20', end: '192.168.80.29' }], { subnetInfo });
+    expect(messages(old)).toEqual([]);
+    expect(messages(pool('p', old.spec.ipRanges, { subnetInfo: { ...subnetInfo, vlan: 11 } }), [old], old)).toEqual(['spec.subnetInfo: Invalid value: {"gateway":"192.168.80.1","prefixLength":24,"vlan":11}: cannot be changed (was {"gateway":"192.168.80.1","prefixLength":24,"vlan":10})']);
+    expect(messages(pool('p', old.spec.ipRanges), [old], old)).toEqual(['spec.subnetInfo: Invalid value: null: cannot be changed (was {"gateway":"192.168.80.1","prefixLength":24,"vlan":10})']);
   });
 
   test('an update may add ranges but not change or remove one', () => {

@@ -275,6 +275,12 @@ export interface EgressRule {
   ownerIP?: string;
   /** The Egress's mark on this node (1..255, Antrea's SNAT IP mark), when {@link EgressRule.local}. */
   mark?: number;
+  /**
+   * The OpenFlow meter that limits the Egress's bandwidth (`spec.bandwidth`, EgressTrafficShaping),
+   * when {@link EgressRule.local}: every member's packet passes it in EgressQoS before it is SNATed.
+   * The caller installs the meter before the flows naming it (the agent: its id is the mark).
+   */
+  meter?: number;
   /** Addresses of the member pods on this node. */
   localPods: readonly string[];
   /** Addresses of the member pods on other nodes (SNATed here when this node owns the IP). */

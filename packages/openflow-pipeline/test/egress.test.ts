@@ -80,3 +80,44 @@ test('keeps the feature contract over a sequence of states (added, ownership mov
   expect(report.states).toBe(states.length);
   expect(report.flows).toBeGreaterThan(0);
 });
+
+describe('bandwidth (EgressTrafficShaping)', () => {
+  const shaping = [...podNodeFeatures({ enableProxy: true }), egress({ trafficShaping: true })];
+  const shaped = (spec?: EgressSpec): string[] => dumpFlows(computeNodeFlows(state(spec), { features: shaping }), { cookie: false });
+
+  test('on the owner, the marked members go through EgressQoS, where the Egress\'s meter limits them before SNAT', () => {
+    const all = shaped({ exceptCIDRs: EXCEPT, egresses: [{ ...owned, meter: 1 }] });
+    expect(byTable(all, 'EgressMark').filter((l) => l.includes('nw_src'))).toEqual([
+      'table=EgressMark, priority=200,dl_type=0x800,nw_src=10.10.1.5 actions=set_field:02:00:00:00:00:01->eth_dst,set_field:0x1/0xff->reg10,set_field:0x20/0xf0->reg0,goto_table:EgressQoS',
+      'table=EgressMark, priority=200,dl_type=0x800,nw_src=10.10.2.7 actions=set_field:02:00:00:00:00:01->eth_dst,set_field:0x1/0xff->reg10,set_field:0x20/0xf0->reg0,goto_table:EgressQoS',
+    ]);
+    expect(byTable(all, 'EgressQoS')).toEqual([
+      'table=EgressQoS, priority=200,dl_type=0x800,reg10=0x1/0xff actions=meter:1,goto_table:L3DecTTL',
+      'table=EgressQoS, priority=0 actions=goto_table:L3DecTTL',
+    ]);
+  });
+
+  test('an owned Egress without a bandwidth passes EgressQoS unmetered; another node\'s members are tunnelled unmetered (the owner meters them)', () => {
+    const all = shaped({ exceptCIDRs: EXCEPT, egresses: [owned, { ...remote, meter: 2 }] });
+    expect(byTable(all, 'EgressQoS')).toEqual(['table=EgressQoS, priority=0 actions=goto_table:L3DecTTL']);
+    expect(all.filter((l) => l.includes('meter:'))).toEqual([]);
+  });
+
+  test('without the gate there is no EgressQoS table and a meter is ignored', () => {
+    const all = lines({ exceptCIDRs: EXCEPT, egresses: [{ ...owned, meter: 1 }] });
+    expect(byTable(all, 'EgressQoS')).toEqual([]);
+    expect(all.some((l) => l.includes('meter:'))).toBe(false);
+  });
+
+  test('keeps the feature contract as a bandwidth is added, changed to another meter, and removed', () => {
+    const states = [
+      state({ exceptCIDRs: EXCEPT, egresses: [owned] }),
+      state({ exceptCIDRs: EXCEPT, egresses: [{ ...owned, meter: 1 }, remote] }),
+      state({ exceptCIDRs: EXCEPT, egresses: [{ ...owned, mark: 2, meter: 2 }, remote] }),
+      state({ exceptCIDRs: EXCEPT, egresses: [{ ...owned, local: false, mark: undefined as never, ownerIP: '192.168.77.12' }] }),
+      state({ exceptCIDRs: EXCEPT, egresses: [owned] }),
+    ];
+    const report = checkFeatureContract({ feature: shaping.at(-1)!, features: shaping, states });
+    expect(report.states).toBe(states.length);
+  });
+});

@@ -109,7 +109,7 @@ describe('NodePipeline equals computeNodeFlows after every event', () => {
   it('sequences with a feature list of the caller\'s own: no FQDN, the outside QoS feature with its own kind and state slice, Egress', () => {
     // The list's options stay fixed whatever the configuration events say (features read their own settings).
     const custom = (): Feature[] => [
-      podConnectivity({ proxy: true }), remoteNodes(), service(), networkPolicy({ antreaPolicy: true, proxy: true }), multicluster({ proxy: true }), qos({ priority: 205 }), egress(),
+      podConnectivity({ proxy: true }), remoteNodes(), service(), networkPolicy({ antreaPolicy: true, proxy: true }), multicluster({ proxy: true }), qos({ priority: 205 }), egress({ trafficShaping: true }),
     ];
     const arb = fc.tuple(
       fc.boolean(),

@@ -120,9 +120,10 @@ const externalNodeArb: fc.Arbitrary<ExternalNodeSpec | undefined> = fc.option(fc
 /** Egresses: owned here (SNAT under a mark) or elsewhere (tunnel to the owner) or by no node, over the pods' addresses. */
 const egressRuleArb = (name: string, ip: string): fc.Arbitrary<EgressRule> => fc.record({
   where: pick(['here', 'there', 'nowhere'] as const), mark: fc.integer({ min: 1, max: 3 }), local: subset(POD_IPS, 3), remote: subset(['10.11.0.5', '10.11.0.6'], 2),
-}).map(({ where, mark, local, remote }) => ({
+  shaped: fc.boolean(),
+}).map(({ where, mark, local, remote, shaped }) => ({
   name, ip, local: where === 'here', localPods: local, remotePods: remote,
-  ...(where === 'here' ? { mark } : {}), ...(where === 'there' ? { ownerIP: '192.168.1.2' } : {}),
+  ...(where === 'here' ? { mark } : {}), ...(where === 'here' && shaped ? { meter: mark } : {}), ...(where === 'there' ? { ownerIP: '192.168.1.2' } : {}),
 }));
 export const egressArb: fc.Arbitrary<EgressSpec | undefined> = fc.option(fc.record({
   except: subset(['192.168.1.1/32', '192.168.1.2/32', '172.16.0.0/16'], 3), a: fc.option(egressRuleArb('a', '192.168.1.200'), { nil: undefined }), b: fc.option(egressRuleArb('b', '192.168.1.201'), { nil: undefined }),

@@ -1,4 +1,4 @@
-/** Netlink attributes the `netlink` package leaves as raw bytes: the veth's IFLA_LINKINFO. */
+/** Netlink attributes the `netlink` package leaves as raw bytes: the IFLA_LINKINFO of a veth and of a VLAN link. */
 
 // Constants from the kernel's uapi headers (linux/if_link.h, linux/veth.h, linux/netlink.h).
 const NLA_F_NESTED = 0x8000;
@@ -63,4 +63,34 @@ export function vethLinkInfo(peer: VethPeer): Buffer {
   if (peer.netnsFd !== undefined) peerAttrs.push(nlattr(IFLA_NET_NS_FD, u32(peer.netnsFd)));
   const peerMsg = Buffer.concat([Buffer.alloc(IFINFOMSG_LEN), ...peerAttrs]);
   return Buffer.concat([nlattr(IFLA_INFO_KIND, cstring('veth')), nested(IFLA_INFO_DATA, [nlattr(VETH_INFO_PEER, peerMsg)])]);
+}
+
+const IFLA_VLAN_ID = 1;
+
+/** IFLA_LINKINFO payload of a VLAN sub-interface: kind "vlan" and, in IFLA_INFO_DATA, IFLA_VLAN_ID (u16). */
+export function vlanLinkInfo(vlanId: number): Buffer {
+  const id = Buffer.alloc(2);
+  id.writeUInt16LE(vlanId);
+  return Buffer.concat([nlattr(IFLA_INFO_KIND, cstring('vlan')), nested(IFLA_INFO_DATA, [nlattr(IFLA_VLAN_ID, id)])]);
+}
+
+/** The kind and VLAN id in a link's IFLA_LINKINFO (what a dump returns raw), or undefined when it is not a VLAN link. */
+export function vlanIdOf(linkinfo: Buffer | undefined): number | undefined {
+  if (!linkinfo) return undefined;
+  let kind: string | undefined;
+  let id: number | undefined;
+  const walk = (buf: Buffer, inData: boolean): void => {
+    for (let off = 0; off + 4 <= buf.length; ) {
+      const len = buf.readUInt16LE(off);
+      const type = buf.readUInt16LE(off + 2) & ~NLA_F_NESTED;
+      if (len < 4) return;
+      const payload = buf.subarray(off + 4, off + len);
+      if (!inData && type === IFLA_INFO_KIND) kind = payload.toString('utf8').replace(/\0+$/, '');
+      else if (!inData && type === IFLA_INFO_DATA) walk(payload, true);
+      else if (inData && type === IFLA_VLAN_ID && payload.length >= 2) id = payload.readUInt16LE(0);
+      off += (len + 3) & ~3;
+    }
+  };
+  walk(linkinfo, false);
+  return kind === 'vlan' ? id : undefined;
 }

@@ -6,12 +6,17 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import { createRtNetlink, FlagsNew, rt, type RtNetlinkSocket } from 'netlink';
-import { vethLinkInfo, type VethPeer } from './attributes';
+import { u32, vethLinkInfo, vlanIdOf, vlanLinkInfo, type VethPeer } from './attributes';
 
 /** rtm_protocol names the package decodes known values to (ours, 77, stays a number). */
 const PROTOCOLS = rt.RouteProtocol as unknown as Record<string, unknown>;
 const AF_INET = 2;
 const RT_TABLE_MAIN = 254;
+const RT_TABLE_LOCAL = 255;
+const RTN_LOCAL = 2;
+const RT_SCOPE_HOST = 254;
+/** FR_ACT_TO_TBL: a rule that looks up a table. */
+const FR_ACT_TO_TBL = 1;
 const RTN_UNICAST = 1;
 const RT_SCOPE_UNIVERSE = 0;
 const RT_SCOPE_LINK = 253;
@@ -65,6 +70,17 @@ export interface Ipv4Route {
   proto?: number;
   /** Scope link (a directly connected /32) rather than universe. */
   scopeLink?: boolean;
+  /** Route table; the main table when absent. */
+  table?: number;
+}
+
+/** An IPv4 policy rule `from <src>/<srcLen> lookup <table>` as a dump returns it. */
+export interface Ipv4Rule {
+  src: string;
+  srcLen: number;
+  table: number;
+  priority: number | undefined;
+  protocol: number | undefined;
 }
 
 /** rtnetlink over one lazily opened socket in the agent's namespace (unref'd: it never keeps the process alive). */
@@ -211,7 +227,7 @@ export class Rtnetlink {
     const data: rt.Route = {
       family: AF_INET,
       dstLen: Number(len),
-      table: RT_TABLE_MAIN,
+      table: r.table ?? RT_TABLE_MAIN,
       protocol: r.proto ?? 3,
       scope: r.scopeLink || r.via === undefined ? RT_SCOPE_LINK : RT_SCOPE_UNIVERSE,
       type: RTN_UNICAST,
@@ -251,6 +267,133 @@ export class Rtnetlink {
       return oif === undefined ? undefined : (await this.linkByIndex(oif))?.name;
     } catch (e) {
       if (e instanceof NetlinkError && ['ENETUNREACH', 'EHOSTUNREACH', 'EINVAL'].includes(e.errno)) return undefined;
+      throw e;
+    }
+  }
+  /** Creates the VLAN sub-interface `name` (id `vlanId`) of the link with index `parent`, up. */
+  async createVlan(o: { name: string; parent: number; vlanId: number }): Promise<void> {
+    await this.call('RTM_NEWLINK vlan', o, (s) =>
+      s.newLink({ flags: { up: true }, change: { up: true } }, { ifname: o.name, link: u32(o.parent), linkinfo: vlanLinkInfo(o.vlanId) }, { flags: FlagsNew.CREATE | FlagsNew.EXCL }),
+    );
+  }
+
+  /** Every VLAN link with its id and parent's index. */
+  async vlanLinks(): Promise<{ name: string; index: number; vlan: number; parent: number | undefined }[]> {
+    const links = await this.dump('RTM_GETLINK', (s) => s.getLinks());
+    const out: { name: string; index: number; vlan: number; parent: number | undefined }[] = [];
+    for (const l of links) {
+      const vlan = vlanIdOf(l.attrs.linkinfo);
+      if (vlan === undefined) continue;
+      const parent = l.attrs.link && l.attrs.link.length >= 4 ? l.attrs.link.readUInt32LE(0) : undefined;
+      out.push({ name: l.attrs.ifname ?? '', index: l.data.index ?? -1, vlan, parent });
+    }
+    return out;
+  }
+
+  /** `ip addr add <ip>/<prefix> dev <index> noprefixroute` (no subnet route in the main table). */
+  async addAddressNoPrefixRoute(index: number, ip: string, prefix: number): Promise<void> {
+    const a = ipBytes(ip);
+    await this.call('RTM_NEWADDR', `${ip}/${prefix}`, (s) =>
+      s.newAddress({ family: AF_INET, prefixlen: prefix, index }, { local: a, address: a, flags: { noprefixroute: true } }, { flags: FlagsNew.CREATE | FlagsNew.REPLACE }),
+    );
+  }
+
+  /** Deletes an IPv4 address; false when it was not there. */
+  async deleteAddress(index: number, ip: string, prefix: number): Promise<boolean> {
+    const a = ipBytes(ip);
+    try {
+      await this.call('RTM_DELADDR', `${ip}/${prefix}`, (s) => s.delAddress({ family: AF_INET, prefixlen: prefix, index }, { local: a, address: a }));
+      return true;
+    } catch (e) {
+      if (e instanceof NetlinkError && e.errno === 'EADDRNOTAVAIL') return false;
+      throw e;
+    }
+  }
+
+  /** The `local` routes of the local table with their device (the kernel adds one per address). */
+  async localRoutes(): Promise<{ ip: string; dev: string | undefined }[]> {
+    const routes = await this.dump('RTM_GETROUTE', (s) => s.getRoutes({ family: AF_INET, table: RT_TABLE_LOCAL }));
+    const links = await this.linkNames();
+    return routes
+      .filter((r) => (r.attrs.table ?? r.data.table) === RT_TABLE_LOCAL && num(r.data.type, rt.RouteType as unknown as Record<string, unknown>) === RTN_LOCAL)
+      .map((r) => ({ ip: ipText(r.attrs.dst) ?? '', dev: r.attrs.oif !== undefined ? links.get(r.attrs.oif) : undefined }));
+  }
+
+  /** `ip route del table local local <ip> dev <dev>`; false when there was none. */
+  async deleteLocalRoute(ip: string, dev: string): Promise<boolean> {
+    const oif = (await this.link(dev))?.index;
+    if (oif === undefined) return false;
+    try {
+      await this.call('RTM_DELROUTE', { table: 'local', ip, dev }, (s) =>
+        s.delRoute({ family: AF_INET, dstLen: 32, table: RT_TABLE_LOCAL, type: RTN_LOCAL, scope: RT_SCOPE_HOST }, { dst: ipBytes(ip), oif }),
+      );
+      return true;
+    } catch (e) {
+      if (e instanceof NetlinkError && e.errno === 'ESRCH') return false;
+      throw e;
+    }
+  }
+
+  /** IPv4 routes of the tables `min`..`max`. */
+  async tableRoutes(min: number, max: number): Promise<{ table: number; dst: string; gateway?: string; dev?: string }[]> {
+    const routes = await this.dump('RTM_GETROUTE', (s) => s.getRoutes({ family: AF_INET }));
+    const links = await this.linkNames();
+    const out: { table: number; dst: string; gateway?: string; dev?: string }[] = [];
+    for (const r of routes) {
+      const table = r.attrs.table ?? r.data.table ?? 0;
+      if (table < min || table > max) continue;
+      const gateway = ipText(r.attrs.gateway);
+      const dev = r.attrs.oif !== undefined ? links.get(r.attrs.oif) : undefined;
+      out.push({ table, dst: `${ipText(r.attrs.dst) ?? '0.0.0.0'}/${r.data.dstLen ?? 0}`, ...(gateway ? { gateway } : {}), ...(dev ? { dev } : {}) });
+    }
+    return out;
+  }
+
+  /** Deletes a route of table `table` by destination; false when there was none. */
+  async deleteTableRoute(table: number, dst: string): Promise<boolean> {
+    const [ip = '', len = '32'] = dst.split('/');
+    try {
+      await this.call('RTM_DELROUTE', { table, dst }, (s) => s.delRoute({ family: AF_INET, dstLen: Number(len), table, scope: RT_SCOPE_NOWHERE }, { dst: ipBytes(ip), table }));
+      return true;
+    } catch (e) {
+      if (e instanceof NetlinkError && e.errno === 'ESRCH') return false;
+      throw e;
+    }
+  }
+
+  /** Every IPv4 rule that looks up a table. */
+  async rules(): Promise<Ipv4Rule[]> {
+    const rules = await this.dump('RTM_GETRULE', (s) => s.getRules({ family: AF_INET }));
+    return rules.map((r) => ({
+      src: ipText(r.attrs.src) ?? '0.0.0.0',
+      srcLen: r.data.srcLen ?? 0,
+      table: r.attrs.table ?? r.data.table ?? 0,
+      priority: r.attrs.priority,
+      protocol: r.attrs.protocol,
+    }));
+  }
+
+  /** `ip rule add from <src>/32 lookup <table> priority <priority> protocol <proto>`; an existing one is kept. */
+  async addRule(o: { src: string; table: number; priority: number; proto: number }): Promise<void> {
+    try {
+      await this.call('RTM_NEWRULE', o, (s) =>
+        s.newRule({ family: AF_INET, srcLen: 32, table: o.table < 256 ? o.table : 0, action: FR_ACT_TO_TBL }, { src: ipBytes(o.src), table: o.table, priority: o.priority, protocol: o.proto }, { flags: FlagsNew.CREATE | FlagsNew.EXCL }),
+      );
+    } catch (e) {
+      if (e instanceof NetlinkError && e.errno === 'EEXIST') return;
+      throw e;
+    }
+  }
+
+  /** Deletes `from <src>/32 lookup <table>`; false when there was none. */
+  async deleteRule(o: { src: string; table: number; priority?: number }): Promise<boolean> {
+    try {
+      await this.call('RTM_DELRULE', o, (s) =>
+        s.delRule({ family: AF_INET, srcLen: 32, table: o.table < 256 ? o.table : 0, action: FR_ACT_TO_TBL }, { src: ipBytes(o.src), table: o.table, ...(o.priority !== undefined ? { priority: o.priority } : {}) }),
+      );
+      return true;
+    } catch (e) {
+      if (e instanceof NetlinkError && (e.errno === 'ENOENT' || e.errno === 'ESRCH')) return false;
       throw e;
     }
   }

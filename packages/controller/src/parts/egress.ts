@@ -10,7 +10,7 @@ import type { ControllerContext } from '../context';
 import { egressAllocatedNote, egressIPSlots, egressRefusalNote, invalidEgressNote, noPoolNote, overlapNotes, validateEgress, type EgressIPSlot, type EgressPodView } from '../egress';
 import { EventRecorder, type EventNote } from '../events';
 import { egressHolderKey, usableRanges, type ExternalIPAllocator, type ExternalIPHolding } from '../external-ip-allocator';
-import { poolRanges } from '../external-ip-pool';
+import { poolRanges, subnetInfoErrors } from '../external-ip-pool';
 import type { Watch, WatchingPart } from '../informers';
 import { EGRESSES, EXTERNAL_IP_POOLS, NAMESPACES, PODS } from '../resources';
 import { notRunning, type PartState } from './lifecycle';
@@ -56,6 +56,8 @@ export class EgressController implements WatchingPart {
   private readonly reconciler: Reconciler;
   private readonly poolSpecs = new Map<string, string>();
   private state: PartState = 'new';
+  /** Pools whose subnetInfo the nodes cannot use (EgressSeparateSubnet), with the field errors. */
+  private readonly badSubnets = new Map<string, string>();
   /** Egresses without an IP after the last pass, with why (health). */
   pending = new Map<string, string>();
 
@@ -134,9 +136,12 @@ export class EgressController implements WatchingPart {
   /** The allocator's pools from the cache (ServiceExternalIP, when on, does the same and reports bad ranges). */
   private syncPools(): void {
     const seen = new Set<string>();
+    this.badSubnets.clear();
     for (const pool of this.pools()) {
       const name = nameOf(pool);
       seen.add(name);
+      const subnetErrors = this.ctx.options.egressSeparateSubnet ? subnetInfoErrors(pool) : [];
+      if (subnetErrors.length > 0) this.badSubnets.set(name, subnetErrors.map((e) => `${e.path}: Invalid value: ${JSON.stringify(e.value) ?? 'null'}: ${e.message.slice(e.path.length + 2)}`).join('; '));
       const spec = JSON.stringify(pool.spec?.ipRanges ?? []);
       if (this.poolSpecs.get(name) === spec && this.allocator.hasPool(name)) continue;
       this.poolSpecs.set(name, spec);
@@ -196,6 +201,11 @@ export class EgressController implements WatchingPart {
         const held = this.allocator.held(slot.key);
         if (held) {
           got.push(held);
+          continue;
+        }
+        const badSubnet = this.badSubnets.get(slot.pool);
+        if (badSubnet !== undefined) {
+          refusal ??= { type: 'Warning', reason: 'InvalidExternalIPPool', message: `${slot.poolField}: Invalid value: ${JSON.stringify(slot.pool)}: ExternalIPPool ${slot.pool} has a subnetInfo the nodes cannot use (${badSubnet}); the Egress has no IP until the pool is fixed` };
           continue;
         }
         const ip = parsed(slot.ip);

@@ -12,6 +12,9 @@
  *   SNATed to the IP in the SNAT zone; later packets are translated there too.
  * - UnSNAT: replies to the IP (routed into the gateway by the host) are un-SNATed back to the pod,
  *   then routed to it, locally or through the tunnel.
+ * - EgressQoS (with `trafficShaping`, Antrea's EgressTrafficShaping): the owner's marked packets
+ *   pass through the table; an Egress with a bandwidth has its meter there (one per Egress, shared
+ *   by all its members, local and tunnelled), whose drop band limits them before SNAT.
  *
  * Antrea SNATs in the host (pkt_mark + iptables); a userspace datapath hands no pkt_mark to the
  * host through the gateway's tap, so OVS SNATs here (docs/egress.md).
@@ -41,9 +44,18 @@ const NOT_NEW = { ctState: { new: false, trk: true } } as const;
 /** Above the Service feature's catch-all for routed packets (PRIORITY.low), below every pod and node route. */
 const DIVERT = PRIORITY.low + 1;
 
+/** The Egress feature's own settings. */
+export interface EgressFeatureOptions {
+  /**
+   * EgressTrafficShaping: the owner's marked packets go through EgressQoS, where the meter of an
+   * Egress with a bandwidth ({@link EgressRule.meter}) limits them. Default false, as Antrea's gate.
+   */
+  trafficShaping?: boolean;
+}
+
 /** Tables the Egress feature writes or jumps to. */
-export function egressTables(): TableName[] {
-  return ['UnSNAT', 'ConntrackZone', 'L3Forwarding', 'EgressMark', 'L3DecTTL', 'SNATMark', 'SNAT', 'L2ForwardingCalc'];
+export function egressTables(opts: EgressFeatureOptions = {}): TableName[] {
+  return ['UnSNAT', 'ConntrackZone', 'L3Forwarding', 'EgressMark', ...(opts.trafficShaping ? ['EgressQoS' as const] : []), 'L3DecTTL', 'SNATMark', 'SNAT', 'L2ForwardingCalc'];
 }
 
 /** What a packet leaving the cluster without Egress does after L3Forwarding, as EgressMark actions. */
@@ -74,18 +86,22 @@ export function egressExceptFlows(p: Pipeline, cfg: NodeConfig, exceptCIDRs: rea
 }
 
 /** The flows of one Egress on this node. */
-export function egressFlows(p: Pipeline, cfg: NodeConfig, rule: EgressRule): Flow[] {
+export function egressFlows(p: Pipeline, cfg: NodeConfig, rule: EgressRule, opts: EgressFeatureOptions = {}): Flow[] {
   const c = cookieOf(cfg);
   const gw = cfg.gateway;
   const divert = (src: string): Flow => flow(p.id('L3Forwarding'), DIVERT, { ...IP, ...matchCtMarks(NotServiceCTMark), ipv4Src: src }, [goto(p.id('EgressMark'))], c);
   if (rule.local && rule.mark !== undefined) {
     const members = [...new Set([...rule.localPods, ...rule.remotePods])].sort();
     const marked = matchField(EgressMarkField, rule.mark);
+    // With traffic shaping every marked packet passes EgressQoS (its miss goes on to L3DecTTL), so a
+    // bandwidth added or removed changes one EgressQoS flow, not the members' flows.
+    const next = opts.trafficShaping ? p.id('EgressQoS') : p.id('L3DecTTL');
     return [
       ...members.flatMap((src) => [
         divert(src),
-        flow(p.id('EgressMark'), PRIORITY.normal, { ...IP, ipv4Src: src }, [setEthDst(gw.mac), loadField(EgressMarkField, rule.mark!), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c),
+        flow(p.id('EgressMark'), PRIORITY.normal, { ...IP, ipv4Src: src }, [setEthDst(gw.mac), loadField(EgressMarkField, rule.mark!), ...loadMarks(ToGatewayRegMark), goto(next)], c),
       ]),
+      ...(opts.trafficShaping && rule.meter !== undefined ? [flow(p.id('EgressQoS'), PRIORITY.normal, { ...IP, ...marked }, [{ type: 'meter' as const, id: rule.meter }, goto(p.id('L3DecTTL'))], c)] : []),
       flow(p.id('SNATMark'), PRIORITY.normal, { ...NEW, ...IP, ...marked }, [
         { type: 'ct', commit: true, table: p.id('SNAT'), zone: CT_ZONE, exec: [loadCtMark(ConnSNATCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
       ], c),
@@ -105,16 +121,18 @@ export function egressFlows(p: Pipeline, cfg: NodeConfig, rule: EgressRule): Flo
 }
 
 /** Egress: selected pods' traffic out of the cluster leaves SNATed to the Egress IP, through the node owning it. */
-export function egress(): Feature {
+export function egress(opts: EgressFeatureOptions = {}): Feature {
+  const own: EgressFeatureOptions = { trafficShaping: opts.trafficShaping === true };
   return {
     name: 'egress',
-    tables: egressTables,
+    config: own,
+    tables: () => egressTables(own),
     kinds: [egressKind, egressExceptKind],
     ownsMiss: ['EgressMark'],
     nodeFlows: (ctx) => ({ flows: egressNodeFlows(ctx.pipeline, ctx.config) }),
     perObject: {
       egressExcept: (ctx, cidrs) => ({ flows: egressExceptFlows(ctx.pipeline, ctx.config, cidrs) }),
-      egress: (ctx, rule) => ({ flows: egressFlows(ctx.pipeline, ctx.config, rule) }),
+      egress: (ctx, rule) => ({ flows: egressFlows(ctx.pipeline, ctx.config, rule, own) }),
     },
   };
 }

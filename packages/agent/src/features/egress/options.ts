@@ -12,10 +12,25 @@ export interface EgressOptions {
   egress?: boolean;
   /** Destinations never SNATed to an egress IP (antrea-agent.conf `egress.exceptCIDRs`); the nodes' own addresses always are. */
   egressExceptCIDRs?: string[];
+  /**
+   * EgressSeparateSubnet: on the owner, an Egress IP whose ExternalIPPool has `subnetInfo` leaves
+   * through that subnet (its gateway, and its VLAN on a sub-interface of the transport device).
+   * Default false (antrea-agent.conf feature gate `EgressSeparateSubnet`, alpha in Antrea).
+   */
+  egressSeparateSubnet?: boolean;
+  /**
+   * EgressTrafficShaping: an Egress's `spec.bandwidth` limits its members' traffic through an OVS
+   * meter on the egress node (antrea-agent.conf feature gate `EgressTrafficShaping`); default false,
+   * as in Antrea, where the gate is alpha.
+   */
+  egressTrafficShaping?: boolean;
 }
 
 export const egressOptions: FeatureOptionsFragment<EgressOptions> = {
-  resolve: (o) => ({ egress: o.kube !== undefined && (o.egress ?? false), egressExceptCIDRs: o.egressExceptCIDRs ?? [] }),
+  resolve: (o) => ({
+    egress: o.kube !== undefined && (o.egress ?? false), egressExceptCIDRs: o.egressExceptCIDRs ?? [],
+    egressSeparateSubnet: o.egressSeparateSubnet ?? false, egressTrafficShaping: o.egressTrafficShaping ?? false,
+  }),
   check: (r) => {
     r.egressExceptCIDRs.forEach((c, i) => {
       let ok = false;
@@ -27,5 +42,8 @@ export const egressOptions: FeatureOptionsFragment<EgressOptions> = {
       if (!ok) throw new AgentError('INVALID_CONFIG', `egress.exceptCIDRs[${i}]: ${JSON.stringify(c)} is not an IPv4 CIDR`, c, `egress.exceptCIDRs[${i}]`);
     });
   },
-  fromConfig: (cfg) => ({ egress: cfg.featureGates.Egress === true, egressExceptCIDRs: [...cfg.egress.exceptCIDRs] }),
+  fromConfig: (cfg) => ({
+    egress: cfg.featureGates.Egress === true, egressExceptCIDRs: [...cfg.egress.exceptCIDRs],
+    egressSeparateSubnet: cfg.featureGates.EgressSeparateSubnet === true, egressTrafficShaping: cfg.featureGates.EgressTrafficShaping === true,
+  }),
 };

@@ -21,6 +21,7 @@ import type { ServiceExternalIPPart } from '../external-ip/part';
 import type { Assignment } from '../external-ip/ownership';
 import type { NodeDatapath } from '../node/part';
 import { nodeFacts } from '../routes/node-routes';
+import { egressMeters, meterConfig, readRecordedMeters, withMeters, type EgressBandwidth } from './bandwidth';
 import { egressMarks, egressMembers, egressRules, type EgressPlacement, type EgressPodFacts, type EgressProblem } from './rules';
 
 export const NAMESPACES = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false } as const;
@@ -61,20 +62,41 @@ export class EgressPart implements Part {
   problems: EgressProblem[] = [];
   /** Status last written per Egress (`node|ip`), so a pass writes only what changed. */
   private readonly written = new Map<string, string>();
+  /** The bandwidth meters of the Egresses SNATed here, by id (the mark), as installed (EgressTrafficShaping). */
+  meters = new Map<number, EgressBandwidth>();
+  /** Bandwidths left out (a value OVS cannot take, or the gate off). */
+  bandwidthProblems: EgressProblem[] = [];
+  /** What the record last said (slice and meters), so a pass writes it only when it changed. */
+  private recorded = '';
+  /**
+   * Every watch has listed and the external IP part has placed the IPs once: until then a pass
+   * would compute from partial caches and take away the flows and meters a restart adopted.
+   */
+  private informersSynced = false;
+  private placedOnce = false;
+  /** The placements and the IPs taken as last told (a pass runs when either changes). */
+  private assignedKey = '';
 
   constructor(
     private readonly ctx: AgentContext,
     private readonly kube: KubeClient,
-    private readonly node: Pick<NodeDatapath, 'flows' | 'onSwitchRestart'>,
-    private readonly externalIP: Pick<ServiceExternalIPPart, 'onAssigned'>,
+    private readonly node: Pick<NodeDatapath, 'flows' | 'onSwitchRestart' | 'meters'>,
+    // `owned`: the IPs this node answers ARP for; the status names this node only once it does (absent: as soon as it owns one).
+    private readonly externalIP: Pick<ServiceExternalIPPart, 'onAssigned'> & Partial<Pick<ServiceExternalIPPart, 'owned'>>,
   ) {}
 
   /** Primes the slice of the last run, so a restart replaces no Egress flow; the watches correct it at sync. */
   async start(): Promise<void> {
     const saved = readSpec(this.ctx.options.dataDir);
     if (!saved) return;
+    // The meters the saved flows name, before the node part installs or adopts those flows.
+    this.meters = readRecordedMeters(egressSpecFile(this.ctx.options.dataDir));
+    for (const [id, b] of this.meters) await this.node.meters.adopt(id, meterConfig(b));
     this.node.flows.prime('egress', saved);
     this.spec = saved;
+    // The marks (and so the meter ids) of the last run: an IP still owned keeps its mark, its flows and its meter.
+    this.marks = new Map(saved.egresses.flatMap((r) => (r.local && r.mark !== undefined ? [[r.ip, r.mark] as const] : [])));
+    this.recorded = JSON.stringify({ ...saved, meters: [...this.meters] });
   }
 
   async sync(): Promise<void> {
@@ -89,6 +111,10 @@ export class EgressPart implements Part {
       new Informer(this.kube, NODES, changed, { clock, logger: log }),
     ];
     for (const i of this.informers) i.start();
+    void Promise.all(this.informers.map((i) => i.synced)).then(() => {
+      this.informersSynced = true;
+      this.reconciler?.schedule();
+    });
     this.externalIP.onAssigned((a) => this.onAssigned(a));
     // A restarted ovs-vswitchd took the gateway's routes with its tap device.
     this.node.onSwitchRestart(async () => {
@@ -100,7 +126,11 @@ export class EgressPart implements Part {
   private onAssigned(assignments: readonly Assignment[]): void {
     const next = new Map<string, EgressPlacement>();
     for (const a of assignments) for (const e of a.egresses ?? []) next.set(e, { ip: a.ip, ...(a.owner !== undefined ? { owner: a.owner } : {}) });
-    if (JSON.stringify([...next]) === JSON.stringify([...this.placements])) return;
+    // The IPs taken count too: a new owner that waits for the old one to let go takes its IP later, and says so then.
+    const key = JSON.stringify([[...next], this.externalIP.owned ?? []]);
+    if (this.placedOnce && key === this.assignedKey) return;
+    this.placedOnce = true;
+    this.assignedKey = key;
     this.placements = next;
     this.reconciler?.schedule();
   }
@@ -111,6 +141,7 @@ export class EgressPart implements Part {
   }
 
   private async apply(): Promise<void> {
+    if (!this.informersSynced || !this.placedOnce) return;
     const { options: o } = this.ctx;
     const [egInf, podInf, nsInf, nodeInf] = this.informers;
     const egresses = [...egInf!.cache.values()] as unknown as Egress[];
@@ -123,7 +154,24 @@ export class EgressPart implements Part {
     this.problems = problems;
     const owned = [...this.placements.values()].filter((p) => p.owner === o.nodeName).map((p) => p.ip);
     this.marks = egressMarks(this.marks, owned);
-    const egressRulesNow = egressRules({ nodeName: o.nodeName, members, placements: this.placements, nodeIPs, marks: this.marks });
+    const plainRules = egressRules({ nodeName: o.nodeName, members, placements: this.placements, nodeIPs, marks: this.marks });
+    // Bandwidth (EgressTrafficShaping): one meter per Egress SNATed here, in before the flows naming it.
+    const shaped = o.egressTrafficShaping ? egressMeters(plainRules, egresses) : { meters: new Map<number, EgressBandwidth>(), problems: [] };
+    this.bandwidthProblems = [
+      ...shaped.problems,
+      ...(o.egressTrafficShaping ? [] : plainRules.filter((r) => r.local && egresses.some((e) => e.metadata.name === r.name && e.spec?.bandwidth)).map((r) => ({ egress: r.name, message: 'spec.bandwidth is ignored: the EgressTrafficShaping feature gate is off' }))),
+    ];
+    for (const [id, b] of [...shaped.meters]) {
+      try {
+        await this.node.meters.set(id, meterConfig(b));
+      } catch (err) {
+        // A switch without meters (an old kernel datapath) or refusing this one: the Egress still SNATs, unlimited.
+        shaped.meters.delete(id);
+        const name = plainRules.find((r) => r.mark === id)?.name ?? '';
+        this.bandwidthProblems.push({ egress: name, message: `spec.bandwidth: the switch refused meter ${id} (${(err as Error).message}); the Egress is not limited` });
+      }
+    }
+    const egressRulesNow = withMeters(plainRules, shaped.meters);
     // Only diverted traffic meets the exceptions: without Egress rules they would be flows for nothing.
     const exceptCIDRs = egressRulesNow.length === 0 ? [] : [...new Set([...[...nodeIPs.values(), o.nodeIP].map((ip) => `${ip}/32`), ...o.egressExceptCIDRs])].sort();
     await this.syncRoutes([...new Set([...this.placements.values()].map((p) => p.ip))].sort());
@@ -131,15 +179,23 @@ export class EgressPart implements Part {
     if (JSON.stringify(spec) !== JSON.stringify(this.spec)) {
       await this.node.flows.set('egress', spec);
       this.spec = spec;
+      this.ctx.log.info({ egresses: egressRulesNow.map((r) => `${r.name} ${r.ip} ${r.local ? `SNAT here (mark ${r.mark ?? '-'}${r.meter !== undefined ? `, meter ${r.meter}` : ''})` : `via ${r.ownerIP ?? 'no owner'}`}: ${r.localPods.length} local, ${r.remotePods.length} remote pods`) }, 'Egress realized');
+    }
+    // A meter no flow names any more goes after its flows.
+    for (const id of this.meters.keys()) if (!shaped.meters.has(id)) await this.node.meters.delete(id);
+    this.meters = shaped.meters;
+    // The record: the slice, and the meters its flows name (a restarted agent adopts both).
+    const record = JSON.stringify({ ...spec, meters: [...this.meters] });
+    if (record !== this.recorded) {
       const file = egressSpecFile(o.dataDir);
       mkdirSync(dirname(file), { recursive: true });
-      writeFileDurableSync(file, `${JSON.stringify(spec)}\n`, { mode: 0o600 });
-      this.ctx.log.info({ egresses: egressRulesNow.map((r) => `${r.name} ${r.ip} ${r.local ? `SNAT here (mark ${r.mark ?? '-'})` : `via ${r.ownerIP ?? 'no owner'}`}: ${r.localPods.length} local, ${r.remotePods.length} remote pods`) }, 'Egress realized');
+      writeFileDurableSync(file, `${record}\n`, { mode: 0o600 });
+      this.recorded = record;
     }
     for (const eg of egresses) {
       const name = eg.metadata.name ?? '';
       const placed = this.placements.get(name);
-      if (placed?.owner === o.nodeName && this.marks.has(placed.ip)) await this.writeStatus(eg, placed.ip);
+      if (placed?.owner === o.nodeName && this.marks.has(placed.ip) && (this.externalIP.owned?.includes(placed.ip) ?? true)) await this.writeStatus(eg, placed.ip);
     }
   }
 
@@ -199,6 +255,8 @@ export class EgressPart implements Part {
     const detail = [
       `${rules.length} Egresses, SNAT here for ${rules.filter((r) => r.local).map((r) => `${r.name} (${r.ip})`).join(', ') || 'none'}`,
       ...(this.problems.length ? [`left out: ${this.problems.map((p) => `Egress ${p.egress}: ${p.message}`).join('; ')}`] : []),
+      ...(this.meters.size ? [`bandwidth meters ${[...this.meters].map(([id, b]) => `${id} (${b.rateKbps} kbit/s, burst ${b.burstKbit} kbit)`).join(', ')}`] : []),
+      ...(this.bandwidthProblems.length ? [`bandwidth: ${this.bandwidthProblems.map((p) => `Egress ${p.egress}: ${p.message}`).join('; ')}`] : []),
     ].join('; ');
     if (this.reconciler.failing) return { ok: false, detail: `${detail}; last apply failed: ${String(this.reconciler.lastError)}` };
     return { ok: true, detail };

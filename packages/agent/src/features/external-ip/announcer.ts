@@ -13,6 +13,7 @@ import { check, NAME_RE } from '../../host-network/checks';
 import { ipv4Of } from '../../ipv4';
 import type { NodeNetwork } from '../../netops';
 import type { ExternalIPSink } from './controller';
+import type { ProxyArpKeeper } from './keeper';
 
 /** The record of taken IPs: `{ dev, ips }`. */
 export const takenFile = (dataDir: string): string => join(dataDir, 'service-external-ip', 'taken.json');
@@ -54,17 +55,24 @@ export async function releaseProxyNeighbour(net: Pick<NodeNetwork, 'runInNode'>,
   await net.runInNode(RELEASE_SH, [check(NAME_RE, dev, 'transport interface'), check((v) => ipv4Of(v) !== undefined, ip, 'Service external IP')]);
 }
 
-/** The sink of the external IP controller on a node: proxy neighbours and gratuitous ARP on the transport device. */
+/**
+ * The sink of the external IP controller on a node: proxy neighbours and gratuitous ARP on the
+ * transport device. With a keeper (keeper.ts), the keeper learns an IP before its entry is added and
+ * forgets it after the entry is gone, so at any moment it holds at least what the node answers for.
+ */
 export class ProxyArpAnnouncer implements ExternalIPSink {
-  constructor(private readonly o: { net: Pick<NodeNetwork, 'runInNode'>; dev: string; logger: Logger }) {
+  constructor(private readonly o: { net: Pick<NodeNetwork, 'runInNode'>; dev: string; logger: Logger; keeper?: Pick<ProxyArpKeeper, 'hold' | 'drop'> }) {
     check(NAME_RE, o.dev, 'transport interface');
   }
 
   async take(ip: string): Promise<void> {
-    await this.o.net.runInNode(TAKE_SH, [this.o.dev, check((v) => ipv4Of(v) !== undefined, ip, 'Service external IP')]);
+    check((v) => ipv4Of(v) !== undefined, ip, 'Service external IP');
+    await this.o.keeper?.hold(ip);
+    await this.o.net.runInNode(TAKE_SH, [this.o.dev, ip]);
   }
 
   async release(ip: string): Promise<void> {
     await releaseProxyNeighbour(this.o.net, this.o.dev, ip);
+    await this.o.keeper?.drop(ip);
   }
 }

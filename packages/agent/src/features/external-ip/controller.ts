@@ -7,7 +7,7 @@
 import type { Node, Service } from '@switchyard/apis/types';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
 import { Reconciler, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
-import { assignOwners, egressExternalIPs, endpointNodes, membersOf, nextExpiry, serviceExternalIPs, type Assignment, type EgressView, type EndpointSliceView, type ExternalIPPoolView, type ExternalIPProblem, type LeaseView, type Member } from './ownership';
+import { assignOwners, claimedElsewhere, egressExternalIPs, endpointNodes, membersOf, nextExpiry, serviceExternalIPs, type Assignment, type EgressView, type EndpointSliceView, type ExternalIPPoolView, type ExternalIPProblem, type LeaseView, type Member } from './ownership';
 
 /** Where owned IPs are put on and taken off the node. */
 export interface ExternalIPSink {
@@ -23,12 +23,25 @@ export interface ExternalIPControllerOptions {
   clock: Clock;
   logger: Logger;
   /**
-   * Whether this agent's own Lease is current (its last renewal within the Lease duration). While it
-   * is not, the API may be unreachable and every Lease would look expired: nothing moves until it is.
+   * When this agent must have let go of its IPs by its own clock: its last good Lease renewal plus
+   * the Lease duration, less a margin for clock skew (MemberLease.fenceAt). The other agents take
+   * the IPs at the renewal plus the duration on their clocks, so the two never overlap while the
+   * clocks agree within the margin. Undefined before this run's first renewal: nothing moves yet
+   * (a restarted agent adopts what it had). From that instant on, while the Lease is not renewed,
+   * the API may be unreachable and every Lease would look expired: this node takes nothing and
+   * releases everything (self-fencing) until a renewal goes through.
    */
-  selfAlive: (now: number) => boolean;
-  /** IPs a previous run of the agent left taken (its record): released unless this node still owns them. */
+  selfFenceAt: () => number | undefined;
+  /**
+   * IPs a previous run of the agent left taken (its record): released unless this node still owns
+   * them, and taken again if it does (the keeper of a killed agent removed their entries).
+   */
   installed?: Iterable<string>;
+  /**
+   * Publishes the IPs this node answers for (the member Lease's claims): called with the set about
+   * to be answered before taking, and with what is left after releasing. A rejection stops the pass.
+   */
+  claim?: (ips: readonly string[]) => Promise<void>;
   /** Told after each change of the taken set (to keep the record). */
   onInstalled?: (ips: readonly string[]) => void | Promise<void>;
   /** Told when this node took an IP (the Event on its Services). */
@@ -58,6 +71,9 @@ export class ExternalIPController {
   private readonly egresses = new Map<string, EgressView>();
   private readonly reconciler: Reconciler;
   private expiryTimer: TimerHandle | undefined;
+  private fenceTimer: TimerHandle | undefined;
+  /** IPs of the previous run's record not yet taken again in this one. */
+  private readonly adopted = new Set<string>();
   private stopped = false;
   /** IPs this node answers for now. */
   readonly taken = new Set<string>();
@@ -67,9 +83,16 @@ export class ExternalIPController {
   problems: ExternalIPProblem[] = [];
   /** True while this agent's own Lease is not current (owners are not chosen again meanwhile). */
   frozen = false;
+  /** True while this agent has let go of its IPs because its own Lease may have run out for the others. */
+  fenced = false;
+  /** IPs this node owns but waits for: another live node's Lease still claims them (ip -> that node). */
+  waiting = new Map<string, string>();
 
   constructor(private readonly o: ExternalIPControllerOptions) {
-    for (const ip of o.installed ?? []) this.taken.add(ip);
+    for (const ip of o.installed ?? []) {
+      this.taken.add(ip);
+      this.adopted.add(ip);
+    }
     this.reconciler = new Reconciler(() => this.apply(), {
       clock: o.clock,
       onError: (err, retryInMs) => o.logger.error({ err, retryInMs }, 'Service external IPs not applied'),
@@ -106,6 +129,11 @@ export class ExternalIPController {
     return this.reconciler.lastError;
   }
 
+  /** An ExternalIPPool as last seen (the Egress subnet sink reads its `subnetInfo`). */
+  pool(name: string): ExternalIPPoolView | undefined {
+    return this.pools.get(name);
+  }
+
   /** The members as last seen (Nodes joined with their Leases). */
   members(): Member[] {
     return membersOf([...this.nodes.values()], [...this.leases.values()]);
@@ -115,12 +143,21 @@ export class ExternalIPController {
     const now = this.o.clock.now();
     const members = this.members();
     this.armExpiry(members, now);
-    if (!this.o.selfAlive(now)) {
-      if (!this.frozen) this.o.logger.warn({ taken: [...this.taken] }, 'this agent cannot renew its member Lease: external IPs stay where they are until it can');
+    const fenceAt = this.o.selfFenceAt();
+    if (fenceAt === undefined) {
+      if (!this.frozen) this.o.logger.info({ taken: [...this.taken] }, 'member Lease not renewed yet in this run: external IPs stay where they are until it is');
       this.frozen = true;
       return;
     }
+    if (now >= fenceAt) {
+      if (!this.fenced) this.o.logger.warn({ taken: [...this.taken], fenceAt: new Date(fenceAt).toISOString() }, 'this agent cannot renew its member Lease: releasing every external IP before the other agents may take them');
+      this.frozen = true;
+      this.fenced = true;
+      await this.releaseAll();
+      return;
+    }
     this.frozen = false;
+    this.fenced = false;
     const svc = serviceExternalIPs([...this.services.values()], endpointNodes(this.slices.values()));
     const eg = egressExternalIPs([...this.egresses.values()], svc.ips);
     this.problems = [...svc.problems, ...eg.problems];
@@ -134,11 +171,30 @@ export class ExternalIPController {
         if (mine.has(ip)) continue;
         await this.o.sink.release(ip);
         this.taken.delete(ip);
+        this.adopted.delete(ip);
         changed = true;
         this.o.logger.info({ ip, owner: this.assignments.find((a) => a.ip === ip)?.owner ?? null }, 'external IP released');
       }
-      for (const a of this.assignments) {
-        if (a.owner !== this.o.nodeName || this.taken.has(a.ip)) continue;
+      if (changed) await this.o.claim?.([...this.taken]);
+      // Take only what no other live node still claims: it answers until it sees this node's Lease, then releases and says so.
+      const waiting = new Map<string, string>();
+      const toTake = this.assignments.filter((a) => {
+        if (a.owner !== this.o.nodeName || (this.taken.has(a.ip) && !this.adopted.has(a.ip))) return false;
+        const holder = claimedElsewhere(a.ip, this.o.nodeName, members, now);
+        if (holder !== undefined) waiting.set(a.ip, holder);
+        return holder === undefined;
+      });
+      for (const [ip, holder] of waiting) if (this.waiting.get(ip) !== holder) this.o.logger.info({ ip, holder }, 'external IP waits: another live node still claims it');
+      this.waiting = waiting;
+      if (toTake.length > 0) await this.o.claim?.([...new Set([...this.taken, ...toTake.map((a) => a.ip)])]);
+      for (const a of toTake) {
+        if (this.adopted.has(a.ip)) {
+          // Still this node's after a restart: put it on again (idempotent), so the keeper holds it and a removed entry comes back.
+          await this.o.sink.take(a.ip);
+          this.adopted.delete(a.ip);
+          this.o.logger.info({ ip: a.ip }, 'external IP adopted from the previous run');
+          continue;
+        }
         await this.o.sink.take(a.ip);
         this.taken.add(a.ip);
         changed = true;
@@ -148,6 +204,39 @@ export class ExternalIPController {
     } finally {
       if (changed) await this.o.onInstalled?.([...this.taken].sort());
     }
+    this.armFence(fenceAt);
+  }
+
+  /** Takes every IP off the node (self-fencing, a graceful stop). */
+  private async releaseAll(): Promise<void> {
+    if (this.taken.size === 0) return;
+    try {
+      for (const ip of [...this.taken]) {
+        await this.o.sink.release(ip);
+        this.taken.delete(ip);
+        this.adopted.delete(ip);
+        this.o.logger.info({ ip }, 'external IP released');
+      }
+    } finally {
+      await this.o.onInstalled?.([...this.taken].sort());
+    }
+    // Best effort: a fenced agent usually cannot write its Lease, and a stopping one deletes it.
+    await this.o.claim?.([...this.taken]).catch(() => undefined);
+  }
+
+  /**
+   * A pass at the self-fencing deadline while this node holds IPs: if no renewal moved the deadline
+   * by then, the pass releases them. A renewal that did just moves the timer on, with no pass.
+   */
+  private armFence(fenceAt: number): void {
+    this.fenceTimer?.cancel();
+    this.fenceTimer = undefined;
+    if (this.stopped || this.taken.size === 0) return;
+    this.fenceTimer = this.o.clock.setTimeout(() => {
+      const next = this.o.selfFenceAt();
+      if (next === undefined || this.o.clock.now() >= next) this.schedule();
+      else this.armFence(next);
+    }, Math.max(0, fenceAt - this.o.clock.now()));
   }
 
   /** A pass when the earliest live Lease runs out: its node's IPs move then, with no object changing. */
@@ -176,12 +265,8 @@ export class ExternalIPController {
   async stop(opts: { release: boolean }): Promise<void> {
     this.stopped = true;
     this.expiryTimer?.cancel();
+    this.fenceTimer?.cancel();
     await this.reconciler.stop();
-    if (!opts.release || this.taken.size === 0) return;
-    for (const ip of [...this.taken]) {
-      await this.o.sink.release(ip);
-      this.taken.delete(ip);
-    }
-    await this.o.onInstalled?.([]);
+    if (opts.release) await this.releaseAll();
   }
 }

@@ -6,7 +6,7 @@
 import type { KubeClient } from '@switchyard/kube';
 import { KubeRequestError } from '@switchyard/kube';
 import type { Clock, Logger, TimerHandle } from '@switchyard/runtime';
-import { MEMBER_LEASE_PREFIX } from './ownership';
+import { CLAIMS_ANNOTATION, MEMBER_LEASE_PREFIX } from './ownership';
 
 export interface MemberLeaseOptions {
   kube: KubeClient;
@@ -14,6 +14,8 @@ export interface MemberLeaseOptions {
   namespace: string;
   renewSeconds: number;
   durationSeconds: number;
+  /** How long before the Lease runs out (by this agent's clock) its IPs must be off the node; default 1. */
+  fenceMarginSeconds?: number;
   clock: Clock;
   logger: Logger;
   /** Told after every renewal that went through. */
@@ -24,7 +26,7 @@ export interface MemberLeaseOptions {
 interface LeaseObject {
   apiVersion?: string;
   kind?: string;
-  metadata: { name?: string; namespace?: string; resourceVersion?: string };
+  metadata: { name?: string; namespace?: string; resourceVersion?: string; annotations?: Record<string, string> };
   spec?: Record<string, unknown>;
 }
 
@@ -40,6 +42,8 @@ export class MemberLease {
   private timer: TimerHandle | undefined;
   private inFlight: Promise<void> | undefined;
   private stopped = false;
+  /** The external IPs this agent answers for, written into every renewal ({@link CLAIMS_ANNOTATION}). */
+  private claims = '';
 
   constructor(private readonly o: MemberLeaseOptions) {
     this.name = `${MEMBER_LEASE_PREFIX}${o.nodeName}`;
@@ -54,6 +58,14 @@ export class MemberLease {
     return this.lastRenewedAt !== undefined && now - this.lastRenewedAt < this.o.durationSeconds * 1000;
   }
 
+  /**
+   * When this agent must have let go of its IPs (ms, its clock): the last good renewal's `renewTime`
+   * plus the duration, less the margin. Undefined before the first renewal.
+   */
+  fenceAt(): number | undefined {
+    return this.lastRenewedAt === undefined ? undefined : this.lastRenewedAt + (this.o.durationSeconds - (this.o.fenceMarginSeconds ?? 1)) * 1000;
+  }
+
   /** Renews now, then every period until {@link stop}. */
   start(): void {
     this.tick();
@@ -61,10 +73,34 @@ export class MemberLease {
 
   private tick(): void {
     if (this.stopped) return;
+    if (this.inFlight) {
+      // A claim is being written: that is this period's renewal.
+      this.timer = this.o.clock.setTimeout(() => this.tick(), this.o.renewSeconds * 1000);
+      return;
+    }
     this.inFlight = this.renew().finally(() => {
       this.inFlight = undefined;
       if (!this.stopped) this.timer = this.o.clock.setTimeout(() => this.tick(), this.o.renewSeconds * 1000);
     });
+  }
+
+  /**
+   * Says which external IPs this agent answers for: written at once (a renewal, after the one in
+   * flight) when the set changed. Resolves once written; rejects when the write failed, so a caller
+   * about to take an IP does not take it unannounced.
+   */
+  async claim(ips: readonly string[]): Promise<void> {
+    const value = [...ips].sort().join(',');
+    if (value === this.claims && this.lastError === undefined) return;
+    this.claims = value;
+    while (this.inFlight) await this.inFlight;
+    if (this.stopped) return;
+    const write: Promise<void> = this.renew().finally(() => {
+      if (this.inFlight === write) this.inFlight = undefined;
+    });
+    this.inFlight = write;
+    await write;
+    if (this.lastError !== undefined) throw this.lastError;
   }
 
   /** The Lease as last written (its resourceVersion makes the next update conditional). */
@@ -77,13 +113,18 @@ export class MemberLease {
   async renew(): Promise<void> {
     const now = this.o.clock.now();
     const spec = { holderIdentity: this.o.nodeName, leaseDurationSeconds: this.o.durationSeconds, renewTime: microTime(now) };
+    const withClaims = (m: LeaseObject['metadata']): LeaseObject['metadata'] => {
+      const { [CLAIMS_ANNOTATION]: _old, ...rest } = m.annotations ?? {};
+      const annotations = this.claims ? { ...rest, [CLAIMS_ANNOTATION]: this.claims } : rest;
+      return { ...m, annotations };
+    };
     try {
       for (let attempt = 0; ; attempt++) {
         try {
           this.written ??= await this.read();
           this.written = this.written
-            ? await this.o.kube.request<LeaseObject>('PUT', `${this.path}/${this.name}`, { ...this.written, spec: { ...this.written.spec, ...spec } })
-            : await this.o.kube.request<LeaseObject>('POST', this.path, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.name, namespace: this.o.namespace }, spec: { ...spec, acquireTime: microTime(now) } });
+            ? await this.o.kube.request<LeaseObject>('PUT', `${this.path}/${this.name}`, { ...this.written, metadata: withClaims(this.written.metadata), spec: { ...this.written.spec, ...spec } })
+            : await this.o.kube.request<LeaseObject>('POST', this.path, { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: withClaims({ name: this.name, namespace: this.o.namespace }), spec: { ...spec, acquireTime: microTime(now) } });
           break;
         } catch (e) {
           // Someone else wrote it (a previous run of this agent, an operator) or deleted it: read it again, once.

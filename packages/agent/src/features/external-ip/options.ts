@@ -17,6 +17,14 @@ export interface ExternalIPOptions {
    * long is gone, and its IPs move. Must exceed the renew period. Default 6.
    */
   memberLeaseDurationSeconds?: number;
+  /**
+   * Self-fencing margin: an agent whose Lease was not renewed for `memberLeaseDurationSeconds` less
+   * this many seconds (its own clock) releases every external IP, so it is gone before the others
+   * may take it, with clocks apart by up to this much. Must be positive and leave more than one renew
+   * period (`memberLeaseDurationSeconds - memberLeaseRenewSeconds` above it). Default 1, or half that
+   * room when it is under 2 s.
+   */
+  memberLeaseFenceMarginSeconds?: number;
   /** Namespace of the member Leases. Default kube-system. */
   memberLeaseNamespace?: string;
 }
@@ -26,6 +34,7 @@ export const externalIPOptions: FeatureOptionsFragment<ExternalIPOptions> = {
     serviceExternalIP: o.kube !== undefined && (o.serviceExternalIP ?? false),
     memberLeaseRenewSeconds: o.memberLeaseRenewSeconds ?? 2,
     memberLeaseDurationSeconds: o.memberLeaseDurationSeconds ?? 6,
+    memberLeaseFenceMarginSeconds: o.memberLeaseFenceMarginSeconds ?? Math.min(1, ((o.memberLeaseDurationSeconds ?? 6) - (o.memberLeaseRenewSeconds ?? 2)) / 2),
     memberLeaseNamespace: o.memberLeaseNamespace ?? 'kube-system',
   }),
   check: (r) => {
@@ -34,6 +43,8 @@ export const externalIPOptions: FeatureOptionsFragment<ExternalIPOptions> = {
     if (!(Number.isFinite(renew) && renew > 0)) throw new AgentError('INVALID_CONFIG', `memberLeaseRenewSeconds must be a positive number of seconds, not ${String(renew)}`, renew, 'memberLeaseRenewSeconds');
     if (!(Number.isInteger(duration) && duration >= 1)) throw new AgentError('INVALID_CONFIG', `memberLeaseDurationSeconds must be a whole number of seconds of at least 1 (a Lease's leaseDurationSeconds), not ${String(duration)}`, duration, 'memberLeaseDurationSeconds');
     if (renew >= duration) throw new AgentError('INVALID_CONFIG', `memberLeaseRenewSeconds (${renew}) must be shorter than memberLeaseDurationSeconds (${duration}), or the Lease expires between renewals`, renew, 'memberLeaseRenewSeconds');
+    const margin = r.memberLeaseFenceMarginSeconds;
+    if (!(Number.isFinite(margin) && margin > 0 && margin < duration - renew)) throw new AgentError('INVALID_CONFIG', `memberLeaseFenceMarginSeconds must be a positive number of seconds below memberLeaseDurationSeconds - memberLeaseRenewSeconds (${duration} - ${renew}), or a healthy agent would let go of its IPs between renewals; not ${String(margin)}`, margin, 'memberLeaseFenceMarginSeconds');
     if (!/^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/.test(r.memberLeaseNamespace)) throw new AgentError('INVALID_CONFIG', `memberLeaseNamespace must be a Namespace name, not ${JSON.stringify(r.memberLeaseNamespace)}`, r.memberLeaseNamespace, 'memberLeaseNamespace');
   },
   fromConfig: (cfg) => ({ serviceExternalIP: cfg.featureGates.ServiceExternalIP === true }),

@@ -16,9 +16,16 @@ export const MEMBER_LEASE_PREFIX = 'switchyard-agent-';
 /** What this feature reads of an ExternalIPPool (`crd.antrea.io/v1beta1`): its name and `spec.nodeSelector` (the ranges are the controller's business). */
 export type ExternalIPPoolView = Pick<ExternalIPPool, 'metadata'> & { spec?: Partial<Pick<ExternalIPPool['spec'], 'nodeSelector'>> };
 
+/**
+ * The member Lease annotation listing the external IPs its agent answers for (comma-separated): a
+ * node that is to take an IP waits until no other live member claims it, so a handover between two
+ * live agents (the old owner back after a restart) never has both answering.
+ */
+export const CLAIMS_ANNOTATION = 'switchyard.io/external-ips';
+
 /** What this feature reads of a `coordination.k8s.io/v1` Lease. */
 export interface LeaseView {
-  metadata: { name?: string };
+  metadata: { name?: string; annotations?: Record<string, string> };
   spec?: { holderIdentity?: string; leaseDurationSeconds?: number; renewTime?: string; acquireTime?: string };
 }
 
@@ -160,20 +167,33 @@ export interface Member {
   ready: boolean;
   /** When its agent's member Lease runs out; undefined: no Lease (no agent, or stopped). */
   leaseExpiresAt: number | undefined;
+  /** The IPs its Lease says its agent answers for ({@link CLAIMS_ANNOTATION}). */
+  claims?: readonly string[];
 }
 
 /** Nodes joined with their agents' member Leases (by name `switchyard-agent-<node>`). */
 export function membersOf(nodes: readonly Node[], leases: readonly LeaseView[]): Member[] {
   const expiry = new Map<string, number | undefined>();
+  const claims = new Map<string, string[]>();
   for (const l of leases) {
     const name = l.metadata.name ?? '';
-    if (name.startsWith(MEMBER_LEASE_PREFIX)) expiry.set(name.slice(MEMBER_LEASE_PREFIX.length), leaseExpiry(l));
+    if (!name.startsWith(MEMBER_LEASE_PREFIX)) continue;
+    const node = name.slice(MEMBER_LEASE_PREFIX.length);
+    expiry.set(node, leaseExpiry(l));
+    const c = l.metadata.annotations?.[CLAIMS_ANNOTATION];
+    if (c) claims.set(node, c.split(',').filter((ip) => ip !== ''));
   }
   return nodes.map((n) => {
     const ready = n.status?.conditions?.find((c) => c.type === 'Ready')?.status;
     const name = n.metadata.name ?? '';
-    return { name, labels: n.metadata.labels ?? {}, ready: ready !== 'False' && ready !== 'Unknown', leaseExpiresAt: expiry.get(name) };
+    const claimed = claims.get(name);
+    return { name, labels: n.metadata.labels ?? {}, ready: ready !== 'False' && ready !== 'Unknown', leaseExpiresAt: expiry.get(name), ...(claimed ? { claims: claimed } : {}) };
   });
+}
+
+/** The other live member whose Lease still claims `ip` (it answers for it until it sees the new owner), if any. */
+export function claimedElsewhere(ip: string, self: string, members: readonly Member[], now: number): string | undefined {
+  return members.find((m) => m.name !== self && alive(m, now) && (m.claims ?? []).includes(ip))?.name;
 }
 
 /** Whether a member can hold IPs at `now`: Ready and its Lease not run out. */

@@ -4,7 +4,9 @@
  * Nodes and the member Leases, and makes this node answer ARP for exactly the LoadBalancer and
  * Egress IPs it owns: one ownership mechanism for both (controller.ts chooses, announcer.ts puts them
  * on the transport device). A graceful stop takes its IPs off and deletes its Lease, so they move at
- * once; a crash leaves them until the Lease runs out on the other agents' clocks.
+ * once; after a crash the keeper (keeper.ts) takes them off at once and they move when the Lease runs
+ * out on the other agents' clocks; an agent that cannot renew its Lease lets go of them before that
+ * (self-fencing, controller.ts).
  */
 import type { Event } from '@switchyard/apis/types';
 import { Informer, type KubeClient } from '@switchyard/kube';
@@ -12,8 +14,12 @@ import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../../context';
 import { ENDPOINT_SLICES, NODES, SERVICES } from '../../kube-resources';
 import type { NodeDatapath } from '../node/part';
+import { subnetOfPool } from '../egress/subnet';
+import { clearSubnets, readSubnets, SubnetAnnouncer } from '../egress/subnet-announcer';
+import { SubnetHost } from '../egress/subnet-host';
 import { ProxyArpAnnouncer, readTaken, releaseProxyNeighbour, writeTaken } from './announcer';
-import { ExternalIPController, type ServiceExternalIPInfo } from './controller';
+import { ExternalIPController, type ExternalIPSink, type ServiceExternalIPInfo } from './controller';
+import { ProxyArpKeeper } from './keeper';
 import type { Assignment as OwnerAssignment } from './ownership';
 import { MemberLease, microTime } from './member-lease';
 import { alive, type Assignment } from './ownership';
@@ -33,9 +39,15 @@ export class ServiceExternalIPPart implements Part {
   /** The transport device IPs are announced on (the interface holding the node IP). */
   dev: string | undefined;
   private eventFailure: string | undefined;
+  /** Holds the IPs taken, and takes them off if this agent dies (keeper.ts). */
+  keeper: ProxyArpKeeper | undefined;
   /** Set by sync when no interface holds the node IP. */
   private noTransport = false;
   private readonly assignedListeners: ((a: readonly OwnerAssignment[]) => void)[] = [];
+  /** Set by stop(): the releases of a graceful stop are not news for the listeners. */
+  private stopping = false;
+  /** EgressSeparateSubnet's sink (with `egress` and `egressSeparateSubnet`): Egress IPs of pools with subnetInfo leave through their subnet. */
+  subnets: SubnetAnnouncer | undefined;
 
   constructor(
     private readonly ctx: AgentContext,
@@ -57,26 +69,55 @@ export class ServiceExternalIPPart implements Part {
       return;
     }
     const dev = this.dev;
+    this.keeper = new ProxyArpKeeper({ dev, nodeNetns: this.ctx.net.nodeNetns, logger: log });
     const record = readTaken(o.dataDir);
     if (record && record.dev !== dev) {
       // The transport device changed since the last run: what was taken there goes.
       for (const ip of record.ips) await releaseProxyNeighbour(this.ctx.net, record.dev, ip).catch((err: unknown) => log.warn({ err, ip, dev: record.dev }, 'stale proxy neighbour not removed'));
     }
     this.lease = new MemberLease({
-      kube: this.kube, nodeName: o.nodeName, namespace: o.memberLeaseNamespace, renewSeconds: o.memberLeaseRenewSeconds, durationSeconds: o.memberLeaseDurationSeconds, clock, logger: log,
+      kube: this.kube, nodeName: o.nodeName, namespace: o.memberLeaseNamespace, renewSeconds: o.memberLeaseRenewSeconds, durationSeconds: o.memberLeaseDurationSeconds, fenceMarginSeconds: o.memberLeaseFenceMarginSeconds, clock, logger: log,
       onRenewed: () => {
         if (this.controller?.frozen) this.controller.schedule();
       },
     });
     const lease = this.lease;
+    const plain = new ProxyArpAnnouncer({ net: this.ctx.net, dev, logger: log, keeper: this.keeper });
+    let sink: ExternalIPSink = plain;
+    let installed = record?.dev === dev ? record.ips : [];
+    if (o.egress && o.egressSeparateSubnet) {
+      this.subnets = new SubnetAnnouncer({
+        dev, dataDir: o.dataDir, plain, host: new SubnetHost(this.ctx.net), logger: log,
+        proxyOn: (link) => new ProxyArpAnnouncer({ net: this.ctx.net, dev: link, logger: log }),
+        subnetOf: (ip) => {
+          const a = this.controller?.assignments.find((x) => x.ip === ip);
+          if (!a?.egresses?.length) return undefined;
+          return subnetOfPool((this.controller?.pool(a.pool)?.spec as { subnetInfo?: unknown } | undefined)?.subnetInfo, ip);
+        },
+      });
+      sink = this.subnets;
+    } else {
+      const last = readSubnets(o.dataDir);
+      if (last) {
+        // EgressSeparateSubnet was on in the last run: its subnets go, and their IPs are taken again plainly.
+        const left = new Set(last.ips.map((x) => x.ip));
+        await clearSubnets(new SubnetHost(this.ctx.net), last.dev, o.dataDir).catch((err: unknown) => log.warn({ err }, 'Egress subnets of the last run not removed'));
+        installed = installed.filter((ip) => !left.has(ip));
+      }
+    }
     this.controller = new ExternalIPController({
       nodeName: o.nodeName,
-      sink: new ProxyArpAnnouncer({ net: this.ctx.net, dev, logger: log }),
+      sink,
       clock,
       logger: log,
-      selfAlive: (now) => lease.current(now),
-      installed: record?.dev === dev ? record.ips : [],
-      onInstalled: (ips) => writeTaken(o.dataDir, { dev, ips: [...ips] }),
+      selfFenceAt: () => lease.fenceAt(),
+      claim: (ips) => lease.claim(ips),
+      installed,
+      onInstalled: (ips) => {
+        writeTaken(o.dataDir, { dev, ips: [...ips] });
+        // The Egress part names this node in a status only once it answers for the IP: tell it what is taken now.
+        if (!this.stopping) for (const l of this.assignedListeners) l(this.controller?.assignments ?? []);
+      },
       onTaken: (a) => void this.recordTaken(a),
       onAssigned: (a) => {
         for (const l of this.assignedListeners) l(a);
@@ -148,11 +189,13 @@ export class ServiceExternalIPPart implements Part {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     await Promise.all(this.informers.map((i) => i.stop()));
     this.informers = [];
     // IPs first, then the Lease: once the Lease is gone another node takes them, and two answering is worse than a moment with none.
     await this.controller?.stop({ release: true }).catch((err: unknown) => this.ctx.log.error({ err }, 'Service external IPs not all released'));
     await this.lease?.stop({ release: true });
+    await this.keeper?.close();
   }
 
   health(): PartHealth {
@@ -167,9 +210,14 @@ export class ServiceExternalIPPart implements Part {
       `owns ${owned.length ? owned.join(', ') : 'no external IP'} on ${this.dev ?? '?'}`,
       `${c.assignments.length} external IPs, ${members.filter((m) => alive(m, now)).length} of ${members.length} nodes alive`,
       ...(unplaced.length ? [`unplaced: ${unplaced.join('; ')}`] : []),
+      ...(c.waiting.size ? [`waiting for: ${[...c.waiting].map(([ip, node]) => `${ip} (still claimed by ${node})`).join(', ')}`] : []),
+      ...(this.keeper?.restarts ? [`proxy ARP keeper restarted ${this.keeper.restarts} times`] : []),
       ...(c.problems.length ? [`left out: ${c.problems.map((p) => `${p.object} ${p.message}`).join('; ')}`] : []),
+      ...(this.subnets?.placements().length ? [`through Egress subnets: ${this.subnets.placements().map((p) => `${p.ip} on ${p.link} table ${p.table ?? '-'}`).join(', ')}`] : []),
+      ...(this.subnets?.problems.size ? [`subnetInfo not used: ${[...this.subnets.problems].map(([ip, p]) => `${ip}: ${p.field} ${JSON.stringify(p.value)} ${p.message}`).join('; ')}`] : []),
     ].join('; ');
-    if (this.lease?.lastError !== undefined) return { ok: false, detail: `${held}; member Lease not renewed: ${this.lease.lastError instanceof Error ? this.lease.lastError.message : String(this.lease.lastError)}` };
+    const fenced = c.fenced ? '; self-fenced: every external IP released until the Lease is renewed' : '';
+    if (this.lease?.lastError !== undefined) return { ok: false, detail: `${held}; member Lease not renewed: ${this.lease.lastError instanceof Error ? this.lease.lastError.message : String(this.lease.lastError)}${fenced}` };
     if (c.lastError !== undefined) return { ok: false, detail: `${held}; last apply failed: ${c.lastError instanceof Error ? c.lastError.message : String(c.lastError)}` };
     return { ok: true, detail: held };
   }

@@ -14,6 +14,7 @@ import type { AgentContext } from '../../context';
 import { AgentError } from '../../errors';
 import { DatapathPurger, FlowSync } from '../../flow-sync';
 import { InterfaceStore, readPodPorts, type PodInterface } from '../../interface-store';
+import { MeterTable } from '../../meter-table';
 import { probeNetns } from '../../netops';
 import { nodePipelineFeatures } from '../pipeline';
 import { localPodOf } from '../pods/pod-network';
@@ -47,6 +48,8 @@ export interface StalePort {
 export class NodeDatapath implements Part {
   readonly name = 'node';
   readonly interfaces = new InterfaceStore();
+  /** The meters other parts keep beside their flows (Egress bandwidth); put back before the flows after an ovs-vswitchd restart. */
+  readonly meters = new MeterTable(() => this.openflow);
   private ovsdbClient: OvsdbClient | undefined;
   private vs: VSwitch | undefined;
   private nodeInfo: NodeInfo | undefined;
@@ -176,6 +179,7 @@ export class NodeDatapath implements Part {
     const { options: o, net, log } = this.ctx;
     const t0 = performance.now();
     if (o.packetInRate > 0 && this.connection) await installPacketInMeters(this.connection, o.packetInRate);
+    await this.meters.replay();
     await this.flowSync?.replay();
     const gw = this.nodeInfo?.gateway;
     if (gw) await net.configureGateway(gw.name, gw.ipCidr, this.ctx.mtu);

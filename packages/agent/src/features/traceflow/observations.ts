@@ -8,8 +8,8 @@
 import type { TraceflowObservation } from '@switchyard/apis/types';
 import type { Match } from '@switchyard/openflow/codec';
 import {
-  APConjIDField, APDenyRegMark, APDispositionField, DISPOSITION_REJECT, OutputToOFPortRegMark, TFEgressConjIDField, TFIngressConjIDField, TargetOFPortField,
-  type LocalPod, type RemoteNode,
+  APConjIDField, APDenyRegMark, APDispositionField, DISPOSITION_REJECT, EgressMarkField, OutputToOFPortRegMark, TFEgressConjIDField, TFIngressConjIDField, TargetOFPortField,
+  type EgressRule, type LocalPod, type RemoteNode,
 } from '@switchyard/openflow-pipeline';
 import { parseCidr, parseIp } from '@switchyard/ipam/cidr';
 import type { ParsedIpv4 } from '../../packet';
@@ -34,6 +34,14 @@ export interface TraceNodeView {
   remoteNodes: readonly RemoteNode[];
   /** The rule behind each conjunction id in use. */
   rules: ReadonlyMap<number, TracedRule>;
+  /** The Egresses this node realizes (`NodeState.egress`), each with the name of the node owning its IP. */
+  egresses?: readonly TracedEgress[];
+}
+
+/** An Egress as a Traceflow names it: the pipeline's rule plus its egress node's name. */
+export interface TracedEgress extends Pick<EgressRule, 'name' | 'ip' | 'local' | 'mark' | 'ownerIP' | 'localPods'> {
+  /** The node owning the IP (this node when `local`). */
+  egressNode: string;
 }
 
 /** The traced packet-in. */
@@ -74,16 +82,47 @@ function policyDrop(view: TraceNodeView, table: string, md: Match): TraceflowObs
   return { component: 'NetworkPolicy', componentInfo: table, action, ...(rule ? { networkPolicy: rule.policy, networkPolicyRule: rule.rule } : {}) };
 }
 
+const tunnelDstOf = (md: Match): string | undefined => (md.tunIpv4Dst !== undefined ? (typeof md.tunIpv4Dst === 'string' ? md.tunIpv4Dst : md.tunIpv4Dst.value) : undefined);
+
+/**
+ * The Egress hop, as Antrea reports it (component Egress with the Egress's name, IP and node): on a
+ * node that does not own the IP, a member's packet leaving the cluster goes into the tunnel to the
+ * egress node (ForwardedToEgressNode); on the egress node, a packet carrying an Egress's mark is
+ * SNATed to its IP (MarkedForSNAT). Undefined for any other packet.
+ */
+function egressHop(view: TraceNodeView, md: Match, p: ParsedIpv4, port: number): TracedEgress & { action: 'MarkedForSNAT' | 'ForwardedToEgressNode' } | undefined {
+  const egresses = view.egresses ?? [];
+  const mark = EgressMarkField.read(reg(md, EgressMarkField.reg));
+  if (mark !== 0) {
+    const e = egresses.find((x) => x.local && x.mark === mark);
+    return e ? { ...e, action: 'MarkedForSNAT' } : undefined;
+  }
+  // Diverted only when no pod or node route took the packet: a destination in a peer's pod CIDR is pod traffic.
+  if (port !== view.tunnelOfport || view.remoteNodes.some((n) => inCidr(p.dstIP, n.podCIDR))) return undefined;
+  const dst = tunnelDstOf(md);
+  const e = egresses.find((x) => !x.local && x.localPods.includes(p.srcIP) && (dst === undefined || x.ownerIP === dst));
+  return e ? { ...e, action: 'ForwardedToEgressNode' } : undefined;
+}
+
 /** The Output decision: a local pod, the tunnel, the gateway (the node, a peer through host routes, or out of the overlay). */
-function outputObservation(view: TraceNodeView, md: Match, p: ParsedIpv4): TraceflowObservation {
+function outputObservations(view: TraceNodeView, md: Match, p: ParsedIpv4): TraceflowObservation[] {
   const r0 = reg(md, OutputToOFPortRegMark.field.reg);
-  if (OutputToOFPortRegMark.field.read(r0) !== OutputToOFPortRegMark.value) return { component: 'Forwarding', componentInfo: 'Output', action: 'Dropped' };
+  if (OutputToOFPortRegMark.field.read(r0) !== OutputToOFPortRegMark.value) return [{ component: 'Forwarding', componentInfo: 'Output', action: 'Dropped' }];
   const port = TargetOFPortField.read(reg(md, TargetOFPortField.reg));
+  const eg = egressHop(view, md, p, port);
+  const out = outputObservation(view, md, p, port);
+  if (!eg) return [out];
+  const hop: TraceflowObservation = { component: 'Egress', action: eg.action, egress: eg.name, egressIP: eg.ip, egressNode: eg.egressNode };
+  // On the egress node OVS has SNATed the packet to the Egress IP (no node masquerade after it).
+  return [hop, eg.action === 'MarkedForSNAT' && out.action === 'ForwardedOutOfOverlay' ? { ...out, translatedSrcIP: eg.ip } : out];
+}
+
+function outputObservation(view: TraceNodeView, md: Match, p: ParsedIpv4, port: number): TraceflowObservation {
   const pod = view.pods.find((x) => x.ofport === port);
   if (pod) return { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered', pod: `${pod.namespace}/${pod.name}` };
   const peer = view.remoteNodes.find((n) => inCidr(p.dstIP, n.podCIDR));
   if (port === view.tunnelOfport || (peer?.ipsecTunnelOfport !== undefined && port === peer.ipsecTunnelOfport)) {
-    const tunnelDst = md.tunIpv4Dst !== undefined ? (typeof md.tunIpv4Dst === 'string' ? md.tunIpv4Dst : md.tunIpv4Dst.value) : peer?.nodeIP;
+    const tunnelDst = tunnelDstOf(md) ?? peer?.nodeIP;
     return { component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', ...(tunnelDst ? { tunnelDstIP: tunnelDst } : {}) };
   }
   if (port === view.gateway.ofport) {
@@ -123,7 +162,7 @@ export function observe(view: TraceNodeView, pin: TracedPacketIn, origin: TraceO
   const ingress = allowedBy(view, TFIngressConjIDField.read(reg(md, TFIngressConjIDField.reg)), 'IngressRule');
   if (ingress) obs.push(ingress);
   if (table === 'IngressDefaultRule' || table === 'IngressMetric') return [...obs, policyDrop(view, table, md)];
-  if (table === 'Output') return [...obs, outputObservation(view, md, pin.packet)];
+  if (table === 'Output') return [...obs, ...outputObservations(view, md, pin.packet)];
   return [...obs, { component: 'Forwarding', componentInfo: table, action: 'Dropped' }];
 }
 

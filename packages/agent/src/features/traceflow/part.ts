@@ -176,6 +176,10 @@ export class TraceflowPart implements Part {
       pods: f.get('pods'),
       remoteNodes: f.get('remoteNodes'),
       rules: this.rulesByConjId(),
+      egresses: (f.get('egress')?.egresses ?? []).map((e) => ({
+        ...e,
+        egressNode: e.local ? this.ctx.options.nodeName : (f.get('remoteNodes').find((n) => n.nodeIP === e.ownerIP)?.name ?? e.ownerIP ?? ''),
+      })),
     };
   }
 

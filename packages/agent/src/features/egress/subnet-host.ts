@@ -1,0 +1,199 @@
+/**
+ * The node side of EgressSeparateSubnet: reads the Egress subnets' links, addresses, table routes
+ * and rules from the node namespace and applies the steps of subnet.ts. As netops.ts does: by
+ * rtnetlink when the node namespace is the agent's own, by one `ip` child under
+ * `nsenter --net=<node>` when it is not (the lab), since a netlink socket reaches only its own
+ * namespace.
+ */
+import { EGRESS_ROUTE_PROTO, type NodeNetwork } from '../../netops';
+import { NAME_RE, check } from '../../host-network/checks';
+import { Rtnetlink } from '../../host-network/rtnetlink';
+import { ipv4Of, isIpv4WithPrefix } from '../../ipv4';
+import { EGRESS_RULE_PRIORITY, MAX_EGRESS_TABLE, MIN_EGRESS_TABLE, VLAN_LINK_PREFIX, emptyHostState, type SubnetHostState, type SubnetStep } from './subnet';
+
+const isIpv4 = (v: string): boolean => ipv4Of(v) !== undefined;
+const inTables = (t: number): boolean => t >= MIN_EGRESS_TABLE && t <= MAX_EGRESS_TABLE;
+const ours = (name: string | undefined): name is string => name !== undefined && name.startsWith(VLAN_LINK_PREFIX);
+
+/** Where the steps go: the node's links, addresses, routes and rules. */
+export interface SubnetHostOps {
+  /** The node's Egress subnet state (only what the agent owns; VLAN links of `transportDev`). */
+  read(transportDev: string): Promise<SubnetHostState>;
+  /** Applies the steps in order. */
+  apply(steps: readonly SubnetStep[], transportDev: string): Promise<void>;
+  close(): void;
+}
+
+interface IpJsonLink { ifname: string; link?: string; linkinfo?: { info_kind?: string; info_data?: { id?: number } } }
+interface IpJsonAddr { ifname: string; addr_info?: { family: string; local: string; prefixlen: number }[] }
+interface IpJsonRoute { dst: string; gateway?: string; dev?: string; table?: string; type?: string }
+interface IpJsonRule { src?: string; srclen?: number; table?: string; protocol?: string; priority?: number }
+
+/** The state as `ip -j` prints it (the lab's read): pure, so the parsing is tested without a node. */
+export function stateFromIpJson(transportDev: string, j: { links: IpJsonLink[]; addrs: IpJsonAddr[]; local: IpJsonRoute[]; routes: IpJsonRoute[]; rules: IpJsonRule[] }): SubnetHostState {
+  const s = emptyHostState();
+  const vlanNames = new Set<string>();
+  for (const l of j.links) {
+    const id = l.linkinfo?.info_data?.id;
+    if (!ours(l.ifname) || l.linkinfo?.info_kind !== 'vlan' || id === undefined || (l.link !== undefined && l.link !== transportDev)) continue;
+    s.links.push({ name: l.ifname, vlan: id });
+    vlanNames.add(l.ifname);
+  }
+  for (const a of j.addrs) {
+    if (!vlanNames.has(a.ifname)) continue;
+    for (const x of a.addr_info ?? []) if (x.family === 'inet') s.addresses.push({ dev: a.ifname, ip: x.local, prefix: x.prefixlen });
+  }
+  for (const r of j.local) if (r.dev !== undefined && vlanNames.has(r.dev) && (r.type ?? 'local') === 'local') s.localRoutes.push({ dev: r.dev, ip: r.dst.split('/')[0] ?? r.dst });
+  for (const r of j.routes) {
+    const table = Number(r.table);
+    if (!Number.isInteger(table) || !inTables(table) || r.dev === undefined) continue;
+    const dst = r.dst === 'default' ? '0.0.0.0/0' : r.dst.includes('/') ? r.dst : `${r.dst}/32`;
+    s.routes.push({ table, dst, ...(r.gateway !== undefined ? { via: r.gateway } : {}), dev: r.dev });
+  }
+  for (const r of j.rules) {
+    const table = Number(r.table);
+    if (r.protocol !== String(EGRESS_ROUTE_PROTO) || !Number.isInteger(table) || !inTables(table) || r.src === undefined || r.src === 'all') continue;
+    s.rules.push({ src: r.src, table });
+  }
+  return s;
+}
+
+/** One `ip -batch` line per step (values checked before they reach a line). */
+export function batchLine(step: SubnetStep, transportDev: string): string {
+  const ip = (v: string): string => check(isIpv4, v, 'Egress IP');
+  const dev = (v: string): string => check(NAME_RE, v, 'Egress subnet interface');
+  const table = (t: number): number => {
+    if (!inTables(t)) throw new RangeError(`route table ${t} is outside ${MIN_EGRESS_TABLE}..${MAX_EGRESS_TABLE}`);
+    return t;
+  };
+  switch (step.op) {
+    case 'delRule':
+      return `rule del from ${ip(step.src)}/32 lookup ${table(step.table)} priority ${EGRESS_RULE_PRIORITY}`;
+    case 'addRule':
+      return `rule add from ${ip(step.src)}/32 lookup ${table(step.table)} priority ${EGRESS_RULE_PRIORITY} protocol ${EGRESS_ROUTE_PROTO}`;
+    case 'addLink':
+      return `link add link ${dev(transportDev)} name ${dev(step.name)} type vlan id ${step.vlan}\nlink set dev ${dev(step.name)} up`;
+    case 'delLink':
+      return `link del dev ${dev(step.name)}`;
+    case 'addAddress':
+      return `addr replace ${ip(step.ip)}/${step.prefix} dev ${dev(step.dev)} noprefixroute`;
+    case 'delAddress':
+      return `addr del ${ip(step.ip)}/${step.prefix} dev ${dev(step.dev)}`;
+    case 'delLocalRoute':
+      return `route del table local local ${ip(step.ip)} dev ${dev(step.dev)}`;
+    case 'replaceRoute': {
+      const r = step.route;
+      check(isIpv4WithPrefix, r.dst, 'route destination');
+      return r.via !== undefined
+        ? `route replace ${r.dst === '0.0.0.0/0' ? 'default' : r.dst} via ${ip(r.via)} dev ${dev(r.dev)} table ${table(r.table)} proto ${EGRESS_ROUTE_PROTO}`
+        : `route replace ${r.dst} dev ${dev(r.dev)} table ${table(r.table)} proto ${EGRESS_ROUTE_PROTO} scope link`;
+    }
+    case 'delRoute':
+      return `route del ${check(isIpv4WithPrefix, step.dst, 'route destination')} table ${table(step.table)}`;
+  }
+}
+
+/** A step that takes something away: one that finds nothing to take has reached the state wanted. */
+const removes = (s: SubnetStep): boolean => s.op === 'delRule' || s.op === 'delLink' || s.op === 'delAddress' || s.op === 'delLocalRoute' || s.op === 'delRoute';
+
+/** {@link SubnetHostOps} on the node namespace through `net`. */
+export class SubnetHost implements SubnetHostOps {
+  private readonly rtnl = new Rtnetlink();
+
+  constructor(private readonly net: Pick<NodeNetwork, 'runInNode' | 'nodeNetns'>) {}
+
+  private get own(): boolean {
+    return this.net.nodeNetns === undefined;
+  }
+
+  close(): void {
+    this.rtnl.close();
+  }
+
+  async read(transportDev: string): Promise<SubnetHostState> {
+    check(NAME_RE, transportDev, 'transport interface');
+    if (this.own) return this.readByNetlink(transportDev);
+    // One child reads all five; each part is one JSON document on its own line.
+    const out = await this.net.runInNode('ip -j -d link show type vlan; echo; ip -j -4 addr show; echo; ip -j -4 route show table local type local; echo; ip -j -4 route show table all; echo; ip -j -4 rule show; echo');
+    const parts = out.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    const [links, addrs, local, routes, rules] = parts.map((p) => JSON.parse(p) as unknown[]);
+    return stateFromIpJson(transportDev, { links: (links ?? []) as IpJsonLink[], addrs: (addrs ?? []) as IpJsonAddr[], local: (local ?? []) as IpJsonRoute[], routes: (routes ?? []) as IpJsonRoute[], rules: (rules ?? []) as IpJsonRule[] });
+  }
+
+  private async readByNetlink(transportDev: string): Promise<SubnetHostState> {
+    const s = emptyHostState();
+    const parent = (await this.rtnl.link(transportDev))?.index;
+    for (const l of await this.rtnl.vlanLinks()) if (ours(l.name) && (parent === undefined || l.parent === parent)) s.links.push({ name: l.name, vlan: l.vlan });
+    const names = new Set(s.links.map((l) => l.name));
+    for (const a of await this.rtnl.addresses()) if (names.has(a.dev)) s.addresses.push(a);
+    for (const r of await this.rtnl.localRoutes()) if (r.dev !== undefined && names.has(r.dev)) s.localRoutes.push({ dev: r.dev, ip: r.ip });
+    for (const r of await this.rtnl.tableRoutes(MIN_EGRESS_TABLE, MAX_EGRESS_TABLE)) if (r.dev !== undefined) s.routes.push({ table: r.table, dst: r.dst, ...(r.gateway !== undefined ? { via: r.gateway } : {}), dev: r.dev });
+    for (const r of await this.rtnl.rules()) if (r.protocol === EGRESS_ROUTE_PROTO && inTables(r.table) && r.srcLen === 32) s.rules.push({ src: r.src, table: r.table });
+    return s;
+  }
+
+  async apply(steps: readonly SubnetStep[], transportDev: string): Promise<void> {
+    if (steps.length === 0) return;
+    if (this.own) {
+      for (const step of steps) await this.applyByNetlink(step, transportDev);
+      return;
+    }
+    // Three batches in the steps' order: removals that find nothing are no failure (-force, result
+    // ignored), additions must all succeed.
+    const first = steps.filter((s) => s.op === 'delRule');
+    const middle = steps.filter((s) => s.op !== 'delRule' && (!removes(s) || s.op === 'delLocalRoute'));
+    const last = steps.filter((s) => removes(s) && s.op !== 'delRule' && s.op !== 'delLocalRoute');
+    const lines = (xs: readonly SubnetStep[]): string => `${xs.map((s) => batchLine(s, transportDev)).join('\n')}\n`;
+    if (first.length) await this.net.runInNode('ip -force -batch - 2>/dev/null; true', [], lines(first));
+    // A local route the kernel has not made (yet) is nothing to delete: those lines are forced.
+    const adds = middle.filter((s) => s.op !== 'delLocalRoute');
+    const locals = middle.filter((s) => s.op === 'delLocalRoute');
+    const linkAndAddr = adds.filter((s) => s.op === 'addLink' || s.op === 'addAddress');
+    const routesAndRules = adds.filter((s) => s.op === 'replaceRoute' || s.op === 'addRule');
+    if (linkAndAddr.length) await this.net.runInNode('ip -batch -', [], lines(linkAndAddr));
+    if (locals.length) await this.net.runInNode('ip -force -batch - 2>/dev/null; true', [], lines(locals));
+    if (routesAndRules.length) await this.net.runInNode('ip -batch -', [], lines(routesAndRules));
+    if (last.length) await this.net.runInNode('ip -force -batch - 2>/dev/null; true', [], lines(last));
+  }
+
+  private async applyByNetlink(step: SubnetStep, transportDev: string): Promise<void> {
+    const index = async (name: string): Promise<number> => {
+      const l = await this.rtnl.link(name);
+      if (!l) throw new RangeError(`interface ${name} does not exist`);
+      return l.index;
+    };
+    switch (step.op) {
+      case 'delRule':
+        await this.rtnl.deleteRule({ src: step.src, table: step.table, priority: EGRESS_RULE_PRIORITY });
+        return;
+      case 'addRule':
+        await this.rtnl.addRule({ src: step.src, table: step.table, priority: EGRESS_RULE_PRIORITY, proto: EGRESS_ROUTE_PROTO });
+        return;
+      case 'addLink':
+        await this.rtnl.createVlan({ name: step.name, parent: await index(transportDev), vlanId: step.vlan });
+        return;
+      case 'delLink':
+        await this.rtnl.deleteLink(step.name);
+        return;
+      case 'addAddress':
+        await this.rtnl.addAddressNoPrefixRoute(await index(step.dev), step.ip, step.prefix);
+        return;
+      case 'delAddress': {
+        const l = await this.rtnl.link(step.dev);
+        if (l) await this.rtnl.deleteAddress(l.index, step.ip, step.prefix);
+        return;
+      }
+      case 'delLocalRoute':
+        await this.rtnl.deleteLocalRoute(step.ip, step.dev);
+        return;
+      case 'replaceRoute': {
+        const r = step.route;
+        await this.rtnl.replaceRoute({ dst: r.dst, dev: r.dev, table: r.table, proto: EGRESS_ROUTE_PROTO, ...(r.via !== undefined ? { via: r.via } : { scopeLink: true }) });
+        return;
+      }
+      case 'delRoute':
+        await this.rtnl.deleteTableRoute(step.table, step.dst);
+        return;
+    }
+  }
+}
