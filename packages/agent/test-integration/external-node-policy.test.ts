@@ -80,10 +80,19 @@ async function udp(src: string): Promise<'answered' | 'unreachable' | 'timeout'>
   return 'timeout';
 }
 
-/** An allowed datagram exchange: up to three attempts, as {@link opens} for TCP; a rejected source is never answered. */
+/**
+ * An allowed datagram exchange, waited on for up to 10 s (a rejected source is never answered).
+ * Not three attempts in a row: socat's `UDP-LISTEN,fork` server hands its socket to a child per
+ * peer and binds a new one, and a datagram arriving before it has is refused at once, so quick
+ * attempts can all land in that gap on a loaded machine (CI saw three fail in a row).
+ */
 async function answered(src: string): Promise<boolean> {
-  for (let i = 0; i < 3; i++) if ((await udp(src)) === 'answered') return true;
-  return false;
+  try {
+    await waitFor(`a datagram from ${src} answered`, async () => (await udp(src)) === 'answered', { timeoutMs: 10_000, intervalMs: 200 });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
