@@ -31,6 +31,7 @@ import { FABRIC_PREFIX, labClient, readState, startAgent, stopAgent, type LabNod
 import { NETNS_ANNOTATION } from '../src/kubelet';
 import { agentGet } from '../src/probe';
 import { IPERF_SECONDS, iperf, median } from './iperf';
+import { loadAverages, printRows } from './table';
 
 const ROOT = process.cwd();
 const BIN = join(ROOT, 'bin/switchyard-lab');
@@ -256,14 +257,18 @@ async function setReady(b: Bench, name: string, ready: boolean): Promise<void> {
   }, { timeoutMs: 30_000, intervalMs: 100 });
 }
 
-/** node2 NotReady with its agent running (the handover), measured as the agent failovers; then Ready again. */
-async function notReadyFailovers(b: Bench, ip: string): Promise<void> {
+/**
+ * FAILOVERS rounds of one failover: `fail` takes node2 out (its IP must move to node1), the time
+ * is until a1's new connection reaches the fabric server from the egress IP through node1, then
+ * `restore` brings node2 back (the IP returns before the next round).
+ */
+async function failoverRounds(b: Bench, ip: string, label: string, what: string, fail: () => Promise<void>, restore: () => Promise<void>): Promise<void> {
   const times: number[] = [];
   let missed = 0;
   for (let i = 0; i < FAILOVERS; i++) {
     await settled(b, ip);
     const t0 = performance.now();
-    await setReady(b, 'node2', false);
+    await fail();
     try {
       let ms = 0;
       await waitFor('a1 seen from the egress IP through node1', async () => {
@@ -273,49 +278,30 @@ async function notReadyFailovers(b: Bench, ip: string): Promise<void> {
         return true;
       }, { timeoutMs: FAILOVER_TIMEOUT_MS, intervalMs: 20 });
       times.push(ms);
-      process.stderr.write(`  NotReady ${i + 1}: ${Math.round(ms)} ms\n`);
+      process.stderr.write(`  ${label} ${i + 1}: ${Math.round(ms)} ms\n`);
     } catch (e) {
       missed++;
-      process.stderr.write(`  NotReady ${i + 1}: not within ${FAILOVER_TIMEOUT_MS} ms (${(e as Error).message})\n`);
+      process.stderr.write(`  ${label} ${i + 1}: not within ${FAILOVER_TIMEOUT_MS} ms (${(e as Error).message})\n`);
     }
-    await setReady(b, 'node2', true);
+    await restore();
   }
   await settled(b, ip);
-  const what = 'owner NotReady, its agent running (the handover)';
   row(`failover, ${what}, p50 of ${times.length}`, median(times), 'ms', times.map(Math.round).join(', '));
   row(`failover, ${what}, p99 of ${times.length}`, pct(times, 0.99), 'ms');
   if (missed) row(`failover, ${what}, not within ${FAILOVER_TIMEOUT_MS / 1000} s`, missed, `of ${FAILOVERS}`);
 }
 
-async function failovers(b: Bench, ip: string, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> {
-  const times: number[] = [];
-  let missed = 0;
-  for (let i = 0; i < FAILOVERS; i++) {
-    await settled(b, ip);
-    const t0 = performance.now();
-    await stopAgent(b.labDir, 'node2', signal);
-    try {
-      let ms = 0;
-      await waitFor('a1 seen from the egress IP through node1', async () => {
-        if ((await b.getEgress('eg-a')).status?.egressNode !== 'node1') return false;
-        if ((await b.seenFromFabric('a1')) !== ip) return false;
-        ms = performance.now() - t0;
-        return true;
-      }, { timeoutMs: FAILOVER_TIMEOUT_MS, intervalMs: 20 });
-      times.push(ms);
-      process.stderr.write(`  ${signal} ${i + 1}: ${Math.round(ms)} ms\n`);
-    } catch (e) {
-      missed++;
-      process.stderr.write(`  ${signal} ${i + 1}: not within ${FAILOVER_TIMEOUT_MS} ms (${(e as Error).message})\n`);
-    }
-    await startAgent(b.labDir, 'node2');
-  }
-  await settled(b, ip);
-  const what = signal === 'SIGTERM' ? "graceful stop of the owner's agent (SIGTERM)" : "owner's agent killed (SIGKILL; Lease 6 s, renewed every 2 s)";
-  row(`failover, ${what}, p50 of ${times.length}`, median(times), 'ms', times.map(Math.round).join(', '));
-  row(`failover, ${what}, p99 of ${times.length}`, pct(times, 0.99), 'ms');
-  if (missed) row(`failover, ${what}, not within ${FAILOVER_TIMEOUT_MS / 1000} s`, missed, `of ${FAILOVERS}`);
-}
+/** node2 NotReady with its agent running (the handover); then Ready again. */
+const notReadyFailovers = (b: Bench, ip: string): Promise<void> =>
+  failoverRounds(b, ip, 'NotReady', 'owner NotReady, its agent running (the handover)', () => setReady(b, 'node2', false), () => setReady(b, 'node2', true));
+
+/** node2's agent stopped (SIGTERM) or killed (SIGKILL); then started again. */
+const failovers = (b: Bench, ip: string, signal: 'SIGTERM' | 'SIGKILL'): Promise<void> =>
+  failoverRounds(
+    b, ip, signal,
+    signal === 'SIGTERM' ? "graceful stop of the owner's agent (SIGTERM)" : "owner's agent killed (SIGKILL; Lease 6 s, renewed every 2 s)",
+    async () => { await stopAgent(b.labDir, 'node2', signal); }, async () => { await startAgent(b.labDir, 'node2'); },
+  );
 
 async function main(): Promise<void> {
   const started = Date.now();
@@ -344,12 +330,8 @@ async function main(): Promise<void> {
       rmSync(labDir, { recursive: true, force: true });
     }
   }
-  const w = Math.max(...rows.map((r) => r.metric.length));
-  process.stdout.write(`\n${'metric'.padEnd(w)}  ${'value'.padStart(10)}  unit\n`);
-  for (const r of rows) process.stdout.write(`${r.metric.padEnd(w)}  ${String(r.value).padStart(10)}  ${r.unit}${r.note ? `  (${r.note})` : ''}\n`);
-  const r2 = (x: number): number => Math.round(x * 100) / 100;
-  const load = { atStart: load0.map(r2), atEnd: loadavg().map(r2) };
-  process.stdout.write(`load average: ${load.atStart.join(' ')} at the start, ${load.atEnd.join(' ')} at the end\n`);
+  printRows(rows);
+  const load = loadAverages(load0);
   const setup = `2-node encap lab (Geneve), OVS userspace datapath; Egress IPs owned by node2; ${MEMBERS} members for the flow cost; iperf3 ${ROUNDS} rounds x ${IPERF_SECONDS} s; ${FAILOVERS} failovers per kind (agent stopped, killed, Node NotReady)`;
   // A run of some parts (BENCH_ONLY) leaves the committed figures alone.
   const out = process.env.BENCH_ONLY ? join(tmpdir(), 'egress-results.partial.json') : join(ROOT, 'bench/egress-results.json');

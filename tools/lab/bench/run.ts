@@ -21,6 +21,7 @@ import { agentGet } from '../src/probe';
 import { ScenarioRunner } from '../src/probe-run';
 import { IPERF_REPEATS, IPERF_SECONDS, iperf, iperfPods, median, type PodPlace } from './iperf';
 import { RR_PARALLEL, RR_PORT, RR_REPEATS, RR_SECONDS, rrOnce, rrSeries, startRrServer, type RrServer } from './rr';
+import { printRows } from './table';
 
 const ROOT = join(process.cwd());
 const BIN = join(ROOT, 'bin/switchyard-lab');
@@ -300,9 +301,7 @@ async function main(): Promise<void> {
   } finally {
     await bare.close();
   }
-  const w = Math.max(...rows.map((r) => r.metric.length));
-  process.stdout.write(`\n${'metric'.padEnd(w)}  ${'value'.padStart(10)}  unit\n`);
-  for (const r of rows) process.stdout.write(`${r.metric.padEnd(w)}  ${String(r.value).padStart(10)}  ${r.unit}${r.note ? `  (${r.note})` : ''}\n`);
+  printRows(rows);
   writeFileSync(join(ROOT, 'bench/results.json'), `${JSON.stringify({ date: new Date().toISOString(), seconds: Math.round((Date.now() - started) / 1000), rows }, null, 2)}\n`);
 }
 

@@ -18,6 +18,7 @@ import { NETNS_ANNOTATION } from '../src/kubelet';
 import { agentGet, tcpProbe } from '../src/probe';
 import { median } from './iperf';
 import { RR_PARALLEL, RR_PORT, RR_REPEATS, RR_SECONDS, rrOnce, startRrServer, type RrServer } from './rr';
+import { loadAverages, printRows } from './table';
 
 const ROOT = process.cwd();
 const BIN = join(ROOT, 'bin/switchyard-lab');
@@ -264,12 +265,8 @@ async function main(): Promise<void> {
   } finally {
     if (!reuse) lab('down');
   }
-  const w = Math.max(...rows.map((r) => r.metric.length));
-  process.stdout.write(`\n${'metric'.padEnd(w)}  ${'value'.padStart(10)}  unit\n`);
-  for (const r of rows) process.stdout.write(`${r.metric.padEnd(w)}  ${String(r.value).padStart(10)}  ${r.unit}${r.note ? `  (${r.note})` : ''}\n`);
-  const r2 = (x: number): number => Math.round(x * 100) / 100;
-  const load = { atStart: load0.map(r2), atEnd: loadavg().map(r2) };
-  process.stdout.write(`load average: ${load.atStart.join(' ')} at the start, ${load.atEnd.join(' ')} at the end\n`);
+  printRows(rows);
+  const load = loadAverages(load0);
   writeFileSync(join(ROOT, 'bench/services-results.json'), `${JSON.stringify({ date: new Date().toISOString(), seconds: Math.round((Date.now() - started) / 1000), loadavg: load, rows, datapathPerConnection: profiles }, null, 2)}\n`);
 }
 

@@ -49,6 +49,21 @@ async function fromPod(podName: string, ip: string, port: number): Promise<strin
 /** The source address the fabric server saw for a new connection from the pod. */
 const seenFromFabric = (podName: string): Promise<string> => fromPod(podName, FABRIC_HOST, SERVER_PORT);
 const getEgress = (name: string): Promise<Egress> => kube.request<Egress>('GET', `${EGRESSES}/${name}`);
+
+/**
+ * Waits until the status names node1 and a1's new connection reaches the fabric server from the
+ * egress IP (through node1); returns the time since `t0`, the failover gap the tests print.
+ */
+async function movedToNode1(t0: number): Promise<number> {
+  let movedMs = 0;
+  await waitFor('a1 seen from the egress IP through node1', async () => {
+    if ((await getEgress('eg-a')).status?.egressNode !== 'node1') return false;
+    if ((await seenFromFabric('a1')) !== EGRESS_IP) return false;
+    movedMs = Date.now() - t0;
+    return true;
+  }, { timeoutMs: 60_000, intervalMs: 100 });
+  return movedMs;
+}
 const createEgress = (name: string, spec: Partial<Egress['spec']>): Promise<unknown> =>
   kube.request('POST', EGRESSES, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Egress', metadata: { name }, spec: { appliedTo: { podSelector: { matchLabels: { app: 'a' } } }, ...spec } });
 /** Proxy ARP entries on a node (what makes it answer for the egress IP). */
@@ -144,14 +159,7 @@ describe('Egress from the fabric host\'s point of view', () => {
   it('when node2\'s agent stops, node1 takes the IP and new connections still come from it; node2 answers ARP for it no more', async () => {
     const t0 = Date.now();
     await stopAgent(labDir, 'node2', 'SIGTERM');
-    let movedMs = 0;
-    await waitFor('a1 seen from the egress IP through node1', async () => {
-      const s = (await getEgress('eg-a')).status;
-      if (s?.egressNode !== 'node1') return false;
-      if ((await seenFromFabric('a1')) !== EGRESS_IP) return false;
-      movedMs = Date.now() - t0;
-      return true;
-    }, { timeoutMs: 60_000, intervalMs: 100 });
+    const movedMs = await movedToNode1(t0);
     process.stdout.write(`Egress IP failover, graceful stop of node2's agent: a1 seen from ${EGRESS_IP} through node1 after ${movedMs} ms\n`);
     expect(await proxyEntries(nodeNamed('node2'))).not.toContain(EGRESS_IP);
     expect(await proxyEntries(nodeNamed('node1'))).toContain(EGRESS_IP);
@@ -166,13 +174,7 @@ describe('Egress from the fabric host\'s point of view', () => {
   it('when node2\'s agent is killed, node1 takes the IP once node2\'s Lease runs out, and a1\'s new connections come from it again', async () => {
     const t0 = Date.now();
     await stopAgent(labDir, 'node2', 'SIGKILL');
-    let movedMs = 0;
-    await waitFor('a1 seen from the egress IP through node1', async () => {
-      if ((await getEgress('eg-a')).status?.egressNode !== 'node1') return false;
-      if ((await seenFromFabric('a1')) !== EGRESS_IP) return false;
-      movedMs = Date.now() - t0;
-      return true;
-    }, { timeoutMs: 60_000, intervalMs: 100 });
+    const movedMs = await movedToNode1(t0);
     process.stdout.write(`Egress IP failover, node2's agent killed: a1 seen from ${EGRESS_IP} through node1 after ${movedMs} ms (Lease 6 s, renewed every 2 s)\n`);
     expect(await proxyEntries(nodeNamed('node1'))).toContain(EGRESS_IP);
     await startAgent(labDir, 'node2');
@@ -318,13 +320,7 @@ describe('Egress with NetworkPolicy, Traceflow and fencing', () => {
       offMs = Date.now() - t0;
       return true;
     }, { timeoutMs: 30_000, intervalMs: 20 });
-    let movedMs = 0;
-    await waitFor('a1 seen from the egress IP through node1', async () => {
-      if ((await getEgress('eg-a')).status?.egressNode !== 'node1') return false;
-      if ((await seenFromFabric('a1')) !== EGRESS_IP) return false;
-      movedMs = Date.now() - t0;
-      return true;
-    }, { timeoutMs: 60_000, intervalMs: 100 });
+    const movedMs = await movedToNode1(t0);
     const samples = await sampler.stop();
     const both = samples.filter((s) => s.taker && s.giver);
     process.stdout.write(`Egress fencing, node2's agent killed: node2's proxy entry gone ${offMs} ms after the kill, a1 seen from ${EGRESS_IP} through node1 after ${movedMs} ms; ${samples.length} samples of both nodes, ${both.length} with both holding it\n`);
@@ -610,13 +606,7 @@ describe('Egress when the egress node goes NotReady (its agent still running)', 
     })();
     try {
       await setReady('node2', false);
-      let movedMs = 0;
-      await waitFor('a1 seen from the egress IP through node1', async () => {
-        if ((await getEgress('eg-a')).status?.egressNode !== 'node1') return false;
-        if ((await seenFromFabric('a1')) !== EGRESS_IP) return false;
-        movedMs = Date.now() - t0;
-        return true;
-      }, { timeoutMs: 60_000, intervalMs: 100 });
+      const movedMs = await movedToNode1(t0);
       process.stdout.write(`Egress IP failover, node2 NotReady (agent running): a1 seen from ${EGRESS_IP} through node1 after ${movedMs} ms\n`);
       // The change sticks: nothing in the lab writes node2 Ready again behind the test's back.
       expect(await readyOf('node2')).toBe('False');
