@@ -1,12 +1,15 @@
 // TCP and TLS (client certificate) transports against a real ovsdb-server listening on 127.0.0.1.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { run, waitFor, Testbed } from '@switchyard/testbed';
 import { OvsdbClient, ops, unwrap } from '../src/index';
 
 let tb: Testbed;
 let dir: string;
-const tcpPort = 20000 + Math.floor(Math.random() * 20000);
+// Below the ephemeral range (32768-60999 by default): a port there can be held by any outgoing
+// connection of the suites running beside this one, and ovsdb-server would not get it.
+const tcpPort = 12000 + Math.floor(Math.random() * 20000);
 const sslPort = tcpPort + 1;
 const pem = (f: string) => readFileSync(join(dir, f));
 
@@ -86,6 +89,13 @@ beforeAll(async () => {
   ]);
   tb.trackPid(Number(readFileSync(f('ovsdb.pid'), 'utf8').trim()));
   await waitFor('ovsdb-server pidfile', () => existsSync(f('ovsdb.pid')));
+  // Its TCP and SSL listeners accept connections (opened as it starts serving, not before it detaches).
+  const accepts = (port: number): Promise<boolean> => new Promise((resolve) => {
+    const sock = connect(port, '127.0.0.1');
+    sock.once('connect', () => (sock.destroy(), resolve(true)));
+    sock.once('error', () => resolve(false));
+  });
+  await waitFor('ovsdb-server listening on tcp and ssl', async () => (await accepts(tcpPort)) && (await accepts(sslPort)), { timeoutMs: 20_000, intervalMs: 50 });
   await run(['ovs-vsctl', `--db=tcp:127.0.0.1:${tcpPort}`, '--no-wait', '--timeout=20', 'init']);
 });
 afterAll(async () => {
