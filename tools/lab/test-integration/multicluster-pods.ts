@@ -43,8 +43,13 @@ export async function multiclusterLabWithPods(o: MulticlusterLabOptions): Promis
   }
 }
 
-/** One TCP exchange from a pod, sending `input`: true when the server's `pong` comes back. */
-export async function pong(netns: string, ip: string, port: number, input = ''): Promise<boolean> {
-  const r = await run(['ip', 'netns', 'exec', netns, 'nc', '-w', '1', ip, String(port)], { allowFailure: true, timeoutMs: 5000, input });
+/**
+ * One TCP exchange from a pod, sending `input`: true when the server's `pong` comes back within
+ * `waitSeconds` (nc's `-w`). 3 s covers one retransmission (TCP's first at 1 s), for checks of
+ * continuity on a loaded machine; 1 s (the default) for checks that a path is blocked right after
+ * a policy lands.
+ */
+export async function pong(netns: string, ip: string, port: number, input = '', waitSeconds = 1): Promise<boolean> {
+  const r = await run(['ip', 'netns', 'exec', netns, 'nc', '-w', String(waitSeconds), ip, String(port)], { allowFailure: true, timeoutMs: 5000 + waitSeconds * 1000, input });
   return r.code === 0 && r.stdout.includes('pong');
 }
