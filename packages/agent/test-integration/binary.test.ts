@@ -2,10 +2,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parsePromText, Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
+import { freePort, parsePromText, Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
 import { addPod, agentApiGet, ensurePluginBuilt, sandbox, PKG_DIR, type Node } from './helpers';
 
 let tb: Testbed;
@@ -46,15 +45,6 @@ afterAll(async () => {
   await tb?.cleanup();
   rmSync(dir, { recursive: true, force: true });
 });
-
-/** A free TCP port on 127.0.0.1 (another agent may hold Antrea's 10350). */
-const freePort = (): Promise<number> =>
-  new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
 
 it('starts from antrea-agent.conf, serves CNI and the local API (unix socket and TCP apiPort), exits cleanly on SIGTERM', async () => {
   const conf = join(dir, 'antrea-agent.conf');

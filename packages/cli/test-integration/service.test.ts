@@ -6,14 +6,13 @@
 // their buckets, against `ovs-ofctl dump-groups` read independently.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { loadCrds } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/kube';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
-import { Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
+import { Testbed, freePort, waitFor, type OvsInstance } from '@switchyard/testbed';
 import type { ServicePortItem } from '../src/agent-views';
 
 jest.setTimeout(120_000);
@@ -37,16 +36,6 @@ function exec(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?
     execFile(cmd, args, { env: opts.env ?? process.env, cwd: opts.cwd, maxBuffer: 32 << 20 }, (err, stdout, stderr) => resolve({ code: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
   });
 }
-const freePort = (): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => resolve(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-
 let tb: Testbed;
 let ovs: OvsInstance;
 let api: KubeApiServer;

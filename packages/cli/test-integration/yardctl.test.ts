@@ -2,7 +2,6 @@
 // outputs are compared with kubectl and with the policy compiler run offline on the same objects.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCrds } from '@switchyard/apis';
@@ -10,7 +9,7 @@ import type { KubeApiServer, KubeObject } from '@switchyard/kube-api';
 import { startTestKubeApi, type Kubectl } from '@switchyard/kube-api/testing';
 import { explain, PolicyEngine, type ClusterObject, type Explanation } from '@switchyard/policy-compiler';
 import YAML from 'yaml';
-import { eventuallyPasses as waitToPass } from '@switchyard/testbed';
+import { eventuallyPasses as waitToPass, freePort } from '@switchyard/testbed';
 
 const ROOT = join(__dirname, '../../..');
 const YARDCTL = join(__dirname, '../src/bin.ts');
@@ -42,14 +41,6 @@ const yardJson = async <T>(args: string[]): Promise<T> => {
   return JSON.parse(r.stdout) as T;
 };
 const eventuallyPasses = (assertion: () => Promise<void>, timeoutMs = 30000): Promise<void> => waitToPass(assertion, { timeoutMs, intervalMs: 100 });
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
-
 const PODS: [string, string, string, Record<string, string>][] = [
   ['x', 'web', '10.10.0.2', { app: 'web' }],
   ['x', 'client', '10.10.0.3', { app: 'client' }],

@@ -1,7 +1,6 @@
 // Shared setup for the integration suites: an embedded API server with the CRDs, RBAC for agents,
 // node tokens, kubectl (from @switchyard/kube-api/testing), and a controller wired to it.
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
 import { join } from 'node:path';
 import { loadCrds } from '@switchyard/apis';
 import type { KubeApiServer, KubeObject } from '@switchyard/kube-api';
@@ -9,17 +8,11 @@ import { startTestKubeApi, type Kubectl } from '@switchyard/kube-api/testing';
 import YAML from 'yaml';
 import { Controller, type ControllerOptions } from '../src/controller';
 import { KubeConfigClient } from '@switchyard/kube';
-import { eventually as waitForValue, eventuallyPasses as waitToPass, type ValueCallback } from '@switchyard/testbed';
+import { eventually as waitForValue, eventuallyPasses as waitToPass, freePort, type ValueCallback } from '@switchyard/testbed';
 
 export const NODE_TOKENS: Record<string, string> = { 'node-a': 'token-node-a', 'node-b': 'token-node-b', 'node-c': 'token-node-c' };
 
-export async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
+export { freePort };
 
 export interface Cluster {
   api: KubeApiServer;

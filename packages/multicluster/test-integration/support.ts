@@ -7,7 +7,7 @@ import { KubeConfigClient, type KubeObject } from '@switchyard/kube';
 import type { KubeApiServer } from '@switchyard/kube-api';
 import { startTestKubeApi, type Kubectl } from '@switchyard/kube-api/testing';
 import type { Clock } from '@switchyard/runtime';
-import { eventually as waitForValue, eventuallyPasses as waitToPass, type ValueCallback } from '@switchyard/testbed';
+import { eventually as waitForValue, eventuallyPasses as waitToPass, freePort, type ValueCallback } from '@switchyard/testbed';
 import { LeaderController, MemberController, type EndpointIPType } from '../src';
 
 export const LEADER_NS = 'antrea-multicluster';
@@ -22,9 +22,13 @@ export interface TestCluster {
   kube: KubeConfigClient;
 }
 
-/** An API server (with the CRDs of @switchyard/apis); `persist` keeps its state and port for a restart. */
+/**
+ * An API server (with the CRDs of @switchyard/apis); `persist` keeps its state and port for a restart.
+ * A persisted server's port is below the ephemeral range, so no outgoing connection takes it while
+ * the server is down.
+ */
 export async function cluster(id: string, serviceCIDR: string, persist?: { dataDir: string; port?: number }): Promise<TestCluster> {
-  const { api, kubectl, kubeConfig } = await startTestKubeApi({ crds: loadCrds() as unknown as KubeObject[], serviceCIDR, ...(persist ? { dataDir: persist.dataDir, port: persist.port ?? 0 } : {}) });
+  const { api, kubectl, kubeConfig } = await startTestKubeApi({ crds: loadCrds() as unknown as KubeObject[], serviceCIDR, ...(persist ? { dataDir: persist.dataDir, port: persist.port ?? (await freePort()) } : {}) });
   return { id, api, kubectl, kube: new KubeConfigClient(kubeConfig) };
 }
 

@@ -2,25 +2,15 @@
 // is there after a restart on the same data directory, and the resourceVersion never goes back.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from '@switchyard/testbed';
 import { Kubectl } from '../src/testing';
 
 const BIN = join(__dirname, '../bin/switchyard-kube-api.js');
 const dataDir = mkdtempSync(join(tmpdir(), 'kube-api-sigkill-'));
 const kubeconfig = join(dataDir, 'admin.kubeconfig');
 const children: ChildProcess[] = [];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer().once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => (a && typeof a === 'object' ? resolve(a.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 /** Starts the server binary on `port` with the shared data directory; resolves once it listens. */
 function startServer(port: number): Promise<ChildProcess> {

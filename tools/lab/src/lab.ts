@@ -11,7 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
 import { writeFileDurableSync } from '@switchyard/durable-file';
-import { Testbed, processRef, run, waitFor, type OvsInstance } from '@switchyard/testbed';
+import { Testbed, freePort, processRef, run, waitFor, type OvsInstance } from '@switchyard/testbed';
 import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/kube-api';
 import { loadCrds } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
@@ -44,16 +44,13 @@ const AGENT_CLI = join(REPO_ROOT, 'packages/agent/dist/agent-cli.js');
 const AGENT_NODE_FLAGS = ['--max-semi-space-size=1'];
 const CONTROLLER_CLI = join(REPO_ROOT, 'packages/controller/dist/cli.js');
 
-/** A free TCP port on 127.0.0.1 (the controller binary takes a fixed --port). */
-function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => (typeof a === 'object' && a ? res(a.port) : rej(new Error('no port'))));
-    });
-  });
+/** The last `n` lines of a log file, for an error that names why a program exited. */
+function logTail(file: string, n: number): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-n).join('\n');
+  } catch (e) {
+    return `(cannot read it: ${(e as Error).message})`;
+  }
 }
 
 /** Runs one of the built programs (the agent, the controller) with its output to `logFile`. */
@@ -249,7 +246,7 @@ async function startController(kube: KubeConfigClient, api: KubeApiServer, kubec
   const controller = spawnController();
   let caPem = '';
   await waitFor('the controller CA ConfigMap', async () => {
-    if (controller.exitCode !== null) throw new Error(`switchyard-controller exited (see ${join(labDir, 'controller.log')})`);
+    if (controller.exitCode !== null) throw new Error(`switchyard-controller exited with ${controller.exitCode} (see ${join(labDir, 'controller.log')}); its last lines:\n${logTail(join(labDir, 'controller.log'), 8)}`);
     const cm = await kube.request<{ data?: Record<string, string> }>('GET', '/api/v1/namespaces/kube-system/configmaps/switchyard-ca').catch(() => undefined);
     caPem = cm?.data?.['ca.crt'] ?? '';
     if (caPem === '') return false;

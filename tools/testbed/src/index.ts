@@ -11,4 +11,5 @@ export { isAlive, pidfileProcess, processRef, readRecords, registryDir, signalPr
 export { assertIntegrationReady, missingRequirements } from './preflight';
 export { flowChanges, flowSnapshot, parseFlowAges, type FlowChanges, type FlowSnapshot } from './flows';
 export { throughputDisruptions, type Disruptions } from './throughput';
+export { freePort, portIsFree, ephemeralLow } from './ports';
 export { parsePromText, PromTextError, type PromFamily, type PromSample } from './prom-text';
