@@ -148,9 +148,12 @@ describe('encap (geneve) between two nodes', () => {
     ip2 = (await addPod(a2!, p2)).ip;
     serve(p1);
     serve(p2);
-    // No tunnel warm-up: within 3 s (the servers are just starting), both directions.
-    await waitFor(`${ip1} -> ${ip2}`, () => tcp(p1, ip2), { timeoutMs: 3000, intervalMs: 100 });
-    await waitFor(`${ip2} -> ${ip1}`, () => tcp(p2, ip1), { timeoutMs: 3000, intervalMs: 100 });
+    // No tunnel warm-up: both nodes' routes to the other's pod CIDR through the tunnel are in place
+    // when the ADDs return (state, not a deadline); the connections then wait only for the servers.
+    await a2!.agent.part('routes').routes!.idle();
+    for (const n of [n1, n2]) expect((await flows(n)).split('\n').filter((l) => /set_field:192\.168\.71\.\d+->tun_dst/.test(l))).not.toHaveLength(0);
+    await waitFor(`${ip1} -> ${ip2}`, () => tcp(p1, ip2), { timeoutMs: 30_000, intervalMs: 100 });
+    await waitFor(`${ip2} -> ${ip1}`, () => tcp(p2, ip1), { timeoutMs: 30_000, intervalMs: 100 });
     // The packets took the tunnel flow (the Interface statistics column lags by seconds; flow counters do not).
     const tunnelFlow = (await flows(n1)).split('\n').find((l) => l.includes('tun_dst'));
     expect(Number(/n_packets=(\d+)/.exec(tunnelFlow ?? '')?.[1] ?? 0)).toBeGreaterThan(0);
