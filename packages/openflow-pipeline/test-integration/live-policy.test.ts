@@ -142,7 +142,7 @@ describe('two pods on a real bridge with K8s NP and Antrea-native rules', () => 
 
   it('the server (no policy on the client) still reaches the client direction: client listens, server connects', async () => {
     tb.spawn(['socat', 'TCP4-LISTEN:7777,fork,reuseaddr', 'SYSTEM:true'], client.netns.name);
-    await waitFor('client listening on :7777', async () => (await client.exec(['ss', '-ltnH'])).stdout.includes(':7777'), { timeoutMs: 5000, intervalMs: 50 });
+    await waitFor('client listening on :7777', async () => (await client.exec(['ss', '-ltnH'])).stdout.includes(':7777'), { timeoutMs: 30_000, intervalMs: 50 });
     const ok = await server.exec(['nc', '-z', '-n', '-w', '1', client.ip, '7777']).then(() => true, () => false);
     expect(ok).toBe(true);
   });

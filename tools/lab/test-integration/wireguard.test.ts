@@ -118,7 +118,7 @@ it('a capture on the fabric shows only WireGuard UDP between the node IPs: no po
   try {
     await waitFor('tcpdump listening', () => stderr.join('').includes('listening on'), { timeoutMs: 10_000, intervalMs: 50 });
     const server = run(['socat', '-T', '5', '-u', 'TCP-LISTEN:9099,reuseaddr', 'STDOUT'], { netns: pod('p2').netns, timeoutMs: 15_000 });
-    await waitFor('the receiver in p2', async () => (await run(['ss', '-ltn'], { netns: pod('p2').netns })).stdout.includes(':9099'), { timeoutMs: 5000, intervalMs: 50 });
+    await waitFor('the receiver in p2', async () => (await run(['ss', '-ltn'], { netns: pod('p2').netns })).stdout.includes(':9099'), { timeoutMs: 30_000, intervalMs: 50 });
     await run(['socat', '-u', 'STDIN', `TCP:${pod('p2').ip}:9099,connect-timeout=3`], { netns: pod('p1').netns, input: `${payload}\n`, timeoutMs: 10_000 });
     expect((await server).stdout).toContain(payload);
     expect(await ping('p1', 'p2')).toBe(true);
@@ -212,7 +212,7 @@ async function tcpStream(from: string, to: string, port: number): Promise<{ arri
     }
   });
   const receiverExit = new Promise((r) => receiver.once('exit', r));
-  await waitFor('the TCP receiver', async () => (await run(['ss', '-ltn'], { netns: pod(to).netns })).stdout.includes(`:${port} `), { timeoutMs: 5000, intervalMs: 50 });
+  await waitFor('the TCP receiver', async () => (await run(['ss', '-ltn'], { netns: pod(to).netns })).stdout.includes(`:${port} `), { timeoutMs: 30_000, intervalMs: 50 });
   const stopFile = join(labDir, `stream-${port}.stop`);
   const sender = start(['sh', '-c', `i=0; while [ ! -e "$1" ]; do echo $i; i=$((i+1)); sleep 0.02; done | socat -u STDIN TCP:${pod(to).ip}:${port},connect-timeout=3`, 'sh', stopFile], { netns: pod(from).netns });
   const senderExit = new Promise<number | null>((r) => sender.once('exit', (code) => r(code)));
@@ -297,7 +297,7 @@ it("after node2's agent is SIGKILLed, its WireGuard device runs on (adopted by t
   // The same wireguard-go (pid and start time), adopted by the new agent, with the same key.
   expect(deviceRecord('node2')).toEqual(device);
   expect(isAlive(device.pid, device.start)).toBe(true);
-  await waitFor('the adoption in the new agent log', () => readFileSync(join(labDir, 'node2', 'agent.log'), 'utf8').includes('WireGuard device adopted'), { timeoutMs: 5000, intervalMs: 100 });
+  await waitFor('the adoption in the new agent log', () => readFileSync(join(labDir, 'node2', 'agent.log'), 'utf8').includes('WireGuard device adopted'), { timeoutMs: 30_000, intervalMs: 100 });
   expect((await publicKeys()).get('node2')).toBe(before);
   expect(await deviceOf('node1')).toContain(`public_key=${hexKey(before!)}\n`);
   expect(await tcpReaches(pod('p1').netns, pod('p2').ip, 80)).toBe(true);
