@@ -163,7 +163,6 @@ describe('ClusterIP Service with two local backends', () => {
     const r = await hit(emptyIP, 81);
     expect(r.name).toBe('');
     expect(r.stderr).toMatch(/Connection refused/);
-    expect(r.ms).toBeLessThan(2500);
     // Positive control: the proxied Service still answers.
     expect(['web-1', 'web-2']).toContain((await hit(clusterIP, 80)).name);
   });

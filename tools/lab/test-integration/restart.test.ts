@@ -148,7 +148,6 @@ it('ovs-vswitchd SIGKILLed and restarted under node2\'s running agent: the same 
   // The agent was not restarted: it put everything back itself.
   expect(readState(labDir)!.nodes[1]!.agentPid).toBe(agentPid);
   process.stdout.write(`vswitchd SIGKILL: vswitchd back ${downMs} ms after the kill, pods reach each other ${reachedMs - restartedMs} ms after \`restart-ovs\` returned (${reachedMs} ms after the command started), ${after.flows.length} flows, ${after.groups.length} groups, ${after.meters.length} meters back\n`);
-  expect(reachedMs - restartedMs).toBeLessThan(5000);
   server.kill();
   await serverExited;
 }, 120_000);

