@@ -47,3 +47,14 @@ export {
   CONTROLLER_CONFIG_SCHEMA,
   MULTICLUSTER_CONFIG_SCHEMA,
 } from './config';
+export {
+  installAgentConfig,
+  installControllerConfig,
+  checkInstallOptions,
+  InstallOptionError,
+  DEFAULT_INSTALL_OPTIONS,
+  INSTALL_TRAFFIC_ENCAP_MODES,
+  INSTALL_ENCRYPTION_MODES,
+  INSTALL_TUNNEL_TYPES,
+  type InstallOptions,
+} from './install-config';

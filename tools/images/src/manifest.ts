@@ -6,58 +6,31 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadCrds } from '@switchyard/apis';
+import { checkInstallOptions, DEFAULT_INSTALL_OPTIONS, INSTALL_ENCRYPTION_MODES, INSTALL_TRAFFIC_ENCAP_MODES, INSTALL_TUNNEL_TYPES, installAgentConfig, installControllerConfig, loadCrds, type InstallOptions } from '@switchyard/apis';
 import YAML from 'yaml';
 import { imageReference, REPO_ROOT } from './components';
 
 export type KubeObject = Record<string, unknown> & { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } & Record<string, unknown> };
 
-export const TRAFFIC_ENCAP_MODES = ['encap', 'noEncap', 'hybrid'] as const;
-export const ENCRYPTION_MODES = ['none', 'ipsec', 'wireGuard'] as const;
-export const TUNNEL_TYPES = ['geneve', 'vxlan', 'gre'] as const;
+export const TRAFFIC_ENCAP_MODES = INSTALL_TRAFFIC_ENCAP_MODES;
+export const ENCRYPTION_MODES = INSTALL_ENCRYPTION_MODES;
+export const TUNNEL_TYPES = INSTALL_TUNNEL_TYPES;
 
-export interface ManifestOptions {
-  /** antrea-agent.conf trafficEncapMode (default encap). */
-  trafficEncapMode: (typeof TRAFFIC_ENCAP_MODES)[number];
-  /** antrea-agent.conf tunnelType, for encap and hybrid (default geneve). */
-  tunnelType: (typeof TUNNEL_TYPES)[number];
-  /** antrea-agent.conf trafficEncryptionMode (default none). ipsec adds the switchyard-ipsec container and needs the Secret antrea-ipsec. */
-  encryption: (typeof ENCRYPTION_MODES)[number];
-  /** Chained after the cluster's primary CNI, enforcing policy only (trafficEncapMode networkPolicyOnly). */
-  networkPolicyOnly: boolean;
-  /** Multi-cluster member: the Multicluster feature gate, the gateway, the multicluster CRDs and a member switchyard-mc-controller. */
-  multicluster: boolean;
+/**
+ * The install options (@switchyard/apis' InstallOptions: traffic mode, tunnel, encryption,
+ * networkPolicyOnly, multicluster, whose configuration files the lab writes from the same
+ * functions) and the images to run. ipsec adds the switchyard-ipsec container and needs the Secret
+ * antrea-ipsec; multicluster adds the multicluster CRDs and a member switchyard-mc-controller.
+ */
+export interface ManifestOptions extends InstallOptions {
   /** Image repository and tag (default: what `npm run images` builds). */
   repository?: string;
   tag?: string;
 }
 
-export const DEFAULT_OPTIONS: ManifestOptions = { trafficEncapMode: 'encap', tunnelType: 'geneve', encryption: 'none', networkPolicyOnly: false, multicluster: false };
+export const DEFAULT_OPTIONS: ManifestOptions = { ...DEFAULT_INSTALL_OPTIONS };
 
-export class ManifestOptionError extends Error {
-  readonly code = 'INVALID_OPTION';
-  constructor(
-    readonly field: string,
-    readonly value: unknown,
-    message: string,
-  ) {
-    super(`${field}: ${message} (got ${JSON.stringify(value)})`);
-  }
-}
-
-/** Checks a combination against what the agent accepts (the same refusals as its options.ts), so a bad one fails here and not in every agent pod. */
-export function checkOptions(o: ManifestOptions): void {
-  const oneOf = (field: string, v: string, allowed: readonly string[]): void => {
-    if (!allowed.includes(v)) throw new ManifestOptionError(field, v, `must be one of ${allowed.join(', ')}`);
-  };
-  oneOf('trafficEncapMode', o.trafficEncapMode, TRAFFIC_ENCAP_MODES);
-  oneOf('tunnelType', o.tunnelType, TUNNEL_TYPES);
-  oneOf('encryption', o.encryption, ENCRYPTION_MODES);
-  if (o.networkPolicyOnly && o.trafficEncapMode !== 'encap') throw new ManifestOptionError('trafficEncapMode', o.trafficEncapMode, 'networkPolicyOnly replaces the traffic mode; leave trafficEncapMode at its default');
-  if (o.networkPolicyOnly && o.encryption !== 'none') throw new ManifestOptionError('encryption', o.encryption, 'networkPolicyOnly does not route pod traffic, so it cannot encrypt it');
-  if (o.encryption === 'ipsec' && o.trafficEncapMode !== 'encap') throw new ManifestOptionError('encryption', o.encryption, `ipsec needs trafficEncapMode encap, not ${o.trafficEncapMode}`);
-  if (o.networkPolicyOnly && o.multicluster) throw new ManifestOptionError('multicluster', o.multicluster, 'the multi-cluster gateway needs a traffic mode where the agent routes pod traffic, not networkPolicyOnly');
-}
+export const checkOptions: (o: ManifestOptions) => void = checkInstallOptions;
 
 const NAMESPACE = 'kube-system';
 const LABELS = { app: 'switchyard' };
@@ -82,33 +55,11 @@ const crds: Part = (o) =>
 export const RBAC_SOURCE = join(REPO_ROOT, 'packages/controller/build/rbac.yaml');
 const rbac: Part = () => YAML.parseAllDocuments(readFileSync(RBAC_SOURCE, 'utf8')).map((d) => d.toJSON() as KubeObject);
 
-export function agentConf(o: ManifestOptions): Record<string, unknown> {
-  const conf: Record<string, unknown> = {
-    ovsBridge: 'br-int',
-    ovsDatapathType: 'system',
-    ovsRunDir: '/var/run/openvswitch',
-    hostGateway: 'antrea-gw0',
-    trafficEncapMode: o.networkPolicyOnly ? 'networkPolicyOnly' : o.trafficEncapMode,
-    cniSocket: '/var/run/antrea/cni.sock',
-    trafficEncryptionMode: o.encryption,
-  };
-  if (!o.networkPolicyOnly && o.trafficEncapMode !== 'noEncap') conf['tunnelType'] = o.tunnelType;
-  if (o.multicluster) {
-    conf['featureGates'] = { Multicluster: true };
-    conf['multicluster'] = { enableGateway: true, namespace: '' };
-  }
-  return conf;
-}
+/** antrea-agent.conf in the ConfigMap: @switchyard/apis' installAgentConfig (the lab writes its nodes' from the same function). */
+export const agentConf = (o: ManifestOptions): Record<string, unknown> => installAgentConfig(o);
 
-export function controllerConf(o: ManifestOptions): Record<string, unknown> {
-  return {
-    apiPort: 10349,
-    enablePrometheusMetrics: true,
-    selfSignedCert: true,
-    featureGates: { ExternalNode: false, AntreaIPAM: false, ...(o.multicluster ? { Multicluster: true } : {}) },
-    nodeIPAM: { enableNodeIPAM: false, clusterCIDRs: [], nodeCIDRMaskSizeIPv4: 24, nodeCIDRMaskSizeIPv6: 64 },
-  };
-}
+/** antrea-controller.conf in the ConfigMap: @switchyard/apis' installControllerConfig. */
+export const controllerConf = (o: ManifestOptions): Record<string, unknown> => installControllerConfig(o);
 
 /** The CNI network configuration: ours with portmap, or (networkPolicyOnly) the plugin entry install-cni appends to the primary's conflist. */
 export function cniConflist(o: ManifestOptions): Record<string, unknown> {

@@ -13,11 +13,12 @@ import YAML from 'yaml';
 import { writeFileDurableSync } from '@switchyard/durable-file';
 import { Testbed, freePort, processRef, run, waitFor, type OvsInstance } from '@switchyard/testbed';
 import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/kube-api';
-import { loadCrds } from '@switchyard/apis';
+import { loadCrds, type InstallOptions } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, LabError, planNodes, type LabEncryption, type LabMode, type NodeLayout, type NodePlan } from './plan';
 import { Kubelet, type LabNodeRuntime } from './kubelet';
+import { labAgentConfig, labControllerConfig, labInstallOptions } from './config';
 import type { Phase } from './progress';
 import { removeWireGuardDevice } from './wireguard-teardown';
 
@@ -208,7 +209,7 @@ interface SupervisedController {
 }
 
 /** Starts the real switchyard-controller (and the `switchyard` Service its APIService and validating webhook point at). */
-async function startController(kube: KubeConfigClient, api: KubeApiServer, kubeconfig: string, labDir: string, tb: Testbed, children: ChildProcess[], extraConfig: LabClusterOptions['controllerConfig'] = {}): Promise<SupervisedController> {
+async function startController(kube: KubeConfigClient, api: KubeApiServer, kubeconfig: string, labDir: string, tb: Testbed, children: ChildProcess[], install: InstallOptions, extraConfig: LabClusterOptions['controllerConfig'] = {}): Promise<SupervisedController> {
   // The real switchyard-controller binary; it publishes its CA in ConfigMap kube-system/switchyard-ca.
   const controllerPort = await freePort();
   // The `switchyard` Service the controller's APIService points at: kube-api proxies
@@ -223,7 +224,7 @@ async function startController(kube: KubeConfigClient, api: KubeApiServer, kubec
   // antrea-controller.conf: the lab turns on ExternalNode (alpha, off by default in Antrea) so a VM
   // joined to the fabric can be protected (docs/external-node.md, "In the lab").
   const controllerConf = join(labDir, 'antrea-controller.conf');
-  writeFileSync(controllerConf, YAML.stringify({ ...extraConfig, featureGates: { ExternalNode: true, ...extraConfig.featureGates } }));
+  writeFileSync(controllerConf, YAML.stringify(labControllerConfig(install, extraConfig)));
   const spawnController = (): ChildProcess => {
     const child = spawnProgram(
       CONTROLLER_CLI,
@@ -357,7 +358,7 @@ export class Lab {
       let controller: SupervisedController | undefined;
       if (withController) {
         const cc = opts.cluster?.controllerConfig ?? {};
-        controller = await startController(kube, api, kubeconfig, opts.labDir, tb, children, opts.featureGates ? { ...cc, featureGates: { ...cc.featureGates, ...opts.featureGates } } : cc);
+        controller = await startController(kube, api, kubeconfig, opts.labDir, tb, children, labInstallOptions(mode, opts.encryption), opts.featureGates ? { ...cc, featureGates: { ...cc.featureGates, ...opts.featureGates } } : cc);
         progress('controller', `switchyard-controller serving on 127.0.0.1:${controller.port}`);
       }
       const controllerPort = controller?.port ?? 0;
@@ -447,7 +448,7 @@ export class Lab {
     const cniSocket = join(dir, 'cni.sock');
     const apiSocket = join(dir, 'agent.sock');
     const conf = join(dir, 'antrea-agent.conf');
-    writeFileSync(conf, YAML.stringify({ ovsBridge: 'br-int', ovsDatapathType: 'netdev', ovsRunDir: ovs.dir, hostGateway: 'sy-gw0', tunnelType: 'geneve', cniSocket, trafficEncapMode: this.state.mode, trafficEncryptionMode: this.state.encryption ?? 'none', apiPort, ...this.agentConfig }));
+    writeFileSync(conf, YAML.stringify(labAgentConfig(labInstallOptions(this.state.mode, this.state.encryption), { ovsRunDir: ovs.dir, cniSocket, apiPort }, this.agentConfig)));
     const tokenFile = join(dir, 'token');
     writeFileSync(tokenFile, plan.token, { mode: 0o600 });
     const kubeconfig = this.api.writeKubeconfig(join(dir, 'kubeconfig'), { name: plan.name, token: plan.token });
