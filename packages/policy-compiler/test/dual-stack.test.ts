@@ -1,7 +1,9 @@
 // IPv6 and dual-stack: IPv6 ipBlocks and networks in every policy kind, both addresses of a
 // dual-stack pod, Node and ExternalEntity in their groups (and on the wire), explain() per family,
 // and mixed-family ipBlocks refused naming the except entry and both families.
-import { decodeWatchEvent, encodeWatchEvent, type ExternalEntity, type Node, type Pod } from '@switchyard/apis';
+import { bytesToIp, canonicalIp, decodeWatchEvent, encodeWatchEvent, type ExternalEntity, type Node, type Pod } from '@switchyard/apis';
+import fc from 'fast-check';
+import { ipText, isCanonicalIpv6 } from '../src/ip-text';
 import { explain, PolicyEngine, queryEndpoint, toWatchEvents, validateK8sNetworkPolicy, type ClusterObject } from '../src/index';
 import { acnp, annp, cg } from './cases/antrea-native';
 import { namespace, node, pod } from './cases/model';
@@ -190,5 +192,37 @@ describe('mixed-family ipBlocks are refused naming the except entry and both fam
   it('an IPv6 except outside its IPv6 cidr is the usual EXCEPT_OUTSIDE_CIDR', () => {
     const errs = validateK8sNetworkPolicy(k8sNp('out', 'x', { egress: [{ to: [{ ipBlock: { cidr: 'fd00:1::/64', except: ['fd00:2::/80'] } }] }] }) as never);
     expect(errs.map((x) => [x.code, x.path])).toEqual([['EXCEPT_OUTSIDE_CIDR', 'spec.egress[0].to[0].ipBlock.except[0]']]);
+  });
+});
+
+describe('one spelling per IPv6 address', () => {
+  // Zero groups in runs, so that the `::` choice is exercised, and every group value otherwise.
+  const group = fc.oneof(fc.constant(0), fc.constant(0), fc.integer({ min: 0, max: 0xffff }));
+  const address = fc.array(group, { minLength: 8, maxLength: 8 }).map((gs) => new Uint8Array(gs.flatMap((g) => [g >> 8, g & 255])));
+
+  it('the fast check accepts exactly the canonical text, and ipText gives it for any spelling', () => {
+    fc.assert(
+      fc.property(address, fc.boolean(), fc.boolean(), (bytes, upper, full) => {
+        const canonical = bytesToIp(bytes) as string;
+        expect(isCanonicalIpv6(canonical)).toBe(!canonical.includes('.')); // mapped addresses keep a dotted tail
+        expect(ipText(canonical)).toBe(canonical);
+        // Another spelling of the same address: every group written out with leading zeros, or upper case.
+        const groups = Array.from({ length: 8 }, (_, i) => (((bytes[2 * i] as number) << 8) | (bytes[2 * i + 1] as number)).toString(16));
+        let other = full ? groups.map((g) => g.padStart(4, '0')).join(':') : groups.join(':');
+        if (upper) other = other.toUpperCase();
+        if (other !== canonical) expect(isCanonicalIpv6(other)).toBe(false);
+        expect(ipText(other)).toBe(canonicalIp(other));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('refuses single-group ::, a :: that is not the first longest run, and non-address text', () => {
+    for (const t of ['1:0::2:3:4:5:6', '1::2:3:4:5:6:7', '1:0:0:0:2::3', '1:0:0:2::3:4', '::1:0:0:0:0', 'fd00::1::2', 'fd00:', ':fd00::1', 'fe80::1%eth0', '::ffff:1.2.3.4', 'FD00::1', 'fd00::01']) {
+      expect([t, isCanonicalIpv6(t)]).toEqual([t, false]);
+    }
+    for (const t of ['::', '::1', 'fd00::', '0:0:1::', '1:0:0:2::3', '1::2:0:0:3', 'fd00:10:1::5', '2001:db8:0:1:1:1:1:1']) expect([t, isCanonicalIpv6(t)]).toEqual([t, true]);
+    expect(ipText('not-an-ip:x')).toBe('not-an-ip:x');
+    expect(ipText('10.0.0.1')).toBe('10.0.0.1');
   });
 });
