@@ -169,7 +169,7 @@ const KIND_OF: Record<ControlplaneResource, string> = { networkpolicies: 'Networ
  * HTTPS server of the controller. Paths (all under `/apis/controlplane.switchyard.io/v1beta2`):
  * `{networkpolicies,addressgroups,appliedtogroups}` (JSON list, or `?watch=true&nodeName=` protobuf
  * stream), `watch?nodeName=` (all three in one stream), `networkpolicies/{uid}/status` (POST),
- * `endpointquery?pod=ns/name`, `explain?src=&dst=&protocol=&port=`, `controllerinfo`; and
+ * `endpointquery?pod=ns/name`, `explain?src=&dst=&protocol=&port=&ipFamily=`, `controllerinfo`; and
  * `POST /validate/<kind>` (AdmissionReview v1, see webhook.ts).
  */
 export class ControlplaneServer {
@@ -362,6 +362,9 @@ export class ControlplaneServer {
     };
     const query: FlowQuery = { src: ep(q.get('src'), 'src'), dst: ep(q.get('dst'), 'dst'), protocol: (q.get('protocol') ?? 'TCP').toUpperCase() as FlowQuery['protocol'] };
     if (q.get('port')) query.port = Number(q.get('port'));
+    // `ipFamily=IPv6`: the family of a flow between two dual-stack pods (checked by explain()).
+    const family = q.get('ipFamily');
+    if (family) query.ipFamily = family as NonNullable<FlowQuery['ipFamily']>;
     try {
       return explain(this.o.hub.engine, query);
     } catch (e) {

@@ -2,7 +2,7 @@
 // kubectl gets an error naming the field and the value for each invalid object (built-in
 // NetworkPolicies refused by the API server itself, Antrea kinds by the webhook), and nothing
 // stored or computed before changes.
-import { createPod, eventuallyPasses, startCluster, type Cluster } from './support';
+import { createPod, eventually, eventuallyPasses, startCluster, type Cluster } from './support';
 import type { Controller } from '../src/controller';
 import type { Admission } from '../src/parts/admission';
 
@@ -60,6 +60,7 @@ const cases: Case[] = [
   ['NP bad port name', np('np7', { ingress: [{ ports: [{ port: 'HTTP_PORT' }] }] }), 'spec.ingress[0].ports[0].port', '"HTTP_PORT"'],
   ['NP ipBlock with a selector', np('np8', { egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8' }, podSelector: {} }] }] }), 'spec.egress[0].to[0]', '"cidr":"10.0.0.0/8"'],
   ['NP bad except cidr', np('np9', { egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/33'] } }] }] }), 'spec.egress[0].to[0].ipBlock.except[0]', '"10.1.0.0/33"'],
+  ['NP except of the other family', np('np11', { ingress: [{ from: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16', 'fd00::/64'] } }] }] }), 'spec.ingress[0].from[0].ipBlock.except[1]', '"fd00::/64": fd00::/64 is IPv6 but cidr 10.0.0.0/8 is IPv4'],
   ['NP bad namespaceSelector', np('np10', { ingress: [{ from: [{ namespaceSelector: { matchExpressions: [{ key: 'k', operator: 'In' }] } }] }] }), 'spec.ingress[0].from[0].namespaceSelector.matchExpressions[0].values', 'Invalid value: []'], // kubectl sends the missing list as [],
   // Antrea ClusterNetworkPolicy: the webhook.
   ['ACNP unknown tier', acnp('a1', { priority: 5, tier: 'nope', appliedTo: [web] }), 'spec.tier', '"nope"'],
@@ -68,12 +69,14 @@ const cases: Case[] = [
   ['ACNP appliedTo nowhere', acnp('a4', { priority: 5, ingress: [allow([web])] }), 'spec.ingress[0].appliedTo', 'null'],
   ['ACNP Pass in baseline', acnp('a5', { priority: 5, tier: 'baseline', appliedTo: [web], ingress: [{ action: 'Pass', from: [web] }] }), 'spec.ingress[0].action', '"Pass"'],
   ['ACNP except outside cidr', acnp('a6', { priority: 5, appliedTo: [web], ingress: [allow([{ ipBlock: { cidr: '10.0.0.0/16', except: ['10.9.0.0/24'] } }])] }), 'spec.ingress[0].from[0].ipBlock.except[0]', '"10.9.0.0/24"'],
+  ['ACNP except of the other family', acnp('a10', { priority: 5, appliedTo: [web], egress: [{ action: 'Drop', to: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['fd00:1::/64'] } }] }] }), 'spec.egress[0].to[0].ipBlock.except[0]', '"fd00:1::/64": fd00:1::/64 is IPv6 but cidr 10.0.0.0/8 is IPv4'],
   ['ACNP two appliedTo kinds', acnp('a7', { priority: 5, appliedTo: [{ podSelector: {}, group: 'web-cg' }] }), 'spec.appliedTo[0]', '"group":"web-cg"'],
   ['ACNP priority below 1 (schema)', acnp('a8', { priority: 0, appliedTo: [web] }), 'spec.priority', '0'],
   ['ACNP bad selector', acnp('a9', { priority: 5, appliedTo: [{ podSelector: { matchExpressions: [{ key: 'a', operator: 'Exists', values: ['x'] }] } }] }), 'spec.appliedTo[0].podSelector.matchExpressions[0].values', '"x"'],
   // Antrea NetworkPolicy.
   ['ANP unknown tier', anp('n1', { priority: 5, tier: 'ghost', appliedTo: [web] }), 'spec.tier', '"ghost"'],
   ['ANP namespaceSelector in appliedTo', anp('n2', { priority: 5, appliedTo: [{ namespaceSelector: {} }] }), 'spec.appliedTo[0].namespaceSelector', '{}'],
+  ['ANP IPv6 cidr with an IPv4 except', anp('n4', { priority: 5, appliedTo: [web], ingress: [allow([{ ipBlock: { cidr: 'fd00::/48', except: ['10.0.0.0/24'] } }])] }), 'spec.ingress[0].from[0].ipBlock.except[0]', '"10.0.0.0/24": 10.0.0.0/24 is IPv4 but cidr fd00::/48 is IPv6'],
   ['ANP fqdn in ingress', anp('n3', { priority: 5, appliedTo: [web], ingress: [allow([{ fqdn: 'example.com' }])] }), 'spec.ingress[0].from[0].fqdn', '"example.com"'],
   // Tiers.
   ['Tier priority reserved', tier('t-high', 250), 'spec.priority', '250'],
@@ -83,6 +86,7 @@ const cases: Case[] = [
   // Groups.
   ['ClusterGroup two member kinds', cg('cg-mix', { ...web, ipBlocks: [{ cidr: '10.0.0.0/8' }] }), 'spec', '"ipBlocks"'],
   ['ClusterGroup bad cidr', cg('cg-cidr', { ipBlocks: [{ cidr: '300.0.0.0/8' }] }), 'spec.ipBlocks[0].cidr', '"300.0.0.0/8"'],
+  ['ClusterGroup ipBlock except of the other family', cg('cg-mixed', { ipBlocks: [{ cidr: 'fd00::/48', except: ['10.0.0.0/24'] }] }), 'spec.ipBlocks[0].except[0]', '"10.0.0.0/24": 10.0.0.0/24 is IPv4 but cidr fd00::/48 is IPv6'],
   ['ClusterGroup cycle', cg('cyc-b', { childGroups: ['cyc-a'] }), 'spec.childGroups[0]', '"cyc-a"'],
   ['ClusterGroup in use deleted', ['delete', 'clustergroup', 'web-cg'], 'metadata.name', '"web-cg"'],
   ['Group bad selector', group('g1', { podSelector: { matchExpressions: [{ key: 'a', operator: 'Near' }] } }), 'spec.podSelector.matchExpressions[0].operator', '"Near"'],
@@ -167,6 +171,39 @@ test('an unused tier and group can be deleted; the webhook counts its verdicts',
   const { webhook } = controller.part<Admission>('admission');
   expect(webhook.stats.denied).toBeGreaterThanOrEqual(20);
   expect(webhook.stats.allowed).toBeGreaterThan(0);
+});
+
+test('IPv6 and dual-stack: policies with IPv6 ipBlocks are admitted, groups carry both addresses, explain answers per family', async () => {
+  await c.kubectl.ok(['create', 'namespace', 'v6']);
+  const dual = async (name: string, node: string, v4: string, v6: string, labels: Record<string, string>): Promise<void> => {
+    await createPod(c, 'v6', name, node, v4, labels);
+    await c.kube.request('PATCH', `/api/v1/namespaces/v6/pods/${name}/status`, { status: { podIPs: [{ ip: v4 }, { ip: v6 }] } }, 'application/merge-patch+json');
+  };
+  await dual('srv', 'node-a', '10.10.6.5', 'fd00:10:6::5', { app: 'v6srv' });
+  await dual('cli', 'node-b', '10.10.7.5', 'fd00:10:7::5', { app: 'v6cli' });
+  await c.kubectl.apply(
+    cg('v6-nets', { ipBlocks: [{ cidr: 'fd00:99::/64' }, { cidr: '10.99.0.0/16' }] }),
+    acnp('v6-in', { priority: 9, appliedTo: [{ podSelector: sel({ app: 'v6srv' }) }], ingress: [
+      { action: 'Drop', name: 'no-v6-cli', from: [{ ipBlock: { cidr: 'fd00:10:7::/64', except: ['fd00:10:7::9/128'] } }] },
+      { action: 'Allow', name: 'from-cli', from: [{ podSelector: sel({ app: 'v6cli' }) }, { group: 'v6-nets' }] },
+    ] }),
+  );
+  const raw = async (path: string): Promise<Record<string, unknown>> => JSON.parse(await c.kubectl.ok(['get', '--raw', `/apis/controlplane.switchyard.io/v1beta2/${path}`])) as Record<string, unknown>;
+  type Policy = { name: string; rules: { from: { ipBlocks: { cidr: string; except: string[] }[]; addressGroups: string[] } }[] };
+  const policy = await eventually(async () => ((await raw('networkpolicies')).items as Policy[]).find((p) => p.name === 'v6-in'), 30000);
+  expect(policy.rules.map((r) => r.from.ipBlocks)).toEqual([[{ cidr: 'fd00:10:7::/64', except: ['fd00:10:7::9/128'] }], [{ cidr: 'fd00:99::/64', except: [] }, { cidr: '10.99.0.0/16', except: [] }]]);
+  // The address group of the client pods holds both of the dual-stack pod's addresses.
+  const groupName = policy.rules[1]?.from.addressGroups[0] as string;
+  await eventuallyPasses(async () => {
+    const group = (await raw(`addressgroups/${groupName}`)) as { groupMembers: { pod?: { name: string }; ips: string[] }[] };
+    expect(group.groupMembers).toEqual([expect.objectContaining({ pod: { name: 'cli', namespace: 'v6' }, ips: ['10.10.7.5', 'fd00:10:7::5'] })]);
+  }, 30000);
+  // The same two pods: dropped over IPv6 by the first rule, allowed over IPv4 by the second.
+  const ask = (q: string): Promise<Record<string, unknown>> => raw(`explain?src=v6/cli&dst=v6/srv&protocol=TCP&port=80&${q}`);
+  expect(await ask('ipFamily=IPv6')).toMatchObject({ allowed: false, ipFamily: 'IPv6', ingress: { policy: { name: 'v6-in' }, rule: { name: 'no-v6-cli' } } });
+  expect(await ask('ipFamily=IPv4')).toMatchObject({ allowed: true, ipFamily: 'IPv4', ingress: { rule: { name: 'from-cli' } } });
+  const bad = await c.kubectl.ok(['get', '--raw', '/apis/controlplane.switchyard.io/v1beta2/explain?src=v6/cli&dst=v6/srv&protocol=TCP&port=80&ipFamily=IPv5']).catch((e: unknown) => (e as Error).message);
+  expect(bad).toContain('query.ipFamily: must be IPv4 or IPv6, not IPv5');
 });
 
 test('with the controller down, Antrea kinds are refused (failurePolicy Fail) and built-in kinds are not', async () => {

@@ -45,6 +45,28 @@ describe('ExternalNode controller', () => {
     await eventuallyPasses(() => expect(controller?.hub.engine.externalEntities.size).toBe(2));
   });
 
+  test('an interface with IPv4 and IPv6 addresses: the VM is policed by both (its applied-to group, explain over IPv6)', async () => {
+    const vm = { apiVersion: 'crd.antrea.io/v1alpha1', kind: 'ExternalNode', metadata: { name: 'vm6', namespace: 'vm-ns', labels: { role: 'v6' } }, spec: { interfaces: [{ ips: ['172.16.100.6', 'FD00:AB:0::6'], name: '' }] } };
+    const policy = { apiVersion: 'crd.antrea.io/v1beta1', kind: 'NetworkPolicy', metadata: { name: 'vm6-in', namespace: 'vm-ns' }, spec: { priority: 1, appliedTo: [{ externalEntitySelector: { matchLabels: { role: 'v6' } } }], ingress: [{ action: 'Drop', name: 'no-v6-admin', from: [{ ipBlock: { cidr: 'fd00:ab::/64', except: ['fd00:ab::1/128'] } }] }] } };
+    await c.kubectl.apply(vm, policy);
+    const raw = async <T>(path: string): Promise<T> => JSON.parse(await c.kubectl.ok(['get', '--raw', `/apis/controlplane.switchyard.io/v1beta2/${path}`])) as T;
+    type Group = { groupMembers: { externalEntity?: { name: string; namespace: string }; ips: string[] }[] };
+    // The entity keeps the address as written; the group carries one spelling per address.
+    await eventuallyPasses(async () => {
+      const groups = (await raw<{ items: Group[] }>('appliedtogroups')).items.flatMap((g) => g.groupMembers).filter((m) => m.externalEntity?.name === 'vm6');
+      expect(groups).toEqual([{ externalEntity: { name: 'vm6', namespace: 'vm-ns' }, ips: ['172.16.100.6', 'fd00:ab::6'] }]);
+    }, 30000);
+    const ask = (src: string, dst: string): Promise<{ allowed: boolean; ipFamily?: string; ingress: { policy?: { name: string } } }> => raw(`explain?src=${encodeURIComponent(src)}&dst=${encodeURIComponent(dst)}&protocol=TCP&port=22`);
+    expect(await ask('fd00:ab::9', 'FD00:AB:0::6')).toMatchObject({ allowed: false, ipFamily: 'IPv6', ingress: { policy: { name: 'vm6-in' } } });
+    expect(await ask('fd00:ab::1', 'fd00:ab::6')).toMatchObject({ allowed: true, ipFamily: 'IPv6' });
+    expect(await ask('172.16.100.9', '172.16.100.6')).toMatchObject({ allowed: true, ipFamily: 'IPv4' });
+    await c.kubectl.ok(['-n', 'vm-ns', 'delete', 'networkpolicies.crd.antrea.io/vm6-in', 'externalnode/vm6']);
+    await eventuallyPasses(async () => {
+      const list = await c.kube.request<{ items: EE[] }>('GET', '/apis/crd.antrea.io/v1alpha2/namespaces/vm-ns/externalentities');
+      expect(list.items.map((e) => e.metadata.name)).not.toContain('vm6');
+    }, 30000);
+  });
+
   test('renaming the interface replaces its entity; deleting the ExternalNode deletes the rest and its AntreaAgentInfo', async () => {
     const h = (s: string): string => createHash('sha1').update(s).digest('hex').slice(0, 5);
     await c.kubectl.apply({ apiVersion: 'crd.antrea.io/v1alpha1', kind: 'ExternalNode', metadata: { name: 'vm2', namespace: 'vm-ns', labels: { role: 'web' } }, spec: { interfaces: [{ ips: ['172.16.100.4'], name: 'ens5' }] } });

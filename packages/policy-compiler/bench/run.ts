@@ -5,10 +5,8 @@ import { writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { PolicyEngine, explain, queryEndpoint, type ClusterEvent, type ClusterObject } from '../src/index';
 
-const ns = (name: string): ClusterObject => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name } });
-const pod = (n: string, name: string, labels: Record<string, string>, node: string, ip: string): ClusterObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: n, labels }, spec: { nodeName: node, containers: [{ name: 'c' }] }, status: { podIP: ip, podIPs: [{ ip }] } });
-const np = (n: string, name: string, sel: Record<string, string>, from: Record<string, string> | undefined): ClusterObject => ({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name, namespace: n }, spec: { podSelector: { matchLabels: sel }, policyTypes: ['Ingress'], ingress: from ? [{ from: [{ podSelector: { matchLabels: from } }] }] : [] } });
-const ip = (i: number): string => `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
+import { ip, np, ns, pod, podsOneNs, scenario1, scenario2, scenario3, scenario4 } from './scenarios';
+
 const added = (objs: ClusterObject[]): ClusterEvent[] => objs.map((object) => ({ type: 'ADDED', object }));
 
 interface Row { scenario: string; mode: string; ms: number; cpuMs: number; heapMB: number; target: string; antrea: string }
@@ -77,17 +75,7 @@ const lat = (fn: (i: number) => void, n: number): Latency => {
 // 1. 25k namespaces, 100k pods, 75k NPs (3 NPs + 4 pods per ns, 1,000 nodes), then incremental.
 let incremental: { relabel: Latency; add: Latency; heapGrowthMBPer10kPods: number } | undefined;
 if (want(1)) {
-  const e1 = both(1, '25k ns / 100k pods / 75k NPs, 1,000 nodes', '<= 1.5 s CPU, <= 400 MB', '6.1 s, 1.6 GB', () => {
-    const s1: ClusterObject[] = [];
-    let k = 0;
-    for (let i = 0; i < 25_000; i++) {
-      const n = `ns-${i}`;
-      s1.push(ns(n));
-      for (let j = 0; j < 4; j++, k++) s1.push(pod(n, `p${j}`, { app: `a${j % 2}`, tier: `t${j}` }, `node-${k % 1000}`, ip(k)));
-      s1.push(np(n, 'np0', { app: 'a0' }, { app: 'a1' }), np(n, 'np1', { app: 'a1' }, { tier: 't0' }), np(n, 'np2', { tier: 't3' }, undefined));
-    }
-    return s1;
-  });
+  const e1 = both(1, '25k ns / 100k pods / 75k NPs, 1,000 nodes', '<= 1.5 s CPU, <= 400 MB', '6.1 s, 1.6 GB', () => scenario1());
   // Incremental latency on the loaded engine (warm-up first, so JIT compilation is not measured).
   for (let i = 0; i < 200; i++) e1.apply({ type: 'MODIFIED', object: pod(`ns-${24_000 + i}`, 'p0', { app: 'a1', tier: 't0' }, `node-${((24_000 + i) * 4) % 1000}`, ip((24_000 + i) * 4)) });
   const relabel = lat((i) => {
@@ -112,38 +100,18 @@ function fmtLat(l: Latency): string {
   return `p50 ${l.p50.toFixed(3)} ms, p99 ${l.p99.toFixed(3)} ms`;
 }
 
-const podsOneNs = (n: number): ClusterObject[] => Array.from({ length: n }, (_, i) => pod('big', `p${i}`, { app: 'web', id: `i${i}` }, `node-${i % 100}`, ip(i)));
 // 2. 1 ns, 10k pods, 10k NPs each selecting every pod.
 if (want(2)) {
-  both(2, '1 ns / 10k pods / 10k NPs selecting every pod', '<= 2 s, <= 500 MB', '10.7 s, 1.16 GB', () => [
-    ns('big'),
-    ...podsOneNs(10_000),
-    ...Array.from({ length: 10_000 }, (_, i) => np('big', `np${i}`, {}, undefined)),
-  ]);
+  both(2, '1 ns / 10k pods / 10k NPs selecting every pod', '<= 2 s, <= 500 MB', '10.7 s, 1.16 GB', () => scenario2());
 }
 // 3. one NP per pod (also the input of scenario 6).
 let e3: PolicyEngine | undefined;
 if (want(3) || want(6)) {
-  e3 = both(3, '1 ns / 10k pods / 10k NPs, one NP per pod', '<= 2 s', '300 s limit', () => [
-    ns('big'),
-    ...podsOneNs(10_000),
-    ...Array.from({ length: 10_000 }, (_, i) => np('big', `np${i}`, { id: `i${i}` }, { app: 'web' })),
-  ]);
+  e3 = both(3, '1 ns / 10k pods / 10k NPs, one NP per pod', '<= 2 s', '300 s limit', () => scenario3());
 }
 // 4. 100 ns x (deny-all + 100 NPs, 1,000 pods)
 if (want(4)) {
-  both(4, '100 ns x (deny-all + 100 NPs, 1,000 pods)', '<= 3 s', '10 s limit', () => {
-    const out: ClusterObject[] = [];
-    let c = 0;
-    for (let i = 0; i < 100; i++) {
-      const n = `n${i}`;
-      out.push(ns(n));
-      for (let j = 0; j < 1000; j++, c++) out.push(pod(n, `p${j}`, { app: `a${j % 100}` }, `node-${c % 100}`, ip(c)));
-      out.push({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'deny-all', namespace: n }, spec: { podSelector: {}, policyTypes: ['Ingress'] } });
-      for (let j = 0; j < 100; j++) out.push(np(n, `np${j}`, { app: `a${j}` }, { app: `a${(j + 1) % 100}` }));
-    }
-    return out;
-  });
+  both(4, '100 ns x (deny-all + 100 NPs, 1,000 pods)', '<= 3 s', '10 s limit', () => scenario4());
 }
 // 5. 1,000 endpoint queries over 10k NPs (each selecting every pod: each returns 10k policies)
 if (want(5)) {

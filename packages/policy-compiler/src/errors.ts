@@ -5,6 +5,8 @@ export type PolicyValidationErrorCode =
   | 'INVALID_LABEL_SELECTOR'
   | 'INVALID_CIDR'
   | 'EXCEPT_OUTSIDE_CIDR'
+  /** An address or block of the other IP family than the field beside it (a v6 `except` of a v4 `cidr`). */
+  | 'IP_FAMILY_MISMATCH'
   | 'INVALID_PORT'
   | 'END_PORT_WITHOUT_PORT'
   | 'END_PORT_BELOW_PORT'
@@ -43,7 +45,7 @@ export class PolicyValidationError extends Error {
 }
 
 /** Stable codes of {@link PolicyCompilerError}. */
-export type PolicyCompilerErrorCode = 'UNKNOWN_KIND' | 'MISSING_NAME' | 'INVALID_EVENT' | 'INVALID_ENDPOINT';
+export type PolicyCompilerErrorCode = 'UNKNOWN_KIND' | 'MISSING_NAME' | 'INVALID_EVENT' | 'INVALID_ENDPOINT' | 'INVALID_QUERY';
 
 /** Misuse of the compiler API (an object it cannot identify, an endpoint it cannot parse). */
 export class PolicyCompilerError extends Error {

@@ -5,6 +5,7 @@ import { parseCidr, parseIp, type Cidr, type Ip } from '@switchyard/ipam/cidr';
 import type { CompiledPolicy } from './compile';
 import { PolicyEngine } from './engine';
 import { PolicyCompilerError } from './errors';
+import { entityIps, ipText, podIps } from './ip-text';
 import type { ClusterObject } from './types';
 import { BASELINE_TIER_PRIORITY } from './validate';
 
@@ -24,7 +25,17 @@ export interface FlowQuery {
   icmpCode?: number;
   /** Destination FQDN, for fqdn rules (the evaluator does no DNS). */
   fqdn?: string;
+  /**
+   * The flow's IP family. Default: the family of an IP endpoint; between two pods (or other
+   * members), the source's primary family (its first address) when the destination has it,
+   * else the first family both have. A dual-stack pod is then matched by its address of that
+   * family only: an IPv4 ipBlock does not match the pod's IPv6 flows.
+   */
+  ipFamily?: IpFamilyName;
 }
+
+/** An IP family as Kubernetes names it (`spec.ipFamilies`). */
+export type IpFamilyName = 'IPv4' | 'IPv6';
 
 /** Why a direction was decided the way it was. */
 export type VerdictReason = 'rule' | 'k8s-isolation' | 'default-allow' | 'not-applicable';
@@ -52,10 +63,19 @@ export interface Explanation {
   action: 'Allow' | 'Drop' | 'Reject';
   egress: DirectionVerdict;
   ingress: DirectionVerdict;
+  /**
+   * The family the flow was evaluated in; present when it could be IPv6 (an endpoint has an
+   * IPv6 address, or the query named a family). IPv4-only answers are as they always were.
+   */
+  ipFamily?: IpFamilyName;
 }
 
 interface EndpointFacts {
   memberKey?: string;
+  /** The address the query named (undefined for a pod reference). */
+  queried?: Ip;
+  /** What the endpoint is, for errors (`pod x/a`, `10.0.0.9`). */
+  label: string;
   ips: Ip[];
   ipTexts: string[];
   groups: ReadonlySet<string>;
@@ -85,18 +105,21 @@ function resolve(engine: PolicyEngine, ep: Endpoint, path: string): EndpointFact
   } else if ('pod' in ep) podRef = ep.pod;
   else ip = ep.ip;
   let mk: string | undefined;
+  let queried: Ip | undefined;
   if (podRef !== undefined) {
     if (!engine.pods.has(`Pod/${podRef}`)) throw new PolicyCompilerError('INVALID_ENDPOINT', path, podRef, `no pod ${podRef}`);
     mk = `p:${podRef}`;
   } else {
     try {
-      parseIp(ip as string);
+      queried = parseIp(ip as string);
     } catch {
       throw new PolicyCompilerError('INVALID_ENDPOINT', path, ip, `not a pod reference or IP: ${String(ip)}`);
     }
-    mk = engine.ipOwners.get(ip as string);
+    // Members carry one spelling per address (ip-text.ts): `FD00::5` finds the pod of fd00::5.
+    ip = ipText(ip as string);
+    mk = engine.ipOwners.get(ip);
   }
-  if (!mk) return { ips: [parseIp(ip as string)], ipTexts: [ip as string], groups: EMPTY, ports: [] };
+  if (!mk) return { queried: queried as Ip, label: ip as string, ips: [queried as Ip], ipTexts: [ip as string], groups: EMPTY, ports: [] };
   const rest = mk.slice(2);
   let ipTexts: string[] = [];
   let ports: controlplane.NamedPort[] = [];
@@ -104,17 +127,19 @@ function resolve(engine: PolicyEngine, ep: Endpoint, path: string): EndpointFact
   let labels: Record<string, string> | undefined;
   if (mk[0] === 'p') {
     const pod = engine.pods.get(`Pod/${rest}`);
-    ipTexts = pod?.status?.podIPs?.map((x) => x.ip) ?? (pod?.status?.podIP ? [pod.status.podIP] : []);
+    ipTexts = podIps(pod);
     for (const c of pod?.spec?.containers ?? []) for (const p of c.ports ?? []) if (p.name) ports.push({ name: p.name, port: p.containerPort, protocol: p.protocol ?? 'TCP' });
     namespace = pod?.metadata.namespace ?? 'default';
     labels = pod?.metadata.labels;
   } else if (mk[0] === 'e') {
     const ee = engine.externalEntities.get(`ExternalEntity/${rest}`);
-    ipTexts = (ee?.spec.endpoints ?? []).map((e) => e.ip);
+    ipTexts = entityIps(ee);
     ports = (ee?.spec.ports ?? []).filter((p) => p.name && p.port).map((p) => ({ name: p.name as string, port: p.port as number, protocol: p.protocol ?? 'TCP' }));
   } else ipTexts = ip !== undefined ? [ip] : [];
   if (ip !== undefined && !ipTexts.includes(ip)) ipTexts = [ip, ...ipTexts];
-  const facts: EndpointFacts = { memberKey: mk, ips: ipTexts.map((t) => parseIp(t)), ipTexts, groups: engine.memberGroups.get(mk) ?? EMPTY, ports };
+  const label = podRef !== undefined ? `pod ${podRef}` : (ip as string);
+  const facts: EndpointFacts = { memberKey: mk, label, ips: ipTexts.map((t) => parseIp(t)), ipTexts, groups: engine.memberGroups.get(mk) ?? EMPTY, ports };
+  if (queried !== undefined) facts.queried = queried;
   if (namespace !== undefined) facts.namespace = namespace;
   if (labels !== undefined) facts.labels = labels;
   return facts;
@@ -159,7 +184,7 @@ function peerMatches(engine: PolicyEngine, peer: controlplane.NetworkPolicyPeer,
  * does not match, even though that pod is one of the Service's endpoints.
  */
 function addressesService(svc: K8sService, ep: EndpointFacts, q: FlowQuery): boolean {
-  const vips = [...(svc.spec?.clusterIPs ?? []), ...(svc.spec?.clusterIP ? [svc.spec.clusterIP] : [])];
+  const vips = [...(svc.spec?.clusterIPs ?? []), ...(svc.spec?.clusterIP ? [svc.spec.clusterIP] : [])].map(ipText);
   if (!ep.ipTexts.some((ip) => vips.includes(ip))) return false;
   const ports = svc.spec?.ports ?? [];
   // A Service without ports (headless, or not yet complete) is matched on its address alone.
@@ -287,6 +312,51 @@ function decideDirection(engine: PolicyEngine, self: EndpointFacts, peer: Endpoi
   return v;
 }
 
+const familyOf = (name: IpFamilyName): 4 | 6 => (name === 'IPv6' ? 6 : 4);
+const nameOf = (family: 4 | 6): IpFamilyName => (family === 6 ? 'IPv6' : 'IPv4');
+
+/**
+ * The family of the flow (see {@link FlowQuery.ipFamily}), or undefined when an endpoint has no
+ * address at all (a pod not yet running): then nothing is narrowed, as before families existed.
+ * @throws PolicyCompilerError INVALID_QUERY when the endpoints or the query disagree on it.
+ */
+function flowFamily(src: EndpointFacts, dst: EndpointFacts, q: FlowQuery): 4 | 6 | undefined {
+  if (q.ipFamily !== undefined && q.ipFamily !== 'IPv4' && q.ipFamily !== 'IPv6') {
+    throw new PolicyCompilerError('INVALID_QUERY', 'query.ipFamily', q.ipFamily, `must be IPv4 or IPv6, not ${String(q.ipFamily)}`);
+  }
+  const named = q.ipFamily !== undefined ? familyOf(q.ipFamily) : undefined;
+  let family = named;
+  for (const [ep, path] of [[src, 'query.src'], [dst, 'query.dst']] as const) {
+    if (ep.queried === undefined) continue;
+    if (family !== undefined && ep.queried.family !== family) {
+      const other = named !== undefined ? `query.ipFamily is ${nameOf(named)}` : `query.src ${src.label} is IPv${family}`;
+      throw new PolicyCompilerError('INVALID_QUERY', path, ep.label, `${ep.label} is IPv${ep.queried.family} but ${other}: a flow has one IP family`);
+    }
+    family = ep.queried.family;
+  }
+  if (family === undefined) {
+    if (src.ips.length === 0 || dst.ips.length === 0) return undefined;
+    const has = (ep: EndpointFacts, f: number): boolean => ep.ips.some((x) => x.family === f);
+    family = src.ips.find((x) => has(dst, x.family))?.family;
+    if (family === undefined) {
+      throw new PolicyCompilerError('INVALID_QUERY', 'query.dst', dst.label, `${src.label} has only IPv${src.ips[0]?.family} addresses (${src.ipTexts.join(', ')}) and ${dst.label} only IPv${dst.ips[0]?.family} (${dst.ipTexts.join(', ')}): no flow between them`);
+    }
+  }
+  for (const [ep, path] of [[src, 'query.src'], [dst, 'query.dst']] as const) {
+    if (ep.ips.length > 0 && !ep.ips.some((x) => x.family === family)) {
+      throw new PolicyCompilerError('INVALID_QUERY', path, ep.label, `${ep.label} has no IPv${family} address (it has ${ep.ipTexts.join(', ')})`);
+    }
+  }
+  return family;
+}
+
+/** The endpoint as the flow sees it: its addresses of the flow's family only. */
+function inFamily(ep: EndpointFacts, family: 4 | 6 | undefined): EndpointFacts {
+  if (family === undefined || ep.ips.every((x) => x.family === family)) return ep;
+  const keep = ep.ips.map((x) => x.family === family);
+  return { ...ep, ips: ep.ips.filter((_, i) => keep[i]), ipTexts: ep.ipTexts.filter((_, i) => keep[i]) };
+}
+
 /**
  * Explains whether a flow is allowed: egress policies at the source, then ingress policies at
  * the destination, each in dataplane order (Antrea tiers by priority, policy priority, rule
@@ -297,12 +367,18 @@ function decideDirection(engine: PolicyEngine, self: EndpointFacts, peer: Endpoi
  */
 export function explain(cluster: PolicyEngine | Iterable<ClusterObject>, query: FlowQuery): Explanation {
   const engine = cluster instanceof PolicyEngine ? cluster : engineOf(cluster);
-  const src = resolve(engine, query.src, 'query.src');
-  const dst = resolve(engine, query.dst, 'query.dst');
+  const bothSrc = resolve(engine, query.src, 'query.src');
+  const bothDst = resolve(engine, query.dst, 'query.dst');
+  const family = flowFamily(bothSrc, bothDst, query);
+  const src = inFamily(bothSrc, family);
+  const dst = inFamily(bothDst, family);
   const egress = decideDirection(engine, src, dst, dst, query, 'Out');
   const ingress = decideDirection(engine, dst, src, dst, query, 'In');
   const denied = !egress.allowed ? egress : !ingress.allowed ? ingress : undefined;
-  return { allowed: !denied, action: denied ? denied.action : 'Allow', egress, ingress };
+  const out: Explanation = { allowed: !denied, action: denied ? denied.action : 'Allow', egress, ingress };
+  const v6 = (ep: EndpointFacts): boolean => ep.ips.some((x) => x.family === 6);
+  if (family !== undefined && (query.ipFamily !== undefined || v6(bothSrc) || v6(bothDst))) out.ipFamily = nameOf(family);
+  return out;
 }
 
 /** Builds an engine from input objects (policies after the objects they reference). */

@@ -9,7 +9,7 @@ export type { PolicyEngineOptions } from './engine';
 export type { Logger } from '@switchyard/runtime';
 export type { LoadInput, LoadOptions, ClusterObjectList } from './load-input';
 export { explain, queryEndpoint, engineOf } from './explain';
-export type { Endpoint, FlowQuery, Explanation, DirectionVerdict, VerdictReason, EndpointQueryResult, RuleRef } from './explain';
+export type { Endpoint, FlowQuery, Explanation, DirectionVerdict, VerdictReason, EndpointQueryResult, RuleRef, IpFamilyName } from './explain';
 export { compileK8sNetworkPolicy, compileAntreaPolicy, compileAdminPolicy, defaultPolicyTypes } from './compile';
 export type { CompileContext, CompiledPolicy } from './compile';
 export { matchesSelector, matchesNormalized, normalizeSelector, validateSelector, EVERYTHING } from './selector';

@@ -3,6 +3,7 @@
 // candidate members (pods by Namespace and by label, ExternalEntities by Namespace), and IP owners.
 import type { ExternalEntity, Namespace, Node, Pod, controlplane } from '@switchyard/apis/types';
 import { sameLabels, sameMember } from './equality';
+import { entityIps, nodeIps, podIps } from './ip-text';
 import { namespaceLabels, type Leaf, type MemberFacts } from './leaf';
 import { MultiIndex } from './multi-index';
 import { indexKeysOf, matchesNormalized } from './selector';
@@ -77,14 +78,6 @@ export interface PodChange {
   readonly labelSets: readonly (Readonly<Record<string, string>> | undefined)[];
 }
 
-function podIps(pod: Pod): string[] {
-  return pod.status?.podIPs?.map((x) => x.ip) ?? (pod.status?.podIP ? [pod.status.podIP] : []);
-}
-
-function nodeIps(n: Node | undefined): string[] {
-  return (n?.status?.addresses ?? []).filter((a) => a.type === 'InternalIP' || a.type === 'ExternalIP').map((a) => a.address);
-}
-
 /** Members, their cached facts and the candidate indexes. The caller updates its inputs first. */
 export class MemberIndex {
   /** IP -> member key. */
@@ -147,7 +140,7 @@ export class MemberIndex {
     const ns = (ee ?? old)?.metadata.namespace ?? 'default';
     const eeKey = `${ns}/${(ee ?? old)?.metadata.name ?? ''}`;
     const mk = `e:${eeKey}`;
-    this.trackIps(mk, (old?.spec.endpoints ?? []).map((e) => e.ip), (ee?.spec.endpoints ?? []).map((e) => e.ip));
+    this.trackIps(mk, entityIps(old), entityIps(ee));
     if (ee) this.eesByNs.add(ns, eeKey);
     else this.eesByNs.delete(ns, eeKey);
     this.infoCache.delete(mk);
@@ -366,7 +359,7 @@ export class MemberIndex {
       const ee = this.inputs.externalEntities.get(`ExternalEntity/${rest}`);
       if (!ee) return undefined;
       const ns = ee.metadata.namespace ?? 'default';
-      const member: controlplane.GroupMember = { externalEntity: { name: ee.metadata.name ?? '', namespace: ns }, ips: (ee.spec.endpoints ?? []).map((e) => e.ip) };
+      const member: controlplane.GroupMember = { externalEntity: { name: ee.metadata.name ?? '', namespace: ns }, ips: entityIps(ee) };
       const ports = (ee.spec.ports ?? []).filter((p) => p.name && p.port).map((p) => ({ name: p.name as string, port: p.port as number, protocol: p.protocol ?? 'TCP' }));
       if (ports.length > 0) member.ports = ports;
       return { facts: { kind: 'ee', namespace: ns, labels: ee.metadata.labels, nsLabels: this.nsLabelsOf(ns) }, member, node: ee.spec.externalNode ?? '' };

@@ -59,11 +59,20 @@ export function checkCidr(text: unknown, path: string, errs: E[]): Cidr | undefi
   }
 }
 
+/** `IPv4` / `IPv6`, as Kubernetes names families (`ipFamilies`). */
+function familyName(c: Cidr): string {
+  return `IPv${c.family}`;
+}
+
 function checkIpBlock(b: AntreaIPBlock, path: string, errs: E[]): void {
   const cidr = checkCidr(b.cidr, `${path}.cidr`, errs);
   (b.except ?? []).forEach((x, i) => {
     const ex = checkCidr(x, `${path}.except[${i}]`, errs);
-    if (cidr && ex && !(ex.family === cidr.family && cidr.contains(ex))) {
+    if (!cidr || !ex) return;
+    // An except of the other family can never be inside the cidr: say so rather than "outside".
+    if (ex.family !== cidr.family) {
+      errs.push(new E('IP_FAMILY_MISMATCH', `${path}.except[${i}]`, x, `${x} is ${familyName(ex)} but cidr ${b.cidr} is ${familyName(cidr)}: an except must be of the cidr's family`));
+    } else if (!cidr.contains(ex)) {
       errs.push(new E('EXCEPT_OUTSIDE_CIDR', `${path}.except[${i}]`, x, `must be a strict subset of ${b.cidr}`));
     }
   });
