@@ -20,6 +20,12 @@ function parseProtocol(v: string): string {
   return p;
 }
 
+function parseIpFamily(v: string): string {
+  const f = ['IPv4', 'IPv6'].find((x) => x.toLowerCase() === v.toLowerCase());
+  if (f === undefined) throw new CliError('USAGE', `invalid IP family "${v}": IPv4 or IPv6`, v, '--ip-family');
+  return f;
+}
+
 function parseEndpoint(field: string) {
   return (v: string): string => {
     const ok = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(v) || /^[0-9.]+$/.test(v) || v.includes(':');
@@ -101,17 +107,19 @@ export function addPolicyCommands(program: Command, ctx: CommandContext): void {
         .addOption(new Option('--from <endpoint>', 'source: namespace/pod or an IP').makeOptionMandatory().argParser(usage(parseEndpoint('--from'))))
         .addOption(new Option('--to <endpoint>', 'destination: namespace/pod or an IP').makeOptionMandatory().argParser(usage(parseEndpoint('--to'))))
         .addOption(new Option('--port <port>', 'destination port (TCP/UDP/SCTP)').argParser(usage(parsePort)))
-        .addOption(new Option('--protocol <protocol>', 'TCP|UDP|SCTP|ICMP').default('TCP').argParser(usage(parseProtocol))),
+        .addOption(new Option('--protocol <protocol>', 'TCP|UDP|SCTP|ICMP').default('TCP').argParser(usage(parseProtocol)))
+        .addOption(new Option('--ip-family <family>', "IPv4|IPv6: the flow's family between dual-stack pods (default: the source's first address family)").argParser(usage(parseIpFamily))),
     ),
     [
       ['Pod to pod on TCP 80', 'yardctl policy explain --from y/client --to x/web --port 80'],
       ['From an external IP, UDP 53', 'yardctl policy explain --from 192.0.2.10 --to kube-system/dns --port 53 --protocol UDP'],
+      ["Between dual-stack pods, the flow over IPv6", 'yardctl policy explain --from y/client --to x/web --port 80 --ip-family IPv6'],
     ],
-  ).action(async (o: OutputOpts & { from: string; to: string; port?: number; protocol: string }) => {
-    const e = await ctx.api().get<Explanation>('explain', { src: o.from, dst: o.to, protocol: o.protocol, port: o.port === undefined ? undefined : String(o.port) });
+  ).action(async (o: OutputOpts & { from: string; to: string; port?: number; protocol: string; ipFamily?: string }) => {
+    const e = await ctx.api().get<Explanation>('explain', { src: o.from, dst: o.to, protocol: o.protocol, port: o.port === undefined ? undefined : String(o.port), ...(o.ipFamily ? { ipFamily: o.ipFamily } : {}) });
     if (o.output === 'json' || o.output === 'yaml') return ctx.print(o, e, () => explanationTable(e));
     const st = styleFor(io.isTTY, o.output, io.env);
-    const flow = `${o.protocol} ${o.from} -> ${o.to}${o.port === undefined ? '' : `:${o.port}`}`;
+    const flow = `${o.protocol}${e.ipFamily ? `/${e.ipFamily}` : ''} ${o.from} -> ${o.to}${o.port === undefined ? '' : `:${o.port}`}`;
     if (o.headers) io.stdout.write(`${flow}: ${e.allowed ? st.green('ALLOWED') : st.red('DENIED')} (${e.action})\n`);
     io.stdout.write(renderTable(explanationTable(e), { noHeaders: !o.headers }));
   });

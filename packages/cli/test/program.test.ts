@@ -40,6 +40,15 @@ describe('argument parsing and exit codes', () => {
     expect(ep.code).toBe(2);
   });
 
+  test('explain --ip-family passes the family to the controller (any case), and refuses another value naming it', async () => {
+    const calls: { path: string; query: Record<string, string | undefined> }[] = [];
+    expect((await run(['policy', 'explain', '--from', 'x/a', '--to', 'x/web', '--port', '80', '--ip-family', 'ipv6'], { explain: EXPLANATION }, calls)).code).toBe(0);
+    expect(calls).toEqual([{ path: 'explain', query: { src: 'x/a', dst: 'x/web', protocol: 'TCP', port: '80', ipFamily: 'IPv6' } }]);
+    const bad = await run(['policy', 'explain', '--from', 'x/a', '--to', 'x/web', '--ip-family', 'IPv5']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toContain('invalid IP family "IPv5"');
+  });
+
   test('-n with -A is a usage error', async () => {
     expect((await run(['get', 'netpol', '-n', 'x', '-A'], { networkpolicies: POLICIES })).code).toBe(2);
   });
