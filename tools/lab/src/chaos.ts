@@ -217,6 +217,8 @@ class ChaosRun {
   private readonly pending: PendingRecovery[] = [];
   /** Faults from injection to verdict: the scenario loop keeps going until it is 0. */
   private unverified = 0;
+  /** Faults from injection until their processes are back and healthy (or the limit passed). */
+  private recovering = 0;
   private podSeq = 0;
 
   constructor(
@@ -284,11 +286,16 @@ class ChaosRun {
     const t0 = Date.now();
     const deadline = t0 + this.limitMs;
     this.unverified++;
+    this.recovering++;
     try {
-      await this.breakOne(kind, node, rec);
-      await allAgentsHealthy(readState(this.o.labDir) ?? st, Math.max(1000, deadline - Date.now()));
-      if (kind === 'ovs-vswitchd') await waitFor(`${node.name} flows put back`, async () => (await flowLeftovers(node)).length === 0, { timeoutMs: Math.max(1000, deadline - Date.now()), intervalMs: 200 });
-      rec.healthyMs = Date.now() - t0;
+      try {
+        await this.breakOne(kind, node, rec);
+        await allAgentsHealthy(readState(this.o.labDir) ?? st, Math.max(1000, deadline - Date.now()));
+        if (kind === 'ovs-vswitchd') await waitFor(`${node.name} flows put back`, async () => (await flowLeftovers(node)).length === 0, { timeoutMs: Math.max(1000, deadline - Date.now()), intervalMs: 200 });
+        rec.healthyMs = Date.now() - t0;
+      } finally {
+        this.recovering--;
+      }
       await new Promise<void>((done) => this.pending.push({ rec, t0, deadline, done }));
     } catch (e) {
       rec.error = (e as Error).message;
@@ -337,11 +344,14 @@ class ChaosRun {
           sc.completed++;
           again = undefined;
         } catch (e) {
-          // Applying or waiting failed under a fault: run it again.
+          // Applying or waiting failed under a fault: run it again once the fault's processes are
+          // back (a controller down refuses every apply through its webhook until it serves again:
+          // CI saw two attempts 500 ms apart both refused while it restarted).
           sc.interrupted.push({ scenario: name, attempt, error: (e as Error).message.slice(0, 300) });
           if (attempt >= this.maxAttempts) sc.abandoned.push(name);
           again = attempt >= this.maxAttempts ? undefined : { name, scenario, attempt: attempt + 1 };
           await sleep(500);
+          await waitFor('the faulted processes back', () => this.recovering === 0, { timeoutMs: this.limitMs, intervalMs: 100 }).catch(() => undefined);
         }
       }
       if (again) sc.abandoned.push(again.name);
