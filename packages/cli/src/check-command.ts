@@ -1,13 +1,27 @@
 // `yardctl check installation`: flags, Ctrl-C handling, the report as a table or JSON/YAML, and the exit code.
+import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
 import { connectorFor } from './check-connect';
 import { DEFAULT_SWITCHYARD_NAMESPACE } from './check-controlplane';
 import { runInstallationCheck } from './check-installation';
 import { checkTable, reportExitCode, summaryLine } from './check-report';
 import { DEFAULT_TEST_IMAGE, generatedNamespace } from './check-workload';
-import { loadKubeConfig } from './client';
+import { loadKubeConfig, type ConnectOptions } from './client';
 import { examples, withOutput, type CommandContext, type OutputOpts } from './command';
 import { CliError } from './errors';
+
+/** The kubeconfig for `pods/exec`, with `-s` as the current cluster's server as for every other request. */
+function execKubeConfig(conn: ConnectOptions): KubeConfig {
+  const kc = loadKubeConfig(conn);
+  if (conn.server === undefined) return kc;
+  const current = kc.getCurrentCluster()?.name;
+  const server = conn.server;
+  const clusters = current === undefined ? [{ name: 'yardctl-server', server, skipTLSVerify: false }] : kc.clusters.map((c) => (c.name === current ? { ...c, server } : c));
+  const contexts = current === undefined ? [{ name: 'yardctl-server', cluster: 'yardctl-server', user: kc.getCurrentUser()?.name ?? '' }] : kc.contexts;
+  const out = new KubeConfig();
+  out.loadFromOptions({ clusters, users: kc.users, contexts, currentContext: current === undefined ? 'yardctl-server' : kc.currentContext });
+  return out;
+}
 
 const DNS1123 = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** Each wait of the check when `--timeout` is not given (the global flag's default, 60 s). */
@@ -52,7 +66,7 @@ export function addCheckCommand(program: Command, ctx: CommandContext): void {
     try {
       const report = await runInstallationCheck({
         kube: ctx.kubeWriter(),
-        connectorFor: hooks.podConnector ?? ((pod) => connectorFor(pod, () => loadKubeConfig(conn))),
+        connectorFor: hooks.podConnector ?? ((pod) => connectorFor(pod, () => execKubeConfig(conn))),
         namespace,
         switchyardNamespace: o.switchyardNamespace,
         image: o.testImage,

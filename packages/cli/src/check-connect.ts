@@ -20,6 +20,8 @@ export interface ClientPod {
 export interface ConnectOutcome {
   ok: boolean;
   detail: string;
+  /** The attempt could not be made at all (no pods/exec, forbidden): retrying will not help, and it says nothing about the path. */
+  fatal?: boolean;
 }
 
 /** Opens one TCP connection from a pod to ip:port within `timeoutS`. */
@@ -49,7 +51,9 @@ export function podsExecConnector(kc: KubeConfig): PodConnector {
         if (status.status === 'Success') return { ok: true, detail: 'connected' };
         return { ok: false, detail: (out.trim() || status.message || 'failed').split('\n')[0]! };
       } catch (e) {
-        return { ok: false, detail: `pods/exec of ${from.namespace}/${from.name}: ${(e as Error).message}` };
+        // The API server refused the exec upgrade (404: no pods/exec, 403: not allowed): no connection was tried.
+        const status = /Unexpected server response: (\d+)/.exec((e as Error).message)?.[1];
+        return { ok: false, fatal: status !== undefined && status.startsWith('4'), detail: `pods/exec of ${from.namespace}/${from.name}: ${(e as Error).message}` };
       }
     },
   };

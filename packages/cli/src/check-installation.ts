@@ -2,7 +2,7 @@
 // API (control plane ready, test pods, pod-to-pod and pod-to-Service connections, a deny-all
 // ingress NetworkPolicy), then deletes its test namespace whatever happened.
 import type { KubeWriter } from './client';
-import type { ClientPod, PodConnector } from './check-connect';
+import type { ClientPod, ConnectOutcome, PodConnector } from './check-connect';
 import {
   agentInfosReadiness, controllerInfoReadiness, controlPlanePaths, daemonSetReadiness, deploymentReadiness,
   AGENT_DAEMONSET, CONTROLLER_DEPLOYMENT, type AgentInfoLike, type ControllerInfoLike, type DaemonSetLike, type DeploymentLike, type NodeLike, type Readiness,
@@ -43,6 +43,9 @@ export interface InstallationCheckOptions {
 /** Thrown out of a wait when the run is aborted. */
 class Interrupted extends Error {}
 
+/** Thrown out of a wait when connections cannot be attempted at all: waiting longer will not help. */
+class CannotConnect extends Error {}
+
 const POLL_MS = 500;
 /** Time limit of one connection attempt (s). */
 const CONNECT_TIMEOUT_S = 3;
@@ -78,8 +81,8 @@ class InstallationRun {
       const r = await body();
       this.checks.push({ name, ...r, durationMs: this.clock.now() - t0 });
     } catch (e) {
-      if (e instanceof Interrupted) throw e;
       this.checks.push({ name, result: 'Fail', message: (e as Error).message, durationMs: this.clock.now() - t0 });
+      if (e instanceof Interrupted) throw e;
     }
   }
 
@@ -92,6 +95,7 @@ class InstallationRun {
       try {
         r = await probe();
       } catch (e) {
+        if (e instanceof CannotConnect) throw e;
         r = { ready: false, message: (e as Error).message };
       }
       if (r.ready || this.clock.now() >= deadline) return r;
@@ -151,13 +155,20 @@ async function agentsReady(run: InstallationRun): Promise<Readiness> {
 interface PodView {
   metadata: { name: string; annotations?: Record<string, string> };
   spec?: { nodeName?: string; containers?: { name: string }[] };
-  status?: { phase?: string; podIP?: string; conditions?: { type: string; status: string }[] };
+  status?: { phase?: string; podIP?: string; conditions?: { type: string; status: string }[]; containerStatuses?: { state?: { waiting?: { reason?: string } } }[] };
+}
+
+/** Why a pod is not Ready, as `kubectl get pod` would show it: the phase and a container's waiting reason. */
+function podState(p: PodView | undefined): string {
+  if (!p) return 'not found';
+  const waiting = (p.status?.containerStatuses ?? []).map((c) => c.state?.waiting?.reason).find((r) => r !== undefined);
+  return [p.status?.phase ?? 'no status', waiting].filter(Boolean).join(', ');
 }
 
 const podReady = (p: PodView): boolean => Boolean(p.status?.podIP) && (p.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 
-/** Creates the namespace, pods and Services; waits for the pods Ready and the ClusterIPs. */
-async function testPodsReady(run: InstallationRun): Promise<{ result: 'Pass'; message: string }> {
+/** Creates the namespace (refusing one that exists), the pods and the Services. */
+async function createWorkload(run: InstallationRun): Promise<{ plan: WorkloadPlan; nodes: string[] }> {
   const { kube, image, namespace } = run.o;
   const nodes = usableNodes((await run.get<{ items: NodeView[] }>('/api/v1/nodes')).items);
   if (nodes.length === 0) throw new Error('no Ready, schedulable Node to run test pods on');
@@ -170,21 +181,17 @@ async function testPodsReady(run: InstallationRun): Promise<{ result: 'Pass'; me
     throw e;
   }
   run.namespaceCreated = true;
-  const all = [plan.client, plan.sameNode, ...plan.otherNodes];
-  for (const p of all) await kube.request('POST', run.path('/pods'), podManifest(p, image));
+  for (const p of [plan.client, plan.sameNode, ...plan.otherNodes]) await kube.request('POST', run.path('/pods'), podManifest(p, image));
   await kube.request('POST', run.path('/services'), serviceManifest('echo-same-node', plan.sameNode));
   if (plan.otherNodes[0]) await kube.request('POST', run.path('/services'), serviceManifest('echo-other-node', plan.otherNodes[0]));
-  const r = await run.waitPass(async () => {
-    const list = await run.get<{ items: PodView[] }>(run.path('/pods'));
-    const byName = new Map(list.items.map((p) => [p.metadata.name, p]));
-    const waiting = all.filter((p) => !podReady(byName.get(p.name) ?? { metadata: { name: p.name } }));
-    for (const p of all) {
-      const v = byName.get(p.name);
-      if (v && podReady(v)) run.pods.set(p.name, { ip: v.status!.podIP!, pod: { namespace, name: p.name, container: v.spec?.containers?.[0]?.name ?? p.role, ...(v.metadata.annotations ? { annotations: v.metadata.annotations } : {}) } });
-    }
-    if (waiting.length) return { ready: false, message: `not Ready: ${waiting.map((p) => `${p.name} on ${p.node} (${byName.get(p.name)?.status?.phase ?? 'no status'})`).join(', ')}` };
-    return { ready: true, message: `${all.length} pods Ready on ${nodes.length} node(s): ${all.map((p) => `${p.name}@${p.node}`).join(', ')}` };
-  });
+  return { plan, nodes };
+}
+
+/** Creates the workload; waits for the ClusterIPs and the pods Ready. */
+async function testPodsReady(run: InstallationRun): Promise<{ result: 'Pass'; message: string }> {
+  const { plan, nodes } = await createWorkload(run);
+  const all = [plan.client, plan.sameNode, ...plan.otherNodes];
+  // ClusterIPs first: the Service checks of the pods that are Ready can run even if another pod is not.
   await run.waitPass(async () => {
     for (const s of plan.otherNodes[0] ? ['echo-same-node', 'echo-other-node'] : ['echo-same-node']) {
       const ip = (await run.get<{ spec?: { clusterIP?: string } }>(run.path(`/services/${s}`))).spec?.clusterIP;
@@ -193,7 +200,17 @@ async function testPodsReady(run: InstallationRun): Promise<{ result: 'Pass'; me
     }
     return { ready: true, message: '' };
   });
-  return r;
+  return run.waitPass(async () => {
+    const list = await run.get<{ items: PodView[] }>(run.path('/pods'));
+    const byName = new Map(list.items.map((p) => [p.metadata.name, p]));
+    const waiting = all.filter((p) => !podReady(byName.get(p.name) ?? { metadata: { name: p.name } }));
+    for (const p of all) {
+      const v = byName.get(p.name);
+      if (v && podReady(v)) run.pods.set(p.name, { ip: v.status!.podIP!, pod: { namespace: run.o.namespace, name: p.name, container: v.spec?.containers?.[0]?.name ?? p.role, ...(v.metadata.annotations ? { annotations: v.metadata.annotations } : {}) } });
+    }
+    if (waiting.length) return { ready: false, message: `not Ready: ${waiting.map((p) => `${p.name} on ${p.node} (${podState(byName.get(p.name))})`).join(', ')}` };
+    return { ready: true, message: `${all.length} pods Ready on ${nodes.length} node(s): ${all.map((p) => `${p.name}@${p.node}`).join(', ')}` };
+  });
 }
 
 /** The client, Ready, with its connector; or a failure naming the pod that is not. */
@@ -211,13 +228,21 @@ function target(run: InstallationRun, p: TestPod): Running {
   return t;
 }
 
+/** One connection attempt to each target; an attempt that could not be made at all ends the check. */
+async function attempt(connector: PodConnector, from: Running, targets: readonly { ip: string }[]): Promise<ConnectOutcome[]> {
+  const outcomes = await Promise.all(targets.map((t) => connector.connect(from.pod, t.ip, ECHO_PORT, CONNECT_TIMEOUT_S)));
+  const fatal = outcomes.find((o) => o.fatal);
+  if (fatal) throw new CannotConnect(`no connection could be made: ${fatal.detail}`);
+  return outcomes;
+}
+
 /** Connects to each target until every one opens (or the wait ends). */
 async function reachAll(run: InstallationRun, targets: { label: string; ip: string }[]): Promise<{ result: 'Pass'; message: string }> {
   const { from, connector } = client(run);
   const open = new Set<string>();
   return run.waitPass(async () => {
     const left = targets.filter((t) => !open.has(t.label));
-    const outcomes = await Promise.all(left.map((t) => connector.connect(from.pod, t.ip, ECHO_PORT, CONNECT_TIMEOUT_S)));
+    const outcomes = await attempt(connector, from, left);
     const failed: string[] = [];
     left.forEach((t, i) => (outcomes[i]!.ok ? open.add(t.label) : failed.push(`${t.label} ${t.ip}:${ECHO_PORT}: ${outcomes[i]!.detail}`)));
     if (failed.length) return { ready: false, message: `${run.plan!.client.name}@${run.plan!.client.node} cannot connect to ${failed.join('; ')}` };
@@ -235,7 +260,7 @@ async function denyAllIngress(run: InstallationRun): Promise<{ result: 'Pass'; m
   const t0 = run.now();
   await run.o.kube.request('POST', `/apis/networking.k8s.io/v1/namespaces/${run.o.namespace}/networkpolicies`, denyAllIngressManifest());
   const blocked = await run.until(async () => {
-    const outcomes = await Promise.all(targets.map((t) => connector.connect(from.pod, t.ip, ECHO_PORT, CONNECT_TIMEOUT_S)));
+    const outcomes = await attempt(connector, from, targets);
     const open = targets.filter((_, i) => outcomes[i]!.ok);
     return open.length ? { ready: false, message: `NetworkPolicy ${DENY_ALL_POLICY} applied but ${plan.client.name} still connects to ${open.map((t) => t.label).join(', ')}` } : { ready: true, message: '' };
   });
@@ -247,7 +272,7 @@ async function denyAllIngress(run: InstallationRun): Promise<{ result: 'Pass'; m
   } catch (e) {
     throw new Error(`blocked while ${DENY_ALL_POLICY} existed, but not restored after its deletion: ${(e as Error).message}`);
   }
-  return { result: 'Pass', message: `${targets.length} echo pod(s) blocked ${((tBlocked - t0) / 1000).toFixed(1)}s after ${DENY_ALL_POLICY} was created, reachable ${((run.now() - tBlocked) / 1000).toFixed(1)}s after its deletion` };
+  return { result: 'Pass', message: `${targets.length} echo pod(s) blocked (connections time out) within ${((tBlocked - t0) / 1000).toFixed(1)}s of creating ${DENY_ALL_POLICY}, reachable again ${((run.now() - tBlocked) / 1000).toFixed(1)}s after deleting it` };
 }
 
 /** Deletes the test namespace (when this run created it) and waits until it is gone. */
@@ -299,13 +324,12 @@ export async function runInstallationCheck(o: InstallationCheckOptions): Promise
   let cleanupError: string | undefined;
   try {
     for (const [name, body] of CHECKS) {
-      if (o.signal?.aborted) throw new Interrupted('interrupted');
+      if (o.signal?.aborted) break;
       await run.check(name, () => body(run));
     }
   } catch (e) {
+    // Interrupted: the running check is recorded as failed; the later ones are not listed.
     if (!(e instanceof Interrupted)) throw e;
-    const name = CHECKS[run.checks.length]?.[0] ?? 'interrupted';
-    run.checks.push({ name, result: 'Fail', message: 'interrupted', durationMs: 0 });
   } finally {
     // Also after an abort or an unexpected error: the cleanup's waits do not watch the signal.
     cleanupError = await cleanup(run);

@@ -143,7 +143,7 @@ describe('check installation: verdicts', () => {
     const by = new Map(report.checks.map((c) => [c.name, c]));
     expect(by.get('agents-ready')).toMatchObject({ result: 'Fail', message: 'DaemonSet kube-system/switchyard-agent: 1/2 ready (after 20s)' });
     expect(by.get('test-pods-ready')).toMatchObject({ result: 'Fail', message: 'not Ready: echo-1 on node2 (Pending) (after 20s)' });
-    expect(by.get('pod-to-pod-intra-node')!.result).toBe('Pass');
+    expect([by.get('pod-to-pod-intra-node')!.result, by.get('pod-to-service-intra-node')!.result]).toEqual(['Pass', 'Pass']);
     expect(by.get('pod-to-pod-inter-node')).toMatchObject({ result: 'Fail', message: 'not run: test pod echo-1 on node2 is not Ready' });
     expect(by.get('pod-to-service-inter-node')).toMatchObject({ result: 'Fail', message: 'not run: test pod echo-1 on node2 is not Ready' });
     expect(by.get('ingress-deny-all')).toMatchObject({ result: 'Fail', message: 'not run: test pod echo-1 on node2 is not Ready' });
@@ -154,6 +154,19 @@ describe('check installation: verdicts', () => {
   test('a NetworkPolicy that is not enforced fails ingress-deny-all saying who still connects', async () => {
     const { report } = await run({ nodes: ['node1', 'node2'], noPolicy: true });
     expect(report.checks.at(-1)).toMatchObject({ name: 'ingress-deny-all', result: 'Fail', message: 'NetworkPolicy ingress-deny-all applied but client still connects to echo-0@node1, echo-1@node2 (after 20s)' });
+  });
+
+  test('when no connection can be attempted (no pods/exec), every connection check fails at once saying so, none passes', async () => {
+    const clock = new FakeClock();
+    const f = fakeCluster({ nodes: ['node1', 'node2'] }, clock);
+    const noExec: PodConnector = { via: 'pods/exec', connect: () => Promise.resolve({ ok: false, fatal: true, detail: 'pods/exec of ns/client: Unexpected server response: 404' }) };
+    const t0 = clock.now();
+    const report = await runInstallationCheck({ kube: f.kube, connectorFor: () => noExec, namespace: NS, switchyardNamespace: 'kube-system', image: 'agnhost', waitMs: 20_000, clock });
+    const connections = report.checks.slice(3);
+    expect(connections.map((c) => c.result)).toEqual(['Fail', 'Fail', 'Fail', 'Fail', 'Fail']);
+    for (const c of connections) expect(c.message).toBe('no connection could be made: pods/exec of ns/client: Unexpected server response: 404');
+    // No wait ran to its limit.
+    expect(clock.now() - t0).toBeLessThan(20_000);
   });
 
   test('an existing namespace is refused and left alone', async () => {
