@@ -222,7 +222,9 @@ function client(run: InstallationRun): { from: Running; connector: PodConnector 
   return { from, connector: run.connector };
 }
 
+/** A Ready echo pod to connect to; the client's readiness is checked first, the more basic failure. */
 function target(run: InstallationRun, p: TestPod): Running {
+  client(run);
   const t = run.pods.get(p.name);
   if (!t) throw new Error(`not run: test pod ${p.name} on ${p.node} is not Ready`);
   return t;
