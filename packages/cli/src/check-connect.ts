@@ -44,16 +44,23 @@ export function podsExecConnector(kc: KubeConfig): PodConnector {
     async connect(from, ip, port, timeoutS) {
       let out = '';
       const sink = new Writable({ write: (c: Buffer, _e, cb) => { out += c.toString('utf8'); cb(); } });
+      let timer: NodeJS.Timeout | undefined;
+      let socket: { close(): void } | undefined;
       try {
         const status = await new Promise<{ status?: string; message?: string }>((resolve, reject) => {
-          exec.exec(from.namespace, from.name, from.container, agnhostConnectArgv(ip, port, timeoutS), sink, sink, null, false, resolve).catch(reject);
+          // agnhost gives up after timeoutS; an exec stream that outlives that by 10 s is stuck.
+          timer = setTimeout(() => reject(new Error(`no exit status within ${timeoutS + 10}s`)), (timeoutS + 10) * 1000);
+          exec.exec(from.namespace, from.name, from.container, agnhostConnectArgv(ip, port, timeoutS), sink, sink, null, false, resolve).then((ws) => (socket = ws), reject);
         });
         if (status.status === 'Success') return { ok: true, detail: 'connected' };
         return { ok: false, detail: (out.trim() || status.message || 'failed').split('\n')[0]! };
       } catch (e) {
+        socket?.close();
         // The API server refused the exec upgrade (404: no pods/exec, 403: not allowed): no connection was tried.
         const status = /Unexpected server response: (\d+)/.exec((e as Error).message)?.[1];
         return { ok: false, fatal: status !== undefined && status.startsWith('4'), detail: `pods/exec of ${from.namespace}/${from.name}: ${(e as Error).message}` };
+      } finally {
+        clearTimeout(timer);
       }
     },
   };

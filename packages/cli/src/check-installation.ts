@@ -326,7 +326,11 @@ export async function runInstallationCheck(o: InstallationCheckOptions): Promise
   let cleanupError: string | undefined;
   try {
     for (const [name, body] of CHECKS) {
-      if (o.signal?.aborted) break;
+      if (o.signal?.aborted) {
+        // Interrupted between two checks: the next one is the one that did not run.
+        run.checks.push({ name, result: 'Fail', message: 'interrupted', durationMs: 0 });
+        break;
+      }
       await run.check(name, () => body(run));
     }
   } catch (e) {

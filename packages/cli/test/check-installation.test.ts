@@ -220,21 +220,22 @@ describe('check installation: report and exit code', () => {
 });
 
 describe('yardctl check installation', () => {
-  const cli = async (argv: string[], c: Cluster) => {
+  const cli = async (argv: string[], c: Cluster, onConnect?: (signals: EventEmitter) => void) => {
     const clock = new FakeClock();
     const f = fakeCluster(c, clock);
     let out = '';
     let err = '';
     const signals = new EventEmitter();
+    const connector: PodConnector = { via: 'fake', connect: (...a) => (onConnect?.(signals), f.connector.connect(...a)) };
     const code = await runYardctl(argv, {
       stdout: { write: (s: string) => (out += s) },
       stderr: { write: (s: string) => (err += s) },
       isTTY: false,
       env: {},
       connectKubeWriter: () => f.kube,
-      check: { podConnector: () => f.connector, clock, signals: signals as unknown as NodeJS.Process },
+      check: { podConnector: () => connector, clock, signals: signals as unknown as NodeJS.Process },
     });
-    return { code, out, err, requests: f.requests, listeners: signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM') };
+    return { code, out, err, requests: f.requests, namespaceGone: f.namespaceGone(), listeners: signals.listenerCount('SIGINT') + signals.listenerCount('SIGTERM') };
   };
 
   test('all green: a table on stdout, the summary on stderr, exit 0, no signal listener left', async () => {
@@ -255,6 +256,16 @@ describe('yardctl check installation', () => {
     expect(report.failed).toBe(1);
     expect(report.checks.at(-1)).toMatchObject({ name: 'ingress-deny-all', result: 'Fail', message: expect.stringContaining('(after 5s)') });
     expect(r.err).toMatch(/error: installation check failed: 1 of 8 checks failed\n$/);
+  });
+
+  test('Ctrl-C (SIGINT) between two checks: the next one reported interrupted (not a pass), the rest not run, the namespace deleted, exit 1', async () => {
+    const r = await cli(['check', 'installation', '-n', NS], { nodes: ['node1', 'node2'] }, (signals) => signals.emit('SIGINT'));
+    expect(r.code).toBe(1);
+    expect(r.err).toContain(`interrupted: stopping and deleting namespace ${NS}\n`);
+    // The connection that saw the signal completed; the next check is the one reported interrupted.
+    expect(r.out.trim().split('\n').at(-1)).toMatch(/^pod-to-pod-inter-node\s+Fail\s+\S+\s+interrupted$/);
+    expect(r.namespaceGone).toBe(true);
+    expect(r.listeners).toBe(0);
   });
 
   test('a bad --namespace or --timeout 0 exits 2 before touching the cluster', async () => {
