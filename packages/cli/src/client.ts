@@ -45,7 +45,8 @@ export interface ConnectOptions {
   trace?: (line: string) => void;
 }
 
-function loadKubeConfig(o: ConnectOptions): KubeConfig {
+/** The kubeconfig of the global flags (`-k`, else KUBECONFIG / ~/.kube/config / in-cluster); `-s` is applied by the callers. */
+export function loadKubeConfig(o: ConnectOptions): KubeConfig {
   const kc = new KubeConfig();
   try {
     if (o.kubeconfig !== undefined) kc.loadFromFile(o.kubeconfig);

@@ -2,6 +2,8 @@
 // printing) and the output flags and examples each command carries.
 import { CommanderError, Option, type Command } from 'commander';
 import type { AgentApi, AgentConnectOptions } from './agent-client';
+import type { ClientPod, PodConnector } from './check-connect';
+import type { CheckClock } from './check-installation';
 import type { ConnectOptions, KubeHttp, KubeWriter, ReadApi } from './client';
 import { CliError, EXIT_USAGE } from './errors';
 import { parseOutputFormat, type OutputFormat, type Table } from './output';
@@ -21,6 +23,16 @@ export interface CliIo {
   connectAgent?: (o: AgentConnectOptions) => AgentApi;
   /** Read-write API client factory (the `mc` commands); defaults to `connectKubeWriter`. */
   connectKubeWriter?: (o: ConnectOptions) => KubeWriter;
+  /** What `check installation` uses in place of real pod connections, time and process signals. */
+  check?: CheckHooks;
+}
+
+/** Test doubles of `check installation`. */
+export interface CheckHooks {
+  podConnector?: (pod: ClientPod) => PodConnector;
+  clock?: CheckClock;
+  /** Where SIGINT/SIGTERM are listened for (default: the process). */
+  signals?: Pick<NodeJS.Process, 'once' | 'removeListener'>;
 }
 
 /** The flags {@link withOutput} adds. */

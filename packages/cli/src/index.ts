@@ -26,3 +26,9 @@ export { connectAgent, connectAgentThroughNode, DEFAULT_AGENT_SOCKET, DEFAULT_AG
 export type { AgentApi, AgentConnectOptions, NodeAgentOptions } from './agent-client';
 export { agentInfoTable, podInterfaceTable, ovsFlowsTable, servicePortTable, agentStatus, CONTAINER_ID_WIDTH } from './agent-views';
 export type { AgentInfo, PodInterfaceItem, OvsFlowItem, ServicePortItem, ServiceEndpointItem, ServiceExternalIPItem } from './agent-views';
+export { runInstallationCheck } from './check-installation';
+export type { InstallationCheckOptions, CheckClock } from './check-installation';
+export { checkTable, reportExitCode, summaryLine } from './check-report';
+export type { CheckResult, CheckVerdict, InstallationReport } from './check-report';
+export { labNetnsConnector, podsExecConnector, LAB_NETNS_ANNOTATION } from './check-connect';
+export type { PodConnector, ClientPod, ConnectOutcome } from './check-connect';

@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { addAgentGetCommands } from './agent-commands';
 import { connectKube, connectKubeWriter, readApiOver, type ConnectOptions } from './client';
 import { examples, parseDuration, usage, type CliIo, type CommandContext, type OutputOpts } from './command';
+import { addCheckCommand } from './check-command';
 import { bashCompletion } from './completion';
 import { addControlplaneGetCommands, addPolicyCommands, addQueryCommands } from './controlplane-commands';
 import { CliError, EXIT_ERROR, EXIT_USAGE } from './errors';
@@ -37,6 +38,7 @@ export async function runYardctl(argv: readonly string[], io: CliIo): Promise<nu
   addQueryCommands(program, ctx);
   addMcCommands(program, ctx);
   addTraceflowCommand(program, ctx);
+  addCheckCommand(program, ctx);
   addCompletionCommand(program, io);
   try {
     await program.parseAsync([...argv], { from: 'user' });

@@ -179,3 +179,38 @@ test('--node reaches the real agent through the API server node proxy and answer
   const ghost = await yardctl(['get', 'pi', '--node', 'no-such-node']);
   expect(ghost).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): nodes "no-such-node" not found\n' });
 });
+
+interface CheckReport { namespace: string; passed: number; failed: number; skipped: number; checks: { name: string; result: string; message: string }[] }
+const namespaces = async (): Promise<string[]> => (JSON.parse(await kubectl(['get', 'namespaces', '-o', 'json'])) as { items: { metadata: { name: string } }[] }).items.map((n) => n.metadata.name);
+
+test('check installation on the one-node lab: every check passes but the inter-node ones (skipped), and its namespace is gone', async () => {
+  const r = await yardctl(['check', 'installation', '-n', 'check-green', '--timeout', '2m', '-o', 'json']);
+  expect({ code: r.code, stderr: r.code === 0 ? '' : r.stderr }).toEqual({ code: 0, stderr: '' });
+  const report = JSON.parse(r.stdout) as CheckReport;
+  expect(report.checks.map((c) => `${c.name} ${c.result}`)).toEqual([
+    'controller-ready Pass', 'agents-ready Pass', 'test-pods-ready Pass', 'pod-to-pod-intra-node Pass', 'pod-to-pod-inter-node Skip', 'pod-to-service-intra-node Pass', 'pod-to-service-inter-node Skip', 'ingress-deny-all Pass',
+  ]);
+  expect(report.checks[1]!.message).toMatch(/^1\/1 agents AgentHealthy in AntreaAgentInfo/);
+  expect(await namespaces()).not.toContain('check-green');
+}, 240_000);
+
+// Last in the file: the node's agent stays stopped until the end of this test.
+test('check installation with the agent stopped (no CNI ADD): the test pods are not Ready, the checks that need them fail saying so, exit 1, namespace deleted', async () => {
+  const node = st.nodes[0]!.name;
+  const stop = await exec(LAB, ['--lab-dir', labDir, 'stop-agent', node]);
+  expect(stop.code).toBe(0);
+  try {
+    const r = await yardctl(['check', 'installation', '-n', 'check-stopped', '--timeout', '10s']);
+    expect(r.code).toBe(1);
+    const rows = r.stdout.split('\n').slice(1, -1).map((l) => l.split(/\s{3,}/));
+    expect(rows.map((c) => `${c[0]} ${c[1]}`)).toEqual([
+      'controller-ready Pass', 'agents-ready Pass', 'test-pods-ready Fail', 'pod-to-pod-intra-node Fail', 'pod-to-pod-inter-node Skip', 'pod-to-service-intra-node Fail', 'pod-to-service-inter-node Skip', 'ingress-deny-all Fail',
+    ]);
+    expect(rows[2]![3]).toBe(`not Ready: client on ${node} (Pending), echo-0 on ${node} (Pending) (after 10s)`);
+    expect(rows[3]![3]).toBe(`not run: the client pod is not Ready (client on ${node})`);
+    expect(r.stderr).toMatch(/\n2 passed, 4 failed, 2 skipped in [\d.]+s \(namespace check-stopped, connections via none\)\nerror: installation check failed: 4 of 8 checks failed\n$/);
+    expect(await namespaces()).not.toContain('check-stopped');
+  } finally {
+    await exec(LAB, ['--lab-dir', labDir, 'start-agent', node]);
+  }
+}, 240_000);

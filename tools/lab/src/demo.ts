@@ -2,7 +2,7 @@
  * The README demo: a 2-node lab and the walkthrough of antctl-and-policies-walkthrough.txt
  * (nginx pods behind Services, a busybox client, the `nginx-allow` policy, then the label
  * changes), printing reachability by Service ClusterIP (and pod IP) before and after each step,
- * then the policy and the IngressRule flows.
+ * then the policy and the IngressRule flows, and ends with `yardctl check installation`.
  *
  * `--keep` leaves the lab running; `--lab-dir <dir>` puts it somewhere else than the default
  * (the integration test runs the demo in a temporary directory).
@@ -236,6 +236,10 @@ async function walkthrough(w: Workload, realization: ScenarioRunner): Promise<vo
     say(`yardctl get ovsflows -T IngressRule --agent-socket ${n.apiSocket}   (${n.name})`);
     yardctl('get', 'ovsflows', '-T', 'IngressRule', '--agent-socket', n.apiSocket);
   }
+  // The smoke test a user runs after installing, through the API only: its own namespace and pods,
+  // deleted at its end; a failing check fails the demo (exit 1).
+  say('yardctl check installation   (own namespace: pod-to-pod on one node and across, pod-to-Service, a deny-all ingress policy)');
+  yardctl('--kubeconfig', st.kubeconfig, 'check', 'installation', '--timeout', '2m');
 }
 
 async function main(): Promise<void> {

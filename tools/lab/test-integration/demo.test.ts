@@ -1,7 +1,8 @@
 // The README demo end to end: `tools/lab/bin/demo` (what `npm run demo` runs after installing) in a
 // temporary lab dir; the reachability it prints by Service ClusterIP (and pod IP) after each step
 // of the walkthrough is what the walkthrough says, over both nodes, `yardctl traceflow` shows where the
-// blocked packet was dropped and how the admitted one is delivered, and the lab is gone afterwards.
+// blocked packet was dropped and how the admitted one is delivered, `yardctl check installation` passes
+// every check on the lab, and the lab is gone afterwards.
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -89,5 +90,12 @@ describe('npm run demo (tools/lab/bin/demo)', () => {
 
   it('shows the IngressRule flows of both server nodes', () => {
     for (const node of ['node1', 'node2']) expect(stdout).toMatch(new RegExp(`== \\[\\s*[\\d.]+ s\\] yardctl get ovsflows -T IngressRule .*\\(${node}\\)\\nFLOW\\n(?:.*table=IngressRule.*\\n)*.*table=IngressRule.*conj_id=1 `));
+  });
+
+  it('ends with yardctl check installation passing every check on the two nodes (its exit 0 also says its namespace was deleted)', () => {
+    const section = stdout.split('\n== ').find((s) => /^\[\s*[\d.]+ s\] yardctl check installation /.test(s)) ?? '';
+    const rows = section.split('\n').slice(1).filter((l) => /^\S+\s+(Pass|Fail|Skip)\s/.test(l)).map((l) => l.split(/\s+/).slice(0, 2).join(' '));
+    expect(rows).toEqual(['controller-ready', 'agents-ready', 'test-pods-ready', 'pod-to-pod-intra-node', 'pod-to-pod-inter-node', 'pod-to-service-intra-node', 'pod-to-service-inter-node', 'ingress-deny-all'].map((c) => `${c} Pass`));
+    expect(section).toMatch(/test-pods-ready\s+Pass\s+\S+\s+3 pods Ready on 2 node\(s\): client@node1, echo-0@node1, echo-1@node2\n/);
   });
 });
