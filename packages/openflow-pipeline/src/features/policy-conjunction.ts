@@ -6,7 +6,7 @@ import type { Action, Flow, Match } from '@switchyard/openflow/codec';
 import { clearInternedMatchHashes, flowHash, internMatchHash, sameIdentity } from '../identity';
 import { singleConjunction } from '../merge';
 import { codeBase, codeLen, formatCidrCode, Ranges } from './addresses';
-import { IP, flow, ipv4Net } from './common';
+import { IP, IPV6, flow, ipv4Net, ipv6Net } from './common';
 
 /**
  * Conjunctive match flows are kept by slot (their position in the builder's list). The (conj id,
@@ -177,6 +177,18 @@ export class ConjunctionBuilder {
         byBase.set(base, e);
       }
       this.pairs.push(e, conj);
+    }
+  }
+
+  /**
+   * Adds (id, clause) to the IPv6 address match flows of CIDRs (aggregated text, `::/0` is the
+   * plain `ipv6` match). Through the shared-flow path: IPv6 peers are few.
+   */
+  addIpv6Addresses(table: number, priority: number, cidrs: readonly string[], dir: 'src' | 'dst', id: number, clause: number): void {
+    for (const cidr of cidrs) {
+      const net = ipv6Net(cidr, 'ipv6 peer');
+      const m: Match = cidr.endsWith('/0') ? { ...IPV6 } : dir === 'src' ? { ...IPV6, ipv6Src: net } : { ...IPV6, ipv6Dst: net };
+      this.add(table, priority, m, id, clause);
     }
   }
 
