@@ -5,7 +5,7 @@
  * the incremental pipeline and Traceflow's IPv6 tag flows.
  */
 import {
-  CT_ZONE_V6, NodePipeline, PipelineError, computeNodeFlows, dumpFlows, liveTagFlow, networkPolicy, nodeFeatures, podConnectivity, remoteNodes,
+  CT_ZONE_V6, NodePipeline, aggregateV6, PipelineError, computeNodeFlows, dumpFlows, liveTagFlow, networkPolicy, nodeFeatures, podConnectivity, remoteNodes,
   traceFlows, type LocalPod, type NodeState,
 } from '../src/index';
 import { checkFeatureContract } from '../src/testing';
@@ -240,4 +240,8 @@ describe('Traceflow on a dual-stack node', () => {
 test('B and D keep their IPv4 flows on the dual-stack node', () => {
   const all = lines(dualStackState());
   for (const pod of [B, D]) expect(all.some((l) => l.includes(`nw_src=${pod.ips[0]}`))).toBe(true);
+});
+
+test('aggregateV6: IPv6 addresses and CIDRs into the fewest CIDRs, a /128 as a plain address', () => {
+  expect(aggregateV6(['fd00::1', 'fd00::0', 'fd00:0:0:0::3', 'fd00:1::/64', 'fd00:1::8'])).toEqual(['fd00::/127', 'fd00::3', 'fd00:1::/64']);
 });
