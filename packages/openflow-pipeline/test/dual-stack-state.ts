@@ -1,4 +1,5 @@
 /** A dual-stack node for the IPv6 tests (unit and integration): pods of one, the other or both families, a peer, policies with IPv6 peers. */
+import { Cidr, Ip } from '@switchyard/ipam/cidr';
 import type { NetworkPolicy, NodeState } from '../src/index';
 
 export const GW = { ofport: 2, ip: '10.10.0.1', ipv6: 'fd00:10:10::1', mac: '02:00:00:00:00:01' };
@@ -37,5 +38,39 @@ export function dualStackState(over: Partial<NodeState['config']> = {}): NodeSta
     addressGroups: [{ name: 'ga', groupMembers: [{ ips: A.ips }] }],
     appliedToGroups: [{ name: 'tb', groupMembers: [{ ips: B.ips }] }, { name: 'tc', groupMembers: [{ ips: C.ips }] }],
     policies: POLICIES,
+  };
+}
+
+/** The IPv6 twin of IPv4 text: the address (or block) inside fd00::/96, e.g. 10.10.0.10 -> fd00::a0a:a. */
+export function twin6(v4: string): string {
+  const [addr, len] = v4.split('/');
+  const ip = new Ip(6, (0xfd00n << 112n) | Ip.parse(addr!).value);
+  return len === undefined ? ip.toString() : new Cidr(6, ip.value, 96 + Number(len)).toString();
+}
+
+/**
+ * A random IPv4 state (test/node-model.ts) made dual-stack: the node's IPv6 pod CIDR and gateway,
+ * pods by name of one family or both (p0, p3: IPv4; p1, p4: both; p2, p5: IPv6), peers' IPv6 pod
+ * CIDRs, and every group member, ipBlock and FQDN address with its IPv6 twin.
+ */
+export function dualStack(s: NodeState): NodeState {
+  const v6Only = (name: string): boolean => /[25]$/.test(name);
+  const v4Only = (name: string): boolean => /[03]$/.test(name);
+  const withTwins = (ips: readonly string[]): string[] => [...ips, ...ips.filter((ip) => !ip.includes(':')).map(twin6)];
+  return {
+    ...s,
+    config: { ...s.config, podCIDRv6: twin6(s.config.podCIDR), gateway: { ...s.config.gateway, ipv6: twin6(s.config.gateway.ip) } },
+    pods: s.pods.map((p) => (v4Only(p.name) ? p : { ...p, ips: v6Only(p.name) ? p.ips.map(twin6) : withTwins(p.ips) })),
+    remoteNodes: s.remoteNodes.map((n) => ({ ...n, podCIDRv6: twin6(n.podCIDR) })),
+    addressGroups: s.addressGroups.map((g) => ({ ...g, groupMembers: g.groupMembers.map((m) => ({ ...m, ips: withTwins(m.ips) })) })),
+    appliedToGroups: s.appliedToGroups.map((g) => ({ ...g, groupMembers: g.groupMembers.map((m) => ({ ...m, ips: withTwins(m.ips) })) })),
+    policies: s.policies.map((np) => ({
+      ...np,
+      rules: np.rules.map((r) => {
+        const blocks = (peer: typeof r.from) => ({ ...peer, ipBlocks: [...peer.ipBlocks, ...peer.ipBlocks.map((b) => ({ cidr: twin6(b.cidr), except: b.except.map(twin6) }))] });
+        return { ...r, from: blocks(r.from), to: blocks(r.to) };
+      }),
+    })),
+    ...(s.fqdn ? { fqdn: { ...s.fqdn, addresses: Object.fromEntries(Object.entries(s.fqdn.addresses ?? {}).map(([k, v]) => [k, withTwins(v)])) } } : {}),
   };
 }
