@@ -4,7 +4,7 @@
  * that a million peer addresses cost no strings; text is made once per distinct match flow.
  */
 import type { IPBlock } from '../state';
-import { aggregate, cidrExcept } from '@switchyard/ipam/cidr';
+import { Cidr, Ip, aggregate, cidrExcept } from '@switchyard/ipam/cidr';
 
 /** `a.b.c.d` as an unsigned 32-bit number, or -1 when the text is not a dotted quad. */
 export function parseIpv4(s: string, end = s.length): number {
@@ -210,4 +210,47 @@ export function ipBlockCidrs(b: IPBlock): string[] {
  */
 export function aggregateV6(items: Iterable<string>): string[] {
   return aggregate(items).map((c) => (c.prefix === 128 ? c.first.toString() : c.toString()));
+}
+
+/**
+ * Canonical text of IPv6 addresses and CIDRs (RFC 5952, host bits cleared, a /128 as the address;
+ * undefined for text that is neither), cached: peers repeat the same addresses across groups and
+ * rules, and parsing IPv6 text costs microseconds. Bounded: emptied past CANON_MAX entries.
+ */
+const CANON6 = new Map<string, string | null>();
+const CANON_MAX = 1 << 18;
+
+export function canonicalV6(text: string): string | undefined {
+  let c = CANON6.get(text);
+  if (c === undefined) {
+    c = null;
+    try {
+      if (text.includes('/')) {
+        const cidr = Cidr.parse(text);
+        if (cidr.family === 6) c = cidr.prefix === 128 ? cidr.first.toString() : cidr.toString();
+      } else {
+        const ip = Ip.parse(text);
+        if (ip.family === 6) c = ip.toString();
+      }
+    } catch {
+      // not an address: no match for it, as IPv4 text that does not parse
+    }
+    if (CANON6.size >= CANON_MAX) CANON6.clear();
+    CANON6.set(text, c);
+  }
+  return c ?? undefined;
+}
+
+/**
+ * The distinct IPv6 addresses and CIDRs of a list, canonical and sorted: one match flow each, as
+ * Antrea has (no aggregation: IPAM rarely hands out neighbouring IPv6 addresses to one group, and
+ * an address inside a CIDR of the same clause only repeats its conjunction).
+ */
+export function distinctV6(items: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const x of items) {
+    const c = canonicalV6(x);
+    if (c !== undefined) out.add(c);
+  }
+  return [...out].sort();
 }

@@ -17,7 +17,7 @@ import {
 } from '../fields';
 import type { Pipeline } from '../tables';
 import type { GroupMember, NetworkPolicy, NetworkPolicyPeer, NetworkPolicyRule, NodeConfig, PolicyService as Service } from '../state';
-import { aggregateRanges, aggregateV6, ipBlockCidrs } from './addresses';
+import { aggregateRanges, distinctV6, ipBlockCidrs } from './addresses';
 import { IP, IPV6, flow, goto, isIpv6, resubmit } from './common';
 import { portRangeToMasks } from './ports';
 import type { ConjunctionBuilder } from './policy-conjunction';
@@ -51,7 +51,7 @@ export interface PolicyBuild {
   ipv6: boolean;
 }
 
-/** A peer's addresses: IPv4 as aggregated CIDR codes, IPv6 as aggregated CIDR text (empty on an IPv4-only node). */
+/** A peer's addresses: IPv4 as aggregated CIDR codes, IPv6 as distinct canonical text (empty on an IPv4-only node). */
 export interface PeerCidrs {
   v4: number[];
   v6: string[];
@@ -62,7 +62,7 @@ function cidrsOf(b: PolicyBuild, items: Iterable<string>): PeerCidrs {
   const r = b.conj.ranges.reset();
   const v6: string[] = [];
   for (const x of items) if (!r.add(x) && b.ipv6 && isIpv6(x)) v6.push(x);
-  return { v4: aggregateRanges(r), v6: v6.length ? aggregateV6(v6) : v6 };
+  return { v4: aggregateRanges(r), v6: v6.length ? distinctV6(v6) : v6 };
 }
 
 const protoNumber: Record<string, number> = { TCP: PROTO_TCP, UDP: PROTO_UDP, SCTP: PROTO_SCTP, ICMP: PROTO_ICMP, IGMP: 2 };
@@ -114,7 +114,7 @@ function peerAddresses(b: PolicyBuild, peer: NetworkPolicyPeer): PeerCidrs {
   }
   for (const x of peer.ipBlocks) for (const c of ipBlockCidrs(x)) if (!r.add(c) && keep6 && isIpv6(c)) v6.push(c);
   for (const f of peer.fqdns ?? []) for (const a of b.rd.fqdnAddresses(f) ?? []) if (!r.add(a) && keep6 && isIpv6(a)) v6.push(a);
-  const cidrs: PeerCidrs = { v4: aggregateRanges(r), v6: v6.length ? aggregateV6(v6) : v6 };
+  const cidrs: PeerCidrs = { v4: aggregateRanges(r), v6: v6.length ? distinctV6(v6) : v6 };
   (b.peerCache ??= new Map()).set(sig, cidrs);
   return cidrs;
 }
