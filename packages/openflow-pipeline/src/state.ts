@@ -35,6 +35,8 @@ export interface LocalPod {
   /**
    * The pod's addresses: IPv4, and IPv6 on a dual-stack node ({@link NodeConfig.podCIDRv6}); a
    * pod may have either family or both. An IPv6 address on a node without IPv6 is an input error.
+   * Policy members find their pod by this text: give IPv6 in one form (RFC 5952, as Kubernetes
+   * and the controlplane write it).
    */
   ips: string[];
   mac: string;
