@@ -165,8 +165,8 @@ export function podConnectivityTraceFlows(ctx: TraceContext, tag: number, opts: 
   ];
   if (cfg.tunnelOfport !== undefined && (cfg.trafficMode === 'encap' || cfg.trafficMode === 'hybrid')) outputs.push([PRIORITY.high + 3, toPort(cfg.tunnelOfport), true]);
   if (hasIpv6(cfg)) {
-    // IPv6 packets carry the tag in their traffic class: the same points, matched as IPv6
-    // (the IPv6 table's ND checks drop what SpoofGuard let through, so that miss reports too).
+    // IPv6 packets carry the tag in their traffic class: the same points, matched as IPv6. (Neighbor
+    // Discovery the IPv6 table drops is not reported: a Traceflow's packet is unicast TCP, UDP or ICMP.)
     const v6: Match = IPV6;
     flows.push(
       traceFlow(ctx, tag, p.id('SpoofGuard'), PRIORITY.miss + 1, v6, report),
