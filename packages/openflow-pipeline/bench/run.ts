@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { parseDumpFlows, renderFlow, type Flow } from '@switchyard/openflow/codec';
 import { networkPolicyFlows, Pipeline, networkPolicyTables, diffFlows, type NodeConfig, type NetworkPolicy } from '../src/index';
 import { runChangeBench } from './changes';
+import { runDualStackBench } from './dual-stack';
 
 /** Runs fn `reps` times and keeps the fastest run (wall ms, cpu ms). */
 function measure<T>(reps: number, fn: () => T): { result: T; wallMs: number; cpuMs: number } {
@@ -95,10 +96,13 @@ try {
 
 // One change at 1,000 rules: full computation + diff against the incremental pipeline (bench/changes.ts).
 const changes = runChangeBench();
+// The same policies with half the members dual-stack, on a dual-stack node (bench/dual-stack.ts).
+const dualStack = runDualStackBench();
 
 const load = loadavg().map((x) => Number(x.toFixed(1)));
 console.table(rows);
 console.table(changes);
+console.table(dualStack);
 console.log(`diff of 100k vs 100k: ${diff.wallMs} ms wall, ${diff.cpuMs} ms cpu (add ${d.add.length}, modify ${d.modify.length}, delete ${d.delete.length})`);
 if ('wallMs' in reference && oursFromText) {
   console.log(`from text (parse both + diff): ours ${oursFromText.wallMs} ms wall; ovs-ofctl diff-flows ${reference.wallMs} ms wall (${reference.lines} +/- lines); ratio ours/reference ${(oursFromText.wallMs / reference.wallMs).toFixed(2)}`);
@@ -106,5 +110,5 @@ if ('wallMs' in reference && oursFromText) {
 console.log(`load average during the run: ${load.join(' ')} (2 cores shared)`);
 writeFileSync(
   new URL('./results.json', import.meta.url),
-  `${JSON.stringify({ node: process.version, loadAverage: load, rows, diff: { wallMs: diff.wallMs, cpuMs: diff.cpuMs, add: d.add.length, modify: d.modify.length, delete: d.delete.length }, diffFromText: { ours: oursFromText ?? null, ovsOfctlDiffFlows: reference }, changes }, null, 2)}\n`,
+  `${JSON.stringify({ node: process.version, loadAverage: load, rows, diff: { wallMs: diff.wallMs, cpuMs: diff.cpuMs, add: d.add.length, modify: d.modify.length, delete: d.delete.length }, diffFromText: { ours: oursFromText ?? null, ovsOfctlDiffFlows: reference }, changes, dualStack }, null, 2)}\n`,
 );

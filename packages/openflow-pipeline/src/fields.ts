@@ -347,9 +347,9 @@ export class IpHeaderField {
     }
     return value;
   }
-  /** Match entries for `value` (with `dl_type=0x800`). */
-  match(value: number): Partial<Match> {
-    return { ethType: ETH_IP, [this.field]: this.check(value) };
+  /** Match entries for `value` (with `dl_type=0x800`, or `0x86dd` for an IPv6 packet's traffic class). */
+  match(value: number, ethType: typeof ETH_IP | typeof ETH_IPV6 = ETH_IP): Partial<Match> {
+    return { ethType, [this.field]: this.check(value) };
   }
   /** set_field action writing `value` (the packet-out that injects a traced packet uses it). */
   load(value: number): Action {

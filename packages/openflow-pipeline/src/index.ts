@@ -19,7 +19,7 @@ export { formatFlow, formatActions, formatGroup, parseNamedFlow, type FormatOpti
 export type * from './state';
 export { VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_SERVICE_IP } from './state';
 export { portRangeToMasks, type PortMask } from './features/ports';
-export { aggregateV4, ipBlockCidrs } from './features/addresses';
+export { aggregateV4, aggregateV6, ipBlockCidrs } from './features/addresses';
 export type { Feature, FlowContext, OwnerOutput, PerObjectFlows } from './feature';
 export {
   defineKind, nodeObject, NODE_KEY, type ObjectKind, type ObjectKinds, type ObjectOf, type ObjectKindDecl, type KindIndex, type MemberGroup, type PolicyRule,

@@ -20,8 +20,11 @@ export type TunnelType = 'geneve' | 'vxlan' | 'gre' | 'stt';
 /** The local Antrea gateway port. */
 export interface GatewayPort {
   ofport: number;
+  /** IPv4 address. */
   ip: string;
   mac: string;
+  /** IPv6 address (dual-stack; required with {@link NodeConfig.podCIDRv6}). */
+  ipv6?: string;
 }
 
 /** A Pod (or ExternalEntity interface) attached to the bridge. */
@@ -29,7 +32,12 @@ export interface LocalPod {
   name: string;
   namespace: string;
   ofport: number;
-  /** IPv4 addresses. */
+  /**
+   * The pod's addresses: IPv4, and IPv6 on a dual-stack node ({@link NodeConfig.podCIDRv6}); a
+   * pod may have either family or both. An IPv6 address on a node without IPv6 is an input error.
+   * Policy members find their pod by this text: give IPv6 in one form (RFC 5952, as Kubernetes
+   * and the controlplane write it).
+   */
   ips: string[];
   mac: string;
   /** Container ports, used to resolve named ports of policy rules. */
@@ -37,7 +45,7 @@ export interface LocalPod {
   /**
    * The pod's default gateway when it is not the node gateway's IP (a pod addressed from an
    * IPPool subnet): ARP requests of this pod for it are answered with the gateway's MAC, so the
-   * pod's routed traffic reaches the node gateway.
+   * pod's routed traffic reaches the node gateway. IPv4 only (IPv6 pool gateways are not modelled).
    */
   gatewayIP?: string;
 }
@@ -45,7 +53,13 @@ export interface LocalPod {
 /** A peer node. */
 export interface RemoteNode {
   name: string;
+  /** IPv4 pod CIDR. */
   podCIDR: string;
+  /**
+   * IPv6 pod CIDR (dual-stack): reached the way the IPv4 one is (the tunnel to `nodeIP`, an
+   * IPv4 underlay, or the gateway when the host routes). Ignored on a node without IPv6.
+   */
+  podCIDRv6?: string;
   /** Transport IP: the tunnel destination. */
   nodeIP: string;
   /** Gateway IP of the peer (first address of its pod CIDR). */
@@ -74,8 +88,13 @@ export interface NodeConfig {
   gateway: GatewayPort;
   /** Tunnel port (encap, hybrid). */
   tunnelOfport?: number;
-  /** Local pod CIDR. */
+  /** Local pod CIDR (IPv4). */
   podCIDR: string;
+  /**
+   * Local IPv6 pod CIDR: the node is dual-stack (IPv6 flows of every feature that has them;
+   * requires `gateway.ipv6`). Absent: IPv4 only, and the flows are exactly the IPv4-only ones.
+   */
+  podCIDRv6?: string;
   /** This node's transport IP. */
   nodeIP: string;
   /** Transport subnet of this node (hybrid: peers inside it are routed, others tunnelled). */

@@ -7,7 +7,7 @@ import type { Action, Flow, Match } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from './cookie';
 import { PipelineError } from './errors';
 import type { Feature } from './feature';
-import { PACKETIN_CATEGORY, PACKETIN_METER_ID_TF, TraceflowTagField } from './fields';
+import { ETH_IP, ETH_IPV6, PACKETIN_CATEGORY, PACKETIN_METER_ID_TF, TraceflowTagField } from './fields';
 import { FlowIndex } from './identity';
 import type { NodeConfig } from './state';
 import type { Pipeline } from './tables';
@@ -58,8 +58,11 @@ export function isTraceable(f: Feature): f is Feature & Traceable {
 /** The cookie of a tag's trace flows: category Traceflow, the tag as object id (delete them by it). */
 export const traceCookie = (cfg: NodeConfig, tag: number): bigint => makeCookie(cfg.round, CookieCategory.Traceflow, tag);
 
-/** The match a trace flow adds to the flow it shadows. */
-export const traceMatch = (tag: number): Partial<Match> => TraceflowTagField.match(tag);
+/**
+ * The match a trace flow adds to the flow it shadows: the tag in an IPv4 packet's DSCP, or in an
+ * IPv6 packet's traffic class when the shadowed match is IPv6 (`ethType` 0x86dd).
+ */
+export const traceMatch = (tag: number, ethType: number = ETH_IP): Partial<Match> => TraceflowTagField.match(tag, ethType === ETH_IPV6 ? ETH_IPV6 : ETH_IP);
 
 /** The packet-in of a traced packet (through the Traceflow meter when the context asks). */
 export function traceToController(ctx: TraceContext): Action[] {
@@ -71,7 +74,7 @@ export function traceToController(ctx: TraceContext): Action[] {
 
 /** A trace flow: the tag's cookie and the context's hard timeout. */
 export function traceFlow(ctx: TraceContext, tag: number, table: number, priority: number, match: Match, actions: Action[]): Flow {
-  const f: Flow = { table, priority, cookie: traceCookie(ctx.config, tag), match: { ...match, ...traceMatch(tag) }, actions };
+  const f: Flow = { table, priority, cookie: traceCookie(ctx.config, tag), match: { ...match, ...traceMatch(tag, match.ethType) }, actions };
   if (ctx.hardTimeout !== undefined) f.hardTimeout = ctx.hardTimeout;
   return f;
 }
@@ -90,7 +93,8 @@ export function traceOutputActions(ctx: TraceContext, output: Action[], onward: 
 export const LIVE_TAG_PRIORITY = 65000;
 
 /**
- * The flow that tags live traffic for a Traceflow (Antrea's liveTraffic): IPv4 packets from
+ * The flow that tags live traffic for a Traceflow (Antrea's liveTraffic): IPv4 packets (IPv6
+ * ones when `match` has `ethType` 0x86dd: the tag goes in their traffic class) from
  * `inPort` (any port when undefined: a trace that names only its destination pod tags what arrives
  * for it) that match `match` (addresses, protocol, ports) and carry no tag yet get `tag` in their
  * DSCP and start the pipeline again, now tagged, so every traceable feature reports them. The
@@ -103,7 +107,7 @@ export function liveTagFlow(ctx: TraceContext, tag: number, inPort: number | und
     table: root,
     priority: LIVE_TAG_PRIORITY,
     cookie: traceCookie(ctx.config, tag),
-    match: { ...match, ...(inPort !== undefined ? { inPort } : {}), ...traceMatch(0) },
+    match: { ...match, ...(inPort !== undefined ? { inPort } : {}), ...traceMatch(0, match.ethType) },
     actions: [TraceflowTagField.load(tag), { type: 'resubmit', table: root }],
   };
   if (ctx.hardTimeout !== undefined) f.hardTimeout = ctx.hardTimeout;

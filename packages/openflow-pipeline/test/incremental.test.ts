@@ -10,6 +10,7 @@ import {
   FlowIndex, NodePipeline, applyDiff, computeNodeFlows, diffFlows, egress, formatFlow, multicluster, networkPolicy, podConnectivity, remoteNodes, sameIdentity, sameValue, service,
   type Feature, type Group, type NodeState,
 } from '../src/index';
+import { dualStack } from './dual-stack-state';
 import { NodeModel, eventArb, eventWithQosArb, populateArb, type NodeEvent } from './node-model';
 import { qos } from './qos-feature';
 
@@ -58,17 +59,21 @@ const sequenceArb = fc.tuple(
 
 type Sequence = [boolean, NodeEvent[], { events: NodeEvent[]; fails: boolean }[]];
 
-/** Runs a sequence on a pipeline with the state's preset, or with a list of features (made afresh for each update when `makeFeatures`). */
-function runSequence([startFull, populate, steps]: Sequence, makeFeatures?: () => readonly Feature[]): void {
+/**
+ * Runs a sequence on a pipeline with the state's preset, or with a list of features (made afresh for
+ * each update when `makeFeatures`); `view` turns the model's states into the ones updated with.
+ */
+function runSequence([startFull, populate, steps]: Sequence, makeFeatures?: () => readonly Feature[], view: (s: NodeState) => NodeState = (s) => s): void {
   const model = new NodeModel();
+  const stateOf = (m: NodeModel): NodeState => view(m.state());
   const features = makeFeatures?.();
   const np = new NodePipeline(features ? { features } : {});
   // Either the node starts populated (one full computation), or empty and then filled by one update.
   if (startFull) for (const e of populate) model.apply(e);
-  step(np, model.state(), features);
+  step(np, stateOf(model), features);
   if (!startFull) {
     for (const e of populate) model.apply(e);
-    step(np, model.state(), features);
+    step(np, stateOf(model), features);
   }
   for (const s of steps) {
     const next = model.clone();
@@ -78,14 +83,14 @@ function runSequence([startFull, populate, steps]: Sequence, makeFeatures?: () =
       const flows = np.flows();
       const groups = np.groups();
       const ids = np.conjIds();
-      np.update(next.state());
+      np.update(stateOf(next));
       np.rollback();
       expectSameFlows(np.flows(), flows);
       expect(sameGroups(np.groups(), groups)).toBe(true);
       expect(np.conjIds()).toEqual(ids);
       continue;
     }
-    step(np, next.state(), features);
+    step(np, stateOf(next), features);
     for (const e of s.events) model.apply(e);
   }
 }
@@ -117,5 +122,9 @@ describe('NodePipeline equals computeNodeFlows after every event', () => {
       fc.array(fc.record({ events: fc.array(eventWithQosArb, { minLength: 1, maxLength: 3 }), fails: fc.constantFrom(false, false, false, true) }), { minLength: 1, maxLength: 20 }),
     );
     fc.assert(fc.property(arb, (seq) => runSequence(seq, custom)), { seed: 3030, numRuns: 120 });
+  });
+
+  it('the same sequences on a dual-stack node (ExternalNode mode included): pods of either family or both, IPv6 twins of peers, members, ipBlocks and FQDN addresses', () => {
+    fc.assert(fc.property(sequenceArb, (seq) => runSequence(seq, undefined, dualStack)), { seed: 3636, numRuns: 80 });
   });
 });

@@ -61,6 +61,8 @@ const rows: Row[] = [
   ['icmpv6Type', 'uint', 1, 8, OXM(29), NX1(21), false, 'icmp_type', 'icmpv6_type', 'NXM_NX_ICMPV6_TYPE'],
   ['icmpv6Code', 'uint', 1, 8, OXM(30), NX1(22), false, 'icmp_code', 'icmpv6_code', 'NXM_NX_ICMPV6_CODE'],
   ['ndTarget', 'ipv6', 16, 128, OXM(31), NX1(23), true, 'nd_target', 'nd_target', 'NXM_NX_ND_TARGET'],
+  ['ndSll', 'mac', 6, 48, OXM(32), NX1(24), true, 'nd_sll', 'nd_sll', 'NXM_NX_ND_SLL'],
+  ['ndTll', 'mac', 6, 48, OXM(33), NX1(25), true, 'nd_tll', 'nd_tll', 'NXM_NX_ND_TLL'],
   ['tunId', 'big', 8, 64, OXM(38), NX1(16), true, 'tun_id', 'tun_id', 'NXM_NX_TUN_ID'],
   ['tcpFlags', 'uint', 2, 12, OXM(42), NX1(34), true, 'tcp_flags', 'tcp_flags', 'NXM_NX_TCP_FLAGS'],
   ['metadata', 'big', 8, 64, OXM(2), undefined, true, 'metadata', 'metadata', 'OXM_OF_METADATA'],

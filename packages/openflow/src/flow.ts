@@ -59,6 +59,10 @@ export interface Match {
   icmpv6Type?: number;
   icmpv6Code?: number;
   ndTarget?: Masked<string>;
+  /** ND source link-layer address option of a Neighbor Solicitation (icmpv6Type 135); 00:00:00:00:00:00 when absent. */
+  ndSll?: Masked<string>;
+  /** ND target link-layer address option of a Neighbor Advertisement (icmpv6Type 136); 00:00:00:00:00:00 when absent. */
+  ndTll?: Masked<string>;
   reg0?: Masked<number>;
   reg1?: Masked<number>;
   reg2?: Masked<number>;

@@ -4,7 +4,7 @@
  * that a million peer addresses cost no strings; text is made once per distinct match flow.
  */
 import type { IPBlock } from '../state';
-import { cidrExcept } from '@switchyard/ipam/cidr';
+import { Cidr, Ip, aggregate, cidrExcept } from '@switchyard/ipam/cidr';
 
 /** `a.b.c.d` as an unsigned 32-bit number, or -1 when the text is not a dotted quad. */
 export function parseIpv4(s: string, end = s.length): number {
@@ -56,8 +56,11 @@ export class Ranges {
     return this;
   }
 
-  /** Adds `addr` or `addr/len` (IPv4); IPv6 or non-addresses are skipped (no IPv4 match for them). */
-  add(item: string): void {
+  /**
+   * Adds `addr` or `addr/len` (IPv4) and returns true; IPv6 or non-addresses are skipped (no IPv4
+   * match for them) and return false.
+   */
+  add(item: string): boolean {
     // One pass over the text (this runs for every peer address of every rule).
     let n = 0;
     let octet = 0;
@@ -70,32 +73,33 @@ export class Ranges {
       const c = item.charCodeAt(i);
       if (c >= 48 && c <= 57) {
         octet = octet * 10 + (c - 48);
-        if (++digits > 3 || octet > 255) return;
+        if (++digits > 3 || octet > 255) return false;
       } else if (c === 46) {
-        if (digits === 0 || dots === 3) return;
+        if (digits === 0 || dots === 3) return false;
         n = n * 256 + octet;
         octet = 0;
         digits = 0;
         dots++;
       } else if (c === 47) break;
-      else return;
+      else return false;
     }
-    if (dots !== 3 || digits === 0) return;
+    if (dots !== 3 || digits === 0) return false;
     n = n * 256 + octet;
     if (i < end) {
       len = 0;
       for (let j = i + 1; j < end; j++) {
         const c = item.charCodeAt(j);
-        if (c < 48 || c > 57) return;
+        if (c < 48 || c > 57) return false;
         len = len * 10 + (c - 48);
       }
-      if (i + 1 === end || len > 32) return;
+      if (i + 1 === end || len > 32) return false;
     }
     const size = 2 ** (32 - len);
     const lo = n - (n % size);
     if (this.n === this.los.length) this.grow();
     this.los[this.n] = lo;
     this.his[this.n++] = lo + size - 1;
+    return true;
   }
 
   /** Adds every item. */
@@ -198,4 +202,55 @@ export function aggregateV4(items: Iterable<string>): string[] {
 export function ipBlockCidrs(b: IPBlock): string[] {
   if (b.except.length === 0) return [b.cidr];
   return cidrExcept(b.cidr, b.except).map((c) => c.toString());
+}
+
+/**
+ * IPv6 addresses/CIDRs as the fewest CIDRs (`addr` for a /128), ascending. The IPv4 path above
+ * works on numbers for scale; IPv6 peers are few today, so this one goes through @switchyard/ipam.
+ */
+export function aggregateV6(items: Iterable<string>): string[] {
+  return aggregate(items).map((c) => (c.prefix === 128 ? c.first.toString() : c.toString()));
+}
+
+/**
+ * Canonical text of IPv6 addresses and CIDRs (RFC 5952, host bits cleared, a /128 as the address;
+ * undefined for text that is neither), cached: peers repeat the same addresses across groups and
+ * rules, and parsing IPv6 text costs microseconds. Bounded: emptied past CANON_MAX entries.
+ */
+const CANON6 = new Map<string, string | null>();
+const CANON_MAX = 1 << 18;
+
+export function canonicalV6(text: string): string | undefined {
+  let c = CANON6.get(text);
+  if (c === undefined) {
+    c = null;
+    try {
+      if (text.includes('/')) {
+        const cidr = Cidr.parse(text);
+        if (cidr.family === 6) c = cidr.prefix === 128 ? cidr.first.toString() : cidr.toString();
+      } else {
+        const ip = Ip.parse(text);
+        if (ip.family === 6) c = ip.toString();
+      }
+    } catch {
+      // not an address: no match for it, as IPv4 text that does not parse
+    }
+    if (CANON6.size >= CANON_MAX) CANON6.clear();
+    CANON6.set(text, c);
+  }
+  return c ?? undefined;
+}
+
+/**
+ * The distinct IPv6 addresses and CIDRs of a list, canonical and sorted: one match flow each, as
+ * Antrea has (no aggregation: IPAM rarely hands out neighbouring IPv6 addresses to one group, and
+ * an address inside a CIDR of the same clause only repeats its conjunction).
+ */
+export function distinctV6(items: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const x of items) {
+    const c = canonicalV6(x);
+    if (c !== undefined) out.add(c);
+  }
+  return [...out].sort();
 }

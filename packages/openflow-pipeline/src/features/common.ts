@@ -1,11 +1,54 @@
 /** Small builders shared by the feature modules. */
 import type { Action, Flow, Match } from '@switchyard/openflow/codec';
+import { Cidr, Ip } from '@switchyard/ipam/cidr';
 import type { Feature } from '../feature';
+import { PipelineError } from '../errors';
 import type { NodeConfig } from '../state';
-import { ETH_ARP, ETH_IP, GLOBAL_VIRTUAL_MAC, SwapField } from '../fields';
+import { ETH_ARP, ETH_IP, ETH_IPV6, GLOBAL_VIRTUAL_MAC, PROTO_ICMPV6, SwapField } from '../fields';
 
 export const IP: Match = { ethType: ETH_IP };
+export const IPV6: Match = { ethType: ETH_IPV6 };
+export const ICMPV6: Match = { ethType: ETH_IPV6, ipProto: PROTO_ICMPV6 };
 export const ARP: Match = { ethType: ETH_ARP };
+
+/** IPv6 text (an address, or a CIDR): it has a colon; IPv4 text never does. */
+export const isIpv6 = (text: string): boolean => text.includes(':');
+
+/** An IPv6 address in the codec's canonical (RFC 5952) text; `path` names the input in the error. */
+export function ipv6Addr(ip: string, path: string): string {
+  try {
+    const a = Ip.parse(ip);
+    if (a.family === 6) return a.toString();
+  } catch {
+    // reported below, with the field
+  }
+  throw new PipelineError('INVALID_INPUT', `not an IPv6 address: ${ip}`, ip, path);
+}
+
+/** An IPv6 CIDR as a match value (masked, plain for /128); `path` names the input in the error. */
+export function ipv6Net(cidr: string, path: string): string | { value: string; mask: string } {
+  let c: Cidr;
+  try {
+    c = Cidr.parse(cidr.includes('/') ? cidr : `${cidr}/128`);
+  } catch {
+    throw new PipelineError('INVALID_INPUT', `not an IPv6 CIDR: ${cidr}`, cidr, path);
+  }
+  if (c.family !== 6) throw new PipelineError('INVALID_INPUT', `not an IPv6 CIDR: ${cidr}`, cidr, path);
+  if (c.prefix === 128) return c.first.toString();
+  const mask = new Ip(6, ((1n << 128n) - 1n) ^ ((1n << BigInt(128 - c.prefix)) - 1n)).toString();
+  return { value: c.first.toString(), mask };
+}
+
+/** The node has IPv6 (dual-stack): a v6 pod CIDR and gateway address, checked together. */
+export function hasIpv6(cfg: NodeConfig): boolean {
+  const cidr = cfg.podCIDRv6 !== undefined;
+  const gw = cfg.gateway.ipv6 !== undefined;
+  if (cidr !== gw) {
+    const [path, other] = cidr ? ['config.gateway.ipv6', 'config.podCIDRv6'] : ['config.podCIDRv6', 'config.gateway.ipv6'];
+    throw new PipelineError('INVALID_INPUT', `${path} is required with ${other}`, undefined, path);
+  }
+  return cidr;
+}
 
 export const goto = (table: number): Action => ({ type: 'gotoTable', table });
 export const resubmit = (table: number): Action => ({ type: 'resubmit', table });

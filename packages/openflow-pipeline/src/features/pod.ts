@@ -16,7 +16,8 @@ import { defineKind } from '../objects';
 import type { Pipeline, TableName } from '../tables';
 import type { LocalPod, NodeConfig } from '../state';
 import { traceFlow, traceOutputActions, traceToController, type TraceContext, type Traceable } from '../trace';
-import { ARP, IP, arpReplyActions, flow, goto, ipv4Net, setEthDst, setEthSrc, withOptions } from './common';
+import { ARP, IP, IPV6, arpReplyActions, flow, goto, hasIpv6, ipv4Net, ipv6Addr, setEthDst, setEthSrc, withOptions } from './common';
+import { podConnectivityIpv6BaseFlows, podIpv4s, podIpv6Flows } from './pod-ipv6';
 
 /** Local pods, by `<namespace>/<name>`; found by address (index `ip`: {@link FlowContext.podByIp}). */
 export const podKind = defineKind({
@@ -36,10 +37,10 @@ export interface PodConnectivityOptions {
 /** The options as the deprecated constant reads them from NodeConfig's flags. */
 const legacyPodOptions = (cfg: NodeConfig): PodConnectivityOptions => ({ proxy: cfg.enableProxy ?? false, wireGuard: cfg.wireGuard ?? false });
 
-/** Tables pod connectivity needs. */
-export function podConnectivityTables(): TableName[] {
+/** Tables pod connectivity needs (the IPv6 table on a dual-stack node). */
+export function podConnectivityTables(cfg?: NodeConfig): TableName[] {
   return [
-    'PipelineRootClassifier', 'ARPSpoofGuard', 'ARPResponder', 'Classifier', 'SpoofGuard', 'ConntrackZone',
+    'PipelineRootClassifier', 'ARPSpoofGuard', 'ARPResponder', 'Classifier', 'SpoofGuard', ...(cfg && hasIpv6(cfg) ? ['IPv6' as const] : []), 'ConntrackZone',
     'ConntrackState', 'L3Forwarding', 'L3DecTTL', 'L2ForwardingCalc', 'ConntrackCommit', 'Output',
   ];
 }
@@ -94,6 +95,7 @@ export function podConnectivityBaseFlows(p: Pipeline, cfg: NodeConfig, opts: Pod
   if (opts.proxy) {
     flows.push(flow(p.id('Output'), PRIORITY.high, matchCtMarks(HairpinCTMark), [{ type: 'output', port: 'IN_PORT' }], c));
   }
+  for (const f of podConnectivityIpv6BaseFlows(p, cfg, c, opts.proxy ?? false)) flows.push(f);
   return flows;
 }
 
@@ -109,7 +111,8 @@ export function podFlows(p: Pipeline, cfg: NodeConfig, pod: LocalPod): Flow[] {
     flow(p.id('Classifier'), PRIORITY.low, { inPort: pod.ofport }, [...loadMarks(...fromMarks), goto(p.id('SpoofGuard'))], c),
     flow(p.id('L2ForwardingCalc'), PRIORITY.normal, { ethDst: pod.mac }, [...loadMarks(TargetOFPortField.mark(pod.ofport), OutputToOFPortRegMark), goto(p.nextId('L2ForwardingCalc'))], c),
   ];
-  for (const ip of pod.ips) {
+  const ipv4s = podIpv4s(pod);
+  for (const ip of ipv4s) {
     flows.push(
       flow(p.id('ARPSpoofGuard'), PRIORITY.normal, { ...ARP, inPort: pod.ofport, arpSpa: ip, arpSha: pod.mac }, [goto(p.id('ARPResponder'))], c),
       flow(p.id('SpoofGuard'), PRIORITY.normal, { ...IP, inPort: pod.ofport, ethSrc: pod.mac, ipv4Src: ip }, [goto(p.stageId('conntrackState'))], c),
@@ -124,10 +127,11 @@ export function podFlows(p: Pipeline, cfg: NodeConfig, pod: LocalPod): Flow[] {
     // The node gateway stands in for the pod's own (IPPool) gateway.
     flows.push(flow(p.id('ARPResponder'), PRIORITY.normal, { ...ARP, inPort: pod.ofport, arpOp: 1, arpTpa: pod.gatewayIP }, arpReplyActions(pod.gatewayIP, cfg.gateway.mac), c));
     // Pods of the pod CIDR send to it through their gateway's MAC: route that inside OVS too.
-    for (const ip of pod.ips) {
+    for (const ip of ipv4s) {
       flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ethDst: cfg.gateway.mac, ipv4Dst: ip }, [setEthSrc(cfg.gateway.mac), setEthDst(pod.mac), goto(p.id('L3DecTTL'))], c));
     }
   }
+  for (const f of podIpv6Flows(p, cfg, pod, c)) flows.push(f);
   return flows;
 }
 
@@ -160,6 +164,22 @@ export function podConnectivityTraceFlows(ctx: TraceContext, tag: number, opts: 
     [PRIORITY.high + 4, { ...toPort(gw.ofport), ipv4Dst: gw.ip }, false],
   ];
   if (cfg.tunnelOfport !== undefined && (cfg.trafficMode === 'encap' || cfg.trafficMode === 'hybrid')) outputs.push([PRIORITY.high + 3, toPort(cfg.tunnelOfport), true]);
+  if (hasIpv6(cfg)) {
+    // IPv6 packets carry the tag in their traffic class: the same points, matched as IPv6. (Neighbor
+    // Discovery the IPv6 table drops is not reported: a Traceflow's packet is unicast TCP, UDP or ICMP.)
+    const v6: Match = IPV6;
+    flows.push(
+      traceFlow(ctx, tag, p.id('SpoofGuard'), PRIORITY.miss + 1, v6, report),
+      traceFlow(ctx, tag, p.id('ConntrackState'), PRIORITY.normal + 2, { ctState: { inv: true, trk: true }, ...v6 }, report),
+      traceFlow(ctx, tag, out, PRIORITY.miss + 1, v6, report),
+    );
+    outputs.push(
+      [PRIORITY.high + 2, { ...matchMarks(OutputToOFPortRegMark), ...v6 }, false],
+      [PRIORITY.high + 3, { ...toPort(gw.ofport), ...v6 }, hostRoutes],
+      [PRIORITY.high + 4, { ...toPort(gw.ofport), ...v6, ipv6Dst: ipv6Addr(gw.ipv6!, 'config.gateway.ipv6') }, false],
+    );
+    if (cfg.tunnelOfport !== undefined && (cfg.trafficMode === 'encap' || cfg.trafficMode === 'hybrid')) outputs.push([PRIORITY.high + 3, { ...toPort(cfg.tunnelOfport), ...v6 }, true]);
+  }
   for (const [prio, match, onward] of outputs) {
     const actions = traceOutputActions(ctx, output, onward);
     if (actions) flows.push(traceFlow(ctx, tag, out, prio, match, actions));

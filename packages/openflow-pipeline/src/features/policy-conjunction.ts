@@ -6,7 +6,7 @@ import type { Action, Flow, Match } from '@switchyard/openflow/codec';
 import { clearInternedMatchHashes, flowHash, internMatchHash, sameIdentity } from '../identity';
 import { singleConjunction } from '../merge';
 import { codeBase, codeLen, formatCidrCode, Ranges } from './addresses';
-import { IP, flow, ipv4Net } from './common';
+import { IP, IPV6, flow, ipv4Net, ipv6Net } from './common';
 
 /**
  * Conjunctive match flows are kept by slot (their position in the builder's list). The (conj id,
@@ -82,6 +82,26 @@ function addressMatch(code: number, dir: 'src' | 'dst'): Match {
   return m;
 }
 
+/** IPv6 address matches by direction and canonical CIDR text, shared like IPv4's (same bound). */
+const ADDRESS6_MATCHES = new Map<string, Match>();
+
+function ipv6AddressMatch(cidr: string, dir: 'src' | 'dst'): Match {
+  const k = dir === 'src' ? `s${cidr}` : `d${cidr}`;
+  let m = ADDRESS6_MATCHES.get(k);
+  if (!m) {
+    if (cidr === '::/0') return { ...IPV6 };
+    const net = ipv6Net(cidr, 'ipv6 peer');
+    m = dir === 'src' ? { ...IPV6, ipv6Src: net } : { ...IPV6, ipv6Dst: net };
+    if (ADDRESS6_MATCHES.size >= MATCH_CACHE_MAX) {
+      ADDRESS6_MATCHES.clear();
+      clearInternedMatchHashes();
+    }
+    ADDRESS6_MATCHES.set(k, m);
+    internMatchHash(m);
+  }
+  return m;
+}
+
 /** Collects the conjunctive match flows of a set of rules (one policy, or all of them at once). */
 export class ConjunctionBuilder {
   /** Scratch buffer for a peer's address ranges. */
@@ -90,6 +110,8 @@ export class ConjunctionBuilder {
   private shared: Map<number, number[]> | undefined;
   /** Address match flows by (table, priority, src|dst), then prefix length, then base address `| 0`. */
   private addrShared: Map<string, (Map<number, number> | undefined)[]> | undefined;
+  /** IPv6 address match flows by (table, priority, src|dst), then canonical CIDR text. */
+  private addr6Shared: Map<string, Map<string, number>> | undefined;
   private readonly order: Flow[] = [];
   private pairs: PairBuffer;
   /** Number of clauses of each conj id. */
@@ -175,6 +197,39 @@ export class ConjunctionBuilder {
       if (e === undefined) {
         e = this.slot(flow(table, priority, addressMatch(code, dir), UNSET, this.cookie));
         byBase.set(base, e);
+      }
+      this.pairs.push(e, conj);
+    }
+  }
+
+  /**
+   * Adds (id, clause) to the IPv6 address match flows of canonical CIDR text (`::/0` is the plain
+   * `ipv6` match). Shared flows are found by (table, priority, direction) and the text, as IPv4's
+   * by code.
+   */
+  addIpv6Addresses(table: number, priority: number, cidrs: readonly string[], dir: 'src' | 'dst', id: number, clause: number): void {
+    if (!this.shareMatches) {
+      const actions = this.single(id, clause);
+      for (const cidr of cidrs) this.order.push(flow(table, priority, ipv6AddressMatch(cidr, dir), actions, this.cookie));
+      return;
+    }
+    const bk = `${table}/${priority}/${dir}`;
+    this.addr6Shared ??= new Map();
+    let bucket = this.addr6Shared.get(bk);
+    if (!bucket) {
+      bucket = new Map();
+      this.addr6Shared.set(bk, bucket);
+    }
+    const conj = id * 4 + clause;
+    for (const cidr of cidrs) {
+      if (cidr === '::/0') {
+        this.add(table, priority, { ...IPV6 }, id, clause);
+        continue;
+      }
+      let e = bucket.get(cidr);
+      if (e === undefined) {
+        e = this.slot(flow(table, priority, ipv6AddressMatch(cidr, dir), UNSET, this.cookie));
+        bucket.set(cidr, e);
       }
       this.pairs.push(e, conj);
     }

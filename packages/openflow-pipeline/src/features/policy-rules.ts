@@ -10,15 +10,15 @@ import type { OwnerOutput } from '../feature';
 import { FlowIndex } from '../identity';
 import type { Group } from '../format';
 import {
-  APConjIDField, APDenyRegMark, APDispositionField, CT_ZONE, DISPOSITION_ALLOW, DISPOSITION_DROP, DISPOSITION_REJECT,
+  APConjIDField, APDenyRegMark, APDispositionField, CT_ZONE, CT_ZONE_V6, DISPOSITION_ALLOW, DISPOSITION_DROP, DISPOSITION_REJECT,
   EgressRuleCTLabel, IngressRuleCTLabel, OutputToControllerRegMark, PACKETIN_NP_LOGGING_OPERATION, PACKETIN_NP_REJECT_OPERATION,
-  PRIORITY, PROTO_ICMP, PROTO_SCTP, PROTO_TCP, PROTO_UDP, PacketInOperationField, PacketInTableField, ServiceGroupIDField, TFEgressConjIDField,
+  PRIORITY, PROTO_ICMP, PROTO_ICMPV6, PROTO_SCTP, PROTO_TCP, PROTO_UDP, PacketInOperationField, PacketInTableField, ServiceGroupIDField, TFEgressConjIDField,
   TFIngressConjIDField, TargetOFPortField, loadField, loadMarks, matchField, matchMarks,
 } from '../fields';
 import type { Pipeline } from '../tables';
 import type { GroupMember, NetworkPolicy, NetworkPolicyPeer, NetworkPolicyRule, NodeConfig, PolicyService as Service } from '../state';
-import { aggregateRanges, ipBlockCidrs } from './addresses';
-import { IP, flow, goto, resubmit } from './common';
+import { aggregateRanges, distinctV6, ipBlockCidrs } from './addresses';
+import { IP, IPV6, flow, goto, isIpv6, resubmit } from './common';
 import { portRangeToMasks } from './ports';
 import type { ConjunctionBuilder } from './policy-conjunction';
 import { appliedMembers, localPodsOf, namedPortMembers, namedPortNumbers, resolveNamedPort, type PolicyReader } from './policy-members';
@@ -37,26 +37,47 @@ export interface PolicyBuild {
    * covers many rules (peers of different rules that name the same groups), else by the peer object
    * (one rule's variants).
    */
-  peerCache: Map<string | NetworkPolicyPeer, number[]> | undefined;
+  peerCache: Map<string | NetworkPolicyPeer, PeerCidrs> | undefined;
   /** Metric tables whose logging group a rule uses (ids: {@link loggingGroupId}). */
   loggingTables: Set<number> | undefined;
   /** First group id of the logging groups. */
   groupBase: number;
   /** Antrea-native policies are enforced (their tables exist). */
   antreaPolicy: boolean;
+  /**
+   * The node has IPv6 (dual-stack): IPv6 peers get address matches, and service clauses, allow
+   * and metric flows get their IPv6 twins. Off, IPv6 addresses in groups are left out.
+   */
+  ipv6: boolean;
+}
+
+/** A peer's addresses: IPv4 as aggregated CIDR codes, IPv6 as distinct canonical text (empty on an IPv4-only node). */
+export interface PeerCidrs {
+  v4: number[];
+  v6: string[];
+}
+
+/** Addresses of a list (IPv6 ones kept when the node has IPv6). */
+function cidrsOf(b: PolicyBuild, items: Iterable<string>): PeerCidrs {
+  const r = b.conj.ranges.reset();
+  const v6: string[] = [];
+  for (const x of items) if (!r.add(x) && b.ipv6 && isIpv6(x)) v6.push(x);
+  return { v4: aggregateRanges(r), v6: v6.length ? distinctV6(v6) : v6 };
 }
 
 const protoNumber: Record<string, number> = { TCP: PROTO_TCP, UDP: PROTO_UDP, SCTP: PROTO_SCTP, ICMP: PROTO_ICMP, IGMP: 2 };
 
-/** Match flows of a service clause (port ranges split into bitmasks). */
-function serviceMatches(s: Service, port: number | undefined): Match[] {
-  const proto = protoNumber[s.protocol];
+/** Match flows of a service clause (port ranges split into bitmasks); IPv6 ones with `v6` (ICMP is ICMPv6 there). */
+function serviceMatches(s: Service, port: number | undefined, v6 = false): Match[] {
+  let proto = protoNumber[s.protocol];
   if (proto === undefined) return [];
-  const base: Match = { ...IP, ipProto: proto };
+  if (v6 && s.protocol === 'IGMP') return [];
+  if (v6 && s.protocol === 'ICMP') proto = PROTO_ICMPV6;
+  const base: Match = { ...(v6 ? IPV6 : IP), ipProto: proto };
   if (s.protocol === 'ICMP') {
     const m: Match = { ...base };
-    if (s.icmpType !== undefined) m.icmpType = s.icmpType;
-    if (s.icmpCode !== undefined) m.icmpCode = s.icmpCode;
+    if (s.icmpType !== undefined) m[v6 ? 'icmpv6Type' : 'icmpType'] = s.icmpType;
+    if (s.icmpCode !== undefined) m[v6 ? 'icmpv6Code' : 'icmpCode'] = s.icmpCode;
     return [m];
   }
   const dstKey = s.protocol === 'TCP' ? 'tcpDst' : s.protocol === 'UDP' ? 'udpDst' : 'sctpDst';
@@ -73,26 +94,29 @@ function serviceMatches(s: Service, port: number | undefined): Match[] {
   return out;
 }
 
-/** The peer's addresses as the fewest CIDR codes; computed once per distinct peer. */
-function peerAddresses(b: PolicyBuild, peer: NetworkPolicyPeer): number[] {
+/** The peer's addresses as the fewest CIDRs of each family; computed once per distinct peer. */
+function peerAddresses(b: PolicyBuild, peer: NetworkPolicyPeer): PeerCidrs {
   const sig = b.conj.sharesMatches
     ? `${peer.addressGroups.join('\0')}|${peer.ipBlocks.map((x) => `${x.cidr}-${x.except.join('-')}`).join('\0')}|${(peer.fqdns ?? []).join('\0')}`
     : peer;
   const hit = b.peerCache?.get(sig);
   if (hit) return hit;
   const r = b.conj.ranges.reset();
+  const v6: string[] = [];
+  // IPv4 text goes into the range buffer; what it refuses is kept when it is IPv6 (dual-stack).
+  const keep6 = b.ipv6;
   for (const g of peer.addressGroups) {
     const members = b.rd.addressGroup(g) ?? [];
     for (let i = 0; i < members.length; i++) {
       const ips = members[i]!.ips;
-      for (let k = 0; k < ips.length; k++) r.add(ips[k]!);
+      for (let k = 0; k < ips.length; k++) if (!r.add(ips[k]!) && keep6 && isIpv6(ips[k]!)) v6.push(ips[k]!);
     }
   }
-  for (const x of peer.ipBlocks) r.addAll(ipBlockCidrs(x));
-  for (const f of peer.fqdns ?? []) r.addAll(b.rd.fqdnAddresses(f) ?? []);
-  const codes = aggregateRanges(r);
-  (b.peerCache ??= new Map()).set(sig, codes);
-  return codes;
+  for (const x of peer.ipBlocks) for (const c of ipBlockCidrs(x)) if (!r.add(c) && keep6 && isIpv6(c)) v6.push(c);
+  for (const f of peer.fqdns ?? []) for (const a of b.rd.fqdnAddresses(f) ?? []) if (!r.add(a) && keep6 && isIpv6(a)) v6.push(a);
+  const cidrs: PeerCidrs = { v4: aggregateRanges(r), v6: v6.length ? distinctV6(v6) : v6 };
+  (b.peerCache ??= new Map()).set(sig, cidrs);
+  return cidrs;
 }
 
 const isEmptyPeer = (peer: NetworkPolicyPeer): boolean =>
@@ -149,18 +173,24 @@ function ruleFlows(b: PolicyBuild, np: NetworkPolicy, r: NetworkPolicyRule, ri: 
   for (const v of variantsOf(b, np, r, ruleKey(np.uid, ri), appliedMembers(b.rd, np, r))) {
     const id = b.rd.conjunctionId(v.key);
     b.conj.setClauses(id, v.services.length ? 3 : 2);
-    const peerCidrs = v.peerIps ? aggregateRanges(b.conj.ranges.reset().addAll(v.peerIps)) : peerAddresses(b, peer);
+    const peerCidrs = v.peerIps ? cidrsOf(b, v.peerIps) : peerAddresses(b, peer);
     // Clause 1 (from) and 2 (to): the peer side uses addresses, the applied-to side local ports/IPs.
     const localPods = localPodsOf(b.rd, v.members);
     if (!localPods.length) continue;
     if (ingress) {
-      b.conj.addAddresses(table, matchPrio, peerCidrs, 'src', id, 1);
+      b.conj.addAddresses(table, matchPrio, peerCidrs.v4, 'src', id, 1);
+      if (peerCidrs.v6.length) b.conj.addIpv6Addresses(table, matchPrio, peerCidrs.v6, 'src', id, 1);
       // Stretched policies: peers in other clusters carry their label identity in tun_id.
       for (const label of peer.labelIdentities ?? []) b.conj.add(table, matchPrio, { tunId: BigInt(label) }, id, 1);
       for (const pod of localPods) b.conj.add(table, matchPrio, matchField(TargetOFPortField, pod.ofport), id, 2);
     } else {
-      for (const pod of localPods) b.conj.addAddresses(table, matchPrio, aggregateRanges(b.conj.ranges.reset().addAll(pod.ips)), 'src', id, 1);
-      b.conj.addAddresses(table, matchPrio, peerCidrs, 'dst', id, 2);
+      for (const pod of localPods) {
+        const own = cidrsOf(b, pod.ips);
+        b.conj.addAddresses(table, matchPrio, own.v4, 'src', id, 1);
+        if (own.v6.length) b.conj.addIpv6Addresses(table, matchPrio, own.v6, 'src', id, 1);
+      }
+      b.conj.addAddresses(table, matchPrio, peerCidrs.v4, 'dst', id, 2);
+      if (peerCidrs.v6.length) b.conj.addIpv6Addresses(table, matchPrio, peerCidrs.v6, 'dst', id, 2);
       // toServices: connections the Service load-balancing chose an endpoint for (its group id is
       // in the register), so a backend reached by its own address does not match, as in Antrea.
       for (const ref of peer.toServices ?? []) {
@@ -168,6 +198,7 @@ function ruleFlows(b: PolicyBuild, np: NetworkPolicy, r: NetworkPolicyRule, ri: 
       }
     }
     for (const { s, port } of v.services) for (const m of serviceMatches(s, port)) b.conj.add(table, matchPrio, m, id, 3);
+    if (b.ipv6) for (const { s, port } of v.services) for (const m of serviceMatches(s, port, true)) b.conj.add(table, matchPrio, m, id, 3);
     actionFlows(b, table, actionPrio, id, r, native);
   }
 }
@@ -212,7 +243,12 @@ export function addPolicyLevelFlows(b: PolicyBuild, np: NetworkPolicy): void {
   const locals = localPodsOf(b.rd, np.appliedToGroups.flatMap((n) => b.rd.appliedToGroup(n) ?? []));
   for (const pod of locals) {
     if (isolated.In) b.out.push(flow(b.p.id('IngressDefaultRule'), PRIORITY.normal, matchField(TargetOFPortField, pod.ofport), [], b.cookie));
-    if (isolated.Out) for (const ip of pod.ips) b.out.push(flow(b.p.id('EgressDefaultRule'), PRIORITY.normal, { ...IP, ipv4Src: ip }, [], b.cookie));
+    if (isolated.Out) {
+      for (const ip of pod.ips) {
+        if (!isIpv6(ip)) b.out.push(flow(b.p.id('EgressDefaultRule'), PRIORITY.normal, { ...IP, ipv4Src: ip }, [], b.cookie));
+      }
+      if (b.ipv6) for (const ip of cidrsOf(b, pod.ips.filter(isIpv6)).v6) b.out.push(flow(b.p.id('EgressDefaultRule'), PRIORITY.normal, { ...IPV6, ipv6Src: ip }, [], b.cookie));
+    }
   }
 }
 
@@ -255,18 +291,25 @@ function allowFlows(b: PolicyBuild, table: number, prio: number, id: number, r: 
   const conjReg = ingress ? TFIngressConjIDField : TFEgressConjIDField;
   const label = ingress ? IngressRuleCTLabel : EgressRuleCTLabel;
   const c = b.cookie;
-  if (r.enableLogging) {
-    // Logging of allowed packets: fan out to the metric table and to the controller.
-    b.out.push(flow(table, prio, { conjId: id, ...IP }, [
-      loadField(conjReg, id), loadField(APDispositionField, DISPOSITION_ALLOW), loadField(PacketInOperationField, PACKETIN_NP_LOGGING_OPERATION),
-      loadField(PacketInTableField, table), { type: 'ct', commit: true, zone: CT_ZONE, exec: [label.load(id)] }, { type: 'group', id: loggingGroupId(b, metric) },
-    ], c));
-  } else {
-    b.out.push(flow(table, prio, { conjId: id, ...IP }, [loadField(conjReg, id), { type: 'ct', commit: true, table: metric, zone: CT_ZONE, exec: [label.load(id)] }], c));
-  }
   const next = b.p.nextId(ingress ? 'IngressMetric' : 'EgressMetric');
+  // The IPv6 twins commit in the IPv6 zone (the zone the connection was tracked in).
+  for (const [fam, zone] of b.ipv6 ? ([[IP, CT_ZONE], [IPV6, CT_ZONE_V6]] as const) : ([[IP, CT_ZONE]] as const)) {
+    if (r.enableLogging) {
+      // Logging of allowed packets: fan out to the metric table and to the controller.
+      b.out.push(flow(table, prio, { conjId: id, ...fam }, [
+        loadField(conjReg, id), loadField(APDispositionField, DISPOSITION_ALLOW), loadField(PacketInOperationField, PACKETIN_NP_LOGGING_OPERATION),
+        loadField(PacketInTableField, table), { type: 'ct', commit: true, zone, exec: [label.load(id)] }, { type: 'group', id: loggingGroupId(b, metric) },
+      ], c));
+    } else {
+      b.out.push(flow(table, prio, { conjId: id, ...fam }, [loadField(conjReg, id), { type: 'ct', commit: true, table: metric, zone, exec: [label.load(id)] }], c));
+    }
+  }
   b.out.push(flow(metric, PRIORITY.normal, { ctState: { new: true }, ...label.match(id), ...IP }, [goto(next)], c));
   b.out.push(flow(metric, PRIORITY.normal, { ctState: { new: false }, ...label.match(id), ...IP }, [goto(next)], c));
+  if (b.ipv6) {
+    b.out.push(flow(metric, PRIORITY.normal, { ctState: { new: true }, ...label.match(id), ...IPV6 }, [goto(next)], c));
+    b.out.push(flow(metric, PRIORITY.normal, { ctState: { new: false }, ...label.match(id), ...IPV6 }, [goto(next)], c));
+  }
 }
 
 /** The logging groups the rules used: bucket 0 back to the metric table, bucket 1 to the controller. */

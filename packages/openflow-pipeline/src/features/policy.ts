@@ -15,7 +15,7 @@ import {
 } from '../fields';
 import type { Pipeline, TableName } from '../tables';
 import type { NetworkPolicy, NodeConfig } from '../state';
-import { IP, flow, goto, withOptions } from './common';
+import { IP, IPV6, flow, goto, hasIpv6, ipv6Addr, withOptions } from './common';
 import { ConjunctionBuilder } from './policy-conjunction';
 import { inputReader, policyRuleKeys, type PolicyInputs, type PolicyReader } from './policy-members';
 import { addressGroupKind, appliedToGroupKind, fqdnAddressesKind, policyKind, policyRuleKind } from './policy-kinds';
@@ -72,9 +72,14 @@ export function networkPolicyBaseFlows(p: Pipeline, cfg: NodeConfig, controllerI
   const bypassPrio = antrea ? PRIORITY.topAntreaPolicy : PRIORITY.high;
   const inTable = p.id(antrea ? 'AntreaPolicyIngressRule' : 'IngressRule');
   const egTable = p.id(antrea ? 'AntreaPolicyEgressRule' : 'EgressRule');
+  const ipv6 = hasIpv6(cfg);
   for (const [t, metric] of [[egTable, p.id('EgressMetric')], [inTable, p.id('IngressMetric')]] as const) {
     out.push(flow(t, bypassPrio, { ctState: { new: false, est: true }, ...IP }, [goto(metric)], c));
     out.push(flow(t, bypassPrio, { ctState: { new: false, rel: true }, ...IP }, [goto(metric)], c));
+    if (ipv6) {
+      out.push(flow(t, bypassPrio, { ctState: { new: false, est: true }, ...IPV6 }, [goto(metric)], c));
+      out.push(flow(t, bypassPrio, { ctState: { new: false, rel: true }, ...IPV6 }, [goto(metric)], c));
+    }
   }
   // Ingress classifier: traffic to the gateway, tunnel or uplink skips ingress rules.
   const isc = p.id('IngressSecurityClassifier');
@@ -83,8 +88,10 @@ export function networkPolicyBaseFlows(p: Pipeline, cfg: NodeConfig, controllerI
   // Kubelet probes from the gateway bypass ingress rules (netdev datapath has no pkt_mark from the host).
   if (opts.netdevDatapath ?? true) {
     out.push(flow(isc, PRIORITY.high, { ctState: { rpl: false, trk: true }, ...IP, ipv4Src: cfg.gateway.ip }, [goto(p.id('ConntrackCommit'))], c));
+    if (ipv6) out.push(flow(isc, PRIORITY.high, { ctState: { rpl: false, trk: true }, ...IPV6, ipv6Src: ipv6Addr(cfg.gateway.ipv6!, 'config.gateway.ipv6') }, [goto(p.id('ConntrackCommit'))], c));
   } else {
     out.push(flow(isc, PRIORITY.high, { pktMark: { value: 0x80000000, mask: 0x80000000 }, ctState: { rpl: false, trk: true }, ...IP }, [goto(p.id('ConntrackCommit'))], c));
+    if (ipv6) out.push(flow(isc, PRIORITY.high, { pktMark: { value: 0x80000000, mask: 0x80000000 }, ctState: { rpl: false, trk: true }, ...IPV6 }, [goto(p.id('ConntrackCommit'))], c));
   }
   // Packet-in flows in Output, one per operation combination.
   for (let op = 1; op <= PACKETIN_NP_LOGGING_OPERATION + 2 + PACKETIN_NP_REJECT_OPERATION; op++) {
@@ -99,7 +106,7 @@ export function networkPolicyBaseFlows(p: Pipeline, cfg: NodeConfig, controllerI
 /** A computation of policy flows; `shareMatches` false when the caller merges conjunctive flows itself. */
 function newBuild(p: Pipeline, cfg: NodeConfig, rd: PolicyReader, groupBase: number, antreaPolicy: boolean, shareMatches = true): PolicyBuild {
   const cookie = policyCookie(cfg);
-  return { p, cfg, cookie, rd, conj: new ConjunctionBuilder(cookie, shareMatches), out: [], peerCache: undefined, loggingTables: undefined, groupBase, antreaPolicy };
+  return { p, cfg, cookie, rd, conj: new ConjunctionBuilder(cookie, shareMatches), out: [], peerCache: undefined, loggingTables: undefined, groupBase, antreaPolicy, ipv6: hasIpv6(cfg) };
 }
 
 /**
@@ -171,10 +178,19 @@ export function networkPolicyTraceFlows(ctx: TraceContext, tag: number): Flow[] 
   const report = traceToController(ctx);
   const defaults = new Set((['IngressDefaultRule', 'EgressDefaultRule'] as const).filter((t) => p.has(t)).map((t) => p.id(t)));
   const out: Flow[] = [];
+  // On a dual-stack node, a drop that matches no address family drops IPv6 packets too: its
+  // trace copy is doubled with the IPv6 tag match (the tag sits in the traffic class there).
+  const ipv6 = hasIpv6(ctx.config);
   for (const f of ctx.flows) {
-    if (defaults.has(f.table) && f.priority === PRIORITY.normal && f.actions.length === 0) out.push(traceFlow(ctx, tag, f.table, PRIORITY.normal + 2, f.match, report));
+    if (defaults.has(f.table) && f.priority === PRIORITY.normal && f.actions.length === 0) {
+      out.push(traceFlow(ctx, tag, f.table, PRIORITY.normal + 2, f.match, report));
+      if (ipv6 && f.match.ethType === undefined) out.push(traceFlow(ctx, tag, f.table, PRIORITY.normal + 2, { ...f.match, ...IPV6 }, report));
+    }
   }
-  for (const metric of ['IngressMetric', 'EgressMetric'] as const) out.push(traceFlow(ctx, tag, p.id(metric), PRIORITY.normal + 2, matchMarks(APDenyRegMark), report));
+  for (const metric of ['IngressMetric', 'EgressMetric'] as const) {
+    out.push(traceFlow(ctx, tag, p.id(metric), PRIORITY.normal + 2, matchMarks(APDenyRegMark), report));
+    if (ipv6) out.push(traceFlow(ctx, tag, p.id(metric), PRIORITY.normal + 2, { ...matchMarks(APDenyRegMark), ...IPV6 }, report));
+  }
   return out;
 }
 

@@ -11,7 +11,7 @@ import { defineKind } from '../objects';
 import { FromTunnelRegMark, GLOBAL_VIRTUAL_MAC, OutputToOFPortRegMark, PRIORITY, RewriteMACRegMark, TargetOFPortField, ToGatewayRegMark, ToTunnelRegMark, loadMarks } from '../fields';
 import type { Pipeline } from '../tables';
 import type { NodeConfig, RemoteNode } from '../state';
-import { ARP, IP, arpReplyActions, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst, withOptions } from './common';
+import { ARP, IP, IPV6, arpReplyActions, flow, goto, hasIpv6, ipv4Net, ipv6Net, setEthDst, setEthSrc, setTunDst, withOptions } from './common';
 import { cookieOf } from './pod';
 
 /** Peer nodes, by name. */
@@ -62,6 +62,27 @@ export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode, 
   } else {
     // noEncap, hybrid within the subnet, WireGuard: the host routes it.
     flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(peer.podCIDR) }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c));
+  }
+  if (peer.podCIDRv6 !== undefined && hasIpv6(cfg)) {
+    // The peer's IPv6 pod CIDR goes the way its IPv4 one goes: through the (IPv4) tunnel to its
+    // node IP, its IPsec port, or the gateway. No Neighbor Discovery answer for the peer's gateway
+    // here: the host resolves it by a static neighbor entry (the agent's routes, as Antrea's).
+    const dst = ipv6Net(peer.podCIDRv6, `remoteNodes[${peer.name}].podCIDRv6`);
+    if (viaTunnel && peer.ipsecTunnelOfport !== undefined) {
+      const port = peer.ipsecTunnelOfport;
+      flows.push(
+        flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IPV6, ipv6Dst: dst }, [setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL'))], c),
+        flow(p.id('L2ForwardingCalc'), PRIORITY.high, { ...IPV6, ethDst: GLOBAL_VIRTUAL_MAC, ipv6Dst: dst }, [
+          ...loadMarks(TargetOFPortField.mark(port), OutputToOFPortRegMark), goto(p.nextId('L2ForwardingCalc')),
+        ], c),
+      );
+    } else if (viaTunnel) {
+      flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IPV6, ipv6Dst: dst }, [
+        setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(peer.nodeIP), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL')),
+      ], c));
+    } else {
+      flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IPV6, ipv6Dst: dst }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c));
+    }
   }
   return flows;
 }

@@ -18,7 +18,8 @@ import type { Group } from '../format';
 import type { Feature } from '../feature';
 import { defineKind } from '../objects';
 import { podKind } from './pod';
-import { IP, flow, goto, ipv4ToInt, resubmit, setEthDst } from './common';
+import { IP, IPV6, flow, goto, hasIpv6, ipv4ToInt, resubmit, setEthDst } from './common';
+import { podIpv4s } from './pod-ipv6';
 
 /** Service ports, by group id; found by their Service `<namespace>/<name>` (index `serviceRef`). */
 export const serviceKind = defineKind({
@@ -45,6 +46,9 @@ export function serviceBaseFlows(p: Pipeline, cfg: NodeConfig, controllerId = CO
     flow(p.id('UnSNAT'), PRIORITY.normal, { ...IP, ipv4Dst: gwIP }, [{ type: 'ct', table: p.id('ConntrackZone'), zone: SNAT_CT_ZONE, nat: {} }], c),
     flow(p.id('UnSNAT'), PRIORITY.normal, { ...IP, ipv4Dst: virtualIP }, [{ type: 'ct', table: p.id('ConntrackZone'), zone: SNAT_CT_ZONE, nat: {} }], c),
     flow(p.id('PreRoutingClassifier'), PRIORITY.normal, IP, [resubmit(p.id('NodePortMark')), resubmit(p.id('SessionAffinity')), resubmit(p.id('ServiceLB'))], c),
+    // Services are IPv4 here; IPv6 on a dual-stack node passes the Service tables as IPv4 that is
+    // not for a Service does (SessionAffinity's miss ends a pass, so it must be resubmitted too).
+    ...(hasIpv6(cfg) ? [flow(p.id('PreRoutingClassifier'), PRIORITY.normal, IPV6, [resubmit(p.id('NodePortMark')), resubmit(p.id('SessionAffinity')), resubmit(p.id('ServiceLB'))], c)] : []),
     flow(p.id('NodePortMark'), PRIORITY.normal, { ...IP, ipv4Dst: cfg.nodeIP }, loadMarks(ToNodePortAddressRegMark), c),
     // What the host DNATs the node ports it receives to (nodeIP:nodePort -> this:nodePort).
     flow(p.id('NodePortMark'), PRIORITY.normal, { ...IP, ipv4Dst: cfg.nodePortDnatIP ?? VIRTUAL_NODEPORT_DNAT_IP }, loadMarks(ToNodePortAddressRegMark), c),
@@ -87,7 +91,8 @@ export function serviceBaseFlows(p: Pipeline, cfg: NodeConfig, controllerId = CO
 /** Hairpin mark for a local pod (a Service may send a pod to itself). */
 export function serviceHairpinPodFlows(p: Pipeline, cfg: NodeConfig, pod: LocalPod): Flow[] {
   const c = makeCookie(cfg.round, CookieCategory.Service);
-  return pod.ips.map((ip) =>
+  // IPv4 only: Services are IPv4 here (an IPv6 address of a dual-stack pod has no Service flows yet).
+  return podIpv4s(pod).map((ip) =>
     flow(p.id('SNATMark'), PRIORITY.low, { ctState: { new: true, trk: true }, ...IP, ipv4Src: ip, ipv4Dst: ip }, [
       { type: 'ct', commit: true, table: p.id('SNAT'), zone: CT_ZONE, exec: [loadCtMark(ConnSNATCTMark), loadCtMark(HairpinCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
     ], c),

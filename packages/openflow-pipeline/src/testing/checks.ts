@@ -97,7 +97,8 @@ export function traceFlowProblems(trace: readonly Flow[], node: readonly Flow[],
   for (const f of node) index.insert(f);
   for (const f of notCanonical(trace)) out.push(`not in the codec's canonical form: ${show(p, f)}`);
   for (const f of trace) {
-    if (f.match.ipDscp !== tag || f.match.ethType !== 0x800) out.push(`does not match the tag ${tag} (ip, ip_dscp=${tag}): ${show(p, f)}`);
+    // The tag is the DSCP of an IPv4 packet or the traffic class of an IPv6 one.
+    if (f.match.ipDscp !== tag || (f.match.ethType !== 0x800 && f.match.ethType !== 0x86dd)) out.push(`does not match the tag ${tag} (ip or ipv6, ip_dscp=${tag}): ${show(p, f)}`);
     const c = f.cookie === undefined ? undefined : parseCookie(f.cookie);
     if (c?.category !== CookieCategory.Traceflow || c.objectId !== tag) out.push(`cookie is not the tag's Traceflow cookie (traceCookie): ${show(p, f)}`);
     if (p.nameOf(f.table) === undefined) out.push(`in a table the pipeline does not realize: ${show(p, f)}`);
