@@ -6,6 +6,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Testbed, run, waitFor } from '@switchyard/testbed';
+import { Agent } from '../src/index';
 import { buildNetnsHelper, cni, ensurePluginBuilt, netconf, podArgs, sandbox, startNode, stopNode, type Node } from './helpers';
 
 let tb: Testbed;
@@ -77,6 +78,12 @@ describe.each([
     expect((await sb.netns.exec(['ip', '-6', 'neigh', 'show', 'to', `${v6}:1`])).stdout).toMatch(new RegExp(`^${v6}:1 dev eth0 `));
     const check = await cni('CHECK', env, netconf(node!.socket, { prevResult: add.out }));
     expect([check.code, check.raw]).toEqual([0, '']);
+
+    // A restarted agent reads the pod back from OVSDB with both addresses, and CHECK still passes.
+    await node!.agent.stop();
+    node!.agent = await Agent.start(node!.options);
+    expect(node!.agent.part('node').interfaces.get(sb.containerId)).toMatchObject({ ipCidr: `${v4}.2/24`, ipv6: { ipCidr: `${v6}:2/64`, gateway: `${v6}:1` } });
+    expect((await cni('CHECK', env, netconf(node!.socket, { prevResult: add.out }))).code).toBe(0);
 
     const del = await cni('DEL', env, netconf(node!.socket));
     expect(del.code).toBe(0);
