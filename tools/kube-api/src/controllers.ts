@@ -735,12 +735,24 @@ export class ClusterControllers {
       type Addr = { ip: string; nodeName?: string };
       const subsets = (ep.subsets ?? []) as { addresses?: Addr[]; notReadyAddresses?: Addr[]; ports?: unknown[] }[];
       const endpoint = (a: Addr, ready: boolean): Record<string, unknown> => ({ addresses: [a.ip], conditions: { ready, serving: ready, terminating: false }, ...(a.nodeName ? { nodeName: a.nodeName } : {}) });
-      const wanted = subsets.map((x) => ({ addressType: 'IPv4', ports: x.ports ?? [], endpoints: [...(x.addresses ?? []).map((a) => endpoint(a, true)), ...(x.notReadyAddresses ?? []).map((a) => endpoint(a, false))] }));
+      // One slice per subset and address family (IPv4 first), as the mirroring controller writes them.
+      const wanted = subsets.flatMap((x) => {
+        const slice = (family: string): { addressType: string; ports: unknown[]; endpoints: Record<string, unknown>[] } => {
+          const of = (a: Addr): boolean => (ipFamilyOf(a.ip) === 'IPv6') === (family === 'IPv6');
+          return { addressType: family, ports: x.ports ?? [], endpoints: [...(x.addresses ?? []).filter(of).map((a) => endpoint(a, true)), ...(x.notReadyAddresses ?? []).filter(of).map((a) => endpoint(a, false))] };
+        };
+        const v4 = slice('IPv4');
+        const v6 = slice('IPv6');
+        return v6.endpoints.length === 0 ? [v4] : v4.endpoints.length === 0 ? [v6] : [v4, v6];
+      });
       const existing = mirrored.filter((x) => x.metadata.labels?.['kubernetes.io/service-name'] === name);
       const sliceLabels = { ...(svc.metadata.labels ?? {}), 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': mirroredBy };
       const owner: OwnerReference = { apiVersion: 'v1', kind: 'Service', name, uid: svc.metadata.uid as string, controller: true, blockOwnerDeletion: true };
-      wanted.forEach((w, i) => {
-        const cur = existing[i];
+      // A slice keeps its address type: wanted slices reuse existing ones of their family, in order.
+      const spare = new Map<string, KubeObject[]>();
+      for (const x of existing) spare.set(String(x.addressType), [...(spare.get(String(x.addressType)) ?? []), x]);
+      wanted.forEach((w) => {
+        const cur = spare.get(w.addressType)?.shift();
         if (!cur) this.api.create(sliceType, ns, { metadata: { generateName: `${name}-`, namespace: ns, labels: sliceLabels, ownerReferences: [owner] }, ...w });
         else {
           keep.add(cur.metadata.name as string);

@@ -110,6 +110,16 @@ describe('a dual-stack cluster (IPv4 primary)', () => {
     expect(ep.body.subsets[0]?.addresses.map((a) => a.ip)).toEqual(['fd00:10:244:1::5']);
   });
 
+  it('mirrors the Endpoints of a selectorless Service into one EndpointSlice per address family', async () => {
+    await create(svc('imported', { ipFamilyPolicy: 'PreferDualStack' }));
+    await c.post('/api/v1/namespaces/ds/endpoints', { metadata: { name: 'imported' }, subsets: [{ addresses: [{ ip: '10.111.0.5' }, { ip: 'fd00:111::5' }], ports: [{ port: 80, protocol: 'TCP' }] }] });
+    const byType = await c.eventually(async () => {
+      const items = (await c.get<{ items: Slice[] }>('/apis/discovery.k8s.io/v1/namespaces/ds/endpointslices?labelSelector=kubernetes.io/service-name%3Dimported')).body.items;
+      return items.length === 2 ? Object.fromEntries(items.map((x) => [x.addressType, x.endpoints.map((e) => e.addresses[0])])) : undefined;
+    }, 'two mirrored slices');
+    expect(byType).toEqual({ IPv4: ['10.111.0.5'], IPv6: ['fd00:111::5'] });
+  });
+
   it('gives each new Node one podCIDR per family, keeps them, and frees them with the Node', async () => {
     const n1 = await c.post<Obj>('/api/v1/nodes', { metadata: { name: 'n1' } });
     expect(n1.body.spec).toEqual({ podCIDR: '10.244.0.0/24', podCIDRs: ['10.244.0.0/24', 'fd00:10:244::/64'] });
