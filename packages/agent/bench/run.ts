@@ -308,6 +308,67 @@ async function warmPolicyRealization(agent: Agent, ovs: OvsInstance, n: number, 
   return { flows: stats.added + stats.modified, flowsOnSwitch: lines.length, wallMs, agentCpuMs: (cpu.user + cpu.system) / 1000, vswitchdMs, timings, flowText: `${lines.join('\n')}\n` };
 }
 
+/**
+ * CNI ADD of a pod on an IPv4-only node and on a dual-stack node (podCIDRv6: an address of each
+ * family, IPv6 on in the pod, its default route) in the same run: two agents, each on its own OVS,
+ * their ADDs (then their DELs) interleaved in rounds of 10 so both see the same machine load.
+ */
+async function dualStackBench(tb: Testbed, dir: string, env: (extra: Record<string, string>) => NodeJS.ProcessEnv): Promise<void> {
+  const n = Number(process.env.BENCH_DUAL_N ?? 100);
+  const round = 10;
+  const load0 = loadavg().map(r2);
+  const nodes = await Promise.all(
+    (['IPv4-only', 'dual-stack'] as const).map(async (kind, k) => {
+      const ovs = await tb.startOvs();
+      const socket = join(dir, `cni-${k}.sock`);
+      const agent = await Agent.start({
+        nodeName: `bench-${k}`, podCIDR: `10.${110 + k}.0.0/16`, ...(kind === 'dual-stack' ? { podCIDRv6: 'fd00:10:111::/64' } : {}), nodeIP: `192.168.1.${10 + k}`,
+        ovsdbRemote: ovs.dbRemote, ovsRunDir: ovs.dir, datapathType: 'netdev', gatewayName: 'sy-gw0', tunnelName: 'sy-tun0', dataDir: join(dir, `n${k}`), cniSocket: socket,
+        nodeNetns: ovs.netns.name, netnsHelper,
+      });
+      const sandboxes: Netns[] = [];
+      for (let i = 0; i < n; i++) sandboxes.push(await tb.createNetns(`d${k}`));
+      const conf = JSON.stringify({ cniVersion: '1.0.0', name: 'switchyard', type: 'switchyard-cni', cniSocket: socket });
+      const op = (cmd: string, i: number): Promise<number> =>
+        timedExec(PLUGIN_ARGV, env({ CNI_COMMAND: cmd, CNI_CONTAINERID: `ds${k}-${i}`, CNI_NETNS: sandboxes[i]!.path, CNI_IFNAME: 'eth0', CNI_ARGS: `K8S_POD_NAMESPACE=bench;K8S_POD_NAME=pod-${i}` }), conf);
+      return { kind, ovs, agent, op, lat: [] as number[], del: [] as number[], vswitchdCpuMsPerAdd: 0, reconfiguresPerAdd: 0 };
+    }),
+  );
+  console.error(`dual-stack vs IPv4-only ADD (${PLUGIN_NAME}, ${netnsHelper ? 'switchyard-netns' : 'nsenter child per pod'}), ${n} each, interleaved in rounds of ${round}; load ${load0.join(' ')}`);
+  // Each node's ovs-vswitchd main thread (it attaches ports and, on the userspace datapath, also
+  // handles what the pods send: a dual-stack pod's IPv6 link-local chatter lands there).
+  const before = await Promise.all(nodes.map((x) => vswitchdSample(x.ovs)));
+  for (let from = 0; from < n; from += round) {
+    for (const node of nodes) for (let i = from; i < Math.min(n, from + round); i++) node.lat.push(await node.op('ADD', i));
+  }
+  const after = await Promise.all(nodes.map((x) => vswitchdSample(x.ovs)));
+  nodes.forEach((x, k) => {
+    x.vswitchdCpuMsPerAdd = r2((after[k]!.cpuNs - before[k]!.cpuNs) / 1e6 / n);
+    x.reconfiguresPerAdd = r2((after[k]!.reconfigures - before[k]!.reconfigures) / n);
+  });
+  for (let from = 0; from < n; from += round) {
+    for (const node of nodes) for (let i = from; i < Math.min(n, from + round); i++) node.del.push(await node.op('DEL', i));
+  }
+  const load1 = loadavg().map(r2);
+  for (const node of nodes) {
+    record(`${node.kind} ADD, ${n} sequential (interleaved)`, node.lat, node.lat.reduce((a, b) => a + b, 0));
+    record(`${node.kind} DEL, ${n} sequential (interleaved)`, node.del, node.del.reduce((a, b) => a + b, 0));
+    await node.agent.stop();
+  }
+  const p50 = (name: string): number => rows.find((r) => r.name.startsWith(name))!.p50ms;
+  const summary = {
+    ratioAddP50DualVsV4: r2(p50('dual-stack ADD') / p50('IPv4-only ADD')),
+    ratioDelP50DualVsV4: r2(p50('dual-stack DEL') / p50('IPv4-only DEL')),
+    vswitchdPerAdd: Object.fromEntries(nodes.map((x) => [x.kind, { mainThreadCpuMs: x.vswitchdCpuMsPerAdd, reconfigures: x.reconfiguresPerAdd }])),
+  };
+  console.log('| case | n | p50 ms | p99 ms |\n|---|---|---|---|');
+  for (const r of rows) console.log(`| ${r.name} | ${r.n} | ${r.p50ms} | ${r.p99ms} |`);
+  console.log(`dual-stack / IPv4-only p50: ADD ${summary.ratioAddP50DualVsV4}x, DEL ${summary.ratioDelP50DualVsV4}x; load average ${load0.join(' ')} -> ${load1.join(' ')}`);
+  console.log(`ovs-vswitchd main thread per ADD: ${JSON.stringify(summary.vswitchdPerAdd)}`);
+  const result = { date: new Date().toISOString(), node: process.version, plugin: PLUGIN_NAME, netnsHelper: netnsHelper !== false, loadavg: { start: load0, end: load1 }, rows, summary };
+  if (process.env.BENCH_RESULTS !== '0') writeFileSync(join(HERE, 'dual-stack.results.json'), `${JSON.stringify(result, null, 2)}\n`);
+}
+
 async function main(): Promise<void> {
   if (!existsSync(PLUGIN)) await run(['npx', 'tsup'], { timeoutMs: 120_000 });
   const tb = await Testbed.create();
@@ -321,6 +382,12 @@ async function main(): Promise<void> {
     // timings (for before/after comparisons run back to back). Either leaves results.json as it is.
     const policyOnly = process.env.BENCH_ONLY === 'policy';
     const addOnly = process.env.BENCH_ONLY === 'add';
+    // BENCH_ONLY=dual-stack: ADD on an IPv4-only node against ADD on a dual-stack node, interleaved in
+    // one run (written to dual-stack.results.json unless BENCH_RESULTS=0).
+    if (process.env.BENCH_ONLY === 'dual-stack') {
+      await dualStackBench(tb, dir, env);
+      return;
+    }
     for (let i = 0; i < (policyOnly ? 2 : addOnly ? total : 2 * total); i++) sandboxes.push(await tb.createNetns('b'));
     const args = (i: number): string => `K8S_POD_NAMESPACE=bench;K8S_POD_NAME=pod-${i}`;
 

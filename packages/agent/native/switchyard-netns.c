@@ -11,7 +11,10 @@
  *     IFNAME up, default route via GATEWAY on IFNAME (replaced), and IFNAME's transmit checksum
  *     offload off when TXOFF. HOST_IF's offload is left as created: only OVS sends on it, through
  *     a packet socket, with checksums already complete (docs/agent.md, "Checksum offload").
- *   ID  podveth  (the ten fields above)  MTU  MAC
+ *   Dual-stack: three more fields, ADDRESS6 PREFIX6 GATEWAY6: IFNAME's disable_ipv6=0 instead,
+ *     ADDRESS6/PREFIX6 on IFNAME without duplicate address detection (IFA_F_NODAD: the node's to
+ *     give, and DAD would hold it tentative for a second), the IPv6 default route via GATEWAY6.
+ *   ID  podveth  (the ten fields above)  MTU  MAC  [ADDRESS6 PREFIX6 GATEWAY6]
  *     The same, after creating the veth pair in NODE_NETNS with one RTM_NEWLINK: HOST_IF up and
  *     promiscuous with MTU, its peer IFNAME (MTU, MAC) directly in POD_NETNS. The pod end is brought
  *     up within microseconds of the creation (the kernel refuses a veth peer created up: ENOTCONN),
@@ -173,6 +176,39 @@ static int addr_replace(int fd, int index, struct in_addr ip, int prefix, const 
   return nl_talk(fd, &q, step, "address");
 }
 
+static int addr6_replace(int fd, int index, const struct in6_addr *ip, int prefix, const char *step) {
+  struct nlreq q;
+  memset(&q, 0, sizeof q);
+  q.n.nlmsg_len = NLMSG_LENGTH(sizeof q.u.a);
+  q.n.nlmsg_type = RTM_NEWADDR;
+  q.n.nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
+  q.u.a.ifa_family = AF_INET6;
+  q.u.a.ifa_prefixlen = (unsigned char)prefix;
+  q.u.a.ifa_flags = IFA_F_NODAD;
+  q.u.a.ifa_scope = RT_SCOPE_UNIVERSE;
+  q.u.a.ifa_index = (unsigned)index;
+  add_attr(&q, IFA_LOCAL, ip, sizeof *ip);
+  add_attr(&q, IFA_ADDRESS, ip, sizeof *ip);
+  return nl_talk(fd, &q, step, "IPv6 address");
+}
+
+static int default_route6(int fd, int index, const struct in6_addr *gw, const char *step) {
+  struct nlreq q;
+  memset(&q, 0, sizeof q);
+  q.n.nlmsg_len = NLMSG_LENGTH(sizeof q.u.r);
+  q.n.nlmsg_type = RTM_NEWROUTE;
+  q.n.nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
+  q.u.r.rtm_family = AF_INET6;
+  q.u.r.rtm_table = RT_TABLE_MAIN;
+  q.u.r.rtm_protocol = RTPROT_BOOT;
+  q.u.r.rtm_scope = RT_SCOPE_UNIVERSE;
+  q.u.r.rtm_type = RTN_UNICAST;
+  add_attr(&q, RTA_GATEWAY, gw, sizeof *gw);
+  int oif = index;
+  add_attr(&q, RTA_OIF, &oif, sizeof oif);
+  return nl_talk(fd, &q, step, "IPv6 default route");
+}
+
 static int default_route(int fd, int index, struct in_addr gw, const char *step) {
   struct nlreq q;
   memset(&q, 0, sizeof q);
@@ -249,19 +285,28 @@ static int host_side(const char *dev) {
   return sysctl_dev("ipv4", dev, "arp_ignore", "8", step) || sysctl_dev("ipv4", dev, "forwarding", "0", step) || sysctl_dev("ipv6", dev, "disable_ipv6", "1", step) ? -1 : 0;
 }
 
+/* A dual-stack pod's IPv6 address and gateway (v6 == 0: IPv4 only). */
+struct pod6 {
+  int v6;
+  struct in6_addr ip, gw;
+  int prefix;
+};
+
 /*
- * The pod side, in the current namespace (the pod's): IPv6 off, then the link up first (its carrier
- * is the host end's, a link event in the node's namespace: as close to the creation as it can be),
- * then lo, the address, the default route and the offload.
+ * The pod side, in the current namespace (the pod's): IPv6 off (on for a dual-stack pod), then the
+ * link up first (its carrier is the host end's, a link event in the node's namespace: as close to
+ * the creation as it can be), then lo, the address, the default route, the IPv6 address and default
+ * route of a dual-stack pod, and the offload.
  */
-static int pod_side(const char *dev, struct in_addr ip, int prefix, struct in_addr gw, int txoff) {
+static int pod_side(const char *dev, struct in_addr ip, int prefix, struct in_addr gw, const struct pod6 *six, int txoff) {
   const char *step = "pod side";
-  if (sysctl_dev("ipv6", dev, "disable_ipv6", "1", step)) return -1;
+  if (sysctl_dev("ipv6", dev, "disable_ipv6", six->v6 ? "0" : "1", step)) return -1;
   int index = index_of(dev);
   if (index == 0) return fail(step, dev, errno);
   int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
   if (fd < 0) return fail(step, "netlink socket", errno);
   int r = link_up(fd, index, dev, step) || link_up(fd, index_of("lo"), "lo", step) || addr_replace(fd, index, ip, prefix, step) || default_route(fd, index, gw, step) ? -1 : 0;
+  if (r == 0 && six->v6) r = addr6_replace(fd, index, &six->ip, six->prefix, step) || default_route6(fd, index, &six->gw, step) ? -1 : 0;
   close(fd);
   if (r == 0 && txoff) r = tx_off(dev, step);
   return r;
@@ -276,8 +321,11 @@ static int parse_mac(const char *text, unsigned char mac[6]) {
   return 0;
 }
 
-/* podlink (f has 10 fields) or podveth (12: MTU and MAC follow, and the veth is created first). */
-static int podlink(int home, char **f, int create) {
+/*
+ * podlink (f has 10 fields) or podveth (12: MTU and MAC follow, and the veth is created first);
+ * `extra` 3: a dual-stack pod's ADDRESS6 PREFIX6 GATEWAY6 follow.
+ */
+static int podlink(int home, char **f, int create, int extra) {
   const char *node = f[2], *host_if = f[3], *pod_ns = f[4], *ifname = f[5];
   struct in_addr ip, gw;
   int prefix = atoi(f[7]), txoff = strcmp(f[9], "1") == 0;
@@ -287,6 +335,17 @@ static int podlink(int home, char **f, int create) {
     snprintf(failure, sizeof failure, "request: bad address, prefix, gateway, MTU or MAC");
     return -1;
   }
+  struct pod6 six;
+  memset(&six, 0, sizeof six);
+  if (extra) {
+    char **g = f + (create ? 12 : 10);
+    six.v6 = 1;
+    six.prefix = atoi(g[1]);
+    if (inet_pton(AF_INET6, g[0], &six.ip) != 1 || inet_pton(AF_INET6, g[2], &six.gw) != 1 || six.prefix < 1 || six.prefix > 128) {
+      snprintf(failure, sizeof failure, "request: bad IPv6 address, prefix or gateway");
+      return -1;
+    }
+  }
   int pod_fd = open(pod_ns, O_RDONLY | O_CLOEXEC);
   if (pod_fd < 0) return fail("enter pod namespace", pod_ns, errno);
   int r = 0;
@@ -294,7 +353,7 @@ static int podlink(int home, char **f, int create) {
   if (r == 0 && create) r = create_veth(host_if, ifname, mtu, mac, pod_fd);
   if (r == 0) r = host_side(host_if);
   if (r == 0 && setns(pod_fd, CLONE_NEWNET) < 0) r = fail("enter pod namespace", pod_ns, errno);
-  if (r == 0) r = pod_side(ifname, ip, prefix, gw, txoff);
+  if (r == 0) r = pod_side(ifname, ip, prefix, gw, &six, txoff);
   close(pod_fd);
   if (setns(home, CLONE_NEWNET) < 0) {
     /* Stuck in another namespace: every later request would act in the wrong place. */
@@ -323,8 +382,8 @@ int main(void) {
     failure[0] = 0;
     create_errno = 0;
     int r;
-    if (strcmp(f[1], "podlink") == 0 && nf == 10) r = podlink(home, f, 0);
-    else if (strcmp(f[1], "podveth") == 0 && nf == 12) r = podlink(home, f, 1);
+    if (strcmp(f[1], "podlink") == 0 && (nf == 10 || nf == 13)) r = podlink(home, f, 0, nf == 13);
+    else if (strcmp(f[1], "podveth") == 0 && (nf == 12 || nf == 15)) r = podlink(home, f, 1, nf == 15);
     else {
       snprintf(failure, sizeof failure, "request: unknown operation or wrong field count (%s, %d fields)", f[1], nf);
       r = -1;

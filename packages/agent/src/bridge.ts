@@ -28,6 +28,8 @@ export interface BridgeSetupOptions {
   tunnelPort: number;
   tunnelCsum: boolean;
   podCIDR: string;
+  /** Dual-stack: the IPv6 pod CIDR; the gateway also gets its first address. */
+  podCIDRv6?: string;
   /** MTU of the pod and gateway interfaces (link MTU minus tunnel overhead). */
   mtu: number;
   /** Whether the node needs a tunnel port (encap, hybrid). Default true. */
@@ -41,7 +43,15 @@ export interface BridgeSetupOptions {
 
 /** The node as brought up. */
 export interface NodeInfo {
-  gateway: { name: string; ofport: number; ip: string; mac: string; ipCidr: string };
+  gateway: {
+    name: string;
+    ofport: number;
+    ip: string;
+    mac: string;
+    ipCidr: string;
+    /** Dual-stack: the gateway's IPv6 address (the pods' IPv6 default gateway) and with prefix. */
+    ipv6?: { ip: string; ipCidr: string };
+  };
   /** Absent in noEncap and networkPolicyOnly. */
   tunnel?: { name: string; ofport: number; type: TunnelType };
 }
@@ -98,11 +108,17 @@ export async function bringUpNode(vs: VSwitch, net: NodeNetwork, o: BridgeSetupO
   const ipCidr = o.gatewayAddress ?? `${cidr.gateway().toString()}/${cidr.prefix}`;
   const gwIp = ipCidr.split('/')[0] ?? '';
   const mac = await net.configureGateway(o.gatewayName, ipCidr, o.mtu);
+  let ipv6: { ip: string; ipCidr: string } | undefined;
+  if (o.podCIDRv6 !== undefined) {
+    const c6 = parseCidr(o.podCIDRv6);
+    ipv6 = { ip: c6.gateway().toString(), ipCidr: `${c6.gateway().toString()}/${c6.prefix}` };
+    await net.configureGatewayV6(o.gatewayName, ipv6.ipCidr);
+  }
   // Pinned in OVSDB: with the userspace datapath the gateway is a tap device that dies with
   // ovs-vswitchd, and the one a restarted vswitchd creates must keep the MAC the flows use.
   await vs.ensurePort(o.bridge, o.gatewayName, { type: 'internal', externalIds: { 'antrea-type': 'gateway' }, mtuRequest: o.mtu, mac });
   return {
-    gateway: { name: o.gatewayName, ofport: gwOfport, ip: gwIp, mac, ipCidr },
+    gateway: { name: o.gatewayName, ofport: gwOfport, ip: gwIp, mac, ipCidr, ...(ipv6 ? { ipv6 } : {}) },
     ...(tunOfport !== undefined ? { tunnel: { name: o.tunnelName, ofport: tunOfport, type: o.tunnelType } } : {}),
   };
 }

@@ -69,13 +69,15 @@ async function controllerCa(kube: KubeClient | undefined): Promise<string> {
   return ca;
 }
 
-/** podCIDR and transport address from the Node object, when not given on the command line. */
-async function nodeFactsFromApi(kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<{ podCIDR?: string; nodeIP?: string }> {
+/** podCIDR(s) and transport address from the Node object, when not given on the command line. */
+async function nodeFactsFromApi(kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<{ podCIDR?: string; podCIDRv6?: string; nodeIP?: string }> {
   if (!kube) return {};
   const node = await kube.request<KubeObject>('GET', `/api/v1/nodes/${encodeURIComponent(nodeName)}`);
   const { podCIDR, nodeIP } = nodeFacts(node);
-  log.info({ nodeName, podCIDR, nodeIP }, 'node facts from the Node object');
-  return { ...(podCIDR ? { podCIDR } : {}), ...(nodeIP ? { nodeIP } : {}) };
+  // Dual-stack: the IPv6 entry of spec.podCIDRs (the IPv4 one is podCIDR).
+  const podCIDRv6 = ((node.spec as { podCIDRs?: string[] } | undefined)?.podCIDRs ?? []).find((c) => c.includes(':'));
+  log.info({ nodeName, podCIDR, podCIDRv6, nodeIP }, 'node facts from the Node object');
+  return { ...(podCIDR ? { podCIDR } : {}), ...(podCIDR && podCIDRv6 ? { podCIDRv6 } : {}), ...(nodeIP ? { nodeIP } : {}) };
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -84,7 +86,7 @@ function parseFlags(argv: string[]): Flags {
     .description('Switchyard node agent: pod networking on Open vSwitch, CNI server for switchyard-cni')
     .option('-c, --config <file>', 'antrea-agent.conf (YAML, Antrea agent keys)')
     .option('--node-name <name>', 'this node (default: $NODE_NAME)')
-    .option('--pod-cidr <cidr>', "this node's pod CIDR (default: the Node object's spec.podCIDRs)")
+    .option('--pod-cidr <cidr>', "this node's pod CIDR, dual-stack <v4 cidr>,<v6 cidr> (default: the Node object's spec.podCIDRs)")
     .option('--node-ip <ip>', "this node's transport address (default: the Node's InternalIP)")
     .option('--data-dir <dir>', 'state directory (IPAM store)', '/var/lib/switchyard')
     .option('--node-netns <netns>', 'lab: netns holding the node host side')
@@ -115,18 +117,26 @@ async function uninstallNode(flags: Flags, config: AgentConfig, log: Logger): Pr
   await uninstallFeatures({ dataDir: flags.dataDir, ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}), hostGateway: config.hostGateway, logger: log });
 }
 
-/** podCIDR and transport address: the flags, else the Node object. */
-async function nodeAddresses(flags: Flags, kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<{ podCIDR: string; nodeIP: string }> {
-  let podCIDR = flags.podCidr;
+/** podCIDR(s) and transport address: the flags (`--pod-cidr v4[,v6]`), else the Node object. */
+async function nodeAddresses(flags: Flags, kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<{ podCIDR: string; podCIDRv6?: string; nodeIP: string }> {
+  const given = flags.podCidr?.split(',').map((s) => s.trim());
+  if (given && (given.length > 2 || (given.length === 2 && (given[0]!.includes(':') || !given[1]!.includes(':'))))) {
+    throw new AgentError('INVALID_CONFIG', '--pod-cidr takes an IPv4 CIDR, or an IPv4 and an IPv6 CIDR comma-separated (dual-stack)', flags.podCidr, '--pod-cidr');
+  }
+  let podCIDR = given?.[0];
+  let podCIDRv6 = given?.[1];
   let nodeIP = flags.nodeIp;
   if (!podCIDR || !nodeIP) {
     const facts = await nodeFactsFromApi(kube, nodeName, log);
-    podCIDR ??= facts.podCIDR;
+    if (!podCIDR) {
+      podCIDR = facts.podCIDR;
+      podCIDRv6 = facts.podCIDRv6;
+    }
     nodeIP ??= facts.nodeIP;
   }
   if (!podCIDR) throw new AgentError('INVALID_CONFIG', 'no pod CIDR: pass --pod-cidr or give the Node a spec.podCIDR', undefined, '--pod-cidr');
   if (!nodeIP) throw new AgentError('INVALID_CONFIG', 'no node IP: pass --node-ip or give the Node an InternalIP', undefined, '--node-ip');
-  return { podCIDR, nodeIP };
+  return { podCIDR, ...(podCIDRv6 ? { podCIDRv6 } : {}), nodeIP };
 }
 
 /** The controller: flags, else the `switchyard` Service's environment variables (as kubelet injects them). */
@@ -151,10 +161,11 @@ async function runNode(flags: Flags, config: AgentConfig, log: Logger): Promise<
   const nodeName = flags.nodeName ?? process.env.NODE_NAME;
   if (!nodeName) throw new AgentError('INVALID_CONFIG', 'node name missing: pass --node-name or set NODE_NAME', undefined, '--node-name');
   const kube = await kubeClient(config, log);
-  const { podCIDR, nodeIP } = await nodeAddresses(flags, kube, nodeName, log);
+  const { podCIDR, podCIDRv6, nodeIP } = await nodeAddresses(flags, kube, nodeName, log);
   const options = agentOptionsFromConfig(config, {
     nodeName,
     podCIDR,
+    ...(podCIDRv6 ? { podCIDRv6 } : {}),
     nodeIP,
     dataDir: flags.dataDir,
     ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}),

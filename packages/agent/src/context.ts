@@ -10,6 +10,8 @@ export interface AgentContext {
   readonly options: ResolvedAgentOptions;
   /** The pod CIDR in canonical form (as the flows, IPAM ranges and routes carry it). */
   readonly podCIDR: string;
+  /** Dual-stack: the IPv6 pod CIDR in canonical form (IPAM's second range set, the gateway's IPv6 address). */
+  readonly podCIDRv6?: string;
   /** networkPolicyOnly: chained after a routed primary CNI, which owns addresses and routing. */
   readonly policyOnly: boolean;
   /** Pod traffic to other nodes leaves through the tunnel (encap, hybrid). */
@@ -30,13 +32,15 @@ export interface AgentContext {
 export function agentContext(o: AgentOptions): AgentContext {
   const options = resolveAgentOptions(o);
   const cidr = parseCidr(options.podCIDR);
-  if (cidr.family !== 4) throw new AgentError('INVALID_CONFIG', 'only an IPv4 pod CIDR is supported so far', options.podCIDR, 'podCIDR');
+  if (cidr.family !== 4) throw new AgentError('INVALID_CONFIG', 'podCIDR must be IPv4 (IPv6-only nodes are not supported yet; dual-stack: podCIDRv6)', options.podCIDR, 'podCIDR');
+  const v6 = options.podCIDRv6 === undefined ? undefined : podCIDRv6Of(options.podCIDRv6, options.trafficMode);
   const encap = options.trafficMode === 'encap' || options.trafficMode === 'hybrid';
   const wireGuard = options.trafficEncryptionMode === 'wireGuard';
   const ipsec = options.trafficEncryptionMode === 'ipsec';
   return {
     options,
     podCIDR: cidr.toString(),
+    ...(v6 !== undefined ? { podCIDRv6: v6 } : {}),
     policyOnly: options.trafficMode === 'networkPolicyOnly',
     encap,
     wireGuard,
@@ -47,4 +51,19 @@ export function agentContext(o: AgentOptions): AgentContext {
     metrics: new AgentMetrics(),
     log: options.logger,
   };
+}
+
+/** The IPv6 pod CIDR, canonical; refused when it is no IPv6 prefix with room for pods, or the node does not assign addresses. */
+function podCIDRv6Of(text: string, trafficMode: string): string {
+  let cidr;
+  try {
+    cidr = parseCidr(text);
+  } catch (e) {
+    throw new AgentError('INVALID_CONFIG', `podCIDRv6 is not a CIDR: ${(e as Error).message}`, text, 'podCIDRv6');
+  }
+  if (cidr.family !== 6) throw new AgentError('INVALID_CONFIG', 'podCIDRv6 must be an IPv6 prefix', text, 'podCIDRv6');
+  // The gateway takes the first address; a pod needs another.
+  if (cidr.prefix > 126) throw new AgentError('INVALID_CONFIG', `podCIDRv6 /${cidr.prefix} leaves no address for pods (at most /126)`, text, 'podCIDRv6');
+  if (trafficMode === 'networkPolicyOnly') throw new AgentError('INVALID_CONFIG', 'podCIDRv6 is not used in networkPolicyOnly mode: the primary CNI assigns addresses', text, 'podCIDRv6');
+  return cidr.toString();
 }

@@ -18,6 +18,8 @@ export interface PodInterface {
   /** IPv4 address with prefix length. */
   ipCidr: string;
   gateway: string;
+  /** Dual-stack: the IPv6 address with prefix length and its gateway (the node gateway's IPv6 address). */
+  ipv6?: { ipCidr: string; gateway: string };
   mac: string;
   mtu: number;
   ofport: number;
@@ -47,11 +49,12 @@ export function podExternalIds(p: PodInterface): Record<string, string> {
     [EXTERNAL_IDS.containerId]: p.containerId,
     [EXTERNAL_IDS.podName]: p.podName,
     [EXTERNAL_IDS.podNamespace]: p.podNamespace,
-    [EXTERNAL_IDS.ip]: p.ipCidr,
+    // Dual-stack as Antrea writes it: both addresses (and gateways) comma-separated, IPv4 first.
+    [EXTERNAL_IDS.ip]: p.ipv6 ? `${p.ipCidr},${p.ipv6.ipCidr}` : p.ipCidr,
     [EXTERNAL_IDS.mac]: p.mac,
     [EXTERNAL_IDS.netns]: p.netns,
     [EXTERNAL_IDS.ifname]: p.ifname,
-    [EXTERNAL_IDS.gateway]: p.gateway,
+    [EXTERNAL_IDS.gateway]: p.ipv6 ? `${p.gateway},${p.ipv6.gateway}` : p.gateway,
     [EXTERNAL_IDS.mtu]: String(p.mtu),
     ...(p.ipPool !== undefined ? { [EXTERNAL_IDS.ipPool]: p.ipPool } : {}),
   };
@@ -85,10 +88,10 @@ export async function readPodPorts(client: OvsdbClient): Promise<StoredPort[]> {
     const containerId = get(EXTERNAL_IDS.containerId);
     const podName = get(EXTERNAL_IDS.podName);
     const podNamespace = get(EXTERNAL_IDS.podNamespace);
-    const ipCidr = get(EXTERNAL_IDS.ip);
+    const [ipCidr, ipv6Cidr] = (get(EXTERNAL_IDS.ip) ?? '').split(',');
     const mac = get(EXTERNAL_IDS.mac);
     const netns = get(EXTERNAL_IDS.netns);
-    const gateway = get(EXTERNAL_IDS.gateway);
+    const [gateway, gatewayV6] = (get(EXTERNAL_IDS.gateway) ?? '').split(',');
     const complete = containerId && podName && podNamespace && ipCidr && mac && netns && gateway;
     out.push({
       portName: name,
@@ -103,6 +106,7 @@ export async function readPodPorts(client: OvsdbClient): Promise<StoredPort[]> {
             hostIfName: name,
             ipCidr,
             gateway,
+            ...(ipv6Cidr && gatewayV6 ? { ipv6: { ipCidr: ipv6Cidr, gateway: gatewayV6 } } : {}),
             mac,
             mtu: Number(get(EXTERNAL_IDS.mtu) ?? 1450),
             ofport,

@@ -33,6 +33,7 @@ import { NetnsHelper } from './host-network/netns-helper';
 import { Rtnetlink } from './host-network/rtnetlink';
 import { planRouteSync, type HostRoute } from './host-network/route-plan';
 import { ipv4Of, isIpv4WithPrefix } from './ipv4';
+import { ipv6Of, isIpv6WithPrefix } from './ipv6';
 import { NAME_RE, check } from './host-network/checks';
 
 /** statfs magic of nsfs: a bind-mounted /proc/<pid>/ns/net (what `ip netns add` and runtimes make). */
@@ -80,15 +81,17 @@ interface IpLink {
   flags?: string[];
 }
 interface IpAddrInfo extends IpLink {
-  addr_info?: { family: string; local: string; prefixlen: number }[];
+  addr_info?: { family: string; local: string; prefixlen: number; scope?: string }[];
 }
 
 /** What CHECK reads back from a pod's namespace. */
 export interface PodInterfaceState {
   mac: string | undefined;
   up: boolean;
+  /** IPv4 and global IPv6 addresses with prefix length. */
   addresses: string[];
   defaultGateway: string | undefined;
+  defaultGatewayV6: string | undefined;
 }
 
 /** Settings of a pod's interface inside its namespace. */
@@ -101,6 +104,8 @@ export interface PodLinkSpec {
   /** Address with prefix length, e.g. 10.10.0.5/24. */
   ipCidr: string;
   gateway: string;
+  /** Dual-stack: the pod's IPv6 address with prefix length (`fd00:10:10:1::5/64`) and its default gateway. */
+  ipv6?: { ipCidr: string; gateway: string };
   mtu: number;
   /**
    * Turn transmit checksum offload off on the pod's end (the userspace datapath's conntrack
@@ -168,6 +173,16 @@ export class NodeNetwork {
    * Puts the gateway address on the gateway port, sets its MTU and brings it up. Returns the
    * port's MAC address.
    */
+  /**
+   * Dual-stack: the gateway's IPv6 address (the first of the IPv6 pod CIDR), IPv6 on for it, no
+   * duplicate address detection (the address is the node's own). One child, at bring-up only.
+   */
+  async configureGatewayV6(name: string, ipCidr: string): Promise<void> {
+    check(NAME_RE, name, 'gateway interface name');
+    check(isIpv6WithPrefix, ipCidr, 'gateway IPv6 address');
+    await this.runInNode('echo 0 > "/proc/sys/net/ipv6/conf/$1/disable_ipv6" && ip -6 addr replace "$2" dev "$1" nodad', [name, ipCidr]);
+  }
+
   async configureGateway(name: string, ipCidr: string, mtu: number): Promise<string> {
     check(NAME_RE, name, 'gateway interface name');
     check(isIpv4WithPrefix, ipCidr, 'gateway address');
@@ -202,6 +217,10 @@ export class NodeNetwork {
     check(MAC_RE, spec.mac, 'MAC address');
     check(isIpv4WithPrefix, spec.ipCidr, 'pod address');
     check(isIpv4, spec.gateway, 'gateway address');
+    if (spec.ipv6) {
+      check(isIpv6WithPrefix, spec.ipv6.ipCidr, 'pod IPv6 address');
+      check((t) => ipv6Of(t) !== undefined, spec.ipv6.gateway, 'IPv6 gateway address');
+    }
     if (/\s/.test(spec.netns)) throw new AgentError('INVALID_CONFIG', 'netns path contains whitespace', spec.netns, 'CNI_NETNS');
     // The host side belongs to OVS. With the userspace datapath the kernel still receives every
     // frame on it too: it must neither answer ARP for node addresses (the pod would learn the
@@ -216,10 +235,12 @@ export class NodeNetwork {
     // builtin: no extra process).
     if (this.helper) {
       const [ip = '', prefix = '32'] = spec.ipCidr.split('/');
+      const [ip6 = '', prefix6 = '128'] = spec.ipv6?.ipCidr.split('/') ?? [];
       await this.helper.podVeth({
         nodeNetns: this.nodeNetns === undefined ? undefined : netnsPath(this.nodeNetns),
         hostIfName: spec.hostIfName, podNetns: spec.netns, ifname: spec.ifname, ip, prefix: Number(prefix), gateway: spec.gateway, txOffloadOff: spec.txOffloadOff,
         mtu: spec.mtu, mac: spec.mac,
+        ...(spec.ipv6 ? { ipv6: { ip: ip6, prefix: Number(prefix6), gateway: spec.ipv6.gateway } } : {}),
       });
       return;
     }
@@ -234,10 +255,13 @@ export class NodeNetwork {
       `addr add ${spec.ipCidr} dev ${spec.ifname}`,
       `link set dev ${spec.ifname} up`,
       `route replace default via ${spec.gateway} dev ${spec.ifname}`,
+      // Dual-stack: no duplicate address detection (the address is this node's to give; DAD would
+      // hold it tentative for a second), the IPv6 default route via the gateway's IPv6 address.
+      ...(spec.ipv6 ? [`addr add ${spec.ipv6.ipCidr} dev ${spec.ifname} nodad`, `route replace ::/0 via ${spec.ipv6.gateway} dev ${spec.ifname}`] : []),
     ].join('\n');
     // Inside the pod's namespace nothing of the agent's reaches: a child there is the only way.
     const podOffload = spec.txOffloadOff ? ' && ethtool -K "$1" tx off >/dev/null' : '';
-    const podScript = `echo 1 > "/proc/sys/net/ipv6/conf/$1/disable_ipv6" && printf "%s\\n" "$2" | ip -batch -${podOffload}`;
+    const podScript = `echo ${spec.ipv6 ? 0 : 1} > "/proc/sys/net/ipv6/conf/$1/disable_ipv6" && printf "%s\\n" "$2" | ip -batch -${podOffload}`;
     await this.runInNode(`${QUIET_SH} && nsenter --net="$2" sh -c '${podScript}' sh "$3" "$4"`, [spec.hostIfName, spec.netns, spec.ifname, podBatch]);
   }
 
@@ -414,16 +438,18 @@ export class NodeNetwork {
   /** Reads a pod interface's MAC, state, IPv4 addresses and default gateway (one child in the pod's namespace). */
   async podInterfaceState(netns: string, ifname: string): Promise<PodInterfaceState | undefined> {
     check(NAME_RE, ifname, 'CNI_IFNAME');
-    const out = await this.pod(netns, 'ip -j addr show dev "$1" 2>/dev/null || echo "[]"; echo; ip -j -4 route show default', [ifname]);
-    const [addrText = '[]', routeText = '[]'] = out.split('\n').filter((l) => l.trim() !== '');
+    const out = await this.pod(netns, 'ip -j addr show dev "$1" 2>/dev/null || echo "[]"; echo; ip -j -4 route show default; echo; ip -j -6 route show default', [ifname]);
+    const [addrText = '[]', routeText = '[]', route6Text = '[]'] = out.split('\n').filter((l) => l.trim() !== '');
     const link = (JSON.parse(addrText) as IpAddrInfo[])[0];
     if (!link) return undefined;
     const routes = JSON.parse(routeText) as { dst: string; gateway?: string; dev?: string }[];
+    const routes6 = JSON.parse(route6Text) as { dst: string; gateway?: string; dev?: string }[];
     return {
       mac: link.address,
       up: link.flags?.includes('UP') ?? false,
-      addresses: (link.addr_info ?? []).filter((a) => a.family === 'inet').map((a) => `${a.local}/${a.prefixlen}`),
+      addresses: (link.addr_info ?? []).filter((a) => a.family === 'inet' || (a.family === 'inet6' && a.scope === 'global')).map((a) => `${a.local}/${a.prefixlen}`),
       defaultGateway: routes.find((r) => r.dev === ifname)?.gateway,
+      defaultGatewayV6: routes6.find((r) => r.dev === ifname)?.gateway,
     };
   }
 

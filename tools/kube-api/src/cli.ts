@@ -16,16 +16,20 @@ const program = new Command()
   .option('--data-dir <dir>', 'persist objects, PKI and tokens in this directory')
   .option('--token-file <file>', 'static token file (token,user,uid,"group1,group2")')
   .option('--admin-token-file <file>', 'read the admin token from this file')
-  .option('--service-cidr <cidr>', 'Service ClusterIP range', '10.96.0.0/12')
+  .option('--service-cidr <cidr>', 'Service ClusterIP range; dual-stack: <v4 cidr>,<v6 cidr> (the first is the primary family)', '10.96.0.0/12')
+  .option('--cluster-cidr <cidr>', 'pod network: give each Node without podCIDRs one subnet per family (<v4 cidr>,<v6 cidr> for dual-stack)')
+  .option('--node-cidr-mask-size-ipv4 <n>', "prefix length of each Node's IPv4 subnet", '24')
+  .option('--node-cidr-mask-size-ipv6 <n>', "prefix length of each Node's IPv6 subnet", '64')
   .option('--kubeconfig-out <file>', 'also write the admin kubeconfig here')
   .option('--extra-san <san...>', 'extra subjectAltNames for the serving certificate')
   .option('-v, --verbose', 'log requests and controller errors to stderr');
 
 program.parse();
-const o = program.opts<{ port: string; host: string; tls: boolean; dataDir?: string; tokenFile?: string; adminTokenFile?: string; serviceCidr: string; kubeconfigOut?: string; extraSan?: string[]; verbose?: boolean }>();
+const o = program.opts<{ port: string; host: string; tls: boolean; dataDir?: string; tokenFile?: string; adminTokenFile?: string; serviceCidr: string; clusterCidr?: string; nodeCidrMaskSizeIpv4: string; nodeCidrMaskSizeIpv6: string; kubeconfigOut?: string; extraSan?: string[]; verbose?: boolean }>();
 
 const stderrLogger = lineLogger();
 const opts: KubeApiOptions = { port: Number(o.port), host: o.host, tls: o.tls, serviceCIDR: o.serviceCidr };
+if (o.clusterCidr) Object.assign(opts, { clusterCIDR: o.clusterCidr, nodeCIDRMaskSizeIPv4: Number(o.nodeCidrMaskSizeIpv4), nodeCIDRMaskSizeIPv6: Number(o.nodeCidrMaskSizeIpv6) });
 if (o.dataDir) opts.dataDir = o.dataDir;
 if (o.tokenFile) opts.tokenFile = o.tokenFile;
 if (o.adminTokenFile) opts.adminToken = readFileSync(o.adminTokenFile, 'utf8').trim();

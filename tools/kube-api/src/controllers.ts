@@ -9,7 +9,9 @@ import { randomSuffix } from './api';
 import type { Authenticator } from './auth';
 import { type FieldError, invalid, KubeApiError } from './errors';
 import { grKey, RegistryError, type ResourceType } from './registry';
-import { ClusterIPAllocator, NodePortAllocator } from './serviceips';
+import { ipFamilyOf, NodePortAllocator, ServiceIPRanges } from './serviceips';
+import { settleFamilies, type SettledFamilies } from './servicefamilies';
+import { NodeCidrs, type NodeCidrOptions } from './nodeipam';
 import type { StoreEvent } from './store';
 import type { KubeObject, OwnerReference } from './types';
 import { isRecord, rfc3339 } from './types';
@@ -28,6 +30,8 @@ interface ServiceSpec {
   selector?: Record<string, string>;
   clusterIP?: string;
   clusterIPs?: string[];
+  ipFamilies?: string[];
+  ipFamilyPolicy?: string;
   ports?: ServicePort[];
   externalTrafficPolicy?: string;
   healthCheckNodePort?: number;
@@ -41,7 +45,10 @@ interface ContainerPort {
 }
 
 export interface ControllerOptions {
+  /** One service CIDR, or an IPv4 and an IPv6 one comma-separated (the first is the primary family). */
   serviceCIDR: string;
+  /** Node IPAM (kube-controller-manager --allocate-node-cidrs); absent: Nodes keep the podCIDRs they are given. */
+  nodeCidrs?: NodeCidrOptions;
   /** Where the API server itself listens, for the `kubernetes` Service's Endpoints. */
   selfAddress: { ip: string; port: number };
   caPem: string;
@@ -50,8 +57,10 @@ export interface ControllerOptions {
 const sysNamespaces = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
 
 export class ClusterControllers {
-  readonly clusterIPs: ClusterIPAllocator;
+  /** The service CIDRs, one allocator per family (primary first). */
+  readonly serviceIPs: ServiceIPRanges;
   readonly nodePorts = new NodePortAllocator();
+  private readonly nodeCidrs: NodeCidrs;
   private readonly pendingNs = new Set<string>();
   /** uid -> where the live object is stored (GC needs owners by uid). */
   private readonly liveUids = new Map<string, { gr: string; ns: string | undefined; name: string }>();
@@ -67,7 +76,8 @@ export class ClusterControllers {
     private readonly auth: Authenticator,
     private readonly opts: ControllerOptions,
   ) {
-    this.clusterIPs = new ClusterIPAllocator(opts.serviceCIDR);
+    this.serviceIPs = new ServiceIPRanges(opts.serviceCIDR);
+    this.nodeCidrs = new NodeCidrs(opts.nodeCidrs, api.logger);
     this.installAdmission();
     this.rebuildState();
     this.unsubscribe = api.store.subscribe((e) => this.onEvent(e));
@@ -93,10 +103,11 @@ export class ClusterControllers {
     }
     for (const svc of this.api.list(this.t('', 'services'), undefined).items) {
       const spec = (svc.spec ?? {}) as ServiceSpec;
-      if (spec.clusterIP && spec.clusterIP !== 'None') this.clusterIPs.reserve(spec.clusterIP, 'spec.clusterIP');
+      for (const ip of spec.clusterIPs ?? (spec.clusterIP ? [spec.clusterIP] : [])) if (ip !== 'None') this.serviceIPs.reserve(ip, 'spec.clusterIPs');
       for (const p of spec.ports ?? []) if (p.nodePort) this.nodePorts.reserve(p.nodePort, 'nodePort');
       if (spec.healthCheckNodePort) this.nodePorts.reserve(spec.healthCheckNodePort, 'spec.healthCheckNodePort');
     }
+    this.nodeCidrs.rebuild(this.api.list(this.t('', 'nodes'), undefined).items);
     for (const gr of this.api.store.groupResources()) {
       for (const o of this.api.store.list(gr)) {
         if (o.metadata.uid) this.liveUids.set(o.metadata.uid, { gr, ns: o.metadata.namespace, name: o.metadata.name ?? '' });
@@ -127,7 +138,7 @@ export class ClusterControllers {
     if (!cur) {
       this.api.create(svc, 'default', {
         metadata: { name: 'kubernetes', namespace: 'default', labels: { component: 'apiserver', provider: 'kubernetes' } },
-        spec: { clusterIP: this.clusterIPs.first, ports },
+        spec: { clusterIP: this.serviceIPs.first, ports },
       });
     } else if (JSON.stringify((cur.spec as { ports?: unknown } | undefined)?.ports) !== JSON.stringify(ports)) {
       this.api.update(svc, 'default', 'kubernetes', { ...cur, spec: { ...(cur.spec as object), ports } });
@@ -230,6 +241,7 @@ export class ClusterControllers {
       r.obj.status = status;
     });
     this.api.admit('', 'services', (r) => this.admitService(r));
+    this.api.admit('', 'nodes', (r) => this.nodeCidrs.admit(r));
     this.api.admit('networking.k8s.io', 'networkpolicies', admitNetworkPolicy);
     this.api.admit('policy.networking.k8s.io', 'adminnetworkpolicies', admitAdminNetworkPolicy);
     this.api.admit('policy.networking.k8s.io', 'baselineadminnetworkpolicies', admitBaselineAdminNetworkPolicy);
@@ -286,31 +298,20 @@ export class ClusterControllers {
         errs.push({ field: 'spec.clusterIPs[0]', reason: 'FieldValueInvalid', detail: `Invalid value: ${JSON.stringify(spec.clusterIP)}: may not change once set` });
       }
       spec.clusterIP = old.clusterIP;
-      spec.clusterIPs = old.clusterIPs ?? [old.clusterIP];
+      // The stored addresses, unless the update names them with the same first one (asking for a secondary).
+      const given = spec.clusterIPs;
+      spec.clusterIPs = given && given.length > 0 && given[0] === old.clusterIP ? given : (old.clusterIPs ?? [old.clusterIP]);
     }
     if (errs.length > 0) throw invalid('Service', '', r.obj.metadata.name ?? '', errs);
+    const settled = settleFamilies(spec, old, this.serviceIPs.families);
+    if (Array.isArray(settled)) throw invalid('Service', '', r.obj.metadata.name ?? '', settled);
     const undo: (() => void)[] = [];
     /** Ports the old object held that this one gives up, released once the change is kept. */
     const releases: (() => void)[] = [];
     try {
-      if (!old?.clusterIP) {
-        if (spec.clusterIP === 'None') spec.clusterIPs = ['None'];
-        else if (spec.clusterIP) {
-          const e = this.clusterIPs.reserve(spec.clusterIP, 'spec.clusterIPs');
-          if (e) throw invalid('Service', '', r.obj.metadata.name ?? '', [e]);
-          const ip = spec.clusterIP;
-          undo.push(() => this.clusterIPs.release(ip));
-          spec.clusterIPs = [ip];
-        } else {
-          const ip = this.clusterIPs.allocate();
-          if (!ip) throw new KubeApiError('InternalError', `failed to allocate a serviceIP: range is full`);
-          undo.push(() => this.clusterIPs.release(ip));
-          spec.clusterIP = ip;
-          spec.clusterIPs = [ip];
-        }
-      }
-      spec.ipFamilies ??= ['IPv4'];
-      spec.ipFamilyPolicy ??= 'SingleStack';
+      this.assignClusterIPs(r, spec, old, settled, undo, releases);
+      spec.ipFamilies = settled.families;
+      spec.ipFamilyPolicy = settled.policy;
       spec.internalTrafficPolicy ??= 'Cluster';
       const wantsNodePort = spec.type === 'NodePort' || spec.type === 'LoadBalancer';
       const oldPorts = new Set((old?.ports ?? []).map((p) => p.nodePort).filter((p): p is number => p !== undefined));
@@ -347,6 +348,38 @@ export class ClusterControllers {
     if (r.dryRun) for (const u of undo) u();
     else for (const release of releases) release();
     if (r.op === 'create') r.obj.status = { loadBalancer: {} };
+  }
+
+  /**
+   * `spec.clusterIP(s)` for the settled families: an address the request names is reserved in its
+   * family's range, a missing one allocated; kept ones stay; on update the old addresses no longer
+   * listed (a SingleStack downgrade's secondary) are released once the change is kept.
+   */
+  private assignClusterIPs(r: AdmissionRequest, spec: ServiceSpec, old: ServiceSpec | undefined, settled: SettledFamilies, undo: (() => void)[], releases: (() => void)[]): void {
+    const name = r.obj.metadata.name ?? '';
+    const oldIps = old?.clusterIPs ?? (old?.clusterIP ? [old.clusterIP] : []);
+    if (settled.requested[0] === 'None') {
+      spec.clusterIPs = ['None'];
+      return;
+    }
+    const ips = settled.families.map((family, i) => {
+      const want = settled.requested[i];
+      if (want !== undefined && oldIps.includes(want)) return want;
+      const range = this.serviceIPs.of(family)!;
+      if (want !== undefined) {
+        const e = range.reserve(want, 'spec.clusterIPs');
+        if (e) throw invalid('Service', '', name, [e]);
+        undo.push(() => range.release(want));
+        return want;
+      }
+      const ip = range.allocate();
+      if (!ip) throw new KubeApiError('InternalError', `failed to allocate a serviceIP: range is full`);
+      undo.push(() => range.release(ip));
+      return ip;
+    });
+    for (const ip of oldIps) if (ip !== 'None' && !ips.includes(ip)) releases.push(() => this.serviceIPs.release(ip));
+    if (!old?.clusterIP) spec.clusterIP = ips[0] as string;
+    spec.clusterIPs = ips;
   }
 
   /**
@@ -484,6 +517,9 @@ export class ClusterControllers {
       case '/namespaces':
         if (e.type !== 'DELETED') this.pendingNs.add(e.obj.metadata.name as string);
         break;
+      case '/nodes':
+        if (e.type === 'DELETED') this.nodeCidrs.release(e.obj.metadata.name as string);
+        break;
       case '/services':
         if (e.type === 'DELETED') this.onServiceDeleted(e.obj);
         this.enqueue(() => this.reconcileEndpoints(ns as string));
@@ -599,7 +635,7 @@ export class ClusterControllers {
 
   private onServiceDeleted(svc: KubeObject): void {
     const spec = (svc.spec ?? {}) as ServiceSpec;
-    if (spec.clusterIP && spec.clusterIP !== 'None') this.clusterIPs.release(spec.clusterIP);
+    for (const ip of spec.clusterIPs ?? (spec.clusterIP ? [spec.clusterIP] : [])) if (ip !== 'None') this.serviceIPs.release(ip);
     for (const p of spec.ports ?? []) if (p.nodePort) this.nodePorts.release(p.nodePort);
     if (spec.healthCheckNodePort) this.nodePorts.release(spec.healthCheckNodePort);
     const ns = svc.metadata.namespace as string;
@@ -699,12 +735,24 @@ export class ClusterControllers {
       type Addr = { ip: string; nodeName?: string };
       const subsets = (ep.subsets ?? []) as { addresses?: Addr[]; notReadyAddresses?: Addr[]; ports?: unknown[] }[];
       const endpoint = (a: Addr, ready: boolean): Record<string, unknown> => ({ addresses: [a.ip], conditions: { ready, serving: ready, terminating: false }, ...(a.nodeName ? { nodeName: a.nodeName } : {}) });
-      const wanted = subsets.map((x) => ({ addressType: 'IPv4', ports: x.ports ?? [], endpoints: [...(x.addresses ?? []).map((a) => endpoint(a, true)), ...(x.notReadyAddresses ?? []).map((a) => endpoint(a, false))] }));
+      // One slice per subset and address family (IPv4 first), as the mirroring controller writes them.
+      const wanted = subsets.flatMap((x) => {
+        const slice = (family: string): { addressType: string; ports: unknown[]; endpoints: Record<string, unknown>[] } => {
+          const of = (a: Addr): boolean => (ipFamilyOf(a.ip) === 'IPv6') === (family === 'IPv6');
+          return { addressType: family, ports: x.ports ?? [], endpoints: [...(x.addresses ?? []).filter(of).map((a) => endpoint(a, true)), ...(x.notReadyAddresses ?? []).filter(of).map((a) => endpoint(a, false))] };
+        };
+        const v4 = slice('IPv4');
+        const v6 = slice('IPv6');
+        return v6.endpoints.length === 0 ? [v4] : v4.endpoints.length === 0 ? [v6] : [v4, v6];
+      });
       const existing = mirrored.filter((x) => x.metadata.labels?.['kubernetes.io/service-name'] === name);
       const sliceLabels = { ...(svc.metadata.labels ?? {}), 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': mirroredBy };
       const owner: OwnerReference = { apiVersion: 'v1', kind: 'Service', name, uid: svc.metadata.uid as string, controller: true, blockOwnerDeletion: true };
-      wanted.forEach((w, i) => {
-        const cur = existing[i];
+      // A slice keeps its address type: wanted slices reuse existing ones of their family, in order.
+      const spare = new Map<string, KubeObject[]>();
+      for (const x of existing) spare.set(String(x.addressType), [...(spare.get(String(x.addressType)) ?? []), x]);
+      wanted.forEach((w) => {
+        const cur = spare.get(w.addressType)?.shift();
         if (!cur) this.api.create(sliceType, ns, { metadata: { generateName: `${name}-`, namespace: ns, labels: sliceLabels, ownerReferences: [owner] }, ...w });
         else {
           keep.add(cur.metadata.name as string);
@@ -718,15 +766,11 @@ export class ClusterControllers {
   private writeEndpoints(svc: KubeObject, spec: ServiceSpec, pods: KubeObject[]): void {
     const ns = svc.metadata.namespace as string;
     const name = svc.metadata.name as string;
-    interface Addr {
-      ip: string;
-      ready: boolean;
-      terminating: boolean;
-      pod: KubeObject;
-    }
-    const groups = new Map<string, { ports: { name?: string; port: number; protocol: string; appProtocol?: string }[]; addrs: Addr[] }>();
+    // One grouping per family the Service has: the Endpoints take the primary's, the slices each.
+    const families = spec.ipFamilies && spec.ipFamilies.length > 0 ? spec.ipFamilies : ['IPv4'];
+    const byFamily = new Map<string, Map<string, Group>>(families.map((f) => [f, new Map<string, Group>()]));
     for (const pod of pods) {
-      const status = (pod.status ?? {}) as { podIP?: string; conditions?: { type: string; status: string }[] };
+      const status = (pod.status ?? {}) as { podIP?: string; podIPs?: { ip: string }[]; conditions?: { type: string; status: string }[] };
       if (!status.podIP) continue;
       const ready = (status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True') && !pod.metadata.deletionTimestamp;
       const containers = ((pod.spec as { containers?: { ports?: ContainerPort[] }[] } | undefined)?.containers ?? []).flatMap((c) => c.ports ?? []);
@@ -744,10 +788,15 @@ export class ClusterControllers {
         ports.push(entry);
       }
       const key = JSON.stringify(ports);
-      const g = groups.get(key) ?? { ports, addrs: [] };
-      g.addrs.push({ ip: status.podIP, ready, terminating: pod.metadata.deletionTimestamp !== undefined, pod });
-      groups.set(key, g);
+      for (const [family, groups] of byFamily) {
+        const ip = podIpOf(status, family, families.length === 1);
+        if (ip === undefined) continue;
+        const g = groups.get(key) ?? { ports, addrs: [] };
+        g.addrs.push({ ip, ready, terminating: pod.metadata.deletionTimestamp !== undefined, pod });
+        groups.set(key, g);
+      }
     }
+    const groups = byFamily.get(families[0] as string)!;
     const ref = (p: KubeObject): Record<string, unknown> => ({ kind: 'Pod', namespace: ns, name: p.metadata.name, uid: p.metadata.uid });
     const addrOf = (a: Addr): Record<string, unknown> => {
       const out: Record<string, unknown> = { ip: a.ip, targetRef: ref(a.pod) };
@@ -776,44 +825,80 @@ export class ClusterControllers {
       this.api.update(epType, ns, name, { ...cur, subsets: desired.subsets, metadata: { ...cur.metadata, labels } });
     }
 
-    // EndpointSlices: one per distinct resolved port set.
+    this.writeSlices(svc, labels, byFamily, ref);
+  }
+
+  /** EndpointSlices: one per family and distinct resolved port set (an empty one per family with no endpoints). */
+  private writeSlices(svc: KubeObject, labels: Record<string, string>, byFamily: Map<string, Map<string, Group>>, ref: (p: KubeObject) => Record<string, unknown>): void {
+    const ns = svc.metadata.namespace as string;
+    const name = svc.metadata.name as string;
     const sliceType = this.t('discovery.k8s.io', 'endpointslices');
     const existing = this.api
       .list(sliceType, ns)
       .items.filter((s) => s.metadata.labels?.['kubernetes.io/service-name'] === name && s.metadata.labels?.['endpointslice.kubernetes.io/managed-by'] === managedBy);
-    const wanted = [...groups.values()].map((g) => ({
-      addressType: 'IPv4',
-      ports: g.ports,
-      endpoints: g.addrs
-        .sort((a, b) => a.ip.localeCompare(b.ip))
-        .map((a) => {
-          const e: Record<string, unknown> = {
-            addresses: [a.ip],
-            conditions: { ready: a.ready, serving: a.ready || (a.terminating && isPodReady(a.pod)), terminating: a.terminating },
-            targetRef: ref(a.pod),
-          };
-          const node = (a.pod.spec as { nodeName?: string } | undefined)?.nodeName;
-          if (node) e.nodeName = node;
-          return e;
-        }),
-    }));
-    if (wanted.length === 0) wanted.push({ addressType: 'IPv4', ports: [], endpoints: [] });
+    const wanted = [...byFamily].flatMap(([family, fg]) => {
+      const slices = [...fg.values()].map((g) => ({
+        addressType: family,
+        ports: g.ports,
+        endpoints: g.addrs
+          .sort((a, b) => a.ip.localeCompare(b.ip))
+          .map((a) => {
+            const e: Record<string, unknown> = {
+              addresses: [a.ip],
+              conditions: { ready: a.ready, serving: a.ready || (a.terminating && isPodReady(a.pod)), terminating: a.terminating },
+              targetRef: ref(a.pod),
+            };
+            const node = (a.pod.spec as { nodeName?: string } | undefined)?.nodeName;
+            if (node) e.nodeName = node;
+            return e;
+          }),
+      }));
+      if (slices.length === 0) slices.push({ addressType: family, ports: [], endpoints: [] });
+      return slices;
+    });
     const sliceLabels = { ...labels, 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': managedBy };
     const owner: OwnerReference = { apiVersion: 'v1', kind: 'Service', name, uid: svc.metadata.uid as string, controller: true, blockOwnerDeletion: true };
-    wanted.forEach((w, i) => {
-      const cur = existing[i];
+    // A slice keeps its address type (immutable in Kubernetes): wanted slices reuse existing ones of their family.
+    const spare = new Map<string, KubeObject[]>();
+    for (const x of existing) spare.set(String(x.addressType), [...(spare.get(String(x.addressType)) ?? []), x]);
+    const used = new Set<string>();
+    wanted.forEach((w) => {
+      const cur = spare.get(w.addressType)?.shift();
       if (!cur) {
         this.api.create(sliceType, ns, { metadata: { generateName: `${name}-`, namespace: ns, labels: sliceLabels, ownerReferences: [owner] }, ...w });
-      } else if (JSON.stringify({ a: cur.addressType, p: cur.ports, e: cur.endpoints }) !== JSON.stringify({ a: w.addressType, p: w.ports, e: w.endpoints })) {
+        return;
+      }
+      used.add(cur.metadata.name as string);
+      if (JSON.stringify({ a: cur.addressType, p: cur.ports, e: cur.endpoints }) !== JSON.stringify({ a: w.addressType, p: w.ports, e: w.endpoints })) {
         this.api.update(sliceType, ns, cur.metadata.name as string, { ...cur, ...w, metadata: { ...cur.metadata, labels: sliceLabels } });
       }
     });
-    for (const extra of existing.slice(wanted.length)) this.api.delete(sliceType, ns, extra.metadata.name as string);
+    for (const extra of existing) if (!used.has(extra.metadata.name as string)) this.api.delete(sliceType, ns, extra.metadata.name as string);
   }
 }
 
+interface Addr {
+  ip: string;
+  ready: boolean;
+  terminating: boolean;
+  pod: KubeObject;
+}
+/** Endpoints of one resolved port set. */
+type Group = { ports: { name?: string; port: number; protocol: string; appProtocol?: string }[]; addrs: Addr[] };
+
 const managedBy = 'endpointslice-controller.k8s.io';
 const mirroredBy = 'endpointslicemirroring-controller.k8s.io';
+
+/**
+ * A pod's address of `family`, from `status.podIPs` (or `status.podIP`). `only`: the Service has
+ * one family, and a pod reporting only `podIP` counts with it whatever its text (as before families).
+ */
+function podIpOf(status: { podIP?: string; podIPs?: { ip: string }[] }, family: string, only: boolean): string | undefined {
+  const ips = status.podIPs && status.podIPs.length > 0 ? status.podIPs.map((p) => p.ip) : status.podIP ? [status.podIP] : [];
+  const hit = ips.find((ip) => ipFamilyOf(ip) === family);
+  if (hit !== undefined) return hit;
+  return only && (!status.podIPs || status.podIPs.length <= 1) && ipFamilyOf(status.podIP ?? '') === undefined ? status.podIP : undefined;
+}
 
 function isPodReady(p: KubeObject): boolean {
   return ((p.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');

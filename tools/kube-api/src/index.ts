@@ -50,8 +50,21 @@ export interface KubeApiOptions {
   tokenFile?: string;
   /** Admin token to use instead of a random one. */
   adminToken?: string;
-  /** Service ClusterIP range (default 10.96.0.0/12). */
+  /**
+   * Service ClusterIP range (default 10.96.0.0/12); dual-stack: an IPv4 and an IPv6 prefix
+   * comma-separated, the first being the primary family (kube-apiserver's --service-cluster-ip-range).
+   */
   serviceCIDR?: string;
+  /**
+   * Pod network of the cluster (kube-controller-manager's --cluster-cidr with --allocate-node-cidrs):
+   * one prefix, or an IPv4 and an IPv6 one comma-separated. Each Node created without podCIDRs gets
+   * one subnet per family (`spec.podCIDRs`, `spec.podCIDR` the first). Absent: Nodes keep what they are given.
+   */
+  clusterCIDR?: string;
+  /** Prefix length of each Node's IPv4 subnet (default 24). */
+  nodeCIDRMaskSizeIPv4?: number;
+  /** Prefix length of each Node's IPv6 subnet (default 64). */
+  nodeCIDRMaskSizeIPv6?: number;
   /**
    * CustomResourceDefinitions to register at start (e.g. `loadCrds()` of @switchyard/apis);
    * existing ones (from a data directory) are replaced.
@@ -158,7 +171,22 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
   const server = pki ? https.createServer({ cert: pki.certPem, key: pki.keyPem }, front.handle) : http.createServer(front.handle);
   boundPort = await listen(server, boundPort, host);
   const caPem = pki?.caPem ?? '';
-  const controllers = new ClusterControllers(api, authn, { serviceCIDR: options.serviceCIDR ?? '10.96.0.0/12', selfAddress: { ip: host === '0.0.0.0' ? '127.0.0.1' : host, port: boundPort }, caPem });
+  const nodeCidrs = options.clusterCIDR
+    ? {
+        clusterCIDR: options.clusterCIDR,
+        ...(options.nodeCIDRMaskSizeIPv4 !== undefined ? { nodeCIDRMaskSizeIPv4: options.nodeCIDRMaskSizeIPv4 } : {}),
+        ...(options.nodeCIDRMaskSizeIPv6 !== undefined ? { nodeCIDRMaskSizeIPv6: options.nodeCIDRMaskSizeIPv6 } : {}),
+      }
+    : undefined;
+  let controllers: ClusterControllers;
+  try {
+    controllers = new ClusterControllers(api, authn, { serviceCIDR: options.serviceCIDR ?? '10.96.0.0/12', ...(nodeCidrs ? { nodeCidrs } : {}), selfAddress: { ip: host === '0.0.0.0' ? '127.0.0.1' : host, port: boundPort }, caPem });
+  } catch (e) {
+    // An unusable service or cluster CIDR: nothing is left listening.
+    webhooks.close();
+    server.close();
+    throw e;
+  }
   controllers.bootstrap();
   applyCrds(api, options.crds ?? []);
   try {

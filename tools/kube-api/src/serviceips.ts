@@ -6,27 +6,47 @@ import { type FieldError } from './errors';
 /** Thrown for a service CIDR the allocator cannot use. */
 export class ServiceCidrError extends Error {
   readonly code = 'InvalidServiceCIDR';
-  constructor(readonly value: string) {
-    super(`invalid service CIDR ${JSON.stringify(value)}: expected an IPv4 prefix such as 10.96.0.0/12`);
+  constructor(
+    readonly value: string,
+    why = 'expected an IPv4 prefix such as 10.96.0.0/12',
+  ) {
+    super(`invalid service CIDR ${JSON.stringify(value)}: ${why}`);
     this.name = 'ServiceCidrError';
   }
 }
 
-/** The address when `text` is IPv4, else undefined. */
-function ipv4(text: string): Ip | undefined {
+/** A Service's IP family, as `spec.ipFamilies` names it. */
+export type IPFamilyName = 'IPv4' | 'IPv6';
+
+/** `IPv4` / `IPv6` of an address, or undefined when `text` is not one. */
+export function ipFamilyOf(text: string): IPFamilyName | undefined {
   try {
-    const ip = parseIp(text);
-    return ip.family === 4 ? ip : undefined;
+    return parseIp(text).family === 4 ? 'IPv4' : 'IPv6';
   } catch {
     return undefined;
   }
 }
 
+/** The address when `text` is one of `family`, else undefined. */
+function ipOf(text: string, family: 4 | 6): Ip | undefined {
+  try {
+    const ip = parseIp(text);
+    return ip.family === family ? ip : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * One service CIDR's allocator. IPv4 keeps its network and broadcast addresses out; IPv6 only its
+ * network address (no broadcast), as kube-apiserver's range allocator.
+ */
 export class ClusterIPAllocator {
   private readonly block: Cidr;
   /** Allocated addresses, by value. */
   private readonly used = new Set<bigint>();
   private next = 10;
+  readonly family: 4 | 6;
 
   constructor(readonly cidr: string) {
     let block: Cidr | undefined;
@@ -35,8 +55,17 @@ export class ClusterIPAllocator {
     } catch {
       block = undefined;
     }
-    if (!block || block.family !== 4 || block.prefix < 8 || block.prefix > 30) throw new ServiceCidrError(cidr);
+    if (block?.family === 6) {
+      // kube-apiserver: an IPv6 service range has at most 20 host bits (a /108).
+      if (block.prefix < 108 || block.prefix > 126) throw new ServiceCidrError(cidr, 'an IPv6 service CIDR must be a /108 to /126 prefix such as fd00:10:96::/112');
+    } else if (!block || block.prefix < 8 || block.prefix > 30) throw new ServiceCidrError(cidr);
     this.block = block;
+    this.family = block.family;
+  }
+
+  /** `IPv4` or `IPv6`. */
+  get familyName(): IPFamilyName {
+    return this.family === 4 ? 'IPv4' : 'IPv6';
   }
 
   /** The first usable address: the `kubernetes` Service's ClusterIP. */
@@ -45,13 +74,19 @@ export class ClusterIPAllocator {
   }
 
   contains(ip: string): boolean {
-    const a = ipv4(ip);
+    const a = ipOf(ip, this.family);
     return a !== undefined && this.usable(a);
   }
 
-  /** In the block and neither its network nor its broadcast address. */
+  /** In the block and neither its network nor (IPv4) its broadcast address. */
   private usable(a: Ip): boolean {
-    return this.block.contains(a) && !a.equals(this.block.first) && !a.equals(this.block.last);
+    return this.block.contains(a) && !a.equals(this.block.first) && (this.family === 6 || !a.equals(this.block.last));
+  }
+
+  /** Usable addresses: the block less the network address, and the broadcast address for IPv4. */
+  private get usableCount(): number {
+    const size = this.block.size - (this.family === 4 ? 2n : 1n);
+    return Number(size);
   }
 
   /**
@@ -60,7 +95,7 @@ export class ClusterIPAllocator {
    * service CIDR by parsing "The range of valid IPs is <cidr>" out of it.
    */
   reserve(ip: string, field: string): FieldError | undefined {
-    const a = ipv4(ip);
+    const a = ipOf(ip, this.family);
     if (a === undefined || !this.usable(a)) {
       return { field, reason: 'FieldValueInvalid', detail: `Invalid value: []string{"${ip}"}: failed to allocate IP ${ip}: the provided IP (${ip}) is not in the valid range. The range of valid IPs is ${this.cidr}` };
     }
@@ -72,22 +107,77 @@ export class ClusterIPAllocator {
   }
 
   allocate(): string | undefined {
-    const usable = Number(this.block.size) - 2;
+    const usable = this.usableCount;
     for (let i = 0; i < usable; i++) {
       const off = ((this.next - 1 + i) % usable) + 1;
       const value = this.block.base + BigInt(off);
       if (!this.used.has(value)) {
         this.used.add(value);
         this.next = off + 1;
-        return formatIp(4, value);
+        return formatIp(this.family, value);
       }
     }
     return undefined;
   }
 
   release(ip: string): void {
-    const a = ipv4(ip);
+    const a = ipOf(ip, this.family);
     if (a !== undefined) this.used.delete(a.value);
+  }
+}
+
+/**
+ * The cluster's service CIDRs (kube-apiserver's `--service-cluster-ip-range`, a comma-separated
+ * pair for dual-stack): one allocator per family, the first being the primary family that
+ * single-stack Services get by default.
+ */
+export class ServiceIPRanges {
+  readonly ranges: readonly ClusterIPAllocator[];
+
+  /** @throws ServiceCidrError for an unusable CIDR, more than two, or two of one family. */
+  constructor(readonly text: string) {
+    const parts = text.split(',').map((s) => s.trim());
+    if (parts.length > 2) throw new ServiceCidrError(text, 'at most two service CIDRs, one per IP family');
+    const ranges = parts.map((p) => new ClusterIPAllocator(p));
+    if (ranges.length === 2 && ranges[0]!.family === ranges[1]!.family) throw new ServiceCidrError(text, 'a dual-stack service CIDR needs one IPv4 and one IPv6 prefix');
+    this.ranges = ranges;
+  }
+
+  /** The primary range (the first CIDR). */
+  get primary(): ClusterIPAllocator {
+    return this.ranges[0]!;
+  }
+
+  /** The families the cluster has, primary first. */
+  get families(): IPFamilyName[] {
+    return this.ranges.map((r) => r.familyName);
+  }
+
+  get dualStack(): boolean {
+    return this.ranges.length === 2;
+  }
+
+  /** The primary range's first usable address: the `kubernetes` Service's ClusterIP. */
+  get first(): string {
+    return this.primary.first;
+  }
+
+  /** The range of a family, if the cluster has it. */
+  of(family: IPFamilyName): ClusterIPAllocator | undefined {
+    return this.ranges.find((r) => r.familyName === family);
+  }
+
+  /** Frees an address in whichever range holds it. */
+  release(ip: string): void {
+    const f = ipFamilyOf(ip);
+    if (f) this.of(f)?.release(ip);
+  }
+
+  /** Reserves an address in its family's range (restart path; no range: nothing to hold). */
+  reserve(ip: string, field: string): FieldError | undefined {
+    const f = ipFamilyOf(ip);
+    const r = f ? this.of(f) : undefined;
+    return r ? r.reserve(ip, field) : this.primary.reserve(ip, field);
   }
 }
 

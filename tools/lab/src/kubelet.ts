@@ -132,7 +132,9 @@ export class Kubelet {
     }
     this.failures.delete(uid);
     const result = JSON.parse(r.stdout) as { ips?: { address: string }[] };
-    const ip = (result.ips?.[0]?.address ?? '').split('/')[0] ?? '';
+    // Every address of the result (dual-stack: IPv4 then IPv6), the first being podIP, as kubelet reports the CRI's.
+    const ips = (result.ips ?? []).map((x) => x.address.split('/')[0] ?? '').filter((x) => x !== '');
+    const ip = ips[0] ?? '';
     const ports = declaredPorts(pod.spec);
     for (const p of ports.filter((x) => x.protocol === 'TCP')) {
       const argv = serverArgv(p);
@@ -146,7 +148,7 @@ export class Kubelet {
     await this.o.kube.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${name}`, { metadata: { annotations: { [NETNS_ANNOTATION]: netns.name } } }, 'application/merge-patch+json');
     await this.o.kube.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${name}/status`, {
       status: {
-        phase: 'Running', podIP: ip, podIPs: [{ ip }], startTime: now,
+        phase: 'Running', podIP: ip, podIPs: ips.length > 0 ? ips.map((x) => ({ ip: x })) : [{ ip }], startTime: now,
         conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: now }, { type: 'ContainersReady', status: 'True', lastTransitionTime: now }],
         // One running, ready status per container (kubectl's READY column counts them).
         containerStatuses: (pod.spec?.containers ?? []).map((c, i) => ({

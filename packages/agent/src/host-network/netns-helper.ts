@@ -33,6 +33,8 @@ export interface PodLinkRequest {
   prefix: number;
   gateway: string;
   txOffloadOff: boolean;
+  /** Dual-stack: the pod's IPv6 address, prefix length and default gateway (IPv6 stays on in the pod). */
+  ipv6?: { ip: string; prefix: number; gateway: string };
 }
 
 /** {@link NetnsHelper.podVeth}: the pod link request, and the veth pair's MTU and the pod end's MAC. */
@@ -64,7 +66,7 @@ export class NetnsHelper {
 
   /** The host end's sysctls and offload in the node namespace, then the pod end's address, links, route, IPv6 and offload in the pod's. */
   podLink(r: PodLinkRequest): Promise<void> {
-    const fields = ['podlink', r.nodeNetns ?? '-', r.hostIfName, r.podNetns, r.ifname, r.ip, String(r.prefix), r.gateway, r.txOffloadOff ? '1' : '0'];
+    const fields = ['podlink', r.nodeNetns ?? '-', r.hostIfName, r.podNetns, r.ifname, r.ip, String(r.prefix), r.gateway, r.txOffloadOff ? '1' : '0', ...v6Fields(r)];
     for (const f of fields) if (/[\t\n]/.test(f) || f === '') throw new AgentError('INVALID_CONFIG', 'a switchyard-netns field is empty or holds a tab or newline', f);
     return this.request(fields);
   }
@@ -76,7 +78,7 @@ export class NetnsHelper {
    * {@link NetlinkError} carrying the kernel's errno, as the agent's own rtnetlink request would.
    */
   podVeth(r: PodVethRequest): Promise<void> {
-    const fields = ['podveth', r.nodeNetns ?? '-', r.hostIfName, r.podNetns, r.ifname, r.ip, String(r.prefix), r.gateway, r.txOffloadOff ? '1' : '0', String(r.mtu), r.mac];
+    const fields = ['podveth', r.nodeNetns ?? '-', r.hostIfName, r.podNetns, r.ifname, r.ip, String(r.prefix), r.gateway, r.txOffloadOff ? '1' : '0', String(r.mtu), r.mac, ...v6Fields(r)];
     for (const f of fields) if (/[\t\n]/.test(f) || f === '') throw new AgentError('INVALID_CONFIG', 'a switchyard-netns field is empty or holds a tab or newline', f);
     return this.request(fields, r.hostIfName);
   }
@@ -134,6 +136,11 @@ export class NetnsHelper {
     s.pending.clear();
     for (const p of all) p.reject(new AgentError('EXEC_FAILED', `switchyard-netns ${why}`, this.path));
   }
+}
+
+/** The optional trailing fields of a dual-stack pod: ADDRESS6 PREFIX6 GATEWAY6. */
+function v6Fields(r: PodLinkRequest): string[] {
+  return r.ipv6 ? [r.ipv6.ip, String(r.ipv6.prefix), r.ipv6.gateway] : [];
 }
 
 /** A child and its pipes keep the event loop alive only while a request waits for its answer. */

@@ -14,6 +14,11 @@ export interface NodeOptions {
   nodeName: string;
   /** This node's pod CIDR (IPv4); the gateway gets its first address. */
   podCIDR: string;
+  /**
+   * Dual-stack: this node's IPv6 pod CIDR (the IPv6 entry of the Node's `spec.podCIDRs`). Each pod
+   * gets an address from both, and the gateway the first address of each. Absent: IPv4 only.
+   */
+  podCIDRv6?: string;
   /** This node's transport address. */
   nodeIP: string;
   /** OVSDB remote, as `ovs-vsctl --db` takes it (`unix:/var/run/openvswitch/db.sock`). */
@@ -70,7 +75,7 @@ export interface NodeOptions {
 }
 
 /** The node's options without a default: absent means that feature (or override) is off. */
-export type NodeUnset = 'nodeNetns' | 'kube' | 'clock';
+export type NodeUnset = 'podCIDRv6' | 'nodeNetns' | 'kube' | 'clock';
 export type ResolvedNodeOptions = Resolved<NodeOptions, NodeUnset>;
 
 /** A feature's options fragment, which may read the node's options. */
@@ -80,6 +85,7 @@ export const nodeOptions: OptionsFragment<NodeOptions, NodeUnset> = {
   resolve: (o) => ({
     nodeName: o.nodeName,
     podCIDR: o.podCIDR,
+    ...(o.podCIDRv6 !== undefined ? { podCIDRv6: o.podCIDRv6 } : {}),
     nodeIP: o.nodeIP,
     ovsdbRemote: o.ovsdbRemote,
     ovsRunDir: o.ovsRunDir ?? '/var/run/openvswitch',

@@ -34,7 +34,8 @@ export class PodAttachments implements Part {
     this.ipam = await HostLocalStore.open({
       dataDir: join(o.dataDir, 'networks'),
       network: o.ipamNetwork,
-      ranges: [[{ subnet: this.ctx.podCIDR }]],
+      // Dual-stack: one range set per family, as host-local's `ranges` (an address from each).
+      ranges: [[{ subnet: this.ctx.podCIDR }], ...(this.ctx.podCIDRv6 !== undefined ? [[{ subnet: this.ctx.podCIDRv6 }]] : [])],
       logger: log,
     });
     this.network = new PodNetwork({

@@ -38,13 +38,13 @@ export function randomMac(): string {
   return [...b].map((x) => x.toString(16).padStart(2, '0')).join(':');
 }
 
-/** The CNI result (1.0.0 layout) of a pod interface. */
+/** The CNI result (1.0.0 layout) of a pod interface; dual-stack: both addresses and default routes, IPv4 first. */
 export function podResult(p: PodInterface): CniResult {
   return {
     cniVersion: '1.0.0',
     interfaces: [{ name: p.hostIfName }, { name: p.ifname, mac: p.mac, mtu: p.mtu, sandbox: p.netns }],
-    ips: [{ address: p.ipCidr, gateway: p.gateway, interface: 1 }],
-    routes: [{ dst: '0.0.0.0/0', gw: p.gateway }],
+    ips: [{ address: p.ipCidr, gateway: p.gateway, interface: 1 }, ...(p.ipv6 ? [{ address: p.ipv6.ipCidr, gateway: p.ipv6.gateway, interface: 1 }] : [])],
+    routes: [{ dst: '0.0.0.0/0', gw: p.gateway }, ...(p.ipv6 ? [{ dst: '::/0', gw: p.ipv6.gateway }] : [])],
     dns: {},
   };
 }
@@ -128,6 +128,7 @@ export class PodNetwork {
         hostIfName: hostInterfaceName(req.podNamespace, req.podName, req.containerId),
         ipCidr: addr.ipCidr,
         gateway: addr.gateway,
+        ...(addr.ipv6 ? { ipv6: addr.ipv6 } : {}),
         mac: randomMac(),
         mtu: this.d.mtu,
         ofport: -1,
@@ -143,6 +144,7 @@ export class PodNetwork {
         mac: iface.mac,
         ipCidr: iface.ipCidr,
         gateway: iface.gateway,
+        ...(iface.ipv6 ? { ipv6: iface.ipv6 } : {}),
         mtu: iface.mtu,
         txOffloadOff: this.d.txOffloadOff,
       });
@@ -165,7 +167,7 @@ export class PodNetwork {
           this.log.warn({ err: e, containerId: req.containerId }, 'gratuitous ARP failed');
         });
       });
-      this.log.info({ pod: `${req.podNamespace}/${req.podName}`, ip: iface.ipCidr, ofport: iface.ofport, timings }, 'pod attached');
+      this.log.info({ pod: `${req.podNamespace}/${req.podName}`, ip: iface.ipCidr, ...(iface.ipv6 ? { ipv6: iface.ipv6.ipCidr } : {}), ofport: iface.ofport, timings }, 'pod attached');
       return podResult(iface);
     } catch (e) {
       const err = stepError(step, e);
@@ -179,9 +181,13 @@ export class PodNetwork {
 
   /**
    * The pod's address: from the IPPool its annotation names, else from the node's pod CIDR
-   * (host-local). Pushes the release onto `undo`.
+   * (host-local; on a dual-stack node one address from each range set, released together). Pushes
+   * the release onto `undo`.
    */
-  private async allocate(req: PodRequest, undo: { step: string; run: () => Promise<unknown> }[]): Promise<{ ip: string; ipCidr: string; gateway: string; pool?: string }> {
+  private async allocate(
+    req: PodRequest,
+    undo: { step: string; run: () => Promise<unknown> }[],
+  ): Promise<{ ip: string; ipCidr: string; gateway: string; pool?: string; ipv6?: { ipCidr: string; gateway: string } }> {
     const choice = this.d.pools ? await this.d.pools.poolFor(req.podNamespace, req.podName) : undefined;
     if (choice && this.d.pools) {
       const pools = this.d.pools;
@@ -191,11 +197,20 @@ export class PodNetwork {
       return { ip, ipCidr: `${ip}/${a.prefixLength}`, gateway: a.gateway.toString(), pool: choice.pool };
     }
     const attachment = { containerId: req.containerId, ifname: req.ifname };
-    const [alloc] = await this.d.ipam.add(attachment);
+    const allocs = await this.d.ipam.add(attachment);
     undo.push({ step: 'ipam', run: () => this.d.ipam.del(attachment) });
+    const alloc = allocs.find((a) => a.ip.family === 4);
     if (!alloc) throw new CniError(CniErrorCode.InternalError, 'IPAM returned no address');
     const ip = alloc.ip.toString();
-    return { ip, ipCidr: `${ip}/${alloc.subnet.prefix}`, gateway: this.d.node.gateway.ip };
+    const six = allocs.find((a) => a.ip.family === 6);
+    const gw6 = this.d.node.gateway.ipv6;
+    if (six && !gw6) throw new CniError(CniErrorCode.InternalError, 'IPAM gave an IPv6 address but the gateway has no IPv6 address', six.ip.toString());
+    return {
+      ip,
+      ipCidr: `${ip}/${alloc.subnet.prefix}`,
+      gateway: this.d.node.gateway.ip,
+      ...(six && gw6 ? { ipv6: { ipCidr: `${six.ip.toString()}/${six.subnet.prefix}`, gateway: gw6.ip } } : {}),
+    };
   }
 
   /**
@@ -269,6 +284,7 @@ export class PodNetwork {
     if (iface.ifname !== req.ifname) fail(`container ${req.containerId} is attached as ${iface.ifname}, not ${req.ifname}`);
     const prevIps = (prev.ips ?? []).map((i) => i.address);
     if (!prevIps.includes(iface.ipCidr)) fail('prevResult does not list the pod address', `${iface.ipCidr} not in ${JSON.stringify(prevIps)}`);
+    if (iface.ipv6 && !prevIps.includes(iface.ipv6.ipCidr)) fail('prevResult does not list the pod IPv6 address', `${iface.ipv6.ipCidr} not in ${JSON.stringify(prevIps)}`);
     const prevPod = (prev.interfaces ?? []).find((i) => i.name === req.ifname && i.sandbox !== undefined);
     if (prevPod && prevPod.mac !== undefined && prevPod.mac !== iface.mac) fail('prevResult MAC differs', `${prevPod.mac} != ${iface.mac}`);
     const host = await this.d.net.hostLinkState(iface.hostIfName);
@@ -285,6 +301,10 @@ export class PodNetwork {
     if (!inPod.up) fail(`interface ${req.ifname} is down`);
     if (!inPod.addresses.includes(iface.ipCidr)) fail(`interface ${req.ifname} lacks ${iface.ipCidr}`, `has ${inPod.addresses.join(', ')}`);
     if (inPod.defaultGateway !== iface.gateway) fail(`default route is via ${String(inPod.defaultGateway)}, expected ${iface.gateway}`);
+    if (iface.ipv6) {
+      if (!inPod.addresses.includes(iface.ipv6.ipCidr)) fail(`interface ${req.ifname} lacks ${iface.ipv6.ipCidr}`, `has ${inPod.addresses.join(', ')}`);
+      if (inPod.defaultGatewayV6 !== iface.ipv6.gateway) fail(`IPv6 default route is via ${String(inPod.defaultGatewayV6)}, expected ${iface.ipv6.gateway}`);
+    }
   }
 
   /**
