@@ -463,7 +463,8 @@ export function localPodOf(iface: PodInterface, chained: boolean): LocalPod {
     name: iface.podName,
     namespace: iface.podNamespace,
     ofport: iface.ofport,
-    ips: [iface.ipCidr.split('/')[0] ?? ''],
+    // Dual-stack: the IPv6 address too (RFC 5952, as ipam writes it and the pipeline matches it).
+    ips: iface.ipv6 ? [iface.ipCidr.split('/')[0] ?? '', iface.ipv6.ipCidr.split('/')[0] ?? ''] : [iface.ipCidr.split('/')[0] ?? ''],
     mac: iface.mac,
     // A pool pod's own gateway is answered by the node gateway.
     ...(iface.ipPool !== undefined && !chained ? { gatewayIP: iface.gateway } : {}),
