@@ -189,6 +189,21 @@ describe('two dual-stack nodes in encap (geneve)', () => {
     await waitFor(`TCP ${ip1.v6} -> [${ip2.v6}]:7000 after restart`, () => tcp(p1, ip2.v6), { timeoutMs: 60_000, intervalMs: 250 });
   });
 
+  it('after an ovs-vswitchd restart (a new gateway device) the gateway IPv6 address, IPv6 route and neighbour entry come back, and pods talk over IPv6 again', async () => {
+    // A killed ovs-vswitchd leaves its (persistent) tap devices with their addresses; the gateway's
+    // is deleted too, as a cleaned-up exit or a new OVS container would leave it: the restarted
+    // switch makes a new gateway device without any address, route or neighbour entry.
+    await n1.ovs.stopVswitchd('SIGKILL');
+    await n1.ovs.netns.exec(['ip', 'link', 'del', 'sy-gw0']);
+    await n1.ovs.startVswitchd();
+    await waitFor('the agent back after the switch restart', async () => a1!.agent.part('node').switchRestarts === 1 && a1!.agent.health().ok, { timeoutMs: 60_000, intervalMs: 100 });
+    expect(await inNode(n1, ['ip', '-6', '-o', 'addr', 'show', 'dev', 'sy-gw0', 'scope', 'global'])).toContain('inet6 fd00:76:1::1/64');
+    expect(await inNode(n1, ['ip', '-6', 'route', 'show', 'proto', '77'])).toContain('fd00:76:2::/64 via fd00:76:2::1 dev sy-gw0');
+    expect(await inNode(n1, ['ip', '-6', 'neigh', 'show', 'dev', 'sy-gw0', 'nud', 'permanent'])).toContain('fd00:76:2::1 lladdr aa:bb:cc:dd:ee:ff PERMANENT');
+    await waitFor(`TCP ${ip1.v6} -> [${ip2.v6}]:7000 after the switch restart`, () => tcp(p1, ip2.v6), { timeoutMs: 60_000, intervalMs: 250 });
+    await waitFor(`ds1 -> ${ip2.v6} after the switch restart`, () => ping6(n1.ovs.netns.name, ip2.v6), { timeoutMs: 60_000, intervalMs: 250 });
+  });
+
   it("a deleted Node takes its IPv6 host route and the peer gateway's neighbour entry with it", async () => {
     await kube.request('DELETE', '/api/v1/nodes/ds2');
     await waitFor('ds2 forgotten', () => a1!.agent.part('routes').routes?.remote.length === 0, { timeoutMs: 30_000, intervalMs: 100 });

@@ -197,7 +197,7 @@ export class NodeDatapath implements Part {
    * switch) when the round was resumed, else installs every flow of the new round in one bundle.
    */
   async sync(): Promise<void> {
-    const pods = this.interfaces.list().map((i) => localPodOf(i, this.ctx.policyOnly));
+    const pods = this.interfaces.list().map((i) => localPodOf(i, this.ctx.policyOnly, this.nodeInfo?.gateway.ipv6 !== undefined));
     const initial = await this.flows.initialSync(pods, { adopt: this.adopting });
     this.installed = true;
     this.ctx.log.info({ round: this.round, previous: this.previousRound, ...initial, pods: this.interfaces.size }, 'round installed');
