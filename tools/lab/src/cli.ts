@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { isAlive, reapStale, signalProcess, waitFor } from '@switchyard/testbed';
 import { labRunning, restartAgent, restartVswitchd, startAgent, stopAgent } from './faults';
 import { formatChaosReport, loadScenarios, runChaos, type ChaosReport } from './chaos';
-import { DEFAULT_LAB_DIR, LabError, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, type LabEncryption, type LabIpFamily, type LabMode } from './plan';
+import { DEFAULT_LAB_DIR, LabError, checkIpFamily, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, type LabEncryption, type LabIpFamily, type LabMode } from './plan';
 import { LAB_PROJECTS, REPO_ROOT, buildLabPrograms, progressFile, stateFile, type LabState } from './lab';
 import { progressLine } from './progress';
 import { labClient, readState } from './client';
@@ -41,6 +41,7 @@ function stateForCleanup(labDir: string, out: NodeJS.WritableStream): LabState |
 
 async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = process.stdout, opts: UpOptions = {}): Promise<void> {
   planNodes(nodes, () => ''); // refuses a bad --nodes before anything starts
+  checkIpFamily(opts.ipFamily ?? 'ipv4', opts.mode ?? 'encap', opts.encryption ?? 'none');
   const prev = stateForCleanup(labDir, out);
   if (running(prev)) throw new LabError('ALREADY_RUNNING', `a lab is already running (pid ${prev.pid}); run switchyard-lab down first`, prev.pid);
   await reapStale();

@@ -16,7 +16,7 @@ import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/k
 import { loadCrds, type InstallOptions } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { DUAL_SERVICE_CIDR, FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, LabError, planNodes, type LabEncryption, type LabIpFamily, type LabMode, type NodeLayout, type NodePlan } from './plan';
+import { DUAL_SERVICE_CIDR, FABRIC_PREFIX, checkIpFamily, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, LabError, planNodes, type LabEncryption, type LabIpFamily, type LabMode, type NodeLayout, type NodePlan } from './plan';
 import { Kubelet, type LabNodeRuntime } from './kubelet';
 import { labAgentConfig, labControllerConfig, labInstallOptions } from './config';
 import type { Phase } from './progress';
@@ -354,10 +354,7 @@ export class Lab {
     const withController = opts.controller ?? true;
     const ipFamily = opts.ipFamily ?? 'ipv4';
     if (ipFamily === 'dual' && opts.cluster) throw new LabError('INVALID_ARGUMENT', 'a dual-stack lab is a single cluster (--ip-family dual is not for the multi-cluster lab)', ipFamily, '--ip-family');
-    // The underlay is IPv4: the host routes IPv6 to peers only through the tunnel (docs/lab.md).
-    if (ipFamily === 'dual' && (mode !== 'encap' || (opts.encryption ?? 'none') !== 'none')) {
-      throw new LabError('INVALID_ARGUMENT', `--ip-family dual needs --mode encap and no --encryption (the underlay is IPv4), got --mode ${mode}${opts.encryption && opts.encryption !== 'none' ? ` --encryption ${opts.encryption}` : ''}`, ipFamily, '--ip-family');
-    }
+    checkIpFamily(ipFamily, mode, opts.encryption ?? 'none');
     const plans = planNodes(opts.nodes, () => randomBytes(18).toString('base64url'), mode, opts.cluster ?? {}, ipFamily);
     const tb = await Testbed.create({ baseDir: join(opts.labDir, 'run') });
     let api: KubeApiServer | undefined;

@@ -79,6 +79,16 @@ export function parseIpFamily(v: string): LabIpFamily {
   return v as LabIpFamily;
 }
 
+/**
+ * Refuses `--ip-family dual` with what it cannot run: the underlay is IPv4, so the host routes
+ * IPv6 to peers only through the tunnel (`--mode encap`, no `--encryption`).
+ */
+export function checkIpFamily(ipFamily: LabIpFamily, mode: LabMode, encryption: LabEncryption): void {
+  if (ipFamily === 'dual' && (mode !== 'encap' || encryption !== 'none')) {
+    throw new LabError('INVALID_ARGUMENT', `--ip-family dual needs --mode encap and no --encryption (the underlay is IPv4), got --mode ${mode}${encryption !== 'none' ? ` --encryption ${encryption}` : ''}`, ipFamily, '--ip-family');
+  }
+}
+
 /** The Service ClusterIP range of a dual-stack lab: the API server's default IPv4 range, then an IPv6 /108 (the longest kube-apiserver takes). */
 export const DUAL_SERVICE_CIDR = '10.96.0.0/12,fd00:10:96::/108';
 

@@ -1,4 +1,4 @@
-import { RoundRobin, declaredPorts, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, serverArgv } from '../src/plan';
+import { RoundRobin, checkIpFamily, declaredPorts, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, serverArgv } from '../src/plan';
 
 describe('planNodes', () => {
   it('names nodes node1..nodeN with pod CIDR 10.10.<i>.0/24 and an underlay address each', () => {
@@ -97,6 +97,12 @@ describe('--ip-family', () => {
   test('a value other than ipv4 or dual is refused naming the flag', () => {
     expect(parseIpFamily('dual')).toBe('dual');
     expect(() => parseIpFamily('ipv6')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', value: 'ipv6' }));
+  });
+  test('dual is refused with a mode other than encap or with encryption (the underlay is IPv4), naming the flag', () => {
+    expect(() => checkIpFamily('dual', 'encap', 'none')).not.toThrow();
+    expect(() => checkIpFamily('ipv4', 'noEncap', 'wireGuard')).not.toThrow();
+    expect(() => checkIpFamily('dual', 'noEncap', 'none')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', message: expect.stringContaining('got --mode noEncap') }));
+    expect(() => checkIpFamily('dual', 'encap', 'wireGuard')).toThrow(expect.objectContaining({ message: expect.stringContaining('--encryption wireGuard') }));
   });
   test("a dual-stack pod's TCP server listens on an IPv6 socket (IPv4 too); an IPv4 pod's as before", () => {
     expect(serverArgv({ port: 80, protocol: 'TCP' }, true)).toEqual(['socat', 'TCP6-LISTEN:80,reuseaddr,fork', 'SYSTEM:echo pong']);
