@@ -152,4 +152,23 @@ describe('real-node set-up: the node namespace is the agent’s own', () => {
     expect(await links(node.name)).not.toContain('pod-own');
     expect(await links(pod.name)).not.toContain('eth0');
   });
+
+  test('dual-stack: IPv6 routes to peer pod CIDRs and the peer gateways\' permanent neighbour entries by rtnetlink, synced to exactly the wanted ones', async () => {
+    const node = await tb.createNetns('n');
+    const fixture = join(PKG_DIR, 'test-integration', 'fixtures', 'own-netns-ipv6.ts');
+    const res = await run([process.execPath, '--import', 'tsx', fixture], { netns: node.name, env: { ...process.env, NODE_OPTIONS: '' } });
+    expect(JSON.parse(res.stdout)).toEqual({
+      sync1: { added: 2, deleted: 0 },
+      sync2: { added: 0, deleted: 1 },
+      sync3: { added: 0, deleted: 0 },
+      sync4: { added: 0, deleted: 0 },
+    });
+    expect((await run(['ip', '-6', 'route', 'show', 'proto', '77'], { netns: node.name })).stdout.trim()).toMatch(/^fd00:78::\/64 via fd00:78::1 dev gw0 metric \d+ onlink/);
+    const neigh = (await run(['ip', '-6', 'neigh', 'show', 'dev', 'gw0', 'nud', 'permanent'], { netns: node.name })).stdout;
+    expect(neigh).toContain('fd00:78::1 lladdr aa:bb:cc:dd:ee:ff PERMANENT');
+    expect(neigh).not.toContain('fd00:79::1');
+    expect(neigh).toContain('fd00:99::1 lladdr 02:00:00:00:00:99 PERMANENT');
+    expect((await run(['ip', '-4', 'route', 'show', 'proto', '77'], { netns: node.name })).stdout.trim()).toBe('10.78.0.0/24 via 10.78.0.1 dev gw0 onlink');
+    expect(await sysctl(node.name, 'ipv6/conf/all/forwarding')).toBe('1');
+  });
 });

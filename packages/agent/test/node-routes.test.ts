@@ -1,7 +1,7 @@
 import type { KubeObject } from '@switchyard/kube';
 import type { RemoteNode } from '@switchyard/openflow-pipeline';
 import { ManualClock } from '@switchyard/runtime/testing';
-import { NodeRouteController, ROUTES_RETRY, hostRoutesFor, nodeFacts, remoteNodesOf, sameSubnet, type HostRoute } from '../src/features/routes/node-routes';
+import { NodeRouteController, ROUTES_RETRY, hostRoutes6For, hostRoutesFor, nodeFacts, remoteNodesOf, sameSubnet, type HostRoute } from '../src/features/routes/node-routes';
 
 const node = (name: string, podCIDR: string | undefined, ip: string | undefined): KubeObject => ({
   metadata: { name },
@@ -17,7 +17,7 @@ describe('nodeFacts', () => {
       spec: { podCIDR: 'fd00::/64', podCIDRs: ['fd00::/64', '10.10.2.0/24'] },
       status: { addresses: [{ type: 'InternalIP', address: 'fd00::2' }, { type: 'InternalIP', address: '192.168.1.2' }] },
     };
-    expect(nodeFacts(o)).toEqual({ name: 'n2', podCIDR: '10.10.2.0/24', nodeIP: '192.168.1.2' });
+    expect(nodeFacts(o)).toEqual({ name: 'n2', podCIDR: '10.10.2.0/24', nodeIP: '192.168.1.2', podCIDRv6: 'fd00::/64' });
   });
   test('a Node without a pod CIDR or address gives undefined facts', () => {
     expect(nodeFacts(node('n3', undefined, undefined))).toEqual({ name: 'n3', podCIDR: undefined, nodeIP: undefined });
@@ -202,5 +202,81 @@ describe('NodeRouteController', () => {
     await clock.advanceAsync(60_000);
     await c.idle();
     expect(routeCalls).toBe(4);
+  });
+});
+
+describe('dual-stack remote nodes and IPv6 host routes', () => {
+  const dual = (name: string, v4: string, v6: string, ip: string): KubeObject => ({
+    metadata: { name },
+    spec: { podCIDR: v4, podCIDRs: [v4, v6] },
+    status: { addresses: [{ type: 'InternalIP', address: ip }] },
+  });
+  const self6 = { ...self, podCIDRv6: 'fd00:10:1::/64' };
+
+  test('a dual-stack node gives each peer its IPv6 pod CIDR (canonical); an IPv4-only node leaves it out', () => {
+    const nodes = [nodeFacts(dual('n2', '10.10.2.0/24', 'FD00:10:2:0::/64', '192.168.1.2')), nodeFacts(node('n3', '10.10.3.0/24', '192.168.1.3'))];
+    expect(remoteNodesOf(nodes, self6, new Map()).remote).toEqual([
+      { name: 'n2', podCIDR: '10.10.2.0/24', podCIDRv6: 'fd00:10:2::/64', nodeIP: '192.168.1.2', gatewayIP: '10.10.2.1' },
+      { name: 'n3', podCIDR: '10.10.3.0/24', nodeIP: '192.168.1.3', gatewayIP: '10.10.3.1' },
+    ]);
+    expect(remoteNodesOf(nodes, self, new Map()).remote.map((r) => 'podCIDRv6' in r)).toEqual([false, false]);
+  });
+
+  test("a peer claiming this node's (or an earlier peer's) IPv6 pod CIDR keeps its IPv4 one only", () => {
+    const claims = new Map<string, string>();
+    const r = remoteNodesOf([nodeFacts(dual('n2', '10.10.2.0/24', 'fd00:10:1::/64', '192.168.1.2'))], self6, claims);
+    expect(r.remote).toEqual([{ name: 'n2', podCIDR: '10.10.2.0/24', nodeIP: '192.168.1.2', gatewayIP: '10.10.2.1' }]);
+    expect(r.refused).toEqual([{ name: 'n2', podCIDR: 'fd00:10:1::/64', heldBy: 'n1' }]);
+  });
+
+  const remote: RemoteNode[] = [
+    { name: 'n2', podCIDR: '10.10.2.0/24', podCIDRv6: 'fd00:10:2::/64', nodeIP: '192.168.1.2', gatewayIP: '10.10.2.1' },
+    { name: 'n3', podCIDR: '10.10.3.0/24', podCIDRv6: 'fd00:10:3::/64', nodeIP: '192.168.2.3', gatewayIP: '10.10.3.1' },
+    { name: 'n4', podCIDR: '10.10.4.0/24', nodeIP: '192.168.2.4', gatewayIP: '10.10.4.1' },
+  ];
+  const o = { gatewayName: 'gw0', nodeIP: '192.168.1.1', transportPrefix: 24 };
+  test('encap: each peer IPv6 pod CIDR through the gateway, onlink via the peer gateway IPv6 address', () => {
+    expect(hostRoutes6For('encap', remote, o)).toEqual([
+      { dst: 'fd00:10:2::/64', via: 'fd00:10:2::1', dev: 'gw0', onlink: true },
+      { dst: 'fd00:10:3::/64', via: 'fd00:10:3::1', dev: 'gw0', onlink: true },
+    ]);
+  });
+  test('hybrid: only the tunnelled peers; noEncap, networkPolicyOnly and WireGuard: none (no IPv6 underlay)', () => {
+    expect(hostRoutes6For('hybrid', remote, o).map((r) => r.dst)).toEqual(['fd00:10:3::/64']);
+    expect(hostRoutes6For('noEncap', remote, o)).toEqual([]);
+    expect(hostRoutes6For('networkPolicyOnly', remote, o)).toEqual([]);
+    expect(hostRoutes6For('encap', remote, { ...o, wireGuardDev: 'wg0' })).toEqual([]);
+  });
+
+  test('the controller of a dual-stack node syncs IPv6 routes and peer gateways, and drops them when the Node goes', async () => {
+    const calls: [HostRoute[], string[]][] = [];
+    const remotes: RemoteNode[][] = [];
+    const c = new NodeRouteController({
+      self: self6, mode: 'encap', gatewayName: 'gw0', transportDev: 'eth0', transportPrefix: 24,
+      sink: {
+        setRemoteNodes: async (n) => void remotes.push(n),
+        syncRoutes: async () => undefined,
+        syncMasquerade: async () => undefined,
+        syncIpv6: async (r, g) => void calls.push([r, g]),
+      },
+    });
+    c.onEvent({ type: 'ADDED', object: dual('n2', '10.10.2.0/24', 'fd00:10:2::/64', '192.168.1.2') });
+    await c.idle();
+    expect(remotes.at(-1)?.[0]?.podCIDRv6).toBe('fd00:10:2::/64');
+    expect(calls.at(-1)).toEqual([[{ dst: 'fd00:10:2::/64', via: 'fd00:10:2::1', dev: 'gw0', onlink: true }], ['fd00:10:2::1']]);
+    c.onEvent({ type: 'DELETED', object: dual('n2', '10.10.2.0/24', 'fd00:10:2::/64', '192.168.1.2') });
+    await c.idle();
+    expect(calls.at(-1)).toEqual([[], []]);
+  });
+
+  test('an IPv4-only node never calls the IPv6 sync', async () => {
+    let called = 0;
+    const c = new NodeRouteController({
+      self, mode: 'encap', gatewayName: 'gw0', transportDev: 'eth0', transportPrefix: 24,
+      sink: { setRemoteNodes: async () => undefined, syncRoutes: async () => undefined, syncMasquerade: async () => undefined, syncIpv6: async () => void called++ },
+    });
+    c.onEvent({ type: 'ADDED', object: dual('n2', '10.10.2.0/24', 'fd00:10:2::/64', '192.168.1.2') });
+    await c.idle();
+    expect(called).toBe(0);
   });
 });

@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { isAlive, reapStale, signalProcess, waitFor } from '@switchyard/testbed';
 import { labRunning, restartAgent, restartVswitchd, startAgent, stopAgent } from './faults';
 import { formatChaosReport, loadScenarios, runChaos, type ChaosReport } from './chaos';
-import { DEFAULT_LAB_DIR, LabError, parseEncryption, parseFeatureGates, parseMode, planNodes, type LabEncryption, type LabMode } from './plan';
+import { DEFAULT_LAB_DIR, LabError, checkIpFamily, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, type LabEncryption, type LabIpFamily, type LabMode } from './plan';
 import { LAB_PROJECTS, REPO_ROOT, buildLabPrograms, progressFile, stateFile, type LabState } from './lab';
 import { progressLine } from './progress';
 import { labClient, readState } from './client';
@@ -24,6 +24,8 @@ interface UpOptions {
   featureGates?: Record<string, boolean>;
   /** antreaProxy.proxyAll on every agent (the lab has no kube-proxy). */
   proxyAll?: boolean;
+  /** `dual`: dual-stack nodes and Service range (default ipv4). */
+  ipFamily?: LabIpFamily;
 }
 
 /** readState for up and down: a state.json cut short does not stop them (the reaper finds what it named). */
@@ -39,6 +41,7 @@ function stateForCleanup(labDir: string, out: NodeJS.WritableStream): LabState |
 
 async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = process.stdout, opts: UpOptions = {}): Promise<void> {
   planNodes(nodes, () => ''); // refuses a bad --nodes before anything starts
+  checkIpFamily(opts.ipFamily ?? 'ipv4', opts.mode ?? 'encap', opts.encryption ?? 'none');
   const prev = stateForCleanup(labDir, out);
   if (running(prev)) throw new LabError('ALREADY_RUNNING', `a lab is already running (pid ${prev.pid}); run switchyard-lab down first`, prev.pid);
   await reapStale();
@@ -49,7 +52,7 @@ async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = pr
   out.write(progressLine('build', `${LAB_PROJECTS.join(', ')} and their dependencies (nx, cached)`));
   await buildLabPrograms((line) => out.write(progressLine('build', line)));
   const log = openSync(join(labDir, 'supervisor.log'), 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller', opts.encryption ?? 'none', JSON.stringify(opts.featureGates ?? {}), opts.proxyAll ? 'proxy-all' : 'no-proxy-all'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller', opts.encryption ?? 'none', JSON.stringify(opts.featureGates ?? {}), opts.proxyAll ? 'proxy-all' : 'no-proxy-all', opts.ipFamily ?? 'ipv4'], {
     detached: true,
     stdio: ['ignore', log, log],
     cwd: join(REPO_ROOT, 'tools/lab'),
@@ -76,9 +79,9 @@ async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = pr
   }
   const st = readState(labDir)!;
   out.write(
-    `switchyard-lab: ${st.nodes.length} nodes (${st.mode}${st.encryption && st.encryption !== 'none' ? `, ${st.encryption}` : ''}${st.controllerPort ? '' : ', no controller'}) up in ${((Date.now() - started) / 1000).toFixed(1)} s (supervisor pid ${st.pid})\n` +
+    `switchyard-lab: ${st.nodes.length} nodes (${st.mode}${st.encryption && st.encryption !== 'none' ? `, ${st.encryption}` : ''}${st.ipFamily === 'dual' ? ', dual-stack' : ''}${st.controllerPort ? '' : ', no controller'}) up in ${((Date.now() - started) / 1000).toFixed(1)} s (supervisor pid ${st.pid})\n` +
       `  kubeconfig: ${st.kubeconfig}\n  API server: ${st.apiUrl}\n` +
-      st.nodes.map((n) => `  ${n.name}: podCIDR ${n.podCIDR}, node IP ${n.nodeIP}, netns ${n.netns}, agent API ${n.apiSocket}\n`).join('') +
+      st.nodes.map((n) => `  ${n.name}: podCIDR ${n.podCIDR}${n.podCIDRv6 !== undefined ? `,${n.podCIDRv6}` : ''}, node IP ${n.nodeIP}, netns ${n.netns}, agent API ${n.apiSocket}\n`).join('') +
       `  try: kubectl --kubeconfig ${st.kubeconfig} get nodes\n`,
   );
 }
@@ -249,11 +252,12 @@ program
   .option('--nodes <n>', 'number of nodes', '2')
   .option('--mode <mode>', 'trafficEncapMode of the agents: encap, noEncap, hybrid (fabric split into two subnets)', 'encap')
   .option('--encryption <mode>', 'trafficEncryptionMode of the agents: none, wireGuard (userspace wireguard-go per node)', 'none')
+  .option('--ip-family <family>', 'ipv4, or dual: every node dual-stack (an IPv6 pod CIDR fd00:10:<i>::/64 beside the IPv4 one) and a dual-stack Service range', 'ipv4')
   .option('--no-controller', 'no switchyard-controller: pod networking only, no policies')
   .option('--feature-gates <list>', 'feature gates of every agent and the controller, e.g. ServiceExternalIP=true')
   .option('--proxy-all', "antreaProxy.proxyAll on every agent: the nodes' own processes reach ClusterIPs and node ports through OVS")
-  .action((o: { nodes: string; mode: string; encryption: string; controller: boolean; featureGates?: string; proxyAll?: boolean }) =>
-    up(dir(), Number(o.nodes), process.stdout, { mode: parseMode(o.mode), encryption: parseEncryption(o.encryption), controller: o.controller, ...(o.featureGates ? { featureGates: parseFeatureGates(o.featureGates) } : {}), ...(o.proxyAll ? { proxyAll: true } : {}) }));
+  .action((o: { nodes: string; mode: string; encryption: string; controller: boolean; featureGates?: string; proxyAll?: boolean; ipFamily: string }) =>
+    up(dir(), Number(o.nodes), process.stdout, { mode: parseMode(o.mode), encryption: parseEncryption(o.encryption), controller: o.controller, ...(o.featureGates ? { featureGates: parseFeatureGates(o.featureGates) } : {}), ...(o.proxyAll ? { proxyAll: true } : {}), ...(o.ipFamily !== 'ipv4' ? { ipFamily: parseIpFamily(o.ipFamily) } : {}) }));
 program
   .command('restart-agent <node>')
   .description("restart one node's agent (the supervisor starts it again); waits until it answers")

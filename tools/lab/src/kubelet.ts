@@ -137,7 +137,7 @@ export class Kubelet {
     const ip = ips[0] ?? '';
     const ports = declaredPorts(pod.spec);
     for (const p of ports.filter((x) => x.protocol === 'TCP')) {
-      const argv = serverArgv(p);
+      const argv = serverArgv(p, ips.some((x) => x.includes(':')));
       if (argv) sb.servers.push(this.o.tb.spawn(argv, netns.name));
     }
     // Every UDP port of the pod from one process.

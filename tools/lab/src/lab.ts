@@ -16,7 +16,7 @@ import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/k
 import { loadCrds, type InstallOptions } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, LabError, planNodes, type LabEncryption, type LabMode, type NodeLayout, type NodePlan } from './plan';
+import { DUAL_SERVICE_CIDR, FABRIC_PREFIX, checkIpFamily, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, LabError, planNodes, type LabEncryption, type LabIpFamily, type LabMode, type NodeLayout, type NodePlan } from './plan';
 import { Kubelet, type LabNodeRuntime } from './kubelet';
 import { labAgentConfig, labControllerConfig, labInstallOptions } from './config';
 import type { Phase } from './progress';
@@ -77,6 +77,8 @@ export const cniPlugin = (): string => (process.env.SWITCHYARD_LAB_CNI !== 'node
 export interface LabNodeState {
   name: string;
   podCIDR: string;
+  /** `--ip-family dual`: the node's IPv6 pod CIDR. */
+  podCIDRv6?: string;
   nodeIP: string;
   /** The node's netns (its OVS, br-phy, the underlay veth). */
   netns: string;
@@ -113,6 +115,8 @@ export interface LabState {
   mode: LabMode;
   /** The agents' trafficEncryptionMode (absent in a state.json of an older lab: none). */
   encryption?: LabEncryption;
+  /** `dual`: every node dual-stack (absent: ipv4, as every lab before `--ip-family`). */
+  ipFamily?: LabIpFamily;
   /** The fabric netns: the underlay bridge br0, and the router/host at `<prefix>.254` of each fabric subnet. */
   fabricNetns: string;
   /** `agentPid` changes when the supervisor respawns an agent (`restart-agent`, or a crash). */
@@ -136,6 +140,12 @@ export interface LabOptions {
   featureGates?: Record<string, boolean>;
   /** antreaProxy.proxyAll on every agent. */
   proxyAll?: boolean;
+  /**
+   * `dual`: each node gets an IPv6 pod CIDR (`fd00:10:<i>::/64`) besides the IPv4 one (the Node's
+   * spec.podCIDRs, the agents' `--pod-cidr v4,v6`), and the API server a dual-stack Service range
+   * ({@link DUAL_SERVICE_CIDR}). Default ipv4: the lab as before. Not with `cluster` (multi-cluster).
+   */
+  ipFamily?: LabIpFamily;
 }
 
 /** A lab that is one cluster of a multi-cluster lab (multicluster-lab.ts). */
@@ -342,13 +352,16 @@ export class Lab {
     const progress = opts.progress ?? ((): void => undefined);
     const mode = opts.mode ?? 'encap';
     const withController = opts.controller ?? true;
-    const plans = planNodes(opts.nodes, () => randomBytes(18).toString('base64url'), mode, opts.cluster ?? {});
+    const ipFamily = opts.ipFamily ?? 'ipv4';
+    if (ipFamily === 'dual' && opts.cluster) throw new LabError('INVALID_ARGUMENT', 'a dual-stack lab is a single cluster (--ip-family dual is not for the multi-cluster lab)', ipFamily, '--ip-family');
+    checkIpFamily(ipFamily, mode, opts.encryption ?? 'none');
+    const plans = planNodes(opts.nodes, () => randomBytes(18).toString('base64url'), mode, opts.cluster ?? {}, ipFamily);
     const tb = await Testbed.create({ baseDir: join(opts.labDir, 'run') });
     let api: KubeApiServer | undefined;
     const children: ChildProcess[] = [];
     try {
       const tokens = Object.fromEntries(plans.map((p) => [p.token, { user: `system:node:${p.name}`, groups: ['system:nodes', 'system:authenticated'] }]));
-      api = await startKubeApi({ tokens, crds: loadCrds() as never, nodeProxyHost: () => '127.0.0.1', ...(opts.cluster ? { serviceCIDR: opts.cluster.serviceCIDR } : {}) });
+      api = await startKubeApi({ tokens, crds: loadCrds() as never, nodeProxyHost: () => '127.0.0.1', ...(opts.cluster ? { serviceCIDR: opts.cluster.serviceCIDR } : {}), ...(ipFamily === 'dual' ? { serviceCIDR: DUAL_SERVICE_CIDR } : {}) });
       const kubeconfig = api.writeKubeconfig(join(opts.labDir, 'kubeconfig'));
       const kc = new KubeConfig();
       kc.loadFromFile(kubeconfig);
@@ -368,7 +381,7 @@ export class Lab {
       // One API server per fabric at its host address: a cluster sharing another's fabric keeps loopback.
       const apiRelay = opts.cluster?.fabricNetns === undefined ? await exposeApiOnFabric(api, fabric.name, opts.labDir, children) : undefined;
 
-      const state: LabState = { pid: process.pid, pidStart: processRef(process.pid)?.start ?? '', kubeconfig, apiUrl: api.url, controllerPort, mode, encryption: opts.encryption ?? 'none', fabricNetns: fabric.name, nodes: [] };
+      const state: LabState = { pid: process.pid, pidStart: processRef(process.pid)?.start ?? '', kubeconfig, apiUrl: api.url, controllerPort, mode, encryption: opts.encryption ?? 'none', ...(ipFamily === 'dual' ? { ipFamily } : {}), fabricNetns: fabric.name, nodes: [] };
       if (controller) {
         state.controllerPid = controller.pid;
         state.controllerStart = controller.start;
@@ -393,13 +406,13 @@ export class Lab {
         progress('OVS', `${plan.name}: ovsdb-server and ovs-vswitchd (userspace datapath) in netns ${ovs.netns.name}, node IP ${plan.nodeIP}`);
         await kube.request('POST', '/api/v1/nodes', {
           apiVersion: 'v1', kind: 'Node', metadata: { name: plan.name, labels: { 'kubernetes.io/hostname': plan.name }, ...(opts.cluster?.gatewayNodes?.includes(plan.name) ? { annotations: { 'multicluster.antrea.io/gateway': 'true' } } : {}) },
-          spec: { podCIDR: plan.podCIDR, podCIDRs: [plan.podCIDR] },
+          spec: { podCIDR: plan.podCIDR, podCIDRs: plan.podCIDRv6 !== undefined ? [plan.podCIDR, plan.podCIDRv6] : [plan.podCIDR] },
           status: { addresses: [{ type: 'InternalIP', address: plan.nodeIP }, { type: 'Hostname', address: plan.name }], conditions: [{ type: 'Ready', status: 'True' }] },
         });
         const node = lab.startAgent(plan, ovs, opts.labDir, await freePort());
         state.nodes.push(node);
         runtimes.push({ name: plan.name, cniSocket: node.cniSocket });
-        progress('nodes', `${plan.name}: switchyard-agent started (podCIDR ${plan.podCIDR})`);
+        progress('nodes', `${plan.name}: switchyard-agent started (podCIDR ${plan.podCIDR}${plan.podCIDRv6 !== undefined ? `, ${plan.podCIDRv6}` : ''})`);
       }
       for (const n of state.nodes) await waitFor(`${n.name} agent API`, () => existsSync(n.apiSocket), { timeoutMs: 60_000, intervalMs: 200 });
       progress('nodes', `agents ready on ${state.nodes.map((n) => n.name).join(', ')}`);
@@ -453,11 +466,11 @@ export class Lab {
     writeFileSync(tokenFile, plan.token, { mode: 0o600 });
     const kubeconfig = this.api.writeKubeconfig(join(dir, 'kubeconfig'), { name: plan.name, token: plan.token });
     const argv = [
-      '--config', conf, '--node-name', plan.name, '--pod-cidr', plan.podCIDR, '--node-ip', plan.nodeIP, '--data-dir', join(dir, 'data'),
+      '--config', conf, '--node-name', plan.name, '--pod-cidr', plan.podCIDRv6 !== undefined ? `${plan.podCIDR},${plan.podCIDRv6}` : plan.podCIDR, '--node-ip', plan.nodeIP, '--data-dir', join(dir, 'data'),
       '--node-netns', ovs.netns.name, '--api-socket', apiSocket, '--ovsdb', ovs.dbRemote,
       ...(this.state.controllerPort ? ['--controller-url', `https://127.0.0.1:${this.state.controllerPort}`, '--controller-ca-file', join(labDir, 'controller-ca.pem'), '--token-file', tokenFile] : []),
     ];
-    const node: LabNodeState = { name: plan.name, podCIDR: plan.podCIDR, nodeIP: plan.nodeIP, netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0, agentStart: '', vswitchdCtl: ovs.vswitchdCtl, dbRemote: ovs.dbRemote, underlay: brPhyAddressing(plan) };
+    const node: LabNodeState = { name: plan.name, podCIDR: plan.podCIDR, ...(plan.podCIDRv6 !== undefined ? { podCIDRv6: plan.podCIDRv6 } : {}), nodeIP: plan.nodeIP, netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0, agentStart: '', vswitchdCtl: ovs.vswitchdCtl, dbRemote: ovs.dbRemote, underlay: brPhyAddressing(plan) };
     const spawnAgent = (): void => {
       const child = spawnProgram(AGENT_CLI, argv, join(dir, 'agent.log'), { KUBECONFIG: kubeconfig }, AGENT_NODE_FLAGS);
       if (child.pid) this.tb.trackPid(child.pid);

@@ -11,6 +11,8 @@ export interface NodePlan {
   index: number;
   /** Pod CIDR `10.10.<i>.0/24`. */
   podCIDR: string;
+  /** `--ip-family dual`: the IPv6 pod CIDR `fd00:10:<i>::/64` (a ULA range), beside the IPv4 one. */
+  podCIDRv6?: string;
   /** Underlay address on the node's br-phy. */
   nodeIP: string;
   /** The node's fabric subnet (`<prefix>.0/24`), its transport subnet for `hybrid`. */
@@ -67,6 +69,32 @@ export function parseFeatureGates(v: string): Record<string, boolean> {
   return gates;
 }
 
+/** The lab's IP families: `ipv4` (the lab as before) or `dual` (every node dual-stack: an IPv4 and an IPv6 pod CIDR). */
+export type LabIpFamily = 'ipv4' | 'dual';
+export const LAB_IP_FAMILIES: readonly LabIpFamily[] = ['ipv4', 'dual'];
+
+/** Checks `--ip-family`. */
+export function parseIpFamily(v: string): LabIpFamily {
+  if (!(LAB_IP_FAMILIES as readonly string[]).includes(v)) throw new LabError('INVALID_ARGUMENT', `--ip-family must be one of ${LAB_IP_FAMILIES.join(', ')}, got ${v}`, v, '--ip-family');
+  return v as LabIpFamily;
+}
+
+/**
+ * Refuses `--ip-family dual` with what it cannot run: the underlay is IPv4, so the host routes
+ * IPv6 to peers only through the tunnel (`--mode encap`, no `--encryption`).
+ */
+export function checkIpFamily(ipFamily: LabIpFamily, mode: LabMode, encryption: LabEncryption): void {
+  if (ipFamily === 'dual' && (mode !== 'encap' || encryption !== 'none')) {
+    throw new LabError('INVALID_ARGUMENT', `--ip-family dual needs --mode encap and no --encryption (the underlay is IPv4), got --mode ${mode}${encryption !== 'none' ? ` --encryption ${encryption}` : ''}`, ipFamily, '--ip-family');
+  }
+}
+
+/** The Service ClusterIP range of a dual-stack lab: the API server's default IPv4 range, then an IPv6 /108 (the longest kube-apiserver takes). */
+export const DUAL_SERVICE_CIDR = '10.96.0.0/12,fd00:10:96::/108';
+
+/** The IPv6 pod CIDR of node `index` in a dual-stack lab. */
+export const podCIDRv6Of = (index: number): string => `fd00:10:${index.toString(16)}::/64`;
+
 export function parseMode(v: string): LabMode {
   if (!(LAB_MODES as readonly string[]).includes(v)) throw new LabError('INVALID_MODE', `--mode must be one of ${LAB_MODES.join(', ')}, got ${v}`, v, '--mode');
   return v as LabMode;
@@ -78,7 +106,7 @@ export function parseMode(v: string): LabMode {
  * the others in 192.168.78.0/24 (node index as host part in both), so peers in the same half are
  * routed and peers in the other half tunnelled (the agent's hybrid rule: the transport subnet).
  */
-export function planNodes(n: number, tokenFor: (name: string) => string, mode: LabMode = 'encap', layout: NodeLayout = {}): NodePlan[] {
+export function planNodes(n: number, tokenFor: (name: string) => string, mode: LabMode = 'encap', layout: NodeLayout = {}, ipFamily: LabIpFamily = 'ipv4'): NodePlan[] {
   const ipBase = layout.nodeIPBase ?? 0;
   if (!Number.isInteger(n) || n < 1 || n + ipBase > 250) throw new LabError('INVALID_NODES', `--nodes must be an integer in 1..${250 - ipBase}, got ${String(n)}`, n, '--nodes');
   const firstHalf = Math.ceil(n / 2);
@@ -87,7 +115,7 @@ export function planNodes(n: number, tokenFor: (name: string) => string, mode: L
     const index = k + 1;
     const name = `node${index}`;
     const prefix = mode === 'hybrid' && index > firstHalf ? FABRIC_PREFIX_2 : FABRIC_PREFIX;
-    return { name, index, podCIDR: `${podPrefix}.${index}.0/24`, nodeIP: `${prefix}.${ipBase + index}`, subnet: `${prefix}.0/24`, fabricGateway: `${prefix}.${FABRIC_GATEWAY_HOST}`, token: tokenFor(name) };
+    return { name, index, podCIDR: `${podPrefix}.${index}.0/24`, ...(ipFamily === 'dual' ? { podCIDRv6: podCIDRv6Of(index) } : {}), nodeIP: `${prefix}.${ipBase + index}`, subnet: `${prefix}.0/24`, fabricGateway: `${prefix}.${FABRIC_GATEWAY_HOST}`, token: tokenFor(name) };
   });
 }
 
@@ -135,8 +163,9 @@ export function declaredPorts(spec: PodSpecLike | undefined): PodPort[] {
 }
 
 /** The argv of the pod's server for one port: answers `pong` to every connection or datagram. */
-export function serverArgv(p: PodPort): string[] | undefined {
-  if (p.protocol === 'TCP') return ['socat', `TCP-LISTEN:${p.port},reuseaddr,fork`, 'SYSTEM:echo pong'];
+export function serverArgv(p: PodPort, ipv6 = false): string[] | undefined {
+  // A dual-stack pod's server listens on an IPv6 socket, which takes IPv4 connections too.
+  if (p.protocol === 'TCP') return ['socat', `${ipv6 ? 'TCP6' : 'TCP'}-LISTEN:${p.port},reuseaddr,fork`, 'SYSTEM:echo pong'];
   if (p.protocol === 'UDP') return udpServerArgv([p.port]);
   return undefined; // SCTP: no kernel module on these machines.
 }

@@ -1,4 +1,4 @@
-import { RoundRobin, declaredPorts, parseEncryption, parseFeatureGates, parseMode, planNodes, serverArgv } from '../src/plan';
+import { RoundRobin, checkIpFamily, declaredPorts, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, serverArgv } from '../src/plan';
 
 describe('planNodes', () => {
   it('names nodes node1..nodeN with pod CIDR 10.10.<i>.0/24 and an underlay address each', () => {
@@ -83,5 +83,29 @@ describe('declaredPorts / serverArgv', () => {
     expect(serverArgv({ port: 80, protocol: 'TCP' })).toEqual(['socat', 'TCP-LISTEN:80,reuseaddr,fork', 'SYSTEM:echo pong']);
     expect(serverArgv({ port: 81, protocol: 'UDP' })).toEqual([process.execPath, '-e', expect.any(String), '81']);
     expect(serverArgv({ port: 82, protocol: 'SCTP' })).toBeUndefined();
+  });
+});
+
+describe('--ip-family', () => {
+  test('dual gives each node an IPv6 pod CIDR fd00:10:<i>::/64 beside the IPv4 one; ipv4 (the default) none', () => {
+    expect(planNodes(2, () => 't', 'encap', {}, 'dual').map((p) => [p.podCIDR, p.podCIDRv6])).toEqual([
+      ['10.10.1.0/24', 'fd00:10:1::/64'],
+      ['10.10.2.0/24', 'fd00:10:2::/64'],
+    ]);
+    expect(planNodes(2, () => 't').map((p) => 'podCIDRv6' in p)).toEqual([false, false]);
+  });
+  test('a value other than ipv4 or dual is refused naming the flag', () => {
+    expect(parseIpFamily('dual')).toBe('dual');
+    expect(() => parseIpFamily('ipv6')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', value: 'ipv6' }));
+  });
+  test('dual is refused with a mode other than encap or with encryption (the underlay is IPv4), naming the flag', () => {
+    expect(() => checkIpFamily('dual', 'encap', 'none')).not.toThrow();
+    expect(() => checkIpFamily('ipv4', 'noEncap', 'wireGuard')).not.toThrow();
+    expect(() => checkIpFamily('dual', 'noEncap', 'none')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', message: expect.stringContaining('got --mode noEncap') }));
+    expect(() => checkIpFamily('dual', 'encap', 'wireGuard')).toThrow(expect.objectContaining({ message: expect.stringContaining('--encryption wireGuard') }));
+  });
+  test("a dual-stack pod's TCP server listens on an IPv6 socket (IPv4 too); an IPv4 pod's as before", () => {
+    expect(serverArgv({ port: 80, protocol: 'TCP' }, true)).toEqual(['socat', 'TCP6-LISTEN:80,reuseaddr,fork', 'SYSTEM:echo pong']);
+    expect(serverArgv({ port: 80, protocol: 'TCP' })).toEqual(['socat', 'TCP-LISTEN:80,reuseaddr,fork', 'SYSTEM:echo pong']);
   });
 });

@@ -2,7 +2,7 @@
 
 /** A host route to a remote pod CIDR. */
 export interface HostRoute {
-  /** `a.b.c.d/len`. */
+  /** `a.b.c.d/len` (or an IPv6 prefix, dual-stack). */
   dst: string;
   via?: string;
   dev: string;
@@ -23,7 +23,7 @@ export interface RoutePlan {
   replace: HostRoute[];
 }
 
-const withLength = (dst: string): string => (dst.includes('/') ? dst : `${dst}/32`);
+const withLength = (dst: string): string => (dst.includes('/') ? dst : `${dst}/${dst.includes(':') ? 128 : 32}`);
 
 /**
  * Routes to delete and to replace so the node has exactly `want`. A destination still wanted by a

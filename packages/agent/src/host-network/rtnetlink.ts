@@ -6,11 +6,13 @@
  */
 import { closeSync, openSync } from 'node:fs';
 import { createRtNetlink, FlagsNew, rt, type RtNetlinkSocket } from 'netlink';
+import { Ip, parseIp } from '@switchyard/ipam/cidr';
 import { u32, vethLinkInfo, vlanIdOf, vlanLinkInfo, type VethPeer } from './attributes';
 
 /** rtm_protocol names the package decodes known values to (ours, 77, stays a number). */
 const PROTOCOLS = rt.RouteProtocol as unknown as Record<string, unknown>;
 const AF_INET = 2;
+const AF_INET6 = 10;
 const RT_TABLE_MAIN = 254;
 const RT_TABLE_LOCAL = 255;
 const RTN_LOCAL = 2;
@@ -46,8 +48,20 @@ function errnoOf(e: unknown): string {
   return m?.[1] ?? (e as { code?: string }).code ?? (e instanceof Error ? e.message : String(e));
 }
 
-const ipBytes = (ip: string): Buffer => Buffer.from(ip.split('.').map(Number));
-const ipText = (b: Buffer | undefined): string | undefined => (b && b.length === 4 ? [...b].join('.') : undefined);
+/** The address family of route or neighbour text: IPv6 when it has a colon. */
+const familyOf = (ip: string): number => (ip.includes(':') ? AF_INET6 : AF_INET);
+const ipBytes = (ip: string): Buffer => {
+  if (!ip.includes(':')) return Buffer.from(ip.split('.').map(Number));
+  const b = Buffer.alloc(16);
+  const v = parseIp(ip).value;
+  b.writeBigUInt64BE(v >> 64n, 0);
+  b.writeBigUInt64BE(v & 0xffffffffffffffffn, 8);
+  return b;
+};
+const ipText = (b: Buffer | undefined): string | undefined => {
+  if (b?.length === 16) return new Ip(6, (b.readBigUInt64BE(0) << 64n) | b.readBigUInt64BE(8)).toString();
+  return b && b.length === 4 ? [...b].join('.') : undefined;
+};
 const macText = (b: Buffer | undefined): string | undefined => (b ? [...b].map((x) => x.toString(16).padStart(2, '0')).join(':') : undefined);
 const num = (v: number | string | undefined, names: Record<string, unknown>): number | undefined =>
   typeof v === 'number' ? v : v !== undefined && typeof names[v] === 'number' ? (names[v] as number) : undefined;
@@ -204,9 +218,10 @@ export class Rtnetlink {
     return new Map(links.map((l) => [l.data.index ?? -1, l.attrs.ifname ?? '']));
   }
 
-  /** IPv4 routes of the main table with protocol `proto`. */
-  async routes(proto: number): Promise<{ dst: string; gateway?: string; dev?: string }[]> {
-    const routes = await this.dump('RTM_GETROUTE', (s) => s.getRoutes({ family: AF_INET }));
+  /** Routes of the main table with protocol `proto`: IPv4, or IPv6 with `family` 6 (RFC 5952 text). */
+  async routes(proto: number, family: 4 | 6 = 4): Promise<{ dst: string; gateway?: string; dev?: string }[]> {
+    const af = family === 6 ? AF_INET6 : AF_INET;
+    const routes = await this.dump('RTM_GETROUTE', (s) => s.getRoutes({ family: af }));
     const links = await this.linkNames();
     const out: { dst: string; gateway?: string; dev?: string }[] = [];
     for (const r of routes) {
@@ -214,18 +229,18 @@ export class Rtnetlink {
       if (table !== RT_TABLE_MAIN || num(r.data.protocol, PROTOCOLS) !== proto) continue;
       const gateway = ipText(r.attrs.gateway);
       const dev = r.attrs.oif !== undefined ? links.get(r.attrs.oif) : undefined;
-      out.push({ dst: `${ipText(r.attrs.dst) ?? '0.0.0.0'}/${r.data.dstLen ?? 0}`, ...(gateway ? { gateway } : {}), ...(dev ? { dev } : {}) });
+      out.push({ dst: `${ipText(r.attrs.dst) ?? (family === 6 ? '::' : '0.0.0.0')}/${r.data.dstLen ?? 0}`, ...(gateway ? { gateway } : {}), ...(dev ? { dev } : {}) });
     }
     return out;
   }
 
-  /** `ip route replace` of one IPv4 route in the main table. */
+  /** `ip route replace` of one route in the main table (IPv4, or IPv6 when `dst` is). */
   async replaceRoute(r: Ipv4Route): Promise<void> {
     const link = await this.link(r.dev);
     if (!link) throw new NetlinkError('ENODEV', 'RTM_NEWROUTE', r);
     const [dst = '', len = '32'] = r.dst.split('/');
     const data: rt.Route = {
-      family: AF_INET,
+      family: familyOf(dst),
       dstLen: Number(len),
       table: r.table ?? RT_TABLE_MAIN,
       protocol: r.proto ?? 3,
@@ -237,7 +252,7 @@ export class Rtnetlink {
     await this.call('RTM_NEWROUTE', r, (s) => s.newRoute(data, attrs, { flags: FlagsNew.CREATE | FlagsNew.REPLACE }));
   }
 
-  /** Deletes an IPv4 route of the main table matching dst (and dev, proto when given); false when there was none. */
+  /** Deletes a route of the main table matching dst (and dev, proto when given; IPv6 when dst is); false when there was none. */
   async deleteRoute(r: { dst: string; dev?: string; proto?: number }): Promise<boolean> {
     const [dst = '', len = '32'] = r.dst.split('/');
     let oif: number | undefined;
@@ -248,13 +263,47 @@ export class Rtnetlink {
     try {
       await this.call('RTM_DELROUTE', r, (s) =>
         s.delRoute(
-          { family: AF_INET, dstLen: Number(len), table: RT_TABLE_MAIN, scope: RT_SCOPE_NOWHERE, ...(r.proto !== undefined ? { protocol: r.proto } : {}) },
+          { family: familyOf(dst), dstLen: Number(len), table: RT_TABLE_MAIN, scope: RT_SCOPE_NOWHERE, ...(r.proto !== undefined ? { protocol: r.proto } : {}) },
           { dst: ipBytes(dst), ...(oif !== undefined ? { oif } : {}) },
         ),
       );
       return true;
     } catch (e) {
       if (e instanceof NetlinkError && e.errno === 'ESRCH') return false;
+      throw e;
+    }
+  }
+
+  /** The permanent IPv6 neighbour entries on `dev`: address and link-layer address. */
+  async permanentNeighbours6(dev: string): Promise<{ ip: string; mac: string | undefined }[]> {
+    const link = await this.link(dev);
+    if (!link) return [];
+    const all = await this.dump('RTM_GETNEIGH', (s) => s.getNeighbors({ family: AF_INET6 }));
+    return all
+      .filter((n) => n.data.ifindex === link.index && n.data.state?.permanent === true)
+      .map((n) => ({ ip: ipText(n.attrs.dst) ?? '', mac: macText(n.attrs.lladdr) }))
+      .filter((n) => n.ip !== '');
+  }
+
+  /** `ip -6 neigh replace <ip> lladdr <mac> dev <dev> nud permanent`. */
+  async replaceNeighbour6(dev: string, ip: string, mac: string): Promise<void> {
+    const link = await this.link(dev);
+    if (!link) throw new NetlinkError('ENODEV', 'RTM_NEWNEIGH', { dev, ip });
+    const lladdr = Buffer.from(mac.split(':').map((x) => parseInt(x, 16)));
+    await this.call('RTM_NEWNEIGH', { dev, ip, mac }, (s) =>
+      s.newNeighbor({ family: AF_INET6, ifindex: link.index, state: { permanent: true } }, { dst: ipBytes(ip), lladdr }, { flags: FlagsNew.CREATE | FlagsNew.REPLACE }),
+    );
+  }
+
+  /** Deletes an IPv6 neighbour entry on `dev`; false when there was none. */
+  async deleteNeighbour6(dev: string, ip: string): Promise<boolean> {
+    const link = await this.link(dev);
+    if (!link) return false;
+    try {
+      await this.call('RTM_DELNEIGH', { dev, ip }, (s) => s.delNeighbor({ family: AF_INET6, ifindex: link.index }, { dst: ipBytes(ip) }));
+      return true;
+    } catch (e) {
+      if (e instanceof NetlinkError && e.errno === 'ENOENT') return false;
       throw e;
     }
   }

@@ -137,10 +137,12 @@ export class NodeDatapath implements Part {
         round,
         trafficMode: o.trafficMode,
         tunnelType: o.tunnelType,
-        gateway: { ofport: gateway.ofport, ip: gateway.ip, mac: gateway.mac },
+        gateway: { ofport: gateway.ofport, ip: gateway.ip, mac: gateway.mac, ...(gateway.ipv6 ? { ipv6: gateway.ipv6.ip } : {}) },
         ...(this.nodeInfo.tunnel ? { tunnelOfport: this.nodeInfo.tunnel.ofport } : {}),
         ...(this.transport ? { nodeSubnet: `${parseCidr(`${o.nodeIP}/${this.transport.prefix}`).toString()}` } : {}),
         podCIDR: this.ctx.podCIDR,
+        // Dual-stack: the IPv6 flows of every feature that has them (with the gateway's IPv6 address).
+        ...(this.ctx.podCIDRv6 !== undefined && gateway.ipv6 ? { podCIDRv6: this.ctx.podCIDRv6 } : {}),
         nodeIP: o.nodeIP,
         ...(this.ctx.wireGuard ? { wireGuard: true } : {}),
         netdevDatapath: o.datapathType === 'netdev',
@@ -183,6 +185,8 @@ export class NodeDatapath implements Part {
     await this.flowSync?.replay();
     const gw = this.nodeInfo?.gateway;
     if (gw) await net.configureGateway(gw.name, gw.ipCidr, this.ctx.mtu);
+    // The userspace datapath's new tap device has no IPv6 address either.
+    if (gw?.ipv6) await net.configureGatewayV6(gw.name, gw.ipv6.ipCidr);
     for (const l of this.restartListeners) await l();
     this.switchRestarts++;
     log.info({ round: this.roundNum, flows: this.flowSync?.flows.length ?? 0, ms: Math.round(performance.now() - t0) }, 'switch reconnected: gateway, meters, groups and flows re-installed');
@@ -193,7 +197,7 @@ export class NodeDatapath implements Part {
    * switch) when the round was resumed, else installs every flow of the new round in one bundle.
    */
   async sync(): Promise<void> {
-    const pods = this.interfaces.list().map((i) => localPodOf(i, this.ctx.policyOnly));
+    const pods = this.interfaces.list().map((i) => localPodOf(i, this.ctx.policyOnly, this.nodeInfo?.gateway.ipv6 !== undefined));
     const initial = await this.flows.initialSync(pods, { adopt: this.adopting });
     this.installed = true;
     this.ctx.log.info({ round: this.round, previous: this.previousRound, ...initial, pods: this.interfaces.size }, 'round installed');

@@ -453,17 +453,22 @@ export class PodNetwork {
 
   /** The pipeline's view of a pod interface. */
   localPod(iface: PodInterface): LocalPod {
-    return localPodOf(iface, this.d.chained ?? false);
+    return localPodOf(iface, this.d.chained ?? false, this.d.node.gateway.ipv6 !== undefined);
   }
 }
 
-/** The pipeline's view of a pod interface; `chained` as {@link PodNetworkDeps.chained}. */
-export function localPodOf(iface: PodInterface, chained: boolean): LocalPod {
+/**
+ * The pipeline's view of a pod interface; `chained` as {@link PodNetworkDeps.chained}. `dualStack`:
+ * the node has IPv6 (its pods' IPv6 addresses go in; a pod read back from OVSDB with one, after the
+ * node lost its IPv6 pod CIDR, keeps its IPv4 address only, which the pipeline takes).
+ */
+export function localPodOf(iface: PodInterface, chained: boolean, dualStack: boolean): LocalPod {
   return {
     name: iface.podName,
     namespace: iface.podNamespace,
     ofport: iface.ofport,
-    ips: [iface.ipCidr.split('/')[0] ?? ''],
+    // Dual-stack: the IPv6 address too (RFC 5952, as ipam writes it and the pipeline matches it).
+    ips: iface.ipv6 && dualStack ? [iface.ipCidr.split('/')[0] ?? '', iface.ipv6.ipCidr.split('/')[0] ?? ''] : [iface.ipCidr.split('/')[0] ?? ''],
     mac: iface.mac,
     // A pool pod's own gateway is answered by the node gateway.
     ...(iface.ipPool !== undefined && !chained ? { gatewayIP: iface.gateway } : {}),

@@ -19,6 +19,8 @@ export interface NodeFacts {
   podCIDR: string | undefined;
   /** IPv4 InternalIP (else the first IPv4 address). */
   nodeIP: string | undefined;
+  /** Dual-stack: the IPv6 entry of spec.podCIDRs. */
+  podCIDRv6?: string;
 }
 
 /** Reads the facts of a Node object (JSON as the API server sent it). */
@@ -29,7 +31,8 @@ export function nodeFacts(o: KubeObject): NodeFacts {
   const podCIDR = (spec.podCIDRs ?? []).find(v4) ?? (v4(spec.podCIDR) ? spec.podCIDR : undefined);
   const addrs = status.addresses ?? [];
   const nodeIP = addrs.find((a) => a.type === 'InternalIP' && v4(a.address))?.address ?? addrs.find((a) => a.type !== 'Hostname' && v4(a.address))?.address;
-  return { name: o.metadata.name ?? '', podCIDR, nodeIP };
+  const podCIDRv6 = (spec.podCIDRs ?? []).find((c) => typeof c === 'string' && c.includes(':'));
+  return { name: o.metadata.name ?? '', podCIDR, nodeIP, ...(podCIDRv6 !== undefined ? { podCIDRv6 } : {}) };
 }
 
 /** A Node refused because another Node holds its pod CIDR. */
@@ -41,17 +44,22 @@ export interface RefusedNode {
 
 /**
  * The remote nodes for a set of Nodes, in a stable order. `claims` is the pod CIDR -> Node name
- * ownership carried from the previous call: an owner keeps its CIDR while it exists.
+ * ownership carried from the previous call: an owner keeps its CIDR while it exists. A dual-stack
+ * `self` (with `podCIDRv6`) gives each peer its IPv6 pod CIDR too, under the same first-claim rule
+ * (a peer whose IPv6 CIDR is held by another Node keeps its IPv4 one only); an IPv4-only `self`
+ * leaves IPv6 out, so its remote nodes are the IPv4-only ones.
  */
 export function remoteNodesOf(
   nodes: readonly NodeFacts[],
-  self: { name: string; podCIDR: string },
+  self: { name: string; podCIDR: string; podCIDRv6?: string },
   claims: Map<string, string>,
 ): { remote: RemoteNode[]; refused: RefusedNode[] } {
   const byName = new Map(nodes.map((n) => [n.name, n]));
   // Drop claims whose owner is gone or moved to another CIDR.
-  for (const [cidr, owner] of claims) if (byName.get(owner)?.podCIDR !== cidr) claims.delete(cidr);
+  for (const [cidr, owner] of claims) if (byName.get(owner)?.podCIDR !== cidr && canonical6(byName.get(owner)?.podCIDRv6) !== cidr) claims.delete(cidr);
   claims.set(self.podCIDR, self.name);
+  const self6 = canonical6(self.podCIDRv6);
+  if (self6 !== undefined) claims.set(self6, self.name);
   const remote: RemoteNode[] = [];
   const refused: RefusedNode[] = [];
   for (const n of [...nodes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
@@ -68,9 +76,58 @@ export function remoteNodesOf(
       continue;
     }
     claims.set(cidr, n.name);
-    remote.push({ name: n.name, podCIDR: cidr, nodeIP: n.nodeIP, gatewayIP: parseCidr(cidr).gateway().toString() });
+    let v6: string | undefined;
+    if (self6 !== undefined) {
+      v6 = canonical6(n.podCIDRv6);
+      const owner6 = v6 === undefined ? undefined : claims.get(v6);
+      if (v6 !== undefined && owner6 !== undefined && owner6 !== n.name) {
+        refused.push({ name: n.name, podCIDR: v6, heldBy: owner6 });
+        v6 = undefined;
+      }
+      if (v6 !== undefined) claims.set(v6, n.name);
+    }
+    remote.push({ name: n.name, podCIDR: cidr, ...(v6 !== undefined ? { podCIDRv6: v6 } : {}), nodeIP: n.nodeIP, gatewayIP: parseCidr(cidr).gateway().toString() });
   }
   return { remote, refused };
+}
+
+/** An IPv6 CIDR in canonical form; undefined for none, or text that is no IPv6 CIDR (the Node object is not ours to fix). */
+function canonical6(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const c = parseCidr(text);
+    return c.family === 6 ? c.toString() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The gateway address of a peer's IPv6 pod CIDR (its first address, as the peer's agent gives its gateway). */
+export function gatewayIPv6Of(podCIDRv6: string): string {
+  return parseCidr(podCIDRv6).gateway().toString();
+}
+
+/**
+ * Dual-stack host routes to the peers' IPv6 pod CIDRs: through the gateway via the peer gateway's
+ * IPv6 address (which the host resolves with a permanent neighbour entry, see
+ * {@link NodeRouteSink.syncIpv6}), in encap and for peers hybrid tunnels to. The underlay is IPv4:
+ * a peer the host would route to directly (noEncap, hybrid in the transport subnet) has no IPv6
+ * next hop, and WireGuard's peers carry IPv4 allowed IPs only, so those get no IPv6 route (the
+ * host's own IPv6 traffic to their pods is not routed; pod-to-pod goes through OVS as before).
+ */
+export function hostRoutes6For(
+  mode: TrafficMode,
+  remote: readonly RemoteNode[],
+  o: { gatewayName: string; nodeIP: string; transportPrefix: number; wireGuardDev?: string },
+): HostRoute[] {
+  if (mode === 'networkPolicyOnly' || mode === 'noEncap' || o.wireGuardDev !== undefined) return [];
+  const out: HostRoute[] = [];
+  for (const r of remote) {
+    if (r.podCIDRv6 === undefined) continue;
+    if (mode === 'hybrid' && sameSubnet(r.nodeIP, o.nodeIP, o.transportPrefix)) continue;
+    out.push({ dst: r.podCIDRv6, via: gatewayIPv6Of(r.podCIDRv6), dev: o.gatewayName, onlink: true });
+  }
+  return out;
 }
 
 /** A host route the agent owns. */
@@ -118,11 +175,17 @@ export interface NodeRouteSink {
   syncRoutes(routes: HostRoute[]): Promise<unknown>;
   /** The pod CIDRs of the whole cluster (this node's first): never masqueraded between each other. */
   syncMasquerade(podCIDRs: string[]): Promise<unknown>;
+  /**
+   * Dual-stack (called only when `self.podCIDRv6` is set): the IPv6 host routes, and the peer
+   * gateways' IPv6 addresses the host must resolve to the global virtual MAC on the gateway.
+   */
+  syncIpv6?(routes: HostRoute[], peerGateways: string[]): Promise<unknown>;
 }
 
 /** Options of {@link NodeRouteController}. */
 export interface NodeRouteControllerOptions {
-  self: { name: string; podCIDR: string; nodeIP: string };
+  /** This node; `podCIDRv6` when it is dual-stack. */
+  self: { name: string; podCIDR: string; nodeIP: string; podCIDRv6?: string };
   mode: TrafficMode;
   gatewayName: string;
   /** Transport device and prefix length (the node IP's subnet) for direct routes. */
@@ -214,8 +277,21 @@ export class NodeRouteController {
     await this.o.sink.setRemoteNodes(remote);
     await this.o.sink.syncRoutes(routes);
     await this.o.sink.syncMasquerade([this.o.self.podCIDR, ...remote.map((r) => r.podCIDR)]);
+    let routes6: HostRoute[] | undefined;
+    if (this.o.self.podCIDRv6 !== undefined && this.o.sink.syncIpv6) {
+      routes6 = hostRoutes6For(this.o.mode, remote, {
+        gatewayName: this.o.gatewayName,
+        nodeIP: this.o.self.nodeIP,
+        transportPrefix: this.o.transportPrefix,
+        ...(this.o.wireGuardDev !== undefined ? { wireGuardDev: this.o.wireGuardDev } : {}),
+      });
+      await this.o.sink.syncIpv6(routes6, routes6.map((r) => r.via ?? '').filter((v) => v !== ''));
+    }
     this.remote = remote;
     this.lastKey = key;
-    this.log.info({ remoteNodes: remote.map((r) => `${r.name}=${r.podCIDR}@${r.nodeIP}`), routes: routes.length }, 'remote nodes realized');
+    this.log.info(
+      { remoteNodes: remote.map((r) => `${r.name}=${r.podCIDR}${r.podCIDRv6 !== undefined ? `,${r.podCIDRv6}` : ''}@${r.nodeIP}`), routes: routes.length, ...(routes6 ? { routes6: routes6.length } : {}) },
+      'remote nodes realized',
+    );
   }
 }

@@ -16,6 +16,12 @@ import { IPsecCertificateKeeper } from '../ipsec/certificate';
 import { NODES, PRIME_LIST_MS, listWithin } from '../../kube-resources';
 import type { NodeDatapath } from '../node/part';
 
+/**
+ * The pipeline's global virtual MAC (Antrea's): what L3 forwarding expects as the destination of
+ * routed traffic from the gateway. The peer gateways' IPv6 addresses resolve to it on the host.
+ */
+const GLOBAL_VIRTUAL_MAC = 'aa:bb:cc:dd:ee:ff';
+
 export class RemoteNodes implements Part {
   readonly name = 'routes';
   private informer: Informer | undefined;
@@ -55,10 +61,16 @@ export class RemoteNodes implements Part {
     }
     try {
       const nodes = await listWithin(this.kube, '/api/v1/nodes', PRIME_LIST_MS);
-      this.node.flows.prime('remoteNodes', await this.withPorts(remoteNodesOf(nodes.map(nodeFacts), { name: o.nodeName, podCIDR: this.ctx.podCIDR }, new Map()).remote));
+      this.node.flows.prime('remoteNodes', await this.withPorts(remoteNodesOf(nodes.map(nodeFacts), this.self(), new Map()).remote));
     } catch (e) {
       this.ctx.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'Nodes not listed before the first round; remote nodes follow from the watch');
     }
+  }
+
+  /** This node as the remote-node computation takes it (dual-stack: with its IPv6 pod CIDR). */
+  private self(): { name: string; podCIDR: string; nodeIP: string; podCIDRv6?: string } {
+    const o = this.ctx.options;
+    return { name: o.nodeName, podCIDR: this.ctx.podCIDR, nodeIP: o.nodeIP, ...(this.ctx.podCIDRv6 !== undefined ? { podCIDRv6: this.ctx.podCIDRv6 } : {}) };
   }
 
   async sync(): Promise<void> {
@@ -66,7 +78,7 @@ export class RemoteNodes implements Part {
     const transport = this.node.transport;
     const masquerade = !(o.noSNAT || this.ctx.policyOnly);
     this.routes = new NodeRouteController({
-      self: { name: o.nodeName, podCIDR: this.ctx.podCIDR, nodeIP: o.nodeIP },
+      self: this.self(),
       mode: o.trafficMode,
       gatewayName: o.gatewayName,
       transportDev: transport?.dev ?? o.gatewayName,
@@ -76,6 +88,8 @@ export class RemoteNodes implements Part {
         setRemoteNodes: async (nodes) => this.node.flows.set('remoteNodes', await this.withPorts(nodes)),
         syncRoutes: (r) => net.syncRoutes(r),
         syncMasquerade: (cidrs) => (masquerade ? net.syncMasquerade(cidrs, o.gatewayName) : Promise.resolve()),
+        // Dual-stack: the peer gateways' IPv6 addresses resolve to the global virtual MAC on the gateway.
+        syncIpv6: (routes, peerGateways) => net.syncIpv6Routes(routes, { dev: o.gatewayName, mac: GLOBAL_VIRTUAL_MAC, ips: peerGateways }),
       },
       logger: log,
       clock: o.clock ?? systemClock,

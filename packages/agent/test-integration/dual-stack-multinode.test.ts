@@ -1,0 +1,215 @@
+// Two dual-stack agents on two real OVS "nodes" joined by an IPv4 underlay, with the embedded
+// Kubernetes API: each learns the other's IPv6 pod CIDR from its Node's spec.podCIDRs (tunnel
+// flows, an IPv6 host route through the gateway and a permanent neighbour entry for the peer
+// gateway's IPv6 address), pods on the two nodes talk over IPv6 (ping and TCP) and IPv4 through
+// the Geneve tunnel, the node reaches a remote pod over IPv6, and a deleted Node takes its IPv6
+// route and neighbour entry with it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import { loadCrds } from '@switchyard/apis';
+import { KubeConfigClient } from '@switchyard/kube';
+import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import { Testbed, run, waitFor, type Netns, type OvsInstance } from '@switchyard/testbed';
+import { Agent, type AgentOptions } from '../src/index';
+import { buildNetnsHelper, cni, ensurePluginBuilt, netconf, podArgs, sandbox, type Node, type Sandbox } from './helpers';
+
+jest.setTimeout(240_000);
+
+let tb: Testbed;
+let api: KubeApiServer;
+let kube: KubeConfigClient;
+let fabric: Netns;
+const dirs: string[] = [];
+
+interface DualNode {
+  name: string;
+  podCIDR: string;
+  podCIDRv6: string;
+  nodeIP: string;
+  ovs: OvsInstance;
+}
+
+/** An OVS node with its IPv4 underlay (veth into the fabric bridge, the node IP on br-phy) and a dual-stack Node object. */
+async function makeNode(name: string, podCIDR: string, podCIDRv6: string, nodeIP: string): Promise<DualNode> {
+  const ovs = await tb.startOvs();
+  const inNode = tb.name('u');
+  const inFabric = tb.name('u');
+  tb.trackLink(inNode);
+  tb.trackLink(inFabric);
+  await run(['ip', 'link', 'add', inNode, 'type', 'veth', 'peer', 'name', inFabric]);
+  await run(['ip', 'link', 'set', inNode, 'netns', ovs.netns.name]);
+  await run(['ip', 'link', 'set', inFabric, 'netns', fabric.name]);
+  await fabric.exec(['ip', 'link', 'set', inFabric, 'master', 'br0', 'up']);
+  await fabric.exec(['ethtool', '-K', inFabric, 'tx', 'off'], { allowFailure: true });
+  await ovs.addBridge('br-phy');
+  await ovs.vsctl('add-port', 'br-phy', inNode);
+  for (const argv of [['sysctl', '-qw', `net.ipv4.conf.${inNode}.arp_ignore=1`], ['ip', 'link', 'set', inNode, 'up'], ['ethtool', '-K', inNode, 'tx', 'off'], ['ip', 'addr', 'add', `${nodeIP}/24`, 'dev', 'br-phy'], ['ip', 'link', 'set', 'br-phy', 'up']]) {
+    await ovs.netns.exec(argv);
+  }
+  await kube.request('POST', '/api/v1/nodes', {
+    apiVersion: 'v1', kind: 'Node', metadata: { name },
+    spec: { podCIDR, podCIDRs: [podCIDR, podCIDRv6] },
+    status: { addresses: [{ type: 'InternalIP', address: nodeIP }] },
+  });
+  return { name, podCIDR, podCIDRv6, nodeIP, ovs };
+}
+
+async function startAgent(n: DualNode): Promise<Node> {
+  const dir = mkdtempSync(join(tmpdir(), `sy-ds-${n.name}-`));
+  dirs.push(dir);
+  const options: AgentOptions = {
+    nodeName: n.name,
+    podCIDR: n.podCIDR,
+    podCIDRv6: n.podCIDRv6,
+    nodeIP: n.nodeIP,
+    ovsdbRemote: n.ovs.dbRemote,
+    ovsRunDir: n.ovs.dir,
+    datapathType: 'netdev',
+    gatewayName: 'sy-gw0',
+    tunnelName: 'sy-tun0',
+    dataDir: dir,
+    cniSocket: join(dir, 'cni.sock'),
+    nodeNetns: n.ovs.netns.name,
+    kube,
+    apiPort: 0,
+    netnsHelper: await buildNetnsHelper(),
+  };
+  const agent = await Agent.start(options);
+  return { ovs: n.ovs, dir, socket: options.cniSocket!, options, agent };
+}
+
+/** ADD through the plugin; the pod's IPv4 and IPv6 addresses. */
+async function addDualPod(node: Node, sb: Sandbox): Promise<{ v4: string; v6: string }> {
+  const r = await cni('ADD', { containerId: sb.containerId, netns: sb.netns.path, ifname: 'eth0', args: podArgs('default', sb.name) }, netconf(node.socket));
+  if (r.code !== 0) throw new Error(`ADD failed: ${r.raw}`);
+  const [v4 = '', v6 = ''] = (r.out.ips as { address: string }[]).map((i) => i.address.split('/')[0] ?? '');
+  return { v4, v6 };
+}
+
+/** A pong server on TCP 7000 in the pod, on an IPv6 socket that takes IPv4 too. */
+const serve = (sb: Sandbox): void => void tb.spawn(['socat', 'TCP6-LISTEN:7000,reuseaddr,fork', 'SYSTEM:echo pong'], sb.netns.name);
+/** One TCP exchange; true when the server answered. */
+async function tcp(from: Sandbox, ip: string): Promise<boolean> {
+  const target = ip.includes(':') ? `TCP6:[${ip}]:7000` : `TCP4:${ip}:7000`;
+  const r = await from.netns.exec(['socat', '-T2', '-', `${target},connect-timeout=2`], { allowFailure: true, input: 'ping\n', timeoutMs: 5000 });
+  return r.stdout.trim() === 'pong';
+}
+const ping6 = async (netns: string, ip: string): Promise<boolean> => (await run(['ping', '-6', '-c', '1', '-W', '2', ip], { netns, allowFailure: true })).code === 0;
+
+let n1: DualNode;
+let n2: DualNode;
+let a1: Node | undefined;
+let a2: Node | undefined;
+
+beforeAll(async () => {
+  await ensurePluginBuilt();
+  tb = await Testbed.create();
+  api = await startKubeApi({ crds: loadCrds() as never });
+  const kc = new KubeConfig();
+  kc.loadFromFile(api.writeKubeconfig(join(mkdtempSync(join(tmpdir(), 'sy-ds-kc-')), 'kubeconfig')));
+  kube = new KubeConfigClient(kc);
+  fabric = await tb.createNetns('f');
+  await fabric.exec(['ip', 'link', 'add', 'br0', 'type', 'bridge']);
+  await fabric.exec(['ip', 'link', 'set', 'br0', 'up']);
+  n1 = await makeNode('ds1', '10.76.1.0/24', 'fd00:76:1::/64', '192.168.76.1');
+  n2 = await makeNode('ds2', '10.76.2.0/24', 'fd00:76:2::/64', '192.168.76.2');
+});
+
+afterAll(async () => {
+  await a1?.agent.stop().catch(() => undefined);
+  await a2?.agent.stop().catch(() => undefined);
+  await api?.stop().catch(() => undefined);
+  await tb?.cleanup();
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const flows = async (n: DualNode): Promise<string> => n.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', n.ovs.mgmtSocket('br-int'));
+const inNode = async (n: DualNode, argv: string[]): Promise<string> => (await n.ovs.netns.exec(argv)).stdout;
+
+describe('two dual-stack nodes in encap (geneve)', () => {
+  let p1: Sandbox;
+  let p2: Sandbox;
+  let ip1 = { v4: '', v6: '' };
+  let ip2 = { v4: '', v6: '' };
+
+  it("each agent learns the other's IPv6 pod CIDR: tunnel flow, IPv6 host route via the peer gateway, its permanent neighbour entry, IPv6 forwarding on", async () => {
+    a1 = await startAgent(n1);
+    a2 = await startAgent(n2);
+    await waitFor('remote nodes', () => a1!.agent.part('routes').routes?.remote.length === 1 && a2!.agent.part('routes').routes?.remote.length === 1, { timeoutMs: 30_000, intervalMs: 100 });
+    await a1.agent.part('routes').routes!.idle();
+    await a2.agent.part('routes').routes!.idle();
+    expect(a1.agent.part('routes').routes!.remote).toEqual([{ name: 'ds2', podCIDR: '10.76.2.0/24', podCIDRv6: 'fd00:76:2::/64', nodeIP: '192.168.76.2', gatewayIP: '10.76.2.1' }]);
+    expect(await flows(n1)).toMatch(/ipv6,.*ipv6_dst=fd00:76:2::\/64 actions=.*set_field:192\.168\.76\.2->tun_dst/);
+    expect(await inNode(n1, ['ip', '-6', 'route', 'show', 'proto', '77'])).toContain('fd00:76:2::/64 via fd00:76:2::1 dev sy-gw0');
+    expect(await inNode(n1, ['ip', '-6', 'neigh', 'show', 'dev', 'sy-gw0', 'nud', 'permanent'])).toContain('fd00:76:2::1 lladdr aa:bb:cc:dd:ee:ff PERMANENT');
+    expect((await inNode(n1, ['sysctl', '-n', 'net.ipv6.conf.all.forwarding'])).trim()).toBe('1');
+    // IPv4 as on an IPv4-only node.
+    expect(await inNode(n1, ['ip', '-4', 'route', 'show', 'proto', '77'])).toContain('10.76.2.0/24 via 10.76.2.1 dev sy-gw0');
+  });
+
+  it('pods on the two nodes reach each other over IPv6 (ping and TCP) and IPv4 through the tunnel', async () => {
+    p1 = await sandbox(tb, 'ds-a');
+    p2 = await sandbox(tb, 'ds-b');
+    // The Pod objects (kubelet would have them): an agent detaches pods the API does not know.
+    for (const [name, nodeName] of [['ds-a', 'ds1'], ['ds-b', 'ds2']] as const) {
+      await kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName, containers: [{ name: 'c', image: 'x' }] } });
+    }
+    ip1 = await addDualPod(a1!, p1);
+    ip2 = await addDualPod(a2!, p2);
+    expect([ip1.v6, ip2.v6]).toEqual(['fd00:76:1::2', 'fd00:76:2::2']);
+    // The pods' IPv6 addresses are in their nodes' SpoofGuard (the pipeline has them as LocalPod ips).
+    expect(await flows(n1)).toMatch(/ipv6_src=fd00:76:1::2/);
+    serve(p1);
+    serve(p2);
+    await waitFor(`ping -6 ${ip1.v6} -> ${ip2.v6}`, () => ping6(p1.netns.name, ip2.v6), { timeoutMs: 60_000, intervalMs: 250 });
+    await waitFor(`ping -6 ${ip2.v6} -> ${ip1.v6}`, () => ping6(p2.netns.name, ip1.v6), { timeoutMs: 60_000, intervalMs: 250 });
+    await waitFor(`TCP ${ip1.v6} -> [${ip2.v6}]:7000`, () => tcp(p1, ip2.v6), { timeoutMs: 60_000, intervalMs: 250 });
+    await waitFor(`TCP ${ip2.v6} -> [${ip1.v6}]:7000`, () => tcp(p2, ip1.v6), { timeoutMs: 60_000, intervalMs: 250 });
+    await waitFor(`TCP ${ip1.v4} -> ${ip2.v4}:7000`, () => tcp(p1, ip2.v4), { timeoutMs: 60_000, intervalMs: 250 });
+    // The IPv6 packets took the IPv6 tunnel flow.
+    const tunnelFlow = (await flows(n1)).split('\n').find((l) => l.includes('ipv6_dst=fd00:76:2::/64') && l.includes('tun_dst'));
+    expect(Number(/n_packets=(\d+)/.exec(tunnelFlow ?? '')?.[1] ?? 0)).toBeGreaterThan(0);
+    // The receiving side's conntrack tracked the IPv6 TCP connection in the IPv6 zone.
+    const ct = (await n2.ovs.appctl('dpctl/dump-conntrack')).split('\n').filter((l) => l.startsWith('tcp,') && l.includes(`dst=${ip2.v6},`));
+    expect(ct.some((l) => l.includes('zone=65510'))).toBe(true);
+  });
+
+  it('the node reaches a remote pod over IPv6 (host route via the peer gateway, resolved by the permanent neighbour entry)', async () => {
+    await waitFor(`ds1 -> ${ip2.v6}`, () => ping6(n1.ovs.netns.name, ip2.v6), { timeoutMs: 60_000, intervalMs: 250 });
+  });
+
+  it('a restarted agent keeps the IPv6 route, neighbour entry and flows, and pods still talk over IPv6', async () => {
+    await a1!.agent.stop();
+    a1 = { ...a1!, agent: await Agent.start(a1!.options) };
+    await waitFor('remote nodes after restart', () => a1!.agent.part('routes').routes?.remote.length === 1, { timeoutMs: 30_000, intervalMs: 100 });
+    await a1.agent.part('routes').routes!.idle();
+    expect(await inNode(n1, ['ip', '-6', 'neigh', 'show', 'dev', 'sy-gw0', 'nud', 'permanent'])).toContain('fd00:76:2::1 lladdr aa:bb:cc:dd:ee:ff PERMANENT');
+    await waitFor(`TCP ${ip1.v6} -> [${ip2.v6}]:7000 after restart`, () => tcp(p1, ip2.v6), { timeoutMs: 60_000, intervalMs: 250 });
+  });
+
+  it('after an ovs-vswitchd restart (a new gateway device) the gateway IPv6 address, IPv6 route and neighbour entry come back, and pods talk over IPv6 again', async () => {
+    // A killed ovs-vswitchd leaves its (persistent) tap devices with their addresses; the gateway's
+    // is deleted too, as a cleaned-up exit or a new OVS container would leave it: the restarted
+    // switch makes a new gateway device without any address, route or neighbour entry.
+    await n1.ovs.stopVswitchd('SIGKILL');
+    await n1.ovs.netns.exec(['ip', 'link', 'del', 'sy-gw0']);
+    await n1.ovs.startVswitchd();
+    await waitFor('the agent back after the switch restart', async () => a1!.agent.part('node').switchRestarts === 1 && a1!.agent.health().ok, { timeoutMs: 60_000, intervalMs: 100 });
+    expect(await inNode(n1, ['ip', '-6', '-o', 'addr', 'show', 'dev', 'sy-gw0', 'scope', 'global'])).toContain('inet6 fd00:76:1::1/64');
+    expect(await inNode(n1, ['ip', '-6', 'route', 'show', 'proto', '77'])).toContain('fd00:76:2::/64 via fd00:76:2::1 dev sy-gw0');
+    expect(await inNode(n1, ['ip', '-6', 'neigh', 'show', 'dev', 'sy-gw0', 'nud', 'permanent'])).toContain('fd00:76:2::1 lladdr aa:bb:cc:dd:ee:ff PERMANENT');
+    await waitFor(`TCP ${ip1.v6} -> [${ip2.v6}]:7000 after the switch restart`, () => tcp(p1, ip2.v6), { timeoutMs: 60_000, intervalMs: 250 });
+    await waitFor(`ds1 -> ${ip2.v6} after the switch restart`, () => ping6(n1.ovs.netns.name, ip2.v6), { timeoutMs: 60_000, intervalMs: 250 });
+  });
+
+  it("a deleted Node takes its IPv6 host route and the peer gateway's neighbour entry with it", async () => {
+    await kube.request('DELETE', '/api/v1/nodes/ds2');
+    await waitFor('ds2 forgotten', () => a1!.agent.part('routes').routes?.remote.length === 0, { timeoutMs: 30_000, intervalMs: 100 });
+    await a1!.agent.part('routes').routes!.idle();
+    expect(await inNode(n1, ['ip', '-6', 'route', 'show', 'proto', '77'])).toBe('');
+    expect(await inNode(n1, ['ip', '-6', 'neigh', 'show', 'dev', 'sy-gw0', 'nud', 'permanent'])).not.toContain('fd00:76:2::1');
+    expect(await flows(n1)).not.toMatch(/ipv6_dst=fd00:76:2::\/64/);
+  });
+});

@@ -1,0 +1,116 @@
+// A dual-stack lab (issue 36): `switchyard-lab up --nodes 2 --ip-family dual`. Each node has an
+// IPv4 and an IPv6 (fd00:10:<i>::/64) pod CIDR; pods get both addresses (status.podIPs). Pods on
+// node1 reach a pod on node2 over IPv6 and IPv4 through the tunnel; a K8s NetworkPolicy whose
+// ingress peer is an IPv6 ipBlock with an `except` blocks the excepted pod over IPv6 and allows the
+// other, and deleting it restores; `yardctl policy explain --ip-family IPv6` agrees with each
+// probe. One lab for every case. Waits on state, never on time.
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeConfigClient } from '@switchyard/controller';
+import { run, waitFor } from '@switchyard/testbed';
+import { labClient, readState, type LabState } from '../src/index';
+import { NETNS_ANNOTATION } from '../src/kubelet';
+
+const BIN = join(__dirname, '../bin/switchyard-lab');
+const YARDCTL = join(__dirname, '../../../packages/cli/dist/bin.js');
+const labDir = mkdtempSync(join(tmpdir(), 'switchyard-lab-dual-'));
+const lab = (...args: string[]): string => execFileSync(BIN, ['--lab-dir', labDir, ...args], { encoding: 'utf8', timeout: 300_000 });
+const POLICIES = '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies';
+
+let st: LabState;
+let kube: KubeConfigClient;
+const netnsOf = new Map<string, string>();
+const ipsOf = new Map<string, { v4: string; v6: string }>();
+
+const pod = (name: string, nodeName: string, app: string) => ({
+  apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app } },
+  spec: { nodeName, containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 80 }] }] },
+});
+/** One TCP exchange from a pod to port 80 (IPv6 when the address is); true when the server answered. */
+async function tcp(from: string, ip: string): Promise<boolean> {
+  const target = ip.includes(':') ? `TCP6:[${ip}]:80` : `TCP4:${ip}:80`;
+  const r = await run(['ip', 'netns', 'exec', netnsOf.get(from)!, 'socat', '-T2', '-', `${target},connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+  return r.stdout.trim() === 'pong';
+}
+/** The controller's verdict for a flow (yardctl policy explain -o json). */
+function explain(from: string, to: string, family: 'IPv4' | 'IPv6'): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [YARDCTL, '--kubeconfig', st.kubeconfig, 'policy', 'explain', '--from', `default/${from}`, '--to', `default/${to}`, '--port', '80', '--ip-family', family, '-o', 'json'], { encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`yardctl policy explain: ${stderr || err.message}`));
+      resolve((JSON.parse(stdout) as { allowed: boolean }).allowed);
+    });
+  });
+}
+/** Waits until the probe and explain() both give `allowed` for the flow (the policy realizes asynchronously). */
+async function expectFlow(from: string, to: string, family: 'IPv4' | 'IPv6', allowed: boolean): Promise<void> {
+  const ip = family === 'IPv6' ? ipsOf.get(to)!.v6 : ipsOf.get(to)!.v4;
+  expect(await explain(from, to, family)).toBe(allowed);
+  await waitFor(`${from} -> ${to} over ${family} ${allowed ? 'allowed' : 'blocked'}`, async () => (await tcp(from, ip)) === allowed, { timeoutMs: 60_000, intervalMs: 250 });
+}
+
+beforeAll(async () => {
+  lab('up', '--nodes', '2', '--ip-family', 'dual');
+  st = readState(labDir)!;
+  kube = labClient(st);
+  for (const p of [pod('ca', 'node1', 'client'), pod('cb', 'node1', 'client'), pod('srv', 'node2', 'srv')]) await kube.request('POST', '/api/v1/namespaces/default/pods', p);
+  await waitFor('pods with both addresses and a netns', async () => {
+    const list = await kube.request<{ items: { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIPs?: { ip: string }[] } }[] }>('GET', '/api/v1/namespaces/default/pods');
+    for (const p of list.items) {
+      const ips = (p.status?.podIPs ?? []).map((x) => x.ip);
+      const netns = p.metadata.annotations?.[NETNS_ANNOTATION];
+      if (ips.length === 2 && netns) {
+        netnsOf.set(p.metadata.name, netns);
+        ipsOf.set(p.metadata.name, { v4: ips[0]!, v6: ips[1]! });
+      }
+    }
+    return ipsOf.size === 3;
+  }, { timeoutMs: 120_000, intervalMs: 250 });
+}, 420_000);
+
+afterAll(() => {
+  try {
+    lab('down');
+  } catch {
+    /* the lab may not have come up */
+  }
+}, 120_000);
+
+describe('a dual-stack lab (--ip-family dual)', () => {
+  it('gives the nodes an IPv6 pod CIDR and the pods an address of each family from their node', () => {
+    expect(st.ipFamily).toBe('dual');
+    expect(st.nodes.map((n) => [n.podCIDR, n.podCIDRv6])).toEqual([
+      ['10.10.1.0/24', 'fd00:10:1::/64'],
+      ['10.10.2.0/24', 'fd00:10:2::/64'],
+    ]);
+    expect(ipsOf.get('ca')!.v6).toMatch(/^fd00:10:1::/);
+    expect(ipsOf.get('srv')!.v6).toMatch(/^fd00:10:2::/);
+    expect(ipsOf.get('srv')!.v4).toMatch(/^10\.10\.2\./);
+  });
+
+  it('pods reach a pod on the other node over IPv6 and IPv4', async () => {
+    for (const from of ['ca', 'cb']) {
+      await expectFlow(from, 'srv', 'IPv6', true);
+      await expectFlow(from, 'srv', 'IPv4', true);
+    }
+  });
+
+  it('a NetworkPolicy with an IPv6 ipBlock except blocks the excepted pod over IPv6 and allows the other; deleting it restores', async () => {
+    const except = `${ipsOf.get('ca')!.v6}/128`;
+    await kube.request('POST', POLICIES, {
+      apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'v6-block', namespace: 'default' },
+      spec: {
+        podSelector: { matchLabels: { app: 'srv' } }, policyTypes: ['Ingress'],
+        ingress: [{ from: [{ ipBlock: { cidr: 'fd00:10::/32', except: [except] } }], ports: [{ protocol: 'TCP', port: 80 }] }],
+      },
+    });
+    await expectFlow('ca', 'srv', 'IPv6', false);
+    await expectFlow('cb', 'srv', 'IPv6', true);
+    // The only peer is IPv6: over IPv4 the isolated pod admits neither client.
+    await expectFlow('cb', 'srv', 'IPv4', false);
+    await kube.request('DELETE', `${POLICIES}/v6-block`);
+    await expectFlow('ca', 'srv', 'IPv6', true);
+    await expectFlow('cb', 'srv', 'IPv4', true);
+  });
+});
