@@ -72,9 +72,8 @@ describe.each([
     // IPv4 to the gateway works as on an IPv4-only node.
     await waitFor('IPv4 ping to the gateway', async () => (await sb.netns.exec(['ping', '-c', '1', '-W', '2', `${v4}.1`], { allowFailure: true })).code === 0, { timeoutMs: 30_000, intervalMs: 250 });
 
-    // IPv6 to the gateway needs the pipeline's IPv6 flows (its classifier drops IPv6 and ND today):
-    // what the addressing guarantees is that the pod resolves the gateway on eth0.
-    await sb.netns.exec(['ping', '-6', '-c', '1', '-W', '1', `${v6}:1`], { allowFailure: true });
+    // IPv6 to the gateway too, through the pipeline's IPv6 flows (ND and ICMPv6), resolved on eth0.
+    await waitFor('IPv6 ping to the gateway', async () => (await sb.netns.exec(['ping', '-6', '-c', '1', '-W', '2', `${v6}:1`], { allowFailure: true })).code === 0, { timeoutMs: 30_000, intervalMs: 250 });
     expect((await sb.netns.exec(['ip', '-6', 'neigh', 'show', 'to', `${v6}:1`])).stdout).toMatch(new RegExp(`^${v6}:1 dev eth0 `));
     const check = await cni('CHECK', env, netconf(node!.socket, { prevResult: add.out }));
     expect([check.code, check.raw]).toEqual([0, '']);

@@ -11,7 +11,7 @@ import { NodeRouteController, nodeFacts, remoteNodesOf } from './node-routes';
 import { WIREGUARD_DEVICE } from '../wireguard/wireguard';
 import { join } from 'node:path';
 import { IPsecTunnelPorts } from '../ipsec/ipsec';
-import type { RemoteNode } from '@switchyard/openflow-pipeline';
+import { GLOBAL_VIRTUAL_MAC, type RemoteNode } from '@switchyard/openflow-pipeline';
 import { IPsecCertificateKeeper } from '../ipsec/certificate';
 import { NODES, PRIME_LIST_MS, listWithin } from '../../kube-resources';
 import type { NodeDatapath } from '../node/part';
@@ -20,7 +20,6 @@ import type { NodeDatapath } from '../node/part';
  * The pipeline's global virtual MAC (Antrea's): what L3 forwarding expects as the destination of
  * routed traffic from the gateway. The peer gateways' IPv6 addresses resolve to it on the host.
  */
-const GLOBAL_VIRTUAL_MAC = 'aa:bb:cc:dd:ee:ff';
 
 export class RemoteNodes implements Part {
   readonly name = 'routes';
