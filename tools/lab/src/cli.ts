@@ -9,6 +9,7 @@ import { formatChaosReport, loadScenarios, runChaos, type ChaosReport } from './
 import { DEFAULT_LAB_DIR, LabError, checkIpFamily, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, type LabEncryption, type LabIpFamily, type LabMode } from './plan';
 import { LAB_PROJECTS, REPO_ROOT, buildLabPrograms, progressFile, stateFile, type LabState } from './lab';
 import { progressLine } from './progress';
+import { acquireUpLock } from './up-lock';
 import { labClient, readState } from './client';
 import { FABRIC_SOURCE, ScenarioRunner } from './probe-run';
 import { ScenarioError, expectedAllowed, formatTruthTable, parseScenario, type ProbeResult, type ProbeSpec, type Protocol } from './scenario';
@@ -42,6 +43,15 @@ function stateForCleanup(labDir: string, out: NodeJS.WritableStream): LabState |
 async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = process.stdout, opts: UpOptions = {}): Promise<void> {
   planNodes(nodes, () => ''); // refuses a bad --nodes before anything starts
   checkIpFamily(opts.ipFamily ?? 'ipv4', opts.mode ?? 'encap', opts.encryption ?? 'none');
+  const release = acquireUpLock(labDir);
+  try {
+    await upLocked(labDir, nodes, out, opts);
+  } finally {
+    release();
+  }
+}
+
+async function upLocked(labDir: string, nodes: number, out: NodeJS.WritableStream, opts: UpOptions): Promise<void> {
   const prev = stateForCleanup(labDir, out);
   if (running(prev)) throw new LabError('ALREADY_RUNNING', `a lab is already running (pid ${prev.pid}); run switchyard-lab down first`, prev.pid);
   await reapStale();
