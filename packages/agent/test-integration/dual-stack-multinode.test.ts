@@ -34,20 +34,7 @@ interface DualNode {
 /** An OVS node with its IPv4 underlay (veth into the fabric bridge, the node IP on br-phy) and a dual-stack Node object. */
 async function makeNode(name: string, podCIDR: string, podCIDRv6: string, nodeIP: string): Promise<DualNode> {
   const ovs = await tb.startOvs();
-  const inNode = tb.name('u');
-  const inFabric = tb.name('u');
-  tb.trackLink(inNode);
-  tb.trackLink(inFabric);
-  await run(['ip', 'link', 'add', inNode, 'type', 'veth', 'peer', 'name', inFabric]);
-  await run(['ip', 'link', 'set', inNode, 'netns', ovs.netns.name]);
-  await run(['ip', 'link', 'set', inFabric, 'netns', fabric.name]);
-  await fabric.exec(['ip', 'link', 'set', inFabric, 'master', 'br0', 'up']);
-  await fabric.exec(['ethtool', '-K', inFabric, 'tx', 'off'], { allowFailure: true });
-  await ovs.addBridge('br-phy');
-  await ovs.vsctl('add-port', 'br-phy', inNode);
-  for (const argv of [['sysctl', '-qw', `net.ipv4.conf.${inNode}.arp_ignore=1`], ['ip', 'link', 'set', inNode, 'up'], ['ethtool', '-K', inNode, 'tx', 'off'], ['ip', 'addr', 'add', `${nodeIP}/24`, 'dev', 'br-phy'], ['ip', 'link', 'set', 'br-phy', 'up']]) {
-    await ovs.netns.exec(argv);
-  }
+  await tb.attachUnderlay(ovs, fabric, nodeIP);
   await kube.request('POST', '/api/v1/nodes', {
     apiVersion: 'v1', kind: 'Node', metadata: { name },
     spec: { podCIDR, podCIDRs: [podCIDR, podCIDRv6] },

@@ -32,22 +32,7 @@ interface LabNode {
 /** An OVS node with its underlay: veth into the fabric bridge, the node IP on br-phy (netdev). */
 async function makeNode(name: string, podCIDR: string, nodeIP: string): Promise<LabNode> {
   const ovs = await tb.startOvs();
-  const inNode = tb.name('u');
-  const inFabric = tb.name('u');
-  tb.trackLink(inNode);
-  tb.trackLink(inFabric);
-  await run(['ip', 'link', 'add', inNode, 'type', 'veth', 'peer', 'name', inFabric]);
-  await run(['ip', 'link', 'set', inNode, 'netns', ovs.netns.name]);
-  await run(['ip', 'link', 'set', inFabric, 'netns', fabric.name]);
-  await fabric.exec(['ip', 'link', 'set', inFabric, 'master', 'br0', 'up']);
-  await fabric.exec(['ethtool', '-K', inFabric, 'tx', 'off'], { allowFailure: true });
-  await ovs.addBridge('br-phy');
-  await ovs.vsctl('add-port', 'br-phy', inNode);
-  // The kernel must not answer ARP for the node IP on the veth OVS owns (its MAC would win the
-  // peer's neighbor cache, and Geneve sent to it lands in the kernel, not in OVS).
-  for (const argv of [['sysctl', '-qw', `net.ipv4.conf.${inNode}.arp_ignore=1`], ['ip', 'link', 'set', inNode, 'up'], ['ethtool', '-K', inNode, 'tx', 'off'], ['ip', 'addr', 'add', `${nodeIP}/24`, 'dev', 'br-phy'], ['ip', 'link', 'set', 'br-phy', 'up']]) {
-    await ovs.netns.exec(argv);
-  }
+  await tb.attachUnderlay(ovs, fabric, nodeIP);
   await kube.request('POST', '/api/v1/nodes', {
     apiVersion: 'v1', kind: 'Node', metadata: { name },
     spec: { podCIDR, podCIDRs: [podCIDR] },

@@ -5,7 +5,7 @@
  * other node as peer (its IPv6 pod CIDR included). The pods ping each other over IPv6, and the
  * hop limit arrives decremented once by each node's pipeline.
  */
-import { Testbed, run, type Netns, type OvsInstance, type Pod } from '@switchyard/testbed';
+import { Testbed, type Netns, type OvsInstance, type Pod } from '@switchyard/testbed';
 import { computeNodeFlows, type NodeState } from '../src/index';
 import { install } from './helpers';
 
@@ -30,22 +30,8 @@ let n2: TestNode;
 /** A node: OVS with br-phy on the underlay (the node IP on it), br-int with the tunnel, the gateway port and one pod. */
 async function makeNode(i: number): Promise<TestNode> {
   const ovs = await tb.startOvs();
-  const inNode = tb.name('u');
-  const inFabric = tb.name('u');
-  tb.trackLink(inNode);
-  tb.trackLink(inFabric);
   const nodeIP = `192.168.78.${i}`;
-  await run(['ip', 'link', 'add', inNode, 'type', 'veth', 'peer', 'name', inFabric]);
-  await run(['ip', 'link', 'set', inNode, 'netns', ovs.netns.name]);
-  await run(['ip', 'link', 'set', inFabric, 'netns', fabric.name]);
-  await fabric.exec(['ip', 'link', 'set', inFabric, 'master', 'br0', 'up']);
-  await fabric.exec(['ethtool', '-K', inFabric, 'tx', 'off'], { allowFailure: true });
-  await ovs.addBridge('br-phy');
-  await ovs.vsctl('add-port', 'br-phy', inNode);
-  // The kernel must not answer ARP for the node IP on the veth OVS owns (Geneve would land in the kernel).
-  for (const argv of [['sysctl', '-qw', `net.ipv4.conf.${inNode}.arp_ignore=1`], ['ip', 'link', 'set', inNode, 'up'], ['ethtool', '-K', inNode, 'tx', 'off'], ['ip', 'addr', 'add', `${nodeIP}/24`, 'dev', 'br-phy'], ['ip', 'link', 'set', 'br-phy', 'up']]) {
-    await ovs.netns.exec(argv);
-  }
+  await tb.attachUnderlay(ovs, fabric, nodeIP);
   await ovs.addBridge(BR, { failSecure: true });
   await ovs.vsctl('add-port', BR, 'tun0', '--', 'set', 'interface', 'tun0', 'type=geneve', 'options:remote_ip=flow', 'options:key=flow', 'ofport_request=1');
   await ovs.vsctl('add-port', BR, 'gw0', '--', 'set', 'interface', 'gw0', 'type=internal', 'ofport_request=2');

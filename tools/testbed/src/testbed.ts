@@ -239,6 +239,30 @@ export class Testbed {
   }
 
   /**
+   * Puts a node on an underlay: a veth from the node's netns into `fabric`'s Linux bridge (`br0`,
+   * made by the caller), its node end a port of a new OVS bridge `br-phy` that carries `nodeIP`
+   * (the userspace datapath sends tunnels from there). The kernel does not answer ARP for the node
+   * IP on the veth OVS owns (its MAC would win the peers' neighbour caches, and Geneve sent to it
+   * would land in the kernel, not in OVS). Transmit checksum offload is off on both ends.
+   */
+  async attachUnderlay(ovs: OvsInstance, fabric: Netns, nodeIP: string, prefixLength = 24): Promise<void> {
+    const inNode = this.name('u');
+    const inFabric = this.name('u');
+    this.trackLink(inNode);
+    this.trackLink(inFabric);
+    await run(['ip', 'link', 'add', inNode, 'type', 'veth', 'peer', 'name', inFabric]);
+    await run(['ip', 'link', 'set', inNode, 'netns', ovs.netns.name]);
+    await run(['ip', 'link', 'set', inFabric, 'netns', fabric.name]);
+    await fabric.exec(['ip', 'link', 'set', inFabric, 'master', 'br0', 'up']);
+    await fabric.exec(['ethtool', '-K', inFabric, 'tx', 'off'], { allowFailure: true });
+    await ovs.addBridge('br-phy');
+    await ovs.vsctl('add-port', 'br-phy', inNode);
+    for (const argv of [['sysctl', '-qw', `net.ipv4.conf.${inNode}.arp_ignore=1`], ['ip', 'link', 'set', inNode, 'up'], ['ethtool', '-K', inNode, 'tx', 'off'], ['ip', 'addr', 'add', `${nodeIP}/${prefixLength}`, 'dev', 'br-phy'], ['ip', 'link', 'set', 'br-phy', 'up']]) {
+      await ovs.netns.exec(argv);
+    }
+  }
+
+  /**
    * Creates a pod: a netns with `eth0` (address `ipCidr`), whose host end is a port of `bridge`.
    * Transmit checksum offload is turned off on both ends, as the userspace datapath's conntrack needs.
    */
