@@ -4,68 +4,22 @@
 // gateway's IPv6 address), pods on the two nodes talk over IPv6 (ping and TCP) and IPv4 through
 // the Geneve tunnel, the node reaches a remote pod over IPv6, and a deleted Node takes its IPv6
 // route and neighbour entry with it.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
-import { loadCrds } from '@switchyard/apis';
-import { KubeConfigClient } from '@switchyard/kube';
-import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
-import { Testbed, run, waitFor, type Netns, type OvsInstance } from '@switchyard/testbed';
-import { Agent, type AgentOptions } from '../src/index';
-import { buildNetnsHelper, cni, ensurePluginBuilt, netconf, podArgs, sandbox, type Node, type Sandbox } from './helpers';
+import type { KubeConfigClient } from '@switchyard/kube';
+import { run, waitFor, type Testbed } from '@switchyard/testbed';
+import { Agent } from '../src/index';
+import { cni, netconf, podArgs, sandbox, type Node, type Sandbox } from './helpers';
+import { TwoNodes, type UnderlayNode } from './two-nodes';
 
 jest.setTimeout(240_000);
 
+let env: TwoNodes;
 let tb: Testbed;
-let api: KubeApiServer;
 let kube: KubeConfigClient;
-let fabric: Netns;
-const dirs: string[] = [];
 
-interface DualNode {
-  name: string;
-  podCIDR: string;
-  podCIDRv6: string;
-  nodeIP: string;
-  ovs: OvsInstance;
-}
+type DualNode = UnderlayNode & { podCIDRv6: string };
 
-/** An OVS node with its IPv4 underlay (veth into the fabric bridge, the node IP on br-phy) and a dual-stack Node object. */
-async function makeNode(name: string, podCIDR: string, podCIDRv6: string, nodeIP: string): Promise<DualNode> {
-  const ovs = await tb.startOvs();
-  await tb.attachUnderlay(ovs, fabric, nodeIP);
-  await kube.request('POST', '/api/v1/nodes', {
-    apiVersion: 'v1', kind: 'Node', metadata: { name },
-    spec: { podCIDR, podCIDRs: [podCIDR, podCIDRv6] },
-    status: { addresses: [{ type: 'InternalIP', address: nodeIP }] },
-  });
-  return { name, podCIDR, podCIDRv6, nodeIP, ovs };
-}
-
-async function startAgent(n: DualNode): Promise<Node> {
-  const dir = mkdtempSync(join(tmpdir(), `sy-ds-${n.name}-`));
-  dirs.push(dir);
-  const options: AgentOptions = {
-    nodeName: n.name,
-    podCIDR: n.podCIDR,
-    podCIDRv6: n.podCIDRv6,
-    nodeIP: n.nodeIP,
-    ovsdbRemote: n.ovs.dbRemote,
-    ovsRunDir: n.ovs.dir,
-    datapathType: 'netdev',
-    gatewayName: 'sy-gw0',
-    tunnelName: 'sy-tun0',
-    dataDir: dir,
-    cniSocket: join(dir, 'cni.sock'),
-    nodeNetns: n.ovs.netns.name,
-    kube,
-    apiPort: 0,
-    netnsHelper: await buildNetnsHelper(),
-  };
-  const agent = await Agent.start(options);
-  return { ovs: n.ovs, dir, socket: options.cniSocket!, options, agent };
-}
+const makeNode = async (name: string, podCIDR: string, podCIDRv6: string, nodeIP: string): Promise<DualNode> => ({ ...(await env.makeNode(name, podCIDR, nodeIP, podCIDRv6)), podCIDRv6 });
+const startAgent = (n: DualNode): Promise<Node> => env.startAgent(n);
 
 /** ADD through the plugin; the pod's IPv4 and IPv6 addresses. */
 async function addDualPod(node: Node, sb: Sandbox): Promise<{ v4: string; v6: string }> {
@@ -91,25 +45,16 @@ let a1: Node | undefined;
 let a2: Node | undefined;
 
 beforeAll(async () => {
-  await ensurePluginBuilt();
-  tb = await Testbed.create();
-  api = await startKubeApi({ crds: loadCrds() as never });
-  const kc = new KubeConfig();
-  kc.loadFromFile(api.writeKubeconfig(join(mkdtempSync(join(tmpdir(), 'sy-ds-kc-')), 'kubeconfig')));
-  kube = new KubeConfigClient(kc);
-  fabric = await tb.createNetns('f');
-  await fabric.exec(['ip', 'link', 'add', 'br0', 'type', 'bridge']);
-  await fabric.exec(['ip', 'link', 'set', 'br0', 'up']);
+  env = await TwoNodes.create();
+  ({ tb, kube } = env);
   n1 = await makeNode('ds1', '10.76.1.0/24', 'fd00:76:1::/64', '192.168.76.1');
   n2 = await makeNode('ds2', '10.76.2.0/24', 'fd00:76:2::/64', '192.168.76.2');
 });
 
 afterAll(async () => {
+  // a1 is started again in a test with Agent.start directly: stopped here, the rest by env.
   await a1?.agent.stop().catch(() => undefined);
-  await a2?.agent.stop().catch(() => undefined);
-  await api?.stop().catch(() => undefined);
-  await tb?.cleanup();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await env?.stop();
 });
 
 const flows = async (n: DualNode): Promise<string> => n.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', n.ovs.mgmtSocket('br-int'));

@@ -3,68 +3,23 @@
 // different nodes talk in encap and noEncap modes, pod -> external traffic is masqueraded to the
 // node IP, a Service with its endpoint on the other node is reached through the tunnel, and each
 // agent keeps its AntreaAgentInfo with its API port.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
-import { loadCrds } from '@switchyard/apis';
-import { KubeConfigClient } from '@switchyard/kube';
-import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
-import { Testbed, run, waitFor, type Netns, type OvsInstance } from '@switchyard/testbed';
-import { Agent, type AgentOptions } from '../src/index';
-import { addPod, agentApiGet, buildNetnsHelper, cni, ensurePluginBuilt, netconf, podArgs, sandbox, type Node, type Sandbox } from './helpers';
+import type { KubeConfigClient } from '@switchyard/kube';
+import type { KubeApiServer } from '@switchyard/kube-api';
+import { run, waitFor, type Netns, type Testbed } from '@switchyard/testbed';
+import type { AgentOptions } from '../src/index';
+import { addPod, agentApiGet, cni, netconf, podArgs, sandbox, type Node, type Sandbox } from './helpers';
+import { TwoNodes, type UnderlayNode } from './two-nodes';
 
 jest.setTimeout(240_000);
 
+let env: TwoNodes;
 let tb: Testbed;
 let api: KubeApiServer;
 let kube: KubeConfigClient;
 let fabric: Netns;
-const dirs: string[] = [];
+const startAgent = (n: LabNode, overrides: Partial<AgentOptions> = {}): Promise<Node> => env.startAgent(n, overrides);
 
-interface LabNode {
-  name: string;
-  podCIDR: string;
-  nodeIP: string;
-  ovs: OvsInstance;
-}
-
-/** An OVS node with its underlay: veth into the fabric bridge, the node IP on br-phy (netdev). */
-async function makeNode(name: string, podCIDR: string, nodeIP: string): Promise<LabNode> {
-  const ovs = await tb.startOvs();
-  await tb.attachUnderlay(ovs, fabric, nodeIP);
-  await kube.request('POST', '/api/v1/nodes', {
-    apiVersion: 'v1', kind: 'Node', metadata: { name },
-    spec: { podCIDR, podCIDRs: [podCIDR] },
-    status: { addresses: [{ type: 'InternalIP', address: nodeIP }] },
-  });
-  return { name, podCIDR, nodeIP, ovs };
-}
-
-async function startAgent(n: LabNode, overrides: Partial<AgentOptions> = {}): Promise<Node> {
-  const dir = mkdtempSync(join(tmpdir(), `sy-mn-${n.name}-`));
-  dirs.push(dir);
-  const options: AgentOptions = {
-    nodeName: n.name,
-    podCIDR: n.podCIDR,
-    nodeIP: n.nodeIP,
-    ovsdbRemote: n.ovs.dbRemote,
-    ovsRunDir: n.ovs.dir,
-    datapathType: 'netdev',
-    gatewayName: 'sy-gw0',
-    tunnelName: 'sy-tun0',
-    dataDir: dir,
-    cniSocket: join(dir, 'cni.sock'),
-    nodeNetns: n.ovs.netns.name,
-    kube,
-    apiPort: 0,
-    // The pods' links set up as the built agent does (switchyard-netns beside it).
-    netnsHelper: await buildNetnsHelper(),
-    ...overrides,
-  };
-  const agent = await Agent.start(options);
-  return { ovs: n.ovs, dir, socket: options.cniSocket!, options, agent };
-}
+type LabNode = UnderlayNode;
 
 /** A pong server on TCP 7000 in the pod. */
 const serve = (sb: Sandbox): void => void tb.spawn(['socat', 'TCP-LISTEN:7000,reuseaddr,fork', 'SYSTEM:echo pong'], sb.netns.name);
@@ -80,26 +35,15 @@ let a1: Node | undefined;
 let a2: Node | undefined;
 
 beforeAll(async () => {
-  await ensurePluginBuilt();
-  tb = await Testbed.create();
   // A user the API server knows but RBAC gives nothing; node proxies dial loopback (the agents' API).
-  api = await startKubeApi({ crds: loadCrds() as never, tokens: { 'viewer-token': { user: 'viewer' } }, nodeProxyHost: () => '127.0.0.1' });
-  const kc = new KubeConfig();
-  kc.loadFromFile(api.writeKubeconfig(join(mkdtempSync(join(tmpdir(), 'sy-mn-kc-')), 'kubeconfig')));
-  kube = new KubeConfigClient(kc);
-  fabric = await tb.createNetns('f');
-  await fabric.exec(['ip', 'link', 'add', 'br0', 'type', 'bridge']);
-  await fabric.exec(['ip', 'link', 'set', 'br0', 'up']);
-  n1 = await makeNode('mn1', '10.71.1.0/24', '192.168.71.1');
-  n2 = await makeNode('mn2', '10.71.2.0/24', '192.168.71.2');
+  env = await TwoNodes.create({ tokens: { 'viewer-token': { user: 'viewer' } }, nodeProxyHost: () => '127.0.0.1' });
+  ({ tb, api, kube, fabric } = env);
+  n1 = await env.makeNode('mn1', '10.71.1.0/24', '192.168.71.1');
+  n2 = await env.makeNode('mn2', '10.71.2.0/24', '192.168.71.2');
 });
 
 afterAll(async () => {
-  await a1?.agent.stop().catch(() => undefined);
-  await a2?.agent.stop().catch(() => undefined);
-  await api?.stop().catch(() => undefined);
-  await tb?.cleanup();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  await env?.stop();
 });
 
 const flows = async (n: LabNode): Promise<string> => n.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', n.ovs.mgmtSocket('br-int'));
