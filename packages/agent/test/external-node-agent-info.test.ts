@@ -58,6 +58,29 @@ describe('AntreaAgentInfo of an ExternalNode agent', () => {
     expect(kube.writes).toHaveLength(3);
   });
 
+  test('a failed write is tried again after 1, 2, 4 s (not a whole period later), then the heartbeat resumes', async () => {
+    const clock = new ManualClock();
+    const kube = new OneObjectApi(clock);
+    let failing = 3;
+    const flaky: KubeClient = { request: async (method, path, body) => { if (failing > 0) { failing--; throw new Error('br-int.mgmt: not connected'); } return kube.request(method, path, body); }, watch: () => kube.watch() };
+    const r = new AgentInfoReporter({ kube: flaky, agent: vmAgent(() => undefined), clock });
+    const t0 = clock.now();
+    r.start();
+    await settle();
+    expect([r.writes, String(r.lastError)]).toEqual([0, 'Error: br-int.mgmt: not connected']);
+    await clock.advanceAsync(1_000);
+    await clock.advanceAsync(2_000);
+    expect(kube.writes).toHaveLength(0);
+    await clock.advanceAsync(4_000);
+    expect(kube.writes.map((w) => w.at - t0)).toEqual([7_000]);
+    expect(r.lastError).toBeUndefined();
+    await clock.advanceAsync(59_000);
+    expect(kube.writes).toHaveLength(1);
+    await clock.advanceAsync(1_000);
+    expect(kube.writes.map((w) => w.at - t0)).toEqual([7_000, 67_000]);
+    await r.stop();
+  });
+
   test('says why the ExternalNode is not realized, at the next heartbeat', async () => {
     const clock = new ManualClock();
     const kube = new OneObjectApi(clock);

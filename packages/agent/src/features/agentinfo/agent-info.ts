@@ -55,6 +55,8 @@ export class AgentInfoReporter {
   /** Successful writes so far. */
   writes = 0;
   lastError: unknown;
+  /** Failed writes since the last success: the next try comes after 1, 2, 4 ... s, capped at the heartbeat period. */
+  private failures = 0;
 
   constructor(private readonly o: AgentInfoReporterOptions) {
     this.clock = o.clock ?? systemClock;
@@ -68,14 +70,28 @@ export class AgentInfoReporter {
   private tick(): void {
     if (this.stopped) return;
     this.running = this.report()
-      .catch((e: unknown) => {
-        this.lastError = e;
-        this.log.warn({ err: e instanceof Error ? e.message : String(e) }, 'AntreaAgentInfo not written; retrying at the next heartbeat');
-      })
+      .then(
+        () => void (this.failures = 0),
+        (e: unknown) => {
+          this.lastError = e;
+          this.failures++;
+          this.log.warn({ err: e instanceof Error ? e.message : String(e), retryInMs: this.nextDelayMs() }, 'AntreaAgentInfo not written; retrying');
+        },
+      )
       .finally(() => {
         this.running = undefined;
-        if (!this.stopped) this.timer = this.clock.setTimeout(() => this.tick(), this.o.intervalMs ?? 60_000);
+        if (!this.stopped) this.timer = this.clock.setTimeout(() => this.tick(), this.nextDelayMs());
       });
+  }
+
+  /**
+   * The heartbeat period, or after a failed write a shorter wait: a write that fails while OVS
+   * restarts (the flow counts come from its OpenFlow connection) is tried again within seconds, so
+   * the part is not reported unhealthy for a whole period.
+   */
+  private nextDelayMs(): number {
+    const period = this.o.intervalMs ?? 60_000;
+    return this.failures === 0 ? period : Math.min(period, 1000 * 2 ** Math.min(this.failures - 1, 16));
   }
 
   /** Writes the object once (create, or replace the fields of the existing one). */
