@@ -142,6 +142,13 @@ describe('stretched NetworkPolicy across the ClusterSet', () => {
       },
     });
     await policyRealized(east, 'no-clusterset-nginx');
+    // Realized can come before the drop holds here: CI saw one exchange answered right after it
+    // (once in several runs; the ClusterSet Service reference is resolved on the agent apart from
+    // the rule, and the status does not wait for it). Waited on as state, with the lag printed;
+    // then three exchanges in a row blocked.
+    const realizedAt = Date.now();
+    await waitFor('the toServices drop to hold', async () => !(await pong(client.netns, svc.spec.clusterIP, 80)), { timeoutMs: 30_000, intervalMs: 200 });
+    process.stdout.write(`multicluster: ClusterSet toServices drop: the first blocked exchange ended ${Date.now() - realizedAt} ms after Realized (a blocked exchange waits 1 s)\n`);
     for (let i = 0; i < 3; i++) expect(await pong(client.netns, svc.spec.clusterIP, 80)).toBe(false);
     // The same backend by its pod IP is not the Service: not matched.
     await eventuallyPong('east client -> west pod IP under the toServices rule', client.netns, server.ip, 80, 10_000);
