@@ -1,7 +1,7 @@
 // A tiny authoritative DNS server for the FQDN integration test, run inside a pod's netns:
 //   node dns-responder.cjs <zone.json> [port]
 // The zone file is read on every query, so the test changes answers by rewriting it:
-//   { "svc.example.test": { "a": ["10.0.0.5"], "ttl": 30 }, "alias.example.test": { "cname": "svc.example.test", "ttl": 30 },
+//   { "svc.example.test": { "a": ["10.0.0.5"], "aaaa": ["fd00::5"], "ttl": 30 }, "alias.example.test": { "cname": "svc.example.test", "ttl": 30 },
 //     "junk.example.test": { "junk": true } }
 // Written independently of the agent's DNS codec on purpose: it is the reference the codec meets.
 'use strict';
@@ -18,6 +18,17 @@ function encodeName(name) {
   for (const label of name.split('.').filter(Boolean)) parts.push(Buffer.from([label.length]), Buffer.from(label, 'ascii'));
   parts.push(Buffer.from([0]));
   return Buffer.concat(parts);
+}
+
+/** The 16 bytes of IPv6 text (one `::` at most). */
+function ipv6Bytes(text) {
+  const [head, tail] = text.includes('::') ? text.split('::') : [text, undefined];
+  const h = head ? head.split(':') : [];
+  const t = tail ? tail.split(':') : [];
+  const groups = tail === undefined ? h : [...h, ...Array(8 - h.length - t.length).fill('0'), ...t];
+  const out = Buffer.alloc(16);
+  groups.forEach((g, i) => out.writeUInt16BE(parseInt(g, 16), i * 2));
+  return out;
 }
 
 function record(name, type, ttl, rdata) {
@@ -53,6 +64,7 @@ function answer(query) {
       continue;
     }
     if (qtype === 1) for (const ip of e.a ?? []) records.push(record(name, 1, e.ttl, Buffer.from(ip.split('.').map(Number))));
+    if (qtype === 28) for (const ip of e.aaaa ?? []) records.push(record(name, 28, e.ttl, ipv6Bytes(ip)));
     break;
   }
   const header = Buffer.alloc(12);
@@ -64,12 +76,17 @@ function answer(query) {
   return Buffer.concat([header, query.subarray(12, questionEnd), ...records]);
 }
 
-const sock = dgram.createSocket('udp4');
-sock.on('message', (msg, rinfo) => {
-  try {
-    sock.send(answer(msg), rinfo.port, rinfo.address);
-  } catch (e) {
-    process.stderr.write(`bad query: ${e}\n`);
-  }
-});
-sock.bind(port, () => process.stdout.write(`dns responder on ${port}\n`));
+// One socket per family: queries to the pod's IPv4 and (on a dual-stack pod) IPv6 address.
+for (const [type, address] of [['udp4', '0.0.0.0'], ['udp6', '::']]) {
+  const sock = dgram.createSocket(type === 'udp6' ? { type, ipv6Only: true } : { type });
+  sock.on('message', (msg, rinfo) => {
+    try {
+      sock.send(answer(msg), rinfo.port, rinfo.address);
+    } catch (e) {
+      process.stderr.write(`bad query: ${e}\n`);
+    }
+  });
+  // An IPv4-only pod has no IPv6 to bind: that socket is left out.
+  sock.on('error', (e) => process.stderr.write(`${type}: ${e.message}\n`));
+  sock.bind(port, address, () => process.stdout.write(`dns responder on ${address} ${port}\n`));
+}

@@ -1,7 +1,8 @@
 // FQDN egress rules end to end: a DNS server pod, a client pod under an ACNP that allows only
 // toFQDN svc.example.test (and DNS), delivered by the real controller; the agent intercepts the
 // DNS responses on a real OVS, allows the resolved address and only it, and follows a changed
-// answer once the old one's TTL has run out on the injected clock.
+// answer once the old one's TTL has run out on the injected clock. The node and its pods are
+// dual-stack: an AAAA answer, asked of the DNS pod over IPv6, allows that IPv6 address alone.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,14 +27,14 @@ let node: Node | undefined;
 let fqdn: FqdnController;
 const clock = new ManualClock(Date.now());
 let zoneDir: string;
-const pods: Record<string, { sb: Sandbox; ip: string }> = {};
+const pods: Record<string, { sb: Sandbox; ip: string; ip6: string }> = {};
 
 const zoneFile = (): string => join(zoneDir, 'zone.json');
-function setZone(svcIp: string): void {
+function setZone(svc: { ip: string; ip6: string }): void {
   writeFileSync(zoneFile(), JSON.stringify({
-    'svc.example.test': { a: [svcIp], ttl: TTL },
+    'svc.example.test': { a: [svc.ip], aaaa: [svc.ip6], ttl: TTL },
     'alias.example.test': { cname: 'svc.example.test', ttl: TTL },
-    'other.example.test': { a: [pods.web3!.ip], ttl: TTL },
+    'other.example.test': { a: [pods.web3!.ip], aaaa: [pods.web3!.ip6], ttl: TTL },
     'junk.example.test': { junk: true },
   }));
 }
@@ -45,10 +46,10 @@ function setZone(svcIp: string): void {
 const RESOLVE_AND_CONNECT = `
 const { Resolver } = require('node:dns').promises;
 const net = require('node:net');
-const [server, name] = process.argv.slice(1);
+const [server, name, family] = process.argv.slice(1);
 const r = new Resolver({ timeout: 2000, tries: 2 });
 r.setServers([server]);
-r.resolve4(name).then((ips) => {
+(family === '6' ? r.resolve6(name) : r.resolve4(name)).then((ips) => {
   const s = net.connect({ host: ips[0], port: 7000, timeout: 1500 });
   s.on('connect', () => { console.log(ips[0] + ' connected'); s.end(); });
   s.on('close', () => process.exit(0));
@@ -57,8 +58,10 @@ r.resolve4(name).then((ips) => {
   s.on('error', (e) => { console.log(ips[0] + ' ' + e.code); process.exit(0); });
 }, (e) => { console.log('resolve-failed ' + e.code); process.exit(0); });
 `;
-async function resolveAndConnect(name: string): Promise<{ ip: string; result: string }> {
-  const r = await pods.client!.sb.netns.exec(['node', '-e', RESOLVE_AND_CONNECT, pods.dns!.ip, name], { allowFailure: true, timeoutMs: 15_000 });
+/** Over IPv6 (`family` 6): the AAAA records, asked of the DNS pod at its IPv6 address. */
+async function resolveAndConnect(name: string, family: 4 | 6 = 4): Promise<{ ip: string; result: string }> {
+  const server = family === 6 ? `[${pods.dns!.ip6}]` : pods.dns!.ip;
+  const r = await pods.client!.sb.netns.exec(['node', '-e', RESOLVE_AND_CONNECT, server, name, String(family)], { allowFailure: true, timeoutMs: 15_000 });
   const [ip = '', result = ''] = r.stdout.trim().split(' ');
   return { ip, result };
 }
@@ -68,7 +71,8 @@ async function resolveAndConnect(name: string): Promise<{ ip: string; result: st
  * the answer that long (socat's 0.5 s default loses it when the server forks slowly under load).
  */
 async function tcp(ip: string): Promise<boolean> {
-  const r = await pods.client!.sb.netns.exec(['socat', '-t4', '-T4', '-', `TCP:${ip}:7000,connect-timeout=1`], { allowFailure: true, input: 'x\n', timeoutMs: 8000 });
+  const to = ip.includes(':') ? `TCP6:[${ip}]:7000` : `TCP4:${ip}:7000`;
+  const r = await pods.client!.sb.netns.exec(['socat', '-t4', '-T4', '-', `${to},connect-timeout=1`], { allowFailure: true, input: 'x\n', timeoutMs: 8000 });
   return r.stdout.trim() === 'pong';
 }
 /**
@@ -102,25 +106,32 @@ beforeAll(async () => {
   await controller.start();
   node = await startNode(tb, '10.94.0.0/24', {
     nodeName: NODE,
+    podCIDRv6: 'fd00:10:94::/64',
     controlplane: { url: `https://127.0.0.1:${controller.port}`, caPem: controller.pki.caPem, token: TOKEN, backoff: { initialMs: 50, maxMs: 500 } },
   });
   // The FQDN controller with a clock the test moves (replaces one the agent may have made itself).
   fqdn = await FqdnController.attach(node.agent.part('node'), { clock });
   for (const name of ['dns', 'client', 'web1', 'web2', 'web3']) {
     const sb = await sandbox(tb, name);
-    const { ip } = await addPod(node, sb);
-    pods[name] = { sb, ip };
+    const { ip, result } = await addPod(node, sb);
+    const ip6 = ((result.ips as { address: string }[])[1]?.address ?? '').split('/')[0]!;
+    expect(ip6).toMatch(/^fd00:10:94::/);
+    pods[name] = { sb, ip, ip6 };
     await kube.request('POST', '/api/v1/namespaces/default/pods', {
       apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app: name } },
       spec: { nodeName: NODE, containers: [{ name: 'c', image: 'x' }] },
     });
-    await kube.request('PATCH', `/api/v1/namespaces/default/pods/${name}/status`, { status: { phase: 'Running', podIP: ip, podIPs: [{ ip }] } }, 'application/merge-patch+json');
+    await kube.request('PATCH', `/api/v1/namespaces/default/pods/${name}/status`, { status: { phase: 'Running', podIP: ip, podIPs: [{ ip }, { ip: ip6 }] } }, 'application/merge-patch+json');
     // -t5: the client's EOF must not close the connection before the forked `echo` has answered.
-    if (name.startsWith('web')) tb.spawn(['socat', '-t5', 'TCP-LISTEN:7000,reuseaddr,fork', 'SYSTEM:echo pong'], sb.netns.name);
+    if (name.startsWith('web')) {
+      tb.spawn(['socat', '-t5', 'TCP4-LISTEN:7000,reuseaddr,fork', 'SYSTEM:echo pong'], sb.netns.name);
+      tb.spawn(['socat', '-t5', 'TCP6-LISTEN:7000,ipv6only=1,reuseaddr,fork', 'SYSTEM:echo pong'], sb.netns.name);
+    }
   }
-  setZone(pods.web1!.ip);
+  setZone(pods.web1!);
   tb.spawn([process.execPath, join(__dirname, 'dns-responder.cjs'), zoneFile(), '53'], pods.dns!.sb.netns.name);
   await waitFor('DNS responder answering', async () => (await resolveAndConnect('svc.example.test')).ip === pods.web1!.ip, { timeoutMs: 10_000, intervalMs: 200 });
+  await waitFor('DNS responder answering over IPv6', async () => (await resolveAndConnect('svc.example.test', 6)).ip === pods.web1!.ip6, { timeoutMs: 10_000, intervalMs: 200 });
 }, 180_000);
 
 afterAll(async () => {
@@ -144,7 +155,7 @@ describe('FQDN egress rules on real OVS', () => {
         egress: [
           { action: 'Allow', name: 'dns', to: [{ podSelector: { matchLabels: { app: 'dns' } } }], ports: [{ protocol: 'UDP', port: 53 }] },
           { action: 'Allow', name: 'svc', to: [{ fqdn: 'svc.example.test' }] },
-          { action: 'Drop', name: 'rest', to: [{ ipBlock: { cidr: '0.0.0.0/0' } }] },
+          { action: 'Drop', name: 'rest', to: [{ ipBlock: { cidr: '0.0.0.0/0' } }, { ipBlock: { cidr: '::/0' } }] },
         ],
       },
     });
@@ -154,6 +165,7 @@ describe('FQDN egress rules on real OVS', () => {
     }, { timeoutMs: 20_000, intervalMs: 200 });
     await waitFor('web1 blocked before resolving', async () => !(await tcp(pods.web1!.ip)), { timeoutMs: 20_000, intervalMs: 250 });
     expect(await tcp(pods.web2!.ip)).toBe(false);
+    expect(await tcp(pods.web1!.ip6)).toBe(false);
 
     // Resolve and connect straight away: the address is in the flows before the answer arrives.
     expect(await resolveAndConnect('svc.example.test')).toEqual({ ip: pods.web1!.ip, result: 'connected' });
@@ -163,10 +175,20 @@ describe('FQDN egress rules on real OVS', () => {
     expect(await tcp(pods.web2!.ip)).toBe(false);
     // A name no rule allows resolves fine (the response is released) but gives no access.
     expect(await resolveAndConnect('other.example.test')).toEqual({ ip: pods.web3!.ip, result: 'timeout' });
+    // Only the A record was asked for: the IPv6 address of the same pod is still blocked.
+    expect(await tcp(pods.web1!.ip6)).toBe(false);
+  });
+
+  it('an AAAA answer asked over IPv6 allows that IPv6 address and nothing else', async () => {
+    expect(await resolveAndConnect('svc.example.test', 6)).toEqual({ ip: pods.web1!.ip6, result: 'connected' });
+    expect(fqdn.cache.entries().map((e) => [e.name, e.address])).toEqual([['svc.example.test', pods.web1!.ip], ['svc.example.test', pods.web1!.ip6]]);
+    await reaches(pods.web1!.ip6);
+    expect(await tcp(pods.web2!.ip6)).toBe(false);
+    expect(await resolveAndConnect('other.example.test', 6)).toEqual({ ip: pods.web3!.ip6, result: 'timeout' });
   });
 
   it('follows a changed answer: after the TTL the old address is blocked and the new one allowed', async () => {
-    setZone(pods.web2!.ip);
+    setZone(pods.web2!);
     // Before the old TTL runs out the old address stays allowed (the pod may still use it).
     clock.advance((TTL - 1) * 1000);
     await fqdn.idle();
@@ -175,6 +197,7 @@ describe('FQDN egress rules on real OVS', () => {
     await fqdn.idle();
     expect(fqdn.cache.entries()).toEqual([]);
     expect(await tcp(pods.web1!.ip)).toBe(false);
+    expect(await tcp(pods.web1!.ip6)).toBe(false);
     expect(await resolveAndConnect('svc.example.test')).toEqual({ ip: pods.web2!.ip, result: 'connected' });
     await reaches(pods.web2!.ip);
     expect(await tcp(pods.web1!.ip)).toBe(false);

@@ -156,7 +156,41 @@ function frame(message: Uint8Array, opts: { tcp?: boolean; srcPort?: number; vla
   return Uint8Array.from([...eth, ...ip, ...l4, ...Array<number>(opts.pad ?? 0).fill(0)]);
 }
 
+/** The same over IPv6 (fd00::53 -> fd00::2), with extension headers `ext` (each [next header type, 8-byte body]) first. */
+function frame6(message: Uint8Array, opts: { tcp?: boolean; ext?: number[] } = {}): Uint8Array {
+  const l4 = opts.tcp
+    ? [0, 53, 0x9c, 0x40, 0, 0, 0, 1, 0, 0, 0, 1, 0x50, 0x18, 0xff, 0xff, 0, 0, 0, 0, message.length >> 8, message.length & 0xff, ...message]
+    : [0, 53, 0x9c, 0x40, (8 + message.length) >> 8, (8 + message.length) & 0xff, 0, 0, ...message];
+  const proto = opts.tcp ? 6 : 17;
+  const types = opts.ext ?? [];
+  // Each extension header names the next one; the last names the transport.
+  const ext = types.flatMap((_, i) => [types[i + 1] ?? proto, 0, 0, 0, 0, 0, 0, 0]);
+  const payload = [...ext, ...l4];
+  const addr = (last: number): number[] => [0xfd, 0, ...Array<number>(13).fill(0), last];
+  const ip = [0x60, 0, 0, 0, payload.length >> 8, payload.length & 0xff, types[0] ?? proto, 64, ...addr(0x53), ...addr(2)];
+  const eth = [2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 53, 0x86, 0xdd];
+  return Uint8Array.from([...eth, ...ip, ...payload]);
+}
+
 describe('dnsPayloadOfFrame', () => {
+  it('finds the message in a UDP datagram over IPv6, also behind extension headers', () => {
+    for (const ext of [[], [0], [0, 60, 43]]) {
+      const p = dnsPayloadOfFrame(frame6(compressed, { ext }))!;
+      expect(p.transport).toBe('udp');
+      expect([...p.message]).toEqual([...compressed]);
+    }
+    const t = dnsPayloadOfFrame(frame6(compressed, { tcp: true }))!;
+    expect(t.transport).toBe('tcp');
+    expect(decodeDnsMessage(t.message).questions[0]!.name).toBe('www.example.com');
+  });
+
+  it('refuses an IPv6 fragment and a cut IPv6 datagram, naming them', () => {
+    expect(() => dnsPayloadOfFrame(frame6(compressed, { ext: [0, 44] }))).toThrow(expect.objectContaining({ code: 'NOT_DNS', message: expect.stringContaining('IPv6 fragment') }));
+    const f = frame6(compressed);
+    expect(() => dnsPayloadOfFrame(f.subarray(0, f.length - 1))).toThrow(expect.objectContaining({ code: 'NOT_DNS', message: expect.stringContaining('IPv6 payload longer than the frame') }));
+    expect(() => dnsPayloadOfFrame(f.subarray(0, 30))).toThrow(expect.objectContaining({ code: 'NOT_DNS', message: expect.stringContaining('IPv6 header cut short') }));
+  });
+
   it('finds the message in a UDP datagram, ignoring Ethernet padding', () => {
     const p = dnsPayloadOfFrame(frame(compressed, { pad: 6 }))!;
     expect(p.transport).toBe('udp');
@@ -190,11 +224,11 @@ describe('dnsPayloadOfFrame', () => {
 
   it('any garbage frame either yields a payload or throws DnsParseError', () => {
     fc.assert(
-      fc.property(fc.uint8Array({ maxLength: 120 }), fc.boolean(), (bytes, ipv4) => {
+      fc.property(fc.uint8Array({ maxLength: 120 }), fc.constantFrom('ipv4', 'ipv6', 'any'), (bytes, kind) => {
         const f = Uint8Array.from(bytes);
-        if (ipv4 && f.length > 14) {
-          f[12] = 0x08;
-          f[13] = 0;
+        if (kind !== 'any' && f.length > 14) {
+          f[12] = kind === 'ipv4' ? 0x08 : 0x86;
+          f[13] = kind === 'ipv4' ? 0 : 0xdd;
         }
         try {
           dnsPayloadOfFrame(f);

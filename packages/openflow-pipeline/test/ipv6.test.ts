@@ -155,6 +155,29 @@ describe('a dual-stack node', () => {
     ]));
   });
 
+  it('FQDN: DNS responses over IPv6 are intercepted too, and learned IPv6 addresses (AAAA) match ipv6_dst', () => {
+    const fqdnState: NodeState = {
+      ...s,
+      fqdn: { conjId: 0xfffffff0, podOfports: [A.ofport], addresses: { 'svc.example.test': ['10.20.0.5', 'fd00:20::5'] } },
+      policies: [{
+        uid: 'f', name: 'f', namespace: '', generation: 1, appliedToGroups: ['ta'], priority: 1, tierPriority: 250, sourceRef: { type: 'AntreaClusterNetworkPolicy', namespace: '', name: 'f', uid: 'f' },
+        rules: [{ direction: 'Out', from: { addressGroups: [], ipBlocks: [] }, to: { addressGroups: [], ipBlocks: [], fqdns: ['svc.example.test'] }, services: [], action: 'Allow', priority: 0, enableLogging: false }],
+      }],
+      appliedToGroups: [{ name: 'ta', groupMembers: [{ ips: A.ips }] }],
+    };
+    const ls = lines(fqdnState);
+    expect(inTable(ls, 'AntreaPolicyIngressRule')).toEqual(expect.arrayContaining([
+      'cookie=0x1020000000000, table=AntreaPolicyIngressRule, priority=64991,dl_type=0x800,nw_proto=17,udp_src=53 actions=conjunction(4294967280,1/2)',
+      'cookie=0x1020000000000, table=AntreaPolicyIngressRule, priority=64991,dl_type=0x86dd,nw_proto=17,udp_src=53 actions=conjunction(4294967280,1/2)',
+      'cookie=0x1020000000000, table=AntreaPolicyIngressRule, priority=64991,dl_type=0x86dd,nw_proto=6,tcp_src=53 actions=conjunction(4294967280,1/2)',
+    ]));
+    const eg = inTable(ls, 'AntreaPolicyEgressRule').filter((l) => l.includes('_dst='));
+    expect(eg.some((l) => l.includes('nw_dst=10.20.0.5'))).toBe(true);
+    expect(eg.some((l) => l.includes('ipv6_dst=fd00:20::5'))).toBe(true);
+    // The same state on an IPv4-only node: no IPv6 intercept, the AAAA address ignored.
+    expect(v6(lines(v4Only(fqdnState)))).toEqual([]);
+  });
+
   it('an IPv4-only node ignores IPv6 addresses in the groups it receives (no IPv6 flow at all)', () => {
     const s4 = v4Only(s);
     expect(v6(lines({ ...s4, addressGroups: [{ name: 'ga', groupMembers: [{ ips: A.ips }] }] }))).toEqual([]);

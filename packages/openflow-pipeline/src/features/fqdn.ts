@@ -10,7 +10,7 @@ import { defineKind, nodeObject, type FqdnIntercept } from '../objects';
 import { CONTROLLER_ID, PACKETIN_CATEGORY, PACKETIN_METER_ID_DNS, PRIORITY, PROTO_TCP, PROTO_UDP, TargetOFPortField, matchField } from '../fields';
 import type { Pipeline } from '../tables';
 import type { NodeConfig } from '../state';
-import { IP, flow, goto, withOptions } from './common';
+import { IP, IPV6, flow, goto, hasIpv6, withOptions } from './common';
 
 /** The DNS intercept of the node's FQDN spec (key `node`). */
 export const fqdnInterceptKind = defineKind({ name: 'fqdnIntercept', enumerate: (s) => nodeObject(s.fqdn && { conjId: s.fqdn.conjId, podOfports: s.fqdn.podOfports }) });
@@ -34,9 +34,14 @@ export function fqdnFlows(p: Pipeline, cfg: NodeConfig, spec: FqdnIntercept, con
       { type: 'controller', reason: 'no_match', id: controllerId, userdata: Uint8Array.of(PACKETIN_CATEGORY.DNS), pause: true },
       goto(p.id('IngressMetric')),
     ], c),
-    flow(t, PRIORITY.dnsIntercept, { ...IP, ipProto: PROTO_UDP, udpSrc: 53 }, [{ type: 'conjunction', id, clause: 1, nClauses: 2 }], c),
-    flow(t, PRIORITY.dnsIntercept, { ...IP, ipProto: PROTO_TCP, tcpSrc: 53 }, [{ type: 'conjunction', id, clause: 1, nClauses: 2 }], c),
   ];
+  // DNS responses of either family on a dual-stack node (a resolver may be reached over IPv6).
+  for (const fam of hasIpv6(cfg) ? [IP, IPV6] : [IP]) {
+    flows.push(
+      flow(t, PRIORITY.dnsIntercept, { ...fam, ipProto: PROTO_UDP, udpSrc: 53 }, [{ type: 'conjunction', id, clause: 1, nClauses: 2 }], c),
+      flow(t, PRIORITY.dnsIntercept, { ...fam, ipProto: PROTO_TCP, tcpSrc: 53 }, [{ type: 'conjunction', id, clause: 1, nClauses: 2 }], c),
+    );
+  }
   for (const port of spec.podOfports) flows.push(flow(t, PRIORITY.dnsIntercept, matchField(TargetOFPortField, port), [{ type: 'conjunction', id, clause: 2, nClauses: 2 }], c));
   return flows;
 }

@@ -1,6 +1,6 @@
 /**
  * DNS wire format (RFC 1035) as far as FQDN policy needs it: decode a response carried in an
- * Ethernet/IPv4/UDP-or-TCP frame, and follow CNAME chains from each question to the addresses it
+ * Ethernet/IPv4-or-IPv6/UDP-or-TCP frame, and follow CNAME chains from each question to the addresses it
  * resolves to, with the TTL that bounds how long each address may be trusted. Names and record
  * data are decoded by dns-packet. Pure and total: every malformed input ends in a
  * {@link DnsParseError}, never in an out-of-bounds read.
@@ -200,6 +200,7 @@ export function resolveAnswers(msg: DnsMessage): Resolution[] {
 const ETH_HLEN = 14;
 const ETHERTYPE_VLAN = 0x8100;
 const ETHERTYPE_IPV4 = 0x0800;
+const ETHERTYPE_IPV6 = 0x86dd;
 const PROTO_TCP = 6;
 const PROTO_UDP = 17;
 
@@ -210,11 +211,17 @@ export interface DnsPayload {
   message: Uint8Array;
 }
 
+/** IPv6 extension headers a datagram may carry before its UDP or TCP header (RFC 8200 section 4). */
+const IPV6_EXTENSIONS = new Set([0 /* hop-by-hop */, 43 /* routing */, 60 /* destination options */]);
+const IPV6_FRAGMENT = 44;
+const IPV6_HLEN = 40;
+
 /**
- * Finds the DNS message in an Ethernet frame (IPv4, optional 802.1Q tag, UDP or TCP from port 53).
- * Returns undefined for TCP segments without a complete message (handshake, ACKs, a message split
- * across segments: those cannot be decoded alone and are passed on as they are). Throws
- * {@link DnsParseError} `NOT_DNS` for frames that are not DNS responses at all.
+ * Finds the DNS message in an Ethernet frame (IPv4 or IPv6, optional 802.1Q tag, UDP or TCP from
+ * port 53). Returns undefined for TCP segments without a complete message (handshake, ACKs, a
+ * message split across segments: those cannot be decoded alone and are passed on as they are).
+ * Throws {@link DnsParseError} `NOT_DNS` for frames that are not DNS responses at all, fragments
+ * included (a fragment alone cannot be decoded).
  */
 export function dnsPayloadOfFrame(frame: Uint8Array): DnsPayload | undefined {
   const v = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
@@ -227,17 +234,41 @@ export function dnsPayloadOfFrame(frame: Uint8Array): DnsPayload | undefined {
     type = v.getUint16(16);
     ip += 4;
   }
-  if (type !== ETHERTYPE_IPV4) throw notDns(`ethertype 0x${type.toString(16)} is not IPv4`, 12);
-  if (frame.length < ip + 20) throw notDns('IPv4 header cut short', ip);
-  const ihl = (v.getUint8(ip) & 0x0f) * 4;
-  const total = v.getUint16(ip + 2);
-  const proto = v.getUint8(ip + 9);
-  if (ihl < 20 || total < ihl) throw notDns('bad IPv4 header length', ip);
-  // The frame may carry Ethernet padding after the IP datagram; the datagram may not be cut short.
-  const end = ip + total;
-  if (end > frame.length) throw notDns('IPv4 datagram longer than the frame', ip);
-  if ((v.getUint16(ip + 6) & 0x1fff) !== 0 || (v.getUint16(ip + 6) & 0x2000) !== 0) throw notDns('IPv4 fragment', ip + 6);
-  const l4 = ip + ihl;
+  let proto: number;
+  /** Offset of the field that holds `proto` (for the error naming it). */
+  let protoAt: number;
+  let l4: number;
+  let end: number;
+  if (type === ETHERTYPE_IPV4) {
+    if (frame.length < ip + 20) throw notDns('IPv4 header cut short', ip);
+    const ihl = (v.getUint8(ip) & 0x0f) * 4;
+    const total = v.getUint16(ip + 2);
+    protoAt = ip + 9;
+    proto = v.getUint8(protoAt);
+    if (ihl < 20 || total < ihl) throw notDns('bad IPv4 header length', ip);
+    // The frame may carry Ethernet padding after the IP datagram; the datagram may not be cut short.
+    end = ip + total;
+    if (end > frame.length) throw notDns('IPv4 datagram longer than the frame', ip);
+    if ((v.getUint16(ip + 6) & 0x1fff) !== 0 || (v.getUint16(ip + 6) & 0x2000) !== 0) throw notDns('IPv4 fragment', ip + 6);
+    l4 = ip + ihl;
+  } else if (type === ETHERTYPE_IPV6) {
+    if (frame.length < ip + IPV6_HLEN) throw notDns('IPv6 header cut short', ip);
+    end = ip + IPV6_HLEN + v.getUint16(ip + 4);
+    if (end > frame.length) throw notDns('IPv6 payload longer than the frame', ip + 4);
+    protoAt = ip + 6;
+    proto = v.getUint8(protoAt);
+    l4 = ip + IPV6_HLEN;
+    // Walk the extension headers (each: next header, length in 8-byte units beyond the first 8).
+    while (IPV6_EXTENSIONS.has(proto)) {
+      if (l4 + 8 > end) throw notDns('IPv6 extension header cut short', l4);
+      protoAt = l4;
+      proto = v.getUint8(l4);
+      l4 += 8 + v.getUint8(l4 + 1) * 8;
+    }
+    if (proto === IPV6_FRAGMENT) throw notDns('IPv6 fragment', protoAt);
+  } else {
+    throw notDns(`ethertype 0x${type.toString(16)} is neither IPv4 nor IPv6`, 12);
+  }
   if (proto === PROTO_UDP) {
     if (end < l4 + 8) throw notDns('UDP header cut short', l4);
     if (v.getUint16(l4) !== 53) throw notDns('UDP source port is not 53', l4);
@@ -253,7 +284,7 @@ export function dnsPayloadOfFrame(frame: Uint8Array): DnsPayload | undefined {
     if (data + 2 + len > end) return undefined;
     return { transport: 'tcp', message: frame.subarray(data + 2, data + 2 + len) };
   }
-  throw notDns(`IP protocol ${proto} is neither UDP nor TCP`, ip + 9);
+  throw notDns(`IP protocol ${proto} is neither UDP nor TCP`, protoAt);
 }
 
 /** A record to encode with {@link encodeDnsResponse}. */

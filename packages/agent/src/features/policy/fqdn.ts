@@ -7,6 +7,7 @@
 import type { PacketIn, PacketInChannel } from '@switchyard/openflow';
 import type { FlowSync } from '../../flow-sync';
 import { silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
+import { parseIp } from '@switchyard/ipam/cidr';
 import { DnsParseError, decodeDnsMessage, dnsPayloadOfFrame, resolveAnswers } from './dns';
 import { fqdnRuleTargets, fqdnSpecOf, type FqdnSource } from './fqdn-spec';
 
@@ -255,15 +256,18 @@ export class FqdnController implements FqdnSource {
     for (const r of resolveAnswers(msg)) {
       if (!r.names.some((n) => patterns.some((p) => fqdnMatches(p, n)))) continue;
       for (const a of r.addresses) {
-        // The pipeline's policy flows are IPv4 only; AAAA answers wait for IPv6 support.
-        if (a.family !== 4) continue;
+        // AAAA answers count on a dual-stack node only: an IPv4-only node's flows take no IPv6 address.
+        if (a.family === 6 && this.flows.config.podCIDRv6 === undefined) continue;
+        // One spelling per address (RFC 5952, as the rest of the agent writes IPv6; dns-packet may
+        // compress another zero run), so a name's address is one cache entry and one flow.
+        const address = a.family === 6 ? parseIp(a.address).toString() : a.address;
         // Every name of the chain holds the address, so a rule on the alias or on the canonical name matches.
         for (const n of r.names) {
           if (!patterns.some((p) => fqdnMatches(p, n))) continue;
-          if (this.cache.learn(n, a.address, a.ttl, now)) {
+          if (this.cache.learn(n, address, a.ttl, now)) {
             grew = true;
             this.stats.learned++;
-            this.log.info({ name: n, address: a.address, ttl: a.ttl }, 'FQDN address learned');
+            this.log.info({ name: n, address, ttl: a.ttl }, 'FQDN address learned');
           }
         }
       }
