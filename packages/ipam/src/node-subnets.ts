@@ -78,7 +78,7 @@ export class NodeSubnetAllocator {
       const maskSize = cluster.family === 4 ? (config.nodeMaskSizeIPv4 ?? 24) : (config.nodeMaskSizeIPv6 ?? 64);
       const maskPath = cluster.family === 4 ? 'nodeMaskSizeIPv4' : 'nodeMaskSizeIPv6';
       if (!Number.isInteger(maskSize) || maskSize < cluster.prefix || maskSize > cluster.bits) {
-        throw new IpamError('INVALID_CONFIG', `node mask size ${maskSize} does not fit cluster CIDR ${cluster.toString()}`, maskSize, maskPath);
+        throw new IpamError('INVALID_CONFIG', `node mask size ${maskSize} does not fit cluster CIDR ${cluster.toString()}: a node's subnet lies within it, so the size must be ${cluster.prefix} to ${cluster.bits}`, maskSize, maskPath);
       }
       if (maskSize - cluster.prefix > MAX_SUBNET_BITS) {
         throw new IpamError('INVALID_CONFIG', `node mask size ${maskSize} gives more than 2^${MAX_SUBNET_BITS} subnets of ${cluster.toString()}`, maskSize, maskPath);

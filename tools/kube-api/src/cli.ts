@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { lineLogger, onShutdown } from '@switchyard/runtime/process';
+import { IpamError } from '@switchyard/ipam';
 import { startKubeApi, type KubeApiOptions } from './index';
 
 const program = new Command()
@@ -36,7 +37,20 @@ if (o.adminTokenFile) opts.adminToken = readFileSync(o.adminTokenFile, 'utf8').t
 if (o.extraSan) opts.extraSans = o.extraSan;
 if (o.verbose) opts.logger = stderrLogger;
 
-const server = await startKubeApi(opts);
+/** The flag each node IPAM setting comes from, to name it in an error. */
+const FLAG_OF: Record<string, string> = { nodeMaskSizeIPv4: '--node-cidr-mask-size-ipv4', nodeMaskSizeIPv6: '--node-cidr-mask-size-ipv6' };
+
+let server: Awaited<ReturnType<typeof startKubeApi>>;
+try {
+  server = await startKubeApi(opts);
+} catch (e) {
+  // A setting that cannot work (IpamError INVALID_CONFIG, with the setting's path): one line naming
+  // the flag and value, exit 2, as a command-line error; anything else is a crash with its stack.
+  if (!(e instanceof IpamError) || e.code !== 'INVALID_CONFIG' || e.path === undefined) throw e;
+  const flag = FLAG_OF[e.path] ?? (e.path.startsWith('clusterCIDRs') ? '--cluster-cidr' : e.path);
+  process.stderr.write(`switchyard-kube-api: ${flag}: invalid value ${JSON.stringify(String(e.value))}: ${e.message}\n`);
+  process.exit(2);
+}
 const path = o.kubeconfigOut ? server.writeKubeconfig(o.kubeconfigOut) : server.kubeconfigPath;
 process.stdout.write(`${path}\n`);
 process.stderr.write(`kube-api listening on ${server.url}\n`);

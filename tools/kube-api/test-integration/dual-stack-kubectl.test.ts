@@ -1,5 +1,8 @@
 // kubectl against dual-stack and IPv4-only servers: Services by ipFamilyPolicy, Node podCIDRs, and
-// the errors kubectl prints for a family the cluster does not have.
+// the errors kubectl prints for a family the cluster does not have; the command's error for node
+// IPAM flags that cannot work.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { startTestKubeApi, type TestKubeApi } from '../src/testing';
 
 type Svc = { spec: { clusterIP: string; clusterIPs: string[]; ipFamilies: string[]; ipFamilyPolicy: string } };
@@ -49,5 +52,23 @@ describe('kubectl and an IPv4-only cluster', () => {
     const six = await t.kubectl.run(['apply', '-f', '-'], JSON.stringify(service('six', { ipFamilies: ['IPv6'] })));
     expect(six.stderr).toContain('Service "six" is invalid: spec.ipFamilies[0]: Invalid value: "IPv6": not configured on this cluster');
     expect(await t.kubectl.maybe(['get', 'svc', 'six'])).toBeUndefined();
+  });
+});
+
+describe('switchyard-kube-api with node IPAM flags that cannot work', () => {
+  const bin = join(__dirname, '../bin/switchyard-kube-api.js');
+  const start = (args: string[]) => spawnSync(process.execPath, [bin, '--port', '0', ...args], { encoding: 'utf8', timeout: 30_000 });
+
+  it('an IPv6 cluster CIDR too small for the node subnet size: exit 2, one line naming the flag and value', () => {
+    const r = start(['--cluster-cidr', '10.244.0.0/16,fd00:10:244::/120']);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe('switchyard-kube-api: --node-cidr-mask-size-ipv6: invalid value "64": node mask size 64 does not fit cluster CIDR fd00:10:244::/120: a node\'s subnet lies within it, so the size must be 120 to 128\n');
+  });
+
+  it('a cluster CIDR that is not one names --cluster-cidr', () => {
+    const r = start(['--cluster-cidr', '10.244.0.0/16,fd00::/1200']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^switchyard-kube-api: --cluster-cidr: invalid value "fd00::\/1200": .*invalid prefix length for IPv6\n$/);
   });
 });
