@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
 import { containerOf, podmanRunArgs, podSpecOf, SERVICE_ACCOUNT_PATH, type PodContext, type PodSpec } from '../src/pod-spec';
-import { LabError } from '../src/plan';
+import type { LabError } from '../src/plan';
 import { parseRuntime } from '../src/podman';
 
 /** The committed default switchyard.yml (a unit test of tools/images keeps it equal to the generator's output). */
