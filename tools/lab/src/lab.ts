@@ -367,13 +367,11 @@ async function startControllerContainer(kube: KubeConfigClient, api: KubeApiServ
   let supervision: { stopping: () => boolean; onRestart: () => void } | undefined;
   sup.supervise = (stopping, onRestart) => void (supervision = { stopping, onRestart });
   // restartPolicy Always: an exited controller container is started again (the same container, by its ID).
-  container.watch(() => {
-    void (async () => {
-      if (!supervision || supervision.stopping()) return;
-      if (!(await refresh())) await podman(['start', container.id]).catch(() => undefined);
-      await refresh();
-      supervision.onRestart();
-    })().catch(() => undefined);
+  container.watch(async () => {
+    if (!supervision || supervision.stopping()) return;
+    if (!(await refresh())) await podman(['start', container.id]).catch(() => undefined);
+    await refresh();
+    supervision.onRestart();
   });
   await controllerServing(kube, labDir, async () => ((await container.state()).running ? undefined : `container ${container.id.slice(0, 12)} exited with ${(await container.state()).exitCode}`));
   return sup;
@@ -745,19 +743,17 @@ export class Lab {
     // restartPolicy Always, as a kubelet: an exited agent container is started again (the same
     // container, by its ID), unless `stop-agent` holds it down; a restart from outside (`podman
     // restart <id>`) is only recorded.
-    container.watch(() => {
-      void (async () => {
+    container.watch(async () => {
+      if (this.stopping) return;
+      if (!(await refresh())) {
+        rmSync(apiSocket, { force: true });
+        await waitFor(`${plan.name}'s agent hold lifted`, () => this.stopping || !existsSync(agentHeldFile(node)), { timeoutMs: 24 * 3600_000, intervalMs: 100 });
         if (this.stopping) return;
-        if (!(await refresh())) {
-          rmSync(apiSocket, { force: true });
-          await waitFor(`${plan.name}'s agent hold lifted`, () => this.stopping || !existsSync(agentHeldFile(node)), { timeoutMs: 24 * 3600_000, intervalMs: 100 });
-          if (this.stopping) return;
-          this.agentStartedAt.set(plan.name, Date.now());
-          if (!(await refresh())) await podman(['start', container.id]).catch(() => undefined);
-          await refresh();
-        }
-        if (this.labDir) writeState(this.labDir, this.state);
-      })().catch(() => undefined);
+        this.agentStartedAt.set(plan.name, Date.now());
+        if (!(await refresh())) await podman(['start', container.id]).catch(() => undefined);
+        await refresh();
+      }
+      if (this.labDir) writeState(this.labDir, this.state);
     });
     return node;
   }

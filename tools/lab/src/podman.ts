@@ -4,11 +4,10 @@
  * maps them). Every container is handled by the ID podman returned when the lab created it,
  * never by its name.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import YAML from 'yaml';
-import { run } from '@switchyard/testbed';
+import { isAlive, processRef, run } from '@switchyard/testbed';
 import type { InstallOptions } from '@switchyard/apis';
 import { LabError } from './plan';
 
@@ -96,8 +95,11 @@ export async function generatedManifest(root: string, install: InstallOptions): 
 
 /** A container the lab created: its ID (from `podman run`), the only handle the lab uses. */
 export class PodmanContainer {
-  private waiter: ChildProcess | undefined;
+  private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  /** The container's process as last seen (pid and start time), 0 when not running. */
+  pid = 0;
+  private pidStart = '';
   private constructor(readonly id: string, readonly name: string) {}
 
   /** `podman run --detach` with the given arguments (pod-spec.ts); resolves once podman returns the new container's ID. */
@@ -107,12 +109,14 @@ export class PodmanContainer {
     return new PodmanContainer(id, name);
   }
 
-  /** The container's state as podman has it: running, and the host pid of its process (0 when not running). */
+  /** The container's state as podman has it: running, and the host pid of its process (0 when not running); remembers the process for {@link watch}. */
   async state(): Promise<{ running: boolean; pid: number; exitCode: number; startedAt: string }> {
     const r = await run(['podman', 'container', 'inspect', '--format', '{{.State.Running}} {{.State.Pid}} {{.State.ExitCode}} {{.State.StartedAt}}', this.id], { allowFailure: true });
-    if (r.code !== 0) return { running: false, pid: 0, exitCode: -1, startedAt: '' };
-    const [running, pid, code, ...at] = r.stdout.trim().split(' ');
-    return { running: running === 'true', pid: Number(pid), exitCode: Number(code), startedAt: at.join(' ') };
+    const [running, pid, code, ...at] = r.code === 0 ? r.stdout.trim().split(' ') : ['false', '0', '-1'];
+    const st = { running: running === 'true', pid: running === 'true' ? Number(pid) : 0, exitCode: Number(code), startedAt: at.join(' ') };
+    this.pid = st.pid;
+    this.pidStart = (st.pid && processRef(st.pid)?.start) || '';
+    return st;
   }
 
   /** `podman start` (the container exited: a kubelet restarts it, restartPolicy Always). */
@@ -121,31 +125,28 @@ export class PodmanContainer {
   }
 
   /**
-   * Calls `onExit` each time the container exits (a `podman wait` on its ID), until {@link stop}.
-   * The caller decides whether to start it again.
+   * Calls `onGone` each time the process last seen by {@link state} is gone (the container
+   * exited, or was restarted from outside: `podman restart` stops and starts it under podman's
+   * lock, which `podman wait` does not see), until {@link remove}; one call at a time. The check
+   * is a read of /proc every `intervalMs`, no podman command. `onGone` decides whether to start
+   * the container again, and calls {@link state} to see the new process.
    */
-  watch(onExit: (code: number) => void): void {
-    const loop = (): void => {
-      if (this.stopped) return;
-      const w = spawn('podman', ['wait', this.id], { stdio: ['ignore', 'pipe', 'ignore'] });
-      this.waiter = w;
-      let out = '';
-      w.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
-      w.once('exit', (code) => {
-        if (this.stopped) return;
-        // podman wait failed (the container is gone): nothing left to watch.
-        if (code !== 0) return;
-        onExit(Number(out.trim()));
-        loop();
-      });
-    };
-    loop();
+  watch(onGone: () => Promise<void>, intervalMs = 200): void {
+    let busy = false;
+    this.timer = setInterval(() => {
+      if (busy || this.stopped) return;
+      if (this.pid !== 0 && isAlive(this.pid, this.pidStart || undefined)) return;
+      busy = true;
+      void onGone()
+        .catch(() => undefined)
+        .finally(() => (busy = false));
+    }, intervalMs);
   }
 
   /** Stops watching, stops the container (SIGTERM, then SIGKILL after `graceSeconds`) and removes it. */
   async remove(graceSeconds = 10): Promise<void> {
     this.stopped = true;
-    this.waiter?.kill('SIGTERM');
+    clearInterval(this.timer);
     await run(['podman', 'stop', '--time', String(graceSeconds), this.id], { allowFailure: true, timeoutMs: (graceSeconds + 30) * 1000 });
     await run(['podman', 'rm', '--force', this.id], { allowFailure: true, timeoutMs: 60_000 });
   }
