@@ -144,8 +144,9 @@ async function status(labDir: string): Promise<void> {
   if (!running(st)) throw new LabError('NOT_RUNNING', 'no lab is running');
   const kube = labClient(st);
   const pods = await kube.request<{ items: { metadata: { namespace: string; name: string }; spec?: { nodeName?: string }; status?: { podIP?: string; phase?: string } }[] }>('GET', '/api/v1/pods');
-  process.stdout.write(`supervisor pid ${st.pid}, kubeconfig ${st.kubeconfig}\nNODE\tPOD CIDR\tNODE IP\n`);
-  for (const n of st.nodes) process.stdout.write(`${n.name}\t${n.podCIDR}\t${n.nodeIP}\n`);
+  const podman = st.runtime === 'podman';
+  process.stdout.write(`supervisor pid ${st.pid}, kubeconfig ${st.kubeconfig}${podman ? `, runtime podman (controller container ${st.containers?.find((id) => !st.nodes.some((n) => n.agentContainer === id))?.slice(0, 12) ?? '-'})` : ''}\nNODE\tPOD CIDR\tNODE IP${podman ? '\tAGENT CONTAINER' : ''}\n`);
+  for (const n of st.nodes) process.stdout.write(`${n.name}\t${n.podCIDR}\t${n.nodeIP}${podman ? `\t${n.agentContainer?.slice(0, 12) ?? '-'}` : ''}\n`);
   process.stdout.write('\nNAMESPACE/POD\tNODE\tIP\tPHASE\n');
   for (const p of pods.items) process.stdout.write(`${p.metadata.namespace}/${p.metadata.name}\t${p.spec?.nodeName ?? '-'}\t${p.status?.podIP ?? '-'}\t${p.status?.phase ?? 'Pending'}\n`);
 }
