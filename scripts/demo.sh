@@ -2,7 +2,9 @@
 # The main job (npm run demo): installs what a fresh machine lacks (Debian packages, npm ci, which
 # builds the workspace through nx), then the lab's demo: `switchyard-lab up` (build check, API
 # server, controller, OVS nodes), the nginx-allow walkthrough, `down`. Each phase prints a line
-# `[elapsed] phase: ...` timed from this command. `npm run demo -- --keep` leaves the lab running.
+# `[elapsed] phase: ...` timed from this command. `npm run demo -- --keep` leaves the lab running;
+# `npm run demo -- --runtime podman` runs the controller and agents in containers from the images
+# `npm run images` built (it refuses, saying so, when they are not built; docs/lab.md).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export SWITCHYARD_T0=${SWITCHYARD_T0:-$(date +%s%3N)}

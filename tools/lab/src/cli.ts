@@ -9,6 +9,7 @@ import { formatChaosReport, loadScenarios, runChaos, type ChaosReport } from './
 import { DEFAULT_LAB_DIR, LabError, checkIpFamily, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, type LabEncryption, type LabIpFamily, type LabMode } from './plan';
 import { LAB_PROJECTS, REPO_ROOT, buildLabPrograms, progressFile, stateFile, type LabState } from './lab';
 import { progressLine } from './progress';
+import { parseRuntime, removeContainers, type LabRuntime } from './podman';
 import { acquireUpLock } from './up-lock';
 import { labClient, readState } from './client';
 import { FABRIC_SOURCE, ScenarioRunner } from './probe-run';
@@ -27,6 +28,8 @@ interface UpOptions {
   proxyAll?: boolean;
   /** `dual`: dual-stack nodes and Service range (default ipv4). */
   ipFamily?: LabIpFamily;
+  /** `podman`: the controller and agents in containers from the built images (default process). */
+  runtime?: LabRuntime;
 }
 
 /** readState for up and down: a state.json cut short does not stop them (the reaper finds what it named). */
@@ -62,7 +65,7 @@ async function upLocked(labDir: string, nodes: number, out: NodeJS.WritableStrea
   out.write(progressLine('build', `${LAB_PROJECTS.join(', ')} and their dependencies (nx, cached)`));
   await buildLabPrograms((line) => out.write(progressLine('build', line)));
   const log = openSync(join(labDir, 'supervisor.log'), 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller', opts.encryption ?? 'none', JSON.stringify(opts.featureGates ?? {}), opts.proxyAll ? 'proxy-all' : 'no-proxy-all', opts.ipFamily ?? 'ipv4'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller', opts.encryption ?? 'none', JSON.stringify(opts.featureGates ?? {}), opts.proxyAll ? 'proxy-all' : 'no-proxy-all', opts.ipFamily ?? 'ipv4', opts.runtime ?? 'process'], {
     detached: true,
     stdio: ['ignore', log, log],
     cwd: join(REPO_ROOT, 'tools/lab'),
@@ -89,7 +92,7 @@ async function upLocked(labDir: string, nodes: number, out: NodeJS.WritableStrea
   }
   const st = readState(labDir)!;
   out.write(
-    `switchyard-lab: ${st.nodes.length} nodes (${st.mode}${st.encryption && st.encryption !== 'none' ? `, ${st.encryption}` : ''}${st.ipFamily === 'dual' ? ', dual-stack' : ''}${st.controllerPort ? '' : ', no controller'}) up in ${((Date.now() - started) / 1000).toFixed(1)} s (supervisor pid ${st.pid})\n` +
+    `switchyard-lab: ${st.nodes.length} nodes (${st.mode}${st.encryption && st.encryption !== 'none' ? `, ${st.encryption}` : ''}${st.ipFamily === 'dual' ? ', dual-stack' : ''}${st.controllerPort ? '' : ', no controller'}${st.runtime === 'podman' ? ', podman' : ''}) up in ${((Date.now() - started) / 1000).toFixed(1)} s (supervisor pid ${st.pid})\n` +
       `  kubeconfig: ${st.kubeconfig}\n  API server: ${st.apiUrl}\n` +
       st.nodes.map((n) => `  ${n.name}: podCIDR ${n.podCIDR}${n.podCIDRv6 !== undefined ? `,${n.podCIDRv6}` : ''}, node IP ${n.nodeIP}, netns ${n.netns}, agent API ${n.apiSocket}\n`).join('') +
       `  try: kubectl --kubeconfig ${st.kubeconfig} get nodes\n`,
@@ -104,6 +107,8 @@ async function down(labDir: string, out: NodeJS.WritableStream = process.stdout)
     signalProcess(sup, 'SIGTERM');
     await waitFor('the supervisor to exit', () => !isAlive(sup.pid, sup.start), { timeoutMs: 60_000, intervalMs: 200 }).catch(() => signalProcess(sup, 'SIGKILL'));
   }
+  // Containers a crashed supervisor left, by the IDs state.json recorded (the testbed record does not know them).
+  if (st?.containers?.length) await removeContainers(st.containers);
   // Whatever a crashed supervisor left: its testbed record names it all.
   await reapStale();
   rmSync(labDir, { recursive: true, force: true });
@@ -139,8 +144,9 @@ async function status(labDir: string): Promise<void> {
   if (!running(st)) throw new LabError('NOT_RUNNING', 'no lab is running');
   const kube = labClient(st);
   const pods = await kube.request<{ items: { metadata: { namespace: string; name: string }; spec?: { nodeName?: string }; status?: { podIP?: string; phase?: string } }[] }>('GET', '/api/v1/pods');
-  process.stdout.write(`supervisor pid ${st.pid}, kubeconfig ${st.kubeconfig}\nNODE\tPOD CIDR\tNODE IP\n`);
-  for (const n of st.nodes) process.stdout.write(`${n.name}\t${n.podCIDR}\t${n.nodeIP}\n`);
+  const podman = st.runtime === 'podman';
+  process.stdout.write(`supervisor pid ${st.pid}, kubeconfig ${st.kubeconfig}${podman ? `, runtime podman (controller container ${st.containers?.find((id) => !st.nodes.some((n) => n.agentContainer === id))?.slice(0, 12) ?? '-'})` : ''}\nNODE\tPOD CIDR\tNODE IP${podman ? '\tAGENT CONTAINER' : ''}\n`);
+  for (const n of st.nodes) process.stdout.write(`${n.name}\t${n.podCIDR}\t${n.nodeIP}${podman ? `\t${n.agentContainer?.slice(0, 12) ?? '-'}` : ''}\n`);
   process.stdout.write('\nNAMESPACE/POD\tNODE\tIP\tPHASE\n');
   for (const p of pods.items) process.stdout.write(`${p.metadata.namespace}/${p.metadata.name}\t${p.spec?.nodeName ?? '-'}\t${p.status?.podIP ?? '-'}\t${p.status?.phase ?? 'Pending'}\n`);
 }
@@ -266,8 +272,9 @@ program
   .option('--no-controller', 'no switchyard-controller: pod networking only, no policies')
   .option('--feature-gates <list>', 'feature gates of every agent and the controller, e.g. ServiceExternalIP=true')
   .option('--proxy-all', "antreaProxy.proxyAll on every agent: the nodes' own processes reach ClusterIPs and node ports through OVS")
-  .action((o: { nodes: string; mode: string; encryption: string; controller: boolean; featureGates?: string; proxyAll?: boolean; ipFamily: string }) =>
-    up(dir(), Number(o.nodes), process.stdout, { mode: parseMode(o.mode), encryption: parseEncryption(o.encryption), controller: o.controller, ...(o.featureGates ? { featureGates: parseFeatureGates(o.featureGates) } : {}), ...(o.proxyAll ? { proxyAll: true } : {}), ...(o.ipFamily !== 'ipv4' ? { ipFamily: parseIpFamily(o.ipFamily) } : {}) }));
+  .option('--runtime <runtime>', 'process (the programs from the checkout), or podman: the controller and agents in containers from the images `npm run images` built, as switchyard.yml describes them', 'process')
+  .action((o: { nodes: string; mode: string; encryption: string; controller: boolean; featureGates?: string; proxyAll?: boolean; ipFamily: string; runtime: string }) =>
+    up(dir(), Number(o.nodes), process.stdout, { mode: parseMode(o.mode), encryption: parseEncryption(o.encryption), controller: o.controller, ...(o.featureGates ? { featureGates: parseFeatureGates(o.featureGates) } : {}), ...(o.proxyAll ? { proxyAll: true } : {}), ...(o.ipFamily !== 'ipv4' ? { ipFamily: parseIpFamily(o.ipFamily) } : {}), ...(o.runtime !== 'process' ? { runtime: parseRuntime(o.runtime) } : {}) }));
 program
   .command('restart-agent <node>')
   .description("restart one node's agent (the supervisor starts it again); waits until it answers")

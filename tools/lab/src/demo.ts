@@ -5,17 +5,16 @@
  * then the policy and the IngressRule flows, and ends with `yardctl check installation`.
  *
  * `--keep` leaves the lab running; `--lab-dir <dir>` puts it somewhere else than the default
- * (the integration test runs the demo in a temporary directory).
+ * (the integration test runs the demo in a temporary directory); `--runtime podman` runs the
+ * controller and agents in containers from the built images (`switchyard-lab up --runtime`).
  *
  * Every wait polls state (pods Ready with their servers listening, EndpointSlices, Service flows
  * and groups on every node, IngressRule flows changed on every node, the controller's and agents'
  * realization): no fixed sleep decides what is printed.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { run, waitFor } from '@switchyard/testbed';
-import YAML from 'yaml';
 import { DEFAULT_LAB_DIR } from './plan';
 import { REPO_ROOT, type LabState } from './lab';
 import { labClient, readState } from './client';
@@ -23,11 +22,14 @@ import { NETNS_ANNOTATION } from './kubelet';
 import { agentGet, tcpProbe } from './probe';
 import { ScenarioRunner } from './probe-run';
 import { elapsed, progressLine, runStart } from './progress';
+import { parseRuntime } from './podman';
 
 const argv = process.argv.slice(2);
 const keep = argv.includes('--keep');
 const labDirAt = argv.indexOf('--lab-dir');
 const labDir = labDirAt >= 0 && argv[labDirAt + 1] ? argv[labDirAt + 1]! : DEFAULT_LAB_DIR;
+const runtimeAt = argv.indexOf('--runtime');
+const runtime = parseRuntime(runtimeAt >= 0 ? (argv[runtimeAt + 1] ?? '') : 'process');
 const labBin = join(REPO_ROOT, 'tools/lab/bin/switchyard-lab');
 /** The built yardctl (`lab up` built it), output straight to the terminal. */
 const yardctl = (...args: string[]): void => {
@@ -60,10 +62,9 @@ interface DemoService { name: string; clusterIP: string; endpoints: string[]; no
 /** `10.10.1.3` -> `0xa0a0103`, as ovs-ofctl prints a register loaded with an address. */
 const ipHex = (ip: string): string => `0x${ip.split('.').reduce((n, o) => n * 256 + Number(o), 0).toString(16)}`;
 
-/** The OpenFlow management socket of a node's br-int (its OVS run dir is in the agent's config). */
+/** The OpenFlow management socket of a node's br-int: in its OVS run directory, beside ovs-vswitchd's control socket (the same in both runtimes). */
 function mgmtSocket(node: LabState['nodes'][number]): string {
-  const conf = YAML.parse(readFileSync(join(dirname(node.apiSocket), 'antrea-agent.conf'), 'utf8')) as { ovsRunDir: string };
-  return join(conf.ovsRunDir, 'br-int.mgmt');
+  return join(dirname(node.vswitchdCtl), 'br-int.mgmt');
 }
 
 /** The endpoint addresses each select group of a node's br-int balances to, by group id. */
@@ -245,7 +246,7 @@ async function walkthrough(w: Workload, realization: ScenarioRunner): Promise<vo
 async function main(): Promise<void> {
   const t0 = Date.now();
   runStart();
-  lab('up', '--nodes', '2');
+  lab('up', '--nodes', '2', ...(runtime !== 'process' ? ['--runtime', runtime] : []));
   const st = readState(labDir);
   if (!st) throw new Error('lab state missing after up');
   const kube = labClient(st);

@@ -16,6 +16,8 @@ export const NETNS_ANNOTATION = 'lab.switchyard.io/netns';
 export interface LabNodeRuntime {
   name: string;
   cniSocket: string;
+  /** The CNI plugin of this node (`--runtime podman`: what the DaemonSet's install-cni put in the node's /opt/cni/bin); absent: the kubelet's `plugin`. */
+  plugin?: string;
 }
 
 interface PodObj {
@@ -120,7 +122,7 @@ export class Kubelet {
     const netns = await this.o.tb.createNetns('p');
     const sb: Sandbox = { uid, namespace, name, node, containerId: randomBytes(16).toString('hex'), netns, servers: [] };
     this.sandboxes.set(uid, sb);
-    const r = await run([this.o.plugin], { env: this.cniEnv('ADD', sb), input: this.netconf(node), allowFailure: true, timeoutMs: 30_000 });
+    const r = await run([node.plugin ?? this.o.plugin], { env: this.cniEnv('ADD', sb), input: this.netconf(node), allowFailure: true, timeoutMs: 30_000 });
     if (r.code !== 0) {
       // As a kubelet does on FailedCreatePodSandBox: CNI DEL, the sandbox goes, and a new one is
       // tried after a backoff (1 s doubling to 10 s), e.g. once the agent is back.
@@ -162,7 +164,7 @@ export class Kubelet {
   private async teardown(sb: Sandbox): Promise<void> {
     this.sandboxes.delete(sb.uid);
     for (const s of sb.servers) s.kill('SIGKILL');
-    await run([this.o.plugin], { env: this.cniEnv('DEL', sb), input: this.netconf(sb.node), allowFailure: true, timeoutMs: 30_000 });
+    await run([sb.node.plugin ?? this.o.plugin], { env: this.cniEnv('DEL', sb), input: this.netconf(sb.node), allowFailure: true, timeoutMs: 30_000 });
     await run(['ip', 'netns', 'del', sb.netns.name], { allowFailure: true });
   }
 }

@@ -6,8 +6,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { hostname } from 'node:os';
 import { KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
 import { writeFileDurableSync } from '@switchyard/durable-file';
@@ -21,6 +22,8 @@ import { Kubelet, type LabNodeRuntime } from './kubelet';
 import { labAgentConfig, labControllerConfig, labInstallOptions } from './config';
 import type { Phase } from './progress';
 import { removeWireGuardDevice } from './wireguard-teardown';
+import { containerOf, isFileVolume, podmanRunArgs, podSpecOf, type PodSpec } from './pod-spec';
+import { ensureImages, generatedManifest, imagesDir, podman, PodmanContainer, type LabRuntime } from './podman';
 
 /**
  * Root of the monorepo: `$SWITCHYARD_ROOT` (the bin script sets it), else the nearest parent of
@@ -97,6 +100,8 @@ export interface LabNodeState {
    * userspace-datapath internal port: a tap device) without them.
    */
   underlay: string[][];
+  /** `--runtime podman`: the ID of the node's switchyard-agent container (the lab's only handle on it). */
+  agentContainer?: string;
 }
 
 /** What `up` leaves in `<labDir>/state.json` for `status`, `down` and the demo. */
@@ -113,6 +118,10 @@ export interface LabState {
   controllerStart?: string;
   /** The agents' trafficEncapMode. */
   mode: LabMode;
+  /** `podman`: the controller and agents run in containers from the built images (absent: processes from the checkout). */
+  runtime?: LabRuntime;
+  /** `--runtime podman`: the IDs of every container the lab created (`down` removes what a crashed supervisor left, by these). */
+  containers?: string[];
   /** The agents' trafficEncryptionMode (absent in a state.json of an older lab: none). */
   encryption?: LabEncryption;
   /** `dual`: every node dual-stack (absent: ipv4, as every lab before `--ip-family`). */
@@ -146,6 +155,11 @@ export interface LabOptions {
    * ({@link DUAL_SERVICE_CIDR}). Default ipv4: the lab as before. Not with `cluster` (multi-cluster).
    */
   ipFamily?: LabIpFamily;
+  /**
+   * `podman`: the controller and each node's agent run from the images `npm run images` built,
+   * as switchyard.yml's Deployment and DaemonSet describe them (pod-spec.ts). Default `process`.
+   */
+  runtime?: LabRuntime;
 }
 
 /** A lab that is one cluster of a multi-cluster lab (multicluster-lab.ts). */
@@ -219,7 +233,7 @@ interface SupervisedController {
 }
 
 /** Starts the real switchyard-controller (and the `switchyard` Service its APIService and validating webhook point at). */
-async function startController(kube: KubeConfigClient, api: KubeApiServer, kubeconfig: string, labDir: string, tb: Testbed, children: ChildProcess[], install: InstallOptions, extraConfig: LabClusterOptions['controllerConfig'] = {}): Promise<SupervisedController> {
+async function startController(kube: KubeConfigClient, api: KubeApiServer, kubeconfig: string, labDir: string, tb: Testbed, children: ChildProcess[], install: InstallOptions, extraConfig: LabClusterOptions['controllerConfig'] = {}, pods?: PodmanPods): Promise<SupervisedController> {
   // The real switchyard-controller binary; it publishes its CA in ConfigMap kube-system/switchyard-ca.
   const controllerPort = await freePort();
   // The `switchyard` Service the controller's APIService points at: kube-api proxies
@@ -235,6 +249,7 @@ async function startController(kube: KubeConfigClient, api: KubeApiServer, kubec
   // joined to the fabric can be protected (docs/external-node.md, "In the lab").
   const controllerConf = join(labDir, 'antrea-controller.conf');
   writeFileSync(controllerConf, YAML.stringify(labControllerConfig(install, extraConfig)));
+  if (pods) return startControllerContainer(kube, api, labDir, install, extraConfig, pods, sup);
   const spawnController = (): ChildProcess => {
     const child = spawnProgram(
       CONTROLLER_CLI,
@@ -255,9 +270,16 @@ async function startController(kube: KubeConfigClient, api: KubeApiServer, kubec
     return child;
   };
   const controller = spawnController();
+  await controllerServing(kube, labDir, async () => (controller.exitCode !== null ? `exited with ${controller.exitCode}` : undefined));
+  return sup;
+}
+
+/** Waits until the controller published its CA and registered its webhook, then writes the CA to `<labDir>/controller-ca.pem`; `gone` says why the controller is not running, if it is not. */
+async function controllerServing(kube: KubeConfigClient, labDir: string, gone: () => Promise<string | undefined>): Promise<void> {
   let caPem = '';
   await waitFor('the controller CA ConfigMap', async () => {
-    if (controller.exitCode !== null) throw new Error(`switchyard-controller exited with ${controller.exitCode} (see ${join(labDir, 'controller.log')}); its last lines:\n${logTail(join(labDir, 'controller.log'), 8)}`);
+    const why = await gone();
+    if (why !== undefined) throw new Error(`switchyard-controller ${why} (see ${join(labDir, 'controller.log')}); its last lines:\n${logTail(join(labDir, 'controller.log'), 8)}`);
     const cm = await kube.request<{ data?: Record<string, string> }>('GET', '/api/v1/namespaces/kube-system/configmaps/switchyard-ca').catch(() => undefined);
     caPem = cm?.data?.['ca.crt'] ?? '';
     if (caPem === '') return false;
@@ -267,6 +289,91 @@ async function startController(kube: KubeConfigClient, api: KubeApiServer, kubec
     return hook !== undefined;
   }, { timeoutMs: 60_000, intervalMs: 200 });
   writeFileSync(join(labDir, 'controller-ca.pem'), caPem);
+}
+
+/** `--runtime podman`: the manifest, where its images come from and what the lab made of them. */
+interface PodmanPods {
+  /** switchyard.yml for the lab's install options, parsed. */
+  manifest: Record<string, unknown>[];
+  /** A suffix making this lab's container names unique on the machine (names are labels; IDs are the handles). */
+  suffix: string;
+  /** Every container the lab created (recorded in state.json, removed at stop). */
+  containers: PodmanContainer[];
+  /** The labels put on every container. */
+  labels: Record<string, string>;
+}
+
+/** Writes a ConfigMap's data as files in `dir` (what a kubelet mounts for a configMap volume). */
+function writeConfigMapDir(dir: string, data: Readonly<Record<string, string>>): string {
+  mkdirSync(dir, { recursive: true });
+  for (const [k, v] of Object.entries(data)) writeFileSync(join(dir, k), v);
+  return dir;
+}
+
+/** A projected ServiceAccount volume as a kubelet writes it: token, ca.crt, namespace. */
+function writeServiceAccountDir(dir: string, token: string, caPem: string, namespace: string): string {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'token'), token, { mode: 0o644 });
+  writeFileSync(join(dir, 'ca.crt'), caPem);
+  writeFileSync(join(dir, 'namespace'), namespace);
+  return dir;
+}
+
+/** The ConfigMap switchyard-config of the manifest: its data, which the lab copies and in which it replaces the configuration files with the lab's. */
+function manifestConfigMap(manifest: readonly Record<string, unknown>[]): Record<string, string> {
+  const cm = manifest.find((o) => o['kind'] === 'ConfigMap' && (o['metadata'] as { name?: string }).name === 'switchyard-config');
+  if (!cm) throw new LabError('START_FAILED', 'the manifest has no ConfigMap switchyard-config', 'switchyard-config', 'ConfigMap');
+  return { ...(cm['data'] as Record<string, string>) };
+}
+
+/**
+ * Starts the controller from the manifest's Deployment pod spec: the ConfigMap (with the lab's
+ * antrea-controller.conf: ExternalNode, and `apiPort`, a free port since the lab gives the
+ * container the host's network), the front-proxy CA for `requestheader`, the
+ * switchyard-controller ServiceAccount's token and the API server's Service variables.
+ */
+async function startControllerContainer(kube: KubeConfigClient, api: KubeApiServer, labDir: string, install: InstallOptions, extraConfig: LabClusterOptions['controllerConfig'], pods: PodmanPods, sup: SupervisedController): Promise<SupervisedController> {
+  const pod = podSpecOf(pods.manifest, 'Deployment', 'switchyard-controller');
+  const c = containerOf(pod, 'switchyard-controller');
+  const data = manifestConfigMap(pods.manifest);
+  data['antrea-controller.conf'] = YAML.stringify({ ...labControllerConfig(install, extraConfig), apiPort: sup.port });
+  const volumes: Record<string, string> = {
+    config: writeConfigMapDir(join(labDir, 'pods/controller/config'), data),
+    requestheader: writeConfigMapDir(join(labDir, 'pods/controller/requestheader'), { 'requestheader-client-ca-file': api.caPem }),
+  };
+  const sa = writeServiceAccountDir(join(labDir, 'pods/controller/serviceaccount'), api.createServiceAccountToken('kube-system', 'switchyard-controller'), api.caPem, 'kube-system');
+  const log = join(labDir, 'controller.log');
+  closeSync(openSync(log, 'a'));
+  const args = podmanRunArgs(pod, c, {
+    name: `switchyard-controller-${pods.suffix}`,
+    volumes,
+    fieldRefs: { 'metadata.name': `switchyard-controller-${pods.suffix}`, 'metadata.namespace': 'kube-system', 'spec.nodeName': hostname() },
+    serviceEnv: { KUBERNETES_SERVICE_HOST: '127.0.0.1', KUBERNETES_SERVICE_PORT: String(api.port) },
+    serviceAccountDir: sa,
+    hostNetwork: 'host',
+    podNetwork: 'host',
+    labels: pods.labels,
+    logPath: log,
+  });
+  const container = await PodmanContainer.run(args, 'switchyard-controller');
+  pods.containers.push(container);
+  const refresh = async (): Promise<boolean> => {
+    const s = await container.state();
+    sup.pid = s.pid;
+    sup.start = (s.pid && processRef(s.pid)?.start) || '';
+    return s.running;
+  };
+  await refresh();
+  let supervision: { stopping: () => boolean; onRestart: () => void } | undefined;
+  sup.supervise = (stopping, onRestart) => void (supervision = { stopping, onRestart });
+  // restartPolicy Always: an exited controller container is started again (the same container, by its ID).
+  container.watch(async () => {
+    if (!supervision || supervision.stopping()) return;
+    if (!(await refresh())) await podman(['start', container.id]).catch(() => undefined);
+    await refresh();
+    supervision.onRestart();
+  });
+  await controllerServing(kube, labDir, async () => ((await container.state()).running ? undefined : `container ${container.id.slice(0, 12)} exited with ${(await container.state()).exitCode}`));
   return sup;
 }
 
@@ -284,6 +391,26 @@ async function makeFabric(tb: Testbed): Promise<{ name: string }> {
 
 /** The port the API server is reached at on the fabric host (what the `kubernetes` Service's endpoint is). */
 export const FABRIC_API_PORT = 6443;
+/** The fabric host's address, where the API server is reached from the nodes. */
+export const FABRIC_API_HOST = `${FABRIC_PREFIX}.${FABRIC_GATEWAY_HOST}`;
+
+/**
+ * `--runtime podman`: a node's "host filesystem" for the DaemonSet's hostPath volumes that are
+ * the node's own (`/opt/cni/bin`, `/etc/cni/net.d`, `/var/lib/openvswitch`, ...), since every lab
+ * node shares this machine's.
+ */
+export const nodeHostRoot = (labDir: string, node: string): string => join(labDir, node, 'host');
+
+/** `--runtime podman`, before the lab is made: switchyard.yml for its options and the images it names, loaded into podman. */
+async function podmanPods(opts: LabOptions, progress: (phase: Phase, detail: string) => void): Promise<PodmanPods> {
+  const install = labInstallOptions(opts.mode ?? 'encap', opts.encryption);
+  const manifest = await generatedManifest(REPO_ROOT, install);
+  const specs: PodSpec[] = [podSpecOf(manifest, 'Deployment', 'switchyard-controller'), podSpecOf(manifest, 'DaemonSet', 'switchyard-agent')];
+  const refs = [...new Set(specs.flatMap((p) => [...(p.initContainers ?? []), ...p.containers].map((c) => c.image)))].sort();
+  const loaded = await ensureImages(imagesDir(REPO_ROOT), refs);
+  progress('images', loaded.map((l) => `${l.reference}${l.revision ? ` (revision ${l.revision})` : ''} ${l.loaded ? `loaded in ${(l.ms / 1000).toFixed(1)} s` : 'already loaded'}`).join(', '));
+  return { manifest, suffix: randomBytes(4).toString('hex'), containers: [], labels: { 'io.switchyard.lab': resolve(opts.labDir) } };
+}
 
 /** Pipes two sockets into each other; either closing or failing ends both. */
 function splice(a: Socket, b: Socket): void {
@@ -319,6 +446,25 @@ async function exposeApiOnFabric(api: KubeApiServer, fabricNetns: string, labDir
   return relay;
 }
 
+/**
+ * `--runtime podman`: the controller (on the host's loopback) reachable from inside a node's
+ * netns at 127.0.0.1:`port`, where the agent's container finds it through the `switchyard`
+ * Service variables (SWITCHYARD_SERVICE_HOST/PORT) the lab gives it. Loopback, because the
+ * controller's serving certificate names loopback and the Service's DNS names, not an address
+ * on the fabric. A relay process in the netns, then a unix socket, then the controller. Returns
+ * the unix-socket server (closed at stop); the relay is in `children`.
+ */
+async function relayControllerIntoNode(netns: string, port: number, sockDir: string, children: ChildProcess[]): Promise<Server> {
+  const sock = join(sockDir, 'controller-relay.sock');
+  rmSync(sock, { force: true });
+  const relay = createServer((c) => splice(c, connect(port, '127.0.0.1')));
+  await new Promise<void>((res, rej) => relay.once('error', rej).listen(sock, () => res()));
+  const child = spawn('ip', ['netns', 'exec', netns, process.execPath, '-e', FABRIC_API_RELAY, '127.0.0.1', String(port), sock], { stdio: 'ignore' });
+  children.push(child);
+  await waitFor(`the controller relay in ${netns}`, async () => (await run(['ip', 'netns', 'exec', netns, 'nc', '-z', '-w', '1', '127.0.0.1', String(port)], { allowFailure: true })).code === 0, { timeoutMs: 10_000, intervalMs: 50 });
+  return relay;
+}
+
 /** br-phy's node IP and the route to the other fabric subnet (hybrid's second half) through the fabric router. */
 function brPhyAddressing(plan: NodePlan): string[][] {
   return [
@@ -336,6 +482,10 @@ export class Lab {
   stopping = false;
   /** The API server's relay from the fabric (closed at stop). */
   apiRelay: Server | undefined;
+  /** `--runtime podman`: the manifest and the containers made from it. */
+  pods: PodmanPods | undefined;
+  /** `--runtime podman`: the controller relays into the nodes (closed at stop). */
+  private readonly relays: Server[] = [];
   private constructor(
     readonly tb: Testbed,
     readonly api: KubeApiServer,
@@ -356,12 +506,16 @@ export class Lab {
     if (ipFamily === 'dual' && opts.cluster) throw new LabError('INVALID_ARGUMENT', 'a dual-stack lab is a single cluster (--ip-family dual is not for the multi-cluster lab)', ipFamily, '--ip-family');
     checkIpFamily(ipFamily, mode, opts.encryption ?? 'none');
     const plans = planNodes(opts.nodes, () => randomBytes(18).toString('base64url'), mode, opts.cluster ?? {}, ipFamily);
+    const runtime = opts.runtime ?? 'process';
+    if (runtime === 'podman' && opts.cluster) throw new LabError('INVALID_ARGUMENT', 'the podman runtime runs a single-cluster lab (not the multi-cluster lab)', runtime, '--runtime');
+    // Before anything is made: the manifest and the images it names, or a refusal naming what is missing.
+    const pods = runtime === 'podman' ? await podmanPods(opts, progress) : undefined;
     const tb = await Testbed.create({ baseDir: join(opts.labDir, 'run') });
     let api: KubeApiServer | undefined;
     const children: ChildProcess[] = [];
     try {
       const tokens = Object.fromEntries(plans.map((p) => [p.token, { user: `system:node:${p.name}`, groups: ['system:nodes', 'system:authenticated'] }]));
-      api = await startKubeApi({ tokens, crds: loadCrds() as never, nodeProxyHost: () => '127.0.0.1', ...(opts.cluster ? { serviceCIDR: opts.cluster.serviceCIDR } : {}), ...(ipFamily === 'dual' ? { serviceCIDR: DUAL_SERVICE_CIDR } : {}) });
+      api = await startKubeApi({ tokens, crds: loadCrds() as never, nodeProxyHost: () => '127.0.0.1', ...(opts.cluster ? { serviceCIDR: opts.cluster.serviceCIDR } : {}), ...(ipFamily === 'dual' ? { serviceCIDR: DUAL_SERVICE_CIDR } : {}), ...(pods ? { extraSans: [FABRIC_API_HOST] } : {}) });
       const kubeconfig = api.writeKubeconfig(join(opts.labDir, 'kubeconfig'));
       const kc = new KubeConfig();
       kc.loadFromFile(kubeconfig);
@@ -371,8 +525,8 @@ export class Lab {
       let controller: SupervisedController | undefined;
       if (withController) {
         const cc = opts.cluster?.controllerConfig ?? {};
-        controller = await startController(kube, api, kubeconfig, opts.labDir, tb, children, labInstallOptions(mode, opts.encryption), opts.featureGates ? { ...cc, featureGates: { ...cc.featureGates, ...opts.featureGates } } : cc);
-        progress('controller', `switchyard-controller serving on 127.0.0.1:${controller.port}`);
+        controller = await startController(kube, api, kubeconfig, opts.labDir, tb, children, labInstallOptions(mode, opts.encryption), opts.featureGates ? { ...cc, featureGates: { ...cc.featureGates, ...opts.featureGates } } : cc, pods);
+        progress('controller', `switchyard-controller serving on 127.0.0.1:${controller.port}${pods ? ` (container ${pods.containers[0]!.id.slice(0, 12)} of the Deployment's pod spec)` : ''}`);
       }
       const controllerPort = controller?.port ?? 0;
       // Underlay: a Linux bridge in a fabric netns; each node's veth ends on it (another cluster's
@@ -381,7 +535,7 @@ export class Lab {
       // One API server per fabric at its host address: a cluster sharing another's fabric keeps loopback.
       const apiRelay = opts.cluster?.fabricNetns === undefined ? await exposeApiOnFabric(api, fabric.name, opts.labDir, children) : undefined;
 
-      const state: LabState = { pid: process.pid, pidStart: processRef(process.pid)?.start ?? '', kubeconfig, apiUrl: api.url, controllerPort, mode, encryption: opts.encryption ?? 'none', ...(ipFamily === 'dual' ? { ipFamily } : {}), fabricNetns: fabric.name, nodes: [] };
+      const state: LabState = { pid: process.pid, pidStart: processRef(process.pid)?.start ?? '', kubeconfig, apiUrl: api.url, controllerPort, mode, encryption: opts.encryption ?? 'none', ...(ipFamily === 'dual' ? { ipFamily } : {}), fabricNetns: fabric.name, nodes: [], ...(pods ? { runtime, containers: [] } : {}) };
       if (controller) {
         state.controllerPid = controller.pid;
         state.controllerStart = controller.start;
@@ -391,6 +545,11 @@ export class Lab {
       const agentConfig = opts.proxyAll ? { ...gated, antreaProxy: { ...(gated['antreaProxy'] as Record<string, unknown> | undefined), proxyAll: true } } : gated;
       const lab = new Lab(tb, api, kube, state, children, agentConfig);
       lab.apiRelay = apiRelay;
+      lab.pods = pods;
+      const recordContainers = (): void => {
+        if (pods) state.containers = pods.containers.map((c) => c.id);
+      };
+      recordContainers();
       controller?.supervise(
         () => lab.stopping,
         () => {
@@ -409,13 +568,19 @@ export class Lab {
           spec: { podCIDR: plan.podCIDR, podCIDRs: plan.podCIDRv6 !== undefined ? [plan.podCIDR, plan.podCIDRv6] : [plan.podCIDR] },
           status: { addresses: [{ type: 'InternalIP', address: plan.nodeIP }, { type: 'Hostname', address: plan.name }], conditions: [{ type: 'Ready', status: 'True' }] },
         });
-        const node = lab.startAgent(plan, ovs, opts.labDir, await freePort());
+        const node = pods ? await lab.startAgentContainer(plan, ovs, opts.labDir, await freePort(), pods) : lab.startAgent(plan, ovs, opts.labDir, await freePort());
+        recordContainers();
         state.nodes.push(node);
-        runtimes.push({ name: plan.name, cniSocket: node.cniSocket });
-        progress('nodes', `${plan.name}: switchyard-agent started (podCIDR ${plan.podCIDR}${plan.podCIDRv6 !== undefined ? `, ${plan.podCIDRv6}` : ''})`);
+        runtimes.push({ name: plan.name, cniSocket: node.cniSocket, ...(pods ? { plugin: join(nodeHostRoot(opts.labDir, plan.name), 'opt/cni/bin/switchyard-cni') } : {}) });
+        progress('nodes', `${plan.name}: switchyard-agent started (podCIDR ${plan.podCIDR}${plan.podCIDRv6 !== undefined ? `, ${plan.podCIDRv6}` : ''})${node.agentContainer ? ` in container ${node.agentContainer.slice(0, 12)} (install-cni ran first; the lab's OVS, not the switchyard-ovs container)` : ''}`);
       }
-      for (const n of state.nodes) await waitFor(`${n.name} agent API`, () => existsSync(n.apiSocket), { timeoutMs: 60_000, intervalMs: 200 });
-      progress('nodes', `agents ready on ${state.nodes.map((n) => n.name).join(', ')}`);
+      const readyMs = new Map<string, number>();
+      // The API socket, and the DaemonSet's readinessProbe: the CNI socket is there.
+      await Promise.all(state.nodes.map(async (n) => {
+        await waitFor(`${n.name} agent API and CNI sockets`, () => existsSync(n.apiSocket) && existsSync(n.cniSocket), { timeoutMs: 60_000, intervalMs: 100 });
+        readyMs.set(n.name, Date.now() - (lab.agentStartedAt.get(n.name) ?? Date.now()));
+      }));
+      progress('nodes', `agents ready on ${state.nodes.map((n) => `${n.name}${pods ? ` (${(readyMs.get(n.name)! / 1000).toFixed(1)} s from podman run)` : ''}`).join(', ')}`);
       lab.labDir = opts.labDir;
       lab.kubelet = new Kubelet({ kube, tb, nodes: runtimes, plugin: cniPlugin() });
       lab.kubelet.start();
@@ -423,6 +588,7 @@ export class Lab {
       writeState(opts.labDir, state);
       return lab;
     } catch (e) {
+      for (const c of pods?.containers ?? []) await c.remove(0);
       for (const c of children) c.kill('SIGKILL');
       await api?.stop().catch(() => undefined);
       await tb.cleanup();
@@ -472,6 +638,7 @@ export class Lab {
     ];
     const node: LabNodeState = { name: plan.name, podCIDR: plan.podCIDR, ...(plan.podCIDRv6 !== undefined ? { podCIDRv6: plan.podCIDRv6 } : {}), nodeIP: plan.nodeIP, netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0, agentStart: '', vswitchdCtl: ovs.vswitchdCtl, dbRemote: ovs.dbRemote, underlay: brPhyAddressing(plan) };
     const spawnAgent = (): void => {
+      this.agentStartedAt.set(plan.name, Date.now());
       const child = spawnProgram(AGENT_CLI, argv, join(dir, 'agent.log'), { KUBECONFIG: kubeconfig }, AGENT_NODE_FLAGS);
       if (child.pid) this.tb.trackPid(child.pid);
       this.children.push(child);
@@ -502,6 +669,95 @@ export class Lab {
     return node;
   }
 
+  /** When each node's agent was last started (its process spawned, or `podman run` called), for the time to Ready. */
+  readonly agentStartedAt = new Map<string, number>();
+
+  /**
+   * `--runtime podman`: starts a node's agent as the manifest's DaemonSet pod spec says, on this
+   * node: the init container (install-cni) run to completion, then the switchyard-agent container
+   * in the node's netns (hostNetwork). The pod's volumes: the ConfigMap as files (with the lab's
+   * antrea-agent.conf: LAB_AGENT_KEYS with the container's paths), hostPaths in the node's
+   * directories (`/var/run/openvswitch` is the node's OVS run directory, `/var/run/antrea` the
+   * node's lab directory, so the sockets are where the process runtime puts them; `/var/run/netns`
+   * and `/lib/modules` the machine's), the node's token as the projected ServiceAccount token, and
+   * the Service variables of `kubernetes` (the API server on the fabric) and `switchyard` (the
+   * controller, relayed into the node's netns). The lab's OVS runs the datapath (not the
+   * switchyard-ovs container: the lab's faults drive ovs-vswitchd by its pidfile).
+   */
+  async startAgentContainer(plan: NodePlan, ovs: OvsInstance, labDir: string, apiPort: number, pods: PodmanPods): Promise<LabNodeState> {
+    const dir = join(labDir, plan.name);
+    const root = nodeHostRoot(labDir, plan.name);
+    mkdirSync(dir, { recursive: true });
+    const pod = podSpecOf(pods.manifest, 'DaemonSet', 'switchyard-agent');
+    const agent = containerOf(pod, 'switchyard-agent');
+    const data = manifestConfigMap(pods.manifest);
+    data['antrea-agent.conf'] = YAML.stringify(labAgentConfig(labInstallOptions(this.state.mode, this.state.encryption), { ovsRunDir: '/var/run/openvswitch', cniSocket: '/var/run/antrea/cni.sock', apiPort }, this.agentConfig));
+    const volumes: Record<string, string> = {};
+    const machine: Record<string, string> = { '/var/run/openvswitch': ovs.dir, '/var/run/antrea': dir, '/var/lib/switchyard': join(dir, 'data'), '/var/run/netns': '/var/run/netns', '/lib/modules': '/lib/modules' };
+    for (const v of pod.volumes ?? []) {
+      if (v.configMap?.name === 'switchyard-config') volumes[v.name] = writeConfigMapDir(join(dir, 'configmap'), data);
+      else if (v.hostPath) {
+        const host = machine[v.hostPath.path] ?? join(root, v.hostPath.path);
+        volumes[v.name] = host;
+        if (isFileVolume(v)) {
+          mkdirSync(dirname(host), { recursive: true });
+          closeSync(openSync(host, 'a'));
+        } else mkdirSync(host, { recursive: true });
+      }
+    }
+    const sa = writeServiceAccountDir(join(dir, 'serviceaccount'), plan.token, this.api.caPem, 'kube-system');
+    const serviceEnv: Record<string, string> = { KUBERNETES_SERVICE_HOST: FABRIC_API_HOST, KUBERNETES_SERVICE_PORT: String(FABRIC_API_PORT) };
+    if (this.state.controllerPort) {
+      this.relays.push(await relayControllerIntoNode(ovs.netns.name, this.state.controllerPort, dir, this.children));
+      Object.assign(serviceEnv, { SWITCHYARD_SERVICE_HOST: '127.0.0.1', SWITCHYARD_SERVICE_PORT: String(this.state.controllerPort) });
+    }
+    const context = (c: { name: string }, init: boolean) => ({
+      name: `${c.name}-${plan.name}-${pods.suffix}`,
+      volumes,
+      fieldRefs: { 'spec.nodeName': plan.name, 'metadata.name': `switchyard-agent-${plan.name}`, 'metadata.namespace': 'kube-system' },
+      serviceEnv,
+      serviceAccountDir: sa,
+      hostNetwork: `ns:/run/netns/${ovs.netns.name}`,
+      labels: pods.labels,
+      init,
+    });
+    for (const init of pod.initContainers ?? []) {
+      const r = await run(['podman', ...podmanRunArgs(pod, init, context(init, true))], { allowFailure: true, timeoutMs: 120_000 });
+      writeFileSync(join(dir, `${init.name}.log`), r.stdout + r.stderr);
+      if (r.code !== 0) throw new LabError('START_FAILED', `${plan.name}: init container ${init.name} exited with ${r.code}: ${(r.stderr || r.stdout).trim().split('\n').slice(-6).join('\n')}`, r.code, `initContainers[${init.name}]`);
+    }
+    const apiSocket = join(dir, 'agent.sock');
+    const cniSocket = join(dir, 'cni.sock');
+    const log = join(dir, 'agent.log');
+    this.agentStartedAt.set(plan.name, Date.now());
+    const container = await PodmanContainer.run(podmanRunArgs(pod, agent, { ...context(agent, false), logPath: log }), `switchyard-agent on ${plan.name}`);
+    pods.containers.push(container);
+    const node: LabNodeState = { name: plan.name, podCIDR: plan.podCIDR, ...(plan.podCIDRv6 !== undefined ? { podCIDRv6: plan.podCIDRv6 } : {}), nodeIP: plan.nodeIP, netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0, agentStart: '', vswitchdCtl: ovs.vswitchdCtl, dbRemote: ovs.dbRemote, underlay: brPhyAddressing(plan), agentContainer: container.id };
+    const refresh = async (): Promise<boolean> => {
+      const st = await container.state();
+      node.agentPid = st.pid;
+      node.agentStart = (st.pid && processRef(st.pid)?.start) || '';
+      return st.running;
+    };
+    await refresh();
+    // restartPolicy Always, as a kubelet: an exited agent container is started again (the same
+    // container, by its ID), unless `stop-agent` holds it down; a restart from outside (`podman
+    // restart <id>`) is only recorded.
+    container.watch(async () => {
+      if (this.stopping) return;
+      if (!(await refresh())) {
+        rmSync(apiSocket, { force: true });
+        await waitFor(`${plan.name}'s agent hold lifted`, () => this.stopping || !existsSync(agentHeldFile(node)), { timeoutMs: 24 * 3600_000, intervalMs: 100 });
+        if (this.stopping) return;
+        this.agentStartedAt.set(plan.name, Date.now());
+        if (!(await refresh())) await podman(['start', container.id]).catch(() => undefined);
+        await refresh();
+      }
+      if (this.labDir) writeState(this.labDir, this.state);
+    });
+    return node;
+  }
+
   /** Stops the kubelet (pods removed through CNI DEL), the agents, the controller, the API; removes everything. */
   async stop(labDir: string): Promise<void> {
     const t0 = Date.now();
@@ -509,6 +765,12 @@ export class Lab {
     this.stopping = true;
     await this.kubelet?.stop();
     mark('pods removed');
+    // Containers by their IDs: the agents and the controller, all at once (SIGTERM, SIGKILL after 10 s).
+    if (this.pods) {
+      await Promise.all(this.pods.containers.map((c) => c.remove(10)));
+      mark('containers removed');
+    }
+    for (const r of this.relays) r.close();
     // All at once: the controller and the agents each take a moment to drain their streams.
     await Promise.all(
       this.children.map(async (c) => {

@@ -3,7 +3,7 @@
  * command (`SWITCHYARD_T0`, epoch ms, set by `npm run demo` / `switchyard-lab up`), so every
  * process of one run prints on the same clock.
  */
-export type Phase = 'install' | 'build' | 'api' | 'controller' | 'OVS' | 'nodes' | 'kubelet' | 'lab' | 'steps' | 'down';
+export type Phase = 'install' | 'build' | 'images' | 'api' | 'controller' | 'OVS' | 'nodes' | 'kubelet' | 'lab' | 'steps' | 'down';
 
 /** The start of the user's command: `SWITCHYARD_T0` when a parent set it, else now (and exported to children). */
 export function runStart(): number {

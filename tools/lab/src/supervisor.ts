@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { lineLogger, onShutdown } from '@switchyard/runtime/process';
 import { Lab, progressFile } from './lab';
 import { parseEncryption, parseIpFamily, parseMode } from './plan';
+import { parseRuntime } from './podman';
 import { progressLine } from './progress';
 
 async function main(): Promise<void> {
@@ -19,10 +20,11 @@ async function main(): Promise<void> {
   const featureGates = JSON.parse(process.argv[7] ?? '{}') as Record<string, boolean>;
   const proxyAll = process.argv[8] === 'proxy-all';
   const ipFamily = parseIpFamily(process.argv[9] ?? 'ipv4');
+  const runtime = parseRuntime(process.argv[10] ?? 'process');
   let lab: Lab;
   try {
     // `up` prints these lines as they land (progressFile).
-    lab = await Lab.start({ nodes, labDir, mode, encryption, controller, ...(Object.keys(featureGates).length ? { featureGates } : {}), ...(proxyAll ? { proxyAll } : {}), ...(ipFamily !== 'ipv4' ? { ipFamily } : {}), progress: (phase, detail) => appendFileSync(progressFile(labDir), progressLine(phase, detail)) });
+    lab = await Lab.start({ nodes, labDir, mode, encryption, controller, ...(Object.keys(featureGates).length ? { featureGates } : {}), ...(proxyAll ? { proxyAll } : {}), ...(ipFamily !== 'ipv4' ? { ipFamily } : {}), ...(runtime !== 'process' ? { runtime } : {}), progress: (phase, detail) => appendFileSync(progressFile(labDir), progressLine(phase, detail)) });
   } catch (e) {
     writeFileSync(join(labDir, 'failed'), `${(e as Error).message}\n`);
     process.exit(1);
