@@ -149,8 +149,12 @@ async function controlplaneOf(flags: Flags, kube: KubeClient | undefined, log: L
     return undefined;
   }
   const tokenFile = flags.tokenFile ?? (existsSync(IN_CLUSTER_TOKEN) ? IN_CLUSTER_TOKEN : undefined);
+  // Reached at the Service's ClusterIP, the controller is checked by the Service's DNS name, which its
+  // certificate carries (it cannot name a ClusterIP allocated after it was issued).
+  const serverName = flags.controllerUrl ? undefined : `switchyard.${process.env.POD_NAMESPACE ?? 'kube-system'}.svc`;
   return {
     url: controllerUrl,
+    ...(serverName ? { serverName } : {}),
     caPem: flags.controllerCaFile ? readFileSync(flags.controllerCaFile, 'utf8') : await controllerCa(kube),
     ...(tokenFile ? { tokenFile } : {}),
   };

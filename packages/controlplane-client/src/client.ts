@@ -21,6 +21,13 @@ export interface ControlplaneClientOptions {
   nodeName: string;
   /** CA of the controller's serving certificate (ConfigMap kube-system/switchyard-ca). */
   caPem?: string;
+  /**
+   * The name the controller's certificate must carry, when `url` names it otherwise: an agent in a
+   * pod reaches the controller at its Service's ClusterIP (the `SWITCHYARD_SERVICE_HOST` kubelet
+   * injects), and the certificate names the Service's DNS names (`switchyard.kube-system.svc`), as
+   * Antrea's agent checks `antrea.kube-system.svc`. Sent as SNI too. Default: the URL's host.
+   */
+  serverName?: string;
   /** Bearer token, or a function re-read at each connection (a projected token file rotates). */
   token?: string | (() => string);
   /** An HTTPS agent for the connections (many clients in one process can share one). */
@@ -117,6 +124,7 @@ export class ControlplaneClient {
           path: `${CONTROLPLANE_BASE}/${resource}?${q.toString()}`,
           headers: token ? { authorization: `Bearer ${token}` } : {},
           ...(this.o.caPem ? { ca: this.o.caPem } : {}),
+          ...(this.o.serverName ? { servername: this.o.serverName } : {}),
           ...(this.o.agent ? { agent: this.o.agent } : {}),
         },
         (res) => {
@@ -272,6 +280,7 @@ export class ControlplaneClient {
           path: `${CONTROLPLANE_BASE}/networkpolicies/${encodeURIComponent(status.name)}/status`,
           headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
           ...(this.o.caPem ? { ca: this.o.caPem } : {}),
+          ...(this.o.serverName ? { servername: this.o.serverName } : {}),
           ...(this.o.agent ? { agent: this.o.agent } : {}),
         },
         (res) => {

@@ -26,8 +26,8 @@ interface Request {
 }
 
 /** Answers each watch with the next scripted reply; records the requests. */
-async function server(ca: CertificateAndKey, replies: ((res: ServerResponse, req: Request) => void)[]) {
-  const serving = await issueCertificate({ commonName: 'controller', sans: ['127.0.0.1'], validityDays: 1, ca: false, extendedKeyUsage: ['serverAuth'], issuer: ca });
+async function server(ca: CertificateAndKey, replies: ((res: ServerResponse, req: Request) => void)[], sans = ['127.0.0.1']) {
+  const serving = await issueCertificate({ commonName: 'controller', sans, validityDays: 1, ca: false, extendedKeyUsage: ['serverAuth'], issuer: ca });
   const requests: Request[] = [];
   const s = https.createServer({ cert: serving.certPem, key: serving.keyPem }, (req, res) => {
     const r = { path: req.url ?? '', authorization: req.headers.authorization };
@@ -96,5 +96,16 @@ test('the managed loop resumes from the last resourceVersion, resyncs after 410 
   expect(changes).toBeGreaterThanOrEqual(3);
   await c.stop();
   srv.server.closeAllConnections();
+  await srv.close();
+});
+
+test('a controller reached at an address its certificate does not name is checked against serverName (the Service DNS name)', async () => {
+  // As in a cluster: the URL holds the Service's ClusterIP, the certificate the Service's DNS names.
+  const srv = await server(ca, [stream('initial', [bookmark('e.1')], false), stream('initial', [bookmark('e.1')], false)], ['switchyard.kube-system.svc']);
+  const byIp = new ControlplaneClient({ url: srv.url, caPem: ca.certPem, nodeName: 'node-a' });
+  await expect(byIp.open()).rejects.toThrow(/IP: 127\.0\.0\.1 is not in the cert's list|altnames/);
+  const byName = new ControlplaneClient({ url: srv.url, caPem: ca.certPem, nodeName: 'node-a', serverName: 'switchyard.kube-system.svc' });
+  expect(await byName.open()).toEqual({ status: 200, mode: 'initial' });
+  byName.close();
   await srv.close();
 });
