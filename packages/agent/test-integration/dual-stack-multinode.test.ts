@@ -4,7 +4,7 @@
 // gateway's IPv6 address), pods on the two nodes talk over IPv6 (ping and TCP) and IPv4 through
 // the Geneve tunnel, the node reaches a remote pod over IPv6, a dual-stack and an IPv6-only
 // Service answer over both families from endpoints on both nodes (the agents' IPv6 groups in
-// OVS), and a deleted Node takes its IPv6 route and neighbour entry with it.
+// OVS), an IPv6 Service without endpoints refuses with an IPv6 RST, and a deleted Node takes its IPv6 route and neighbour entry with it.
 import { parseIp } from '@switchyard/ipam/cidr';
 import type { KubeConfigClient } from '@switchyard/kube';
 import { run, waitFor, type Testbed } from '@switchyard/testbed';
@@ -115,7 +115,7 @@ describe('two dual-stack nodes in encap (geneve)', () => {
     await waitFor(`ds1 -> ${ip2.v6}`, () => ping6(n1.ovs.netns.name, ip2.v6), { timeoutMs: 60_000, intervalMs: 250 });
   });
 
-  it('a dual-stack Service answers over IPv6 and IPv4 from its endpoints on both nodes; an IPv6-only Service over IPv6', async () => {
+  it('a dual-stack Service answers over IPv6 and IPv4 from its endpoints on both nodes; an IPv6-only Service over IPv6; one without endpoints refuses', async () => {
     // Each pod names itself on TCP 7100 (IPv6 socket, IPv4 too).
     for (const [sb, name] of [[p1, 'ds-a'], [p2, 'ds-b']] as const) void tb.spawn(['socat', 'TCP6-LISTEN:7100,reuseaddr,fork', `SYSTEM:echo ${name}`], sb.netns.name);
     const svcOf = async (name: string, families: string[]): Promise<string[]> => {
@@ -151,6 +151,12 @@ describe('two dual-stack nodes in encap (geneve)', () => {
       }, { timeoutMs: 60_000, intervalMs: 100 });
     }
     await waitFor(`the IPv6-only Service [${only6}]:80`, async () => (await who(only6)) === 'ds-b', { timeoutMs: 60_000, intervalMs: 250 });
+    // An IPv6 Service without endpoints: the agent answers the SYN with an IPv6 RST (refused, not a timeout).
+    const [empty6 = ''] = await svcOf('empty6', ['IPv6']);
+    await waitFor(`[${empty6}]:80 refused`, async () => {
+      const r = await p1.netns.exec(['socat', '-T2', '-', `TCP6:[${empty6}]:80,connect-timeout=2`], { allowFailure: true, input: '', timeoutMs: 5000 });
+      return r.code !== 0 && r.stderr.includes('Connection refused');
+    }, { timeoutMs: 60_000, intervalMs: 250 });
     // The agent's IPv6 select groups in OVS load the endpoints into xxreg3 (ovs-ofctl shows each IPv6 address as a 128-bit number).
     const xx = (ip: string): string => `0x${parseIp(ip).value.toString(16)}->xxreg3`;
     const groups = await n1.ovs.ofctl('-O', 'OpenFlow15', 'dump-groups', n1.ovs.mgmtSocket('br-int'));
