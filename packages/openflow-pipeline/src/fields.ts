@@ -199,9 +199,15 @@ export class Xxreg128Field {
   ref(): FieldRef {
     return { field: this.reg };
   }
-  /** Match the register against `value` exactly. */
+  /**
+   * Match the register against `value` exactly, in the codec's canonical form: the four 32-bit
+   * registers it overlays, most significant first (what the switch reports back for an xxreg match).
+   */
   match(value: bigint): Partial<Match> {
-    return { [this.reg]: value } as Partial<Match>;
+    const first = Number(this.reg.slice(5)) * 4;
+    const out: Record<string, number> = {};
+    for (let i = 0; i < 4; i++) out[`reg${first + i}`] = Number((value >> BigInt(96 - 32 * i)) & 0xffffffffn);
+    return out as Partial<Match>;
   }
   /** set_field action loading `value`. */
   load(value: bigint): Action {

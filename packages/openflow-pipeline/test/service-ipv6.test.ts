@@ -5,9 +5,10 @@
  * flows (un-SNAT, SNAT, hairpin) are Antrea's IPv6 twins; IPv4's flows stay as they were.
  */
 import {
-  CT_ZONE_V6, NodePipeline, PipelineError, SNAT_CT_ZONE_V6, VIRTUAL_SERVICE_IPV6, computeNodeFlows, dumpFlows, formatGroup, nodeFeatures,
+  CT_ZONE_V6, NodePipeline, PipelineError, SNAT_CT_ZONE_V6, VIRTUAL_SERVICE_IPV6, computeNodeFlows, dumpFlows, formatGroup, nodeFeatures, service,
   type NodeState, type ServicePortSpec,
 } from '../src/index';
+import { checkFeatureContract } from '../src/testing';
 import { A, B, C, GW, dualStackState } from './dual-stack-state';
 
 const V4: ServicePortSpec = { groupId: 0x100000, service: 'ns/web', protocol: 'TCP', clusterIP: '10.96.0.10', port: 80, endpoints: [{ ip: '10.10.0.11', port: 8080, local: true }] };
@@ -37,11 +38,11 @@ describe('IPv6 Service ports on a dual-stack node', () => {
     );
   });
 
-  it('each IPv6 endpoint is DNATed in the IPv6 zone, matched by xxreg3 and its port', () => {
-    const dnat = inTable(flows, 'EndpointDNAT').filter((l) => l.includes('xxreg3'));
+  it('each IPv6 endpoint is DNATed in the IPv6 zone, matched by xxreg3 (as the four registers the switch reports) and its port', () => {
+    const dnat = inTable(flows, 'EndpointDNAT').filter((l) => l.includes('dl_type=0x86dd'));
     expect(dnat).toEqual([
-      `cookie=0x1030000100001, table=EndpointDNAT, priority=200,dl_type=0x86dd,nw_proto=6,reg4=0x21f90/0x7ffff,xxreg3=0xfd00001000100000000000000000000b actions=ct(commit,table=AntreaPolicyEgressRule,zone=${CT_ZONE_V6},nat(dst=[fd00:10:10::b]:8080),exec(set_field:0x10/0x10->ct_mark))`,
-      `cookie=0x1030000100001, table=EndpointDNAT, priority=200,dl_type=0x86dd,nw_proto=6,reg4=0x21f90/0x7ffff,xxreg3=0xfd000010001000010000000000000005 actions=ct(commit,table=AntreaPolicyEgressRule,zone=${CT_ZONE_V6},nat(dst=[fd00:10:10:1::5]:8080),exec(set_field:0x10/0x10->ct_mark))`,
+      `cookie=0x1030000100001, table=EndpointDNAT, priority=200,dl_type=0x86dd,nw_proto=6,reg4=0x21f90/0x7ffff,reg12=0xfd000010,reg13=0x100000,reg14=0x0,reg15=0xb actions=ct(commit,table=AntreaPolicyEgressRule,zone=${CT_ZONE_V6},nat(dst=[fd00:10:10::b]:8080),exec(set_field:0x10/0x10->ct_mark))`,
+      `cookie=0x1030000100001, table=EndpointDNAT, priority=200,dl_type=0x86dd,nw_proto=6,reg4=0x21f90/0x7ffff,reg12=0xfd000010,reg13=0x100001,reg14=0x0,reg15=0x5 actions=ct(commit,table=AntreaPolicyEgressRule,zone=${CT_ZONE_V6},nat(dst=[fd00:10:10:1::5]:8080),exec(set_field:0x10/0x10->ct_mark))`,
     ]);
   });
 
@@ -95,7 +96,23 @@ describe('IPv6 Service ports on a dual-stack node', () => {
     expect(np.groups().map((g) => g.groupId).sort()).toEqual([0x100000, 0x100001]);
     np.update(withServices(dualStackState(), [V4]));
     expect(np.groups().map((g) => g.groupId)).toEqual([0x100000]);
-    expect(np.flows().some((f) => f.match.xxreg3 !== undefined)).toBe(false);
+    expect(np.flows().some((f) => f.match.reg12 !== undefined)).toBe(false);
+  });
+});
+
+describe('the service feature\'s contract with IPv6 ports', () => {
+  it('holds over dual-stack states: both families, the IPv6 port changed and gone, affinity and a local group', () => {
+    const base = dualStackState();
+    const states = [
+      withServices(base, [V4, V6]),
+      withServices(base, [V4, { ...V6, endpoints: [V6.endpoints[1]!], affinityTimeout: 60, internalLocal: true, localGroupId: 0x100002 }]),
+      withServices(base, [V4]),
+      withServices({ ...base, pods: [A, C] }, [V6]),
+    ];
+    const features = nodeFeatures(base);
+    const feature = service();
+    const list = features.map((f) => (f.name === feature.name ? feature : f));
+    expect(checkFeatureContract({ feature, features: list, states }).states).toBe(4);
   });
 });
 
