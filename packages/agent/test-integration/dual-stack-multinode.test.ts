@@ -2,8 +2,10 @@
 // Kubernetes API: each learns the other's IPv6 pod CIDR from its Node's spec.podCIDRs (tunnel
 // flows, an IPv6 host route through the gateway and a permanent neighbour entry for the peer
 // gateway's IPv6 address), pods on the two nodes talk over IPv6 (ping and TCP) and IPv4 through
-// the Geneve tunnel, the node reaches a remote pod over IPv6, and a deleted Node takes its IPv6
-// route and neighbour entry with it.
+// the Geneve tunnel, the node reaches a remote pod over IPv6, a dual-stack and an IPv6-only
+// Service answer over both families from endpoints on both nodes (the agents' IPv6 groups in
+// OVS), an IPv6 Service without endpoints refuses with an IPv6 RST, and a deleted Node takes its IPv6 route and neighbour entry with it.
+import { parseIp } from '@switchyard/ipam/cidr';
 import type { KubeConfigClient } from '@switchyard/kube';
 import { run, waitFor, type Testbed } from '@switchyard/testbed';
 import { Agent } from '../src/index';
@@ -45,7 +47,8 @@ let a1: Node | undefined;
 let a2: Node | undefined;
 
 beforeAll(async () => {
-  env = await TwoNodes.create();
+  // A dual-stack Service range (IPv4 primary), as the lab's.
+  env = await TwoNodes.create({ serviceCIDR: '10.96.0.0/16,fd00:10:96::/112' });
   ({ tb, kube } = env);
   n1 = await makeNode('ds1', '10.76.1.0/24', 'fd00:76:1::/64', '192.168.76.1');
   n2 = await makeNode('ds2', '10.76.2.0/24', 'fd00:76:2::/64', '192.168.76.2');
@@ -110,6 +113,58 @@ describe('two dual-stack nodes in encap (geneve)', () => {
 
   it('the node reaches a remote pod over IPv6 (host route via the peer gateway, resolved by the permanent neighbour entry)', async () => {
     await waitFor(`ds1 -> ${ip2.v6}`, () => ping6(n1.ovs.netns.name, ip2.v6), { timeoutMs: 60_000, intervalMs: 250 });
+  });
+
+  it('a dual-stack Service answers over IPv6 and IPv4 from its endpoints on both nodes; an IPv6-only Service over IPv6; one without endpoints refuses', async () => {
+    // Each pod names itself on TCP 7100 (IPv6 socket, IPv4 too).
+    for (const [sb, name] of [[p1, 'ds-a'], [p2, 'ds-b']] as const) void tb.spawn(['socat', 'TCP6-LISTEN:7100,reuseaddr,fork', `SYSTEM:echo ${name}`], sb.netns.name);
+    const svcOf = async (name: string, families: string[]): Promise<string[]> => {
+      const o = await kube.request<{ spec: { clusterIPs: string[] } }>('POST', '/api/v1/namespaces/default/services', {
+        apiVersion: 'v1', kind: 'Service', metadata: { name },
+        spec: { ipFamilies: families, ipFamilyPolicy: families.length > 1 ? 'RequireDualStack' : 'SingleStack', ports: [{ name: 'who', port: 80, targetPort: 7100 }] },
+      });
+      return o.spec.clusterIPs;
+    };
+    // No selector (no kubelet fills the pods' status here): the slices are written as an EndpointSlice controller would.
+    const sliceOf = (svc: string, family: 'IPv4' | 'IPv6', eps: [string, string][]) => kube.request('POST', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices', {
+      apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', metadata: { name: `${svc}-${family.toLowerCase()}`, labels: { 'kubernetes.io/service-name': svc } },
+      addressType: family, ports: [{ name: 'who', port: 7100, protocol: 'TCP' }],
+      endpoints: eps.map(([ip, nodeName]) => ({ addresses: [ip], nodeName, conditions: { ready: true } })),
+    });
+    const [dual4 = '', dual6 = ''] = await svcOf('who', ['IPv4', 'IPv6']);
+    const [only6 = ''] = await svcOf('who6', ['IPv6']);
+    expect([dual4, dual6, only6].map((ip) => ip.includes(':'))).toEqual([false, true, true]);
+    await sliceOf('who', 'IPv4', [[ip1.v4, 'ds1'], [ip2.v4, 'ds2']]);
+    await sliceOf('who', 'IPv6', [[ip1.v6, 'ds1'], [ip2.v6, 'ds2']]);
+    await sliceOf('who6', 'IPv6', [[ip2.v6, 'ds2']]);
+    /** Which pod answered through `ip`:80 ('' when none did). */
+    const who = async (ip: string): Promise<string> => {
+      const target = ip.includes(':') ? `TCP6:[${ip}]:80` : `TCP4:${ip}:80`;
+      return (await p1.netns.exec(['socat', '-T2', '-', `${target},connect-timeout=2`], { allowFailure: true, input: '', timeoutMs: 5000 })).stdout.trim();
+    };
+    // Until both endpoints answered: ds-b across the tunnel, ds-a being the client itself (hairpin).
+    for (const ip of [dual6, dual4]) {
+      const seen = new Set<string>();
+      await waitFor(`both endpoints through ${ip}:80`, async () => {
+        seen.add(await who(ip));
+        return seen.has('ds-a') && seen.has('ds-b');
+      }, { timeoutMs: 60_000, intervalMs: 100 });
+    }
+    await waitFor(`the IPv6-only Service [${only6}]:80`, async () => (await who(only6)) === 'ds-b', { timeoutMs: 60_000, intervalMs: 250 });
+    // An IPv6 Service without endpoints: the agent answers the SYN with an IPv6 RST (refused, not a timeout).
+    const [empty6 = ''] = await svcOf('empty6', ['IPv6']);
+    await waitFor(`[${empty6}]:80 refused`, async () => {
+      const r = await p1.netns.exec(['socat', '-T2', '-', `TCP6:[${empty6}]:80,connect-timeout=2`], { allowFailure: true, input: '', timeoutMs: 5000 });
+      return r.code !== 0 && r.stderr.includes('Connection refused');
+    }, { timeoutMs: 60_000, intervalMs: 250 });
+    // The agent's IPv6 select groups in OVS load the endpoints into xxreg3 (ovs-ofctl shows each IPv6 address as a 128-bit number).
+    const xx = (ip: string): string => `0x${parseIp(ip).value.toString(16)}->xxreg3`;
+    const groups = await n1.ovs.ofctl('-O', 'OpenFlow15', 'dump-groups', n1.ovs.mgmtSocket('br-int'));
+    expect(groups).toContain(xx(ip1.v6));
+    expect(groups).toContain(xx(ip2.v6));
+    // The IPv6 connection was DNATed in the IPv6 zone: ClusterIP to the remote endpoint.
+    const ct = (await n1.ovs.appctl('dpctl/dump-conntrack')).split('\n').filter((l) => l.includes(`dst=${only6},`));
+    expect(ct.some((l) => l.includes(`src=${ip2.v6},`) && l.includes('zone=65510'))).toBe(true);
   });
 
   it('a restarted agent keeps the IPv6 route, neighbour entry and flows, and pods still talk over IPv6', async () => {

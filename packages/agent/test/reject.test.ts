@@ -70,12 +70,58 @@ it('answers UDP with ICMP destination unreachable code 10 quoting the IP header 
   expect([...icmp.subarray(8)]).toEqual([...f.subarray(14, 14 + 28)]);
 });
 
-it('does not answer ICMP, RSTs, non-IPv4 or truncated frames', () => {
+it('does not answer ICMP, RSTs, non-IP or truncated frames', () => {
   expect(buildRejectReply(frame(1, [8, 0, 0, 0, 0, 0, 0, 0]))).toBeUndefined();
   expect(buildRejectReply(frame(6, tcp(0x04, 1, 0)))).toBeUndefined();
-  const v6 = frame(6, tcp(0x02, 1, 0));
-  v6[12] = 0x86;
-  v6[13] = 0xdd;
-  expect(buildRejectReply(v6)).toBeUndefined();
+  const arp = frame(6, tcp(0x02, 1, 0));
+  arp[12] = 0x08;
+  arp[13] = 0x06;
+  expect(buildRejectReply(arp)).toBeUndefined();
   expect(buildRejectReply(frame(6, tcp(0x02, 1, 0)).subarray(0, 40))).toBeUndefined();
+});
+
+describe('over IPv6', () => {
+  const A6 = [0xfd, 0, 0, 0x10, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2];
+  const S6 = [0xfd, 0, 0, 0x10, 0, 0x96, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xa];
+  /** An Ethernet/IPv6 frame from A6 to S6 (a ClusterIP without endpoints) with the given L4 bytes. */
+  const frame6 = (next: number, l4: number[]): Uint8Array =>
+    Uint8Array.from([...MAC_B, ...MAC_A, 0x86, 0xdd, 0x60, 0, 0, 0, l4.length >> 8, l4.length & 0xff, next, 64, ...A6, ...S6, ...l4]);
+  const pseudo = (len: number, next: number): number => sum([...S6, ...A6], len + next);
+  function checkIp6(out: Uint8Array, next: number): Uint8Array {
+    expect([...out.subarray(0, 6)]).toEqual(MAC_A);
+    expect([...out.subarray(6, 12)]).toEqual(MAC_B);
+    expect([out[12], out[13]]).toEqual([0x86, 0xdd]);
+    const ip = out.subarray(14, 54);
+    expect(ip[0]! >> 4).toBe(6);
+    expect(ip[6]).toBe(next);
+    expect([...ip.subarray(8, 24)]).toEqual(S6);
+    expect([...ip.subarray(24, 40)]).toEqual(A6);
+    expect((ip[4]! << 8) | ip[5]!).toBe(out.length - 54);
+    return out.subarray(54);
+  }
+
+  it('answers a SYN with RST+ACK from the address it tried, the IPv6 pseudo-header checksum valid', () => {
+    const t = checkIp6(buildRejectReply(frame6(6, tcp(0x02, 1000, 0)))!, 6);
+    expect(t).toHaveLength(20);
+    expect([(t[0]! << 8) | t[1]!, (t[2]! << 8) | t[3]!]).toEqual([7001, 40000]);
+    expect(new DataView(t.buffer, t.byteOffset).getUint32(8)).toBe(1001);
+    expect(t[13]).toBe(0x14);
+    expect(sum(t, pseudo(20, 6))).toBe(0xffff);
+  });
+
+  it('answers UDP with ICMPv6 destination unreachable (administratively prohibited) quoting the packet', () => {
+    const udp = [0x9c, 0x40, 0, 53, 0, 12, 0, 0, 1, 2, 3, 4];
+    const sent = frame6(17, udp);
+    const ic = checkIp6(buildRejectReply(sent)!, 58);
+    expect([ic[0], ic[1]]).toEqual([1, 1]);
+    expect([...ic.subarray(8)]).toEqual([...sent.subarray(14)]);
+    expect(sum(ic, pseudo(ic.length, 58))).toBe(0xffff);
+  });
+
+  it('quotes at most what fits the minimum MTU, and does not answer ICMPv6 or a RST', () => {
+    const big = frame6(17, [0x9c, 0x40, 0, 53, 0x05, 0xdc, 0, 0, ...new Array<number>(1492).fill(7)]);
+    expect(buildRejectReply(big)!.length - 14).toBe(1280);
+    expect(buildRejectReply(frame6(58, [128, 0, 0, 0, 0, 1, 0, 1]))).toBeUndefined();
+    expect(buildRejectReply(frame6(6, tcp(0x04, 1, 0)))).toBeUndefined();
+  });
 });

@@ -73,6 +73,10 @@ describe('host rules and routes', () => {
       { dst: '192.168.77.200/32', via: '169.254.0.253', dev: 'antrea-gw0', onlink: true },
     ]);
   });
+  it('proxyAll routes IPv4 ClusterIPs only: an IPv6 Service port is reached from pods, not from the host', () => {
+    const six = { groupId: 9, protocol: 'TCP' as const, clusterIP: 'fd00:10:96::a', port: 80, endpoints: [] };
+    expect(serviceHostRoutes([...specs, six], 'antrea-gw0', { proxyAll: true })).toEqual(serviceHostRoutes(specs, 'antrea-gw0', { proxyAll: true }));
+  });
 });
 
 const get = (port: number): Promise<{ status: number; body: string; weight: string | undefined }> =>

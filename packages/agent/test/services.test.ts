@@ -172,6 +172,62 @@ describe('servicesToSpecs', () => {
   });
 });
 
+describe('servicesToSpecs: IPv6 and dual-stack Services (issue 36)', () => {
+  const ports = [{ name: 'http', port: 8080, protocol: 'TCP' }];
+  const dual = svc('web', { clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10', 'fd00:10:96::a'], ipFamilies: ['IPv4', 'IPv6'], ipFamilyPolicy: 'PreferDualStack', ports: [{ name: 'http', port: 80 }] });
+  const slices = [
+    slice('web-4', 'web', ports, [{ ip: '10.1.0.5', node: 'n1' }, { ip: '10.1.1.4', node: 'n2' }]),
+    slice('web-6', 'web', ports, [{ ip: 'fd00:10:1:1::4', node: 'n2' }, { ip: 'FD00:10:1::5', node: 'n1' }], { addressType: 'IPv6' }),
+  ];
+  const map6 = (services: KubeObject[], sl: KubeObject[], groupIds = new ServiceGroupIds()) => servicesToSpecs({ services, slices: sl, nodeName: 'n1', groupIds, ipv6: true });
+
+  test('a dual-stack Service on a dual-stack node: one spec per family, each with its own group and its family\'s slice', () => {
+    const ids = new ServiceGroupIds();
+    const { specs, skipped } = map6([dual], slices, ids);
+    expect(skipped).toEqual([]);
+    expect(specs).toEqual<ServicePortSpec[]>([
+      { groupId: SERVICE_GROUP_ID_BASE, service: 'default/web', protocol: 'TCP', clusterIP: '10.96.0.10', port: 80, endpoints: [{ ip: '10.1.0.5', port: 8080, local: true }, { ip: '10.1.1.4', port: 8080 }] },
+      // RFC 5952 text, sorted by address.
+      { groupId: SERVICE_GROUP_ID_BASE + 1, service: 'default/web', protocol: 'TCP', clusterIP: 'fd00:10:96::a', port: 80, endpoints: [{ ip: 'fd00:10:1::5', port: 8080, local: true }, { ip: 'fd00:10:1:1::4', port: 8080 }] },
+    ]);
+    expect(new Map(ids.entries())).toEqual(new Map([[servicePortKey('default', 'web', 'http', 'TCP'), SERVICE_GROUP_ID_BASE], [servicePortKey('default', 'web', 'http', 'TCP', 'IPv6'), SERVICE_GROUP_ID_BASE + 1]]));
+    expect(servicePortKey('default', 'web', 'http', 'TCP', 'IPv6')).toBe('default/web/http/TCP/IPv6');
+  });
+
+  test('the same Service on an IPv4-only node: the IPv4 spec exactly as before, the IPv6 ClusterIP reported and skipped', () => {
+    const { specs, skipped } = map([dual], slices);
+    expect(specs).toEqual<ServicePortSpec[]>([
+      { groupId: SERVICE_GROUP_ID_BASE, service: 'default/web', protocol: 'TCP', clusterIP: '10.96.0.10', port: 80, endpoints: [{ ip: '10.1.0.5', port: 8080, local: true }, { ip: '10.1.1.4', port: 8080 }] },
+    ]);
+    expect(skipped).toEqual([{ object: 'service default/web', path: 'spec.clusterIPs[1]', value: 'fd00:10:96::a', reason: 'an IPv6 ClusterIP on a node without IPv6 (podCIDRv6): not proxied here' }]);
+  });
+
+  test('an IPv6-only Service (IPv6 primary, internalTrafficPolicy Local): its spec and local group; its node port is reported, not served', () => {
+    const six = svc('six', { type: 'NodePort', clusterIP: 'fd00:10:96::b', clusterIPs: ['fd00:10:96::b'], ipFamilies: ['IPv6'], internalTrafficPolicy: 'Local', ports: [{ name: 'http', port: 80, nodePort: 30080 }] });
+    const { specs, skipped } = map6([six], [slice('six-6', 'six', ports, [{ ip: 'fd00:10:1::7', node: 'n1' }], { addressType: 'IPv6' })]);
+    expect(specs).toEqual<ServicePortSpec[]>([{
+      groupId: SERVICE_GROUP_ID_BASE, service: 'default/six', protocol: 'TCP', clusterIP: 'fd00:10:96::b', port: 80, internalLocal: true, localGroupId: SERVICE_GROUP_ID_BASE + 1,
+      endpoints: [{ ip: 'fd00:10:1::7', port: 8080, local: true }],
+    }]);
+    expect(skipped).toEqual([{ object: 'service default/six', path: 'spec.ports[0].nodePort', value: 30080, reason: 'node ports are served over IPv4 only (the nodes have no IPv6 address)' }]);
+  });
+
+  test('a dual-stack NodePort Service keeps its node port on the IPv4 spec only; the IPv6 spec is ClusterIP', () => {
+    const np = svc('np', { type: 'NodePort', clusterIP: 'fd00:10:96::c', clusterIPs: ['fd00:10:96::c', '10.96.0.12'], ports: [{ name: 'http', port: 80, nodePort: 30081 }] });
+    const { specs, skipped } = map6([np], []);
+    expect(skipped).toEqual([]);
+    // IPv6 first: the Service's primary family.
+    expect(specs.map((s) => [s.clusterIP, s.nodePort])).toEqual([['fd00:10:96::c', undefined], ['10.96.0.12', 30081]]);
+  });
+
+  test('an IPv4 address in an IPv6 slice is reported with its path and left out; the other endpoints stay', () => {
+    const six = svc('six', { clusterIP: 'fd00:10:96::b', clusterIPs: ['fd00:10:96::b'], ports: [{ name: 'http', port: 80 }] });
+    const { specs, skipped } = map6([six], [slice('six-6', 'six', ports, [{ ip: '10.1.0.9' }, { ip: 'fd00:10:1::9' }], { addressType: 'IPv6' })]);
+    expect(specs[0]?.endpoints).toEqual([{ ip: 'fd00:10:1::9', port: 8080 }]);
+    expect(skipped).toEqual([{ object: 'endpointslice default/six-6', path: 'endpoints[0].addresses[0]', value: '10.1.0.9', reason: 'not an IPv6 address' }]);
+  });
+});
+
 describe('ServiceController', () => {
   const service = svc('w', { clusterIP: '10.96.1.1', ports: [{ port: 80 }] });
   const ports = [{ port: 8080, protocol: 'TCP' }];

@@ -130,7 +130,9 @@ export interface ServiceExternalIPItem {
   assignedNode: string;
 }
 
-const endpointText = (e: ServiceEndpointItem): string => `${e.ip}:${e.port}${e.local ? '(local)' : ''}`;
+/** `ip:port`, an IPv6 address in brackets (`[fd00::5]:8080`), as kubectl prints endpoints. */
+const hostPort = (ip: string, port: number): string => (ip.includes(':') ? `[${ip}]:${port}` : `${ip}:${port}`);
+const endpointText = (e: ServiceEndpointItem): string => `${hostPort(e.ip, e.port)}${e.local ? '(local)' : ''}`;
 
 /** An external address, with `@<owner node>` when an ExternalIPPool placed it (`@<none>` when no node can own it). */
 function externalText(s: ServicePortItem, ip: string): string {
@@ -164,7 +166,7 @@ export function servicePortTable(items: readonly ServicePortItem[], wide: boolea
       s.affinityTimeout === undefined ? 'None' : `ClientIP(${s.affinityTimeout}s)`,
     ];
     if (wide) {
-      const local = s.localGroupId === undefined ? '' : s.endpoints.filter((e) => e.local).map((e) => `${e.ip}:${e.port}`).join(',');
+      const local = s.localGroupId === undefined ? '' : s.endpoints.filter((e) => e.local).map((e) => hostPort(e.ip, e.port)).join(',');
       const hc = s.healthCheckNodePort === undefined ? '' : `${s.healthCheckNodePort}${s.healthCheckServed === false ? '(not served)' : ''}`;
       row.push(s.portName, local, hc);
     }

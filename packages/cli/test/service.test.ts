@@ -27,6 +27,16 @@ const INTERNAL: ServicePortItem = {
 const OWNERS: ServiceExternalIPItem[] = [{ serviceName: 'lb', namespace: 'x', externalIP: '10.201.0.100', externalIPPool: 'lb-pool', assignedNode: 'node-b' }];
 
 describe('servicePortTable', () => {
+  test('a dual-stack Service has a row per family, IPv6 endpoints in brackets (as kubectl prints them)', () => {
+    const six: ServicePortItem = { ...NODEPORT, groupId: 1048590, clusterIP: 'fd00:10:96::a', endpoints: [{ ip: 'fd00:10:1::5', port: 8080, local: true }, { ip: 'fd00:10:2::7', port: 8080 }], internalLocal: true, localGroupId: 1048591 };
+    delete six.nodePort;
+    const rows = servicePortTable([NODEPORT, six], true).rows;
+    expect(rows.map((r) => [r[3], r[9], r[13]])).toEqual([
+      ['10.96.0.10', '10.10.1.5:8080(local),10.10.2.7:8080', ''],
+      ['fd00:10:96::a', '[fd00:10:1::5]:8080(local),[fd00:10:2::7]:8080', '[fd00:10:1::5]:8080'],
+    ]);
+  });
+
   test('one row per Service port in namespace/name/port order: group, buckets (local marked), the local group, owners after @, policies, affinity', () => {
     const items = [NODEPORT, { ...LB, serviceExternalIPs: OWNERS }, { ...LB_DNS, serviceExternalIPs: OWNERS }, INTERNAL];
     expect(renderTable(servicePortTable(items, false))).toBe(

@@ -187,6 +187,37 @@ export const TrafficControlTargetOFPortField = new RegField('TrafficControlTarge
  */
 export const EgressMarkField = new RegField('EgressMarkField', 10, 0, 7);
 
+/** A whole 128-bit register (xxreg0..xxreg3, each over four 32-bit ones: xxreg3 is reg12..reg15). */
+export class Xxreg128Field {
+  readonly reg: 'xxreg0' | 'xxreg1' | 'xxreg2' | 'xxreg3';
+  constructor(
+    readonly name: string,
+    index: 0 | 1 | 2 | 3,
+  ) {
+    this.reg = `xxreg${index}`;
+  }
+  ref(): FieldRef {
+    return { field: this.reg };
+  }
+  /**
+   * Match the register against `value` exactly, in the codec's canonical form: the four 32-bit
+   * registers it overlays, most significant first (what the switch reports back for an xxreg match).
+   */
+  match(value: bigint): Partial<Match> {
+    const first = Number(this.reg.slice(5)) * 4;
+    const out: Record<string, number> = {};
+    for (let i = 0; i < 4; i++) out[`reg${first + i}`] = Number((value >> BigInt(96 - 32 * i)) & 0xffffffffn);
+    return out as Partial<Match>;
+  }
+  /** set_field action loading `value`. */
+  load(value: bigint): Action {
+    return { type: 'setField', field: this.reg, value } as Action;
+  }
+}
+
+/** The endpoint an IPv6 Service connection was sent to (Antrea's EndpointIP6Field, NXM_NX_XXREG3). */
+export const EndpointIP6Field = new Xxreg128Field('EndpointIP6Field', 3);
+
 /** A named bit range of ct_mark (32 bits). */
 export class CtMarkField {
   readonly mask: number;

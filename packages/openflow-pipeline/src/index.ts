@@ -17,7 +17,7 @@ export { diffFlows, applyDiff, flowKey, matchKey, canonical, indexFlows, sortByI
 export { FlowIndex, flowHash, matchHash, sameIdentity, sameValue } from './identity';
 export { formatFlow, formatActions, formatGroup, parseNamedFlow, type FormatOptions, type Group, type TableNamer } from './format';
 export type * from './state';
-export { VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_SERVICE_IP } from './state';
+export { VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_NODEPORT_DNAT_IPV6, VIRTUAL_SERVICE_IP, VIRTUAL_SERVICE_IPV6 } from './state';
 export { portRangeToMasks, type PortMask } from './features/ports';
 export { aggregateV4, aggregateV6, ipBlockCidrs } from './features/addresses';
 export type { Feature, FlowContext, OwnerOutput, PerObjectFlows } from './feature';

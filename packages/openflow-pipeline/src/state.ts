@@ -125,7 +125,12 @@ export interface NodeConfig {
   packetInMeters?: boolean;
 }
 
-/** One Service port (ClusterIP or NodePort). */
+/**
+ * One Service port (ClusterIP or NodePort) of one IP family: the family of `clusterIP`. A
+ * dual-stack Service has one spec per family, each with its own group (as Antrea's proxier per
+ * family). An IPv6 spec needs a dual-stack node (`config.podCIDRv6`); its endpoints, external
+ * addresses are IPv6 too (`INVALID_INPUT` otherwise, naming `services[<groupId>].<field>`).
+ */
 export interface ServicePortSpec {
   /** Group id allocated for the service port. */
   groupId: number;
@@ -162,6 +167,10 @@ export interface ServicePortSpec {
 export const VIRTUAL_SERVICE_IP = '169.254.0.253';
 /** Antrea's default virtual address the host DNATs NodePort traffic to. */
 export const VIRTUAL_NODEPORT_DNAT_IP = '169.254.0.252';
+/** The IPv6 twin of {@link VIRTUAL_SERVICE_IP} (Antrea's VirtualServiceIPv6). */
+export const VIRTUAL_SERVICE_IPV6 = 'fc01::aabb:ccdd:eeff';
+/** The IPv6 twin of {@link VIRTUAL_NODEPORT_DNAT_IP} (Antrea's VirtualNodePortDNATIPv6). */
+export const VIRTUAL_NODEPORT_DNAT_IPV6 = 'fc01::aabb:ccdd:eefe';
 
 /** ExternalNode mode: the host's uplink and its pair (internal) port. */
 export interface ExternalNodeSpec {

@@ -3,7 +3,8 @@
  * the expected verdict for IPv6 packets: pod to pod on the node, to a peer's IPv6 pod CIDR through
  * the IPv4 tunnel (hop limit decremented), Neighbor Discovery from a pod with a spoofed target,
  * source or link-layer address, an IPv6 ipBlock Drop rule and its except, and a Traceflow-tagged
- * IPv6 packet reported where it is dropped. IPv4 through the same node keeps its verdicts.
+ * IPv6 packet reported where it is dropped, an IPv6 ClusterIP reaching its select group. IPv4
+ * through the same node keeps its verdicts.
  */
 import { Testbed, type OvsInstance } from '@switchyard/testbed';
 import { computeNodeFlows, nodeFeatures, traceFlows, type NodeFlows } from '../src/index';
@@ -13,7 +14,14 @@ import { install, trace } from './helpers';
 let tb: Testbed;
 let ovs: OvsInstance;
 const BR = 'br-int';
-const s = dualStackState();
+/** With an IPv6 Service whose endpoint is B (TCP 8080, behind the K8s NP) and one whose endpoint is C. */
+const s = {
+  ...dualStackState(),
+  services: [
+    { groupId: 0x100000, service: 'ns/b', protocol: 'TCP' as const, clusterIP: 'fd00:10:96::b', port: 80, endpoints: [{ ip: B.ips[1]!, port: 8080, local: true }] },
+    { groupId: 0x100001, service: 'ns/c', protocol: 'TCP' as const, clusterIP: 'fd00:10:96::c', port: 80, endpoints: [{ ip: C.ips[0]!, port: 80, local: true }] },
+  ],
+};
 const nf6 = (): NodeFlows => computeNodeFlows(s);
 
 beforeAll(async () => {
@@ -86,6 +94,10 @@ describe('a dual-stack encap node with IPv6 policies', () => {
     ["ND: NA from A with B's MAC as target link-layer address dropped", () => [na(A, v6Of(A), B.mac), []], /^drop$/],
     ['ND: router advertisement from a pod dropped', () => [`in_port=10,icmp6,dl_src=${A.mac},dl_dst=33:33:00:00:00:01,ipv6_src=fe80::a,ipv6_dst=ff02::1,nw_ttl=255,icmpv6_type=134,icmpv6_code=0`, []], /^drop$/],
     ['ND: NS from the gateway is switched', () => [`in_port=2,icmp6,dl_src=${GW.mac},dl_dst=33:33:ff:00:00:0a,ipv6_src=${GW.ipv6},ipv6_dst=ff02::1:ff00:a,nw_ttl=255,icmpv6_type=135,icmpv6_code=0,nd_target=${v6Of(A)},nd_sll=${GW.mac}`, []], SWITCHED],
+    // The select group picks its bucket by dp_hash, a recirculation ofproto/trace stops at (as for
+    // IPv4 in trace.test.ts); service-ipv6-live.test.ts sends real traffic through these flows.
+    ['v6 ClusterIP: A -> [fd00:10:96::b]:80 reaches its select group', () => [tcp6(A, GW.mac, 'fd00:10:96::b', 80), NEW], /^hash\(/],
+    ['v6 ClusterIP: a port the Service does not have is not load-balanced (routed to the gateway)', () => [tcp6(A, GW.mac, 'fd00:10:96::b', 81), NEW], /^2$/],
     ['v4 on the same node: A -> B tcp/8080 allowed', () => [tcp4(A, B.mac, v4Of(B), 8080), NEW], /^11$/],
     ['v4 on the same node: D -> B tcp/8080 default-dropped', () => [tcp4(D, B.mac, v4Of(B), 8080), NEW], /^drop$/],
     ['v4 on the same node: remote IPv4 pod CIDR through the tunnel', () => [tcp4(A, GW.mac, '10.10.1.5', 80), NEW], /tunnel:192\.168\.77\.101/],

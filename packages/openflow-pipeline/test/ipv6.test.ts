@@ -5,7 +5,7 @@
  * the incremental pipeline and Traceflow's IPv6 tag flows.
  */
 import {
-  CT_ZONE_V6, NodePipeline, aggregateV6, PipelineError, computeNodeFlows, dumpFlows, liveTagFlow, networkPolicy, nodeFeatures, podConnectivity, remoteNodes,
+  CT_ZONE_V6, SNAT_CT_ZONE_V6, NodePipeline, aggregateV6, PipelineError, computeNodeFlows, dumpFlows, liveTagFlow, networkPolicy, nodeFeatures, podConnectivity, remoteNodes,
   traceFlows, type LocalPod, type NodeState,
 } from '../src/index';
 import { checkFeatureContract } from '../src/testing';
@@ -91,8 +91,8 @@ describe('a dual-stack node', () => {
     expect(inTable(all, 'ConntrackCommit')).toContain(
       `cookie=0x1010000000000, table=ConntrackCommit, priority=200,dl_type=0x86dd,ct_state=+new+trk,ct_mark=0x0/0x20 actions=ct(commit,table=Output,${zone},exec(move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))`,
     );
-    // Every ct() of an IPv6 flow uses an IPv6 zone.
-    for (const l of v6(all).filter((x) => x.includes('ct('))) expect(l).toContain(zone);
+    // Every ct() of an IPv6 flow uses an IPv6 zone (the Service SNAT flows the IPv6 SNAT zone).
+    for (const l of v6(all).filter((x) => x.includes('ct('))) expect(l).toMatch(new RegExp(`zone=(${CT_ZONE_V6}|${SNAT_CT_ZONE_V6})[,)]`));
   });
 
   it('L3 forwarding: local pods, the gateway, the local IPv6 pod CIDR, and hop limit decrement', () => {

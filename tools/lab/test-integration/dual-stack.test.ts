@@ -3,8 +3,11 @@
 // node1 reach a pod on node2 over IPv6 and IPv4 through the tunnel; a K8s NetworkPolicy whose
 // ingress peer is an IPv6 ipBlock with an `except` blocks the excepted pod over IPv6 and allows the
 // other, and deleting it restores; `yardctl policy explain --ip-family IPv6` agrees with each
-// probe. One lab for every case. Waits on state, never on time.
-import { execFile, execFileSync } from 'node:child_process';
+// probe. AntreaProxy over both families: a dual-stack Service answers through its IPv6 and its
+// IPv4 ClusterIP from endpoints on both nodes, an IPv6-only Service through its IPv6 ClusterIP,
+// and an IPv6 ipBlock except on the endpoints applies to the Service's IPv6 traffic. One lab for
+// every case. Waits on state, never on time.
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +23,8 @@ const lab = (...args: string[]): string => execFileSync(BIN, ['--lab-dir', labDi
 const POLICIES = '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies';
 
 let st: LabState;
+/** The naming servers this file starts in the Service's pods (stopped by their handles). */
+const servers: ChildProcess[] = [];
 let kube: KubeConfigClient;
 const netnsOf = new Map<string, string>();
 const ipsOf = new Map<string, { v4: string; v6: string }>();
@@ -54,7 +59,9 @@ beforeAll(async () => {
   lab('up', '--nodes', '2', '--ip-family', 'dual');
   st = readState(labDir)!;
   kube = labClient(st);
-  for (const p of [pod('ca', 'node1', 'client'), pod('cb', 'node1', 'client'), pod('srv', 'node2', 'srv')]) await kube.request('POST', '/api/v1/namespaces/default/pods', p);
+  for (const p of [pod('ca', 'node1', 'client'), pod('cb', 'node1', 'client'), pod('srv', 'node2', 'srv'), pod('w1', 'node1', 'who'), pod('w2', 'node2', 'who')]) {
+    await kube.request('POST', '/api/v1/namespaces/default/pods', p);
+  }
   await waitFor('pods with both addresses and a netns', async () => {
     const list = await kube.request<{ items: { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIPs?: { ip: string }[] } }[] }>('GET', '/api/v1/namespaces/default/pods');
     for (const p of list.items) {
@@ -65,11 +72,12 @@ beforeAll(async () => {
         ipsOf.set(p.metadata.name, { v4: ips[0]!, v6: ips[1]! });
       }
     }
-    return ipsOf.size === 3;
+    return ipsOf.size === 5;
   }, { timeoutMs: 120_000, intervalMs: 250 });
 }, 420_000);
 
 afterAll(() => {
+  for (const c of servers) c.kill();
   try {
     lab('down');
   } catch {
@@ -112,5 +120,75 @@ describe('a dual-stack lab (--ip-family dual)', () => {
     await kube.request('DELETE', `${POLICIES}/v6-block`);
     await expectFlow('ca', 'srv', 'IPv6', true);
     await expectFlow('cb', 'srv', 'IPv4', true);
+  });
+});
+
+describe('Services over IPv6 and IPv4 (AntreaProxy in both families)', () => {
+  const SERVICES = '/api/v1/namespaces/default/services';
+  let dual: string[] = [];
+  let only6 = '';
+
+  /** Which pod answered through `ip`:80 from `from` ('' when none did). */
+  async function who(from: string, ip: string): Promise<string> {
+    const target = ip.includes(':') ? `TCP6:[${ip}]:80` : `TCP4:${ip}:80`;
+    const r = await run(['ip', 'netns', 'exec', netnsOf.get(from)!, 'socat', '-T2', '-', `${target},connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+    return r.stdout.trim();
+  }
+
+  beforeAll(async () => {
+    // Each endpoint names itself on TCP 7100 (an IPv6 socket, which takes IPv4 too).
+    for (const name of ['w1', 'w2']) {
+      const c = spawn('ip', ['netns', 'exec', netnsOf.get(name)!, 'socat', 'TCP6-LISTEN:7100,reuseaddr,fork', `SYSTEM:echo ${name}`], { stdio: 'ignore' });
+      servers.push(c);
+    }
+    await waitFor('the naming servers listening', async () => {
+      for (const name of ['w1', 'w2']) if (!(await run(['ip', 'netns', 'exec', netnsOf.get(name)!, 'ss', '-ltnH'])).stdout.includes(':7100')) return false;
+      return true;
+    }, { timeoutMs: 30_000, intervalMs: 100 });
+    const svc = async (name: string, families: string[]): Promise<string[]> => {
+      const o = await kube.request<{ spec: { clusterIPs: string[] } }>('POST', SERVICES, {
+        apiVersion: 'v1', kind: 'Service', metadata: { name },
+        spec: { selector: { app: 'who' }, ipFamilies: families, ipFamilyPolicy: families.length > 1 ? 'RequireDualStack' : 'SingleStack', ports: [{ port: 80, targetPort: 7100 }] },
+      });
+      return o.spec.clusterIPs;
+    };
+    dual = await svc('who', ['IPv6', 'IPv4']);
+    [only6 = ''] = await svc('who6', ['IPv6']);
+  }, 120_000);
+
+  it('the API server gives the dual-stack Service an IPv6 (primary) and an IPv4 ClusterIP, the IPv6-only one an IPv6 ClusterIP', () => {
+    expect(dual.map((ip) => ip.includes(':'))).toEqual([true, false]);
+    expect(only6).toMatch(/^fd00:10:96::/);
+  });
+
+  it('a pod reaches the dual-stack Service over IPv6 and over IPv4, answered by endpoints on both nodes', async () => {
+    for (const ip of dual) {
+      const seen = new Set<string>();
+      await waitFor(`w1 and w2 through ${ip}:80`, async () => {
+        seen.add(await who('ca', ip));
+        return seen.has('w1') && seen.has('w2');
+      }, { timeoutMs: 60_000, intervalMs: 100 });
+    }
+  });
+
+  it('a pod reaches the IPv6-only Service through its IPv6 ClusterIP', async () => {
+    await waitFor(`an endpoint through [${only6}]:80`, async () => ['w1', 'w2'].includes(await who('cb', only6)), { timeoutMs: 60_000, intervalMs: 250 });
+  });
+
+  it('an IPv6 ipBlock except on the endpoints applies to the Service\'s IPv6 traffic; deleting it restores', async () => {
+    await kube.request('POST', POLICIES, {
+      apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'v6-svc-block', namespace: 'default' },
+      spec: {
+        podSelector: { matchLabels: { app: 'who' } }, policyTypes: ['Ingress'],
+        ingress: [{ from: [{ ipBlock: { cidr: 'fd00:10::/32', except: [`${ipsOf.get('ca')!.v6}/128`] } }], ports: [{ protocol: 'TCP', port: 7100 }] }],
+      },
+    });
+    // The DNATed connection meets the endpoints' ingress rules with the client's own IPv6 address.
+    await waitFor('ca blocked through the IPv6-only Service', async () => (await who('ca', only6)) === '', { timeoutMs: 60_000, intervalMs: 250 });
+    // Blocked on every attempt (either endpoint), while cb is let through.
+    for (let i = 0; i < 4; i++) expect(await who('ca', only6)).toBe('');
+    await waitFor('cb through the IPv6-only Service', async () => ['w1', 'w2'].includes(await who('cb', only6)), { timeoutMs: 60_000, intervalMs: 250 });
+    await kube.request('DELETE', `${POLICIES}/v6-svc-block`);
+    await waitFor('ca through the IPv6-only Service again', async () => ['w1', 'w2'].includes(await who('ca', only6)), { timeoutMs: 60_000, intervalMs: 250 });
   });
 });

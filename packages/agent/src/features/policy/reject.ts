@@ -2,12 +2,19 @@
  * Reject: the pipeline sends a rejected packet to the agent (packet-in, userdata NP category +
  * reject operation); the agent answers the sender as the destination would refuse it, a TCP RST
  * for TCP, an ICMP destination unreachable (host administratively prohibited, Antrea's choice)
- * for anything else over IPv4, and sends that straight out of the port the packet came in on.
+ * for anything else over IPv4 (over IPv6: ICMPv6 destination unreachable, administratively
+ * prohibited), and sends that straight out of the port the packet came in on.
  * Connections to a Service without endpoints (packet-in category SvcReject) get the same answer.
  */
 import type { PacketIn, PacketInChannel } from '@switchyard/openflow';
 import { silentLogger, type Logger } from '@switchyard/runtime';
 import { ETH_HLEN, ETHERTYPE_IPV4, PROTO_ICMP, PROTO_TCP, checksum, ipv4Header, sum16 } from '../../packet';
+
+const ETHERTYPE_IPV6 = 0x86dd;
+const PROTO_ICMPV6 = 58;
+const IPV6_HLEN = 40;
+/** An ICMPv6 error quotes as much of the packet as fits in the minimum IPv6 MTU (RFC 4443 2.4). */
+const IPV6_MIN_MTU = 1280;
 
 /** Packet-in userdata: category byte (NetworkPolicy = 1) and operation bits (reject = 0b100). */
 const PACKETIN_CATEGORY_NP = 1;
@@ -28,6 +35,7 @@ const TCP_ACK = 0x10;
 export function buildRejectReply(frame: Uint8Array): Uint8Array | undefined {
   if (frame.length < ETH_HLEN + 20) return undefined;
   const v = new DataView(frame.buffer, frame.byteOffset, frame.byteLength);
+  if (v.getUint16(12) === ETHERTYPE_IPV6) return buildRejectReplyV6(frame, v);
   if (v.getUint16(12) !== ETHERTYPE_IPV4) return undefined;
   const ip = ETH_HLEN;
   const ihl = (v.getUint8(ip) & 0x0f) * 4;
@@ -56,21 +64,7 @@ export function buildRejectReply(frame: Uint8Array): Uint8Array | undefined {
     eth(out);
     ipv4Header(o, ETH_HLEN, 40, PROTO_TCP, dstIp, srcIp);
     const t = ETH_HLEN + 20;
-    o.setUint16(t, v.getUint16(tcp + 2));
-    o.setUint16(t + 2, v.getUint16(tcp));
-    if (flags & TCP_ACK) {
-      o.setUint32(t + 4, v.getUint32(tcp + 8));
-      o.setUint32(t + 8, 0);
-      o.setUint8(t + 13, TCP_RST);
-    } else {
-      const seq = v.getUint32(tcp + 4);
-      const consumed = dataLen + (flags & TCP_SYN ? 1 : 0) + (flags & TCP_FIN ? 1 : 0);
-      o.setUint32(t + 4, 0);
-      o.setUint32(t + 8, (seq + consumed) >>> 0);
-      o.setUint8(t + 13, TCP_RST | TCP_ACK);
-    }
-    o.setUint8(t + 12, 5 << 4);
-    o.setUint16(t + 14, 0);
+    writeRst(o, t, v, tcp, flags, dataLen);
     // Pseudo header: src, dst, protocol, TCP length.
     const pseudo = sum16(dstIp, 0, 4, sum16(srcIp, 0, 4, PROTO_TCP + 20));
     o.setUint16(t + 16, checksum(out, t, t + 20, pseudo));
@@ -88,6 +82,75 @@ export function buildRejectReply(frame: Uint8Array): Uint8Array | undefined {
   out.set(frame.subarray(ip, ip + quoted), ic + 8);
   o.setUint16(ic + 2, checksum(out, ic, out.length));
   return out;
+}
+
+/**
+ * The IPv6 answer: a TCP RST as for IPv4, or ICMPv6 destination unreachable code 1
+ * (administratively prohibited) quoting the packet up to the minimum MTU. Only a TCP segment
+ * right after the fixed header is answered with a RST (no extension headers); ICMPv6 itself gets
+ * no answer.
+ */
+function buildRejectReplyV6(frame: Uint8Array, v: DataView): Uint8Array | undefined {
+  const ip = ETH_HLEN;
+  if (frame.length < ip + IPV6_HLEN) return undefined;
+  const next = v.getUint8(ip + 6);
+  const payloadLen = v.getUint16(ip + 4);
+  const srcIp = frame.slice(ip + 8, ip + 24);
+  const dstIp = frame.slice(ip + 24, ip + 40);
+  const reply = (payload: number, proto: number): { out: Uint8Array; o: DataView; at: number } => {
+    const out = new Uint8Array(ETH_HLEN + IPV6_HLEN + payload);
+    const o = new DataView(out.buffer);
+    out.set(frame.subarray(6, 12), 0); // back to the sender
+    out.set(frame.subarray(0, 6), 6); // as if from the address it tried
+    o.setUint16(12, ETHERTYPE_IPV6);
+    o.setUint32(ip, 0x60000000);
+    o.setUint16(ip + 4, payload);
+    o.setUint8(ip + 6, proto);
+    o.setUint8(ip + 7, 64);
+    out.set(dstIp, ip + 8);
+    out.set(srcIp, ip + 24);
+    return { out, o, at: ip + IPV6_HLEN };
+  };
+  // Pseudo header (RFC 8200 8.1): source, destination, upper-layer length, next header.
+  const pseudo = (len: number, proto: number): number => sum16(srcIp, 0, 16, sum16(dstIp, 0, 16, len + proto));
+  if (next === PROTO_TCP) {
+    const tcp = ip + IPV6_HLEN;
+    if (frame.length < tcp + 20) return undefined;
+    const flags = v.getUint8(tcp + 13);
+    if (flags & TCP_RST) return undefined;
+    const dataLen = Math.max(0, payloadLen - (v.getUint8(tcp + 12) >> 4) * 4);
+    const { out, o, at } = reply(20, PROTO_TCP);
+    writeRst(o, at, v, tcp, flags, dataLen);
+    o.setUint16(at + 16, checksum(out, at, at + 20, pseudo(20, PROTO_TCP)));
+    return out;
+  }
+  if (next === PROTO_ICMPV6) return undefined;
+  const quoted = Math.min(frame.length - ip, IPV6_MIN_MTU - IPV6_HLEN - 8);
+  const { out, o, at } = reply(8 + quoted, PROTO_ICMPV6);
+  o.setUint8(at, 1); // destination unreachable
+  o.setUint8(at + 1, 1); // communication administratively prohibited
+  out.set(frame.subarray(ip, ip + quoted), at + 8);
+  o.setUint16(at + 2, checksum(out, at, out.length, pseudo(8 + quoted, PROTO_ICMPV6)));
+  return out;
+}
+
+/** The 20-byte RST answering the segment at `tcp` of `v` (RST+ACK when it carried no ACK); checksum left 0. */
+function writeRst(o: DataView, t: number, v: DataView, tcp: number, flags: number, dataLen: number): void {
+  o.setUint16(t, v.getUint16(tcp + 2));
+  o.setUint16(t + 2, v.getUint16(tcp));
+  if (flags & TCP_ACK) {
+    o.setUint32(t + 4, v.getUint32(tcp + 8));
+    o.setUint32(t + 8, 0);
+    o.setUint8(t + 13, TCP_RST);
+  } else {
+    const seq = v.getUint32(tcp + 4);
+    const consumed = dataLen + (flags & TCP_SYN ? 1 : 0) + (flags & TCP_FIN ? 1 : 0);
+    o.setUint32(t + 4, 0);
+    o.setUint32(t + 8, (seq + consumed) >>> 0);
+    o.setUint8(t + 13, TCP_RST | TCP_ACK);
+  }
+  o.setUint8(t + 12, 5 << 4);
+  o.setUint16(t + 14, 0);
 }
 
 /** Answers Reject packet-ins on a switch connection until stopped. */

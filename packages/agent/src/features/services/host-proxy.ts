@@ -52,7 +52,8 @@ export function nodePortRules(specs: readonly ServicePortSpec[], nodePortAddress
 export function serviceHostRoutes(specs: readonly ServicePortSpec[], gatewayName: string, o: { proxyAll?: boolean } = {}, dnatIP = VIRTUAL_NODEPORT_DNAT_IP, virtualIP = VIRTUAL_SERVICE_IP): HostRoute[] {
   const external = new Set<string>();
   for (const s of specs) for (const a of s.externalAddresses ?? []) external.add(a);
-  if (o.proxyAll) for (const s of specs) external.add(s.clusterIP);
+  // proxyAll serves the node's own connections over IPv4 (IPv6 ClusterIPs are reached from pods only).
+  if (o.proxyAll) for (const s of specs) if (!s.clusterIP.includes(':')) external.add(s.clusterIP);
   return [
     { dst: `${dnatIP}/32`, dev: gatewayName },
     // Replies to what OVS SNATed to the virtual Service IP (host -> Service -> outside), after the host's unmasquerade.

@@ -8,7 +8,7 @@ import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../../context';
 import { ServiceController, type StaleUdpEndpoint } from './services';
 import { DatapathPurger } from '../../flow-sync';
-import { CT_ZONE, SNAT_CT_ZONE } from '@switchyard/openflow-pipeline';
+import { CT_ZONE, CT_ZONE_V6, SNAT_CT_ZONE, SNAT_CT_ZONE_V6 } from '@switchyard/openflow-pipeline';
 import { ENDPOINT_SLICES, PRIME_LIST_MS, SERVICES, listWithin } from '../../kube-resources';
 import type { NodeDatapath } from '../node/part';
 import { ServiceHostNetwork } from './host-proxy';
@@ -45,19 +45,21 @@ export class ServiceProxy implements Part {
     });
     this.conntrack = new DatapathPurger(o.ovsRunDir);
     this.services = new ServiceController({
-      nodeName: o.nodeName, logger: ctx.log, proxyLoadBalancerIPs: o.proxyLoadBalancerIPs, skipServices: o.skipServices,
+      nodeName: o.nodeName, logger: ctx.log, proxyLoadBalancerIPs: o.proxyLoadBalancerIPs, skipServices: o.skipServices, ...(ctx.podCIDRv6 !== undefined ? { ipv6: true } : {}),
       sink: { setServices: (s) => node.flows.set('services', s), setHost: (s, h) => this.host.sync(s, h), flushStale: (stale) => this.flushStale(stale) },
       ...(o.clock ? { clock: o.clock } : {}),
     });
   }
 
-  /** The stale UDP endpoints' entries in both Service zones (DNAT, and SNAT for external traffic). */
+  /** The stale UDP endpoints' entries in both Service zones (DNAT, and SNAT for external traffic), of the endpoint's family. */
   private async flushStale(stale: StaleUdpEndpoint[]): Promise<void> {
     for (const s of stale) {
-      const reply = `ct_nw_src=${s.endpoint.ip},ct_nw_proto=17,ct_tp_src=${s.endpoint.port}`;
-      for (const f of s.frontends) await this.conntrack.flushConntrack(CT_ZONE, `ct_nw_dst=${f.ip},ct_nw_proto=17,ct_tp_dst=${f.port}`, reply);
+      const v6 = s.endpoint.ip.includes(':');
+      const [zone, snatZone, src, dst] = v6 ? [CT_ZONE_V6, SNAT_CT_ZONE_V6, 'ct_ipv6_src', 'ct_ipv6_dst'] : [CT_ZONE, SNAT_CT_ZONE, 'ct_nw_src', 'ct_nw_dst'];
+      const reply = `${src}=${s.endpoint.ip},ct_nw_proto=17,ct_tp_src=${s.endpoint.port}`;
+      for (const f of s.frontends) await this.conntrack.flushConntrack(zone, `${dst}=${f.ip},ct_nw_proto=17,ct_tp_dst=${f.port}`, reply);
       // External traffic SNATed to it: its reply goes from the endpoint to the SNAT address.
-      await this.conntrack.flushConntrack(SNAT_CT_ZONE, '', reply);
+      await this.conntrack.flushConntrack(snatZone, '', reply);
     }
     this.ctx.log.info({ endpoints: stale.map((s) => `${s.endpoint.ip}:${s.endpoint.port}`) }, 'stale UDP Service connections flushed');
   }

@@ -4,7 +4,7 @@
  * kube-proxy reads them. The mapping is a pure function; the controller keeps the caches, the
  * stable group ids, and hands changes to the flow sync one batch at a time.
  */
-import type { Ip } from '@switchyard/ipam/cidr';
+import { parseIp, type Ip } from '@switchyard/ipam/cidr';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
 import { VIRTUAL_NODEPORT_DNAT_IP, type ServicePortSpec } from '@switchyard/openflow-pipeline';
 import { Reconciler, silentLogger, systemClock, type BackoffPolicy, type Clock, type Logger } from '@switchyard/runtime';
@@ -69,8 +69,29 @@ export class ServiceGroupIds {
   }
 }
 
-/** The key a Service port's group id is allocated under. */
-export const servicePortKey = (ns: string, name: string, portName: string, protocol: string): string => `${ns}/${name}/${portName}/${protocol}`;
+/**
+ * The key a Service port's group id is allocated under. IPv4 keeps the key it always had; the
+ * IPv6 port of the same Service port (its own group) is `<key>/IPv6`.
+ */
+export const servicePortKey = (ns: string, name: string, portName: string, protocol: string, family: IpFamily = 'IPv4'): string =>
+  `${ns}/${name}/${portName}/${protocol}${family === 'IPv6' ? '/IPv6' : ''}`;
+
+/** An IP family as the Service API names it (`spec.ipFamilies`, an EndpointSlice's `addressType`). */
+export type IpFamily = 'IPv4' | 'IPv6';
+
+/** The address and its family when `text` is an IPv4 address (canonical dotted quad) or an IPv6 one (any valid form). */
+function addressOf(text: unknown): { ip: Ip; family: IpFamily } | undefined {
+  if (typeof text !== 'string') return undefined;
+  const v4 = ipv4Of(text);
+  if (v4) return { ip: v4, family: 'IPv4' };
+  if (!text.includes(':')) return undefined;
+  try {
+    const ip = parseIp(text);
+    return ip.family === 6 ? { ip, family: 'IPv6' } : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 interface ServicePortObj {
   name?: string;
@@ -129,6 +150,8 @@ export interface ServiceMappingInput {
   skipServices?: ReadonlySet<string>;
   /** This node's `topology.kubernetes.io/zone`: with it, topology hints are followed. */
   nodeZone?: string;
+  /** The node is dual-stack (`podCIDRv6`): IPv6 ClusterIPs get their own Service ports. Without it they are skipped. */
+  ipv6?: boolean;
 }
 
 /** A Service with `externalTrafficPolicy: Local` and a health-check node port (kube-proxy serves these). */
@@ -153,8 +176,9 @@ export interface ServiceMapping {
 /**
  * Maps Services and EndpointSlices to the pipeline's Service ports. Headless (`clusterIP: None`)
  * and ExternalName Services have none; NodePort and LoadBalancer Services add their node ports;
- * ClientIP affinity sets the timeout (default 10800 s). Endpoints are the ready addresses of every
- * IPv4 slice of the Service, or the serving ones when none is ready (kube-proxy's terminating
+ * ClientIP affinity sets the timeout (default 10800 s). A dual-stack Service (on a dual-stack node)
+ * has one spec per family and port, each with its own group. Endpoints are the ready addresses of
+ * every slice of the spec's family (`addressType`), or the serving ones when none is ready (kube-proxy's terminating
  * fallback); the target port is the slice port with the Service port's name and protocol. Group
  * ids of ports that are gone are released. Pure apart from the allocator it is given.
  */
@@ -180,10 +204,8 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
     if (input.skipServices?.has(nsName(svc))) continue;
     const clusterIP = spec.clusterIP;
     if (clusterIP === undefined || clusterIP === '' || clusterIP === 'None') continue; // headless: DNS only
-    if (!ipv4Of(clusterIP)) {
-      skipped.push({ object: where, path: 'spec.clusterIP', value: clusterIP, reason: 'not an IPv4 address (only IPv4 Services are proxied)' });
-      continue;
-    }
+    const families = clusterIPsOf(where, spec, input.ipv6 ?? false, skipped);
+    if (families.length === 0) continue;
     let affinityTimeout: number | undefined;
     if (spec.sessionAffinity === 'ClientIP') {
       const t = spec.sessionAffinityConfig?.clientIP?.timeoutSeconds ?? DEFAULT_AFFINITY_TIMEOUT;
@@ -199,6 +221,7 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
     const externalAddresses = externalAddressesOf(svc, spec, input.proxyLoadBalancerIPs ?? true, skipped);
     const externalLocal = spec.externalTrafficPolicy === 'Local' && (nodePorts || externalAddresses.length > 0);
     const internalLocal = spec.internalTrafficPolicy === 'Local';
+    const hasV4 = families.some((f) => f.family === 'IPv4');
     let localEndpoints = 0;
     (spec.ports ?? []).forEach((p, i) => {
       const protocol = p.protocol ?? 'TCP';
@@ -211,31 +234,39 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
         return;
       }
       const portName = p.name ?? '';
-      const key = servicePortKey(svc.metadata.namespace ?? '', svc.metadata.name ?? '', portName, protocol);
-      live.add(key);
-      const out: ServicePortSpec = {
-        groupId: input.groupIds.idOf(key),
-        service: nsName(svc),
-        protocol: protocol as ServicePortSpec['protocol'],
-        clusterIP,
-        port: p.port,
-        endpoints: endpointsOf(slices, portName, protocol, input.nodeName, skipped, topologyZone(svc, input.nodeZone)),
-      };
-      if (nodePorts && p.nodePort !== undefined) {
-        if (isPort(p.nodePort)) out.nodePort = p.nodePort;
-        else skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: p.nodePort, reason: 'not a port number' });
+      if (!hasV4 && nodePorts && p.nodePort !== undefined) {
+        skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: p.nodePort, reason: 'node ports are served over IPv4 only (the nodes have no IPv6 address)' });
       }
-      if (affinityTimeout !== undefined) out.affinityTimeout = affinityTimeout;
-      if (externalAddresses.length > 0) out.externalAddresses = externalAddresses;
-      if (externalLocal) out.externalLocal = true;
-      if (internalLocal) out.internalLocal = true;
-      if (externalLocal || internalLocal) {
-        const localKey = `${key}/local`;
-        live.add(localKey);
-        out.localGroupId = input.groupIds.idOf(localKey);
+      // One Service port per family (its own group), as Antrea's proxier per family.
+      for (const { ip, family } of families) {
+        const key = servicePortKey(svc.metadata.namespace ?? '', svc.metadata.name ?? '', portName, protocol, family);
+        live.add(key);
+        const out: ServicePortSpec = {
+          groupId: input.groupIds.idOf(key),
+          service: nsName(svc),
+          protocol: protocol as ServicePortSpec['protocol'],
+          clusterIP: ip,
+          port: p.port,
+          endpoints: endpointsOf(slices, portName, protocol, input.nodeName, skipped, topologyZone(svc, input.nodeZone), family),
+        };
+        // Node ports and external addresses are IPv4 here (the host hands them in through iptables).
+        const v4 = family === 'IPv4';
+        if (v4 && nodePorts && p.nodePort !== undefined) {
+          if (isPort(p.nodePort)) out.nodePort = p.nodePort;
+          else skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: p.nodePort, reason: 'not a port number' });
+        }
+        if (affinityTimeout !== undefined) out.affinityTimeout = affinityTimeout;
+        if (v4 && externalAddresses.length > 0) out.externalAddresses = externalAddresses;
+        if (v4 && externalLocal) out.externalLocal = true;
+        if (internalLocal) out.internalLocal = true;
+        if ((v4 && externalLocal) || internalLocal) {
+          const localKey = `${key}/local`;
+          live.add(localKey);
+          out.localGroupId = input.groupIds.idOf(localKey);
+        }
+        localEndpoints = Math.max(localEndpoints, out.endpoints.filter((e) => e.local).length);
+        specs.push(out);
       }
-      localEndpoints = Math.max(localEndpoints, out.endpoints.filter((e) => e.local).length);
-      specs.push(out);
     });
     if (externalLocal && spec.type === 'LoadBalancer' && spec.healthCheckNodePort !== undefined) {
       if (isPort(spec.healthCheckNodePort)) healthChecks.push({ service: nsName(svc), port: spec.healthCheckNodePort, localEndpoints });
@@ -244,6 +275,24 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
   }
   input.groupIds.retain(live);
   return { specs, skipped, healthChecks };
+}
+
+/**
+ * The ClusterIPs a Service is proxied at, one per family in `spec.clusterIPs` order (else
+ * `spec.clusterIP`); IPv6 ones in RFC 5952 text, and only on a dual-stack node.
+ */
+function clusterIPsOf(where: string, spec: ServiceSpecObj, ipv6: boolean, skipped: SkippedObject[]): { ip: string; family: IpFamily }[] {
+  const listed = spec.clusterIPs !== undefined && spec.clusterIPs.length > 0;
+  const ips = listed ? spec.clusterIPs! : [spec.clusterIP];
+  const out: { ip: string; family: IpFamily }[] = [];
+  ips.forEach((text, i) => {
+    const path = listed ? `spec.clusterIPs[${i}]` : 'spec.clusterIP';
+    const a = addressOf(text);
+    if (!a) skipped.push({ object: where, path, value: text, reason: 'not an IP address' });
+    else if (a.family === 'IPv6' && !ipv6) skipped.push({ object: where, path, value: text, reason: 'an IPv6 ClusterIP on a node without IPv6 (podCIDRv6): not proxied here' });
+    else if (!out.some((f) => f.family === a.family)) out.push({ ip: a.family === 'IPv4' ? (text as string) : a.ip.toString(), family: a.family });
+  });
+  return out;
 }
 
 /** LoadBalancer ingress IPs (when proxied) and `spec.externalIPs`, IPv4, unique, in order. */
@@ -281,13 +330,13 @@ function topologyZone(svc: KubeObject, nodeZone: string | undefined): string | u
  * hinted for the zone, only those are kept; otherwise all (a slice without hints, or a zone no
  * endpoint serves, falls back to the whole set).
  */
-function endpointsOf(slices: readonly KubeObject[], portName: string, protocol: string, nodeName: string, skipped: SkippedObject[], zone?: string): ServicePortSpec['endpoints'] {
+function endpointsOf(slices: readonly KubeObject[], portName: string, protocol: string, nodeName: string, skipped: SkippedObject[], zone: string | undefined, family: IpFamily): ServicePortSpec['endpoints'] {
   type Endpoint = { ep: ServicePortSpec['endpoints'][number]; addr: Ip; zones: string[] | undefined };
   const ready = new Map<string, Endpoint>();
   const serving = new Map<string, Endpoint>();
   for (const s of slices) {
     const slice = s as KubeObject & SliceObj;
-    if (slice.addressType !== 'IPv4') continue; // IPv6 and FQDN slices: not proxied here
+    if (slice.addressType !== family) continue; // the other family's slices (and FQDN ones): not this port's
     const sp = (slice.ports ?? []).find((x) => (x.name ?? '') === portName && (x.protocol ?? 'TCP') === protocol);
     if (!sp) continue;
     if (!isPort(sp.port)) {
@@ -299,12 +348,14 @@ function endpointsOf(slices: readonly KubeObject[], portName: string, protocol: 
       const isReady = e.conditions?.ready ?? true;
       const isServing = e.conditions?.serving ?? isReady;
       if (!isReady && !isServing) return;
-      const ip = e.addresses?.[0];
-      const addr = ipv4Of(ip);
-      if (ip === undefined || !addr) {
-        skipped.push({ object: `endpointslice ${nsName(s)}`, path: `endpoints[${i}].addresses[0]`, value: ip, reason: 'not an IPv4 address' });
+      const text = e.addresses?.[0];
+      const a = addressOf(text);
+      if (text === undefined || !a || a.family !== family) {
+        skipped.push({ object: `endpointslice ${nsName(s)}`, path: `endpoints[${i}].addresses[0]`, value: text, reason: `not an ${family} address` });
         return;
       }
+      const addr = a.ip;
+      const ip = family === 'IPv4' ? text : addr.toString();
       const ep: ServicePortSpec['endpoints'][number] = { ip, port: sp.port as number };
       if (e.nodeName !== undefined && e.nodeName === nodeName) ep.local = true;
       const k = `${ip}:${String(sp.port)}`;
@@ -369,6 +420,8 @@ export interface ServiceControllerOptions {
   proxyLoadBalancerIPs?: boolean;
   /** See {@link ServiceMappingInput.skipServices}. */
   skipServices?: readonly string[];
+  /** See {@link ServiceMappingInput.ipv6}. */
+  ipv6?: boolean;
 }
 
 /**
@@ -464,7 +517,7 @@ export class ServiceController {
   private compute(): { specs: ServicePortSpec[]; healthChecks: HealthCheckPort[] } {
     const { specs, skipped, healthChecks } = servicesToSpecs({
       services: [...this.services.values()], slices: [...this.slices.values()], nodeName: this.o.nodeName, groupIds: this.groupIds,
-      skipServices: this.skip, ...(this.nodeZone !== undefined ? { nodeZone: this.nodeZone } : {}), ...(this.o.proxyLoadBalancerIPs !== undefined ? { proxyLoadBalancerIPs: this.o.proxyLoadBalancerIPs } : {}),
+      skipServices: this.skip, ...(this.o.ipv6 ? { ipv6: true } : {}), ...(this.nodeZone !== undefined ? { nodeZone: this.nodeZone } : {}), ...(this.o.proxyLoadBalancerIPs !== undefined ? { proxyLoadBalancerIPs: this.o.proxyLoadBalancerIPs } : {}),
     });
     // Each problem is logged once, not at every recomputation.
     const now = new Set<string>();
