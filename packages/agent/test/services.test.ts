@@ -3,6 +3,9 @@ import type { ServicePortSpec } from '@switchyard/openflow-pipeline';
 import { parseAgentConfig } from '@switchyard/apis';
 import { RECONCILE_RETRY } from '@switchyard/runtime';
 import { ManualClock } from '@switchyard/runtime/testing';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { DEFAULT_AFFINITY_TIMEOUT, SERVICE_GROUP_ID_BASE, ServiceController, ServiceGroupIds, servicePortKey, servicesToSpecs } from '../src/features/services/services';
 import { agentOptionsFromConfig } from '../src/index';
 
@@ -317,5 +320,57 @@ describe('agentOptionsFromConfig: AntreaProxy', () => {
   test('IPPools (AntreaIPAM) follow the feature gate, off by default', () => {
     expect(agentOptionsFromConfig(parseAgentConfig({}).config, node).enableIPPools).toBe(false);
     expect(agentOptionsFromConfig(parseAgentConfig({ featureGates: { AntreaIPAM: true } }).config, node).enableIPPools).toBe(true);
+  });
+});
+
+describe('group ids kept across restarts', () => {
+  const B = SERVICE_GROUP_ID_BASE;
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'sy-svc-ids-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+  const ab = [svc('b', { clusterIP: '10.96.2.2', ports: [{ port: 80 }] }), svc('a', { clusterIP: '10.96.2.1', ports: [{ port: 80 }] })];
+  const ids = (specs: ServicePortSpec[]) => Object.fromEntries(specs.map((x) => [x.service, x.groupId]));
+
+  test('seed takes a recorded allocation: the ids stay, the next id follows the highest, the gaps are handed out first, bad entries are left out', () => {
+    const g = new ServiceGroupIds();
+    g.seed({ x: B + 3, y: B, dup: B + 3, low: B - 1, frac: B + 1.5 });
+    expect(g.entries()).toEqual([['x', B + 3], ['y', B]]);
+    expect([g.idOf('n1'), g.idOf('n2'), g.idOf('n3'), g.idOf('x')]).toEqual([B + 1, B + 2, B + 4, B + 3]);
+  });
+
+  test('a restarted controller gives each Service port the id it had, whatever the listing order', async () => {
+    const file = join(dir, 'services', 'group-ids.json');
+    const first = new ServiceController({ nodeName: 'n1', groupIdsFile: file, sink: { setServices: async () => undefined } });
+    // Created b, then a a moment later: b gets the first id (within one burst ids go by name).
+    for (const o of ab) {
+      first.onServiceEvent({ type: 'ADDED', object: o });
+      await first.idle();
+    }
+    expect(ids(first.specs)).toEqual({ 'default/b': B, 'default/a': B + 1 });
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ groupIds: { [servicePortKey('default', 'b', '', 'TCP')]: B, [servicePortKey('default', 'a', '', 'TCP')]: B + 1 } });
+    // The next run lists them by name (a first): with the record the ids stay; without, they move.
+    const listed = [...ab].reverse();
+    const again = new ServiceController({ nodeName: 'n1', groupIdsFile: file, sink: { setServices: async () => undefined } });
+    expect(ids(again.prime(listed, []))).toEqual({ 'default/b': B, 'default/a': B + 1 });
+    const fresh = new ServiceController({ nodeName: 'n1', sink: { setServices: async () => undefined } });
+    expect(ids(fresh.prime(listed, []))).toEqual({ 'default/a': B, 'default/b': B + 1 });
+    // A deleted Service leaves the record, a new one joins it; a keeps its id throughout.
+    again.onServiceEvent({ type: 'DELETED', object: ab[0]! });
+    again.onServiceEvent({ type: 'ADDED', object: svc('c', { clusterIP: '10.96.2.3', ports: [{ port: 80 }] }) });
+    await again.idle();
+    expect(ids(again.specs)['default/a']).toBe(B + 1);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ groupIds: Object.fromEntries(again.groups()) });
+    expect(Object.keys(Object.fromEntries(again.groups())).sort()).toEqual([servicePortKey('default', 'a', '', 'TCP'), servicePortKey('default', 'c', '', 'TCP')]);
+  });
+
+  test('an unreadable record is reported and the ids are numbered afresh', () => {
+    const file = join(dir, 'group-ids.json');
+    writeFileSync(file, '{"groupIds": [1, 2');
+    const warnings: unknown[] = [];
+    const c = new ServiceController({ nodeName: 'n1', groupIdsFile: file, sink: { setServices: async () => undefined }, logger: { debug: () => undefined, info: () => undefined, warn: (o) => warnings.push(o), error: () => undefined } });
+    expect(ids(c.prime(ab, []))).toEqual({ 'default/a': B, 'default/b': B + 1 });
+    expect(warnings).toEqual([expect.objectContaining({ file })]);
   });
 });

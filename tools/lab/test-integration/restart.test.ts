@@ -2,7 +2,9 @@
 // (`switchyard-lab restart-agent node2 --kill`; the supervisor starts the agent again) while a pod
 // on node1 streams to a pod on node2 over Geneve with 0.1 s intervals: no interval stalls, and
 // the new agent adopts the flows it finds, as node2's switch shows: the same flows (cookie, match,
-// actions) before and after, and every one of them older than the kill. Then
+// actions) before and after, and every one of them older than the kill, also the flows and groups
+// of two Services created one after the other in the reverse of their names' order (a restarted
+// agent lists them by name: their group ids must come from its record, not from the listing). Then
 // ovs-vswitchd SIGKILLed under a running agent, a pod created while an agent is down, and the
 // run's logs searched for the secrets it issued.
 import { execFileSync, spawn } from 'node:child_process';
@@ -53,7 +55,7 @@ async function roundsOn(node: string): Promise<Map<number, number>> {
 
 it('iperf3 node1 -> node2 never stalls while node2\'s agent is SIGKILLed and started again, and the new agent adopts node2\'s flows without replacing them', async () => {
   for (const [name, node] of [['ipc', 'node1'], ['ips', 'node2']] as const)
-    await kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default' }, spec: { nodeName: node, containers: [{ name: 'c', image: 'iperf3' }] } });
+    await kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app: name } }, spec: { nodeName: node, containers: [{ name: 'c', image: 'iperf3' }] } });
   const pods = new Map<string, PodView>();
   await waitFor('iperf pods with an IP and a netns', async () => {
     const list = await kube.request<{ items: PodView[] }>('GET', '/api/v1/namespaces/default/pods');
@@ -62,6 +64,14 @@ it('iperf3 node1 -> node2 never stalls while node2\'s agent is SIGKILLed and sta
   }, { timeoutMs: 60_000, intervalMs: 200 });
   const netns = (n: string): string => pods.get(n)!.metadata.annotations![NETNS_ANNOTATION]!;
   const server = pods.get('ips')!.status!.podIP!;
+
+  // zz-iperf first, aa-iperf once node2 holds zz's group: zz gets the lower group id.
+  const groupsOn = async (node: string): Promise<number> => (await bridgeState(node)).groups.length;
+  for (const name of ['zz-iperf', 'aa-iperf']) {
+    const had = await groupsOn('node2');
+    await kube.request('POST', '/api/v1/namespaces/default/services', { apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: 'default' }, spec: { selector: { app: 'ips' }, ports: [{ port: 5201 }] } });
+    await waitFor(`node2 holds ${name}'s group`, async () => (await groupsOn('node2')) > had, { timeoutMs: 30_000, intervalMs: 200 });
+  }
 
   const before = await roundsOn('node2');
   expect(before.size).toBe(1);
@@ -73,6 +83,7 @@ it('iperf3 node1 -> node2 never stalls while node2\'s agent is SIGKILLed and sta
   // also forwards the userspace datapath's packets, busy for a moment, and CI saw the stream dip
   // for two intervals during it, before the kill.
   const flowsBefore = await flowSnapshot(brInt('node2'));
+  const groupsBefore = (await bridgeState('node2')).groups;
   expect(flowsBefore.ages.size).toBeGreaterThan(20);
   const client = run(['ip', 'netns', 'exec', netns('ipc'), 'iperf3', '-c', server, '-t', '8', '-i', '0.1', '-b', '50M', '-J', '--connect-timeout', '3000'], { timeoutMs: 60_000, allowFailure: true });
   await new Promise((r) => setTimeout(r, 1500));
@@ -98,6 +109,7 @@ it('iperf3 node1 -> node2 never stalls while node2\'s agent is SIGKILLed and sta
   await waitFor('node2 agent healthy', () => agentHealthy(readState(labDir)!.nodes[1]!), { timeoutMs: 30_000, intervalMs: 200 });
   const flowsAfter = await flowSnapshot(brInt('node2'));
   expect(flowChanges(flowsBefore, flowsAfter)).toEqual({ added: [], deleted: [], younger: [] });
+  expect((await bridgeState('node2')).groups).toEqual(groupsBefore);
   expect(flowsAfter.ages.size).toBe(flowsBefore.ages.size);
   expect([...(await roundsOn('node2')).keys()]).toEqual([oldRound]);
   process.stdout.write(`agent SIGKILL under iperf3: restart-agent took ${restartMs} ms; node2's ${flowsAfter.ages.size} flows unchanged and ${((flowsAfter.takenAt - flowsBefore.takenAt) / 1000).toFixed(1)} s older than before the kill\n`);

@@ -3,6 +3,7 @@
  * keeps the pipeline's Service ports in line with them. The ones listed at start are primed into
  * the first round, so a restart does not drop the Service groups until the watches catch up.
  */
+import { join } from 'node:path';
 import { Informer, type KubeClient } from '@switchyard/kube';
 import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../../context';
@@ -19,6 +20,9 @@ import { AgentError } from '../../errors';
 
 /** The Node label naming its zone (topology-aware routing). */
 const ZONE_LABEL = 'topology.kubernetes.io/zone';
+
+/** Where the Services part records each Service port's group id (kept across restarts). */
+export const serviceGroupIdsFile = (dataDir: string): string => join(dataDir, 'services', 'group-ids.json');
 
 export class ServiceProxy implements Part {
   readonly name = 'services';
@@ -46,6 +50,7 @@ export class ServiceProxy implements Part {
     this.conntrack = new DatapathPurger(o.ovsRunDir);
     this.services = new ServiceController({
       nodeName: o.nodeName, logger: ctx.log, proxyLoadBalancerIPs: o.proxyLoadBalancerIPs, skipServices: o.skipServices, ...(ctx.podCIDRv6 !== undefined ? { ipv6: true } : {}),
+      groupIdsFile: serviceGroupIdsFile(o.dataDir),
       sink: { setServices: (s) => node.flows.set('services', s), setHost: (s, h) => this.host.sync(s, h), flushStale: (stale) => this.flushStale(stale) },
       ...(o.clock ? { clock: o.clock } : {}),
     });

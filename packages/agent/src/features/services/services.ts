@@ -4,6 +4,9 @@
  * kube-proxy reads them. The mapping is a pure function; the controller keeps the caches, the
  * stable group ids, and hands changes to the flow sync one batch at a time.
  */
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { writeFileDurableSync } from '@switchyard/durable-file';
 import { parseIp, type Ip } from '@switchyard/ipam/cidr';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
 import { VIRTUAL_NODEPORT_DNAT_IP, type ServicePortSpec } from '@switchyard/openflow-pipeline';
@@ -66,6 +69,48 @@ export class ServiceGroupIds {
   /** Keys with their ids (for tests and introspection). */
   entries(): [string, number][] {
     return [...this.ids];
+  }
+
+  /**
+   * Takes `recorded` (key -> id, what {@link entries} gave in an earlier run) as the current
+   * allocation: a restarted agent gives each Service port the group id its installed flows and
+   * groups carry, so its first round adopts them instead of renumbering every Service. Entries
+   * that are not an id of this allocator (below its base, not an integer) or repeat an id are left
+   * out. Only before the first {@link idOf}.
+   */
+  seed(recorded: Readonly<Record<string, number>>): void {
+    const base = this.next;
+    const taken = new Set<number>();
+    for (const [key, id] of Object.entries(recorded)) {
+      if (!Number.isSafeInteger(id) || id < base || id > MAX_SERVICE_GROUP_ID || taken.has(id)) continue;
+      taken.add(id);
+      this.ids.set(key, id);
+    }
+    if (taken.size === 0) return;
+    this.next = Math.max(...taken) + 1;
+    for (let id = base; id < this.next; id++) if (!taken.has(id)) this.free.push(id);
+  }
+}
+
+/** Highest group id a recorded allocation may hold (OpenFlow group ids are 32-bit; far above any real count). */
+const MAX_SERVICE_GROUP_ID = 0xfffffeff;
+
+/** Reads a recorded allocation; an absent or unreadable file gives none (the ids are made afresh). */
+export function readServiceGroupIds(file: string, log: Logger = silentLogger): Record<string, number> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return {};
+  }
+  try {
+    const data = JSON.parse(text) as { groupIds?: unknown };
+    const ids = data.groupIds;
+    if (ids === null || typeof ids !== 'object' || Array.isArray(ids)) throw new Error('no groupIds object');
+    return Object.fromEntries(Object.entries(ids as Record<string, unknown>).filter((e): e is [string, number] => typeof e[1] === 'number'));
+  } catch (e) {
+    log.warn({ err: e instanceof Error ? e.message : String(e), file }, 'recorded Service group ids unreadable: numbering afresh');
+    return {};
   }
 }
 
@@ -422,6 +467,12 @@ export interface ServiceControllerOptions {
   skipServices?: readonly string[];
   /** See {@link ServiceMappingInput.ipv6}. */
   ipv6?: boolean;
+  /**
+   * Where the group id of each Service port is recorded (durably, when the allocation changes) and
+   * read back at the next start, so a restarted agent keeps every Service's group id and adopts
+   * its flows. Without it ids are numbered afresh in each run (listing order).
+   */
+  groupIdsFile?: string;
 }
 
 /**
@@ -437,6 +488,8 @@ export class ServiceController {
   private readonly log: Logger;
   private readonly reconciler: Reconciler;
   private lastKey = '';
+  /** The allocation as last written to {@link ServiceControllerOptions.groupIdsFile}. */
+  private recordedIds = '';
   private reported = new Set<string>();
   private readonly skip: ReadonlySet<string>;
   /** This node's zone (topology hints); set by the part once it has read its Node. */
@@ -449,6 +502,10 @@ export class ServiceController {
   constructor(private readonly o: ServiceControllerOptions) {
     this.log = o.logger ?? silentLogger;
     this.skip = new Set(o.skipServices ?? []);
+    if (o.groupIdsFile !== undefined) {
+      this.groupIds.seed(readServiceGroupIds(o.groupIdsFile, this.log));
+      this.recordedIds = JSON.stringify(Object.fromEntries(this.groupIds.entries()));
+    }
     this.reconciler = new Reconciler(() => this.apply(), {
       ...(o.retry ? { retry: o.retry } : {}),
       clock: o.clock ?? systemClock,
@@ -527,7 +584,29 @@ export class ServiceController {
       if (!this.reported.has(k)) this.log.warn(s, 'Service object part skipped');
     }
     this.reported = now;
+    this.recordIds();
     return { specs, healthChecks };
+  }
+
+  /**
+   * Writes the allocation when it changed (a Service port came or went). Before the flows with the
+   * new ids are installed: a crash in between leaves a record naming ids that were never installed,
+   * which is harmless (they are taken again as they are). A failed write is logged: the next start
+   * then renumbers, and replaces the flows rather than adopting them.
+   */
+  private recordIds(): void {
+    const file = this.o.groupIdsFile;
+    if (file === undefined) return;
+    const ids = Object.fromEntries(this.groupIds.entries());
+    const text = JSON.stringify(ids);
+    if (text === this.recordedIds) return;
+    try {
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileDurableSync(file, `${JSON.stringify({ groupIds: ids })}\n`, { mode: 0o600 });
+      this.recordedIds = text;
+    } catch (e) {
+      this.log.warn({ err: e instanceof Error ? e.message : String(e), file }, 'Service group ids not recorded');
+    }
   }
 
   private async apply(): Promise<void> {
