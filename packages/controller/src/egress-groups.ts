@@ -96,6 +96,8 @@ const sameMember = (a: controlplane.GroupMember, b: controlplane.GroupMember): b
 export class EgressMembership {
   private readonly pods = new Map<string, EgressMemberPod>();
   private readonly podsByNamespace = new Map<string, Set<string>>();
+  /** Pods by `key=value` of each label: an Egress's candidates are the smallest set of its matchLabels. */
+  private readonly podsByLabel = new Map<string, Set<string>>();
   private readonly namespaceLabels = new Map<string, Readonly<Record<string, string>>>();
   /** Competing Egresses, oldest first. */
   private egresses: EgressSelectorFacts[] = [];
@@ -128,16 +130,15 @@ export class EgressMembership {
   /** A pod added or changed (`pod`), or deleted (undefined). */
   setPod(namespace: string, name: string, pod: EgressMemberPod | undefined): EgressGroupChange[] {
     const key = podKey(namespace, name);
+    const old = this.pods.get(key);
+    if (old) for (const [k, v] of Object.entries(old.labels)) this.unindex(this.podsByLabel, `${k}=${v}`, key);
     if (pod) {
       this.pods.set(key, pod);
-      let s = this.podsByNamespace.get(namespace);
-      if (!s) this.podsByNamespace.set(namespace, (s = new Set()));
-      s.add(key);
+      this.index(this.podsByNamespace, namespace, key);
+      for (const [k, v] of Object.entries(pod.labels)) this.index(this.podsByLabel, `${k}=${v}`, key);
     } else {
       this.pods.delete(key);
-      const s = this.podsByNamespace.get(namespace);
-      s?.delete(key);
-      if (s?.size === 0) this.podsByNamespace.delete(namespace);
+      this.unindex(this.podsByNamespace, namespace, key);
     }
     const pending = new Map<string, Pending>();
     this.rematch(key, pending);
@@ -185,7 +186,12 @@ export class EgressMembership {
     for (const n of came) this.groups.set(n, new Map());
     // The pods whose owner may change: those any touched Egress (old or new spec) selects, and those a leaving Egress held.
     const keys = new Set<string>();
-    for (const [key, pod] of this.pods) if (touched.some((e) => egressSelectsPod(e, pod, this.namespaceLabels))) keys.add(key);
+    for (const e of touched) {
+      for (const key of this.candidates(e)) {
+        const pod = this.pods.get(key);
+        if (pod && egressSelectsPod(e, pod, this.namespaceLabels)) keys.add(key);
+      }
+    }
     for (const n of gone) for (const key of this.groups.get(n)?.keys() ?? []) keys.add(key);
     const pending = new Map<string, Pending>();
     for (const key of keys) this.rematch(key, pending);
@@ -207,6 +213,38 @@ export class EgressMembership {
       }
     }
     return out;
+  }
+
+  /** Pods an Egress may select (a superset): those with the rarest of its matchLabels, else those of the Namespaces it selects, else all. */
+  private candidates(e: EgressSelectorFacts): Iterable<string> {
+    const labels = Object.entries(e.podSelector?.matchLabels ?? {});
+    if (labels.length > 0) {
+      let best: ReadonlySet<string> | undefined;
+      for (const [k, v] of labels) {
+        const s = this.podsByLabel.get(`${k}=${v}`);
+        if (!s) return [];
+        if (!best || s.size < best.size) best = s;
+      }
+      return best ?? [];
+    }
+    if (e.namespaceSelector && !e.podSelector) {
+      const out: string[] = [];
+      for (const [ns, keys] of this.podsByNamespace) if (egressSelectsPod(e, { namespace: ns, labels: {} }, this.namespaceLabels)) out.push(...keys);
+      return out;
+    }
+    return this.pods.keys();
+  }
+
+  private index(m: Map<string, Set<string>>, k: string, key: string): void {
+    let s = m.get(k);
+    if (!s) m.set(k, (s = new Set()));
+    s.add(key);
+  }
+
+  private unindex(m: Map<string, Set<string>>, k: string, key: string): void {
+    const s = m.get(k);
+    s?.delete(key);
+    if (s?.size === 0) m.delete(k);
   }
 
   /** Decide one pod's Egress again and record the member changes in `pending`. */
