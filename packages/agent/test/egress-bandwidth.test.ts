@@ -86,8 +86,11 @@ describe('the egress node\'s meters (EgressPart with a recording switch)', () =>
   let dir: string;
   const objects = { egresses: [] as Egress[] };
   const watchers: ((e: { type: string; object: Record<string, unknown> }) => void)[] = [];
+  /** Every path the part asked the API for: the members come from the controller, so never Pods or Namespaces. */
+  const asked = new Set<string>();
   const kube: KubeClient = {
     request: async <T>(method: string, path: string) => {
+      asked.add(path.replace(/\?.*$/, ''));
       if (method !== 'GET') return {} as T;
       const one = /\/egresses\/([^/?]+)$/.exec(path);
       if (one) return objects.egresses.find((e) => e.metadata.name === one[1]) as T;
@@ -95,6 +98,7 @@ describe('the egress node\'s meters (EgressPart with a recording switch)', () =>
       return { items, metadata: { resourceVersion: '1' } } as T;
     },
     watch: async (path: string): Promise<WatchStream> => {
+      asked.add(`watch ${path.replace(/\?.*$/, '')}`);
       const queue: { type: string; object: Record<string, unknown> }[] = [];
       let wake: (() => void) | undefined;
       let done = false;
@@ -156,6 +160,9 @@ describe('the egress node\'s meters (EgressPart with a recording switch)', () =>
     await waitFor('the meter and its flow', async () => (await part.idle(), sw.log.length >= 2), { timeoutMs: 10_000, intervalMs: 10 });
     expect(sw.log).toEqual(['meter add 1 10000/10000', 'flow add meter:1']);
     expect(part.health().detail).toContain('bandwidth meters 1 (10000 kbit/s, burst 10000 kbit)');
+    // Two API watches (Egresses, Nodes); no Pod or Namespace is listed or watched.
+    expect([...asked].filter((p) => p.startsWith('watch ')).sort()).toEqual(['watch /api/v1/nodes', 'watch /apis/crd.antrea.io/v1beta1/egresses']);
+    expect([...asked].filter((p) => /\/(pods|namespaces)\b/.test(p))).toEqual([]);
 
     update(eg('eg-a', { rate: '20M', burst: '10M' }));
     await waitFor('the meter modified', async () => (await part.idle(), sw.log.length >= 3), { timeoutMs: 10_000, intervalMs: 10 });
