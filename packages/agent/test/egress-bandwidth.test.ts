@@ -11,7 +11,7 @@ import { ManualClock } from '@switchyard/runtime/testing';
 import { waitFor } from '@switchyard/testbed';
 import { agentContext } from '../src/context';
 import { egressMeters, meterConfig, quantityValue, withMeters } from '../src/features/egress/bandwidth';
-import { EgressPart } from '../src/features/egress/part';
+import { EgressPart, type EgressGroupSource } from '../src/features/egress/part';
 import type { Assignment } from '../src/features/external-ip/ownership';
 import { FlowSync } from '../src/flow-sync';
 import { MeterTable, type MeterTransport } from '../src/meter-table';
@@ -86,16 +86,19 @@ describe('the egress node\'s meters (EgressPart with a recording switch)', () =>
   let dir: string;
   const objects = { egresses: [] as Egress[] };
   const watchers: ((e: { type: string; object: Record<string, unknown> }) => void)[] = [];
-  const pods = [{ metadata: { name: 'a1', namespace: 'default', labels: { app: 'eg-a' } }, spec: { nodeName: 'n1' }, status: { podIP: '10.10.1.5' } }];
+  /** Every path the part asked the API for: the members come from the controller, so never Pods or Namespaces. */
+  const asked = new Set<string>();
   const kube: KubeClient = {
     request: async <T>(method: string, path: string) => {
+      asked.add(path.replace(/\?.*$/, ''));
       if (method !== 'GET') return {} as T;
       const one = /\/egresses\/([^/?]+)$/.exec(path);
       if (one) return objects.egresses.find((e) => e.metadata.name === one[1]) as T;
-      const items = path.includes('/egresses') ? objects.egresses : path.includes('/pods') ? pods : path.includes('/namespaces') ? [{ metadata: { name: 'default' } }] : [];
+      const items = path.includes('/egresses') ? objects.egresses : [];
       return { items, metadata: { resourceVersion: '1' } } as T;
     },
     watch: async (path: string): Promise<WatchStream> => {
+      asked.add(`watch ${path.replace(/\?.*$/, '')}`);
       const queue: { type: string; object: Record<string, unknown> }[] = [];
       let wake: (() => void) | undefined;
       let done = false;
@@ -126,7 +129,14 @@ describe('the egress node\'s meters (EgressPart with a recording switch)', () =>
     });
     const meters = new MeterTable(() => sw);
     let assigned: ((a: readonly Assignment[]) => void) | undefined;
-    const part = new EgressPart(ctx, kube, { flows, meters, onSwitchRestart: () => undefined }, { onAssigned: (cb) => void (assigned = cb) });
+    // The controller's groups: a1 (app=eg-a, on n1) is eg-a's member.
+    const groups = (): EgressGroupSource => ({
+      synced: Promise.resolve(),
+      groups: () => [{ name: 'eg-a', groupMembers: [{ pod: { namespace: 'default', name: 'a1' }, node: { name: 'n1' }, ips: ['10.10.1.5'] }] }, { name: 'eg-b', groupMembers: [] }],
+      connected: () => true,
+      stop: async () => undefined,
+    });
+    const part = new EgressPart(ctx, kube, { flows, meters, onSwitchRestart: () => undefined }, { onAssigned: (cb) => void (assigned = cb) }, groups);
     const placeAll = (placed: [string, string, string][]): void => assigned!(placed.map(([name, ip, owner]) => ({ ip, pool: 'p', services: [], egresses: [name], owner }) as unknown as Assignment));
     const place = (owner: string): void => placeAll([['eg-a', '10.201.0.10', owner]]);
     return { part, flows, meters, place, placeAll };
@@ -150,6 +160,9 @@ describe('the egress node\'s meters (EgressPart with a recording switch)', () =>
     await waitFor('the meter and its flow', async () => (await part.idle(), sw.log.length >= 2), { timeoutMs: 10_000, intervalMs: 10 });
     expect(sw.log).toEqual(['meter add 1 10000/10000', 'flow add meter:1']);
     expect(part.health().detail).toContain('bandwidth meters 1 (10000 kbit/s, burst 10000 kbit)');
+    // Two API watches (Egresses, Nodes); no Pod or Namespace is listed or watched.
+    expect([...asked].filter((p) => p.startsWith('watch ')).sort()).toEqual(['watch /api/v1/nodes', 'watch /apis/crd.antrea.io/v1beta1/egresses']);
+    expect([...asked].filter((p) => /\/(pods|namespaces)\b/.test(p))).toEqual([]);
 
     update(eg('eg-a', { rate: '20M', burst: '10M' }));
     await waitFor('the meter modified', async () => (await part.idle(), sw.log.length >= 3), { timeoutMs: 10_000, intervalMs: 10 });

@@ -1,37 +1,23 @@
-/** Egress on a node: which pods each Egress applies to, where its IP is owned, and what the pipeline gets. */
-import type { Egress } from '@switchyard/apis/types';
+/** Egress on a node: the members the controller sends, where its IP is owned, and what the pipeline gets. */
 import { egressExternalIPs } from '../src/features/external-ip/ownership';
-import { egressMarks, egressMembers, egressRules, type EgressPodFacts } from '../src/features/egress/rules';
+import { egressMarks, egressMembersFromGroups, egressRules, type EgressPodFacts } from '../src/features/egress/rules';
 
-const egress = (name: string, created: string, appliedTo: Egress['spec']['appliedTo'], spec: Partial<Egress['spec']> = {}): Egress => ({
-  metadata: { name, creationTimestamp: created }, spec: { appliedTo, ...spec },
-});
-const pod = (name: string, nodeName: string, ip: string | undefined, labels: Record<string, string>, namespace = 'default'): EgressPodFacts => ({ namespace, name, nodeName, labels, ...(ip ? { ip } : {}) });
-const NS = new Map([['default', { team: 'x' }], ['other', { team: 'y' }]]);
+const pod = (name: string, nodeName: string, ip: string | undefined, _labels: Record<string, string> = {}, namespace = 'default'): EgressPodFacts => ({ namespace, name, nodeName, ...(ip ? { ip } : {}) });
 
-describe('members', () => {
-  test('a pod selector applies in every Namespace, a Namespace selector to all its pods, both together to their intersection', () => {
-    const pods = [pod('a1', 'n1', '10.0.1.5', { app: 'a' }), pod('a2', 'n2', '10.0.2.5', { app: 'a' }, 'other'), pod('b1', 'n1', '10.0.1.6', { app: 'b' })];
-    const { members, problems } = egressMembers([
-      egress('by-pod', '2026-01-01T00:00:00Z', { podSelector: { matchLabels: { app: 'a' } } }),
-      egress('by-ns', '2026-01-02T00:00:00Z', { namespaceSelector: { matchLabels: { team: 'y' } }, podSelector: { matchLabels: { app: 'b' } } }),
-      egress('none', '2026-01-03T00:00:00Z', {}),
-    ], pods, NS);
-    expect(members.get('by-pod')!.map((p) => p.name)).toEqual(['a1', 'a2']);
-    expect(members.get('by-ns')).toEqual([]);
-    expect(members.get('none')).toEqual([]);
-    expect(problems).toEqual([]);
-  });
-
-  test('a pod two Egresses select belongs to the older one; the younger is told which pod and which Egress', () => {
-    const pods = [pod('a1', 'n1', '10.0.1.5', { app: 'a' })];
-    const { members, problems } = egressMembers([
-      egress('young', '2026-02-01T00:00:00Z', { podSelector: {} }),
-      egress('old', '2026-01-01T00:00:00Z', { podSelector: { matchLabels: { app: 'a' } } }),
-    ], pods, NS);
-    expect(members.get('old')!.map((p) => p.name)).toEqual(['a1']);
-    expect(members.get('young')).toEqual([]);
-    expect(problems).toEqual([{ egress: 'young', message: 'spec.appliedTo also selects pod default/a1, which Egress old (older) applies to' }]);
+describe('members from the controller', () => {
+  test('each group is its Egress\'s members, with node and IPv4 address; a member without one is kept without it; a non-pod member is dropped', () => {
+    const members = egressMembersFromGroups([
+      { name: 'e', groupMembers: [
+        { pod: { namespace: 'd', name: 'a1' }, node: { name: 'n1' }, ips: ['fd00::5', '10.0.1.5'] },
+        { pod: { namespace: 'd', name: 'v6' }, node: { name: 'n2' }, ips: ['fd00::6'] },
+        { ips: ['10.9.9.9'] },
+      ] },
+      { name: 'empty', groupMembers: [] },
+    ]);
+    expect([...members]).toEqual([
+      ['e', [{ namespace: 'd', name: 'a1', nodeName: 'n1', ip: '10.0.1.5' }, { namespace: 'd', name: 'v6', nodeName: 'n2' }]],
+      ['empty', []],
+    ]);
   });
 });
 

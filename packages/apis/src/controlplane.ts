@@ -165,6 +165,23 @@ export interface AppliedToGroupPatch {
   removedGroupMembers: GroupMember[];
 }
 
+/**
+ * The members of one Egress (Antrea's EgressGroup), named after the Egress: every pod it applies
+ * to, as a member with `pod`, `node` (the pod's node) and `ips`. A pod two Egresses select is a
+ * member of the older one only. Computed by the controller, served on the `egressgroups` watch.
+ */
+export interface EgressGroup {
+  name: string;
+  groupMembers: GroupMember[];
+}
+
+/** Incremental change to an EgressGroup (MODIFIED events): remove, then add. */
+export interface EgressGroupPatch {
+  name: string;
+  addedGroupMembers: GroupMember[];
+  removedGroupMembers: GroupMember[];
+}
+
 /** Realization of one policy generation on one node. */
 export interface NetworkPolicyNodeStatus {
   nodeName: string;
@@ -230,6 +247,8 @@ export interface WatchObjects {
   NetworkPolicyStatus: NetworkPolicyStatus;
   Bookmark: Bookmark;
   Status: WatchStatus;
+  EgressGroup: EgressGroup;
+  EgressGroupPatch: EgressGroupPatch;
 }
 
 /** Kind of a watch event payload. */

@@ -7,6 +7,7 @@ import { IPsecCertificateSigner } from './ipsec-signer';
 import { Admission } from './parts/admission';
 import { ControllerApi } from './parts/controller-api';
 import { EgressController } from './parts/egress';
+import { EgressGroups } from './parts/egress-groups';
 import { ExternalIPAllocator } from './external-ip-allocator';
 import { ControllerInfoHeartbeat } from './parts/controller-info';
 import { ExternalNodes } from './parts/external-nodes';
@@ -51,6 +52,13 @@ export const CONTROLLER_PARTS: PartEntry<ControllerContext>[] = [
     enabled: (ctx) => Boolean(ctx.options.egress),
     after: ['informers', 'serviceExternalIP'],
     make: (ctx, parts) => new EgressController(ctx, parts.get<ServiceExternalIP>('serviceExternalIP')?.allocator ?? new ExternalIPAllocator()),
+  },
+  {
+    // The members of every Egress, served to the agents through the hub (egress-groups.ts).
+    name: 'egressGroups',
+    enabled: (ctx) => Boolean(ctx.options.egress),
+    after: ['policy', 'informers'],
+    make: (ctx, parts) => new EgressGroups(ctx, parts.require<PolicyCore>('policy').hub),
   },
   { name: 'traceflow', enabled: (ctx) => ctx.options.traceflow !== false, after: ['informers'], make: (ctx) => new TraceflowController(ctx) },
   {

@@ -2,7 +2,7 @@
 // Events and IPAllocated condition (pure): each problem names the field and the value.
 import type { Egress, LabelSelector } from '@switchyard/apis/types';
 import { parseIp, type Ip } from '@switchyard/ipam/cidr';
-import { PolicyValidationError, matchesSelector, validateSelector } from '@switchyard/policy-compiler';
+import { PolicyValidationError, validateSelector } from '@switchyard/policy-compiler';
 import type { EventNote } from './events';
 import { egressHolderKey, type ExternalIPHolding, type ExternalIPRefusal } from './external-ip-allocator';
 import { holderName } from './service-external-ip';
@@ -114,51 +114,6 @@ export function noPoolNote(ip: string, inPool: string | undefined): EventNote {
       ? `spec.externalIPPool is not set; set it to ExternalIPPool ${inPool}, which holds the IP, so a node takes it`
       : 'in no ExternalIPPool and spec.externalIPPool is not set: no node takes it (put it in a pool and name the pool)'),
   };
-}
-
-/** A pod as Egress membership sees it: its Namespace and labels. */
-export interface EgressPodView {
-  namespace: string;
-  name: string;
-  labels: Readonly<Record<string, string>>;
-}
-
-/** Whether an Egress selects a pod, as Antrea selects (the agents' rules.ts selects the same way). */
-export function egressSelects(eg: Egress, pod: EgressPodView, namespaceLabels: ReadonlyMap<string, Readonly<Record<string, string>>>): boolean {
-  const { podSelector, namespaceSelector } = eg.spec?.appliedTo ?? {};
-  if (!podSelector && !namespaceSelector) return false;
-  if (podSelector && !matchesSelector(podSelector, pod.labels)) return false;
-  return !namespaceSelector || matchesSelector(namespaceSelector, namespaceLabels.get(pod.namespace));
-}
-
-/**
- * Pods two Egresses select: each belongs to the older Egress (creation time, then name), as every
- * agent decides; the younger gets a Warning naming the field, the pods and the Egress that keeps them.
- * `egresses`: those with an IP, oldest first.
- */
-export function overlapNotes(egresses: readonly Egress[], pods: readonly EgressPodView[], namespaceLabels: ReadonlyMap<string, Readonly<Record<string, string>>>): Map<string, EventNote> {
-  const lost = new Map<string, { keeper: string; pods: string[] }[]>();
-  for (const pod of pods) {
-    const selecting = egresses.filter((eg) => egressSelects(eg, pod, namespaceLabels));
-    const keeper = selecting[0]?.metadata.name ?? '';
-    for (const eg of selecting.slice(1)) {
-      const name = eg.metadata.name ?? '';
-      const list = lost.get(name) ?? [];
-      const entry = list.find((x) => x.keeper === keeper) ?? (list.push({ keeper, pods: [] }), list[list.length - 1]!);
-      entry.pods.push(`${pod.namespace}/${pod.name}`);
-      lost.set(name, list);
-    }
-  }
-  const notes = new Map<string, EventNote>();
-  for (const [name, list] of lost) {
-    const parts = list.map(({ keeper, pods: p }) => {
-      const sorted = [...p].sort();
-      const shown = sorted.slice(0, 3).join(', ') + (sorted.length > 3 ? ` and ${sorted.length - 3} more` : '');
-      return `selects pod${sorted.length > 1 ? 's' : ''} ${shown}, which the older Egress ${keeper} applies to`;
-    });
-    notes.set(name, { type: 'Warning', reason: 'EgressOverlap', message: `spec.appliedTo: ${parts.join('; ')}: that traffic leaves from the older Egress's IP` });
-  }
-  return notes;
 }
 
 /** The Normal Event of an allocation. */

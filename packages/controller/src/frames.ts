@@ -11,7 +11,7 @@ export interface SharedEncodingsOptions {
 }
 
 /** Kinds whose objects the hub hands to several nodes; applied-to groups are cut per node. */
-const SHARED_KINDS: ReadonlySet<string> = new Set(['NetworkPolicy', 'AddressGroup', 'AddressGroupPatch']);
+const SHARED_KINDS: ReadonlySet<string> = new Set(['NetworkPolicy', 'AddressGroup', 'AddressGroupPatch', 'EgressGroup', 'EgressGroupPatch']);
 const CHUNK_BYTES = 256 * 1024;
 /** Encodings at least this long get memory of their own instead of a piece of a chunk. */
 const OWN_BUFFER_FROM = 32 * 1024;

@@ -7,9 +7,12 @@ import { PolicyEngine, toWatchEvents, type ClusterEvent, type PolicyDelta, type 
 import { NodeViews } from './node-views';
 import { silentLogger, systemClock, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 
-/** The three watchable controlplane resources. */
-export type ControlplaneResource = 'networkpolicies' | 'addressgroups' | 'appliedtogroups';
+/** The watchable controlplane resources. */
+export type ControlplaneResource = 'networkpolicies' | 'addressgroups' | 'appliedtogroups' | 'egressgroups';
+/** What the combined `watch` stream carries: the policy resources. */
 export const CONTROLPLANE_RESOURCES: readonly ControlplaneResource[] = ['networkpolicies', 'addressgroups', 'appliedtogroups'];
+/** Every resource with a watch of its own (`<resource>?watch=true`): the policy resources and the Egress groups. */
+export const WATCHABLE_RESOURCES: readonly ControlplaneResource[] = [...CONTROLPLANE_RESOURCES, 'egressgroups'];
 
 const RESOURCE_OF: Record<string, ControlplaneResource> = {
   NetworkPolicy: 'networkpolicies',
@@ -17,6 +20,8 @@ const RESOURCE_OF: Record<string, ControlplaneResource> = {
   AddressGroupPatch: 'addressgroups',
   AppliedToGroup: 'appliedtogroups',
   AppliedToGroupPatch: 'appliedtogroups',
+  EgressGroup: 'egressgroups',
+  EgressGroupPatch: 'egressgroups',
 };
 
 /** Resource a watch event belongs to (undefined for BOOKMARK/ERROR). */
@@ -88,6 +93,8 @@ export class ControlplaneHub {
   private readonly applyListeners = new Set<(e: ClusterEvent) => void>();
   /** Every node's view, kept up to date from the deltas (what a new watcher receives). */
   private readonly views = new NodeViews();
+  /** The Egress groups: every node holds all of them (docs/egress.md, "Members from the controller"). */
+  private readonly egressGroups = new Map<string, controlplane.EgressGroup>();
 
   constructor(options: ControlplaneHubOptions = {}) {
     this.engine = options.engine ?? new PolicyEngine(options.logger ? { logger: options.logger } : {});
@@ -168,6 +175,43 @@ export class ControlplaneHub {
     return delta;
   }
 
+  /**
+   * Publish changes of the Egress groups, which every node holds whole: one resourceVersion for
+   * the lot, in every node's history, to every watcher of `egressgroups`. A patch makes a new
+   * group object (the one before may be in an initial state or the history). The same object goes
+   * to every node, so it is encoded once per change for all watchers.
+   */
+  publishEgressGroups(events: readonly controlplane.WatchEvent[]): void {
+    if (events.length === 0) return;
+    for (const e of events) {
+      if (e.kind === 'EgressGroup') {
+        if (e.type === 'DELETED') this.egressGroups.delete(e.object.name);
+        else this.egressGroups.set(e.object.name, e.object);
+      } else if (e.kind === 'EgressGroupPatch') {
+        const g = this.egressGroups.get(e.object.name);
+        if (!g) continue;
+        const gone = new Set(e.object.removedGroupMembers.map((m) => `${m.pod?.namespace ?? ''}/${m.pod?.name ?? ''}`));
+        const kept = gone.size === 0 ? g.groupMembers.slice() : g.groupMembers.filter((m) => !gone.has(`${m.pod?.namespace ?? ''}/${m.pod?.name ?? ''}`));
+        this.egressGroups.set(g.name, { name: g.name, groupMembers: [...kept, ...e.object.addedGroupMembers] });
+      }
+    }
+    const seq = ++this.seq;
+    if (!this.syncedFlag) return;
+    const rv = `${this.epoch}.${seq}`;
+    const stamped = events.map((e) => ({ ...e, resourceVersion: rv }) as controlplane.WatchEvent);
+    for (const n of this.nodes.values()) {
+      for (const e of stamped) n.history.push({ seq, event: e });
+      this.trim(n);
+      this.stats.nodeEvents += stamped.length;
+      for (const w of n.watchers) if (w.resources.has('egressgroups')) w.send(stamped);
+    }
+  }
+
+  /** The Egress groups as a new watcher receives them, by name. */
+  egressGroupList(): controlplane.EgressGroup[] {
+    return [...this.egressGroups.keys()].sort().map((n) => this.egressGroups.get(n) as controlplane.EgressGroup);
+  }
+
   private trim(n: NodeState): void {
     const excess = n.history.length - this.historyPerNode;
     if (excess <= 0) return;
@@ -202,6 +246,7 @@ export class ControlplaneHub {
     if (w.resources.has('addressgroups')) for (const o of snap.addressGroups) events.push({ type: 'ADDED', kind: 'AddressGroup', object: o });
     if (w.resources.has('appliedtogroups')) for (const o of snap.appliedToGroups) events.push({ type: 'ADDED', kind: 'AppliedToGroup', object: o });
     if (w.resources.has('networkpolicies')) for (const o of snap.networkPolicies) events.push({ type: 'ADDED', kind: 'NetworkPolicy', object: o });
+    if (w.resources.has('egressgroups')) for (const o of this.egressGroupList()) events.push({ type: 'ADDED', kind: 'EgressGroup', object: o });
     n.watchers.add(w);
     return { mode: 'initial', events, resourceVersion: rv };
   }

@@ -7,7 +7,7 @@ import { decodeNetworkPolicyStatus, encodeWatchEvent, type controlplane } from '
 import { delimited, SharedEncodings } from './frames';
 import { explain, queryEndpoint, type FlowQuery } from '@switchyard/policy-compiler';
 import { nodeOf, type AccessAttributes, type RequestAuth, type UserInfo } from '@switchyard/kube';
-import { CONTROLPLANE_RESOURCES, type ControlplaneHub, type ControlplaneResource, type NodeWatcher } from './hub';
+import { CONTROLPLANE_RESOURCES, WATCHABLE_RESOURCES, type ControlplaneHub, type ControlplaneResource, type NodeWatcher } from './hub';
 import { silentLogger, type Logger, type PartsHealth } from '@switchyard/runtime';
 import type { MetricsRegistry } from './metrics';
 import type { PolicyStatusAggregator } from './status';
@@ -163,7 +163,7 @@ async function readBody(req: http.IncomingMessage, limit = 4 << 20): Promise<Buf
   return Buffer.concat(chunks);
 }
 
-const KIND_OF: Record<ControlplaneResource, string> = { networkpolicies: 'NetworkPolicy', addressgroups: 'AddressGroup', appliedtogroups: 'AppliedToGroup' };
+const KIND_OF: Record<ControlplaneResource, string> = { networkpolicies: 'NetworkPolicy', addressgroups: 'AddressGroup', appliedtogroups: 'AppliedToGroup', egressgroups: 'EgressGroup' };
 
 /**
  * HTTPS server of the controller. Paths (all under `/apis/controlplane.switchyard.io/v1beta2`):
@@ -326,7 +326,7 @@ export class ControlplaneServer {
     const q = url.searchParams;
     const isWatch = q.get('watch') === 'true' || q.get('watch') === '1';
     if (isWatch && name === undefined) {
-      if (!CONTROLPLANE_RESOURCES.includes(resource as ControlplaneResource)) throw new HttpError(404, 'NotFound', `unknown resource ${resource}`);
+      if (!WATCHABLE_RESOURCES.includes(resource as ControlplaneResource)) throw new HttpError(404, 'NotFound', `unknown resource ${resource}`);
       return this.serveWatch(user, [resource as ControlplaneResource], q, res);
     }
     const access = (r: string, extra: Partial<AccessAttributes> = {}): Promise<void> =>
@@ -337,6 +337,9 @@ export class ControlplaneServer {
       case 'appliedtogroups':
         await access(resource, name ? { name } : { verb: 'list' });
         return this.serveRead(resource, name, q, res);
+      case 'egressgroups':
+        await access(resource, name ? { name } : { verb: 'list' });
+        return this.serveEgressGroups(name, res);
       case 'endpointquery': {
         await access('endpointquery');
         const pod = q.get('pod') ?? (q.get('namespace') && q.get('name') ? `${q.get('namespace')}/${q.get('name')}` : '');
@@ -403,6 +406,7 @@ export class ControlplaneServer {
         r('networkpolicies/status', 'NetworkPolicyStatus', ['create']),
         r('addressgroups', 'AddressGroup', ['get', 'list', 'watch']),
         r('appliedtogroups', 'AppliedToGroup', ['get', 'list', 'watch']),
+        r('egressgroups', 'EgressGroup', ['get', 'list', 'watch']),
         r('endpointquery', 'EndpointQueryResponse', ['get']),
         r('explain', 'Explanation', ['get']),
         r('controllerinfo', 'ControllerInfo', ['get']),
@@ -410,7 +414,19 @@ export class ControlplaneServer {
     };
   }
 
-  private serveRead(resource: ControlplaneResource, name: string | undefined, q: URLSearchParams, res: http.ServerResponse): void {
+  /** The Egress groups (every node holds all of them: no `nodeName` cut). */
+  private serveEgressGroups(name: string | undefined, res: http.ServerResponse): void {
+    const apiVersion = `${CONTROLPLANE_GROUP}/${CONTROLPLANE_VERSION}`;
+    const items = this.o.hub.egressGroupList().map((g) => ({ kind: 'EgressGroup', apiVersion, metadata: { name: g.name }, ...g }));
+    if (name !== undefined) {
+      const hit = items.find((i) => i.name === name);
+      if (!hit) throw new HttpError(404, 'NotFound', `egressgroups "${name}" not found`);
+      return sendJson(res, 200, hit);
+    }
+    sendJson(res, 200, { kind: 'EgressGroupList', apiVersion, metadata: { resourceVersion: this.o.hub.resourceVersion }, items });
+  }
+
+  private serveRead(resource: Exclude<ControlplaneResource, 'egressgroups'>, name: string | undefined, q: URLSearchParams, res: http.ServerResponse): void {
     const engine = this.o.hub.engine;
     const node = q.get('nodeName') ?? undefined;
     const snap = engine.snapshot(node);

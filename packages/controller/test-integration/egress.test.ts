@@ -7,7 +7,9 @@
 import type { Egress, Event, ExternalIPPool, Service } from '@switchyard/apis/types';
 import type { Controller } from '../src/controller';
 import type { EgressController } from '../src/parts/egress';
-import { eventually, eventuallyPasses, startCluster, type Cluster } from './support';
+import type { controlplane } from '@switchyard/apis';
+import { ControlplaneClient } from '@switchyard/controlplane-client';
+import { createPod, eventually, eventuallyPasses, NODE_TOKENS, startCluster, type Cluster } from './support';
 
 let c: Cluster;
 let controller: Controller | undefined;
@@ -102,6 +104,46 @@ describe('Egress IPs', () => {
     expect((await eventsOf('c')).some((e) => e.reason === 'EgressOverlap')).toBe(false);
     expect((await eventsOf('idle')).some((e) => e.reason === 'EgressOverlap')).toBe(false);
     expect((await getEgress('c')).spec.egressIP).toBe('10.10.0.2');
+  });
+
+  test('the members reach every node through the egressgroups watch: the initial list, then a patch per pod change; the policy stream carries none', async () => {
+    await createPod(c, NS, 'c-1', 'node-a', '10.40.1.5', { app: 'c' });
+    await createPod(c, NS, 'c-2', 'node-b', '10.40.2.5', { app: 'c', tier: 'web' });
+    const clients: ControlplaneClient[] = [];
+    const watch = (node: string, resource: 'egressgroups' | 'watch'): { client: ControlplaneClient; events: controlplane.WatchEvent[] } => {
+      const events: controlplane.WatchEvent[] = [];
+      const client = new ControlplaneClient({ url: `https://127.0.0.1:${c.controllerPort}`, caPem: controller!.pki.caPem, nodeName: node, token: NODE_TOKENS[node]!, resource, onEvent: (e) => events.push(e) });
+      client.start();
+      clients.push(client);
+      return { client, events };
+    };
+    const members = (cl: ControlplaneClient, name: string): string[] | undefined => cl.view.egressGroups().find((g) => g.name === name)?.groupMembers.map((m) => `${m.pod?.name}@${m.node?.name}:${m.ips.join(',')}`).sort();
+    try {
+      const a = watch('node-a', 'egressgroups');
+      const b = watch('node-b', 'egressgroups');
+      const policies = watch('node-a', 'watch');
+      // c is older than wide: c-2 (tier=web) is c's; web-1 has no node, so no member; idle has no IP, so no group.
+      for (const w of [a, b]) await eventuallyPasses(() => expect(members(w.client, 'c')).toEqual(['c-1@node-a:10.40.1.5', 'c-2@node-b:10.40.2.5']));
+      expect(members(a.client, 'wide')).toEqual([]);
+      expect(members(a.client, 'idle')).toBeUndefined();
+      const before = a.client.bytesReceived;
+      const seen = a.events.length;
+      await c.kube.request('PATCH', `/api/v1/namespaces/${NS}/pods/c-2`, { metadata: { labels: { app: 'other', tier: 'web' } } }, 'application/merge-patch+json');
+      // c-2 leaves c for wide: one resourceVersion, a patch of each group.
+      for (const w of [a, b]) await eventuallyPasses(() => expect(members(w.client, 'wide')).toEqual(['c-2@node-b:10.40.2.5']));
+      expect(members(a.client, 'c')).toEqual(['c-1@node-a:10.40.1.5']);
+      const change = a.events.slice(seen);
+      expect(change.map((e) => `${e.type}/${e.kind}/${(e.object as { name: string }).name}`).sort()).toEqual(['MODIFIED/EgressGroupPatch/c', 'MODIFIED/EgressGroupPatch/wide']);
+      expect(new Set(change.map((e) => e.resourceVersion)).size).toBe(1);
+      console.log(`egress group change (a pod moving between two Egresses): ${change.length} events, ${a.client.bytesReceived - before} bytes received on node-a's egressgroups stream`);
+      expect((await eventsOf('wide')).some((e) => e.reason === 'EgressOverlap')).toBe(true);
+      await eventuallyPasses(() => expect(policies.client.view.synced).toBe(true));
+      expect(policies.events.some((e) => e.kind === 'EgressGroup' || e.kind === 'EgressGroupPatch')).toBe(false);
+      // Every Egress with an IP has a group, and only those.
+      expect(a.client.view.egressGroups().map((g) => g.name).sort()).toEqual(['b', 'c', 'wide']);
+    } finally {
+      for (const cl of clients) await cl.stop();
+    }
   });
 
   test('a restarted controller keeps every IP; an Egress deleted meanwhile frees its IP for a new one', async () => {

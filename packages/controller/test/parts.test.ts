@@ -37,7 +37,7 @@ describe('the part list', () => {
   });
 
   test('every feature on: each part in its place, the allocators after the informers', () => {
-    expect(controller(everyFeature).parts.names()).toEqual(['pki', 'policy', 'labelIdentities', 'informers', 'externalNode', 'nodeIpam', 'ipPools', 'serviceExternalIP', 'egress', 'traceflow', 'ipsecSigner', 'admission', 'server', 'apiService', 'webhookConfiguration', 'controllerInfo']);
+    expect(controller(everyFeature).parts.names()).toEqual(['pki', 'policy', 'labelIdentities', 'informers', 'externalNode', 'nodeIpam', 'ipPools', 'serviceExternalIP', 'egress', 'egressGroups', 'traceflow', 'ipsecSigner', 'admission', 'server', 'apiService', 'webhookConfiguration', 'controllerInfo']);
   });
 
   test('registerWebhooks follows registerAPIService unless it is set', () => {
@@ -83,7 +83,7 @@ describe('each part keeps the part contract', () => {
 
   // The others write to the API at start (the IPsec CA) or sync (registrations, heartbeat): their
   // contract runs against the kube-api stand-in, in test-integration/parts.test.ts.
-  test.each(['pki', 'policy', 'labelIdentities', 'informers', 'externalNode', 'nodeIpam', 'ipPools', 'serviceExternalIP', 'egress', 'traceflow', 'admission', 'server'])('%s', async (name) => {
+  test.each(['pki', 'policy', 'labelIdentities', 'informers', 'externalNode', 'nodeIpam', 'ipPools', 'serviceExternalIP', 'egress', 'egressGroups', 'traceflow', 'admission', 'server'])('%s', async (name) => {
     const report = await checkPartContract(() => partAlone(name));
     expect(report.name).toBe(name);
     expect(report.health.running.ok).toBe(true);

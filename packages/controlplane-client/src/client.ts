@@ -12,8 +12,8 @@ import { PolicyView, type ApplyOutcome } from './view';
 
 export const CONTROLPLANE_BASE = '/apis/controlplane.switchyard.io/v1beta2';
 
-/** Which stream to open: `watch` carries all three resources in one ordered stream; the others one each. */
-export type WatchResource = 'watch' | 'networkpolicies' | 'addressgroups' | 'appliedtogroups';
+/** Which stream to open: `watch` carries the three policy resources in one ordered stream; the others one each (`egressgroups`: the Egress groups, only on their own stream). */
+export type WatchResource = 'watch' | 'networkpolicies' | 'addressgroups' | 'appliedtogroups' | 'egressgroups';
 
 export interface ControlplaneClientOptions {
   /** `https://host:port` of the controller. */

@@ -1,5 +1,5 @@
 /**
- * The node's view of the controlplane: policies by uid, address and applied-to groups by name,
+ * The node's view of the controlplane: policies by uid, address, applied-to and Egress groups by name,
  * built from watch events (docs/controller.md). Pure: the stream client feeds it, the agent reads
  * snapshots and persists it.
  */
@@ -13,6 +13,8 @@ export interface PolicyViewData {
   policies: controlplane.NetworkPolicy[];
   addressGroups: controlplane.AddressGroup[];
   appliedToGroups: controlplane.AppliedToGroup[];
+  /** Egress groups (a view of the `egressgroups` watch); absent in views of the policy resources. */
+  egressGroups?: controlplane.EgressGroup[];
 }
 
 /** Identity of a group member in patches: its reference, else its addresses. */
@@ -30,9 +32,10 @@ interface State {
   policies: Map<string, controlplane.NetworkPolicy>;
   addressGroups: Map<string, Map<string, GroupMember>>;
   appliedToGroups: Map<string, Map<string, GroupMember>>;
+  egressGroups: Map<string, Map<string, GroupMember>>;
 }
 
-const emptyState = (): State => ({ policies: new Map(), addressGroups: new Map(), appliedToGroups: new Map() });
+const emptyState = (): State => ({ policies: new Map(), addressGroups: new Map(), appliedToGroups: new Map(), egressGroups: new Map() });
 
 /** The node's controlplane view. */
 export class PolicyView {
@@ -50,6 +53,7 @@ export class PolicyView {
     for (const p of d.policies) v.state.policies.set(p.uid, p);
     for (const g of d.addressGroups) v.state.addressGroups.set(g.name, new Map(g.groupMembers.map((m) => [memberKey(m), m])));
     for (const g of d.appliedToGroups) v.state.appliedToGroups.set(g.name, new Map(g.groupMembers.map((m) => [memberKey(m), m])));
+    for (const g of d.egressGroups ?? []) v.state.egressGroups.set(g.name, new Map(g.groupMembers.map((m) => [memberKey(m), m])));
     v.resourceVersion = d.resourceVersion;
     v.synced = true;
     return v;
@@ -96,8 +100,14 @@ export class PolicyView {
     };
   }
 
+  /** The Egress groups held (what the `egressgroups` watch delivered). */
+  egressGroups(): controlplane.EgressGroup[] {
+    return [...this.state.egressGroups].map(([name, m]) => ({ name, groupMembers: [...m.values()] }));
+  }
+
   toData(): PolicyViewData {
-    return { resourceVersion: this.resourceVersion, ...this.snapshot() };
+    const egressGroups = this.state.egressGroups.size > 0 ? { egressGroups: this.egressGroups() } : {};
+    return { resourceVersion: this.resourceVersion, ...this.snapshot(), ...egressGroups };
   }
 
   get counts(): { policies: number; addressGroups: number; appliedToGroups: number } {
@@ -112,15 +122,17 @@ function applyTo(s: State, e: controlplane.WatchEvent): boolean {
       s.policies.set(e.object.uid, e.object);
       return true;
     case 'AddressGroup':
-    case 'AppliedToGroup': {
-      const groups = e.kind === 'AddressGroup' ? s.addressGroups : s.appliedToGroups;
+    case 'AppliedToGroup':
+    case 'EgressGroup': {
+      const groups = e.kind === 'AddressGroup' ? s.addressGroups : e.kind === 'AppliedToGroup' ? s.appliedToGroups : s.egressGroups;
       if (e.type === 'DELETED') return groups.delete(e.object.name);
       groups.set(e.object.name, new Map(e.object.groupMembers.map((m) => [memberKey(m), m])));
       return true;
     }
     case 'AddressGroupPatch':
-    case 'AppliedToGroupPatch': {
-      const groups = e.kind === 'AddressGroupPatch' ? s.addressGroups : s.appliedToGroups;
+    case 'AppliedToGroupPatch':
+    case 'EgressGroupPatch': {
+      const groups = e.kind === 'AddressGroupPatch' ? s.addressGroups : e.kind === 'AppliedToGroupPatch' ? s.appliedToGroups : s.egressGroups;
       let members = groups.get(e.object.name);
       if (!members) {
         members = new Map();

@@ -1521,6 +1521,138 @@ export namespace switchyard {
             }
 
             /**
+             * Properties of an EgressGroup.
+             * @deprecated Use switchyard.controlplane.v1.EgressGroup.$Properties instead.
+             */
+            interface IEgressGroup extends switchyard.controlplane.v1.EgressGroup.$Properties {
+            }
+
+            /** Represents an EgressGroup. */
+            class EgressGroup {
+
+                /**
+                 * Constructs a new EgressGroup.
+                 * @param [properties] Properties to set
+                 */
+                constructor(properties?: switchyard.controlplane.v1.EgressGroup.$Properties);
+
+                /** Unknown fields preserved while decoding when enabled */
+                $unknowns?: Uint8Array[];
+
+                /** EgressGroup name. */
+                name: string;
+
+                /** EgressGroup groupMembers. */
+                groupMembers: switchyard.controlplane.v1.GroupMember.$Properties[];
+
+                /**
+                 * Encodes the specified EgressGroup message. Does not implicitly {@link switchyard.controlplane.v1.EgressGroup.verify|verify} messages.
+                 * @param message EgressGroup message or plain object to encode
+                 * @param [writer] Writer to encode to
+                 * @returns Writer
+                 */
+                static encode(message: switchyard.controlplane.v1.EgressGroup.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
+
+                /**
+                 * Decodes an EgressGroup message from the specified reader or buffer.
+                 * @param reader Reader or buffer to decode from
+                 * @param [length] Message length if known beforehand
+                 * @returns {switchyard.controlplane.v1.EgressGroup & switchyard.controlplane.v1.EgressGroup.$Shape} EgressGroup
+                 * @throws {Error} If the payload is not a reader or valid buffer
+                 * @throws {$protobuf.util.ProtocolError} If required fields are missing
+                 */
+                static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): switchyard.controlplane.v1.EgressGroup & switchyard.controlplane.v1.EgressGroup.$Shape;
+            }
+
+            namespace EgressGroup {
+
+                /** Properties of an EgressGroup. */
+                interface $Properties {
+
+                    /** EgressGroup name */
+                    name?: (string|null);
+
+                    /** EgressGroup groupMembers */
+                    groupMembers?: (switchyard.controlplane.v1.GroupMember.$Properties[]|null);
+
+                    /** Unknown fields preserved while decoding when enabled */
+                    $unknowns?: Uint8Array[];
+                }
+
+                /** Shape of an EgressGroup. */
+                type $Shape = switchyard.controlplane.v1.EgressGroup.$Properties;
+            }
+
+            /**
+             * Properties of an EgressGroupPatch.
+             * @deprecated Use switchyard.controlplane.v1.EgressGroupPatch.$Properties instead.
+             */
+            interface IEgressGroupPatch extends switchyard.controlplane.v1.EgressGroupPatch.$Properties {
+            }
+
+            /** Represents an EgressGroupPatch. */
+            class EgressGroupPatch {
+
+                /**
+                 * Constructs a new EgressGroupPatch.
+                 * @param [properties] Properties to set
+                 */
+                constructor(properties?: switchyard.controlplane.v1.EgressGroupPatch.$Properties);
+
+                /** Unknown fields preserved while decoding when enabled */
+                $unknowns?: Uint8Array[];
+
+                /** EgressGroupPatch name. */
+                name: string;
+
+                /** EgressGroupPatch addedGroupMembers. */
+                addedGroupMembers: switchyard.controlplane.v1.GroupMember.$Properties[];
+
+                /** EgressGroupPatch removedGroupMembers. */
+                removedGroupMembers: switchyard.controlplane.v1.GroupMember.$Properties[];
+
+                /**
+                 * Encodes the specified EgressGroupPatch message. Does not implicitly {@link switchyard.controlplane.v1.EgressGroupPatch.verify|verify} messages.
+                 * @param message EgressGroupPatch message or plain object to encode
+                 * @param [writer] Writer to encode to
+                 * @returns Writer
+                 */
+                static encode(message: switchyard.controlplane.v1.EgressGroupPatch.$Properties, writer?: $protobuf.Writer): $protobuf.Writer;
+
+                /**
+                 * Decodes an EgressGroupPatch message from the specified reader or buffer.
+                 * @param reader Reader or buffer to decode from
+                 * @param [length] Message length if known beforehand
+                 * @returns {switchyard.controlplane.v1.EgressGroupPatch & switchyard.controlplane.v1.EgressGroupPatch.$Shape} EgressGroupPatch
+                 * @throws {Error} If the payload is not a reader or valid buffer
+                 * @throws {$protobuf.util.ProtocolError} If required fields are missing
+                 */
+                static decode(reader: ($protobuf.Reader|Uint8Array), length?: number): switchyard.controlplane.v1.EgressGroupPatch & switchyard.controlplane.v1.EgressGroupPatch.$Shape;
+            }
+
+            namespace EgressGroupPatch {
+
+                /** Properties of an EgressGroupPatch. */
+                interface $Properties {
+
+                    /** EgressGroupPatch name */
+                    name?: (string|null);
+
+                    /** EgressGroupPatch addedGroupMembers */
+                    addedGroupMembers?: (switchyard.controlplane.v1.GroupMember.$Properties[]|null);
+
+                    /** EgressGroupPatch removedGroupMembers */
+                    removedGroupMembers?: (switchyard.controlplane.v1.GroupMember.$Properties[]|null);
+
+                    /** Unknown fields preserved while decoding when enabled */
+                    $unknowns?: Uint8Array[];
+                }
+
+                /** Shape of an EgressGroupPatch. */
+                type $Shape = switchyard.controlplane.v1.EgressGroupPatch.$Properties;
+            }
+
+            /**
              * Properties of a NetworkPolicyNodeStatus.
              * @deprecated Use switchyard.controlplane.v1.NetworkPolicyNodeStatus.$Properties instead.
              */
@@ -2043,8 +2175,14 @@ export namespace switchyard {
                 /** WatchEvent status. */
                 status?: (switchyard.controlplane.v1.Status.$Properties|null);
 
+                /** WatchEvent egressGroup. */
+                egressGroup?: (switchyard.controlplane.v1.EgressGroup.$Properties|null);
+
+                /** WatchEvent egressGroupPatch. */
+                egressGroupPatch?: (switchyard.controlplane.v1.EgressGroupPatch.$Properties|null);
+
                 /** WatchEvent object. */
-                object?: ("networkPolicy"|"addressGroup"|"addressGroupPatch"|"appliedToGroup"|"appliedToGroupPatch"|"networkPolicyStatus"|"bookmark"|"status");
+                object?: ("networkPolicy"|"addressGroup"|"addressGroupPatch"|"appliedToGroup"|"appliedToGroupPatch"|"networkPolicyStatus"|"bookmark"|"status"|"egressGroup"|"egressGroupPatch");
 
                 /**
                  * Encodes the specified WatchEvent message. Does not implicitly {@link switchyard.controlplane.v1.WatchEvent.verify|verify} messages.
@@ -2100,8 +2238,14 @@ export namespace switchyard {
                     /** WatchEvent status */
                     status?: (switchyard.controlplane.v1.Status.$Properties|null);
 
+                    /** WatchEvent egressGroup */
+                    egressGroup?: (switchyard.controlplane.v1.EgressGroup.$Properties|null);
+
+                    /** WatchEvent egressGroupPatch */
+                    egressGroupPatch?: (switchyard.controlplane.v1.EgressGroupPatch.$Properties|null);
+
                     /** WatchEvent object */
-                    object?: ("networkPolicy"|"addressGroup"|"addressGroupPatch"|"appliedToGroup"|"appliedToGroupPatch"|"networkPolicyStatus"|"bookmark"|"status");
+                    object?: ("networkPolicy"|"addressGroup"|"addressGroupPatch"|"appliedToGroup"|"appliedToGroupPatch"|"networkPolicyStatus"|"bookmark"|"status"|"egressGroup"|"egressGroupPatch");
 
                     /** Unknown fields preserved while decoding when enabled */
                     $unknowns?: Uint8Array[];
@@ -2119,9 +2263,11 @@ export namespace switchyard {
                   networkPolicyStatus?: switchyard.controlplane.v1.NetworkPolicyStatus.$Shape|null;
                   bookmark?: switchyard.controlplane.v1.Bookmark.$Shape|null;
                   status?: switchyard.controlplane.v1.Status.$Shape|null;
+                  egressGroup?: switchyard.controlplane.v1.EgressGroup.$Shape|null;
+                  egressGroupPatch?: switchyard.controlplane.v1.EgressGroupPatch.$Shape|null;
                   $unknowns?: Uint8Array[];
                 } & (
-                  ({ object?: undefined; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null }|{ object?: "networkPolicy"; networkPolicy: switchyard.controlplane.v1.NetworkPolicy.$Shape; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null }|{ object?: "addressGroup"; networkPolicy?: null; addressGroup: switchyard.controlplane.v1.AddressGroup.$Shape; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null }|{ object?: "addressGroupPatch"; networkPolicy?: null; addressGroup?: null; addressGroupPatch: switchyard.controlplane.v1.AddressGroupPatch.$Shape; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null }|{ object?: "appliedToGroup"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup: switchyard.controlplane.v1.AppliedToGroup.$Shape; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null }|{ object?: "appliedToGroupPatch"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch: switchyard.controlplane.v1.AppliedToGroupPatch.$Shape; networkPolicyStatus?: null; bookmark?: null; status?: null }|{ object?: "networkPolicyStatus"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus: switchyard.controlplane.v1.NetworkPolicyStatus.$Shape; bookmark?: null; status?: null }|{ object?: "bookmark"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark: switchyard.controlplane.v1.Bookmark.$Shape; status?: null }|{ object?: "status"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status: switchyard.controlplane.v1.Status.$Shape })
+                  ({ object?: undefined; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "networkPolicy"; networkPolicy: switchyard.controlplane.v1.NetworkPolicy.$Shape; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "addressGroup"; networkPolicy?: null; addressGroup: switchyard.controlplane.v1.AddressGroup.$Shape; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "addressGroupPatch"; networkPolicy?: null; addressGroup?: null; addressGroupPatch: switchyard.controlplane.v1.AddressGroupPatch.$Shape; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "appliedToGroup"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup: switchyard.controlplane.v1.AppliedToGroup.$Shape; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "appliedToGroupPatch"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch: switchyard.controlplane.v1.AppliedToGroupPatch.$Shape; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "networkPolicyStatus"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus: switchyard.controlplane.v1.NetworkPolicyStatus.$Shape; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "bookmark"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark: switchyard.controlplane.v1.Bookmark.$Shape; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "status"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status: switchyard.controlplane.v1.Status.$Shape; egressGroup?: null; egressGroupPatch?: null }|{ object?: "egressGroup"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup: switchyard.controlplane.v1.EgressGroup.$Shape; egressGroupPatch?: null }|{ object?: "egressGroupPatch"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch: switchyard.controlplane.v1.EgressGroupPatch.$Shape })
                 );
             }
         }

@@ -3793,6 +3793,341 @@ export const switchyard = $root.switchyard = (() => {
                 return AppliedToGroupPatch;
             })();
 
+            v1.EgressGroup = (function() {
+
+                /**
+                 * Properties of an EgressGroup.
+                 * @typedef {Object} switchyard.controlplane.v1.EgressGroup.$Properties
+                 * @property {string|null} [name] EgressGroup name
+                 * @property {Array.<switchyard.controlplane.v1.GroupMember.$Properties>|null} [groupMembers] EgressGroup groupMembers
+                 * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+                 */
+
+                /**
+                 * Properties of an EgressGroup.
+                 * @memberof switchyard.controlplane.v1
+                 * @interface IEgressGroup
+                 * @augments switchyard.controlplane.v1.EgressGroup.$Properties
+                 * @deprecated Use switchyard.controlplane.v1.EgressGroup.$Properties instead.
+                 */
+
+                /**
+                 * Shape of an EgressGroup.
+                 * @typedef {switchyard.controlplane.v1.EgressGroup.$Properties} switchyard.controlplane.v1.EgressGroup.$Shape
+                 */
+
+                /**
+                 * Constructs a new EgressGroup.
+                 * @memberof switchyard.controlplane.v1
+                 * @classdesc Represents an EgressGroup.
+                 * @constructor
+                 * @param {switchyard.controlplane.v1.EgressGroup.$Properties=} [properties] Properties to set
+                 * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+                 */
+                const EgressGroup = function (properties) {
+                    this.groupMembers = [];
+                    if (properties)
+                        for (let keys = $Object.keys(properties), i = 0; i < keys.length; ++i)
+                            if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                                this[keys[i]] = properties[keys[i]];
+                };
+
+                /**
+                 * EgressGroup name.
+                 * @member {string} name
+                 * @memberof switchyard.controlplane.v1.EgressGroup
+                 * @instance
+                 */
+                EgressGroup.prototype.name = "";
+
+                /**
+                 * EgressGroup groupMembers.
+                 * @member {Array.<switchyard.controlplane.v1.GroupMember.$Properties>} groupMembers
+                 * @memberof switchyard.controlplane.v1.EgressGroup
+                 * @instance
+                 */
+                EgressGroup.prototype.groupMembers = $util.emptyArray;
+
+                /**
+                 * Encodes the specified EgressGroup message. Does not implicitly {@link switchyard.controlplane.v1.EgressGroup.verify|verify} messages.
+                 * @function encode
+                 * @memberof switchyard.controlplane.v1.EgressGroup
+                 * @static
+                 * @param {switchyard.controlplane.v1.EgressGroup.$Properties} message EgressGroup message or plain object to encode
+                 * @param {$protobuf.Writer} [writer] Writer to encode to
+                 * @returns {$protobuf.Writer} Writer
+                 */
+                EgressGroup.encode = function (message, writer, _depth) {
+                    if (!writer)
+                        writer = $Writer.create();
+                    if (_depth === $undefined)
+                        _depth = 0;
+                    if (_depth > $util.recursionLimit)
+                        throw $Error("max depth exceeded");
+                    if (message.name != null && $Object.hasOwnProperty.call(message, "name") && message.name !== "")
+                        writer.uint32(/* id 1, wireType 2 =*/10).string(message.name);
+                    if (message.groupMembers != null && message.groupMembers.length)
+                        for (let i = 0; i < message.groupMembers.length; ++i)
+                            $root.switchyard.controlplane.v1.GroupMember.encode(message.groupMembers[i], writer.uint32(/* id 2, wireType 2 =*/18).fork(), _depth + 1).ldelim();
+                    if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
+                        for (let i = 0; i < message.$unknowns.length; ++i)
+                            writer.raw(message.$unknowns[i]);
+                    return writer;
+                };
+
+                /**
+                 * Decodes an EgressGroup message from the specified reader or buffer.
+                 * @function decode
+                 * @memberof switchyard.controlplane.v1.EgressGroup
+                 * @static
+                 * @param {$protobuf.Reader|Uint8Array} reader Reader or buffer to decode from
+                 * @param {number} [length] Message length if known beforehand
+                 * @returns {switchyard.controlplane.v1.EgressGroup & switchyard.controlplane.v1.EgressGroup.$Shape} EgressGroup
+                 * @throws {Error} If the payload is not a reader or valid buffer
+                 * @throws {$protobuf.util.ProtocolError} If required fields are missing
+                 */
+                EgressGroup.decode = function (reader, length, _end, _depth, _target) {
+                    if (!(reader instanceof $Reader))
+                        reader = $Reader.create(reader);
+                    if (_depth === $undefined)
+                        _depth = 0;
+                    if (_depth > $Reader.recursionLimit)
+                        throw $Error("max depth exceeded");
+                    let end, message, value;
+                    if (length === $undefined)
+                        end = reader.len;
+                    else {
+                        end = reader.pos + length;
+                        if (end > reader.len)
+                            throw $RangeError("index out of range");
+                        length = reader.len;
+                        reader.len = end;
+                    }
+                    message = _target || new $root.switchyard.controlplane.v1.EgressGroup();
+                    while (reader.pos < end) {
+                        let start = reader.pos;
+                        let tag = reader.tag();
+                        if (tag === _end) {
+                            _end = $undefined;
+                            break;
+                        }
+                        let wireType = tag & 7;
+                        switch (tag >>>= 3) {
+                        case 1: {
+                                if (wireType !== 2)
+                                    break;
+                                if ((value = reader.stringVerify()).length)
+                                    message.name = value;
+                                else
+                                    delete message.name;
+                                continue;
+                            }
+                        case 2: {
+                                if (wireType !== 2)
+                                    break;
+                                if (!(message.groupMembers && message.groupMembers.length))
+                                    message.groupMembers = [];
+                                message.groupMembers.push($root.switchyard.controlplane.v1.GroupMember.decode(reader, reader.size(), $undefined, _depth + 1));
+                                continue;
+                            }
+                        }
+                        reader.skipType(wireType, _depth, tag);
+                        if (!reader.discardUnknown) {
+                            $util.makeProp(message, "$unknowns", false);
+                            (message.$unknowns || (message.$unknowns = [])).push(reader.raw(start, reader.pos));
+                        }
+                    }
+                    if (length !== $undefined) {
+                        if (reader.pos !== end)
+                            throw $RangeError("index out of range");
+                        reader.len = length;
+                    }
+                    if (_end !== $undefined)
+                        throw $Error("missing end group");
+                    return message;
+                };
+
+                return EgressGroup;
+            })();
+
+            v1.EgressGroupPatch = (function() {
+
+                /**
+                 * Properties of an EgressGroupPatch.
+                 * @typedef {Object} switchyard.controlplane.v1.EgressGroupPatch.$Properties
+                 * @property {string|null} [name] EgressGroupPatch name
+                 * @property {Array.<switchyard.controlplane.v1.GroupMember.$Properties>|null} [addedGroupMembers] EgressGroupPatch addedGroupMembers
+                 * @property {Array.<switchyard.controlplane.v1.GroupMember.$Properties>|null} [removedGroupMembers] EgressGroupPatch removedGroupMembers
+                 * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+                 */
+
+                /**
+                 * Properties of an EgressGroupPatch.
+                 * @memberof switchyard.controlplane.v1
+                 * @interface IEgressGroupPatch
+                 * @augments switchyard.controlplane.v1.EgressGroupPatch.$Properties
+                 * @deprecated Use switchyard.controlplane.v1.EgressGroupPatch.$Properties instead.
+                 */
+
+                /**
+                 * Shape of an EgressGroupPatch.
+                 * @typedef {switchyard.controlplane.v1.EgressGroupPatch.$Properties} switchyard.controlplane.v1.EgressGroupPatch.$Shape
+                 */
+
+                /**
+                 * Constructs a new EgressGroupPatch.
+                 * @memberof switchyard.controlplane.v1
+                 * @classdesc Represents an EgressGroupPatch.
+                 * @constructor
+                 * @param {switchyard.controlplane.v1.EgressGroupPatch.$Properties=} [properties] Properties to set
+                 * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
+                 */
+                const EgressGroupPatch = function (properties) {
+                    this.addedGroupMembers = [];
+                    this.removedGroupMembers = [];
+                    if (properties)
+                        for (let keys = $Object.keys(properties), i = 0; i < keys.length; ++i)
+                            if (properties[keys[i]] != null && keys[i] !== "__proto__")
+                                this[keys[i]] = properties[keys[i]];
+                };
+
+                /**
+                 * EgressGroupPatch name.
+                 * @member {string} name
+                 * @memberof switchyard.controlplane.v1.EgressGroupPatch
+                 * @instance
+                 */
+                EgressGroupPatch.prototype.name = "";
+
+                /**
+                 * EgressGroupPatch addedGroupMembers.
+                 * @member {Array.<switchyard.controlplane.v1.GroupMember.$Properties>} addedGroupMembers
+                 * @memberof switchyard.controlplane.v1.EgressGroupPatch
+                 * @instance
+                 */
+                EgressGroupPatch.prototype.addedGroupMembers = $util.emptyArray;
+
+                /**
+                 * EgressGroupPatch removedGroupMembers.
+                 * @member {Array.<switchyard.controlplane.v1.GroupMember.$Properties>} removedGroupMembers
+                 * @memberof switchyard.controlplane.v1.EgressGroupPatch
+                 * @instance
+                 */
+                EgressGroupPatch.prototype.removedGroupMembers = $util.emptyArray;
+
+                /**
+                 * Encodes the specified EgressGroupPatch message. Does not implicitly {@link switchyard.controlplane.v1.EgressGroupPatch.verify|verify} messages.
+                 * @function encode
+                 * @memberof switchyard.controlplane.v1.EgressGroupPatch
+                 * @static
+                 * @param {switchyard.controlplane.v1.EgressGroupPatch.$Properties} message EgressGroupPatch message or plain object to encode
+                 * @param {$protobuf.Writer} [writer] Writer to encode to
+                 * @returns {$protobuf.Writer} Writer
+                 */
+                EgressGroupPatch.encode = function (message, writer, _depth) {
+                    if (!writer)
+                        writer = $Writer.create();
+                    if (_depth === $undefined)
+                        _depth = 0;
+                    if (_depth > $util.recursionLimit)
+                        throw $Error("max depth exceeded");
+                    if (message.name != null && $Object.hasOwnProperty.call(message, "name") && message.name !== "")
+                        writer.uint32(/* id 1, wireType 2 =*/10).string(message.name);
+                    if (message.addedGroupMembers != null && message.addedGroupMembers.length)
+                        for (let i = 0; i < message.addedGroupMembers.length; ++i)
+                            $root.switchyard.controlplane.v1.GroupMember.encode(message.addedGroupMembers[i], writer.uint32(/* id 2, wireType 2 =*/18).fork(), _depth + 1).ldelim();
+                    if (message.removedGroupMembers != null && message.removedGroupMembers.length)
+                        for (let i = 0; i < message.removedGroupMembers.length; ++i)
+                            $root.switchyard.controlplane.v1.GroupMember.encode(message.removedGroupMembers[i], writer.uint32(/* id 3, wireType 2 =*/26).fork(), _depth + 1).ldelim();
+                    if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
+                        for (let i = 0; i < message.$unknowns.length; ++i)
+                            writer.raw(message.$unknowns[i]);
+                    return writer;
+                };
+
+                /**
+                 * Decodes an EgressGroupPatch message from the specified reader or buffer.
+                 * @function decode
+                 * @memberof switchyard.controlplane.v1.EgressGroupPatch
+                 * @static
+                 * @param {$protobuf.Reader|Uint8Array} reader Reader or buffer to decode from
+                 * @param {number} [length] Message length if known beforehand
+                 * @returns {switchyard.controlplane.v1.EgressGroupPatch & switchyard.controlplane.v1.EgressGroupPatch.$Shape} EgressGroupPatch
+                 * @throws {Error} If the payload is not a reader or valid buffer
+                 * @throws {$protobuf.util.ProtocolError} If required fields are missing
+                 */
+                EgressGroupPatch.decode = function (reader, length, _end, _depth, _target) {
+                    if (!(reader instanceof $Reader))
+                        reader = $Reader.create(reader);
+                    if (_depth === $undefined)
+                        _depth = 0;
+                    if (_depth > $Reader.recursionLimit)
+                        throw $Error("max depth exceeded");
+                    let end, message, value;
+                    if (length === $undefined)
+                        end = reader.len;
+                    else {
+                        end = reader.pos + length;
+                        if (end > reader.len)
+                            throw $RangeError("index out of range");
+                        length = reader.len;
+                        reader.len = end;
+                    }
+                    message = _target || new $root.switchyard.controlplane.v1.EgressGroupPatch();
+                    while (reader.pos < end) {
+                        let start = reader.pos;
+                        let tag = reader.tag();
+                        if (tag === _end) {
+                            _end = $undefined;
+                            break;
+                        }
+                        let wireType = tag & 7;
+                        switch (tag >>>= 3) {
+                        case 1: {
+                                if (wireType !== 2)
+                                    break;
+                                if ((value = reader.stringVerify()).length)
+                                    message.name = value;
+                                else
+                                    delete message.name;
+                                continue;
+                            }
+                        case 2: {
+                                if (wireType !== 2)
+                                    break;
+                                if (!(message.addedGroupMembers && message.addedGroupMembers.length))
+                                    message.addedGroupMembers = [];
+                                message.addedGroupMembers.push($root.switchyard.controlplane.v1.GroupMember.decode(reader, reader.size(), $undefined, _depth + 1));
+                                continue;
+                            }
+                        case 3: {
+                                if (wireType !== 2)
+                                    break;
+                                if (!(message.removedGroupMembers && message.removedGroupMembers.length))
+                                    message.removedGroupMembers = [];
+                                message.removedGroupMembers.push($root.switchyard.controlplane.v1.GroupMember.decode(reader, reader.size(), $undefined, _depth + 1));
+                                continue;
+                            }
+                        }
+                        reader.skipType(wireType, _depth, tag);
+                        if (!reader.discardUnknown) {
+                            $util.makeProp(message, "$unknowns", false);
+                            (message.$unknowns || (message.$unknowns = [])).push(reader.raw(start, reader.pos));
+                        }
+                    }
+                    if (length !== $undefined) {
+                        if (reader.pos !== end)
+                            throw $RangeError("index out of range");
+                        reader.len = length;
+                    }
+                    if (_end !== $undefined)
+                        throw $Error("missing end group");
+                    return message;
+                };
+
+                return EgressGroupPatch;
+            })();
+
             v1.NetworkPolicyNodeStatus = (function() {
 
                 /**
@@ -5130,7 +5465,9 @@ export const switchyard = $root.switchyard = (() => {
                  * @property {switchyard.controlplane.v1.NetworkPolicyStatus.$Properties|null} [networkPolicyStatus] WatchEvent networkPolicyStatus
                  * @property {switchyard.controlplane.v1.Bookmark.$Properties|null} [bookmark] WatchEvent bookmark
                  * @property {switchyard.controlplane.v1.Status.$Properties|null} [status] WatchEvent status
-                 * @property {"networkPolicy"|"addressGroup"|"addressGroupPatch"|"appliedToGroup"|"appliedToGroupPatch"|"networkPolicyStatus"|"bookmark"|"status"} [object] WatchEvent object
+                 * @property {switchyard.controlplane.v1.EgressGroup.$Properties|null} [egressGroup] WatchEvent egressGroup
+                 * @property {switchyard.controlplane.v1.EgressGroupPatch.$Properties|null} [egressGroupPatch] WatchEvent egressGroupPatch
+                 * @property {"networkPolicy"|"addressGroup"|"addressGroupPatch"|"appliedToGroup"|"appliedToGroupPatch"|"networkPolicyStatus"|"bookmark"|"status"|"egressGroup"|"egressGroupPatch"} [object] WatchEvent object
                  * @property {Array.<Uint8Array>} [$unknowns] Unknown fields preserved while decoding when enabled
                  */
 
@@ -5155,9 +5492,11 @@ export const switchyard = $root.switchyard = (() => {
                  *   networkPolicyStatus?: switchyard.controlplane.v1.NetworkPolicyStatus.$Shape|null;
                  *   bookmark?: switchyard.controlplane.v1.Bookmark.$Shape|null;
                  *   status?: switchyard.controlplane.v1.Status.$Shape|null;
+                 *   egressGroup?: switchyard.controlplane.v1.EgressGroup.$Shape|null;
+                 *   egressGroupPatch?: switchyard.controlplane.v1.EgressGroupPatch.$Shape|null;
                  *   $unknowns?: Array.<Uint8Array>;
                  * } & (
-                 *   ({ object?: undefined; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null }|{ object?: "networkPolicy"; networkPolicy: switchyard.controlplane.v1.NetworkPolicy.$Shape; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null }|{ object?: "addressGroup"; networkPolicy?: null; addressGroup: switchyard.controlplane.v1.AddressGroup.$Shape; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null }|{ object?: "addressGroupPatch"; networkPolicy?: null; addressGroup?: null; addressGroupPatch: switchyard.controlplane.v1.AddressGroupPatch.$Shape; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null }|{ object?: "appliedToGroup"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup: switchyard.controlplane.v1.AppliedToGroup.$Shape; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null }|{ object?: "appliedToGroupPatch"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch: switchyard.controlplane.v1.AppliedToGroupPatch.$Shape; networkPolicyStatus?: null; bookmark?: null; status?: null }|{ object?: "networkPolicyStatus"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus: switchyard.controlplane.v1.NetworkPolicyStatus.$Shape; bookmark?: null; status?: null }|{ object?: "bookmark"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark: switchyard.controlplane.v1.Bookmark.$Shape; status?: null }|{ object?: "status"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status: switchyard.controlplane.v1.Status.$Shape })
+                 *   ({ object?: undefined; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "networkPolicy"; networkPolicy: switchyard.controlplane.v1.NetworkPolicy.$Shape; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "addressGroup"; networkPolicy?: null; addressGroup: switchyard.controlplane.v1.AddressGroup.$Shape; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "addressGroupPatch"; networkPolicy?: null; addressGroup?: null; addressGroupPatch: switchyard.controlplane.v1.AddressGroupPatch.$Shape; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "appliedToGroup"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup: switchyard.controlplane.v1.AppliedToGroup.$Shape; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "appliedToGroupPatch"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch: switchyard.controlplane.v1.AppliedToGroupPatch.$Shape; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "networkPolicyStatus"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus: switchyard.controlplane.v1.NetworkPolicyStatus.$Shape; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "bookmark"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark: switchyard.controlplane.v1.Bookmark.$Shape; status?: null; egressGroup?: null; egressGroupPatch?: null }|{ object?: "status"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status: switchyard.controlplane.v1.Status.$Shape; egressGroup?: null; egressGroupPatch?: null }|{ object?: "egressGroup"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup: switchyard.controlplane.v1.EgressGroup.$Shape; egressGroupPatch?: null }|{ object?: "egressGroupPatch"; networkPolicy?: null; addressGroup?: null; addressGroupPatch?: null; appliedToGroup?: null; appliedToGroupPatch?: null; networkPolicyStatus?: null; bookmark?: null; status?: null; egressGroup?: null; egressGroupPatch: switchyard.controlplane.v1.EgressGroupPatch.$Shape })
                  * )} switchyard.controlplane.v1.WatchEvent.$Shape
                  */
 
@@ -5256,6 +5595,22 @@ export const switchyard = $root.switchyard = (() => {
                  */
                 WatchEvent.prototype.status = null;
 
+                /**
+                 * WatchEvent egressGroup.
+                 * @member {switchyard.controlplane.v1.EgressGroup.$Properties|null|undefined} egressGroup
+                 * @memberof switchyard.controlplane.v1.WatchEvent
+                 * @instance
+                 */
+                WatchEvent.prototype.egressGroup = null;
+
+                /**
+                 * WatchEvent egressGroupPatch.
+                 * @member {switchyard.controlplane.v1.EgressGroupPatch.$Properties|null|undefined} egressGroupPatch
+                 * @memberof switchyard.controlplane.v1.WatchEvent
+                 * @instance
+                 */
+                WatchEvent.prototype.egressGroupPatch = null;
+
                 // OneOf field names bound to virtual getters and setters
                 let $oneOfFields;
 
@@ -5267,12 +5622,12 @@ export const switchyard = $root.switchyard = (() => {
 
                 /**
                  * WatchEvent object.
-                 * @member {"networkPolicy"|"addressGroup"|"addressGroupPatch"|"appliedToGroup"|"appliedToGroupPatch"|"networkPolicyStatus"|"bookmark"|"status"|undefined} object
+                 * @member {"networkPolicy"|"addressGroup"|"addressGroupPatch"|"appliedToGroup"|"appliedToGroupPatch"|"networkPolicyStatus"|"bookmark"|"status"|"egressGroup"|"egressGroupPatch"|undefined} object
                  * @memberof switchyard.controlplane.v1.WatchEvent
                  * @instance
                  */
                 $Object.defineProperty(WatchEvent.prototype, "object", {
-                    get: $util.oneOfGetter($oneOfFields = ["networkPolicy", "addressGroup", "addressGroupPatch", "appliedToGroup", "appliedToGroupPatch", "networkPolicyStatus", "bookmark", "status"]),
+                    get: $util.oneOfGetter($oneOfFields = ["networkPolicy", "addressGroup", "addressGroupPatch", "appliedToGroup", "appliedToGroupPatch", "networkPolicyStatus", "bookmark", "status", "egressGroup", "egressGroupPatch"]),
                     set: $util.oneOfSetter($oneOfFields)
                 });
 
@@ -5312,6 +5667,10 @@ export const switchyard = $root.switchyard = (() => {
                         $root.switchyard.controlplane.v1.Bookmark.encode(message.bookmark, writer.uint32(/* id 16, wireType 2 =*/130).fork(), _depth + 1).ldelim();
                     if (message.status != null && $Object.hasOwnProperty.call(message, "status"))
                         $root.switchyard.controlplane.v1.Status.encode(message.status, writer.uint32(/* id 17, wireType 2 =*/138).fork(), _depth + 1).ldelim();
+                    if (message.egressGroup != null && $Object.hasOwnProperty.call(message, "egressGroup"))
+                        $root.switchyard.controlplane.v1.EgressGroup.encode(message.egressGroup, writer.uint32(/* id 18, wireType 2 =*/146).fork(), _depth + 1).ldelim();
+                    if (message.egressGroupPatch != null && $Object.hasOwnProperty.call(message, "egressGroupPatch"))
+                        $root.switchyard.controlplane.v1.EgressGroupPatch.encode(message.egressGroupPatch, writer.uint32(/* id 19, wireType 2 =*/154).fork(), _depth + 1).ldelim();
                     if (message.$unknowns != null && $Object.hasOwnProperty.call(message, "$unknowns"))
                         for (let i = 0; i < message.$unknowns.length; ++i)
                             writer.raw(message.$unknowns[i]);
@@ -5426,6 +5785,20 @@ export const switchyard = $root.switchyard = (() => {
                                     break;
                                 message.status = $root.switchyard.controlplane.v1.Status.decode(reader, reader.size(), $undefined, _depth + 1, message.status);
                                 message.object = "status";
+                                continue;
+                            }
+                        case 18: {
+                                if (wireType !== 2)
+                                    break;
+                                message.egressGroup = $root.switchyard.controlplane.v1.EgressGroup.decode(reader, reader.size(), $undefined, _depth + 1, message.egressGroup);
+                                message.object = "egressGroup";
+                                continue;
+                            }
+                        case 19: {
+                                if (wireType !== 2)
+                                    break;
+                                message.egressGroupPatch = $root.switchyard.controlplane.v1.EgressGroupPatch.decode(reader, reader.size(), $undefined, _depth + 1, message.egressGroupPatch);
+                                message.object = "egressGroupPatch";
                                 continue;
                             }
                         }

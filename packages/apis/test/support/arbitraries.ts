@@ -172,6 +172,8 @@ export const watchEvent: fc.Arbitrary<cp.WatchEvent> = withRv<cp.WatchEvent>(
     fc.record({ type: eventType, kind: fc.constant('AddressGroupPatch' as const), object: groupPatch }),
     fc.record({ type: eventType, kind: fc.constant('AppliedToGroup' as const), object: appliedToGroup }),
     fc.record({ type: eventType, kind: fc.constant('AppliedToGroupPatch' as const), object: groupPatch }),
+    fc.record({ type: eventType, kind: fc.constant('EgressGroup' as const), object: appliedToGroup }),
+    fc.record({ type: eventType, kind: fc.constant('EgressGroupPatch' as const), object: groupPatch }),
     fc.record({ type: eventType, kind: fc.constant('NetworkPolicyStatus' as const), object: networkPolicyStatus }),
     fc.record({ type: eventType, kind: fc.constant('Bookmark' as const), object: fc.record({ resourceVersion: fc.string() }) }),
     fc.record({

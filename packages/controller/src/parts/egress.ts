@@ -7,12 +7,12 @@ import { parseIp, type Ip } from '@switchyard/ipam/cidr';
 import { KubeRequestError, type InformerEvent } from '@switchyard/kube';
 import { Reconciler, type PartHealth } from '@switchyard/runtime';
 import type { ControllerContext } from '../context';
-import { egressAllocatedNote, egressIPSlots, egressRefusalNote, invalidEgressNote, noPoolNote, overlapNotes, validateEgress, type EgressIPSlot, type EgressPodView } from '../egress';
+import { egressAllocatedNote, egressIPSlots, egressRefusalNote, invalidEgressNote, noPoolNote, validateEgress, type EgressIPSlot } from '../egress';
 import { EventRecorder, type EventNote } from '../events';
 import { egressHolderKey, usableRanges, type ExternalIPAllocator, type ExternalIPHolding } from '../external-ip-allocator';
 import { poolRanges, subnetInfoErrors } from '../external-ip-pool';
 import type { Watch, WatchingPart } from '../informers';
-import { EGRESSES, EXTERNAL_IP_POOLS, NAMESPACES, PODS } from '../resources';
+import { EGRESSES, EXTERNAL_IP_POOLS } from '../resources';
 import { notRunning, type PartState } from './lifecycle';
 
 const CONFLICT_ATTEMPTS = 10;
@@ -46,8 +46,8 @@ interface EgressOutcome {
 /**
  * Antrea's Egress controller, IP side. Each change runs one pass (runtime's `Reconciler`, retried on
  * the controller's clock when a write fails): releases first (Egress deleted, pool changed or gone,
- * IP edited), then the Egresses oldest first. Which pods an Egress selects, and which node owns its
- * IP, each agent computes itself (docs/egress.md).
+ * IP edited), then the Egresses oldest first. Which pods an Egress selects is the egressGroups part's; which node owns its
+ * IP the agents decide (docs/egress.md).
  */
 export class EgressController implements WatchingPart {
   readonly name = 'egress';
@@ -67,9 +67,7 @@ export class EgressController implements WatchingPart {
     this.watches = [
       { resource: EGRESSES, onEvent: (e) => this.onEvent(e) },
       { resource: EXTERNAL_IP_POOLS, onEvent: (e) => this.onEvent(e) },
-      // Members are the agents' to compute; the controller reads them only to name overlaps.
-      { resource: PODS, onEvent: (e) => this.onEvent(e) },
-      { resource: NAMESPACES, onEvent: (e) => this.onEvent(e) },
+      // Members and their overlaps are the egressGroups part's (egress-groups.ts).
     ];
     ctx.metrics.register('switchyard_controller_egresses', 'gauge', 'Egresses naming an ExternalIPPool, by state', () => [
       { labels: { state: 'allocated' }, value: new Set(this.allocator.holdings('Egress').map((h) => h.service.replace(/#\d+$/, ''))).size },
@@ -123,14 +121,6 @@ export class EgressController implements WatchingPart {
 
   private pools(): ExternalIPPool[] {
     return [...this.ctx.informers.cache(EXTERNAL_IP_POOLS).values()] as unknown as ExternalIPPool[];
-  }
-
-  private podViews(): EgressPodView[] {
-    return [...this.ctx.informers.cache(PODS).values()].map((p) => ({ namespace: p.metadata.namespace ?? '', name: p.metadata.name ?? '', labels: p.metadata.labels ?? {} }));
-  }
-
-  private namespaceLabels(): Map<string, Readonly<Record<string, string>>> {
-    return new Map([...this.ctx.informers.cache(NAMESPACES).values()].map((n) => [n.metadata.name ?? '', n.metadata.labels ?? {}]));
   }
 
   /** The allocator's pools from the cache (ServiceExternalIP, when on, does the same and reports bad ranges). */
@@ -240,13 +230,6 @@ export class EgressController implements WatchingPart {
       if (o?.allocated) await attempt(() => this.writeCondition(nameOf(eg), eg.metadata.uid, o.allocated!));
     }
     for (const t of events) await this.events.report(t.ref, TOPIC, t.note);
-    // Only Egresses with an IP compete for pods, as on the agents (which realize only Egresses whose IP is placed).
-    const overlaps = overlapNotes(egresses.filter((eg) => outcomes.get(nameOf(eg))?.allocated?.status === 'True'), this.podViews(), this.namespaceLabels());
-    for (const eg of egresses) {
-      const note = overlaps.get(nameOf(eg));
-      if (note) await this.events.report(egressRef(eg), 'overlap', note);
-      else this.events.clear(egressRef(eg), 'overlap');
-    }
     // Usage counts Services and Egresses alike; ServiceExternalIP writes it too, on its own events.
     for (const pool of this.pools()) await attempt(() => this.writeUsage(pool));
     if (failures.length > 0) throw new AggregateError(failures, `${failures.length} Egress writes failed: ${failures.map(message).join('; ')}`);

@@ -1,20 +1,23 @@
 /**
- * The Egress part (with a Kubernetes API, the `egress` option and AntreaProxy): watches Egresses,
- * every Pod, the Namespaces and the Nodes, follows where the external IP part places each Egress IP
+ * The Egress part (with a Kubernetes API, the `egress` option and AntreaProxy): watches Egresses
+ * and the Nodes, and the controller's Egress groups (the members, computed there: no Pod or
+ * Namespace watch here), follows where the external IP part places each Egress IP
  * (one ownership mechanism with LoadBalancer IPs), and keeps the pipeline's Egress slice equal to
  * what applies here: the owner SNATs the members' traffic, the other nodes tunnel theirs to it. On
  * every node the Egress IPs are routed into the gateway (replies reach OVS, and the owner's proxy
  * ARP answers for them). The owner writes the Egress's status (egressNode, egressIP, IPAssigned).
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { ControlplaneClient, PolicyView } from '@switchyard/controlplane-client';
 import { dirname, join } from 'node:path';
+import type { controlplane } from '@switchyard/apis';
 import type { Condition, Egress } from '@switchyard/apis/types';
 import { writeFileDurableSync } from '@switchyard/durable-file';
-import { Informer, KubeRequestError, type KubeClient, type KubeObject } from '@switchyard/kube';
+import { Informer, KubeRequestError, type KubeClient } from '@switchyard/kube';
 import { VIRTUAL_SERVICE_IP, type EgressSpec } from '@switchyard/openflow-pipeline';
 import { Reconciler, systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../../context';
-import { NODES, PODS } from '../../kube-resources';
+import { NODES } from '../../kube-resources';
 import { EGRESS_ROUTE_PROTO } from '../../netops';
 import { EGRESSES } from '../external-ip/part';
 import type { ServiceExternalIPPart } from '../external-ip/part';
@@ -22,9 +25,7 @@ import type { Assignment } from '../external-ip/ownership';
 import type { NodeDatapath } from '../node/part';
 import { nodeFacts } from '../routes/node-routes';
 import { egressMeters, meterConfig, readRecordedMeters, withMeters, type EgressBandwidth } from './bandwidth';
-import { egressMarks, egressMembers, egressRules, type EgressPlacement, type EgressPodFacts, type EgressProblem } from './rules';
-
-export const NAMESPACES = { group: '', version: 'v1', plural: 'namespaces', kind: 'Namespace', namespaced: false } as const;
+import { egressMarks, egressMembersFromGroups, egressRules, type EgressPlacement, type EgressProblem } from './rules';
 const CONFLICT_ATTEMPTS = 10;
 /** The Egress slice last handed to the pipeline: a restarted agent's first round keeps it (its flows are adopted, not replaced). */
 export const egressSpecFile = (dataDir: string): string => join(dataDir, 'egress', 'spec.json');
@@ -41,12 +42,48 @@ function readSpec(dataDir: string): EgressSpec | undefined {
 }
 const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-function podFacts(o: KubeObject): EgressPodFacts | undefined {
-  const spec = (o.spec ?? {}) as { nodeName?: string; hostNetwork?: boolean };
-  const status = (o.status ?? {}) as { podIP?: string; podIPs?: { ip: string }[]; phase?: string };
-  if (!spec.nodeName || spec.hostNetwork || status.phase === 'Succeeded' || status.phase === 'Failed') return undefined;
-  const ip = [...(status.podIPs ?? []).map((p) => p.ip), status.podIP].find((a) => typeof a === 'string' && a !== '' && !a.includes(':'));
-  return { namespace: o.metadata.namespace ?? '', name: o.metadata.name ?? '', nodeName: spec.nodeName, labels: o.metadata.labels ?? {}, ...(ip ? { ip } : {}) };
+/** The members of every Egress, as the controller computes them. */
+export interface EgressGroupSource {
+  /** Resolves once the first whole list is in (the part computes nothing before). */
+  readonly synced: Promise<void>;
+  groups(): controlplane.EgressGroup[];
+  /** Whether the stream is up now (health). */
+  connected(): boolean;
+  stop(): Promise<void>;
+}
+
+/**
+ * The controller's `egressgroups` watch (docs/controller.md): its own stream beside the policies',
+ * an initial list then patches, resumed after a disconnect. Undefined without a controller.
+ */
+export function controllerEgressGroups(ctx: AgentContext, onChange: () => void): EgressGroupSource | undefined {
+  const { options: o, log } = ctx;
+  const cp = o.controlplane;
+  if (!cp) return undefined;
+  let markSynced: () => void = () => undefined;
+  const synced = new Promise<void>((resolve) => (markSynced = resolve));
+  const client = new ControlplaneClient({
+    url: cp.url,
+    nodeName: o.nodeName,
+    resource: 'egressgroups',
+    view: new PolicyView(),
+    ...(cp.caPem !== undefined ? { caPem: cp.caPem } : {}),
+    ...(cp.backoff !== undefined ? { backoff: cp.backoff } : {}),
+    ...(cp.tokenFile !== undefined ? { token: () => readFileSync(cp.tokenFile!, 'utf8').trim() } : cp.token !== undefined ? { token: cp.token } : {}),
+    logger: log,
+    onChange: () => {
+      // The initial list is swapped in whole at its BOOKMARK: a change, with the view synced.
+      if (client.view.synced) markSynced();
+      onChange();
+    },
+  });
+  client.start();
+  return {
+    synced,
+    groups: () => client.view.egressGroups(),
+    connected: () => client.connected,
+    stop: () => client.stop(),
+  };
 }
 
 export class EgressPart implements Part {
@@ -58,8 +95,8 @@ export class EgressPart implements Part {
   private lastRoutes = '';
   /** The slice last handed to the pipeline. */
   spec: EgressSpec = { exceptCIDRs: [], egresses: [] };
-  /** Pods left out of an Egress (selected by an older one too). */
-  problems: EgressProblem[] = [];
+  /** The controller's Egress groups (its `egressgroups` watch); absent without a controller. */
+  groups: EgressGroupSource | undefined;
   /** Status last written per Egress (`node|ip`), so a pass writes only what changed. */
   private readonly written = new Map<string, string>();
   /** The bandwidth meters of the Egresses SNATed here, by id (the mark), as installed (EgressTrafficShaping). */
@@ -83,6 +120,8 @@ export class EgressPart implements Part {
     private readonly node: Pick<NodeDatapath, 'flows' | 'onSwitchRestart' | 'meters'>,
     // `owned`: the IPs this node answers ARP for; the status names this node only once it does (absent: as soon as it owns one).
     private readonly externalIP: Pick<ServiceExternalIPPart, 'onAssigned'> & Partial<Pick<ServiceExternalIPPart, 'owned'>>,
+    /** Where the members come from (default: the controller's `egressgroups` watch, {@link controllerEgressGroups}). */
+    private readonly groupSource?: (ctx: AgentContext, onChange: () => void) => EgressGroupSource | undefined,
   ) {}
 
   /** Primes the slice of the last run, so a restart replaces no Egress flow; the watches correct it at sync. */
@@ -106,12 +145,14 @@ export class EgressPart implements Part {
     const changed = (): void => this.reconciler?.schedule();
     this.informers = [
       new Informer(this.kube, EGRESSES, changed, { clock, logger: log }),
-      new Informer(this.kube, PODS, changed, { clock, logger: log }),
-      new Informer(this.kube, NAMESPACES, changed, { clock, logger: log }),
       new Informer(this.kube, NODES, changed, { clock, logger: log }),
     ];
     for (const i of this.informers) i.start();
-    void Promise.all(this.informers.map((i) => i.synced)).then(() => {
+    // The members: the controller's Egress groups, kept by their own watch (initial list, then patches).
+    this.groups = (this.groupSource ?? controllerEgressGroups)(this.ctx, changed);
+    if (!this.groups) log.warn({}, 'Egress: no controller configured, so no Egress groups: Egresses have no members on this node');
+    const groupsSynced = this.groups?.synced ?? Promise.resolve();
+    void Promise.all([...this.informers.map((i) => i.synced), groupsSynced]).then(() => {
       this.informersSynced = true;
       this.reconciler?.schedule();
     });
@@ -143,15 +184,12 @@ export class EgressPart implements Part {
   private async apply(): Promise<void> {
     if (!this.informersSynced || !this.placedOnce) return;
     const { options: o } = this.ctx;
-    const [egInf, podInf, nsInf, nodeInf] = this.informers;
+    const [egInf, nodeInf] = this.informers;
     const egresses = [...egInf!.cache.values()] as unknown as Egress[];
-    const pods = [...podInf!.cache.values()].flatMap((p) => podFacts(p) ?? []);
-    const namespaceLabels = new Map([...nsInf!.cache.values()].map((n) => [n.metadata.name ?? '', n.metadata.labels ?? {}]));
     const nodes = [...nodeInf!.cache.values()].map(nodeFacts);
     const nodeIPs = new Map(nodes.flatMap((n) => (n.nodeIP ? [[n.name, n.nodeIP] as const] : [])));
-    // Only Egresses whose IP is placed compete for pods (an Egress without an IP does nothing), as the controller judges overlaps.
-    const { members, problems } = egressMembers(egresses.filter((eg) => this.placements.has(eg.metadata.name ?? '')), pods, namespaceLabels);
-    this.problems = problems;
+    // The controller decided the members (the older of two Egresses keeps a pod both select); an Egress whose IP is not placed here has no rule.
+    const members = egressMembersFromGroups(this.groups?.groups() ?? []);
     const owned = [...this.placements.values()].filter((p) => p.owner === o.nodeName).map((p) => p.ip);
     this.marks = egressMarks(this.marks, owned);
     const plainRules = egressRules({ nodeName: o.nodeName, members, placements: this.placements, nodeIPs, marks: this.marks });
@@ -246,6 +284,7 @@ export class EgressPart implements Part {
 
   async stop(): Promise<void> {
     await this.reconciler?.stop();
+    await this.groups?.stop();
     await Promise.all(this.informers.map((i) => i.stop()));
   }
 
@@ -254,7 +293,7 @@ export class EgressPart implements Part {
     const rules = this.spec.egresses;
     const detail = [
       `${rules.length} Egresses, SNAT here for ${rules.filter((r) => r.local).map((r) => `${r.name} (${r.ip})`).join(', ') || 'none'}`,
-      ...(this.problems.length ? [`left out: ${this.problems.map((p) => `Egress ${p.egress}: ${p.message}`).join('; ')}`] : []),
+      ...(this.groups ? [`${this.groups.groups().length} Egress groups from the controller${this.groups.connected() ? '' : ' (stream down)'}`] : ['no controller: no members']),
       ...(this.meters.size ? [`bandwidth meters ${[...this.meters].map(([id, b]) => `${id} (${b.rateKbps} kbit/s, burst ${b.burstKbit} kbit)`).join(', ')}`] : []),
       ...(this.bandwidthProblems.length ? [`bandwidth: ${this.bandwidthProblems.map((p) => `Egress ${p.egress}: ${p.message}`).join('; ')}`] : []),
     ].join('; ');

@@ -1,20 +1,18 @@
 /**
- * Which pods each Egress applies to and how this node realizes it, as the pipeline takes it: pure,
- * from the Egresses, every pod with its node and address, the Namespaces' labels, where each Egress
- * IP is owned (the external IP part's choice) and the nodes' addresses.
+ * How this node realizes each Egress, as the pipeline takes it: pure, from the Egress groups the
+ * controller computes (the members, with their nodes and addresses), where each Egress IP is owned
+ * (the external IP part's choice) and the nodes' addresses.
  */
-import type { Egress } from '@switchyard/apis/types';
+import type { controlplane } from '@switchyard/apis';
 import type { EgressRule } from '@switchyard/openflow-pipeline';
-import { matchesSelector } from '@switchyard/policy-compiler';
 
-/** A pod as Egress membership sees it. */
+/** A member pod of an Egress, as the controller's EgressGroup names it. */
 export interface EgressPodFacts {
   namespace: string;
   name: string;
   nodeName: string;
-  /** Its IPv4 address, once it has one. */
+  /** Its IPv4 address (the datapath is IPv4), once it has one. */
   ip?: string;
-  labels: Readonly<Record<string, string>>;
 }
 
 /** Something left out of an Egress, with why. */
@@ -23,42 +21,24 @@ export interface EgressProblem {
   message: string;
 }
 
-const byAge = (a: Egress, b: Egress): number => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
-
-/** Whether an Egress selects a pod, as Antrea selects: `podSelector` in every Namespace, every pod of the Namespaces `namespaceSelector` selects, or both together. */
-export function egressSelects(eg: Egress, pod: EgressPodFacts, namespaceLabels: ReadonlyMap<string, Readonly<Record<string, string>>>): boolean {
-  const { podSelector, namespaceSelector } = eg.spec?.appliedTo ?? {};
-  if (!podSelector && !namespaceSelector) return false;
-  if (podSelector && !matchesSelector(podSelector, pod.labels)) return false;
-  return !namespaceSelector || matchesSelector(namespaceSelector, namespaceLabels.get(pod.namespace));
-}
-
 /**
- * The member pods of each Egress (by name). A pod two Egresses select belongs to the older one
- * (creation time, then name), and the younger gets a problem naming the pod and the Egress it
- * keeps: its traffic can leave from one IP only.
+ * The members of each Egress from the controller's groups (by Egress name). The controller has
+ * already given a pod two Egresses select to the older one (docs/egress.md); a member without an
+ * IPv4 address is kept without one (no flow names it).
  */
-export function egressMembers(
-  egresses: readonly Egress[],
-  pods: readonly EgressPodFacts[],
-  namespaceLabels: ReadonlyMap<string, Readonly<Record<string, string>>>,
-): { members: Map<string, EgressPodFacts[]>; problems: EgressProblem[] } {
-  const members = new Map<string, EgressPodFacts[]>();
-  const problems: EgressProblem[] = [];
-  const ordered = [...egresses].sort(byAge);
-  for (const eg of ordered) members.set(eg.metadata.name ?? '', []);
-  for (const pod of pods) {
-    let owner: string | undefined;
-    for (const eg of ordered) {
-      if (!egressSelects(eg, pod, namespaceLabels)) continue;
-      const name = eg.metadata.name ?? '';
-      if (owner === undefined) {
-        owner = name;
-        members.get(name)!.push(pod);
-      } else problems.push({ egress: name, message: `spec.appliedTo also selects pod ${pod.namespace}/${pod.name}, which Egress ${owner} (older) applies to` });
-    }
+export function egressMembersFromGroups(groups: readonly controlplane.EgressGroup[]): Map<string, EgressPodFacts[]> {
+  const out = new Map<string, EgressPodFacts[]>();
+  for (const g of groups) {
+    out.set(
+      g.name,
+      g.groupMembers.flatMap((m) => {
+        if (!m.pod) return [];
+        const ip = m.ips.find((a) => !a.includes(':'));
+        return [{ namespace: m.pod.namespace, name: m.pod.name, nodeName: m.node?.name ?? '', ...(ip !== undefined ? { ip } : {}) }];
+      }),
+    );
   }
-  return { members, problems };
+  return out;
 }
 
 /** The IP of an Egress and the node owning it (the external IP part's assignment). */
