@@ -68,6 +68,7 @@ export function controllerEgressGroups(ctx: AgentContext, onChange: () => void):
     resource: 'egressgroups',
     view: new PolicyView(),
     ...(cp.caPem !== undefined ? { caPem: cp.caPem } : {}),
+    ...(cp.serverName !== undefined ? { serverName: cp.serverName } : {}),
     ...(cp.backoff !== undefined ? { backoff: cp.backoff } : {}),
     ...(cp.tokenFile !== undefined ? { token: () => readFileSync(cp.tokenFile!, 'utf8').trim() } : cp.token !== undefined ? { token: cp.token } : {}),
     logger: log,
