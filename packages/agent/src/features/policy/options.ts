@@ -13,6 +13,8 @@ export interface PolicyOptions {
     /** `https://host:port` of the controller. */
     url: string;
     caPem?: string;
+    /** The name the controller's certificate is checked against when `url` holds an address it does not name (its Service's ClusterIP): `switchyard.kube-system.svc`. */
+    serverName?: string;
     /** Bearer token, or a file to read it from at each connection (projected ServiceAccount token). */
     token?: string;
     tokenFile?: string;

@@ -73,6 +73,7 @@ export class PolicyEnforcement implements Part {
             controlplane: {
               url: cp.url,
               ...(cp.caPem !== undefined ? { caPem: cp.caPem } : {}),
+              ...(cp.serverName !== undefined ? { serverName: cp.serverName } : {}),
               ...(cp.backoff !== undefined ? { backoff: cp.backoff } : {}),
               ...(cp.tokenFile !== undefined
                 ? { token: () => readFileSync(cp.tokenFile!, 'utf8').trim() }
