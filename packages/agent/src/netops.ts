@@ -418,7 +418,8 @@ export class NodeNetwork {
       sock.on('message', () => onEvent());
       return { stop: () => sock.socket.close() };
     }
-    const child = spawn(this.prefix[0]!, [...this.prefix.slice(1), 'ip', '-o', '-4', 'monitor', 'address'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // The monitor lives while its stdin pipe is open: the agent's end closes on a stop and when the agent dies in any way, so no monitor outlives it.
+    const child = spawn(this.prefix[0]!, [...this.prefix.slice(1), 'sh', '-c', 'exec 3<&0; ip -o -4 monitor address </dev/null & m=$!; (read _ <&3; kill $m 2>/dev/null) & wait $m'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stopped = false;
     let stderr = '';
     child.stdout?.on('data', () => onEvent());
@@ -430,7 +431,7 @@ export class NodeNetwork {
     return {
       stop: () => {
         stopped = true;
-        child.kill('SIGTERM');
+        child.stdin?.end();
       },
     };
   }
