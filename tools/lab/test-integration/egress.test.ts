@@ -688,7 +688,7 @@ describe('Egress without a pool: the IP put on a node by hand', () => {
     expect(table).toMatch(new RegExp(`eg-m\\s.*${MANUAL_IP.replace(/\./g, '\\.')}.*node2`));
   });
 
-  it('the address moved by hand to node1: the status and the source follow; deleted: both pods leave from their own node again', async () => {
+  it('the address moved by hand to node1: the status and the source follow; on node2 too: node1 stays the egress node and both agents say so; deleted: both pods leave from their own node again', async () => {
     const t1 = Date.now();
     await addr(nodeNamed('node2'), 'del');
     await addr(nodeNamed('node1'), 'add');
@@ -697,6 +697,13 @@ describe('Egress without a pool: the IP put on a node by hand', () => {
     await waitFor('m1 and m2 seen from the manual IP through node1', async () => seenBoth(MANUAL_IP, MANUAL_IP), { timeoutMs: 60_000, intervalMs: 300 });
     process.stdout.write(`manual Egress IP moved by hand to node1: status and source followed after ${Date.now() - t1} ms\n`);
     for (const n of st.nodes) expect(await proxyEntries(n)).not.toContain(MANUAL_IP);
+    // The same address on node2 as well: node1 (the first by name) stays the egress node, both agents say so.
+    await addr(nodeNamed('node2'), 'add');
+    const SEVERAL = 'an Egress IP without a pool is a local address of several nodes';
+    await waitFor('both agents log the IP on two nodes', async () => ['node1', 'node2'].every((n) => readFileSync(join(labDir, n, 'agent.log'), 'utf8').includes(SEVERAL)), { timeoutMs: 30_000, intervalMs: 200 });
+    expect((await getEgress('eg-m')).status?.egressNode).toBe('node1');
+    expect(await seenBoth(MANUAL_IP, MANUAL_IP)).toBe(true);
+    await addr(nodeNamed('node2'), 'del');
     await addr(nodeNamed('node1'), 'del');
     await waitFor('m1 and m2 masqueraded to their nodes again', async () => seenBoth(nodeNamed('node1').nodeIP, nodeNamed('node2').nodeIP), { timeoutMs: 60_000, intervalMs: 300 });
     await waitFor('the status names no node', async () => (await getEgress('eg-m')).status?.egressNode === undefined, { timeoutMs: 30_000, intervalMs: 200 });
