@@ -26,7 +26,9 @@
  * Values reach the shell as positional parameters or as batch lines built from values this
  * module validated, never spliced into the script. Measured before/after: docs/agent.md.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, statfsSync, writeFileSync } from 'node:fs';
+import { createRtNetlink } from 'netlink';
 import { AgentError } from './errors';
 import { execFile } from './exec';
 import { NetnsHelper } from './host-network/netns-helper';
@@ -393,6 +395,45 @@ export class NodeNetwork {
       if (a) return { dev: link.ifname, prefix: a.prefixlen };
     }
     return undefined;
+  }
+
+  /** Every IPv4 address of the node namespace (an rtnetlink dump, or `ip -j -4 addr show` in the lab). */
+  async localIPv4Addresses(): Promise<string[]> {
+    if (this.own) return [...new Set((await this.rtnl.addresses()).map((a) => a.ip))].sort();
+    const out = await this.runInNode('ip -j -4 addr show');
+    const ips = (JSON.parse(out.trim() || '[]') as IpAddrInfo[]).flatMap((l) => (l.addr_info ?? []).filter((a) => a.family === 'inet').map((a) => a.local));
+    return [...new Set(ips)].sort();
+  }
+
+  /**
+   * Calls `onEvent` at each IPv4 address change of the node namespace: an rtnetlink socket in the
+   * RTMGRP_IPV4_IFADDR group (a real node), or `ip -o -4 monitor address` under nsenter (the lab).
+   * `onExit` when the lab's monitor ends by itself (the caller starts another). Read the addresses
+   * after this returns: the subscription is in place by then on a real node.
+   */
+  monitorAddresses(onEvent: () => void, onExit: (why: string) => void): { stop(): void } {
+    if (this.own) {
+      const sock = createRtNetlink();
+      sock.addMembership('IPV4_IFADDR');
+      sock.on('message', () => onEvent());
+      return { stop: () => sock.socket.close() };
+    }
+    // The monitor lives while its stdin pipe is open: the agent's end closes on a stop and when the agent dies in any way, so no monitor outlives it.
+    const child = spawn(this.prefix[0]!, [...this.prefix.slice(1), 'sh', '-c', 'exec 3<&0; ip -o -4 monitor address </dev/null & m=$!; (read _ <&3; kill $m 2>/dev/null) & wait $m'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stopped = false;
+    let stderr = '';
+    child.stdout?.on('data', () => onEvent());
+    child.stderr?.on('data', (d: Buffer) => void (stderr = (stderr + d.toString()).slice(-500)));
+    child.on('error', (e) => void (stderr = e.message));
+    child.on('exit', (code) => {
+      if (!stopped) onExit(`ip monitor exited (${String(code)}): ${stderr.trim()}`);
+    });
+    return {
+      stop: () => {
+        stopped = true;
+        child.stdin?.end();
+      },
+    };
   }
 
   /**

@@ -197,7 +197,9 @@ export function egressTable(items: readonly EgressItem[], wide: boolean): Table 
     const ips = e.spec?.egressIP ? [e.spec.egressIP] : (e.spec?.egressIPs ?? []);
     // The IP in use on the egress node, else what the spec asks for.
     const row = [e.metadata?.name ?? '', e.status?.egressIP ?? ips.join(','), e.status?.egressNode ?? '', conditionCell(e, 'IPAllocated'), conditionCell(e, 'IPAssigned')];
-    if (wide) row.push(e.spec?.externalIPPool ?? (e.spec?.externalIPPools ?? []).join(','), JSON.stringify(e.spec?.appliedTo ?? {}));
+    // No pool: Antrea's manual mode, the IP put on a node by hand (the egress node is the one holding it).
+    const pools = e.spec?.externalIPPool ?? (e.spec?.externalIPPools ?? []).join(',');
+    if (wide) row.push(pools === '' && ips.length > 0 ? '(none: by hand)' : pools, JSON.stringify(e.spec?.appliedTo ?? {}));
     return row;
   });
   return { columns, rows };

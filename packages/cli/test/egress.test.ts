@@ -38,6 +38,9 @@ test('the table: the IP in use, the egress node, the conditions with the reason 
     rows: [['eg-a', '192.168.77.220', 'node2', 'True', 'True'], ['eg-bad', '10.0.0.300', '', 'False (InvalidEgress)', '']],
   });
   expect(egressTable([EG_A], true).rows[0]!.slice(5)).toEqual(['pool', '{"podSelector":{"matchLabels":{"app":"a"}}}']);
+  // An Egress without a pool (manual mode): the node holding the IP, no condition, no pool.
+  const manual: EgressItem = { metadata: { name: 'eg-m' }, spec: { egressIP: '192.168.77.240', appliedTo: { podSelector: {} } }, status: { egressNode: 'node1', egressIP: '192.168.77.240' } };
+  expect(egressTable([manual], true).rows[0]).toEqual(['eg-m', '192.168.77.240', 'node1', '', '', '(none: by hand)', '{"podSelector":{}}']);
 });
 
 test('get egress lists every Egress from the API server; get eg <name> one; a missing one is NotFound', async () => {

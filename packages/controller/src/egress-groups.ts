@@ -42,12 +42,19 @@ const older = (a: EgressSelectorFacts, b: EgressSelectorFacts): number => a.crea
 
 /**
  * Whether an Egress takes part in membership: it is valid and the controller has allocated its IP
- * (condition IPAllocated True). An Egress without an IP does nothing, so it competes for no pod.
+ * (condition IPAllocated True), or it names its IP without a pool and was not refused (manual
+ * mode). An Egress without an IP does nothing, so it competes for no pod.
  * The one place that says so: the members and the EgressOverlap Event both follow it.
  */
 export function egressCompetes(eg: Egress): boolean {
   if (validateEgress(eg).length > 0) return false;
-  return (eg.status?.conditions ?? []).some((c) => c.type === 'IPAllocated' && c.status === 'True');
+  const allocated = (eg.status?.conditions ?? []).find((c) => c.type === 'IPAllocated');
+  if (allocated !== undefined) return allocated.status === 'True';
+  // Without a pool (Antrea's manual mode) nothing is allocated and no IPAllocated is written: the
+  // IP is the spec's own, realized by the node holding it. A refused one (its IP in use) carries
+  // IPAllocated False, above; a pool's Egress not yet decided has neither.
+  const spec = eg.spec;
+  return (spec?.egressIP ?? '') !== '' && (spec?.externalIPPool ?? '') === '' && (spec?.externalIPPools?.length ?? 0) === 0;
 }
 
 /** The selector facts of an Egress. */

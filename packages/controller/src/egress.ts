@@ -54,6 +54,7 @@ export function validateEgress(eg: Egress): PolicyValidationError[] {
   });
   const pools = spec.externalIPPools ?? [];
   if (pools.length > 0 && (spec.egressIPs?.length ?? 0) > pools.length) errors.push(bad('spec.egressIPs', spec.egressIPs, `names more IPs than spec.externalIPPools has pools (${pools.length})`));
+  if (pools.length === 0 && (spec.egressIPs?.length ?? 0) > 0 && !hasPool) errors.push(bad('spec.egressIPs', spec.egressIPs, 'needs spec.externalIPPools: an Egress without a pool (manual mode) takes its one IP in spec.egressIP'));
   if (pools.length > 0 && new Set(pools).size !== pools.length) errors.push(bad('spec.externalIPPools', pools, 'names a pool twice'));
   if (spec.bandwidth !== undefined) {
     for (const f of ['rate', 'burst'] as const) {
@@ -105,15 +106,56 @@ export function invalidEgressNote(errors: readonly PolicyValidationError[]): Eve
   return { type: 'Warning', reason: 'InvalidEgress', message: errors.map((e) => `${e.path}: Invalid value: ${JSON.stringify(e.value) ?? 'null'}: ${e.message.slice(e.path.length + 2)}`).join('; ') };
 }
 
-/** The Warning of an `egressIP` without a pool that lies in no pool either: no node will own it. */
-export function noPoolNote(ip: string, inPool: string | undefined): EventNote {
-  return {
-    type: 'Warning',
-    reason: 'EgressIPWithoutPool',
-    message: invalid('spec.egressIP', ip, inPool !== undefined
-      ? `spec.externalIPPool is not set; set it to ExternalIPPool ${inPool}, which holds the IP, so a node takes it`
-      : 'in no ExternalIPPool and spec.externalIPPool is not set: no node takes it (put it in a pool and name the pool)'),
-  };
+/**
+ * What the controller says about an Egress without a pool (Antrea's manual mode: `spec.egressIP`
+ * with no `externalIPPool`; the user puts the IP on one node's interface by hand and that node is
+ * the egress node). Antrea's controller allocates nothing for it and sets no IPAllocated condition
+ * (it removes one); so does this one, unless the IP cannot be used:
+ * - `refusal`: the IP is held by a Service or an Egress of a pool (the allocator), or is the manual
+ *   IP of an older Egress (creation time, then name): IPAllocated=False `EgressIPInUse` with the
+ *   field and value, and the agents leave it out too.
+ * - `note`: the IP lies in a pool's range. As in Antrea it stays a manual IP and is not taken from
+ *   the pool (usage does not count it; the pool may still hand it to a Service or an Egress, which
+ *   then wins): a Warning Event says so and names the pool to set.
+ */
+export interface ManualEgressDecision {
+  ip: string;
+  refusal?: EventNote;
+  note?: EventNote;
+}
+
+/**
+ * Decides every manual Egress at once, `egresses` oldest first (valid ones only). `holders`: the
+ * allocator's holders of an IP (Service keys, `Egress/<name>`); `poolOf`: the pool whose range holds it.
+ */
+export function manualEgressDecisions(egresses: readonly Egress[], holders: (ip: Ip) => readonly string[], poolOf: (ip: Ip) => string | undefined): Map<string, ManualEgressDecision> {
+  const out = new Map<string, ManualEgressDecision>();
+  const firstOf = new Map<string, string>();
+  for (const eg of egresses) {
+    const spec = eg.spec ?? ({} as Egress['spec']);
+    if ((spec.externalIPPool ?? '') !== '' || (spec.externalIPPools?.length ?? 0) > 0) continue;
+    const ip = spec.egressIP;
+    const parsedIP = parsedIp(ip);
+    if (ip === undefined || parsedIP === undefined) continue;
+    const name = eg.metadata.name ?? '';
+    const key = parsedIP.toString();
+    const held = holders(parsedIP);
+    const older = firstOf.get(key);
+    if (held.length > 0 || older !== undefined) {
+      const who = held.length > 0 ? `already allocated to ${held.map(holderName).join(', ')}` : `already the IP of the older Egress ${older ?? ''} (also without a pool)`;
+      out.set(name, { ip, refusal: { type: 'Warning', reason: 'EgressIPInUse', message: invalid('spec.egressIP', ip, `${who}; the Egress is not realized while it is`) } });
+      continue;
+    }
+    firstOf.set(key, name);
+    const pool = poolOf(parsedIP);
+    out.set(name, {
+      ip,
+      ...(pool !== undefined
+        ? { note: { type: 'Warning', reason: 'EgressIPInPoolRange', message: `spec.egressIP ${JSON.stringify(ip)} is in the range of ExternalIPPool ${pool} but spec.externalIPPool is not set: it is used as a manual IP (the node holding it as a local address is the egress node), not taken from the pool, which may still give it to a Service or another Egress; set spec.externalIPPool: ${pool} to have it allocated and placed` } }
+        : {}),
+    });
+  }
+  return out;
 }
 
 /** The Normal Event of an allocation. */

@@ -65,17 +65,26 @@ describe('Egress IPs', () => {
     await usageBecomes(2);
   });
 
-  test('a malformed IP, an IP outside the pool, an IP in no pool, a missing pool: IPAllocated=False with an Event naming field and value', async () => {
+  test('a malformed IP, an IP outside the pool, a missing pool: IPAllocated=False with an Event naming field and value; without a pool (manual mode): no condition, refused only when held or used by an older one, a Warning inside a pool range', async () => {
     await createEgress('bad', { externalIPPool: 'p', egressIP: '10.10.0.300' });
     expect(await eventSaid('bad', 'InvalidEgress')).toBe('spec.egressIP: Invalid value: "10.10.0.300": not an IP address');
     await conditionBecomes('bad', 'False', 'InvalidEgress');
     await createEgress('outside', { externalIPPool: 'p', egressIP: '192.0.2.9' });
     expect(await eventSaid('outside', 'EgressIPNotInPool')).toBe('spec.egressIP: Invalid value: "192.0.2.9": not in ExternalIPPool p (spec.externalIPPool); it is in no ExternalIPPool');
+    // Without a pool (manual mode): nothing allocated, no IPAllocated condition (as Antrea), unless the IP is someone else's.
     await createEgress('nopool', { egressIP: '192.0.2.10' });
-    expect(await eventSaid('nopool', 'EgressIPWithoutPool')).toContain('spec.egressIP: Invalid value: "192.0.2.10": in no ExternalIPPool and spec.externalIPPool is not set');
+    await createEgress('manual-taken', { egressIP: '10.10.0.3' });
+    expect(await eventSaid('manual-taken', 'EgressIPInUse')).toBe('spec.egressIP: Invalid value: "10.10.0.3": already allocated to Service eg/lb; the Egress is not realized while it is');
+    await conditionBecomes('manual-taken', 'False', 'EgressIPInUse');
+    await createEgress('inrange', { egressIP: '10.10.0.4' });
+    expect(await eventSaid('inrange', 'EgressIPInPoolRange')).toContain('spec.egressIP "10.10.0.4" is in the range of ExternalIPPool p but spec.externalIPPool is not set');
     await createEgress('missing', { externalIPPool: 'later' });
     expect(await eventSaid('missing', 'ExternalIPPoolNotFound')).toBe('spec.externalIPPool: Invalid value: "later": ExternalIPPool later not found; the Egress has no IP until it exists');
     await conditionBecomes('missing', 'False', 'ExternalIPPoolNotFound');
+    await eventuallyPasses(async () => expect(part().health().detail).toContain('without a pool (placed by hand): nopool (192.0.2.10), inrange (10.10.0.4)'));
+    expect(await allocated('nopool')).toBeUndefined();
+    expect(await allocated('inrange')).toBeUndefined();
+    expect((await eventsOf('nopool')).map((e) => e.reason)).toEqual([]);
     for (const n of ['bad', 'outside', 'nopool']) expect((await getEgress(n)).spec.egressIP).not.toMatch(/^10\.10\.0\.[234]$/);
     expect((await getEgress('a')).spec.egressIP).toBe('10.10.0.2');
   });
@@ -83,6 +92,8 @@ describe('Egress IPs', () => {
   test('an exhausted pool leaves the next Egress without an IP; it gets the IP a deleted Egress frees; the others keep theirs', async () => {
     await createEgress('b', { externalIPPool: 'p' });
     await ipBecomes('b', '10.10.0.4');
+    // The manual Egress inside the pool's range did not reserve 10.10.0.4 (as in Antrea): the pool's Egress wins it.
+    expect(await eventSaid('inrange', 'EgressIPInUse')).toBe('spec.egressIP: Invalid value: "10.10.0.4": already allocated to Egress b; the Egress is not realized while it is');
     await createEgress('c', { externalIPPool: 'p' });
     expect(await eventSaid('c', 'ExternalIPPoolExhausted')).toBe('spec.externalIPPool: Invalid value: "p": ExternalIPPool p has no free IP (3 of 3 in use); the Egress has no IP until one is released');
     await conditionBecomes('c', 'False', 'ExternalIPPoolExhausted');

@@ -94,6 +94,13 @@ describe('EgressMembership', () => {
     expect(egressCompetes({ ...base, spec: { ...base.spec, appliedTo: {} }, ...cond('True') } as unknown as Egress)).toBe(false);
   });
 
+  test('an Egress without a pool (manual mode) competes with no condition, and not once refused (IPAllocated False)', () => {
+    const manual = { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Egress', metadata: { name: 'm' }, spec: { appliedTo: { podSelector: {} }, egressIP: '192.168.77.250' } };
+    expect(egressCompetes(manual as unknown as Egress)).toBe(true);
+    expect(egressCompetes({ ...manual, status: { conditions: [{ type: 'IPAllocated', status: 'False', reason: 'EgressIPInUse', message: 'y' }] } } as unknown as Egress)).toBe(false);
+    expect(egressCompetes({ ...manual, spec: { appliedTo: { podSelector: {} } } } as unknown as Egress)).toBe(false);
+  });
+
   /** mulberry32: a seeded sequence, so a failure names the seed that reproduces it. */
   function random(seed: number): () => number {
     let s = seed >>> 0;

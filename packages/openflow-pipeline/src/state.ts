@@ -304,6 +304,15 @@ export interface EgressRule {
   /** The Egress's mark on this node (1..255, Antrea's SNAT IP mark), when {@link EgressRule.local}. */
   mark?: number;
   /**
+   * When {@link EgressRule.local}: the address OVS SNATs to (and un-SNATs replies to) instead of
+   * {@link EgressRule.ip}. For an egress IP that is a local address of the node (an Egress without a
+   * pool, put on an interface by hand): a packet leaving OVS with a local address as its source
+   * would be dropped by the host as a martian, and a reply to it delivered to the host's own stack,
+   * so OVS SNATs to this stand-in and the host SNATs it to the egress IP (its conntrack reverses it
+   * before routing the reply back into the gateway).
+   */
+  snatIP?: string;
+  /**
    * The OpenFlow meter that limits the Egress's bandwidth (`spec.bandwidth`, EgressTrafficShaping),
    * when {@link EgressRule.local}: every member's packet passes it in EgressQoS before it is SNATed.
    * The caller installs the meter before the flows naming it (the agent: its id is the mark).

@@ -43,6 +43,15 @@ test('on the owner: members, local and from the tunnel, are marked and SNATed to
   expect(byTable(all, 'UnSNAT')).toContain('table=UnSNAT, priority=200,dl_type=0x800,nw_dst=10.201.0.10 actions=set_field:0x200/0x200->reg0,ct(table=ConntrackZone,zone=65521,nat)');
 });
 
+test('an egress IP that is a local address of the owner (no pool): SNAT and un-SNAT through its stand-in, the rest unchanged', () => {
+  const all = lines({ exceptCIDRs: EXCEPT, egresses: [{ ...owned, snatIP: '169.254.100.1' }] });
+  expect(byTable(all, 'SNAT').filter((l) => l.includes('reg10'))[0]).toBe('table=SNAT, priority=200,dl_type=0x800,ct_state=+new+trk,reg10=0x1/0xff actions=ct(commit,table=L2ForwardingCalc,zone=65521,nat(src=169.254.100.1),exec(set_field:0x20/0x20->ct_mark))');
+  expect(byTable(all, 'UnSNAT')).toContain('table=UnSNAT, priority=200,dl_type=0x800,nw_dst=169.254.100.1 actions=set_field:0x200/0x200->reg0,ct(table=ConntrackZone,zone=65521,nat)');
+  expect(all.filter((l) => l.includes('10.201.0.10'))).toEqual([]);
+  const plain = lines({ exceptCIDRs: EXCEPT, egresses: [owned] });
+  expect(byTable(all, 'EgressMark')).toEqual(byTable(plain, 'EgressMark'));
+});
+
 test('elsewhere: its members are tunnelled to the owner; without an owner they leave as before', () => {
   const all = lines({ exceptCIDRs: EXCEPT, egresses: [remote, unowned] });
   expect(byTable(all, 'EgressMark').filter((l) => l.includes('nw_src'))).toEqual([

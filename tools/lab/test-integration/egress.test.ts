@@ -640,3 +640,72 @@ describe('Egress when the egress node goes NotReady (its agent still running)', 
     expect(offNode2!.time).toBeLessThanOrEqual(toNode1!.time);
   }, 240_000);
 });
+
+// An Egress without a pool (Antrea's manual mode): the user puts the IP on one node's interface by
+// hand, and the node holding it as a local address is the egress node (no failover: when the user
+// moves the address, the status and the source follow). Its own pods (app=m) and IP, outside the
+// pool, so the blocks above are untouched.
+describe('Egress without a pool: the IP put on a node by hand', () => {
+  const MANUAL_IP = `${FABRIC_PREFIX}.240`;
+  const addr = (n: LabNodeState, op: 'add' | 'del'): Promise<unknown> => run(['ip', 'addr', op, `${MANUAL_IP}/32`, 'dev', 'br-phy'], { netns: n.netns });
+  /** What an administrator moving an address sends (the agent sends nothing for a manual IP: the address is really there). */
+  const announce = (n: LabNodeState): Promise<unknown> => run(['arping', '-q', '-U', '-c', '1', '-w', '0', '-i', 'br-phy', '-S', MANUAL_IP, MANUAL_IP], { netns: n.netns, allowFailure: true });
+  const seenBoth = async (ip1: string, ip2: string): Promise<boolean> => (await seenFromFabric('m1')) === ip1 && (await seenFromFabric('m2')) === ip2;
+  let t0 = 0;
+
+  beforeAll(async () => {
+    t0 = Date.now();
+    for (const [name, node] of [['m1', 'node1'], ['m2', 'node2']] as const) await kube.request('POST', '/api/v1/namespaces/default/pods', pod(name, node, 'm'));
+    await waitFor('m1 and m2 with a netns', async () => {
+      const list = await kube.request<{ items: { metadata: { name: string; annotations?: Record<string, string> } }[] }>('GET', '/api/v1/namespaces/default/pods?labelSelector=app%3Dm');
+      for (const p of list.items) {
+        const ns = p.metadata.annotations?.[NETNS_ANNOTATION];
+        if (ns) netnsOf.set(p.metadata.name, ns);
+      }
+      return netnsOf.has('m1') && netnsOf.has('m2');
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    await waitFor('m1 and m2 leave from their nodes', async () => seenBoth(nodeNamed('node1').nodeIP, nodeNamed('node2').nodeIP), { timeoutMs: 60_000, intervalMs: 300 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await kube.request('DELETE', `${EGRESSES}/eg-m`).catch(() => undefined);
+    for (const n of st.nodes) await run(['ip', 'addr', 'del', `${MANUAL_IP}/32`, 'dev', 'br-phy'], { netns: n.netns, allowFailure: true });
+    process.stdout.write(`manual Egress block: ${Date.now() - t0} ms\n`);
+  });
+
+  it('the IP on node2\'s br-phy: node2 is the egress node (status, no condition, as Antrea), m1 (tunnelled) and m2 leave from it, no proxy entry anywhere', async () => {
+    await addr(nodeNamed('node2'), 'add');
+    await createEgress('eg-m', { appliedTo: { podSelector: { matchLabels: { app: 'm' } } }, egressIP: MANUAL_IP });
+    await waitFor('status.egressNode node2', async () => {
+      const s = (await getEgress('eg-m')).status;
+      return s?.egressNode === 'node2' && s.egressIP === MANUAL_IP;
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    expect((await getEgress('eg-m')).status?.conditions ?? []).toEqual([]);
+    await waitFor('m1 and m2 seen from the manual IP', async () => seenBoth(MANUAL_IP, MANUAL_IP), { timeoutMs: 60_000, intervalMs: 300 });
+    for (let i = 0; i < 3; i++) expect(await seenBoth(MANUAL_IP, MANUAL_IP)).toBe(true);
+    for (const n of st.nodes) expect(await proxyEntries(n)).not.toContain(MANUAL_IP);
+    const table = execFileSync(process.execPath, [join(__dirname, '../../../packages/cli/dist/bin.js'), '--kubeconfig', st.kubeconfig, 'get', 'egress', 'eg-m'], { encoding: 'utf8', timeout: 60_000 });
+    expect(table).toMatch(new RegExp(`eg-m\\s.*${MANUAL_IP.replace(/\./g, '\\.')}.*node2`));
+  });
+
+  it('the address moved by hand to node1: the status and the source follow; on node2 too: node1 stays the egress node and both agents say so; deleted: both pods leave from their own node again', async () => {
+    const t1 = Date.now();
+    await addr(nodeNamed('node2'), 'del');
+    await addr(nodeNamed('node1'), 'add');
+    await announce(nodeNamed('node1'));
+    await waitFor('status.egressNode node1', async () => (await getEgress('eg-m')).status?.egressNode === 'node1', { timeoutMs: 60_000, intervalMs: 200 });
+    await waitFor('m1 and m2 seen from the manual IP through node1', async () => seenBoth(MANUAL_IP, MANUAL_IP), { timeoutMs: 60_000, intervalMs: 300 });
+    process.stdout.write(`manual Egress IP moved by hand to node1: status and source followed after ${Date.now() - t1} ms\n`);
+    for (const n of st.nodes) expect(await proxyEntries(n)).not.toContain(MANUAL_IP);
+    // The same address on node2 as well: node1 (the first by name) stays the egress node, both agents say so.
+    await addr(nodeNamed('node2'), 'add');
+    const SEVERAL = 'an Egress IP without a pool is a local address of several nodes';
+    await waitFor('both agents log the IP on two nodes', async () => ['node1', 'node2'].every((n) => readFileSync(join(labDir, n, 'agent.log'), 'utf8').includes(SEVERAL)), { timeoutMs: 30_000, intervalMs: 200 });
+    expect((await getEgress('eg-m')).status?.egressNode).toBe('node1');
+    expect(await seenBoth(MANUAL_IP, MANUAL_IP)).toBe(true);
+    await addr(nodeNamed('node2'), 'del');
+    await addr(nodeNamed('node1'), 'del');
+    await waitFor('m1 and m2 masqueraded to their nodes again', async () => seenBoth(nodeNamed('node1').nodeIP, nodeNamed('node2').nodeIP), { timeoutMs: 60_000, intervalMs: 300 });
+    await waitFor('the status names no node', async () => (await getEgress('eg-m')).status?.egressNode === undefined, { timeoutMs: 30_000, intervalMs: 200 });
+  });
+});

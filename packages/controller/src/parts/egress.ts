@@ -7,7 +7,7 @@ import { parseIp, type Ip } from '@switchyard/ipam/cidr';
 import { KubeRequestError, type InformerEvent } from '@switchyard/kube';
 import { Reconciler, type PartHealth } from '@switchyard/runtime';
 import type { ControllerContext } from '../context';
-import { egressAllocatedNote, egressIPSlots, egressRefusalNote, invalidEgressNote, noPoolNote, validateEgress, type EgressIPSlot } from '../egress';
+import { egressAllocatedNote, egressIPSlots, egressRefusalNote, invalidEgressNote, manualEgressDecisions, validateEgress, type EgressIPSlot, type ManualEgressDecision } from '../egress';
 import { EventRecorder, type EventNote } from '../events';
 import { egressHolderKey, usableRanges, type ExternalIPAllocator, type ExternalIPHolding } from '../external-ip-allocator';
 import { poolRanges, subnetInfoErrors } from '../external-ip-pool';
@@ -41,6 +41,8 @@ interface EgressOutcome {
   ips?: string[];
   /** The IPAllocated condition (undefined: the Egress asks for no IP, no condition). */
   allocated?: Pick<Condition, 'status' | 'reason' | 'message'>;
+  /** A manual IP (no pool, Antrea's manual mode): no IPAllocated condition, one left by an earlier pass goes. */
+  manual?: true;
 }
 
 /**
@@ -60,6 +62,8 @@ export class EgressController implements WatchingPart {
   private readonly badSubnets = new Map<string, string>();
   /** Egresses without an IP after the last pass, with why (health). */
   pending = new Map<string, string>();
+  /** Egresses without a pool whose IP is usable (manual mode), name -> IP (health). */
+  manual = new Map<string, string>();
 
   constructor(private readonly ctx: ControllerContext, readonly allocator: ExternalIPAllocator) {
     this.events = new EventRecorder({ kube: ctx.kube, clock: ctx.clock, log: ctx.log, component: 'switchyard-controller', ...(ctx.options.podRef ? { instance: ctx.options.podRef.name } : {}) });
@@ -104,7 +108,8 @@ export class EgressController implements WatchingPart {
     const off = notRunning(this.state);
     if (off) return off;
     const pending = [...this.pending].map(([n, why]) => `${n}: ${why}`);
-    const detail = `${this.allocator.holdings('Egress').length} egress IPs${pending.length ? `; without IP: ${pending.join('; ')}` : ''}`;
+    const manual = [...this.manual].map(([n, ip]) => `${n} (${ip})`);
+    const detail = `${this.allocator.holdings('Egress').length} egress IPs${manual.length ? `; without a pool (placed by hand): ${manual.join(', ')}` : ''}${pending.length ? `; without IP: ${pending.join('; ')}` : ''}`;
     if (this.reconciler.failing) return { ok: false, detail: `${detail}; last pass failed: ${message(this.reconciler.lastError)}` };
     return { ok: true, detail };
   }
@@ -164,6 +169,9 @@ export class EgressController implements WatchingPart {
     const events: { ref: ObjectReference; note: EventNote }[] = [];
     const outcomes = new Map<string, EgressOutcome>();
     this.pending = new Map();
+    this.manual = new Map();
+    // Egresses without a pool (manual mode): decided together, as an older one keeps a shared IP.
+    const manualDecisions = manualEgressDecisions(egresses.filter((eg) => valid.has(nameOf(eg))), (ip) => this.allocator.holders(ip), (ip) => this.allocator.poolOf(ip));
     for (const eg of egresses) {
       const name = nameOf(eg);
       const errors = validateEgress(eg);
@@ -176,13 +184,9 @@ export class EgressController implements WatchingPart {
       }
       const slots = egressIPSlots(eg);
       if (slots.length === 0) {
-        const ip = eg.spec.egressIP;
-        if (ip === undefined || ip === '') continue;
-        const note = noPoolNote(ip, this.allocator.poolOf(parsed(ip) as Ip));
-        events.push({ ref: egressRef(eg), note });
-        outcomes.set(name, { allocated: { status: 'False', reason: note.reason, message: note.message } });
-        this.pending.set(name, note.message);
-        continue;
+        const m = manualDecisions.get(name);
+        if (m) outcomes.set(name, this.manualOutcome(eg, m, events));
+        continue; // without m: no IP and no pool, nothing to allocate, nothing to place
       }
       const got: ExternalIPHolding[] = [];
       const fresh: ExternalIPHolding[] = [];
@@ -228,11 +232,26 @@ export class EgressController implements WatchingPart {
       const o = outcomes.get(nameOf(eg));
       if (o?.ips && !this.specHas(eg, o.ips)) await attempt(() => this.writeSpec(nameOf(eg), eg.metadata.uid, o.ips!));
       if (o?.allocated) await attempt(() => this.writeCondition(nameOf(eg), eg.metadata.uid, o.allocated!));
+      else if (o?.manual && eg.status?.conditions?.some((c) => c.type === 'IPAllocated')) await attempt(() => this.removeCondition(nameOf(eg), eg.metadata.uid));
     }
     for (const t of events) await this.events.report(t.ref, TOPIC, t.note);
     // Usage counts Services and Egresses alike; ServiceExternalIP writes it too, on its own events.
     for (const pool of this.pools()) await attempt(() => this.writeUsage(pool));
     if (failures.length > 0) throw new AggregateError(failures, `${failures.length} Egress writes failed: ${failures.map(message).join('; ')}`);
+  }
+
+  /** An Egress without a pool (manual mode): refused (IPAllocated=False), or usable with no condition and perhaps a Warning. */
+  private manualOutcome(eg: Egress, m: ManualEgressDecision, events: { ref: ObjectReference; note: EventNote }[]): EgressOutcome {
+    const name = nameOf(eg);
+    if (m.refusal) {
+      events.push({ ref: egressRef(eg), note: m.refusal });
+      this.pending.set(name, m.refusal.message);
+      return { allocated: { status: 'False', reason: m.refusal.reason, message: m.refusal.message } };
+    }
+    this.manual.set(name, m.ip);
+    if (m.note) events.push({ ref: egressRef(eg), note: m.note });
+    else this.events.clear(egressRef(eg), TOPIC);
+    return { manual: true };
   }
 
   private releaseReason(h: ExternalIPHolding, slot: EgressIPSlot | undefined): string | undefined {
@@ -305,6 +324,15 @@ export class EgressController implements WatchingPart {
       if (this.specHas(fresh, ips)) return undefined;
       const single = fresh.spec.externalIPPool !== undefined && fresh.spec.externalIPPool !== '';
       return { ...fresh, spec: { ...fresh.spec, ...(single ? { egressIP: ips[0] ?? '' } : { egressIPs: ips }) } };
+    });
+  }
+
+  /** Takes IPAllocated off (an Egress now without a pool: Antrea's controller sets none in manual mode). */
+  private removeCondition(name: string, uid: string | undefined): Promise<void> {
+    return this.rewrite(name, uid, '/status', (fresh) => {
+      const conditions = fresh.status?.conditions ?? [];
+      if (!conditions.some((x) => x.type === 'IPAllocated')) return undefined;
+      return { ...fresh, status: { ...fresh.status, conditions: conditions.filter((x) => x.type !== 'IPAllocated') } };
     });
   }
 

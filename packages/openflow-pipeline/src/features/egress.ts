@@ -106,11 +106,11 @@ export function egressFlows(p: Pipeline, cfg: NodeConfig, rule: EgressRule, opts
         { type: 'ct', commit: true, table: p.id('SNAT'), zone: CT_ZONE, exec: [loadCtMark(ConnSNATCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
       ], c),
       flow(p.id('SNAT'), PRIORITY.normal, { ...NEW, ...IP, ...marked }, [
-        { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: { kind: 'src', ipMin: rule.ip }, exec: [loadCtMark(ConnSNATCTMark)] },
+        { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: { kind: 'src', ipMin: rule.snatIP ?? rule.ip }, exec: [loadCtMark(ConnSNATCTMark)] },
       ], c),
       flow(p.id('SNAT'), PRIORITY.normal, { ...NOT_NEW, ...IP, ...marked }, [{ type: 'ct', table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: {} }], c),
       // Replies: back to the pod's address; routed to it by address (the host's neighbour MAC is not the pod's).
-      flow(p.id('UnSNAT'), PRIORITY.normal, { ...IP, ipv4Dst: rule.ip }, [...loadMarks(RewriteMACRegMark), { type: 'ct', table: p.id('ConntrackZone'), zone: SNAT_CT_ZONE, nat: {} }], c),
+      flow(p.id('UnSNAT'), PRIORITY.normal, { ...IP, ipv4Dst: rule.snatIP ?? rule.ip }, [...loadMarks(RewriteMACRegMark), { type: 'ct', table: p.id('ConntrackZone'), zone: SNAT_CT_ZONE, nat: {} }], c),
     ];
   }
   if (rule.ownerIP === undefined) return []; // no node owns the IP: the members leave through their own node, as without Egress

@@ -6,6 +6,8 @@
  * what applies here: the owner SNATs the members' traffic, the other nodes tunnel theirs to it. On
  * every node the Egress IPs are routed into the gateway (replies reach OVS, and the owner's proxy
  * ARP answers for them). The owner writes the Egress's status (egressNode, egressIP, IPAssigned).
+ * An Egress IP without a pool (manual mode) is owned by the node holding it as a local address; its
+ * owner SNATs through a stand-in address and one host rule (manual-snat.ts).
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { ControlplaneClient, PolicyView } from '@switchyard/controlplane-client';
@@ -26,6 +28,7 @@ import type { NodeDatapath } from '../node/part';
 import { nodeFacts } from '../routes/node-routes';
 import { egressMeters, meterConfig, readRecordedMeters, withMeters, type EgressBandwidth } from './bandwidth';
 import { egressMarks, egressMembersFromGroups, egressRules, type EgressPlacement, type EgressProblem } from './rules';
+import { manualStandIn, syncManualSnat, type ManualSnat } from './manual-snat';
 const CONFLICT_ATTEMPTS = 10;
 /** The Egress slice last handed to the pipeline: a restarted agent's first round keeps it (its flows are adopted, not replaced). */
 export const egressSpecFile = (dataDir: string): string => join(dataDir, 'egress', 'spec.json');
@@ -114,6 +117,11 @@ export class EgressPart implements Part {
   private placedOnce = false;
   /** The placements and the IPs taken as last told (a pass runs when either changes). */
   private assignedKey = '';
+  /** The Egress IPs without a pool (manual mode) as last told, and the nodes holding each when several do. */
+  private manualIPs = new Set<string>();
+  private manualDuplicates = new Map<string, string[]>();
+  /** The host SNAT rules of the manual IPs owned here, as last made. */
+  private lastManualSnat: string | undefined;
 
   constructor(
     private readonly ctx: AgentContext,
@@ -167,9 +175,18 @@ export class EgressPart implements Part {
 
   private onAssigned(assignments: readonly Assignment[]): void {
     const next = new Map<string, EgressPlacement>();
-    for (const a of assignments) for (const e of a.egresses ?? []) next.set(e, { ip: a.ip, ...(a.owner !== undefined ? { owner: a.owner } : {}) });
+    const owned = this.externalIP.owned ?? [];
+    for (const a of assignments) {
+      // A manual IP is SNATed here only once taken (after the node that held it before let go): never two nodes at once.
+      const owner = a.manual && a.owner === this.ctx.options.nodeName && this.externalIP.owned !== undefined && !owned.includes(a.ip) ? undefined : a.owner;
+      for (const e of a.egresses ?? []) next.set(e, { ip: a.ip, ...(owner !== undefined ? { owner } : {}) });
+    }
+    this.manualIPs = new Set(assignments.filter((a) => a.manual).map((a) => a.ip));
+    const duplicates = new Map(assignments.flatMap((a) => (a.manual && a.holders ? [[a.ip, a.holders] as const] : [])));
+    for (const [ip, nodes] of duplicates) if (this.manualDuplicates.get(ip)?.join() !== nodes.join()) this.ctx.log.warn({ ip, nodes, egressNode: nodes[0] }, 'an Egress IP without a pool is a local address of several nodes: the first by name is the egress node; take it off the others');
+    this.manualDuplicates = duplicates;
     // The IPs taken count too: a new owner that waits for the old one to let go takes its IP later, and says so then.
-    const key = JSON.stringify([[...next], this.externalIP.owned ?? []]);
+    const key = JSON.stringify([[...next], owned, [...this.manualIPs]]);
     if (this.placedOnce && key === this.assignedKey) return;
     this.placedOnce = true;
     this.assignedKey = key;
@@ -193,7 +210,11 @@ export class EgressPart implements Part {
     const members = egressMembersFromGroups(this.groups?.groups() ?? []);
     const owned = [...this.placements.values()].filter((p) => p.owner === o.nodeName).map((p) => p.ip);
     this.marks = egressMarks(this.marks, owned);
-    const plainRules = egressRules({ nodeName: o.nodeName, members, placements: this.placements, nodeIPs, marks: this.marks });
+    // An owned manual IP is a local address here: OVS SNATs to its mark's stand-in, the host to the IP (manual-snat.ts).
+    const plainRules = egressRules({ nodeName: o.nodeName, members, placements: this.placements, nodeIPs, marks: this.marks }).map((r) =>
+      r.local && r.mark !== undefined && this.manualIPs.has(r.ip) ? { ...r, snatIP: manualStandIn(r.mark) } : r,
+    );
+    const manualSnat: ManualSnat[] = plainRules.flatMap((r) => (r.snatIP !== undefined ? [{ standIn: r.snatIP, ip: r.ip }] : []));
     // Bandwidth (EgressTrafficShaping): one meter per Egress SNATed here, in before the flows naming it.
     const shaped = o.egressTrafficShaping ? egressMeters(plainRules, egresses) : { meters: new Map<number, EgressBandwidth>(), problems: [] };
     this.bandwidthProblems = [
@@ -213,7 +234,13 @@ export class EgressPart implements Part {
     const egressRulesNow = withMeters(plainRules, shaped.meters);
     // Only diverted traffic meets the exceptions: without Egress rules they would be flows for nothing.
     const exceptCIDRs = egressRulesNow.length === 0 ? [] : [...new Set([...[...nodeIPs.values(), o.nodeIP].map((ip) => `${ip}/32`), ...o.egressExceptCIDRs])].sort();
-    await this.syncRoutes([...new Set([...this.placements.values()].map((p) => p.ip))].sort());
+    await this.syncRoutes([...new Set([...[...this.placements.values()].map((p) => p.ip), ...manualSnat.map((m) => m.standIn)])].sort());
+    // The host rule before the flows that SNAT to the stand-in (a packet with no rule would leave from a link-local address).
+    const snatKey = JSON.stringify(manualSnat);
+    if (snatKey !== this.lastManualSnat && (manualSnat.length > 0 || this.lastManualSnat !== undefined)) {
+      await syncManualSnat(this.ctx.net, manualSnat);
+      this.lastManualSnat = snatKey;
+    }
     const spec: EgressSpec = { exceptCIDRs, egresses: egressRulesNow };
     if (JSON.stringify(spec) !== JSON.stringify(this.spec)) {
       await this.node.flows.set('egress', spec);
@@ -234,7 +261,10 @@ export class EgressPart implements Part {
     for (const eg of egresses) {
       const name = eg.metadata.name ?? '';
       const placed = this.placements.get(name);
-      if (placed?.owner === o.nodeName && this.marks.has(placed.ip) && (this.externalIP.owned?.includes(placed.ip) ?? true)) await this.writeStatus(eg, placed.ip);
+      const manual = placed !== undefined && this.manualIPs.has(placed.ip);
+      if (placed?.owner === o.nodeName && this.marks.has(placed.ip) && (this.externalIP.owned?.includes(placed.ip) ?? true)) await this.writeStatus(eg, placed.ip, manual);
+      // A manual IP no node may take over from this one: the node named in the status clears it when it no longer holds the IP.
+      else if (manual && eg.status?.egressNode === o.nodeName && placed.owner !== o.nodeName) await this.clearStatus(eg);
     }
   }
 
@@ -248,11 +278,45 @@ export class EgressPart implements Part {
     this.lastRoutes = key;
   }
 
-  /** status.egressNode, status.egressIP and IPAssigned=True, written by the owner (read-modify-write, again on 409). */
-  private async writeStatus(eg: Egress, ip: string): Promise<void> {
+  /**
+   * status.egressNode and status.egressIP of a manual Egress whose IP this node no longer holds (only
+   * while they still name this node: the new holder may have written its own already).
+   */
+  private async clearStatus(eg: Egress): Promise<void> {
     const name = eg.metadata.name ?? '';
     const { nodeName } = this.ctx.options;
-    const said = `${eg.metadata.uid ?? ''}|${nodeName}|${ip}`;
+    const path = `/apis/crd.antrea.io/v1beta1/egresses/${encodeURIComponent(name)}`;
+    for (let i = 0; ; i++) {
+      let fresh: Egress;
+      try {
+        fresh = await this.kube.request<Egress>('GET', path);
+      } catch (e) {
+        if (e instanceof KubeRequestError && e.status === 404) return;
+        throw e;
+      }
+      if (fresh.status?.egressNode !== nodeName) return;
+      const { egressNode: _n, egressIP: _i, ...rest } = fresh.status;
+      try {
+        await this.kube.request('PUT', `${path}/status`, { ...fresh, status: rest });
+        this.written.delete(name);
+        this.ctx.log.info({ egress: name }, 'Egress IP without a pool no longer held here: status cleared');
+        return;
+      } catch (e) {
+        if (e instanceof KubeRequestError && e.status === 409 && i + 1 < CONFLICT_ATTEMPTS) continue;
+        throw e;
+      }
+    }
+  }
+
+  /**
+   * status.egressNode, status.egressIP and IPAssigned=True, written by the owner (read-modify-write,
+   * again on 409). A manual IP (no pool) gets no IPAssigned condition, as Antrea's agent writes none
+   * for it (one left from a pool is removed).
+   */
+  private async writeStatus(eg: Egress, ip: string, manual = false): Promise<void> {
+    const name = eg.metadata.name ?? '';
+    const { nodeName } = this.ctx.options;
+    const said = `${eg.metadata.uid ?? ''}|${nodeName}|${ip}|${manual ? 'manual' : 'pool'}`;
     if (this.written.get(name) === said && eg.status?.egressNode === nodeName && eg.status.egressIP === ip) return;
     const path = `/apis/crd.antrea.io/v1beta1/egresses/${encodeURIComponent(name)}`;
     const now = rfc3339((this.ctx.options.clock ?? systemClock).now());
@@ -267,13 +331,15 @@ export class EgressPart implements Part {
       const conditions = fresh.status?.conditions ?? [];
       const old = conditions.find((c) => c.type === 'IPAssigned');
       const message = `${ip} is assigned to Node ${nodeName}`;
-      if (fresh.status?.egressNode === nodeName && fresh.status.egressIP === ip && old?.status === 'True' && old.message === message) {
+      const conditionDone = manual ? old === undefined : old?.status === 'True' && old.message === message;
+      if (fresh.status?.egressNode === nodeName && fresh.status.egressIP === ip && conditionDone) {
         this.written.set(name, said);
         return;
       }
       const cond: Condition = { type: 'IPAssigned', status: 'True', reason: 'Assigned', message, lastTransitionTime: old?.status === 'True' && old.lastTransitionTime ? old.lastTransitionTime : now };
+      const nextConditions = [...conditions.filter((c) => c.type !== 'IPAssigned'), ...(manual ? [] : [cond])];
       try {
-        await this.kube.request('PUT', `${path}/status`, { ...fresh, status: { ...fresh.status, egressNode: nodeName, egressIP: ip, conditions: [...conditions.filter((c) => c.type !== 'IPAssigned'), cond] } });
+        await this.kube.request('PUT', `${path}/status`, { ...fresh, status: { ...fresh.status, egressNode: nodeName, egressIP: ip, conditions: nextConditions } });
         this.written.set(name, said);
         return;
       } catch (e) {
@@ -295,6 +361,7 @@ export class EgressPart implements Part {
     const detail = [
       `${rules.length} Egresses, SNAT here for ${rules.filter((r) => r.local).map((r) => `${r.name} (${r.ip})`).join(', ') || 'none'}`,
       ...(this.groups ? [`${this.groups.groups().length} Egress groups from the controller${this.groups.connected() ? '' : ' (stream down)'}`] : ['no controller: no members']),
+      ...(this.manualDuplicates.size ? [`Egress IPs without a pool on several nodes: ${[...this.manualDuplicates].map(([ip, nodes]) => `${ip} is a local address of ${nodes.join(' and ')}; ${nodes[0] ?? ''} (the first by name) is the egress node, take it off the others`).join('; ')}`] : []),
       ...(this.meters.size ? [`bandwidth meters ${[...this.meters].map(([id, b]) => `${id} (${b.rateKbps} kbit/s, burst ${b.burstKbit} kbit)`).join(', ')}`] : []),
       ...(this.bandwidthProblems.length ? [`bandwidth: ${this.bandwidthProblems.map((p) => `Egress ${p.egress}: ${p.message}`).join('; ')}`] : []),
     ].join('; ');

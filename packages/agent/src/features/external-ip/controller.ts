@@ -42,7 +42,15 @@ export interface ExternalIPControllerOptions {
    * to be answered before taking, and with what is left after releasing. A rejection stops the pass.
    */
   claim?: (ips: readonly string[]) => Promise<void>;
-  /** Told after each change of the taken set (to keep the record). */
+  /**
+   * Publishes the Egress IPs without a pool this node holds as local addresses (the member Lease's
+   * annotation switchyard.io/local-egress-ips), so every agent chooses the same owner. Called each pass; a
+   * rejection stops the pass.
+   */
+  publishLocal?: (ips: readonly string[]) => Promise<void>;
+  /** The node's local addresses are followed ({@link ExternalIPController.setLocalAddresses}): no pass before the first reading (a restarted owner would let go of its manual IPs for a moment). */
+  followsLocalAddresses?: boolean;
+  /** Told after each change of the taken set (to keep the record): the IPs taken through the sink (manual IPs are not). */
   onInstalled?: (ips: readonly string[]) => void | Promise<void>;
   /** Told when this node took an IP (the Event on its Services). */
   onTaken?: (a: Assignment) => void;
@@ -87,6 +95,10 @@ export class ExternalIPController {
   fenced = false;
   /** IPs this node owns but waits for: another live node's Lease still claims them (ip -> that node). */
   waiting = new Map<string, string>();
+  /** The node's local IPv4 addresses as last told ({@link setLocalAddresses}); undefined until the first reading. */
+  private localAddresses: Set<string> | undefined;
+  /** IPs taken as manual Egress IPs (local addresses): nothing of the sink's to undo for them. */
+  private readonly manualTaken = new Set<string>();
 
   constructor(private readonly o: ExternalIPControllerOptions) {
     for (const ip of o.installed ?? []) {
@@ -113,6 +125,22 @@ export class ExternalIPController {
     if (e.type === 'DELETED') cache.delete(keyOf(e.object));
     else cache.set(keyOf(e.object), e.object as unknown as T);
     this.schedule();
+  }
+
+  /**
+   * The node's local IPv4 addresses (all of them; the address monitor reads them at each change): an
+   * Egress IP without a pool is this node's when it is among them. A pass runs when the set changed.
+   */
+  setLocalAddresses(ips: Iterable<string>): void {
+    const next = new Set(ips);
+    if (this.localAddresses && next.size === this.localAddresses.size && [...next].every((ip) => this.localAddresses!.has(ip))) return;
+    this.localAddresses = next;
+    this.schedule();
+  }
+
+  /** The manual Egress IPs this node holds now, sorted. */
+  get localManualIPs(): string[] {
+    return this.assignments.filter((a) => a.manual && this.localAddresses?.has(a.ip)).map((a) => a.ip).sort();
   }
 
   /** Chooses owners again from the objects held (at once; a burst costs one pass). */
@@ -158,18 +186,23 @@ export class ExternalIPController {
     }
     this.frozen = false;
     this.fenced = false;
+    if (this.o.followsLocalAddresses && this.localAddresses === undefined) return; // setLocalAddresses schedules the pass
     const svc = serviceExternalIPs([...this.services.values()], endpointNodes(this.slices.values()));
     const eg = egressExternalIPs([...this.egresses.values()], svc.ips);
     this.problems = [...svc.problems, ...eg.problems];
-    this.assignments = assignOwners([...svc.ips, ...eg.ips], this.pools, members, now);
+    this.assignments = assignOwners([...svc.ips, ...eg.ips], this.pools, members, now, { self: this.o.nodeName, addresses: this.localAddresses ?? new Set() });
+    // The manual IPs held here, in the Lease before anything is taken: the other agents choose from it too.
+    await this.o.publishLocal?.(this.localManualIPs);
     this.o.onAssigned?.(this.assignments);
     const mine = new Set(this.assignments.filter((a) => a.owner === this.o.nodeName).map((a) => a.ip));
     let changed = false;
     try {
       // Release first: an IP that moved away must stop being answered here before anything else.
+      const manualMine = new Set(this.assignments.filter((a) => a.manual && a.owner === this.o.nodeName).map((a) => a.ip));
       for (const ip of [...this.taken]) {
-        if (mine.has(ip)) continue;
-        await this.o.sink.release(ip);
+        // Kept when still this node's and of the same kind (an IP whose Egress went from a pool to none, or back, is taken again the other way).
+        if (mine.has(ip) && manualMine.has(ip) === this.manualTaken.has(ip)) continue;
+        await this.untake(ip);
         this.taken.delete(ip);
         this.adopted.delete(ip);
         changed = true;
@@ -188,6 +221,15 @@ export class ExternalIPController {
       this.waiting = waiting;
       if (toTake.length > 0) await this.o.claim?.([...new Set([...this.taken, ...toTake.map((a) => a.ip)])]);
       for (const a of toTake) {
+        if (a.manual) {
+          // The address is on the node's interface: the kernel answers ARP for it already. Nothing to put on, nothing to announce.
+          this.taken.add(a.ip);
+          this.manualTaken.add(a.ip);
+          this.adopted.delete(a.ip);
+          changed = true;
+          this.o.logger.info({ ip: a.ip, egresses: a.egresses ?? [], holders: a.holders ?? [this.o.nodeName] }, 'Egress IP without a pool taken: a local address of this node');
+          continue;
+        }
         if (this.adopted.has(a.ip)) {
           // Still this node's after a restart: put it on again (idempotent), so the keeper holds it and a removed entry comes back.
           await this.o.sink.take(a.ip);
@@ -202,9 +244,20 @@ export class ExternalIPController {
         this.o.onTaken?.(a);
       }
     } finally {
-      if (changed) await this.o.onInstalled?.([...this.taken].sort());
+      if (changed) await this.o.onInstalled?.(this.sinkTaken());
     }
     this.armFence(fenceAt);
+  }
+
+  /** The IPs taken through the sink (the record's): every taken IP but the manual ones. */
+  private sinkTaken(): string[] {
+    return [...this.taken].filter((ip) => !this.manualTaken.has(ip)).sort();
+  }
+
+  /** Lets go of one IP: the sink's entry, or only the bookkeeping of a manual IP (its address is the user's). */
+  private async untake(ip: string): Promise<void> {
+    if (this.manualTaken.delete(ip)) return;
+    await this.o.sink.release(ip);
   }
 
   /** Takes every IP off the node (self-fencing, a graceful stop). */
@@ -212,13 +265,13 @@ export class ExternalIPController {
     if (this.taken.size === 0) return;
     try {
       for (const ip of [...this.taken]) {
-        await this.o.sink.release(ip);
+        await this.untake(ip);
         this.taken.delete(ip);
         this.adopted.delete(ip);
         this.o.logger.info({ ip }, 'external IP released');
       }
     } finally {
-      await this.o.onInstalled?.([...this.taken].sort());
+      await this.o.onInstalled?.(this.sinkTaken());
     }
     // Best effort: a fenced agent usually cannot write its Lease, and a stopping one deletes it.
     await this.o.claim?.([...this.taken]).catch(() => undefined);

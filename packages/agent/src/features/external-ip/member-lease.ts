@@ -6,7 +6,7 @@
 import type { KubeClient } from '@switchyard/kube';
 import { KubeRequestError } from '@switchyard/kube';
 import type { Clock, Logger, TimerHandle } from '@switchyard/runtime';
-import { CLAIMS_ANNOTATION, MEMBER_LEASE_PREFIX } from './ownership';
+import { CLAIMS_ANNOTATION, LOCAL_IPS_ANNOTATION, MEMBER_LEASE_PREFIX } from './ownership';
 
 export interface MemberLeaseOptions {
   kube: KubeClient;
@@ -44,6 +44,8 @@ export class MemberLease {
   private stopped = false;
   /** The external IPs this agent answers for, written into every renewal ({@link CLAIMS_ANNOTATION}). */
   private claims = '';
+  /** The Egress IPs without a pool this node holds as local addresses ({@link LOCAL_IPS_ANNOTATION}). */
+  private local = '';
 
   constructor(private readonly o: MemberLeaseOptions) {
     this.name = `${MEMBER_LEASE_PREFIX}${o.nodeName}`;
@@ -93,6 +95,22 @@ export class MemberLease {
     const value = [...ips].sort().join(',');
     if (value === this.claims && this.lastError === undefined) return;
     this.claims = value;
+    await this.writeNow();
+  }
+
+  /**
+   * Says which Egress IPs without a pool this node holds as local addresses (every agent chooses
+   * their owner from these): written at once when the set changed, as {@link claim}.
+   */
+  async publishLocal(ips: readonly string[]): Promise<void> {
+    const value = [...ips].sort().join(',');
+    if (value === this.local && this.lastError === undefined) return;
+    this.local = value;
+    await this.writeNow();
+  }
+
+  /** A renewal now (after the one in flight); rejects when it failed. */
+  private async writeNow(): Promise<void> {
     while (this.inFlight) await this.inFlight;
     if (this.stopped) return;
     const write: Promise<void> = this.renew().finally(() => {
@@ -114,8 +132,8 @@ export class MemberLease {
     const now = this.o.clock.now();
     const spec = { holderIdentity: this.o.nodeName, leaseDurationSeconds: this.o.durationSeconds, renewTime: microTime(now) };
     const withClaims = (m: LeaseObject['metadata']): LeaseObject['metadata'] => {
-      const { [CLAIMS_ANNOTATION]: _old, ...rest } = m.annotations ?? {};
-      const annotations = this.claims ? { ...rest, [CLAIMS_ANNOTATION]: this.claims } : rest;
+      const { [CLAIMS_ANNOTATION]: _old, [LOCAL_IPS_ANNOTATION]: _oldLocal, ...rest } = m.annotations ?? {};
+      const annotations = { ...rest, ...(this.claims ? { [CLAIMS_ANNOTATION]: this.claims } : {}), ...(this.local ? { [LOCAL_IPS_ANNOTATION]: this.local } : {}) };
       return { ...m, annotations };
     };
     try {

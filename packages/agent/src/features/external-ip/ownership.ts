@@ -23,6 +23,13 @@ export type ExternalIPPoolView = Pick<ExternalIPPool, 'metadata'> & { spec?: Par
  */
 export const CLAIMS_ANNOTATION = 'switchyard.io/external-ips';
 
+/**
+ * The member Lease annotation listing the Egress IPs without a pool that its node holds as local
+ * addresses (comma-separated): every agent chooses the owner of such an IP from these, the way it
+ * chooses a pool IP's owner from the Leases' liveness.
+ */
+export const LOCAL_IPS_ANNOTATION = 'switchyard.io/local-egress-ips';
+
 /** What this feature reads of a `coordination.k8s.io/v1` Lease. */
 export interface LeaseView {
   metadata: { name?: string; annotations?: Record<string, string> };
@@ -37,6 +44,13 @@ export interface ExternalIP {
   services: string[];
   /** Names of the Egresses with this IP (the controller gives an IP to one object only; more is a problem reported). */
   egresses?: string[];
+  /**
+   * An Egress IP without a pool (Antrea's manual mode): the user put it on one node's interface by
+   * hand. Its owner is the live node holding it as a local address (the first by name when several
+   * do), not the rendezvous choice, and that node answers ARP for it by itself: no proxy entry, no
+   * gratuitous ARP. `pool` is ''.
+   */
+  manual?: true;
   /**
    * With `externalTrafficPolicy: Local` (every Service of the IP): the nodes holding a ready
    * endpoint of each of them, sorted (only they can answer, so the owner is chosen among them).
@@ -118,24 +132,36 @@ export function serviceExternalIPs(services: readonly Service[], endpoints: Read
 
 /** What this feature reads of an Egress (`crd.antrea.io/v1beta1`): its IP and pool. */
 export interface EgressView {
-  metadata: { name?: string };
+  metadata: { name?: string; creationTimestamp?: string };
   spec?: { egressIP?: string; externalIPPool?: string; egressIPs?: string[]; externalIPPools?: string[] };
 }
 
 /**
  * The Egress IPs to place: each IPv4 `spec.egressIP` of an Egress naming its `spec.externalIPPool`
  * (or the IPv4 entry of `egressIPs` with its pool of `externalIPPools`), as the controller
- * allocated it. An IP already carried by a Service or another Egress is a problem naming the field;
- * the first keeps it.
+ * allocated it; then each `spec.egressIP` of an Egress naming no pool (manual mode, oldest first as
+ * the controller decides). An IP already carried by a Service or another Egress is a problem naming
+ * the field; the first keeps it.
  */
 export function egressExternalIPs(egresses: readonly EgressView[], taken: readonly ExternalIP[] = []): { ips: ExternalIP[]; problems: ExternalIPProblem[] } {
   const byIp = new Map(taken.map((e) => [e.ip, e]));
   const ips: ExternalIP[] = [];
   const problems: ExternalIPProblem[] = [];
-  for (const eg of [...egresses].sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''))) {
+  const isManual = (eg: EgressView): boolean => !eg.spec?.externalIPPool && (eg.spec?.externalIPPools?.length ?? 0) === 0;
+  const byName = (a: EgressView, b: EgressView): number => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? '');
+  const byAge = (a: EgressView, b: EgressView): number => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || byName(a, b);
+  const ordered = [...egresses.filter((eg) => !isManual(eg)).sort(byName), ...egresses.filter(isManual).sort(byAge)];
+  for (const eg of ordered) {
     const name = eg.metadata.name ?? '';
     const spec = eg.spec ?? {};
-    const slots = spec.externalIPPool ? [{ ip: spec.egressIP, pool: spec.externalIPPool, field: 'spec.egressIP' }] : (spec.externalIPPools ?? []).map((pool, i) => ({ ip: spec.egressIPs?.[i], pool, field: `spec.egressIPs[${i}]` }));
+    const manual = isManual(eg);
+    if (manual && spec.egressIP !== undefined && spec.egressIP !== '' && ipv4Of(spec.egressIP) === undefined) {
+      problems.push({ object: `Egress ${name}`, field: 'spec.egressIP', value: spec.egressIP, message: `spec.egressIP ${JSON.stringify(spec.egressIP)} is not an IPv4 address (IPv4 only so far)` });
+      continue;
+    }
+    const slots = manual
+      ? [{ ip: spec.egressIP, pool: '', field: 'spec.egressIP' }]
+      : spec.externalIPPool ? [{ ip: spec.egressIP, pool: spec.externalIPPool, field: 'spec.egressIP' }] : (spec.externalIPPools ?? []).map((pool, i) => ({ ip: spec.egressIPs?.[i], pool, field: `spec.egressIPs[${i}]` }));
     const slot = slots.find((x) => x.ip !== undefined && ipv4Of(x.ip) !== undefined);
     if (!slot?.ip) continue; // no IPv4 allocated yet (or IPv6 only: not announced so far)
     const seen = byIp.get(slot.ip);
@@ -144,7 +170,7 @@ export function egressExternalIPs(egresses: readonly EgressView[], taken: readon
       problems.push({ object: `Egress ${name}`, field: slot.field, value: slot.ip, message: `${slot.field} ${slot.ip} is already placed for ${holder}; this Egress is ignored` });
       continue;
     }
-    const e: ExternalIP = { ip: slot.ip, pool: slot.pool, services: [], egresses: [name] };
+    const e: ExternalIP = { ip: slot.ip, pool: slot.pool, services: [], egresses: [name], ...(manual ? { manual: true as const } : {}) };
     byIp.set(slot.ip, e);
     ips.push(e);
   }
@@ -169,12 +195,15 @@ export interface Member {
   leaseExpiresAt: number | undefined;
   /** The IPs its Lease says its agent answers for ({@link CLAIMS_ANNOTATION}). */
   claims?: readonly string[];
+  /** The Egress IPs without a pool its Lease says its node holds as local addresses ({@link LOCAL_IPS_ANNOTATION}). */
+  localIPs?: readonly string[];
 }
 
 /** Nodes joined with their agents' member Leases (by name `switchyard-agent-<node>`). */
 export function membersOf(nodes: readonly Node[], leases: readonly LeaseView[]): Member[] {
   const expiry = new Map<string, number | undefined>();
   const claims = new Map<string, string[]>();
+  const local = new Map<string, string[]>();
   for (const l of leases) {
     const name = l.metadata.name ?? '';
     if (!name.startsWith(MEMBER_LEASE_PREFIX)) continue;
@@ -182,12 +211,15 @@ export function membersOf(nodes: readonly Node[], leases: readonly LeaseView[]):
     expiry.set(node, leaseExpiry(l));
     const c = l.metadata.annotations?.[CLAIMS_ANNOTATION];
     if (c) claims.set(node, c.split(',').filter((ip) => ip !== ''));
+    const h = l.metadata.annotations?.[LOCAL_IPS_ANNOTATION];
+    if (h) local.set(node, h.split(',').filter((ip) => ip !== ''));
   }
   return nodes.map((n) => {
     const ready = n.status?.conditions?.find((c) => c.type === 'Ready')?.status;
     const name = n.metadata.name ?? '';
     const claimed = claims.get(name);
-    return { name, labels: n.metadata.labels ?? {}, ready: ready !== 'False' && ready !== 'Unknown', leaseExpiresAt: expiry.get(name), ...(claimed ? { claims: claimed } : {}) };
+    const held = local.get(name);
+    return { name, labels: n.metadata.labels ?? {}, ready: ready !== 'False' && ready !== 'Unknown', leaseExpiresAt: expiry.get(name), ...(claimed ? { claims: claimed } : {}), ...(held ? { localIPs: held } : {}) };
   });
 }
 
@@ -229,11 +261,40 @@ export interface Assignment extends ExternalIP {
   owner: string | undefined;
   /** Why there is no owner. */
   reason?: string;
+  /** A manual IP that several live nodes hold as a local address (sorted; the first owns it): a problem to report. */
+  holders?: string[];
 }
 
-/** Places every external IP on its owner at `now`. */
-export function assignOwners(ips: readonly ExternalIP[], pools: ReadonlyMap<string, ExternalIPPoolView>, members: readonly Member[], now: number): Assignment[] {
+/** What this node knows of itself first-hand: its name and the local addresses it holds now (its own Lease says so a write later). */
+export interface LocalView {
+  self: string;
+  addresses: ReadonlySet<string>;
+}
+
+/**
+ * The live nodes holding a manual IP as a local address, sorted: this node from its own addresses,
+ * the others from their Leases ({@link LOCAL_IPS_ANNOTATION}).
+ */
+export function manualHolders(ip: string, members: readonly Member[], now: number, local?: LocalView): string[] {
+  return members
+    .filter((m) => alive(m, now) && (local !== undefined && m.name === local.self ? local.addresses.has(ip) : (m.localIPs ?? []).includes(ip)))
+    .map((m) => m.name)
+    .sort();
+}
+
+/**
+ * Places every external IP on its owner at `now`. A pool IP: the rendezvous choice among the pool's
+ * candidates. A manual IP: the live node holding it as a local address; when several do (the same
+ * address put on two nodes), the first by name, the same on every agent, and the others are named
+ * in `holders` (only one node SNATs).
+ */
+export function assignOwners(ips: readonly ExternalIP[], pools: ReadonlyMap<string, ExternalIPPoolView>, members: readonly Member[], now: number, view?: LocalView): Assignment[] {
   return ips.map((e) => {
+    if (e.manual) {
+      const holders = manualHolders(e.ip, members, now, view);
+      if (holders.length === 0) return { ...e, owner: undefined, reason: 'no node with a live agent holds it as a local address (an Egress without a pool: put the IP on one node\'s interface by hand)' };
+      return { ...e, owner: holders[0], ...(holders.length > 1 ? { holders } : {}) };
+    }
     const pool = pools.get(e.pool);
     if (!pool) return { ...e, owner: undefined, reason: `ExternalIPPool ${e.pool} does not exist` };
     const all = candidatesOf(pool, members, now);

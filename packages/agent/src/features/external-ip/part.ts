@@ -20,6 +20,7 @@ import { SubnetHost } from '../egress/subnet-host';
 import { ProxyArpAnnouncer, readTaken, releaseProxyNeighbour, writeTaken } from './announcer';
 import { ExternalIPController, type ExternalIPSink, type ServiceExternalIPInfo } from './controller';
 import { ProxyArpKeeper } from './keeper';
+import { LocalAddressWatch } from './local-addresses';
 import type { Assignment as OwnerAssignment } from './ownership';
 import { MemberLease, microTime } from './member-lease';
 import { alive, type Assignment } from './ownership';
@@ -46,6 +47,8 @@ export class ServiceExternalIPPart implements Part {
   private readonly assignedListeners: ((a: readonly OwnerAssignment[]) => void)[] = [];
   /** Set by stop(): the releases of a graceful stop are not news for the listeners. */
   private stopping = false;
+  /** The node's local addresses, followed (with `egress`): an Egress IP without a pool is owned by the node holding it. */
+  addresses: LocalAddressWatch | undefined;
   /** EgressSeparateSubnet's sink (with `egress` and `egressSeparateSubnet`): Egress IPs of pools with subnetInfo leave through their subnet. */
   subnets: SubnetAnnouncer | undefined;
 
@@ -112,6 +115,8 @@ export class ServiceExternalIPPart implements Part {
       logger: log,
       selfFenceAt: () => lease.fenceAt(),
       claim: (ips) => lease.claim(ips),
+      publishLocal: (ips) => lease.publishLocal(ips),
+      followsLocalAddresses: o.egress,
       installed,
       onInstalled: (ips) => {
         writeTaken(o.dataDir, { dev, ips: [...ips] });
@@ -124,6 +129,10 @@ export class ServiceExternalIPPart implements Part {
       },
     });
     const c = this.controller;
+    if (o.egress) {
+      this.addresses = new LocalAddressWatch({ net: this.ctx.net, clock, logger: log, onAddresses: (ips) => c.setLocalAddresses(ips) });
+      this.addresses.start();
+    }
     this.lease.start();
     const opts = { clock, logger: log };
     this.informers = [
@@ -192,6 +201,7 @@ export class ServiceExternalIPPart implements Part {
     this.stopping = true;
     await Promise.all(this.informers.map((i) => i.stop()));
     this.informers = [];
+    await this.addresses?.stop();
     // IPs first, then the Lease: once the Lease is gone another node takes them, and two answering is worse than a moment with none.
     await this.controller?.stop({ release: true }).catch((err: unknown) => this.ctx.log.error({ err }, 'Service external IPs not all released'));
     await this.lease?.stop({ release: true });
@@ -212,6 +222,8 @@ export class ServiceExternalIPPart implements Part {
       ...(unplaced.length ? [`unplaced: ${unplaced.join('; ')}`] : []),
       ...(c.waiting.size ? [`waiting for: ${[...c.waiting].map(([ip, node]) => `${ip} (still claimed by ${node})`).join(', ')}`] : []),
       ...(this.keeper?.restarts ? [`proxy ARP keeper restarted ${this.keeper.restarts} times`] : []),
+      ...(c.localManualIPs.length ? [`holds Egress IPs without a pool as local addresses: ${c.localManualIPs.join(', ')}`] : []),
+      ...(this.addresses?.monitorDown !== undefined ? [`address monitor down (${this.addresses.monitorDown}): local addresses read every 10 s`] : []),
       ...(c.problems.length ? [`left out: ${c.problems.map((p) => `${p.object} ${p.message}`).join('; ')}`] : []),
       ...(this.subnets?.placements().length ? [`through Egress subnets: ${this.subnets.placements().map((p) => `${p.ip} on ${p.link} table ${p.table ?? '-'}`).join(', ')}`] : []),
       ...(this.subnets?.problems.size ? [`subnetInfo not used: ${[...this.subnets.problems].map(([ip, p]) => `${ip}: ${p.field} ${JSON.stringify(p.value)} ${p.message}`).join('; ')}`] : []),
