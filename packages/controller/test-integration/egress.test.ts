@@ -81,7 +81,7 @@ describe('Egress IPs', () => {
     await createEgress('missing', { externalIPPool: 'later' });
     expect(await eventSaid('missing', 'ExternalIPPoolNotFound')).toBe('spec.externalIPPool: Invalid value: "later": ExternalIPPool later not found; the Egress has no IP until it exists');
     await conditionBecomes('missing', 'False', 'ExternalIPPoolNotFound');
-    await eventuallyPasses(async () => expect(part().health().detail).toContain('without a pool (placed by hand): nopool (192.0.2.10), inrange (10.10.0.4)'));
+    await eventuallyPasses(async () => expect(part().health().detail).toContain('without a pool (placed by hand): inrange (10.10.0.4), nopool (192.0.2.10)'));
     expect(await allocated('nopool')).toBeUndefined();
     expect(await allocated('inrange')).toBeUndefined();
     expect((await eventsOf('nopool')).map((e) => e.reason)).toEqual([]);
@@ -150,8 +150,9 @@ describe('Egress IPs', () => {
       expect((await eventsOf('wide')).some((e) => e.reason === 'EgressOverlap')).toBe(true);
       await eventuallyPasses(() => expect(policies.client.view.synced).toBe(true));
       expect(policies.events.some((e) => e.kind === 'EgressGroup' || e.kind === 'EgressGroupPatch')).toBe(false);
-      // Every Egress with an IP has a group, and only those.
-      expect(a.client.view.egressGroups().map((g) => g.name).sort()).toEqual(['b', 'c', 'wide']);
+      // Every Egress with an IP has a group, and only those: allocated from a pool, or named without
+      // one and not refused (nopool, manual mode).
+      expect(a.client.view.egressGroups().map((g) => g.name).sort()).toEqual(['b', 'c', 'nopool', 'wide']);
     } finally {
       for (const cl of clients) await cl.stop();
     }

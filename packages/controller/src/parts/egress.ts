@@ -108,7 +108,7 @@ export class EgressController implements WatchingPart {
     const off = notRunning(this.state);
     if (off) return off;
     const pending = [...this.pending].map(([n, why]) => `${n}: ${why}`);
-    const manual = [...this.manual].map(([n, ip]) => `${n} (${ip})`);
+    const manual = [...this.manual].sort(([a], [b]) => a.localeCompare(b)).map(([n, ip]) => `${n} (${ip})`);
     const detail = `${this.allocator.holdings('Egress').length} egress IPs${manual.length ? `; without a pool (placed by hand): ${manual.join(', ')}` : ''}${pending.length ? `; without IP: ${pending.join('; ')}` : ''}`;
     if (this.reconciler.failing) return { ok: false, detail: `${detail}; last pass failed: ${message(this.reconciler.lastError)}` };
     return { ok: true, detail };
