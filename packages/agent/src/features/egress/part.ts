@@ -282,30 +282,46 @@ export class EgressPart implements Part {
    * status.egressNode and status.egressIP of a manual Egress whose IP this node no longer holds (only
    * while they still name this node: the new holder may have written its own already).
    */
-  private async clearStatus(eg: Egress): Promise<void> {
-    const name = eg.metadata.name ?? '';
-    const { nodeName } = this.ctx.options;
+  /**
+   * Read, modify, write of an Egress's status on its resourceVersion, again on 409 (up to
+   * CONFLICT_ATTEMPTS). `edit` gets the fresh object and returns the status to write, or undefined
+   * when nothing is to be written. True when a status was written; false when there was nothing to
+   * write or the Egress is gone.
+   */
+  private async updateStatus(name: string, edit: (fresh: Egress) => Egress['status'] | undefined): Promise<boolean> {
     const path = `/apis/crd.antrea.io/v1beta1/egresses/${encodeURIComponent(name)}`;
     for (let i = 0; ; i++) {
       let fresh: Egress;
       try {
         fresh = await this.kube.request<Egress>('GET', path);
       } catch (e) {
-        if (e instanceof KubeRequestError && e.status === 404) return;
+        if (e instanceof KubeRequestError && e.status === 404) return false;
         throw e;
       }
-      if (fresh.status?.egressNode !== nodeName) return;
-      const { egressNode: _n, egressIP: _i, ...rest } = fresh.status;
+      const status = edit(fresh);
+      if (status === undefined) return false;
       try {
-        await this.kube.request('PUT', `${path}/status`, { ...fresh, status: rest });
-        this.written.delete(name);
-        this.ctx.log.info({ egress: name }, 'Egress IP without a pool no longer held here: status cleared');
-        return;
+        await this.kube.request('PUT', `${path}/status`, { ...fresh, status });
+        return true;
       } catch (e) {
         if (e instanceof KubeRequestError && e.status === 409 && i + 1 < CONFLICT_ATTEMPTS) continue;
         throw e;
       }
     }
+  }
+
+  /** Takes this node out of the status of a manual Egress whose IP it holds no more. */
+  private async clearStatus(eg: Egress): Promise<void> {
+    const name = eg.metadata.name ?? '';
+    const { nodeName } = this.ctx.options;
+    const cleared = await this.updateStatus(name, (fresh) => {
+      if (fresh.status?.egressNode !== nodeName) return undefined;
+      const { egressNode: _n, egressIP: _i, ...rest } = fresh.status;
+      return rest;
+    });
+    if (!cleared) return;
+    this.written.delete(name);
+    this.ctx.log.info({ egress: name }, 'Egress IP without a pool no longer held here: status cleared');
   }
 
   /**
@@ -318,35 +334,20 @@ export class EgressPart implements Part {
     const { nodeName } = this.ctx.options;
     const said = `${eg.metadata.uid ?? ''}|${nodeName}|${ip}|${manual ? 'manual' : 'pool'}`;
     if (this.written.get(name) === said && eg.status?.egressNode === nodeName && eg.status.egressIP === ip) return;
-    const path = `/apis/crd.antrea.io/v1beta1/egresses/${encodeURIComponent(name)}`;
     const now = rfc3339((this.ctx.options.clock ?? systemClock).now());
-    for (let i = 0; ; i++) {
-      let fresh: Egress;
-      try {
-        fresh = await this.kube.request<Egress>('GET', path);
-      } catch (e) {
-        if (e instanceof KubeRequestError && e.status === 404) return;
-        throw e;
-      }
+    let gone = true;
+    await this.updateStatus(name, (fresh) => {
+      gone = false;
       const conditions = fresh.status?.conditions ?? [];
       const old = conditions.find((c) => c.type === 'IPAssigned');
       const message = `${ip} is assigned to Node ${nodeName}`;
       const conditionDone = manual ? old === undefined : old?.status === 'True' && old.message === message;
-      if (fresh.status?.egressNode === nodeName && fresh.status.egressIP === ip && conditionDone) {
-        this.written.set(name, said);
-        return;
-      }
+      if (fresh.status?.egressNode === nodeName && fresh.status.egressIP === ip && conditionDone) return undefined;
       const cond: Condition = { type: 'IPAssigned', status: 'True', reason: 'Assigned', message, lastTransitionTime: old?.status === 'True' && old.lastTransitionTime ? old.lastTransitionTime : now };
-      const nextConditions = [...conditions.filter((c) => c.type !== 'IPAssigned'), ...(manual ? [] : [cond])];
-      try {
-        await this.kube.request('PUT', `${path}/status`, { ...fresh, status: { ...fresh.status, egressNode: nodeName, egressIP: ip, conditions: nextConditions } });
-        this.written.set(name, said);
-        return;
-      } catch (e) {
-        if (e instanceof KubeRequestError && e.status === 409 && i + 1 < CONFLICT_ATTEMPTS) continue;
-        throw e;
-      }
-    }
+      return { ...fresh.status, egressNode: nodeName, egressIP: ip, conditions: [...conditions.filter((c) => c.type !== 'IPAssigned'), ...(manual ? [] : [cond])] };
+    });
+    // Written, or already as wanted: remembered. The Egress gone: nothing to remember.
+    if (!gone) this.written.set(name, said);
   }
 
   async stop(): Promise<void> {
