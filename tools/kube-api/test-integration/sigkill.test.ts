@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from '@switchyard/testbed';
+import { freePort, waitFor } from '@switchyard/testbed';
 import { Kubectl } from '../src/testing';
 
 const BIN = join(__dirname, '../bin/switchyard-kube-api.js');
@@ -64,7 +64,9 @@ it('keeps every acknowledged write across a SIGKILL in the middle of a stream of
     }
   };
   const writers = [0, 1, 2, 3].map(writer);
-  await new Promise((r) => setTimeout(r, 2500));
+  // Killed once the stream is well under way (at least 12 acknowledged writes and one counter
+  // bump), not after a fixed time: a slow machine acknowledges fewer writes in any given time.
+  await waitFor('12 acknowledged writes', async () => acked.length >= 12 && lastCounter >= 1, { timeoutMs: 60_000, intervalMs: 50 });
   const before = await k.json<{ metadata: { resourceVersion: string } }>(['-n', 'durable', 'get', 'configmap', 'counter']);
   await killed(server);
   stop = true;
