@@ -30,6 +30,9 @@ export interface ProbeAnswer {
  * poll phase: after a stall of this process (a loaded machine), timers run before the I/O that
  * arrived meanwhile, and an answer already in the socket must win over the expired timer.
  */
+/** A TCP probe's error when it connected but did not read the answer in time. */
+export const NO_ANSWER = 'connected, no answer';
+
 function deadline(ms: number, expire: () => void): { clear(): void } {
   let immediate: NodeJS.Immediate | undefined;
   const timer = setTimeout(() => (immediate = setImmediate(expire)), ms);
@@ -58,7 +61,7 @@ function tcp(r: ProbeRequest): Promise<ProbeAnswer> {
     // for the pod server's answer, which the socket may already hold.
     let timer = deadline(r.timeoutMs, () => {
       if (!connected) return done(false, 'timeout');
-      timer = deadline(r.timeoutMs, () => done(false, 'connected, no answer'));
+      timer = deadline(r.timeoutMs, () => done(false, NO_ANSWER));
     });
     sock.once('connect', () => (connected = true));
     sock.setEncoding('utf8');
