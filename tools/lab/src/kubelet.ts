@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { run, type Netns, type Testbed } from '@switchyard/testbed';
-import { RoundRobin, declaredPorts, serverArgv, udpServerArgv } from './plan';
+import { POD_SERVER_READY, RoundRobin, declaredPorts, podServerArgv } from './plan';
 
 /** Pod annotation naming the pod's network namespace. */
 export const NETNS_ANNOTATION = 'lab.switchyard.io/netns';
@@ -49,6 +49,8 @@ export class Kubelet {
   private readonly rr: RoundRobin;
   private timer: NodeJS.Timeout | undefined;
   private busy: Promise<void> = Promise.resolve();
+  /** Pods whose server is starting: each reports the pod running once its server listens. */
+  private readonly readying = new Set<Promise<unknown>>();
   private stopped = false;
   /** Pods whose sandbox failed: attempts so far, and when the next may start. */
   private readonly failures = new Map<string, { tries: number; retryAt: number }>();
@@ -74,6 +76,7 @@ export class Kubelet {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     await this.busy;
+    await Promise.all([...this.readying]);
     for (const sb of [...this.sandboxes.values()]) await this.teardown(sb).catch(() => undefined);
   }
 
@@ -136,18 +139,25 @@ export class Kubelet {
     const result = JSON.parse(r.stdout) as { ips?: { address: string }[] };
     // Every address of the result (dual-stack: IPv4 then IPv6), the first being podIP, as kubelet reports the CRI's.
     const ips = (result.ips ?? []).map((x) => x.address.split('/')[0] ?? '').filter((x) => x !== '');
-    const ip = ips[0] ?? '';
-    const ports = declaredPorts(pod.spec);
-    for (const p of ports.filter((x) => x.protocol === 'TCP')) {
-      const argv = serverArgv(p, ips.some((x) => x.includes(':')));
-      if (argv) sb.servers.push(this.o.tb.spawn(argv, netns.name));
-    }
-    // Every UDP port of the pod from one process.
-    const udp = ports.filter((x) => x.protocol === 'UDP').map((x) => x.port);
-    if (udp.length) sb.servers.push(this.o.tb.spawn(udpServerArgv(udp), netns.name));
-    const now = new Date().toISOString();
+    // One server for every TCP and UDP port of the pod. It takes a node start to listen: the pod
+    // turns Ready once it does (a readiness probe), while the next pods' sandboxes are made.
+    const argv = podServerArgv(declaredPorts(pod.spec), ips.some((x) => x.includes(':')));
+    const server = argv ? this.o.tb.spawn(argv, netns.name) : undefined;
+    if (server) sb.servers.push(server);
     // Where the pod lives, for probes (`ip netns exec <netns> ...`): the lab's `kubectl exec`.
     await this.o.kube.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${name}`, { metadata: { annotations: { [NETNS_ANNOTATION]: netns.name } } }, 'application/merge-patch+json');
+    const ready = (server ? serverListening(server) : Promise.resolve())
+      .then(() => (this.sandboxes.get(uid) === sb ? this.reportRunning(pod, sb, ips) : undefined))
+      .catch((e: unknown) => process.stderr.write(`kubelet: ${namespace}/${name}: ${(e as Error).message}\n`))
+      .finally(() => this.readying.delete(ready));
+    this.readying.add(ready);
+  }
+
+  /** The pod's status as a kubelet reports a running, ready pod. */
+  private async reportRunning(pod: PodObj, sb: Sandbox, ips: string[]): Promise<void> {
+    const { namespace, name } = pod.metadata;
+    const ip = ips[0] ?? '';
+    const now = new Date().toISOString();
     await this.o.kube.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${name}/status`, {
       status: {
         phase: 'Running', podIP: ip, podIPs: ips.length > 0 ? ips.map((x) => ({ ip: x })) : [{ ip }], startTime: now,
@@ -167,4 +177,31 @@ export class Kubelet {
     await run([sb.node.plugin ?? this.o.plugin], { env: this.cniEnv('DEL', sb), input: this.netconf(sb.node), allowFailure: true, timeoutMs: 30_000 });
     await run(['ip', 'netns', 'del', sb.netns.name], { allowFailure: true });
   }
+}
+
+/** Resolves once the pod server prints that it listens; rejects if it exits first or takes 60 s. */
+function serverListening(server: ChildProcess): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const finish = (e?: Error): void => {
+      clearTimeout(timer);
+      server.stdout?.off('data', onOut);
+      server.stderr?.off('data', onErr);
+      server.off('exit', onExit);
+      if (e) reject(e);
+      else resolve();
+    };
+    const onOut = (c: Buffer): void => {
+      out += c.toString('utf8');
+      if (out.includes(POD_SERVER_READY)) finish();
+    };
+    const onErr = (c: Buffer): void => void (err += c.toString('utf8'));
+    const onExit = (code: number | null, signal: string | null): void =>
+      finish(new Error(`pod server exited (${signal ?? String(code)}) before it listened: ${err.trim()}`));
+    const timer = setTimeout(() => finish(new Error(`pod server not listening after 60 s: ${err.trim()}`)), 60_000);
+    server.stdout?.on('data', onOut);
+    server.stderr?.on('data', onErr);
+    server.once('exit', onExit);
+  });
 }

@@ -162,31 +162,51 @@ export function declaredPorts(spec: PodSpecLike | undefined): PodPort[] {
   return [...seen.values()];
 }
 
-/** The argv of the pod's server for one port: answers `pong` to every connection or datagram. */
-export function serverArgv(p: PodPort, ipv6 = false): string[] | undefined {
-  // A dual-stack pod's server listens on an IPv6 socket, which takes IPv4 connections too.
-  if (p.protocol === 'TCP') return ['socat', `${ipv6 ? 'TCP6' : 'TCP'}-LISTEN:${p.port},reuseaddr,fork`, 'SYSTEM:echo pong'];
-  if (p.protocol === 'UDP') return udpServerArgv([p.port]);
-  return undefined; // SCTP: no kernel module on these machines.
-}
+/** What the pod server prints on stdout once it listens on every port (the lab's readiness probe). */
+export const POD_SERVER_READY = 'listening';
 
 /**
- * The UDP echo of a pod: one small node process answering `pong` to every datagram on each of
- * `ports`, from the port it arrived on. Not socat: `UDP-RECVFROM,fork` forks per datagram and its
- * children race for the shared socket, so under concurrent probes some datagrams get no answer
- * (measured on loopback, no OVS involved: 1 to 4 of 32 concurrent datagrams lost), which read
- * as blocked cells; `UDP-LISTEN,fork` re-binds after each peer.
+ * The argv of a pod's server: one small node process answering `pong` on every declared TCP and UDP
+ * port (a TCP connection gets `pong` and is closed; a datagram gets `pong` back to the port it came
+ * from), printing `POD_SERVER_READY` once it listens on all of them. `undefined` when the pod
+ * declares no TCP or UDP port (SCTP: no kernel module on these machines).
+ *
+ * One process per pod, no process per connection. A forking server (socat `TCP-LISTEN,fork` with
+ * `SYSTEM:echo pong`, used before) costs two forks and an exec per connection and listens with a
+ * backlog of 5: on a machine where a fork takes milliseconds, concurrent probes overflow the accept
+ * queue, and the kernel drops the handshake's last ACK, so the client is connected and the server
+ * never sees it ("connected, no answer"; measured here: 40 concurrent connections on loopback left
+ * connections hanging for good). This server listens with a backlog of 1,024. UDP is not socat
+ * either: `UDP-RECVFROM,fork` children race for the shared socket and lose datagrams. A dual-stack
+ * or IPv6 pod's server listens on IPv6 sockets that take IPv4 too.
  */
-export function udpServerArgv(ports: readonly number[]): string[] {
-  return [process.execPath, '-e', UDP_ECHO, ...ports.map(String)];
+export function podServerArgv(ports: readonly PodPort[], ipv6 = false): string[] | undefined {
+  const served = ports.filter((p) => p.protocol === 'TCP' || p.protocol === 'UDP');
+  if (served.length === 0) return undefined;
+  return [process.execPath, '-e', POD_SERVER, ipv6 ? '6' : '4', ...served.map((p) => `${p.protocol}/${p.port}`)];
 }
 
-const UDP_ECHO = [
+const POD_SERVER = [
+  "const net = require('node:net');",
   "const dgram = require('node:dgram');",
-  'for (const port of process.argv.slice(1).map(Number)) {',
-  "  const s = dgram.createSocket({ type: 'udp4', reuseAddr: true });",
-  "  s.on('message', (_m, from) => s.send('pong\\n', from.port, from.address));",
-  "  s.on('error', (e) => { console.error(`udp ${port}: ${e.message}`); process.exit(1); });",
-  '  s.bind(port);',
+  'const [family, ...ports] = process.argv.slice(1);',
+  "const host = family === '6' ? '::' : '0.0.0.0';",
+  'let waiting = ports.length;',
+  `const listening = () => { if (--waiting === 0) process.stdout.write('${POD_SERVER_READY}\\n'); };`,
+  "const fail = (what) => (e) => { process.stderr.write(`pod server ${what}: ${e.message}\\n`); process.exit(1); };",
+  'for (const spec of ports) {',
+  "  const [protocol, port] = spec.split('/');",
+  "  if (protocol === 'TCP') {",
+  // pong and FIN at once; what the client sends is read and dropped (unread data would turn the
+  // close into a reset that can beat the answer), and a client that never closes is cut at 10 s.
+  "    const srv = net.createServer((c) => { c.on('error', () => {}); c.setTimeout(10000, () => c.destroy()); c.resume(); c.end('pong\\n'); });",
+  "    srv.on('error', fail(spec));",
+  "    srv.listen({ host, port: Number(port), ipv6Only: false, backlog: 1024 }, listening);",
+  '  } else {',
+  "    const s = dgram.createSocket({ type: family === '6' ? 'udp6' : 'udp4', reuseAddr: true, ipv6Only: false });",
+  "    s.on('message', (_m, from) => s.send('pong\\n', from.port, from.address));",
+  "    s.on('error', fail(spec));",
+  '    s.bind(Number(port), host, listening);',
+  '  }',
   '}',
 ].join('\n');

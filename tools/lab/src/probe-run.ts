@@ -145,10 +145,12 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 /**
  * The window of a last pass for TCP cells that connected but did not read the pod server's answer
- * (`NO_ANSWER`): the path is open (the handshake went both ways through the policies), and the
- * server, a shell forked per connection, was slow; on a loaded machine (a CI run saw every stage
- * twice as slow, and thousands of such cells) it answers later. Normally no cell needs it, so it
- * costs nothing; a cell still silent after it is judged as before.
+ * (`NO_ANSWER`): the path is open (the handshake went both ways through the policies). The cause
+ * seen was the lab's old forking pod server (socat, backlog 5) on a machine where a fork takes
+ * milliseconds: the accept queue overflowed and connections hung (thousands of such cells in one CI
+ * run). The pod server no longer forks (`podServerArgv`), and no cell has needed this pass since;
+ * it stays as a guard for a stalled machine, and costs nothing when no cell needs it. A cell still
+ * silent after it is judged as before.
  */
 const SLOW_ANSWER_MS = 5000;
 const kubeStatus = (e: unknown): number | undefined => (e as { status?: number }).status;

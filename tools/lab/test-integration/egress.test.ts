@@ -535,8 +535,14 @@ describe('Egress bandwidth through an OVS meter on the egress node', () => {
     expect(await meterInFlows()).toBe(id);
     await setBandwidth(undefined);
     await waitFor('no meter in node2\'s flows and none of that id', async () => (await meterInFlows()) === undefined && (await meterBand(id)) === undefined, { timeoutMs: 60_000, intervalMs: 200 });
-    const free = await iperf('a1', 5);
-    process.stdout.write(`Egress without bandwidth: a1 (node1, tunnelled) ${free.toFixed(2)} Mbit/s (load ${load()})\n`);
+    // Lifted: a stream goes above the old limit. Up to three tries, as a busy machine (a CI run with
+    // other labs beside this one) can hold a userspace datapath under 15 Mbit/s for a few seconds;
+    // with the meter still there no try could pass.
+    let free = 0;
+    for (let i = 0; i < 3 && free <= 1.5 * RATE_BPS / 1e6; i++) {
+      free = Math.max(free, await iperf('a1', 5));
+      process.stdout.write(`Egress without bandwidth, try ${i + 1}: a1 (node1, tunnelled) ${free.toFixed(2)} Mbit/s (load ${load()})\n`);
+    }
     expect(free).toBeGreaterThan(1.5 * RATE_BPS / 1e6);
     expect(await seenFromFabric('a1')).toBe(EGRESS_IP);
   }, 240_000);

@@ -1,4 +1,7 @@
-import { RoundRobin, checkIpFamily, declaredPorts, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, serverArgv } from '../src/plan';
+import { RoundRobin, checkIpFamily, declaredPorts, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, podServerArgv, POD_SERVER_READY } from '../src/plan';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createSocket } from 'node:dgram';
+import { connect, createServer } from 'node:net';
 
 describe('planNodes', () => {
   it('names nodes node1..nodeN with pod CIDR 10.10.<i>.0/24 and an underlay address each', () => {
@@ -63,7 +66,7 @@ describe('RoundRobin', () => {
   });
 });
 
-describe('declaredPorts / serverArgv', () => {
+describe('declaredPorts / podServerArgv', () => {
   it('collects every container port once, protocol defaulting to TCP', () => {
     const ports = declaredPorts({
       containers: [
@@ -79,10 +82,91 @@ describe('declaredPorts / serverArgv', () => {
     ]);
   });
 
-  it('serves TCP and UDP with socat (a datagram server for UDP) and leaves SCTP out (no kernel module here)', () => {
-    expect(serverArgv({ port: 80, protocol: 'TCP' })).toEqual(['socat', 'TCP-LISTEN:80,reuseaddr,fork', 'SYSTEM:echo pong']);
-    expect(serverArgv({ port: 81, protocol: 'UDP' })).toEqual([process.execPath, '-e', expect.any(String), '81']);
-    expect(serverArgv({ port: 82, protocol: 'SCTP' })).toBeUndefined();
+  it('serves TCP and UDP from one process and leaves SCTP out (no kernel module here)', () => {
+    const argv = podServerArgv([{ port: 80, protocol: 'TCP' }, { port: 81, protocol: 'UDP' }, { port: 82, protocol: 'SCTP' }]);
+    expect(argv).toEqual([process.execPath, '-e', expect.any(String), '4', 'TCP/80', 'UDP/81']);
+    expect(podServerArgv([{ port: 82, protocol: 'SCTP' }])).toBeUndefined();
+    expect(podServerArgv([])).toBeUndefined();
+  });
+});
+
+/** A port free on loopback now (bound and released). */
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function tcpAnswer(port: number, host = '127.0.0.1'): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let data = '';
+    const c = connect({ port, host });
+    c.setEncoding('utf8');
+    c.on('data', (d: string) => (data += d));
+    c.on('end', () => resolve(data));
+    c.on('error', reject);
+  });
+}
+
+function udpAnswer(port: number, type: 'udp4' | 'udp6' = 'udp4', host = '127.0.0.1'): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const s = createSocket(type);
+    s.on('message', (m) => {
+      s.close();
+      resolve(m.toString('utf8'));
+    });
+    s.on('error', reject);
+    s.send('ping\n', port, host);
+  });
+}
+
+async function startServer(argv: string[]): Promise<ChildProcess> {
+  const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString('utf8');
+      if (out.includes(POD_SERVER_READY)) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`pod server exited with ${String(code)}`)));
+  });
+  return child;
+}
+
+describe('the pod server', () => {
+  const children: ChildProcess[] = [];
+  afterAll(() => children.forEach((c) => c.kill('SIGKILL')));
+
+  it('says it listens, then answers pong to 200 concurrent connections on each TCP port and to datagrams on its UDP port', async () => {
+    const [t1, t2, u] = [await freePort(), await freePort(), await freePort()];
+    children.push(await startServer(podServerArgv([{ port: t1, protocol: 'TCP' }, { port: t2, protocol: 'TCP' }, { port: u, protocol: 'UDP' }])!));
+    // More at once than a forking server's backlog of 5 ever took on a slow machine.
+    const answers = await Promise.all([...Array<number>(200).fill(t1), ...Array<number>(200).fill(t2)].map((p) => tcpAnswer(p)));
+    expect(answers.filter((a) => a === 'pong\n')).toHaveLength(400);
+    expect(await Promise.all(Array.from({ length: 16 }, () => udpAnswer(u)))).toEqual(Array<string>(16).fill('pong\n'));
+  });
+
+  it('on an IPv6 pod, answers over IPv6 and IPv4 alike', async () => {
+    const [t, u] = [await freePort(), await freePort()];
+    children.push(await startServer(podServerArgv([{ port: t, protocol: 'TCP' }, { port: u, protocol: 'UDP' }], true)!));
+    expect([await tcpAnswer(t, '::1'), await tcpAnswer(t, '127.0.0.1')]).toEqual(['pong\n', 'pong\n']);
+    expect([await udpAnswer(u, 'udp6', '::1'), await udpAnswer(u, 'udp4', '127.0.0.1')]).toEqual(['pong\n', 'pong\n']);
+  });
+
+  it('exits with the port named when it cannot listen', async () => {
+    const busy = createServer();
+    const port = await new Promise<number>((resolve) => busy.listen(0, '0.0.0.0', () => resolve((busy.address() as { port: number }).port)));
+    const argv = podServerArgv([{ port, protocol: 'TCP' }])!;
+    const child = spawn(argv[0]!, argv.slice(1), { stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString('utf8')));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    busy.close();
+    expect(code).toBe(1);
+    expect(err).toContain(`pod server TCP/${port}: listen EADDRINUSE`);
   });
 });
 
@@ -104,8 +188,8 @@ describe('--ip-family', () => {
     expect(() => checkIpFamily('dual', 'noEncap', 'none')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', message: expect.stringContaining('got --mode noEncap') }));
     expect(() => checkIpFamily('dual', 'encap', 'wireGuard')).toThrow(expect.objectContaining({ message: expect.stringContaining('--encryption wireGuard') }));
   });
-  test("a dual-stack pod's TCP server listens on an IPv6 socket (IPv4 too); an IPv4 pod's as before", () => {
-    expect(serverArgv({ port: 80, protocol: 'TCP' }, true)).toEqual(['socat', 'TCP6-LISTEN:80,reuseaddr,fork', 'SYSTEM:echo pong']);
-    expect(serverArgv({ port: 80, protocol: 'TCP' })).toEqual(['socat', 'TCP-LISTEN:80,reuseaddr,fork', 'SYSTEM:echo pong']);
+  test("a dual-stack pod's server listens on IPv6 sockets (IPv4 too); an IPv4 pod's on IPv4", () => {
+    expect(podServerArgv([{ port: 80, protocol: 'TCP' }], true)?.slice(3)).toEqual(['6', 'TCP/80']);
+    expect(podServerArgv([{ port: 80, protocol: 'TCP' }])?.slice(3)).toEqual(['4', 'TCP/80']);
   });
 });
