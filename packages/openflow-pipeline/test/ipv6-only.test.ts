@@ -3,7 +3,7 @@
  * dual-stack node's less every flow that names an IPv4 address of the node or a peer; the IPv6 ones
  * are the same.
  */
-import { computeNodeFlows, dumpFlows, type NodeState } from '../src/index';
+import { PipelineError, computeNodeFlows, dumpFlows, type NodeState } from '../src/index';
 import { C, PEER, dualStackState } from './dual-stack-state';
 
 const lines = (s: NodeState): string[] => dumpFlows(computeNodeFlows(s));
@@ -52,4 +52,12 @@ describe('an IPv6-only node (no podCIDR, no gateway.ip)', () => {
     expect(unsnat.some((l) => l.includes('ipv6_dst=fd00:10:10::1'))).toBe(true);
     expect(all.filter((l) => l.includes('table=SessionAffinity') && l.includes('priority=0'))).toHaveLength(1);
   });
+});
+
+it('a node with neither a gateway IPv4 address nor IPv6 is refused naming config.gateway.ip', () => {
+  const s = dualStackState();
+  const { podCIDR: _c, podCIDRv6: _c6, ...config } = s.config;
+  const { ip: _g, ipv6: _g6, ...gateway } = config.gateway;
+  expect(() => computeNodeFlows({ ...s, config: { ...config, gateway }, pods: [], remoteNodes: [] })).toThrow(PipelineError);
+  expect(() => computeNodeFlows({ ...s, config: { ...config, gateway }, pods: [], remoteNodes: [] })).toThrow(expect.objectContaining({ code: 'INVALID_INPUT', path: 'config.gateway.ip' }));
 });
