@@ -103,7 +103,7 @@ export interface PodLinkSpec {
   ifname: string;
   hostIfName: string;
   mac: string;
-  /** Address with prefix length, e.g. 10.10.0.5/24. */
+  /** Address with prefix length, e.g. 10.10.0.5/24; on an IPv6-only node the pod's one (IPv6) address, with `gateway` IPv6 too. */
   ipCidr: string;
   gateway: string;
   /** Dual-stack: the pod's IPv6 address with prefix length (`fd00:10:10:1::5/64`) and its default gateway. */
