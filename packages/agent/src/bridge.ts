@@ -27,8 +27,9 @@ export interface BridgeSetupOptions {
   /** UDP port of the tunnel; 0 = the type's default. */
   tunnelPort: number;
   tunnelCsum: boolean;
-  podCIDR: string;
-  /** Dual-stack: the IPv6 pod CIDR; the gateway also gets its first address. */
+  /** The IPv4 pod CIDR; absent on an IPv6-only node (the gateway gets no IPv4 address then). */
+  podCIDR: string | undefined;
+  /** Dual-stack or IPv6-only: the IPv6 pod CIDR; the gateway also gets its first address. */
   podCIDRv6?: string;
   /** MTU of the pod and gateway interfaces (link MTU minus tunnel overhead). */
   mtu: number;
@@ -46,10 +47,11 @@ export interface NodeInfo {
   gateway: {
     name: string;
     ofport: number;
-    ip: string;
+    /** IPv4 address (absent on an IPv6-only node), and with prefix. */
+    ip?: string;
     mac: string;
-    ipCidr: string;
-    /** Dual-stack: the gateway's IPv6 address (the pods' IPv6 default gateway) and with prefix. */
+    ipCidr?: string;
+    /** Dual-stack or IPv6-only: the gateway's IPv6 address (the pods' IPv6 default gateway) and with prefix. */
     ipv6?: { ip: string; ipCidr: string };
   };
   /** Absent in noEncap and networkPolicyOnly. */
@@ -82,7 +84,7 @@ export function checkDatapathSupport(o: Pick<BridgeSetupOptions, 'datapathType' 
 /** Ensures bridge, gateway and tunnel port; puts the gateway address up. Idempotent. */
 export async function bringUpNode(vs: VSwitch, net: NodeNetwork, o: BridgeSetupOptions): Promise<NodeInfo> {
   checkDatapathSupport(o);
-  const cidr = parseCidr(o.podCIDR);
+  if (o.podCIDR === undefined && o.podCIDRv6 === undefined && o.gatewayAddress === undefined) throw new AgentError('INVALID_CONFIG', 'no pod CIDR of either family', undefined, 'podCIDR');
   await vs.ensureBridge(o.bridge, {
     datapathType: o.datapathType,
     failMode: 'secure',
@@ -105,8 +107,9 @@ export async function bringUpNode(vs: VSwitch, net: NodeNetwork, o: BridgeSetupO
     await vs.deletePort(o.bridge, o.tunnelName).catch(() => undefined);
   }
   const [gwOfport, tunOfport] = await Promise.all([vs.waitForOfport(o.gatewayName), withTunnel ? vs.waitForOfport(o.tunnelName) : Promise.resolve(undefined)]);
-  const ipCidr = o.gatewayAddress ?? `${cidr.gateway().toString()}/${cidr.prefix}`;
-  const gwIp = ipCidr.split('/')[0] ?? '';
+  const cidr = o.podCIDR === undefined ? undefined : parseCidr(o.podCIDR);
+  const ipCidr = o.gatewayAddress ?? (cidr ? `${cidr.gateway().toString()}/${cidr.prefix}` : undefined);
+  const gwIp = ipCidr?.split('/')[0];
   const mac = await net.configureGateway(o.gatewayName, ipCidr, o.mtu);
   let ipv6: { ip: string; ipCidr: string } | undefined;
   if (o.podCIDRv6 !== undefined) {
@@ -118,7 +121,7 @@ export async function bringUpNode(vs: VSwitch, net: NodeNetwork, o: BridgeSetupO
   // ovs-vswitchd, and the one a restarted vswitchd creates must keep the MAC the flows use.
   await vs.ensurePort(o.bridge, o.gatewayName, { type: 'internal', externalIds: { 'antrea-type': 'gateway' }, mtuRequest: o.mtu, mac });
   return {
-    gateway: { name: o.gatewayName, ofport: gwOfport, ip: gwIp, mac, ipCidr, ...(ipv6 ? { ipv6 } : {}) },
+    gateway: { name: o.gatewayName, ofport: gwOfport, ...(ipCidr !== undefined && gwIp !== undefined ? { ip: gwIp, ipCidr } : {}), mac, ...(ipv6 ? { ipv6 } : {}) },
     ...(tunOfport !== undefined ? { tunnel: { name: o.tunnelName, ofport: tunOfport, type: o.tunnelType } } : {}),
   };
 }

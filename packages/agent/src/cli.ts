@@ -73,9 +73,11 @@ async function controllerCa(kube: KubeClient | undefined): Promise<string> {
 async function nodeFactsFromApi(kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<{ podCIDR?: string; podCIDRv6?: string; nodeIP?: string }> {
   if (!kube) return {};
   const node = await kube.request<KubeObject>('GET', `/api/v1/nodes/${encodeURIComponent(nodeName)}`);
-  const { podCIDR, nodeIP } = nodeFacts(node);
-  // Dual-stack: the IPv6 entry of spec.podCIDRs (the IPv4 one is podCIDR).
-  const podCIDRv6 = ((node.spec as { podCIDRs?: string[] } | undefined)?.podCIDRs ?? []).find((c) => c.includes(':'));
+  const { podCIDR: v4, nodeIP } = nodeFacts(node);
+  // Dual-stack: the IPv6 entry of spec.podCIDRs (the IPv4 one is podCIDR); IPv6-only: it is the podCIDR.
+  const v6 = ((node.spec as { podCIDRs?: string[] } | undefined)?.podCIDRs ?? []).find((c) => c.includes(':'));
+  const podCIDR = v4 ?? v6;
+  const podCIDRv6 = v4 !== undefined ? v6 : undefined;
   log.info({ nodeName, podCIDR, podCIDRv6, nodeIP }, 'node facts from the Node object');
   return { ...(podCIDR ? { podCIDR } : {}), ...(podCIDR && podCIDRv6 ? { podCIDRv6 } : {}), ...(nodeIP ? { nodeIP } : {}) };
 }
@@ -86,7 +88,7 @@ function parseFlags(argv: string[]): Flags {
     .description('Switchyard node agent: pod networking on Open vSwitch, CNI server for switchyard-cni')
     .option('-c, --config <file>', 'antrea-agent.conf (YAML, Antrea agent keys)')
     .option('--node-name <name>', 'this node (default: $NODE_NAME)')
-    .option('--pod-cidr <cidr>', "this node's pod CIDR, dual-stack <v4 cidr>,<v6 cidr> (default: the Node object's spec.podCIDRs)")
+    .option('--pod-cidr <cidr>', "this node's pod CIDR: IPv4, dual-stack <v4 cidr>,<v6 cidr>, or IPv6-only <v6 cidr> (default: the Node object's spec.podCIDRs)")
     .option('--node-ip <ip>', "this node's transport address (default: the Node's InternalIP)")
     .option('--data-dir <dir>', 'state directory (IPAM store)', '/var/lib/switchyard')
     .option('--node-netns <netns>', 'lab: netns holding the node host side')
@@ -121,7 +123,7 @@ async function uninstallNode(flags: Flags, config: AgentConfig, log: Logger): Pr
 async function nodeAddresses(flags: Flags, kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<{ podCIDR: string; podCIDRv6?: string; nodeIP: string }> {
   const given = flags.podCidr?.split(',').map((s) => s.trim());
   if (given && (given.length > 2 || (given.length === 2 && (given[0]!.includes(':') || !given[1]!.includes(':'))))) {
-    throw new AgentError('INVALID_CONFIG', '--pod-cidr takes an IPv4 CIDR, or an IPv4 and an IPv6 CIDR comma-separated (dual-stack)', flags.podCidr, '--pod-cidr');
+    throw new AgentError('INVALID_CONFIG', '--pod-cidr takes an IPv4 CIDR, an IPv4 and an IPv6 CIDR comma-separated (dual-stack), or an IPv6 CIDR (IPv6-only)', flags.podCidr, '--pod-cidr');
   }
   let podCIDR = given?.[0];
   let podCIDRv6 = given?.[1];

@@ -8,9 +8,12 @@ import { podMtuOf, resolveAgentOptions, unmasqueradedOf, type AgentOptions, type
 
 export interface AgentContext {
   readonly options: ResolvedAgentOptions;
-  /** The pod CIDR in canonical form (as the flows, IPAM ranges and routes carry it). */
-  readonly podCIDR: string;
-  /** Dual-stack: the IPv6 pod CIDR in canonical form (IPAM's second range set, the gateway's IPv6 address). */
+  /**
+   * The IPv4 pod CIDR in canonical form (as the flows, IPAM ranges and routes carry it); absent on
+   * an IPv6-only node (options.podCIDR is an IPv6 prefix and there is no podCIDRv6).
+   */
+  readonly podCIDR?: string;
+  /** Dual-stack or IPv6-only: the IPv6 pod CIDR in canonical form (an IPAM range set, the gateway's IPv6 address). */
   readonly podCIDRv6?: string;
   /** networkPolicyOnly: chained after a routed primary CNI, which owns addresses and routing. */
   readonly policyOnly: boolean;
@@ -32,14 +35,17 @@ export interface AgentContext {
 export function agentContext(o: AgentOptions): AgentContext {
   const options = resolveAgentOptions(o);
   const cidr = parseCidr(options.podCIDR);
-  if (cidr.family !== 4) throw new AgentError('INVALID_CONFIG', 'podCIDR must be IPv4 (IPv6-only nodes are not supported yet; dual-stack: podCIDRv6)', options.podCIDR, 'podCIDR');
-  const v6 = options.podCIDRv6 === undefined ? undefined : podCIDRv6Of(options.podCIDRv6, options.trafficMode);
+  // An IPv6 podCIDR alone: an IPv6-only node (Kubernetes' spec.podCIDR is the first of spec.podCIDRs, of either family).
+  const v6Only = cidr.family === 6 && options.podCIDRv6 === undefined;
+  if (cidr.family !== 4 && !v6Only) throw new AgentError('INVALID_CONFIG', 'podCIDR must be IPv4 when podCIDRv6 is given (dual-stack: IPv4 first)', options.podCIDR, 'podCIDR');
+  const v6 = v6Only ? podCIDRv6Of(options.podCIDR, options.trafficMode, 'podCIDR') : options.podCIDRv6 === undefined ? undefined : podCIDRv6Of(options.podCIDRv6, options.trafficMode);
+  if (v6Only && options.trafficEncryptionMode !== 'none') throw new AgentError('INVALID_CONFIG', `an IPv6-only node (podCIDR ${options.podCIDR}) runs without trafficEncryptionMode (got ${options.trafficEncryptionMode})`, options.trafficEncryptionMode, 'trafficEncryptionMode');
   const encap = options.trafficMode === 'encap' || options.trafficMode === 'hybrid';
   const wireGuard = options.trafficEncryptionMode === 'wireGuard';
   const ipsec = options.trafficEncryptionMode === 'ipsec';
   return {
     options,
-    podCIDR: cidr.toString(),
+    ...(v6Only ? {} : { podCIDR: cidr.toString() }),
     ...(v6 !== undefined ? { podCIDRv6: v6 } : {}),
     policyOnly: options.trafficMode === 'networkPolicyOnly',
     encap,
@@ -54,16 +60,16 @@ export function agentContext(o: AgentOptions): AgentContext {
 }
 
 /** The IPv6 pod CIDR, canonical; refused when it is no IPv6 prefix with room for pods, or the node does not assign addresses. */
-function podCIDRv6Of(text: string, trafficMode: string): string {
+function podCIDRv6Of(text: string, trafficMode: string, field = 'podCIDRv6'): string {
   let cidr;
   try {
     cidr = parseCidr(text);
   } catch (e) {
-    throw new AgentError('INVALID_CONFIG', `podCIDRv6 is not a CIDR: ${(e as Error).message}`, text, 'podCIDRv6');
+    throw new AgentError('INVALID_CONFIG', `${field} is not a CIDR: ${(e as Error).message}`, text, field);
   }
-  if (cidr.family !== 6) throw new AgentError('INVALID_CONFIG', 'podCIDRv6 must be an IPv6 prefix', text, 'podCIDRv6');
+  if (cidr.family !== 6) throw new AgentError('INVALID_CONFIG', `${field} must be an IPv6 prefix`, text, field);
   // The gateway takes the first address; a pod needs another.
-  if (cidr.prefix > 126) throw new AgentError('INVALID_CONFIG', `podCIDRv6 /${cidr.prefix} leaves no address for pods (at most /126)`, text, 'podCIDRv6');
-  if (trafficMode === 'networkPolicyOnly') throw new AgentError('INVALID_CONFIG', 'podCIDRv6 is not used in networkPolicyOnly mode: the primary CNI assigns addresses', text, 'podCIDRv6');
+  if (cidr.prefix > 126) throw new AgentError('INVALID_CONFIG', `${field} /${cidr.prefix} leaves no address for pods (at most /126)`, text, field);
+  if (trafficMode === 'networkPolicyOnly') throw new AgentError('INVALID_CONFIG', `an IPv6 ${field} is not used in networkPolicyOnly mode: the primary CNI assigns addresses`, text, field);
   return cidr.toString();
 }

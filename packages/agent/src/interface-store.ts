@@ -15,7 +15,7 @@ export interface PodInterface {
   netns: string;
   /** Host side of the veth (also the OVS port name). */
   hostIfName: string;
-  /** IPv4 address with prefix length. */
+  /** IPv4 address with prefix length; on an IPv6-only node the pod's one address, IPv6 (and `gateway` IPv6; no `ipv6`). */
   ipCidr: string;
   gateway: string;
   /** Dual-stack: the IPv6 address with prefix length and its gateway (the node gateway's IPv6 address). */

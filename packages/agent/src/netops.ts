@@ -103,7 +103,7 @@ export interface PodLinkSpec {
   ifname: string;
   hostIfName: string;
   mac: string;
-  /** Address with prefix length, e.g. 10.10.0.5/24. */
+  /** Address with prefix length, e.g. 10.10.0.5/24; on an IPv6-only node the pod's one (IPv6) address, with `gateway` IPv6 too. */
   ipCidr: string;
   gateway: string;
   /** Dual-stack: the pod's IPv6 address with prefix length (`fd00:10:10:1::5/64`) and its default gateway. */
@@ -190,19 +190,22 @@ export class NodeNetwork {
     );
   }
 
-  async configureGateway(name: string, ipCidr: string, mtu: number): Promise<string> {
+  async configureGateway(name: string, ipCidr: string | undefined, mtu: number): Promise<string> {
     check(NAME_RE, name, 'gateway interface name');
-    check(isIpv4WithPrefix, ipCidr, 'gateway address');
+    // An IPv6-only node's gateway has no IPv4 address (configureGatewayV6 gives it its IPv6 one).
+    if (ipCidr !== undefined) check(isIpv4WithPrefix, ipCidr, 'gateway address');
     if (this.own) {
       const link = await this.rtnl.link(name);
       if (!link) throw new AgentError('EXEC_FAILED', `gateway interface ${name} does not exist`, name, 'gatewayName');
-      const [ip = '', prefix = '32'] = ipCidr.split('/');
-      await this.rtnl.replaceAddress(link.index, ip, Number(prefix));
+      if (ipCidr !== undefined) {
+        const [ip = '', prefix = '32'] = ipCidr.split('/');
+        await this.rtnl.replaceAddress(link.index, ip, Number(prefix));
+      }
       await this.rtnl.setUp(name, mtu);
       if (!link.mac) throw new AgentError('EXEC_FAILED', `cannot read the MAC address of ${name}`, link, name);
       return link.mac;
     }
-    const batch = [`addr replace ${ipCidr} dev ${name}`, `link set dev ${name} mtu ${mtu} up`].join('\n');
+    const batch = [...(ipCidr !== undefined ? [`addr replace ${ipCidr} dev ${name}`] : []), `link set dev ${name} mtu ${mtu} up`].join('\n');
     const out = await this.runInNode('ip -batch - && ip -j link show dev "$1"', [name], `${batch}\n`);
     const link = (JSON.parse(out) as IpLink[])[0];
     if (!link?.address) throw new AgentError('EXEC_FAILED', `cannot read the MAC address of ${name}`, out, name);
@@ -222,8 +225,16 @@ export class NodeNetwork {
     check(NAME_RE, spec.hostIfName, 'host interface name');
     check(NAME_RE, spec.ifname, 'CNI_IFNAME');
     check(MAC_RE, spec.mac, 'MAC address');
-    check(isIpv4WithPrefix, spec.ipCidr, 'pod address');
-    check(isIpv4, spec.gateway, 'gateway address');
+    // A pod of an IPv6-only node: its one address (ipCidr, gateway) is IPv6.
+    const v6Only = spec.ipCidr.includes(':');
+    if (v6Only) {
+      check(isIpv6WithPrefix, spec.ipCidr, 'pod address');
+      check((t) => ipv6Of(t) !== undefined, spec.gateway, 'gateway address');
+      if (spec.ipv6) throw new AgentError('INVALID_CONFIG', 'a pod with an IPv6 address takes no second IPv6 address', spec.ipv6.ipCidr, 'ipv6');
+    } else {
+      check(isIpv4WithPrefix, spec.ipCidr, 'pod address');
+      check(isIpv4, spec.gateway, 'gateway address');
+    }
     if (spec.ipv6) {
       check(isIpv6WithPrefix, spec.ipv6.ipCidr, 'pod IPv6 address');
       check((t) => ipv6Of(t) !== undefined, spec.ipv6.gateway, 'IPv6 gateway address');
@@ -240,7 +251,8 @@ export class NodeNetwork {
     // refused at link creation, and disable_ipv6 has no netlink form), so they ride with the pod
     // side's setup: one request to switchyard-netns, or without it one child (echo is a shell
     // builtin: no extra process).
-    if (this.helper) {
+    // switchyard-netns takes an IPv4 address first: an IPv6-only pod is set up by the child below.
+    if (this.helper && !v6Only) {
       const [ip = '', prefix = '32'] = spec.ipCidr.split('/');
       const [ip6 = '', prefix6 = '128'] = spec.ipv6?.ipCidr.split('/') ?? [];
       await this.helper.podVeth({
@@ -257,7 +269,13 @@ export class NodeNetwork {
       ...(this.nodeNetns !== undefined ? { netnsPath: netnsPath(this.nodeNetns) } : {}),
       peer: { name: spec.ifname, mtu: spec.mtu, mac: spec.mac, netnsPath: spec.netns },
     });
-    const podBatch = [
+    const podBatch = v6Only ? [
+      // IPv6-only: the one address without duplicate address detection, the IPv6 default route.
+      'link set dev lo up',
+      `addr add ${spec.ipCidr} dev ${spec.ifname} nodad`,
+      `link set dev ${spec.ifname} up`,
+      `route replace ::/0 via ${spec.gateway} dev ${spec.ifname}`,
+    ].join('\n') : [
       'link set dev lo up',
       `addr add ${spec.ipCidr} dev ${spec.ifname}`,
       `link set dev ${spec.ifname} up`,
@@ -268,7 +286,7 @@ export class NodeNetwork {
     ].join('\n');
     // Inside the pod's namespace nothing of the agent's reaches: a child there is the only way.
     const podOffload = spec.txOffloadOff ? ' && ethtool -K "$1" tx off >/dev/null' : '';
-    const podScript = `echo ${spec.ipv6 ? 0 : 1} > "/proc/sys/net/ipv6/conf/$1/disable_ipv6" && printf "%s\\n" "$2" | ip -batch -${podOffload}`;
+    const podScript = `echo ${spec.ipv6 || v6Only ? 0 : 1} > "/proc/sys/net/ipv6/conf/$1/disable_ipv6" && printf "%s\\n" "$2" | ip -batch -${podOffload}`;
     await this.runInNode(`${QUIET_SH} && nsenter --net="$2" sh -c '${podScript}' sh "$3" "$4"`, [spec.hostIfName, spec.netns, spec.ifname, podBatch]);
   }
 

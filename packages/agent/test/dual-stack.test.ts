@@ -5,6 +5,10 @@ import { podResult } from '../src/features/pods/pod-network';
 import { podExternalIds, type PodInterface } from '../src/interface-store';
 import { isIpv6WithPrefix } from '../src/ipv6';
 import type { AgentOptions } from '../src/options';
+import type { KubeClient } from '@switchyard/kube';
+
+/** Never called: agentContext only checks that there is one. */
+const kube: KubeClient = { request: async () => { throw new Error('not called'); }, watch: async () => { throw new Error('not called'); } };
 
 const base: AgentOptions = { nodeName: 'n', podCIDR: '10.1.2.0/24', nodeIP: '192.0.2.1', ovsdbRemote: 'unix:/nonexistent', dataDir: '/nonexistent' };
 const pod: PodInterface = {
@@ -30,8 +34,30 @@ describe('podCIDRv6', () => {
     expect(() => agentContext({ ...base, trafficMode: 'networkPolicyOnly', podCIDRv6: 'fd00::/64' })).toThrow(/podCIDRv6 is not used in networkPolicyOnly mode/);
   });
 
-  it('an IPv6 podCIDR alone is refused with what to do instead', () => {
-    expect(() => agentContext({ ...base, podCIDR: 'fd00::/64' })).toThrow(/podCIDR must be IPv4 .*dual-stack: podCIDRv6/);
+  it('an IPv6 podCIDR with a podCIDRv6 is refused (dual-stack: IPv4 first)', () => {
+    expect(() => agentContext({ ...base, podCIDR: 'fd00::/64', podCIDRv6: 'fd00:1::/64' })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', path: 'podCIDR', message: expect.stringContaining('podCIDR must be IPv4 when podCIDRv6 is given') }));
+  });
+});
+
+describe('an IPv6-only node (an IPv6 podCIDR alone)', () => {
+  it('has no IPv4 pod CIDR and the IPv6 one in canonical form', () => {
+    const ctx = agentContext({ ...base, podCIDR: 'FD00:10:1:0::/64' });
+    expect([ctx.podCIDR, ctx.podCIDRv6]).toEqual([undefined, 'fd00:10:1::/64']);
+  });
+
+  it.each([
+    [{ podCIDR: 'fd00::/127' }, 'podCIDR', 'podCIDR /127 leaves no address for pods'],
+    [{ podCIDR: 'fd00::/64', trafficMode: 'networkPolicyOnly' as const }, 'podCIDR', 'an IPv6 podCIDR is not used in networkPolicyOnly mode'],
+    [{ podCIDR: 'fd00::/64', trafficEncryptionMode: 'wireGuard' as const, kube }, 'trafficEncryptionMode', 'an IPv6-only node (podCIDR fd00::/64) runs without trafficEncryptionMode'],
+  ])('refuses %j naming the field', (over, field, message) => {
+    expect(() => agentContext({ ...base, ...over })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', path: field, message: expect.stringContaining(message) }));
+  });
+
+  it('the CNI result of an IPv6-only pod lists its IPv6 address and the IPv6 default route only', () => {
+    const only6: PodInterface = { ...pod, ipCidr: 'fd00:1:2::5/64', gateway: 'fd00:1:2::1' };
+    delete only6.ipv6;
+    expect(podResult(only6)).toMatchObject({ ips: [{ address: 'fd00:1:2::5/64', gateway: 'fd00:1:2::1', interface: 1 }], routes: [{ dst: '::/0', gw: 'fd00:1:2::1' }] });
+    expect([podExternalIds(only6)['ip-address'], podExternalIds(only6)['gateway-ip']]).toEqual(['fd00:1:2::5/64', 'fd00:1:2::1']);
   });
 });
 

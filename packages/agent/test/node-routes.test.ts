@@ -280,3 +280,41 @@ describe('dual-stack remote nodes and IPv6 host routes', () => {
     expect(called).toBe(0);
   });
 });
+
+describe('an IPv6-only node (no IPv4 pod CIDR)', () => {
+  const only6 = (name: string, v6: string, ip: string): KubeObject => ({
+    metadata: { name },
+    spec: { podCIDR: v6, podCIDRs: [v6] },
+    status: { addresses: [{ type: 'InternalIP', address: ip }] },
+  });
+  const me = { name: 'n1', podCIDR: undefined, nodeIP: '192.168.1.1', podCIDRv6: 'fd00:10:1::/64' };
+
+  test('reads an IPv6-only Node with no IPv4 pod CIDR, and takes its peers by their IPv6 pod CIDR alone', () => {
+    expect(nodeFacts(only6('n2', 'fd00:10:2::/64', '192.168.1.2'))).toEqual({ name: 'n2', podCIDR: undefined, nodeIP: '192.168.1.2', podCIDRv6: 'fd00:10:2::/64' });
+    const claims = new Map<string, string>();
+    const r = remoteNodesOf([nodeFacts(only6('n2', 'FD00:10:2:0::/64', '192.168.1.2')), nodeFacts(only6('n3', 'fd00:10:1::/64', '192.168.1.3')), nodeFacts(only6('n1', 'fd00:10:1::/64', '192.168.1.1'))], me, claims);
+    expect(r.remote).toEqual([{ name: 'n2', podCIDRv6: 'fd00:10:2::/64', nodeIP: '192.168.1.2' }]);
+    expect(r.refused).toEqual([{ name: 'n3', podCIDR: 'fd00:10:1::/64', heldBy: 'n1' }]);
+  });
+
+  test('routes each peer IPv6 pod CIDR through the gateway, no IPv4 route, and masquerades nothing', async () => {
+    const routes: HostRoute[][] = [];
+    const routes6: HostRoute[][] = [];
+    let masquerade = 0;
+    const c = new NodeRouteController({
+      self: me, mode: 'encap', gatewayName: 'gw0', transportDev: 'eth0', transportPrefix: 24,
+      sink: {
+        setRemoteNodes: async () => undefined,
+        syncRoutes: async (r) => void routes.push(r),
+        syncMasquerade: async () => void masquerade++,
+        syncIpv6: async (r) => void routes6.push(r),
+      },
+    });
+    c.onEvent({ type: 'ADDED', object: only6('n2', 'fd00:10:2::/64', '192.168.1.2') });
+    await c.idle();
+    expect(routes.at(-1)).toEqual([]);
+    expect(routes6.at(-1)).toEqual([{ dst: 'fd00:10:2::/64', via: 'fd00:10:2::1', dev: 'gw0', onlink: true }]);
+    expect(masquerade).toBe(0);
+    await c.stop();
+  });
+});

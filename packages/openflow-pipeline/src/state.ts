@@ -20,8 +20,8 @@ export type TunnelType = 'geneve' | 'vxlan' | 'gre' | 'stt';
 /** The local Antrea gateway port. */
 export interface GatewayPort {
   ofport: number;
-  /** IPv4 address. */
-  ip: string;
+  /** IPv4 address; absent on an IPv6-only node (no IPv4 pod CIDR). */
+  ip?: string;
   mac: string;
   /** IPv6 address (dual-stack; required with {@link NodeConfig.podCIDRv6}). */
   ipv6?: string;
@@ -53,8 +53,8 @@ export interface LocalPod {
 /** A peer node. */
 export interface RemoteNode {
   name: string;
-  /** IPv4 pod CIDR. */
-  podCIDR: string;
+  /** IPv4 pod CIDR; absent for an IPv6-only peer. */
+  podCIDR?: string;
   /**
    * IPv6 pod CIDR (dual-stack): reached the way the IPv4 one is (the tunnel to `nodeIP`, an
    * IPv4 underlay, or the gateway when the host routes). Ignored on a node without IPv6.
@@ -62,8 +62,8 @@ export interface RemoteNode {
   podCIDRv6?: string;
   /** Transport IP: the tunnel destination. */
   nodeIP: string;
-  /** Gateway IP of the peer (first address of its pod CIDR). */
-  gatewayIP: string;
+  /** Gateway IP of the peer (first address of its IPv4 pod CIDR); absent for an IPv6-only peer. */
+  gatewayIP?: string;
   /**
    * Per-peer IPsec tunnel port (trafficEncryptionMode ipsec): classified as tunnel input, and traffic
    * to the peer's pod CIDR is output there instead of the shared tunnel port with tun_dst.
@@ -88,8 +88,11 @@ export interface NodeConfig {
   gateway: GatewayPort;
   /** Tunnel port (encap, hybrid). */
   tunnelOfport?: number;
-  /** Local pod CIDR (IPv4). */
-  podCIDR: string;
+  /**
+   * Local pod CIDR (IPv4). Absent on an IPv6-only node (with `podCIDRv6` and no `gateway.ip`):
+   * no flow matches an IPv4 address of the node then.
+   */
+  podCIDR?: string;
   /**
    * Local IPv6 pod CIDR: the node is dual-stack (IPv6 flows of every feature that has them;
    * requires `gateway.ipv6`). Absent: IPv4 only, and the flows are exactly the IPv4-only ones.

@@ -59,9 +59,9 @@ export function dualStack(s: NodeState): NodeState {
   const withTwins = (ips: readonly string[]): string[] => [...ips, ...ips.filter((ip) => !ip.includes(':')).map(twin6)];
   return {
     ...s,
-    config: { ...s.config, podCIDRv6: twin6(s.config.podCIDR), gateway: { ...s.config.gateway, ipv6: twin6(s.config.gateway.ip) } },
+    config: { ...s.config, podCIDRv6: twin6(s.config.podCIDR!), gateway: { ...s.config.gateway, ipv6: twin6(s.config.gateway.ip!) } },
     pods: s.pods.map((p) => (v4Only(p.name) ? p : { ...p, ips: v6Only(p.name) ? p.ips.map(twin6) : withTwins(p.ips) })),
-    remoteNodes: s.remoteNodes.map((n) => ({ ...n, podCIDRv6: twin6(n.podCIDR) })),
+    remoteNodes: s.remoteNodes.map((n) => ({ ...n, podCIDRv6: twin6(n.podCIDR!) })),
     addressGroups: s.addressGroups.map((g) => ({ ...g, groupMembers: g.groupMembers.map((m) => ({ ...m, ips: withTwins(m.ips) })) })),
     appliedToGroups: s.appliedToGroups.map((g) => ({ ...g, groupMembers: g.groupMembers.map((m) => ({ ...m, ips: withTwins(m.ips) })) })),
     policies: s.policies.map((np) => ({

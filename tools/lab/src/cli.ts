@@ -26,7 +26,7 @@ interface UpOptions {
   featureGates?: Record<string, boolean>;
   /** antreaProxy.proxyAll on every agent (the lab has no kube-proxy). */
   proxyAll?: boolean;
-  /** `dual`: dual-stack nodes and Service range (default ipv4). */
+  /** `dual`: dual-stack nodes and Service range; `ipv6`: IPv6-only nodes and Service range (default ipv4). */
   ipFamily?: LabIpFamily;
   /** `podman`: the controller and agents in containers from the built images (default process). */
   runtime?: LabRuntime;
@@ -92,7 +92,7 @@ async function upLocked(labDir: string, nodes: number, out: NodeJS.WritableStrea
   }
   const st = readState(labDir)!;
   out.write(
-    `switchyard-lab: ${st.nodes.length} nodes (${st.mode}${st.encryption && st.encryption !== 'none' ? `, ${st.encryption}` : ''}${st.ipFamily === 'dual' ? ', dual-stack' : ''}${st.controllerPort ? '' : ', no controller'}${st.runtime === 'podman' ? ', podman' : ''}) up in ${((Date.now() - started) / 1000).toFixed(1)} s (supervisor pid ${st.pid})\n` +
+    `switchyard-lab: ${st.nodes.length} nodes (${st.mode}${st.encryption && st.encryption !== 'none' ? `, ${st.encryption}` : ''}${st.ipFamily === 'dual' ? ', dual-stack' : st.ipFamily === 'ipv6' ? ', IPv6-only' : ''}${st.controllerPort ? '' : ', no controller'}${st.runtime === 'podman' ? ', podman' : ''}) up in ${((Date.now() - started) / 1000).toFixed(1)} s (supervisor pid ${st.pid})\n` +
       `  kubeconfig: ${st.kubeconfig}\n  API server: ${st.apiUrl}\n` +
       st.nodes.map((n) => `  ${n.name}: podCIDR ${n.podCIDR}${n.podCIDRv6 !== undefined ? `,${n.podCIDRv6}` : ''}, node IP ${n.nodeIP}, netns ${n.netns}, agent API ${n.apiSocket}\n`).join('') +
       `  try: kubectl --kubeconfig ${st.kubeconfig} get nodes\n`,
@@ -268,7 +268,7 @@ program
   .option('--nodes <n>', 'number of nodes', '2')
   .option('--mode <mode>', 'trafficEncapMode of the agents: encap, noEncap, hybrid (fabric split into two subnets)', 'encap')
   .option('--encryption <mode>', 'trafficEncryptionMode of the agents: none, wireGuard (userspace wireguard-go per node)', 'none')
-  .option('--ip-family <family>', 'ipv4, or dual: every node dual-stack (an IPv6 pod CIDR fd00:10:<i>::/64 beside the IPv4 one) and a dual-stack Service range', 'ipv4')
+  .option('--ip-family <family>', 'ipv4; dual: every node dual-stack (an IPv6 pod CIDR fd00:10:<i>::/64 beside the IPv4 one) and a dual-stack Service range; ipv6: every node IPv6-only (the pod CIDR fd00:10:<i>::/64 alone, pods with an IPv6 address only) and an IPv6 Service range fd00:10:96::/108. dual and ipv6 keep the IPv4 underlay and need --mode encap without --encryption', 'ipv4')
   .option('--no-controller', 'no switchyard-controller: pod networking only, no policies')
   .option('--feature-gates <list>', 'feature gates of every agent and the controller, e.g. ServiceExternalIP=true')
   .option('--proxy-all', "antreaProxy.proxyAll on every agent: the nodes' own processes reach ClusterIPs and node ports through OVS")

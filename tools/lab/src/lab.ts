@@ -17,7 +17,7 @@ import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/k
 import { loadCrds, type InstallOptions } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { DUAL_SERVICE_CIDR, FABRIC_PREFIX, checkIpFamily, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, LabError, planNodes, type LabEncryption, type LabIpFamily, type LabMode, type NodeLayout, type NodePlan } from './plan';
+import { serviceCIDROf, FABRIC_PREFIX, checkIpFamily, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, LabError, planNodes, type LabEncryption, type LabIpFamily, type LabMode, type NodeLayout, type NodePlan } from './plan';
 import { Kubelet, type LabNodeRuntime } from './kubelet';
 import { labAgentConfig, labControllerConfig, labInstallOptions } from './config';
 import type { Phase } from './progress';
@@ -79,6 +79,7 @@ export const cniPlugin = (): string => (process.env.SWITCHYARD_LAB_CNI !== 'node
 /** One node of a running lab, as state.json records it. */
 export interface LabNodeState {
   name: string;
+  /** The node's first pod CIDR (`--ip-family ipv6`: its only one, IPv6). */
   podCIDR: string;
   /** `--ip-family dual`: the node's IPv6 pod CIDR. */
   podCIDRv6?: string;
@@ -124,7 +125,7 @@ export interface LabState {
   containers?: string[];
   /** The agents' trafficEncryptionMode (absent in a state.json of an older lab: none). */
   encryption?: LabEncryption;
-  /** `dual`: every node dual-stack (absent: ipv4, as every lab before `--ip-family`). */
+  /** `dual`: every node dual-stack; `ipv6`: every node IPv6-only (absent: ipv4, as every lab before `--ip-family`). */
   ipFamily?: LabIpFamily;
   /** The fabric netns: the underlay bridge br0, and the router/host at `<prefix>.254` of each fabric subnet. */
   fabricNetns: string;
@@ -152,7 +153,10 @@ export interface LabOptions {
   /**
    * `dual`: each node gets an IPv6 pod CIDR (`fd00:10:<i>::/64`) besides the IPv4 one (the Node's
    * spec.podCIDRs, the agents' `--pod-cidr v4,v6`), and the API server a dual-stack Service range
-   * ({@link DUAL_SERVICE_CIDR}). Default ipv4: the lab as before. Not with `cluster` (multi-cluster).
+   * (plan.ts `DUAL_SERVICE_CIDR`). `ipv6`: each node's only pod CIDR is the IPv6 one (Node spec.podCIDR
+   * and spec.podCIDRs, the agents' `--pod-cidr v6`), pods get an IPv6 address alone, and the API
+   * server an IPv6 Service range (plan.ts `IPV6_SERVICE_CIDR`); the underlay stays IPv4. Default ipv4:
+   * the lab as before. Not with `cluster` (multi-cluster).
    */
   ipFamily?: LabIpFamily;
   /**
@@ -503,8 +507,9 @@ export class Lab {
     const mode = opts.mode ?? 'encap';
     const withController = opts.controller ?? true;
     const ipFamily = opts.ipFamily ?? 'ipv4';
-    if (ipFamily === 'dual' && opts.cluster) throw new LabError('INVALID_ARGUMENT', 'a dual-stack lab is a single cluster (--ip-family dual is not for the multi-cluster lab)', ipFamily, '--ip-family');
+    if (ipFamily !== 'ipv4' && opts.cluster) throw new LabError('INVALID_ARGUMENT', `an ${ipFamily === 'dual' ? 'dual-stack' : 'IPv6-only'} lab is a single cluster (--ip-family ${ipFamily} is not for the multi-cluster lab)`, ipFamily, '--ip-family');
     checkIpFamily(ipFamily, mode, opts.encryption ?? 'none');
+    const serviceCIDR = serviceCIDROf(ipFamily);
     const plans = planNodes(opts.nodes, () => randomBytes(18).toString('base64url'), mode, opts.cluster ?? {}, ipFamily);
     const runtime = opts.runtime ?? 'process';
     if (runtime === 'podman' && opts.cluster) throw new LabError('INVALID_ARGUMENT', 'the podman runtime runs a single-cluster lab (not the multi-cluster lab)', runtime, '--runtime');
@@ -515,7 +520,7 @@ export class Lab {
     const children: ChildProcess[] = [];
     try {
       const tokens = Object.fromEntries(plans.map((p) => [p.token, { user: `system:node:${p.name}`, groups: ['system:nodes', 'system:authenticated'] }]));
-      api = await startKubeApi({ tokens, crds: loadCrds() as never, nodeProxyHost: () => '127.0.0.1', ...(opts.cluster ? { serviceCIDR: opts.cluster.serviceCIDR } : {}), ...(ipFamily === 'dual' ? { serviceCIDR: DUAL_SERVICE_CIDR } : {}), ...(pods ? { extraSans: [FABRIC_API_HOST] } : {}) });
+      api = await startKubeApi({ tokens, crds: loadCrds() as never, nodeProxyHost: () => '127.0.0.1', ...(opts.cluster ? { serviceCIDR: opts.cluster.serviceCIDR } : {}), ...(serviceCIDR !== undefined ? { serviceCIDR } : {}), ...(pods ? { extraSans: [FABRIC_API_HOST] } : {}) });
       const kubeconfig = api.writeKubeconfig(join(opts.labDir, 'kubeconfig'));
       const kc = new KubeConfig();
       kc.loadFromFile(kubeconfig);
@@ -535,7 +540,7 @@ export class Lab {
       // One API server per fabric at its host address: a cluster sharing another's fabric keeps loopback.
       const apiRelay = opts.cluster?.fabricNetns === undefined ? await exposeApiOnFabric(api, fabric.name, opts.labDir, children) : undefined;
 
-      const state: LabState = { pid: process.pid, pidStart: processRef(process.pid)?.start ?? '', kubeconfig, apiUrl: api.url, controllerPort, mode, encryption: opts.encryption ?? 'none', ...(ipFamily === 'dual' ? { ipFamily } : {}), fabricNetns: fabric.name, nodes: [], ...(pods ? { runtime, containers: [] } : {}) };
+      const state: LabState = { pid: process.pid, pidStart: processRef(process.pid)?.start ?? '', kubeconfig, apiUrl: api.url, controllerPort, mode, encryption: opts.encryption ?? 'none', ...(ipFamily !== 'ipv4' ? { ipFamily } : {}), fabricNetns: fabric.name, nodes: [], ...(pods ? { runtime, containers: [] } : {}) };
       if (controller) {
         state.controllerPid = controller.pid;
         state.controllerStart = controller.start;

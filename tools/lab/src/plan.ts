@@ -9,7 +9,7 @@ export interface NodePlan {
   name: string;
   /** 1-based index. */
   index: number;
-  /** Pod CIDR `10.10.<i>.0/24`. */
+  /** Pod CIDR `10.10.<i>.0/24`; `--ip-family ipv6`: the node's only pod CIDR, `fd00:10:<i>::/64`. */
   podCIDR: string;
   /** `--ip-family dual`: the IPv6 pod CIDR `fd00:10:<i>::/64` (a ULA range), beside the IPv4 one. */
   podCIDRv6?: string;
@@ -69,9 +69,13 @@ export function parseFeatureGates(v: string): Record<string, boolean> {
   return gates;
 }
 
-/** The lab's IP families: `ipv4` (the lab as before) or `dual` (every node dual-stack: an IPv4 and an IPv6 pod CIDR). */
-export type LabIpFamily = 'ipv4' | 'dual';
-export const LAB_IP_FAMILIES: readonly LabIpFamily[] = ['ipv4', 'dual'];
+/**
+ * The lab's IP families: `ipv4` (the lab as before), `dual` (every node dual-stack: an IPv4 and an
+ * IPv6 pod CIDR) or `ipv6` (every node IPv6-only: an IPv6 pod CIDR alone, IPv6 Services). The
+ * underlay (node IPs, Geneve tunnels) is IPv4 in all three.
+ */
+export type LabIpFamily = 'ipv4' | 'dual' | 'ipv6';
+export const LAB_IP_FAMILIES: readonly LabIpFamily[] = ['ipv4', 'dual', 'ipv6'];
 
 /** Checks `--ip-family`. */
 export function parseIpFamily(v: string): LabIpFamily {
@@ -80,19 +84,26 @@ export function parseIpFamily(v: string): LabIpFamily {
 }
 
 /**
- * Refuses `--ip-family dual` with what it cannot run: the underlay is IPv4, so the host routes
- * IPv6 to peers only through the tunnel (`--mode encap`, no `--encryption`).
+ * Refuses `--ip-family dual` or `ipv6` with what it cannot run: the underlay is IPv4, so the host
+ * routes IPv6 to peers only through the tunnel (`--mode encap`, no `--encryption`).
  */
 export function checkIpFamily(ipFamily: LabIpFamily, mode: LabMode, encryption: LabEncryption): void {
-  if (ipFamily === 'dual' && (mode !== 'encap' || encryption !== 'none')) {
-    throw new LabError('INVALID_ARGUMENT', `--ip-family dual needs --mode encap and no --encryption (the underlay is IPv4), got --mode ${mode}${encryption !== 'none' ? ` --encryption ${encryption}` : ''}`, ipFamily, '--ip-family');
+  if (ipFamily !== 'ipv4' && (mode !== 'encap' || encryption !== 'none')) {
+    throw new LabError('INVALID_ARGUMENT', `--ip-family ${ipFamily} needs --mode encap and no --encryption (the underlay is IPv4), got --mode ${mode}${encryption !== 'none' ? ` --encryption ${encryption}` : ''}`, ipFamily, '--ip-family');
   }
 }
 
 /** The Service ClusterIP range of a dual-stack lab: the API server's default IPv4 range, then an IPv6 /108 (the longest kube-apiserver takes). */
 export const DUAL_SERVICE_CIDR = '10.96.0.0/12,fd00:10:96::/108';
+/** The Service ClusterIP range of an IPv6-only lab: the dual-stack lab's IPv6 range alone (Services default to IPv6; IPv4 is refused). */
+export const IPV6_SERVICE_CIDR = 'fd00:10:96::/108';
 
-/** The IPv6 pod CIDR of node `index` in a dual-stack lab. */
+/** The API server's `serviceCIDR` for a lab of `ipFamily` (undefined: its default, IPv4). */
+export function serviceCIDROf(ipFamily: LabIpFamily): string | undefined {
+  return ipFamily === 'dual' ? DUAL_SERVICE_CIDR : ipFamily === 'ipv6' ? IPV6_SERVICE_CIDR : undefined;
+}
+
+/** The IPv6 pod CIDR of node `index` in a dual-stack or IPv6-only lab. */
 export const podCIDRv6Of = (index: number): string => `fd00:10:${index.toString(16)}::/64`;
 
 export function parseMode(v: string): LabMode {
@@ -115,7 +126,8 @@ export function planNodes(n: number, tokenFor: (name: string) => string, mode: L
     const index = k + 1;
     const name = `node${index}`;
     const prefix = mode === 'hybrid' && index > firstHalf ? FABRIC_PREFIX_2 : FABRIC_PREFIX;
-    return { name, index, podCIDR: `${podPrefix}.${index}.0/24`, ...(ipFamily === 'dual' ? { podCIDRv6: podCIDRv6Of(index) } : {}), nodeIP: `${prefix}.${ipBase + index}`, subnet: `${prefix}.0/24`, fabricGateway: `${prefix}.${FABRIC_GATEWAY_HOST}`, token: tokenFor(name) };
+    const podCIDR = ipFamily === 'ipv6' ? podCIDRv6Of(index) : `${podPrefix}.${index}.0/24`;
+    return { name, index, podCIDR, ...(ipFamily === 'dual' ? { podCIDRv6: podCIDRv6Of(index) } : {}), nodeIP: `${prefix}.${ipBase + index}`, subnet: `${prefix}.0/24`, fabricGateway: `${prefix}.${FABRIC_GATEWAY_HOST}`, token: tokenFor(name) };
   });
 }
 

@@ -1,4 +1,4 @@
-import { RoundRobin, checkIpFamily, declaredPorts, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, podServerArgv, POD_SERVER_READY } from '../src/plan';
+import { RoundRobin, checkIpFamily, declaredPorts, serviceCIDROf, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, podServerArgv, POD_SERVER_READY } from '../src/plan';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { connect, createServer } from 'node:net';
@@ -178,15 +178,30 @@ describe('--ip-family', () => {
     ]);
     expect(planNodes(2, () => 't').map((p) => 'podCIDRv6' in p)).toEqual([false, false]);
   });
-  test('a value other than ipv4 or dual is refused naming the flag', () => {
+  test('ipv6 gives each node the IPv6 pod CIDR fd00:10:<i>::/64 as its only one', () => {
+    expect(planNodes(2, () => 't', 'encap', {}, 'ipv6').map((p) => [p.podCIDR, 'podCIDRv6' in p])).toEqual([
+      ['fd00:10:1::/64', false],
+      ['fd00:10:2::/64', false],
+    ]);
+  });
+  test('the Service range: the API server default for ipv4, both families for dual, IPv6 alone for ipv6', () => {
+    expect([serviceCIDROf('ipv4'), serviceCIDROf('dual'), serviceCIDROf('ipv6')]).toEqual([undefined, '10.96.0.0/12,fd00:10:96::/108', 'fd00:10:96::/108']);
+  });
+  test('a value other than ipv4, dual or ipv6 is refused naming the flag', () => {
     expect(parseIpFamily('dual')).toBe('dual');
-    expect(() => parseIpFamily('ipv6')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', value: 'ipv6' }));
+    expect(parseIpFamily('ipv6')).toBe('ipv6');
+    expect(() => parseIpFamily('IPv6')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', value: 'IPv6', message: expect.stringContaining('ipv4, dual, ipv6') }));
   });
   test('dual is refused with a mode other than encap or with encryption (the underlay is IPv4), naming the flag', () => {
     expect(() => checkIpFamily('dual', 'encap', 'none')).not.toThrow();
     expect(() => checkIpFamily('ipv4', 'noEncap', 'wireGuard')).not.toThrow();
     expect(() => checkIpFamily('dual', 'noEncap', 'none')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', message: expect.stringContaining('got --mode noEncap') }));
     expect(() => checkIpFamily('dual', 'encap', 'wireGuard')).toThrow(expect.objectContaining({ message: expect.stringContaining('--encryption wireGuard') }));
+  });
+  test('ipv6 likewise: encap without encryption only', () => {
+    expect(() => checkIpFamily('ipv6', 'encap', 'none')).not.toThrow();
+    expect(() => checkIpFamily('ipv6', 'hybrid', 'none')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', value: 'ipv6', message: expect.stringContaining('--ip-family ipv6 needs --mode encap') }));
+    expect(() => checkIpFamily('ipv6', 'encap', 'wireGuard')).toThrow(expect.objectContaining({ message: expect.stringContaining('--encryption wireGuard') }));
   });
   test("a dual-stack pod's server listens on IPv6 sockets (IPv4 too); an IPv4 pod's on IPv4", () => {
     expect(podServerArgv([{ port: 80, protocol: 'TCP' }], true)?.slice(3)).toEqual(['6', 'TCP/80']);

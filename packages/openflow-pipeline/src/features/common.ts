@@ -39,7 +39,10 @@ export function ipv6Net(cidr: string, path: string): string | { value: string; m
   return { value: c.first.toString(), mask };
 }
 
-/** The node has IPv6 (dual-stack): a v6 pod CIDR and gateway address, checked together. */
+/**
+ * The node has IPv6 (dual-stack or IPv6-only): a v6 pod CIDR and gateway address, checked
+ * together; a node without a gateway IPv4 address must have them (an IPv6-only node).
+ */
 export function hasIpv6(cfg: NodeConfig): boolean {
   const cidr = cfg.podCIDRv6 !== undefined;
   const gw = cfg.gateway.ipv6 !== undefined;
@@ -47,6 +50,7 @@ export function hasIpv6(cfg: NodeConfig): boolean {
     const [path, other] = cidr ? ['config.gateway.ipv6', 'config.podCIDRv6'] : ['config.podCIDRv6', 'config.gateway.ipv6'];
     throw new PipelineError('INVALID_INPUT', `${path} is required with ${other}`, undefined, path);
   }
+  if (!cidr && cfg.gateway.ip === undefined) throw new PipelineError('INVALID_INPUT', 'config.gateway.ip is required without config.podCIDRv6 (a node with no IPv6 has IPv4)', undefined, 'config.gateway.ip');
   return cidr;
 }
 

@@ -112,6 +112,8 @@ function gatewayFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: b
  */
 function wireGuardInboundFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: bigint): Flow[] {
   const flows: Flow[] = [];
+  const gwIp = cfg.gateway.ip;
+  if (gwIp === undefined) return flows; // an IPv6-only node: multi-cluster is IPv4
   for (const rc of spec.remoteClusters) {
     for (const cidr of rc.cidrs) {
       const src = { ...IP, ipv4Src: ipv4Net(cidr) };
@@ -120,7 +122,7 @@ function wireGuardInboundFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterS
           { type: 'ct', commit: true, table: p.id('SNAT'), zone: CT_ZONE, exec: [loadCtMark(ConnSNATCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
         ], c),
         flow(p.id('SNAT'), PRIORITY.normal, { ...NEW, ...matchCtMarks(ConnSNATCTMark), ...src }, [
-          { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: { kind: 'src', ipMin: cfg.gateway.ip }, exec: [loadCtMark(ConnSNATCTMark)] },
+          { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: { kind: 'src', ipMin: gwIp }, exec: [loadCtMark(ConnSNATCTMark)] },
         ], c),
       );
     }

@@ -53,18 +53,20 @@ export function podConnectivityBaseFlows(p: Pipeline, cfg: NodeConfig, opts: Pod
   const gw = cfg.gateway;
   const afterValidation = p.stageId('conntrackState');
   const egressSecurity = p.stageId('egressSecurity');
+  // An IPv6-only node (no IPv4 pod CIDR) has no gateway IPv4 address: the flows matching it are left out.
+  const gwIp = gw.ip;
   const flows: Flow[] = [
     flow(p.id('PipelineRootClassifier'), PRIORITY.normal, ARP, [goto(p.id('ARPSpoofGuard'))], c),
     flow(p.id('PipelineRootClassifier'), PRIORITY.normal, IP, [goto(p.id('Classifier'))], c),
-    flow(p.id('ARPSpoofGuard'), PRIORITY.normal, { ...ARP, inPort: gw.ofport, arpSpa: gw.ip, arpSha: gw.mac }, [goto(p.id('ARPResponder'))], c),
+    ...(gwIp !== undefined ? [flow(p.id('ARPSpoofGuard'), PRIORITY.normal, { ...ARP, inPort: gw.ofport, arpSpa: gwIp, arpSha: gw.mac }, [goto(p.id('ARPResponder'))], c)] : []),
     flow(p.id('ARPResponder'), PRIORITY.low, ARP, [{ type: 'output', port: 'NORMAL' }], c),
-    flow(p.id('Classifier'), PRIORITY.high, { ...IP, inPort: gw.ofport, ipv4Src: gw.ip }, [...loadMarks(FromGatewayRegMark, FromLocalRegMark), goto(p.id('SpoofGuard'))], c),
+    ...(gwIp !== undefined ? [flow(p.id('Classifier'), PRIORITY.high, { ...IP, inPort: gw.ofport, ipv4Src: gwIp }, [...loadMarks(FromGatewayRegMark, FromLocalRegMark), goto(p.id('SpoofGuard'))], c)] : []),
     flow(p.id('Classifier'), PRIORITY.normal, { inPort: gw.ofport }, [...loadMarks(FromGatewayRegMark, FromExternalRegMark), goto(p.id('SpoofGuard'))], c),
     flow(p.id('SpoofGuard'), PRIORITY.normal, { ...IP, inPort: gw.ofport }, [goto(afterValidation)], c),
     flow(p.id('ConntrackZone'), PRIORITY.normal, IP, [{ type: 'ct', table: p.id('ConntrackState'), zone: CT_ZONE, nat: {} }], c),
     flow(p.id('ConntrackState'), PRIORITY.normal, { ctState: { inv: true, trk: true }, ...IP }, [], c),
     flow(p.id('ConntrackState'), PRIORITY.low, { ctState: { new: false, trk: true }, ...matchCtMarks(NotServiceCTMark), ...IP }, [goto(egressSecurity)], c),
-    flow(p.id('L3Forwarding'), PRIORITY.high, { ...IP, ipv4Dst: gw.ip }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c),
+    ...(gwIp !== undefined ? [flow(p.id('L3Forwarding'), PRIORITY.high, { ...IP, ipv4Dst: gwIp }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c)] : []),
     flow(p.id('L3Forwarding'), PRIORITY.high, { ctState: { rpl: true, trk: true }, ...matchCtMarks(FromGatewayCTMark), ...IP }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c),
     flow(p.id('L3DecTTL'), PRIORITY.high, { ...IP, ...matchMarks(FromGatewayRegMark) }, [goto(p.nextId('L3DecTTL'))], c),
     flow(p.id('L3DecTTL'), PRIORITY.normal, IP, [{ type: 'decTtl' }, goto(p.nextId('L3DecTTL'))], c),
@@ -80,7 +82,7 @@ export function podConnectivityBaseFlows(p: Pipeline, cfg: NodeConfig, opts: Pod
   if (cfg.trafficMode === 'networkPolicyOnly') {
     // Every ARP request from a pod is answered with the virtual MAC; all IP goes via the gateway.
     flows.push(flow(p.id('ARPResponder'), PRIORITY.normal, { ...ARP, arpOp: 1 }, arpReplyActions(), c));
-  } else {
+  } else if (cfg.podCIDR !== undefined) {
     flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ...matchMarks(NotRewriteMACRegMark), ipv4Dst: ipv4Net(cfg.podCIDR) }, [goto(p.id('L2ForwardingCalc'))], c));
   }
   // L3Forwarding miss: everything else (external) leaves through the gateway.
@@ -161,7 +163,7 @@ export function podConnectivityTraceFlows(ctx: TraceContext, tag: number, opts: 
   const outputs: [number, Match, boolean][] = [
     [PRIORITY.high + 2, matchMarks(OutputToOFPortRegMark), false],
     [PRIORITY.high + 3, toPort(gw.ofport), hostRoutes],
-    [PRIORITY.high + 4, { ...toPort(gw.ofport), ipv4Dst: gw.ip }, false],
+    ...(gw.ip !== undefined ? [[PRIORITY.high + 4, { ...toPort(gw.ofport), ipv4Dst: gw.ip }, false] as [number, Match, boolean]] : []),
   ];
   if (cfg.tunnelOfport !== undefined && (cfg.trafficMode === 'encap' || cfg.trafficMode === 'hybrid')) outputs.push([PRIORITY.high + 3, toPort(cfg.tunnelOfport), true]);
   if (hasIpv6(cfg)) {

@@ -87,7 +87,7 @@ export function networkPolicyBaseFlows(p: Pipeline, cfg: NodeConfig, controllerI
   if (opts.proxy) out.push(flow(isc, PRIORITY.normal, matchCtMarks(HairpinCTMark), [goto(p.id('ConntrackCommit'))], c));
   // Kubelet probes from the gateway bypass ingress rules (netdev datapath has no pkt_mark from the host).
   if (opts.netdevDatapath ?? true) {
-    out.push(flow(isc, PRIORITY.high, { ctState: { rpl: false, trk: true }, ...IP, ipv4Src: cfg.gateway.ip }, [goto(p.id('ConntrackCommit'))], c));
+    if (cfg.gateway.ip !== undefined) out.push(flow(isc, PRIORITY.high, { ctState: { rpl: false, trk: true }, ...IP, ipv4Src: cfg.gateway.ip }, [goto(p.id('ConntrackCommit'))], c));
     if (ipv6) out.push(flow(isc, PRIORITY.high, { ctState: { rpl: false, trk: true }, ...IPV6, ipv6Src: ipv6Addr(cfg.gateway.ipv6!, 'config.gateway.ipv6') }, [goto(p.id('ConntrackCommit'))], c));
   } else {
     out.push(flow(isc, PRIORITY.high, { pktMark: { value: 0x80000000, mask: 0x80000000 }, ctState: { rpl: false, trk: true }, ...IP }, [goto(p.id('ConntrackCommit'))], c));

@@ -37,31 +37,37 @@ export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode, 
   const flows: Flow[] = [];
   if (cfg.trafficMode === 'networkPolicyOnly') return flows;
   const viaTunnel = !opts.wireGuard && (cfg.trafficMode === 'encap' || (cfg.trafficMode === 'hybrid' && !sameSubnet(cfg, peer)));
+  // The peer's IPv4 pod CIDR (absent for an IPv6-only peer, or on an IPv6-only node).
+  const v4 = peer.podCIDR !== undefined && peer.gatewayIP !== undefined && cfg.podCIDR !== undefined ? { dst: ipv4Net(peer.podCIDR), gatewayIP: peer.gatewayIP } : undefined;
   if (viaTunnel && peer.ipsecTunnelOfport !== undefined) {
     // IPsec: the peer has its own tunnel port (fixed remote_ip, encrypted by strongSwan); traffic
     // to its pod CIDR leaves there, and what arrives there is tunnel input like the shared port's.
     const port = peer.ipsecTunnelOfport;
-    flows.push(
-      flow(p.id('ARPResponder'), PRIORITY.normal, { ...ARP, arpTpa: peer.gatewayIP, arpOp: 1 }, arpReplyActions(peer.gatewayIP), c),
-      flow(p.id('Classifier'), PRIORITY.normal, { inPort: port }, [...loadMarks(FromTunnelRegMark, RewriteMACRegMark), goto(p.stageId('conntrackState'))], c),
-      flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(peer.podCIDR) }, [
-        setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL')),
-      ], c),
-      // Above the shared tunnel port's virtual-MAC flow: this peer's pod CIDR goes to its own port.
-      flow(p.id('L2ForwardingCalc'), PRIORITY.high, { ...IP, ethDst: GLOBAL_VIRTUAL_MAC, ipv4Dst: ipv4Net(peer.podCIDR) }, [
-        ...loadMarks(TargetOFPortField.mark(port), OutputToOFPortRegMark), goto(p.nextId('L2ForwardingCalc')),
-      ], c),
-    );
+    if (v4) flows.push(flow(p.id('ARPResponder'), PRIORITY.normal, { ...ARP, arpTpa: v4.gatewayIP, arpOp: 1 }, arpReplyActions(v4.gatewayIP), c));
+    flows.push(flow(p.id('Classifier'), PRIORITY.normal, { inPort: port }, [...loadMarks(FromTunnelRegMark, RewriteMACRegMark), goto(p.stageId('conntrackState'))], c));
+    if (v4) {
+      flows.push(
+        flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: v4.dst }, [
+          setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL')),
+        ], c),
+        // Above the shared tunnel port's virtual-MAC flow: this peer's pod CIDR goes to its own port.
+        flow(p.id('L2ForwardingCalc'), PRIORITY.high, { ...IP, ethDst: GLOBAL_VIRTUAL_MAC, ipv4Dst: v4.dst }, [
+          ...loadMarks(TargetOFPortField.mark(port), OutputToOFPortRegMark), goto(p.nextId('L2ForwardingCalc')),
+        ], c),
+      );
+    }
   } else if (viaTunnel) {
-    flows.push(
-      flow(p.id('ARPResponder'), PRIORITY.normal, { ...ARP, arpTpa: peer.gatewayIP, arpOp: 1 }, arpReplyActions(peer.gatewayIP), c),
-      flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(peer.podCIDR) }, [
-        setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(peer.nodeIP), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL')),
-      ], c),
-    );
-  } else {
+    if (v4) {
+      flows.push(
+        flow(p.id('ARPResponder'), PRIORITY.normal, { ...ARP, arpTpa: v4.gatewayIP, arpOp: 1 }, arpReplyActions(v4.gatewayIP), c),
+        flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: v4.dst }, [
+          setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(peer.nodeIP), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL')),
+        ], c),
+      );
+    }
+  } else if (v4) {
     // noEncap, hybrid within the subnet, WireGuard: the host routes it.
-    flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(peer.podCIDR) }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c));
+    flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: v4.dst }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c));
   }
   if (peer.podCIDRv6 !== undefined && hasIpv6(cfg)) {
     // The peer's IPv6 pod CIDR goes the way its IPv4 one goes: through the (IPv4) tunnel to its

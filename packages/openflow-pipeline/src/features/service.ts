@@ -49,7 +49,8 @@ interface ServiceFamily {
   zone: number;
   snatZone: number;
   /** The gateway's address of this family (SNAT source towards remote endpoints, hairpin). */
-  gw: string;
+  /** The gateway's address of this family (IPv4: absent on an IPv6-only node). */
+  gw: string | undefined;
   /** Source of SNATed external traffic to local endpoints. */
   virtualIP: string;
   /** Where the host DNATs node ports to. */
@@ -81,17 +82,20 @@ function v6Family(cfg: NodeConfig): ServiceFamily {
 
 /** Flows present whenever the proxy is on: IPv4's, and on a dual-stack node their IPv6 twins after them. */
 export function serviceBaseFlows(p: Pipeline, cfg: NodeConfig, controllerId = CONTROLLER_ID): Flow[] {
+  // An IPv6-only node (no gateway IPv4 address): IPv6's flows only, with the family-free ones.
+  if (cfg.gateway.ip === undefined && hasIpv6(cfg)) return familyBaseFlows(p, cfg, v6Family(cfg), controllerId, true);
   const flows = familyBaseFlows(p, cfg, v4Family(cfg), controllerId);
   if (hasIpv6(cfg)) for (const f of familyBaseFlows(p, cfg, v6Family(cfg), controllerId)) flows.push(f);
   return flows;
 }
 
 /** One family's node-level Service flows; the family-free ones (SessionAffinity's miss, EndpointDNAT's) come with IPv4's. */
-function familyBaseFlows(p: Pipeline, cfg: NodeConfig, fam: ServiceFamily, controllerId: number): Flow[] {
+function familyBaseFlows(p: Pipeline, cfg: NodeConfig, fam: ServiceFamily, controllerId: number, familyFree = !fam.v6): Flow[] {
   const c = makeCookie(cfg.round, CookieCategory.Service);
   const { eth, dst, gw: gwIP, virtualIP, zone, snatZone } = fam;
+  if (gwIP === undefined) throw new PipelineError('INVALID_INPUT', 'config.gateway.ip is required without config.podCIDRv6 (an IPv4 node)', undefined, 'config.gateway.ip');
   const NEW = { ctState: { new: true, trk: true } };
-  const once = (...f: Flow[]): Flow[] => (fam.v6 ? [] : f);
+  const once = (...f: Flow[]): Flow[] => (familyFree ? f : []);
   return [
     flow(p.id('UnSNAT'), PRIORITY.normal, { ...eth, [dst]: gwIP }, [{ type: 'ct', table: p.id('ConntrackZone'), zone: snatZone, nat: {} }], c),
     flow(p.id('UnSNAT'), PRIORITY.normal, { ...eth, [dst]: virtualIP }, [{ type: 'ct', table: p.id('ConntrackZone'), zone: snatZone, nat: {} }], c),

@@ -99,7 +99,7 @@ export class NodeDatapath implements Part {
     const { options: o, net, log } = this.ctx;
     this.ovsdbClient = await OvsdbClient.connect(o.ovsdbRemote, { logger: log });
     this.vs = new VSwitch(this.ovsdbClient, { logger: log });
-    this.nodeInfo = await bringUpNode(this.vs, net, { ...o, mtu: this.ctx.mtu, tunnel: this.ctx.encap, ...(this.ctx.policyOnly ? { gatewayAddress: `${o.nodeIP}/32` } : {}) });
+    this.nodeInfo = await bringUpNode(this.vs, net, { ...o, podCIDR: this.ctx.podCIDR, ...(this.ctx.podCIDRv6 !== undefined ? { podCIDRv6: this.ctx.podCIDRv6 } : {}), mtu: this.ctx.mtu, tunnel: this.ctx.encap, ...(this.ctx.policyOnly ? { gatewayAddress: `${o.nodeIP}/32` } : {}) });
     this.transport = await net.findAddress(o.nodeIP);
     if (!this.transport && (o.trafficMode === 'noEncap' || o.trafficMode === 'hybrid')) {
       throw new AgentError('INVALID_CONFIG', `trafficMode ${o.trafficMode} routes pod traffic on the transport link, but no interface has the node IP ${o.nodeIP}`, o.nodeIP, 'nodeIP');
@@ -137,10 +137,11 @@ export class NodeDatapath implements Part {
         round,
         trafficMode: o.trafficMode,
         tunnelType: o.tunnelType,
-        gateway: { ofport: gateway.ofport, ip: gateway.ip, mac: gateway.mac, ...(gateway.ipv6 ? { ipv6: gateway.ipv6.ip } : {}) },
+        gateway: { ofport: gateway.ofport, ...(gateway.ip !== undefined ? { ip: gateway.ip } : {}), mac: gateway.mac, ...(gateway.ipv6 ? { ipv6: gateway.ipv6.ip } : {}) },
         ...(this.nodeInfo.tunnel ? { tunnelOfport: this.nodeInfo.tunnel.ofport } : {}),
         ...(this.transport ? { nodeSubnet: `${parseCidr(`${o.nodeIP}/${this.transport.prefix}`).toString()}` } : {}),
-        podCIDR: this.ctx.podCIDR,
+        // IPv6-only: no IPv4 pod CIDR (and no gateway IPv4 address): the pipeline leaves the flows naming them out.
+        ...(this.ctx.podCIDR !== undefined ? { podCIDR: this.ctx.podCIDR } : {}),
         // Dual-stack: the IPv6 flows of every feature that has them (with the gateway's IPv6 address).
         ...(this.ctx.podCIDRv6 !== undefined && gateway.ipv6 ? { podCIDRv6: this.ctx.podCIDRv6 } : {}),
         nodeIP: o.nodeIP,

@@ -34,8 +34,9 @@ export class PodAttachments implements Part {
     this.ipam = await HostLocalStore.open({
       dataDir: join(o.dataDir, 'networks'),
       network: o.ipamNetwork,
-      // Dual-stack: one range set per family, as host-local's `ranges` (an address from each).
-      ranges: [[{ subnet: this.ctx.podCIDR }], ...(this.ctx.podCIDRv6 !== undefined ? [[{ subnet: this.ctx.podCIDRv6 }]] : [])],
+      // Dual-stack: one range set per family, as host-local's `ranges` (an address from each);
+      // IPv6-only: the IPv6 one alone.
+      ranges: [...(this.ctx.podCIDR !== undefined ? [[{ subnet: this.ctx.podCIDR }]] : []), ...(this.ctx.podCIDRv6 !== undefined ? [[{ subnet: this.ctx.podCIDRv6 }]] : [])],
       logger: log,
     });
     this.network = new PodNetwork({
@@ -67,7 +68,8 @@ export class PodAttachments implements Part {
 
     // Pod -> external traffic leaves with the node's address; remote pod CIDRs are added as
     // Nodes appear.
-    if (o.noSNAT || this.ctx.policyOnly) await net.removeMasquerade();
+    // IPv6-only: no IPv4 pod CIDR to masquerade (IPv6 masquerade is not done yet).
+    if (o.noSNAT || this.ctx.policyOnly || this.ctx.podCIDR === undefined) await net.removeMasquerade();
     else await net.syncMasquerade([this.ctx.podCIDR], o.gatewayName);
     // Pods attached before (maybe by an older agent, or before forwarding was turned on): the
     // kernel stays out of their devices.

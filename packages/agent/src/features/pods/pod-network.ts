@@ -38,15 +38,23 @@ export function randomMac(): string {
   return [...b].map((x) => x.toString(16).padStart(2, '0')).join(':');
 }
 
-/** The CNI result (1.0.0 layout) of a pod interface; dual-stack: both addresses and default routes, IPv4 first. */
+/**
+ * The CNI result (1.0.0 layout) of a pod interface; dual-stack: both addresses and default routes,
+ * IPv4 first; an IPv6-only pod (its `ipCidr` IPv6): the IPv6 address and default route alone.
+ */
 export function podResult(p: PodInterface): CniResult {
   return {
     cniVersion: '1.0.0',
     interfaces: [{ name: p.hostIfName }, { name: p.ifname, mac: p.mac, mtu: p.mtu, sandbox: p.netns }],
     ips: [{ address: p.ipCidr, gateway: p.gateway, interface: 1 }, ...(p.ipv6 ? [{ address: p.ipv6.ipCidr, gateway: p.ipv6.gateway, interface: 1 }] : [])],
-    routes: [{ dst: '0.0.0.0/0', gw: p.gateway }, ...(p.ipv6 ? [{ dst: '::/0', gw: p.ipv6.gateway }] : [])],
+    routes: [{ dst: isIpv6Only(p) ? '::/0' : '0.0.0.0/0', gw: p.gateway }, ...(p.ipv6 ? [{ dst: '::/0', gw: p.ipv6.gateway }] : [])],
     dns: {},
   };
+}
+
+/** A pod of an IPv6-only node: its one address (`ipCidr`, with `gateway`) is IPv6. */
+export function isIpv6Only(p: Pick<PodInterface, 'ipCidr'>): boolean {
+  return p.ipCidr.includes(':');
 }
 
 export interface PodNetworkDeps {
@@ -162,7 +170,8 @@ export class PodNetwork {
       // address's new MAC, and ADD does not wait for arping. Started after this turn of the event
       // loop: spawning the child is synchronous (fork and exec of the agent process, 8 ms per pod
       // in the profile at load 8), and the ADD's answer goes out first.
-      setImmediate(() => {
+      // (An IPv6-only pod: no ARP; its neighbours learn it by Neighbor Discovery.)
+      if (!isIpv6Only(iface)) setImmediate(() => {
         this.d.net.announce(req.netns, req.ifname, addr.ip).catch((e: unknown) => {
           this.log.warn({ err: e, containerId: req.containerId }, 'gratuitous ARP failed');
         });
@@ -200,15 +209,22 @@ export class PodNetwork {
     const allocs = await this.d.ipam.add(attachment);
     undo.push({ step: 'ipam', run: () => this.d.ipam.del(attachment) });
     const alloc = allocs.find((a) => a.ip.family === 4);
-    if (!alloc) throw new CniError(CniErrorCode.InternalError, 'IPAM returned no address');
-    const ip = alloc.ip.toString();
     const six = allocs.find((a) => a.ip.family === 6);
     const gw6 = this.d.node.gateway.ipv6;
     if (six && !gw6) throw new CniError(CniErrorCode.InternalError, 'IPAM gave an IPv6 address but the gateway has no IPv6 address', six.ip.toString());
+    if (!alloc) {
+      // An IPv6-only node: the IPv6 address is the pod's only one (ipCidr and gateway of its family).
+      if (!six || !gw6) throw new CniError(CniErrorCode.InternalError, 'IPAM returned no address');
+      const ip = six.ip.toString();
+      return { ip, ipCidr: `${ip}/${six.subnet.prefix}`, gateway: gw6.ip };
+    }
+    const ip = alloc.ip.toString();
+    const gw = this.d.node.gateway.ip;
+    if (gw === undefined) throw new CniError(CniErrorCode.InternalError, 'IPAM gave an IPv4 address but the gateway has no IPv4 address', ip);
     return {
       ip,
       ipCidr: `${ip}/${alloc.subnet.prefix}`,
-      gateway: this.d.node.gateway.ip,
+      gateway: gw,
       ...(six && gw6 ? { ipv6: { ipCidr: `${six.ip.toString()}/${six.subnet.prefix}`, gateway: gw6.ip } } : {}),
     };
   }
@@ -300,7 +316,8 @@ export class PodNetwork {
     if (inPod.mac !== iface.mac) fail(`interface ${req.ifname} has MAC ${String(inPod.mac)}, expected ${iface.mac}`);
     if (!inPod.up) fail(`interface ${req.ifname} is down`);
     if (!inPod.addresses.includes(iface.ipCidr)) fail(`interface ${req.ifname} lacks ${iface.ipCidr}`, `has ${inPod.addresses.join(', ')}`);
-    if (inPod.defaultGateway !== iface.gateway) fail(`default route is via ${String(inPod.defaultGateway)}, expected ${iface.gateway}`);
+    const defaultGateway = isIpv6Only(iface) ? inPod.defaultGatewayV6 : inPod.defaultGateway;
+    if (defaultGateway !== iface.gateway) fail(`default route is via ${String(defaultGateway)}, expected ${iface.gateway}`);
     if (iface.ipv6) {
       if (!inPod.addresses.includes(iface.ipv6.ipCidr)) fail(`interface ${req.ifname} lacks ${iface.ipv6.ipCidr}`, `has ${inPod.addresses.join(', ')}`);
       if (inPod.defaultGatewayV6 !== iface.ipv6.gateway) fail(`IPv6 default route is via ${String(inPod.defaultGatewayV6)}, expected ${iface.ipv6.gateway}`);

@@ -51,18 +51,31 @@ export interface RefusedNode {
  */
 export function remoteNodesOf(
   nodes: readonly NodeFacts[],
-  self: { name: string; podCIDR: string; podCIDRv6?: string },
+  self: { name: string; podCIDR: string | undefined; podCIDRv6?: string },
   claims: Map<string, string>,
 ): { remote: RemoteNode[]; refused: RefusedNode[] } {
   const byName = new Map(nodes.map((n) => [n.name, n]));
   // Drop claims whose owner is gone or moved to another CIDR.
   for (const [cidr, owner] of claims) if (byName.get(owner)?.podCIDR !== cidr && canonical6(byName.get(owner)?.podCIDRv6) !== cidr) claims.delete(cidr);
-  claims.set(self.podCIDR, self.name);
+  if (self.podCIDR !== undefined) claims.set(self.podCIDR, self.name);
   const self6 = canonical6(self.podCIDRv6);
   if (self6 !== undefined) claims.set(self6, self.name);
   const remote: RemoteNode[] = [];
   const refused: RefusedNode[] = [];
   for (const n of [...nodes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    if (self.podCIDR === undefined) {
+      // An IPv6-only node: its peers by their IPv6 pod CIDR alone (an IPv4 one is of no use here).
+      const v6 = canonical6(n.podCIDRv6);
+      if (n.name === self.name || v6 === undefined || !n.nodeIP) continue;
+      const owner6 = claims.get(v6);
+      if (owner6 !== undefined && owner6 !== n.name) {
+        refused.push({ name: n.name, podCIDR: v6, heldBy: owner6 });
+        continue;
+      }
+      claims.set(v6, n.name);
+      remote.push({ name: n.name, podCIDRv6: v6, nodeIP: n.nodeIP });
+      continue;
+    }
     if (n.name === self.name || !n.podCIDR || !n.nodeIP) continue;
     let cidr: string;
     try {
@@ -162,8 +175,10 @@ export function hostRoutesFor(
 ): HostRoute[] {
   if (mode === 'networkPolicyOnly') return [];
   const wg = o.wireGuardDev;
-  if (wg !== undefined) return remote.map((r) => ({ dst: r.podCIDR, dev: wg }));
-  return remote.map((r) => {
+  // IPv6-only peers have no IPv4 pod CIDR to route (their IPv6 routes: hostRoutes6For).
+  const v4 = remote.flatMap((r) => (r.podCIDR !== undefined && r.gatewayIP !== undefined ? [{ ...r, podCIDR: r.podCIDR, gatewayIP: r.gatewayIP }] : []));
+  if (wg !== undefined) return v4.map((r) => ({ dst: r.podCIDR, dev: wg }));
+  return v4.map((r) => {
     const direct = mode === 'noEncap' || (mode === 'hybrid' && sameSubnet(r.nodeIP, o.nodeIP, o.transportPrefix));
     return direct ? { dst: r.podCIDR, via: r.nodeIP, dev: o.transportDev } : { dst: r.podCIDR, via: r.gatewayIP, dev: o.gatewayName, onlink: true };
   });
@@ -184,8 +199,8 @@ export interface NodeRouteSink {
 
 /** Options of {@link NodeRouteController}. */
 export interface NodeRouteControllerOptions {
-  /** This node; `podCIDRv6` when it is dual-stack. */
-  self: { name: string; podCIDR: string; nodeIP: string; podCIDRv6?: string };
+  /** This node; `podCIDRv6` when it is dual-stack; no `podCIDR` (undefined) when it is IPv6-only. */
+  self: { name: string; podCIDR: string | undefined; nodeIP: string; podCIDRv6?: string };
   mode: TrafficMode;
   gatewayName: string;
   /** Transport device and prefix length (the node IP's subnet) for direct routes. */
@@ -276,7 +291,8 @@ export class NodeRouteController {
     });
     await this.o.sink.setRemoteNodes(remote);
     await this.o.sink.syncRoutes(routes);
-    await this.o.sink.syncMasquerade([this.o.self.podCIDR, ...remote.map((r) => r.podCIDR)]);
+    // IPv6-only: no IPv4 pod CIDR to keep from masquerading (IPv6 masquerade is not done).
+    if (this.o.self.podCIDR !== undefined) await this.o.sink.syncMasquerade([this.o.self.podCIDR, ...remote.flatMap((r) => (r.podCIDR !== undefined ? [r.podCIDR] : []))]);
     let routes6: HostRoute[] | undefined;
     if (this.o.self.podCIDRv6 !== undefined && this.o.sink.syncIpv6) {
       routes6 = hostRoutes6For(this.o.mode, remote, {
@@ -290,7 +306,7 @@ export class NodeRouteController {
     this.remote = remote;
     this.lastKey = key;
     this.log.info(
-      { remoteNodes: remote.map((r) => `${r.name}=${r.podCIDR}${r.podCIDRv6 !== undefined ? `,${r.podCIDRv6}` : ''}@${r.nodeIP}`), routes: routes.length, ...(routes6 ? { routes6: routes6.length } : {}) },
+      { remoteNodes: remote.map((r) => `${r.name}=${r.podCIDR ?? ''}${r.podCIDR !== undefined && r.podCIDRv6 !== undefined ? ',' : ''}${r.podCIDRv6 ?? ''}@${r.nodeIP}`), routes: routes.length, ...(routes6 ? { routes6: routes6.length } : {}) },
       'remote nodes realized',
     );
   }

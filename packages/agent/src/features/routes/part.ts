@@ -67,7 +67,7 @@ export class RemoteNodes implements Part {
   }
 
   /** This node as the remote-node computation takes it (dual-stack: with its IPv6 pod CIDR). */
-  private self(): { name: string; podCIDR: string; nodeIP: string; podCIDRv6?: string } {
+  private self(): { name: string; podCIDR: string | undefined; nodeIP: string; podCIDRv6?: string } {
     const o = this.ctx.options;
     return { name: o.nodeName, podCIDR: this.ctx.podCIDR, nodeIP: o.nodeIP, ...(this.ctx.podCIDRv6 !== undefined ? { podCIDRv6: this.ctx.podCIDRv6 } : {}) };
   }

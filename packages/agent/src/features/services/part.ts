@@ -49,7 +49,7 @@ export class ServiceProxy implements Part {
     });
     this.conntrack = new DatapathPurger(o.ovsRunDir);
     this.services = new ServiceController({
-      nodeName: o.nodeName, logger: ctx.log, proxyLoadBalancerIPs: o.proxyLoadBalancerIPs, skipServices: o.skipServices, ...(ctx.podCIDRv6 !== undefined ? { ipv6: true } : {}),
+      nodeName: o.nodeName, logger: ctx.log, proxyLoadBalancerIPs: o.proxyLoadBalancerIPs, skipServices: o.skipServices, ...(ctx.podCIDRv6 !== undefined ? { ipv6: true } : {}), ...(ctx.podCIDR === undefined && !ctx.policyOnly ? { ipv6Only: true } : {}),
       groupIdsFile: serviceGroupIdsFile(o.dataDir),
       sink: { setServices: (s) => node.flows.set('services', s), setHost: (s, h) => this.host.sync(s, h), flushStale: (stale) => this.flushStale(stale) },
       ...(o.clock ? { clock: o.clock } : {}),

@@ -197,6 +197,8 @@ export interface ServiceMappingInput {
   nodeZone?: string;
   /** The node is dual-stack (`podCIDRv6`): IPv6 ClusterIPs get their own Service ports. Without it they are skipped. */
   ipv6?: boolean;
+  /** The node is IPv6-only (no IPv4 pod CIDR): IPv4 ClusterIPs are skipped (and so node ports, which are IPv4). */
+  ipv6Only?: boolean;
 }
 
 /** A Service with `externalTrafficPolicy: Local` and a health-check node port (kube-proxy serves these). */
@@ -249,7 +251,7 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
     if (input.skipServices?.has(nsName(svc))) continue;
     const clusterIP = spec.clusterIP;
     if (clusterIP === undefined || clusterIP === '' || clusterIP === 'None') continue; // headless: DNS only
-    const families = clusterIPsOf(where, spec, input.ipv6 ?? false, skipped);
+    const families = clusterIPsOf(where, spec, input.ipv6 ?? false, skipped, input.ipv6Only ?? false);
     if (families.length === 0) continue;
     let affinityTimeout: number | undefined;
     if (spec.sessionAffinity === 'ClientIP') {
@@ -326,7 +328,7 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
  * The ClusterIPs a Service is proxied at, one per family in `spec.clusterIPs` order (else
  * `spec.clusterIP`); IPv6 ones in RFC 5952 text, and only on a dual-stack node.
  */
-function clusterIPsOf(where: string, spec: ServiceSpecObj, ipv6: boolean, skipped: SkippedObject[]): { ip: string; family: IpFamily }[] {
+function clusterIPsOf(where: string, spec: ServiceSpecObj, ipv6: boolean, skipped: SkippedObject[], ipv6Only = false): { ip: string; family: IpFamily }[] {
   const listed = spec.clusterIPs !== undefined && spec.clusterIPs.length > 0;
   const ips = listed ? spec.clusterIPs! : [spec.clusterIP];
   const out: { ip: string; family: IpFamily }[] = [];
@@ -335,6 +337,7 @@ function clusterIPsOf(where: string, spec: ServiceSpecObj, ipv6: boolean, skippe
     const a = addressOf(text);
     if (!a) skipped.push({ object: where, path, value: text, reason: 'not an IP address' });
     else if (a.family === 'IPv6' && !ipv6) skipped.push({ object: where, path, value: text, reason: 'an IPv6 ClusterIP on a node without IPv6 (podCIDRv6): not proxied here' });
+    else if (a.family === 'IPv4' && ipv6Only) skipped.push({ object: where, path, value: text, reason: 'an IPv4 ClusterIP on an IPv6-only node (no IPv4 pod CIDR): not proxied here' });
     else if (!out.some((f) => f.family === a.family)) out.push({ ip: a.family === 'IPv4' ? (text as string) : a.ip.toString(), family: a.family });
   });
   return out;
@@ -467,6 +470,8 @@ export interface ServiceControllerOptions {
   skipServices?: readonly string[];
   /** See {@link ServiceMappingInput.ipv6}. */
   ipv6?: boolean;
+  /** See {@link ServiceMappingInput.ipv6Only}. */
+  ipv6Only?: boolean;
   /**
    * Where the group id of each Service port is recorded (durably, when the allocation changes) and
    * read back at the next start, so a restarted agent keeps every Service's group id and adopts
@@ -574,7 +579,7 @@ export class ServiceController {
   private compute(): { specs: ServicePortSpec[]; healthChecks: HealthCheckPort[] } {
     const { specs, skipped, healthChecks } = servicesToSpecs({
       services: [...this.services.values()], slices: [...this.slices.values()], nodeName: this.o.nodeName, groupIds: this.groupIds,
-      skipServices: this.skip, ...(this.o.ipv6 ? { ipv6: true } : {}), ...(this.nodeZone !== undefined ? { nodeZone: this.nodeZone } : {}), ...(this.o.proxyLoadBalancerIPs !== undefined ? { proxyLoadBalancerIPs: this.o.proxyLoadBalancerIPs } : {}),
+      skipServices: this.skip, ...(this.o.ipv6 ? { ipv6: true } : {}), ...(this.o.ipv6Only ? { ipv6Only: true } : {}), ...(this.nodeZone !== undefined ? { nodeZone: this.nodeZone } : {}), ...(this.o.proxyLoadBalancerIPs !== undefined ? { proxyLoadBalancerIPs: this.o.proxyLoadBalancerIPs } : {}),
     });
     // Each problem is logged once, not at every recomputation.
     const now = new Set<string>();

@@ -26,10 +26,12 @@ export interface TracedRule {
 export interface TraceNodeView {
   /** Table names by id (the installed pipeline). */
   tableName(id: number): string | undefined;
-  gateway: { ofport: number; ip: string };
+  /** The gateway's IPv4 address is absent on an IPv6-only node. */
+  gateway: { ofport: number; ip?: string };
   tunnelOfport?: number;
   nodeIP: string;
-  podCIDR: string;
+  /** Absent on an IPv6-only node. */
+  podCIDR?: string;
   pods: readonly LocalPod[];
   remoteNodes: readonly RemoteNode[];
   /** The rule behind each conjunction id in use. */
@@ -64,7 +66,8 @@ const reg = (m: Match, r: keyof Match): number | undefined => {
   return typeof v === 'object' ? Number((v as { value: number }).value) : Number(v);
 };
 
-const inCidr = (ip: string, cidr: string): boolean => parseCidr(cidr).contains(parseIp(ip));
+/** Whether `ip` is in `cidr`; false without one (an IPv6-only node or peer has no IPv4 pod CIDR). */
+const inCidr = (ip: string, cidr: string | undefined): boolean => cidr !== undefined && parseCidr(cidr).contains(parseIp(ip));
 
 /** The NetworkPolicy observation of an allowing rule's conjunction id, if one was hit. */
 function allowedBy(view: TraceNodeView, id: number, info: 'EgressRule' | 'IngressRule'): TraceflowObservation | undefined {

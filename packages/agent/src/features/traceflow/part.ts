@@ -172,7 +172,7 @@ export class TraceflowPart implements Part {
       gateway: cfg.gateway,
       ...(cfg.tunnelOfport !== undefined ? { tunnelOfport: cfg.tunnelOfport } : {}),
       nodeIP: cfg.nodeIP,
-      podCIDR: cfg.podCIDR,
+      ...(cfg.podCIDR !== undefined ? { podCIDR: cfg.podCIDR } : {}),
       pods: f.get('pods'),
       remoteNodes: f.get('remoteNodes'),
       rules: this.rulesByConjId(),

@@ -1,0 +1,234 @@
+// An IPv6-only lab (issue 36): `switchyard-lab up --nodes 2 --ip-family ipv6`. Each node's only pod
+// CIDR is fd00:10:<i>::/64 (the underlay and the Geneve tunnel stay IPv4); pods get one IPv6
+// address and no IPv4 one. Pods on node1 reach a pod on node2 over IPv6 and back; a Service made
+// without ipFamilies gets an IPv6 ClusterIP (the API server's only range) and is answered by
+// endpoints on both nodes, while one asking for IPv4 is refused naming the field; a NetworkPolicy
+// whose peer is an IPv6 ipBlock with an `except` blocks the excepted pod and allows the other,
+// with `yardctl policy explain` agreeing; an Antrea ClusterNetworkPolicy with an FQDN egress rule
+// allows the address of an AAAA answer (a DNS pod answering over IPv6) and nothing else. One lab
+// for every case. Waits on state, never on time.
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { KubeConfigClient } from '@switchyard/controller';
+import { run, waitFor } from '@switchyard/testbed';
+import { labClient, readState, type LabState } from '../src/index';
+import { NETNS_ANNOTATION } from '../src/kubelet';
+
+const BIN = join(__dirname, '../bin/switchyard-lab');
+const YARDCTL = join(__dirname, '../../../packages/cli/dist/bin.js');
+/** The agent's FQDN test's DNS server (an authoritative responder reading a zone file on every query). */
+const DNS_RESPONDER = join(__dirname, '../../../packages/agent/test-integration/dns-responder.cjs');
+const labDir = mkdtempSync(join(tmpdir(), 'switchyard-lab-v6only-'));
+const zoneDir = mkdtempSync(join(tmpdir(), 'switchyard-lab-v6only-zone-'));
+const lab = (...args: string[]): string => execFileSync(BIN, ['--lab-dir', labDir, ...args], { encoding: 'utf8', timeout: 300_000 });
+const POLICIES = '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies';
+const SERVICES = '/api/v1/namespaces/default/services';
+
+let st: LabState;
+/** Processes this file starts in pods (naming servers, the DNS responder), stopped by their handles. */
+const procs: ChildProcess[] = [];
+let kube: KubeConfigClient;
+const netnsOf = new Map<string, string>();
+const ipOf = new Map<string, string>();
+/** Every address each pod's status lists. */
+const podIPsOf = new Map<string, string[]>();
+
+const pod = (name: string, nodeName: string, app: string, ports = [80]) => ({
+  apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app } },
+  spec: { nodeName, containers: [{ name: 'c', image: 'x', ports: ports.map((containerPort) => ({ containerPort })) }] },
+});
+const PODS = [
+  pod('ca', 'node1', 'client'), pod('cb', 'node1', 'client'), pod('srv', 'node2', 'srv'),
+  pod('w1', 'node1', 'who'), pod('w2', 'node2', 'who'),
+  // FQDN: the client under the ACNP, and the DNS server (no declared port: the responder has UDP 53).
+  pod('cf', 'node1', 'fqdn-client', []), pod('dns', 'node2', 'dns', []),
+];
+
+/** What a TCP exchange from a pod to [ip]:port read ('' when nothing answered). */
+async function exchange(from: string, ip: string, port: number): Promise<string> {
+  const r = await run(['ip', 'netns', 'exec', netnsOf.get(from)!, 'socat', '-T2', '-', `TCP6:[${ip}]:${port},connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+  return r.stdout.trim();
+}
+const tcp = async (from: string, ip: string): Promise<boolean> => (await exchange(from, ip, 80)) === 'pong';
+/** The controller's verdict for a flow over IPv6 (yardctl policy explain -o json). */
+function explain(from: string, to: string): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [YARDCTL, '--kubeconfig', st.kubeconfig, 'policy', 'explain', '--from', `default/${from}`, '--to', `default/${to}`, '--port', '80', '--ip-family', 'IPv6', '-o', 'json'], { encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => {
+      if (err) return reject(new Error(`yardctl policy explain: ${stderr || err.message}`));
+      resolve((JSON.parse(stdout) as { allowed: boolean }).allowed);
+    });
+  });
+}
+/** Waits until the probe gives `allowed` for the flow (policies realize asynchronously), explain() agreeing. */
+async function expectFlow(from: string, to: string, allowed: boolean): Promise<void> {
+  expect(await explain(from, to)).toBe(allowed);
+  await waitFor(`${from} -> ${to} over IPv6 ${allowed ? 'allowed' : 'blocked'}`, async () => (await tcp(from, ipOf.get(to)!)) === allowed, { timeoutMs: 60_000, intervalMs: 250 });
+}
+
+beforeAll(async () => {
+  lab('up', '--nodes', '2', '--ip-family', 'ipv6');
+  st = readState(labDir)!;
+  kube = labClient(st);
+  for (const p of PODS) await kube.request('POST', '/api/v1/namespaces/default/pods', p);
+  await waitFor('pods with an address and a netns', async () => {
+    const list = await kube.request<{ items: { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIP?: string; podIPs?: { ip: string }[] } }[] }>('GET', '/api/v1/namespaces/default/pods');
+    for (const p of list.items) {
+      const netns = p.metadata.annotations?.[NETNS_ANNOTATION];
+      if (p.status?.podIP && netns) {
+        netnsOf.set(p.metadata.name, netns);
+        ipOf.set(p.metadata.name, p.status.podIP);
+        podIPsOf.set(p.metadata.name, (p.status.podIPs ?? []).map((x) => x.ip));
+      }
+    }
+    return ipOf.size === PODS.length;
+  }, { timeoutMs: 180_000, intervalMs: 250 });
+}, 480_000);
+
+afterAll(() => {
+  for (const c of procs) c.kill();
+  rmSync(zoneDir, { recursive: true, force: true });
+  try {
+    lab('down');
+  } catch {
+    /* the lab may not have come up */
+  }
+}, 120_000);
+
+describe('an IPv6-only lab (--ip-family ipv6)', () => {
+  it('gives each node the IPv6 pod CIDR alone and each pod one IPv6 address from its node, and no IPv4 address', async () => {
+    expect(st.ipFamily).toBe('ipv6');
+    expect(st.nodes.map((n) => [n.podCIDR, n.podCIDRv6])).toEqual([['fd00:10:1::/64', undefined], ['fd00:10:2::/64', undefined]]);
+    const node = await kube.request<{ spec: { podCIDR: string; podCIDRs: string[] } }>('GET', '/api/v1/nodes/node2');
+    expect([node.spec.podCIDR, node.spec.podCIDRs]).toEqual(['fd00:10:2::/64', ['fd00:10:2::/64']]);
+    for (const p of PODS) {
+      const name = p.metadata.name;
+      expect(podIPsOf.get(name)).toEqual([ipOf.get(name)]);
+      expect(ipOf.get(name)).toMatch(p.spec.nodeName === 'node1' ? /^fd00:10:1::/ : /^fd00:10:2::/);
+    }
+    // In the pod: an IPv6 address and default route on eth0, no IPv4 address but loopback's.
+    const v4 = await run(['ip', 'netns', 'exec', netnsOf.get('srv')!, 'ip', '-4', '-o', 'addr', 'show']);
+    expect(v4.stdout.trim().split('\n').filter((l) => !/ lo /.test(l))).toEqual([]);
+    const routes6 = await run(['ip', 'netns', 'exec', netnsOf.get('srv')!, 'ip', '-6', 'route', 'show', 'default']);
+    expect(routes6.stdout).toContain('via fd00:10:2::1');
+  });
+
+  it('pods reach a pod on the other node over IPv6, both ways', async () => {
+    for (const from of ['ca', 'cb']) await expectFlow(from, 'srv', true);
+    await waitFor('srv -> w1 over IPv6', () => tcp('srv', ipOf.get('w1')!), { timeoutMs: 60_000, intervalMs: 250 });
+  });
+
+  it('a NetworkPolicy with an IPv6 ipBlock except blocks the excepted pod and allows the other; explain agrees; deleting it restores', async () => {
+    await kube.request('POST', POLICIES, {
+      apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'v6-block', namespace: 'default' },
+      spec: {
+        podSelector: { matchLabels: { app: 'srv' } }, policyTypes: ['Ingress'],
+        ingress: [{ from: [{ ipBlock: { cidr: 'fd00:10::/32', except: [`${ipOf.get('ca')!}/128`] } }], ports: [{ protocol: 'TCP', port: 80 }] }],
+      },
+    });
+    await expectFlow('ca', 'srv', false);
+    await expectFlow('cb', 'srv', true);
+    await kube.request('DELETE', `${POLICIES}/v6-block`);
+    await expectFlow('ca', 'srv', true);
+  });
+});
+
+describe('Services on an IPv6-only cluster', () => {
+  let clusterIP = '';
+  let families: string[] = [];
+
+  beforeAll(async () => {
+    // Each endpoint names itself on TCP 7100: one node process per pod (no process per connection).
+    const NAMER = "const [name] = process.argv.slice(1); require('node:net').createServer((c) => { c.on('error', () => {}); c.resume(); c.end(name + '\\n'); }).listen({ host: '::', port: 7100, backlog: 1024 }, () => process.stdout.write('listening\\n'));";
+    for (const name of ['w1', 'w2']) procs.push(spawn('ip', ['netns', 'exec', netnsOf.get(name)!, process.execPath, '-e', NAMER, name], { stdio: 'ignore' }));
+    await waitFor('the naming servers listening', async () => {
+      for (const name of ['w1', 'w2']) if (!(await run(['ip', 'netns', 'exec', netnsOf.get(name)!, 'ss', '-ltnH'])).stdout.includes(':7100')) return false;
+      return true;
+    }, { timeoutMs: 30_000, intervalMs: 100 });
+    // No ipFamilies: the cluster's only family.
+    const o = await kube.request<{ spec: { clusterIP: string; ipFamilies: string[] } }>('POST', SERVICES, {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'who' },
+      spec: { selector: { app: 'who' }, ports: [{ port: 80, targetPort: 7100 }] },
+    });
+    clusterIP = o.spec.clusterIP;
+    families = o.spec.ipFamilies;
+  }, 120_000);
+
+  it('the API server gives a Service an IPv6 ClusterIP from fd00:10:96::/108 and refuses one asking for IPv4, naming the field', async () => {
+    expect(families).toEqual(['IPv6']);
+    expect(clusterIP).toMatch(/^fd00:10:96::/);
+    const refused = await kube.request('POST', SERVICES, {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'who4' },
+      spec: { selector: { app: 'who' }, ipFamilies: ['IPv4'], ports: [{ port: 80, targetPort: 7100 }] },
+    }).then(() => undefined, (e: unknown) => e as { status: number; message: string });
+    expect(refused?.status).toBe(422);
+    expect(refused?.message).toContain('spec.ipFamilies[0]');
+    expect(refused?.message).toContain('not configured on this cluster');
+  });
+
+  it('a pod reaches the Service through its IPv6 ClusterIP, answered by endpoints on both nodes', async () => {
+    const seen = new Set<string>();
+    await waitFor(`w1 and w2 through [${clusterIP}]:80`, async () => {
+      seen.add(await exchange('ca', clusterIP, 80));
+      return seen.has('w1') && seen.has('w2');
+    }, { timeoutMs: 60_000, intervalMs: 100 });
+  });
+});
+
+describe('FQDN egress rules on IPv6-only nodes (AAAA)', () => {
+  /** In the FQDN client: resolve a name (AAAA) with the DNS pod as the only server, then connect to the first address at once. */
+  const RESOLVE_AND_CONNECT = `
+const { Resolver } = require('node:dns').promises;
+const net = require('node:net');
+const [server, name] = process.argv.slice(1);
+const r = new Resolver({ timeout: 2000, tries: 2 });
+r.setServers([server]);
+r.resolve6(name).then((ips) => {
+  let data = '';
+  const s = net.connect({ host: ips[0], port: 80, timeout: 2000 });
+  s.on('data', (d) => (data += d));
+  s.on('close', () => { console.log(ips[0] + ' ' + (data.trim() === 'pong' ? 'pong' : 'closed')); process.exit(0); });
+  s.on('timeout', () => { console.log(ips[0] + ' timeout'); process.exit(0); });
+  s.on('error', (e) => { console.log(ips[0] + ' ' + e.code); process.exit(0); });
+}, (e) => { console.log('resolve-failed ' + e.code); process.exit(0); });
+`;
+  async function resolveAndConnect(name: string): Promise<{ ip: string; result: string }> {
+    const r = await run(['ip', 'netns', 'exec', netnsOf.get('cf')!, process.execPath, '-e', RESOLVE_AND_CONNECT, `[${ipOf.get('dns')!}]`, name], { allowFailure: true, timeoutMs: 20_000 });
+    const [ip = '', result = ''] = r.stdout.trim().split(' ');
+    return { ip, result };
+  }
+
+  beforeAll(async () => {
+    const zone = join(zoneDir, 'zone.json');
+    writeFileSync(zone, JSON.stringify({ 'svc.example.test': { aaaa: [ipOf.get('srv')], ttl: 600 }, 'other.example.test': { aaaa: [ipOf.get('w2')], ttl: 600 } }));
+    procs.push(spawn('ip', ['netns', 'exec', netnsOf.get('dns')!, process.execPath, DNS_RESPONDER, zone, '53'], { stdio: 'ignore' }));
+    await waitFor('the DNS pod answering AAAA over IPv6', async () => (await resolveAndConnect('svc.example.test')).ip === ipOf.get('srv'), { timeoutMs: 30_000, intervalMs: 250 });
+  }, 60_000);
+
+  it('an ACNP allowing toFQDN svc.example.test lets the client reach the AAAA answer\'s address and nothing else', async () => {
+    await kube.request('POST', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies', {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterNetworkPolicy', metadata: { name: 'fqdn-only' },
+      spec: {
+        priority: 5, tier: 'application',
+        appliedTo: [{ podSelector: { matchLabels: { app: 'fqdn-client' } } }],
+        egress: [
+          { action: 'Allow', name: 'dns', to: [{ podSelector: { matchLabels: { app: 'dns' } } }], ports: [{ protocol: 'UDP', port: 53 }] },
+          { action: 'Allow', name: 'svc', to: [{ fqdn: 'svc.example.test' }] },
+          { action: 'Drop', name: 'rest', to: [{ ipBlock: { cidr: '::/0' } }] },
+        ],
+      },
+    });
+    // Realized: the pod the name will resolve to is blocked while nothing resolved it under the policy.
+    await waitFor('srv blocked from the FQDN client', async () => !(await tcp('cf', ipOf.get('srv')!)), { timeoutMs: 60_000, intervalMs: 250 });
+    // Resolving lets the answer's address in (the agent reads the DNS answer before releasing it).
+    await waitFor('srv reached right after resolving svc.example.test', async () => {
+      const r = await resolveAndConnect('svc.example.test');
+      return r.ip === ipOf.get('srv') && r.result === 'pong';
+    }, { timeoutMs: 60_000, intervalMs: 500 });
+    expect(await tcp('cf', ipOf.get('srv')!)).toBe(true);
+    // Another name resolves (its answer is released) but gives no access, nor do other pods.
+    expect(await resolveAndConnect('other.example.test')).toEqual({ ip: ipOf.get('w2'), result: 'timeout' });
+    expect(await tcp('cf', ipOf.get('w1')!)).toBe(false);
+  });
+});
