@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 interface Interval {
-  sum: { bits_per_second: number; start: number };
+  sum: { bits_per_second: number; start: number; retransmits?: number };
 }
 
 it('iperf3 between two pods never stalls while the agent restarts, the round is complete in every flow count, and the new agent adopts it', async () => {
@@ -79,7 +79,7 @@ it('iperf3 between two pods never stalls while the agent restarts, the round is 
   // No stall and no lasting dip (testbed's throughputDisruptions: a drop makes TCP back off for
   // 200 ms or more; one short dip is the shared machine holding back the paced sender).
   const mbps = bps.map((x) => Math.round(x / 1e6));
-  expect({ ...throughputDisruptions(bps), marks, mbps }).toEqual({ stalls: [], lastingDips: [], marks, mbps });
+  expect({ ...throughputDisruptions(bps, report.intervals.map((i) => i.sum.retransmits ?? 0)), marks, mbps }).toEqual({ stalls: [], lastingDips: [], marks, mbps });
 
   // The same round, adopted without a flow-mod, complete in every count taken through the restart.
   expect(node!.agent.round).toBe(oldRound);

@@ -23,3 +23,20 @@ test('the first interval (the handshake) is not judged', () => {
   slowStart[0] = 1e6;
   expect(throughputDisruptions(slowStart)).toEqual({ stalls: [], lastingDips: [] });
 });
+
+test('one interval near zero alone is the machine, not the network; with retransmits in it, a stall', () => {
+  const held = paced(60);
+  held[12] = 1e6; // the sender not scheduled for 100 ms, nothing lost
+  expect(throughputDisruptions(held)).toEqual({ stalls: [], lastingDips: [] });
+  expect(throughputDisruptions(held, paced(60).map(() => 0))).toEqual({ stalls: [], lastingDips: [] });
+  const retransmits = paced(60).map(() => 0);
+  retransmits[12] = 3;
+  expect(throughputDisruptions(held, retransmits)).toEqual({ stalls: [12], lastingDips: [] });
+});
+
+test('a stall at the end of the series, next to a low interval before it, counts', () => {
+  const tail = paced(40);
+  tail[38] = 10e6;
+  tail[39] = 0;
+  expect(throughputDisruptions(tail)).toEqual({ stalls: [39], lastingDips: [39] });
+});
