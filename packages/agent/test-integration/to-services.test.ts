@@ -26,9 +26,13 @@ async function apiPod(name: string, ip: string, labels: Record<string, string>):
   }, 'application/merge-patch+json');
 }
 
-/** One TCP exchange from the client: true when the backend answered. */
-async function reaches(ip: string, port: number): Promise<boolean> {
-  const r = await client.netns.exec(['socat', '-T2', '-', `TCP:${ip}:${port},connect-timeout=2`], { allowFailure: true, input: '', timeoutMs: 6000 });
+/**
+ * One TCP exchange from the client: true when the backend answered. The connect timeout is long
+ * enough for TCP's SYN retransmissions (1 s, then 3 s): a dropped first SYN has left a committed,
+ * DNATed connection behind, and the retransmission must be dropped too.
+ */
+async function reaches(ip: string, port: number, connectTimeoutS = 2): Promise<boolean> {
+  const r = await client.netns.exec(['socat', '-T2', '-', `TCP:${ip}:${port},connect-timeout=${connectTimeoutS}`], { allowFailure: true, input: '', timeoutMs: (connectTimeoutS + 4) * 1000 });
   return r.stdout.trim() === 'web';
 }
 /** Allowed: answers within three tries (a loaded machine may lose one); blocked: never answers. */
@@ -81,6 +85,8 @@ describe('toServices egress rules', () => {
     expect(await allowed(clusterIPs.other!, 80)).toBe(true);
     expect(await allowed(clusterIPs['antrea-mc-web']!, 80)).toBe(true);
     expect(await reaches(clusterIPs.web!, 80)).toBe(false);
+    // Two retransmitted SYNs of one connection (at 1 s and 3 s): neither passes.
+    expect(await reaches(clusterIPs.web!, 80, 4)).toBe(false);
   });
 
   test('scope ClusterSet blocks the imported multi-cluster Service antrea-mc-web instead', async () => {
@@ -92,6 +98,7 @@ describe('toServices egress rules', () => {
     expect(await allowed(clusterIPs.web!, 80)).toBe(true);
     expect(await allowed(backendIp, 8080)).toBe(true);
     expect(await reaches(clusterIPs['antrea-mc-web']!, 80)).toBe(false);
+    expect(await reaches(clusterIPs['antrea-mc-web']!, 80, 4)).toBe(false);
   });
 
   test('deleting the policy opens every Service again', async () => {

@@ -293,6 +293,10 @@ export class CtLabelField {
   match(value: number | bigint): Partial<Match> {
     return { ctLabel: { value: BigInt(value) << this.shift, mask: this.mask } };
   }
+  /** The bit range as a FieldRef, for a copy_field into it in ct(exec(...)). */
+  ref(): FieldRef {
+    return { field: 'ctLabel', start: this.start, end: this.end };
+  }
   /** set_field on ct_label, for ct(exec(...)). */
   load(value: number | bigint): Action {
     return { type: 'setField', field: 'ctLabel', value: { value: BigInt(value) << this.shift, mask: this.mask } };
@@ -302,6 +306,13 @@ export class CtLabelField {
 export const IngressRuleCTLabel = new CtLabelField('IngressRuleCTLabel', 0, 31);
 export const EgressRuleCTLabel = new CtLabelField('EgressRuleCTLabel', 32, 63);
 export const L7NPRuleVlanIDCTLabel = new CtLabelField('L7NPRuleVlanIDCTLabel', 64, 75);
+/**
+ * The Service group id EndpointDNAT chose for the connection (a copy of ServiceGroupIDField at
+ * commit). A later packet of a connection not yet established (a retransmitted SYN) is already
+ * NATed by ct(nat), skips ServiceLB and so leaves the register empty: toServices rules match this
+ * label too. Switchyard's own: Antrea keeps no such label.
+ */
+export const ServiceGroupIDCTLabel = new CtLabelField('ServiceGroupIDCTLabel', 96, 127);
 
 /** Conntrack zones (Antrea's CtZone, SNATCtZone and their IPv6 twins). */
 export const CT_ZONE = 0xfff0;

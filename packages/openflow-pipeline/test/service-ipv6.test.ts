@@ -41,8 +41,8 @@ describe('IPv6 Service ports on a dual-stack node', () => {
   it('each IPv6 endpoint is DNATed in the IPv6 zone, matched by xxreg3 (as the four registers the switch reports) and its port', () => {
     const dnat = inTable(flows, 'EndpointDNAT').filter((l) => l.includes('dl_type=0x86dd'));
     expect(dnat).toEqual([
-      `cookie=0x1030000100001, table=EndpointDNAT, priority=200,dl_type=0x86dd,nw_proto=6,reg4=0x21f90/0x7ffff,reg12=0xfd000010,reg13=0x100000,reg14=0x0,reg15=0xb actions=ct(commit,table=AntreaPolicyEgressRule,zone=${CT_ZONE_V6},nat(dst=[fd00:10:10::b]:8080),exec(set_field:0x10/0x10->ct_mark))`,
-      `cookie=0x1030000100001, table=EndpointDNAT, priority=200,dl_type=0x86dd,nw_proto=6,reg4=0x21f90/0x7ffff,reg12=0xfd000010,reg13=0x100001,reg14=0x0,reg15=0x5 actions=ct(commit,table=AntreaPolicyEgressRule,zone=${CT_ZONE_V6},nat(dst=[fd00:10:10:1::5]:8080),exec(set_field:0x10/0x10->ct_mark))`,
+      `cookie=0x1030000100001, table=EndpointDNAT, priority=200,dl_type=0x86dd,nw_proto=6,reg4=0x21f90/0x7ffff,reg12=0xfd000010,reg13=0x100000,reg14=0x0,reg15=0xb actions=ct(commit,table=AntreaPolicyEgressRule,zone=${CT_ZONE_V6},nat(dst=[fd00:10:10::b]:8080),exec(set_field:0x10/0x10->ct_mark,move:NXM_NX_REG7[]->NXM_NX_CT_LABEL[96..127]))`,
+      `cookie=0x1030000100001, table=EndpointDNAT, priority=200,dl_type=0x86dd,nw_proto=6,reg4=0x21f90/0x7ffff,reg12=0xfd000010,reg13=0x100001,reg14=0x0,reg15=0x5 actions=ct(commit,table=AntreaPolicyEgressRule,zone=${CT_ZONE_V6},nat(dst=[fd00:10:10:1::5]:8080),exec(set_field:0x10/0x10->ct_mark,move:NXM_NX_REG7[]->NXM_NX_CT_LABEL[96..127]))`,
     ]);
   });
 
@@ -70,7 +70,7 @@ describe('IPv6 Service ports on a dual-stack node', () => {
   it('ClientIP affinity learns the IPv6 client and ClusterIP, and the xxreg3 endpoint', () => {
     const { flows: f } = render(withServices(dualStackState(), [{ ...V6, affinityTimeout: 300 }]));
     const learn = inTable(f, 'ServiceLB').find((l) => l.includes('learn('))!;
-    expect(learn).toContain('learn(table=SessionAffinity,hard_timeout=300,priority=200,cookie=0x1030000100001,delete_learned,eth_type=0x86dd,nw_proto=6,NXM_OF_TCP_DST[]=NXM_OF_TCP_DST[],NXM_NX_IPV6_DST[]=NXM_NX_IPV6_DST[],NXM_NX_IPV6_SRC[]=NXM_NX_IPV6_SRC[],load:NXM_NX_REG4[0..15]->NXM_NX_REG4[0..15],load:NXM_NX_XXREG3[]->NXM_NX_XXREG3[]');
+    expect(learn).toContain('learn(table=SessionAffinity,hard_timeout=300,priority=200,cookie=0x1030000100001,delete_learned,eth_type=0x86dd,nw_proto=6,NXM_OF_TCP_DST[]=NXM_OF_TCP_DST[],NXM_NX_IPV6_DST[]=NXM_NX_IPV6_DST[],NXM_NX_IPV6_SRC[]=NXM_NX_IPV6_SRC[],load:NXM_NX_REG4[0..15]->NXM_NX_REG4[0..15],load:NXM_NX_REG7[]->NXM_NX_REG7[],load:NXM_NX_XXREG3[]->NXM_NX_XXREG3[]');
   });
 
   it('an IPv6 port with no endpoint has the reject bucket, like IPv4\'s', () => {

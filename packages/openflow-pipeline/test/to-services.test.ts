@@ -40,6 +40,20 @@ describe('toServices peers', () => {
     expect(flows.some((l) => l.startsWith('table=AntreaPolicyEgressRule,') && l.includes('nw_src=10.10.0.24') && /conjunction\(\d+,1\/2\)/.test(l))).toBe(true);
   });
 
+  it('each group id is matched in the register and in the ct_label EndpointDNAT commits it into (a retransmitted SYN skips ServiceLB)', () => {
+    const flows = dumpFlows(computeNodeFlows(state([dropTo([{ name: 'web', namespace: 'ns' }])], services)), { cookie: false });
+    const labels = flows.filter((l) => l.startsWith('table=AntreaPolicyEgressRule,') && l.includes('ct_label=')).map((l) => /ct_label=(0x[0-9a-f]+\/0x[0-9a-f]+)/.exec(l)![1]!).sort();
+    expect(labels).toEqual(['0x7000000000000000000000000/0xffffffff000000000000000000000000', '0x8000000000000000000000000/0xffffffff000000000000000000000000']);
+    expect(flows.find((l) => l.includes('ct_label=0x7000000000000000000000000/'))).toMatch(/actions=conjunction\(\d+,2\/2\)/);
+    // The commit copies the register into the label; an affinity hit loads the register as the first pick did.
+    const proxied = (st: NodeState): NodeState => ({ ...st, config: { ...st.config, enableProxy: true } });
+    const dnat = dumpFlows(computeNodeFlows(proxied(state([], services))), { cookie: false }).filter((l) => l.startsWith('table=EndpointDNAT,') && l.includes('ct(commit'));
+    expect(dnat.length).toBeGreaterThan(0);
+    for (const l of dnat) expect(l).toContain('move:NXM_NX_REG7[]->NXM_NX_CT_LABEL[96..127]');
+    const sticky = dumpFlows(computeNodeFlows(proxied(state([], [{ ...port(0x7, 'ns/web', '10.96.0.10'), affinityTimeout: 60 }]))), { cookie: false });
+    expect(sticky.find((l) => l.includes('learn('))).toContain('load:NXM_NX_REG7[]->NXM_NX_REG7[]');
+  });
+
   it('scope ClusterSet names the imported multi-cluster Service antrea-mc-<name>', () => {
     expect(serviceClauses(state([dropTo([{ name: 'web', namespace: 'ns', scope: 'ClusterSet' }])], services))).toEqual(['0x9']);
   });

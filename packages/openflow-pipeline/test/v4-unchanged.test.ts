@@ -3,7 +3,9 @@
  * flow (cookie, table, priority, match, actions, in order), every group and every Traceflow flow
  * of 60 random rich IPv4 states (the property tests' node universe: all traffic modes, proxy,
  * policies of every kind, Services, FQDN, multicluster, ExternalNode, Egress, QoS), compared as
- * SHA-256 digests with test/fixtures/v4-unchanged.json, recorded at fa0e3ac, before the IPv6 work.
+ * SHA-256 digests with test/fixtures/v4-unchanged.json, recorded at fa0e3ac, before the IPv6 work,
+ * and recorded again on purpose when the Service group id went into ct_label (EndpointDNAT's commit
+ * and the affinity learn: the toServices retransmitted-SYN fix).
  * `V4_FIXTURE_WRITE=1` records it again (only on purpose: a changed digest is a changed v4 flow).
  */
 import { createHash } from 'node:crypto';

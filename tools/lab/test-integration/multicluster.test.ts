@@ -152,14 +152,10 @@ describe('stretched NetworkPolicy across the ClusterSet', () => {
     await waitFor('the toServices drop to hold', async () => !(await firstSynAnswered()), { timeoutMs: 30_000, intervalMs: 200 });
     process.stdout.write(`multicluster: ClusterSet toServices drop: the first blocked exchange ended ${Date.now() - realizedAt} ms after Realized\n`);
     for (let i = 0; i < 3; i++) expect(await firstSynAnswered()).toBe(false);
-    // KNOWN BUG (docs/status.md, Known bugs): the retransmitted SYN of the same
-    // connection gets through. The first SYN was DNATed and committed to conntrack in EndpointDNAT
-    // before the egress rule dropped it; the retransmission is tracked, its destination already
-    // rewritten by ct(nat), so it skips ServiceLB, the Service's group id is never loaded into the
-    // register the toServices match reads, and the rule does not match. A client that waits 4 s
-    // connects. The CI run of 2026-11-29 22:17 failed on this race (nc -w 1 against the 1 s
-    // retransmission). When the rule also matches such connections, this expectation fails: flip it.
-    expect(await pong(client.netns, svc.spec.clusterIP, 80, '', 4)).toBe(true);
+    // A client that waits 4 s: its SYN retransmissions belong to a connection the first SYN left
+    // committed and DNATed in conntrack, so they skip the Service load balancing; the rule matches
+    // the Service group id EndpointDNAT put into ct_label (a drop of 2026-11-29 let them through).
+    expect(await pong(client.netns, svc.spec.clusterIP, 80, '', 4)).toBe(false);
     // The same backend by its pod IP is not the Service: not matched.
     await eventuallyPong('east client -> west pod IP under the toServices rule', client.netns, server.ip, 80, 10_000);
     await east.kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/no-clusterset-nginx');

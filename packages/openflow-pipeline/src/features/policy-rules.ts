@@ -12,7 +12,7 @@ import type { Group } from '../format';
 import {
   APConjIDField, APDenyRegMark, APDispositionField, CT_ZONE, CT_ZONE_V6, DISPOSITION_ALLOW, DISPOSITION_DROP, DISPOSITION_REJECT,
   EgressRuleCTLabel, IngressRuleCTLabel, OutputToControllerRegMark, PACKETIN_NP_LOGGING_OPERATION, PACKETIN_NP_REJECT_OPERATION,
-  PRIORITY, PROTO_ICMP, PROTO_ICMPV6, PROTO_SCTP, PROTO_TCP, PROTO_UDP, PacketInOperationField, PacketInTableField, ServiceGroupIDField, TFEgressConjIDField,
+  PRIORITY, PROTO_ICMP, PROTO_ICMPV6, PROTO_SCTP, PROTO_TCP, PROTO_UDP, PacketInOperationField, PacketInTableField, ServiceGroupIDCTLabel, ServiceGroupIDField, TFEgressConjIDField,
   TFIngressConjIDField, TargetOFPortField, loadField, loadMarks, matchField, matchMarks,
 } from '../fields';
 import type { Pipeline } from '../tables';
@@ -193,8 +193,13 @@ function ruleFlows(b: PolicyBuild, np: NetworkPolicy, r: NetworkPolicyRule, ri: 
       if (peerCidrs.v6.length) b.conj.addIpv6Addresses(table, matchPrio, peerCidrs.v6, 'dst', id, 2);
       // toServices: connections the Service load-balancing chose an endpoint for (its group id is
       // in the register), so a backend reached by its own address does not match, as in Antrea.
+      // A later packet of a connection not yet established (a retransmitted SYN) skips ServiceLB,
+      // so the group id EndpointDNAT committed into ct_label matches too.
       for (const ref of peer.toServices ?? []) {
-        for (const sp of b.rd.servicePorts(serviceReferenceKey(ref))) b.conj.add(table, matchPrio, matchField(ServiceGroupIDField, sp.groupId), id, 2);
+        for (const sp of b.rd.servicePorts(serviceReferenceKey(ref))) {
+          b.conj.add(table, matchPrio, matchField(ServiceGroupIDField, sp.groupId), id, 2);
+          b.conj.add(table, matchPrio, ServiceGroupIDCTLabel.match(sp.groupId), id, 2);
+        }
       }
     }
     for (const { s, port } of v.services) for (const m of serviceMatches(s, port)) b.conj.add(table, matchPrio, m, id, 3);

@@ -10,7 +10,7 @@ import { CookieCategory, makeCookie } from '../cookie';
 import {
   CONTROLLER_ID, CT_ZONE, CT_ZONE_V6, ConnSNATCTMark, EndpointIP6Field, EndpointIPField, ETH_IP, ETH_IPV6, SNAT_CT_ZONE_V6, EndpointPortField, EpSelectedRegMark, EpToLearnRegMark,
   EpToSelectRegMark, EpUnionField, FromGatewayRegMark, FromPodRegMark, ToGatewayRegMark, ToTunnelRegMark, HairpinCTMark, PACKETIN_CATEGORY, PRIORITY, PROTO_SCTP, PROTO_TCP,
-  PROTO_UDP, PktSourceField, RewriteMACRegMark, SNAT_CT_ZONE, ServiceCTMark, ServiceEPStateField, ServiceGroupIDField,
+  PROTO_UDP, PktSourceField, RewriteMACRegMark, SNAT_CT_ZONE, ServiceCTMark, ServiceEPStateField, ServiceGroupIDCTLabel, ServiceGroupIDField,
   SvcNoEpRegMark, ToExternalAddressRegMark, ToNodePortAddressRegMark, type RegMark, loadCtMark, loadField, loadMarks, matchCtMarks,
   matchField, matchMarks,
 } from '../fields';
@@ -201,6 +201,8 @@ function affinityLearn(p: Pipeline, s: ServicePortSpec, f: Frontend, fam: Servic
       { kind: 'match', dst: { field: fam.dst }, src: { field: fam.dst } },
       { kind: 'match', dst: { field: fam.src }, src: { field: fam.src } },
       { kind: 'load', dst: EndpointPortField.ref(), src: EndpointPortField.ref() },
+      // The Service's group id, so an affinity hit is seen by toServices rules as a first pick is.
+      { kind: 'load', dst: ServiceGroupIDField.ref(), src: ServiceGroupIDField.ref() },
       { kind: 'load', dst: fam.endpointRef, src: fam.endpointRef },
       // Learn immediates sit at the field's bit position in the codec model (the text shows them shifted down).
       { kind: 'load', dst: ServiceEPStateField.ref(), src: { value: ServiceEPStateField.shift(EpSelectedRegMark.value) } },
@@ -262,7 +264,10 @@ export function servicePortFlows(p: Pipeline, cfg: NodeConfig, spec: ServicePort
   const afterSelect = affinity ? p.id('ServiceLB') : p.id('EndpointDNAT');
   for (const e of s.endpoints) {
     flows.push(flow(p.id('EndpointDNAT'), PRIORITY.normal, { ...fam.eth, ipProto: pr, ...fam.matchEndpoint(e.ip), ...matchField(EpUnionField, (EpSelectedRegMark.value << 16) | e.port) }, [
-      { type: 'ct', commit: true, table: p.stageId('egressSecurity'), zone: fam.zone, nat: { kind: 'dst', ipMin: e.ip, portMin: e.port }, exec: [loadCtMark(ServiceCTMark)] },
+      { type: 'ct', commit: true, table: p.stageId('egressSecurity'), zone: fam.zone, nat: { kind: 'dst', ipMin: e.ip, portMin: e.port },
+        // The group id goes with the connection: its retransmitted SYN skips ServiceLB (ct(nat) has
+        // rewritten it) and toServices rules match the label instead of the register.
+        exec: [loadCtMark(ServiceCTMark), { type: 'copyField', src: ServiceGroupIDField.ref(), dst: ServiceGroupIDCTLabel.ref() }] },
     ], c));
   }
   const groups: Group[] = [{ groupId: s.groupId, groupType: 'select', buckets: bucketsOf(p, fam, s.endpoints, afterSelect, 'reject') }];
