@@ -5,10 +5,13 @@
  * x/y/z x a/b/c model. Run `npm run generate:conformance` after the case data changes; a unit test
  * fails while the files are stale.
  *
- * Lab translation of the model: nodes `node-1`/`node-2` become `node1`/`node2`; the model's pod IPs
- * (10.0.<ns>.<pod>) become `{{podIP ns/pod}}` placeholders; a model namespace subnet
- * (10.0.<ns>.0/24, which holds exactly that namespace's pods) becomes one /32 per pod of the
- * namespace (minus `except`ed pods), since lab pod IPs come from node subnets; every pod also
+ * Lab translation of the model: nodes `node-1`/`node-2` become `node1`/`node2`; the model's pod
+ * host prefixes (10.0.<ns>.<pod>/32) become `{{podCIDR ns/pod}}` placeholders (the pod's address
+ * as /32 or /128 in the family probed); a model namespace subnet (10.0.<ns>.0/24, which holds
+ * exactly that namespace's pods) becomes one such placeholder per pod of the namespace (minus
+ * `except`ed pods), since lab pod IPs come from node subnets; 10.0.0.0/8, which holds every lab
+ * pod, becomes `{{cidr 10.0.0.0/8 fd00::/8}}` (the lab's IPv6 pod subnets are in fd00::/8), so a
+ * dual-stack lab probes the same meaning in both families; every pod also
  * serves TCP 8080-8083 (unnamed) for the port-range cases; Services get their ClusterIP from the
  * lab's API server.
  */
@@ -46,11 +49,15 @@ function nsOfModelNet(cidr: string): string | undefined {
   return m ? NAMESPACES[Number(m[1]) - 1] : undefined;
 }
 
-/** `10.0.2.2/32` -> `{{podIP y/b}}/32`. */
+/** Every lab pod, in each family: IPv4 pods are in 10.0.0.0/8, IPv6 ones in fd00::/8. */
+const ALL_LAB_PODS = '{{cidr 10.0.0.0/8 fd00::/8}}';
+
+/** `10.0.2.2/32` -> `{{podCIDR y/b}}`; `10.0.0.0/8` -> both families' networks of every lab pod. */
 function placeholder(cidr: string): string {
+  if (cidr === '10.0.0.0/8') return ALL_LAB_PODS;
   const [ip, len] = cidr.split('/') as [string, string | undefined];
   const ref = len === '32' ? podOfModelIp(ip) : undefined;
-  return ref ? `{{podIP ${ref}}}/32` : cidr;
+  return ref ? `{{podCIDR ${ref}}}` : cidr;
 }
 
 /** The /32 placeholders of a model namespace subnet, minus the `except`ed model IPs. */
@@ -58,7 +65,7 @@ function expandNet(ns: string, except: string[] = []): string[] {
   const skip = new Set(except.map((e) => podOfModelIp(e.split('/')[0] ?? '')));
   return PODS.map((p) => `${ns}/${p}`)
     .filter((ref) => !skip.has(ref))
-    .map((ref) => `{{podIP ${ref}}}/32`);
+    .map((ref) => `{{podCIDR ${ref}}}`);
 }
 
 /** Rewrites model addresses into lab placeholders (see the file header). */

@@ -13,7 +13,7 @@ import { parseRuntime, removeContainers, type LabRuntime } from './podman';
 import { acquireUpLock } from './up-lock';
 import { labClient, readState } from './client';
 import { FABRIC_SOURCE, ScenarioRunner } from './probe-run';
-import { ScenarioError, expectedAllowed, formatTruthTable, parseScenario, type ProbeResult, type ProbeSpec, type Protocol } from './scenario';
+import { ScenarioError, expectedAllowed, formatTruthTable, parseScenario, type IpFamily, type ProbeResult, type ProbeSpec, type Protocol } from './scenario';
 
 const running = labRunning;
 
@@ -160,6 +160,7 @@ interface ProbeCliOptions {
   timeout: string;
   firstTimeout: string;
   via: string;
+  ipFamily?: string;
 }
 
 /** Cells of probe `p` whose verdict differs from its expectation (unavailable cells are not compared). */
@@ -178,12 +179,14 @@ async function probe(labDir: string, o: ProbeCliOptions): Promise<void> {
   for (const [flag, v] of [['--timeout', o.timeout], ['--first-timeout', o.firstTimeout], ['--concurrency', o.concurrency]] as const)
     if (v !== undefined && !(Number.isInteger(Number(v)) && Number(v) > 0)) throw new ScenarioError('INVALID_SCENARIO', `${flag} must be a positive whole number, got ${v}`, v, flag);
   if (o.via !== 'pod' && o.via !== 'service' && o.via !== 'nodeport') throw new ScenarioError('INVALID_SCENARIO', `--via must be pod, service or nodeport, got ${o.via}`, o.via, '--via');
+  const families: Record<string, IpFamily[]> = { ipv4: ['IPv4'], ipv6: ['IPv6'], dual: ['IPv4', 'IPv6'] };
+  if (o.ipFamily !== undefined && !families[o.ipFamily]) throw new ScenarioError('INVALID_SCENARIO', `--ip-family must be ipv4, ipv6 or dual, got ${o.ipFamily}`, o.ipFamily, '--ip-family');
   // From the fabric host the scenario's pod-to-pod expectations do not apply.
   const compare = o.via !== 'nodeport';
   let st = readState(labDir);
   const started = !running(st);
   if (started) {
-    await up(labDir, 2, process.stderr);
+    await up(labDir, 2, process.stderr, o.ipFamily && o.ipFamily !== 'ipv4' ? { ipFamily: parseIpFamily(o.ipFamily) } : {});
     st = readState(labDir)!;
   }
   const runner = new ScenarioRunner({
@@ -196,15 +199,19 @@ async function probe(labDir: string, o: ProbeCliOptions): Promise<void> {
     timeoutMs: Number(o.timeout),
     firstTimeoutMs: Number(o.firstTimeout),
     via: o.via as 'pod' | 'service' | 'nodeport',
+    // Default: the lab's families (both on a dual-stack lab).
+    ...(o.ipFamily !== undefined ? { ipFamilies: families[o.ipFamily]! } : {}),
   });
   let failed = 0;
   try {
     const steps = await runner.run(sc, (i, r) => {
       if (o.output !== 'table') return;
       process.stdout.write(`step ${i + 1} (policies realized in ${r.realizeMs} ms, probed in ${r.probeMs} ms)\n`);
-      for (const p of r.probes) {
-        const cells = r.results.filter((c) => c.protocol === p.protocol && c.port === p.port && c.sourcePort === p.sourcePort);
-        const title = `${p.protocol}/${p.port}${p.sourcePort ? ` from source port ${p.sourcePort}` : ''}`;
+      // One table per probe and family probed (a dual-stack lab: IPv4's, then IPv6's).
+      const tables = [...new Set(r.results.map((c) => c.ipFamily))].flatMap((family) => r.probes.map((p) => ({ family, p })));
+      for (const { family, p } of tables) {
+        const cells = r.results.filter((c) => c.ipFamily === family && c.protocol === p.protocol && c.port === p.port && c.sourcePort === p.sourcePort);
+        const title = `${family ? `${family} ` : ''}${p.protocol}/${p.port}${p.sourcePort ? ` from source port ${p.sourcePort}` : ''}`;
         const off = cells.filter((c) => c.unavailable);
         const unavailable = off.length > 0 ? ` (${off.length} unavailable: ${off[0]!.unavailable ?? ''})` : '';
         const traced = cells.some((c) => c.via === 'trace') ? ' (by ofproto/trace, no packet sent: o allowed, x blocked)' : '';
@@ -314,6 +321,7 @@ program
   .option('--concurrency <n>', 'probes in flight (default: every cell of a step at once)')
   .option('--timeout <ms>', 'how long a probe waits before its cell counts as blocked', '1000')
   .option('--first-timeout <ms>', 'the first pass\'s shorter window; a cell silent in it is probed again with --timeout', '300')
+  .option('--ip-family <family>', 'ipv4, ipv6 or dual: the families probed, each cell once per family (default: the lab\'s; a lab started here gets this family)')
   .option('--via <how>', "pod: probe the pod IPs; service: through a ClusterIP Service made for each target pod (TCP/UDP; SCTP stays traced on the pod address); nodeport: from the fabric host through a NodePort Service (externalTrafficPolicy Local) of each pod on its node's address (one row, 'fabric'; no expectations compared)", 'pod')
   .action((o: ProbeCliOptions) => probe(dir(), o));
 program.parseAsync(process.argv).catch((e: unknown) => {

@@ -29,6 +29,7 @@ import {
   type ObjectRef,
   type ProbeResult,
   type ProbeSpec,
+  type IpFamily,
   type Protocol,
   type Scenario,
 } from './scenario';
@@ -76,6 +77,14 @@ export interface ProbeRunOptions {
    * SCTP cells are not probed.
    */
   via?: 'pod' | 'service' | 'nodeport';
+  /**
+   * The IP families probed: each cell once per family, at the target's address (or its Service's
+   * ClusterIP) of that family, and `{{podIP}}`-style placeholders resolved per family (see
+   * `substitutePodIPs`). Default: the lab's (a dual-stack lab both, an IPv6-only lab IPv6); on an
+   * IPv4 lab none, so the pods' primary addresses are probed and results carry no `ipFamily`.
+   * `via: 'nodeport'` probes the node's IPv4 address only.
+   */
+  ipFamilies?: IpFamily[];
   logger?: Logger;
 }
 
@@ -102,7 +111,10 @@ export interface StepResult {
 /** A ready pod: `ns/name`, pod IP, network namespace. */
 export interface LivePod {
   ref: string;
+  /** The primary address (`status.podIP`). */
   ip: string;
+  /** Every address by family (`status.podIPs`). */
+  ips?: Partial<Record<IpFamily, string>>;
   netns: string;
   /** The node it runs on. */
   node?: string;
@@ -118,6 +130,8 @@ interface ProbeService {
   podIP: string;
   ports: string;
   clusterIP: string;
+  /** The ClusterIP of each family probed (a dual-stack Service when the run probes both). */
+  clusterIPs: Partial<Record<IpFamily, string>>;
   /** `PROTOCOL/port` -> node port (`via: 'nodeport'`). */
   nodePorts: Map<string, number>;
 }
@@ -154,6 +168,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
  */
 const SLOW_ANSWER_MS = 5000;
 const kubeStatus = (e: unknown): number | undefined => (e as { status?: number }).status;
+/** Key of a probe target's address: the pod and the family probed (none: its primary address). */
+const targetKey = (ref: string, family?: IpFamily): string => `${family ?? ''}|${ref}`;
 
 /** One long-lived prober per source pod (inside its netns). */
 class Prober {
@@ -228,11 +244,14 @@ export class ScenarioRunner {
   private traceMs = 0;
   /** `via: 'service'`: the Service of each target pod (by `ns/name`), as last written. */
   private readonly probeServices = new Map<string, ProbeService>();
-  /** Where each target is probed now (pod ref -> address). */
+  /** Where each target is probed now (`targetKey(pod ref, family)` -> address). */
   private targetIP = new Map<string, string>();
+  /** The families probed (`ProbeRunOptions.ipFamilies`); undefined on an IPv4 lab. */
+  private readonly families: IpFamily[] | undefined;
 
   constructor(private readonly o: ProbeRunOptions) {
     this.log = o.logger ?? silentLogger;
+    this.families = o.ipFamilies ?? (o.state.ipFamily === 'dual' ? ['IPv4', 'IPv6'] : o.state.ipFamily === 'ipv6' ? ['IPv6'] : undefined);
     // A state.json from before the lab recorded OVS control sockets: SCTP stays unavailable.
     this.tracer = o.state.nodes.every((n) => n.vswitchdCtl && n.dbRemote) ? new DataplaneTracer(o.state.nodes) : undefined;
   }
@@ -263,7 +282,7 @@ export class ScenarioRunner {
     }
     return pool(
       cells.map((c) => async (): Promise<ProbeResult> => {
-        const v = await tracer.judge(topo, c.from, c.to, c.protocol, c.port, c.sourcePort);
+        const v = await tracer.judge(topo, c.from, c.to, c.protocol, c.port, c.sourcePort, c.ipFamily);
         const { unavailable: _u, via: _v, ...rest } = c;
         if (v.allowed === null) return { ...rest, allowed: null, unavailable: v.unavailable ?? 'trace: no verdict' };
         return { ...rest, allowed: v.allowed, via: 'trace' };
@@ -292,8 +311,8 @@ export class ScenarioRunner {
           if (r.kind === 'Pod') podRefs.splice(podRefs.indexOf(`${r.namespace ?? 'default'}/${r.name}`), 1);
         }
         const pods = await this.waitPods(podRefs);
-        const ipOf = (ref: string): string | undefined => pods.get(ref)?.ip;
-        for (const o of objs.filter((x) => applyRank(x) > 1)) await this.apply(substitutePodIPs(o, ipOf, `step ${i + 1} ${o.kind} ${o.metadata.name}`), made);
+        const ipOf = (ref: string, family?: IpFamily): string | undefined => (family ? pods.get(ref)?.ips?.[family] : pods.get(ref)?.ip);
+        for (const o of objs.filter((x) => applyRank(x) > 1)) await this.apply(substitutePodIPs(o, ipOf, `step ${i + 1} ${o.kind} ${o.metadata.name}`, this.families ?? []), made);
         for (const r of [...step.delete].sort((a, b) => kindInfo(b.apiVersion, b.kind).deleteRank - kindInfo(a.apiVersion, a.kind).deleteRank)) await this.remove(r);
         await this.waitRealized();
         const realizeMs = Date.now() - t0;
@@ -332,7 +351,10 @@ export class ScenarioRunner {
     for (const pod of pods) {
       const [ns, podName] = pod.ref.split('/') as [string, string];
       const have = this.probeServices.get(pod.ref);
-      if (have && have.podIP === pod.ip && have.ports === portsKey) {
+      const families = nodePort ? [] : (this.families ?? []);
+      const podIPs = families.map((f) => pod.ips?.[f] ?? '');
+      const key = JSON.stringify([portsKey, families, podIPs]);
+      if (have && have.podIP === pod.ip && have.ports === key) {
         out.set(pod.ref, have);
         continue;
       }
@@ -340,19 +362,29 @@ export class ScenarioRunner {
       const labels = { [PROBE_SERVICE_LABEL]: podName };
       const svcPorts = ports.map((p, i) => ({ name: `p${i}`, protocol: p.protocol, port: p.port, targetPort: p.port }));
       const external = nodePort ? { type: 'NodePort', externalTrafficPolicy: 'Local' } : { type: 'ClusterIP' };
-      const svc = await this.upsert(`/api/v1/namespaces/${ns}/services`, name, (live) => ({
+      // One ClusterIP per family probed (a dual-stack Service on a dual-stack lab; a runner's families do not change).
+      const familySpec = families.length > 0 ? { ipFamilyPolicy: families.length > 1 ? 'RequireDualStack' : 'SingleStack', ipFamilies: families } : {};
+      const svcPath = `/api/v1/namespaces/${ns}/services`;
+      const svc = await this.upsert(svcPath, name, (live) => ({
         apiVersion: 'v1', kind: 'Service', metadata: { name, namespace: ns, labels, ...(live ? { resourceVersion: live.metadata.resourceVersion } : {}) },
-        spec: { ...(live?.spec as Record<string, unknown> | undefined), ...external, ports: svcPorts },
+        spec: { ...(live?.spec as Record<string, unknown> | undefined), ...external, ...familySpec, ports: svcPorts },
       }));
-      await this.upsert(`/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`, name, (live) => ({
-        apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', addressType: 'IPv4',
-        metadata: { name, namespace: ns, labels: { ...labels, 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': PROBE_SLICE_MANAGER }, ...(live ? { resourceVersion: live.metadata.resourceVersion } : {}) },
-        endpoints: [{ addresses: [pod.ip], conditions: { ready: true }, ...(pod.node ? { nodeName: pod.node } : {}) }],
-        ports: ports.map((p, i) => ({ name: `p${i}`, protocol: p.protocol, port: p.port })),
-      }));
-      const spec = svc.spec as { clusterIP?: string; ports?: { protocol?: string; port: number; nodePort?: number }[] } | undefined;
+      // One EndpointSlice per address family (`<name>` IPv4, `<name>-ipv6` IPv6).
+      const slices = families.length > 0 ? families.map((f, k) => ({ family: f, ip: podIPs[k]! })) : [{ family: (pod.ip.includes(':') ? 'IPv6' : 'IPv4') as IpFamily, ip: pod.ip }];
+      for (const sl of slices) {
+        const sliceName = sl.family === 'IPv6' && slices.length > 1 ? `${name}-ipv6`.slice(0, 63) : name;
+        await this.upsert(`/apis/discovery.k8s.io/v1/namespaces/${ns}/endpointslices`, sliceName, (live) => ({
+          apiVersion: 'discovery.k8s.io/v1', kind: 'EndpointSlice', addressType: sl.family,
+          metadata: { name: sliceName, namespace: ns, labels: { ...labels, 'kubernetes.io/service-name': name, 'endpointslice.kubernetes.io/managed-by': PROBE_SLICE_MANAGER }, ...(live ? { resourceVersion: live.metadata.resourceVersion } : {}) },
+          endpoints: [{ addresses: [sl.ip], conditions: { ready: true }, ...(pod.node ? { nodeName: pod.node } : {}) }],
+          ports: ports.map((p, i) => ({ name: `p${i}`, protocol: p.protocol, port: p.port })),
+        }));
+      }
+      const spec = svc.spec as { clusterIP?: string; clusterIPs?: string[]; ports?: { protocol?: string; port: number; nodePort?: number }[] } | undefined;
       const nodePorts = new Map((spec?.ports ?? []).filter((p) => p.nodePort !== undefined).map((p) => [`${p.protocol ?? 'TCP'}/${p.port}`, p.nodePort!]));
-      const made: ProbeService = { ns, name, podIP: pod.ip, ports: portsKey, clusterIP: spec?.clusterIP ?? '', nodePorts };
+      const clusterIPs: Partial<Record<IpFamily, string>> = {};
+      for (const ip of spec?.clusterIPs ?? (spec?.clusterIP ? [spec.clusterIP] : [])) clusterIPs[ip.includes(':') ? 'IPv6' : 'IPv4'] = ip;
+      const made: ProbeService = { ns, name, podIP: pod.ip, ports: key, clusterIP: spec?.clusterIP ?? '', clusterIPs, nodePorts };
       this.probeServices.set(pod.ref, made);
       out.set(pod.ref, made);
     }
@@ -360,9 +392,13 @@ export class ScenarioRunner {
     return out;
   }
 
-  /** Where the last step's TCP/UDP probes went, by target pod (`ns/name`): its Service's ClusterIP with `via: 'service'`, else nothing. */
-  probeTargets(): ReadonlyMap<string, string> {
-    return new Map(this.targetIP);
+  /**
+   * Where the last step's TCP/UDP probes of `family` went (default: the primary addresses), by
+   * target pod (`ns/name`): its Service's ClusterIP with `via: 'service'`, else nothing.
+   */
+  probeTargets(family?: IpFamily): ReadonlyMap<string, string> {
+    const prefix = `${family ?? ''}|`;
+    return new Map([...this.targetIP].filter(([k]) => k.startsWith(prefix)).map(([k, v]) => [k.slice(prefix.length), v]));
   }
 
   /** Creates or replaces one object (`body` gets the live object when there is one). */
@@ -379,8 +415,13 @@ export class ScenarioRunner {
     const deadline = Date.now() + (this.o.readyTimeoutMs ?? 60_000);
     for (;;) {
       const flows = new Map(await Promise.all(this.o.state.nodes.map(async (n) => [n.name, await agentGet<string[]>(n.apiSocket, '/ovsflows').then((f) => f.join('\n'), () => '')] as const)));
-      const done = (f: string, t: { pod: LivePod; svc: ProbeService }): boolean =>
+      const families = nodePort ? [] : (this.families ?? []);
+      const v4 = (f: string, t: { pod: LivePod; svc: ProbeService }): boolean =>
         f.includes(`nat(dst=${t.pod.ip}:`) && (nodePort ? [...t.svc.nodePorts.values()].every((np) => f.includes(`_dst=${np},`)) : f.includes(`nw_dst=${t.svc.clusterIP},`));
+      // Per family: the endpoint's DNAT and the ClusterIP's ServiceLB match.
+      const ofFamily = (f: string, t: { pod: LivePod; svc: ProbeService }, fam: IpFamily): boolean =>
+        fam === 'IPv6' ? f.includes(`nat(dst=[${t.pod.ips?.IPv6}]:`) && f.includes(`ipv6_dst=${t.svc.clusterIPs.IPv6},`) : f.includes(`nat(dst=${t.pod.ips?.IPv4}:`) && f.includes(`nw_dst=${t.svc.clusterIPs.IPv4},`);
+      const done = (f: string, t: { pod: LivePod; svc: ProbeService }): boolean => (families.length === 0 ? v4(f, t) : families.every((fam) => ofFamily(f, t, fam)));
       const missing = targets.filter((t) => (nodePort ? [flows.get(t.pod.node ?? '') ?? ''] : [...flows.values()]).some((f) => !done(f, t)));
       if (missing.length === 0) return;
       if (Date.now() > deadline) throw new ScenarioError('NOT_REALIZED', `probe Services not realized after ${this.o.readyTimeoutMs ?? 60_000} ms: ${missing.map((m) => `${m.svc.ns}/${m.svc.name}`).join(', ')}`, missing.map((m) => m.pod.ref));
@@ -393,7 +434,8 @@ export class ScenarioRunner {
     for (const [ref, s] of [...this.probeServices]) {
       if (!which(ref)) continue;
       this.probeServices.delete(ref);
-      for (const path of [`/api/v1/namespaces/${s.ns}/services/${s.name}`, `/apis/discovery.k8s.io/v1/namespaces/${s.ns}/endpointslices/${s.name}`])
+      const slices = [s.name, ...(s.clusterIPs.IPv4 && s.clusterIPs.IPv6 ? [`${s.name}-ipv6`.slice(0, 63)] : [])];
+      for (const path of [`/api/v1/namespaces/${s.ns}/services/${s.name}`, ...slices.map((n) => `/apis/discovery.k8s.io/v1/namespaces/${s.ns}/endpointslices/${n}`)])
         await this.o.kube.request('DELETE', path).catch((e: unknown) => {
           if (kubeStatus(e) !== 404) this.log.warn({ path, err: (e as Error).message }, 'probe Service cleanup failed');
         });
@@ -505,16 +547,19 @@ export class ScenarioRunner {
       for (const ref of refs) {
         const [ns, name] = ref.split('/') as [string, string];
         const p = await this.o.kube
-          .request<{ metadata: { annotations?: Record<string, string> }; spec?: { nodeName?: string }; status?: { podIP?: string } }>('GET', `/api/v1/namespaces/${ns}/pods/${name}`)
+          .request<{ metadata: { annotations?: Record<string, string> }; spec?: { nodeName?: string }; status?: { podIP?: string; podIPs?: { ip: string }[] } }>('GET', `/api/v1/namespaces/${ns}/pods/${name}`)
           .catch(() => undefined);
         const ip = p?.status?.podIP;
         const netns = p?.metadata.annotations?.[NETNS_ANNOTATION];
-        if (ip && netns) out.set(ref, { ref, ip, netns, ...(p?.spec?.nodeName ? { node: p.spec.nodeName } : {}) });
+        const ips: Partial<Record<IpFamily, string>> = {};
+        for (const a of p?.status?.podIPs ?? (ip ? [{ ip }] : [])) ips[a.ip.includes(':') ? 'IPv6' : 'IPv4'] = a.ip;
+        // Every family probed has an address (a dual-stack pod reports both at once).
+        if (ip && netns && (this.families ?? []).every((f) => ips[f])) out.set(ref, { ref, ip, ips, netns, ...(p?.spec?.nodeName ? { node: p.spec.nodeName } : {}) });
       }
       if (out.size === refs.length) return out;
       if (Date.now() > deadline) {
         const missing = refs.filter((r) => !out.has(r));
-        throw new ScenarioError('NOT_READY', `pods without an IP after ${this.o.readyTimeoutMs ?? 60_000} ms: ${missing.join(', ')}`, missing);
+        throw new ScenarioError('NOT_READY', `pods without an IP${this.families ? ` of each family probed (${this.families.join(', ')})` : ''} after ${this.o.readyTimeoutMs ?? 60_000} ms: ${missing.join(', ')}`, missing);
       }
       await sleep(200);
     }
@@ -594,16 +639,25 @@ export class ScenarioRunner {
     const firstMs = Math.min(this.o.firstTimeoutMs ?? 300, timeoutMs);
     if (this.o.via === 'nodeport') return this.probeFromFabric(pods, probes);
     await Promise.all(pods.map((p) => this.prober(p)));
-    this.targetIP = this.o.via === 'service' ? new Map([...(await this.serviceTargets(pods, probes, false))].map(([ref, svc]) => [ref, svc.clusterIP])) : new Map();
-    const ipOf = (p: LivePod): string => this.targetIP.get(p.ref) ?? p.ip;
-    const cells: { from: LivePod; to: LivePod; probe: ProbeSpec }[] = [];
-    for (const probe of probes) for (const from of pods) for (const to of pods) if (from.ref !== to.ref) cells.push({ from, to, probe });
+    this.targetIP = new Map();
+    if (this.o.via === 'service')
+      for (const [ref, svc] of await this.serviceTargets(pods, probes, false)) {
+        if (!this.families) this.targetIP.set(targetKey(ref), svc.clusterIP);
+        else for (const f of this.families) this.targetIP.set(targetKey(ref, f), svc.clusterIPs[f] ?? '');
+      }
+    const ipOf = (p: LivePod, family: IpFamily | undefined): string => this.targetIP.get(targetKey(p.ref, family)) ?? (family ? p.ips![family]! : p.ip);
+    const cells: { from: LivePod; to: LivePod; probe: ProbeSpec; family: IpFamily | undefined }[] = [];
+    // Each family's cells in one pass: the families' windows overlap, so a second family costs
+    // probes in flight, not another step's time.
+    for (const family of this.families ?? [undefined])
+      for (const probe of probes) for (const from of pods) for (const to of pods) if (from.ref !== to.ref) cells.push({ from, to, probe, family });
     const base = (c: (typeof cells)[number]): ProbeResult => ({
       from: c.from.ref,
       to: c.to.ref,
       port: c.probe.port,
       protocol: c.probe.protocol,
       ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}),
+      ...(c.family ? { ipFamily: c.family } : {}),
       allowed: null,
     });
     // SCTP cells are judged by ofproto/trace; no packet is sent, so the traces run alongside the probes.
@@ -616,7 +670,7 @@ export class ScenarioRunner {
     const errors: (string | undefined)[] = new Array<string | undefined>(cells.length);
     const pass = (list: (readonly [(typeof cells)[number], number])[], t: number): Promise<void> =>
       this.probeAll(
-        list.map(([c]) => ({ from: c.from.ref, ip: ipOf(c.to), port: c.probe.port, protocol: c.probe.protocol, ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}) })),
+        list.map(([c]) => ({ from: c.from.ref, ip: ipOf(c.to, c.family), port: c.probe.port, protocol: c.probe.protocol, ...(c.probe.sourcePort ? { sourcePort: c.probe.sourcePort } : {}) })),
         t,
       ).then((ok) =>
         list.forEach(([, i], k) => {
@@ -696,8 +750,12 @@ export class ScenarioRunner {
 
   /** Re-probes only the given cells (the conformance suite's settle loop) with the full window; SCTP cells are traced again. */
   async reprobe(pods: LivePod[], cells: ProbeResult[]): Promise<ProbeResult[]> {
-    const byRef = new Map(pods.map((p) => [p.ref, { ...p, ip: this.targetIP.get(p.ref) ?? p.ip }]));
-    const list = cells.filter((c) => c.protocol !== 'SCTP').map((c) => ({ from: c.from, ip: byRef.get(c.to)!.ip, port: c.port, protocol: c.protocol, ...(c.sourcePort ? { sourcePort: c.sourcePort } : {}) }));
+    const byRef = new Map(pods.map((p) => [p.ref, p]));
+    const ipOf = (c: ProbeResult): string => {
+      const p = byRef.get(c.to)!;
+      return this.targetIP.get(targetKey(p.ref, c.ipFamily)) ?? (c.ipFamily ? p.ips![c.ipFamily]! : p.ip);
+    };
+    const list = cells.filter((c) => c.protocol !== 'SCTP').map((c) => ({ from: c.from, ip: ipOf(c), port: c.port, protocol: c.protocol, ...(c.sourcePort ? { sourcePort: c.sourcePort } : {}) }));
     const [traced, ok] = await Promise.all([this.traceCells(cells.filter((c) => c.protocol === 'SCTP')), this.probeAll(list, this.o.timeoutMs ?? 1000)]);
     // Connected without the answer in the window: once more with the slow server's window (as probeMatrix).
     const slow = ok.map((a, k) => [a, k] as const).filter(([a]) => !a.ok && a.error === NO_ANSWER);

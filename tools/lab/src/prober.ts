@@ -76,7 +76,7 @@ function tcp(r: ProbeRequest): Promise<ProbeAnswer> {
 
 function udp(r: ProbeRequest): Promise<ProbeAnswer> {
   return new Promise((resolve) => {
-    const sock = createSocket('udp4');
+    const sock = createSocket(r.ip.includes(':') ? 'udp6' : 'udp4');
     let finished = false;
     const done = (ok: boolean, error?: string): void => {
       if (finished) return;

@@ -10,7 +10,7 @@ export const LAB_API_VERSION = 'lab.switchyard.io/v1alpha1';
 /** Error in a scenario file or in what a probe run found. */
 export class ScenarioError extends Error {
   constructor(
-    readonly code: 'INVALID_SCENARIO' | 'UNKNOWN_KIND' | 'UNKNOWN_POD' | 'NOT_READY' | 'NOT_REALIZED',
+    readonly code: 'INVALID_SCENARIO' | 'UNKNOWN_KIND' | 'UNKNOWN_POD' | 'INVALID_PLACEHOLDER' | 'NOT_READY' | 'NOT_REALIZED',
     message: string,
     readonly value?: unknown,
     readonly path?: string,
@@ -213,18 +213,69 @@ export function scenarioPods(sc: Scenario): Map<string, KubeObject> {
   return pods;
 }
 
-const PLACEHOLDER = /\{\{\s*podIP\s+([^\s}]+)\s*\}\}/g;
+/** An IP family a lab probes (Kubernetes' names). */
+export type IpFamily = 'IPv4' | 'IPv6';
 
-/** Replaces `{{podIP ns/name}}` in every string of `o` with the pod's IP (UNKNOWN_POD when it has none). */
-export function substitutePodIPs<T>(o: T, ipOf: (ref: string) => string | undefined, path = ''): T {
+/**
+ * `{{podIP ns/name}}` (the pod's address), `{{podCIDR ns/name}}` (that address as a host prefix,
+ * /32 or /128) and `{{cidr <IPv4 CIDR> <IPv6 CIDR>}}` (the one of the family).
+ */
+const PLACEHOLDER = /\{\{\s*(podIP|podCIDR|cidr)\s+([^\s}]+)(?:\s+([^\s}]+))?\s*\}\}/g;
+const HAS_PLACEHOLDER = /\{\{\s*(podIP|podCIDR|cidr)\s/;
+
+const familyOfIp = (ip: string): IpFamily => (ip.includes(':') ? 'IPv6' : 'IPv4');
+
+/**
+ * Whether `o` itself holds a placeholder: in a string of it, of its objects or of its string
+ * lists, not deeper inside a list of objects (whose elements are copied on their own). So of an
+ * egress rule `{to: [{ipBlock: ...}]}` it is the peer that is copied per family, not the rule.
+ */
+function ownsPlaceholder(o: unknown): boolean {
+  if (typeof o === 'string') return HAS_PLACEHOLDER.test(o);
+  if (Array.isArray(o)) return o.every((v) => typeof v === 'string') && o.some(ownsPlaceholder);
+  if (typeof o === 'object' && o !== null) return Object.values(o).some(ownsPlaceholder);
+  return false;
+}
+
+/**
+ * Resolves the placeholders in every string of `o` (UNKNOWN_POD for a pod with no address of the
+ * family, INVALID_PLACEHOLDER for a malformed one). `ipOf(ref, family)` gives a pod's address of
+ * `family`, or its primary one when `family` is undefined.
+ *
+ * `families` are the IP families the lab probes. With more than one (a dual-stack lab), an array
+ * element holding a placeholder (an ipBlock peer, an ANP `networks` entry, a ClusterGroup's
+ * ipBlock; the innermost such element, see `ownsPlaceholder`) becomes one element per family,
+ * each resolved in its family: so `{cidr:
+ * "{{cidr 10.0.0.0/8 fd00::/8}}", except: ["{{podCIDR x/b}}"]}` is an IPv4 block and an IPv6 block
+ * with the same meaning, and a scenario's expectations hold for both families.
+ */
+export function substitutePodIPs<T>(o: T, ipOf: (ref: string, family?: IpFamily) => string | undefined, path = '', families: readonly IpFamily[] = []): T {
+  return resolve(o, ipOf, path, families, families.length === 1 ? families[0] : undefined);
+}
+
+function resolve<T>(o: T, ipOf: (ref: string, family?: IpFamily) => string | undefined, path: string, families: readonly IpFamily[], family: IpFamily | undefined): T {
   if (typeof o === 'string')
-    return o.replace(PLACEHOLDER, (_m, ref: string) => {
-      const ip = ipOf(ref);
-      if (!ip) throw new ScenarioError('UNKNOWN_POD', `${path || 'value'}: {{podIP ${ref}}} names no pod with an IP`, ref, path);
-      return ip;
+    return o.replace(PLACEHOLDER, (m, kind: string, a: string, b: string | undefined) => {
+      if (kind === 'cidr') {
+        if (b === undefined || familyOfIp(a) !== 'IPv4' || familyOfIp(b) !== 'IPv6')
+          throw new ScenarioError('INVALID_PLACEHOLDER', `${path || 'value'}: ${m} must name an IPv4 CIDR, then an IPv6 one`, m, path);
+        return (family ?? 'IPv4') === 'IPv6' ? b : a;
+      }
+      if (b !== undefined) throw new ScenarioError('INVALID_PLACEHOLDER', `${path || 'value'}: ${m} takes one pod (ns/name)`, m, path);
+      const ip = ipOf(a, family);
+      if (!ip) throw new ScenarioError('UNKNOWN_POD', `${path || 'value'}: {{${kind} ${a}}} names no pod with an${family ? ` ${family}` : ''} address`, a, path);
+      return kind === 'podIP' ? ip : `${ip}/${familyOfIp(ip) === 'IPv6' ? 128 : 32}`;
     }) as T;
-  if (Array.isArray(o)) return o.map((v, i) => substitutePodIPs(v, ipOf, `${path}[${i}]`)) as T;
-  if (typeof o === 'object' && o !== null) return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, substitutePodIPs(v, ipOf, path ? `${path}.${k}` : k)])) as T;
+  if (Array.isArray(o)) {
+    const out: unknown[] = [];
+    o.forEach((v, i) => {
+      const at = `${path}[${i}]`;
+      if (family === undefined && families.length > 1 && ownsPlaceholder(v)) for (const f of families) out.push(resolve(v, ipOf, at, families, f));
+      else out.push(resolve(v, ipOf, at, families, family));
+    });
+    return out as T;
+  }
+  if (typeof o === 'object' && o !== null) return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, resolve(v, ipOf, path ? `${path}.${k}` : k, families, family)])) as T;
   return o;
 }
 
@@ -254,6 +305,8 @@ export interface ProbeResult {
   port: number;
   protocol: Protocol;
   sourcePort?: number;
+  /** The family probed, on a lab with IPv6 (dual-stack: each cell once per family); absent on an IPv4 lab. */
+  ipFamily?: IpFamily;
   allowed: boolean | null;
   /** Set when the verdict comes from ofproto/trace, not from a probe. */
   via?: 'trace';

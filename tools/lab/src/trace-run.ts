@@ -10,6 +10,7 @@ import { run } from '@switchyard/testbed';
 import type { LabNodeState } from './lab';
 import { agentGet } from './probe';
 import { TraceError, arrivingFromGateway, arrivingFromTunnel, parseTrace, traceArgv, verdictOf, type TracePacket, type TraceResult, type TraceVerdict } from './trace';
+import type { IpFamily } from './scenario';
 
 /** The pipeline's bridge, tunnel port and gateway interface as the lab's agents configure them. */
 const BRIDGE = 'br-int';
@@ -28,6 +29,8 @@ export interface TracedPod {
   /** The pod's gateway address (its next hop off its subnet). */
   gateway: string;
   prefixLength: number;
+  /** A dual-stack pod's IPv6 address and prefix length (an IPv6-only pod's one address is `ip`). */
+  ipv6?: { ip: string; prefixLength: number };
 }
 
 /** Per node: the ports a trace needs. */
@@ -48,6 +51,7 @@ interface PodInterfaceJson {
   podNamespace: string;
   ipCidr: string;
   gateway: string;
+  ipv6?: { ipCidr: string; gateway: string };
   mac: string;
   ofport: number;
 }
@@ -101,7 +105,8 @@ export class DataplaneTracer {
         for (const p of list) {
           const [ip, len] = p.ipCidr.split('/') as [string, string];
           const ref = `${p.podNamespace}/${p.podName}`;
-          pods.set(ref, { ref, node: n.name, ip, mac: p.mac, ofport: p.ofport, gateway: p.gateway, prefixLength: Number(len) });
+          const v6 = p.ipv6?.ipCidr.split('/');
+          pods.set(ref, { ref, node: n.name, ip, mac: p.mac, ofport: p.ofport, gateway: p.gateway, prefixLength: Number(len), ...(v6 ? { ipv6: { ip: v6[0]!, prefixLength: Number(v6[1]) } } : {}) });
         }
       }),
     );
@@ -128,19 +133,25 @@ export class DataplaneTracer {
    * ports), or a reason when a pod is not attached. A pod sends straight to a peer of its subnet
    * on the same node, else to its gateway's MAC.
    */
-  packetOf(topo: TraceTopology, from: string, to: string, protocol: 'SCTP' | 'TCP' | 'UDP', port: number, sourcePort?: number): { a: TracedPod; b: TracedPod; pkt: TracePacket } | string {
+  packetOf(topo: TraceTopology, from: string, to: string, protocol: 'SCTP' | 'TCP' | 'UDP', port: number, sourcePort?: number, family?: IpFamily): { a: TracedPod; b: TracedPod; pkt: TracePacket } | string {
     const a = topo.pods.get(from);
     const b = topo.pods.get(to);
     if (!a || !b) return `trace: no pod interface for ${!a ? from : to} on any node`;
     const na = topo.nodes.get(a.node)!;
-    const direct = a.node === b.node && Cidr.of(parseIp(a.ip), a.prefixLength).contains(parseIp(b.ip));
+    // The addresses of the family traced: `ip` is IPv4 on a dual-stack node, the one address otherwise.
+    const addr = (p: TracedPod): { ip: string; prefixLength: number } | undefined =>
+      family === undefined || (family === 'IPv6') === p.ip.includes(':') ? p : family === 'IPv6' ? p.ipv6 : undefined;
+    const sa = addr(a);
+    const sb = addr(b);
+    if (!sa || !sb) return `trace: no ${family} address for ${!sa ? from : to}`;
+    const direct = a.node === b.node && Cidr.of(parseIp(sa.ip), sa.prefixLength).contains(parseIp(sb.ip));
     const pkt: TracePacket = {
       protocol: protocol.toLowerCase() as TracePacket['protocol'],
       inPort: a.ofport,
       ethSrc: a.mac,
       ethDst: direct ? b.mac : na.gateway.mac,
-      ipSrc: a.ip,
-      ipDst: b.ip,
+      ipSrc: sa.ip,
+      ipDst: sb.ip,
       ttl: 64,
       srcPort: sourcePort ?? EPHEMERAL_PORT,
       dstPort: port,
@@ -153,8 +164,8 @@ export class DataplaneTracer {
    * when it reaches `to`'s port (through the tunnel and the peer's pipeline for another node),
    * blocked when a pipeline drops it, `allowed: null` with the reason when the traces cannot say.
    */
-  async judge(topo: TraceTopology, from: string, to: string, protocol: 'SCTP' | 'TCP' | 'UDP', port: number, sourcePort?: number): Promise<TraceVerdict> {
-    const got0 = this.packetOf(topo, from, to, protocol, port, sourcePort);
+  async judge(topo: TraceTopology, from: string, to: string, protocol: 'SCTP' | 'TCP' | 'UDP', port: number, sourcePort?: number, family?: IpFamily): Promise<TraceVerdict> {
+    const got0 = this.packetOf(topo, from, to, protocol, port, sourcePort, family);
     if (typeof got0 === 'string') return { allowed: null, unavailable: got0, nodes: [] };
     const { a, b, pkt } = got0;
     const na = topo.nodes.get(a.node)!;

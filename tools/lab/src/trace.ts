@@ -126,7 +126,10 @@ export interface TracePacket {
 /** The br_flow argument of ofproto/trace for `p`. */
 export function traceFlow(p: TracePacket): string {
   const tun = p.tunnel ? `,tun_id=${p.tunnel.id},tun_src=${p.tunnel.src},tun_dst=${p.tunnel.dst}` : '';
-  return `${p.protocol},in_port=${p.inPort}${tun},dl_src=${p.ethSrc},dl_dst=${p.ethDst},nw_src=${p.ipSrc},nw_dst=${p.ipDst},nw_ttl=${p.ttl},${p.protocol}_src=${p.srcPort},${p.protocol}_dst=${p.dstPort}`;
+  // IPv6: `sctp6`/`tcp6`/`udp6` and ipv6_src/dst; nw_ttl is the hop limit.
+  const v6 = p.ipSrc.includes(':');
+  const addrs = v6 ? `ipv6_src=${p.ipSrc},ipv6_dst=${p.ipDst}` : `nw_src=${p.ipSrc},nw_dst=${p.ipDst}`;
+  return `${p.protocol}${v6 ? '6' : ''},in_port=${p.inPort}${tun},dl_src=${p.ethSrc},dl_dst=${p.ethDst},${addrs},nw_ttl=${p.ttl},${p.protocol}_src=${p.srcPort},${p.protocol}_dst=${p.dstPort}`;
 }
 
 /**

@@ -1,5 +1,6 @@
-// NetworkPolicy conformance on the real lab: one 2-node lab for the whole suite, the x/y/z x a/b/c
-// pods created once (each scenario's step 1 re-applies them, which only restores labels a previous
+// NetworkPolicy conformance on the real lab: one 2-node dual-stack lab for the whole suite (every
+// cell probed over IPv4 and over IPv6 in the same pass, each family's verdict tied to explain() of
+// that family; ipBlock placeholders make one block per family), the x/y/z x a/b/c pods created once (each scenario's step 1 re-applies them, which only restores labels a previous
 // case changed), and for every scenario under conformance/ and every cell of every probe: the
 // dataplane verdict, the policy compiler's explain() on the same live objects, and the case's
 // expected matrix must all agree. SCTP cells (no SCTP in this kernel) get their dataplane verdict
@@ -52,12 +53,18 @@ let st: LabState;
 let runner: ScenarioRunner;
 /** The same pods probed through a ClusterIP Service per target pod. */
 let viaService: ScenarioRunner;
-const stats = { scenarios: 0, steps: 0, cells: 0, settled: 0, realizeMs: 0, probeMs: 0, traceMs: 0, started: Date.now() };
+const stats = { scenarios: 0, steps: 0, cells: 0, ipv6Cells: 0, settled: 0, realizeMs: 0, probeMs: 0, traceMs: 0, started: Date.now() };
 /** SCTP cells judged by ofproto/trace: allowed, blocked, agreeing with explain(), not judgeable. */
 const traced = { allowed: 0, blocked: 0, agree: 0, unavailable: 0 };
 
+/** The lab's IP family: dual-stack unless LAB_CONFORMANCE_IP_FAMILY says ipv4 or ipv6. */
+const IP_FAMILY = process.env.LAB_CONFORMANCE_IP_FAMILY ?? 'dual';
+const FAMILIES = IP_FAMILY === 'dual' ? (['IPv4', 'IPv6'] as const) : IP_FAMILY === 'ipv6' ? (['IPv6'] as const) : ([undefined] as const);
+/** Where a family's ClusterIPs come from (the lab API server's Service CIDRs). */
+const SERVICE_PREFIX: Record<string, string> = { IPv4: '10.96.', IPv6: 'fd00:10:96::', '': '10.96.' };
+
 beforeAll(() => {
-  lab('up', '--nodes', '2');
+  lab('up', '--nodes', '2', '--ip-family', IP_FAMILY);
   st = readState(labDir)!;
   runner = new ScenarioRunner({
     kube: labClient(st),
@@ -76,7 +83,7 @@ afterAll(async () => {
   viaService?.close();
   if (readState(labDir)) lab('down');
   process.stdout.write(
-    `conformance: ${stats.scenarios} scenarios, ${stats.steps} steps, ${stats.cells} probed cells, ${stats.settled} cells needed a re-probe; ` +
+    `conformance (${IP_FAMILY}): ${stats.scenarios} scenarios, ${stats.steps} steps, ${stats.cells} probed cells, ${stats.ipv6Cells} IPv6 cells judged (probed or traced), ${stats.settled} cells needed a re-probe; ` +
       `realize ${(stats.realizeMs / 1000).toFixed(1)} s, probe ${(stats.probeMs / 1000).toFixed(1)} s, wall ${((Date.now() - stats.started) / 1000).toFixed(1)} s; ` +
       `SCTP by ofproto/trace (${(stats.traceMs / 1000).toFixed(1)} s, alongside the probes): ${traced.allowed} allowed, ${traced.blocked} blocked, ${traced.agree} agree with explain(), ${traced.unavailable} unavailable\n`,
   );
@@ -112,7 +119,7 @@ const TRACE_REPORTED = 12;
 async function check(runner: ScenarioRunner, step: number, r: StepResult): Promise<Disagreement[]> {
   const engine = engineOf((await runner.clusterObjects()) as unknown as ClusterObject[]);
   const verdict = (c: ProbeResult): boolean =>
-    explain(engine, { src: c.from, dst: c.to, protocol: c.protocol, port: c.port, ...(c.sourcePort !== undefined ? { srcPort: c.sourcePort } : {}) }).allowed;
+    explain(engine, { src: c.from, dst: c.to, protocol: c.protocol, port: c.port, ...(c.sourcePort !== undefined ? { srcPort: c.sourcePort } : {}), ...(c.ipFamily ? { ipFamily: c.ipFamily } : {}) }).allowed;
   const probeOf = (c: ProbeResult) => r.probes.find((p) => p.protocol === c.protocol && p.port === c.port && p.sourcePort === c.sourcePort)!;
   let cells = r.results;
   const deadline = Date.now() + SETTLE_MS;
@@ -121,14 +128,15 @@ async function check(runner: ScenarioRunner, step: number, r: StepResult): Promi
     if (off.length === 0 || Date.now() > deadline) break;
     stats.settled += off.length;
     const again = await runner.reprobe(r.endpoints, off);
-    const key = (c: ProbeResult): string => `${c.protocol}/${c.port}/${c.sourcePort ?? ''}/${c.from}/${c.to}`;
+    const key = (c: ProbeResult): string => `${c.ipFamily ?? ''}/${c.protocol}/${c.port}/${c.sourcePort ?? ''}/${c.from}/${c.to}`;
     const byKey = new Map(again.map((c) => [key(c), c]));
     cells = cells.map((c) => byKey.get(key(c)) ?? c);
     await new Promise((res) => setTimeout(res, 200));
   }
   stats.cells += cells.filter((c) => c.allowed !== null && c.via !== 'trace').length;
+  for (const c of cells) if (c.ipFamily === 'IPv6' && c.allowed !== null) stats.ipv6Cells++;
   const probedOff = cells.filter((c) => c.protocol !== 'SCTP' && c.allowed !== verdict(c)).slice(0, TRACE_REPORTED);
-  const traces = new Map((await runner.traceVerdicts(probedOff).catch(() => [])).map((t) => [`${t.protocol}/${t.port}/${t.sourcePort ?? ''}/${t.from}/${t.to}`, t]));
+  const traces = new Map((await runner.traceVerdicts(probedOff).catch(() => [])).map((t) => [`${t.ipFamily ?? ''}/${t.protocol}/${t.port}/${t.sourcePort ?? ''}/${t.from}/${t.to}`, t]));
   const out: Disagreement[] = [];
   for (const c of cells) {
     const p = probeOf(c);
@@ -145,9 +153,9 @@ async function check(runner: ScenarioRunner, step: number, r: StepResult): Promi
     const dataplaneOk = c.allowed === ex && (c.protocol === 'SCTP') === (c.via === 'trace');
     if (ex !== expected || !dataplaneOk)
       out.push({
-        step: step + 1, probe: `${c.protocol}/${c.port}${c.sourcePort ? ` from :${c.sourcePort}` : ''}`, from: c.from, to: c.to, expected, explain: ex, dataplane: c.allowed,
+        step: step + 1, probe: `${c.ipFamily ? `${c.ipFamily} ` : ''}${c.protocol}/${c.port}${c.sourcePort ? ` from :${c.sourcePort}` : ''}`, from: c.from, to: c.to, expected, explain: ex, dataplane: c.allowed,
         ...(c.via ? { via: c.via } : {}), ...(c.unavailable ? { via: c.unavailable } : {}), ...(c.error ? { error: c.error } : {}),
-        ...traceOf(traces.get(`${c.protocol}/${c.port}/${c.sourcePort ?? ''}/${c.from}/${c.to}`)),
+        ...traceOf(traces.get(`${c.ipFamily ?? ''}/${c.protocol}/${c.port}/${c.sourcePort ?? ''}/${c.from}/${c.to}`)),
       });
   }
   return out;
@@ -164,11 +172,14 @@ async function conform(via: ScenarioRunner, suite: string, file: string): Promis
     stats.realizeMs += r.realizeMs;
     stats.probeMs += r.probeMs;
     stats.traceMs += r.traceMs;
-    expect(r.results.length).toBe(r.probes.length * r.pods.length * (r.pods.length - 1));
+    expect(r.results.length).toBe(FAMILIES.length * r.probes.length * r.pods.length * (r.pods.length - 1));
+    expect(new Set(r.results.map((c) => c.ipFamily))).toEqual(new Set(FAMILIES));
     if (via === viaService && r.probes.some((p) => p.protocol !== 'SCTP')) {
-      // Every target was probed at its own Service's ClusterIP, never at its pod IP.
-      const targets = via.probeTargets();
-      expect(r.endpoints.map((p) => targets.get(p.ref)?.startsWith('10.96.') && targets.get(p.ref) !== p.ip)).toEqual(r.endpoints.map(() => true));
+      // Every target was probed at its own Service's ClusterIP of each family, never at its pod IP.
+      for (const f of FAMILIES) {
+        const targets = via.probeTargets(f);
+        expect(r.endpoints.map((p) => targets.get(p.ref)?.startsWith(SERVICE_PREFIX[f ?? '']!) && !Object.values(p.ips ?? {}).includes(targets.get(p.ref)!))).toEqual(r.endpoints.map(() => true));
+      }
     }
     disagreements.push(...(await check(via, i, r)));
   });
@@ -183,7 +194,7 @@ async function conform(via: ScenarioRunner, suite: string, file: string): Promis
   expect(disagreements).toEqual([]);
 }
 
-describe.each(suites)('$suite on a 2-node lab', ({ suite, files }) => {
+describe.each(suites)(`$suite on a 2-node lab (${IP_FAMILY})`, ({ suite, files }) => {
   it.each(files)('%s', (file) => conform(runner, suite, file), 180_000);
 });
 

@@ -26,10 +26,11 @@ describe('conformance scenarios', () => {
   });
 
   it('turns model pod addresses into placeholders and a namespace subnet into its pods', () => {
-    expect(labAddresses({ cidr: '10.0.2.2/32', except: ['10.0.1.2/32'] })).toEqual({ cidr: '{{podIP y/b}}/32', except: ['{{podIP x/b}}/32'] });
-    expect(labAddresses([{ ipBlock: { cidr: '10.0.2.0/24', except: ['10.0.2.2/32'] } }])).toEqual([{ ipBlock: { cidr: '{{podIP y/a}}/32' } }, { ipBlock: { cidr: '{{podIP y/c}}/32' } }]);
-    expect(labAddresses({ networks: ['10.0.3.0/24'] })).toEqual({ networks: ['{{podIP z/a}}/32', '{{podIP z/b}}/32', '{{podIP z/c}}/32'] });
-    expect(labAddresses({ ipBlocks: [{ cidr: '10.0.1.0/24' }] })).toEqual({ ipBlocks: ['a', 'b', 'c'].map((p) => ({ cidr: `{{podIP x/${p}}}/32` })) });
-    expect(labAddresses({ cidr: '10.0.0.0/8' })).toEqual({ cidr: '10.0.0.0/8' });
+    expect(labAddresses({ cidr: '10.0.2.2/32', except: ['10.0.1.2/32'] })).toEqual({ cidr: '{{podCIDR y/b}}', except: ['{{podCIDR x/b}}'] });
+    expect(labAddresses([{ ipBlock: { cidr: '10.0.2.0/24', except: ['10.0.2.2/32'] } }])).toEqual([{ ipBlock: { cidr: '{{podCIDR y/a}}' } }, { ipBlock: { cidr: '{{podCIDR y/c}}' } }]);
+    expect(labAddresses({ networks: ['10.0.3.0/24'] })).toEqual({ networks: ['{{podCIDR z/a}}', '{{podCIDR z/b}}', '{{podCIDR z/c}}'] });
+    expect(labAddresses({ ipBlocks: [{ cidr: '10.0.1.0/24' }] })).toEqual({ ipBlocks: ['a', 'b', 'c'].map((p) => ({ cidr: `{{podCIDR x/${p}}}` })) });
+    expect(labAddresses({ cidr: '10.0.0.0/8' })).toEqual({ cidr: '{{cidr 10.0.0.0/8 fd00::/8}}' });
+    expect(labAddresses({ cidr: '0.0.0.0/0' })).toEqual({ cidr: '0.0.0.0/0' });
   });
 });

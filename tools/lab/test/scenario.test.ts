@@ -86,6 +86,25 @@ describe('scenario helpers', () => {
     expect(() => substitutePodIPs(o, () => undefined, 'np')).toThrow(expect.objectContaining({ code: 'UNKNOWN_POD', path: 'np.spec.egress[0].to[0].ipBlock.cidr' }));
   });
 
+  it('resolves podCIDR and cidr per family, and on a dual-stack run makes each array element holding one a copy per family', () => {
+    const addrs: Record<string, { IPv4: string; IPv6: string }> = { 'x/b': { IPv4: '10.10.1.5', IPv6: 'fd00:10:1::5' }, 'y/a': { IPv4: '10.10.2.3', IPv6: 'fd00:10:2::3' } };
+    const ipOf = (ref: string, f?: 'IPv4' | 'IPv6'): string | undefined => addrs[ref]?.[f ?? 'IPv4'];
+    const np = { spec: { egress: [{ to: [{ ipBlock: { cidr: '{{cidr 10.0.0.0/8 fd00::/8}}', except: ['{{podCIDR x/b}}'] } }, { podSelector: {} }] }] } };
+    const anp = { networks: ['0.0.0.0/0', '{{podCIDR y/a}}'] };
+    // One family: resolved in it, nothing copied.
+    expect(substitutePodIPs(np, ipOf, '', ['IPv4'])).toEqual({ spec: { egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.10.1.5/32'] } }, { podSelector: {} }] }] } });
+    expect(substitutePodIPs(np, ipOf, '', ['IPv6'])).toEqual({ spec: { egress: [{ to: [{ ipBlock: { cidr: 'fd00::/8', except: ['fd00:10:1::5/128'] } }, { podSelector: {} }] }] } });
+    // Both: the ipBlock peer becomes an IPv4 one and an IPv6 one, each of one family throughout.
+    expect(substitutePodIPs(np, ipOf, '', ['IPv4', 'IPv6'])).toEqual({
+      spec: { egress: [{ to: [{ ipBlock: { cidr: '10.0.0.0/8', except: ['10.10.1.5/32'] } }, { ipBlock: { cidr: 'fd00::/8', except: ['fd00:10:1::5/128'] } }, { podSelector: {} }] }] },
+    });
+    expect(substitutePodIPs(anp, ipOf, '', ['IPv4', 'IPv6'])).toEqual({ networks: ['0.0.0.0/0', '10.10.2.3/32', 'fd00:10:2::3/128'] });
+    // No family given (an IPv4 lab): the primary address, IPv4's CIDR.
+    expect(substitutePodIPs(anp, ipOf)).toEqual({ networks: ['0.0.0.0/0', '10.10.2.3/32'] });
+    expect(() => substitutePodIPs({ cidr: '{{cidr fd00::/8 10.0.0.0/8}}' }, ipOf, 'cg')).toThrow(expect.objectContaining({ code: 'INVALID_PLACEHOLDER', path: 'cg.cidr' }));
+    expect(() => substitutePodIPs({ cidr: '{{podCIDR x/b}}' }, () => undefined, 'cg', ['IPv6'])).toThrow(expect.objectContaining({ code: 'UNKNOWN_POD', message: expect.stringContaining('IPv6') }));
+  });
+
   it('evaluates expectations as ordered overrides of "allowed" with * for namespace or pod', () => {
     const ex = [
       { from: '*', to: 'x/*', allowed: false },

@@ -89,6 +89,12 @@ describe('trace flows', () => {
     ipSrc: sender.ip, ipDst: target.ip, ttl: 64, srcPort: 40000, dstPort: 81,
   };
 
+  it('builds an IPv6 br_flow with sctp6 and ipv6_src/dst (nw_ttl is the hop limit)', () => {
+    expect(traceFlow({ ...first, ipSrc: 'fd00:10:2::3', ipDst: 'fd00:10:1::4' })).toBe(
+      `sctp6,in_port=${sender.ofport},dl_src=${sender.mac},dl_dst=${node('node2').gateway.mac},ipv6_src=fd00:10:2::3,ipv6_dst=fd00:10:1::4,nw_ttl=64,sctp_src=40000,sctp_dst=81`,
+    );
+  });
+
   it('builds the br_flow the captured sender trace started from', () => {
     const captured = fixture('inter-node-allowed.send.txt').passes[0]!.flow;
     const built = parseFlowFields(traceFlow(first));
