@@ -12,7 +12,7 @@ import type { KubeObject } from '@switchyard/kube-api';
 import { Testbed, run, waitFor } from '@switchyard/testbed';
 import { ExternalNodeAgent } from '../src/index';
 import { PKG_DIR, startControlPlane, type ControlPlane } from './helpers';
-import { VM_IP, createVm, type Vm } from './external-node-vm';
+import { FABRIC_IP6, VM_IP, VM_IP6, createVm, ping, type Vm } from './external-node-vm';
 
 const NS = 'vm-ns';
 let tb: Testbed;
@@ -28,6 +28,8 @@ const BLOCKED = '10.66.0.5'; // the seed's ipBlock peer
 const OTHER = '10.66.0.1'; // no rule names it
 const NAMED = '10.66.0.7'; // what svc.example.test resolves to (FQDN egress rule)
 const UNNAMED = '10.66.0.8'; // a fabric address no name resolves to
+const BLOCKED6 = 'fd00:66::5'; // the IPv6 ipBlock peer of the seed's Reject rule
+const DROPPED6 = 'fd00:66::6'; // an IPv6 ipBlock peer of the Drop rule
 
 /** In the VM: resolve `name` with the fabric's DNS server, then connect at once to the first address on port 7000. */
 const RESOLVE_AND_CONNECT = `
@@ -62,7 +64,8 @@ async function vmReaches(ip: string): Promise<boolean> {
 
 /** One TCP connection from the fabric with source `src`: 'open', 'refused' (RST) or 'timeout' (dropped). */
 async function connect(src: string, port: number): Promise<'open' | 'refused' | 'timeout'> {
-  const r = await v.fabric.exec(['socat', '-T2', '-', `TCP:${VM_IP}:${port},bind=${src},connect-timeout=2`], { allowFailure: true, input: 'x\n', timeoutMs: 8000 });
+  const target = src.includes(':') ? `TCP6:[${VM_IP6}]:${port},bind=[${src}]` : `TCP:${VM_IP}:${port},bind=${src}`;
+  const r = await v.fabric.exec(['socat', '-T2', '-', `${target},connect-timeout=2`], { allowFailure: true, input: 'x\n', timeoutMs: 8000 });
   if (r.stdout.trim() === 'pong') return 'open';
   if (/refused/i.test(r.stderr)) return 'refused';
   return 'timeout';
@@ -104,15 +107,20 @@ async function opens(src: string, port: number): Promise<boolean> {
   return false;
 }
 
-const externalNode = (name: string, ip: string, role: string): KubeObject => ({
-  apiVersion: 'crd.antrea.io/v1alpha1', kind: 'ExternalNode', metadata: { name, namespace: NS, labels: { role } }, spec: { interfaces: [{ name: '', ips: [ip] }] },
+const externalNode = (name: string, ips: string[], role: string): KubeObject => ({
+  apiVersion: 'crd.antrea.io/v1alpha1', kind: 'ExternalNode', metadata: { name, namespace: NS, labels: { role } }, spec: { interfaces: [{ name: '', ips }] },
 });
 
 beforeAll(async () => {
   tb = await Testbed.create();
-  v = await createVm(tb);
+  // The VM has IPv6 too (fd00:66::2/64): its IPv6 is policed as its IPv4 is.
+  v = await createVm(tb, { ipv6: true });
   for (const ip of [FRONT, BYPASS, BLOCKED, NAMED, UNNAMED]) await v.fabric.exec(['ip', 'addr', 'add', `${ip}/24`, 'dev', 'f0']);
-  for (const port of [22, 80]) tb.spawn(['socat', `TCP-LISTEN:${port},reuseaddr,fork`, 'SYSTEM:echo pong'], v.vm.name);
+  for (const ip of [BLOCKED6, DROPPED6]) await v.fabric.exec(['ip', 'addr', 'add', `${ip}/64`, 'dev', 'f0', 'nodad']);
+  for (const port of [22, 80]) {
+    tb.spawn(['socat', `TCP-LISTEN:${port},reuseaddr,fork`, 'SYSTEM:echo pong'], v.vm.name);
+    tb.spawn(['socat', `TCP6-LISTEN:${port},reuseaddr,fork,ipv6only=1`, 'SYSTEM:echo pong'], v.vm.name);
+  }
   tb.spawn(['socat', 'UDP-LISTEN:5300,reuseaddr,fork', 'SYSTEM:echo pong'], v.vm.name);
   // The fabric side of the FQDN test: a TCP server on every fabric address and a DNS server.
   tb.spawn(['socat', '-t5', 'TCP-LISTEN:7000,reuseaddr,fork', 'SYSTEM:echo pong'], v.fabric.name);
@@ -124,21 +132,21 @@ beforeAll(async () => {
   cp = await startControlPlane('vm1');
   cp.api.createObjects([{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } }]);
   cp.api.createObjects(YAML.parseAllDocuments(readFileSync(join(PKG_DIR, 'build', 'externalnode', 'vm-agent-rbac.yaml'), 'utf8')).map((d) => d.toJSON() as KubeObject));
-  cp.api.createObjects([externalNode('vm1', VM_IP, 'db'), externalNode('vm-front', FRONT, 'front')]);
+  cp.api.createObjects([externalNode('vm1', [VM_IP, VM_IP6], 'db'), externalNode('vm-front', [FRONT], 'front')]);
   // The seed's policy, and a Drop of SSH from BYPASS that the agent's bypass rule overrides.
   cp.api.createObjects([
     {
       apiVersion: 'crd.antrea.io/v1beta1', kind: 'NetworkPolicy', metadata: { name: 'anp1', namespace: NS },
       spec: {
         priority: 9000, appliedTo: [{ externalEntitySelector: { matchLabels: { role: 'db' } } }],
-        ingress: [{ action: 'Reject', ports: [{ protocol: 'TCP', port: 22 }], from: [{ externalEntitySelector: { matchLabels: { role: 'front' } } }, { ipBlock: { cidr: `${BLOCKED}/32` } }] }],
+        ingress: [{ action: 'Reject', ports: [{ protocol: 'TCP', port: 22 }], from: [{ externalEntitySelector: { matchLabels: { role: 'front' } } }, { ipBlock: { cidr: `${BLOCKED}/32` } }, { ipBlock: { cidr: `${BLOCKED6}/128` } }] }],
       },
     },
     {
       apiVersion: 'crd.antrea.io/v1beta1', kind: 'NetworkPolicy', metadata: { name: 'drop-ssh', namespace: NS },
       spec: {
         priority: 9001, appliedTo: [{ externalEntitySelector: { matchLabels: { role: 'db' } } }],
-        ingress: [{ action: 'Drop', ports: [{ protocol: 'TCP', port: 22 }], from: [{ ipBlock: { cidr: `${BYPASS}/32` } }] }],
+        ingress: [{ action: 'Drop', ports: [{ protocol: 'TCP', port: 22 }], from: [{ ipBlock: { cidr: `${BYPASS}/32` } }, { ipBlock: { cidr: `${DROPPED6}/128` } }] }],
       },
     },
   ]);
@@ -182,7 +190,7 @@ afterAll(async () => {
 describe('Antrea NetworkPolicy applied to an ExternalNode', () => {
   test('the controller made the ExternalEntity and the agent received the policies', async () => {
     const ee = await cp.kube.request<KubeObject>('GET', `/apis/crd.antrea.io/v1alpha2/namespaces/${NS}/externalentities/vm1`);
-    expect(ee).toMatchObject({ metadata: { labels: { role: 'db' } }, spec: { externalNode: 'vm1', endpoints: [{ ip: VM_IP }] } });
+    expect(ee).toMatchObject({ metadata: { labels: { role: 'db' } }, spec: { externalNode: 'vm1', endpoints: [{ ip: VM_IP }, { ip: VM_IP6 }] } });
     expect(agent!.part('policies').policies.view.counts.policies).toBe(2);
   });
 
@@ -195,6 +203,19 @@ describe('Antrea NetworkPolicy applied to an ExternalNode', () => {
     expect(await opens(OTHER, 22)).toBe(true);
     expect(await opens(FRONT, 80)).toBe(true);
     expect(await opens(BLOCKED, 80)).toBe(true);
+  });
+
+  test('polices IPv6 as IPv4: the IPv6 ipBlock peers are rejected (RST over IPv6) and dropped, other IPv6 sources and ports get through, and neighbour discovery crosses', async () => {
+    expect(await connect(BLOCKED6, 22)).toBe('refused');
+    expect(await connect(DROPPED6, 22)).toBe('timeout');
+    expect(await opens(FABRIC_IP6, 22)).toBe(true);
+    expect(await opens(BLOCKED6, 80)).toBe(true);
+    expect(await opens(DROPPED6, 80)).toBe(true);
+    // ND went through the pair untouched (the neighbour entries above were learnt) and ICMPv6 echo is policed and allowed.
+    expect(await ping(v.vm, FABRIC_IP6)).toBe(true);
+    const flows = await v.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', v.ovs.mgmtSocket('br-int'));
+    expect(flows).toContain(`ipv6_src=${BLOCKED6}`);
+    expect(flows).toMatch(/icmp6,icmp_type=135 actions=goto_table/);
   });
 
   test('a policy bypass rule lets its source through despite a Drop rule', async () => {

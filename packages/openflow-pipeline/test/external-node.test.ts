@@ -40,6 +40,37 @@ describe('ExternalNode pair-port pipeline', () => {
   });
 });
 
+describe('IPv6 on an ExternalNode (the agent config with IPv6 placeholders)', () => {
+  const v6 = (spec: ExternalNodeSpec): NodeFlows => {
+    const s = state(spec);
+    return computeNodeFlows({ ...s, config: { ...s.config, podCIDRv6: '::/128', gateway: { ...s.config.gateway, ipv6: '::' } } });
+  };
+  const nf = v6({ interfaces: [{ ...iface, ips: ['172.16.100.3', 'fd00:66::2'] }], bypass: [{ direction: 'ingress', protocol: 'ICMP', cidr: 'fd00:70::/64' }, { direction: 'egress', protocol: 'TCP', cidr: 'fd00:53::1/128', port: 53 }] });
+
+  test.each([
+    'table=PipelineRootClassifier, priority=200,ipv6 actions=goto_table:Classifier',
+    'table=Classifier, priority=200,ipv6,in_port=1 actions=set_field:0x4/0xf->reg0,set_field:0x2->reg1,set_field:0x200000/0x600000->reg0,goto_table:ConntrackZone',
+    'table=ConntrackZone, priority=200,ipv6 actions=ct(table=ConntrackState,zone=65510)',
+    'table=ConntrackState, priority=200,ct_state=+inv+trk,ipv6 actions=drop',
+    'table=ConntrackCommit, priority=200,ct_state=+new+trk,ipv6 actions=ct(commit,table=Output,zone=65510)',
+    'table=PipelineRootClassifier, priority=210,icmp6,icmp_type=135 actions=goto_table:NonIP',
+    'table=PipelineRootClassifier, priority=210,icmp6,icmp_type=134 actions=goto_table:NonIP',
+    'table=AntreaPolicyIngressRule, priority=64990,icmp6,ipv6_src=fd00:70::/64 actions=goto_table:IngressMetric',
+    'table=AntreaPolicyEgressRule, priority=64990,tcp6,ipv6_dst=fd00:53::1,tp_dst=53 actions=goto_table:EgressMetric',
+  ])('polices IPv6 in its own conntrack zone, lets the link ICMPv6 cross: %s', (literal) => {
+    expect(has(nf, literal)).toBe(true);
+  });
+
+  test('ICMPv6 echo is policed (only the link types cross untouched)', () => {
+    expect(has(nf, 'table=PipelineRootClassifier, priority=210,icmp6,icmp_type=128 actions=goto_table:NonIP')).toBe(false);
+  });
+
+  test('without the IPv6 placeholders IPv6 crosses as non-IP and an IPv6 bypass rule has nothing to bypass', () => {
+    const v4 = computeNodeFlows(state({ interfaces: [iface], bypass: [{ direction: 'ingress', protocol: 'IP', cidr: 'fd00:70::/64' }] }));
+    expect(dumpFlows(v4).filter((l) => l.includes('ipv6') || l.includes('icmp6'))).toEqual([]);
+  });
+});
+
 describe('policy bypass rules', () => {
   const bypassFlows = (bypass: ExternalNodeSpec['bypass']) => {
     const nf = computeNodeFlows(state({ interfaces: [iface], ...(bypass ? { bypass } : {}) }));

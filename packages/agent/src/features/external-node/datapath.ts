@@ -12,7 +12,7 @@ import { resumeRound } from '../../bridge';
 import { AgentError } from '../../errors';
 import { DatapathPurger, FlowSync, type NodeSlices } from '../../flow-sync';
 import { externalNodePipelineFeatures } from '../pipeline';
-import { HostLinks, isIpv6 } from './host-links';
+import { HostLinks } from './host-links';
 import { UplinkSwap, type SwapStep, type SwappedInterface } from './uplink-swap';
 
 /** OpenFlow controller id the policy pipeline's packet-ins name (as the node part's). */
@@ -92,8 +92,11 @@ export class ExternalNodeDatapath {
           round,
           trafficMode: 'encap',
           // No gateway on an ExternalNode: the pod pipeline that would use it is not in the feature list.
-          gateway: { ofport: 0, ip: '0.0.0.0', mac: '00:00:00:00:00:00' },
+          // The IPv6 placeholders turn IPv6 policing on (the ExternalNode and policy flows of both
+          // families): IPv6 of the VM goes through the policy tables as IPv4 does.
+          gateway: { ofport: 0, ip: '0.0.0.0', ipv6: '::', mac: '00:00:00:00:00:00' },
           podCIDR: '0.0.0.0/32',
+          podCIDRv6: '::/128',
           nodeIP: '0.0.0.0',
           netdevDatapath: o.datapathType === 'netdev',
           enableAntreaPolicy: true,
@@ -130,8 +133,8 @@ export class ExternalNodeDatapath {
       this.interfaces.set(d.name, s);
     }
     const spec: ExternalNodeSpec = {
-      // The pipeline polices IPv4; IPv6 crosses the pair as non-IP traffic (docs/external-node.md).
-      interfaces: [...this.interfaces.values()].map((i) => ({ uplinkOfport: i.uplinkOfport, pairOfport: i.pairOfport, ips: i.addresses.filter((a) => !isIpv6(a.ip)).map((a) => a.ip) })),
+      // IPv4 and global IPv6 addresses (what the swap moves): rules applied to the VM match both families.
+      interfaces: [...this.interfaces.values()].map((i) => ({ uplinkOfport: i.uplinkOfport, pairOfport: i.pairOfport, ips: i.addresses.map((a) => a.ip) })),
       ...(this.o.bypass?.length ? { bypass: [...this.o.bypass] } : {}),
     };
     if (sync) await this.flows.set(externalNodeSlices(spec));
