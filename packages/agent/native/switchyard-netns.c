@@ -14,12 +14,19 @@
  *   Dual-stack: three more fields, ADDRESS6 PREFIX6 GATEWAY6: IFNAME's disable_ipv6=0 instead,
  *     ADDRESS6/PREFIX6 on IFNAME without duplicate address detection (IFA_F_NODAD: the node's to
  *     give, and DAD would hold it tentative for a second), the IPv6 default route via GATEWAY6.
+ *   IPv6-only: ADDRESS, PREFIX and GATEWAY are `-` and the three IPv6 fields follow: no IPv4
+ *     address or route, the rest as dual-stack.
  *   ID  podveth  (the ten fields above)  MTU  MAC  [ADDRESS6 PREFIX6 GATEWAY6]
  *     The same, after creating the veth pair in NODE_NETNS with one RTM_NEWLINK: HOST_IF up and
  *     promiscuous with MTU, its peer IFNAME (MTU, MAC) directly in POD_NETNS. The pod end is brought
  *     up within microseconds of the creation (the kernel refuses a veth peer created up: ENOTCONN),
  *     so ovs-vswitchd, which reconfigures every bridge on each link event in its namespace, sees the
  *     creation and the host end's carrier as one burst (docs/agent.md, "Where the ADD waits").
+ *   ID  podna  POD_NETNS  IFNAME  ADDRESS6
+ *     In POD_NETNS: one unsolicited Neighbor Advertisement (RFC 4861 7.2.6) for ADDRESS6 from
+ *     IFNAME to all nodes (ff02::1), Override set, IFNAME's MAC as the target link-layer address,
+ *     so neighbours holding a stale entry for a reused address learn the pod's MAC (IPv6's
+ *     gratuitous ARP). Sent once the pod's port is in the bridge.
  * Answer: `ID ok`, `ID err STEP: REASON`, or for a refused creation `ID nlerr ERRNO_NAME REASON`.
  * The helper always returns to its own namespace.
  */
@@ -32,6 +39,7 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <linux/veth.h>
+#include <netinet/icmp6.h>
 #include <linux/sockios.h>
 #include <sched.h>
 #include <stdio.h>
@@ -285,9 +293,9 @@ static int host_side(const char *dev) {
   return sysctl_dev("ipv4", dev, "arp_ignore", "8", step) || sysctl_dev("ipv4", dev, "forwarding", "0", step) || sysctl_dev("ipv6", dev, "disable_ipv6", "1", step) ? -1 : 0;
 }
 
-/* A dual-stack pod's IPv6 address and gateway (v6 == 0: IPv4 only). */
+/* A dual-stack or IPv6-only pod's IPv6 address and gateway (v6 == 0: IPv4 only; v4 == 0: IPv6 only). */
 struct pod6 {
-  int v6;
+  int v6, v4;
   struct in6_addr ip, gw;
   int prefix;
 };
@@ -305,7 +313,8 @@ static int pod_side(const char *dev, struct in_addr ip, int prefix, struct in_ad
   if (index == 0) return fail(step, dev, errno);
   int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
   if (fd < 0) return fail(step, "netlink socket", errno);
-  int r = link_up(fd, index, dev, step) || link_up(fd, index_of("lo"), "lo", step) || addr_replace(fd, index, ip, prefix, step) || default_route(fd, index, gw, step) ? -1 : 0;
+  int r = link_up(fd, index, dev, step) || link_up(fd, index_of("lo"), "lo", step) ? -1 : 0;
+  if (r == 0 && six->v4) r = addr_replace(fd, index, ip, prefix, step) || default_route(fd, index, gw, step) ? -1 : 0;
   if (r == 0 && six->v6) r = addr6_replace(fd, index, &six->ip, six->prefix, step) || default_route6(fd, index, &six->gw, step) ? -1 : 0;
   close(fd);
   if (r == 0 && txoff) r = tx_off(dev, step);
@@ -328,15 +337,20 @@ static int parse_mac(const char *text, unsigned char mac[6]) {
 static int podlink(int home, char **f, int create, int extra) {
   const char *node = f[2], *host_if = f[3], *pod_ns = f[4], *ifname = f[5];
   struct in_addr ip, gw;
+  memset(&ip, 0, sizeof ip);
+  memset(&gw, 0, sizeof gw);
   int prefix = atoi(f[7]), txoff = strcmp(f[9], "1") == 0;
   int mtu = create ? atoi(f[10]) : 0;
   unsigned char mac[6];
-  if (inet_pton(AF_INET, f[6], &ip) != 1 || inet_pton(AF_INET, f[8], &gw) != 1 || prefix < 0 || prefix > 32 || (create && (mtu < 68 || parse_mac(f[11], mac) < 0))) {
+  /* IPv6-only: the IPv4 fields are `-` and the IPv6 ones must follow. */
+  int v4 = !(strcmp(f[6], "-") == 0 && strcmp(f[7], "-") == 0 && strcmp(f[8], "-") == 0 && extra);
+  if ((v4 && (inet_pton(AF_INET, f[6], &ip) != 1 || inet_pton(AF_INET, f[8], &gw) != 1 || prefix < 0 || prefix > 32)) || (create && (mtu < 68 || parse_mac(f[11], mac) < 0))) {
     snprintf(failure, sizeof failure, "request: bad address, prefix, gateway, MTU or MAC");
     return -1;
   }
   struct pod6 six;
   memset(&six, 0, sizeof six);
+  six.v4 = v4;
   if (extra) {
     char **g = f + (create ? 12 : 10);
     six.v6 = 1;
@@ -357,6 +371,78 @@ static int podlink(int home, char **f, int create, int extra) {
   close(pod_fd);
   if (setns(home, CLONE_NEWNET) < 0) {
     /* Stuck in another namespace: every later request would act in the wrong place. */
+    fprintf(stderr, "switchyard-netns: cannot return to its own namespace: %s\n", strerror(errno));
+    exit(3);
+  }
+  return r;
+}
+
+/* The device's MAC (SIOCGIFHWADDR) in the current namespace. */
+static int mac_of(const char *dev, unsigned char mac[6], const char *step) {
+  int s = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return fail(step, "socket", errno);
+  struct ifreq ifr;
+  memset(&ifr, 0, sizeof ifr);
+  strncpy(ifr.ifr_name, dev, IFNAMSIZ - 1);
+  int r = ioctl(s, SIOCGIFHWADDR, &ifr);
+  int err = errno;
+  close(s);
+  if (r < 0) return fail(step, dev, err);
+  memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
+  return 0;
+}
+
+/*
+ * One unsolicited Neighbor Advertisement for `ip` from `dev` to ff02::1, in the current namespace:
+ * a raw ICMPv6 socket (the kernel fills in the checksum), hop limit 255 as RFC 4861 requires, the
+ * source bound to `ip`.
+ */
+static int send_na(const char *dev, const struct in6_addr *ip) {
+  const char *step = "neighbor advertisement";
+  unsigned char mac[6];
+  if (mac_of(dev, mac, step)) return -1;
+  int index = index_of(dev);
+  if (index == 0) return fail(step, dev, errno);
+  int s = socket(AF_INET6, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMPV6);
+  if (s < 0) return fail(step, "raw ICMPv6 socket", errno);
+  int hops = 255;
+  struct sockaddr_in6 src = {.sin6_family = AF_INET6, .sin6_addr = *ip};
+  int r = 0;
+  if (setsockopt(s, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, &hops, sizeof hops) < 0 || setsockopt(s, IPPROTO_IPV6, IPV6_MULTICAST_IF, &index, sizeof index) < 0)
+    r = fail(step, "socket options", errno);
+  else if (bind(s, (struct sockaddr *)&src, sizeof src) < 0)
+    r = fail(step, "bind to the pod's address", errno);
+  if (r == 0) {
+    struct {
+      struct nd_neighbor_advert na;
+      struct nd_opt_hdr opt;
+      unsigned char lladdr[6];
+    } __attribute__((packed)) pkt;
+    memset(&pkt, 0, sizeof pkt);
+    pkt.na.nd_na_type = ND_NEIGHBOR_ADVERT;
+    pkt.na.nd_na_flags_reserved = ND_NA_FLAG_OVERRIDE;
+    pkt.na.nd_na_target = *ip;
+    pkt.opt.nd_opt_type = ND_OPT_TARGET_LINKADDR;
+    pkt.opt.nd_opt_len = 1; /* in units of 8 bytes: the 2-byte header and the 6-byte MAC */
+    memcpy(pkt.lladdr, mac, 6);
+    struct sockaddr_in6 dst = {.sin6_family = AF_INET6, .sin6_scope_id = (uint32_t)index};
+    inet_pton(AF_INET6, "ff02::1", &dst.sin6_addr);
+    if (sendto(s, &pkt, sizeof pkt, 0, (struct sockaddr *)&dst, sizeof dst) != (ssize_t)sizeof pkt) r = fail(step, "sendto ff02::1", errno);
+  }
+  close(s);
+  return r;
+}
+
+/* podna: POD_NETNS IFNAME ADDRESS6 (f[2..4]). */
+static int podna(int home, char **f) {
+  struct in6_addr ip;
+  if (inet_pton(AF_INET6, f[4], &ip) != 1) {
+    snprintf(failure, sizeof failure, "request: bad IPv6 address");
+    return -1;
+  }
+  int r = enter(f[2], "enter pod namespace");
+  if (r == 0) r = send_na(f[3], &ip);
+  if (setns(home, CLONE_NEWNET) < 0) {
     fprintf(stderr, "switchyard-netns: cannot return to its own namespace: %s\n", strerror(errno));
     exit(3);
   }
@@ -384,6 +470,7 @@ int main(void) {
     int r;
     if (strcmp(f[1], "podlink") == 0 && (nf == 10 || nf == 13)) r = podlink(home, f, 0, nf == 13);
     else if (strcmp(f[1], "podveth") == 0 && (nf == 12 || nf == 15)) r = podlink(home, f, 1, nf == 15);
+    else if (strcmp(f[1], "podna") == 0 && nf == 5) r = podna(home, f);
     else {
       snprintf(failure, sizeof failure, "request: unknown operation or wrong field count (%s, %d fields)", f[1], nf);
       r = -1;

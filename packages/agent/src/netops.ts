@@ -251,15 +251,17 @@ export class NodeNetwork {
     // refused at link creation, and disable_ipv6 has no netlink form), so they ride with the pod
     // side's setup: one request to switchyard-netns, or without it one child (echo is a shell
     // builtin: no extra process).
-    // switchyard-netns takes an IPv4 address first: an IPv6-only pod is set up by the child below.
-    if (this.helper && !v6Only) {
+    if (this.helper) {
       const [ip = '', prefix = '32'] = spec.ipCidr.split('/');
-      const [ip6 = '', prefix6 = '128'] = spec.ipv6?.ipCidr.split('/') ?? [];
+      // An IPv6-only pod's one address goes in the helper's IPv6 fields (its IPv4 ones are `-`).
+      const six = v6Only ? { ipCidr: spec.ipCidr, gateway: spec.gateway } : spec.ipv6;
+      const [ip6 = '', prefix6 = '128'] = six?.ipCidr.split('/') ?? [];
       await this.helper.podVeth({
         nodeNetns: this.nodeNetns === undefined ? undefined : netnsPath(this.nodeNetns),
-        hostIfName: spec.hostIfName, podNetns: spec.netns, ifname: spec.ifname, ip, prefix: Number(prefix), gateway: spec.gateway, txOffloadOff: spec.txOffloadOff,
+        hostIfName: spec.hostIfName, podNetns: spec.netns, ifname: spec.ifname, txOffloadOff: spec.txOffloadOff,
+        ...(v6Only ? { ip: undefined, prefix: undefined, gateway: undefined } : { ip, prefix: Number(prefix), gateway: spec.gateway }),
         mtu: spec.mtu, mac: spec.mac,
-        ...(spec.ipv6 ? { ipv6: { ip: ip6, prefix: Number(prefix6), gateway: spec.ipv6.gateway } } : {}),
+        ...(six ? { ipv6: { ip: ip6, prefix: Number(prefix6), gateway: six.gateway } } : {}),
       });
       return;
     }
@@ -560,12 +562,21 @@ export class NodeNetwork {
   }
 
   /**
-   * Announces the pod's address with a gratuitous ARP from inside its namespace (a packet sent
-   * from the pod's interface: arping in a child there; not an rtnetlink request). Best effort:
-   * arping exits non-zero when nobody answers, which is normal for an unsolicited announcement.
+   * Announces the pod's address from inside its namespace: an IPv4 address with a gratuitous ARP
+   * (arping in a child there; not an rtnetlink request; best effort: arping exits non-zero when
+   * nobody answers, which is normal for an unsolicited announcement), an IPv6 address with an
+   * unsolicited Neighbor Advertisement sent by switchyard-netns (none without the helper).
    */
   async announce(netns: string, ifname: string, ip: string): Promise<void> {
     check(NAME_RE, ifname, 'CNI_IFNAME');
+    if (ip.includes(':')) {
+      check((t) => ipv6Of(t) !== undefined, ip, 'pod IPv6 address');
+      // An unsolicited Neighbor Advertisement: no packet tool here sends one, switchyard-netns does.
+      if (!this.helper) return;
+      if (/\s/.test(netns)) throw new AgentError('INVALID_CONFIG', 'netns path contains whitespace', netns, 'CNI_NETNS');
+      await this.helper.neighborAdvertisement(netns, ifname, ip);
+      return;
+    }
     check(isIpv4, ip, 'pod address');
     await this.pod(netns, 'arping -q -U -c 1 -w 0 -i "$1" "$2" >/dev/null 2>&1 || true', [ifname, ip]);
   }

@@ -3,7 +3,8 @@
 // the gateway with its IPv6 address and no IPv4 one, the pod with one IPv6 address and the IPv6
 // default route and no IPv4 address, the CNI 1.0 result, IPv6 to the gateway through the pipeline,
 // CHECK before and after an agent restart, DEL releasing the address. The switchyard-netns helper
-// is configured: an IPv6-only pod is set up by the nsenter child all the same.
+// sets the IPv6-only pod up (its IPv4 fields `-`), and sends the pod's unsolicited Neighbor
+// Advertisement, which the node's host learns the pod's MAC from.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Testbed, run, waitFor } from '@switchyard/testbed';
@@ -63,4 +64,18 @@ it('ADD gives the pod one IPv6 address and the IPv6 default route; CHECK passes 
   expect(del.code).toBe(0);
   expect(readdirSync(join(node!.dir, 'networks', 'switchyard')).filter((f) => f.startsWith(V6))).toEqual([]);
   expect((await sb.netns.exec(['ip', '-o', 'link', 'show'])).stdout).not.toContain('eth0');
+});
+
+it('announces the pod with an unsolicited Neighbor Advertisement: the host learns its MAC without asking', async () => {
+  // The node (a router: forwarding on) takes an advertisement for an address it has no entry for.
+  await inNode(['sysctl', '-qw', 'net.ipv6.conf.sy-gw0.accept_untracked_na=1']);
+  const sb = await sandbox(tb, 'na6');
+  const env = { containerId: sb.containerId, netns: sb.netns.path, ifname: 'eth0', args: podArgs('default', 'na6') };
+  const add = await cni('ADD', env, netconf(node!.socket));
+  expect(add.code).toBe(0);
+  const ip = (add.out.ips as { address: string }[])[0]!.address.split('/')[0]!;
+  const mac = (add.out.interfaces as { mac?: string; sandbox?: string }[]).find((i) => i.sandbox)!.mac!;
+  // Nothing in the pod sends to this address's neighbours: only the advertisement can put it there.
+  await waitFor('the host neighbour entry from the advertisement', async () => (await inNode(['ip', '-6', 'neigh', 'show', ip, 'dev', 'sy-gw0'])).includes(`lladdr ${mac}`), { timeoutMs: 30_000, intervalMs: 200 });
+  expect((await cni('DEL', env, netconf(node!.socket))).code).toBe(0);
 });

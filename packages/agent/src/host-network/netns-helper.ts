@@ -29,11 +29,12 @@ export interface PodLinkRequest {
   hostIfName: string;
   podNetns: string;
   ifname: string;
-  ip: string;
-  prefix: number;
-  gateway: string;
+  /** The IPv4 address, prefix length and default gateway; absent for an IPv6-only pod (then `ipv6` is required). */
+  ip: string | undefined;
+  prefix: number | undefined;
+  gateway: string | undefined;
   txOffloadOff: boolean;
-  /** Dual-stack: the pod's IPv6 address, prefix length and default gateway (IPv6 stays on in the pod). */
+  /** Dual-stack or IPv6-only: the pod's IPv6 address, prefix length and default gateway (IPv6 stays on in the pod). */
   ipv6?: { ip: string; prefix: number; gateway: string };
 }
 
@@ -66,7 +67,7 @@ export class NetnsHelper {
 
   /** The host end's sysctls and offload in the node namespace, then the pod end's address, links, route, IPv6 and offload in the pod's. */
   podLink(r: PodLinkRequest): Promise<void> {
-    const fields = ['podlink', r.nodeNetns ?? '-', r.hostIfName, r.podNetns, r.ifname, r.ip, String(r.prefix), r.gateway, r.txOffloadOff ? '1' : '0', ...v6Fields(r)];
+    const fields = ['podlink', r.nodeNetns ?? '-', r.hostIfName, r.podNetns, r.ifname, ...v4Fields(r), r.txOffloadOff ? '1' : '0', ...v6Fields(r)];
     for (const f of fields) if (/[\t\n]/.test(f) || f === '') throw new AgentError('INVALID_CONFIG', 'a switchyard-netns field is empty or holds a tab or newline', f);
     return this.request(fields);
   }
@@ -78,9 +79,20 @@ export class NetnsHelper {
    * {@link NetlinkError} carrying the kernel's errno, as the agent's own rtnetlink request would.
    */
   podVeth(r: PodVethRequest): Promise<void> {
-    const fields = ['podveth', r.nodeNetns ?? '-', r.hostIfName, r.podNetns, r.ifname, r.ip, String(r.prefix), r.gateway, r.txOffloadOff ? '1' : '0', String(r.mtu), r.mac, ...v6Fields(r)];
+    const fields = ['podveth', r.nodeNetns ?? '-', r.hostIfName, r.podNetns, r.ifname, ...v4Fields(r), r.txOffloadOff ? '1' : '0', String(r.mtu), r.mac, ...v6Fields(r)];
     for (const f of fields) if (/[\t\n]/.test(f) || f === '') throw new AgentError('INVALID_CONFIG', 'a switchyard-netns field is empty or holds a tab or newline', f);
     return this.request(fields, r.hostIfName);
+  }
+
+  /**
+   * One unsolicited Neighbor Advertisement for the pod's IPv6 address `ip` from `ifname` in the
+   * pod's namespace, to all nodes with Override set (IPv6's gratuitous ARP): neighbours holding a
+   * stale entry for a reused address learn the pod's MAC.
+   */
+  neighborAdvertisement(podNetns: string, ifname: string, ip: string): Promise<void> {
+    const fields = ['podna', podNetns, ifname, ip];
+    for (const f of fields) if (/[\t\n]/.test(f) || f === '') throw new AgentError('INVALID_CONFIG', 'a switchyard-netns field is empty or holds a tab or newline', f);
+    return this.request(fields);
   }
 
   /** Ends the child (by its handle); its pending requests fail. */
@@ -138,7 +150,14 @@ export class NetnsHelper {
   }
 }
 
-/** The optional trailing fields of a dual-stack pod: ADDRESS6 PREFIX6 GATEWAY6. */
+/** ADDRESS PREFIX GATEWAY, or `-` three times for an IPv6-only pod (whose IPv6 fields must follow). */
+function v4Fields(r: PodLinkRequest): string[] {
+  if (r.ip !== undefined && r.prefix !== undefined && r.gateway !== undefined) return [r.ip, String(r.prefix), r.gateway];
+  if (!r.ipv6) throw new AgentError('INVALID_CONFIG', 'a switchyard-netns pod request needs an IPv4 or an IPv6 address', r.podNetns, 'ip');
+  return ['-', '-', '-'];
+}
+
+/** The optional trailing fields of a dual-stack or IPv6-only pod: ADDRESS6 PREFIX6 GATEWAY6. */
 function v6Fields(r: PodLinkRequest): string[] {
   return r.ipv6 ? [r.ipv6.ip, String(r.ipv6.prefix), r.ipv6.gateway] : [];
 }

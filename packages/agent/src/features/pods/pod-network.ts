@@ -170,11 +170,15 @@ export class PodNetwork {
       // address's new MAC, and ADD does not wait for arping. Started after this turn of the event
       // loop: spawning the child is synchronous (fork and exec of the agent process, 8 ms per pod
       // in the profile at load 8), and the ADD's answer goes out first.
-      // (An IPv6-only pod: no ARP; its neighbours learn it by Neighbor Discovery.)
-      if (!isIpv6Only(iface)) setImmediate(() => {
-        this.d.net.announce(req.netns, req.ifname, addr.ip).catch((e: unknown) => {
-          this.log.warn({ err: e, containerId: req.containerId }, 'gratuitous ARP failed');
-        });
+      // An IPv6 address (dual-stack or IPv6-only) gets an unsolicited Neighbor Advertisement, IPv6's
+      // gratuitous ARP.
+      const v6 = iface.ipv6?.ipCidr ?? (isIpv6Only(iface) ? iface.ipCidr : undefined);
+      const announced = [...(isIpv6Only(iface) ? [] : [addr.ip]), ...(v6 ? [v6.split('/')[0]!] : [])];
+      setImmediate(() => {
+        for (const ip of announced)
+          this.d.net.announce(req.netns, req.ifname, ip).catch((e: unknown) => {
+            this.log.warn({ err: e, containerId: req.containerId, ip }, ip.includes(':') ? 'unsolicited neighbor advertisement failed' : 'gratuitous ARP failed');
+          });
       });
       this.log.info({ pod: `${req.podNamespace}/${req.podName}`, ip: iface.ipCidr, ...(iface.ipv6 ? { ipv6: iface.ipv6.ipCidr } : {}), ofport: iface.ofport, timings }, 'pod attached');
       return podResult(iface);
