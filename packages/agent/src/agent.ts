@@ -85,6 +85,7 @@ export class Agent {
     const intro: AgentIntrospection = {
       nodeName: this.options.nodeName,
       podCIDR: this.options.podCIDR,
+      ...(this.options.podCIDRv6 !== undefined ? { podCIDRv6: this.options.podCIDRv6 } : {}),
       bridge: this.options.bridge,
       round: node.round,
       startTime: this.startTime,

@@ -4,7 +4,7 @@ import { KubeRequestError, type KubeClient, type WatchStream } from '@switchyard
 import { ManualClock } from '@switchyard/runtime/testing';
 import type { AntreaAgentInfo } from '@switchyard/apis';
 import { AgentInfoReporter } from '../src/features/agentinfo/agent-info';
-import type { AgentIntrospection } from '../src/features/api/api';
+import { agentInfo, type AgentIntrospection } from '../src/features/api/api';
 
 /** A KubeClient over one in-memory AntreaAgentInfo, recording each write. */
 class OneObjectApi implements KubeClient {
@@ -92,5 +92,15 @@ describe('AntreaAgentInfo of an ExternalNode agent', () => {
     await clock.advanceAsync(60_000);
     expect(kube.obj?.agentConditions?.[0]).toMatchObject({ type: 'AgentHealthy', status: 'False', reason: 'ExternalNodeNotRealized', message: state.problem });
     await r.stop();
+  });
+});
+
+describe('nodeSubnets', () => {
+  const node = (podCIDR: string, podCIDRv6?: string): AgentIntrospection => ({ ...vmAgent(() => undefined), podCIDR, ...(podCIDRv6 !== undefined ? { podCIDRv6 } : {}) });
+  test('lists every pod CIDR of the node, IPv4 first, and none on an ExternalNode', async () => {
+    expect((await agentInfo(node('10.10.1.0/24', 'fd00:10:1::/64'))).nodeSubnets).toEqual(['10.10.1.0/24', 'fd00:10:1::/64']);
+    expect((await agentInfo(node('10.10.1.0/24'))).nodeSubnets).toEqual(['10.10.1.0/24']);
+    expect((await agentInfo(node('fd00:10:1::/64'))).nodeSubnets).toEqual(['fd00:10:1::/64']);
+    expect((await agentInfo(node(''))).nodeSubnets).toEqual([]);
   });
 });

@@ -23,7 +23,10 @@ import { AgentMetrics } from '../../metrics';
 /** What the local API reads from the running agent. */
 export interface AgentIntrospection {
   nodeName: string;
+  /** The node's pod CIDR (IPv6 on an IPv6-only node; '' on an ExternalNode). */
   podCIDR: string;
+  /** A dual-stack node's IPv6 pod CIDR. */
+  podCIDRv6?: string;
   bridge: string;
   round: number;
   startTime: Date;
@@ -89,7 +92,8 @@ export async function agentInfo(a: AgentIntrospection, now: Date = new Date()): 
   }
   return {
     nodeRef: { kind: 'Node', name: a.nodeName },
-    nodeSubnets: [a.podCIDR],
+    // Every pod CIDR of the node, IPv4's first (Antrea's order); none on an ExternalNode.
+    nodeSubnets: [a.podCIDR, a.podCIDRv6 ?? ''].filter((c) => c !== ''),
     ovsInfo: { bridgeName: a.bridge, version: await a.ovsVersion(), flowTable },
     localPodNum: a.podInterfaces().length,
     roundNum: a.round,
