@@ -76,33 +76,32 @@ static int sysctl_dev(const char *family, const char *dev, const char *key, cons
   return write_file(path, value, step);
 }
 
+/* One interface ioctl on `dev` in the current namespace (`ifr` in and out); -1 with errno set on failure. */
+static int dev_ioctl(const char *dev, unsigned long request, struct ifreq *ifr) {
+  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (s < 0) return -1;
+  strncpy(ifr->ifr_name, dev, IFNAMSIZ - 1);
+  int r = ioctl(s, request, ifr);
+  int err = errno;
+  close(s);
+  errno = err;
+  return r;
+}
+
 /* Transmit checksum offload off (what `ethtool -K DEV tx off` does), in the current namespace. */
 static int tx_off(const char *dev, const char *step) {
-  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (s < 0) return fail(step, "socket", errno);
   struct ethtool_value ev = {.cmd = ETHTOOL_STXCSUM, .data = 0};
   struct ifreq ifr;
   memset(&ifr, 0, sizeof ifr);
-  strncpy(ifr.ifr_name, dev, IFNAMSIZ - 1);
   ifr.ifr_data = (void *)&ev;
-  int r = ioctl(s, SIOCETHTOOL, &ifr);
-  int err = errno;
-  close(s);
-  return r < 0 ? fail(step, dev, err) : 0;
+  return dev_ioctl(dev, SIOCETHTOOL, &ifr) < 0 ? fail(step, dev, errno) : 0;
 }
 
 /* A device's index in the current namespace (SIOCGIFINDEX; net/if.h would clash with linux/if.h). */
 static int index_of(const char *dev) {
-  int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (s < 0) return 0;
   struct ifreq ifr;
   memset(&ifr, 0, sizeof ifr);
-  strncpy(ifr.ifr_name, dev, IFNAMSIZ - 1);
-  int r = ioctl(s, SIOCGIFINDEX, &ifr);
-  int err = errno;
-  close(s);
-  errno = err;
-  return r < 0 ? 0 : ifr.ifr_ifindex;
+  return dev_ioctl(dev, SIOCGIFINDEX, &ifr) < 0 ? 0 : ifr.ifr_ifindex;
 }
 
 struct nlreq {
@@ -379,15 +378,9 @@ static int podlink(int home, char **f, int create, int extra) {
 
 /* The device's MAC (SIOCGIFHWADDR) in the current namespace. */
 static int mac_of(const char *dev, unsigned char mac[6], const char *step) {
-  int s = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-  if (s < 0) return fail(step, "socket", errno);
   struct ifreq ifr;
   memset(&ifr, 0, sizeof ifr);
-  strncpy(ifr.ifr_name, dev, IFNAMSIZ - 1);
-  int r = ioctl(s, SIOCGIFHWADDR, &ifr);
-  int err = errno;
-  close(s);
-  if (r < 0) return fail(step, dev, err);
+  if (dev_ioctl(dev, SIOCGIFHWADDR, &ifr) < 0) return fail(step, dev, errno);
   memcpy(mac, ifr.ifr_hwaddr.sa_data, 6);
   return 0;
 }
