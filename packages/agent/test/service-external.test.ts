@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import type { KubeObject } from '@switchyard/kube';
 import { ServiceGroupIds, servicesToSpecs, staleUdpEndpoints } from '../src/features/services/services';
-import { NODEPORT_CHAIN, ServiceHostNetwork, nodePortRules, serviceHostRoutes } from '../src/features/services/host-proxy';
+import { NODEPORT_CHAIN, ServiceHostNetwork, nodePortRules, serviceHostRoutes, serviceHostRoutes6 } from '../src/features/services/host-proxy';
 import { NetnsListener } from '../src/host-network/netns-listener';
 
 const svc = (name: string, spec: Record<string, unknown>, status?: Record<string, unknown>): KubeObject => ({ metadata: { name, namespace: 'default' }, spec: { clusterIP: '10.96.0.10', ...spec }, ...(status ? { status } : {}) });
@@ -72,6 +72,44 @@ describe('host rules and routes', () => {
       { dst: '169.254.0.253/32', dev: 'antrea-gw0' },
       { dst: '192.168.77.200/32', via: '169.254.0.253', dev: 'antrea-gw0', onlink: true },
     ]);
+  });
+  it('IPv6 node ports (a node with an IPv6 address): ip6tables DNAT to the IPv6 DNAT address, from the IPv6 ports only; IPv4\'s rules as before', () => {
+    const six = { groupId: 9, protocol: 'TCP' as const, clusterIP: 'fd00:10:96::a', port: 80, nodePort: 30090, endpoints: [] };
+    expect(nodePortRules([...specs, six], [])).toEqual(nodePortRules(specs, []));
+    expect(nodePortRules([...specs, six], [], undefined, 6)).toEqual([
+      '*nat', `:${NODEPORT_CHAIN} - [0:0]`, ':SWITCHYARD-SVC-MASQ - [0:0]', '-A SWITCHYARD-SVC-MASQ -s fc01::aabb:ccdd:eeff/128 -j MASQUERADE',
+      `-A ${NODEPORT_CHAIN} ! -d ::1/128 -m addrtype --dst-type LOCAL -p tcp -m tcp --dport 30090 -j DNAT --to-destination fc01::aabb:ccdd:eefe`,
+      'COMMIT',
+    ]);
+    // nodePortAddresses: each family's own ranges; IPv4 ranges alone serve no IPv6 node port.
+    expect(nodePortRules([six], ['192.168.77.0/24', 'fd00:77::/64'], undefined, 6).filter((l) => l.startsWith(`-A ${NODEPORT_CHAIN}`))).toEqual([
+      `-A ${NODEPORT_CHAIN} -d fd00:77::/64 -m addrtype --dst-type LOCAL -p tcp -m tcp --dport 30090 -j DNAT --to-destination fc01::aabb:ccdd:eefe`,
+    ]);
+    expect(nodePortRules([six], ['192.168.77.0/24'], undefined, 6).filter((l) => l.startsWith(`-A ${NODEPORT_CHAIN}`))).toEqual([]);
+    expect(serviceHostRoutes6([...specs, six], 'antrea-gw0')).toEqual([{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }]);
+    expect(serviceHostRoutes6(specs, 'antrea-gw0')).toEqual([]);
+  });
+  it('ServiceHostNetwork with ipv6 writes the ip6tables rules with the DNAT address\'s neighbour, and its route, once per change', async () => {
+    const scripts: { script: string; args: readonly string[] }[] = [];
+    const routes6: unknown[] = [];
+    const host = new ServiceHostNetwork({
+      ops: { runInNode: async (script, args = []) => {
+        scripts.push({ script, args });
+        return '';
+      }, syncRoutes: async () => undefined, syncIpv6Routes: async (r) => void routes6.push(r) },
+      listener: new NetnsListener(undefined), gatewayName: 'antrea-gw0', nodePortAddresses: [], routeProto: 78, ipv6: true,
+    });
+    const six = { groupId: 9, protocol: 'TCP' as const, clusterIP: 'fd00:10:96::a', port: 80, nodePort: 30090, endpoints: [] };
+    await host.sync([...specs, six], []);
+    await host.sync([...specs, six], []);
+    const v6 = scripts.filter((s) => s.script.includes('ip6tables-restore'));
+    expect(v6).toHaveLength(1);
+    expect(v6[0]!.script).toContain('ip -6 neigh replace "$1" lladdr "$2" dev "$3" nud permanent');
+    expect(v6[0]!.args).toEqual(['fc01::aabb:ccdd:eefe', 'aa:bb:cc:dd:ee:ff', 'antrea-gw0']);
+    expect(routes6).toEqual([[{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }]]);
+    await host.sync(specs, []);
+    expect(routes6).toEqual([[{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }], []]);
+    await host.stop();
   });
   it('proxyAll routes IPv4 ClusterIPs only: an IPv6 Service port is reached from pods, not from the host', () => {
     const six = { groupId: 9, protocol: 'TCP' as const, clusterIP: 'fd00:10:96::a', port: 80, endpoints: [] };

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import { writeFileDurableSync } from '@switchyard/durable-file';
 import { parseIp, type Ip } from '@switchyard/ipam/cidr';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
-import { VIRTUAL_NODEPORT_DNAT_IP, type ServicePortSpec } from '@switchyard/openflow-pipeline';
+import { VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_NODEPORT_DNAT_IPV6, type ServicePortSpec } from '@switchyard/openflow-pipeline';
 import { Reconciler, silentLogger, systemClock, type BackoffPolicy, type Clock, type Logger } from '@switchyard/runtime';
 import { ipv4Of } from '../../ipv4';
 
@@ -197,8 +197,13 @@ export interface ServiceMappingInput {
   nodeZone?: string;
   /** The node is dual-stack (`podCIDRv6`): IPv6 ClusterIPs get their own Service ports. Without it they are skipped. */
   ipv6?: boolean;
-  /** The node is IPv6-only (no IPv4 pod CIDR): IPv4 ClusterIPs are skipped (and so node ports, which are IPv4). */
+  /** The node is IPv6-only (no IPv4 pod CIDR): IPv4 ClusterIPs are skipped. */
   ipv6Only?: boolean;
+  /**
+   * The node has an IPv6 address (`nodeIPv6`): IPv6 Service ports get their node ports (and
+   * `externalTrafficPolicy: Local`). Without it an IPv6 port's node port is reported and not served.
+   */
+  ipv6NodePorts?: boolean;
 }
 
 /** A Service with `externalTrafficPolicy: Local` and a health-check node port (kube-proxy serves these). */
@@ -268,7 +273,7 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
     const externalAddresses = externalAddressesOf(svc, spec, input.proxyLoadBalancerIPs ?? true, skipped);
     const externalLocal = spec.externalTrafficPolicy === 'Local' && (nodePorts || externalAddresses.length > 0);
     const internalLocal = spec.internalTrafficPolicy === 'Local';
-    const hasV4 = families.some((f) => f.family === 'IPv4');
+    const hasV6 = families.some((f) => f.family === 'IPv6');
     let localEndpoints = 0;
     (spec.ports ?? []).forEach((p, i) => {
       const protocol = p.protocol ?? 'TCP';
@@ -281,8 +286,13 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
         return;
       }
       const portName = p.name ?? '';
-      if (!hasV4 && nodePorts && p.nodePort !== undefined) {
-        skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: p.nodePort, reason: 'node ports are served over IPv4 only (the nodes have no IPv6 address)' });
+      let nodePort: number | undefined;
+      if (nodePorts && p.nodePort !== undefined) {
+        if (isPort(p.nodePort)) nodePort = p.nodePort;
+        else skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: p.nodePort, reason: 'not a port number' });
+        if (nodePort !== undefined && hasV6 && !(input.ipv6NodePorts ?? false)) {
+          skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: p.nodePort, reason: 'not served over IPv6: this node has no IPv6 address (--node-ip <IPv4>,<IPv6>, or an IPv6 InternalIP in the Node\'s status.addresses)' });
+        }
       }
       // One Service port per family (its own group), as Antrea's proxier per family.
       for (const { ip, family } of families) {
@@ -296,17 +306,16 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
           port: p.port,
           endpoints: endpointsOf(slices, portName, protocol, input.nodeName, skipped, topologyZone(svc, input.nodeZone), family),
         };
-        // Node ports and external addresses are IPv4 here (the host hands them in through iptables).
+        // Node ports in both families (IPv6's on a node with an IPv6 address: the host hands them
+        // in through ip6tables); external addresses are IPv4 here.
         const v4 = family === 'IPv4';
-        if (v4 && nodePorts && p.nodePort !== undefined) {
-          if (isPort(p.nodePort)) out.nodePort = p.nodePort;
-          else skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: p.nodePort, reason: 'not a port number' });
-        }
+        const external = v4 || (nodePort !== undefined && (input.ipv6NodePorts ?? false));
+        if (nodePort !== undefined && external) out.nodePort = nodePort;
         if (affinityTimeout !== undefined) out.affinityTimeout = affinityTimeout;
         if (v4 && externalAddresses.length > 0) out.externalAddresses = externalAddresses;
-        if (v4 && externalLocal) out.externalLocal = true;
+        if (external && externalLocal) out.externalLocal = true;
         if (internalLocal) out.internalLocal = true;
-        if ((v4 && externalLocal) || internalLocal) {
+        if ((external && externalLocal) || internalLocal) {
           const localKey = `${key}/local`;
           live.add(localKey);
           out.localGroupId = input.groupIds.idOf(localKey);
@@ -440,7 +449,7 @@ export function staleUdpEndpoints(before: readonly ServicePortSpec[], after: rea
     if (s.protocol !== 'UDP') continue;
     const next = now.get(s.groupId);
     const kept = new Set((next?.protocol === 'UDP' ? next.endpoints : []).map((e) => `${e.ip}:${e.port}`));
-    const frontends = [{ ip: s.clusterIP, port: s.port }, ...(s.externalAddresses ?? []).map((ip) => ({ ip, port: s.port })), ...(s.nodePort !== undefined ? [{ ip: VIRTUAL_NODEPORT_DNAT_IP, port: s.nodePort }] : [])];
+    const frontends = [{ ip: s.clusterIP, port: s.port }, ...(s.externalAddresses ?? []).map((ip) => ({ ip, port: s.port })), ...(s.nodePort !== undefined ? [{ ip: s.clusterIP.includes(':') ? VIRTUAL_NODEPORT_DNAT_IPV6 : VIRTUAL_NODEPORT_DNAT_IP, port: s.nodePort }] : [])];
     for (const e of s.endpoints) if (!kept.has(`${e.ip}:${e.port}`)) out.push({ endpoint: { ip: e.ip, port: e.port }, frontends });
   }
   return out;
@@ -472,6 +481,8 @@ export interface ServiceControllerOptions {
   ipv6?: boolean;
   /** See {@link ServiceMappingInput.ipv6Only}. */
   ipv6Only?: boolean;
+  /** See {@link ServiceMappingInput.ipv6NodePorts}. */
+  ipv6NodePorts?: boolean;
   /**
    * Where the group id of each Service port is recorded (durably, when the allocation changes) and
    * read back at the next start, so a restarted agent keeps every Service's group id and adopts
@@ -579,7 +590,7 @@ export class ServiceController {
   private compute(): { specs: ServicePortSpec[]; healthChecks: HealthCheckPort[] } {
     const { specs, skipped, healthChecks } = servicesToSpecs({
       services: [...this.services.values()], slices: [...this.slices.values()], nodeName: this.o.nodeName, groupIds: this.groupIds,
-      skipServices: this.skip, ...(this.o.ipv6 ? { ipv6: true } : {}), ...(this.o.ipv6Only ? { ipv6Only: true } : {}), ...(this.nodeZone !== undefined ? { nodeZone: this.nodeZone } : {}), ...(this.o.proxyLoadBalancerIPs !== undefined ? { proxyLoadBalancerIPs: this.o.proxyLoadBalancerIPs } : {}),
+      skipServices: this.skip, ...(this.o.ipv6 ? { ipv6: true } : {}), ...(this.o.ipv6Only ? { ipv6Only: true } : {}), ...(this.o.ipv6NodePorts ? { ipv6NodePorts: true } : {}), ...(this.nodeZone !== undefined ? { nodeZone: this.nodeZone } : {}), ...(this.o.proxyLoadBalancerIPs !== undefined ? { proxyLoadBalancerIPs: this.o.proxyLoadBalancerIPs } : {}),
     });
     // Each problem is logged once, not at every recomputation.
     const now = new Set<string>();
