@@ -9,7 +9,7 @@
 // over IPv6: each node has an IPv6 underlay address (fd00:77::<i>), and the fabric host
 // (fd00:77::fe) reaches a dual-stack NodePort Service at each node's IPv6 and IPv4 address,
 // answered by endpoints on both nodes (externalTrafficPolicy Cluster) or by the node's own
-// (Local). One lab for every case. Waits on state, never on time.
+// (Local), and an IPv6 externalIP the fabric routes to node2. One lab for every case. Waits on state, never on time.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -240,6 +240,17 @@ describe('node ports over IPv6 (a dual-stack NodePort Service, from the fabric h
       await answeredBy(n.nodeIPv6!, port, ['w1', 'w2']);
       await answeredBy(n.nodeIP, port, ['w1', 'w2']);
     }
+  });
+
+  it('an IPv6 externalIP routed by the fabric to node2 is answered by endpoints on both nodes', async () => {
+    const ext = 'fd00:78::64';
+    await kube.request('POST', SERVICES, {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'ext6' },
+      spec: { selector: { app: 'who' }, ipFamilies: ['IPv6', 'IPv4'], ipFamilyPolicy: 'RequireDualStack', externalIPs: [ext], ports: [{ port: 80, targetPort: 7100 }] },
+    });
+    // As a network routes an externalIP to a node: the fabric host's route through node2's IPv6 address.
+    await run(['ip', 'netns', 'exec', st.fabricNetns, 'ip', '-6', 'route', 'replace', `${ext}/128`, 'via', st.nodes[1]!.nodeIPv6!, 'dev', 'br0']);
+    await answeredBy(ext, 80, ['w1', 'w2']);
   });
 
   it('externalTrafficPolicy Local: each node\'s IPv6 address is answered by that node\'s endpoint only', async () => {

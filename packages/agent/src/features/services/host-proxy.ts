@@ -60,7 +60,7 @@ export function nodePortRules(specs: readonly ServicePortSpec[], nodePortAddress
  */
 export function serviceHostRoutes(specs: readonly ServicePortSpec[], gatewayName: string, o: { proxyAll?: boolean } = {}, dnatIP = VIRTUAL_NODEPORT_DNAT_IP, virtualIP = VIRTUAL_SERVICE_IP): HostRoute[] {
   const external = new Set<string>();
-  for (const s of specs) for (const a of s.externalAddresses ?? []) external.add(a);
+  for (const s of specs) for (const a of s.externalAddresses ?? []) if (!isV6(a)) external.add(a);
   // proxyAll serves the node's own connections over IPv4 (IPv6 ClusterIPs are reached from pods only).
   if (o.proxyAll) for (const s of specs) if (!s.clusterIP.includes(':')) external.add(s.clusterIP);
   return [
@@ -71,9 +71,18 @@ export function serviceHostRoutes(specs: readonly ServicePortSpec[], gatewayName
   ];
 }
 
-/** IPv6 host routes into OVS (a node with an IPv6 address): the IPv6 NodePort DNAT address, when an IPv6 Service port has a node port. */
-export function serviceHostRoutes6(specs: readonly ServicePortSpec[], gatewayName: string, dnatIP = VIRTUAL_NODEPORT_DNAT_IPV6): HostRoute[] {
-  return specs.some((s) => s.nodePort !== undefined && isV6(s.clusterIP)) ? [{ dst: `${dnatIP}/128`, dev: gatewayName }] : [];
+/**
+ * IPv6 host routes into OVS (a node with an IPv6 address): the IPv6 NodePort DNAT address when an
+ * IPv6 Service port has a node port, and each IPv6 external address through the virtual IPv6
+ * Service address.
+ */
+export function serviceHostRoutes6(specs: readonly ServicePortSpec[], gatewayName: string, dnatIP = VIRTUAL_NODEPORT_DNAT_IPV6, virtualIP = VIRTUAL_SERVICE_IPV6): HostRoute[] {
+  const external = new Set<string>();
+  for (const s of specs) for (const a of s.externalAddresses ?? []) if (isV6(a)) external.add(a);
+  return [
+    ...(specs.some((s) => s.nodePort !== undefined && isV6(s.clusterIP)) ? [{ dst: `${dnatIP}/128`, dev: gatewayName }] : []),
+    ...[...external].sort().map((a) => ({ dst: `${a}/128`, via: virtualIP, dev: gatewayName, onlink: true })),
+  ];
 }
 
 /** The body kube-proxy's health-check server answers with. */
@@ -157,17 +166,17 @@ export class ServiceHostNetwork {
     this.lastRoutes6 = '';
   }
 
-  /** The IPv6 node ports: ip6tables DNAT rules, the DNAT address's neighbour, then its route. */
+  /** IPv6 external traffic: the node ports' ip6tables DNAT rules, the virtual addresses' neighbours, then the routes. */
   private async syncIpv6(specs: readonly ServicePortSpec[]): Promise<void> {
     const rules = nodePortRules(specs, this.o.nodePortAddresses, undefined, 6).join('\n');
     if (rules !== this.lastRules6) {
       const jump = (chain: string): string => `{ ip6tables -w -t nat -C ${chain} -j ${NODEPORT_CHAIN} 2>/dev/null || ip6tables -w -t nat -I ${chain} -j ${NODEPORT_CHAIN}; }`;
       // proxyAll is IPv4's only: the node's own IPv6 connections to node ports stay the host's.
       await this.o.ops.runInNode(
-        'ip -6 neigh replace "$1" lladdr "$2" dev "$3" nud permanent && ' +
+        'ip -6 neigh replace "$1" lladdr "$2" dev "$3" nud permanent && ip -6 neigh replace "$4" lladdr "$2" dev "$3" nud permanent && ' +
           `ip6tables-restore -w --noflush && ${jump('PREROUTING')} && ` +
           `{ ip6tables -w -t nat -C POSTROUTING -j ${SERVICE_MASQ_CHAIN} 2>/dev/null || ip6tables -w -t nat -A POSTROUTING -j ${SERVICE_MASQ_CHAIN}; }`,
-        [VIRTUAL_NODEPORT_DNAT_IPV6, SERVICE_VIRTUAL_MAC, this.o.gatewayName],
+        [VIRTUAL_NODEPORT_DNAT_IPV6, SERVICE_VIRTUAL_MAC, this.o.gatewayName, VIRTUAL_SERVICE_IPV6],
         `${rules}\n`,
       );
       this.lastRules6 = rules;

@@ -200,8 +200,9 @@ export interface ServiceMappingInput {
   /** The node is IPv6-only (no IPv4 pod CIDR): IPv4 ClusterIPs are skipped. */
   ipv6Only?: boolean;
   /**
-   * The node has an IPv6 address (`nodeIPv6`): IPv6 Service ports get their node ports (and
-   * `externalTrafficPolicy: Local`). Without it an IPv6 port's node port is reported and not served.
+   * The node has an IPv6 address (`nodeIPv6`): IPv6 Service ports get their node ports, IPv6
+   * external addresses (`externalIPs`, LoadBalancer ingress IPs) and `externalTrafficPolicy:
+   * Local`. Without it an IPv6 port's node port and IPv6 external addresses are reported, not served.
    */
   ipv6NodePorts?: boolean;
 }
@@ -270,10 +271,13 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
     }
     const nodePorts = spec.type === 'NodePort' || spec.type === 'LoadBalancer';
     const slices = slicesBySvc.get(nsName(svc)) ?? [];
-    const externalAddresses = externalAddressesOf(svc, spec, input.proxyLoadBalancerIPs ?? true, skipped);
-    const externalLocal = spec.externalTrafficPolicy === 'Local' && (nodePorts || externalAddresses.length > 0);
-    const internalLocal = spec.internalTrafficPolicy === 'Local';
     const hasV6 = families.some((f) => f.family === 'IPv6');
+    const hasV4 = families.some((f) => f.family === 'IPv4');
+    // External traffic over IPv6 needs an IPv6 address of the node (the host hands it in and replies over it).
+    const servesV6 = hasV6 && (input.ipv6NodePorts ?? false);
+    const { ext4, ext6 } = externalByFamily(where, externalAddressesOf(svc, spec, input.proxyLoadBalancerIPs ?? true, skipped), { hasV4, hasV6, servesV6 }, skipped);
+    const externalLocal = spec.externalTrafficPolicy === 'Local' && (nodePorts || ext4.length + ext6.length > 0);
+    const internalLocal = spec.internalTrafficPolicy === 'Local';
     let localEndpoints = 0;
     (spec.ports ?? []).forEach((p, i) => {
       const protocol = p.protocol ?? 'TCP';
@@ -286,14 +290,7 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
         return;
       }
       const portName = p.name ?? '';
-      let nodePort: number | undefined;
-      if (nodePorts && p.nodePort !== undefined) {
-        if (isPort(p.nodePort)) nodePort = p.nodePort;
-        else skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: p.nodePort, reason: 'not a port number' });
-        if (nodePort !== undefined && hasV6 && !(input.ipv6NodePorts ?? false)) {
-          skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: p.nodePort, reason: 'not served over IPv6: this node has no IPv6 address (--node-ip <IPv4>,<IPv6>, or an IPv6 InternalIP in the Node\'s status.addresses)' });
-        }
-      }
+      const nodePort = nodePorts ? nodePortOf(where, p.nodePort, i, hasV6 && !servesV6, skipped) : undefined;
       // One Service port per family (its own group), as Antrea's proxier per family.
       for (const { ip, family } of families) {
         const key = servicePortKey(svc.metadata.namespace ?? '', svc.metadata.name ?? '', portName, protocol, family);
@@ -306,13 +303,14 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
           port: p.port,
           endpoints: endpointsOf(slices, portName, protocol, input.nodeName, skipped, topologyZone(svc, input.nodeZone), family),
         };
-        // Node ports in both families (IPv6's on a node with an IPv6 address: the host hands them
-        // in through ip6tables); external addresses are IPv4 here.
+        // Node ports and external addresses in both families (IPv6's on a node with an IPv6
+        // address: the host hands them in through ip6tables and its IPv6 routes).
         const v4 = family === 'IPv4';
-        const external = v4 || (nodePort !== undefined && (input.ipv6NodePorts ?? false));
+        const ext = v4 ? ext4 : ext6;
+        const external = v4 || (servesV6 && (nodePort !== undefined || ext6.length > 0));
         if (nodePort !== undefined && external) out.nodePort = nodePort;
         if (affinityTimeout !== undefined) out.affinityTimeout = affinityTimeout;
-        if (v4 && externalAddresses.length > 0) out.externalAddresses = externalAddresses;
+        if (ext.length > 0) out.externalAddresses = ext;
         if (external && externalLocal) out.externalLocal = true;
         if (internalLocal) out.internalLocal = true;
         if ((external && externalLocal) || internalLocal) {
@@ -352,16 +350,18 @@ function clusterIPsOf(where: string, spec: ServiceSpecObj, ipv6: boolean, skippe
   return out;
 }
 
-/** LoadBalancer ingress IPs (when proxied) and `spec.externalIPs`, IPv4, unique, in order. */
-function externalAddressesOf(svc: KubeObject, spec: ServiceSpecObj, proxyLoadBalancerIPs: boolean, skipped: SkippedObject[]): string[] {
+/** LoadBalancer ingress IPs (when proxied) and `spec.externalIPs` with their paths, unique, in order (IPv6 ones in RFC 5952 text). */
+function externalAddressesOf(svc: KubeObject, spec: ServiceSpecObj, proxyLoadBalancerIPs: boolean, skipped: SkippedObject[]): { ip: string; path: string }[] {
   const where = `service ${nsName(svc)}`;
-  const out: string[] = [];
-  const add = (ip: unknown, path: string): void => {
-    if (typeof ip !== 'string' || !ipv4Of(ip)) {
-      skipped.push({ object: where, path, value: ip, reason: 'not an IPv4 address' });
+  const out: { ip: string; path: string }[] = [];
+  const add = (text: unknown, path: string): void => {
+    const a = addressOf(text);
+    if (!a) {
+      skipped.push({ object: where, path, value: text, reason: 'not an IP address' });
       return;
     }
-    if (!out.includes(ip)) out.push(ip);
+    const ip = a.family === 'IPv4' ? (text as string) : a.ip.toString();
+    if (!out.some((o) => o.ip === ip)) out.push({ ip, path });
   };
   (spec.externalIPs ?? []).forEach((ip, i) => add(ip, `spec.externalIPs[${i}]`));
   if (spec.type === 'LoadBalancer' && proxyLoadBalancerIPs) {
@@ -371,6 +371,32 @@ function externalAddressesOf(svc: KubeObject, spec: ServiceSpecObj, proxyLoadBal
     });
   }
   return out;
+}
+
+/** A Service port's node port when it is one (else reported); `noV6`: an IPv6 port of the Service cannot serve it here, which is reported too. */
+function nodePortOf(where: string, nodePort: unknown, i: number, noV6: boolean, skipped: SkippedObject[]): number | undefined {
+  if (nodePort === undefined) return undefined;
+  if (!isPort(nodePort)) {
+    skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: nodePort, reason: 'not a port number' });
+    return undefined;
+  }
+  if (noV6) skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: nodePort, reason: 'not served over IPv6: this node has no IPv6 address (--node-ip <IPv4>,<IPv6>, or an IPv6 InternalIP in the Node\'s status.addresses)' });
+  return nodePort;
+}
+
+/** A Service's external addresses split by family; those of a family it is not served in here are reported by path. */
+function externalByFamily(where: string, addrs: readonly { ip: string; path: string }[], f: { hasV4: boolean; hasV6: boolean; servesV6: boolean }, skipped: SkippedObject[]): { ext4: string[]; ext6: string[] } {
+  const ext4: string[] = [];
+  const ext6: string[] = [];
+  for (const a of addrs) {
+    const v6 = a.ip.includes(':');
+    if (v6 && !f.servesV6) {
+      skipped.push({ object: where, path: a.path, value: a.ip, reason: f.hasV6 ? 'an IPv6 address: not served here, this node has no IPv6 address' : 'an IPv6 address, and the Service has no IPv6 ClusterIP' });
+    } else if (!v6 && !f.hasV4) {
+      skipped.push({ object: where, path: a.path, value: a.ip, reason: 'an IPv4 address, and the Service has no IPv4 ClusterIP' });
+    } else (v6 ? ext6 : ext4).push(a.ip);
+  }
+  return { ext4, ext6 };
 }
 
 /** The zone whose hints a Service's endpoints are filtered by: the node's, when the Service asks for topology-aware routing. */
