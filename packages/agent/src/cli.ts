@@ -17,6 +17,8 @@ import { ResolvedKubeConfig } from './kube-config';
 import { ExternalNodeDatapath } from './features/external-node/datapath';
 import { nodeFacts } from './features/routes/node-routes';
 import { AgentError } from './errors';
+import { ipv4Of } from './ipv4';
+import { parseIp } from '@switchyard/ipam/cidr';
 import { uninstallFeatures } from './features/uninstall';
 import type { Logger } from '@switchyard/runtime';
 import { onShutdown, POD_SHUTDOWN_TIMEOUT_MS } from '@switchyard/runtime/process';
@@ -70,7 +72,7 @@ async function controllerCa(kube: KubeClient | undefined): Promise<string> {
 }
 
 /** podCIDR(s) and transport address from the Node object, when not given on the command line. */
-async function nodeFactsFromApi(kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<{ podCIDR?: string; podCIDRv6?: string; nodeIP?: string }> {
+async function nodeFactsFromApi(kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<{ podCIDR?: string; podCIDRv6?: string; nodeIP?: string; nodeIPv6?: string }> {
   if (!kube) return {};
   const node = await kube.request<KubeObject>('GET', `/api/v1/nodes/${encodeURIComponent(nodeName)}`);
   const { podCIDR: v4, nodeIP } = nodeFacts(node);
@@ -78,8 +80,11 @@ async function nodeFactsFromApi(kube: KubeClient | undefined, nodeName: string, 
   const v6 = ((node.spec as { podCIDRs?: string[] } | undefined)?.podCIDRs ?? []).find((c) => c.includes(':'));
   const podCIDR = v4 ?? v6;
   const podCIDRv6 = v4 !== undefined ? v6 : undefined;
-  log.info({ nodeName, podCIDR, podCIDRv6, nodeIP }, 'node facts from the Node object');
-  return { ...(podCIDR ? { podCIDR } : {}), ...(podCIDR && podCIDRv6 ? { podCIDRv6 } : {}), ...(nodeIP ? { nodeIP } : {}) };
+  // Dual-stack: the Node's IPv6 InternalIP is where its IPv6 node ports are served.
+  const addrs = ((node.status as { addresses?: { type?: string; address?: string }[] } | undefined)?.addresses ?? []);
+  const nodeIPv6 = addrs.find((a) => a.type === 'InternalIP' && typeof a.address === 'string' && a.address.includes(':'))?.address;
+  log.info({ nodeName, podCIDR, podCIDRv6, nodeIP, nodeIPv6 }, 'node facts from the Node object');
+  return { ...(podCIDR ? { podCIDR } : {}), ...(podCIDR && podCIDRv6 ? { podCIDRv6 } : {}), ...(nodeIP ? { nodeIP } : {}), ...(nodeIPv6 ? { nodeIPv6 } : {}) };
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -89,7 +94,7 @@ function parseFlags(argv: string[]): Flags {
     .option('-c, --config <file>', 'antrea-agent.conf (YAML, Antrea agent keys)')
     .option('--node-name <name>', 'this node (default: $NODE_NAME)')
     .option('--pod-cidr <cidr>', "this node's pod CIDR: IPv4, dual-stack <v4 cidr>,<v6 cidr>, or IPv6-only <v6 cidr> (default: the Node object's spec.podCIDRs)")
-    .option('--node-ip <ip>', "this node's transport address (default: the Node's InternalIP)")
+    .option('--node-ip <ip>', "this node's transport address (IPv4), dual-stack <IPv4>,<IPv6> (the IPv6 one serves IPv6 node ports) (default: the Node's InternalIPs)")
     .option('--data-dir <dir>', 'state directory (IPAM store)', '/var/lib/switchyard')
     .option('--node-netns <netns>', 'lab: netns holding the node host side')
     .option('--api-socket <path>', 'local API socket', '/var/run/antrea/agent.sock')
@@ -119,26 +124,47 @@ async function uninstallNode(flags: Flags, config: AgentConfig, log: Logger): Pr
   await uninstallFeatures({ dataDir: flags.dataDir, ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}), hostGateway: config.hostGateway, logger: log });
 }
 
+/** `text` as an IPv6 address in RFC 5952 form, when it is one in any form. */
+function anyIpv6(text: string): string | undefined {
+  try {
+    const ip = parseIp(text);
+    return ip.family === 6 ? ip.toString() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** podCIDR(s) and transport address: the flags (`--pod-cidr v4[,v6]`), else the Node object. */
-async function nodeAddresses(flags: Flags, kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<{ podCIDR: string; podCIDRv6?: string; nodeIP: string }> {
+async function nodeAddresses(flags: Flags, kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<{ podCIDR: string; podCIDRv6?: string; nodeIP: string; nodeIPv6?: string }> {
   const given = flags.podCidr?.split(',').map((s) => s.trim());
   if (given && (given.length > 2 || (given.length === 2 && (given[0]!.includes(':') || !given[1]!.includes(':'))))) {
     throw new AgentError('INVALID_CONFIG', '--pod-cidr takes an IPv4 CIDR, an IPv4 and an IPv6 CIDR comma-separated (dual-stack), or an IPv6 CIDR (IPv6-only)', flags.podCidr, '--pod-cidr');
   }
   let podCIDR = given?.[0];
   let podCIDRv6 = given?.[1];
-  let nodeIP = flags.nodeIp;
+  const ips = flags.nodeIp?.split(',').map((s) => s.trim());
+  const given6 = ips?.[1] === undefined ? undefined : anyIpv6(ips[1]);
+  if (ips && (ips.length > 2 || ipv4Of(ips[0]) === undefined || (ips.length === 2 && given6 === undefined))) {
+    throw new AgentError('INVALID_CONFIG', `--node-ip takes an IPv4 address, or an IPv4 and an IPv6 address comma-separated (dual-stack), got ${JSON.stringify(flags.nodeIp)}`, flags.nodeIp, '--node-ip');
+  }
+  let nodeIP = ips?.[0];
+  let nodeIPv6 = given6;
   if (!podCIDR || !nodeIP) {
     const facts = await nodeFactsFromApi(kube, nodeName, log);
     if (!podCIDR) {
       podCIDR = facts.podCIDR;
       podCIDRv6 = facts.podCIDRv6;
     }
-    nodeIP ??= facts.nodeIP;
+    if (!nodeIP) {
+      nodeIP = facts.nodeIP;
+      nodeIPv6 = facts.nodeIPv6 === undefined ? undefined : anyIpv6(facts.nodeIPv6);
+    }
   }
   if (!podCIDR) throw new AgentError('INVALID_CONFIG', 'no pod CIDR: pass --pod-cidr or give the Node a spec.podCIDR', undefined, '--pod-cidr');
   if (!nodeIP) throw new AgentError('INVALID_CONFIG', 'no node IP: pass --node-ip or give the Node an InternalIP', undefined, '--node-ip');
-  return { podCIDR, ...(podCIDRv6 ? { podCIDRv6 } : {}), nodeIP };
+  // An IPv6 node address serves IPv6 node ports, which needs the node's IPv6 pod CIDR (dual-stack).
+  if (nodeIPv6 && !podCIDRv6) log.warn({ nodeIPv6 }, 'an IPv6 node address without an IPv6 pod CIDR: not used (IPv6 node ports need a dual-stack node)');
+  return { podCIDR, ...(podCIDRv6 ? { podCIDRv6 } : {}), nodeIP, ...(nodeIPv6 && podCIDRv6 ? { nodeIPv6 } : {}) };
 }
 
 /** The controller: flags, else the `switchyard` Service's environment variables (as kubelet injects them). */
@@ -167,12 +193,13 @@ async function runNode(flags: Flags, config: AgentConfig, log: Logger): Promise<
   const nodeName = flags.nodeName ?? process.env.NODE_NAME;
   if (!nodeName) throw new AgentError('INVALID_CONFIG', 'node name missing: pass --node-name or set NODE_NAME', undefined, '--node-name');
   const kube = await kubeClient(config, log);
-  const { podCIDR, podCIDRv6, nodeIP } = await nodeAddresses(flags, kube, nodeName, log);
+  const { podCIDR, podCIDRv6, nodeIP, nodeIPv6 } = await nodeAddresses(flags, kube, nodeName, log);
   const options = agentOptionsFromConfig(config, {
     nodeName,
     podCIDR,
     ...(podCIDRv6 ? { podCIDRv6 } : {}),
     nodeIP,
+    ...(nodeIPv6 ? { nodeIPv6 } : {}),
     dataDir: flags.dataDir,
     ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}),
     logger: log,

@@ -325,26 +325,46 @@ export class NodeNetwork {
     return { added: plan.replace.length, deleted: plan.delete.length };
   }
 
+  /** The node's IPv6 host routes of protocol `proto`, exactly `routes` (no neighbour entries). */
+  private async syncRoutes6(routes: readonly HostRoute[], proto: number): Promise<{ added: number; deleted: number }> {
+    if (this.own) {
+      const plan = planRouteSync(await this.rtnl.routes(proto, 6), routes);
+      for (const dst of plan.delete) await this.rtnl.deleteRoute({ dst, proto });
+      for (const r of plan.replace) await this.rtnl.replaceRoute({ ...r, proto });
+      return { added: plan.replace.length, deleted: plan.delete.length };
+    }
+    const out = await this.runInNode(`ip -j -6 route show proto ${proto}`);
+    const plan = planRouteSync(JSON.parse(out.trim() || '[]') as { dst: string; gateway?: string; dev?: string }[], routes);
+    const lines = [
+      ...plan.delete.map((dst) => `route del ${dst} proto ${proto}`),
+      ...plan.replace.map((r) => `route replace ${r.dst}${r.via !== undefined ? ` via ${r.via}` : ''} dev ${r.dev}${r.onlink ? ' onlink' : ''} proto ${proto}`),
+    ];
+    if (lines.length > 0) await this.runInNode('ip -6 -batch -', [], `${lines.join('\n')}\n`);
+    return { added: plan.replace.length, deleted: plan.delete.length };
+  }
+
   /**
    * Dual-stack: makes the node's IPv6 host routes of protocol `proto` exactly `routes` (the routes
    * to peers' IPv6 pod CIDRs through the gateway) and the permanent IPv6 neighbour entries on
    * `neighbours.dev` whose link-layer address is `neighbours.mac` exactly the `neighbours.ips` (OVS
    * answers no Neighbor Solicitation for a peer's gateway: the host resolves it to the global
-   * virtual MAC itself, as Antrea's route client does). Entries with another MAC are not ours.
+   * virtual MAC itself, as Antrea's route client does). Entries with another MAC are not ours, nor
+   * those in `neighbours.keep` (another part's). Without `neighbours`: the routes alone.
    */
-  async syncIpv6Routes(routes: readonly HostRoute[], neighbours: { dev: string; mac: string; ips: readonly string[] }, proto = ROUTE_PROTO): Promise<{ added: number; deleted: number }> {
+  async syncIpv6Routes(routes: readonly HostRoute[], neighbours: { dev: string; mac: string; ips: readonly string[]; keep?: readonly string[] } | undefined, proto = ROUTE_PROTO): Promise<{ added: number; deleted: number }> {
     for (const r of routes) {
       check(isIpv6WithPrefix, r.dst, 'route destination');
       check(NAME_RE, r.dev, 'route device');
       if (r.via !== undefined) check((t) => ipv6Of(t) !== undefined, r.via, 'route next hop');
     }
+    if (neighbours === undefined) return this.syncRoutes6(routes, proto);
     check(NAME_RE, neighbours.dev, 'neighbour device');
     check(MAC_RE, neighbours.mac, 'neighbour MAC address');
     for (const ip of neighbours.ips) check((t) => ipv6Of(t) !== undefined, ip, 'neighbour address');
-    const wanted = new Set(neighbours.ips);
+    const wanted = new Set([...neighbours.ips, ...(neighbours.keep ?? [])]);
     if (this.own) {
       // Neighbours first: a route via a next hop the host cannot resolve would drop what it carries.
-      const have = (await this.rtnl.permanentNeighbours6(neighbours.dev)).filter((n) => n.mac === neighbours.mac);
+      const have = (await this.rtnl.permanentNeighbours6(neighbours.dev)).filter((n) => n.mac === neighbours.mac && !(neighbours.keep ?? []).includes(n.ip));
       for (const ip of neighbours.ips) if (!have.some((n) => n.ip === ip)) await this.rtnl.replaceNeighbour6(neighbours.dev, ip, neighbours.mac);
       const plan = planRouteSync(await this.rtnl.routes(proto, 6), routes);
       for (const dst of plan.delete) await this.rtnl.deleteRoute({ dst, proto });
@@ -356,7 +376,7 @@ export class NodeNetwork {
     const out = await this.runInNode(`ip -j -6 route show proto ${proto}; echo; ip -j -6 neigh show dev "$1" nud permanent 2>/dev/null || echo "[]"`, [neighbours.dev]);
     const [routeText = '[]', neighText = '[]'] = out.split('\n').filter((l) => l.trim() !== '');
     const plan = planRouteSync(JSON.parse(routeText) as { dst: string; gateway?: string; dev?: string }[], routes);
-    const have = (JSON.parse(neighText) as { dst: string; lladdr?: string }[]).filter((n) => n.lladdr === neighbours.mac).map((n) => n.dst);
+    const have = (JSON.parse(neighText) as { dst: string; lladdr?: string }[]).filter((n) => n.lladdr === neighbours.mac && !(neighbours.keep ?? []).includes(n.dst)).map((n) => n.dst);
     const lines = [
       ...neighbours.ips.filter((ip) => !have.includes(ip)).map((ip) => `neigh replace ${ip} lladdr ${neighbours.mac} dev ${neighbours.dev} nud permanent`),
       ...plan.delete.map((dst) => `route del ${dst} proto ${proto}`),

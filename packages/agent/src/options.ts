@@ -64,7 +64,7 @@ export function unmasqueradedOf(o: ResolvedAgentOptions): string[] {
 /** Agent options from an antrea-agent.conf (parsed by `parseAgentConfig`) plus the node's facts. */
 export function agentOptionsFromConfig(
   cfg: AgentConfig,
-  node: { nodeName: string; podCIDR: string; podCIDRv6?: string; nodeIP: string; dataDir: string; nodeNetns?: string; logger?: Logger },
+  node: { nodeName: string; podCIDR: string; podCIDRv6?: string; nodeIP: string; nodeIPv6?: string; dataDir: string; nodeNetns?: string; logger?: Logger },
   env: NodeJS.ProcessEnv = process.env,
 ): AgentOptions {
   return Object.assign({ ...node }, ...FRAGMENTS.map((f) => f.fromConfig?.(cfg, env))) as AgentOptions;

@@ -130,3 +130,17 @@ it('starts from antrea-agent.conf, serves CNI and the local API (unix socket and
   expect(existsSync(cniSocket)).toBe(false);
   expect(existsSync(apiSocket)).toBe(false);
 });
+
+it('refuses a --node-ip that is not <IPv4> or <IPv4>,<IPv6>, naming the flag, before touching the node', async () => {
+  for (const bad of ['192.168.77.2,not-an-ip', 'fd00:77::2']) {
+    const p = spawn(process.execPath, ['--import', 'tsx', join(PKG_DIR, 'src/cli.ts'), '--node-name', 'node-c', '--pod-cidr', '10.93.0.0/24,fd00:93::/64', '--node-ip', bad, '--data-dir', dir], { cwd: PKG_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    p.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    const code = await new Promise<number | null>((r) => p.once('exit', (c) => r(c)));
+    expect(code).toBe(1);
+    expect(JSON.parse(err.trim().split('\n').pop()!)).toEqual({
+      level: 'fatal', code: 'INVALID_CONFIG', path: '--node-ip',
+      msg: `--node-ip takes an IPv4 address, or an IPv4 and an IPv6 address comma-separated (dual-stack), got ${JSON.stringify(bad)}`,
+    });
+  }
+});

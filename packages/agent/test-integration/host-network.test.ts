@@ -162,12 +162,16 @@ describe('real-node set-up: the node namespace is the agent’s own', () => {
       sync2: { added: 0, deleted: 1 },
       sync3: { added: 0, deleted: 0 },
       sync4: { added: 0, deleted: 0 },
+      sync5: { added: 0, deleted: 0 },
+      sync6: { added: 1, deleted: 0 },
     });
+    expect((await run(['ip', '-6', 'route', 'show', 'proto', '79'], { netns: node.name })).stdout.trim()).toMatch(/^fc01::aabb:ccdd:eefe dev gw0 metric \d+/);
     expect((await run(['ip', '-6', 'route', 'show', 'proto', '77'], { netns: node.name })).stdout.trim()).toMatch(/^fd00:78::\/64 via fd00:78::1 dev gw0 metric \d+ onlink/);
     const neigh = (await run(['ip', '-6', 'neigh', 'show', 'dev', 'gw0', 'nud', 'permanent'], { netns: node.name })).stdout;
     expect(neigh).toContain('fd00:78::1 lladdr aa:bb:cc:dd:ee:ff PERMANENT');
     expect(neigh).not.toContain('fd00:79::1');
     expect(neigh).toContain('fd00:99::1 lladdr 02:00:00:00:00:99 PERMANENT');
+    expect(neigh).toContain('fc01::aabb:ccdd:eefe lladdr aa:bb:cc:dd:ee:ff PERMANENT');
     expect((await run(['ip', '-4', 'route', 'show', 'proto', '77'], { netns: node.name })).stdout.trim()).toBe('10.78.0.0/24 via 10.78.0.1 dev gw0 onlink');
     expect(await sysctl(node.name, 'ipv6/conf/all/forwarding')).toBe('1');
   });

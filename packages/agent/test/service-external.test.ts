@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import type { KubeObject } from '@switchyard/kube';
 import { ServiceGroupIds, servicesToSpecs, staleUdpEndpoints } from '../src/features/services/services';
-import { NODEPORT_CHAIN, ServiceHostNetwork, nodePortRules, serviceHostRoutes } from '../src/features/services/host-proxy';
+import { NODEPORT_CHAIN, ServiceHostNetwork, nodePortRules, serviceHostRoutes, serviceHostRoutes6 } from '../src/features/services/host-proxy';
 import { NetnsListener } from '../src/host-network/netns-listener';
 
 const svc = (name: string, spec: Record<string, unknown>, status?: Record<string, unknown>): KubeObject => ({ metadata: { name, namespace: 'default' }, spec: { clusterIP: '10.96.0.10', ...spec }, ...(status ? { status } : {}) });
@@ -42,11 +42,31 @@ describe('Services to specs: external traffic', () => {
     expect(specs[0]!.localGroupId).toBeDefined();
   });
 
+  it('IPv6 external addresses go to the IPv6 spec on a node with an IPv6 address, and are reported (by path) without one', () => {
+    const dual = lb({ clusterIPs: ['10.96.0.10', 'fd00:10:96::a'], externalIPs: ['192.168.77.201', 'FD00:78::64'] });
+    const withV6 = servicesToSpecs({ services: [dual], slices: [], nodeName: 'n1', groupIds: new ServiceGroupIds(), ipv6: true, ipv6NodePorts: true });
+    expect(withV6.skipped).toEqual([]);
+    expect(withV6.specs.map((s) => [s.clusterIP, s.externalAddresses, s.nodePort])).toEqual([
+      ['10.96.0.10', ['192.168.77.201', '192.168.77.200'], 30080],
+      ['fd00:10:96::a', ['fd00:78::64'], 30080],
+    ]);
+    const without = servicesToSpecs({ services: [dual], slices: [], nodeName: 'n1', groupIds: new ServiceGroupIds(), ipv6: true });
+    expect(without.skipped).toEqual([
+      { object: 'service default/web', path: 'spec.externalIPs[1]', value: 'fd00:78::64', reason: 'an IPv6 address: not served here, this node has no IPv6 address' },
+      { object: 'service default/web', path: 'spec.ports[0].nodePort', value: 30080, reason: expect.stringContaining('not served over IPv6') },
+    ]);
+    expect(without.specs.map((s) => [s.clusterIP, s.externalAddresses, s.nodePort])).toEqual([['10.96.0.10', ['192.168.77.201', '192.168.77.200'], 30080], ['fd00:10:96::a', undefined, undefined]]);
+    // An IPv4-only Service with an IPv6 external IP: reported, the IPv4 ones kept.
+    const v4only = servicesToSpecs({ services: [lb({ externalIPs: ['fd00:78::64', '192.168.77.9'] })], slices: [], nodeName: 'n1', groupIds: new ServiceGroupIds(), ipv6: true, ipv6NodePorts: true });
+    expect(v4only.skipped).toEqual([{ object: 'service default/web', path: 'spec.externalIPs[0]', value: 'fd00:78::64', reason: 'an IPv6 address, and the Service has no IPv6 ClusterIP' }]);
+    expect(v4only.specs[0]!.externalAddresses).toEqual(['192.168.77.9', '192.168.77.200']);
+  });
+
   it('skipServices leaves a Service alone; a bad external IP is skipped by name, the rest kept', () => {
     const skipOut = servicesToSpecs({ services: [lb()], slices: [], nodeName: 'n1', groupIds: new ServiceGroupIds(), skipServices: new Set(['default/web']) });
     expect(skipOut.specs).toEqual([]);
     const { specs, skipped } = servicesToSpecs({ services: [lb({ externalIPs: ['not-an-ip', '192.168.77.9'] })], slices: [], nodeName: 'n1', groupIds: new ServiceGroupIds() });
-    expect(skipped).toEqual([{ object: 'service default/web', path: 'spec.externalIPs[0]', value: 'not-an-ip', reason: 'not an IPv4 address' }]);
+    expect(skipped).toEqual([{ object: 'service default/web', path: 'spec.externalIPs[0]', value: 'not-an-ip', reason: 'not an IP address' }]);
     expect(specs[0]!.externalAddresses).toEqual(['192.168.77.9', '192.168.77.200']);
   });
 });
@@ -72,6 +92,51 @@ describe('host rules and routes', () => {
       { dst: '169.254.0.253/32', dev: 'antrea-gw0' },
       { dst: '192.168.77.200/32', via: '169.254.0.253', dev: 'antrea-gw0', onlink: true },
     ]);
+  });
+  it('IPv6 node ports (a node with an IPv6 address): ip6tables DNAT to the IPv6 DNAT address, from the IPv6 ports only; IPv4\'s rules as before', () => {
+    const six = { groupId: 9, protocol: 'TCP' as const, clusterIP: 'fd00:10:96::a', port: 80, nodePort: 30090, endpoints: [] };
+    expect(nodePortRules([...specs, six], [])).toEqual(nodePortRules(specs, []));
+    expect(nodePortRules([...specs, six], [], undefined, 6)).toEqual([
+      '*nat', `:${NODEPORT_CHAIN} - [0:0]`, ':SWITCHYARD-SVC-MASQ - [0:0]', '-A SWITCHYARD-SVC-MASQ -s fc01::aabb:ccdd:eeff/128 -j MASQUERADE',
+      `-A ${NODEPORT_CHAIN} ! -d ::1/128 -m addrtype --dst-type LOCAL -p tcp -m tcp --dport 30090 -j DNAT --to-destination fc01::aabb:ccdd:eefe`,
+      'COMMIT',
+    ]);
+    // nodePortAddresses: each family's own ranges; IPv4 ranges alone serve no IPv6 node port.
+    expect(nodePortRules([six], ['192.168.77.0/24', 'fd00:77::/64'], undefined, 6).filter((l) => l.startsWith(`-A ${NODEPORT_CHAIN}`))).toEqual([
+      `-A ${NODEPORT_CHAIN} -d fd00:77::/64 -m addrtype --dst-type LOCAL -p tcp -m tcp --dport 30090 -j DNAT --to-destination fc01::aabb:ccdd:eefe`,
+    ]);
+    expect(nodePortRules([six], ['192.168.77.0/24'], undefined, 6).filter((l) => l.startsWith(`-A ${NODEPORT_CHAIN}`))).toEqual([]);
+    expect(serviceHostRoutes6([...specs, six], 'antrea-gw0')).toEqual([{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }]);
+    expect(serviceHostRoutes6(specs, 'antrea-gw0')).toEqual([]);
+    // IPv6 external addresses: through the virtual IPv6 Service address (IPv4's routes leave them out).
+    const ext = { ...six, externalAddresses: ['fd00:78::64'] };
+    expect(serviceHostRoutes6([...specs, ext], 'antrea-gw0')).toEqual([
+      { dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' },
+      { dst: 'fd00:78::64/128', via: 'fc01::aabb:ccdd:eeff', dev: 'antrea-gw0', onlink: true },
+    ]);
+    expect(serviceHostRoutes([...specs, ext], 'antrea-gw0')).toEqual(serviceHostRoutes(specs, 'antrea-gw0'));
+  });
+  it('ServiceHostNetwork with ipv6 writes the ip6tables rules with the DNAT address\'s neighbour, and its route, once per change', async () => {
+    const scripts: { script: string; args: readonly string[] }[] = [];
+    const routes6: unknown[] = [];
+    const host = new ServiceHostNetwork({
+      ops: { runInNode: async (script, args = []) => {
+        scripts.push({ script, args });
+        return '';
+      }, syncRoutes: async () => undefined, syncIpv6Routes: async (r) => void routes6.push(r) },
+      listener: new NetnsListener(undefined), gatewayName: 'antrea-gw0', nodePortAddresses: [], routeProto: 78, ipv6: true,
+    });
+    const six = { groupId: 9, protocol: 'TCP' as const, clusterIP: 'fd00:10:96::a', port: 80, nodePort: 30090, endpoints: [] };
+    await host.sync([...specs, six], []);
+    await host.sync([...specs, six], []);
+    const v6 = scripts.filter((s) => s.script.includes('ip6tables-restore'));
+    expect(v6).toHaveLength(1);
+    expect(v6[0]!.script).toContain('ip -6 neigh replace "$1" lladdr "$2" dev "$3" nud permanent');
+    expect(v6[0]!.args).toEqual(['fc01::aabb:ccdd:eefe', 'aa:bb:cc:dd:ee:ff', 'antrea-gw0', 'fc01::aabb:ccdd:eeff']);
+    expect(routes6).toEqual([[{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }]]);
+    await host.sync(specs, []);
+    expect(routes6).toEqual([[{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }], []]);
+    await host.stop();
   });
   it('proxyAll routes IPv4 ClusterIPs only: an IPv6 Service port is reached from pods, not from the host', () => {
     const six = { groupId: 9, protocol: 'TCP' as const, clusterIP: 'fd00:10:96::a', port: 80, endpoints: [] };

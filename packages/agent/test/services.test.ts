@@ -212,15 +212,28 @@ describe('servicesToSpecs: IPv6 and dual-stack Services (issue 36)', () => {
       groupId: SERVICE_GROUP_ID_BASE, service: 'default/six', protocol: 'TCP', clusterIP: 'fd00:10:96::b', port: 80, internalLocal: true, localGroupId: SERVICE_GROUP_ID_BASE + 1,
       endpoints: [{ ip: 'fd00:10:1::7', port: 8080, local: true }],
     }]);
-    expect(skipped).toEqual([{ object: 'service default/six', path: 'spec.ports[0].nodePort', value: 30080, reason: 'node ports are served over IPv4 only (the nodes have no IPv6 address)' }]);
+    expect(skipped).toEqual([{ object: 'service default/six', path: 'spec.ports[0].nodePort', value: 30080, reason: 'not served over IPv6: this node has no IPv6 address (--node-ip <IPv4>,<IPv6>, or an IPv6 InternalIP in the Node\'s status.addresses)' }]);
   });
 
-  test('a dual-stack NodePort Service keeps its node port on the IPv4 spec only; the IPv6 spec is ClusterIP', () => {
+  test('a dual-stack NodePort Service on a node without an IPv6 address: the node port on the IPv4 spec only, the IPv6 one reported', () => {
     const np = svc('np', { type: 'NodePort', clusterIP: 'fd00:10:96::c', clusterIPs: ['fd00:10:96::c', '10.96.0.12'], ports: [{ name: 'http', port: 80, nodePort: 30081 }] });
     const { specs, skipped } = map6([np], []);
-    expect(skipped).toEqual([]);
+    expect(skipped).toEqual([{ object: 'service default/np', path: 'spec.ports[0].nodePort', value: 30081, reason: 'not served over IPv6: this node has no IPv6 address (--node-ip <IPv4>,<IPv6>, or an IPv6 InternalIP in the Node\'s status.addresses)' }]);
     // IPv6 first: the Service's primary family.
     expect(specs.map((s) => [s.clusterIP, s.nodePort])).toEqual([['fd00:10:96::c', undefined], ['10.96.0.12', 30081]]);
+  });
+
+  test('on a node with an IPv6 address (ipv6NodePorts) both specs get the node port, and externalTrafficPolicy Local a local group each', () => {
+    const np = svc('np', { type: 'NodePort', externalTrafficPolicy: 'Local', clusterIP: 'fd00:10:96::c', clusterIPs: ['fd00:10:96::c', '10.96.0.12'], ports: [{ name: 'http', port: 80, nodePort: 30081 }] });
+    const six = svc('six', { type: 'NodePort', clusterIP: 'fd00:10:96::d', clusterIPs: ['fd00:10:96::d'], ports: [{ name: 'http', port: 80, nodePort: 30082 }] });
+    const { specs, skipped } = servicesToSpecs({ services: [np, six], slices: [], nodeName: 'n1', groupIds: new ServiceGroupIds(), ipv6: true, ipv6NodePorts: true });
+    expect(skipped).toEqual([]);
+    expect(specs.map((s) => [s.clusterIP, s.nodePort, s.externalLocal, s.localGroupId !== undefined])).toEqual([
+      ['fd00:10:96::c', 30081, true, true],
+      ['10.96.0.12', 30081, true, true],
+      ['fd00:10:96::d', 30082, undefined, false],
+    ]);
+    expect(specs[0]!.localGroupId).not.toBe(specs[1]!.localGroupId);
   });
 
   test('an IPv4 address in an IPv6 slice is reported with its path and left out; the other endpoints stay', () => {

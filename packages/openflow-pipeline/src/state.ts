@@ -100,6 +100,11 @@ export interface NodeConfig {
   podCIDRv6?: string;
   /** This node's transport IP. */
   nodeIP: string;
+  /**
+   * Dual-stack: this node's IPv6 address (on the underlay; the tunnels stay IPv4). With it the
+   * IPv6 NodePortMark matches it too, as IPv4's does `nodeIP`. Needs `podCIDRv6`.
+   */
+  nodeIPv6?: string;
   /** Transport subnet of this node (hybrid: peers inside it are routed, others tunnelled). */
   nodeSubnet?: string;
   /** AntreaProxy: Service load balancing in OVS. */

@@ -5,7 +5,7 @@
  * flows (un-SNAT, SNAT, hairpin) are Antrea's IPv6 twins; IPv4's flows stay as they were.
  */
 import {
-  CT_ZONE_V6, NodePipeline, PipelineError, SNAT_CT_ZONE_V6, VIRTUAL_SERVICE_IPV6, computeNodeFlows, dumpFlows, formatGroup, nodeFeatures, service,
+  CT_ZONE_V6, NodePipeline, PipelineError, SNAT_CT_ZONE_V6, VIRTUAL_NODEPORT_DNAT_IPV6, VIRTUAL_SERVICE_IPV6, computeNodeFlows, dumpFlows, formatGroup, nodeFeatures, service,
   type NodeState, type ServicePortSpec,
 } from '../src/index';
 import { checkFeatureContract } from '../src/testing';
@@ -100,6 +100,54 @@ describe('IPv6 Service ports on a dual-stack node', () => {
   });
 });
 
+describe('IPv6 node ports on a dual-stack node with an IPv6 address (config.nodeIPv6)', () => {
+  const NP6: ServicePortSpec = { ...V6, nodePort: 30080 };
+  const NP4: ServicePortSpec = { ...V4, nodePort: 30080 };
+  const node = (): NodeState => dualStackState({ nodeIPv6: 'fd00:77:0:0::1' });
+  const { flows } = render(withServices(node(), [NP4, NP6]));
+
+  it('NodePortMark marks the node\'s IPv6 address (canonical text) and the IPv6 NodePort DNAT address, as IPv4\'s does its two', () => {
+    expect(v6(inTable(flows, 'NodePortMark'))).toEqual([
+      'cookie=0x1030000000000, table=NodePortMark, priority=200,dl_type=0x86dd,ipv6_dst=fd00:77::1 actions=set_field:0x80000/0x80000->reg4',
+      `cookie=0x1030000000000, table=NodePortMark, priority=200,dl_type=0x86dd,ipv6_dst=${VIRTUAL_NODEPORT_DNAT_IPV6} actions=set_field:0x80000/0x80000->reg4`,
+    ]);
+  });
+
+  it('ServiceLB selects the IPv6 port\'s group on the node port with ToNodePortAddress, marking the traffic external', () => {
+    expect(v6(inTable(flows, 'ServiceLB'))).toContain(
+      'cookie=0x1030000100001, table=ServiceLB, priority=200,dl_type=0x86dd,nw_proto=6,tcp_dst=30080,reg4=0x90000/0xf0000 actions=set_field:0x200/0x200->reg0,set_field:0x20000/0x70000->reg4,set_field:0x200000/0x200000->reg4,set_field:0x100001->reg7,group:1048577',
+    );
+  });
+
+  it('external traffic (Cluster policy) is committed in the IPv6 zone and SNATed in the IPv6 SNAT zone: the virtual IPv6 address to a local endpoint, the gateway\'s to a remote one', () => {
+    expect(v6(inTable(flows, 'SNATMark'))).toContain(
+      `cookie=0x1030000000000, table=SNATMark, priority=200,dl_type=0x86dd,ct_state=+new+trk,reg0=0x2/0xf,reg4=0x200000/0x200000 actions=ct(commit,table=SNAT,zone=${CT_ZONE_V6},exec(set_field:0x20/0x20->ct_mark,move:NXM_NX_REG0[0..3]->NXM_NX_CT_MARK[0..3]))`,
+    );
+    const snat = v6(inTable(flows, 'SNAT'));
+    expect(snat).toEqual(expect.arrayContaining([
+      `cookie=0x1030000000000, table=SNAT, priority=201,dl_type=0x86dd,ct_state=+new+trk,ct_mark=0x20/0x20,reg0=0x12/0xff actions=ct(commit,table=L2ForwardingCalc,zone=${SNAT_CT_ZONE_V6},nat(src=${GW.ipv6}),exec(set_field:0x10/0x10->ct_mark,set_field:0x20/0x20->ct_mark))`,
+      `cookie=0x1030000000000, table=SNAT, priority=200,dl_type=0x86dd,ct_state=+new+trk,ct_mark=0x20/0x20,reg0=0x2/0xf actions=ct(commit,table=L2ForwardingCalc,zone=${SNAT_CT_ZONE_V6},nat(src=${VIRTUAL_SERVICE_IPV6}),exec(set_field:0x10/0x10->ct_mark,set_field:0x20/0x20->ct_mark))`,
+    ]));
+  });
+
+  it('externalTrafficPolicy Local: from the gateway, the node port selects the local group without the external mark', () => {
+    const { flows: f } = render(withServices(node(), [{ ...NP6, externalLocal: true, localGroupId: 0x100002 }]));
+    expect(v6(inTable(f, 'ServiceLB'))).toContain(
+      'cookie=0x1030000100001, table=ServiceLB, priority=201,dl_type=0x86dd,nw_proto=6,tcp_dst=30080,reg0=0x2/0xf,reg4=0x90000/0xf0000 actions=set_field:0x200/0x200->reg0,set_field:0x20000/0x70000->reg4,set_field:0x100002->reg7,group:1048578',
+    );
+  });
+
+  it('IPv4\'s flows are the same with the node\'s IPv6 address and the IPv6 node port beside them', () => {
+    const alone = render(withServices(dualStackState(), [NP4]));
+    expect(flows.filter((l) => !l.includes('dl_type=0x86dd') && !l.includes('xxreg3'))).toEqual(alone.flows.filter((l) => !l.includes('dl_type=0x86dd')));
+  });
+
+  it('without config.nodeIPv6 only the DNAT address is marked (the host DNATs to it)', () => {
+    const { flows: f } = render(withServices(dualStackState(), [NP6]));
+    expect(v6(inTable(f, 'NodePortMark')).map((l) => /ipv6_dst=(\S+) /.exec(l)![1])).toEqual([VIRTUAL_NODEPORT_DNAT_IPV6]);
+  });
+});
+
 describe('the service feature\'s contract with IPv6 ports', () => {
   it('holds over dual-stack states: both families, the IPv6 port changed and gone, affinity and a local group', () => {
     const base = dualStackState();
@@ -136,6 +184,14 @@ describe('bad IPv6 Service input', () => {
   it('an IPv6 Service port on a node without IPv6 names the port\'s clusterIP', () => {
     const e = err(withServices(v4Node(), [V6]));
     expect([e.code, e.path, e.message]).toEqual(['INVALID_INPUT', 'services[1048577].clusterIP', 'IPv6 Service fd00:10:96::a on a node without IPv6 (config.podCIDRv6) (at services[1048577].clusterIP)']);
+  });
+
+  it('config.nodeIPv6 that is not an IPv6 address, or without config.podCIDRv6, names config.nodeIPv6', () => {
+    const bad = err(withServices(dualStackState({ nodeIPv6: '192.168.77.100' }), [V6]));
+    expect([bad.code, bad.path, bad.value]).toEqual(['INVALID_INPUT', 'config.nodeIPv6', '192.168.77.100']);
+    const alone = v4Node();
+    const e = err(withServices({ ...alone, config: { ...alone.config, nodeIPv6: 'fd00:77::1' } }, [V4]));
+    expect([e.code, e.path, e.message]).toEqual(['INVALID_INPUT', 'config.nodeIPv6', 'config.nodeIPv6 fd00:77::1 on a node without IPv6 (config.podCIDRv6) (at config.nodeIPv6)']);
   });
 
   it('an endpoint of the other family names the endpoint, in either direction', () => {

@@ -17,7 +17,7 @@ import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/k
 import { loadCrds, type InstallOptions } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { serviceCIDROf, FABRIC_PREFIX, checkIpFamily, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, LabError, planNodes, type LabEncryption, type LabIpFamily, type LabMode, type NodeLayout, type NodePlan } from './plan';
+import { serviceCIDROf, FABRIC_PREFIX, checkIpFamily, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, FABRIC_HOST_V6, LabError, planNodes, type LabEncryption, type LabIpFamily, type LabMode, type NodeLayout, type NodePlan } from './plan';
 import { Kubelet, type LabNodeRuntime } from './kubelet';
 import { labAgentConfig, labControllerConfig, labInstallOptions } from './config';
 import type { Phase } from './progress';
@@ -84,6 +84,8 @@ export interface LabNodeState {
   /** `--ip-family dual`: the node's IPv6 pod CIDR. */
   podCIDRv6?: string;
   nodeIP: string;
+  /** `--ip-family dual`: the node's IPv6 underlay address (its IPv6 node ports are served there). */
+  nodeIPv6?: string;
   /** The node's netns (its OVS, br-phy, the underlay veth). */
   netns: string;
   apiSocket: string;
@@ -382,7 +384,7 @@ async function startControllerContainer(kube: KubeConfigClient, api: KubeApiServ
 }
 
 /** The fabric netns: bridge br0, router between the fabric subnets and the fabric host <prefix>.254. */
-async function makeFabric(tb: Testbed): Promise<{ name: string }> {
+async function makeFabric(tb: Testbed, ipFamily: LabIpFamily): Promise<{ name: string }> {
   const fabric = await tb.createNetns('f');
   await fabric.exec(['ip', 'link', 'add', 'br0', 'type', 'bridge']);
   await fabric.exec(['ip', 'link', 'set', 'br0', 'up']);
@@ -390,6 +392,8 @@ async function makeFabric(tb: Testbed): Promise<{ name: string }> {
   // "host on the fabric" pods reach through MASQUERADE: <prefix>.254 in each subnet.
   for (const prefix of [FABRIC_PREFIX, FABRIC_PREFIX_2]) await fabric.exec(['ip', 'addr', 'add', `${prefix}.${FABRIC_GATEWAY_HOST}/24`, 'dev', 'br0']);
   await fabric.exec(['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
+  // Dual-stack: the fabric host on the IPv6 underlay too (an outside client of IPv6 node ports).
+  if (ipFamily === 'dual') await fabric.exec(['ip', '-6', 'addr', 'add', `${FABRIC_HOST_V6}/64`, 'dev', 'br0', 'nodad']);
   return { name: fabric.name };
 }
 
@@ -475,6 +479,8 @@ function brPhyAddressing(plan: NodePlan): string[][] {
     ['ip', 'addr', 'replace', `${plan.nodeIP}/24`, 'dev', 'br-phy'],
     ['ip', 'link', 'set', 'br-phy', 'up'],
     ['ip', 'route', 'replace', `${plan.subnet.startsWith(FABRIC_PREFIX_2) ? FABRIC_PREFIX : FABRIC_PREFIX_2}.0/24`, 'via', plan.fabricGateway, 'dev', 'br-phy'],
+    // Dual-stack: the IPv6 underlay address beside the IPv4 one (no DAD: usable at once).
+    ...(plan.nodeIPv6 !== undefined ? [['ip', '-6', 'addr', 'replace', `${plan.nodeIPv6}/64`, 'dev', 'br-phy', 'nodad']] : []),
   ];
 }
 
@@ -536,7 +542,7 @@ export class Lab {
       const controllerPort = controller?.port ?? 0;
       // Underlay: a Linux bridge in a fabric netns; each node's veth ends on it (another cluster's
       // fabric when this lab is one cluster of several).
-      const fabric = opts.cluster?.fabricNetns !== undefined ? { name: opts.cluster.fabricNetns } : await makeFabric(tb);
+      const fabric = opts.cluster?.fabricNetns !== undefined ? { name: opts.cluster.fabricNetns } : await makeFabric(tb, ipFamily);
       // One API server per fabric at its host address: a cluster sharing another's fabric keeps loopback.
       const apiRelay = opts.cluster?.fabricNetns === undefined ? await exposeApiOnFabric(api, fabric.name, opts.labDir, children) : undefined;
 
@@ -571,7 +577,7 @@ export class Lab {
         await kube.request('POST', '/api/v1/nodes', {
           apiVersion: 'v1', kind: 'Node', metadata: { name: plan.name, labels: { 'kubernetes.io/hostname': plan.name }, ...(opts.cluster?.gatewayNodes?.includes(plan.name) ? { annotations: { 'multicluster.antrea.io/gateway': 'true' } } : {}) },
           spec: { podCIDR: plan.podCIDR, podCIDRs: plan.podCIDRv6 !== undefined ? [plan.podCIDR, plan.podCIDRv6] : [plan.podCIDR] },
-          status: { addresses: [{ type: 'InternalIP', address: plan.nodeIP }, { type: 'Hostname', address: plan.name }], conditions: [{ type: 'Ready', status: 'True' }] },
+          status: { addresses: [{ type: 'InternalIP', address: plan.nodeIP }, ...(plan.nodeIPv6 !== undefined ? [{ type: 'InternalIP', address: plan.nodeIPv6 }] : []), { type: 'Hostname', address: plan.name }], conditions: [{ type: 'Ready', status: 'True' }] },
         });
         const node = pods ? await lab.startAgentContainer(plan, ovs, opts.labDir, await freePort(), pods) : lab.startAgent(plan, ovs, opts.labDir, await freePort());
         recordContainers();
@@ -637,11 +643,11 @@ export class Lab {
     writeFileSync(tokenFile, plan.token, { mode: 0o600 });
     const kubeconfig = this.api.writeKubeconfig(join(dir, 'kubeconfig'), { name: plan.name, token: plan.token });
     const argv = [
-      '--config', conf, '--node-name', plan.name, '--pod-cidr', plan.podCIDRv6 !== undefined ? `${plan.podCIDR},${plan.podCIDRv6}` : plan.podCIDR, '--node-ip', plan.nodeIP, '--data-dir', join(dir, 'data'),
+      '--config', conf, '--node-name', plan.name, '--pod-cidr', plan.podCIDRv6 !== undefined ? `${plan.podCIDR},${plan.podCIDRv6}` : plan.podCIDR, '--node-ip', plan.nodeIPv6 !== undefined ? `${plan.nodeIP},${plan.nodeIPv6}` : plan.nodeIP, '--data-dir', join(dir, 'data'),
       '--node-netns', ovs.netns.name, '--api-socket', apiSocket, '--ovsdb', ovs.dbRemote,
       ...(this.state.controllerPort ? ['--controller-url', `https://127.0.0.1:${this.state.controllerPort}`, '--controller-ca-file', join(labDir, 'controller-ca.pem'), '--token-file', tokenFile] : []),
     ];
-    const node: LabNodeState = { name: plan.name, podCIDR: plan.podCIDR, ...(plan.podCIDRv6 !== undefined ? { podCIDRv6: plan.podCIDRv6 } : {}), nodeIP: plan.nodeIP, netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0, agentStart: '', vswitchdCtl: ovs.vswitchdCtl, dbRemote: ovs.dbRemote, underlay: brPhyAddressing(plan) };
+    const node: LabNodeState = { name: plan.name, podCIDR: plan.podCIDR, ...(plan.podCIDRv6 !== undefined ? { podCIDRv6: plan.podCIDRv6 } : {}), nodeIP: plan.nodeIP, ...(plan.nodeIPv6 !== undefined ? { nodeIPv6: plan.nodeIPv6 } : {}), netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0, agentStart: '', vswitchdCtl: ovs.vswitchdCtl, dbRemote: ovs.dbRemote, underlay: brPhyAddressing(plan) };
     const spawnAgent = (): void => {
       this.agentStartedAt.set(plan.name, Date.now());
       const child = spawnProgram(AGENT_CLI, argv, join(dir, 'agent.log'), { KUBECONFIG: kubeconfig }, AGENT_NODE_FLAGS);
@@ -737,7 +743,7 @@ export class Lab {
     this.agentStartedAt.set(plan.name, Date.now());
     const container = await PodmanContainer.run(podmanRunArgs(pod, agent, { ...context(agent, false), logPath: log }), `switchyard-agent on ${plan.name}`);
     pods.containers.push(container);
-    const node: LabNodeState = { name: plan.name, podCIDR: plan.podCIDR, ...(plan.podCIDRv6 !== undefined ? { podCIDRv6: plan.podCIDRv6 } : {}), nodeIP: plan.nodeIP, netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0, agentStart: '', vswitchdCtl: ovs.vswitchdCtl, dbRemote: ovs.dbRemote, underlay: brPhyAddressing(plan), agentContainer: container.id };
+    const node: LabNodeState = { name: plan.name, podCIDR: plan.podCIDR, ...(plan.podCIDRv6 !== undefined ? { podCIDRv6: plan.podCIDRv6 } : {}), nodeIP: plan.nodeIP, ...(plan.nodeIPv6 !== undefined ? { nodeIPv6: plan.nodeIPv6 } : {}), netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0, agentStart: '', vswitchdCtl: ovs.vswitchdCtl, dbRemote: ovs.dbRemote, underlay: brPhyAddressing(plan), agentContainer: container.id };
     const refresh = async (): Promise<boolean> => {
       const st = await container.state();
       node.agentPid = st.pid;

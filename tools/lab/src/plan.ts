@@ -15,6 +15,11 @@ export interface NodePlan {
   podCIDRv6?: string;
   /** Underlay address on the node's br-phy. */
   nodeIP: string;
+  /**
+   * `--ip-family dual`: the node's IPv6 underlay address `fd00:77::<i>` on br-phy, beside `nodeIP`
+   * (the tunnels stay IPv4); its IPv6 node ports are served there.
+   */
+  nodeIPv6?: string;
   /** The node's fabric subnet (`<prefix>.0/24`), its transport subnet for `hybrid`. */
   subnet: string;
   /** The fabric router's address in that subnet (`<prefix>.254`): the route to the other subnet, and the fabric host pods can reach. */
@@ -42,6 +47,10 @@ export const FABRIC_PREFIX = '192.168.77';
 export const FABRIC_PREFIX_2 = '192.168.78';
 /** Host part of the fabric router's address in each subnet. */
 export const FABRIC_GATEWAY_HOST = 254;
+/** The IPv6 underlay of a dual-stack lab (`/64`, on the same fabric bridge): node i at `<prefix>:<i>`, the fabric host at `<prefix>:fe`. */
+export const FABRIC_PREFIX_V6 = 'fd00:77:';
+/** The fabric host's IPv6 address (a dual-stack lab), the IPv6 twin of `<FABRIC_PREFIX>.254`. */
+export const FABRIC_HOST_V6 = `${FABRIC_PREFIX_V6}:${FABRIC_GATEWAY_HOST.toString(16)}`;
 
 /** The agents' `trafficEncapMode` the lab can run. */
 export type LabMode = 'encap' | 'noEncap' | 'hybrid';
@@ -127,7 +136,8 @@ export function planNodes(n: number, tokenFor: (name: string) => string, mode: L
     const name = `node${index}`;
     const prefix = mode === 'hybrid' && index > firstHalf ? FABRIC_PREFIX_2 : FABRIC_PREFIX;
     const podCIDR = ipFamily === 'ipv6' ? podCIDRv6Of(index) : `${podPrefix}.${index}.0/24`;
-    return { name, index, podCIDR, ...(ipFamily === 'dual' ? { podCIDRv6: podCIDRv6Of(index) } : {}), nodeIP: `${prefix}.${ipBase + index}`, subnet: `${prefix}.0/24`, fabricGateway: `${prefix}.${FABRIC_GATEWAY_HOST}`, token: tokenFor(name) };
+    const dual = ipFamily === 'dual' ? { podCIDRv6: podCIDRv6Of(index), nodeIPv6: `${FABRIC_PREFIX_V6}:${(ipBase + index).toString(16)}` } : {};
+    return { name, index, podCIDR, ...dual, nodeIP: `${prefix}.${ipBase + index}`, subnet: `${prefix}.0/24`, fabricGateway: `${prefix}.${FABRIC_GATEWAY_HOST}`, token: tokenFor(name) };
   });
 }
 

@@ -5,15 +5,18 @@
 // other, and deleting it restores; `yardctl policy explain --ip-family IPv6` agrees with each
 // probe. AntreaProxy over both families: a dual-stack Service answers through its IPv6 and its
 // IPv4 ClusterIP from endpoints on both nodes, an IPv6-only Service through its IPv6 ClusterIP,
-// and an IPv6 ipBlock except on the endpoints applies to the Service's IPv6 traffic. One lab for
-// every case. Waits on state, never on time.
+// and an IPv6 ipBlock except on the endpoints applies to the Service's IPv6 traffic. Node ports
+// over IPv6: each node has an IPv6 underlay address (fd00:77::<i>), and the fabric host
+// (fd00:77::fe) reaches a dual-stack NodePort Service at each node's IPv6 and IPv4 address,
+// answered by endpoints on both nodes (externalTrafficPolicy Cluster) or by the node's own
+// (Local), and an IPv6 externalIP the fabric routes to node2. One lab for every case. Waits on state, never on time.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { run, waitFor } from '@switchyard/testbed';
-import { labClient, readState, type LabState } from '../src/index';
+import { FABRIC_HOST_V6, labClient, readState, type LabState } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
 
 const BIN = join(__dirname, '../bin/switchyard-lab');
@@ -190,5 +193,72 @@ describe('Services over IPv6 and IPv4 (AntreaProxy in both families)', () => {
     await waitFor('cb through the IPv6-only Service', async () => ['w1', 'w2'].includes(await who('cb', only6)), { timeoutMs: 60_000, intervalMs: 250 });
     await kube.request('DELETE', `${POLICIES}/v6-svc-block`);
     await waitFor('ca through the IPv6-only Service again', async () => ['w1', 'w2'].includes(await who('ca', only6)), { timeoutMs: 60_000, intervalMs: 250 });
+  });
+});
+
+describe('node ports over IPv6 (a dual-stack NodePort Service, from the fabric host)', () => {
+  const SERVICES = '/api/v1/namespaces/default/services';
+  const nodePorts = new Map<string, number>();
+
+  /** Which pod answered at `ip`:`port` from the fabric host ('' when none did). */
+  async function fromFabric(ip: string, port: number): Promise<string> {
+    const target = ip.includes(':') ? `TCP6:[${ip}]:${port}` : `TCP4:${ip}:${port}`;
+    const r = await run(['ip', 'netns', 'exec', st.fabricNetns, 'socat', '-T2', '-', `${target},connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+    return r.stdout.trim();
+  }
+  /** Waits until `want` (every name in it) answered at ip:port; returns every name seen. */
+  async function answeredBy(ip: string, port: number, want: string[]): Promise<Set<string>> {
+    const seen = new Set<string>();
+    await waitFor(`${want.join(' and ')} at ${ip.includes(':') ? `[${ip}]` : ip}:${port} from the fabric host`, async () => {
+      seen.add(await fromFabric(ip, port));
+      return want.every((w) => seen.has(w));
+    }, { timeoutMs: 60_000, intervalMs: 100 });
+    return seen;
+  }
+
+  beforeAll(async () => {
+    // The naming servers (w1, w2 on TCP 7100) are the previous block's.
+    for (const [name, policy] of [['np', 'Cluster'], ['np-local', 'Local']] as const) {
+      const o = await kube.request<{ spec: { ports: { nodePort: number }[] } }>('POST', SERVICES, {
+        apiVersion: 'v1', kind: 'Service', metadata: { name },
+        spec: { type: 'NodePort', externalTrafficPolicy: policy, selector: { app: 'who' }, ipFamilies: ['IPv6', 'IPv4'], ipFamilyPolicy: 'RequireDualStack', ports: [{ port: 80, targetPort: 7100 }] },
+      });
+      nodePorts.set(name, o.spec.ports[0]!.nodePort);
+    }
+  }, 60_000);
+
+  it('each node has an IPv6 underlay address, as its Node\'s second InternalIP; the fabric host has one too', async () => {
+    expect(st.nodes.map((n) => n.nodeIPv6)).toEqual(['fd00:77::1', 'fd00:77::2']);
+    const node = await kube.request<{ status: { addresses: { type: string; address: string }[] } }>('GET', '/api/v1/nodes/node1');
+    expect(node.status.addresses.filter((a) => a.type === 'InternalIP').map((a) => a.address)).toEqual(['192.168.77.1', 'fd00:77::1']);
+    expect((await run(['ip', 'netns', 'exec', st.fabricNetns, 'ip', '-6', 'addr', 'show', 'dev', 'br0'])).stdout).toContain(`${FABRIC_HOST_V6}/64`);
+  });
+
+  it('externalTrafficPolicy Cluster: every node\'s IPv6 address serves the node port, answered by endpoints on both nodes; its IPv4 address still does', async () => {
+    const port = nodePorts.get('np')!;
+    for (const n of st.nodes) {
+      await answeredBy(n.nodeIPv6!, port, ['w1', 'w2']);
+      await answeredBy(n.nodeIP, port, ['w1', 'w2']);
+    }
+  });
+
+  it('an IPv6 externalIP routed by the fabric to node2 is answered by endpoints on both nodes', async () => {
+    const ext = 'fd00:78::64';
+    await kube.request('POST', SERVICES, {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'ext6' },
+      spec: { selector: { app: 'who' }, ipFamilies: ['IPv6', 'IPv4'], ipFamilyPolicy: 'RequireDualStack', externalIPs: [ext], ports: [{ port: 80, targetPort: 7100 }] },
+    });
+    // As a network routes an externalIP to a node: the fabric host's route through node2's IPv6 address.
+    await run(['ip', 'netns', 'exec', st.fabricNetns, 'ip', '-6', 'route', 'replace', `${ext}/128`, 'via', st.nodes[1]!.nodeIPv6!, 'dev', 'br0']);
+    await answeredBy(ext, 80, ['w1', 'w2']);
+  });
+
+  it('externalTrafficPolicy Local: each node\'s IPv6 address is answered by that node\'s endpoint only', async () => {
+    const port = nodePorts.get('np-local')!;
+    for (const [n, own] of [[st.nodes[0]!, 'w1'], [st.nodes[1]!, 'w2']] as const) {
+      await answeredBy(n.nodeIPv6!, port, [own]);
+      // No SNAT and the local group only: the other node's endpoint never answers here.
+      for (let i = 0; i < 6; i++) expect(await fromFabric(n.nodeIPv6!, port)).toBe(own);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { RoundRobin, checkIpFamily, declaredPorts, serviceCIDROf, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, podServerArgv, POD_SERVER_READY } from '../src/plan';
+import { FABRIC_HOST_V6, RoundRobin, checkIpFamily, declaredPorts, serviceCIDROf, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, podServerArgv, POD_SERVER_READY } from '../src/plan';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { connect, createServer } from 'node:net';
@@ -177,6 +177,14 @@ describe('--ip-family', () => {
       ['10.10.2.0/24', 'fd00:10:2::/64'],
     ]);
     expect(planNodes(2, () => 't').map((p) => 'podCIDRv6' in p)).toEqual([false, false]);
+  });
+  test('dual gives each node an IPv6 underlay address fd00:77::<i> beside its IPv4 one (the fabric host is fd00:77::fe); ipv4 and ipv6 none', () => {
+    expect(planNodes(2, () => 't', 'encap', {}, 'dual').map((p) => [p.nodeIP, p.nodeIPv6])).toEqual([
+      ['192.168.77.1', 'fd00:77::1'],
+      ['192.168.77.2', 'fd00:77::2'],
+    ]);
+    expect(FABRIC_HOST_V6).toBe('fd00:77::fe');
+    expect([...planNodes(1, () => 't'), ...planNodes(1, () => 't', 'encap', {}, 'ipv6')].map((p) => 'nodeIPv6' in p)).toEqual([false, false]);
   });
   test('ipv6 gives each node the IPv6 pod CIDR fd00:10:<i>::/64 as its only one', () => {
     expect(planNodes(2, () => 't', 'encap', {}, 'ipv6').map((p) => [p.podCIDR, 'podCIDRv6' in p])).toEqual([

@@ -71,17 +71,18 @@ function v4Family(cfg: NodeConfig): ServiceFamily {
   };
 }
 
-/** The IPv6 twin (a dual-stack node). The node has no IPv6 address of its own here: the underlay is IPv4. */
+/** The IPv6 twin (a dual-stack node), with the node's IPv6 address when it has one (`nodeIPv6`). */
 function v6Family(cfg: NodeConfig): ServiceFamily {
   return {
     v6: true, eth: IPV6, ethType: ETH_IPV6, src: 'ipv6Src', dst: 'ipv6Dst', zone: CT_ZONE_V6, snatZone: SNAT_CT_ZONE_V6, gw: ipv6Addr(cfg.gateway.ipv6!, 'config.gateway.ipv6'),
-    virtualIP: VIRTUAL_SERVICE_IPV6, nodePortDnatIP: VIRTUAL_NODEPORT_DNAT_IPV6, nodeIP: undefined,
+    virtualIP: VIRTUAL_SERVICE_IPV6, nodePortDnatIP: VIRTUAL_NODEPORT_DNAT_IPV6, nodeIP: cfg.nodeIPv6 === undefined ? undefined : ipv6Addr(cfg.nodeIPv6, 'config.nodeIPv6'),
     loadEndpoint: (ip) => EndpointIP6Field.load(Ip.parse(ip).value), matchEndpoint: (ip) => EndpointIP6Field.match(Ip.parse(ip).value), endpointRef: EndpointIP6Field.ref(),
   };
 }
 
 /** Flows present whenever the proxy is on: IPv4's, and on a dual-stack node their IPv6 twins after them. */
 export function serviceBaseFlows(p: Pipeline, cfg: NodeConfig, controllerId = CONTROLLER_ID): Flow[] {
+  if (cfg.nodeIPv6 !== undefined && !hasIpv6(cfg)) throw new PipelineError('INVALID_INPUT', `config.nodeIPv6 ${cfg.nodeIPv6} on a node without IPv6 (config.podCIDRv6)`, cfg.nodeIPv6, 'config.nodeIPv6');
   // An IPv6-only node (no gateway IPv4 address): IPv6's flows only, with the family-free ones.
   if (cfg.gateway.ip === undefined && hasIpv6(cfg)) return familyBaseFlows(p, cfg, v6Family(cfg), controllerId, true);
   const flows = familyBaseFlows(p, cfg, v4Family(cfg), controllerId);

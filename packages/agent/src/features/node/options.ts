@@ -21,6 +21,12 @@ export interface NodeOptions {
   podCIDRv6?: string;
   /** This node's transport address. */
   nodeIP: string;
+  /**
+   * Dual-stack: this node's IPv6 address (the tunnels stay on `nodeIP`). With it IPv6 Services get
+   * their node ports: the host DNATs what it receives on its IPv6 addresses (ip6tables). Absent:
+   * node ports are served over IPv4 only.
+   */
+  nodeIPv6?: string;
   /** OVSDB remote, as `ovs-vsctl --db` takes it (`unix:/var/run/openvswitch/db.sock`). */
   ovsdbRemote: string;
   /** Directory of `<bridge>.mgmt` (the OpenFlow management socket). Default /var/run/openvswitch. */
@@ -75,7 +81,7 @@ export interface NodeOptions {
 }
 
 /** The node's options without a default: absent means that feature (or override) is off. */
-export type NodeUnset = 'podCIDRv6' | 'nodeNetns' | 'kube' | 'clock';
+export type NodeUnset = 'podCIDRv6' | 'nodeIPv6' | 'nodeNetns' | 'kube' | 'clock';
 export type ResolvedNodeOptions = Resolved<NodeOptions, NodeUnset>;
 
 /** A feature's options fragment, which may read the node's options. */
@@ -87,6 +93,7 @@ export const nodeOptions: OptionsFragment<NodeOptions, NodeUnset> = {
     podCIDR: o.podCIDR,
     ...(o.podCIDRv6 !== undefined ? { podCIDRv6: o.podCIDRv6 } : {}),
     nodeIP: o.nodeIP,
+    ...(o.nodeIPv6 !== undefined ? { nodeIPv6: o.nodeIPv6 } : {}),
     ovsdbRemote: o.ovsdbRemote,
     ovsRunDir: o.ovsRunDir ?? '/var/run/openvswitch',
     bridge: o.bridge ?? 'br-int',

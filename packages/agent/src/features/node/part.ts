@@ -145,6 +145,8 @@ export class NodeDatapath implements Part {
         // Dual-stack: the IPv6 flows of every feature that has them (with the gateway's IPv6 address).
         ...(this.ctx.podCIDRv6 !== undefined && gateway.ipv6 ? { podCIDRv6: this.ctx.podCIDRv6 } : {}),
         nodeIP: o.nodeIP,
+        // Dual-stack with an IPv6 node address: the IPv6 NodePortMark matches it too.
+        ...(this.ctx.podCIDRv6 !== undefined && gateway.ipv6 && o.nodeIPv6 !== undefined ? { nodeIPv6: o.nodeIPv6 } : {}),
         ...(this.ctx.wireGuard ? { wireGuard: true } : {}),
         netdevDatapath: o.datapathType === 'netdev',
         enableAntreaPolicy: true,

@@ -11,7 +11,7 @@ import { NodeRouteController, nodeFacts, remoteNodesOf } from './node-routes';
 import { WIREGUARD_DEVICE } from '../wireguard/wireguard';
 import { join } from 'node:path';
 import { IPsecTunnelPorts } from '../ipsec/ipsec';
-import { GLOBAL_VIRTUAL_MAC, type RemoteNode } from '@switchyard/openflow-pipeline';
+import { GLOBAL_VIRTUAL_MAC, VIRTUAL_NODEPORT_DNAT_IPV6, VIRTUAL_SERVICE_IPV6, type RemoteNode } from '@switchyard/openflow-pipeline';
 import { IPsecCertificateKeeper } from '../ipsec/certificate';
 import { NODES, PRIME_LIST_MS, listWithin } from '../../kube-resources';
 import type { NodeDatapath } from '../node/part';
@@ -88,7 +88,8 @@ export class RemoteNodes implements Part {
         syncRoutes: (r) => net.syncRoutes(r),
         syncMasquerade: (cidrs) => (masquerade ? net.syncMasquerade(cidrs, o.gatewayName) : Promise.resolve()),
         // Dual-stack: the peer gateways' IPv6 addresses resolve to the global virtual MAC on the gateway.
-        syncIpv6: (routes, peerGateways) => net.syncIpv6Routes(routes, { dev: o.gatewayName, mac: GLOBAL_VIRTUAL_MAC, ips: peerGateways }),
+        // The Services part's virtual IPv6 neighbours (same MAC) are its own.
+        syncIpv6: (routes, peerGateways) => net.syncIpv6Routes(routes, { dev: o.gatewayName, mac: GLOBAL_VIRTUAL_MAC, ips: peerGateways, keep: [VIRTUAL_NODEPORT_DNAT_IPV6, VIRTUAL_SERVICE_IPV6] }),
       },
       logger: log,
       clock: o.clock ?? systemClock,

@@ -8,12 +8,14 @@
  * - external addresses (LoadBalancer ingress IPs, `externalIPs`): routed into OVS the same way;
  * - health-check node ports of `externalTrafficPolicy: Local` Services: HTTP 200 with the count of
  *   this node's endpoints, 503 with none, as kube-proxy answers a cloud load balancer.
- * The rules and routes are rewritten whole from the Service ports at each change.
+ * The rules and routes are rewritten whole from the Service ports at each change. On a node with
+ * an IPv6 address (dual-stack) the IPv6 Service ports' node ports get the same through ip6tables:
+ * the IPv6 NodePort DNAT address, its permanent neighbour and route on the gateway.
  */
 import type { Server as NetServer } from 'node:net';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { ServicePortSpec } from '@switchyard/openflow-pipeline';
-import { VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_SERVICE_IP } from '@switchyard/openflow-pipeline';
+import { VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_NODEPORT_DNAT_IPV6, VIRTUAL_SERVICE_IP, VIRTUAL_SERVICE_IPV6 } from '@switchyard/openflow-pipeline';
 import { silentLogger, type Logger } from '@switchyard/runtime';
 import type { HostRoute } from '../routes/node-routes';
 import type { HealthCheckPort } from './services';
@@ -25,18 +27,25 @@ export const SERVICE_MASQ_CHAIN = 'SWITCHYARD-SVC-MASQ';
 /** MAC of the virtual addresses' permanent neighbour entries on the gateway (OVS rewrites it). */
 export const SERVICE_VIRTUAL_MAC = 'aa:bb:cc:dd:ee:ff';
 
+const isV6 = (ip: string): boolean => ip.includes(':');
+
 /**
  * iptables-restore input for {@link NODEPORT_CHAIN}: one DNAT rule per node port and address
  * range. Without `nodePortAddresses` every local address but loopback serves node ports.
+ * `family` 6: ip6tables-restore input for the IPv6 Service ports (the IPv6 DNAT address; of
+ * `nodePortAddresses`, the IPv6 ranges, and none when it has IPv4 ones only).
  */
-export function nodePortRules(specs: readonly ServicePortSpec[], nodePortAddresses: readonly string[], dnatIP = VIRTUAL_NODEPORT_DNAT_IP): string[] {
+export function nodePortRules(specs: readonly ServicePortSpec[], nodePortAddresses: readonly string[], dnatIP?: string, family: 4 | 6 = 4): string[] {
+  const v6 = family === 6;
+  const to = dnatIP ?? (v6 ? VIRTUAL_NODEPORT_DNAT_IPV6 : VIRTUAL_NODEPORT_DNAT_IP);
   const ports = new Map<string, { protocol: string; port: number }>();
-  for (const s of specs) if (s.nodePort !== undefined) ports.set(`${s.protocol}/${s.nodePort}`, { protocol: s.protocol.toLowerCase(), port: s.nodePort });
-  const dsts = nodePortAddresses.length > 0 ? nodePortAddresses.map((c) => `-d ${c}`) : ['! -d 127.0.0.0/8'];
-  const rules = ['*nat', `:${NODEPORT_CHAIN} - [0:0]`, `:${SERVICE_MASQ_CHAIN} - [0:0]`, `-A ${SERVICE_MASQ_CHAIN} -s ${VIRTUAL_SERVICE_IP}/32 -j MASQUERADE`];
+  for (const s of specs) if (s.nodePort !== undefined && isV6(s.clusterIP) === v6) ports.set(`${s.protocol}/${s.nodePort}`, { protocol: s.protocol.toLowerCase(), port: s.nodePort });
+  const ranges = nodePortAddresses.filter((c) => isV6(c) === v6);
+  const dsts = nodePortAddresses.length > 0 ? ranges.map((c) => `-d ${c}`) : [v6 ? '! -d ::1/128' : '! -d 127.0.0.0/8'];
+  const rules = ['*nat', `:${NODEPORT_CHAIN} - [0:0]`, `:${SERVICE_MASQ_CHAIN} - [0:0]`, `-A ${SERVICE_MASQ_CHAIN} -s ${v6 ? `${VIRTUAL_SERVICE_IPV6}/128` : `${VIRTUAL_SERVICE_IP}/32`} -j MASQUERADE`];
   for (const { protocol, port } of [...ports.values()].sort((a, b) => a.port - b.port || a.protocol.localeCompare(b.protocol))) {
     for (const d of dsts) {
-      rules.push(`-A ${NODEPORT_CHAIN} ${d} -m addrtype --dst-type LOCAL -p ${protocol} -m ${protocol} --dport ${port} -j DNAT --to-destination ${dnatIP}`);
+      rules.push(`-A ${NODEPORT_CHAIN} ${d} -m addrtype --dst-type LOCAL -p ${protocol} -m ${protocol} --dport ${port} -j DNAT --to-destination ${to}`);
     }
   }
   rules.push('COMMIT');
@@ -51,7 +60,7 @@ export function nodePortRules(specs: readonly ServicePortSpec[], nodePortAddress
  */
 export function serviceHostRoutes(specs: readonly ServicePortSpec[], gatewayName: string, o: { proxyAll?: boolean } = {}, dnatIP = VIRTUAL_NODEPORT_DNAT_IP, virtualIP = VIRTUAL_SERVICE_IP): HostRoute[] {
   const external = new Set<string>();
-  for (const s of specs) for (const a of s.externalAddresses ?? []) external.add(a);
+  for (const s of specs) for (const a of s.externalAddresses ?? []) if (!isV6(a)) external.add(a);
   // proxyAll serves the node's own connections over IPv4 (IPv6 ClusterIPs are reached from pods only).
   if (o.proxyAll) for (const s of specs) if (!s.clusterIP.includes(':')) external.add(s.clusterIP);
   return [
@@ -59,6 +68,20 @@ export function serviceHostRoutes(specs: readonly ServicePortSpec[], gatewayName
     // Replies to what OVS SNATed to the virtual Service IP (host -> Service -> outside), after the host's unmasquerade.
     { dst: `${virtualIP}/32`, dev: gatewayName },
     ...[...external].sort().map((a) => ({ dst: `${a}/32`, via: virtualIP, dev: gatewayName, onlink: true })),
+  ];
+}
+
+/**
+ * IPv6 host routes into OVS (a node with an IPv6 address): the IPv6 NodePort DNAT address when an
+ * IPv6 Service port has a node port, and each IPv6 external address through the virtual IPv6
+ * Service address.
+ */
+export function serviceHostRoutes6(specs: readonly ServicePortSpec[], gatewayName: string, dnatIP = VIRTUAL_NODEPORT_DNAT_IPV6, virtualIP = VIRTUAL_SERVICE_IPV6): HostRoute[] {
+  const external = new Set<string>();
+  for (const s of specs) for (const a of s.externalAddresses ?? []) if (isV6(a)) external.add(a);
+  return [
+    ...(specs.some((s) => s.nodePort !== undefined && isV6(s.clusterIP)) ? [{ dst: `${dnatIP}/128`, dev: gatewayName }] : []),
+    ...[...external].sort().map((a) => ({ dst: `${a}/128`, via: virtualIP, dev: gatewayName, onlink: true })),
   ];
 }
 
@@ -72,6 +95,8 @@ export function healthCheckBody(h: HealthCheckPort): { service: { namespace: str
 export interface ServiceHostOps {
   runInNode(script: string, args?: readonly string[], input?: string): Promise<string>;
   syncRoutes(routes: readonly HostRoute[], proto: number): Promise<unknown>;
+  /** The node's IPv6 routes of `proto` (no neighbours: undefined); needed with `ipv6`. */
+  syncIpv6Routes?(routes: readonly HostRoute[], neighbours: undefined, proto: number): Promise<unknown>;
 }
 
 /** Listening sockets in the node's namespace (NetnsListener). */
@@ -93,6 +118,8 @@ export interface ServiceHostNetworkOptions {
    * (ClusterIP routes into the gateway, the node port rules also on OUTPUT).
    */
   proxyAll?: boolean;
+  /** The node has an IPv6 address (dual-stack): IPv6 node ports through ip6tables. */
+  ipv6?: boolean;
   logger?: Logger;
 }
 
@@ -102,6 +129,8 @@ export class ServiceHostNetwork {
   private readonly servers = new Map<number, { http: HttpServer; check: HealthCheckPort }>();
   private lastRules = '';
   private lastRoutes = '';
+  private lastRules6 = '';
+  private lastRoutes6 = '';
 
   constructor(private readonly o: ServiceHostNetworkOptions) {
     this.log = o.logger ?? silentLogger;
@@ -125,6 +154,7 @@ export class ServiceHostNetwork {
       await this.o.ops.syncRoutes(routes, this.o.routeProto);
       this.lastRoutes = routesKey;
     }
+    if (this.o.ipv6) await this.syncIpv6(specs);
     await this.syncHealthChecks(checks);
   }
 
@@ -132,6 +162,32 @@ export class ServiceHostNetwork {
   invalidate(): void {
     this.lastRules = '';
     this.lastRoutes = '';
+    this.lastRules6 = '';
+    this.lastRoutes6 = '';
+  }
+
+  /** IPv6 external traffic: the node ports' ip6tables DNAT rules, the virtual addresses' neighbours, then the routes. */
+  private async syncIpv6(specs: readonly ServicePortSpec[]): Promise<void> {
+    const rules = nodePortRules(specs, this.o.nodePortAddresses, undefined, 6).join('\n');
+    if (rules !== this.lastRules6) {
+      const jump = (chain: string): string => `{ ip6tables -w -t nat -C ${chain} -j ${NODEPORT_CHAIN} 2>/dev/null || ip6tables -w -t nat -I ${chain} -j ${NODEPORT_CHAIN}; }`;
+      // proxyAll is IPv4's only: the node's own IPv6 connections to node ports stay the host's.
+      await this.o.ops.runInNode(
+        'ip -6 neigh replace "$1" lladdr "$2" dev "$3" nud permanent && ip -6 neigh replace "$4" lladdr "$2" dev "$3" nud permanent && ' +
+          `ip6tables-restore -w --noflush && ${jump('PREROUTING')} && ` +
+          `{ ip6tables -w -t nat -C POSTROUTING -j ${SERVICE_MASQ_CHAIN} 2>/dev/null || ip6tables -w -t nat -A POSTROUTING -j ${SERVICE_MASQ_CHAIN}; }`,
+        [VIRTUAL_NODEPORT_DNAT_IPV6, SERVICE_VIRTUAL_MAC, this.o.gatewayName, VIRTUAL_SERVICE_IPV6],
+        `${rules}\n`,
+      );
+      this.lastRules6 = rules;
+    }
+    const routes = serviceHostRoutes6(specs, this.o.gatewayName);
+    const key = JSON.stringify(routes);
+    if (key !== this.lastRoutes6) {
+      if (!this.o.ops.syncIpv6Routes) throw new Error('IPv6 node ports need ops.syncIpv6Routes');
+      await this.o.ops.syncIpv6Routes(routes, undefined, this.o.routeProto);
+      this.lastRoutes6 = key;
+    }
   }
 
   /** Closes the health-check servers (rules and routes stay: traffic keeps flowing across an agent restart). */

@@ -16,6 +16,7 @@ import { ServiceHostNetwork } from './host-proxy';
 import { NetnsListener } from '../../host-network/netns-listener';
 import { SERVICE_ROUTE_PROTO, netnsPath } from '../../netops';
 import { isIpv4WithPrefix } from '../../ipv4';
+import { isIpv6WithPrefix } from '../../ipv6';
 import { AgentError } from '../../errors';
 
 /** The Node label naming its zone (topology-aware routing). */
@@ -41,15 +42,22 @@ export class ServiceProxy implements Part {
   ) {
     const o = ctx.options;
     o.nodePortAddresses.forEach((c, i) => {
-      if (!isIpv4WithPrefix(c)) throw new AgentError('INVALID_CONFIG', `antreaProxy.nodePortAddresses[${i}]: ${JSON.stringify(c)} is not an IPv4 CIDR`, c, `antreaProxy.nodePortAddresses[${i}]`);
+      if (!isIpv4WithPrefix(c) && !isIpv6WithPrefix(c)) throw new AgentError('INVALID_CONFIG', `antreaProxy.nodePortAddresses[${i}]: ${JSON.stringify(c)} is not an IPv4 or IPv6 CIDR`, c, `antreaProxy.nodePortAddresses[${i}]`);
     });
+    const ipv6NodePorts = ctx.podCIDRv6 !== undefined && o.nodeIPv6 !== undefined;
+    if (ipv6NodePorts && o.nodePortAddresses.length > 0 && !o.nodePortAddresses.some((c) => c.includes(':'))) {
+      ctx.log.warn({ nodePortAddresses: o.nodePortAddresses }, 'antreaProxy.nodePortAddresses has no IPv6 range: no IPv6 node ports are served');
+    }
     this.host = new ServiceHostNetwork({
       ops: ctx.net, listener: new NetnsListener(o.nodeNetns === undefined ? undefined : netnsPath(o.nodeNetns)),
       gatewayName: o.gatewayName, nodePortAddresses: o.nodePortAddresses, routeProto: SERVICE_ROUTE_PROTO, proxyAll: o.proxyAll, logger: ctx.log,
+      ...(ipv6NodePorts ? { ipv6: true } : {}),
     });
     this.conntrack = new DatapathPurger(o.ovsRunDir);
     this.services = new ServiceController({
       nodeName: o.nodeName, logger: ctx.log, proxyLoadBalancerIPs: o.proxyLoadBalancerIPs, skipServices: o.skipServices, ...(ctx.podCIDRv6 !== undefined ? { ipv6: true } : {}), ...(ctx.podCIDR === undefined && !ctx.policyOnly ? { ipv6Only: true } : {}),
+      // IPv6 node ports need an IPv6 address of the node (the host DNATs what it receives there).
+      ...(ipv6NodePorts ? { ipv6NodePorts: true } : {}),
       groupIdsFile: serviceGroupIdsFile(o.dataDir),
       sink: { setServices: (s) => node.flows.set('services', s), setHost: (s, h) => this.host.sync(s, h), flushStale: (stale) => this.flushStale(stale) },
       ...(o.clock ? { clock: o.clock } : {}),

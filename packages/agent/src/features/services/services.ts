@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import { writeFileDurableSync } from '@switchyard/durable-file';
 import { parseIp, type Ip } from '@switchyard/ipam/cidr';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
-import { VIRTUAL_NODEPORT_DNAT_IP, type ServicePortSpec } from '@switchyard/openflow-pipeline';
+import { VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_NODEPORT_DNAT_IPV6, type ServicePortSpec } from '@switchyard/openflow-pipeline';
 import { Reconciler, silentLogger, systemClock, type BackoffPolicy, type Clock, type Logger } from '@switchyard/runtime';
 import { ipv4Of } from '../../ipv4';
 
@@ -197,8 +197,14 @@ export interface ServiceMappingInput {
   nodeZone?: string;
   /** The node is dual-stack (`podCIDRv6`): IPv6 ClusterIPs get their own Service ports. Without it they are skipped. */
   ipv6?: boolean;
-  /** The node is IPv6-only (no IPv4 pod CIDR): IPv4 ClusterIPs are skipped (and so node ports, which are IPv4). */
+  /** The node is IPv6-only (no IPv4 pod CIDR): IPv4 ClusterIPs are skipped. */
   ipv6Only?: boolean;
+  /**
+   * The node has an IPv6 address (`nodeIPv6`): IPv6 Service ports get their node ports, IPv6
+   * external addresses (`externalIPs`, LoadBalancer ingress IPs) and `externalTrafficPolicy:
+   * Local`. Without it an IPv6 port's node port and IPv6 external addresses are reported, not served.
+   */
+  ipv6NodePorts?: boolean;
 }
 
 /** A Service with `externalTrafficPolicy: Local` and a health-check node port (kube-proxy serves these). */
@@ -265,10 +271,13 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
     }
     const nodePorts = spec.type === 'NodePort' || spec.type === 'LoadBalancer';
     const slices = slicesBySvc.get(nsName(svc)) ?? [];
-    const externalAddresses = externalAddressesOf(svc, spec, input.proxyLoadBalancerIPs ?? true, skipped);
-    const externalLocal = spec.externalTrafficPolicy === 'Local' && (nodePorts || externalAddresses.length > 0);
-    const internalLocal = spec.internalTrafficPolicy === 'Local';
+    const hasV6 = families.some((f) => f.family === 'IPv6');
     const hasV4 = families.some((f) => f.family === 'IPv4');
+    // External traffic over IPv6 needs an IPv6 address of the node (the host hands it in and replies over it).
+    const servesV6 = hasV6 && (input.ipv6NodePorts ?? false);
+    const { ext4, ext6 } = externalByFamily(where, externalAddressesOf(svc, spec, input.proxyLoadBalancerIPs ?? true, skipped), { hasV4, hasV6, servesV6 }, skipped);
+    const externalLocal = spec.externalTrafficPolicy === 'Local' && (nodePorts || ext4.length + ext6.length > 0);
+    const internalLocal = spec.internalTrafficPolicy === 'Local';
     let localEndpoints = 0;
     (spec.ports ?? []).forEach((p, i) => {
       const protocol = p.protocol ?? 'TCP';
@@ -281,9 +290,7 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
         return;
       }
       const portName = p.name ?? '';
-      if (!hasV4 && nodePorts && p.nodePort !== undefined) {
-        skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: p.nodePort, reason: 'node ports are served over IPv4 only (the nodes have no IPv6 address)' });
-      }
+      const nodePort = nodePorts ? nodePortOf(where, p.nodePort, i, hasV6 && !servesV6, skipped) : undefined;
       // One Service port per family (its own group), as Antrea's proxier per family.
       for (const { ip, family } of families) {
         const key = servicePortKey(svc.metadata.namespace ?? '', svc.metadata.name ?? '', portName, protocol, family);
@@ -296,17 +303,17 @@ export function servicesToSpecs(input: ServiceMappingInput): ServiceMapping {
           port: p.port,
           endpoints: endpointsOf(slices, portName, protocol, input.nodeName, skipped, topologyZone(svc, input.nodeZone), family),
         };
-        // Node ports and external addresses are IPv4 here (the host hands them in through iptables).
+        // Node ports and external addresses in both families (IPv6's on a node with an IPv6
+        // address: the host hands them in through ip6tables and its IPv6 routes).
         const v4 = family === 'IPv4';
-        if (v4 && nodePorts && p.nodePort !== undefined) {
-          if (isPort(p.nodePort)) out.nodePort = p.nodePort;
-          else skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: p.nodePort, reason: 'not a port number' });
-        }
+        const ext = v4 ? ext4 : ext6;
+        const external = v4 || (servesV6 && (nodePort !== undefined || ext6.length > 0));
+        if (nodePort !== undefined && external) out.nodePort = nodePort;
         if (affinityTimeout !== undefined) out.affinityTimeout = affinityTimeout;
-        if (v4 && externalAddresses.length > 0) out.externalAddresses = externalAddresses;
-        if (v4 && externalLocal) out.externalLocal = true;
+        if (ext.length > 0) out.externalAddresses = ext;
+        if (external && externalLocal) out.externalLocal = true;
         if (internalLocal) out.internalLocal = true;
-        if ((v4 && externalLocal) || internalLocal) {
+        if ((external && externalLocal) || internalLocal) {
           const localKey = `${key}/local`;
           live.add(localKey);
           out.localGroupId = input.groupIds.idOf(localKey);
@@ -343,16 +350,18 @@ function clusterIPsOf(where: string, spec: ServiceSpecObj, ipv6: boolean, skippe
   return out;
 }
 
-/** LoadBalancer ingress IPs (when proxied) and `spec.externalIPs`, IPv4, unique, in order. */
-function externalAddressesOf(svc: KubeObject, spec: ServiceSpecObj, proxyLoadBalancerIPs: boolean, skipped: SkippedObject[]): string[] {
+/** LoadBalancer ingress IPs (when proxied) and `spec.externalIPs` with their paths, unique, in order (IPv6 ones in RFC 5952 text). */
+function externalAddressesOf(svc: KubeObject, spec: ServiceSpecObj, proxyLoadBalancerIPs: boolean, skipped: SkippedObject[]): { ip: string; path: string }[] {
   const where = `service ${nsName(svc)}`;
-  const out: string[] = [];
-  const add = (ip: unknown, path: string): void => {
-    if (typeof ip !== 'string' || !ipv4Of(ip)) {
-      skipped.push({ object: where, path, value: ip, reason: 'not an IPv4 address' });
+  const out: { ip: string; path: string }[] = [];
+  const add = (text: unknown, path: string): void => {
+    const a = addressOf(text);
+    if (!a) {
+      skipped.push({ object: where, path, value: text, reason: 'not an IP address' });
       return;
     }
-    if (!out.includes(ip)) out.push(ip);
+    const ip = a.family === 'IPv4' ? (text as string) : a.ip.toString();
+    if (!out.some((o) => o.ip === ip)) out.push({ ip, path });
   };
   (spec.externalIPs ?? []).forEach((ip, i) => add(ip, `spec.externalIPs[${i}]`));
   if (spec.type === 'LoadBalancer' && proxyLoadBalancerIPs) {
@@ -362,6 +371,32 @@ function externalAddressesOf(svc: KubeObject, spec: ServiceSpecObj, proxyLoadBal
     });
   }
   return out;
+}
+
+/** A Service port's node port when it is one (else reported); `noV6`: an IPv6 port of the Service cannot serve it here, which is reported too. */
+function nodePortOf(where: string, nodePort: unknown, i: number, noV6: boolean, skipped: SkippedObject[]): number | undefined {
+  if (nodePort === undefined) return undefined;
+  if (!isPort(nodePort)) {
+    skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: nodePort, reason: 'not a port number' });
+    return undefined;
+  }
+  if (noV6) skipped.push({ object: where, path: `spec.ports[${i}].nodePort`, value: nodePort, reason: 'not served over IPv6: this node has no IPv6 address (--node-ip <IPv4>,<IPv6>, or an IPv6 InternalIP in the Node\'s status.addresses)' });
+  return nodePort;
+}
+
+/** A Service's external addresses split by family; those of a family it is not served in here are reported by path. */
+function externalByFamily(where: string, addrs: readonly { ip: string; path: string }[], f: { hasV4: boolean; hasV6: boolean; servesV6: boolean }, skipped: SkippedObject[]): { ext4: string[]; ext6: string[] } {
+  const ext4: string[] = [];
+  const ext6: string[] = [];
+  for (const a of addrs) {
+    const v6 = a.ip.includes(':');
+    if (v6 && !f.servesV6) {
+      skipped.push({ object: where, path: a.path, value: a.ip, reason: f.hasV6 ? 'an IPv6 address: not served here, this node has no IPv6 address' : 'an IPv6 address, and the Service has no IPv6 ClusterIP' });
+    } else if (!v6 && !f.hasV4) {
+      skipped.push({ object: where, path: a.path, value: a.ip, reason: 'an IPv4 address, and the Service has no IPv4 ClusterIP' });
+    } else (v6 ? ext6 : ext4).push(a.ip);
+  }
+  return { ext4, ext6 };
 }
 
 /** The zone whose hints a Service's endpoints are filtered by: the node's, when the Service asks for topology-aware routing. */
@@ -440,7 +475,7 @@ export function staleUdpEndpoints(before: readonly ServicePortSpec[], after: rea
     if (s.protocol !== 'UDP') continue;
     const next = now.get(s.groupId);
     const kept = new Set((next?.protocol === 'UDP' ? next.endpoints : []).map((e) => `${e.ip}:${e.port}`));
-    const frontends = [{ ip: s.clusterIP, port: s.port }, ...(s.externalAddresses ?? []).map((ip) => ({ ip, port: s.port })), ...(s.nodePort !== undefined ? [{ ip: VIRTUAL_NODEPORT_DNAT_IP, port: s.nodePort }] : [])];
+    const frontends = [{ ip: s.clusterIP, port: s.port }, ...(s.externalAddresses ?? []).map((ip) => ({ ip, port: s.port })), ...(s.nodePort !== undefined ? [{ ip: s.clusterIP.includes(':') ? VIRTUAL_NODEPORT_DNAT_IPV6 : VIRTUAL_NODEPORT_DNAT_IP, port: s.nodePort }] : [])];
     for (const e of s.endpoints) if (!kept.has(`${e.ip}:${e.port}`)) out.push({ endpoint: { ip: e.ip, port: e.port }, frontends });
   }
   return out;
@@ -472,6 +507,8 @@ export interface ServiceControllerOptions {
   ipv6?: boolean;
   /** See {@link ServiceMappingInput.ipv6Only}. */
   ipv6Only?: boolean;
+  /** See {@link ServiceMappingInput.ipv6NodePorts}. */
+  ipv6NodePorts?: boolean;
   /**
    * Where the group id of each Service port is recorded (durably, when the allocation changes) and
    * read back at the next start, so a restarted agent keeps every Service's group id and adopts
@@ -579,7 +616,7 @@ export class ServiceController {
   private compute(): { specs: ServicePortSpec[]; healthChecks: HealthCheckPort[] } {
     const { specs, skipped, healthChecks } = servicesToSpecs({
       services: [...this.services.values()], slices: [...this.slices.values()], nodeName: this.o.nodeName, groupIds: this.groupIds,
-      skipServices: this.skip, ...(this.o.ipv6 ? { ipv6: true } : {}), ...(this.o.ipv6Only ? { ipv6Only: true } : {}), ...(this.nodeZone !== undefined ? { nodeZone: this.nodeZone } : {}), ...(this.o.proxyLoadBalancerIPs !== undefined ? { proxyLoadBalancerIPs: this.o.proxyLoadBalancerIPs } : {}),
+      skipServices: this.skip, ...(this.o.ipv6 ? { ipv6: true } : {}), ...(this.o.ipv6Only ? { ipv6Only: true } : {}), ...(this.o.ipv6NodePorts ? { ipv6NodePorts: true } : {}), ...(this.nodeZone !== undefined ? { nodeZone: this.nodeZone } : {}), ...(this.o.proxyLoadBalancerIPs !== undefined ? { proxyLoadBalancerIPs: this.o.proxyLoadBalancerIPs } : {}),
     });
     // Each problem is logged once, not at every recomputation.
     const now = new Set<string>();
