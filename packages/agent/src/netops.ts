@@ -388,16 +388,16 @@ export class NodeNetwork {
   }
 
   /**
-   * Turns IPv4 forwarding on and makes the MASQUERADE rule for pod -> external traffic: packets
-   * from the local pod CIDR leaving by any interface but the gateway are masqueraded, except to
-   * another pod CIDR of the cluster. The rules live in chain {@link MASQ_CHAIN} of the nat table,
-   * rewritten whole with iptables-restore (a declared chain is flushed even with --noflush), and
-   * jumped to from POSTROUTING. `podCIDRs[0]` is this node's. iptables children: xtables rules
-   * are not rtnetlink.
+   * Turns forwarding on and makes the MASQUERADE rule for pod -> external traffic of one family
+   * (`podCIDRs` all IPv4, or all IPv6 for `ip6tables`): packets from the local pod CIDR leaving by
+   * any interface but the gateway are masqueraded, except to another pod CIDR of the cluster. The
+   * rules live in chain {@link MASQ_CHAIN} of the family's nat table, rewritten whole with
+   * iptables-restore (a declared chain is flushed even with --noflush), and jumped to from
+   * POSTROUTING. `podCIDRs[0]` is this node's. iptables children: xtables rules are not rtnetlink.
    */
-  async syncMasquerade(podCIDRs: readonly string[], gatewayName: string): Promise<void> {
+  async syncMasquerade(podCIDRs: readonly string[], gatewayName: string, family: 4 | 6 = 4): Promise<void> {
     check(NAME_RE, gatewayName, 'gateway interface name');
-    for (const c of podCIDRs) check(isIpv4WithPrefix, c, 'pod CIDR');
+    for (const c of podCIDRs) check(family === 6 ? isIpv6WithPrefix : isIpv4WithPrefix, c, family === 6 ? 'IPv6 pod CIDR' : 'pod CIDR');
     const [local, ...others] = podCIDRs;
     if (local === undefined) return;
     const rules = [
@@ -409,17 +409,21 @@ export class NodeNetwork {
       `-A ${MASQ_CHAIN} -s ${local} ! -o ${gatewayName} -m comment --comment "switchyard: masquerade pod to external packets" -j MASQUERADE`,
       'COMMIT',
     ];
+    const ipt = family === 6 ? 'ip6tables' : 'iptables';
+    // Writing ip_forward resets every interface's forwarding flag (pod veths included): only when off.
+    const forwarding = family === 6 ? '/proc/sys/net/ipv6/conf/all/forwarding' : '/proc/sys/net/ipv4/ip_forward';
+    const sysctl = family === 6 ? 'net.ipv6.conf.all.forwarding=1' : 'net.ipv4.ip_forward=1';
     await this.runInNode(
-      // Writing ip_forward resets every interface's forwarding flag (pod veths included): only when off.
-      `{ [ "$(cat /proc/sys/net/ipv4/ip_forward)" = 1 ] || sysctl -qw net.ipv4.ip_forward=1; } && iptables-restore -w --noflush && { iptables -w -t nat -C POSTROUTING -j ${MASQ_CHAIN} 2>/dev/null || iptables -w -t nat -A POSTROUTING -j ${MASQ_CHAIN}; }`,
+      `{ [ "$(cat ${forwarding})" = 1 ] || sysctl -qw ${sysctl}; } && ${ipt}-restore -w --noflush && { ${ipt} -w -t nat -C POSTROUTING -j ${MASQ_CHAIN} 2>/dev/null || ${ipt} -w -t nat -A POSTROUTING -j ${MASQ_CHAIN}; }`,
       [],
       `${rules.join('\n')}\n`,
     );
   }
 
-  /** Removes the MASQUERADE chain and its jump (networkPolicyOnly, noSNAT). */
-  async removeMasquerade(): Promise<void> {
-    await this.runInNode(`iptables -w -t nat -D POSTROUTING -j ${MASQ_CHAIN} 2>/dev/null; iptables -w -t nat -F ${MASQ_CHAIN} 2>/dev/null; iptables -w -t nat -X ${MASQ_CHAIN} 2>/dev/null; true`);
+  /** Removes the family's MASQUERADE chain and its jump (networkPolicyOnly, noSNAT, a node without that family). */
+  async removeMasquerade(family: 4 | 6 = 4): Promise<void> {
+    const ipt = family === 6 ? 'ip6tables' : 'iptables';
+    await this.runInNode(`${ipt} -w -t nat -D POSTROUTING -j ${MASQ_CHAIN} 2>/dev/null; ${ipt} -w -t nat -F ${MASQ_CHAIN} 2>/dev/null; ${ipt} -w -t nat -X ${MASQ_CHAIN} 2>/dev/null; true`);
   }
 
   /** The interface holding `ip` in the node namespace and the address's prefix length. */

@@ -248,15 +248,17 @@ describe('dual-stack remote nodes and IPv6 host routes', () => {
     expect(hostRoutes6For('encap', remote, { ...o, wireGuardDev: 'wg0' })).toEqual([]);
   });
 
-  test('the controller of a dual-stack node syncs IPv6 routes and peer gateways, and drops them when the Node goes', async () => {
+  test('the controller of a dual-stack node syncs IPv6 routes, peer gateways and the IPv6 masquerade exceptions, and drops them when the Node goes', async () => {
     const calls: [HostRoute[], string[]][] = [];
     const remotes: RemoteNode[][] = [];
+    const masq6: string[][] = [];
     const c = new NodeRouteController({
       self: self6, mode: 'encap', gatewayName: 'gw0', transportDev: 'eth0', transportPrefix: 24,
       sink: {
         setRemoteNodes: async (n) => void remotes.push(n),
         syncRoutes: async () => undefined,
         syncMasquerade: async () => undefined,
+        syncMasquerade6: async (m) => void masq6.push(m),
         syncIpv6: async (r, g) => void calls.push([r, g]),
       },
     });
@@ -264,9 +266,12 @@ describe('dual-stack remote nodes and IPv6 host routes', () => {
     await c.idle();
     expect(remotes.at(-1)?.[0]?.podCIDRv6).toBe('fd00:10:2::/64');
     expect(calls.at(-1)).toEqual([[{ dst: 'fd00:10:2::/64', via: 'fd00:10:2::1', dev: 'gw0', onlink: true }], ['fd00:10:2::1']]);
+    // This node's IPv6 pod CIDR first, then the peer's: traffic between them is never masqueraded.
+    expect(masq6.at(-1)).toEqual([self6.podCIDRv6, 'fd00:10:2::/64']);
     c.onEvent({ type: 'DELETED', object: dual('n2', '10.10.2.0/24', 'fd00:10:2::/64', '192.168.1.2') });
     await c.idle();
     expect(calls.at(-1)).toEqual([[], []]);
+    expect(masq6.at(-1)).toEqual([self6.podCIDRv6]);
   });
 
   test('an IPv4-only node never calls the IPv6 sync', async () => {
@@ -297,9 +302,10 @@ describe('an IPv6-only node (no IPv4 pod CIDR)', () => {
     expect(r.refused).toEqual([{ name: 'n3', podCIDR: 'fd00:10:1::/64', heldBy: 'n1' }]);
   });
 
-  test('routes each peer IPv6 pod CIDR through the gateway, no IPv4 route, and masquerades nothing', async () => {
+  test('routes each peer IPv6 pod CIDR through the gateway, no IPv4 route, and masquerades IPv6 only', async () => {
     const routes: HostRoute[][] = [];
     const routes6: HostRoute[][] = [];
+    const masq6: string[][] = [];
     let masquerade = 0;
     const c = new NodeRouteController({
       self: me, mode: 'encap', gatewayName: 'gw0', transportDev: 'eth0', transportPrefix: 24,
@@ -307,6 +313,7 @@ describe('an IPv6-only node (no IPv4 pod CIDR)', () => {
         setRemoteNodes: async () => undefined,
         syncRoutes: async (r) => void routes.push(r),
         syncMasquerade: async () => void masquerade++,
+        syncMasquerade6: async (m) => void masq6.push(m),
         syncIpv6: async (r) => void routes6.push(r),
       },
     });
@@ -315,6 +322,7 @@ describe('an IPv6-only node (no IPv4 pod CIDR)', () => {
     expect(routes.at(-1)).toEqual([]);
     expect(routes6.at(-1)).toEqual([{ dst: 'fd00:10:2::/64', via: 'fd00:10:2::1', dev: 'gw0', onlink: true }]);
     expect(masquerade).toBe(0);
+    expect(masq6.at(-1)).toEqual(['fd00:10:1::/64', 'fd00:10:2::/64']);
     await c.stop();
   });
 });

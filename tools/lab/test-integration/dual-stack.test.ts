@@ -262,3 +262,28 @@ describe('node ports over IPv6 (a dual-stack NodePort Service, from the fabric h
     }
   });
 });
+
+describe('pod traffic leaving the cluster over IPv6 (masqueraded by ip6tables)', () => {
+  const PORT = 7200;
+  beforeAll(async () => {
+    // A fabric-host server that answers with the address the connection came from.
+    const c = spawn('ip', ['netns', 'exec', st.fabricNetns, 'socat', `TCP6-LISTEN:${PORT},reuseaddr,fork`, 'SYSTEM:echo "from $SOCAT_PEERADDR"'], { stdio: 'ignore' });
+    servers.push(c);
+    await waitFor('the fabric host server listening', async () => (await run(['ip', 'netns', 'exec', st.fabricNetns, 'ss', '-Hltn', `sport = :${PORT}`], { allowFailure: true })).stdout.includes(`:${PORT}`), { timeoutMs: 30_000, intervalMs: 200 });
+  }, 60_000);
+
+  it('a pod reaches the fabric host\'s IPv6 address, which sees its node\'s IPv6 address, not the pod\'s', async () => {
+    for (const [from, node] of [['ca', 0], ['srv', 1]] as const) {
+      let answer = '';
+      await waitFor(`${from} -> [${FABRIC_HOST_V6}]:${PORT}`, async () => {
+        const r = await run(['ip', 'netns', 'exec', netnsOf.get(from)!, 'socat', '-T2', '-', `TCP6:[${FABRIC_HOST_V6}]:${PORT},connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+        answer = r.stdout.trim();
+        return answer.startsWith('from ');
+      }, { timeoutMs: 60_000, intervalMs: 250 });
+      // socat writes the address in full (fd00:0077:0000:...): compared in RFC 5952 text.
+      const seen = new URL(`http://[${answer.replace(/^from \[?|\]$/g, '')}]`).hostname;
+      expect(seen).toBe(`[${st.nodes[node]!.nodeIPv6}]`);
+      expect(seen).not.toBe(`[${ipsOf.get(from)!.v6}]`);
+    }
+  });
+});

@@ -66,11 +66,13 @@ export class PodAttachments implements Part {
     const freed = await this.ipam!.gc(interfaces.list().map((i) => ({ containerId: i.containerId, ifname: i.ifname })));
     if (freed.length) log.info({ freed: freed.map(String) }, 'IPAM GC released addresses');
 
-    // Pod -> external traffic leaves with the node's address; remote pod CIDRs are added as
-    // Nodes appear.
-    // IPv6-only: no IPv4 pod CIDR to masquerade (IPv6 masquerade is not done yet).
-    if (o.noSNAT || this.ctx.policyOnly || this.ctx.podCIDR === undefined) await net.removeMasquerade();
-    else await net.syncMasquerade([this.ctx.podCIDR], o.gatewayName);
+    // Pod -> external traffic leaves with the node's address, in each family the node has (ip6tables
+    // for IPv6); remote pod CIDRs are added as Nodes appear.
+    const masquerade = !o.noSNAT && !this.ctx.policyOnly;
+    if (!masquerade || this.ctx.podCIDR === undefined) await net.removeMasquerade(4);
+    else await net.syncMasquerade([this.ctx.podCIDR], o.gatewayName, 4);
+    if (!masquerade || this.ctx.podCIDRv6 === undefined) await net.removeMasquerade(6);
+    else await net.syncMasquerade([this.ctx.podCIDRv6], o.gatewayName, 6);
     // Pods attached before (maybe by an older agent, or before forwarding was turned on): the
     // kernel stays out of their devices.
     await net.quietHostLink(...interfaces.list().map((i) => i.hostIfName));

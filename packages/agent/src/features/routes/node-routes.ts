@@ -190,6 +190,8 @@ export interface NodeRouteSink {
   syncRoutes(routes: HostRoute[]): Promise<unknown>;
   /** The pod CIDRs of the whole cluster (this node's first): never masqueraded between each other. */
   syncMasquerade(podCIDRs: string[]): Promise<unknown>;
+  /** The same for IPv6 (called only when `self.podCIDRv6` is set): the cluster's IPv6 pod CIDRs, this node's first. */
+  syncMasquerade6?(podCIDRs: string[]): Promise<unknown>;
   /**
    * Dual-stack (called only when `self.podCIDRv6` is set): the IPv6 host routes, and the peer
    * gateways' IPv6 addresses the host must resolve to the global virtual MAC on the gateway.
@@ -291,8 +293,10 @@ export class NodeRouteController {
     });
     await this.o.sink.setRemoteNodes(remote);
     await this.o.sink.syncRoutes(routes);
-    // IPv6-only: no IPv4 pod CIDR to keep from masquerading (IPv6 masquerade is not done).
+    // Each family the node has: its own pod CIDR first, then the peers' (never masqueraded between).
     if (this.o.self.podCIDR !== undefined) await this.o.sink.syncMasquerade([this.o.self.podCIDR, ...remote.flatMap((r) => (r.podCIDR !== undefined ? [r.podCIDR] : []))]);
+    const self6 = canonical6(this.o.self.podCIDRv6);
+    if (self6 !== undefined && this.o.sink.syncMasquerade6) await this.o.sink.syncMasquerade6([self6, ...remote.flatMap((r) => (r.podCIDRv6 !== undefined ? [r.podCIDRv6] : []))]);
     let routes6: HostRoute[] | undefined;
     if (this.o.self.podCIDRv6 !== undefined && this.o.sink.syncIpv6) {
       routes6 = hostRoutes6For(this.o.mode, remote, {

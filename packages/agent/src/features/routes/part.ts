@@ -87,6 +87,7 @@ export class RemoteNodes implements Part {
         setRemoteNodes: async (nodes) => this.node.flows.set('remoteNodes', await this.withPorts(nodes)),
         syncRoutes: (r) => net.syncRoutes(r),
         syncMasquerade: (cidrs) => (masquerade ? net.syncMasquerade(cidrs, o.gatewayName) : Promise.resolve()),
+        syncMasquerade6: (cidrs) => (masquerade ? net.syncMasquerade(cidrs, o.gatewayName, 6) : Promise.resolve()),
         // Dual-stack: the peer gateways' IPv6 addresses resolve to the global virtual MAC on the gateway.
         // The Services part's virtual IPv6 neighbours (same MAC) are its own.
         syncIpv6: (routes, peerGateways) => net.syncIpv6Routes(routes, { dev: o.gatewayName, mac: GLOBAL_VIRTUAL_MAC, ips: peerGateways, keep: [VIRTUAL_NODEPORT_DNAT_IPV6, VIRTUAL_SERVICE_IPV6] }),
