@@ -248,15 +248,15 @@ describe('uplink swap with IPv6', () => {
     if (dir6) rmSync(dir6, { recursive: true, force: true });
   });
 
-  test('moves the global IPv6 address and route too (no DAD wait), IPv6 crosses the pair, and uninstall restores the host exactly', async () => {
+  test('moves the global IPv6 address and route too (no DAD wait), IPv6 crosses the pair through the pipeline, and uninstall restores the host exactly', async () => {
     const before = await vmState(v6);
     expect(await ping(v6.vm, BEHIND_FABRIC_IP6)).toBe(true);
     const dp = await open6();
     try {
       const spec = await dp.apply([{ name: 'eth1' }], false);
       await dp.initialSync();
-      // The pipeline polices IPv4: only the IPv4 address is a local endpoint.
-      expect(spec.interfaces.map((i) => i.ips)).toEqual([['10.66.0.2']]);
+      // The pipeline polices both families: both addresses are local endpoints.
+      expect(spec.interfaces.map((i) => i.ips)).toEqual([['10.66.0.2', VM_IP6]]);
       const eth1 = (await json<{ addr_info: { local: string; prefixlen: number; scope: string }[] }[]>(v6.vm.name, 'ip', '-j', 'addr', 'show', 'dev', 'eth1'))[0]!;
       expect(eth1.addr_info.filter((a) => a.scope === 'global').map((a) => `${a.local}/${a.prefixlen}`).sort()).toEqual(['10.66.0.2/24', `${VM_IP6}/64`]);
       expect((await json<{ addr_info?: { scope: string }[] }[]>(v6.vm.name, 'ip', '-j', 'addr', 'show', 'dev', 'eth1~')).flatMap((l) => l.addr_info ?? []).filter((a) => a.scope === 'global')).toEqual([]);
