@@ -308,38 +308,28 @@ export class NodeNetwork {
       check(NAME_RE, r.dev, 'route device');
       if (r.via !== undefined) check(isIpv4, r.via, 'route next hop');
     }
-    if (this.own) {
-      const plan = planRouteSync(await this.rtnl.routes(proto), routes);
-      for (const dst of plan.delete) await this.rtnl.deleteRoute({ dst, proto });
-      for (const r of plan.replace) await this.rtnl.replaceRoute({ ...r, proto });
-      return { added: plan.replace.length, deleted: plan.delete.length };
-    }
-    // Two children: one reads, one applies a batch.
-    const out = await this.runInNode(`ip -j -4 route show proto ${proto}`);
-    const plan = planRouteSync(JSON.parse(out.trim() || '[]') as { dst: string; gateway?: string; dev?: string }[], routes);
-    const lines = [
-      ...plan.delete.map((dst) => `route del ${dst} proto ${proto}`),
-      ...plan.replace.map((r) => `route replace ${r.dst}${r.via !== undefined ? ` via ${r.via}` : ''} dev ${r.dev}${r.onlink ? ' onlink' : ''} proto ${proto}`),
-    ];
-    if (lines.length > 0) await this.runInNode('ip -batch -', [], `${lines.join('\n')}\n`);
-    return { added: plan.replace.length, deleted: plan.delete.length };
+    return this.applyRoutes(routes, proto, 4);
   }
 
-  /** The node's IPv6 host routes of protocol `proto`, exactly `routes` (no neighbour entries). */
-  private async syncRoutes6(routes: readonly HostRoute[], proto: number): Promise<{ added: number; deleted: number }> {
+  /**
+   * The node's host routes of protocol `proto` in one family, exactly `routes` (no neighbour
+   * entries; the caller validated them): through rtnetlink, or two children (one reads, one
+   * applies a batch).
+   */
+  private async applyRoutes(routes: readonly HostRoute[], proto: number, family: 4 | 6): Promise<{ added: number; deleted: number }> {
     if (this.own) {
-      const plan = planRouteSync(await this.rtnl.routes(proto, 6), routes);
+      const plan = planRouteSync(await this.rtnl.routes(proto, family), routes);
       for (const dst of plan.delete) await this.rtnl.deleteRoute({ dst, proto });
       for (const r of plan.replace) await this.rtnl.replaceRoute({ ...r, proto });
       return { added: plan.replace.length, deleted: plan.delete.length };
     }
-    const out = await this.runInNode(`ip -j -6 route show proto ${proto}`);
+    const out = await this.runInNode(`ip -j -${family} route show proto ${proto}`);
     const plan = planRouteSync(JSON.parse(out.trim() || '[]') as { dst: string; gateway?: string; dev?: string }[], routes);
     const lines = [
       ...plan.delete.map((dst) => `route del ${dst} proto ${proto}`),
       ...plan.replace.map((r) => `route replace ${r.dst}${r.via !== undefined ? ` via ${r.via}` : ''} dev ${r.dev}${r.onlink ? ' onlink' : ''} proto ${proto}`),
     ];
-    if (lines.length > 0) await this.runInNode('ip -6 -batch -', [], `${lines.join('\n')}\n`);
+    if (lines.length > 0) await this.runInNode(family === 6 ? 'ip -6 -batch -' : 'ip -batch -', [], `${lines.join('\n')}\n`);
     return { added: plan.replace.length, deleted: plan.delete.length };
   }
 
@@ -357,7 +347,7 @@ export class NodeNetwork {
       check(NAME_RE, r.dev, 'route device');
       if (r.via !== undefined) check((t) => ipv6Of(t) !== undefined, r.via, 'route next hop');
     }
-    if (neighbours === undefined) return this.syncRoutes6(routes, proto);
+    if (neighbours === undefined) return this.applyRoutes(routes, proto, 6);
     check(NAME_RE, neighbours.dev, 'neighbour device');
     check(MAC_RE, neighbours.mac, 'neighbour MAC address');
     for (const ip of neighbours.ips) check((t) => ipv6Of(t) !== undefined, ip, 'neighbour address');
