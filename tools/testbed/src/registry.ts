@@ -31,11 +31,19 @@ export interface RunRecord {
   dirs: string[];
 }
 
+/**
+ * The start time of the running process `pid`, or undefined when there is none. A zombie (state Z
+ * or X: exited, not yet reaped) counts as none: it runs nothing, and its pid cannot be reused until
+ * it is reaped. This matters where PID 1 reaps orphans late (a daemon started with `--detach` is
+ * an orphan: in these sandboxes its zombie stays about 1.5 s), so a wait for a daemon to exit ends
+ * when it has exited.
+ */
 export function processStartTime(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // Fields after the command name (which may contain spaces) start after the last ')'.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (fields[0] === 'Z' || fields[0] === 'X') return undefined;
     return fields[19];
   } catch {
     return undefined;

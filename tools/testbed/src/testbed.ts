@@ -316,7 +316,8 @@ export class Testbed {
   /** Removes every process, namespace, interface and directory this run made. */
   async cleanup(): Promise<void> {
     for (const child of this.children) child.kill('SIGKILL');
-    for (const inst of this.instances) await inst.stop().catch(() => undefined);
+    // All at once: each daemon takes a moment to exit after SIGTERM.
+    await Promise.all(this.instances.map((inst) => inst.stop().catch(() => undefined)));
     await cleanupRecord(this.record);
     removeRecord(this.prefix);
   }

@@ -30,12 +30,13 @@ export interface DeviceProcess {
   start: string;
 }
 
-/** The start time of process `pid`, or undefined when there is none. */
+/** The start time of process `pid`, or undefined when there is none (or only its zombie: it has exited). */
 function processStartTime(pid: number): string | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Fields after the command name (which may contain spaces) start after the last ')'.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    // Fields after the command name (which may contain spaces) start after the last ')'; the first is the state.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[0] === 'Z' || fields[0] === 'X' ? undefined : fields[19];
   } catch {
     return undefined;
   }
