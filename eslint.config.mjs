@@ -30,8 +30,11 @@ const ioWorkspacePackages = [
 ];
 const composers = ['@switchyard/agent', '@switchyard/controller', '@switchyard/cli'];
 
-/** The tag rule needs nx's project graph, which exists when nx runs the lint target (as CI does). */
-const underNx = Boolean(process.env.NX_TASK_TARGET_PROJECT);
+/**
+ * The tag rule needs nx's project graph, which exists when nx runs the lint target, or when
+ * scripts/lint-workspace.mjs (CI, `npm run lint`) has had nx write it.
+ */
+const underNx = Boolean(process.env.NX_TASK_TARGET_PROJECT || process.env.SWITCHYARD_LINT_PROJECT_GRAPH);
 
 /** Globs of the files of every workspace package below `paths` (package-relative globs). */
 const inPackages = (paths) => workspaceFolders.flatMap((w) => paths.map((p) => `${w}/*/${p}`));
