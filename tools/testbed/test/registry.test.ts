@@ -14,13 +14,14 @@ const state = (pid: number): string | undefined => {
 
 describe('processStartTime', () => {
   it('gives a running process its start time, and a zombie none', async () => {
-    // The shell starts a short child, prints its pid and becomes `sleep`, which never waits for it:
-    // the child stays a zombie for as long as the sleep runs.
-    const parent = spawn('sh', ['-c', 'true & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The shell starts a child that lives 3 s, prints its pid and becomes `sleep`, which never
+    // waits for it: once the child exits it stays a zombie for as long as the sleep runs.
+    const parent = spawn('sh', ['-c', 'sleep 3 & echo $!; exec sleep 60'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const line = await new Promise<string>((resolve) => parent.stdout.once('data', (d: Buffer) => resolve(d.toString())));
       const child = Number(line.trim());
-      for (let i = 0; i < 200 && state(child) !== 'Z'; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(processStartTime(child)).toMatch(/^\d+$/);
+      for (let i = 0; i < 1000 && state(child) !== 'Z'; i++) await new Promise((r) => setTimeout(r, 20));
       expect(state(child)).toBe('Z');
       expect(processStartTime(child)).toBeUndefined();
       expect(isAlive(child)).toBe(false);
@@ -30,5 +31,5 @@ describe('processStartTime', () => {
     } finally {
       parent.kill('SIGKILL');
     }
-  });
+  }, 30_000);
 });
