@@ -63,6 +63,25 @@ lane() {
   done
 }
 
+# Runs commands (each one string, split on spaces) at the same time; prints each one's output whole
+# when all have ended, and fails when any failed.
+side_by_side() {
+  local i=0 rc=0 cmd
+  local -a pids=() outs=()
+  for cmd in "$@"; do
+    outs[i]=$work/side-$i.log
+    # shellcheck disable=SC2086 # the command's words are meant to split
+    $cmd > "${outs[i]}" 2>&1 &
+    pids[i]=$!
+    i=$((i + 1))
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[i]}" || rc=1
+    cat "${outs[i]}"
+  done
+  return $rc
+}
+
 stage "system packages" bash scripts/ensure-system.sh
 [ -z "$failed_stage" ] && stage "npm ci (skipped when node_modules is from this lock file)" bash scripts/ensure-node-modules.sh
 if [ -z "$failed_stage" ]; then
@@ -72,13 +91,17 @@ if [ -z "$failed_stage" ]; then
   # One program for the whole workspace (each project's own typecheck target re-checks the libraries it imports).
   stage "typecheck" node scripts/typecheck-workspace.mjs
   stage "build" npx nx run-many -t build --outputStyle=static
+  # Every package is built from this tree: `switchyard-lab up` and the tests that run built programs
+  # skip their own (cached, but a few seconds of nx each, about 25 times) build step.
+  [ -z "$failed_stage" ] && export SWITCHYARD_PREBUILT=1
   # One jest for every project's unit tests, a worker per core (per-project jest runs: a start each, and
   # the longest file holds up its project): 111 s here against 147 s through nx.
   stage "unit tests" npx jest -c jest.unit.config.cjs --maxWorkers="$(nproc)"
   stage "release dry run (nx release, independent versions)" npx nx release --dry-run --skip-publish
-  # Every package with a test:pack script, packed and installed once for all of them.
-  stage "package shape (pack, ESM+CJS, publint, attw)" node tools/pack-check/check.mjs $(grep -l '"test:pack"' packages/*/package.json | xargs -n1 dirname)
-  stage "npm consumers (README programs from the tarballs, types, LICENSE)" node tools/pack-check/consumers.mjs
+  # Every package with a test:pack script, packed and installed once for all of them; beside it the
+  # consumer check (each packs into its own scratch project; much of both is npm and node starts).
+  stage "package shape (pack, ESM+CJS, publint, attw) and npm consumers (README programs from the tarballs, types, LICENSE), side by side" \
+    side_by_side "node tools/pack-check/check.mjs $(grep -l '"test:pack"' packages/*/package.json | xargs -n1 dirname | tr '\n' ' ')" "node tools/pack-check/consumers.mjs"
   projects=$(npx nx show projects --with-target test:integration | sort)
   rest=$(echo "$projects" | grep -vx '@switchyard/lab' || true)
   # The lab's files are the longest suites: most run in lane 1; these (by path) run in lane 2 after

@@ -2,17 +2,17 @@
 // (tools/testbed), with two pods added through the real CNI plugin. Ground truth is read from OVS
 // independently: ovs-vsctl for the pod ports, ovs-ofctl dump-flows for the flows.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
+import { buildPackages, YARDCTL_BIN } from './built';
 
 const ROOT = join(__dirname, '../../..');
 const AGENT_DIR = join(ROOT, 'packages/agent');
 const PLUGIN = join(AGENT_DIR, 'dist/switchyard-cni.js');
-const CLI_DIR = join(__dirname, '..');
 /** The built binary, as installed; built in beforeAll (a tsx start per invocation would triple the runtime). */
-const YARDCTL = join(CLI_DIR, 'dist/bin.js');
+const YARDCTL = YARDCTL_BIN;
 const CIDR = '10.93.0.0/24';
 
 interface Result {
@@ -48,13 +48,8 @@ const yardJson = async <T>(args: string[]): Promise<T> => {
 };
 
 beforeAll(async () => {
-  // The CNI plugin is the agent package's bundle; CI runs from a clean clone.
-  if (!existsSync(PLUGIN)) {
-    const b = await exec('npx', ['tsup'], { cwd: AGENT_DIR, env: { ...process.env, NODE_OPTIONS: '' } });
-    if (b.code !== 0) throw new Error(`building the agent bundle failed: ${b.stderr}`);
-  }
-  const y = await exec('npx', ['tsup'], { cwd: CLI_DIR, env: { ...process.env, NODE_OPTIONS: '' } });
-  if (y.code !== 0) throw new Error(`building yardctl failed: ${y.stderr}`);
+  // The CNI plugin is the agent package's bundle, yardctl the cli's.
+  await buildPackages('@switchyard/agent', '@switchyard/cli');
   tb = await Testbed.create();
   ovs = await tb.startOvs();
   dir = mkdtempSync(join(tmpdir(), 'yardctl-agent-it-'));

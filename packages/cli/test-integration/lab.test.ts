@@ -7,10 +7,12 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { YARDCTL_BIN } from './built';
 
 const ROOT = join(__dirname, '../../..');
 const LAB = join(ROOT, 'tools/lab/bin/switchyard-lab');
-const YARDCTL = join(__dirname, '../src/bin.ts');
+/** Built by `switchyard-lab up` (it builds the agent, the controller and the cli through nx). */
+const YARDCTL = YARDCTL_BIN;
 const NETNS_ANNOTATION = 'lab.switchyard.io/netns';
 const labDir = join(mkdtempSync(join(tmpdir(), 'yardctl-lab-')), 'lab');
 
@@ -40,7 +42,7 @@ const kubectl = async (args: string[], stdin?: string): Promise<string> => {
   return r.stdout;
 };
 const apply = (...docs: unknown[]): Promise<string> => kubectl(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: docs }));
-const yardctl = (args: string[]): Promise<Result> => exec(process.execPath, ['--import', 'tsx', YARDCTL, ...args], { env });
+const yardctl = (args: string[]): Promise<Result> => exec(process.execPath, [YARDCTL, ...args], { env });
 const yardJson = async <T>(args: string[]): Promise<T> => {
   const r = await yardctl([...args, '-o', 'json']);
   if (r.code !== 0) throw new Error(`yardctl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);

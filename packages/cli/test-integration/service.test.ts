@@ -14,13 +14,13 @@ import { KubeConfigClient } from '@switchyard/kube';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { Testbed, freePort, waitFor, type OvsInstance } from '@switchyard/testbed';
 import type { ServicePortItem } from '../src/agent-views';
+import { buildPackages, YARDCTL_BIN } from './built';
 
 jest.setTimeout(120_000);
 
 const ROOT = join(__dirname, '../../..');
 const AGENT_DIR = join(ROOT, 'packages/agent');
-const CLI_DIR = join(__dirname, '..');
-const YARDCTL = join(CLI_DIR, 'dist/bin.js');
+const YARDCTL = YARDCTL_BIN;
 const NODE = 'node-s';
 const NODE_IP = '192.168.78.9';
 const LB_IP = '10.201.0.100';
@@ -54,8 +54,7 @@ const yardJson = async <T>(args: string[], where?: string[]): Promise<T> => {
 };
 
 beforeAll(async () => {
-  const y = await exec('npx', ['tsup'], { cwd: CLI_DIR, env: { ...process.env, NODE_OPTIONS: '' } });
-  if (y.code !== 0) throw new Error(`building yardctl failed: ${y.stderr}`);
+  await buildPackages('@switchyard/cli');
   tb = await Testbed.create();
   ovs = await tb.startOvs();
   // The node IP on an interface of the node's namespace: ServiceExternalIP announces its IPs there.

@@ -10,9 +10,10 @@ import { startTestKubeApi, type Kubectl } from '@switchyard/kube-api/testing';
 import { explain, PolicyEngine, type ClusterObject, type Explanation } from '@switchyard/policy-compiler';
 import YAML from 'yaml';
 import { eventuallyPasses as waitToPass, freePort } from '@switchyard/testbed';
+import { buildPackages, YARDCTL_BIN } from './built';
 
 const ROOT = join(__dirname, '../../..');
-const YARDCTL = join(__dirname, '../src/bin.ts');
+const YARDCTL = YARDCTL_BIN;
 
 interface Result {
   code: number;
@@ -33,8 +34,8 @@ let controllerLog = '';
 let k: Kubectl;
 const kubectl = (args: string[], stdin?: string): Promise<string> => k.ok(args, stdin);
 const apply = (...docs: unknown[]): Promise<string> => k.apply(...docs);
-/** The real yardctl, as a child process (through tsx, as the built bundle would run). */
-const yardctl = (args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Result> => exec(process.execPath, ['--import', 'tsx', YARDCTL, ...args], { ...env, ...extraEnv });
+/** The real yardctl, as a child process: the built binary (built in beforeAll). */
+const yardctl = (args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<Result> => exec(process.execPath, [YARDCTL, ...args], { ...env, ...extraEnv });
 const yardJson = async <T>(args: string[]): Promise<T> => {
   const r = await yardctl([...args, '-o', 'json']);
   if (r.code !== 0) throw new Error(`yardctl ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
@@ -53,6 +54,7 @@ const POLICIES = [
 ];
 
 beforeAll(async () => {
+  await buildPackages('@switchyard/cli');
   ({ api, kubectl: k } = await startTestKubeApi({ crds: loadCrds() as unknown as KubeObject[] }));
   // yardctl runs with kubectl's environment (its kubeconfig), without colours.
   env = { ...k.env, NO_COLOR: '1' };

@@ -7,7 +7,7 @@ import { isAlive, reapStale, signalProcess, waitFor } from '@switchyard/testbed'
 import { labRunning, restartAgent, restartVswitchd, startAgent, stopAgent } from './faults';
 import { formatChaosReport, loadScenarios, runChaos, type ChaosReport } from './chaos';
 import { DEFAULT_LAB_DIR, LabError, checkIpFamily, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, type LabEncryption, type LabIpFamily, type LabMode } from './plan';
-import { LAB_PROJECTS, REPO_ROOT, buildLabPrograms, progressFile, stateFile, type LabState } from './lab';
+import { LAB_PROJECTS, REPO_ROOT, assertLabProgramsBuilt, buildLabPrograms, progressFile, stateFile, type LabState } from './lab';
 import { progressLine } from './progress';
 import { parseRuntime, removeContainers, type LabRuntime } from './podman';
 import { acquireUpLock } from './up-lock';
@@ -62,8 +62,14 @@ async function upLocked(labDir: string, nodes: number, out: NodeJS.WritableStrea
   rmSync(stateFile(labDir), { force: true });
   rmSync(progressFile(labDir), { force: true });
   mkdirSync(labDir, { recursive: true });
-  out.write(progressLine('build', `${LAB_PROJECTS.join(', ')} and their dependencies (nx, cached)`));
-  await buildLabPrograms((line) => out.write(progressLine('build', line)));
+  if (process.env.SWITCHYARD_PREBUILT === '1') {
+    // The caller built every package from this tree just before (npm test's build stage sets it).
+    assertLabProgramsBuilt();
+    out.write(progressLine('build', 'skipped: SWITCHYARD_PREBUILT=1 (the caller built every package)'));
+  } else {
+    out.write(progressLine('build', `${LAB_PROJECTS.join(', ')} and their dependencies (nx, cached)`));
+    await buildLabPrograms((line) => out.write(progressLine('build', line)));
+  }
   const log = openSync(join(labDir, 'supervisor.log'), 'a');
   const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller', opts.encryption ?? 'none', JSON.stringify(opts.featureGates ?? {}), opts.proxyAll ? 'proxy-all' : 'no-proxy-all', opts.ipFamily ?? 'ipv4', opts.runtime ?? 'process'], {
     detached: true,
