@@ -146,7 +146,11 @@ describe('yardctl traceflow on a 2-node encap lab', () => {
     await waitFor('the iperf3 server', async () => (await run(['ip', 'netns', 'exec', netns.get('b')!, 'ss', '-ltn'], { allowFailure: true })).stdout.includes(':5201'), { timeoutMs: 10_000, intervalMs: 100 });
     const client = run(['ip', 'netns', 'exec', netns.get('a')!, 'iperf3', '-c', ips.get('b')!, '-p', '5201', '-t', '6', '-i', '0.1', '-b', '50M', '-J', '--connect-timeout', '3000'], { timeoutMs: 60_000, allowFailure: true });
     const traced: string[] = [];
-    for (let i = 0; i < 4; i++) traced.push((await trace('-S', 'default/a', '-D', 'default/b', '-f', 'tcp,tcp_dst=5201')).status?.phase ?? '');
+    for (let i = 0; i < 4; i++) {
+      const st = (await trace('-S', 'default/a', '-D', 'default/b', '-f', 'tcp,tcp_dst=5201')).status;
+      // A failure shows its reason (which node stayed silent, what the others saw last).
+      traced.push(st?.phase === 'Succeeded' ? 'Succeeded' : `${st?.phase ?? 'no phase'}: ${st?.reason ?? ''} ${JSON.stringify(st?.results ?? [])}`);
+    }
     const report = JSON.parse((await client).stdout) as { intervals: { sum: { bits_per_second: number; retransmits?: number } }[]; end: { sum_sent?: { retransmits?: number } } };
     await server;
     expect(traced).toEqual(['Succeeded', 'Succeeded', 'Succeeded', 'Succeeded']);

@@ -40,6 +40,8 @@ interface ActiveTrace {
   readonly live: boolean;
   destination?: ProbeDestination;
   reported: boolean;
+  /** This node reported a final result: no more probes. */
+  done?: boolean;
   timer?: TimerHandle;
   injections: number;
   deadline: number;
@@ -56,7 +58,7 @@ export class TraceflowPart implements Part {
   /** Probes injected (for health and tests). */
   injected = 0;
   private readonly onPacketIn = (p: PacketIn): void => {
-    void this.handle(p).catch((err: unknown) => this.ctx.log.warn({ err }, 'Traceflow packet-in not reported'));
+    void this.handle(p).catch((err: unknown) => this.ctx.log.warn({ err }, 'Traceflow packet-in not reported (the next one of its tag is)'));
   };
 
   constructor(
@@ -99,10 +101,16 @@ export class TraceflowPart implements Part {
       const tf = running.get(t.name);
       if (!tf || tf.metadata.uid !== t.uid || tf.status?.dataplaneTag !== t.tag) await this.deactivate(t);
     }
+    // One that could not start (the API or the switch busy) is not active: the reconciler's retry starts it again.
+    const failures: unknown[] = [];
     for (const tf of running.values()) {
       if (this.active.has(tf.metadata.name ?? '')) continue;
-      await this.activate(tf).catch((err: unknown) => this.ctx.log.warn({ err, traceflow: tf.metadata.name }, 'Traceflow not started on this node'));
+      await this.activate(tf).catch((err: unknown) => {
+        failures.push(err);
+        this.ctx.log.warn({ err, traceflow: tf.metadata.name }, 'Traceflow not started on this node (tried again)');
+      });
     }
+    if (failures.length > 0) throw new AggregateError(failures, `${failures.length} Traceflows not started: ${failures.map((e) => (e instanceof Error ? e.message : String(e))).join('; ')}`);
   }
 
   private async activate(tf: Traceflow): Promise<void> {
@@ -124,23 +132,36 @@ export class TraceflowPart implements Part {
     this.active.set(t.name, t);
     const opts = { hardTimeout: remainingS, live, droppedOnly: tf.spec.droppedOnly === true, packetInMeter: this.ctx.options.packetInRate > 0 };
     const tagging = live && (source || liveTarget) ? traceMatchOf(tf, source, t.destination) : undefined;
-    const n = await this.node.flows.addTrace(tag, opts, tagging ? (ctx) => [liveTagFlow(ctx, tag, source?.ofport, tagging)] : undefined);
+    let n: number;
+    try {
+      n = await this.node.flows.addTrace(tag, opts, tagging ? (ctx) => [liveTagFlow(ctx, tag, source?.ofport, tagging)] : undefined);
+    } catch (e) {
+      // The bundle did not apply (nothing installed): not active, so the retry starts it afresh.
+      this.active.delete(t.name);
+      throw e;
+    }
     this.ctx.log.info({ traceflow: t.name, tag, flows: n, source: source !== undefined, live }, 'Traceflow started on this node');
     if (source && !live) await this.inject(t, tf);
   }
 
-  /** Injects the probe, and again after {@link reinjectDelayMs} while the Traceflow runs (until this trace ends). */
+  /**
+   * Injects the probe, and again after {@link reinjectDelayMs} while the Traceflow runs (until this
+   * trace ends or this node has reported a final result). A packet-out that fails is only logged:
+   * the next one is due all the same.
+   */
   private async inject(t: ActiveTrace, tf: Traceflow): Promise<void> {
     if (this.active.get(t.name) !== t || !t.source || !t.destination) return;
     const cfg = this.node.flows.config;
     const spec = probeSpec(tf, t.source, t.destination, this.node.flows.get('pods'), cfg.gateway.mac);
-    await this.node.openflow.packetOut(buildProbe(spec), [TraceflowTagField.load(t.tag), { type: 'output', port: 'TABLE' }], t.source.ofport);
-    t.injections++;
-    this.injected++;
-    const delay = reinjectDelayMs(t.injections);
-    if (this.clock.now() + delay < t.deadline) {
-      t.timer = this.clock.setTimeout(() => void this.inject(t, tf).catch((err: unknown) => this.ctx.log.warn({ err, traceflow: t.name }, 'Traceflow probe not injected')), delay);
+    try {
+      await this.node.openflow.packetOut(buildProbe(spec), [TraceflowTagField.load(t.tag), { type: 'output', port: 'TABLE' }], t.source.ofport);
+      this.injected++;
+    } catch (err) {
+      this.ctx.log.warn({ err, traceflow: t.name }, 'Traceflow probe not injected (injected again)');
     }
+    t.injections++;
+    const delay = reinjectDelayMs(t.injections);
+    if (this.active.get(t.name) === t && !t.done && this.clock.now() + delay < t.deadline) t.timer = this.clock.setTimeout(() => void this.inject(t, tf), delay);
   }
 
   private async deactivate(t: ActiveTrace): Promise<void> {
@@ -155,12 +176,21 @@ export class TraceflowPart implements Part {
     const packet = parseIpv4(p.packet);
     if (!packet) return;
     const t = [...this.active.values()].find((x) => x.tag === packet.dscp);
-    // One result per node: the first packet-in of the tag (a re-injected probe, or later live packets, add nothing).
+    // One result per node: the first packet-in of the tag that is written (a re-injected probe, or
+    // later live packets, add nothing; after a failed write the next one is written).
     if (!t || t.reported) return;
     t.reported = true;
     const observations = observe(this.view(), { tableId: p.tableId ?? 0, metadata: p.metadata ?? {}, packet }, { sender: t.source !== undefined, ...(t.destination ? { dstIP: t.destination.ip } : {}) });
-    if (isFinal(observations.at(-1))) t.timer?.cancel();
-    await this.report(t, observations, packet);
+    try {
+      await this.report(t, observations, packet);
+    } catch (e) {
+      t.reported = false;
+      throw e;
+    }
+    if (isFinal(observations.at(-1))) {
+      t.done = true;
+      t.timer?.cancel();
+    }
   }
 
   /** What the observations are read against: the installed pipeline and the node's state. */
