@@ -7,7 +7,7 @@ import { isAlive, reapStale, signalProcess, waitFor } from '@switchyard/testbed'
 import { labRunning, restartAgent, restartVswitchd, startAgent, stopAgent } from './faults';
 import { formatChaosReport, loadScenarios, runChaos, type ChaosReport } from './chaos';
 import { DEFAULT_LAB_DIR, LabError, checkIpFamily, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, type LabEncryption, type LabIpFamily, type LabMode } from './plan';
-import { LAB_PROJECTS, REPO_ROOT, assertLabProgramsBuilt, buildLabPrograms, progressFile, stateFile, type LabState } from './lab';
+import { LAB_PROJECTS, REPO_ROOT, assertLabProgramsBuilt, buildLabPrograms, labProgram, progressFile, stateFile, type LabState } from './lab';
 import { progressLine } from './progress';
 import { parseRuntime, removeContainers, type LabRuntime } from './podman';
 import { acquireUpLock } from './up-lock';
@@ -71,11 +71,12 @@ async function upLocked(labDir: string, nodes: number, out: NodeJS.WritableStrea
     await buildLabPrograms((line) => out.write(progressLine('build', line)));
   }
   const log = openSync(join(labDir, 'supervisor.log'), 'a');
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'tools/lab/src/supervisor.ts'), labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller', opts.encryption ?? 'none', JSON.stringify(opts.featureGates ?? {}), opts.proxyAll ? 'proxy-all' : 'no-proxy-all', opts.ipFamily ?? 'ipv4', opts.runtime ?? 'process'], {
+  const [program, ...programArgs] = labProgram('supervisor').argv;
+  const child = spawn(program!, [...programArgs, labDir, String(nodes), opts.mode ?? 'encap', opts.controller === false ? 'no-controller' : 'controller', opts.encryption ?? 'none', JSON.stringify(opts.featureGates ?? {}), opts.proxyAll ? 'proxy-all' : 'no-proxy-all', opts.ipFamily ?? 'ipv4', opts.runtime ?? 'process'], {
     detached: true,
     stdio: ['ignore', log, log],
     cwd: join(REPO_ROOT, 'tools/lab'),
-    env: { ...process.env, TSX_TSCONFIG_PATH: join(REPO_ROOT, 'tools/lab/tsconfig.json') },
+    env: { ...process.env, ...labProgram('supervisor').env },
   });
   child.unref();
   const started = Date.now();

@@ -38,6 +38,21 @@ function findRoot(): string {
     if (dirname(d) === d) return process.cwd();
   }
 }
+/**
+ * How to start one of the lab's own programs: its build (dist/<name>.js, see tsup.config.ts) when
+ * the caller built every package from this tree (`SWITCHYARD_PREBUILT=1`, as npm test sets) and it
+ * is there; else its source through tsx with the workspace's path mapping (what a developer
+ * editing the lab runs).
+ */
+export function labProgram(name: 'supervisor' | 'prober'): { argv: string[]; env: Record<string, string> } {
+  const built = join(REPO_ROOT, 'tools/lab/dist', `${name}.js`);
+  if (process.env.SWITCHYARD_PREBUILT === '1' && existsSync(built)) return { argv: [process.execPath, built], env: {} };
+  return {
+    argv: [process.execPath, '--import', join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs'), join(REPO_ROOT, 'tools/lab/src', `${name}.ts`)],
+    env: { TSX_TSCONFIG_PATH: join(REPO_ROOT, 'tools/lab/tsconfig.json') },
+  };
+}
+
 /** The built programs the lab runs, as a cluster would (`switchyard-lab up` builds them through nx first). */
 const AGENT_CLI = join(REPO_ROOT, 'packages/agent/dist/agent-cli.js');
 /**

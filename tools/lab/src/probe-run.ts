@@ -7,12 +7,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { silentLogger, type Logger } from '@switchyard/runtime';
 import { NETNS_ANNOTATION } from './kubelet';
-import { REPO_ROOT, type LabState } from './lab';
+import { labProgram, type LabState } from './lab';
 import { agentGet } from './probe';
 import { NO_ANSWER, type ProbeAnswer, type ProbeRequest } from './prober';
 import { DataplaneTracer, type TraceTopology } from './trace-run';
@@ -178,9 +177,8 @@ class Prober {
   private constructor(private readonly child: ChildProcess) {}
 
   static async start(netns: string): Promise<Prober> {
-    const child = spawn('ip', ['netns', 'exec', netns, process.execPath, '--import', join(REPO_ROOT, 'node_modules/tsx/dist/loader.mjs'), join(REPO_ROOT, 'tools/lab/src/prober.ts')], {
-      stdio: ['pipe', 'pipe', 'inherit'],
-    });
+    const prober = labProgram('prober');
+    const child = spawn('ip', ['netns', 'exec', netns, ...prober.argv], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...prober.env } });
     const p = new Prober(child);
     const ready = new Promise<void>((resolve, reject) => {
       p.pending.set(0, () => resolve());
