@@ -1,4 +1,5 @@
 import { defineConfig } from 'tsup';
-import { executable, library } from '../../tsup.shared';
+import { bundling, executable, library } from '../../tsup.shared';
 
-export default defineConfig([library({ index: 'src/index.ts' }), executable({ cli: 'src/cli.ts' })]);
+// The controller carries its own @kubernetes/client-node (see `bundling`).
+export default defineConfig([library({ index: 'src/index.ts' }), executable({ cli: 'src/cli.ts' }, bundling(['@kubernetes/client-node']))]);
