@@ -60,7 +60,8 @@ beforeAll(async () => {
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-});
+  // One ESLint process over the probes: about 3 s on a quiet machine, past jest's 5 s default under load.
+}, 60_000);
 
 const found = (path: string): string[] => {
   const r = results.get(path);
