@@ -1,18 +1,20 @@
 // Traceflow on the agent side, pure parts: the probe it injects (checksums right, fields from
 // spec.packet), the live-traffic match, and the observations it reads from a packet-in.
-import type { Traceflow } from '@switchyard/apis/types';
+import { ipToBytes, traceflowFamily, type Traceflow } from '@switchyard/apis/types';
 import {
   APConjIDField, APDenyRegMark, DispositionRejectRegMark, EgressMarkField, OutputToOFPortRegMark, Pipeline, TABLE_DECLS, TFEgressConjIDField, TFIngressConjIDField, TargetOFPortField,
   type LocalPod,
 } from '@switchyard/openflow-pipeline';
 import type { Match } from '@switchyard/openflow/codec';
-import { buildProbe, checksum, parseIpv4, sum16, type ParsedIpv4 } from '../src/packet';
+import { buildProbe, checksum, parseIpPacket, parseIpv4, parseIpv6, sum16, type ParsedIp } from '../src/packet';
 import { isFinal, observe, type TracedEgress, type TraceNodeView } from '../src/features/traceflow/observations';
 import { probeSpec, protocolOf, traceMatchOf } from '../src/features/traceflow/probe';
 
 const A: LocalPod = { name: 'a', namespace: 'ns', ofport: 10, ips: ['10.10.1.5'], mac: '02:00:00:00:00:0a' };
 const B: LocalPod = { name: 'b', namespace: 'ns', ofport: 11, ips: ['10.10.1.6'], mac: '02:00:00:00:00:0b' };
 const GW_MAC = '02:00:00:00:00:01';
+/** A dual-stack pod. */
+const A6: LocalPod = { ...A, ips: ['10.10.1.5', 'fd00:10:10:1::5'] };
 
 const tf = (spec: Partial<Traceflow['spec']>, tag = 11): Traceflow => ({
   metadata: { name: 't' },
@@ -25,7 +27,7 @@ describe('the probe', () => {
     const spec = probeSpec(tf({ packet: { transportHeader: { tcp: { dstPort: 8080 } } } }), A, { ip: '10.10.2.7' }, [A, B], GW_MAC);
     expect(spec).toEqual({ srcMac: A.mac, dstMac: GW_MAC, srcIP: '10.10.1.5', dstIP: '10.10.2.7', protocol: 6, srcPort: 40011, dstPort: 8080 });
     const frame = buildProbe(spec);
-    expect(parseIpv4(frame)).toEqual({ srcIP: '10.10.1.5', dstIP: '10.10.2.7', dscp: 0, ttl: 64, protocol: 6, flags: 2, length: 40, srcPort: 40011, dstPort: 8080, tcpFlags: 2 });
+    expect(parseIpv4(frame)).toEqual({ family: 4, srcIP: '10.10.1.5', dstIP: '10.10.2.7', dscp: 0, ttl: 64, protocol: 6, flags: 2, length: 40, srcPort: 40011, dstPort: 8080, tcpFlags: 2 });
     expect(checksum(frame, 14, 34)).toBe(0);
     const pseudo = Uint8Array.from([10, 10, 1, 5, 10, 10, 2, 7, 0, 6, 0, 20]);
     expect(checksum(frame, 34, frame.length, sum16(pseudo))).toBe(0);
@@ -45,8 +47,46 @@ describe('the probe', () => {
     expect(protocolOf(tf({}))).toBe(1);
   });
 
-  it('a probe is IPv4 only: an IPv6 destination is refused naming the field', () => {
-    expect(() => buildProbe(probeSpec(tf({}), A, { ip: 'fd00::1' }, [A], GW_MAC))).toThrow(expect.objectContaining({ path: 'dstIP', value: 'fd00::1' }));
+  it('IPv6 TCP from a dual-stack pod: its IPv6 address, the tag in the traffic class on the wire, the TCP checksum over the IPv6 pseudo-header verifies', () => {
+    const spec = probeSpec(tf({ packet: { ipv6Header: { hopLimit: 9 }, transportHeader: { tcp: { dstPort: 80 } } } }), A6, { ip: 'fd00:10:10:2::7' }, [A6], GW_MAC);
+    expect(spec).toEqual({ srcMac: A6.mac, dstMac: GW_MAC, srcIP: 'fd00:10:10:1::5', dstIP: 'fd00:10:10:2::7', protocol: 6, ttl: 9, srcPort: 40011, dstPort: 80 });
+    const frame = buildProbe(spec);
+    expect(frame.length).toBe(14 + 40 + 20);
+    expect([frame[12], frame[13], frame[14]! >> 4]).toEqual([0x86, 0xdd, 6]);
+    // The switch loads the tag into the traffic class's DSCP bits (a packet-out action); a parse reads it back.
+    const tagged = Uint8Array.from(frame);
+    tagged[14] = 0x60 | (11 >> 2);
+    tagged[15] = ((11 & 3) << 6) | (tagged[15]! & 0x0f);
+    expect(parseIpv6(tagged)).toEqual({ family: 6, srcIP: 'fd00:10:10:1::5', dstIP: 'fd00:10:10:2::7', dscp: 11, ttl: 9, protocol: 6, flags: 0, length: 60, srcPort: 40011, dstPort: 80, tcpFlags: 2 });
+    expect(parseIpPacket(tagged)).toEqual(parseIpv6(tagged));
+    expect(parseIpv4(frame)).toBeUndefined();
+    const pseudo = Uint8Array.from([...ipToBytes('fd00:10:10:1::5')!, ...ipToBytes('fd00:10:10:2::7')!, 0, 0, 0, 20, 0, 0, 0, 6]);
+    expect(checksum(frame, 54, frame.length, sum16(pseudo))).toBe(0);
+  });
+
+  it('IPv6 by default is an ICMPv6 echo request (type 128) whose checksum covers the pseudo-header; UDP over IPv6 too', () => {
+    const spec = probeSpec(tf({ packet: { ipv6Header: {} } }), A6, { ip: 'fd00:10:10:2::7' }, [A6], GW_MAC);
+    expect(spec).toMatchObject({ protocol: 58, icmpId: 11, icmpSequence: 0 });
+    const frame = buildProbe(spec);
+    expect(frame[54]).toBe(128);
+    const pseudo = (len: number, proto: number): Uint8Array => Uint8Array.from([...ipToBytes('fd00:10:10:1::5')!, ...ipToBytes('fd00:10:10:2::7')!, 0, 0, 0, len, 0, 0, 0, proto]);
+    expect(checksum(frame, 54, frame.length, sum16(pseudo(16, 58)))).toBe(0);
+    const udp = buildProbe(probeSpec(tf({ packet: { ipv6Header: { nextHeader: 17 } } }), A6, { ip: 'fd00:10:10:2::7', port: 53 }, [A6], GW_MAC));
+    expect(checksum(udp, 54, udp.length, sum16(pseudo(8, 17)))).toBe(0);
+    expect(protocolOf(tf({ packet: { ipv6Header: { nextHeader: 17 } } }), 6)).toBe(17);
+  });
+
+  it('the family: ipv6Header or an IPv6 address named asks for IPv6; an IPv6-only source pod is IPv6; a dual-stack pod without them IPv4', () => {
+    expect(traceflowFamily(tf({ packet: { ipv6Header: {} } }).spec)).toBe(6);
+    expect(traceflowFamily(tf({ destination: { ip: 'fd00::1' } }).spec)).toBe(6);
+    expect(traceflowFamily(tf({}).spec, ['fd00:10:10:1::5'])).toBe(6);
+    expect(traceflowFamily(tf({}).spec, A6.ips)).toBe(4);
+  });
+
+  it('an IPv6 trace from a pod without an IPv6 address is refused naming spec.source.pod; mixed families are refused', () => {
+    expect(() => probeSpec(tf({ packet: { ipv6Header: {} } }), A, { ip: 'fd00::1' }, [A], GW_MAC)).toThrow(expect.objectContaining({ path: 'spec.source.pod', value: 'a', message: expect.stringContaining('has no IPv6 address') }));
+    expect(() => buildProbe({ srcMac: A.mac, dstMac: GW_MAC, srcIP: '10.10.1.5', dstIP: 'fd00::1', protocol: 6 })).toThrow(expect.objectContaining({ path: 'dstIP' }));
+    expect(() => buildProbe({ srcMac: A.mac, dstMac: GW_MAC, srcIP: 'fd00::5', dstIP: 'fd00::1', protocol: 1 })).toThrow(expect.objectContaining({ path: 'protocol', value: 1 }));
   });
 });
 
@@ -58,6 +98,11 @@ describe('the live-traffic match', () => {
     expect(traceMatchOf(tf({ liveTraffic: true, destination: {} }), A, undefined)).toEqual({ ipv4Src: '10.10.1.5' });
     // Only the destination pod named: its node matches what arrives for it, from anywhere.
     expect(traceMatchOf(tf({ liveTraffic: true, source: {}, packet: { ipHeader: { protocol: 6 } } }), undefined, { ip: B.ips[0]! })).toEqual({ ipv4Dst: '10.10.1.6', ipProto: 6 });
+  });
+
+  it('IPv6: the packets of the pod\'s IPv6 address (ethType 0x86dd), the protocol from ipv6Header.nextHeader', () => {
+    expect(traceMatchOf(tf({ liveTraffic: true, packet: { ipv6Header: { nextHeader: 17 }, transportHeader: { udp: { dstPort: 53 } } } }), A6, { ip: 'fd00:10:10:2::7' })).toEqual({ ethType: 0x86dd, ipv6Src: 'fd00:10:10:1::5', ipv6Dst: 'fd00:10:10:2::7', ipProto: 17, udpDst: 53 });
+    expect(traceMatchOf(tf({ liveTraffic: true, source: {}, packet: { ipv6Header: {} } }), undefined, { ip: 'fd00:10:10:1::6' })).toEqual({ ethType: 0x86dd, ipv6Dst: 'fd00:10:10:1::6' });
   });
 });
 
@@ -73,7 +118,7 @@ describe('observations from a Traceflow packet-in', () => {
     remoteNodes: [{ name: 'n2', podCIDR: '10.10.2.0/24', nodeIP: '192.168.77.2', gatewayIP: '10.10.2.1' }],
     rules: new Map([[5, { policy: 'AntreaClusterNetworkPolicy:deny', rule: 'drop-9000' }], [6, { policy: 'K8sNetworkPolicy:ns/web', rule: 'rule 0' }]]),
   };
-  const pkt = (dstIP: string, srcIP = A.ips[0]!): ParsedIpv4 => ({ srcIP, dstIP, dscp: 11, ttl: 64, protocol: 6, flags: 2, length: 40 });
+  const pkt = (dstIP: string, srcIP = A.ips[0]!): ParsedIp => ({ family: 4, srcIP, dstIP, dscp: 11, ttl: 64, protocol: 6, flags: 2, length: 40 });
   const output = (port: number): Match => ({ reg0: OutputToOFPortRegMark.field.shift(OutputToOFPortRegMark.value), reg1: TargetOFPortField.shift(port) });
 
   it('the sender, to a pod on another node: SpoofGuard, the egress rule that allowed it, out through the tunnel to the peer (not final)', () => {
@@ -120,6 +165,25 @@ describe('observations from a Traceflow packet-in', () => {
       .toEqual({ component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay' });
   });
 
+  it('IPv6 on a dual-stack node: to a peer\'s IPv6 pod CIDR through the tunnel, out of the overlay masqueraded to the node\'s IPv6 address, to the gateway\'s IPv6 delivered', () => {
+    const v6: TraceNodeView = {
+      ...view,
+      gateway: { ofport: 2, ip: '10.10.1.1', ipv6: 'fd00:10:10:1::1' },
+      nodeIPv6: 'fd00:77::1',
+      podCIDRv6: 'fd00:10:10:1::/64',
+      remoteNodes: [{ name: 'n2', podCIDR: '10.10.2.0/24', podCIDRv6: 'fd00:10:10:2::/64', nodeIP: '192.168.77.2', gatewayIP: '10.10.2.1' }],
+    };
+    const pkt6 = (dstIP: string): ParsedIp => ({ family: 6, srcIP: 'fd00:10:10:1::5', dstIP, dscp: 11, ttl: 64, protocol: 6, flags: 0, length: 60 });
+    expect(observe(v6, { tableId: p.id('Output'), metadata: output(1), packet: pkt6('fd00:10:10:2::7') }, { sender: true, dstIP: 'fd00:10:10:2::7' }).at(-1))
+      .toEqual({ component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', tunnelDstIP: '192.168.77.2' });
+    expect(observe(v6, { tableId: p.id('Output'), metadata: output(2), packet: pkt6('2001:db8::1') }, { sender: true, dstIP: '2001:db8::1' }).at(-1))
+      .toEqual({ component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay', translatedSrcIP: 'fd00:77::1' });
+    expect(observe(v6, { tableId: p.id('Output'), metadata: output(2), packet: pkt6('fd00:10:10:1::1') }, { sender: true, dstIP: 'fd00:10:10:1::1' }).at(-1)?.action).toBe('Delivered');
+    // Not masqueraded without an IPv6 node address to masquerade to.
+    const { nodeIPv6: _, ...noV6Address } = v6;
+    expect(observe(noV6Address, { tableId: p.id('Output'), metadata: output(2), packet: pkt6('2001:db8::1') }, { sender: true }).at(-1)).toEqual({ component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay' });
+  });
+
   it('drops with a reason: SpoofGuard, an invalid connection, no output port', () => {
     expect(observe(view, { tableId: p.id('SpoofGuard'), metadata: {}, packet: pkt('10.10.2.7', '10.10.1.99') }, { sender: true })).toEqual([{ component: 'SpoofGuard', action: 'Dropped' }]);
     expect(observe(view, { tableId: p.id('ConntrackState'), metadata: {}, packet: pkt('10.10.2.7') }, { sender: true }).at(-1)?.componentInfo).toBe('ConntrackState: invalid connection');
@@ -146,7 +210,7 @@ describe('the Egress hop in a Traceflow (as Antrea reports it)', () => {
     remoteNodes: [{ name: 'node1', podCIDR: '10.10.1.0/24', nodeIP: '192.168.77.1', gatewayIP: '10.10.1.1' }],
     egresses: [{ name: 'eg-a', ip: EGRESS_IP, local: true, mark: 3, localPods: [], egressNode: 'node2' }],
   };
-  const pkt = (srcIP: string, dstIP: string): ParsedIpv4 => ({ srcIP, dstIP, dscp: 11, ttl: 64, protocol: 6, flags: 2, length: 40 });
+  const pkt = (srcIP: string, dstIP: string): ParsedIp => ({ family: 4, srcIP, dstIP, dscp: 11, ttl: 64, protocol: 6, flags: 2, length: 40 });
   const output = (port: number, extra: Match = {}): Match => ({ reg0: OutputToOFPortRegMark.field.shift(OutputToOFPortRegMark.value), reg1: TargetOFPortField.shift(port), ...extra });
 
   it('on a node that does not own the IP: the member is forwarded to the egress node, tunnelled to it (not final)', () => {

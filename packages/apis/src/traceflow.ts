@@ -12,3 +12,22 @@ export const TRACEFLOW_DEFAULT_TIMEOUT_S = 20;
 
 /** The longest `spec.timeout` accepted, in seconds (Antrea's limit). */
 export const TRACEFLOW_MAX_TIMEOUT_S = 300;
+
+/** What {@link traceflowFamily} reads of a Traceflow. */
+export interface TraceflowFamilyInput {
+  source: { ip?: string };
+  destination: { ip?: string };
+  packet?: { ipv6Header?: object };
+}
+
+/**
+ * The IP family of a Traceflow's packet, as Antrea decides it: IPv6 when `spec.packet.ipv6Header`
+ * is set (even empty: it asks for IPv6 between dual-stack Pods) or an IP the spec names is IPv6,
+ * or the source Pod has IPv6 addresses only (an IPv6-only cluster); IPv4 otherwise.
+ */
+export function traceflowFamily(spec: TraceflowFamilyInput, sourcePodIPs: readonly string[] = []): 4 | 6 {
+  if (spec.packet?.ipv6Header !== undefined) return 6;
+  if (spec.destination.ip?.includes(':') || spec.source.ip?.includes(':')) return 6;
+  if (sourcePodIPs.length > 0 && sourcePodIPs.every((ip) => ip.includes(':'))) return 6;
+  return 4;
+}

@@ -61,16 +61,21 @@ async function getIfExists<T>(kube: KubeWriter, path: string): Promise<T | undef
 }
 
 interface PodLike {
-  status?: { podIP?: string };
+  status?: { podIP?: string; podIPs?: { ip: string }[] };
 }
 
-/** `-D`: an IP, else a Pod of that name, else a Service of that name; with the address to show. */
-async function resolveDestination(kube: KubeWriter, ref: EndpointRef, value: string): Promise<{ dst: ResolvedDestination; ip?: string }> {
-  if ('ip' in ref) return { dst: { ip: ref.ip } };
+const podIPsOf = (pod: PodLike | undefined): string[] => pod?.status?.podIPs?.map((x) => x.ip) ?? (pod?.status?.podIP ? [pod.status.podIP] : []);
+const isV6 = (ip: string | undefined): boolean => ip?.includes(':') === true;
+/** The address of `family` among `ips` (the first when none is). */
+const ofFamily = (ips: readonly string[], v6: boolean): string | undefined => ips.find((ip) => isV6(ip) === v6) ?? ips[0];
+
+/** `-D`: an IP, else a Pod of that name, else a Service of that name; with its addresses (to show the one of the trace's family). */
+async function resolveDestination(kube: KubeWriter, ref: EndpointRef, value: string): Promise<{ dst: ResolvedDestination; ips: string[] }> {
+  if ('ip' in ref) return { dst: { ip: ref.ip }, ips: [ref.ip] };
   const pod = await getIfExists<PodLike>(kube, podPath(ref.namespace, ref.name));
-  if (pod) return { dst: { namespace: ref.namespace, pod: ref.name }, ...(pod.status?.podIP ? { ip: pod.status.podIP } : {}) };
-  const svc = await getIfExists<{ spec?: { clusterIP?: string } }>(kube, servicePath(ref.namespace, ref.name));
-  if (svc) return { dst: { namespace: ref.namespace, service: ref.name }, ...(svc.spec?.clusterIP ? { ip: svc.spec.clusterIP } : {}) };
+  if (pod) return { dst: { namespace: ref.namespace, pod: ref.name }, ips: podIPsOf(pod) };
+  const svc = await getIfExists<{ spec?: { clusterIP?: string; clusterIPs?: string[] } }>(kube, servicePath(ref.namespace, ref.name));
+  if (svc) return { dst: { namespace: ref.namespace, service: ref.name }, ips: svc.spec?.clusterIPs ?? (svc.spec?.clusterIP ? [svc.spec.clusterIP] : []) };
   throw new CliError('NOT_FOUND', `destination "${value}": no Pod or Service "${ref.name}" in namespace "${ref.namespace}"`, value, '--destination');
 }
 
@@ -105,10 +110,12 @@ function explainQuery(tf: Traceflow): { drop: TraceflowObservation; query: Recor
   const dst = destination.pod !== undefined ? `${destination.namespace}/${destination.pod}` : destination.service !== undefined ? translated : (tf.status?.capturedPacket?.dstIP ?? destination.ip);
   if (src === undefined || dst === undefined) return { drop, skip: `explain: not run (${src === undefined ? 'no source address' : 'the Service was not translated to an endpoint in this trace'})` };
   const packet = tf.status?.capturedPacket ?? tf.spec.packet;
-  const protocol = { 1: 'ICMP', 6: 'TCP', 17: 'UDP', 132: 'SCTP' }[packet?.ipHeader?.protocol ?? 1];
-  if (protocol === undefined) return { drop, skip: `explain: not run (protocol ${packet?.ipHeader?.protocol} is not one a policy names)` };
+  const v6 = packet?.ipv6Header !== undefined;
+  const number = v6 ? (packet?.ipv6Header?.nextHeader ?? 58) : (packet?.ipHeader?.protocol ?? 1);
+  const protocol = { 1: 'ICMP', 58: 'ICMP', 6: 'TCP', 17: 'UDP', 132: 'SCTP' }[number];
+  if (protocol === undefined) return { drop, skip: `explain: not run (protocol ${number} is not one a policy names)` };
   const port = packet?.transportHeader?.tcp?.dstPort ?? packet?.transportHeader?.udp?.dstPort;
-  return { drop, query: { src, dst, protocol, port: port === undefined ? undefined : String(port) } };
+  return { drop, query: { src, dst, protocol, port: port === undefined ? undefined : String(port), ...(v6 ? { ipFamily: 'IPv6' } : {}) } };
 }
 
 /** The compiler's verdict line for a policy drop in `tf`; never throws (a verdict that cannot be had is one line saying why). */
@@ -129,15 +136,20 @@ async function runTraceflow(ctx: CommandContext, o: TraceflowOpts, timeoutS: num
   const live = o.live === true;
   const srcRef = o.source === undefined ? undefined : parseEndpointRef(o.source, '--source', o.namespace, live);
   const dstRef = o.destination === undefined ? undefined : parseEndpointRef(o.destination, '--destination', o.namespace, true);
-  const packet = o.flow !== undefined ? parseFlow(o.flow, live) : defaultPacket(live);
   const kube = ctx.kubeWriter();
-  let sourceIP: string | undefined;
+  let sourceIPs: string[] = [];
   if (srcRef && !('ip' in srcRef)) {
     const pod = await getIfExists<PodLike>(kube, podPath(srcRef.namespace, srcRef.name));
     if (!pod) throw new CliError('NOT_FOUND', `source "${o.source}": no Pod "${srcRef.name}" in namespace "${srcRef.namespace}"`, o.source, '--source');
-    sourceIP = pod.status?.podIP;
+    sourceIPs = podIPsOf(pod);
   }
   const dst = dstRef && (await resolveDestination(kube, dstRef, o.destination as string));
+  // IPv6 when the flow says so, an IP given is IPv6, or the source Pod has IPv6 addresses only (Antrea's rule).
+  const asked = o.flow !== undefined ? parseFlow(o.flow, live) : defaultPacket(live);
+  const ipv6 = asked?.ipv6Header !== undefined || (srcRef !== undefined && 'ip' in srcRef && isV6(srcRef.ip)) || (dst !== undefined && 'ip' in dst.dst && isV6(dst.dst.ip)) || (sourceIPs.length > 0 && sourceIPs.every(isV6));
+  const packet = ipv6 && asked?.ipv6Header === undefined ? (o.flow !== undefined ? parseFlow(o.flow, live, true) : defaultPacket(live, true)) : asked;
+  const sourceIP = ofFamily(sourceIPs, ipv6);
+  const destinationIP = dst ? ofFamily(dst.ips, ipv6) : undefined;
   if (live && !(srcRef && !('ip' in srcRef)) && !(dst && 'pod' in dst.dst)) throw new CliError('USAGE', 'a live Traceflow needs a Pod as its source or its destination', o.source ?? o.destination, '--source');
   const name = traceflowName(srcRef ? ('ip' in srcRef ? srcRef.ip : srcRef.name) : '', dst ? endpointText(dst.dst).replace(/^.*\//, '') : '');
   const body = buildTraceflow(name, { ...(srcRef ? { source: srcRef } : {}), ...(dst ? { destination: dst.dst } : {}), ...(packet ? { packet } : {}), live, droppedOnly: o.droppedOnly === true, timeoutS });
@@ -149,7 +161,7 @@ async function runTraceflow(ctx: CommandContext, o: TraceflowOpts, timeoutS: num
     if (o.output === 'json' || o.output === 'yaml') ctx.io.stdout.write(renderData(tf, o.output));
     else {
       const explain = tf.status?.phase === 'Succeeded' ? await explainDrop(ctx, tf) : undefined;
-      ctx.io.stdout.write(traceflowTree(tf, { noHeaders: !o.headers, ...(sourceIP ? { sourceIP } : {}), ...(dst?.ip ? { destinationIP: dst.ip } : {}), ...(explain !== undefined ? { explain } : {}) }));
+      ctx.io.stdout.write(traceflowTree(tf, { noHeaders: !o.headers, ...(sourceIP ? { sourceIP } : {}), ...(destinationIP ? { destinationIP } : {}), ...(explain !== undefined ? { explain } : {}) }));
     }
     if (!done) throw new CliError('TIMEOUT', `traceflow ${name} did not finish within ${timeoutS}s + ${GRACE_MS / 1000}s (phase ${tf.status?.phase ?? 'none'})`, tf.status?.phase, name);
     if (tf.status?.phase === 'Failed') throw new CliError('SERVER', `traceflow ${name} failed: ${tf.status.reason ?? 'no reason given'}`, tf.status.reason, name);
@@ -168,7 +180,7 @@ export function addTraceflowCommand(program: Command, ctx: CommandContext, clock
       .description("Trace a packet through the dataplane (antctl traceflow): create a Traceflow, wait for the controller and agents to fill its result, print each node's observations, delete it")
       .option('-S, --source <pod>', 'source: namespace/pod, or a pod name in -n; with --live also an IP')
       .option('-D, --destination <dst>', 'destination: an IP, or namespace/name (a Pod of that name, else a Service); optional with --live')
-      .option('-f, --flow <flow>', 'packet, OVS-like: proto[,field=value...], proto tcp|udp|icmp, fields tcp_src tcp_dst tcp_flags udp_src udp_dst nw_proto nw_ttl (default: ICMP echo)')
+      .option('-f, --flow <flow>', 'packet, OVS-like: proto[,field=value...], proto tcp|udp|icmp (tcp6|udp6|icmp6, or ipv6: an IPv6 packet, as an IPv6 -S/-D or an IPv6-only source Pod gives), fields tcp_src tcp_dst tcp_flags udp_src udp_dst nw_proto nw_ttl (default: ICMP echo)')
       .option('-n, --namespace <ns>', 'namespace of a bare -S/-D name', 'default')
       .option('-L, --live', 'trace a live packet of real traffic instead of injecting one')
       .option('--dropped-only', 'with --live: only a packet that gets dropped')
@@ -179,6 +191,7 @@ export function addTraceflowCommand(program: Command, ctx: CommandContext, clock
     ['Pod to pod, across nodes (an ICMP echo)', 'yardctl traceflow -S default/client -D default/web'],
     ['To a Service on TCP port 80', 'yardctl traceflow -S default/client -D default/web-svc -f tcp,tcp_dst=80'],
     ['To an external IP on UDP 53, as YAML', 'yardctl traceflow -S x/client -D 8.8.8.8 -f udp,udp_dst=53 -o yaml'],
+    ['Between dual-stack Pods over IPv6', 'yardctl traceflow -S default/client -D default/web -f tcp6,tcp_dst=80'],
     ['The next live packet to x/web that gets dropped, waiting up to a minute', 'yardctl traceflow -D x/web --live --dropped-only -t 1m'],
   ]).action(async (o: TraceflowOpts, self: Command) => {
     checkFlags(o);

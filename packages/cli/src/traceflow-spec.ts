@@ -5,8 +5,11 @@ import { isIP } from 'node:net';
 import type { Traceflow, TraceflowPacket } from '@switchyard/apis';
 import { CliError } from './errors';
 
-/** IP protocol numbers the flow text names. */
+/** IP protocol numbers the flow text names (ICMP is ICMPv6, 58, in an IPv6 packet). */
 export const IP_PROTOCOLS: Readonly<Record<string, number>> = { icmp: 1, tcp: 6, udp: 17 };
+const ICMPV6 = 58;
+/** OVS's names of the IPv6 protocols: `tcp6` is `tcp,ipv6`. */
+const IPV6_PROTOCOLS: Readonly<Record<string, string>> = { tcp6: 'tcp', udp6: 'udp', icmp6: 'icmp' };
 
 /** A `-S`/`-D` value: an IP literal, or a namespaced name still to be resolved. */
 export type EndpointRef = { ip: string } | { namespace: string; name: string };
@@ -48,21 +51,32 @@ const FLOW_FIELDS: Readonly<Record<string, { proto?: 'tcp' | 'udp'; max: number 
 
 /**
  * Parse antctl's flow text (`tcp,tcp_dst=80`, `udp,udp_src=5000,udp_dst=53`, `icmp`,
- * `nw_proto=132`, `nw_ttl=10`) into a Traceflow packet. A TCP packet that yardctl injects (not
- * `live`) gets SYN (`tcp_flags=2`) unless the text sets flags, as antctl does. Every error names
- * the token it is about.
+ * `nw_proto=132`, `nw_ttl=10`, and `ipv6` or `tcp6`/`udp6`/`icmp6` for an IPv6 packet) into a
+ * Traceflow packet. An IPv6 packet (the text says so, or `ipv6`: an address the trace names is
+ * IPv6) is described by `ipv6Header` (the protocol as `nextHeader`, `nw_ttl` as `hopLimit`,
+ * ICMP as ICMPv6), which also asks for IPv6 between dual-stack Pods. A TCP packet that yardctl
+ * injects (not `live`) gets SYN (`tcp_flags=2`) unless the text sets flags, as antctl does.
+ * Every error names the token it is about.
  */
-export function parseFlow(text: string, live: boolean): TraceflowPacket {
+export function parseFlow(text: string, live: boolean, ipv6 = false): TraceflowPacket {
   const fields = new Map<string, number>();
   let proto: string | undefined;
+  let v6 = ipv6;
   for (const raw of text.split(',')) {
     const token = raw.trim();
     if (token === '') continue;
     const eq = token.indexOf('=');
     if (eq < 0) {
-      if (!(token.toLowerCase() in IP_PROTOCOLS)) throw new CliError('USAGE', `invalid flow "${token}": a protocol is one of ${Object.keys(IP_PROTOCOLS).join(', ')} (or nw_proto=N)`, token, '--flow');
+      const word = token.toLowerCase();
+      if (word === 'ipv6' || word === 'ip6') {
+        v6 = true;
+        continue;
+      }
+      const name = IPV6_PROTOCOLS[word] ?? word;
+      if (!(name in IP_PROTOCOLS)) throw new CliError('USAGE', `invalid flow "${token}": a protocol is one of ${[...Object.keys(IP_PROTOCOLS), ...Object.keys(IPV6_PROTOCOLS)].join(', ')} (or nw_proto=N; ipv6 for an IPv6 packet)`, token, '--flow');
       if (proto !== undefined) throw new CliError('USAGE', `invalid flow "${token}": protocol already given as "${proto}"`, token, '--flow');
-      proto = token.toLowerCase();
+      proto = name;
+      if (name !== word) v6 = true;
       continue;
     }
     const key = token.slice(0, eq).trim().toLowerCase();
@@ -73,11 +87,13 @@ export function parseFlow(text: string, live: boolean): TraceflowPacket {
     fields.set(key, flowNumber(token, token.slice(eq + 1).trim(), field.max));
   }
   const nwProto = fields.get('nw_proto');
-  if (nwProto !== undefined && proto !== undefined && IP_PROTOCOLS[proto] !== nwProto) throw new CliError('USAGE', `invalid flow "nw_proto=${nwProto}": contradicts the protocol "${proto}"`, `nw_proto=${nwProto}`, '--flow');
-  const protocol = proto !== undefined ? IP_PROTOCOLS[proto] : nwProto;
+  const numberOf = (name: string): number | undefined => (v6 && name === 'icmp' ? ICMPV6 : IP_PROTOCOLS[name]);
+  if (nwProto !== undefined && proto !== undefined && numberOf(proto) !== nwProto) throw new CliError('USAGE', `invalid flow "nw_proto=${nwProto}": contradicts the protocol "${proto}"`, `nw_proto=${nwProto}`, '--flow');
+  const protocol = proto !== undefined ? numberOf(proto) : nwProto;
   const ttl = fields.get('nw_ttl');
   const packet: TraceflowPacket = {};
-  if (protocol !== undefined || ttl !== undefined) packet.ipHeader = { ...(protocol !== undefined ? { protocol } : {}), ...(ttl !== undefined ? { ttl } : {}) };
+  if (v6) packet.ipv6Header = { ...(protocol !== undefined ? { nextHeader: protocol } : {}), ...(ttl !== undefined ? { hopLimit: ttl } : {}) };
+  else if (protocol !== undefined || ttl !== undefined) packet.ipHeader = { ...(protocol !== undefined ? { protocol } : {}), ...(ttl !== undefined ? { ttl } : {}) };
   const port = (k: string, out: string): Record<string, number> => (fields.has(k) ? { [out]: fields.get(k) as number } : {});
   if (proto === 'tcp') {
     const flags = fields.get('tcp_flags') ?? (live ? undefined : 2);
@@ -90,9 +106,10 @@ export function parseFlow(text: string, live: boolean): TraceflowPacket {
   return packet;
 }
 
-/** The packet of a Traceflow without `-f`: an ICMP echo request when injected (Antrea's default), anything when live. */
-export function defaultPacket(live: boolean): TraceflowPacket | undefined {
-  return live ? undefined : parseFlow('icmp', false);
+/** The packet of a Traceflow without `-f`: an ICMP (ICMPv6) echo request when injected (Antrea's default), anything when live (of the family when IPv6). */
+export function defaultPacket(live: boolean, ipv6 = false): TraceflowPacket | undefined {
+  if (live) return ipv6 ? { ipv6Header: {} } : undefined;
+  return parseFlow('icmp', false, ipv6);
 }
 
 const NAME_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789';

@@ -3,7 +3,7 @@ import type { KubeWriter } from '../src/client';
 import { CliError } from '../src/errors';
 import { runYardctl } from '../src/program';
 import { awaitTraceflow, POLL_INTERVAL_MS, TRACEFLOWS_PATH } from '../src/traceflow-command';
-import { buildTraceflow, parseEndpointRef, parseFlow, traceflowName } from '../src/traceflow-spec';
+import { buildTraceflow, defaultPacket, parseEndpointRef, parseFlow, traceflowName } from '../src/traceflow-spec';
 import { explainLine, traceflowTree } from '../src/traceflow-views';
 import { captureIo, EXPLANATION, fakeApi } from './fixtures';
 
@@ -30,6 +30,18 @@ describe('flow text', () => {
     expect(parseFlow('icmp', false)).toEqual({ ipHeader: { protocol: 1 }, transportHeader: { icmp: { id: 0, sequence: 0 } } });
     expect(parseFlow('nw_proto=132', false)).toEqual({ ipHeader: { protocol: 132 } });
     expect(parseFlow(' TCP , tcp_dst = 80 ', false).transportHeader?.tcp?.dstPort).toBe(80);
+  });
+
+  test('IPv6: `ipv6` (or tcp6/udp6/icmp6, or an IPv6 address in the trace) describes the packet in ipv6Header; ICMP is ICMPv6', () => {
+    expect(parseFlow('tcp,tcp_dst=80,ipv6', false)).toEqual({ ipv6Header: { nextHeader: 6 }, transportHeader: { tcp: { dstPort: 80, flags: 2 } } });
+    expect(parseFlow('udp6,udp_dst=53,nw_ttl=3', false)).toEqual({ ipv6Header: { nextHeader: 17, hopLimit: 3 }, transportHeader: { udp: { dstPort: 53 } } });
+    expect(parseFlow('icmp', false, true)).toEqual({ ipv6Header: { nextHeader: 58 }, transportHeader: { icmp: { id: 0, sequence: 0 } } });
+    expect(parseFlow('icmp6,nw_proto=58', false)).toEqual({ ipv6Header: { nextHeader: 58 }, transportHeader: { icmp: { id: 0, sequence: 0 } } });
+    // Without a protocol it still asks for IPv6 (between dual-stack Pods).
+    expect(parseFlow('ipv6', true)).toEqual({ ipv6Header: {} });
+    expect(defaultPacket(false, true)).toEqual({ ipv6Header: { nextHeader: 58 }, transportHeader: { icmp: { id: 0, sequence: 0 } } });
+    expect(defaultPacket(true, true)).toEqual({ ipv6Header: {} });
+    expect(usageError(() => parseFlow('icmp6,nw_proto=1', false)).message).toContain('"nw_proto=1"');
   });
 
   test('bad flow text is a usage error naming the token', () => {

@@ -1,7 +1,7 @@
 // Traceflow decisions, pure: run-time validation, data-plane tag allocation, the completion rule,
 // deadlines and the reasons a Traceflow fails. The `traceflow` part applies them to the cluster.
 import type { AntreaAgentInfo, Pod, Service, Traceflow, TraceflowAction, TraceflowNodeResult, TraceflowPhase } from '@switchyard/apis/types';
-import { TRACEFLOW_DEFAULT_TIMEOUT_S, TRACEFLOW_MAX_TIMEOUT_S, TRACEFLOW_TAGS } from '@switchyard/apis/types';
+import { TRACEFLOW_DEFAULT_TIMEOUT_S, TRACEFLOW_MAX_TIMEOUT_S, TRACEFLOW_TAGS, traceflowFamily } from '@switchyard/apis/types';
 
 /** The last action of a node's observations that ends a trace (the packet goes no further in the overlay). */
 export const FINAL_ACTIONS: ReadonlySet<TraceflowAction> = new Set<TraceflowAction>(['Delivered', 'Dropped', 'Rejected', 'ForwardedOutOfOverlay']);
@@ -28,7 +28,27 @@ export const timeoutSeconds = (tf: Traceflow): number => tf.spec.timeout || TRAC
 const TRANSPORT_PROTOCOLS = { tcp: { v4: 6, v6: 6 }, udp: { v4: 17, v6: 17 }, icmp: { v4: 1, v6: 58 } } as const;
 type Transport = keyof typeof TRANSPORT_PROTOCOLS;
 
+/** A Pod's addresses (status.podIPs, else status.podIP). */
+const podIPs = (pod: Pod): string[] => pod.status?.podIPs?.map((x) => x.ip) ?? (pod.status?.podIP ? [pod.status.podIP] : []);
+const hasFamily = (ips: readonly string[], family: 4 | 6): boolean => ips.some((ip) => ip.includes(':') === (family === 6));
+
+/** An IPv6 trace (ipv6Header, or an IPv6 address named) that also names IPv4: which field says so. */
+function familyProblem(tf: Traceflow): string | undefined {
+  const { packet, source, destination } = tf.spec;
+  if (packet?.ipHeader !== undefined && packet.ipv6Header !== undefined) return 'spec.packet: ipHeader and ipv6Header both set (a packet is IPv4 or IPv6)';
+  const v6 = packet?.ipv6Header !== undefined;
+  for (const [field, ip] of [['spec.source.ip', source.ip], ['spec.destination.ip', destination.ip]] as const) {
+    if (ip === undefined) continue;
+    if (v6 && !ip.includes(':')) return `${field}: ${ip} is IPv4 but spec.packet.ipv6Header asks for IPv6`;
+    if (packet?.ipHeader !== undefined && ip.includes(':')) return `${field}: ${ip} is IPv6 but spec.packet.ipHeader describes IPv4 (use ipv6Header)`;
+  }
+  if (source.ip !== undefined && destination.ip !== undefined && source.ip.includes(':') !== destination.ip.includes(':')) return `spec.destination.ip: ${destination.ip} is not of the family of spec.source.ip ${source.ip}`;
+  return undefined;
+}
+
 function packetProblem(tf: Traceflow): string | undefined {
+  const family = familyProblem(tf);
+  if (family) return family;
   const packet = tf.spec.packet;
   const th = packet?.transportHeader ?? {};
   const given = (Object.keys(TRANSPORT_PROTOCOLS) as Transport[]).filter((k) => th[k] !== undefined);
@@ -50,22 +70,30 @@ function sourceProblem(tf: Traceflow, view: TraceflowView): string | undefined {
   const pod = view.pod(ns, src.pod);
   if (!pod) return `spec.source.pod: Pod ${ns}/${src.pod} not found`;
   if (!pod.spec?.nodeName || !pod.status?.podIP) return `spec.source.pod: Pod ${ns}/${src.pod} has no IP yet (not scheduled or not started)`;
+  const family = traceflowFamily(tf.spec, podIPs(pod));
+  if (!hasFamily(podIPs(pod), family)) return `spec.source.pod: Pod ${ns}/${src.pod} has no IPv${family} address (it has ${podIPs(pod).join(', ')})`;
   return undefined;
 }
 
 function destinationProblem(tf: Traceflow, view: TraceflowView): string | undefined {
   const dst = tf.spec.destination;
   const ns = dst.namespace ?? 'default';
+  const src = tf.spec.source.pod ? view.pod(tf.spec.source.namespace ?? 'default', tf.spec.source.pod) : undefined;
+  // The family the source decides (its Pod's addresses), else the destination Pod's (live traffic naming only it).
+  const dstPod = dst.pod ? view.pod(ns, dst.pod) : undefined;
+  const family = traceflowFamily(tf.spec, src ? podIPs(src) : dstPod ? podIPs(dstPod) : []);
   if (dst.pod) {
-    const pod = view.pod(ns, dst.pod);
-    if (!pod) return `spec.destination.pod: Pod ${ns}/${dst.pod} not found`;
-    if (!tf.spec.liveTraffic && !pod.status?.podIP) return `spec.destination.pod: Pod ${ns}/${dst.pod} has no IP yet (not scheduled or not started)`;
+    if (!dstPod) return `spec.destination.pod: Pod ${ns}/${dst.pod} not found`;
+    if (!tf.spec.liveTraffic && !dstPod.status?.podIP) return `spec.destination.pod: Pod ${ns}/${dst.pod} has no IP yet (not scheduled or not started)`;
+    if (dstPod.status?.podIP && !hasFamily(podIPs(dstPod), family)) return `spec.destination.pod: Pod ${ns}/${dst.pod} has no IPv${family} address (it has ${podIPs(dstPod).join(', ')})`;
   }
   if (dst.service) {
     const svc = view.service(ns, dst.service);
     if (!svc) return `spec.destination.service: Service ${ns}/${dst.service} not found`;
     const ip = svc.spec?.clusterIP;
     if (!ip || ip === 'None') return `spec.destination.service: Service ${ns}/${dst.service} has no ClusterIP`;
+    const ips = svc.spec?.clusterIPs ?? [ip];
+    if (!hasFamily(ips, family)) return `spec.destination.service: Service ${ns}/${dst.service} has no IPv${family} ClusterIP (it has ${ips.join(', ')})`;
   }
   return undefined;
 }

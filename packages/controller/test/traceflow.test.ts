@@ -24,10 +24,14 @@ const pods: Record<string, Pod> = {
   'default/client': { metadata: { name: 'client', namespace: 'default' }, spec: { nodeName: 'n1', containers: [] }, status: { podIP: '10.0.1.2' } },
   'default/server': { metadata: { name: 'server', namespace: 'default' }, spec: { nodeName: 'n2', containers: [] }, status: { podIP: '10.0.2.2' } },
   'default/unscheduled': { metadata: { name: 'unscheduled', namespace: 'default' }, spec: { containers: [] } },
+  'default/client-ds': { metadata: { name: 'client-ds', namespace: 'default' }, spec: { nodeName: 'n1', containers: [] }, status: { podIP: '10.0.1.3', podIPs: [{ ip: '10.0.1.3' }, { ip: 'fd00:0:1::3' }] } },
+  'default/server-ds': { metadata: { name: 'server-ds', namespace: 'default' }, spec: { nodeName: 'n2', containers: [] }, status: { podIP: '10.0.2.3', podIPs: [{ ip: '10.0.2.3' }, { ip: 'fd00:0:2::3' }] } },
+  'default/client-v6': { metadata: { name: 'client-v6', namespace: 'default' }, spec: { nodeName: 'n1', containers: [] }, status: { podIP: 'fd00:0:1::4', podIPs: [{ ip: 'fd00:0:1::4' }] } },
 };
 const services: Record<string, Service> = {
   'default/web': { metadata: { name: 'web', namespace: 'default' }, spec: { clusterIP: '10.96.0.10' } },
   'default/headless': { metadata: { name: 'headless', namespace: 'default' }, spec: { clusterIP: 'None' } },
+  'default/web-ds': { metadata: { name: 'web-ds', namespace: 'default' }, spec: { clusterIP: '10.96.0.11', clusterIPs: ['10.96.0.11', 'fd00:96::11'] } },
 };
 const view: TraceflowView = { pod: (ns, n) => pods[`${ns}/${n}`], service: (ns, n) => services[`${ns}/${n}`] };
 
@@ -59,6 +63,27 @@ describe('run-time validation', () => {
     for (const [spec, reason] of cases) expect(validateTraceflow(traceflow('t', spec), view)).toBe(reason);
   });
 
+  test('IPv6: ipv6Header between dual-stack Pods or to a dual-stack Service is valid; a Pod or Service without IPv6, or IPv4 and IPv6 mixed, is refused naming the field', () => {
+    const v6 = { packet: { ipv6Header: {} } };
+    const ds = { namespace: 'default', pod: 'client-ds' };
+    expect(validateTraceflow(traceflow('v6', { ...v6, source: ds, destination: { namespace: 'default', pod: 'server-ds' } }), view)).toBeUndefined();
+    expect(validateTraceflow(traceflow('v6-svc', { ...v6, source: ds, destination: { namespace: 'default', service: 'web-ds' } }), view)).toBeUndefined();
+    expect(validateTraceflow(traceflow('v6-ip', { source: ds, destination: { ip: 'fd00:0:2::9' } }), view)).toBeUndefined();
+    // An IPv6-only Pod's trace is IPv6 without asking, and needs an IPv6 destination.
+    expect(validateTraceflow(traceflow('v6-only', { source: { namespace: 'default', pod: 'client-v6' }, destination: { namespace: 'default', pod: 'server-ds' } }), view)).toBeUndefined();
+    const cases: [Partial<Traceflow['spec']>, string][] = [
+      [{ ...v6 }, 'spec.source.pod: Pod default/client has no IPv6 address (it has 10.0.1.2)'],
+      [{ ...v6, source: ds }, 'spec.destination.pod: Pod default/server has no IPv6 address (it has 10.0.2.2)'],
+      [{ ...v6, source: ds, destination: { namespace: 'default', service: 'web' } }, 'spec.destination.service: Service default/web has no IPv6 ClusterIP (it has 10.96.0.10)'],
+      [{ source: { namespace: 'default', pod: 'client-v6' } }, 'spec.destination.pod: Pod default/server has no IPv6 address (it has 10.0.2.2)'],
+      [{ packet: { ipHeader: { protocol: 6 }, ipv6Header: {} } }, 'spec.packet: ipHeader and ipv6Header both set (a packet is IPv4 or IPv6)'],
+      [{ ...v6, destination: { ip: '10.0.2.9' } }, 'spec.destination.ip: 10.0.2.9 is IPv4 but spec.packet.ipv6Header asks for IPv6'],
+      [{ packet: { ipHeader: { protocol: 6 } }, destination: { ip: 'fd00::9' } }, 'spec.destination.ip: fd00::9 is IPv6 but spec.packet.ipHeader describes IPv4 (use ipv6Header)'],
+      [{ liveTraffic: true, source: { ip: '10.0.9.9' }, destination: { ip: 'fd00::9' } }, 'spec.destination.ip: fd00::9 is not of the family of spec.source.ip 10.0.9.9'],
+    ];
+    for (const [spec, reason] of cases) expect(validateTraceflow(traceflow('t', spec), view)).toBe(reason);
+  });
+
   test('a live-traffic Traceflow from an IP, or to a destination Pod only, needs no source Pod', () => {
     expect(validateTraceflow(traceflow('live', { liveTraffic: true, source: { ip: '10.0.9.9' } }), view)).toBeUndefined();
     expect(validateTraceflow(traceflow('live-dst', { liveTraffic: true, source: {} }), view)).toBeUndefined();
@@ -73,7 +98,11 @@ describe('run-time validation', () => {
       'spec.packet.transportHeader.tcp: does not agree with spec.packet.ipHeader.protocol 17 (tcp is 6)',
     );
     expect(validateTraceflow(traceflow('icmp', { packet: { ipHeader: { protocol: 1 }, transportHeader: { icmp: {} } } }), view)).toBeUndefined();
-    expect(validateTraceflow(traceflow('icmp6', { packet: { ipv6Header: { nextHeader: 58 }, transportHeader: { icmp: {} } } }), view)).toBeUndefined();
+    const dualStack = { source: { namespace: 'default', pod: 'client-ds' }, destination: { namespace: 'default', pod: 'server-ds' } };
+    expect(validateTraceflow(traceflow('icmp6', { ...dualStack, packet: { ipv6Header: { nextHeader: 58 }, transportHeader: { icmp: {} } } }), view)).toBeUndefined();
+    expect(validateTraceflow(traceflow('icmp-as-v6-udp', { ...dualStack, packet: { ipv6Header: { nextHeader: 17 }, transportHeader: { icmp: {} } } }), view)).toBe(
+      'spec.packet.transportHeader.icmp: does not agree with spec.packet.ipv6Header.nextHeader 17 (icmp is 58)',
+    );
   });
 });
 

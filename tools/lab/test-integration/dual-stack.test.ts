@@ -287,3 +287,35 @@ describe('pod traffic leaving the cluster over IPv6 (masqueraded by ip6tables)',
     }
   });
 });
+
+describe('Traceflow over IPv6 (yardctl traceflow, issue 36)', () => {
+  interface Traced { status?: { phase?: string; reason?: string; results?: { node?: string; role?: string; observations?: Record<string, string>[] }[] } }
+  /** `yardctl traceflow ... -o json`: the finished Traceflow. */
+  const trace = (...args: string[]): Promise<Traced> =>
+    new Promise((resolve, reject) => {
+      execFile(process.execPath, [YARDCTL, '--kubeconfig', st.kubeconfig, 'traceflow', ...args, '-o', 'json'], { encoding: 'utf8', timeout: 60_000 }, (err, stdout, stderr) => {
+        if (!stdout.trim().startsWith('{')) return reject(new Error(`yardctl traceflow ${args.join(' ')}: ${stderr || err?.message}`));
+        resolve(JSON.parse(stdout) as Traced);
+      });
+    });
+  const last = (tf: Traced, role: string): Record<string, string> | undefined => tf.status?.results?.find((r) => r.role === role)?.observations?.at(-1);
+
+  it('between dual-stack pods on two nodes: tcp6 goes into the tunnel on node1 and is delivered by node2; without ipv6 the same pods trace over IPv4', async () => {
+    const v6 = await trace('-S', 'default/ca', '-D', 'default/srv', '-f', 'tcp6,tcp_dst=80');
+    expect([v6.status?.phase, v6.status?.reason]).toEqual(['Succeeded', undefined]);
+    expect(last(v6, 'Sender')).toEqual({ component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', tunnelDstIP: st.nodes[1]!.nodeIP });
+    expect(last(v6, 'Receiver')).toEqual({ component: 'Forwarding', componentInfo: 'Output', action: 'Delivered', pod: 'default/srv' });
+    const v4 = await trace('-S', 'default/ca', '-D', 'default/srv', '-f', 'tcp,tcp_dst=80');
+    expect([v4.status?.phase, last(v4, 'Receiver')?.action]).toEqual(['Succeeded', 'Delivered']);
+  });
+
+  it('an ICMPv6 echo to the fabric host\'s IPv6 address leaves the overlay on node1, masqueraded to node1\'s IPv6 address; the table view shows the IPv6 addresses', async () => {
+    const out = await trace('-S', 'default/ca', '-D', FABRIC_HOST_V6);
+    expect(out.status?.phase).toBe('Succeeded');
+    expect(last(out, 'Sender')).toEqual({ component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay', translatedSrcIP: st.nodes[0]!.nodeIPv6 });
+    const table = execFileSync(process.execPath, [YARDCTL, '--kubeconfig', st.kubeconfig, 'traceflow', '-S', 'default/ca', '-D', 'default/srv', '-f', 'udp6,udp_dst=53'], { encoding: 'utf8', timeout: 60_000 });
+    expect(table).toContain(ipsOf.get('ca')!.v6);
+    expect(table).toContain(ipsOf.get('srv')!.v6);
+    expect(table).toMatch(/node2 \(Receiver\)[\s\S]*Delivered/);
+  });
+});

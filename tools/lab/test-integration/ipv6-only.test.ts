@@ -119,6 +119,14 @@ describe('an IPv6-only lab (--ip-family ipv6)', () => {
     await waitFor('srv -> w1 over IPv6', () => tcp('srv', ipOf.get('w1')!), { timeoutMs: 60_000, intervalMs: 250 });
   });
 
+  it('yardctl traceflow between IPv6-only pods is IPv6 without asking: an ICMPv6 echo into the tunnel on node1, delivered by node2', async () => {
+    const stdout = execFileSync(process.execPath, [YARDCTL, '--kubeconfig', st.kubeconfig, 'traceflow', '-S', 'default/ca', '-D', 'default/srv', '-o', 'json'], { encoding: 'utf8', timeout: 60_000 });
+    const tf = JSON.parse(stdout) as { spec: { packet?: { ipv6Header?: { nextHeader?: number } } }; status?: { phase?: string; results?: { role?: string; observations?: { action?: string; pod?: string }[] }[] } };
+    expect(tf.spec.packet?.ipv6Header?.nextHeader).toBe(58);
+    expect(tf.status?.phase).toBe('Succeeded');
+    expect(tf.status?.results?.map((r) => [r.role, r.observations?.at(-1)?.action])).toEqual(expect.arrayContaining([['Sender', 'Forwarded'], ['Receiver', 'Delivered']]));
+  });
+
   it('a NetworkPolicy with an IPv6 ipBlock except blocks the excepted pod and allows the other; explain agrees; deleting it restores', async () => {
     await kube.request('POST', POLICIES, {
       apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'v6-block', namespace: 'default' },

@@ -12,7 +12,7 @@ import {
   type EgressRule, type LocalPod, type RemoteNode,
 } from '@switchyard/openflow-pipeline';
 import { parseCidr, parseIp } from '@switchyard/ipam/cidr';
-import type { ParsedIpv4 } from '../../packet';
+import type { ParsedIp } from '../../packet';
 
 /** A NetworkPolicy rule as a Traceflow names it. */
 export interface TracedRule {
@@ -26,12 +26,16 @@ export interface TracedRule {
 export interface TraceNodeView {
   /** Table names by id (the installed pipeline). */
   tableName(id: number): string | undefined;
-  /** The gateway's IPv4 address is absent on an IPv6-only node. */
-  gateway: { ofport: number; ip?: string };
+  /** The gateway's IPv4 address is absent on an IPv6-only node; its IPv6 one on an IPv4-only node. */
+  gateway: { ofport: number; ip?: string; ipv6?: string };
   tunnelOfport?: number;
   nodeIP: string;
+  /** The node's IPv6 address (dual-stack), what IPv6 traffic leaving the cluster is masqueraded to. */
+  nodeIPv6?: string;
   /** Absent on an IPv6-only node. */
   podCIDR?: string;
+  /** The IPv6 pod CIDR (dual-stack, IPv6-only). */
+  podCIDRv6?: string;
   pods: readonly LocalPod[];
   remoteNodes: readonly RemoteNode[];
   /** The rule behind each conjunction id in use. */
@@ -50,7 +54,7 @@ export interface TracedEgress extends Pick<EgressRule, 'name' | 'ip' | 'local' |
 export interface TracedPacketIn {
   tableId: number;
   metadata: Match;
-  packet: ParsedIpv4;
+  packet: ParsedIp;
 }
 
 /** How the traced packet started: injected or tagged on this node (Sender) or arrived from elsewhere. */
@@ -66,8 +70,11 @@ const reg = (m: Match, r: keyof Match): number | undefined => {
   return typeof v === 'object' ? Number((v as { value: number }).value) : Number(v);
 };
 
-/** Whether `ip` is in `cidr`; false without one (an IPv6-only node or peer has no IPv4 pod CIDR). */
-const inCidr = (ip: string, cidr: string | undefined): boolean => cidr !== undefined && parseCidr(cidr).contains(parseIp(ip));
+/** Whether `ip` is in `cidr`; false without one (an IPv6-only node or peer has no IPv4 pod CIDR) or in another family. */
+const inCidr = (ip: string, cidr: string | undefined): boolean => cidr !== undefined && cidr.includes(':') === ip.includes(':') && parseCidr(cidr).contains(parseIp(ip));
+
+/** Whether `ip` is in a pod CIDR of a node (either family). */
+const inPodCidrs = (ip: string, n: { podCIDR?: string; podCIDRv6?: string }): boolean => inCidr(ip, n.podCIDR) || inCidr(ip, n.podCIDRv6);
 
 /** The NetworkPolicy observation of an allowing rule's conjunction id, if one was hit. */
 function allowedBy(view: TraceNodeView, id: number, info: 'EgressRule' | 'IngressRule'): TraceflowObservation | undefined {
@@ -93,7 +100,7 @@ const tunnelDstOf = (md: Match): string | undefined => (md.tunIpv4Dst !== undefi
  * egress node (ForwardedToEgressNode); on the egress node, a packet carrying an Egress's mark is
  * SNATed to its IP (MarkedForSNAT). Undefined for any other packet.
  */
-function egressHop(view: TraceNodeView, md: Match, p: ParsedIpv4, port: number): TracedEgress & { action: 'MarkedForSNAT' | 'ForwardedToEgressNode' } | undefined {
+function egressHop(view: TraceNodeView, md: Match, p: ParsedIp, port: number): TracedEgress & { action: 'MarkedForSNAT' | 'ForwardedToEgressNode' } | undefined {
   const egresses = view.egresses ?? [];
   const mark = EgressMarkField.read(reg(md, EgressMarkField.reg));
   if (mark !== 0) {
@@ -101,14 +108,14 @@ function egressHop(view: TraceNodeView, md: Match, p: ParsedIpv4, port: number):
     return e ? { ...e, action: 'MarkedForSNAT' } : undefined;
   }
   // Diverted only when no pod or node route took the packet: a destination in a peer's pod CIDR is pod traffic.
-  if (port !== view.tunnelOfport || view.remoteNodes.some((n) => inCidr(p.dstIP, n.podCIDR))) return undefined;
+  if (port !== view.tunnelOfport || view.remoteNodes.some((n) => inPodCidrs(p.dstIP, n))) return undefined;
   const dst = tunnelDstOf(md);
   const e = egresses.find((x) => !x.local && x.localPods.includes(p.srcIP) && (dst === undefined || x.ownerIP === dst));
   return e ? { ...e, action: 'ForwardedToEgressNode' } : undefined;
 }
 
 /** The Output decision: a local pod, the tunnel, the gateway (the node, a peer through host routes, or out of the overlay). */
-function outputObservations(view: TraceNodeView, md: Match, p: ParsedIpv4): TraceflowObservation[] {
+function outputObservations(view: TraceNodeView, md: Match, p: ParsedIp): TraceflowObservation[] {
   const r0 = reg(md, OutputToOFPortRegMark.field.reg);
   if (OutputToOFPortRegMark.field.read(r0) !== OutputToOFPortRegMark.value) return [{ component: 'Forwarding', componentInfo: 'Output', action: 'Dropped' }];
   const port = TargetOFPortField.read(reg(md, TargetOFPortField.reg));
@@ -120,22 +127,24 @@ function outputObservations(view: TraceNodeView, md: Match, p: ParsedIpv4): Trac
   return [hop, eg.action === 'MarkedForSNAT' && out.action === 'ForwardedOutOfOverlay' ? { ...out, translatedSrcIP: eg.ip } : out];
 }
 
-function outputObservation(view: TraceNodeView, md: Match, p: ParsedIpv4, port: number): TraceflowObservation {
+function outputObservation(view: TraceNodeView, md: Match, p: ParsedIp, port: number): TraceflowObservation {
   const pod = view.pods.find((x) => x.ofport === port);
   if (pod) return { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered', pod: `${pod.namespace}/${pod.name}` };
-  const peer = view.remoteNodes.find((n) => inCidr(p.dstIP, n.podCIDR));
+  const peer = view.remoteNodes.find((n) => inPodCidrs(p.dstIP, n));
   if (port === view.tunnelOfport || (peer?.ipsecTunnelOfport !== undefined && port === peer.ipsecTunnelOfport)) {
     const tunnelDst = tunnelDstOf(md) ?? peer?.nodeIP;
     return { component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', ...(tunnelDst ? { tunnelDstIP: tunnelDst } : {}) };
   }
   if (port === view.gateway.ofport) {
-    if (p.dstIP === view.gateway.ip || p.dstIP === view.nodeIP) return { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered' };
+    if ([view.gateway.ip, view.gateway.ipv6, view.nodeIP, view.nodeIPv6].includes(p.dstIP)) return { component: 'Forwarding', componentInfo: 'Output', action: 'Delivered' };
     // The host routes it to the peer (noEncap, hybrid in one subnet, WireGuard): the peer reports it.
     if (peer) return { component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', tunnelDstIP: peer.nodeIP };
     // Leaves the overlay for the host: the node masquerades pod addresses to its own when the
     // packet leaves the cluster (not for an address of its own pod CIDR, which the host drops or routes back).
-    const masqueraded = inCidr(p.srcIP, view.podCIDR) && !inCidr(p.dstIP, view.podCIDR);
-    return { component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay', ...(masqueraded ? { translatedSrcIP: view.nodeIP } : {}) };
+    // IPv6 (ip6tables) likewise, to the node's IPv6 address when it has one.
+    const masqueraded = inPodCidrs(p.srcIP, view) && !inPodCidrs(p.dstIP, view);
+    const to = p.family === 6 ? view.nodeIPv6 : view.nodeIP;
+    return { component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay', ...(masqueraded && to !== undefined ? { translatedSrcIP: to } : {}) };
   }
   return { component: 'Forwarding', componentInfo: `Output to port ${port}`, action: 'Forwarded' };
 }

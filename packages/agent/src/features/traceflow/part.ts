@@ -8,16 +8,16 @@
  * the Traceflow ends (or at their hard timeout, the Traceflow's own).
  */
 import type { Traceflow, TraceflowNodeResult, TraceflowObservation } from '@switchyard/apis/types';
-import { TRACEFLOW_DEFAULT_TIMEOUT_S } from '@switchyard/apis/types';
+import { TRACEFLOW_DEFAULT_TIMEOUT_S, canonicalIp } from '@switchyard/apis/types';
 import { Informer, KubeRequestError, type KubeClient, type KubeObject } from '@switchyard/kube';
 import type { PacketIn } from '@switchyard/openflow';
 import { PACKETIN_CATEGORY, TraceflowTagField, liveTagFlow, ruleKey, type LocalPod } from '@switchyard/openflow-pipeline';
 import { Reconciler, systemClock, type Clock, type Part, type PartHealth, type TimerHandle } from '@switchyard/runtime';
 import type { AgentContext } from '../../context';
-import { buildProbe, parseIpv4, type ParsedIpv4 } from '../../packet';
+import { buildProbe, parseIpPacket, type ParsedIp } from '../../packet';
 import type { NodeDatapath } from '../node/part';
 import { isFinal, observe, type TraceNodeView, type TracedRule } from './observations';
-import { probeSpec, resolveDestination, traceMatchOf, type ProbeDestination } from './probe';
+import { familyOfTrace, probeSpec, resolveDestination, traceMatchOf, type ProbeDestination } from './probe';
 
 export const TRACEFLOWS = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'traceflows', kind: 'Traceflow', namespaced: false } as const;
 
@@ -127,7 +127,9 @@ export class TraceflowPart implements Part {
     const dst = tf.spec.destination;
     const liveTarget = live && !source && src.ip === undefined ? this.node.flows.get('pods').find((p) => p.namespace === dst.namespace && p.name === dst.pod) : undefined;
     const t: ActiveTrace = { name: tf.metadata.name ?? '', uid: tf.metadata.uid ?? '', tag, source, live, reported: false, injections: 0, deadline };
-    const destination = source ? await resolveDestination(this.kube, tf) : liveTarget ? { ip: liveTarget.ips[0]! } : undefined;
+    const family = familyOfTrace(tf, source ?? liveTarget);
+    const targetIP = liveTarget?.ips.find((a) => a.includes(':') === (family === 6));
+    const destination = source ? await resolveDestination(this.kube, tf, family) : targetIP !== undefined ? { ip: targetIP } : undefined;
     if (destination) t.destination = destination;
     this.active.set(t.name, t);
     const opts = { hardTimeout: remainingS, live, droppedOnly: tf.spec.droppedOnly === true, packetInMeter: this.ctx.options.packetInRate > 0 };
@@ -173,7 +175,7 @@ export class TraceflowPart implements Part {
 
   private async handle(p: PacketIn): Promise<void> {
     if (p.type !== 'packetIn2' || p.userdata?.[0] !== PACKETIN_CATEGORY.TF) return;
-    const packet = parseIpv4(p.packet);
+    const packet = parseIpPacket(p.packet);
     if (!packet) return;
     const t = [...this.active.values()].find((x) => x.tag === packet.dscp);
     // One result per node: the first packet-in of the tag that is written (a re-injected probe, or
@@ -199,10 +201,13 @@ export class TraceflowPart implements Part {
     const cfg = f.config;
     return {
       tableName: (id) => f.nodeFlows?.pipeline.nameOf(id),
-      gateway: cfg.gateway,
+      // IPv6 addresses as a parsed packet writes them (canonical), so they compare.
+      gateway: { ...cfg.gateway, ...(cfg.gateway.ipv6 !== undefined ? { ipv6: canonicalIp(cfg.gateway.ipv6) ?? cfg.gateway.ipv6 } : {}) },
       ...(cfg.tunnelOfport !== undefined ? { tunnelOfport: cfg.tunnelOfport } : {}),
       nodeIP: cfg.nodeIP,
+      ...(cfg.nodeIPv6 !== undefined ? { nodeIPv6: canonicalIp(cfg.nodeIPv6) ?? cfg.nodeIPv6 } : {}),
       ...(cfg.podCIDR !== undefined ? { podCIDR: cfg.podCIDR } : {}),
+      ...(cfg.podCIDRv6 !== undefined ? { podCIDRv6: cfg.podCIDRv6 } : {}),
       pods: f.get('pods'),
       remoteNodes: f.get('remoteNodes'),
       rules: this.rulesByConjId(),
@@ -229,7 +234,7 @@ export class TraceflowPart implements Part {
   }
 
   /** Writes this node's result into the Traceflow's status (read, replace this node's entry, write; again on a conflict). */
-  private async report(t: ActiveTrace, observations: TraceflowObservation[], packet: ParsedIpv4): Promise<void> {
+  private async report(t: ActiveTrace, observations: TraceflowObservation[], packet: ParsedIp): Promise<void> {
     const nodeName = this.ctx.options.nodeName;
     const result: TraceflowNodeResult = { node: nodeName, role: t.source ? 'Sender' : 'Receiver', timestamp: Math.floor(this.clock.now() / 1000), observations };
     const path = `/apis/${TRACEFLOWS.group}/${TRACEFLOWS.version}/traceflows/${encodeURIComponent(t.name)}`;
@@ -264,8 +269,9 @@ export class TraceflowPart implements Part {
 }
 
 /** The captured packet of a live trace, as Antrea's status shows it. */
-function capturedPacketOf(p: ParsedIpv4): NonNullable<Traceflow['status']>['capturedPacket'] {
+function capturedPacketOf(p: ParsedIp): NonNullable<Traceflow['status']>['capturedPacket'] {
   const ports = { ...(p.srcPort !== undefined ? { srcPort: p.srcPort } : {}), ...(p.dstPort !== undefined ? { dstPort: p.dstPort } : {}) };
   const transport = p.protocol === 6 ? { tcp: { ...ports, ...(p.tcpFlags !== undefined ? { flags: p.tcpFlags } : {}) } } : p.protocol === 17 ? { udp: ports } : {};
-  return { srcIP: p.srcIP, dstIP: p.dstIP, length: p.length, ipHeader: { protocol: p.protocol, ttl: p.ttl, flags: p.flags }, transportHeader: transport };
+  const ip = p.family === 6 ? { ipv6Header: { nextHeader: p.protocol, hopLimit: p.ttl } } : { ipHeader: { protocol: p.protocol, ttl: p.ttl, flags: p.flags } };
+  return { srcIP: p.srcIP, dstIP: p.dstIP, length: p.length, ...ip, transportHeader: transport };
 }

@@ -2,12 +2,25 @@
  * The probe of a Traceflow: where it goes (a pod's address, a Service's ClusterIP and port, an IP)
  * and what it carries (spec.packet), and the match that picks live traffic instead.
  */
-import type { Traceflow } from '@switchyard/apis/types';
+import { canonicalIp, traceflowFamily, type Traceflow } from '@switchyard/apis/types';
 import type { KubeClient, KubeObject } from '@switchyard/kube';
 import type { Match } from '@switchyard/openflow/codec';
 import type { LocalPod } from '@switchyard/openflow-pipeline';
 import { AgentError } from '../../errors';
-import { PROTO_ICMP, PROTO_TCP, PROTO_UDP, type ProbeSpec } from '../../packet';
+import { PROTO_ICMP, PROTO_ICMPV6, PROTO_TCP, PROTO_UDP, type ProbeSpec } from '../../packet';
+
+const ETH_IPV6 = 0x86dd;
+const familyOf = (ip: string): 4 | 6 => (ip.includes(':') ? 6 : 4);
+
+/** The IP family of a Traceflow whose source pod (if on this node) is `source`. */
+export const familyOfTrace = (tf: Traceflow, source: LocalPod | undefined): 4 | 6 => traceflowFamily(tf.spec, source?.ips ?? []);
+
+/** The source pod's address of the trace's family; refused naming the pod when it has none. */
+export function sourceIPOf(tf: Traceflow, source: LocalPod, family: 4 | 6): string {
+  const ip = source.ips.find((a) => familyOf(a) === family);
+  if (ip === undefined) throw new AgentError('INVALID_CONFIG', `source Pod ${source.namespace}/${source.name} has no IPv${family} address (a ${family === 6 ? 'spec.packet.ipv6Header or an IPv6 destination asks for IPv6' : 'trace without ipv6Header is IPv4'})`, tf.spec.source.pod, 'spec.source.pod');
+  return ip;
+}
 
 /** Where the probe goes. */
 export interface ProbeDestination {
@@ -16,33 +29,43 @@ export interface ProbeDestination {
   port?: number;
 }
 
-/** The destination of a Traceflow: a pod's IP, a Service's ClusterIP and first port, or the IP itself. Undefined for live traffic without one. */
-export async function resolveDestination(kube: KubeClient, tf: Traceflow): Promise<ProbeDestination | undefined> {
+/**
+ * The destination of a Traceflow of `family`: a pod's address of that family (status.podIPs), a
+ * Service's ClusterIP of that family (spec.clusterIPs) and first port, or the IP itself. Undefined
+ * for live traffic without one.
+ */
+export async function resolveDestination(kube: KubeClient, tf: Traceflow, family: 4 | 6 = traceflowFamily(tf.spec)): Promise<ProbeDestination | undefined> {
   const d = tf.spec.destination;
-  if (d.ip) return { ip: d.ip };
+  if (d.ip) return { ip: canonicalIp(d.ip) ?? d.ip };
   if (d.pod) {
-    const pod = await kube.request<KubeObject & { status?: { podIP?: string } }>('GET', `/api/v1/namespaces/${encodeURIComponent(d.namespace ?? '')}/pods/${encodeURIComponent(d.pod)}`);
-    const ip = pod.status?.podIP;
-    if (!ip) throw new AgentError('INVALID_CONFIG', `destination Pod ${d.namespace}/${d.pod} has no IP`, d.pod, 'spec.destination.pod');
-    return { ip };
+    const pod = await kube.request<KubeObject & { status?: { podIP?: string; podIPs?: { ip: string }[] } }>('GET', `/api/v1/namespaces/${encodeURIComponent(d.namespace ?? '')}/pods/${encodeURIComponent(d.pod)}`);
+    const ips = pod.status?.podIPs?.map((x) => x.ip) ?? (pod.status?.podIP ? [pod.status.podIP] : []);
+    const ip = ips.find((a) => familyOf(a) === family);
+    if (!ip) throw new AgentError('INVALID_CONFIG', `destination Pod ${d.namespace}/${d.pod} has no IPv${family} address${ips.length ? ` (it has ${ips.join(', ')})` : ''}`, d.pod, 'spec.destination.pod');
+    return { ip: canonicalIp(ip) ?? ip };
   }
   if (d.service) {
-    const svc = await kube.request<KubeObject & { spec?: { clusterIP?: string; ports?: { port: number }[] } }>('GET', `/api/v1/namespaces/${encodeURIComponent(d.namespace ?? '')}/services/${encodeURIComponent(d.service)}`);
-    const ip = svc.spec?.clusterIP;
-    if (!ip || ip === 'None') throw new AgentError('INVALID_CONFIG', `destination Service ${d.namespace}/${d.service} has no ClusterIP`, d.service, 'spec.destination.service');
+    const svc = await kube.request<KubeObject & { spec?: { clusterIP?: string; clusterIPs?: string[]; ports?: { port: number }[] } }>('GET', `/api/v1/namespaces/${encodeURIComponent(d.namespace ?? '')}/services/${encodeURIComponent(d.service)}`);
+    const all = svc.spec?.clusterIPs ?? (svc.spec?.clusterIP ? [svc.spec.clusterIP] : []);
+    const ip = all.filter((a) => a !== 'None').find((a) => familyOf(a) === family);
+    if (!ip) throw new AgentError('INVALID_CONFIG', `destination Service ${d.namespace}/${d.service} has no IPv${family} ClusterIP`, d.service, 'spec.destination.service');
     const port = svc.spec?.ports?.[0]?.port;
-    return { ip, ...(port !== undefined ? { port } : {}) };
+    return { ip: canonicalIp(ip) ?? ip, ...(port !== undefined ? { port } : {}) };
   }
   return undefined;
 }
 
-/** The IP protocol of a Traceflow's packet: ipHeader.protocol, else the transport header given, else ICMP (Antrea's default). */
-export function protocolOf(tf: Traceflow): number {
+/**
+ * The IP protocol of a Traceflow's packet: ipHeader.protocol (ipv6Header.nextHeader for IPv6),
+ * else the transport header given, else an ICMP echo request (Antrea's default; ICMPv6 for IPv6).
+ */
+export function protocolOf(tf: Traceflow, family: 4 | 6 = 4): number {
   const p = tf.spec.packet;
-  if (p?.ipHeader?.protocol !== undefined) return p.ipHeader.protocol;
+  const given = family === 6 ? p?.ipv6Header?.nextHeader : p?.ipHeader?.protocol;
+  if (given !== undefined) return given;
   if (p?.transportHeader?.tcp) return PROTO_TCP;
   if (p?.transportHeader?.udp) return PROTO_UDP;
-  return PROTO_ICMP;
+  return family === 6 ? PROTO_ICMPV6 : PROTO_ICMP;
 }
 
 /** The destination port of a TCP or UDP probe: spec.packet's, else the Service's, else 80. */
@@ -58,25 +81,27 @@ function dstPortOf(tf: Traceflow, dest: ProbeDestination | undefined): number | 
  * is one connection.
  */
 export function probeSpec(tf: Traceflow, source: LocalPod, dest: ProbeDestination, pods: readonly LocalPod[], gatewayMac: string): ProbeSpec {
-  const protocol = protocolOf(tf);
+  const family = familyOf(dest.ip);
+  const protocol = protocolOf(tf, family);
   const th = tf.spec.packet?.transportHeader;
   const ip = tf.spec.packet?.ipHeader;
-  const local = pods.find((p) => p.ips.includes(dest.ip));
+  const ttl = family === 6 ? tf.spec.packet?.ipv6Header?.hopLimit : ip?.ttl;
+  const local = pods.find((p) => p.ips.some((a) => a === dest.ip || canonicalIp(a) === dest.ip));
   const spec: ProbeSpec = {
     srcMac: source.mac,
     dstMac: local?.mac ?? gatewayMac,
-    srcIP: source.ips[0]!,
+    srcIP: sourceIPOf(tf, source, family),
     dstIP: dest.ip,
     protocol,
-    ...(ip?.ttl !== undefined ? { ttl: ip.ttl } : {}),
-    ...(ip?.flags !== undefined ? { flags: ip.flags } : {}),
+    ...(ttl !== undefined ? { ttl } : {}),
+    ...(family === 4 && ip?.flags !== undefined ? { flags: ip.flags } : {}),
   };
   const tag = tf.status?.dataplaneTag ?? 0;
   if (protocol === PROTO_TCP || protocol === PROTO_UDP) {
     spec.srcPort = th?.tcp?.srcPort ?? th?.udp?.srcPort ?? 40000 + tag;
     spec.dstPort = dstPortOf(tf, dest) ?? 80;
     if (protocol === PROTO_TCP && th?.tcp?.flags !== undefined) spec.tcpFlags = th.tcp.flags;
-  } else if (protocol === PROTO_ICMP) {
+  } else if (protocol === PROTO_ICMP || protocol === PROTO_ICMPV6) {
     spec.icmpId = th?.icmp?.id ?? tag;
     spec.icmpSequence = th?.icmp?.sequence ?? 0;
   }
@@ -89,15 +114,17 @@ export function probeSpec(tf: Traceflow, source: LocalPod, dest: ProbeDestinatio
  * the ports given.
  */
 export function traceMatchOf(tf: Traceflow, source: LocalPod | undefined, dest: ProbeDestination | undefined): Partial<Match> {
-  const m: Partial<Match> = {};
-  const srcIP = tf.spec.source.ip ?? source?.ips[0];
-  if (srcIP !== undefined) m.ipv4Src = srcIP;
-  if (dest) m.ipv4Dst = dest.ip;
+  const family = dest ? familyOf(dest.ip) : familyOfTrace(tf, source);
+  const m: Partial<Match> = family === 6 ? { ethType: ETH_IPV6 } : {};
+  const srcIP = tf.spec.source.ip ?? (source ? sourceIPOf(tf, source, family) : undefined);
+  if (srcIP !== undefined) m[family === 6 ? 'ipv6Src' : 'ipv4Src'] = srcIP;
+  if (dest) m[family === 6 ? 'ipv6Dst' : 'ipv4Dst'] = dest.ip;
   const p = tf.spec.packet;
-  if (!p?.ipHeader?.protocol && !p?.transportHeader?.tcp && !p?.transportHeader?.udp && !p?.transportHeader?.icmp) return m;
-  const protocol = protocolOf(tf);
+  const namedProtocol = family === 6 ? p?.ipv6Header?.nextHeader : p?.ipHeader?.protocol;
+  if (!namedProtocol && !p?.transportHeader?.tcp && !p?.transportHeader?.udp && !p?.transportHeader?.icmp) return m;
+  const protocol = protocolOf(tf, family);
   m.ipProto = protocol;
-  const th = p.transportHeader;
+  const th = p?.transportHeader;
   if (protocol === PROTO_TCP) {
     if (th?.tcp?.srcPort !== undefined) m.tcpSrc = th.tcp.srcPort;
     const dport = th?.tcp?.dstPort ?? dest?.port;
