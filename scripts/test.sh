@@ -106,11 +106,11 @@ if [ -z "$failed_stage" ]; then
   rest=$(echo "$projects" | grep -vx '@switchyard/lab' || true)
   # The lab's files are the longest suites: most run in lane 1; these (by path) run in lane 2 after
   # the other packages' suites, so the lanes end together. Every lab file runs in exactly one lane.
-  # Only ipv6-only.test.ts (its own 2-node IPv6-only lab, about 225-250 s at load 5-9) now: the CI
-  # run of 2026-11-29 21:03 (a helper's labs beside it) ended lane 1 at 2,480 s and lane 2 at
-  # 2,737 s with modes.test.ts (148 s) in lane 2, and lane 2 has since gained ipv6-only (and the
-  # agent's ipv6-only-cni, about 30 s); modes moved to lane 1.
-  lab_lane2='test-integration/(ipv6-only)[.]test[.]ts$'
+  # ipv6-only.test.ts and dual-stack.test.ts (each its own 2-node lab, 50 and 68 s in CI-Q). CI-Q
+  # (2026-11-30, the lab's programs from their build, client-node bundled) ended lane 2 at 1,644 s
+  # and lane 1 at 1,803 s with only ipv6-only here: dual-stack moved, which should end both near
+  # 1,730 s.
+  lab_lane2='test-integration/(ipv6-only|dual-stack)[.]test[.]ts$'
   t0=$SECONDS
   printf '::: [%5s s] integration suites\n' "$SECONDS"
   # shellcheck disable=SC2086 # word splitting of the project list is intended
