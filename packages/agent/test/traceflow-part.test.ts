@@ -52,8 +52,8 @@ function switchStandIn(refusals: number) {
 }
 
 /** A Traceflow from pod a to an IP, set Running with {@link TAG} as the controller does. */
-async function runningTraceflow(name: string): Promise<Traceflow> {
-  const tf = await kube.request<Traceflow>('POST', PATH, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Traceflow', metadata: { name }, spec: { source: { namespace: 'default', pod: 'a' }, destination: { ip: '10.10.2.7' } } });
+async function runningTraceflow(name: string, destination = '10.10.2.7'): Promise<Traceflow> {
+  const tf = await kube.request<Traceflow>('POST', PATH, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Traceflow', metadata: { name }, spec: { source: { namespace: 'default', pod: 'a' }, destination: { ip: destination } } });
   return kube.request<Traceflow>('PUT', `${PATH}/${name}/status`, { ...tf, status: { phase: 'Running', dataplaneTag: TAG, startTime: new Date().toISOString() } });
 }
 
@@ -117,4 +117,19 @@ it('a result whose status write failed is written from the next packet-in of the
   await part.idle();
   expect(part.reports).toBe(1);
   await part.stop();
+  await kube.request('DELETE', `${PATH}/write-fails-once`);
+}, 30_000);
+
+it('a trace whose probe cannot be built (IPv6 from a pod without an IPv6 address, which the controller refuses) injects nothing and stays quiet', async () => {
+  const clock = new ManualClock(Date.now());
+  const sw = switchStandIn(0);
+  const part = await startPart(kube, sw.node, clock);
+  await runningTraceflow('no-v6-source', 'fd00:10:10:2::7');
+  await waitFor('the trace active on the node', () => part.activeTraces().some((t) => t.name === 'no-v6-source'), { timeoutMs: 10_000, intervalMs: 20 });
+  await part.idle();
+  await clock.advanceAsync(5_000);
+  expect(sw.openflow.packetOuts).toBe(0);
+  expect(part.health()).toEqual({ ok: true, detail: '1 Traceflows active; 0 results reported' });
+  await part.stop();
+  await kube.request('DELETE', `${PATH}/no-v6-source`);
 }, 30_000);

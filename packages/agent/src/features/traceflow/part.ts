@@ -154,9 +154,17 @@ export class TraceflowPart implements Part {
   private async inject(t: ActiveTrace, tf: Traceflow): Promise<void> {
     if (this.active.get(t.name) !== t || !t.source || !t.destination) return;
     const cfg = this.node.flows.config;
-    const spec = probeSpec(tf, t.source, t.destination, this.node.flows.get('pods'), cfg.gateway.mac);
+    let frame: Uint8Array;
     try {
-      await this.node.openflow.packetOut(buildProbe(spec), [TraceflowTagField.load(t.tag), { type: 'output', port: 'TABLE' }], t.source.ofport);
+      frame = buildProbe(probeSpec(tf, t.source, t.destination, this.node.flows.get('pods'), cfg.gateway.mac));
+    } catch (err) {
+      // The spec cannot make a probe (the controller's validation lets none through): it would not change, so no retry.
+      t.done = true;
+      this.ctx.log.warn({ err, traceflow: t.name }, 'Traceflow probe cannot be built');
+      return;
+    }
+    try {
+      await this.node.openflow.packetOut(frame, [TraceflowTagField.load(t.tag), { type: 'output', port: 'TABLE' }], t.source.ofport);
       this.injected++;
     } catch (err) {
       this.ctx.log.warn({ err, traceflow: t.name }, 'Traceflow probe not injected (injected again)');
