@@ -13,6 +13,23 @@ export const TRACEFLOW_DEFAULT_TIMEOUT_S = 20;
 /** The longest `spec.timeout` accepted, in seconds (Antrea's limit). */
 export const TRACEFLOW_MAX_TIMEOUT_S = 300;
 
+/** What {@link podAddresses} reads of a Pod. */
+export interface PodAddressesInput {
+  status?: { podIP?: string; podIPs?: readonly { ip: string }[] } | null;
+}
+
+/** A Pod's addresses: `status.podIPs`, else `status.podIP` (a Pod whose status has no podIPs); none before it has one. */
+export function podAddresses(pod: PodAddressesInput | undefined): string[] {
+  const st = pod?.status;
+  if (st?.podIPs) return st.podIPs.map((x) => x.ip);
+  return st?.podIP ? [st.podIP] : [];
+}
+
+/** The addresses of `ips` of one family (4 or 6): IPv6 text holds a colon, IPv4 text never does. */
+export function addressesOfFamily(ips: readonly string[], family: 4 | 6): string[] {
+  return ips.filter((ip) => ip.includes(':') === (family === 6));
+}
+
 /** What {@link traceflowFamily} reads of a Traceflow. */
 export interface TraceflowFamilyInput {
   source: { ip?: string };

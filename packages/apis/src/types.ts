@@ -17,7 +17,7 @@ export { ipToBytes, bytesToIp, canonicalIp, formatIpv6 } from './ip';
 export { MULTICLUSTER_SERVICE_PREFIX, serviceReferenceKey } from './service-reference';
 export { GATEWAY_WIREGUARD_KEY_ANNOTATION, normalizedLabel } from './multicluster';
 export { SERVICE_EXTERNAL_IP_POOL_ANNOTATION, SERVICE_ALLOW_SHARED_IP_ANNOTATION } from './service-external-ip';
-export { TRACEFLOW_TAGS, TRACEFLOW_DEFAULT_TIMEOUT_S, TRACEFLOW_MAX_TIMEOUT_S, traceflowFamily, type TraceflowFamilyInput } from './traceflow';
+export { TRACEFLOW_TAGS, TRACEFLOW_DEFAULT_TIMEOUT_S, TRACEFLOW_MAX_TIMEOUT_S, traceflowFamily, podAddresses, addressesOfFamily, type TraceflowFamilyInput, type PodAddressesInput } from './traceflow';
 export type { CustomResourceDefinition, CustomResourceDefinitionVersion, CustomResourceColumnDefinition, JSONSchemaProps } from './crd-loader';
 export type { SchemaValidationError, ValidationResult } from './validation';
 export type { FrameDecoderOptions } from './framing';

@@ -2,7 +2,7 @@
 // poll it until the controller and agents finish it, print the tree (with the policy compiler's
 // verdict beside a policy drop) or the object, and delete it unless --keep.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { TRACEFLOW_DEFAULT_TIMEOUT_S, TRACEFLOW_MAX_TIMEOUT_S, type Traceflow, type TraceflowObservation } from '@switchyard/apis';
+import { TRACEFLOW_DEFAULT_TIMEOUT_S, TRACEFLOW_MAX_TIMEOUT_S, podAddresses, type Traceflow, type TraceflowObservation } from '@switchyard/apis';
 import type { Explanation } from '@switchyard/policy-compiler';
 import { Option, type Command } from 'commander';
 import type { KubeWriter } from './client';
@@ -64,7 +64,7 @@ interface PodLike {
   status?: { podIP?: string; podIPs?: { ip: string }[] };
 }
 
-const podIPsOf = (pod: PodLike | undefined): string[] => pod?.status?.podIPs?.map((x) => x.ip) ?? (pod?.status?.podIP ? [pod.status.podIP] : []);
+const podIPsOf = (pod: PodLike | undefined): string[] => podAddresses(pod);
 const isV6 = (ip: string | undefined): boolean => ip?.includes(':') === true;
 /** The address of `family` among `ips` (the first when none is). */
 const ofFamily = (ips: readonly string[], v6: boolean): string | undefined => ips.find((ip) => isV6(ip) === v6) ?? ips[0];

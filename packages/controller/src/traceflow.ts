@@ -1,7 +1,7 @@
 // Traceflow decisions, pure: run-time validation, data-plane tag allocation, the completion rule,
 // deadlines and the reasons a Traceflow fails. The `traceflow` part applies them to the cluster.
 import type { AntreaAgentInfo, Pod, Service, Traceflow, TraceflowAction, TraceflowNodeResult, TraceflowPhase } from '@switchyard/apis/types';
-import { TRACEFLOW_DEFAULT_TIMEOUT_S, TRACEFLOW_MAX_TIMEOUT_S, TRACEFLOW_TAGS, traceflowFamily } from '@switchyard/apis/types';
+import { TRACEFLOW_DEFAULT_TIMEOUT_S, TRACEFLOW_MAX_TIMEOUT_S, TRACEFLOW_TAGS, addressesOfFamily, podAddresses, traceflowFamily } from '@switchyard/apis/types';
 
 /** The last action of a node's observations that ends a trace (the packet goes no further in the overlay). */
 export const FINAL_ACTIONS: ReadonlySet<TraceflowAction> = new Set<TraceflowAction>(['Delivered', 'Dropped', 'Rejected', 'ForwardedOutOfOverlay']);
@@ -28,9 +28,8 @@ export const timeoutSeconds = (tf: Traceflow): number => tf.spec.timeout || TRAC
 const TRANSPORT_PROTOCOLS = { tcp: { v4: 6, v6: 6 }, udp: { v4: 17, v6: 17 }, icmp: { v4: 1, v6: 58 } } as const;
 type Transport = keyof typeof TRANSPORT_PROTOCOLS;
 
-/** A Pod's addresses (status.podIPs, else status.podIP). */
-const podIPs = (pod: Pod): string[] => pod.status?.podIPs?.map((x) => x.ip) ?? (pod.status?.podIP ? [pod.status.podIP] : []);
-const hasFamily = (ips: readonly string[], family: 4 | 6): boolean => ips.some((ip) => ip.includes(':') === (family === 6));
+const podIPs = (pod: Pod): string[] => podAddresses(pod);
+const hasFamily = (ips: readonly string[], family: 4 | 6): boolean => addressesOfFamily(ips, family).length > 0;
 
 /** An IPv6 trace (ipv6Header, or an IPv6 address named) that also names IPv4: which field says so. */
 function familyProblem(tf: Traceflow): string | undefined {

@@ -8,6 +8,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createInterface } from 'node:readline';
+import { podAddresses } from '@switchyard/apis/types';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { silentLogger, type Logger } from '@switchyard/runtime';
 import { NETNS_ANNOTATION } from './kubelet';
@@ -550,7 +551,7 @@ export class ScenarioRunner {
         const ip = p?.status?.podIP;
         const netns = p?.metadata.annotations?.[NETNS_ANNOTATION];
         const ips: Partial<Record<IpFamily, string>> = {};
-        for (const a of p?.status?.podIPs ?? (ip ? [{ ip }] : [])) ips[a.ip.includes(':') ? 'IPv6' : 'IPv4'] = a.ip;
+        for (const a of podAddresses(p)) ips[a.includes(':') ? 'IPv6' : 'IPv4'] = a;
         // Every family probed has an address (a dual-stack pod reports both at once).
         if (ip && netns && (this.families ?? []).every((f) => ips[f])) out.set(ref, { ref, ip, ips, netns, ...(p?.spec?.nodeName ? { node: p.spec.nodeName } : {}) });
       }

@@ -2,7 +2,7 @@
  * The probe of a Traceflow: where it goes (a pod's address, a Service's ClusterIP and port, an IP)
  * and what it carries (spec.packet), and the match that picks live traffic instead.
  */
-import { canonicalIp, traceflowFamily, type Traceflow } from '@switchyard/apis/types';
+import { addressesOfFamily, canonicalIp, podAddresses, traceflowFamily, type Traceflow } from '@switchyard/apis/types';
 import type { KubeClient, KubeObject } from '@switchyard/kube';
 import type { Match } from '@switchyard/openflow/codec';
 import type { LocalPod } from '@switchyard/openflow-pipeline';
@@ -17,7 +17,7 @@ export const familyOfTrace = (tf: Traceflow, source: LocalPod | undefined): 4 | 
 
 /** The source pod's address of the trace's family; refused naming the pod when it has none. */
 export function sourceIPOf(tf: Traceflow, source: LocalPod, family: 4 | 6): string {
-  const ip = source.ips.find((a) => familyOf(a) === family);
+  const ip = addressesOfFamily(source.ips, family)[0];
   if (ip === undefined) throw new AgentError('INVALID_CONFIG', `source Pod ${source.namespace}/${source.name} has no IPv${family} address (a ${family === 6 ? 'spec.packet.ipv6Header or an IPv6 destination asks for IPv6' : 'trace without ipv6Header is IPv4'})`, tf.spec.source.pod, 'spec.source.pod');
   return ip;
 }
@@ -39,15 +39,15 @@ export async function resolveDestination(kube: KubeClient, tf: Traceflow, family
   if (d.ip) return { ip: canonicalIp(d.ip) ?? d.ip };
   if (d.pod) {
     const pod = await kube.request<KubeObject & { status?: { podIP?: string; podIPs?: { ip: string }[] } }>('GET', `/api/v1/namespaces/${encodeURIComponent(d.namespace ?? '')}/pods/${encodeURIComponent(d.pod)}`);
-    const ips = pod.status?.podIPs?.map((x) => x.ip) ?? (pod.status?.podIP ? [pod.status.podIP] : []);
-    const ip = ips.find((a) => familyOf(a) === family);
+    const ips = podAddresses(pod);
+    const ip = addressesOfFamily(ips, family)[0];
     if (!ip) throw new AgentError('INVALID_CONFIG', `destination Pod ${d.namespace}/${d.pod} has no IPv${family} address${ips.length ? ` (it has ${ips.join(', ')})` : ''}`, d.pod, 'spec.destination.pod');
     return { ip: canonicalIp(ip) ?? ip };
   }
   if (d.service) {
     const svc = await kube.request<KubeObject & { spec?: { clusterIP?: string; clusterIPs?: string[]; ports?: { port: number }[] } }>('GET', `/api/v1/namespaces/${encodeURIComponent(d.namespace ?? '')}/services/${encodeURIComponent(d.service)}`);
     const all = svc.spec?.clusterIPs ?? (svc.spec?.clusterIP ? [svc.spec.clusterIP] : []);
-    const ip = all.filter((a) => a !== 'None').find((a) => familyOf(a) === family);
+    const ip = addressesOfFamily(all.filter((a) => a !== 'None'), family)[0];
     if (!ip) throw new AgentError('INVALID_CONFIG', `destination Service ${d.namespace}/${d.service} has no IPv${family} ClusterIP`, d.service, 'spec.destination.service');
     const port = svc.spec?.ports?.[0]?.port;
     return { ip: canonicalIp(ip) ?? ip, ...(port !== undefined ? { port } : {}) };
