@@ -432,13 +432,20 @@ async function main(): Promise<void> {
     // node namespace and each port change is one, and each refreshes every port's status).
     let vsAt80: VswitchdSample | undefined;
     let cpuAt80: NodeJS.CpuUsage | undefined;
+    // Each sequential ADD's latency by pod index: the last 20 against the first 20 (issue #32's
+    // growth row: at BENCH_SEQ=250, pod 250 against pod 20).
+    const seqLat: number[] = [];
     await measure(`switchyard ADD (${PLUGIN_NAME}), ${SEQ} sequential`, SEQ, 1, async (i) => {
       if (i === SEQ - 20) {
         vsAt80 = await vswitchdSample(ovs);
         cpuAt80 = process.cpuUsage();
       }
-      return sy('ADD', i);
+      return (seqLat[i] = await sy('ADD', i));
     });
+    const p50Of = (xs: number[]): number => r2(pct([...xs].sort((a, b) => a - b), 50));
+    const growth = { pods: `1-20 / ${SEQ - 19}-${SEQ}`, first20P50Ms: p50Of(seqLat.slice(0, 20)), last20P50Ms: p50Of(seqLat.slice(SEQ - 20, SEQ)), ratio: 0 };
+    growth.ratio = r2(growth.last20P50Ms / growth.first20P50Ms);
+    console.error(`  ADD p50 at pods ${growth.pods}: ${growth.first20P50Ms} / ${growth.last20P50Ms} ms = ${growth.ratio}x (target <= 1.3x at pod 250)`);
     const cpu80to100 = cpuAt80 && process.cpuUsage(cpuAt80);
     const vsAt100 = await vswitchdSample(ovs);
     // This process's CPU (the agent runs in it; the plugin children are not counted) beside
@@ -465,7 +472,8 @@ async function main(): Promise<void> {
       for (const k of Object.keys(steps[0] ?? {})) out[k] = r2(pct(steps.slice(from, to).map((t) => t[k] ?? 0).sort((a, b) => a - b), 50));
       return out;
     };
-    const agentStepsP50 = { first20Pods: stepP50(0, 20), pods80to100: stepP50(SEQ - 20, SEQ), parallel20: stepP50(SEQ, SEQ + PAR), vswitchdPerAddAt80to100: vswitchdPerAdd, perAddOfParallel20: parallelPerAdd };
+    // `pods80to100` is the last 20 sequential pods (pods 80-100 at the default BENCH_SEQ=100).
+    const agentStepsP50 = { first20Pods: stepP50(0, 20), pods80to100: stepP50(SEQ - 20, SEQ), parallel20: stepP50(SEQ, SEQ + PAR), vswitchdPerAddAt80to100: vswitchdPerAdd, perAddOfParallel20: parallelPerAdd, addGrowth: growth };
     console.error('  agent steps p50:', JSON.stringify(agentStepsP50));
     if (addOnly) {
       await measure(`switchyard DEL, ${total} sequential`, total, 1, (i) => sy('DEL', i));
