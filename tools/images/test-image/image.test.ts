@@ -72,6 +72,13 @@ describe('switchyard-agent image', () => {
     expect(out.trim()).toBe('');
   }, 300_000);
 
+  it('runs iptables through iptables-wrapper, which records the backend it chose', async () => {
+    const out = await podman([...RUN, AGENT, 'sh', '-c', 'command -v iptables ip6tables-restore; iptables -w -S INPUT >/dev/null 2>&1; cat /run/switchyard/iptables-mode']);
+    const [iptables, restore, mode] = out.trim().split('\n');
+    expect([iptables, restore]).toEqual(['/usr/local/sbin/iptables', '/usr/local/sbin/ip6tables-restore']);
+    expect(['legacy', 'nft']).toContain(mode);
+  }, 300_000);
+
   it('start-ovs runs ovsdb-server and ovs-vswitchd in the container: a bridge added without --no-wait is realised', async () => {
     // ovs-vsctl without --no-wait returns once ovs-vswitchd has applied the change; --retry waits for the db socket.
     const out = await podman([...RUN, '--privileged', AGENT, 'sh', '-c', 'start-ovs >/tmp/ovs.log 2>&1 & ovs-vsctl --retry --timeout=240 add-br br0 -- set bridge br0 datapath_type=netdev && ovs-vsctl get interface br0 ofport']);
