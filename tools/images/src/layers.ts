@@ -134,10 +134,19 @@ export function appLayer(c: ImageComponent, o: { work: string; tarballs: Readonl
   const bin = join(root, 'usr/local/bin');
   mkdirSync(bin, { recursive: true });
   for (const [name, target] of binLinks(app, c.npmPackages)) symlinkSync(target, join(bin, name));
-  if (c.rootfsDir) cpSync(join(REPO_ROOT, 'tools/images/rootfs', c.rootfsDir), root, { recursive: true });
+  if (c.rootfsDir) copyRootfs(join(REPO_ROOT, 'tools/images/rootfs', c.rootfsDir), root);
   const file = join(o.work, 'layer-3-switchyard.tar');
   normalisedTar({ dir: root, out: file, sourceDateEpoch: o.sourceDateEpoch, runner });
   return { file, description: `${c.npmPackages.join(' ')} + production dependencies` };
+}
+
+/**
+ * Copies a component's own files into the layer's root. Symbolic links stay as written (the
+ * iptables links name `iptables-wrapper` beside them): by default cpSync would rewrite a relative
+ * target into an absolute path of this checkout, which does not exist in the image.
+ */
+export function copyRootfs(from: string, root: string): void {
+  cpSync(from, root, { recursive: true, verbatimSymlinks: true });
 }
 
 export function fileSize(path: string): number {

@@ -1,6 +1,9 @@
+import { mkdtempSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { COMPONENTS, imageReference } from '../src/components';
 import { internalClosure, workspacePackages } from '../src/build';
-import { mmdebstrapArgs } from '../src/layers';
+import { copyRootfs, mmdebstrapArgs } from '../src/layers';
 import { compareBuilds, listingDifferences, sizeTable } from '../src/report';
 import type { BuildResult } from '../src/build';
 import type { ImageReport } from '../src/oci';
@@ -17,6 +20,20 @@ const image = (digests: string[], manifest: string): ImageReport => ({
 const result = (images: ImageReport[]): BuildResult => ({ revision: 'x', sourceDateEpoch: 1, images, seconds: 1, steps: [], loadAverage: { start: [], end: [] } });
 
 describe('image contents', () => {
+  it("copies the agent's own files with their links as written: the iptables names point at iptables-wrapper beside them", () => {
+    const root = mkdtempSync(join(tmpdir(), 'images-rootfs-'));
+    try {
+      copyRootfs(join(__dirname, '../rootfs/agent'), root);
+      const sbin = join(root, 'usr/local/sbin');
+      for (const name of ['iptables', 'iptables-save', 'iptables-restore', 'ip6tables', 'ip6tables-save', 'ip6tables-restore']) {
+        expect([name, readlinkSync(join(sbin, name))]).toEqual([name, 'iptables-wrapper']);
+      }
+      expect(statSync(join(sbin, 'iptables-wrapper')).mode & 0o111).toBe(0o111);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
   it('installs each component with the workspace packages it depends on at runtime, not dev dependencies', () => {
     const pkgs = workspacePackages();
     const agent = internalClosure(['@switchyard/agent'], pkgs);
