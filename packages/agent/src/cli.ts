@@ -80,7 +80,7 @@ async function nodeFactsFromApi(kube: KubeClient | undefined, nodeName: string, 
   const v6 = ((node.spec as { podCIDRs?: string[] } | undefined)?.podCIDRs ?? []).find((c) => c.includes(':'));
   const podCIDR = v4 ?? v6;
   const podCIDRv6 = v4 !== undefined ? v6 : undefined;
-  // Dual-stack: the Node's IPv6 InternalIP is where its IPv6 node ports are served.
+  // Dual-stack or IPv6-only: the Node's IPv6 InternalIP is where its IPv6 node ports are served.
   const addrs = ((node.status as { addresses?: { type?: string; address?: string }[] } | undefined)?.addresses ?? []);
   const nodeIPv6 = addrs.find((a) => a.type === 'InternalIP' && typeof a.address === 'string' && a.address.includes(':'))?.address;
   log.info({ nodeName, podCIDR, podCIDRv6, nodeIP, nodeIPv6 }, 'node facts from the Node object');
@@ -94,7 +94,7 @@ function parseFlags(argv: string[]): Flags {
     .option('-c, --config <file>', 'antrea-agent.conf (YAML, Antrea agent keys)')
     .option('--node-name <name>', 'this node (default: $NODE_NAME)')
     .option('--pod-cidr <cidr>', "this node's pod CIDR: IPv4, dual-stack <v4 cidr>,<v6 cidr>, or IPv6-only <v6 cidr> (default: the Node object's spec.podCIDRs)")
-    .option('--node-ip <ip>', "this node's transport address (IPv4), dual-stack <IPv4>,<IPv6> (the IPv6 one serves IPv6 node ports) (default: the Node's InternalIPs)")
+    .option('--node-ip <ip>', "this node's transport address (IPv4), or <IPv4>,<IPv6> on a dual-stack or IPv6-only node (the IPv6 one serves IPv6 node ports) (default: the Node's InternalIPs)")
     .option('--data-dir <dir>', 'state directory (IPAM store)', '/var/lib/switchyard')
     .option('--node-netns <netns>', 'lab: netns holding the node host side')
     .option('--api-socket <path>', 'local API socket', '/var/run/antrea/agent.sock')
@@ -162,9 +162,10 @@ async function nodeAddresses(flags: Flags, kube: KubeClient | undefined, nodeNam
   }
   if (!podCIDR) throw new AgentError('INVALID_CONFIG', 'no pod CIDR: pass --pod-cidr or give the Node a spec.podCIDR', undefined, '--pod-cidr');
   if (!nodeIP) throw new AgentError('INVALID_CONFIG', 'no node IP: pass --node-ip or give the Node an InternalIP', undefined, '--node-ip');
-  // An IPv6 node address serves IPv6 node ports, which needs the node's IPv6 pod CIDR (dual-stack).
-  if (nodeIPv6 && !podCIDRv6) log.warn({ nodeIPv6 }, 'an IPv6 node address without an IPv6 pod CIDR: not used (IPv6 node ports need a dual-stack node)');
-  return { podCIDR, ...(podCIDRv6 ? { podCIDRv6 } : {}), nodeIP, ...(nodeIPv6 && podCIDRv6 ? { nodeIPv6 } : {}) };
+  // An IPv6 node address serves IPv6 node ports, which needs an IPv6 pod CIDR (dual-stack, or IPv6-only: the podCIDR).
+  const v6Pods = podCIDRv6 !== undefined || podCIDR.includes(':');
+  if (nodeIPv6 && !v6Pods) log.warn({ nodeIPv6 }, 'an IPv6 node address without an IPv6 pod CIDR: not used (IPv6 node ports need a dual-stack or IPv6-only node)');
+  return { podCIDR, ...(podCIDRv6 ? { podCIDRv6 } : {}), nodeIP, ...(nodeIPv6 && v6Pods ? { nodeIPv6 } : {}) };
 }
 
 /** The controller: flags, else the `switchyard` Service's environment variables (as kubelet injects them). */

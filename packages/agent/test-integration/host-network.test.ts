@@ -6,7 +6,11 @@ import { join } from 'node:path';
 import { Testbed, run, type Netns } from '@switchyard/testbed';
 import { NetnsHelper } from '../src/host-network/netns-helper';
 import { NetlinkError } from '../src/host-network/rtnetlink';
-import { NodeNetwork } from '../src/netops';
+import { NodeNetwork, SERVICE_ROUTE_PROTO } from '../src/netops';
+import { ServiceHostNetwork } from '../src/features/services/host-proxy';
+import { uninstall as uninstallServices } from '../src/features/services/uninstall';
+import { NetnsListener } from '../src/host-network/netns-listener';
+import { silentLogger } from '@switchyard/runtime';
 import { buildNetnsHelper, PKG_DIR } from './helpers';
 
 let tb: Testbed;
@@ -174,5 +178,44 @@ describe('real-node set-up: the node namespace is the agent’s own', () => {
     expect(neigh).toContain('fc01::aabb:ccdd:eefe lladdr aa:bb:cc:dd:ee:ff PERMANENT');
     expect((await run(['ip', '-4', 'route', 'show', 'proto', '77'], { netns: node.name })).stdout.trim()).toBe('10.78.0.0/24 via 10.78.0.1 dev gw0 onlink');
     expect(await sysctl(node.name, 'ipv6/conf/all/forwarding')).toBe('1');
+  });
+});
+
+describe('the Services part\'s host side over IPv6 with proxyAll (lab set-up), and --uninstall', () => {
+  test('ip6tables jumps to the node port chain from PREROUTING and OUTPUT, the IPv6 ClusterIP routes into the gateway; uninstall removes both families\' chains, jumps and routes', async () => {
+    const node = await tb.createNetns('n');
+    // A veth stands in for the gateway port (this kernel refuses dummy links).
+    await run(['ip', 'link', 'add', 'gw0', 'type', 'veth', 'peer', 'name', 'gw0p'], { netns: node.name });
+    await run(['ip', 'link', 'set', 'gw0p', 'up'], { netns: node.name });
+    const net = new NodeNetwork(node.name);
+    await net.configureGatewayV6('gw0', 'fd00:10:1::1/64');
+    await run(['ip', 'link', 'set', 'gw0', 'up'], { netns: node.name });
+    const host = new ServiceHostNetwork({ ops: net, listener: new NetnsListener(node.path), gatewayName: 'gw0', nodePortAddresses: [], routeProto: SERVICE_ROUTE_PROTO, proxyAll: true, ipv6: true });
+    const nat = async (tool: string): Promise<string> => (await run([tool, '-w', '-t', 'nat', '-S'], { netns: node.name })).stdout;
+    try {
+      await host.sync([
+        { groupId: 8, protocol: 'TCP', clusterIP: '10.96.0.10', port: 80, nodePort: 30080, endpoints: [] },
+        { groupId: 9, protocol: 'TCP', clusterIP: 'fd00:10:96::a', port: 80, nodePort: 30090, endpoints: [] },
+      ], []);
+      for (const tool of ['iptables', 'ip6tables']) {
+        expect(await nat(tool)).toContain('-A PREROUTING -j SWITCHYARD-NODEPORT');
+        expect(await nat(tool)).toContain('-A OUTPUT -j SWITCHYARD-NODEPORT');
+      }
+      expect(await nat('ip6tables')).toContain('--dport 30090 -j DNAT --to-destination fc01::aabb:ccdd:eefe');
+      const routes6 = (await run(['ip', '-6', 'route', 'show', 'proto', String(SERVICE_ROUTE_PROTO)], { netns: node.name })).stdout;
+      expect(routes6).toMatch(/^fd00:10:96::a via fc01::aabb:ccdd:eeff dev gw0 .*onlink/m);
+      expect(routes6).toMatch(/^fc01::aabb:ccdd:eeff dev gw0 /m);
+      // The node's own connection to the ClusterIP leaves by the gateway from its IPv6 address.
+      expect((await run(['ip', '-6', 'route', 'get', 'fd00:10:96::a'], { netns: node.name })).stdout).toMatch(/via fc01::aabb:ccdd:eeff dev gw0 .*src fd00:10:1::1 /);
+    } finally {
+      await host.stop();
+    }
+    await uninstallServices({ dataDir: '/nonexistent', nodeNetns: node.name, hostGateway: 'gw0', logger: silentLogger });
+    for (const tool of ['iptables', 'ip6tables']) {
+      expect(await nat(tool)).not.toContain('SWITCHYARD-NODEPORT');
+      expect(await nat(tool)).not.toContain('SWITCHYARD-SVC-MASQ');
+    }
+    for (const family of ['-4', '-6']) expect((await run(['ip', family, 'route', 'show', 'proto', String(SERVICE_ROUTE_PROTO)], { netns: node.name })).stdout.trim()).toBe('');
+    net.close();
   });
 });

@@ -138,15 +138,45 @@ describe('host rules and routes', () => {
     expect(routes6).toEqual([[{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }], []]);
     await host.stop();
   });
-  it('proxyAll routes IPv4 ClusterIPs only: an IPv6 Service port is reached from pods, not from the host', () => {
+  it('proxyAll routes each family\'s ClusterIPs in its own table: IPv6 ones through the virtual IPv6 Service address, with a route to it', () => {
     const six = { groupId: 9, protocol: 'TCP' as const, clusterIP: 'fd00:10:96::a', port: 80, endpoints: [] };
+    const sixNp = { ...six, groupId: 10, clusterIP: 'fd00:10:96::b', nodePort: 30090 };
     expect(serviceHostRoutes([...specs, six], 'antrea-gw0', { proxyAll: true })).toEqual(serviceHostRoutes(specs, 'antrea-gw0', { proxyAll: true }));
+    expect(serviceHostRoutes6([...specs, six, sixNp], 'antrea-gw0', { proxyAll: true })).toEqual([
+      { dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' },
+      { dst: 'fc01::aabb:ccdd:eeff/128', dev: 'antrea-gw0' },
+      { dst: 'fd00:10:96::a/128', via: 'fc01::aabb:ccdd:eeff', dev: 'antrea-gw0', onlink: true },
+      { dst: 'fd00:10:96::b/128', via: 'fc01::aabb:ccdd:eeff', dev: 'antrea-gw0', onlink: true },
+    ]);
+    // Without proxyAll the ClusterIPs stay the host's; with no IPv6 Service port there is nothing to route.
+    expect(serviceHostRoutes6([...specs, six, sixNp], 'antrea-gw0')).toEqual([{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }]);
+    expect(serviceHostRoutes6(specs, 'antrea-gw0', { proxyAll: true })).toEqual([]);
+  });
+  it('proxyAll puts the jump to the node port chain on OUTPUT in both families\' scripts; without it the jump is removed', async () => {
+    for (const proxyAll of [true, false]) {
+      const scripts: string[] = [];
+      const host = new ServiceHostNetwork({
+        ops: { runInNode: async (script) => {
+          scripts.push(script);
+          return '';
+        }, syncRoutes: async () => undefined, syncIpv6Routes: async () => undefined },
+        listener: new NetnsListener(undefined), gatewayName: 'antrea-gw0', nodePortAddresses: [], routeProto: 78, ipv6: true, proxyAll,
+      });
+      await host.sync([...specs, { groupId: 9, protocol: 'TCP' as const, clusterIP: 'fd00:10:96::a', port: 80, nodePort: 30090, endpoints: [] }], []);
+      await host.stop();
+      expect(scripts).toHaveLength(2);
+      for (const [tool, script] of [['iptables', scripts.find((x) => x.includes('iptables-restore') && !x.includes('ip6tables-restore'))!], ['ip6tables', scripts.find((x) => x.includes('ip6tables-restore'))!]] as const) {
+        expect(script).toContain(`${tool} -w -t nat -I PREROUTING -j ${NODEPORT_CHAIN}`);
+        expect(script).toContain(proxyAll ? `${tool} -w -t nat -I OUTPUT -j ${NODEPORT_CHAIN}` : `${tool} -w -t nat -D OUTPUT -j ${NODEPORT_CHAIN}`);
+        expect(script).not.toContain(proxyAll ? `-D OUTPUT` : `-I OUTPUT`);
+      }
+    }
   });
 });
 
-const get = (port: number): Promise<{ status: number; body: string; weight: string | undefined }> =>
+const get = (port: number, host = '127.0.0.1'): Promise<{ status: number; body: string; weight: string | undefined }> =>
   new Promise((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path: '/', agent: false }, (res) => {
+    request({ host, port, path: '/', agent: false }, (res) => {
       let body = '';
       res.on('data', (c: Buffer) => (body += c.toString()));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body, weight: res.headers['x-load-balancing-endpoint-weight'] as string | undefined }));
@@ -175,6 +205,28 @@ describe('health-check node ports', () => {
       expect(scripts).toHaveLength(1);
       await host.sync([], []);
       await expect(get(port)).rejects.toThrow(/ECONNREFUSED/);
+      // A node without an IPv6 address answers over IPv4 only.
+      await host.sync([], [{ service: 'default/web', port, localEndpoints: 1 }]);
+      await expect(get(port, '::1')).rejects.toThrow(/ECONNREFUSED/);
+    } finally {
+      await host.stop();
+    }
+  });
+
+  it('on a node with an IPv6 address: answered over IPv6 and IPv4 alike', async () => {
+    const host = new ServiceHostNetwork({
+      ops: { runInNode: async () => '', syncRoutes: async () => undefined, syncIpv6Routes: async () => undefined },
+      listener: new NetnsListener(undefined), gatewayName: 'antrea-gw0', nodePortAddresses: [], routeProto: 78, ipv6: true,
+    });
+    const port = 20000 + Math.floor(Math.random() * 20000);
+    try {
+      await host.sync([], [{ service: 'default/web', port, localEndpoints: 1 }]);
+      for (const addr of ['::1', '127.0.0.1']) {
+        const r = await get(port, addr);
+        expect([addr, r.status, JSON.parse(r.body)]).toEqual([addr, 200, { service: { namespace: 'default', name: 'web' }, localEndpoints: 1, serviceProxyHealthy: true }]);
+      }
+      await host.sync([], [{ service: 'default/web', port, localEndpoints: 0 }]);
+      expect((await get(port, '::1')).status).toBe(503);
     } finally {
       await host.stop();
     }

@@ -99,7 +99,7 @@ export interface LabNodeState {
   /** `--ip-family dual`: the node's IPv6 pod CIDR. */
   podCIDRv6?: string;
   nodeIP: string;
-  /** `--ip-family dual`: the node's IPv6 underlay address (its IPv6 node ports are served there). */
+  /** `--ip-family dual` and `ipv6`: the node's IPv6 underlay address (its IPv6 node ports are served there). */
   nodeIPv6?: string;
   /** The node's netns (its OVS, br-phy, the underlay veth). */
   netns: string;
@@ -407,8 +407,8 @@ async function makeFabric(tb: Testbed, ipFamily: LabIpFamily): Promise<{ name: s
   // "host on the fabric" pods reach through MASQUERADE: <prefix>.254 in each subnet.
   for (const prefix of [FABRIC_PREFIX, FABRIC_PREFIX_2]) await fabric.exec(['ip', 'addr', 'add', `${prefix}.${FABRIC_GATEWAY_HOST}/24`, 'dev', 'br0']);
   await fabric.exec(['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
-  // Dual-stack: the fabric host on the IPv6 underlay too (an outside client of IPv6 node ports).
-  if (ipFamily === 'dual') await fabric.exec(['ip', '-6', 'addr', 'add', `${FABRIC_HOST_V6}/64`, 'dev', 'br0', 'nodad']);
+  // Dual-stack and IPv6-only: the fabric host on the IPv6 underlay too (an outside client of IPv6 node ports).
+  if (ipFamily !== 'ipv4') await fabric.exec(['ip', '-6', 'addr', 'add', `${FABRIC_HOST_V6}/64`, 'dev', 'br0', 'nodad']);
   return { name: fabric.name };
 }
 
@@ -494,7 +494,7 @@ function brPhyAddressing(plan: NodePlan): string[][] {
     ['ip', 'addr', 'replace', `${plan.nodeIP}/24`, 'dev', 'br-phy'],
     ['ip', 'link', 'set', 'br-phy', 'up'],
     ['ip', 'route', 'replace', `${plan.subnet.startsWith(FABRIC_PREFIX_2) ? FABRIC_PREFIX : FABRIC_PREFIX_2}.0/24`, 'via', plan.fabricGateway, 'dev', 'br-phy'],
-    // Dual-stack: the IPv6 underlay address beside the IPv4 one (no DAD: usable at once).
+    // Dual-stack and IPv6-only: the IPv6 underlay address beside the IPv4 one (no DAD: usable at once).
     ...(plan.nodeIPv6 !== undefined ? [['ip', '-6', 'addr', 'replace', `${plan.nodeIPv6}/64`, 'dev', 'br-phy', 'nodad']] : []),
   ];
 }

@@ -16,8 +16,8 @@ export interface NodePlan {
   /** Underlay address on the node's br-phy. */
   nodeIP: string;
   /**
-   * `--ip-family dual`: the node's IPv6 underlay address `fd00:77::<i>` on br-phy, beside `nodeIP`
-   * (the tunnels stay IPv4); its IPv6 node ports are served there.
+   * `--ip-family dual` and `ipv6`: the node's IPv6 underlay address `fd00:77::<i>` on br-phy, beside
+   * `nodeIP` (the tunnels stay IPv4); its IPv6 node ports are served there.
    */
   nodeIPv6?: string;
   /** The node's fabric subnet (`<prefix>.0/24`), its transport subnet for `hybrid`. */
@@ -136,7 +136,8 @@ export function planNodes(n: number, tokenFor: (name: string) => string, mode: L
     const name = `node${index}`;
     const prefix = mode === 'hybrid' && index > firstHalf ? FABRIC_PREFIX_2 : FABRIC_PREFIX;
     const podCIDR = ipFamily === 'ipv6' ? podCIDRv6Of(index) : `${podPrefix}.${index}.0/24`;
-    const dual = ipFamily === 'dual' ? { podCIDRv6: podCIDRv6Of(index), nodeIPv6: `${FABRIC_PREFIX_V6}:${(ipBase + index).toString(16)}` } : {};
+    const nodeIPv6 = `${FABRIC_PREFIX_V6}:${(ipBase + index).toString(16)}`;
+    const dual = ipFamily === 'dual' ? { podCIDRv6: podCIDRv6Of(index), nodeIPv6 } : ipFamily === 'ipv6' ? { nodeIPv6 } : {};
     return { name, index, podCIDR, ...dual, nodeIP: `${prefix}.${ipBase + index}`, subnet: `${prefix}.0/24`, fabricGateway: `${prefix}.${FABRIC_GATEWAY_HOST}`, token: tokenFor(name) };
   });
 }

@@ -9,7 +9,10 @@
 // over IPv6: each node has an IPv6 underlay address (fd00:77::<i>), and the fabric host
 // (fd00:77::fe) reaches a dual-stack NodePort Service at each node's IPv6 and IPv4 address,
 // answered by endpoints on both nodes (externalTrafficPolicy Cluster) or by the node's own
-// (Local), and an IPv6 externalIP the fabric routes to node2. One lab for every case. Waits on state, never on time.
+// (Local), and an IPv6 externalIP the fabric routes to node2. The lab runs proxyAll: a node's own
+// processes reach an IPv6 ClusterIP and IPv6 node ports through OVS (from the gateway's IPv6
+// address), and the health-check node port of an externalTrafficPolicy Local LoadBalancer answers
+// over IPv6 and IPv4. One lab for every case. Waits on state, never on time.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,7 +62,7 @@ async function expectFlow(from: string, to: string, family: 'IPv4' | 'IPv6', all
 }
 
 beforeAll(async () => {
-  lab('up', '--nodes', '2', '--ip-family', 'dual');
+  lab('up', '--nodes', '2', '--ip-family', 'dual', '--proxy-all');
   st = readState(labDir)!;
   kube = labClient(st);
   for (const p of [pod('ca', 'node1', 'client'), pod('cb', 'node1', 'client'), pod('srv', 'node2', 'srv'), pod('w1', 'node1', 'who'), pod('w2', 'node2', 'who')]) {
@@ -259,6 +262,79 @@ describe('node ports over IPv6 (a dual-stack NodePort Service, from the fabric h
       await answeredBy(n.nodeIPv6!, port, [own]);
       // No SNAT and the local group only: the other node's endpoint never answers here.
       for (let i = 0; i < 6; i++) expect(await fromFabric(n.nodeIPv6!, port)).toBe(own);
+    }
+  });
+});
+
+describe('proxyAll and the health-check node port over IPv6', () => {
+  const SERVICES = '/api/v1/namespaces/default/services';
+  let clusterIP = '';
+  let nodePort = 0;
+  const node1 = (): LabState['nodes'][number] => st.nodes[0]!;
+
+  /** One TCP exchange from node1's own namespace (its host processes): the line the server sent ('' when none). */
+  async function fromNode1(ip: string, port: number): Promise<string> {
+    const r = await run(['ip', 'netns', 'exec', node1().netns, 'socat', '-T2', '-', `TCP6:[${ip}]:${port},connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+    return r.stdout.trim();
+  }
+  /** HTTP GET from the fabric host: status code and body. */
+  async function httpFromFabric(ip: string, port: number): Promise<{ code: number; body: string }> {
+    const r = await run(['ip', 'netns', 'exec', st.fabricNetns, 'curl', '-s', '-m', '3', '-g', '-w', '\n%{http_code}', `http://${ip.includes(':') ? `[${ip}]` : ip}:${port}/`], { allowFailure: true, timeoutMs: 8000 });
+    const lines = r.stdout.trim().split('\n');
+    return { code: Number(lines.pop()), body: lines.join('\n') };
+  }
+
+  beforeAll(async () => {
+    // Endpoints telling who answered and whom they saw, on TCP 7101.
+    for (const name of ['w1', 'w2']) {
+      servers.push(spawn('ip', ['netns', 'exec', netnsOf.get(name)!, 'socat', 'TCP6-LISTEN:7101,reuseaddr,fork', `SYSTEM:echo ${name} $SOCAT_PEERADDR`], { stdio: 'ignore' }));
+    }
+    await waitFor('the peer-naming servers listening', async () => {
+      for (const name of ['w1', 'w2']) if (!(await run(['ip', 'netns', 'exec', netnsOf.get(name)!, 'ss', '-ltnH'])).stdout.includes(':7101')) return false;
+      return true;
+    }, { timeoutMs: 30_000, intervalMs: 100 });
+    const o = await kube.request<{ spec: { clusterIP: string; ports: { nodePort: number }[] } }>('POST', SERVICES, {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'peer6' },
+      spec: { type: 'NodePort', selector: { app: 'who' }, ipFamilies: ['IPv6'], ipFamilyPolicy: 'SingleStack', ports: [{ port: 80, targetPort: 7101 }] },
+    });
+    clusterIP = o.spec.clusterIP;
+    nodePort = o.spec.ports[0]!.nodePort;
+  }, 60_000);
+
+  it('proxyAll: node1\'s own processes reach an IPv6 ClusterIP through OVS (from its gateway\'s IPv6 address), answered by endpoints on both nodes, and IPv6 node ports at its own and node2\'s address', async () => {
+    // The host routes the ClusterIP into the gateway (without proxyAll the node has no route to it).
+    await waitFor(`node1's route to [${clusterIP}] through the virtual Service address`, async () => (await run(['ip', 'netns', 'exec', node1().netns, 'ip', '-6', 'route', 'get', clusterIP], { allowFailure: true })).stdout.includes('via fc01::aabb:ccdd:eeff dev '), { timeoutMs: 30_000, intervalMs: 100 });
+    const gw6 = `[${node1().podCIDRv6!.split('/')[0]!}1]`;
+    const seen = new Set<string>();
+    await waitFor(`w1 and w2 through [${clusterIP}]:80 from node1`, async () => {
+      const a = await fromNode1(clusterIP, 80);
+      if (a !== '') {
+        // Its connection leaves by the gateway with the gateway's IPv6 address (routed back by every node);
+        // socat gives it in full, in brackets, which URL puts in RFC 5952 form.
+        const [name = '', peer = ''] = a.split(' ');
+        expect([name, new URL(`http://${peer}/`).hostname]).toEqual([expect.stringMatching(/^w[12]$/), gw6]);
+        seen.add(name);
+      }
+      return seen.has('w1') && seen.has('w2');
+    }, { timeoutMs: 60_000, intervalMs: 100 });
+    // node1's own IPv6 address: only the node port rules on OUTPUT serve it (nothing listens there).
+    for (const n of st.nodes) {
+      await waitFor(`[${n.nodeIPv6!}]:${nodePort} from node1`, async () => /^w[12] /.test(await fromNode1(n.nodeIPv6!, nodePort)), { timeoutMs: 30_000, intervalMs: 100 });
+    }
+  });
+
+  it('the health-check node port of an externalTrafficPolicy Local LoadBalancer answers over IPv6 and IPv4 with the node\'s local endpoint count', async () => {
+    const o = await kube.request<{ spec: { healthCheckNodePort?: number } }>('POST', SERVICES, {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'hc-local' },
+      spec: { type: 'LoadBalancer', externalTrafficPolicy: 'Local', selector: { app: 'who' }, ipFamilies: ['IPv6', 'IPv4'], ipFamilyPolicy: 'RequireDualStack', ports: [{ port: 80, targetPort: 7100 }] },
+    });
+    const hc = o.spec.healthCheckNodePort!;
+    expect(hc).toBeGreaterThanOrEqual(30000);
+    for (const n of st.nodes) {
+      for (const ip of [n.nodeIPv6!, n.nodeIP]) {
+        await waitFor(`health check at ${ip}:${hc} answering 200`, async () => (await httpFromFabric(ip, hc)).code === 200, { timeoutMs: 30_000, intervalMs: 200 });
+        expect(JSON.parse((await httpFromFabric(ip, hc)).body)).toEqual({ service: { namespace: 'default', name: 'hc-local' }, localEndpoints: 1, serviceProxyHealthy: true });
+      }
     }
   });
 });

@@ -2,7 +2,9 @@
 // CIDR is fd00:10:<i>::/64 (the underlay and the Geneve tunnel stay IPv4); pods get one IPv6
 // address and no IPv4 one. Pods on node1 reach a pod on node2 over IPv6 and back; a Service made
 // without ipFamilies gets an IPv6 ClusterIP (the API server's only range) and is answered by
-// endpoints on both nodes, while one asking for IPv4 is refused naming the field; a NetworkPolicy
+// endpoints on both nodes, while one asking for IPv4 is refused naming the field; the fabric host
+// (fd00:77::fe) reaches a NodePort Service at each node's IPv6 underlay address (fd00:77::<i>),
+// answered by endpoints on both nodes (Cluster) or by the node's own (Local); a NetworkPolicy
 // whose peer is an IPv6 ipBlock with an `except` blocks the excepted pod and allows the other,
 // with `yardctl policy explain` agreeing; an Antrea ClusterNetworkPolicy with an FQDN egress rule
 // allows the address of an AAAA answer (a DNS pod answering over IPv6) and nothing else. One lab
@@ -13,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { run, waitFor } from '@switchyard/testbed';
-import { labClient, readState, type LabState } from '../src/index';
+import { FABRIC_HOST_V6, labClient, readState, type LabState } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
 
 const BIN = join(__dirname, '../bin/switchyard-lab');
@@ -181,6 +183,54 @@ describe('Services on an IPv6-only cluster', () => {
       seen.add(await exchange('ca', clusterIP, 80));
       return seen.has('w1') && seen.has('w2');
     }, { timeoutMs: 60_000, intervalMs: 100 });
+  });
+});
+
+describe('node ports on IPv6-only nodes (from the fabric host over IPv6)', () => {
+  const nodePorts = new Map<string, number>();
+
+  /** Which pod answered at [ip]:port from the fabric host ('' when none did). */
+  async function fromFabric(ip: string, port: number): Promise<string> {
+    const r = await run(['ip', 'netns', 'exec', st.fabricNetns, 'socat', '-T2', '-', `TCP6:[${ip}]:${port},connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+    return r.stdout.trim();
+  }
+  /** Waits until every name in `want` answered at [ip]:port. */
+  async function answeredBy(ip: string, port: number, want: string[]): Promise<void> {
+    const seen = new Set<string>();
+    await waitFor(`${want.join(' and ')} at [${ip}]:${port} from the fabric host`, async () => {
+      seen.add(await fromFabric(ip, port));
+      return want.every((w) => seen.has(w));
+    }, { timeoutMs: 60_000, intervalMs: 100 });
+  }
+
+  beforeAll(async () => {
+    // The naming servers (w1, w2 on TCP 7100) are the previous block's.
+    for (const [name, policy] of [['np', 'Cluster'], ['np-local', 'Local']] as const) {
+      const o = await kube.request<{ spec: { ports: { nodePort: number }[] } }>('POST', SERVICES, {
+        apiVersion: 'v1', kind: 'Service', metadata: { name },
+        spec: { type: 'NodePort', externalTrafficPolicy: policy, selector: { app: 'who' }, ports: [{ port: 80, targetPort: 7100 }] },
+      });
+      nodePorts.set(name, o.spec.ports[0]!.nodePort);
+    }
+  }, 60_000);
+
+  it('each node has an IPv6 underlay address, as its Node\'s second InternalIP; the fabric host has one too', async () => {
+    expect(st.nodes.map((n) => n.nodeIPv6)).toEqual(['fd00:77::1', 'fd00:77::2']);
+    const node = await kube.request<{ status: { addresses: { type: string; address: string }[] } }>('GET', '/api/v1/nodes/node2');
+    expect(node.status.addresses.filter((a) => a.type === 'InternalIP').map((a) => a.address)).toEqual(['192.168.77.2', 'fd00:77::2']);
+    expect((await run(['ip', 'netns', 'exec', st.fabricNetns, 'ip', '-6', 'addr', 'show', 'dev', 'br0'])).stdout).toContain(`${FABRIC_HOST_V6}/64`);
+  });
+
+  it('externalTrafficPolicy Cluster: every node\'s IPv6 address serves the node port, answered by endpoints on both nodes', async () => {
+    for (const n of st.nodes) await answeredBy(n.nodeIPv6!, nodePorts.get('np')!, ['w1', 'w2']);
+  });
+
+  it('externalTrafficPolicy Local: each node\'s IPv6 address is answered by that node\'s endpoint only', async () => {
+    const port = nodePorts.get('np-local')!;
+    for (const [n, own] of [[st.nodes[0]!, 'w1'], [st.nodes[1]!, 'w2']] as const) {
+      await answeredBy(n.nodeIPv6!, port, [own]);
+      for (let i = 0; i < 6; i++) expect(await fromFabric(n.nodeIPv6!, port)).toBe(own);
+    }
   });
 });
 

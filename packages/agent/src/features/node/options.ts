@@ -22,7 +22,7 @@ export interface NodeOptions {
   /** This node's transport address. */
   nodeIP: string;
   /**
-   * Dual-stack: this node's IPv6 address (the tunnels stay on `nodeIP`). With it IPv6 Services get
+   * Dual-stack or IPv6-only: this node's IPv6 address (the tunnels stay on `nodeIP`). With it IPv6 Services get
    * their node ports: the host DNATs what it receives on its IPv6 addresses (ip6tables). Absent:
    * node ports are served over IPv4 only.
    */

@@ -9,8 +9,9 @@
  * - health-check node ports of `externalTrafficPolicy: Local` Services: HTTP 200 with the count of
  *   this node's endpoints, 503 with none, as kube-proxy answers a cloud load balancer.
  * The rules and routes are rewritten whole from the Service ports at each change. On a node with
- * an IPv6 address (dual-stack) the IPv6 Service ports' node ports get the same through ip6tables:
- * the IPv6 NodePort DNAT address, its permanent neighbour and route on the gateway.
+ * an IPv6 address (dual-stack or IPv6-only) the IPv6 Service ports' node ports get the same through
+ * ip6tables: the IPv6 NodePort DNAT address, its permanent neighbour and route on the gateway; with
+ * proxyAll the node's own IPv6 connections to IPv6 ClusterIPs and node ports go through OVS as well.
  */
 import type { Server as NetServer } from 'node:net';
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from 'node:http';
@@ -61,8 +62,8 @@ export function nodePortRules(specs: readonly ServicePortSpec[], nodePortAddress
 export function serviceHostRoutes(specs: readonly ServicePortSpec[], gatewayName: string, o: { proxyAll?: boolean } = {}, dnatIP = VIRTUAL_NODEPORT_DNAT_IP, virtualIP = VIRTUAL_SERVICE_IP): HostRoute[] {
   const external = new Set<string>();
   for (const s of specs) for (const a of s.externalAddresses ?? []) if (!isV6(a)) external.add(a);
-  // proxyAll serves the node's own connections over IPv4 (IPv6 ClusterIPs are reached from pods only).
-  if (o.proxyAll) for (const s of specs) if (!s.clusterIP.includes(':')) external.add(s.clusterIP);
+  // proxyAll: the node's own connections to IPv4 ClusterIPs (IPv6 ones: serviceHostRoutes6).
+  if (o.proxyAll) for (const s of specs) if (!isV6(s.clusterIP)) external.add(s.clusterIP);
   return [
     { dst: `${dnatIP}/32`, dev: gatewayName },
     // Replies to what OVS SNATed to the virtual Service IP (host -> Service -> outside), after the host's unmasquerade.
@@ -74,15 +75,30 @@ export function serviceHostRoutes(specs: readonly ServicePortSpec[], gatewayName
 /**
  * IPv6 host routes into OVS (a node with an IPv6 address): the IPv6 NodePort DNAT address when an
  * IPv6 Service port has a node port, and each IPv6 external address through the virtual IPv6
- * Service address.
+ * Service address; with proxyAll each IPv6 ClusterIP too (the node's own connections leave by the
+ * gateway with its IPv6 address as source) and the virtual IPv6 Service address itself (replies to
+ * what OVS SNATed to it on its way out of the node, after the host's unmasquerade), as for IPv4.
  */
-export function serviceHostRoutes6(specs: readonly ServicePortSpec[], gatewayName: string, dnatIP = VIRTUAL_NODEPORT_DNAT_IPV6, virtualIP = VIRTUAL_SERVICE_IPV6): HostRoute[] {
+export function serviceHostRoutes6(specs: readonly ServicePortSpec[], gatewayName: string, o: { proxyAll?: boolean } = {}, dnatIP = VIRTUAL_NODEPORT_DNAT_IPV6, virtualIP = VIRTUAL_SERVICE_IPV6): HostRoute[] {
   const external = new Set<string>();
   for (const s of specs) for (const a of s.externalAddresses ?? []) if (isV6(a)) external.add(a);
+  const v6 = specs.filter((s) => isV6(s.clusterIP));
+  if (o.proxyAll) for (const s of v6) external.add(s.clusterIP);
   return [
-    ...(specs.some((s) => s.nodePort !== undefined && isV6(s.clusterIP)) ? [{ dst: `${dnatIP}/128`, dev: gatewayName }] : []),
+    ...(v6.some((s) => s.nodePort !== undefined) ? [{ dst: `${dnatIP}/128`, dev: gatewayName }] : []),
+    ...(o.proxyAll && v6.length > 0 ? [{ dst: `${virtualIP}/128`, dev: gatewayName }] : []),
     ...[...external].sort().map((a) => ({ dst: `${a}/128`, via: virtualIP, dev: gatewayName, onlink: true })),
   ];
+}
+
+/**
+ * Shell that puts the jumps to {@link NODEPORT_CHAIN} in place for one family's tool: from
+ * PREROUTING always, from OUTPUT with proxyAll (the node's own connections), else removed from it.
+ */
+export function nodePortJumps(tool: 'iptables' | 'ip6tables', proxyAll: boolean): string {
+  const jump = (chain: string): string => `{ ${tool} -w -t nat -C ${chain} -j ${NODEPORT_CHAIN} 2>/dev/null || ${tool} -w -t nat -I ${chain} -j ${NODEPORT_CHAIN}; }`;
+  const output = proxyAll ? jump('OUTPUT') : `{ ${tool} -w -t nat -D OUTPUT -j ${NODEPORT_CHAIN} 2>/dev/null; true; }`;
+  return `${jump('PREROUTING')} && ${output}`;
 }
 
 /** The body kube-proxy's health-check server answers with. */
@@ -118,7 +134,10 @@ export interface ServiceHostNetworkOptions {
    * (ClusterIP routes into the gateway, the node port rules also on OUTPUT).
    */
   proxyAll?: boolean;
-  /** The node has an IPv6 address (dual-stack): IPv6 node ports through ip6tables. */
+  /**
+   * The node has an IPv6 address (dual-stack or IPv6-only): IPv6 node ports through ip6tables
+   * (with proxyAll the node's own IPv6 connections too), health-check ports over both families.
+   */
   ipv6?: boolean;
   logger?: Logger;
 }
@@ -170,18 +189,17 @@ export class ServiceHostNetwork {
   private async syncIpv6(specs: readonly ServicePortSpec[]): Promise<void> {
     const rules = nodePortRules(specs, this.o.nodePortAddresses, undefined, 6).join('\n');
     if (rules !== this.lastRules6) {
-      const jump = (chain: string): string => `{ ip6tables -w -t nat -C ${chain} -j ${NODEPORT_CHAIN} 2>/dev/null || ip6tables -w -t nat -I ${chain} -j ${NODEPORT_CHAIN}; }`;
-      // proxyAll is IPv4's only: the node's own IPv6 connections to node ports stay the host's.
+      // proxyAll: the node's own IPv6 connections to node ports are DNATed on OUTPUT too, as IPv4's.
       await this.o.ops.runInNode(
         'ip -6 neigh replace "$1" lladdr "$2" dev "$3" nud permanent && ip -6 neigh replace "$4" lladdr "$2" dev "$3" nud permanent && ' +
-          `ip6tables-restore -w --noflush && ${jump('PREROUTING')} && ` +
+          `ip6tables-restore -w --noflush && ${nodePortJumps('ip6tables', this.o.proxyAll ?? false)} && ` +
           `{ ip6tables -w -t nat -C POSTROUTING -j ${SERVICE_MASQ_CHAIN} 2>/dev/null || ip6tables -w -t nat -A POSTROUTING -j ${SERVICE_MASQ_CHAIN}; }`,
         [VIRTUAL_NODEPORT_DNAT_IPV6, SERVICE_VIRTUAL_MAC, this.o.gatewayName, VIRTUAL_SERVICE_IPV6],
         `${rules}\n`,
       );
       this.lastRules6 = rules;
     }
-    const routes = serviceHostRoutes6(specs, this.o.gatewayName);
+    const routes = serviceHostRoutes6(specs, this.o.gatewayName, { proxyAll: this.o.proxyAll ?? false });
     const key = JSON.stringify(routes);
     if (key !== this.lastRoutes6) {
       if (!this.o.ops.syncIpv6Routes) throw new Error('IPv6 node ports need ops.syncIpv6Routes');
@@ -202,12 +220,10 @@ export class ServiceHostNetwork {
 
   private async applyRules(rules: string): Promise<void> {
     const gw = this.o.gatewayName;
-    const jump = (chain: string): string => `{ iptables -w -t nat -C ${chain} -j ${NODEPORT_CHAIN} 2>/dev/null || iptables -w -t nat -I ${chain} -j ${NODEPORT_CHAIN}; }`;
-    const output = this.o.proxyAll ? jump('OUTPUT') : `{ iptables -w -t nat -D OUTPUT -j ${NODEPORT_CHAIN} 2>/dev/null; true; }`;
     // The permanent neighbours let the host send to the virtual addresses without ARP (OVS answers none).
     await this.o.ops.runInNode(
       'ip neigh replace "$1" lladdr "$3" dev "$4" nud permanent && ip neigh replace "$2" lladdr "$3" dev "$4" nud permanent && ' +
-        `iptables-restore -w --noflush && ${jump('PREROUTING')} && ${output} && ` +
+        `iptables-restore -w --noflush && ${nodePortJumps('iptables', this.o.proxyAll ?? false)} && ` +
         `{ iptables -w -t nat -C POSTROUTING -j ${SERVICE_MASQ_CHAIN} 2>/dev/null || iptables -w -t nat -A POSTROUTING -j ${SERVICE_MASQ_CHAIN}; }`,
       [VIRTUAL_NODEPORT_DNAT_IP, VIRTUAL_SERVICE_IP, SERVICE_VIRTUAL_MAC, gw],
       `${rules}\n`,
@@ -229,7 +245,8 @@ export class ServiceHostNetwork {
         continue;
       }
       try {
-        const socket = await this.o.listener.listen(port);
+        // With an IPv6 address the node answers over both families ('::' takes IPv4 too: libuv clears IPV6_V6ONLY).
+        const socket = await this.o.listener.listen(port, this.o.ipv6 ? '::' : '0.0.0.0');
         const entry = { http: createServer((req, res) => this.answer(entry.check, req, res)), check };
         entry.http.listen(socket);
         this.servers.set(port, entry);
