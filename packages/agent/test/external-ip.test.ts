@@ -385,6 +385,22 @@ describe('failover on the manual clock', () => {
     expect(sink.on.size).toBe(0);
     expect(recorded.at(-1)).toEqual([]);
   });
+
+  it('a previous run\'s IPv6 IPs are adopted as IPv4 ones: the one still owned is taken again, the other released, and the record holds both families', async () => {
+    const clock = new ManualClock(T0);
+    const sink = new RecordingSink();
+    for (const ip of ['fd00:77::c8', 'fd00:77::c9']) sink.on.add(ip);
+    const recorded: string[][] = [];
+    const c = new ExternalIPController({ nodeName: 'n1', sink, clock, logger: silentLogger, selfFenceAt: () => Infinity, installed: ['fd00:77::c8', 'fd00:77::c9'], onInstalled: (ips) => void recorded.push([...ips]) });
+    c.onPoolEvent(ev('ADDED', pool('pool-a')));
+    c.onNodeEvent(ev('ADDED', node('n1')));
+    c.onLeaseEvent(ev('ADDED', lease('n1', T0)));
+    c.onServiceEvent(ev('ADDED', svc('web6', ['fd00:77::c8', '192.168.77.211'])));
+    await c.idle();
+    expect(sink.log).toEqual(['release fd00:77::c9', 'take 192.168.77.211', 'take fd00:77::c8']);
+    expect([...sink.on].sort()).toEqual(['192.168.77.211', 'fd00:77::c8']);
+    expect([...recorded.at(-1)!].sort()).toEqual(['192.168.77.211', 'fd00:77::c8']);
+  });
 });
 
 /** A Kubernetes API holding Leases in memory, answering as the API server does for the calls MemberLease makes (updates conditional on resourceVersion). */
