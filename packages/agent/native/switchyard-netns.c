@@ -27,6 +27,11 @@
  *     IFNAME to all nodes (ff02::1), Override set, IFNAME's MAC as the target link-layer address,
  *     so neighbours holding a stale entry for a reused address learn the pod's MAC (IPv6's
  *     gratuitous ARP). Sent once the pod's port is in the bridge.
+ *   ID  nodena  NODE_NETNS|-  DEV  ADDRESS6
+ *     In NODE_NETNS (or the helper's own namespace for -): the same advertisement for ADDRESS6 from
+ *     DEV, for an address the node answers for by proxy NDP (a Service external IP) and does not
+ *     hold: DEV's MAC as the target link-layer address, and the source an address of DEV the kernel
+ *     chooses (ADDRESS6 is not local, and RFC 4861 7.2.2 wants the source to be the interface's).
  * Answer: `ID ok`, `ID err STEP: REASON`, or for a refused creation `ID nlerr ERRNO_NAME REASON`.
  * The helper always returns to its own namespace.
  */
@@ -388,9 +393,9 @@ static int mac_of(const char *dev, unsigned char mac[6], const char *step) {
 /*
  * One unsolicited Neighbor Advertisement for `ip` from `dev` to ff02::1, in the current namespace:
  * a raw ICMPv6 socket (the kernel fills in the checksum), hop limit 255 as RFC 4861 requires, the
- * source bound to `ip`.
+ * source bound to `ip` when `bind_ip` (a pod's own address), else the kernel's choice for `dev`.
  */
-static int send_na(const char *dev, const struct in6_addr *ip) {
+static int send_na(const char *dev, const struct in6_addr *ip, int bind_ip) {
   const char *step = "neighbor advertisement";
   unsigned char mac[6];
   if (mac_of(dev, mac, step)) return -1;
@@ -403,7 +408,7 @@ static int send_na(const char *dev, const struct in6_addr *ip) {
   int r = 0;
   if (setsockopt(s, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, &hops, sizeof hops) < 0 || setsockopt(s, IPPROTO_IPV6, IPV6_MULTICAST_IF, &index, sizeof index) < 0)
     r = fail(step, "socket options", errno);
-  else if (bind(s, (struct sockaddr *)&src, sizeof src) < 0)
+  else if (bind_ip && bind(s, (struct sockaddr *)&src, sizeof src) < 0)
     r = fail(step, "bind to the pod's address", errno);
   if (r == 0) {
     struct {
@@ -434,8 +439,25 @@ static int podna(int home, char **f) {
     return -1;
   }
   int r = enter(f[2], "enter pod namespace");
-  if (r == 0) r = send_na(f[3], &ip);
+  if (r == 0) r = send_na(f[3], &ip, 1);
   if (setns(home, CLONE_NEWNET) < 0) {
+    fprintf(stderr, "switchyard-netns: cannot return to its own namespace: %s\n", strerror(errno));
+    exit(3);
+  }
+  return r;
+}
+
+/* nodena: NODE_NETNS|- DEV ADDRESS6 (f[2..4]). */
+static int nodena(int home, char **f) {
+  struct in6_addr ip;
+  if (inet_pton(AF_INET6, f[4], &ip) != 1) {
+    snprintf(failure, sizeof failure, "request: bad IPv6 address");
+    return -1;
+  }
+  int away = strcmp(f[2], "-") != 0;
+  int r = away ? enter(f[2], "enter node namespace") : 0;
+  if (r == 0) r = send_na(f[3], &ip, 0);
+  if (away && setns(home, CLONE_NEWNET) < 0) {
     fprintf(stderr, "switchyard-netns: cannot return to its own namespace: %s\n", strerror(errno));
     exit(3);
   }
@@ -464,6 +486,7 @@ int main(void) {
     if (strcmp(f[1], "podlink") == 0 && (nf == 10 || nf == 13)) r = podlink(home, f, 0, nf == 13);
     else if (strcmp(f[1], "podveth") == 0 && (nf == 12 || nf == 15)) r = podlink(home, f, 1, nf == 15);
     else if (strcmp(f[1], "podna") == 0 && nf == 5) r = podna(home, f);
+    else if (strcmp(f[1], "nodena") == 0 && nf == 5) r = nodena(home, f);
     else {
       snprintf(failure, sizeof failure, "request: unknown operation or wrong field count (%s, %d fields)", f[1], nf);
       r = -1;

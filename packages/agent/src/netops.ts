@@ -576,6 +576,19 @@ export class NodeNetwork {
   }
 
   /**
+   * Announces an IPv6 address the node answers for by proxy NDP on `dev` (a Service external IP):
+   * one unsolicited Neighbor Advertisement sent by switchyard-netns in the node namespace. False
+   * without the helper (nothing sent: the fabric learns the owner at its next Neighbor Solicitation).
+   */
+  async advertiseProxied(dev: string, ip: string): Promise<boolean> {
+    check(NAME_RE, dev, 'transport interface');
+    check((t) => ipv6Of(t) !== undefined, ip, 'Service external IPv6 address');
+    if (!this.helper) return false;
+    await this.helper.nodeNeighborAdvertisement(this.nodeNetns === undefined ? undefined : netnsPath(this.nodeNetns), dev, ip);
+    return true;
+  }
+
+  /**
    * Announces the pod's address from inside its namespace: an IPv4 address with a gratuitous ARP
    * (arping in a child there; not an rtnetlink request; best effort: arping exits non-zero when
    * nobody answers, which is normal for an unsolicited announcement), an IPv6 address with an

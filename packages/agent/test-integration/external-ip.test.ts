@@ -3,17 +3,23 @@
 // external-ip part against the embedded API server. The owner's proxy neighbour makes its kernel
 // answer ARP for the IP on the uplink (arping from the peer shows the owner's MAC); on a graceful stop
 // the IP moves at once, on a node failure when the owner's Lease runs out, and the peer then sees the
-// other node's MAC.
-import { mkdtempSync, rmSync } from 'node:fs';
+// other node's MAC. IPv6 entries on the same kernel: the announcer's proxy NDP entry and sysctls,
+// released by the keeper when its pipe closes and by `--uninstall` from the taken record.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { loadCrds } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/kube';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
+import { silentLogger } from '@switchyard/runtime';
 import { run, Testbed, waitFor, type Netns } from '@switchyard/testbed';
 import { agentContext, type AgentContext } from '../src/context';
+import { ProxyArpAnnouncer, takenFile, writeTaken } from '../src/features/external-ip/announcer';
+import { ProxyArpKeeper } from '../src/features/external-ip/keeper';
 import { ServiceExternalIPPart } from '../src/features/external-ip/part';
+import { uninstall } from '../src/features/external-ip/uninstall';
+import { NodeNetwork } from '../src/netops';
 
 jest.setTimeout(120_000);
 
@@ -181,5 +187,49 @@ describe('the owner of a LoadBalancer IP answers ARP for it, and the IP moves', 
     expect(second.part!.owned).toEqual([IP]);
     // afterAll stops what is left of the first node's part (its informers and address monitor):
     // left running in this jest process, they slowed every later file of the suite.
+  });
+});
+
+describe('IPv6 external IPs on a real kernel: proxy NDP entries, the keeper and --uninstall', () => {
+  const V4 = '10.202.0.5';
+  const V6 = 'fd00:202::c8';
+  let ns: Netns;
+  let net: NodeNetwork;
+  let dir: string;
+  const entries = async (): Promise<string[]> => (await ns.exec(['ip', 'neigh', 'show', 'proxy'])).stdout.split('\n').map((l) => l.trim()).filter((l) => l !== '').sort();
+  const sysctl = async (path: string): Promise<string> => (await ns.exec(['cat', `/proc/sys/net/${path}`])).stdout.trim();
+
+  beforeAll(async () => {
+    ns = await tb.createNetns('v');
+    for (const argv of [['ip', 'link', 'add', 'up6', 'type', 'veth', 'peer', 'name', 'up6p'], ['ip', 'link', 'set', 'up6', 'up'], ['ip', 'link', 'set', 'up6p', 'up']]) await ns.exec(argv);
+    net = new NodeNetwork(ns.name);
+    dir = mkdtempSync(join(tmpdir(), 'sy-eip-v6-'));
+  });
+  afterAll(() => {
+    net?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('the announcer puts a proxy NDP entry beside a proxy ARP one, with proxy_ndp on (all and the device) and proxy_delay 0; the keeper takes both off when its pipe closes', async () => {
+    const keeper = new ProxyArpKeeper({ dev: 'up6', nodeNetns: ns.name, logger: silentLogger });
+    const announcer = new ProxyArpAnnouncer({ net, dev: 'up6', logger: silentLogger, keeper });
+    await announcer.take(V4);
+    await announcer.take(V6);
+    expect(await entries()).toEqual([`${V4} dev up6 proxy`, `${V6} dev up6 proxy`]);
+    expect([await sysctl('ipv6/conf/all/proxy_ndp'), await sysctl('ipv6/conf/up6/proxy_ndp'), await sysctl('ipv6/neigh/up6/proxy_delay')]).toEqual(['1', '1', '0']);
+    expect(keeper.holding).toEqual([V4, V6]);
+    // What an agent's death does: its end of the pipe closes.
+    await keeper.close();
+    expect(await entries()).toEqual([]);
+  });
+
+  it('--uninstall removes the IPv6 and IPv4 entries the taken record names, and the record', async () => {
+    const announcer = new ProxyArpAnnouncer({ net, dev: 'up6', logger: silentLogger });
+    await announcer.take(V6);
+    await announcer.take(V4);
+    writeTaken(dir, { dev: 'up6', ips: [V4, V6] });
+    await uninstall({ dataDir: dir, nodeNetns: ns.name, hostGateway: 'gw0', logger: silentLogger });
+    expect(await entries()).toEqual([]);
+    expect(existsSync(takenFile(dir))).toBe(false);
   });
 });

@@ -44,7 +44,21 @@ describe('which Egress IPs are manual, and who owns them', () => {
       { ip: '10.0.0.9', pool: '', services: [], egresses: ['old'], manual: true },
     ]);
     expect(problems.map((p) => `${p.object} ${p.field} ${String(p.value)}`)).toEqual(['Egress takes-pooled spec.egressIP 10.0.0.5', 'Egress v6 spec.egressIP fd00::5', 'Egress young spec.egressIP 10.0.0.9']);
-    expect(problems[1]!.message).toBe('spec.egressIP "fd00::5" is not an IPv4 address (IPv4 only so far)');
+    expect(problems[1]!.message).toBe('spec.egressIP "fd00::5" is an IPv6 address: Egress IPs are placed and announced over IPv4 only so far');
+  });
+
+  it('a pool Egress with an IPv6 IP is named as not announced; a dual-stack one keeps its IPv4 IP placed', () => {
+    const { ips, problems } = egressExternalIPs([
+      egress('six', { egressIP: 'fd00:77::c9', externalIPPool: 'p6' }),
+      egress('both', { egressIPs: ['fd00:77::ca', '10.0.0.7'], externalIPPools: ['p6', 'p4'] }),
+      egress('junk', { egressIP: 'fd00:0077::cb', externalIPPool: 'p6' }),
+    ]);
+    expect(ips).toEqual([{ ip: '10.0.0.7', pool: 'p4', services: [], egresses: ['both'] }]);
+    expect(problems.map((p) => p.message)).toEqual([
+      'spec.egressIPs[0] "fd00:77::ca" is an IPv6 address: Egress IPs are placed and announced over IPv4 only so far',
+      'spec.egressIP "fd00:0077::cb" is not an IPv4 address or an IPv6 address in RFC 5952 form',
+      'spec.egressIP "fd00:77::c9" is an IPv6 address: Egress IPs are placed and announced over IPv4 only so far',
+    ]);
   });
 
   it('the owner is the live node holding the address: this node from its own reading, the others from their Leases; none: the reason says so', () => {

@@ -49,7 +49,7 @@ describe('rules', () => {
 });
 
 describe('Egress IPs placed by the external IP part', () => {
-  test('the IPv4 egressIP of an Egress naming a pool; none before the controller wrote one; an IP a Service carries is a problem naming the field', () => {
+  test('the IPv4 egressIP of an Egress naming a pool; none before the controller wrote one; an IP a Service carries, or the IPv6 IP of a dual-stack Egress, is a problem naming the field', () => {
     const taken = [{ ip: '10.9.0.1', pool: 'p', services: ['default/lb'] }];
     const { ips, problems } = egressExternalIPs([
       { metadata: { name: 'a' }, spec: { externalIPPool: 'p', egressIP: '10.9.0.2' } },
@@ -58,6 +58,9 @@ describe('Egress IPs placed by the external IP part', () => {
       { metadata: { name: 'd' }, spec: { externalIPPools: ['p6', 'p'], egressIPs: ['fd00::2', '10.9.0.3'] } },
     ], taken);
     expect(ips).toEqual([{ ip: '10.9.0.2', pool: 'p', services: [], egresses: ['a'] }, { ip: '10.9.0.3', pool: 'p', services: [], egresses: ['d'] }]);
-    expect(problems).toEqual([{ object: 'Egress c', field: 'spec.egressIP', value: '10.9.0.1', message: 'spec.egressIP 10.9.0.1 is already placed for Service default/lb; this Egress is ignored' }]);
+    expect(problems).toEqual([
+      { object: 'Egress c', field: 'spec.egressIP', value: '10.9.0.1', message: 'spec.egressIP 10.9.0.1 is already placed for Service default/lb; this Egress is ignored' },
+      { object: 'Egress d', field: 'spec.egressIPs[0]', value: 'fd00::2', message: 'spec.egressIPs[0] "fd00::2" is an IPv6 address: Egress IPs are placed and announced over IPv4 only so far' },
+    ]);
   });
 });

@@ -50,7 +50,22 @@ describe('the external IPs to place', () => {
       ['Service default/shared', 'metadata.annotations["service.antrea.io/external-ip-pool"]', 'pool-a'],
     ]);
     expect(problems[1]!.message).toBe('status.loadBalancer.ingress[1].ip 192.168.77.201 is already placed through pool pool-b (Service default/other-pool); pool pool-a is ignored for it');
-    expect(problems[0]!.message).toContain('"not-an-ip" is not an IPv4 address');
+    expect(problems[0]!.message).toBe('status.loadBalancer.ingress[0].ip "not-an-ip" is not an IPv4 address or an IPv6 address in RFC 5952 form');
+  });
+
+  it('places IPv6 ingress IPs as IPv4 ones: both IPs of a dual-stack Service, each on its rendezvous owner; non-RFC 5952 text is named', () => {
+    const dual = { ...svc('dual', ['192.168.77.200', 'fd00:77::c8']), spec: { type: 'LoadBalancer', ports: [{ port: 80 }], externalTrafficPolicy: 'Local' } } as Service;
+    const { ips, problems } = serviceExternalIPs([dual, svc('six', ['fd00:77::c9']), svc('long', ['fd00:0077:0:0:0:0:0:ca'])], new Map([['default/dual', new Set(['n2'])]]));
+    expect(ips).toEqual([
+      { ip: '192.168.77.200', pool: 'pool-a', services: ['default/dual'], localNodes: ['n2'] },
+      { ip: 'fd00:77::c8', pool: 'pool-a', services: ['default/dual'], localNodes: ['n2'] },
+      { ip: 'fd00:77::c9', pool: 'pool-a', services: ['default/six'] },
+    ]);
+    expect(problems.map((p) => [p.field, p.value])).toEqual([['status.loadBalancer.ingress[0].ip', 'fd00:0077:0:0:0:0:0:ca']]);
+    const members = membersOf([node('n1'), node('n2'), node('n3')], [lease('n1', T0), lease('n2', T0), lease('n3', T0)]);
+    const owners = assignOwners(ips, new Map([['pool-a', pool('pool-a', { lb: 'yes' })]]), members, T0 + 1000);
+    // Local policy: both of the dual-stack Service's IPs on the node with its endpoint; the IPv6-only one by its own hash.
+    expect(owners.map((a) => a.owner)).toEqual(['n2', 'n2', rendezvousOwner('fd00:77::c9', ['n1', 'n2', 'n3'])]);
   });
 });
 
@@ -369,6 +384,22 @@ describe('failover on the manual clock', () => {
     await c.idle();
     expect(sink.on.size).toBe(0);
     expect(recorded.at(-1)).toEqual([]);
+  });
+
+  it('a previous run\'s IPv6 IPs are adopted as IPv4 ones: the one still owned is taken again, the other released, and the record holds both families', async () => {
+    const clock = new ManualClock(T0);
+    const sink = new RecordingSink();
+    for (const ip of ['fd00:77::c8', 'fd00:77::c9']) sink.on.add(ip);
+    const recorded: string[][] = [];
+    const c = new ExternalIPController({ nodeName: 'n1', sink, clock, logger: silentLogger, selfFenceAt: () => Infinity, installed: ['fd00:77::c8', 'fd00:77::c9'], onInstalled: (ips) => void recorded.push([...ips]) });
+    c.onPoolEvent(ev('ADDED', pool('pool-a')));
+    c.onNodeEvent(ev('ADDED', node('n1')));
+    c.onLeaseEvent(ev('ADDED', lease('n1', T0)));
+    c.onServiceEvent(ev('ADDED', svc('web6', ['fd00:77::c8', '192.168.77.211'])));
+    await c.idle();
+    expect(sink.log).toEqual(['release fd00:77::c9', 'take 192.168.77.211', 'take fd00:77::c8']);
+    expect([...sink.on].sort()).toEqual(['192.168.77.211', 'fd00:77::c8']);
+    expect([...recorded.at(-1)!].sort()).toEqual(['192.168.77.211', 'fd00:77::c8']);
   });
 });
 

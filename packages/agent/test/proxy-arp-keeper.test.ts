@@ -53,9 +53,23 @@ describe('the proxy-ARP keeper', () => {
     expect(recorded()).toEqual(['neigh del proxy 10.0.0.10 dev br-phy', 'neigh del proxy 10.0.0.9 dev br-phy']);
   });
 
-  it('refuses an IP that is not IPv4, naming it', async () => {
+  it('holds IPv6 IPs as IPv4 ones and removes their proxy NDP entries when its pipe closes', async () => {
+    const k = keeperWithFakeIp();
+    await k.hold('fd00:77::c8');
+    await k.hold('192.168.77.220');
+    await k.hold('fd00:77::c9');
+    await k.drop('fd00:77::c9');
+    expect(k.holding).toEqual(['192.168.77.220', 'fd00:77::c8']);
+    await k.close();
+    expect(recorded()).toEqual(['neigh del proxy 192.168.77.220 dev br-phy', 'neigh del proxy fd00:77::c8 dev br-phy']);
+  });
+
+  it('refuses an IP that is not IPv4 or IPv6 in RFC 5952 form, naming it', async () => {
     const k = keeperWithFakeIp();
     await expect(k.hold('10.0.0.300')).rejects.toThrow(/10\.0\.0\.300/);
+    await expect(k.hold('fd00:0077::c8')).rejects.toThrow('"fd00:0077::c8"');
+    await expect(k.hold('fd00::1 *')).rejects.toThrow('"fd00::1 *"');
+    expect(k.holding).toEqual([]);
     await k.close();
   });
 });

@@ -3,7 +3,7 @@
 // the pool's status.usage follows; bad input (exhausted pool, an IP outside every pool, two Services
 // asking for one IP, a missing pool, a pool deleted while in use, ranges that do not parse) leaves
 // the Service pending with an Event naming field and value and disturbs no other Service; a
-// restarted controller keeps every IP.
+// restarted controller keeps every IP; an IPv6 pool hands out IPv6 IPs in RFC 5952 text.
 import type { Event, ExternalIPPool, Service } from '@switchyard/apis/types';
 import type { Controller } from '../src/controller';
 import type { ServiceExternalIP } from '../src/parts/service-external-ip';
@@ -151,5 +151,14 @@ describe('ServiceExternalIP', () => {
     const after = Object.fromEntries(await Promise.all(['d', 'e', 'i', 'h1', 'f'].map(async (s) => [s, await ingressOf(s)] as const)));
     expect(after).toEqual({ d: before.d, e: before.e, i: before.i, h1: before.h1, f: before.f });
     expect(controller.health().parts.find((p) => p.name === 'serviceExternalIP')).toMatchObject({ ok: true });
+  });
+
+  test('an IPv6 pool: a Service gets its lowest free IPv6 IP, and a spec.loadBalancerIP in a longer IPv6 spelling is written in the RFC 5952 text the agents read', async () => {
+    await createPool('p6', [{ start: 'fd00:77::c8', end: 'fd00:77::ca' }]);
+    await createService('v6', 'p6');
+    await ingressBecomes('v6', ['fd00:77::c8']);
+    await createService('v6b', 'p6', { loadBalancerIP: 'fd00:77:0:0:0:0:0:ca' });
+    await ingressBecomes('v6b', ['fd00:77::ca']);
+    await usageBecomes('p6', { total: 3, used: 2 });
   });
 });

@@ -12,15 +12,20 @@
 // (Local), and an IPv6 externalIP the fabric routes to node2. The lab runs proxyAll: a node's own
 // processes reach an IPv6 ClusterIP and IPv6 node ports through OVS (from the gateway's IPv6
 // address), and the health-check node port of an externalTrafficPolicy Local LoadBalancer answers
-// over IPv6 and IPv4. One lab for every case. Waits on state, never on time.
+// over IPv6 and IPv4. LoadBalancer IPs over IPv6 (ServiceExternalIP on): an IPv6 ExternalIPPool on the underlay subnet gives a dual-stack Service
+// an IPv6 ingress IP, its owner answers for it by proxy NDP and the fabric host reaches it; taking
+// the owner out of the pool's nodeSelector moves the entry, the other node's unsolicited Neighbor
+// Advertisement moves the fabric host's cache, and the traffic follows. One lab for every case.
+// Waits on state, never on time.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { run, waitFor } from '@switchyard/testbed';
-import { FABRIC_HOST_V6, labClient, readState, type LabState } from '../src/index';
+import { FABRIC_HOST_V6, FABRIC_PREFIX_V6, labClient, readState, type LabNodeState, type LabState } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
+import { agentGet } from '../src/probe';
 
 const BIN = join(__dirname, '../bin/switchyard-lab');
 const YARDCTL = join(__dirname, '../../../packages/cli/dist/bin.js');
@@ -62,7 +67,7 @@ async function expectFlow(from: string, to: string, family: 'IPv4' | 'IPv6', all
 }
 
 beforeAll(async () => {
-  lab('up', '--nodes', '2', '--ip-family', 'dual', '--proxy-all');
+  lab('up', '--nodes', '2', '--ip-family', 'dual', '--proxy-all', '--feature-gates', 'ServiceExternalIP=true');
   st = readState(labDir)!;
   kube = labClient(st);
   for (const p of [pod('ca', 'node1', 'client'), pod('cb', 'node1', 'client'), pod('srv', 'node2', 'srv'), pod('w1', 'node1', 'who'), pod('w2', 'node2', 'who')]) {
@@ -337,6 +342,101 @@ describe('proxyAll and the health-check node port over IPv6', () => {
       }
     }
   });
+});
+
+describe('a LoadBalancer Service with an IPv6 ingress IP from an ExternalIPPool, announced by proxy NDP (ServiceExternalIP)', () => {
+  const SERVICES = '/api/v1/namespaces/default/services';
+  const POOLS = '/apis/crd.antrea.io/v1beta1/externalippools';
+  // On the underlay subnet, above the nodes' fd00:77::<i> and below the fabric host's ::fe.
+  const RANGE = { start: `${FABRIC_PREFIX_V6}:c8`, end: `${FABRIC_PREFIX_V6}:cf` };
+  let ip = '';
+  let owner: LabNodeState;
+  let other: LabNodeState;
+
+  interface ExternalIPInfo { externalIP: string; assignedNode: string }
+  const nodeNamed = (name: string): LabNodeState => st.nodes.find((n) => n.name === name)!;
+  /** The owner every agent reports for the Service's IP ('' while they disagree or none is named). */
+  async function reportedOwner(): Promise<string> {
+    const owners = await Promise.all(st.nodes.map(async (n) => (await agentGet<ExternalIPInfo[]>(n.apiSocket, '/serviceexternalip?namespace=default&name=lb6').catch(() => []))[0]?.assignedNode ?? ''));
+    return owners.every((o) => o === owners[0]) ? (owners[0] ?? '') : '';
+  }
+  /** The IPv6 proxy neighbours of a node (`ip -6 neigh show proxy`), as `<ip> <dev>`. */
+  async function proxyEntries(n: LabNodeState): Promise<string[]> {
+    const out = (await run(['ip', '-6', '-j', 'neigh', 'show', 'proxy'], { netns: n.netns })).stdout;
+    return (JSON.parse(out || '[]') as { dst: string; dev: string }[]).map((e) => `${e.dst} ${e.dev}`);
+  }
+  const brPhyMac = async (n: LabNodeState): Promise<string> => (JSON.parse((await run(['ip', '-j', 'link', 'show', 'br-phy'], { netns: n.netns })).stdout) as { address: string }[])[0]!.address;
+  /** The MAC the fabric host holds for the IP (undefined: no entry, or not resolved). */
+  async function fabricNeighbour(): Promise<string | undefined> {
+    const out = (await run(['ip', '-6', '-j', 'neigh', 'show', ip], { netns: st.fabricNetns })).stdout;
+    return (JSON.parse(out || '[]') as { lladdr?: string }[])[0]?.lladdr;
+  }
+  /** Which pod answered at [ip]:80 from the fabric host ('' when none did). */
+  async function fromFabric(): Promise<string> {
+    const r = await run(['ip', 'netns', 'exec', st.fabricNetns, 'socat', '-T2', '-', `TCP6:[${ip}]:80,connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+    return r.stdout.trim();
+  }
+
+  beforeAll(async () => {
+    await kube.request('POST', POOLS, {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name: 'lb6-pool' },
+      spec: { ipRanges: [RANGE], nodeSelector: { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['node1', 'node2'] }] } },
+    });
+    // The naming servers (w1, w2 on TCP 7100) are the Services block's.
+    await kube.request('POST', SERVICES, {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'lb6', annotations: { 'service.antrea.io/external-ip-pool': 'lb6-pool' } },
+      spec: { type: 'LoadBalancer', selector: { app: 'who' }, ipFamilies: ['IPv6', 'IPv4'], ipFamilyPolicy: 'RequireDualStack', ports: [{ port: 80, targetPort: 7100 }] },
+    });
+  }, 60_000);
+
+  it('the dual-stack Service gets an IPv6 ingress IP from the pool', async () => {
+    await waitFor('the ingress IP', async () => {
+      const svc = await kube.request<{ status?: { loadBalancer?: { ingress?: { ip?: string }[] } } }>('GET', `${SERVICES}/lb6`);
+      ip = svc.status?.loadBalancer?.ingress?.[0]?.ip ?? '';
+      return ip !== '';
+    }, { timeoutMs: 30_000, intervalMs: 200 });
+    expect(ip).toMatch(/^fd00:77::c[89a-f]$/);
+  });
+
+  it('its owner alone holds a proxy NDP entry on br-phy, and the fabric host reaches endpoints on both nodes through the owner\'s MAC', async () => {
+    let name = '';
+    await waitFor('both agents to name one owner', async () => (name = await reportedOwner()) !== '', { timeoutMs: 30_000, intervalMs: 200 });
+    owner = nodeNamed(name);
+    other = st.nodes.find((n) => n !== owner)!;
+    await waitFor(`${owner.name}'s proxy NDP entry`, async () => (await proxyEntries(owner)).includes(`${ip} br-phy`), { timeoutMs: 30_000, intervalMs: 200 });
+    expect(await proxyEntries(other)).toEqual([]);
+    const seen = new Set<string>();
+    await waitFor(`w1 and w2 at [${ip}]:80 from the fabric host`, async () => {
+      seen.add(await fromFabric());
+      return seen.has('w1') && seen.has('w2');
+    }, { timeoutMs: 60_000, intervalMs: 100 });
+    expect(await fabricNeighbour()).toBe(await brPhyMac(owner));
+    expect((await run(['ip', '-6', 'neigh', 'show', 'proxy'], { netns: owner.netns })).stdout).toContain(ip);
+    expect((await run(['cat', '/proc/sys/net/ipv6/conf/br-phy/proxy_ndp'], { netns: owner.netns })).stdout.trim()).toBe('1');
+  });
+
+  it('out of the pool\'s nodeSelector, the owner lets go: the entry moves, the new owner\'s Neighbor Advertisement moves the fabric host\'s cache with no traffic sent, and the traffic follows', async () => {
+    const pool = await kube.request<{ metadata: Record<string, unknown>; spec: Record<string, unknown> }>('GET', `${POOLS}/lb6-pool`);
+    const t0 = Date.now();
+    await kube.request('PUT', `${POOLS}/lb6-pool`, { ...pool, spec: { ...pool.spec, nodeSelector: { matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: [other.name] }] } } });
+    await waitFor(`the proxy NDP entry on ${other.name} alone`, async () => (await proxyEntries(other)).includes(`${ip} br-phy`) && (await proxyEntries(owner)).length === 0, { timeoutMs: 30_000, intervalMs: 100 });
+    // Nothing solicits in between: only the unsolicited advertisement can change the fabric host's entry.
+    const otherMac = await brPhyMac(other);
+    await waitFor(`the fabric host's entry for ${ip} on ${other.name}'s MAC`, async () => (await fabricNeighbour()) === otherMac, { timeoutMs: 30_000, intervalMs: 100 });
+    process.stdout.write(`IPv6 LoadBalancer IP moved from ${owner.name} to ${other.name} (nodeSelector): fabric host's neighbour entry moved after ${Date.now() - t0} ms\n`);
+    expect(await reportedOwner()).toBe(other.name);
+    const seen = new Set<string>();
+    await waitFor(`w1 and w2 at [${ip}]:80 through ${other.name}`, async () => {
+      seen.add(await fromFabric());
+      return seen.has('w1') && seen.has('w2');
+    }, { timeoutMs: 60_000, intervalMs: 100 });
+    expect(await fabricNeighbour()).toBe(otherMac);
+  });
+
+  afterAll(async () => {
+    await kube.request('DELETE', `${SERVICES}/lb6`).catch(() => undefined);
+    await kube.request('DELETE', `${POOLS}/lb6-pool`).catch(() => undefined);
+  }, 30_000);
 });
 
 describe('pod traffic leaving the cluster over IPv6 (masqueraded by ip6tables)', () => {

@@ -95,6 +95,18 @@ export class NetnsHelper {
     return this.request(fields);
   }
 
+  /**
+   * One unsolicited Neighbor Advertisement for `ip`, an address the node answers for by proxy NDP
+   * (a Service external IP, not an address of its own), from `dev` in the node namespace (its path;
+   * undefined: the helper's own): `dev`'s MAC, Override set, to all nodes, from an address of `dev`
+   * the kernel chooses.
+   */
+  nodeNeighborAdvertisement(nodeNetns: string | undefined, dev: string, ip: string): Promise<void> {
+    const fields = ['nodena', nodeNetns ?? '-', dev, ip];
+    for (const f of fields) if (/[\t\n]/.test(f) || f === '') throw new AgentError('INVALID_CONFIG', 'a switchyard-netns field is empty or holds a tab or newline', f);
+    return this.request(fields);
+  }
+
   /** Ends the child (by its handle); its pending requests fail. */
   close(): void {
     const s = this.session;

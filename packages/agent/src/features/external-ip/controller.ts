@@ -11,7 +11,7 @@ import { assignOwners, claimedElsewhere, egressExternalIPs, endpointNodes, membe
 
 /** Where owned IPs are put on and taken off the node. */
 export interface ExternalIPSink {
-  /** Answer ARP for `ip` on this node and announce it (gratuitous ARP). Idempotent. */
+  /** Answer ARP (IPv4) or Neighbor Solicitations (IPv6) for `ip` on this node and announce it (gratuitous ARP, unsolicited Neighbor Advertisement). Idempotent. */
   take(ip: string): Promise<void>;
   /** Stop answering for `ip`. Idempotent. */
   release(ip: string): Promise<void>;

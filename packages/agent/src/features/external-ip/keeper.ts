@@ -3,7 +3,7 @@
  * stdin, every external IP before the agent answers for it and after it stops. When the agent dies
  * (SIGKILL, a crash, OOM) the kernel closes the pipe, the keeper's `read` sees end of file, and it
  * deletes the proxy neighbour of every IP it still holds, then exits: the node stops answering ARP
- * within milliseconds, long before the agent's member Lease runs out on the other nodes' clocks.
+ * (and, for IPv6 IPs, Neighbor Solicitations) within milliseconds, long before the agent's member Lease runs out on the other nodes' clocks.
  *
  * A shell and not a second Node process: it costs 1.6 MiB resident (dash) and no start-up time,
  * and it has nothing to do but wait. It runs in its own process group and ignores SIGINT and SIGHUP, so a
@@ -14,12 +14,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from '@switchyard/runtime';
 import { check, NAME_RE } from '../../host-network/checks';
-import { ipv4Of } from '../../ipv4';
 import { netnsPath } from '../../netops';
+import { externalIPFamily } from './ownership';
 
 /**
  * `$1` is the transport device. Lines on stdin: `+ <ip>` (held), `- <ip>` (no longer held). At end
- * of input, every IP still held loses its proxy entry. The IPs were checked by the agent (IPv4 only).
+ * of input, every IP still held loses its proxy entry (`ip neigh del proxy` takes either family). The
+ * IPs were checked by the agent (IPv4, or IPv6 in RFC 5952 form: no space or shell pattern in either).
  */
 export const KEEPER_SH = `trap '' INT HUP
 held=' '
@@ -104,7 +105,7 @@ export class ProxyArpKeeper {
 
   /** Tells the keeper `ip` is answered here (call before adding the proxy entry). */
   async hold(ip: string): Promise<void> {
-    check((v) => ipv4Of(v) !== undefined, ip, 'external IP');
+    check((v) => externalIPFamily(v) !== undefined, ip, 'external IP');
     this.held.add(ip);
     await this.send([`+ ${ip}`]);
   }

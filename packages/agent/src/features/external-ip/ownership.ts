@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { SERVICE_EXTERNAL_IP_POOL_ANNOTATION, type ExternalIPPool, type Node, type Service } from '@switchyard/apis/types';
 import { matchesSelector } from '@switchyard/policy-compiler';
 import { ipv4Of } from '../../ipv4';
+import { ipv6Of } from '../../ipv6';
 
 /** The Service annotation naming the ExternalIPPool its LoadBalancer IP comes from (Antrea's). */
 export const POOL_ANNOTATION = SERVICE_EXTERNAL_IP_POOL_ANNOTATION;
@@ -87,13 +88,24 @@ export interface ExternalIPProblem {
   message: string;
 }
 
+/**
+ * The family of an external IP in the text the agent hands to `ip` and switchyard-netns (dotted
+ * quad, or IPv6 in RFC 5952 form as the controller writes it), else undefined.
+ */
+export function externalIPFamily(text: string | undefined): 4 | 6 | undefined {
+  if (ipv4Of(text) !== undefined) return 4;
+  if (ipv6Of(text) !== undefined) return 6;
+  return undefined;
+}
+
 /** A Service reference as `namespace/name`. */
 const svcKey = (s: Service): string => `${s.metadata.namespace ?? 'default'}/${s.metadata.name ?? ''}`;
 
 /**
  * The external IPs to place: every `status.loadBalancer.ingress[].ip` of a `type: LoadBalancer`
- * Service that names a pool in {@link POOL_ANNOTATION}. An ingress IP that is not IPv4, or one IP
- * claimed through two pools, is a problem naming the field; the rest still applies.
+ * Service that names a pool in {@link POOL_ANNOTATION}, IPv4 and IPv6 alike (a dual-stack Service's
+ * two IPs are placed each on its own). An ingress IP that is not an IPv4 or RFC 5952 IPv6 address,
+ * or one IP claimed through two pools, is a problem naming the field; the rest still applies.
  */
 export function serviceExternalIPs(services: readonly Service[], endpoints: ReadonlyMap<string, ReadonlySet<string>> = new Map()): { ips: ExternalIP[]; problems: ExternalIPProblem[] } {
   const byIp = new Map<string, ExternalIP>();
@@ -107,8 +119,8 @@ export function serviceExternalIPs(services: readonly Service[], endpoints: Read
     (s.status?.loadBalancer?.ingress ?? []).forEach((ing, i) => {
       if (ing.ip === undefined) return; // a hostname-only ingress is not ours to announce
       const field = `status.loadBalancer.ingress[${i}].ip`;
-      if (!ipv4Of(ing.ip)) {
-        problems.push({ object: `Service ${key}`, field, value: ing.ip, message: `${field} ${JSON.stringify(ing.ip)} is not an IPv4 address (IPv4 only so far)` });
+      if (externalIPFamily(ing.ip) === undefined) {
+        problems.push({ object: `Service ${key}`, field, value: ing.ip, message: `${field} ${JSON.stringify(ing.ip)} is not an IPv4 address or an IPv6 address in RFC 5952 form` });
         return;
       }
       local.set(ing.ip, (local.get(ing.ip) ?? true) && isLocal);
@@ -141,7 +153,8 @@ export interface EgressView {
  * (or the IPv4 entry of `egressIPs` with its pool of `externalIPPools`), as the controller
  * allocated it; then each `spec.egressIP` of an Egress naming no pool (manual mode, oldest first as
  * the controller decides). An IP already carried by a Service or another Egress is a problem naming
- * the field; the first keeps it.
+ * the field; the first keeps it. Egress IPs are IPv4 only so far: an IPv6 one is a problem naming its
+ * field (the IPv4 IP of a dual-stack Egress is still placed).
  */
 export function egressExternalIPs(egresses: readonly EgressView[], taken: readonly ExternalIP[] = []): { ips: ExternalIP[]; problems: ExternalIPProblem[] } {
   const byIp = new Map(taken.map((e) => [e.ip, e]));
@@ -155,15 +168,16 @@ export function egressExternalIPs(egresses: readonly EgressView[], taken: readon
     const name = eg.metadata.name ?? '';
     const spec = eg.spec ?? {};
     const manual = isManual(eg);
-    if (manual && spec.egressIP !== undefined && spec.egressIP !== '' && ipv4Of(spec.egressIP) === undefined) {
-      problems.push({ object: `Egress ${name}`, field: 'spec.egressIP', value: spec.egressIP, message: `spec.egressIP ${JSON.stringify(spec.egressIP)} is not an IPv4 address (IPv4 only so far)` });
-      continue;
-    }
     const slots = manual
       ? [{ ip: spec.egressIP, pool: '', field: 'spec.egressIP' }]
       : spec.externalIPPool ? [{ ip: spec.egressIP, pool: spec.externalIPPool, field: 'spec.egressIP' }] : (spec.externalIPPools ?? []).map((pool, i) => ({ ip: spec.egressIPs?.[i], pool, field: `spec.egressIPs[${i}]` }));
+    for (const x of slots) {
+      if (x.ip === undefined || x.ip === '' || ipv4Of(x.ip) !== undefined) continue;
+      const why = externalIPFamily(x.ip) === 6 ? 'is an IPv6 address: Egress IPs are placed and announced over IPv4 only so far' : manual ? 'is not an IPv4 address' : 'is not an IPv4 address or an IPv6 address in RFC 5952 form';
+      problems.push({ object: `Egress ${name}`, field: x.field, value: x.ip, message: `${x.field} ${JSON.stringify(x.ip)} ${why}` });
+    }
     const slot = slots.find((x) => x.ip !== undefined && ipv4Of(x.ip) !== undefined);
-    if (!slot?.ip) continue; // no IPv4 allocated yet (or IPv6 only: not announced so far)
+    if (!slot?.ip) continue; // no IPv4 allocated yet, or only an IPv6 one (reported above)
     const seen = byIp.get(slot.ip);
     if (seen) {
       const holder = seen.egresses?.length ? `Egress ${seen.egresses[0]}` : `Service ${seen.services[0] ?? ''}`;

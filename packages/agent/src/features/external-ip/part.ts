@@ -1,7 +1,7 @@
 /**
  * The external IP part (with a Kubernetes API and `serviceExternalIP` or `egress`): keeps this
  * agent's member Lease, watches Services (ServiceExternalIP), Egresses (Egress), ExternalIPPools,
- * Nodes and the member Leases, and makes this node answer ARP for exactly the LoadBalancer and
+ * Nodes and the member Leases, and makes this node answer ARP (IPv4) or NDP (IPv6) for exactly the LoadBalancer and
  * Egress IPs it owns: one ownership mechanism for both (controller.ts chooses, announcer.ts puts them
  * on the transport device). A graceful stop takes its IPs off and deletes its Lease, so they move at
  * once; after a crash the keeper (keeper.ts) takes them off at once and they move when the Lease runs
