@@ -73,7 +73,7 @@ describe('switchyard-agent image', () => {
   }, 300_000);
 
   it('runs iptables through iptables-wrapper, which records the backend it chose', async () => {
-    const out = await podman([...RUN, AGENT, 'sh', '-c', 'command -v iptables ip6tables-restore; iptables -w -S INPUT >/dev/null 2>&1; cat /run/switchyard/iptables-mode']);
+    const out = await podman([...RUN, AGENT, 'sh', '-c', 'command -v iptables; command -v ip6tables-restore; iptables -w -S INPUT >/dev/null 2>&1; cat /run/switchyard/iptables-mode']);
     const [iptables, restore, mode] = out.trim().split('\n');
     expect([iptables, restore]).toEqual(['/usr/local/sbin/iptables', '/usr/local/sbin/ip6tables-restore']);
     expect(['legacy', 'nft']).toContain(mode);
