@@ -20,4 +20,9 @@ const projects = ['packages', 'tools'].flatMap((w) =>
 module.exports = {
   projects,
   reporters: require('./jest.preset.cjs').reporters,
+  // Jest reads testTimeout from the whole run's configuration only: a project's own (kube-api 30 s,
+  // workspace-checks 60 s, for tests that start servers or processes) is ignored under `projects`,
+  // and those tests then had 5 s, which a loaded machine exceeds (CI-V, load 7-11: 4 failures). The
+  // longest a project asks for applies to every project here.
+  testTimeout: Math.max(5000, ...projects.map((p) => p.testTimeout ?? 0)),
 };
