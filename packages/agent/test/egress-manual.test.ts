@@ -44,20 +44,22 @@ describe('which Egress IPs are manual, and who owns them', () => {
       { ip: '10.0.0.9', pool: '', services: [], egresses: ['old'], manual: true },
     ]);
     expect(problems.map((p) => `${p.object} ${p.field} ${String(p.value)}`)).toEqual(['Egress takes-pooled spec.egressIP 10.0.0.5', 'Egress v6 spec.egressIP fd00::5', 'Egress young spec.egressIP 10.0.0.9']);
-    expect(problems[1]!.message).toBe('spec.egressIP "fd00::5" is an IPv6 address: Egress IPs are placed and announced over IPv4 only so far');
+    expect(problems[1]!.message).toBe('spec.egressIP "fd00::5" is an IPv6 address: an Egress without a pool (manual mode) takes an IPv4 IP only so far; give it an IPv6 ExternalIPPool (spec.externalIPPool) instead');
   });
 
-  it('a pool Egress with an IPv6 IP is named as not announced; a dual-stack one keeps its IPv4 IP placed', () => {
+  it('a pool Egress with an IPv6 IP is placed, a dual-stack one has both IPs placed; an IPv6 IP not in RFC 5952 form is a problem naming it', () => {
     const { ips, problems } = egressExternalIPs([
       egress('six', { egressIP: 'fd00:77::c9', externalIPPool: 'p6' }),
       egress('both', { egressIPs: ['fd00:77::ca', '10.0.0.7'], externalIPPools: ['p6', 'p4'] }),
       egress('junk', { egressIP: 'fd00:0077::cb', externalIPPool: 'p6' }),
     ]);
-    expect(ips).toEqual([{ ip: '10.0.0.7', pool: 'p4', services: [], egresses: ['both'] }]);
+    expect(ips).toEqual([
+      { ip: 'fd00:77::ca', pool: 'p6', services: [], egresses: ['both'] },
+      { ip: '10.0.0.7', pool: 'p4', services: [], egresses: ['both'] },
+      { ip: 'fd00:77::c9', pool: 'p6', services: [], egresses: ['six'] },
+    ]);
     expect(problems.map((p) => p.message)).toEqual([
-      'spec.egressIPs[0] "fd00:77::ca" is an IPv6 address: Egress IPs are placed and announced over IPv4 only so far',
       'spec.egressIP "fd00:0077::cb" is not an IPv4 address or an IPv6 address in RFC 5952 form',
-      'spec.egressIP "fd00:77::c9" is an IPv6 address: Egress IPs are placed and announced over IPv4 only so far',
     ]);
   });
 

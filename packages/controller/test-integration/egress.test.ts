@@ -3,7 +3,8 @@
 // IPAllocated=True and an Event; a Service and an Egress never get the same IP; a malformed IP, an
 // IP outside every pool, an IP held by a Service, an exhausted pool and a missing pool each leave the
 // Egress without an IP, with IPAllocated=False and an Event naming field and value, while the other
-// Egresses keep theirs; a restarted controller keeps every IP.
+// Egresses keep theirs; a restarted controller keeps every IP; an IPv6 pool gives an IPv6 IP, and a
+// dual-stack Egress one IP from each of its pools.
 import type { Egress, Event, ExternalIPPool, Service } from '@switchyard/apis/types';
 import type { Controller } from '../src/controller';
 import type { EgressController } from '../src/parts/egress';
@@ -167,5 +168,19 @@ describe('Egress IPs', () => {
     await ipBecomes('d', '10.10.0.4');
     expect((await getEgress('c')).spec.egressIP).toBe('10.10.0.2');
     expect(controller.health().parts.find((p) => p.name === 'egress')).toMatchObject({ ok: true });
+  });
+
+  test('IPv6: an Egress of an IPv6 pool gets an IPv6 IP in RFC 5952 text; a dual-stack Egress gets one IP from each of its pools; an IPv4 IP asked of an IPv6 pool is refused naming field and value', async () => {
+    await c.kube.request('POST', POOLS, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name: 'p6' }, spec: { ipRanges: [{ start: 'fd00:40::10', end: 'fd00:40::11' }], nodeSelector: {} } });
+    await c.kube.request('POST', POOLS, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name: 'p4' }, spec: { ipRanges: [{ start: '10.40.0.5', end: '10.40.0.6' }], nodeSelector: {} } });
+    await createEgress('six', { externalIPPool: 'p6' });
+    await ipBecomes('six', 'fd00:40::10');
+    await conditionBecomes('six', 'True', 'Allocated');
+    await createEgress('dual', { externalIPPools: ['p4', 'p6'] });
+    await eventuallyPasses(async () => expect((await getEgress('dual')).spec.egressIPs).toEqual(['10.40.0.5', 'fd00:40::11']));
+    await conditionBecomes('dual', 'True', 'Allocated');
+    await createEgress('six-wrong', { externalIPPool: 'p6', egressIP: '10.40.0.6' });
+    expect(await eventSaid('six-wrong', 'EgressIPNotInPool')).toBe('spec.egressIP: Invalid value: "10.40.0.6": not in ExternalIPPool p6 (spec.externalIPPool); it belongs to ExternalIPPool p4');
+    await conditionBecomes('six-wrong', 'False', 'EgressIPNotInPool');
   });
 });

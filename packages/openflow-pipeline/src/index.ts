@@ -45,6 +45,6 @@ export { externalNode, externalNodeFlows, externalNodeTables, externalNodeFeatur
 export { multicluster, multiclusterFlows, multiclusterFeature, multiclusterKind, type MulticlusterOptions } from './features/multicluster';
 export { fqdn, fqdnFlows, fqdnFeature, fqdnInterceptKind, type FqdnOptions } from './features/fqdn';
 export { trafficControl, trafficControlFlows, trafficControlNodeFlows, trafficControlKind, type TrafficControlRule } from './features/traffic-control';
-export { egress, egressFlows, egressNodeFlows, egressExceptFlows, egressKind, egressExceptKind, egressTables, type EgressFeatureOptions, type EgressRule, type EgressSpec } from './features/egress';
+export { egress, egressFlows, egressNodeFlows, egressExceptFlows, egressKind, egressExceptKind, egressRuleKey, egressTables, type EgressFeatureOptions, type EgressRule, type EgressSpec } from './features/egress';
 export { computeNodeFlows, requiredTables, dumpFlows, type NodeFlows, type ComputeOptions } from './node';
 export { NodePipeline, type NodeDelta, type GroupDelta, type TraceOptions } from './node-pipeline';

@@ -289,7 +289,7 @@ export interface TrafficControlRule {
 export interface EgressSpec {
   /**
    * Destinations never SNATed to an egress IP (Antrea's `egress.exceptCIDRs`, plus the nodes'
-   * own addresses): traffic to them leaves as it would without Egress. Pod CIDRs and Services never
+   * own addresses), IPv4 and IPv6: traffic to them leaves as it would without Egress. Pod CIDRs and Services never
    * reach the Egress tables (they are routed or load-balanced first).
    */
   exceptCIDRs: readonly string[];
@@ -298,9 +298,9 @@ export interface EgressSpec {
 
 /** One Egress as it applies on this node. */
 export interface EgressRule {
-  /** The Egress's name: the object's key. */
+  /** The Egress's name: the object's key (`<name>/IPv6` for an IPv6 IP: a dual-stack Egress has a rule per family). */
   name: string;
-  /** The egress IP. */
+  /** The egress IP, IPv4 or (on a node with IPv6) IPv6; the member addresses are of its family. */
   ip: string;
   /**
    * This node owns the IP: it SNATs the members' traffic to it, its own pods' and the other nodes'

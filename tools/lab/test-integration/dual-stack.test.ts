@@ -15,15 +15,18 @@
 // over IPv6 and IPv4. LoadBalancer IPs over IPv6 (ServiceExternalIP on): an IPv6 ExternalIPPool on the underlay subnet gives a dual-stack Service
 // an IPv6 ingress IP, its owner answers for it by proxy NDP and the fabric host reaches it; taking
 // the owner out of the pool's nodeSelector moves the entry, the other node's unsolicited Neighbor
-// Advertisement moves the fabric host's cache, and the traffic follows. One lab for every case.
+// Advertisement moves the fabric host's cache, and the traffic follows. Egress over IPv6: a pod on
+// node1 selected by an Egress whose IPv6 IP (an IPv6 pool) node2 owns reaches the fabric host from
+// that IP, and from it through node1 while node2's agent is stopped. One lab for every case.
 // Waits on state, never on time.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { rendezvousOwner } from '@switchyard/agent';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { run, waitFor } from '@switchyard/testbed';
-import { FABRIC_HOST_V6, FABRIC_PREFIX_V6, labClient, readState, type LabNodeState, type LabState } from '../src/index';
+import { FABRIC_HOST_V6, FABRIC_PREFIX_V6, labClient, readState, startAgent, stopAgent, type LabNodeState, type LabState } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
 import { agentGet } from '../src/probe';
 
@@ -461,6 +464,84 @@ describe('pod traffic leaving the cluster over IPv6 (masqueraded by ip6tables)',
       expect(seen).toBe(`[${st.nodes[node]!.nodeIPv6}]`);
       expect(seen).not.toBe(`[${ipsOf.get(from)!.v6}]`);
     }
+  });
+});
+
+describe('Egress over IPv6: a pod on node1 leaves from an IPv6 Egress IP that node2 owns (issue 36)', () => {
+  const EGRESSES = '/apis/crd.antrea.io/v1beta1/egresses';
+  const POOLS = '/apis/crd.antrea.io/v1beta1/externalippools';
+  const PORT = 7200; // the fabric host's address-reporting server (the masquerade block's)
+  /** The first address of the pool's range that the agents place on node2 while both nodes are up. */
+  const EGRESS_IP = Array.from({ length: 8 }, (_, i) => `${FABRIC_PREFIX_V6}:d${i}`).find((ip) => rendezvousOwner(ip, ['node1', 'node2']) === 'node2')!;
+  interface EgressObject { status?: { egressNode?: string; egressIP?: string; conditions?: { type: string; status: string }[] } }
+  const status = async (): Promise<EgressObject['status']> => (await kube.request<EgressObject>('GET', `${EGRESSES}/eg6`)).status;
+  /** The source the fabric host saw for a new IPv6 connection from the pod, in RFC 5952 text ('' when none got through). */
+  async function seenFromFabric(from: string): Promise<string> {
+    const r = await run(['ip', 'netns', 'exec', netnsOf.get(from)!, 'socat', '-T2', '-', `TCP6:[${FABRIC_HOST_V6}]:${PORT},connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+    const answer = r.stdout.trim();
+    return answer.startsWith('from ') ? new URL(`http://[${answer.replace(/^from \[?|\]$/g, '')}]`).hostname.slice(1, -1) : '';
+  }
+  /** The source w2 (node2) saw for a new IPv6 connection from the pod, as its 7101 server reports it. */
+  async function seenByW2(from: string): Promise<string> {
+    const r = await run(['ip', 'netns', 'exec', netnsOf.get(from)!, 'socat', '-T2', '-', `TCP6:[${ipsOf.get('w2')!.v6}]:7101,connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+    const [name, addr] = r.stdout.trim().split(' ');
+    return name === 'w2' && addr ? new URL(`http://[${addr.replace(/^\[|\]$/g, '')}]`).hostname.slice(1, -1) : '';
+  }
+
+  beforeAll(async () => {
+    await kube.request('POST', '/api/v1/namespaces/default/pods', pod('e6', 'node1', 'egress6'));
+    await waitFor('pod e6 with both addresses and a netns', async () => {
+      const p = await kube.request<{ metadata: { annotations?: Record<string, string> }; status?: { podIPs?: { ip: string }[] } }>('GET', '/api/v1/namespaces/default/pods/e6');
+      const ips = (p.status?.podIPs ?? []).map((x) => x.ip);
+      const netns = p.metadata.annotations?.[NETNS_ANNOTATION];
+      if (ips.length !== 2 || !netns) return false;
+      netnsOf.set('e6', netns);
+      ipsOf.set('e6', { v4: ips[0]!, v6: ips[1]! });
+      return true;
+    }, { timeoutMs: 60_000, intervalMs: 250 });
+    // Before the Egress: e6 leaves masqueraded to node1's IPv6 address (the ip6tables path).
+    await waitFor('e6 seen from node1\'s IPv6 address', async () => (await seenFromFabric('e6')) === st.nodes[0]!.nodeIPv6, { timeoutMs: 60_000, intervalMs: 250 });
+    await kube.request('POST', POOLS, {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name: 'egress6-pool' },
+      spec: { ipRanges: [{ start: `${FABRIC_PREFIX_V6}:d0`, end: `${FABRIC_PREFIX_V6}:d7` }], nodeSelector: {} },
+    });
+    await kube.request('POST', EGRESSES, {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'Egress', metadata: { name: 'eg6' },
+      spec: { appliedTo: { podSelector: { matchLabels: { app: 'egress6' } } }, externalIPPool: 'egress6-pool', egressIP: EGRESS_IP },
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    // The Traceflow block after this one expects the pods' IPv6 traffic masqueraded as before.
+    await kube.request('DELETE', `${EGRESSES}/eg6`).catch(() => undefined);
+    await kube.request('DELETE', '/api/v1/namespaces/default/pods/e6').catch(() => undefined);
+  }, 60_000);
+
+  it('node2 owns the IPv6 Egress IP: status.egressNode node2 with IPAssigned, and node2 alone answers NDP for it', async () => {
+    await waitFor('status.egressNode node2 with IPAssigned', async () => {
+      const s = await status();
+      return s?.egressNode === 'node2' && s.egressIP === EGRESS_IP && s.conditions?.find((c) => c.type === 'IPAssigned')?.status === 'True';
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    const proxied = async (n: LabNodeState): Promise<boolean> => (JSON.parse((await run(['ip', '-6', '-j', 'neigh', 'show', 'proxy'], { netns: n.netns })).stdout || '[]') as { dst: string }[]).some((e) => e.dst === EGRESS_IP);
+    await waitFor('node2 holds the proxy NDP entry', () => proxied(st.nodes[1]!), { timeoutMs: 30_000, intervalMs: 200 });
+    expect(await proxied(st.nodes[0]!)).toBe(false);
+  });
+
+  it('e6 (node1) reaches the fabric host over IPv6, which sees the Egress IPv6 as source; a pod on node2 still sees e6\'s own address', async () => {
+    await waitFor(`e6 seen from ${EGRESS_IP}`, async () => (await seenFromFabric('e6')) === EGRESS_IP, { timeoutMs: 60_000, intervalMs: 250 });
+    expect(await seenByW2('e6')).toBe(ipsOf.get('e6')!.v6);
+    // A pod the Egress does not select leaves as before.
+    expect(await seenFromFabric('cb')).toBe(st.nodes[0]!.nodeIPv6);
+  });
+
+  it('node2\'s agent stopped: node1 takes the IPv6 Egress IP and e6 leaves from it through node1; node2 back takes it again', async () => {
+    await stopAgent(labDir, 'node2', 'SIGTERM');
+    try {
+      await waitFor(`status.egressNode node1 and e6 seen from ${EGRESS_IP}`, async () => (await status())?.egressNode === 'node1' && (await seenFromFabric('e6')) === EGRESS_IP, { timeoutMs: 90_000, intervalMs: 300 });
+    } finally {
+      await startAgent(labDir, 'node2');
+    }
+    await waitFor(`status.egressNode node2 again and e6 seen from ${EGRESS_IP}`, async () => (await status())?.egressNode === 'node2' && (await seenFromFabric('e6')) === EGRESS_IP, { timeoutMs: 90_000, intervalMs: 300 });
   });
 });
 

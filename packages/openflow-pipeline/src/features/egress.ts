@@ -16,25 +16,34 @@
  *   pass through the table; an Egress with a bandwidth has its meter there (one per Egress, shared
  *   by all its members, local and tunnelled), whose drop band limits them before SNAT.
  *
+ * An IPv6 egress IP (a dual-stack node) has the same flows for the members' IPv6 addresses, in the
+ * IPv6 conntrack zones; other nodes reach its owner through the same (IPv4) tunnel.
+ *
  * Antrea SNATs in the host (pkt_mark + iptables); a userspace datapath hands no pkt_mark to the
  * host through the gateway's tap, so OVS SNATs here (docs/egress.md).
  */
-import type { Flow } from '@switchyard/openflow/codec';
+import type { Flow, Match } from '@switchyard/openflow/codec';
 import type { Feature } from '../feature';
 import { CookieCategory, makeCookie } from '../cookie';
 import {
-  CT_ZONE, ConnSNATCTMark, EgressMarkField, GLOBAL_VIRTUAL_MAC, NotRewriteMACRegMark, NotServiceCTMark, PRIORITY, PktSourceField, RewriteMACRegMark,
-  SNAT_CT_ZONE, ToGatewayRegMark, ToTunnelRegMark, loadCtMark, loadField, loadMarks, matchCtMarks, matchField, matchMarks,
+  CT_ZONE, CT_ZONE_V6, ConnSNATCTMark, EgressMarkField, GLOBAL_VIRTUAL_MAC, NotRewriteMACRegMark, NotServiceCTMark, PRIORITY, PktSourceField, RewriteMACRegMark,
+  SNAT_CT_ZONE, SNAT_CT_ZONE_V6, ToGatewayRegMark, ToTunnelRegMark, loadCtMark, loadField, loadMarks, matchCtMarks, matchField, matchMarks,
 } from '../fields';
+import { PipelineError } from '../errors';
 import { defineKind, nodeObject } from '../objects';
 import type { EgressRule, NodeConfig } from '../state';
 import type { Pipeline, TableName } from '../tables';
-import { IP, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst } from './common';
+import { IP, IPV6, flow, goto, hasIpv6, ipv4Net, ipv6Addr, ipv6Net, isIpv6, setEthDst, setEthSrc, setTunDst } from './common';
 
 export type { EgressRule, EgressSpec } from '../state';
 
-/** Egresses by name, from `NodeState.egress`. */
-export const egressKind = defineKind({ name: 'egress', enumerate: (s) => (s.egress?.egresses ?? []).map((r) => [r.name, r] as const) });
+/**
+ * The object key of an Egress rule: its name for an IPv4 IP, `<name>/IPv6` for an IPv6 one (a
+ * dual-stack Egress has one rule per family).
+ */
+export const egressRuleKey = (r: Pick<EgressRule, 'name' | 'ip'>): string => (isIpv6(r.ip) ? `${r.name}/IPv6` : r.name);
+/** Egresses by {@link egressRuleKey}, from `NodeState.egress`. */
+export const egressKind = defineKind({ name: 'egress', enumerate: (s) => (s.egress?.egresses ?? []).map((r) => [egressRuleKey(r), r] as const) });
 /** The destinations no Egress applies to (key `node`). */
 export const egressExceptKind = defineKind({ name: 'egressExcept', enumerate: (s) => nodeObject(s.egress?.exceptCIDRs) });
 
@@ -72,51 +81,88 @@ export function egressNodeFlows(p: Pipeline, cfg: NodeConfig): Flow[] {
   return [
     flow(t, PRIORITY.miss, {}, asBefore(p, cfg, false), c),
     flow(t, PRIORITY.miss + 1, { ...IP, ...matchMarks(RewriteMACRegMark) }, asBefore(p, cfg, true), c),
+    ...(hasIpv6(cfg) ? [flow(t, PRIORITY.miss + 1, { ...IPV6, ...matchMarks(RewriteMACRegMark) }, asBefore(p, cfg, true), c)] : []),
   ];
 }
+
+/** How one family's flows match and track: IPv4 or IPv6 ethertype, address fields and conntrack zones. */
+interface Family {
+  eth: Match;
+  src: (ip: string, path: string) => Match;
+  dst: (cidr: string, path: string) => Match;
+  zone: number;
+  snatZone: number;
+}
+const V4: Family = { eth: IP, src: (ip) => ({ ipv4Src: ip }), dst: (cidr) => ({ ipv4Dst: ipv4Net(cidr) }), zone: CT_ZONE, snatZone: SNAT_CT_ZONE };
+const V6: Family = {
+  eth: IPV6,
+  src: (ip, path) => ({ ipv6Src: ipv6Addr(ip, path) }),
+  dst: (cidr, path) => ({ ipv6Dst: ipv6Net(cidr, path) }),
+  zone: CT_ZONE_V6,
+  snatZone: SNAT_CT_ZONE_V6,
+};
+const familyOf = (ip: string): Family => (isIpv6(ip) ? V6 : V4);
 
 /** Destinations no Egress applies to leave as before, members' packets too. */
 export function egressExceptFlows(p: Pipeline, cfg: NodeConfig, exceptCIDRs: readonly string[]): Flow[] {
   const c = cookieOf(cfg);
   const t = p.id('EgressMark');
-  return exceptCIDRs.flatMap((cidr) => [
-    flow(t, PRIORITY.high, { ...IP, ...matchMarks(NotRewriteMACRegMark), ipv4Dst: ipv4Net(cidr) }, asBefore(p, cfg, false), c),
-    flow(t, PRIORITY.high, { ...IP, ...matchMarks(RewriteMACRegMark), ipv4Dst: ipv4Net(cidr) }, asBefore(p, cfg, true), c),
-  ]);
+  return exceptCIDRs.flatMap((cidr, i) => {
+    const f = familyOf(cidr);
+    const dst = f.dst(cidr, `egress.exceptCIDRs[${i}]`);
+    return [
+      flow(t, PRIORITY.high, { ...f.eth, ...matchMarks(NotRewriteMACRegMark), ...dst }, asBefore(p, cfg, false), c),
+      flow(t, PRIORITY.high, { ...f.eth, ...matchMarks(RewriteMACRegMark), ...dst }, asBefore(p, cfg, true), c),
+    ];
+  });
 }
 
-/** The flows of one Egress on this node. */
+/**
+ * The flows of one Egress on this node, in the family of its IP: an IPv6 Egress IP SNATs and
+ * tunnels the members' IPv6 addresses (in the IPv6 conntrack zones), an IPv4 one their IPv4 ones.
+ */
 export function egressFlows(p: Pipeline, cfg: NodeConfig, rule: EgressRule, opts: EgressFeatureOptions = {}): Flow[] {
   const c = cookieOf(cfg);
   const gw = cfg.gateway;
-  const divert = (src: string): Flow => flow(p.id('L3Forwarding'), DIVERT, { ...IP, ...matchCtMarks(NotServiceCTMark), ipv4Src: src }, [goto(p.id('EgressMark'))], c);
+  const f = familyOf(rule.ip);
+  const path = `egress.egresses[${rule.name}]`;
+  if (f === V6 && !hasIpv6(cfg)) throw new PipelineError('INVALID_INPUT', `Egress ${rule.name}: IPv6 egress IP ${rule.ip} on a node without IPv6 (config.podCIDRv6)`, rule.ip, `${path}.ip`);
+  const src = (ip: string, field: string): Match => {
+    if (isIpv6(ip) !== (f === V6)) throw new PipelineError('INVALID_INPUT', `Egress ${rule.name}: member address ${ip} is not of the family of the egress IP ${rule.ip}`, ip, `${path}.${field}`);
+    return f.src(ip, `${path}.${field}`);
+  };
+  const divert = (ip: string, field: string): Flow => flow(p.id('L3Forwarding'), DIVERT, { ...f.eth, ...matchCtMarks(NotServiceCTMark), ...src(ip, field) }, [goto(p.id('EgressMark'))], c);
   if (rule.local && rule.mark !== undefined) {
     const members = [...new Set([...rule.localPods, ...rule.remotePods])].sort();
     const marked = matchField(EgressMarkField, rule.mark);
     // With traffic shaping every marked packet passes EgressQoS (its miss goes on to L3DecTTL), so a
     // bandwidth added or removed changes one EgressQoS flow, not the members' flows.
     const next = opts.trafficShaping ? p.id('EgressQoS') : p.id('L3DecTTL');
+    const snatIP = rule.snatIP ?? rule.ip;
+    const snatDst = f.dst(snatIP, `${path}.${rule.snatIP !== undefined ? 'snatIP' : 'ip'}`);
+    const snatTo = f === V6 ? (snatDst as { ipv6Dst: string }).ipv6Dst : snatIP;
     return [
-      ...members.flatMap((src) => [
-        divert(src),
-        flow(p.id('EgressMark'), PRIORITY.normal, { ...IP, ipv4Src: src }, [setEthDst(gw.mac), loadField(EgressMarkField, rule.mark!), ...loadMarks(ToGatewayRegMark), goto(next)], c),
+      ...members.flatMap((ip) => [
+        divert(ip, 'members'),
+        flow(p.id('EgressMark'), PRIORITY.normal, { ...f.eth, ...src(ip, 'members') }, [setEthDst(gw.mac), loadField(EgressMarkField, rule.mark!), ...loadMarks(ToGatewayRegMark), goto(next)], c),
       ]),
-      ...(opts.trafficShaping && rule.meter !== undefined ? [flow(p.id('EgressQoS'), PRIORITY.normal, { ...IP, ...marked }, [{ type: 'meter' as const, id: rule.meter }, goto(p.id('L3DecTTL'))], c)] : []),
-      flow(p.id('SNATMark'), PRIORITY.normal, { ...NEW, ...IP, ...marked }, [
-        { type: 'ct', commit: true, table: p.id('SNAT'), zone: CT_ZONE, exec: [loadCtMark(ConnSNATCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
+      ...(opts.trafficShaping && rule.meter !== undefined ? [flow(p.id('EgressQoS'), PRIORITY.normal, { ...f.eth, ...marked }, [{ type: 'meter' as const, id: rule.meter }, goto(p.id('L3DecTTL'))], c)] : []),
+      flow(p.id('SNATMark'), PRIORITY.normal, { ...NEW, ...f.eth, ...marked }, [
+        { type: 'ct', commit: true, table: p.id('SNAT'), zone: f.zone, exec: [loadCtMark(ConnSNATCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
       ], c),
-      flow(p.id('SNAT'), PRIORITY.normal, { ...NEW, ...IP, ...marked }, [
-        { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: { kind: 'src', ipMin: rule.snatIP ?? rule.ip }, exec: [loadCtMark(ConnSNATCTMark)] },
+      flow(p.id('SNAT'), PRIORITY.normal, { ...NEW, ...f.eth, ...marked }, [
+        { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: f.snatZone, nat: { kind: 'src', ipMin: snatTo }, exec: [loadCtMark(ConnSNATCTMark)] },
       ], c),
-      flow(p.id('SNAT'), PRIORITY.normal, { ...NOT_NEW, ...IP, ...marked }, [{ type: 'ct', table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: {} }], c),
+      flow(p.id('SNAT'), PRIORITY.normal, { ...NOT_NEW, ...f.eth, ...marked }, [{ type: 'ct', table: p.id('L2ForwardingCalc'), zone: f.snatZone, nat: {} }], c),
       // Replies: back to the pod's address; routed to it by address (the host's neighbour MAC is not the pod's).
-      flow(p.id('UnSNAT'), PRIORITY.normal, { ...IP, ipv4Dst: rule.snatIP ?? rule.ip }, [...loadMarks(RewriteMACRegMark), { type: 'ct', table: p.id('ConntrackZone'), zone: SNAT_CT_ZONE, nat: {} }], c),
+      flow(p.id('UnSNAT'), PRIORITY.normal, { ...f.eth, ...snatDst }, [...loadMarks(RewriteMACRegMark), { type: 'ct', table: p.id('ConntrackZone'), zone: f.snatZone, nat: {} }], c),
     ];
   }
   if (rule.ownerIP === undefined) return []; // no node owns the IP: the members leave through their own node, as without Egress
-  return [...rule.localPods].sort().flatMap((src) => [
-    divert(src),
-    flow(p.id('EgressMark'), PRIORITY.normal, { ...IP, ipv4Src: src }, [setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(rule.ownerIP!), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL'))], c),
+  // The owner is reached through the (IPv4) tunnel to its node IP, whatever the family of the inner packet.
+  return [...rule.localPods].sort().flatMap((ip) => [
+    divert(ip, 'localPods'),
+    flow(p.id('EgressMark'), PRIORITY.normal, { ...f.eth, ...src(ip, 'localPods') }, [setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(rule.ownerIP!), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL'))], c),
   ]);
 }
 

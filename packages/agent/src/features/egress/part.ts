@@ -16,7 +16,7 @@ import type { controlplane } from '@switchyard/apis';
 import type { Condition, Egress } from '@switchyard/apis/types';
 import { writeFileDurableSync } from '@switchyard/durable-file';
 import { Informer, KubeRequestError, type KubeClient } from '@switchyard/kube';
-import { VIRTUAL_SERVICE_IP, type EgressSpec } from '@switchyard/openflow-pipeline';
+import { VIRTUAL_SERVICE_IP, VIRTUAL_SERVICE_IPV6, type EgressSpec } from '@switchyard/openflow-pipeline';
 import { Reconciler, systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../../context';
 import { NODES } from '../../kube-resources';
@@ -27,7 +27,7 @@ import type { Assignment } from '../external-ip/ownership';
 import type { NodeDatapath } from '../node/part';
 import { nodeFacts } from '../routes/node-routes';
 import { egressMeters, meterConfig, readRecordedMeters, withMeters, type EgressBandwidth } from './bandwidth';
-import { egressMarks, egressMembersFromGroups, egressRules, type EgressPlacement, type EgressProblem } from './rules';
+import { egressMarks, egressMembersFromGroups, egressRules, placementKey, type EgressPlacement, type EgressProblem } from './rules';
 import { manualStandIn, syncManualSnat, type ManualSnat } from './manual-snat';
 const CONFLICT_ATTEMPTS = 10;
 /** The Egress slice last handed to the pipeline: a restarted agent's first round keeps it (its flows are adopted, not replaced). */
@@ -42,6 +42,10 @@ function readSpec(dataDir: string): EgressSpec | undefined {
   } catch {
     return undefined; // an unreadable record is no record: the first sync computes the slice again
   }
+}
+/** A Node's IPv6 addresses (`status.addresses`, any type but Hostname). */
+function nodeIPv6Addresses(n: { status?: { addresses?: { type?: string; address?: string }[] } }): string[] {
+  return (n.status?.addresses ?? []).flatMap((a) => (a.type !== 'Hostname' && a.address?.includes(':') ? [a.address] : []));
 }
 const rfc3339 = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -94,9 +98,11 @@ export class EgressPart implements Part {
   readonly name = 'egress';
   private informers: Informer[] = [];
   private reconciler: Reconciler | undefined;
+  /** By {@link placementKey}: the Egress's name for its IPv4 IP, `<name>/IPv6` for its IPv6 one. */
   private placements = new Map<string, EgressPlacement>();
   private marks = new Map<string, number>();
   private lastRoutes = '';
+  private lastRoutes6 = '';
   /** The slice last handed to the pipeline. */
   spec: EgressSpec = { exceptCIDRs: [], egresses: [] };
   /** The controller's Egress groups (its `egressgroups` watch); absent without a controller. */
@@ -169,6 +175,7 @@ export class EgressPart implements Part {
     // A restarted ovs-vswitchd took the gateway's routes with its tap device.
     this.node.onSwitchRestart(async () => {
       this.lastRoutes = '';
+      this.lastRoutes6 = '';
       this.reconciler?.schedule();
     });
   }
@@ -179,7 +186,7 @@ export class EgressPart implements Part {
     for (const a of assignments) {
       // A manual IP is SNATed here only once taken (after the node that held it before let go): never two nodes at once.
       const owner = a.manual && a.owner === this.ctx.options.nodeName && this.externalIP.owned !== undefined && !owned.includes(a.ip) ? undefined : a.owner;
-      for (const e of a.egresses ?? []) next.set(e, { ip: a.ip, ...(owner !== undefined ? { owner } : {}) });
+      for (const e of a.egresses ?? []) next.set(placementKey(e, a.ip), { ip: a.ip, ...(owner !== undefined ? { owner } : {}) });
     }
     this.manualIPs = new Set(assignments.filter((a) => a.manual).map((a) => a.ip));
     const duplicates = new Map(assignments.flatMap((a) => (a.manual && a.holders ? [[a.ip, a.holders] as const] : [])));
@@ -233,7 +240,9 @@ export class EgressPart implements Part {
     }
     const egressRulesNow = withMeters(plainRules, shaped.meters);
     // Only diverted traffic meets the exceptions: without Egress rules they would be flows for nothing.
-    const exceptCIDRs = egressRulesNow.length === 0 ? [] : [...new Set([...[...nodeIPs.values(), o.nodeIP].map((ip) => `${ip}/32`), ...o.egressExceptCIDRs])].sort();
+    // With an IPv6 Egress IP, the nodes' IPv6 addresses too (an IPv4-only cluster's slice is as before).
+    const nodeIPv6s = egressRulesNow.some((r) => r.ip.includes(':')) ? [...nodeInf!.cache.values()].flatMap((n) => nodeIPv6Addresses(n as never)).map((ip) => `${ip}/128`) : [];
+    const exceptCIDRs = egressRulesNow.length === 0 ? [] : [...new Set([...[...nodeIPs.values(), o.nodeIP].map((ip) => `${ip}/32`), ...nodeIPv6s, ...o.egressExceptCIDRs])].sort();
     await this.syncRoutes([...new Set([...[...this.placements.values()].map((p) => p.ip), ...manualSnat.map((m) => m.standIn)])].sort());
     // The host rule before the flows that SNAT to the stand-in (a packet with no rule would leave from a link-local address).
     const snatKey = JSON.stringify(manualSnat);
@@ -260,7 +269,8 @@ export class EgressPart implements Part {
     }
     for (const eg of egresses) {
       const name = eg.metadata.name ?? '';
-      const placed = this.placements.get(name);
+      // The status names one IP: the IPv4 one of a dual-stack Egress (its owner writes it), else the IPv6 one.
+      const placed = this.placements.get(name) ?? this.placements.get(`${name}/IPv6`);
       const manual = placed !== undefined && this.manualIPs.has(placed.ip);
       if (placed?.owner === o.nodeName && this.marks.has(placed.ip) && (this.externalIP.owned?.includes(placed.ip) ?? true)) await this.writeStatus(eg, placed.ip, manual);
       // A manual IP no node may take over from this one: the node named in the status clears it when it no longer holds the IP.
@@ -268,14 +278,25 @@ export class EgressPart implements Part {
     }
   }
 
-  /** `<ip>/32 via 169.254.0.253 dev <gateway> onlink` for every Egress IP: replies go into OVS, and proxy ARP answers on the owner. */
+  /**
+   * `<ip>/32 via 169.254.0.253 dev <gateway> onlink` for every IPv4 Egress IP, `<ip>/128 via
+   * fc01::aabb:ccdd:eeff dev <gateway> onlink` for every IPv6 one: replies go into OVS, and proxy ARP
+   * (proxy NDP) answers on the owner. The IPv6 routes are written once there is one (and then kept
+   * equal to the IPv6 IPs, none included), so an IPv4-only node never reads the IPv6 table.
+   */
   private async syncRoutes(ips: readonly string[]): Promise<void> {
     const { gatewayName } = this.ctx.options;
-    const routes = ips.map((ip) => ({ dst: `${ip}/32`, via: VIRTUAL_SERVICE_IP, dev: gatewayName, onlink: true }));
+    const routes = ips.filter((ip) => !ip.includes(':')).map((ip) => ({ dst: `${ip}/32`, via: VIRTUAL_SERVICE_IP, dev: gatewayName, onlink: true }));
     const key = JSON.stringify(routes);
-    if (key === this.lastRoutes) return;
-    await this.ctx.net.syncRoutes(routes, EGRESS_ROUTE_PROTO);
-    this.lastRoutes = key;
+    if (key !== this.lastRoutes) {
+      await this.ctx.net.syncRoutes(routes, EGRESS_ROUTE_PROTO);
+      this.lastRoutes = key;
+    }
+    const routes6 = ips.filter((ip) => ip.includes(':')).map((ip) => ({ dst: `${ip}/128`, via: VIRTUAL_SERVICE_IPV6, dev: gatewayName, onlink: true }));
+    const key6 = JSON.stringify(routes6);
+    if (key6 === this.lastRoutes6 || (routes6.length === 0 && this.lastRoutes6 === '')) return;
+    await this.ctx.net.syncIpv6Routes(routes6, undefined, EGRESS_ROUTE_PROTO);
+    this.lastRoutes6 = key6;
   }
 
   /**

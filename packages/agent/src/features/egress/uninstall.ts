@@ -1,5 +1,5 @@
 /**
- * What `switchyard-agent --uninstall` removes of the Egress part: the routes of the Egress IPs into
+ * What `switchyard-agent --uninstall` removes of the Egress part: the routes (IPv4 and IPv6) of the Egress IPs into
  * the gateway, the host SNAT chain of Egress IPs without a pool, the recorded slice, and the Egress subnets (EgressSeparateSubnet: source rules,
  * route tables 101..120, `antrea-ext.<vlan>` links); the proxy ARP entries are the external IP part's.
  */
@@ -17,6 +17,7 @@ export async function uninstall(t: UninstallTarget): Promise<void> {
   const host = new SubnetHost(net);
   try {
     await net.syncRoutes([], EGRESS_ROUTE_PROTO);
+    await net.syncIpv6Routes([], undefined, EGRESS_ROUTE_PROTO);
     await clearManualSnat(net);
     const record = readSubnets(t.dataDir);
     if (record) {

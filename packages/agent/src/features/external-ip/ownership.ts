@@ -149,12 +149,13 @@ export interface EgressView {
 }
 
 /**
- * The Egress IPs to place: each IPv4 `spec.egressIP` of an Egress naming its `spec.externalIPPool`
- * (or the IPv4 entry of `egressIPs` with its pool of `externalIPPools`), as the controller
- * allocated it; then each `spec.egressIP` of an Egress naming no pool (manual mode, oldest first as
- * the controller decides). An IP already carried by a Service or another Egress is a problem naming
- * the field; the first keeps it. Egress IPs are IPv4 only so far: an IPv6 one is a problem naming its
- * field (the IPv4 IP of a dual-stack Egress is still placed).
+ * The Egress IPs to place: the `spec.egressIP` of an Egress naming its `spec.externalIPPool`, or
+ * each entry of `egressIPs` with its pool of `externalIPPools` (a dual-stack Egress: one IPv4 and one
+ * IPv6 IP, each placed on its own), as the controller allocated them; then each `spec.egressIP` of
+ * an Egress naming no pool (manual mode, oldest first as the controller decides). An IP already
+ * carried by a Service or another Egress, or a second IP of one family, is a problem naming the
+ * field; the first keeps it. A manual IP is IPv4 only so far: an IPv6 one is a problem naming its
+ * field.
  */
 export function egressExternalIPs(egresses: readonly EgressView[], taken: readonly ExternalIP[] = []): { ips: ExternalIP[]; problems: ExternalIPProblem[] } {
   const byIp = new Map(taken.map((e) => [e.ip, e]));
@@ -171,22 +172,35 @@ export function egressExternalIPs(egresses: readonly EgressView[], taken: readon
     const slots = manual
       ? [{ ip: spec.egressIP, pool: '', field: 'spec.egressIP' }]
       : spec.externalIPPool ? [{ ip: spec.egressIP, pool: spec.externalIPPool, field: 'spec.egressIP' }] : (spec.externalIPPools ?? []).map((pool, i) => ({ ip: spec.egressIPs?.[i], pool, field: `spec.egressIPs[${i}]` }));
+    const families = new Map<4 | 6, string>();
     for (const x of slots) {
-      if (x.ip === undefined || x.ip === '' || ipv4Of(x.ip) !== undefined) continue;
-      const why = externalIPFamily(x.ip) === 6 ? 'is an IPv6 address: Egress IPs are placed and announced over IPv4 only so far' : manual ? 'is not an IPv4 address' : 'is not an IPv4 address or an IPv6 address in RFC 5952 form';
-      problems.push({ object: `Egress ${name}`, field: x.field, value: x.ip, message: `${x.field} ${JSON.stringify(x.ip)} ${why}` });
+      if (x.ip === undefined || x.ip === '') continue; // not allocated yet
+      const problem = (why: string): void => void problems.push({ object: `Egress ${name}`, field: x.field, value: x.ip, message: `${x.field} ${JSON.stringify(x.ip)} ${why}` });
+      const family = externalIPFamily(x.ip);
+      if (family === undefined) {
+        problem(manual ? 'is not an IPv4 address' : 'is not an IPv4 address or an IPv6 address in RFC 5952 form');
+        continue;
+      }
+      if (manual && family === 6) {
+        problem('is an IPv6 address: an Egress without a pool (manual mode) takes an IPv4 IP only so far; give it an IPv6 ExternalIPPool (spec.externalIPPool) instead');
+        continue;
+      }
+      const first = families.get(family);
+      if (first !== undefined) {
+        problem(`is a second IPv${family} IP (${first} is the first): an Egress takes one IP per family; this one is ignored`);
+        continue;
+      }
+      families.set(family, x.field);
+      const seen = byIp.get(x.ip);
+      if (seen) {
+        const holder = seen.egresses?.length ? `Egress ${seen.egresses[0]}` : `Service ${seen.services[0] ?? ''}`;
+        problems.push({ object: `Egress ${name}`, field: x.field, value: x.ip, message: `${x.field} ${x.ip} is already placed for ${holder}; this Egress is ignored` });
+        continue;
+      }
+      const e: ExternalIP = { ip: x.ip, pool: x.pool, services: [], egresses: [name], ...(manual ? { manual: true as const } : {}) };
+      byIp.set(x.ip, e);
+      ips.push(e);
     }
-    const slot = slots.find((x) => x.ip !== undefined && ipv4Of(x.ip) !== undefined);
-    if (!slot?.ip) continue; // no IPv4 allocated yet, or only an IPv6 one (reported above)
-    const seen = byIp.get(slot.ip);
-    if (seen) {
-      const holder = seen.egresses?.length ? `Egress ${seen.egresses[0]}` : `Service ${seen.services[0] ?? ''}`;
-      problems.push({ object: `Egress ${name}`, field: slot.field, value: slot.ip, message: `${slot.field} ${slot.ip} is already placed for ${holder}; this Egress is ignored` });
-      continue;
-    }
-    const e: ExternalIP = { ip: slot.ip, pool: slot.pool, services: [], egresses: [name], ...(manual ? { manual: true as const } : {}) };
-    byIp.set(slot.ip, e);
-    ips.push(e);
   }
   return { ips, problems };
 }
