@@ -269,10 +269,12 @@ describe('dual-stack remote nodes and IPv6 host routes', () => {
   test('noEncap: a peer whose Node has no IPv6 InternalIP gets no route and is named in missing (so is every peer when this node has none)', () => {
     const r = hostRoutes6For('noEncap', remote, o);
     expect(r.routes).toEqual([]);
-    expect(r.missing).toEqual([{ name: 'n2', podCIDRv6: 'fd00:10:2::/64', mode: 'noEncap' }, { name: 'n3', podCIDRv6: 'fd00:10:3::/64', mode: 'noEncap' }]);
+    expect(r.missing).toEqual([{ name: 'n2', podCIDRv6: 'fd00:10:2::/64', mode: 'noEncap', lacking: 'peer' }, { name: 'n3', podCIDRv6: 'fd00:10:3::/64', mode: 'noEncap', lacking: 'peer' }]);
     expect(missingNodeIPv6Detail(r.missing.slice(0, 1))).toBe('Node n2 has no IPv6 InternalIP: trafficMode noEncap routes its IPv6 pod CIDR fd00:10:2::/64 to it on the underlay, so IPv6 to its pods is not routed');
     const { transport6: _t, ...noTransport6 } = o;
-    expect(hostRoutes6For('noEncap', underlay6, noTransport6).missing.map((m) => m.name)).toEqual(['n2', 'n3']);
+    const self6Missing = hostRoutes6For('noEncap', underlay6, noTransport6).missing;
+    expect(self6Missing.map((m) => [m.name, m.lacking])).toEqual([['n2', 'self'], ['n3', 'self']]);
+    expect(missingNodeIPv6Detail(self6Missing.slice(0, 1))).toBe('this node has no IPv6 node address (nodeIPv6): trafficMode noEncap routes the IPv6 pod CIDR fd00:10:2::/64 of Node n2 on the IPv6 underlay, so IPv6 to its pods is not routed');
   });
   test('networkPolicyOnly and WireGuard: no IPv6 route', () => {
     expect(hostRoutes6For('networkPolicyOnly', underlay6, o)).toEqual({ routes: [], missing: [] });
@@ -296,7 +298,7 @@ describe('dual-stack remote nodes and IPv6 host routes', () => {
     c.onEvent({ type: 'ADDED', object: dual('n2', '10.10.2.0/24', 'fd00:10:2::/64', '192.168.1.2') });
     await c.idle();
     expect(calls.at(-1)).toEqual([[], []]);
-    expect(c.missingNodeIPv6).toEqual([{ name: 'n2', podCIDRv6: 'fd00:10:2::/64', mode: 'noEncap' }]);
+    expect(c.missingNodeIPv6).toEqual([{ name: 'n2', podCIDRv6: 'fd00:10:2::/64', mode: 'noEncap', lacking: 'peer' }]);
     c.onEvent({ type: 'MODIFIED', object: { ...dual('n2', '10.10.2.0/24', 'fd00:10:2::/64', '192.168.1.2'), status: { addresses: [{ type: 'InternalIP', address: '192.168.1.2' }, { type: 'InternalIP', address: 'fd00:77::2' }] } } });
     await c.idle();
     expect(calls.at(-1)).toEqual([[{ dst: 'fd00:10:2::/64', via: 'fd00:77::2', dev: 'br-phy' }], []]);

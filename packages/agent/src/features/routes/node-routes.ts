@@ -144,11 +144,15 @@ export interface Transport6 {
   prefix: number;
 }
 
-/** A peer the traffic mode routes IPv6 to directly but whose Node has no IPv6 InternalIP: its IPv6 pod CIDR gets no host route. */
+/**
+ * A peer the traffic mode routes IPv6 to directly whose IPv6 pod CIDR gets no host route: its Node
+ * has no IPv6 InternalIP (`lacking: 'peer'`), or this node has no IPv6 node address (`'self'`).
+ */
 export interface MissingNodeIPv6 {
   name: string;
   podCIDRv6: string;
   mode: TrafficMode;
+  lacking: 'peer' | 'self';
 }
 
 /**
@@ -176,7 +180,7 @@ export function hostRoutes6For(
     if (r.podCIDRv6 === undefined) continue;
     const inSubnet = t !== undefined && r.nodeIPv6 !== undefined && sameSubnet(r.nodeIPv6, t.nodeIPv6, t.prefix);
     if (mode === 'noEncap' || (mode === 'hybrid' && inSubnet)) {
-      if (t === undefined || r.nodeIPv6 === undefined) missing.push({ name: r.name, podCIDRv6: r.podCIDRv6, mode });
+      if (t === undefined || r.nodeIPv6 === undefined) missing.push({ name: r.name, podCIDRv6: r.podCIDRv6, mode, lacking: t === undefined ? 'self' : 'peer' });
       else routes.push({ dst: r.podCIDRv6, via: r.nodeIPv6, dev: t.dev });
       continue;
     }
@@ -187,7 +191,13 @@ export function hostRoutes6For(
 
 /** The health text of peers without an IPv6 node address where the mode needs one. */
 export function missingNodeIPv6Detail(missing: readonly MissingNodeIPv6[]): string {
-  return missing.map((m) => `Node ${m.name} has no IPv6 InternalIP: trafficMode ${m.mode} routes its IPv6 pod CIDR ${m.podCIDRv6} to it on the underlay, so IPv6 to its pods is not routed`).join('; ');
+  return missing
+    .map((m) =>
+      m.lacking === 'peer'
+        ? `Node ${m.name} has no IPv6 InternalIP: trafficMode ${m.mode} routes its IPv6 pod CIDR ${m.podCIDRv6} to it on the underlay, so IPv6 to its pods is not routed`
+        : `this node has no IPv6 node address (nodeIPv6): trafficMode ${m.mode} routes the IPv6 pod CIDR ${m.podCIDRv6} of Node ${m.name} on the IPv6 underlay, so IPv6 to its pods is not routed`,
+    )
+    .join('; ');
 }
 
 /** A host route the agent owns. */
