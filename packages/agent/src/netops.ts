@@ -418,14 +418,18 @@ export class NodeNetwork {
 
   /** The interface holding `ip` in the node namespace and the address's prefix length. */
   async findAddress(ip: string): Promise<{ dev: string; prefix: number } | undefined> {
-    check(isIpv4, ip, 'node IP');
+    const v6 = ip.includes(':');
+    if (v6) check((t) => ipv6Of(t) !== undefined, ip, 'node IPv6 address');
+    else check(isIpv4, ip, 'node IP');
+    // Both sides in canonical form (ipv6Of takes RFC 5952 text only; the kernel and `ip` print it).
+    const same = (x: string): boolean => x === ip;
     if (this.own) {
-      const a = (await this.rtnl.addresses()).find((x) => x.ip === ip);
+      const a = (await this.rtnl.addresses(v6 ? 6 : 4)).find((x) => same(x.ip));
       return a && { dev: a.dev, prefix: a.prefix };
     }
-    const out = await this.runInNode('ip -j -4 addr show');
+    const out = await this.runInNode(v6 ? 'ip -j -6 addr show' : 'ip -j -4 addr show');
     for (const link of JSON.parse(out.trim() || '[]') as IpAddrInfo[]) {
-      const a = (link.addr_info ?? []).find((x) => x.family === 'inet' && x.local === ip);
+      const a = (link.addr_info ?? []).find((x) => x.family === (v6 ? 'inet6' : 'inet') && same(x.local));
       if (a) return { dev: link.ifname, prefix: a.prefixlen };
     }
     return undefined;

@@ -1,7 +1,7 @@
 import type { KubeObject } from '@switchyard/kube';
 import type { RemoteNode } from '@switchyard/openflow-pipeline';
 import { ManualClock } from '@switchyard/runtime/testing';
-import { NodeRouteController, ROUTES_RETRY, hostRoutes6For, hostRoutesFor, nodeFacts, remoteNodesOf, sameSubnet, type HostRoute } from '../src/features/routes/node-routes';
+import { NodeRouteController, ROUTES_RETRY, hostRoutes6For, hostRoutesFor, missingNodeIPv6Detail, nodeFacts, remoteNodesOf, sameSubnet, type HostRoute } from '../src/features/routes/node-routes';
 
 const node = (name: string, podCIDR: string | undefined, ip: string | undefined): KubeObject => ({
   metadata: { name },
@@ -11,13 +11,13 @@ const node = (name: string, podCIDR: string | undefined, ip: string | undefined)
 const self = { name: 'n1', podCIDR: '10.10.1.0/24', nodeIP: '192.168.1.1' };
 
 describe('nodeFacts', () => {
-  test('takes the IPv4 pod CIDR and InternalIP, skipping IPv6 entries', () => {
+  test('takes the IPv4 pod CIDR and InternalIP, and the IPv6 ones as podCIDRv6 and nodeIPv6', () => {
     const o: KubeObject = {
       metadata: { name: 'n2' },
       spec: { podCIDR: 'fd00::/64', podCIDRs: ['fd00::/64', '10.10.2.0/24'] },
       status: { addresses: [{ type: 'InternalIP', address: 'fd00::2' }, { type: 'InternalIP', address: '192.168.1.2' }] },
     };
-    expect(nodeFacts(o)).toEqual({ name: 'n2', podCIDR: '10.10.2.0/24', nodeIP: '192.168.1.2', podCIDRv6: 'fd00::/64' });
+    expect(nodeFacts(o)).toEqual({ name: 'n2', podCIDR: '10.10.2.0/24', nodeIP: '192.168.1.2', podCIDRv6: 'fd00::/64', nodeIPv6: 'fd00::2' });
   });
   test('a Node without a pod CIDR or address gives undefined facts', () => {
     expect(nodeFacts(node('n3', undefined, undefined))).toEqual({ name: 'n3', podCIDR: undefined, nodeIP: undefined });
@@ -234,18 +234,76 @@ describe('dual-stack remote nodes and IPv6 host routes', () => {
     { name: 'n3', podCIDR: '10.10.3.0/24', podCIDRv6: 'fd00:10:3::/64', nodeIP: '192.168.2.3', gatewayIP: '10.10.3.1' },
     { name: 'n4', podCIDR: '10.10.4.0/24', nodeIP: '192.168.2.4', gatewayIP: '10.10.4.1' },
   ];
-  const o = { gatewayName: 'gw0', nodeIP: '192.168.1.1', transportPrefix: 24 };
+  // n2 in this node's IPv6 transport subnet (fd00:77::/64), n3 in another one; n4 has no IPv6 pod CIDR.
+  const underlay6: RemoteNode[] = [{ ...remote[0]!, nodeIPv6: 'fd00:77::2' }, { ...remote[1]!, nodeIPv6: 'fd00:78::3' }, remote[2]!];
+  const o = { gatewayName: 'gw0', transport6: { nodeIPv6: 'fd00:77::1', dev: 'br-phy', prefix: 64 } };
   test('encap: each peer IPv6 pod CIDR through the gateway, onlink via the peer gateway IPv6 address', () => {
-    expect(hostRoutes6For('encap', remote, o)).toEqual([
-      { dst: 'fd00:10:2::/64', via: 'fd00:10:2::1', dev: 'gw0', onlink: true },
+    expect(hostRoutes6For('encap', underlay6, o)).toEqual({
+      routes: [
+        { dst: 'fd00:10:2::/64', via: 'fd00:10:2::1', dev: 'gw0', onlink: true },
+        { dst: 'fd00:10:3::/64', via: 'fd00:10:3::1', dev: 'gw0', onlink: true },
+      ],
+      missing: [],
+    });
+  });
+  test("noEncap: each peer IPv6 pod CIDR via the peer's IPv6 node address on the IPv6 transport device", () => {
+    expect(hostRoutes6For('noEncap', underlay6, o)).toEqual({
+      routes: [
+        { dst: 'fd00:10:2::/64', via: 'fd00:77::2', dev: 'br-phy' },
+        { dst: 'fd00:10:3::/64', via: 'fd00:78::3', dev: 'br-phy' },
+      ],
+      missing: [],
+    });
+  });
+  test('hybrid: the peer in the IPv6 transport subnet routed on the underlay, the other through the gateway (tunnelled)', () => {
+    expect(hostRoutes6For('hybrid', underlay6, o).routes).toEqual([
+      { dst: 'fd00:10:2::/64', via: 'fd00:77::2', dev: 'br-phy' },
       { dst: 'fd00:10:3::/64', via: 'fd00:10:3::1', dev: 'gw0', onlink: true },
     ]);
+    // Decided by the IPv6 subnet alone: n2 and n3 are in other IPv4 subnets than this node's.
+    expect(hostRoutes6For('hybrid', underlay6.map((r) => ({ ...r, nodeIP: '10.99.0.9' })), o).routes.map((r) => r.dev)).toEqual(['br-phy', 'gw0']);
+    // No IPv6 node address here: every peer tunnelled.
+    const { transport6: _t, ...noTransport6 } = o;
+    expect(hostRoutes6For('hybrid', underlay6, noTransport6)).toEqual({ routes: [{ dst: 'fd00:10:2::/64', via: 'fd00:10:2::1', dev: 'gw0', onlink: true }, { dst: 'fd00:10:3::/64', via: 'fd00:10:3::1', dev: 'gw0', onlink: true }], missing: [] });
   });
-  test('hybrid: only the tunnelled peers; noEncap, networkPolicyOnly and WireGuard: none (no IPv6 underlay)', () => {
-    expect(hostRoutes6For('hybrid', remote, o).map((r) => r.dst)).toEqual(['fd00:10:3::/64']);
-    expect(hostRoutes6For('noEncap', remote, o)).toEqual([]);
-    expect(hostRoutes6For('networkPolicyOnly', remote, o)).toEqual([]);
-    expect(hostRoutes6For('encap', remote, { ...o, wireGuardDev: 'wg0' })).toEqual([]);
+  test('noEncap: a peer whose Node has no IPv6 InternalIP gets no route and is named in missing (so is every peer when this node has none)', () => {
+    const r = hostRoutes6For('noEncap', remote, o);
+    expect(r.routes).toEqual([]);
+    expect(r.missing).toEqual([{ name: 'n2', podCIDRv6: 'fd00:10:2::/64', mode: 'noEncap', lacking: 'peer' }, { name: 'n3', podCIDRv6: 'fd00:10:3::/64', mode: 'noEncap', lacking: 'peer' }]);
+    expect(missingNodeIPv6Detail(r.missing.slice(0, 1))).toBe('Node n2 has no IPv6 InternalIP: trafficMode noEncap routes its IPv6 pod CIDR fd00:10:2::/64 to it on the underlay, so IPv6 to its pods is not routed');
+    const { transport6: _t, ...noTransport6 } = o;
+    const self6Missing = hostRoutes6For('noEncap', underlay6, noTransport6).missing;
+    expect(self6Missing.map((m) => [m.name, m.lacking])).toEqual([['n2', 'self'], ['n3', 'self']]);
+    expect(missingNodeIPv6Detail(self6Missing.slice(0, 1))).toBe('this node has no IPv6 node address (nodeIPv6): trafficMode noEncap routes the IPv6 pod CIDR fd00:10:2::/64 of Node n2 on the IPv6 underlay, so IPv6 to its pods is not routed');
+  });
+  test('networkPolicyOnly and WireGuard: no IPv6 route', () => {
+    expect(hostRoutes6For('networkPolicyOnly', underlay6, o)).toEqual({ routes: [], missing: [] });
+    for (const mode of ['encap', 'noEncap', 'hybrid'] as const) expect(hostRoutes6For(mode, underlay6, { ...o, wireGuardDev: 'wg0' })).toEqual({ routes: [], missing: [] });
+  });
+
+  test("nodeFacts reads the IPv6 InternalIP (canonical), and a dual-stack node's peers carry it beside their IPv6 pod CIDR", () => {
+    const n2 = { ...dual('n2', '10.10.2.0/24', 'fd00:10:2::/64', '192.168.1.2'), status: { addresses: [{ type: 'InternalIP', address: '192.168.1.2' }, { type: 'InternalIP', address: 'FD00:77:0::2' }] } };
+    expect(nodeFacts(n2).nodeIPv6).toBe('fd00:77::2');
+    expect(remoteNodesOf([nodeFacts(n2)], self6, new Map()).remote).toEqual([{ name: 'n2', podCIDR: '10.10.2.0/24', podCIDRv6: 'fd00:10:2::/64', nodeIP: '192.168.1.2', nodeIPv6: 'fd00:77::2', gatewayIP: '10.10.2.1' }]);
+    // An IPv4-only node takes no IPv6 of its peers.
+    expect(remoteNodesOf([nodeFacts(n2)], self, new Map()).remote[0]).not.toHaveProperty('nodeIPv6');
+  });
+
+  test('the controller in noEncap routes IPv6 on the underlay with no peer gateway neighbour, and reports a peer without an IPv6 InternalIP until it has one', async () => {
+    const calls: [HostRoute[], string[]][] = [];
+    const c = new NodeRouteController({
+      self: self6, mode: 'noEncap', gatewayName: 'gw0', transportDev: 'eth0', transportPrefix: 24, transport6: { nodeIPv6: 'fd00:77::1', dev: 'br-phy', prefix: 64 },
+      sink: { setRemoteNodes: async () => undefined, syncRoutes: async () => undefined, syncMasquerade: async () => undefined, syncIpv6: async (r, g) => void calls.push([r, g]) },
+    });
+    c.onEvent({ type: 'ADDED', object: dual('n2', '10.10.2.0/24', 'fd00:10:2::/64', '192.168.1.2') });
+    await c.idle();
+    expect(calls.at(-1)).toEqual([[], []]);
+    expect(c.missingNodeIPv6).toEqual([{ name: 'n2', podCIDRv6: 'fd00:10:2::/64', mode: 'noEncap', lacking: 'peer' }]);
+    c.onEvent({ type: 'MODIFIED', object: { ...dual('n2', '10.10.2.0/24', 'fd00:10:2::/64', '192.168.1.2'), status: { addresses: [{ type: 'InternalIP', address: '192.168.1.2' }, { type: 'InternalIP', address: 'fd00:77::2' }] } } });
+    await c.idle();
+    expect(calls.at(-1)).toEqual([[{ dst: 'fd00:10:2::/64', via: 'fd00:77::2', dev: 'br-phy' }], []]);
+    expect(c.missingNodeIPv6).toEqual([]);
+    await c.stop();
   });
 
   test('the controller of a dual-stack node syncs IPv6 routes, peer gateways and the IPv6 masquerade exceptions, and drops them when the Node goes', async () => {
@@ -300,6 +358,19 @@ describe('an IPv6-only node (no IPv4 pod CIDR)', () => {
     const r = remoteNodesOf([nodeFacts(only6('n2', 'FD00:10:2:0::/64', '192.168.1.2')), nodeFacts(only6('n3', 'fd00:10:1::/64', '192.168.1.3')), nodeFacts(only6('n1', 'fd00:10:1::/64', '192.168.1.1'))], me, claims);
     expect(r.remote).toEqual([{ name: 'n2', podCIDRv6: 'fd00:10:2::/64', nodeIP: '192.168.1.2' }]);
     expect(r.refused).toEqual([{ name: 'n3', podCIDR: 'fd00:10:1::/64', heldBy: 'n1' }]);
+  });
+
+  test("noEncap: routes each peer IPv6 pod CIDR via its IPv6 node address on the underlay", async () => {
+    const routes6: HostRoute[][] = [];
+    const c = new NodeRouteController({
+      self: me, mode: 'noEncap', gatewayName: 'gw0', transportDev: 'eth0', transportPrefix: 24, transport6: { nodeIPv6: 'fd00:77::1', dev: 'br-phy', prefix: 64 },
+      sink: { setRemoteNodes: async () => undefined, syncRoutes: async () => undefined, syncMasquerade: async () => undefined, syncIpv6: async (r) => void routes6.push(r) },
+    });
+    c.onEvent({ type: 'ADDED', object: { ...only6('n2', 'fd00:10:2::/64', '192.168.1.2'), status: { addresses: [{ type: 'InternalIP', address: '192.168.1.2' }, { type: 'InternalIP', address: 'fd00:77::2' }] } } });
+    await c.idle();
+    expect(c.remote).toEqual([{ name: 'n2', podCIDRv6: 'fd00:10:2::/64', nodeIP: '192.168.1.2', nodeIPv6: 'fd00:77::2' }]);
+    expect(routes6.at(-1)).toEqual([{ dst: 'fd00:10:2::/64', via: 'fd00:77::2', dev: 'br-phy' }]);
+    await c.stop();
   });
 
   test('routes each peer IPv6 pod CIDR through the gateway, no IPv4 route, and masquerades IPv6 only', async () => {

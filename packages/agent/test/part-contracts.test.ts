@@ -65,7 +65,7 @@ const sw = new QuietSwitch();
 /** What the parts read of the node part, without a switch behind it. */
 const node = () => {
   const flows = new FlowSync(sw, { round: 1, trafficMode: 'encap', gateway: { ofport: 2, ip: '10.10.1.1', mac: '02:00:00:00:00:01' }, tunnelOfport: 1, podCIDR: '10.10.1.0/24', nodeIP: '192.168.1.1', netdevDatapath: false, enableAntreaPolicy: true });
-  return { flows, openflow: sw, interfaces: new InterfaceStore(), transport: undefined, vswitch: undefined as never, onSwitchRestart: () => undefined, meters: new MeterTable(() => ({ flowLike: async () => undefined })) };
+  return { flows, openflow: sw, interfaces: new InterfaceStore(), transport: undefined, transport6: undefined, vswitch: undefined as never, onSwitchRestart: () => undefined, meters: new MeterTable(() => ({ flowLike: async () => undefined })) };
 };
 
 beforeAll(() => {

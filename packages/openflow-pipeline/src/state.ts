@@ -56,12 +56,15 @@ export interface RemoteNode {
   /** IPv4 pod CIDR; absent for an IPv6-only peer. */
   podCIDR?: string;
   /**
-   * IPv6 pod CIDR (dual-stack): reached the way the IPv4 one is (the tunnel to `nodeIP`, an
-   * IPv4 underlay, or the gateway when the host routes). Ignored on a node without IPv6.
+   * IPv6 pod CIDR (dual-stack, IPv6-only): through the tunnel to `nodeIP` (an IPv4 underlay) in
+   * encap, through the gateway where the host routes it (noEncap; hybrid when `nodeIPv6` is in
+   * this node's `nodeSubnetV6`). Ignored on a node without IPv6.
    */
   podCIDRv6?: string;
   /** Transport IP: the tunnel destination. */
   nodeIP: string;
+  /** The peer's IPv6 underlay address (its Node's IPv6 InternalIP): hybrid routes its IPv6 pod CIDR when it is in `nodeSubnetV6`. */
+  nodeIPv6?: string;
   /** Gateway IP of the peer (first address of its IPv4 pod CIDR); absent for an IPv6-only peer. */
   gatewayIP?: string;
   /**
@@ -107,6 +110,8 @@ export interface NodeConfig {
   nodeIPv6?: string;
   /** Transport subnet of this node (hybrid: peers inside it are routed, others tunnelled). */
   nodeSubnet?: string;
+  /** IPv6 transport subnet of this node (hybrid: peers whose `nodeIPv6` is inside it get their IPv6 pod CIDR routed, others tunnelled). */
+  nodeSubnetV6?: string;
   /** AntreaProxy: Service load balancing in OVS. */
   enableProxy?: boolean;
   /** Antrea-native policies (tiers). */

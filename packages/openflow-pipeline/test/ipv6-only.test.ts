@@ -54,6 +54,14 @@ describe('an IPv6-only node (no podCIDR, no gateway.ip)', () => {
   });
 });
 
+it("noEncap on an IPv6-only node: the peer's IPv6 pod CIDR goes to the gateway (the host routes it to the peer's IPv6 node address), no tunnel", () => {
+  const s = v6Only(dualStackState({ trafficMode: 'noEncap' }));
+  const peer = lines({ ...s, remoteNodes: [{ name: PEER.name, podCIDRv6: PEER.podCIDRv6, nodeIP: PEER.nodeIP, nodeIPv6: 'fd00:77::65' }] }).filter((l) => l.includes('fd00:10:10:1::'));
+  expect(peer).toEqual([
+    'cookie=0x1010000000000, table=L3Forwarding, priority=200,dl_type=0x86dd,ipv6_dst=fd00:10:10:1::/64 actions=set_field:02:00:00:00:00:01->eth_dst,set_field:0x20/0xf0->reg0,goto_table:L3DecTTL',
+  ]);
+});
+
 it('a node with neither a gateway IPv4 address nor IPv6 is refused naming config.gateway.ip', () => {
   const s = dualStackState();
   const { podCIDR: _c, podCIDRv6: _c6, ...config } = s.config;

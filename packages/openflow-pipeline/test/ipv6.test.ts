@@ -118,6 +118,25 @@ describe('a dual-stack node', () => {
     expect(v6(lines({ ...dualStackState(), remoteNodes: [peer4] })).filter((l) => l.includes('tun_dst'))).toEqual([]);
   });
 
+  it("hybrid decides per family: a peer's IPv6 pod CIDR is routed when its nodeIPv6 is in the IPv6 transport subnet, tunnelled otherwise", () => {
+    const peerV6 = (l: string[]): string[] => inTable(l, 'L3Forwarding').filter((x) => x.includes('ipv6_dst=fd00:10:10:1::/64'));
+    const peerV4 = (l: string[]): string[] => inTable(l, 'L3Forwarding').filter((x) => x.includes('nw_dst=10.10.1.0/24'));
+    const routed6 = 'cookie=0x1010000000000, table=L3Forwarding, priority=200,dl_type=0x86dd,ipv6_dst=fd00:10:10:1::/64 actions=set_field:02:00:00:00:00:01->eth_dst,set_field:0x20/0xf0->reg0,goto_table:L3DecTTL';
+    const tunnelled6 = 'cookie=0x1010000000000, table=L3Forwarding, priority=200,dl_type=0x86dd,ipv6_dst=fd00:10:10:1::/64 actions=set_field:02:00:00:00:00:01->eth_src,set_field:aa:bb:cc:dd:ee:ff->eth_dst,set_field:192.168.77.101->tun_dst,set_field:0x10/0xf0->reg0,goto_table:L3DecTTL';
+    const hybrid = (peer: typeof PEER & { nodeIPv6?: string }): string[] => lines({ ...dualStackState({ trafficMode: 'hybrid', nodeSubnet: '192.168.77.0/24', nodeSubnetV6: 'fd00:77::/64' }), remoteNodes: [peer] });
+    expect(peerV6(hybrid({ ...PEER, nodeIPv6: 'fd00:77::65' }))).toEqual([routed6]);
+    expect(peerV6(hybrid({ ...PEER, nodeIPv6: 'fd00:78::65' }))).toEqual([tunnelled6]);
+    // No IPv6 node address known: no IPv6 next hop for the host, so the tunnel.
+    expect(peerV6(hybrid(PEER))).toEqual([tunnelled6]);
+    // IPv4 in the other IPv4 subnet is tunnelled while IPv6 in the same IPv6 subnet is routed.
+    const split = hybrid({ ...PEER, nodeIP: '192.168.78.5', nodeIPv6: 'fd00:77::65' });
+    expect(peerV6(split)).toEqual([routed6]);
+    expect(peerV4(split).every((l) => l.includes('->tun_dst'))).toBe(true);
+    expect(peerV4(split)).toHaveLength(1);
+    // The peer's IPv6 node address changes no IPv4 flow.
+    expect(inTable(hybrid({ ...PEER, nodeIPv6: 'fd00:77::65' }), 'L3Forwarding').filter((l) => !l.includes('0x86dd'))).toEqual(inTable(hybrid(PEER), 'L3Forwarding').filter((l) => !l.includes('0x86dd')));
+  });
+
   it('policies: IPv6 members and ipBlocks (with except) match ipv6_src/ipv6_dst, services and allow flows get IPv6 twins', () => {
     const ing = inTable(all, 'IngressRule');
     expect(ing).toEqual(expect.arrayContaining([

@@ -282,7 +282,7 @@ program
   .option('--nodes <n>', 'number of nodes', '2')
   .option('--mode <mode>', 'trafficEncapMode of the agents: encap, noEncap, hybrid (fabric split into two subnets)', 'encap')
   .option('--encryption <mode>', 'trafficEncryptionMode of the agents: none, wireGuard (userspace wireguard-go per node)', 'none')
-  .option('--ip-family <family>', 'ipv4; dual: every node dual-stack (an IPv6 pod CIDR fd00:10:<i>::/64 beside the IPv4 one) and a dual-stack Service range; ipv6: every node IPv6-only (the pod CIDR fd00:10:<i>::/64 alone, pods with an IPv6 address only) and an IPv6 Service range fd00:10:96::/108. dual and ipv6 keep the IPv4 underlay and need --mode encap without --encryption', 'ipv4')
+  .option('--ip-family <family>', 'ipv4; dual: every node dual-stack (an IPv6 pod CIDR fd00:10:<i>::/64 beside the IPv4 one) and a dual-stack Service range; ipv6: every node IPv6-only (the pod CIDR fd00:10:<i>::/64 alone, pods with an IPv6 address only) and an IPv6 Service range fd00:10:96::/108. dual and ipv6 add the IPv6 underlay fd00:77::<i>/64 (encap tunnels IPv6 over IPv4; noEncap and hybrid route it on the IPv6 underlay) and need no --encryption', 'ipv4')
   .option('--no-controller', 'no switchyard-controller: pod networking only, no policies')
   .option('--feature-gates <list>', 'feature gates of every agent and the controller, e.g. ServiceExternalIP=true')
   .option('--proxy-all', "antreaProxy.proxyAll on every agent: the nodes' own processes reach ClusterIPs and node ports through OVS")

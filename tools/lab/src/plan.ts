@@ -17,7 +17,8 @@ export interface NodePlan {
   nodeIP: string;
   /**
    * `--ip-family dual` and `ipv6`: the node's IPv6 underlay address `fd00:77::<i>` on br-phy, beside
-   * `nodeIP` (the tunnels stay IPv4); its IPv6 node ports are served there.
+   * `nodeIP` (the tunnels stay IPv4); its IPv6 node ports are served there, and noEncap and hybrid
+   * route IPv6 pod traffic to it.
    */
   nodeIPv6?: string;
   /** The node's fabric subnet (`<prefix>.0/24`), its transport subnet for `hybrid`. */
@@ -93,12 +94,14 @@ export function parseIpFamily(v: string): LabIpFamily {
 }
 
 /**
- * Refuses `--ip-family dual` or `ipv6` with what it cannot run: the underlay is IPv4, so the host
- * routes IPv6 to peers only through the tunnel (`--mode encap`, no `--encryption`).
+ * Refuses `--ip-family dual` or `ipv6` with what it cannot run: WireGuard's peers carry IPv4 allowed
+ * IPs only. Every `--mode` runs: encap tunnels IPv6 over the IPv4 underlay; noEncap and hybrid route
+ * it on the IPv6 underlay (`fd00:77::<i>/64`, one subnet for every node, so hybrid routes every
+ * IPv6 peer while it tunnels IPv4 to the other IPv4 subnet).
  */
-export function checkIpFamily(ipFamily: LabIpFamily, mode: LabMode, encryption: LabEncryption): void {
-  if (ipFamily !== 'ipv4' && (mode !== 'encap' || encryption !== 'none')) {
-    throw new LabError('INVALID_ARGUMENT', `--ip-family ${ipFamily} needs --mode encap and no --encryption (the underlay is IPv4), got --mode ${mode}${encryption !== 'none' ? ` --encryption ${encryption}` : ''}`, ipFamily, '--ip-family');
+export function checkIpFamily(ipFamily: LabIpFamily, _mode: LabMode, encryption: LabEncryption): void {
+  if (ipFamily !== 'ipv4' && encryption !== 'none') {
+    throw new LabError('INVALID_ARGUMENT', `--ip-family ${ipFamily} needs no --encryption (WireGuard carries IPv4 only), got --encryption ${encryption}`, ipFamily, '--ip-family');
   }
 }
 

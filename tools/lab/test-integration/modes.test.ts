@@ -3,7 +3,9 @@
 // tunnelled) each pass the first k8s-netpol scenarios with pods on different nodes; a pod reaching
 // a host on the fabric is seen with its node's IP (MASQUERADE); the SCTP case's cells are judged
 // by ofproto/trace on routed and tunnelled paths; and a lab without a controller
-// still carries pod-to-pod traffic across nodes.
+// still carries pod-to-pod traffic across nodes. The noEncap and hybrid labs are dual-stack and the
+// controller-less one IPv6-only noEncap: IPv6 pod traffic is routed on the IPv6 underlay (fd00:77::/64),
+// seen arriving as plain IPv6 on the peer's br-phy (a counter), never in the tunnel.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,7 +27,7 @@ const SCTP_SCENARIO = '49-sctp-should-enforce-policy-based-on-ports.yaml';
 /** The fabric's echo server: answers each connection with the peer address it saw. */
 const ECHO_PORT = 7777;
 
-interface PodView { metadata: { name: string; namespace: string; annotations?: Record<string, string> }; spec?: { nodeName?: string }; status?: { podIP?: string } }
+interface PodView { metadata: { name: string; namespace: string; annotations?: Record<string, string> }; spec?: { nodeName?: string }; status?: { podIP?: string; podIPs?: { ip: string }[] } }
 
 /** A lab of its own for one describe block. */
 function labFixture(args: string[]) {
@@ -92,6 +94,40 @@ async function makePods(kube: KubeConfigClient, specs: { name: string; node: str
   return out;
 }
 
+/** A pod's IPv6 address (dual-stack: its podIPs' IPv6 entry; IPv6-only: its podIP). */
+function ipv6Of(p: PodView): string {
+  const ip = [p.status?.podIP, ...(p.status?.podIPs ?? []).map((x) => x.ip)].find((a) => a?.includes(':'));
+  if (ip === undefined) throw new Error(`pod ${p.metadata.name} has no IPv6 address: ${JSON.stringify(p.status)}`);
+  return ip;
+}
+
+/**
+ * Pod-to-pod TCP over IPv6 from `from` to `to` (on `toNode`), and proof that it crossed the underlay
+ * as plain IPv6 (routed, not in a Geneve tunnel, which arrives as IPv4/UDP): an ip6tables counter in
+ * the raw table of the receiving node, for packets from `from` to `to` entering on br-phy, counts
+ * them. The counting rule (no target) is removed afterwards.
+ */
+async function routedOverIpv6(from: PodView, to: PodView, toNode: LabState['nodes'][number]): Promise<number> {
+  const [src, dst] = [ipv6Of(from), ipv6Of(to)];
+  const rule = ['PREROUTING', '-i', 'br-phy', '-s', src, '-d', dst, '-m', 'comment', '--comment', 'modes-test-routed-ipv6'];
+  const ip6t = (...a: string[]) => run(['ip', 'netns', 'exec', toNode.netns, 'ip6tables', '-w', '-t', 'raw', ...a]);
+  await ip6t('-I', ...rule);
+  try {
+    const netns = from.metadata.annotations![NETNS_ANNOTATION]!;
+    await waitFor(`${from.metadata.name} -> [${dst}]:80`, () => tcpProbe(netns, dst, 80), { timeoutMs: 30_000, intervalMs: 300 });
+    const listing = (await ip6t('-L', 'PREROUTING', '-v', '-x', '-n')).stdout.split('\n').find((l) => l.includes('modes-test-routed-ipv6'));
+    return Number(listing?.trim().split(/\s+/)[0] ?? 0);
+  } finally {
+    await ip6t('-D', ...rule);
+  }
+}
+
+/** The node's IPv6 host route to a pod CIDR (`ip -6 route show <cidr>`), without the protocol and metrics. */
+async function route6(node: LabState['nodes'][number], cidr: string): Promise<string> {
+  const r = await run(['ip', 'netns', 'exec', node.netns, 'ip', '-6', 'route', 'show', cidr]);
+  return r.stdout.trim().replace(/ proto \S+/, '').replace(/ metric \d+/, '').replace(/ pref \S+/, '').trim();
+}
+
 /** Starts the echo server on the fabric; the caller kills it. */
 function fabricEcho(st: LabState): ChildProcess {
   return spawn('ip', ['netns', 'exec', st.fabricNetns, 'socat', `TCP-LISTEN:${ECHO_PORT},reuseaddr,fork`, 'SYSTEM:echo $SOCAT_PEERADDR'], { stdio: 'ignore' });
@@ -123,11 +159,12 @@ async function traceflowPath(st: LabState, from: string, to: string): Promise<[s
   return results.map((x) => [x.node ?? '', (x.observations ?? []).map((o) => `${o.component}/${o.action}${o.tunnelDstIP ? ` via ${o.tunnelDstIP}` : ''}${o.pod ? ` to ${o.pod}` : ''}`)]);
 }
 
-describe('switchyard-lab up --mode noEncap --nodes 2', () => {
-  const f = labFixture(['--nodes', '2', '--mode', 'noEncap']);
+describe('switchyard-lab up --mode noEncap --nodes 2 --ip-family dual', () => {
+  const f = labFixture(['--nodes', '2', '--mode', 'noEncap', '--ip-family', 'dual']);
   let runner: ScenarioRunner;
   beforeAll(() => {
-    runner = new ScenarioRunner({ kube: f.kube, state: f.st, concurrency: 32, timeoutMs: 1000, keep: (r) => r.kind === 'Namespace' || r.kind === 'Pod' });
+    // The scenarios over IPv4 as on an IPv4 lab; IPv6 has its own case below.
+    runner = new ScenarioRunner({ kube: f.kube, state: f.st, concurrency: 32, timeoutMs: 1000, ipFamilies: ['IPv4'], keep: (r) => r.kind === 'Namespace' || r.kind === 'Pod' });
   });
   afterAll(() => runner?.close());
 
@@ -163,13 +200,22 @@ describe('switchyard-lab up --mode noEncap --nodes 2', () => {
       ['node2', ['Forwarding/Received', 'Forwarding/Delivered to default/t2']],
     ]);
   }, 60_000);
+
+  it("IPv6 pod to pod across nodes, both ways: each host routes the peer's IPv6 pod CIDR via its IPv6 node address on br-phy, and the packets arrive as plain IPv6 on the peer's br-phy", async () => {
+    const pods = await makePods(f.kube, [{ name: 's1', node: 'node1' }, { name: 's2', node: 'node2' }]);
+    const [n1, n2] = f.st.nodes as [LabState['nodes'][number], LabState['nodes'][number]];
+    expect(await route6(n1, n2.podCIDRv6!)).toBe(`${n2.podCIDRv6!} via ${n2.nodeIPv6!} dev br-phy`);
+    expect(await route6(n2, n1.podCIDRv6!)).toBe(`${n1.podCIDRv6!} via ${n1.nodeIPv6!} dev br-phy`);
+    expect(await routedOverIpv6(pods.get('s1')!, pods.get('s2')!, n2)).toBeGreaterThan(0);
+    expect(await routedOverIpv6(pods.get('s2')!, pods.get('s1')!, n1)).toBeGreaterThan(0);
+  }, 90_000);
 });
 
-describe('switchyard-lab up --mode hybrid --nodes 3', () => {
-  const f = labFixture(['--nodes', '3', '--mode', 'hybrid']);
+describe('switchyard-lab up --mode hybrid --nodes 3 --ip-family dual', () => {
+  const f = labFixture(['--nodes', '3', '--mode', 'hybrid', '--ip-family', 'dual']);
   let runner: ScenarioRunner;
   beforeAll(() => {
-    runner = new ScenarioRunner({ kube: f.kube, state: f.st, concurrency: 32, timeoutMs: 1000, keep: (r) => r.kind === 'Namespace' || r.kind === 'Pod' });
+    runner = new ScenarioRunner({ kube: f.kube, state: f.st, concurrency: 32, timeoutMs: 1000, ipFamilies: ['IPv4'], keep: (r) => r.kind === 'Namespace' || r.kind === 'Pod' });
   });
   afterAll(() => runner?.close());
 
@@ -232,10 +278,21 @@ describe('switchyard-lab up --mode hybrid --nodes 3', () => {
       ['node3', ['Forwarding/Received', 'Forwarding/Delivered to default/t3']],
     ]);
   }, 60_000);
+
+  it('IPv6 is decided by the IPv6 transport subnet: every node is in fd00:77::/64, so node1 routes IPv6 to node3 on the underlay while it tunnels IPv4 there', async () => {
+    const pods = await makePods(f.kube, [{ name: 'h1', node: 'node1' }, { name: 'h3', node: 'node3' }]);
+    const [n1, n2, n3] = f.st.nodes as [LabState['nodes'][number], LabState['nodes'][number], LabState['nodes'][number]];
+    expect(await route6(n1, n3.podCIDRv6!)).toBe(`${n3.podCIDRv6!} via ${n3.nodeIPv6!} dev br-phy`);
+    expect(await route6(n1, n2.podCIDRv6!)).toBe(`${n2.podCIDRv6!} via ${n2.nodeIPv6!} dev br-phy`);
+    expect(await route6(n3, n1.podCIDRv6!)).toBe(`${n1.podCIDRv6!} via ${n1.nodeIPv6!} dev br-phy`);
+    expect(await routedOverIpv6(pods.get('h1')!, pods.get('h3')!, n3)).toBeGreaterThan(0);
+    expect(await routedOverIpv6(pods.get('h3')!, pods.get('h1')!, n1)).toBeGreaterThan(0);
+  }, 90_000);
 });
 
-describe('switchyard-lab up --no-controller --nodes 2', () => {
-  const f = labFixture(['--nodes', '2', '--no-controller']);
+// Also the IPv6-only noEncap lab (one bring-up for both: no lab of its own).
+describe('switchyard-lab up --no-controller --nodes 2 --ip-family ipv6 --mode noEncap', () => {
+  const f = labFixture(['--nodes', '2', '--no-controller', '--ip-family', 'ipv6', '--mode', 'noEncap']);
 
   it('runs no controller and still carries pod-to-pod TCP across nodes', async () => {
     expect(f.st.controllerPort).toBe(0);
@@ -246,4 +303,14 @@ describe('switchyard-lab up --no-controller --nodes 2', () => {
     expect(await tcpReaches(ns('p1'), ip('p2'), 80)).toBe(true);
     expect(await tcpReaches(ns('p2'), ip('p1'), 80)).toBe(true);
   }, 60_000);
+
+  it("IPv6-only noEncap: the peers known by IPv6 pod CIDR and IPv6 node address; each host routes the peer's pod CIDR via it on br-phy, and pod traffic arrives as plain IPv6 on the peer's br-phy", async () => {
+    const pods = await makePods(f.kube, [{ name: 'q1', node: 'node1' }, { name: 'q2', node: 'node2' }]);
+    const [n1, n2] = f.st.nodes as [LabState['nodes'][number], LabState['nodes'][number]];
+    expect([n1.podCIDR, n2.podCIDR]).toEqual(['fd00:10:1::/64', 'fd00:10:2::/64']);
+    expect(await route6(n1, n2.podCIDR)).toBe(`${n2.podCIDR} via ${n2.nodeIPv6!} dev br-phy`);
+    expect(await route6(n2, n1.podCIDR)).toBe(`${n1.podCIDR} via ${n1.nodeIPv6!} dev br-phy`);
+    expect(await routedOverIpv6(pods.get('q1')!, pods.get('q2')!, n2)).toBeGreaterThan(0);
+    expect(await routedOverIpv6(pods.get('q2')!, pods.get('q1')!, n1)).toBeGreaterThan(0);
+  }, 90_000);
 });

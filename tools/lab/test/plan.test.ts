@@ -202,16 +202,16 @@ describe('--ip-family', () => {
     expect(parseIpFamily('ipv6')).toBe('ipv6');
     expect(() => parseIpFamily('IPv6')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', value: 'IPv6', message: expect.stringContaining('ipv4, dual, ipv6') }));
   });
-  test('dual is refused with a mode other than encap or with encryption (the underlay is IPv4), naming the flag', () => {
+  test('dual and ipv6 run in every mode (noEncap and hybrid route IPv6 on the IPv6 underlay) and are refused with encryption, naming the flag', () => {
     expect(() => checkIpFamily('dual', 'encap', 'none')).not.toThrow();
     expect(() => checkIpFamily('ipv4', 'noEncap', 'wireGuard')).not.toThrow();
-    expect(() => checkIpFamily('dual', 'noEncap', 'none')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', message: expect.stringContaining('got --mode noEncap') }));
+    for (const family of ['dual', 'ipv6'] as const) for (const mode of ['noEncap', 'hybrid'] as const) expect(() => checkIpFamily(family, mode, 'none')).not.toThrow();
+    expect(() => checkIpFamily('ipv6', 'noEncap', 'wireGuard')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', message: expect.stringContaining('got --encryption wireGuard') }));
     expect(() => checkIpFamily('dual', 'encap', 'wireGuard')).toThrow(expect.objectContaining({ message: expect.stringContaining('--encryption wireGuard') }));
   });
-  test('ipv6 likewise: encap without encryption only', () => {
+  test('ipv6 likewise: every mode, no encryption', () => {
     expect(() => checkIpFamily('ipv6', 'encap', 'none')).not.toThrow();
-    expect(() => checkIpFamily('ipv6', 'hybrid', 'none')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', value: 'ipv6', message: expect.stringContaining('--ip-family ipv6 needs --mode encap') }));
-    expect(() => checkIpFamily('ipv6', 'encap', 'wireGuard')).toThrow(expect.objectContaining({ message: expect.stringContaining('--encryption wireGuard') }));
+    expect(() => checkIpFamily('ipv6', 'encap', 'wireGuard')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', value: 'ipv6', message: expect.stringContaining('--ip-family ipv6 needs no --encryption') }));
   });
   test("a dual-stack pod's server listens on IPv6 sockets (IPv4 too); an IPv4 pod's on IPv4", () => {
     expect(podServerArgv([{ port: 80, protocol: 'TCP' }], true)?.slice(3)).toEqual(['6', 'TCP/80']);

@@ -201,8 +201,8 @@ export class Rtnetlink {
   }
 
   /** Every IPv4 address with its link name and prefix length. */
-  async addresses(): Promise<{ dev: string; ip: string; prefix: number }[]> {
-    const addrs = await this.dump('RTM_GETADDR', (s) => s.getAddresses({ family: AF_INET }));
+  async addresses(family: 4 | 6 = 4): Promise<{ dev: string; ip: string; prefix: number }[]> {
+    const addrs = await this.dump('RTM_GETADDR', (s) => s.getAddresses({ family: family === 6 ? AF_INET6 : AF_INET }));
     const links = await this.linkNames();
     const out: { dev: string; ip: string; prefix: number }[] = [];
     for (const a of addrs) {

@@ -1,7 +1,8 @@
 /**
  * Peer nodes by traffic mode: encap (tunnel with tun_dst, ARP responder for the peer gateway; with
  * IPsec the peer's own tunnel port instead),
- * noEncap / WireGuard / hybrid within the node subnet (routed through the gateway),
+ * noEncap / WireGuard / hybrid within the node subnet (routed through the gateway; IPv6 pod CIDRs
+ * by the IPv6 transport subnet),
  * networkPolicyOnly (nothing per peer).
  */
 import type { Flow } from '@switchyard/openflow/codec';
@@ -28,6 +29,12 @@ const legacyRemoteOptions = (cfg: NodeConfig): RemoteNodesOptions => ({ wireGuar
 function sameSubnet(cfg: NodeConfig, peer: RemoteNode): boolean {
   if (!cfg.nodeSubnet) return false;
   return Cidr.parse(cfg.nodeSubnet).contains(Cidr.parse(`${peer.nodeIP}/32`));
+}
+
+/** Hybrid, IPv6: whether the peer's IPv6 underlay address is in this node's IPv6 transport subnet (Antrea decides per family). */
+function sameSubnet6(cfg: NodeConfig, peer: RemoteNode): boolean {
+  if (!cfg.nodeSubnetV6 || peer.nodeIPv6 === undefined) return false;
+  return Cidr.parse(cfg.nodeSubnetV6).contains(Cidr.parse(`${peer.nodeIPv6}/128`));
 }
 
 /** Flows for one peer node, by traffic mode. */
@@ -70,11 +77,13 @@ export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode, 
     flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: v4.dst }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c));
   }
   if (peer.podCIDRv6 !== undefined && hasIpv6(cfg)) {
-    // The peer's IPv6 pod CIDR goes the way its IPv4 one goes: through the (IPv4) tunnel to its
-    // node IP, its IPsec port, or the gateway. No Neighbor Discovery answer for the peer's gateway
-    // here: the host resolves it by a static neighbor entry (the agent's routes, as Antrea's).
+    // The peer's IPv6 pod CIDR: through the (IPv4) tunnel to its node IP or its IPsec port, or
+    // the gateway where the host routes it (to the peer's IPv6 node address). Hybrid decides by
+    // the IPv6 transport subnet, as Antrea does per family. No Neighbor Discovery answer for the
+    // peer's gateway here: the host resolves it by a static neighbor entry (the agent's routes).
+    const viaTunnel6 = !opts.wireGuard && (cfg.trafficMode === 'encap' || (cfg.trafficMode === 'hybrid' && !sameSubnet6(cfg, peer)));
     const dst = ipv6Net(peer.podCIDRv6, `remoteNodes[${peer.name}].podCIDRv6`);
-    if (viaTunnel && peer.ipsecTunnelOfport !== undefined) {
+    if (viaTunnel6 && peer.ipsecTunnelOfport !== undefined) {
       const port = peer.ipsecTunnelOfport;
       flows.push(
         flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IPV6, ipv6Dst: dst }, [setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL'))], c),
@@ -82,7 +91,7 @@ export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode, 
           ...loadMarks(TargetOFPortField.mark(port), OutputToOFPortRegMark), goto(p.nextId('L2ForwardingCalc')),
         ], c),
       );
-    } else if (viaTunnel) {
+    } else if (viaTunnel6) {
       flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IPV6, ipv6Dst: dst }, [
         setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(peer.nodeIP), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL')),
       ], c));

@@ -64,6 +64,8 @@ export class NodeDatapath implements Part {
   readonly stale: StalePort[] = [];
   /** The link holding the node IP (direct routes to peers leave through it); undefined when none has it. */
   transport: { dev: string; prefix: number } | undefined;
+  /** The device and prefix length of the node's IPv6 address (`nodeIPv6`), on a node with IPv6 pods: IPv6 routes of noEncap and hybrid. */
+  transport6: { dev: string; prefix: number } | undefined;
 
   /** revalidator/purge after policy changes on the userspace datapath, over one unixctl session. */
   private readonly purger: DatapathPurger;
@@ -104,6 +106,12 @@ export class NodeDatapath implements Part {
     if (!this.transport && (o.trafficMode === 'noEncap' || o.trafficMode === 'hybrid')) {
       throw new AgentError('INVALID_CONFIG', `trafficMode ${o.trafficMode} routes pod traffic on the transport link, but no interface has the node IP ${o.nodeIP}`, o.nodeIP, 'nodeIP');
     }
+    if (this.ctx.podCIDRv6 !== undefined && o.nodeIPv6 !== undefined) {
+      this.transport6 = await net.findAddress(o.nodeIPv6);
+      if (!this.transport6 && (o.trafficMode === 'noEncap' || o.trafficMode === 'hybrid')) {
+        throw new AgentError('INVALID_CONFIG', `trafficMode ${o.trafficMode} routes IPv6 pod traffic on the transport link, but no interface has the IPv6 node IP ${o.nodeIPv6}`, o.nodeIPv6, 'nodeIPv6');
+      }
+    }
     log.info({ gateway: this.nodeInfo.gateway, tunnel: this.nodeInfo.tunnel }, 'node ports ready');
 
     // Pods attached before a restart: kept if their namespace still exists and OVS attached them.
@@ -140,6 +148,8 @@ export class NodeDatapath implements Part {
         gateway: { ofport: gateway.ofport, ...(gateway.ip !== undefined ? { ip: gateway.ip } : {}), mac: gateway.mac, ...(gateway.ipv6 ? { ipv6: gateway.ipv6.ip } : {}) },
         ...(this.nodeInfo.tunnel ? { tunnelOfport: this.nodeInfo.tunnel.ofport } : {}),
         ...(this.transport ? { nodeSubnet: `${parseCidr(`${o.nodeIP}/${this.transport.prefix}`).toString()}` } : {}),
+        // Hybrid decides IPv6 peers by the IPv6 transport subnet.
+        ...(this.transport6 && o.nodeIPv6 !== undefined ? { nodeSubnetV6: parseCidr(`${o.nodeIPv6}/${this.transport6.prefix}`).toString() } : {}),
         // IPv6-only: no IPv4 pod CIDR (and no gateway IPv4 address): the pipeline leaves the flows naming them out.
         ...(this.ctx.podCIDR !== undefined ? { podCIDR: this.ctx.podCIDR } : {}),
         // Dual-stack: the IPv6 flows of every feature that has them (with the gateway's IPv6 address).

@@ -21,6 +21,8 @@ export interface NodeFacts {
   nodeIP: string | undefined;
   /** Dual-stack: the IPv6 entry of spec.podCIDRs. */
   podCIDRv6?: string;
+  /** The IPv6 InternalIP: the next hop of the host route to `podCIDRv6` where the host routes IPv6 (noEncap, hybrid). */
+  nodeIPv6?: string;
 }
 
 /** Reads the facts of a Node object (JSON as the API server sent it). */
@@ -32,7 +34,8 @@ export function nodeFacts(o: KubeObject): NodeFacts {
   const addrs = status.addresses ?? [];
   const nodeIP = addrs.find((a) => a.type === 'InternalIP' && v4(a.address))?.address ?? addrs.find((a) => a.type !== 'Hostname' && v4(a.address))?.address;
   const podCIDRv6 = (spec.podCIDRs ?? []).find((c) => typeof c === 'string' && c.includes(':'));
-  return { name: o.metadata.name ?? '', podCIDR, nodeIP, ...(podCIDRv6 !== undefined ? { podCIDRv6 } : {}) };
+  const nodeIPv6 = canonicalIp6(addrs.find((a) => a.type === 'InternalIP' && typeof a.address === 'string' && a.address.includes(':'))?.address);
+  return { name: o.metadata.name ?? '', podCIDR, nodeIP, ...(podCIDRv6 !== undefined ? { podCIDRv6 } : {}), ...(nodeIPv6 !== undefined ? { nodeIPv6 } : {}) };
 }
 
 /** A Node refused because another Node holds its pod CIDR. */
@@ -73,7 +76,7 @@ export function remoteNodesOf(
         continue;
       }
       claims.set(v6, n.name);
-      remote.push({ name: n.name, podCIDRv6: v6, nodeIP: n.nodeIP });
+      remote.push({ name: n.name, podCIDRv6: v6, nodeIP: n.nodeIP, ...(n.nodeIPv6 !== undefined ? { nodeIPv6: n.nodeIPv6 } : {}) });
       continue;
     }
     if (n.name === self.name || !n.podCIDR || !n.nodeIP) continue;
@@ -99,7 +102,10 @@ export function remoteNodesOf(
       }
       if (v6 !== undefined) claims.set(v6, n.name);
     }
-    remote.push({ name: n.name, podCIDR: cidr, ...(v6 !== undefined ? { podCIDRv6: v6 } : {}), nodeIP: n.nodeIP, gatewayIP: parseCidr(cidr).gateway().toString() });
+    remote.push({
+      name: n.name, podCIDR: cidr, ...(v6 !== undefined ? { podCIDRv6: v6 } : {}), nodeIP: n.nodeIP,
+      ...(v6 !== undefined && n.nodeIPv6 !== undefined ? { nodeIPv6: n.nodeIPv6 } : {}), gatewayIP: parseCidr(cidr).gateway().toString(),
+    });
   }
   return { remote, refused };
 }
@@ -115,32 +121,83 @@ function canonical6(text: string | undefined): string | undefined {
   }
 }
 
+/** An IPv6 address in canonical form; undefined for none or text that is no IPv6 address. */
+function canonicalIp6(text: string | undefined): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const ip = parseIp(text);
+    return ip.family === 6 ? ip.toString() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The gateway address of a peer's IPv6 pod CIDR (its first address, as the peer's agent gives its gateway). */
 export function gatewayIPv6Of(podCIDRv6: string): string {
   return parseCidr(podCIDRv6).gateway().toString();
 }
 
+/** Where this node's IPv6 underlay is: its IPv6 node address and the device and prefix length that carry it. */
+export interface Transport6 {
+  nodeIPv6: string;
+  dev: string;
+  prefix: number;
+}
+
 /**
- * Dual-stack host routes to the peers' IPv6 pod CIDRs: through the gateway via the peer gateway's
- * IPv6 address (which the host resolves with a permanent neighbour entry, see
- * {@link NodeRouteSink.syncIpv6}), in encap and for peers hybrid tunnels to. The underlay is IPv4:
- * a peer the host would route to directly (noEncap, hybrid in the transport subnet) has no IPv6
- * next hop, and WireGuard's peers carry IPv4 allowed IPs only, so those get no IPv6 route (the
- * host's own IPv6 traffic to their pods is not routed; pod-to-pod goes through OVS as before).
+ * A peer the traffic mode routes IPv6 to directly whose IPv6 pod CIDR gets no host route: its Node
+ * has no IPv6 InternalIP (`lacking: 'peer'`), or this node has no IPv6 node address (`'self'`).
+ */
+export interface MissingNodeIPv6 {
+  name: string;
+  podCIDRv6: string;
+  mode: TrafficMode;
+  lacking: 'peer' | 'self';
+}
+
+/**
+ * Host routes to the peers' IPv6 pod CIDRs (dual-stack and IPv6-only nodes), as Antrea per family:
+ * - noEncap, and hybrid for a peer whose IPv6 node address is in this node's IPv6 transport subnet:
+ *   straight to the peer's IPv6 node address on the transport device (`transport6`); a peer
+ *   without one (its Node has no IPv6 InternalIP) gets no route and is listed in `missing`.
+ * - encap, and hybrid for the other peers: through the gateway via the peer gateway's IPv6 address
+ *   (which the host resolves with a permanent neighbour entry, see {@link NodeRouteSink.syncIpv6}).
+ * WireGuard's peers carry IPv4 allowed IPs only, so those get no IPv6 route (the host's own IPv6
+ * traffic to their pods is not routed; pod-to-pod goes through OVS as before). networkPolicyOnly
+ * routes nothing. Without `transport6` (no IPv6 node address here) noEncap routes nothing and lists
+ * every peer, and hybrid tunnels every peer.
  */
 export function hostRoutes6For(
   mode: TrafficMode,
   remote: readonly RemoteNode[],
-  o: { gatewayName: string; nodeIP: string; transportPrefix: number; wireGuardDev?: string },
-): HostRoute[] {
-  if (mode === 'networkPolicyOnly' || mode === 'noEncap' || o.wireGuardDev !== undefined) return [];
-  const out: HostRoute[] = [];
+  o: { gatewayName: string; transport6?: Transport6; wireGuardDev?: string },
+): { routes: HostRoute[]; missing: MissingNodeIPv6[] } {
+  const routes: HostRoute[] = [];
+  const missing: MissingNodeIPv6[] = [];
+  if (mode === 'networkPolicyOnly' || o.wireGuardDev !== undefined) return { routes, missing };
+  const t = o.transport6;
   for (const r of remote) {
     if (r.podCIDRv6 === undefined) continue;
-    if (mode === 'hybrid' && sameSubnet(r.nodeIP, o.nodeIP, o.transportPrefix)) continue;
-    out.push({ dst: r.podCIDRv6, via: gatewayIPv6Of(r.podCIDRv6), dev: o.gatewayName, onlink: true });
+    const inSubnet = t !== undefined && r.nodeIPv6 !== undefined && sameSubnet(r.nodeIPv6, t.nodeIPv6, t.prefix);
+    if (mode === 'noEncap' || (mode === 'hybrid' && inSubnet)) {
+      if (t === undefined || r.nodeIPv6 === undefined) missing.push({ name: r.name, podCIDRv6: r.podCIDRv6, mode, lacking: t === undefined ? 'self' : 'peer' });
+      else routes.push({ dst: r.podCIDRv6, via: r.nodeIPv6, dev: t.dev });
+      continue;
+    }
+    routes.push({ dst: r.podCIDRv6, via: gatewayIPv6Of(r.podCIDRv6), dev: o.gatewayName, onlink: true });
   }
-  return out;
+  return { routes, missing };
+}
+
+/** The health text of peers without an IPv6 node address where the mode needs one. */
+export function missingNodeIPv6Detail(missing: readonly MissingNodeIPv6[]): string {
+  return missing
+    .map((m) =>
+      m.lacking === 'peer'
+        ? `Node ${m.name} has no IPv6 InternalIP: trafficMode ${m.mode} routes its IPv6 pod CIDR ${m.podCIDRv6} to it on the underlay, so IPv6 to its pods is not routed`
+        : `this node has no IPv6 node address (nodeIPv6): trafficMode ${m.mode} routes the IPv6 pod CIDR ${m.podCIDRv6} of Node ${m.name} on the IPv6 underlay, so IPv6 to its pods is not routed`,
+    )
+    .join('; ');
 }
 
 /** A host route the agent owns. */
@@ -203,6 +260,8 @@ export interface NodeRouteSink {
 export interface NodeRouteControllerOptions {
   /** This node; `podCIDRv6` when it is dual-stack; no `podCIDR` (undefined) when it is IPv6-only. */
   self: { name: string; podCIDR: string | undefined; nodeIP: string; podCIDRv6?: string };
+  /** The IPv6 underlay (this node's IPv6 node address, its device and prefix): IPv6 routes of noEncap and hybrid. */
+  transport6?: Transport6;
   mode: TrafficMode;
   gatewayName: string;
   /** Transport device and prefix length (the node IP's subnet) for direct routes. */
@@ -234,6 +293,8 @@ export class NodeRouteController {
   remote: RemoteNode[] = [];
   /** Nodes refused for a duplicate pod CIDR. */
   refused: RefusedNode[] = [];
+  /** Peers whose IPv6 pod CIDR the mode routes on the underlay but whose Node has no IPv6 InternalIP (or this node has none). */
+  missingNodeIPv6: MissingNodeIPv6[] = [];
 
   constructor(private readonly o: NodeRouteControllerOptions) {
     this.log = o.logger ?? silentLogger;
@@ -299,13 +360,16 @@ export class NodeRouteController {
     if (self6 !== undefined && this.o.sink.syncMasquerade6) await this.o.sink.syncMasquerade6([self6, ...remote.flatMap((r) => (r.podCIDRv6 !== undefined ? [r.podCIDRv6] : []))]);
     let routes6: HostRoute[] | undefined;
     if (this.o.self.podCIDRv6 !== undefined && this.o.sink.syncIpv6) {
-      routes6 = hostRoutes6For(this.o.mode, remote, {
+      const r6 = hostRoutes6For(this.o.mode, remote, {
         gatewayName: this.o.gatewayName,
-        nodeIP: this.o.self.nodeIP,
-        transportPrefix: this.o.transportPrefix,
+        ...(this.o.transport6 !== undefined ? { transport6: this.o.transport6 } : {}),
         ...(this.o.wireGuardDev !== undefined ? { wireGuardDev: this.o.wireGuardDev } : {}),
       });
-      await this.o.sink.syncIpv6(routes6, routes6.map((r) => r.via ?? '').filter((v) => v !== ''));
+      routes6 = r6.routes;
+      for (const m of r6.missing) if (!this.missingNodeIPv6.some((x) => x.name === m.name)) this.log.error(m, missingNodeIPv6Detail([m]));
+      this.missingNodeIPv6 = r6.missing;
+      // Only the peer gateways (routes through our gateway) resolve to the global virtual MAC; an underlay next hop resolves by ND.
+      await this.o.sink.syncIpv6(routes6, routes6.filter((r) => r.dev === this.o.gatewayName && r.via !== undefined).map((r) => r.via!));
     }
     this.remote = remote;
     this.lastKey = key;

@@ -7,7 +7,7 @@
 import { Informer, type KubeClient } from '@switchyard/kube';
 import { systemClock, type Part, type PartHealth } from '@switchyard/runtime';
 import type { AgentContext } from '../../context';
-import { NodeRouteController, nodeFacts, remoteNodesOf } from './node-routes';
+import { NodeRouteController, missingNodeIPv6Detail, nodeFacts, remoteNodesOf } from './node-routes';
 import { WIREGUARD_DEVICE } from '../wireguard/wireguard';
 import { join } from 'node:path';
 import { IPsecTunnelPorts } from '../ipsec/ipsec';
@@ -30,7 +30,7 @@ export class RemoteNodes implements Part {
   constructor(
     private readonly ctx: AgentContext,
     private readonly kube: KubeClient,
-    private readonly node: Pick<NodeDatapath, 'flows' | 'vswitch' | 'transport' | 'onSwitchRestart'>,
+    private readonly node: Pick<NodeDatapath, 'flows' | 'vswitch' | 'transport' | 'transport6' | 'onSwitchRestart'>,
   ) {}
 
   /** Per-peer IPsec tunnel ports (trafficEncryptionMode ipsec); set at start. */
@@ -82,6 +82,7 @@ export class RemoteNodes implements Part {
       gatewayName: o.gatewayName,
       transportDev: transport?.dev ?? o.gatewayName,
       transportPrefix: transport?.prefix ?? 32,
+      ...(this.node.transport6 !== undefined && o.nodeIPv6 !== undefined ? { transport6: { nodeIPv6: o.nodeIPv6, ...this.node.transport6 } } : {}),
       ...(this.ctx.wireGuard ? { wireGuardDev: WIREGUARD_DEVICE } : {}),
       sink: {
         setRemoteNodes: async (nodes) => this.node.flows.set('remoteNodes', await this.withPorts(nodes)),
@@ -113,6 +114,8 @@ export class RemoteNodes implements Part {
     if (!r) return { ok: false, detail: 'Node watch not started' };
     const held = `${r.remote.length} remote nodes${r.refused.length ? `, ${r.refused.length} refused (duplicate pod CIDR)` : ''}`;
     if (r.lastError !== undefined) return { ok: false, detail: `${held}; last apply failed: ${r.lastError instanceof Error ? r.lastError.message : String(r.lastError)}` };
+    // A peer the mode routes IPv6 to on the underlay without an IPv6 node address: its pods unreachable over IPv6.
+    if (r.missingNodeIPv6.length) return { ok: false, detail: `${held}; ${missingNodeIPv6Detail(r.missingNodeIPv6)}` };
     const cert = this.ipsecCertificate?.health();
     if (cert && !cert.ok) return { ok: false, detail: `${held}; ${cert.detail}` };
     return { ok: true, detail: cert ? `${held}; ${cert.detail}` : held };
