@@ -9,6 +9,7 @@
  */
 import type { RemoteNode, TrafficMode } from '@switchyard/openflow-pipeline';
 import { Cidr, parseCidr, parseIp } from '@switchyard/ipam/cidr';
+import { canonicalIp } from '@switchyard/apis/types';
 import type { InformerEvent, KubeObject } from '@switchyard/kube';
 import { RECONCILE_RETRY, Reconciler, silentLogger, systemClock, type BackoffPolicy, type Clock, type Logger } from '@switchyard/runtime';
 
@@ -123,13 +124,8 @@ function canonical6(text: string | undefined): string | undefined {
 
 /** An IPv6 address in canonical form; undefined for none or text that is no IPv6 address. */
 function canonicalIp6(text: string | undefined): string | undefined {
-  if (text === undefined) return undefined;
-  try {
-    const ip = parseIp(text);
-    return ip.family === 6 ? ip.toString() : undefined;
-  } catch {
-    return undefined;
-  }
+  const ip = text === undefined ? undefined : canonicalIp(text);
+  return ip?.includes(':') ? ip : undefined;
 }
 
 /** The gateway address of a peer's IPv6 pod CIDR (its first address, as the peer's agent gives its gateway). */
