@@ -102,6 +102,8 @@ export interface ChaosReport {
   final: { scenario: string; cells: number; disagreements: ChaosDisagreement[] };
   /** OVS ports, addresses or flows that belong to no pod, or to a stale round. */
   leftovers: string[];
+  /** Why `ok` is false, one line per reason (empty when it is true): what a red CI run shows first. */
+  failures: string[];
   ok: boolean;
 }
 
@@ -194,6 +196,7 @@ const emptyReport = (seed: number): ChaosReport => ({
   disagreements: [],
   final: { scenario: '', cells: 0, disagreements: [] },
   leftovers: [],
+  failures: [],
   ok: false,
 });
 
@@ -390,14 +393,8 @@ class ChaosRun {
     report.durationMs = Date.now() - this.started;
     report.recovery = statsByKind(report.faults, (f) => f.recoveryMs);
     report.healthy = statsByKind(report.faults, (f) => f.healthyMs);
-    report.ok =
-      report.faults.every((f) => !f.error && f.recoveryMs !== undefined) &&
-      report.scenarios.abandoned.length === 0 &&
-      report.scenarios.completed > 0 &&
-      report.disagreements.length === 0 &&
-      report.final.disagreements.length === 0 &&
-      report.final.cells > 0 &&
-      report.leftovers.length === 0;
+    report.failures = chaosFailures(report);
+    report.ok = report.failures.length === 0;
     return report;
   }
 }
@@ -408,6 +405,22 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosReport> {
   if (!st0) throw new LabError('NOT_RUNNING', 'no lab is running');
   if (o.scenarios.length === 0) throw new LabError('INVALID_ARGUMENT', 'a chaos run needs at least one scenario', undefined, 'scenarios');
   return new ChaosRun(o, st0).run();
+}
+
+/** Every reason a chaos report is not ok: faults not recovered, scenarios never completed, wrong cells, leftovers. */
+export function chaosFailures(r: Omit<ChaosReport, 'failures' | 'ok'>): string[] {
+  const out: string[] = [];
+  r.faults.forEach((f, i) => {
+    if (f.error || f.recoveryMs === undefined) out.push(`fault ${i + 1} (${f.kind} ${f.target} at ${(f.at / 1000).toFixed(1)} s) not recovered: ${f.error ?? 'no recovery time'}`);
+  });
+  const sc = r.scenarios;
+  if (sc.abandoned.length > 0) out.push(`scenarios never completed: ${sc.abandoned.join(', ')}; their last errors: ${sc.interrupted.filter((x) => sc.abandoned.includes(x.scenario)).slice(-3).map((x) => `${x.scenario} attempt ${x.attempt}: ${x.error}`).join('; ')}`);
+  if (sc.completed === 0) out.push(`no scenario completed (${sc.runs} runs)`);
+  if (r.disagreements.length > 0) out.push(`${r.disagreements.length} cells disagreed after settling, first: ${r.disagreements.slice(0, 3).map((d) => `${d.scenario} step ${d.step} ${d.cell} expected ${d.expected ? 'allowed' : 'blocked'}, got ${d.dataplane}`).join('; ')}`);
+  if (r.final.cells === 0) out.push(`the clean final run of ${r.final.scenario || 'a scenario'} probed no cell`);
+  if (r.final.disagreements.length > 0) out.push(`${r.final.disagreements.length} cells of the clean final run disagreed`);
+  if (r.leftovers.length > 0) out.push(`leftovers: ${r.leftovers.slice(0, 5).join('; ')}`);
+  return out;
 }
 
 /** Percentiles of `value` over the faults that have one, per kind and over all. */
@@ -505,5 +518,6 @@ export function formatChaosReport(r: ChaosReport): string {
   lines.push(`disagreements after settling: ${r.disagreements.length}${r.disagreements.slice(0, 10).map((d) => `\n  ${d.scenario} step ${d.step}: ${d.cell} expected ${d.expected ? 'allowed' : 'blocked'}, got ${d.dataplane}${d.unavailable ? ` (${d.unavailable})` : ''}`).join('')}`);
   lines.push(`final clean run (${r.final.scenario}): ${r.final.cells} cells, ${r.final.disagreements.length} disagreements`);
   lines.push(`leftovers: ${r.leftovers.length === 0 ? 'none' : `\n  ${r.leftovers.join('\n  ')}`}`);
+  if (r.failures.length > 0) lines.push(`failed because: \n  ${r.failures.join('\n  ')}`);
   return `${lines.join('\n')}\n`;
 }

@@ -24,7 +24,7 @@ export {
   type Scenario,
   type Step,
 } from './scenario';
-export { FAULT_KINDS, formatChaosReport, loadScenarios, recoveryStats, runChaos, type ChaosDisagreement, type ChaosOptions, type ChaosReport, type FaultKind, type FaultRecord, type RecoveryStats } from './chaos';
+export { chaosFailures, FAULT_KINDS, formatChaosReport, loadScenarios, recoveryStats, runChaos, type ChaosDisagreement, type ChaosOptions, type ChaosReport, type FaultKind, type FaultRecord, type RecoveryStats } from './chaos';
 export { agentHealthy, restartAgent, restartController, restartOvsdb, restartVswitchd, startAgent, stopAgent } from './faults';
 export { ScenarioRunner, sctpUnavailableReason, type LivePod, type ProbeRunOptions, type StepResult } from './probe-run';
 export { DataplaneTracer, type TraceTopology, type TracedPod } from './trace-run';

@@ -26,7 +26,8 @@ it('a 2-minute chaos run: every fault recovers with every cell right again, inte
   process.stdout.write(
     `${stderr.split('\n').filter((l) => l.startsWith('fault ')).join('\n')}\nrecovery (every cell right again): ${JSON.stringify(report.recovery)}\nhealthy (processes back): ${JSON.stringify(report.healthy)}\nscenarios: ${JSON.stringify(report.scenarios)}\n`,
   );
-  expect({ code, leftovers: report.leftovers, disagreements: report.disagreements, final: report.final.disagreements }).toEqual({ code: 0, leftovers: [], disagreements: [], final: [] });
+  // The reasons first: a red run's assertion names its cause (CI keeps only the assertion's text).
+  expect({ code, failures: report.failures, leftovers: report.leftovers, disagreements: report.disagreements, final: report.final.disagreements }).toEqual({ code: 0, failures: [], leftovers: [], disagreements: [], final: [] });
   // Every fault: processes back, then every cell of a probed step matched again within the limit.
   expect(report.faults.filter((f) => f.error || f.recoveryMs === undefined || f.recoveryMs > RECOVERY_LIMIT_MS || !f.checked || f.checked.cells === 0 || (f.unsettled ?? []).length > 0)).toEqual([]);
   for (const kind of FAULT_KINDS) expect({ kind, recovered: report.faults.some((f) => f.kind === kind && f.recoveryMs !== undefined) }).toEqual({ kind, recovered: true });
