@@ -98,3 +98,42 @@ it('reports a policy realized again after a failure at the same generation (the 
   expect(reports).toHaveLength(3);
   await c.stop();
 });
+
+it('sends a status report the controller refused again after the backoff, until it is acknowledged, with no new realization', async () => {
+  const clock = new ManualClock();
+  let sets = 0;
+  const sync = { set: async () => (sets++, { added: 0, modified: 0, deleted: 0 }) } as unknown as FlowSync;
+  const view = PolicyView.fromData({
+    resourceVersion: '1',
+    policies: [{ uid: 'p1', name: 'p1', namespace: 'default', sourceRef: { type: 'K8sNetworkPolicy', namespace: 'default', name: 'p1', uid: 'p1' }, rules: [], appliedToGroups: ['atg'], generation: 2 }],
+    addressGroups: [],
+    appliedToGroups: [],
+  });
+  const c = new NetworkPolicyController({ nodeName: 'n1', flows: sync, view, cacheFile: join(dir, 'cache.json'), clock, controlplane: { url: 'https://127.0.0.1:1' } });
+  // The controller refuses the first three reports (e.g. its access review to the API server failed).
+  let attempts = 0;
+  const acknowledged: number[] = [];
+  jest.spyOn(c.client!, 'reportStatus').mockImplementation(async (s) => {
+    if (++attempts <= 3) throw new Error('status report for p1: HTTP 500');
+    for (const n of s.nodes ?? []) acknowledged.push(n.generation);
+  });
+  await c.resync();
+  // The realization's own report, then one immediate try of the retry loop: both refused.
+  await Promise.resolve();
+  await new Promise((r) => setImmediate(r));
+  expect(attempts).toBe(2);
+  expect(acknowledged).toEqual([]);
+  expect((c.lastReportError as Error).message).toBe('1 status report(s) not acknowledged by the controller');
+  await clock.advanceAsync(REALIZE_RETRY.initialMs);
+  await new Promise((r) => setImmediate(r));
+  expect(attempts).toBe(3);
+  await clock.advanceAsync(REALIZE_RETRY.initialMs * 2);
+  await new Promise((r) => setImmediate(r));
+  expect(acknowledged).toEqual([2]);
+  expect(c.lastReportError).toBeUndefined();
+  // Acknowledged: nothing more is sent, and the flows were realized once.
+  await clock.advanceAsync(60_000);
+  expect(attempts).toBe(4);
+  expect(sets).toBe(1);
+  await c.stop();
+});

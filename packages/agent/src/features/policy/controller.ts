@@ -65,6 +65,13 @@ export class NetworkPolicyController {
    * is retried after a backoff: nothing else may come to trigger it (the view is complete).
    */
   private readonly reconciler: Reconciler;
+  /**
+   * Sends the realized policies' status reports the controller has not acknowledged, retried after
+   * a backoff until every one is: a report refused once (the controller restarting, its token or
+   * access review failing) would otherwise wait for the next stream or realization, and the
+   * policy would stay Realizing meanwhile (a CI chaos run saw 90 s of it after an agent restart).
+   */
+  private readonly reporter: Reconciler;
   /** Syncs done (observable for tests and agentinfo). */
   syncs = 0;
 
@@ -75,6 +82,11 @@ export class NetworkPolicyController {
       retry: REALIZE_RETRY,
       clock: o.clock ?? systemClock,
       onError: (e, retryInMs) => this.log.error({ err: e, retryInMs }, 'policy realization failed'),
+    });
+    this.reporter = new Reconciler(() => this.reportUnacknowledged(), {
+      retry: REALIZE_RETRY,
+      clock: o.clock ?? systemClock,
+      onError: (e, retryInMs) => this.log.warn({ err: e, retryInMs }, 'status reports not acknowledged; retrying'),
     });
     this.client = o.controlplane
       ? new ControlplaneClient({ ...o.controlplane, nodeName: o.nodeName, logger: this.log, view: this.view, onChange: () => this.reconciler.schedule(), onStream: (mode) => this.onStream(mode) })
@@ -98,8 +110,9 @@ export class NetworkPolicyController {
   async stop(): Promise<void> {
     // No realization starts from here on (a pending retry is cancelled); a running one is awaited.
     const realizing = this.reconciler.stop();
+    const reporting = this.reporter.stop();
     await this.client?.stop();
-    await realizing;
+    await Promise.all([realizing, reporting]);
   }
 
   /** Realizes the current view again and resolves when that is done (successfully or not). */
@@ -113,6 +126,11 @@ export class NetworkPolicyController {
     return this.reconciler.idle();
   }
 
+  /** The failure of the last round of status reports, until one round is acknowledged in full. */
+  get lastReportError(): unknown {
+    return this.reporter.lastError;
+  }
+
   /**
    * A stream opened. An `initial` one comes from a controller that does not know this node (it
    * restarted): what was reported before is forgotten there, so every realized policy is reported
@@ -120,7 +138,13 @@ export class NetworkPolicyController {
    */
   private onStream(mode: 'initial' | 'resume'): void {
     if (mode === 'initial') this.reported.clear();
-    void this.report(this.realized.filter((p) => this.reported.get(p.uid) !== p.generation));
+    this.reporter.schedule();
+  }
+
+  /** One round of the reports the controller has not acknowledged; throws (to be retried) if any failed. */
+  private async reportUnacknowledged(): Promise<void> {
+    const failed = await this.report(this.realized.filter((p) => this.reported.get(p.uid) !== p.generation));
+    if (failed > 0) throw new Error(`${failed} status report(s) not acknowledged by the controller`);
   }
 
   /** The policies (uid, generation) the last successful realization installed. */
@@ -143,11 +167,13 @@ export class NetworkPolicyController {
       this.log.warn({ err: e, file: this.o.cacheFile }, 'policy cache not written');
     }
     this.realized = snap.policies.map((p) => ({ uid: p.uid, generation: p.generation }));
-    await this.report(this.realized.filter((p) => this.reported.get(p.uid) !== p.generation));
+    if ((await this.report(this.realized.filter((p) => this.reported.get(p.uid) !== p.generation))) > 0) this.reporter.schedule();
   }
 
-  private async report(items: { uid: string; generation: number }[], failure?: unknown): Promise<void> {
-    if (!this.client) return;
+  /** Sends one report per item; how many failed. */
+  private async report(items: { uid: string; generation: number }[], failure?: unknown): Promise<number> {
+    if (!this.client) return 0;
+    let failed = 0;
     await Promise.all(
       items.map(async ({ uid, generation }) => {
         try {
@@ -165,9 +191,11 @@ export class NetworkPolicyController {
           if (failure) this.reported.delete(uid);
           else this.reported.set(uid, generation);
         } catch (e) {
+          failed++;
           this.log.warn({ err: e, uid }, 'status report failed');
         }
       }),
     );
+    return failed;
   }
 }
