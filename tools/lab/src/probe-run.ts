@@ -583,12 +583,12 @@ export class ScenarioRunner {
 
   /** One look at realization: '' when realized and stable, else why not. */
   private async realizedOnce(cp: string): Promise<string> {
-    type Item = { generation?: number; sourceRef?: { name: string; namespace?: string }; status?: { phase?: string; observedGeneration?: number } };
+    type Item = { generation?: number; sourceRef?: { name: string; namespace?: string }; span?: string[]; status?: { phase?: string; observedGeneration?: number; currentNodesRealized?: number; desiredNodesRealized?: number } };
     let why = '';
     {
       const all = await this.o.kube.request<{ items: Item[] }>('GET', `${cp}/networkpolicies`);
       const pending = all.items.filter((p) => p.status?.phase !== 'Realized' || p.status.observedGeneration !== p.generation);
-      if (pending.length > 0) why = `not realized: ${pending.map((p) => `${p.sourceRef?.namespace ?? ''}/${p.sourceRef?.name ?? '?'} (${p.status?.phase ?? 'no status'})`).join(', ')}`;
+      if (pending.length > 0) why = `not realized: ${pending.map((p) => `${p.sourceRef?.namespace ?? ''}/${p.sourceRef?.name ?? '?'} (${p.status?.phase ?? 'no status'}${p.status?.desiredNodesRealized !== undefined ? `, ${p.status.currentNodesRealized ?? 0} of ${p.status.desiredNodesRealized} nodes of its span [${(p.span ?? []).join(', ')}] reported generation ${p.generation ?? '?'}` : ''})`).join(', ')}`;
       if (!why)
         for (const n of this.o.state.nodes) {
           const q = `?nodeName=${n.name}`;
