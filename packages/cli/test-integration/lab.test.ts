@@ -95,7 +95,7 @@ beforeAll(async () => {
   const up = await exec(LAB, ['--lab-dir', labDir, 'up', '--nodes', '1'], { timeoutMs: 180_000 });
   if (up.code !== 0) throw new Error(`switchyard-lab up failed: ${up.stdout}${up.stderr}`);
   st = JSON.parse(readFileSync(join(labDir, 'state.json'), 'utf8')) as LabState;
-  env = { ...process.env, KUBECONFIG: st.kubeconfig, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kubectl-cache-')), NO_COLOR: '1' };
+  env = { ...process.env, KUBECONFIG: st.kubeconfig, NO_COLOR: '1' };
   await apply(
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } },
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'y' } },

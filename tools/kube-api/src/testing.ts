@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -17,15 +17,30 @@ export interface KubectlResult {
   stderr: string;
 }
 
+let cacheDir: string | undefined;
+/**
+ * kubectl's discovery cache for this process: one directory (kubectl keys its entries by server
+ * address, so API servers on other ports do not mix), removed when the process exits. One per
+ * Kubectl left a directory in /tmp per test file and run (1,097 of them after a day of CI here).
+ */
+function kubectlCacheDir(): string {
+  if (cacheDir === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'kubectl-cache-'));
+    cacheDir = dir;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return cacheDir;
+}
+
 /**
  * The real kubectl against a kubeconfig, run asynchronously (the API server runs in the test's
- * own process), with a cache directory and HOME of its own.
+ * own process), with a cache directory of this process and HOME of its own.
  */
 export class Kubectl {
   readonly env: NodeJS.ProcessEnv;
 
   constructor(kubeconfig: string) {
-    this.env = { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: mkdtempSync(join(tmpdir(), 'kubectl-cache-')), HOME: tmpdir() };
+    this.env = { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: kubectlCacheDir(), HOME: tmpdir() };
   }
 
   run(args: string[], stdin?: string): Promise<KubectlResult> {
