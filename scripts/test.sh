@@ -2,10 +2,13 @@
 # The one test command (npm test): installs what a fresh machine lacks, then lint, typecheck,
 # build, unit tests, package-shape checks, the npm consumer check (tools/pack-check/consumers.mjs)
 # and integration tests (real OVS, root) through nx.
-# Integration suites run in two lanes side by side: the lab's (its own OVS nodes, API server and
-# controller per file) and every other package's, one suite after another in each lane. Every
-# suite makes its own netns, OVS instances, sockets and ports, so the lanes share nothing; a suite's
-# output is printed whole when it ends. SWITCHYARD_TEST_LANES=1 runs them one after another.
+# Integration suites run in three lanes side by side: the lab's (its own OVS nodes, API server and
+# controller per file), every other package's, one suite after another in each lane, and the
+# images' (`npm run images` on this checkout, then the images under podman and the lab's demo on
+# them). Every suite makes its own netns, OVS instances, sockets and ports, so the lanes share
+# nothing; a suite's output is printed whole when it ends. SWITCHYARD_TEST_LANES=1 runs them one
+# after another; SWITCHYARD_TEST_IMAGES=0 leaves the images lane out (a machine without network
+# to the Debian mirror).
 # Prints each stage as it starts (`::: [elapsed] stage`), the time each stage and each integration
 # suite took, the 10 slowest test files, and a final "N passed, N failed".
 set -uo pipefail
@@ -35,24 +38,28 @@ record() {
 
 # One lane of integration suites: each suite's output goes to a file and is printed whole when the
 # suite ends (under a lock, so two lanes never interleave); its time and exit code go to $work/lane-*.
-# A suite is a project, or `project|jest arguments` for part of a project's files.
+# A suite is a project, `project|jest arguments` for part of a project's files, or `project#script`
+# for another of its scripts than test:integration.
 lane() {
   local id=$1; shift
-  local spec p args name t0 rc out
+  local spec p args name t0 rc out script
   for spec in "$@"; do
+    script=test:integration
+    if [ "${spec#*#}" != "$spec" ]; then script=${spec#*#}; spec=${spec%%#*}; fi
     p=${spec%%|*}
     args=()
     name="integration: $p"
+    [ "$script" != test:integration ] && name="$script: $p"
     if [ "$spec" != "$p" ]; then
       read -r -a args <<< "${spec#*|}"
-      name="integration: $p (${spec#*|})"
+      name="$name (${spec#*|})"
     fi
     t0=$SECONDS
     out=$work/suite-$id-${p//[^a-zA-Z0-9]/_}-$t0.log
     printf '::: [%5s s] %s (lane %s, output when it ends)\n' "$SECONDS" "$name" "$id"
     # The build stage has built every package: the suite's own script, not nx (two nx processes at
     # once would share its cache and workspace database).
-    npm run --silent test:integration -w "$p" -- "${args[@]}" > "$out" 2>&1
+    npm run --silent "$script" -w "$p" -- "${args[@]}" > "$out" 2>&1
     rc=$?
     {
       flock 9
@@ -85,11 +92,12 @@ side_by_side() {
 stage "system packages" bash scripts/ensure-system.sh
 [ -z "$failed_stage" ] && stage "npm ci (skipped when node_modules is from this lock file)" bash scripts/ensure-node-modules.sh
 if [ -z "$failed_stage" ]; then
-  # One ESLint run for every project, then each project's dependency check (what each project's lint script does).
-  stage "lint" node scripts/lint-workspace.mjs
-  stage "import cycles (type-only imports included)" node scripts/import-cycles.mjs
-  # One program for the whole workspace (each project's own typecheck target re-checks the libraries it imports).
-  stage "typecheck" node scripts/typecheck-workspace.mjs
+  # One ESLint run for every project, then each project's dependency check (what each project's lint
+  # script does), beside one TypeScript program for the whole workspace (each project's own
+  # typecheck target re-checks the libraries it imports): each is one busy process, a core each.
+  stage "lint, import cycles (type-only imports included) and typecheck, side by side" \
+    side_by_side "node scripts/lint-workspace.mjs" "node scripts/import-cycles.mjs" "node scripts/typecheck-workspace.mjs"
+
   stage "build" npx nx run-many -t build --outputStyle=static
   # Every package is built from this tree: `switchyard-lab up` and the tests that run built programs
   # skip their own (cached, but a few seconds of nx each, about 25 times) build step.
@@ -97,11 +105,11 @@ if [ -z "$failed_stage" ]; then
   # One jest for every project's unit tests, a worker per core (per-project jest runs: a start each, and
   # the longest file holds up its project): 111 s here against 147 s through nx.
   stage "unit tests" npx jest -c jest.unit.config.cjs --maxWorkers="$(nproc)"
-  stage "release dry run (nx release, independent versions)" npx nx release --dry-run --skip-publish
   # Every package with a test:pack script, packed and installed once for all of them; beside it the
-  # consumer check (each packs into its own scratch project; much of both is npm and node starts).
-  stage "package shape (pack, ESM+CJS, publint, attw) and npm consumers (README programs from the tarballs, types, LICENSE), side by side" \
-    side_by_side "node tools/pack-check/check.mjs $(grep -l '"test:pack"' packages/*/package.json | xargs -n1 dirname | tr '\n' ' ')" "node tools/pack-check/consumers.mjs"
+  # consumer check (each packs into its own scratch project; much of both is npm and node starts)
+  # and nx release's dry run.
+  stage "package shape (pack, ESM+CJS, publint, attw), npm consumers (README programs from the tarballs, types, LICENSE) and release dry run (nx release, independent versions), side by side" \
+    side_by_side "node tools/pack-check/check.mjs $(grep -l '"test:pack"' packages/*/package.json | xargs -n1 dirname | tr '\n' ' ')" "node tools/pack-check/consumers.mjs" "npx nx release --dry-run --skip-publish"
   projects=$(npx nx show projects --with-target test:integration | sort)
   rest=$(echo "$projects" | grep -vx '@switchyard/lab' || true)
   # The lab's files are the longest suites: most run in lane 1; these (by path) run in lane 2 after
@@ -114,11 +122,17 @@ if [ -z "$failed_stage" ]; then
   t0=$SECONDS
   printf '::: [%5s s] integration suites\n' "$SECONDS"
   # shellcheck disable=SC2086 # word splitting of the project list is intended
+  # The images lane: the lab's podman test builds the images first (a fresh clone has none; the
+  # build is mostly downloads, dpkg and compression, so it fills the cores the lab lane leaves
+  # idle while it waits on probes), then runs the demo on them; the images' own test reuses them.
+  images=()
+  [ "${SWITCHYARD_TEST_IMAGES:-1}" = 1 ] && images=("@switchyard/lab#test:image" "@switchyard/images#test:image")
   if [ "${SWITCHYARD_TEST_LANES:-2}" = 1 ]; then
-    lane 1 @switchyard/lab $rest
+    lane 1 @switchyard/lab $rest "${images[@]}"
   else
     lane 1 "@switchyard/lab|--testPathIgnorePatterns $lab_lane2" &
     lane 2 $rest "@switchyard/lab|--testPathPatterns $lab_lane2" &
+    [ ${#images[@]} -gt 0 ] && lane 3 "${images[@]}" &
     wait
   fi
   while IFS=$'\t' read -r name secs rc; do record "$name" "$secs" "$rc"; done < <(sort "$work"/lane-*)

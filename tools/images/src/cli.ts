@@ -13,7 +13,8 @@ const USAGE = `Usage:
       Builds switchyard-agent and switchyard-controller as OCI archives in DIR (default dist/images),
       prints a size table per layer and writes DIR/report.json. --verify builds a second time into
       DIR/second and compares the digests. Installs its Debian prerequisites
-      (tools/images/apt-packages.txt) unless --no-install.
+      (tools/images/apt-packages.txt) unless --no-install. Builds the packages it packs first
+      (nx) unless --skip-package-build or SWITCHYARD_PREBUILT=1 (npm test sets it after its build).
   npm run manifest -w @switchyard/images -- [--traffic-encap-mode encap|noEncap|hybrid] [--tunnel-type geneve|vxlan|gre]
       [--encryption none|ipsec|wireGuard] [--network-policy-only] [--multicluster] [--repository REPO] [--tag TAG] [-o FILE]
       Prints switchyard.yml (or writes FILE); the images it names are the ones npm run images builds.
@@ -28,7 +29,9 @@ interface Flags {
 }
 
 function parseBuildFlags(argv: readonly string[]): Flags {
-  const f: Flags = { out: join(REPO_ROOT, 'dist/images'), verify: false, skipPackageBuild: false, install: true };
+  // npm test sets SWITCHYARD_PREBUILT=1 after its build stage: the packages are built, and a second
+  // nx process beside the CI lanes is not wanted.
+  const f: Flags = { out: join(REPO_ROOT, 'dist/images'), verify: false, skipPackageBuild: process.env.SWITCHYARD_PREBUILT === '1', install: true };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     const value = (): string => {
