@@ -399,7 +399,7 @@ async function startControllerContainer(kube: KubeConfigClient, api: KubeApiServ
 }
 
 /** The fabric netns: bridge br0, router between the fabric subnets and the fabric host <prefix>.254. */
-async function makeFabric(tb: Testbed, ipFamily: LabIpFamily): Promise<{ name: string }> {
+async function makeFabric(tb: Testbed, ipFamily: LabIpFamily, mode: LabMode): Promise<{ name: string }> {
   const fabric = await tb.createNetns('f');
   await fabric.exec(['ip', 'link', 'add', 'br0', 'type', 'bridge']);
   await fabric.exec(['ip', 'link', 'set', 'br0', 'up']);
@@ -408,10 +408,10 @@ async function makeFabric(tb: Testbed, ipFamily: LabIpFamily): Promise<{ name: s
   for (const prefix of [FABRIC_PREFIX, FABRIC_PREFIX_2]) await fabric.exec(['ip', 'addr', 'add', `${prefix}.${FABRIC_GATEWAY_HOST}/24`, 'dev', 'br0']);
   await fabric.exec(['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
   // Dual-stack and IPv6-only: the fabric host on the IPv6 underlay too (an outside client of IPv6
-  // node ports), and the router between its two subnets (hybrid), as for IPv4.
+  // node ports); in hybrid also the router between the two IPv6 subnets, as for IPv4.
   if (ipFamily !== 'ipv4') {
-    for (const prefix of [FABRIC_PREFIX_V6, FABRIC_PREFIX_V6_2]) await fabric.exec(['ip', '-6', 'addr', 'add', `${prefix}:${FABRIC_GATEWAY_HOST.toString(16)}/64`, 'dev', 'br0', 'nodad']);
-    await fabric.exec(['sysctl', '-qw', 'net.ipv6.conf.all.forwarding=1']);
+    for (const prefix of mode === 'hybrid' ? [FABRIC_PREFIX_V6, FABRIC_PREFIX_V6_2] : [FABRIC_PREFIX_V6]) await fabric.exec(['ip', '-6', 'addr', 'add', `${prefix}:${FABRIC_GATEWAY_HOST.toString(16)}/64`, 'dev', 'br0', 'nodad']);
+    if (mode === 'hybrid') await fabric.exec(['sysctl', '-qw', 'net.ipv6.conf.all.forwarding=1']);
   }
   return { name: fabric.name };
 }
@@ -562,7 +562,7 @@ export class Lab {
       const controllerPort = controller?.port ?? 0;
       // Underlay: a Linux bridge in a fabric netns; each node's veth ends on it (another cluster's
       // fabric when this lab is one cluster of several).
-      const fabric = opts.cluster?.fabricNetns !== undefined ? { name: opts.cluster.fabricNetns } : await makeFabric(tb, ipFamily);
+      const fabric = opts.cluster?.fabricNetns !== undefined ? { name: opts.cluster.fabricNetns } : await makeFabric(tb, ipFamily, mode);
       // One API server per fabric at its host address: a cluster sharing another's fabric keeps loopback.
       const apiRelay = opts.cluster?.fabricNetns === undefined ? await exposeApiOnFabric(api, fabric.name, opts.labDir, children) : undefined;
 

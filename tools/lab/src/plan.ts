@@ -22,8 +22,9 @@ export interface NodePlan {
    */
   nodeIPv6?: string;
   /**
-   * With `nodeIPv6`: the fabric router's IPv6 address in the node's IPv6 subnet (`<prefix>:fe`), the
-   * route to the other IPv6 subnet (hybrid's second half) and the fabric host's twin.
+   * `hybrid` with `nodeIPv6`: the fabric router's IPv6 address in the node's IPv6 subnet
+   * (`<prefix>:fe`), the node's route to the other IPv6 subnet. Other modes keep one IPv6 subnet
+   * and no such route.
    */
   fabricGatewayV6?: string;
   /** The node's fabric subnet (`<prefix>.0/24`), its transport subnet for `hybrid`. */
@@ -139,7 +140,7 @@ export function planNodes(n: number, tokenFor: (name: string) => string, mode: L
     const prefix = second ? FABRIC_PREFIX_2 : FABRIC_PREFIX;
     const prefix6 = second ? FABRIC_PREFIX_V6_2 : FABRIC_PREFIX_V6;
     const podCIDR = ipFamily === 'ipv6' ? podCIDRv6Of(index) : `${podPrefix}.${index}.0/24`;
-    const underlay6 = { nodeIPv6: `${prefix6}:${(ipBase + index).toString(16)}`, fabricGatewayV6: `${prefix6}:${FABRIC_GATEWAY_HOST.toString(16)}` };
+    const underlay6 = { nodeIPv6: `${prefix6}:${(ipBase + index).toString(16)}`, ...(mode === 'hybrid' ? { fabricGatewayV6: `${prefix6}:${FABRIC_GATEWAY_HOST.toString(16)}` } : {}) };
     const dual = ipFamily === 'dual' ? { podCIDRv6: podCIDRv6Of(index), ...underlay6 } : ipFamily === 'ipv6' ? underlay6 : {};
     return { name, index, podCIDR, ...dual, nodeIP: `${prefix}.${ipBase + index}`, subnet: `${prefix}.0/24`, fabricGateway: `${prefix}.${FABRIC_GATEWAY_HOST}`, token: tokenFor(name) };
   });
