@@ -39,7 +39,8 @@ export function agentContext(o: AgentOptions): AgentContext {
   const v6Only = cidr.family === 6 && options.podCIDRv6 === undefined;
   if (cidr.family !== 4 && !v6Only) throw new AgentError('INVALID_CONFIG', 'podCIDR must be IPv4 when podCIDRv6 is given (dual-stack: IPv4 first)', options.podCIDR, 'podCIDR');
   const v6 = v6Only ? podCIDRv6Of(options.podCIDR, options.trafficMode, 'podCIDR') : options.podCIDRv6 === undefined ? undefined : podCIDRv6Of(options.podCIDRv6, options.trafficMode);
-  if (v6Only && options.trafficEncryptionMode !== 'none') throw new AgentError('INVALID_CONFIG', `an IPv6-only node (podCIDR ${options.podCIDR}) runs without trafficEncryptionMode (got ${options.trafficEncryptionMode})`, options.trafficEncryptionMode, 'trafficEncryptionMode');
+  // WireGuard runs on IPv6-only nodes (peers at their IPv6 node address); IPsec's per-peer tunnel ports are not made for them.
+  if (v6Only && options.trafficEncryptionMode === 'ipsec') throw new AgentError('INVALID_CONFIG', `an IPv6-only node (podCIDR ${options.podCIDR}) runs without trafficEncryptionMode ipsec (none or wireGuard)`, options.trafficEncryptionMode, 'trafficEncryptionMode');
   const encap = options.trafficMode === 'encap' || options.trafficMode === 'hybrid';
   const wireGuard = options.trafficEncryptionMode === 'wireGuard';
   const ipsec = options.trafficEncryptionMode === 'ipsec';

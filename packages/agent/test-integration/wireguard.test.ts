@@ -11,7 +11,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { KubeConfigClient } from '@switchyard/kube';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { ManualClock } from '@switchyard/runtime/testing';
-import { Testbed, isAlive, run, waitFor, type Netns } from '@switchyard/testbed';
+import { Testbed, isAlive, run, start, waitFor, type Netns } from '@switchyard/testbed';
 import { agentContext } from '../src/context';
 import { WireGuardTunnel, removeWireGuardDevice } from '../src/features/wireguard/part';
 import { WIREGUARD_DEVICE, WIREGUARD_PUBLIC_KEY_ANNOTATION } from '../src/features/wireguard/wireguard';
@@ -167,4 +167,83 @@ it('removal (and `switchyard-agent --uninstall`) deletes the link and ends the r
   for (const r of recs) expect(isAlive(r.pid, r.start)).toBe(false);
   expect(existsSync(join(dataDir(1), 'wireguard', 'device.json'))).toBe(false);
   for (const i of [0, 1]) expect((await netns[i]!.exec(['ip', 'link', 'show', WIREGUARD_DEVICE], { allowFailure: true })).code).not.toBe(0);
+});
+
+// IPv6-only nodes: an IPv6 pod CIDR alone, Nodes with an IPv6 InternalIP alone, and a veth that
+// carries no IPv4 at all, so the only way between the devices is the IPv6 underlay.
+describe('IPv6-only nodes', () => {
+  const V6 = [
+    { name: 'wg6-a', nodeIPv6: 'fd00:79::1', podCIDR: 'fd00:79:1::/64', podIP: 'fd00:79:1::1' },
+    { name: 'wg6-b', nodeIPv6: 'fd00:79::2', podCIDR: 'fd00:79:2::/64', podIP: 'fd00:79:2::1' },
+  ] as const;
+  const ns6: Netns[] = [];
+  const parts6: WireGuardTunnel[] = [];
+  /** node b's end of the veth: the IPv6 underlay as node b sees it. */
+  let underlayB = '';
+  const dataDir6 = (i: number): string => join(dir, V6[i]!.name);
+  const get6 = async (i: number): Promise<string> =>
+    (await run(['socat', '-', `UNIX-CONNECT:${join(dataDir6(i), 'wireguard', 'run', `${WIREGUARD_DEVICE}.sock`)}`], { input: 'get=1\n\n', timeoutMs: 5000 })).stdout;
+
+  beforeAll(async () => {
+    for (const n of V6) {
+      ns6.push(await tb.createNetns('w6'));
+      await kube.request('POST', '/api/v1/nodes', { apiVersion: 'v1', kind: 'Node', metadata: { name: n.name }, spec: { podCIDR: n.podCIDR, podCIDRs: [n.podCIDR] }, status: { addresses: [{ type: 'InternalIP', address: n.nodeIPv6 }] } });
+    }
+    const [a, b] = [tb.name('v'), tb.name('v')];
+    underlayB = b;
+    await run(['ip', 'link', 'add', a, 'netns', ns6[0]!.name, 'type', 'veth', 'peer', 'name', b, 'netns', ns6[1]!.name]);
+    for (const [i, link] of [a, b].entries()) {
+      await ns6[i]!.exec(['ip', '-6', 'addr', 'add', `${V6[i]!.nodeIPv6}/64`, 'dev', link, 'nodad']);
+      await ns6[i]!.exec(['ip', 'link', 'set', link, 'up']);
+    }
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const p of parts6) await p.stop().catch(() => undefined);
+    for (const i of [0, 1]) if (ns6[i]) await removeWireGuardDevice({ dataDir: dataDir6(i), nodeNetns: ns6[i]!.name });
+  }, 60_000);
+
+  it("each part peers with the other at [its IPv6 node address]:51820, allowing its IPv6 pod CIDR; an IPv6 ping crosses the devices over the IPv6 underlay, and every underlay packet is WireGuard UDP over IPv6", async () => {
+    for (const [i, n] of V6.entries()) {
+      const ctx = agentContext({ nodeName: n.name, podCIDR: n.podCIDR, nodeIP: n.nodeIPv6, nodeIPv6: n.nodeIPv6, ovsdbRemote: 'unix:/nonexistent', dataDir: dataDir6(i), nodeNetns: ns6[i]!.name, kube, trafficEncryptionMode: 'wireGuard' });
+      expect([ctx.podCIDR, ctx.podCIDRv6]).toEqual([undefined, n.podCIDR]);
+      parts6.push(new WireGuardTunnel(ctx, kube));
+    }
+    for (const p of parts6) await p.start();
+    for (const p of parts6) await p.sync();
+    for (const [i, n] of V6.entries()) {
+      await ns6[i]!.exec(['ip', '-6', 'addr', 'add', `${n.podIP}/128`, 'dev', 'lo']);
+      await ns6[i]!.exec(['ip', '-6', 'route', 'replace', V6[1 - i]!.podCIDR, 'dev', WIREGUARD_DEVICE]);
+    }
+    const [a, b] = parts6 as [WireGuardTunnel, WireGuardTunnel];
+    await waitFor('both IPv6 peers set', async () => (await get6(0)).includes(`public_key=${hex(b.publicKey!)}`) && (await get6(1)).includes(`public_key=${hex(a.publicKey!)}`), { timeoutMs: 10_000, intervalMs: 100 });
+    for (const i of [0, 1]) {
+      const d = await get6(i);
+      // One peer: the IPv4-only Nodes of the other tests are no peers of an IPv6-only node.
+      expect(d.match(/^public_key=/gm)).toHaveLength(1);
+      expect(d).toContain(`endpoint=[${V6[1 - i]!.nodeIPv6}]:51820\n`);
+      expect(d).toContain(`allowed_ip=${V6[1 - i]!.podCIDR}\n`);
+      expect(d).not.toMatch(/allowed_ip=\d/);
+    }
+    expect(parts6.map((p) => p.health())).toEqual([expect.objectContaining({ ok: true }), expect.objectContaining({ ok: true })]);
+    const pcap = join(dir, 'wg6.pcap');
+    const capture = start(['tcpdump', '-i', underlayB, '--immediate-mode', '-nn', '-U', '-s', '0', '-w', pcap], { netns: ns6[1]!.name });
+    const stderr: string[] = [];
+    capture.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
+    try {
+      await waitFor('tcpdump listening', () => stderr.join('').includes('listening on'), { timeoutMs: 10_000, intervalMs: 50 });
+      const r = await run(['ping', '-6', '-c', '3', '-i', '0.2', '-W', '1', '-I', V6[0].podIP, V6[1].podIP], { netns: ns6[0]!.name, allowFailure: true, timeoutMs: 10_000 });
+      expect(r.code).toBe(0);
+    } finally {
+      const exited = new Promise((res) => capture.once('exit', res));
+      capture.kill('SIGINT');
+      await exited;
+    }
+    // On the underlay: WireGuard UDP between the IPv6 node addresses (and the link's own Neighbor
+    // Discovery), never the pods' ICMPv6 (no IPv4 exists there at all).
+    const lines = (await run(['tcpdump', '-nn', '-r', pcap])).stdout.split('\n').filter((l) => l.trim() !== '' && !/ ICMP6, (neighbor|multicast listener|router)/.test(l));
+    const wg = / IP6 fd00:79::[12]\.51820 > fd00:79::[12]\.51820: UDP/;
+    expect(lines.filter((l) => wg.test(l)).length).toBeGreaterThanOrEqual(6);
+    expect(lines.filter((l) => !wg.test(l))).toEqual([]);
+  });
 });

@@ -48,9 +48,14 @@ describe('an IPv6-only node (an IPv6 podCIDR alone)', () => {
   it.each([
     [{ podCIDR: 'fd00::/127' }, 'podCIDR', 'podCIDR /127 leaves no address for pods'],
     [{ podCIDR: 'fd00::/64', trafficMode: 'networkPolicyOnly' as const }, 'podCIDR', 'an IPv6 podCIDR is not used in networkPolicyOnly mode'],
-    [{ podCIDR: 'fd00::/64', trafficEncryptionMode: 'wireGuard' as const, kube }, 'trafficEncryptionMode', 'an IPv6-only node (podCIDR fd00::/64) runs without trafficEncryptionMode'],
+    [{ podCIDR: 'fd00::/64', trafficEncryptionMode: 'ipsec' as const, ipsecPSK: 'k', kube }, 'trafficEncryptionMode', 'an IPv6-only node (podCIDR fd00::/64) runs without trafficEncryptionMode ipsec'],
   ])('refuses %j naming the field', (over, field, message) => {
     expect(() => agentContext({ ...base, ...over })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', path: field, message: expect.stringContaining(message) }));
+  });
+
+  it('runs trafficEncryptionMode wireGuard (peers at their IPv6 node address)', () => {
+    const ctx = agentContext({ ...base, podCIDR: 'fd00::/64', trafficEncryptionMode: 'wireGuard', kube });
+    expect([ctx.wireGuard, ctx.podCIDR, ctx.podCIDRv6, ctx.mtu]).toEqual([true, undefined, 'fd00::/64', 1420]);
   });
 
   it('the CNI result of an IPv6-only pod lists its IPv6 address and the IPv6 default route only', () => {

@@ -276,9 +276,16 @@ describe('dual-stack remote nodes and IPv6 host routes', () => {
     expect(self6Missing.map((m) => [m.name, m.lacking])).toEqual([['n2', 'self'], ['n3', 'self']]);
     expect(missingNodeIPv6Detail(self6Missing.slice(0, 1))).toBe('this node has no IPv6 node address (nodeIPv6): trafficMode noEncap routes the IPv6 pod CIDR fd00:10:2::/64 of Node n2 on the IPv6 underlay, so IPv6 to its pods is not routed');
   });
-  test('networkPolicyOnly and WireGuard: no IPv6 route', () => {
+  test('networkPolicyOnly: no IPv6 route', () => {
     expect(hostRoutes6For('networkPolicyOnly', underlay6, o)).toEqual({ routes: [], missing: [] });
-    for (const mode of ['encap', 'noEncap', 'hybrid'] as const) expect(hostRoutes6For(mode, underlay6, { ...o, wireGuardDev: 'wg0' })).toEqual({ routes: [], missing: [] });
+  });
+  test('WireGuard: each peer IPv6 pod CIDR onto the WireGuard device in every routed mode, with or without an IPv6 node address anywhere', () => {
+    const onto = { routes: [{ dst: 'fd00:10:2::/64', dev: 'wg0' }, { dst: 'fd00:10:3::/64', dev: 'wg0' }], missing: [] };
+    const { transport6: _t, ...noTransport6 } = o;
+    for (const mode of ['encap', 'noEncap', 'hybrid'] as const) {
+      expect(hostRoutes6For(mode, underlay6, { ...o, wireGuardDev: 'wg0' })).toEqual(onto);
+      expect(hostRoutes6For(mode, remote, { ...noTransport6, wireGuardDev: 'wg0' })).toEqual(onto);
+    }
   });
 
   test("nodeFacts reads the IPv6 InternalIP (canonical), and a dual-stack node's peers carry it beside their IPv6 pod CIDR", () => {

@@ -84,6 +84,9 @@ describe('wireGuardNodeFacts', () => {
     };
     expect(wireGuardNodeFacts(o)).toEqual({ name: 'n2', nodeIP: '192.168.77.2', podCIDR: '10.10.2.0/24', publicKey: KEY_A });
     expect(wireGuardNodeFacts({ metadata: { name: 'n3' } }).publicKey).toBeUndefined();
+    // Dual-stack: the IPv6 pod CIDR and the IPv6 InternalIP (canonical) too.
+    const d = { ...o, spec: { podCIDRs: ['10.10.2.0/24', 'fd00:10:2::/64'] }, status: { addresses: [{ type: 'InternalIP', address: '192.168.77.2' }, { type: 'InternalIP', address: 'FD00:77:0::2' }] } };
+    expect(wireGuardNodeFacts(d)).toEqual({ name: 'n2', nodeIP: '192.168.77.2', podCIDR: '10.10.2.0/24', podCIDRv6: 'fd00:10:2::/64', nodeIPv6: 'fd00:77::2', publicKey: KEY_A });
   });
 });
 
@@ -106,6 +109,40 @@ describe('wireGuardPeersOf', () => {
   test('a Node without the annotation yet, an address or a pod CIDR is not a peer and not a warning', () => {
     const { peers, skipped } = wireGuardPeersOf([facts('n2', undefined), { ...facts('n3', KEY_A), nodeIP: undefined }, { ...facts('n4', KEY_B), podCIDR: undefined }], { name: 'n1' }, 51820);
     expect({ peers, skipped }).toEqual({ peers: [], skipped: [] });
+  });
+
+  // node i: 192.168.77.<i> and fd00:77::<i>, pod CIDRs 10.10.<i>.0/24 and fd00:10:<i>::/64.
+  const dual = (name: string, publicKey: string | undefined): WireGuardNodeFacts => {
+    const n = Number(name.replace(/\D/g, ''));
+    return { ...facts(name, publicKey), podCIDRv6: `fd00:10:${n}::/64`, nodeIPv6: `fd00:77::${n}` };
+  };
+
+  test('dual-stack: each peer allows its IPv4 and IPv6 pod CIDRs and is reached at its IPv4 node address', () => {
+    const { peers, skipped } = wireGuardPeersOf([dual('n2', KEY_A), dual('n3', KEY_B), facts('n4', publicKeyOf(generatePrivateKey()))], { name: 'n1' }, 51820, 'dual');
+    expect(skipped).toEqual([]);
+    expect(peers.map(({ node, endpoint, allowedIPs }) => ({ node, endpoint, allowedIPs }))).toEqual([
+      { node: 'n2', endpoint: '192.168.77.2:51820', allowedIPs: ['10.10.2.0/24', 'fd00:10:2::/64'] },
+      { node: 'n3', endpoint: '192.168.77.3:51820', allowedIPs: ['10.10.3.0/24', 'fd00:10:3::/64'] },
+      // An IPv4-only peer of a dual-stack node: its IPv4 pod CIDR alone.
+      { node: 'n4', endpoint: '192.168.77.4:51820', allowedIPs: ['10.10.4.0/24'] },
+    ]);
+    // An IPv4-only node leaves the peers' IPv6 pod CIDRs out, as before.
+    expect(wireGuardPeersOf([dual('n2', KEY_A)], { name: 'n1' }, 51820).peers[0]!.allowedIPs).toEqual(['10.10.2.0/24']);
+  });
+
+  test('IPv6-only: each peer reached at [its IPv6 node address]:port, allowing its IPv6 pod CIDR alone; a Node without an IPv6 InternalIP or IPv6 pod CIDR is no peer yet', () => {
+    const only6 = (name: string, key: string): WireGuardNodeFacts => {
+      const { podCIDR: _c, nodeIP: _i, ...rest } = dual(name, key);
+      return { ...rest, podCIDR: undefined, nodeIP: undefined };
+    };
+    const { nodeIPv6: _a, ...noAddr6 } = dual('n4', KEY_B);
+    const { podCIDRv6: _b, ...noCidr6 } = dual('n5', KEY_B);
+    const { peers, skipped } = wireGuardPeersOf([only6('n2', KEY_A), dual('n3', KEY_B), noAddr6, noCidr6], { name: 'n1' }, 51820, 'ipv6');
+    expect(skipped).toEqual([]);
+    expect(peers.map(({ node, endpoint, allowedIPs }) => ({ node, endpoint, allowedIPs }))).toEqual([
+      { node: 'n2', endpoint: '[fd00:77::2]:51820', allowedIPs: ['fd00:10:2::/64'] },
+      { node: 'n3', endpoint: '[fd00:77::3]:51820', allowedIPs: ['fd00:10:3::/64'] },
+    ]);
   });
 
   test("a Node claiming this node's key, or a key another Node holds, is skipped", () => {

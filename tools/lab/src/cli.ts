@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { isAlive, reapStale, signalProcess, waitFor } from '@switchyard/testbed';
 import { labRunning, restartAgent, restartVswitchd, startAgent, stopAgent } from './faults';
 import { formatChaosReport, loadScenarios, runChaos, type ChaosReport } from './chaos';
-import { DEFAULT_LAB_DIR, LabError, checkIpFamily, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, type LabEncryption, type LabIpFamily, type LabMode } from './plan';
+import { DEFAULT_LAB_DIR, LabError, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, type LabEncryption, type LabIpFamily, type LabMode } from './plan';
 import { LAB_PROJECTS, REPO_ROOT, assertLabProgramsBuilt, buildLabPrograms, labProgram, progressFile, stateFile, type LabState } from './lab';
 import { progressLine } from './progress';
 import { parseRuntime, removeContainers, type LabRuntime } from './podman';
@@ -45,7 +45,6 @@ function stateForCleanup(labDir: string, out: NodeJS.WritableStream): LabState |
 
 async function up(labDir: string, nodes: number, out: NodeJS.WritableStream = process.stdout, opts: UpOptions = {}): Promise<void> {
   planNodes(nodes, () => ''); // refuses a bad --nodes before anything starts
-  checkIpFamily(opts.ipFamily ?? 'ipv4', opts.mode ?? 'encap', opts.encryption ?? 'none');
   const release = acquireUpLock(labDir);
   try {
     await upLocked(labDir, nodes, out, opts);
@@ -282,7 +281,7 @@ program
   .option('--nodes <n>', 'number of nodes', '2')
   .option('--mode <mode>', 'trafficEncapMode of the agents: encap, noEncap, hybrid (fabric split into two subnets)', 'encap')
   .option('--encryption <mode>', 'trafficEncryptionMode of the agents: none, wireGuard (userspace wireguard-go per node)', 'none')
-  .option('--ip-family <family>', 'ipv4; dual: every node dual-stack (an IPv6 pod CIDR fd00:10:<i>::/64 beside the IPv4 one) and a dual-stack Service range; ipv6: every node IPv6-only (the pod CIDR fd00:10:<i>::/64 alone, pods with an IPv6 address only) and an IPv6 Service range fd00:10:96::/108. dual and ipv6 add the IPv6 underlay fd00:77::<i>/64 (encap tunnels IPv6 over IPv4; noEncap and hybrid route it on the IPv6 underlay) and need no --encryption', 'ipv4')
+  .option('--ip-family <family>', 'ipv4; dual: every node dual-stack (an IPv6 pod CIDR fd00:10:<i>::/64 beside the IPv4 one) and a dual-stack Service range; ipv6: every node IPv6-only (the pod CIDR fd00:10:<i>::/64 alone, pods with an IPv6 address only) and an IPv6 Service range fd00:10:96::/108. dual and ipv6 add the IPv6 underlay fd00:77::<i>/64 (hybrid: the second half of the nodes in fd00:78::<i>/64; encap tunnels IPv6 over IPv4; noEncap and hybrid route it on the IPv6 underlay); with --encryption wireGuard, IPv6 pod traffic is encrypted too (an IPv6-only node sends to its peers\' IPv6 underlay address)', 'ipv4')
   .option('--no-controller', 'no switchyard-controller: pod networking only, no policies')
   .option('--feature-gates <list>', 'feature gates of every agent and the controller, e.g. ServiceExternalIP=true')
   .option('--proxy-all', "antreaProxy.proxyAll on every agent: the nodes' own processes reach ClusterIPs and node ports through OVS")

@@ -3,7 +3,7 @@
  * API server, controller, N OVS nodes with real agents, a kubelet stand-in).
  * @packageDocumentation
  */
-export { DEFAULT_LAB_DIR, FABRIC_HOST_V6, FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_PREFIX_V6, LAB_ENCRYPTIONS, LAB_MODES, LabError, RoundRobin, declaredPorts, parseEncryption, parseFeatureGates, parseMode, planNodes, podServerArgv, POD_SERVER_READY, type LabEncryption, type LabMode, type NodeLayout, type NodePlan, type PodPort } from './plan';
+export { DEFAULT_LAB_DIR, FABRIC_HOST_V6, FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_PREFIX_V6, FABRIC_PREFIX_V6_2, LAB_ENCRYPTIONS, LAB_MODES, LabError, RoundRobin, declaredPorts, parseEncryption, parseFeatureGates, parseMode, planNodes, podServerArgv, POD_SERVER_READY, type LabEncryption, type LabMode, type NodeLayout, type NodePlan, type PodPort } from './plan';
 export { Lab, stateFile, type LabClusterOptions, type LabNodeState, type LabOptions, type LabState } from './lab';
 export { labClient, readState } from './client';
 export {

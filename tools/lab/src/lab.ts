@@ -17,7 +17,7 @@ import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/k
 import { loadCrds, type InstallOptions } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { serviceCIDROf, FABRIC_PREFIX, checkIpFamily, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, FABRIC_HOST_V6, LabError, planNodes, type LabEncryption, type LabIpFamily, type LabMode, type NodeLayout, type NodePlan } from './plan';
+import { serviceCIDROf, FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, FABRIC_PREFIX_V6, FABRIC_PREFIX_V6_2, LabError, planNodes, type LabEncryption, type LabIpFamily, type LabMode, type NodeLayout, type NodePlan } from './plan';
 import { Kubelet, type LabNodeRuntime } from './kubelet';
 import { labAgentConfig, labControllerConfig, labInstallOptions } from './config';
 import type { Phase } from './progress';
@@ -399,7 +399,7 @@ async function startControllerContainer(kube: KubeConfigClient, api: KubeApiServ
 }
 
 /** The fabric netns: bridge br0, router between the fabric subnets and the fabric host <prefix>.254. */
-async function makeFabric(tb: Testbed, ipFamily: LabIpFamily): Promise<{ name: string }> {
+async function makeFabric(tb: Testbed, ipFamily: LabIpFamily, mode: LabMode): Promise<{ name: string }> {
   const fabric = await tb.createNetns('f');
   await fabric.exec(['ip', 'link', 'add', 'br0', 'type', 'bridge']);
   await fabric.exec(['ip', 'link', 'set', 'br0', 'up']);
@@ -407,8 +407,12 @@ async function makeFabric(tb: Testbed, ipFamily: LabIpFamily): Promise<{ name: s
   // "host on the fabric" pods reach through MASQUERADE: <prefix>.254 in each subnet.
   for (const prefix of [FABRIC_PREFIX, FABRIC_PREFIX_2]) await fabric.exec(['ip', 'addr', 'add', `${prefix}.${FABRIC_GATEWAY_HOST}/24`, 'dev', 'br0']);
   await fabric.exec(['sysctl', '-qw', 'net.ipv4.ip_forward=1']);
-  // Dual-stack and IPv6-only: the fabric host on the IPv6 underlay too (an outside client of IPv6 node ports).
-  if (ipFamily !== 'ipv4') await fabric.exec(['ip', '-6', 'addr', 'add', `${FABRIC_HOST_V6}/64`, 'dev', 'br0', 'nodad']);
+  // Dual-stack and IPv6-only: the fabric host on the IPv6 underlay too (an outside client of IPv6
+  // node ports); in hybrid also the router between the two IPv6 subnets, as for IPv4.
+  if (ipFamily !== 'ipv4') {
+    for (const prefix of mode === 'hybrid' ? [FABRIC_PREFIX_V6, FABRIC_PREFIX_V6_2] : [FABRIC_PREFIX_V6]) await fabric.exec(['ip', '-6', 'addr', 'add', `${prefix}:${FABRIC_GATEWAY_HOST.toString(16)}/64`, 'dev', 'br0', 'nodad']);
+    if (mode === 'hybrid') await fabric.exec(['sysctl', '-qw', 'net.ipv6.conf.all.forwarding=1']);
+  }
   return { name: fabric.name };
 }
 
@@ -494,8 +498,10 @@ function brPhyAddressing(plan: NodePlan): string[][] {
     ['ip', 'addr', 'replace', `${plan.nodeIP}/24`, 'dev', 'br-phy'],
     ['ip', 'link', 'set', 'br-phy', 'up'],
     ['ip', 'route', 'replace', `${plan.subnet.startsWith(FABRIC_PREFIX_2) ? FABRIC_PREFIX : FABRIC_PREFIX_2}.0/24`, 'via', plan.fabricGateway, 'dev', 'br-phy'],
-    // Dual-stack and IPv6-only: the IPv6 underlay address beside the IPv4 one (no DAD: usable at once).
+    // Dual-stack and IPv6-only: the IPv6 underlay address beside the IPv4 one (no DAD: usable at
+    // once), and the route to the other IPv6 subnet (hybrid's second half) through the fabric router.
     ...(plan.nodeIPv6 !== undefined ? [['ip', '-6', 'addr', 'replace', `${plan.nodeIPv6}/64`, 'dev', 'br-phy', 'nodad']] : []),
+    ...(plan.fabricGatewayV6 !== undefined ? [['ip', '-6', 'route', 'replace', `${plan.nodeIPv6!.startsWith(FABRIC_PREFIX_V6_2) ? FABRIC_PREFIX_V6 : FABRIC_PREFIX_V6_2}:/64`, 'via', plan.fabricGatewayV6, 'dev', 'br-phy']] : []),
   ];
 }
 
@@ -529,7 +535,6 @@ export class Lab {
     const withController = opts.controller ?? true;
     const ipFamily = opts.ipFamily ?? 'ipv4';
     if (ipFamily !== 'ipv4' && opts.cluster) throw new LabError('INVALID_ARGUMENT', `an ${ipFamily === 'dual' ? 'dual-stack' : 'IPv6-only'} lab is a single cluster (--ip-family ${ipFamily} is not for the multi-cluster lab)`, ipFamily, '--ip-family');
-    checkIpFamily(ipFamily, mode, opts.encryption ?? 'none');
     const serviceCIDR = serviceCIDROf(ipFamily);
     const plans = planNodes(opts.nodes, () => randomBytes(18).toString('base64url'), mode, opts.cluster ?? {}, ipFamily);
     const runtime = opts.runtime ?? 'process';
@@ -557,7 +562,7 @@ export class Lab {
       const controllerPort = controller?.port ?? 0;
       // Underlay: a Linux bridge in a fabric netns; each node's veth ends on it (another cluster's
       // fabric when this lab is one cluster of several).
-      const fabric = opts.cluster?.fabricNetns !== undefined ? { name: opts.cluster.fabricNetns } : await makeFabric(tb, ipFamily);
+      const fabric = opts.cluster?.fabricNetns !== undefined ? { name: opts.cluster.fabricNetns } : await makeFabric(tb, ipFamily, mode);
       // One API server per fabric at its host address: a cluster sharing another's fabric keeps loopback.
       const apiRelay = opts.cluster?.fabricNetns === undefined ? await exposeApiOnFabric(api, fabric.name, opts.labDir, children) : undefined;
 

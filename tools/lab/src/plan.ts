@@ -21,6 +21,12 @@ export interface NodePlan {
    * route IPv6 pod traffic to it.
    */
   nodeIPv6?: string;
+  /**
+   * `hybrid` with `nodeIPv6`: the fabric router's IPv6 address in the node's IPv6 subnet
+   * (`<prefix>:fe`), the node's route to the other IPv6 subnet. Other modes keep one IPv6 subnet
+   * and no such route.
+   */
+  fabricGatewayV6?: string;
   /** The node's fabric subnet (`<prefix>.0/24`), its transport subnet for `hybrid`. */
   subnet: string;
   /** The fabric router's address in that subnet (`<prefix>.254`): the route to the other subnet, and the fabric host pods can reach. */
@@ -52,6 +58,8 @@ export const FABRIC_GATEWAY_HOST = 254;
 export const FABRIC_PREFIX_V6 = 'fd00:77:';
 /** The fabric host's IPv6 address (a dual-stack lab), the IPv6 twin of `<FABRIC_PREFIX>.254`. */
 export const FABRIC_HOST_V6 = `${FABRIC_PREFIX_V6}:${FABRIC_GATEWAY_HOST.toString(16)}`;
+/** The second IPv6 underlay subnet (`hybrid` with `--ip-family dual|ipv6`: the second half of the nodes, as `FABRIC_PREFIX_2`), routed by the fabric netns. */
+export const FABRIC_PREFIX_V6_2 = 'fd00:78:';
 
 /** The agents' `trafficEncapMode` the lab can run. */
 export type LabMode = 'encap' | 'noEncap' | 'hybrid';
@@ -82,7 +90,8 @@ export function parseFeatureGates(v: string): Record<string, boolean> {
 /**
  * The lab's IP families: `ipv4` (the lab as before), `dual` (every node dual-stack: an IPv4 and an
  * IPv6 pod CIDR) or `ipv6` (every node IPv6-only: an IPv6 pod CIDR alone, IPv6 Services). The
- * underlay (node IPs, Geneve tunnels) is IPv4 in all three.
+ * tunnels are IPv4 in all three; dual and ipv6 add an IPv6 underlay address per node (noEncap and
+ * hybrid route IPv6 on it, WireGuard on an IPv6-only node sends to it).
  */
 export type LabIpFamily = 'ipv4' | 'dual' | 'ipv6';
 export const LAB_IP_FAMILIES: readonly LabIpFamily[] = ['ipv4', 'dual', 'ipv6'];
@@ -91,18 +100,6 @@ export const LAB_IP_FAMILIES: readonly LabIpFamily[] = ['ipv4', 'dual', 'ipv6'];
 export function parseIpFamily(v: string): LabIpFamily {
   if (!(LAB_IP_FAMILIES as readonly string[]).includes(v)) throw new LabError('INVALID_ARGUMENT', `--ip-family must be one of ${LAB_IP_FAMILIES.join(', ')}, got ${v}`, v, '--ip-family');
   return v as LabIpFamily;
-}
-
-/**
- * Refuses `--ip-family dual` or `ipv6` with what it cannot run: WireGuard's peers carry IPv4 allowed
- * IPs only. Every `--mode` runs: encap tunnels IPv6 over the IPv4 underlay; noEncap and hybrid route
- * it on the IPv6 underlay (`fd00:77::<i>/64`, one subnet for every node, so hybrid routes every
- * IPv6 peer while it tunnels IPv4 to the other IPv4 subnet).
- */
-export function checkIpFamily(ipFamily: LabIpFamily, _mode: LabMode, encryption: LabEncryption): void {
-  if (ipFamily !== 'ipv4' && encryption !== 'none') {
-    throw new LabError('INVALID_ARGUMENT', `--ip-family ${ipFamily} needs no --encryption (WireGuard carries IPv4 only), got --encryption ${encryption}`, ipFamily, '--ip-family');
-  }
 }
 
 /** The Service ClusterIP range of a dual-stack lab: the API server's default IPv4 range, then an IPv6 /108 (the longest kube-apiserver takes). */
@@ -125,9 +122,11 @@ export function parseMode(v: string): LabMode {
 
 /**
  * Plans `n` nodes: names, pod CIDRs and underlay addresses. `encap`/`noEncap`: every node in
- * 192.168.77.0/24. `hybrid`: the fabric is split, the first ceil(n/2) nodes in 192.168.77.0/24 and
- * the others in 192.168.78.0/24 (node index as host part in both), so peers in the same half are
- * routed and peers in the other half tunnelled (the agent's hybrid rule: the transport subnet).
+ * 192.168.77.0/24 (and fd00:77::/64 with `--ip-family dual|ipv6`). `hybrid`: the fabric is split,
+ * the first ceil(n/2) nodes in 192.168.77.0/24 and the others in 192.168.78.0/24 (node index as
+ * host part in both), the IPv6 underlay likewise in fd00:77::/64 and fd00:78::/64, so peers in the
+ * same half are routed and peers in the other half tunnelled, in each family (the agent's hybrid
+ * rule: the transport subnet of the family).
  */
 export function planNodes(n: number, tokenFor: (name: string) => string, mode: LabMode = 'encap', layout: NodeLayout = {}, ipFamily: LabIpFamily = 'ipv4'): NodePlan[] {
   const ipBase = layout.nodeIPBase ?? 0;
@@ -137,10 +136,12 @@ export function planNodes(n: number, tokenFor: (name: string) => string, mode: L
   return Array.from({ length: n }, (_, k) => {
     const index = k + 1;
     const name = `node${index}`;
-    const prefix = mode === 'hybrid' && index > firstHalf ? FABRIC_PREFIX_2 : FABRIC_PREFIX;
+    const second = mode === 'hybrid' && index > firstHalf;
+    const prefix = second ? FABRIC_PREFIX_2 : FABRIC_PREFIX;
+    const prefix6 = second ? FABRIC_PREFIX_V6_2 : FABRIC_PREFIX_V6;
     const podCIDR = ipFamily === 'ipv6' ? podCIDRv6Of(index) : `${podPrefix}.${index}.0/24`;
-    const nodeIPv6 = `${FABRIC_PREFIX_V6}:${(ipBase + index).toString(16)}`;
-    const dual = ipFamily === 'dual' ? { podCIDRv6: podCIDRv6Of(index), nodeIPv6 } : ipFamily === 'ipv6' ? { nodeIPv6 } : {};
+    const underlay6 = { nodeIPv6: `${prefix6}:${(ipBase + index).toString(16)}`, ...(mode === 'hybrid' ? { fabricGatewayV6: `${prefix6}:${FABRIC_GATEWAY_HOST.toString(16)}` } : {}) };
+    const dual = ipFamily === 'dual' ? { podCIDRv6: podCIDRv6Of(index), ...underlay6 } : ipFamily === 'ipv6' ? underlay6 : {};
     return { name, index, podCIDR, ...dual, nodeIP: `${prefix}.${ipBase + index}`, subnet: `${prefix}.0/24`, fabricGateway: `${prefix}.${FABRIC_GATEWAY_HOST}`, token: tokenFor(name) };
   });
 }

@@ -5,7 +5,8 @@
 // by ofproto/trace on routed and tunnelled paths; and a lab without a controller
 // still carries pod-to-pod traffic across nodes. The noEncap and hybrid labs are dual-stack and the
 // controller-less one IPv6-only noEncap: IPv6 pod traffic is routed on the IPv6 underlay (fd00:77::/64),
-// seen arriving as plain IPv6 on the peer's br-phy (a counter), never in the tunnel.
+// seen arriving as plain IPv6 on the peer's br-phy (a counter); in hybrid the IPv6 underlay is split
+// like the IPv4 one (fd00:78::/64 for node3), so IPv6 to node3 is tunnelled (no plain IPv6 arrives).
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -219,12 +220,17 @@ describe('switchyard-lab up --mode hybrid --nodes 3 --ip-family dual', () => {
   });
   afterAll(() => runner?.close());
 
-  it('splits the fabric: node1 and node2 in 192.168.77.0/24, node3 in 192.168.78.0/24', () => {
-    expect(f.st.nodes.map((n) => [n.name, n.nodeIP])).toEqual([
-      ['node1', '192.168.77.1'],
-      ['node2', '192.168.77.2'],
-      ['node3', '192.168.78.3'],
+  it('splits the fabric in both families: node1 and node2 in 192.168.77.0/24 and fd00:77::/64, node3 in 192.168.78.0/24 and fd00:78::/64, the fabric routing between', async () => {
+    expect(f.st.nodes.map((n) => [n.name, n.nodeIP, n.nodeIPv6])).toEqual([
+      ['node1', '192.168.77.1', 'fd00:77::1'],
+      ['node2', '192.168.77.2', 'fd00:77::2'],
+      ['node3', '192.168.78.3', 'fd00:78::3'],
     ]);
+    const [n1, , n3] = f.st.nodes as [LabState['nodes'][number], LabState['nodes'][number], LabState['nodes'][number]];
+    expect(await route6(n3, 'fd00:77::/64')).toBe('fd00:77::/64 via fd00:78::fe dev br-phy');
+    expect(await route6(n1, 'fd00:78::/64')).toBe('fd00:78::/64 via fd00:77::fe dev br-phy');
+    // node3 reaches node1's IPv6 underlay address through the fabric router.
+    expect((await run(['ip', 'netns', 'exec', n3.netns, 'ping', '-6', '-c', '1', '-W', '2', n1.nodeIPv6!], { allowFailure: true, timeoutMs: 10_000 })).code).toBe(0);
   });
 
   it('tunnels only to peers in the other subnet: node1 and node2 to node3, node3 to both', async () => {
@@ -279,14 +285,24 @@ describe('switchyard-lab up --mode hybrid --nodes 3 --ip-family dual', () => {
     ]);
   }, 60_000);
 
-  it('IPv6 is decided by the IPv6 transport subnet: every node is in fd00:77::/64, so node1 routes IPv6 to node3 on the underlay while it tunnels IPv4 there', async () => {
-    const pods = await makePods(f.kube, [{ name: 'h1', node: 'node1' }, { name: 'h3', node: 'node3' }]);
+  it('IPv6 is decided by the IPv6 transport subnet: node1 routes IPv6 to node2 (fd00:77::/64) on the underlay and tunnels it to node3 (fd00:78::/64), node3 tunnels to node1', async () => {
+    const pods = await makePods(f.kube, [{ name: 'h1', node: 'node1' }, { name: 'h2', node: 'node2' }, { name: 'h3', node: 'node3' }]);
     const [n1, n2, n3] = f.st.nodes as [LabState['nodes'][number], LabState['nodes'][number], LabState['nodes'][number]];
-    expect(await route6(n1, n3.podCIDRv6!)).toBe(`${n3.podCIDRv6!} via ${n3.nodeIPv6!} dev br-phy`);
+    // Routed in the subnet: via the peer's IPv6 node address, arriving as plain IPv6 on its br-phy.
     expect(await route6(n1, n2.podCIDRv6!)).toBe(`${n2.podCIDRv6!} via ${n2.nodeIPv6!} dev br-phy`);
-    expect(await route6(n3, n1.podCIDRv6!)).toBe(`${n1.podCIDRv6!} via ${n1.nodeIPv6!} dev br-phy`);
-    expect(await routedOverIpv6(pods.get('h1')!, pods.get('h3')!, n3)).toBeGreaterThan(0);
-    expect(await routedOverIpv6(pods.get('h3')!, pods.get('h1')!, n1)).toBeGreaterThan(0);
+    expect(await routedOverIpv6(pods.get('h1')!, pods.get('h2')!, n2)).toBeGreaterThan(0);
+    // Tunnelled across subnets: the host route through the gateway (the peer gateway's IPv6 address),
+    // the flow to the peer's IPv6 pod CIDR sets tun_dst to its IPv4 node IP, and the connection
+    // works while no plain IPv6 packet of it arrives on the peer's br-phy (it comes in Geneve).
+    expect(await route6(n1, n3.podCIDRv6!)).toMatch(new RegExp(`^${n3.podCIDRv6!} via fd00:10:3::1 dev \\S+ onlink$`));
+    expect(await route6(n3, n1.podCIDRv6!)).toMatch(new RegExp(`^${n1.podCIDRv6!} via fd00:10:1::1 dev \\S+ onlink$`));
+    const v6TunnelFlows = async (n: LabState['nodes'][number], cidr: string): Promise<string[]> =>
+      (await agentGet<string[]>(n.apiSocket, '/ovsflows')).filter((fl) => fl.includes(`ipv6_dst=${cidr}`) && fl.includes('->tun_dst'));
+    expect((await v6TunnelFlows(n1, n3.podCIDRv6!)).some((fl) => fl.includes(`${n3.nodeIP}->tun_dst`))).toBe(true);
+    expect((await v6TunnelFlows(n3, n1.podCIDRv6!)).some((fl) => fl.includes(`${n1.nodeIP}->tun_dst`))).toBe(true);
+    expect(await v6TunnelFlows(n1, n2.podCIDRv6!)).toEqual([]);
+    expect(await routedOverIpv6(pods.get('h1')!, pods.get('h3')!, n3)).toBe(0);
+    expect(await routedOverIpv6(pods.get('h3')!, pods.get('h1')!, n1)).toBe(0);
   }, 90_000);
 });
 

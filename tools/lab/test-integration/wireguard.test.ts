@@ -1,8 +1,10 @@
-// trafficEncryptionMode wireGuard on a real 2-node lab (`switchyard-lab up --encryption wireGuard`:
-// userspace wireguard-go per node, OVS userspace datapath): each agent publishes its public key on
-// its Node and sets the other node as its device's peer; a pod on node1 reaches a pod on node2
-// (ping and TCP); a capture on the fabric sees only WireGuard UDP between the node IPs, never a pod
-// address or the payload; a NetworkPolicy deny still applies across nodes; a Node with a malformed
+// trafficEncryptionMode wireGuard on a real dual-stack 2-node lab (`switchyard-lab up --encryption
+// wireGuard --ip-family dual`: userspace wireguard-go per node, OVS userspace datapath): each agent
+// publishes its public key on its Node and sets the other node as its device's peer (endpoint its
+// IPv4 node IP, allowed IPs both its pod CIDRs); a pod on node1 reaches a pod on node2 over IPv4 and
+// IPv6 (ping and TCP; IPv6 packets of the pod MTU cross); a capture on the fabric sees only WireGuard
+// UDP between the node IPs, never a pod address (of either family) or the payload; a NetworkPolicy
+// deny still applies across nodes in both families; a Node with a malformed
 // key is skipped with a warning naming it; removing node2's key file rotates its key while a TCP
 // connection across the nodes carries on; after node2's agent is SIGKILLed its device runs on and
 // is adopted by the new agent, with pod traffic flowing throughout (gaps measured and printed); and
@@ -25,13 +27,13 @@ const WG_PORT = 51820;
 
 let st: LabState;
 let kube: KubeConfigClient;
-const pods = new Map<string, { ip: string; netns: string }>();
+const pods = new Map<string, { ip: string; ip6: string; netns: string }>();
 
-interface PodView { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIP?: string } }
+interface PodView { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIP?: string; podIPs?: { ip: string }[] } }
 interface NodeView { metadata: { name: string; annotations?: Record<string, string> } }
 
 beforeAll(async () => {
-  lab('up', '--nodes', '2', '--encryption', 'wireGuard');
+  lab('up', '--nodes', '2', '--encryption', 'wireGuard', '--ip-family', 'dual');
   st = readState(labDir)!;
   kube = labClient(st);
   for (const [name, node] of [['p1', 'node1'], ['p2', 'node2']] as const)
@@ -43,7 +45,8 @@ beforeAll(async () => {
     const list = await kube.request<{ items: PodView[] }>('GET', '/api/v1/namespaces/default/pods');
     for (const p of list.items) {
       const netns = p.metadata.annotations?.[NETNS_ANNOTATION];
-      if (p.status?.podIP && netns) pods.set(p.metadata.name, { ip: p.status.podIP, netns });
+      const ip6 = p.status?.podIPs?.map((x) => x.ip).find((ip) => ip.includes(':'));
+      if (p.status?.podIP && ip6 && netns) pods.set(p.metadata.name, { ip: p.status.podIP, ip6, netns });
     }
     return pods.has('p1') && pods.has('p2');
   }, { timeoutMs: 60_000, intervalMs: 200 });
@@ -53,9 +56,10 @@ afterAll(() => {
   rmSync(labDir, { recursive: true, force: true });
 }, 120_000);
 
-const pod = (name: string): { ip: string; netns: string } => pods.get(name)!;
+const pod = (name: string): { ip: string; ip6: string; netns: string } => pods.get(name)!;
 const nodeIP = (name: string): string => st.nodes.find((n) => n.name === name)!.nodeIP;
 const podCIDR = (name: string): string => st.nodes.find((n) => n.name === name)!.podCIDR;
+const podCIDRv6 = (name: string): string => st.nodes.find((n) => n.name === name)!.podCIDRv6!;
 
 async function publicKeys(): Promise<Map<string, string | undefined>> {
   const list = await kube.request<{ items: NodeView[] }>('GET', '/api/v1/nodes');
@@ -73,7 +77,13 @@ async function ping(from: string, to: string): Promise<boolean> {
   return (await run(['ping', '-c', '3', '-i', '0.2', '-W', '1', pod(to).ip], { netns: pod(from).netns, allowFailure: true, timeoutMs: 10_000 })).code === 0;
 }
 
-it('each node publishes a WireGuard public key on its Node and has the other node as its peer (endpoint node IP:51820, allowed-ips its pod CIDR)', async () => {
+/** Pings pod `to`'s IPv6 address from pod `from`; `size` is the payload (-s), sent without fragmenting (-M do). */
+async function ping6(from: string, to: string, size = 56): Promise<{ ok: boolean; output: string }> {
+  const r = await run(['ping', '-6', '-c', '3', '-i', '0.2', '-W', '1', '-M', 'do', '-s', String(size), pod(to).ip6], { netns: pod(from).netns, allowFailure: true, timeoutMs: 10_000 });
+  return { ok: r.code === 0, output: r.stdout + r.stderr };
+}
+
+it('each node publishes a WireGuard public key on its Node and has the other node as its peer (endpoint its IPv4 node IP:51820, allowed-ips its IPv4 and IPv6 pod CIDRs)', async () => {
   const keys = await publicKeys();
   const k1 = keys.get('node1');
   const k2 = keys.get('node2');
@@ -85,9 +95,12 @@ it('each node publishes a WireGuard public key on its Node and has the other nod
   expect(d1).toContain(`public_key=${hexKey(k2!)}\n`);
   expect(d1).toContain(`endpoint=${nodeIP('node2')}:${WG_PORT}\n`);
   expect(d1).toContain(`allowed_ip=${podCIDR('node2')}\n`);
+  expect(d1).toContain(`allowed_ip=${podCIDRv6('node2')}\n`);
   const d2 = await deviceOf('node2');
   expect(d2).toContain(`public_key=${hexKey(k1!)}\n`);
+  expect(d2).toContain(`endpoint=${nodeIP('node1')}:${WG_PORT}\n`);
   expect(d2).toContain(`allowed_ip=${podCIDR('node1')}\n`);
+  expect(d2).toContain(`allowed_ip=${podCIDRv6('node1')}\n`);
   // Pods get the link MTU less the WireGuard overhead (1500 - 80).
   const link = await run(['ip', '-j', 'link', 'show', 'eth0'], { netns: pod('p1').netns });
   expect((JSON.parse(link.stdout) as { mtu: number }[])[0]!.mtu).toBe(1420);
@@ -106,9 +119,31 @@ it('a pod on node1 reaches a pod on node2 and back through the WireGuard device 
   expect(Number(/rx_bytes=(\d+)/.exec(d1)?.[1])).toBeGreaterThan(0);
 });
 
-it('a capture on the fabric shows only WireGuard UDP between the node IPs: no pod address, no payload', async () => {
+it("IPv6: a pod on node1 reaches a pod on node2 and back through the WireGuard device (ping, TCP); the host routes the peer's IPv6 pod CIDR onto it, and IPv6 packets of the pod MTU (1420) cross unfragmented", async () => {
+  await waitFor('node1 pod -> node2 pod over IPv6 (TCP)', () => tcpProbe(pod('p1').netns, pod('p2').ip6, 80), { timeoutMs: 20_000, intervalMs: 300 });
+  expect(await tcpReaches(pod('p2').netns, pod('p1').ip6, 80)).toBe(true);
+  expect((await ping6('p1', 'p2')).ok).toBe(true);
+  expect((await ping6('p2', 'p1')).ok).toBe(true);
+  for (const [self, peer] of [[0, 'node2'], [1, 'node1']] as const) {
+    const r = (await run(['ip', '-6', 'route', 'show', podCIDRv6(peer)], { netns: st.nodes[self]!.netns })).stdout;
+    expect(r).toContain(`${podCIDRv6(peer)} dev switchyard-wg0 `);
+  }
+  // 1372 bytes of ICMPv6 payload + 8 + 40 = 1420: the pod MTU, through the device (MTU 1420) both ways.
+  const wgLink = await run(['ip', '-j', 'link', 'show', 'switchyard-wg0'], { netns: st.nodes[0]!.netns });
+  expect((JSON.parse(wgLink.stdout) as { mtu: number }[])[0]!.mtu).toBe(1420);
+  const full = await ping6('p1', 'p2', 1372);
+  expect(full).toMatchObject({ ok: true });
+  expect((await ping6('p2', 'p1', 1372)).ok).toBe(true);
+  // One byte more does not leave the pod (its MTU), so the largest IPv6 packet a pod sends fits the device.
+  const over = await ping6('p1', 'p2', 1373);
+  expect(over.ok).toBe(false);
+  expect(over.output).toMatch(/message too long/i);
+});
+
+it('a capture on the fabric shows only WireGuard UDP between the node IPs: no pod address of either family, no payload over IPv4 or IPv6', async () => {
   const pcap = join(labDir, 'fabric.pcap');
   const payload = `switchyard-wg-secret-${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  const payload6 = `switchyard-wg6-secret-${Date.now()}-${Math.random().toString(36).slice(2)}`;
   // Every interface of the fabric netns (the nodes' veth ports): a capture on br0 itself misses
   // frames the bridge forwards between ports once it has learned the MACs. Immediate mode: packets
   // are written as they come, not when a ring block fills or times out (SIGINT would lose them).
@@ -121,7 +156,12 @@ it('a capture on the fabric shows only WireGuard UDP between the node IPs: no po
     await waitFor('the receiver in p2', async () => (await run(['ss', '-ltn'], { netns: pod('p2').netns })).stdout.includes(':9099'), { timeoutMs: 30_000, intervalMs: 50 });
     await run(['socat', '-u', 'STDIN', `TCP:${pod('p2').ip}:9099,connect-timeout=3`], { netns: pod('p1').netns, input: `${payload}\n`, timeoutMs: 10_000 });
     expect((await server).stdout).toContain(payload);
+    const server6 = run(['socat', '-T', '5', '-u', 'TCP6-LISTEN:9098,reuseaddr', 'STDOUT'], { netns: pod('p2').netns, timeoutMs: 15_000 });
+    await waitFor('the IPv6 receiver in p2', async () => (await run(['ss', '-ltn'], { netns: pod('p2').netns })).stdout.includes(':9098'), { timeoutMs: 30_000, intervalMs: 50 });
+    await run(['socat', '-u', 'STDIN', `TCP6:[${pod('p2').ip6}]:9098,connect-timeout=3`], { netns: pod('p1').netns, input: `${payload6}\n`, timeoutMs: 10_000 });
+    expect((await server6).stdout).toContain(payload6);
     expect(await ping('p1', 'p2')).toBe(true);
+    expect((await ping6('p1', 'p2')).ok).toBe(true);
     await new Promise((r) => setTimeout(r, 300));
   } finally {
     const exited = new Promise((r) => capture.once('exit', r));
@@ -129,13 +169,19 @@ it('a capture on the fabric shows only WireGuard UDP between the node IPs: no po
     await exited;
   }
   expect(readFileSync(pcap).includes(Buffer.from(payload))).toBe(false);
+  expect(readFileSync(pcap).includes(Buffer.from(payload6))).toBe(false);
   const text = (await run(['tcpdump', '-nn', '-r', pcap])).stdout;
   const ipLines = text.split('\n').filter((l) => / IP /.test(l));
   expect(ipLines.length).toBeGreaterThan(5);
   const nodes = `(${[nodeIP('node1'), nodeIP('node2')].map((ip) => ip.replaceAll('.', '\\.')).join('|')})`;
   const wg = new RegExp(` IP ${nodes}\\.${WG_PORT} > ${nodes}\\.${WG_PORT}: UDP`);
   expect(ipLines.filter((l) => !wg.test(l))).toEqual([]);
-  for (const p of ['p1', 'p2']) expect(text).not.toContain(pod(p).ip);
+  // IPv6 on the fabric: at most the underlay's own Neighbor Discovery and MLD, never pod traffic.
+  expect(text.split('\n').filter((l) => / IP6 /.test(l) && !/ ICMP6, (neighbor|multicast listener|router)/.test(l))).toEqual([]);
+  for (const p of ['p1', 'p2']) {
+    expect(text).not.toContain(pod(p).ip);
+    expect(text).not.toContain(pod(p).ip6);
+  }
 });
 
 it('a NetworkPolicy deny applies across nodes in wireGuard mode, and lifting it lets traffic through again', async () => {
@@ -143,10 +189,14 @@ it('a NetworkPolicy deny applies across nodes in wireGuard mode, and lifting it 
   await kube.request('POST', '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies', np);
   await waitFor('the deny on p2 enforced', async () => !(await tcpProbe(pod('p1').netns, pod('p2').ip, 80)), { timeoutMs: 20_000, intervalMs: 300 });
   expect(await ping('p1', 'p2')).toBe(false);
+  expect(await tcpProbe(pod('p1').netns, pod('p2').ip6, 80)).toBe(false);
+  expect((await ping6('p1', 'p2')).ok).toBe(false);
   // Egress from p2 is not selected: p2 still reaches p1.
   expect(await tcpReaches(pod('p2').netns, pod('p1').ip, 80)).toBe(true);
+  expect(await tcpReaches(pod('p2').netns, pod('p1').ip6, 80)).toBe(true);
   await kube.request('DELETE', '/apis/networking.k8s.io/v1/namespaces/default/networkpolicies/deny-p2');
   await waitFor('the deny lifted', () => tcpProbe(pod('p1').netns, pod('p2').ip, 80), { timeoutMs: 20_000, intervalMs: 300 });
+  await waitFor('the deny lifted over IPv6', () => tcpProbe(pod('p1').netns, pod('p2').ip6, 80), { timeoutMs: 20_000, intervalMs: 300 });
 }, 60_000);
 
 it('a Node with a malformed key annotation is skipped with a warning naming the node and the value; the other peer stays', async () => {
@@ -310,6 +360,7 @@ it("after node2's agent is SIGKILLed, its WireGuard device runs on (adopted by t
   expect((await publicKeys()).get('node2')).toBe(before);
   expect(await deviceOf('node1')).toContain(`public_key=${hexKey(before!)}\n`);
   expect(await tcpReaches(pod('p1').netns, pod('p2').ip, 80)).toBe(true);
+  expect(await tcpReaches(pod('p1').netns, pod('p2').ip6, 80)).toBe(true);
   process.stdout.write(
     `wireguard restart: ${out.trim()}; restart-agent command ${((tAgent - t0) / 1000).toFixed(1)} s; ` +
       `ping every 20 ms: longest gap ${(ping.maxGapMs / 1000).toFixed(2)} s (${ping.sent - ping.received} of ${ping.sent} lost); TCP: longest gap between lines ${(tcp.maxGapMs / 1000).toFixed(2)} s, all ${tcp.lines.length} lines on one connection\n`,

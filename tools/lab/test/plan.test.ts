@@ -1,4 +1,4 @@
-import { FABRIC_HOST_V6, RoundRobin, checkIpFamily, declaredPorts, serviceCIDROf, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, podServerArgv, POD_SERVER_READY } from '../src/plan';
+import { FABRIC_HOST_V6, RoundRobin, declaredPorts, serviceCIDROf, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, podServerArgv, POD_SERVER_READY } from '../src/plan';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { connect, createServer } from 'node:net';
@@ -180,13 +180,23 @@ describe('--ip-family', () => {
   });
   test('dual and ipv6 give each node an IPv6 underlay address fd00:77::<i> beside its IPv4 one (the fabric host is fd00:77::fe); ipv4 none', () => {
     for (const family of ['dual', 'ipv6'] as const) {
-      expect(planNodes(2, () => 't', 'encap', {}, family).map((p) => [p.nodeIP, p.nodeIPv6])).toEqual([
-        ['192.168.77.1', 'fd00:77::1'],
-        ['192.168.77.2', 'fd00:77::2'],
+      expect(planNodes(2, () => 't', 'encap', {}, family).map((p) => [p.nodeIP, p.nodeIPv6, 'fabricGatewayV6' in p])).toEqual([
+        ['192.168.77.1', 'fd00:77::1', false],
+        ['192.168.77.2', 'fd00:77::2', false],
       ]);
     }
     expect(FABRIC_HOST_V6).toBe('fd00:77::fe');
     expect(planNodes(1, () => 't').map((p) => 'nodeIPv6' in p)).toEqual([false]);
+  });
+  test('hybrid splits the IPv6 underlay as the IPv4 one: the first half in fd00:77::/64, the others in fd00:78::/64, each with its fabric router', () => {
+    for (const family of ['dual', 'ipv6'] as const) {
+      expect(planNodes(3, () => 't', 'hybrid', {}, family).map((p) => [p.nodeIP, p.nodeIPv6, p.fabricGatewayV6])).toEqual([
+        ['192.168.77.1', 'fd00:77::1', 'fd00:77::fe'],
+        ['192.168.77.2', 'fd00:77::2', 'fd00:77::fe'],
+        ['192.168.78.3', 'fd00:78::3', 'fd00:78::fe'],
+      ]);
+    }
+    expect(planNodes(3, () => 't', 'noEncap', {}, 'dual').map((p) => p.nodeIPv6)).toEqual(['fd00:77::1', 'fd00:77::2', 'fd00:77::3']);
   });
   test('ipv6 gives each node the IPv6 pod CIDR fd00:10:<i>::/64 as its only one', () => {
     expect(planNodes(2, () => 't', 'encap', {}, 'ipv6').map((p) => [p.podCIDR, 'podCIDRv6' in p])).toEqual([
@@ -201,17 +211,6 @@ describe('--ip-family', () => {
     expect(parseIpFamily('dual')).toBe('dual');
     expect(parseIpFamily('ipv6')).toBe('ipv6');
     expect(() => parseIpFamily('IPv6')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', value: 'IPv6', message: expect.stringContaining('ipv4, dual, ipv6') }));
-  });
-  test('dual and ipv6 run in every mode (noEncap and hybrid route IPv6 on the IPv6 underlay) and are refused with encryption, naming the flag', () => {
-    expect(() => checkIpFamily('dual', 'encap', 'none')).not.toThrow();
-    expect(() => checkIpFamily('ipv4', 'noEncap', 'wireGuard')).not.toThrow();
-    for (const family of ['dual', 'ipv6'] as const) for (const mode of ['noEncap', 'hybrid'] as const) expect(() => checkIpFamily(family, mode, 'none')).not.toThrow();
-    expect(() => checkIpFamily('ipv6', 'noEncap', 'wireGuard')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', message: expect.stringContaining('got --encryption wireGuard') }));
-    expect(() => checkIpFamily('dual', 'encap', 'wireGuard')).toThrow(expect.objectContaining({ message: expect.stringContaining('--encryption wireGuard') }));
-  });
-  test('ipv6 likewise: every mode, no encryption', () => {
-    expect(() => checkIpFamily('ipv6', 'encap', 'none')).not.toThrow();
-    expect(() => checkIpFamily('ipv6', 'encap', 'wireGuard')).toThrow(expect.objectContaining({ code: 'INVALID_ARGUMENT', path: '--ip-family', value: 'ipv6', message: expect.stringContaining('--ip-family ipv6 needs no --encryption') }));
   });
   test("a dual-stack pod's server listens on IPv6 sockets (IPv4 too); an IPv4 pod's on IPv4", () => {
     expect(podServerArgv([{ port: 80, protocol: 'TCP' }], true)?.slice(3)).toEqual(['6', 'TCP/80']);

@@ -158,9 +158,8 @@ export interface MissingNodeIPv6 {
  *   without one (its Node has no IPv6 InternalIP) gets no route and is listed in `missing`.
  * - encap, and hybrid for the other peers: through the gateway via the peer gateway's IPv6 address
  *   (which the host resolves with a permanent neighbour entry, see {@link NodeRouteSink.syncIpv6}).
- * WireGuard's peers carry IPv4 allowed IPs only, so those get no IPv6 route (the host's own IPv6
- * traffic to their pods is not routed; pod-to-pod goes through OVS as before). networkPolicyOnly
- * routes nothing. Without `transport6` (no IPv6 node address here) noEncap routes nothing and lists
+ * With WireGuard, onto its device in every mode (the peers' allowed IPs hold their IPv6 pod CIDRs,
+ * so the device picks the peer as for IPv4). networkPolicyOnly routes nothing. Without `transport6` (no IPv6 node address here) noEncap routes nothing and lists
  * every peer, and hybrid tunnels every peer.
  */
 export function hostRoutes6For(
@@ -170,7 +169,9 @@ export function hostRoutes6For(
 ): { routes: HostRoute[]; missing: MissingNodeIPv6[] } {
   const routes: HostRoute[] = [];
   const missing: MissingNodeIPv6[] = [];
-  if (mode === 'networkPolicyOnly' || o.wireGuardDev !== undefined) return { routes, missing };
+  if (mode === 'networkPolicyOnly') return { routes, missing };
+  const wg = o.wireGuardDev;
+  if (wg !== undefined) return { routes: remote.flatMap((r) => (r.podCIDRv6 !== undefined ? [{ dst: r.podCIDRv6, dev: wg }] : [])), missing };
   const t = o.transport6;
   for (const r of remote) {
     if (r.podCIDRv6 === undefined) continue;

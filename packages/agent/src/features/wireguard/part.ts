@@ -22,6 +22,7 @@ import {
   wireGuardNodeFacts,
   wireGuardPeersOf,
   type SkippedPeer,
+  type WireGuardFamilies,
   type WireGuardNodeFacts,
   type WireGuardPeer,
 } from './wireguard';
@@ -173,6 +174,12 @@ export class WireGuardTunnel implements Part {
     return this.reconciler.idle();
   }
 
+  /** This node's pod families: they decide the peers' allowed IPs and endpoint family. */
+  private get families(): WireGuardFamilies {
+    if (this.ctx.podCIDR === undefined) return 'ipv6';
+    return this.ctx.podCIDRv6 !== undefined ? 'dual' : 'ipv4';
+  }
+
   private logTail(): string {
     return deviceLogTail(nodeWireGuardDevice(this.ctx.options.dataDir));
   }
@@ -231,7 +238,7 @@ export class WireGuardTunnel implements Part {
   private async apply(): Promise<void> {
     const { options: o, log } = this.ctx;
     const self = { name: o.nodeName, ...(this.publicKey !== undefined ? { publicKey: this.publicKey } : {}) };
-    const { peers, skipped } = wireGuardPeersOf([...this.nodes.values()], self, o.wireGuardPort);
+    const { peers, skipped } = wireGuardPeersOf([...this.nodes.values()], self, o.wireGuardPort, this.families);
     for (const s of skipped) {
       const k = `${s.node}\0${s.value}`;
       if (!this.warned.has(k)) log.warn({ node: s.node, value: s.value, annotation: WIREGUARD_PUBLIC_KEY_ANNOTATION }, `WireGuard peer skipped: Node ${s.node} annotation ${WIREGUARD_PUBLIC_KEY_ANNOTATION}=${JSON.stringify(s.value)}: ${s.reason}`);

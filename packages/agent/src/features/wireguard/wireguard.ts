@@ -60,6 +60,10 @@ export interface WireGuardNodeFacts {
   name: string;
   nodeIP: string | undefined;
   podCIDR: string | undefined;
+  /** Dual-stack and IPv6-only Nodes: the IPv6 entry of spec.podCIDRs. */
+  podCIDRv6?: string;
+  /** The IPv6 InternalIP (canonical): the endpoint of a peer of an IPv6-only node. */
+  nodeIPv6?: string;
   /** The annotation's raw value (undefined when absent). */
   publicKey: string | undefined;
 }
@@ -69,24 +73,61 @@ export function wireGuardNodeFacts(o: KubeObject): WireGuardNodeFacts {
   const f = nodeFacts(o);
   const annotations = (o.metadata as { annotations?: Record<string, string> }).annotations;
   const raw = annotations?.[WIREGUARD_PUBLIC_KEY_ANNOTATION];
-  return { name: f.name, nodeIP: f.nodeIP, podCIDR: f.podCIDR, publicKey: raw };
+  return { name: f.name, nodeIP: f.nodeIP, podCIDR: f.podCIDR, ...(f.podCIDRv6 !== undefined ? { podCIDRv6: f.podCIDRv6 } : {}), ...(f.nodeIPv6 !== undefined ? { nodeIPv6: f.nodeIPv6 } : {}), publicKey: raw };
+}
+
+/**
+ * The pod families of this node: `ipv4` (an IPv4 pod CIDR alone), `dual` (IPv4 and IPv6) or `ipv6`
+ * (an IPv6 pod CIDR alone). It decides a peer's allowed IPs (the pod CIDRs of the families this
+ * node has) and its endpoint's family: the node's first family, IPv4 unless the node is IPv6-only,
+ * so a dual-stack node keeps one IPv4 endpoint per peer and carries both families through it.
+ */
+export type WireGuardFamilies = 'ipv4' | 'dual' | 'ipv6';
+
+/** The canonical text of a CIDR of the given family; undefined for none or text that is no such CIDR. */
+function cidrOf(text: string | undefined, family: 4 | 6): string | undefined {
+  if (text === undefined) return undefined;
+  try {
+    const c = parseCidr(text);
+    return c.family === family ? c.toString() : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The endpoint and allowed IPs of Node `n` as a peer of a node of `families`; undefined while it
+ * lacks the pod CIDR or node address of this node's first family (not a peer, as before it publishes).
+ */
+function peerPath(n: WireGuardNodeFacts, families: WireGuardFamilies, port: number): { endpoint: string; allowedIPs: string[] } | undefined {
+  const v4 = families === 'ipv6' ? undefined : cidrOf(n.podCIDR, 4);
+  const v6 = families === 'ipv4' ? undefined : cidrOf(n.podCIDRv6, 6);
+  if (families === 'ipv6') return v6 !== undefined && n.nodeIPv6 !== undefined ? { endpoint: `[${n.nodeIPv6}]:${port}`, allowedIPs: [v6] } : undefined;
+  if (v4 === undefined || !n.nodeIP) return undefined;
+  return { endpoint: `${n.nodeIP}:${port}`, allowedIPs: v6 !== undefined ? [v4, v6] : [v4] };
 }
 
 /**
  * The peers of node `self`: every other Node with a node IP, a pod CIDR and a well-formed key, in
  * name order. A Node whose annotation is absent is not a peer yet (its agent has not published);
  * one whose annotation is malformed, or that names this node's own key, is reported as skipped.
+ * `families` (default `ipv4`) is this node's: a dual-stack node's peers carry their IPv6 pod CIDR
+ * too (endpoint still the IPv4 node address), an IPv6-only node's peers are reached at their IPv6
+ * node address (`[addr]:port`) with their IPv6 pod CIDR alone.
  */
 export function wireGuardPeersOf(
   nodes: readonly WireGuardNodeFacts[],
   self: { name: string; publicKey?: string },
   port: number,
+  families: WireGuardFamilies = 'ipv4',
 ): { peers: WireGuardPeer[]; skipped: SkippedPeer[] } {
   const peers: WireGuardPeer[] = [];
   const skipped: SkippedPeer[] = [];
   const seenKeys = new Map<string, string>();
   for (const n of [...nodes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-    if (n.name === self.name || !n.nodeIP || !n.podCIDR || n.publicKey === undefined) continue;
+    if (n.name === self.name || n.publicKey === undefined) continue;
+    const path = peerPath(n, families, port);
+    if (path === undefined) continue;
     const key = parseWireGuardKey(n.publicKey);
     if (!key) {
       skipped.push({ node: n.name, value: n.publicKey, reason: 'not a base64 32-byte WireGuard key' });
@@ -102,14 +143,8 @@ export function wireGuardPeersOf(
       skipped.push({ node: n.name, value: n.publicKey, reason: `the same key as Node ${holder}` });
       continue;
     }
-    let cidr: string;
-    try {
-      cidr = parseCidr(n.podCIDR).toString();
-    } catch {
-      continue; // not a CIDR; the route part ignores this Node too
-    }
     seenKeys.set(b64, n.name);
-    peers.push({ node: n.name, publicKey: b64, endpoint: `${n.nodeIP}:${port}`, allowedIPs: [cidr] });
+    peers.push({ node: n.name, publicKey: b64, ...path });
   }
   return { peers, skipped };
 }
