@@ -105,8 +105,12 @@ export function loadBalancerIPFamilyNote(ip: Ip, req: ExternalIPRequest): EventN
 }
 
 
-/** The Warning a Service gets for a refusal. */
-export function refusalNote(r: ExternalIPRefusal): EventNote {
+/**
+ * The Warning a Service gets for a refusal. `holds`: the families the Service has an IP of all the
+ * same (a PreferDualStack Service refused one family is not pending).
+ */
+export function refusalNote(r: ExternalIPRefusal, holds: readonly IPFamilyName[] = []): EventNote {
+  const waits = holds.length > 0 ? `the Service has its ${holds.join(' and ')} external IP alone` : 'the Service stays pending';
   switch (r.reason) {
     case 'PoolNotFound':
       return { type: 'Warning', reason: 'ExternalIPPoolNotFound', message: invalid(POOL_FIELD, r.pool, `ExternalIPPool ${r.pool} not found; the Service stays pending until it exists`) };
@@ -120,10 +124,10 @@ export function refusalNote(r: ExternalIPRefusal): EventNote {
       return {
         type: 'Warning',
         reason: 'LoadBalancerIPInUse',
-        message: invalid('spec.loadBalancerIP', r.ip.toString(), `already allocated to ${r.holders.map(holderName).join(', ')} (only Services that all set ${SERVICE_ALLOW_SHARED_IP_ANNOTATION}: "true" share an IP); the Service stays pending until it is released`),
+        message: invalid('spec.loadBalancerIP', r.ip.toString(), `already allocated to ${r.holders.map(holderName).join(', ')} (only Services that all set ${SERVICE_ALLOW_SHARED_IP_ANNOTATION}: "true" share an IP); ${waits} until it is released`),
       };
     case 'Exhausted':
-      return { type: 'Warning', reason: 'ExternalIPPoolExhausted', message: invalid(POOL_FIELD, r.pool, `ExternalIPPool ${r.pool} has no free ${r.family !== undefined ? `${familyName(r.family)} ` : ''}IP (${r.used} of ${r.total} in use); the Service stays pending until one is released`) };
+      return { type: 'Warning', reason: 'ExternalIPPoolExhausted', message: invalid(POOL_FIELD, r.pool, `ExternalIPPool ${r.pool} has no free ${r.family !== undefined ? `${familyName(r.family)} ` : ''}IP (${r.used} of ${r.total} in use); ${waits} until one is released`) };
   }
 }
 

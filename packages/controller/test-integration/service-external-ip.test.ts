@@ -195,9 +195,9 @@ describe('ServiceExternalIP for dual-stack Services (one IP per family)', () => 
     await ingressBecomes('half-v4', ['10.52.0.1']);
     await createService('half-prefer', 'ds-half', { ipFamilyPolicy: 'PreferDualStack', ipFamilies: ['IPv4', 'IPv6'] });
     await ingressBecomes('half-prefer', ['fd00:52::1']);
-    expect(await eventSaid('half-prefer', 'ExternalIPPoolExhausted')).toBe(`${POOL_FIELD} "ds-half": ExternalIPPool ds-half has no free IPv4 IP (1 of 1 in use); the Service stays pending until one is released`);
+    expect(await eventSaid('half-prefer', 'ExternalIPPoolExhausted')).toBe(`${POOL_FIELD} "ds-half": ExternalIPPool ds-half has no free IPv4 IP (1 of 1 in use); the Service has its IPv6 external IP alone until one is released`);
     await createService('half-require', 'ds-half', { ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'] });
-    expect(await eventSaid('half-require', 'ExternalIPPoolExhausted')).toContain('has no free IPv4 IP');
+    expect(await eventSaid('half-require', 'ExternalIPPoolExhausted')).toContain('has no free IPv4 IP (1 of 1 in use); the Service stays pending until one is released');
     expect(await ingressOf('half-require')).toEqual([]);
     // The IPv6 IP it was about to take stays free: the pool counts the IPv4 one and half-prefer's.
     await usageBecomes('ds-half', { total: 4, used: 2 });

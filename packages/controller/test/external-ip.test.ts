@@ -238,6 +238,8 @@ describe('one external IP per IP family of the Service', () => {
       message: 'spec.loadBalancerIP: Invalid value: "fd00::5": an IPv6 address, and spec.ipFamilies is ["IPv4"]; the Service stays pending until they agree',
     });
     expect(refusalNote({ reason: 'Exhausted', pool: 'p', total: 2, used: 2, family: 6 }).message).toBe(`${POOL}ExternalIPPool p has no free IPv6 IP (2 of 2 in use); the Service stays pending until one is released`);
+    // A PreferDualStack Service holding its other family's IP is not pending.
+    expect(refusalNote({ reason: 'Exhausted', pool: 'p', total: 2, used: 2, family: 6 }, ['IPv4']).message).toBe(`${POOL}ExternalIPPool p has no free IPv6 IP (2 of 2 in use); the Service has its IPv4 external IP alone until one is released`);
   });
 
   test('each family is held under its own key, and a holder is named by its Service', () => {

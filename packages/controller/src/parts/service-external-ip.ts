@@ -8,7 +8,7 @@ import { KubeRequestError, type InformerEvent } from '@switchyard/kube';
 import { Reconciler, type PartHealth } from '@switchyard/runtime';
 import type { ControllerContext } from '../context';
 import { EventRecorder, type EventNote } from '../events';
-import { ExternalIPAllocator, usableRanges, type ExternalIPHolding, type ExternalIPResult } from '../external-ip-allocator';
+import { ExternalIPAllocator, usableRanges, type ExternalIPHolding, type ExternalIPRefusal, type ExternalIPResult } from '../external-ip-allocator';
 import { poolRanges } from '../external-ip-pool';
 import { fieldMessage } from '../admission';
 import type { Watch, WatchingPart } from '../informers';
@@ -266,7 +266,7 @@ export class ServiceExternalIP implements WatchingPart {
     if (plan.note) notes.push({ topic: TOPIC, note: plan.note });
     const got = new Map<IPFamilyName, ExternalIPHolding>();
     const fresh = new Set<IPFamilyName>();
-    const failed: { family: IPFamilyName; note: EventNote }[] = [];
+    const failed: { family: IPFamilyName; refusal: ExternalIPRefusal }[] = [];
     for (const f of plan.families) {
       const holder = serviceHolderKey(key, f);
       const held = this.allocator.held(holder);
@@ -276,15 +276,16 @@ export class ServiceExternalIP implements WatchingPart {
       }
       const r: ExternalIPResult = asked && familyName(asked.family) === f ? this.allocator.claim(holder, req.pool, asked, req.sharable) : this.allocator.allocate(holder, req.pool, req.sharable, 'Service', familyNumber(f));
       if (!r.ok) {
-        failed.push({ family: f, note: refusalNote(r) });
+        failed.push({ family: f, refusal: r });
         continue;
       }
       got.set(f, r.holding);
       fresh.add(f);
     }
-    for (const { family, note } of failed) notes.push({ topic: familyTopic(family), note });
     // RequireDualStack: one family without an IP leaves the Service with none (the pool's other one is not kept from others).
     const keep = req.policy === 'RequireDualStack' && (failed.length > 0 || plan.families.length < req.families.length) ? [] : plan.families;
+    const holds = keep.filter((f) => got.has(f));
+    for (const { family, refusal } of failed) notes.push({ topic: familyTopic(family), note: refusalNote(refusal, holds) });
     for (const f of req.families) {
       if (keep.includes(f)) continue;
       const h = this.allocator.release(serviceHolderKey(key, f));
