@@ -42,6 +42,13 @@ describe('Services to specs: external traffic', () => {
     expect(specs[0]!.localGroupId).toBeDefined();
   });
 
+  it('a dual-stack LoadBalancer Service\'s two ingress IPs (one per family, from ServiceExternalIP) each go to the Service port of their family', () => {
+    const dual = svc('web', { type: 'LoadBalancer', clusterIPs: ['10.96.0.10', 'fd00:10:96::a'], ipFamilies: ['IPv4', 'IPv6'], ports: [{ port: 80, nodePort: 30080 }] }, { loadBalancer: { ingress: [{ ip: '192.168.77.230' }, { ip: 'fd00:77::e0' }] } });
+    const { specs, skipped } = servicesToSpecs({ services: [dual], slices: [], nodeName: 'n1', groupIds: new ServiceGroupIds(), ipv6: true, ipv6NodePorts: true });
+    expect(skipped).toEqual([]);
+    expect(specs.map((s) => [s.clusterIP, s.externalAddresses])).toEqual([['10.96.0.10', ['192.168.77.230']], ['fd00:10:96::a', ['fd00:77::e0']]]);
+  });
+
   it('IPv6 external addresses go to the IPv6 spec on a node with an IPv6 address, and are reported (by path) without one', () => {
     const dual = lb({ clusterIPs: ['10.96.0.10', 'fd00:10:96::a'], externalIPs: ['192.168.77.201', 'FD00:78::64'] });
     const withV6 = servicesToSpecs({ services: [dual], slices: [], nodeName: 'n1', groupIds: new ServiceGroupIds(), ipv6: true, ipv6NodePorts: true });

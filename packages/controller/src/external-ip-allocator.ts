@@ -1,7 +1,7 @@
 // Which object (a Service, an Egress) holds which external IP of which ExternalIPPool (pure, in
 // memory): the one allocator the ServiceExternalIP and Egress parts share, rebuilt at start from the
 // Services' statuses and the Egresses' specs, so an IP is never given to two objects.
-import type { Ip, IpRange } from '@switchyard/ipam/cidr';
+import type { Ip, IpFamily, IpRange } from '@switchyard/ipam/cidr';
 
 /** The kinds of objects holding external IPs. */
 export type ExternalIPHolderKind = 'Service' | 'Egress';
@@ -26,7 +26,8 @@ export type ExternalIPRefusal =
   /** `owner`: the pool whose ranges hold the IP, when another one does. */
   | { reason: 'NotInPool'; pool: string; ip: Ip; owner?: string }
   | { reason: 'InUse'; pool: string; ip: Ip; holders: string[] }
-  | { reason: 'Exhausted'; pool: string; total: number; used: number };
+  /** `family`: the family asked for, when the allocation was of one family. */
+  | { reason: 'Exhausted'; pool: string; total: number; used: number; family?: IpFamily };
 
 /** What a claim or an allocation answers. */
 export type ExternalIPResult = { ok: true; holding: ExternalIPHolding } | ({ ok: false } & ExternalIPRefusal);
@@ -68,6 +69,11 @@ export class ExternalIPAllocator {
     return (this.pools.get(pool) ?? []).some((r) => r.contains(ip));
   }
 
+  /** The families the pool has ranges of (none for a missing pool). */
+  families(pool: string): Set<IpFamily> {
+    return new Set((this.pools.get(pool) ?? []).map((r) => r.family));
+  }
+
   /** A pool that hands out `ip`, if any. */
   poolOf(ip: Ip): string | undefined {
     for (const [name, ranges] of this.pools) if (ranges.some((r) => r.contains(ip))) return name;
@@ -106,17 +112,18 @@ export class ExternalIPAllocator {
     return { ok: true, holding: this.hold({ service, kind, pool, ip, sharable }) };
   }
 
-  /** Gives a Service (or an Egress) the lowest free IP of a pool. */
-  allocate(service: string, pool: string, sharable: boolean, kind: ExternalIPHolderKind = 'Service'): ExternalIPResult {
+  /** Gives a Service (or an Egress) the lowest free IP of a pool (of its ranges of `family`, when given). */
+  allocate(service: string, pool: string, sharable: boolean, kind: ExternalIPHolderKind = 'Service', family?: IpFamily): ExternalIPResult {
     const ranges = this.pools.get(pool);
     if (!ranges) return { ok: false, reason: 'PoolNotFound', pool };
     for (const r of ranges) {
+      if (family !== undefined && r.family !== family) continue;
       // Bounded by the number of held IPs: each step skips one.
       for (let ip: Ip | undefined = r.first; ip !== undefined && r.contains(ip); ip = ip.next()) {
         if (!this.byIp.has(ip.toString())) return { ok: true, holding: this.hold({ service, kind, pool, ip, sharable }) };
       }
     }
-    return { ok: false, reason: 'Exhausted', pool, ...this.usage(pool) };
+    return { ok: false, reason: 'Exhausted', pool, ...this.usage(pool, family), ...(family !== undefined ? { family } : {}) };
   }
 
   /** Releases what the Service holds; answers it. */
@@ -131,12 +138,12 @@ export class ExternalIPAllocator {
     return h;
   }
 
-  /** `total`: addresses the pool hands out; `used`: its addresses held (a shared one once). */
-  usage(pool: string): ExternalIPPoolUsage {
+  /** `total`: addresses the pool hands out; `used`: its addresses held (a shared one once); of one family when given. */
+  usage(pool: string, family?: IpFamily): ExternalIPPoolUsage {
     let total = 0n;
-    for (const r of this.pools.get(pool) ?? []) total += r.size;
+    for (const r of this.pools.get(pool) ?? []) if (family === undefined || r.family === family) total += r.size;
     const used = new Set<string>();
-    for (const h of this.byService.values()) if (h.pool === pool) used.add(h.ip.toString());
+    for (const h of this.byService.values()) if (h.pool === pool && (family === undefined || h.ip.family === family)) used.add(h.ip.toString());
     return { total: Number(total), used: used.size };
   }
 

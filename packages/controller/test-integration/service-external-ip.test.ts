@@ -3,7 +3,10 @@
 // the pool's status.usage follows; bad input (exhausted pool, an IP outside every pool, two Services
 // asking for one IP, a missing pool, a pool deleted while in use, ranges that do not parse) leaves
 // the Service pending with an Event naming field and value and disturbs no other Service; a
-// restarted controller keeps every IP; an IPv6 pool hands out IPv6 IPs in RFC 5952 text.
+// restarted controller keeps every IP; an IPv6 pool hands out IPv6 IPs in RFC 5952 text. On a
+// dual-stack API server: one IP per family of the Service (both for a dual-stack one, in the order
+// of spec.ipFamilies), a family the pool has no range of named in a Warning (PreferDualStack gets
+// the other alone, RequireDualStack none until the pool gains it), and kept across a restart.
 import type { Event, ExternalIPPool, Service } from '@switchyard/apis/types';
 import type { Controller } from '../src/controller';
 import type { ServiceExternalIP } from '../src/parts/service-external-ip';
@@ -16,7 +19,7 @@ const POOLS = '/apis/crd.antrea.io/v1beta1/externalippools';
 const SVCS = `/api/v1/namespaces/${NS}/services`;
 
 beforeAll(async () => {
-  c = await startCluster();
+  c = await startCluster({ serviceCIDR: '10.96.0.0/16,fd00:10:96::/112' });
   await c.kube.request('POST', '/api/v1/namespaces', { metadata: { name: NS } });
   await createPool('p', [{ start: '10.10.0.2', end: '10.10.0.4' }]);
   controller = await c.startController({ serviceExternalIP: true, registerAPIService: false });
@@ -66,7 +69,7 @@ describe('ServiceExternalIP', () => {
     await ingressBecomes('c', ['10.10.0.3']);
     await createService('d', 'p');
     expect(await eventSaid('d', 'ExternalIPPoolExhausted')).toBe(
-      'metadata.annotations[service.antrea.io/external-ip-pool]: Invalid value: "p": ExternalIPPool p has no free IP (3 of 3 in use); the Service stays pending until one is released',
+      'metadata.annotations[service.antrea.io/external-ip-pool]: Invalid value: "p": ExternalIPPool p has no free IPv4 IP (3 of 3 in use); the Service stays pending until one is released',
     );
     expect(await ingressOf('d')).toEqual([]);
     await usageBecomes('p', { total: 3, used: 3 });
@@ -153,12 +156,97 @@ describe('ServiceExternalIP', () => {
     expect(controller.health().parts.find((p) => p.name === 'serviceExternalIP')).toMatchObject({ ok: true });
   });
 
-  test('an IPv6 pool: a Service gets its lowest free IPv6 IP, and a spec.loadBalancerIP in a longer IPv6 spelling is written in the RFC 5952 text the agents read', async () => {
+  test('an IPv6 pool: an IPv6 Service gets its lowest free IPv6 IP, and a spec.loadBalancerIP in a longer IPv6 spelling is written in the RFC 5952 text the agents read', async () => {
     await createPool('p6', [{ start: 'fd00:77::c8', end: 'fd00:77::ca' }]);
-    await createService('v6', 'p6');
+    await createService('v6', 'p6', { ipFamilies: ['IPv6'] });
     await ingressBecomes('v6', ['fd00:77::c8']);
-    await createService('v6b', 'p6', { loadBalancerIP: 'fd00:77:0:0:0:0:0:ca' });
+    await createService('v6b', 'p6', { ipFamilies: ['IPv6'], loadBalancerIP: 'fd00:77:0:0:0:0:0:ca' });
     await ingressBecomes('v6b', ['fd00:77::ca']);
     await usageBecomes('p6', { total: 3, used: 2 });
+  });
+});
+
+describe('ServiceExternalIP for dual-stack Services (one IP per family)', () => {
+  const POOL_FIELD = 'metadata.annotations[service.antrea.io/external-ip-pool]: Invalid value:';
+  const DS = [{ start: '10.50.0.1', end: '10.50.0.2' }, { start: 'fd00:50::1', end: 'fd00:50::2' }];
+
+  test('a dual-stack Service gets an IP of each family from the pool\'s ranges of that family, in the order of spec.ipFamilies, each with an Event; the pool counts both', async () => {
+    // IPv6 first in the pool: a family's IP comes from that family's ranges, whatever their order.
+    await createPool('ds', [DS[1]!, DS[0]!]);
+    await createService('ds1', 'ds', { ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'] });
+    await ingressBecomes('ds1', ['10.50.0.1', 'fd00:50::1']);
+    await createService('ds2', 'ds', { ipFamilyPolicy: 'PreferDualStack', ipFamilies: ['IPv6', 'IPv4'] });
+    await ingressBecomes('ds2', ['fd00:50::2', '10.50.0.2']);
+    const allocated = (await eventsOf('ds2')).filter((e) => e.reason === 'ExternalIPAllocated').map((e) => e.message).sort();
+    expect(allocated).toEqual(['external IP 10.50.0.2 allocated from ExternalIPPool ds', 'external IP fd00:50::2 allocated from ExternalIPPool ds']);
+    await usageBecomes('ds', { total: 4, used: 4 });
+  });
+
+  test('a loadBalancerIP names the IP of its family; the other family\'s IP is the pool\'s lowest free one', async () => {
+    await createPool('ds-lb', [{ start: '10.51.0.1', end: '10.51.0.2' }, { start: 'fd00:51::1', end: 'fd00:51::2' }]);
+    await createService('ds-lb1', 'ds-lb', { ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'], loadBalancerIP: 'fd00:51::2' });
+    await ingressBecomes('ds-lb1', ['10.51.0.1', 'fd00:51::2']);
+  });
+
+  test('a family exhausted in the pool: PreferDualStack gets the other alone with a Warning naming the family; RequireDualStack stays pending and holds nothing', async () => {
+    // ds is full: IPv4 and IPv6 alike. A pool with a free IPv6 IP and no free IPv4 one:
+    await createPool('ds-half', [{ start: '10.52.0.1', end: '10.52.0.1' }, { start: 'fd00:52::1', end: 'fd00:52::3' }]);
+    await createService('half-v4', 'ds-half');
+    await ingressBecomes('half-v4', ['10.52.0.1']);
+    await createService('half-prefer', 'ds-half', { ipFamilyPolicy: 'PreferDualStack', ipFamilies: ['IPv4', 'IPv6'] });
+    await ingressBecomes('half-prefer', ['fd00:52::1']);
+    expect(await eventSaid('half-prefer', 'ExternalIPPoolExhausted')).toBe(`${POOL_FIELD} "ds-half": ExternalIPPool ds-half has no free IPv4 IP (1 of 1 in use); the Service has its IPv6 external IP alone until one is released`);
+    await createService('half-require', 'ds-half', { ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'] });
+    expect(await eventSaid('half-require', 'ExternalIPPoolExhausted')).toContain('has no free IPv4 IP (1 of 1 in use); the Service stays pending until one is released');
+    expect(await ingressOf('half-require')).toEqual([]);
+    // The IPv6 IP it was about to take stays free: the pool counts the IPv4 one and half-prefer's.
+    await usageBecomes('ds-half', { total: 4, used: 2 });
+    // The IPv4 IP is released: the older PreferDualStack Service takes it, and the RequireDualStack one keeps waiting.
+    await c.kube.request('DELETE', `${SVCS}/half-v4`);
+    await ingressBecomes('half-prefer', ['10.52.0.1', 'fd00:52::1']);
+    expect(await ingressOf('half-require')).toEqual([]);
+  });
+
+  test('a pool without a range of one family: PreferDualStack gets the other alone, RequireDualStack and a SingleStack Service of that family none, each told which family; once the pool has it, each gets it', async () => {
+    await createPool('only6', [{ start: 'fd00:53::1', end: 'fd00:53::4' }]);
+    await createService('o-prefer', 'only6', { ipFamilyPolicy: 'PreferDualStack', ipFamilies: ['IPv4', 'IPv6'] });
+    await createService('o-require', 'only6', { ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv6', 'IPv4'] });
+    await createService('o-v4', 'only6');
+    await ingressBecomes('o-prefer', ['fd00:53::1']);
+    expect(await eventSaid('o-prefer', 'ExternalIPFamilyNotInPool')).toBe(
+      `${POOL_FIELD} "only6": ExternalIPPool only6 has no IPv4 range; the Service gets its IPv6 external IP alone (spec.ipFamilies ["IPv4","IPv6"], spec.ipFamilyPolicy PreferDualStack)`,
+    );
+    expect(await eventSaid('o-require', 'ExternalIPFamilyNotInPool')).toBe(
+      `${POOL_FIELD} "only6": ExternalIPPool only6 has no IPv4 range; spec.ipFamilyPolicy RequireDualStack needs an external IP of each of spec.ipFamilies ["IPv6","IPv4"]; the Service stays pending until the pool has one`,
+    );
+    expect(await eventSaid('o-v4', 'ExternalIPFamilyNotInPool')).toBe(`${POOL_FIELD} "only6": ExternalIPPool only6 has no IPv4 range; spec.ipFamilies ["IPv4"] asks for IPv4; the Service stays pending until the pool has one`);
+    expect(await ingressOf('o-require')).toEqual([]);
+    expect(await ingressOf('o-v4')).toEqual([]);
+    await usageBecomes('only6', { total: 4, used: 1 });
+    // The pool gains an IPv4 range (adding ranges is allowed).
+    const pool = await c.kube.request<ExternalIPPool>('GET', `${POOLS}/only6`);
+    await c.kube.request('PUT', `${POOLS}/only6`, { ...pool, spec: { ...pool.spec, ipRanges: [...pool.spec.ipRanges, { start: '10.53.0.1', end: '10.53.0.4' }] } });
+    await ingressBecomes('o-prefer', ['10.53.0.1', 'fd00:53::1']);
+    await ingressBecomes('o-require', ['fd00:53::2', '10.53.0.2']);
+    await ingressBecomes('o-v4', ['10.53.0.3']);
+  });
+
+  test('a loadBalancerIP of a family the Service does not have: pending, naming field, value and the families', async () => {
+    await createService('wrong-family', 'only6', { loadBalancerIP: 'fd00:53::4' });
+    expect(await eventSaid('wrong-family', 'LoadBalancerIPFamilyMismatch')).toBe('spec.loadBalancerIP: Invalid value: "fd00:53::4": an IPv6 address, and spec.ipFamilies is ["IPv4"]; the Service stays pending until they agree');
+    expect(await ingressOf('wrong-family')).toEqual([]);
+  });
+
+  test('a restarted controller keeps both IPs of every dual-stack Service', async () => {
+    const names = ['ds1', 'ds2', 'ds-lb1', 'half-prefer', 'o-prefer', 'o-require', 'o-v4'];
+    const before = Object.fromEntries(await Promise.all(names.map(async (s) => [s, await ingressOf(s)] as const)));
+    await controller!.stop();
+    await createService('late', 'only6', { ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'] });
+    controller = await c.startController({ serviceExternalIP: true, registerAPIService: false });
+    await part().idle();
+    // The one IPv4 and IPv6 IP left of only6 go to the new Service; nobody else's moved.
+    await ingressBecomes('late', ['10.53.0.4', 'fd00:53::3']);
+    expect(Object.fromEntries(await Promise.all(names.map(async (s) => [s, await ingressOf(s)] as const)))).toEqual(before);
+    expect(before['o-require']).toEqual(['fd00:53::2', '10.53.0.2']);
   });
 });

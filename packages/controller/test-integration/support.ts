@@ -22,11 +22,11 @@ export interface Cluster {
   startController(extra?: Partial<ControllerOptions>): Promise<Controller>;
 }
 
-/** API server with CRDs, agent RBAC and the controller's Service/Endpoints on a fixed local port. */
-export async function startCluster(): Promise<Cluster> {
+/** API server with CRDs, agent RBAC and the controller's Service/Endpoints on a fixed local port (`serviceCIDR`: the API server's Service ranges, one per family). */
+export async function startCluster(opts: { serviceCIDR?: string } = {}): Promise<Cluster> {
   const tokens: Record<string, { user: string; groups: string[] }> = {};
   for (const [node, tok] of Object.entries(NODE_TOKENS)) tokens[tok] = { user: `system:node:${node}`, groups: ['system:nodes', 'system:authenticated'] };
-  const { api, kubectl, kubeConfig } = await startTestKubeApi({ tokens, crds: loadCrds() as unknown as KubeObject[] });
+  const { api, kubectl, kubeConfig } = await startTestKubeApi({ tokens, crds: loadCrds() as unknown as KubeObject[], ...(opts.serviceCIDR !== undefined ? { serviceCIDR: opts.serviceCIDR } : {}) });
   const controllerPort = await freePort();
   const build = YAML.parseAllDocuments(readFileSync(join(__dirname, '../build/rbac.yaml'), 'utf8')).map((d) => d.toJSON() as unknown);
   await kubectl.apply(

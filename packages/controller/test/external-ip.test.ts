@@ -1,13 +1,14 @@
 // ServiceExternalIP's pure parts: which addresses an ExternalIPPool hands out, the allocator (lowest
 // free first, loadBalancerIP claims, sharing, exhaustion, release, usage), the webhook's checks of a
-// pool (each refusal naming field and value), and what a Service asks for.
+// pool (each refusal naming field and value), and what a Service asks for (one IP per IP family,
+// which of them its pool can serve).
 import type { ExternalIPPool, Service } from '@switchyard/apis/types';
 import { parseIp } from '@switchyard/ipam/cidr';
 import type { KubeObject } from '@switchyard/kube';
 import { decideAdmission, fieldMessage, type AdmissionView } from '../src/admission';
 import { ExternalIPAllocator, usableRanges, type ExternalIPResult } from '../src/external-ip-allocator';
 import { poolRanges, validateExternalIPPool } from '../src/external-ip-pool';
-import { externalIPRequest, refusalNote } from '../src/service-external-ip';
+import { externalIPRequest, familyPlan, holderName, loadBalancerIPFamilyNote, parseServiceHolderKey, refusalNote, serviceFamilies, serviceHolderKey, type ExternalIPRequest } from '../src/service-external-ip';
 
 const pool = (name: string, ipRanges: ExternalIPPool['spec']['ipRanges'], extra: Partial<ExternalIPPool['spec']> = {}): ExternalIPPool => ({
   apiVersion: 'crd.antrea.io/v1beta1',
@@ -42,6 +43,20 @@ describe('pool ranges', () => {
 });
 
 describe('the allocator', () => {
+  test('of one family: the lowest free address of the pool\'s ranges of that family, exhausted per family; the pool knows its families', () => {
+    const a = allocatorWith(pool('p', [{ start: 'fd00:77::c8', end: 'fd00:77::c9' }, { start: '10.10.0.2', end: '10.10.0.2' }]));
+    expect([...a.families('p')].sort()).toEqual([4, 6]);
+    expect([...allocatorWith(pool('v6', [{ cidr: 'fd00::/126' }])).families('v6')]).toEqual([6]);
+    expect(got(a.allocate('ns/a#IPv4', 'p', false, 'Service', 4))).toBe('10.10.0.2');
+    expect(got(a.allocate('ns/a#IPv6', 'p', false, 'Service', 6))).toBe('fd00:77::c8');
+    expect(a.allocate('ns/b#IPv4', 'p', false, 'Service', 4)).toEqual({ ok: false, reason: 'Exhausted', pool: 'p', total: 1, used: 1, family: 4 });
+    expect(got(a.allocate('ns/b#IPv6', 'p', false, 'Service', 6))).toBe('fd00:77::c9');
+    expect(a.usage('p')).toEqual({ total: 3, used: 3 });
+    // Without a family (Egress): the first free address in the pool's order, as before.
+    const b = allocatorWith(pool('p', [{ start: 'fd00:77::c8', end: 'fd00:77::c8' }, { start: '10.10.0.2', end: '10.10.0.2' }]));
+    expect(got(b.allocate('Egress/e#0', 'p', false, 'Egress'))).toBe('fd00:77::c8');
+  });
+
   test('hands out the lowest free address, range by range, and says when the pool is exhausted', () => {
     const a = allocatorWith(pool('p', [{ start: '10.10.0.2', end: '10.10.0.3' }, { start: '10.10.0.10', end: '10.10.0.10' }]));
     expect(['a', 'b', 'c'].map((s) => got(a.allocate(`ns/${s}`, 'p', false)))).toEqual(['10.10.0.2', '10.10.0.3', '10.10.0.10']);
@@ -165,8 +180,9 @@ describe('the ExternalIPPool webhook', () => {
 describe('what a Service asks for', () => {
   const svc = (annotations: Record<string, string>, spec: Service['spec'] = { type: 'LoadBalancer' }): Service => ({ metadata: { name: 's', namespace: 'ns', annotations }, spec });
   test('a LoadBalancer Service with the pool annotation, its loadBalancerIP and whether it shares', () => {
-    expect(externalIPRequest(svc({ 'service.antrea.io/external-ip-pool': 'p' }))).toEqual({ pool: 'p', sharable: false });
-    expect(externalIPRequest(svc({ 'service.antrea.io/external-ip-pool': 'p', 'service.antrea.io/allow-shared-load-balancer-ip': 'true' }, { type: 'LoadBalancer', loadBalancerIP: '10.10.0.2' }))).toEqual({ pool: 'p', ip: '10.10.0.2', sharable: true });
+    expect(externalIPRequest(svc({ 'service.antrea.io/external-ip-pool': 'p' }))).toEqual({ pool: 'p', sharable: false, families: ['IPv4'], policy: 'SingleStack' });
+    expect(externalIPRequest(svc({ 'service.antrea.io/external-ip-pool': 'p', 'service.antrea.io/allow-shared-load-balancer-ip': 'true' }, { type: 'LoadBalancer', loadBalancerIP: '10.10.0.2' }))).toEqual({ pool: 'p', ip: '10.10.0.2', sharable: true, families: ['IPv4'], policy: 'SingleStack' });
+    expect(externalIPRequest(svc({ 'service.antrea.io/external-ip-pool': 'p' }, { type: 'LoadBalancer', ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv6', 'IPv4'] }))).toMatchObject({ families: ['IPv6', 'IPv4'], policy: 'RequireDualStack' });
     expect(externalIPRequest(svc({ 'service.antrea.io/external-ip-pool': 'p' }, { type: 'NodePort' }))).toBeUndefined();
     expect(externalIPRequest(svc({}))).toBeUndefined();
   });
@@ -179,5 +195,57 @@ describe('what a Service asks for', () => {
     });
     expect(refusalNote({ reason: 'NotInPool', pool: 'p', ip: ip('192.0.2.1') }).message).toBe('spec.loadBalancerIP: Invalid value: "192.0.2.1": not in ExternalIPPool p; it is in no ExternalIPPool');
     expect(refusalNote({ reason: 'PoolNotFound', pool: 'nope' }).message).toBe('metadata.annotations[service.antrea.io/external-ip-pool]: Invalid value: "nope": ExternalIPPool nope not found; the Service stays pending until it exists');
+  });
+});
+
+describe('one external IP per IP family of the Service', () => {
+  const POOL = 'metadata.annotations[service.antrea.io/external-ip-pool]: Invalid value: "p": ';
+  const req = (families: ExternalIPRequest['families'], policy: ExternalIPRequest['policy']): ExternalIPRequest => ({ pool: 'p', sharable: false, families, policy });
+  const both = new Set([4, 6] as const);
+  const v6 = new Set([6] as const);
+
+  test('the families are spec.ipFamilies as settled, else those of spec.clusterIPs, else IPv4', () => {
+    const s = (spec: NonNullable<Service['spec']>): Service => ({ metadata: { name: 's', namespace: 'ns' }, spec });
+    expect(serviceFamilies(s({ ipFamilies: ['IPv6', 'IPv4'], clusterIPs: ['10.96.0.9'] }))).toEqual(['IPv6', 'IPv4']);
+    expect(serviceFamilies(s({ clusterIPs: ['fd00:10:96::9', '10.96.0.9'] }))).toEqual(['IPv6', 'IPv4']);
+    expect(serviceFamilies(s({ clusterIP: 'fd00:10:96::9' }))).toEqual(['IPv6']);
+    expect(serviceFamilies(s({}))).toEqual(['IPv4']);
+  });
+
+  test('a pool with a range of each family serves every family, in the Service\'s order', () => {
+    expect(familyPlan(req(['IPv6', 'IPv4'], 'RequireDualStack'), both)).toEqual({ families: ['IPv6', 'IPv4'] });
+    expect(familyPlan(req(['IPv4', 'IPv6'], 'PreferDualStack'), both)).toEqual({ families: ['IPv4', 'IPv6'] });
+    expect(familyPlan(req(['IPv6'], 'SingleStack'), v6)).toEqual({ families: ['IPv6'] });
+  });
+
+  test('a family the pool has no range of: PreferDualStack gets the other alone, RequireDualStack and SingleStack none; the Warning names the family', () => {
+    expect(familyPlan(req(['IPv4', 'IPv6'], 'PreferDualStack'), v6)).toEqual({
+      families: ['IPv6'],
+      note: { type: 'Warning', reason: 'ExternalIPFamilyNotInPool', message: `${POOL}ExternalIPPool p has no IPv4 range; the Service gets its IPv6 external IP alone (spec.ipFamilies ["IPv4","IPv6"], spec.ipFamilyPolicy PreferDualStack)` },
+    });
+    expect(familyPlan(req(['IPv6', 'IPv4'], 'RequireDualStack'), v6)).toEqual({
+      families: [],
+      note: { type: 'Warning', reason: 'ExternalIPFamilyNotInPool', message: `${POOL}ExternalIPPool p has no IPv4 range; spec.ipFamilyPolicy RequireDualStack needs an external IP of each of spec.ipFamilies ["IPv6","IPv4"]; the Service stays pending until the pool has one` },
+    });
+    expect(familyPlan(req(['IPv4'], 'SingleStack'), v6).note?.message).toBe(`${POOL}ExternalIPPool p has no IPv4 range; spec.ipFamilies ["IPv4"] asks for IPv4; the Service stays pending until the pool has one`);
+    expect(familyPlan(req(['IPv4', 'IPv6'], 'PreferDualStack'), new Set()).families).toEqual([]);
+  });
+
+  test('a loadBalancerIP of a family the Service lacks, and an exhausted family, are Warnings naming field, value and family', () => {
+    expect(loadBalancerIPFamilyNote(ip('fd00::5'), req(['IPv4'], 'SingleStack'))).toEqual({
+      type: 'Warning',
+      reason: 'LoadBalancerIPFamilyMismatch',
+      message: 'spec.loadBalancerIP: Invalid value: "fd00::5": an IPv6 address, and spec.ipFamilies is ["IPv4"]; the Service stays pending until they agree',
+    });
+    expect(refusalNote({ reason: 'Exhausted', pool: 'p', total: 2, used: 2, family: 6 }).message).toBe(`${POOL}ExternalIPPool p has no free IPv6 IP (2 of 2 in use); the Service stays pending until one is released`);
+    // A PreferDualStack Service holding its other family's IP is not pending.
+    expect(refusalNote({ reason: 'Exhausted', pool: 'p', total: 2, used: 2, family: 6 }, ['IPv4']).message).toBe(`${POOL}ExternalIPPool p has no free IPv6 IP (2 of 2 in use); the Service has its IPv4 external IP alone until one is released`);
+  });
+
+  test('each family is held under its own key, and a holder is named by its Service', () => {
+    expect(serviceHolderKey('ns/s', 'IPv6')).toBe('ns/s#IPv6');
+    expect(parseServiceHolderKey('ns/s#IPv6')).toEqual({ service: 'ns/s', family: 'IPv6' });
+    expect(holderName('ns/s#IPv4')).toBe('Service ns/s');
+    expect(holderName('Egress/e#1')).toBe('Egress e');
   });
 });

@@ -152,7 +152,7 @@ export class ClusterControllers {
     const sliceType = this.t('discovery.k8s.io', 'endpointslices');
     const slice = {
       metadata: { name: 'kubernetes', namespace: 'default', labels: { 'kubernetes.io/service-name': 'kubernetes', 'endpointslice.kubernetes.io/managed-by': 'kube-apiserver' } },
-      addressType: 'IPv4',
+      addressType: self.ip.includes(':') ? 'IPv6' : 'IPv4',
       endpoints: [{ addresses: [self.ip], conditions: { ready: true, serving: true, terminating: false } }],
       ports: [{ name: 'https', port: self.port, protocol: 'TCP' }],
     };

@@ -42,6 +42,15 @@ describe('bootstrap', () => {
     const slice = await c.get<{ metadata: { labels: Record<string, string> }; endpoints: { addresses: string[] }[]; ports: { port: number }[] }>('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes');
     expect([slice.body.metadata.labels['kubernetes.io/service-name'], slice.body.endpoints[0]?.addresses, slice.body.ports[0]?.port]).toEqual(['kubernetes', ['192.0.2.10'], 6443]);
   });
+
+  it('an advertised IPv6 address gives an IPv6 EndpointSlice (an IPv6-only cluster\'s kubernetes Service is served by it)', async () => {
+    const sliceOf = async (): Promise<{ addressType: string; endpoints: { addresses: string[] }[] }> => (await c.get<{ addressType: string; endpoints: { addresses: string[] }[] }>('/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes')).body;
+    expect((await sliceOf()).addressType).toBe('IPv4');
+    server.advertise({ ip: '2001:db8::10', port: 6443 });
+    expect(await sliceOf()).toMatchObject({ addressType: 'IPv6', endpoints: [{ addresses: ['2001:db8::10'] }] });
+    server.advertise({ ip: '192.0.2.10', port: 6443 });
+    expect((await sliceOf()).addressType).toBe('IPv4');
+  });
 });
 
 describe('service IPs', () => {

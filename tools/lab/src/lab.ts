@@ -420,6 +420,12 @@ async function makeFabric(tb: Testbed, ipFamily: LabIpFamily, mode: LabMode): Pr
 export const FABRIC_API_PORT = 6443;
 /** The fabric host's address, where the API server is reached from the nodes. */
 export const FABRIC_API_HOST = `${FABRIC_PREFIX}.${FABRIC_GATEWAY_HOST}`;
+/**
+ * The fabric host's address of the API server in a lab of `ipFamily`: an IPv6-only cluster's
+ * `kubernetes` Service is IPv6, so its endpoint is the fabric host's IPv6 address (kube-apiserver
+ * advertises an address of the Service's family), or no proxy has an endpoint for it.
+ */
+export const fabricApiHost = (ipFamily: LabIpFamily): string => (ipFamily === 'ipv6' ? FABRIC_HOST_V6 : FABRIC_API_HOST);
 
 /**
  * `--runtime podman`: a node's "host filesystem" for the DaemonSet's hostPath volumes that are
@@ -460,12 +466,12 @@ const FABRIC_API_RELAY = [
  * to it: a relay process in the fabric netns, then a unix socket in the lab directory, then the API
  * server on loopback. Returns the unix-socket server (closed at stop); the relay is in `children`.
  */
-async function exposeApiOnFabric(api: KubeApiServer, fabricNetns: string, labDir: string, children: ChildProcess[]): Promise<Server> {
+async function exposeApiOnFabric(api: KubeApiServer, fabricNetns: string, labDir: string, children: ChildProcess[], ipFamily: LabIpFamily): Promise<Server> {
   const sock = join(labDir, 'api-relay.sock');
   rmSync(sock, { force: true });
   const relay = createServer((c) => splice(c, connect(api.port, '127.0.0.1')));
   await new Promise<void>((res, rej) => relay.once('error', rej).listen(sock, () => res()));
-  const ip = `${FABRIC_PREFIX}.${FABRIC_GATEWAY_HOST}`;
+  const ip = fabricApiHost(ipFamily);
   const child = spawn('ip', ['netns', 'exec', fabricNetns, process.execPath, '-e', FABRIC_API_RELAY, ip, String(FABRIC_API_PORT), sock], { stdio: 'ignore' });
   children.push(child);
   await waitFor('the API relay on the fabric', async () => (await run(['ip', 'netns', 'exec', fabricNetns, 'nc', '-z', '-w', '1', ip, String(FABRIC_API_PORT)], { allowFailure: true })).code === 0, { timeoutMs: 10_000, intervalMs: 50 });
@@ -546,7 +552,7 @@ export class Lab {
     const children: ChildProcess[] = [];
     try {
       const tokens = Object.fromEntries(plans.map((p) => [p.token, { user: `system:node:${p.name}`, groups: ['system:nodes', 'system:authenticated'] }]));
-      api = await startKubeApi({ tokens, crds: loadCrds() as never, nodeProxyHost: () => '127.0.0.1', ...(opts.cluster ? { serviceCIDR: opts.cluster.serviceCIDR } : {}), ...(serviceCIDR !== undefined ? { serviceCIDR } : {}), ...(pods ? { extraSans: [FABRIC_API_HOST] } : {}) });
+      api = await startKubeApi({ tokens, crds: loadCrds() as never, nodeProxyHost: () => '127.0.0.1', ...(opts.cluster ? { serviceCIDR: opts.cluster.serviceCIDR } : {}), ...(serviceCIDR !== undefined ? { serviceCIDR } : {}), ...(pods ? { extraSans: [fabricApiHost(ipFamily)] } : {}) });
       const kubeconfig = api.writeKubeconfig(join(opts.labDir, 'kubeconfig'));
       const kc = new KubeConfig();
       kc.loadFromFile(kubeconfig);
@@ -564,7 +570,7 @@ export class Lab {
       // fabric when this lab is one cluster of several).
       const fabric = opts.cluster?.fabricNetns !== undefined ? { name: opts.cluster.fabricNetns } : await makeFabric(tb, ipFamily, mode);
       // One API server per fabric at its host address: a cluster sharing another's fabric keeps loopback.
-      const apiRelay = opts.cluster?.fabricNetns === undefined ? await exposeApiOnFabric(api, fabric.name, opts.labDir, children) : undefined;
+      const apiRelay = opts.cluster?.fabricNetns === undefined ? await exposeApiOnFabric(api, fabric.name, opts.labDir, children, ipFamily) : undefined;
 
       const state: LabState = { pid: process.pid, pidStart: processRef(process.pid)?.start ?? '', kubeconfig, apiUrl: api.url, controllerPort, mode, encryption: opts.encryption ?? 'none', ...(ipFamily !== 'ipv4' ? { ipFamily } : {}), fabricNetns: fabric.name, nodes: [], ...(pods ? { runtime, containers: [] } : {}) };
       if (controller) {
@@ -737,7 +743,7 @@ export class Lab {
       }
     }
     const sa = writeServiceAccountDir(join(dir, 'serviceaccount'), plan.token, this.api.caPem, 'kube-system');
-    const serviceEnv: Record<string, string> = { KUBERNETES_SERVICE_HOST: FABRIC_API_HOST, KUBERNETES_SERVICE_PORT: String(FABRIC_API_PORT) };
+    const serviceEnv: Record<string, string> = { KUBERNETES_SERVICE_HOST: fabricApiHost(this.state.ipFamily ?? 'ipv4'), KUBERNETES_SERVICE_PORT: String(FABRIC_API_PORT) };
     if (this.state.controllerPort) {
       this.relays.push(await relayControllerIntoNode(ovs.netns.name, this.state.controllerPort, dir, this.children));
       Object.assign(serviceEnv, { SWITCHYARD_SERVICE_HOST: '127.0.0.1', SWITCHYARD_SERVICE_PORT: String(this.state.controllerPort) });

@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { rendezvousOwner } from '@switchyard/agent';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { run, waitFor } from '@switchyard/testbed';
-import { FABRIC_HOST_V6, FABRIC_PREFIX_V6, labClient, readState, startAgent, stopAgent, type LabNodeState, type LabState } from '../src/index';
+import { FABRIC_HOST_V6, FABRIC_PREFIX, FABRIC_PREFIX_V6, labClient, readState, startAgent, stopAgent, type LabNodeState, type LabState } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
 import { agentGet } from '../src/probe';
 
@@ -388,7 +388,8 @@ describe('a LoadBalancer Service with an IPv6 ingress IP from an ExternalIPPool,
     // The naming servers (w1, w2 on TCP 7100) are the Services block's.
     await kube.request('POST', SERVICES, {
       apiVersion: 'v1', kind: 'Service', metadata: { name: 'lb6', annotations: { 'service.antrea.io/external-ip-pool': 'lb6-pool' } },
-      spec: { type: 'LoadBalancer', selector: { app: 'who' }, ipFamilies: ['IPv6', 'IPv4'], ipFamilyPolicy: 'RequireDualStack', ports: [{ port: 80, targetPort: 7100 }] },
+      // PreferDualStack: the pool has no IPv4 range, so the Service gets its IPv6 IP alone (RequireDualStack would get none).
+      spec: { type: 'LoadBalancer', selector: { app: 'who' }, ipFamilies: ['IPv6', 'IPv4'], ipFamilyPolicy: 'PreferDualStack', ports: [{ port: 80, targetPort: 7100 }] },
     });
   }, 60_000);
 
@@ -574,5 +575,79 @@ describe('Traceflow over IPv6 (yardctl traceflow, issue 36)', () => {
     expect(table).toContain(ipsOf.get('ca')!.v6);
     expect(table).toContain(ipsOf.get('srv')!.v6);
     expect(table).toMatch(/node2 \(Receiver\)[\s\S]*Delivered/);
+  });
+});
+
+describe('a dual-stack LoadBalancer Service with an IPv4 and an IPv6 ingress IP from one ExternalIPPool (ServiceExternalIP)', () => {
+  const SERVICES = '/api/v1/namespaces/default/services';
+  const POOLS = '/apis/crd.antrea.io/v1beta1/externalippools';
+  // On the underlay subnets, apart from the other blocks' ranges (c8-cf, d0-d7). IPv6 first: each
+  // family's IP comes from that family's ranges, whatever their order.
+  const RANGES = [{ start: `${FABRIC_PREFIX_V6}:e0`, end: `${FABRIC_PREFIX_V6}:e7` }, { start: `${FABRIC_PREFIX}.230`, end: `${FABRIC_PREFIX}.237` }];
+  let ips: string[] = [];
+
+  interface ExternalIPInfo { externalIP: string; assignedNode: string }
+  /** The owner every agent reports for `ip` ('' while they disagree or none is named). */
+  async function reportedOwner(ip: string): Promise<string> {
+    const owners = await Promise.all(st.nodes.map(async (n) => (await agentGet<ExternalIPInfo[]>(n.apiSocket, '/serviceexternalip?namespace=default&name=lb-ds').catch(() => [])).find((e) => e.externalIP === ip)?.assignedNode ?? ''));
+    return owners.every((o) => o === owners[0]) ? (owners[0] ?? '') : '';
+  }
+  const v6 = (ip: string): boolean => ip.includes(':');
+  /** The proxy neighbours (proxy ARP for IPv4, proxy NDP for IPv6) of a node, as `<ip> <dev>`. */
+  async function proxyEntries(n: LabNodeState, ip: string): Promise<string[]> {
+    const out = (await run(['ip', v6(ip) ? '-6' : '-4', '-j', 'neigh', 'show', 'proxy'], { netns: n.netns })).stdout;
+    return (JSON.parse(out || '[]') as { dst: string; dev: string }[]).map((e) => `${e.dst} ${e.dev}`);
+  }
+  const brPhyMac = async (n: LabNodeState): Promise<string> => (JSON.parse((await run(['ip', '-j', 'link', 'show', 'br-phy'], { netns: n.netns })).stdout) as { address: string }[])[0]!.address;
+  /** The MAC the fabric host holds for `ip` (undefined: no entry, or not resolved). */
+  async function fabricNeighbour(ip: string): Promise<string | undefined> {
+    const out = (await run(['ip', v6(ip) ? '-6' : '-4', '-j', 'neigh', 'show', ip], { netns: st.fabricNetns })).stdout;
+    return (JSON.parse(out || '[]') as { lladdr?: string }[])[0]?.lladdr;
+  }
+  /** Which pod answered at ip:80 from the fabric host ('' when none did). */
+  async function fromFabric(ip: string): Promise<string> {
+    const r = await run(['ip', 'netns', 'exec', st.fabricNetns, 'socat', '-T2', '-', `${v6(ip) ? `TCP6:[${ip}]` : `TCP4:${ip}`}:80,connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+    return r.stdout.trim();
+  }
+
+  beforeAll(async () => {
+    await kube.request('POST', POOLS, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name: 'lb-ds-pool' }, spec: { ipRanges: RANGES, nodeSelector: {} } });
+    // The naming servers (w1, w2 on TCP 7100, both families) are the Services block's.
+    await kube.request('POST', SERVICES, {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'lb-ds', annotations: { 'service.antrea.io/external-ip-pool': 'lb-ds-pool' } },
+      spec: { type: 'LoadBalancer', selector: { app: 'who' }, ipFamilies: ['IPv4', 'IPv6'], ipFamilyPolicy: 'RequireDualStack', ports: [{ port: 80, targetPort: 7100 }] },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await kube.request('DELETE', `${SERVICES}/lb-ds`).catch(() => undefined);
+    await kube.request('DELETE', `${POOLS}/lb-ds-pool`).catch(() => undefined);
+  }, 30_000);
+
+  it('the Service gets one ingress IP per family from the pool, in the order of spec.ipFamilies', async () => {
+    await waitFor('two ingress IPs', async () => {
+      const svc = await kube.request<{ status?: { loadBalancer?: { ingress?: { ip?: string }[] } } }>('GET', `${SERVICES}/lb-ds`);
+      ips = (svc.status?.loadBalancer?.ingress ?? []).map((i) => i.ip ?? '');
+      return ips.length === 2;
+    }, { timeoutMs: 30_000, intervalMs: 200 });
+    expect(ips[0]).toMatch(new RegExp(`^${FABRIC_PREFIX.replace(/\./g, '\\.')}\\.23[0-7]$`));
+    expect(ips[1]).toMatch(/^fd00:77::e[0-7]$/);
+  });
+
+  it('each IP\'s owner alone announces it (proxy ARP for IPv4, proxy NDP for IPv6), and the fabric host reaches the Service at both, answered by endpoints on both nodes through the owner\'s MAC', async () => {
+    for (const ip of ips) {
+      let name = '';
+      await waitFor(`both agents to name one owner of ${ip}`, async () => (name = await reportedOwner(ip)) !== '', { timeoutMs: 30_000, intervalMs: 200 });
+      const owner = st.nodes.find((n) => n.name === name)!;
+      const other = st.nodes.find((n) => n !== owner)!;
+      await waitFor(`${owner.name}'s proxy entry for ${ip}`, async () => (await proxyEntries(owner, ip)).includes(`${ip} br-phy`), { timeoutMs: 30_000, intervalMs: 200 });
+      expect((await proxyEntries(other, ip)).filter((e) => e.startsWith(`${ip} `))).toEqual([]);
+      const seen = new Set<string>();
+      await waitFor(`w1 and w2 at ${ip}:80 from the fabric host`, async () => {
+        seen.add(await fromFabric(ip));
+        return seen.has('w1') && seen.has('w2');
+      }, { timeoutMs: 60_000, intervalMs: 100 });
+      expect(await fabricNeighbour(ip)).toBe(await brPhyMac(owner));
+    }
   });
 });

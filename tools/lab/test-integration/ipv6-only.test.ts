@@ -10,7 +10,7 @@
 // allows the address of an AAAA answer (a DNS pod answering over IPv6) and nothing else. One lab
 // for every case. Waits on state, never on time.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { KubeConfigClient } from '@switchyard/controller';
@@ -70,7 +70,7 @@ async function expectFlow(from: string, to: string, allowed: boolean): Promise<v
 }
 
 beforeAll(async () => {
-  lab('up', '--nodes', '2', '--ip-family', 'ipv6');
+  lab('up', '--nodes', '2', '--ip-family', 'ipv6', '--proxy-all');
   st = readState(labDir)!;
   kube = labClient(st);
   for (const p of PODS) await kube.request('POST', '/api/v1/namespaces/default/pods', p);
@@ -288,5 +288,74 @@ r.resolve6(name).then((ips) => {
     // Another name resolves (its answer is released) but gives no access, nor do other pods.
     expect(await resolveAndConnect('other.example.test')).toEqual({ ip: ipOf.get('w2'), result: 'timeout' });
     expect(await tcp('cf', ipOf.get('w1')!)).toBe(false);
+  });
+});
+
+describe('proxyAll on IPv6-only nodes (up --proxy-all)', () => {
+  let clusterIP = '';
+  let nodePort = 0;
+  const node1 = (): LabState['nodes'][number] => st.nodes[0]!;
+  /** The line a server sent to node1's own namespace (its host processes) at [ip]:port ('' when none). */
+  async function fromNode1(ip: string, port: number): Promise<string> {
+    const r = await run(['ip', 'netns', 'exec', node1().netns, 'socat', '-T2', '-', `TCP6:[${ip}]:${port},connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+    return r.stdout.trim();
+  }
+  /** Waits until both endpoints answered node1 at [ip]:port; answers the peer addresses they saw, in RFC 5952 form. */
+  async function answeredByBoth(ip: string, port: number): Promise<Set<string>> {
+    const seen = new Set<string>();
+    const peers = new Set<string>();
+    await waitFor(`w1 and w2 at [${ip}]:${port} from node1`, async () => {
+      const [name = '', peer = ''] = (await fromNode1(ip, port)).split(' ');
+      if (/^w[12]$/.test(name)) {
+        seen.add(name);
+        // socat gives the peer in full, in brackets; URL puts it in RFC 5952 form.
+        peers.add(new URL(`http://${peer}/`).hostname);
+      }
+      return seen.has('w1') && seen.has('w2');
+    }, { timeoutMs: 60_000, intervalMs: 100 });
+    return peers;
+  }
+
+  beforeAll(async () => {
+    // Endpoints telling who answered and whom they saw, on TCP 7101.
+    for (const name of ['w1', 'w2']) procs.push(spawn('ip', ['netns', 'exec', netnsOf.get(name)!, 'socat', 'TCP6-LISTEN:7101,reuseaddr,fork', `SYSTEM:echo ${name} $SOCAT_PEERADDR`], { stdio: 'ignore' }));
+    await waitFor('the peer-naming servers listening', async () => {
+      for (const name of ['w1', 'w2']) if (!(await run(['ip', 'netns', 'exec', netnsOf.get(name)!, 'ss', '-ltnH'])).stdout.includes(':7101')) return false;
+      return true;
+    }, { timeoutMs: 30_000, intervalMs: 100 });
+    const o = await kube.request<{ spec: { clusterIP: string; ports: { nodePort: number }[] } }>('POST', SERVICES, {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'px' },
+      spec: { type: 'NodePort', selector: { app: 'who' }, ports: [{ port: 80, targetPort: 7101 }] },
+    });
+    clusterIP = o.spec.clusterIP;
+    nodePort = o.spec.ports[0]!.nodePort;
+  }, 60_000);
+
+  it('node1 routes the IPv6 ClusterIP into its gateway; its own processes reach it through OVS from the gateway\'s IPv6 address, answered by endpoints on both nodes', async () => {
+    expect(clusterIP).toMatch(/^fd00:10:96::/);
+    // Without proxyAll the node has no route to the ClusterIP.
+    await waitFor(`node1's route to [${clusterIP}] through the virtual Service address`, async () => (await run(['ip', 'netns', 'exec', node1().netns, 'ip', '-6', 'route', 'get', clusterIP], { allowFailure: true })).stdout.includes('via fc01::aabb:ccdd:eeff dev '), { timeoutMs: 30_000, intervalMs: 100 });
+    // The node has no IPv4 pod CIDR and its gateway no IPv4 address: the source is the gateway's IPv6 one.
+    expect([...await answeredByBoth(clusterIP, 80)]).toEqual([`[${node1().podCIDR.split('/')[0]!}1]`]);
+  });
+
+  it('node1\'s own processes reach the node port at its own and node2\'s IPv6 address, answered by endpoints on both nodes', async () => {
+    // node1's own address: only the ip6tables node port rules on OUTPUT serve it (nothing listens there).
+    for (const n of st.nodes) await answeredByBoth(n.nodeIPv6!, nodePort);
+  });
+
+  it('kube-proxy replacement: node1, node2 and a pod reach the API server through the kubernetes Service\'s IPv6 ClusterIP (its endpoint the fabric host\'s IPv6 address)', async () => {
+    const k8s = await kube.request<{ spec: { clusterIP: string } }>('GET', '/api/v1/namespaces/default/services/kubernetes');
+    expect(k8s.spec.clusterIP).toMatch(/^fd00:10:96::/);
+    const slice = await kube.request<{ addressType: string; endpoints: { addresses: string[] }[] }>('GET', '/apis/discovery.k8s.io/v1/namespaces/default/endpointslices/kubernetes');
+    expect([slice.addressType, slice.endpoints[0]?.addresses]).toEqual(['IPv6', [FABRIC_HOST_V6]]);
+    const token = /token:\s*(\S+)/.exec(readFileSync(st.kubeconfig, 'utf8'))![1]!;
+    const version = async (netns: string): Promise<string> => {
+      const r = await run(['ip', 'netns', 'exec', netns, 'curl', '-sk', '-g', '-m', '5', '-H', `Authorization: Bearer ${token}`, `https://[${k8s.spec.clusterIP}]/version`], { allowFailure: true, timeoutMs: 10_000 });
+      return r.code === 0 ? (JSON.parse(r.stdout) as { gitVersion?: string }).gitVersion ?? '' : `curl exit ${r.code}`;
+    };
+    for (const netns of [st.nodes[0]!.netns, st.nodes[1]!.netns, netnsOf.get('ca')!]) {
+      await waitFor(`GET /version through [${k8s.spec.clusterIP}]:443 from ${netns}`, async () => /^v1\.\d+/.test(await version(netns)), { timeoutMs: 30_000, intervalMs: 200 });
+    }
   });
 });

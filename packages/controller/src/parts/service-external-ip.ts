@@ -1,24 +1,44 @@
 // The `serviceExternalIP` part (feature gate ServiceExternalIP): external IPs from ExternalIPPools
-// for Services of type LoadBalancer annotated with their pool, written to status.loadBalancer.ingress,
-// kept across restarts (taken back from the Services' statuses), with each pool's status.usage.
+// for Services of type LoadBalancer annotated with their pool (one per IP family of the Service),
+// written to status.loadBalancer.ingress, kept across restarts (taken back from the Services'
+// statuses), with each pool's status.usage.
 import type { ExternalIPPool, ObjectReference, Service } from '@switchyard/apis/types';
 import { parseIp, type Ip } from '@switchyard/ipam/cidr';
 import { KubeRequestError, type InformerEvent } from '@switchyard/kube';
 import { Reconciler, type PartHealth } from '@switchyard/runtime';
 import type { ControllerContext } from '../context';
 import { EventRecorder, type EventNote } from '../events';
-import { ExternalIPAllocator, usableRanges, type ExternalIPHolding, type ExternalIPResult } from '../external-ip-allocator';
+import { ExternalIPAllocator, usableRanges, type ExternalIPHolding, type ExternalIPRefusal, type ExternalIPResult } from '../external-ip-allocator';
 import { poolRanges } from '../external-ip-pool';
 import { fieldMessage } from '../admission';
 import type { Watch, WatchingPart } from '../informers';
 import { EXTERNAL_IP_POOLS, SERVICES } from '../resources';
-import { allocatedNote, externalIPRequest, ingressIP, malformedIPNote, poolDeletedNote, refusalNote, releasedNote, type ExternalIPRequest } from '../service-external-ip';
+import {
+  allocatedNote,
+  externalIPRequest,
+  familyName,
+  familyNumber,
+  familyPlan,
+  ingressIPs,
+  loadBalancerIPFamilyNote,
+  malformedIPNote,
+  parseServiceHolderKey,
+  poolDeletedNote,
+  refusalNote,
+  releasedNote,
+  serviceHolderKey,
+  type ExternalIPRequest,
+  type IPFamilyName,
+} from '../service-external-ip';
 import { notRunning, type PartState } from './lifecycle';
 
 /** Attempts of one status read-modify-write that keeps meeting 409 Conflict. */
 const CONFLICT_ATTEMPTS = 10;
-/** Event topic of a Service's external IP (one Event per change of what it is told). */
+/** Event topic of a Service's external IPs as a whole (pool, loadBalancerIP, families; one Event per change of what it is told). */
 const TOPIC = 'externalIP';
+/** Event topic of a Service's external IP of one family. */
+const familyTopic = (f: IPFamilyName): string => `${TOPIC}/${f}`;
+const sameList = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const keyOf = (o: { metadata: { namespace?: string; name?: string } }): string => `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
 const servicePath = (key: string, sub = ''): string => {
@@ -35,6 +55,11 @@ function poolRef(pool: ExternalIPPool): ObjectReference {
 }
 /** Oldest first, then by key: the first Service asking for an IP keeps it. */
 const byAge = (a: Service, b: Service): number => (a.metadata.creationTimestamp ?? '').localeCompare(b.metadata.creationTimestamp ?? '') || keyOf(a).localeCompare(keyOf(b));
+/** What one pass decides for one Service: its ingress IPs in family order, and what it is told. */
+interface Settled {
+  ips: string[];
+  notes: { topic: string; note: EventNote }[];
+}
 function parsed(text: string | undefined): Ip | undefined {
   if (text === undefined) return undefined;
   try {
@@ -81,7 +106,7 @@ export class ServiceExternalIP implements WatchingPart {
       'gauge',
       'Services of type LoadBalancer asking for an external IP, by state',
       () => [
-        { labels: { state: 'allocated' }, value: this.allocator.holdings('Service').length },
+        { labels: { state: 'allocated' }, value: new Set(this.allocator.holdings('Service').map((h) => parseServiceHolderKey(h.service).service)).size },
         { labels: { state: 'pending' }, value: this.pending },
       ],
       ['state'],
@@ -95,11 +120,18 @@ export class ServiceExternalIP implements WatchingPart {
     let restored = 0;
     for (const svc of this.services().sort(byAge)) {
       const req = externalIPRequest(svc);
-      const ip = parsed(ingressIP(svc));
-      if (!req || !ip || (req.ip !== undefined && parsed(req.ip)?.equals(ip) !== true)) continue;
-      const r = this.allocator.claim(keyOf(svc), req.pool, ip, req.sharable);
-      if (r.ok) restored++;
-      else this.ctx.log.info({ service: keyOf(svc), ip: ip.toString(), pool: req.pool, reason: r.reason }, 'external IP in status not restored');
+      if (!req) continue;
+      const asked = parsed(req.ip);
+      if (req.ip !== undefined && asked === undefined) continue;
+      for (const ip of ingressIPs(svc).map(parsed)) {
+        // An IP of a family the Service no longer has, or not its loadBalancerIP, is not taken back.
+        if (!ip || !req.families.includes(familyName(ip.family)) || (asked !== undefined && asked.family === ip.family && !asked.equals(ip))) continue;
+        const holder = serviceHolderKey(keyOf(svc), familyName(ip.family));
+        if (this.allocator.held(holder)) continue;
+        const r = this.allocator.claim(holder, req.pool, ip, req.sharable);
+        if (r.ok) restored++;
+        else this.ctx.log.info({ service: keyOf(svc), ip: ip.toString(), pool: req.pool, reason: r.reason }, 'external IP in status not restored');
+      }
     }
     this.ctx.log.info({ restored, pools: this.poolSpecs.size }, 'service external IP controller started');
     this.reconciler.schedule();
@@ -164,19 +196,20 @@ export class ServiceExternalIP implements WatchingPart {
     this.syncPools();
     const events = this.queued.splice(0);
     const byKey = new Map(this.services().map((s) => [keyOf(s), s]));
-    const ingress = new Map<string, string | undefined>();
+    const ingress = new Map<string, string[]>();
     // Releases: what a Service no longer asks for, or can no longer have.
     for (const h of this.allocator.holdings('Service')) {
-      const svc = byKey.get(h.service);
+      const { service, family } = parseServiceHolderKey(h.service);
+      const svc = byKey.get(service);
       const req = svc && externalIPRequest(svc);
-      const why = this.releaseReason(h, req);
+      const why = this.releaseReason(h, family, req);
       if (why === undefined) continue;
       this.allocator.release(h.service);
-      this.ctx.log.info({ service: h.service, ip: h.ip.toString(), pool: h.pool, why }, 'external IP released');
+      this.ctx.log.info({ service, ip: h.ip.toString(), pool: h.pool, why }, 'external IP released');
       if (!svc) continue;
-      if (!this.allocator.hasPool(h.pool)) events.push({ ref: serviceRef(svc), topic: TOPIC, note: poolDeletedNote(h) });
-      else events.push({ ref: serviceRef(svc), topic: TOPIC, note: releasedNote(h, why) });
-      if (!req) ingress.set(h.service, undefined);
+      if (!this.allocator.hasPool(h.pool)) events.push({ ref: serviceRef(svc), topic: familyTopic(family), note: poolDeletedNote(h) });
+      else events.push({ ref: serviceRef(svc), topic: familyTopic(family), note: releasedNote(h, why) });
+      if (!req) ingress.set(service, []);
     }
     // Kept, then pending (oldest first).
     let pending = 0;
@@ -184,57 +217,99 @@ export class ServiceExternalIP implements WatchingPart {
       const req = externalIPRequest(svc);
       if (!req) continue;
       const key = keyOf(svc);
-      const held = this.allocator.held(key);
-      if (held) {
-        if (held.sharable !== req.sharable) this.allocator.claim(key, held.pool, held.ip, req.sharable);
-        ingress.set(key, held.ip.toString());
-        continue;
-      }
-      const got = this.allocateFor(key, req);
-      if ('note' in got) {
-        pending++;
-        ingress.set(key, undefined);
-        events.push({ ref: serviceRef(svc), topic: TOPIC, note: got.note });
-        continue;
-      }
-      ingress.set(key, got.ip.toString());
-      events.push({ ref: serviceRef(svc), topic: TOPIC, note: allocatedNote(got) });
-      this.ctx.log.info({ service: key, ip: got.ip.toString(), pool: got.pool }, 'external IP allocated');
+      const ref = serviceRef(svc);
+      const settled = this.settle(key, req);
+      if (settled.ips.length === 0) pending++;
+      ingress.set(key, settled.ips);
+      // A Service-wide problem that went away may come back: it is told again then.
+      if (!settled.notes.some((n) => n.topic === TOPIC)) this.events.clear(ref, TOPIC);
+      for (const n of settled.notes) events.push({ ref, ...n });
     }
     this.pending = pending;
     const failures: unknown[] = [];
     const attempt = async (what: () => Promise<void>): Promise<void> => what().catch((e: unknown) => void failures.push(e));
-    for (const [key, ip] of ingress) {
+    for (const [key, ips] of ingress) {
       const svc = byKey.get(key);
-      if (svc && ingressIP(svc) !== ip) await attempt(() => this.writeIngress(key, svc.metadata.uid, ip));
+      if (svc && !sameList(ingressIPs(svc), ips)) await attempt(() => this.writeIngress(key, svc.metadata.uid, ips));
     }
     for (const t of events) await this.events.report(t.ref, t.topic, t.note);
     for (const pool of this.pools()) await attempt(() => this.writeUsage(pool));
     if (failures.length > 0) throw new AggregateError(failures, `${failures.length} status writes failed: ${failures.map(message).join('; ')}`);
   }
 
-  /** Why a holding goes, or undefined when it stays. */
-  private releaseReason(h: ExternalIPHolding, req: ExternalIPRequest | undefined): string | undefined {
+  /** Why a holding (of `family`) goes, or undefined when it stays. */
+  private releaseReason(h: ExternalIPHolding, family: IPFamilyName, req: ExternalIPRequest | undefined): string | undefined {
     if (!req) return 'the Service is gone, is no longer of type LoadBalancer or no longer names a pool';
+    if (!req.families.includes(family)) return `spec.ipFamilies is now ${JSON.stringify(req.families)}`;
     if (!this.allocator.hasPool(h.pool)) return `ExternalIPPool ${h.pool} was deleted`;
     if (req.pool !== h.pool) return `the Service now asks for ExternalIPPool ${req.pool}`;
     if (!this.allocator.contains(h.pool, h.ip)) return `ExternalIPPool ${h.pool} no longer holds it`;
-    if (req.ip !== undefined && parsed(req.ip)?.equals(h.ip) !== true) return `spec.loadBalancerIP is now ${req.ip}`;
+    if (req.ip !== undefined) {
+      // A loadBalancerIP names the IP of its family; the other family's IP is the pool's choice.
+      const asked = parsed(req.ip);
+      if (!asked || !req.families.includes(familyName(asked.family)) || (asked.family === h.ip.family && !asked.equals(h.ip))) return `spec.loadBalancerIP is now ${req.ip}`;
+    }
     return undefined;
   }
 
-  private allocateFor(key: string, req: ExternalIPRequest): ExternalIPHolding | { note: EventNote } {
-    let r: ExternalIPResult;
-    if (req.ip !== undefined) {
-      const ip = parsed(req.ip);
-      if (!ip) return { note: malformedIPNote(req.ip) };
-      r = this.allocator.claim(key, req.pool, ip, req.sharable);
-    } else r = this.allocator.allocate(key, req.pool, req.sharable);
-    return r.ok ? r.holding : { note: refusalNote(r) };
+  /**
+   * The IPs of one Service after the releases: kept ones, then one allocated per family still
+   * without (the loadBalancerIP for its family). `RequireDualStack` gets every family or none.
+   */
+  private settle(key: string, req: ExternalIPRequest): Settled {
+    const notes: Settled['notes'] = [];
+    if (!this.allocator.hasPool(req.pool)) return { ips: [], notes: [{ topic: TOPIC, note: refusalNote({ reason: 'PoolNotFound', pool: req.pool }) }] };
+    const asked = parsed(req.ip);
+    if (req.ip !== undefined && !asked) return { ips: [], notes: [{ topic: TOPIC, note: malformedIPNote(req.ip) }] };
+    if (asked && !req.families.includes(familyName(asked.family))) return { ips: [], notes: [{ topic: TOPIC, note: loadBalancerIPFamilyNote(asked, req) }] };
+    const plan = familyPlan(req, this.allocator.families(req.pool));
+    if (plan.note) notes.push({ topic: TOPIC, note: plan.note });
+    const got = new Map<IPFamilyName, ExternalIPHolding>();
+    const fresh = new Set<IPFamilyName>();
+    const failed: { family: IPFamilyName; refusal: ExternalIPRefusal }[] = [];
+    for (const f of plan.families) {
+      const holder = serviceHolderKey(key, f);
+      const held = this.allocator.held(holder);
+      if (held) {
+        got.set(f, held.sharable === req.sharable ? held : this.reshare(held, req.sharable));
+        continue;
+      }
+      const r: ExternalIPResult = asked && familyName(asked.family) === f ? this.allocator.claim(holder, req.pool, asked, req.sharable) : this.allocator.allocate(holder, req.pool, req.sharable, 'Service', familyNumber(f));
+      if (!r.ok) {
+        failed.push({ family: f, refusal: r });
+        continue;
+      }
+      got.set(f, r.holding);
+      fresh.add(f);
+    }
+    // RequireDualStack: one family without an IP leaves the Service with none (the pool's other one is not kept from others).
+    const keep = req.policy === 'RequireDualStack' && (failed.length > 0 || plan.families.length < req.families.length) ? [] : plan.families;
+    const holds = keep.filter((f) => got.has(f));
+    for (const { family, refusal } of failed) notes.push({ topic: familyTopic(family), note: refusalNote(refusal, holds) });
+    for (const f of req.families) {
+      if (keep.includes(f)) continue;
+      const h = this.allocator.release(serviceHolderKey(key, f));
+      if (!h || fresh.has(f)) continue;
+      const without = req.families.filter((x) => !keep.includes(x) && !got.has(x));
+      notes.push({ topic: familyTopic(f), note: releasedNote(h, `spec.ipFamilyPolicy is ${req.policy} and the Service has no ${without.join(' or ')} external IP`) });
+    }
+    for (const f of keep) {
+      const h = got.get(f);
+      if (!h || !fresh.has(f)) continue;
+      notes.push({ topic: familyTopic(f), note: allocatedNote(h) });
+      this.ctx.log.info({ service: key, ip: h.ip.toString(), pool: h.pool }, 'external IP allocated');
+    }
+    return { ips: keep.flatMap((f) => { const h = got.get(f); return h ? [h.ip.toString()] : []; }), notes };
   }
 
-  /** status.loadBalancer.ingress of one Service: `[{ip}]`, or none; over its resourceVersion, again on 409. */
-  private async writeIngress(key: string, uid: string | undefined, ip: string | undefined): Promise<void> {
+  /** The holding with the Service's sharing as it now asks. */
+  private reshare(h: ExternalIPHolding, sharable: boolean): ExternalIPHolding {
+    const r = this.allocator.claim(h.service, h.pool, h.ip, sharable);
+    return r.ok ? r.holding : h;
+  }
+
+  /** status.loadBalancer.ingress of one Service: `[{ip}, ...]`, or none; over its resourceVersion, again on 409. */
+  private async writeIngress(key: string, uid: string | undefined, ips: string[]): Promise<void> {
     for (let i = 0; ; i++) {
       let fresh: Service;
       try {
@@ -245,9 +320,9 @@ export class ServiceExternalIP implements WatchingPart {
       }
       if (uid !== undefined && fresh.metadata.uid !== uid) return;
       const current = fresh.status?.loadBalancer?.ingress ?? [];
-      if (ip === undefined ? current.length === 0 : current.length === 1 && current[0]?.ip === ip) return;
+      if (sameList(current.map((x) => x.ip ?? ''), ips)) return;
       // Other fields of an entry for the same IP (hostname, ipMode) are kept.
-      const loadBalancer = ip === undefined ? {} : { ingress: [{ ...current.find((x) => x.ip === ip), ip }] };
+      const loadBalancer = ips.length === 0 ? {} : { ingress: ips.map((ip) => ({ ...current.find((x) => x.ip === ip), ip })) };
       try {
         await this.ctx.kube.request('PUT', servicePath(key, '/status'), { ...fresh, status: { ...fresh.status, loadBalancer } });
         return;
