@@ -6,8 +6,8 @@
  * what applies here: the owner SNATs the members' traffic, the other nodes tunnel theirs to it. On
  * every node the Egress IPs are routed into the gateway (replies reach OVS, and the owner's proxy
  * ARP answers for them). The owner writes the Egress's status (egressNode, egressIP, IPAssigned).
- * An Egress IP without a pool (manual mode) is owned by the node holding it as a local address; its
- * owner SNATs through a stand-in address and one host rule (manual-snat.ts).
+ * An Egress IP without a pool (manual mode), IPv4 or IPv6, is owned by the node holding it as a local
+ * address; its owner SNATs through a stand-in address and one host rule (manual-snat.ts).
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { ControlplaneClient, PolicyView } from '@switchyard/controlplane-client';
@@ -126,8 +126,8 @@ export class EgressPart implements Part {
   /** The Egress IPs without a pool (manual mode) as last told, and the nodes holding each when several do. */
   private manualIPs = new Set<string>();
   private manualDuplicates = new Map<string, string[]>();
-  /** The host SNAT rules of the manual IPs owned here, as last made. */
-  private lastManualSnat: string | undefined;
+  /** The host SNAT rules of the manual IPs owned here, as last made, per family. */
+  private readonly lastManualSnat = new Map<4 | 6, string>();
 
   constructor(
     private readonly ctx: AgentContext,
@@ -219,7 +219,7 @@ export class EgressPart implements Part {
     this.marks = egressMarks(this.marks, owned);
     // An owned manual IP is a local address here: OVS SNATs to its mark's stand-in, the host to the IP (manual-snat.ts).
     const plainRules = egressRules({ nodeName: o.nodeName, members, placements: this.placements, nodeIPs, marks: this.marks }).map((r) =>
-      r.local && r.mark !== undefined && this.manualIPs.has(r.ip) ? { ...r, snatIP: manualStandIn(r.mark) } : r,
+      r.local && r.mark !== undefined && this.manualIPs.has(r.ip) ? { ...r, snatIP: manualStandIn(r.mark, r.ip.includes(':') ? 6 : 4) } : r,
     );
     const manualSnat: ManualSnat[] = plainRules.flatMap((r) => (r.snatIP !== undefined ? [{ standIn: r.snatIP, ip: r.ip }] : []));
     // Bandwidth (EgressTrafficShaping): one meter per Egress SNATed here, in before the flows naming it.
@@ -244,11 +244,15 @@ export class EgressPart implements Part {
     const nodeIPv6s = egressRulesNow.some((r) => r.ip.includes(':')) ? [...nodeInf!.cache.values()].flatMap((n) => nodeIPv6Addresses(n as never)).map((ip) => `${ip}/128`) : [];
     const exceptCIDRs = egressRulesNow.length === 0 ? [] : [...new Set([...[...nodeIPs.values(), o.nodeIP].map((ip) => `${ip}/32`), ...nodeIPv6s, ...o.egressExceptCIDRs])].sort();
     await this.syncRoutes([...new Set([...[...this.placements.values()].map((p) => p.ip), ...manualSnat.map((m) => m.standIn)])].sort());
-    // The host rule before the flows that SNAT to the stand-in (a packet with no rule would leave from a link-local address).
-    const snatKey = JSON.stringify(manualSnat);
-    if (snatKey !== this.lastManualSnat && (manualSnat.length > 0 || this.lastManualSnat !== undefined)) {
-      await syncManualSnat(this.ctx.net, manualSnat);
-      this.lastManualSnat = snatKey;
+    // The host rules before the flows that SNAT to the stand-in (a packet with no rule would leave from the stand-in).
+    // Per family: iptables for IPv4, ip6tables for IPv6; a family never used is never touched.
+    for (const family of [4, 6] as const) {
+      const rules = manualSnat.filter((m) => m.ip.includes(':') === (family === 6));
+      const snatKey = JSON.stringify(rules);
+      const last = this.lastManualSnat.get(family);
+      if (snatKey === last || (rules.length === 0 && last === undefined)) continue;
+      await syncManualSnat(this.ctx.net, rules, family);
+      this.lastManualSnat.set(family, snatKey);
     }
     const spec: EgressSpec = { exceptCIDRs, egresses: egressRulesNow };
     if (JSON.stringify(spec) !== JSON.stringify(this.spec)) {
