@@ -111,6 +111,8 @@ export class EgressPart implements Part {
   private readonly written = new Map<string, string>();
   /** The bandwidth meters of the Egresses SNATed here, by id (the mark), as installed (EgressTrafficShaping). */
   meters = new Map<number, EgressBandwidth>();
+  /** Egress IPs of a family this node has no pods of (left out). */
+  familyProblems: EgressProblem[] = [];
   /** Bandwidths left out (a value OVS cannot take, or the gate off). */
   bandwidthProblems: EgressProblem[] = [];
   /** What the record last said (slice and meters), so a pass writes it only when it changed. */
@@ -218,7 +220,11 @@ export class EgressPart implements Part {
     const owned = [...this.placements.values()].filter((p) => p.owner === o.nodeName).map((p) => p.ip);
     this.marks = egressMarks(this.marks, owned);
     // An owned manual IP is a local address here: OVS SNATs to its mark's stand-in, the host to the IP (manual-snat.ts).
-    const plainRules = egressRules({ nodeName: o.nodeName, members, placements: this.placements, nodeIPs, marks: this.marks }).map((r) =>
+    // An IP of a family this node has no pods of (an IPv4 one on an IPv6-only node, an IPv6 one on an IPv4-only node) applies to no pod here: left out, and said in the health.
+    const hasFamily = (ip: string): boolean => (ip.includes(':') ? this.ctx.podCIDRv6 !== undefined : this.ctx.podCIDR !== undefined);
+    const allRules = egressRules({ nodeName: o.nodeName, members, placements: this.placements, nodeIPs, marks: this.marks });
+    this.familyProblems = allRules.filter((r) => !hasFamily(r.ip)).map((r) => ({ egress: r.name, message: `${r.ip} is an IPv${r.ip.includes(':') ? 6 : 4} egress IP and this node has no IPv${r.ip.includes(':') ? 6 : 4} pod CIDR: not realized here` }));
+    const plainRules = allRules.filter((r) => hasFamily(r.ip)).map((r) =>
       r.local && r.mark !== undefined && this.manualIPs.has(r.ip) ? { ...r, snatIP: manualStandIn(r.mark, r.ip.includes(':') ? 6 : 4) } : r,
     );
     const manualSnat: ManualSnat[] = plainRules.flatMap((r) => (r.snatIP !== undefined ? [{ standIn: r.snatIP, ip: r.ip }] : []));
@@ -242,7 +248,9 @@ export class EgressPart implements Part {
     // Only diverted traffic meets the exceptions: without Egress rules they would be flows for nothing.
     // With an IPv6 Egress IP, the nodes' IPv6 addresses too (an IPv4-only cluster's slice is as before).
     const nodeIPv6s = egressRulesNow.some((r) => r.ip.includes(':')) ? [...nodeInf!.cache.values()].flatMap((n) => nodeIPv6Addresses(n as never)).map((ip) => `${ip}/128`) : [];
-    const exceptCIDRs = egressRulesNow.length === 0 ? [] : [...new Set([...[...nodeIPs.values(), o.nodeIP].map((ip) => `${ip}/32`), ...nodeIPv6s, ...o.egressExceptCIDRs])].sort();
+    // The nodes' IPv4 addresses on a node with IPv4 pods (an IPv6-only node names no IPv4 address in its flows).
+    const nodeIPv4s = this.ctx.podCIDR !== undefined ? [...nodeIPs.values(), o.nodeIP].map((ip) => `${ip}/32`) : [];
+    const exceptCIDRs = egressRulesNow.length === 0 ? [] : [...new Set([...nodeIPv4s, ...nodeIPv6s, ...o.egressExceptCIDRs.filter((c) => hasFamily(c.split('/')[0] ?? c))])].sort();
     await this.syncRoutes([...new Set([...[...this.placements.values()].map((p) => p.ip), ...manualSnat.map((m) => m.standIn)])].sort());
     // The host rules before the flows that SNAT to the stand-in (a packet with no rule would leave from the stand-in).
     // Per family: iptables for IPv4, ip6tables for IPv6; a family never used is never touched.
@@ -389,6 +397,7 @@ export class EgressPart implements Part {
       ...(this.groups ? [`${this.groups.groups().length} Egress groups from the controller${this.groups.connected() ? '' : ' (stream down)'}`] : ['no controller: no members']),
       ...(this.manualDuplicates.size ? [`Egress IPs without a pool on several nodes: ${[...this.manualDuplicates].map(([ip, nodes]) => `${ip} is a local address of ${nodes.join(' and ')}; ${nodes[0] ?? ''} (the first by name) is the egress node, take it off the others`).join('; ')}`] : []),
       ...(this.meters.size ? [`bandwidth meters ${[...this.meters].map(([id, b]) => `${id} (${b.rateKbps} kbit/s, burst ${b.burstKbit} kbit)`).join(', ')}`] : []),
+      ...(this.familyProblems.length ? [`not realized here: ${this.familyProblems.map((p) => `Egress ${p.egress}: ${p.message}`).join('; ')}`] : []),
       ...(this.bandwidthProblems.length ? [`bandwidth: ${this.bandwidthProblems.map((p) => `Egress ${p.egress}: ${p.message}`).join('; ')}`] : []),
     ].join('; ');
     if (this.reconciler.failing) return { ok: false, detail: `${detail}; last apply failed: ${String(this.reconciler.lastError)}` };
