@@ -580,7 +580,8 @@ describe('Traceflow over IPv6 (yardctl traceflow, issue 36)', () => {
 
 // Issue 36, the rest of Egress over IPv6 on dual-stack nodes: an IPv6 Egress IP without a pool
 // (Antrea's manual mode: the address put on node2's br-phy by hand makes node2 the egress node; OVS
-// SNATs to a stand-in and one ip6tables rule SNATs that to the IP), and an IPv6 pool with subnetInfo
+// SNATs to a stand-in and one ip6tables rule SNATs that to the IP; moved by hand to node1, the status
+// and the source follow), and an IPv6 pool with subnetInfo
 // (EgressSeparateSubnet: the owner's `ip -6 rule` into a table whose default route goes via the
 // subnet's IPv6 gateway, the fabric host's second address; a far server on the fabric host's
 // loopback that no node has a route to is reached only that way).
@@ -639,7 +640,7 @@ describe('Egress over IPv6 without a pool and through a separate IPv6 subnet (is
     for (const name of ['eg6-manual', 'eg6-sub']) await kube.request('DELETE', `${EGRESSES}/${name}`).catch(() => undefined);
     await kube.request('DELETE', `${POOLS}/egress6-sub-pool`).catch(() => undefined);
     for (const name of ['m6a', 'm6b', 's6']) await kube.request('DELETE', `/api/v1/namespaces/default/pods/${name}`).catch(() => undefined);
-    await run(['ip', 'addr', 'del', `${MANUAL_IP}/128`, 'dev', 'br-phy'], { netns: node('node2').netns, allowFailure: true });
+    for (const n of ['node1', 'node2']) await run(['ip', 'addr', 'del', `${MANUAL_IP}/128`, 'dev', 'br-phy'], { netns: node(n).netns, allowFailure: true });
   }, 60_000);
 
   it('without a pool: the IPv6 address put on node2 by hand makes node2 the egress node; m6a (tunnelled) and m6b leave from it through one ip6tables rule; no proxy NDP entry', async () => {
@@ -662,11 +663,24 @@ describe('Egress over IPv6 without a pool and through a separate IPv6 subnet (is
     expect(await seen('s6', FABRIC_HOST_V6, PORT)).toBe(node('node1').nodeIPv6);
   });
 
-  it('the address taken off node2: no node owns the IP, the status names none, and the members leave from their own node\'s address again', async () => {
+  it('the address moved by hand to node1: the status and the source follow, node1 holds the ip6tables rule and node2 none', async () => {
+    const t0 = Date.now();
     await run(['ip', 'addr', 'del', `${MANUAL_IP}/128`, 'dev', 'br-phy'], { netns: node('node2').netns });
+    await run(['ip', 'addr', 'add', `${MANUAL_IP}/128`, 'dev', 'br-phy', 'nodad'], { netns: node('node1').netns });
+    // What the administrator's unsolicited Neighbor Advertisement would do (the agent sends none for an
+    // address that is really there): the fabric host forgets node2's MAC for the IP at once.
+    await run(['ip', '-6', 'neigh', 'flush', 'to', MANUAL_IP], { netns: st.fabricNetns, allowFailure: true });
+    await waitFor(`status.egressNode node1 and m6a, m6b seen from ${MANUAL_IP}`, async () => (await status('eg6-manual'))?.egressNode === 'node1' && (await seen('m6a', FABRIC_HOST_V6, PORT)) === MANUAL_IP && (await seen('m6b', FABRIC_HOST_V6, PORT)) === MANUAL_IP, { timeoutMs: 60_000, intervalMs: 300 });
+    process.stdout.write(`IPv6 manual Egress IP moved by hand to node1: status and source followed after ${Date.now() - t0} ms\n`);
+    expect(await inNode('node1', 'ip6tables -w -t nat -S SWITCHYARD-EGRESS')).toMatch(new RegExp(`-A SWITCHYARD-EGRESS -s fc01::100:[0-9a-f]+/128 -j SNAT --to-source ${MANUAL_IP}$`, 'm'));
+    await waitFor('node2 without the SNAT rule', async () => (await inNode('node2', 'ip6tables -w -t nat -S SWITCHYARD-EGRESS 2>/dev/null | grep -c SNAT || true')) === '0', { timeoutMs: 30_000, intervalMs: 200 });
+  });
+
+  it('the address taken off: no node owns the IP, the status names none, and the members leave from their own node\'s address again', async () => {
+    await run(['ip', 'addr', 'del', `${MANUAL_IP}/128`, 'dev', 'br-phy'], { netns: node('node1').netns });
     await waitFor('status without egressNode', async () => (await status('eg6-manual'))?.egressNode === undefined, { timeoutMs: 60_000, intervalMs: 200 });
     await waitFor('m6a and m6b seen from their nodes\' IPv6 addresses', async () => (await seen('m6a', FABRIC_HOST_V6, PORT)) === node('node1').nodeIPv6 && (await seen('m6b', FABRIC_HOST_V6, PORT)) === node('node2').nodeIPv6, { timeoutMs: 60_000, intervalMs: 300 });
-    expect(await inNode('node2', 'ip6tables -w -t nat -S SWITCHYARD-EGRESS 2>/dev/null | grep -c SNAT || true')).toBe('0');
+    expect(await inNode('node1', 'ip6tables -w -t nat -S SWITCHYARD-EGRESS 2>/dev/null | grep -c SNAT || true')).toBe('0');
   });
 
   it('an IPv6 pool with subnetInfo: node2 owns the IP with an `ip -6 rule` into a table whose default goes via the subnet\'s gateway; s6 (node1) reaches the far server from it; node1 has neither', async () => {
