@@ -435,17 +435,22 @@ export class NodeNetwork {
     return undefined;
   }
 
-  /** Every IPv4 address of the node namespace (an rtnetlink dump, or `ip -j -4 addr show` in the lab). */
-  async localIPv4Addresses(): Promise<string[]> {
-    if (this.own) return [...new Set((await this.rtnl.addresses()).map((a) => a.ip))].sort();
-    const out = await this.runInNode('ip -j -4 addr show');
-    const ips = (JSON.parse(out.trim() || '[]') as IpAddrInfo[]).flatMap((l) => (l.addr_info ?? []).filter((a) => a.family === 'inet').map((a) => a.local));
-    return [...new Set(ips)].sort();
+  /**
+   * Every IPv4 and IPv6 address of the node namespace (an rtnetlink dump per family, or `ip -j addr
+   * show` in the lab); IPv6 ones in RFC 5952 text, link-local ones left out (never an Egress IP).
+   */
+  async localAddresses(): Promise<string[]> {
+    const keep = (ip: string): boolean => !ip.toLowerCase().startsWith('fe80:');
+    if (this.own) return [...new Set([...(await this.rtnl.addresses(4)), ...(await this.rtnl.addresses(6))].map((a) => a.ip).filter(keep))].sort();
+    const out = await this.runInNode('ip -j addr show');
+    const ips = (JSON.parse(out.trim() || '[]') as IpAddrInfo[]).flatMap((l) => (l.addr_info ?? []).filter((a) => a.family === 'inet' || a.family === 'inet6').map((a) => a.local));
+    return [...new Set(ips.filter(keep))].sort();
   }
 
   /**
-   * Calls `onEvent` at each IPv4 address change of the node namespace: an rtnetlink socket in the
-   * RTMGRP_IPV4_IFADDR group (a real node), or `ip -o -4 monitor address` under nsenter (the lab).
+   * Calls `onEvent` at each address change of the node namespace, IPv4 or IPv6: an rtnetlink socket
+   * in the RTMGRP_IPV4_IFADDR and RTMGRP_IPV6_IFADDR groups (a real node), or `ip -o monitor address`
+   * under nsenter (the lab).
    * `onExit` when the lab's monitor ends by itself (the caller starts another). Read the addresses
    * after this returns: the subscription is in place by then on a real node.
    */
@@ -453,11 +458,12 @@ export class NodeNetwork {
     if (this.own) {
       const sock = createRtNetlink();
       sock.addMembership('IPV4_IFADDR');
+      sock.addMembership('IPV6_IFADDR');
       sock.on('message', () => onEvent());
       return { stop: () => sock.socket.close() };
     }
     // The monitor lives while its stdin pipe is open: the agent's end closes on a stop and when the agent dies in any way, so no monitor outlives it.
-    const child = spawn(this.prefix[0]!, [...this.prefix.slice(1), 'sh', '-c', 'exec 3<&0; ip -o -4 monitor address </dev/null & m=$!; (read _ <&3; kill $m 2>/dev/null) & wait $m'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(this.prefix[0]!, [...this.prefix.slice(1), 'sh', '-c', 'exec 3<&0; ip -o monitor address </dev/null & m=$!; (read _ <&3; kill $m 2>/dev/null) & wait $m'], { stdio: ['pipe', 'pipe', 'pipe'] });
     let stopped = false;
     let stderr = '';
     child.stdout?.on('data', () => onEvent());

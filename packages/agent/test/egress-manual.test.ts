@@ -30,21 +30,23 @@ const egress = (name: string, spec: NonNullable<EgressView['spec']>, created = '
 const ev = (type: InformerEvent['type'], object: unknown): InformerEvent => ({ type, object: object as InformerEvent['object'] });
 
 describe('which Egress IPs are manual, and who owns them', () => {
-  it('an Egress without a pool is manual; pool Egresses are placed first, manual ones oldest first; IPv6 is named as not supported', () => {
+  it('an Egress without a pool is manual; pool Egresses are placed first, manual ones oldest first; an IPv6 one is placed, one not in RFC 5952 form named', () => {
     const { ips, problems } = egressExternalIPs([
       egress('young', { egressIP: '10.0.0.9' }, '2026-01-02T00:00:00Z'),
       egress('old', { egressIP: '10.0.0.9' }, '2026-01-01T00:00:00Z'),
       egress('pooled', { egressIP: '10.0.0.5', externalIPPool: 'p' }),
       egress('takes-pooled', { egressIP: '10.0.0.5' }),
       egress('v6', { egressIP: 'fd00::5' }),
+      egress('v6-long', { egressIP: 'fd00:0::6' }),
       egress('none', {}),
     ]);
     expect(ips).toEqual([
       { ip: '10.0.0.5', pool: 'p', services: [], egresses: ['pooled'] },
       { ip: '10.0.0.9', pool: '', services: [], egresses: ['old'], manual: true },
+      { ip: 'fd00::5', pool: '', services: [], egresses: ['v6'], manual: true },
     ]);
-    expect(problems.map((p) => `${p.object} ${p.field} ${String(p.value)}`)).toEqual(['Egress takes-pooled spec.egressIP 10.0.0.5', 'Egress v6 spec.egressIP fd00::5', 'Egress young spec.egressIP 10.0.0.9']);
-    expect(problems[1]!.message).toBe('spec.egressIP "fd00::5" is an IPv6 address: an Egress without a pool (manual mode) takes an IPv4 IP only so far; give it an IPv6 ExternalIPPool (spec.externalIPPool) instead');
+    expect(problems.map((p) => `${p.object} ${p.field} ${String(p.value)}`)).toEqual(['Egress takes-pooled spec.egressIP 10.0.0.5', 'Egress v6-long spec.egressIP fd00:0::6', 'Egress young spec.egressIP 10.0.0.9']);
+    expect(problems[1]!.message).toBe('spec.egressIP "fd00:0::6" is not an IPv4 address or an IPv6 address in RFC 5952 form');
   });
 
   it('a pool Egress with an IPv6 IP is placed, a dual-stack one has both IPs placed; an IPv6 IP not in RFC 5952 form is a problem naming it', () => {
@@ -188,6 +190,17 @@ describe('the host half on the owner', () => {
     expect(manualSnatRestore([])).toBe('*nat\n:SWITCHYARD-EGRESS - [0:0]\nCOMMIT\n');
     expect(() => manualSnatRestore([{ standIn: '169.254.100.1', ip: '1.2.3.4 -j ACCEPT' }])).toThrow('spec.egressIP "1.2.3.4 -j ACCEPT" is not an IPv4 address');
   });
+
+  it('an IPv6 IP: its stand-in beside the virtual Service IPv6 address, an ip6tables-restore input with /128 sources, the other family refused', () => {
+    expect(manualStandIn(1, 6)).toBe('fc01::100:1');
+    expect(manualStandIn(255, 6)).toBe('fc01::100:ff');
+    expect(manualSnatRestore([{ standIn: 'fc01::100:a', ip: 'fd00:77::f1' }, { standIn: 'fc01::100:2', ip: 'fd00:77::f0' }], 6)).toBe(
+      ['*nat', ':SWITCHYARD-EGRESS - [0:0]', '-A SWITCHYARD-EGRESS -s fc01::100:2/128 -j SNAT --to-source fd00:77::f0', '-A SWITCHYARD-EGRESS -s fc01::100:a/128 -j SNAT --to-source fd00:77::f1', 'COMMIT', ''].join('\n'),
+    );
+    expect(() => manualSnatRestore([{ standIn: 'fc01::100:1', ip: '192.168.77.240' }], 6)).toThrow('spec.egressIP "192.168.77.240" is not an IPv6 address');
+    expect(() => manualSnatRestore([{ standIn: '169.254.100.1', ip: 'fd00:77::f0' }], 4)).toThrow('spec.egressIP "fd00:77::f0" is not an IPv4 address');
+    expect(() => manualSnatRestore([{ standIn: '169.254.100.1', ip: 'fd00:77::f0' }], 6)).toThrow('stand-in "169.254.100.1" is not an IPv6 address');
+  });
 });
 
 describe('the address watch', () => {
@@ -201,7 +214,7 @@ describe('the address watch', () => {
     const w = new LocalAddressWatch({
       clock, logger: silentLogger, resyncMs: 10_000, onAddresses: (ips) => void told.push([...ips]),
       net: {
-        localIPv4Addresses: async () => addresses,
+        localAddresses: async () => addresses,
         monitorAddresses: (onEvent, onExit) => {
           monitors++;
           fire = onEvent;

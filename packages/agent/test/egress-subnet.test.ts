@@ -27,6 +27,32 @@ describe('subnetOfPool', () => {
   ])('%j is a problem naming %s and the value', (info, field, value) => {
     expect(subnetOfPool(info, '10.20.0.50').problem).toMatchObject({ field, value });
   });
+
+  test('an IPv6 subnet: gateway and prefix read, its table routes the subnet and ::/0 via the gateway, a /128 source rule', () => {
+    const v6: EgressSubnet = { gateway: 'fd00:80::1', prefixLength: 64, vlan: 0 };
+    expect(subnetOfPool({ gateway: 'fd00:80::1', prefixLength: 64 }, 'fd00:80::20')).toEqual({ subnet: v6 });
+    const ips = [{ ip: 'fd00:80::20', subnet: v6 }, { ip: '192.168.80.20', subnet: PLAIN }];
+    const want = desiredHostState(ips, assignTables(ips, new Map()).tables, 'br-phy');
+    expect(want.routes).toEqual(expect.arrayContaining([{ table: expect.any(Number), dst: 'fd00:80::/64', dev: 'br-phy' }, { table: expect.any(Number), dst: '::/0', via: 'fd00:80::1', dev: 'br-phy' }, { table: expect.any(Number), dst: '0.0.0.0/0', via: '192.168.80.1', dev: 'br-phy' }]));
+    const t6 = want.rules.find((r) => r.src === 'fd00:80::20')!.table;
+    expect(want.routes.filter((r) => r.table === t6).map((r) => r.dst).sort()).toEqual(['::/0', 'fd00:80::/64']);
+    expect(batchLine({ op: 'addRule', src: 'fd00:80::20', table: t6 }, 'br-phy')).toBe(`rule add from fd00:80::20/128 lookup ${t6} priority 32765 protocol 80`);
+    expect(batchLine({ op: 'replaceRoute', route: { table: t6, dst: '::/0', via: 'fd00:80::1', dev: 'br-phy' } }, 'br-phy')).toBe(`route replace ::/0 via fd00:80::1 dev br-phy table ${t6} proto 80`);
+    expect(batchLine({ op: 'delRule', src: 'fd00:80::20', table: t6 }, 'br-phy')).toBe(`rule del from fd00:80::20/128 lookup ${t6} priority 32765`);
+    expect(batchLine({ op: 'delRoute', dst: 'fd00:80::/64', table: t6 }, 'br-phy')).toBe(`route del fd00:80::/64 table ${t6}`);
+  });
+
+  test.each([
+    [{ gateway: 'fd00:80::1', prefixLength: 128 }, 'spec.subnetInfo.prefixLength', 128, 'must be an integer in 1..127'],
+    [{ gateway: 'fd00:80::1', prefixLength: 64, vlan: 10 }, 'spec.subnetInfo.vlan', 10, 'a VLAN for an IPv6 subnet is not supported yet'],
+    [{ gateway: 'fd00:0080::1', prefixLength: 64 }, 'spec.subnetInfo.gateway', 'fd00:0080::1', 'RFC 5952'],
+    [{ gateway: 'fd00:81::1', prefixLength: 64 }, 'spec.subnetInfo', 'fd00:81::1/64', 'Egress IP fd00:80::20 is not inside the subnet fd00:81::/64'],
+    [{ gateway: '192.168.80.1', prefixLength: 24 }, 'spec.subnetInfo', '192.168.80.1/24', 'Egress IP fd00:80::20 is not inside the subnet 192.168.80.0/24'],
+  ])('IPv6: %j is a problem naming %s and the value', (info, field, value, message) => {
+    const p = subnetOfPool(info, 'fd00:80::20').problem;
+    expect(p).toMatchObject({ field, value });
+    expect(p?.message).toContain(message);
+  });
 });
 
 describe('route tables', () => {
@@ -114,6 +140,14 @@ describe('the lab\'s `ip` path', () => {
       routes: [{ table: 101, dst: '0.0.0.0/0', via: '10.20.0.1', dev: 'antrea-ext.10' }, { table: 101, dst: '10.20.0.0/24', dev: 'antrea-ext.10' }],
       rules: [{ src: '10.20.0.5', table: 101 }],
     });
+    // IPv6 tables and rules, as `ip -j -6` prints them.
+    const s6 = stateFromIpJson('br-phy', {
+      links: [], addrs: [], local: [],
+      routes: [{ dst: 'default', gateway: 'fd00:80::1', dev: 'br-phy', table: '102' }, { dst: 'fd00:80::/64', dev: 'br-phy', table: '102' }, { dst: 'fd00:77::/64', dev: 'br-phy' }],
+      rules: [{ src: 'all', table: 'main' }, { src: 'fd00:80::20', srclen: 128, table: '102', protocol: '80' }],
+    });
+    expect(s6.routes).toEqual([{ table: 102, dst: '::/0', via: 'fd00:80::1', dev: 'br-phy' }, { table: 102, dst: 'fd00:80::/64', dev: 'br-phy' }]);
+    expect(s6.rules).toEqual([{ src: 'fd00:80::20', table: 102 }]);
   });
 
   test('one batch line per step, checked values only', () => {

@@ -1,10 +1,11 @@
 // Admission decisions for the Antrea kinds the controller owns, as Antrea's validating webhook makes
 // them: pure functions over the request and a view of the cluster. Spec checks are the policy
 // compiler's, so the webhook and the compiler refuse the same objects with the same messages.
-import type { AntreaNetworkPolicySpec, ExternalIPPool, GroupSpec, IPPool, Tier } from '@switchyard/apis/types';
+import type { AntreaNetworkPolicySpec, Egress, ExternalIPPool, GroupSpec, IPPool, Tier } from '@switchyard/apis/types';
 import { CidrError, parseCidr, parseIp, type Ip } from '@switchyard/ipam/cidr';
 import { PolicyValidationError, STATIC_TIERS, validateAntreaPolicy, validateGroup, validateTier, type ValidationContext } from '@switchyard/policy-compiler';
 import type { KubeObject } from '@switchyard/kube';
+import { egressPoolFamilyErrors } from './egress';
 import { validateExternalIPPool } from './external-ip-pool';
 
 /** The kinds with a webhook, by the path segment after `/validate/`. */
@@ -18,6 +19,7 @@ export const ADMISSION_KINDS = {
   externalippool: { kind: 'ExternalIPPool', resource: 'externalippools', namespaced: false, webhook: 'externalippoolvalidator.antrea.io' },
   externalnode: { kind: 'ExternalNode', resource: 'externalnodes', namespaced: true, webhook: 'externalnodevalidator.antrea.io' },
   traceflow: { kind: 'Traceflow', resource: 'traceflows', namespaced: false, webhook: 'traceflowvalidator.antrea.io' },
+  egress: { kind: 'Egress', resource: 'egresses', namespaced: false, webhook: 'egressvalidator.antrea.io' },
 } as const;
 
 /** A key of {@link ADMISSION_KINDS}. */
@@ -213,6 +215,16 @@ function admitExternalIPPool(req: AdmissionInput, view: AdmissionView): Admissio
   return refuse(guarded(() => validateExternalIPPool(req.object as unknown as ExternalIPPool, view.externalIPPools(), old ?? undefined)));
 }
 
+/**
+ * An Egress's pools, one per family (a dual-stack Egress's `externalIPPools`). Its other checks stay
+ * with the controller's Egress part (IPAllocated=False and an Event), which also catches pools
+ * stored or edited after the Egress.
+ */
+function admitEgress(req: AdmissionInput, view: AdmissionView): AdmissionDecision {
+  if (req.operation === 'DELETE' || !req.object) return allow;
+  return refuse(guarded(() => egressPoolFamilyErrors(req.object as unknown as Egress, view.externalIPPools())));
+}
+
 function admitExternalNode(req: AdmissionInput): AdmissionDecision {
   if (req.operation === 'DELETE' || !req.object) return allow;
   const errs: PolicyValidationError[] = [];
@@ -271,5 +283,7 @@ export function decideAdmission(kind: AdmissionKind, req: AdmissionInput, view: 
       return admitExternalNode(req);
     case 'traceflow':
       return admitTraceflow(req);
+    case 'egress':
+      return admitEgress(req, view);
   }
 }

@@ -1,10 +1,11 @@
 // What an Egress asks of the external IP allocator, its admission checks, and the wording of its
 // Events and IPAllocated condition (pure): each problem names the field and the value.
-import type { Egress, LabelSelector } from '@switchyard/apis/types';
+import type { Egress, ExternalIPPool, LabelSelector } from '@switchyard/apis/types';
 import { parseIp, type Ip } from '@switchyard/ipam/cidr';
 import { PolicyValidationError, validateSelector } from '@switchyard/policy-compiler';
 import type { EventNote } from './events';
 import { egressHolderKey, type ExternalIPHolding, type ExternalIPRefusal } from './external-ip-allocator';
+import { poolRanges } from './external-ip-pool';
 import { holderName } from './service-external-ip';
 
 /** One IP an Egress asks for: from a pool (`externalIPPool`, or `externalIPPools[i]`), given or not. */
@@ -62,6 +63,38 @@ export function validateEgress(eg: Egress): PolicyValidationError[] {
       if (typeof v !== 'string' || !QUANTITY.test(v)) errors.push(bad(`spec.bandwidth.${f}`, v, 'must be a quantity such as 10M'));
     }
   }
+  return errors;
+}
+
+/**
+ * A dual-stack Egress takes one pool per family (`externalIPPools`, Antrea: one IPv4 and one IPv6
+ * pool): a pool whose ranges are all of a family an earlier entry already gives is refused, naming
+ * its field, its value and the earlier entry. A pool not stored (yet), or with ranges of both
+ * families or none that parse, is not judged here (a missing pool has its own refusal).
+ */
+export function egressPoolFamilyErrors(eg: Egress, pools: Iterable<ExternalIPPool>): PolicyValidationError[] {
+  const names = eg.spec?.externalIPPools ?? [];
+  if (names.length < 2) return [];
+  const byName = new Map<string, ExternalIPPool>();
+  for (const p of pools) byName.set(p.metadata.name ?? '', p);
+  const seen = new Map<4 | 6, number>();
+  const errors: PolicyValidationError[] = [];
+  names.forEach((name, i) => {
+    const pool = byName.get(name);
+    if (!pool) return;
+    const families = new Set(poolRanges(pool.spec).ranges.map((r) => r.covers.first.family));
+    if (families.size !== 1) return;
+    const family = [...families][0]!;
+    const first = seen.get(family);
+    if (first === undefined) return void seen.set(family, i);
+    errors.push(
+      bad(
+        `spec.externalIPPools[${i}]`,
+        name,
+        `ExternalIPPool ${name} is IPv${family}, as spec.externalIPPools[${first}] (${names[first] ?? ''}) is: a dual-stack Egress takes one IPv4 and one IPv6 pool`,
+      ),
+    );
+  });
   return errors;
 }
 

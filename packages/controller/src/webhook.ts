@@ -97,7 +97,7 @@ export class AdmissionWebhook {
   /** The view, plus the policy's tier read from the API when the caches have not seen it yet. */
   private async viewFor(kind: AdmissionKind, req: AdmissionInput): Promise<AdmissionView> {
     const view = this.o.view;
-    if (kind === 'externalippool') return this.withLivePools(view);
+    if (kind === 'externalippool' || kind === 'egress') return this.withLivePools(view);
     if ((kind !== 'acnp' && kind !== 'anp') || !req.object || !this.o.kube) return view;
     const tier = String((req.object.spec as { tier?: unknown } | undefined)?.tier ?? '').toLowerCase();
     if (tier === '' || STATIC_TIERS[tier] !== undefined || [...view.tiers()].some((t) => t.metadata.name === tier)) return view;

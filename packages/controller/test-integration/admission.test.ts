@@ -30,10 +30,11 @@ const pool = (name: string, spec: Record<string, unknown>): Record<string, unkno
 const eip = (name: string, ipRanges: unknown[]): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name }, spec: { ipRanges, nodeSelector: {} } });
 const en = (name: string, interfaces: unknown): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1alpha1', kind: 'ExternalNode', metadata: { name, namespace: 'x' }, spec: { interfaces } });
 const tf = (name: string, spec: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'Traceflow', metadata: { name }, spec });
+const egress = (name: string, spec: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'Egress', metadata: { name }, spec: { appliedTo: web, ...spec } });
 const allow = (from: unknown[]): Record<string, unknown> => ({ action: 'Allow', from });
 
 /** What must not change: every stored kind the cases touch, and the controller's computed state. */
-const KINDS = 'networkpolicies.networking.k8s.io,clusternetworkpolicies.crd.antrea.io,networkpolicies.crd.antrea.io,tiers.crd.antrea.io,clustergroups.crd.antrea.io,groups.crd.antrea.io,ippools.crd.antrea.io,externalippools.crd.antrea.io,externalnodes.crd.antrea.io,traceflows.crd.antrea.io';
+const KINDS = 'networkpolicies.networking.k8s.io,clusternetworkpolicies.crd.antrea.io,networkpolicies.crd.antrea.io,tiers.crd.antrea.io,clustergroups.crd.antrea.io,groups.crd.antrea.io,ippools.crd.antrea.io,externalippools.crd.antrea.io,externalnodes.crd.antrea.io,traceflows.crd.antrea.io,egresses.crd.antrea.io';
 
 async function stored(): Promise<string[]> {
   const out = JSON.parse(await c.kubectl.ok(['get', KINDS, '-A', '-o', 'json'])) as { items: { kind: string; metadata: { namespace?: string; name: string; resourceVersion: string; generation?: number } }[] };
@@ -101,6 +102,7 @@ const cases: Case[] = [
   ['ExternalIPPool range changed', eip('valid-eip', [{ cidr: '10.4.0.0/29' }]), 'spec.ipRanges[0]', '"10.4.0.0/28": existing ranges cannot be updated or deleted'],
   ['ExternalNode bad IP', en('vm1', [{ name: 'eth0', ips: ['10.0.0.300'] }]), 'spec.interfaces[0].ips[0]', '"10.0.0.300"'],
   ['Traceflow without source pod', tf('tf1', { source: { namespace: 'x' }, destination: { ip: '10.0.0.1' } }), 'spec.source.pod', 'null'],
+  ['Egress two pools of one family', egress('eg-two-v4', { externalIPPools: ['valid-eip', 'valid-eip-b'] }), 'spec.externalIPPools[1]', '"valid-eip-b": ExternalIPPool valid-eip-b is IPv4, as spec.externalIPPools[0] (valid-eip) is'],
   ['Traceflow two destinations', tf('tf2', { source: { namespace: 'x', pod: 'web-1' }, destination: { namespace: 'x', pod: 'db-1', ip: '10.0.0.1' } }), 'spec.destination', '"ip":"10.0.0.1"'],
 ];
 
@@ -117,6 +119,7 @@ test(`${cases.length} invalid objects are refused, each naming field and value, 
     anp('valid-anp', { priority: 3, appliedTo: [{ podSelector: sel({ app: 'db' }) }], egress: [{ action: 'Allow', to: [web] }] }),
     pool('valid-pool', { ipRanges: [{ cidr: '10.2.0.0/28' }], subnetInfo: { gateway: '10.2.0.1', prefixLength: 24 } }),
     eip('valid-eip', [{ cidr: '10.4.0.0/28' }]),
+    eip('valid-eip-b', [{ cidr: '10.5.0.0/28' }]),
   );
   // The webhook reads the controller's caches: wait until they hold what was applied.
   await eventuallyPasses(async () => expect(JSON.parse(await computed())).toHaveLength(3));

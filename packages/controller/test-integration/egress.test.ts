@@ -183,4 +183,13 @@ describe('Egress IPs', () => {
     expect(await eventSaid('six-wrong', 'EgressIPNotInPool')).toBe('spec.egressIP: Invalid value: "10.40.0.6": not in ExternalIPPool p6 (spec.externalIPPool); it belongs to ExternalIPPool p4');
     await conditionBecomes('six-wrong', 'False', 'EgressIPNotInPool');
   });
+  test('a dual-stack Egress whose two pools turn out to be of one family (stored after the Egress; the webhook, admission.test.ts, cannot judge pools not there yet) gets no IP: IPAllocated=False and an Event naming field and value', async () => {
+    await createEgress('two-v4', { externalIPPools: ['late4a', 'late4b'] });
+    await c.kube.request('POST', POOLS, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name: 'late4a' }, spec: { ipRanges: [{ start: '10.41.0.5', end: '10.41.0.6' }], nodeSelector: {} } });
+    await c.kube.request('POST', POOLS, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name: 'late4b' }, spec: { ipRanges: [{ start: '10.42.0.5', end: '10.42.0.6' }], nodeSelector: {} } });
+    const said = 'spec.externalIPPools[1]: Invalid value: "late4b": ExternalIPPool late4b is IPv4, as spec.externalIPPools[0] (late4a) is: a dual-stack Egress takes one IPv4 and one IPv6 pool';
+    await eventuallyPasses(async () => expect(await allocated('two-v4')).toMatchObject({ status: 'False', reason: 'InvalidEgress', message: said }));
+    expect(await eventSaid('two-v4', 'InvalidEgress')).toBe(said);
+    expect((await getEgress('two-v4')).spec.egressIPs).toBeUndefined();
+  });
 });

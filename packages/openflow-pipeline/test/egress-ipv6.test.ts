@@ -85,3 +85,45 @@ test('keeps the feature contract as an IPv6 Egress comes, joins its IPv4 twin, m
   expect(report.states).toBe(states.length);
 });
 
+
+describe('an IPv6-only node (no podCIDR, no gateway.ip)', () => {
+  /** The dual-stack state with its IPv4 inputs taken away, as ipv6-only.test.ts makes it. */
+  function v6Only(spec: EgressSpec): NodeState {
+    const s = state(spec);
+    const { podCIDR: _c, ...config } = s.config;
+    const { ip: _g, ...gateway } = config.gateway;
+    return { ...s, config: { ...config, gateway }, pods: s.pods.filter((p) => p.ips.some((ip) => ip.includes(':'))).map((p) => ({ ...p, ips: p.ips.filter((ip) => ip.includes(':')) })), remoteNodes: s.remoteNodes.map(({ podCIDR: _p, gatewayIP: _gw, ...n }) => n) };
+  }
+  const EXCEPT6 = ['fd00:77::100/128', 'fd00:77::101/128'];
+  const v6Lines = (spec: EgressSpec): string[] => dumpFlows(computeNodeFlows(v6Only(spec), { features }), { cookie: false });
+
+  test('the owner SNATs in the IPv6 zones exactly as a dual-stack owner does, and no Egress flow is IPv4', () => {
+    const only6 = v6Lines({ exceptCIDRs: EXCEPT6, egresses: [owned6] });
+    const dual = lines({ exceptCIDRs: EXCEPT6, egresses: [owned6] });
+    const egressTables = ['UnSNAT', 'EgressMark', 'SNATMark', 'SNAT'];
+    const ours = (ls: string[]): string[] => ls.filter((l) => egressTables.some((t) => l.startsWith(`table=${t},`)) && (l.includes('fd00:201::10') || l.includes('reg10=0x2') || l.includes('ipv6_src=fd00:10:10') || l.includes('fd00:77::')));
+    expect(ours(only6).sort()).toEqual(ours(dual).sort());
+    expect(ours(only6).length).toBeGreaterThanOrEqual(8);
+    expect(byTable(only6, 'EgressMark').filter((l) => l.includes('dl_type=0x800') || l.startsWith('table=EgressMark, priority=1,ip,'))).toEqual([]);
+    expect(byTable(only6, 'EgressMark')).toContain('table=EgressMark, priority=1,dl_type=0x86dd,reg0=0x200/0x200 actions=set_field:02:00:00:00:00:01->eth_dst,set_field:0x20/0xf0->reg0,goto_table:L3DecTTL');
+  });
+
+  test('another node tunnels its members\' IPv6 packets to the owner\'s node address, as its pod traffic to that peer', () => {
+    const all = v6Lines({ exceptCIDRs: EXCEPT6, egresses: [remote6] });
+    expect(byTable(all, 'EgressMark').filter((l) => l.includes('ipv6_src'))).toEqual([
+      'table=EgressMark, priority=200,dl_type=0x86dd,ipv6_src=fd00:10:10::a actions=set_field:02:00:00:00:00:01->eth_src,set_field:aa:bb:cc:dd:ee:ff->eth_dst,set_field:192.168.77.101->tun_dst,set_field:0x10/0xf0->reg0,goto_table:L3DecTTL',
+      'table=EgressMark, priority=200,dl_type=0x86dd,ipv6_src=fd00:10:10::c actions=set_field:02:00:00:00:00:01->eth_src,set_field:aa:bb:cc:dd:ee:ff->eth_dst,set_field:192.168.77.101->tun_dst,set_field:0x10/0xf0->reg0,goto_table:L3DecTTL',
+    ]);
+    // The peer's pod CIDR goes the same way: one tunnel endpoint for both.
+    expect(byTable(all, 'L3Forwarding').some((l) => l.includes('ipv6_dst=fd00:10:10:1::/64') && l.includes('192.168.77.101->tun_dst'))).toBe(true);
+  });
+
+  test('an IPv4 egress IP there is an error naming the field and value', () => {
+    expect(() => v6Lines({ exceptCIDRs: [], egresses: [{ ...owned4, localPods: [], remotePods: [] }] })).toThrow(expect.objectContaining({ path: 'egress.egresses[eg6].ip', value: '10.201.0.10' }));
+  });
+
+  test('keeps the feature contract as an IPv6 Egress comes, moves to another owner and goes', () => {
+    const states = [v6Only({ exceptCIDRs: [], egresses: [] }), v6Only({ exceptCIDRs: EXCEPT6, egresses: [owned6] }), v6Only({ exceptCIDRs: EXCEPT6, egresses: [remote6] }), v6Only({ exceptCIDRs: [], egresses: [] })];
+    expect(checkFeatureContract({ feature: features.at(-1)!, features, states }).states).toBe(states.length);
+  });
+});

@@ -93,6 +93,7 @@ const WEBHOOKS: ReadonlyArray<{ name: string; path: string; resource: string; sc
   { name: 'externalippool', path: 'externalippool', resource: 'externalippools', scope: 'Cluster', deletes: false },
   { name: 'externalnode', path: 'externalnode', resource: 'externalnodes', scope: 'Namespaced', deletes: false },
   { name: 'traceflow', path: 'traceflow', resource: 'traceflows', scope: 'Cluster', deletes: false },
+  { name: 'egress', path: 'egress', resource: 'egresses', scope: 'Cluster', deletes: false },
 ];
 
 const fieldEnv = (name: string, fieldPath: string): Record<string, unknown> => ({ name, valueFrom: { fieldRef: { fieldPath } } });

@@ -17,7 +17,7 @@ import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/k
 import { loadCrds, type InstallOptions } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { serviceCIDROf, FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, FABRIC_PREFIX_V6, FABRIC_PREFIX_V6_2, LabError, planNodes, type LabEncryption, type LabIpFamily, type LabMode, type NodeLayout, type NodePlan } from './plan';
+import { serviceCIDROf, FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, FABRIC_HOST_V6, FABRIC_PREFIX_V6, FABRIC_PREFIX_V6_2, LabError, planNodes, type LabEncryption, type LabIpFamily, type LabMode, type NodeLayout, type NodePlan } from './plan';
 import { Kubelet, type LabNodeRuntime } from './kubelet';
 import { labAgentConfig, labControllerConfig, labInstallOptions } from './config';
 import type { Phase } from './progress';

@@ -70,7 +70,8 @@ async function expectFlow(from: string, to: string, family: 'IPv4' | 'IPv6', all
 }
 
 beforeAll(async () => {
-  lab('up', '--nodes', '2', '--ip-family', 'dual', '--proxy-all', '--feature-gates', 'ServiceExternalIP=true');
+  // EgressSeparateSubnet (alpha, off by default) for the IPv6 subnet block; it changes nothing for pools without subnetInfo.
+  lab('up', '--nodes', '2', '--ip-family', 'dual', '--proxy-all', '--feature-gates', 'ServiceExternalIP=true,EgressSeparateSubnet=true');
   st = readState(labDir)!;
   kube = labClient(st);
   for (const p of [pod('ca', 'node1', 'client'), pod('cb', 'node1', 'client'), pod('srv', 'node2', 'srv'), pod('w1', 'node1', 'who'), pod('w2', 'node2', 'who')]) {
@@ -649,5 +650,131 @@ describe('a dual-stack LoadBalancer Service with an IPv4 and an IPv6 ingress IP 
       }, { timeoutMs: 60_000, intervalMs: 100 });
       expect(await fabricNeighbour(ip)).toBe(await brPhyMac(owner));
     }
+  });
+});
+
+// Issue 36, the rest of Egress over IPv6 on dual-stack nodes: an IPv6 Egress IP without a pool
+// (Antrea's manual mode: the address put on node2's br-phy by hand makes node2 the egress node; OVS
+// SNATs to a stand-in and one ip6tables rule SNATs that to the IP; moved by hand to node1, the status
+// and the source follow), and an IPv6 pool with subnetInfo
+// (EgressSeparateSubnet: the owner's `ip -6 rule` into a table whose default route goes via the
+// subnet's IPv6 gateway, the fabric host's second address; a far server on the fabric host's
+// loopback that no node has a route to is reached only that way).
+describe('Egress over IPv6 without a pool and through a separate IPv6 subnet (issue 36)', () => {
+  const EGRESSES = '/apis/crd.antrea.io/v1beta1/egresses';
+  const POOLS = '/apis/crd.antrea.io/v1beta1/externalippools';
+  const PORT = 7210;
+  const FAR_PORT = 7211;
+  const MANUAL_IP = `${FABRIC_PREFIX_V6}:f0`;
+  const GATEWAY = 'fd00:80::1';
+  const FAR_SERVER = '2001:db8:100::10';
+  const SUB_IP = Array.from({ length: 8 }, (_, i) => `fd00:80::2${i}`).find((ip) => rendezvousOwner(ip, ['node1', 'node2']) === 'node2')!;
+  interface EgressObject { status?: { egressNode?: string; egressIP?: string; conditions?: { type: string }[] } }
+  const status = async (name: string): Promise<EgressObject['status']> => (await kube.request<EgressObject>('GET', `${EGRESSES}/${name}`)).status;
+  /** The source a fabric-host server saw for a new IPv6 connection from the pod, in RFC 5952 text ('' when none got through). */
+  async function seen(from: string, ip: string, port: number): Promise<string> {
+    const r = await run(['ip', 'netns', 'exec', netnsOf.get(from)!, 'socat', '-T2', '-', `TCP6:[${ip}]:${port},connect-timeout=2`], { allowFailure: true, timeoutMs: 8000, input: '' });
+    const answer = r.stdout.trim();
+    return answer.startsWith('from ') ? new URL(`http://[${answer.replace(/^from \[?|\]$/g, '')}]`).hostname.slice(1, -1) : '';
+  }
+  const node = (name: string): LabNodeState => st.nodes.find((n) => n.name === name)!;
+  const inNode = async (name: string, cmd: string): Promise<string> => (await run(['sh', '-c', cmd], { netns: node(name).netns })).stdout.trim();
+  const proxied = async (name: string, ip: string): Promise<boolean> => (JSON.parse((await run(['ip', '-6', '-j', 'neigh', 'show', 'proxy'], { netns: node(name).netns })).stdout || '[]') as { dst: string }[]).some((e) => e.dst === ip);
+  /** The node's IPv6 source rule for the subnet IP and its table (`ip -6 rule`, `ip -6 route show table`). */
+  async function subnetState(name: string): Promise<{ rule: boolean; table: string }> {
+    const m = new RegExp(`from ${SUB_IP} lookup (\\d+)`).exec(await inNode(name, 'ip -6 rule show'));
+    return { rule: m !== null, table: m ? await inNode(name, `ip -6 route show table ${m[1]!}`) : '' };
+  }
+  const fabric = (...args: string[]): Promise<unknown> => run(['ip', ...args], { netns: st.fabricNetns });
+
+  beforeAll(async () => {
+    // Fabric-host servers answering with the peer address: one on every address, one on the far address only.
+    servers.push(spawn('ip', ['netns', 'exec', st.fabricNetns, 'socat', `TCP6-LISTEN:${PORT},reuseaddr,fork`, 'SYSTEM:echo "from $SOCAT_PEERADDR"'], { stdio: 'ignore' }));
+    await fabric('addr', 'add', `${GATEWAY}/64`, 'dev', 'br0', 'nodad');
+    await fabric('addr', 'add', `${FAR_SERVER}/128`, 'dev', 'lo');
+    servers.push(spawn('ip', ['netns', 'exec', st.fabricNetns, 'socat', `TCP6-LISTEN:${FAR_PORT},bind=[${FAR_SERVER}],reuseaddr,fork`, 'SYSTEM:echo "from $SOCAT_PEERADDR"'], { stdio: 'ignore' }));
+    for (const p of [pod('m6a', 'node1', 'manual6'), pod('m6b', 'node2', 'manual6'), pod('s6', 'node1', 'sub6')]) await kube.request('POST', '/api/v1/namespaces/default/pods', p);
+    await waitFor('m6a, m6b and s6 with both addresses and a netns', async () => {
+      const list = await kube.request<{ items: { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIPs?: { ip: string }[] } }[] }>('GET', '/api/v1/namespaces/default/pods');
+      for (const p of list.items) {
+        const ips = (p.status?.podIPs ?? []).map((x) => x.ip);
+        const netns = p.metadata.annotations?.[NETNS_ANNOTATION];
+        if (ips.length === 2 && netns) {
+          netnsOf.set(p.metadata.name, netns);
+          ipsOf.set(p.metadata.name, { v4: ips[0]!, v6: ips[1]! });
+        }
+      }
+      return ['m6a', 'm6b', 's6'].every((n) => ipsOf.has(n));
+    }, { timeoutMs: 120_000, intervalMs: 250 });
+    // Before any Egress: masqueraded to the node's IPv6 address; the far server out of reach.
+    await waitFor('m6a seen from node1\'s IPv6 address', async () => (await seen('m6a', FABRIC_HOST_V6, PORT)) === node('node1').nodeIPv6, { timeoutMs: 60_000, intervalMs: 250 });
+    expect(await seen('s6', FAR_SERVER, FAR_PORT)).toBe('');
+  }, 180_000);
+
+  afterAll(async () => {
+    for (const name of ['eg6-manual', 'eg6-sub']) await kube.request('DELETE', `${EGRESSES}/${name}`).catch(() => undefined);
+    await kube.request('DELETE', `${POOLS}/egress6-sub-pool`).catch(() => undefined);
+    for (const name of ['m6a', 'm6b', 's6']) await kube.request('DELETE', `/api/v1/namespaces/default/pods/${name}`).catch(() => undefined);
+    for (const n of ['node1', 'node2']) await run(['ip', 'addr', 'del', `${MANUAL_IP}/128`, 'dev', 'br-phy'], { netns: node(n).netns, allowFailure: true });
+  }, 60_000);
+
+  it('without a pool: the IPv6 address put on node2 by hand makes node2 the egress node; m6a (tunnelled) and m6b leave from it through one ip6tables rule; no proxy NDP entry', async () => {
+    const t0 = Date.now();
+    await run(['ip', 'addr', 'add', `${MANUAL_IP}/128`, 'dev', 'br-phy', 'nodad'], { netns: node('node2').netns });
+    await kube.request('POST', EGRESSES, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Egress', metadata: { name: 'eg6-manual' }, spec: { appliedTo: { podSelector: { matchLabels: { app: 'manual6' } } }, egressIP: MANUAL_IP } });
+    await waitFor('status.egressNode node2 for the manual IPv6 IP', async () => {
+      const s = await status('eg6-manual');
+      return s?.egressNode === 'node2' && s.egressIP === MANUAL_IP;
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    // Antrea writes no condition for a manual IP.
+    expect((await status('eg6-manual'))?.conditions ?? []).toEqual([]);
+    await waitFor(`m6a and m6b seen from ${MANUAL_IP}`, async () => (await seen('m6a', FABRIC_HOST_V6, PORT)) === MANUAL_IP && (await seen('m6b', FABRIC_HOST_V6, PORT)) === MANUAL_IP, { timeoutMs: 60_000, intervalMs: 300 });
+    process.stdout.write(`IPv6 manual Egress: status and source after ${Date.now() - t0} ms\n`);
+    expect(await inNode('node2', 'ip6tables -w -t nat -S SWITCHYARD-EGRESS')).toMatch(new RegExp(`-A SWITCHYARD-EGRESS -s fc01::100:[0-9a-f]+/128 -j SNAT --to-source ${MANUAL_IP}$`, 'm'));
+    expect(await inNode('node1', 'ip6tables -w -t nat -S SWITCHYARD-EGRESS 2>/dev/null | grep -c SNAT || true')).toBe('0');
+    expect(await proxied('node1', MANUAL_IP)).toBe(false);
+    expect(await proxied('node2', MANUAL_IP)).toBe(false);
+    // A pod the Egress does not select is masqueraded as before.
+    expect(await seen('s6', FABRIC_HOST_V6, PORT)).toBe(node('node1').nodeIPv6);
+  });
+
+  it('the address moved by hand to node1: the status and the source follow, node1 holds the ip6tables rule and node2 none', async () => {
+    const t0 = Date.now();
+    await run(['ip', 'addr', 'del', `${MANUAL_IP}/128`, 'dev', 'br-phy'], { netns: node('node2').netns });
+    await run(['ip', 'addr', 'add', `${MANUAL_IP}/128`, 'dev', 'br-phy', 'nodad'], { netns: node('node1').netns });
+    // What the administrator's unsolicited Neighbor Advertisement would do (the agent sends none for an
+    // address that is really there): the fabric host forgets node2's MAC for the IP at once.
+    await run(['ip', '-6', 'neigh', 'flush', 'to', MANUAL_IP], { netns: st.fabricNetns, allowFailure: true });
+    await waitFor(`status.egressNode node1 and m6a, m6b seen from ${MANUAL_IP}`, async () => (await status('eg6-manual'))?.egressNode === 'node1' && (await seen('m6a', FABRIC_HOST_V6, PORT)) === MANUAL_IP && (await seen('m6b', FABRIC_HOST_V6, PORT)) === MANUAL_IP, { timeoutMs: 60_000, intervalMs: 300 });
+    process.stdout.write(`IPv6 manual Egress IP moved by hand to node1: status and source followed after ${Date.now() - t0} ms\n`);
+    expect(await inNode('node1', 'ip6tables -w -t nat -S SWITCHYARD-EGRESS')).toMatch(new RegExp(`-A SWITCHYARD-EGRESS -s fc01::100:[0-9a-f]+/128 -j SNAT --to-source ${MANUAL_IP}$`, 'm'));
+    await waitFor('node2 without the SNAT rule', async () => (await inNode('node2', 'ip6tables -w -t nat -S SWITCHYARD-EGRESS 2>/dev/null | grep -c SNAT || true')) === '0', { timeoutMs: 30_000, intervalMs: 200 });
+  });
+
+  it('the address taken off: no node owns the IP, the status names none, and the members leave from their own node\'s address again', async () => {
+    await run(['ip', 'addr', 'del', `${MANUAL_IP}/128`, 'dev', 'br-phy'], { netns: node('node1').netns });
+    await waitFor('status without egressNode', async () => (await status('eg6-manual'))?.egressNode === undefined, { timeoutMs: 60_000, intervalMs: 200 });
+    await waitFor('m6a and m6b seen from their nodes\' IPv6 addresses', async () => (await seen('m6a', FABRIC_HOST_V6, PORT)) === node('node1').nodeIPv6 && (await seen('m6b', FABRIC_HOST_V6, PORT)) === node('node2').nodeIPv6, { timeoutMs: 60_000, intervalMs: 300 });
+    expect(await inNode('node1', 'ip6tables -w -t nat -S SWITCHYARD-EGRESS 2>/dev/null | grep -c SNAT || true')).toBe('0');
+  });
+
+  it('an IPv6 pool with subnetInfo: node2 owns the IP with an `ip -6 rule` into a table whose default goes via the subnet\'s gateway; s6 (node1) reaches the far server from it; node1 has neither', async () => {
+    const t0 = Date.now();
+    await kube.request('POST', POOLS, {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name: 'egress6-sub-pool' },
+      spec: { ipRanges: [{ start: 'fd00:80::20', end: 'fd00:80::27' }], subnetInfo: { gateway: GATEWAY, prefixLength: 64 }, nodeSelector: {} },
+    });
+    await kube.request('POST', EGRESSES, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Egress', metadata: { name: 'eg6-sub' }, spec: { appliedTo: { podSelector: { matchLabels: { app: 'sub6' } } }, externalIPPool: 'egress6-sub-pool', egressIP: SUB_IP } });
+    await waitFor('status.egressNode node2 for the subnet IP', async () => (await status('eg6-sub'))?.egressNode === 'node2', { timeoutMs: 60_000, intervalMs: 200 });
+    await waitFor('node2 routes the IP through the subnet', async () => (await subnetState('node2')).rule, { timeoutMs: 30_000, intervalMs: 200 });
+    const table = (await subnetState('node2')).table;
+    expect(table).toContain(`default via ${GATEWAY} dev br-phy proto 80`);
+    expect(table).toContain('fd00:80::/64 dev br-phy proto 80');
+    expect(await subnetState('node1')).toEqual({ rule: false, table: '' });
+    await waitFor(`s6 seen by the far server from ${SUB_IP}`, async () => (await seen('s6', FAR_SERVER, FAR_PORT)) === SUB_IP, { timeoutMs: 60_000, intervalMs: 300 });
+    process.stdout.write(`IPv6 subnet Egress: rule, table and source after ${Date.now() - t0} ms\n`);
+    expect(await proxied('node2', SUB_IP)).toBe(true);
+    // A pod the Egress does not select still cannot reach the far server.
+    expect(await seen('m6a', FAR_SERVER, FAR_PORT)).toBe('');
   });
 });

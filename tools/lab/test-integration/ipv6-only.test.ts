@@ -13,9 +13,11 @@ import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_pro
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import YAML from 'yaml';
 import type { KubeConfigClient } from '@switchyard/controller';
+import { rendezvousOwner } from '@switchyard/agent';
 import { run, waitFor } from '@switchyard/testbed';
-import { FABRIC_HOST_V6, labClient, readState, type LabState } from '../src/index';
+import { FABRIC_HOST_V6, FABRIC_PREFIX_V6, labClient, readState, type LabNodeState, type LabState } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
 
 const BIN = join(__dirname, '../bin/switchyard-lab');
@@ -357,5 +359,73 @@ describe('proxyAll on IPv6-only nodes (up --proxy-all)', () => {
     for (const netns of [st.nodes[0]!.netns, st.nodes[1]!.netns, netnsOf.get('ca')!]) {
       await waitFor(`GET /version through [${k8s.spec.clusterIP}]:443 from ${netns}`, async () => /^v1\.\d+/.test(await version(netns)), { timeoutMs: 30_000, intervalMs: 200 });
     }
+  });
+});
+
+// Issue 36: Egress on IPv6-only nodes. An IPv6 ExternalIPPool on the underlay subnet and an Egress
+// whose IP node2 owns (the rendezvous choice): node2 answers NDP for it by proxy and SNATs in the
+// IPv6 zones; x6 on node1 is tunnelled to node2 (the same Geneve tunnel its pod traffic takes, between
+// the nodes' IPv4 tunnel addresses: the lab's IPv6-only nodes keep them for the tunnel) and the fabric
+// host sees its connections from the Egress IP; a pod the Egress does not select is masqueraded to
+// its node's IPv6 address as before.
+describe('Egress on IPv6-only nodes (issue 36)', () => {
+  const EGRESSES = '/apis/crd.antrea.io/v1beta1/egresses';
+  const POOLS = '/apis/crd.antrea.io/v1beta1/externalippools';
+  const PORT = 7220;
+  const EGRESS_IP = Array.from({ length: 8 }, (_, i) => `${FABRIC_PREFIX_V6}:d${i + 8}`).find((ip) => rendezvousOwner(ip, ['node1', 'node2']) === 'node2')!;
+  interface EgressObject { status?: { egressNode?: string; egressIP?: string; conditions?: { type: string; status: string }[] } }
+  const status = async (): Promise<EgressObject['status']> => (await kube.request<EgressObject>('GET', `${EGRESSES}/eg6only`)).status;
+  const node = (name: string): LabNodeState => st.nodes.find((n) => n.name === name)!;
+  /** The source the fabric host saw for a new connection from the pod, in RFC 5952 text ('' when none got through). */
+  async function seenFromFabric(from: string): Promise<string> {
+    const answer = await exchange(from, FABRIC_HOST_V6, PORT);
+    return answer.startsWith('from ') ? new URL(`http://[${answer.replace(/^from \[?|\]$/g, '')}]`).hostname.slice(1, -1) : '';
+  }
+  const proxied = async (name: string): Promise<boolean> => (JSON.parse((await run(['ip', '-6', '-j', 'neigh', 'show', 'proxy'], { netns: node(name).netns })).stdout || '[]') as { dst: string }[]).some((e) => e.dst === EGRESS_IP);
+
+  beforeAll(async () => {
+    procs.push(spawn('ip', ['netns', 'exec', st.fabricNetns, 'socat', `TCP6-LISTEN:${PORT},reuseaddr,fork`, 'SYSTEM:echo "from $SOCAT_PEERADDR"'], { stdio: 'ignore' }));
+    await kube.request('POST', '/api/v1/namespaces/default/pods', pod('x6', 'node1', 'egress6only', []));
+    await waitFor('pod x6 with an address and a netns', async () => {
+      const p = await kube.request<{ metadata: { annotations?: Record<string, string> }; status?: { podIP?: string } }>('GET', '/api/v1/namespaces/default/pods/x6');
+      const netns = p.metadata.annotations?.[NETNS_ANNOTATION];
+      if (!p.status?.podIP || !netns) return false;
+      netnsOf.set('x6', netns);
+      ipOf.set('x6', p.status.podIP);
+      return true;
+    }, { timeoutMs: 60_000, intervalMs: 250 });
+    // Before the Egress: x6 leaves masqueraded to node1's IPv6 address.
+    await waitFor('x6 seen from node1\'s IPv6 address', async () => (await seenFromFabric('x6')) === node('node1').nodeIPv6, { timeoutMs: 60_000, intervalMs: 250 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await kube.request('DELETE', `${EGRESSES}/eg6only`).catch(() => undefined);
+    await kube.request('DELETE', `${POOLS}/egress6only-pool`).catch(() => undefined);
+    await kube.request('DELETE', '/api/v1/namespaces/default/pods/x6').catch(() => undefined);
+  }, 60_000);
+
+  it('node2 owns the IPv6 Egress IP (status and IPAssigned, proxy NDP on node2 alone), and x6 on node1 reaches the fabric host from it; another pod is masqueraded as before', async () => {
+    const t0 = Date.now();
+    await kube.request('POST', POOLS, {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name: 'egress6only-pool' },
+      spec: { ipRanges: [{ start: `${FABRIC_PREFIX_V6}:d8`, end: `${FABRIC_PREFIX_V6}:df` }], nodeSelector: {} },
+    });
+    await kube.request('POST', EGRESSES, {
+      apiVersion: 'crd.antrea.io/v1beta1', kind: 'Egress', metadata: { name: 'eg6only' },
+      spec: { appliedTo: { podSelector: { matchLabels: { app: 'egress6only' } } }, externalIPPool: 'egress6only-pool', egressIP: EGRESS_IP },
+    });
+    await waitFor('status.egressNode node2 with IPAssigned', async () => {
+      const s = await status();
+      return s?.egressNode === 'node2' && s.egressIP === EGRESS_IP && s.conditions?.find((c) => c.type === 'IPAssigned')?.status === 'True';
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    await waitFor('node2 holds the proxy NDP entry', () => proxied('node2'), { timeoutMs: 30_000, intervalMs: 200 });
+    expect(await proxied('node1')).toBe(false);
+    await waitFor(`x6 seen from ${EGRESS_IP}`, async () => (await seenFromFabric('x6')) === EGRESS_IP, { timeoutMs: 60_000, intervalMs: 250 });
+    process.stdout.write(`IPv6-only Egress: status, NDP and source after ${Date.now() - t0} ms\n`);
+    expect(await seenFromFabric('cb')).toBe(node('node1').nodeIPv6);
+    // node1 sends x6's packets into the tunnel to node2's tunnel address (EgressMark); no Egress flow there is IPv4.
+    const { ovsRunDir } = YAML.parse(readFileSync(join(labDir, 'node1', 'antrea-agent.conf'), 'utf8')) as { ovsRunDir: string };
+    const flows = (await run(['ovs-ofctl', '-O', 'OpenFlow15', '--no-stats', 'dump-flows', join(ovsRunDir, 'br-int.mgmt')])).stdout.split('\n').filter((l) => /table=(EgressMark|\d+),/.test(l) && l.includes(`ipv6_src=${ipOf.get('x6')!}`) && l.includes('tun_dst'));
+    expect(flows.join('\n')).toContain(`set_field:${node('node2').nodeIP}->tun_dst`);
   });
 });

@@ -383,9 +383,9 @@ export class Rtnetlink {
     }
   }
 
-  /** IPv4 routes of the tables `min`..`max`. */
-  async tableRoutes(min: number, max: number): Promise<{ table: number; dst: string; gateway?: string; dev?: string }[]> {
-    const routes = await this.dump('RTM_GETROUTE', (s) => s.getRoutes({ family: AF_INET }));
+  /** Routes of the tables `min`..`max`: IPv4, or IPv6 with `family` 6 (RFC 5952 text). */
+  async tableRoutes(min: number, max: number, family: 4 | 6 = 4): Promise<{ table: number; dst: string; gateway?: string; dev?: string }[]> {
+    const routes = await this.dump('RTM_GETROUTE', (s) => s.getRoutes({ family: family === 6 ? AF_INET6 : AF_INET }));
     const links = await this.linkNames();
     const out: { table: number; dst: string; gateway?: string; dev?: string }[] = [];
     for (const r of routes) {
@@ -393,16 +393,16 @@ export class Rtnetlink {
       if (table < min || table > max) continue;
       const gateway = ipText(r.attrs.gateway);
       const dev = r.attrs.oif !== undefined ? links.get(r.attrs.oif) : undefined;
-      out.push({ table, dst: `${ipText(r.attrs.dst) ?? '0.0.0.0'}/${r.data.dstLen ?? 0}`, ...(gateway ? { gateway } : {}), ...(dev ? { dev } : {}) });
+      out.push({ table, dst: `${ipText(r.attrs.dst) ?? (family === 6 ? '::' : '0.0.0.0')}/${r.data.dstLen ?? 0}`, ...(gateway ? { gateway } : {}), ...(dev ? { dev } : {}) });
     }
     return out;
   }
 
   /** Deletes a route of table `table` by destination; false when there was none. */
   async deleteTableRoute(table: number, dst: string): Promise<boolean> {
-    const [ip = '', len = '32'] = dst.split('/');
+    const [ip = '', len = ip.includes(':') ? '128' : '32'] = dst.split('/');
     try {
-      await this.call('RTM_DELROUTE', { table, dst }, (s) => s.delRoute({ family: AF_INET, dstLen: Number(len), table, scope: RT_SCOPE_NOWHERE }, { dst: ipBytes(ip), table }));
+      await this.call('RTM_DELROUTE', { table, dst }, (s) => s.delRoute({ family: familyOf(ip), dstLen: Number(len), table, scope: RT_SCOPE_NOWHERE }, { dst: ipBytes(ip), table }));
       return true;
     } catch (e) {
       if (e instanceof NetlinkError && e.errno === 'ESRCH') return false;
@@ -410,11 +410,11 @@ export class Rtnetlink {
     }
   }
 
-  /** Every IPv4 rule that looks up a table. */
-  async rules(): Promise<Ipv4Rule[]> {
-    const rules = await this.dump('RTM_GETRULE', (s) => s.getRules({ family: AF_INET }));
+  /** Every IPv4 rule that looks up a table (IPv6 ones with `family` 6). */
+  async rules(family: 4 | 6 = 4): Promise<Ipv4Rule[]> {
+    const rules = await this.dump('RTM_GETRULE', (s) => s.getRules({ family: family === 6 ? AF_INET6 : AF_INET }));
     return rules.map((r) => ({
-      src: ipText(r.attrs.src) ?? '0.0.0.0',
+      src: ipText(r.attrs.src) ?? (family === 6 ? '::' : '0.0.0.0'),
       srcLen: r.data.srcLen ?? 0,
       table: r.attrs.table ?? r.data.table ?? 0,
       priority: r.attrs.priority,
@@ -422,11 +422,11 @@ export class Rtnetlink {
     }));
   }
 
-  /** `ip rule add from <src>/32 lookup <table> priority <priority> protocol <proto>`; an existing one is kept. */
+  /** `ip rule add from <src>/32 (/128) lookup <table> priority <priority> protocol <proto>`; an existing one is kept. */
   async addRule(o: { src: string; table: number; priority: number; proto: number }): Promise<void> {
     try {
       await this.call('RTM_NEWRULE', o, (s) =>
-        s.newRule({ family: AF_INET, srcLen: 32, table: o.table < 256 ? o.table : 0, action: FR_ACT_TO_TBL }, { src: ipBytes(o.src), table: o.table, priority: o.priority, protocol: o.proto }, { flags: FlagsNew.CREATE | FlagsNew.EXCL }),
+        s.newRule({ family: familyOf(o.src), srcLen: o.src.includes(':') ? 128 : 32, table: o.table < 256 ? o.table : 0, action: FR_ACT_TO_TBL }, { src: ipBytes(o.src), table: o.table, priority: o.priority, protocol: o.proto }, { flags: FlagsNew.CREATE | FlagsNew.EXCL }),
       );
     } catch (e) {
       if (e instanceof NetlinkError && e.errno === 'EEXIST') return;
@@ -434,11 +434,11 @@ export class Rtnetlink {
     }
   }
 
-  /** Deletes `from <src>/32 lookup <table>`; false when there was none. */
+  /** Deletes `from <src>/32 (/128) lookup <table>`; false when there was none. */
   async deleteRule(o: { src: string; table: number; priority?: number }): Promise<boolean> {
     try {
       await this.call('RTM_DELRULE', o, (s) =>
-        s.delRule({ family: AF_INET, srcLen: 32, table: o.table < 256 ? o.table : 0, action: FR_ACT_TO_TBL }, { src: ipBytes(o.src), table: o.table, ...(o.priority !== undefined ? { priority: o.priority } : {}) }),
+        s.delRule({ family: familyOf(o.src), srcLen: o.src.includes(':') ? 128 : 32, table: o.table < 256 ? o.table : 0, action: FR_ACT_TO_TBL }, { src: ipBytes(o.src), table: o.table, ...(o.priority !== undefined ? { priority: o.priority } : {}) }),
       );
       return true;
     } catch (e) {

@@ -7,7 +7,7 @@ import { parseIp, type Ip } from '@switchyard/ipam/cidr';
 import { KubeRequestError, type InformerEvent } from '@switchyard/kube';
 import { Reconciler, type PartHealth } from '@switchyard/runtime';
 import type { ControllerContext } from '../context';
-import { egressAllocatedNote, egressIPSlots, egressRefusalNote, invalidEgressNote, manualEgressDecisions, validateEgress, type EgressIPSlot, type ManualEgressDecision } from '../egress';
+import { egressAllocatedNote, egressIPSlots, egressPoolFamilyErrors, egressRefusalNote, invalidEgressNote, manualEgressDecisions, validateEgress, type EgressIPSlot, type ManualEgressDecision } from '../egress';
 import { EventRecorder, type EventNote } from '../events';
 import { egressHolderKey, usableRanges, type ExternalIPAllocator, type ExternalIPHolding } from '../external-ip-allocator';
 import { poolRanges, subnetInfoErrors } from '../external-ip-pool';
@@ -85,7 +85,7 @@ export class EgressController implements WatchingPart {
     this.syncPools();
     let restored = 0;
     for (const eg of this.egresses().sort(byAge)) {
-      if (validateEgress(eg).length > 0) continue;
+      if (this.check(eg).length > 0) continue;
       for (const slot of egressIPSlots(eg)) {
         const ip = parsed(slot.ip);
         if (ip && this.allocator.claim(slot.key, slot.pool, ip, false, 'Egress').ok) restored++;
@@ -124,6 +124,11 @@ export class EgressController implements WatchingPart {
     return [...this.ctx.informers.cache(EGRESSES).values()] as unknown as Egress[];
   }
 
+  /** The Egress's own checks, and its pools one per family (a pool stored or edited after the Egress was admitted). */
+  private check(eg: Egress): ReturnType<typeof validateEgress> {
+    return [...validateEgress(eg), ...egressPoolFamilyErrors(eg, this.pools())];
+  }
+
   private pools(): ExternalIPPool[] {
     return [...this.ctx.informers.cache(EXTERNAL_IP_POOLS).values()] as unknown as ExternalIPPool[];
   }
@@ -156,7 +161,7 @@ export class EgressController implements WatchingPart {
     const slotsByKey = new Map<string, EgressIPSlot>();
     const valid = new Set<string>();
     for (const eg of egresses) {
-      if (validateEgress(eg).length > 0) continue;
+      if (this.check(eg).length > 0) continue;
       valid.add(nameOf(eg));
       for (const s of egressIPSlots(eg)) slotsByKey.set(s.key, s);
     }
@@ -174,7 +179,7 @@ export class EgressController implements WatchingPart {
     const manualDecisions = manualEgressDecisions(egresses.filter((eg) => valid.has(nameOf(eg))), (ip) => this.allocator.holders(ip), (ip) => this.allocator.poolOf(ip));
     for (const eg of egresses) {
       const name = nameOf(eg);
-      const errors = validateEgress(eg);
+      const errors = this.check(eg);
       if (errors.length > 0) {
         const note = invalidEgressNote(errors);
         events.push({ ref: egressRef(eg), note });

@@ -16,8 +16,9 @@
  *   pass through the table; an Egress with a bandwidth has its meter there (one per Egress, shared
  *   by all its members, local and tunnelled), whose drop band limits them before SNAT.
  *
- * An IPv6 egress IP (a dual-stack node) has the same flows for the members' IPv6 addresses, in the
- * IPv6 conntrack zones; other nodes reach its owner through the same (IPv4) tunnel.
+ * An IPv6 egress IP (a dual-stack or IPv6-only node) has the same flows for the members' IPv6
+ * addresses, in the IPv6 conntrack zones; other nodes reach its owner through the same tunnel as
+ * their pod traffic (to its IPv4 node address, which IPv6-only nodes keep for the tunnel).
  *
  * Antrea SNATs in the host (pkt_mark + iptables); a userspace datapath hands no pkt_mark to the
  * host through the gateway's tap, so OVS SNATs here (docs/egress.md).
@@ -80,7 +81,8 @@ export function egressNodeFlows(p: Pipeline, cfg: NodeConfig): Flow[] {
   const t = p.id('EgressMark');
   return [
     flow(t, PRIORITY.miss, {}, asBefore(p, cfg, false), c),
-    flow(t, PRIORITY.miss + 1, { ...IP, ...matchMarks(RewriteMACRegMark) }, asBefore(p, cfg, true), c),
+    // Per family the node has: an IPv6-only node (no gateway IPv4 address) has no IPv4 twin.
+    ...(cfg.gateway.ip !== undefined ? [flow(t, PRIORITY.miss + 1, { ...IP, ...matchMarks(RewriteMACRegMark) }, asBefore(p, cfg, true), c)] : []),
     ...(hasIpv6(cfg) ? [flow(t, PRIORITY.miss + 1, { ...IPV6, ...matchMarks(RewriteMACRegMark) }, asBefore(p, cfg, true), c)] : []),
   ];
 }
@@ -127,6 +129,7 @@ export function egressFlows(p: Pipeline, cfg: NodeConfig, rule: EgressRule, opts
   const f = familyOf(rule.ip);
   const path = `egress.egresses[${rule.name}]`;
   if (f === V6 && !hasIpv6(cfg)) throw new PipelineError('INVALID_INPUT', `Egress ${rule.name}: IPv6 egress IP ${rule.ip} on a node without IPv6 (config.podCIDRv6)`, rule.ip, `${path}.ip`);
+  if (f === V4 && cfg.gateway.ip === undefined) throw new PipelineError('INVALID_INPUT', `Egress ${rule.name}: IPv4 egress IP ${rule.ip} on an IPv6-only node (no config.gateway.ip)`, rule.ip, `${path}.ip`);
   const src = (ip: string, field: string): Match => {
     if (isIpv6(ip) !== (f === V6)) throw new PipelineError('INVALID_INPUT', `Egress ${rule.name}: member address ${ip} is not of the family of the egress IP ${rule.ip}`, ip, `${path}.${field}`);
     return f.src(ip, `${path}.${field}`);

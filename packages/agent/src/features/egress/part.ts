@@ -6,8 +6,8 @@
  * what applies here: the owner SNATs the members' traffic, the other nodes tunnel theirs to it. On
  * every node the Egress IPs are routed into the gateway (replies reach OVS, and the owner's proxy
  * ARP answers for them). The owner writes the Egress's status (egressNode, egressIP, IPAssigned).
- * An Egress IP without a pool (manual mode) is owned by the node holding it as a local address; its
- * owner SNATs through a stand-in address and one host rule (manual-snat.ts).
+ * An Egress IP without a pool (manual mode), IPv4 or IPv6, is owned by the node holding it as a local
+ * address; its owner SNATs through a stand-in address and one host rule (manual-snat.ts).
  */
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { ControlplaneClient, PolicyView } from '@switchyard/controlplane-client';
@@ -111,6 +111,8 @@ export class EgressPart implements Part {
   private readonly written = new Map<string, string>();
   /** The bandwidth meters of the Egresses SNATed here, by id (the mark), as installed (EgressTrafficShaping). */
   meters = new Map<number, EgressBandwidth>();
+  /** Egress IPs of a family this node has no pods of (left out). */
+  familyProblems: EgressProblem[] = [];
   /** Bandwidths left out (a value OVS cannot take, or the gate off). */
   bandwidthProblems: EgressProblem[] = [];
   /** What the record last said (slice and meters), so a pass writes it only when it changed. */
@@ -126,8 +128,8 @@ export class EgressPart implements Part {
   /** The Egress IPs without a pool (manual mode) as last told, and the nodes holding each when several do. */
   private manualIPs = new Set<string>();
   private manualDuplicates = new Map<string, string[]>();
-  /** The host SNAT rules of the manual IPs owned here, as last made. */
-  private lastManualSnat: string | undefined;
+  /** The host SNAT rules of the manual IPs owned here, as last made, per family. */
+  private readonly lastManualSnat = new Map<4 | 6, string>();
 
   constructor(
     private readonly ctx: AgentContext,
@@ -218,8 +220,12 @@ export class EgressPart implements Part {
     const owned = [...this.placements.values()].filter((p) => p.owner === o.nodeName).map((p) => p.ip);
     this.marks = egressMarks(this.marks, owned);
     // An owned manual IP is a local address here: OVS SNATs to its mark's stand-in, the host to the IP (manual-snat.ts).
-    const plainRules = egressRules({ nodeName: o.nodeName, members, placements: this.placements, nodeIPs, marks: this.marks }).map((r) =>
-      r.local && r.mark !== undefined && this.manualIPs.has(r.ip) ? { ...r, snatIP: manualStandIn(r.mark) } : r,
+    // An IP of a family this node has no pods of (an IPv4 one on an IPv6-only node, an IPv6 one on an IPv4-only node) applies to no pod here: left out, and said in the health.
+    const hasFamily = (ip: string): boolean => (ip.includes(':') ? this.ctx.podCIDRv6 !== undefined : this.ctx.podCIDR !== undefined);
+    const allRules = egressRules({ nodeName: o.nodeName, members, placements: this.placements, nodeIPs, marks: this.marks });
+    this.familyProblems = allRules.filter((r) => !hasFamily(r.ip)).map((r) => ({ egress: r.name, message: `${r.ip} is an IPv${r.ip.includes(':') ? 6 : 4} egress IP and this node has no IPv${r.ip.includes(':') ? 6 : 4} pod CIDR: not realized here` }));
+    const plainRules = allRules.filter((r) => hasFamily(r.ip)).map((r) =>
+      r.local && r.mark !== undefined && this.manualIPs.has(r.ip) ? { ...r, snatIP: manualStandIn(r.mark, r.ip.includes(':') ? 6 : 4) } : r,
     );
     const manualSnat: ManualSnat[] = plainRules.flatMap((r) => (r.snatIP !== undefined ? [{ standIn: r.snatIP, ip: r.ip }] : []));
     // Bandwidth (EgressTrafficShaping): one meter per Egress SNATed here, in before the flows naming it.
@@ -242,13 +248,19 @@ export class EgressPart implements Part {
     // Only diverted traffic meets the exceptions: without Egress rules they would be flows for nothing.
     // With an IPv6 Egress IP, the nodes' IPv6 addresses too (an IPv4-only cluster's slice is as before).
     const nodeIPv6s = egressRulesNow.some((r) => r.ip.includes(':')) ? [...nodeInf!.cache.values()].flatMap((n) => nodeIPv6Addresses(n as never)).map((ip) => `${ip}/128`) : [];
-    const exceptCIDRs = egressRulesNow.length === 0 ? [] : [...new Set([...[...nodeIPs.values(), o.nodeIP].map((ip) => `${ip}/32`), ...nodeIPv6s, ...o.egressExceptCIDRs])].sort();
+    // The nodes' IPv4 addresses on a node with IPv4 pods (an IPv6-only node names no IPv4 address in its flows).
+    const nodeIPv4s = this.ctx.podCIDR !== undefined ? [...nodeIPs.values(), o.nodeIP].map((ip) => `${ip}/32`) : [];
+    const exceptCIDRs = egressRulesNow.length === 0 ? [] : [...new Set([...nodeIPv4s, ...nodeIPv6s, ...o.egressExceptCIDRs.filter((c) => hasFamily(c.split('/')[0] ?? c))])].sort();
     await this.syncRoutes([...new Set([...[...this.placements.values()].map((p) => p.ip), ...manualSnat.map((m) => m.standIn)])].sort());
-    // The host rule before the flows that SNAT to the stand-in (a packet with no rule would leave from a link-local address).
-    const snatKey = JSON.stringify(manualSnat);
-    if (snatKey !== this.lastManualSnat && (manualSnat.length > 0 || this.lastManualSnat !== undefined)) {
-      await syncManualSnat(this.ctx.net, manualSnat);
-      this.lastManualSnat = snatKey;
+    // The host rules before the flows that SNAT to the stand-in (a packet with no rule would leave from the stand-in).
+    // Per family: iptables for IPv4, ip6tables for IPv6; a family never used is never touched.
+    for (const family of [4, 6] as const) {
+      const rules = manualSnat.filter((m) => m.ip.includes(':') === (family === 6));
+      const snatKey = JSON.stringify(rules);
+      const last = this.lastManualSnat.get(family);
+      if (snatKey === last || (rules.length === 0 && last === undefined)) continue;
+      await syncManualSnat(this.ctx.net, rules, family);
+      this.lastManualSnat.set(family, snatKey);
     }
     const spec: EgressSpec = { exceptCIDRs, egresses: egressRulesNow };
     if (JSON.stringify(spec) !== JSON.stringify(this.spec)) {
@@ -385,6 +397,7 @@ export class EgressPart implements Part {
       ...(this.groups ? [`${this.groups.groups().length} Egress groups from the controller${this.groups.connected() ? '' : ' (stream down)'}`] : ['no controller: no members']),
       ...(this.manualDuplicates.size ? [`Egress IPs without a pool on several nodes: ${[...this.manualDuplicates].map(([ip, nodes]) => `${ip} is a local address of ${nodes.join(' and ')}; ${nodes[0] ?? ''} (the first by name) is the egress node, take it off the others`).join('; ')}`] : []),
       ...(this.meters.size ? [`bandwidth meters ${[...this.meters].map(([id, b]) => `${id} (${b.rateKbps} kbit/s, burst ${b.burstKbit} kbit)`).join(', ')}`] : []),
+      ...(this.familyProblems.length ? [`not realized here: ${this.familyProblems.map((p) => `Egress ${p.egress}: ${p.message}`).join('; ')}`] : []),
       ...(this.bandwidthProblems.length ? [`bandwidth: ${this.bandwidthProblems.map((p) => `Egress ${p.egress}: ${p.message}`).join('; ')}`] : []),
     ].join('; ');
     if (this.reconciler.failing) return { ok: false, detail: `${detail}; last apply failed: ${String(this.reconciler.lastError)}` };

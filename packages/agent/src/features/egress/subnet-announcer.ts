@@ -12,6 +12,7 @@ import { writeFileDurableSync } from '@switchyard/durable-file';
 import type { Logger } from '@switchyard/runtime';
 import { AgentError } from '../../errors';
 import { ipv4Of } from '../../ipv4';
+import { ipv6Of } from '../../ipv6';
 import type { ExternalIPSink } from '../external-ip/controller';
 import { assignTables, desiredHostState, planSubnetSync, subnetKey, subnetLink, type EgressSubnet, type SubnetIP, type SubnetProblem } from './subnet';
 import type { SubnetHostOps } from './subnet-host';
@@ -39,7 +40,7 @@ export function readSubnets(dataDir: string): SubnetRecord | undefined {
     const r = JSON.parse(readFileSync(file, 'utf8')) as Partial<SubnetRecord>;
     if (typeof r.dev !== 'string' || !Array.isArray(r.ips)) return undefined;
     const tables = Object.fromEntries(Object.entries(r.tables ?? {}).filter(([, t]) => typeof t === 'number'));
-    return { dev: r.dev, ips: r.ips.filter((x) => ipv4Of(x?.ip) !== undefined && isSubnet(x.subnet)), tables };
+    return { dev: r.dev, ips: r.ips.filter((x) => (ipv4Of(x?.ip) !== undefined || ipv6Of(x?.ip) !== undefined) && isSubnet(x.subnet)), tables };
   } catch {
     return undefined;
   }

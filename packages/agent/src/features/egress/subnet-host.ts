@@ -9,9 +9,13 @@ import { EGRESS_ROUTE_PROTO, type NodeNetwork } from '../../netops';
 import { NAME_RE, check } from '../../host-network/checks';
 import { Rtnetlink } from '../../host-network/rtnetlink';
 import { ipv4Of, isIpv4WithPrefix } from '../../ipv4';
+import { ipv6Of, isIpv6WithPrefix } from '../../ipv6';
 import { EGRESS_RULE_PRIORITY, MAX_EGRESS_TABLE, MIN_EGRESS_TABLE, VLAN_LINK_PREFIX, emptyHostState, type SubnetHostState, type SubnetStep } from './subnet';
 
-const isIpv4 = (v: string): boolean => ipv4Of(v) !== undefined;
+/** An Egress IP or gateway of either family (IPv6 in RFC 5952 text). */
+const isIp = (v: string): boolean => ipv4Of(v) !== undefined || ipv6Of(v) !== undefined;
+const isCidr = (v: string): boolean => isIpv4WithPrefix(v) || isIpv6WithPrefix(v);
+const hostLen = (ip: string): number => (ip.includes(':') ? 128 : 32);
 const inTables = (t: number): boolean => t >= MIN_EGRESS_TABLE && t <= MAX_EGRESS_TABLE;
 const ours = (name: string | undefined): name is string => name !== undefined && name.startsWith(VLAN_LINK_PREFIX);
 
@@ -47,7 +51,8 @@ export function stateFromIpJson(transportDev: string, j: { links: IpJsonLink[]; 
   for (const r of j.routes) {
     const table = Number(r.table);
     if (!Number.isInteger(table) || !inTables(table) || r.dev === undefined) continue;
-    const dst = r.dst === 'default' ? '0.0.0.0/0' : r.dst.includes('/') ? r.dst : `${r.dst}/32`;
+    const v6 = r.dst.includes(':') || (r.gateway ?? '').includes(':');
+    const dst = r.dst === 'default' ? (v6 ? '::/0' : '0.0.0.0/0') : r.dst.includes('/') ? r.dst : `${r.dst}/${v6 ? 128 : 32}`;
     s.routes.push({ table, dst, ...(r.gateway !== undefined ? { via: r.gateway } : {}), dev: r.dev });
   }
   for (const r of j.rules) {
@@ -60,7 +65,7 @@ export function stateFromIpJson(transportDev: string, j: { links: IpJsonLink[]; 
 
 /** One `ip -batch` line per step (values checked before they reach a line). */
 export function batchLine(step: SubnetStep, transportDev: string): string {
-  const ip = (v: string): string => check(isIpv4, v, 'Egress IP');
+  const ip = (v: string): string => check(isIp, v, 'Egress IP');
   const dev = (v: string): string => check(NAME_RE, v, 'Egress subnet interface');
   const table = (t: number): number => {
     if (!inTables(t)) throw new RangeError(`route table ${t} is outside ${MIN_EGRESS_TABLE}..${MAX_EGRESS_TABLE}`);
@@ -68,9 +73,9 @@ export function batchLine(step: SubnetStep, transportDev: string): string {
   };
   switch (step.op) {
     case 'delRule':
-      return `rule del from ${ip(step.src)}/32 lookup ${table(step.table)} priority ${EGRESS_RULE_PRIORITY}`;
+      return `rule del from ${ip(step.src)}/${hostLen(step.src)} lookup ${table(step.table)} priority ${EGRESS_RULE_PRIORITY}`;
     case 'addRule':
-      return `rule add from ${ip(step.src)}/32 lookup ${table(step.table)} priority ${EGRESS_RULE_PRIORITY} protocol ${EGRESS_ROUTE_PROTO}`;
+      return `rule add from ${ip(step.src)}/${hostLen(step.src)} lookup ${table(step.table)} priority ${EGRESS_RULE_PRIORITY} protocol ${EGRESS_ROUTE_PROTO}`;
     case 'addLink':
       return `link add link ${dev(transportDev)} name ${dev(step.name)} type vlan id ${step.vlan}\nlink set dev ${dev(step.name)} up`;
     case 'delLink':
@@ -83,13 +88,33 @@ export function batchLine(step: SubnetStep, transportDev: string): string {
       return `route del table local local ${ip(step.ip)} dev ${dev(step.dev)}`;
     case 'replaceRoute': {
       const r = step.route;
-      check(isIpv4WithPrefix, r.dst, 'route destination');
+      check(isCidr, r.dst, 'route destination');
       return r.via !== undefined
         ? `route replace ${r.dst === '0.0.0.0/0' ? 'default' : r.dst} via ${ip(r.via)} dev ${dev(r.dev)} table ${table(r.table)} proto ${EGRESS_ROUTE_PROTO}`
         : `route replace ${r.dst} dev ${dev(r.dev)} table ${table(r.table)} proto ${EGRESS_ROUTE_PROTO} scope link`;
     }
     case 'delRoute':
-      return `route del ${check(isIpv4WithPrefix, step.dst, 'route destination')} table ${table(step.table)}`;
+      return `route del ${check(isCidr, step.dst, 'route destination')} table ${table(step.table)}`;
+  }
+}
+
+/** Whether a step is about an IPv6 address or route (it runs in an `ip -6` batch). */
+function stepIsIpv6(s: SubnetStep): boolean {
+  switch (s.op) {
+    case 'delRule':
+    case 'addRule':
+      return s.src.includes(':');
+    case 'addAddress':
+    case 'delAddress':
+    case 'delLocalRoute':
+      return s.ip.includes(':');
+    case 'replaceRoute':
+      return s.route.dst.includes(':');
+    case 'delRoute':
+      return s.dst.includes(':');
+    case 'addLink':
+    case 'delLink':
+      return false;
   }
 }
 
@@ -114,10 +139,19 @@ export class SubnetHost implements SubnetHostOps {
     check(NAME_RE, transportDev, 'transport interface');
     if (this.own) return this.readByNetlink(transportDev);
     // One child reads all five; each part is one JSON document on its own line.
-    const out = await this.net.runInNode('ip -j -d link show type vlan; echo; ip -j -4 addr show; echo; ip -j -4 route show table local type local; echo; ip -j -4 route show table all; echo; ip -j -4 rule show; echo');
+    // The IPv6 tables and rules too (an IPv6 pool's subnet): an empty list where there are none.
+    const out = await this.net.runInNode(
+      'ip -j -d link show type vlan; echo; ip -j -4 addr show; echo; ip -j -4 route show table local type local; echo; ip -j -4 route show table all; echo; ip -j -4 rule show; echo; ip -j -6 route show table all 2>/dev/null || echo "[]"; echo; ip -j -6 rule show 2>/dev/null || echo "[]"; echo',
+    );
     const parts = out.split('\n').map((l) => l.trim()).filter((l) => l !== '');
-    const [links, addrs, local, routes, rules] = parts.map((p) => JSON.parse(p) as unknown[]);
-    return stateFromIpJson(transportDev, { links: (links ?? []) as IpJsonLink[], addrs: (addrs ?? []) as IpJsonAddr[], local: (local ?? []) as IpJsonRoute[], routes: (routes ?? []) as IpJsonRoute[], rules: (rules ?? []) as IpJsonRule[] });
+    const [links, addrs, local, routes, rules, routes6, rules6] = parts.map((p) => JSON.parse(p) as unknown[]);
+    return stateFromIpJson(transportDev, {
+      links: (links ?? []) as IpJsonLink[],
+      addrs: (addrs ?? []) as IpJsonAddr[],
+      local: (local ?? []) as IpJsonRoute[],
+      routes: [...((routes ?? []) as IpJsonRoute[]), ...((routes6 ?? []) as IpJsonRoute[])],
+      rules: [...((rules ?? []) as IpJsonRule[]), ...((rules6 ?? []) as IpJsonRule[])],
+    });
   }
 
   private async readByNetlink(transportDev: string): Promise<SubnetHostState> {
@@ -127,8 +161,10 @@ export class SubnetHost implements SubnetHostOps {
     const names = new Set(s.links.map((l) => l.name));
     for (const a of await this.rtnl.addresses()) if (names.has(a.dev)) s.addresses.push(a);
     for (const r of await this.rtnl.localRoutes()) if (r.dev !== undefined && names.has(r.dev)) s.localRoutes.push({ dev: r.dev, ip: r.ip });
-    for (const r of await this.rtnl.tableRoutes(MIN_EGRESS_TABLE, MAX_EGRESS_TABLE)) if (r.dev !== undefined) s.routes.push({ table: r.table, dst: r.dst, ...(r.gateway !== undefined ? { via: r.gateway } : {}), dev: r.dev });
-    for (const r of await this.rtnl.rules()) if (r.protocol === EGRESS_ROUTE_PROTO && inTables(r.table) && r.srcLen === 32) s.rules.push({ src: r.src, table: r.table });
+    for (const family of [4, 6] as const) {
+      for (const r of await this.rtnl.tableRoutes(MIN_EGRESS_TABLE, MAX_EGRESS_TABLE, family)) if (r.dev !== undefined) s.routes.push({ table: r.table, dst: r.dst, ...(r.gateway !== undefined ? { via: r.gateway } : {}), dev: r.dev });
+      for (const r of await this.rtnl.rules(family)) if (r.protocol === EGRESS_ROUTE_PROTO && inTables(r.table) && r.srcLen === (family === 6 ? 128 : 32)) s.rules.push({ src: r.src, table: r.table });
+    }
     return s;
   }
 
@@ -143,17 +179,26 @@ export class SubnetHost implements SubnetHostOps {
     const first = steps.filter((s) => s.op === 'delRule');
     const middle = steps.filter((s) => s.op !== 'delRule' && (!removes(s) || s.op === 'delLocalRoute'));
     const last = steps.filter((s) => removes(s) && s.op !== 'delRule' && s.op !== 'delLocalRoute');
-    const lines = (xs: readonly SubnetStep[]): string => `${xs.map((s) => batchLine(s, transportDev)).join('\n')}\n`;
-    if (first.length) await this.net.runInNode('ip -force -batch - 2>/dev/null; true', [], lines(first));
+    // `ip rule` in a batch takes IPv4 unless told otherwise: an IPv6 step runs in an `ip -6` batch of its own, after its IPv4 twins.
+    const batch = async (xs: readonly SubnetStep[], forced: boolean): Promise<void> => {
+      for (const six of [false, true]) {
+        const mine = xs.filter((x) => stepIsIpv6(x) === six);
+        if (mine.length === 0) continue;
+        const input = `${mine.map((x) => batchLine(x, transportDev)).join('\n')}\n`;
+        const cmd = `ip${six ? ' -6' : ''}${forced ? ' -force' : ''} -batch -`;
+        await this.net.runInNode(forced ? `${cmd} 2>/dev/null; true` : cmd, [], input);
+      }
+    };
+    if (first.length) await batch(first, true);
     // A local route the kernel has not made (yet) is nothing to delete: those lines are forced.
     const adds = middle.filter((s) => s.op !== 'delLocalRoute');
     const locals = middle.filter((s) => s.op === 'delLocalRoute');
     const linkAndAddr = adds.filter((s) => s.op === 'addLink' || s.op === 'addAddress');
     const routesAndRules = adds.filter((s) => s.op === 'replaceRoute' || s.op === 'addRule');
-    if (linkAndAddr.length) await this.net.runInNode('ip -batch -', [], lines(linkAndAddr));
-    if (locals.length) await this.net.runInNode('ip -force -batch - 2>/dev/null; true', [], lines(locals));
-    if (routesAndRules.length) await this.net.runInNode('ip -batch -', [], lines(routesAndRules));
-    if (last.length) await this.net.runInNode('ip -force -batch - 2>/dev/null; true', [], lines(last));
+    if (linkAndAddr.length) await batch(linkAndAddr, false);
+    if (locals.length) await batch(locals, true);
+    if (routesAndRules.length) await batch(routesAndRules, false);
+    if (last.length) await batch(last, true);
   }
 
   private async applyByNetlink(step: SubnetStep, transportDev: string): Promise<void> {

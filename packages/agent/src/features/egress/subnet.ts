@@ -7,8 +7,9 @@
  * (`antrea-ext.<vlan>`), carrying the IP; one without leaves through the transport device itself.
  * This module computes the host state wanted and the steps from the state seen to it.
  */
-import { Cidr } from '@switchyard/ipam/cidr';
+import { Cidr, parseIp, type Ip } from '@switchyard/ipam/cidr';
 import { ipv4Of } from '../../ipv4';
+import { ipv6Of } from '../../ipv6';
 
 /** An ExternalIPPool's `spec.subnetInfo`, checked. */
 export interface EgressSubnet {
@@ -30,8 +31,10 @@ export const MAX_EGRESS_TABLE = 120;
 export const EGRESS_RULE_PRIORITY = 32765;
 
 export const vlanLinkName = (vlan: number): string => `${VLAN_LINK_PREFIX}${vlan}`;
-/** The subnet as `network/prefix`. */
-export const subnetCidr = (s: EgressSubnet): string => Cidr.of(ipv4Of(s.gateway)!, s.prefixLength).toString();
+/** The subnet as `network/prefix` (IPv4 or IPv6, the gateway's family). */
+export const subnetCidr = (s: EgressSubnet): string => Cidr.of(parseIp(s.gateway), s.prefixLength).toString();
+/** The default route of the subnet's family. */
+const defaultDst = (s: EgressSubnet): string => (s.gateway.includes(':') ? '::/0' : '0.0.0.0/0');
 /** Identity of a subnet: IPs of one gateway, prefix and VLAN share a route table. */
 export const subnetKey = (s: EgressSubnet): string => `${s.gateway}/${s.prefixLength}@${s.vlan}`;
 /** The link an IP of the subnet leaves by. */
@@ -45,23 +48,27 @@ export interface SubnetProblem {
 }
 
 /**
- * `subnetInfo` of a pool, for the IPv4 Egress IP `ip` of it: the subnet, or the problem (an
- * unparsable gateway, a prefix length outside 1..31, a VLAN outside 0..4094, the IP outside the
- * subnet). The controller refuses such pools at admission; the agent checks again, as a pool may
- * have been stored without the webhook.
+ * `subnetInfo` of a pool, for the Egress IP `ip` of it (IPv4, or IPv6 with an IPv6 gateway): the
+ * subnet, or the problem (an unparsable gateway, a prefix length outside 1..31 for IPv4 or 1..127
+ * for IPv6, a VLAN outside 0..4094 or any VLAN for IPv6, the IP outside the subnet). The controller
+ * refuses such pools at admission; the agent checks again, as a pool may have been stored without
+ * the webhook.
  */
 export function subnetOfPool(info: unknown, ip: string): { subnet?: EgressSubnet; problem?: SubnetProblem } {
   if (info === undefined || info === null) return {};
   const i = info as { gateway?: unknown; prefixLength?: unknown; vlan?: unknown };
-  const gw = typeof i.gateway === 'string' ? ipv4Of(i.gateway) : undefined;
-  if (!gw) return { problem: { field: 'spec.subnetInfo.gateway', value: i.gateway, message: 'must be an IPv4 address (IPv4 Egress IPs only so far)' } };
+  const gw: Ip | undefined = typeof i.gateway === 'string' ? (ipv4Of(i.gateway) ?? (i.gateway.includes(':') ? ipv6Of(i.gateway) : undefined)) : undefined;
+  if (!gw) return { problem: { field: 'spec.subnetInfo.gateway', value: i.gateway, message: 'must be an IPv4 address or an IPv6 address in RFC 5952 form' } };
+  const max = gw.family === 6 ? 127 : 31;
   const prefix = i.prefixLength;
-  if (typeof prefix !== 'number' || !Number.isInteger(prefix) || prefix < 1 || prefix > 31) return { problem: { field: 'spec.subnetInfo.prefixLength', value: prefix, message: 'must be an integer in 1..31' } };
+  if (typeof prefix !== 'number' || !Number.isInteger(prefix) || prefix < 1 || prefix > max) return { problem: { field: 'spec.subnetInfo.prefixLength', value: prefix, message: `must be an integer in 1..${max}` } };
   const vlan = i.vlan ?? 0;
   if (typeof vlan !== 'number' || !Number.isInteger(vlan) || vlan < 0 || vlan > 4094) return { problem: { field: 'spec.subnetInfo.vlan', value: vlan, message: 'must be an integer in 0..4094' } };
+  // The VLAN link's address is made IPv4 only so far (its IPv6 twin needs the node's DAD and NDP on the link, not built).
+  if (gw.family === 6 && vlan > 0) return { problem: { field: 'spec.subnetInfo.vlan', value: vlan, message: 'a VLAN for an IPv6 subnet is not supported yet: give the pool vlan 0 (untagged, on the transport device)' } };
   const subnet = { gateway: gw.toString(), prefixLength: prefix, vlan };
-  const addr = ipv4Of(ip);
-  if (!addr || !Cidr.of(gw, prefix).contains(addr)) return { problem: { field: 'spec.subnetInfo', value: `${subnet.gateway}/${prefix}`, message: `Egress IP ${ip} is not inside the subnet ${subnetCidr(subnet)}` } };
+  const addr = gw.family === 6 ? ipv6Of(ip) : ipv4Of(ip);
+  if (!addr || addr.family !== gw.family || !Cidr.of(gw, prefix).contains(addr)) return { problem: { field: 'spec.subnetInfo', value: `${subnet.gateway}/${prefix}`, message: `Egress IP ${ip} is not inside the subnet ${subnetCidr(subnet)}` } };
   return { subnet };
 }
 
@@ -100,7 +107,7 @@ export function assignTables(ips: readonly SubnetIP[], previous: ReadonlyMap<str
 /** A route of an Egress table. */
 export interface TableRoute {
   table: number;
-  /** `a.b.c.d/len`; `0.0.0.0/0` for the default route. */
+  /** `a.b.c.d/len` or an IPv6 CIDR; `0.0.0.0/0` (`::/0`) for the default route. */
   dst: string;
   via?: string;
   dev: string;
@@ -137,7 +144,7 @@ export function desiredHostState(ips: readonly SubnetIP[], tables: ReadonlyMap<s
     if (!seenKeys.has(key)) {
       seenKeys.add(key);
       if (subnet.vlan > 0 && !want.links.some((l) => l.vlan === subnet.vlan)) want.links.push({ name: dev, vlan: subnet.vlan });
-      want.routes.push({ table, dst: subnetCidr(subnet), dev }, { table, dst: '0.0.0.0/0', via: subnet.gateway, dev });
+      want.routes.push({ table, dst: subnetCidr(subnet), dev }, { table, dst: defaultDst(subnet), via: subnet.gateway, dev });
     }
     if (subnet.vlan > 0) want.addresses.push({ dev, ip, prefix: subnet.prefixLength });
     want.rules.push({ src: ip, table });

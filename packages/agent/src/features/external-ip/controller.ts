@@ -128,7 +128,7 @@ export class ExternalIPController {
   }
 
   /**
-   * The node's local IPv4 addresses (all of them; the address monitor reads them at each change): an
+   * The node's local IPv4 and IPv6 addresses (all of them; the address monitor reads them at each change): an
    * Egress IP without a pool is this node's when it is among them. A pass runs when the set changed.
    */
   setLocalAddresses(ips: Iterable<string>): void {

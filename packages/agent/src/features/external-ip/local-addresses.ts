@@ -1,7 +1,7 @@
 /**
- * The node's local IPv4 addresses, followed: an Egress IP without a pool (manual mode) belongs to
+ * The node's local IPv4 and IPv6 addresses, followed: an Egress IP without a pool (manual mode) belongs to
  * the node holding it as a local address, so the external IP part needs to know when the user adds
- * or removes one. Each address event (rtnetlink group RTMGRP_IPV4_IFADDR, or `ip monitor` in the
+ * or removes one. Each address event (rtnetlink groups RTMGRP_IPV4_IFADDR and RTMGRP_IPV6_IFADDR, or `ip monitor` in the
  * lab) reads the whole set again (a burst costs one read, runtime's Reconciler); a read on the
  * clock every `resyncMs` is the backstop for what a monitor cannot see (the lab's `ip monitor`
  * subscribes a moment after it starts; a monitor that died is started again there).
@@ -10,7 +10,7 @@ import { Reconciler, type Clock, type Logger, type TimerHandle } from '@switchya
 import type { NodeNetwork } from '../../netops';
 
 export interface LocalAddressWatchOptions {
-  net: Pick<NodeNetwork, 'localIPv4Addresses' | 'monitorAddresses'>;
+  net: Pick<NodeNetwork, 'localAddresses' | 'monitorAddresses'>;
   clock: Clock;
   logger: Logger;
   /** Told the whole set after every read (the receiver ignores a set that did not change). */
@@ -69,7 +69,7 @@ export class LocalAddressWatch {
 
   private async read(): Promise<void> {
     if (this.stopped) return;
-    const ips = await this.o.net.localIPv4Addresses();
+    const ips = await this.o.net.localAddresses();
     this.reads++;
     this.o.onAddresses(ips);
   }

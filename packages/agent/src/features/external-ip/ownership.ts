@@ -154,8 +154,8 @@ export interface EgressView {
  * IPv6 IP, each placed on its own), as the controller allocated them; then each `spec.egressIP` of
  * an Egress naming no pool (manual mode, oldest first as the controller decides). An IP already
  * carried by a Service or another Egress, or a second IP of one family, is a problem naming the
- * field; the first keeps it. A manual IP is IPv4 only so far: an IPv6 one is a problem naming its
- * field.
+ * field; the first keeps it. A manual IP is IPv4 or IPv6 (an IPv6 one as the node's address
+ * reads it: RFC 5952 text).
  */
 export function egressExternalIPs(egresses: readonly EgressView[], taken: readonly ExternalIP[] = []): { ips: ExternalIP[]; problems: ExternalIPProblem[] } {
   const byIp = new Map(taken.map((e) => [e.ip, e]));
@@ -178,11 +178,7 @@ export function egressExternalIPs(egresses: readonly EgressView[], taken: readon
       const problem = (why: string): void => void problems.push({ object: `Egress ${name}`, field: x.field, value: x.ip, message: `${x.field} ${JSON.stringify(x.ip)} ${why}` });
       const family = externalIPFamily(x.ip);
       if (family === undefined) {
-        problem(manual ? 'is not an IPv4 address' : 'is not an IPv4 address or an IPv6 address in RFC 5952 form');
-        continue;
-      }
-      if (manual && family === 6) {
-        problem('is an IPv6 address: an Egress without a pool (manual mode) takes an IPv4 IP only so far; give it an IPv6 ExternalIPPool (spec.externalIPPool) instead');
+        problem('is not an IPv4 address or an IPv6 address in RFC 5952 form');
         continue;
       }
       const first = families.get(family);
