@@ -13,7 +13,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
 import { writeFileDurableSync } from '@switchyard/durable-file';
 import { Testbed, freePort, processRef, run, waitFor, type OvsInstance } from '@switchyard/testbed';
-import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/kube-api';
+import { ExecTargetError, startKubeApi, startKubeletExec, type KubeApiServer, type KubeletExecServer, type KubeObject } from '@switchyard/kube-api';
 import { loadCrds, type InstallOptions } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -502,6 +502,8 @@ function brPhyAddressing(plan: NodePlan): string[][] {
 /** A running lab (inside the supervisor process). */
 export class Lab {
   private kubelet: Kubelet | undefined;
+  /** The kubelet stand-in's exec endpoint, which the API server relays `pods/exec` to (closed at stop). */
+  kubeletExec: KubeletExecServer | undefined;
   labDir = '';
   /** Set by stop(): exited processes are not started again. */
   stopping = false;
@@ -538,6 +540,7 @@ export class Lab {
     const pods = runtime === 'podman' ? await podmanPods(opts, progress) : undefined;
     const tb = await Testbed.create({ baseDir: join(opts.labDir, 'run') });
     let api: KubeApiServer | undefined;
+    let kubeletExec: KubeletExecServer | undefined;
     const children: ChildProcess[] = [];
     try {
       const tokens = Object.fromEntries(plans.map((p) => [p.token, { user: `system:node:${p.name}`, groups: ['system:nodes', 'system:authenticated'] }]));
@@ -571,6 +574,17 @@ export class Lab {
       const agentConfig = opts.proxyAll ? { ...gated, antreaProxy: { ...(gated['antreaProxy'] as Record<string, unknown> | undefined), proxyAll: true } } : gated;
       const lab = new Lab(tb, api, kube, state, children, agentConfig);
       lab.apiRelay = apiRelay;
+      // The nodes' kubelet port (one endpoint serves every node: the API server dials 127.0.0.1 for
+      // each); only the API server's client certificate is let in, as a kubelet's --client-ca-file does.
+      kubeletExec = await startKubeletExec({
+        clientCaPem: api.caPem,
+        start: (r) => {
+          if (!lab.kubelet) throw new ExecTargetError(`container not found (the kubelet stand-in has not started; pod ${r.namespace}/${r.pod})`, `${r.namespace}/${r.pod}`);
+          return lab.kubelet.exec(r);
+        },
+      });
+      lab.kubeletExec = kubeletExec;
+      const kubeletPort = kubeletExec.port;
       lab.pods = pods;
       const recordContainers = (): void => {
         if (pods) state.containers = pods.containers.map((c) => c.id);
@@ -592,7 +606,7 @@ export class Lab {
         await kube.request('POST', '/api/v1/nodes', {
           apiVersion: 'v1', kind: 'Node', metadata: { name: plan.name, labels: { 'kubernetes.io/hostname': plan.name }, ...(opts.cluster?.gatewayNodes?.includes(plan.name) ? { annotations: { 'multicluster.antrea.io/gateway': 'true' } } : {}) },
           spec: { podCIDR: plan.podCIDR, podCIDRs: plan.podCIDRv6 !== undefined ? [plan.podCIDR, plan.podCIDRv6] : [plan.podCIDR] },
-          status: { addresses: [{ type: 'InternalIP', address: plan.nodeIP }, ...(plan.nodeIPv6 !== undefined ? [{ type: 'InternalIP', address: plan.nodeIPv6 }] : []), { type: 'Hostname', address: plan.name }], conditions: [{ type: 'Ready', status: 'True' }] },
+          status: { addresses: [{ type: 'InternalIP', address: plan.nodeIP }, ...(plan.nodeIPv6 !== undefined ? [{ type: 'InternalIP', address: plan.nodeIPv6 }] : []), { type: 'Hostname', address: plan.name }], conditions: [{ type: 'Ready', status: 'True' }], daemonEndpoints: { kubeletEndpoint: { Port: kubeletPort } } },
         });
         const node = pods ? await lab.startAgentContainer(plan, ovs, opts.labDir, await freePort(), pods) : lab.startAgent(plan, ovs, opts.labDir, await freePort());
         recordContainers();
@@ -616,6 +630,7 @@ export class Lab {
     } catch (e) {
       for (const c of pods?.containers ?? []) await c.remove(0);
       for (const c of children) c.kill('SIGKILL');
+      await kubeletExec?.stop().catch(() => undefined);
       await api?.stop().catch(() => undefined);
       await tb.cleanup();
       throw e instanceof LabError ? e : new LabError('START_FAILED', `lab start failed: ${(e as Error).message}`, e);
@@ -789,6 +804,7 @@ export class Lab {
     const t0 = Date.now();
     const mark = (what: string): void => void process.stdout.write(`stop: ${what} at ${Date.now() - t0} ms\n`);
     this.stopping = true;
+    await this.kubeletExec?.stop();
     await this.kubelet?.stop();
     mark('pods removed');
     // Containers by their IDs: the agents and the controller, all at once (SIGTERM, SIGKILL after 10 s).
