@@ -3,6 +3,7 @@
 // v4.channel.k8s.io) and runs the command through an injected starter, with a handle on its process.
 
 import type { ChildProcess } from 'node:child_process';
+import type http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { constants } from 'node:os';
@@ -165,7 +166,7 @@ export async function startKubeletExec(o: KubeletExecOptions): Promise<KubeletEx
       res.end('Upgrade request required');
     },
   );
-  server.on('upgrade', (req: import('node:http').IncomingMessage, socket: Duplex, head: Buffer) => {
+  server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const refuse = (code: number, message: string): void => respondOnSocket(socket, code, code === 404 ? 'Not Found' : 'Bad Request', { 'Content-Type': 'text/plain' }, Buffer.from(message));
     const r = parseExecRequest(new URL(req.url ?? '/', 'https://kubelet'));
     if (typeof r === 'string') return refuse(r.startsWith('path') ? 404 : 400, r);

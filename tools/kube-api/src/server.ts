@@ -119,7 +119,7 @@ for (const check of ['/healthz', '/livez', '/readyz']) {
 publicRoutes.add('/version', (res, version) => send(res, 200, version));
 
 export class HttpFront {
-  private readonly openWatches = new Set<() => void>();
+  private readonly openStreams = new Set<() => void>();
   private readonly routes = new RouteTable<Route>();
 
   constructor(private readonly o: HttpFrontOptions) {
@@ -138,9 +138,9 @@ export class HttpFront {
     for (const { pattern, shape } of resourcePatterns()) this.routes.add(pattern, (x, pr) => this.resource(x, parseResourcePath(pr, shape, x.path)));
   }
 
-  /** End every open watch stream (server stop). */
+  /** End every open watch stream and exec relay (server stop). */
   closeWatches(): void {
-    for (const c of [...this.openWatches]) c();
+    for (const c of [...this.openStreams]) c();
   }
 
   handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
@@ -150,6 +150,10 @@ export class HttpFront {
   /** A request asking for a protocol upgrade: `pods/exec` (relayed to the pod's kubelet), nothing else. */
   handleUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => undefined);
+    // An upgraded connection is no longer the HTTP server's to close: it ends with the watches at stop.
+    const end = (): void => void socket.destroy();
+    this.openStreams.add(end);
+    socket.once('close', () => this.openStreams.delete(end));
     this.upgrade(req, socket, head).catch((e: unknown) => {
       if (!(e instanceof KubeApiError)) this.o.logger.error({ err: e }, 'internal error in an upgrade');
       if (socket.writable) refuseUpgrade(socket, e instanceof KubeApiError ? e : new KubeApiError('InternalError', `Internal error occurred: ${(e as Error).message}`));
@@ -444,10 +448,10 @@ export class HttpFront {
       closed = true;
       cancel();
       for (const h of timers) h.cancel();
-      this.openWatches.delete(close);
+      this.openStreams.delete(close);
       res.end();
     };
-    this.openWatches.add(close);
+    this.openStreams.add(close);
     const write = (e: WatchEvent): void => {
       if (closed) return;
       let ev: WatchEvent = e;

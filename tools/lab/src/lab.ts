@@ -539,8 +539,7 @@ export class Lab {
     // Before anything is made: the manifest and the images it names, or a refusal naming what is missing.
     const pods = runtime === 'podman' ? await podmanPods(opts, progress) : undefined;
     const tb = await Testbed.create({ baseDir: join(opts.labDir, 'run') });
-    let api: KubeApiServer | undefined;
-    let kubeletExec: KubeletExecServer | undefined;
+    let [api, kubeletExec]: [KubeApiServer?, KubeletExecServer?] = [];
     const children: ChildProcess[] = [];
     try {
       const tokens = Object.fromEntries(plans.map((p) => [p.token, { user: `system:node:${p.name}`, groups: ['system:nodes', 'system:authenticated'] }]));
@@ -574,17 +573,6 @@ export class Lab {
       const agentConfig = opts.proxyAll ? { ...gated, antreaProxy: { ...(gated['antreaProxy'] as Record<string, unknown> | undefined), proxyAll: true } } : gated;
       const lab = new Lab(tb, api, kube, state, children, agentConfig);
       lab.apiRelay = apiRelay;
-      // The nodes' kubelet port (one endpoint serves every node: the API server dials 127.0.0.1 for
-      // each); only the API server's client certificate is let in, as a kubelet's --client-ca-file does.
-      kubeletExec = await startKubeletExec({
-        clientCaPem: api.caPem,
-        start: (r) => {
-          if (!lab.kubelet) throw new ExecTargetError(`container not found (the kubelet stand-in has not started; pod ${r.namespace}/${r.pod})`, `${r.namespace}/${r.pod}`);
-          return lab.kubelet.exec(r);
-        },
-      });
-      lab.kubeletExec = kubeletExec;
-      const kubeletPort = kubeletExec.port;
       lab.pods = pods;
       const recordContainers = (): void => {
         if (pods) state.containers = pods.containers.map((c) => c.id);
@@ -606,7 +594,7 @@ export class Lab {
         await kube.request('POST', '/api/v1/nodes', {
           apiVersion: 'v1', kind: 'Node', metadata: { name: plan.name, labels: { 'kubernetes.io/hostname': plan.name }, ...(opts.cluster?.gatewayNodes?.includes(plan.name) ? { annotations: { 'multicluster.antrea.io/gateway': 'true' } } : {}) },
           spec: { podCIDR: plan.podCIDR, podCIDRs: plan.podCIDRv6 !== undefined ? [plan.podCIDR, plan.podCIDRv6] : [plan.podCIDR] },
-          status: { addresses: [{ type: 'InternalIP', address: plan.nodeIP }, ...(plan.nodeIPv6 !== undefined ? [{ type: 'InternalIP', address: plan.nodeIPv6 }] : []), { type: 'Hostname', address: plan.name }], conditions: [{ type: 'Ready', status: 'True' }], daemonEndpoints: { kubeletEndpoint: { Port: kubeletPort } } },
+          status: { addresses: [{ type: 'InternalIP', address: plan.nodeIP }, ...(plan.nodeIPv6 !== undefined ? [{ type: 'InternalIP', address: plan.nodeIPv6 }] : []), { type: 'Hostname', address: plan.name }], conditions: [{ type: 'Ready', status: 'True' }], daemonEndpoints: { kubeletEndpoint: { Port: (kubeletExec ??= await lab.serveExec()).port } } },
         });
         const node = pods ? await lab.startAgentContainer(plan, ovs, opts.labDir, await freePort(), pods) : lab.startAgent(plan, ovs, opts.labDir, await freePort());
         recordContainers();
@@ -630,11 +618,26 @@ export class Lab {
     } catch (e) {
       for (const c of pods?.containers ?? []) await c.remove(0);
       for (const c of children) c.kill('SIGKILL');
-      await kubeletExec?.stop().catch(() => undefined);
-      await api?.stop().catch(() => undefined);
+      await Promise.all([kubeletExec?.stop(), api?.stop()].map((stopped) => stopped?.catch(() => undefined)));
       await tb.cleanup();
       throw e instanceof LabError ? e : new LabError('START_FAILED', `lab start failed: ${(e as Error).message}`, e);
     }
+  }
+
+  /**
+   * Starts the kubelet stand-in's exec endpoint, the nodes' kubelet port (one endpoint serves every
+   * node: the API server dials 127.0.0.1 for each). Only the API server's client certificate is let
+   * in, as a kubelet's --client-ca-file does.
+   */
+  private async serveExec(): Promise<KubeletExecServer> {
+    this.kubeletExec = await startKubeletExec({
+      clientCaPem: this.api.caPem,
+      start: (r) => {
+        if (!this.kubelet) throw new ExecTargetError(`container not found (the kubelet stand-in has not started; pod ${r.namespace}/${r.pod})`, `${r.namespace}/${r.pod}`);
+        return this.kubelet.exec(r);
+      },
+    });
+    return this.kubeletExec;
   }
 
   /** veth node<->fabric; br-phy (netdev) carries the node IP, as userspace Geneve needs. */

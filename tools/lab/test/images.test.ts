@@ -36,8 +36,8 @@ describe('imageCommand', () => {
     expect(isAgnhostImage(AGNHOST)).toBe(true);
     expect(isAgnhostImage('agnhost')).toBe(true);
     expect(isAgnhostImage('example.com/not-agnhost:1')).toBe(false);
-    expect(imageCommand(AGNHOST, ['/agnhost', 'connect', 'a:1']).slice(0, 2)).toEqual([process.execPath, '-e']);
-    expect(imageCommand(AGNHOST, ['/agnhost', 'connect', 'a:1']).slice(3)).toEqual(['connect', 'a:1']);
+    expect(imageCommand(AGNHOST, ['/agnhost', 'connect', 'a:1']).slice(0, 2)).toEqual(['sh', '-c']);
+    expect(imageCommand(AGNHOST, ['/agnhost', 'connect', 'a:1']).slice(3)).toEqual(['agnhost', 'connect', 'a:1']);
     expect(imageCommand('busybox', ['/agnhost', 'connect', 'a:1'])).toEqual(['/agnhost', 'connect', 'a:1']);
     expect(imageCommand(AGNHOST, ['sh', '-c', 'true'])).toEqual(['sh', '-c', 'true']);
   });
