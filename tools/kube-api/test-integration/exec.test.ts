@@ -90,6 +90,22 @@ describe('kubectl exec', () => {
   });
 });
 
+describe('the kubelet exec endpoint', () => {
+  it('lets in only a client whose certificate the API server\'s CA signed', async () => {
+    execs.length = 0;
+    const https = await import('node:https');
+    const outcome = await new Promise<string>((resolve) => {
+      const req = https.request({ host: '127.0.0.1', port: kubelet.port, path: `/exec/${NS}/p/c?command=true`, rejectUnauthorized: false, headers: { connection: 'Upgrade', upgrade: 'websocket' } });
+      req.on('upgrade', () => resolve('upgraded'));
+      req.on('response', (res) => resolve(`HTTP ${res.statusCode ?? 0}`));
+      req.on('error', (e) => resolve(`refused: ${e.message}`));
+      req.end();
+    });
+    expect(outcome).toMatch(/^refused: /);
+    expect(execs).toEqual([]);
+  });
+});
+
 /** One client-node exec: what came on stdout and stderr, and the status on the error channel. */
 async function clientExec(command: string[], stdin: string | null): Promise<{ out: string; err: string; status: { status?: string; reason?: string; details?: { causes?: { reason?: string; message?: string }[] } } }> {
   const kc = new KubeConfig();
