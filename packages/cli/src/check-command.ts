@@ -1,7 +1,7 @@
 // `yardctl check installation`: flags, Ctrl-C handling, the report as a table or JSON/YAML, and the exit code.
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
-import { connectorFor } from './check-connect';
+import { podsExecConnector } from './check-connect';
 import { DEFAULT_SWITCHYARD_NAMESPACE } from './check-controlplane';
 import { runInstallationCheck } from './check-installation';
 import { checkTable, reportExitCode, summaryLine } from './check-report';
@@ -66,7 +66,7 @@ export function addCheckCommand(program: Command, ctx: CommandContext): void {
     try {
       const report = await runInstallationCheck({
         kube: ctx.kubeWriter(),
-        connectorFor: hooks.podConnector ?? ((pod) => connectorFor(pod, () => execKubeConfig(conn))),
+        connectorFor: hooks.podConnector ?? (() => podsExecConnector(execKubeConfig(conn))),
         namespace,
         switchyardNamespace: o.switchyardNamespace,
         image: o.testImage,

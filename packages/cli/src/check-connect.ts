@@ -1,22 +1,16 @@
 // How `yardctl check installation` opens a TCP connection from inside a test pod: `pods/exec` of
-// agnhost's `connect` through the API server (a real cluster), or, on the Switchyard lab, whose
-// kubelet stand-in serves no exec, `nc -z` in the pod's network namespace the lab annotates.
-import { execFile } from 'node:child_process';
+// agnhost's `connect` through the API server, on a cluster and on the Switchyard lab alike.
 import { Writable } from 'node:stream';
 import { Exec, type KubeConfig } from '@kubernetes/client-node';
-
-/** Annotation the lab's kubelet stand-in puts on each pod: the pod's network namespace on this host. */
-export const LAB_NETNS_ANNOTATION = 'lab.switchyard.io/netns';
 
 /** A pod to connect from. */
 export interface ClientPod {
   namespace: string;
   name: string;
   container: string;
-  annotations?: Record<string, string>;
 }
 
-/** One connection attempt: opened, or why not (agnhost's TIMEOUT/REFUSED/..., nc's text, the exec error). */
+/** One connection attempt: opened, or why not (agnhost's TIMEOUT/REFUSED/..., the exec error). */
 export interface ConnectOutcome {
   ok: boolean;
   detail: string;
@@ -26,7 +20,7 @@ export interface ConnectOutcome {
 
 /** Opens one TCP connection from a pod to ip:port within `timeoutS`. */
 export interface PodConnector {
-  /** For the report: `pods/exec` or `lab netns`. */
+  /** For the report: how the connection is made (`pods/exec`). */
   readonly via: string;
   connect(from: ClientPod, ip: string, port: number, timeoutS: number): Promise<ConnectOutcome>;
 }
@@ -64,30 +58,4 @@ export function podsExecConnector(kc: KubeConfig): PodConnector {
       }
     },
   };
-}
-
-/**
- * In the pod's network namespace on this host (`ip netns exec <netns> nc -z`): the lab's pods
- * carry {@link LAB_NETNS_ANNOTATION}, and its API server has no `pods/exec`. Needs root on the lab host.
- */
-export function labNetnsConnector(): PodConnector {
-  return {
-    via: 'lab netns',
-    connect(from, ip, port, timeoutS) {
-      const netns = from.annotations?.[LAB_NETNS_ANNOTATION];
-      if (!netns) return Promise.resolve({ ok: false, detail: `pod ${from.namespace}/${from.name} has no ${LAB_NETNS_ANNOTATION} annotation` });
-      return new Promise((resolve) => {
-        execFile('ip', ['netns', 'exec', netns, 'nc', '-z', '-v', '-w', String(timeoutS), ip, String(port)], { timeout: (timeoutS + 10) * 1000 }, (err, _stdout, stderr) => {
-          if (!err) return resolve({ ok: true, detail: 'connected' });
-          const text = stderr.trim().split('\n').pop() ?? '';
-          resolve({ ok: false, detail: /refused/i.test(text) ? 'REFUSED' : /timed out|timeout/i.test(text) || text === '' ? 'TIMEOUT' : text });
-        });
-      });
-    },
-  };
-}
-
-/** The lab's mechanism when the pod carries the lab's netns annotation, else `pods/exec`. */
-export function connectorFor(pod: ClientPod, kc: () => KubeConfig): PodConnector {
-  return pod.annotations?.[LAB_NETNS_ANNOTATION] ? labNetnsConnector() : podsExecConnector(kc());
 }

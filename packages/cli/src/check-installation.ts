@@ -24,7 +24,7 @@ export const systemClock: CheckClock = { now: () => Date.now(), sleep: (ms) => n
 
 export interface InstallationCheckOptions {
   kube: KubeWriter;
-  /** The connector for a client pod (lab netns or pods/exec), chosen once the pod is known. */
+  /** The connector for a client pod (`pods/exec`; tests inject their own), chosen once the pod is known. */
   connectorFor(pod: ClientPod): PodConnector;
   /** The test namespace, created by the run and deleted at its end. */
   namespace: string;
@@ -153,7 +153,7 @@ async function agentsReady(run: InstallationRun): Promise<Readiness> {
 }
 
 interface PodView {
-  metadata: { name: string; annotations?: Record<string, string> };
+  metadata: { name: string };
   spec?: { nodeName?: string; containers?: { name: string }[] };
   status?: { phase?: string; podIP?: string; conditions?: { type: string; status: string }[]; containerStatuses?: { state?: { waiting?: { reason?: string } } }[] };
 }
@@ -206,7 +206,7 @@ async function testPodsReady(run: InstallationRun): Promise<{ result: 'Pass'; me
     const waiting = all.filter((p) => !podReady(byName.get(p.name) ?? { metadata: { name: p.name } }));
     for (const p of all) {
       const v = byName.get(p.name);
-      if (v && podReady(v)) run.pods.set(p.name, { ip: v.status!.podIP!, pod: { namespace: run.o.namespace, name: p.name, container: v.spec?.containers?.[0]?.name ?? p.role, ...(v.metadata.annotations ? { annotations: v.metadata.annotations } : {}) } });
+      if (v && podReady(v)) run.pods.set(p.name, { ip: v.status!.podIP!, pod: { namespace: run.o.namespace, name: p.name, container: v.spec?.containers?.[0]?.name ?? p.role } });
     }
     if (waiting.length) return { ready: false, message: `not Ready: ${waiting.map((p) => `${p.name} on ${p.node} (${podState(byName.get(p.name))})`).join(', ')}` };
     return { ready: true, message: `${all.length} pods Ready on ${nodes.length} node(s): ${all.map((p) => `${p.name}@${p.node}`).join(', ')}` };

@@ -30,5 +30,5 @@ export { runInstallationCheck } from './check-installation';
 export type { InstallationCheckOptions, CheckClock } from './check-installation';
 export { checkTable, reportExitCode, summaryLine } from './check-report';
 export type { CheckResult, CheckVerdict, InstallationReport } from './check-report';
-export { labNetnsConnector, LAB_NETNS_ANNOTATION } from './check-connect';
+export { podsExecConnector, agnhostConnectArgv } from './check-connect';
 export type { PodConnector, ClientPod, ConnectOutcome } from './check-connect';

@@ -182,7 +182,17 @@ test('--node reaches the real agent through the API server node proxy and answer
   expect(ghost).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): nodes "no-such-node" not found\n' });
 });
 
-interface CheckReport { namespace: string; passed: number; failed: number; skipped: number; checks: { name: string; result: string; message: string }[] }
+test('kubectl exec into a lab pod: the command runs in the pod\'s network namespace, stdout and stderr apart, stdin piped, the exit code kept', async () => {
+  const run = (args: string[], stdin?: string): Promise<Result> => exec('kubectl', args, { env, ...(stdin !== undefined ? { stdin } : {}) });
+  const addr = await run(['-n', 'x', 'exec', 'web', '--', 'ip', '-o', '-4', 'addr', 'show', 'dev', 'eth0']);
+  expect({ code: addr.code, stderr: addr.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(addr.stdout).toContain(` inet ${pod.get('x/web')!.ip}/`);
+  const failed = await run(['-n', 'x', 'exec', 'web', '--', 'sh', '-c', 'echo out; echo err >&2; exit 3']);
+  expect(failed).toEqual({ code: 3, stdout: 'out\n', stderr: 'err\ncommand terminated with exit code 3\n' });
+  expect(await run(['-n', 'y', 'exec', '-i', 'client', '--', 'tr', 'a-z', 'A-Z'], 'piped\n')).toEqual({ code: 0, stdout: 'PIPED\n', stderr: '' });
+});
+
+interface CheckReport { namespace: string; connectVia: string; passed: number; failed: number; skipped: number; checks: { name: string; result: string; message: string }[] }
 const namespaces = async (): Promise<string[]> => (JSON.parse(await kubectl(['get', 'namespaces', '-o', 'json'])) as { items: { metadata: { name: string } }[] }).items.map((n) => n.metadata.name);
 
 test('check installation on the one-node lab: every check passes but the inter-node ones (skipped), and its namespace is gone', async () => {
@@ -193,6 +203,8 @@ test('check installation on the one-node lab: every check passes but the inter-n
     'controller-ready Pass', 'agents-ready Pass', 'test-pods-ready Pass', 'pod-to-pod-intra-node Pass', 'pod-to-pod-inter-node Skip', 'pod-to-service-intra-node Pass', 'pod-to-service-inter-node Skip', 'ingress-deny-all Pass',
   ]);
   expect(report.checks[1]!.message).toMatch(/^1\/1 agents AgentHealthy in AntreaAgentInfo/);
+  // The connections went through the lab's pods/exec (agnhost connect in the client pod).
+  expect(report.connectVia).toBe('pods/exec');
   expect(await namespaces()).not.toContain('check-green');
 }, 240_000);
 

@@ -264,7 +264,8 @@ function describe(u: UserInfo): string {
 export function forbiddenMessage(a: RequestAttributes): string {
   if (!a.isResourceRequest) return `forbidden: User "${a.user.username}" cannot ${a.verb} path "${a.path}"`;
   const res = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
-  const qualified = a.apiGroup === '' ? res : `${a.resource}.${a.apiGroup}${a.subresource ? `/${a.subresource}` : ''}`;
+  // The Status names the resource without its subresource (kube-apiserver's NewForbidden of the GroupResource).
+  const qualified = a.apiGroup === '' ? a.resource : `${a.resource}.${a.apiGroup}`;
   const target = a.name !== '' ? `${qualified} "${a.name}"` : qualified;
   const scope = a.namespace !== '' ? `in the namespace "${a.namespace}"` : 'at the cluster scope';
   return `${target} is forbidden: User "${a.user.username}" cannot ${a.verb} resource "${res}" in API group "${a.apiGroup}" ${scope}`;

@@ -23,6 +23,7 @@ import { ValidatingWebhooks } from './webhook';
 
 export { KubeApiError, type KubeApiErrorCode, type Status, type StatusCause } from './errors';
 export { PkiError } from './tls';
+export { startKubeletExec, parseExecRequest, exitStatus, ExecTargetError, EXEC_PROTOCOLS, ExecChannel, type ExecRequest, type KubeletExecOptions, type KubeletExecServer } from './kubelet-exec';
 export { ServiceCidrError } from './serviceips';
 export { parseTokenFile, type UserInfo } from './auth';
 export { ValidatingWebhooks, admissionReview, parseVerdict, rulesMatch, httpsTransport, type ValidatingWebhook, type WebhookRequest, type WebhookTarget, type WebhookVerdict, type ReviewTransport, type ValidatingWebhooksOptions } from './webhook';
@@ -169,6 +170,7 @@ export async function startKubeApi(options: KubeApiOptions = {}): Promise<KubeAp
     version,
   });
   const server = pki ? https.createServer({ cert: pki.certPem, key: pki.keyPem }, front.handle) : http.createServer(front.handle);
+  server.on('upgrade', front.handleUpgrade);
   boundPort = await listen(server, boundPort, host);
   const caPem = pki?.caPem ?? '';
   const nodeCidrs = options.clusterCIDR

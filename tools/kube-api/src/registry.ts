@@ -57,7 +57,7 @@ interface BuiltinSpec {
 const createOnly = ['create'];
 const builtins: BuiltinSpec[] = [
   { group: '', version: 'v1', resource: 'namespaces', kind: 'Namespace', namespaced: false, shortNames: ['ns'], status: true, subresources: ['finalize'], verbs: ['create', 'delete', 'get', 'list', 'patch', 'update', 'watch'] },
-  { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, shortNames: ['po'], status: true, categories: ['all'], subresources: ['proxy'] },
+  { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true, shortNames: ['po'], status: true, categories: ['all'], subresources: ['proxy', 'exec'] },
   { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false, shortNames: ['no'], status: true, subresources: ['proxy'] },
   { group: '', version: 'v1', resource: 'services', kind: 'Service', namespaced: true, shortNames: ['svc'], status: true, categories: ['all'], subresources: ['proxy'] },
   { group: '', version: 'v1', resource: 'endpoints', kind: 'Endpoints', namespaced: true, shortNames: ['ep'] },

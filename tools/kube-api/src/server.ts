@@ -2,10 +2,12 @@
 // discovery, watch streaming and proxying.
 
 import type http from 'node:http';
+import type { Duplex } from 'node:stream';
 import { decodeBody, type DeleteOptions, type KubeApi, type ListOptions, type PatchType, type WatchEvent, type WriteOptions } from './api';
 import { type Authenticator, forbiddenMessage, type RbacAuthorizer, type RequestAttributes, reviewAccess, type UserInfo } from './auth';
 import { apiGroup, apiGroupList, apiResourceList, apiVersions, type AggregatedGroup, toTable } from './discovery';
 import { badRequest, KubeApiError } from './errors';
+import { execTarget, refuseUpgrade, relayUpgrade } from './exec';
 import { decodeKubeProtobuf } from './protobuf';
 import { openapiV3Doc, openapiV3Root } from './openapi';
 import { apiServiceTarget, findApiService, forward, nodeTarget, type ProxyClientCert, type ProxyTarget, serviceTarget } from './proxy';
@@ -117,7 +119,7 @@ for (const check of ['/healthz', '/livez', '/readyz']) {
 publicRoutes.add('/version', (res, version) => send(res, 200, version));
 
 export class HttpFront {
-  private readonly openWatches = new Set<() => void>();
+  private readonly openStreams = new Set<() => void>();
   private readonly routes = new RouteTable<Route>();
 
   constructor(private readonly o: HttpFrontOptions) {
@@ -136,14 +138,41 @@ export class HttpFront {
     for (const { pattern, shape } of resourcePatterns()) this.routes.add(pattern, (x, pr) => this.resource(x, parseResourcePath(pr, shape, x.path)));
   }
 
-  /** End every open watch stream (server stop). */
+  /** End every open watch stream and exec relay (server stop). */
   closeWatches(): void {
-    for (const c of [...this.openWatches]) c();
+    for (const c of [...this.openStreams]) c();
   }
 
   handle = (req: http.IncomingMessage, res: http.ServerResponse): void => {
     this.route(req, res).catch((e: unknown) => sendError(res, e, this.o.logger));
   };
+
+  /** A request asking for a protocol upgrade: `pods/exec` (relayed to the pod's kubelet), nothing else. */
+  handleUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on('error', () => undefined);
+    // An upgraded connection is no longer the HTTP server's to close: it ends with the watches at stop.
+    const end = (): void => void socket.destroy();
+    this.openStreams.add(end);
+    socket.once('close', () => this.openStreams.delete(end));
+    this.upgrade(req, socket, head).catch((e: unknown) => {
+      if (!(e instanceof KubeApiError)) this.o.logger.error({ err: e }, 'internal error in an upgrade');
+      if (socket.writable) refuseUpgrade(socket, e instanceof KubeApiError ? e : new KubeApiError('InternalError', `Internal error occurred: ${(e as Error).message}`));
+    });
+  };
+
+  private async upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const user = this.authenticate(req);
+    if (!user) throw new KubeApiError('Unauthorized', 'Unauthorized');
+    const hit = this.routes.find(req.method ?? 'GET', url.pathname);
+    const p = hit?.params.resource !== undefined ? parseResourcePath(hit.params, { legacyWatch: false }, url.pathname) : undefined;
+    if (!p || p.group !== '' || p.resource !== 'pods' || p.subresource !== 'exec' || p.namespace === '') {
+      throw badRequest(`upgrade to ${JSON.stringify(req.headers.upgrade ?? '')} is served for pods/exec only, not ${url.pathname}`);
+    }
+    this.authorize({ user, verb: 'create', isResourceRequest: true, path: url.pathname, apiGroup: '', resource: 'pods', subresource: 'exec', namespace: p.namespace, name: p.name });
+    const target = execTarget(this.o.api, p.namespace, p.name, url.searchParams, this.o.nodeProxyHost);
+    await relayUpgrade(req, socket, head, target, user, this.o.proxyClientCert);
+  }
 
   private authenticate(req: http.IncomingMessage): UserInfo | undefined {
     const h = req.headers.authorization ?? '';
@@ -225,7 +254,9 @@ export class HttpFront {
   private async resource(x: Exchange, p: ParsedPath): Promise<void> {
     const q = x.url.searchParams;
     const watch = q.get('watch') === 'true' || q.get('watch') === '1';
-    const verb = verbFor(x.method, p, watch);
+    // exec is `create` on pods/exec whatever the method (a WebSocket's GET included), as Kubernetes
+    // authorizes it once AuthorizePodWebsocketUpgradeCreatePermission is on (the default since 1.35).
+    const verb = p.subresource === 'exec' ? 'create' : verbFor(x.method, p, watch);
     const attrs: RequestAttributes = { user: x.user, verb, isResourceRequest: true, path: x.path, apiGroup: p.group, resource: p.resource, subresource: p.subresource, namespace: p.namespace, name: p.name };
     if (p.resource === 'namespaces' && p.group === '' && p.name !== '') attrs.namespace = p.name;
     // Aggregated APIs go to their backend whole (discovery included).
@@ -237,6 +268,7 @@ export class HttpFront {
     const t = this.servedType(p);
     this.authorize(attrs);
     if (p.subresource === 'proxy') return this.proxySubresource(x, t, p);
+    if (p.subresource === 'exec') throw badRequest('Upgrade request required');
     const r: ResourceRequest = { x, t, p, ns: p.namespace === '' ? undefined : p.namespace, q };
     if (verb === 'watch') return this.watch(x.req, x.res, t, p, r.ns, q);
     if (verb === 'get' || verb === 'list') return this.read(r, verb);
@@ -416,10 +448,10 @@ export class HttpFront {
       closed = true;
       cancel();
       for (const h of timers) h.cancel();
-      this.openWatches.delete(close);
+      this.openStreams.delete(close);
       res.end();
     };
-    this.openWatches.add(close);
+    this.openStreams.add(close);
     const write = (e: WatchEvent): void => {
       if (closed) return;
       let ev: WatchEvent = e;

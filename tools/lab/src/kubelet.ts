@@ -2,12 +2,15 @@
  * The lab's kubelet stand-in: for every Pod bound to a lab node it creates the pod netns, calls
  * the real `switchyard-cni` ADD as a container runtime does (CNI_* env, config on stdin), writes
  * status.podIP/podIPs and Ready, and starts a server on each declared containerPort. DEL on
- * deletion. Pods without spec.nodeName are bound round-robin.
+ * deletion. Pods without spec.nodeName are bound round-robin. `exec` runs a command in a running
+ * pod for the kubelet's exec endpoint (kube-api's startKubeletExec), which `pods/exec` reaches.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import type { KubeConfigClient } from '@switchyard/controller';
+import { ExecTargetError, type ExecRequest } from '@switchyard/kube-api';
 import { run, type Netns, type Testbed } from '@switchyard/testbed';
+import { imageCommand } from './images';
 import { POD_SERVER_READY, RoundRobin, declaredPorts, podServerArgv } from './plan';
 
 /** Pod annotation naming the pod's network namespace. */
@@ -33,6 +36,10 @@ interface Sandbox {
   containerId: string;
   netns: Netns;
   servers: ChildProcess[];
+  /** Name and image of each container (a name defaults to `c<i>`, as in the reported status). */
+  containers: { name: string; image: string }[];
+  /** Reported running: exec is served from then on. */
+  running: boolean;
 }
 
 export interface KubeletOptions {
@@ -123,7 +130,8 @@ export class Kubelet {
   private async setup(pod: PodObj, node: LabNodeRuntime): Promise<void> {
     const { uid, namespace, name } = pod.metadata;
     const netns = await this.o.tb.createNetns('p');
-    const sb: Sandbox = { uid, namespace, name, node, containerId: randomBytes(16).toString('hex'), netns, servers: [] };
+    const containers = (pod.spec?.containers ?? []).map((c, i) => ({ name: c.name ?? `c${i}`, image: c.image ?? '' }));
+    const sb: Sandbox = { uid, namespace, name, node, containerId: randomBytes(16).toString('hex'), netns, servers: [], containers, running: false };
     this.sandboxes.set(uid, sb);
     const r = await run([node.plugin ?? this.o.plugin], { env: this.cniEnv('ADD', sb), input: this.netconf(node), allowFailure: true, timeoutMs: 30_000 });
     if (r.code !== 0) {
@@ -147,10 +155,29 @@ export class Kubelet {
     // Where the pod lives, for probes (`ip netns exec <netns> ...`): the lab's `kubectl exec`.
     await this.o.kube.request('PATCH', `/api/v1/namespaces/${namespace}/pods/${name}`, { metadata: { annotations: { [NETNS_ANNOTATION]: netns.name } } }, 'application/merge-patch+json');
     const ready = (server ? serverListening(server) : Promise.resolve())
-      .then(() => (this.sandboxes.get(uid) === sb ? this.reportRunning(pod, sb, ips) : undefined))
+      .then(() => {
+        if (this.sandboxes.get(uid) !== sb) return undefined;
+        sb.running = true;
+        return this.reportRunning(pod, sb, ips);
+      })
       .catch((e: unknown) => process.stderr.write(`kubelet: ${namespace}/${name}: ${(e as Error).message}\n`))
       .finally(() => this.readying.delete(ready));
     this.readying.add(ready);
+  }
+
+  /**
+   * Starts an exec's command in a running pod: in the pod's network namespace, as its server runs,
+   * with the container image's own program mapped to the lab's stand-in ({@link imageCommand}).
+   * The testbed owns the process (killed at the lab's stop if still running).
+   * @throws ExecTargetError when the pod has no running sandbox here or no such container
+   */
+  exec(r: ExecRequest): ChildProcess {
+    const target = `${r.namespace}/${r.pod}`;
+    const sb = [...this.sandboxes.values()].find((s) => s.namespace === r.namespace && s.name === r.pod);
+    if (!sb || !sb.running) throw new ExecTargetError(`container not found (pod ${target} is not running on the lab's nodes)`, target);
+    const c = sb.containers.find((x) => x.name === r.container);
+    if (!c) throw new ExecTargetError(`container not found (${JSON.stringify(r.container)} in pod ${target})`, target);
+    return this.o.tb.spawn(imageCommand(c.image, r.command), sb.netns.name);
   }
 
   /** The pod's status as a kubelet reports a running, ready pod. */

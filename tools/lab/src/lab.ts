@@ -13,7 +13,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import YAML from 'yaml';
 import { writeFileDurableSync } from '@switchyard/durable-file';
 import { Testbed, freePort, processRef, run, waitFor, type OvsInstance } from '@switchyard/testbed';
-import { startKubeApi, type KubeApiServer, type KubeObject } from '@switchyard/kube-api';
+import { ExecTargetError, startKubeApi, startKubeletExec, type KubeApiServer, type KubeletExecServer, type KubeObject } from '@switchyard/kube-api';
 import { loadCrds, type InstallOptions } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -514,6 +514,8 @@ function brPhyAddressing(plan: NodePlan): string[][] {
 /** A running lab (inside the supervisor process). */
 export class Lab {
   private kubelet: Kubelet | undefined;
+  /** The kubelet stand-in's exec endpoint, which the API server relays `pods/exec` to (closed at stop). */
+  kubeletExec: KubeletExecServer | undefined;
   labDir = '';
   /** Set by stop(): exited processes are not started again. */
   stopping = false;
@@ -548,7 +550,7 @@ export class Lab {
     // Before anything is made: the manifest and the images it names, or a refusal naming what is missing.
     const pods = runtime === 'podman' ? await podmanPods(opts, progress) : undefined;
     const tb = await Testbed.create({ baseDir: join(opts.labDir, 'run') });
-    let api: KubeApiServer | undefined;
+    let [api, kubeletExec]: [KubeApiServer?, KubeletExecServer?] = [];
     const children: ChildProcess[] = [];
     try {
       const tokens = Object.fromEntries(plans.map((p) => [p.token, { user: `system:node:${p.name}`, groups: ['system:nodes', 'system:authenticated'] }]));
@@ -603,7 +605,7 @@ export class Lab {
         await kube.request('POST', '/api/v1/nodes', {
           apiVersion: 'v1', kind: 'Node', metadata: { name: plan.name, labels: { 'kubernetes.io/hostname': plan.name }, ...(opts.cluster?.gatewayNodes?.includes(plan.name) ? { annotations: { 'multicluster.antrea.io/gateway': 'true' } } : {}) },
           spec: { podCIDR: plan.podCIDR, podCIDRs: plan.podCIDRv6 !== undefined ? [plan.podCIDR, plan.podCIDRv6] : [plan.podCIDR] },
-          status: { addresses: [{ type: 'InternalIP', address: plan.nodeIP }, ...(plan.nodeIPv6 !== undefined ? [{ type: 'InternalIP', address: plan.nodeIPv6 }] : []), { type: 'Hostname', address: plan.name }], conditions: [{ type: 'Ready', status: 'True' }] },
+          status: { addresses: [{ type: 'InternalIP', address: plan.nodeIP }, ...(plan.nodeIPv6 !== undefined ? [{ type: 'InternalIP', address: plan.nodeIPv6 }] : []), { type: 'Hostname', address: plan.name }], conditions: [{ type: 'Ready', status: 'True' }], daemonEndpoints: { kubeletEndpoint: { Port: (kubeletExec ??= await lab.serveExec()).port } } },
         });
         const node = pods ? await lab.startAgentContainer(plan, ovs, opts.labDir, await freePort(), pods) : lab.startAgent(plan, ovs, opts.labDir, await freePort());
         recordContainers();
@@ -627,10 +629,26 @@ export class Lab {
     } catch (e) {
       for (const c of pods?.containers ?? []) await c.remove(0);
       for (const c of children) c.kill('SIGKILL');
-      await api?.stop().catch(() => undefined);
+      await Promise.all([kubeletExec?.stop(), api?.stop()].map((stopped) => stopped?.catch(() => undefined)));
       await tb.cleanup();
       throw e instanceof LabError ? e : new LabError('START_FAILED', `lab start failed: ${(e as Error).message}`, e);
     }
+  }
+
+  /**
+   * Starts the kubelet stand-in's exec endpoint, the nodes' kubelet port (one endpoint serves every
+   * node: the API server dials 127.0.0.1 for each). Only the API server's client certificate is let
+   * in, as a kubelet's --client-ca-file does.
+   */
+  private async serveExec(): Promise<KubeletExecServer> {
+    this.kubeletExec = await startKubeletExec({
+      clientCaPem: this.api.caPem,
+      start: (r) => {
+        if (!this.kubelet) throw new ExecTargetError(`container not found (the kubelet stand-in has not started; pod ${r.namespace}/${r.pod})`, `${r.namespace}/${r.pod}`);
+        return this.kubelet.exec(r);
+      },
+    });
+    return this.kubeletExec;
   }
 
   /** veth node<->fabric; br-phy (netdev) carries the node IP, as userspace Geneve needs. */
@@ -800,6 +818,7 @@ export class Lab {
     const t0 = Date.now();
     const mark = (what: string): void => void process.stdout.write(`stop: ${what} at ${Date.now() - t0} ms\n`);
     this.stopping = true;
+    await this.kubeletExec?.stop();
     await this.kubelet?.stop();
     mark('pods removed');
     // Containers by their IDs: the agents and the controller, all at once (SIGTERM, SIGKILL after 10 s).

@@ -35,12 +35,14 @@ function parse(stdout: string): Step[] {
 }
 
 let stdout = '';
+let stderr = '';
 let code: number | null = null;
 
 beforeAll(async () => {
   await new Promise<void>((resolve) => {
     execFile(BIN, ['--lab-dir', labDir], { encoding: 'utf8', timeout: 240_000, maxBuffer: 16 << 20 }, (err, out, errOut) => {
       stdout = out;
+      stderr = errOut;
       code = err ? ((err as { code?: number }).code ?? -1) : 0;
       if (err) process.stderr.write(`demo failed:\n${out}\n${errOut}\n`);
       resolve();
@@ -97,5 +99,7 @@ describe('npm run demo (tools/lab/bin/demo)', () => {
     const rows = section.split('\n').slice(1).filter((l) => /^\S+\s+(Pass|Fail|Skip)\s/.test(l)).map((l) => l.split(/\s+/).slice(0, 2).join(' '));
     expect(rows).toEqual(['controller-ready', 'agents-ready', 'test-pods-ready', 'pod-to-pod-intra-node', 'pod-to-pod-inter-node', 'pod-to-service-intra-node', 'pod-to-service-inter-node', 'ingress-deny-all'].map((c) => `${c} Pass`));
     expect(section).toMatch(/test-pods-ready\s+Pass\s+\S+\s+3 pods Ready on 2 node\(s\): client@node1, echo-0@node1, echo-1@node2\n/);
+    // Its connections ran through pods/exec of the lab (yardctl's summary is on stderr).
+    expect(stderr).toMatch(/\n8 passed, 0 failed, 0 skipped in [\d.]+s \(namespace yardctl-check-[a-z0-9]{5}, connections via pods\/exec\)\n/);
   });
 });
