@@ -30,5 +30,7 @@ export { runInstallationCheck } from './check-installation';
 export type { InstallationCheckOptions, CheckClock } from './check-installation';
 export { checkTable, reportExitCode, summaryLine } from './check-report';
 export type { CheckResult, CheckVerdict, InstallationReport } from './check-report';
-export { podsExecConnector, agnhostConnectArgv } from './check-connect';
+// podsExecConnector is internal: its signature names client-node's KubeConfig, whose declarations need @types/ws in
+// every consumer (the npm consumer check refused it); yardctl check installation uses it.
+export { agnhostConnectArgv } from './check-connect';
 export type { PodConnector, ClientPod, ConnectOutcome } from './check-connect';
