@@ -10,7 +10,7 @@ import { silentLogger } from '@switchyard/runtime';
 import { ManualClock } from '@switchyard/runtime/testing';
 import { ExternalIPController, type ExternalIPSink } from '../src/features/external-ip/controller';
 import { MemberLease, microTime } from '../src/features/external-ip/member-lease';
-import { assignOwners, candidatesOf, endpointNodes, membersOf, rendezvousOwner, serviceExternalIPs, type ExternalIPPoolView, type LeaseView } from '../src/features/external-ip/ownership';
+import { assignOwners, candidatesOf, claimedElsewhere, endpointNodes, membersOf, rendezvousOwner, serviceExternalIPs, type ExternalIPPoolView, type LeaseView } from '../src/features/external-ip/ownership';
 import { resolveAgentOptions } from '../src/options';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -521,5 +521,18 @@ describe('options', () => {
     expect(() => resolveAgentOptions({ ...base, memberLeaseRenewSeconds: 6 })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', path: 'memberLeaseRenewSeconds', message: expect.stringContaining('must be shorter than memberLeaseDurationSeconds (6)') }));
     expect(() => resolveAgentOptions({ ...base, memberLeaseRenewSeconds: 0 })).toThrow(expect.objectContaining({ path: 'memberLeaseRenewSeconds', value: 0 }));
     expect(() => resolveAgentOptions({ ...base, memberLeaseNamespace: 'Kube System' })).toThrow(expect.objectContaining({ path: 'memberLeaseNamespace' }));
+  });
+});
+
+describe('claimedElsewhere', () => {
+  const member = (name: string, ready: boolean, leaseExpiresAt: number, claims: string[]) => ({ name, labels: {}, ready, leaseExpiresAt, claims });
+  it('a NotReady node whose Lease is still fresh keeps its claim until it rewrites it (it answers ARP until it sees itself NotReady)', () => {
+    expect(claimedElsewhere('10.0.0.9', 'n1', [member('n2', false, 2000, ['10.0.0.9'])], 1000)).toBe('n2');
+    expect(claimedElsewhere('10.0.0.9', 'n1', [member('n2', true, 2000, ['10.0.0.9'])], 1000)).toBe('n2');
+  });
+  it('a run-out Lease, a claim rewritten without the IP, or this node itself holds nothing', () => {
+    expect(claimedElsewhere('10.0.0.9', 'n1', [member('n2', false, 999, ['10.0.0.9'])], 1000)).toBeUndefined();
+    expect(claimedElsewhere('10.0.0.9', 'n1', [member('n2', false, 2000, [])], 1000)).toBeUndefined();
+    expect(claimedElsewhere('10.0.0.9', 'n1', [member('n1', true, 2000, ['10.0.0.9'])], 1000)).toBeUndefined();
   });
 });

@@ -145,12 +145,12 @@ let ports: ServicePortItem[] = [];
 
 test('get service -o json: each Service port as the API defines it, its endpoints marked local, the LoadBalancer IP owned by this node', async () => {
   await waitFor(
-    'both Services realised, the LoadBalancer IP placed',
+    'both Services realised, the LoadBalancer IP placed, its health-check node port served',
     async () => {
       all = await yardJson<ServicePortItem[]>(['get', 'service']);
       ports = all.filter((p) => p.name !== 'kubernetes');
       const lb = ports.find((p) => p.name === 'lb');
-      return ports.length === 2 && ports.every((p) => p.endpoints.length === 2) && lb?.serviceExternalIPs?.[0]?.assignedNode === NODE && (lb.externalAddresses ?? []).length === 2;
+      return ports.length === 2 && ports.every((p) => p.endpoints.length === 2) && lb?.serviceExternalIPs?.[0]?.assignedNode === NODE && (lb.externalAddresses ?? []).length === 2 && lb.healthCheckServed === true;
     },
     { timeoutMs: 30_000, intervalMs: 250 },
   ).catch((e: unknown) => {

@@ -249,7 +249,10 @@ export function membersOf(nodes: readonly Node[], leases: readonly LeaseView[]):
 
 /** The other live member whose Lease still claims `ip` (it answers for it until it sees the new owner), if any. */
 export function claimedElsewhere(ip: string, self: string, members: readonly Member[], now: number): string | undefined {
-  return members.find((m) => m.name !== self && alive(m, now) && (m.claims ?? []).includes(ip))?.name;
+  // A claim holds while its Lease does, Ready or not: a NotReady node whose agent still runs answers
+  // for the IP until it sees itself NotReady, releases and rewrites its claims (CI-Z saw the new owner
+  // take 9 ms before the NotReady one released when NotReady voided the claim).
+  return members.find((m) => m.name !== self && m.leaseExpiresAt !== undefined && m.leaseExpiresAt > now && (m.claims ?? []).includes(ip))?.name;
 }
 
 /** Whether a member can hold IPs at `now`: Ready and its Lease not run out. */
