@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { COMPONENTS, imageReference, imageVersion, REPO_ROOT, type ImageComponent } from './components';
-import { appLayer, baseLayer, nodeLayer, run, type Run } from './layers';
+import { appLayer, baseLayer, chrootTmpdir, nodeLayer, packagesLayer, run, type Account, type Layer, type Run } from './layers';
 import { archive, assemble, type ImageReport } from './oci';
 
 export interface BuildOptions {
@@ -22,7 +22,9 @@ export interface BuildResult {
   sourceDateEpoch: number;
   images: ImageReport[];
   seconds: number;
-  steps: Array<{ step: string; seconds: number }>;
+  /** CPU seconds of the build and the programs it ran (user + system). */
+  cpuSeconds: number;
+  steps: Array<{ step: string; seconds: number; cpuSeconds: number }>;
   loadAverage: { start: number[]; end: number[] };
 }
 
@@ -85,6 +87,23 @@ export function sourceUrl(root = REPO_ROOT): string {
   return url.replace(/^git\+/, '').replace(/\.git$/, '');
 }
 
+const round = (x: number): number => Math.round(x * 10) / 10;
+
+/**
+ * CPU seconds (user + system) of this process and of the children it has waited for (every step
+ * runs its programs synchronously, so a step's children are counted when it returns).
+ */
+export function cpuSeconds(stat = readFileSync('/proc/self/stat', 'utf8')): number {
+  // Fields after the command name, which is in parentheses and may contain spaces.
+  const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  // utime, stime, cutime, cstime are fields 14-17 of the whole line: 12-15 after the name.
+  const ticks = [11, 12, 13, 14].reduce((s, i) => s + Number(f[i]), 0);
+  return ticks / CLOCK_TICKS;
+}
+
+/** sysconf(_SC_CLK_TCK): 100 on Linux x86-64. */
+const CLOCK_TICKS = 100;
+
 function environment(c: ImageComponent): string[] {
   const env = ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin', 'NODE_ENV=production'];
   if (c.account) env.push('HOME=/nonexistent');
@@ -98,11 +117,13 @@ export function buildImages(o: BuildOptions): BuildResult {
   const started = Date.now();
   const loadStart = loadavg();
   const steps: BuildResult['steps'] = [];
+  const cpuStart = cpuSeconds();
   const step = <T>(name: string, f: () => T): T => {
     const t = Date.now();
+    const c = cpuSeconds();
     log(`images: ${name}`);
     const r = f();
-    steps.push({ step: name, seconds: (Date.now() - t) / 1000 });
+    steps.push({ step: name, seconds: (Date.now() - t) / 1000, cpuSeconds: round(cpuSeconds() - c) });
     return r;
   };
 
@@ -127,16 +148,25 @@ export function buildImages(o: BuildOptions): BuildResult {
     return new Map(packed.map((p) => [p.name, join(tarballDir, p.filename.replace(/^@/, '').replace(/\//g, '-'))]));
   });
 
+  const tmpdir = chrootTmpdir();
+  if (tmpdir) log(`images: mmdebstrap builds its chroots in ${tmpdir}`);
+  const chroot = { sourceDateEpoch: git.sourceDateEpoch, ...(tmpdir ? { tmpdir } : {}), runner };
+  // One Debian base and one Node.js layer for every image: the same tars, so the same blobs in
+  // each (pulled and stored once on a node running both), and one mmdebstrap minbase per build.
+  const accounts: Account[] = COMPONENTS.flatMap((c) => (c.account ? [c.account] : []));
+  const base = step('debian base layer (mmdebstrap minbase)', () => baseLayer(accounts, { work, ...chroot }));
+  const node = step('node layer', () => nodeLayer({ work, cache, sourceDateEpoch: git.sourceDateEpoch, runner }));
   const images: ImageReport[] = [];
   for (const c of COMPONENTS) {
     const dir = join(work, c.name);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     const reference = imageReference(c.name, { ...(o.repository ? { repository: o.repository } : {}), tag: version });
-    const layers = [
-      step(`${c.name}: debian layer (mmdebstrap)`, () => baseLayer(c, { work: dir, sourceDateEpoch: git.sourceDateEpoch, runner })),
-      step(`${c.name}: node layer`, () => nodeLayer({ work: dir, cache, sourceDateEpoch: git.sourceDateEpoch, runner })),
-      step(`${c.name}: switchyard layer (npm install --omit=dev)`, () => appLayer(c, { work: dir, tarballs, closure: closures.get(c.name)!, sourceDateEpoch: git.sourceDateEpoch, npmCache: join(cache, 'npm'), runner })),
+    const layers: Layer[] = [
+      base,
+      ...(c.debianPackages.length > 0 ? [step(`${c.name}: debian packages layer (mmdebstrap on the base, then the difference)`, () => packagesLayer(c, base, { work: dir, ...chroot }))] : []),
+      node,
+      step(`${c.name}: switchyard layer (npm install --omit=dev)`, () => appLayer(c, { work: dir, tarballs, closure: closures.get(c.name)!, sourceDateEpoch: git.sourceDateEpoch, runner })),
     ];
     const image = step(`${c.name}: assemble (umoci)`, () =>
       assemble({
@@ -153,11 +183,12 @@ export function buildImages(o: BuildOptions): BuildResult {
     const out = join(o.out, `${c.name}.oci.tar`);
     step(`${c.name}: oci archive`, () => archive({ layout: image.layout, reference, out, sourceDateEpoch: git.sourceDateEpoch, runner }));
     // The layer tars stay (report.json names them; --verify lists their entries); the trees and the layout are in the archive.
-    for (const d of ['app-root', 'node-root', 'node-x', 'layout']) rmSync(join(dir, d), { recursive: true, force: true });
+    for (const d of ['app-root', 'layout']) rmSync(join(dir, d), { recursive: true, force: true });
     const { layout: _layout, ...report } = image;
     images.push({ ...report, archive: out });
   }
-  const result: BuildResult = { revision, sourceDateEpoch: git.sourceDateEpoch, images, seconds: (Date.now() - started) / 1000, steps, loadAverage: { start: loadStart, end: loadavg() } };
+  for (const d of ['node-root', 'node-x']) rmSync(join(work, d), { recursive: true, force: true });
+  const result: BuildResult = { revision, sourceDateEpoch: git.sourceDateEpoch, images, seconds: (Date.now() - started) / 1000, cpuSeconds: round(cpuSeconds() - cpuStart), steps, loadAverage: { start: loadStart, end: loadavg() } };
   writeFileSync(join(o.out, 'report.json'), `${JSON.stringify(result, null, 2)}\n`);
   return result;
 }

@@ -81,7 +81,8 @@ function build(argv: readonly string[]): number {
 function print(r: BuildResult): void {
   process.stdout.write(`${sizeTable(r.images)}\n`);
   for (const i of r.images) process.stdout.write(`${i.reference} ${i.manifestDigest} ${i.archive}\n`);
-  process.stdout.write(`revision ${r.revision}, SOURCE_DATE_EPOCH ${r.sourceDateEpoch}, ${r.seconds.toFixed(0)} s, load average ${r.loadAverage.start.map((x) => x.toFixed(1)).join(' ')} -> ${r.loadAverage.end.map((x) => x.toFixed(1)).join(' ')}\n`);
+  for (const st of r.steps) process.stdout.write(`  ${st.step}: ${st.seconds.toFixed(1)} s (CPU ${st.cpuSeconds.toFixed(1)} s)\n`);
+  process.stdout.write(`revision ${r.revision}, SOURCE_DATE_EPOCH ${r.sourceDateEpoch}, ${r.seconds.toFixed(0)} s (CPU ${r.cpuSeconds.toFixed(0)} s), load average ${r.loadAverage.start.map((x) => x.toFixed(1)).join(' ')} -> ${r.loadAverage.end.map((x) => x.toFixed(1)).join(' ')}\n`);
 }
 
 /** Flags of `manifest`, kubectl-style long names of the ManifestOptions fields. */
