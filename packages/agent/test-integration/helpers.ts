@@ -25,7 +25,10 @@ export const NATIVE_PLUGIN = join(PKG_DIR, 'dist', 'switchyard-cni-native');
 let netnsHelperBuilt: Promise<string> | undefined;
 export function buildNetnsHelper(): Promise<string> {
   netnsHelperBuilt ??= (async () => {
-    const out = join(mkdtempSync(join(tmpdir(), 'sy-netns-')), 'switchyard-netns');
+    const dir = mkdtempSync(join(tmpdir(), 'sy-netns-'));
+    // Removed when the test file's process ends (every test of the file shares the one build).
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const out = join(dir, 'switchyard-netns');
     await run(['cc', '-O2', '-Wall', '-Wextra', '-o', out, join(PKG_DIR, 'native', 'switchyard-netns.c')]);
     return out;
   })();

@@ -2,7 +2,7 @@
 import type { FlowTransport } from '@switchyard/openflow';
 import { normalizeFlow, type Flow, type OfMessage } from '@switchyard/openflow/codec';
 import { flowKey, makeCookie, parseCookie, type NodeConfig } from '@switchyard/openflow-pipeline';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FlowSync, vswitchdControlSocket } from '../src/flow-sync';
@@ -293,8 +293,11 @@ describe('datapath flush after policy changes (issue 13: stale userspace megaflo
 });
 
 describe('vswitchdControlSocket', () => {
+  const made: string[] = [];
+  afterAll(() => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
   const dir = (files: Record<string, string>): string => {
     const d = mkdtempSync(join(tmpdir(), 'vsctl-'));
+    made.push(d);
     for (const [n, c] of Object.entries(files)) writeFileSync(join(d, n), c);
     return d;
   };

@@ -4,9 +4,9 @@
 // real TCP probes between the pods' network namespaces, and `--node` reaches the agent through the
 // API server's node proxy.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { YARDCTL_BIN } from './built';
 
 const ROOT = join(__dirname, '../../..');
@@ -114,6 +114,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (existsSync(join(labDir, 'state.json'))) await exec(LAB, ['--lab-dir', labDir, 'down'], { timeoutMs: 120_000 });
+  rmSync(dirname(labDir), { recursive: true, force: true });
 }, 150_000);
 
 type Outcome = 'connected' | 'refused' | 'timeout';

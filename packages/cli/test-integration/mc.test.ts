@@ -1,7 +1,7 @@
 // yardctl mc against three embedded API servers (leader north, members west and east) with the
 // multi-cluster reconcilers of @switchyard/multicluster running: init, join, get, leave, destroy,
 // each checked against the API objects.
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCrds } from '@switchyard/apis';
@@ -61,6 +61,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all([leader?.stop(), ...members.map((m) => m.stop())]);
   await Promise.all([north?.api.stop(), west?.api.stop(), east?.api.stop()]);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 describe('yardctl mc', () => {

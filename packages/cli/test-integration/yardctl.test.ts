@@ -1,7 +1,7 @@
 // yardctl against a real API server (tools/kube-api, TLS) and the switchyard-controller binary:
 // outputs are compared with kubectl and with the policy compiler run offline on the same objects.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadCrds } from '@switchyard/apis';
@@ -32,6 +32,7 @@ let env: NodeJS.ProcessEnv;
 let controller: ChildProcess | undefined;
 let controllerLog = '';
 let k: Kubectl;
+let dir: string | undefined;
 const kubectl = (args: string[], stdin?: string): Promise<string> => k.ok(args, stdin);
 const apply = (...docs: unknown[]): Promise<string> => k.apply(...docs);
 /** The real yardctl, as a child process: the built binary (built in beforeAll). */
@@ -72,7 +73,7 @@ beforeAll(async () => {
   // The kubelet's job: report the pod IPs.
   for (const [ns, name, ip] of PODS) await kubectl(['patch', 'pod', name, '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase: 'Running', podIP: ip, podIPs: [{ ip }] } })]);
   await apply(...POLICIES);
-  const dir = mkdtempSync(join(tmpdir(), 'yardctl-it-'));
+  dir = mkdtempSync(join(tmpdir(), 'yardctl-it-'));
   const caFile = join(dir, 'front-proxy-ca.crt');
   writeFileSync(caFile, api.caPem);
   controller = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'packages/controller/src/cli.ts'), '--kubeconfig', api.kubeconfigPath, '--port', String(port), '--bind-address', '127.0.0.1', '--requestheader-client-ca-file', caFile], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -90,6 +91,7 @@ beforeAll(async () => {
 afterAll(async () => {
   controller?.kill('SIGKILL');
   await api?.stop();
+  if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
 /** The same objects, compiled offline: the independent ground truth for groups and explain. */
@@ -178,9 +180,11 @@ test('a missing object exits 1 with NotFound; a bad kubeconfig exits 1 with a cl
   const nf = await yardctl(['get', 'ag', 'no-such-group']);
   expect(nf.code).toBe(1);
   expect(nf.stderr).toContain('NotFound');
-  const bad = join(mkdtempSync(join(tmpdir(), 'yardctl-bad-')), 'config');
+  const badDir = mkdtempSync(join(tmpdir(), 'yardctl-bad-'));
+  const bad = join(badDir, 'config');
   writeFileSync(bad, 'this: is: not a kubeconfig');
   const r = await yardctl(['-k', bad, 'get', 'netpol']);
+  rmSync(badDir, { recursive: true, force: true });
   expect(r.code).toBe(1);
   expect(r.stderr).toMatch(/^error: invalid kubeconfig /);
   expect(r.stdout).toBe('');

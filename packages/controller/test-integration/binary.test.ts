@@ -1,6 +1,6 @@
 // The switchyard-controller binary: config file + flags + kubeconfig, serves until SIGTERM.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +54,7 @@ test('starts from antrea-controller.conf keys and flags, becomes ready, logs JSO
   child = undefined;
   const lines = out.split('\n').filter((l) => l.startsWith('{'));
   expect(lines.some((l) => (JSON.parse(l) as { msg?: string }).msg === 'switchyard-controller started')).toBe(true);
+  rmSync(dir, { recursive: true, force: true });
 });
 
 test('the controller objects of build/yamls/switchyard.yml apply to the API server', async () => {

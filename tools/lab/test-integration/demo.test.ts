@@ -14,7 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const BIN = join(__dirname, '../bin/demo');
-let labDir = mkdtempSync(join(tmpdir(), 'switchyard-demo-test-'));
+/** Where the demo ran its lab (`down` removes it): a temporary directory when this file runs the demo. */
+let labDir = '';
 
 interface Row { service: string; clusterIP: string; node?: string; verdict: string; connections?: string; byPodIP?: string }
 interface Step { title: string; client: string; rows: Row[] }
@@ -71,6 +72,7 @@ beforeAll(async () => {
     return;
   }
   process.stdout.write(`demo test: running the demo (${t})\n`);
+  labDir = mkdtempSync(join(tmpdir(), 'switchyard-demo-test-'));
   await new Promise<void>((resolve) => {
     execFile(BIN, ['--lab-dir', labDir], { encoding: 'utf8', timeout: 240_000, maxBuffer: 16 << 20 }, (err, out, errOut) => {
       stdout = out;
