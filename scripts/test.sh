@@ -16,7 +16,10 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export NX_DAEMON=false NX_NO_CLOUD=true NX_TUI=false FORCE_COLOR=0 NO_COLOR=1
-work=$(mktemp -d)
+# The run's logs (test.log, each suite's output, the stage times) stay in $work for reading a red
+# run; the runs before the last five are removed (each directory is ours: named for this script).
+work=$(mktemp -d /tmp/switchyard-test.XXXXXX)
+ls -dt /tmp/switchyard-test.* 2>/dev/null | tail -n +6 | xargs -r rm -rf --
 log=$work/test.log
 times=$work/stages
 export SWITCHYARD_TEST_TIMES=$work/files
@@ -159,8 +162,10 @@ fi
 echo
 if [ -n "$failed_stage" ]; then
   echo "first failing stage: $failed_stage"
+  echo "logs: $work"
   echo "$passed passed, $((failedn > 0 ? failedn : 1)) failed"
   exit 1
 fi
+echo "logs: $work"
 echo "$passed passed, $failedn failed"
 [ "$failedn" = 0 ]
