@@ -3,7 +3,8 @@
 // switchyard-mc-controller everywhere. A Service exported from west is reached from a pod in east by
 // its imported antrea-mc-<name> ClusterIP through both gateways; a west pod IP is reached directly
 // (enablePodToPodConnectivity); the Service stays reachable after west's gateway Node goes NotReady
-// and after east's loses its gateway annotation.
+// and after east's loses its gateway annotation. Both clusters are dual-stack (the tunnels IPv4):
+// a dual-stack Service exported from west is imported dual-stack and reached over IPv6 and IPv4.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,7 +27,7 @@ let client: PodEnd;
 let server: PodEnd;
 
 beforeAll(async () => {
-  ({ mcl, west, east, server, client } = await multiclusterLabWithPods({ labDir, nodes: 2 }));
+  ({ mcl, west, east, server, client } = await multiclusterLabWithPods({ labDir, nodes: 2, ipFamily: 'dual' }));
 }, 240_000);
 
 afterAll(async () => {
@@ -68,6 +69,44 @@ describe('multi-cluster lab: west and east on one fabric', () => {
   it('a pod in east reaches a west pod IP (enablePodToPodConnectivity)', async () => {
     expect(server.ip.startsWith('10.11.2.')).toBe(true);
     await eventuallyPong('east client -> west pod IP', client.netns, server.ip, 80, 30_000);
+  });
+
+  it('dual-stack: a pod in east reaches a dual-stack Service exported from west over IPv6 and IPv4, and a west pod IPv6 address', async () => {
+    const westGw = west.lab.state.nodes[0]!;
+    const eastGw = east.lab.state.nodes[0]!;
+    // ClusterInfo carries the IPv6 gateway address and CIDRs.
+    await waitFor('east imports west\'s IPv6 ClusterInfo', async () => {
+      const info = await east.kube.request<{ spec: { gatewayInfos?: { gatewayIPv6?: string }[]; serviceCIDRv6?: string; podCIDRs?: string[] } }>('GET', '/apis/multicluster.crd.antrea.io/v1alpha1/namespaces/kube-system/clusterinfoimports/test-cluster-west-clusterinfo');
+      return info.spec.gatewayInfos?.[0]?.gatewayIPv6 === westGw.nodeIPv6 && info.spec.serviceCIDRv6 === west.plan.serviceCIDRv6 && (info.spec.podCIDRs ?? []).includes(west.plan.podCIDRv6);
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+    await west.kube.request('POST', '/api/v1/namespaces/default/services', {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'nginx-dual', namespace: 'default' },
+      spec: { selector: { app: 'nginx' }, ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'], ports: [{ name: 'tcp80', protocol: 'TCP', port: 80, targetPort: 80 }] },
+    });
+    const t0 = Date.now();
+    await west.kube.request('POST', '/apis/multicluster.x-k8s.io/v1alpha1/namespaces/default/serviceexports', { apiVersion: 'multicluster.x-k8s.io/v1alpha1', kind: 'ServiceExport', metadata: { name: 'nginx-dual', namespace: 'default' } });
+    let ips: string[] = [];
+    await waitFor('antrea-mc-nginx-dual imported into east with both families', async () => {
+      const svc = await east.kube.request<{ spec?: { clusterIPs?: string[] } }>('GET', '/api/v1/namespaces/default/services/antrea-mc-nginx-dual').catch(() => undefined);
+      ips = svc?.spec?.clusterIPs ?? [];
+      return ips.length === 2;
+    }, { timeoutMs: 60_000, intervalMs: 100 });
+    const [v4, v6] = ips as [string, string];
+    expect(v4.startsWith('10.112.')).toBe(true);
+    expect(v6.startsWith('fd00:112:')).toBe(true);
+    await waitFor('ServiceImport nginx-dual in east with both ClusterIPs', async () => {
+      const si = await east.kube.request<{ spec: { ips?: string[]; ipFamilies?: string[] } }>('GET', '/apis/multicluster.x-k8s.io/v1alpha1/namespaces/default/serviceimports/nginx-dual').catch(() => undefined);
+      return JSON.stringify(si?.spec.ips) === JSON.stringify(ips) && JSON.stringify(si?.spec.ipFamilies) === '["IPv4","IPv6"]';
+    }, { timeoutMs: 60_000, intervalMs: 100 });
+    await eventuallyPong('east client -> antrea-mc-nginx-dual over IPv6', client.netns, v6, 80);
+    process.stdout.write(`multicluster: dual-stack ServiceExport -> IPv6 traffic ${Date.now() - t0} ms\n`);
+    await eventuallyPong('east client -> antrea-mc-nginx-dual over IPv4', client.netns, v4, 80, 30_000);
+    // The IPv6 path: west's node2 saw the connection from east's Gateway's IPv6 address (its SNAT), to the nginx pod's IPv6 address.
+    const ct = await run(['ovs-appctl', '-t', west.lab.state.nodes[1]!.vswitchdCtl, 'dpctl/dump-conntrack']);
+    expect(server.ipv6).toBeDefined();
+    expect(ct.stdout).toContain(`src=${eastGw.nodeIPv6!},dst=${server.ipv6!},`);
+    // Pod to pod over IPv6.
+    await eventuallyPong('east client -> west pod IPv6 address', client.netns, server.ipv6!, 80, 30_000);
   });
 
   it('keeps the Service reachable after west gateway node1 goes NotReady (node2 takes over)', async () => {
