@@ -166,8 +166,12 @@ describe('stretched NetworkPolicy across the ClusterSet', () => {
     // Stays dropped; the other pod (another label identity) still gets through.
     for (let i = 0; i < 3; i++) expect(await pong(client.netns, server.ip, 80)).toBe(false);
     await eventuallyPong('east other -> west pod IP under the policy', other.netns, server.ip, 80, 10_000);
+    // Dual-stack: the label identity rides IPv6 traffic too (east tags the client's IPv6 address).
+    for (let i = 0; i < 3; i++) expect(await pong(client.netns, server.ipv6!, 80)).toBe(false);
+    await eventuallyPong('east other -> west pod IPv6 address under the policy', other.netns, server.ipv6!, 80, 10_000);
     await west.kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/drop-clusterset-clients');
     await eventuallyPong('east client -> west pod IP after the policy is gone', client.netns, server.ip, 80, 30_000);
+    await eventuallyPong('east client -> west pod IPv6 address after the policy is gone', client.netns, server.ipv6!, 80, 30_000);
   });
 
   it('an east ACNP dropping egress toServices nginx with scope ClusterSet stops the client reaching antrea-mc-nginx, not the west pod IP', async () => {
