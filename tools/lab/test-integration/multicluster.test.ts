@@ -174,14 +174,14 @@ describe('stretched NetworkPolicy across the ClusterSet', () => {
     await eventuallyPong('east client -> west pod IPv6 address after the policy is gone', client.netns, server.ipv6!, 80, 30_000);
   });
 
-  it('an east ACNP dropping egress toServices nginx with scope ClusterSet stops the client reaching antrea-mc-nginx, not the west pod IP', async () => {
+  it('an east ACNP dropping egress toServices nginx (and nginx-dual) with scope ClusterSet stops the client reaching antrea-mc-nginx (and antrea-mc-nginx-dual over IPv6), not the west pod IP', async () => {
     const svc = await east.kube.request<{ spec: { clusterIP: string } }>('GET', '/api/v1/namespaces/default/services/antrea-mc-nginx');
     await eventuallyPong('east client -> antrea-mc-nginx before', client.netns, svc.spec.clusterIP, 80, 30_000);
     await east.kube.request('POST', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies', {
       apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterNetworkPolicy', metadata: { name: 'no-clusterset-nginx' },
       spec: {
         priority: 1, tier: 'securityops', appliedTo: [{ podSelector: { matchLabels: { app: 'client' } } }],
-        egress: [{ action: 'Drop', toServices: [{ name: 'nginx', namespace: 'default', scope: 'ClusterSet' }] }],
+        egress: [{ action: 'Drop', toServices: [{ name: 'nginx', namespace: 'default', scope: 'ClusterSet' }, { name: 'nginx-dual', namespace: 'default', scope: 'ClusterSet' }] }],
       },
     });
     await policyRealized(east, 'no-clusterset-nginx');
@@ -189,12 +189,17 @@ describe('stretched NetworkPolicy across the ClusterSet', () => {
     // retransmission at 1 s. Realized can come before the drop holds (the ClusterSet Service
     // reference is resolved on the agent apart from the rule): waited on as state, then three
     // exchanges in a row blocked.
-    const firstSynAnswered = async (): Promise<boolean> =>
-      (await run(['ip', 'netns', 'exec', client.netns, 'socat', '-T1', '-', `TCP:${svc.spec.clusterIP}:80,connect-timeout=0.6`], { allowFailure: true, timeoutMs: 5000, input: '' })).stdout.includes('pong');
+    const firstSynAnswered = async (ip = svc.spec.clusterIP): Promise<boolean> =>
+      (await run(['ip', 'netns', 'exec', client.netns, 'socat', '-T1', '-', `TCP:${ip.includes(':') ? `[${ip}]` : ip}:80,connect-timeout=0.6`], { allowFailure: true, timeoutMs: 5000, input: '' })).stdout.includes('pong');
     const realizedAt = Date.now();
     await waitFor('the toServices drop to hold', async () => !(await firstSynAnswered()), { timeoutMs: 30_000, intervalMs: 200 });
     process.stdout.write(`multicluster: ClusterSet toServices drop: the first blocked exchange ended ${Date.now() - realizedAt} ms after Realized\n`);
     for (let i = 0; i < 3; i++) expect(await firstSynAnswered()).toBe(false);
+    // Dual-stack: the imported dual-stack Service is dropped over IPv6 too.
+    const dual = await east.kube.request<{ spec: { clusterIPs: string[] } }>('GET', '/api/v1/namespaces/default/services/antrea-mc-nginx-dual');
+    const dualV6 = dual.spec.clusterIPs.find((ip) => ip.includes(':'))!;
+    await waitFor('the toServices drop to hold over IPv6', async () => !(await firstSynAnswered(dualV6)), { timeoutMs: 30_000, intervalMs: 200 });
+    for (let i = 0; i < 3; i++) expect(await firstSynAnswered(dualV6)).toBe(false);
     // A client that waits 4 s: its SYN retransmissions belong to a connection the first SYN left
     // committed and DNATed in conntrack, so they skip the Service load balancing; the rule matches
     // the Service group id EndpointDNAT put into ct_label (a drop of 2026-11-29 let them through).
@@ -203,5 +208,6 @@ describe('stretched NetworkPolicy across the ClusterSet', () => {
     await eventuallyPong('east client -> west pod IP under the toServices rule', client.netns, server.ip, 80, 10_000);
     await east.kube.request('DELETE', '/apis/crd.antrea.io/v1beta1/clusternetworkpolicies/no-clusterset-nginx');
     await eventuallyPong('east client -> antrea-mc-nginx after the policy is gone', client.netns, svc.spec.clusterIP, 80, 30_000);
+    await eventuallyPong('east client -> antrea-mc-nginx-dual over IPv6 after the policy is gone', client.netns, dualV6, 80, 30_000);
   });
 });
