@@ -380,7 +380,7 @@ export class MemberController {
     let writes = await converge(this.o.kube, SERVICES, plan.services as unknown as KubeObject[], mine(this.services), (o) => {
       const spec = o['spec'] as Service['spec'];
       // Families only where the import names them (an import from an exporter that does not leaves the server's default alone).
-      return { metadata: { annotations: o.metadata['annotations'] }, spec: { type: spec?.type, ports: spec?.ports, ...(spec?.ipFamilies ? { ipFamilies: spec.ipFamilies, ipFamilyPolicy: spec.ipFamilyPolicy } : {}) } };
+      return { metadata: { annotations: o.metadata['annotations'] }, spec: { type: spec?.type, ports: spec?.ports, ...(spec?.ipFamilyPolicy ? { ipFamilyPolicy: spec.ipFamilyPolicy } : {}), ...(spec?.ipFamilies ? { ipFamilies: spec.ipFamilies } : {}) } };
     });
     writes += await converge(this.o.kube, ENDPOINTS, plan.endpoints as unknown as KubeObject[], mine(this.endpoints), (o) => ({ metadata: { annotations: o.metadata['annotations'] }, subsets: o['subsets'] }));
     const sis = plan.serviceImports.map(({ status: _status, ...rest }) => rest);

@@ -55,9 +55,11 @@ export function serviceImportPlan(input: ImportInput): ImportPlan {
     }
     const ports: ServicePort[] = svc.spec.serviceImport?.spec.ports ?? [];
     const clusters = svc.spec.clusters ?? [];
-    // The exported families (a dual-stack export: both, as PreferDualStack, so a single-stack importing cluster still gets its own family).
+    // The exported families. A dual-stack export: PreferDualStack without naming the families, so
+    // the server gives both in its own order on a dual-stack cluster and its one family on a
+    // single-stack cluster (kube-apiserver refuses a named family it is not configured for).
     const ipFamilies = svc.spec.serviceImport?.spec.ipFamilies ?? [];
-    const families = ipFamilies.length === 0 ? {} : { ipFamilies: [...ipFamilies], ipFamilyPolicy: ipFamilies.length > 1 ? ('PreferDualStack' as const) : ('SingleStack' as const) };
+    const families = ipFamilies.length === 0 ? {} : ipFamilies.length > 1 ? { ipFamilyPolicy: 'PreferDualStack' as const } : { ipFamilies: [...ipFamilies], ipFamilyPolicy: 'SingleStack' as const };
     plan.services.push({
       metadata: { name: local, namespace: ns, annotations: imported },
       spec: { type: 'ClusterIP', ports: ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP', targetPort: p.port })), ...families },

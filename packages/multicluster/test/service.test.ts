@@ -114,8 +114,9 @@ describe('a dual-stack Service across clusters', () => {
     const ris = mergeServiceExports(exported, 'antrea-multicluster', NOW).resourceImports;
     expect(ris[0]!.spec.serviceImport?.spec.ipFamilies).toEqual(['IPv4', 'IPv6']);
     const p = serviceImportPlan({ resourceImports: ris, service: () => undefined, namespaceExists: () => true });
-    // PreferDualStack: a single-stack importing cluster still gets its own family.
-    expect(p.services[0]!.spec).toMatchObject({ ipFamilies: ['IPv4', 'IPv6'], ipFamilyPolicy: 'PreferDualStack' });
+    // PreferDualStack without naming the families: a single-stack importing cluster still gets its own family.
+    expect(p.services[0]!.spec).toMatchObject({ ipFamilyPolicy: 'PreferDualStack' });
+    expect(p.services[0]!.spec).not.toHaveProperty('ipFamilies');
     expect(p.endpoints[0]!.subsets?.[0]?.addresses).toEqual([{ ip: '10.96.0.10' }, { ip: 'fd00:96::a' }]);
     const allocated: Service = { metadata: { name: 'antrea-mc-nginx', namespace: 'default', annotations: { [IMPORTED_ANNOTATION]: 'true' } }, spec: { clusterIP: '10.112.0.7', clusterIPs: ['10.112.0.7', 'fd00:112::7'], ipFamilies: ['IPv4', 'IPv6'] } };
     expect(serviceImportPlan({ resourceImports: ris, service: () => allocated, namespaceExists: () => true }).serviceImports[0]!.spec).toMatchObject({ ips: ['10.112.0.7', 'fd00:112::7'], ipFamilies: ['IPv4', 'IPv6'] });
