@@ -140,3 +140,48 @@ describe('pod MTU with WireGuard between the gateways', () => {
     expect(agentContext(resolveAgentOptions({ ...base, multicluster: mc })).mtu).toBe(1450);
   });
 });
+
+describe('dual-stack clusters', () => {
+  const DUAL = { metadata: { name: 'east-clusterinfo' }, spec: { clusterID: 'east', gatewayInfos: [{ gatewayIP: '192.168.77.21', gatewayIPv6: 'fd00:77::21' }], serviceCIDR: '10.96.2.0/24', serviceCIDRv6: 'fd00:96:2::/108', podCIDRs: ['10.20.0.0/16', 'fd00:20::/48'] } };
+
+  test('reads the IPv6 gateway address and service CIDR of a ClusterInfoImport', () => {
+    expect(remoteClusterFacts(DUAL)).toEqual({ clusterID: 'east', gatewayIPs: ['192.168.77.21'], gatewayIPv6: 'fd00:77::21', serviceCIDR: '10.96.2.0/24', serviceCIDRv6: 'fd00:96:2::/108', podCIDRs: ['10.20.0.0/16', 'fd00:20::/48'] });
+  });
+
+  test('routes the IPv6 CIDRs to the same gateway and knows its IPv6 address; the local Gateway SNATs IPv6 to its own', () => {
+    const rc = remoteClusterFacts(DUAL)!;
+    const gw = gatewayFacts({ metadata: { name: 'west-node1' }, gatewayIP: '192.168.77.11', internalIP: '192.168.77.11', gatewayIPv6: 'fd00:77::11' })!;
+    const spec = multiclusterSpecOf({ nodeName: 'west-node1', gateways: [gw], remoteClusters: [rc], podToPod: true })!;
+    expect(spec.gatewayIPv6).toBe('fd00:77::11');
+    expect(spec.remoteClusters).toEqual([{ cidrs: ['10.96.2.0/24', 'fd00:96:2::/108', '10.20.0.0/16', 'fd00:20::/48'], gatewayIP: '192.168.77.21', gatewayIPv6: 'fd00:77::21' }]);
+    // Without pod-to-pod connectivity: both service CIDRs, no pod CIDR.
+    expect(multiclusterSpecOf({ nodeName: 'west-node2', gateways: [gw], remoteClusters: [rc], podToPod: false })!.remoteClusters[0]!.cidrs).toEqual(['10.96.2.0/24', 'fd00:96:2::/108']);
+  });
+
+  test('IPv6 fields that are not IPv6 are left out, each named with its field and value; the IPv4 routes stay', () => {
+    const bad = { metadata: { name: 'east-clusterinfo' }, spec: { ...DUAL.spec, gatewayInfos: [{ gatewayIP: '192.168.77.21', gatewayIPv6: '192.168.77.22' }], serviceCIDRv6: '10.97.0.0/16', podCIDRs: ['10.20.0.0/16', 'fd00:20::/300'] } };
+    const rc = remoteClusterFacts(bad)!;
+    expect(rc.problems).toEqual([
+      'ClusterInfoImport east-clusterinfo: spec.podCIDRs[1] "fd00:20::/300" is not a CIDR',
+      'ClusterInfoImport east-clusterinfo: spec.serviceCIDRv6 "10.97.0.0/16" is not an IPv6 CIDR',
+      'ClusterInfoImport east-clusterinfo: spec.gatewayInfos[0].gatewayIPv6 "192.168.77.22" is not an IPv6 address',
+    ]);
+    const spec = multiclusterSpecOf({ nodeName: 'x', gateways: [GW], remoteClusters: [rc], podToPod: true })!;
+    expect(spec.remoteClusters).toEqual([{ cidrs: ['10.96.2.0/24', '10.20.0.0/16'], gatewayIP: '192.168.77.21' }]);
+    // A Gateway's gatewayIPv6 that is not IPv6 is not used for SNAT.
+    expect(gatewayFacts({ metadata: { name: 'n' }, gatewayIP: '192.168.77.11', internalIP: '192.168.77.11', gatewayIPv6: '10.0.0.1' })).toEqual({ name: 'n', gatewayIP: '192.168.77.11', internalIP: '192.168.77.11' });
+  });
+
+  test('WireGuard between the gateways keeps to IPv4: no IPv6 CIDR in the spec nor among the peers\' allowed IPs', () => {
+    const rc = { ...remoteClusterFacts(DUAL)!, wireGuardPublicKey: Buffer.alloc(32, 1).toString('base64') };
+    const spec = multiclusterSpecOf({ nodeName: 'west-node1', gateways: [{ ...GW, gatewayIPv6: 'fd00:77::11' }], remoteClusters: [rc], podToPod: true, wireGuard: true })!;
+    expect(spec.remoteClusters).toEqual([{ cidrs: ['10.96.2.0/24', '10.20.0.0/16'], gatewayIP: '192.168.77.21' }]);
+    expect(spec.gatewayIPv6).toBeUndefined();
+    expect(gatewayWireGuardPlan(spec, [rc], 51821).peers[0]!.allowedIPs).toEqual(['10.96.2.0/24', '10.20.0.0/16']);
+  });
+
+  test('a dual-stack pod has its label identity on both addresses', () => {
+    const ids = new Map([['ns:&pod:app=client', 9]]);
+    expect(podLabelIdentities([{ namespace: 'default', labels: { app: 'client' }, ip: '10.10.1.5', ips: ['10.10.1.5', 'fd00:10:1::5'] }], new Map([['default', {}]]), ids)).toEqual([{ ip: '10.10.1.5', id: 9 }, { ip: 'fd00:10:1::5', id: 9 }]);
+  });
+});

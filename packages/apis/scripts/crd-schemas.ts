@@ -398,6 +398,7 @@ const serviceImportSpec = (): Schema =>
     {
       ports: arr(servicePort()),
       ips: arr(ip()),
+      ipFamilies: arr(enumOf('IPv4', 'IPv6'), { maxItems: 2 }),
       type: enumOf('ClusterSetIP', 'Headless'),
       sessionAffinity: enumOf('ClientIP', 'None'),
       sessionAffinityConfig: obj({ clientIP: obj({ timeoutSeconds: int(1, 86400) }) }),
@@ -407,8 +408,9 @@ const serviceImportSpec = (): Schema =>
 const clusterInfo = (): Schema =>
   obj({
     clusterID: str(),
-    gatewayInfos: arr(obj({ gatewayIP: ip() }, ['gatewayIP'])),
+    gatewayInfos: arr(obj({ gatewayIP: ip(), gatewayIPv6: ip() }, ['gatewayIP'])),
     serviceCIDR: cidr(),
+    serviceCIDRv6: cidr(),
     podCIDRs: arr(cidr()),
     wireGuard: obj({ publicKey: str() }),
   });
@@ -709,7 +711,7 @@ export const crdDefinitions: CrdDef[] = [
     group: MC, kind: 'Gateway', plural: 'gateways', singular: 'gateway', scope: 'Namespaced', shortNames: ['gw'],
     versions: [{
       name: 'v1alpha1', storage: true, required: ['gatewayIP', 'internalIP'],
-      properties: { gatewayIP: ip(), internalIP: ip(), serviceCIDR: cidr(), wireGuard: obj({ publicKey: str() }) },
+      properties: { gatewayIP: ip(), internalIP: ip(), gatewayIPv6: ip(), internalIPv6: ip(), serviceCIDR: cidr(), serviceCIDRv6: cidr(), wireGuard: obj({ publicKey: str() }) },
       columns: [
         stringColumn('Gateway IP', '.gatewayIP'),
         stringColumn('Internal IP', '.internalIP'),

@@ -19,7 +19,7 @@ const program = new Command('switchyard-mc-controller')
   .requiredOption('--mode <mode>', 'leader or member')
   .option('--kubeconfig <file>', 'kubeconfig of this cluster (default: in-cluster config)')
   .option('--namespace <ns>', 'namespace of this controller (ClusterSet, token Secret, common area)', process.env.POD_NAMESPACE)
-  .option('--config <file>', 'controller_manager_config.yaml (MultiClusterConfig keys: serviceCIDR, podCIDRs, gatewayIPPrecedence, endpointIPType, enableStretchedNetworkPolicy)')
+  .option('--config <file>', 'controller_manager_config.yaml (MultiClusterConfig keys: serviceCIDR, serviceCIDRv6, podCIDRs, gatewayIPPrecedence, endpointIPType, enableStretchedNetworkPolicy)')
   .option('--configmap [name]', `read the MultiClusterConfig from this ConfigMap in --namespace, key ${CONTROLLER_CONFIG_KEY} (default name ${CONTROLLER_CONFIGMAP}; read by default in-cluster)`)
   .option('--clusterset-id <id>', 'ClusterSet ID; the ClusterSet must be named so (default: its name)')
   .option('--endpoint-ip-type <type>', 'ClusterIP or PodIP (overrides the config file)')
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     throw new MulticlusterError('INVALID_OPTION', `gatewayIPPrecedence must be internal or external, got ${JSON.stringify(precedence)}`, '--gateway-ip-precedence', precedence);
   log.info({ config: file }, 'MultiClusterConfig read');
   const common = { kube, namespace, logger: log, ...(o.clustersetId ? { clusterSetID: o.clustersetId } : {}) };
-  const controller = o.mode === 'leader' ? new LeaderController(common) : new MemberController({ ...common, endpointIPType: endpointIPType as EndpointIPType, enableStretchedNetworkPolicy: stretched, gatewayIPPrecedence: precedence, ...(file.serviceCIDR ? { serviceCIDR: file.serviceCIDR } : {}), ...(file.podCIDRs ? { podCIDRs: file.podCIDRs } : {}) });
+  const controller = o.mode === 'leader' ? new LeaderController(common) : new MemberController({ ...common, endpointIPType: endpointIPType as EndpointIPType, enableStretchedNetworkPolicy: stretched, gatewayIPPrecedence: precedence, ...(file.serviceCIDR ? { serviceCIDR: file.serviceCIDR } : {}), ...(file.serviceCIDRv6 ? { serviceCIDRv6: file.serviceCIDRv6 } : {}), ...(file.podCIDRs ? { podCIDRs: file.podCIDRs } : {}) });
   await controller.start();
   log.info({ namespace }, 'switchyard-mc-controller started');
   onShutdown(() => controller.stop(), { log, timeoutMs: POD_SHUTDOWN_TIMEOUT_MS });

@@ -1,11 +1,11 @@
-// Pure: ClusterInfo exchange. A member with a Gateway exports its ClusterInfo (gateway IPs,
-// service CIDR, pod CIDRs, the Gateway's WireGuard public key); the leader copies each into a ResourceImport; every other member
+// Pure: ClusterInfo exchange. A member with a Gateway exports its ClusterInfo (gateway IPs, and a
+// dual-stack Gateway's gatewayIPv6; service CIDR and serviceCIDRv6; pod CIDRs of both families; the Gateway's WireGuard public key); the leader copies each into a ResourceImport; every other member
 // imports it as ClusterInfoImport `<cluster>-clusterinfo`, what a gateway needs to reach it.
 import type { ClusterInfoImport, Gateway, ResourceExport, ResourceImport } from '@switchyard/apis';
 import { CLUSTER_INFO_KIND, LABEL_SOURCE_CLUSTER, LABEL_SOURCE_KIND, clusterInfoName } from './resources';
 
 /** A member's ClusterInfo ResourceExport, or none without a Gateway. */
-export function clusterInfoExport(input: { clusterID: string; leaderNamespace: string; gateway: Gateway | undefined; serviceCIDR?: string; podCIDRs?: readonly string[] }): ResourceExport[] {
+export function clusterInfoExport(input: { clusterID: string; leaderNamespace: string; gateway: Gateway | undefined; serviceCIDR?: string; serviceCIDRv6?: string; podCIDRs?: readonly string[] }): ResourceExport[] {
   if (!input.gateway) return [];
   return [
     {
@@ -16,8 +16,9 @@ export function clusterInfoExport(input: { clusterID: string; leaderNamespace: s
         kind: CLUSTER_INFO_KIND,
         clusterInfo: {
           clusterID: input.clusterID,
-          gatewayInfos: [{ gatewayIP: input.gateway.gatewayIP }],
+          gatewayInfos: [{ gatewayIP: input.gateway.gatewayIP, ...(input.gateway.gatewayIPv6 ? { gatewayIPv6: input.gateway.gatewayIPv6 } : {}) }],
           ...(input.serviceCIDR ? { serviceCIDR: input.serviceCIDR } : {}),
+          ...(input.serviceCIDRv6 ? { serviceCIDRv6: input.serviceCIDRv6 } : {}),
           ...(input.podCIDRs && input.podCIDRs.length > 0 ? { podCIDRs: [...input.podCIDRs] } : {}),
           ...(input.gateway.wireGuard?.publicKey ? { wireGuard: { publicKey: input.gateway.wireGuard.publicKey } } : {}),
         },

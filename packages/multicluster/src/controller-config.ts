@@ -12,17 +12,21 @@ export const CONTROLLER_CONFIG_KEY = 'controller_manager_config.yaml';
 /** The keys of a MultiClusterConfig this controller uses (others, such as health or webhook, are ignored). */
 export interface ControllerConfig {
   serviceCIDR?: string;
+  /** A dual-stack member's IPv6 Service range (antrea-agent.conf's key name), exported in its ClusterInfo beside `serviceCIDR`. */
+  serviceCIDRv6?: string;
   podCIDRs?: string[];
   gatewayIPPrecedence?: GatewayIPPrecedence;
   endpointIPType?: EndpointIPType;
   enableStretchedNetworkPolicy?: boolean;
 }
 
-function isCidr(v: string): boolean {
+/** The family of a CIDR's text (4 or 6), 0 when it is not one. */
+function cidrFamily(v: string): 0 | 4 | 6 {
   const [ip, len, ...rest] = v.split('/');
   const family = isIP(ip ?? '');
-  return rest.length === 0 && family !== 0 && len !== undefined && /^\d{1,3}$/.test(len) && Number(len) <= (family === 4 ? 32 : 128);
+  return rest.length === 0 && family !== 0 && len !== undefined && /^\d{1,3}$/.test(len) && Number(len) <= (family === 4 ? 32 : 128) ? (family as 4 | 6) : 0;
 }
+const isCidr = (v: string): boolean => cidrFamily(v) !== 0;
 
 /**
  * The options in a parsed MultiClusterConfig document. Empty strings mean unset, as in Antrea's
@@ -39,6 +43,12 @@ export function controllerConfigOf(doc: unknown, source: string): ControllerConf
   if (sc !== undefined && sc !== null && sc !== '') {
     if (typeof sc !== 'string' || !isCidr(sc)) throw bad('serviceCIDR', sc, 'a CIDR such as 10.96.0.0/12');
     out.serviceCIDR = sc;
+  }
+  const sc6 = d['serviceCIDRv6'];
+  if (sc6 !== undefined && sc6 !== null && sc6 !== '') {
+    if (typeof sc6 !== 'string' || cidrFamily(sc6) !== 6) throw bad('serviceCIDRv6', sc6, 'an IPv6 CIDR such as fd00:10:96::/108');
+    if (out.serviceCIDR !== undefined && cidrFamily(out.serviceCIDR) !== 4) throw bad('serviceCIDR', out.serviceCIDR, 'an IPv4 CIDR beside serviceCIDRv6 (a dual-stack cluster)');
+    out.serviceCIDRv6 = sc6;
   }
   const pc = d['podCIDRs'];
   if (pc !== undefined && pc !== null) {

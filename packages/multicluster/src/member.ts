@@ -58,6 +58,8 @@ export interface MemberOptions {
   gatewayIPPrecedence?: GatewayIPPrecedence;
   /** Service CIDR exported in this member's ClusterInfo (MultiClusterConfig `serviceCIDR`). */
   serviceCIDR?: string;
+  /** A dual-stack member's IPv6 Service CIDR, exported beside `serviceCIDR` (MultiClusterConfig `serviceCIDRv6`). */
+  serviceCIDRv6?: string;
   /**
    * Without `serviceCIDR`, discover it from the API server (a refused Service create, as Antrea
    * does) once this member has a Gateway. Default true.
@@ -330,6 +332,7 @@ export class MemberController {
       leaderNamespace: s.namespace,
       gateway,
       ...(serviceCIDR ? { serviceCIDR } : {}),
+      ...(gateway && this.o.serviceCIDRv6 ? { serviceCIDRv6: this.o.serviceCIDRv6 } : {}),
       ...(this.o.podCIDRs ? { podCIDRs: this.o.podCIDRs } : {}),
     });
     const desired = [...plan.resourceExports, ...labelExports, ...clusterInfo];
@@ -374,7 +377,11 @@ export class MemberController {
     });
     for (const sk of plan.skipped) this.log.warn(sk, 'Service import skipped');
     const mine = (c: Map<string, KubeObject>): KubeObject[] => [...c.values()].filter((o) => isImported(o as { metadata: { annotations?: Record<string, string> } }));
-    let writes = await converge(this.o.kube, SERVICES, plan.services as unknown as KubeObject[], mine(this.services), (o) => ({ metadata: { annotations: o.metadata['annotations'] }, spec: { type: (o['spec'] as Service['spec'])?.type, ports: (o['spec'] as Service['spec'])?.ports } }));
+    let writes = await converge(this.o.kube, SERVICES, plan.services as unknown as KubeObject[], mine(this.services), (o) => {
+      const spec = o['spec'] as Service['spec'];
+      // Families only where the import names them (an import from an exporter that does not leaves the server's default alone).
+      return { metadata: { annotations: o.metadata['annotations'] }, spec: { type: spec?.type, ports: spec?.ports, ...(spec?.ipFamilyPolicy ? { ipFamilyPolicy: spec.ipFamilyPolicy } : {}), ...(spec?.ipFamilies ? { ipFamilies: spec.ipFamilies } : {}) } };
+    });
     writes += await converge(this.o.kube, ENDPOINTS, plan.endpoints as unknown as KubeObject[], mine(this.endpoints), (o) => ({ metadata: { annotations: o.metadata['annotations'] }, subsets: o['subsets'] }));
     const sis = plan.serviceImports.map(({ status: _status, ...rest }) => rest);
     writes += await converge(this.o.kube, SERVICE_IMPORTS, sis as unknown as KubeObject[], mine(this.serviceImports), (o) => ({ metadata: { annotations: o.metadata['annotations'] }, spec: o['spec'] }));
@@ -432,7 +439,7 @@ export class MemberController {
       ...(current ? { current } : {}),
       ...(this.o.gatewayIPPrecedence ? { precedence: this.o.gatewayIPPrecedence } : {}),
     });
-    const writes = await converge(this.o.kube, GATEWAYS, gw ? [gw as unknown as KubeObject] : [], this.gateways.values(), (o) => ({ gatewayIP: o['gatewayIP'], internalIP: o['internalIP'], wireGuard: o['wireGuard'] }));
+    const writes = await converge(this.o.kube, GATEWAYS, gw ? [gw as unknown as KubeObject] : [], this.gateways.values(), (o) => ({ gatewayIP: o['gatewayIP'], internalIP: o['internalIP'], gatewayIPv6: o['gatewayIPv6'], internalIPv6: o['internalIPv6'], wireGuard: o['wireGuard'] }));
     if (writes > 0) this.log.info({ gateway: gw?.metadata.name ?? null, gatewayIP: gw?.gatewayIP }, 'Gateway changed');
   }
 

@@ -1,6 +1,7 @@
 // Pure: what a member exports for each ServiceExport (ResourceExports for the leader) and the
 // ServiceExport's Valid condition, from the local Service and Endpoints.
 import type { Condition, EndpointAddress, EndpointPort, Endpoints, ResourceExport, Service, ServiceExport } from '@switchyard/apis';
+import { isIP } from 'node:net';
 import { condition } from './clusterset';
 import { IMPORTED_ANNOTATION, LABEL_SOURCE_CLUSTER, LABEL_SOURCE_KIND, LABEL_SOURCE_NAME, LABEL_SOURCE_NAMESPACE, exportName } from './resources';
 
@@ -16,6 +17,19 @@ export const ExportReason = {
   ImportedService: 'ImportedService',
   Succeed: 'Succeed',
 } as const;
+
+/** IP family names as Services spell them. */
+export type IPFamily = 'IPv4' | 'IPv6';
+
+/**
+ * A Service's ClusterIPs (`spec.clusterIPs`, else `clusterIP`) and their families, primary first:
+ * a dual-stack Service exports both, so the importing clusters can give its import both families.
+ */
+export function serviceClusterIPs(svc: Service): { ips: string[]; families: IPFamily[] } {
+  const spec = svc.spec ?? {};
+  const ips = (spec.clusterIPs && spec.clusterIPs.length > 0 ? spec.clusterIPs : spec.clusterIP ? [spec.clusterIP] : []).filter((ip) => isIP(ip) !== 0);
+  return { ips, families: ips.map((ip) => (isIP(ip) === 6 ? 'IPv6' : 'IPv4')) };
+}
 
 /** Input of {@link serviceExportPlan}. */
 export interface ExportInput {
@@ -72,10 +86,11 @@ export function serviceExportPlan(input: ExportInput): ExportPlan {
       fail(ExportReason.ServiceNoEndpoints, `Service ${ns}/${name} has no ready endpoints`);
       continue;
     }
+    const { ips: clusterIPs, families } = serviceClusterIPs(svc);
     const subsets =
       input.endpointIPType === 'PodIP'
         ? ready
-        : [{ addresses: [{ ip: clusterIP }], ports: ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP' })) }];
+        : [{ addresses: (clusterIPs.length > 0 ? clusterIPs : [clusterIP]).map((ip) => ({ ip })), ports: ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP' })) }];
     const labels = (kind: string): Record<string, string> => ({ [LABEL_SOURCE_CLUSTER]: input.clusterID, [LABEL_SOURCE_KIND]: kind, [LABEL_SOURCE_NAMESPACE]: ns, [LABEL_SOURCE_NAME]: name });
     resourceExports.push({
       metadata: { name: exportName(input.clusterID, ns, name, 'service'), namespace: input.leaderNamespace, labels: labels('Service') },
@@ -84,7 +99,7 @@ export function serviceExportPlan(input: ExportInput): ExportPlan {
         name,
         namespace: ns,
         kind: 'Service',
-        service: { serviceSpec: { ports: ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP' })), type: 'ClusterIP' } },
+        service: { serviceSpec: { ports: ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP' })), type: 'ClusterIP', ...(families.length > 0 ? { ipFamilies: families } : {}) } },
       },
     });
     resourceExports.push({

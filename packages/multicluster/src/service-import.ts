@@ -55,20 +55,30 @@ export function serviceImportPlan(input: ImportInput): ImportPlan {
     }
     const ports: ServicePort[] = svc.spec.serviceImport?.spec.ports ?? [];
     const clusters = svc.spec.clusters ?? [];
+    // The exported families. A dual-stack export: PreferDualStack without naming the families, so
+    // the server gives both in its own order on a dual-stack cluster and its one family on a
+    // single-stack cluster (kube-apiserver refuses a named family it is not configured for).
+    const ipFamilies = svc.spec.serviceImport?.spec.ipFamilies ?? [];
+    const families = ipFamilies.length === 0 ? {} : ipFamilies.length > 1 ? { ipFamilyPolicy: 'PreferDualStack' as const } : { ipFamilies: [...ipFamilies], ipFamilyPolicy: 'SingleStack' as const };
     plan.services.push({
       metadata: { name: local, namespace: ns, annotations: imported },
-      spec: { type: 'ClusterIP', ports: ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP', targetPort: p.port })) },
+      spec: { type: 'ClusterIP', ports: ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP', targetPort: p.port })), ...families },
     });
     plan.endpoints.push({
       metadata: { name: local, namespace: ns, annotations: imported },
       subsets: (eps?.spec.endpoints?.subsets ?? []).map((s) => ({ addresses: s.addresses ?? [], ports: s.ports ?? [] })),
     });
     const clusterIP = existing?.spec?.clusterIP;
+    const clusterIPs = existing?.spec?.clusterIPs && existing.spec.clusterIPs.length > 0 ? existing.spec.clusterIPs : clusterIP ? [clusterIP] : [];
+    const existingFamilies = existing?.spec?.ipFamilies;
     plan.serviceImports.push({
       apiVersion: 'multicluster.x-k8s.io/v1alpha1',
       kind: 'ServiceImport',
       metadata: { name, namespace: ns, annotations: imported },
-      spec: { ports: ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP' })), type: 'ClusterSetIP', ...(clusterIP && clusterIP !== 'None' ? { ips: [clusterIP] } : {}) },
+      spec: { ports: ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP' })), type: 'ClusterSetIP',
+        ...(clusterIP && clusterIP !== 'None' ? { ips: [...clusterIPs] } : {}),
+        ...(clusterIP && clusterIP !== 'None' && existingFamilies && existingFamilies.length === clusterIPs.length ? { ipFamilies: [...existingFamilies] as ('IPv4' | 'IPv6')[] } : {}),
+      },
       status: { clusters: clusters.map((c) => ({ cluster: c })) },
     });
   }

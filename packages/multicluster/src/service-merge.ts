@@ -34,6 +34,11 @@ export function exportProblem(re: ResourceExport): string | undefined {
     if (!Array.isArray(ports)) return `spec.service.serviceSpec.ports must be a list, got ${JSON.stringify(ports ?? null)}`;
     for (const [i, p] of (ports as { port?: unknown }[]).entries())
       if (typeof p?.port !== 'number' || !Number.isInteger(p.port) || p.port < 1 || p.port > 65535) return `spec.service.serviceSpec.ports[${i}].port must be 1..65535, got ${JSON.stringify(p?.port ?? null)}`;
+    const families = re.spec.service?.serviceSpec?.['ipFamilies'];
+    if (families !== undefined) {
+      if (!Array.isArray(families) || families.length > 2) return `spec.service.serviceSpec.ipFamilies must be a list of at most 2 families, got ${JSON.stringify(families)}`;
+      for (const [i, f] of families.entries()) if ((f !== 'IPv4' && f !== 'IPv6') || families.indexOf(f) !== i) return `spec.service.serviceSpec.ipFamilies[${i}] must be IPv4 or IPv6, once, got ${JSON.stringify(f)}`;
+    }
   }
   return undefined;
 }
@@ -104,9 +109,14 @@ export function mergeServiceExports(
       }
     }
     clusters.sort();
+    // The families of every merged export, the first export's first: a dual-stack export anywhere makes the import dual-stack.
+    const ipFamilies: ('IPv4' | 'IPv6')[] = [];
+    for (const re of g.services)
+      if (clusters.includes(re.spec.clusterID ?? ''))
+        for (const f of (re.spec.service?.serviceSpec?.['ipFamilies'] as unknown[] | undefined) ?? []) if ((f === 'IPv4' || f === 'IPv6') && !ipFamilies.includes(f)) ipFamilies.push(f);
     resourceImports.push({
       metadata: { name: importName(g.ns, g.name, 'service'), namespace: leaderNamespace },
-      spec: { clusters, name: g.name, namespace: g.ns, kind: 'ServiceImport', serviceImport: { spec: { ports, type: 'ClusterSetIP' } } },
+      spec: { clusters, name: g.name, namespace: g.ns, kind: 'ServiceImport', serviceImport: { spec: { ports, type: 'ClusterSetIP', ...(ipFamilies.length > 0 ? { ipFamilies } : {}) } } },
     });
     const subsets: { addresses: EndpointAddress[]; ports: EndpointPort[] }[] = [];
     for (const c of clusters) for (const s of g.endpoints.get(c)?.spec.endpoints?.subsets ?? []) subsets.push({ addresses: s.addresses ?? [], ports: s.ports ?? [] });

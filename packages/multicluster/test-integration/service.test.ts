@@ -2,7 +2,7 @@
 // merge when both export, port conflicts, unexport, local Services left alone, stale cleanup.
 import type { Endpoints, ResourceExport, ResourceImport, Service, ServiceExport, ServiceImport } from '@switchyard/apis';
 import { IMPORTED_ANNOTATION, type LeaderController, type MemberController } from '../src';
-import { LEADER_NS, eventually, eventuallyPasses, nginx, serviceExport, startJoinedClusterSet, stopClusterSet, type ClusterSetEnv } from './support';
+import { LEADER_NS, eventually, eventuallyPasses, nginx, serviceExport, startJoinedClusterSet, stopClusterSet, type ClusterSetEnv, type RunningClusterSet } from './support';
 
 let env: ClusterSetEnv;
 let leader: LeaderController;
@@ -181,5 +181,46 @@ it("deleting the leader's ClusterSet removes its ResourceImports and the members
   await eventuallyPasses(async () => {
     expect(await names(['-n', LEADER_NS, 'get', 'resourceimports'])).toEqual([]);
     expect(await names(['-n', LEADER_NS, 'get', 'memberclusterannounces'])).toEqual([]);
+  });
+});
+
+describe('a dual-stack Service exported from a dual-stack west', () => {
+  let dual: RunningClusterSet;
+  beforeAll(async () => {
+    dual = await startJoinedClusterSet({ westServiceCIDR: '10.101.0.0/16,fd00:101::/108' });
+  });
+  afterAll(() => stopClusterSet(dual));
+
+  it('is imported dual-stack in west itself and IPv4-only in the IPv4-only east (PreferDualStack), with both exported ClusterIPs as endpoints', async () => {
+    const { west: w, east: e } = dual.env;
+    await w.kubectl.apply({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'web', namespace: 'default' }, spec: { selector: { app: 'web' }, ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'], ports: [{ name: 'http', port: 80, protocol: 'TCP' }] } });
+    await w.kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-0', namespace: 'default', labels: { app: 'web' } }, spec: { nodeName: 'node-1', containers: [{ name: 'web', image: 'web' }] } });
+    await w.kube.request('PATCH', '/api/v1/namespaces/default/pods/web-0/status', { status: { phase: 'Running', podIP: '10.10.1.7', podIPs: [{ ip: '10.10.1.7' }, { ip: 'fd00:10:1::7' }], conditions: [{ type: 'Ready', status: 'True' }] } }, 'application/merge-patch+json');
+    await w.kubectl.apply(serviceExport('web'));
+    const exported = (await get<Service>(w, ['-n', 'default', 'get', 'svc', 'web']))!;
+    expect(exported.spec?.clusterIPs).toHaveLength(2);
+    // east (IPv4 only): its own family alone.
+    const inEast = await eventually(async () => {
+      const svc = await get<Service>(e, ['-n', 'default', 'get', 'svc', 'antrea-mc-web']);
+      return svc?.spec?.ipFamilyPolicy === 'PreferDualStack' ? svc : undefined;
+    });
+    expect(inEast.spec?.ipFamilies).toEqual(['IPv4']);
+    expect(inEast.spec?.clusterIPs).toEqual([expect.stringMatching(/^10\.102\./)]);
+    const eps = await eventually(() => get<Endpoints>(e, ['-n', 'default', 'get', 'endpoints', 'antrea-mc-web']));
+    expect(eps.subsets?.[0]?.addresses).toEqual(exported.spec!.clusterIPs!.map((ip) => ({ ip })));
+    // west (dual-stack) imports its own export with both families, and its ServiceImport has both ClusterIPs.
+    const inWest = await eventually(async () => {
+      const svc = await get<Service>(w, ['-n', 'default', 'get', 'svc', 'antrea-mc-web']);
+      return svc?.spec?.clusterIPs?.length === 2 ? svc : undefined;
+    });
+    expect(inWest.spec?.ipFamilies).toEqual(['IPv4', 'IPv6']);
+    expect(inWest.spec?.clusterIPs?.[1]).toMatch(/^fd00:101:/);
+    await eventuallyPasses(async () => {
+      const si = await get<ServiceImport>(w, ['-n', 'default', 'get', 'serviceimport', 'web']);
+      expect(si?.spec).toMatchObject({ ips: inWest.spec?.clusterIPs, ipFamilies: ['IPv4', 'IPv6'] });
+    });
+    // The leader's ServiceImport names both families.
+    const ri = await eventually(() => dual.env.leader.kubectl.maybe<ResourceImport>(['-n', LEADER_NS, 'get', 'resourceimport', 'default-web-service']));
+    expect(ri.spec.serviceImport?.spec.ipFamilies).toEqual(['IPv4', 'IPv6']);
   });
 });

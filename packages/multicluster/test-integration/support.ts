@@ -75,9 +75,9 @@ export interface ClusterSetEnv {
   stop(): Promise<void>;
 }
 
-/** Three API servers, the ClusterSets applied with kubectl, member token Secrets copied over. */
-export async function startClusterSet(opts: { leaderDataDir?: string } = {}): Promise<ClusterSetEnv> {
-  const [leader, west, east] = await Promise.all([cluster(LEADER_ID, '10.100.0.0/16', opts.leaderDataDir ? { dataDir: opts.leaderDataDir } : undefined), cluster('test-cluster-west', '10.101.0.0/16'), cluster('test-cluster-east', '10.102.0.0/16')]);
+/** Three API servers, the ClusterSets applied with kubectl, member token Secrets copied over; `westServiceCIDR` (both families: a dual-stack west) replaces west's 10.101.0.0/16. */
+export async function startClusterSet(opts: { leaderDataDir?: string; westServiceCIDR?: string } = {}): Promise<ClusterSetEnv> {
+  const [leader, west, east] = await Promise.all([cluster(LEADER_ID, '10.100.0.0/16', opts.leaderDataDir ? { dataDir: opts.leaderDataDir } : undefined), cluster('test-cluster-west', opts.westServiceCIDR ?? '10.101.0.0/16'), cluster('test-cluster-east', '10.102.0.0/16')]);
   await leader.kubectl.ok(['create', 'namespace', LEADER_NS]);
   await leader.kubectl.apply(memberRole, { apiVersion: 'multicluster.crd.antrea.io/v1alpha2', kind: 'ClusterSet', metadata: { name: CLUSTERSET, namespace: LEADER_NS }, spec: { clusterID: LEADER_ID, leaders: [{ clusterID: LEADER_ID }] } });
   for (const m of [west, east]) {
@@ -121,9 +121,9 @@ type MemberControllerOptions = Parameters<typeof memberController>[1];
  * what was started is stopped before the error is passed on.
  */
 export async function startJoinedClusterSet(
-  opts: { leaderDataDir?: string; leaderClock?: Clock; west?: MemberControllerOptions; east?: MemberControllerOptions; objects?: { west?: unknown[]; east?: unknown[] }; prepare?: (env: ClusterSetEnv) => Promise<unknown> } = {},
+  opts: { leaderDataDir?: string; leaderClock?: Clock; west?: MemberControllerOptions; east?: MemberControllerOptions; objects?: { west?: unknown[]; east?: unknown[] }; prepare?: (env: ClusterSetEnv) => Promise<unknown>; westServiceCIDR?: string } = {},
 ): Promise<RunningClusterSet> {
-  const env = await startClusterSet(opts.leaderDataDir ? { leaderDataDir: opts.leaderDataDir } : {});
+  const env = await startClusterSet({ ...(opts.leaderDataDir ? { leaderDataDir: opts.leaderDataDir } : {}), ...(opts.westServiceCIDR ? { westServiceCIDR: opts.westServiceCIDR } : {}) });
   let running: Partial<RunningClusterSet> = { env };
   try {
     await env.west.kubectl.apply(memberClusterSet(env.west.id, env.leader.api.url), ...(opts.objects?.west ?? []));

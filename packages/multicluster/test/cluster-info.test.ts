@@ -9,6 +9,15 @@ describe('ClusterInfo', () => {
     expect(re).toMatchObject({ metadata: { name: 'west-clusterinfo' }, spec: { kind: 'ClusterInfo', clusterInfo: { clusterID: 'west', gatewayInfos: [{ gatewayIP: '192.0.2.11' }], serviceCIDR: '10.101.0.0/16', podCIDRs: ['10.10.0.0/16'] } } });
   });
 
+  it("carries a dual-stack Gateway's IPv6 gateway IP and the IPv6 service CIDR to the other members", () => {
+    const dual = { ...gw, gatewayIPv6: '2001:db8::11', internalIPv6: 'fd00:18::11' };
+    const [re] = clusterInfoExport({ clusterID: 'west', leaderNamespace: 'l', gateway: dual, serviceCIDR: '10.101.0.0/16', serviceCIDRv6: 'fd00:101::/108', podCIDRs: ['10.10.0.0/16', 'fd00:10::/48'] });
+    const info = clusterInfoImportsFor(clusterInfoImports([re!], 'l'), 'east', 'kube-system')[0]?.spec;
+    expect(info).toEqual({ clusterID: 'west', gatewayInfos: [{ gatewayIP: '192.0.2.11', gatewayIPv6: '2001:db8::11' }], serviceCIDR: '10.101.0.0/16', serviceCIDRv6: 'fd00:101::/108', podCIDRs: ['10.10.0.0/16', 'fd00:10::/48'] });
+    // An IPv4 Gateway: no IPv6 field at all.
+    expect(clusterInfoExport({ clusterID: 'west', leaderNamespace: 'l', gateway: gw })[0]?.spec.clusterInfo?.gatewayInfos).toEqual([{ gatewayIP: '192.0.2.11' }]);
+  });
+
   it("carries the Gateway's WireGuard public key into the ClusterInfo and its imports", () => {
     const keyed = { ...gw, wireGuard: { publicKey: 'P'.repeat(43) + '=' } };
     const [re] = clusterInfoExport({ clusterID: 'west', leaderNamespace: 'l', gateway: keyed });

@@ -17,6 +17,13 @@ describe('MultiClusterConfig', () => {
     expect(controllerConfigOf(null, src)).toEqual({});
   });
 
+  it('reads a dual-stack member: serviceCIDRv6 beside serviceCIDR, pod CIDRs of both families', () => {
+    expect(controllerConfigOf({ serviceCIDR: '10.96.0.0/12', serviceCIDRv6: 'fd00:10:96::/108', podCIDRs: ['10.244.0.0/16', 'fd00:10::/48'] }, src)).toEqual({
+      serviceCIDR: '10.96.0.0/12', serviceCIDRv6: 'fd00:10:96::/108', podCIDRs: ['10.244.0.0/16', 'fd00:10::/48'],
+    });
+    expect(controllerConfigOf({ serviceCIDRv6: '' }, src)).toEqual({});
+  });
+
   it.each([
     [{ serviceCIDR: '10.96.0.0' }, 'serviceCIDR', '10.96.0.0'],
     [{ serviceCIDR: '10.96.0.0/33' }, 'serviceCIDR', '10.96.0.0/33'],
@@ -25,6 +32,9 @@ describe('MultiClusterConfig', () => {
     [{ gatewayIPPrecedence: 'nearest' }, 'gatewayIPPrecedence', 'nearest'],
     [{ endpointIPType: 'NodeIP' }, 'endpointIPType', 'NodeIP'],
     [{ enableStretchedNetworkPolicy: 'yes' }, 'enableStretchedNetworkPolicy', 'yes'],
+    [{ serviceCIDRv6: '10.97.0.0/16' }, 'serviceCIDRv6', '10.97.0.0/16'],
+    [{ serviceCIDRv6: 'fd00:96::' }, 'serviceCIDRv6', 'fd00:96::'],
+    [{ serviceCIDR: 'fd00:97::/108', serviceCIDRv6: 'fd00:96::/108' }, 'serviceCIDR', 'fd00:97::/108'],
   ])('refuses %j naming the field and value', (doc, field, value) => {
     let err: unknown;
     try {

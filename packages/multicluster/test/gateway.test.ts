@@ -23,6 +23,20 @@ describe('chooseGateway', () => {
     expect(chooseGateway({ nodes: [node('a', { internal: '10.0.0.1', external: '1.2.3.4', gatewayIP: '5.6.7.8' })], namespace: 'ns', precedence: 'external' })).toMatchObject({ gatewayIP: '5.6.7.8' });
   });
 
+  it('gives a dual-stack Node its IPv6 addresses beside the IPv4 ones (the ExternalIP one with precedence external)', () => {
+    const dual: GatewayNode = {
+      metadata: { name: 'a', annotations: { 'multicluster.antrea.io/gateway': 'true' } },
+      status: {
+        addresses: [{ type: 'InternalIP', address: '10.0.0.1' }, { type: 'InternalIP', address: 'fd00::1' }, { type: 'ExternalIP', address: '1.2.3.4' }, { type: 'ExternalIP', address: '2001:db8::4' }],
+        conditions: [{ type: 'Ready', status: 'True' }],
+      },
+    };
+    expect(chooseGateway({ nodes: [dual], namespace: 'ns' })).toMatchObject({ gatewayIP: '10.0.0.1', internalIP: '10.0.0.1', gatewayIPv6: 'fd00::1', internalIPv6: 'fd00::1' });
+    expect(chooseGateway({ nodes: [dual], namespace: 'ns', precedence: 'external' })).toMatchObject({ gatewayIP: '1.2.3.4', gatewayIPv6: '2001:db8::4', internalIPv6: 'fd00::1' });
+    // IPv4 alone: no IPv6 fields.
+    expect(chooseGateway({ nodes: [node('b', { internal: '10.0.0.2' })], namespace: 'ns' })).not.toHaveProperty('gatewayIPv6');
+  });
+
   it('carries the WireGuard public key the chosen Node published, and none without the annotation', () => {
     const keyed = node('a', { internal: '10.0.0.1' });
     keyed.metadata.annotations!['multicluster.antrea.io/wireguard-public-key'] = 'k'.repeat(43) + '=';

@@ -104,8 +104,42 @@ describe('serviceImportPlan', () => {
   });
 });
 
+describe('a dual-stack Service across clusters', () => {
+  const dualSvc: Service = { metadata: { name: 'nginx', namespace: 'default' }, spec: { type: 'ClusterIP', clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10', 'fd00:96::a'], ipFamilies: ['IPv4', 'IPv6'], ipFamilyPolicy: 'RequireDualStack', ports: [{ name: 'http', port: 80, protocol: 'TCP' }] } };
+
+  it('exports both ClusterIPs and families, and every member imports it dual-stack with both ClusterIPs in its ServiceImport', () => {
+    const exported = plan([dualSvc], [nginxEps], [se('nginx')]).resourceExports.map((re) => ({ ...re, metadata: { ...re.metadata, creationTimestamp: 't1' } }));
+    expect(exported[0]!.spec.service?.serviceSpec).toMatchObject({ ipFamilies: ['IPv4', 'IPv6'] });
+    expect(exported[1]!.spec.endpoints?.subsets).toEqual([{ addresses: [{ ip: '10.96.0.10' }, { ip: 'fd00:96::a' }], ports: [{ name: 'http', port: 80, protocol: 'TCP' }] }]);
+    const ris = mergeServiceExports(exported, 'antrea-multicluster', NOW).resourceImports;
+    expect(ris[0]!.spec.serviceImport?.spec.ipFamilies).toEqual(['IPv4', 'IPv6']);
+    const p = serviceImportPlan({ resourceImports: ris, service: () => undefined, namespaceExists: () => true });
+    // PreferDualStack without naming the families: a single-stack importing cluster still gets its own family.
+    expect(p.services[0]!.spec).toMatchObject({ ipFamilyPolicy: 'PreferDualStack' });
+    expect(p.services[0]!.spec).not.toHaveProperty('ipFamilies');
+    expect(p.endpoints[0]!.subsets?.[0]?.addresses).toEqual([{ ip: '10.96.0.10' }, { ip: 'fd00:96::a' }]);
+    const allocated: Service = { metadata: { name: 'antrea-mc-nginx', namespace: 'default', annotations: { [IMPORTED_ANNOTATION]: 'true' } }, spec: { clusterIP: '10.112.0.7', clusterIPs: ['10.112.0.7', 'fd00:112::7'], ipFamilies: ['IPv4', 'IPv6'] } };
+    expect(serviceImportPlan({ resourceImports: ris, service: () => allocated, namespaceExists: () => true }).serviceImports[0]!.spec).toMatchObject({ ips: ['10.112.0.7', 'fd00:112::7'], ipFamilies: ['IPv4', 'IPv6'] });
+  });
+
+  it('imports one family as exported (SingleStack), and an IPv4 exporter that names no families leaves them to the server', () => {
+    const v6: Service = { metadata: { name: 'nginx', namespace: 'default' }, spec: { type: 'ClusterIP', clusterIP: 'fd00:96::a', ports: [{ port: 80 }] } };
+    const ris = mergeServiceExports(plan([v6], [nginxEps], [se('nginx')]).resourceExports, 'ns', NOW).resourceImports;
+    expect(serviceImportPlan({ resourceImports: ris, service: () => undefined, namespaceExists: () => true }).services[0]!.spec).toMatchObject({ ipFamilies: ['IPv6'], ipFamilyPolicy: 'SingleStack' });
+    const old = mergeServiceExports([reOf('west', 'Service', [80], 't1'), reOf('west', 'Endpoints', [80], 't1')], 'ns', NOW).resourceImports;
+    expect(serviceImportPlan({ resourceImports: old, service: () => undefined, namespaceExists: () => true }).services[0]!.spec).not.toHaveProperty('ipFamilies');
+  });
+
+  it('merges the families of every exporting cluster, the first export\'s first', () => {
+    const fam = (re: ResourceExport, ipFamilies: string[]): ResourceExport => ({ ...re, spec: { ...re.spec, service: { serviceSpec: { ...re.spec.service?.serviceSpec, ipFamilies } } } });
+    const ris = mergeServiceExports([fam(reOf('west', 'Service', [80], 't1'), ['IPv4']), reOf('west', 'Endpoints', [80], 't1'), fam(reOf('east', 'Service', [80], 't2'), ['IPv6', 'IPv4']), reOf('east', 'Endpoints', [80], 't2')], 'ns', NOW).resourceImports;
+    expect(ris[0]!.spec.serviceImport?.spec.ipFamilies).toEqual(['IPv4', 'IPv6']);
+  });
+});
+
 describe('malformed ResourceExports', () => {
   it.each([
+    [{ kind: 'Service', name: 'x', namespace: 'd', clusterID: 'c', service: { serviceSpec: { ports: [{ port: 80 }], ipFamilies: ['IPv4', 'IPv7'] } } }, 'spec.service.serviceSpec.ipFamilies[1] must be IPv4 or IPv6, once, got "IPv7"'],
     [{ kind: 'Servce', name: 'x', namespace: 'd', clusterID: 'c' }, 'spec.kind "Servce" is not one of'],
     [{ kind: 'Service', namespace: 'd', clusterID: 'c', service: { serviceSpec: { ports: [] } } }, 'spec.name is required for kind Service'],
     [{ kind: 'Service', name: 'x', namespace: 'd', clusterID: 'c', service: { serviceSpec: { ports: [{ port: 70000 }] } } }, 'spec.service.serviceSpec.ports[0].port must be 1..65535, got 70000'],

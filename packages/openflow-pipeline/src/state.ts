@@ -209,8 +209,12 @@ export interface PolicyBypass {
 export interface MulticlusterSpec {
   /** This node is the cluster's gateway. */
   isGateway: boolean;
-  /** Pod/Service CIDRs of the other clusters, with the remote gateway tunnel IP. */
-  remoteClusters: { cidrs: string[]; gatewayIP: string }[];
+  /**
+   * Pod/Service CIDRs of the other clusters (either family: a dual-stack cluster's IPv6 CIDRs ride
+   * the same IPv4 tunnel), with the remote gateway tunnel IP and, for a dual-stack remote gateway,
+   * its IPv6 address (where the replies to the IPv6 connections it SNATed go).
+   */
+  remoteClusters: { cidrs: string[]; gatewayIP: string; gatewayIPv6?: string }[];
   /** Local gateway node's tunnel IP (for regular nodes). */
   localGatewayIP?: string;
   /**
@@ -219,6 +223,8 @@ export interface MulticlusterSpec {
    * back through it (and through the remote gateway, whose nodes route replies to it).
    */
   gatewayIP?: string;
+  /** A dual-stack gateway's IPv6 address (set when `isGateway`): what it SNATs IPv6 traffic to other clusters to. */
+  gatewayIPv6?: string;
   /** Label identity ids of local pods by address (written into tun_id of their traffic to other clusters). */
   labelIdentities?: { ip: string; id: number }[];
   /**

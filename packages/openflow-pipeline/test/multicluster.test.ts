@@ -114,3 +114,62 @@ describe('the gateway with WireGuard between gateways', () => {
     expect(regular.some((l) => l.includes('table=SNAT') && l.includes('10.96.2.0/24'))).toBe(false);
   });
 });
+
+describe('dual-stack clusters: IPv6 CIDRs over the IPv4 tunnels', () => {
+  const REMOTE6 = [{ cidrs: ['10.96.2.0/24', 'fd00:96:2::/108', 'fd00:12::/48'], gatewayIP: '192.168.77.21', gatewayIPv6: 'fd00:77::21' }];
+  function dual(multicluster: MulticlusterSpec): string[] {
+    const s: NodeState = {
+      config: {
+        round: 1, trafficMode: 'encap', gateway: { ofport: 2, ip: '10.10.1.1', ipv6: 'fd00:10:1::1', mac: '02:00:00:00:00:01' }, tunnelOfport: 1,
+        podCIDR: '10.10.1.0/24', podCIDRv6: 'fd00:10:1::/64', nodeIP: '192.168.77.11', nodeIPv6: 'fd00:77::11', enableProxy: true,
+      },
+      pods: [], remoteNodes: [], addressGroups: [], appliedToGroups: [], policies: [], multicluster,
+    };
+    return dumpFlows(computeNodeFlows(s), { cookie: false });
+  }
+
+  test('a regular node tunnels a remote IPv6 service CIDR and replies to the remote IPv6 gateway to its IPv4 gateway', () => {
+    const flows = dual({ isGateway: false, localGatewayIP: '192.168.77.12', remoteClusters: REMOTE6 });
+    const l3 = flows.find((l) => l.includes('table=L3Forwarding') && l.includes('ipv6_dst=fd00:96:2::/108'))!;
+    expect(l3).toContain('set_field:192.168.77.12->tun_dst');
+    const reply = flows.filter((l) => l.includes('table=L3Forwarding') && l.includes('ipv6_dst=fd00:77::21'));
+    expect(reply).toHaveLength(1);
+    expect(reply[0]).toContain('+rpl+trk');
+    expect(reply[0]).toContain('set_field:192.168.77.12->tun_dst');
+    // Still the IPv4 flows beside them.
+    expect(flows.some((l) => l.includes('table=L3Forwarding') && l.includes('nw_dst=10.96.2.0/24'))).toBe(true);
+  });
+
+  test('the gateway tunnels IPv6 to the remote IPv4 gateway IP and SNATs it to its IPv6 gateway address in the IPv6 zones', () => {
+    const flows = dual({ isGateway: true, localGatewayIP: '192.168.77.11', gatewayIP: '192.168.77.11', gatewayIPv6: 'fd00:77::11', remoteClusters: REMOTE6 });
+    expect(flows.find((l) => l.includes('table=L3Forwarding') && l.includes('ipv6_dst=fd00:12::/48'))).toContain('set_field:192.168.77.21->tun_dst');
+    const mark = flows.find((l) => l.includes('table=SNATMark') && l.includes('ipv6_dst=fd00:96:2::/108'))!;
+    expect(mark).toContain('zone=65510');
+    const snat = flows.find((l) => l.startsWith('table=SNAT,') && l.includes('ipv6_dst=fd00:96:2::/108'))!;
+    expect(snat).toContain('zone=65511');
+    expect(snat).toContain('nat(src=fd00:77::11)');
+    const unsnat = flows.find((l) => l.includes('table=UnSNAT') && l.includes('ipv6_dst=fd00:77::11'))!;
+    expect(unsnat).toContain('zone=65511');
+    // IPv4 keeps its own zone and address.
+    expect(flows.find((l) => l.startsWith('table=SNAT,') && l.includes('nw_dst=10.96.2.0/24'))).toContain('nat(src=192.168.77.11)');
+  });
+
+  test('a gateway without an IPv6 gateway address routes IPv6 CIDRs but does not SNAT them', () => {
+    const flows = dual({ isGateway: true, localGatewayIP: '192.168.77.11', gatewayIP: '192.168.77.11', remoteClusters: REMOTE6 });
+    expect(flows.some((l) => l.includes('table=L3Forwarding') && l.includes('ipv6_dst=fd00:96:2::/108'))).toBe(true);
+    expect(flows.some((l) => l.includes('table=SNAT') && l.includes('ipv6_dst'))).toBe(false);
+  });
+
+  test('tags an IPv6 pod address with its label identity only towards IPv6 CIDRs', () => {
+    const flows = dual({ isGateway: false, localGatewayIP: '192.168.77.12', remoteClusters: REMOTE6, labelIdentities: [{ ip: '10.10.1.5', id: 7 }, { ip: 'fd00:10:1::5', id: 7 }] });
+    const tagged = flows.filter((l) => l.includes('set_field:0x7->tun_id'));
+    expect(tagged.filter((l) => l.includes('ipv6_src=fd00:10:1::5'))).toHaveLength(2);
+    expect(tagged.filter((l) => l.includes('nw_src=10.10.1.5'))).toHaveLength(1);
+    expect(tagged.some((l) => l.includes('nw_src=10.10.1.5') && l.includes('ipv6'))).toBe(false);
+  });
+
+  test('a remote IPv6 CIDR or gateway address that is not IPv6 is refused naming the field and value', () => {
+    expect(() => dual({ isGateway: false, localGatewayIP: '192.168.77.12', remoteClusters: [{ cidrs: ['fd00:96:2::/300'], gatewayIP: '192.168.77.21' }] })).toThrow(/fd00:96:2::\/300/);
+    expect(() => dual({ isGateway: false, localGatewayIP: '192.168.77.12', remoteClusters: [{ cidrs: ['10.96.2.0/24'], gatewayIP: '192.168.77.21', gatewayIPv6: '192.168.77.22' }] })).toThrow(/not an IPv6 address: 192\.168\.77\.22/);
+  });
+});

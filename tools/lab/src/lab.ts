@@ -173,7 +173,8 @@ export interface LabOptions {
    * (plan.ts `DUAL_SERVICE_CIDR`). `ipv6`: each node's only pod CIDR is the IPv6 one (Node spec.podCIDR
    * and spec.podCIDRs, the agents' `--pod-cidr v6`), pods get an IPv6 address alone, and the API
    * server an IPv6 Service range (plan.ts `IPV6_SERVICE_CIDR`); the underlay stays IPv4. Default ipv4:
-   * the lab as before. Not with `cluster` (multi-cluster).
+   * the lab as before. `ipv6` not with `cluster` (multi-cluster); `dual` with it takes the cluster's
+   * `serviceCIDR` (both families) and `podCIDRv6Prefix`.
    */
   ipFamily?: LabIpFamily;
   /**
@@ -187,7 +188,7 @@ export interface LabOptions {
 export interface LabClusterOptions extends NodeLayout {
   /** The fabric netns of a lab already running (its cluster made it); absent: this lab makes one. */
   fabricNetns?: string;
-  /** The API server's Service ClusterIP range. */
+  /** The API server's Service ClusterIP range (a dual-stack cluster: `<IPv4 CIDR>,<IPv6 CIDR>`, as kube-apiserver's flag). */
   serviceCIDR: string;
   /** Extra antrea-agent.conf keys of every agent (featureGates.Multicluster, multicluster.*). */
   agentConfig?: Record<string, unknown>;
@@ -542,7 +543,7 @@ export class Lab {
     const mode = opts.mode ?? 'encap';
     const withController = opts.controller ?? true;
     const ipFamily = opts.ipFamily ?? 'ipv4';
-    if (ipFamily !== 'ipv4' && opts.cluster) throw new LabError('INVALID_ARGUMENT', `an ${ipFamily === 'dual' ? 'dual-stack' : 'IPv6-only'} lab is a single cluster (--ip-family ${ipFamily} is not for the multi-cluster lab)`, ipFamily, '--ip-family');
+    if (ipFamily === 'ipv6' && opts.cluster) throw new LabError('INVALID_ARGUMENT', 'an IPv6-only lab is a single cluster (--ip-family ipv6 is not for the multi-cluster lab; dual is)', ipFamily, '--ip-family');
     const serviceCIDR = serviceCIDROf(ipFamily);
     const plans = planNodes(opts.nodes, () => randomBytes(18).toString('base64url'), mode, opts.cluster ?? {}, ipFamily);
     const runtime = opts.runtime ?? 'process';
@@ -554,7 +555,7 @@ export class Lab {
     const children: ChildProcess[] = [];
     try {
       const tokens = Object.fromEntries(plans.map((p) => [p.token, { user: `system:node:${p.name}`, groups: ['system:nodes', 'system:authenticated'] }]));
-      api = await startKubeApi({ tokens, crds: loadCrds() as never, nodeProxyHost: () => '127.0.0.1', ...(opts.cluster ? { serviceCIDR: opts.cluster.serviceCIDR } : {}), ...(serviceCIDR !== undefined ? { serviceCIDR } : {}), ...(pods ? { extraSans: [fabricApiHost(ipFamily)] } : {}) });
+      api = await startKubeApi({ tokens, crds: loadCrds() as never, nodeProxyHost: () => '127.0.0.1', ...(serviceCIDR !== undefined ? { serviceCIDR } : {}), ...(opts.cluster ? { serviceCIDR: opts.cluster.serviceCIDR } : {}), ...(pods ? { extraSans: [fabricApiHost(ipFamily)] } : {}) });
       const kubeconfig = api.writeKubeconfig(join(opts.labDir, 'kubeconfig'));
       const kc = new KubeConfig();
       kc.loadFromFile(kubeconfig);

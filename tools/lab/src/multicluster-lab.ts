@@ -38,12 +38,20 @@ export interface MemberClusterPlan {
   podCIDRs: string[];
   serviceCIDR: string;
   nodeIPBase: number;
+  /** Dual-stack (`ipFamily: 'dual'`): IPv6 pod CIDRs `<podCIDRv6Prefix>:<i>::/64`, within `podCIDRv6`. */
+  podCIDRv6Prefix: string;
+  podCIDRv6: string;
+  /** Dual-stack: the IPv6 Service range (a /108, the longest kube-apiserver takes). */
+  serviceCIDRv6: string;
 }
 
-/** west: pods 10.11.<i>.0/24, Services 10.111.0.0/16, nodes .11, .12; east: 10.12, 10.112, .21, .22. */
+/**
+ * west: pods 10.11.<i>.0/24 and fd00:11:<i>::/64, Services 10.111.0.0/16 and fd00:111::/108, nodes
+ * .11, .12 (fd00:77::b, ::c); east: 10.12, fd00:12, 10.112, fd00:112, .21, .22 (::15, ::16).
+ */
 export const MEMBER_CLUSTERS: readonly MemberClusterPlan[] = [
-  { id: 'test-cluster-west', name: 'west', podCIDRPrefix: '10.11', podCIDRs: ['10.11.0.0/16'], serviceCIDR: '10.111.0.0/16', nodeIPBase: 10 },
-  { id: 'test-cluster-east', name: 'east', podCIDRPrefix: '10.12', podCIDRs: ['10.12.0.0/16'], serviceCIDR: '10.112.0.0/16', nodeIPBase: 20 },
+  { id: 'test-cluster-west', name: 'west', podCIDRPrefix: '10.11', podCIDRs: ['10.11.0.0/16'], serviceCIDR: '10.111.0.0/16', nodeIPBase: 10, podCIDRv6Prefix: 'fd00:11', podCIDRv6: 'fd00:11::/32', serviceCIDRv6: 'fd00:111::/108' },
+  { id: 'test-cluster-east', name: 'east', podCIDRPrefix: '10.12', podCIDRs: ['10.12.0.0/16'], serviceCIDR: '10.112.0.0/16', nodeIPBase: 20, podCIDRv6Prefix: 'fd00:12', podCIDRv6: 'fd00:12::/32', serviceCIDRv6: 'fd00:112::/108' },
 ];
 
 export interface MulticlusterLabOptions {
@@ -54,6 +62,11 @@ export interface MulticlusterLabOptions {
   enablePodToPodConnectivity?: boolean;
   /** antrea-agent.conf `multicluster.trafficEncryptionMode`: wireGuard between the gateways (wireguard-go on every candidate). */
   gatewayEncryption?: 'none' | 'wireGuard';
+  /**
+   * `dual`: both clusters dual-stack (IPv6 pod CIDRs, Service ranges and node addresses beside the
+   * IPv4 ones; the tunnels stay IPv4), their ClusterInfo with the IPv6 CIDRs. Default `ipv4`.
+   */
+  ipFamily?: 'ipv4' | 'dual';
   progress?: (line: string) => void;
 }
 
@@ -102,6 +115,7 @@ export class MulticlusterLab {
     mkdirSync(o.labDir, { recursive: true });
     const say = o.progress ?? ((): void => undefined);
     const podToPod = o.enablePodToPodConnectivity ?? true;
+    const dual = o.ipFamily === 'dual';
     const leaderApi = await startKubeApi({ crds: loadCrds() as never, serviceCIDR: '10.100.0.0/16' });
     const leaderKubeconfig = leaderApi.writeKubeconfig(join(o.labDir, 'leader.kubeconfig'));
     const mcl = new MulticlusterLab(o.labDir, { api: leaderApi, kube: clientOf(leaderKubeconfig) }, []);
@@ -111,8 +125,10 @@ export class MulticlusterLab {
         const lab = await Lab.start({
           nodes: o.nodes ?? 2,
           labDir: join(o.labDir, plan.name),
+          ...(dual ? { ipFamily: 'dual' as const } : {}),
           cluster: {
-            podCIDRPrefix: plan.podCIDRPrefix, nodeIPBase: plan.nodeIPBase, serviceCIDR: plan.serviceCIDR,
+            podCIDRPrefix: plan.podCIDRPrefix, nodeIPBase: plan.nodeIPBase, serviceCIDR: dual ? `${plan.serviceCIDR},${plan.serviceCIDRv6}` : plan.serviceCIDR,
+            ...(dual ? { podCIDRv6Prefix: plan.podCIDRv6Prefix } : {}),
             ...(mcl.members[0] ? { fabricNetns: mcl.members[0].lab.state.fabricNetns } : {}),
             gatewayNodes: Array.from({ length: o.nodes ?? 2 }, (_, i) => `node${i + 1}`),
             agentConfig: {
@@ -128,9 +144,9 @@ export class MulticlusterLab {
         });
         lab.labDir = join(o.labDir, plan.name);
         mcl.members.push({ plan, lab, kube: lab.kube });
-        say(`${plan.name}: ${lab.state.nodes.map((n) => `${n.name} ${n.nodeIP} pods ${n.podCIDR}`).join(', ')}; Services ${plan.serviceCIDR}`);
+        say(`${plan.name}: ${lab.state.nodes.map((n) => `${n.name} ${n.nodeIP} pods ${n.podCIDR}${n.podCIDRv6 ? ` ${n.podCIDRv6}` : ''}`).join(', ')}; Services ${plan.serviceCIDR}${dual ? ` ${plan.serviceCIDRv6}` : ''}`);
       }
-      await mcl.join(leaderKubeconfig, podToPod);
+      await mcl.join(leaderKubeconfig, podToPod, dual);
       say('ClusterSet joined: leader and members run switchyard-mc-controller');
       return mcl;
     } catch (e) {
@@ -140,7 +156,7 @@ export class MulticlusterLab {
   }
 
   /** The guide's steps: leader namespace, role and ClusterSet, a token per member copied into it, member ClusterSets; then the controllers. */
-  private async join(leaderKubeconfig: string, podToPod: boolean): Promise<void> {
+  private async join(leaderKubeconfig: string, podToPod: boolean, dual: boolean): Promise<void> {
     const lk = this.leader.kube;
     await lk.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: LEADER_NAMESPACE } });
     await lk.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${LEADER_NAMESPACE}/roles`, MEMBER_ROLE);
@@ -169,7 +185,8 @@ export class MulticlusterLab {
       });
       // MultiClusterConfig: what this cluster's ClusterInfo tells the other gateways to route here.
       const config = join(this.labDir, `mc-${m.plan.name}.yaml`);
-      writeFileSync(config, YAML.stringify({ serviceCIDR: m.plan.serviceCIDR, ...(podToPod ? { podCIDRs: m.plan.podCIDRs } : {}), enableStretchedNetworkPolicy: true }));
+      const podCIDRs = dual ? [...m.plan.podCIDRs, m.plan.podCIDRv6] : m.plan.podCIDRs;
+      writeFileSync(config, YAML.stringify({ serviceCIDR: m.plan.serviceCIDR, ...(dual ? { serviceCIDRv6: m.plan.serviceCIDRv6 } : {}), ...(podToPod ? { podCIDRs } : {}), enableStretchedNetworkPolicy: true }));
       this.spawnController('member', m.lab.state.kubeconfig, MEMBER_NAMESPACE, config, join(this.labDir, `mc-${m.plan.name}.log`));
     }
   }

@@ -139,19 +139,24 @@ export function planNodes(n: number, tokenFor: (name: string) => string, mode: L
     const second = mode === 'hybrid' && index > firstHalf;
     const prefix = second ? FABRIC_PREFIX_2 : FABRIC_PREFIX;
     const prefix6 = second ? FABRIC_PREFIX_V6_2 : FABRIC_PREFIX_V6;
-    const podCIDR = ipFamily === 'ipv6' ? podCIDRv6Of(index) : `${podPrefix}.${index}.0/24`;
+    const podCIDRv6 = layout.podCIDRv6Prefix !== undefined ? `${layout.podCIDRv6Prefix}:${index.toString(16)}::/64` : podCIDRv6Of(index);
+    const podCIDR = ipFamily === 'ipv6' ? podCIDRv6 : `${podPrefix}.${index}.0/24`;
     const underlay6 = { nodeIPv6: `${prefix6}:${(ipBase + index).toString(16)}`, ...(mode === 'hybrid' ? { fabricGatewayV6: `${prefix6}:${FABRIC_GATEWAY_HOST.toString(16)}` } : {}) };
-    const dual = ipFamily === 'dual' ? { podCIDRv6: podCIDRv6Of(index), ...underlay6 } : ipFamily === 'ipv6' ? underlay6 : {};
+    const dual = ipFamily === 'dual' ? { podCIDRv6, ...underlay6 } : ipFamily === 'ipv6' ? underlay6 : {};
     return { name, index, podCIDR, ...dual, nodeIP: `${prefix}.${ipBase + index}`, subnet: `${prefix}.0/24`, fabricGateway: `${prefix}.${FABRIC_GATEWAY_HOST}`, token: tokenFor(name) };
   });
 }
 
 /**
  * Where a cluster's nodes sit when several clusters share one fabric (multi-cluster lab): pod CIDRs
- * `<podCIDRPrefix>.<i>.0/24` (default 10.10) and node IPs `<fabric>.<nodeIPBase + i>` (default 0).
+ * `<podCIDRPrefix>.<i>.0/24` (default 10.10) and node IPs `<fabric>.<nodeIPBase + i>` (default 0);
+ * dual-stack, IPv6 pod CIDRs `<podCIDRv6Prefix>:<i>::/64` (default fd00:10) and node IPv6 addresses
+ * `<fabric v6>:<nodeIPBase + i>`.
  */
 export interface NodeLayout {
   podCIDRPrefix?: string;
+  /** The first 32 bits of the IPv6 pod CIDRs, as `fd00:11` (default `fd00:10`). */
+  podCIDRv6Prefix?: string;
   nodeIPBase?: number;
 }
 

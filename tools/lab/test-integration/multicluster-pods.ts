@@ -3,10 +3,10 @@ import { run, waitFor } from '@switchyard/testbed';
 import { MulticlusterLab, type MemberCluster, type MulticlusterLabOptions } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
 
-interface PodView { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIP?: string } }
+interface PodView { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIP?: string; podIPs?: { ip: string }[] } }
 
 /** Creates Pod `name` (label app=`app`, port 80) on `nodeName` of cluster `c` and waits until it runs: its netns and IP. */
-export async function runningPod(c: MemberCluster, name: string, app: string, nodeName: string): Promise<{ netns: string; ip: string }> {
+export async function runningPod(c: MemberCluster, name: string, app: string, nodeName: string): Promise<PodEnd> {
   await c.kube.request('POST', '/api/v1/namespaces/default/pods', {
     apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: 'default', labels: { app } },
     spec: { nodeName, containers: [{ name: 'c', image: app, ports: [{ containerPort: 80 }] }] },
@@ -16,13 +16,16 @@ export async function runningPod(c: MemberCluster, name: string, app: string, no
     pod = await c.kube.request<PodView>('GET', `/api/v1/namespaces/default/pods/${name}`);
     return Boolean(pod.status?.podIP && pod.metadata.annotations?.[NETNS_ANNOTATION]);
   }, { timeoutMs: 60_000, intervalMs: 200 });
-  return { netns: pod!.metadata.annotations![NETNS_ANNOTATION]!, ip: pod!.status!.podIP! };
+  const ipv6 = pod!.status!.podIPs?.map((p) => p.ip).find((ip) => ip.includes(':'));
+  return { netns: pod!.metadata.annotations![NETNS_ANNOTATION]!, ip: pod!.status!.podIP!, ...(ipv6 ? { ipv6 } : {}) };
 }
 
 /** A pod's network namespace and address. */
 export interface PodEnd {
   netns: string;
   ip: string;
+  /** A dual-stack lab's pod: its IPv6 address. */
+  ipv6?: string;
 }
 
 /**

@@ -178,6 +178,12 @@ describe('--ip-family', () => {
     ]);
     expect(planNodes(2, () => 't').map((p) => 'podCIDRv6' in p)).toEqual([false, false]);
   });
+  test('dual in a cluster of the multi-cluster lab: its own IPv6 pod CIDRs and node IPv6 addresses after nodeIPBase', () => {
+    expect(planNodes(2, () => 't', 'encap', { podCIDRPrefix: '10.12', podCIDRv6Prefix: 'fd00:12', nodeIPBase: 20 }, 'dual').map((p) => [p.podCIDR, p.podCIDRv6, p.nodeIP, p.nodeIPv6])).toEqual([
+      ['10.12.1.0/24', 'fd00:12:1::/64', '192.168.77.21', 'fd00:77::15'],
+      ['10.12.2.0/24', 'fd00:12:2::/64', '192.168.77.22', 'fd00:77::16'],
+    ]);
+  });
   test('dual and ipv6 give each node an IPv6 underlay address fd00:77::<i> beside its IPv4 one (the fabric host is fd00:77::fe); ipv4 none', () => {
     for (const family of ['dual', 'ipv6'] as const) {
       expect(planNodes(2, () => 't', 'encap', {}, family).map((p) => [p.nodeIP, p.nodeIPv6, 'fabricGatewayV6' in p])).toEqual([

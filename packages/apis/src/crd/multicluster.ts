@@ -63,7 +63,10 @@ export interface MemberClusterAnnounce {
 }
 
 export interface GatewayInfo {
+  /** The address other clusters' gateways tunnel to (IPv4 on a dual-stack cluster, whose tunnels are IPv4). */
   gatewayIP: string;
+  /** A dual-stack gateway's IPv6 address: the source of IPv6 traffic it sends to other clusters, the destination of their replies. */
+  gatewayIPv6?: string;
 }
 
 /** A member cluster's network information exported to the others. */
@@ -71,6 +74,9 @@ export interface ClusterInfo {
   clusterID?: string;
   gatewayInfos?: GatewayInfo[];
   serviceCIDR?: string;
+  /** A dual-stack cluster's IPv6 Service range (`serviceCIDR` is then its IPv4 one), as antrea-agent.conf's `serviceCIDRv6`. */
+  serviceCIDRv6?: string;
+  /** Pod CIDRs of either family. */
   podCIDRs?: string[];
   wireGuard?: { publicKey?: string };
 }
@@ -135,7 +141,12 @@ export interface Gateway {
   metadata: ObjectMeta;
   gatewayIP: string;
   internalIP: string;
+  /** A dual-stack gateway Node's IPv6 address of the `gatewayIP` kind (the gateway-ipv6 annotation, else by precedence). */
+  gatewayIPv6?: string;
+  /** A dual-stack gateway Node's IPv6 InternalIP. */
+  internalIPv6?: string;
   serviceCIDR?: string;
+  serviceCIDRv6?: string;
   wireGuard?: { publicKey?: string };
 }
 
@@ -172,6 +183,8 @@ export interface ServiceImport {
   spec: {
     ports: ServicePort[];
     ips?: string[];
+    /** The families of `ips`, in their order (a dual-stack export: both). */
+    ipFamilies?: ('IPv4' | 'IPv6')[];
     type: 'ClusterSetIP' | 'Headless';
     sessionAffinity?: 'ClientIP' | 'None';
     sessionAffinityConfig?: { clientIP?: { timeoutSeconds?: number } };

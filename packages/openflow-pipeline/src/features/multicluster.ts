@@ -3,6 +3,10 @@
  * nodes) or to the remote cluster's gateway (the gateway), and the gateway relays between the
  * in-cluster tunnel and the gateway-to-gateway tunnel (one Geneve port with remote_ip=flow).
  *
+ * Dual-stack: other clusters' IPv6 CIDRs take the same IPv4 tunnels (as remote nodes' IPv6 pod
+ * CIDRs do inside the cluster); the gateway SNATs IPv6 connections to its IPv6 gateway address in
+ * the IPv6 zones, and every node routes replies to a remote gateway's IPv6 address as for IPv4.
+ *
  * Connection tracking across gateways: the sending gateway SNATs new connections to other
  * clusters to its own gateway IP (SNAT zone, as hairpin Service traffic), so the remote side only
  * ever answers a remote gateway IP. Every node routes replies to a remote gateway IP back through
@@ -18,17 +22,17 @@
  * return through it and leave again through the host (conntrack remembers they came from the
  * gateway port).
  */
-import type { Flow } from '@switchyard/openflow/codec';
+import type { Flow, Match } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from '../cookie';
 import type { Feature } from '../feature';
 import { defineKind, nodeObject } from '../objects';
 import {
-  CT_ZONE, ConnSNATCTMark, FromGatewayRegMark, GLOBAL_VIRTUAL_MAC, OutputToOFPortRegMark, PRIORITY, PktSourceField, SNAT_CT_ZONE, TargetOFPortField,
+  CT_ZONE, CT_ZONE_V6, ConnSNATCTMark, FromGatewayRegMark, GLOBAL_VIRTUAL_MAC, OutputToOFPortRegMark, PRIORITY, PktSourceField, SNAT_CT_ZONE, SNAT_CT_ZONE_V6, TargetOFPortField,
   ToGatewayRegMark, ToTunnelRegMark, loadCtMark, loadMarks, matchCtMarks, matchField, matchMarks,
 } from '../fields';
 import type { Pipeline } from '../tables';
 import type { MulticlusterSpec, NodeConfig } from '../state';
-import { IP, flow, goto, ipv4Net, setEthDst, setEthSrc, setTunDst, withOptions } from './common';
+import { IP, IPV6, flow, goto, ipv4Net, ipv6Addr, ipv6Net, isIpv6, setEthDst, setEthSrc, setTunDst, withOptions } from './common';
 
 /** The node's Multi-cluster spec (key `node`). */
 export const multiclusterKind = defineKind({ name: 'multicluster', enumerate: (s) => nodeObject(s.multicluster) });
@@ -42,6 +46,19 @@ export interface MulticlusterOptions {
 const legacyMulticlusterOptions = (cfg: NodeConfig): MulticlusterOptions => ({ proxy: cfg.enableProxy ?? false });
 
 const REPLY = { ctState: { rpl: true, trk: true } } as const;
+
+/** Matches of one family: a CIDR as destination or source, and the conntrack zones. */
+interface McFamily {
+  eth: Match;
+  dst(cidr: string, path: string): Match;
+  src(cidr: string, path: string): Match;
+  zone: number;
+  snatZone: number;
+}
+const V4: McFamily = { eth: IP, dst: (c) => ({ ipv4Dst: ipv4Net(c) }), src: (c) => ({ ipv4Src: ipv4Net(c) }), zone: CT_ZONE, snatZone: SNAT_CT_ZONE };
+const V6: McFamily = { eth: IPV6, dst: (c, path) => ({ ipv6Dst: ipv6Net(c, path) }), src: (c, path) => ({ ipv6Src: ipv6Net(c, path) }), zone: CT_ZONE_V6, snatZone: SNAT_CT_ZONE_V6 };
+/** The family of an address or CIDR text. */
+const familyOf = (text: string): McFamily => (isIpv6(text) ? V6 : V4);
 const NEW = { ctState: { new: true, trk: true } } as const;
 
 /** L3Forwarding to the tunnel with `tunDst`, as remote-node flows do. */
@@ -54,22 +71,28 @@ function routeFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: big
   const flows: Flow[] = [];
   // WireGuard gateway: to the host, which routes other clusters' CIDRs into its WireGuard device.
   const toHost = spec.isGateway && spec.wireGuard === true;
-  for (const rc of spec.remoteClusters) {
+  spec.remoteClusters.forEach((rc, i) => {
     const tunDst = spec.isGateway ? rc.gatewayIP : spec.localGatewayIP;
-    if (!tunDst && !toHost) continue;
+    if (!tunDst && !toHost) return;
     const acts = toHost ? [setEthDst(cfg.gateway.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))] : toTunnel(p, cfg, tunDst!);
-    for (const cidr of rc.cidrs) {
-      flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: ipv4Net(cidr) }, acts, c));
+    rc.cidrs.forEach((cidr, j) => {
+      const fam = familyOf(cidr);
+      const dst = fam.dst(cidr, `multicluster.remoteClusters[${i}].cidrs[${j}]`);
+      flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...fam.eth, ...dst }, acts, c));
       // Label identity of the source pod travels in tun_id (stretched NetworkPolicy): the gateways
       // keep it, and the destination node's ingress rules match it. By source address (the
-      // Classifier's spoof guard already tied it to the pod's port).
-      for (const li of spec.labelIdentities ?? []) {
-        flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal + 1, { ...IP, ipv4Src: li.ip, ipv4Dst: ipv4Net(cidr) }, [{ type: 'setField', field: 'tunId', value: BigInt(li.id) }, ...acts], c));
-      }
-    }
+      // Classifier's spoof guard already tied it to the pod's port), of the CIDR's family.
+      (spec.labelIdentities ?? []).forEach((li, k) => {
+        if (familyOf(li.ip) !== fam) return;
+        flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal + 1, { ...fam.eth, ...fam.src(li.ip, `multicluster.labelIdentities[${k}].ip`), ...dst }, [{ type: 'setField', field: 'tunId', value: BigInt(li.id) }, ...acts], c));
+      });
+    });
     // Replies to connections the remote gateway SNATed to its gateway IP (without WireGuard only).
-    if (spec.wireGuard !== true) flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...REPLY, ...IP, ipv4Dst: rc.gatewayIP }, acts, c));
-  }
+    if (spec.wireGuard !== true) {
+      flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...REPLY, ...IP, ipv4Dst: rc.gatewayIP }, acts, c));
+      if (rc.gatewayIPv6 !== undefined) flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...REPLY, ...IPV6, ipv6Dst: ipv6Addr(rc.gatewayIPv6, `multicluster.remoteClusters[${i}].gatewayIPv6`) }, acts, c));
+    }
+  });
   return flows;
 }
 
@@ -86,22 +109,28 @@ function gatewayFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: b
   if (!opts.proxy) return flows;
   if (spec.wireGuard === true) return [...flows, ...wireGuardInboundFlows(p, cfg, spec, c)];
   if (!spec.gatewayIP) return flows;
-  const snatIP = spec.gatewayIP;
-  flows.push(flow(p.id('UnSNAT'), PRIORITY.normal, { ...IP, ipv4Dst: snatIP }, [{ type: 'ct', table: p.id('ConntrackZone'), zone: SNAT_CT_ZONE, nat: {} }], c));
-  for (const rc of spec.remoteClusters) {
-    for (const cidr of rc.cidrs) {
-      const dst = { ...IP, ipv4Dst: ipv4Net(cidr) };
+  // The SNAT address of each family: the gateway IP, and a dual-stack gateway's IPv6 one (an
+  // IPv6 CIDR without it is routed but not SNATed: its replies would not find the way back).
+  const snatIPs = new Map<McFamily, string>([[familyOf(spec.gatewayIP), spec.gatewayIP]]);
+  if (spec.gatewayIPv6 !== undefined) snatIPs.set(V6, ipv6Addr(spec.gatewayIPv6, 'multicluster.gatewayIPv6'));
+  for (const [fam, snatIP] of snatIPs) flows.push(flow(p.id('UnSNAT'), PRIORITY.normal, { ...fam.eth, ...fam.dst(snatIP, 'multicluster.gatewayIP') }, [{ type: 'ct', table: p.id('ConntrackZone'), zone: fam.snatZone, nat: {} }], c));
+  spec.remoteClusters.forEach((rc, i) => {
+    rc.cidrs.forEach((cidr, j) => {
+      const fam = familyOf(cidr);
+      const snatIP = snatIPs.get(fam);
+      if (snatIP === undefined) return;
+      const dst = { ...fam.eth, ...fam.dst(cidr, `multicluster.remoteClusters[${i}].cidrs[${j}]`) };
       flows.push(
         // Committed here (not in ConntrackCommit) with the SNAT mark, so later packets take the SNAT zone too.
         flow(p.id('SNATMark'), PRIORITY.normal, { ...NEW, ...dst }, [
-          { type: 'ct', commit: true, table: p.id('SNAT'), zone: CT_ZONE, exec: [loadCtMark(ConnSNATCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
+          { type: 'ct', commit: true, table: p.id('SNAT'), zone: fam.zone, exec: [loadCtMark(ConnSNATCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
         ], c),
         flow(p.id('SNAT'), PRIORITY.normal, { ...NEW, ...matchCtMarks(ConnSNATCTMark), ...dst }, [
-          { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: { kind: 'src', ipMin: snatIP }, exec: [loadCtMark(ConnSNATCTMark)] },
+          { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: fam.snatZone, nat: { kind: 'src', ipMin: snatIP }, exec: [loadCtMark(ConnSNATCTMark)] },
         ], c),
       );
-    }
-  }
+    });
+  });
   return flows;
 }
 
@@ -116,6 +145,7 @@ function wireGuardInboundFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterS
   if (gwIp === undefined) return flows; // an IPv6-only node: multi-cluster is IPv4
   for (const rc of spec.remoteClusters) {
     for (const cidr of rc.cidrs) {
+      if (isIpv6(cidr)) continue; // WireGuard between the gateways carries IPv4 (the agent leaves IPv6 CIDRs out there)
       const src = { ...IP, ipv4Src: ipv4Net(cidr) };
       flows.push(
         flow(p.id('SNATMark'), PRIORITY.normal, { ...NEW, ...src, ...matchMarks(FromGatewayRegMark) }, [

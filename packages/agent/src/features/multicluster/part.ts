@@ -142,6 +142,8 @@ export class MulticlusterRoutes implements Part {
   private onClusterInfo(type: string, o: KubeObject): void {
     const name = o.metadata.name ?? '';
     const facts = type === 'DELETED' ? undefined : remoteClusterFacts(o);
+    // Named once per change of the object (the fields are left out; the rest still routes).
+    if (facts?.problems) this.ctx.log.warn({ clusterInfoImport: name, problems: facts.problems }, `ClusterInfoImport ${name}: ${facts.problems.join('; ')}`);
     if (facts) this.clusters.set(name, facts);
     else this.clusters.delete(name);
   }
@@ -158,10 +160,13 @@ export class MulticlusterRoutes implements Part {
 
   private onPod(type: string, o: KubeObject): void {
     const key = `${o.metadata.namespace ?? ''}/${o.metadata.name ?? ''}`;
-    const ip = ((o['status'] ?? {}) as { podIP?: unknown }).podIP;
+    const status = (o['status'] ?? {}) as { podIP?: unknown; podIPs?: unknown };
+    const ip = status.podIP;
     const hostNetwork = ((o['spec'] ?? {}) as { hostNetwork?: unknown }).hostNetwork === true;
+    // A dual-stack pod's every address (status.podIPs), so its IPv6 traffic carries its label identity too.
+    const ips = Array.isArray(status.podIPs) ? status.podIPs.map((x) => (x as { ip?: unknown })?.ip).filter((x): x is string => typeof x === 'string' && x !== '') : [];
     if (type === 'DELETED' || typeof ip !== 'string' || ip === '' || hostNetwork) this.pods.delete(key);
-    else this.pods.set(key, { namespace: o.metadata.namespace ?? '', labels: o.metadata.labels ?? {}, ip });
+    else this.pods.set(key, { namespace: o.metadata.namespace ?? '', labels: o.metadata.labels ?? {}, ip, ...(ips.length > 1 ? { ips: [ip, ...ips.filter((x) => x !== ip)] } : {}) });
   }
 
   private onNamespace(type: string, o: KubeObject): void {

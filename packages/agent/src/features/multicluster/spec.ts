@@ -2,6 +2,7 @@
  * Multi-cluster dataplane input: the node's {@link MulticlusterSpec} computed from the elected
  * Gateway and the ClusterInfoImports of the Multi-cluster namespace (pure).
  */
+import { isIP } from 'node:net';
 import { normalizedLabel } from '@switchyard/apis';
 import type { MulticlusterSpec } from '@switchyard/openflow-pipeline';
 import { parseWireGuardKey, type WireGuardPeer } from '../wireguard/wireguard';
@@ -13,6 +14,8 @@ export interface GatewayFacts {
   gatewayIP: string;
   /** What this cluster's nodes tunnel to. */
   internalIP: string;
+  /** A dual-stack Gateway's IPv6 address (`gatewayIPv6`): what it SNATs IPv6 traffic to other clusters to. */
+  gatewayIPv6?: string;
 }
 
 /** Another cluster's ClusterInfoImport as the agent reads it. */
@@ -20,32 +23,66 @@ export interface RemoteClusterFacts {
   clusterID: string;
   gatewayIPs: string[];
   serviceCIDR?: string;
+  /** A dual-stack cluster's IPv6 Service range (`spec.serviceCIDRv6`). */
+  serviceCIDRv6?: string;
+  /** Pod CIDRs of either family. */
   podCIDRs: string[];
+  /** Its dual-stack gateway's IPv6 address (`spec.gatewayInfos[0].gatewayIPv6`): where replies to the IPv6 connections it SNATed go. */
+  gatewayIPv6?: string;
+  /** Fields left out because their value is malformed, each naming the field and value. */
+  problems?: string[];
   /** `spec.wireGuard.publicKey`: the public key of its gateway's Multi-cluster WireGuard device, as written. */
   wireGuardPublicKey?: string;
 }
 
-/** Gateway facts of a Gateway object; undefined when a field is missing. */
+/** The family (4, 6) of a CIDR's text, 0 when it is none. */
+function cidrFamily(v: string): number {
+  const [ip, len, ...rest] = v.split('/');
+  const family = isIP(ip ?? '');
+  return rest.length === 0 && family !== 0 && len !== undefined && /^\d{1,3}$/.test(len) && Number(len) <= (family === 4 ? 32 : 128) ? family : 0;
+}
+
+/** Gateway facts of a Gateway object; undefined when a field is missing. A `gatewayIPv6` that is not an IPv6 address is left out. */
 export function gatewayFacts(o: { metadata: { name?: string }; [k: string]: unknown }): GatewayFacts | undefined {
   const name = o.metadata.name;
   const gatewayIP = o['gatewayIP'];
   const internalIP = o['internalIP'];
+  const gatewayIPv6 = o['gatewayIPv6'];
   if (!name || typeof gatewayIP !== 'string' || !gatewayIP || typeof internalIP !== 'string' || !internalIP) return undefined;
-  return { name, gatewayIP, internalIP };
+  return { name, gatewayIP, internalIP, ...(typeof gatewayIPv6 === 'string' && isIP(gatewayIPv6) === 6 ? { gatewayIPv6 } : {}) };
 }
 
 /** Remote cluster facts of a ClusterInfoImport object; undefined without a cluster ID. */
 export function remoteClusterFacts(o: { metadata: { name?: string }; [k: string]: unknown }): RemoteClusterFacts | undefined {
-  const spec = (o['spec'] ?? {}) as { clusterID?: unknown; gatewayInfos?: unknown; serviceCIDR?: unknown; podCIDRs?: unknown; wireGuard?: { publicKey?: unknown } };
+  const spec = (o['spec'] ?? {}) as { clusterID?: unknown; gatewayInfos?: unknown; serviceCIDR?: unknown; serviceCIDRv6?: unknown; podCIDRs?: unknown; wireGuard?: { publicKey?: unknown } };
   if (typeof spec.clusterID !== 'string' || !spec.clusterID) return undefined;
   const gatewayIPs = Array.isArray(spec.gatewayInfos)
     ? spec.gatewayInfos.map((g) => (g as { gatewayIP?: unknown }).gatewayIP).filter((ip): ip is string => typeof ip === 'string' && ip !== '')
     : [];
-  const podCIDRs = Array.isArray(spec.podCIDRs) ? spec.podCIDRs.filter((c): c is string => typeof c === 'string' && c !== '') : [];
+  // Malformed values are left out (the rest still routes), each named with its field and value.
+  const problems: string[] = [];
+  const where = `ClusterInfoImport ${o.metadata.name ?? spec.clusterID}`;
+  const podCIDRs: string[] = [];
+  if (Array.isArray(spec.podCIDRs))
+    spec.podCIDRs.forEach((c: unknown, i) => {
+      if (typeof c === 'string' && c !== '' && cidrFamily(c) !== 0) podCIDRs.push(c);
+      else if (c !== '') problems.push(`${where}: spec.podCIDRs[${i}] ${JSON.stringify(c)} is not a CIDR`);
+    });
+  const v6 = (field: string, value: unknown, cidr: boolean): string | undefined => {
+    if (value === undefined || value === '') return undefined;
+    if (typeof value === 'string' && (cidr ? cidrFamily(value) : isIP(value)) === 6) return value;
+    problems.push(`${where}: ${field} ${JSON.stringify(value)} is not an IPv6 ${cidr ? 'CIDR' : 'address'}`);
+    return undefined;
+  };
+  const serviceCIDRv6 = v6('spec.serviceCIDRv6', spec.serviceCIDRv6, true);
+  const first = Array.isArray(spec.gatewayInfos) ? (spec.gatewayInfos[0] as { gatewayIPv6?: unknown } | undefined) : undefined;
+  const gatewayIPv6 = v6('spec.gatewayInfos[0].gatewayIPv6', first?.gatewayIPv6, false);
   const key = spec.wireGuard?.publicKey;
   return {
     clusterID: spec.clusterID, gatewayIPs, ...(typeof spec.serviceCIDR === 'string' && spec.serviceCIDR ? { serviceCIDR: spec.serviceCIDR } : {}), podCIDRs,
+    ...(serviceCIDRv6 ? { serviceCIDRv6 } : {}), ...(gatewayIPv6 ? { gatewayIPv6 } : {}),
     ...(typeof key === 'string' && key ? { wireGuardPublicKey: key } : {}),
+    ...(problems.length > 0 ? { problems } : {}),
   };
 }
 
@@ -70,7 +107,8 @@ export function gatewayWireGuardPlan(spec: MulticlusterSpec | undefined, remoteC
   if (!spec?.isGateway) return plan;
   for (const rc of [...remoteClusters].sort((a, b) => a.clusterID.localeCompare(b.clusterID))) {
     const gatewayIP = rc.gatewayIPs[0];
-    const allowedIPs = [...(rc.serviceCIDR ? [rc.serviceCIDR] : []), ...rc.podCIDRs];
+    // IPv4 only: WireGuard between the gateways does not carry IPv6 yet (docs/multicluster.md).
+    const allowedIPs = [...(rc.serviceCIDR ? [rc.serviceCIDR] : []), ...rc.podCIDRs].filter((c) => cidrFamily(c) === 4);
     const skip = (reason: string): void => void plan.skipped.push({ clusterID: rc.clusterID, reason });
     if (gatewayIP === undefined) skip('no gateway IP in its ClusterInfo');
     else if (allowedIPs.length === 0) skip('neither a service CIDR nor pod CIDRs in its ClusterInfo');
@@ -89,6 +127,8 @@ export interface LocalPodLabels {
   namespace: string;
   labels: Record<string, string>;
   ip: string;
+  /** Every address of a dual-stack pod (`status.podIPs`), `ip` first; absent: `ip` alone. */
+  ips?: string[];
 }
 
 /**
@@ -100,7 +140,7 @@ export function podLabelIdentities(pods: readonly LocalPodLabels[], namespaceLab
   const out: { ip: string; id: number }[] = [];
   for (const p of pods) {
     const id = ids.get(normalizedLabel(namespaceLabels.get(p.namespace), p.labels));
-    if (id !== undefined) out.push({ ip: p.ip, id });
+    if (id !== undefined) for (const ip of p.ips ?? [p.ip]) out.push({ ip, id });
   }
   return out.sort((a, b) => a.ip.localeCompare(b.ip));
 }
@@ -133,12 +173,15 @@ export function multiclusterSpecOf(input: MulticlusterInput): MulticlusterSpec |
   for (const rc of [...input.remoteClusters].sort((a, b) => a.clusterID.localeCompare(b.clusterID))) {
     const gatewayIP = rc.gatewayIPs[0];
     // A WireGuard gateway also needs the pod CIDRs: connections from other clusters keep their pod source address up to it.
-    const cidrs = [...(rc.serviceCIDR ? [rc.serviceCIDR] : []), ...(input.podToPod || (isGateway && input.wireGuard) ? rc.podCIDRs : [])];
+    const all = [...(rc.serviceCIDR ? [rc.serviceCIDR] : []), ...(rc.serviceCIDRv6 ? [rc.serviceCIDRv6] : []), ...(input.podToPod || (isGateway && input.wireGuard) ? rc.podCIDRs : [])];
+    // IPv6 CIDRs ride the IPv4 tunnel between the gateways; not WireGuard between them (IPv4 only).
+    const cidrs = input.wireGuard ? all.filter((c) => cidrFamily(c) === 4) : all;
     if (gatewayIP === undefined || cidrs.length === 0) continue;
-    remoteClusters.push({ cidrs, gatewayIP });
+    remoteClusters.push({ cidrs, gatewayIP, ...(rc.gatewayIPv6 && !input.wireGuard ? { gatewayIPv6: rc.gatewayIPv6 } : {}) });
   }
   return {
     isGateway, remoteClusters, localGatewayIP: gw.internalIP, ...(isGateway ? { gatewayIP: gw.gatewayIP } : {}),
+    ...(isGateway && gw.gatewayIPv6 && !input.wireGuard ? { gatewayIPv6: gw.gatewayIPv6 } : {}),
     ...(input.labelIdentities?.length ? { labelIdentities: input.labelIdentities.map((l) => ({ ...l })) } : {}),
     ...(input.wireGuard ? { wireGuard: true } : {}),
   };
