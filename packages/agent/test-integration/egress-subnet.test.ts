@@ -1,8 +1,9 @@
 // The Egress subnet host side (EgressSeparateSubnet) against real namespaces, both ways the agent
 // reaches a node: rtnetlink in a child started inside the node netns (a real node), and `ip`
 // children under nsenter from this process (the lab). A source rule and a route table are made,
-// read back (a second plan is empty: adopted), and taken off; a VLAN link is refused by this kernel
-// (no 802.1Q), which is why the lab cannot show the VLAN half (docs/egress.md).
+// read back (a second plan is empty: adopted), and taken off; the address steps of a VLAN link, IPv4
+// and IPv6, on a veth standing in for it; a VLAN link is refused by this kernel (no 802.1Q), which is
+// why the lab cannot show the VLAN half (docs/egress.md).
 import { join } from 'node:path';
 import { Testbed, run } from '@switchyard/testbed';
 import { assignTables, desiredHostState, emptyHostState, planSubnetSync, type SubnetHostState } from '../src/features/egress/subnet';
@@ -38,6 +39,11 @@ test('a real node (rtnetlink): rule and table made, read back, adopted, taken of
   expect(sorted(out.read as SubnetHostState)).toEqual(WANT_READ);
   expect(out.addr).toContain('192.168.80.26/24');
   expect(out.addr).toContain('noprefixroute');
+  // An IPv6 subnet's VLAN address, as the IPv4 one: noprefixroute, not tentative (nodad), no local route; then taken off.
+  expect(out.addr6).toContain('fd00:80::26/64');
+  expect(out.addr6).toContain('noprefixroute');
+  expect(out.addr6).not.toContain('tentative');
+  expect(out).toMatchObject({ local6: '', main6: '', addr6After: '' });
   expect(out.rules).toBe('32765:\tfrom 192.168.80.25 lookup 101 proto 80');
   expect(out.table).toBe('default via 192.168.80.1 dev tr0 proto 80 \n192.168.80.0/24 dev tr0 proto 80 scope link');
 });
@@ -55,6 +61,15 @@ test('the lab (`ip` under nsenter): the same rule and table, adopted, taken off;
     expect(sorted(await host.read('tr0'))).toEqual(WANT_READ);
     expect(planSubnetSync(await host.read('tr0'), want)).toEqual([]);
     await expect(host.apply([{ op: 'addLink', name: 'antrea-ext.10', vlan: 10 }], 'tr0')).rejects.toThrow(/Unknown device type/);
+    // The address steps of an IPv6 subnet's VLAN link (in an `ip -6` batch), on the veth: noprefixroute, nodad, no local route.
+    await host.apply([{ op: 'addAddress', dev: 'tr0', ip: 'fd00:80::26', prefix: 64 }, { op: 'delLocalRoute', dev: 'tr0', ip: 'fd00:80::26' }], 'tr0');
+    const addr6 = (await run(['ip', '-6', '-o', 'addr', 'show', 'dev', 'tr0', 'scope', 'global'], { netns: node.name })).stdout;
+    expect(addr6).toContain('fd00:80::26/64');
+    expect(addr6).toContain('noprefixroute');
+    expect(addr6).not.toContain('tentative');
+    expect((await run(['ip', '-6', 'route', 'show', 'table', 'local', 'fd00:80::26'], { netns: node.name })).stdout.trim()).toBe('');
+    await host.apply([{ op: 'delAddress', dev: 'tr0', ip: 'fd00:80::26', prefix: 64 }], 'tr0');
+    expect((await run(['ip', '-6', '-o', 'addr', 'show', 'dev', 'tr0', 'scope', 'global'], { netns: node.name })).stdout.trim()).toBe('');
     await host.apply(planSubnetSync(await host.read('tr0'), emptyHostState()), 'tr0');
     expect(await host.read('tr0')).toEqual(emptyHostState());
     expect((await run(['ip', '-4', 'rule', 'show', 'priority', '32765'], { netns: node.name })).stdout.trim()).toBe('');

@@ -90,16 +90,17 @@ class RecordingSink implements ExternalIPSink {
 }
 
 /** Two agents whose Leases (claims and local addresses) every agent sees at once, on one clock. */
-function twoAgents(clock: ManualClock) {
+function twoAgents(clock: ManualClock, ip = IP) {
   const names = ['n1', 'n2'];
   /** Who had taken the IP at each claim (just before a take, just after a release) and after each pass; the claims in order. */
   const samples: string[][] = [];
   const claimLog: string[] = [];
-  const taking = (): string[] => agents.filter((a) => a.c.taken.has(IP)).map((a) => a.name);
+  const taking = (): string[] => agents.filter((a) => a.c.taken.has(ip)).map((a) => a.name);
   const ann = new Map(names.map((n) => [n, { claims: [] as readonly string[], local: [] as readonly string[] }]));
-  const agents: { name: string; sink: RecordingSink; c: ExternalIPController; installed: string[][] }[] = names.map((name) => {
+  const agents: { name: string; sink: RecordingSink; c: ExternalIPController; installed: string[][]; announced: string[] }[] = names.map((name) => {
     const sink = new RecordingSink();
     const installed: string[][] = [];
+    const announced: string[] = [];
     const publish = (): void => {
       for (const a of agents) a.c.onLeaseEvent(ev('MODIFIED', lease(name, clock.now(), ann.get(name))));
     };
@@ -118,13 +119,14 @@ function twoAgents(clock: ManualClock) {
         publish();
       },
       onInstalled: (ips) => void installed.push([...ips]),
+      announceLocal: async (x) => void announced.push(x),
     });
-    return { name, sink, c, installed };
+    return { name, sink, c, installed, announced };
   });
   for (const a of agents) {
     for (const n of names) a.c.onNodeEvent(ev('ADDED', node(n)));
     for (const n of names) a.c.onLeaseEvent(ev('ADDED', lease(n, clock.now())));
-    a.c.onEgressEvent(ev('ADDED', egress('m', { egressIP: IP })));
+    a.c.onEgressEvent(ev('ADDED', egress('m', { egressIP: ip })));
   }
   const settle = async (): Promise<void> => {
     for (let i = 0; i < 5; i++) {
@@ -239,5 +241,30 @@ describe('the address watch', () => {
     expect(w.monitorDown).toBeUndefined();
     expect(told.at(-1)).toEqual(['192.168.77.1']);
     await w.stop();
+  });
+
+  it('an IPv6 address moved by hand: the new holder sends one unsolicited Neighbor Advertisement for it when it takes it (an IPv4 one none: its administrator sends the gratuitous ARP)', async () => {
+    const IP6 = 'fd00:77::f0';
+    const clock = new ManualClock(T0);
+    const k = twoAgents(clock, IP6);
+    k.n1.c.setLocalAddresses(['192.168.77.1']);
+    k.n2.c.setLocalAddresses(['192.168.77.2', IP6]);
+    await k.settle();
+    expect(k.taking()).toEqual(['n2']);
+    expect(k.n2.announced).toEqual([IP6]);
+    k.n2.c.setLocalAddresses(['192.168.77.2']);
+    k.n1.c.setLocalAddresses(['192.168.77.1', IP6]);
+    await k.settle();
+    expect(k.taking()).toEqual(['n1']);
+    // Once, when taken; not again on later passes.
+    expect(k.n1.announced).toEqual([IP6]);
+    expect(k.n2.announced).toEqual([IP6]);
+    expect([...k.n1.sink.log, ...k.n2.sink.log]).toEqual([]);
+    const v4 = twoAgents(new ManualClock(T0));
+    v4.n1.c.setLocalAddresses(['192.168.77.1', IP]);
+    v4.n2.c.setLocalAddresses(['192.168.77.2']);
+    await v4.settle();
+    expect(v4.taking()).toEqual(['n1']);
+    expect(v4.n1.announced).toEqual([]);
   });
 });

@@ -44,7 +44,7 @@ describe('subnetOfPool', () => {
 
   test.each([
     [{ gateway: 'fd00:80::1', prefixLength: 128 }, 'spec.subnetInfo.prefixLength', 128, 'must be an integer in 1..127'],
-    [{ gateway: 'fd00:80::1', prefixLength: 64, vlan: 10 }, 'spec.subnetInfo.vlan', 10, 'a VLAN for an IPv6 subnet is not supported yet'],
+    [{ gateway: 'fd00:80::1', prefixLength: 64, vlan: 4095 }, 'spec.subnetInfo.vlan', 4095, 'must be an integer in 0..4094'],
     [{ gateway: 'fd00:0080::1', prefixLength: 64 }, 'spec.subnetInfo.gateway', 'fd00:0080::1', 'RFC 5952'],
     [{ gateway: 'fd00:81::1', prefixLength: 64 }, 'spec.subnetInfo', 'fd00:81::1/64', 'Egress IP fd00:80::20 is not inside the subnet fd00:81::/64'],
     [{ gateway: '192.168.80.1', prefixLength: 24 }, 'spec.subnetInfo', '192.168.80.1/24', 'Egress IP fd00:80::20 is not inside the subnet 192.168.80.0/24'],
@@ -121,6 +121,52 @@ describe('the host state wanted and the steps to it', () => {
       { op: 'delLocalRoute', dev: 'antrea-ext.10', ip: '10.20.0.6' },
       { op: 'addRule', src: '10.20.0.6', table: 101 },
     ]);
+  });
+});
+
+describe('a VLAN on an IPv6 subnet, as on an IPv4 one', () => {
+  const V6VLAN: EgressSubnet = { gateway: 'fd00:80::1', prefixLength: 64, vlan: 20 };
+  const ips6 = [{ ip: 'fd00:80::25', subnet: V6VLAN }, { ip: '10.20.0.5', subnet: VLAN10 }];
+  const tables6 = assignTables(ips6, new Map()).tables;
+  const want6 = desiredHostState(ips6, tables6, 'br-phy');
+  const t6 = tables6.get('fd00:80::1/64@20')!;
+
+  test('is read, not refused: antrea-ext.<vlan> with the IPv6 address, its table (the subnet, ::/0 via the gateway on the link) and its /128 rule', () => {
+    expect(subnetOfPool({ gateway: 'fd00:80::1', prefixLength: 64, vlan: 20 }, 'fd00:80::25')).toEqual({ subnet: V6VLAN });
+    expect(want6.links).toEqual([{ name: 'antrea-ext.10', vlan: 10 }, { name: 'antrea-ext.20', vlan: 20 }]);
+    expect(want6.addresses).toEqual(expect.arrayContaining([{ dev: 'antrea-ext.20', ip: 'fd00:80::25', prefix: 64 }]));
+    expect(want6.routes.filter((r) => r.table === t6)).toEqual([{ table: t6, dst: 'fd00:80::/64', dev: 'antrea-ext.20' }, { table: t6, dst: '::/0', via: 'fd00:80::1', dev: 'antrea-ext.20' }]);
+    expect(want6.rules).toEqual(expect.arrayContaining([{ src: 'fd00:80::25', table: t6 }]));
+  });
+
+  test('from nothing: the link, the address with its local route off, routes, rule; adopted when there; the last IP gone takes the link', () => {
+    const steps = planSubnetSync(emptyHostState(), want6);
+    expect(steps.filter((s) => 'ip' in s && s.ip === 'fd00:80::25')).toEqual<SubnetStep[]>([
+      { op: 'addAddress', dev: 'antrea-ext.20', ip: 'fd00:80::25', prefix: 64 },
+      { op: 'delLocalRoute', dev: 'antrea-ext.20', ip: 'fd00:80::25' },
+    ]);
+    expect(steps.map((s) => s.op).indexOf('addLink')).toBeLessThan(steps.map((s) => s.op).indexOf('addAddress'));
+    expect(planSubnetSync(want6, want6)).toEqual([]);
+    // Its routes and address leave with the link.
+    expect(planSubnetSync(want6, desiredHostState([ips6[1]!], tables6, 'br-phy'))).toEqual<SubnetStep[]>([{ op: 'delRule', src: 'fd00:80::25', table: t6 }, { op: 'delLink', name: 'antrea-ext.20' }]);
+  });
+
+  test('the lab\'s `ip` lines: the address noprefixroute and nodad (usable at once), its local route off', () => {
+    expect(batchLine({ op: 'addAddress', dev: 'antrea-ext.20', ip: 'fd00:80::25', prefix: 64 }, 'br-phy')).toBe('addr replace fd00:80::25/64 dev antrea-ext.20 noprefixroute nodad');
+    expect(batchLine({ op: 'delLocalRoute', dev: 'antrea-ext.20', ip: 'fd00:80::25' }, 'br-phy')).toBe('route del table local local fd00:80::25 dev antrea-ext.20');
+    expect(batchLine({ op: 'replaceRoute', route: { table: 101, dst: '::/0', via: 'fd00:80::1', dev: 'antrea-ext.20' } }, 'br-phy')).toBe('route replace ::/0 via fd00:80::1 dev antrea-ext.20 table 101 proto 80');
+  });
+
+  test('`ip -j` read: the IPv6 address and local route of the VLAN link, not the kernel\'s link-local address', () => {
+    const s = stateFromIpJson('br-phy', {
+      links: [{ ifname: 'antrea-ext.20', link: 'br-phy', linkinfo: { info_kind: 'vlan', info_data: { id: 20 } } }],
+      addrs: [{ ifname: 'antrea-ext.20', addr_info: [{ family: 'inet6', local: 'fd00:80::25', prefixlen: 64, scope: 'global' }, { family: 'inet6', local: 'fe80::1c2:3ff:fe04:506', prefixlen: 64, scope: 'link' }] }],
+      local: [{ dst: 'fd00:80::25', dev: 'antrea-ext.20', type: 'local' }],
+      routes: [],
+      rules: [],
+    });
+    expect(s.addresses).toEqual([{ dev: 'antrea-ext.20', ip: 'fd00:80::25', prefix: 64 }]);
+    expect(s.localRoutes).toEqual([{ dev: 'antrea-ext.20', ip: 'fd00:80::25' }]);
   });
 });
 

@@ -27,7 +27,7 @@ const tier = (name: string, priority: number): Record<string, unknown> => ({ api
 const cg = (name: string, spec: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'ClusterGroup', metadata: { name }, spec });
 const group = (name: string, spec: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'Group', metadata: { name, namespace: 'x' }, spec });
 const pool = (name: string, spec: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'IPPool', metadata: { name }, spec });
-const eip = (name: string, ipRanges: unknown[]): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name }, spec: { ipRanges, nodeSelector: {} } });
+const eip = (name: string, ipRanges: unknown[], more: Record<string, unknown> = {}): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'ExternalIPPool', metadata: { name }, spec: { ipRanges, nodeSelector: {}, ...more } });
 const en = (name: string, interfaces: unknown): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1alpha1', kind: 'ExternalNode', metadata: { name, namespace: 'x' }, spec: { interfaces } });
 const tf = (name: string, spec: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'Traceflow', metadata: { name }, spec });
 const egress = (name: string, spec: Record<string, unknown>): Record<string, unknown> => ({ apiVersion: 'crd.antrea.io/v1beta1', kind: 'Egress', metadata: { name }, spec: { appliedTo: web, ...spec } });
@@ -97,6 +97,9 @@ const cases: Case[] = [
   ['ExternalIPPool start after end', eip('e1', [{ start: '10.3.0.9', end: '10.3.0.1' }]), 'spec.ipRanges[0].end', '"10.3.0.1"'],
   ['ExternalIPPool malformed CIDR', eip('e2', [{ cidr: '10.3.0.0/33' }]), 'spec.ipRanges[0].cidr', '"10.3.0.0/33"'],
   ['ExternalIPPool range mixing families', eip('e3', [{ start: '10.3.0.1', end: 'fd00::1' }]), 'spec.ipRanges[0].end', '"fd00::1"'],
+  ['ExternalIPPool IPv6 start after end', eip('e3b', [{ start: 'fd00:3::9', end: 'fd00:3::1' }]), 'spec.ipRanges[0].end', '"fd00:3::1": must not be below start fd00:3::9'],
+  ['ExternalIPPool cidr with start and end', eip('e3c', [{ cidr: 'fd00:3::/120', start: 'fd00:3::1', end: 'fd00:3::9' }]), 'spec.ipRanges[0]', 'set either cidr, or start and end, not both'],
+  ['ExternalIPPool range of another family than the subnet gateway', eip('e3d', [{ start: '10.3.3.10', end: '10.3.3.20' }], { subnetInfo: { gateway: 'fd00:3::1', prefixLength: 64 } }), 'spec.ipRanges[0]', '"10.3.3.10-10.3.3.20": is IPv4, the subnet\'s gateway fd00:3::1 is IPv6'],
   ['ExternalIPPool ranges overlapping in the pool', eip('e4', [{ cidr: '10.3.1.0/24' }, { start: '10.3.1.9', end: '10.3.2.1' }]), 'spec.ipRanges[1]', '"10.3.1.9-10.3.2.1"'],
   ['ExternalIPPool overlapping another pool', eip('e5', [{ start: '10.4.0.10', end: '10.4.0.20' }]), 'spec.ipRanges[0]', 'overlaps range 10.4.0.0/28 of ExternalIPPool valid-eip'],
   ['ExternalIPPool range changed', eip('valid-eip', [{ cidr: '10.4.0.0/29' }]), 'spec.ipRanges[0]', '"10.4.0.0/28": existing ranges cannot be updated or deleted'],

@@ -114,6 +114,9 @@ describe('the ExternalIPPool webhook', () => {
     ['start after end', [{ start: '10.10.0.9', end: '10.10.0.2' }], 'spec.ipRanges[0].end: Invalid value: "10.10.0.2": must not be below start 10.10.0.9'],
     ['a range mixing families', [{ start: '10.10.0.1', end: 'fd00::1' }], 'spec.ipRanges[0].end: Invalid value: "fd00::1": must be of the family of start 10.10.0.1 (IPv4)'],
     ['cidr and start together', [{ cidr: '10.10.0.0/24', start: '10.10.0.1', end: '10.10.0.2' }], 'spec.ipRanges[0]: Invalid value: {"cidr":"10.10.0.0/24","start":"10.10.0.1","end":"10.10.0.2"}: set either cidr, or start and end, not both'],
+    ['an IPv6 start after end', [{ start: 'fd00:10::9', end: 'fd00:10::2' }], 'spec.ipRanges[0].end: Invalid value: "fd00:10::2": must not be below start fd00:10::9'],
+    ['an IPv6 start with an IPv4 end', [{ start: 'fd00:10::1', end: '10.10.0.9' }], 'spec.ipRanges[0].end: Invalid value: "10.10.0.9": must be of the family of start fd00:10::1 (IPv6)'],
+    ['an IPv6 cidr with a start alone', [{ cidr: 'fd00:10::/120', start: 'fd00:10::1' }], 'spec.ipRanges[0]: Invalid value: {"cidr":"fd00:10::/120","start":"fd00:10::1"}: set either cidr, or start and end, not both'],
     ['an empty range', [{}], 'spec.ipRanges[0]: Invalid value: {}: must set cidr, or start and end'],
     ['two ranges of the pool overlapping', [{ cidr: '10.10.0.0/24' }, { start: '10.10.0.250', end: '10.10.1.5' }], 'spec.ipRanges[1]: Invalid value: "10.10.0.250-10.10.1.5": overlaps spec.ipRanges[0] (10.10.0.0/24) of this pool'],
   ])('%s is refused naming the field and value', (_what, ranges, message) => {
@@ -134,6 +137,16 @@ describe('the ExternalIPPool webhook', () => {
       'spec.ipRanges[1]: Invalid value: "fd00::/120": is IPv6, the subnet\'s gateway 10.10.0.1 is IPv4',
     ]);
     expect(messages(pool('p', [{ cidr: '10.10.0.0/25' }], { subnetInfo: { gateway: '10.10.0.1', prefixLength: 32 } }))).toEqual(['spec.subnetInfo.prefixLength: Invalid value: 32: must be an integer in 1..31 for an IPv4 gateway']);
+  });
+
+  test('subnetInfo with an IPv6 gateway: IPv6 ranges inside it pass; an IPv4 range, or one outside, is refused naming the range', () => {
+    const subnet = { gateway: 'fd00:10::1', prefixLength: 64 };
+    expect(messages(pool('p', [{ start: 'fd00:10::10', end: 'fd00:10::20' }, { cidr: 'fd00:10::100/120' }], { subnetInfo: subnet }))).toEqual([]);
+    expect(messages(pool('p', [{ start: '10.10.0.10', end: '10.10.0.20' }, { cidr: 'fd00:11::/120' }], { subnetInfo: subnet }))).toEqual([
+      'spec.ipRanges[0]: Invalid value: "10.10.0.10-10.10.0.20": is IPv4, the subnet\'s gateway fd00:10::1 is IPv6',
+      'spec.ipRanges[1]: Invalid value: "fd00:11::/120": must lie inside the subnet fd00:10::/64 (spec.subnetInfo)',
+    ]);
+    expect(messages(pool('p', [{ cidr: 'fd00:10::/120' }], { subnetInfo: { gateway: 'fd00:10::1', prefixLength: 128 } }))).toEqual(['spec.subnetInfo.prefixLength: Invalid value: 128: must be an integer in 1..127 for an IPv6 gateway']);
   });
 
   test.each([

@@ -17,7 +17,10 @@
 // the owner out of the pool's nodeSelector moves the entry, the other node's unsolicited Neighbor
 // Advertisement moves the fabric host's cache, and the traffic follows. Egress over IPv6: a pod on
 // node1 selected by an Egress whose IPv6 IP (an IPv6 pool) node2 owns reaches the fabric host from
-// that IP, and from it through node1 while node2's agent is stopped. One lab for every case.
+// that IP, and from it through node1 while node2's agent is stopped; with a bandwidth node2 meters
+// its IPv6 packets, and yardctl traceflow shows the Egress hop over IPv6 on both nodes. A manual
+// IPv6 Egress IP moved by hand: the new holder's unsolicited Neighbor Advertisement moves the fabric
+// host's cache. One lab for every case.
 // Waits on state, never on time.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
@@ -71,7 +74,7 @@ async function expectFlow(from: string, to: string, family: 'IPv4' | 'IPv6', all
 
 beforeAll(async () => {
   // EgressSeparateSubnet (alpha, off by default) for the IPv6 subnet block; it changes nothing for pools without subnetInfo.
-  lab('up', '--nodes', '2', '--ip-family', 'dual', '--proxy-all', '--feature-gates', 'ServiceExternalIP=true,EgressSeparateSubnet=true');
+  lab('up', '--nodes', '2', '--ip-family', 'dual', '--proxy-all', '--feature-gates', 'ServiceExternalIP=true,EgressSeparateSubnet=true,EgressTrafficShaping=true');
   st = readState(labDir)!;
   kube = labClient(st);
   for (const p of [pod('ca', 'node1', 'client'), pod('cb', 'node1', 'client'), pod('srv', 'node2', 'srv'), pod('w1', 'node1', 'who'), pod('w2', 'node2', 'who')]) {
@@ -545,6 +548,82 @@ describe('Egress over IPv6: a pod on node1 leaves from an IPv6 Egress IP that no
     }
     await waitFor(`status.egressNode node2 again and e6 seen from ${EGRESS_IP}`, async () => (await status())?.egressNode === 'node2' && (await seenFromFabric('e6')) === EGRESS_IP, { timeoutMs: 90_000, intervalMs: 300 });
   });
+
+  it('a bandwidth on the IPv6 Egress: node2 meters its IPv6 packets (EgressQoS), an IPv6 iperf3 stream holds the rate; yardctl traceflow over IPv6 shows the Egress hop on both nodes, metered or not', async () => {
+    const IPERF_PORT = 5206;
+    const RATE_MBPS = 10;
+    const mgmtOf = (n: string): string => join(/ovsRunDir:\s*(\S+)/.exec(execFileSync('cat', [join(labDir, n, 'antrea-agent.conf')], { encoding: 'utf8' }))![1]!, 'br-int.mgmt');
+    const ofctl = async (n: string, ...argv: string[]): Promise<string> => (await run(['ovs-ofctl', '-O', 'OpenFlow13', ...argv, mgmtOf(n)])).stdout;
+    /** The meter an IPv6 EgressQoS flow names on the node (its Egress mark in reg10), or undefined. */
+    const meterOf = async (n: string): Promise<number | undefined> => {
+      const m = /ipv6,reg10=\S+ actions=meter:(\d+)/.exec(await ofctl(n, 'dump-flows'));
+      return m ? Number(m[1]) : undefined;
+    };
+    const band = async (id: number): Promise<string | undefined> => {
+      const out = await ofctl('node2', 'dump-meters');
+      const at = out.search(new RegExp(`meter=${id}\\s`));
+      return at < 0 ? undefined : /type=drop (rate=\d+ burst_size=\d+)/.exec(out.slice(at))?.[1];
+    };
+    const setBandwidth = async (bandwidth: { rate: string; burst: string } | undefined): Promise<void> => {
+      for (;;) {
+        const eg = await kube.request<{ spec: Record<string, unknown> }>('GET', `${EGRESSES}/eg6`);
+        const spec = { ...eg.spec };
+        if (bandwidth) spec.bandwidth = bandwidth;
+        else delete spec.bandwidth;
+        try {
+          return void (await kube.request('PUT', `${EGRESSES}/eg6`, { ...eg, spec }));
+        } catch (e) {
+          if ((e as { status?: number }).status !== 409) throw e;
+        }
+      }
+    };
+    interface Traced { status?: { phase?: string; results?: { node?: string; role?: string; observations?: Record<string, unknown>[] }[] } }
+    const trace = (): Traced => JSON.parse(execFileSync(process.execPath, [YARDCTL, '--kubeconfig', st.kubeconfig, 'traceflow', '-S', 'default/e6', '-D', FABRIC_HOST_V6, '-f', `tcp6,tcp_dst=${PORT}`, '-o', 'json'], { encoding: 'utf8', timeout: 60_000 })) as Traced;
+    const hops = [
+      { node: 'node1', role: 'Sender', observations: [
+        { component: 'SpoofGuard', action: 'Forwarded' },
+        { component: 'Egress', action: 'ForwardedToEgressNode', egress: 'eg6', egressIP: EGRESS_IP, egressNode: 'node2' },
+        { component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', tunnelDstIP: st.nodes[1]!.nodeIP },
+      ] },
+      { node: 'node2', role: 'Receiver', observations: [
+        { component: 'Forwarding', componentInfo: 'Classification', action: 'Received' },
+        { component: 'Egress', action: 'MarkedForSNAT', egress: 'eg6', egressIP: EGRESS_IP, egressNode: 'node2' },
+        { component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay', translatedSrcIP: EGRESS_IP },
+      ] },
+    ];
+    const byNode = (tf: Traced) => (tf.status?.results ?? []).map((r) => ({ node: r.node, role: r.role, observations: r.observations })).sort((a, b) => (a.node ?? '').localeCompare(b.node ?? ''));
+    const unmetered = trace();
+    expect(unmetered.status?.phase).toBe('Succeeded');
+    expect(byNode(unmetered)).toEqual(hops);
+
+    servers.push(spawn('ip', ['netns', 'exec', st.fabricNetns, 'iperf3', '-s', '-B', FABRIC_HOST_V6, '-p', String(IPERF_PORT)], { stdio: 'ignore' }));
+    const iperf = async (seconds: number): Promise<number> => {
+      const r = await run(['ip', 'netns', 'exec', netnsOf.get('e6')!, 'iperf3', '-6', '-c', FABRIC_HOST_V6, '-p', String(IPERF_PORT), '-t', String(seconds), '-O', '2', '-J'], { allowFailure: true, timeoutMs: (seconds + 60) * 1000 });
+      const res = JSON.parse(r.stdout || '{}') as { end?: { sum_received?: { bits_per_second: number } }; error?: string };
+      if (!res.end?.sum_received) throw new Error(`iperf3 from e6 failed (exit ${r.code}): ${res.error ?? r.stderr}`);
+      return res.end.sum_received.bits_per_second / 1e6;
+    };
+    try {
+      await setBandwidth({ rate: `${RATE_MBPS}M`, burst: `${RATE_MBPS}M` });
+      let id: number | undefined;
+      await waitFor('eg6\'s meter in node2\'s IPv6 EgressQoS flow, at 10,000 kbit/s', async () => (id = await meterOf('node2')) !== undefined && (await band(id)) === 'rate=10000 burst_size=10000', { timeoutMs: 60_000, intervalMs: 200 });
+      // node1 tunnels e6's packets unmetered: the owner meters them.
+      expect(await meterOf('node1')).toBeUndefined();
+      const metered = trace();
+      expect(metered.status?.phase).toBe('Succeeded');
+      expect(byNode(metered)).toEqual(hops);
+      await waitFor('the IPv6 iperf3 server answers', async () => iperf(1).then(() => true, () => false), { timeoutMs: 60_000, intervalMs: 500 });
+      const mbps = await iperf(5);
+      process.stdout.write(`IPv6 Egress bandwidth ${RATE_MBPS}M: e6 (node1, tunnelled to node2) ${mbps.toFixed(2)} Mbit/s received by the fabric host\n`);
+      expect(Math.abs(mbps - RATE_MBPS)).toBeLessThanOrEqual(0.1 * RATE_MBPS);
+      // The meter saw the IPv6 stream and dropped what was over the rate.
+      const stats = await ofctl('node2', 'meter-stats');
+      expect(Number(new RegExp(`meter:${id!}[\\s\\S]*?0: packet_count:(\\d+)`).exec(stats)?.[1] ?? 0)).toBeGreaterThan(0);
+    } finally {
+      await setBandwidth(undefined);
+    }
+    await waitFor('no IPv6 Egress meter on node2', async () => (await meterOf('node2')) === undefined, { timeoutMs: 60_000, intervalMs: 200 });
+  }, 240_000);
 });
 
 describe('Traceflow over IPv6 (yardctl traceflow, issue 36)', () => {
@@ -686,6 +765,9 @@ describe('Egress over IPv6 without a pool and through a separate IPv6 subnet (is
     return { rule: m !== null, table: m ? await inNode(name, `ip -6 route show table ${m[1]!}`) : '' };
   }
   const fabric = (...args: string[]): Promise<unknown> => run(['ip', ...args], { netns: st.fabricNetns });
+  const brPhyMac = async (name: string): Promise<string> => (JSON.parse((await run(['ip', '-j', 'link', 'show', 'br-phy'], { netns: node(name).netns })).stdout) as { address: string }[])[0]!.address;
+  /** The MAC the fabric host holds for the manual IP (undefined: no entry, or not resolved). */
+  const fabricNeighbour = async (): Promise<string | undefined> => (JSON.parse((await run(['ip', '-6', '-j', 'neigh', 'show', MANUAL_IP], { netns: st.fabricNetns })).stdout || '[]') as { lladdr?: string }[])[0]?.lladdr;
 
   beforeAll(async () => {
     // Fabric-host servers answering with the peer address: one on every address, one on the far address only.
@@ -738,13 +820,16 @@ describe('Egress over IPv6 without a pool and through a separate IPv6 subnet (is
     expect(await seen('s6', FABRIC_HOST_V6, PORT)).toBe(node('node1').nodeIPv6);
   });
 
-  it('the address moved by hand to node1: the status and the source follow, node1 holds the ip6tables rule and node2 none', async () => {
+  it('the address moved by hand to node1: node1\'s unsolicited Neighbor Advertisement moves the fabric host\'s cache with no traffic sent; the status and the source follow, node1 holds the ip6tables rule and node2 none', async () => {
+    // The fabric host answered m6a and m6b at the IP through node2: its entry holds node2's MAC.
+    expect(await fabricNeighbour()).toBe(await brPhyMac('node2'));
+    const node1Mac = await brPhyMac('node1');
     const t0 = Date.now();
     await run(['ip', 'addr', 'del', `${MANUAL_IP}/128`, 'dev', 'br-phy'], { netns: node('node2').netns });
     await run(['ip', 'addr', 'add', `${MANUAL_IP}/128`, 'dev', 'br-phy', 'nodad'], { netns: node('node1').netns });
-    // What the administrator's unsolicited Neighbor Advertisement would do (the agent sends none for an
-    // address that is really there): the fabric host forgets node2's MAC for the IP at once.
-    await run(['ip', '-6', 'neigh', 'flush', 'to', MANUAL_IP], { netns: st.fabricNetns, allowFailure: true });
+    // Nothing solicits in between: only node1's agent's unsolicited advertisement (it took the IP) can change the fabric host's entry.
+    await waitFor(`the fabric host's entry for ${MANUAL_IP} on node1's MAC`, async () => (await fabricNeighbour()) === node1Mac, { timeoutMs: 60_000, intervalMs: 100 });
+    process.stdout.write(`IPv6 manual Egress IP moved by hand to node1: fabric host's neighbour entry moved after ${Date.now() - t0} ms\n`);
     await waitFor(`status.egressNode node1 and m6a, m6b seen from ${MANUAL_IP}`, async () => (await status('eg6-manual'))?.egressNode === 'node1' && (await seen('m6a', FABRIC_HOST_V6, PORT)) === MANUAL_IP && (await seen('m6b', FABRIC_HOST_V6, PORT)) === MANUAL_IP, { timeoutMs: 60_000, intervalMs: 300 });
     process.stdout.write(`IPv6 manual Egress IP moved by hand to node1: status and source followed after ${Date.now() - t0} ms\n`);
     expect(await inNode('node1', 'ip6tables -w -t nat -S SWITCHYARD-EGRESS')).toMatch(new RegExp(`-A SWITCHYARD-EGRESS -s fc01::100:[0-9a-f]+/128 -j SNAT --to-source ${MANUAL_IP}$`, 'm'));

@@ -339,19 +339,23 @@ export class Rtnetlink {
     return out;
   }
 
-  /** `ip addr add <ip>/<prefix> dev <index> noprefixroute` (no subnet route in the main table). */
+  /**
+   * `ip addr add <ip>/<prefix> dev <index> noprefixroute` (no subnet route in the main table); an
+   * IPv6 address also `nodad`: usable at once, as an IPv4 one is (a tentative address is no source).
+   */
   async addAddressNoPrefixRoute(index: number, ip: string, prefix: number): Promise<void> {
     const a = ipBytes(ip);
+    const six = ip.includes(':');
     await this.call('RTM_NEWADDR', `${ip}/${prefix}`, (s) =>
-      s.newAddress({ family: AF_INET, prefixlen: prefix, index }, { local: a, address: a, flags: { noprefixroute: true } }, { flags: FlagsNew.CREATE | FlagsNew.REPLACE }),
+      s.newAddress({ family: familyOf(ip), prefixlen: prefix, index }, { local: a, address: a, flags: six ? { noprefixroute: true, nodad: true } : { noprefixroute: true } }, { flags: FlagsNew.CREATE | FlagsNew.REPLACE }),
     );
   }
 
-  /** Deletes an IPv4 address; false when it was not there. */
+  /** Deletes an IPv4 or IPv6 address; false when it was not there. */
   async deleteAddress(index: number, ip: string, prefix: number): Promise<boolean> {
     const a = ipBytes(ip);
     try {
-      await this.call('RTM_DELADDR', `${ip}/${prefix}`, (s) => s.delAddress({ family: AF_INET, prefixlen: prefix, index }, { local: a, address: a }));
+      await this.call('RTM_DELADDR', `${ip}/${prefix}`, (s) => s.delAddress({ family: familyOf(ip), prefixlen: prefix, index }, { local: a, address: a }));
       return true;
     } catch (e) {
       if (e instanceof NetlinkError && e.errno === 'EADDRNOTAVAIL') return false;
@@ -359,9 +363,9 @@ export class Rtnetlink {
     }
   }
 
-  /** The `local` routes of the local table with their device (the kernel adds one per address). */
-  async localRoutes(): Promise<{ ip: string; dev: string | undefined }[]> {
-    const routes = await this.dump('RTM_GETROUTE', (s) => s.getRoutes({ family: AF_INET, table: RT_TABLE_LOCAL }));
+  /** The `local` routes of the local table with their device (the kernel adds one per address): IPv4, or IPv6 with `family` 6. */
+  async localRoutes(family: 4 | 6 = 4): Promise<{ ip: string; dev: string | undefined }[]> {
+    const routes = await this.dump('RTM_GETROUTE', (s) => s.getRoutes({ family: family === 6 ? AF_INET6 : AF_INET, table: RT_TABLE_LOCAL }));
     const links = await this.linkNames();
     return routes
       .filter((r) => (r.attrs.table ?? r.data.table) === RT_TABLE_LOCAL && num(r.data.type, rt.RouteType as unknown as Record<string, unknown>) === RTN_LOCAL)
@@ -374,7 +378,7 @@ export class Rtnetlink {
     if (oif === undefined) return false;
     try {
       await this.call('RTM_DELROUTE', { table: 'local', ip, dev }, (s) =>
-        s.delRoute({ family: AF_INET, dstLen: 32, table: RT_TABLE_LOCAL, type: RTN_LOCAL, scope: RT_SCOPE_HOST }, { dst: ipBytes(ip), oif }),
+        s.delRoute({ family: familyOf(ip), dstLen: ip.includes(':') ? 128 : 32, table: RT_TABLE_LOCAL, type: RTN_LOCAL, scope: RT_SCOPE_HOST }, { dst: ipBytes(ip), oif }),
       );
       return true;
     } catch (e) {

@@ -18,6 +18,8 @@ const isCidr = (v: string): boolean => isIpv4WithPrefix(v) || isIpv6WithPrefix(v
 const hostLen = (ip: string): number => (ip.includes(':') ? 128 : 32);
 const inTables = (t: number): boolean => t >= MIN_EGRESS_TABLE && t <= MAX_EGRESS_TABLE;
 const ours = (name: string | undefined): name is string => name !== undefined && name.startsWith(VLAN_LINK_PREFIX);
+/** fe80::/10, the address every IPv6 link gets from the kernel. */
+const isLinkLocal6 = (ip: string): boolean => /^fe[89ab][0-9a-f]:/i.test(ip);
 
 /** Where the steps go: the node's links, addresses, routes and rules. */
 export interface SubnetHostOps {
@@ -29,7 +31,7 @@ export interface SubnetHostOps {
 }
 
 interface IpJsonLink { ifname: string; link?: string; linkinfo?: { info_kind?: string; info_data?: { id?: number } } }
-interface IpJsonAddr { ifname: string; addr_info?: { family: string; local: string; prefixlen: number }[] }
+interface IpJsonAddr { ifname: string; addr_info?: { family: string; local: string; prefixlen: number; scope?: string }[] }
 interface IpJsonRoute { dst: string; gateway?: string; dev?: string; table?: string; type?: string }
 interface IpJsonRule { src?: string; srclen?: number; table?: string; protocol?: string; priority?: number }
 
@@ -45,7 +47,8 @@ export function stateFromIpJson(transportDev: string, j: { links: IpJsonLink[]; 
   }
   for (const a of j.addrs) {
     if (!vlanNames.has(a.ifname)) continue;
-    for (const x of a.addr_info ?? []) if (x.family === 'inet') s.addresses.push({ dev: a.ifname, ip: x.local, prefix: x.prefixlen });
+    // The kernel's own IPv6 link-local address of the link is not the agent's.
+    for (const x of a.addr_info ?? []) if (x.family === 'inet' || (x.family === 'inet6' && !isLinkLocal6(x.local))) s.addresses.push({ dev: a.ifname, ip: x.local, prefix: x.prefixlen });
   }
   for (const r of j.local) if (r.dev !== undefined && vlanNames.has(r.dev) && (r.type ?? 'local') === 'local') s.localRoutes.push({ dev: r.dev, ip: r.dst.split('/')[0] ?? r.dst });
   for (const r of j.routes) {
@@ -81,7 +84,8 @@ export function batchLine(step: SubnetStep, transportDev: string): string {
     case 'delLink':
       return `link del dev ${dev(step.name)}`;
     case 'addAddress':
-      return `addr replace ${ip(step.ip)}/${step.prefix} dev ${dev(step.dev)} noprefixroute`;
+      // An IPv6 address without DAD: usable at once, as an IPv4 one is (a tentative address is no source).
+      return `addr replace ${ip(step.ip)}/${step.prefix} dev ${dev(step.dev)} noprefixroute${step.ip.includes(':') ? ' nodad' : ''}`;
     case 'delAddress':
       return `addr del ${ip(step.ip)}/${step.prefix} dev ${dev(step.dev)}`;
     case 'delLocalRoute':
@@ -138,17 +142,17 @@ export class SubnetHost implements SubnetHostOps {
   async read(transportDev: string): Promise<SubnetHostState> {
     check(NAME_RE, transportDev, 'transport interface');
     if (this.own) return this.readByNetlink(transportDev);
-    // One child reads all five; each part is one JSON document on its own line.
-    // The IPv6 tables and rules too (an IPv6 pool's subnet): an empty list where there are none.
+    // One child reads them all; each part is one JSON document on its own line.
+    // The IPv6 addresses, local routes, tables and rules too (an IPv6 pool's subnet): an empty list where there are none.
     const out = await this.net.runInNode(
-      'ip -j -d link show type vlan; echo; ip -j -4 addr show; echo; ip -j -4 route show table local type local; echo; ip -j -4 route show table all; echo; ip -j -4 rule show; echo; ip -j -6 route show table all 2>/dev/null || echo "[]"; echo; ip -j -6 rule show 2>/dev/null || echo "[]"; echo',
+      'ip -j -d link show type vlan; echo; ip -j addr show; echo; ip -j -4 route show table local type local; echo; ip -j -4 route show table all; echo; ip -j -4 rule show; echo; ip -j -6 route show table all 2>/dev/null || echo "[]"; echo; ip -j -6 rule show 2>/dev/null || echo "[]"; echo; ip -j -6 route show table local type local 2>/dev/null || echo "[]"; echo',
     );
     const parts = out.split('\n').map((l) => l.trim()).filter((l) => l !== '');
-    const [links, addrs, local, routes, rules, routes6, rules6] = parts.map((p) => JSON.parse(p) as unknown[]);
+    const [links, addrs, local, routes, rules, routes6, rules6, local6] = parts.map((p) => JSON.parse(p) as unknown[]);
     return stateFromIpJson(transportDev, {
       links: (links ?? []) as IpJsonLink[],
       addrs: (addrs ?? []) as IpJsonAddr[],
-      local: (local ?? []) as IpJsonRoute[],
+      local: [...((local ?? []) as IpJsonRoute[]), ...((local6 ?? []) as IpJsonRoute[])],
       routes: [...((routes ?? []) as IpJsonRoute[]), ...((routes6 ?? []) as IpJsonRoute[])],
       rules: [...((rules ?? []) as IpJsonRule[]), ...((rules6 ?? []) as IpJsonRule[])],
     });
@@ -159,8 +163,10 @@ export class SubnetHost implements SubnetHostOps {
     const parent = (await this.rtnl.link(transportDev))?.index;
     for (const l of await this.rtnl.vlanLinks()) if (ours(l.name) && (parent === undefined || l.parent === parent)) s.links.push({ name: l.name, vlan: l.vlan });
     const names = new Set(s.links.map((l) => l.name));
-    for (const a of await this.rtnl.addresses()) if (names.has(a.dev)) s.addresses.push(a);
-    for (const r of await this.rtnl.localRoutes()) if (r.dev !== undefined && names.has(r.dev)) s.localRoutes.push({ dev: r.dev, ip: r.ip });
+    for (const family of [4, 6] as const) {
+      for (const a of await this.rtnl.addresses(family)) if (names.has(a.dev) && !isLinkLocal6(a.ip)) s.addresses.push(a);
+      for (const r of await this.rtnl.localRoutes(family)) if (r.dev !== undefined && names.has(r.dev)) s.localRoutes.push({ dev: r.dev, ip: r.ip });
+    }
     for (const family of [4, 6] as const) {
       for (const r of await this.rtnl.tableRoutes(MIN_EGRESS_TABLE, MAX_EGRESS_TABLE, family)) if (r.dev !== undefined) s.routes.push({ table: r.table, dst: r.dst, ...(r.gateway !== undefined ? { via: r.gateway } : {}), dev: r.dev });
       for (const r of await this.rtnl.rules(family)) if (r.protocol === EGRESS_ROUTE_PROTO && inTables(r.table) && r.srcLen === (family === 6 ? 128 : 32)) s.rules.push({ src: r.src, table: r.table });

@@ -50,7 +50,7 @@ export interface SubnetProblem {
 /**
  * `subnetInfo` of a pool, for the Egress IP `ip` of it (IPv4, or IPv6 with an IPv6 gateway): the
  * subnet, or the problem (an unparsable gateway, a prefix length outside 1..31 for IPv4 or 1..127
- * for IPv6, a VLAN outside 0..4094 or any VLAN for IPv6, the IP outside the subnet). The controller
+ * for IPv6, a VLAN outside 0..4094, the IP outside the subnet). The controller
  * refuses such pools at admission; the agent checks again, as a pool may have been stored without
  * the webhook.
  */
@@ -64,8 +64,6 @@ export function subnetOfPool(info: unknown, ip: string): { subnet?: EgressSubnet
   if (typeof prefix !== 'number' || !Number.isInteger(prefix) || prefix < 1 || prefix > max) return { problem: { field: 'spec.subnetInfo.prefixLength', value: prefix, message: `must be an integer in 1..${max}` } };
   const vlan = i.vlan ?? 0;
   if (typeof vlan !== 'number' || !Number.isInteger(vlan) || vlan < 0 || vlan > 4094) return { problem: { field: 'spec.subnetInfo.vlan', value: vlan, message: 'must be an integer in 0..4094' } };
-  // The VLAN link's address is made IPv4 only so far (its IPv6 twin needs the node's DAD and NDP on the link, not built).
-  if (gw.family === 6 && vlan > 0) return { problem: { field: 'spec.subnetInfo.vlan', value: vlan, message: 'a VLAN for an IPv6 subnet is not supported yet: give the pool vlan 0 (untagged, on the transport device)' } };
   const subnet = { gateway: gw.toString(), prefixLength: prefix, vlan };
   const addr = gw.family === 6 ? ipv6Of(ip) : ipv4Of(ip);
   if (!addr || addr.family !== gw.family || !Cidr.of(gw, prefix).contains(addr)) return { problem: { field: 'spec.subnetInfo', value: `${subnet.gateway}/${prefix}`, message: `Egress IP ${ip} is not inside the subnet ${subnetCidr(subnet)}` } };

@@ -48,6 +48,12 @@ export interface ExternalIPControllerOptions {
    * rejection stops the pass.
    */
   publishLocal?: (ips: readonly string[]) => Promise<void>;
+  /**
+   * Announces an IPv6 Egress IP without a pool this node has just taken (a local address moved here
+   * by hand): one unsolicited Neighbor Advertisement, so the fabric's neighbour caches follow the
+   * move without waiting for their next solicitation. Best effort: a failure is logged.
+   */
+  announceLocal?: (ip: string) => Promise<void>;
   /** The node's local addresses are followed ({@link ExternalIPController.setLocalAddresses}): no pass before the first reading (a restarted owner would let go of its manual IPs for a moment). */
   followsLocalAddresses?: boolean;
   /** Told after each change of the taken set (to keep the record): the IPs taken through the sink (manual IPs are not). */
@@ -222,12 +228,15 @@ export class ExternalIPController {
       if (toTake.length > 0) await this.o.claim?.([...new Set([...this.taken, ...toTake.map((a) => a.ip)])]);
       for (const a of toTake) {
         if (a.manual) {
-          // The address is on the node's interface: the kernel answers ARP for it already. Nothing to put on, nothing to announce.
+          // The address is on the node's interface: the kernel answers ARP and NDP for it already. Nothing to put on.
           this.taken.add(a.ip);
           this.manualTaken.add(a.ip);
           this.adopted.delete(a.ip);
           changed = true;
           this.o.logger.info({ ip: a.ip, egresses: a.egresses ?? [], holders: a.holders ?? [this.o.nodeName] }, 'Egress IP without a pool taken: a local address of this node');
+          // IPv6: the kernel sends no Neighbor Advertisement for an address added by hand (unless ndisc_notify), so a
+          // neighbour would keep the previous holder's MAC until its entry is probed: this node announces it (as an IPv4 administrator's arping -U does).
+          if (a.ip.includes(':') && this.o.announceLocal) await this.o.announceLocal(a.ip).catch((err: unknown) => this.o.logger.warn({ err, ip: a.ip }, 'unsolicited Neighbor Advertisement for an Egress IP without a pool not sent: neighbours learn this node at their next solicitation'));
           continue;
         }
         if (this.adopted.has(a.ip)) {

@@ -117,6 +117,10 @@ export class ServiceExternalIPPart implements Part {
       claim: (ips) => lease.claim(ips),
       publishLocal: (ips) => lease.publishLocal(ips),
       followsLocalAddresses: o.egress,
+      // A manual IPv6 Egress IP moved here: announced on the transport device, where the fabric is.
+      announceLocal: async (ip) => {
+        if (!(await this.ctx.net.advertiseProxied(dev, ip))) log.warn({ ip, dev }, 'no switchyard-netns helper: an IPv6 Egress IP without a pool is not announced (neighbours learn this node at their next solicitation)');
+      },
       installed,
       onInstalled: (ips) => {
         writeTaken(o.dataDir, { dev, ips: [...ips] });
