@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { silentLogger } from '@switchyard/runtime';
@@ -214,6 +214,13 @@ test('a VLAN link\'s IFLA_LINKINFO: kind vlan, IFLA_VLAN_ID in IFLA_INFO_DATA, r
 });
 
 describe('SubnetAnnouncer: the external IP sink with EgressSeparateSubnet', () => {
+  const dataDirs: string[] = [];
+  afterAll(() => dataDirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const newDataDir = (): string => {
+    const d = mkdtempSync(join(tmpdir(), 'egress-subnet-'));
+    dataDirs.push(d);
+    return d;
+  };
   /** A node in memory: the host state the steps make, and the proxy entries per link. */
   function fakeNode(): { host: SubnetHostOps; proxies: Set<string>; state: () => SubnetHostState } {
     let state = emptyHostState();
@@ -247,7 +254,7 @@ describe('SubnetAnnouncer: the external IP sink with EgressSeparateSubnet', () =
     new SubnetAnnouncer({ dev: 'br-phy', dataDir, plain: sinkOn(node.proxies, 'br-phy'), proxyOn: (d) => sinkOn(node.proxies, d), host: node.host, subnetOf: (ip) => subnets.get(ip), logger: silentLogger });
 
   test('a VLAN IP is answered on antrea-ext.<vlan> only, an untagged one on the transport device, a plain one as before', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'egress-subnet-'));
+    const dataDir = newDataDir();
     const node = fakeNode();
     const a = announcer(dataDir, node);
     await a.take('10.20.0.5');
@@ -260,7 +267,7 @@ describe('SubnetAnnouncer: the external IP sink with EgressSeparateSubnet', () =
   });
 
   test('a restarted agent adopts the record: nothing is applied again, and releasing takes it all off', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'egress-subnet-'));
+    const dataDir = newDataDir();
     const node = fakeNode();
     await announcer(dataDir, node).take('10.20.0.5');
     const applied: SubnetStep[][] = [];
@@ -279,7 +286,7 @@ describe('SubnetAnnouncer: the external IP sink with EgressSeparateSubnet', () =
   });
 
   test('a VLAN link the kernel refuses: nothing half made stays, the take fails naming the field, and the problem stays in the health', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'egress-subnet-'));
+    const dataDir = newDataDir();
     const node = fakeNode();
     const apply = node.host.apply.bind(node.host);
     node.host.apply = async (steps, dev) => {
@@ -295,7 +302,7 @@ describe('SubnetAnnouncer: the external IP sink with EgressSeparateSubnet', () =
   });
 
   test('an unusable subnetInfo is a problem naming the field, and the IP is announced on the transport device', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'egress-subnet-'));
+    const dataDir = newDataDir();
     const node = fakeNode();
     const a = announcer(dataDir, node);
     await a.take('10.20.9.9');
