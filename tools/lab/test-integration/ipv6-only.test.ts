@@ -1,6 +1,8 @@
 // An IPv6-only lab (issue 36): `switchyard-lab up --nodes 2 --ip-family ipv6`. Each node's only pod
-// CIDR is fd00:10:<i>::/64 (the underlay and the Geneve tunnel stay IPv4); pods get one IPv6
-// address and no IPv4 one. Pods on node1 reach a pod on node2 over IPv6 and back; a Service made
+// CIDR is fd00:10:<i>::/64 and its only underlay address fd00:77::<i> (its Node's only InternalIP;
+// no IPv4 address on the node), so the Geneve tunnel runs over IPv6; pods get one IPv6 address and
+// no IPv4 one. Pods on node1 reach a pod on node2 over IPv6 and back, and a capture on the fabric
+// sees that traffic as Geneve over IPv6 between the node IPs and no IPv4 at all; a Service made
 // without ipFamilies gets an IPv6 ClusterIP (the API server's only range) and is answered by
 // endpoints on both nodes, while one asking for IPv4 is refused naming the field; the fabric host
 // (fd00:77::fe) reaches a NodePort Service at each node's IPv6 underlay address (fd00:77::<i>),
@@ -16,7 +18,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { rendezvousOwner } from '@switchyard/agent';
-import { run, waitFor } from '@switchyard/testbed';
+import { run, start, waitFor } from '@switchyard/testbed';
 import { FABRIC_HOST_V6, FABRIC_PREFIX_V6, labClient, readState, type LabNodeState, type LabState } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
 
@@ -49,6 +51,9 @@ const PODS = [
   // FQDN: the client under the ACNP, and the DNS server (no declared port: the responder has UDP 53).
   pod('cf', 'node1', 'fqdn-client', []), pod('dns', 'node2', 'dns', []),
 ];
+
+/** The OVS run directory of a lab node (its `br-int.mgmt` socket), from its antrea-agent.conf. */
+const ovsRunDirOf = (name: string): string => (YAML.parse(readFileSync(join(labDir, name, 'antrea-agent.conf'), 'utf8')) as { ovsRunDir: string }).ovsRunDir;
 
 /** What a TCP exchange from a pod to [ip]:port read ('' when nothing answered). */
 async function exchange(from: string, ip: string, port: number): Promise<string> {
@@ -121,6 +126,45 @@ describe('an IPv6-only lab (--ip-family ipv6)', () => {
   it('pods reach a pod on the other node over IPv6, both ways', async () => {
     for (const from of ['ca', 'cb']) await expectFlow(from, 'srv', true);
     await waitFor('srv -> w1 over IPv6', () => tcp('srv', ipOf.get('w1')!), { timeoutMs: 60_000, intervalMs: 250 });
+  });
+
+  it('the tunnel runs over the IPv6 underlay: no IPv4 address on a node, the tunnel port\'s local_ip its IPv6 node IP, tun_ipv6_dst in its flows, the pods\' MTU 70 bytes under the link\'s; on the fabric, pod traffic is Geneve over IPv6 and nothing is IPv4', async () => {
+    for (const [i, n] of st.nodes.entries()) {
+      const peer = st.nodes[1 - i]!;
+      expect(n.nodeIP).toBe(n.nodeIPv6);
+      // Loopback's is the node's only IPv4 address.
+      expect((await run(['ip', '-4', '-o', 'addr', 'show'], { netns: n.netns })).stdout.trim().split('\n').filter((l) => !/ lo /.test(l))).toEqual([]);
+      expect((await run(['ovs-vsctl', `--db=${n.dbRemote}`, 'get', 'Interface', 'antrea-tun0', 'options:local_ip'])).stdout.trim()).toBe(`"${n.nodeIP}"`);
+      const flows = (await run(['ovs-ofctl', '-O', 'OpenFlow15', '--no-stats', 'dump-flows', join(ovsRunDirOf(n.name), 'br-int.mgmt')])).stdout.split('\n');
+      expect(flows.filter((l) => l.includes(`ipv6_dst=${peer.podCIDR}`) && l.includes('->tun_'))).toEqual([expect.stringContaining(`set_field:${peer.nodeIP}->tun_ipv6_dst`)]);
+      expect(flows.filter((l) => /->tun_dst\b/.test(l))).toEqual([]);
+    }
+    expect((await run(['ip', '-o', 'link', 'show', 'eth0'], { netns: netnsOf.get('ca')! })).stdout).toContain(' mtu 1430 ');
+    const pcap = join(zoneDir, 'fabric.pcap');
+    const capture = start(['tcpdump', '-i', 'br0', '--immediate-mode', '-nn', '-U', '-s', '0', '-w', pcap], { netns: st.fabricNetns });
+    const stderr: string[] = [];
+    capture.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
+    try {
+      await waitFor('tcpdump listening', () => stderr.join('').includes('listening on'), { timeoutMs: 10_000, intervalMs: 50 });
+      // A few attempts each (a SYN retransmitted on a loaded machine is no miss); the first answer ends each.
+      for (const from of ['ca', 'cb']) await waitFor(`${from} -> srv in the capture`, () => tcp(from, ipOf.get('srv')!), { timeoutMs: 30_000, intervalMs: 250 });
+    } finally {
+      const exited = new Promise((res) => capture.once('exit', res));
+      capture.kill('SIGINT');
+      await exited;
+    }
+    const lines = (await run(['tcpdump', '-nn', '-r', pcap])).stdout.split('\n').filter((l) => l.trim() !== '');
+    const [n1, n2] = [st.nodes[0]!.nodeIP, st.nodes[1]!.nodeIP];
+    const geneve = lines.filter((l) => new RegExp(` IP6 (${n1}|${n2})\\.\\d+ > (${n1}|${n2})\\.6081: Geneve`).test(l));
+    // Each client's connection, both ways, inside Geneve over IPv6 between the node IPs.
+    for (const from of ['ca', 'cb']) {
+      expect(geneve.some((l) => l.includes(`IP6 ${n1}.`) && l.includes(`IP6 ${ipOf.get(from)!}.`) && l.includes(` > ${ipOf.get('srv')!}.80:`))).toBe(true);
+      expect(geneve.some((l) => l.includes(`IP6 ${n2}.`) && l.includes(`IP6 ${ipOf.get('srv')!}.80 > ${ipOf.get(from)!}.`))).toBe(true);
+    }
+    // Nothing IPv4 on the underlay (no ARP either), and no pod packet outside the tunnel.
+    expect(lines.filter((l) => / ARP, | IP \d/.test(l))).toEqual([]);
+    expect(lines.filter((l) => !geneve.includes(l) && l.includes('fd00:10:'))).toEqual([]);
+    process.stdout.write(`IPv6 underlay: ${geneve.length} Geneve-over-IPv6 packets of ${lines.length} on the fabric\n`);
   });
 
   it('yardctl traceflow between IPv6-only pods is IPv6 without asking: an ICMPv6 echo into the tunnel on node1, delivered by node2', async () => {
@@ -216,10 +260,10 @@ describe('node ports on IPv6-only nodes (from the fabric host over IPv6)', () =>
     }
   }, 60_000);
 
-  it('each node has an IPv6 underlay address, as its Node\'s second InternalIP; the fabric host has one too', async () => {
-    expect(st.nodes.map((n) => n.nodeIPv6)).toEqual(['fd00:77::1', 'fd00:77::2']);
+  it('each node has an IPv6 underlay address, as its Node\'s only InternalIP; the fabric host has one too', async () => {
+    expect(st.nodes.map((n) => [n.nodeIP, n.nodeIPv6])).toEqual([['fd00:77::1', 'fd00:77::1'], ['fd00:77::2', 'fd00:77::2']]);
     const node = await kube.request<{ status: { addresses: { type: string; address: string }[] } }>('GET', '/api/v1/nodes/node2');
-    expect(node.status.addresses.filter((a) => a.type === 'InternalIP').map((a) => a.address)).toEqual(['192.168.77.2', 'fd00:77::2']);
+    expect(node.status.addresses.filter((a) => a.type === 'InternalIP').map((a) => a.address)).toEqual(['fd00:77::2']);
     expect((await run(['ip', 'netns', 'exec', st.fabricNetns, 'ip', '-6', 'addr', 'show', 'dev', 'br0'])).stdout).toContain(`${FABRIC_HOST_V6}/64`);
   });
 
@@ -364,10 +408,9 @@ describe('proxyAll on IPv6-only nodes (up --proxy-all)', () => {
 
 // Issue 36: Egress on IPv6-only nodes. An IPv6 ExternalIPPool on the underlay subnet and an Egress
 // whose IP node2 owns (the rendezvous choice): node2 answers NDP for it by proxy and SNATs in the
-// IPv6 zones; x6 on node1 is tunnelled to node2 (the same Geneve tunnel its pod traffic takes, between
-// the nodes' IPv4 tunnel addresses: the lab's IPv6-only nodes keep them for the tunnel) and the fabric
-// host sees its connections from the Egress IP; a pod the Egress does not select is masqueraded to
-// its node's IPv6 address as before.
+// IPv6 zones; x6 on node1 is tunnelled to node2 (the same Geneve tunnel its pod traffic takes, over
+// IPv6 to node2's IPv6 node IP) and the fabric host sees its connections from the Egress IP; a pod
+// the Egress does not select is masqueraded to its node's IPv6 address as before.
 describe('Egress on IPv6-only nodes (issue 36)', () => {
   const EGRESSES = '/apis/crd.antrea.io/v1beta1/egresses';
   const POOLS = '/apis/crd.antrea.io/v1beta1/externalippools';
@@ -423,9 +466,8 @@ describe('Egress on IPv6-only nodes (issue 36)', () => {
     await waitFor(`x6 seen from ${EGRESS_IP}`, async () => (await seenFromFabric('x6')) === EGRESS_IP, { timeoutMs: 60_000, intervalMs: 250 });
     process.stdout.write(`IPv6-only Egress: status, NDP and source after ${Date.now() - t0} ms\n`);
     expect(await seenFromFabric('cb')).toBe(node('node1').nodeIPv6);
-    // node1 sends x6's packets into the tunnel to node2's tunnel address (EgressMark); no Egress flow there is IPv4.
-    const { ovsRunDir } = YAML.parse(readFileSync(join(labDir, 'node1', 'antrea-agent.conf'), 'utf8')) as { ovsRunDir: string };
-    const flows = (await run(['ovs-ofctl', '-O', 'OpenFlow15', '--no-stats', 'dump-flows', join(ovsRunDir, 'br-int.mgmt')])).stdout.split('\n').filter((l) => /table=(EgressMark|\d+),/.test(l) && l.includes(`ipv6_src=${ipOf.get('x6')!}`) && l.includes('tun_dst'));
-    expect(flows.join('\n')).toContain(`set_field:${node('node2').nodeIP}->tun_dst`);
+    // node1 sends x6's packets into the tunnel to node2's IPv6 node IP (EgressMark); no Egress flow there is IPv4.
+    const flows = (await run(['ovs-ofctl', '-O', 'OpenFlow15', '--no-stats', 'dump-flows', join(ovsRunDirOf('node1'), 'br-int.mgmt')])).stdout.split('\n').filter((l) => /table=(EgressMark|\d+),/.test(l) && l.includes(`ipv6_src=${ipOf.get('x6')!}`) && l.includes('->tun_'));
+    expect(flows.join('\n')).toContain(`set_field:${node('node2').nodeIP}->tun_ipv6_dst`);
   });
 });
