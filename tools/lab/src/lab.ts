@@ -98,8 +98,9 @@ export interface LabNodeState {
   podCIDR: string;
   /** `--ip-family dual`: the node's IPv6 pod CIDR. */
   podCIDRv6?: string;
+  /** The node's underlay address, its tunnels' endpoint: IPv4; with `--ip-family ipv6` the IPv6 one (an IPv6 underlay). */
   nodeIP: string;
-  /** `--ip-family dual` and `ipv6`: the node's IPv6 underlay address (its IPv6 node ports are served there). */
+  /** `--ip-family dual` and `ipv6`: the node's IPv6 underlay address (its IPv6 node ports are served there; `ipv6`: `nodeIP`). */
   nodeIPv6?: string;
   /** The node's netns (its OVS, br-phy, the underlay veth). */
   netns: string;
@@ -172,7 +173,8 @@ export interface LabOptions {
    * spec.podCIDRs, the agents' `--pod-cidr v4,v6`), and the API server a dual-stack Service range
    * (plan.ts `DUAL_SERVICE_CIDR`). `ipv6`: each node's only pod CIDR is the IPv6 one (Node spec.podCIDR
    * and spec.podCIDRs, the agents' `--pod-cidr v6`), pods get an IPv6 address alone, and the API
-   * server an IPv6 Service range (plan.ts `IPV6_SERVICE_CIDR`); the underlay stays IPv4. Default ipv4:
+   * server an IPv6 Service range (plan.ts `IPV6_SERVICE_CIDR`); the nodes' underlay is IPv6 alone
+   * (`fd00:77::<i>`, the Node's only InternalIP; the tunnels run over IPv6). Default ipv4:
    * the lab as before. Not with `cluster` (multi-cluster).
    */
   ipFamily?: LabIpFamily;

@@ -10,7 +10,8 @@
 // whose peer is an IPv6 ipBlock with an `except` blocks the excepted pod and allows the other,
 // with `yardctl policy explain` agreeing; an Antrea ClusterNetworkPolicy with an FQDN egress rule
 // allows the address of an AAAA answer (a DNS pod answering over IPv6) and nothing else. One lab
-// for every case. Waits on state, never on time.
+// for every case, and a second one for WireGuard on IPv6-only nodes (WireGuard UDP over IPv6 alone on
+// the fabric). Waits on state, never on time.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -141,7 +142,8 @@ describe('an IPv6-only lab (--ip-family ipv6)', () => {
     }
     expect((await run(['ip', '-o', 'link', 'show', 'eth0'], { netns: netnsOf.get('ca')! })).stdout).toContain(' mtu 1430 ');
     const pcap = join(zoneDir, 'fabric.pcap');
-    const capture = start(['tcpdump', '-i', 'br0', '--immediate-mode', '-nn', '-U', '-s', '0', '-w', pcap], { netns: st.fabricNetns });
+    // Every interface of the fabric netns (br0 and the nodes' ports; a packet may be seen more than once).
+    const capture = start(['tcpdump', '-i', 'any', '--immediate-mode', '-nn', '-U', '-s', '0', '-w', pcap], { netns: st.fabricNetns });
     const stderr: string[] = [];
     capture.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
     try {
@@ -469,5 +471,86 @@ describe('Egress on IPv6-only nodes (issue 36)', () => {
     // node1 sends x6's packets into the tunnel to node2's IPv6 node IP (EgressMark); no Egress flow there is IPv4.
     const flows = (await run(['ovs-ofctl', '-O', 'OpenFlow15', '--no-stats', 'dump-flows', join(ovsRunDirOf('node1'), 'br-int.mgmt')])).stdout.split('\n').filter((l) => /table=(EgressMark|\d+),/.test(l) && l.includes(`ipv6_src=${ipOf.get('x6')!}`) && l.includes('->tun_'));
     expect(flows.join('\n')).toContain(`set_field:${node('node2').nodeIP}->tun_ipv6_dst`);
+  });
+});
+
+// WireGuard on IPv6-only nodes: a second lab (`up --ip-family ipv6 --encryption wireGuard`), brought
+// up once the first is down (one lab at a time on this machine). Each device has the other node as
+// its peer at [its IPv6 node IP]:51820 with its IPv6 pod CIDR alone; pods on the two nodes reach each
+// other over IPv6, and on the fabric that is WireGuard UDP over IPv6 between the node IPs only: no
+// Geneve, no IPv4, no pod address.
+describe('WireGuard on IPv6-only nodes (a second lab: --ip-family ipv6 --encryption wireGuard)', () => {
+  const wgDir = mkdtempSync(join(tmpdir(), 'switchyard-lab-v6wg-'));
+  const wgLab = (...args: string[]): string => execFileSync(BIN, ['--lab-dir', wgDir, ...args], { encoding: 'utf8', timeout: 300_000 });
+  let wst: LabState;
+  const wpods = new Map<string, { ip: string; netns: string }>();
+  const WG_PORT = 51820;
+  /** `get=1` on a node's WireGuard device (its UAPI socket in the agent's data directory). */
+  const deviceOf = async (node: string): Promise<string> =>
+    (await run(['socat', '-', `UNIX-CONNECT:${join(wgDir, node, 'data', 'wireguard', 'run', 'switchyard-wg0.sock')}`], { input: 'get=1\n\n', timeoutMs: 5000 })).stdout;
+  const pong = async (from: string, to: string): Promise<boolean> =>
+    (await run(['socat', '-T2', '-', `TCP6:[${wpods.get(to)!.ip}]:80,connect-timeout=2`], { netns: wpods.get(from)!.netns, allowFailure: true, timeoutMs: 8000, input: '' })).stdout.trim() === 'pong';
+
+  beforeAll(async () => {
+    const t0 = performance.now();
+    for (const c of procs) c.kill();
+    lab('down');
+    const t1 = performance.now();
+    wgLab('up', '--nodes', '2', '--ip-family', 'ipv6', '--encryption', 'wireGuard');
+    wst = readState(wgDir)!;
+    const wkube = labClient(wst);
+    for (const [name, nodeName] of [['g1', 'node1'], ['g2', 'node2']] as const) await wkube.request('POST', '/api/v1/namespaces/default/pods', pod(name, nodeName, 'wg'));
+    await waitFor('pods with an address and a netns', async () => {
+      const list = await wkube.request<{ items: { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIP?: string } }[] }>('GET', '/api/v1/namespaces/default/pods');
+      for (const p of list.items) {
+        const netns = p.metadata.annotations?.[NETNS_ANNOTATION];
+        if (p.status?.podIP && netns) wpods.set(p.metadata.name, { ip: p.status.podIP, netns });
+      }
+      return wpods.size === 2;
+    }, { timeoutMs: 120_000, intervalMs: 250 });
+    process.stdout.write(`WireGuard lab: first lab down in ${((t1 - t0) / 1000).toFixed(1)} s, second up with its pods in ${((performance.now() - t1) / 1000).toFixed(1)} s\n`);
+  }, 480_000);
+
+  afterAll(() => {
+    const t0 = performance.now();
+    try {
+      wgLab('down');
+      process.stdout.write(`WireGuard lab down in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    } catch {
+      /* the lab may not have come up */
+    }
+    rmSync(wgDir, { recursive: true, force: true });
+  }, 120_000);
+
+  it('each device has the other node at [its IPv6 node IP]:51820 with its IPv6 pod CIDR alone; pods reach each other over IPv6, and the fabric carries only WireGuard UDP over IPv6 between the node IPs', async () => {
+    const [n1, n2] = wst.nodes as [LabNodeState, LabNodeState];
+    for (const [self, peer] of [[n1, n2], [n2, n1]] as const) {
+      await waitFor(`${self.name}'s device has ${peer.name} as its peer`, async () => (await deviceOf(self.name)).includes(`endpoint=[${peer.nodeIP}]:${WG_PORT}\n`), { timeoutMs: 60_000, intervalMs: 200 });
+      const d = await deviceOf(self.name);
+      expect(d.match(/^public_key=/gm)).toHaveLength(1);
+      expect(d).toContain(`allowed_ip=${peer.podCIDR}\n`);
+      expect(d).not.toMatch(/allowed_ip=\d/);
+      expect((await run(['ip', '-4', '-o', 'addr', 'show'], { netns: self.netns })).stdout.trim().split('\n').filter((l) => !/ lo /.test(l))).toEqual([]);
+    }
+    // WireGuard's overhead (80, sized for an IPv6 outer header), not the tunnel's.
+    expect((await run(['ip', '-o', 'link', 'show', 'eth0'], { netns: wpods.get('g1')!.netns })).stdout).toContain(' mtu 1420 ');
+    const pcap = join(wgDir, 'fabric.pcap');
+    const capture = start(['tcpdump', '-i', 'any', '--immediate-mode', '-nn', '-U', '-s', '0', '-w', pcap], { netns: wst.fabricNetns });
+    const stderr: string[] = [];
+    capture.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
+    try {
+      await waitFor('tcpdump listening', () => stderr.join('').includes('listening on'), { timeoutMs: 10_000, intervalMs: 50 });
+      for (const [from, to] of [['g1', 'g2'], ['g2', 'g1']] as const) await waitFor(`${from} -> ${to} over IPv6 through WireGuard`, () => pong(from, to), { timeoutMs: 60_000, intervalMs: 250 });
+    } finally {
+      const exited = new Promise((res) => capture.once('exit', res));
+      capture.kill('SIGINT');
+      await exited;
+    }
+    const lines = (await run(['tcpdump', '-nn', '-r', pcap])).stdout.split('\n').filter((l) => l.trim() !== '');
+    const wg = new RegExp(` IP6 (${n1.nodeIP}|${n2.nodeIP})\\.${WG_PORT} > (${n1.nodeIP}|${n2.nodeIP})\\.${WG_PORT}: UDP`);
+    expect(lines.filter((l) => wg.test(l)).length).toBeGreaterThan(3);
+    // Beside WireGuard, at most the underlay's own Neighbor Discovery and MLD: no Geneve, nothing IPv4, no pod address.
+    expect(lines.filter((l) => !wg.test(l) && !/ ICMP6, (neighbor|multicast listener|router)/.test(l))).toEqual([]);
+    for (const p of wpods.values()) expect(lines.filter((l) => l.includes(p.ip))).toEqual([]);
   });
 });
