@@ -1,5 +1,6 @@
 /** What every part of a running agent shares: its options and the node facts derived from them once. */
 import { parseCidr } from '@switchyard/ipam/cidr';
+import { canonicalIp } from '@switchyard/apis/types';
 import type { Logger } from '@switchyard/runtime';
 import { AgentError } from './errors';
 import { AgentMetrics } from './metrics';
@@ -51,7 +52,7 @@ export function agentContext(o: AgentOptions): AgentContext {
   // (a dual-stack node's IPv4 pods are tunnelled over IPv4), and its IPv6 address is that node IP.
   const underlay6 = isUnderlay6(options.nodeIP);
   if (underlay6 && !v6Only) throw new AgentError('INVALID_CONFIG', `nodeIP ${options.nodeIP} is IPv6: an IPv6 underlay is for an IPv6-only node (an IPv6 podCIDR alone); a node with IPv4 pods needs an IPv4 nodeIP`, options.nodeIP, 'nodeIP');
-  if (underlay6 && options.nodeIPv6 !== options.nodeIP) throw new AgentError('INVALID_CONFIG', `nodeIPv6 ${String(options.nodeIPv6)} differs from the IPv6 nodeIP ${options.nodeIP} (on an IPv6 underlay they are the node's one address)`, options.nodeIPv6, 'nodeIPv6');
+  if (underlay6 && (options.nodeIPv6 === undefined || canonicalIp(options.nodeIPv6) !== options.nodeIP)) throw new AgentError('INVALID_CONFIG', `nodeIPv6 ${String(options.nodeIPv6)} differs from the IPv6 nodeIP ${options.nodeIP} (on an IPv6 underlay they are the node's one address)`, options.nodeIPv6, 'nodeIPv6');
   const encap = options.trafficMode === 'encap' || options.trafficMode === 'hybrid';
   const wireGuard = options.trafficEncryptionMode === 'wireGuard';
   const ipsec = options.trafficEncryptionMode === 'ipsec';

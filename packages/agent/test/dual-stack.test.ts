@@ -56,6 +56,8 @@ describe('an IPv6-only node (an IPv6 podCIDR alone)', () => {
   it('an IPv6 nodeIP is an IPv6 underlay: canonical, nodeIPv6 the same address, the pods\' MTU 20 bytes smaller (Geneve over IPv6: 70 bytes)', () => {
     const ctx = agentContext({ ...base, podCIDR: 'fd00::/64', nodeIP: 'FD00:77:0::1' });
     expect([ctx.underlay6, ctx.options.nodeIP, ctx.options.nodeIPv6, ctx.mtu]).toEqual([true, 'fd00:77::1', 'fd00:77::1', 1430]);
+    // The same address given as nodeIPv6 too, in another spelling: accepted.
+    expect(agentContext({ ...base, podCIDR: 'fd00::/64', nodeIP: 'fd00:77::1', nodeIPv6: 'FD00:77:0::1' }).options.nodeIPv6).toBe('fd00:77::1');
     // An IPv6-only node with an IPv4 node IP keeps its IPv4 tunnels and their MTU.
     const v4 = agentContext({ ...base, podCIDR: 'fd00::/64', nodeIPv6: 'fd00:77::1' });
     expect([v4.underlay6, v4.mtu]).toEqual([false, 1450]);

@@ -166,7 +166,7 @@ export function egressFlows(p: Pipeline, cfg: NodeConfig, rule: EgressRule, opts
   // (IPv4, or IPv6 on an IPv6 underlay: tun_ipv6_dst).
   return [...rule.localPods].sort().flatMap((ip) => [
     divert(ip, 'localPods'),
-    flow(p.id('EgressMark'), PRIORITY.normal, { ...f.eth, ...src(ip, 'localPods') }, [setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(rule.ownerIP!, `egresses[${rule.name}].ownerIP`), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL'))], c),
+    flow(p.id('EgressMark'), PRIORITY.normal, { ...f.eth, ...src(ip, 'localPods') }, [setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(rule.ownerIP!, `egress.egresses[${rule.name}].ownerIP`), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL'))], c),
   ]);
 }
 

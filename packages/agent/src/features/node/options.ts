@@ -97,9 +97,7 @@ export const nodeOptions: OptionsFragment<NodeOptions, NodeUnset> = {
     nodeName: o.nodeName,
     podCIDR: o.podCIDR,
     ...(o.podCIDRv6 !== undefined ? { podCIDRv6: o.podCIDRv6 } : {}),
-    // An IPv6 node IP in RFC 5952 form (as the kernel prints it); it is the node's IPv6 address too.
-    nodeIP: underlay6(o.nodeIP) ? canonicalIp(o.nodeIP) ?? o.nodeIP : o.nodeIP,
-    ...(o.nodeIPv6 !== undefined ? { nodeIPv6: o.nodeIPv6 } : underlay6(o.nodeIP) ? { nodeIPv6: canonicalIp(o.nodeIP) ?? o.nodeIP } : {}),
+    ...nodeAddressesOf(o),
     ovsdbRemote: o.ovsdbRemote,
     ovsRunDir: o.ovsRunDir ?? '/var/run/openvswitch',
     bridge: o.bridge ?? 'br-int',
@@ -139,6 +137,17 @@ export const nodeOptions: OptionsFragment<NodeOptions, NodeUnset> = {
   // Encap (and hybrid) pays the tunnel's overhead; over an IPv6 underlay 20 bytes more (its outer header).
   podMtu: (r, mtu) => podMtu(mtu, r.tunnelType, r.trafficMode === 'encap' || r.trafficMode === 'hybrid', underlay6(r.nodeIP)),
 };
+
+/**
+ * `nodeIP` and `nodeIPv6` as given; an IPv6 `nodeIP` (an IPv6 underlay) in RFC 5952 form (as the
+ * kernel prints it), and the node's IPv6 address too: `nodeIPv6` is it when absent or the same
+ * address spelled otherwise (another address is kept, and refused by the agent context).
+ */
+function nodeAddressesOf(o: Pick<NodeOptions, 'nodeIP' | 'nodeIPv6'>): { nodeIP: string; nodeIPv6?: string } {
+  if (!underlay6(o.nodeIP)) return { nodeIP: o.nodeIP, ...(o.nodeIPv6 !== undefined ? { nodeIPv6: o.nodeIPv6 } : {}) };
+  const nodeIP = canonicalIp(o.nodeIP) ?? o.nodeIP;
+  return { nodeIP, nodeIPv6: o.nodeIPv6 === undefined || canonicalIp(o.nodeIPv6) === nodeIP ? nodeIP : o.nodeIPv6 };
+}
 
 /** Whether a node IP is IPv6: the node's tunnels run over an IPv6 underlay (an IPv6-only node without an IPv4 address). */
 export const underlay6 = (nodeIP: string): boolean => nodeIP.includes(':');
