@@ -13,6 +13,11 @@ import type { NodeNetwork } from './netops';
 /** Tunnel encapsulations and their header overhead over IPv4 (Antrea's values). */
 export const TUNNEL_OVERHEAD = { geneve: 50, vxlan: 50, gre: 38, stt: 50 } as const;
 export type TunnelType = keyof typeof TUNNEL_OVERHEAD;
+/**
+ * What an IPv6 underlay adds to each tunnel's overhead: the outer IPv6 header is 40 bytes against
+ * IPv4's 20 (Antrea's `ipv6ExtraOverhead`): Geneve over IPv6 costs 70 bytes.
+ */
+export const IPV6_UNDERLAY_EXTRA_OVERHEAD = 20;
 
 /** Bridge external_ids key of the cookie round number (Antrea's key). */
 export const ROUND_KEY = 'roundNum';
@@ -27,6 +32,12 @@ export interface BridgeSetupOptions {
   /** UDP port of the tunnel; 0 = the type's default. */
   tunnelPort: number;
   tunnelCsum: boolean;
+  /**
+   * The tunnel's own address (`local_ip`): set on an IPv6 underlay (an IPv6-only node without an
+   * IPv4 address), where the tunnel runs from the node's IPv6 address; absent, OVS picks the source
+   * by route and takes tunnel traffic to any local address (as Antrea without a transport interface).
+   */
+  tunnelLocalIP?: string;
   /** The IPv4 pod CIDR; absent on an IPv6-only node (the gateway gets no IPv4 address then). */
   podCIDR: string | undefined;
   /** Dual-stack or IPv6-only: the IPv6 pod CIDR; the gateway also gets its first address. */
@@ -58,9 +69,13 @@ export interface NodeInfo {
   tunnel?: { name: string; ofport: number; type: TunnelType };
 }
 
-/** Options of the tunnel interface: flow-based remote and key, as Antrea configures it. */
-export function tunnelInterfaceOptions(o: Pick<BridgeSetupOptions, 'tunnelPort' | 'tunnelCsum' | 'tunnelType'>): Record<string, string> {
+/**
+ * Options of the tunnel interface: flow-based remote and key, as Antrea configures it (the remote is
+ * each flow's `tun_dst` or `tun_ipv6_dst`); `local_ip` on an IPv6 underlay.
+ */
+export function tunnelInterfaceOptions(o: Pick<BridgeSetupOptions, 'tunnelPort' | 'tunnelCsum' | 'tunnelType' | 'tunnelLocalIP'>): Record<string, string> {
   const options: Record<string, string> = { remote_ip: 'flow', key: 'flow' };
+  if (o.tunnelLocalIP !== undefined) options.local_ip = o.tunnelLocalIP;
   if (o.tunnelPort !== 0 && o.tunnelType !== 'gre') options.dst_port = String(o.tunnelPort);
   if (o.tunnelCsum) options.csum = 'true';
   return options;
@@ -176,7 +191,12 @@ export async function resumeRound(
   return { ...(await startRound(client, bridge)), adopt: false };
 }
 
-/** MTU for pod interfaces: the link MTU minus the tunnel overhead (when traffic is encapsulated). */
-export function podMtu(linkMtu: number, tunnelType: TunnelType, encapsulated = true): number {
-  return encapsulated ? linkMtu - TUNNEL_OVERHEAD[tunnelType] : linkMtu;
+/**
+ * MTU for pod interfaces: the link MTU minus the tunnel overhead (when traffic is encapsulated),
+ * 20 bytes more when the tunnel runs over IPv6 (`ipv6Underlay`: a node whose transport address is
+ * IPv6). Antrea deducts the 20 on every node with an IPv6 address; here a dual-stack node's tunnels
+ * run over IPv4, so only an IPv6 underlay pays it.
+ */
+export function podMtu(linkMtu: number, tunnelType: TunnelType, encapsulated = true, ipv6Underlay = false): number {
+  return encapsulated ? linkMtu - TUNNEL_OVERHEAD[tunnelType] - (ipv6Underlay ? IPV6_UNDERLAY_EXTRA_OVERHEAD : 0) : linkMtu;
 }

@@ -94,7 +94,7 @@ function parseFlags(argv: string[]): Flags {
     .option('-c, --config <file>', 'antrea-agent.conf (YAML, Antrea agent keys)')
     .option('--node-name <name>', 'this node (default: $NODE_NAME)')
     .option('--pod-cidr <cidr>', "this node's pod CIDR: IPv4, dual-stack <v4 cidr>,<v6 cidr>, or IPv6-only <v6 cidr> (default: the Node object's spec.podCIDRs)")
-    .option('--node-ip <ip>', "this node's transport address (IPv4), or <IPv4>,<IPv6> on a dual-stack or IPv6-only node (the IPv6 one serves IPv6 node ports) (default: the Node's InternalIPs)")
+    .option('--node-ip <ip>', "this node's transport address (IPv4), or <IPv4>,<IPv6> on a dual-stack or IPv6-only node (the IPv6 one serves IPv6 node ports), or <IPv6> alone on an IPv6-only node without IPv4 (the tunnels run over IPv6) (default: the Node's InternalIPs)")
     .option('--data-dir <dir>', 'state directory (IPAM store)', '/var/lib/switchyard')
     .option('--node-netns <netns>', 'lab: netns holding the node host side')
     .option('--api-socket <path>', 'local API socket', '/var/run/antrea/agent.sock')
@@ -143,11 +143,13 @@ async function nodeAddresses(flags: Flags, kube: KubeClient | undefined, nodeNam
   let podCIDR = given?.[0];
   let podCIDRv6 = given?.[1];
   const ips = flags.nodeIp?.split(',').map((s) => s.trim());
-  const given6 = ips?.[1] === undefined ? undefined : anyIpv6(ips[1]);
-  if (ips && (ips.length > 2 || ipv4Of(ips[0]) === undefined || (ips.length === 2 && given6 === undefined))) {
-    throw new AgentError('INVALID_CONFIG', `--node-ip takes an IPv4 address, or an IPv4 and an IPv6 address comma-separated (dual-stack), got ${JSON.stringify(flags.nodeIp)}`, flags.nodeIp, '--node-ip');
+  // An IPv6 address alone: an IPv6-only node without IPv4, whose tunnels run over IPv6 from it.
+  const only6 = ips?.length === 1 ? anyIpv6(ips[0]!) : undefined;
+  const given6 = ips?.[1] === undefined ? only6 : anyIpv6(ips[1]);
+  if (ips && only6 === undefined && (ips.length > 2 || ipv4Of(ips[0]) === undefined || (ips.length === 2 && given6 === undefined))) {
+    throw new AgentError('INVALID_CONFIG', `--node-ip takes an IPv4 address, an IPv4 and an IPv6 address comma-separated (dual-stack), or an IPv6 address alone (an IPv6-only node without IPv4), got ${JSON.stringify(flags.nodeIp)}`, flags.nodeIp, '--node-ip');
   }
-  let nodeIP = ips?.[0];
+  let nodeIP = only6 ?? ips?.[0];
   let nodeIPv6 = given6;
   if (!podCIDR || !nodeIP) {
     const facts = await nodeFactsFromApi(kube, nodeName, log);
@@ -156,12 +158,16 @@ async function nodeAddresses(flags: Flags, kube: KubeClient | undefined, nodeNam
       podCIDRv6 = facts.podCIDRv6;
     }
     if (!nodeIP) {
-      nodeIP = facts.nodeIP;
       nodeIPv6 = facts.nodeIPv6 === undefined ? undefined : anyIpv6(facts.nodeIPv6);
+      // A Node with an IPv6 InternalIP alone, on an IPv6-only node: an IPv6 underlay.
+      nodeIP = facts.nodeIP ?? (podCIDR?.includes(':') && podCIDRv6 === undefined ? nodeIPv6 : undefined);
     }
   }
   if (!podCIDR) throw new AgentError('INVALID_CONFIG', 'no pod CIDR: pass --pod-cidr or give the Node a spec.podCIDR', undefined, '--pod-cidr');
-  if (!nodeIP) throw new AgentError('INVALID_CONFIG', 'no node IP: pass --node-ip or give the Node an InternalIP', undefined, '--node-ip');
+  if (!nodeIP) throw new AgentError('INVALID_CONFIG', 'no node IP: pass --node-ip or give the Node an InternalIP (an IPv6 one alone on an IPv6-only node)', undefined, '--node-ip');
+  if (nodeIP.includes(':') && (podCIDRv6 !== undefined || !podCIDR.includes(':'))) {
+    throw new AgentError('INVALID_CONFIG', `--node-ip ${nodeIP} is IPv6 alone: an IPv6 underlay is for an IPv6-only node (--pod-cidr an IPv6 CIDR alone), got pod CIDR ${[podCIDR, podCIDRv6].filter(Boolean).join(',')}`, nodeIP, '--node-ip');
+  }
   // An IPv6 node address serves IPv6 node ports, which needs an IPv6 pod CIDR (dual-stack, or IPv6-only: the podCIDR).
   const v6Pods = podCIDRv6 !== undefined || podCIDR.includes(':');
   if (nodeIPv6 && !v6Pods) log.warn({ nodeIPv6 }, 'an IPv6 node address without an IPv6 pod CIDR: not used (IPv6 node ports need a dual-stack or IPv6-only node)');

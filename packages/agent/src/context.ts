@@ -1,10 +1,12 @@
 /** What every part of a running agent shares: its options and the node facts derived from them once. */
 import { parseCidr } from '@switchyard/ipam/cidr';
+import { canonicalIp } from '@switchyard/apis/types';
 import type { Logger } from '@switchyard/runtime';
 import { AgentError } from './errors';
 import { AgentMetrics } from './metrics';
 import { NodeNetwork } from './netops';
 import { podMtuOf, resolveAgentOptions, unmasqueradedOf, type AgentOptions, type ResolvedAgentOptions } from './options';
+import { underlay6 as isUnderlay6 } from './features/node/options';
 
 export interface AgentContext {
   readonly options: ResolvedAgentOptions;
@@ -19,6 +21,11 @@ export interface AgentContext {
   readonly policyOnly: boolean;
   /** Pod traffic to other nodes leaves through the tunnel (encap, hybrid). */
   readonly encap: boolean;
+  /**
+   * The node's transport address (`options.nodeIP`) is IPv6: an IPv6-only node without an IPv4
+   * address, whose tunnels run over IPv6 (to each peer's IPv6 InternalIP, from `local_ip` nodeIP).
+   */
+  readonly underlay6: boolean;
   /** Pod traffic to other nodes goes through the WireGuard device (trafficEncryptionMode wireGuard). */
   readonly wireGuard: boolean;
   /** Pod traffic to other nodes goes through per-peer IPsec tunnel ports (trafficEncryptionMode ipsec). */
@@ -41,6 +48,11 @@ export function agentContext(o: AgentOptions): AgentContext {
   const v6 = v6Only ? podCIDRv6Of(options.podCIDR, options.trafficMode, 'podCIDR') : options.podCIDRv6 === undefined ? undefined : podCIDRv6Of(options.podCIDRv6, options.trafficMode);
   // WireGuard runs on IPv6-only nodes (peers at their IPv6 node address); IPsec's per-peer tunnel ports are not made for them.
   if (v6Only && options.trafficEncryptionMode === 'ipsec') throw new AgentError('INVALID_CONFIG', `an IPv6-only node (podCIDR ${options.podCIDR}) runs without trafficEncryptionMode ipsec (none or wireGuard)`, options.trafficEncryptionMode, 'trafficEncryptionMode');
+  // An IPv6 node IP: the tunnels run over IPv6. Only an IPv6-only node has no IPv4 address to tunnel from
+  // (a dual-stack node's IPv4 pods are tunnelled over IPv4), and its IPv6 address is that node IP.
+  const underlay6 = isUnderlay6(options.nodeIP);
+  if (underlay6 && !v6Only) throw new AgentError('INVALID_CONFIG', `nodeIP ${options.nodeIP} is IPv6: an IPv6 underlay is for an IPv6-only node (an IPv6 podCIDR alone); a node with IPv4 pods needs an IPv4 nodeIP`, options.nodeIP, 'nodeIP');
+  if (underlay6 && (options.nodeIPv6 === undefined || canonicalIp(options.nodeIPv6) !== options.nodeIP)) throw new AgentError('INVALID_CONFIG', `nodeIPv6 ${String(options.nodeIPv6)} differs from the IPv6 nodeIP ${options.nodeIP} (on an IPv6 underlay they are the node's one address)`, options.nodeIPv6, 'nodeIPv6');
   const encap = options.trafficMode === 'encap' || options.trafficMode === 'hybrid';
   const wireGuard = options.trafficEncryptionMode === 'wireGuard';
   const ipsec = options.trafficEncryptionMode === 'ipsec';
@@ -50,6 +62,7 @@ export function agentContext(o: AgentOptions): AgentContext {
     ...(v6 !== undefined ? { podCIDRv6: v6 } : {}),
     policyOnly: options.trafficMode === 'networkPolicyOnly',
     encap,
+    underlay6,
     wireGuard,
     ipsec,
     // Each feature's overhead on traffic between nodes (tunnel, WireGuard, ESP), as its options fragment says.

@@ -131,16 +131,17 @@ it('starts from antrea-agent.conf, serves CNI and the local API (unix socket and
   expect(existsSync(apiSocket)).toBe(false);
 });
 
-it('refuses a --node-ip that is not <IPv4> or <IPv4>,<IPv6>, naming the flag, before touching the node', async () => {
-  for (const bad of ['192.168.77.2,not-an-ip', 'fd00:77::2']) {
+it('refuses a --node-ip that is not <IPv4>, <IPv4>,<IPv6> or (IPv6-only nodes) <IPv6>, naming the flag, before touching the node', async () => {
+  for (const [bad, msg] of [
+    ['192.168.77.2,not-an-ip', `--node-ip takes an IPv4 address, an IPv4 and an IPv6 address comma-separated (dual-stack), or an IPv6 address alone (an IPv6-only node without IPv4), got "192.168.77.2,not-an-ip"`],
+    // An IPv6 node IP alone is an IPv6 underlay: for an IPv6-only node, not this dual-stack one.
+    ['fd00:77::2', '--node-ip fd00:77::2 is IPv6 alone: an IPv6 underlay is for an IPv6-only node (--pod-cidr an IPv6 CIDR alone), got pod CIDR 10.93.0.0/24,fd00:93::/64'],
+  ] as const) {
     const p = spawn(process.execPath, ['--import', 'tsx', join(PKG_DIR, 'src/cli.ts'), '--node-name', 'node-c', '--pod-cidr', '10.93.0.0/24,fd00:93::/64', '--node-ip', bad, '--data-dir', dir], { cwd: PKG_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
     let err = '';
     p.stderr!.on('data', (d: Buffer) => (err += d.toString()));
     const code = await new Promise<number | null>((r) => p.once('exit', (c) => r(c)));
     expect(code).toBe(1);
-    expect(JSON.parse(err.trim().split('\n').pop()!)).toEqual({
-      level: 'fatal', code: 'INVALID_CONFIG', path: '--node-ip',
-      msg: `--node-ip takes an IPv4 address, or an IPv4 and an IPv6 address comma-separated (dual-stack), got ${JSON.stringify(bad)}`,
-    });
+    expect(JSON.parse(err.trim().split('\n').pop()!)).toEqual({ level: 'fatal', code: 'INVALID_CONFIG', path: '--node-ip', msg });
   }
 });

@@ -53,6 +53,27 @@ describe('an IPv6-only node (an IPv6 podCIDR alone)', () => {
     expect(() => agentContext({ ...base, ...over })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', path: field, message: expect.stringContaining(message) }));
   });
 
+  it('an IPv6 nodeIP is an IPv6 underlay: canonical, nodeIPv6 the same address, the pods\' MTU 20 bytes smaller (Geneve over IPv6: 70 bytes)', () => {
+    const ctx = agentContext({ ...base, podCIDR: 'fd00::/64', nodeIP: 'FD00:77:0::1' });
+    expect([ctx.underlay6, ctx.options.nodeIP, ctx.options.nodeIPv6, ctx.mtu]).toEqual([true, 'fd00:77::1', 'fd00:77::1', 1430]);
+    // The same address given as nodeIPv6 too, in another spelling: accepted.
+    expect(agentContext({ ...base, podCIDR: 'fd00::/64', nodeIP: 'fd00:77::1', nodeIPv6: 'FD00:77:0::1' }).options.nodeIPv6).toBe('fd00:77::1');
+    // An IPv6-only node with an IPv4 node IP keeps its IPv4 tunnels and their MTU.
+    const v4 = agentContext({ ...base, podCIDR: 'fd00::/64', nodeIPv6: 'fd00:77::1' });
+    expect([v4.underlay6, v4.mtu]).toEqual([false, 1450]);
+    // WireGuard pays its own overhead (an IPv6 outer header already), whatever the underlay; noEncap nothing.
+    expect(agentContext({ ...base, podCIDR: 'fd00::/64', nodeIP: 'fd00:77::1', trafficEncryptionMode: 'wireGuard', kube }).mtu).toBe(1420);
+    expect(agentContext({ ...base, podCIDR: 'fd00::/64', nodeIP: 'fd00:77::1', trafficMode: 'noEncap' }).mtu).toBe(1500);
+  });
+
+  it.each([
+    [{ nodeIP: 'fd00:77::1' }, 'nodeIP', 'an IPv6 underlay is for an IPv6-only node'],
+    [{ nodeIP: 'fd00:77::1', podCIDRv6: 'fd00::/64' }, 'nodeIP', 'an IPv6 underlay is for an IPv6-only node'],
+    [{ podCIDR: 'fd00::/64', nodeIP: 'fd00:77::1', nodeIPv6: 'fd00:77::2' }, 'nodeIPv6', 'differs from the IPv6 nodeIP fd00:77::1'],
+  ])('an IPv6 nodeIP is refused unless the node is IPv6-only with that one IPv6 address: %j', (over, field, message) => {
+    expect(() => agentContext({ ...base, ...over })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', path: field, message: expect.stringContaining(message) }));
+  });
+
   it('runs trafficEncryptionMode wireGuard (peers at their IPv6 node address)', () => {
     const ctx = agentContext({ ...base, podCIDR: 'fd00::/64', trafficEncryptionMode: 'wireGuard', kube });
     expect([ctx.wireGuard, ctx.podCIDR, ctx.podCIDRv6, ctx.mtu]).toEqual([true, undefined, 'fd00::/64', 1420]);

@@ -47,6 +47,16 @@ describe('tunnels', () => {
     expect(podMtu(1500, 'vxlan')).toBe(1450);
     expect(podMtu(1500, 'gre')).toBe(1462);
   });
+  it('over an IPv6 underlay, 20 bytes more (the outer IPv6 header): Geneve costs 70 bytes, as Antrea deducts', () => {
+    expect(podMtu(1500, 'geneve', true, true)).toBe(1430);
+    expect(podMtu(1500, 'vxlan', true, true)).toBe(1430);
+    expect(podMtu(1500, 'gre', true, true)).toBe(1442);
+    // Not encapsulated: nothing to deduct whatever the underlay.
+    expect(podMtu(1500, 'geneve', false, true)).toBe(1500);
+  });
+  it('sets local_ip to the node\'s IPv6 address on an IPv6 underlay, and nothing else changes', () => {
+    expect(tunnelInterfaceOptions({ tunnelType: 'geneve', tunnelPort: 0, tunnelCsum: false, tunnelLocalIP: 'fd00:77::1' })).toEqual({ remote_ip: 'flow', key: 'flow', local_ip: 'fd00:77::1' });
+  });
 });
 
 describe('agentOptionsFromConfig', () => {

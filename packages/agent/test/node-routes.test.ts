@@ -1,7 +1,7 @@
 import type { KubeObject } from '@switchyard/kube';
 import type { RemoteNode } from '@switchyard/openflow-pipeline';
 import { ManualClock } from '@switchyard/runtime/testing';
-import { NodeRouteController, ROUTES_RETRY, hostRoutes6For, hostRoutesFor, missingNodeIPv6Detail, nodeFacts, remoteNodesOf, sameSubnet, type HostRoute } from '../src/features/routes/node-routes';
+import { NodeRouteController, ROUTES_RETRY, hostRoutes6For, hostRoutesFor, missingNodeIPv6Detail, nodeFacts, remoteNodesOf, sameSubnet, tunnelIPOf, type HostRoute } from '../src/features/routes/node-routes';
 
 const node = (name: string, podCIDR: string | undefined, ip: string | undefined): KubeObject => ({
   metadata: { name },
@@ -401,6 +401,80 @@ describe('an IPv6-only node (no IPv4 pod CIDR)', () => {
     expect(routes6.at(-1)).toEqual([{ dst: 'fd00:10:2::/64', via: 'fd00:10:2::1', dev: 'gw0', onlink: true }]);
     expect(masquerade).toBe(0);
     expect(masq6.at(-1)).toEqual(['fd00:10:1::/64', 'fd00:10:2::/64']);
+    await c.stop();
+  });
+});
+
+describe('an IPv6-only node on an IPv6 underlay (Nodes with an IPv6 InternalIP alone)', () => {
+  /** An IPv6-only Node with the given InternalIPs (an IPv6 one alone on a real IPv6-only cluster). */
+  const v6Node = (name: string, v6: string, ...ips: string[]): KubeObject => ({
+    metadata: { name },
+    spec: { podCIDR: v6, podCIDRs: [v6] },
+    status: { addresses: [...ips.map((address) => ({ type: 'InternalIP', address })), { type: 'Hostname', address: name }] },
+  });
+  const me6 = { name: 'n1', podCIDR: undefined, nodeIP: 'fd00:77::1', podCIDRv6: 'fd00:10:1::/64' };
+
+  test('nodeFacts of a Node with an IPv6 InternalIP alone: no IPv4 node IP, the IPv6 one canonical', () => {
+    expect(nodeFacts(v6Node('n2', 'fd00:10:2::/64', 'FD00:77:0::2'))).toEqual({ name: 'n2', podCIDR: undefined, nodeIP: undefined, podCIDRv6: 'fd00:10:2::/64', nodeIPv6: 'fd00:77::2' });
+  });
+
+  test('a peer with an IPv6 InternalIP alone is a peer, reached at that address (its tunnel destination); a peer without one is not', () => {
+    const r = remoteNodesOf([
+      nodeFacts(v6Node('n2', 'fd00:10:2::/64', 'fd00:77::2')),
+      nodeFacts(v6Node('n3', 'fd00:10:3::/64', '192.168.1.3')),
+      nodeFacts(v6Node('n4', 'fd00:10:4::/64', '192.168.1.4', 'fd00:77::4')),
+    ], me6, new Map());
+    expect(r.remote).toEqual([
+      { name: 'n2', podCIDRv6: 'fd00:10:2::/64', nodeIP: 'fd00:77::2', nodeIPv6: 'fd00:77::2' },
+      // A Node that has both is reached over IPv6 too: this node has no IPv4 address to tunnel from.
+      { name: 'n4', podCIDRv6: 'fd00:10:4::/64', nodeIP: 'fd00:77::4', nodeIPv6: 'fd00:77::4' },
+    ]);
+    expect(r.refused).toEqual([]);
+  });
+
+  test('an IPv6-only node with an IPv4 node IP (the tunnels IPv4, as before) reaches a peer with an IPv6 InternalIP alone over IPv6, the others at their IPv4 address', () => {
+    const me4 = { ...me6, nodeIP: '192.168.1.1' };
+    const r = remoteNodesOf([nodeFacts(v6Node('n2', 'fd00:10:2::/64', 'fd00:77::2')), nodeFacts(v6Node('n4', 'fd00:10:4::/64', '192.168.1.4', 'fd00:77::4'))], me4, new Map());
+    expect(r.remote.map((n) => [n.name, n.nodeIP])).toEqual([['n2', 'fd00:77::2'], ['n4', '192.168.1.4']]);
+    // Without self.nodeIP (callers before the IPv6 underlay): the same.
+    const { nodeIP: _n, ...noIP } = me4;
+    expect(remoteNodesOf([nodeFacts(v6Node('n4', 'fd00:10:4::/64', '192.168.1.4', 'fd00:77::4'))], noIP, new Map()).remote.map((n) => n.nodeIP)).toEqual(['192.168.1.4']);
+  });
+
+  test('tunnelIPOf: a node with IPv4 pods reaches IPv4 addresses only (a dual-stack node\'s tunnels stay IPv4)', () => {
+    const both = { nodeIP: '192.168.1.2', nodeIPv6: 'fd00:77::2' };
+    const only6 = { nodeIP: undefined, nodeIPv6: 'fd00:77::2' };
+    expect(tunnelIPOf(both, { podCIDR: '10.10.1.0/24', nodeIP: '192.168.1.1' })).toBe('192.168.1.2');
+    expect(tunnelIPOf(only6, { podCIDR: '10.10.1.0/24', nodeIP: '192.168.1.1' })).toBeUndefined();
+    expect(tunnelIPOf(both, { podCIDR: undefined, nodeIP: 'fd00:77::1' })).toBe('fd00:77::2');
+    expect(tunnelIPOf({ nodeIP: '192.168.1.2' }, { podCIDR: undefined, nodeIP: 'fd00:77::1' })).toBeUndefined();
+    expect(tunnelIPOf(only6, { podCIDR: undefined, nodeIP: '192.168.1.1' })).toBe('fd00:77::2');
+  });
+
+  test('a dual-stack node still drops a peer without an IPv4 InternalIP (its IPv4 pods need the IPv4 tunnel)', () => {
+    const dual = { name: 'n1', podCIDR: '10.10.1.0/24', nodeIP: '192.168.1.1', podCIDRv6: 'fd00:10:1::/64' };
+    const peer: KubeObject = { metadata: { name: 'n2' }, spec: { podCIDR: '10.10.2.0/24', podCIDRs: ['10.10.2.0/24', 'fd00:10:2::/64'] }, status: { addresses: [{ type: 'InternalIP', address: 'fd00:77::2' }] } };
+    expect(remoteNodesOf([nodeFacts(peer)], dual, new Map()).remote).toEqual([]);
+  });
+
+  test('the controller: encap tunnels to each peer\'s IPv6 node IP, routes each IPv6 pod CIDR through the gateway, and touches no IPv4 route or masquerade', async () => {
+    const set: RemoteNode[][] = [];
+    const routes: HostRoute[][] = [];
+    const routes6: HostRoute[][] = [];
+    let masquerade = 0;
+    const c = new NodeRouteController({
+      self: me6, mode: 'encap', gatewayName: 'gw0', transportDev: 'br-phy', transportPrefix: 64, transport6: { nodeIPv6: 'fd00:77::1', dev: 'br-phy', prefix: 64 },
+      sink: {
+        setRemoteNodes: async (n) => void set.push(n), syncRoutes: async (r) => void routes.push(r), syncMasquerade: async () => void masquerade++,
+        syncMasquerade6: async () => undefined, syncIpv6: async (r) => void routes6.push(r),
+      },
+    });
+    c.onEvent({ type: 'ADDED', object: v6Node('n2', 'fd00:10:2::/64', 'fd00:77::2') });
+    await c.idle();
+    expect(set.at(-1)).toEqual([{ name: 'n2', podCIDRv6: 'fd00:10:2::/64', nodeIP: 'fd00:77::2', nodeIPv6: 'fd00:77::2' }]);
+    expect(routes.at(-1)).toEqual([]);
+    expect(routes6.at(-1)).toEqual([{ dst: 'fd00:10:2::/64', via: 'fd00:10:2::1', dev: 'gw0', onlink: true }]);
+    expect(masquerade).toBe(0);
     await c.stop();
   });
 });

@@ -184,6 +184,21 @@ describe('observations from a Traceflow packet-in', () => {
     expect(observe(noV6Address, { tableId: p.id('Output'), metadata: output(2), packet: pkt6('2001:db8::1') }, { sender: true }).at(-1)).toEqual({ component: 'Forwarding', componentInfo: 'Output', action: 'ForwardedOutOfOverlay' });
   });
 
+  it('an IPv6 underlay: the tunnel destination is the tun_ipv6_dst the flows loaded (the peer\'s IPv6 node IP)', () => {
+    const v6: TraceNodeView = {
+      ...view,
+      gateway: { ofport: 2, ipv6: 'fd00:10:10:1::1' },
+      nodeIP: 'fd00:77::1',
+      nodeIPv6: 'fd00:77::1',
+      podCIDRv6: 'fd00:10:10:1::/64',
+      pods: [],
+      remoteNodes: [{ name: 'n2', podCIDRv6: 'fd00:10:10:2::/64', nodeIP: 'fd00:77::2', nodeIPv6: 'fd00:77::2' }],
+    };
+    const pkt6: ParsedIp = { family: 6, srcIP: 'fd00:10:10:1::5', dstIP: 'fd00:10:10:2::7', dscp: 11, ttl: 64, protocol: 58, flags: 0, length: 48 };
+    expect(observe(v6, { tableId: p.id('Output'), metadata: { ...output(1), tunIpv6Dst: 'fd00:77::2' }, packet: pkt6 }, { sender: true, dstIP: pkt6.dstIP }).at(-1))
+      .toEqual({ component: 'Forwarding', componentInfo: 'Output', action: 'Forwarded', tunnelDstIP: 'fd00:77::2' });
+  });
+
   it('drops with a reason: SpoofGuard, an invalid connection, no output port', () => {
     expect(observe(view, { tableId: p.id('SpoofGuard'), metadata: {}, packet: pkt('10.10.2.7', '10.10.1.99') }, { sender: true })).toEqual([{ component: 'SpoofGuard', action: 'Dropped' }]);
     expect(observe(view, { tableId: p.id('ConntrackState'), metadata: {}, packet: pkt('10.10.2.7') }, { sender: true }).at(-1)?.componentInfo).toBe('ConntrackState: invalid connection');

@@ -56,12 +56,16 @@ export interface RemoteNode {
   /** IPv4 pod CIDR; absent for an IPv6-only peer. */
   podCIDR?: string;
   /**
-   * IPv6 pod CIDR (dual-stack, IPv6-only): through the tunnel to `nodeIP` (an IPv4 underlay) in
-   * encap, through the gateway where the host routes it (noEncap; hybrid when `nodeIPv6` is in
-   * this node's `nodeSubnetV6`). Ignored on a node without IPv6.
+   * IPv6 pod CIDR (dual-stack, IPv6-only): through the tunnel to `nodeIP` in encap, through the
+   * gateway where the host routes it (noEncap; hybrid when `nodeIPv6` is in this node's
+   * `nodeSubnetV6`). Ignored on a node without IPv6.
    */
   podCIDRv6?: string;
-  /** Transport IP: the tunnel destination. */
+  /**
+   * Transport IP: the tunnel destination. IPv4 (`tun_dst`), or IPv6 for a peer reached over an
+   * IPv6 underlay (an IPv6-only cluster whose Nodes have no IPv4 address): `tun_ipv6_dst`, the
+   * tunnel then runs over IPv6. A peer with an IPv6 `nodeIP` has no IPv4 pod CIDR here.
+   */
   nodeIP: string;
   /** The peer's IPv6 underlay address (its Node's IPv6 InternalIP): hybrid routes its IPv6 pod CIDR when it is in `nodeSubnetV6`. */
   nodeIPv6?: string;
@@ -101,11 +105,15 @@ export interface NodeConfig {
    * requires `gateway.ipv6`). Absent: IPv4 only, and the flows are exactly the IPv4-only ones.
    */
   podCIDRv6?: string;
-  /** This node's transport IP. */
+  /**
+   * This node's transport IP: IPv4, or on an IPv6-only node without an IPv4 address its IPv6
+   * address (the tunnels then run over IPv6; no flow names it as IPv4, `nodeIPv6` carries it for
+   * the IPv6 flows).
+   */
   nodeIP: string;
   /**
-   * Dual-stack: this node's IPv6 address (on the underlay; the tunnels stay IPv4). With it the
-   * IPv6 NodePortMark matches it too, as IPv4's does `nodeIP`. Needs `podCIDRv6`.
+   * Dual-stack or IPv6-only: this node's IPv6 address on the underlay (a dual-stack node's tunnels
+   * stay IPv4). With it the IPv6 NodePortMark matches it too, as IPv4's does `nodeIP`. Needs `podCIDRv6`.
    */
   nodeIPv6?: string;
   /** Transport subnet of this node (hybrid: peers inside it are routed, others tunnelled). */
@@ -318,7 +326,7 @@ export interface EgressRule {
    * pods' arriving through the tunnel, under {@link EgressRule.mark}.
    */
   local: boolean;
-  /** The owner's transport address when another node owns the IP: this node's members are tunnelled there. */
+  /** The owner's transport address when another node owns the IP: this node's members are tunnelled there (IPv4, or IPv6 on an IPv6 underlay). */
   ownerIP?: string;
   /** The Egress's mark on this node (1..255, Antrea's SNAT IP mark), when {@link EgressRule.local}. */
   mark?: number;

@@ -17,7 +17,7 @@ import { ExecTargetError, startKubeApi, startKubeletExec, type KubeApiServer, ty
 import { loadCrds, type InstallOptions } from '@switchyard/apis';
 import { KubeConfigClient } from '@switchyard/controller';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { serviceCIDROf, FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, FABRIC_HOST_V6, FABRIC_PREFIX_V6, FABRIC_PREFIX_V6_2, LabError, planNodes, type LabEncryption, type LabIpFamily, type LabMode, type NodeLayout, type NodePlan } from './plan';
+import { serviceCIDROf, FABRIC_PREFIX, FABRIC_PREFIX_2, FABRIC_GATEWAY_HOST, FABRIC_HOST_V6, FABRIC_PREFIX_V6, FABRIC_PREFIX_V6_2, LabError, brPhyAddressing, nodeInternalIPs, planNodes, type LabEncryption, type LabIpFamily, type LabMode, type NodeLayout, type NodePlan } from './plan';
 import { Kubelet, type LabNodeRuntime } from './kubelet';
 import { labAgentConfig, labControllerConfig, labInstallOptions } from './config';
 import type { Phase } from './progress';
@@ -98,8 +98,9 @@ export interface LabNodeState {
   podCIDR: string;
   /** `--ip-family dual`: the node's IPv6 pod CIDR. */
   podCIDRv6?: string;
+  /** The node's underlay address, its tunnels' endpoint: IPv4; with `--ip-family ipv6` the IPv6 one (an IPv6 underlay). */
   nodeIP: string;
-  /** `--ip-family dual` and `ipv6`: the node's IPv6 underlay address (its IPv6 node ports are served there). */
+  /** `--ip-family dual` and `ipv6`: the node's IPv6 underlay address (its IPv6 node ports are served there; `ipv6`: `nodeIP`). */
   nodeIPv6?: string;
   /** The node's netns (its OVS, br-phy, the underlay veth). */
   netns: string;
@@ -172,8 +173,9 @@ export interface LabOptions {
    * spec.podCIDRs, the agents' `--pod-cidr v4,v6`), and the API server a dual-stack Service range
    * (plan.ts `DUAL_SERVICE_CIDR`). `ipv6`: each node's only pod CIDR is the IPv6 one (Node spec.podCIDR
    * and spec.podCIDRs, the agents' `--pod-cidr v6`), pods get an IPv6 address alone, and the API
-   * server an IPv6 Service range (plan.ts `IPV6_SERVICE_CIDR`); the underlay stays IPv4. Default ipv4:
-   * the lab as before. `ipv6` not with `cluster` (multi-cluster); `dual` with it takes the cluster's
+   * server an IPv6 Service range (plan.ts `IPV6_SERVICE_CIDR`); the nodes' underlay is IPv6 alone
+   * (`fd00:77::<i>`, the Node's only InternalIP; the tunnels run over IPv6). Default ipv4: the lab
+   * as before. `ipv6` not with `cluster` (multi-cluster); `dual` with it takes the cluster's
    * `serviceCIDR` (both families) and `podCIDRv6Prefix`.
    */
   ipFamily?: LabIpFamily;
@@ -499,18 +501,7 @@ async function relayControllerIntoNode(netns: string, port: number, sockDir: str
   return relay;
 }
 
-/** br-phy's node IP and the route to the other fabric subnet (hybrid's second half) through the fabric router. */
-function brPhyAddressing(plan: NodePlan): string[][] {
-  return [
-    ['ip', 'addr', 'replace', `${plan.nodeIP}/24`, 'dev', 'br-phy'],
-    ['ip', 'link', 'set', 'br-phy', 'up'],
-    ['ip', 'route', 'replace', `${plan.subnet.startsWith(FABRIC_PREFIX_2) ? FABRIC_PREFIX : FABRIC_PREFIX_2}.0/24`, 'via', plan.fabricGateway, 'dev', 'br-phy'],
-    // Dual-stack and IPv6-only: the IPv6 underlay address beside the IPv4 one (no DAD: usable at
-    // once), and the route to the other IPv6 subnet (hybrid's second half) through the fabric router.
-    ...(plan.nodeIPv6 !== undefined ? [['ip', '-6', 'addr', 'replace', `${plan.nodeIPv6}/64`, 'dev', 'br-phy', 'nodad']] : []),
-    ...(plan.fabricGatewayV6 !== undefined ? [['ip', '-6', 'route', 'replace', `${plan.nodeIPv6!.startsWith(FABRIC_PREFIX_V6_2) ? FABRIC_PREFIX_V6 : FABRIC_PREFIX_V6_2}:/64`, 'via', plan.fabricGatewayV6, 'dev', 'br-phy']] : []),
-  ];
-}
+
 
 /** A running lab (inside the supervisor process). */
 export class Lab {
@@ -606,7 +597,7 @@ export class Lab {
         await kube.request('POST', '/api/v1/nodes', {
           apiVersion: 'v1', kind: 'Node', metadata: { name: plan.name, labels: { 'kubernetes.io/hostname': plan.name }, ...(opts.cluster?.gatewayNodes?.includes(plan.name) ? { annotations: { 'multicluster.antrea.io/gateway': 'true' } } : {}) },
           spec: { podCIDR: plan.podCIDR, podCIDRs: plan.podCIDRv6 !== undefined ? [plan.podCIDR, plan.podCIDRv6] : [plan.podCIDR] },
-          status: { addresses: [{ type: 'InternalIP', address: plan.nodeIP }, ...(plan.nodeIPv6 !== undefined ? [{ type: 'InternalIP', address: plan.nodeIPv6 }] : []), { type: 'Hostname', address: plan.name }], conditions: [{ type: 'Ready', status: 'True' }], daemonEndpoints: { kubeletEndpoint: { Port: (kubeletExec ??= await lab.serveExec()).port } } },
+          status: { addresses: [...nodeInternalIPs(plan).map((address) => ({ type: 'InternalIP', address })), { type: 'Hostname', address: plan.name }], conditions: [{ type: 'Ready', status: 'True' }], daemonEndpoints: { kubeletEndpoint: { Port: (kubeletExec ??= await lab.serveExec()).port } } },
         });
         const node = pods ? await lab.startAgentContainer(plan, ovs, opts.labDir, await freePort(), pods) : lab.startAgent(plan, ovs, opts.labDir, await freePort());
         recordContainers();
@@ -688,7 +679,7 @@ export class Lab {
     writeFileSync(tokenFile, plan.token, { mode: 0o600 });
     const kubeconfig = this.api.writeKubeconfig(join(dir, 'kubeconfig'), { name: plan.name, token: plan.token });
     const argv = [
-      '--config', conf, '--node-name', plan.name, '--pod-cidr', plan.podCIDRv6 !== undefined ? `${plan.podCIDR},${plan.podCIDRv6}` : plan.podCIDR, '--node-ip', plan.nodeIPv6 !== undefined ? `${plan.nodeIP},${plan.nodeIPv6}` : plan.nodeIP, '--data-dir', join(dir, 'data'),
+      '--config', conf, '--node-name', plan.name, '--pod-cidr', plan.podCIDRv6 !== undefined ? `${plan.podCIDR},${plan.podCIDRv6}` : plan.podCIDR, '--node-ip', nodeInternalIPs(plan).join(','), '--data-dir', join(dir, 'data'),
       '--node-netns', ovs.netns.name, '--api-socket', apiSocket, '--ovsdb', ovs.dbRemote,
       ...(this.state.controllerPort ? ['--controller-url', `https://127.0.0.1:${this.state.controllerPort}`, '--controller-ca-file', join(labDir, 'controller-ca.pem'), '--token-file', tokenFile] : []),
     ];

@@ -13,12 +13,16 @@ export interface NodePlan {
   podCIDR: string;
   /** `--ip-family dual`: the IPv6 pod CIDR `fd00:10:<i>::/64` (a ULA range), beside the IPv4 one. */
   podCIDRv6?: string;
-  /** Underlay address on the node's br-phy. */
+  /**
+   * Underlay address on the node's br-phy, the tunnels' endpoint: `192.168.77.<i>`; with
+   * `--ip-family ipv6` the IPv6 one, `fd00:77::<i>` (an IPv6 underlay: the node has no IPv4
+   * address, its Node the IPv6 InternalIP alone, and the Geneve tunnels run over IPv6).
+   */
   nodeIP: string;
   /**
-   * `--ip-family dual` and `ipv6`: the node's IPv6 underlay address `fd00:77::<i>` on br-phy, beside
-   * `nodeIP` (the tunnels stay IPv4); its IPv6 node ports are served there, and noEncap and hybrid
-   * route IPv6 pod traffic to it.
+   * `--ip-family dual` and `ipv6`: the node's IPv6 underlay address `fd00:77::<i>` on br-phy (dual:
+   * beside the IPv4 `nodeIP`, the tunnels IPv4; ipv6: `nodeIP` itself); its IPv6 node ports are
+   * served there, and noEncap and hybrid route IPv6 pod traffic to it.
    */
   nodeIPv6?: string;
   /**
@@ -27,9 +31,9 @@ export interface NodePlan {
    * and no such route.
    */
   fabricGatewayV6?: string;
-  /** The node's fabric subnet (`<prefix>.0/24`), its transport subnet for `hybrid`. */
+  /** The node's fabric subnet (`<prefix>.0/24`; `--ip-family ipv6`: `fd00:77::/64`), its transport subnet for `hybrid`. */
   subnet: string;
-  /** The fabric router's address in that subnet (`<prefix>.254`): the route to the other subnet, and the fabric host pods can reach. */
+  /** The fabric router's address in that subnet (`<prefix>.254`; `--ip-family ipv6`: `<prefix>::fe`): the route to the other subnet, and the fabric host pods can reach. */
   fabricGateway: string;
   /** Bearer token the node's agent presents to the API server and the controller. */
   token: string;
@@ -89,9 +93,10 @@ export function parseFeatureGates(v: string): Record<string, boolean> {
 
 /**
  * The lab's IP families: `ipv4` (the lab as before), `dual` (every node dual-stack: an IPv4 and an
- * IPv6 pod CIDR) or `ipv6` (every node IPv6-only: an IPv6 pod CIDR alone, IPv6 Services). The
- * tunnels are IPv4 in all three; dual and ipv6 add an IPv6 underlay address per node (noEncap and
- * hybrid route IPv6 on it, WireGuard on an IPv6-only node sends to it).
+ * IPv6 pod CIDR) or `ipv6` (every node IPv6-only: an IPv6 pod CIDR alone, IPv6 Services). dual adds
+ * an IPv6 underlay address per node beside the IPv4 one (the tunnels stay IPv4; noEncap and hybrid
+ * route IPv6 on it); ipv6 gives each node the IPv6 underlay address alone (no IPv4 address on the
+ * underlay, the Geneve tunnels and WireGuard over IPv6).
  */
 export type LabIpFamily = 'ipv4' | 'dual' | 'ipv6';
 export const LAB_IP_FAMILIES: readonly LabIpFamily[] = ['ipv4', 'dual', 'ipv6'];
@@ -122,11 +127,11 @@ export function parseMode(v: string): LabMode {
 
 /**
  * Plans `n` nodes: names, pod CIDRs and underlay addresses. `encap`/`noEncap`: every node in
- * 192.168.77.0/24 (and fd00:77::/64 with `--ip-family dual|ipv6`). `hybrid`: the fabric is split,
- * the first ceil(n/2) nodes in 192.168.77.0/24 and the others in 192.168.78.0/24 (node index as
- * host part in both), the IPv6 underlay likewise in fd00:77::/64 and fd00:78::/64, so peers in the
- * same half are routed and peers in the other half tunnelled, in each family (the agent's hybrid
- * rule: the transport subnet of the family).
+ * 192.168.77.0/24 (and fd00:77::/64 with `--ip-family dual|ipv6`; `ipv6`: in fd00:77::/64 alone).
+ * `hybrid`: the fabric is split, the first ceil(n/2) nodes in 192.168.77.0/24 and the others in
+ * 192.168.78.0/24 (node index as host part in both), the IPv6 underlay likewise in fd00:77::/64
+ * and fd00:78::/64, so peers in the same half are routed and peers in the other half tunnelled, in
+ * each family (the agent's hybrid rule: the transport subnet of the family).
  */
 export function planNodes(n: number, tokenFor: (name: string) => string, mode: LabMode = 'encap', layout: NodeLayout = {}, ipFamily: LabIpFamily = 'ipv4'): NodePlan[] {
   const ipBase = layout.nodeIPBase ?? 0;
@@ -142,9 +147,38 @@ export function planNodes(n: number, tokenFor: (name: string) => string, mode: L
     const podCIDRv6 = layout.podCIDRv6Prefix !== undefined ? `${layout.podCIDRv6Prefix}:${index.toString(16)}::/64` : podCIDRv6Of(index);
     const podCIDR = ipFamily === 'ipv6' ? podCIDRv6 : `${podPrefix}.${index}.0/24`;
     const underlay6 = { nodeIPv6: `${prefix6}:${(ipBase + index).toString(16)}`, ...(mode === 'hybrid' ? { fabricGatewayV6: `${prefix6}:${FABRIC_GATEWAY_HOST.toString(16)}` } : {}) };
-    const dual = ipFamily === 'dual' ? { podCIDRv6, ...underlay6 } : ipFamily === 'ipv6' ? underlay6 : {};
+    if (ipFamily === 'ipv6') {
+      // An IPv6 underlay: the IPv6 address is the node IP (the tunnels' endpoint), and there is no IPv4 one.
+      return { name, index, podCIDR, ...underlay6, nodeIP: underlay6.nodeIPv6, subnet: `${prefix6}:/64`, fabricGateway: `${prefix6}:${FABRIC_GATEWAY_HOST.toString(16)}`, token: tokenFor(name) };
+    }
+    const dual = ipFamily === 'dual' ? { podCIDRv6, ...underlay6 } : {};
     return { name, index, podCIDR, ...dual, nodeIP: `${prefix}.${ipBase + index}`, subnet: `${prefix}.0/24`, fabricGateway: `${prefix}.${FABRIC_GATEWAY_HOST}`, token: tokenFor(name) };
   });
+}
+
+/**
+ * br-phy's node IP and the route to the other fabric subnet (hybrid's second half) through the
+ * fabric router. An IPv6-only lab's node has no IPv4 address there (an IPv6 underlay).
+ */
+export function brPhyAddressing(plan: NodePlan): string[][] {
+  const v4 = !plan.nodeIP.includes(':');
+  return [
+    ...(v4 ? [['ip', 'addr', 'replace', `${plan.nodeIP}/24`, 'dev', 'br-phy']] : []),
+    ['ip', 'link', 'set', 'br-phy', 'up'],
+    ...(v4 ? [['ip', 'route', 'replace', `${plan.subnet.startsWith(FABRIC_PREFIX_2) ? FABRIC_PREFIX : FABRIC_PREFIX_2}.0/24`, 'via', plan.fabricGateway, 'dev', 'br-phy']] : []),
+    // Dual-stack and IPv6-only: the IPv6 underlay address (dual: beside the IPv4 one; no DAD: usable at
+    // once), and the route to the other IPv6 subnet (hybrid's second half) through the fabric router.
+    ...(plan.nodeIPv6 !== undefined ? [['ip', '-6', 'addr', 'replace', `${plan.nodeIPv6}/64`, 'dev', 'br-phy', 'nodad']] : []),
+    ...(plan.fabricGatewayV6 !== undefined ? [['ip', '-6', 'route', 'replace', `${plan.nodeIPv6!.startsWith(FABRIC_PREFIX_V6_2) ? FABRIC_PREFIX_V6 : FABRIC_PREFIX_V6_2}:/64`, 'via', plan.fabricGatewayV6, 'dev', 'br-phy']] : []),
+  ];
+}
+
+/**
+ * A node's InternalIPs (its Node's `status.addresses`, its agent's `--node-ip`): the IPv4 node IP,
+ * then the IPv6 one with `--ip-family dual`; with `ipv6` the IPv6 one alone (an IPv6 underlay).
+ */
+export function nodeInternalIPs(plan: Pick<NodePlan, 'nodeIP' | 'nodeIPv6'>): string[] {
+  return plan.nodeIPv6 !== undefined && plan.nodeIPv6 !== plan.nodeIP ? [plan.nodeIP, plan.nodeIPv6] : [plan.nodeIP];
 }
 
 /**

@@ -125,7 +125,9 @@ export interface TracePacket {
 
 /** The br_flow argument of ofproto/trace for `p`. */
 export function traceFlow(p: TracePacket): string {
-  const tun = p.tunnel ? `,tun_id=${p.tunnel.id},tun_src=${p.tunnel.src},tun_dst=${p.tunnel.dst}` : '';
+  // An IPv6 underlay (the lab's `--ip-family ipv6`): the outer addresses are tun_ipv6_src/dst.
+  const tun6 = p.tunnel?.dst.includes(':') === true;
+  const tun = p.tunnel ? `,tun_id=${p.tunnel.id},${tun6 ? 'tun_ipv6_src' : 'tun_src'}=${p.tunnel.src},${tun6 ? 'tun_ipv6_dst' : 'tun_dst'}=${p.tunnel.dst}` : '';
   // IPv6: `sctp6`/`tcp6`/`udp6` and ipv6_src/dst; nw_ttl is the hop limit.
   const v6 = p.ipSrc.includes(':');
   const addrs = v6 ? `ipv6_src=${p.ipSrc},ipv6_dst=${p.ipDst}` : `nw_src=${p.ipSrc},nw_dst=${p.ipDst}`;
@@ -149,7 +151,7 @@ export function traceArgv(bridge: string, p: TracePacket): string[] {
 /**
  * The packet as it arrives at the peer node's tunnel port, from the sender's trace: the last
  * pass's final flow (after the L3Forwarding rewrite: gateway MAC source, global virtual MAC
- * destination, tun_dst, TTL decremented); the outer source is the sender's node IP.
+ * destination, tun_dst or tun_ipv6_dst, TTL decremented); the outer source is the sender's node IP.
  */
 export function arrivingFromTunnel(sent: TraceResult, sender: { nodeIP: string }, at: { tunnelOfport: number }, original: TracePacket): TracePacket {
   const f = sent.passes[sent.passes.length - 1]!.finalFlow;
@@ -164,7 +166,8 @@ export function arrivingFromTunnel(sent: TraceResult, sender: { nodeIP: string }
     ethSrc: need('dl_src'),
     ethDst: need('dl_dst'),
     ttl: Number(need('nw_ttl')),
-    tunnel: { id: f.tun_id ?? '0', src: sender.nodeIP, dst: need('tun_dst') },
+    // tun_ipv6_dst on an IPv6 underlay (the sender's node IP is IPv6 then).
+    tunnel: { id: f.tun_id ?? '0', src: sender.nodeIP, dst: sender.nodeIP.includes(':') ? need('tun_ipv6_dst') : need('tun_dst') },
   };
 }
 

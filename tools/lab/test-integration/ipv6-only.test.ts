@@ -1,6 +1,8 @@
 // An IPv6-only lab (issue 36): `switchyard-lab up --nodes 2 --ip-family ipv6`. Each node's only pod
-// CIDR is fd00:10:<i>::/64 (the underlay and the Geneve tunnel stay IPv4); pods get one IPv6
-// address and no IPv4 one. Pods on node1 reach a pod on node2 over IPv6 and back; a Service made
+// CIDR is fd00:10:<i>::/64 and its only underlay address fd00:77::<i> (its Node's only InternalIP;
+// no IPv4 address on the node), so the Geneve tunnel runs over IPv6; pods get one IPv6 address and
+// no IPv4 one. Pods on node1 reach a pod on node2 over IPv6 and back, and a capture on the fabric
+// sees that traffic as Geneve over IPv6 between the node IPs and no IPv4 at all; a Service made
 // without ipFamilies gets an IPv6 ClusterIP (the API server's only range) and is answered by
 // endpoints on both nodes, while one asking for IPv4 is refused naming the field; the fabric host
 // (fd00:77::fe) reaches a NodePort Service at each node's IPv6 underlay address (fd00:77::<i>),
@@ -8,7 +10,8 @@
 // whose peer is an IPv6 ipBlock with an `except` blocks the excepted pod and allows the other,
 // with `yardctl policy explain` agreeing; an Antrea ClusterNetworkPolicy with an FQDN egress rule
 // allows the address of an AAAA answer (a DNS pod answering over IPv6) and nothing else. One lab
-// for every case. Waits on state, never on time.
+// for every case, and a second one for WireGuard on IPv6-only nodes (WireGuard UDP over IPv6 alone on
+// the fabric). Waits on state, never on time.
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +19,7 @@ import { join } from 'node:path';
 import YAML from 'yaml';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { rendezvousOwner } from '@switchyard/agent';
-import { run, waitFor } from '@switchyard/testbed';
+import { run, start, waitFor } from '@switchyard/testbed';
 import { FABRIC_HOST_V6, FABRIC_PREFIX_V6, labClient, readState, type LabNodeState, type LabState } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
 
@@ -49,6 +52,9 @@ const PODS = [
   // FQDN: the client under the ACNP, and the DNS server (no declared port: the responder has UDP 53).
   pod('cf', 'node1', 'fqdn-client', []), pod('dns', 'node2', 'dns', []),
 ];
+
+/** The OVS run directory of a lab node (its `br-int.mgmt` socket), from its antrea-agent.conf. */
+const ovsRunDirOf = (name: string): string => (YAML.parse(readFileSync(join(labDir, name, 'antrea-agent.conf'), 'utf8')) as { ovsRunDir: string }).ovsRunDir;
 
 /** What a TCP exchange from a pod to [ip]:port read ('' when nothing answered). */
 async function exchange(from: string, ip: string, port: number): Promise<string> {
@@ -121,6 +127,46 @@ describe('an IPv6-only lab (--ip-family ipv6)', () => {
   it('pods reach a pod on the other node over IPv6, both ways', async () => {
     for (const from of ['ca', 'cb']) await expectFlow(from, 'srv', true);
     await waitFor('srv -> w1 over IPv6', () => tcp('srv', ipOf.get('w1')!), { timeoutMs: 60_000, intervalMs: 250 });
+  });
+
+  it('the tunnel runs over the IPv6 underlay: no IPv4 address on a node, the tunnel port\'s local_ip its IPv6 node IP, tun_ipv6_dst in its flows, the pods\' MTU 70 bytes under the link\'s; on the fabric, pod traffic is Geneve over IPv6 and nothing is IPv4', async () => {
+    for (const [i, n] of st.nodes.entries()) {
+      const peer = st.nodes[1 - i]!;
+      expect(n.nodeIP).toBe(n.nodeIPv6);
+      // Loopback's is the node's only IPv4 address.
+      expect((await run(['ip', '-4', '-o', 'addr', 'show'], { netns: n.netns })).stdout.trim().split('\n').filter((l) => !/ lo /.test(l))).toEqual([]);
+      expect((await run(['ovs-vsctl', `--db=${n.dbRemote}`, 'get', 'Interface', 'antrea-tun0', 'options:local_ip'])).stdout.trim()).toBe(`"${n.nodeIP}"`);
+      const flows = (await run(['ovs-ofctl', '-O', 'OpenFlow15', '--no-stats', 'dump-flows', join(ovsRunDirOf(n.name), 'br-int.mgmt')])).stdout.split('\n');
+      expect(flows.filter((l) => l.includes(`ipv6_dst=${peer.podCIDR}`) && l.includes('->tun_'))).toEqual([expect.stringContaining(`set_field:${peer.nodeIP}->tun_ipv6_dst`)]);
+      expect(flows.filter((l) => /->tun_dst\b/.test(l))).toEqual([]);
+    }
+    expect((await run(['ip', '-o', 'link', 'show', 'eth0'], { netns: netnsOf.get('ca')! })).stdout).toContain(' mtu 1430 ');
+    const pcap = join(zoneDir, 'fabric.pcap');
+    // Every interface of the fabric netns (br0 and the nodes' ports; a packet may be seen more than once).
+    const capture = start(['tcpdump', '-i', 'any', '--immediate-mode', '-nn', '-U', '-s', '0', '-w', pcap], { netns: st.fabricNetns });
+    const stderr: string[] = [];
+    capture.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
+    try {
+      await waitFor('tcpdump listening', () => stderr.join('').includes('listening on'), { timeoutMs: 10_000, intervalMs: 50 });
+      // A few attempts each (a SYN retransmitted on a loaded machine is no miss); the first answer ends each.
+      for (const from of ['ca', 'cb']) await waitFor(`${from} -> srv in the capture`, () => tcp(from, ipOf.get('srv')!), { timeoutMs: 30_000, intervalMs: 250 });
+    } finally {
+      const exited = new Promise((res) => capture.once('exit', res));
+      capture.kill('SIGINT');
+      await exited;
+    }
+    const lines = (await run(['tcpdump', '-nn', '-r', pcap])).stdout.split('\n').filter((l) => l.trim() !== '');
+    const [n1, n2] = [st.nodes[0]!.nodeIP, st.nodes[1]!.nodeIP];
+    const geneve = lines.filter((l) => new RegExp(` IP6 (${n1}|${n2})\\.\\d+ > (${n1}|${n2})\\.6081: Geneve`).test(l));
+    // Each client's connection, both ways, inside Geneve over IPv6 between the node IPs.
+    for (const from of ['ca', 'cb']) {
+      expect(geneve.some((l) => l.includes(`IP6 ${n1}.`) && l.includes(`IP6 ${ipOf.get(from)!}.`) && l.includes(` > ${ipOf.get('srv')!}.80:`))).toBe(true);
+      expect(geneve.some((l) => l.includes(`IP6 ${n2}.`) && l.includes(`IP6 ${ipOf.get('srv')!}.80 > ${ipOf.get(from)!}.`))).toBe(true);
+    }
+    // Nothing IPv4 on the underlay (no ARP either), and no pod packet outside the tunnel.
+    expect(lines.filter((l) => / ARP, | IP \d/.test(l))).toEqual([]);
+    expect(lines.filter((l) => !geneve.includes(l) && l.includes('fd00:10:'))).toEqual([]);
+    process.stdout.write(`IPv6 underlay: ${geneve.length} Geneve-over-IPv6 packets of ${lines.length} on the fabric\n`);
   });
 
   it('yardctl traceflow between IPv6-only pods is IPv6 without asking: an ICMPv6 echo into the tunnel on node1, delivered by node2', async () => {
@@ -216,10 +262,10 @@ describe('node ports on IPv6-only nodes (from the fabric host over IPv6)', () =>
     }
   }, 60_000);
 
-  it('each node has an IPv6 underlay address, as its Node\'s second InternalIP; the fabric host has one too', async () => {
-    expect(st.nodes.map((n) => n.nodeIPv6)).toEqual(['fd00:77::1', 'fd00:77::2']);
+  it('each node has an IPv6 underlay address, as its Node\'s only InternalIP; the fabric host has one too', async () => {
+    expect(st.nodes.map((n) => [n.nodeIP, n.nodeIPv6])).toEqual([['fd00:77::1', 'fd00:77::1'], ['fd00:77::2', 'fd00:77::2']]);
     const node = await kube.request<{ status: { addresses: { type: string; address: string }[] } }>('GET', '/api/v1/nodes/node2');
-    expect(node.status.addresses.filter((a) => a.type === 'InternalIP').map((a) => a.address)).toEqual(['192.168.77.2', 'fd00:77::2']);
+    expect(node.status.addresses.filter((a) => a.type === 'InternalIP').map((a) => a.address)).toEqual(['fd00:77::2']);
     expect((await run(['ip', 'netns', 'exec', st.fabricNetns, 'ip', '-6', 'addr', 'show', 'dev', 'br0'])).stdout).toContain(`${FABRIC_HOST_V6}/64`);
   });
 
@@ -364,10 +410,9 @@ describe('proxyAll on IPv6-only nodes (up --proxy-all)', () => {
 
 // Issue 36: Egress on IPv6-only nodes. An IPv6 ExternalIPPool on the underlay subnet and an Egress
 // whose IP node2 owns (the rendezvous choice): node2 answers NDP for it by proxy and SNATs in the
-// IPv6 zones; x6 on node1 is tunnelled to node2 (the same Geneve tunnel its pod traffic takes, between
-// the nodes' IPv4 tunnel addresses: the lab's IPv6-only nodes keep them for the tunnel) and the fabric
-// host sees its connections from the Egress IP; a pod the Egress does not select is masqueraded to
-// its node's IPv6 address as before.
+// IPv6 zones; x6 on node1 is tunnelled to node2 (the same Geneve tunnel its pod traffic takes, over
+// IPv6 to node2's IPv6 node IP) and the fabric host sees its connections from the Egress IP; a pod
+// the Egress does not select is masqueraded to its node's IPv6 address as before.
 describe('Egress on IPv6-only nodes (issue 36)', () => {
   const EGRESSES = '/apis/crd.antrea.io/v1beta1/egresses';
   const POOLS = '/apis/crd.antrea.io/v1beta1/externalippools';
@@ -423,9 +468,89 @@ describe('Egress on IPv6-only nodes (issue 36)', () => {
     await waitFor(`x6 seen from ${EGRESS_IP}`, async () => (await seenFromFabric('x6')) === EGRESS_IP, { timeoutMs: 60_000, intervalMs: 250 });
     process.stdout.write(`IPv6-only Egress: status, NDP and source after ${Date.now() - t0} ms\n`);
     expect(await seenFromFabric('cb')).toBe(node('node1').nodeIPv6);
-    // node1 sends x6's packets into the tunnel to node2's tunnel address (EgressMark); no Egress flow there is IPv4.
-    const { ovsRunDir } = YAML.parse(readFileSync(join(labDir, 'node1', 'antrea-agent.conf'), 'utf8')) as { ovsRunDir: string };
-    const flows = (await run(['ovs-ofctl', '-O', 'OpenFlow15', '--no-stats', 'dump-flows', join(ovsRunDir, 'br-int.mgmt')])).stdout.split('\n').filter((l) => /table=(EgressMark|\d+),/.test(l) && l.includes(`ipv6_src=${ipOf.get('x6')!}`) && l.includes('tun_dst'));
-    expect(flows.join('\n')).toContain(`set_field:${node('node2').nodeIP}->tun_dst`);
+    // node1 sends x6's packets into the tunnel to node2's IPv6 node IP (EgressMark); no Egress flow there is IPv4.
+    const flows = (await run(['ovs-ofctl', '-O', 'OpenFlow15', '--no-stats', 'dump-flows', join(ovsRunDirOf('node1'), 'br-int.mgmt')])).stdout.split('\n').filter((l) => /table=(EgressMark|\d+),/.test(l) && l.includes(`ipv6_src=${ipOf.get('x6')!}`) && l.includes('->tun_'));
+    expect(flows.join('\n')).toContain(`set_field:${node('node2').nodeIP}->tun_ipv6_dst`);
+  });
+});
+
+// WireGuard on IPv6-only nodes: a second lab (`up --ip-family ipv6 --encryption wireGuard`), brought
+// up once the first is down (one lab at a time on this machine). Each device has the other node as
+// its peer at [its IPv6 node IP]:51820 with its IPv6 pod CIDR alone; pods on the two nodes reach each
+// other over IPv6, and on the fabric that is WireGuard UDP over IPv6 between the node IPs only: no
+// Geneve, no IPv4, no pod address.
+describe('WireGuard on IPv6-only nodes (a second lab: --ip-family ipv6 --encryption wireGuard)', () => {
+  const wgDir = mkdtempSync(join(tmpdir(), 'switchyard-lab-v6wg-'));
+  const wgLab = (...args: string[]): string => execFileSync(BIN, ['--lab-dir', wgDir, ...args], { encoding: 'utf8', timeout: 300_000 });
+  let wst: LabState;
+  const wpods = new Map<string, { ip: string; netns: string }>();
+  const WG_PORT = 51820;
+  /** `get=1` on a node's WireGuard device (its UAPI socket in the agent's data directory). */
+  const deviceOf = async (node: string): Promise<string> =>
+    (await run(['socat', '-', `UNIX-CONNECT:${join(wgDir, node, 'data', 'wireguard', 'run', 'switchyard-wg0.sock')}`], { input: 'get=1\n\n', timeoutMs: 5000 })).stdout;
+  const pong = async (from: string, to: string): Promise<boolean> =>
+    (await run(['socat', '-T2', '-', `TCP6:[${wpods.get(to)!.ip}]:80,connect-timeout=2`], { netns: wpods.get(from)!.netns, allowFailure: true, timeoutMs: 8000, input: '' })).stdout.trim() === 'pong';
+
+  beforeAll(async () => {
+    const t0 = performance.now();
+    for (const c of procs) c.kill();
+    lab('down');
+    const t1 = performance.now();
+    wgLab('up', '--nodes', '2', '--ip-family', 'ipv6', '--encryption', 'wireGuard');
+    wst = readState(wgDir)!;
+    const wkube = labClient(wst);
+    for (const [name, nodeName] of [['g1', 'node1'], ['g2', 'node2']] as const) await wkube.request('POST', '/api/v1/namespaces/default/pods', pod(name, nodeName, 'wg'));
+    await waitFor('pods with an address and a netns', async () => {
+      const list = await wkube.request<{ items: { metadata: { name: string; annotations?: Record<string, string> }; status?: { podIP?: string } }[] }>('GET', '/api/v1/namespaces/default/pods');
+      for (const p of list.items) {
+        const netns = p.metadata.annotations?.[NETNS_ANNOTATION];
+        if (p.status?.podIP && netns) wpods.set(p.metadata.name, { ip: p.status.podIP, netns });
+      }
+      return wpods.size === 2;
+    }, { timeoutMs: 120_000, intervalMs: 250 });
+    process.stdout.write(`WireGuard lab: first lab down in ${((t1 - t0) / 1000).toFixed(1)} s, second up with its pods in ${((performance.now() - t1) / 1000).toFixed(1)} s\n`);
+  }, 480_000);
+
+  afterAll(() => {
+    const t0 = performance.now();
+    try {
+      wgLab('down');
+      process.stdout.write(`WireGuard lab down in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    } catch {
+      /* the lab may not have come up */
+    }
+    rmSync(wgDir, { recursive: true, force: true });
+  }, 120_000);
+
+  it('each device has the other node at [its IPv6 node IP]:51820 with its IPv6 pod CIDR alone; pods reach each other over IPv6, and the fabric carries only WireGuard UDP over IPv6 between the node IPs', async () => {
+    const [n1, n2] = wst.nodes as [LabNodeState, LabNodeState];
+    for (const [self, peer] of [[n1, n2], [n2, n1]] as const) {
+      await waitFor(`${self.name}'s device has ${peer.name} as its peer`, async () => (await deviceOf(self.name)).includes(`endpoint=[${peer.nodeIP}]:${WG_PORT}\n`), { timeoutMs: 60_000, intervalMs: 200 });
+      const d = await deviceOf(self.name);
+      expect(d.match(/^public_key=/gm)).toHaveLength(1);
+      expect(d).toContain(`allowed_ip=${peer.podCIDR}\n`);
+      expect(d).not.toMatch(/allowed_ip=\d/);
+      expect((await run(['ip', '-4', '-o', 'addr', 'show'], { netns: self.netns })).stdout.trim().split('\n').filter((l) => !/ lo /.test(l))).toEqual([]);
+    }
+    // WireGuard's overhead (80, sized for an IPv6 outer header), not the tunnel's.
+    expect((await run(['ip', '-o', 'link', 'show', 'eth0'], { netns: wpods.get('g1')!.netns })).stdout).toContain(' mtu 1420 ');
+    const pcap = join(wgDir, 'fabric.pcap');
+    const capture = start(['tcpdump', '-i', 'any', '--immediate-mode', '-nn', '-U', '-s', '0', '-w', pcap], { netns: wst.fabricNetns });
+    const stderr: string[] = [];
+    capture.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
+    try {
+      await waitFor('tcpdump listening', () => stderr.join('').includes('listening on'), { timeoutMs: 10_000, intervalMs: 50 });
+      for (const [from, to] of [['g1', 'g2'], ['g2', 'g1']] as const) await waitFor(`${from} -> ${to} over IPv6 through WireGuard`, () => pong(from, to), { timeoutMs: 60_000, intervalMs: 250 });
+    } finally {
+      const exited = new Promise((res) => capture.once('exit', res));
+      capture.kill('SIGINT');
+      await exited;
+    }
+    const lines = (await run(['tcpdump', '-nn', '-r', pcap])).stdout.split('\n').filter((l) => l.trim() !== '');
+    const wg = new RegExp(` IP6 (${n1.nodeIP}|${n2.nodeIP})\\.${WG_PORT} > (${n1.nodeIP}|${n2.nodeIP})\\.${WG_PORT}: UDP`);
+    expect(lines.filter((l) => wg.test(l)).length).toBeGreaterThan(3);
+    // Beside WireGuard, at most the underlay's own Neighbor Discovery and MLD: no Geneve, nothing IPv4, no pod address.
+    expect(lines.filter((l) => !wg.test(l) && !/ ICMP6, (neighbor|multicast listener|router)/.test(l))).toEqual([]);
+    for (const p of wpods.values()) expect(lines.filter((l) => l.includes(p.ip))).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { FABRIC_HOST_V6, RoundRobin, declaredPorts, serviceCIDROf, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, podServerArgv, POD_SERVER_READY } from '../src/plan';
+import { FABRIC_HOST_V6, RoundRobin, brPhyAddressing, declaredPorts, nodeInternalIPs, serviceCIDROf, parseEncryption, parseFeatureGates, parseIpFamily, parseMode, planNodes, podServerArgv, POD_SERVER_READY } from '../src/plan';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createSocket } from 'node:dgram';
 import { connect, createServer } from 'node:net';
@@ -184,25 +184,51 @@ describe('--ip-family', () => {
       ['10.12.2.0/24', 'fd00:12:2::/64', '192.168.77.22', 'fd00:77::16'],
     ]);
   });
-  test('dual and ipv6 give each node an IPv6 underlay address fd00:77::<i> beside its IPv4 one (the fabric host is fd00:77::fe); ipv4 none', () => {
-    for (const family of ['dual', 'ipv6'] as const) {
-      expect(planNodes(2, () => 't', 'encap', {}, family).map((p) => [p.nodeIP, p.nodeIPv6, 'fabricGatewayV6' in p])).toEqual([
-        ['192.168.77.1', 'fd00:77::1', false],
-        ['192.168.77.2', 'fd00:77::2', false],
-      ]);
-    }
+  test('dual gives each node an IPv6 underlay address fd00:77::<i> beside its IPv4 one (the fabric host is fd00:77::fe); ipv4 none', () => {
+    expect(planNodes(2, () => 't', 'encap', {}, 'dual').map((p) => [p.nodeIP, p.nodeIPv6, 'fabricGatewayV6' in p])).toEqual([
+      ['192.168.77.1', 'fd00:77::1', false],
+      ['192.168.77.2', 'fd00:77::2', false],
+    ]);
     expect(FABRIC_HOST_V6).toBe('fd00:77::fe');
     expect(planNodes(1, () => 't').map((p) => 'nodeIPv6' in p)).toEqual([false]);
   });
+  test('ipv6 gives each node the IPv6 underlay alone: fd00:77::<i> is its node IP (the tunnels\' endpoint), its subnet fd00:77::/64, its fabric router fd00:77::fe', () => {
+    expect(planNodes(2, () => 't', 'encap', {}, 'ipv6').map((p) => [p.nodeIP, p.nodeIPv6, p.subnet, p.fabricGateway, 'fabricGatewayV6' in p])).toEqual([
+      ['fd00:77::1', 'fd00:77::1', 'fd00:77::/64', 'fd00:77::fe', false],
+      ['fd00:77::2', 'fd00:77::2', 'fd00:77::/64', 'fd00:77::fe', false],
+    ]);
+  });
   test('hybrid splits the IPv6 underlay as the IPv4 one: the first half in fd00:77::/64, the others in fd00:78::/64, each with its fabric router', () => {
-    for (const family of ['dual', 'ipv6'] as const) {
-      expect(planNodes(3, () => 't', 'hybrid', {}, family).map((p) => [p.nodeIP, p.nodeIPv6, p.fabricGatewayV6])).toEqual([
-        ['192.168.77.1', 'fd00:77::1', 'fd00:77::fe'],
-        ['192.168.77.2', 'fd00:77::2', 'fd00:77::fe'],
-        ['192.168.78.3', 'fd00:78::3', 'fd00:78::fe'],
-      ]);
-    }
+    expect(planNodes(3, () => 't', 'hybrid', {}, 'dual').map((p) => [p.nodeIP, p.nodeIPv6, p.fabricGatewayV6])).toEqual([
+      ['192.168.77.1', 'fd00:77::1', 'fd00:77::fe'],
+      ['192.168.77.2', 'fd00:77::2', 'fd00:77::fe'],
+      ['192.168.78.3', 'fd00:78::3', 'fd00:78::fe'],
+    ]);
+    expect(planNodes(3, () => 't', 'hybrid', {}, 'ipv6').map((p) => [p.nodeIP, p.nodeIPv6, p.subnet, p.fabricGatewayV6])).toEqual([
+      ['fd00:77::1', 'fd00:77::1', 'fd00:77::/64', 'fd00:77::fe'],
+      ['fd00:77::2', 'fd00:77::2', 'fd00:77::/64', 'fd00:77::fe'],
+      ['fd00:78::3', 'fd00:78::3', 'fd00:78::/64', 'fd00:78::fe'],
+    ]);
     expect(planNodes(3, () => 't', 'noEncap', {}, 'dual').map((p) => p.nodeIPv6)).toEqual(['fd00:77::1', 'fd00:77::2', 'fd00:77::3']);
+  });
+  test('br-phy: an IPv4 address and route beside the IPv6 ones with dual, none with ipv6; the Node\'s InternalIPs likewise', () => {
+    const [dual] = planNodes(1, () => 't', 'encap', {}, 'dual');
+    expect(brPhyAddressing(dual!)).toEqual([
+      ['ip', 'addr', 'replace', '192.168.77.1/24', 'dev', 'br-phy'],
+      ['ip', 'link', 'set', 'br-phy', 'up'],
+      ['ip', 'route', 'replace', '192.168.78.0/24', 'via', '192.168.77.254', 'dev', 'br-phy'],
+      ['ip', '-6', 'addr', 'replace', 'fd00:77::1/64', 'dev', 'br-phy', 'nodad'],
+    ]);
+    expect(nodeInternalIPs(dual!)).toEqual(['192.168.77.1', 'fd00:77::1']);
+    const v6 = planNodes(3, () => 't', 'hybrid', {}, 'ipv6');
+    expect(brPhyAddressing(v6[2]!)).toEqual([
+      ['ip', 'link', 'set', 'br-phy', 'up'],
+      ['ip', '-6', 'addr', 'replace', 'fd00:78::3/64', 'dev', 'br-phy', 'nodad'],
+      ['ip', '-6', 'route', 'replace', 'fd00:77::/64', 'via', 'fd00:78::fe', 'dev', 'br-phy'],
+    ]);
+    expect(brPhyAddressing(v6[0]!).flat().some((a) => /^\d+\.\d+\.\d+\.\d+/.test(a))).toBe(false);
+    expect(nodeInternalIPs(v6[2]!)).toEqual(['fd00:78::3']);
+    expect(nodeInternalIPs(planNodes(1, () => 't')[0]!)).toEqual(['192.168.77.1']);
   });
   test('ipv6 gives each node the IPv6 pod CIDR fd00:10:<i>::/64 as its only one', () => {
     expect(planNodes(2, () => 't', 'encap', {}, 'ipv6').map((p) => [p.podCIDR, 'podCIDRv6' in p])).toEqual([

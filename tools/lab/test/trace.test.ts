@@ -2,7 +2,7 @@
 // (test/fixtures/trace/capture.ts; policy k8s-netpol/49: x/a admits SCTP 81 only from namespace y).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CT_NEXT_PASSES, TraceError, arrivingFromGateway, arrivingFromTunnel, parseFlowFields, parseTrace, traceArgv, traceFlow, verdictOf, type TracePacket } from '../src/trace';
+import { CT_NEXT_PASSES, TraceError, arrivingFromGateway, arrivingFromTunnel, parseFlowFields, parseTrace, traceArgv, traceFlow, verdictOf, type TracePacket, type TraceResult } from '../src/trace';
 import { formatTruthTable, type ProbeResult } from '../src/scenario';
 
 const dir = join(__dirname, 'fixtures/trace');
@@ -125,6 +125,14 @@ describe('trace flows', () => {
     const recv = fixture('inter-node-allowed.recv.txt').passes[0]!.flow;
     const built = parseFlowFields(traceFlow(arriving));
     for (const k of ['in_port', 'tun_src', 'tun_dst', 'dl_src', 'dl_dst', 'nw_src', 'nw_dst', 'nw_ttl']) expect([k, recv[k]]).toEqual([k, built[k]]);
+  });
+
+  it('an IPv6 underlay: the packet arrives with tun_ipv6_src/tun_ipv6_dst (the sender\'s and the flow\'s IPv6 node IPs)', () => {
+    const sent: TraceResult = { passes: [{ flow: {}, finalFlow: { dl_src: 'aa:00:00:00:00:02', dl_dst: 'aa:bb:cc:dd:ee:ff', nw_ttl: '63', tun_ipv6_dst: 'fd00:77::1' }, outputs: [], datapathActions: '' }], outputs: [], dropped: false };
+    const arriving = arrivingFromTunnel(sent, { nodeIP: 'fd00:77::2' }, { tunnelOfport: 2 }, { ...first, ipSrc: 'fd00:10:2::3', ipDst: 'fd00:10:1::4' });
+    expect(arriving.tunnel).toEqual({ id: '0', src: 'fd00:77::2', dst: 'fd00:77::1' });
+    const built = parseFlowFields(traceFlow(arriving));
+    expect([built.tun_ipv6_src, built.tun_ipv6_dst, built.tun_src, built.tun_dst]).toEqual(['fd00:77::2', 'fd00:77::1', undefined, undefined]);
   });
 
   it('builds the packet a peer host routes in through its gateway: gateway MAC to pod MAC, two host hops off the TTL', () => {

@@ -58,7 +58,13 @@ export const goto = (table: number): Action => ({ type: 'gotoTable', table });
 export const resubmit = (table: number): Action => ({ type: 'resubmit', table });
 export const setEthSrc = (mac: string): Action => ({ type: 'setField', field: 'ethSrc', value: mac });
 export const setEthDst = (mac: string): Action => ({ type: 'setField', field: 'ethDst', value: mac });
-export const setTunDst = (ip: string): Action => ({ type: 'setField', field: 'tunIpv4Dst', value: ip });
+/**
+ * The tunnel destination of a flow-based tunnel port: `tun_dst` (NXM_NX_TUN_IPV4_DST) for an IPv4
+ * peer, `tun_ipv6_dst` (NXM_NX_TUN_IPV6_DST) for a peer on an IPv6 underlay (OVS then sends the
+ * tunnel over IPv6, as Antrea does for an IPv6 peer transport address).
+ */
+export const setTunDst = (ip: string, path = 'nodeIP'): Action =>
+  isIpv6(ip) ? { type: 'setField', field: 'tunIpv6Dst', value: ipv6Addr(ip, path) } : { type: 'setField', field: 'tunIpv4Dst', value: ip };
 
 /** Builds a flow. */
 export function flow(table: number, priority: number, match: Match, actions: Action[], cookie: bigint): Flow {

@@ -162,10 +162,11 @@ export function egressFlows(p: Pipeline, cfg: NodeConfig, rule: EgressRule, opts
     ];
   }
   if (rule.ownerIP === undefined) return []; // no node owns the IP: the members leave through their own node, as without Egress
-  // The owner is reached through the (IPv4) tunnel to its node IP, whatever the family of the inner packet.
+  // The owner is reached through the tunnel to its node IP, whatever the family of the inner packet
+  // (IPv4, or IPv6 on an IPv6 underlay: tun_ipv6_dst).
   return [...rule.localPods].sort().flatMap((ip) => [
     divert(ip, 'localPods'),
-    flow(p.id('EgressMark'), PRIORITY.normal, { ...f.eth, ...src(ip, 'localPods') }, [setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(rule.ownerIP!), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL'))], c),
+    flow(p.id('EgressMark'), PRIORITY.normal, { ...f.eth, ...src(ip, 'localPods') }, [setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(rule.ownerIP!, `egress.egresses[${rule.name}].ownerIP`), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL'))], c),
   ]);
 }
 

@@ -1,6 +1,6 @@
 /**
- * Peer nodes by traffic mode: encap (tunnel with tun_dst, ARP responder for the peer gateway; with
- * IPsec the peer's own tunnel port instead),
+ * Peer nodes by traffic mode: encap (tunnel with tun_dst, or tun_ipv6_dst to a peer on an IPv6
+ * underlay; ARP responder for the peer gateway; with IPsec the peer's own tunnel port instead),
  * noEncap / WireGuard / hybrid within the node subnet (routed through the gateway; IPv6 pod CIDRs
  * by the IPv6 transport subnet),
  * networkPolicyOnly (nothing per peer).
@@ -12,7 +12,7 @@ import { defineKind } from '../objects';
 import { FromTunnelRegMark, GLOBAL_VIRTUAL_MAC, OutputToOFPortRegMark, PRIORITY, RewriteMACRegMark, TargetOFPortField, ToGatewayRegMark, ToTunnelRegMark, loadMarks } from '../fields';
 import type { Pipeline } from '../tables';
 import type { NodeConfig, RemoteNode } from '../state';
-import { ARP, IP, IPV6, arpReplyActions, flow, goto, hasIpv6, ipv4Net, ipv6Net, setEthDst, setEthSrc, setTunDst, withOptions } from './common';
+import { ARP, IP, IPV6, arpReplyActions, flow, goto, hasIpv6, ipv4Net, ipv6Net, isIpv6, setEthDst, setEthSrc, setTunDst, withOptions } from './common';
 import { cookieOf } from './pod';
 
 /** Peer nodes, by name. */
@@ -27,7 +27,8 @@ export interface RemoteNodesOptions {
 const legacyRemoteOptions = (cfg: NodeConfig): RemoteNodesOptions => ({ wireGuard: cfg.wireGuard ?? false });
 
 function sameSubnet(cfg: NodeConfig, peer: RemoteNode): boolean {
-  if (!cfg.nodeSubnet) return false;
+  // A peer reached over an IPv6 underlay has no IPv4 transport address to compare.
+  if (!cfg.nodeSubnet || isIpv6(peer.nodeIP)) return false;
   return Cidr.parse(cfg.nodeSubnet).contains(Cidr.parse(`${peer.nodeIP}/32`));
 }
 
@@ -68,7 +69,7 @@ export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode, 
       flows.push(
         flow(p.id('ARPResponder'), PRIORITY.normal, { ...ARP, arpTpa: v4.gatewayIP, arpOp: 1 }, arpReplyActions(v4.gatewayIP), c),
         flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: v4.dst }, [
-          setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(peer.nodeIP), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL')),
+          setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(peer.nodeIP, `remoteNodes[${peer.name}].nodeIP`), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL')),
         ], c),
       );
     }
@@ -77,8 +78,9 @@ export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode, 
     flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IP, ipv4Dst: v4.dst }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c));
   }
   if (peer.podCIDRv6 !== undefined && hasIpv6(cfg)) {
-    // The peer's IPv6 pod CIDR: through the (IPv4) tunnel to its node IP or its IPsec port, or
-    // the gateway where the host routes it (to the peer's IPv6 node address). Hybrid decides by
+    // The peer's IPv6 pod CIDR: through the tunnel to its node IP (IPv4, or IPv6 on an IPv6
+    // underlay) or its IPsec port, or the gateway where the host routes it (to the peer's IPv6
+    // node address). Hybrid decides by
     // the IPv6 transport subnet, as Antrea does per family. No Neighbor Discovery answer for the
     // peer's gateway here: the host resolves it by a static neighbor entry (the agent's routes).
     const viaTunnel6 = !opts.wireGuard && (cfg.trafficMode === 'encap' || (cfg.trafficMode === 'hybrid' && !sameSubnet6(cfg, peer)));
@@ -93,7 +95,7 @@ export function remoteNodeFlows(p: Pipeline, cfg: NodeConfig, peer: RemoteNode, 
       );
     } else if (viaTunnel6) {
       flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IPV6, ipv6Dst: dst }, [
-        setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(peer.nodeIP), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL')),
+        setEthSrc(gw.mac), setEthDst(GLOBAL_VIRTUAL_MAC), setTunDst(peer.nodeIP, `remoteNodes[${peer.name}].nodeIP`), ...loadMarks(ToTunnelRegMark), goto(p.id('L3DecTTL')),
       ], c));
     } else {
       flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...IPV6, ipv6Dst: dst }, [setEthDst(gw.mac), ...loadMarks(ToGatewayRegMark), goto(p.id('L3DecTTL'))], c));

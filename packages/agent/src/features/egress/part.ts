@@ -25,7 +25,7 @@ import { EGRESSES } from '../external-ip/part';
 import type { ServiceExternalIPPart } from '../external-ip/part';
 import type { Assignment } from '../external-ip/ownership';
 import type { NodeDatapath } from '../node/part';
-import { nodeFacts } from '../routes/node-routes';
+import { nodeFacts, tunnelIPOf } from '../routes/node-routes';
 import { egressMeters, meterConfig, readRecordedMeters, withMeters, type EgressBandwidth } from './bandwidth';
 import { egressMarks, egressMembersFromGroups, egressRules, placementKey, type EgressPlacement, type EgressProblem } from './rules';
 import { manualStandIn, syncManualSnat, type ManualSnat } from './manual-snat';
@@ -214,7 +214,12 @@ export class EgressPart implements Part {
     const [egInf, nodeInf] = this.informers;
     const egresses = [...egInf!.cache.values()] as unknown as Egress[];
     const nodes = [...nodeInf!.cache.values()].map(nodeFacts);
-    const nodeIPs = new Map(nodes.flatMap((n) => (n.nodeIP ? [[n.name, n.nodeIP] as const] : [])));
+    // Each Node's address as this node's tunnel reaches it (IPv4; IPv6 on an IPv6 underlay): where members are tunnelled to their Egress IP's owner.
+    const self = { podCIDR: this.ctx.podCIDR, nodeIP: o.nodeIP };
+    const nodeIPs = new Map(nodes.flatMap((n) => {
+      const ip = tunnelIPOf(n, self);
+      return ip !== undefined ? [[n.name, ip] as const] : [];
+    }));
     // The controller decided the members (the older of two Egresses keeps a pod both select); an Egress whose IP is not placed here has no rule.
     const members = egressMembersFromGroups(this.groups?.groups() ?? []);
     const owned = [...this.placements.values()].filter((p) => p.owner === o.nodeName).map((p) => p.ip);

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { TrafficMode } from '@switchyard/openflow-pipeline';
 import { silentLogger, type Clock, type Logger } from '@switchyard/runtime';
 import type { KubeClient } from '@switchyard/kube';
+import { canonicalIp } from '@switchyard/apis/types';
 import { checkDatapathSupport, podMtu, type TunnelType } from '../../bridge';
 import type { OptionsFragment, Resolved } from '../../options-fragment';
 
@@ -19,12 +20,16 @@ export interface NodeOptions {
    * gets an address from both, and the gateway the first address of each. Absent: IPv4 only.
    */
   podCIDRv6?: string;
-  /** This node's transport address. */
+  /**
+   * This node's transport address: the tunnels run from it. IPv4; or, on an IPv6-only node whose
+   * Node has no IPv4 address, IPv6 (an IPv6 underlay: the tunnel to each peer runs over IPv6 to
+   * the peer's IPv6 InternalIP, and `nodeIPv6` defaults to it).
+   */
   nodeIP: string;
   /**
    * Dual-stack or IPv6-only: this node's IPv6 address (the tunnels stay on `nodeIP`). With it IPv6 Services get
    * their node ports: the host DNATs what it receives on its IPv6 addresses (ip6tables). Absent:
-   * node ports are served over IPv4 only.
+   * node ports are served over IPv4 only (on an IPv6 underlay it is `nodeIP`).
    */
   nodeIPv6?: string;
   /** OVSDB remote, as `ovs-vsctl --db` takes it (`unix:/var/run/openvswitch/db.sock`). */
@@ -92,8 +97,7 @@ export const nodeOptions: OptionsFragment<NodeOptions, NodeUnset> = {
     nodeName: o.nodeName,
     podCIDR: o.podCIDR,
     ...(o.podCIDRv6 !== undefined ? { podCIDRv6: o.podCIDRv6 } : {}),
-    nodeIP: o.nodeIP,
-    ...(o.nodeIPv6 !== undefined ? { nodeIPv6: o.nodeIPv6 } : {}),
+    ...nodeAddressesOf(o),
     ovsdbRemote: o.ovsdbRemote,
     ovsRunDir: o.ovsRunDir ?? '/var/run/openvswitch',
     bridge: o.bridge ?? 'br-int',
@@ -130,6 +134,20 @@ export const nodeOptions: OptionsFragment<NodeOptions, NodeUnset> = {
     ...(cfg.defaultMTU > 0 ? { linkMtu: cfg.defaultMTU } : {}),
     disableTxChecksumOffload: cfg.disableTXChecksumOffload || cfg.ovsDatapathType === 'netdev',
   }),
-  // Encap (and hybrid) pays the tunnel's overhead.
-  podMtu: (r, mtu) => podMtu(mtu, r.tunnelType, r.trafficMode === 'encap' || r.trafficMode === 'hybrid'),
+  // Encap (and hybrid) pays the tunnel's overhead; over an IPv6 underlay 20 bytes more (its outer header).
+  podMtu: (r, mtu) => podMtu(mtu, r.tunnelType, r.trafficMode === 'encap' || r.trafficMode === 'hybrid', underlay6(r.nodeIP)),
 };
+
+/**
+ * `nodeIP` and `nodeIPv6` as given; an IPv6 `nodeIP` (an IPv6 underlay) in RFC 5952 form (as the
+ * kernel prints it), and the node's IPv6 address too: `nodeIPv6` is it when absent or the same
+ * address spelled otherwise (another address is kept, and refused by the agent context).
+ */
+function nodeAddressesOf(o: Pick<NodeOptions, 'nodeIP' | 'nodeIPv6'>): { nodeIP: string; nodeIPv6?: string } {
+  if (!underlay6(o.nodeIP)) return { nodeIP: o.nodeIP, ...(o.nodeIPv6 !== undefined ? { nodeIPv6: o.nodeIPv6 } : {}) };
+  const nodeIP = canonicalIp(o.nodeIP) ?? o.nodeIP;
+  return { nodeIP, nodeIPv6: o.nodeIPv6 === undefined || canonicalIp(o.nodeIPv6) === nodeIP ? nodeIP : o.nodeIPv6 };
+}
+
+/** Whether a node IP is IPv6: the node's tunnels run over an IPv6 underlay (an IPv6-only node without an IPv4 address). */
+export const underlay6 = (nodeIP: string): boolean => nodeIP.includes(':');

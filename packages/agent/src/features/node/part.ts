@@ -101,7 +101,7 @@ export class NodeDatapath implements Part {
     const { options: o, net, log } = this.ctx;
     this.ovsdbClient = await OvsdbClient.connect(o.ovsdbRemote, { logger: log });
     this.vs = new VSwitch(this.ovsdbClient, { logger: log });
-    this.nodeInfo = await bringUpNode(this.vs, net, { ...o, podCIDR: this.ctx.podCIDR, ...(this.ctx.podCIDRv6 !== undefined ? { podCIDRv6: this.ctx.podCIDRv6 } : {}), mtu: this.ctx.mtu, tunnel: this.ctx.encap, ...(this.ctx.policyOnly ? { gatewayAddress: `${o.nodeIP}/32` } : {}) });
+    this.nodeInfo = await bringUpNode(this.vs, net, { ...o, podCIDR: this.ctx.podCIDR, ...(this.ctx.podCIDRv6 !== undefined ? { podCIDRv6: this.ctx.podCIDRv6 } : {}), mtu: this.ctx.mtu, tunnel: this.ctx.encap, ...(this.ctx.underlay6 ? { tunnelLocalIP: o.nodeIP } : {}), ...(this.ctx.policyOnly ? { gatewayAddress: `${o.nodeIP}/32` } : {}) });
     this.transport = await net.findAddress(o.nodeIP);
     if (!this.transport && (o.trafficMode === 'noEncap' || o.trafficMode === 'hybrid')) {
       throw new AgentError('INVALID_CONFIG', `trafficMode ${o.trafficMode} routes pod traffic on the transport link, but no interface has the node IP ${o.nodeIP}`, o.nodeIP, 'nodeIP');
@@ -112,7 +112,7 @@ export class NodeDatapath implements Part {
         throw new AgentError('INVALID_CONFIG', `trafficMode ${o.trafficMode} routes IPv6 pod traffic on the transport link, but no interface has the IPv6 node IP ${o.nodeIPv6}`, o.nodeIPv6, 'nodeIPv6');
       }
     }
-    log.info({ gateway: this.nodeInfo.gateway, tunnel: this.nodeInfo.tunnel }, 'node ports ready');
+    log.info({ gateway: this.nodeInfo.gateway, tunnel: this.nodeInfo.tunnel, ...(this.ctx.underlay6 && this.nodeInfo.tunnel ? { tunnelLocalIP: o.nodeIP } : {}) }, 'node ports ready');
 
     // Pods attached before a restart: kept if their namespace still exists and OVS attached them.
     for (const p of await readPodPorts(this.ovsdbClient)) {
@@ -147,7 +147,8 @@ export class NodeDatapath implements Part {
         tunnelType: o.tunnelType,
         gateway: { ofport: gateway.ofport, ...(gateway.ip !== undefined ? { ip: gateway.ip } : {}), mac: gateway.mac, ...(gateway.ipv6 ? { ipv6: gateway.ipv6.ip } : {}) },
         ...(this.nodeInfo.tunnel ? { tunnelOfport: this.nodeInfo.tunnel.ofport } : {}),
-        ...(this.transport ? { nodeSubnet: `${parseCidr(`${o.nodeIP}/${this.transport.prefix}`).toString()}` } : {}),
+        // The IPv4 transport subnet (an IPv6 underlay has none: its subnet is nodeSubnetV6).
+        ...(this.transport && !this.ctx.underlay6 ? { nodeSubnet: `${parseCidr(`${o.nodeIP}/${this.transport.prefix}`).toString()}` } : {}),
         // Hybrid decides IPv6 peers by the IPv6 transport subnet.
         ...(this.transport6 && o.nodeIPv6 !== undefined ? { nodeSubnetV6: parseCidr(`${o.nodeIPv6}/${this.transport6.prefix}`).toString() } : {}),
         // IPv6-only: no IPv4 pod CIDR (and no gateway IPv4 address): the pipeline leaves the flows naming them out.

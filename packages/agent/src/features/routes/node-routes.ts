@@ -22,7 +22,10 @@ export interface NodeFacts {
   nodeIP: string | undefined;
   /** Dual-stack: the IPv6 entry of spec.podCIDRs. */
   podCIDRv6?: string;
-  /** The IPv6 InternalIP: the next hop of the host route to `podCIDRv6` where the host routes IPv6 (noEncap, hybrid). */
+  /**
+   * The IPv6 InternalIP: the next hop of the host route to `podCIDRv6` where the host routes IPv6
+   * (noEncap, hybrid), and the tunnel destination of a node on an IPv6 underlay ({@link tunnelIPOf}).
+   */
   nodeIPv6?: string;
 }
 
@@ -39,6 +42,21 @@ export function nodeFacts(o: KubeObject): NodeFacts {
   return { name: o.metadata.name ?? '', podCIDR, nodeIP, ...(podCIDRv6 !== undefined ? { podCIDRv6 } : {}), ...(nodeIPv6 !== undefined ? { nodeIPv6 } : {}) };
 }
 
+/**
+ * Where this node's tunnel reaches Node `n` (its transport address), or undefined when it cannot:
+ * - a node with IPv4 pods (IPv4, dual-stack): `n`'s IPv4 address, as always (the tunnels are IPv4);
+ * - an IPv6-only node on an IPv6 underlay (its own `nodeIP` is IPv6, it has no IPv4 address): `n`'s
+ *   IPv6 InternalIP; a Node without one is out of reach;
+ * - an IPv6-only node with an IPv4 node IP: `n`'s IPv4 address, else its IPv6 InternalIP (a peer
+ *   on an IPv6 underlay is reached over IPv6, from this node's IPv6 address).
+ */
+export function tunnelIPOf(n: Pick<NodeFacts, 'nodeIP' | 'nodeIPv6'>, self: { podCIDR: string | undefined; nodeIP?: string }): string | undefined {
+  const v4 = n.nodeIP ? n.nodeIP : undefined;
+  if (self.podCIDR !== undefined) return v4;
+  if (self.nodeIP?.includes(':')) return n.nodeIPv6;
+  return v4 ?? n.nodeIPv6;
+}
+
 /** A Node refused because another Node holds its pod CIDR. */
 export interface RefusedNode {
   name: string;
@@ -51,11 +69,14 @@ export interface RefusedNode {
  * ownership carried from the previous call: an owner keeps its CIDR while it exists. A dual-stack
  * `self` (with `podCIDRv6`) gives each peer its IPv6 pod CIDR too, under the same first-claim rule
  * (a peer whose IPv6 CIDR is held by another Node keeps its IPv4 one only); an IPv4-only `self`
- * leaves IPv6 out, so its remote nodes are the IPv4-only ones.
+ * leaves IPv6 out, so its remote nodes are the IPv4-only ones. An IPv6-only `self` (no `podCIDR`)
+ * takes every peer with an IPv6 pod CIDR that its tunnel reaches ({@link tunnelIPOf}: with an
+ * IPv6 `self.nodeIP`, an IPv6 underlay, at the peer's IPv6 InternalIP); the remote node's `nodeIP`
+ * is that tunnel address.
  */
 export function remoteNodesOf(
   nodes: readonly NodeFacts[],
-  self: { name: string; podCIDR: string | undefined; podCIDRv6?: string },
+  self: { name: string; podCIDR: string | undefined; podCIDRv6?: string; nodeIP?: string },
   claims: Map<string, string>,
 ): { remote: RemoteNode[]; refused: RefusedNode[] } {
   const byName = new Map(nodes.map((n) => [n.name, n]));
@@ -68,16 +89,18 @@ export function remoteNodesOf(
   const refused: RefusedNode[] = [];
   for (const n of [...nodes].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
     if (self.podCIDR === undefined) {
-      // An IPv6-only node: its peers by their IPv6 pod CIDR alone (an IPv4 one is of no use here).
+      // An IPv6-only node: its peers by their IPv6 pod CIDR alone (an IPv4 one is of no use here),
+      // each at the address its tunnel reaches (IPv6 on an IPv6 underlay).
       const v6 = canonical6(n.podCIDRv6);
-      if (n.name === self.name || v6 === undefined || !n.nodeIP) continue;
+      const via = tunnelIPOf(n, self);
+      if (n.name === self.name || v6 === undefined || via === undefined) continue;
       const owner6 = claims.get(v6);
       if (owner6 !== undefined && owner6 !== n.name) {
         refused.push({ name: n.name, podCIDR: v6, heldBy: owner6 });
         continue;
       }
       claims.set(v6, n.name);
-      remote.push({ name: n.name, podCIDRv6: v6, nodeIP: n.nodeIP, ...(n.nodeIPv6 !== undefined ? { nodeIPv6: n.nodeIPv6 } : {}) });
+      remote.push({ name: n.name, podCIDRv6: v6, nodeIP: via, ...(n.nodeIPv6 !== undefined ? { nodeIPv6: n.nodeIPv6 } : {}) });
       continue;
     }
     if (n.name === self.name || !n.podCIDR || !n.nodeIP) continue;

@@ -92,7 +92,11 @@ function policyDrop(view: TraceNodeView, table: string, md: Match): TraceflowObs
   return { component: 'NetworkPolicy', componentInfo: table, action, ...(rule ? { networkPolicy: rule.policy, networkPolicyRule: rule.rule } : {}) };
 }
 
-const tunnelDstOf = (md: Match): string | undefined => (md.tunIpv4Dst !== undefined ? (typeof md.tunIpv4Dst === 'string' ? md.tunIpv4Dst : md.tunIpv4Dst.value) : undefined);
+/** The tunnel destination the flows loaded: `tun_dst`, or `tun_ipv6_dst` on an IPv6 underlay. */
+const tunnelDstOf = (md: Match): string | undefined => {
+  const dst = md.tunIpv4Dst ?? md.tunIpv6Dst;
+  return dst === undefined ? undefined : typeof dst === 'string' ? dst : dst.value;
+};
 
 /**
  * The Egress hop, as Antrea reports it (component Egress with the Egress's name, IP and node): on a
