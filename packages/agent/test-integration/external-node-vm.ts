@@ -1,7 +1,7 @@
 // A "VM" for the ExternalNode integration tests: the namespace ovs-vswitchd runs in (so OVS
 // internal ports appear there) with an uplink veth eth1 (address, MAC, a route) to a "fabric"
 // namespace that answers on 10.66.0.1 and, behind it, 10.99.0.1.
-import { run, type Netns, type OvsInstance, type Testbed } from '@switchyard/testbed';
+import { run, waitFor, type Netns, type OvsInstance, type Testbed } from '@switchyard/testbed';
 
 export const VM_MAC = '02:00:0a:42:00:02';
 export const VM_IP = '10.66.0.2';
@@ -62,6 +62,10 @@ const json = async <T>(netns: string, ...argv: string[]): Promise<T> => JSON.par
 
 /** The VM's links, addresses and routes as `ip -j` reports them, without what changes by itself (ifindex, counters, lifetimes), and `ovs-vsctl show`. */
 export async function hostState(v: Vm): Promise<unknown> {
+  // The kernel's own work first: a link brought up again (by an undo or uninstall) gets its
+  // link-local IPv6 address back only after duplicate address detection, about a second later and
+  // longer on a loaded machine; meanwhile the address is `tentative` and its local route missing.
+  await waitFor(`no tentative IPv6 address in ${v.vm.name}`, async () => !(await json<{ addr_info?: { tentative?: boolean }[] }[]>(v.vm.name, 'ip', '-j', 'addr', 'show')).some((l) => (l.addr_info ?? []).some((a) => a.tentative)), { timeoutMs: 30_000, intervalMs: 100 });
   const volatile = new Set(['ifindex', 'link_index', 'stats64', 'valid_life_time', 'preferred_life_time', 'operstate', 'qdisc', 'txqlen', 'link_netnsid']);
   const clean = (x: unknown): unknown => {
     if (Array.isArray(x)) return x.map(clean);
