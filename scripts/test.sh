@@ -5,12 +5,12 @@
 # Integration suites run in three lanes side by side: the lab's (its own OVS nodes, API server and
 # controller per file), every other package's, one suite after another in each lane, and the
 # images' (`npm run images` on this checkout, then the images under podman and the lab's demo on
-# them; SWITCHYARD_TEST_IMAGES=0 leaves it out). Every suite makes its own netns, OVS instances,
-# sockets and ports, so the lanes share nothing; a suite's output is printed whole when it ends.
-# SWITCHYARD_TEST_LANES=1 runs them one after another. CI-Y (2026-11-30) ran the images lane in
-# 37.7 minutes, past the 35-minute budget: its build's CPU slowed both other lanes. The build now
-# costs about half the CPU (one Debian base layer, no dpkg path filters, chroots on tmpfs) and the
-# lab's demo test reuses .ci/run's demo; docs/development.md has the figures.
+# them) when SWITCHYARD_TEST_IMAGES=1. Every suite makes its own netns, OVS instances, sockets and
+# ports, so the lanes share nothing; a suite's output is printed whole when it ends.
+# SWITCHYARD_TEST_LANES=1 runs them one after another. The images lane is off by default: with it,
+# CI-B (2026-11-30) took about 40 minutes against the 35-minute budget, though its build now costs
+# half the CPU it did (166 s): the lane's CPU still slows the other two lanes (the agent suite 780 s
+# against 460 s without it); docs/development.md.
 # Prints each stage as it starts (`::: [elapsed] stage`), the time each stage and each integration
 # suite took, the 10 slowest test files, and a final "N passed, N failed".
 set -uo pipefail
@@ -131,7 +131,7 @@ if [ -z "$failed_stage" ]; then
   # build is mostly downloads, dpkg and compression, so it fills the cores the lab lane leaves
   # idle while it waits on probes), then runs the demo on them; the images' own test reuses them.
   images=()
-  [ "${SWITCHYARD_TEST_IMAGES:-1}" = 1 ] && images=("@switchyard/lab#test:image" "@switchyard/images#test:image")
+  [ "${SWITCHYARD_TEST_IMAGES:-0}" = 1 ] && images=("@switchyard/lab#test:image" "@switchyard/images#test:image")
   if [ "${SWITCHYARD_TEST_LANES:-2}" = 1 ]; then
     lane 1 @switchyard/lab $rest "${images[@]}"
   else
