@@ -8,7 +8,7 @@
 # them) when SWITCHYARD_TEST_IMAGES=1. Every suite makes its own netns, OVS instances, sockets and
 # ports, so the lanes share nothing; a suite's output is printed whole when it ends.
 # SWITCHYARD_TEST_LANES=1 runs them one after another. The images lane is off by default: with it,
-# CI-B (2026-11-30) took about 40 minutes against the 35-minute budget, though its build now costs
+# CI-B (2026-11-30) took 37.8 minutes against the 35-minute budget, though its build now costs
 # half the CPU it did (166 s): the lane's CPU still slows the other two lanes (the agent suite 780 s
 # against 460 s without it); docs/development.md.
 # Prints each stage as it starts (`::: [elapsed] stage`), the time each stage and each integration
