@@ -148,7 +148,7 @@ describe('Egress IPs', () => {
       expect(change.map((e) => `${e.type}/${e.kind}/${(e.object as { name: string }).name}`).sort()).toEqual(['MODIFIED/EgressGroupPatch/c', 'MODIFIED/EgressGroupPatch/wide']);
       expect(new Set(change.map((e) => e.resourceVersion)).size).toBe(1);
       console.log(`egress group change (a pod moving between two Egresses): ${change.length} events, ${a.client.bytesReceived - before} bytes received on node-a's egressgroups stream`);
-      expect((await eventsOf('wide')).some((e) => e.reason === 'EgressOverlap')).toBe(true);
+      await eventuallyPasses(async () => expect((await eventsOf('wide')).some((e) => e.reason === 'EgressOverlap')).toBe(true));
       await eventuallyPasses(() => expect(policies.client.view.synced).toBe(true));
       expect(policies.events.some((e) => e.kind === 'EgressGroup' || e.kind === 'EgressGroupPatch')).toBe(false);
       // Every Egress with an IP has a group, and only those: allocated from a pool, or named without
