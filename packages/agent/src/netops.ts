@@ -586,13 +586,14 @@ export class NodeNetwork {
   }
 
   /**
-   * Announces an IPv6 address the node answers for by proxy NDP on `dev` (a Service external IP):
+   * Announces an IPv6 address the node answers for by proxy NDP on `dev` (a Service external IP
+   * or an Egress IP):
    * one unsolicited Neighbor Advertisement sent by switchyard-netns in the node namespace. False
    * without the helper (nothing sent: the fabric learns the owner at its next Neighbor Solicitation).
    */
   async advertiseProxied(dev: string, ip: string): Promise<boolean> {
     check(NAME_RE, dev, 'transport interface');
-    check((t) => ipv6Of(t) !== undefined, ip, 'Service external IPv6 address');
+    check((t) => ipv6Of(t) !== undefined, ip, 'announced IPv6 address (Service external IP or Egress IP)');
     if (!this.helper) return false;
     await this.helper.nodeNeighborAdvertisement(this.nodeNetns === undefined ? undefined : netnsPath(this.nodeNetns), dev, ip);
     return true;
