@@ -178,7 +178,7 @@ describe('ServiceExternalIP for dual-stack Services (one IP per family)', () => 
     await createService('ds2', 'ds', { ipFamilyPolicy: 'PreferDualStack', ipFamilies: ['IPv6', 'IPv4'] });
     await ingressBecomes('ds2', ['fd00:50::2', '10.50.0.2']);
     // Events are written after the status, one per IP: wait for both rather than read once.
-    const allocated = async (): Promise<string[]> => (await eventsOf('ds2')).filter((e) => e.reason === 'ExternalIPAllocated').map((e) => e.message).sort();
+    const allocated = async (): Promise<string[]> => (await eventsOf('ds2')).filter((e) => e.reason === 'ExternalIPAllocated').map((e) => e.message ?? '').sort();
     await eventuallyPasses(async () => expect(await allocated()).toEqual(['external IP 10.50.0.2 allocated from ExternalIPPool ds', 'external IP fd00:50::2 allocated from ExternalIPPool ds']));
     await usageBecomes('ds', { total: 4, used: 4 });
   });
