@@ -113,12 +113,14 @@ describe('host rules and routes', () => {
       `-A ${NODEPORT_CHAIN} -d fd00:77::/64 -m addrtype --dst-type LOCAL -p tcp -m tcp --dport 30090 -j DNAT --to-destination fc01::aabb:ccdd:eefe`,
     ]);
     expect(nodePortRules([six], ['192.168.77.0/24'], undefined, 6).filter((l) => l.startsWith(`-A ${NODEPORT_CHAIN}`))).toEqual([]);
-    expect(serviceHostRoutes6([...specs, six], 'antrea-gw0')).toEqual([{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }]);
+    // The virtual IPv6 Service address too: a node port's reply the host unmasquerades (noEncap) goes back into OVS.
+    expect(serviceHostRoutes6([...specs, six], 'antrea-gw0')).toEqual([{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }, { dst: 'fc01::aabb:ccdd:eeff/128', dev: 'antrea-gw0' }]);
     expect(serviceHostRoutes6(specs, 'antrea-gw0')).toEqual([]);
     // IPv6 external addresses: through the virtual IPv6 Service address (IPv4's routes leave them out).
     const ext = { ...six, externalAddresses: ['fd00:78::64'] };
     expect(serviceHostRoutes6([...specs, ext], 'antrea-gw0')).toEqual([
       { dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' },
+      { dst: 'fc01::aabb:ccdd:eeff/128', dev: 'antrea-gw0' },
       { dst: 'fd00:78::64/128', via: 'fc01::aabb:ccdd:eeff', dev: 'antrea-gw0', onlink: true },
     ]);
     expect(serviceHostRoutes([...specs, ext], 'antrea-gw0')).toEqual(serviceHostRoutes(specs, 'antrea-gw0'));
@@ -140,9 +142,9 @@ describe('host rules and routes', () => {
     expect(v6).toHaveLength(1);
     expect(v6[0]!.script).toContain('ip -6 neigh replace "$1" lladdr "$2" dev "$3" nud permanent');
     expect(v6[0]!.args).toEqual(['fc01::aabb:ccdd:eefe', 'aa:bb:cc:dd:ee:ff', 'antrea-gw0', 'fc01::aabb:ccdd:eeff']);
-    expect(routes6).toEqual([[{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }]]);
+    expect(routes6).toEqual([[{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }, { dst: 'fc01::aabb:ccdd:eeff/128', dev: 'antrea-gw0' }]]);
     await host.sync(specs, []);
-    expect(routes6).toEqual([[{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }], []]);
+    expect(routes6).toEqual([[{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }, { dst: 'fc01::aabb:ccdd:eeff/128', dev: 'antrea-gw0' }], []]);
     await host.stop();
   });
   it('proxyAll routes each family\'s ClusterIPs in its own table: IPv6 ones through the virtual IPv6 Service address, with a route to it', () => {
@@ -156,7 +158,7 @@ describe('host rules and routes', () => {
       { dst: 'fd00:10:96::b/128', via: 'fc01::aabb:ccdd:eeff', dev: 'antrea-gw0', onlink: true },
     ]);
     // Without proxyAll the ClusterIPs stay the host's; with no IPv6 Service port there is nothing to route.
-    expect(serviceHostRoutes6([...specs, six, sixNp], 'antrea-gw0')).toEqual([{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }]);
+    expect(serviceHostRoutes6([...specs, six, sixNp], 'antrea-gw0')).toEqual([{ dst: 'fc01::aabb:ccdd:eefe/128', dev: 'antrea-gw0' }, { dst: 'fc01::aabb:ccdd:eeff/128', dev: 'antrea-gw0' }]);
     expect(serviceHostRoutes6(specs, 'antrea-gw0', { proxyAll: true })).toEqual([]);
   });
   it('proxyAll puts the jump to the node port chain on OUTPUT in both families\' scripts; without it the jump is removed', async () => {

@@ -7,6 +7,8 @@
 // controller-less one IPv6-only noEncap: IPv6 pod traffic is routed on the IPv6 underlay (fd00:77::/64),
 // seen arriving as plain IPv6 on the peer's br-phy (a counter); in hybrid the IPv6 underlay is split
 // like the IPv4 one (fd00:78::/64 for node3), so IPv6 to node3 is tunnelled (no plain IPv6 arrives).
+// In noEncap a node port whose endpoint is on the other node answers the fabric host over both
+// families (the reply comes back through the node the client chose).
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -201,6 +203,37 @@ describe('switchyard-lab up --mode noEncap --nodes 2 --ip-family dual', () => {
       ['node2', ['Forwarding/Received', 'Forwarding/Delivered to default/t2']],
     ]);
   }, 60_000);
+
+  it('a NodePort from the fabric host reaches an endpoint on the other node over IPv4 and IPv6 (routed, no tunnel): the reply comes back through the node the client chose, which MASQUERADEs to its own address', async () => {
+    const pods = await makePods(f.kube, [{ name: 'np2', node: 'node2' }]);
+    const netns = pods.get('np2')!.metadata.annotations![NETNS_ANNOTATION]!;
+    // One server per family: each answer names the pod and the source it saw.
+    const servers = ['TCP4-LISTEN:8080,reuseaddr,fork', 'TCP6-LISTEN:8080,ipv6only=1,reuseaddr,fork'].map((listen) =>
+      spawn('ip', ['netns', 'exec', netns, 'socat', listen, 'SYSTEM:echo np2 $SOCAT_PEERADDR'], { stdio: 'ignore' }),
+    );
+    try {
+      await f.kube.request('POST', '/api/v1/namespaces/default/services', {
+        apiVersion: 'v1', kind: 'Service', metadata: { name: 'np', namespace: 'default' },
+        spec: { type: 'NodePort', ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'], selector: { app: 'np2' }, ports: [{ port: 8080, targetPort: 8080, nodePort: 30095 }] },
+      });
+      const n1 = f.st.nodes[0]!;
+      const answer = async (target: string): Promise<string> => {
+        let got = '';
+        await waitFor(`a NodePort answer at ${target}`, async () => {
+          const r = await run(['ip', 'netns', 'exec', f.st.fabricNetns, 'socat', '-T2', '-', `TCP:${target},connect-timeout=2`], { allowFailure: true, timeoutMs: 5000, input: '' });
+          got = r.stdout.trim();
+          return r.code === 0 && got !== '';
+        }, { timeoutMs: 30_000, intervalMs: 300 });
+        // socat writes an IPv6 peer in full (and maybe bracketed): the URL parser gives RFC 5952 text.
+        const [name, peer = ''] = got.split(' ');
+        return `${name} ${peer.includes(':') ? new URL(`http://[${peer.replace(/[[\]]/g, '')}]/`).hostname.slice(1, -1) : peer}`;
+      };
+      expect(await answer(`${n1.nodeIP}:30095`)).toBe(`np2 ${n1.nodeIP}`);
+      expect(await answer(`[${n1.nodeIPv6!}]:30095`)).toBe(`np2 ${n1.nodeIPv6!}`);
+    } finally {
+      for (const c of servers) c.kill();
+    }
+  }, 90_000);
 
   it("IPv6 pod to pod across nodes, both ways: each host routes the peer's IPv6 pod CIDR via its IPv6 node address on br-phy, and the packets arrive as plain IPv6 on the peer's br-phy", async () => {
     const pods = await makePods(f.kube, [{ name: 's1', node: 'node1' }, { name: 's2', node: 'node2' }]);

@@ -76,8 +76,9 @@ export function serviceHostRoutes(specs: readonly ServicePortSpec[], gatewayName
  * IPv6 host routes into OVS (a node with an IPv6 address): the IPv6 NodePort DNAT address when an
  * IPv6 Service port has a node port, and each IPv6 external address through the virtual IPv6
  * Service address; with proxyAll each IPv6 ClusterIP too (the node's own connections leave by the
- * gateway with its IPv6 address as source) and the virtual IPv6 Service address itself (replies to
- * what OVS SNATed to it on its way out of the node, after the host's unmasquerade), as for IPv4.
+ * gateway with its IPv6 address as source); and, with any IPv6 Service, the virtual IPv6 Service
+ * address itself (replies to what OVS SNATed to it on its way out of the node, after the host's
+ * unmasquerade), as for IPv4.
  */
 export function serviceHostRoutes6(specs: readonly ServicePortSpec[], gatewayName: string, o: { proxyAll?: boolean } = {}, dnatIP = VIRTUAL_NODEPORT_DNAT_IPV6, virtualIP = VIRTUAL_SERVICE_IPV6): HostRoute[] {
   const external = new Set<string>();
@@ -86,7 +87,10 @@ export function serviceHostRoutes6(specs: readonly ServicePortSpec[], gatewayNam
   if (o.proxyAll) for (const s of v6) external.add(s.clusterIP);
   return [
     ...(v6.some((s) => s.nodePort !== undefined) ? [{ dst: `${dnatIP}/128`, dev: gatewayName }] : []),
-    ...(o.proxyAll && v6.length > 0 ? [{ dst: `${virtualIP}/128`, dev: gatewayName }] : []),
+    // Replies to what OVS SNATed to the virtual IPv6 Service address and the host then masqueraded
+    // (a node port's endpoint on a routed peer in noEncap/hybrid; with proxyAll the node's own
+    // connections): back into OVS after the unmasquerade, as IPv4's route does.
+    ...(v6.length > 0 ? [{ dst: `${virtualIP}/128`, dev: gatewayName }] : []),
     ...[...external].sort().map((a) => ({ dst: `${a}/128`, via: virtualIP, dev: gatewayName, onlink: true })),
   ];
 }
