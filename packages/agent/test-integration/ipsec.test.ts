@@ -4,6 +4,7 @@
 // strongSwan ipsec.conf and ipsec.secrets that strongSwan's own config parser (starter) accepts;
 // deleting a Node removes its port, and the monitor drops its connection. No kernel datapath here,
 // so no traffic is encrypted: this checks the agent's rows and what OVS's IPsec tooling makes of them.
+// A second block does the same for an IPv6-only node on an IPv6 underlay (IPv6 remote_ip/local_ip).
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
