@@ -10,12 +10,16 @@ import { parseCidr } from '@switchyard/ipam/cidr';
 import { AgentError } from './errors';
 import type { NodeNetwork } from './netops';
 
-/** Tunnel encapsulations and their header overhead over IPv4 (Antrea's values). */
-export const TUNNEL_OVERHEAD = { geneve: 50, vxlan: 50, gre: 38, stt: 50 } as const;
+/**
+ * Tunnel encapsulations and their header overhead over IPv4 (Antrea's values). GRE: the inner
+ * Ethernet header 14, the outer IPv4 header 20 and a GRE header of 8 (4 and the key field, which
+ * `key=flow` always puts there): 42, as Antrea's `greOverhead` has it since it counted the key.
+ */
+export const TUNNEL_OVERHEAD = { geneve: 50, vxlan: 50, gre: 42, stt: 50 } as const;
 export type TunnelType = keyof typeof TUNNEL_OVERHEAD;
 /**
  * What an IPv6 underlay adds to each tunnel's overhead: the outer IPv6 header is 40 bytes against
- * IPv4's 20 (Antrea's `ipv6ExtraOverhead`): Geneve over IPv6 costs 70 bytes.
+ * IPv4's 20 (Antrea's `ipv6ExtraOverhead`): Geneve and VXLAN over IPv6 cost 70 bytes, GRE 62.
  */
 export const IPV6_UNDERLAY_EXTRA_OVERHEAD = 20;
 

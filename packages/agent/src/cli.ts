@@ -15,10 +15,9 @@ import { agentOptionsFromConfig, policyBypassFromConfig, type AgentOptions } fro
 import { ExternalNodeAgent } from './external-node-agent';
 import { ResolvedKubeConfig } from './kube-config';
 import { ExternalNodeDatapath } from './features/external-node/datapath';
-import { nodeFacts } from './features/routes/node-routes';
+import { nodeFacts, type NodeFacts } from './features/routes/node-routes';
+import { givenAddresses, needsNodeObject, nodeAddressesOf, type NodeAddresses } from './node-addresses';
 import { AgentError } from './errors';
-import { ipv4Of } from './ipv4';
-import { parseIp } from '@switchyard/ipam/cidr';
 import { uninstallFeatures } from './features/uninstall';
 import type { Logger } from '@switchyard/runtime';
 import { onShutdown, POD_SHUTDOWN_TIMEOUT_MS } from '@switchyard/runtime/process';
@@ -71,20 +70,12 @@ async function controllerCa(kube: KubeClient | undefined): Promise<string> {
   return ca;
 }
 
-/** podCIDR(s) and transport address from the Node object, when not given on the command line. */
-async function nodeFactsFromApi(kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<{ podCIDR?: string; podCIDRv6?: string; nodeIP?: string; nodeIPv6?: string }> {
-  if (!kube) return {};
-  const node = await kube.request<KubeObject>('GET', `/api/v1/nodes/${encodeURIComponent(nodeName)}`);
-  const { podCIDR: v4, nodeIP } = nodeFacts(node);
-  // Dual-stack: the IPv6 entry of spec.podCIDRs (the IPv4 one is podCIDR); IPv6-only: it is the podCIDR.
-  const v6 = ((node.spec as { podCIDRs?: string[] } | undefined)?.podCIDRs ?? []).find((c) => c.includes(':'));
-  const podCIDR = v4 ?? v6;
-  const podCIDRv6 = v4 !== undefined ? v6 : undefined;
-  // Dual-stack or IPv6-only: the Node's IPv6 InternalIP is where its IPv6 node ports are served.
-  const addrs = ((node.status as { addresses?: { type?: string; address?: string }[] } | undefined)?.addresses ?? []);
-  const nodeIPv6 = addrs.find((a) => a.type === 'InternalIP' && typeof a.address === 'string' && a.address.includes(':'))?.address;
-  log.info({ nodeName, podCIDR, podCIDRv6, nodeIP, nodeIPv6 }, 'node facts from the Node object');
-  return { ...(podCIDR ? { podCIDR } : {}), ...(podCIDR && podCIDRv6 ? { podCIDRv6 } : {}), ...(nodeIP ? { nodeIP } : {}), ...(nodeIPv6 ? { nodeIPv6 } : {}) };
+/** The Node object's facts (pod CIDRs, InternalIPs), when there is an API to read it from. */
+async function nodeFactsFromApi(kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<NodeFacts | undefined> {
+  if (!kube) return undefined;
+  const facts = nodeFacts(await kube.request<KubeObject>('GET', `/api/v1/nodes/${encodeURIComponent(nodeName)}`));
+  log.info({ nodeName, podCIDR: facts.podCIDR, podCIDRv6: facts.podCIDRv6, nodeIP: facts.nodeIP, nodeIPv6: facts.nodeIPv6 }, 'node facts from the Node object');
+  return facts;
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -124,54 +115,12 @@ async function uninstallNode(flags: Flags, config: AgentConfig, log: Logger): Pr
   await uninstallFeatures({ dataDir: flags.dataDir, ...(flags.nodeNetns ? { nodeNetns: flags.nodeNetns } : {}), hostGateway: config.hostGateway, logger: log });
 }
 
-/** `text` as an IPv6 address in RFC 5952 form, when it is one in any form. */
-function anyIpv6(text: string): string | undefined {
-  try {
-    const ip = parseIp(text);
-    return ip.family === 6 ? ip.toString() : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** podCIDR(s) and transport address: the flags (`--pod-cidr v4[,v6]`), else the Node object. */
-async function nodeAddresses(flags: Flags, kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<{ podCIDR: string; podCIDRv6?: string; nodeIP: string; nodeIPv6?: string }> {
-  const given = flags.podCidr?.split(',').map((s) => s.trim());
-  if (given && (given.length > 2 || (given.length === 2 && (given[0]!.includes(':') || !given[1]!.includes(':'))))) {
-    throw new AgentError('INVALID_CONFIG', '--pod-cidr takes an IPv4 CIDR, an IPv4 and an IPv6 CIDR comma-separated (dual-stack), or an IPv6 CIDR (IPv6-only)', flags.podCidr, '--pod-cidr');
-  }
-  let podCIDR = given?.[0];
-  let podCIDRv6 = given?.[1];
-  const ips = flags.nodeIp?.split(',').map((s) => s.trim());
-  // An IPv6 address alone: an IPv6-only node without IPv4, whose tunnels run over IPv6 from it.
-  const only6 = ips?.length === 1 ? anyIpv6(ips[0]!) : undefined;
-  const given6 = ips?.[1] === undefined ? only6 : anyIpv6(ips[1]);
-  if (ips && only6 === undefined && (ips.length > 2 || ipv4Of(ips[0]) === undefined || (ips.length === 2 && given6 === undefined))) {
-    throw new AgentError('INVALID_CONFIG', `--node-ip takes an IPv4 address, an IPv4 and an IPv6 address comma-separated (dual-stack), or an IPv6 address alone (an IPv6-only node without IPv4), got ${JSON.stringify(flags.nodeIp)}`, flags.nodeIp, '--node-ip');
-  }
-  let nodeIP = only6 ?? ips?.[0];
-  let nodeIPv6 = given6;
-  if (!podCIDR || !nodeIP) {
-    const facts = await nodeFactsFromApi(kube, nodeName, log);
-    if (!podCIDR) {
-      podCIDR = facts.podCIDR;
-      podCIDRv6 = facts.podCIDRv6;
-    }
-    if (!nodeIP) {
-      nodeIPv6 = facts.nodeIPv6 === undefined ? undefined : anyIpv6(facts.nodeIPv6);
-      // A Node with an IPv6 InternalIP alone, on an IPv6-only node: an IPv6 underlay.
-      nodeIP = facts.nodeIP ?? (podCIDR?.includes(':') && podCIDRv6 === undefined ? nodeIPv6 : undefined);
-    }
-  }
-  if (!podCIDR) throw new AgentError('INVALID_CONFIG', 'no pod CIDR: pass --pod-cidr or give the Node a spec.podCIDR', undefined, '--pod-cidr');
-  if (!nodeIP) throw new AgentError('INVALID_CONFIG', 'no node IP: pass --node-ip or give the Node an InternalIP (an IPv6 one alone on an IPv6-only node)', undefined, '--node-ip');
-  if (nodeIP.includes(':') && (podCIDRv6 !== undefined || !podCIDR.includes(':'))) {
-    throw new AgentError('INVALID_CONFIG', `--node-ip ${nodeIP} is IPv6 alone: an IPv6 underlay is for an IPv6-only node (--pod-cidr an IPv6 CIDR alone), got pod CIDR ${[podCIDR, podCIDRv6].filter(Boolean).join(',')}`, nodeIP, '--node-ip');
-  }
-  // An IPv6 node address serves IPv6 node ports, which needs an IPv6 pod CIDR (dual-stack, or IPv6-only: the podCIDR).
-  const v6Pods = podCIDRv6 !== undefined || podCIDR.includes(':');
-  if (nodeIPv6 && !v6Pods) log.warn({ nodeIPv6 }, 'an IPv6 node address without an IPv6 pod CIDR: not used (IPv6 node ports need a dual-stack or IPv6-only node)');
-  return { podCIDR, ...(podCIDRv6 ? { podCIDRv6 } : {}), nodeIP, ...(nodeIPv6 && v6Pods ? { nodeIPv6 } : {}) };
+/** podCIDR(s) and addresses: the flags (`--pod-cidr`, `--node-ip`), completed from the Node object (node-addresses.ts). */
+async function nodeAddresses(flags: Flags, kube: KubeClient | undefined, nodeName: string, log: Logger): Promise<NodeAddresses> {
+  const given = givenAddresses(flags);
+  const out = nodeAddressesOf(given, needsNodeObject(given) ? await nodeFactsFromApi(kube, nodeName, log) : undefined);
+  if (given.nodeIPv6 !== undefined && out.nodeIPv6 === undefined) log.warn({ nodeIPv6: given.nodeIPv6 }, 'an IPv6 node address without an IPv6 pod CIDR: not used (IPv6 node ports need a dual-stack or IPv6-only node)');
+  return out;
 }
 
 /** The controller: flags, else the `switchyard` Service's environment variables (as kubelet injects them). */

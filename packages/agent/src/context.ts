@@ -46,8 +46,6 @@ export function agentContext(o: AgentOptions): AgentContext {
   const v6Only = cidr.family === 6 && options.podCIDRv6 === undefined;
   if (cidr.family !== 4 && !v6Only) throw new AgentError('INVALID_CONFIG', 'podCIDR must be IPv4 when podCIDRv6 is given (dual-stack: IPv4 first)', options.podCIDR, 'podCIDR');
   const v6 = v6Only ? podCIDRv6Of(options.podCIDR, options.trafficMode, 'podCIDR') : options.podCIDRv6 === undefined ? undefined : podCIDRv6Of(options.podCIDRv6, options.trafficMode);
-  // WireGuard runs on IPv6-only nodes (peers at their IPv6 node address); IPsec's per-peer tunnel ports are not made for them.
-  if (v6Only && options.trafficEncryptionMode === 'ipsec') throw new AgentError('INVALID_CONFIG', `an IPv6-only node (podCIDR ${options.podCIDR}) runs without trafficEncryptionMode ipsec (none or wireGuard)`, options.trafficEncryptionMode, 'trafficEncryptionMode');
   // An IPv6 node IP: the tunnels run over IPv6. Only an IPv6-only node has no IPv4 address to tunnel from
   // (a dual-stack node's IPv4 pods are tunnelled over IPv4), and its IPv6 address is that node IP.
   const underlay6 = isUnderlay6(options.nodeIP);

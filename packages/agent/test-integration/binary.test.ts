@@ -1,9 +1,12 @@
-// The switchyard-agent binary with an antrea-agent.conf, serving CNI and the local API, stopped by SIGTERM.
+// The switchyard-agent binary with an antrea-agent.conf, serving CNI and the local API, stopped by SIGTERM;
+// its flags refused by name; an IPv6-only node's pod CIDR and IPv6 underlay address from its Node object.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadCrds } from '@switchyard/apis';
+import { startKubeApi } from '@switchyard/kube-api';
 import { freePort, parsePromText, Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
 import { addPod, agentApiGet, ensurePluginBuilt, sandbox, PKG_DIR, type Node } from './helpers';
 
@@ -143,5 +146,41 @@ it('refuses a --node-ip that is not <IPv4>, <IPv4>,<IPv6> or (IPv6-only nodes) <
     const code = await new Promise<number | null>((r) => p.once('exit', (c) => r(c)));
     expect(code).toBe(1);
     expect(JSON.parse(err.trim().split('\n').pop()!)).toEqual({ level: 'fatal', code: 'INVALID_CONFIG', path: '--node-ip', msg });
+  }
+});
+
+it('an IPv6-only node without --pod-cidr and --node-ip takes its IPv6 pod CIDR and its IPv6 InternalIP from its Node: the tunnel runs from that address', async () => {
+  const api = await startKubeApi({ crds: loadCrds() as never });
+  const ovs6 = await tb.startOvs();
+  const dir6 = mkdtempSync(join(tmpdir(), 'sy-agent-bin6-'));
+  try {
+    // The Node lists its IPv6 InternalIP alone (in a non-canonical spelling) beside its hostname.
+    api.createObjects([{
+      apiVersion: 'v1', kind: 'Node', metadata: { name: 'node-6' }, spec: { podCIDR: 'fd00:96:1::/64', podCIDRs: ['fd00:96:1::/64'] },
+      status: { addresses: [{ type: 'Hostname', address: 'node-6' }, { type: 'InternalIP', address: 'FD00:77:0::6' }] },
+    }]);
+    const conf = join(dir6, 'antrea-agent.conf');
+    writeFileSync(conf, ['ovsDatapathType: netdev', `ovsRunDir: ${ovs6.dir}`, 'hostGateway: sy-gw0', 'tunnelType: gre', `cniSocket: ${join(dir6, 'cni.sock')}`, `apiPort: ${await freePort()}`,
+      `clientConnection:\n  kubeconfig: ${api.writeKubeconfig(join(dir6, 'kubeconfig'))}`, ''].join('\n'));
+    let out = '';
+    child = spawn(process.execPath, ['--import', 'tsx', join(PKG_DIR, 'src/cli.ts'), '--config', conf, '--node-name', 'node-6', '--data-dir', dir6, '--node-netns', ovs6.netns.name, '--api-socket', join(dir6, 'agent.sock')], { cwd: PKG_DIR, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+    await waitFor('agent ready', () => out.includes('"msg":"agent ready"') || child!.exitCode !== null, { timeoutMs: 60_000, intervalMs: 100 });
+    if (child.exitCode !== null) throw new Error(`agent exited: ${out}`);
+    // The Node's facts as read: no IPv4 pod CIDR or address, the IPv6 ones.
+    expect(out).toMatch(/"nodeName":"node-6","podCIDRv6":"fd00:96:1::\/64","nodeIPv6":"fd00:77::6","msg":"node facts from the Node object"/);
+    // An IPv6 underlay: local_ip the Node's address (canonical), GRE over IPv6 (1500 - 62), the gateway IPv6 alone.
+    expect((await ovs6.vsctl('get', 'interface', 'antrea-tun0', 'options')).trim()).toBe('{key=flow, local_ip="fd00:77::6", remote_ip=flow}');
+    expect((await ovs6.vsctl('get', 'interface', 'sy-gw0', 'mtu_request')).trim()).toBe('1438');
+    expect((await ovs6.netns.exec(['ip', '-o', 'addr', 'show', 'dev', 'sy-gw0', 'scope', 'global'])).stdout).toMatch(/^\d+: sy-gw0\s+inet6 fd00:96:1::1\/64 scope global[^\n]*\n$/);
+    const exited = new Promise<number | null>((r) => child!.once('exit', (code) => r(code)));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    child = undefined;
+  } finally {
+    child?.kill('SIGKILL');
+    await api.stop();
+    rmSync(dir6, { recursive: true, force: true });
   }
 });

@@ -102,7 +102,7 @@ describe('node bring-up', () => {
     const other = await startNode(tb, '10.89.0.0/24', { tunnelType: type });
     try {
       expect(await other.ovs.vsctl('get', 'interface', 'sy-tun0', 'type').then((s) => s.trim())).toBe(ovsType);
-      const mtu = type === 'gre' ? 1462 : 1450;
+      const mtu = type === 'gre' ? 1458 : 1450;
       const out = await run(['ip', '-j', 'link', 'show', 'dev', 'sy-gw0'], { netns: other.ovs.netns.name });
       expect((JSON.parse(out.stdout) as { mtu: number }[])[0]!.mtu).toBe(mtu);
     } finally {

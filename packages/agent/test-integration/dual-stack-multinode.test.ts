@@ -5,11 +5,14 @@
 // the Geneve tunnel, the node reaches a remote pod over IPv6, a dual-stack and an IPv6-only
 // Service answer over both families from endpoints on both nodes (the agents' IPv6 groups in
 // OVS), an IPv6 Service without endpoints refuses with an IPv6 RST, and a deleted Node takes its IPv6 route and neighbour entry with it.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseIp } from '@switchyard/ipam/cidr';
 import type { KubeConfigClient } from '@switchyard/kube';
-import { run, waitFor, type Testbed } from '@switchyard/testbed';
+import { run, start, waitFor, type Testbed } from '@switchyard/testbed';
 import { Agent } from '../src/index';
-import { cni, netconf, podArgs, sandbox, type Node, type Sandbox } from './helpers';
+import { addPod, cni, netconf, podArgs, sandbox, type Node, type Sandbox } from './helpers';
 import { TwoNodes, type UnderlayNode } from './two-nodes';
 
 jest.setTimeout(240_000);
@@ -45,6 +48,9 @@ let n1: DualNode;
 let n2: DualNode;
 let a1: Node | undefined;
 let a2: Node | undefined;
+/** The IPv6-only nodes' API server and fabric (the last blocks), and their captures' directory. */
+let env6: TwoNodes | undefined;
+const captures = mkdtempSync(join(tmpdir(), 'sy-v6tun-'));
 
 beforeAll(async () => {
   // A dual-stack Service range (IPv4 primary), as the lab's.
@@ -58,10 +64,12 @@ afterAll(async () => {
   // a1 is started again in a test with Agent.start directly: stopped here, the rest by env.
   await a1?.agent.stop().catch(() => undefined);
   await env?.stop();
+  await env6?.stop();
+  rmSync(captures, { recursive: true, force: true });
 });
 
-const flows = async (n: DualNode): Promise<string> => n.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', n.ovs.mgmtSocket('br-int'));
-const inNode = async (n: DualNode, argv: string[]): Promise<string> => (await n.ovs.netns.exec(argv)).stdout;
+const flows = async (n: UnderlayNode): Promise<string> => n.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', n.ovs.mgmtSocket('br-int'));
+const inNode = async (n: UnderlayNode, argv: string[]): Promise<string> => (await n.ovs.netns.exec(argv)).stdout;
 
 describe('two dual-stack nodes in encap (geneve)', () => {
   let p1: Sandbox;
@@ -198,5 +206,88 @@ describe('two dual-stack nodes in encap (geneve)', () => {
     expect(await inNode(n1, ['ip', '-6', 'route', 'show', 'proto', '77'])).toBe('');
     expect(await inNode(n1, ['ip', '-6', 'neigh', 'show', 'dev', 'sy-gw0', 'nud', 'permanent'])).not.toContain('fd00:76:2::1');
     expect(await flows(n1)).not.toMatch(/ipv6_dst=fd00:76:2::\/64/);
+  });
+});
+
+// IPv6-only nodes over an IPv6 underlay (issue 36): each node's only pod CIDR is IPv6 and its only
+// address the IPv6 one on br-phy (its Node's only InternalIP), so the tunnel runs over IPv6
+// (tun_ipv6_dst, local_ip). One API server and fabric for the three tunnel types; each type gets
+// its own two nodes, whose Nodes are deleted when its block ends (no stale peers for the next).
+describe.each([
+  // type, the overhead over IPv6 (Antrea's per type + ipv6ExtraOverhead 20), what tcpdump calls the encapsulation
+  ['geneve', 70, 'Geneve'],
+  ['vxlan', 70, 'VXLAN'],
+  ['gre', 62, 'GREv0'],
+] as const)('two IPv6-only nodes over an IPv6 underlay, tunnelType %s', (tunnelType, overhead, marker) => {
+  const k = ['geneve', 'vxlan', 'gre'].indexOf(tunnelType) + 1;
+  const names = [`v6${tunnelType}-1`, `v6${tunnelType}-2`];
+  const nodeIPs = [`fd00:77::${k}1`, `fd00:77::${k}2`];
+  const cidrs = [`fd00:7${k}:1::/64`, `fd00:7${k}:2::/64`];
+  let nodes: UnderlayNode[] = [];
+  let agents: Node[] = [];
+  let pods: Sandbox[] = [];
+  const ips: string[] = [];
+
+  beforeAll(async () => {
+    env6 ??= await TwoNodes.create({ serviceCIDR: 'fd00:10:96::/112' });
+    nodes = [await env6.makeNode(names[0]!, cidrs[0]!, nodeIPs[0]!), await env6.makeNode(names[1]!, cidrs[1]!, nodeIPs[1]!)];
+    agents = [await env6.startAgent(nodes[0]!, { tunnelType }), await env6.startAgent(nodes[1]!, { tunnelType })];
+  });
+
+  afterAll(async () => {
+    for (const a of agents) await a.agent.stop().catch(() => undefined);
+    for (const n of names) await env6?.kube.request('DELETE', `/api/v1/nodes/${n}`).catch(() => undefined);
+  });
+
+  it(`the tunnel port is ${tunnelType} from the IPv6 node address, the pods and the gateway get 1500 - ${overhead}, and each agent sends the other's pod CIDR to tun_ipv6_dst`, async () => {
+    await waitFor('remote nodes', () => agents.every((a) => a.agent.part('routes').routes?.remote.length === 1), { timeoutMs: 30_000, intervalMs: 100 });
+    const [n1] = nodes as [UnderlayNode];
+    expect((await n1.ovs.vsctl('get', 'interface', 'sy-tun0', 'type')).trim()).toBe(tunnelType);
+    expect((await n1.ovs.vsctl('get', 'interface', 'sy-tun0', 'options')).trim()).toBe(`{key=flow, local_ip="${nodeIPs[0]}", remote_ip=flow}`);
+    expect(agents[0]!.agent.part('routes').routes!.remote).toEqual([expect.objectContaining({ name: names[1], nodeIP: nodeIPs[1], podCIDRv6: cidrs[1] })]);
+    expect(await flows(n1)).toMatch(new RegExp(`ipv6_dst=${cidrs[1]!.replace('/', '\\/')} actions=.*set_field:${nodeIPs[1]}->tun_ipv6_dst`));
+    expect((await inNode(n1, ['ip', '-4', '-o', 'addr', 'show', 'scope', 'global'])).trim()).toBe('');
+    expect(await inNode(n1, ['cat', '/sys/class/net/sy-gw0/mtu'])).toBe(`${1500 - overhead}\n`);
+  });
+
+  it(`pods on the two nodes reach each other over IPv6 (ping, TCP, a full-size packet), and the fabric sees it as ${tunnelType} over IPv6 between the node addresses`, async () => {
+    pods = [await sandbox(env6!.tb, `${names[0]}-p`), await sandbox(env6!.tb, `${names[1]}-p`)];
+    for (const [i, p] of pods.entries()) {
+      await env6!.kube.request('POST', '/api/v1/namespaces/default/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: p.name, namespace: 'default' }, spec: { nodeName: names[i], containers: [{ name: 'c', image: 'x' }] } });
+      ips.push((await addPod(agents[i]!, p)).ip);
+    }
+    expect(ips).toEqual([`fd00:7${k}:1::2`, `fd00:7${k}:2::2`]);
+    expect((await pods[0]!.netns.exec(['cat', '/sys/class/net/eth0/mtu'])).stdout).toBe(`${1500 - overhead}\n`);
+    for (const p of pods) void env6!.tb.spawn(['socat', 'TCP6-LISTEN:7000,reuseaddr,fork', 'SYSTEM:echo pong'], p.netns.name);
+    const [p1, p2] = pods as [Sandbox, Sandbox];
+    const [ip1, ip2] = ips as [string, string];
+    await waitFor(`ping -6 ${ip1} -> ${ip2}`, () => ping6(p1.netns.name, ip2), { timeoutMs: 60_000, intervalMs: 250 });
+    await waitFor(`ping -6 ${ip2} -> ${ip1}`, () => ping6(p2.netns.name, ip1), { timeoutMs: 60_000, intervalMs: 250 });
+    await waitFor(`TCP ${ip1} -> [${ip2}]:7000`, () => tcp(p1, ip2), { timeoutMs: 60_000, intervalMs: 250 });
+    await waitFor(`TCP ${ip2} -> [${ip1}]:7000`, () => tcp(p2, ip1), { timeoutMs: 60_000, intervalMs: 250 });
+
+    // A full-size IPv6 packet (the pod MTU, no fragmentation) crosses: its encapsulation fills the 1500 of the underlay exactly.
+    const full = 1500 - overhead - 48;
+    const pcap = join(captures, `${tunnelType}.pcap`);
+    const capture = start(['tcpdump', '-i', 'br0', '--immediate-mode', '-nn', '-U', '-s', '0', '-w', pcap], { netns: env6!.fabric.name });
+    const stderr: string[] = [];
+    capture.stderr?.on('data', (d: Buffer) => stderr.push(d.toString()));
+    try {
+      await waitFor('tcpdump listening', () => stderr.join('').includes('listening on'), { timeoutMs: 10_000, intervalMs: 50 });
+      const r = await run(['ping', '-6', '-c', '2', '-i', '0.2', '-W', '2', '-M', 'do', '-s', String(full), ip2], { netns: p1.netns.name, allowFailure: true, timeoutMs: 10_000 });
+      expect([r.code, r.stdout]).toEqual([0, expect.stringContaining(`${full + 8} bytes from ${ip2}`)]);
+    } finally {
+      const exited = new Promise((res) => capture.once('exit', res));
+      capture.kill('SIGINT');
+      await exited;
+    }
+    // Every packet naming a pod address is inside the tunnel between the IPv6 node addresses; none crossed bare, and no IPv4 at all.
+    // One entry per packet: tcpdump prints VXLAN's inner packet on a line of its own.
+    const packets = (await run(['tcpdump', '-nn', '-r', pcap])).stdout.split(/\n(?=\d\d:\d\d:\d\d\.)/).map((l) => l.replace(/\s*\n\s*/g, ' ').trim());
+    const lines = packets.filter((l) => l !== '' && !/ ICMP6, (neighbor|multicast listener|router)/.test(l));
+    const outer = new RegExp(`IP6 (${nodeIPs[0]}|${nodeIPs[1]})(\\.\\d+)? > (${nodeIPs[0]}|${nodeIPs[1]})(\\.\\d+)?: ${marker}`);
+    expect(lines.filter((l) => l.includes(`IP6 ${ip1} > ${ip2}: ICMP6, echo request`) && outer.test(l)).length).toBeGreaterThanOrEqual(2);
+    expect(lines.filter((l) => l.includes(`IP6 ${ip2} > ${ip1}: ICMP6, echo reply`) && outer.test(l)).length).toBeGreaterThanOrEqual(2);
+    expect(lines.filter((l) => !outer.test(l))).toEqual([]);
   });
 });

@@ -4,6 +4,7 @@
 // strongSwan ipsec.conf and ipsec.secrets that strongSwan's own config parser (starter) accepts;
 // deleting a Node removes its port, and the monitor drops its connection. No kernel datapath here,
 // so no traffic is encrypted: this checks the agent's rows and what OVS's IPsec tooling makes of them.
+// A second block does the same for an IPv6-only node on an IPv6 underlay (IPv6 remote_ip/local_ip).
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,9 +103,9 @@ describe('IPsec tunnel ports on a real OVS (three Nodes)', () => {
     expect(ports.some((p) => p.name === ipsecTunnelPortName(SELF.name))).toBe(false);
     const [tun] = await vsctlRows(ovs, 'Interface', ['name', 'options']).then((rows) => rows.filter((r) => r.name === 'sy-tun0'));
     expect(tun?.options).toEqual({ remote_ip: 'flow', key: 'flow' });
-    // Pod MTU: 1500 less GRE (38) and ESP (38).
+    // Pod MTU: 1500 less GRE (42: its header carries the key) and ESP (38).
     const [gw] = await vsctlRows(ovs, 'Interface', ['name', 'mtu_request']).then((rows) => rows.filter((r) => r.name === 'sy-gw0'));
-    expect(gw?.mtu_request).toBe(1424);
+    expect(gw?.mtu_request).toBe(1420);
     const flows = await ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', ovs.mgmtSocket('br-int'));
     for (const p of ports) {
       expect(typeof p.ofport === 'number' && p.ofport > 0).toBe(true);
@@ -182,6 +183,69 @@ describe('IPsec tunnel ports on a real OVS (three Nodes)', () => {
     expect(names.some((n) => n.startsWith(`${ipsecTunnelPortName(kept.name)}-`))).toBe(true);
     expect(names.some((n) => n.startsWith(`${ipsecTunnelPortName(gone.name)}-`))).toBe(false);
     expect(readFileSync(join(root, 'etc/ipsec.secrets'), 'utf8')).not.toContain(gone.nodeIP);
+  });
+});
+
+// An IPv6-only node (issue 36): an IPv6 pod CIDR alone and an IPv6 node address alone (an IPv6
+// underlay), its peer a Node with an IPv6 InternalIP alone. Its own OVS and ovs-monitor-ipsec; the
+// IPv4 Nodes above are no peers of it (no IPv6 InternalIP).
+describe('IPsec tunnel ports on an IPv6-only node (an IPv6 underlay)', () => {
+  const SELF6 = { name: 'ip6a', podCIDR: 'fd00:72:a::/64', nodeIP: 'fd00:72::a' };
+  const PEER6 = { name: 'ip6b', podCIDR: 'fd00:72:b::/64', nodeIP: 'fd00:72::b' };
+  let ovs6: OvsInstance;
+  let agent6: Agent | undefined;
+  let monitor6: ChildProcess | undefined;
+  let dir6: string;
+
+  beforeAll(async () => {
+    ovs6 = await tb.startOvs();
+    dir6 = mkdtempSync(join(tmpdir(), 'sy-ipsec6-'));
+    for (const n of [SELF6, PEER6]) await postNode(n);
+  });
+  afterAll(async () => {
+    await stopChild(monitor6);
+    await agent6?.stop().catch(() => undefined);
+    if (dir6) rmSync(dir6, { recursive: true, force: true });
+  });
+
+  it('makes the peer\'s GRE port with its IPv6 remote_ip and the node\'s IPv6 local_ip, IPv6 flows to it, and pods get 1500 less GRE over IPv6 (62) and ESP (38)', async () => {
+    process.env[IPSEC_PSK_ENV] = PSK;
+    agent6 = await Agent.start({ ...agentOptions(), nodeName: SELF6.name, podCIDR: SELF6.podCIDR, nodeIP: SELF6.nodeIP, ovsdbRemote: ovs6.dbRemote, ovsRunDir: ovs6.dir, dataDir: dir6, cniSocket: join(dir6, 'cni.sock'), nodeNetns: ovs6.netns.name });
+    const ports6 = async (): Promise<Record<string, unknown>[]> => (await vsctlRows(ovs6, 'Interface', ['name', 'type', 'options', 'ofport'])).filter((r) => r.name === ipsecTunnelPortName(PEER6.name));
+    await waitFor('the IPv6 peer\'s port', async () => (await ports6()).length === 1 && agent6!.part('routes').routes?.remote.length === 1, { timeoutMs: 20_000, intervalMs: 100 });
+    await agent6.part('routes').routes!.idle();
+    const [port] = await ports6();
+    expect(port).toMatchObject({ type: 'gre', options: { remote_ip: PEER6.nodeIP, local_ip: SELF6.nodeIP, psk: PSK } });
+    const [tun] = (await vsctlRows(ovs6, 'Interface', ['name', 'options'])).filter((r) => r.name === 'sy-tun0');
+    expect(tun?.options).toEqual({ remote_ip: 'flow', key: 'flow', local_ip: SELF6.nodeIP });
+    const [gw] = (await vsctlRows(ovs6, 'Interface', ['name', 'mtu_request'])).filter((r) => r.name === 'sy-gw0');
+    expect(gw?.mtu_request).toBe(1500 - 62 - 38);
+    const ofport = port!.ofport as number;
+    const flows = await ovs6.ofctl('-O', 'OpenFlow15', 'dump-flows', ovs6.mgmtSocket('br-int'));
+    expect(flows).toMatch(new RegExp(`in_port=${String(ofport)} actions=`));
+    expect(flows).toMatch(new RegExp(`ipv6_dst=fd00:72:b::/64 actions=.*set_field:0x${ofport.toString(16)}->reg1`));
+    expect(flows).not.toContain('tun_ipv6_dst');
+    const trace = await ovs6.appctl('ofproto/trace', 'br-int', 'in_port=sy-gw0,tcp6,ipv6_src=fd00:72:a::1,ipv6_dst=fd00:72:b::5,dl_dst=aa:bb:cc:dd:ee:ff,tp_dst=80,nw_ttl=64');
+    expect(trace).toMatch(new RegExp(`-> output port is ${String(ofport)}\\b`));
+  });
+
+  it('ovs-monitor-ipsec writes a strongSwan connection to the peer\'s IPv6 address and its PSK secret, and strongSwan\'s parser accepts them', async () => {
+    const started = startMonitor(dir6, ovs6);
+    monitor6 = started.child;
+    const confFile = join(started.root, 'etc/ipsec.conf');
+    const read = (f: string): string => (existsSync(f) ? readFileSync(f, 'utf8') : '');
+    await waitFor('ipsec.conf with the IPv6 peer', () => conns(read(confFile)).size >= 2, { timeoutMs: 20_000, intervalMs: 100 });
+    const perPeer = [...conns(read(confFile)).entries()].filter(([name]) => name !== '%default');
+    // OVS 3.1's strongSwan template: left=%any (either family), right = the peer's IPv6 node address.
+    expect(perPeer).toEqual([[`${ipsecTunnelPortName(PEER6.name)}-1`, { left: '%any', right: PEER6.nodeIP, authby: 'psk', leftprotoport: 'gre', rightprotoport: 'gre' }]]);
+    const secrets = read(join(started.root, 'etc/ipsec.secrets')).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+    expect(secrets).toEqual([`%any ${PEER6.nodeIP} : PSK "${PSK}"`]);
+    await waitFor('ipsec update', () => /^update$/m.test(read(join(dir6, 'ipsec-calls.log'))), { timeoutMs: 30_000, intervalMs: 50 });
+    const parsed = await starterParse(dir6, confFile);
+    expect(parsed).not.toMatch(/unknown keyword|parsing error|fatal/);
+    expect(parsed).toContain(`Loading conn '${ipsecTunnelPortName(PEER6.name)}-1'`);
+    expect(parsed).toContain(`right=${PEER6.nodeIP}`);
+    expect(parsed).toContain('Attempting to start');
   });
 });
 

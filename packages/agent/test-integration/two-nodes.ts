@@ -1,5 +1,5 @@
-// Two (or more) agents on real OVS "nodes" joined by an IPv4 underlay, with the embedded
-// Kubernetes API: what multinode.test.ts and dual-stack-multinode.test.ts share.
+// Two (or more) agents on real OVS "nodes" joined by an underlay (IPv4, or IPv6 for IPv6-only
+// nodes), with the embedded Kubernetes API: what multinode.test.ts and dual-stack-multinode.test.ts share.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,10 +47,13 @@ export class TwoNodes {
     return env;
   }
 
-  /** An OVS node on the underlay (node IP on br-phy) and its Node object, with one podCIDR per family given. */
+  /**
+   * An OVS node on the underlay (node IP on br-phy) and its Node object, with one podCIDR per family
+   * given. An IPv6 `nodeIP` is an IPv6 underlay (a /64): the node then has no IPv4 address at all.
+   */
   async makeNode(name: string, podCIDR: string, nodeIP: string, podCIDRv6?: string): Promise<UnderlayNode> {
     const ovs = await this.tb.startOvs();
-    await this.tb.attachUnderlay(ovs, this.fabric, nodeIP);
+    await this.tb.attachUnderlay(ovs, this.fabric, nodeIP, nodeIP.includes(':') ? 64 : 24);
     await this.kube.request('POST', '/api/v1/nodes', {
       apiVersion: 'v1', kind: 'Node', metadata: { name },
       spec: { podCIDR, podCIDRs: podCIDRv6 ? [podCIDR, podCIDRv6] : [podCIDR] },

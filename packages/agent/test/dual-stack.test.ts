@@ -4,6 +4,8 @@ import { agentContext } from '../src/context';
 import { podResult } from '../src/features/pods/pod-network';
 import { podExternalIds, type PodInterface } from '../src/interface-store';
 import { isIpv6WithPrefix } from '../src/ipv6';
+import { nodeFacts } from '../src/features/routes/node-routes';
+import { givenAddresses, needsNodeObject, nodeAddressesOf } from '../src/node-addresses';
 import type { AgentOptions } from '../src/options';
 import type { KubeClient } from '@switchyard/kube';
 
@@ -48,7 +50,6 @@ describe('an IPv6-only node (an IPv6 podCIDR alone)', () => {
   it.each([
     [{ podCIDR: 'fd00::/127' }, 'podCIDR', 'podCIDR /127 leaves no address for pods'],
     [{ podCIDR: 'fd00::/64', trafficMode: 'networkPolicyOnly' as const }, 'podCIDR', 'an IPv6 podCIDR is not used in networkPolicyOnly mode'],
-    [{ podCIDR: 'fd00::/64', trafficEncryptionMode: 'ipsec' as const, ipsecPSK: 'k', kube }, 'trafficEncryptionMode', 'an IPv6-only node (podCIDR fd00::/64) runs without trafficEncryptionMode ipsec'],
   ])('refuses %j naming the field', (over, field, message) => {
     expect(() => agentContext({ ...base, ...over })).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', path: field, message: expect.stringContaining(message) }));
   });
@@ -64,6 +65,20 @@ describe('an IPv6-only node (an IPv6 podCIDR alone)', () => {
     // WireGuard pays its own overhead (an IPv6 outer header already), whatever the underlay; noEncap nothing.
     expect(agentContext({ ...base, podCIDR: 'fd00::/64', nodeIP: 'fd00:77::1', trafficEncryptionMode: 'wireGuard', kube }).mtu).toBe(1420);
     expect(agentContext({ ...base, podCIDR: 'fd00::/64', nodeIP: 'fd00:77::1', trafficMode: 'noEncap' }).mtu).toBe(1500);
+  });
+
+  it('runs IPsec over the IPv6 underlay: the tunnel over IPv6 and ESP 38 deducted, per tunnel type (Antrea\'s CalculateMTUDeduction)', () => {
+    const ipsec = { ...base, podCIDR: 'fd00::/64', nodeIP: 'fd00:77::1', trafficEncryptionMode: 'ipsec' as const, ipsecPSK: 'k', kube };
+    expect([agentContext(ipsec).ipsec, agentContext(ipsec).mtu]).toEqual([true, 1500 - 70 - 38]);
+    expect(agentContext({ ...ipsec, tunnelType: 'vxlan' }).mtu).toBe(1500 - 70 - 38);
+    expect(agentContext({ ...ipsec, tunnelType: 'gre' }).mtu).toBe(1500 - 62 - 38);
+    // An IPv6-only node with an IPv4 node IP: IPsec over its IPv4 tunnels.
+    expect(agentContext({ ...ipsec, nodeIP: '192.168.77.1', nodeIPv6: 'fd00:77::1' }).mtu).toBe(1500 - 50 - 38);
+  });
+
+  it('the tunnel overhead over the IPv6 underlay per tunnel type: Geneve and VXLAN 70, GRE 62 (its key counted)', () => {
+    const v6 = { ...base, podCIDR: 'fd00::/64', nodeIP: 'fd00:77::1' };
+    expect((['geneve', 'vxlan', 'gre'] as const).map((tunnelType) => agentContext({ ...v6, tunnelType }).mtu)).toEqual([1430, 1430, 1438]);
   });
 
   it.each([
@@ -113,4 +128,46 @@ it('external_ids carry both addresses and gateways comma-separated, IPv4 first (
 it('isIpv6WithPrefix takes canonical addresses with a prefix only', () => {
   expect(['fd00::5/64', '::/0', 'fd00:1:2::5/128'].map(isIpv6WithPrefix)).toEqual([true, true, true]);
   expect(['fd00::5', 'FD00::5/64', 'fd00:0::5/64', 'fd00::5/129', '10.0.0.1/24', 'fd00::5/064'].map(isIpv6WithPrefix)).toEqual([false, false, false, false, false, false]);
+});
+
+// The binary's node addresses without --node-ip: from the Node object, as Antrea's agent takes them.
+describe('the node addresses from the Node object (no --node-ip)', () => {
+  const node = (podCIDRs: string[], addresses: string[]) => nodeFacts({ metadata: { name: 'n' }, spec: { podCIDR: podCIDRs[0], podCIDRs }, status: { addresses: addresses.map((address) => ({ type: 'InternalIP', address })) } });
+
+  it('an IPv6-only node whose Node has an IPv6 InternalIP alone: that address is the transport address and the IPv6 one (an IPv6 underlay), in RFC 5952 form', () => {
+    expect(needsNodeObject(givenAddresses({}))).toBe(true);
+    expect(nodeAddressesOf(givenAddresses({}), node(['fd00:10:1::/64'], ['FD00:77:0::1']))).toEqual({ podCIDR: 'fd00:10:1::/64', nodeIP: 'fd00:77::1', nodeIPv6: 'fd00:77::1' });
+    // --pod-cidr given, the addresses still from the Node.
+    const given = givenAddresses({ podCidr: 'fd00:10:1::/64' });
+    expect(needsNodeObject(given)).toBe(true);
+    expect(nodeAddressesOf(given, node(['fd00:10:1::/64'], ['fd00:77::1']))).toEqual({ podCIDR: 'fd00:10:1::/64', nodeIP: 'fd00:77::1', nodeIPv6: 'fd00:77::1' });
+  });
+
+  it('an IPv6-only node whose Node has both InternalIPs: the IPv4 one carries the tunnels, the IPv6 one serves IPv6 node ports', () => {
+    expect(nodeAddressesOf(givenAddresses({}), node(['fd00:10:1::/64'], ['fd00:77::1', '192.168.77.1']))).toEqual({ podCIDR: 'fd00:10:1::/64', nodeIP: '192.168.77.1', nodeIPv6: 'fd00:77::1' });
+  });
+
+  it('a dual-stack node: both pod CIDRs and both InternalIPs, the IPv4 one the transport address; with --node-ip <IPv4> alone the IPv6 one still from the Node', () => {
+    const ds = node(['10.1.2.0/24', 'fd00:10:1::/64'], ['192.168.77.1', 'fd00:77::1']);
+    expect(nodeAddressesOf(givenAddresses({}), ds)).toEqual({ podCIDR: '10.1.2.0/24', podCIDRv6: 'fd00:10:1::/64', nodeIP: '192.168.77.1', nodeIPv6: 'fd00:77::1' });
+    const given = givenAddresses({ podCidr: '10.1.2.0/24,fd00:10:1::/64', nodeIp: '192.168.77.9' });
+    expect(needsNodeObject(given)).toBe(true);
+    expect(nodeAddressesOf(given, ds)).toEqual({ podCIDR: '10.1.2.0/24', podCIDRv6: 'fd00:10:1::/64', nodeIP: '192.168.77.9', nodeIPv6: 'fd00:77::1' });
+    // Both flags complete: the Node is not read.
+    expect(needsNodeObject(givenAddresses({ podCidr: '10.1.2.0/24,fd00:10:1::/64', nodeIp: '192.168.77.9,fd00:77::9' }))).toBe(false);
+  });
+
+  it('an IPv4 node takes no IPv6 address from its Node (no IPv6 pods), and needs the Node only for what the flags lack', () => {
+    expect(nodeAddressesOf(givenAddresses({}), node(['10.1.2.0/24'], ['192.168.77.1', 'fd00:77::1']))).toEqual({ podCIDR: '10.1.2.0/24', nodeIP: '192.168.77.1' });
+    expect(needsNodeObject(givenAddresses({ podCidr: '10.1.2.0/24', nodeIp: '192.168.77.1' }))).toBe(false);
+  });
+
+  it.each([
+    [{}, node([], ['fd00:77::1']), '--pod-cidr', 'no pod CIDR'],
+    [{}, node(['10.1.2.0/24', 'fd00:10:1::/64'], ['fd00:77::1']), '--node-ip', 'no node IP'],
+    [{}, undefined, '--pod-cidr', 'no pod CIDR'],
+    [{ podCidr: '10.1.2.0/24,fd00:10:1::/64', nodeIp: 'fd00:77::1' }, undefined, '--node-ip', 'an IPv6 underlay is for an IPv6-only node'],
+  ])('refuses what no node can run, naming the flag: %j with Node %j', (flags, facts, field, message) => {
+    expect(() => nodeAddressesOf(givenAddresses(flags), facts)).toThrow(expect.objectContaining({ code: 'INVALID_CONFIG', path: field, message: expect.stringContaining(message) }));
+  });
 });

@@ -31,6 +31,9 @@ describe('per-peer port rows', () => {
     expect(ipsecTunnelOptions({ remoteIP: '192.168.77.2', remoteName: 'n2', auth: { psk: 's3cret' }, tunnelType: 'geneve', tunnelPort: 0, tunnelCsum: false })).toEqual({ remote_ip: '192.168.77.2', psk: 's3cret' });
     expect(ipsecTunnelOptions({ remoteIP: '192.168.77.2', remoteName: 'n2', auth: { psk: 's3cret' }, tunnelType: 'vxlan', tunnelPort: 4790, tunnelCsum: true })).toEqual({ remote_ip: '192.168.77.2', psk: 's3cret', dst_port: '4790', csum: 'true' });
     expect(ipsecTunnelOptions({ remoteIP: '192.168.77.2', remoteName: 'n2', auth: { psk: 'k' }, tunnelType: 'gre', tunnelPort: 4790, tunnelCsum: false })).not.toHaveProperty('dst_port');
+    // On an IPv6 underlay: local_ip beside an IPv6 remote (one family for ovs-monitor-ipsec), none beside an IPv4 one.
+    expect(ipsecTunnelOptions({ remoteIP: 'fd00:77::2', remoteName: 'n2', auth: { psk: 'k' }, tunnelType: 'gre', tunnelPort: 0, tunnelCsum: false, localIP: 'fd00:77::1' })).toEqual({ remote_ip: 'fd00:77::2', psk: 'k', local_ip: 'fd00:77::1' });
+    expect(ipsecTunnelOptions({ remoteIP: '192.168.77.2', remoteName: 'n2', auth: { psk: 'k' }, tunnelType: 'gre', tunnelPort: 0, tunnelCsum: false, localIP: 'fd00:77::1' })).not.toHaveProperty('local_ip');
   });
 
   test('external_ids name the interface type and the peer Node', () => {
@@ -49,9 +52,9 @@ describe('IPsec MTU', () => {
     expect(ipsecPodMtu(1450)).toBe(1412);
   });
 
-  test('the agent gives pods the link MTU less tunnel and ESP overhead (geneve 1412, gre 1424)', () => {
+  test('the agent gives pods the link MTU less tunnel and ESP overhead (geneve 1412, gre 1420)', () => {
     expect(agentContext({ ...base, ipsecPSK: 'k' }).mtu).toBe(1500 - 50 - 38);
-    expect(agentContext({ ...base, ipsecPSK: 'k', tunnelType: 'gre' }).mtu).toBe(1500 - 38 - 38);
+    expect(agentContext({ ...base, ipsecPSK: 'k', tunnelType: 'gre' }).mtu).toBe(1500 - 42 - 38);
     expect(agentContext({ ...base, trafficEncryptionMode: 'none' }).mtu).toBe(1450);
   });
 });

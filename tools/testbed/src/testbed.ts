@@ -243,7 +243,8 @@ export class Testbed {
    * made by the caller), its node end a port of a new OVS bridge `br-phy` that carries `nodeIP`
    * (the userspace datapath sends tunnels from there). The kernel does not answer ARP for the node
    * IP on the veth OVS owns (its MAC would win the peers' neighbour caches, and Geneve sent to it
-   * would land in the kernel, not in OVS). Transmit checksum offload is off on both ends.
+   * would land in the kernel, not in OVS). Transmit checksum offload is off on both ends. An IPv6
+   * `nodeIP` (an IPv6 underlay) is added without duplicate address detection, usable at once.
    */
   async attachUnderlay(ovs: OvsInstance, fabric: Netns, nodeIP: string, prefixLength = 24): Promise<void> {
     const inNode = this.name('u');
@@ -257,7 +258,7 @@ export class Testbed {
     await fabric.exec(['ethtool', '-K', inFabric, 'tx', 'off'], { allowFailure: true });
     await ovs.addBridge('br-phy');
     await ovs.vsctl('add-port', 'br-phy', inNode);
-    for (const argv of [['sysctl', '-qw', `net.ipv4.conf.${inNode}.arp_ignore=1`], ['ip', 'link', 'set', inNode, 'up'], ['ethtool', '-K', inNode, 'tx', 'off'], ['ip', 'addr', 'add', `${nodeIP}/${prefixLength}`, 'dev', 'br-phy'], ['ip', 'link', 'set', 'br-phy', 'up']]) {
+    for (const argv of [['sysctl', '-qw', `net.ipv4.conf.${inNode}.arp_ignore=1`], ['ip', 'link', 'set', inNode, 'up'], ['ethtool', '-K', inNode, 'tx', 'off'], ['ip', 'addr', 'add', `${nodeIP}/${prefixLength}`, 'dev', 'br-phy', ...(nodeIP.includes(':') ? ['nodad'] : [])], ['ip', 'link', 'set', 'br-phy', 'up']]) {
       await ovs.netns.exec(argv);
     }
   }

@@ -44,9 +44,13 @@ export type IPsecAuthentication = { psk: string } | { certificate: true };
 /**
  * Interface options of a peer's port: a fixed remote (the peer's node IP) and either the PSK or,
  * with certificates, `remote_name` (the CN the peer's certificate must carry); no flow-based key.
+ * On an IPv6 underlay (`localIP`, this node's IPv6 address) a peer reached over IPv6 gets
+ * `local_ip` too, as the flow-based tunnel port has it; ovs-monitor-ipsec then sees both ends
+ * of one family (IPv6), which it requires when `local_ip` is set.
  */
-export function ipsecTunnelOptions(o: { remoteIP: string; remoteName: string; auth: IPsecAuthentication; tunnelType: TunnelType; tunnelPort: number; tunnelCsum: boolean }): Record<string, string> {
+export function ipsecTunnelOptions(o: { remoteIP: string; remoteName: string; auth: IPsecAuthentication; tunnelType: TunnelType; tunnelPort: number; tunnelCsum: boolean; localIP?: string | undefined }): Record<string, string> {
   const options: Record<string, string> = { remote_ip: o.remoteIP, ...('psk' in o.auth ? { psk: o.auth.psk } : { remote_name: o.remoteName }) };
+  if (o.localIP !== undefined && o.remoteIP.includes(':')) options.local_ip = o.localIP;
   if (o.tunnelPort !== 0 && o.tunnelType !== 'gre') options.dst_port = String(o.tunnelPort);
   if (o.tunnelCsum) options.csum = 'true';
   return options;
@@ -57,7 +61,12 @@ export function ipsecExternalIds(nodeName: string): Record<string, string> {
   return { [IPSEC_EXTERNAL_IDS.type]: IPSEC_TUNNEL_TYPE, [IPSEC_EXTERNAL_IDS.nodeName]: nodeName };
 }
 
-/** Pod and gateway MTU with IPsec: the link MTU less the tunnel overhead and the ESP overhead. */
+/**
+ * Pod and gateway MTU with IPsec: the link MTU less the tunnel overhead and the ESP overhead. ESP in
+ * transport mode adds the same whatever the family (the outer header is the tunnel's, counted in
+ * its overhead): over an IPv6 underlay the tunnel pays its 20 more and ESP its 38, as Antrea's
+ * CalculateMTUDeduction adds IPSecESPOverhead to the IPv6 encap deduction.
+ */
 export function ipsecPodMtu(tunnelMtu: number): number {
   return tunnelMtu - IPSEC_ESP_OVERHEAD;
 }
@@ -88,7 +97,7 @@ export function desiredIPsecPorts(peers: readonly RemoteNode[]): Map<string, Rem
  */
 export class IPsecTunnelPorts {
   constructor(
-    private readonly o: { vswitch: VSwitch; bridge: string; tunnelType: TunnelType; tunnelPort: number; tunnelCsum: boolean; auth: IPsecAuthentication; logger: Logger },
+    private readonly o: { vswitch: VSwitch; bridge: string; tunnelType: TunnelType; tunnelPort: number; tunnelCsum: boolean; auth: IPsecAuthentication; logger: Logger; localIP?: string | undefined },
   ) {}
 
   async sync(peers: readonly RemoteNode[]): Promise<RemoteNode[]> {

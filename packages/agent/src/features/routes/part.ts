@@ -46,7 +46,7 @@ export class RemoteNodes implements Part {
   async start(): Promise<void> {
     const o = this.ctx.options;
     if (this.ctx.ipsec) {
-      const ports = { vswitch: this.node.vswitch, bridge: o.bridge, tunnelType: o.tunnelType, tunnelPort: o.tunnelPort, tunnelCsum: o.tunnelCsum, logger: this.ctx.log };
+      const ports = { vswitch: this.node.vswitch, bridge: o.bridge, tunnelType: o.tunnelType, tunnelPort: o.tunnelPort, tunnelCsum: o.tunnelCsum, logger: this.ctx.log, ...(this.ctx.underlay6 ? { localIP: o.nodeIP } : {}) };
       if (o.ipsecAuthenticationMode === 'cert') {
         // The certificate first: ovs-monitor-ipsec needs it before it can configure any peer.
         this.ipsecCertificate = new IPsecCertificateKeeper({
