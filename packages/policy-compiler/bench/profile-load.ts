@@ -13,6 +13,7 @@ for (let i = 0; i < 25_000; i++) {
     objs.push({ apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name, namespace: n }, spec: { podSelector: { matchLabels: sel }, policyTypes: ['Ingress'], ingress: from ? [{ from: [{ podSelector: { matchLabels: from } }] }] : [] } });
   }
 }
+(globalThis as { gc?: () => void }).gc?.();
 const c0 = process.cpuUsage();
 const t0 = performance.now();
 const e = new PolicyEngine();

@@ -154,10 +154,12 @@ export class PolicyEngine {
     let objects = 0;
     this.changes.withoutRecording(() => {
       // The whole input is ordered (and a kind it cannot load throws) before the first object is admitted.
-      for (const { kind, key, obj } of list) {
-        objects++;
-        const r = this.admit(kind, key, obj);
-        if (r) rejected.push(r);
+      for (const bucket of list) {
+        for (let i = 0; i < bucket.length; i += 3) {
+          objects++;
+          const r = this.admit(bucket[i] as ObjectKind, bucket[i + 1] as string, bucket[i + 2] as ClusterObject);
+          if (r) rejected.push(r);
+        }
       }
     });
     this.log?.debug({ objects, rejected: rejected.length }, 'bulk load done');
