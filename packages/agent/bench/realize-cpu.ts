@@ -2,9 +2,11 @@
 // the policy's flows and encodes its bundle as SwitchConnection does (bundle-adds written into a
 // buffer), so the agent's CPU per realization can be measured alone, realization after realization
 // in one process (the first one runs cold code). `tsx bench/realize-cpu.ts [rounds]`; prints the CPU
-// ms of each realization, alternating two policies of the same shape (nothing of one reused by the other).
+// ms of each realization (the process's, and its main thread's against its other threads': V8's
+// compiler and GC helpers), alternating two policies of the same shape (nothing of one reused by the
+// other), and a hash of each encoded bundle. docs/agent.md#benchmark.
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import type { FlowTransport } from '@switchyard/openflow';
 import * as codec from '@switchyard/openflow/codec';
@@ -70,9 +72,24 @@ function benchPolicy(n: number, uid: string, net0: number, port0: number, prio: 
   return { policy, group };
 }
 
+/** CPU ms of this process's main thread and of its other threads (V8's compiler and GC helpers), from /proc (10 ms ticks). */
+function threadCpuMs(): { main: number; others: number } {
+  let main = 0;
+  let others = 0;
+  for (const tid of readdirSync('/proc/self/task')) {
+    const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ms = (Number(f[11]) + Number(f[12])) * 10;
+    if (Number(tid) === process.pid) main += ms;
+    else others += ms;
+  }
+  return { main, others };
+}
+
 async function main(): Promise<void> {
   const rounds = Number(process.argv[2] ?? 6);
   const n = Number(process.env.BENCH_RULES ?? 1000);
+  // WARMUP_RULES=<n>: a synthetic n-rule policy realized and removed first on another FlowSync (V8 warm-up).
   const wn = Number(process.env.WARMUP_RULES ?? 0);
   if (wn > 0) {
     const ws = new FlowSync(new EncodingSwitch(), config);
@@ -90,6 +107,7 @@ async function main(): Promise<void> {
   await sync.initialSync([pod]);
   sw.digest();
   const cpu: number[] = [];
+  const threads: { main: number; others: number }[] = [];
   const digests: string[] = [];
   for (let r = 0; r < rounds; r++) {
     const { policy, group } = r % 2 === 0 ? benchPolicy(n, 'bench-acnp', 200, 10000, 5) : benchPolicy(n, 'bench-acnp-warm', 220, 30000, 7);
@@ -101,11 +119,13 @@ async function main(): Promise<void> {
       await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
       await profiler.post('Profiler.start');
     }
-    if (process.env.REALIZE_MARK) console.log(`ROUND ${r}`);
+    const th0 = threadCpuMs();
     const c0 = process.cpuUsage();
     await sync.set({ policies: [policy], addressGroups: [], appliedToGroups: [{ name: group, groupMembers: [{ pod: { name: 'pod-0', namespace: 'bench' }, ips: ['10.100.0.2'] }] }] });
     const c = process.cpuUsage(c0);
     cpu.push(Math.round((c.user + c.system) / 100) / 10);
+    const th1 = threadCpuMs();
+    threads.push({ main: th1.main - th0.main, others: th1.others - th0.others });
     if (profiler) {
       writeFileSync(process.env.REALIZE_CPU_PROFILE!, JSON.stringify((await profiler.post('Profiler.stop')).profile));
       profiler.disconnect();
@@ -114,7 +134,7 @@ async function main(): Promise<void> {
     await sync.set({ policies: [], addressGroups: [], appliedToGroups: [] });
     sw.digest();
   }
-  console.log(JSON.stringify({ cpuMs: cpu, digests }));
+  console.log(JSON.stringify({ cpuMs: cpu, threadCpuMs: threads, digests }));
 }
 
 void main();
