@@ -230,11 +230,18 @@ export class NodePipeline {
     this.refreshShared(r, index, changed);
     const dirty = new Set<string>();
     const read = (o: Owner): void => void dirty.add(o.key);
+    // An object's owner key is `<feature>/` + its dependency key (`<kind>:<key>`): the prefixes of
+    // the features with flows per object of the kind, looked up once per kind, not once per key.
+    const prefixes = new Map<string, string[]>();
     for (const k of changed) {
       r.readers.each(k, read);
-      const i = k.indexOf(':');
-      const kind = k.slice(0, i) as ObjectKind;
-      for (const f of r.features) if (f.perObject?.[kind]) dirty.add(ownerKey(f.name, kind, k.slice(i + 1)));
+      const kind = k.slice(0, k.indexOf(':'));
+      let ps = prefixes.get(kind);
+      if (!ps) {
+        ps = r.features.filter((f) => f.perObject?.[kind as ObjectKind]).map((f) => `${f.name}/`);
+        prefixes.set(kind, ps);
+      }
+      for (let j = 0; j < ps.length; j++) dirty.add(ps[j]! + k);
     }
     r.index = index;
     const computed = this.recompute(r, index, dirty);
@@ -260,8 +267,9 @@ export class NodePipeline {
       }
       for (const kind of Object.keys(f.perObject ?? {}) as ObjectKind[]) {
         if (!kinds.has(kind)) continue;
+        const prefix = ownerKey(f.name, kind, '');
         for (const [key, obj] of index.of(kind)) {
-          const owner = ownerKey(f.name, kind, key);
+          const owner = prefix + key;
           if (!dirty.has(owner)) continue;
           this.setOwner(r, fi, owner, reader.compute(f, owner, (ctx) => runFor(f, kind, ctx, obj)));
           computed.add(owner);
@@ -273,8 +281,12 @@ export class NodePipeline {
 
   /** Recomputes shared values whose inputs changed; their changed keys join `changed`. */
   private refreshShared(r: Realized, index: ObjectIndex, changed: Set<string>): void {
+    let kinds: Set<string> | undefined;
     for (const f of r.features) {
-      if (!f.shared || !(f.sharedInputs ?? []).some((kind) => [...changed].some((k) => k.startsWith(`${kind}:`)))) continue;
+      if (!f.shared) continue;
+      // The kinds of the changed keys, once (a big change has thousands of keys).
+      kinds ??= new Set([...changed].map((k) => k.slice(0, k.indexOf(':'))));
+      if (!(f.sharedInputs ?? []).some((kind) => kinds!.has(kind))) continue;
       const before = r.shared.get(f.name) ?? new Map<string, number>();
       const after = f.shared(index.state);
       for (const [k, v] of after) if (before.get(k) !== v) changed.add(sharedKey(f.name, k));

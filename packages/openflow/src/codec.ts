@@ -5,7 +5,7 @@
  */
 export * from './flow';
 export * from './errors';
-export { encodeMessage, decodeMessage, writeMessage, peekLength, OFP_VERSION, OFPT, NXT } from './messages';
+export { encodeMessage, decodeMessage, writeMessage, writeBundleAdd, bundleFlags, peekLength, OFP_VERSION, OFPT, NXT } from './messages';
 export type {
   OfMessage,
   OfMessageType,

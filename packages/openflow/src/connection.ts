@@ -12,6 +12,7 @@ import {
   encodeMessage,
   OFP_VERSION,
   peekLength,
+  writeBundleAdd,
   writeBundleAddFlowMod,
   writeMessage,
   type BundleFlags,
@@ -581,9 +582,8 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
     messages: Iterable<OfMessage> | AsyncIterable<OfMessage>,
     flags: BundleFlags = { atomic: true, ordered: true },
   ): Promise<void> {
-    return this.bundleOf(messages, flags, asMessage, (w, message, bundleId, xid) =>
-      writeMessage(w, { type: 'bundleAdd', bundleId, flags, message }, xid),
-    );
+    const bits = bundleFlags(flags);
+    return this.bundleOf(messages, flags, asMessage, (w, message, bundleId, xid) => writeBundleAdd(w, bundleId, flags, bits, message, xid));
   }
 
   /** Install flows in one atomic bundle (see {@link bundle}). */

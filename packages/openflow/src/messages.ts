@@ -259,6 +259,21 @@ export function writeBundleAddFlowMod(w: Writer, bundleId: number, flagBits: num
   w.setU16(start + 2, len);
 }
 
+/**
+ * Appends `message` as a bundle-add of a bundle with `flags` (`flagBits` = {@link bundleFlags} of
+ * them): the bytes writeMessage writes for `{ type: 'bundleAdd', bundleId, flags, message }` with
+ * `xid`. A flow-mod with no xid, buffer, out_port or out_group of its own (every flow-mod of a
+ * policy's realization) goes through {@link writeBundleAddFlowMod}: no wrapper object and no
+ * generic message dispatch per flow.
+ */
+export function writeBundleAdd(w: Writer, bundleId: number, flags: BundleFlags, flagBits: number, message: OfMessage, xid: number): void {
+  if (message.type === 'flowMod' && message.xid === undefined && message.bufferId === undefined && message.outPort === undefined && message.outGroup === undefined) {
+    writeBundleAddFlowMod(w, bundleId, flagBits, message.command, message.flow, xid);
+  } else {
+    writeMessage(w, { type: 'bundleAdd', bundleId, flags, message }, xid);
+  }
+}
+
 function writeFlowMod(w: Writer, msg: Extract<OfMessage, { type: 'flowMod' }>): void {
   writeFlowModFields(w, msg.command, msg.flow, msg.bufferId, msg.outPort, msg.outGroup);
 }

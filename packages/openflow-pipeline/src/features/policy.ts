@@ -61,7 +61,12 @@ export function networkPolicyTables(opts: NodeConfig | NetworkPolicyOptions): Ta
   return t;
 }
 
-const policyCookie = (cfg: NodeConfig): bigint => makeCookie(cfg.round, CookieCategory.NetworkPolicy);
+/** The policy cookie of the last round asked for: a build per rule would otherwise make three BigInts each. */
+let lastCookie = { round: -1, cookie: 0n };
+function policyCookie(cfg: NodeConfig): bigint {
+  if (lastCookie.round !== cfg.round) lastCookie = { round: cfg.round, cookie: makeCookie(cfg.round, CookieCategory.NetworkPolicy) };
+  return lastCookie.cookie;
+}
 
 /** Flows present whenever policies are enforced, whatever the policies. */
 export function networkPolicyBaseFlows(p: Pipeline, cfg: NodeConfig, controllerId = CONTROLLER_ID, opts: NetworkPolicyOptions = legacyPolicyOptions(cfg)): Flow[] {
