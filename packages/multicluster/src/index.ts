@@ -18,7 +18,7 @@ export { acnpResourceImports, acnpImportPlan, type AcnpPlan } from './acnp';
 export { allocateLabelIdentities, labelIdentityExports, labelIdentityImports, labelIdentityObjects, labelIdsOf, normalizedLabel, MIN_LABEL_ID, MAX_LABEL_ID, type LabelAllocation } from './label-identity';
 export { chooseGateway, type GatewayIPPrecedence, type GatewayNode } from './gateway';
 export { clusterInfoExport, clusterInfoImports, clusterInfoImportsFor } from './cluster-info';
-export { discoverServiceCIDR, serviceCIDRFromError, SERVICE_CIDR_PROBE } from './service-cidr';
+export { discoverServiceCIDR, discoverServiceCIDRs, discoverServiceCIDROf, familyNotConfigured, serviceCIDRFromError, SERVICE_CIDR_PROBE, type ServiceCIDRs } from './service-cidr';
 export { controllerConfigOf, CONTROLLER_CONFIGMAP, CONTROLLER_CONFIG_KEY, type ControllerConfig } from './controller-config';
 export { MulticlusterError, type MulticlusterErrorCode } from './errors';
 export { GATEWAY_ANNOTATION, GATEWAY_IP_ANNOTATION, GATEWAY_WIREGUARD_KEY_ANNOTATION, IMPORTED_ANNOTATION, IMPORTED_PREFIX, TOUCH_ANNOTATION, announceName, exportName, importName } from './resources';

@@ -35,9 +35,16 @@ import {
   objectPath,
 } from './resources';
 import { serviceExportPlan, type EndpointIPType } from './service-export';
-import { discoverServiceCIDR } from './service-cidr';
+import { discoverServiceCIDRs, type ServiceCIDRs } from './service-cidr';
 import { isImported, serviceImportPlan } from './service-import';
 import { Resync, converge, deleteIgnoringMissing, patchStatus } from './sync';
+
+/** The configured ranges by family: `serviceCIDR` may be an IPv6-only cluster's IPv6 range. */
+function configuredServiceCIDRs(serviceCIDR: string | undefined, serviceCIDRv6: string | undefined): ServiceCIDRs {
+  const v6 = serviceCIDRv6 ?? (serviceCIDR?.includes(':') ? serviceCIDR : undefined);
+  const v4 = serviceCIDR && !serviceCIDR.includes(':') ? serviceCIDR : undefined;
+  return { ...(v4 ? { serviceCIDR: v4 } : {}), ...(v6 ? { serviceCIDRv6: v6 } : {}) };
+}
 
 /** Options of {@link MemberController}. */
 export interface MemberOptions {
@@ -61,8 +68,8 @@ export interface MemberOptions {
   /** A dual-stack member's IPv6 Service CIDR, exported beside `serviceCIDR` (MultiClusterConfig `serviceCIDRv6`). */
   serviceCIDRv6?: string;
   /**
-   * Without `serviceCIDR`, discover it from the API server (a refused Service create, as Antrea
-   * does) once this member has a Gateway. Default true.
+   * The ranges not configured are discovered from the API server (a refused Service create per
+   * family, as Antrea does for IPv4) once this member has a Gateway. Default true.
    */
   discoverServiceCIDR?: boolean;
   /** Pod CIDRs exported in this member's ClusterInfo (MultiClusterConfig `podCIDRs`). */
@@ -115,7 +122,8 @@ export class MemberController {
   /** ACNPImportFailed Events already sent: import uid, resourceVersion and message. */
   private readonly reported = new Set<string>();
   private session: LeaderSession | undefined;
-  private discoveredCIDR: string | undefined;
+  private discovered: ServiceCIDRs | undefined;
+  private discoveryTried = false;
   /** The session of a ClusterSet that was deleted, until its leader-side cleanup succeeded. */
   private leaving: LeaderSession | undefined;
   private leaderState = { connected: false, reason: 'Connecting', message: 'not connected to the leader yet' };
@@ -326,13 +334,12 @@ export class MemberController {
         })
       : [];
     const gateway = [...this.gateways.values()][0] as unknown as Gateway | undefined;
-    const serviceCIDR = gateway ? await this.serviceCIDR() : undefined;
+    const cidrs = gateway ? await this.serviceCIDRs() : {};
     const clusterInfo = clusterInfoExport({
       clusterID: s.clusterID,
       leaderNamespace: s.namespace,
       gateway,
-      ...(serviceCIDR ? { serviceCIDR } : {}),
-      ...(gateway && this.o.serviceCIDRv6 ? { serviceCIDRv6: this.o.serviceCIDRv6 } : {}),
+      ...cidrs,
       ...(this.o.podCIDRs ? { podCIDRs: this.o.podCIDRs } : {}),
     });
     const desired = [...plan.resourceExports, ...labelExports, ...clusterInfo];
@@ -353,17 +360,25 @@ export class MemberController {
     }
   }
 
-  /** The configured service CIDR, else the discovered one; a failed discovery is logged and retried next pass. */
-  private async serviceCIDR(): Promise<string | undefined> {
-    if (this.o.serviceCIDR) return this.o.serviceCIDR;
-    if (this.discoveredCIDR || this.o.discoverServiceCIDR === false) return this.discoveredCIDR;
-    try {
-      this.discoveredCIDR = await discoverServiceCIDR(this.o.kube, this.o.namespace);
-      this.log.info({ serviceCIDR: this.discoveredCIDR }, 'service CIDR discovered');
-    } catch (e) {
-      this.log.warn({ err: (e as Error).message }, 'service CIDR discovery failed; ClusterInfo exported without it');
+  /**
+   * The service CIDRs by family: a configured one (`serviceCIDR` of either family, `serviceCIDRv6`),
+   * else the discovered one. Discovery runs until it has answered once (once only beside a
+   * configured range); a failure is logged and retried next pass.
+   */
+  private async serviceCIDRs(): Promise<ServiceCIDRs> {
+    const configured = configuredServiceCIDRs(this.o.serviceCIDR, this.o.serviceCIDRv6);
+    if (configured.serviceCIDR && configured.serviceCIDRv6) return configured;
+    const retry = !this.discoveryTried || Object.keys(configured).length === 0;
+    if (!this.discovered && retry && this.o.discoverServiceCIDR !== false) {
+      this.discoveryTried = true;
+      try {
+        this.discovered = await discoverServiceCIDRs(this.o.kube, this.o.namespace);
+        this.log.info({ ...this.discovered }, 'service CIDRs discovered');
+      } catch (e) {
+        this.log.warn({ err: (e as Error).message }, 'service CIDR discovery failed; ClusterInfo exported without the ranges not configured');
+      }
     }
-    return this.discoveredCIDR;
+    return { ...this.discovered, ...configured };
   }
 
   /** Import pass: the leader's ResourceImports -> local Service/Endpoints `antrea-mc-<name>` and ServiceImport. */
