@@ -11,7 +11,7 @@ export { LeaderController, type LeaderOptions } from './leader';
 export { MemberController, type MemberOptions } from './member';
 export { connectLeader, readLeaderAccess, tokenConfig, type LeaderAccess, type LeaderConnector } from './leader-access';
 export { validateClusterSet, dashPrefixConflicts, isDashPrefix, leaderStatus, memberStatus, type ClusterSetCheck, type ClusterSetProblem, type MemberState } from './clusterset';
-export { serviceExportPlan, ExportReason, type EndpointIPType, type ExportInput, type ExportPlan } from './service-export';
+export { serviceExportPlan, podIPSubsets, ExportReason, type EndpointIPType, type ExportInput, type ExportPlan } from './service-export';
 export { mergeServiceExports, exportProblem, type MergePlan } from './service-merge';
 export { serviceImportPlan, isImported, type ImportInput, type ImportPlan } from './service-import';
 export { acnpResourceImports, acnpImportPlan, type AcnpPlan } from './acnp';

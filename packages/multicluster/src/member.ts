@@ -1,7 +1,7 @@
 // The member cluster's reconcilers: joins the leader named in its ClusterSet (token Secret),
 // heartbeats a MemberClusterAnnounce, exports ServiceExports as ResourceExports and imports the
 // leader's ResourceImports as local Service/Endpoints/ServiceImport.
-import type { ClusterSet, Condition, Endpoints, Gateway, ResourceExport, ResourceImport, Service, ServiceExport } from '@switchyard/apis';
+import type { ClusterSet, Condition, EndpointSlice, Endpoints, Gateway, ResourceExport, ResourceImport, Service, ServiceExport } from '@switchyard/apis';
 import { KubeRequestError, silentLogger, systemClock, type Clock, type InformerOptions, type KubeClient, type KubeObject, type Logger, type TimerHandle } from '@switchyard/kube';
 import { condition, memberStatus, validateClusterSet } from './clusterset';
 import { MulticlusterError } from './errors';
@@ -16,6 +16,7 @@ import {
   CLUSTER_NETWORK_POLICIES,
   CLUSTERSETS,
   ENDPOINTS,
+  ENDPOINT_SLICES,
   GATEWAYS,
   LABEL_IDENTITIES,
   LABEL_SOURCE_CLUSTER,
@@ -28,6 +29,7 @@ import {
   SERVICES,
   SERVICE_EXPORTS,
   SERVICE_IMPORTS,
+  SERVICE_NAME_LABEL,
   TIERS,
   TOUCH_ANNOTATION,
   announceName,
@@ -44,6 +46,18 @@ function configuredServiceCIDRs(serviceCIDR: string | undefined, serviceCIDRv6: 
   const v6 = serviceCIDRv6 ?? (serviceCIDR?.includes(':') ? serviceCIDR : undefined);
   const v4 = serviceCIDR && !serviceCIDR.includes(':') ? serviceCIDR : undefined;
   return { ...(v4 ? { serviceCIDR: v4 } : {}), ...(v6 ? { serviceCIDRv6: v6 } : {}) };
+}
+
+/** A lookup of a Service's EndpointSlices by its namespace and name. */
+function slicesOf(slices: readonly EndpointSlice[]): (ns: string, name: string) => EndpointSlice[] {
+  const by = new Map<string, EndpointSlice[]>();
+  for (const sl of slices) {
+    const svc = sl.metadata.labels?.[SERVICE_NAME_LABEL];
+    if (!svc) continue;
+    const k = `${sl.metadata.namespace ?? ''}/${svc}`;
+    by.set(k, [...(by.get(k) ?? []), sl]);
+  }
+  return (ns, name) => by.get(`${ns}/${name}`) ?? [];
 }
 
 /** Options of {@link MemberController}. */
@@ -113,6 +127,8 @@ export class MemberController {
   private serviceExports!: Map<string, KubeObject>;
   private services!: Map<string, KubeObject>;
   private endpoints!: Map<string, KubeObject>;
+  /** EndpointSlices, with `endpointIPType: PodIP` only (a dual-stack Service's second family). */
+  private endpointSlices: Map<string, KubeObject> | undefined;
   private serviceImports!: Map<string, KubeObject>;
   private namespaces!: Map<string, KubeObject>;
   private tiers!: Map<string, KubeObject>;
@@ -155,6 +171,7 @@ export class MemberController {
     this.serviceExports = this.local.watch(SERVICE_EXPORTS, whenStarted(() => this.exportPass.schedule()));
     this.services = this.local.watch(SERVICES, both);
     this.endpoints = this.local.watch(ENDPOINTS, whenStarted(() => this.exportPass.schedule()));
+    if (this.o.endpointIPType === 'PodIP') this.endpointSlices = this.local.watch(ENDPOINT_SLICES, whenStarted(() => this.exportPass.schedule()));
     this.serviceImports = this.local.watch(SERVICE_IMPORTS, whenStarted(() => this.importPass.schedule()));
     this.namespaces = this.local.watch(NAMESPACES, both);
     this.tiers = this.local.watch(TIERS, whenStarted(() => this.importPass.schedule()));
@@ -323,6 +340,7 @@ export class MemberController {
       serviceExports: ses,
       service: get<Service>(this.services),
       endpoints: get<Endpoints>(this.endpoints),
+      ...(this.endpointSlices ? { endpointSlices: slicesOf([...this.endpointSlices.values()] as unknown as EndpointSlice[]) } : {}),
       now: this.now(),
     });
     const labelExports = this.pods
