@@ -472,8 +472,11 @@ export class MemberController {
       ...(current ? { current } : {}),
       ...(this.o.gatewayIPPrecedence ? { precedence: this.o.gatewayIPPrecedence } : {}),
     });
-    const writes = await converge(this.o.kube, GATEWAYS, gw ? [gw as unknown as KubeObject] : [], this.gateways.values(), (o) => ({ gatewayIP: o['gatewayIP'], internalIP: o['internalIP'], gatewayIPv6: o['gatewayIPv6'], internalIPv6: o['internalIPv6'], wireGuard: o['wireGuard'] }));
-    if (writes > 0) this.log.info({ gateway: gw?.metadata.name ?? null, gatewayIP: gw?.gatewayIP }, 'Gateway changed');
+    const writes = await converge(this.o.kube, GATEWAYS, gw ? [gw as unknown as KubeObject] : [], this.gateways.values(), (o) => ({
+      // null: a field the new Gateway lacks goes (a Node that became IPv6-only loses its IPv4 addresses).
+      gatewayIP: o['gatewayIP'] ?? null, internalIP: o['internalIP'] ?? null, gatewayIPv6: o['gatewayIPv6'] ?? null, internalIPv6: o['internalIPv6'] ?? null, wireGuard: o['wireGuard'] ?? null,
+    }));
+    if (writes > 0) this.log.info({ gateway: gw?.metadata.name ?? null, gatewayIP: gw?.gatewayIP, gatewayIPv6: gw?.gatewayIPv6 }, 'Gateway changed');
   }
 
   /** Stops heartbeats, informers and passes (exports stay in the leader; see docs). */

@@ -53,6 +53,17 @@ it('discovers the IPv6 range alone on an IPv6-only cluster, and no IPv6 range on
   expect(await discoverServiceCIDRs(env.west.kube, MEMBER_NS)).toEqual({ serviceCIDR: '10.101.0.0/16' });
 });
 
+it('exports an IPv6-only Gateway (gatewayIPv6 and internalIPv6 alone) and a ClusterInfo without an IPv4 gateway IP', async () => {
+  await gatewayNode(env.east, 'fd00:19::11');
+  await eventuallyPasses(async () => {
+    const gws = (await env.east.kubectl.json<{ items: Record<string, unknown>[] }>(['-n', MEMBER_NS, 'get', 'gateways'])).items;
+    expect(gws.map(({ gatewayIP, internalIP, gatewayIPv6, internalIPv6 }) => ({ gatewayIP, internalIP, gatewayIPv6, internalIPv6 }))).toEqual([{ gatewayIP: undefined, internalIP: undefined, gatewayIPv6: 'fd00:19::11', internalIPv6: 'fd00:19::11' }]);
+  });
+  await eventuallyPasses(async () => expect((await infos(env.west))[0]?.spec.gatewayInfos).toEqual([{ gatewayIPv6: 'fd00:19::11' }]));
+  await gatewayNode(env.east, '172.19.0.11');
+  await eventuallyPasses(async () => expect((await infos(env.west))[0]?.spec.gatewayInfos).toEqual([{ gatewayIP: '172.19.0.11' }]));
+});
+
 it('follows a Gateway change and withdraws the ClusterInfo when no Gateway is left', async () => {
   await env.west.kube.request('PATCH', '/api/v1/nodes/node-1', { metadata: { annotations: { 'multicluster.antrea.io/gateway-ip': '198.51.100.7' } } }, 'application/merge-patch+json');
   await eventuallyPasses(async () => expect((await infos(env.east))[0]?.spec.gatewayInfos).toEqual([{ gatewayIP: '198.51.100.7' }]));
