@@ -185,3 +185,30 @@ describe('dual-stack clusters', () => {
     expect(podLabelIdentities([{ namespace: 'default', labels: { app: 'client' }, ip: '10.10.1.5', ips: ['10.10.1.5', 'fd00:10:1::5'] }], new Map([['default', {}]]), ids)).toEqual([{ ip: '10.10.1.5', id: 9 }, { ip: 'fd00:10:1::5', id: 9 }]);
   });
 });
+
+describe('IPv6-only clusters', () => {
+  const V6ONLY = { metadata: { name: 'east-clusterinfo' }, spec: { clusterID: 'east', gatewayInfos: [{ gatewayIPv6: 'fd00:78::21' }], serviceCIDRv6: 'fd00:96:2::/108', podCIDRs: ['fd00:20::/48'] } };
+  const GW6 = { metadata: { name: 'west-node1' }, gatewayIPv6: 'fd00:77::11', internalIPv6: 'fd00:77::11' };
+
+  test('an IPv6-only Gateway (gatewayIPv6 / internalIPv6 alone) is tunnelled to at its IPv6 addresses', () => {
+    expect(gatewayFacts(GW6)).toEqual({ name: 'west-node1', gatewayIP: 'fd00:77::11', internalIP: 'fd00:77::11', gatewayIPv6: 'fd00:77::11' });
+    // Neither family: still ignored; an internalIPv6 that is not IPv6 does not count.
+    expect(gatewayFacts({ metadata: { name: 'n' }, gatewayIPv6: 'fd00:77::11', internalIPv6: '10.0.0.1' })).toBeUndefined();
+  });
+
+  test("a ClusterInfoImport without an IPv4 gateway IP goes to its gateway's IPv6 address", () => {
+    expect(remoteClusterFacts(V6ONLY)).toEqual({ clusterID: 'east', gatewayIPs: ['fd00:78::21'], gatewayIPv6: 'fd00:78::21', serviceCIDRv6: 'fd00:96:2::/108', podCIDRs: ['fd00:20::/48'] });
+  });
+
+  test('the spec of both node kinds names IPv6 tunnel addresses only, and the Gateway SNATs to its IPv6 gateway IP', () => {
+    const rc = remoteClusterFacts(V6ONLY)!;
+    const gw = gatewayFacts(GW6)!;
+    expect(multiclusterSpecOf({ nodeName: 'west-node1', gateways: [gw], remoteClusters: [rc], podToPod: true })).toEqual({
+      isGateway: true, localGatewayIP: 'fd00:77::11', gatewayIP: 'fd00:77::11', gatewayIPv6: 'fd00:77::11',
+      remoteClusters: [{ cidrs: ['fd00:96:2::/108', 'fd00:20::/48'], gatewayIP: 'fd00:78::21', gatewayIPv6: 'fd00:78::21' }],
+    });
+    expect(multiclusterSpecOf({ nodeName: 'west-node2', gateways: [gw], remoteClusters: [rc], podToPod: false })).toEqual({
+      isGateway: false, localGatewayIP: 'fd00:77::11', remoteClusters: [{ cidrs: ['fd00:96:2::/108'], gatewayIP: 'fd00:78::21', gatewayIPv6: 'fd00:78::21' }],
+    });
+  });
+});

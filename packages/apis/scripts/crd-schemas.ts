@@ -408,7 +408,8 @@ const serviceImportSpec = (): Schema =>
 const clusterInfo = (): Schema =>
   obj({
     clusterID: str(),
-    gatewayInfos: arr(obj({ gatewayIP: ip(), gatewayIPv6: ip() }, ['gatewayIP'])),
+    // An IPv6-only cluster's gateway has gatewayIPv6 alone.
+    gatewayInfos: arr(obj({ gatewayIP: ip(), gatewayIPv6: ip() })),
     serviceCIDR: cidr(),
     serviceCIDRv6: cidr(),
     podCIDRs: arr(cidr()),
@@ -710,11 +711,13 @@ export const crdDefinitions: CrdDef[] = [
   {
     group: MC, kind: 'Gateway', plural: 'gateways', singular: 'gateway', scope: 'Namespaced', shortNames: ['gw'],
     versions: [{
-      name: 'v1alpha1', storage: true, required: ['gatewayIP', 'internalIP'],
+      // No required address: an IPv6-only Gateway has gatewayIPv6 and internalIPv6 alone.
+      name: 'v1alpha1', storage: true,
       properties: { gatewayIP: ip(), internalIP: ip(), gatewayIPv6: ip(), internalIPv6: ip(), serviceCIDR: cidr(), serviceCIDRv6: cidr(), wireGuard: obj({ publicKey: str() }) },
       columns: [
         stringColumn('Gateway IP', '.gatewayIP'),
         stringColumn('Internal IP', '.internalIP'),
+        stringColumn('Gateway IPv6', '.gatewayIPv6'),
         ageColumn,
       ],
     }],

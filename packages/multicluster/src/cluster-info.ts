@@ -16,7 +16,7 @@ export function clusterInfoExport(input: { clusterID: string; leaderNamespace: s
         kind: CLUSTER_INFO_KIND,
         clusterInfo: {
           clusterID: input.clusterID,
-          gatewayInfos: [{ gatewayIP: input.gateway.gatewayIP, ...(input.gateway.gatewayIPv6 ? { gatewayIPv6: input.gateway.gatewayIPv6 } : {}) }],
+          gatewayInfos: [{ ...(input.gateway.gatewayIP ? { gatewayIP: input.gateway.gatewayIP } : {}), ...(input.gateway.gatewayIPv6 ? { gatewayIPv6: input.gateway.gatewayIPv6 } : {}) }],
           ...(input.serviceCIDR ? { serviceCIDR: input.serviceCIDR } : {}),
           ...(input.serviceCIDRv6 ? { serviceCIDRv6: input.serviceCIDRv6 } : {}),
           ...(input.podCIDRs && input.podCIDRs.length > 0 ? { podCIDRs: [...input.podCIDRs] } : {}),

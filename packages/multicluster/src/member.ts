@@ -1,7 +1,7 @@
 // The member cluster's reconcilers: joins the leader named in its ClusterSet (token Secret),
 // heartbeats a MemberClusterAnnounce, exports ServiceExports as ResourceExports and imports the
 // leader's ResourceImports as local Service/Endpoints/ServiceImport.
-import type { ClusterSet, Condition, Endpoints, Gateway, ResourceExport, ResourceImport, Service, ServiceExport } from '@switchyard/apis';
+import type { ClusterSet, Condition, EndpointSlice, Endpoints, Gateway, ResourceExport, ResourceImport, Service, ServiceExport } from '@switchyard/apis';
 import { KubeRequestError, silentLogger, systemClock, type Clock, type InformerOptions, type KubeClient, type KubeObject, type Logger, type TimerHandle } from '@switchyard/kube';
 import { condition, memberStatus, validateClusterSet } from './clusterset';
 import { MulticlusterError } from './errors';
@@ -16,6 +16,7 @@ import {
   CLUSTER_NETWORK_POLICIES,
   CLUSTERSETS,
   ENDPOINTS,
+  ENDPOINT_SLICES,
   GATEWAYS,
   LABEL_IDENTITIES,
   LABEL_SOURCE_CLUSTER,
@@ -28,6 +29,7 @@ import {
   SERVICES,
   SERVICE_EXPORTS,
   SERVICE_IMPORTS,
+  SERVICE_NAME_LABEL,
   TIERS,
   TOUCH_ANNOTATION,
   announceName,
@@ -35,9 +37,28 @@ import {
   objectPath,
 } from './resources';
 import { serviceExportPlan, type EndpointIPType } from './service-export';
-import { discoverServiceCIDR } from './service-cidr';
+import { discoverServiceCIDRs, type ServiceCIDRs } from './service-cidr';
 import { isImported, serviceImportPlan } from './service-import';
 import { Resync, converge, deleteIgnoringMissing, patchStatus } from './sync';
+
+/** The configured ranges by family: `serviceCIDR` may be an IPv6-only cluster's IPv6 range. */
+function configuredServiceCIDRs(serviceCIDR: string | undefined, serviceCIDRv6: string | undefined): ServiceCIDRs {
+  const v6 = serviceCIDRv6 ?? (serviceCIDR?.includes(':') ? serviceCIDR : undefined);
+  const v4 = serviceCIDR && !serviceCIDR.includes(':') ? serviceCIDR : undefined;
+  return { ...(v4 ? { serviceCIDR: v4 } : {}), ...(v6 ? { serviceCIDRv6: v6 } : {}) };
+}
+
+/** A lookup of a Service's EndpointSlices by its namespace and name. */
+function slicesOf(slices: readonly EndpointSlice[]): (ns: string, name: string) => EndpointSlice[] {
+  const by = new Map<string, EndpointSlice[]>();
+  for (const sl of slices) {
+    const svc = sl.metadata.labels?.[SERVICE_NAME_LABEL];
+    if (!svc) continue;
+    const k = `${sl.metadata.namespace ?? ''}/${svc}`;
+    by.set(k, [...(by.get(k) ?? []), sl]);
+  }
+  return (ns, name) => by.get(`${ns}/${name}`) ?? [];
+}
 
 /** Options of {@link MemberController}. */
 export interface MemberOptions {
@@ -61,8 +82,8 @@ export interface MemberOptions {
   /** A dual-stack member's IPv6 Service CIDR, exported beside `serviceCIDR` (MultiClusterConfig `serviceCIDRv6`). */
   serviceCIDRv6?: string;
   /**
-   * Without `serviceCIDR`, discover it from the API server (a refused Service create, as Antrea
-   * does) once this member has a Gateway. Default true.
+   * The ranges not configured are discovered from the API server (a refused Service create per
+   * family, as Antrea does for IPv4) once this member has a Gateway. Default true.
    */
   discoverServiceCIDR?: boolean;
   /** Pod CIDRs exported in this member's ClusterInfo (MultiClusterConfig `podCIDRs`). */
@@ -106,6 +127,8 @@ export class MemberController {
   private serviceExports!: Map<string, KubeObject>;
   private services!: Map<string, KubeObject>;
   private endpoints!: Map<string, KubeObject>;
+  /** EndpointSlices, with `endpointIPType: PodIP` only (a dual-stack Service's second family). */
+  private endpointSlices: Map<string, KubeObject> | undefined;
   private serviceImports!: Map<string, KubeObject>;
   private namespaces!: Map<string, KubeObject>;
   private tiers!: Map<string, KubeObject>;
@@ -115,7 +138,8 @@ export class MemberController {
   /** ACNPImportFailed Events already sent: import uid, resourceVersion and message. */
   private readonly reported = new Set<string>();
   private session: LeaderSession | undefined;
-  private discoveredCIDR: string | undefined;
+  private discovered: ServiceCIDRs | undefined;
+  private discoveryTried = false;
   /** The session of a ClusterSet that was deleted, until its leader-side cleanup succeeded. */
   private leaving: LeaderSession | undefined;
   private leaderState = { connected: false, reason: 'Connecting', message: 'not connected to the leader yet' };
@@ -147,6 +171,7 @@ export class MemberController {
     this.serviceExports = this.local.watch(SERVICE_EXPORTS, whenStarted(() => this.exportPass.schedule()));
     this.services = this.local.watch(SERVICES, both);
     this.endpoints = this.local.watch(ENDPOINTS, whenStarted(() => this.exportPass.schedule()));
+    if (this.o.endpointIPType === 'PodIP') this.endpointSlices = this.local.watch(ENDPOINT_SLICES, whenStarted(() => this.exportPass.schedule()));
     this.serviceImports = this.local.watch(SERVICE_IMPORTS, whenStarted(() => this.importPass.schedule()));
     this.namespaces = this.local.watch(NAMESPACES, both);
     this.tiers = this.local.watch(TIERS, whenStarted(() => this.importPass.schedule()));
@@ -315,6 +340,7 @@ export class MemberController {
       serviceExports: ses,
       service: get<Service>(this.services),
       endpoints: get<Endpoints>(this.endpoints),
+      ...(this.endpointSlices ? { endpointSlices: slicesOf([...this.endpointSlices.values()] as unknown as EndpointSlice[]) } : {}),
       now: this.now(),
     });
     const labelExports = this.pods
@@ -326,13 +352,12 @@ export class MemberController {
         })
       : [];
     const gateway = [...this.gateways.values()][0] as unknown as Gateway | undefined;
-    const serviceCIDR = gateway ? await this.serviceCIDR() : undefined;
+    const cidrs = gateway ? await this.serviceCIDRs() : {};
     const clusterInfo = clusterInfoExport({
       clusterID: s.clusterID,
       leaderNamespace: s.namespace,
       gateway,
-      ...(serviceCIDR ? { serviceCIDR } : {}),
-      ...(gateway && this.o.serviceCIDRv6 ? { serviceCIDRv6: this.o.serviceCIDRv6 } : {}),
+      ...cidrs,
       ...(this.o.podCIDRs ? { podCIDRs: this.o.podCIDRs } : {}),
     });
     const desired = [...plan.resourceExports, ...labelExports, ...clusterInfo];
@@ -353,17 +378,25 @@ export class MemberController {
     }
   }
 
-  /** The configured service CIDR, else the discovered one; a failed discovery is logged and retried next pass. */
-  private async serviceCIDR(): Promise<string | undefined> {
-    if (this.o.serviceCIDR) return this.o.serviceCIDR;
-    if (this.discoveredCIDR || this.o.discoverServiceCIDR === false) return this.discoveredCIDR;
-    try {
-      this.discoveredCIDR = await discoverServiceCIDR(this.o.kube, this.o.namespace);
-      this.log.info({ serviceCIDR: this.discoveredCIDR }, 'service CIDR discovered');
-    } catch (e) {
-      this.log.warn({ err: (e as Error).message }, 'service CIDR discovery failed; ClusterInfo exported without it');
+  /**
+   * The service CIDRs by family: a configured one (`serviceCIDR` of either family, `serviceCIDRv6`),
+   * else the discovered one. Discovery runs until it has answered once (once only beside a
+   * configured range); a failure is logged and retried next pass.
+   */
+  private async serviceCIDRs(): Promise<ServiceCIDRs> {
+    const configured = configuredServiceCIDRs(this.o.serviceCIDR, this.o.serviceCIDRv6);
+    if (configured.serviceCIDR && configured.serviceCIDRv6) return configured;
+    const retry = !this.discoveryTried || Object.keys(configured).length === 0;
+    if (!this.discovered && retry && this.o.discoverServiceCIDR !== false) {
+      this.discoveryTried = true;
+      try {
+        this.discovered = await discoverServiceCIDRs(this.o.kube, this.o.namespace);
+        this.log.info({ ...this.discovered }, 'service CIDRs discovered');
+      } catch (e) {
+        this.log.warn({ err: (e as Error).message }, 'service CIDR discovery failed; ClusterInfo exported without the ranges not configured');
+      }
     }
-    return this.discoveredCIDR;
+    return { ...this.discovered, ...configured };
   }
 
   /** Import pass: the leader's ResourceImports -> local Service/Endpoints `antrea-mc-<name>` and ServiceImport. */
@@ -439,8 +472,11 @@ export class MemberController {
       ...(current ? { current } : {}),
       ...(this.o.gatewayIPPrecedence ? { precedence: this.o.gatewayIPPrecedence } : {}),
     });
-    const writes = await converge(this.o.kube, GATEWAYS, gw ? [gw as unknown as KubeObject] : [], this.gateways.values(), (o) => ({ gatewayIP: o['gatewayIP'], internalIP: o['internalIP'], gatewayIPv6: o['gatewayIPv6'], internalIPv6: o['internalIPv6'], wireGuard: o['wireGuard'] }));
-    if (writes > 0) this.log.info({ gateway: gw?.metadata.name ?? null, gatewayIP: gw?.gatewayIP }, 'Gateway changed');
+    const writes = await converge(this.o.kube, GATEWAYS, gw ? [gw as unknown as KubeObject] : [], this.gateways.values(), (o) => ({
+      // null: a field the new Gateway lacks goes (a Node that became IPv6-only loses its IPv4 addresses).
+      gatewayIP: o['gatewayIP'] ?? null, internalIP: o['internalIP'] ?? null, gatewayIPv6: o['gatewayIPv6'] ?? null, internalIPv6: o['internalIPv6'] ?? null, wireGuard: o['wireGuard'] ?? null,
+    }));
+    if (writes > 0) this.log.info({ gateway: gw?.metadata.name ?? null, gatewayIP: gw?.gatewayIP, gatewayIPv6: gw?.gatewayIPv6 }, 'Gateway changed');
   }
 
   /** Stops heartbeats, informers and passes (exports stay in the leader; see docs). */

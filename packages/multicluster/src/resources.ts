@@ -13,6 +13,9 @@ export const SERVICE_EXPORTS: ResourceSpec = { group: MCS, version: 'v1alpha1', 
 export const SERVICE_IMPORTS: ResourceSpec = { group: MCS, version: 'v1alpha1', plural: 'serviceimports', kind: 'ServiceImport', namespaced: true };
 export const SERVICES: ResourceSpec = { group: '', version: 'v1', plural: 'services', kind: 'Service', namespaced: true };
 export const ENDPOINTS: ResourceSpec = { group: '', version: 'v1', plural: 'endpoints', kind: 'Endpoints', namespaced: true };
+export const ENDPOINT_SLICES: ResourceSpec = { group: 'discovery.k8s.io', version: 'v1', plural: 'endpointslices', kind: 'EndpointSlice', namespaced: true };
+/** Label of an EndpointSlice naming its Service. */
+export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
 /** apiVersion of a resource spec. */
 export const apiVersionOf = (r: ResourceSpec): string => (r.group === '' ? r.version : `${r.group}/${r.version}`);

@@ -1,6 +1,7 @@
 // Pure: what a member exports for each ServiceExport (ResourceExports for the leader) and the
-// ServiceExport's Valid condition, from the local Service and Endpoints.
-import type { Condition, EndpointAddress, EndpointPort, Endpoints, ResourceExport, Service, ServiceExport } from '@switchyard/apis';
+// ServiceExport's Valid condition, from the local Service, its Endpoints and (endpointIPType PodIP)
+// its EndpointSlices, which hold a dual-stack Service's pod IPs of the second family.
+import type { Condition, EndpointAddress, EndpointPort, EndpointSlice, Endpoints, ResourceExport, Service, ServiceExport } from '@switchyard/apis';
 import { isIP } from 'node:net';
 import { condition } from './clusterset';
 import { IMPORTED_ANNOTATION, LABEL_SOURCE_CLUSTER, LABEL_SOURCE_KIND, LABEL_SOURCE_NAME, LABEL_SOURCE_NAMESPACE, exportName } from './resources';
@@ -40,7 +41,42 @@ export interface ExportInput {
   serviceExports: readonly ServiceExport[];
   service: (namespace: string, name: string) => Service | undefined;
   endpoints: (namespace: string, name: string) => Endpoints | undefined;
+  /**
+   * The Service's EndpointSlices (label `kubernetes.io/service-name`). With `endpointIPType: PodIP`
+   * the ready addresses of a family the Endpoints lack (a dual-stack Service's secondary family:
+   * the Endpoints hold the primary one only) are exported from them. Absent: the Endpoints alone.
+   */
+  endpointSlices?: (namespace: string, name: string) => readonly EndpointSlice[];
   now: string;
+}
+
+type Subset = { addresses: EndpointAddress[]; ports: EndpointPort[] };
+const portsKey = (ports: readonly EndpointPort[]): string => JSON.stringify(ports.map((p) => [p.name ?? '', p.port, p.protocol ?? 'TCP']).sort());
+
+/**
+ * PodIP subsets: the Endpoints' ready addresses, plus the ready addresses of EndpointSlices of a
+ * family those do not have, under the subset with the same ports (else a subset of their own).
+ */
+export function podIPSubsets(ready: readonly Subset[], slices: readonly EndpointSlice[]): Subset[] {
+  const out = ready.map((s) => ({ addresses: [...s.addresses], ports: s.ports }));
+  const have = new Set(ready.flatMap((s) => s.addresses.map((a) => isIP(a.ip))));
+  const seen = new Set(out.flatMap((s) => s.addresses.map((a) => a.ip)));
+  for (const slice of slices) {
+    const family = slice.addressType === 'IPv4' ? 4 : slice.addressType === 'IPv6' ? 6 : 0;
+    if (family === 0 || have.has(family)) continue;
+    // A missing ready condition means ready (discovery.k8s.io/v1); the first address is the one to use.
+    const addresses = (slice.endpoints ?? [])
+      .filter((e) => e.conditions?.ready !== false)
+      .map((e) => e.addresses?.[0])
+      .filter((ip): ip is string => ip !== undefined && isIP(ip) === family && !seen.has(ip))
+      .map((ip) => (seen.add(ip), { ip }));
+    if (addresses.length === 0) continue;
+    const ports: EndpointPort[] = (slice.ports ?? []).filter((p) => p.port !== undefined).map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port!, protocol: p.protocol ?? 'TCP' }));
+    const same = out.find((s) => portsKey(s.ports) === portsKey(ports));
+    if (same) same.addresses.push(...addresses);
+    else out.push({ addresses, ports });
+  }
+  return out;
 }
 
 /** What to write: ResourceExports in the leader and the Valid condition per ServiceExport (`ns/name`). */
@@ -89,7 +125,7 @@ export function serviceExportPlan(input: ExportInput): ExportPlan {
     const { ips: clusterIPs, families } = serviceClusterIPs(svc);
     const subsets =
       input.endpointIPType === 'PodIP'
-        ? ready
+        ? podIPSubsets(ready, input.endpointSlices?.(ns, name) ?? [])
         : [{ addresses: (clusterIPs.length > 0 ? clusterIPs : [clusterIP]).map((ip) => ({ ip })), ports: ports.map((p) => ({ ...(p.name ? { name: p.name } : {}), port: p.port, protocol: p.protocol ?? 'TCP' })) }];
     const labels = (kind: string): Record<string, string> => ({ [LABEL_SOURCE_CLUSTER]: input.clusterID, [LABEL_SOURCE_KIND]: kind, [LABEL_SOURCE_NAMESPACE]: ns, [LABEL_SOURCE_NAME]: name });
     resourceExports.push({

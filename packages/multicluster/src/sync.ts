@@ -160,8 +160,10 @@ function subset(shape: unknown, actual: unknown): unknown {
   if (actual === null || typeof actual !== 'object' || Array.isArray(actual)) return actual;
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(shape)) {
-    const v = subset((shape as Record<string, unknown>)[k], (actual as Record<string, unknown>)[k]);
+    const want = (shape as Record<string, unknown>)[k];
+    const v = subset(want, (actual as Record<string, unknown>)[k]);
     if (v !== undefined) out[k] = v;
+    else if (want === null) out[k] = null; // a merge-patch null asks for the field's absence: met
   }
   return out;
 }

@@ -1,8 +1,8 @@
 // Multi-cluster Service across three embedded API servers: export from west, import in east,
 // merge when both export, port conflicts, unexport, local Services left alone, stale cleanup.
-import type { Endpoints, ResourceExport, ResourceImport, Service, ServiceExport, ServiceImport } from '@switchyard/apis';
+import type { EndpointSlice, Endpoints, ResourceExport, ResourceImport, Service, ServiceExport, ServiceImport } from '@switchyard/apis';
 import { IMPORTED_ANNOTATION, type LeaderController, type MemberController } from '../src';
-import { LEADER_NS, eventually, eventuallyPasses, nginx, serviceExport, startJoinedClusterSet, stopClusterSet, type ClusterSetEnv, type RunningClusterSet } from './support';
+import { LEADER_NS, eventually, eventuallyPasses, memberController, nginx, serviceExport, startJoinedClusterSet, stopClusterSet, type ClusterSetEnv, type RunningClusterSet } from './support';
 
 let env: ClusterSetEnv;
 let leader: LeaderController;
@@ -222,5 +222,27 @@ describe('a dual-stack Service exported from a dual-stack west', () => {
     // The leader's ServiceImport names both families.
     const ri = await eventually(() => dual.env.leader.kubectl.maybe<ResourceImport>(['-n', LEADER_NS, 'get', 'resourceimport', 'default-web-service']));
     expect(ri.spec.serviceImport?.spec.ipFamilies).toEqual(['IPv4', 'IPv6']);
+  });
+
+  it("exports the pod IPs of both families with endpointIPType PodIP (the IPv6 one from the Service's IPv6 EndpointSlice), imported into one EndpointSlice per family", async () => {
+    const { west: w, east: e } = dual.env;
+    // west's Endpoints hold the primary family only; its EndpointSlices one per family.
+    expect((await get<Endpoints>(w, ['-n', 'default', 'get', 'endpoints', 'web']))?.subsets?.[0]?.addresses?.map((a) => a.ip)).toEqual(['10.10.1.7']);
+    await dual.west.stop();
+    dual.west = memberController(w, { endpointIPType: 'PodIP' });
+    await dual.west.start();
+    const podIPs = ['10.10.1.7', 'fd00:10:1::7'];
+    const ips = (eps: Endpoints | undefined): string[] => (eps?.subsets ?? []).flatMap((s) => (s.addresses ?? []).map((a) => a.ip));
+    await eventuallyPasses(async () => {
+      const re = await dual.env.leader.kubectl.maybe<ResourceExport>(['-n', LEADER_NS, 'get', 'resourceexport', 'test-cluster-west-default-web-endpoints']);
+      expect(re?.spec.endpoints?.subsets).toEqual([{ addresses: podIPs.map((ip) => ({ ip })), ports: [{ name: 'http', port: 80, protocol: 'TCP' }] }]);
+    });
+    for (const c of [w, e]) {
+      await eventuallyPasses(async () => expect(ips(await get<Endpoints>(c, ['-n', 'default', 'get', 'endpoints', 'antrea-mc-web']))).toEqual(podIPs));
+      await eventuallyPasses(async () => {
+        const slices = (await c.kubectl.json<{ items: EndpointSlice[] }>(['-n', 'default', 'get', 'endpointslices', '-l', 'kubernetes.io/service-name=antrea-mc-web'])).items;
+        expect(slices.map((sl) => [sl.addressType, sl.endpoints.map((x) => x.addresses[0])]).sort()).toEqual([['IPv4', ['10.10.1.7']], ['IPv6', ['fd00:10:1::7']]]);
+      });
+    }
   });
 });

@@ -75,9 +75,13 @@ export interface ClusterSetEnv {
   stop(): Promise<void>;
 }
 
-/** Three API servers, the ClusterSets applied with kubectl, member token Secrets copied over; `westServiceCIDR` (both families: a dual-stack west) replaces west's 10.101.0.0/16. */
-export async function startClusterSet(opts: { leaderDataDir?: string; westServiceCIDR?: string } = {}): Promise<ClusterSetEnv> {
-  const [leader, west, east] = await Promise.all([cluster(LEADER_ID, '10.100.0.0/16', opts.leaderDataDir ? { dataDir: opts.leaderDataDir } : undefined), cluster('test-cluster-west', opts.westServiceCIDR ?? '10.101.0.0/16'), cluster('test-cluster-east', '10.102.0.0/16')]);
+/**
+ * Three API servers, the ClusterSets applied with kubectl, member token Secrets copied over;
+ * `westServiceCIDR` / `eastServiceCIDR` (both families: a dual-stack member; an IPv6 one: an
+ * IPv6-only member) replace west's 10.101.0.0/16 and east's 10.102.0.0/16.
+ */
+export async function startClusterSet(opts: { leaderDataDir?: string; westServiceCIDR?: string; eastServiceCIDR?: string } = {}): Promise<ClusterSetEnv> {
+  const [leader, west, east] = await Promise.all([cluster(LEADER_ID, '10.100.0.0/16', opts.leaderDataDir ? { dataDir: opts.leaderDataDir } : undefined), cluster('test-cluster-west', opts.westServiceCIDR ?? '10.101.0.0/16'), cluster('test-cluster-east', opts.eastServiceCIDR ?? '10.102.0.0/16')]);
   await leader.kubectl.ok(['create', 'namespace', LEADER_NS]);
   await leader.kubectl.apply(memberRole, { apiVersion: 'multicluster.crd.antrea.io/v1alpha2', kind: 'ClusterSet', metadata: { name: CLUSTERSET, namespace: LEADER_NS }, spec: { clusterID: LEADER_ID, leaders: [{ clusterID: LEADER_ID }] } });
   for (const m of [west, east]) {
@@ -121,9 +125,10 @@ type MemberControllerOptions = Parameters<typeof memberController>[1];
  * what was started is stopped before the error is passed on.
  */
 export async function startJoinedClusterSet(
-  opts: { leaderDataDir?: string; leaderClock?: Clock; west?: MemberControllerOptions; east?: MemberControllerOptions; objects?: { west?: unknown[]; east?: unknown[] }; prepare?: (env: ClusterSetEnv) => Promise<unknown>; westServiceCIDR?: string } = {},
+  opts: { leaderDataDir?: string; leaderClock?: Clock; west?: MemberControllerOptions; east?: MemberControllerOptions; objects?: { west?: unknown[]; east?: unknown[] }; prepare?: (env: ClusterSetEnv) => Promise<unknown>; westServiceCIDR?: string; eastServiceCIDR?: string } = {},
 ): Promise<RunningClusterSet> {
-  const env = await startClusterSet({ ...(opts.leaderDataDir ? { leaderDataDir: opts.leaderDataDir } : {}), ...(opts.westServiceCIDR ? { westServiceCIDR: opts.westServiceCIDR } : {}) });
+  const cidrs = { ...(opts.westServiceCIDR ? { westServiceCIDR: opts.westServiceCIDR } : {}), ...(opts.eastServiceCIDR ? { eastServiceCIDR: opts.eastServiceCIDR } : {}) };
+  const env = await startClusterSet({ ...(opts.leaderDataDir ? { leaderDataDir: opts.leaderDataDir } : {}), ...cidrs });
   let running: Partial<RunningClusterSet> = { env };
   try {
     await env.west.kubectl.apply(memberClusterSet(env.west.id, env.leader.api.url), ...(opts.objects?.west ?? []));

@@ -18,6 +18,12 @@ describe('ClusterInfo', () => {
     expect(clusterInfoExport({ clusterID: 'west', leaderNamespace: 'l', gateway: gw })[0]?.spec.clusterInfo?.gatewayInfos).toEqual([{ gatewayIP: '192.0.2.11' }]);
   });
 
+  it("carries an IPv6-only Gateway's IPv6 gateway IP alone, and the IPv6 service CIDR alone", () => {
+    const only6 = { metadata: { name: 'node-1', namespace: 'kube-system' }, gatewayIPv6: '2001:db8::11', internalIPv6: 'fd00:18::11' };
+    const [re] = clusterInfoExport({ clusterID: 'west', leaderNamespace: 'l', gateway: only6, serviceCIDRv6: 'fd00:101::/108', podCIDRs: ['fd00:10::/48'] });
+    expect(clusterInfoImportsFor(clusterInfoImports([re!], 'l'), 'east', 'kube-system')[0]?.spec).toEqual({ clusterID: 'west', gatewayInfos: [{ gatewayIPv6: '2001:db8::11' }], serviceCIDRv6: 'fd00:101::/108', podCIDRs: ['fd00:10::/48'] });
+  });
+
   it("carries the Gateway's WireGuard public key into the ClusterInfo and its imports", () => {
     const keyed = { ...gw, wireGuard: { publicKey: 'P'.repeat(43) + '=' } };
     const [re] = clusterInfoExport({ clusterID: 'west', leaderNamespace: 'l', gateway: keyed });

@@ -1,4 +1,4 @@
-import { MulticlusterError, controllerConfigOf, serviceCIDRFromError } from '../src';
+import { MulticlusterError, controllerConfigOf, familyNotConfigured, serviceCIDRFromError } from '../src';
 
 const src = 'ConfigMap kube-system/antrea-mc-controller-config key controller_manager_config.yaml';
 
@@ -53,5 +53,10 @@ describe('service CIDR discovery', () => {
     expect(serviceCIDRFromError('Service "invalid-svc" is invalid: spec.clusterIPs: Invalid value: []string{"0.0.0.0"}: failed to allocate IP 0.0.0.0: the provided IP (0.0.0.0) is not in the valid range. The range of valid IPs is 10.96.0.0/12')).toBe('10.96.0.0/12');
     expect(serviceCIDRFromError('The range of valid IPs is fd00:10:96::/108')).toBe('fd00:10:96::/108');
     expect(serviceCIDRFromError('spec.clusterIPs: Invalid value: "0.0.0.0": may not change once set')).toBeUndefined();
+  });
+
+  it("tells a cluster without the probe's family from other refusals", () => {
+    expect(familyNotConfigured('Service "invalid-svc" is invalid: spec.clusterIPs[0]: Invalid value: []string{"::"}: IPv6 is not configured on this cluster')).toBe(true);
+    expect(familyNotConfigured('Service "invalid-svc" is invalid: spec.clusterIPs[0]: Invalid value: []string{"::"}: failed to allocate IP ::: the provided IP (::) is not in the valid range. The range of valid IPs is fd00:10:96::/108')).toBe(false);
   });
 });

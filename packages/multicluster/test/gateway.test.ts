@@ -37,6 +37,14 @@ describe('chooseGateway', () => {
     expect(chooseGateway({ nodes: [node('b', { internal: '10.0.0.2' })], namespace: 'ns' })).not.toHaveProperty('gatewayIPv6');
   });
 
+  it('gives an IPv6-only Node gatewayIPv6 and internalIPv6 alone (no IPv4 gateway IP)', () => {
+    const gw = { apiVersion: 'multicluster.crd.antrea.io/v1alpha1', kind: 'Gateway', metadata: { name: 'a', namespace: 'ns' }, gatewayIPv6: 'fd00::1', internalIPv6: 'fd00::1' };
+    expect(chooseGateway({ nodes: [node('a', { internal: 'fd00::1', external: '2001:db8::4' })], namespace: 'ns' })).toEqual(gw);
+    expect(chooseGateway({ nodes: [node('a', { internal: 'fd00::1', external: '2001:db8::4' })], namespace: 'ns', precedence: 'external' })).toEqual({ ...gw, gatewayIPv6: '2001:db8::4' });
+    // Its gateway-ip annotation names the IPv6 gateway IP.
+    expect(chooseGateway({ nodes: [node('a', { internal: 'fd00::1', gatewayIP: 'fd00::99' })], namespace: 'ns' })).toEqual({ ...gw, gatewayIPv6: 'fd00::99' });
+  });
+
   it('carries the WireGuard public key the chosen Node published, and none without the annotation', () => {
     const keyed = node('a', { internal: '10.0.0.1' });
     keyed.metadata.annotations!['multicluster.antrea.io/wireguard-public-key'] = 'k'.repeat(43) + '=';

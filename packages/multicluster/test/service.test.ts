@@ -1,5 +1,5 @@
-import type { Endpoints, ResourceExport, Service, ServiceExport } from '@switchyard/apis';
-import { ExportReason, IMPORTED_ANNOTATION, mergeServiceExports, serviceExportPlan, serviceImportPlan, type ExportInput } from '../src';
+import type { EndpointSlice, Endpoints, ResourceExport, Service, ServiceExport } from '@switchyard/apis';
+import { ExportReason, IMPORTED_ANNOTATION, mergeServiceExports, podIPSubsets, serviceExportPlan, serviceImportPlan, type ExportInput } from '../src';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 const se = (name: string, ns = 'default'): ServiceExport => ({ metadata: { name, namespace: ns } });
@@ -22,6 +22,24 @@ describe('serviceExportPlan', () => {
   it('uses the Pod IPs and target ports with endpointIPType PodIP', () => {
     const p = plan([nginx], [nginxEps], [se('nginx')], { endpointIPType: 'PodIP' });
     expect(p.resourceExports[1]!.spec.endpoints?.subsets).toEqual([{ addresses: [{ ip: '10.10.0.5' }, { ip: '10.10.0.6' }], ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] }]);
+  });
+
+  it("exports a dual-stack Service's Pod IPs of both families with endpointIPType PodIP (the second family from its EndpointSlice)", () => {
+    const dual: Service = { ...nginx, spec: { ...nginx.spec, clusterIPs: ['10.96.0.10', 'fd00:10:96::a'], ipFamilies: ['IPv4', 'IPv6'], ipFamilyPolicy: 'RequireDualStack' } };
+    const slice = (addressType: 'IPv4' | 'IPv6', endpoints: EndpointSlice['endpoints'], port = 8080): EndpointSlice => ({ metadata: { name: `nginx-${addressType}`, namespace: 'default', labels: { 'kubernetes.io/service-name': 'nginx' } }, addressType, endpoints, ports: [{ name: 'http', port, protocol: 'TCP' }] });
+    const slices = [
+      slice('IPv4', [{ addresses: ['10.10.0.5'] }, { addresses: ['10.10.0.6'] }]),
+      // Ready unset counts as ready; a not-ready endpoint stays out.
+      slice('IPv6', [{ addresses: ['fd00:10:10::5'], conditions: { ready: true } }, { addresses: ['fd00:10:10::6'] }, { addresses: ['fd00:10:10::7'], conditions: { ready: false } }]),
+    ];
+    const p = plan([dual], [nginxEps], [se('nginx')], { endpointIPType: 'PodIP', endpointSlices: (ns, name) => (ns === 'default' && name === 'nginx' ? slices : []) });
+    expect(p.resourceExports[1]!.spec.endpoints?.subsets).toEqual([{ addresses: [{ ip: '10.10.0.5' }, { ip: '10.10.0.6' }, { ip: 'fd00:10:10::5' }, { ip: 'fd00:10:10::6' }], ports: [{ name: 'http', port: 8080, protocol: 'TCP' }] }]);
+    expect(p.resourceExports[0]!.spec.service?.serviceSpec).toMatchObject({ ipFamilies: ['IPv4', 'IPv6'] });
+  });
+
+  it('puts secondary-family Pod IPs with other ports in a subset of their own', () => {
+    const six: EndpointSlice = { metadata: { name: 'nginx-v6', namespace: 'default' }, addressType: 'IPv6', endpoints: [{ addresses: ['fd00:10:10::5'] }], ports: [{ name: 'http', port: 9090, protocol: 'TCP' }] };
+    expect(podIPSubsets(nginxEps.subsets as never, [six])).toEqual([...(nginxEps.subsets ?? []), { addresses: [{ ip: 'fd00:10:10::5' }], ports: [{ name: 'http', port: 9090, protocol: 'TCP' }] }]);
   });
 
   it.each([

@@ -220,15 +220,17 @@ export interface MulticlusterSpec {
   /**
    * Pod/Service CIDRs of the other clusters (either family: a dual-stack cluster's IPv6 CIDRs ride
    * the same IPv4 tunnel), with the remote gateway tunnel IP and, for a dual-stack remote gateway,
-   * its IPv6 address (where the replies to the IPv6 connections it SNATed go).
+   * its IPv6 address (where the replies to the IPv6 connections it SNATed go). An IPv6 `gatewayIP`
+   * (an IPv6-only remote cluster) is tunnelled to with `tun_ipv6_dst`.
    */
   remoteClusters: { cidrs: string[]; gatewayIP: string; gatewayIPv6?: string }[];
-  /** Local gateway node's tunnel IP (for regular nodes). */
+  /** Local gateway node's tunnel IP (for regular nodes); IPv6 in an IPv6-only cluster (`tun_ipv6_dst`). */
   localGatewayIP?: string;
   /**
    * This gateway's own gateway IP (set when `isGateway`): what the other clusters tunnel to. The
    * gateway SNATs the traffic it sends to other clusters to this address, so the replies come
-   * back through it (and through the remote gateway, whose nodes route replies to it).
+   * back through it (and through the remote gateway, whose nodes route replies to it). An
+   * IPv6-only gateway's is its IPv6 address.
    */
   gatewayIP?: string;
   /** A dual-stack gateway's IPv6 address (set when `isGateway`): what it SNATs IPv6 traffic to other clusters to. */

@@ -173,3 +173,37 @@ describe('dual-stack clusters: IPv6 CIDRs over the IPv4 tunnels', () => {
     expect(() => dual({ isGateway: false, localGatewayIP: '192.168.77.12', remoteClusters: [{ cidrs: ['10.96.2.0/24'], gatewayIP: '192.168.77.21', gatewayIPv6: '192.168.77.22' }] })).toThrow(/not an IPv6 address: 192\.168\.77\.22/);
   });
 });
+
+describe('IPv6-only clusters: the tunnels over IPv6 (tun_ipv6_dst)', () => {
+  const REMOTE_V6 = [{ cidrs: ['fd00:96:2::/108', 'fd00:12::/48'], gatewayIP: 'fd00:78::21', gatewayIPv6: 'fd00:78::21' }];
+  function only6(multicluster: MulticlusterSpec): string[] {
+    const s: NodeState = {
+      config: { round: 1, trafficMode: 'encap', gateway: { ofport: 2, ipv6: 'fd00:10:1::1', mac: '02:00:00:00:00:01' }, tunnelOfport: 1, podCIDRv6: 'fd00:10:1::/64', nodeIP: 'fd00:77::11', enableProxy: true },
+      pods: [], remoteNodes: [], addressGroups: [], appliedToGroups: [], policies: [], multicluster,
+    };
+    return dumpFlows(computeNodeFlows(s), { cookie: false });
+  }
+  const mc = (flows: string[]): string[] => flows.filter((l) => l.includes('fd00:96:2::') || l.includes('fd00:12::') || l.includes('fd00:78::21') || l.includes('fd00:77::'));
+
+  test('a regular node tunnels the remote IPv6 CIDRs and the replies to the remote gateway to its IPv6 Gateway', () => {
+    const flows = only6({ isGateway: false, localGatewayIP: 'fd00:77::12', remoteClusters: REMOTE_V6 });
+    for (const cidr of ['fd00:96:2::/108', 'fd00:12::/48']) expect(flows.find((l) => l.includes('table=L3Forwarding') && l.includes(`ipv6_dst=${cidr}`))).toContain('set_field:fd00:77::12->tun_ipv6_dst');
+    const reply = flows.filter((l) => l.includes('table=L3Forwarding') && l.includes('ipv6_dst=fd00:78::21'));
+    expect(reply).toHaveLength(1); // gatewayIP and gatewayIPv6 are the same address: one flow
+    expect(reply[0]).toContain('+rpl+trk');
+    expect(reply[0]).toContain('set_field:fd00:77::12->tun_ipv6_dst');
+    expect(mc(flows).filter((l) => l.includes('tun_dst') || l.includes('nw_dst') || l.includes('dl_type=0x0800'))).toEqual([]);
+  });
+
+  test('the Gateway tunnels to the remote IPv6 gateway IP and SNATs to its IPv6 gateway IP in the IPv6 zones', () => {
+    const flows = only6({ isGateway: true, localGatewayIP: 'fd00:77::11', gatewayIP: 'fd00:77::11', gatewayIPv6: 'fd00:77::11', remoteClusters: REMOTE_V6 });
+    expect(flows.find((l) => l.includes('table=L3Forwarding') && l.includes('ipv6_dst=fd00:12::/48'))).toContain('set_field:fd00:78::21->tun_ipv6_dst');
+    expect(flows.find((l) => l.includes('table=L3Forwarding') && l.includes('ipv6_dst=fd00:78::21'))).toContain('set_field:fd00:78::21->tun_ipv6_dst');
+    const snat = flows.filter((l) => l.startsWith('table=SNAT,') && l.includes('ipv6_dst=fd00:96:2::/108'));
+    expect(snat).toHaveLength(1);
+    expect(snat[0]).toContain('zone=65511');
+    expect(snat[0]).toContain('nat(src=fd00:77::11)');
+    expect(flows.filter((l) => l.includes('table=UnSNAT') && l.includes('ipv6_dst=fd00:77::11'))).toHaveLength(1);
+    expect(mc(flows).filter((l) => l.includes('tun_dst') || l.includes('nw_dst') || l.includes('dl_type=0x0800'))).toEqual([]);
+  });
+});

@@ -175,8 +175,8 @@ export interface LabOptions {
    * and spec.podCIDRs, the agents' `--pod-cidr v6`), pods get an IPv6 address alone, and the API
    * server an IPv6 Service range (plan.ts `IPV6_SERVICE_CIDR`); the nodes' underlay is IPv6 alone
    * (`fd00:77::<i>`, the Node's only InternalIP; the tunnels run over IPv6). Default ipv4: the lab
-   * as before. `ipv6` not with `cluster` (multi-cluster); `dual` with it takes the cluster's
-   * `serviceCIDR` (both families) and `podCIDRv6Prefix`.
+   * as before. `dual` and `ipv6` with `cluster` (multi-cluster) take the cluster's `serviceCIDR`
+   * (both families; the IPv6 one) and `podCIDRv6Prefix`.
    */
   ipFamily?: LabIpFamily;
   /**
@@ -534,7 +534,6 @@ export class Lab {
     const mode = opts.mode ?? 'encap';
     const withController = opts.controller ?? true;
     const ipFamily = opts.ipFamily ?? 'ipv4';
-    if (ipFamily === 'ipv6' && opts.cluster) throw new LabError('INVALID_ARGUMENT', 'an IPv6-only lab is a single cluster (--ip-family ipv6 is not for the multi-cluster lab; dual is)', ipFamily, '--ip-family');
     const serviceCIDR = serviceCIDROf(ipFamily);
     const plans = planNodes(opts.nodes, () => randomBytes(18).toString('base64url'), mode, opts.cluster ?? {}, ipFamily);
     const runtime = opts.runtime ?? 'process';

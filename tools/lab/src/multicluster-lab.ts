@@ -64,9 +64,12 @@ export interface MulticlusterLabOptions {
   gatewayEncryption?: 'none' | 'wireGuard';
   /**
    * `dual`: both clusters dual-stack (IPv6 pod CIDRs, Service ranges and node addresses beside the
-   * IPv4 ones; the tunnels stay IPv4), their ClusterInfo with the IPv6 CIDRs. Default `ipv4`.
+   * IPv4 ones; the tunnels stay IPv4), their ClusterInfo with the IPv6 CIDRs. `ipv6`: both clusters
+   * IPv6-only (the single-cluster lab's `ipv6` per cluster: an IPv6 underlay, IPv6 pod CIDRs and
+   * Service range; Gateways with IPv6 addresses alone; the Service ranges discovered, not
+   * configured); not with `gatewayEncryption: wireGuard`. Default `ipv4`.
    */
-  ipFamily?: 'ipv4' | 'dual';
+  ipFamily?: 'ipv4' | 'dual' | 'ipv6';
   progress?: (line: string) => void;
 }
 
@@ -116,6 +119,8 @@ export class MulticlusterLab {
     const say = o.progress ?? ((): void => undefined);
     const podToPod = o.enablePodToPodConnectivity ?? true;
     const dual = o.ipFamily === 'dual';
+    const v6 = o.ipFamily === 'ipv6';
+    if (v6 && o.gatewayEncryption === 'wireGuard') throw new LabError('INVALID_ARGUMENT', 'WireGuard between the gateways carries IPv4 only: not with ipFamily ipv6', o.ipFamily, 'ipFamily');
     const leaderApi = await startKubeApi({ crds: loadCrds() as never, serviceCIDR: '10.100.0.0/16' });
     const leaderKubeconfig = leaderApi.writeKubeconfig(join(o.labDir, 'leader.kubeconfig'));
     const mcl = new MulticlusterLab(o.labDir, { api: leaderApi, kube: clientOf(leaderKubeconfig) }, []);
@@ -125,10 +130,10 @@ export class MulticlusterLab {
         const lab = await Lab.start({
           nodes: o.nodes ?? 2,
           labDir: join(o.labDir, plan.name),
-          ...(dual ? { ipFamily: 'dual' as const } : {}),
+          ...(dual || v6 ? { ipFamily: dual ? ('dual' as const) : ('ipv6' as const) } : {}),
           cluster: {
-            podCIDRPrefix: plan.podCIDRPrefix, nodeIPBase: plan.nodeIPBase, serviceCIDR: dual ? `${plan.serviceCIDR},${plan.serviceCIDRv6}` : plan.serviceCIDR,
-            ...(dual ? { podCIDRv6Prefix: plan.podCIDRv6Prefix } : {}),
+            podCIDRPrefix: plan.podCIDRPrefix, nodeIPBase: plan.nodeIPBase, serviceCIDR: v6 ? plan.serviceCIDRv6 : dual ? `${plan.serviceCIDR},${plan.serviceCIDRv6}` : plan.serviceCIDR,
+            ...(dual || v6 ? { podCIDRv6Prefix: plan.podCIDRv6Prefix } : {}),
             ...(mcl.members[0] ? { fabricNetns: mcl.members[0].lab.state.fabricNetns } : {}),
             gatewayNodes: Array.from({ length: o.nodes ?? 2 }, (_, i) => `node${i + 1}`),
             agentConfig: {
@@ -144,9 +149,9 @@ export class MulticlusterLab {
         });
         lab.labDir = join(o.labDir, plan.name);
         mcl.members.push({ plan, lab, kube: lab.kube });
-        say(`${plan.name}: ${lab.state.nodes.map((n) => `${n.name} ${n.nodeIP} pods ${n.podCIDR}${n.podCIDRv6 ? ` ${n.podCIDRv6}` : ''}`).join(', ')}; Services ${plan.serviceCIDR}${dual ? ` ${plan.serviceCIDRv6}` : ''}`);
+        say(`${plan.name}: ${lab.state.nodes.map((n) => `${n.name} ${n.nodeIP} pods ${n.podCIDR}${n.podCIDRv6 ? ` ${n.podCIDRv6}` : ''}`).join(', ')}; Services ${v6 ? plan.serviceCIDRv6 : plan.serviceCIDR}${dual ? ` ${plan.serviceCIDRv6}` : ''}`);
       }
-      await mcl.join(leaderKubeconfig, podToPod, dual);
+      await mcl.join(leaderKubeconfig, podToPod, o.ipFamily ?? 'ipv4');
       say('ClusterSet joined: leader and members run switchyard-mc-controller');
       return mcl;
     } catch (e) {
@@ -156,7 +161,8 @@ export class MulticlusterLab {
   }
 
   /** The guide's steps: leader namespace, role and ClusterSet, a token per member copied into it, member ClusterSets; then the controllers. */
-  private async join(leaderKubeconfig: string, podToPod: boolean, dual: boolean): Promise<void> {
+  private async join(leaderKubeconfig: string, podToPod: boolean, family: 'ipv4' | 'dual' | 'ipv6'): Promise<void> {
+    const dual = family === 'dual';
     const lk = this.leader.kube;
     await lk.request('POST', '/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: LEADER_NAMESPACE } });
     await lk.request('POST', `/apis/rbac.authorization.k8s.io/v1/namespaces/${LEADER_NAMESPACE}/roles`, MEMBER_ROLE);
@@ -185,8 +191,10 @@ export class MulticlusterLab {
       });
       // MultiClusterConfig: what this cluster's ClusterInfo tells the other gateways to route here.
       const config = join(this.labDir, `mc-${m.plan.name}.yaml`);
-      const podCIDRs = dual ? [...m.plan.podCIDRs, m.plan.podCIDRv6] : m.plan.podCIDRs;
-      writeFileSync(config, YAML.stringify({ serviceCIDR: m.plan.serviceCIDR, ...(dual ? { serviceCIDRv6: m.plan.serviceCIDRv6 } : {}), ...(podToPod ? { podCIDRs } : {}), enableStretchedNetworkPolicy: true }));
+      // IPv6-only: no Service range configured (discovered from the member's API server).
+      const podCIDRs = family === 'ipv6' ? [m.plan.podCIDRv6] : dual ? [...m.plan.podCIDRs, m.plan.podCIDRv6] : m.plan.podCIDRs;
+      const ranges = family === 'ipv6' ? {} : { serviceCIDR: m.plan.serviceCIDR, ...(dual ? { serviceCIDRv6: m.plan.serviceCIDRv6 } : {}) };
+      writeFileSync(config, YAML.stringify({ ...ranges, ...(podToPod ? { podCIDRs } : {}), enableStretchedNetworkPolicy: true }));
       this.spawnController('member', m.lab.state.kubeconfig, MEMBER_NAMESPACE, config, join(this.labDir, `mc-${m.plan.name}.log`));
     }
   }

@@ -63,9 +63,12 @@ export interface MemberClusterAnnounce {
 }
 
 export interface GatewayInfo {
-  /** The address other clusters' gateways tunnel to (IPv4 on a dual-stack cluster, whose tunnels are IPv4). */
-  gatewayIP: string;
-  /** A dual-stack gateway's IPv6 address: the source of IPv6 traffic it sends to other clusters, the destination of their replies. */
+  /** The address other clusters' gateways tunnel to (IPv4 on a dual-stack cluster, whose tunnels are IPv4); absent for an IPv6-only cluster. */
+  gatewayIP?: string;
+  /**
+   * A dual-stack gateway's IPv6 address: the source of IPv6 traffic it sends to other clusters, the
+   * destination of their replies. An IPv6-only cluster's gateway has this alone, and is tunnelled to at it.
+   */
   gatewayIPv6?: string;
 }
 
@@ -139,11 +142,13 @@ export interface Gateway {
   apiVersion?: string;
   kind?: 'Gateway';
   metadata: ObjectMeta;
-  gatewayIP: string;
-  internalIP: string;
-  /** A dual-stack gateway Node's IPv6 address of the `gatewayIP` kind (the gateway-ipv6 annotation, else by precedence). */
+  /** The gateway Node's IPv4 address other clusters tunnel to; absent on an IPv6-only Node. */
+  gatewayIP?: string;
+  /** The gateway Node's IPv4 InternalIP, what this cluster's nodes tunnel to; absent on an IPv6-only Node. */
+  internalIP?: string;
+  /** The gateway Node's IPv6 address of the `gatewayIP` kind (by precedence; an IPv6-only Node's gateway-ip annotation). */
   gatewayIPv6?: string;
-  /** A dual-stack gateway Node's IPv6 InternalIP. */
+  /** The gateway Node's IPv6 InternalIP. */
   internalIPv6?: string;
   serviceCIDR?: string;
   serviceCIDRv6?: string;

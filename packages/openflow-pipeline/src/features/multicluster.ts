@@ -88,9 +88,11 @@ function routeFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: big
       });
     });
     // Replies to connections the remote gateway SNATed to its gateway IP (without WireGuard only).
+    // An IPv6-only remote gateway's gatewayIP is its IPv6 address (and equals its gatewayIPv6).
     if (spec.wireGuard !== true) {
-      flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...REPLY, ...IP, ipv4Dst: rc.gatewayIP }, acts, c));
-      if (rc.gatewayIPv6 !== undefined) flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...REPLY, ...IPV6, ipv6Dst: ipv6Addr(rc.gatewayIPv6, `multicluster.remoteClusters[${i}].gatewayIPv6`) }, acts, c));
+      const replyTo = new Map<McFamily, string>([[familyOf(rc.gatewayIP), rc.gatewayIP]]);
+      if (rc.gatewayIPv6 !== undefined) replyTo.set(V6, ipv6Addr(rc.gatewayIPv6, `multicluster.remoteClusters[${i}].gatewayIPv6`));
+      for (const [fam, ip] of replyTo) flows.push(flow(p.id('L3Forwarding'), PRIORITY.normal, { ...REPLY, ...fam.eth, ...fam.dst(ip, `multicluster.remoteClusters[${i}].gatewayIP`) }, acts, c));
     }
   });
   return flows;

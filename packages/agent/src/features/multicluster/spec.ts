@@ -10,9 +10,9 @@ import { parseWireGuardKey, type WireGuardPeer } from '../wireguard/wireguard';
 /** The Gateway CR as the agent reads it (multicluster.crd.antrea.io/v1alpha1, named after its Node). */
 export interface GatewayFacts {
   name: string;
-  /** What other clusters' gateways tunnel to. */
+  /** What other clusters' gateways tunnel to: `gatewayIP`, an IPv6-only Gateway's `gatewayIPv6`. */
   gatewayIP: string;
-  /** What this cluster's nodes tunnel to. */
+  /** What this cluster's nodes tunnel to: `internalIP`, an IPv6-only Gateway's `internalIPv6`. */
   internalIP: string;
   /** A dual-stack Gateway's IPv6 address (`gatewayIPv6`): what it SNATs IPv6 traffic to other clusters to. */
   gatewayIPv6?: string;
@@ -42,22 +42,32 @@ function cidrFamily(v: string): number {
   return rest.length === 0 && family !== 0 && len !== undefined && /^\d{1,3}$/.test(len) && Number(len) <= (family === 4 ? 32 : 128) ? family : 0;
 }
 
-/** Gateway facts of a Gateway object; undefined when a field is missing. A `gatewayIPv6` that is not an IPv6 address is left out. */
+/** An IPv6 address field's value, else undefined. */
+const ipv6Of = (v: unknown): string | undefined => (typeof v === 'string' && isIP(v) === 6 ? v : undefined);
+/** A non-empty string field's value, else undefined. */
+const textOf = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
+
+/**
+ * Gateway facts of a Gateway object; undefined when a field is missing. A `gatewayIPv6` that is not
+ * an IPv6 address is left out. An IPv6-only Gateway (`gatewayIPv6` / `internalIPv6` without
+ * `gatewayIP` / `internalIP`) is tunnelled to at its IPv6 addresses.
+ */
 export function gatewayFacts(o: { metadata: { name?: string }; [k: string]: unknown }): GatewayFacts | undefined {
   const name = o.metadata.name;
-  const gatewayIP = o['gatewayIP'];
-  const internalIP = o['internalIP'];
-  const gatewayIPv6 = o['gatewayIPv6'];
-  if (!name || typeof gatewayIP !== 'string' || !gatewayIP || typeof internalIP !== 'string' || !internalIP) return undefined;
-  return { name, gatewayIP, internalIP, ...(typeof gatewayIPv6 === 'string' && isIP(gatewayIPv6) === 6 ? { gatewayIPv6 } : {}) };
+  const gatewayIPv6 = ipv6Of(o['gatewayIPv6']);
+  const gatewayIP = textOf(o['gatewayIP']) ?? gatewayIPv6;
+  const internalIP = textOf(o['internalIP']) ?? ipv6Of(o['internalIPv6']);
+  if (!name || !gatewayIP || !internalIP) return undefined;
+  return { name, gatewayIP, internalIP, ...(gatewayIPv6 ? { gatewayIPv6 } : {}) };
 }
 
 /** Remote cluster facts of a ClusterInfoImport object; undefined without a cluster ID. */
 export function remoteClusterFacts(o: { metadata: { name?: string }; [k: string]: unknown }): RemoteClusterFacts | undefined {
   const spec = (o['spec'] ?? {}) as { clusterID?: unknown; gatewayInfos?: unknown; serviceCIDR?: unknown; serviceCIDRv6?: unknown; podCIDRs?: unknown; wireGuard?: { publicKey?: unknown } };
   if (typeof spec.clusterID !== 'string' || !spec.clusterID) return undefined;
+  // An IPv6-only cluster's gateway has gatewayIPv6 alone: the tunnel goes to that address.
   const gatewayIPs = Array.isArray(spec.gatewayInfos)
-    ? spec.gatewayInfos.map((g) => (g as { gatewayIP?: unknown }).gatewayIP).filter((ip): ip is string => typeof ip === 'string' && ip !== '')
+    ? spec.gatewayInfos.map((g) => textOf((g as { gatewayIP?: unknown }).gatewayIP) ?? ipv6Of((g as { gatewayIPv6?: unknown }).gatewayIPv6)).filter((ip): ip is string => ip !== undefined)
     : [];
   // Malformed values are left out (the rest still routes), each named with its field and value.
   const problems: string[] = [];
