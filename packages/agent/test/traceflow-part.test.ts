@@ -3,6 +3,9 @@
 // switch refused starts again on the reconciler's retry (it used to stay half-active for good and
 // time out); a result whose status write failed is written from the next packet-in of its tag
 // (the trace used to time out with that node silent). Cost: about 2 s (the API server's start).
+// Each Traceflow is Running before its part starts, so the part sees it once, from its first list:
+// created after, its two events (created, then Running) could reach the part after the test had
+// moved the clock, and the re-injection timer fired too (a loaded CI run saw two probes).
 import { EventEmitter } from 'node:events';
 import { KubeConfig } from '@kubernetes/client-node';
 import { loadCrds } from '@switchyard/apis';
@@ -75,19 +78,22 @@ async function startPart(client: KubeClient, node: Pick<NodeDatapath, 'flows' | 
 it('a trace whose flows the switch refused starts again on the retry, then injects its probe', async () => {
   const clock = new ManualClock(Date.now());
   const sw = switchStandIn(1);
-  const part = await startPart(kube, sw.node, clock);
   await runningTraceflow('refused-once');
-  await waitFor('the refused addTrace', () => sw.addTraceCalls() === 1, { timeoutMs: 10_000, intervalMs: 20 });
-  await part.idle();
-  expect(part.activeTraces()).toEqual([]);
-  expect(sw.openflow.packetOuts).toBe(0);
-  await clock.advanceAsync(RECONCILE_RETRY.initialMs);
-  await part.idle();
-  expect(sw.addTraceCalls()).toBe(2);
-  expect(part.activeTraces()).toEqual([{ name: 'refused-once', tag: TAG, source: true }]);
-  expect(sw.openflow.packetOuts).toBe(1);
-  await part.stop();
-  await kube.request('DELETE', `${PATH}/refused-once`);
+  const part = await startPart(kube, sw.node, clock);
+  try {
+    await waitFor('the refused addTrace', () => sw.addTraceCalls() === 1, { timeoutMs: 10_000, intervalMs: 20 });
+    await part.idle();
+    expect(part.activeTraces()).toEqual([]);
+    expect(sw.openflow.packetOuts).toBe(0);
+    await clock.advanceAsync(RECONCILE_RETRY.initialMs);
+    await part.idle();
+    expect(sw.addTraceCalls()).toBe(2);
+    expect(part.activeTraces()).toEqual([{ name: 'refused-once', tag: TAG, source: true }]);
+    expect(sw.openflow.packetOuts).toBe(1);
+  } finally {
+    await part.stop();
+    await kube.request('DELETE', `${PATH}/refused-once`);
+  }
 }, 30_000);
 
 it('a result whose status write failed is written from the next packet-in of the tag', async () => {
@@ -101,35 +107,41 @@ it('a result whose status write failed is written from the next packet-in of the
     },
     watch: (path) => kube.watch(path),
   };
-  const part = await startPart(flaky, sw.node, clock);
   await runningTraceflow('write-fails-once');
-  await waitFor('the trace active on the node', () => part.activeTraces().length === 1, { timeoutMs: 10_000, intervalMs: 20 });
-  const results = async () => (await kube.request<Traceflow>('GET', `${PATH}/write-fails-once`)).status?.results ?? [];
-  sw.openflow.emit('packetIn', tracePacketIn());
-  await waitFor('the refused write', () => refused === 1, { timeoutMs: 10_000, intervalMs: 20 });
-  expect(part.reports).toBe(0);
-  expect(await results()).toEqual([]);
-  sw.openflow.emit('packetIn', tracePacketIn());
-  await waitFor('the result written', () => part.reports === 1, { timeoutMs: 10_000, intervalMs: 20 });
-  expect((await results()).map((r) => [r.node, r.role, r.observations?.[0]])).toEqual([['n1', 'Sender', { component: 'SpoofGuard', action: 'Forwarded' }]]);
-  // One result per node: a third packet-in adds nothing.
-  sw.openflow.emit('packetIn', tracePacketIn());
-  await part.idle();
-  expect(part.reports).toBe(1);
-  await part.stop();
-  await kube.request('DELETE', `${PATH}/write-fails-once`);
+  const part = await startPart(flaky, sw.node, clock);
+  try {
+    await waitFor('the trace active on the node', () => part.activeTraces().length === 1, { timeoutMs: 10_000, intervalMs: 20 });
+    const results = async () => (await kube.request<Traceflow>('GET', `${PATH}/write-fails-once`)).status?.results ?? [];
+    sw.openflow.emit('packetIn', tracePacketIn());
+    await waitFor('the refused write', () => refused === 1, { timeoutMs: 10_000, intervalMs: 20 });
+    expect(part.reports).toBe(0);
+    expect(await results()).toEqual([]);
+    sw.openflow.emit('packetIn', tracePacketIn());
+    await waitFor('the result written', () => part.reports === 1, { timeoutMs: 10_000, intervalMs: 20 });
+    expect((await results()).map((r) => [r.node, r.role, r.observations?.[0]])).toEqual([['n1', 'Sender', { component: 'SpoofGuard', action: 'Forwarded' }]]);
+    // One result per node: a third packet-in adds nothing.
+    sw.openflow.emit('packetIn', tracePacketIn());
+    await part.idle();
+    expect(part.reports).toBe(1);
+  } finally {
+    await part.stop();
+    await kube.request('DELETE', `${PATH}/write-fails-once`);
+  }
 }, 30_000);
 
 it('a trace whose probe cannot be built (IPv6 from a pod without an IPv6 address, which the controller refuses) injects nothing and stays quiet', async () => {
   const clock = new ManualClock(Date.now());
   const sw = switchStandIn(0);
-  const part = await startPart(kube, sw.node, clock);
   await runningTraceflow('no-v6-source', 'fd00:10:10:2::7');
-  await waitFor('the trace active on the node', () => part.activeTraces().some((t) => t.name === 'no-v6-source'), { timeoutMs: 10_000, intervalMs: 20 });
-  await part.idle();
-  await clock.advanceAsync(5_000);
-  expect(sw.openflow.packetOuts).toBe(0);
-  expect(part.health()).toEqual({ ok: true, detail: '1 Traceflows active; 0 results reported' });
-  await part.stop();
-  await kube.request('DELETE', `${PATH}/no-v6-source`);
+  const part = await startPart(kube, sw.node, clock);
+  try {
+    await waitFor('the trace active on the node', () => part.activeTraces().some((t) => t.name === 'no-v6-source'), { timeoutMs: 10_000, intervalMs: 20 });
+    await part.idle();
+    await clock.advanceAsync(5_000);
+    expect(sw.openflow.packetOuts).toBe(0);
+    expect(part.health()).toEqual({ ok: true, detail: '1 Traceflows active; 0 results reported' });
+  } finally {
+    await part.stop();
+    await kube.request('DELETE', `${PATH}/no-v6-source`);
+  }
 }, 30_000);
