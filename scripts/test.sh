@@ -27,17 +27,57 @@ export SWITCHYARD_TEST_TIMES=$work/files
 : > "$SWITCHYARD_TEST_TIMES"
 failed_stage=""
 
-# Runs a stage with its output shown as it comes; records its time and verdict.
+# CPU seconds per stage and suite: where the kernel offers cgroup v1's cpuacct controller and we
+# may write to it (root on these machines), each stage and suite runs in a cgroup of its own under
+# one made for this run, so its CPU time counts every process it started, daemons included (OVS,
+# the lab's supervisor). A process still in a suite's cgroup when the suite ends is one it left
+# running: the count is printed beside its time. Elsewhere the column says "-".
+cg_base=""
+if [ -w /sys/fs/cgroup/cpuacct ] && mkdir "/sys/fs/cgroup/cpuacct/switchyard-test.$$" 2>/dev/null; then
+  cg_base=/sys/fs/cgroup/cpuacct/switchyard-test.$$
+fi
+# The machine's CPU time, busy and all, from /proc/stat (jiffies): the share of the two cores the
+# integration stage kept busy is printed at the end.
+cpu_jiffies() { awk '/^cpu / {busy = $2 + $3 + $4 + $7 + $8 + $9; print busy, busy + $5 + $6}' /proc/stat; }
+
+# Runs "$@" (a command or a function of this script) in the cgroup $1, when there is one; the
+# caller reads the cgroup with cg_done.
+cg_run() {
+  local cg=$1; shift
+  (
+    if [ -n "$cg" ]; then echo "$BASHPID" > "$cg/cgroup.procs"; fi
+    "$@"
+  )
+}
+
+# A cgroup's CPU seconds and, after a "+", how many processes it still holds; removes it when empty.
+cg_done() {
+  local cg=$1 left
+  [ -z "$cg" ] && { echo "-"; return; }
+  left=$(wc -l < "$cg/cgroup.procs")
+  printf '%s' "$(( $(cat "$cg/cpuacct.usage") / 1000000000 ))"
+  [ "$left" != 0 ] && printf '+%s left' "$left"
+  echo
+  [ "$left" = 0 ] && rmdir "$cg"
+}
+
+# A new cgroup's path under this run's, or nothing.
+cg_new() {
+  [ -n "$cg_base" ] && mkdir "$cg_base/$1" 2>/dev/null && echo "$cg_base/$1"
+}
+
+# Runs a stage with its output shown as it comes; records its time, CPU and verdict.
 stage() {
   local name=$1; shift
-  local t0=$SECONDS rc
+  local t0=$SECONDS rc cg
+  cg=$(cg_new "stage-$SECONDS-$RANDOM")
   printf '::: [%5s s] %s\n' "$SECONDS" "$name"
-  if "$@" 2>&1 | tee -a "$log"; then rc=0; else rc=${PIPESTATUS[0]}; fi
-  record "$name" "$((SECONDS - t0))" "$rc"
+  if cg_run "$cg" "$@" 2>&1 | tee -a "$log"; then rc=0; else rc=${PIPESTATUS[0]}; fi
+  record "$name" "$((SECONDS - t0))" "$rc" "$(cg_done "$cg")"
 }
 
 record() {
-  printf '%-64s %5ss  %s\n' "$1" "$2" "$([ "$3" = 0 ] && echo ok || echo FAILED)" >> "$times"
+  printf '%-64s %5ss %8s  %s\n' "$1" "$2" "${4:--}" "$([ "$3" = 0 ] && echo ok || echo FAILED)" >> "$times"
   if [ "$3" != 0 ] && [ -z "$failed_stage" ]; then failed_stage=$1; fi
 }
 
@@ -47,7 +87,7 @@ record() {
 # for another of its scripts than test:integration.
 lane() {
   local id=$1; shift
-  local spec p args name t0 rc out script
+  local spec p args name t0 rc out script cg cpu
   for spec in "$@"; do
     script=test:integration
     if [ "${spec#*#}" != "$spec" ]; then script=${spec#*#}; spec=${spec%%#*}; fi
@@ -64,14 +104,16 @@ lane() {
     printf '::: [%5s s] %s (lane %s, output when it ends)\n' "$SECONDS" "$name" "$id"
     # The build stage has built every package: the suite's own script, not nx (two nx processes at
     # once would share its cache and workspace database).
-    npm run --silent "$script" -w "$p" -- "${args[@]}" > "$out" 2>&1
+    cg=$(cg_new "lane$id-$t0-${p//[^a-zA-Z0-9]/_}")
+    cg_run "$cg" npm run --silent "$script" -w "$p" -- "${args[@]}" > "$out" 2>&1
     rc=$?
+    cpu=$(cg_done "$cg")
     {
       flock 9
       printf '::: [%5s s] %s ended after %s s (%s)\n' "$SECONDS" "$name" "$((SECONDS - t0))" "$([ $rc = 0 ] && echo ok || echo FAILED)"
       tee -a "$log" < "$out"
     } 9> "$work/print.lock"
-    printf '%s\t%s\t%s\n' "$name" "$((SECONDS - t0))" "$rc" >> "$work/lane-$id"
+    printf '%s\t%s\t%s\t%s\n' "$name" "$((SECONDS - t0))" "$rc" "$cpu" >> "$work/lane-$id"
   done
 }
 
@@ -128,6 +170,7 @@ if [ -z "$failed_stage" ]; then
   # 1,730 s.
   lab_lane2='test-integration/(ipv6-only|dual-stack)[.]test[.]ts$'
   t0=$SECONDS
+  read -r busy0 all0 < <(cpu_jiffies)
   printf '::: [%5s s] integration suites\n' "$SECONDS"
   # shellcheck disable=SC2086 # word splitting of the project list is intended
   # The images lane: the lab's podman test builds the images first (a fresh clone has none; the
@@ -143,12 +186,15 @@ if [ -z "$failed_stage" ]; then
     [ ${#images[@]} -gt 0 ] && lane 3 "${images[@]}" &
     wait
   fi
-  while IFS=$'\t' read -r name secs rc; do record "$name" "$secs" "$rc"; done < <(sort "$work"/lane-*)
-  printf '%-64s %5ss  %s\n' "integration suites, wall time (lanes side by side)" "$((SECONDS - t0))" "" >> "$times"
+  while IFS=$'\t' read -r name secs rc cpu; do record "$name" "$secs" "$rc" "$cpu"; done < <(sort "$work"/lane-*)
+  read -r busy1 all1 < <(cpu_jiffies)
+  printf '%-64s %5ss %8s  %s\n' "integration suites, wall time (lanes side by side)" "$((SECONDS - t0))" "" \
+    "machine busy $(( 100 * (busy1 - busy0) / (all1 - all0 > 0 ? all1 - all0 : 1) )) %" >> "$times"
 fi
 
+[ -n "$cg_base" ] && rmdir "$cg_base" 2>/dev/null
 echo
-echo "== time per stage =="
+echo "== time per stage (wall seconds, CPU seconds of its processes) =="
 cat "$times"
 echo
 echo "== 10 slowest test files =="
