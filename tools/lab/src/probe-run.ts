@@ -61,6 +61,13 @@ export interface ProbeRunOptions {
   timeoutMs?: number;
   /** The first pass's shorter window (default 300 ms, at most `timeoutMs`): a cell silent in it is probed again with `timeoutMs`. */
   firstTimeoutMs?: number;
+  /**
+   * `false`: one pass with the full `timeoutMs` window, no confirming probe of a silent cell, so a
+   * step with a blocked cell costs `timeoutMs` rather than `firstTimeoutMs + timeoutMs`. For a
+   * caller that re-probes every cell its own model expects open (the conformance suite re-probes
+   * each cell that disagrees with explain()): a lost first packet is caught there. Default true.
+   */
+  confirmSilent?: boolean;
   /** ofproto/trace runs in flight at once for cells judged by trace (SCTP; default 4). */
   traceConcurrency?: number;
   /** Objects left in place after the run (shared pods and namespaces of a suite). */
@@ -106,6 +113,8 @@ export interface StepResult {
   probeMs: number;
   /** Milliseconds the ofproto/trace verdicts (SCTP cells) took; they run alongside the probes, so this overlaps probeMs. */
   traceMs: number;
+  /** The same step probed by each runner `run` was given as `alongside`, in that order. */
+  alongside: { results: ProbeResult[]; probeMs: number }[];
 }
 
 /** A ready pod: `ns/name`, pod IP, network namespace. */
@@ -290,8 +299,13 @@ export class ScenarioRunner {
     );
   }
 
-  /** Runs every step, then deletes what the scenario made (except `keep`). */
-  async run(sc: Scenario, onStep?: (i: number, r: StepResult) => void | Promise<void>): Promise<StepResult[]> {
+  /**
+   * Runs every step, then deletes what the scenario made (except `keep`). `alongside`: runners of
+   * the same lab with another `via` that probe each step as well, at the same time as this one's
+   * probes (their windows overlap), so a scenario applied and realized once is judged both ways;
+   * they drop what they made for the pods the scenario deletes.
+   */
+  async run(sc: Scenario, onStep?: (i: number, r: StepResult) => void | Promise<void>, alongside: readonly ScenarioRunner[] = []): Promise<StepResult[]> {
     const made = new Map<string, ObjectRef>();
     const podRefs: string[] = [];
     const out: StepResult[] = [];
@@ -319,8 +333,17 @@ export class ScenarioRunner {
         this.traceMs = 0;
         const probes = this.probesFor(step.probes, sc);
         const endpoints = podRefs.map((r) => pods.get(r)!);
-        const results = await this.probeMatrix(endpoints, probes);
-        const r: StepResult = { pods: [...podRefs], endpoints, probes, results, realizeMs, probeMs: Date.now() - t1, traceMs: this.traceMs };
+        const [results, also] = await Promise.all([
+          this.probeMatrix(endpoints, probes),
+          Promise.all(
+            alongside.map(async (a) => {
+              const t = Date.now();
+              const res = await a.probeMatrix(endpoints, probes);
+              return { results: res, probeMs: Date.now() - t };
+            }),
+          ),
+        ]);
+        const r: StepResult = { pods: [...podRefs], endpoints, probes, results, realizeMs, probeMs: Date.now() - t1, traceMs: this.traceMs, alongside: also };
         out.push(r);
         // Before the next step changes anything: the caller may check (and re-probe) this one.
         await onStep?.(i, r);
@@ -328,12 +351,24 @@ export class ScenarioRunner {
     } finally {
       await this.cleanup([...made.values()]);
       // A kept pod keeps its probe Service for the next run (a suite's shared pods).
-      await this.removeProbeServices((ref) => {
+      const gone = (ref: string): boolean => {
         const [namespace, name] = ref.split('/') as [string, string];
         return !(this.o.keep?.({ apiVersion: 'v1', kind: 'Pod', namespace, name }) ?? false);
-      });
+      };
+      await this.removeProbeServices(gone);
+      for (const a of alongside) await a.release(gone);
     }
     return out;
+  }
+
+  /** Drops what this runner holds for the pods `which` picks: their probers and probe Services. */
+  async release(which: (podRef: string) => boolean): Promise<void> {
+    for (const [ref, p] of [...this.probers])
+      if (ref !== FABRIC_SOURCE && which(ref)) {
+        p.stop();
+        this.probers.delete(ref);
+      }
+    await this.removeProbeServices(which);
   }
 
   /**
@@ -631,11 +666,13 @@ export class ScenarioRunner {
    * one pass (all cells in flight at once, up to `concurrency`): an allowed cell answers at once,
    * a rejected one fails at once, and a dropped one is silent. A cell silent for the short first
    * window (`firstTimeoutMs`) gets a confirming probe with the full `timeoutMs` window before it is
-   * reported blocked, so a blocked verdict always rests on a probe that waited the full window.
+   * reported blocked, so a blocked verdict always rests on a probe that waited the full window
+   * (with `confirmSilent: false` the one pass has the full window).
    */
   async probeMatrix(pods: LivePod[], probes: ProbeSpec[]): Promise<ProbeResult[]> {
     const timeoutMs = this.o.timeoutMs ?? 1000;
-    const firstMs = Math.min(this.o.firstTimeoutMs ?? 300, timeoutMs);
+    const confirm = this.o.confirmSilent !== false;
+    const firstMs = confirm ? Math.min(this.o.firstTimeoutMs ?? 300, timeoutMs) : timeoutMs;
     if (this.o.via === 'nodeport') return this.probeFromFabric(pods, probes);
     await Promise.all(pods.map((p) => this.prober(p)));
     this.targetIP = new Map();
@@ -678,7 +715,7 @@ export class ScenarioRunner {
         }),
       );
     await pass(probed, firstMs);
-    await pass(probed.filter(([, i]) => verdicts[i] === false), timeoutMs);
+    if (confirm) await pass(probed.filter(([, i]) => verdicts[i] === false), timeoutMs);
     await pass(probed.filter(([, i]) => verdicts[i] === false && errors[i] === NO_ANSWER), SLOW_ANSWER_MS);
     const out: ProbeResult[] = cells.map((c, i) => ({ ...base(c), allowed: verdicts[i] ?? null, ...(errors[i] && !verdicts[i] ? { error: errors[i] } : {}) }));
     const judged = await tracing;
