@@ -90,6 +90,8 @@ export interface MemberOptions {
   podCIDRs?: string[];
   /** MemberClusterAnnounce refresh period (default 10 000 ms). */
   heartbeatIntervalMs?: number;
+  /** Retry delays of the join, export and import passes after a failure (default 500 ms doubling to 30 s). */
+  resyncBackoff?: { initialMs?: number; maxMs?: number };
   /** How to reach the leader (default: HTTPS with the Secret's token and CA). */
   connect?: LeaderConnector;
   clock?: Clock;
@@ -152,7 +154,8 @@ export class MemberController {
     this.clock = o.clock ?? systemClock;
     this.log = o.logger ?? silentLogger;
     this.local = new InformerSet(o.kube, { ...o.informer, clock: this.clock, logger: this.log });
-    const r = (name: string, pass: () => Promise<void>): Resync => new Resync(pass, { name, clock: this.clock, logger: this.log });
+    const backoff = { ...(o.resyncBackoff?.initialMs !== undefined ? { initialBackoffMs: o.resyncBackoff.initialMs } : {}), ...(o.resyncBackoff?.maxMs !== undefined ? { maxBackoffMs: o.resyncBackoff.maxMs } : {}) };
+    const r = (name: string, pass: () => Promise<void>): Resync => new Resync(pass, { name, clock: this.clock, logger: this.log, ...backoff });
     this.joinPass = r('member-clusterset', () => this.join());
     this.exportPass = r('member-service-export', () => this.exportServices());
     this.importPass = r('member-service-import', () => this.importServices());

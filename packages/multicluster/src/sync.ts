@@ -29,8 +29,10 @@ export interface ResyncOptions {
   name: string;
   clock: Clock;
   logger?: Logger;
-  /** First retry delay after a failed pass (default 500 ms, doubling to 30 s). */
+  /** First retry delay after a failed pass (default 500 ms, doubling to `maxBackoffMs`). */
   initialBackoffMs?: number;
+  /** The longest retry delay (default 30 s). */
+  maxBackoffMs?: number;
 }
 
 /** Runs `pass` whenever scheduled, never concurrently; a failed pass is retried with backoff. */
@@ -50,7 +52,7 @@ export class Resync {
     private readonly o: ResyncOptions,
   ) {
     this.log = o.logger ?? silentLogger;
-    this.backoff = new Backoff({ initialMs: o.initialBackoffMs ?? 500, maxMs: 30_000 }, { clock: o.clock });
+    this.backoff = new Backoff({ initialMs: o.initialBackoffMs ?? 500, maxMs: o.maxBackoffMs ?? 30_000 }, { clock: o.clock });
   }
 
   /** Ask for a pass (soon, once). */

@@ -8,7 +8,7 @@ import type { KubeApiServer } from '@switchyard/kube-api';
 import { startTestKubeApi, type Kubectl } from '@switchyard/kube-api/testing';
 import type { Clock } from '@switchyard/runtime';
 import { eventually as waitForValue, eventuallyPasses as waitToPass, freePort, type ValueCallback } from '@switchyard/testbed';
-import { LeaderController, MemberController, type EndpointIPType } from '../src';
+import { LeaderController, MemberController, type EndpointIPType, type MemberOptions } from '../src';
 
 export const LEADER_NS = 'antrea-multicluster';
 export const MEMBER_NS = 'kube-system';
@@ -105,7 +105,7 @@ export function leaderController(env: ClusterSetEnv, clock?: Clock): LeaderContr
   return new LeaderController({ kube: env.leader.kube, namespace: LEADER_NS, informer: fastInformers, ...(clock ? { clock } : {}) });
 }
 
-export function memberController(m: TestCluster, opts: { clock?: Clock; endpointIPType?: EndpointIPType; clusterSetID?: string; enableStretchedNetworkPolicy?: boolean; heartbeatIntervalMs?: number; serviceCIDR?: string; podCIDRs?: string[] } = {}): MemberController {
+export function memberController(m: TestCluster, opts: { clock?: Clock; endpointIPType?: EndpointIPType; clusterSetID?: string; enableStretchedNetworkPolicy?: boolean; heartbeatIntervalMs?: number; serviceCIDR?: string; podCIDRs?: string[]; resyncBackoff?: MemberOptions['resyncBackoff'] } = {}): MemberController {
   return new MemberController({ kube: m.kube, namespace: MEMBER_NS, informer: fastInformers, ...opts });
 }
 

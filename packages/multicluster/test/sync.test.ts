@@ -2,7 +2,8 @@
 // first failure, and converge's order (creates and patches before deletes).
 import type { KubeClient, KubeObject } from '@switchyard/kube';
 import { GATEWAYS } from '../src/resources';
-import { WRITES_IN_FLIGHT, converge, writeAll } from '../src/sync';
+import { ManualClock } from '@switchyard/runtime/testing';
+import { Resync, WRITES_IN_FLIGHT, converge, writeAll } from '../src/sync';
 
 const tick = (): Promise<void> => new Promise((r) => setTimeout(r, 1));
 
@@ -52,5 +53,38 @@ describe('converge', () => {
     expect(calls).toHaveLength(3);
     expect(calls[2]).toBe('DELETE node1');
     expect(calls.slice(0, 2).sort()).toEqual(['PATCH node3', 'POST gateways']);
+  });
+});
+
+describe('Resync', () => {
+  it('retries a failing pass after delays doubling from initialBackoffMs to maxBackoffMs, and from the start again after a success', async () => {
+    const clock = new ManualClock();
+    let fail = true;
+    const r = new Resync(async () => {
+      if (fail) throw new Error('leader unreachable');
+    }, { name: 'test', clock, initialBackoffMs: 100, maxBackoffMs: 700 });
+    const delays: number[] = [];
+    r.schedule();
+    for (let i = 0; i < 6; i++) {
+      await r.idle();
+      await tick();
+      delays.push(...clock.pendingDelays());
+      await clock.advanceAsync(clock.pendingDelays()[0]!);
+    }
+    expect(delays).toEqual([100, 200, 400, 700, 700, 700]);
+    fail = false;
+    await r.idle();
+    await tick();
+    await clock.advanceAsync(clock.pendingDelays()[0]!);
+    await r.idle();
+    expect(r.stats).toEqual({ passes: 8, failures: 7 });
+    expect(clock.pending).toBe(0);
+    fail = true;
+    r.schedule();
+    await r.idle();
+    await tick();
+    expect(clock.pendingDelays()).toEqual([100]);
+    await r.stop();
+    expect(clock.pending).toBe(0);
   });
 });
