@@ -12,6 +12,8 @@ import { uninstall as uninstallServices } from '../src/features/services/uninsta
 import { NetnsListener } from '../src/host-network/netns-listener';
 import { silentLogger } from '@switchyard/runtime';
 import { buildNetnsHelper, PKG_DIR } from './helpers';
+import { MC_ROUTE_PROTO, MC_ROUTE_TABLE, syncGatewayWireGuardRoutes } from '../src/features/multicluster/host-routes';
+import { GLOBAL_VIRTUAL_MAC } from '@switchyard/openflow-pipeline';
 
 let tb: Testbed;
 beforeAll(async () => {
@@ -217,5 +219,50 @@ describe('the Services part\'s host side over IPv6 with proxyAll (lab set-up), a
     }
     for (const family of ['-4', '-6']) expect((await run(['ip', family, 'route', 'show', 'proto', String(SERVICE_ROUTE_PROTO)], { netns: node.name })).stdout.trim()).toBe('');
     net.close();
+  });
+});
+
+describe('the Multi-cluster gateway\'s WireGuard host routes, both families', () => {
+  test('routes the other clusters\' IPv4 and IPv6 CIDRs into the device, and what leaves it to the gateway by a rule and table 78 per family; a family without CIDRs has none, no CIDR removes all', async () => {
+    const node = await tb.createNetns('m');
+    // Veths stand in for the WireGuard device and the gateway port (this kernel refuses dummy links).
+    for (const [a, b] of [['switchyard-mcwg', 'mcwgp'], ['gw0', 'gw0p']]) {
+      await run(['ip', 'link', 'add', a!, 'type', 'veth', 'peer', 'name', b!], { netns: node.name });
+      for (const l of [a!, b!]) await run(['ip', 'link', 'set', l, 'up'], { netns: node.name });
+    }
+    const net = new NodeNetwork(node.name);
+    const ip = async (...argv: string[]): Promise<string> => (await run(['ip', ...argv], { netns: node.name })).stdout;
+    const mine = async (f: string): Promise<string[]> => (await ip(f, 'route', 'show', 'proto', String(MC_ROUTE_PROTO))).split('\n').filter((l) => l !== '').map((l) => l.split(' ').slice(0, 3).join(' '));
+    try {
+      await syncGatewayWireGuardRoutes(net, 'switchyard-mcwg', 'gw0', ['10.96.2.0/24', 'fd00:96:2::/108', '10.20.0.0/16', 'fd00:20::/48']);
+      expect((await mine('-4')).sort()).toEqual(['10.20.0.0/16 dev switchyard-mcwg', '10.96.2.0/24 dev switchyard-mcwg']);
+      expect((await mine('-6')).sort()).toEqual(['fd00:20::/48 dev switchyard-mcwg', 'fd00:96:2::/108 dev switchyard-mcwg']);
+      for (const [f, hop] of [['-4', '169.254.0.253'], ['-6', 'fc01::aabb:ccdd:eeff']] as const) {
+        const rules = await ip(f, 'rule', 'list');
+        expect(rules).toMatch(/^7800:\s+from all iif switchyard-mcwg lookup main suppress_prefixlength 0/m);
+        expect(rules).toMatch(new RegExp(`^7801:\\s+from all iif switchyard-mcwg lookup ${MC_ROUTE_TABLE}`, 'm'));
+        expect(await ip(f, 'route', 'show', 'table', String(MC_ROUTE_TABLE))).toMatch(new RegExp(`^default via ${hop} dev gw0 .*onlink`, 'm'));
+        expect(await ip(f, 'neigh', 'show', hop, 'dev', 'gw0')).toMatch(new RegExp(`lladdr ${GLOBAL_VIRTUAL_MAC} PERMANENT`, 'i'));
+      }
+      // A second pass with the IPv4 service CIDR alone: the rest goes, IPv6's rules and table with it.
+      await syncGatewayWireGuardRoutes(net, 'switchyard-mcwg', 'gw0', ['10.96.2.0/24']);
+      expect(await mine('-4')).toEqual(['10.96.2.0/24 dev switchyard-mcwg']);
+      expect(await mine('-6')).toEqual([]);
+      expect(await ip('-6', 'rule', 'list')).not.toContain('switchyard-mcwg');
+      expect((await ip('-6', 'route', 'show', 'table', String(MC_ROUTE_TABLE))).trim()).toBe('');
+      // IPv6 alone (an IPv6-only gateway): IPv4's go.
+      await syncGatewayWireGuardRoutes(net, 'switchyard-mcwg', 'gw0', ['fd00:96:2::/108']);
+      expect(await mine('-4')).toEqual([]);
+      expect(await ip('-4', 'rule', 'list')).not.toContain('switchyard-mcwg');
+      expect(await mine('-6')).toEqual(['fd00:96:2::/108 dev switchyard-mcwg']);
+      expect(await ip('-6', 'rule', 'list')).toContain('iif switchyard-mcwg');
+      await syncGatewayWireGuardRoutes(net, 'switchyard-mcwg', 'gw0', []);
+      for (const f of ['-4', '-6']) {
+        expect(await mine(f)).toEqual([]);
+        expect(await ip(f, 'rule', 'list')).not.toContain('switchyard-mcwg');
+      }
+    } finally {
+      net.close();
+    }
   });
 });

@@ -172,12 +172,30 @@ describe('dual-stack clusters', () => {
     expect(gatewayFacts({ metadata: { name: 'n' }, gatewayIP: '192.168.77.11', internalIP: '192.168.77.11', gatewayIPv6: '10.0.0.1' })).toEqual({ name: 'n', gatewayIP: '192.168.77.11', internalIP: '192.168.77.11' });
   });
 
-  test('WireGuard between the gateways keeps to IPv4: no IPv6 CIDR in the spec nor among the peers\' allowed IPs', () => {
+  test('WireGuard between dual-stack gateways carries IPv6 too: the IPv6 CIDRs in the spec and among the allowed IPs, one IPv4 endpoint', () => {
     const rc = { ...remoteClusterFacts(DUAL)!, wireGuardPublicKey: Buffer.alloc(32, 1).toString('base64') };
-    const spec = multiclusterSpecOf({ nodeName: 'west-node1', gateways: [{ ...GW, gatewayIPv6: 'fd00:77::11' }], remoteClusters: [rc], podToPod: true, wireGuard: true })!;
-    expect(spec.remoteClusters).toEqual([{ cidrs: ['10.96.2.0/24', '10.20.0.0/16'], gatewayIP: '192.168.77.21' }]);
+    const spec = multiclusterSpecOf({ nodeName: 'west-node1', gateways: [{ ...GW, gatewayIPv6: 'fd00:77::11' }], remoteClusters: [rc], podToPod: true, wireGuard: true, families: 'dual' })!;
+    // No SNAT to gateway IPs through WireGuard, so no IPv6 gateway addresses in the spec.
+    expect(spec.remoteClusters).toEqual([{ cidrs: ['10.96.2.0/24', 'fd00:96:2::/108', '10.20.0.0/16', 'fd00:20::/48'], gatewayIP: '192.168.77.21' }]);
     expect(spec.gatewayIPv6).toBeUndefined();
-    expect(gatewayWireGuardPlan(spec, [rc], 51821).peers[0]!.allowedIPs).toEqual(['10.96.2.0/24', '10.20.0.0/16']);
+    expect(gatewayWireGuardPlan(spec, [rc], 51821, 'dual')).toEqual({
+      peers: [{ node: 'east', publicKey: rc.wireGuardPublicKey, endpoint: '192.168.77.21:51821', allowedIPs: ['10.96.2.0/24', 'fd00:96:2::/108', '10.20.0.0/16', 'fd00:20::/48'] }],
+      cidrs: ['10.96.2.0/24', 'fd00:96:2::/108', '10.20.0.0/16', 'fd00:20::/48'],
+      skipped: [],
+    });
+  });
+
+  test('an IPv4-only gateway keeps a dual-stack cluster\'s IPv6 CIDRs out of its spec and peer', () => {
+    const rc = { ...remoteClusterFacts(DUAL)!, wireGuardPublicKey: Buffer.alloc(32, 1).toString('base64') };
+    const spec = multiclusterSpecOf({ nodeName: 'west-node1', gateways: [GW], remoteClusters: [rc], podToPod: true, wireGuard: true, families: 'ipv4' })!;
+    expect(spec.remoteClusters).toEqual([{ cidrs: ['10.96.2.0/24', '10.20.0.0/16'], gatewayIP: '192.168.77.21' }]);
+    expect(gatewayWireGuardPlan(spec, [rc], 51821, 'ipv4').peers[0]).toMatchObject({ endpoint: '192.168.77.21:51821', allowedIPs: ['10.96.2.0/24', '10.20.0.0/16'] });
+  });
+
+  test('allowed IPs are canonical (host bits cleared, RFC 5952), as the device and the host routes print them', () => {
+    const rc = { clusterID: 'east', gatewayIPs: ['192.168.77.21'], gatewayIPv6: 'fd00:77::21', serviceCIDR: '10.96.2.7/24', serviceCIDRv6: 'FD00:0096:0002::/108', podCIDRs: [], wireGuardPublicKey: Buffer.alloc(32, 1).toString('base64') };
+    const spec = multiclusterSpecOf({ nodeName: 'west-node1', gateways: [GW], remoteClusters: [rc], podToPod: false, wireGuard: true, families: 'dual' });
+    expect(gatewayWireGuardPlan(spec, [rc], 51821, 'dual').peers[0]!.allowedIPs).toEqual(['10.96.2.0/24', 'fd00:96:2::/108']);
   });
 
   test('a dual-stack pod has its label identity on both addresses', () => {
@@ -210,5 +228,83 @@ describe('IPv6-only clusters', () => {
     expect(multiclusterSpecOf({ nodeName: 'west-node2', gateways: [gw], remoteClusters: [rc], podToPod: false })).toEqual({
       isGateway: false, localGatewayIP: 'fd00:77::11', remoteClusters: [{ cidrs: ['fd00:96:2::/108'], gatewayIP: 'fd00:78::21', gatewayIPv6: 'fd00:78::21' }],
     });
+  });
+
+  test('WireGuard between IPv6-only gateways: the peer at [gatewayIPv6]:port, allowed its IPv6 CIDRs, routed in the spec', () => {
+    const rc = { ...remoteClusterFacts(V6ONLY)!, wireGuardPublicKey: Buffer.alloc(32, 2).toString('base64') };
+    const spec = multiclusterSpecOf({ nodeName: 'west-node1', gateways: [gatewayFacts(GW6)!], remoteClusters: [rc], podToPod: false, wireGuard: true, families: 'ipv6' })!;
+    expect(spec).toEqual({ isGateway: true, localGatewayIP: 'fd00:77::11', gatewayIP: 'fd00:77::11', wireGuard: true, remoteClusters: [{ cidrs: ['fd00:96:2::/108', 'fd00:20::/48'], gatewayIP: 'fd00:78::21' }] });
+    expect(gatewayWireGuardPlan(spec, [rc], 51821, 'ipv6')).toEqual({
+      peers: [{ node: 'east', publicKey: rc.wireGuardPublicKey, endpoint: '[fd00:78::21]:51821', allowedIPs: ['fd00:96:2::/108', 'fd00:20::/48'] }],
+      cidrs: ['fd00:96:2::/108', 'fd00:20::/48'],
+      skipped: [],
+    });
+  });
+
+  test('an IPv4-only gateway skips an IPv6-only cluster saying its gateway has an IPv6 address alone (not "no CIDR")', () => {
+    const rc = { ...remoteClusterFacts(V6ONLY)!, wireGuardPublicKey: Buffer.alloc(32, 2).toString('base64') };
+    const spec = multiclusterSpecOf({ nodeName: 'west-node1', gateways: [GW], remoteClusters: [rc], podToPod: false, wireGuard: true, families: 'ipv4' })!;
+    expect(spec.remoteClusters).toEqual([]);
+    expect(gatewayWireGuardPlan(spec, [rc], 51821, 'ipv4')).toEqual({
+      peers: [], cidrs: [],
+      skipped: [{ clusterID: 'east', reason: 'its gateway has an IPv6 address alone (fd00:78::21: an IPv6-only cluster), and this gateway is IPv4-only' }],
+    });
+  });
+});
+
+describe('a ClusterSet of a dual-stack and an IPv6-only member', () => {
+  const KEY_W = Buffer.alloc(32, 3).toString('base64');
+  const KEY_E = Buffer.alloc(32, 4).toString('base64');
+  // west: dual-stack, exports both families; east: IPv6-only.
+  const WEST_INFO = { metadata: { name: 'west-clusterinfo' }, spec: { clusterID: 'west', gatewayInfos: [{ gatewayIP: '192.168.77.11', gatewayIPv6: 'fd00:77::11' }], serviceCIDR: '10.96.1.0/24', serviceCIDRv6: 'fd00:96:1::/108', podCIDRs: ['10.10.0.0/16', 'fd00:10::/48'], wireGuard: { publicKey: KEY_W } } };
+  const EAST_INFO = { metadata: { name: 'east-clusterinfo' }, spec: { clusterID: 'east', gatewayInfos: [{ gatewayIPv6: 'fd00:77::21' }], serviceCIDRv6: 'fd00:96:2::/108', podCIDRs: ['fd00:20::/48'], wireGuard: { publicKey: KEY_E } } };
+  const WEST_GW = gatewayFacts({ metadata: { name: 'west-node1' }, gatewayIP: '192.168.77.11', internalIP: '192.168.77.11', gatewayIPv6: 'fd00:77::11', internalIPv6: 'fd00:77::11' })!;
+  const EAST_GW = gatewayFacts({ metadata: { name: 'east-node1' }, gatewayIPv6: 'fd00:77::21', internalIPv6: 'fd00:77::21' })!;
+  const west = remoteClusterFacts(WEST_INFO)!;
+  const east = remoteClusterFacts(EAST_INFO)!;
+
+  test('the IPv6-only member routes the dual-stack one\'s IPv6 CIDRs to its IPv6 gateway address and leaves its IPv4 ones out', () => {
+    expect(multiclusterSpecOf({ nodeName: 'east-node1', gateways: [EAST_GW], remoteClusters: [west], podToPod: true, families: 'ipv6' })).toEqual({
+      isGateway: true, localGatewayIP: 'fd00:77::21', gatewayIP: 'fd00:77::21', gatewayIPv6: 'fd00:77::21',
+      remoteClusters: [{ cidrs: ['fd00:96:1::/108', 'fd00:10::/48'], gatewayIP: 'fd00:77::11', gatewayIPv6: 'fd00:77::11' }],
+    });
+    expect(multiclusterSpecOf({ nodeName: 'east-node2', gateways: [EAST_GW], remoteClusters: [west], podToPod: false, families: 'ipv6' })).toEqual({
+      isGateway: false, localGatewayIP: 'fd00:77::21', remoteClusters: [{ cidrs: ['fd00:96:1::/108'], gatewayIP: 'fd00:77::11', gatewayIPv6: 'fd00:77::11' }],
+    });
+  });
+
+  test('the dual-stack member routes the IPv6-only one to its IPv6 gateway address (its Gateway SNATs IPv6 to its own), regular nodes through their IPv4 Gateway', () => {
+    expect(multiclusterSpecOf({ nodeName: 'west-node1', gateways: [WEST_GW], remoteClusters: [east], podToPod: true, families: 'dual' })).toEqual({
+      isGateway: true, localGatewayIP: '192.168.77.11', gatewayIP: '192.168.77.11', gatewayIPv6: 'fd00:77::11',
+      remoteClusters: [{ cidrs: ['fd00:96:2::/108', 'fd00:20::/48'], gatewayIP: 'fd00:77::21', gatewayIPv6: 'fd00:77::21' }],
+    });
+    expect(multiclusterSpecOf({ nodeName: 'west-node2', gateways: [WEST_GW], remoteClusters: [east], podToPod: true, families: 'dual' })).toMatchObject({
+      isGateway: false, localGatewayIP: '192.168.77.11', remoteClusters: [{ cidrs: ['fd00:96:2::/108', 'fd00:20::/48'], gatewayIP: 'fd00:77::21' }],
+    });
+  });
+
+  test('with WireGuard each Gateway peers with the other over IPv6 ([gatewayIPv6]:port), allowed the IPv6 CIDRs alone', () => {
+    const eastSpec = multiclusterSpecOf({ nodeName: 'east-node1', gateways: [EAST_GW], remoteClusters: [west], podToPod: false, wireGuard: true, families: 'ipv6' });
+    expect(gatewayWireGuardPlan(eastSpec, [west], 51821, 'ipv6')).toEqual({
+      peers: [{ node: 'west', publicKey: KEY_W, endpoint: '[fd00:77::11]:51821', allowedIPs: ['fd00:96:1::/108', 'fd00:10::/48'] }], cidrs: ['fd00:96:1::/108', 'fd00:10::/48'], skipped: [],
+    });
+    expect(eastSpec!.remoteClusters).toEqual([{ cidrs: ['fd00:96:1::/108', 'fd00:10::/48'], gatewayIP: 'fd00:77::11' }]);
+    const westSpec = multiclusterSpecOf({ nodeName: 'west-node1', gateways: [WEST_GW], remoteClusters: [east], podToPod: false, wireGuard: true, families: 'dual' });
+    expect(gatewayWireGuardPlan(westSpec, [east], 51821, 'dual')).toEqual({
+      peers: [{ node: 'east', publicKey: KEY_E, endpoint: '[fd00:77::21]:51821', allowedIPs: ['fd00:96:2::/108', 'fd00:20::/48'] }], cidrs: ['fd00:96:2::/108', 'fd00:20::/48'], skipped: [],
+    });
+  });
+
+  test('the IPv6-only member skips a dual-stack cluster without an IPv6 gateway address or IPv6 CIDRs, saying which family is missing', () => {
+    const noV6Gateway = remoteClusterFacts({ ...WEST_INFO, spec: { ...WEST_INFO.spec, gatewayInfos: [{ gatewayIP: '192.168.77.11' }] } })!;
+    const spec = multiclusterSpecOf({ nodeName: 'east-node1', gateways: [EAST_GW], remoteClusters: [noV6Gateway], podToPod: false, wireGuard: true, families: 'ipv6' });
+    expect(spec!.remoteClusters).toEqual([]);
+    expect(gatewayWireGuardPlan(spec, [noV6Gateway], 51821, 'ipv6').skipped).toEqual([
+      { clusterID: 'west', reason: 'its ClusterInfo has no IPv6 gateway address (gatewayInfos[0].gatewayIPv6, got 192.168.77.11), and this gateway is IPv6-only' },
+    ]);
+    const v4Only = remoteClusterFacts({ ...WEST_INFO, spec: { ...WEST_INFO.spec, serviceCIDRv6: '', podCIDRs: ['10.10.0.0/16'] } })!;
+    expect(gatewayWireGuardPlan(spec, [v4Only], 51821, 'ipv6').skipped).toEqual([
+      { clusterID: 'west', reason: "no service or pod CIDR of this gateway's family (IPv6) in its ClusterInfo, only 10.96.1.0/24, 10.10.0.0/16" },
+    ]);
   });
 });

@@ -402,6 +402,17 @@ export class MemberController {
     return { ...this.discovered, ...configured };
   }
 
+  /**
+   * This cluster's Service families once its ranges are known (discovered, or both configured);
+   * undefined before. Never starts a discovery (the export pass does, with a Gateway).
+   */
+  private knownFamilies(): ('IPv4' | 'IPv6')[] | undefined {
+    const configured = configuredServiceCIDRs(this.o.serviceCIDR, this.o.serviceCIDRv6);
+    if (!this.discovered && !(configured.serviceCIDR && configured.serviceCIDRv6)) return undefined;
+    const c = { ...this.discovered, ...configured };
+    return [...(c.serviceCIDR ? (['IPv4'] as const) : []), ...(c.serviceCIDRv6 ? (['IPv6'] as const) : [])];
+  }
+
   /** Import pass: the leader's ResourceImports -> local Service/Endpoints `antrea-mc-<name>` and ServiceImport. */
   private async importServices(): Promise<void> {
     const s = this.session;
@@ -410,6 +421,7 @@ export class MemberController {
       resourceImports: [...s.imports.values()] as unknown as ResourceImport[],
       service: (ns, name) => this.services.get(`${ns}/${name}`) as unknown as Service | undefined,
       namespaceExists: (ns) => this.namespaces.has(ns),
+      ...(this.knownFamilies() ? { clusterFamilies: this.knownFamilies()! } : {}),
     });
     for (const sk of plan.skipped) this.log.warn(sk, 'Service import skipped');
     const mine = (c: Map<string, KubeObject>): KubeObject[] => [...c.values()].filter((o) => isImported(o as { metadata: { annotations?: Record<string, string> } }));

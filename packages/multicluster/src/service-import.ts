@@ -11,6 +11,28 @@ export interface ImportInput {
   service: (namespace: string, name: string) => Service | undefined;
   /** Namespaces that exist locally (imports into others wait for the namespace). */
   namespaceExists: (namespace: string) => boolean;
+  /**
+   * The IP families this cluster's Services can have (from its service ranges); absent while
+   * unknown: every import is made. An import of families this cluster has none of is skipped
+   * (an IPv6-only member and a dual-stack member's IPv4-only export): the API server would refuse
+   * its Service, and no address of it could be reached from here.
+   */
+  clusterFamilies?: readonly IPFamily[];
+}
+
+type IPFamily = 'IPv4' | 'IPv6';
+
+/** The families an import carries: its ServiceImport's `ipFamilies`, else those of its endpoint addresses. */
+function importedFamilies(named: readonly IPFamily[], eps: ResourceImport | undefined): IPFamily[] {
+  if (named.length > 0) return [...named];
+  const out: IPFamily[] = [];
+  for (const s of eps?.spec.endpoints?.subsets ?? []) {
+    for (const a of s.addresses ?? []) {
+      const f: IPFamily = a.ip.includes(':') ? 'IPv6' : 'IPv4';
+      if (!out.includes(f)) out.push(f);
+    }
+  }
+  return out;
 }
 
 /** Output of {@link serviceImportPlan}. */
@@ -59,6 +81,12 @@ export function serviceImportPlan(input: ImportInput): ImportPlan {
     // the server gives both in its own order on a dual-stack cluster and its one family on a
     // single-stack cluster (kube-apiserver refuses a named family it is not configured for).
     const ipFamilies = svc.spec.serviceImport?.spec.ipFamilies ?? [];
+    const carried = importedFamilies(ipFamilies, eps);
+    const have = input.clusterFamilies;
+    if (have && have.length > 0 && carried.length > 0 && !carried.some((f) => have.includes(f))) {
+      plan.skipped.push({ namespace: ns, name, reason: `exported with ${carried.join(' and ')} addresses only, and this cluster has ${have.join(' and ')} Services alone` });
+      continue;
+    }
     const families = ipFamilies.length === 0 ? {} : ipFamilies.length > 1 ? { ipFamilyPolicy: 'PreferDualStack' as const } : { ipFamilies: [...ipFamilies], ipFamilyPolicy: 'SingleStack' as const };
     plan.services.push({
       metadata: { name: local, namespace: ns, annotations: imported },

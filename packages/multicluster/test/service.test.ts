@@ -148,6 +148,24 @@ describe('a dual-stack Service across clusters', () => {
     expect(serviceImportPlan({ resourceImports: old, service: () => undefined, namespaceExists: () => true }).services[0]!.spec).not.toHaveProperty('ipFamilies');
   });
 
+  it('an IPv6-only member skips an import of IPv4 addresses alone, saying so, and makes those it can reach', () => {
+    const v4: Service = { metadata: { name: 'nginx', namespace: 'default' }, spec: { type: 'ClusterIP', clusterIP: '10.96.0.10', clusterIPs: ['10.96.0.10'], ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack', ports: [{ port: 80 }] } };
+    const ris = mergeServiceExports(plan([v4], [nginxEps], [se('nginx')]).resourceExports, 'ns', NOW).resourceImports;
+    const p = serviceImportPlan({ resourceImports: ris, service: () => undefined, namespaceExists: () => true, clusterFamilies: ['IPv6'] });
+    expect(p.services).toEqual([]);
+    expect(p.endpoints).toEqual([]);
+    expect(p.serviceImports).toEqual([]);
+    expect(p.skipped).toEqual([{ namespace: 'default', name: 'nginx', reason: 'exported with IPv4 addresses only, and this cluster has IPv6 Services alone' }]);
+    // An exporter that names no families: its endpoint addresses say which.
+    const old = mergeServiceExports([reOf('west', 'Service', [80], 't1'), reOf('west', 'Endpoints', [80], 't1')], 'ns', NOW).resourceImports;
+    expect(serviceImportPlan({ resourceImports: old, service: () => undefined, namespaceExists: () => true, clusterFamilies: ['IPv6'] }).skipped).toHaveLength(1);
+    // A dual-stack export is imported (PreferDualStack: the server gives its IPv6 ClusterIP), and with the families unknown everything is.
+    const dual = mergeServiceExports(plan([dualSvc], [nginxEps], [se('nginx')]).resourceExports, 'ns', NOW).resourceImports;
+    expect(serviceImportPlan({ resourceImports: dual, service: () => undefined, namespaceExists: () => true, clusterFamilies: ['IPv6'] }).services).toHaveLength(1);
+    expect(serviceImportPlan({ resourceImports: ris, service: () => undefined, namespaceExists: () => true }).services).toHaveLength(1);
+    expect(serviceImportPlan({ resourceImports: ris, service: () => undefined, namespaceExists: () => true, clusterFamilies: ['IPv4', 'IPv6'] }).skipped).toEqual([]);
+  });
+
   it('merges the families of every exporting cluster, the first export\'s first', () => {
     const fam = (re: ResourceExport, ipFamilies: string[]): ResourceExport => ({ ...re, spec: { ...re.spec, service: { serviceSpec: { ...re.spec.service?.serviceSpec, ipFamilies } } } });
     const ris = mergeServiceExports([fam(reOf('west', 'Service', [80], 't1'), ['IPv4']), reOf('west', 'Endpoints', [80], 't1'), fam(reOf('east', 'Service', [80], 't2'), ['IPv6', 'IPv4']), reOf('east', 'Endpoints', [80], 't2')], 'ns', NOW).resourceImports;

@@ -168,6 +168,35 @@ describe('dual-stack clusters: IPv6 CIDRs over the IPv4 tunnels', () => {
     expect(tagged.some((l) => l.includes('nw_src=10.10.1.5') && l.includes('ipv6'))).toBe(false);
   });
 
+  test('a WireGuard gateway hands remote IPv6 CIDRs to the host and SNATs IPv6 arriving from it to its gw0 IPv6 address in the IPv6 zones', () => {
+    const flows = dual({ isGateway: true, localGatewayIP: '192.168.77.11', gatewayIP: '192.168.77.11', remoteClusters: REMOTE6.map(({ gatewayIPv6: _, ...rc }) => rc), wireGuard: true });
+    const l3 = flows.find((l) => l.includes('table=L3Forwarding') && l.includes('ipv6_dst=fd00:12::/48'))!;
+    expect(l3).toContain('set_field:02:00:00:00:00:01->eth_dst');
+    expect(l3).not.toContain('tun_');
+    const mark = flows.find((l) => l.includes('table=SNATMark') && l.includes('ipv6_src=fd00:12::/48'))!;
+    expect(mark).toContain('reg0=0x2/0xf');
+    expect(mark).toContain('zone=65510');
+    const snat = flows.find((l) => l.startsWith('table=SNAT,') && l.includes('ipv6_src=fd00:12::/48'))!;
+    expect(snat).toContain('zone=65511');
+    expect(snat).toContain('nat(src=fd00:10:1::1)');
+    // The Service feature un-SNATs replies to gw0's IPv6 address; IPv4 keeps gw0's IPv4 address.
+    expect(flows.some((l) => l.includes('table=UnSNAT') && l.includes('ipv6_dst=fd00:10:1::1'))).toBe(true);
+    expect(flows.find((l) => l.startsWith('table=SNAT,') && l.includes('nw_src=10.96.2.0/24'))).toContain('nat(src=10.10.1.1)');
+    expect(flows.some((l) => l.includes('tun_dst') || l.includes('tun_ipv6_dst'))).toBe(false);
+  });
+
+  test('mixed ClusterSet: the dual-stack gateway tunnels to an IPv6-only cluster\'s gateway with tun_ipv6_dst and SNATs to its IPv6 gateway address', () => {
+    const v6only = [{ cidrs: ['fd00:96:3::/108', 'fd00:13::/48'], gatewayIP: 'fd00:77::31', gatewayIPv6: 'fd00:77::31' }];
+    const gw = dual({ isGateway: true, localGatewayIP: '192.168.77.11', gatewayIP: '192.168.77.11', gatewayIPv6: 'fd00:77::11', remoteClusters: v6only });
+    expect(gw.find((l) => l.includes('table=L3Forwarding') && l.includes('ipv6_dst=fd00:13::/48'))).toContain('set_field:fd00:77::31->tun_ipv6_dst');
+    expect(gw.find((l) => l.startsWith('table=SNAT,') && l.includes('ipv6_dst=fd00:96:3::/108'))).toContain('nat(src=fd00:77::11)');
+    expect(gw.filter((l) => l.includes('table=L3Forwarding') && l.includes('ipv6_dst=fd00:77::31'))).toHaveLength(1);
+    // Its regular nodes reach the IPv6-only cluster through it over the IPv4 tunnel.
+    const regular = dual({ isGateway: false, localGatewayIP: '192.168.77.11', remoteClusters: v6only });
+    expect(regular.find((l) => l.includes('table=L3Forwarding') && l.includes('ipv6_dst=fd00:13::/48'))).toContain('set_field:192.168.77.11->tun_dst');
+    expect(regular.find((l) => l.includes('table=L3Forwarding') && l.includes('ipv6_dst=fd00:77::31'))).toContain('set_field:192.168.77.11->tun_dst');
+  });
+
   test('a remote IPv6 CIDR or gateway address that is not IPv6 is refused naming the field and value', () => {
     expect(() => dual({ isGateway: false, localGatewayIP: '192.168.77.12', remoteClusters: [{ cidrs: ['fd00:96:2::/300'], gatewayIP: '192.168.77.21' }] })).toThrow(/fd00:96:2::\/300/);
     expect(() => dual({ isGateway: false, localGatewayIP: '192.168.77.12', remoteClusters: [{ cidrs: ['10.96.2.0/24'], gatewayIP: '192.168.77.21', gatewayIPv6: '192.168.77.22' }] })).toThrow(/not an IPv6 address: 192\.168\.77\.22/);
@@ -205,5 +234,16 @@ describe('IPv6-only clusters: the tunnels over IPv6 (tun_ipv6_dst)', () => {
     expect(snat[0]).toContain('nat(src=fd00:77::11)');
     expect(flows.filter((l) => l.includes('table=UnSNAT') && l.includes('ipv6_dst=fd00:77::11'))).toHaveLength(1);
     expect(mc(flows).filter((l) => l.includes('tun_dst') || l.includes('nw_dst') || l.includes('dl_type=0x0800'))).toEqual([]);
+  });
+
+  test('a WireGuard Gateway hands the remote IPv6 CIDRs to the host and SNATs what comes back from it to its gw0 IPv6 address; nothing IPv4', () => {
+    const flows = only6({ isGateway: true, localGatewayIP: 'fd00:77::11', gatewayIP: 'fd00:77::11', remoteClusters: REMOTE_V6.map(({ gatewayIPv6: _, ...rc }) => rc), wireGuard: true });
+    expect(flows.find((l) => l.includes('table=L3Forwarding') && l.includes('ipv6_dst=fd00:12::/48'))).toContain('set_field:02:00:00:00:00:01->eth_dst');
+    const snat = flows.filter((l) => l.startsWith('table=SNAT,') && l.includes('ipv6_src=fd00:12::/48'));
+    expect(snat).toHaveLength(1);
+    expect(snat[0]).toContain('zone=65511');
+    expect(snat[0]).toContain('nat(src=fd00:10:1::1)');
+    expect(flows.some((l) => l.includes('tun_ipv6_dst') || l.includes('tun_dst'))).toBe(false);
+    expect(mc(flows).filter((l) => l.includes('nw_src') || l.includes('nw_dst') || l.includes('dl_type=0x0800'))).toEqual([]);
   });
 });

@@ -67,7 +67,8 @@ export interface MulticlusterLabOptions {
    * IPv4 ones; the tunnels stay IPv4), their ClusterInfo with the IPv6 CIDRs. `ipv6`: both clusters
    * IPv6-only (the single-cluster lab's `ipv6` per cluster: an IPv6 underlay, IPv6 pod CIDRs and
    * Service range; Gateways with IPv6 addresses alone; the Service ranges discovered, not
-   * configured); not with `gatewayEncryption: wireGuard`. Default `ipv4`.
+   * configured). Either works with `gatewayEncryption: wireGuard` (dual-stack: one IPv4 endpoint
+   * per peer carrying both families; IPv6-only: `[<gatewayIPv6>]:<port>`). Default `ipv4`.
    */
   ipFamily?: 'ipv4' | 'dual' | 'ipv6';
   progress?: (line: string) => void;
@@ -120,7 +121,6 @@ export class MulticlusterLab {
     const podToPod = o.enablePodToPodConnectivity ?? true;
     const dual = o.ipFamily === 'dual';
     const v6 = o.ipFamily === 'ipv6';
-    if (v6 && o.gatewayEncryption === 'wireGuard') throw new LabError('INVALID_ARGUMENT', 'WireGuard between the gateways carries IPv4 only: not with ipFamily ipv6', o.ipFamily, 'ipFamily');
     const leaderApi = await startKubeApi({ crds: loadCrds() as never, serviceCIDR: '10.100.0.0/16' });
     const leaderKubeconfig = leaderApi.writeKubeconfig(join(o.labDir, 'leader.kubeconfig'));
     const mcl = new MulticlusterLab(o.labDir, { api: leaderApi, kube: clientOf(leaderKubeconfig) }, []);

@@ -20,7 +20,8 @@
  * through the same port. The receiving gateway SNATs those new connections to its gw0 address (a
  * pod-CIDR address every node already routes to it), so replies from anywhere in its cluster
  * return through it and leave again through the host (conntrack remembers they came from the
- * gateway port).
+ * gateway port). Both families: IPv6 CIDRs are handed to the host and SNATed to gw0's IPv6
+ * address as IPv4 ones to its IPv4 address (the host's WireGuard peers carry both).
  */
 import type { Flow, Match } from '@switchyard/openflow/codec';
 import { CookieCategory, makeCookie } from '../cookie';
@@ -138,27 +139,32 @@ function gatewayFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: b
 
 /**
  * WireGuard gateway, receiving side: new connections from other clusters' CIDRs that the host hands
- * in through the gateway port are SNATed to the gw0 address (the un-SNAT of their replies is the
- * Service feature's flow for that address).
+ * in through the gateway port are SNATed to the gw0 address of their family (`gateway.ip`, a
+ * dual-stack or IPv6-only node's `gateway.ipv6`, in that family's zones); the un-SNAT of their
+ * replies is the Service feature's flow for that address. A CIDR of a family the node has no gw0
+ * address of is left alone (the agent leaves such CIDRs out of the spec).
  */
 function wireGuardInboundFlows(p: Pipeline, cfg: NodeConfig, spec: MulticlusterSpec, c: bigint): Flow[] {
   const flows: Flow[] = [];
-  const gwIp = cfg.gateway.ip;
-  if (gwIp === undefined) return flows; // an IPv6-only node: multi-cluster is IPv4
-  for (const rc of spec.remoteClusters) {
-    for (const cidr of rc.cidrs) {
-      if (isIpv6(cidr)) continue; // WireGuard between the gateways carries IPv4 (the agent leaves IPv6 CIDRs out there)
-      const src = { ...IP, ipv4Src: ipv4Net(cidr) };
+  const gwIPs = new Map<McFamily, string>();
+  if (cfg.gateway.ip !== undefined) gwIPs.set(V4, cfg.gateway.ip);
+  if (cfg.gateway.ipv6 !== undefined) gwIPs.set(V6, ipv6Addr(cfg.gateway.ipv6, 'config.gateway.ipv6'));
+  spec.remoteClusters.forEach((rc, i) => {
+    rc.cidrs.forEach((cidr, j) => {
+      const fam = familyOf(cidr);
+      const gwIp = gwIPs.get(fam);
+      if (gwIp === undefined) return;
+      const src = { ...fam.eth, ...fam.src(cidr, `multicluster.remoteClusters[${i}].cidrs[${j}]`) };
       flows.push(
         flow(p.id('SNATMark'), PRIORITY.normal, { ...NEW, ...src, ...matchMarks(FromGatewayRegMark) }, [
-          { type: 'ct', commit: true, table: p.id('SNAT'), zone: CT_ZONE, exec: [loadCtMark(ConnSNATCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
+          { type: 'ct', commit: true, table: p.id('SNAT'), zone: fam.zone, exec: [loadCtMark(ConnSNATCTMark), { type: 'copyField', src: PktSourceField.ref(), dst: { field: 'ctMark', start: 0, end: 3 } }] },
         ], c),
         flow(p.id('SNAT'), PRIORITY.normal, { ...NEW, ...matchCtMarks(ConnSNATCTMark), ...src }, [
-          { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: SNAT_CT_ZONE, nat: { kind: 'src', ipMin: gwIp }, exec: [loadCtMark(ConnSNATCTMark)] },
+          { type: 'ct', commit: true, table: p.id('L2ForwardingCalc'), zone: fam.snatZone, nat: { kind: 'src', ipMin: gwIp }, exec: [loadCtMark(ConnSNATCTMark)] },
         ], c),
       );
-    }
-  }
+    });
+  });
   return flows;
 }
 

@@ -14,6 +14,7 @@ import { PODS, PRIME_LIST_MS, listWithin } from '../../kube-resources';
 import { GatewayWireGuard } from './gateway-wireguard';
 import type { MulticlusterOptions } from './options';
 import type { NodeDatapath } from '../node/part';
+import type { WireGuardFamilies } from '../wireguard/wireguard';
 
 const MC = 'multicluster.crd.antrea.io';
 export const GATEWAYS = { group: MC, version: 'v1alpha1', plural: 'gateways', kind: 'Gateway', namespaced: true } as const;
@@ -122,10 +123,16 @@ export class MulticlusterRoutes implements Part {
     return { ok: true, detail: wg ? `${held}; ${wg.detail}` : held };
   }
 
+  /** This node's pod families: which of other clusters' CIDRs and gateway addresses it uses. */
+  private get families(): WireGuardFamilies {
+    if (this.ctx.podCIDR === undefined) return 'ipv6';
+    return this.ctx.podCIDRv6 !== undefined ? 'dual' : 'ipv4';
+  }
+
   /** The gateway's WireGuard peers and routes for `spec`, when they changed. */
   private async applyWireGuard(spec: MulticlusterSpec | undefined): Promise<void> {
     if (!this.wireGuard || !this.mc.wireGuard) return;
-    const plan = gatewayWireGuardPlan(spec, [...this.clusters.values()], this.mc.wireGuard.port);
+    const plan = gatewayWireGuardPlan(spec, [...this.clusters.values()], this.mc.wireGuard.port, this.families);
     const text = JSON.stringify(plan);
     if (text === this.appliedWireGuard) return;
     await this.wireGuard.apply(plan);
@@ -177,7 +184,7 @@ export class MulticlusterRoutes implements Part {
 
   private compute(): MulticlusterSpec | undefined {
     return multiclusterSpecOf({
-      nodeName: this.ctx.options.nodeName, gateways: [...this.gateways.values()], remoteClusters: [...this.clusters.values()], podToPod: this.mc.enablePodToPodConnectivity,
+      nodeName: this.ctx.options.nodeName, gateways: [...this.gateways.values()], remoteClusters: [...this.clusters.values()], podToPod: this.mc.enablePodToPodConnectivity, families: this.families,
       ...(this.mc.wireGuard ? { wireGuard: true } : {}),
       ...(this.stretched ? { labelIdentities: podLabelIdentities([...this.pods.values()], this.namespaceLabels, this.labelIds) } : {}),
     });

@@ -4,8 +4,9 @@
  */
 import { isIP } from 'node:net';
 import { normalizedLabel } from '@switchyard/apis';
+import { parseCidr } from '@switchyard/ipam/cidr';
 import type { MulticlusterSpec } from '@switchyard/openflow-pipeline';
-import { parseWireGuardKey, type WireGuardPeer } from '../wireguard/wireguard';
+import { parseWireGuardKey, type WireGuardFamilies, type WireGuardPeer } from '../wireguard/wireguard';
 
 /** The Gateway CR as the agent reads it (multicluster.crd.antrea.io/v1alpha1, named after its Node). */
 export interface GatewayFacts {
@@ -40,6 +41,15 @@ function cidrFamily(v: string): number {
   const [ip, len, ...rest] = v.split('/');
   const family = isIP(ip ?? '');
   return rest.length === 0 && family !== 0 && len !== undefined && /^\d{1,3}$/.test(len) && Number(len) <= (family === 4 ? 32 : 128) ? family : 0;
+}
+
+/** The canonical text of a CIDR (host bits cleared, RFC 5952), or the text itself when ipam reads it otherwise. */
+function canonicalCIDR(text: string): string {
+  try {
+    return parseCidr(text).toString();
+  } catch {
+    return text;
+  }
 }
 
 /** An IPv6 address field's value, else undefined. */
@@ -102,30 +112,66 @@ export interface GatewayWireGuardPlan {
   peers: WireGuardPeer[];
   /** The CIDRs routed into the device: every peer's allowed IPs. */
   cidrs: string[];
-  /** Clusters left out, with why (no gateway IP, no CIDR, no or a malformed key). */
+  /** Clusters left out, with why (no gateway address or CIDR of this gateway's families, no or a malformed key). */
   skipped: { clusterID: string; reason: string }[];
 }
 
+/** The address families (4, 6) of pod families `f`: a node reaches, and carries, these alone. */
+const familiesOf = (f: WireGuardFamilies): readonly number[] => (f === 'ipv4' ? [4] : f === 'ipv6' ? [6] : [4, 6]);
+const FAMILY_NAMES: Record<WireGuardFamilies, string> = { ipv4: 'IPv4', ipv6: 'IPv6', dual: 'IPv4 or IPv6' };
+
+/** A remote cluster's CIDRs in spec order (service CIDRs, then pod CIDRs), of the families in `families` (all without it). */
+function remoteCIDRs(rc: RemoteClusterFacts, podCIDRs: boolean, families?: WireGuardFamilies): string[] {
+  const all = [...(rc.serviceCIDR ? [rc.serviceCIDR] : []), ...(rc.serviceCIDRv6 ? [rc.serviceCIDRv6] : []), ...(podCIDRs ? rc.podCIDRs : [])];
+  if (families === undefined) return all;
+  const want = familiesOf(families);
+  return all.filter((c) => want.includes(cidrFamily(c)));
+}
+
 /**
- * The WireGuard peers of this cluster's gateway: each other cluster's gateway at
- * `<gatewayIP>:<port>` with its published key, allowed its service CIDR and pod CIDRs (always
- * both: the receiving gateway SNATs, so its cluster's replies go back to the original client
- * address, a remote pod's). Empty when this node is not the gateway.
+ * The address of a remote cluster's gateway that a node of `families` reaches it at: its IPv4
+ * gateway IP unless this node is IPv6-only or the remote cluster is (then its IPv6 one, as the
+ * node-to-node WireGuard does); undefined when they share no family. Without `families`, the
+ * first gateway IP as before.
  */
-export function gatewayWireGuardPlan(spec: MulticlusterSpec | undefined, remoteClusters: readonly RemoteClusterFacts[], port: number): GatewayWireGuardPlan {
+function remoteGatewayOf(rc: RemoteClusterFacts, families?: WireGuardFamilies): string | undefined {
+  const first = rc.gatewayIPs[0];
+  if (families === undefined || first === undefined) return first;
+  const v4 = isIP(first) === 4 ? first : undefined;
+  const v6 = rc.gatewayIPv6 ?? (isIP(first) === 6 ? first : undefined);
+  return families === 'ipv6' ? v6 : families === 'ipv4' ? v4 : v4 ?? v6;
+}
+
+/**
+ * The WireGuard peers of this cluster's gateway: each other cluster's gateway with its published
+ * key, allowed its service CIDRs and pod CIDRs (always both: the receiving gateway SNATs, so its
+ * cluster's replies go back to the original client address, a remote pod's) of this gateway's
+ * pod `families` (default IPv4). The endpoint is `<IPv4 gatewayIP>:<port>` while both sides have
+ * IPv4, as between dual-stack nodes (IPv6 rides the same session); an IPv6-only side makes it
+ * `[<gatewayIPv6>]:<port>`. Empty when this node is not the gateway.
+ */
+export function gatewayWireGuardPlan(spec: MulticlusterSpec | undefined, remoteClusters: readonly RemoteClusterFacts[], port: number, families: WireGuardFamilies = 'ipv4'): GatewayWireGuardPlan {
   const plan: GatewayWireGuardPlan = { peers: [], cidrs: [], skipped: [] };
   if (!spec?.isGateway) return plan;
   for (const rc of [...remoteClusters].sort((a, b) => a.clusterID.localeCompare(b.clusterID))) {
-    const gatewayIP = rc.gatewayIPs[0];
-    // IPv4 only: WireGuard between the gateways does not carry IPv6 yet (docs/multicluster.md).
-    const allowedIPs = [...(rc.serviceCIDR ? [rc.serviceCIDR] : []), ...rc.podCIDRs].filter((c) => cidrFamily(c) === 4);
+    const gatewayIP = remoteGatewayOf(rc, families);
+    // Canonical, as the device and `ip route` print them (the host routes are diffed against those).
+    const allowedIPs = remoteCIDRs(rc, true, families).map(canonicalCIDR);
     const skip = (reason: string): void => void plan.skipped.push({ clusterID: rc.clusterID, reason });
-    if (gatewayIP === undefined) skip('no gateway IP in its ClusterInfo');
-    else if (allowedIPs.length === 0) skip('neither a service CIDR nor pod CIDRs in its ClusterInfo');
-    else if (rc.wireGuardPublicKey === undefined) skip('its gateway has not published a WireGuard public key (spec.wireGuard.publicKey)');
+    if (rc.gatewayIPs.length === 0) skip('no gateway IP in its ClusterInfo');
+    else if (gatewayIP === undefined) {
+      skip(families === 'ipv6'
+        ? `its ClusterInfo has no IPv6 gateway address (gatewayInfos[0].gatewayIPv6, got ${rc.gatewayIPs[0]}), and this gateway is IPv6-only`
+        : `its gateway has an IPv6 address alone (${rc.gatewayIPs[0]}: an IPv6-only cluster), and this gateway is IPv4-only`);
+    } else if (allowedIPs.length === 0) {
+      const has = remoteCIDRs(rc, true);
+      skip(has.length === 0
+        ? 'neither a service CIDR nor pod CIDRs in its ClusterInfo'
+        : `no service or pod CIDR of this gateway's family (${FAMILY_NAMES[families]}) in its ClusterInfo, only ${has.join(', ')}`);
+    } else if (rc.wireGuardPublicKey === undefined) skip('its gateway has not published a WireGuard public key (spec.wireGuard.publicKey)');
     else if (!parseWireGuardKey(rc.wireGuardPublicKey)) skip(`spec.wireGuard.publicKey ${JSON.stringify(rc.wireGuardPublicKey)} is not a base64 32-byte key`);
     else {
-      plan.peers.push({ node: rc.clusterID, publicKey: rc.wireGuardPublicKey, endpoint: `${gatewayIP}:${port}`, allowedIPs });
+      plan.peers.push({ node: rc.clusterID, publicKey: rc.wireGuardPublicKey, endpoint: isIP(gatewayIP) === 6 ? `[${gatewayIP}]:${port}` : `${gatewayIP}:${port}`, allowedIPs });
       plan.cidrs.push(...allowedIPs);
     }
   }
@@ -167,13 +213,19 @@ export interface MulticlusterInput {
   labelIdentities?: readonly { ip: string; id: number }[];
   /** WireGuard between the gateways (`multicluster.trafficEncryptionMode: wireGuard`). */
   wireGuard?: boolean;
+  /**
+   * This node's pod families: other clusters' CIDRs of the families it lacks are left out, and a
+   * remote gateway is reached at its address of a family this node has (an IPv6-only node: its
+   * IPv6 gateway address). Absent: every CIDR and the first gateway IP, as before.
+   */
+  families?: WireGuardFamilies;
 }
 
 /**
  * The node's Multi-cluster spec: undefined without a Gateway (nothing reaches other clusters);
- * otherwise each remote cluster with a gateway IP and at least one CIDR (its service CIDR, plus
- * its pod CIDRs with pod-to-pod connectivity or on a WireGuard gateway) goes to its first gateway
- * IP, sorted by cluster ID.
+ * otherwise each remote cluster with a gateway address and at least one CIDR of this node's
+ * families (its service CIDRs, plus its pod CIDRs with pod-to-pod connectivity or on a WireGuard
+ * gateway) goes to that gateway address, sorted by cluster ID.
  */
 export function multiclusterSpecOf(input: MulticlusterInput): MulticlusterSpec | undefined {
   const gw = [...input.gateways].sort((a, b) => a.name.localeCompare(b.name))[0];
@@ -181,13 +233,13 @@ export function multiclusterSpecOf(input: MulticlusterInput): MulticlusterSpec |
   const isGateway = gw.name === input.nodeName;
   const remoteClusters: MulticlusterSpec['remoteClusters'] = [];
   for (const rc of [...input.remoteClusters].sort((a, b) => a.clusterID.localeCompare(b.clusterID))) {
-    const gatewayIP = rc.gatewayIPs[0];
+    const gatewayIP = remoteGatewayOf(rc, input.families);
     // A WireGuard gateway also needs the pod CIDRs: connections from other clusters keep their pod source address up to it.
-    const all = [...(rc.serviceCIDR ? [rc.serviceCIDR] : []), ...(rc.serviceCIDRv6 ? [rc.serviceCIDRv6] : []), ...(input.podToPod || (isGateway && input.wireGuard) ? rc.podCIDRs : [])];
-    // IPv6 CIDRs ride the IPv4 tunnel between the gateways; not WireGuard between them (IPv4 only).
-    const cidrs = input.wireGuard ? all.filter((c) => cidrFamily(c) === 4) : all;
+    const cidrs = remoteCIDRs(rc, input.podToPod || (isGateway && input.wireGuard === true), input.families);
     if (gatewayIP === undefined || cidrs.length === 0) continue;
-    remoteClusters.push({ cidrs, gatewayIP, ...(rc.gatewayIPv6 && !input.wireGuard ? { gatewayIPv6: rc.gatewayIPv6 } : {}) });
+    // Replies to a remote gateway's IPv6 address: without WireGuard only (it does not SNAT through WireGuard), and from a node with IPv6.
+    const v6 = rc.gatewayIPv6 && !input.wireGuard && input.families !== 'ipv4' ? { gatewayIPv6: rc.gatewayIPv6 } : {};
+    remoteClusters.push({ cidrs, gatewayIP, ...v6 });
   }
   return {
     isGateway, remoteClusters, localGatewayIP: gw.internalIP, ...(isGateway ? { gatewayIP: gw.gatewayIP } : {}),
