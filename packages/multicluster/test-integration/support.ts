@@ -105,7 +105,7 @@ export function leaderController(env: ClusterSetEnv, clock?: Clock): LeaderContr
   return new LeaderController({ kube: env.leader.kube, namespace: LEADER_NS, informer: fastInformers, ...(clock ? { clock } : {}) });
 }
 
-export function memberController(m: TestCluster, opts: { clock?: Clock; endpointIPType?: EndpointIPType; clusterSetID?: string; enableStretchedNetworkPolicy?: boolean; heartbeatIntervalMs?: number; serviceCIDR?: string; podCIDRs?: string[]; resyncBackoff?: MemberOptions['resyncBackoff'] } = {}): MemberController {
+export function memberController(m: TestCluster, opts: { clock?: Clock; endpointIPType?: EndpointIPType; clusterSetID?: string; enableStretchedNetworkPolicy?: boolean; heartbeatIntervalMs?: number; serviceCIDR?: string; podCIDRs?: string[]; resyncBackoff?: NonNullable<MemberOptions['resyncBackoff']> } = {}): MemberController {
   return new MemberController({ kube: m.kube, namespace: MEMBER_NS, informer: fastInformers, ...opts });
 }
 

@@ -333,16 +333,20 @@ export class ScenarioRunner {
         this.traceMs = 0;
         const probes = this.probesFor(step.probes, sc);
         const endpoints = podRefs.map((r) => pods.get(r)!);
-        const [results, also] = await Promise.all([
-          this.probeMatrix(endpoints, probes),
+        const probeAlongside = (): Promise<{ results: ProbeResult[]; probeMs: number }[]> =>
           Promise.all(
             alongside.map(async (a) => {
               const t = Date.now();
               const res = await a.probeMatrix(endpoints, probes);
               return { results: res, probeMs: Date.now() - t };
             }),
-          ),
-        ]);
+          );
+        // Probes from a fixed source port would collide (the same port bound twice in a pod, the
+        // same conntrack tuple): then the alongside runners probe after this one.
+        const fixedSource = probes.some((p) => p.sourcePort !== undefined);
+        const [results, also] = fixedSource
+          ? [await this.probeMatrix(endpoints, probes), await probeAlongside()]
+          : await Promise.all([this.probeMatrix(endpoints, probes), probeAlongside()]);
         const r: StepResult = { pods: [...podRefs], endpoints, probes, results, realizeMs, probeMs: Date.now() - t1, traceMs: this.traceMs, alongside: also };
         out.push(r);
         // Before the next step changes anything: the caller may check (and re-probe) this one.
