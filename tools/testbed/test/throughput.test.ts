@@ -40,3 +40,23 @@ test('a stall at the end of the series, next to a low interval before it, counts
   tail[39] = 0;
   expect(throughputDisruptions(tail)).toEqual({ stalls: [39], lastingDips: [39] });
 });
+
+test('with retransmits given, a low run counts only when the sender retransmitted in it or beside it', () => {
+  const held = paced(60);
+  held[20] = 20e6; // the sender starved for two intervals, nothing lost
+  held[21] = 15e6;
+  const none = paced(60).map(() => 0);
+  expect(throughputDisruptions(held)).toEqual({ stalls: [], lastingDips: [21] });
+  expect(throughputDisruptions(held, none)).toEqual({ stalls: [], lastingDips: [] });
+  const outage = paced(60);
+  outage[30] = 12e6;
+  outage[31] = 0;
+  outage[32] = 0;
+  outage[33] = 30e6;
+  const lost = paced(60).map(() => 0);
+  lost[33] = 5; // the retransmission after the timeout, in the interval after the run
+  expect(throughputDisruptions(outage, lost)).toEqual({ stalls: [31, 32], lastingDips: [31, 32] });
+  const far = paced(60).map(() => 0);
+  far[40] = 5; // a retransmit elsewhere does not make this run the network's
+  expect(throughputDisruptions(outage, far)).toEqual({ stalls: [], lastingDips: [] });
+});
