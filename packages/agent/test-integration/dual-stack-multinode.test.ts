@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseIp } from '@switchyard/ipam/cidr';
 import type { KubeConfigClient } from '@switchyard/kube';
-import { run, start, waitFor, type Testbed } from '@switchyard/testbed';
+import { run, start, waitFor, type OvsInstance, type Testbed } from '@switchyard/testbed';
 import { Agent } from '../src/index';
 import { addPod, cni, netconf, podArgs, sandbox, type Node, type Sandbox } from './helpers';
 import { TwoNodes, type UnderlayNode } from './two-nodes';
@@ -56,8 +56,7 @@ beforeAll(async () => {
   // A dual-stack Service range (IPv4 primary), as the lab's.
   env = await TwoNodes.create({ serviceCIDR: '10.96.0.0/16,fd00:10:96::/112' });
   ({ tb, kube } = env);
-  n1 = await makeNode('ds1', '10.76.1.0/24', 'fd00:76:1::/64', '192.168.76.1');
-  n2 = await makeNode('ds2', '10.76.2.0/24', 'fd00:76:2::/64', '192.168.76.2');
+  [n1, n2] = await Promise.all([makeNode('ds1', '10.76.1.0/24', 'fd00:76:1::/64', '192.168.76.1'), makeNode('ds2', '10.76.2.0/24', 'fd00:76:2::/64', '192.168.76.2')]);
 });
 
 afterAll(async () => {
@@ -78,8 +77,7 @@ describe('two dual-stack nodes in encap (geneve)', () => {
   let ip2 = { v4: '', v6: '' };
 
   it("each agent learns the other's IPv6 pod CIDR: tunnel flow, IPv6 host route via the peer gateway, its permanent neighbour entry, IPv6 forwarding on", async () => {
-    a1 = await startAgent(n1);
-    a2 = await startAgent(n2);
+    [a1, a2] = await Promise.all([startAgent(n1), startAgent(n2)]);
     await waitFor('remote nodes', () => a1!.agent.part('routes').routes?.remote.length === 1 && a2!.agent.part('routes').routes?.remote.length === 1, { timeoutMs: 30_000, intervalMs: 100 });
     await a1.agent.part('routes').routes!.idle();
     await a2.agent.part('routes').routes!.idle();
@@ -211,8 +209,13 @@ describe('two dual-stack nodes in encap (geneve)', () => {
 
 // IPv6-only nodes over an IPv6 underlay (issue 36): each node's only pod CIDR is IPv6 and its only
 // address the IPv6 one on br-phy (its Node's only InternalIP), so the tunnel runs over IPv6
-// (tun_ipv6_dst, local_ip). One API server and fabric for the three tunnel types; each type gets
-// its own two nodes, whose Nodes are deleted when its block ends (no stale peers for the next).
+// (tun_ipv6_dst, local_ip). One API server, fabric and pair of OVS nodes (node addresses on the
+// underlay) for the three tunnel types; each type gets its own two Nodes (names, pod CIDRs) and
+// agents, and when its block ends its Nodes are deleted (no stale peers for the next) and its
+// bridge too (ports, flows, and the gateway device with its addresses, routes and neighbour
+// entries): the next type's agents start on the switches as on fresh nodes.
+const nodeIPs = ['fd00:77::1', 'fd00:77::2'] as const;
+let ovs6: OvsInstance[] = [];
 describe.each([
   // type, the overhead over IPv6 (Antrea's per type + ipv6ExtraOverhead 20), what tcpdump calls the encapsulation
   ['geneve', 70, 'Geneve'],
@@ -221,7 +224,6 @@ describe.each([
 ] as const)('two IPv6-only nodes over an IPv6 underlay, tunnelType %s', (tunnelType, overhead, marker) => {
   const k = ['geneve', 'vxlan', 'gre'].indexOf(tunnelType) + 1;
   const names = [`v6${tunnelType}-1`, `v6${tunnelType}-2`];
-  const nodeIPs = [`fd00:77::${k}1`, `fd00:77::${k}2`];
   const cidrs = [`fd00:7${k}:1::/64`, `fd00:7${k}:2::/64`];
   let nodes: UnderlayNode[] = [];
   let agents: Node[] = [];
@@ -230,13 +232,20 @@ describe.each([
 
   beforeAll(async () => {
     env6 ??= await TwoNodes.create({ serviceCIDR: 'fd00:10:96::/112' });
-    nodes = [await env6.makeNode(names[0]!, cidrs[0]!, nodeIPs[0]!), await env6.makeNode(names[1]!, cidrs[1]!, nodeIPs[1]!)];
-    agents = [await env6.startAgent(nodes[0]!, { tunnelType }), await env6.startAgent(nodes[1]!, { tunnelType })];
+    const e = env6;
+    if (ovs6.length === 0) ovs6 = await Promise.all(nodeIPs.map((ip) => e.underlayOvs(ip)));
+    nodes = await Promise.all(ovs6.map((o, i) => e.registerNode(o, names[i]!, cidrs[i]!, nodeIPs[i]!)));
+    agents = await Promise.all(nodes.map((n) => e.startAgent(n, { tunnelType })));
   });
 
   afterAll(async () => {
     for (const a of agents) await a.agent.stop().catch(() => undefined);
     for (const n of names) await env6?.kube.request('DELETE', `/api/v1/nodes/${n}`).catch(() => undefined);
+    for (const o of ovs6) {
+      await o.vsctl('--if-exists', 'del-br', 'br-int');
+      // The userspace datapath's gateway is a tap device: gone with its port, or deleted here if it stayed.
+      if ((await o.netns.exec(['ip', 'link', 'show', 'sy-gw0'], { allowFailure: true })).code === 0) await o.netns.exec(['ip', 'link', 'del', 'sy-gw0']);
+    }
   });
 
   it(`the tunnel port is ${tunnelType} from the IPv6 node address, the pods and the gateway get 1500 - ${overhead}, and each agent sends the other's pod CIDR to tun_ipv6_dst`, async () => {

@@ -38,8 +38,7 @@ beforeAll(async () => {
   // A user the API server knows but RBAC gives nothing; node proxies dial loopback (the agents' API).
   env = await TwoNodes.create({ tokens: { 'viewer-token': { user: 'viewer' } }, nodeProxyHost: () => '127.0.0.1' });
   ({ tb, api, kube, fabric } = env);
-  n1 = await env.makeNode('mn1', '10.71.1.0/24', '192.168.71.1');
-  n2 = await env.makeNode('mn2', '10.71.2.0/24', '192.168.71.2');
+  [n1, n2] = await Promise.all([env.makeNode('mn1', '10.71.1.0/24', '192.168.71.1'), env.makeNode('mn2', '10.71.2.0/24', '192.168.71.2')]);
 });
 
 afterAll(async () => {
@@ -56,8 +55,7 @@ describe('encap (geneve) between two nodes', () => {
   let ip2 = '';
 
   it('each agent learns the other Node: tunnel flow to its pod CIDR, host route through the gateway', async () => {
-    a1 = await startAgent(n1);
-    a2 = await startAgent(n2);
+    [a1, a2] = await Promise.all([startAgent(n1), startAgent(n2)]);
     await waitFor('remote nodes', () => a1!.agent.part('routes').routes?.remote.length === 1 && a2!.agent.part('routes').routes?.remote.length === 1, { timeoutMs: 20_000, intervalMs: 100 });
     await a1.agent.part('routes').routes!.idle();
     expect(a1.agent.part('routes').routes!.remote).toEqual([{ name: 'mn2', podCIDR: '10.71.2.0/24', nodeIP: '192.168.71.2', gatewayIP: '10.71.2.1' }]);

@@ -52,8 +52,18 @@ export class TwoNodes {
    * given. An IPv6 `nodeIP` is an IPv6 underlay (a /64): the node then has no IPv4 address at all.
    */
   async makeNode(name: string, podCIDR: string, nodeIP: string, podCIDRv6?: string): Promise<UnderlayNode> {
+    return this.registerNode(await this.underlayOvs(nodeIP), name, podCIDR, nodeIP, podCIDRv6);
+  }
+
+  /** An OVS instance on the underlay with `nodeIP` on br-phy, no Node object yet: several nodes may take turns on it ({@link registerNode}). */
+  async underlayOvs(nodeIP: string): Promise<OvsInstance> {
     const ovs = await this.tb.startOvs();
     await this.tb.attachUnderlay(ovs, this.fabric, nodeIP, nodeIP.includes(':') ? 64 : 24);
+    return ovs;
+  }
+
+  /** The Node object of a node on `ovs` (from {@link underlayOvs}), with one podCIDR per family given. */
+  async registerNode(ovs: OvsInstance, name: string, podCIDR: string, nodeIP: string, podCIDRv6?: string): Promise<UnderlayNode> {
     await this.kube.request('POST', '/api/v1/nodes', {
       apiVersion: 'v1', kind: 'Node', metadata: { name },
       spec: { podCIDR, podCIDRs: podCIDRv6 ? [podCIDR, podCIDRv6] : [podCIDR] },
