@@ -168,24 +168,18 @@ test('policy explain agrees with TCP probes between pods: allow, K8s isolation, 
 
 test('--node reaches the real agent through the API server node proxy and answers as its local socket does', async () => {
   const node = st.nodes[0]!;
-  type PodInterfaces = { podNamespace: string; podName: string; ofport: number; mac: string }[];
-  type Flows = { flow: string }[];
-  // Every yardctl (a process each) side by side; the same table through both paths below (flows of one
-  // table are stable once policies are realized).
-  const [viaSocket, viaNode, info, a, b, ghost] = await Promise.all([
-    yardJson<PodInterfaces>(['get', 'podinterface', '--agent-socket', node.apiSocket]),
-    yardJson<PodInterfaces>(['get', 'podinterface', '--node', node.name]),
-    yardJson<{ nodeRef: { name: string }; localPodNum: number }>(['get', 'agentinfo', '--node', node.name]),
-    yardJson<Flows>(['get', 'of', '-T', 'SpoofGuard', '--node', node.name]),
-    yardJson<Flows>(['get', 'of', '-T', 'SpoofGuard', '--agent-socket', node.apiSocket]),
-    yardctl(['get', 'pi', '--node', 'no-such-node']),
-  ]);
-  const key = (l: PodInterfaces) => l.map((p) => `${p.podNamespace}/${p.podName} ${p.ofport} ${p.mac}`).sort();
+  const viaSocket = await yardJson<{ podNamespace: string; podName: string; ofport: number; mac: string }[]>(['get', 'podinterface', '--agent-socket', node.apiSocket]);
+  const viaNode = await yardJson<typeof viaSocket>(['get', 'podinterface', '--node', node.name]);
+  const key = (l: typeof viaSocket) => l.map((p) => `${p.podNamespace}/${p.podName} ${p.ofport} ${p.mac}`).sort();
   expect(key(viaNode)).toEqual(key(viaSocket));
   expect(viaNode).toHaveLength(PODS.length);
+  const info = await yardJson<{ nodeRef: { name: string }; localPodNum: number }>(['get', 'agentinfo', '--node', node.name]);
   expect(info).toMatchObject({ nodeRef: { name: node.name }, localPodNum: PODS.length });
+  // The same table through both paths (flows of one table are stable once policies are realized).
+  const [a, b] = await Promise.all([yardJson<{ flow: string }[]>(['get', 'of', '-T', 'SpoofGuard', '--node', node.name]), yardJson<{ flow: string }[]>(['get', 'of', '-T', 'SpoofGuard', '--agent-socket', node.apiSocket])]);
   expect(a.map((f) => f.flow).sort()).toEqual(b.map((f) => f.flow).sort());
   expect(a.length).toBeGreaterThan(PODS.length);
+  const ghost = await yardctl(['get', 'pi', '--node', 'no-such-node']);
   expect(ghost).toMatchObject({ code: 1, stderr: 'Error from server (NotFound): nodes "no-such-node" not found\n' });
 });
 
