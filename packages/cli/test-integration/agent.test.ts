@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
-import { buildPackages, YARDCTL_BIN } from './built';
+import { AGENT_BIN, buildPackages, YARDCTL_BIN } from './built';
 
 const ROOT = join(__dirname, '../../..');
 const AGENT_DIR = join(ROOT, 'packages/agent');
@@ -48,7 +48,7 @@ const yardJson = async <T>(args: string[]): Promise<T> => {
 };
 
 beforeAll(async () => {
-  // The CNI plugin is the agent package's bundle, yardctl the cli's.
+  // The agent and the CNI plugin are the agent package's bundles, yardctl the cli's.
   await buildPackages('@switchyard/agent', '@switchyard/cli');
   tb = await Testbed.create();
   ovs = await tb.startOvs();
@@ -59,7 +59,7 @@ beforeAll(async () => {
   writeFileSync(conf, ['ovsBridge: br-int', 'ovsDatapathType: netdev', `ovsRunDir: ${ovs.dir}`, 'hostGateway: sy-gw0', 'tunnelType: vxlan', `cniSocket: ${cniSocket}`, ''].join('\n'));
   agent = spawn(
     process.execPath,
-    ['--import', 'tsx', join(AGENT_DIR, 'src/cli.ts'), '--config', conf, '--node-name', 'node-y', '--pod-cidr', CIDR, '--node-ip', '192.168.77.9', '--data-dir', dir, '--node-netns', ovs.netns.name, '--api-socket', apiSocket],
+    [AGENT_BIN, '--config', conf, '--node-name', 'node-y', '--pod-cidr', CIDR, '--node-ip', '192.168.77.9', '--data-dir', dir, '--node-netns', ovs.netns.name, '--api-socket', apiSocket],
     { cwd: AGENT_DIR, stdio: ['ignore', 'pipe', 'pipe'] },
   );
   agent.stdout?.on('data', (d: Buffer) => (agentLog += d.toString()));
@@ -212,9 +212,15 @@ test('get ovsflows -p -n: the flows whose match names the pod (ofport, MAC or IP
   // Table names of the agent's pipeline, learned from the per-table dump by number.
   const got = (await yardJson<{ flow: string }[]>(['get', 'ovsflows', '-p', 'web', '-n', 'x'])).map((f) => yardFlow(f.flow));
   const idOf = new Map<string, number>();
-  for (const id of [...new Set(truth.map((f) => f.table))]) {
-    const flows = await yardJson<{ flow: string }[]>(['get', 'of', '-T', String(id)]);
-    idOf.set(yardFlow(flows[0]!.flow).table, id);
+  const ids = [...new Set(truth.map((f) => f.table))];
+  // A few at a time, as above.
+  for (let i = 0; i < ids.length; i += 4) {
+    await Promise.all(
+      ids.slice(i, i + 4).map(async (id) => {
+        const flows = await yardJson<{ flow: string }[]>(['get', 'of', '-T', String(id)]);
+        idOf.set(yardFlow(flows[0]!.flow).table, id);
+      }),
+    );
   }
   const key = (t: number | undefined, p: number): string => `${String(t)}/${p}`;
   expect(got.map((g) => key(idOf.get(g.table), g.priority)).sort()).toEqual(truth.map((f) => key(f.table, f.priority)).sort());

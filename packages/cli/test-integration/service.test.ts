@@ -14,7 +14,7 @@ import { KubeConfigClient } from '@switchyard/kube';
 import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { Testbed, freePort, waitFor, type OvsInstance } from '@switchyard/testbed';
 import type { ServicePortItem } from '../src/agent-views';
-import { buildPackages, YARDCTL_BIN } from './built';
+import { AGENT_BIN, buildPackages, YARDCTL_BIN } from './built';
 
 jest.setTimeout(120_000);
 
@@ -54,7 +54,7 @@ const yardJson = async <T>(args: string[], where?: string[]): Promise<T> => {
 };
 
 beforeAll(async () => {
-  await buildPackages('@switchyard/cli');
+  await buildPackages('@switchyard/agent', '@switchyard/cli');
   tb = await Testbed.create();
   ovs = await tb.startOvs();
   // The node IP on an interface of the node's namespace: ServiceExternalIP announces its IPs there.
@@ -82,7 +82,7 @@ beforeAll(async () => {
   writeFileSync(conf, ['ovsBridge: br-int', 'ovsDatapathType: netdev', `ovsRunDir: ${ovs.dir}`, 'hostGateway: sy-gw0', 'tunnelType: vxlan', `cniSocket: ${join(dir, 'cni.sock')}`, `apiPort: ${await freePort()}`, 'featureGates:', '  ServiceExternalIP: true', ''].join('\n'));
   agent = spawn(
     process.execPath,
-    ['--import', 'tsx', join(AGENT_DIR, 'src/cli.ts'), '--config', conf, '--node-name', NODE, '--pod-cidr', '10.94.0.0/24', '--node-ip', NODE_IP, '--data-dir', dir, '--node-netns', ovs.netns.name, '--api-socket', apiSocket, '--ovsdb', ovs.dbRemote],
+    [AGENT_BIN, '--config', conf, '--node-name', NODE, '--pod-cidr', '10.94.0.0/24', '--node-ip', NODE_IP, '--data-dir', dir, '--node-netns', ovs.netns.name, '--api-socket', apiSocket, '--ovsdb', ovs.dbRemote],
     { cwd: AGENT_DIR, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, KUBECONFIG: api.kubeconfigPath } },
   );
   agent.stdout?.on('data', (d: Buffer) => (agentLog += d.toString()));

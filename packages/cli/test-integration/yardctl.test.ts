@@ -10,7 +10,7 @@ import { startTestKubeApi, type Kubectl } from '@switchyard/kube-api/testing';
 import { explain, PolicyEngine, type ClusterObject, type Explanation } from '@switchyard/policy-compiler';
 import YAML from 'yaml';
 import { eventuallyPasses as waitToPass, freePort } from '@switchyard/testbed';
-import { buildPackages, YARDCTL_BIN } from './built';
+import { buildPackages, CONTROLLER_BIN, YARDCTL_BIN } from './built';
 
 const ROOT = join(__dirname, '../../..');
 const YARDCTL = YARDCTL_BIN;
@@ -55,7 +55,7 @@ const POLICIES = [
 ];
 
 beforeAll(async () => {
-  await buildPackages('@switchyard/cli');
+  await buildPackages('@switchyard/cli', '@switchyard/controller');
   ({ api, kubectl: k } = await startTestKubeApi({ crds: loadCrds() as unknown as KubeObject[] }));
   // yardctl runs with kubectl's environment (its kubeconfig), without colours.
   env = { ...k.env, NO_COLOR: '1' };
@@ -69,14 +69,14 @@ beforeAll(async () => {
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'x' } },
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'y' } },
   );
-  for (const [ns, name, , labels] of PODS) await apply({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, labels }, spec: { nodeName: 'node-a', containers: [{ name: 'c', image: 'nginx' }] } });
+  await apply(...PODS.map(([ns, name, , labels]) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, labels }, spec: { nodeName: 'node-a', containers: [{ name: 'c', image: 'nginx' }] } })));
   // The kubelet's job: report the pod IPs.
-  for (const [ns, name, ip] of PODS) await kubectl(['patch', 'pod', name, '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase: 'Running', podIP: ip, podIPs: [{ ip }] } })]);
+  await Promise.all(PODS.map(([ns, name, ip]) => kubectl(['patch', 'pod', name, '-n', ns, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: { phase: 'Running', podIP: ip, podIPs: [{ ip }] } })])));
   await apply(...POLICIES);
   dir = mkdtempSync(join(tmpdir(), 'yardctl-it-'));
   const caFile = join(dir, 'front-proxy-ca.crt');
   writeFileSync(caFile, api.caPem);
-  controller = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'packages/controller/src/cli.ts'), '--kubeconfig', api.kubeconfigPath, '--port', String(port), '--bind-address', '127.0.0.1', '--requestheader-client-ca-file', caFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  controller = spawn(process.execPath, [CONTROLLER_BIN, '--kubeconfig', api.kubeconfigPath, '--port', String(port), '--bind-address', '127.0.0.1', '--requestheader-client-ca-file', caFile], { stdio: ['ignore', 'pipe', 'pipe'] });
   controller.stdout?.on('data', (d: Buffer) => (controllerLog += d.toString()));
   controller.stderr?.on('data', (d: Buffer) => (controllerLog += d.toString()));
   // Ready once the read API answers through the aggregator with every policy compiled.
@@ -96,9 +96,9 @@ afterAll(async () => {
 
 /** The same objects, compiled offline: the independent ground truth for groups and explain. */
 async function offlineEngine(): Promise<PolicyEngine> {
+  // One kubectl listing every kind (each kubectl is a process).
   const kinds = ['namespaces', 'pods', 'nodes', 'networkpolicies.networking.k8s.io', 'clusternetworkpolicies.crd.antrea.io', 'tiers.crd.antrea.io'];
-  const objs: ClusterObject[] = [];
-  for (const k of kinds) objs.push(...(JSON.parse(await kubectl(['get', k, '-A', '-o', 'json'])) as { items: ClusterObject[] }).items);
+  const objs = (JSON.parse(await kubectl(['get', kinds.join(','), '-A', '-o', 'json'])) as { items: ClusterObject[] }).items;
   const engine = new PolicyEngine();
   engine.load(objs);
   return engine;
@@ -107,23 +107,28 @@ async function offlineEngine(): Promise<PolicyEngine> {
 const memberKey = (g: { groupMembers: { pod?: { namespace: string; name: string }; ips: string[] }[] }): string[] => g.groupMembers.map((m) => `${m.pod ? `${m.pod.namespace}/${m.pod.name}` : ''}=${[...m.ips].sort().join(',')}`).sort();
 
 test('get networkpolicy lists exactly the policies kubectl shows, with their kinds', async () => {
+  // Each kubectl and yardctl is a process: started side by side.
+  const [k8sNps, acnps, list, inX, table] = await Promise.all([
+    kubectl(['get', 'networkpolicies.networking.k8s.io', '-A', '-o', 'json']),
+    kubectl(['get', 'clusternetworkpolicies.crd.antrea.io', '-o', 'json']),
+    yardJson<{ items: { sourceRef: { type: string; namespace: string; name: string } }[] }>(['get', 'networkpolicy']),
+    yardJson<{ items: { sourceRef: { name: string } }[] }>(['get', 'netpol', '-n', 'x']),
+    yardctl(['get', 'netpol', '-n', 'x']),
+  ]);
   const truth = [
-    ...(JSON.parse(await kubectl(['get', 'networkpolicies.networking.k8s.io', '-A', '-o', 'json'])) as { items: { metadata: { namespace: string; name: string } }[] }).items.map((p) => `K8sNetworkPolicy:${p.metadata.namespace}/${p.metadata.name}`),
-    ...(JSON.parse(await kubectl(['get', 'clusternetworkpolicies.crd.antrea.io', '-o', 'json'])) as { items: { metadata: { name: string } }[] }).items.map((p) => `AntreaClusterNetworkPolicy:/${p.metadata.name}`),
+    ...(JSON.parse(k8sNps) as { items: { metadata: { namespace: string; name: string } }[] }).items.map((p) => `K8sNetworkPolicy:${p.metadata.namespace}/${p.metadata.name}`),
+    ...(JSON.parse(acnps) as { items: { metadata: { name: string } }[] }).items.map((p) => `AntreaClusterNetworkPolicy:/${p.metadata.name}`),
   ].sort();
-  const list = await yardJson<{ items: { sourceRef: { type: string; namespace: string; name: string } }[] }>(['get', 'networkpolicy']);
   expect(list.items.map((p) => `${p.sourceRef.type}:${p.sourceRef.namespace}/${p.sourceRef.name}`).sort()).toEqual(truth);
-  const inX = await yardJson<{ items: { sourceRef: { name: string } }[] }>(['get', 'netpol', '-n', 'x']);
   expect(inX.items.map((p) => p.sourceRef.name)).toEqual(['web-from-client']);
-  const table = await yardctl(['get', 'netpol', '-n', 'x']);
   expect(table.stdout.split('\n')[0]).toMatch(/^NAMESPACE\s+NAME\s+APPLIED-TO\s+RULES$/);
   expect(table.stdout.split('\n')[1]).toMatch(/^x\s+web-from-client\s+\S+\s+1$/);
 });
 
 test('address and applied-to groups have the members the compiler computes offline from the same objects', async () => {
-  const snap = (await offlineEngine()).snapshot();
-  const ags = await yardJson<{ items: { name: string; groupMembers: { pod?: { namespace: string; name: string }; ips: string[] }[] }[] }>(['get', 'addressgroup']);
-  const atgs = await yardJson<{ items: { name: string; groupMembers: { pod?: { namespace: string; name: string }; ips: string[] }[] }[] }>(['get', 'appliedtogroup']);
+  type Groups = { items: { name: string; groupMembers: { pod?: { namespace: string; name: string }; ips: string[] }[] }[] };
+  const [engine, ags, atgs, t] = await Promise.all([offlineEngine(), yardJson<Groups>(['get', 'addressgroup']), yardJson<Groups>(['get', 'appliedtogroup']), yardctl(['get', 'atg', '--no-headers'])]);
+  const snap = engine.snapshot();
   const byName = (gs: typeof ags.items) => Object.fromEntries(gs.map((g) => [g.name, memberKey(g)]));
   expect(byName(ags.items)).toEqual(byName(snap.addressGroups as typeof ags.items));
   expect(byName(atgs.items)).toEqual(byName(snap.appliedToGroups as typeof atgs.items));
@@ -131,12 +136,10 @@ test('address and applied-to groups have the members the compiler computes offli
   // One group by name, and the table view.
   const one = ags.items[0] as (typeof ags.items)[0];
   expect(memberKey(await yardJson<typeof one>(['get', 'ag', one.name]))).toEqual(memberKey(one));
-  const t = await yardctl(['get', 'atg', '--no-headers']);
   expect(t.stdout).toContain('x/web');
 });
 
 test('policy explain agrees with the compiler for allowed, K8s-isolated and ACNP-dropped flows', async () => {
-  const engine = await offlineEngine();
   const flows: [string, string, number][] = [
     ['x/client', 'x/web', 80],
     ['y/client', 'x/web', 80],
@@ -145,9 +148,14 @@ test('policy explain agrees with the compiler for allowed, K8s-isolated and ACNP
     ['10.10.1.3', 'x/web', 80],
     ['x/web', 'y/other', 80],
   ];
-  for (const [from, to, port] of flows) {
-    const got = await yardJson<Explanation & { kind?: string; apiVersion?: string }>(['policy', 'explain', '--from', from, '--to', to, '--port', String(port)]);
-    const { kind: _k, apiVersion: _a, ...verdict } = got;
+  // The engine and every explain side by side (each yardctl is a process); compared in order below.
+  const [engine, t, ...answers] = await Promise.all([
+    offlineEngine(),
+    yardctl(['policy', 'explain', '--from', 'y/other', '--to', 'x/web', '--port', '80']),
+    ...flows.map(([from, to, port]) => yardJson<Explanation & { kind?: string; apiVersion?: string }>(['policy', 'explain', '--from', from, '--to', to, '--port', String(port)])),
+  ]);
+  for (const [i, [from, to, port]] of flows.entries()) {
+    const { kind: _k, apiVersion: _a, ...verdict } = answers[i]!;
     const want = explain(engine, { src: from.includes('/') ? { pod: from } : { ip: from }, dst: { pod: to }, protocol: 'TCP', port });
     expect({ flow: `${from}->${to}:${port}`, ...verdict, egress: { ...verdict.egress, policy: verdict.egress.policy?.name }, ingress: { ...verdict.ingress, policy: verdict.ingress.policy?.name } }).toEqual({
       flow: `${from}->${to}:${port}`,
@@ -156,23 +164,23 @@ test('policy explain agrees with the compiler for allowed, K8s-isolated and ACNP
       ingress: { ...want.ingress, policy: want.ingress.policy?.name },
     });
   }
-  const t = await yardctl(['policy', 'explain', '--from', 'y/other', '--to', 'x/web', '--port', '80']);
   expect(t.stdout.split('\n')[0]).toBe('TCP y/other -> x/web:80: DENIED (Drop)');
   expect(t.stdout).toMatch(/Ingress\s+Denied\s+Drop\s+rule\s+securityops \(100\)\s+ACNP:acnp-drop-other\s+drop-other \(#0\)/);
 });
 
 test('query endpoint lists the policies applied to a pod', async () => {
-  const q = await yardJson<{ appliedPolicies: { name: string }[]; ingressSrcRules: { policy: { name: string } }[] }>(['query', 'endpoint', 'x/web']);
+  const [q, c] = await Promise.all([
+    yardJson<{ appliedPolicies: { name: string }[]; ingressSrcRules: { policy: { name: string } }[] }>(['query', 'endpoint', 'x/web']),
+    yardJson<{ ingressSrcRules: { policy: { name: string } }[] }>(['query', 'endpoint', 'client', '-n', 'y']),
+  ]);
   expect(q.appliedPolicies.map((p) => p.name).sort()).toEqual(['acnp-drop-other', 'web-from-client']);
-  const c = await yardJson<{ ingressSrcRules: { policy: { name: string } }[] }>(['query', 'endpoint', 'client', '-n', 'y']);
   expect(c.ingressSrcRules.map((r) => r.policy.name)).toEqual(['web-from-client']);
 });
 
 test('controllerinfo counts what the API server holds', async () => {
-  const info = await yardJson<{ version: string; networkPolicyNum: number; synced: boolean }>(['get', 'ci']);
+  const [info, y] = await Promise.all([yardJson<{ version: string; networkPolicyNum: number; synced: boolean }>(['get', 'ci']), yardctl(['get', 'ci', '-o', 'yaml'])]);
   expect(info).toMatchObject({ synced: true, networkPolicyNum: POLICIES.length });
   expect(typeof info.version).toBe('string');
-  const y = await yardctl(['get', 'ci', '-o', 'yaml']);
   expect((YAML.parse(y.stdout) as { networkPolicyNum: number }).networkPolicyNum).toBe(POLICIES.length);
 });
 

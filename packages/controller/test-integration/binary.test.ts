@@ -6,6 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eventually, eventuallyPasses, startCluster, type Cluster } from './support';
 
+/** The program bin/switchyard-controller.js imports (built before this suite: test:integration depends on build), as sigkill.test.ts starts it: seconds sooner than src/ through tsx on a loaded machine. */
+const CLI = join(__dirname, '../dist/cli.js');
+
 let c: Cluster;
 let child: ChildProcess | undefined;
 beforeAll(async () => {
@@ -30,7 +33,7 @@ test('starts from antrea-controller.conf keys and flags, becomes ready, logs JSO
   const conf = join(dir, 'controller.conf');
   writeFileSync(conf, `apiPort: 1\nfeatureGates:\n  ExternalNode: true\nnodeIPAM:\n  enableNodeIPAM: true\n  clusterCIDRs: [10.50.0.0/16]\n`);
   await c.kubectl.apply({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'bin-node' } });
-  child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '../src/cli.ts'), '--config', conf, '--kubeconfig', c.api.kubeconfigPath, '--port', String(c.controllerPort), '--bind-address', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child = spawn(process.execPath, [CLI, '--config', conf, '--kubeconfig', c.api.kubeconfigPath, '--port', String(c.controllerPort), '--bind-address', '127.0.0.1'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (out += d.toString()));

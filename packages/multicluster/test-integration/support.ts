@@ -82,12 +82,15 @@ export interface ClusterSetEnv {
  */
 export async function startClusterSet(opts: { leaderDataDir?: string; westServiceCIDR?: string; eastServiceCIDR?: string } = {}): Promise<ClusterSetEnv> {
   const [leader, west, east] = await Promise.all([cluster(LEADER_ID, '10.100.0.0/16', opts.leaderDataDir ? { dataDir: opts.leaderDataDir } : undefined), cluster('test-cluster-west', opts.westServiceCIDR ?? '10.101.0.0/16'), cluster('test-cluster-east', opts.eastServiceCIDR ?? '10.102.0.0/16')]);
-  await leader.kubectl.ok(['create', 'namespace', LEADER_NS]);
-  await leader.kubectl.apply(memberRole, { apiVersion: 'multicluster.crd.antrea.io/v1alpha2', kind: 'ClusterSet', metadata: { name: CLUSTERSET, namespace: LEADER_NS }, spec: { clusterID: LEADER_ID, leaders: [{ clusterID: LEADER_ID }] } });
-  for (const m of [west, east]) {
-    const data = await grantMember(leader, m.id);
-    await m.kubectl.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `member-${m.id}-token`, namespace: MEMBER_NS }, type: 'Opaque', data: { token: data['token'], 'ca.crt': data['ca.crt'] } });
-  }
+  // One kubectl: it applies the Namespace before the objects in it.
+  await leader.kubectl.apply({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: LEADER_NS } }, memberRole, { apiVersion: 'multicluster.crd.antrea.io/v1alpha2', kind: 'ClusterSet', metadata: { name: CLUSTERSET, namespace: LEADER_NS }, spec: { clusterID: LEADER_ID, leaders: [{ clusterID: LEADER_ID }] } });
+  // Both members side by side: each step is a kubectl process.
+  await Promise.all(
+    [west, east].map(async (m) => {
+      const data = await grantMember(leader, m.id);
+      await m.kubectl.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: `member-${m.id}-token`, namespace: MEMBER_NS }, type: 'Opaque', data: { token: data['token'], 'ca.crt': data['ca.crt'] } });
+    }),
+  );
   const env: ClusterSetEnv = {
     leader,
     west,
@@ -131,8 +134,10 @@ export async function startJoinedClusterSet(
   const env = await startClusterSet({ ...(opts.leaderDataDir ? { leaderDataDir: opts.leaderDataDir } : {}), ...cidrs });
   let running: Partial<RunningClusterSet> = { env };
   try {
-    await env.west.kubectl.apply(memberClusterSet(env.west.id, env.leader.api.url), ...(opts.objects?.west ?? []));
-    await env.east.kubectl.apply(memberClusterSet(env.east.id, env.leader.api.url), ...(opts.objects?.east ?? []));
+    await Promise.all([
+      env.west.kubectl.apply(memberClusterSet(env.west.id, env.leader.api.url), ...(opts.objects?.west ?? [])),
+      env.east.kubectl.apply(memberClusterSet(env.east.id, env.leader.api.url), ...(opts.objects?.east ?? [])),
+    ]);
     await opts.prepare?.(env);
     const started = { env, leader: leaderController(env, opts.leaderClock), west: memberController(env.west, opts.west), east: memberController(env.east, opts.east) };
     running = started;
