@@ -5,12 +5,11 @@
 # Integration suites run in three lanes side by side: the lab's (its own OVS nodes, API server and
 # controller per file), every other package's, one suite after another in each lane, and the
 # images' (`npm run images` on this checkout, then the images under podman and the lab's demo on
-# them) when SWITCHYARD_TEST_IMAGES=1. Every suite makes its own netns, OVS instances, sockets and
-# ports, so the lanes share nothing; a suite's output is printed whole when it ends.
-# SWITCHYARD_TEST_LANES=1 runs them one after another. The images lane is off by default: with it,
-# CI-B (2026-11-30) took 37.8 minutes against the 35-minute budget, though its build now costs
-# half the CPU it did (166 s): the lane's CPU still slows the other two lanes (the agent suite 780 s
-# against 460 s without it); docs/development.md.
+# them; SWITCHYARD_TEST_IMAGES=0 leaves it out) followed by two lab files. Every suite makes its
+# own netns, OVS instances, sockets and ports, so the lanes share nothing; a suite's output is
+# printed whole when it ends. SWITCHYARD_TEST_LANES=1 runs them one after another. The images lane
+# costs about 280 CPU seconds; CI-F (2026-12-01) left the integration stage 17 % idle without it
+# (docs/development.md).
 # Prints each stage as it starts (`::: [elapsed] stage`), the time each stage and each integration
 # suite took, the 10 slowest test files, and a final "N passed, N failed".
 set -uo pipefail
@@ -162,12 +161,9 @@ if [ -z "$failed_stage" ]; then
   # ended at 1,779 s of npm test and lane 1 at 1,682 s.
   lane1_after='@switchyard/kube-api'
   rest=$(echo "$projects" | grep -vx -e '@switchyard/lab' -e "$lane1_after" || true)
-  # The lab's files are the longest suites: most run in lane 1; these (by path) run in lane 2 after
-  # the other packages' suites, so the lanes end together. Every lab file runs in exactly one lane.
-  # ipv6-only.test.ts and dual-stack.test.ts (each its own 2-node lab, 50 and 68 s in CI-Q). CI-Q
-  # (2026-11-30, the lab's programs from their build, client-node bundled) ended lane 2 at 1,644 s
-  # and lane 1 at 1,803 s with only ipv6-only here: dual-stack moved, which should end both near
-  # 1,730 s.
+  # The lab's files are the longest suites: most run in lane 1; these (by path) run in lane 3 after
+  # the images, so the lanes end together. Every lab file runs in exactly one lane.
+  # ipv6-only.test.ts and dual-stack.test.ts (each its own 2-node lab, 150 s together in CI-F).
   lab_lane2='test-integration/(ipv6-only|dual-stack)[.]test[.]ts$'
   t0=$SECONDS
   read -r busy0 all0 < <(cpu_jiffies)
@@ -177,13 +173,15 @@ if [ -z "$failed_stage" ]; then
   # build is mostly downloads, dpkg and compression, so it fills the cores the lab lane leaves
   # idle while it waits on probes), then runs the demo on them; the images' own test reuses them.
   images=()
-  [ "${SWITCHYARD_TEST_IMAGES:-0}" = 1 ] && images=("@switchyard/lab#test:image" "@switchyard/images#test:image")
+  [ "${SWITCHYARD_TEST_IMAGES:-1}" = 1 ] && images=("@switchyard/lab#test:image" "@switchyard/images#test:image")
   if [ "${SWITCHYARD_TEST_LANES:-2}" = 1 ]; then
     lane 1 @switchyard/lab $lane1_after $rest "${images[@]}"
   else
+    # Lane 3: the images, then the lab files of lab_lane2 (CI-F, without the images: lane 2 with
+    # them ended at 1,597 s of npm test, lane 1 at 1,557 s).
     lane 1 "@switchyard/lab|--testPathIgnorePatterns $lab_lane2" $lane1_after &
-    lane 2 $rest "@switchyard/lab|--testPathPatterns $lab_lane2" &
-    [ ${#images[@]} -gt 0 ] && lane 3 "${images[@]}" &
+    lane 2 $rest &
+    lane 3 "${images[@]}" "@switchyard/lab|--testPathPatterns $lab_lane2" &
     wait
   fi
   while IFS=$'\t' read -r name secs rc cpu; do record "$name" "$secs" "$rc" "$cpu"; done < <(sort "$work"/lane-*)

@@ -6,8 +6,8 @@
 // files on the node), then an agent container restarted by podman (`podman restart <id>`, as a
 // kubelet restarts a container) adopting its node's flows as the binary does under the process
 // runtime (restart.test.ts): no flow added, deleted or re-sent, the same cookie round. `npm run
-// test:image -w @switchyard/lab`, or the images lane of `SWITCHYARD_TEST_IMAGES=1 npm test`; not
-// in .ci/run, whose 35-minute budget it exceeds (docs/development.md).
+// test:image -w @switchyard/lab`, or the images lane of `npm test` (SWITCHYARD_TEST_IMAGES=0
+// leaves it out; docs/development.md).
 import { execFile, execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
