@@ -163,8 +163,10 @@ if [ -z "$failed_stage" ]; then
   rest=$(echo "$projects" | grep -vx -e '@switchyard/lab' -e "$lane1_after" || true)
   # The lab's files are the longest suites: most run in lane 1; these (by path) run in lane 3 after
   # the images, so the lanes end together. Every lab file runs in exactly one lane.
-  # ipv6-only.test.ts and dual-stack.test.ts (each its own 2-node lab, 150 s together in CI-F).
-  lab_lane2='test-integration/(ipv6-only|dual-stack)[.]test[.]ts$'
+  # ipv6-only.test.ts and dual-stack.test.ts (each its own 2-node lab, 150 s together in CI-F), and
+  # egress.test.ts and modes.test.ts (167 and 159 s at stop 47, where lane 1 ended at 1,688 s of npm
+  # test, lane 2 at about 1,500 s and lane 3 at 890 s).
+  lab_lane2='test-integration/(ipv6-only|dual-stack|egress|modes)[.]test[.]ts$'
   t0=$SECONDS
   read -r busy0 all0 < <(cpu_jiffies)
   printf '::: [%5s s] integration suites\n' "$SECONDS"
