@@ -209,9 +209,15 @@ const next = (p: ChildProcess, type: string, id?: number): Promise<Record<string
 /** WORKERS forked processes running bench/watch-worker.ts, each ready for its clients. */
 async function startWorkers(): Promise<ChildProcess[]> {
   const script = fileURLToPath(new URL('./watch-worker.ts', import.meta.url));
-  const procs = Array.from({ length: WORKERS }, () => fork(script, [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+  const procs = Array.from({ length: WORKERS }, () => fork(script, [], { execArgv: ['--import', 'tsx', ...workerProfileArgs()], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
   await Promise.all(procs.map((p) => next(p, 'ready')));
   return procs;
+}
+
+/** BENCH_WORKER_CPU_PROFILE=<dir>: each worker writes a V8 CPU profile of its whole life there (node --cpu-prof). */
+function workerProfileArgs(): string[] {
+  const dir = process.env.BENCH_WORKER_CPU_PROFILE;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
 }
 
 /** The clients in the worker processes, nodes dealt round robin. */

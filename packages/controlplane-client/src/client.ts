@@ -5,12 +5,32 @@
  * exponential backoff between attempts. Also posts realization status.
  */
 import https from 'node:https';
+import { createSecureContext, type SecureContext } from 'node:tls';
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import { FrameDecoder, decodeWatchEvent, type controlplane } from '@switchyard/apis';
 import { silentLogger, type Logger } from '@switchyard/runtime';
 import { PolicyView, type ApplyOutcome } from './view';
 
 export const CONTROLPLANE_BASE = '/apis/controlplane.switchyard.io/v1beta2';
+
+/**
+ * One TLS context per CA for every connection of the process. Given only `ca`, Node builds a new
+ * context per connection (parsing the PEM into a fresh certificate store: about 1 ms of CPU, as
+ * much as the rest of the client's side of a handshake), and an agent connects for its watch and
+ * for each status report. `ca` stays in the request options beside the context, so an
+ * `https.Agent`'s pool still keys sockets by their CA.
+ */
+const contexts = new Map<string, SecureContext>();
+function tlsOptions(caPem: string | undefined): { ca?: string; secureContext?: SecureContext } {
+  if (!caPem) return {};
+  let secureContext = contexts.get(caPem);
+  if (!secureContext) {
+    // A rotated CA replaces the old one: keep the few most recent.
+    if (contexts.size >= 4) contexts.delete(contexts.keys().next().value as string);
+    contexts.set(caPem, (secureContext = createSecureContext({ ca: caPem })));
+  }
+  return { ca: caPem, secureContext };
+}
 
 /** Which stream to open: `watch` carries the three policy resources in one ordered stream; the others one each (`egressgroups`: the Egress groups, only on their own stream). */
 export type WatchResource = 'watch' | 'networkpolicies' | 'addressgroups' | 'appliedtogroups' | 'egressgroups';
@@ -123,7 +143,7 @@ export class ControlplaneClient {
           port: u.port || 443,
           path: `${CONTROLPLANE_BASE}/${resource}?${q.toString()}`,
           headers: token ? { authorization: `Bearer ${token}` } : {},
-          ...(this.o.caPem ? { ca: this.o.caPem } : {}),
+          ...tlsOptions(this.o.caPem),
           ...(this.o.serverName ? { servername: this.o.serverName } : {}),
           ...(this.o.agent ? { agent: this.o.agent } : {}),
         },
@@ -279,7 +299,7 @@ export class ControlplaneClient {
           method: 'POST',
           path: `${CONTROLPLANE_BASE}/networkpolicies/${encodeURIComponent(status.name)}/status`,
           headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) },
-          ...(this.o.caPem ? { ca: this.o.caPem } : {}),
+          ...tlsOptions(this.o.caPem),
           ...(this.o.serverName ? { servername: this.o.serverName } : {}),
           ...(this.o.agent ? { agent: this.o.agent } : {}),
         },

@@ -109,3 +109,25 @@ test('a controller reached at an address its certificate does not name is checke
   byName.close();
   await srv.close();
 });
+
+test('clients share a TLS context per CA, yet a client trusting another CA is refused on a shared keep-alive agent', async () => {
+  // The context is cached by CA; the request still names its CA so the agent never hands a
+  // socket verified against one CA to a client that trusts another.
+  const other = await issueCertificate({ commonName: 'other-ca', validityDays: 1, ca: true });
+  const replies = Array.from({ length: 3 }, () => (res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'));
+  const srv = await server(ca, replies);
+  const agent = new https.Agent({ keepAlive: true, maxSockets: 1 });
+  const status: controlplane.NetworkPolicyStatus = { name: 'np-1', nodes: [] };
+  const trusted = (node: string) => new ControlplaneClient({ url: srv.url, caPem: ca.certPem, nodeName: node, agent });
+  try {
+    await trusted('node-a').reportStatus(status);
+    await trusted('node-b').reportStatus(status);
+    const stranger = new ControlplaneClient({ url: srv.url, caPem: other.certPem, nodeName: 'node-c', agent });
+    await expect(stranger.reportStatus(status)).rejects.toThrow(/self[- ]signed|unable to verify|unable to get local issuer/);
+    expect(srv.requests).toHaveLength(2);
+  } finally {
+    agent.destroy();
+    srv.server.closeAllConnections();
+    await srv.close();
+  }
+});
