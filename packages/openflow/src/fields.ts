@@ -156,16 +156,27 @@ export const CT_STATE_BITS: Record<CtStateFlag, number> = {
 };
 export const CT_STATE_ORDER: CtStateFlag[] = ['new', 'est', 'rel', 'rpl', 'inv', 'trk', 'snat', 'dnat'];
 
+/**
+ * Each flag read by name: a loop over the flag names made `s[k]` a keyed load of eight names, which
+ * stays slow until V8 optimizes it (3x the CPU for the 2,000 ct_state matches of a 1,000-rule
+ * policy realized by a fresh agent).
+ */
 export function ctStateToBits(s: CtState): { value: number; mask: number } {
-  let value = 0;
-  let mask = 0;
-  for (const k of CT_STATE_ORDER) {
-    const v = s[k];
-    if (v === undefined) continue;
-    mask |= CT_STATE_BITS[k];
-    if (v) value |= CT_STATE_BITS[k];
-  }
-  return { value, mask };
+  const r = { value: 0, mask: 0 };
+  ctBit(r, s.new, CT_STATE_BITS.new);
+  ctBit(r, s.est, CT_STATE_BITS.est);
+  ctBit(r, s.rel, CT_STATE_BITS.rel);
+  ctBit(r, s.rpl, CT_STATE_BITS.rpl);
+  ctBit(r, s.inv, CT_STATE_BITS.inv);
+  ctBit(r, s.trk, CT_STATE_BITS.trk);
+  ctBit(r, s.snat, CT_STATE_BITS.snat);
+  ctBit(r, s.dnat, CT_STATE_BITS.dnat);
+  return r;
+}
+function ctBit(r: { value: number; mask: number }, v: boolean | undefined, bit: number): void {
+  if (v === undefined) return;
+  r.mask |= bit;
+  if (v) r.value |= bit;
 }
 export function ctStateFromBits(value: number, mask: number): CtState {
   const s: CtState = {};
