@@ -60,7 +60,7 @@ const AGENT_CLI = join(REPO_ROOT, 'packages/agent/dist/agent-cli.js');
  * the DaemonSet runs), so the lab's agents measure as a node's: no source maps (18 MiB of RSS;
  * NODE_OPTIONS=--enable-source-maps brings them back for mapped stacks in agent.log).
  */
-const AGENT_NODE_FLAGS = ['--max-semi-space-size=1'];
+const AGENT_NODE_FLAGS = ['--max-semi-space-size=1', '--heap-growing-percent=50'];
 const CONTROLLER_CLI = join(REPO_ROOT, 'packages/controller/dist/cli.js');
 
 /** The last `n` lines of a log file, for an error that names why a program exited. */
