@@ -4,17 +4,21 @@ import { createConnection, type Socket } from 'node:net';
 import { Writer } from '../src/buf';
 import { encodeMessage, OFP_VERSION, OFPT, writeMessage, type OfMessage } from '../src/messages';
 
-/** One bundle (open, adds, commit) encoded before any clock starts, and the xid of its commit. */
+/**
+ * One bundle encoded before any clock starts: open, adds and a barrier in `bytes`, the commit in
+ * `commit`. The same protocol as the library's: the commit goes out only after the barrier's reply,
+ * when the switch has answered the open and reported any add it refused (OVS commits the rest of a
+ * bundle whose add failed, so a commit pipelined behind the adds is not all-or-nothing).
+ */
 export interface EncodedBundle {
   readonly bytes: Uint8Array;
+  readonly barrierXid: number;
+  readonly commit: Uint8Array;
   readonly commitXid: number;
   readonly messages: number;
 }
 
-/**
- * Encodes open + one add per message + commit, atomic and ordered (what the library sends). The
- * open is pipelined with the adds: the switch handles a connection's messages in order.
- */
+/** Encodes open + one add per message + barrier, then the commit; atomic and ordered (what the library sends). */
 export function encodeBundle(messages: Iterable<OfMessage>, bundleId: number, firstXid: number): EncodedBundle {
   const flags = { atomic: true, ordered: true };
   const w = new Writer(1 << 20);
@@ -25,9 +29,11 @@ export function encodeBundle(messages: Iterable<OfMessage>, bundleId: number, fi
     writeMessage(w, { type: 'bundleAdd', bundleId, flags, message }, xid++);
     n++;
   }
+  const barrierXid = xid++;
+  writeMessage(w, { type: 'barrierRequest' }, barrierXid);
   const commitXid = xid;
-  writeMessage(w, { type: 'bundleControl', bundleId, control: 'commitRequest', flags }, commitXid);
-  return { bytes: w.finish(), commitXid, messages: n };
+  const commit = encodeMessage({ type: 'bundleControl', bundleId, control: 'commitRequest', flags }, commitXid);
+  return { bytes: w.finish(), barrierXid, commit, commitXid, messages: n };
 }
 
 /** flow_mod + barrier pairs, one per flow, for the single-add round trip. */
@@ -70,6 +76,13 @@ export class RawSwitch {
    */
   send(bytes: Uint8Array, untilXid: number): Promise<number> {
     return this.until(bytes, (_type, xid) => xid === untilXid);
+  }
+
+  /** Sends a bundle's adds, and its commit once the barrier after them is answered without errors; resolves with the errors seen. */
+  async sendBundle(b: EncodedBundle): Promise<number> {
+    const errors = await this.send(b.bytes, b.barrierXid);
+    if (errors > 0) return errors;
+    return this.send(b.commit, b.commitXid);
   }
 
   private until(bytes: Uint8Array, done: (type: number, xid: number) => boolean): Promise<number> {

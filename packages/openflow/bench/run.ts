@@ -75,8 +75,27 @@ function procCpuSec(pid: number): number {
   const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return (Number(f[11]) + Number(f[12])) / TICK;
 }
-/** Runs `fn` in this process and measures it. */
+/**
+ * Waits until ovs-vswitchd has stopped using CPU (no tick counted over 50 ms, at most 3 s). After
+ * a bundle is acknowledged the switch still frees the rules it replaced or deleted, on its RCU
+ * thread: the step right after pays for that unless the switch is left to finish. Without this,
+ * whichever side followed the raw round in the rotation (the library, in 3 rounds of 5) started
+ * its install while the switch was still freeing 100k rules, and its whole round was slower.
+ */
+async function settle(switchPid: number): Promise<void> {
+  const until = Date.now() + 3000;
+  let last = procCpuSec(switchPid);
+  let quiet = 0;
+  while (quiet < 2 && Date.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    const now = procCpuSec(switchPid);
+    quiet = now === last ? quiet + 1 : 0;
+    last = now;
+  }
+}
+/** Runs `fn` in this process and measures it, once the switch is idle. */
 async function measure(switchPid: number, fn: () => Promise<unknown>): Promise<Sample> {
+  await settle(switchPid);
   const s0 = procCpuSec(switchPid);
   const c0 = process.cpuUsage();
   const t0 = process.hrtime.bigint();
@@ -93,6 +112,7 @@ function childrenCpuSec(): number {
 }
 /** Runs ovs-ofctl and measures it (its CPU time is the client's). */
 async function timedOfctl(switchPid: number, ...args: string[]): Promise<Sample> {
+  await settle(switchPid);
   const s0 = procCpuSec(switchPid);
   const c0 = childrenCpuSec();
   const t0 = process.hrtime.bigint();
@@ -154,15 +174,17 @@ async function main(): Promise<void> {
     // a plain unix socket; only reply headers are read. Each round gets fresh bundle ids and xids.
     const raw = await RawSwitch.connect(sock);
     const deleteAll: OfMessage = { type: 'flowMod', command: 'delete', flow: { table: 0xff, priority: 0, match: {}, actions: [] } };
-    const encodeRound = (round: number): { add: EncodedBundle; mod: EncodedBundle; del: EncodedBundle } => {
-      const base = 1 + round * 3 * (N + 8);
-      const add = encodeBundle(flows.map((flow) => ({ type: 'flowMod', command: 'add', flow }) as OfMessage), 3 * round + 1, base);
-      const mod = encodeBundle(modified.map((flow) => ({ type: 'flowMod', command: 'add', flow }) as OfMessage), 3 * round + 2, base + N + 4);
-      const del = encodeBundle([deleteAll], 3 * round + 3, base + 2 * N + 8);
-      return { add, mod, del };
+    const encodeRound = (round: number): { add: EncodedBundle; mod: EncodedBundle; modStrict: EncodedBundle; del: EncodedBundle } => {
+      const asMods = (list: Flow[], command: 'add' | 'modifyStrict'): OfMessage[] => list.map((flow) => ({ type: 'flowMod', command, flow }) as OfMessage);
+      const base = 1 + round * 4 * (N + 8);
+      const add = encodeBundle(asMods(flows, 'add'), 4 * round + 1, base);
+      const mod = encodeBundle(asMods(modified, 'add'), 4 * round + 2, base + N + 4);
+      const modStrict = encodeBundle(asMods(modified, 'modifyStrict'), 4 * round + 3, base + 2 * N + 8);
+      const del = encodeBundle([deleteAll], 4 * round + 4, base + 3 * N + 12);
+      return { add, mod, modStrict, del };
     };
     const rawSend = async (b: EncodedBundle): Promise<void> => {
-      const errors = await raw.send(b.bytes, b.commitXid);
+      const errors = await raw.sendBundle(b);
       if (errors > 0) throw new Error(`raw bundle: ${errors} OpenFlow errors`);
     };
 
@@ -178,6 +200,10 @@ async function main(): Promise<void> {
         record('raw', 'install', await measure(vswitchdPid, () => rawSend(b.add)));
         if ((await count()) !== N) throw new Error('raw bundle did not install all flows');
         record('raw', 'modify', await measure(vswitchdPid, () => rawSend(b.mod)));
+        // The library's delete follows its modify_strict step: the raw side does the same work
+        // before its delete (it timed its delete right after the modify, with 10k fewer rules
+        // replaced and their old versions not yet freed by the switch).
+        record('raw', 'modifyStrict', await measure(vswitchdPid, () => rawSend(b.modStrict)));
         record('raw', 'delete', await measure(vswitchdPid, () => rawSend(b.del)));
         if ((await count()) !== 0) throw new Error('raw bundle did not delete all flows');
       },
@@ -313,6 +339,8 @@ async function main(): Promise<void> {
         install: limitRow('install'),
         modify10pct: limitRow('modify'),
         deleteAll: limitRow('delete'),
+        // ovs-ofctl has no modify_strict step in the rounds: raw and library only.
+        modifyStrict10pct: { raw: med('raw', 'modifyStrict'), library: med('library', 'modifyStrict'), libraryOfRaw: med('raw', 'modifyStrict').wallSec / med('library', 'modifyStrict').wallSec },
         singleAddMs: { rawP50: pct(rawLat, 50), rawP99: pct(rawLat, 99), libraryP50: pct(lat, 50), libraryP99: pct(lat, 99), libraryOfRaw: pct(rawLat, 50) / pct(lat, 50) },
       },
       samples,
@@ -343,6 +371,8 @@ async function main(): Promise<void> {
     for (const [name, row] of [['install', results.limits.install], ['modify 10%', results.limits.modify10pct], ['delete all', results.limits.deleteAll]] as const) {
       console.log(`| ${name} | ${cell(row.raw)} | ${cell(row.library)} | ${cell(row.ovsOfctl)} | ${f(row.libraryOfRaw)} | ${f(row.ovsOfctlOfRaw)} |`);
     }
+    const ms = results.limits.modifyStrict10pct;
+    console.log(`| modify 10% as modify_strict | ${cell(ms.raw)} | ${cell(ms.library)} | | ${f(ms.libraryOfRaw)} | |`);
     const sa = results.limits.singleAddMs;
     console.log(`| single add + barrier p50 / p99 ms | ${f(sa.rawP50)} / ${f(sa.rawP99)} | ${f(sa.libraryP50)} / ${f(sa.libraryP99)} | | ${f(sa.libraryOfRaw)} | |`);
     console.log(`load average before rounds ${loadBefore.map((x) => x.toFixed(2)).join(' ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' ')}`);

@@ -85,6 +85,14 @@ export class Writer {
   finish(): Uint8Array {
     return this.buf.slice(0, this.length);
   }
+  /** The bytes written so far, without a copy: valid until the next write or {@link reset}. */
+  written(): Uint8Array {
+    return this.buf.subarray(0, this.length);
+  }
+  /** Starts over on the same buffer (for a caller that copied the bytes out). */
+  reset(): void {
+    this.length = 0;
+  }
   /**
    * The bytes written so far, without a copy; the writer starts over on a fresh buffer of the same
    * size (for a caller that hands each chunk to a socket and keeps writing).

@@ -89,7 +89,9 @@ export type PacketIn = Extract<OfMessage, { type: 'packetIn' | 'packetIn2' }>;
 interface Pending {
   resolve(m: OfMessage & { xid: number }): void;
   reject(e: Error): void;
-  timer: TimerHandle;
+  /** When the request times out (clock ms), and the timeout it was given. */
+  deadline: number;
+  timeoutMs: number;
   request: OfMessage;
   /** Multipart replies accumulate here until the last one. */
   parts?: MultipartReply[];
@@ -299,7 +301,6 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
         const p = this.pending.get(xid);
         if (p) {
           this.pending.delete(xid);
-          p.timer.cancel();
           p.reject(e);
         }
       }
@@ -354,7 +355,6 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
     }
     if (m.type === 'error') {
       this.pending.delete(m.xid);
-      p.timer.cancel();
       p.reject(new OfSwitchError(m.typeName, m.codeName, p.request));
       return;
     }
@@ -363,7 +363,6 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
       return;
     }
     this.pending.delete(m.xid);
-    p.timer.cancel();
     if (m.type === 'multipartReply' && p.parts) {
       p.parts.push(m.reply);
       p.resolve({ ...m, reply: mergeParts(p.parts) });
@@ -384,10 +383,10 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
     this.socket = undefined;
     this.keepaliveTimer?.cancel();
     const err = new OfConnectionError('OF_CLOSED', 'connection closed', this.targetName);
-    for (const [, p] of this.pending) {
-      p.timer.cancel();
-      p.reject(err);
-    }
+    this.requestTimer?.cancel();
+    this.requestTimer = undefined;
+    this.requestTimerAt = Infinity;
+    for (const [, p] of this.pending) p.reject(err);
     this.pending.clear();
     this.tracked.clear();
     this.trackedRuns.clear();
@@ -459,6 +458,11 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
   // ------------------------------------------------------------ send
 
   private drainWaiters: Array<() => void> = [];
+  /**
+   * Encodes single requests (with their barrier) for one socket write each; always empty between
+   * calls, since a request is encoded and sent without an await in between.
+   */
+  private readonly scratch = new Writer(512);
 
   /**
    * Write raw bytes; resolves after 'drain' when the socket buffer is over the high-water mark, else
@@ -487,43 +491,97 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
   /** Send a message that expects no reply. Returns the xid used. */
   send(msg: OfMessage, xid = this.xid()): number {
     if (!this.socket) throw new OfConnectionError('OF_NOT_CONNECTED', 'not connected', this.targetName);
-    this.socket.write(encodeMessage(msg, xid));
+    this.writeScratch(msg, xid);
+    this.sendScratch();
     return xid;
   }
 
   /** Send a request and wait for the reply with the same xid (multipart replies are merged). */
   request(msg: OfMessage, timeoutMs = this.options.requestTimeout ?? 30000): Promise<OfMessage & { xid: number }> {
-    return this.requestAfter(undefined, msg, timeoutMs);
+    const reply = this.expectReply(this.scratch, msg, timeoutMs);
+    this.sendScratch();
+    return reply;
   }
 
   /**
-   * {@link request}, with the messages already in `before` sent in the same socket write: a
-   * flow-mod and its barrier reach the switch together, and it wakes once for both.
+   * Registers a request and appends it to `w` without sending it: the caller writes `w` to the
+   * socket, so a request travels in the same write as the messages before it (a flow-mod and its
+   * barrier, a bundle's open and its adds) and the switch wakes once for all of them.
    */
-  private requestAfter(before: Writer | undefined, msg: OfMessage, timeoutMs = this.options.requestTimeout ?? 30000): Promise<OfMessage & { xid: number }> {
+  private expectReply(w: Writer, msg: OfMessage, timeoutMs = this.options.requestTimeout ?? 30000): Promise<OfMessage & { xid: number }> {
+    if (!this.socket) return Promise.reject(new OfConnectionError('OF_NOT_CONNECTED', 'not connected', this.targetName));
     return new Promise((resolve, reject) => {
-      if (!this.socket) return reject(new OfConnectionError('OF_NOT_CONNECTED', 'not connected', this.targetName));
       const xid = this.xid();
-      const timer = this.clock.setTimeout(() => {
-        this.pending.delete(xid);
-        reject(new OfConnectionError('OF_TIMEOUT', `${msg.type} (xid ${xid}) timed out after ${timeoutMs} ms`, this.targetName));
-      }, timeoutMs);
-      this.pending.set(xid, { resolve, reject, timer, request: msg });
-      if (before) {
-        writeMessage(before, msg, xid);
-        this.socket.write(before.take());
-      } else this.socket.write(encodeMessage(msg, xid));
+      const deadline = this.clock.now() + timeoutMs;
+      this.pending.set(xid, { resolve, reject, deadline, timeoutMs, request: msg });
+      this.armRequestTimer(deadline);
+      writeMessage(w, msg, xid);
     });
+  }
+
+  /**
+   * One timer serves every pending request's timeout, armed for the earliest deadline: a timer per
+   * request (set, then cancelled by its reply) was part of the single add's per-call cost, and with
+   * the same timeout for all requests a new one almost never moves the earliest deadline.
+   */
+  private requestTimer: TimerHandle | undefined;
+  private requestTimerAt = Infinity;
+
+  private armRequestTimer(deadline: number): void {
+    if (deadline >= this.requestTimerAt) return;
+    this.requestTimer?.cancel();
+    this.requestTimerAt = deadline;
+    this.requestTimer = this.clock.setTimeout(() => this.expireRequests(), Math.max(0, deadline - this.clock.now()));
+  }
+
+  /** Rejects the requests whose deadline passed, and re-arms for the earliest one left. */
+  private expireRequests(): void {
+    this.requestTimer = undefined;
+    this.requestTimerAt = Infinity;
+    const now = this.clock.now();
+    let next = Infinity;
+    for (const [xid, p] of this.pending) {
+      if (p.deadline <= now) {
+        this.pending.delete(xid);
+        p.reject(new OfConnectionError('OF_TIMEOUT', `${p.request.type} (xid ${xid}) timed out after ${p.timeoutMs} ms`, this.targetName));
+      } else if (p.deadline < next) next = p.deadline;
+    }
+    if (next < Infinity) this.armRequestTimer(next);
+  }
+
+  /**
+   * Writes what {@link scratch} holds as one socket write. The bytes are copied out into a small
+   * Buffer (from Node's pool) so the scratch writer keeps its buffer: a single add + barrier
+   * otherwise allocated two fresh ArrayBuffers per call (the writer's and take()'s replacement).
+   */
+  private sendScratch(): void {
+    const w = this.scratch;
+    const out = Buffer.allocUnsafe(w.length);
+    out.set(w.written());
+    w.reset();
+    this.socket?.write(out);
   }
 
   /** Barrier: resolves when the switch has processed everything sent before it. */
   async barrier(): Promise<void> {
-    await this.request({ type: 'barrierRequest' });
+    await this.request(BARRIER);
   }
 
-  /** A barrier sent in one write after the messages in `before`. */
-  private async barrierAfter(before: Writer): Promise<void> {
-    await this.requestAfter(before, { type: 'barrierRequest' });
+  /** A barrier sent in one write after the messages in `w` (the writer is emptied). */
+  private barrierAfter(w: Writer): Promise<OfMessage & { xid: number }> {
+    const reply = this.expectReply(w, BARRIER);
+    if (w.length > 0) this.socket?.write(w.take());
+    return reply;
+  }
+
+  /** Appends `msg` to the scratch writer; on an encoding error the writer is left empty. */
+  private writeScratch(msg: OfMessage, xid: number): void {
+    try {
+      writeMessage(this.scratch, msg, xid);
+    } catch (e) {
+      this.scratch.reset();
+      throw e;
+    }
   }
 
   /** Echo round trip (ms). */
@@ -542,16 +600,16 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
     const w = new Writer(256);
     let index = 0;
     const xids: number[] = [];
-    for (const { command, flow } of mods) {
-      const xid = this.xid();
-      const msg: OfMessage = { type: 'flowMod', command, flow };
-      this.tracked.set(xid, { request: msg, index, batch });
-      xids.push(xid);
-      writeMessage(w, msg, xid);
-      index++;
-      if (w.length >= CHUNK) await this.write(w.take());
-    }
     try {
+      for (const { command, flow } of mods) {
+        const xid = this.xid();
+        const msg: OfMessage = { type: 'flowMod', command, flow };
+        this.tracked.set(xid, { request: msg, index, batch });
+        xids.push(xid);
+        writeMessage(w, msg, xid);
+        index++;
+        if (w.length >= CHUNK) await this.write(w.take());
+      }
       await this.barrierAfter(w);
     } finally {
       for (const x of xids) this.tracked.delete(x);
@@ -561,7 +619,7 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
 
   /** Add one flow and wait for the barrier. */
   addFlow(flow: Flow): Promise<void> {
-    return this.flowMods([{ command: 'add', flow }]);
+    return this.sendChecked({ type: 'flowMod', command: 'add', flow });
   }
 
   /** Delete flows matching `filter` (non-strict: table 255 = all tables). */
@@ -569,7 +627,7 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
     const flow: Flow = { table: filter.table ?? 0xff, priority: 0, match: filter.match ?? {}, actions: [] };
     if (filter.cookie !== undefined) flow.cookie = filter.cookie;
     if (filter.cookieMask !== undefined) flow.cookieMask = filter.cookieMask;
-    await this.flowMods([{ command: 'delete', flow }]);
+    await this.sendChecked({ type: 'flowMod', command: 'delete', flow });
   }
 
   /**
@@ -601,8 +659,12 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
 
   /**
    * One bundle of `items`, each written by `writeAdd` as one bundle-add; `toMessage` gives the
-   * message an error names. The open request is pipelined with the adds (the switch handles a
-   * connection's messages in order); its reply is checked before the commit.
+   * message an error names. The open request goes out in the same write as the first adds (the
+   * switch handles a connection's messages in order), and a barrier in the same write as the last
+   * ones; the commit is sent only after the barrier's reply, when the open's reply and the error of
+   * any refused add have arrived. OVS keeps a bundle open when one of its adds fails and commits
+   * the others: a commit sent before those errors were read (right behind the adds, or after only
+   * the open's reply, as this did before) applied a bundle without the flow the switch refused.
    */
   private async bundleOf<T>(
     items: Iterable<T> | AsyncIterable<T>,
@@ -611,14 +673,14 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
     writeAdd: (w: Writer, item: T, bundleId: number, xid: number) => void,
   ): Promise<void> {
     const bundleId = this.nextBundleId++;
-    const open = this.request({ type: 'bundleControl', bundleId, control: 'openRequest', flags }).then(
+    const w = new Writer(CHUNK + 4096);
+    const open = this.expectReply(w, { type: 'bundleControl', bundleId, control: 'openRequest', flags }).then(
       (reply) => (reply.type === 'bundleControl' && reply.control === 'openReply' ? undefined : new OfConnectionError('OF_CLOSED', 'unexpected reply to bundle open', this.targetName)),
       (e: unknown) => e as Error,
     );
     const batch: Batch = { errors: [] };
     const runs: XidRun[] = [];
     let run: XidRun | undefined;
-    const w = new Writer(CHUNK + 4096);
     let index = 0;
     /** Appends one bundle-add; true when the buffer should be flushed. */
     const add = (item: T): boolean => {
@@ -646,7 +708,7 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
       } else {
         for await (const item of items) if (add(item)) await flush();
       }
-      if (w.length > 0) await this.write(w.take());
+      await this.barrierAfter(w);
       const openFailed = await open;
       if (openFailed) throw openFailed;
       if (batch.errors.length === 0) {
@@ -705,7 +767,7 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
 
   /** Send a packet into the switch as if it arrived on `inPort` (default CONTROLLER). */
   async packetOut(data: Uint8Array, actions: Action[], inPort: number = OFPP.CONTROLLER): Promise<void> {
-    await this.flowLikeSend({ type: 'packetOut', inPort, actions, data });
+    await this.sendChecked({ type: 'packetOut', inPort, actions, data });
   }
 
   /** Resume a paused pipeline from an NXT_PACKET_IN2 that carried a continuation. */
@@ -713,27 +775,42 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
     if (!p.continuation) throw new OpenFlowError('OF_NO_CONTINUATION', 'packet-in has no continuation');
     const msg: OfMessage = { type: 'resume', packet: p.packet, continuation: p.continuation };
     if (p.metadata) msg.metadata = p.metadata;
-    await this.flowLikeSend(msg);
+    await this.sendChecked(msg);
   }
 
   /** Send any message without a reply of its own (group/meter mods...), then a barrier; rejects on error. */
   flowLike(msg: OfMessage): Promise<void> {
-    return this.flowLikeSend(msg);
+    return this.sendChecked(msg);
   }
 
-  /** Send one message whose errors should reject (checked with a barrier). */
-  private async flowLikeSend(msg: OfMessage): Promise<void> {
+  /**
+   * Sends one message whose errors should reject, and a barrier after it in the same write; settles
+   * when the barrier's reply arrives (an error for the message comes before it). Not an async
+   * function, and no writer of its own: this is the single-add path, where each await, promise
+   * and buffer showed up in the per-call cost against a raw socket.
+   */
+  private sendChecked(msg: OfMessage): Promise<void> {
+    if (!this.socket) return Promise.reject(new OfConnectionError('OF_NOT_CONNECTED', 'not connected', this.targetName));
     const batch: Batch = { errors: [] };
     const xid = this.xid();
-    this.tracked.set(xid, { request: msg, index: 0, batch });
     try {
-      const w = new Writer(256);
-      writeMessage(w, msg, xid);
-      await this.barrierAfter(w);
-    } finally {
-      this.tracked.delete(xid);
+      this.writeScratch(msg, xid);
+    } catch (e) {
+      return Promise.reject(e as Error);
     }
-    throwBatch(batch);
+    this.tracked.set(xid, { request: msg, index: 0, batch });
+    const reply = this.expectReply(this.scratch, BARRIER);
+    this.sendScratch();
+    return reply.then(
+      () => {
+        this.tracked.delete(xid);
+        throwBatch(batch);
+      },
+      (e: unknown) => {
+        this.tracked.delete(xid);
+        throw e;
+      },
+    );
   }
 
   /** Role request (equal/master/slave). */
@@ -789,6 +866,9 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
 const CHUNK = 1 << 16;
 
 const asMessage = (m: OfMessage): OfMessage => m;
+
+/** The barrier request (no body: one object serves every call). */
+const BARRIER: OfMessage = { type: 'barrierRequest' };
 
 function throwBatch(batch: Batch): void {
   if (batch.errors.length === 0) return;

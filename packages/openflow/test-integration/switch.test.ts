@@ -111,6 +111,18 @@ describe('errors', () => {
     expect(await dumpText()).toEqual(before.map((f) => ({ ...f, stats: expect.anything() })));
   });
 
+  it('a bundle whose invalid flow comes last, long after the open was answered, leaves the switch unchanged', async () => {
+    // OVS refuses this add when it arrives and keeps the bundle open: a commit sent before the
+    // error was read would apply the 3,000 valid flows (the library did that before it waited for
+    // a barrier behind the adds).
+    const before = (await conn.aggregate()).flows;
+    const good: Flow[] = Array.from({ length: 3000 }, (_, i) => ({ table: 21, priority: 1 + (i % 1000), match: { reg0: i }, actions: [{ type: 'output', port: 1 }] }));
+    const bad: Flow = { table: 3, priority: 1, match: {}, actions: [{ type: 'gotoTable', table: 1 }] };
+    const err = await conn.installFlows([...good, bad]).catch((e: unknown) => e);
+    expect(err).toMatchObject({ index: 3000, codeName: 'OFPBIC_BAD_TABLE_ID' });
+    expect((await conn.aggregate()).flows).toBe(before);
+  });
+
   it('decodes an error message produced by OVS for a plain flow-mod', async () => {
     const err = await conn.addFlow({ table: 3, priority: 1, match: {}, actions: [{ type: 'gotoTable', table: 1 }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(OfSwitchError);

@@ -11,6 +11,8 @@ import { OfConnectionError, SwitchConnection } from '../src/index';
 class FakeSwitch {
   server: Server;
   received: OfMessage[] = [];
+  /** Every byte received, in order (to compare what the library wrote with the codec's output). */
+  bytes: Buffer = Buffer.alloc(0);
   sockets: Socket[] = [];
   answerEcho = true;
   /** Accept and close at once, before any answer (a switch that is starting or going away). */
@@ -26,6 +28,7 @@ class FakeSwitch {
       this.sockets.push(s);
       let buf = Buffer.alloc(0);
       s.on('data', (d: Buffer) => {
+        this.bytes = Buffer.concat([this.bytes, d]);
         buf = Buffer.concat([buf, d]);
         for (;;) {
           const len = peekLength(buf);
@@ -44,6 +47,8 @@ class FakeSwitch {
     else if (m.type === 'featuresRequest') send({ type: 'featuresReply', datapathId: 0x1234n, nBuffers: 0, nTables: 254, auxiliaryId: 0, capabilities: 0 });
     else if (m.type === 'barrierRequest') send({ type: 'barrierReply' });
     else if (m.type === 'echoRequest' && this.answerEcho) send({ type: 'echoReply', data: m.data });
+    else if (m.type === 'bundleControl' && m.control === 'openRequest') send({ ...m, control: 'openReply' });
+    else if (m.type === 'bundleControl' && m.control === 'commitRequest') send({ ...m, control: 'commitReply' });
   }
   listen(): Promise<void> {
     return new Promise((r) => this.server.listen(this.path, r));
@@ -134,6 +139,56 @@ it('times out a request whose reply never comes, by xid', async () => {
   clock.advance(500);
   await expect(p).rejects.toMatchObject({ code: 'OF_TIMEOUT' });
   await expect(p).rejects.toBeInstanceOf(OfConnectionError);
+  await c.close();
+});
+
+it('times out each request after its own timeout, the shorter first, with one timer for all', async () => {
+  const clock = new ManualClock(0);
+  const c = await SwitchConnection.connect({ target: { path: sw.path }, clock, reconnect: false });
+  const long = c.request({ type: 'getConfigRequest' }, 5000);
+  const short = c.request({ type: 'getConfigRequest' }, 500);
+  let longSettled = false;
+  long.catch(() => undefined).finally(() => (longSettled = true));
+  await until(() => sw.received.filter((m) => m.type === 'getConfigRequest').length === 2);
+  clock.advance(500);
+  await expect(short).rejects.toMatchObject({ code: 'OF_TIMEOUT' });
+  await new Promise((r) => setImmediate(r));
+  expect(longSettled).toBe(false);
+  // Answered requests in between do not disturb the pending one's deadline.
+  await c.barrier();
+  clock.advance(4500);
+  await expect(long).rejects.toMatchObject({ code: 'OF_TIMEOUT', message: expect.stringContaining('timed out after 5000 ms') });
+  await c.close();
+});
+
+it('writes a single add and its barrier as the codec encodes them, in one write', async () => {
+  const c = await SwitchConnection.connect({ target: { path: sw.path }, clock: new ManualClock(0), reconnect: false });
+  const flow = { table: 20, priority: 100, match: { reg0: 7 }, actions: [{ type: 'output' as const, port: 1 }] };
+  for (const [call, msg] of [
+    [() => c.addFlow(flow), { type: 'flowMod', command: 'add', flow }],
+    [() => c.deleteFlows({ table: 20 }), { type: 'flowMod', command: 'delete', flow: { table: 20, priority: 0, match: {}, actions: [] } }],
+    [() => c.flowLike({ type: 'groupMod', command: 'add', groupType: 'all', groupId: 3, buckets: [] }), { type: 'groupMod', command: 'add', groupType: 'all', groupId: 3, buckets: [] }],
+  ] as Array<[() => Promise<void>, OfMessage]>) {
+    const mark = sw.bytes.length;
+    const received = sw.received.length;
+    await call();
+    const [sent, barrier] = sw.received.slice(received) as Array<OfMessage & { xid: number }>;
+    expect(barrier).toMatchObject({ type: 'barrierRequest', xid: sent!.xid + 1 });
+    const expected = Buffer.concat([encodeMessage(msg, sent!.xid), encodeMessage({ type: 'barrierRequest' }, sent!.xid + 1)]);
+    expect(sw.bytes.subarray(mark).toString('hex')).toBe(expected.toString('hex'));
+  }
+  await c.close();
+});
+
+it('commits a bundle only after a barrier behind its adds is answered', async () => {
+  const c = await SwitchConnection.connect({ target: { path: sw.path }, clock: new ManualClock(0), reconnect: false });
+  const received = sw.received.length;
+  await c.installFlows([
+    { table: 1, priority: 1, match: {}, actions: [] },
+    { table: 1, priority: 2, match: {}, actions: [] },
+  ]);
+  const seen = sw.received.slice(received).map((m) => (m.type === 'bundleControl' ? m.control : m.type));
+  expect(seen).toEqual(['openRequest', 'bundleAdd', 'bundleAdd', 'barrierRequest', 'commitRequest']);
   await c.close();
 });
 
