@@ -25,6 +25,11 @@ const N = Number(process.env['BENCH_PORTS'] ?? 1000);
 const REPS = Number(process.env['BENCH_REPS'] ?? 5);
 /** Updates pipelined through the monitor case. */
 const UPDATES = Number(process.env['BENCH_UPDATES'] ?? 5000);
+/**
+ * BENCH_CASES=perPortPipelined,batched: only these raw/client cases, their table printed, no
+ * ovs-vsctl-per-process run, no latency run, results.json left alone (for iterating on one path).
+ */
+const ONLY = process.env['BENCH_CASES']?.split(',').filter(Boolean);
 const here = new URL('.', import.meta.url).pathname;
 const ids = (i: number) => ({
   'pod-name': `pod-${i}`,
@@ -272,15 +277,30 @@ const cases: Record<Case, Partial<Record<Tool, Runner>>> = {
   },
 };
 
+/** The client / raw table of the cases BENCH_CASES selected. */
+function printSelected(names: Case[], med: (c: Case, t: Tool) => Sample, loadBefore: number[], loadAfter: number[]): void {
+  const f = (x: number): string => x.toFixed(3);
+  const cell = (x: Sample): string => `${f(x.wallSec)} (${f(x.clientCpuSec)}, ${f(x.serverCpuSec)})`;
+  console.log(`medians of ${REPS}: wall s (client CPU s, ovsdb-server CPU s)`);
+  for (const c of names) {
+    const raw = med(c, 'raw');
+    const lib = med(c, 'library');
+    console.log(`| ${c} | ${cell(raw)} | ${cell(lib)} | ${f(raw.wallSec / lib.wallSec)} |`);
+  }
+  const la = (l: number[]): string => l.map((x) => x.toFixed(2)).join(' ');
+  console.log(`load average before ${la(loadBefore)}, after ${la(loadAfter)} (${os.cpus().length} CPUs)`);
+}
+
 async function main(): Promise<void> {
   const tb = await Testbed.create();
   try {
     const loadBefore = os.loadavg();
     const samples: Record<Case, Partial<Record<Tool, Sample[]>>> = { perPortSequential: {}, perPortPipelined: {}, batched: {}, monitor: {} };
     console.error(`${N} ports / ${UPDATES} updates, ${REPS} repetitions, each on a fresh ovsdb-server`);
+    const selected = (Object.entries(cases) as Array<[Case, Partial<Record<Tool, Runner>>]>).filter(([c]) => !ONLY || ONLY.includes(c));
     for (let rep = 0; rep < REPS; rep++) {
-      for (const [name, tools] of Object.entries(cases) as Array<[Case, Partial<Record<Tool, Runner>>]>) {
-        const list = Object.entries(tools) as Array<[Tool, Runner]>;
+      for (const [name, tools] of selected) {
+        const list = (Object.entries(tools) as Array<[Tool, Runner]>).filter(([t]) => !ONLY || t !== 'ovsVsctl');
         // The machine is shared: the order of the tools rotates from repetition to repetition.
         for (let k = 0; k < list.length; k++) {
           const [tool, runner] = list[(rep + k) % list.length]!;
@@ -291,6 +311,10 @@ async function main(): Promise<void> {
     }
     const loadAfter = os.loadavg();
     const med = (c: Case, t: Tool): Sample => medianSample(samples[c][t]!);
+    if (ONLY) {
+      printSelected(selected.map(([c]) => c), med, loadBefore, loadAfter);
+      return;
+    }
 
     // ovs-vsctl, one process per port: once (about a minute), client CPU summed over the processes.
     console.error('ovs-vsctl, one process per port');

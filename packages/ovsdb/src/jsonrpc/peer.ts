@@ -28,6 +28,14 @@ export interface JsonRpcPeerOptions {
   onActivity?: () => void;
 }
 
+/**
+ * Messages written in one turn of the event loop after the first are joined into one socket write,
+ * flushed at the end of the turn or once this many characters wait. 1,000 pipelined transactions
+ * were 1,000 writes (a syscall and the stream bookkeeping each: ~30% of the client's CPU in the
+ * ovsdb bench); the cap keeps the server fed while the rest of a long burst is still being encoded.
+ */
+const COALESCE_CHARS = 32 * 1024;
+
 interface Pending {
   method: string;
   resolve(v: unknown): void;
@@ -48,6 +56,15 @@ export class JsonRpcPeer {
   private closed = false;
   private closeCause: Error | undefined;
   private readonly log: Logger;
+  /** Messages waiting for the end-of-turn flush, and their length in characters. */
+  private queued: string[] = [];
+  private queuedChars = 0;
+  /** A flush is scheduled: the first message of this turn has gone out already. */
+  private flushScheduled = false;
+  private readonly flushQueued = (): void => {
+    this.flushScheduled = false;
+    this.writeQueued();
+  };
 
   constructor(
     private readonly stream: Duplex,
@@ -150,8 +167,29 @@ export class JsonRpcPeer {
     }
   }
 
+  /**
+   * The first message of a turn is written at once (an awaited request waits for nothing); the
+   * ones after it in the same turn are queued and go out together (see COALESCE_CHARS).
+   */
   private write(msg: unknown): void {
-    this.stream.write(JSON.stringify(msg));
+    const text = JSON.stringify(msg);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      process.nextTick(this.flushQueued);
+      this.stream.write(text);
+      return;
+    }
+    this.queued.push(text);
+    this.queuedChars += text.length;
+    if (this.queuedChars >= COALESCE_CHARS) this.writeQueued();
+  }
+
+  private writeQueued(): void {
+    if (this.queued.length === 0) return;
+    const text = this.queued.length === 1 ? this.queued[0]! : this.queued.join('');
+    this.queued = [];
+    this.queuedChars = 0;
+    if (!this.stream.destroyed) this.stream.write(text);
   }
 
   private onData(chunk: Buffer): void {
