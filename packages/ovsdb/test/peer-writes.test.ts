@@ -1,7 +1,7 @@
 // The peer's write path: messages sent in one turn after the first share one stream write, in order.
 import { Duplex } from 'node:stream';
 import { JsonFramer } from '../src/index';
-import { JsonRpcPeer } from '../src/jsonrpc/peer';
+import { JsonRpcPeer, JsonText } from '../src/jsonrpc/peer';
 import { flush } from './helpers';
 
 /** A stream that records each write as one chunk and never answers. */
@@ -66,5 +66,24 @@ describe('JsonRpcPeer writes', () => {
     await flush();
     expect(chunks).toHaveLength(1);
     expect((await replies).map((r) => r.status)).toEqual(['rejected', 'rejected']);
+  });
+
+  test('JsonText params are written as they are: the same text JSON.stringify makes of the request', () => {
+    const { stream, chunks } = recorder();
+    const peer = new JsonRpcPeer(stream);
+    const ops = [{ op: 'insert', table: 'Port', row: { name: 'p "1"', external_ids: ['map', [['k', 'é']]] } }, { op: 'commit', durable: false }];
+    void peer.request('transact', ['Open_vSwitch', ...ops.map((o) => new JsonText(JSON.stringify(o))), undefined]).catch(() => undefined);
+    expect(chunks).toEqual([JSON.stringify({ method: 'transact', params: ['Open_vSwitch', ...ops, undefined], id: 1 })]);
+    peer.close();
+  });
+
+  test('one long request goes out in several writes that join to its text', () => {
+    const { stream, chunks } = recorder();
+    const peer = new JsonRpcPeer(stream);
+    const ops = Array.from({ length: 3000 }, (_v, i) => ({ op: 'insert', table: 'Interface', row: { name: `port-${i}` }, 'uuid-name': `i${i}` }));
+    void peer.request('transact', ['Open_vSwitch', ...ops.map((o) => new JsonText(JSON.stringify(o)))]).catch(() => undefined);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks.join('')).toBe(JSON.stringify({ method: 'transact', params: ['Open_vSwitch', ...ops], id: 1 }));
+    peer.close();
   });
 });

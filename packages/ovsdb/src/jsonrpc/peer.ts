@@ -36,6 +36,29 @@ export interface JsonRpcPeerOptions {
  */
 const COALESCE_CHARS = 32 * 1024;
 
+/**
+ * A request parameter that is JSON text already: written as it is. A transaction's operations come
+ * as one JsonText each, so a 1,000-port transaction is never one 500 KB string (a large-object
+ * allocation, and the garbage collector was the largest part of the client's CPU for it).
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** A request's text, as JSON.stringify({ method, params, id }) writes it, in pieces. */
+function requestPieces(method: string, params: readonly unknown[], id: unknown): string[] {
+  if (!params.some((p) => p instanceof JsonText)) return [JSON.stringify({ method, params, id })];
+  const pieces = [`{"method":${JSON.stringify(method)},"params":[`];
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i];
+    // JSON.stringify writes an undefined array element as null.
+    const text = p instanceof JsonText ? p.text : (JSON.stringify(p) ?? 'null');
+    pieces.push(i === 0 ? text : `,${text}`);
+  }
+  pieces.push(`],"id":${JSON.stringify(id)}}`);
+  return pieces;
+}
+
 interface Pending {
   method: string;
   resolve(v: unknown): void;
@@ -127,7 +150,7 @@ export class JsonRpcPeer {
         }, ms);
       }
       this.pending.set(key, entry);
-      this.write({ method, params, id });
+      this.send(requestPieces(method, params, id));
     });
   }
 
@@ -167,21 +190,26 @@ export class JsonRpcPeer {
     }
   }
 
-  /**
-   * The first message of a turn is written at once (an awaited request waits for nothing); the
-   * ones after it in the same turn are queued and go out together (see COALESCE_CHARS).
-   */
   private write(msg: unknown): void {
-    const text = JSON.stringify(msg);
+    this.send([JSON.stringify(msg)]);
+  }
+
+  /**
+   * Writes one message given as pieces of its text. The first message of a turn is written at once
+   * (an awaited request waits for nothing); the ones after it in the same turn are queued and go
+   * out together (see COALESCE_CHARS). A long message goes out in writes of about COALESCE_CHARS.
+   */
+  private send(pieces: readonly string[]): void {
+    for (const p of pieces) {
+      this.queued.push(p);
+      this.queuedChars += p.length;
+      if (this.queuedChars >= COALESCE_CHARS) this.writeQueued();
+    }
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       process.nextTick(this.flushQueued);
-      this.stream.write(text);
-      return;
+      this.writeQueued();
     }
-    this.queued.push(text);
-    this.queuedChars += text.length;
-    if (this.queuedChars >= COALESCE_CHARS) this.writeQueued();
   }
 
   private writeQueued(): void {
