@@ -23,14 +23,32 @@ import { checkTransactReply, RawOvsdb, serialize } from './raw-server';
 const N = Number(process.env['BENCH_PORTS'] ?? 1000);
 /** Repetitions of each measured case (medians are reported); ovs-vsctl per port runs once (~1 min). */
 const REPS = Number(process.env['BENCH_REPS'] ?? 5);
+/**
+ * Untimed repetitions first, both sides: V8 needs ~8 passes over the client's encoding code before
+ * it runs optimized (a 1,000-port transaction: ~140 ms of client CPU on the first pass, ~15 ms from
+ * the eighth), and the raw side has next to no JavaScript on its path, so without them the client
+ * was measured mostly before its code was compiled, which no long-lived agent is.
+ */
+const WARMUP = Number(process.env['BENCH_WARMUP'] ?? 5);
 /** Updates pipelined through the monitor case. */
 const UPDATES = Number(process.env['BENCH_UPDATES'] ?? 5000);
+/**
+ * BENCH_CASES=perPortPipelined,batched: only these raw/client cases, their table printed, no
+ * ovs-vsctl-per-process run, no latency run, results.json left alone (for iterating on one path).
+ */
+const ONLY = process.env['BENCH_CASES']?.split(',').filter(Boolean);
 const here = new URL('.', import.meta.url).pathname;
 const ids = (i: number) => ({
   'pod-name': `pod-${i}`,
   'pod-namespace': 'bench',
   'ip-address': `10.1.${i >> 8}.${i & 255}`,
 });
+/**
+ * The ports the client adds, built before its clock starts as the raw side's requests are: the
+ * client's work starts at addPort/addPorts, not at making up the caller's input.
+ */
+const portSpecs = (prefix: string): Array<{ name: string; externalIds: Record<string, string> }> =>
+  Array.from({ length: N }, (_v, i) => ({ name: `${prefix}${i}`, externalIds: ids(i) }));
 /** ovs-vsctl arguments that add port `name` to br-bench with `externalIds`. */
 const addPortArgs = (name: string, externalIds: Record<string, string>): string[] => [
   'add-port',
@@ -183,10 +201,12 @@ const cases: Record<Case, Partial<Record<Tool, Runner>>> = {
         return s;
       }, N),
     library: (tb) =>
-      onFreshServer(tb, ({ vs, pid }) =>
-        measure(pid, async () => {
-          for (let i = 0; i < N; i++) unwrap(await vs.addPort('br-bench', `a${i}`, { externalIds: ids(i) }));
-        }), N),
+      onFreshServer(tb, ({ vs, pid }) => {
+        const specs = portSpecs('a');
+        return measure(pid, async () => {
+          for (const p of specs) unwrap(await vs.addPort('br-bench', p.name, p));
+        });
+      }, N),
   },
   perPortPipelined: {
     raw: (tb) =>
@@ -198,10 +218,10 @@ const cases: Record<Case, Partial<Record<Tool, Runner>>> = {
         return s;
       }, N),
     library: (tb) =>
-      onFreshServer(tb, ({ vs, pid }) =>
-        measure(pid, () =>
-          Promise.all(Array.from({ length: N }, (_v, i) => vs.addPort('br-bench', `a${i}`, { externalIds: ids(i) }).then(unwrap))),
-        ), N),
+      onFreshServer(tb, ({ vs, pid }) => {
+        const specs = portSpecs('a');
+        return measure(pid, () => Promise.all(specs.map((p) => vs.addPort('br-bench', p.name, p).then(unwrap))));
+      }, N),
   },
   batched: {
     raw: (tb) =>
@@ -213,10 +233,12 @@ const cases: Record<Case, Partial<Record<Tool, Runner>>> = {
         return s;
       }, N),
     library: (tb) =>
-      onFreshServer(tb, ({ vs, pid }) =>
-        measure(pid, async () => {
-          unwrap(await vs.addPorts('br-bench', Array.from({ length: N }, (_v, i) => ({ name: `b${i}`, externalIds: ids(i) }))));
-        }), N),
+      onFreshServer(tb, ({ vs, pid }) => {
+        const specs = portSpecs('b');
+        return measure(pid, async () => {
+          unwrap(await vs.addPorts('br-bench', specs));
+        });
+      }, N),
     ovsVsctl: (tb) =>
       onFreshServer(tb, async ({ ovs, pid }) => {
         const args: string[] = [];
@@ -272,25 +294,47 @@ const cases: Record<Case, Partial<Record<Tool, Runner>>> = {
   },
 };
 
+/** The client / raw table of the cases BENCH_CASES selected. */
+function printSelected(names: Case[], med: (c: Case, t: Tool) => Sample, loadBefore: number[], loadAfter: number[]): void {
+  const f = (x: number): string => x.toFixed(3);
+  const cell = (x: Sample): string => `${f(x.wallSec)} (${f(x.clientCpuSec)}, ${f(x.serverCpuSec)})`;
+  console.log(`medians of ${REPS}: wall s (client CPU s, ovsdb-server CPU s)`);
+  for (const c of names) {
+    const raw = med(c, 'raw');
+    const lib = med(c, 'library');
+    console.log(`| ${c} | ${cell(raw)} | ${cell(lib)} | ${f(raw.wallSec / lib.wallSec)} |`);
+  }
+  const la = (l: number[]): string => l.map((x) => x.toFixed(2)).join(' ');
+  console.log(`load average before ${la(loadBefore)}, after ${la(loadAfter)} (${os.cpus().length} CPUs)`);
+}
+
 async function main(): Promise<void> {
   const tb = await Testbed.create();
   try {
     const loadBefore = os.loadavg();
     const samples: Record<Case, Partial<Record<Tool, Sample[]>>> = { perPortSequential: {}, perPortPipelined: {}, batched: {}, monitor: {} };
-    console.error(`${N} ports / ${UPDATES} updates, ${REPS} repetitions, each on a fresh ovsdb-server`);
-    for (let rep = 0; rep < REPS; rep++) {
-      for (const [name, tools] of Object.entries(cases) as Array<[Case, Partial<Record<Tool, Runner>>]>) {
-        const list = Object.entries(tools) as Array<[Tool, Runner]>;
+    console.error(`${N} ports / ${UPDATES} updates, ${WARMUP} untimed + ${REPS} repetitions, each on a fresh ovsdb-server`);
+    const selected = (Object.entries(cases) as Array<[Case, Partial<Record<Tool, Runner>>]>).filter(([c]) => !ONLY || ONLY.includes(c));
+    const warmup: Record<Case, Partial<Record<Tool, Sample[]>>> = { perPortSequential: {}, perPortPipelined: {}, batched: {}, monitor: {} };
+    for (let rep = -WARMUP; rep < REPS; rep++) {
+      for (const [name, tools] of selected) {
+        // ovs-vsctl is a separate process each time: nothing of it warms up in this one.
+        const list = (Object.entries(tools) as Array<[Tool, Runner]>).filter(([t]) => t !== 'ovsVsctl' || (!ONLY && rep >= 0));
         // The machine is shared: the order of the tools rotates from repetition to repetition.
         for (let k = 0; k < list.length; k++) {
-          const [tool, runner] = list[(rep + k) % list.length]!;
-          (samples[name][tool] ??= []).push(await runner(tb));
+          const [tool, runner] = list[(rep + WARMUP + k) % list.length]!;
+          ((rep < 0 ? warmup : samples)[name][tool] ??= []).push(await runner(tb));
         }
       }
-      console.error(`  repetition ${rep + 1}/${REPS} done`);
+      console.error(rep < 0 ? `  warm-up ${rep + WARMUP + 1}/${WARMUP} done` : `  repetition ${rep + 1}/${REPS} done`);
     }
     const loadAfter = os.loadavg();
     const med = (c: Case, t: Tool): Sample => medianSample(samples[c][t]!);
+    if (ONLY) {
+      for (const c of selected) for (const [t, xs] of Object.entries(samples[c[0]])) console.error(c[0], t, xs.map((x) => `${x.wallSec.toFixed(3)}/${x.clientCpuSec.toFixed(3)}`).join(' '));
+      printSelected(selected.map(([c]) => c), med, loadBefore, loadAfter);
+      return;
+    }
 
     // ovs-vsctl, one process per port: once (about a minute), client CPU summed over the processes.
     console.error('ovs-vsctl, one process per port');
@@ -436,6 +480,7 @@ async function main(): Promise<void> {
       latency,
       limits,
       samples,
+      warmupSamples: warmup,
       loadAverage: { before: loadBefore, afterRepetitions: loadAfter, end: os.loadavg() },
       cpus: os.cpus().length,
     };

@@ -1,6 +1,7 @@
 // OVSDB client: every RFC 7047 method plus the OVS extensions (monitor_cond*, update2/3, db change awareness).
 import { EventEmitter } from 'node:events';
 import { Connection, type ConnectionOptions } from './connection';
+import { JsonText } from './jsonrpc/peer';
 import { CanceledError, ClosedError, OvsdbError, ProtocolError, RpcError } from './errors';
 import type { Remote } from './transport';
 import {
@@ -275,7 +276,8 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     opts: TransactOptions = {},
   ): Promise<TransactionResult> {
     const schema = this.loadedSchemas.get(db) ?? (await this.getSchema(db));
-    const wire = operations.map((o) => encodeOperation(schema, o));
+    // Each operation as its JSON text at once: its wire object dies young (see JsonText).
+    const wire = operations.map((o) => new JsonText(JSON.stringify(encodeOperation(schema, o))));
     if (opts.signal?.aborted) {
       return canceledResult();
     }

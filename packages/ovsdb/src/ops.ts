@@ -342,6 +342,33 @@ function asError(x: unknown): OperationError | undefined {
   return undefined;
 }
 
+/**
+ * One successful operation's result, or why it is not of its operation's shape (a server bug must
+ * not pass for a commit). A module-level function: a closure per result was measurable for the
+ * 3,001 results of a 1,000-port transaction.
+ */
+function decodeResult(schema: DatabaseSchema, op: Operation, r: object): OperationResult | string {
+  if (Array.isArray(r)) return 'not an object';
+  const o = r as Record<string, unknown>;
+  switch (op.op) {
+    case 'insert': {
+      const u = o.uuid;
+      if (!Array.isArray(u) || u.length !== 2 || u[0] !== 'uuid' || !isUuid(u[1])) return 'uuid is not ["uuid", <uuid>]';
+      return { op: 'insert', uuid: u[1].toLowerCase() };
+    }
+    case 'select':
+      if (!Array.isArray(o.rows)) return 'rows is not an array';
+      return { op: 'select', rows: (o.rows as unknown[]).map((row) => decodeRow(schema, op.table, row)) };
+    case 'update':
+    case 'mutate':
+    case 'delete':
+      if (!Number.isInteger(o.count) || (o.count as number) < 0) return 'count is not a non-negative integer';
+      return { op: op.op, count: o.count as number };
+    default:
+      return { op: op.op };
+  }
+}
+
 /** Turns a transact reply into a {@link TransactionResult}. */
 export function decodeTransactResult(
   schema: DatabaseSchema,
@@ -360,6 +387,7 @@ export function decodeTransactResult(
   }
   const results: Array<OperationResult | null> = [];
   const uuids: Record<string, string> = {};
+  let nulls = false;
   for (let i = 0; i < reply.length; i++) {
     const r = reply[i] as unknown;
     const err = asError(r);
@@ -377,43 +405,17 @@ export function decodeTransactResult(
     if (!op) continue;
     if (r === null) {
       results.push(null);
+      nulls = true;
       continue;
     }
-    // A result not of its operation's shape is no success (a server bug must not pass for a commit).
-    const malformed = (what: string): TransactionFailure => ({
-      ok: false,
-      error: 'invalid reply',
-      details: `result ${i} of ${op.op}: ${what}`,
-      index: i,
-      operation: op,
-      results,
-    });
-    if (typeof r !== 'object' || Array.isArray(r)) return malformed('not an object');
-    const o = r as Record<string, unknown>;
-    switch (op.op) {
-      case 'insert': {
-        const u = o.uuid;
-        if (!Array.isArray(u) || u.length !== 2 || u[0] !== 'uuid' || !isUuid(u[1])) return malformed('uuid is not ["uuid", <uuid>]');
-        const uuid = u[1].toLowerCase();
-        if (op.uuidName !== undefined) uuids[op.uuidName] = uuid;
-        results.push({ op: 'insert', uuid });
-        break;
-      }
-      case 'select':
-        if (!Array.isArray(o.rows)) return malformed('rows is not an array');
-        results.push({ op: 'select', rows: (o.rows as unknown[]).map((row) => decodeRow(schema, op.table, row)) });
-        break;
-      case 'update':
-      case 'mutate':
-      case 'delete':
-        if (!Number.isInteger(o.count) || (o.count as number) < 0) return malformed('count is not a non-negative integer');
-        results.push({ op: op.op, count: o.count as number });
-        break;
-      default:
-        results.push({ op: op.op });
+    const res = typeof r === 'object' ? decodeResult(schema, op, r) : 'not an object';
+    if (typeof res === 'string') {
+      return { ok: false, error: 'invalid reply', details: `result ${i} of ${op.op}: ${res}`, index: i, operation: op, results };
     }
+    if (res.op === 'insert' && op.op === 'insert' && op.uuidName !== undefined) uuids[op.uuidName] = res.uuid;
+    results.push(res);
   }
-  if (results.length < operations.length || results.some((r) => r === null)) {
+  if (results.length < operations.length || nulls) {
     return {
       ok: false,
       error: 'invalid reply',

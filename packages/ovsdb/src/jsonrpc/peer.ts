@@ -28,6 +28,37 @@ export interface JsonRpcPeerOptions {
   onActivity?: () => void;
 }
 
+/**
+ * Messages written in one turn of the event loop after the first are joined into one socket write,
+ * flushed at the end of the turn or once this many characters wait. 1,000 pipelined transactions
+ * were 1,000 writes (a syscall and the stream bookkeeping each: ~30% of the client's CPU in the
+ * ovsdb bench); the cap keeps the server fed while the rest of a long burst is still being encoded.
+ */
+const COALESCE_CHARS = 32 * 1024;
+
+/**
+ * A request parameter that is JSON text already: written as it is. A transaction's operations come
+ * as one JsonText each, so a 1,000-port transaction is never one 500 KB string (a large-object
+ * allocation, and the garbage collector was the largest part of the client's CPU for it).
+ */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
+/** A request's text, as JSON.stringify({ method, params, id }) writes it, in pieces. */
+function requestPieces(method: string, params: readonly unknown[], id: unknown): string[] {
+  if (!params.some((p) => p instanceof JsonText)) return [JSON.stringify({ method, params, id })];
+  const pieces = [`{"method":${JSON.stringify(method)},"params":[`];
+  for (let i = 0; i < params.length; i++) {
+    const p = params[i];
+    // JSON.stringify writes an undefined array element as null.
+    const text = p instanceof JsonText ? p.text : (JSON.stringify(p) ?? 'null');
+    pieces.push(i === 0 ? text : `,${text}`);
+  }
+  pieces.push(`],"id":${JSON.stringify(id)}}`);
+  return pieces;
+}
+
 interface Pending {
   method: string;
   resolve(v: unknown): void;
@@ -48,6 +79,15 @@ export class JsonRpcPeer {
   private closed = false;
   private closeCause: Error | undefined;
   private readonly log: Logger;
+  /** Messages waiting for the end-of-turn flush, and their length in characters. */
+  private queued: string[] = [];
+  private queuedChars = 0;
+  /** A flush is scheduled: the first message of this turn has gone out already. */
+  private flushScheduled = false;
+  private readonly flushQueued = (): void => {
+    this.flushScheduled = false;
+    this.writeQueued();
+  };
 
   constructor(
     private readonly stream: Duplex,
@@ -110,7 +150,7 @@ export class JsonRpcPeer {
         }, ms);
       }
       this.pending.set(key, entry);
-      this.write({ method, params, id });
+      this.send(requestPieces(method, params, id));
     });
   }
 
@@ -151,7 +191,33 @@ export class JsonRpcPeer {
   }
 
   private write(msg: unknown): void {
-    this.stream.write(JSON.stringify(msg));
+    this.send([JSON.stringify(msg)]);
+  }
+
+  /**
+   * Writes one message given as pieces of its text. The first message of a turn is written at once
+   * (an awaited request waits for nothing); the ones after it in the same turn are queued and go
+   * out together (see COALESCE_CHARS). A long message goes out in writes of about COALESCE_CHARS.
+   */
+  private send(pieces: readonly string[]): void {
+    for (const p of pieces) {
+      this.queued.push(p);
+      this.queuedChars += p.length;
+      if (this.queuedChars >= COALESCE_CHARS) this.writeQueued();
+    }
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      process.nextTick(this.flushQueued);
+      this.writeQueued();
+    }
+  }
+
+  private writeQueued(): void {
+    if (this.queued.length === 0) return;
+    const text = this.queued.length === 1 ? this.queued[0]! : this.queued.join('');
+    this.queued = [];
+    this.queuedChars = 0;
+    if (!this.stream.destroyed) this.stream.write(text);
   }
 
   private onData(chunk: Buffer): void {
