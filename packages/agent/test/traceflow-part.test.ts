@@ -55,16 +55,17 @@ function switchStandIn(refusals: number) {
 }
 
 /** A Traceflow from pod a to an IP, set Running with {@link TAG} as the controller does. */
-async function runningTraceflow(name: string, destination = '10.10.2.7'): Promise<Traceflow> {
-  const tf = await kube.request<Traceflow>('POST', PATH, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Traceflow', metadata: { name }, spec: { source: { namespace: 'default', pod: 'a' }, destination: { ip: destination } } });
+async function runningTraceflow(name: string, destination = '10.10.2.7', sourcePod = 'a'): Promise<Traceflow> {
+  const tf = await kube.request<Traceflow>('POST', PATH, { apiVersion: 'crd.antrea.io/v1beta1', kind: 'Traceflow', metadata: { name }, spec: { source: { namespace: 'default', pod: sourcePod }, destination: { ip: destination } } });
   return kube.request<Traceflow>('PUT', `${PATH}/${name}/status`, { ...tf, status: { phase: 'Running', dataplaneTag: TAG, startTime: new Date().toISOString() } });
 }
 
-/** A Traceflow packet-in on table 0 of a probe carrying the tag in its DSCP. */
-function tracePacketIn(): PacketIn {
-  const frame = buildProbe({ srcMac: A.mac, dstMac: '02:00:00:00:00:01', srcIP: A.ips[0]!, dstIP: '10.10.2.7', protocol: 6, srcPort: 40000 + TAG, dstPort: 80 });
+/** A Traceflow packet-in on table 0 of a probe carrying the tag in its DSCP (`reply`: the destination's answer, with the tag copied). */
+function tracePacketIn(reply = false, tableId = 0): PacketIn {
+  const probe = { srcMac: A.mac, dstMac: '02:00:00:00:00:01', srcIP: A.ips[0]!, dstIP: '10.10.2.7', protocol: 6, srcPort: 40000 + TAG, dstPort: 80 };
+  const frame = buildProbe(reply ? { ...probe, srcIP: probe.dstIP, dstIP: probe.srcIP, srcPort: probe.dstPort, dstPort: probe.srcPort } : probe);
   frame[15] = TAG << 2;
-  return { type: 'packetIn2', packet: frame, userdata: Uint8Array.of(PACKETIN_CATEGORY.TF), tableId: 0, metadata: {} } as unknown as PacketIn;
+  return { type: 'packetIn2', packet: frame, userdata: Uint8Array.of(PACKETIN_CATEGORY.TF), tableId, metadata: {} } as unknown as PacketIn;
 }
 
 async function startPart(client: KubeClient, node: Pick<NodeDatapath, 'flows' | 'openflow'>, clock: ManualClock): Promise<TraceflowPart> {
@@ -143,5 +144,32 @@ it('a trace whose probe cannot be built (IPv6 from a pod without an IPv6 address
   } finally {
     await part.stop();
     await kube.request('DELETE', `${PATH}/no-v6-source`);
+  }
+}, 30_000);
+
+it('a receiving node does not report the destination\'s tagged answer to the probe, and reports the probe after it', async () => {
+  // Seen in CI: the receiver's trace flows came after the first probe had passed; the destination
+  // answered a later probe with a RST carrying the probe's DSCP, and that answer (back through the
+  // tunnel, never a final result) became the node's only result.
+  const clock = new ManualClock(Date.now());
+  const sw = switchStandIn(0);
+  await runningTraceflow('tagged-answer', '10.10.2.7', 'elsewhere');
+  const part = await startPart(kube, sw.node, clock);
+  try {
+    await waitFor('the trace active on the node', () => part.activeTraces().length === 1, { timeoutMs: 10_000, intervalMs: 20 });
+    expect(part.activeTraces()).toEqual([{ name: 'tagged-answer', tag: TAG, source: false }]);
+    // The answer's packet-in comes from table 0, the probe's from table 1: the result names which was written.
+    sw.openflow.emit('packetIn', tracePacketIn(true, 0));
+    sw.openflow.emit('packetIn', tracePacketIn(false, 1));
+    await waitFor('a result reported', () => part.reports === 1, { timeoutMs: 10_000, intervalMs: 20 });
+    await part.idle();
+    expect(part.reports).toBe(1);
+    const results = (await kube.request<Traceflow>('GET', `${PATH}/tagged-answer`)).status?.results ?? [];
+    expect(results.map((r) => [r.node, r.role, r.observations])).toEqual([
+      ['n1', 'Receiver', [{ component: 'Forwarding', componentInfo: 'Classification', action: 'Received' }, { component: 'Forwarding', componentInfo: 'table 1', action: 'Dropped' }]],
+    ]);
+  } finally {
+    await part.stop();
+    await kube.request('DELETE', `${PATH}/tagged-answer`);
   }
 }, 30_000);

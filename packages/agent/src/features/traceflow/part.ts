@@ -17,7 +17,7 @@ import type { AgentContext } from '../../context';
 import { buildProbe, parseIpPacket, type ParsedIp } from '../../packet';
 import type { NodeDatapath } from '../node/part';
 import { isFinal, observe, type TraceNodeView, type TracedRule } from './observations';
-import { familyOfTrace, probeSpec, resolveDestination, traceMatchOf, type ProbeDestination } from './probe';
+import { familyOfTrace, probeSourcePort, probeSpec, resolveDestination, traceMatchOf, type ProbeDestination } from './probe';
 
 export const TRACEFLOWS = { group: 'crd.antrea.io', version: 'v1beta1', plural: 'traceflows', kind: 'Traceflow', namespaced: false } as const;
 
@@ -40,6 +40,11 @@ interface ActiveTrace {
   readonly live: boolean;
   destination?: ProbeDestination;
   reported: boolean;
+  /**
+   * The injected probe's TCP or UDP source port (every node computes it from the spec and the tag);
+   * undefined for live traffic and other protocols.
+   */
+  probeSrcPort?: number;
   /** This node reported a final result: no more probes. */
   done?: boolean;
   timer?: TimerHandle;
@@ -127,6 +132,8 @@ export class TraceflowPart implements Part {
     const dst = tf.spec.destination;
     const liveTarget = live && !source && src.ip === undefined ? this.node.flows.get('pods').find((p) => p.namespace === dst.namespace && p.name === dst.pod) : undefined;
     const t: ActiveTrace = { name: tf.metadata.name ?? '', uid: tf.metadata.uid ?? '', tag, source, live, reported: false, injections: 0, deadline };
+    const srcPort = live ? undefined : probeSourcePort(tf, tag);
+    if (srcPort !== undefined) t.probeSrcPort = srcPort;
     const family = familyOfTrace(tf, source ?? liveTarget);
     const targetIP = liveTarget?.ips.find((a) => a.includes(':') === (family === 6));
     const destination = source ? await resolveDestination(this.kube, tf, family) : targetIP !== undefined ? { ip: targetIP } : undefined;
@@ -189,6 +196,10 @@ export class TraceflowPart implements Part {
     // One result per node: the first packet-in of the tag that is written (a re-injected probe, or
     // later live packets, add nothing; after a failed write the next one is written).
     if (!t || t.reported) return;
+    // The destination's answer to the probe can carry the tag too: Linux copies the DSCP of the
+    // packet it answers into a RST. Seen on a node whose trace flows came after the probe had
+    // passed, it would be that node's only result (going back through the tunnel, never final).
+    if (t.probeSrcPort !== undefined && packet.dstPort === t.probeSrcPort && packet.srcPort !== t.probeSrcPort) return;
     t.reported = true;
     const observations = observe(this.view(), { tableId: p.tableId ?? 0, metadata: p.metadata ?? {}, packet }, { sender: t.source !== undefined, ...(t.destination ? { dstIP: t.destination.ip } : {}) });
     try {

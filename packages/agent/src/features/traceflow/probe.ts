@@ -98,7 +98,7 @@ export function probeSpec(tf: Traceflow, source: LocalPod, dest: ProbeDestinatio
   };
   const tag = tf.status?.dataplaneTag ?? 0;
   if (protocol === PROTO_TCP || protocol === PROTO_UDP) {
-    spec.srcPort = th?.tcp?.srcPort ?? th?.udp?.srcPort ?? 40000 + tag;
+    spec.srcPort = probeSourcePort(tf, tag) ?? 40000 + tag;
     spec.dstPort = dstPortOf(tf, dest) ?? 80;
     if (protocol === PROTO_TCP && th?.tcp?.flags !== undefined) spec.tcpFlags = th.tcp.flags;
   } else if (protocol === PROTO_ICMP || protocol === PROTO_ICMPV6) {
@@ -106,6 +106,13 @@ export function probeSpec(tf: Traceflow, source: LocalPod, dest: ProbeDestinatio
     spec.icmpSequence = th?.icmp?.sequence ?? 0;
   }
   return spec;
+}
+
+/** The TCP or UDP source port of a trace's probe: spec.packet's, else one fixed per tag. */
+export function probeSourcePort(tf: Traceflow, tag: number): number | undefined {
+  const th = tf.spec.packet?.transportHeader;
+  if (th?.icmp) return undefined;
+  return th?.tcp?.srcPort ?? th?.udp?.srcPort ?? 40000 + tag;
 }
 
 /**
