@@ -20,6 +20,15 @@ const inTables = (t: number): boolean => t >= MIN_EGRESS_TABLE && t <= MAX_EGRES
 const ours = (name: string | undefined): name is string => name !== undefined && name.startsWith(VLAN_LINK_PREFIX);
 /** fe80::/10, the address every IPv6 link gets from the kernel. */
 const isLinkLocal6 = (ip: string): boolean => /^fe[89ab][0-9a-f]:/i.test(ip);
+/**
+ * The kernel inserts an IPv6 address's local route from its address work queue, after the add has
+ * returned (with `nodad` too; an IPv4 one comes with the add). Deleted before it is there, it comes
+ * back after the delete (26 in 200 tries on a quiet machine). So an IPv6 delLocalRoute first waits
+ * for the route: up to this many looks, {@link LOCAL6_LOOK_MS} apart; a link not up makes none.
+ */
+const LOCAL6_LOOKS = 400;
+const LOCAL6_LOOK_MS = 5;
+const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Where the steps go: the node's links, addresses, routes and rules. */
 export interface SubnetHostOps {
@@ -198,13 +207,29 @@ export class SubnetHost implements SubnetHostOps {
     if (first.length) await batch(first, true);
     // A local route the kernel has not made (yet) is nothing to delete: those lines are forced.
     const adds = middle.filter((s) => s.op !== 'delLocalRoute');
-    const locals = middle.filter((s) => s.op === 'delLocalRoute');
+    const locals = middle.filter((s) => s.op === 'delLocalRoute' && !stepIsIpv6(s));
+    const locals6 = middle.filter((s): s is Extract<SubnetStep, { op: 'delLocalRoute' }> => s.op === 'delLocalRoute' && stepIsIpv6(s));
     const linkAndAddr = adds.filter((s) => s.op === 'addLink' || s.op === 'addAddress');
     const routesAndRules = adds.filter((s) => s.op === 'replaceRoute' || s.op === 'addRule');
     if (linkAndAddr.length) await batch(linkAndAddr, false);
     if (locals.length) await batch(locals, true);
+    // Each IPv6 one waits for the kernel's route (LOCAL6_LOOKS), in the same child.
+    for (const l of locals6) {
+      await this.net.runInNode(
+        `i=0; while [ -z "$(ip -6 route show table local local "$1" dev "$2")" ] && [ $i -lt ${LOCAL6_LOOKS} ]; do sleep ${LOCAL6_LOOK_MS / 1000}; i=$((i+1)); done; ip -6 route del table local local "$1" dev "$2" 2>/dev/null; true`,
+        [check(isIp, l.ip, 'Egress IP'), check(NAME_RE, l.dev, 'Egress subnet interface')],
+      );
+    }
     if (routesAndRules.length) await batch(routesAndRules, false);
     if (last.length) await batch(last, true);
+  }
+
+  /** Waits for the kernel's local route of the IPv6 address `ip` on `dev` (LOCAL6_LOOKS). */
+  private async untilLocalRoute6(ip: string, dev: string): Promise<void> {
+    for (let i = 0; i < LOCAL6_LOOKS; i++) {
+      if ((await this.rtnl.localRoutes(6)).some((r) => r.ip === ip && r.dev === dev)) return;
+      await pause(LOCAL6_LOOK_MS);
+    }
   }
 
   private async applyByNetlink(step: SubnetStep, transportDev: string): Promise<void> {
@@ -235,6 +260,7 @@ export class SubnetHost implements SubnetHostOps {
         return;
       }
       case 'delLocalRoute':
+        if (step.ip.includes(':')) await this.untilLocalRoute6(step.ip, step.dev);
         await this.rtnl.deleteLocalRoute(step.ip, step.dev);
         return;
       case 'replaceRoute': {
