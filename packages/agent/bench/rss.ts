@@ -29,8 +29,8 @@ interface Variant {
 const VARIANTS: Variant[] = process.env.BENCH_RSS_VARIANTS
   ? (JSON.parse(process.env.BENCH_RSS_VARIANTS) as Variant[])
   : [
-      { name: 'agent, --max-semi-space-size=1 --heap-growing-percent=50 (as bin/switchyard-agent.js and the lab start it)', dir: DIST, node: ['--max-semi-space-size=1', '--heap-growing-percent=50'] },
-      { name: 'agent, --max-semi-space-size=1 (the bin before the old generation grew by half)', dir: DIST, node: ['--max-semi-space-size=1'] },
+      { name: 'agent, --max-semi-space-size=4 --heap-growing-percent=50 (as bin/switchyard-agent.js and the lab start it)', dir: DIST, node: ['--max-semi-space-size=4', '--heap-growing-percent=50'] },
+      { name: 'agent, --max-semi-space-size=1 --heap-growing-percent=50 (the bin before the young generation went to 4 MiB)', dir: DIST, node: ['--max-semi-space-size=1', '--heap-growing-percent=50'] },
       { name: 'agent, no flags', dir: DIST, node: [] },
       { name: 'agent, --enable-source-maps (the lab before issue 32)', dir: DIST, node: ['--enable-source-maps'] },
     ];

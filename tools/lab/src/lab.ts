@@ -22,6 +22,7 @@ import { Kubelet, type LabNodeRuntime } from './kubelet';
 import { labAgentConfig, labControllerConfig, labInstallOptions } from './config';
 import type { Phase } from './progress';
 import { removeWireGuardDevice } from './wireguard-teardown';
+import { binNodeFlags } from './node-flags';
 import { containerOf, isFileVolume, podmanRunArgs, podSpecOf, type PodSpec } from './pod-spec';
 import { ensureImages, generatedManifest, imagesDir, podman, PodmanContainer, type LabRuntime } from './podman';
 
@@ -57,10 +58,10 @@ export function labProgram(name: 'supervisor' | 'prober'): { argv: string[]; env
 const AGENT_CLI = join(REPO_ROOT, 'packages/agent/dist/agent-cli.js');
 /**
  * The agent runs with the node flags of its bin entry (packages/agent/bin/switchyard-agent.js, what
- * the DaemonSet runs), so the lab's agents measure as a node's: no source maps (18 MiB of RSS;
- * NODE_OPTIONS=--enable-source-maps brings them back for mapped stacks in agent.log).
+ * the DaemonSet runs; binNodeFlags), so the lab's agents measure as a node's: no source maps (18
+ * MiB of RSS; NODE_OPTIONS=--enable-source-maps brings them back for mapped stacks in agent.log).
  */
-const AGENT_NODE_FLAGS = ['--max-semi-space-size=1', '--heap-growing-percent=50'];
+const AGENT_BIN = join(REPO_ROOT, 'packages/agent/bin/switchyard-agent.js');
 const CONTROLLER_CLI = join(REPO_ROOT, 'packages/controller/dist/cli.js');
 
 /** The last `n` lines of a log file, for an error that names why a program exited. */
@@ -685,7 +686,7 @@ export class Lab {
     const node: LabNodeState = { name: plan.name, podCIDR: plan.podCIDR, ...(plan.podCIDRv6 !== undefined ? { podCIDRv6: plan.podCIDRv6 } : {}), nodeIP: plan.nodeIP, ...(plan.nodeIPv6 !== undefined ? { nodeIPv6: plan.nodeIPv6 } : {}), netns: ovs.netns.name, apiSocket, cniSocket, agentPid: 0, agentStart: '', vswitchdCtl: ovs.vswitchdCtl, dbRemote: ovs.dbRemote, underlay: brPhyAddressing(plan) };
     const spawnAgent = (): void => {
       this.agentStartedAt.set(plan.name, Date.now());
-      const child = spawnProgram(AGENT_CLI, argv, join(dir, 'agent.log'), { KUBECONFIG: kubeconfig }, AGENT_NODE_FLAGS);
+      const child = spawnProgram(AGENT_CLI, argv, join(dir, 'agent.log'), { KUBECONFIG: kubeconfig }, binNodeFlags(AGENT_BIN));
       if (child.pid) this.tb.trackPid(child.pid);
       this.children.push(child);
       node.agentPid = child.pid ?? 0;
