@@ -5,12 +5,14 @@
 // generate:bench-es`). Also validateObject throughput. Best of 7 rounds per row (the lab machine is
 // shared, so the fastest round is the least disturbed one).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fromBinary, toBinary } from '@bufbuild/protobuf';
 import { WatchEventSchema } from './gen/controlplane_pb';
 import { decodeWatchEvent, encodeFrame, encodeWatchEventFrame, FrameDecoder, proto, validateObject, WatchEventEncoder, watchEventToProto } from '../src/index';
 import type { controlplane as cp } from '../src/index';
+import { decodeWithMessages } from '../src/controlplane-codec';
 import { initialState, patches } from './frames';
 
 interface Row {
@@ -62,8 +64,16 @@ function workload(label: string, events: cp.WatchEvent[]): void {
     for (let o = 0; o < stream.length; o += 65536) for (const f of dec.push(stream.subarray(o, o + 65536))) decodeWatchEvent(f);
     dec.end();
   });
-  // The runtimes alone, on the same messages (no conversion to or from the TS model).
   const payloads = events.map((e) => proto.controlplane.v1.WatchEvent.encode(watchEventToProto(e)).finish());
+  // Decoding alone, without framing: the path before controlplane-reader.ts (protobufjs' generated
+  // decoder into message objects, then the conversion) and the reader, in the same run.
+  time(`${label}: protobufjs static decode + conversion (the decode path before)`, events.length, bytes, () => {
+    for (const b of payloads) decodeWithMessages('WatchEvent', b);
+  });
+  time(`${label}: controlplane-reader decode`, events.length, bytes, () => {
+    for (const b of payloads) decodeWatchEvent(b);
+  });
+  // The runtimes alone, on the same messages (no conversion to or from the TS model).
   const pbjsMessages = payloads.map((b) => proto.controlplane.v1.WatchEvent.decode(b));
   const esMessages = payloads.map((b) => fromBinary(WatchEventSchema, b));
   time(`${label}: protobufjs 8.8.1 static, encode`, events.length, bytes, () => {
@@ -104,6 +114,7 @@ const ratios = Object.fromEntries(
   ['initial state (601 events)', 'patches (20k events)'].flatMap((w) => [
     [`${w}: protobufjs/protobuf-es encode`, Math.round((rate(`${w}: protobufjs 8.8.1 static, encode`) / rate(`${w}: protobuf-es 2.13.0, encode`)) * 100) / 100],
     [`${w}: protobufjs/protobuf-es decode`, Math.round((rate(`${w}: protobufjs 8.8.1 static, decode`) / rate(`${w}: protobuf-es 2.13.0, decode`)) * 100) / 100],
+    [`${w}: reader/decode path before`, Math.round((rate(`${w}: controlplane-reader decode`) / rate(`${w}: protobufjs static decode + conversion (the decode path before)`)) * 100) / 100],
   ]),
 );
 
@@ -111,4 +122,4 @@ console.log('| benchmark | events | events/s | MB/s | bytes/event |');
 console.log('|---|---|---|---|---|');
 for (const r of rows) console.log(`| ${r.name} | ${r.events} | ${r.eventsPerSec} | ${r.mbPerSec} | ${r.bytesPerEvent} |`);
 console.log('\nratios:', JSON.stringify(ratios, null, 1));
-fs.writeFileSync(path.join(here, 'results.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, rows, ratios }, null, 2) + '\n');
+fs.writeFileSync(path.join(here, 'results.json'), JSON.stringify({ date: new Date().toISOString(), node: process.version, loadavg: os.loadavg().map((x) => Math.round(x * 100) / 100), rows, ratios }, null, 2) + '\n');

@@ -7,7 +7,7 @@
  */
 import protobuf from 'protobufjs/minimal.js';
 import type { WatchEvent } from './controlplane';
-import { decodeWatchEvent } from './controlplane-codec';
+import { decodeWatchEvent } from './controlplane-reader';
 import { encodeWatchEvent } from './controlplane-writer';
 import { FramingError } from './errors';
 
