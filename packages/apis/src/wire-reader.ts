@@ -26,6 +26,20 @@ function decodeUtf8(buf: Uint8Array, start: number, end: number): string {
   }
 }
 
+const fromCodes = String.fromCharCode;
+
+/**
+ * ASCII bytes as text, eight characters per call: adding one character at a time allocated a
+ * string per character (about 30% slower for pod names and namespaces, Node 20).
+ */
+function ascii(b: Uint8Array, start: number, end: number): string {
+  let s = '';
+  let i = start;
+  for (; i + 8 <= end; i += 8) s += fromCodes(b[i]!, b[i + 1]!, b[i + 2]!, b[i + 3]!, b[i + 4]!, b[i + 5]!, b[i + 6]!, b[i + 7]!);
+  for (; i < end; i++) s += fromCodes(b[i]!);
+  return s;
+}
+
 /** A cursor over one message's bytes; `len` is the end of the message being read. */
 export class WireReader {
   buf: Uint8Array;
@@ -214,13 +228,9 @@ export class WireReader {
     const end = this.pos;
     if (end - start >= 64) return decodeUtf8(this.buf, start, end);
     const { buf } = this;
-    let s = '';
-    for (let i = start; i < end; i++) {
-      const c = buf[i] as number;
-      if (c >= 128) return s + decodeUtf8(buf, i, end);
-      s += String.fromCharCode(c);
-    }
-    return s;
+    let high = 0;
+    for (let i = start; i < end; i++) high |= buf[i] as number;
+    return high < 128 ? ascii(buf, start, end) : decodeUtf8(buf, start, end);
   }
 
   /** Enter a nested message: returns its end; `len` becomes it (restore with {@link leave}). */
