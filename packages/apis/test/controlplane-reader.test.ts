@@ -191,7 +191,11 @@ describe('bad input: the same error, naming the field and the value', () => {
     same('WatchEvent', Uint8Array.of(0x0f)); // wire type 7
     same('WatchEvent', Uint8Array.of(0x0c)); // an end group without start
     same('WatchEvent', Uint8Array.of(0x03, 0x08, 0x01, 0x0c)); // a group of field 0
-    same('WatchEvent', concat([Uint8Array.of(0xfb, 0x07), new Uint8Array(120).fill(0xfb), Uint8Array.of(0x07)])); // groups nested past the depth limit
+    const groupStart = Uint8Array.of(0xfb, 0x07); // field 127, wire type 3
+    const groupEnd = Uint8Array.of(0xfc, 0x07);
+    const nested = (n: number): Uint8Array => concat([...Array<Uint8Array>(n).fill(groupStart), ...Array<Uint8Array>(n).fill(groupEnd)]);
+    expect(same('WatchEvent', nested(120))).toMatchObject({ error: { message: 'cannot decode WatchEvent: max depth exceeded' } });
+    expect(same('WatchEvent', concat([nested(50), encodeWatchEvent({ type: 'ADDED', kind: 'Bookmark', object: { resourceVersion: '1' } })]))).toHaveProperty('value');
     same('WatchEvent', Uint8Array.of(0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01)); // an 11-byte varint
     same('WatchEvent', Uint8Array.of(0x82, 0x01, 0xff, 0xff, 0xff, 0xff, 0x0f)); // a length of 2^32 - 1
     same('WatchEvent', Uint8Array.of(0xff, 0xff, 0xff, 0xff, 0x7f)); // a tag beyond 32 bits
