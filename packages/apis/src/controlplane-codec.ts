@@ -1,8 +1,8 @@
 /**
- * The controlplane model (controlplane.ts) from protobuf bytes, and to and from the generated
- * messages. Bytes are read by the generated protobufjs static code (gen/controlplane.js) and
- * written by controlplane-writer.ts straight from the TS value (the same rules, without message
- * objects); the conversion between the generated messages and the TS model is not written per
+ * The controlplane model (controlplane.ts) to and from the generated messages, and the rules the
+ * byte paths share. Bytes are read by controlplane-reader.ts and written by controlplane-writer.ts
+ * straight from and into the TS value (these rules and converters, without message objects); the
+ * conversion between the generated messages and the TS model is not written per
  * message but compiled once per message type from the generated descriptor
  * (gen/controlplane.json) and the few rules in {@link SHAPE}.
  *
@@ -413,38 +413,26 @@ export function watchEventFromProto(m: Props<'WatchEvent'>): cp.WatchEvent {
   return run('', () => codec('WatchEvent').fromPb(m)) as unknown as cp.WatchEvent;
 }
 
-// ---- bytes ----------------------------------------------------------------------------------
+// ---- bytes, the path before controlplane-reader.ts ----------------------------------------
 
 interface Static {
   decode(b: Uint8Array): unknown;
 }
 
-/** Decoder of one message type: bytes to the TS value (encoders: controlplane-writer.ts). */
-function decoderOf<T>(type: keyof Pb & string): (b: Uint8Array) => T {
-  const generated = pb[type] as unknown as Static;
-  return (bytes) => {
-    let m: unknown;
-    try {
-      m = generated.decode(bytes);
-    } catch (err) {
-      throw new ControlplaneCodecError('MALFORMED_MESSAGE', `cannot decode ${type}: ${(err as Error).message}`, '', bytes.length);
-    }
-    return run('', () => codec(type).fromPb(m)) as T;
-  };
+/**
+ * Decode with protobufjs' generated decoder, then convert the message objects: what every
+ * `decode*` did before controlplane-reader.ts. Internal: the reader's tests and bench compare
+ * against it (results and errors must stay the same).
+ */
+export function decodeWithMessages<T>(type: keyof Pb & string, bytes: Uint8Array): T {
+  let m: unknown;
+  try {
+    m = (pb[type] as unknown as Static).decode(bytes);
+  } catch (err) {
+    throw new ControlplaneCodecError('MALFORMED_MESSAGE', `cannot decode ${type}: ${(err as Error).message}`, '', bytes.length);
+  }
+  return run('', () => codec(type).fromPb(m)) as T;
 }
-
-/** Parse a watch event (no framing). Throws ControlplaneCodecError on malformed or invalid input. */
-export const decodeWatchEvent = decoderOf<cp.WatchEvent>('WatchEvent');
-/** Parse a NetworkPolicy. */
-export const decodeNetworkPolicy = decoderOf<cp.NetworkPolicy>('NetworkPolicy');
-/** Parse an AddressGroup. */
-export const decodeAddressGroup = decoderOf<cp.AddressGroup>('AddressGroup');
-/** Parse an AppliedToGroup. */
-export const decodeAppliedToGroup = decoderOf<cp.AppliedToGroup>('AppliedToGroup');
-/** Parse a NetworkPolicyStatus. */
-export const decodeNetworkPolicyStatus = decoderOf<cp.NetworkPolicyStatus>('NetworkPolicyStatus');
-/** Parse an AgentInfo. */
-export const decodeAgentInfo = decoderOf<cp.AgentInfo>('AgentInfo');
 
 /** A message type's TS value as the generated message (plain properties); for tests comparing encoders. */
 export function messageToProto(type: keyof Pb & string, v: unknown): unknown {

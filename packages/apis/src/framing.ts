@@ -1,13 +1,13 @@
 /**
  * Length-delimited framing for controlplane streams: each frame is a protobuf varint (unsigned
  * LEB128) byte length followed by that many payload bytes, the same layout as protobuf's
- * writeDelimited, so any protobuf runtime can read the stream. protobufjs writes and reads the
- * varints; this file adds what a stream needs on top: holding partial frames, the size limit and
- * typed errors.
+ * writeDelimited, so any protobuf runtime can read the stream. protobufjs writes the varints;
+ * this file reads them and adds what a stream needs on top: holding partial frames, the size limit
+ * and typed errors.
  */
 import protobuf from 'protobufjs/minimal.js';
 import type { WatchEvent } from './controlplane';
-import { decodeWatchEvent } from './controlplane-codec';
+import { decodeWatchEvent } from './controlplane-reader';
 import { encodeWatchEvent } from './controlplane-writer';
 import { FramingError } from './errors';
 
@@ -54,7 +54,11 @@ export class FrameDecoder {
     return this.buffer.length;
   }
 
-  /** Append a chunk; returns the frames it completed (payloads, without length prefix). */
+  /**
+   * Append a chunk; returns the frames it completed (payloads, without length prefix). The frames
+   * are views of the decoder's own copy of the chunk, never written again: copying each out cost
+   * an allocation per frame (docs/apis.md, "Stream framing"); a frame kept holds that copy.
+   */
   push(chunk: Uint8Array): Uint8Array[] {
     if (this.failure) throw this.failure;
     if (chunk.length > 0) {
@@ -70,7 +74,7 @@ export class FrameDecoder {
       if (!head) break;
       const start = pos + head.bytes;
       if (this.buffer.length - start < head.length) break;
-      frames.push(this.buffer.slice(start, start + head.length));
+      frames.push(this.buffer.subarray(start, start + head.length));
       pos = start + head.length;
     }
     this.buffer = this.buffer.slice(pos);
@@ -88,20 +92,24 @@ export class FrameDecoder {
 
   /** Read the varint at `pos`; undefined if more bytes are needed. */
   private readLength(pos: number): { length: number; bytes: number } | undefined {
-    // protobufjs's Reader cannot say "not arrived yet" (it reads on past the end of a partial
-    // varint), so it is handed only a complete one: up to the first byte without the high bit.
-    const head = this.buffer.subarray(pos, pos + MAX_VARINT_BYTES);
-    const last = head.findIndex((b) => b < 0x80);
-    if (last < 0) {
-      if (head.length < MAX_VARINT_BYTES) return undefined;
-      return this.fail(new FramingError('MALFORMED_LENGTH', `length varint longer than ${MAX_VARINT_BYTES} bytes`, this.offset + pos, head.slice()));
+    // Read here, not by protobufjs' Reader: it cannot say "not arrived yet" (it reads on past the
+    // end of a partial varint), and one Reader per frame was a third of the cost of framing a
+    // small patch event (docs/apis.md, "Stream framing").
+    const buf = this.buffer;
+    let value = 0;
+    for (let i = 0; i < MAX_VARINT_BYTES; i++) {
+      if (pos + i >= buf.length) return undefined;
+      const b = buf[pos + i] as number;
+      // All 35 bits count: a fifth byte's upper bits make a length past any limit.
+      value += (b & 0x7f) * 2 ** (7 * i);
+      if (b < 0x80) {
+        if (value > this.maxFrameBytes) {
+          this.fail(new FramingError('FRAME_TOO_LARGE', `frame of ${value} bytes exceeds limit ${this.maxFrameBytes}`, this.offset + pos, value));
+        }
+        return { length: value, bytes: i + 1 };
+      }
     }
-    // uint32 keeps the low 32 bits; a fifth byte's upper bits count too, as a length past any limit.
-    const value = protobuf.Reader.create(head.subarray(0, last + 1)).uint32() + (last === 4 ? ((head[4] ?? 0) >> 4) * 2 ** 32 : 0);
-    if (value > this.maxFrameBytes) {
-      this.fail(new FramingError('FRAME_TOO_LARGE', `frame of ${value} bytes exceeds limit ${this.maxFrameBytes}`, this.offset + pos, value));
-    }
-    return { length: value, bytes: last + 1 };
+    return this.fail(new FramingError('MALFORMED_LENGTH', `length varint longer than ${MAX_VARINT_BYTES} bytes`, this.offset + pos, buf.slice(pos, pos + MAX_VARINT_BYTES)));
   }
 
   private fail(err: FramingError): never {

@@ -9,6 +9,7 @@
 // Everything of the dependency-free `types` entry, then what needs ajv, protobufjs or TypeBox.
 export * from './types';
 export * from './errors';
+export { watchEventToProto, watchEventFromProto, networkPolicyToProto, networkPolicyFromProto } from './controlplane-codec';
 export {
   decodeWatchEvent,
   decodeNetworkPolicy,
@@ -16,11 +17,7 @@ export {
   decodeAppliedToGroup,
   decodeNetworkPolicyStatus,
   decodeAgentInfo,
-  watchEventToProto,
-  watchEventFromProto,
-  networkPolicyToProto,
-  networkPolicyFromProto,
-} from './controlplane-codec';
+} from './controlplane-reader';
 export {
   encodeWatchEvent,
   encodeNetworkPolicy,

@@ -87,8 +87,8 @@ export function bytesToIp(bytes: Uint8Array): string | undefined {
   return formatIpv6(bytes);
 }
 
-/** Dotted-quad text of the four bytes at `at`. */
-function dotted(b: Uint8Array, at: number): string {
+/** Dotted-quad text of the four bytes at `at` (controlplane-reader.ts reads member IPs in place with it). */
+export function dotted(b: Uint8Array, at: number): string {
   return `${b[at]!}.${b[at + 1]!}.${b[at + 2]!}.${b[at + 3]!}`;
 }
 

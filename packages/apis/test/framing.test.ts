@@ -117,6 +117,15 @@ describe('length-delimited framing', () => {
     );
   });
 
+  test('frames stay as they were when the caller reuses its chunk or pushes more', () => {
+    const chunk = Uint8Array.from(concat([encodeFrame(Uint8Array.of(1, 2, 3)), encodeFrame(Uint8Array.of(4))]));
+    const dec = new FrameDecoder();
+    const frames = dec.push(chunk.subarray(0, 6));
+    chunk.fill(0xee);
+    frames.push(...dec.push(Uint8Array.of(2, 5, 6)));
+    expect(frames).toEqual([Uint8Array.of(1, 2, 3), Uint8Array.of(4), Uint8Array.of(5, 6)]);
+  });
+
   test('a partial frame is held until the rest arrives, byte by byte', () => {
     const dec = new FrameDecoder();
     const frame = encodeFrame(new Uint8Array(200).fill(1));
