@@ -5,9 +5,9 @@
 // and IPv6, on a veth standing in for it; a VLAN link is refused by this kernel (no 802.1Q), which is
 // why the lab cannot show the VLAN half (docs/egress.md).
 import { join } from 'node:path';
-import { Testbed, run } from '@switchyard/testbed';
+import { Testbed, run, waitFor } from '@switchyard/testbed';
 import { assignTables, desiredHostState, emptyHostState, planSubnetSync, type SubnetHostState } from '../src/features/egress/subnet';
-import { SubnetHost } from '../src/features/egress/subnet-host';
+import { DEL_LOCAL6_SCRIPT, SubnetHost } from '../src/features/egress/subnet-host';
 import { NodeNetwork } from '../src/netops';
 import { PKG_DIR } from './helpers';
 
@@ -18,6 +18,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await tb?.cleanup();
 });
+
+/** Until the kernel has added the local route of the IPv6 address `ip` in `netns`. */
+async function waitForLocal6(netns: string, ip: string): Promise<void> {
+  await waitFor(`the local route of ${ip}`, async () => (await run(['ip', '-6', 'route', 'show', 'table', 'local', ip], { netns })).stdout.trim() !== '');
+}
 
 const WANT_READ = {
   links: [],
@@ -61,6 +66,13 @@ test('the lab (`ip` under nsenter): the same rule and table, adopted, taken off;
     expect(sorted(await host.read('tr0'))).toEqual(WANT_READ);
     expect(planSubnetSync(await host.read('tr0'), want)).toEqual([]);
     await expect(host.apply([{ op: 'addLink', name: 'antrea-ext.10', vlan: 10 }], 'tr0')).rejects.toThrow(/Unknown device type/);
+    // The lab's wait for an IPv6 local route finds one that is there at its first look (it prints
+    // the looks that found none) and deletes it.
+    await run(['ip', '-6', 'addr', 'add', 'fd00:80::27/64', 'dev', 'tr0', 'nodad', 'noprefixroute'], { netns: node.name });
+    await waitForLocal6(node.name, 'fd00:80::27');
+    expect((await run(['sh', '-c', DEL_LOCAL6_SCRIPT, 'sh', 'fd00:80::27', 'tr0'], { netns: node.name })).stdout.trim()).toBe('0');
+    expect((await run(['ip', '-6', 'route', 'show', 'table', 'local', 'fd00:80::27'], { netns: node.name })).stdout.trim()).toBe('');
+    await run(['ip', '-6', 'addr', 'del', 'fd00:80::27/64', 'dev', 'tr0'], { netns: node.name });
     // The address steps of an IPv6 subnet's VLAN link (in an `ip -6` batch), on the veth: noprefixroute, nodad, no local route.
     // Ten rounds: the kernel adds that route after the add returns, so a delete that came first shows in some.
     for (let round = 0; round < 10; round++) {

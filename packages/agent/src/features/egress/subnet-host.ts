@@ -24,10 +24,19 @@ const isLinkLocal6 = (ip: string): boolean => /^fe[89ab][0-9a-f]:/i.test(ip);
  * The kernel inserts an IPv6 address's local route from its address work queue, after the add has
  * returned (with `nodad` too; an IPv4 one comes with the add). Deleted before it is there, it comes
  * back after the delete (26 in 200 tries on a quiet machine). So an IPv6 delLocalRoute first waits
- * for the route: up to this many looks, {@link LOCAL6_LOOK_MS} apart; a link not up makes none.
+ * for the route, up to LOCAL6_WAIT_MS (a link that is down makes none): by rtnetlink a look every
+ * LOCAL6_LOOK_MS, by `ip` children (a fork and exec per look) every LOCAL6_SHELL_LOOK_MS.
  */
-const LOCAL6_LOOKS = 400;
+const LOCAL6_WAIT_MS = 2000;
 const LOCAL6_LOOK_MS = 5;
+const LOCAL6_SHELL_LOOK_MS = 20;
+/**
+ * The lab's wait-then-delete of an IPv6 local route in one shell ($1 the address, $2 the device);
+ * prints how many looks found no route before one did (or the limit).
+ */
+export const DEL_LOCAL6_SCRIPT =
+  `i=0; while [ -z "$(ip -6 route show table local type local "$1" dev "$2")" ] && [ $i -lt ${LOCAL6_WAIT_MS / LOCAL6_SHELL_LOOK_MS} ]; do sleep ${LOCAL6_SHELL_LOOK_MS / 1000}; i=$((i+1)); done; ` +
+  'echo "$i"; ip -6 route del table local local "$1" dev "$2" 2>/dev/null; true';
 const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Where the steps go: the node's links, addresses, routes and rules. */
@@ -213,20 +222,15 @@ export class SubnetHost implements SubnetHostOps {
     const routesAndRules = adds.filter((s) => s.op === 'replaceRoute' || s.op === 'addRule');
     if (linkAndAddr.length) await batch(linkAndAddr, false);
     if (locals.length) await batch(locals, true);
-    // Each IPv6 one waits for the kernel's route (LOCAL6_LOOKS), in the same child.
-    for (const l of locals6) {
-      await this.net.runInNode(
-        `i=0; while [ -z "$(ip -6 route show table local local "$1" dev "$2")" ] && [ $i -lt ${LOCAL6_LOOKS} ]; do sleep ${LOCAL6_LOOK_MS / 1000}; i=$((i+1)); done; ip -6 route del table local local "$1" dev "$2" 2>/dev/null; true`,
-        [check(isIp, l.ip, 'Egress IP'), check(NAME_RE, l.dev, 'Egress subnet interface')],
-      );
-    }
+    // Each IPv6 one waits for the kernel's route (LOCAL6_WAIT_MS), in the same child.
+    for (const l of locals6) await this.net.runInNode(DEL_LOCAL6_SCRIPT, [check(isIp, l.ip, 'Egress IP'), check(NAME_RE, l.dev, 'Egress subnet interface')]);
     if (routesAndRules.length) await batch(routesAndRules, false);
     if (last.length) await batch(last, true);
   }
 
-  /** Waits for the kernel's local route of the IPv6 address `ip` on `dev` (LOCAL6_LOOKS). */
+  /** Waits for the kernel's local route of the IPv6 address `ip` on `dev` (LOCAL6_WAIT_MS). */
   private async untilLocalRoute6(ip: string, dev: string): Promise<void> {
-    for (let i = 0; i < LOCAL6_LOOKS; i++) {
+    for (let i = 0; i < LOCAL6_WAIT_MS / LOCAL6_LOOK_MS; i++) {
       if ((await this.rtnl.localRoutes(6)).some((r) => r.ip === ip && r.dev === dev)) return;
       await pause(LOCAL6_LOOK_MS);
     }
