@@ -1,6 +1,7 @@
 /** NodePipeline: what a change recomputes, what it publishes, and how it is undone. */
 import {
-  NodePipeline, computeNodeFlows, dumpFlows, type LocalPod, type NetworkPolicy, type NetworkPolicyRule, type NodeState,
+  CookieCategory, NodePipeline, computeNodeFlows, dumpFlows, makeCookie, podKind, type Feature, type LocalPod, type NetworkPolicy, type NetworkPolicyRule,
+  type NodeState,
 } from '../src/index';
 
 const pod = (i: number): LocalPod => ({ name: `p${i}`, namespace: 'ns', ofport: 10 + i, ips: [`10.10.0.${10 + i}`], mac: `02:00:00:00:00:${(16 + i).toString(16)}` });
@@ -155,5 +156,38 @@ describe('NodePipeline', () => {
     expect(d.full).toBe(true);
     expect(d.flows.delete).toEqual([]);
     expect(lines(np)).toEqual(dumpFlows(computeNodeFlows({ ...s, pods: [...s.pods, pod(3)], conjIds: np.conjIds() })).sort());
+  });
+
+  it('two merging features at one identity: the first decides, the second takes over when the first leaves, and back', () => {
+    // Both add a conjunctive match flow of the same identity per pod; the first only for pod 0.
+    const cookie = makeCookie(1, CookieCategory.NetworkPolicy);
+    const merging = (name: string, idOf: (pod: LocalPod) => number | undefined): Feature => ({
+      name, tables: () => ['Classifier'], kinds: [podKind], mergesConjunctions: true,
+      perObject: {
+        pod: (ctx, p) => {
+          const id = idOf(p);
+          if (id === undefined) return { flows: [] };
+          return { flows: [{ table: ctx.pipeline.id('Classifier'), priority: 300, cookie, match: { ethType: 0x800 }, actions: [{ type: 'conjunction', id, clause: 1, nClauses: 2 }] }] };
+        },
+      },
+    });
+    const np = new NodePipeline({ features: [merging('first', (p) => (p.ofport === 10 ? p.ofport : undefined)), merging('second', (p) => 100 + p.ofport)] });
+    const ids = (): number[] => {
+      const f = np.flows().filter((x) => x.priority === 300);
+      expect(f).toHaveLength(1);
+      return f[0]!.actions.map((a) => (a.type === 'conjunction' ? a.id : -1)).sort((a, b) => a - b);
+    };
+    const s = state();
+    np.update(s);
+    expect(ids()).toEqual([10]);
+    const d = np.update({ ...s, pods: [pod(1)] });
+    expect(d.flows.modify).toHaveLength(1);
+    expect(ids()).toEqual([111]);
+    np.update(s);
+    expect(ids()).toEqual([10]);
+    np.update({ ...s, pods: [] });
+    expect(np.flows().filter((x) => x.priority === 300)).toHaveLength(0);
+    np.update(s);
+    expect(ids()).toEqual([10]);
   });
 });
