@@ -69,10 +69,13 @@ export interface GroupDelta {
 }
 
 /**
- * The `plain` list of an entry nothing holds one by one. Frozen, so a push that did not replace it
- * first throws instead of sharing one list between entries.
+ * The `plain` list of an entry nothing holds one by one; `replace` swaps it for a list of the
+ * entry's own before adding (the only place that adds). Not frozen, and made empty from a list of
+ * objects: a frozen array, or an empty literal (small integers), would give the entries' lists two
+ * elements kinds and the code reading them a second map.
  */
-const NO_HELD: Held[] = Object.freeze([]) as unknown as Held[];
+const NO_HELD: Held[] = [undefined as unknown as Held];
+NO_HELD.pop();
 
 /** The sets of an entry (allocates only for the rare entry with sets of several features). */
 function conjSets(e: FlowEntry): readonly ConjSet[] {
