@@ -219,6 +219,7 @@ async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise
   const warmOfctlCpuMs = childrenCpuMs() - wcc0;
   const warmRefVswitchdMs = vswitchdCpuMs(ovs) - wv0;
   await ovs.ofctl('-O', 'OpenFlow15', 'replace-flows', sock, baseFile);
+  const steady = await steadyRealizations(agent, ovs, N, podIp, baseFile);
   for (const f of [file, baseFile, warmFile]) rmSync(f, { force: true });
   await sy('DEL', 0);
   const out = {
@@ -243,6 +244,7 @@ async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise
       wallRatio: r2(warmOfctlMs / warm.wallMs),
       cpuRatio: r2((warmOfctlCpuMs + warmRefVswitchdMs) / (warm.agentCpuMs + warm.vswitchdMs)),
     },
+    steadyAgent: steady,
     firstRealization: {
       wallRatio: r2(ofctlMs / (t1 - t0)),
       cpuRatio: r2((ofctlCpuMs + refVswitchdMs) / (agentCpuMs + vswitchdMs)),
@@ -262,29 +264,82 @@ async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise
   console.error(`  CPU of the realization: agent ${r2(agentCpuMs)} ms, vswitchd ${r2(vswitchdMs)} ms; realized again (warm): ${out.again.realizeMs} ms = ${out.again.flowsPerSecond} flows/s (compute ${warmTimings.computeMs}, bundle ${warmTimings.bundleMs} ms; agent CPU ${out.again.agentCpuMs} ms)`);
   const wa = out.warmAgent;
   console.error(`  warm agent, a second ${N}-rule policy: ${wa.flowsAdded} flows in ${wa.realizeMs} ms (agent CPU ${wa.cpuMs.agent}, vswitchd ${wa.cpuMs.vswitchd} ms); ovs-ofctl of its ${warm.flowsOnSwitch} flows ${wa.ovsOfctlBundleAllFlowsMs} ms (CPU ${wa.cpuMs.ovsOfctl} + vswitchd ${wa.cpuMs.vswitchdForOvsOfctl} ms): wall ${wa.wallRatio}x, CPU ${wa.cpuRatio}x; first realization: wall ${out.firstRealization.wallRatio}x, CPU ${out.firstRealization.cpuRatio}x`);
+  const st = out.steadyAgent;
+  console.error(`  steady agent, ${st.cycles} more new ${N}-rule policies: p50 ${st.realizeMsP50} ms, p90 ${st.realizeMsP90} ms (agent CPU p50 ${st.agentCpuMsP50} ms); ovs-ofctl of each one's flows p50 ${st.ovsOfctlMsP50} ms: wall ratio p50 ${st.wallRatioP50}x (per cycle ${st.wallRatios.join(' ')})`);
   console.error(`  ${N} rules: ${flows} flows in ${out.realizeMs} ms = ${out.flowsPerSecond} flows/s (compute ${timings.computeMs} ms, install ${timings.installMs} ms: bundle ${timings.bundleMs} ms, datapath flush ${timings.flushMs} ms); removal ${out.removeMs} ms`);
   return out;
 }
 
-/** A second 1,000-rule policy (other uid, group, /32s and ports than the first) realized and timed. */
-async function warmPolicyRealization(agent: Agent, ovs: OvsInstance, n: number, podIp: string) {
+/** Which 1,000-rule policy: rule i allows TCP `port0 + i` from 10.`net`.x.y/32 to pod-0. */
+interface PolicyShape {
+  name: string;
+  net: number;
+  port0: number;
+  priority: number;
+}
+
+const WARM_SHAPE: PolicyShape = { name: 'bench-warm', net: 220, port0: 30000, priority: 7 };
+
+/**
+ * Steady agent: BENCH_STEADY_CYCLES (default 10) more 1,000-rule policies, each new (its own uid,
+ * group, /32s and ports: nothing computed before is reused), realized and removed one after the
+ * other by the agent that has realized the ones before, each against `ovs-ofctl --bundle add-flows`
+ * of its own flows right after it. The first realizations run code V8 is still compiling; this is
+ * the figure for an agent that has been running a while. Medians and p90 over the cycles.
+ */
+async function steadyRealizations(agent: Agent, ovs: OvsInstance, n: number, podIp: string, baseFile: string) {
+  const cycles = Number(process.env.BENCH_STEADY_CYCLES ?? 10);
+  const sock = ovs.mgmtSocket('br-int');
+  const file = join(tmpdir(), `sy-bench-steady-flows-${process.pid}.txt`);
+  const rows: { realizeMs: number; agentCpuMs: number; ovsOfctlMs: number }[] = [];
+  for (let k = 0; k < cycles; k++) {
+    const shape: PolicyShape = { name: `bench-steady-${k}`, net: 100 + k, port0: 40000 + (k % 20) * 1000, priority: 8 };
+    const r = await warmPolicyRealization(agent, ovs, n, podIp, shape);
+    writeFileSync(file, r.flowText);
+    await agent.part('node').flows.set({ policies: [], addressGroups: [], appliedToGroups: [] });
+    const t0 = performance.now();
+    await ovs.ofctl('-O', 'OpenFlow15', '--bundle', 'add-flows', sock, file);
+    const ovsOfctlMs = performance.now() - t0;
+    await ovs.ofctl('-O', 'OpenFlow15', 'replace-flows', sock, baseFile);
+    rows.push({ realizeMs: r.wallMs, agentCpuMs: r.agentCpuMs, ovsOfctlMs });
+  }
+  rmSync(file, { force: true });
+  const q = (xs: number[], p: number): number => r2([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!);
+  const ratios = rows.map((x) => r2(x.ovsOfctlMs / x.realizeMs));
+  return {
+    cycles,
+    realizeMsP50: q(rows.map((x) => x.realizeMs), 0.5),
+    realizeMsP90: q(rows.map((x) => x.realizeMs), 0.9),
+    agentCpuMsP50: q(rows.map((x) => x.agentCpuMs), 0.5),
+    ovsOfctlMsP50: q(rows.map((x) => x.ovsOfctlMs), 0.5),
+    // Per cycle, its ovs-ofctl time over its realization's: > 1 means the agent is faster.
+    wallRatioP50: q(ratios, 0.5),
+    wallRatios: ratios,
+    realizeMs: rows.map((x) => r2(x.realizeMs)),
+  };
+}
+
+/** A 1,000-rule policy (by default the warm one: other uid, group, /32s and ports than the first) realized and timed. */
+async function warmPolicyRealization(agent: Agent, ovs: OvsInstance, n: number, podIp: string, shape: PolicyShape = WARM_SHAPE) {
   const rules = Array.from({ length: n }, (_, i) => ({
     direction: 'In' as const,
-    from: { addressGroups: [], ipBlocks: [{ cidr: `10.${220 + (i >> 16)}.${(i >> 8) & 0xff}.${i & 0xff}/32`, except: [] }] },
+    from: { addressGroups: [], ipBlocks: [{ cidr: `10.${shape.net + (i >> 16)}.${(i >> 8) & 0xff}.${i & 0xff}/32`, except: [] }] },
     to: { addressGroups: [], ipBlocks: [] },
-    services: [{ protocol: 'TCP' as const, port: 30000 + i }],
+    services: [{ protocol: 'TCP' as const, port: shape.port0 + i }],
     action: 'Allow' as const,
     priority: i,
     enableLogging: false,
   }));
+  const uid = shape === WARM_SHAPE ? 'bench-acnp-warm' : `${shape.name}-acnp`;
+  const group = shape === WARM_SHAPE ? 'bench-atg-warm' : `${shape.name}-atg`;
   const policy = {
-    uid: 'bench-acnp-warm', name: 'bench-warm', namespace: '', generation: 1, priority: 7, tierPriority: 250, appliedToGroups: ['bench-atg-warm'],
-    sourceRef: { type: 'AntreaClusterNetworkPolicy' as const, namespace: '', name: 'bench-warm', uid: 'bench-acnp-warm' },
+    uid, name: shape.name, namespace: '', generation: 1, priority: shape.priority, tierPriority: 250, appliedToGroups: [group],
+    sourceRef: { type: 'AntreaClusterNetworkPolicy' as const, namespace: '', name: shape.name, uid },
     rules,
   };
-  const appliedToGroups = [{ name: 'bench-atg-warm', groupMembers: [{ pod: { name: 'pod-0', namespace: 'bench' }, ips: [podIp] }] }];
+  const appliedToGroups = [{ name: group, groupMembers: [{ pod: { name: 'pod-0', namespace: 'bench' }, ips: [podIp] }] }];
   // BENCH_WARM_CPU_PROFILE=<file>: a CPU profile of this realization alone.
-  const profiler = process.env.BENCH_WARM_CPU_PROFILE ? new Session() : undefined;
+  const profiler = process.env.BENCH_WARM_CPU_PROFILE && shape === WARM_SHAPE ? new Session() : undefined;
   if (profiler) {
     profiler.connect();
     await profiler.post('Profiler.enable');
