@@ -273,12 +273,14 @@ async function policyBench(agent: Agent, sy: (cmd: string, i: number) => Promise
 /** Which 1,000-rule policy: rule i allows TCP `port0 + i` from 10.`net`.x.y/32 to pod-0. */
 interface PolicyShape {
   name: string;
+  uid: string;
+  group: string;
   net: number;
   port0: number;
   priority: number;
 }
 
-const WARM_SHAPE: PolicyShape = { name: 'bench-warm', net: 220, port0: 30000, priority: 7 };
+const WARM_SHAPE: PolicyShape = { name: 'bench-warm', uid: 'bench-acnp-warm', group: 'bench-atg-warm', net: 220, port0: 30000, priority: 7 };
 
 /**
  * Steady agent: BENCH_STEADY_CYCLES (default 10) more 1,000-rule policies, each new (its own uid,
@@ -293,7 +295,7 @@ async function steadyRealizations(agent: Agent, ovs: OvsInstance, n: number, pod
   const file = join(tmpdir(), `sy-bench-steady-flows-${process.pid}.txt`);
   const rows: { realizeMs: number; agentCpuMs: number; ovsOfctlMs: number }[] = [];
   for (let k = 0; k < cycles; k++) {
-    const shape: PolicyShape = { name: `bench-steady-${k}`, net: 100 + k, port0: 40000 + (k % 20) * 1000, priority: 8 };
+    const shape: PolicyShape = { name: `bench-steady-${k}`, uid: `bench-steady-${k}-acnp`, group: `bench-steady-${k}-atg`, net: 100 + k, port0: 40000 + (k % 20) * 1000, priority: 8 };
     const r = await warmPolicyRealization(agent, ovs, n, podIp, shape);
     writeFileSync(file, r.flowText);
     await agent.part('node').flows.set({ policies: [], addressGroups: [], appliedToGroups: [] });
@@ -304,16 +306,16 @@ async function steadyRealizations(agent: Agent, ovs: OvsInstance, n: number, pod
     rows.push({ realizeMs: r.wallMs, agentCpuMs: r.agentCpuMs, ovsOfctlMs });
   }
   rmSync(file, { force: true });
-  const q = (xs: number[], p: number): number => r2([...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(p * xs.length))]!);
+  const q = (xs: number[], p: number): number => r2(pct([...xs].sort((a, b) => a - b), p));
   const ratios = rows.map((x) => r2(x.ovsOfctlMs / x.realizeMs));
   return {
     cycles,
-    realizeMsP50: q(rows.map((x) => x.realizeMs), 0.5),
-    realizeMsP90: q(rows.map((x) => x.realizeMs), 0.9),
-    agentCpuMsP50: q(rows.map((x) => x.agentCpuMs), 0.5),
-    ovsOfctlMsP50: q(rows.map((x) => x.ovsOfctlMs), 0.5),
+    realizeMsP50: q(rows.map((x) => x.realizeMs), 50),
+    realizeMsP90: q(rows.map((x) => x.realizeMs), 90),
+    agentCpuMsP50: q(rows.map((x) => x.agentCpuMs), 50),
+    ovsOfctlMsP50: q(rows.map((x) => x.ovsOfctlMs), 50),
     // Per cycle, its ovs-ofctl time over its realization's: > 1 means the agent is faster.
-    wallRatioP50: q(ratios, 0.5),
+    wallRatioP50: q(ratios, 50),
     wallRatios: ratios,
     realizeMs: rows.map((x) => r2(x.realizeMs)),
   };
@@ -330,8 +332,7 @@ async function warmPolicyRealization(agent: Agent, ovs: OvsInstance, n: number, 
     priority: i,
     enableLogging: false,
   }));
-  const uid = shape === WARM_SHAPE ? 'bench-acnp-warm' : `${shape.name}-acnp`;
-  const group = shape === WARM_SHAPE ? 'bench-atg-warm' : `${shape.name}-atg`;
+  const { uid, group } = shape;
   const policy = {
     uid, name: shape.name, namespace: '', generation: 1, priority: shape.priority, tierPriority: 250, appliedToGroups: [group],
     sourceRef: { type: 'AntreaClusterNetworkPolicy' as const, namespace: '', name: shape.name, uid },
