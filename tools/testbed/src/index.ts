@@ -8,7 +8,7 @@ export { run, start, waitFor, eventually, eventuallyPasses, inNetns, CommandErro
 export { Testbed, ovsDaemons, type Netns, type OvsDaemons, type OvsInstance, type Pod, type TestbedOptions } from './testbed';
 export { reapStale, cleanupRecord, killNetnsProcesses } from './reap';
 export { isAlive, pidfileProcess, processRef, readRecords, registryDir, signalProcess, type ProcessRef, type RunRecord } from './registry';
-export { assertIntegrationReady, missingRequirements } from './preflight';
+export { assertIntegrationReady, DATAPATH_RMEM_DEFAULT, missingRequirements, rmemShortfall } from './preflight';
 export { flowChanges, flowSnapshot, parseFlowAges, type FlowChanges, type FlowSnapshot } from './flows';
 export { throughputDisruptions, type Disruptions } from './throughput';
 export { freePort, portIsFree, ephemeralLow } from './ports';

@@ -1,5 +1,5 @@
 // Checks that integration tests can run here, and says exactly what is missing when they cannot.
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { run } from './exec';
 
@@ -27,6 +27,20 @@ function onPath(bin: string): boolean {
   });
 }
 
+/**
+ * The default socket receive buffer the lab's userspace datapath needs: ovs-vswitchd reads each
+ * veth port through an AF_PACKET socket of that size, and at Linux's 208 KiB a pause of its main
+ * thread of about 20 ms drops frames (TCP streams in the tests retransmit and stall).
+ * scripts/ensure-system.sh raises it; see there for the measurements.
+ */
+export const DATAPATH_RMEM_DEFAULT = 4 * 1024 * 1024;
+
+/** What {@link missingRequirements} says about `net.core.rmem_default` = `current` (undefined: enough). */
+export function rmemShortfall(current: number): string | undefined {
+  if (current >= DATAPATH_RMEM_DEFAULT) return undefined;
+  return `net.core.rmem_default of at least ${DATAPATH_RMEM_DEFAULT} (it is ${current}; the userspace datapath's AF_PACKET sockets drop frames below it; scripts/ensure-system.sh raises it)`;
+}
+
 /** Lists what the integration tests need but this machine lacks (empty: all good). */
 export async function missingRequirements(): Promise<string[]> {
   const missing: string[] = [];
@@ -38,6 +52,14 @@ export async function missingRequirements(): Promise<string[]> {
     const probe = await run(['ip', 'netns', 'list'], { allowFailure: true });
     if (probe.code !== 0) missing.push(`working 'ip netns' (${probe.stderr.trim()})`);
   }
+  let rmem: number | undefined;
+  try {
+    rmem = Number(readFileSync('/proc/sys/net/core/rmem_default', 'utf8').trim());
+  } catch {
+    rmem = undefined;
+  }
+  const short = rmem === undefined ? undefined : rmemShortfall(rmem);
+  if (short) missing.push(short);
   return missing;
 }
 
