@@ -25,10 +25,16 @@ export interface FlowEntry {
   readonly hash: number;
   /** A flow with the identity (the first contribution's). */
   readonly key: Flow;
-  /** Contributions held one by one: every flow but the conjunctive match flows of merging features. */
+  /**
+   * Contributions held one by one: every flow but the conjunctive match flows of merging features
+   * ({@link NO_HELD} until the first: most entries of a big policy are conjunctive match flows).
+   */
   plain: Held[];
-  /** The conjunctive match flows of merging features, as codes per feature (usually one feature). */
-  conj: ConjSet[] | undefined;
+  /**
+   * The conjunctive match flows of merging features, as codes per feature: the one feature's set
+   * (the usual case, no array), or a set per feature.
+   */
+  conj: ConjSet | ConjSet[] | undefined;
   published: Flow | undefined;
   /** Conjunction codes of the published flow, when it is a merged conjunctive match flow. */
   codes: readonly number[] | undefined;
@@ -62,6 +68,21 @@ export interface GroupDelta {
   delete: Group[];
 }
 
+/**
+ * The `plain` list of an entry nothing holds one by one; `replace` swaps it for a list of the
+ * entry's own before adding (the only place that adds). Not frozen, and made empty from a list of
+ * objects: a frozen array, or an empty literal (small integers), would give the entries' lists two
+ * elements kinds and the code reading them a second map.
+ */
+const NO_HELD: Held[] = [undefined as unknown as Held];
+NO_HELD.pop();
+
+/** The sets of an entry (allocates only for the rare entry with sets of several features). */
+function conjSets(e: FlowEntry): readonly ConjSet[] {
+  const c = e.conj;
+  return c === undefined ? [] : Array.isArray(c) ? c : [c];
+}
+
 /** Scratch for sorting codes (numeric sort of a typed array, no comparator). */
 let scratch = new Float64Array(256);
 
@@ -90,7 +111,10 @@ function dropOwner<T>(list: Contribution<T>[], owner: string): boolean {
 function firstFeature(e: FlowEntry): number {
   let f = -1;
   for (const c of e.plain) if (f < 0 || c.feature < f) f = c.feature;
-  for (const set of e.conj ?? []) if (f < 0 || set.feature < f) f = set.feature;
+  const conj = e.conj;
+  if (conj === undefined) return f;
+  if (!Array.isArray(conj)) return f < 0 || conj.feature < f ? conj.feature : f;
+  for (const set of conj) if (f < 0 || set.feature < f) f = set.feature;
   return f;
 }
 
@@ -118,7 +142,8 @@ function sortedFlows(entries: readonly FlowEntry[], flows: readonly Flow[]): Flo
 
 /** Flows by identity with their contributions. */
 export class FlowStore {
-  private readonly buckets = new Map<number, FlowEntry[]>();
+  /** Entries by identity hash: the entry itself, or a list when hashes collide. */
+  private readonly buckets = new Map<number, FlowEntry | FlowEntry[]>();
   private readonly live = new Set<FlowEntry>();
   private dirty: FlowEntry[] = [];
   private cache: Flow[] | undefined;
@@ -151,7 +176,8 @@ export class FlowStore {
         }
       } else {
         const c: Held = { feature, owner, seq, value: f, codes: undefined, entry: e, pos: e.plain.length };
-        e.plain.push(c);
+        if (e.plain === NO_HELD) e.plain = [c];
+        else e.plain.push(c);
         plain.push(c);
       }
       this.touch(e);
@@ -216,8 +242,8 @@ export class FlowStore {
     const conj = e.conj;
     // The common conjunctive match flow: one rule clause holds it. What mergedFlow gives, without
     // its allocations (thousands of these come with one big policy).
-    if (e.plain.length === 0 && conj?.length === 1 && conj[0]!.codes.length === 1) {
-      const { template, codes } = conj[0]!;
+    if (e.plain.length === 0 && conj !== undefined && !Array.isArray(conj) && conj.codes.length === 1) {
+      const { template, codes } = conj;
       const code = codes[0]!;
       const prev = e.codes;
       if (e.published && prev?.length === 1 && prev[0] === code && e.published.cookie === template.cookie) return { flow: e.published, codes: prev };
@@ -230,31 +256,42 @@ export class FlowStore {
       const own = e.plain.length === 1 ? e.plain : e.plain.filter((c) => c.feature === feature);
       if (own.length > 0 && own[0]!.feature === feature) return resolveFlow(own, this.mergesConjunctions);
     }
-    const set = e.conj!.find((x) => x.feature === feature)!;
+    const set = conjSets(e).find((x) => x.feature === feature)!;
     return mergedFlow(set.template, sortedDistinct(set.codes), { flow: e.published, codes: e.codes });
   }
 
   private addCode(e: FlowEntry, feature: number, code: number, f: Flow): void {
-    const sets = (e.conj ??= []);
-    let set: ConjSet | undefined;
-    for (const x of sets) if (x.feature === feature) set = x;
-    if (!set) {
-      set = { feature, template: f, codes: [] };
-      sets.push(set);
+    const conj = e.conj;
+    if (conj === undefined) {
+      e.conj = { feature, template: f, codes: [code] };
+      return;
     }
-    set.codes.push(code);
+    if (!Array.isArray(conj)) {
+      if (conj.feature === feature) conj.codes.push(code);
+      else e.conj = [conj, { feature, template: f, codes: [code] }];
+      return;
+    }
+    let set: ConjSet | undefined;
+    for (const x of conj) if (x.feature === feature) set = x;
+    if (set) set.codes.push(code);
+    else conj.push({ feature, template: f, codes: [code] });
   }
 
   private removeCode(e: FlowEntry, feature: number, code: number): void {
-    const sets = e.conj!;
-    const si = sets.findIndex((x) => x.feature === feature);
-    const codes = sets[si]!.codes;
+    const conj = e.conj!;
+    const sets = Array.isArray(conj) ? conj : undefined;
+    const si = sets ? sets.findIndex((x) => x.feature === feature) : 0;
+    const codes = (sets ? sets[si]! : (conj as ConjSet)).codes;
     const i = codes.lastIndexOf(code);
     codes[i] = codes[codes.length - 1]!;
     codes.pop();
     if (codes.length === 0) {
-      sets.splice(si, 1);
-      if (sets.length === 0) e.conj = undefined;
+      if (!sets) e.conj = undefined;
+      else {
+        sets.splice(si, 1);
+        // Back to the single set (the fast path in resolve) when one feature is left.
+        e.conj = sets.length === 0 ? undefined : sets.length === 1 ? sets[0] : sets;
+      }
     }
     this.touch(e);
   }
@@ -278,23 +315,29 @@ export class FlowStore {
 
   private entry(f: Flow): FlowEntry {
     const h = flowHash(f);
-    let list = this.buckets.get(h);
-    if (!list) {
-      list = [];
-      this.buckets.set(h, list);
-    }
-    for (const e of list) if (sameIdentity(e.key, f)) return e;
-    const e: FlowEntry = { hash: h, key: f, plain: [], conj: undefined, published: undefined, codes: undefined, dirty: false };
-    list.push(e);
+    const at = this.buckets.get(h);
+    if (at !== undefined && !Array.isArray(at) && sameIdentity(at.key, f)) return at;
+    if (Array.isArray(at)) for (const e of at) if (sameIdentity(e.key, f)) return e;
+    const e: FlowEntry = { hash: h, key: f, plain: NO_HELD, conj: undefined, published: undefined, codes: undefined, dirty: false };
+    if (at === undefined) this.buckets.set(h, e);
+    else if (Array.isArray(at)) at.push(e);
+    else this.buckets.set(h, [at, e]);
     return e;
   }
 
   /** Drops an entry nobody contributes to any more. */
   private forget(e: FlowEntry): void {
     if (e.plain.length > 0 || e.conj) return;
-    const list = this.buckets.get(e.hash)!;
-    list.splice(list.indexOf(e), 1);
-    if (list.length === 0) this.buckets.delete(e.hash);
+    const at = this.buckets.get(e.hash);
+    if (at === e) {
+      this.buckets.delete(e.hash);
+      return;
+    }
+    const i = Array.isArray(at) ? at.indexOf(e) : -1;
+    if (i < 0) return;
+    const list = at as FlowEntry[];
+    list.splice(i, 1);
+    if (list.length === 1) this.buckets.set(e.hash, list[0]!);
   }
 }
 
