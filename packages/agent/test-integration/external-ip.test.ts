@@ -184,6 +184,9 @@ describe('the owner of a LoadBalancer IP answers ARP for it, and the IP moves', 
     process.stdout.write(`external IP failover after a node failure: ${failover} ms (Lease duration 3 s, renew 1 s)\n`);
     expect(answer).toBe(second.mac);
     expect(failover).toBeGreaterThan(1000);
+    // The proxy entry answers before the take resolves (it still sends the gratuitous ARP, a
+    // process of its own: CI-B saw the answer with `owned` still empty), so the part's record is waited for.
+    await waitFor('the other node to record the IP as its own', () => second.part!.owned.join() === IP, { timeoutMs: 10_000, intervalMs: 20 });
     expect(second.part!.owned).toEqual([IP]);
     // afterAll stops what is left of the first node's part (its informers and address monitor):
     // left running in this jest process, they slowed every later file of the suite.
