@@ -274,6 +274,7 @@ async function checkPurity() {
 async function compilePrograms() {
   rmSync(join(scratch, 'src'), { recursive: true, force: true });
   rmSync(join(scratch, 'out'), { recursive: true, force: true });
+  rmSync(join(scratch, 'tmp'), { recursive: true, force: true });
   const programs = [];
   for (const p of checked) {
     const dir = join(scratch, 'src', p.short);
@@ -320,7 +321,11 @@ async function runPrograms(programs) {
       const file = join('out', p.short, `block-${b.index}.${ext}`);
       const t = Date.now();
       try {
-        const env = { ...process.env, ...runtime.env };
+        // The examples make temporary directories as a user's program would and leave them;
+        // TMPDIR inside the scratch directory puts them where this run removes them.
+        const tmp = join(scratch, 'tmp', `${p.short}-${b.index}-${flavour}`);
+        mkdirSync(tmp, { recursive: true });
+        const env = { ...process.env, ...runtime.env, TMPDIR: tmp };
         const { stdout } = await execFile('node', [file], { cwd: scratch, env, timeout: RUN_TIMEOUT_MS, maxBuffer: 16 << 20 });
         b.result[flavour] = true;
         if (opts.print && flavour === 'esm') console.log(`--- ${p.name} block ${b.index} (${Date.now() - t} ms)\n${stdout.trimEnd()}`);

@@ -1,7 +1,8 @@
 // Shared setup of the agent integration tests: a real OVS from the testbed, the agent running
 // against it with the node's host side in the OVS netns, and the built switchyard-cni binary.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -21,15 +22,30 @@ export const KUBE_CONFIG_RESOLVER = join(PKG_DIR, 'dist', 'kube-config-resolve.j
 /** The native plugin (native/switchyard-cni.c, built with the package): the same contract, no Node.js start. */
 export const NATIVE_PLUGIN = join(PKG_DIR, 'dist', 'switchyard-cni-native');
 
-/** native/switchyard-netns.c compiled afresh for this run (the build puts it in dist/; a test must not depend on that). */
+/**
+ * native/switchyard-netns.c compiled for this run's source (the build puts it in dist/; a test must
+ * not depend on that). The binary is kept in /tmp under the hash of the source and flags, so every
+ * file and run of the same source shares one build and one directory (a directory per test file,
+ * removed on the process's `exit` event, stayed behind when jest ended its workers without it).
+ */
 let netnsHelperBuilt: Promise<string> | undefined;
 export function buildNetnsHelper(): Promise<string> {
   netnsHelperBuilt ??= (async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'sy-netns-'));
-    // Removed when the test file's process ends (every test of the file shares the one build).
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    const source = join(PKG_DIR, 'native', 'switchyard-netns.c');
+    const flags = ['-O2', '-Wall', '-Wextra'];
+    const key = createHash('sha256').update(readFileSync(source)).update(flags.join(' ')).digest('hex').slice(0, 16);
+    const dir = join(tmpdir(), `switchyard-netns-${key}`);
     const out = join(dir, 'switchyard-netns');
-    await run(['cc', '-O2', '-Wall', '-Wextra', '-o', out, join(PKG_DIR, 'native', 'switchyard-netns.c')]);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // /tmp is shared: only a directory of this user that no one else may write is trusted.
+    const st = statSync(dir);
+    if (st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0) throw new Error(`${dir} is not this user's own directory`);
+    if (existsSync(out)) return out;
+    // Built under a name of this process, then renamed: a file of another lane building the same
+    // source at the same time is never seen half written.
+    const partial = `${out}.${process.pid}`;
+    await run(['cc', ...flags, '-o', partial, source]);
+    renameSync(partial, out);
     return out;
   })();
   return netnsHelperBuilt;

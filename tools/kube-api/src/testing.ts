@@ -4,9 +4,8 @@
  * @packageDocumentation
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startKubeApi, type KubeApiOptions, type KubeApiServer, type KubeObject } from './index';
 
@@ -17,19 +16,16 @@ export interface KubectlResult {
   stderr: string;
 }
 
-let cacheDir: string | undefined;
 /**
- * kubectl's discovery cache for this process: one directory (kubectl keys its entries by server
- * address, so API servers on other ports do not mix), removed when the process exits. One per
- * Kubectl left a directory in /tmp per test file and run (1,097 of them after a day of CI here).
+ * kubectl's discovery cache for a kubeconfig: a directory beside it, so it goes when the
+ * kubeconfig's directory does (the API server removes its own on stop). A directory per process
+ * in /tmp, removed on the process's `exit` event, stayed behind: jest ends its workers without
+ * that event (96 after three CI runs here), and one per Kubectl before that left 1,097 in a day.
+ * Beside the kubeconfig, a cache never outlives the server it describes, so a later server on the
+ * same port cannot be read from it either.
  */
-function kubectlCacheDir(): string {
-  if (cacheDir === undefined) {
-    const dir = mkdtempSync(join(tmpdir(), 'kubectl-cache-'));
-    cacheDir = dir;
-    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-  }
-  return cacheDir;
+function kubectlCacheDir(kubeconfig: string): string {
+  return join(dirname(kubeconfig), '.kubectl-cache');
 }
 
 /**
@@ -40,7 +36,7 @@ export class Kubectl {
   readonly env: NodeJS.ProcessEnv;
 
   constructor(kubeconfig: string) {
-    this.env = { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: kubectlCacheDir(), HOME: tmpdir() };
+    this.env = { ...process.env, KUBECONFIG: kubeconfig, KUBECACHEDIR: kubectlCacheDir(kubeconfig), HOME: tmpdir() };
   }
 
   run(args: string[], stdin?: string): Promise<KubectlResult> {

@@ -2,8 +2,7 @@
 // the real kubectl and by client-node's Exec; processes run on this host.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { Exec, KubeConfig } from '@kubernetes/client-node';
 import { ExecTargetError, startKubeApi, startKubeletExec, type ExecRequest, type KubeApiServer, type KubeletExecServer } from '../src/index';
@@ -28,7 +27,7 @@ beforeAll(async () => {
     },
   });
   admin = new Kubectl(server.kubeconfigPath);
-  bob = new Kubectl(server.writeKubeconfig(join(mkdtempSync(join(tmpdir(), 'exec-bob-')), 'kubeconfig'), { name: 'bob', token: 'bob-token' }));
+  bob = new Kubectl(server.writeKubeconfig(join(mkdtempSync(join(dirname(server.kubeconfigPath), 'bob-')), 'kubeconfig'), { name: 'bob', token: 'bob-token' }));
   await admin.apply(
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: NS } },
     {

@@ -1,7 +1,6 @@
 // Everyday kubectl verbs against the server over TLS.
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import YAML from 'yaml';
 import { startKubeApi, type KubeApiServer } from '../src/index';
 import { Kubectl } from '../src/testing';
@@ -95,7 +94,7 @@ describe('kubectl', () => {
     await k.ok(['-n', 'kc', 'create', 'role', 'cm-reader', '--verb=get,list', '--resource=configmaps']);
     await k.ok(['-n', 'kc', 'create', 'rolebinding', 'reader', '--role=cm-reader', '--serviceaccount=kc:reader']);
     const token = (await k.ok(['-n', 'kc', 'create', 'token', 'reader'])).trim();
-    const path = server.writeKubeconfig(join(mkdtempSync(join(tmpdir(), 'kc-')), 'reader.kubeconfig'), { name: 'reader', token, namespace: 'kc' });
+    const path = server.writeKubeconfig(join(mkdtempSync(join(dirname(server.kubeconfigPath), 'reader-')), 'reader.kubeconfig'), { name: 'reader', token, namespace: 'kc' });
     const reader = new Kubectl(path);
     expect((await reader.ok(['auth', 'can-i', 'list', 'configmaps'])).trim()).toBe('yes');
     const denied = await reader.run(['auth', 'can-i', 'delete', 'configmaps']);

@@ -4,8 +4,7 @@ import https from 'node:https';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import YAML from 'yaml';
 import { startKubeApi, type KubeApiServer } from '../src/index';
 import { ensurePki } from '../src/tls';
@@ -63,7 +62,7 @@ describe('TLS and kubeconfig', () => {
   });
 
   it('is refused by a client that does not trust the CA', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'kc-')), 'untrusting');
+    const path = join(mkdtempSync(join(dirname(server.kubeconfigPath), 'untrusting-')), 'untrusting');
     server.writeKubeconfig(path);
     const kc = new KubeConfig();
     kc.loadFromFile(path);
