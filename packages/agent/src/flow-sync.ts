@@ -118,7 +118,8 @@ export interface FlowSyncOptions {
   features?: readonly Feature[];
   /**
    * Empties the datapath's megaflow cache; called after every sync that changed NetworkPolicy
-   * flows (and after the initial sync), before the sync resolves, so "installed" means "enforced".
+   * flows (and after the initial sync, unless it adopted the previous run's flows without changing
+   * a NetworkPolicy flow), before the sync resolves, so "installed" means "enforced".
    * Needed on the userspace (netdev) datapath: there megaflows may overlap, and when the
    * revalidator updates a cached flow whose translation changed, dpif-netdev applies the new
    * actions to the first megaflow its classifier finds for the key, which can be another,
@@ -385,7 +386,10 @@ export class FlowSync {
           const adopted = await this.adopt(flows);
           if (adopted) {
             this.current = undefined;
-            await this.flush('initial sync (adopted)');
+            // Megaflows translated against flows the adopt left as they were are still right: the
+            // purge (every datapath flow translated again, the first packets of each upcalled) is
+            // for a bundle that changed NetworkPolicy flows, as after any other sync.
+            if (adopted.touchedPolicy) await this.flush('initial sync (adopted)');
             this.log.info({ round: this.round, flows: flows.length, ...adopted.stats, staleRounds: adopted.staleRounds }, 'flows of the previous run adopted');
             this.initialResult = { installed: flows.length, staleRounds: adopted.staleRounds, adopted: adopted.stats };
             return this.initialResult;
@@ -441,7 +445,7 @@ export class FlowSync {
    * flows and `desired` (cookies compared too, so a flow of another round is rewritten or
    * removed). Undefined when the switch refused it (the caller then installs everything).
    */
-  private async adopt(desired: readonly Flow[]): Promise<{ stats: SyncStats; staleRounds: number[] } | undefined> {
+  private async adopt(desired: readonly Flow[]): Promise<{ stats: SyncStats; staleRounds: number[]; touchedPolicy: boolean } | undefined> {
     const installed = await this.sw.dumpFlows();
     // Compare in the form the switch reports (masks applied, addresses canonical, note padding).
     const d = diffFlows(desired.map(normalizeFlow), installed, { compareCookies: true });
@@ -463,7 +467,11 @@ export class FlowSync {
       this.log.warn({ err: (e as Error).message, add: d.add.length, modify: d.modify.length, delete: d.delete.length }, 'adopting the previous run\'s flows was refused; installing every flow');
       return undefined;
     }
-    return { stats: { added: d.add.length, modified: d.modify.length, deleted: d.delete.length }, staleRounds: [...staleRounds] };
+    return {
+      stats: { added: d.add.length, modified: d.modify.length, deleted: d.delete.length },
+      staleRounds: [...staleRounds],
+      touchedPolicy: touchesPolicy([d.add, d.modify, d.delete]),
+    };
   }
 
   /**

@@ -1,7 +1,7 @@
 // FlowSync against a recording stand-in for the switch connection: diffs, group commit, rounds.
 import type { FlowTransport } from '@switchyard/openflow';
 import { normalizeFlow, type Flow, type OfMessage } from '@switchyard/openflow/codec';
-import { flowKey, makeCookie, parseCookie, type NodeConfig } from '@switchyard/openflow-pipeline';
+import { CookieCategory, flowKey, makeCookie, parseCookie, type NodeConfig } from '@switchyard/openflow-pipeline';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -385,6 +385,30 @@ describe('adopting the flows of the previous run (agent restart on a running swi
     expect(r.staleRounds).toEqual([7]);
     expect(sw.sent.length).toBe(4 + pod2Flows);
     expect(sw.table).toEqual(desiredIn(sync));
+  });
+
+  it('purges the datapath after adopting only when the bundle changed NetworkPolicy flows', async () => {
+    const purges = async (change: (sw: ModelSwitch) => void): Promise<{ flushes: number; sent: number }> => {
+      const sw = await previousRun();
+      change(sw);
+      let flushes = 0;
+      const sync = new FlowSync(sw, config, { flushDatapath: async () => void flushes++ });
+      await sync.initialSync([pod(1), pod(2)], { adopt: true });
+      expect(sw.table).toEqual(desiredIn(sync));
+      return { flushes, sent: sw.sent.length };
+    };
+    // Nothing changed: the megaflows were translated against these very flows.
+    expect(await purges(() => undefined)).toEqual({ flushes: 0, sent: 0 });
+    // A pod's flow rewritten: not a policy verdict, so no purge either (as after any other sync).
+    expect(await purges((sw) => {
+      const [k, f] = [...sw.table].find(([, f]) => parseCookie(f.cookie ?? 0n).category === CookieCategory.PodConnectivity)!;
+      sw.table.set(k, { ...f, actions: [] });
+    })).toEqual({ flushes: 0, sent: 1 });
+    // A policy flow nobody wants any more (a Drop of the previous run): its cached verdict must go.
+    expect(await purges((sw) => {
+      const drop = normalizeFlow({ table: 0, priority: 77, match: { inPort: 999 }, actions: [], cookie: makeCookie(0, CookieCategory.NetworkPolicy, 5) });
+      sw.table.set(flowKey(drop), drop);
+    })).toEqual({ flushes: 1, sent: 1 });
   });
 
   it('falls back to installing every flow when the switch refuses the difference', async () => {
