@@ -13,7 +13,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
-import { Testbed, processRef, waitFor } from '@switchyard/testbed';
+import { Testbed, processRef, run, waitFor } from '@switchyard/testbed';
 import type { KubeConfigClient } from '@switchyard/controller';
 import { labClient, readState, type LabState } from '../src/index';
 import { NETNS_ANNOTATION } from '../src/kubelet';
@@ -249,7 +249,51 @@ function datapathCounters(st: LabState, node: string): { stats: Record<string, n
 }
 
 type RrMode = 'tcp_crr' | 'udp_rr';
-type Interleaved = Record<'policed' | 'unpoliced' | 'bare', Record<RrMode, number[]>>;
+type Interleaved = Record<'policed' | 'unpoliced' | 'bare' | 'bareOnNode', Record<RrMode, number[]>>;
+
+/**
+ * The second reference: a bare bridge (two ports, one NORMAL flow) added to node2's own
+ * ovs-vswitchd, beside br-int and br-phy. Its packets are polled by the same main loop as the
+ * pods', with the node's other ports, tunnel and sockets, so against it the pipeline's own cost
+ * shows apart from what a busier switch costs every packet.
+ */
+async function bareOnNode(st: LabState, node: string): Promise<{ rrOnce(mode: RrMode): Promise<number>; close(): Promise<void> }> {
+  const n = st.nodes.find((x) => x.name === node)!;
+  const tb = await Testbed.create();
+  const vsctl = (...args: string[]) => run(['ovs-vsctl', `--db=${n.dbRemote}`, ...args]);
+  let server: RrServer | undefined;
+  const ports: string[] = [];
+  const close = async (): Promise<void> => {
+    await server?.stop();
+    await vsctl('--if-exists', 'del-br', 'br-bench-bare').catch(() => undefined);
+    for (const p of ports) await run(['ip', 'link', 'del', p], { netns: n.netns }).catch(() => undefined);
+    await tb.cleanup();
+  };
+  try {
+    await vsctl('add-br', 'br-bench-bare', '--', 'set', 'bridge', 'br-bench-bare', 'datapath_type=netdev', 'fail_mode=standalone');
+    const places: string[] = [];
+    for (const i of [2, 3]) {
+      const ns = await tb.createNetns('b');
+      const hostIf = tb.name('vb');
+      ports.push(hostIf);
+      await run(['ip', 'link', 'add', hostIf, 'type', 'veth', 'peer', 'name', 'eth0', 'netns', ns.name], { netns: n.netns });
+      await run(['ip', '-batch', '-'], { netns: ns.name, input: `addr add 10.97.0.${i}/24 dev eth0\nlink set eth0 up\nlink set lo up\n` });
+      // The userspace datapath does not fill in checksums a veth leaves to offload.
+      await run(['ethtool', '-K', 'eth0', 'tx', 'off'], { netns: ns.name });
+      await run(['ip', 'link', 'set', hostIf, 'up'], { netns: n.netns });
+      await run(['ethtool', '-K', hostIf, 'tx', 'off'], { netns: n.netns });
+      await vsctl('add-port', 'br-bench-bare', hostIf);
+      places.push(ns.name);
+    }
+    server = await startRrServer(places[1]!);
+    // A NORMAL bridge floods until it has learnt both MACs: one ping each way first.
+    await run(['ping', '-c', '1', '-W', '5', '10.97.0.3'], { netns: places[0]! });
+    return { rrOnce: (mode) => rrOnce(places[0]!, '10.97.0.3', mode), close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
 
 /**
  * Same-node runs interleaved (RR_REPEATS rounds of: the server the 1,000 policies select, a
@@ -257,25 +301,31 @@ type Interleaved = Record<'policed' | 'unpoliced' | 'bare', Record<RrMode, numbe
  * alike; the first round also records node2's datapath counters per transaction for both servers.
  */
 async function interleavedRr(st: LabState, cli2: PodPlace, policed: PodPlace, unpoliced: PodPlace, bare: BareBridge): Promise<Interleaved> {
-  const out: Interleaved = { policed: { tcp_crr: [], udp_rr: [] }, unpoliced: { tcp_crr: [], udp_rr: [] }, bare: { tcp_crr: [], udp_rr: [] } };
-  for (let rep = 0; rep < RR_REPEATS; rep++) {
-    for (const mode of ['tcp_crr', 'udp_rr'] as const) {
-      for (const [cell, target] of [['policed', policed], ['unpoliced', unpoliced]] as const) {
-        const before = datapathCounters(st, 'node2');
-        const rate = await rrOnce(cli2.ns, target.ip, mode);
-        const after = datapathCounters(st, 'node2');
-        out[cell][mode].push(rate);
-        if (rep === 0) {
-          const n = rate * RR_SECONDS;
-          const per = (k: string): string => (((after.stats[k] ?? 0) - (before.stats[k] ?? 0)) / n).toFixed(2);
-          row(`datapath per ${mode === 'tcp_crr' ? 'connection' : 'transaction'}, ${mode.toUpperCase()} to the ${cell === 'policed' ? 'server under 1,000 policies' : 'server no policy selects'}: upcalls`, Number(per('miss with success upcall')), 'upcalls',
-            `megaflow hits ${per('megaflow hits')}, EMC hits ${per('emc hits')}, ovs-vswitchd CPU ${((1000 * (after.cpuS - before.cpuS)) / n).toFixed(3)} ms`);
+  const out: Interleaved = { policed: { tcp_crr: [], udp_rr: [] }, unpoliced: { tcp_crr: [], udp_rr: [] }, bare: { tcp_crr: [], udp_rr: [] }, bareOnNode: { tcp_crr: [], udp_rr: [] } };
+  const onNode = await bareOnNode(st, 'node2');
+  try {
+    for (let rep = 0; rep < RR_REPEATS; rep++) {
+      for (const mode of ['tcp_crr', 'udp_rr'] as const) {
+        for (const [cell, target] of [['policed', policed], ['unpoliced', unpoliced]] as const) {
+          const before = datapathCounters(st, 'node2');
+          const rate = await rrOnce(cli2.ns, target.ip, mode);
+          const after = datapathCounters(st, 'node2');
+          out[cell][mode].push(rate);
+          if (rep === 0) {
+            const n = rate * RR_SECONDS;
+            const per = (k: string): string => (((after.stats[k] ?? 0) - (before.stats[k] ?? 0)) / n).toFixed(2);
+            row(`datapath per ${mode === 'tcp_crr' ? 'connection' : 'transaction'}, ${mode.toUpperCase()} to the ${cell === 'policed' ? 'server under 1,000 policies' : 'server no policy selects'}: upcalls`, Number(per('miss with success upcall')), 'upcalls',
+              `megaflow hits ${per('megaflow hits')}, EMC hits ${per('emc hits')}, ovs-vswitchd CPU ${((1000 * (after.cpuS - before.cpuS)) / n).toFixed(3)} ms`);
+          }
         }
+        out.bare[mode].push(await bare.rrOnce(mode));
+        out.bareOnNode[mode].push(await onNode.rrOnce(mode));
       }
-      out.bare[mode].push(await bare.rrOnce(mode));
     }
+  } finally {
+    await onNode.close();
   }
-  for (const [cell, label] of [['policed', 'server under 1,000 policies'], ['unpoliced', 'server no policy selects (1,000 policies on its neighbour)'], ['bare', 'bare OVS netdev bridge']] as const) {
+  for (const [cell, label] of [['policed', 'server under 1,000 policies'], ['unpoliced', 'server no policy selects (1,000 policies on its neighbour)'], ['bare', 'bare OVS netdev bridge'], ['bareOnNode', 'bare bridge on node2\'s ovs-vswitchd']] as const) {
     row(`TCP_CRR same node, interleaved, ${label}, median`, median(out[cell].tcp_crr), 'conn/s', out[cell].tcp_crr.map(Math.round).join(', '));
     row(`UDP_RR same node, interleaved, ${label}, median`, median(out[cell].udp_rr), 'trans/s', out[cell].udp_rr.map(Math.round).join(', '));
   }
@@ -294,6 +344,8 @@ async function main(): Promise<void> {
       const name = m === 'tcp_crr' ? 'TCP_CRR' : 'UDP_RR';
       const i = lab.interleaved;
       row(`ratio ${name} same node, 1,000 policies / bare bridge (interleaved)`, median(i.policed[m]) / median(i.bare[m]), 'x', 'target >= 0.8');
+      row(`ratio ${name} same node, 1,000 policies / bare bridge on node2's ovs-vswitchd (interleaved)`, median(i.policed[m]) / median(i.bareOnNode[m]), 'x', 'the same switch and main loop: the pipeline\'s own cost');
+      row(`ratio ${name}, bare bridge on node2's ovs-vswitchd / bare bridge alone (interleaved)`, median(i.bareOnNode[m]) / median(i.bare[m]), 'x', 'what the node\'s other ports and bridges cost every packet');
       row(`ratio ${name} same node, no policy on the server / bare bridge (interleaved)`, median(i.unpoliced[m]) / median(i.bare[m]), 'x');
       row(`ratio ${name} same node, 1,000 policies / no policy on the server (interleaved)`, median(i.policed[m]) / median(i.unpoliced[m]), 'x');
       row(`ratio ${name} same node, 0 policies (before) / 1,000 policies`, lab.sameNode0[m].median / lab.sameNode1k[m].median, 'x', 'sequential runs minutes apart: load drift shows here');
