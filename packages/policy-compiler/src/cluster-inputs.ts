@@ -1,21 +1,17 @@
 // The input objects the engine holds (accepted by validation, or refused), by object key, and the
 // lookups over them that validation and compilation read (tiers, groups, Services, Namespaces).
-import type { ClusterGroup, ExternalEntity, Group, GroupSpec, LabelIdentity, Namespace, Node, Pod, Service, Tier } from '@switchyard/apis/types';
+import type { ClusterGroup, ExternalEntity, Group, GroupSpec, LabelIdentity, Namespace, Node, Service, Tier } from '@switchyard/apis/types';
 import type { CompileContext } from './compile';
-import { kindOf, POLICY_KINDS } from './object-kinds';
 import type { ClusterObject, ObjectKind, RejectedObject } from './types';
 import { STATIC_TIERS, type ValidationContext } from './validate';
 
-/** A policy input with its engine kind (the two `NetworkPolicy` kinds differ only by apiVersion). */
-export interface PolicyInput {
-  kind: ObjectKind;
-  obj: ClusterObject;
-}
-
-/** Input objects by kind and key (`Kind/name`, `Kind/namespace/name`). */
+/**
+ * Input objects by kind and key (`Kind/name`, `Kind/namespace/name`). Pods and policies are not
+ * stored here: a pod is kept in its slot of the member index, a policy in its compiled record
+ * (the engine stores them there).
+ */
 export class ClusterInputs {
   readonly namespaces = new Map<string, Namespace>();
-  readonly pods = new Map<string, Pod>();
   readonly nodes = new Map<string, Node>();
   readonly externalEntities = new Map<string, ExternalEntity>();
   readonly services = new Map<string, Service>();
@@ -23,8 +19,6 @@ export class ClusterInputs {
   readonly clusterGroups = new Map<string, ClusterGroup>();
   readonly groupObjects = new Map<string, Group>();
   readonly labelIdentities = new Map<string, LabelIdentity>();
-  /** Policy inputs by key (their engine kind is recomputed from the object: no record per policy). */
-  private readonly policyObjects = new Map<string, ClusterObject>();
   /** Kinds the engine accepts but compiles nothing from (Endpoints, ServiceAccounts, ...). */
   private readonly others = new Map<string, ClusterObject>();
   /** Objects whose latest version validation refused, by key. */
@@ -53,7 +47,7 @@ export class ClusterInputs {
 
   /** Stores `obj` under `key` (undefined: forgets it); returns the version it replaces. */
   put(kind: ObjectKind, key: string, obj: ClusterObject | undefined): ClusterObject | undefined {
-    const map = POLICY_KINDS.has(kind) ? this.policyObjects : this.mapOf(kind);
+    const map = this.mapOf(kind);
     const prev = map.get(key);
     if (obj) map.set(key, obj);
     else map.delete(key);
@@ -62,13 +56,7 @@ export class ClusterInputs {
 
   /** The object stored under `key`, if any. */
   get(kind: ObjectKind, key: string): ClusterObject | undefined {
-    return (POLICY_KINDS.has(kind) ? this.policyObjects : this.mapOf(kind)).get(key);
-  }
-
-  /** The policy input stored under `key`. */
-  policy(key: string): PolicyInput | undefined {
-    const obj = this.policyObjects.get(key);
-    return obj && { kind: kindOf(obj), obj };
+    return this.mapOf(kind).get(key);
   }
 
   /** Records that validation refused the latest version of `key` (undefined: it accepted it). */
@@ -92,8 +80,6 @@ export class ClusterInputs {
     switch (kind) {
       case 'Namespace':
         return this.namespaces;
-      case 'Pod':
-        return this.pods;
       case 'Node':
         return this.nodes;
       case 'ExternalEntity':

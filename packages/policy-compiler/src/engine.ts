@@ -15,7 +15,7 @@ import { GroupSelectorIndex } from './group-index';
 import { GroupMembership } from './group-membership';
 import type { GroupDef } from './leaf';
 import type { LoadInput, LoadOptions } from './load-input';
-import { MemberIndex } from './member-index';
+import { MemberIndex, podMemberKey } from './member-index';
 import { dependencyKey, kindOf, namespaceOf, objectKey, POLICY_KINDS, validateObject } from './object-kinds';
 import { PolicyTable } from './policy-table';
 import { QueryMemo } from './query-memo';
@@ -52,7 +52,8 @@ export class PolicyEngine {
   private readonly log: Logger | undefined;
   // Inputs (owned by the inputs part; read by explain and tests).
   readonly namespaces: Map<string, Namespace>;
-  readonly pods: Map<string, Pod>;
+  /** Pods by object key (`Pod/<namespace>/<name>`): a read-only view of the member index, which stores them. */
+  readonly pods: ReadonlyMap<string, Pod>;
   readonly nodes: Map<string, Node>;
   readonly externalEntities: Map<string, ExternalEntity>;
   readonly services: Map<string, Service>;
@@ -92,7 +93,7 @@ export class PolicyEngine {
     this.deltas = new DeltaBuilder({ state });
     this.snapshots = new Snapshots(state);
     this.namespaces = inputs.namespaces;
-    this.pods = inputs.pods;
+    this.pods = this.members.pods;
     this.nodes = inputs.nodes;
     this.externalEntities = inputs.externalEntities;
     this.services = inputs.services;
@@ -236,7 +237,7 @@ export class PolicyEngine {
       errors = [malformed(e)];
     }
     if (errors.length > 0) return this.refuse(kind, key, obj, errors);
-    const prev = this.inputs.put(kind, key, obj);
+    const prev = this.store(kind, key, obj);
     try {
       this.changed(kind, key, obj, prev, obj);
     } catch (e) {
@@ -259,7 +260,19 @@ export class PolicyEngine {
 
   /** Stores an object's new version (`next` undefined: deleted) and updates what depends on it. */
   private change(kind: ObjectKind, key: string, obj: ClusterObject, next: ClusterObject | undefined): void {
-    this.changed(kind, key, obj, this.inputs.put(kind, key, next), next);
+    this.changed(kind, key, obj, this.store(kind, key, next), next);
+  }
+
+  /**
+   * Stores an object's new version (undefined: forgets it) and returns the version it replaces.
+   * A pod is stored by the member index when {@link PolicyEngine.changed} hands it over (one
+   * lookup of its member key finds its slot), a policy with its compiled record by the policy
+   * table: here their stored versions are only read.
+   */
+  private store(kind: ObjectKind, key: string, next: ClusterObject | undefined): ClusterObject | undefined {
+    if (kind === 'Pod') return next ? this.members.storedPod(podMemberKey(next as Pod)) : this.members.pods.get(key);
+    if (POLICY_KINDS.has(kind)) return this.policyTable.input(key);
+    return this.inputs.put(kind, key, next);
   }
 
   /** Updates what depends on an object whose stored version went from `prev` to `next`. */
@@ -278,11 +291,13 @@ export class PolicyEngine {
     if (dep !== undefined) return this.policyTable.resync(dep);
     if (!POLICY_KINDS.has(kind)) return;
     // A metadata-only update (labels, annotations, status) compiles to the same policy.
-    if (next && prev && this.policyTable.get(key) && samePolicyInput(prev, next)) return;
-    this.policyTable.sync(key);
+    if (next && prev && samePolicyInput(prev, next)) return;
+    this.policyTable.sync(key, next ?? null);
   }
 
   private podChanged(old: Pod | undefined, pod: Pod | undefined): void {
+    // The deletion of a pod never stored: nothing to forget.
+    if (!old && !pod) return;
     const change = this.members.setPod(old, pod);
     // No group yet (a bulk load adds pods before policies): nothing to evaluate.
     if (!change || this.membership.size === 0) return;

@@ -8,7 +8,7 @@ import type { GroupSelectorIndex } from './group-index';
 import { leafMatches, type GroupDef, type Leaf } from './leaf';
 import type { MemberInfo } from './member-index';
 import { SmallMap, SmallSet } from './small-collections';
-import { NO_SPAN, NO_USERS, type GroupsHolder, type GroupState, type MemberEntry, type MemberKey } from './state';
+import { groupSetOf, NO_SPAN, NO_USERS, type GroupsHolder, type GroupState, type MemberEntry, type MemberKey } from './state';
 
 /**
  * Where members come from: their facts, the candidates of a leaf with theirs, and where a pod
@@ -39,7 +39,7 @@ class MemberGroups implements ReadonlyMap<MemberKey, ReadonlySet<string>> {
   }
 
   get(mk: MemberKey): ReadonlySet<string> | undefined {
-    return mk.charCodeAt(0) === 112 /* 'p' */ ? this.members.groupsHolder(mk)?.groups : this.others.get(mk);
+    return mk.charCodeAt(0) === 112 /* 'p' */ ? groupSetOf(this.members.groupsHolder(mk)?.groups) : this.others.get(mk);
   }
 
   has(mk: MemberKey): boolean {
@@ -196,13 +196,17 @@ export class GroupMembership {
     this.changes.memberChanging(g, mk, old ? { m: old.member, node: old.node } : null);
     if (old) this.unlinkMember(g, mk, old.node);
     g.members.set(mk, e);
-    let gs = holder ? holder.groups : this.otherGroups.get(mk);
-    if (!gs) {
-      gs = new SmallSet();
-      if (holder) holder.groups = gs;
-      else this.otherGroups.set(mk, gs);
+    if (holder) {
+      // A pod's first group is kept as its name; a second one makes a set (join order kept).
+      const cur = holder.groups;
+      if (cur === undefined) holder.groups = g.def.name;
+      else if (typeof cur !== 'string') cur.add(g.def.name);
+      else if (cur !== g.def.name) holder.groups = new SmallSet<string>().add(cur).add(g.def.name);
+    } else {
+      let gs = this.otherGroups.get(mk);
+      if (!gs) this.otherGroups.set(mk, (gs = new SmallSet()));
+      gs.add(g.def.name);
     }
-    gs.add(g.def.name);
     if (node !== '') {
       const local = g.byNode.get(node);
       if (local === undefined) {
@@ -223,12 +227,21 @@ export class GroupMembership {
     this.changes.memberChanging(g, mk, { m: old.member, node: old.node });
     this.unlinkMember(g, mk, old.node);
     // A deleted pod's slot is gone with its groups: nothing to update there.
-    const gs = holder ? holder.groups : mk.charCodeAt(0) === 112 /* 'p' */ ? undefined : this.otherGroups.get(mk);
-    gs?.delete(g.def.name);
-    if (gs && gs.size === 0) {
-      if (holder) holder.groups = undefined;
-      else this.otherGroups.delete(mk);
+    if (holder) {
+      const cur = holder.groups;
+      if (cur === g.def.name) holder.groups = undefined;
+      else if (cur !== undefined && typeof cur !== 'string') {
+        cur.delete(g.def.name);
+        // Back to a lone name (the set keeps join order, so the one left is the one there).
+        if (cur.size === 1) holder.groups = cur.values().next().value as string;
+        else if (cur.size === 0) holder.groups = undefined;
+      }
+      return;
     }
+    if (mk.charCodeAt(0) === 112 /* 'p' */) return;
+    const gs = this.otherGroups.get(mk);
+    gs?.delete(g.def.name);
+    if (gs && gs.size === 0) this.otherGroups.delete(mk);
   }
 
   private unlinkMember(g: GroupState, mk: MemberKey, node: string): void {

@@ -7,7 +7,7 @@ import { entityIps, nodeIps, podIps } from './ip-text';
 import { namespaceLabels, type Leaf, type MemberFacts } from './leaf';
 import { MultiIndex } from './multi-index';
 import { indexKeysOf, matchesNormalized } from './selector';
-import type { GroupsHolder, MemberEntry, MemberKey } from './state';
+import { groupSetOf, type GroupsHolder, type MemberEntry, type MemberKey } from './state';
 
 /** Pods a Namespace needs before it gets its own label index (see {@link MemberIndex.namespaceLabelIndex}). */
 export const NS_LABEL_INDEX_MIN = 32;
@@ -36,8 +36,12 @@ interface PodSlot extends GroupsHolder {
  * all three (and a pod's slot points to it), where three maps keyed by Namespace name did.
  */
 interface NamespacePods {
-  /** The pods: a lone one without a Set (most Namespaces in scenario 1 have four). */
-  pods: PodSlot | Set<PodSlot>;
+  /**
+   * The pods in the order they were added: a lone one as itself, up to {@link NS_PODS_LIST_MAX}
+   * in an exactly sized array (most Namespaces in scenario 1 have four; a Set and its table cost
+   * twice the bytes), more in a Set.
+   */
+  pods: PodSlot | PodSlot[] | Set<PodSlot>;
   /**
    * `key=value` -> pods, only once the Namespace has {@link NS_LABEL_INDEX_MIN} pods: in small
    * ones scanning the pods is cheaper than keeping an index entry per label.
@@ -49,18 +53,24 @@ interface NamespacePods {
 
 const NO_PODS: readonly PodSlot[] = [];
 
+/** Pods a Namespace keeps in an array before a Set (see {@link NamespacePods.pods}). */
+const NS_PODS_LIST_MAX = 16;
+
 function podsOf(n: NamespacePods | undefined): Iterable<PodSlot> {
-  return n === undefined ? NO_PODS : n.pods instanceof Set ? n.pods : [n.pods];
+  if (n === undefined) return NO_PODS;
+  const pods = n.pods;
+  return pods instanceof Set || Array.isArray(pods) ? pods : [pods];
 }
 
 function podCount(n: NamespacePods | undefined): number {
-  return n === undefined ? 0 : n.pods instanceof Set ? n.pods.size : 1;
+  if (n === undefined) return 0;
+  const pods = n.pods;
+  return pods instanceof Set ? pods.size : Array.isArray(pods) ? pods.length : 1;
 }
 
-/** The input objects the index reads, by object key (read only: the engine's inputs). */
+/** The input objects the index reads, by object key (read only: the engine's inputs; pods are the index's own). */
 export interface MemberInputs {
   readonly namespaces: ReadonlyMap<string, Namespace>;
-  readonly pods: ReadonlyMap<string, Pod>;
   readonly nodes: ReadonlyMap<string, Node>;
   readonly externalEntities: ReadonlyMap<string, ExternalEntity>;
 }
@@ -78,7 +88,53 @@ export interface PodChange {
   readonly labelSets: readonly (Readonly<Record<string, string>> | undefined)[];
 }
 
-/** Members, their cached facts and the candidate indexes. The caller updates its inputs first. */
+/** The member key of a pod: `p:<namespace>/<name>`, built with join (one flat string: every index keeps it). */
+export function podMemberKey(pod: Pod): MemberKey {
+  return ['p:', pod.metadata.namespace ?? 'default', '/', pod.metadata.name ?? ''].join('');
+}
+
+/**
+ * The stored pods by object key (`Pod/<namespace>/<name>`), read from their slots: a pod is kept
+ * once, in its slot, instead of also in a map of inputs keyed by another string. Iterates in the
+ * order pods were first added, as that map did. Read only.
+ */
+class StoredPods implements ReadonlyMap<string, Pod> {
+  constructor(private readonly slots: ReadonlyMap<MemberKey, PodSlot>) {}
+
+  get size(): number {
+    return this.slots.size;
+  }
+
+  get(key: string): Pod | undefined {
+    return key.startsWith('Pod/') ? this.slots.get(`p:${key.slice(4)}`)?.pod : undefined;
+  }
+
+  has(key: string): boolean {
+    return this.get(key) !== undefined;
+  }
+
+  *entries(): MapIterator<[string, Pod]> {
+    for (const slot of this.slots.values()) yield [`Pod/${slot.mk.slice(2)}`, slot.pod];
+  }
+
+  *keys(): MapIterator<string> {
+    for (const [k] of this.entries()) yield k;
+  }
+
+  *values(): MapIterator<Pod> {
+    for (const slot of this.slots.values()) yield slot.pod;
+  }
+
+  forEach(fn: (value: Pod, key: string, map: ReadonlyMap<string, Pod>) => void, thisArg?: unknown): void {
+    for (const [k, v] of this.entries()) fn.call(thisArg, v, k, this);
+  }
+
+  [Symbol.iterator](): MapIterator<[string, Pod]> {
+    return this.entries();
+  }
+}
+
+/** Members, their cached facts and the candidate indexes. The caller updates its inputs first (pods are stored here, by {@link MemberIndex.setPod}). */
 export class MemberIndex {
   /** IP -> member key. */
   readonly ipOwners = new Map<string, MemberKey>();
@@ -95,20 +151,30 @@ export class MemberIndex {
   private readonly podOf = new Map<MemberKey, PodSlot>();
   /** Cached facts of ExternalEntity and Node members (null: not selectable). Pods keep theirs in {@link PodSlot}. */
   private readonly infoCache = new Map<MemberKey, MemberInfo | null>();
+  /** The stored pods by object key (`engine.pods`), a read-only view of the slots. */
+  readonly pods: ReadonlyMap<string, Pod> = new StoredPods(this.podOf);
 
   constructor(options: MemberIndexOptions) {
     this.inputs = options.inputs;
   }
 
+  /** The stored version of the pod with member key `mk` (see {@link podMemberKey}). */
+  storedPod(mk: MemberKey): Pod | undefined {
+    return this.podOf.get(mk)?.pod;
+  }
+
   /**
-   * Indexes a pod's new version (`pod` undefined: deleted). Returns what group membership must
-   * re-check, or undefined when the pod's labels are the same and so is everything a group
-   * records of it (its facts, member object and node): status churn stops here.
+   * Stores and indexes a pod's new version (`pod` undefined: deleted; `old`: the version stored
+   * until now, {@link MemberIndex.storedPod}). Returns what group membership must re-check, or
+   * undefined when the pod's labels are the same and so is everything a group records of it (its
+   * facts, member object and node): status churn stops here. `mk`: the pod's member key when the
+   * caller has it.
    */
-  setPod(old: Pod | undefined, pod: Pod | undefined): PodChange | undefined {
-    const ns = (pod ?? old)?.metadata.namespace ?? 'default';
-    // Built with join: one flat string, not a tree of concatenations, for a key every index keeps.
-    const mk = ['p:', ns, '/', (pod ?? old)?.metadata.name ?? ''].join('');
+  setPod(old: Pod | undefined, pod: Pod | undefined, mk?: MemberKey): PodChange | undefined {
+    const some = pod ?? old;
+    if (some === undefined) return undefined;
+    mk ??= podMemberKey(some);
+    const ns = some.metadata.namespace ?? 'default';
     let slot = this.podOf.get(mk);
     const before = slot?.info;
     this.trackIps(mk, old ? podIps(old) : [], pod && !pod.spec?.hostNetwork ? podIps(pod) : []);
@@ -212,7 +278,7 @@ export class MemberIndex {
 
   /** Pods in groups with the names of their groups, in the order pods were first added. */
   *podGroups(): IterableIterator<[MemberKey, Set<string>]> {
-    for (const slot of this.podOf.values()) if (slot.groups !== undefined) yield [slot.mk, slot.groups];
+    for (const slot of this.podOf.values()) if (slot.groups !== undefined) yield [slot.mk, groupSetOf(slot.groups) as Set<string>];
   }
 
   private slotInfo(slot: PodSlot): MemberInfo | undefined {
@@ -262,24 +328,26 @@ export class MemberIndex {
       return slot;
     }
     const slot: PodSlot = { mk, ns: nsPods, pod, info: undefined, groups: undefined };
-    if (nsPods.pods instanceof Set) nsPods.pods.add(slot);
-    else {
-      const both = new Set<PodSlot>();
-      both.add(nsPods.pods).add(slot);
-      nsPods.pods = both;
-    }
+    const pods = nsPods.pods;
+    if (pods instanceof Set) pods.add(slot);
+    // concat: an exactly sized array (a pushed one keeps room for more).
+    else if (!Array.isArray(pods)) nsPods.pods = [pods, slot];
+    else if (pods.length < NS_PODS_LIST_MAX) nsPods.pods = pods.concat(slot);
+    else nsPods.pods = new Set<PodSlot>(pods).add(slot);
     return slot;
   }
 
   /** Removes a deleted pod's slot; a Namespace without pods is forgotten (its label index and labels too). */
   private removeSlot(ns: string, slot: PodSlot): void {
     const nsPods = slot.ns;
-    if (!(nsPods.pods instanceof Set)) {
-      this.podsByNs.delete(ns);
-      return;
-    }
-    nsPods.pods.delete(slot);
-    if (nsPods.pods.size === 1) nsPods.pods = nsPods.pods.values().next().value as PodSlot;
+    const pods = nsPods.pods;
+    if (pods instanceof Set) {
+      pods.delete(slot);
+      if (pods.size === 1) nsPods.pods = pods.values().next().value as PodSlot;
+    } else if (Array.isArray(pods)) {
+      const rest = pods.filter((p) => p !== slot);
+      nsPods.pods = rest.length === 1 ? (rest[0] as PodSlot) : rest;
+    } else this.podsByNs.delete(ns);
   }
 
   private indexLabels(slot: PodSlot, labels: Readonly<Record<string, string>> | undefined, add: boolean): void {

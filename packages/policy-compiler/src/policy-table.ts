@@ -1,18 +1,17 @@
 // The compiled policies: each policy compiled from its input and attached to its shared groups,
 // and what each read when compiled (its dependencies), so an input change recompiles its readers.
 import type { ChangeRecorder } from './change-record';
-import type { PolicyInput } from './cluster-inputs';
 import type { CompileContext, CompiledPolicy } from './compile';
 import type { GroupMembership } from './group-membership';
 import { MultiIndex } from './multi-index';
-import { compileObject } from './object-kinds';
+import { compileObject, kindOf } from './object-kinds';
 import { SmallMap } from './small-collections';
 import type { SpanCounter } from './span';
 import type { GroupState, PolicyState } from './state';
+import type { ClusterObject } from './types';
 
-/** The policy inputs and what compiling them reads (the cluster inputs). */
+/** What compiling policies reads (the cluster inputs). The table keeps the policy inputs itself. */
 export interface PolicySource {
-  policy(key: string): PolicyInput | undefined;
   readonly compilation: CompileContext;
 }
 
@@ -45,18 +44,27 @@ export class PolicyTable {
     return this.policies.get(key);
   }
 
+  /** The input policy `key` is compiled from (the table is where policy inputs are stored). */
+  input(key: string): ClusterObject | undefined {
+    return this.policies.get(key)?.input;
+  }
+
   /** Recompiles every policy that read dependency `dep`, in key order. */
   resync(dep: string): void {
     const users = [...this.deps.get(dep)];
     for (const p of users.sort()) this.sync(p);
   }
 
-  /** Compiles policy `key` from its current input (none: removes it) and moves it to its new groups. */
-  sync(key: string): void {
+  /**
+   * Compiles policy `key` from `input` (its new version; null: deleted; undefined: the version it
+   * has, to recompile what depends on something else) and moves it to its new groups. The input is
+   * stored with the compiled policy, so one that does not compile leaves the previous one in force.
+   */
+  sync(key: string, input?: ClusterObject | null): void {
     let p = this.policies.get(key);
+    const obj = input === undefined ? p?.input : (input ?? undefined);
+    const next = obj ? compileObject(kindOf(obj), obj, this.inputs.compilation) : undefined;
     const t = this.changes.touchPolicy(key, p);
-    const input = this.inputs.policy(key);
-    const next = input ? compileObject(input.kind, input.obj, this.inputs.compilation) : undefined;
     // A K8s NetworkPolicy without metadata.uid gets `K8sNetworkPolicy/<ns>/<name>` as uid: the
     // text of its key. Keep one string for both (75k policies in scenario 1).
     if (next && next.policy.uid === key) {
@@ -67,7 +75,8 @@ export class PolicyTable {
     // Detach from the old groups (spans drop), keep them alive until the new ones attach.
     const oldGroups = p ? this.detach(key, p) : [];
     if (next) {
-      if (!p) this.policies.set(key, (p = { key, compiled: next, span: new SmallMap() }));
+      if (!p) this.policies.set(key, (p = { key, input: obj as ClusterObject, compiled: next, span: new SmallMap() }));
+      p.input = obj as ClusterObject;
       p.compiled = next;
       this.attach(key, p, next);
     } else if (p) this.policies.delete(key);

@@ -9,34 +9,47 @@ function same(a: unknown, b: unknown): boolean {
 }
 
 /**
+ * Marks an unused inline slot (no caller can hold it, so any key or value, `undefined` included,
+ * stays storable). The collections keep no count: which slots are used is read from the keys,
+ * one field less per collection (there are hundreds of thousands of them).
+ */
+const EMPTY: unknown = Object.freeze({});
+
+/**
  * A Map holding up to four entries inline (as many as a native Map's smallest table, so it never
- * costs more than one until both grow). Iteration follows insertion order, as a Map's does; an
- * iteration of inline entries sees the entries present when it started.
+ * costs more than one until both grow), more in a native Map. Iteration follows insertion order,
+ * as a Map's does; an iteration of inline entries sees the entries present when it started.
  */
 export class SmallMap<K, V> implements Map<K, V> {
-  private n = 0;
-  private k0: K | undefined;
-  private v0: V | undefined;
-  private k1: K | undefined;
-  private v1: V | undefined;
-  private k2: K | undefined;
-  private v2: V | undefined;
-  private k3: K | undefined;
-  private v3: V | undefined;
+  private k0: K | undefined = EMPTY as K;
+  private v0: V | undefined = undefined;
+  private k1: K | undefined = EMPTY as K;
+  private v1: V | undefined = undefined;
+  private k2: K | undefined = EMPTY as K;
+  private v2: V | undefined = undefined;
+  private k3: K | undefined = EMPTY as K;
+  private v3: V | undefined = undefined;
   /** Every entry once a fifth one arrived (the inline fields are then unused). */
-  private big: Map<K, V> | undefined;
+  private big: Map<K, V> | undefined = undefined;
+
+  /** Number of inline entries (they fill the slots in order). */
+  private inline(): number {
+    return this.k3 !== EMPTY ? 4 : this.k2 !== EMPTY ? 3 : this.k1 !== EMPTY ? 2 : this.k0 !== EMPTY ? 1 : 0;
+  }
 
   get size(): number {
-    return this.big ? this.big.size : this.n;
+    return this.big ? this.big.size : this.inline();
   }
 
   /** Inline slot of `key`, or -1. */
   private slot(key: K): number {
-    const n = this.n;
-    if (n > 0 && same(this.k0, key)) return 0;
-    if (n > 1 && same(this.k1, key)) return 1;
-    if (n > 2 && same(this.k2, key)) return 2;
-    if (n > 3 && same(this.k3, key)) return 3;
+    if (this.k0 === EMPTY) return -1;
+    if (same(this.k0, key)) return 0;
+    if (this.k1 === EMPTY) return -1;
+    if (same(this.k1, key)) return 1;
+    if (this.k2 === EMPTY) return -1;
+    if (same(this.k2, key)) return 2;
+    if (this.k3 !== EMPTY && same(this.k3, key)) return 3;
     return -1;
   }
 
@@ -80,8 +93,12 @@ export class SmallMap<K, V> implements Map<K, V> {
       return this;
     }
     const i = this.slot(key);
-    if (i >= 0) this.put(i, key, value);
-    else if (this.n < 4) this.put(this.n++, key, value);
+    if (i >= 0) {
+      this.put(i, key, value);
+      return this;
+    }
+    const n = this.inline();
+    if (n < 4) this.put(n, key, value);
     else {
       const big = new Map<K, V>();
       for (let j = 0; j < 4; j++) big.set(this.keyAt(j), this.valueAt(j));
@@ -97,15 +114,16 @@ export class SmallMap<K, V> implements Map<K, V> {
     const i = this.slot(key);
     if (i < 0) return false;
     // Later entries move up, keeping insertion order.
-    for (let j = i; j < this.n - 1; j++) this.put(j, this.keyAt(j + 1), this.valueAt(j + 1));
-    this.put(--this.n, undefined, undefined);
+    const n = this.inline();
+    for (let j = i; j < n - 1; j++) this.put(j, this.keyAt(j + 1), this.valueAt(j + 1));
+    this.put(n - 1, EMPTY as K, undefined);
     return true;
   }
 
   clear(): void {
     this.big = undefined;
-    for (let j = 0; j < this.n; j++) this.put(j, undefined, undefined);
-    this.n = 0;
+    this.k0 = this.k1 = this.k2 = this.k3 = EMPTY as K;
+    this.v0 = this.v1 = this.v2 = this.v3 = undefined;
   }
 
   forEach(fn: (value: V, key: K, map: Map<K, V>) => void, thisArg?: unknown): void {
@@ -114,22 +132,25 @@ export class SmallMap<K, V> implements Map<K, V> {
 
   keys(): MapIterator<K> {
     if (this.big) return this.big.keys();
+    const n = this.inline();
     const out: K[] = [];
-    for (let j = 0; j < this.n; j++) out.push(this.keyAt(j));
+    for (let j = 0; j < n; j++) out.push(this.keyAt(j));
     return out.values();
   }
 
   values(): MapIterator<V> {
     if (this.big) return this.big.values();
+    const n = this.inline();
     const out: V[] = [];
-    for (let j = 0; j < this.n; j++) out.push(this.valueAt(j));
+    for (let j = 0; j < n; j++) out.push(this.valueAt(j));
     return out.values();
   }
 
   entries(): MapIterator<[K, V]> {
     if (this.big) return this.big.entries();
+    const n = this.inline();
     const out: [K, V][] = [];
-    for (let j = 0; j < this.n; j++) out.push([this.keyAt(j), this.valueAt(j)]);
+    for (let j = 0; j < n; j++) out.push([this.keyAt(j), this.valueAt(j)]);
     return out.values();
   }
 
@@ -148,28 +169,27 @@ export class SmallMap<K, V> implements Map<K, V> {
  * SmallMap 104). Same answers and iteration order as a Map.
  */
 export class SoloMap<K, V> implements Map<K, V> {
-  private one = false;
-  private k: K | undefined;
-  private v: V | undefined;
-  private big: Map<K, V> | undefined;
+  /** The inline entry's key ({@link EMPTY}: none). */
+  private k: K | undefined = EMPTY as K;
+  private v: V | undefined = undefined;
+  private big: Map<K, V> | undefined = undefined;
 
   get size(): number {
-    return this.big ? this.big.size : this.one ? 1 : 0;
+    return this.big ? this.big.size : this.k !== EMPTY ? 1 : 0;
   }
 
   get(key: K): V | undefined {
     if (this.big) return this.big.get(key);
-    return this.one && same(this.k, key) ? this.v : undefined;
+    return this.k !== EMPTY && same(this.k, key) ? this.v : undefined;
   }
 
   has(key: K): boolean {
-    return this.big ? this.big.has(key) : this.one && same(this.k, key);
+    return this.big ? this.big.has(key) : this.k !== EMPTY && same(this.k, key);
   }
 
   set(key: K, value: V): this {
     if (this.big) this.big.set(key, value);
-    else if (!this.one || same(this.k, key)) {
-      this.one = true;
+    else if (this.k === EMPTY || same(this.k, key)) {
       this.k = key;
       this.v = value;
     } else {
@@ -183,15 +203,14 @@ export class SoloMap<K, V> implements Map<K, V> {
 
   delete(key: K): boolean {
     if (this.big) return this.big.delete(key);
-    if (!this.one || !same(this.k, key)) return false;
+    if (this.k === EMPTY || !same(this.k, key)) return false;
     this.clear();
     return true;
   }
 
   clear(): void {
     this.big = undefined;
-    this.one = false;
-    this.k = undefined;
+    this.k = EMPTY as K;
     this.v = undefined;
   }
 
@@ -201,17 +220,17 @@ export class SoloMap<K, V> implements Map<K, V> {
 
   keys(): MapIterator<K> {
     if (this.big) return this.big.keys();
-    return (this.one ? [this.k as K] : []).values();
+    return (this.k !== EMPTY ? [this.k as K] : []).values();
   }
 
   values(): MapIterator<V> {
     if (this.big) return this.big.values();
-    return (this.one ? [this.v as V] : []).values();
+    return (this.k !== EMPTY ? [this.v as V] : []).values();
   }
 
   entries(): MapIterator<[K, V]> {
     if (this.big) return this.big.entries();
-    return (this.one ? [[this.k as K, this.v as V] as [K, V]] : []).values();
+    return (this.k !== EMPTY ? [[this.k as K, this.v as V] as [K, V]] : []).values();
   }
 
   [Symbol.iterator](): MapIterator<[K, V]> {
@@ -225,54 +244,47 @@ export class SoloMap<K, V> implements Map<K, V> {
 
 /** A Set holding up to two values inline (see {@link SmallMap}). */
 export class SmallSet<T> implements Set<T> {
-  private n = 0;
-  private a: T | undefined;
-  private b: T | undefined;
-  private big: Set<T> | undefined;
+  /** The inline values in order ({@link EMPTY}: unused; `b` is used only when `a` is). */
+  private a: T | undefined = EMPTY as T;
+  private b: T | undefined = EMPTY as T;
+  private big: Set<T> | undefined = undefined;
 
   constructor(values?: Iterable<T>) {
     if (values) for (const v of values) this.add(v);
   }
 
   get size(): number {
-    return this.big ? this.big.size : this.n;
+    return this.big ? this.big.size : this.b !== EMPTY ? 2 : this.a !== EMPTY ? 1 : 0;
   }
 
   has(value: T): boolean {
     if (this.big) return this.big.has(value);
-    return (this.n > 0 && same(this.a, value)) || (this.n > 1 && same(this.b, value));
+    return (this.a !== EMPTY && same(this.a, value)) || (this.b !== EMPTY && same(this.b, value));
   }
 
   add(value: T): this {
     if (this.big) this.big.add(value);
     else if (this.has(value)) return this;
-    else if (this.n === 0) {
-      this.a = value;
-      this.n = 1;
-    } else if (this.n === 1) {
-      this.b = value;
-      this.n = 2;
-    } else {
+    else if (this.a === EMPTY) this.a = value;
+    else if (this.b === EMPTY) this.b = value;
+    else {
       this.big = new Set<T>([this.a as T, this.b as T, value]);
-      this.a = this.b = undefined;
-      this.n = 0;
+      this.a = this.b = EMPTY as T;
     }
     return this;
   }
 
   delete(value: T): boolean {
     if (this.big) return this.big.delete(value);
-    if (this.n > 0 && same(this.a, value)) this.a = this.b;
-    else if (!(this.n > 1 && same(this.b, value))) return false;
-    this.b = undefined;
-    this.n--;
+    if (this.a !== EMPTY && same(this.a, value)) this.a = this.b;
+    else if (!(this.b !== EMPTY && same(this.b, value))) return false;
+    this.b = EMPTY as T;
     return true;
   }
 
   clear(): void {
     this.big = undefined;
-    this.a = this.b = undefined;
-    this.n = 0;
+    this.a = this.b = EMPTY as T;
   }
 
   forEach(fn: (value: T, value2: T, set: Set<T>) => void, thisArg?: unknown): void {
@@ -281,7 +293,7 @@ export class SmallSet<T> implements Set<T> {
 
   values(): SetIterator<T> {
     if (this.big) return this.big.values();
-    return (this.n === 0 ? [] : this.n === 1 ? [this.a as T] : [this.a as T, this.b as T]).values();
+    return (this.a === EMPTY ? [] : this.b === EMPTY ? [this.a as T] : [this.a as T, this.b as T]).values();
   }
 
   keys(): SetIterator<T> {

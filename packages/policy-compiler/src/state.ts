@@ -3,6 +3,8 @@
 import type { controlplane } from '@switchyard/apis/types';
 import type { CompiledPolicy } from './compile';
 import type { GroupDef } from './leaf';
+import type { ClusterObject } from './types';
+import { SmallSet } from './small-collections';
 
 /** Member key: `p:ns/name`, `e:ns/name` or `n:name`. */
 export type MemberKey = string;
@@ -13,7 +15,13 @@ export type MemberKey = string;
  * index needs no map entry per pod.
  */
 export interface GroupsHolder {
-  groups: Set<string> | undefined;
+  /** A lone group's name (most pods are in one group), or the names of several. */
+  groups: string | Set<string> | undefined;
+}
+
+/** A holder's group names as a set (a lone name in a new one-value set; undefined: none). */
+export function groupSetOf(groups: string | Set<string> | undefined): Set<string> | undefined {
+  return typeof groups === 'string' ? new SmallSet<string>().add(groups) : groups;
 }
 
 /** A member as a group holds it: the controlplane object and the node it is on ('' for none). */
@@ -44,9 +52,11 @@ export interface GroupState {
  */
 export type NodeMembers = MemberKey | Map<MemberKey, controlplane.GroupMember>;
 
-/** A compiled policy. {@link PolicyTable} writes `key` and `compiled`, {@link SpanCounter} `span`. */
+/** A compiled policy. {@link PolicyTable} writes `key`, `input` and `compiled`, {@link SpanCounter} `span`. */
 export interface PolicyState {
   key: string;
+  /** The policy object it is compiled from (the engine keeps policy inputs only here). */
+  input: ClusterObject;
   compiled: CompiledPolicy;
   /** node -> number of the policy's applied-to groups with members there. */
   span: Map<string, number>;

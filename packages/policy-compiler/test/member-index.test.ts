@@ -16,13 +16,13 @@ const pod = (namespace: string, name: string, labels: Record<string, string>, ip
   status: { phase: 'Running', podIP: ip, podIPs: [{ ip }] },
 });
 
-/** A member index over its own inputs, fed the way the engine feeds it: inputs first, then the index. */
+/** A member index over its own inputs, fed the way the engine feeds it: inputs first, then the index (which stores pods). */
 function harness() {
   const inputs = new ClusterInputs();
   const index = new MemberIndex({ inputs });
   const putPod = (p: Pod | undefined, ref?: string) => {
     const key = `Pod/${ref ?? `${p?.metadata.namespace}/${p?.metadata.name}`}`;
-    const old = inputs.put('Pod', key, p) as Pod | undefined;
+    const old = index.pods.get(key);
     return index.setPod(old, p);
   };
   const putNs = (n: Namespace) => {
@@ -89,7 +89,7 @@ describe('member index', () => {
         void [...h.index.candidates(leaf)];
         for (const c of changes) h.putPod(c.del ? undefined : pod(c.ns, c.name, { tier: c.tier }), `${c.ns}/${c.name}`);
         const cand = new Set(h.index.candidates(leaf));
-        for (const key of h.inputs.pods.keys()) {
+        for (const key of h.index.pods.keys()) {
           const mk = `p:${key.slice(4)}`;
           const info = h.index.memberInfo(mk);
           if (info && leafMatches(leaf, info.facts)) expect(cand.has(mk)).toBe(true);

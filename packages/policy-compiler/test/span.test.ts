@@ -5,6 +5,7 @@ import { EVERYTHING } from '../src/selector';
 import { SpanCounter } from '../src/span';
 import { NO_SPAN, NO_USERS, type GroupState, type PolicyState } from '../src/state';
 import type { CompiledPolicy } from '../src/compile';
+import type { ClusterObject } from '../src/types';
 
 const def = (ns: string): GroupDef => groupOf([{ kind: 'pod', ns, sel: EVERYTHING }]);
 
@@ -15,7 +16,7 @@ function group(ns: string, nodes: string[]): GroupState {
 
 function policy(key: string, address: GroupState[]): PolicyState {
   const compiled = { policy: { uid: key }, addressGroups: new Map(address.map((g) => [g.def.name, g.def])), appliedToGroups: new Map(), deps: new Set() } as unknown as CompiledPolicy;
-  return { key, compiled, span: new Map() };
+  return { key, input: {} as ClusterObject, compiled, span: new Map() };
 }
 
 /** A span counter over hand-made groups and policies, as the membership and policy parts would drive it. */
