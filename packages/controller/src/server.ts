@@ -104,7 +104,7 @@ export class WatchConnection implements NodeWatcher {
    * once for all of them.
    */
   writeInitial(events: readonly controlplane.WatchEvent[], shared?: { messages: SharedEncodings; version: string }): void {
-    const buf = delimited(events.map((e) => (shared ? shared.messages.of(e, shared.version) : encodeWatchEvent(e))));
+    const buf = shared ? shared.messages.concat(events, shared.version) : delimited(events.map((e) => encodeWatchEvent(e)));
     this.stats.eventsSent += events.length;
     this.stats.bytesSent += buf.length;
     this.initialBytes = buf.length;
@@ -180,9 +180,9 @@ export class ControlplaneServer {
   private readonly log: Logger;
   private readonly bound: number;
   private closing = false;
-  /** Frames of the change being fanned out, and messages of the initial states at the current resourceVersion. */
+  /** Frames of the change being fanned out, and frames of the initial states at the current resourceVersion (copied into each state, so their memory is reused). */
   private readonly liveFrames = new SharedEncodings();
-  private readonly initialMessages = new SharedEncodings({ framed: false });
+  private readonly initialMessages = new SharedEncodings({ recycle: true });
 
   constructor(private readonly o: ControlplaneServerOptions) {
     this.log = o.logger ?? silentLogger;

@@ -10,7 +10,10 @@ describe('SharedEncodings', () => {
     const g = group('g1', ['10.0.0.1', '10.0.0.2']);
     const first = frames.of(added(g), 'e.1');
     const second = frames.of(added(g), 'e.1');
-    expect(second).toBe(first);
+    // The same bytes, not a copy: a view of the same memory.
+    expect(second.buffer).toBe(first.buffer);
+    expect(second.byteOffset).toBe(first.byteOffset);
+    expect(frames.size.encodings).toBe(1);
     expect(Buffer.from(first)).toEqual(Buffer.from(encodeWatchEventFrame(added(g))));
     expect(new FrameDecoder().push(first).map(decodeWatchEvent)).toEqual([added(g)]);
   });
@@ -19,7 +22,7 @@ describe('SharedEncodings', () => {
     const frames = new SharedEncodings();
     const g = group('g1', ['10.0.0.1']);
     const a = frames.of(added(g), 'e.1');
-    expect(frames.of(added(g), 'e.2')).not.toBe(a);
+    expect(frames.of(added(g), 'e.2').byteOffset).not.toBe(a.byteOffset);
     expect(frames.size.encodings).toBe(1);
     const modified: controlplane.WatchEvent = { type: 'MODIFIED', kind: 'AddressGroup', object: g, resourceVersion: 'e.2' };
     expect(Buffer.from(frames.of(modified, 'e.2'))).toEqual(Buffer.from(encodeWatchEventFrame(modified)));
@@ -47,6 +50,61 @@ describe('SharedEncodings', () => {
     expect(a.buffer).toBe(b.buffer);
     expect(a.buffer).not.toBe(Buffer.allocUnsafe(1).buffer);
     expect(Buffer.from(a)).toEqual(Buffer.from(encodeWatchEvent(added(group('g1', ['10.0.0.1'])))));
+  });
+});
+
+describe('SharedEncodings.concat', () => {
+  const policy = (uid: string): controlplane.NetworkPolicy => ({ uid, name: uid, namespace: 'ns', sourceRef: { type: 'K8sNetworkPolicy', namespace: 'ns', name: uid, uid }, rules: [], appliedToGroups: ['a'], generation: 1 });
+  const state = (g: controlplane.AddressGroup, p: controlplane.NetworkPolicy, rv: string): controlplane.WatchEvent[] => [
+    added(g),
+    { type: 'ADDED', kind: 'AppliedToGroup', object: group('a', ['10.0.0.9']) },
+    { type: 'ADDED', kind: 'NetworkPolicy', object: p },
+    { type: 'BOOKMARK', kind: 'Bookmark', object: { resourceVersion: rv }, resourceVersion: rv },
+  ];
+
+  test('is the initial state as a stream of frames, the same for shared objects met again and after a version change', () => {
+    const frames = new SharedEncodings();
+    const g = group('g1', ['10.0.0.1', '10.0.0.2']);
+    const p = policy('p1');
+    const expected = (rv: string): Buffer => Buffer.concat(state(g, p, rv).map(encodeWatchEventFrame));
+    expect(frames.concat(state(g, p, 'e.1'), 'e.1')).toEqual(expected('e.1'));
+    expect(frames.size.encodings).toBe(2); // the address group and the policy
+    expect(frames.concat(state(g, p, 'e.1'), 'e.1')).toEqual(expected('e.1'));
+    expect(frames.size.encodings).toBe(2);
+    expect(frames.concat(state(g, p, 'e.2'), 'e.2')).toEqual(expected('e.2'));
+    expect(new FrameDecoder().push(frames.concat(state(g, p, 'e.2'), 'e.2')).map(decodeWatchEvent)).toEqual(state(g, p, 'e.2'));
+  });
+
+  test('with recycle, what is held is written over in place when the bound is reached, and of() is refused', () => {
+    const frames = new SharedEncodings({ maxBytes: 200, recycle: true });
+    const groups = Array.from({ length: 20 }, (_, i) => group(`g${i}`, [`10.0.0.${i}`]));
+    const events = groups.map(added);
+    const expected = Buffer.concat(events.map(encodeWatchEventFrame));
+    for (let round = 0; round < 3; round++) expect(frames.concat(events, 'e.1')).toEqual(expected);
+    expect(frames.size.bytes).toBeLessThanOrEqual(200);
+    expect(frames.concat(events.slice(0, 2), 'e.2')).toEqual(Buffer.concat(events.slice(0, 2).map(encodeWatchEventFrame)));
+    expect(() => frames.of(added(groups[0] as controlplane.AddressGroup), 'e.2')).toThrow(/recycling/);
+  });
+
+  test('an object sent as ADDED and as MODIFIED at one version gets each encoding', () => {
+    const frames = new SharedEncodings();
+    const p = policy('p1');
+    const add: controlplane.WatchEvent = { type: 'ADDED', kind: 'NetworkPolicy', object: p };
+    const mod: controlplane.WatchEvent = { type: 'MODIFIED', kind: 'NetworkPolicy', object: p };
+    expect(frames.concat([add, mod, add], 'e.1')).toEqual(Buffer.concat([add, mod, add].map(encodeWatchEventFrame)));
+    expect(Buffer.from(frames.of(mod, 'e.1'))).toEqual(Buffer.from(encodeWatchEventFrame(mod)));
+  });
+
+  test.each([false, true])('many events across chunks, a bound that starts over mid-state, and one large encoding stay byte for byte (recycle: %s)', (recycle) => {
+    const frames = new SharedEncodings({ maxBytes: 64 * 1024, recycle });
+    const events: controlplane.WatchEvent[] = [];
+    for (let i = 0; i < 6000; i++) events.push(added(group(`g${i}`, [`10.3.${i >> 8}.${i & 255}`])));
+    events.push(added(group('big', Array.from({ length: 5000 }, (_, j) => `10.2.${j >> 8}.${j & 255}`))));
+    for (let i = 0; i < 6000; i += 7) events.push(events[i] as controlplane.WatchEvent);
+    const expected = Buffer.concat(events.map(encodeWatchEventFrame));
+    expect(frames.concat(events, 'e.1')).toEqual(expected);
+    expect(frames.concat(events, 'e.1')).toEqual(expected);
+    expect(frames.size.bytes).toBeLessThanOrEqual(64 * 1024);
   });
 });
 
