@@ -2,7 +2,7 @@
 import { parseAgentConfig } from '@switchyard/apis';
 import { silentLogger } from '@switchyard/runtime';
 import { agentOptionsFromConfig, podMtuOf, resolveAgentOptions, unmasqueradedOf } from '../src/options';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { locateNetnsHelper } from '../src/host-network/netns-helper';
@@ -62,9 +62,13 @@ test("a Multi-cluster gateway's WireGuard device is kept out of the masquerade, 
 
 test('the netns helper is found beside the agent\'s program, named explicitly, or turned off', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sy-helper-'));
-  expect(locateNetnsHelper(join(dir, 'agent-cli.js'))).toBeUndefined();
-  writeFileSync(join(dir, 'switchyard-netns'), '');
-  expect(locateNetnsHelper(join(dir, 'agent-cli.js'))).toBe(join(dir, 'switchyard-netns'));
+  try {
+    expect(locateNetnsHelper(join(dir, 'agent-cli.js'))).toBeUndefined();
+    writeFileSync(join(dir, 'switchyard-netns'), '');
+    expect(locateNetnsHelper(join(dir, 'agent-cli.js'))).toBe(join(dir, 'switchyard-netns'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
   expect(resolveAgentOptions({ ...node, ovsdbRemote: 'unix:/x', netnsHelper: '/opt/sy/switchyard-netns' }).netnsHelper).toBe('/opt/sy/switchyard-netns');
   expect(resolveAgentOptions({ ...node, ovsdbRemote: 'unix:/x', netnsHelper: false }).netnsHelper).toBe(false);
 });
