@@ -8,13 +8,13 @@ import {
   decodeRow,
   decodeTransactResult,
   encodeCondition,
-  encodeOperation,
   type Condition,
   type DecodedRow,
   type Operation,
   type TransactionResult,
 } from './ops';
 import { columnOf, parseSchema, type DatabaseSchema } from './schema';
+import { encodeOperationText } from './wire-text';
 
 /** Options of {@link OvsdbClient}: connection options plus request defaults. */
 export interface OvsdbClientOptions extends ConnectionOptions {
@@ -276,8 +276,9 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     opts: TransactOptions = {},
   ): Promise<TransactionResult> {
     const schema = this.loadedSchemas.get(db) ?? (await this.getSchema(db));
-    // Each operation as its JSON text at once: its wire object dies young (see JsonText).
-    const wire = operations.map((o) => new JsonText(JSON.stringify(encodeOperation(schema, o))));
+    // Each operation as its JSON text, checked and written in one pass (see wire-text.ts).
+    const wire: unknown[] = [db];
+    for (const o of operations) wire.push(new JsonText(encodeOperationText(schema, o)));
     if (opts.signal?.aborted) {
       return canceledResult();
     }
@@ -291,7 +292,7 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     };
     opts.signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const reply = await this.request<unknown>('transact', [db, ...wire], opts.timeoutMs);
+      const reply = await this.request<unknown>('transact', wire, opts.timeoutMs);
       return decodeTransactResult(schema, operations, reply);
     } catch (err) {
       // The server reports a canceled or malformed transaction as a JSON-RPC error: still a failed transaction.

@@ -45,20 +45,6 @@ export class JsonText {
   constructor(readonly text: string) {}
 }
 
-/** A request's text, as JSON.stringify({ method, params, id }) writes it, in pieces. */
-function requestPieces(method: string, params: readonly unknown[], id: unknown): string[] {
-  if (!params.some((p) => p instanceof JsonText)) return [JSON.stringify({ method, params, id })];
-  const pieces = [`{"method":${JSON.stringify(method)},"params":[`];
-  for (let i = 0; i < params.length; i++) {
-    const p = params[i];
-    // JSON.stringify writes an undefined array element as null.
-    const text = p instanceof JsonText ? p.text : (JSON.stringify(p) ?? 'null');
-    pieces.push(i === 0 ? text : `,${text}`);
-  }
-  pieces.push(`],"id":${JSON.stringify(id)}}`);
-  return pieces;
-}
-
 interface Pending {
   method: string;
   resolve(v: unknown): void;
@@ -150,7 +136,7 @@ export class JsonRpcPeer {
         }, ms);
       }
       this.pending.set(key, entry);
-      this.send(requestPieces(method, params, id));
+      this.sendRequest(method, params, id);
     });
   }
 
@@ -191,20 +177,42 @@ export class JsonRpcPeer {
   }
 
   private write(msg: unknown): void {
-    this.send([JSON.stringify(msg)]);
+    this.enqueue(JSON.stringify(msg));
+    this.endMessage();
   }
 
   /**
-   * Writes one message given as pieces of its text. The first message of a turn is written at once
-   * (an awaited request waits for nothing); the ones after it in the same turn are queued and go
-   * out together (see COALESCE_CHARS). A long message goes out in writes of about COALESCE_CHARS.
+   * Writes a request as JSON.stringify({ method, params, id }) would, JsonText parameters as they
+   * are: each piece is queued as it is (no copy of an operation's text to put a comma before it).
    */
-  private send(pieces: readonly string[]): void {
-    for (const p of pieces) {
-      this.queued.push(p);
-      this.queuedChars += p.length;
-      if (this.queuedChars >= COALESCE_CHARS) this.writeQueued();
+  private sendRequest(method: string, params: readonly unknown[], id: unknown): void {
+    if (!params.some((p) => p instanceof JsonText)) {
+      this.enqueue(JSON.stringify({ method, params, id }));
+    } else {
+      this.enqueue(`{"method":${JSON.stringify(method)},"params":[`);
+      for (let i = 0; i < params.length; i++) {
+        const p = params[i];
+        if (i > 0) this.enqueue(',');
+        // JSON.stringify writes an undefined array element as null.
+        this.enqueue(p instanceof JsonText ? p.text : (JSON.stringify(p) ?? 'null'));
+      }
+      this.enqueue(`],"id":${JSON.stringify(id)}}`);
     }
+    this.endMessage();
+  }
+
+  /** Queues a piece of a message's text; a long message goes out in writes of about COALESCE_CHARS. */
+  private enqueue(piece: string): void {
+    this.queued.push(piece);
+    this.queuedChars += piece.length;
+    if (this.queuedChars >= COALESCE_CHARS) this.writeQueued();
+  }
+
+  /**
+   * Ends a message. The first message of a turn is written at once (an awaited request waits for
+   * nothing); the ones after it in the same turn are queued and go out together (see COALESCE_CHARS).
+   */
+  private endMessage(): void {
     if (!this.flushScheduled) {
       this.flushScheduled = true;
       process.nextTick(this.flushQueued);
