@@ -517,6 +517,11 @@ function str(b: Uint8Array): string {
 }
 
 function decodeUnsafe(bytes: Uint8Array): OfMessage & { xid: number } {
+  // A barrier reply (what every single add, flow-mod batch and bundle waits for) is a bare header:
+  // returned before any Reader (two DataViews and a path string) is made.
+  if (bytes.length === 8 && bytes[0] === OFP_VERSION && bytes[1] === OFPT.BARRIER_REPLY && bytes[2] === 0 && bytes[3] === 8) {
+    return { type: 'barrierReply', xid: ((bytes[4]! << 24) | (bytes[5]! << 16) | (bytes[6]! << 8) | bytes[7]!) >>> 0 };
+  }
   const r0: Reader = new Reader(bytes, "message");
   const version = r0.u8();
   const type = r0.u8();

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeMessage, encodeMessage, peekLength, type OfMessage } from '../src/codec';
 import { ManualClock } from '@switchyard/runtime/testing';
-import { OfConnectionError, SwitchConnection } from '../src/index';
+import { OfConnectionError, OfSwitchError, SwitchConnection } from '../src/index';
 
 /** A fake switch: answers the handshake and barriers; `answerEcho` decides about echo requests. */
 class FakeSwitch {
@@ -15,6 +15,10 @@ class FakeSwitch {
   bytes: Buffer = Buffer.alloc(0);
   sockets: Socket[] = [];
   answerEcho = true;
+  /** Refuse flow-mods into this table with OFPFMFC_BAD_TABLE_ID (before the barrier behind them). */
+  refuseTable: number | undefined;
+  /** Leave barrier requests unanswered. */
+  answerBarrier = true;
   /** Accept and close at once, before any answer (a switch that is starting or going away). */
   slam = false;
   slammed = 0;
@@ -45,7 +49,9 @@ class FakeSwitch {
     const send = (r: OfMessage): void => void s.write(encodeMessage(r, m.xid));
     if (m.type === 'hello') send({ type: 'hello', versions: [1, 4, 6] });
     else if (m.type === 'featuresRequest') send({ type: 'featuresReply', datapathId: 0x1234n, nBuffers: 0, nTables: 254, auxiliaryId: 0, capabilities: 0 });
-    else if (m.type === 'barrierRequest') send({ type: 'barrierReply' });
+    else if (m.type === 'flowMod' && m.flow.table === this.refuseTable) {
+      send({ type: 'error', errType: 5, errCode: 2, typeName: 'OFPET_FLOW_MOD_FAILED', codeName: 'OFPFMFC_BAD_TABLE_ID', data: encodeMessage(m, m.xid).subarray(0, 64) });
+    } else if (m.type === 'barrierRequest' && this.answerBarrier) send({ type: 'barrierReply' });
     else if (m.type === 'echoRequest' && this.answerEcho) send({ type: 'echoReply', data: m.data });
     else if (m.type === 'bundleControl' && m.control === 'openRequest') send({ ...m, control: 'openReply' });
     else if (m.type === 'bundleControl' && m.control === 'commitRequest') send({ ...m, control: 'commitReply' });
@@ -177,6 +183,55 @@ it('writes a single add and its barrier as the codec encodes them, in one write'
     const expected = Buffer.concat([encodeMessage(msg, sent!.xid), encodeMessage({ type: 'barrierRequest' }, sent!.xid + 1)]);
     expect(sw.bytes.subarray(mark).toString('hex')).toBe(expected.toString('hex'));
   }
+  await c.close();
+});
+
+it('a single add the switch refuses rejects with its error naming the flow; the adds around it succeed', async () => {
+  const c = await SwitchConnection.connect({ target: { path: sw.path }, clock: new ManualClock(0), reconnect: false });
+  sw.refuseTable = 9;
+  const ok = { table: 1, priority: 1, match: { reg0: 1 }, actions: [] };
+  const bad = { table: 9, priority: 5, match: { reg0: 2 }, actions: [] };
+  // Sent back to back: each call is settled by its own barrier, the error lands on the refused add only.
+  const [a, b, d] = await Promise.allSettled([c.addFlow(ok), c.addFlow(bad), c.addFlow(ok)]);
+  expect(a.status).toBe('fulfilled');
+  expect(d.status).toBe('fulfilled');
+  expect(b).toMatchObject({ status: 'rejected', reason: { code: 'OF_SWITCH_ERROR', codeName: 'OFPFMFC_BAD_TABLE_ID', flow: bad, index: 0 } });
+  expect((b as PromiseRejectedResult).reason).toBeInstanceOf(OfSwitchError);
+  await expect(c.addFlow(ok)).resolves.toBeUndefined();
+  await c.close();
+});
+
+it('a single add whose barrier is never answered times out on the injected clock, and a late error for it is not misattributed', async () => {
+  const clock = new ManualClock(0);
+  const c = await SwitchConnection.connect({ target: { path: sw.path }, clock, reconnect: false, requestTimeout: 800 });
+  sw.answerBarrier = false;
+  const flow = { table: 1, priority: 1, match: {}, actions: [] };
+  const p = c.addFlow(flow);
+  let settled = false;
+  p.catch(() => undefined).finally(() => (settled = true));
+  await until(() => sw.received.filter((m) => m.type === 'barrierRequest').length === 2);
+  clock.advance(799);
+  await new Promise((r) => setImmediate(r));
+  expect(settled).toBe(false);
+  clock.advance(1);
+  await expect(p).rejects.toMatchObject({ code: 'OF_TIMEOUT', message: expect.stringContaining('barrierRequest') });
+  // The timed-out add is forgotten: an error with its xid now reaches 'message' listeners.
+  const unsolicited: string[] = [];
+  c.on('message', (m) => unsolicited.push(m.type));
+  const sent = sw.received.filter((m) => m.type === 'flowMod').at(-1) as OfMessage & { xid: number };
+  sw.sockets[0]!.write(encodeMessage({ type: 'error', errType: 5, errCode: 2, typeName: 'OFPET_FLOW_MOD_FAILED', codeName: 'OFPFMFC_BAD_TABLE_ID', data: new Uint8Array(0) }, sent.xid));
+  await until(() => unsolicited.length === 1);
+  expect(unsolicited).toEqual(['error']);
+  await c.close();
+});
+
+it('a single add in flight when the connection closes rejects with OF_CLOSED', async () => {
+  const c = await SwitchConnection.connect({ target: { path: sw.path }, clock: new ManualClock(0), reconnect: false });
+  sw.answerBarrier = false;
+  const p = c.addFlow({ table: 1, priority: 1, match: {}, actions: [] });
+  await until(() => sw.received.filter((m) => m.type === 'barrierRequest').length === 2);
+  for (const s of sw.sockets) s.destroy();
+  await expect(p).rejects.toMatchObject({ code: 'OF_CLOSED' });
   await c.close();
 });
 
