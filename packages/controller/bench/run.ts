@@ -162,7 +162,7 @@ interface Watchers {
 
 /** One client per node in this process (the earlier benchmark: their TLS and decoding share this process). */
 async function inProcessWatchers(nodes: string[], port: number, caPem: string): Promise<Watchers> {
-  const agent = new https.Agent({ keepAlive: false, maxSockets: Infinity, ca: caPem });
+  const agent = new https.Agent({ keepAlive: false, maxSockets: Infinity, ca: caPem, maxCachedSessions: 0 }); // full handshakes, as in watch-worker.ts
   const clients = nodes.map((n) => new ControlplaneClient({ url: `https://127.0.0.1:${port}`, caPem, nodeName: n, token: `node:${n}`, agent }));
   for (let i = 0; i < clients.length; i += 100) await Promise.all(clients.slice(i, i + 100).map((c) => c.open()));
   await Promise.all(clients.map((c) => c.waitFor(() => c.view.synced, 600000, 'sync')));
