@@ -183,7 +183,7 @@ export class JsonRpcPeer {
 
   /**
    * Writes a request as JSON.stringify({ method, params, id }) would, JsonText parameters as they
-   * are: each piece is queued as it is (no copy of an operation's text to put a comma before it).
+   * are: each piece is queued as it is (no string made per operation to put a comma before it).
    */
   private sendRequest(method: string, params: readonly unknown[], id: unknown): void {
     if (!params.some((p) => p instanceof JsonText)) {
