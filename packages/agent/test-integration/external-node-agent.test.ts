@@ -111,7 +111,7 @@ describe('external-node mode', () => {
     expect(await bridgePorts(v.ovs)).toEqual(['eth1', 'eth1~']);
     expect(await ping(v.vm, FABRIC_IP)).toBe(true);
     expect(await ping(v.vm, BEHIND_FABRIC_IP)).toBe(true);
-    await waitFor('AntreaAgentInfo written', async () => (await healthy())?.status === 'True', { timeoutMs: 10_000, intervalMs: 100 });
+    await waitFor('AntreaAgentInfo written', async () => (await healthy())?.status === 'True', { timeoutMs: 30_000, intervalMs: 100 });
     expect(await agentInfo()).toMatchObject({ ovsInfo: { bridgeName: 'br-int' }, nodeRef: { kind: 'ExternalNode', name: 'vm1', namespace: 'vm-ns' } });
     // The local API on the VM answers what the agent holds.
     const local = await localGet('/agentinfo') as { nodeRef: { name: string }; ovsInfo: { flowTable: Record<string, number> } };
@@ -122,7 +122,7 @@ describe('external-node mode', () => {
     // host keeps its network, and the AntreaAgentInfo says why, naming the field and value.
     const cur = await admin.request<KubeObject>('GET', `${EN_PATH}/vm1`);
     await admin.request('PUT', `${EN_PATH}/vm1`, { ...cur, spec: { interfaces: [{ name: 'eth9', ips: [VM_IP] }] } });
-    await waitFor('bad ExternalNode reported', async () => (await healthy())?.status === 'False', { timeoutMs: 10_000, intervalMs: 100 });
+    await waitFor('bad ExternalNode reported', async () => (await healthy())?.status === 'False', { timeoutMs: 30_000, intervalMs: 100 });
     const cond = await healthy();
     expect(cond).toMatchObject({ reason: 'ExternalNodeNotRealized' });
     expect(cond?.message).toContain('interface eth9 is not on this host');
@@ -133,13 +133,13 @@ describe('external-node mode', () => {
     // An IP the host does not have, same story.
     const cur2 = await admin.request<KubeObject>('GET', `${EN_PATH}/vm1`);
     await admin.request('PUT', `${EN_PATH}/vm1`, { ...cur2, spec: { interfaces: [{ name: '', ips: ['192.0.2.77'] }] } });
-    await waitFor('unknown IP reported', async () => (await healthy())?.message?.includes('192.0.2.77') === true, { timeoutMs: 10_000, intervalMs: 100 });
+    await waitFor('unknown IP reported', async () => (await healthy())?.message?.includes('192.0.2.77') === true, { timeoutMs: 30_000, intervalMs: 100 });
     expect(await ping(v.vm, FABRIC_IP)).toBe(true);
 
     // Fixed again: swapped again, healthy again.
     const cur3 = await admin.request<KubeObject>('GET', `${EN_PATH}/vm1`);
     await admin.request('PUT', `${EN_PATH}/vm1`, { ...cur3, spec: { interfaces: [{ name: 'eth1', ips: [VM_IP] }] } });
-    await waitFor('swapped again', async () => (await bridgePorts(v.ovs)).length === 2 && (await healthy())?.status === 'True', { timeoutMs: 10_000, intervalMs: 100 });
+    await waitFor('swapped again', async () => (await bridgePorts(v.ovs)).length === 2 && (await healthy())?.status === 'True', { timeoutMs: 30_000, intervalMs: 100 });
     expect(await ping(v.vm, FABRIC_IP)).toBe(true);
 
     await agent.uninstall();

@@ -170,7 +170,7 @@ beforeAll(async () => {
     nodeNetns: v.vm.name,
   });
   try {
-    await waitFor('anp1 enforced', async () => (await connect(BLOCKED, 22)) === 'refused', { timeoutMs: 8_000, intervalMs: 50 });
+    await waitFor('anp1 enforced', async () => (await connect(BLOCKED, 22)) === 'refused', { timeoutMs: 30_000, intervalMs: 50 });
   } catch (e) {
     console.log('anp1 not enforced; agent health, policy counts, probes:', JSON.stringify(agent.health()), agent.part('policies').policies.view.counts, await connect(BLOCKED, 22), await connect(OTHER, 22));
     console.log(await v.ovs.ofctl('-O', 'OpenFlow15', 'dump-flows', v.ovs.mgmtSocket('br-int')));

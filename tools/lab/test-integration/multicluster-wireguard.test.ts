@@ -29,7 +29,7 @@ const nodeIPs = (c: MemberCluster): string[] => c.lab.state.nodes.map((n) => n.n
 beforeAll(async () => {
   // Both ends off the gateways: node -> gateway -> WireGuard -> gateway -> node.
   ({ mcl, west, east, server, client } = await multiclusterLabWithPods({ labDir, nodes: 2, gatewayEncryption: 'wireGuard' }));
-}, 240_000);
+}, 480_000);
 
 afterAll(async () => {
   await mcl?.stop();

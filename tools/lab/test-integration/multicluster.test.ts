@@ -28,7 +28,7 @@ let server: PodEnd;
 
 beforeAll(async () => {
   ({ mcl, west, east, server, client } = await multiclusterLabWithPods({ labDir, nodes: 2, ipFamily: 'dual' }));
-}, 240_000);
+}, 480_000);
 
 afterAll(async () => {
   await mcl?.stop();
