@@ -81,6 +81,20 @@ beforeAll(async () => {
   agentKube = client(api.writeKubeconfig(join(dir, 'vm-agent.kubeconfig'), { name: 'vm-agent', token }));
 }, 60_000);
 
+// A test that fails before it uninstalls leaves its agent running: the next test would start
+// another over it, and the first one's sockets and timers would keep jest from exiting (CI-A hung
+// there after the swap test failed). Uninstalled and stopped here, the next test starts clean.
+afterEach(async () => {
+  const left = agent;
+  agent = undefined;
+  if (!left) return;
+  try {
+    await left.uninstall();
+  } finally {
+    await left.stop().catch(() => undefined);
+  }
+});
+
 afterAll(async () => {
   await agent?.stop().catch(() => undefined);
   await api?.stop();
