@@ -8,8 +8,9 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import path from 'node:path';
 import { Testbed } from '@switchyard/testbed';
-import { parseDumpFlows, renderFlow, SwitchConnection, type Flow } from '../src/index';
+import { parseDumpFlows, renderFlow, type Flow } from '../src/index';
 import type { OfMessage } from '../src/messages';
+import { benchSwitch } from './bench-switch';
 import { encodeAddWithBarrier, encodeBundle, RawSwitch, type EncodedBundle } from './raw-switch';
 
 const N = Number(process.env['BENCH_FLOWS'] ?? 100_000);
@@ -137,11 +138,7 @@ const pct = (sorted: number[], p: number): number => sorted[Math.min(sorted.leng
 async function main(): Promise<void> {
   const tb = await Testbed.create();
   try {
-    const ovs = await tb.startOvs();
-    await ovs.addBridge('br-bench', { failSecure: true });
-    const sock = ovs.mgmtSocket('br-bench');
-    const vswitchdPid = Number(fs.readFileSync(path.join(ovs.dir, 'vswitchd.pid'), 'utf8').trim());
-    const conn = await SwitchConnection.connect({ target: { path: sock } });
+    const { ovs, sock, vswitchdPid, conn } = await benchSwitch(tb);
     const flows = conjunctionFlows(N);
     // 10% of the flows get new actions (another conjunction id / register value).
     const modified = flows

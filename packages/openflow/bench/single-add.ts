@@ -6,11 +6,10 @@
 // SINGLE_RAW_CONFIG=1 (below). `npx tsx bench/single-add.ts`; prints one JSON line.
 import fs from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import type { Socket } from 'node:net';
 import { Testbed } from '@switchyard/testbed';
-import { SwitchConnection } from '../src/index';
 import { encodeMessage } from '../src/messages';
+import { benchSwitch } from './bench-switch';
 import { encodeAddWithBarrier, RawSwitch } from './raw-switch';
 
 const N = Number(process.env['SINGLE_N'] ?? 2000);
@@ -38,11 +37,7 @@ function spin(us: number): void {
 async function main(): Promise<void> {
   const tb = await Testbed.create();
   try {
-    const ovs = await tb.startOvs();
-    await ovs.addBridge('br-bench', { failSecure: true });
-    const sock = ovs.mgmtSocket('br-bench');
-    const vswitchdPid = Number(fs.readFileSync(path.join(ovs.dir, 'vswitchd.pid'), 'utf8').trim());
-    const conn = await SwitchConnection.connect({ target: { path: sock } });
+    const { sock, vswitchdPid, conn } = await benchSwitch(tb);
     // SINGLE_RAW2=1: the library's turns go to a second raw connection instead (opened before the
     // first, configured like the library's when SINGLE_RAW_CONFIG=1): the switch's own difference
     // between two connections, with no library code on either.
