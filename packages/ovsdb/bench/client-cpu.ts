@@ -5,7 +5,7 @@
 // Prints per-pass CPU (min and median of PASSES) for pipelined one-port transactions and one
 // batched transaction.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -69,11 +69,15 @@ function serve(path: string): void {
 
 let socketPath: string | undefined;
 async function startChild(): Promise<void> {
-  socketPath = join(mkdtempSync(join(tmpdir(), 'ovsdb-cpu-')), 's');
+  const dir = mkdtempSync(join(tmpdir(), 'ovsdb-cpu-'));
+  socketPath = join(dir, 's');
   const child = spawn(process.execPath, [...process.execArgv.filter((a) => !a.startsWith('--cpu-prof')), process.argv[1]!, 'serve', socketPath], { stdio: ['ignore', 'pipe', 'inherit'] });
   child.unref();
   await new Promise((r) => child.stdout!.once('data', r));
-  process.on('exit', () => child.kill());
+  process.on('exit', () => {
+    child.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
 }
 const openSocket = (): Promise<Duplex> =>
   new Promise((resolve, reject) => {
