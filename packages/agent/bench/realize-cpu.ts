@@ -24,7 +24,10 @@ class EncodingSwitch implements FlowTransport {
     const flags = { atomic: true, ordered: true };
     // What SwitchConnection.bundle writes per message (writeBundleAdd where the codec has it).
     const write = (codec as Record<string, unknown>).writeBundleAdd as ((w: Writer, id: number, f: typeof flags, bits: number, m: OfMessage, xid: number) => void) | undefined;
-    for (const message of messages) {
+    // As SwitchConnection.bundle walks an array: by index.
+    const list = Array.isArray(messages) ? (messages as OfMessage[]) : [...messages];
+    for (let i = 0; i < list.length; i++) {
+      const message = list[i]!;
       if (write) write(this.w, 1, flags, 3, message, xid++);
       else writeMessage(this.w, { type: 'bundleAdd', bundleId: 1, flags, message }, xid++);
       if (this.w.length >= 1 << 16) this.drain();
@@ -113,11 +116,18 @@ async function main(): Promise<void> {
     const { policy, group } = r % 2 === 0 ? benchPolicy(n, 'bench-acnp', 200, 10000, 5) : benchPolicy(n, 'bench-acnp-warm', 220, 30000, 7);
     // REALIZE_CPU_PROFILE=<file>: a CPU profile of realization REALIZE_PROFILE_ROUND (default 0, the first).
     const profiler = r === Number(process.env.REALIZE_PROFILE_ROUND ?? 0) && process.env.REALIZE_CPU_PROFILE ? new Session() : undefined;
+    // REALIZE_HEAP_PROFILE=<file>: an allocation-sampling profile of the same realization instead.
+    const heap = profiler && process.env.REALIZE_HEAP_PROFILE !== undefined;
     if (profiler) {
       profiler.connect();
-      await profiler.post('Profiler.enable');
-      await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
-      await profiler.post('Profiler.start');
+      if (heap) {
+        await profiler.post('HeapProfiler.enable');
+        await profiler.post('HeapProfiler.startSampling', { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+      } else {
+        await profiler.post('Profiler.enable');
+        await profiler.post('Profiler.setSamplingInterval', { interval: 100 });
+        await profiler.post('Profiler.start');
+      }
     }
     const th0 = threadCpuMs();
     const c0 = process.cpuUsage();
@@ -127,7 +137,8 @@ async function main(): Promise<void> {
     const th1 = threadCpuMs();
     threads.push({ main: th1.main - th0.main, others: th1.others - th0.others });
     if (profiler) {
-      writeFileSync(process.env.REALIZE_CPU_PROFILE!, JSON.stringify((await profiler.post('Profiler.stop')).profile));
+      const out = heap ? (await profiler.post('HeapProfiler.stopSampling')).profile : (await profiler.post('Profiler.stop')).profile;
+      writeFileSync(process.env.REALIZE_CPU_PROFILE!, JSON.stringify(out));
       profiler.disconnect();
     }
     digests.push(sw.digest());

@@ -101,7 +101,13 @@ export class ConjunctionIds {
     const release: number[] = [];
     for (const owner of computed) {
       const asked = this.claimed.get(owner);
-      for (const key of [...(this.byOwner.get(owner) ?? [])]) if (!asked?.includes(key)) release.push(this.drop(key));
+      const held = this.byOwner.get(owner);
+      if (held === undefined) continue;
+      // The usual owner asked again for every key it holds: no copy of its list to walk.
+      let keep = true;
+      for (let i = 0; i < held.length && keep; i++) keep = asked !== undefined && asked.includes(held[i]!);
+      if (keep) continue;
+      for (const key of [...held]) if (!asked?.includes(key)) release.push(this.drop(key));
     }
     for (const owner of removed) for (const key of [...(this.byOwner.get(owner) ?? [])]) release.push(this.drop(key));
     for (const id of release) this.free.push(id);

@@ -44,7 +44,7 @@ interface Owner {
   readonly key: string;
   readonly feature: number;
   entries: OwnerFlows;
-  groupIds: number[];
+  groupIds: readonly number[];
   deps: string[];
 }
 
@@ -268,12 +268,13 @@ export class NodePipeline {
       for (const kind of Object.keys(f.perObject ?? {}) as ObjectKind[]) {
         if (!kinds.has(kind)) continue;
         const prefix = ownerKey(f.name, kind, '');
-        for (const [key, obj] of index.of(kind)) {
+        // forEach: no iterator result and [key, obj] pair per object (thousands, interpreted in a first realization).
+        index.of(kind).forEach((obj, key) => {
           const owner = prefix + key;
-          if (!dirty.has(owner)) continue;
+          if (!dirty.has(owner)) return;
           this.setOwner(r, fi, owner, reader.compute(f, owner, (ctx) => runFor(f, kind, ctx, obj)));
           computed.add(owner);
-        }
+        });
       }
     });
     return computed;

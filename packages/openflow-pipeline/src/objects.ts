@@ -165,14 +165,17 @@ export function changedKeys(prev: ObjectIndex, next: ObjectIndex): Set<string> {
     if (a.size === 0 && b.size === 0) continue;
     const same = decl.same;
     const changed: string[] = [];
-    for (const [key, obj] of b) {
+    // forEach: no iterator result and [key, obj] pair per object.
+    b.forEach((obj, key) => {
       if (!a.has(key)) changed.push(key);
       else {
         const old = a.get(key);
         if (old !== obj && !(same ? same(old as never, obj as never) : sameValue(old, obj))) changed.push(key);
       }
-    }
-    for (const key of a.keys()) if (!b.has(key)) changed.push(key);
+    });
+    a.forEach((_, key) => {
+      if (!b.has(key)) changed.push(key);
+    });
     for (const key of changed) {
       out.add(depKey(decl.name, key));
       if (!decl.index) continue;

@@ -16,9 +16,13 @@ export class Readers<O> {
 
   /** Replaces the keys `owner` read (`before`) with `after`. */
   replace(owner: O, before: readonly string[], after: readonly string[]): void {
-    if (before.length === after.length && before.every((k, i) => k === after[i])) return;
-    for (const k of before) this.remove(k, owner);
-    for (const k of after) this.add(k, owner);
+    if (before.length === after.length) {
+      let same = true;
+      for (let i = 0; i < before.length && same; i++) same = before[i] === after[i];
+      if (same) return;
+    }
+    for (let i = 0; i < before.length; i++) this.remove(before[i]!, owner);
+    for (let i = 0; i < after.length; i++) this.add(after[i]!, owner);
   }
 
   private add(key: string, owner: O): void {

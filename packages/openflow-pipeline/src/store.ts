@@ -110,11 +110,12 @@ function dropOwner<T>(list: Contribution<T>[], owner: string): boolean {
 /** The lowest feature index of an entry's contributions (-1: none). */
 function firstFeature(e: FlowEntry): number {
   let f = -1;
-  for (const c of e.plain) if (f < 0 || c.feature < f) f = c.feature;
+  const plain = e.plain;
+  for (let i = 0; i < plain.length; i++) if (f < 0 || plain[i]!.feature < f) f = plain[i]!.feature;
   const conj = e.conj;
   if (conj === undefined) return f;
   if (!Array.isArray(conj)) return f < 0 || conj.feature < f ? conj.feature : f;
-  for (const set of conj) if (f < 0 || set.feature < f) f = set.feature;
+  for (let i = 0; i < conj.length; i++) if (f < 0 || conj[i]!.feature < f) f = conj[i]!.feature;
   return f;
 }
 
@@ -157,7 +158,8 @@ export class FlowStore {
    * leave their entries and those of `flows` join theirs. Returns what the owner now holds.
    */
   replace(owner: string, feature: number, previous: OwnerFlows, flows: readonly Flow[]): OwnerFlows {
-    for (const c of previous.plain) this.remove(c);
+    // Indexed loops on this path: a first realization runs it interpreted, where for-of allocates.
+    for (let i = 0; i < previous.plain.length; i++) this.remove(previous.plain[i]!);
     for (let i = 0; i < previous.conjEntries.length; i++) this.removeCode(previous.conjEntries[i]!, feature, previous.conjCodes[i]!);
     if (flows.length === 0) return this.none;
     const merging = this.mergesConjunctions(feature);
@@ -195,7 +197,9 @@ export class FlowStore {
     const modify: FlowEntry[] = [];
     const del: Flow[] = [];
     const delEntries: FlowEntry[] = [];
-    for (const e of this.dirty) {
+    const dirty = this.dirty;
+    for (let i = 0; i < dirty.length; i++) {
+      const e = dirty[i]!;
       e.dirty = false;
       const prev = e.published;
       const prevCodes = e.codes;
@@ -272,7 +276,7 @@ export class FlowStore {
       return;
     }
     let set: ConjSet | undefined;
-    for (const x of conj) if (x.feature === feature) set = x;
+    for (let i = 0; i < conj.length; i++) if (conj[i]!.feature === feature) set = conj[i];
     if (set) set.codes.push(code);
     else conj.push({ feature, template: f, codes: [code] });
   }
@@ -317,7 +321,7 @@ export class FlowStore {
     const h = flowHash(f);
     const at = this.buckets.get(h);
     if (at !== undefined && !Array.isArray(at) && sameIdentity(at.key, f)) return at;
-    if (Array.isArray(at)) for (const e of at) if (sameIdentity(e.key, f)) return e;
+    if (Array.isArray(at)) for (let i = 0; i < at.length; i++) if (sameIdentity(at[i]!.key, f)) return at[i]!;
     const e: FlowEntry = { hash: h, key: f, plain: NO_HELD, conj: undefined, published: undefined, codes: undefined, dirty: false };
     if (at === undefined) this.buckets.set(h, e);
     else if (Array.isArray(at)) at.push(e);
@@ -352,7 +356,9 @@ export class GroupStore {
   private dirty = new Set<number>();
 
   /** Replaces an owner's groups (`previous`: the ids it had). Returns the ids it now has. */
-  replace(owner: string, feature: number, previous: readonly number[], groups: readonly Group[]): number[] {
+  replace(owner: string, feature: number, previous: readonly number[], groups: readonly Group[]): readonly number[] {
+    // Most owners (a policy's rules) have no groups: nothing to allocate.
+    if (previous.length === 0 && groups.length === 0) return previous;
     for (const id of previous) if (dropOwner(this.entries.get(id)!.contribs, owner)) this.dirty.add(id);
     groups.forEach((g, seq) => {
       let e = this.entries.get(g.groupId);

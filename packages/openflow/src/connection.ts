@@ -727,7 +727,12 @@ export class SwitchConnection extends EventEmitter<SwitchConnectionEvents> imple
     };
     try {
       // A sync iterable is walked without an await per element (100k microtasks add up).
-      if (Symbol.iterator in items) {
+      if (Array.isArray(items)) {
+        // An array (a delta's messages) by index: for-of allocates an iterator result per element
+        // until V8 optimizes the loop, and a first realization is thousands of them.
+        const list = items as readonly T[];
+        for (let i = 0; i < list.length; i++) if (add(list[i]!)) await flush();
+      } else if (Symbol.iterator in items) {
         for (const item of items) if (add(item)) await flush();
       } else {
         for await (const item of items) if (add(item)) await flush();

@@ -6,7 +6,6 @@ import {
   ctStateFromBits,
   ctStateToBits,
   FIELD_BY_HEADER,
-  FIELD_BY_NAME,
   FIELDS,
   headerWord,
   NXM_IN_PORT,
@@ -68,8 +67,13 @@ function writeIpv4(w: Writer, header: number, s: string): boolean {
   return true;
 }
 
-/** Position of each field in the field table: entries are written in this order. */
-const FIELD_ORDER: ReadonlyMap<string, number> = new Map(FIELDS.map((f, i) => [f.name, i]));
+/** Of each field: its position in the field table (entries are written in this order), its info and OXM/NXM header. */
+interface FieldSlot {
+  readonly order: number;
+  readonly f: FieldInfo;
+  readonly base: number;
+}
+const FIELD_SLOTS: ReadonlyMap<string, FieldSlot> = new Map(FIELDS.map((f, i) => [f.name, { order: i, f, base: oxmPreferred(f) }]));
 
 /** Append the OXM entries of a match (no ofp_match framing), in field-table order. */
 export function writeOxmFields(w: Writer, match: Match, path = 'match'): void {
@@ -79,30 +83,32 @@ export function writeOxmFields(w: Writer, match: Match, path = 'match'): void {
   // profile of the bench's 100k-flow install named Object.keys + sort among the encoder's largest
   // items). writeEntry never comes back here, so the scratch arrays are not shared by two calls.
   const keys = scratchKeys;
-  const order = scratchOrder;
+  const slots = scratchSlots;
   let n = 0;
   for (const k in m) {
-    const o = FIELD_ORDER.get(k) ?? 0;
+    // One map lookup per key: the field's position, info and header (an unknown key sorts first and throws below).
+    const s = FIELD_SLOTS.get(k);
+    const o = s === undefined ? 0 : s.order;
     let j = n - 1;
-    for (; j >= 0 && order[j]! > o; j--) {
+    for (; j >= 0 && (slots[j] === undefined ? 0 : slots[j]!.order) > o; j--) {
       keys[j + 1] = keys[j]!;
-      order[j + 1] = order[j]!;
+      slots[j + 1] = slots[j];
     }
     keys[j + 1] = k;
-    order[j + 1] = o;
+    slots[j + 1] = s;
     n++;
   }
   for (let i = 0; i < n; i++) {
     const k = keys[i]!;
-    const f = FIELD_BY_NAME.get(k as keyof Match);
-    if (!f) throw new OfEncodeError('unknown match field', `${path}.${k}`, k);
+    const s = slots[i];
+    if (!s) throw new OfEncodeError('unknown match field', `${path}.${k}`, k);
     const v = m[k];
     if (v === undefined) continue;
-    writeEntry(w, f, oxmPreferred(f), v as Masked<unknown>, path);
+    writeEntry(w, s.f, s.base, v as Masked<unknown>, path);
   }
 }
 const scratchKeys: string[] = [];
-const scratchOrder: number[] = [];
+const scratchSlots: (FieldSlot | undefined)[] = [];
 
 /** Write an OpenFlow 1.5 `ofp_match` (type OXM), padded to 8 bytes. */
 export function writeMatch(w: Writer, match: Match, path = 'match'): void {

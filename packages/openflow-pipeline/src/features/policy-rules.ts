@@ -10,7 +10,7 @@ import type { OwnerOutput } from '../feature';
 import { FlowIndex } from '../identity';
 import type { Group } from '../format';
 import {
-  APConjIDField, APDenyRegMark, APDispositionField, CT_ZONE, CT_ZONE_V6, DISPOSITION_ALLOW, DISPOSITION_DROP, DISPOSITION_REJECT,
+  APConjIDField, APDenyRegMark, APDispositionField, CT_ZONE, CT_ZONE_V6, DISPOSITION_ALLOW, DISPOSITION_DROP, DISPOSITION_REJECT, ETH_IP, ETH_IPV6,
   EgressRuleCTLabel, IngressRuleCTLabel, OutputToControllerRegMark, PACKETIN_NP_LOGGING_OPERATION, PACKETIN_NP_REJECT_OPERATION,
   PRIORITY, PROTO_ICMP, PROTO_ICMPV6, PROTO_SCTP, PROTO_TCP, PROTO_UDP, PacketInOperationField, PacketInTableField, ServiceGroupIDCTLabel, ServiceGroupIDField, TFEgressConjIDField,
   TFIngressConjIDField, TargetOFPortField, loadField, loadMarks, matchField, matchMarks,
@@ -85,11 +85,17 @@ function serviceMatches(s: Service, port: number | undefined, v6 = false): Match
   const dst = port === undefined ? [undefined] : s.endPort !== undefined ? portRangeToMasks(port, s.endPort) : [{ value: port, mask: 0xffff }];
   const src = s.srcPort === undefined ? [undefined] : portRangeToMasks(s.srcPort, s.srcEndPort ?? s.srcPort);
   const out: Match[] = [];
-  for (const d of dst) for (const sp of src) {
-    const m: Match = { ...base };
-    if (d) m[dstKey] = d.mask === 0xffff ? d.value : d;
-    if (sp) m[srcKey] = sp.mask === 0xffff ? sp.value : sp;
-    out.push(m);
+  // Indexed loops here and in the other per-rule paths: a policy's first realization runs them
+  // interpreted, where for-of allocates an iterator result per element.
+  for (let i = 0; i < dst.length; i++) {
+    for (let j = 0; j < src.length; j++) {
+      const d = dst[i];
+      const sp = src[j];
+      const m: Match = { ...base };
+      if (d) m[dstKey] = d.mask === 0xffff ? d.value : d;
+      if (sp) m[srcKey] = sp.mask === 0xffff ? sp.value : sp;
+      out.push(m);
+    }
   }
   return out;
 }
@@ -105,14 +111,17 @@ function peerAddresses(b: PolicyBuild, peer: NetworkPolicyPeer): PeerCidrs {
   const v6: string[] = [];
   // IPv4 text goes into the range buffer; what it refuses is kept when it is IPv6 (dual-stack).
   const keep6 = b.ipv6;
-  for (const g of peer.addressGroups) {
-    const members = b.rd.addressGroup(g) ?? [];
+  for (let gi = 0; gi < peer.addressGroups.length; gi++) {
+    const members = b.rd.addressGroup(peer.addressGroups[gi]!) ?? [];
     for (let i = 0; i < members.length; i++) {
       const ips = members[i]!.ips;
       for (let k = 0; k < ips.length; k++) if (!r.add(ips[k]!) && keep6 && isIpv6(ips[k]!)) v6.push(ips[k]!);
     }
   }
-  for (const x of peer.ipBlocks) for (const c of ipBlockCidrs(x)) if (!r.add(c) && keep6 && isIpv6(c)) v6.push(c);
+  for (let bi = 0; bi < peer.ipBlocks.length; bi++) {
+    const cidrs = ipBlockCidrs(peer.ipBlocks[bi]!);
+    for (let k = 0; k < cidrs.length; k++) if (!r.add(cidrs[k]!) && keep6 && isIpv6(cidrs[k]!)) v6.push(cidrs[k]!);
+  }
   for (const f of peer.fqdns ?? []) for (const a of b.rd.fqdnAddresses(f) ?? []) if (!r.add(a) && keep6 && isIpv6(a)) v6.push(a);
   const cidrs: PeerCidrs = { v4: aggregateRanges(r), v6: v6.length ? distinctV6(v6) : v6 };
   (b.peerCache ??= new Map()).set(sig, cidrs);
@@ -170,7 +179,9 @@ function ruleFlows(b: PolicyBuild, np: NetworkPolicy, r: NetworkPolicyRule, ri: 
   const peer = ingress ? r.from : r.to;
   // An empty peer matches nothing; a K8s rule then only isolates.
   if (isEmptyPeer(peer)) return;
-  for (const v of variantsOf(b, np, r, ruleKey(np.uid, ri), appliedMembers(b.rd, np, r))) {
+  const variants = variantsOf(b, np, r, ruleKey(np.uid, ri), appliedMembers(b.rd, np, r));
+  for (let vi = 0; vi < variants.length; vi++) {
+    const v = variants[vi]!;
     const id = b.rd.conjunctionId(v.key);
     b.conj.setClauses(id, v.services.length ? 3 : 2);
     const peerCidrs = v.peerIps ? cidrsOf(b, v.peerIps) : peerAddresses(b, peer);
@@ -182,7 +193,7 @@ function ruleFlows(b: PolicyBuild, np: NetworkPolicy, r: NetworkPolicyRule, ri: 
       if (peerCidrs.v6.length) b.conj.addIpv6Addresses(table, matchPrio, peerCidrs.v6, 'src', id, 1);
       // Stretched policies: peers in other clusters carry their label identity in tun_id.
       for (const label of peer.labelIdentities ?? []) b.conj.add(table, matchPrio, { tunId: BigInt(label) }, id, 1);
-      for (const pod of localPods) b.conj.add(table, matchPrio, matchField(TargetOFPortField, pod.ofport), id, 2);
+      for (let k = 0; k < localPods.length; k++) b.conj.add(table, matchPrio, matchField(TargetOFPortField, localPods[k]!.ofport), id, 2);
     } else {
       for (const pod of localPods) {
         const own = cidrsOf(b, pod.ips);
@@ -202,8 +213,16 @@ function ruleFlows(b: PolicyBuild, np: NetworkPolicy, r: NetworkPolicyRule, ri: 
         }
       }
     }
-    for (const { s, port } of v.services) for (const m of serviceMatches(s, port)) b.conj.add(table, matchPrio, m, id, 3);
-    if (b.ipv6) for (const { s, port } of v.services) for (const m of serviceMatches(s, port, true)) b.conj.add(table, matchPrio, m, id, 3);
+    for (let k = 0; k < v.services.length; k++) {
+      const ms = serviceMatches(v.services[k]!.s, v.services[k]!.port);
+      for (let j = 0; j < ms.length; j++) b.conj.add(table, matchPrio, ms[j]!, id, 3);
+    }
+    if (b.ipv6) {
+      for (let k = 0; k < v.services.length; k++) {
+        const ms = serviceMatches(v.services[k]!.s, v.services[k]!.port, true);
+        for (let j = 0; j < ms.length; j++) b.conj.add(table, matchPrio, ms[j]!, id, 3);
+      }
+    }
     actionFlows(b, table, actionPrio, id, r, native);
   }
 }
@@ -297,8 +316,14 @@ function allowFlows(b: PolicyBuild, table: number, prio: number, id: number, r: 
   const label = ingress ? IngressRuleCTLabel : EgressRuleCTLabel;
   const c = b.cookie;
   const next = b.p.nextId(ingress ? 'IngressMetric' : 'EgressMetric');
+  // The rule's ct_label value once (a BigInt shift each), shared by its flows: flows are not
+  // mutated once made. So is the metric flows' one action list.
+  const labelMatch = label.match(id).ctLabel!;
+  const toNext = [goto(next)];
   // The IPv6 twins commit in the IPv6 zone (the zone the connection was tracked in).
-  for (const [fam, zone] of b.ipv6 ? ([[IP, CT_ZONE], [IPV6, CT_ZONE_V6]] as const) : ([[IP, CT_ZONE]] as const)) {
+  for (let fi = 0; fi < (b.ipv6 ? 2 : 1); fi++) {
+    const fam = fi === 0 ? IP : IPV6;
+    const zone = fi === 0 ? CT_ZONE : CT_ZONE_V6;
     if (r.enableLogging) {
       // Logging of allowed packets: fan out to the metric table and to the controller.
       b.out.push(flow(table, prio, { conjId: id, ...fam }, [
@@ -306,14 +331,14 @@ function allowFlows(b: PolicyBuild, table: number, prio: number, id: number, r: 
         loadField(PacketInTableField, table), { type: 'ct', commit: true, zone, exec: [label.load(id)] }, { type: 'group', id: loggingGroupId(b, metric) },
       ], c));
     } else {
-      b.out.push(flow(table, prio, { conjId: id, ...fam }, [loadField(conjReg, id), { type: 'ct', commit: true, table: metric, zone, exec: [label.load(id)] }], c));
+      b.out.push(flow(table, prio, { conjId: id, ethType: fi === 0 ? ETH_IP : ETH_IPV6 }, [loadField(conjReg, id), { type: 'ct', commit: true, table: metric, zone, exec: [{ type: 'setField', field: 'ctLabel', value: labelMatch }] }], c));
     }
   }
-  b.out.push(flow(metric, PRIORITY.normal, { ctState: { new: true }, ...label.match(id), ...IP }, [goto(next)], c));
-  b.out.push(flow(metric, PRIORITY.normal, { ctState: { new: false }, ...label.match(id), ...IP }, [goto(next)], c));
+  b.out.push(flow(metric, PRIORITY.normal, { ctState: { new: true }, ctLabel: labelMatch, ethType: ETH_IP }, toNext, c));
+  b.out.push(flow(metric, PRIORITY.normal, { ctState: { new: false }, ctLabel: labelMatch, ethType: ETH_IP }, toNext, c));
   if (b.ipv6) {
-    b.out.push(flow(metric, PRIORITY.normal, { ctState: { new: true }, ...label.match(id), ...IPV6 }, [goto(next)], c));
-    b.out.push(flow(metric, PRIORITY.normal, { ctState: { new: false }, ...label.match(id), ...IPV6 }, [goto(next)], c));
+    b.out.push(flow(metric, PRIORITY.normal, { ctState: { new: true }, ctLabel: labelMatch, ethType: ETH_IPV6 }, toNext, c));
+    b.out.push(flow(metric, PRIORITY.normal, { ctState: { new: false }, ctLabel: labelMatch, ethType: ETH_IPV6 }, toNext, c));
   }
 }
 
@@ -338,10 +363,12 @@ export function finishPolicyBuild(b: PolicyBuild, head: readonly Flow[] = [], de
   let flows: Flow[];
   if (dedupe) {
     const seen = new FlowIndex();
-    for (const f of head) seen.put(f);
-    for (const f of b.out) seen.put(f);
+    for (let i = 0; i < head.length; i++) seen.put(head[i]!);
+    for (let i = 0; i < b.out.length; i++) seen.put(b.out[i]!);
     flows = seen.flows;
-  } else flows = [...head, ...b.out];
-  for (const f of b.conj.flows()) flows.push(f);
-  return { flows, groups: loggingGroups(b) };
+  } else if (head.length === 0) flows = b.out;
+  else flows = [...head, ...b.out];
+  const conj = b.conj.flows();
+  for (let i = 0; i < conj.length; i++) flows.push(conj[i]!);
+  return { flows, groups: b.loggingTables === undefined ? [] : loggingGroups(b) };
 }
