@@ -1,9 +1,10 @@
 // The encoding step alone, for the 3,001 operations of a 1,000-port transaction (as VSwitch.addPorts
-// builds them): encodeOperation, JSON.stringify of its wire objects, both with the peer's 32 KB join
-// and conversion to bytes, and wire-text's direct writer with and without them. Warm; ms per pass,
-// min / p25 / median of 60 (`npx tsx bench/encode-cpu.ts`). Not part of `npm run bench`.
+// builds them): encodeOperation, JSON.stringify of its wire objects, both with a 32 KB join and
+// conversion to bytes (the path before wire-text), and what transact does now (textBytes: the params'
+// UTF-8 bytes written directly, see wire-text.ts). Warm; ms per pass, min / p25 / median of 60
+// (`npx tsx bench/encode-cpu.ts`). Not part of `npm run bench`.
 import { bundledVswitchSchema, encodeOperation, namedUuid, ops, type Operation } from '../src/index';
-import { writeOperation } from '../src/wire-text';
+import { encodeTransactParams } from '../src/wire-text';
 const schema = bundledVswitchSchema();
 const N = 1000;
 const body: Operation[] = [];
@@ -24,9 +25,7 @@ const cases: Record<string, () => number> = {
   encodeOnly: () => { let n = 0; for (const o of body) n += Object.keys(encodeOperation(schema, o)).length; return n; },
   stringifyOnly: () => { let n = 0; for (const w of wires) n += JSON.stringify(w).length; return n; },
   oldFull: () => { const s = sink(); for (const o of body) s.push(JSON.stringify(encodeOperation(schema, o))); return s.end(); },
-  textOnly: () => { let n = 0; for (const o of body) { const out: string[] = []; writeOperation(out, schema, o); n += out.length; } return n; },
-  textJoinFull: () => { const s = sink(); for (const o of body) { const out: string[] = []; writeOperation(out, schema, o); s.push(out.join('')); } return s.end(); },
-  textConcatFull: () => { const s = sink(); for (const o of body) { const out: string[] = []; writeOperation(out, schema, o); let t = ''; for (const p of out) t += p; s.push(t); } return s.end(); },
+  textBytes: () => encodeTransactParams(schema, 'Open_vSwitch', body).length,
 };
 for (let r = 0; r < 2; r++) for (const [name, f] of Object.entries(cases)) {
   const ts: number[] = [];

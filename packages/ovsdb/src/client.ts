@@ -1,7 +1,7 @@
 // OVSDB client: every RFC 7047 method plus the OVS extensions (monitor_cond*, update2/3, db change awareness).
 import { EventEmitter } from 'node:events';
 import { Connection, type ConnectionOptions } from './connection';
-import { JsonText } from './jsonrpc/peer';
+import { JsonParams } from './jsonrpc/peer';
 import { CanceledError, ClosedError, OvsdbError, ProtocolError, RpcError } from './errors';
 import type { Remote } from './transport';
 import {
@@ -14,7 +14,7 @@ import {
   type TransactionResult,
 } from './ops';
 import { columnOf, parseSchema, type DatabaseSchema } from './schema';
-import { encodeOperationText } from './wire-text';
+import { encodeTransactParams } from './wire-text';
 
 /** Options of {@link OvsdbClient}: connection options plus request defaults. */
 export interface OvsdbClientOptions extends ConnectionOptions {
@@ -215,7 +215,7 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     });
   }
 
-  private request<T>(method: string, params: unknown[], timeoutMs?: number): Promise<T> {
+  private request<T>(method: string, params: unknown[] | JsonParams, timeoutMs?: number): Promise<T> {
     const t = timeoutMs ?? this.opts.requestTimeoutMs;
     return this.connection.request<T>(method, params, t === undefined ? {} : { timeoutMs: t });
   }
@@ -276,9 +276,8 @@ export class OvsdbClient extends EventEmitter<OvsdbClientEvents> {
     opts: TransactOptions = {},
   ): Promise<TransactionResult> {
     const schema = this.loadedSchemas.get(db) ?? (await this.getSchema(db));
-    // Each operation as its JSON text, checked and written in one pass (see wire-text.ts).
-    const wire: unknown[] = [db];
-    for (const o of operations) wire.push(new JsonText(encodeOperationText(schema, o)));
+    // The operations' JSON text as bytes, checked and written in one pass (see wire-text.ts).
+    const wire = new JsonParams(encodeTransactParams(schema, db, operations));
     if (opts.signal?.aborted) {
       return canceledResult();
     }

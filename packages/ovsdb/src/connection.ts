@@ -3,7 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { Duplex } from 'node:stream';
 import { Backoff, backoffDelay as delayOf, silentLogger, systemClock, type BackoffPolicy, type Clock, type Logger, type TimerHandle } from '@switchyard/runtime';
 import { ClosedError, DisconnectedError, type OvsdbError } from './errors';
-import { JsonRpcPeer } from './jsonrpc/peer';
+import { JsonRpcPeer, type JsonParams } from './jsonrpc/peer';
 import {
   describeEndpoint,
   openStream,
@@ -224,7 +224,7 @@ export class Connection extends EventEmitter<ConnectionEvents> {
   /** Sends a request on the live session; fails fast with DisconnectedError when there is none. */
   request<T = unknown>(
     method: string,
-    params: unknown[],
+    params: unknown[] | JsonParams,
     opts: { timeoutMs?: number; id?: unknown } = {},
   ): Promise<T> {
     if (this.closed) return Promise.reject(new ClosedError('connection'));

@@ -1,24 +1,24 @@
 // The peer's write path: messages sent in one turn after the first share one stream write, in order.
 import { Duplex } from 'node:stream';
 import { JsonFramer } from '../src/index';
-import { JsonRpcPeer, JsonText } from '../src/jsonrpc/peer';
+import { JsonParams, JsonRpcPeer } from '../src/jsonrpc/peer';
 import { flush } from './helpers';
 
-/** A stream that records each write as one chunk and never answers. */
+/** A stream that records each write as one chunk (bytes as latin1, so they can be compared exactly) and never answers. */
 function recorder(): { stream: Duplex; chunks: string[] } {
   const chunks: string[] = [];
   const stream = new Duplex({
-    decodeStrings: false,
     read() {},
-    write(chunk: string | Buffer, _enc, cb) {
-      chunks.push(chunk.toString());
+    write(chunk: Buffer, _enc, cb) {
+      chunks.push(chunk.toString('latin1'));
       cb();
     },
   });
   return { stream, chunks };
 }
+const bytes = (chunks: string[]): Buffer[] => chunks.map((c) => Buffer.from(c, 'latin1'));
 
-const messagesOf = (chunk: string): unknown[] => new JsonFramer().push(Buffer.from(chunk));
+const messagesOf = (chunk: string): unknown[] => new JsonFramer().push(Buffer.from(chunk, 'latin1'));
 
 describe('JsonRpcPeer writes', () => {
   test('the first request of a turn is written at once, the rest of the turn together after it', async () => {
@@ -68,22 +68,36 @@ describe('JsonRpcPeer writes', () => {
     expect((await replies).map((r) => r.status)).toEqual(['rejected', 'rejected']);
   });
 
-  test('JsonText params are written as they are: the same text JSON.stringify makes of the request', () => {
+  test('JsonParams are written as they are: the same bytes Buffer.from(JSON.stringify(request)) makes', () => {
     const { stream, chunks } = recorder();
     const peer = new JsonRpcPeer(stream);
-    const ops = [{ op: 'insert', table: 'Port', row: { name: 'p "1"', external_ids: ['map', [['k', 'é']]] } }, { op: 'commit', durable: false }];
-    void peer.request('transact', ['Open_vSwitch', ...ops.map((o) => new JsonText(JSON.stringify(o))), undefined]).catch(() => undefined);
-    expect(chunks).toEqual([JSON.stringify({ method: 'transact', params: ['Open_vSwitch', ...ops, undefined], id: 1 })]);
+    const ops = [{ op: 'insert', table: 'Port', row: { name: 'p "1"', external_ids: ['map', [['k', '\u00e9\u{1f600}\ud800']]] } }, { op: 'commit', durable: false }];
+    const params = ['Open_vSwitch', ...ops, null];
+    void peer.request('transact', new JsonParams(Buffer.from(JSON.stringify(params)))).catch(() => undefined);
+    expect(Buffer.concat(bytes(chunks))).toEqual(Buffer.from(JSON.stringify({ method: 'transact', params, id: 1 })));
     peer.close();
   });
 
-  test('one long request goes out in several writes that join to its text', () => {
+  test('one long request goes out in several writes that join to its bytes, with the messages around it in order', async () => {
     const { stream, chunks } = recorder();
     const peer = new JsonRpcPeer(stream);
     const ops = Array.from({ length: 3000 }, (_v, i) => ({ op: 'insert', table: 'Interface', row: { name: `port-${i}` }, 'uuid-name': `i${i}` }));
-    void peer.request('transact', ['Open_vSwitch', ...ops.map((o) => new JsonText(JSON.stringify(o)))]).catch(() => undefined);
-    expect(chunks.length).toBeGreaterThan(1);
-    expect(chunks.join('')).toBe(JSON.stringify({ method: 'transact', params: ['Open_vSwitch', ...ops], id: 1 }));
+    void peer.request('echo', ['before']).catch(() => undefined);
+    void peer.request('echo', ['queued']).catch(() => undefined);
+    void peer.request('transact', new JsonParams(Buffer.from(JSON.stringify(['Open_vSwitch', ...ops])))).catch(() => undefined);
+    void peer.request('echo', ['after']).catch(() => undefined);
+    await flush();
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(Buffer.concat(bytes(chunks)).toString()).toBe(
+      [
+        { method: 'echo', params: ['before'], id: 1 },
+        { method: 'echo', params: ['queued'], id: 2 },
+        { method: 'transact', params: ['Open_vSwitch', ...ops], id: 3 },
+        { method: 'echo', params: ['after'], id: 4 },
+      ]
+        .map((m) => JSON.stringify(m))
+        .join(''),
+    );
     peer.close();
   });
 });

@@ -8,7 +8,7 @@ import {
   SchemaValueError,
   type Operation,
 } from '../src/index';
-import { encodeOperationText } from '../src/wire-text';
+import { encodeOperationText, encodeTransactParams } from '../src/wire-text';
 
 const schema = bundledVswitchSchema();
 
@@ -30,9 +30,7 @@ function viaText(op: Operation): { text: string } | { error: unknown } {
 }
 
 /** Same text, or the same error class with the same message, code, table, column and value. */
-function expectSame(op: Operation): void {
-  const a = viaObjects(op);
-  const b = viaText(op);
+function expectSameOutcome(a: { text: string } | { error: unknown }, b: { text: string } | { error: unknown }): void {
   if ('text' in a) {
     expect(b).toEqual(a);
     return;
@@ -48,6 +46,31 @@ function expectSame(op: Operation): void {
     column: ea.column,
     value: ea.value,
   });
+}
+
+function expectSame(op: Operation): void {
+  expectSameOutcome(viaObjects(op), viaText(op));
+}
+
+/**
+ * A transaction's params as the client sends them (bytes, compared as latin1 text so that every byte
+ * counts): the bytes of Buffer.from(JSON.stringify([db, ...encodeOperation of each])), or the error
+ * of the first operation encodeOperation refuses.
+ */
+function expectSameParams(operations: readonly Operation[]): void {
+  let a: { text: string } | { error: unknown };
+  let b: { text: string } | { error: unknown };
+  try {
+    a = { text: Buffer.from(JSON.stringify(['Open_vSwitch', ...operations.map((o) => encodeOperation(schema, o))])).toString('latin1') };
+  } catch (error) {
+    a = { error };
+  }
+  try {
+    b = { text: encodeTransactParams(schema, 'Open_vSwitch', operations).toString('latin1') };
+  } catch (error) {
+    b = { error };
+  }
+  expectSameOutcome(a, b);
 }
 
 const ids = { 'pod-name': 'pod-1', 'pod-namespace': 'ns', 'ip-address': '10.1.0.1' };
@@ -95,6 +118,32 @@ describe('operations written as JSON text', () => {
       ops.assert('lk'),
     ];
     for (const op of cases) expectSame(op);
+    expectSameParams(cases);
+    expectSameParams([]);
+  });
+
+  test('transact params: the bytes of the JSON text, in UTF-8, for a large transaction and for text outside ASCII', () => {
+    const body: Operation[] = [];
+    for (let i = 0; i < 1500; i++) {
+      const ext = new Map(Object.entries({ 'pod-name': `pod-${i}-\u00e9\u{1f600}`, 'pod-namespace': 'n\ud800s', 'ip-address': `10.1.${i >> 8}.${i & 255}` }));
+      body.push(ops.wait('Port', [['name', '==', `p${i}`]], ['name'], '==', [], 0));
+      body.push(ops.insert('Interface', { name: `p${i}`, external_ids: ext }, { uuidName: `i${i}` }));
+      body.push(ops.insert('Port', { name: `p${i}`, interfaces: [namedUuid(`i${i}`)], external_ids: ext }, { uuidName: `p${i}` }));
+    }
+    body.push(ops.mutate('Bridge', [['name', '==', 'br']], [['ports', 'insert', body.map((_o, i) => namedUuid(`p${i}`)).slice(0, 1500)]]));
+    expectSameParams(body);
+    expectSameParams([ops.comment('\udc00 lone, \u0000 nul, \u2028 separator'), ops.insert('Bridge', { name: '\u{10ffff}' })]);
+  });
+
+  test('transact params: a refused value anywhere throws, whatever was written before it', () => {
+    const good = ops.insert('Interface', { name: 'x', external_ids: { k: 'v' } });
+    const bad = ops.insert('Interface', { name: 'x', external_ids: { k: 5 } as never });
+    const many = Array.from({ length: 3000 }, () => good);
+    expectSameParams([...many, bad]);
+    expectSameParams([bad, ...many]);
+    expect(() => encodeTransactParams(schema, 'Open_vSwitch', [...many, bad])).toThrow(SchemaValueError);
+    // A later transaction is written whole: nothing of the refused one is left in the shared pieces.
+    expectSameParams([good, good]);
   });
 
   test('refuse what encodeOperation refuses, with the same error before anything else', () => {
@@ -139,6 +188,7 @@ describe('operations written as JSON text', () => {
     const tables = Object.keys(schema.tables);
     const atom = fc.oneof(
       fc.string(),
+      fc.string({ unit: 'binary', maxLength: 4 }),
       fc.constantFrom('internal', 'secure', 'OpenFlow13', 'OpenFlow15', U, U.toLowerCase(), ''),
       fc.integer({ min: -5, max: 70000 }),
       fc.double(),
@@ -187,6 +237,13 @@ describe('operations written as JSON text', () => {
         expectSame(o);
       }),
       { numRuns: 2000 },
+    );
+    // Whole transactions: the same bytes, or the error of the first refused operation.
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 6 }), (list) => {
+        expectSameParams(list);
+      }),
+      { numRuns: 500 },
     );
   });
 });
