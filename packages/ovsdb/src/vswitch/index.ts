@@ -239,15 +239,19 @@ export class VSwitch {
     return row;
   }
 
-  /** Operations that add a new port+interface to a bridge (no existence checks). */
-  private addPortOps(bridge: string, name: string, spec: PortSpec, tag: string): Operation[] {
+  /** Appends to `body` the operations that add a new port+interface (no existence checks). */
+  private addPortOps(body: Operation[], name: string, spec: PortSpec, tag: string): void {
+    const iface = this.interfaceRow(name, spec);
     const port: W = { name, interfaces: [namedUuid(`i${tag}`)] };
-    if (spec.externalIds !== undefined) port.external_ids = entries(spec.externalIds);
-    return [
+    if (spec.externalIds !== undefined) {
+      // The interface's external_ids are the port's unless given apart: one Map for both.
+      port.external_ids = spec.interfaceExternalIds === undefined ? iface.external_ids : entries(spec.externalIds);
+    }
+    body.push(
       op.wait('Port', [['name', '==', name]], ['name'], '==', [], 0),
-      op.insert('Interface', this.interfaceRow(name, spec) as never, { uuidName: `i${tag}` }),
+      op.insert('Interface', iface as never, { uuidName: `i${tag}` }),
       op.insert('Port', port as never, { uuidName: `p${tag}` }),
-    ];
+    );
   }
 
   /**
@@ -264,7 +268,7 @@ export class VSwitch {
     ports: ReadonlyArray<PortSpec & { name: string }>,
   ): Promise<TransactionResult> {
     const body: Operation[] = [];
-    ports.forEach((p, i) => body.push(...this.addPortOps(bridge, p.name, p, String(i))));
+    for (let i = 0; i < ports.length; i++) this.addPortOps(body, ports[i]!.name, ports[i]!, String(i));
     body.push(
       op.mutate(
         'Bridge',
