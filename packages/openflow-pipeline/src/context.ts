@@ -28,6 +28,8 @@ export interface ReaderSources {
 }
 
 const NOTHING: ReadonlySet<string> = new Set();
+/** Reads kept in a plain list up to this many (a linear search each), then in a set. */
+const DEPS_LIST_MAX = 16;
 
 /** A FlowContext over one node state that records what each owner reads. */
 export class StateReader implements FlowContext {
@@ -38,7 +40,9 @@ export class StateReader implements FlowContext {
   private owner = '';
   private feature = '';
   private kinds: ReadonlySet<string> = NOTHING;
-  private deps = new Set<string>();
+  /** The owner's reads in order, each once: a list (an owner reads a few keys), a set past {@link DEPS_LIST_MAX}. */
+  private deps: string[] = [];
+  private depSet: Set<string> | undefined;
 
   constructor(private readonly src: ReaderSources) {
     this.pipeline = src.pipeline;
@@ -52,14 +56,15 @@ export class StateReader implements FlowContext {
     this.owner = owner;
     this.feature = feature.name;
     this.kinds = this.src.declared.get(feature) ?? NOTHING;
-    this.deps = new Set();
+    this.deps = [];
+    this.depSet = undefined;
     const output = fn(this);
-    return { output, deps: [...this.deps] };
+    return { output, deps: this.depSet ? [...this.depSet] : this.deps };
   }
 
   object<K extends ObjectKind>(kind: K, key: string): ObjectOf<K> | undefined {
     this.check(kind);
-    this.deps.add(depKey(kind, key));
+    this.read(depKey(kind, key));
     return this.src.index.of(kind).get(key);
   }
 
@@ -67,13 +72,13 @@ export class StateReader implements FlowContext {
     this.check(kind);
     const index = this.src.index.indexOf(kind);
     if (index === undefined) throw new PipelineError('INVALID_FEATURE', `kind ${kind} has no index to look objects up by`, kind, this.feature);
-    this.deps.add(depKey(index, value));
+    this.read(depKey(index, value));
     return this.src.index.lookup(index, value) as readonly ObjectOf<K>[];
   }
 
   podByIp(ip: string): LocalPod | undefined {
     this.check('pod');
-    this.deps.add(depKey('ip', ip));
+    this.read(depKey('ip', ip));
     const pods = this.src.index.lookup('ip', ip);
     return pods[pods.length - 1] as LocalPod | undefined;
   }
@@ -92,7 +97,7 @@ export class StateReader implements FlowContext {
 
   servicePorts(ref: string): readonly ServicePortSpec[] {
     this.check('service');
-    this.deps.add(depKey('serviceRef', ref));
+    this.read(depKey('serviceRef', ref));
     return this.src.index.lookup('serviceRef', ref) as readonly ServicePortSpec[];
   }
 
@@ -101,8 +106,19 @@ export class StateReader implements FlowContext {
   }
 
   shared(key: string): number | undefined {
-    this.deps.add(sharedKey(this.feature, key));
+    this.read(sharedKey(this.feature, key));
     return this.src.shared(this.feature, key);
+  }
+
+  /** Notes a dependency of the owner being computed. */
+  private read(key: string): void {
+    if (this.depSet !== undefined) {
+      this.depSet.add(key);
+      return;
+    }
+    if (this.deps.includes(key)) return;
+    this.deps.push(key);
+    if (this.deps.length > DEPS_LIST_MAX) this.depSet = new Set(this.deps);
   }
 
   /** A feature reads only what it declares: anything else would be a dependency nobody indexes. */

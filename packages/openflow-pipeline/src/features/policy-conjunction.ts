@@ -115,7 +115,10 @@ export class ConjunctionBuilder {
   private readonly order: Flow[] = [];
   private pairs: PairBuffer;
   /** Number of clauses of each conj id. */
-  private readonly nClauses = new Map<number, number>();
+  private clauseCounts: Map<number, number> | undefined;
+  /** The first conj id's count held outside the map: a builder per rule usually declares one id. */
+  private firstId = -1;
+  private firstCount = 0;
   /** Conjunction action objects by `id * 4 + clause` (flows with several). */
   private actions: Map<number, Action> | undefined;
 
@@ -136,7 +139,10 @@ export class ConjunctionBuilder {
 
   /** Declares how many clauses conj id `id` has. */
   setClauses(id: number, n: number): void {
-    this.nClauses.set(id, n);
+    if (this.firstId === -1 || this.firstId === id) {
+      this.firstId = id;
+      this.firstCount = n;
+    } else (this.clauseCounts ??= new Map()).set(id, n);
   }
 
   /** Adds (id, clause) to the shared flow of a match. */
@@ -240,7 +246,12 @@ export class ConjunctionBuilder {
    * so it is set when the flow is made (no pairs to group).
    */
   private single(id: number, clause: number): Action[] {
-    return singleConjunction(id, clause, this.nClauses.get(id)!);
+    return singleConjunction(id, clause, this.nClauses(id));
+  }
+
+  /** Number of clauses of conj id `id` (declared by {@link setClauses}). */
+  private nClauses(id: number): number {
+    return id === this.firstId ? this.firstCount : this.clauseCounts!.get(id)!;
   }
 
   private slot(f: Flow): number {
@@ -283,7 +294,7 @@ export class ConjunctionBuilder {
     if (!sorted) codes.sort();
     if (codes.length === 1) {
       const id = Math.floor(codes[0]! / 4);
-      return singleConjunction(id, codes[0]! % 4, this.nClauses.get(id)!);
+      return singleConjunction(id, codes[0]! % 4, this.nClauses(id));
     }
     const out: Action[] = [];
     let prev = -1;
@@ -294,7 +305,7 @@ export class ConjunctionBuilder {
       let a = this.actions.get(c);
       if (!a) {
         const id = Math.floor(c / 4);
-        a = { type: 'conjunction', id, clause: c % 4, nClauses: this.nClauses.get(id)! };
+        a = { type: 'conjunction', id, clause: c % 4, nClauses: this.nClauses(id) };
         this.actions.set(c, a);
       }
       out.push(a);

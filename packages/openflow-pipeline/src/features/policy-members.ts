@@ -11,8 +11,10 @@ import { ruleKey } from './policy-priorities';
 export type PolicyReader = Pick<FlowContext, 'podByIp' | 'addressGroup' | 'appliedToGroup' | 'fqdnAddresses' | 'servicePorts' | 'conjunctionId' | 'shared'>;
 
 /** Members of the groups a rule applies to (the rule's own, else the policy's). */
-export function appliedMembers(rd: PolicyReader, np: NetworkPolicy, r: NetworkPolicyRule): GroupMember[] {
+export function appliedMembers(rd: PolicyReader, np: NetworkPolicy, r: NetworkPolicyRule): readonly GroupMember[] {
   const names = r.appliedToGroups && r.appliedToGroups.length ? r.appliedToGroups : np.appliedToGroups;
+  // One group (the usual case): its own list, not a copy (members are read, never edited).
+  if (names.length === 1) return rd.appliedToGroup(names[0]!) ?? [];
   return names.flatMap((n) => rd.appliedToGroup(n) ?? []);
 }
 
@@ -21,7 +23,7 @@ export function appliedMembers(rd: PolicyReader, np: NetworkPolicy, r: NetworkPo
  * egress on the members of its `to` address groups (the destinations; the compiler gives a
  * peer-less egress rule with a named port an all-pods group for this, as Antrea does).
  */
-export function namedPortMembers(rd: PolicyReader, np: NetworkPolicy, r: NetworkPolicyRule): GroupMember[] {
+export function namedPortMembers(rd: PolicyReader, np: NetworkPolicy, r: NetworkPolicyRule): readonly GroupMember[] {
   if (r.direction === 'In') return appliedMembers(rd, np, r);
   return r.to.addressGroups.flatMap((g) => rd.addressGroup(g) ?? []);
 }
@@ -46,12 +48,20 @@ export function namedPortNumbers(rd: PolicyReader, r: NetworkPolicyRule, members
 
 /** The local pods among members (each once, by ofport). */
 export function localPodsOf(rd: PolicyReader, members: readonly GroupMember[]): LocalPod[] {
-  const byPort = new Map<number, LocalPod>();
-  for (const m of members) for (const ip of m.ips) {
-    const pod = rd.podByIp(ip);
-    if (pod) byPort.set(pod.ofport, pod);
+  // A node has few local pods: a list searched by ofport (a later pod of the same port takes the
+  // earlier one's place, as a Map keyed by ofport would) instead of a Map and its copy per rule.
+  const out: LocalPod[] = [];
+  for (let i = 0; i < members.length; i++) {
+    const ips = members[i]!.ips;
+    for (let k = 0; k < ips.length; k++) {
+      const pod = rd.podByIp(ips[k]!);
+      if (!pod) continue;
+      let j = 0;
+      while (j < out.length && out[j]!.ofport !== pod.ofport) j++;
+      out[j] = pod;
+    }
   }
-  return [...byPort.values()];
+  return out;
 }
 
 /** Plain inputs of the NetworkPolicy computation (without conjunction ids). */

@@ -134,7 +134,7 @@ const isEmptyPeer = (peer: NetworkPolicyPeer): boolean =>
 /** A rule, or one of its named-port sub-rules, with what its clauses match. */
 interface Variant {
   key: string;
-  members: GroupMember[];
+  members: readonly GroupMember[];
   /** Egress named ports: the destination addresses narrowed to the peers that declare the port. */
   peerIps?: string[];
   services: { s: Service; port: number | undefined }[];
@@ -146,7 +146,15 @@ interface Variant {
  * that resolve to the number go into it (a name is per protocol: `serve-80-udp` must not open TCP
  * 80 because the rule also lists it for TCP, where no pod declares it).
  */
-function variantsOf(b: PolicyBuild, np: NetworkPolicy, r: NetworkPolicyRule, key: string, members: GroupMember[]): Variant[] {
+function variantsOf(b: PolicyBuild, np: NetworkPolicy, r: NetworkPolicyRule, key: string, members: readonly GroupMember[]): Variant[] {
+  // No named port (the usual rule): one variant with the rule's services, no filtering closures.
+  let named = false;
+  for (let i = 0; i < r.services.length && !named; i++) named = typeof r.services[i]!.port === 'string';
+  if (!named) {
+    const services = new Array<{ s: Service; port: number | undefined }>(r.services.length);
+    for (let i = 0; i < r.services.length; i++) services[i] = { s: r.services[i]!, port: r.services[i]!.port as number | undefined };
+    return [{ key, members, services }];
+  }
   const ingress = r.direction === 'In';
   const portMembers = ingress ? members : namedPortMembers(b.rd, np, r);
   const plain = r.services.filter((s) => typeof s.port !== 'string');
