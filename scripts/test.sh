@@ -151,11 +151,10 @@ if [ -z "$failed_stage" ]; then
   # One jest for every project's unit tests, a worker per core (per-project jest runs: a start each, and
   # the longest file holds up its project): 111 s here against 147 s through nx.
   stage "unit tests" npx jest -c jest.unit.config.cjs --maxWorkers="$(nproc)"
-  # Every package with a test:pack script, packed and installed once for all of them; beside it the
-  # consumer check (each packs into its own scratch project; much of both is npm and node starts)
-  # and nx release's dry run.
+  # Every package with a test:pack script and the consumer check on one pack and one install of
+  # every publishable package (package-shape.mjs); beside it nx release's dry run.
   stage "package shape (pack, ESM+CJS, publint, attw), npm consumers (README programs from the tarballs, types, LICENSE) and release dry run (nx release, independent versions), side by side" \
-    side_by_side "node tools/pack-check/check.mjs $(grep -l '"test:pack"' packages/*/package.json | xargs -n1 dirname | tr '\n' ' ')" "node tools/pack-check/consumers.mjs" "npx nx release --dry-run --skip-publish"
+    side_by_side "node tools/pack-check/package-shape.mjs $(grep -l '"test:pack"' packages/*/package.json | xargs -n1 dirname | tr '\n' ' ')" "npx nx release --dry-run --skip-publish"
   projects=$(npx nx show projects --with-target test:integration | sort)
   # kube-api's suite (about 55 s) runs in lane 1 after the lab's files: in CI-C (2026-11-30) lane 2
   # ended at 1,779 s of npm test and lane 1 at 1,682 s.
