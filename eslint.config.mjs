@@ -49,7 +49,7 @@ export const purePackages = taggedPackages.filter((p) => p.tags.includes('purity
 export const libraryPackages = taggedPackages.filter((p) => p.tags.includes('type:lib')).map((p) => p.dir);
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '**/src/gen/**', '**/bench/gen/**', '**/coverage/**', '.nx/**', '.cache/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '**/src/gen/**', '**/bench/gen/**', '**/coverage/**', '.nx/**', '.cache/**', '**/tsup.config.bundled_*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,
