@@ -16,7 +16,7 @@ import { Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
 import { Agent } from '../src/index';
 import { ipsecTunnelPortName } from '../src/features/ipsec/ipsec';
 import { startControlPlane, type ControlPlane } from './helpers';
-import { conns, starterParse, startMonitor, stopChild, vsctlRows } from './ipsec-support';
+import { conns, ipsecSecrets, starterParse, startMonitor, stopChild, vsctlRows } from './ipsec-support';
 
 jest.setTimeout(120_000);
 
@@ -107,7 +107,9 @@ describe('IPsec certificate authentication (three Nodes, real OVS and controller
     monitor = started.child;
     const confFile = join(started.root, 'etc/ipsec.conf');
     const read = (f: string): string => (existsSync(f) ? readFileSync(f, 'utf8') : '');
-    await waitFor('ipsec.conf with both peers', () => [...conns(read(confFile)).keys()].filter((n) => n !== '%default').length >= 2, { timeoutMs: 20_000, intervalMs: 100 }).catch((e: unknown) => {
+    const peersIn = (): number => [...conns(read(confFile)).keys()].filter((n) => n !== '%default').length;
+    // Both files waited for (ipsecSecrets: the monitor writes them one after the other).
+    await waitFor('ipsec.conf and ipsec.secrets with both peers', () => peersIn() >= 2 && ipsecSecrets(started.root).length >= PEERS.length, { timeoutMs: 20_000, intervalMs: 100 }).catch((e: unknown) => {
       console.log(read(join(dir, 'monitor.log')), read(confFile));
       throw e;
     });
@@ -119,7 +121,7 @@ describe('IPsec certificate authentication (three Nodes, real OVS and controller
       expect(mine[0]![1]).not.toHaveProperty('authby');
     }
     expect(read(confFile)).toContain(published().ca_cert);
-    const secrets = read(join(started.root, 'etc/ipsec.secrets')).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+    const secrets = ipsecSecrets(started.root);
     expect(secrets.sort()).toEqual(PEERS.map((p) => `%any ${p.nodeIP} : RSA ${published().private_key}`).sort());
     const parsed = await starterParse(dir, confFile);
     expect(parsed).not.toMatch(/unknown keyword|parsing error|fatal/);

@@ -1,7 +1,7 @@
 // Shared by the IPsec integration tests: OVSDB rows as ovs-vsctl prints them, the real
 // ovs-monitor-ipsec run against a test OVSDB under a root prefix, and strongSwan's own parser.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { waitFor, type OvsInstance } from '@switchyard/testbed';
 
@@ -17,6 +17,20 @@ export async function vsctlRows(ovs: OvsInstance, table: string, columns: string
     return v;
   };
   return out.data.map((row) => Object.fromEntries(out.headings.map((h, i) => [h, decode(row[i])])));
+}
+
+/**
+ * The secret lines of the ipsec.secrets ovs-monitor-ipsec wrote under `root` (none while it does not
+ * exist). The monitor truncates ipsec.conf and ipsec.secrets and writes them one after the other, so
+ * a test waits for each file it reads: a read between the two finds ipsec.conf complete and
+ * ipsec.secrets empty.
+ */
+export function ipsecSecrets(root: string): string[] {
+  const file = join(root, 'etc/ipsec.secrets');
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('#'));
 }
 
 /** strongSwan `conn` sections of an ipsec.conf: name -> key/value lines. */

@@ -16,7 +16,7 @@ import { startKubeApi, type KubeApiServer } from '@switchyard/kube-api';
 import { Testbed, waitFor, type OvsInstance } from '@switchyard/testbed';
 import { Agent } from '../src/index';
 import { IPSEC_PSK_ENV, ipsecTunnelPortName } from '../src/features/ipsec/ipsec';
-import { conns, starterParse, startMonitor, stopChild, vsctlRows } from './ipsec-support';
+import { conns, ipsecSecrets, starterParse, startMonitor, stopChild, vsctlRows } from './ipsec-support';
 
 jest.setTimeout(120_000);
 
@@ -133,9 +133,12 @@ describe('IPsec tunnel ports on a real OVS (three Nodes)', () => {
     monitor = started.child;
     const root = started.root;
     const confFile = join(root, 'etc/ipsec.conf');
-    const secretsFile = join(root, 'etc/ipsec.secrets');
     const read = (f: string): string => (existsSync(f) ? readFileSync(f, 'utf8') : '');
-    await waitFor('ipsec.conf with both peers', () => conns(read(confFile)).size >= 3, { timeoutMs: 20_000, intervalMs: 100 });
+    // Both files waited for (ipsecSecrets: the monitor writes them one after the other).
+    await waitFor('ipsec.conf and ipsec.secrets with both peers', () => conns(read(confFile)).size >= 3 && ipsecSecrets(root).length >= PEERS.length, {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    });
 
     const c = conns(read(confFile));
     const perPeer = [...c.entries()].filter(([name]) => name !== '%default');
@@ -148,7 +151,7 @@ describe('IPsec tunnel ports on a real OVS (three Nodes)', () => {
       expect(mine[0]![1]).toEqual({ left: '%any', right: peer.nodeIP, authby: 'psk', leftprotoport: 'gre', rightprotoport: 'gre' });
     }
     expect(c.get('%default')).toMatchObject({ type: 'transport', keyexchange: 'ikev2', auto: 'route' });
-    const secrets = read(secretsFile).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+    const secrets = ipsecSecrets(root);
     expect(secrets.sort()).toEqual(PEERS.map((p) => `%any ${p.nodeIP} : PSK "${PSK}"`).sort());
     // It asked strongSwan to load them (through the stub).
     await waitFor('ipsec update', () => /^update$/m.test(read(join(dir, 'ipsec-calls.log'))), { timeoutMs: 30_000, intervalMs: 50 });
@@ -182,7 +185,10 @@ describe('IPsec tunnel ports on a real OVS (three Nodes)', () => {
     const names = [...conns(readFileSync(join(root, 'etc/ipsec.conf'), 'utf8')).keys()];
     expect(names.some((n) => n.startsWith(`${ipsecTunnelPortName(kept.name)}-`))).toBe(true);
     expect(names.some((n) => n.startsWith(`${ipsecTunnelPortName(gone.name)}-`))).toBe(false);
-    expect(readFileSync(join(root, 'etc/ipsec.secrets'), 'utf8')).not.toContain(gone.nodeIP);
+    await waitFor('secret of the deleted Node dropped', () => {
+      const secrets = ipsecSecrets(root);
+      return secrets.some((l) => l.includes(kept.nodeIP)) && !secrets.some((l) => l.includes(gone.nodeIP));
+    }, { timeoutMs: 20_000, intervalMs: 100 });
   });
 });
 
@@ -234,12 +240,14 @@ describe('IPsec tunnel ports on an IPv6-only node (an IPv6 underlay)', () => {
     monitor6 = started.child;
     const confFile = join(started.root, 'etc/ipsec.conf');
     const read = (f: string): string => (existsSync(f) ? readFileSync(f, 'utf8') : '');
-    await waitFor('ipsec.conf with the IPv6 peer', () => conns(read(confFile)).size >= 2, { timeoutMs: 20_000, intervalMs: 100 });
+    await waitFor('ipsec.conf and ipsec.secrets with the IPv6 peer', () => conns(read(confFile)).size >= 2 && ipsecSecrets(started.root).length >= 1, {
+      timeoutMs: 20_000,
+      intervalMs: 100,
+    });
     const perPeer = [...conns(read(confFile)).entries()].filter(([name]) => name !== '%default');
     // OVS 3.1's strongSwan template: left=%any (either family), right = the peer's IPv6 node address.
     expect(perPeer).toEqual([[`${ipsecTunnelPortName(PEER6.name)}-1`, { left: '%any', right: PEER6.nodeIP, authby: 'psk', leftprotoport: 'gre', rightprotoport: 'gre' }]]);
-    const secrets = read(join(started.root, 'etc/ipsec.secrets')).split('\n').filter((l) => l !== '' && !l.startsWith('#'));
-    expect(secrets).toEqual([`%any ${PEER6.nodeIP} : PSK "${PSK}"`]);
+    expect(ipsecSecrets(started.root)).toEqual([`%any ${PEER6.nodeIP} : PSK "${PSK}"`]);
     await waitFor('ipsec update', () => /^update$/m.test(read(join(dir6, 'ipsec-calls.log'))), { timeoutMs: 30_000, intervalMs: 50 });
     const parsed = await starterParse(dir6, confFile);
     expect(parsed).not.toMatch(/unknown keyword|parsing error|fatal/);
