@@ -159,7 +159,11 @@ if [ -z "$failed_stage" ]; then
   # kube-api's suite (about 55 s) runs in lane 1 after the lab's files: in CI-C (2026-11-30) lane 2
   # ended at 1,779 s of npm test and lane 1 at 1,682 s.
   lane1_after='@switchyard/kube-api'
-  rest=$(echo "$projects" | grep -vx -e '@switchyard/lab' -e "$lane1_after" || true)
+  # multicluster's suite (about 170 s) runs in lane 3 after the lab files there: in CI-A
+  # (2026-12-02 15:28) lane 3 ended at 1,281 s of npm test, lane 1 at 1,866 s and lane 2 (the
+  # agent's 939 s, then the rest) at 1,975 s.
+  lane3_after='@switchyard/multicluster'
+  rest=$(echo "$projects" | grep -vx -e '@switchyard/lab' -e "$lane1_after" -e "$lane3_after" || true)
   # The lab's files are the longest suites: most run in lane 1; these (by path) run in lane 3 after
   # the images, so the lanes end together. Every lab file runs in exactly one lane.
   # ipv6-only.test.ts and dual-stack.test.ts (each its own 2-node lab, 150 s together in CI-F), and
@@ -178,13 +182,13 @@ if [ -z "$failed_stage" ]; then
   images=()
   [ "${SWITCHYARD_TEST_IMAGES:-1}" = 1 ] && images=("@switchyard/lab#test:image" "@switchyard/images#test:image")
   if [ "${SWITCHYARD_TEST_LANES:-2}" = 1 ]; then
-    lane 1 @switchyard/lab $lane1_after $rest "${images[@]}"
+    lane 1 @switchyard/lab $lane1_after $rest $lane3_after "${images[@]}"
   else
     # Lane 3: the images, then the lab files of lab_lane2 (CI-F, without the images: lane 2 with
     # them ended at 1,597 s of npm test, lane 1 at 1,557 s).
     lane 1 "@switchyard/lab|--testPathIgnorePatterns $lab_lane2" $lane1_after &
     lane 2 $rest &
-    lane 3 "${images[@]}" "@switchyard/lab|--testPathPatterns $lab_lane2" &
+    lane 3 "${images[@]}" "@switchyard/lab|--testPathPatterns $lab_lane2" $lane3_after &
     wait
   fi
   while IFS=$'\t' read -r name secs rc cpu; do record "$name" "$secs" "$rc" "$cpu"; done < <(sort "$work"/lane-*)
