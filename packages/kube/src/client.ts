@@ -36,9 +36,20 @@ export interface KubeClient {
   watch(path: string): Promise<WatchStream>;
 }
 
-/** {@link KubeClient} backed by a {@link KubeConfigSource}, e.g. a client-node `KubeConfig`. */
+/**
+ * {@link KubeClient} backed by a {@link KubeConfigSource}, e.g. a client-node `KubeConfig`.
+ *
+ * Connections are kept alive and reused. client-node's `applyToHTTPSOptions` puts a new
+ * `https.Agent` on every request's options, so each request opened its own TLS connection and
+ * parsed the CA again (in the lab's conformance suite a third of the test process's CPU, and as much
+ * again in the API server and the controller): a plain `http.Agent`/`https.Agent` it sets is
+ * replaced by this client's keep-alive agent. Node's agent keeps one pool per TLS identity (CA,
+ * client certificate, key, server name are part of the pool's key), so rotated credentials get new
+ * connections. An agent of another kind (a proxy agent) is kept as it is.
+ */
 export class KubeConfigClient implements KubeClient {
   private readonly server: URL;
+  private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
 
   constructor(private readonly kc: KubeConfigSource) {
     const cluster = kc.getCurrentCluster();
@@ -57,14 +68,29 @@ export class KubeConfigClient implements KubeClient {
       headers: { accept: 'application/json', ...headers },
     };
     await this.kc.applyToHTTPSOptions(opts);
+    const agent = opts.agent;
+    if (agent === undefined || agent === null || (agent as object).constructor === https.Agent || (agent as object).constructor === http.Agent) {
+      opts.agent = opts.protocol === 'http:' ? this.agents.http : this.agents.https;
+    }
     return opts;
   }
 
-  private send(opts: https.RequestOptions, body?: string): Promise<http.IncomingMessage> {
+  /** Closes every connection of this client, open watches and requests in flight included (it stays usable: a later request connects again). */
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
+  }
+
+  private send(opts: https.RequestOptions, body?: string, again = false): Promise<http.IncomingMessage> {
     const mod = opts.protocol === 'http:' ? http : https;
     return new Promise((resolve, reject) => {
       const req = mod.request(opts, resolve);
-      req.on('error', reject);
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        // A kept-alive connection the server closed as this request went out: the request never
+        // reached it; sent once more, on a new connection.
+        if (!again && req.reusedSocket && e.code === 'ECONNRESET') resolve(this.send(opts, body, true));
+        else reject(e);
+      });
       req.end(body);
     });
   }

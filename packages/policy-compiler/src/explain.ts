@@ -96,6 +96,24 @@ function cidrOf(text: string): Cidr {
   return c;
 }
 
+/**
+ * Parsed member addresses per engine: a member's addresses are parsed once, not on every explain()
+ * (an IPv6 parse is tens of microseconds; the lab's conformance suite explains 80,000 cells).
+ */
+const parsedIps = new WeakMap<PolicyEngine, Map<string, Ip>>();
+
+function memberIp(engine: PolicyEngine, text: string): Ip {
+  let m = parsedIps.get(engine);
+  if (!m) parsedIps.set(engine, (m = new Map()));
+  let ip = m.get(text);
+  if (!ip) {
+    // A long-lived engine sees addresses come and go: the memo starts over rather than grow.
+    if (m.size >= 65_536) m.clear();
+    m.set(text, (ip = parseIp(text)));
+  }
+  return ip;
+}
+
 function resolve(engine: PolicyEngine, ep: Endpoint, path: string): EndpointFacts {
   let podRef: string | undefined;
   let ip: string | undefined;
@@ -138,7 +156,7 @@ function resolve(engine: PolicyEngine, ep: Endpoint, path: string): EndpointFact
   } else ipTexts = ip !== undefined ? [ip] : [];
   if (ip !== undefined && !ipTexts.includes(ip)) ipTexts = [ip, ...ipTexts];
   const label = podRef !== undefined ? `pod ${podRef}` : (ip as string);
-  const facts: EndpointFacts = { memberKey: mk, label, ips: ipTexts.map((t) => parseIp(t)), ipTexts, groups: engine.memberGroups.get(mk) ?? EMPTY, ports };
+  const facts: EndpointFacts = { memberKey: mk, label, ips: ipTexts.map((t) => memberIp(engine, t)), ipTexts, groups: engine.memberGroups.get(mk) ?? EMPTY, ports };
   if (queried !== undefined) facts.queried = queried;
   if (namespace !== undefined) facts.namespace = namespace;
   if (labels !== undefined) facts.labels = labels;

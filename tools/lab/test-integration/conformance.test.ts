@@ -123,8 +123,17 @@ const TRACE_REPORTED = 12;
 /** Checks a step: expectation vs explain() for every cell, dataplane vs explain() (re-probing a disagreeing cell until SETTLE_MS). */
 async function check(runner: ScenarioRunner, step: number, r: StepResult): Promise<Disagreement[]> {
   const engine = engineOf((await runner.clusterObjects()) as unknown as ClusterObject[]);
-  const verdict = (c: ProbeResult): boolean =>
-    explain(engine, { src: c.from, dst: c.to, protocol: c.protocol, port: c.port, ...(c.sourcePort !== undefined ? { srcPort: c.sourcePort } : {}), ...(c.ipFamily ? { ipFamily: c.ipFamily } : {}) }).allowed;
+  // A cell's verdict is asked up to three times below (and again after a re-probe): explained once.
+  const verdicts = new Map<string, boolean>();
+  const verdict = (c: ProbeResult): boolean => {
+    const k = `${c.ipFamily ?? ''}/${c.protocol}/${c.port}/${c.sourcePort ?? ''}/${c.from}/${c.to}`;
+    let v = verdicts.get(k);
+    if (v === undefined) {
+      v = explain(engine, { src: c.from, dst: c.to, protocol: c.protocol, port: c.port, ...(c.sourcePort !== undefined ? { srcPort: c.sourcePort } : {}), ...(c.ipFamily ? { ipFamily: c.ipFamily } : {}) }).allowed;
+      verdicts.set(k, v);
+    }
+    return v;
+  };
   const probeOf = (c: ProbeResult) => r.probes.find((p) => p.protocol === c.protocol && p.port === c.port && p.sourcePort === c.sourcePort)!;
   let cells = r.results;
   const deadline = Date.now() + SETTLE_MS;
