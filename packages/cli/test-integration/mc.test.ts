@@ -153,7 +153,9 @@ describe('yardctl mc', () => {
     await west.kube.request('POST', '/apis/multicluster.x-k8s.io/v1alpha1/namespaces/default/serviceexports', { apiVersion: 'multicluster.x-k8s.io/v1alpha1', kind: 'ServiceExport', metadata: { name: 'nginx', namespace: 'default' } });
     const ri = await eventually(async () => {
       const r = await yardctl(north, ['mc', 'get', 'resourceimport', '-n', LEADER_NS]);
+      // The two imports are written one after the other: wait for both.
       expect(r.out).toContain('default-nginx-service');
+      expect(r.out).toContain('default-nginx-endpoints');
       return r;
     });
     expect(ri.out.split('\n').filter(Boolean).map((l) => l.split(/\s+/))).toEqual([

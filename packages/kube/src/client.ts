@@ -49,7 +49,10 @@ export interface KubeClient {
  */
 export class KubeConfigClient implements KubeClient {
   private readonly server: URL;
-  private readonly agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) };
+  // `timeout` makes Node's agent honour a server's `Keep-Alive: timeout=N` (an idle connection is
+  // closed a second before the server would close it; Node ignores the hint without a timeout of
+  // its own) and closes other idle connections after 30 s. It applies to idle connections only.
+  private readonly agents = { http: new http.Agent({ keepAlive: true, timeout: 30_000 }), https: new https.Agent({ keepAlive: true, timeout: 30_000 }) };
 
   constructor(private readonly kc: KubeConfigSource) {
     const cluster = kc.getCurrentCluster();
@@ -84,11 +87,16 @@ export class KubeConfigClient implements KubeClient {
   private send(opts: https.RequestOptions, body?: string, again = false): Promise<http.IncomingMessage> {
     const mod = opts.protocol === 'http:' ? http : https;
     return new Promise((resolve, reject) => {
-      const req = mod.request(opts, resolve);
+      let responded = false;
+      const req = mod.request(opts, (res) => {
+        responded = true;
+        resolve(res);
+      });
       req.on('error', (e: NodeJS.ErrnoException) => {
-        // A kept-alive connection the server closed as this request went out: the request never
-        // reached it; sent once more, on a new connection.
-        if (!again && req.reusedSocket && e.code === 'ECONNRESET') resolve(this.send(opts, body, true));
+        // A kept-alive connection the server closed as this request went out (a reset, or a write
+        // into the closed connection): the request never reached it; sent once more, on a new
+        // connection. A request whose response had begun is not sent again.
+        if (!again && req.reusedSocket && (e.code === 'ECONNRESET' || e.code === 'EPIPE') && !responded) resolve(this.send(opts, body, true));
         else reject(e);
       });
       req.end(body);
